@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Generate rnicq's single-file headers from the parts under src/.
+
+    python3 amalgamate.py            write every generated header
+    python3 amalgamate.py --check    regenerate in memory; fail if a committed header is stale
+    python3 amalgamate.py --list     print each header's parts in order
+
+Each header is built from an explicit, ordered manifest (MANIFEST below):
+
+    <manual>                       the header's opening comment (src/<module>/manual.h)
+    common interface               src/common/*, inside ONE guard shared by every header,
+                                   with a version check (#error when two versions meet)
+    module interface               inside the header's own include guard
+    implementation                 outside the guards, under <P>_IMPLEMENTATION (or
+                                   RNIC_IMPLEMENTATION), with a run-once guard; the common
+                                   implementation parts carry a run-once guard of their own
+
+Quoted includes are inlined once per header (a repeat is dropped with a note); system
+includes are kept; an unresolvable quoted include is an error. The output carries begin/end
+markers naming each part and no timestamp or commit id, so it is byte-stable.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+# Parts shared by every header, in order. Interface parts are pure declarations and
+# `static inline` code; implementation parts may include third-party headers (xxHash).
+COMMON_INTERFACE = [
+    "src/common/base.h",
+    "src/common/error.h",
+    "src/common/fixed.h",
+    "src/common/seq.h",
+    "src/common/bitmap.h",
+    "src/common/bucketq.h",
+    "src/common/ssfifo.h",
+    "src/common/ring.h",
+    "src/common/prng.h",
+]
+COMMON_IMPLEMENTATION = [
+    "src/common/hash.h",
+]
+
+# One entry per generated header: its prefix (P_IMPLEMENTATION, P_STATIC, P_H_INCLUDED),
+# its manual, and its module's interface and implementation parts in order.
+MANIFEST = {
+    "ratelimit.h": {
+        "prefix": "RL",
+        "manual": "src/ratelimit/manual.h",
+        "interface": ["src/ratelimit/api.h"],
+        "implementation": [],
+    },
+    "rnicq.h": {
+        "prefix": "RQ",
+        "manual": "src/rnicq/manual.h",
+        "interface": ["src/rnicq/api.h"],
+        "implementation": [],
+    },
+    "transport.h": {
+        "prefix": "TP",
+        "manual": "src/transport/manual.h",
+        "interface": ["src/transport/api.h"],
+        "implementation": [],
+    },
+    "hostcc.h": {
+        "prefix": "HCC",
+        "manual": "src/hostcc/manual.h",
+        "interface": ["src/hostcc/api.h"],
+        "implementation": [],
+    },
+}
+
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"\s*$')
+VERSION_RE = re.compile(r"^#define RNIC_COMMON_VERSION (\d+)\s*$", re.M)
+
+
+class AmalgamateError(Exception):
+    pass
+
+
+def read(rel):
+    path = os.path.join(ROOT, rel)
+    try:
+        with open(path, "r", encoding="utf-8", newline="") as f:
+            text = f.read()
+    except OSError as e:
+        raise AmalgamateError(f"cannot read part {rel}: {e.strerror}") from None
+    if "\r" in text:
+        raise AmalgamateError(f"{rel}: CR line endings are not allowed")
+    if not text.endswith("\n"):
+        text += "\n"
+    return text
+
+
+def resolve(name, including):
+    """A quoted include is looked up beside the including file, then under src/."""
+    for base in (os.path.dirname(including), "src"):
+        rel = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(os.path.join(ROOT, rel)):
+            return rel.replace(os.sep, "/")
+    raise AmalgamateError(f'{including}: cannot resolve #include "{name}"')
+
+
+class Emitter:
+    """Inlines parts; each file is emitted at most once per generated header."""
+
+    def __init__(self):
+        self.done = set()
+        self.active = []
+        self.out = []
+
+    def part(self, rel):
+        if rel in self.done:
+            self.out.append(f"/* (already inlined above: {rel}) */\n")
+            return
+        if rel in self.active:
+            raise AmalgamateError(f"include cycle: {' -> '.join(self.active + [rel])}")
+        self.active.append(rel)
+        self.out.append(f"/* ==== begin {rel} ==== */\n")
+        for line in read(rel).splitlines(keepends=True):
+            m = INCLUDE_RE.match(line)
+            if m:
+                self.part(resolve(m.group(1), rel))
+            else:
+                self.out.append(line)
+        self.out.append(f"/* ==== end {rel} ==== */\n")
+        self.active.pop()
+        self.done.add(rel)
+
+    def text(self, s):
+        self.out.append(s)
+
+
+def common_version():
+    m = VERSION_RE.search(read("src/common/base.h"))
+    if not m:
+        raise AmalgamateError("src/common/base.h must define RNIC_COMMON_VERSION <integer>")
+    return m.group(1)
+
+
+def generate(name):
+    spec = MANIFEST[name]
+    p = spec["prefix"]
+    version = common_version()
+    e = Emitter()
+    e.text(f"/* {name} -- generated by amalgamate.py from src/; do not edit by hand.\n"
+           f" * Regenerate with `python3 amalgamate.py`; `python3 amalgamate.py --check` verifies. */\n")
+    e.part(spec["manual"])
+    e.text("\n/* ======================= common core (shared by every rnicq header) ======================= */\n")
+    e.text("#ifndef RNIC_COMMON_H_INCLUDED\n#define RNIC_COMMON_H_INCLUDED\n")
+    for part in COMMON_INTERFACE:
+        e.part(part)
+    e.text("#else /* the common core came from another rnicq header: it must be the same version */\n")
+    e.text(f"#if RNIC_COMMON_VERSION != {version}\n")
+    e.text(f'#error "rnicq: {name} needs common core version {version}; '
+           'a header of a different version was included first"\n')
+    e.text("#endif\n#endif /* RNIC_COMMON_H_INCLUDED */\n")
+    e.text(f"\n/* ======================= {name} interface ======================= */\n")
+    e.text(f"#ifndef {p}_H_INCLUDED\n#define {p}_H_INCLUDED\n")
+    for part in spec["interface"]:
+        e.part(part)
+    e.text(f"#endif /* {p}_H_INCLUDED */\n")
+    e.text(f"\n/* ======================= {name} implementation ======================= */\n")
+    e.text(f"#if defined(RNIC_IMPLEMENTATION) && !defined({p}_IMPLEMENTATION)\n"
+           f"#define {p}_IMPLEMENTATION\n#endif\n")
+    e.text(f"#if defined({p}_IMPLEMENTATION) && !defined({p}__IMPLEMENTATION_DONE)\n"
+           f"#define {p}__IMPLEMENTATION_DONE\n")
+    e.text("#ifndef RNIC__COMMON_IMPLEMENTATION_DONE\n#define RNIC__COMMON_IMPLEMENTATION_DONE\n")
+    for part in COMMON_IMPLEMENTATION:
+        e.part(part)
+    e.text("#endif /* RNIC__COMMON_IMPLEMENTATION_DONE */\n")
+    for part in spec["implementation"]:
+        e.part(part)
+    e.text(f"#endif /* {p}_IMPLEMENTATION */\n")
+    return "".join(e.out)
+
+
+def main(argv):
+    mode = argv[1] if len(argv) > 1 else ""
+    if mode not in ("", "--check", "--list"):
+        print(__doc__)
+        return 2
+    try:
+        if mode == "--list":
+            for name, spec in MANIFEST.items():
+                parts = [spec["manual"]] + COMMON_INTERFACE + spec["interface"] \
+                    + COMMON_IMPLEMENTATION + spec["implementation"]
+                print(f"{name}: " + " ".join(parts))
+            return 0
+        stale = []
+        for name in MANIFEST:
+            text = generate(name)
+            path = os.path.join(ROOT, name)
+            try:
+                with open(path, "r", encoding="utf-8", newline="") as f:
+                    old = f.read()
+            except OSError:
+                old = None
+            if mode == "--check":
+                if old != text:
+                    stale.append(name)
+            elif old != text:
+                with open(path, "w", encoding="utf-8", newline="") as f:
+                    f.write(text)
+                print(f"wrote {name}")
+    except AmalgamateError as err:
+        print(f"amalgamate.py: error: {err}", file=sys.stderr)
+        return 1
+    if stale:
+        for name in stale:
+            print(f"amalgamate.py: {name} is stale (it differs from what src/ generates)", file=sys.stderr)
+        print("fix: run `python3 amalgamate.py` and commit the regenerated headers", file=sys.stderr)
+        return 1
+    if mode == "--check":
+        print(f"amalgamate.py: {len(MANIFEST)} headers up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
