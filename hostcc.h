@@ -178,12 +178,15 @@ RNIC_INLINE uint64_t rnic_err_total(const rnic_err_stats *s)
  * time is `start + len * cpb`: one multiply per packet; the only division happens when a
  * rate (or clock) is set.
  *
- * Precision. cpb is rounded to nearest, so its relative error is at most 2^-33 / cpb. Over
- * the documented domain (100 Kb/s .. 800 Gb/s, clocks 100 MHz .. 1 GHz) cpb lies in
- * [0.001, 80000] cycles/byte, hence a relative error <= 1.2e-7 (worst at 800 Gb/s, 100 MHz).
+ * Precision. cpb is rounded DOWN (truncated), so its relative error lies in (-2^-32 / cpb, 0].
+ * Over the documented domain (100 Kb/s .. 800 Gb/s, clocks 100 MHz .. 1 GHz) cpb lies in
+ * [0.001, 80000] cycles/byte, hence a relative error < 2.4e-7 (worst at 800 Gb/s, 100 MHz).
+ * Rounding down means a computed time is never later than the exact one, so a departure that
+ * falls exactly on a whole cycle (1500 B at 40 Gb/s, 250 MHz = 75 cycles) stays exact under
+ * rnic_ftime_ceil(); round-to-nearest would put it one cycle late whenever cpb rounds up.
  * Times accumulate in rnic_ftime (cycle + 32-bit fraction), which carries the fraction from
  * packet to packet and across rate changes, so the long-run error of a paced stream stays
- * at that 1.2e-7 bound no matter how many packets or rate changes: there is no drift.
+ * within that 2.4e-7 bound no matter how many packets or rate changes: there is no drift.
  *
  * Range and overflow policy. A representable rate has cpb in [2^-32, 2^32) cycles/byte;
  * anything else is RNIC_ERANGE (never a silent clamp). One span `len * cpb` must stay below
@@ -261,11 +264,12 @@ RNIC_INLINE uint64_t rnic_udiv64(uint64_t n, uint64_t d)
 #endif
 }
 
-/* round(num * 2^32 / den) as Q32.32. RNIC_EINVAL when den == 0; RNIC_ERANGE when the
- * result is 0 (too small to represent) or >= 2^64 (too large); *out is untouched then. */
-RNIC_INLINE rnic_err rnic_q32_ratio(uint64_t num, uint64_t den, rnic_q32 *out)
+/* num * 2^32 / den as Q32.32, rounded to nearest (nearest = true) or down. RNIC_EINVAL when
+ * den == 0; RNIC_ERANGE when the result is 0 (too small to represent) or >= 2^64 (too
+ * large); *out is untouched then. */
+RNIC_INLINE rnic_err rnic__q32_div(uint64_t num, uint64_t den, bool nearest, rnic_q32 *out)
 {
-    uint64_t hi = num >> 32, lo = num << 32, half = den >> 1, q;
+    uint64_t hi = num >> 32, lo = num << 32, half = nearest ? den >> 1 : 0, q;
     if (den == 0)
         return RNIC_EINVAL;
     lo += half; /* round to nearest: add den/2 before dividing */
@@ -280,16 +284,22 @@ RNIC_INLINE rnic_err rnic_q32_ratio(uint64_t num, uint64_t den, rnic_q32 *out)
     return RNIC_OK;
 }
 
+/* round(num * 2^32 / den) as Q32.32; errors as rnic__q32_div. */
+RNIC_INLINE rnic_err rnic_q32_ratio(uint64_t num, uint64_t den, rnic_q32 *out)
+{
+    return rnic__q32_div(num, den, true, out);
+}
+
 /* ---- rates ---- */
 
-/* Cycles per byte (Q32.32) of a rate in bits/s at clock_hz: round(clock_hz * 8 * 2^32 / bps).
+/* Cycles per byte (Q32.32) of a rate in bits/s at clock_hz: floor(clock_hz * 8 * 2^32 / bps).
  * RNIC_EINVAL for bps == 0, clock_hz == 0 or clock_hz >= 2^61; RNIC_ERANGE when the rate is
  * too slow (>= 2^32 cycles per byte) or too fast (< 2^-32 cycles per byte) to represent. */
 RNIC_INLINE rnic_err rnic_rate_to_cpb(uint64_t bps, uint64_t clock_hz, rnic_q32 *cpb)
 {
     if (bps == 0 || clock_hz == 0 || clock_hz >= ((uint64_t)1 << 61))
         return RNIC_EINVAL;
-    return rnic_q32_ratio(clock_hz * 8u, bps, cpb);
+    return rnic__q32_div(clock_hz * 8u, bps, false, cpb);
 }
 
 /* The rate in bits/s that a Q32.32 cycles-per-byte value stands for, rounded to nearest:
@@ -309,13 +319,14 @@ RNIC_INLINE uint64_t rnic_cpb_to_rate(rnic_q32 cpb, uint64_t clock_hz)
     return rnic_udiv128_64(hi, lo, cpb, NULL);
 }
 
-/* Bytes per cycle (Q32.32) of a rate: round(bps * 2^32 / (8 * clock_hz)); the form a
- * token bucket or credit engine adds every cycle. Same error policy as rnic_rate_to_cpb. */
+/* Bytes per cycle (Q32.32) of a rate: floor(bps * 2^32 / (8 * clock_hz)); the form a
+ * token bucket or credit engine adds every cycle (rounded down: credit never runs ahead of
+ * the rate). Same error policy as rnic_rate_to_cpb. */
 RNIC_INLINE rnic_err rnic_rate_to_bpc(uint64_t bps, uint64_t clock_hz, rnic_q32 *bpc)
 {
     if (bps == 0 || clock_hz == 0 || clock_hz >= ((uint64_t)1 << 61))
         return RNIC_EINVAL;
-    return rnic_q32_ratio(bps, clock_hz * 8u, bpc);
+    return rnic__q32_div(bps, clock_hz * 8u, false, bpc);
 }
 
 /* Q32.32 product a * b, rounded to nearest. RNIC_ERANGE (and *out untouched) when the
@@ -883,7 +894,7 @@ RNIC_INLINE uint32_t rnic_bq_find_ge(const rnic_bq *q, uint32_t from)
 RNIC_INLINE uint32_t rnic_bq_min_key(const rnic_bq *q)
 {
     uint32_t l = q->nlevels - 1u, idx = 0;
-    if (q->level[l][0] == 0)
+    if (l >= RNIC_BQ_MAX_LEVELS || q->level[l][0] == 0) /* l check: only for gcc -O3's flow analysis */
         return RNIC_NONE;
     for (;;) {
         idx = (idx << 6) + rnic_ctz64(q->level[l][idx]);

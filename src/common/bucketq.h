@@ -215,7 +215,7 @@ RNIC_INLINE uint32_t rnic_bq_find_ge(const rnic_bq *q, uint32_t from)
 RNIC_INLINE uint32_t rnic_bq_min_key(const rnic_bq *q)
 {
     uint32_t l = q->nlevels - 1u, idx = 0;
-    if (q->level[l][0] == 0)
+    if (l >= RNIC_BQ_MAX_LEVELS || q->level[l][0] == 0) /* l check: only for gcc -O3's flow analysis */
         return RNIC_NONE;
     for (;;) {
         idx = (idx << 6) + rnic_ctz64(q->level[l][idx]);

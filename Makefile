@@ -1,0 +1,69 @@
+# rnicq -- `make run` runs the main job, `make test` runs every test (ends "N passed, N failed").
+# Other targets: bench, figures, headers, install PREFIX=..., build/<name>, clean.
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+
+HEADERS := ratelimit.h rnicq.h transport.h hostcc.h
+WARN := -std=c99 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+STB := $(shell pkg-config --cflags --libs stb 2>/dev/null || echo -I/usr/include/stb -lstb)
+TEST_CFLAGS := $(WARN) -O1 -g $(SAN) -I. -Itests
+PROG_CFLAGS := $(WARN) -O2 -g -I.
+
+EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
+BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
+UNIT := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+UNIT_BINS := $(foreach cc,gcc clang,$(addprefix build/tests/$(cc)/,$(UNIT)))
+
+# The main job until the composed RNIC (examples/rnic_model) lands: the richest example.
+MAIN_EXAMPLE := fixed_point_range
+
+.PHONY: all run test bench figures headers install clean deps-test deps-bench deps-figures unit-tests
+.DELETE_ON_ERROR:
+
+all: $(addprefix build/,$(EXAMPLES) $(BENCHES))
+
+run: build/$(MAIN_EXAMPLE)
+	./build/$(MAIN_EXAMPLE)
+
+test: deps-test
+	@bash tests/run.sh
+
+bench: deps-bench $(addprefix build/,$(BENCHES))
+	@for b in $(BENCHES); do echo "== $$b"; ./build/$$b || exit 1; done
+
+figures: deps-figures
+	@echo "figures: none yet (the engines' experiments add theirs to docs/figures/)"
+
+headers:
+	python3 amalgamate.py
+
+deps-test deps-bench deps-figures: deps-%:
+	@bash tools/deps.sh $*
+
+unit-tests: $(UNIT_BINS)
+
+build/tests/gcc/%: tests/%.c tests/test.h $(HEADERS)
+	@mkdir -p $(@D)
+	gcc $(TEST_CFLAGS) $< -o $@ $(STB)
+
+build/tests/clang/%: tests/%.c tests/test.h $(HEADERS)
+	@mkdir -p $(@D)
+	clang $(TEST_CFLAGS) $< -o $@ $(STB)
+
+build/%: examples/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB)
+
+build/%: bench/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB)
+
+install: $(HEADERS)
+	install -d $(DESTDIR)$(PREFIX)/include/rnicq $(DESTDIR)$(PREFIX)/share/pkgconfig
+	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/rnicq/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(sed -n 's/^#define RNIC_VERSION_STRING "\(.*\)"/\1/p' src/common/base.h)|" \
+		tools/rnicq.pc.in > $(DESTDIR)$(PREFIX)/share/pkgconfig/rnicq.pc
+
+clean:
+	rm -rf build

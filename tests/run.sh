@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# Every check of `make test`. One line per step; a test program contributes its own
+# "N passed, N failed" counts (test cases), any other step counts as one test.
+# Ends with the total "N passed, N failed"; exits non-zero when anything failed.
+# Logs of every step: build/test-logs/<step>.log
+set -u
+cd "$(dirname "$0")/.."
+LOGS=build/test-logs
+OBJ=build/test-objs
+rm -rf "$LOGS" "$OBJ"
+mkdir -p "$LOGS" "$OBJ"
+passed=0
+failed=0
+
+WARN=(-std=c99 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow)
+STRICT=("${WARN[@]}" -Wconversion -Wsign-conversion -Wcast-qual -Wstrict-prototypes -Wmissing-prototypes)
+SAN=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+read -r -a STB <<<"$(pkg-config --cflags --libs stb)"
+PREFIX_RE='^(rnic|rl|rq|tp|hcc)_'
+# Undefined symbols a freestanding engine object may reference: the memory primitives the
+# compiler itself emits (ARM EABI spells them __aeabi_mem*), and 64-bit integer shift/multiply helpers. Anything else (malloc,
+# soft-float, 64-bit divide, ...) fails the gate.
+FS_ALLOWED='^(memcpy|memset|memmove|__aeabi_mem(cpy|move|set|clr)[48]?|__ashldi3|__lshrdi3|__ashrdi3|__muldi3|__aeabi_l(lsl|lsr|asr|mul))$'
+FORBIDDEN_RE='^(malloc|calloc|realloc|free|__(add|sub|mul|div|neg|cmp|eq|ne|lt|le|gt|ge|unord|fix|fixuns|float|floatun|extend|trunc)[sdt]f.*|__aeabi_[fd].*|__aeabi_u?ldivmod|__(u?div|u?mod)di3)$'
+
+fail_log() { # name: print the tail of the step's log
+    sed 's/^/    /' "$LOGS/$1.log" | tail -n 25
+}
+
+# step NAME CMD...: one test; passes when CMD exits 0.
+step() {
+    local name=$1
+    shift
+    if "$@" >"$LOGS/$name.log" 2>&1; then
+        passed=$((passed + 1))
+        echo "ok   $name"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name"
+        fail_log "$name"
+    fi
+}
+
+# prog NAME CMD...: a test program; adds its closing "N passed, N failed" counts.
+prog() {
+    local name=$1 rc last p f
+    shift
+    "$@" >"$LOGS/$name.log" 2>&1
+    rc=$?
+    last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$LOGS/$name.log" | tail -n 1)
+    if [ -n "$last" ]; then
+        p=${last%% passed*}
+        f=${last#*, }
+        f=${f%% failed*}
+    else
+        p=0
+        f=0
+    fi
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi # crashed or never reported
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$f" -eq 0 ]; then
+        echo "ok   $name ($p passed)"
+    else
+        echo "FAIL $name ($p passed, $f failed, exit $rc)"
+        fail_log "$name"
+    fi
+}
+
+# A gate must also fail on a file that breaks its rule, or it proves nothing.
+expect_fail() { if "$@"; then return 1; else return 0; fi; }
+
+# ---- 1. generated headers match src/ ----
+step amalgamate-check python3 amalgamate.py --check
+
+# ---- 2. unit and property tests, gcc and clang, ASan + UBSan ----
+unit_tests=$(ls tests/test_*.c 2>/dev/null | sed 's|tests/\(.*\)\.c|\1|')
+for cc in gcc clang; do
+    if step "build-unit-$cc" make -s -j2 $(for t in $unit_tests; do echo "build/tests/$cc/$t"; done); then :; fi
+    for t in $unit_tests; do
+        if [ -x "build/tests/$cc/$t" ]; then
+            prog "$t-$cc" "build/tests/$cc/$t"
+        fi
+    done
+done
+
+# ---- 3. determinism: one scenario, many builds, one digest ----
+digest_of() { grep -o 'digest [0-9a-f]*' "$LOGS/$1.log" | head -n 1; }
+prog digest-gcc-O0 bash -c "gcc ${WARN[*]} -O0 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O0 && $OBJ/digest-gcc-O0"
+prog digest-gcc-O3 bash -c "gcc ${WARN[*]} -O3 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O3 && $OBJ/digest-gcc-O3"
+prog digest-clang-O2-san bash -c "clang ${WARN[*]} -O2 ${SAN[*]} -I. -Itests tests/digest.c -o $OBJ/digest-clang && $OBJ/digest-clang"
+# 32-bit x86 (static, run under qemu-i386): the portable divide and de Bruijn ctz paths run
+prog digest-gcc-m32 bash -c "gcc ${WARN[*]} -m32 -static -O2 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-m32 && qemu-i386 $OBJ/digest-gcc-m32"
+prog digest-gcc-O2-no-builtin bash -c "gcc ${WARN[*]} -O2 -fno-builtin -I. -Itests tests/digest.c -o $OBJ/digest-gcc-nb && $OBJ/digest-gcc-nb"
+
+# ---- 4. C++: every header from a C++ TU, g++ and clang++ ----
+CXXWARN=(-std=c++11 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow)
+prog cxx-g++ bash -c "g++ ${CXXWARN[*]} -O1 ${SAN[*]} -I. -Itests tests/cxx_all.cpp -o $OBJ/cxx-g++ && $OBJ/cxx-g++"
+prog cxx-clang++ bash -c "clang++ ${CXXWARN[*]} -O1 ${SAN[*]} -I. -Itests tests/cxx_all.cpp -o $OBJ/cxx-clang++ && $OBJ/cxx-clang++"
+prog cxx-g++-digest-c-file bash -c "g++ -x c++ -std=c++11 -Wall -Wextra -Werror -O2 -I. -Itests tests/digest.c -o $OBJ/digest-cxx && $OBJ/digest-cxx"
+ref=$(digest_of digest-gcc-O0)
+check_digests() {
+    [ -n "$ref" ] || { echo "no reference digest"; return 1; }
+    local s d bad=0
+    for s in digest-gcc-O3 digest-clang-O2-san digest-gcc-m32 digest-gcc-O2-no-builtin cxx-g++ cxx-clang++ cxx-g++-digest-c-file; do
+        d=$(digest_of "$s")
+        echo "$s: $d"
+        [ "$d" = "$ref" ] || bad=1
+    done
+    echo "reference (gcc -O0): $ref"
+    return $bad
+}
+step determinism-same-digest-everywhere check_digests
+
+# ---- 5. all headers twice in mixed order; strict warnings on the headers ----
+for cc in gcc clang; do
+    prog "multi-include-$cc" bash -c "$cc ${STRICT[*]} -O1 ${SAN[*]} -I. -Itests tests/multi_include.c -o $OBJ/multi-$cc && $OBJ/multi-$cc"
+done
+
+# ---- 6. two TUs implementing different headers, linked; and *_STATIC mode ----
+for cc in gcc clang; do
+    prog "link-two-implementations-$cc" bash -c "$cc ${WARN[*]} -O1 -I. -Itests tests/link_a.c tests/link_b.c tests/link_main.c -o $OBJ/link-$cc && $OBJ/link-$cc"
+    prog "link-static-mode-$cc" bash -c "$cc ${WARN[*]} -O1 -DRL_STATIC -DRQ_STATIC -DTP_STATIC -DHCC_STATIC -I. -Itests tests/link_a.c tests/link_b.c tests/link_main.c -o $OBJ/link-static-$cc && $OBJ/link-static-$cc"
+done
+
+# ---- 7. a different common-core version must refuse to meet this one ----
+version_clash() {
+    sed 's/^#define RNIC_COMMON_VERSION [0-9]*$/#define RNIC_COMMON_VERSION 999999/' ratelimit.h >"$OBJ/old_ratelimit.h"
+    printf '#include "%s/old_ratelimit.h"\n#include "rnicq.h"\nint main(void){return 0;}\n' "$PWD/$OBJ" >"$OBJ/clash.c"
+    if gcc -std=c99 -I. -c "$OBJ/clash.c" -o "$OBJ/clash.o" 2>"$OBJ/clash.err"; then
+        echo "two common-core versions were accepted together"
+        return 1
+    fi
+    grep -q 'needs common core version' "$OBJ/clash.err"
+}
+step version-clash-is-an-error version_clash
+
+# ---- 8. freestanding rv32imac and Cortex-M4, no libc headers; symbol gates ----
+declare -A TARGET=(
+    [rv32imac]="--target=riscv32-unknown-elf -march=rv32imac -mabi=ilp32"
+    [cortex-m4]="--target=thumbv7em-none-eabi -mcpu=cortex-m4 -mfloat-abi=soft"
+)
+# fs_gate OBJ: undefined symbols only from the allowlist, exported ones prefixed
+fs_gate() {
+    local obj=$1 und exp
+    und=$(llvm-nm --undefined-only "$obj" | awk '{print $NF}')
+    echo "undefined: $(echo $und)"
+    if echo "$und" | grep -Eq "$FORBIDDEN_RE"; then
+        echo "forbidden symbols: $(echo "$und" | grep -E "$FORBIDDEN_RE" | tr '\n' ' ')"
+        return 1
+    fi
+    if [ -n "$und" ] && echo "$und" | grep -Evq "$FS_ALLOWED"; then
+        echo "symbols outside the allowlist: $(echo "$und" | grep -Ev "$FS_ALLOWED" | tr '\n' ' ')"
+        return 1
+    fi
+    exp=$(llvm-nm --defined-only -g "$obj" | awk '{print $NF}')
+    if [ -n "$exp" ] && echo "$exp" | grep -Evq "$PREFIX_RE"; then
+        echo "unprefixed exported symbols: $(echo "$exp" | grep -Ev "$PREFIX_RE" | tr '\n' ' ')"
+        return 1
+    fi
+}
+fs_compile() { # target opt out
+    clang ${TARGET[$1]} -ffreestanding -nostdlibinc "${WARN[@]}" "$2" -I. -Itests -c tests/freestanding.c -o "$3"
+}
+for tgt in rv32imac cortex-m4; do
+    for opt in -O0 -O2 -Os; do
+        o="$OBJ/fs-$tgt$opt.o"
+        step "freestanding-$tgt$opt" bash -c "$(declare -f fs_compile fs_gate); $(declare -p TARGET WARN FORBIDDEN_RE FS_ALLOWED PREFIX_RE); fs_compile $tgt $opt $o && fs_gate $o"
+    done
+    step "gate-negative-control-$tgt" bash -c "$(declare -f fs_gate); $(declare -p FORBIDDEN_RE FS_ALLOWED PREFIX_RE); clang ${TARGET[$tgt]} -ffreestanding -nostdlibinc -O2 -c tests/gate_negative.c -o $OBJ/neg-$tgt.o && ! fs_gate $OBJ/neg-$tgt.o"
+done
+step x86-general-regs-only gcc -mgeneral-regs-only -ffreestanding "${WARN[@]}" -O2 -I. -Itests -c tests/freestanding.c -o "$OBJ/fs-x86-gro.o"
+step x86-general-regs-only-negative-control expect_fail gcc -mgeneral-regs-only -O2 -c tests/gate_negative.c -o "$OBJ/neg-gro.o"
+
+# ---- 9. hosted objects: no allocator at any -O, exported names prefixed ----
+hosted_gate() {
+    local opt=$1 o="$OBJ/prefix$1.o" und exp
+    gcc "${WARN[@]}" "$opt" -I. -c tests/prefix_gate.c -o "$o" || return 1
+    gcc "${WARN[@]}" "$opt" -I. -Itests -c tests/link_a.c -o "$OBJ/hosted-a$opt.o" || return 1
+    und=$(nm --undefined-only "$o" "$OBJ/hosted-a$opt.o" | awk 'NF>1{print $NF}')
+    if echo "$und" | grep -Eq '^(malloc|calloc|realloc|free)$'; then
+        echo "allocator referenced: $(echo $und)"
+        return 1
+    fi
+    exp=$(nm --defined-only -g "$o" | awk '{print $NF}')
+    if [ -n "$exp" ] && echo "$exp" | grep -Evq "$PREFIX_RE"; then
+        echo "unprefixed exported symbols: $(echo "$exp" | grep -Ev "$PREFIX_RE" | tr '\n' ' ')"
+        return 1
+    fi
+}
+for opt in -O0 -O2; do
+    step "hosted-symbols$opt" hosted_gate "$opt"
+done
+
+# ---- 10. no unprefixed macro leaks from the headers ----
+macro_leaks() { # extra-defines allowed-regex
+    local base with
+    # the baseline holds every system header the headers may pull in (xxHash's included)
+    base=$(printf '#include <stdint.h>\n#include <stddef.h>\n#include <stdbool.h>\n#include <limits.h>\n#include <stdlib.h>\n#include <string.h>\n#define XXH_INLINE_ALL\n#include <xxhash.h>\n' |
+        gcc -std=c99 -E -dM -x c - | awk '{print $2}' | sed 's/(.*//' | sort -u)
+    with=$(printf '%s\n#include "ratelimit.h"\n#include "rnicq.h"\n#include "transport.h"\n#include "hostcc.h"\n' "$1" |
+        gcc -std=c99 -E -dM -I. -x c - | awk '{print $2}' | sed 's/(.*//' | sort -u)
+    leaks=$(comm -13 <(echo "$base") <(echo "$with") | grep -Ev "$2")
+    if [ -n "$leaks" ]; then
+        echo "unprefixed macros: $leaks"
+        return 1
+    fi
+}
+step macros-prefixed-interface macro_leaks "" '^(RNIC|RL|RQ|TP|HCC)_'
+step macros-prefixed-implementation macro_leaks "#define RNIC_IMPLEMENTATION" '^(RNIC|RL|RQ|TP|HCC)_'
+step macros-prefixed-negative-control expect_fail macro_leaks "#define leaky 1" '^(RNIC|RL|RQ|TP|HCC)_'
+
+# ---- 11. tick paths never allocate (link-time --wrap trap) ----
+prog malloc-trap bash -c "gcc ${WARN[*]} -O1 -I. -Itests tests/malloc_trap.c -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free -o $OBJ/malloc-trap && $OBJ/malloc-trap"
+
+# ---- 12. as a new user: README's example with one copied header, C and C++ ----
+readme_example() {
+    local dir
+    dir=$(mktemp -d)
+    awk '/<!-- example:begin -->/{on=1;next} /<!-- example:end -->/{on=0} on' README.md | sed '/^```/d' >"$dir/main.c"
+    [ -s "$dir/main.c" ] || { echo "README has no example block"; return 1; }
+    hdr=$(grep -o '#include "[a-z]*\.h"' "$dir/main.c" | head -n 1 | sed 's/.*"\(.*\)"/\1/')
+    cp "$hdr" "$dir/"
+    (cd "$dir" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror main.c -o main-c && ./main-c &&
+        g++ -x c++ -Wall -Wextra -Werror main.c -o main-cxx && ./main-cxx) || return 1
+    rm -rf "$dir"
+}
+step readme-example-c-and-cxx readme_example
+
+# ---- 13. make install + pkg-config ----
+install_check() {
+    local dir
+    dir=$(mktemp -d)
+    make -s install PREFIX="$dir" || return 1
+    printf '#include "transport.h"\nint main(void){ return rnic_seq_lt(1u, 2u, 24) ? 0 : 1; }\n' >"$dir/u.c"
+    PKG_CONFIG_PATH="$dir/share/pkgconfig" gcc -std=c99 -Wall -Werror "$dir/u.c" \
+        $(PKG_CONFIG_PATH="$dir/share/pkgconfig" pkg-config --cflags --libs rnicq) -o "$dir/u" && "$dir/u"
+    local rc=$?
+    rm -rf "$dir"
+    return $rc
+}
+step install-and-pkg-config install_check
+
+# ---- 14. examples and benchmarks build and end with a RESULT line ----
+result_line() { # program args...: last line must be "RESULT key=value ..."
+    "$@" >"$OBJ/result.out" || return 1
+    tail -n 1 "$OBJ/result.out"
+    tail -n 1 "$OBJ/result.out" | grep -Eq '^RESULT( [a-z0-9_]+=[^ ]+)+$'
+}
+step build-examples-and-benches make -s -j2 all
+for ex in $(ls examples/*.c 2>/dev/null | sed 's|examples/\(.*\)\.c|\1|'); do
+    step "example-$ex-result" result_line "build/$ex"
+done
+for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do
+    step "bench-$b-quick-result" result_line "build/$b" --quick
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

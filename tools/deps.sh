@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Makes sure what a make target needs is installed: installs missing Debian packages with
+# apt-get when run as root, otherwise prints the exact command to run and fails.
+#   tools/deps.sh test|bench|figures
+set -u
+need=()
+want_cmd() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
+want_file() { [ -e "$1" ] || need+=("$2"); }
+
+want_cmd python3 python3
+want_cmd make make
+want_cmd gcc gcc
+want_cmd pkg-config pkg-config
+want_file /usr/include/stb/stb_ds.h libstb-dev
+want_file /usr/include/xxhash.h libxxhash-dev
+case "${1:-test}" in
+test)
+    want_cmd g++ g++
+    want_cmd clang clang
+    want_cmd clang++ clang
+    want_cmd llvm-nm llvm
+    # clang's sanitizer runtimes come in their own package on Debian
+    if command -v clang >/dev/null 2>&1 &&
+        ! echo 'int main(void){return 0;}' | clang -fsanitize=address,undefined -x c - -o /dev/null 2>/dev/null; then
+        need+=(libclang-rt-14-dev)
+    fi
+    # 32-bit x86 build of the determinism test (the 32-bit code paths run, not just compile)
+    if ! echo 'int main(void){return 0;}' | gcc -m32 -x c - -o /dev/null 2>/dev/null; then
+        need+=(gcc-multilib)
+    fi
+    want_cmd qemu-i386 qemu-user
+    ;;
+bench) want_cmd valgrind valgrind ;;
+figures) want_cmd gnuplot gnuplot-nox ;;
+*) echo "usage: $0 test|bench|figures" >&2; exit 2 ;;
+esac
+
+[ ${#need[@]} -eq 0 ] && exit 0
+mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+if [ "$(id -u)" -eq 0 ]; then
+    echo "deps: installing ${need[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null && apt-get install -y -qq "${need[@]}" >/dev/null || {
+        echo "deps: apt-get install ${need[*]} failed" >&2
+        exit 1
+    }
+else
+    echo "deps: missing Debian packages; run:" >&2
+    echo "    sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2
+    exit 1
+fi
