@@ -72,6 +72,7 @@ expect_fail() { if "$@"; then return 1; else return 0; fi; }
 
 # ---- 1. generated headers match src/ ----
 step amalgamate-check python3 amalgamate.py --check
+prog amalgamate-tests python3 tests/test_amalgamate.py
 
 # ---- 2. unit and property tests, gcc and clang, ASan + UBSan ----
 unit_tests=$(ls tests/test_*.c 2>/dev/null | sed 's|tests/\(.*\)\.c|\1|')
