@@ -45,11 +45,11 @@ unit-tests: $(UNIT_BINS)
 
 build/tests/gcc/%: tests/%.c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
-	gcc $(TEST_CFLAGS) $< -o $@ $(STB)
+	gcc $(TEST_CFLAGS) $< -o $@ $(STB) -lxxhash
 
 build/tests/clang/%: tests/%.c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
-	clang $(TEST_CFLAGS) $< -o $@ $(STB)
+	clang $(TEST_CFLAGS) $< -o $@ $(STB) -lxxhash
 
 build/%: examples/%.c $(HEADERS)
 	@mkdir -p $(@D)

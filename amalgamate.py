@@ -37,6 +37,7 @@ COMMON_INTERFACE = [
     "src/common/ssfifo.h",
     "src/common/ring.h",
     "src/common/prng.h",
+    "src/common/trace.h",
 ]
 COMMON_IMPLEMENTATION = [
     "src/common/hash.h",

@@ -1202,12 +1202,12 @@ RNIC_INLINE uint32_t rnic_ring_space(const rnic_ring *r) { return r->capacity - 
 RNIC_INLINE bool rnic_ring_empty(const rnic_ring *r) { return r->count == 0; }
 RNIC_INLINE bool rnic_ring_full(const rnic_ring *r) { return r->count == r->capacity; }
 
-/* Slot of the i-th element from the head (i < capacity), without a division. */
+/* Slot of the i-th element from the head (i < capacity), without a division. head + i
+ * itself may exceed UINT32_MAX when capacity > 2^31, so compare i with the room left. */
 RNIC_INLINE unsigned char *rnic__ring_slot(const rnic_ring *r, uint32_t i)
 {
-    uint32_t pos = r->head + i;
-    if (pos >= r->capacity)
-        pos -= r->capacity;
+    uint32_t room = r->capacity - r->head; /* slots from the head to the end of buf */
+    uint32_t pos = i < room ? r->head + i : i - room;
     return r->buf + (size_t)pos * r->elem_size;
 }
 
@@ -1352,6 +1352,76 @@ RNIC_INLINE uint64_t rnic_prng_log_range(rnic_prng *p, uint64_t lo, uint64_t hi)
     return rnic_prng_range(p, a, b);
 }
 /* ==== end src/common/prng.h ==== */
+/* ==== begin src/common/trace.h ==== */
+/* Trace hooks: engines report what they do (a packet leaves, a block is issued, an input is
+ * refused) through one optional callback. With no callback set a trace point costs one
+ * predictable branch and a counter increment. The callback runs inside the tick, so it must
+ * not re-enter the engine; a golden-model harness uses it to write VCD/pcap/CSV, a test to
+ * compare event streams, and rnic_trace_digest_fold() to reduce a run to one XXH64 value.
+ *
+ * Serialisation is fixed (32 bytes, little-endian, no padding), so a digest is the same on
+ * every compiler and target whatever the struct layout. */
+/* (already inlined above: src/common/base.h) */
+/* (already inlined above: src/common/fixed.h) */
+
+typedef struct rnic_trace_event {
+    rnic_cycle cycle; /* when it happened */
+    uint16_t engine;  /* who: an engine-type code or a caller-assigned instance id */
+    uint16_t kind;    /* what: an engine-specific event code */
+    uint32_t id;      /* which QP / flow / channel / queue */
+    uint64_t a, b;    /* event-specific values (bytes, sequence number, address, ...) */
+} rnic_trace_event;
+
+typedef void (*rnic_trace_fn)(void *user, const rnic_trace_event *ev);
+
+typedef struct rnic_trace {
+    rnic_trace_fn fn; /* NULL: tracing off */
+    void *user;       /* passed back to fn */
+    uint64_t events;  /* trace points reached (counted with or without fn) */
+} rnic_trace;
+
+#define RNIC_TRACE_BYTES 32u
+
+RNIC_INLINE void rnic_trace_set(rnic_trace *t, rnic_trace_fn fn, void *user)
+{
+    t->fn = fn;
+    t->user = user;
+}
+
+RNIC_INLINE void rnic_trace_emit(rnic_trace *t, rnic_cycle cycle, uint16_t engine, uint16_t kind, uint32_t id,
+                                 uint64_t a, uint64_t b)
+{
+    t->events++;
+    if (t->fn) {
+        rnic_trace_event ev;
+        ev.cycle = cycle;
+        ev.engine = engine;
+        ev.kind = kind;
+        ev.id = id;
+        ev.a = a;
+        ev.b = b;
+        t->fn(t->user, &ev);
+    }
+}
+
+RNIC_INLINE void rnic__put_le(unsigned char *out, uint64_t v, unsigned bytes)
+{
+    unsigned i;
+    for (i = 0; i < bytes; i++)
+        out[i] = (unsigned char)(v >> (8u * i));
+}
+
+/* Canonical 32-byte form: cycle(8) engine(2) kind(2) id(4) a(8) b(8), little-endian. */
+RNIC_INLINE void rnic_trace_serialize(const rnic_trace_event *ev, unsigned char out[RNIC_TRACE_BYTES])
+{
+    rnic__put_le(out, ev->cycle, 8);
+    rnic__put_le(out + 8, ev->engine, 2);
+    rnic__put_le(out + 10, ev->kind, 2);
+    rnic__put_le(out + 12, ev->id, 4);
+    rnic__put_le(out + 16, ev->a, 8);
+    rnic__put_le(out + 24, ev->b, 8);
+}
+/* ==== end src/common/trace.h ==== */
 #else /* the common core came from another rnicq header: it must be the same version */
 #if RNIC_COMMON_VERSION != 100
 #error "rnicq: rnicq.h needs common core version 100; a header of a different version was included first"
@@ -1440,6 +1510,22 @@ static inline void rnic__xxh_no_free(void *p) { (void)p; }
 static inline uint64_t rnic_hash64(const void *data, size_t len, uint64_t seed)
 {
     return (uint64_t)RNIC_HASH64(data, len, seed);
+}
+
+/* Fold one trace event into a running digest: XXH64 of its canonical 32 bytes, seeded with
+ * the digest so far (order matters). Start from any fixed value, e.g. 0. */
+static inline uint64_t rnic_trace_digest_fold(uint64_t digest, const rnic_trace_event *ev)
+{
+    unsigned char buf[RNIC_TRACE_BYTES];
+    rnic_trace_serialize(ev, buf);
+    return rnic_hash64(buf, sizeof buf, digest);
+}
+
+/* A ready-made rnic_trace_fn: user points to a uint64_t digest. */
+static inline void rnic_trace_digest_hook(void *user, const rnic_trace_event *ev)
+{
+    uint64_t *digest = (uint64_t *)user;
+    *digest = rnic_trace_digest_fold(*digest, ev);
 }
 /* ==== end src/common/hash.h ==== */
 #endif /* RNIC__COMMON_IMPLEMENTATION_DONE */

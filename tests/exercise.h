@@ -15,6 +15,16 @@ static void exercise__mix(uint64_t *digest, uint64_t v)
     *digest = rnic_splitmix64(&x);
 }
 
+/* Trace callback: folds the canonical bytes of each event into the digest. */
+static void exercise__on_event(void *user, const rnic_trace_event *ev)
+{
+    unsigned char buf[RNIC_TRACE_BYTES];
+    unsigned i;
+    rnic_trace_serialize(ev, buf);
+    for (i = 0; i < RNIC_TRACE_BYTES; i++)
+        exercise__mix((uint64_t *)user, buf[i]);
+}
+
 /* Returns the digest, or 0 when a structure could not be set up in `mem`. */
 static uint64_t exercise_common(uint64_t *mem, size_t mem_words, uint64_t seed)
 {
@@ -28,12 +38,15 @@ static uint64_t exercise_common(uint64_t *mem, size_t mem_words, uint64_t seed)
     rnic_ssfifo fifo;
     rnic_ssfifo_config fifo_cfg;
     rnic_ring ring;
+    rnic_trace trace;
     unsigned char *base = (unsigned char *)mem;
     size_t total = mem_words * sizeof(uint64_t), bq_size, fifo_size;
     uint32_t i, item, key, entry;
     static const uint64_t rates[] = { 100000u, 1000000000u, 25000000000u, 100000000000u, 800000000000u };
 
     rnic_prng_seed(&prng, seed);
+    RNIC_MEMSET(&trace, 0, sizeof trace);
+    rnic_trace_set(&trace, exercise__on_event, &digest);
     RNIC_MEMSET(&errs, 0, sizeof errs);
 
     /* errors */
@@ -104,7 +117,7 @@ static uint64_t exercise_common(uint64_t *mem, size_t mem_words, uint64_t seed)
         rnic_ssfifo_enqueue(&fifo, q, (uint32_t)rnic_prng_below(&prng, 2048));
         q = rnic_ssfifo_first_nonempty(&fifo, 0);
         if (q != RNIC_NONE && rnic_ssfifo_dequeue(&fifo, q, &entry) == RNIC_OK)
-            exercise__mix(&digest, ((uint64_t)q << 32) | entry);
+            rnic_trace_emit(&trace, i, 1, 2, q, entry, fifo.stats.forwards);
         rnic_ssfifo_tick(&fifo);
     }
     exercise__mix(&digest, fifo.stats.forwards);
@@ -124,6 +137,7 @@ static uint64_t exercise_common(uint64_t *mem, size_t mem_words, uint64_t seed)
     }
     exercise__mix(&digest, ring.rejected_full);
     exercise__mix(&digest, rnic_prng_log_range(&prng, 100000u, 100000000000u));
+    exercise__mix(&digest, trace.events);
     return digest;
 }
 #endif

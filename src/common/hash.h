@@ -50,3 +50,19 @@ static inline uint64_t rnic_hash64(const void *data, size_t len, uint64_t seed)
 {
     return (uint64_t)RNIC_HASH64(data, len, seed);
 }
+
+/* Fold one trace event into a running digest: XXH64 of its canonical 32 bytes, seeded with
+ * the digest so far (order matters). Start from any fixed value, e.g. 0. */
+static inline uint64_t rnic_trace_digest_fold(uint64_t digest, const rnic_trace_event *ev)
+{
+    unsigned char buf[RNIC_TRACE_BYTES];
+    rnic_trace_serialize(ev, buf);
+    return rnic_hash64(buf, sizeof buf, digest);
+}
+
+/* A ready-made rnic_trace_fn: user points to a uint64_t digest. */
+static inline void rnic_trace_digest_hook(void *user, const rnic_trace_event *ev)
+{
+    uint64_t *digest = (uint64_t *)user;
+    *digest = rnic_trace_digest_fold(*digest, ev);
+}
