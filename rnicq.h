@@ -100,6 +100,18 @@
 /* Caller-owned memory is carved into arrays with this alignment (enough for uint64_t). */
 #define RNIC_MEM_ALIGN 8u
 RNIC_INLINE size_t rnic_align_up(size_t n) { return (n + (RNIC_MEM_ALIGN - 1u)) & ~(size_t)(RNIC_MEM_ALIGN - 1u); }
+
+/* Reserve an aligned array of n elements of elem bytes at offset *off of a layout: *at gets
+ * its offset and *off moves past it. False when the layout would exceed size_t (a 32-bit
+ * target asked for more than its address space); layouts then call the config invalid. */
+RNIC_INLINE bool rnic__mem_reserve(size_t *off, size_t n, size_t elem, size_t *at)
+{
+    if (*off > SIZE_MAX - RNIC_MEM_ALIGN || (elem != 0 && n > (SIZE_MAX - RNIC_MEM_ALIGN - *off) / elem))
+        return false;
+    *at = *off;
+    *off += rnic_align_up(n * elem);
+    return true;
+}
 /* ==== end src/common/base.h ==== */
 /* ==== begin src/common/error.h ==== */
 /* Error codes, their descriptions and per-cause counters, generated from ONE X-macro list
@@ -424,12 +436,15 @@ RNIC_INLINE rnic_cycle rnic_ftime_ceil(rnic_ftime t)
     return t.cycle + (t.frac != 0);
 }
 
-/* Wrap-safe: true when a is strictly earlier than b (exact while |a - b| < 2^63 cycles). */
+/* Wrap-safe: true when a is strictly earlier than b (exact while |a - b| < 2^63 cycles;
+ * exactly 2^63 cycles apart the two are unordered and both orders are false). */
 RNIC_INLINE bool rnic_ftime_before(rnic_ftime a, rnic_ftime b)
 {
     uint64_t d = b.cycle - a.cycle;
     if (d == 0)
         return a.frac < b.frac;
+    if (d == ((uint64_t)1 << 63)) /* b - a = 2^63 + (b.frac - a.frac) / 2^32 cycles */
+        return a.frac > b.frac;
     return d < ((uint64_t)1 << 63);
 }
 
@@ -720,17 +735,18 @@ typedef struct rnic_bq {
  * q != NULL and mem != NULL it also points q's arrays into mem. */
 RNIC_INLINE size_t rnic__bq_layout(const rnic_bq_config *cfg, rnic_bq *q, unsigned char *mem)
 {
-    size_t off = 0;
+    size_t off = 0, at;
     uint32_t words = cfg->nkeys, l, nlevels = 0;
     if (cfg->nkeys == 0 || cfg->nkeys > RNIC_BQ_MAX_KEYS || cfg->nitems == 0 || cfg->nitems == RNIC_NONE)
         return 0;
     do { /* level sizes: ceil(n / 64) words each, up to a single word */
         words = RNIC_BITMAP_WORDS(words);
+        if (!rnic__mem_reserve(&off, words, sizeof(uint64_t), &at))
+            return 0;
         if (q && mem) {
-            q->level[nlevels] = (uint64_t *)(void *)(mem + off);
+            q->level[nlevels] = (uint64_t *)(void *)(mem + at);
             q->level_words[nlevels] = words;
         }
-        off += rnic_align_up((size_t)words * sizeof(uint64_t));
         nlevels++;
     } while (words > 1u);
     if (q) {
@@ -740,11 +756,12 @@ RNIC_INLINE size_t rnic__bq_layout(const rnic_bq_config *cfg, rnic_bq *q, unsign
             q->level_words[l] = 0;
         }
     }
-#define RNIC__BQ_ARRAY(field, n)                                  \
-    do {                                                          \
-        if (q && mem)                                             \
-            q->field = (uint32_t *)(void *)(mem + off);           \
-        off += rnic_align_up((size_t)(n) * sizeof(uint32_t));     \
+#define RNIC__BQ_ARRAY(field, n)                                      \
+    do {                                                              \
+        if (!rnic__mem_reserve(&off, (n), sizeof(uint32_t), &at))     \
+            return 0; /* more than the address space (32-bit) */      \
+        if (q && mem)                                                 \
+            q->field = (uint32_t *)(void *)(mem + at);                \
     } while (0)
     RNIC__BQ_ARRAY(bucket_head, cfg->nkeys);
     RNIC__BQ_ARRAY(bucket_tail, cfg->nkeys);
@@ -1000,14 +1017,15 @@ typedef struct rnic_ssfifo {
 
 RNIC_INLINE size_t rnic__ssfifo_layout(const rnic_ssfifo_config *cfg, rnic_ssfifo *f, unsigned char *mem)
 {
-    size_t off = 0;
+    size_t off = 0, at;
     if (cfg->nqueues == 0 || cfg->nqueues > 65536u || cfg->nentries == 0 || cfg->nentries > ((uint32_t)1 << 30))
         return 0;
-#define RNIC__SSFIFO_ARRAY(field, type, n)                  \
-    do {                                                    \
-        if (f && mem)                                       \
-            f->field = (type *)(void *)(mem + off);         \
-        off += rnic_align_up((size_t)(n) * sizeof(type));   \
+#define RNIC__SSFIFO_ARRAY(field, type, n)                        \
+    do {                                                          \
+        if (!rnic__mem_reserve(&off, (n), sizeof(type), &at))     \
+            return 0; /* more than the address space (32-bit) */  \
+        if (f && mem)                                             \
+            f->field = (type *)(void *)(mem + at);                \
     } while (0)
     RNIC__SSFIFO_ARRAY(nonempty, uint64_t, RNIC_BITMAP_WORDS(cfg->nqueues));
     RNIC__SSFIFO_ARRAY(queued, uint64_t, RNIC_BITMAP_WORDS(cfg->nentries));
@@ -1329,15 +1347,15 @@ RNIC_INLINE bool rnic_prng_chance(rnic_prng *p, uint64_t num, uint64_t den)
 
 /* Integer in [lo, hi] spread log-uniformly (each power of two about equally likely, then
  * uniform inside it): the shape of "rates from 100 Kb/s to 100 Gb/s" or "1 B .. 1 MB"
- * workloads, without floating point. lo >= 1; lo when hi <= lo. */
+ * workloads, without floating point. lo when hi <= lo; a lo of 0 draws from [1, hi]. */
 RNIC_INLINE uint64_t rnic_prng_log_range(rnic_prng *p, uint64_t lo, uint64_t hi)
 {
     unsigned lo_exp = 0, hi_exp = 0, e;
     uint64_t a, b;
-    if (lo == 0)
-        lo = 1;
     if (hi <= lo)
         return lo;
+    if (lo == 0)
+        lo = 1;
     while ((lo >> lo_exp) > 1u)
         lo_exp++;
     while ((hi >> hi_exp) > 1u)

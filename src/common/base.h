@@ -68,3 +68,15 @@
 /* Caller-owned memory is carved into arrays with this alignment (enough for uint64_t). */
 #define RNIC_MEM_ALIGN 8u
 RNIC_INLINE size_t rnic_align_up(size_t n) { return (n + (RNIC_MEM_ALIGN - 1u)) & ~(size_t)(RNIC_MEM_ALIGN - 1u); }
+
+/* Reserve an aligned array of n elements of elem bytes at offset *off of a layout: *at gets
+ * its offset and *off moves past it. False when the layout would exceed size_t (a 32-bit
+ * target asked for more than its address space); layouts then call the config invalid. */
+RNIC_INLINE bool rnic__mem_reserve(size_t *off, size_t n, size_t elem, size_t *at)
+{
+    if (*off > SIZE_MAX - RNIC_MEM_ALIGN || (elem != 0 && n > (SIZE_MAX - RNIC_MEM_ALIGN - *off) / elem))
+        return false;
+    *at = *off;
+    *off += rnic_align_up(n * elem);
+    return true;
+}

@@ -36,17 +36,18 @@ typedef struct rnic_bq {
  * q != NULL and mem != NULL it also points q's arrays into mem. */
 RNIC_INLINE size_t rnic__bq_layout(const rnic_bq_config *cfg, rnic_bq *q, unsigned char *mem)
 {
-    size_t off = 0;
+    size_t off = 0, at;
     uint32_t words = cfg->nkeys, l, nlevels = 0;
     if (cfg->nkeys == 0 || cfg->nkeys > RNIC_BQ_MAX_KEYS || cfg->nitems == 0 || cfg->nitems == RNIC_NONE)
         return 0;
     do { /* level sizes: ceil(n / 64) words each, up to a single word */
         words = RNIC_BITMAP_WORDS(words);
+        if (!rnic__mem_reserve(&off, words, sizeof(uint64_t), &at))
+            return 0;
         if (q && mem) {
-            q->level[nlevels] = (uint64_t *)(void *)(mem + off);
+            q->level[nlevels] = (uint64_t *)(void *)(mem + at);
             q->level_words[nlevels] = words;
         }
-        off += rnic_align_up((size_t)words * sizeof(uint64_t));
         nlevels++;
     } while (words > 1u);
     if (q) {
@@ -56,11 +57,12 @@ RNIC_INLINE size_t rnic__bq_layout(const rnic_bq_config *cfg, rnic_bq *q, unsign
             q->level_words[l] = 0;
         }
     }
-#define RNIC__BQ_ARRAY(field, n)                                  \
-    do {                                                          \
-        if (q && mem)                                             \
-            q->field = (uint32_t *)(void *)(mem + off);           \
-        off += rnic_align_up((size_t)(n) * sizeof(uint32_t));     \
+#define RNIC__BQ_ARRAY(field, n)                                      \
+    do {                                                              \
+        if (!rnic__mem_reserve(&off, (n), sizeof(uint32_t), &at))     \
+            return 0; /* more than the address space (32-bit) */      \
+        if (q && mem)                                                 \
+            q->field = (uint32_t *)(void *)(mem + at);                \
     } while (0)
     RNIC__BQ_ARRAY(bucket_head, cfg->nkeys);
     RNIC__BQ_ARRAY(bucket_tail, cfg->nkeys);

@@ -246,12 +246,15 @@ RNIC_INLINE rnic_cycle rnic_ftime_ceil(rnic_ftime t)
     return t.cycle + (t.frac != 0);
 }
 
-/* Wrap-safe: true when a is strictly earlier than b (exact while |a - b| < 2^63 cycles). */
+/* Wrap-safe: true when a is strictly earlier than b (exact while |a - b| < 2^63 cycles;
+ * exactly 2^63 cycles apart the two are unordered and both orders are false). */
 RNIC_INLINE bool rnic_ftime_before(rnic_ftime a, rnic_ftime b)
 {
     uint64_t d = b.cycle - a.cycle;
     if (d == 0)
         return a.frac < b.frac;
+    if (d == ((uint64_t)1 << 63)) /* b - a = 2^63 + (b.frac - a.frac) / 2^32 cycles */
+        return a.frac > b.frac;
     return d < ((uint64_t)1 << 63);
 }
 

@@ -75,15 +75,15 @@ RNIC_INLINE bool rnic_prng_chance(rnic_prng *p, uint64_t num, uint64_t den)
 
 /* Integer in [lo, hi] spread log-uniformly (each power of two about equally likely, then
  * uniform inside it): the shape of "rates from 100 Kb/s to 100 Gb/s" or "1 B .. 1 MB"
- * workloads, without floating point. lo >= 1; lo when hi <= lo. */
+ * workloads, without floating point. lo when hi <= lo; a lo of 0 draws from [1, hi]. */
 RNIC_INLINE uint64_t rnic_prng_log_range(rnic_prng *p, uint64_t lo, uint64_t hi)
 {
     unsigned lo_exp = 0, hi_exp = 0, e;
     uint64_t a, b;
-    if (lo == 0)
-        lo = 1;
     if (hi <= lo)
         return lo;
+    if (lo == 0)
+        lo = 1;
     while ((lo >> lo_exp) > 1u)
         lo_exp++;
     while ((hi >> hi_exp) > 1u)

@@ -43,12 +43,12 @@ RNIC_INLINE uint32_t rnic_ring_space(const rnic_ring *r) { return r->capacity - 
 RNIC_INLINE bool rnic_ring_empty(const rnic_ring *r) { return r->count == 0; }
 RNIC_INLINE bool rnic_ring_full(const rnic_ring *r) { return r->count == r->capacity; }
 
-/* Slot of the i-th element from the head (i < capacity), without a division. */
+/* Slot of the i-th element from the head (i < capacity), without a division. head + i
+ * itself may exceed UINT32_MAX when capacity > 2^31, so compare i with the room left. */
 RNIC_INLINE unsigned char *rnic__ring_slot(const rnic_ring *r, uint32_t i)
 {
-    uint32_t pos = r->head + i;
-    if (pos >= r->capacity)
-        pos -= r->capacity;
+    uint32_t room = r->capacity - r->head; /* slots from the head to the end of buf */
+    uint32_t pos = i < room ? r->head + i : i - room;
     return r->buf + (size_t)pos * r->elem_size;
 }
 

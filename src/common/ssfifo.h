@@ -53,14 +53,15 @@ typedef struct rnic_ssfifo {
 
 RNIC_INLINE size_t rnic__ssfifo_layout(const rnic_ssfifo_config *cfg, rnic_ssfifo *f, unsigned char *mem)
 {
-    size_t off = 0;
+    size_t off = 0, at;
     if (cfg->nqueues == 0 || cfg->nqueues > 65536u || cfg->nentries == 0 || cfg->nentries > ((uint32_t)1 << 30))
         return 0;
-#define RNIC__SSFIFO_ARRAY(field, type, n)                  \
-    do {                                                    \
-        if (f && mem)                                       \
-            f->field = (type *)(void *)(mem + off);         \
-        off += rnic_align_up((size_t)(n) * sizeof(type));   \
+#define RNIC__SSFIFO_ARRAY(field, type, n)                        \
+    do {                                                          \
+        if (!rnic__mem_reserve(&off, (n), sizeof(type), &at))     \
+            return 0; /* more than the address space (32-bit) */  \
+        if (f && mem)                                             \
+            f->field = (type *)(void *)(mem + at);                \
     } while (0)
     RNIC__SSFIFO_ARRAY(nonempty, uint64_t, RNIC_BITMAP_WORDS(cfg->nqueues));
     RNIC__SSFIFO_ARRAY(queued, uint64_t, RNIC_BITMAP_WORDS(cfg->nentries));
