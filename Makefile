@@ -13,7 +13,7 @@ PROG_CFLAGS := $(WARN) -O2 -g -I.
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
 UNIT := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
-UNIT_BINS := $(foreach cc,gcc clang,$(addprefix build/tests/$(cc)/,$(UNIT)))
+UNIT_BINS := $(foreach cc,gcc clang portable,$(addprefix build/tests/$(cc)/,$(UNIT)))
 
 # The main job until the composed RNIC (examples/rnic_model) lands: the richest example.
 MAIN_EXAMPLE := fixed_point_range
@@ -50,6 +50,11 @@ build/tests/gcc/%: tests/%.c tests/test.h $(HEADERS)
 build/tests/clang/%: tests/%.c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
 	clang $(TEST_CFLAGS) $< -o $@ $(STB) -lxxhash
+
+# the unit tests again with the 32-bit-target arithmetic paths forced on this host
+build/tests/portable/%: tests/%.c tests/test.h $(HEADERS)
+	@mkdir -p $(@D)
+	gcc $(TEST_CFLAGS) -DRNIC_PORTABLE_ARITH $< -o $@ $(STB) -lxxhash
 
 build/%: examples/%.c $(HEADERS)
 	@mkdir -p $(@D)

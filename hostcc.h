@@ -266,10 +266,11 @@ RNIC_INLINE uint64_t rnic_udiv128_64(uint64_t hi, uint64_t lo, uint64_t d, uint6
     return q;
 }
 
-/* n / d with d != 0, never calling a compiler division helper on 32-bit targets. */
+/* n / d with d != 0, never calling a compiler division helper on 32-bit targets.
+ * RNIC_PORTABLE_ARITH forces the 32-bit-target paths on any host (the tests use it). */
 RNIC_INLINE uint64_t rnic_udiv64(uint64_t n, uint64_t d)
 {
-#if UINTPTR_MAX > 0xffffffffu
+#if UINTPTR_MAX > 0xffffffffu && !defined(RNIC_PORTABLE_ARITH)
     return n / d;
 #else
     return rnic_udiv128_64(0, n, d, NULL);
@@ -554,7 +555,7 @@ RNIC_INLINE bool rnic_seq_in_window(uint32_t x, uint32_t lo, uint32_t size, unsi
 /* Index of the lowest set bit of x (x != 0). */
 RNIC_INLINE unsigned rnic_ctz64(uint64_t x)
 {
-#if (defined(__GNUC__) || defined(__clang__)) && UINTPTR_MAX > 0xffffffffu
+#if (defined(__GNUC__) || defined(__clang__)) && UINTPTR_MAX > 0xffffffffu && !defined(RNIC_PORTABLE_ARITH)
     return (unsigned)__builtin_ctzll(x);
 #else
     /* de Bruijn multiply: no libgcc helper on 32-bit cores without a ctz instruction */

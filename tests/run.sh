@@ -74,9 +74,10 @@ expect_fail() { if "$@"; then return 1; else return 0; fi; }
 step amalgamate-check python3 amalgamate.py --check
 prog amalgamate-tests python3 tests/test_amalgamate.py
 
-# ---- 2. unit and property tests, gcc and clang, ASan + UBSan ----
+# ---- 2. unit and property tests, gcc and clang, ASan + UBSan; and gcc with the
+#         32-bit-target arithmetic (shift-subtract divide, de Bruijn ctz) forced ----
 unit_tests=$(ls tests/test_*.c 2>/dev/null | sed 's|tests/\(.*\)\.c|\1|')
-for cc in gcc clang; do
+for cc in gcc clang portable; do
     if step "build-unit-$cc" make -s -j2 $(for t in $unit_tests; do echo "build/tests/$cc/$t"; done); then :; fi
     for t in $unit_tests; do
         if [ -x "build/tests/$cc/$t" ]; then
@@ -92,6 +93,7 @@ prog digest-gcc-O3 bash -c "gcc ${WARN[*]} -O3 -I. -Itests tests/digest.c -o $OB
 prog digest-clang-O2-san bash -c "clang ${WARN[*]} -O2 ${SAN[*]} -I. -Itests tests/digest.c -o $OBJ/digest-clang && $OBJ/digest-clang"
 # 32-bit x86 (static, run under qemu-i386): the portable divide and de Bruijn ctz paths run
 prog digest-gcc-m32 bash -c "gcc ${WARN[*]} -m32 -static -O2 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-m32 && qemu-i386 $OBJ/digest-gcc-m32"
+prog digest-gcc-portable-arith bash -c "gcc ${WARN[*]} -O2 -DRNIC_PORTABLE_ARITH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-pa && $OBJ/digest-gcc-pa"
 prog digest-gcc-O2-no-builtin bash -c "gcc ${WARN[*]} -O2 -fno-builtin -I. -Itests tests/digest.c -o $OBJ/digest-gcc-nb && $OBJ/digest-gcc-nb"
 
 # ---- 4. C++: every header from a C++ TU, g++ and clang++ ----
@@ -103,7 +105,7 @@ ref=$(digest_of digest-gcc-O0)
 check_digests() {
     [ -n "$ref" ] || { echo "no reference digest"; return 1; }
     local s d bad=0
-    for s in digest-gcc-O3 digest-clang-O2-san digest-gcc-m32 digest-gcc-O2-no-builtin cxx-g++ cxx-clang++ cxx-g++-digest-c-file; do
+    for s in digest-gcc-O3 digest-clang-O2-san digest-gcc-m32 digest-gcc-portable-arith digest-gcc-O2-no-builtin cxx-g++ cxx-clang++ cxx-g++-digest-c-file; do
         d=$(digest_of "$s")
         echo "$s: $d"
         [ "$d" = "$ref" ] || bad=1

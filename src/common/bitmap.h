@@ -15,7 +15,7 @@
 /* Index of the lowest set bit of x (x != 0). */
 RNIC_INLINE unsigned rnic_ctz64(uint64_t x)
 {
-#if (defined(__GNUC__) || defined(__clang__)) && UINTPTR_MAX > 0xffffffffu
+#if (defined(__GNUC__) || defined(__clang__)) && UINTPTR_MAX > 0xffffffffu && !defined(RNIC_PORTABLE_ARITH)
     return (unsigned)__builtin_ctzll(x);
 #else
     /* de Bruijn multiply: no libgcc helper on 32-bit cores without a ctz instruction */
