@@ -18,28 +18,37 @@ UNIT_BINS := $(foreach cc,gcc clang portable,$(addprefix build/tests/$(cc)/,$(UN
 # The main job until the composed RNIC (examples/rnic_model) lands: the richest example.
 MAIN_EXAMPLE := fixed_point_range
 
-.PHONY: all run test bench figures headers install clean deps-test deps-bench deps-figures unit-tests
+.PHONY: all programs run test bench figures headers install clean unit-tests
 .DELETE_ON_ERROR:
 
-all: $(addprefix build/,$(EXAMPLES) $(BENCHES))
+# Each user-facing target installs what it needs first, then builds with a nested make so
+# that nothing is compiled before the packages are there (even under -j).
+all:
+	@bash tools/deps.sh build
+	@$(MAKE) --no-print-directory programs
 
-run: build/$(MAIN_EXAMPLE)
+programs: $(addprefix build/,$(EXAMPLES) $(BENCHES))
+
+run:
+	@bash tools/deps.sh build
+	@$(MAKE) --no-print-directory build/$(MAIN_EXAMPLE)
 	./build/$(MAIN_EXAMPLE)
 
-test: deps-test
+test:
+	@bash tools/deps.sh test
 	@bash tests/run.sh
 
-bench: deps-bench $(addprefix build/,$(BENCHES))
+bench:
+	@bash tools/deps.sh bench
+	@$(MAKE) --no-print-directory $(addprefix build/,$(BENCHES))
 	@for b in $(BENCHES); do echo "== $$b"; ./build/$$b || exit 1; done
 
-figures: deps-figures
+figures:
+	@bash tools/deps.sh figures
 	@echo "figures: none yet (the engines' experiments add theirs to docs/figures/)"
 
 headers:
 	python3 amalgamate.py
-
-deps-test deps-bench deps-figures: deps-%:
-	@bash tools/deps.sh $*
 
 unit-tests: $(UNIT_BINS)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure what a make target needs is installed: installs missing Debian packages with
 # apt-get when run as root, otherwise prints the exact command to run and fails.
-#   tools/deps.sh test|bench|figures
+#   tools/deps.sh build|test|bench|figures
 set -u
 need=()
 want_cmd() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
@@ -30,9 +30,10 @@ test)
     fi
     want_cmd qemu-i386 qemu-user
     ;;
+build) ;;
 bench) want_cmd valgrind valgrind ;;
 figures) want_cmd gnuplot gnuplot-nox ;;
-*) echo "usage: $0 test|bench|figures" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|bench|figures" >&2; exit 2 ;;
 esac
 
 [ ${#need[@]} -eq 0 ] && exit 0
