@@ -45,7 +45,10 @@ bench:
 
 figures:
 	@bash tools/deps.sh figures
-	@echo "figures: none yet (the engines' experiments add theirs to docs/figures/)"
+	@$(MAKE) --no-print-directory build/fixed_point_range
+	./build/fixed_point_range --csv build/fixed_point_range.csv > /dev/null
+	gnuplot -e "csv='build/fixed_point_range.csv'; out='docs/figures/fixed_point_error.png'" docs/figures/fixed_point_error.gp
+	@echo "wrote docs/figures/fixed_point_error.png"
 
 headers:
 	python3 amalgamate.py
