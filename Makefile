@@ -7,7 +7,7 @@ HEADERS := ratelimit.h rnicq.h transport.h hostcc.h
 WARN := -std=c99 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 STB := $(shell pkg-config --cflags --libs stb 2>/dev/null || echo -I/usr/include/stb -lstb)
-TEST_CFLAGS := $(WARN) -O1 -g $(SAN) -I. -Itests
+TEST_CFLAGS := $(WARN) -O1 -g $(SAN) -DRNIC_DEBUG -I. -Itests
 PROG_CFLAGS := $(WARN) -O2 -g -I.
 
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))

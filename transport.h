@@ -25,6 +25,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
+#define RNIC_COMMON_ID 0x13084dbdu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -56,9 +57,11 @@
 #define RNIC_NONE UINT32_MAX
 
 #if defined(__GNUC__) || defined(__clang__)
+#define RNIC__MAYBE_UNUSED __attribute__((unused))
 #define RNIC__LIKELY(x) __builtin_expect(!!(x), 1)
 #define RNIC__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
+#define RNIC__MAYBE_UNUSED
 #define RNIC__LIKELY(x) (x)
 #define RNIC__UNLIKELY(x) (x)
 #endif
@@ -245,10 +248,24 @@ RNIC_INLINE void rnic_mul64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *l
     *hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
 }
 
+#if defined(__SIZEOF_INT128__) && !defined(RNIC_PORTABLE_ARITH)
+#define RNIC__HAVE_U128 1
+__extension__ typedef unsigned __int128 rnic__u128;
+#endif
+
 /* (hi:lo) / d for hi < d (so the quotient fits 64 bits); remainder to *rem if non-NULL.
- * Restoring shift-subtract: 64 iterations, used only when a rate or clock is set. */
+ * Native 128-bit division where the compiler has it (64-bit hosts: a rate change costs a few
+ * ns, which matters when congestion control retunes 64 K QPs); elsewhere a restoring
+ * shift-subtract loop of 64 iterations. Both give the exact quotient. */
 RNIC_INLINE uint64_t rnic_udiv128_64(uint64_t hi, uint64_t lo, uint64_t d, uint64_t *rem)
 {
+#ifdef RNIC__HAVE_U128
+    rnic__u128 n = ((rnic__u128)hi << 64) | lo;
+    RNIC_ASSERT(d != 0 && hi < d);
+    if (rem)
+        *rem = (uint64_t)(n % d);
+    return (uint64_t)(n / d);
+#else
     uint64_t q = 0;
     int i;
     RNIC_ASSERT(d != 0 && hi < d);
@@ -265,6 +282,7 @@ RNIC_INLINE uint64_t rnic_udiv128_64(uint64_t hi, uint64_t lo, uint64_t d, uint6
     if (rem)
         *rem = hi;
     return q;
+#endif
 }
 
 /* n / d with d != 0, never calling a compiler division helper on 32-bit targets.
@@ -494,7 +512,9 @@ RNIC_INLINE int64_t rnic_cycle_diff(rnic_cycle a, rnic_cycle b)
 RNIC_INLINE rnic_cycle rnic_cycle_max(rnic_cycle a, rnic_cycle b) { return rnic_cycle_before(a, b) ? b : a; }
 RNIC_INLINE rnic_cycle rnic_cycle_min(rnic_cycle a, rnic_cycle b) { return rnic_cycle_before(a, b) ? a : b; }
 
-/* ---- N-bit sequence numbers, 1 <= bits <= 32 (PSN: 24, block sequence numbers: 12/14) ---- */
+/* ---- N-bit sequence numbers, 1 <= bits <= 32 (PSN: 24, block sequence numbers: 12/14) ----
+ * `bits` is a compile-time property of a protocol field; outside 1..32 it is a programming
+ * error, caught by RNIC_ASSERT in RNIC_DEBUG builds. */
 
 RNIC_INLINE uint32_t rnic_seq_mask(unsigned bits)
 {
@@ -517,6 +537,7 @@ RNIC_INLINE uint32_t rnic_seq_dist(uint32_t a, uint32_t b, unsigned bits)
 RNIC_INLINE bool rnic_seq_lt(uint32_t a, uint32_t b, unsigned bits)
 {
     uint32_t d = rnic_seq_dist(a, b, bits);
+    RNIC_ASSERT(bits >= 1 && bits <= 32);
     return d != 0 && d < ((uint32_t)1 << (bits - 1u));
 }
 
@@ -528,7 +549,9 @@ RNIC_INLINE bool rnic_seq_le(uint32_t a, uint32_t b, unsigned bits)
 /* Signed distance a - b in [-2^(bits-1), 2^(bits-1)). */
 RNIC_INLINE int32_t rnic_seq_diff(uint32_t a, uint32_t b, unsigned bits)
 {
-    uint32_t d = rnic_seq_dist(b, a, bits), half = (uint32_t)1 << (bits - 1u);
+    uint32_t d = rnic_seq_dist(b, a, bits), half;
+    RNIC_ASSERT(bits >= 1 && bits <= 32);
+    half = (uint32_t)1 << (bits - 1u);
     return d < half ? (int32_t)d : -(int32_t)(rnic_seq_mask(bits) - d) - 1;
 }
 
@@ -545,6 +568,10 @@ RNIC_INLINE bool rnic_seq_in_window(uint32_t x, uint32_t lo, uint32_t size, unsi
  *
  * Storage is the caller's: uint64_t words, bit i in word i/64 at position i%64; bits at
  * positions >= nbits in the last word are kept zero by every function here.
+ *
+ * These are hot-path primitives with stated preconditions (an index or start < nbits, a
+ * count <= nbits, 1 <= nbits <= 2^32 - 64), checked by RNIC_ASSERT in RNIC_DEBUG builds (the
+ * test suite's); engines validate their inputs before they reach them.
  *
  * Find-first from a moving head uses Tonic's pre-processing (App. C): mask off the bits
  * before the head and search from zero; if nothing is found, search the unmasked bitmap
@@ -616,7 +643,9 @@ RNIC_INLINE void rnic__bitmap_fill_linear(uint64_t *w, uint32_t start, uint32_t 
  * Requires start < nbits and count <= nbits. */
 RNIC_INLINE void rnic_bitmap_assign_range(uint64_t *w, uint32_t nbits, uint32_t start, uint32_t count, bool value)
 {
-    uint32_t first = nbits - start < count ? nbits - start : count;
+    uint32_t first;
+    RNIC_ASSERT(start < nbits && count <= nbits);
+    first = nbits - start < count ? nbits - start : count;
     rnic__bitmap_fill_linear(w, start, start + first, value);
     rnic__bitmap_fill_linear(w, 0, count - first, value);
 }
@@ -653,7 +682,9 @@ RNIC_INLINE uint32_t rnic__bitmap_count_linear(const uint64_t *w, uint32_t start
 /* Number of set bits among `count` bits from `start`, wrapping (start < nbits, count <= nbits). */
 RNIC_INLINE uint32_t rnic_bitmap_count_range(const uint64_t *w, uint32_t nbits, uint32_t start, uint32_t count)
 {
-    uint32_t first = nbits - start < count ? nbits - start : count;
+    uint32_t first;
+    RNIC_ASSERT(start < nbits && count <= nbits);
+    first = nbits - start < count ? nbits - start : count;
     return rnic__bitmap_count_linear(w, start, start + first) + rnic__bitmap_count_linear(w, 0, count - first);
 }
 
@@ -682,14 +713,18 @@ RNIC_INLINE uint32_t rnic__bitmap_find_linear(const uint64_t *w, uint32_t nbits,
  * bitmap is empty. */
 RNIC_INLINE uint32_t rnic_bitmap_ffs_from(const uint64_t *w, uint32_t nbits, uint32_t head)
 {
-    uint32_t i = rnic__bitmap_find_linear(w, nbits, head, false);
+    uint32_t i;
+    RNIC_ASSERT(head < nbits);
+    i = rnic__bitmap_find_linear(w, nbits, head, false);
     return i != RNIC_NONE ? i : rnic__bitmap_find_linear(w, nbits, 0, false);
 }
 
 /* First clear bit at or after `head` going around the ring; RNIC_NONE if all bits are set. */
 RNIC_INLINE uint32_t rnic_bitmap_ffz_from(const uint64_t *w, uint32_t nbits, uint32_t head)
 {
-    uint32_t i = rnic__bitmap_find_linear(w, nbits, head, true);
+    uint32_t i;
+    RNIC_ASSERT(head < nbits);
+    i = rnic__bitmap_find_linear(w, nbits, head, true);
     return i != RNIC_NONE ? i : rnic__bitmap_find_linear(w, nbits, 0, true);
 }
 /* ==== end src/common/bitmap.h ==== */
@@ -943,12 +978,13 @@ RNIC_INLINE uint32_t rnic_bq_bucket_next(const rnic_bq *q, uint32_t item)
     return item < q->nitems ? q->next[item] : RNIC_NONE;
 }
 
-/* Remove and return the oldest item of the smallest key. RNIC_EEMPTY when empty. */
+/* Remove and return the oldest item of the smallest key. RNIC_EEMPTY when empty (a status,
+ * not bad input: not counted). */
 RNIC_INLINE rnic_err rnic_bq_pop_min(rnic_bq *q, uint32_t *item, uint32_t *key)
 {
     uint32_t k = rnic_bq_min_key(q), it;
     if (k == RNIC_NONE)
-        return rnic_err_note(&q->errors, RNIC_EEMPTY);
+        return RNIC_EEMPTY;
     it = q->bucket_head[k];
     rnic_bq_remove(q, it);
     if (item)
@@ -1089,12 +1125,30 @@ RNIC_INLINE uint32_t rnic_ssfifo_peek(const rnic_ssfifo *f, uint32_t queue)
 }
 
 /* Lowest-numbered non-empty queue at or after `from` (queue number = priority, 0 first);
- * RNIC_NONE when all are empty. Queues filled by this cycle's enqueue count as non-empty. */
+ * RNIC_NONE when all are empty. This is storage state: a queue filled by this cycle's
+ * enqueue counts, although it cannot be dequeued before the next cycle (see first_ready). */
 RNIC_INLINE uint32_t rnic_ssfifo_first_nonempty(const rnic_ssfifo *f, uint32_t from)
 {
     if (from >= f->nqueues)
         return RNIC_NONE;
     return rnic__bitmap_find_linear(f->nonempty, f->nqueues, from, false);
+}
+
+/* True when a dequeue of `queue` would find an entry this cycle: non-empty, and not only
+ * holding an entry that this cycle's enqueue put into an empty queue. */
+RNIC_INLINE bool rnic_ssfifo_ready(const rnic_ssfifo *f, uint32_t queue)
+{
+    return !rnic_ssfifo_empty(f, queue) && !(queue == f->fresh_queue && f->head[queue] == f->tail[queue]);
+}
+
+/* Lowest-numbered queue at or after `from` that a dequeue would succeed on this cycle: what
+ * a strict-priority scheduler serves. RNIC_NONE when none is ready. */
+RNIC_INLINE uint32_t rnic_ssfifo_first_ready(const rnic_ssfifo *f, uint32_t from)
+{
+    uint32_t q = rnic_ssfifo_first_nonempty(f, from);
+    if (q != RNIC_NONE && !rnic_ssfifo_ready(f, q)) /* only the fresh queue can be unready */
+        q = rnic_ssfifo_first_nonempty(f, q + 1u);
+    return q;
 }
 
 /* Algorithm 1: append `entry` to `queue`. Errors (state unchanged, counted): RNIC_EINVAL for
@@ -1129,16 +1183,16 @@ RNIC_INLINE rnic_err rnic_ssfifo_enqueue(rnic_ssfifo *f, uint32_t queue, uint32_
 }
 
 /* Algorithm 2: take the head of `queue` into *entry. Errors (state unchanged, counted):
- * RNIC_EINVAL for an unknown queue or NULL entry, RNIC_EEMPTY when the queue is empty (or
- * only holds an entry enqueued into it this cycle), RNIC_EBUSY when this cycle's dequeue port
- * is taken. */
+ * RNIC_EINVAL for an unknown queue or NULL entry, RNIC_EBUSY when this cycle's dequeue port
+ * is taken. RNIC_EEMPTY when the queue is not ready (empty, or only holding an entry enqueued
+ * into it this cycle): a status, not bad input, so it is not counted. */
 RNIC_INLINE rnic_err rnic_ssfifo_dequeue(rnic_ssfifo *f, uint32_t queue, uint32_t *entry)
 {
     uint32_t x;
     if (queue >= f->nqueues || !entry)
         return rnic_err_note(&f->errors, RNIC_EINVAL);
-    if (!rnic_bitmap_test(f->nonempty, queue) || (queue == f->fresh_queue && f->head[queue] == f->tail[queue]))
-        return rnic_err_note(&f->errors, RNIC_EEMPTY);
+    if (!rnic_ssfifo_ready(f, queue))
+        return RNIC_EEMPTY;
     if (f->deq_used) {
         f->stats.port_conflicts++;
         return rnic_err_note(&f->errors, RNIC_EBUSY);
@@ -1175,7 +1229,9 @@ RNIC_INLINE void rnic_ssfifo_tick(rnic_ssfifo *f)
 /* Bounded rings: the ports between engines. A push to a full ring is RNIC_EBUSY
  * (back-pressure, counted), never a silent drop; a pop from an empty ring is RNIC_EEMPTY.
  * Elements are copied in and out by value; capacity is any value >= 1 (not only powers of
- * two, so a port can match the hardware FIFO depth exactly). */
+ * two, so a port can match the hardware FIFO depth exactly). Slots lie at mem + i * elem_size
+ * (mem 8-byte aligned), so read elements through pop/memcpy unless elem_size is a multiple of
+ * the element's alignment. */
 /* (already inlined above: src/common/base.h) */
 /* (already inlined above: src/common/error.h) */
 
@@ -1201,7 +1257,7 @@ RNIC_INLINE size_t rnic_ring_mem_size(uint32_t elem_size, uint32_t capacity)
 RNIC_INLINE rnic_err rnic_ring_init(rnic_ring *r, uint32_t elem_size, uint32_t capacity, void *mem, size_t size)
 {
     size_t need = rnic_ring_mem_size(elem_size, capacity);
-    if (!r || !mem || need == 0)
+    if (!r || !mem || need == 0 || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)))
         return RNIC_EINVAL;
     if (size < (size_t)elem_size * capacity)
         return RNIC_ENOSPC;
@@ -1226,9 +1282,12 @@ RNIC_INLINE unsigned char *rnic__ring_slot(const rnic_ring *r, uint32_t i)
     return r->buf + (size_t)pos * r->elem_size;
 }
 
-/* Copy *elem in at the tail. RNIC_EBUSY when full (counted in rejected_full). */
+/* Copy *elem in at the tail. RNIC_EBUSY when full (counted in rejected_full); RNIC_EINVAL
+ * for a NULL element. */
 RNIC_INLINE rnic_err rnic_ring_push(rnic_ring *r, const void *elem)
 {
+    if (!elem)
+        return RNIC_EINVAL;
     if (r->count == r->capacity) {
         r->rejected_full++;
         return RNIC_EBUSY;
@@ -1295,7 +1354,7 @@ RNIC_INLINE void rnic_prng_seed(rnic_prng *p, uint64_t seed)
     p->s[3] = rnic_splitmix64(&x);
 }
 
-RNIC_INLINE uint64_t rnic__rotl64(uint64_t x, unsigned k) { return (x << k) | (x >> (64u - k)); }
+RNIC_INLINE uint64_t rnic__rotl64(uint64_t x, unsigned k) { return (x << (k & 63u)) | (x >> ((64u - k) & 63u)); }
 
 /* Next 64 random bits (xoshiro256**). */
 RNIC_INLINE uint64_t rnic_prng_next(rnic_prng *p)
@@ -1437,15 +1496,16 @@ RNIC_INLINE void rnic_trace_serialize(const rnic_trace_event *ev, unsigned char 
     rnic__put_le(out + 24, ev->b, 8);
 }
 /* ==== end src/common/trace.h ==== */
-#else /* the common core came from another rnicq header: it must be the same version */
-#if RNIC_COMMON_VERSION != 100
-#error "rnicq: transport.h needs common core version 100; a header of a different version was included first"
+#else /* the common core came from another rnicq header: it must be the same one */
+#if RNIC_COMMON_VERSION != 100 || RNIC_COMMON_ID != 0x13084dbdu
+#error "rnicq: transport.h needs common core version 100 (id 0x13084dbdu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
 /* ======================= transport.h interface ======================= */
 #ifndef TP_H_INCLUDED
 #define TP_H_INCLUDED
+RNIC_EXTERN_C_BEGIN
 /* ==== begin src/transport/api.h ==== */
 /* transport.h: linkage and version. */
 #define TP_VERSION_MAJOR 0
@@ -1453,16 +1513,22 @@ RNIC_INLINE void rnic_trace_serialize(const rnic_trace_event *ev, unsigned char 
 #define TP_VERSION_PATCH 0
 
 /* TP_API decorates every public function: extern by default, `static` when the user
- * defines TP_STATIC (then implement the header in each translation unit that uses it).
+ * defines TP_STATIC (then implement the header in each translation unit that uses it; the
+ * functions a unit does not call raise no unused-function warning).
  * Define TP_API yourself to add visibility or calling-convention attributes. */
 #ifndef TP_API
 #ifdef TP_STATIC
-#define TP_API static
+#define TP_API static RNIC__MAYBE_UNUSED
 #else
 #define TP_API extern
 #endif
 #endif
+
+/* The version of the transport.h implementation linked in, e.g. "transport.h 0.1.0 (common 100)".
+ * Compare it with TP_VERSION_* to catch a translation unit built from another release. */
+TP_API const char *tp_version(void);
 /* ==== end src/transport/api.h ==== */
+RNIC_EXTERN_C_END
 #endif /* TP_H_INCLUDED */
 
 /* ======================= transport.h implementation ======================= */
@@ -1501,22 +1567,36 @@ RNIC_INLINE uint64_t rnic__mix_hash64(const void *data, size_t len, uint64_t see
 }
 #define RNIC_HASH64(data, len, seed) rnic__mix_hash64((data), (len), (seed))
 #else
-/* Engines never allocate. xxHash 0.8.1's state allocators (which we never call) would
- * still make objects reference malloc/free at -O0; point them at local no-ops so that the
- * `nm` gates hold at every optimisation level. stdlib.h/string.h come first so that their
- * own declarations keep the real names. */
+/* Engines never allocate. xxHash 0.8.1 compiles its state allocators (XXH*_createState, which
+ * rnicq never calls) into this TU, and at -O0 they would make engine objects reference
+ * malloc/free. They are pointed at local no-ops while xxhash.h is read, so the `nm` gates
+ * hold at every optimisation level. Consequence, documented in README: in the TU that
+ * implements an rnicq header, xxHash's *_createState return NULL -- keep xxHash states on
+ * the stack there (XXH64_state_t + XXH64_reset), or define RNIC_HASH64 yourself. A malloc or
+ * free macro of the user's (a debug allocator) is saved and restored around this. */
 #include <stdlib.h>
 #include <string.h>
 static inline void *rnic__xxh_no_malloc(size_t n) { (void)n; return NULL; }
 static inline void rnic__xxh_no_free(void *p) { (void)p; }
+#pragma push_macro("malloc")
+#pragma push_macro("free")
+#undef malloc
+#undef free
 #define malloc(n) rnic__xxh_no_malloc(n)
 #define free(p) rnic__xxh_no_free(p)
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
+#define RNIC__DEFINED_XXH_INLINE_ALL
 #endif
 #include <xxhash.h>
+#ifdef RNIC__DEFINED_XXH_INLINE_ALL
+#undef XXH_INLINE_ALL
+#undef RNIC__DEFINED_XXH_INLINE_ALL
+#endif
 #undef malloc
 #undef free
+#pragma pop_macro("free")
+#pragma pop_macro("malloc")
 #define RNIC_HASH64(data, len, seed) XXH64((data), (len), (seed))
 #endif
 #endif
@@ -1544,4 +1624,17 @@ static inline void rnic_trace_digest_hook(void *user, const rnic_trace_event *ev
 }
 /* ==== end src/common/hash.h ==== */
 #endif /* RNIC__COMMON_IMPLEMENTATION_DONE */
+RNIC_EXTERN_C_BEGIN
+/* ==== begin src/transport/version.c ==== */
+/* transport.h: version of the implementation (see tp_version in the interface). */
+#define TP__STR2(x) #x
+#define TP__STR(x) TP__STR2(x)
+TP_API const char *tp_version(void)
+{
+    return "transport.h " TP__STR(TP_VERSION_MAJOR) "." TP__STR(TP_VERSION_MINOR) "." TP__STR(TP_VERSION_PATCH) " (common " TP__STR(RNIC_COMMON_VERSION) ")";
+}
+#undef TP__STR
+#undef TP__STR2
+/* ==== end src/transport/version.c ==== */
+RNIC_EXTERN_C_END
 #endif /* TP_IMPLEMENTATION */

@@ -115,7 +115,7 @@ static uint64_t exercise_common(uint64_t *mem, size_t mem_words, uint64_t seed)
     for (i = 0; i < 5000; i++) {
         uint32_t q = (uint32_t)rnic_prng_below(&prng, 66);
         rnic_ssfifo_enqueue(&fifo, q, (uint32_t)rnic_prng_below(&prng, 2048));
-        q = rnic_ssfifo_first_nonempty(&fifo, 0);
+        q = rnic_ssfifo_first_ready(&fifo, 0);
         if (q != RNIC_NONE && rnic_ssfifo_dequeue(&fifo, q, &entry) == RNIC_OK)
             rnic_trace_emit(&trace, i, 1, 2, q, entry, fifo.stats.forwards);
         rnic_ssfifo_tick(&fifo);

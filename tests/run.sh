@@ -57,6 +57,7 @@ prog() {
         f=0
     fi
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi # crashed or never reported
+    if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # ran no test case: that is a failure
     passed=$((passed + p))
     failed=$((failed + f))
     if [ "$f" -eq 0 ]; then
@@ -87,7 +88,10 @@ for cc in gcc clang portable; do
 done
 
 # ---- 3. determinism: one scenario, many builds, one digest ----
-digest_of() { grep -o 'digest [0-9a-f]*' "$LOGS/$1.log" | head -n 1; }
+# The scenario's digest and the XXH64 of a fixed string, pinned in tests/expected_digest.txt:
+# every build must print exactly that line. A deliberate change to the scenario or to a
+# common part's behaviour updates the file (and says so in its commit).
+digest_of() { grep -o 'digest [0-9a-f]* hash [0-9a-f]*' "$LOGS/$1.log" | head -n 1; }
 prog digest-gcc-O0 bash -c "gcc ${WARN[*]} -O0 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O0 && $OBJ/digest-gcc-O0"
 prog digest-gcc-O3 bash -c "gcc ${WARN[*]} -O3 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O3 && $OBJ/digest-gcc-O3"
 prog digest-clang-O2-san bash -c "clang ${WARN[*]} -O2 ${SAN[*]} -I. -Itests tests/digest.c -o $OBJ/digest-clang && $OBJ/digest-clang"
@@ -101,19 +105,23 @@ CXXWARN=(-std=c++11 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow)
 prog cxx-g++ bash -c "g++ ${CXXWARN[*]} -O1 ${SAN[*]} -I. -Itests tests/cxx_all.cpp -o $OBJ/cxx-g++ && $OBJ/cxx-g++"
 prog cxx-clang++ bash -c "clang++ ${CXXWARN[*]} -O1 ${SAN[*]} -I. -Itests tests/cxx_all.cpp -o $OBJ/cxx-clang++ && $OBJ/cxx-clang++"
 prog cxx-g++-digest-c-file bash -c "g++ -x c++ -std=c++11 -Wall -Wextra -Werror -O2 -I. -Itests tests/digest.c -o $OBJ/digest-cxx && $OBJ/digest-cxx"
-ref=$(digest_of digest-gcc-O0)
+ref=$(cat tests/expected_digest.txt)
 check_digests() {
-    [ -n "$ref" ] || { echo "no reference digest"; return 1; }
+    [ -n "$ref" ] || { echo "no pinned digest"; return 1; }
     local s d bad=0
-    for s in digest-gcc-O3 digest-clang-O2-san digest-gcc-m32 digest-gcc-portable-arith digest-gcc-O2-no-builtin cxx-g++ cxx-clang++ cxx-g++-digest-c-file; do
+    for s in digest-gcc-O0 digest-gcc-O3 digest-clang-O2-san digest-gcc-m32 digest-gcc-portable-arith digest-gcc-O2-no-builtin cxx-g++ cxx-clang++ cxx-g++-digest-c-file; do
         d=$(digest_of "$s")
         echo "$s: $d"
         [ "$d" = "$ref" ] || bad=1
     done
-    echo "reference (gcc -O0): $ref"
+    echo "pinned (tests/expected_digest.txt): $ref"
     return $bad
 }
 step determinism-same-digest-everywhere check_digests
+
+# ---- 4b. mixed C/C++ linking: C implementation called from C++, and the reverse ----
+prog mixed-c-impl-cxx-caller bash -c "gcc ${WARN[*]} -O1 -I. -c tests/mixed_impl.c -o $OBJ/mixed_impl.o && g++ ${CXXWARN[*]} -O1 -I. -Itests tests/mixed_user.cpp $OBJ/mixed_impl.o -o $OBJ/mixed1 && $OBJ/mixed1"
+prog mixed-cxx-impl-c-caller bash -c "gcc ${WARN[*]} -O1 -I. -c tests/mixed_user_c.c -o $OBJ/mixed_c.o && g++ ${CXXWARN[*]} -O1 -DMIXED_IMPLEMENT_HERE -I. -Itests tests/mixed_user.cpp $OBJ/mixed_c.o -o $OBJ/mixed2 && $OBJ/mixed2"
 
 # ---- 5. all headers twice in mixed order; strict warnings on the headers ----
 for cc in gcc clang; do
@@ -123,12 +131,13 @@ done
 # ---- 6. two TUs implementing different headers, linked; and *_STATIC mode ----
 for cc in gcc clang; do
     prog "link-two-implementations-$cc" bash -c "$cc ${WARN[*]} -O1 -I. -Itests tests/link_a.c tests/link_b.c tests/link_main.c -o $OBJ/link-$cc && $OBJ/link-$cc"
-    prog "link-static-mode-$cc" bash -c "$cc ${WARN[*]} -O1 -DRL_STATIC -DRQ_STATIC -DTP_STATIC -DHCC_STATIC -I. -Itests tests/link_a.c tests/link_b.c tests/link_main.c -o $OBJ/link-static-$cc && $OBJ/link-static-$cc"
+    # _STATIC mode: every unit implements, privately, each header it includes; they still link
+    prog "link-static-mode-$cc" bash -c "$cc ${WARN[*]} -O1 -DRL_STATIC -DRQ_STATIC -DTP_STATIC -DHCC_STATIC -DRNIC_IMPLEMENTATION -I. -Itests tests/link_a.c tests/link_b.c tests/link_main.c -o $OBJ/link-static-$cc && $OBJ/link-static-$cc && ! nm --defined-only -g $OBJ/link-static-$cc | grep -E ' (rl|rq|tp|hcc)_version\$'"
 done
 
-# ---- 7. a different common-core version must refuse to meet this one ----
-version_clash() {
-    sed 's/^#define RNIC_COMMON_VERSION [0-9]*$/#define RNIC_COMMON_VERSION 999999/' ratelimit.h >"$OBJ/old_ratelimit.h"
+# ---- 7. a different common core (version or content id) must refuse to meet this one ----
+version_clash() { # sed-expression
+    sed "$1" ratelimit.h >"$OBJ/old_ratelimit.h"
     printf '#include "%s/old_ratelimit.h"\n#include "rnicq.h"\nint main(void){return 0;}\n' "$PWD/$OBJ" >"$OBJ/clash.c"
     if gcc -std=c99 -I. -c "$OBJ/clash.c" -o "$OBJ/clash.o" 2>"$OBJ/clash.err"; then
         echo "two common-core versions were accepted together"
@@ -136,7 +145,10 @@ version_clash() {
     fi
     grep -q 'needs common core version' "$OBJ/clash.err"
 }
-step version-clash-is-an-error version_clash
+step version-clash-is-an-error version_clash 's/^#define RNIC_COMMON_VERSION [0-9]*$/#define RNIC_COMMON_VERSION 999999/'
+step common-id-clash-is-an-error version_clash 's/^#define RNIC_COMMON_ID 0x[0-9a-f]*u/#define RNIC_COMMON_ID 0x12345678u/'
+step same-common-core-meets-itself bash -c "printf '#include \"rnicq.h\"\n#include \"hostcc.h\"\nint main(void){return 0;}\n' | gcc -std=c99 -Werror -I. -x c - -o $OBJ/same"
+
 
 # ---- 8. freestanding rv32imac and Cortex-M4, no libc headers; symbol gates ----
 declare -A TARGET=(
@@ -186,7 +198,11 @@ hosted_gate() {
         return 1
     fi
     exp=$(nm --defined-only -g "$o" | awk '{print $NF}')
-    if [ -n "$exp" ] && echo "$exp" | grep -Evq "$PREFIX_RE"; then
+    echo "exported: $(echo $exp)"
+    for want in rl_version rq_version tp_version hcc_version; do # the gate must see real exports
+        echo "$exp" | grep -qx "$want" || { echo "missing export $want"; return 1; }
+    done
+    if echo "$exp" | grep -Evq "$PREFIX_RE"; then
         echo "unprefixed exported symbols: $(echo "$exp" | grep -Ev "$PREFIX_RE" | tr '\n' ' ')"
         return 1
     fi
@@ -194,6 +210,8 @@ hosted_gate() {
 for opt in -O0 -O2; do
     step "hosted-symbols$opt" hosted_gate "$opt"
 done
+step hosted-symbols-negative-control bash -c "gcc -O2 -c tests/gate_negative.c -o $OBJ/neg-hosted.o && nm --defined-only -g $OBJ/neg-hosted.o | awk '{print \$NF}' | grep -Evq '$PREFIX_RE'"
+
 
 # ---- 10. no unprefixed macro leaks from the headers ----
 macro_leaks() { # extra-defines allowed-regex

@@ -466,7 +466,7 @@ static void test_fifo_within_key(void)
         }
     }
     CHECK_EQ(rnic_bq_pop_min(&t.q, NULL, NULL), RNIC_EEMPTY);
-    CHECK_EQ(t.q.errors.by_cause[RNIC_EEMPTY], 1);
+    CHECK_EQ(t.q.errors.by_cause[RNIC_EEMPTY], 0); /* an empty poll is a status, not counted */
     CHECK_EQ(rnic_bq_insert(&t.q, 1, 0), RNIC_OK);
     CHECK_EQ(rnic_bq_pop_min(&t.q, NULL, NULL), RNIC_OK); /* NULL outputs are allowed */
     CHECK(rnic_bq_empty(&t.q));
@@ -726,7 +726,7 @@ static void test_bad_input(void)
                 CHECK_EQ(rnic_bq_pop_min(&t.q, &it, &k), RNIC_EEMPTY);
                 CHECK_EQ(it, 777); /* outputs untouched */
                 CHECK_EQ(k, 777);
-                snap_same(&s, &t, RNIC_EEMPTY);
+                snap_same(&s, &t, RNIC_OK); /* an empty poll counts nothing */
                 break;
             default: { /* the queries never fail loudly and count nothing */
                 rnic_err_stats before = t.q.errors;

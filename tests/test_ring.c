@@ -287,8 +287,10 @@ static void test_mem_size_and_init_errors(void)
     CHECK_EQ(rnic_ring_init(&r, 8, 16, mem, sizeof mem), RNIC_OK);
     CHECK_EQ(rnic_ring_init(&r, 3, 7, mem, 21), RNIC_OK); /* the exact product suffices */
     CHECK_EQ(rnic_ring_init(&r, 3, 7, mem, 20), RNIC_ENOSPC);
-    /* any alignment: elements are copied bytewise */
-    CHECK_EQ(rnic_ring_init(&r, 3, 7, (unsigned char *)mem + 1, 21), RNIC_OK);
+    /* memory must be 8-byte aligned, like every rnicq init */
+    CHECK_EQ(rnic_ring_init(&r, 3, 7, (unsigned char *)mem + 1, 21), RNIC_EINVAL);
+    CHECK_EQ(rnic_ring_init(&r, 3, 7, (unsigned char *)mem + 4, 21), RNIC_EINVAL);
+    CHECK_EQ(rnic_ring_init(&r, 3, 7, mem, 21), RNIC_OK);
     {
         unsigned char in[3] = { 1, 2, 3 }, out[3] = { 0, 0, 0 };
         CHECK_EQ(rnic_ring_push(&r, in), RNIC_OK);

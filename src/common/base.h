@@ -28,9 +28,11 @@
 #define RNIC_NONE UINT32_MAX
 
 #if defined(__GNUC__) || defined(__clang__)
+#define RNIC__MAYBE_UNUSED __attribute__((unused))
 #define RNIC__LIKELY(x) __builtin_expect(!!(x), 1)
 #define RNIC__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
+#define RNIC__MAYBE_UNUSED
 #define RNIC__LIKELY(x) (x)
 #define RNIC__UNLIKELY(x) (x)
 #endif

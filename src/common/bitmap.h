@@ -5,6 +5,10 @@
  * Storage is the caller's: uint64_t words, bit i in word i/64 at position i%64; bits at
  * positions >= nbits in the last word are kept zero by every function here.
  *
+ * These are hot-path primitives with stated preconditions (an index or start < nbits, a
+ * count <= nbits, 1 <= nbits <= 2^32 - 64), checked by RNIC_ASSERT in RNIC_DEBUG builds (the
+ * test suite's); engines validate their inputs before they reach them.
+ *
  * Find-first from a moving head uses Tonic's pre-processing (App. C): mask off the bits
  * before the head and search from zero; if nothing is found, search the unmasked bitmap
  * from zero. Both searches have the head fixed at zero, so no per-layer head arithmetic. */
@@ -75,7 +79,9 @@ RNIC_INLINE void rnic__bitmap_fill_linear(uint64_t *w, uint32_t start, uint32_t 
  * Requires start < nbits and count <= nbits. */
 RNIC_INLINE void rnic_bitmap_assign_range(uint64_t *w, uint32_t nbits, uint32_t start, uint32_t count, bool value)
 {
-    uint32_t first = nbits - start < count ? nbits - start : count;
+    uint32_t first;
+    RNIC_ASSERT(start < nbits && count <= nbits);
+    first = nbits - start < count ? nbits - start : count;
     rnic__bitmap_fill_linear(w, start, start + first, value);
     rnic__bitmap_fill_linear(w, 0, count - first, value);
 }
@@ -112,7 +118,9 @@ RNIC_INLINE uint32_t rnic__bitmap_count_linear(const uint64_t *w, uint32_t start
 /* Number of set bits among `count` bits from `start`, wrapping (start < nbits, count <= nbits). */
 RNIC_INLINE uint32_t rnic_bitmap_count_range(const uint64_t *w, uint32_t nbits, uint32_t start, uint32_t count)
 {
-    uint32_t first = nbits - start < count ? nbits - start : count;
+    uint32_t first;
+    RNIC_ASSERT(start < nbits && count <= nbits);
+    first = nbits - start < count ? nbits - start : count;
     return rnic__bitmap_count_linear(w, start, start + first) + rnic__bitmap_count_linear(w, 0, count - first);
 }
 
@@ -141,13 +149,17 @@ RNIC_INLINE uint32_t rnic__bitmap_find_linear(const uint64_t *w, uint32_t nbits,
  * bitmap is empty. */
 RNIC_INLINE uint32_t rnic_bitmap_ffs_from(const uint64_t *w, uint32_t nbits, uint32_t head)
 {
-    uint32_t i = rnic__bitmap_find_linear(w, nbits, head, false);
+    uint32_t i;
+    RNIC_ASSERT(head < nbits);
+    i = rnic__bitmap_find_linear(w, nbits, head, false);
     return i != RNIC_NONE ? i : rnic__bitmap_find_linear(w, nbits, 0, false);
 }
 
 /* First clear bit at or after `head` going around the ring; RNIC_NONE if all bits are set. */
 RNIC_INLINE uint32_t rnic_bitmap_ffz_from(const uint64_t *w, uint32_t nbits, uint32_t head)
 {
-    uint32_t i = rnic__bitmap_find_linear(w, nbits, head, true);
+    uint32_t i;
+    RNIC_ASSERT(head < nbits);
+    i = rnic__bitmap_find_linear(w, nbits, head, true);
     return i != RNIC_NONE ? i : rnic__bitmap_find_linear(w, nbits, 0, true);
 }

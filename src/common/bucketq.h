@@ -247,12 +247,13 @@ RNIC_INLINE uint32_t rnic_bq_bucket_next(const rnic_bq *q, uint32_t item)
     return item < q->nitems ? q->next[item] : RNIC_NONE;
 }
 
-/* Remove and return the oldest item of the smallest key. RNIC_EEMPTY when empty. */
+/* Remove and return the oldest item of the smallest key. RNIC_EEMPTY when empty (a status,
+ * not bad input: not counted). */
 RNIC_INLINE rnic_err rnic_bq_pop_min(rnic_bq *q, uint32_t *item, uint32_t *key)
 {
     uint32_t k = rnic_bq_min_key(q), it;
     if (k == RNIC_NONE)
-        return rnic_err_note(&q->errors, RNIC_EEMPTY);
+        return RNIC_EEMPTY;
     it = q->bucket_head[k];
     rnic_bq_remove(q, it);
     if (item)

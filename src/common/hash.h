@@ -25,22 +25,36 @@ RNIC_INLINE uint64_t rnic__mix_hash64(const void *data, size_t len, uint64_t see
 }
 #define RNIC_HASH64(data, len, seed) rnic__mix_hash64((data), (len), (seed))
 #else
-/* Engines never allocate. xxHash 0.8.1's state allocators (which we never call) would
- * still make objects reference malloc/free at -O0; point them at local no-ops so that the
- * `nm` gates hold at every optimisation level. stdlib.h/string.h come first so that their
- * own declarations keep the real names. */
+/* Engines never allocate. xxHash 0.8.1 compiles its state allocators (XXH*_createState, which
+ * rnicq never calls) into this TU, and at -O0 they would make engine objects reference
+ * malloc/free. They are pointed at local no-ops while xxhash.h is read, so the `nm` gates
+ * hold at every optimisation level. Consequence, documented in README: in the TU that
+ * implements an rnicq header, xxHash's *_createState return NULL -- keep xxHash states on
+ * the stack there (XXH64_state_t + XXH64_reset), or define RNIC_HASH64 yourself. A malloc or
+ * free macro of the user's (a debug allocator) is saved and restored around this. */
 #include <stdlib.h>
 #include <string.h>
 static inline void *rnic__xxh_no_malloc(size_t n) { (void)n; return NULL; }
 static inline void rnic__xxh_no_free(void *p) { (void)p; }
+#pragma push_macro("malloc")
+#pragma push_macro("free")
+#undef malloc
+#undef free
 #define malloc(n) rnic__xxh_no_malloc(n)
 #define free(p) rnic__xxh_no_free(p)
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
+#define RNIC__DEFINED_XXH_INLINE_ALL
 #endif
 #include <xxhash.h>
+#ifdef RNIC__DEFINED_XXH_INLINE_ALL
+#undef XXH_INLINE_ALL
+#undef RNIC__DEFINED_XXH_INLINE_ALL
+#endif
 #undef malloc
 #undef free
+#pragma pop_macro("free")
+#pragma pop_macro("malloc")
 #define RNIC_HASH64(data, len, seed) XXH64((data), (len), (seed))
 #endif
 #endif

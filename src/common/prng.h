@@ -26,7 +26,7 @@ RNIC_INLINE void rnic_prng_seed(rnic_prng *p, uint64_t seed)
     p->s[3] = rnic_splitmix64(&x);
 }
 
-RNIC_INLINE uint64_t rnic__rotl64(uint64_t x, unsigned k) { return (x << k) | (x >> (64u - k)); }
+RNIC_INLINE uint64_t rnic__rotl64(uint64_t x, unsigned k) { return (x << (k & 63u)) | (x >> ((64u - k) & 63u)); }
 
 /* Next 64 random bits (xoshiro256**). */
 RNIC_INLINE uint64_t rnic_prng_next(rnic_prng *p)

@@ -1,7 +1,9 @@
 /* Bounded rings: the ports between engines. A push to a full ring is RNIC_EBUSY
  * (back-pressure, counted), never a silent drop; a pop from an empty ring is RNIC_EEMPTY.
  * Elements are copied in and out by value; capacity is any value >= 1 (not only powers of
- * two, so a port can match the hardware FIFO depth exactly). */
+ * two, so a port can match the hardware FIFO depth exactly). Slots lie at mem + i * elem_size
+ * (mem 8-byte aligned), so read elements through pop/memcpy unless elem_size is a multiple of
+ * the element's alignment. */
 #include "base.h"
 #include "error.h"
 
@@ -27,7 +29,7 @@ RNIC_INLINE size_t rnic_ring_mem_size(uint32_t elem_size, uint32_t capacity)
 RNIC_INLINE rnic_err rnic_ring_init(rnic_ring *r, uint32_t elem_size, uint32_t capacity, void *mem, size_t size)
 {
     size_t need = rnic_ring_mem_size(elem_size, capacity);
-    if (!r || !mem || need == 0)
+    if (!r || !mem || need == 0 || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)))
         return RNIC_EINVAL;
     if (size < (size_t)elem_size * capacity)
         return RNIC_ENOSPC;
@@ -52,9 +54,12 @@ RNIC_INLINE unsigned char *rnic__ring_slot(const rnic_ring *r, uint32_t i)
     return r->buf + (size_t)pos * r->elem_size;
 }
 
-/* Copy *elem in at the tail. RNIC_EBUSY when full (counted in rejected_full). */
+/* Copy *elem in at the tail. RNIC_EBUSY when full (counted in rejected_full); RNIC_EINVAL
+ * for a NULL element. */
 RNIC_INLINE rnic_err rnic_ring_push(rnic_ring *r, const void *elem)
 {
+    if (!elem)
+        return RNIC_EINVAL;
     if (r->count == r->capacity) {
         r->rejected_full++;
         return RNIC_EBUSY;

@@ -32,7 +32,9 @@ RNIC_INLINE int64_t rnic_cycle_diff(rnic_cycle a, rnic_cycle b)
 RNIC_INLINE rnic_cycle rnic_cycle_max(rnic_cycle a, rnic_cycle b) { return rnic_cycle_before(a, b) ? b : a; }
 RNIC_INLINE rnic_cycle rnic_cycle_min(rnic_cycle a, rnic_cycle b) { return rnic_cycle_before(a, b) ? a : b; }
 
-/* ---- N-bit sequence numbers, 1 <= bits <= 32 (PSN: 24, block sequence numbers: 12/14) ---- */
+/* ---- N-bit sequence numbers, 1 <= bits <= 32 (PSN: 24, block sequence numbers: 12/14) ----
+ * `bits` is a compile-time property of a protocol field; outside 1..32 it is a programming
+ * error, caught by RNIC_ASSERT in RNIC_DEBUG builds. */
 
 RNIC_INLINE uint32_t rnic_seq_mask(unsigned bits)
 {
@@ -55,6 +57,7 @@ RNIC_INLINE uint32_t rnic_seq_dist(uint32_t a, uint32_t b, unsigned bits)
 RNIC_INLINE bool rnic_seq_lt(uint32_t a, uint32_t b, unsigned bits)
 {
     uint32_t d = rnic_seq_dist(a, b, bits);
+    RNIC_ASSERT(bits >= 1 && bits <= 32);
     return d != 0 && d < ((uint32_t)1 << (bits - 1u));
 }
 
@@ -66,7 +69,9 @@ RNIC_INLINE bool rnic_seq_le(uint32_t a, uint32_t b, unsigned bits)
 /* Signed distance a - b in [-2^(bits-1), 2^(bits-1)). */
 RNIC_INLINE int32_t rnic_seq_diff(uint32_t a, uint32_t b, unsigned bits)
 {
-    uint32_t d = rnic_seq_dist(b, a, bits), half = (uint32_t)1 << (bits - 1u);
+    uint32_t d = rnic_seq_dist(b, a, bits), half;
+    RNIC_ASSERT(bits >= 1 && bits <= 32);
+    half = (uint32_t)1 << (bits - 1u);
     return d < half ? (int32_t)d : -(int32_t)(rnic_seq_mask(bits) - d) - 1;
 }
 

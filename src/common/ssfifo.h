@@ -128,12 +128,30 @@ RNIC_INLINE uint32_t rnic_ssfifo_peek(const rnic_ssfifo *f, uint32_t queue)
 }
 
 /* Lowest-numbered non-empty queue at or after `from` (queue number = priority, 0 first);
- * RNIC_NONE when all are empty. Queues filled by this cycle's enqueue count as non-empty. */
+ * RNIC_NONE when all are empty. This is storage state: a queue filled by this cycle's
+ * enqueue counts, although it cannot be dequeued before the next cycle (see first_ready). */
 RNIC_INLINE uint32_t rnic_ssfifo_first_nonempty(const rnic_ssfifo *f, uint32_t from)
 {
     if (from >= f->nqueues)
         return RNIC_NONE;
     return rnic__bitmap_find_linear(f->nonempty, f->nqueues, from, false);
+}
+
+/* True when a dequeue of `queue` would find an entry this cycle: non-empty, and not only
+ * holding an entry that this cycle's enqueue put into an empty queue. */
+RNIC_INLINE bool rnic_ssfifo_ready(const rnic_ssfifo *f, uint32_t queue)
+{
+    return !rnic_ssfifo_empty(f, queue) && !(queue == f->fresh_queue && f->head[queue] == f->tail[queue]);
+}
+
+/* Lowest-numbered queue at or after `from` that a dequeue would succeed on this cycle: what
+ * a strict-priority scheduler serves. RNIC_NONE when none is ready. */
+RNIC_INLINE uint32_t rnic_ssfifo_first_ready(const rnic_ssfifo *f, uint32_t from)
+{
+    uint32_t q = rnic_ssfifo_first_nonempty(f, from);
+    if (q != RNIC_NONE && !rnic_ssfifo_ready(f, q)) /* only the fresh queue can be unready */
+        q = rnic_ssfifo_first_nonempty(f, q + 1u);
+    return q;
 }
 
 /* Algorithm 1: append `entry` to `queue`. Errors (state unchanged, counted): RNIC_EINVAL for
@@ -168,16 +186,16 @@ RNIC_INLINE rnic_err rnic_ssfifo_enqueue(rnic_ssfifo *f, uint32_t queue, uint32_
 }
 
 /* Algorithm 2: take the head of `queue` into *entry. Errors (state unchanged, counted):
- * RNIC_EINVAL for an unknown queue or NULL entry, RNIC_EEMPTY when the queue is empty (or
- * only holds an entry enqueued into it this cycle), RNIC_EBUSY when this cycle's dequeue port
- * is taken. */
+ * RNIC_EINVAL for an unknown queue or NULL entry, RNIC_EBUSY when this cycle's dequeue port
+ * is taken. RNIC_EEMPTY when the queue is not ready (empty, or only holding an entry enqueued
+ * into it this cycle): a status, not bad input, so it is not counted. */
 RNIC_INLINE rnic_err rnic_ssfifo_dequeue(rnic_ssfifo *f, uint32_t queue, uint32_t *entry)
 {
     uint32_t x;
     if (queue >= f->nqueues || !entry)
         return rnic_err_note(&f->errors, RNIC_EINVAL);
-    if (!rnic_bitmap_test(f->nonempty, queue) || (queue == f->fresh_queue && f->head[queue] == f->tail[queue]))
-        return rnic_err_note(&f->errors, RNIC_EEMPTY);
+    if (!rnic_ssfifo_ready(f, queue))
+        return RNIC_EEMPTY;
     if (f->deq_used) {
         f->stats.port_conflicts++;
         return rnic_err_note(&f->errors, RNIC_EBUSY);
