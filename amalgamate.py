@@ -51,7 +51,7 @@ MANIFEST = {
         "prefix": "RL",
         "manual": "src/ratelimit/manual.h",
         "interface": ["src/ratelimit/api.h"],
-        "implementation": ["src/ratelimit/version.c"],
+        "implementation": ["src/ratelimit/version.c", "src/ratelimit/engine.c"],
     },
     "rnicq.h": {
         "prefix": "RQ",
