@@ -99,7 +99,9 @@ RL_API size_t rl_mem_per_qp(const rl_config *cfg)
     return sizeof(rl_qp) + sizeof(rl_qp_stats) + 2u * sizeof(uint64_t) + sizeof(uint32_t) + 2u * sizeof(uint32_t);
 }
 
-/* Phi, inc = max(1, Phi) and Lambda = L / inc after the active rate sum changed. */
+/* Phi, inc = max(1, Phi) and Lambda = (L + height + 1) / inc after the active rate sum changed:
+ * the lookahead covers the whole reactivation path (P-heap dequeue, FIFO -> fetch issue, the
+ * PCIe read), so a rescheduled QP's WQEs are back by its next packet's start. */
 static void rl__update_phi(rl *r)
 {
     rnic_q32 phi = 0;
@@ -107,7 +109,7 @@ static void rl__update_phi(rl *r)
         phi = 0; /* a sum too small to represent is Phi = 0 (inc = 1 anyway) */
     r->phi = phi;
     r->inc = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE;
-    r->lookahead = rnic_udiv128_64(r->cfg.pcie_latency, 0, r->inc, NULL);
+    r->lookahead = rnic_udiv128_64((uint64_t)r->cfg.pcie_latency + r->heap_height + 1u, 0, r->inc, NULL);
     if (phi > r->stats.max_phi_q32)
         r->stats.max_phi_q32 = phi;
 }
@@ -141,6 +143,7 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     RNIC_MEMSET(r, 0, sizeof *r);
     r->cfg = *cfg;
     rl__layout(cfg, r, (unsigned char *)mem);
+    r->heap_height = rl__height(cfg->max_qps);
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
     r->link_cpb = link_cpb;
     for (i = 0; i < cfg->max_qps; i++) {
@@ -151,7 +154,6 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
         q->credit = 1;
         r->qp_stats[i].packets = r->qp_stats[i].bytes = 0;
     }
-    r->heap_height = rl__height(cfg->max_qps);
     rl__update_phi(r);
     r->A_mono = rl__activation(r);
     return RNIC_OK;
@@ -493,7 +495,8 @@ static void rl__transmit(rl *r)
     if (rnic_ftime_before(r->link_t, now_t))
         r->link_t = now_t;
     rnic_ftime_add_bytes(&r->link_t, d->len, r->link_cpb);
-    r->link_free = rnic_ftime_ceil(r->link_t);
+    r->link_free = r->link_t.cycle; /* idle from the cycle in which this packet ends: the next
+                                     * one continues on the wire at link_t, back to back */
     rnic_bitmap_clear(r->desc_used, i);
     rnic_bitmap_clear(r->desc_eligible, i);
     r->desc_count--;
