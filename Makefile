@@ -49,6 +49,10 @@ figures:
 	./build/fixed_point_range --csv build/fixed_point_range.csv > /dev/null
 	gnuplot -e "csv='build/fixed_point_range.csv'; out='docs/figures/fixed_point_error.png'" docs/figures/fixed_point_error.gp
 	@echo "wrote docs/figures/fixed_point_error.png"
+	@$(MAKE) --no-print-directory build/tassel_accuracy
+	./build/tassel_accuracy --csv build/tassel_accuracy.csv > /dev/null
+	gnuplot -e "csv='build/tassel_accuracy.csv'; out='docs/figures/tassel_fig7.png'" docs/figures/tassel_fig7.gp
+	@echo "wrote docs/figures/tassel_fig7.png"
 
 headers:
 	python3 amalgamate.py

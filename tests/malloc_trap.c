@@ -41,6 +41,52 @@ static void test_no_allocation_after_init(void)
     free(mem);
 }
 
+/* An endless backlog of 3000-byte messages for every QP. */
+static uint32_t trap_source(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
+{
+    uint32_t i;
+    (void)user;
+    for (i = 0; i < max; i++) {
+        out[i].id = qp * 1000u + seq + i;
+        out[i].len = 3000u;
+    }
+    return max;
+}
+
+static void test_rate_limiter_ticks_without_allocating(void)
+{
+    static rl r;
+    rl_config cfg;
+    rl_tx tx;
+    void *mem;
+    uint32_t qp;
+    uint64_t sent = 0;
+    rl_config_default(&cfg);
+    cfg.max_qps = 64;
+    cfg.fetch = trap_source;
+    mem = malloc(rl_mem_size(&cfg));
+    CHECK(mem != NULL && rl_init(&r, &cfg, mem, rl_mem_size(&cfg)) == RNIC_OK);
+    trap_armed = 1;
+    for (qp = 0; qp < 64; qp++) { /* oversubscribed: 64 x 3 Gb/s on 100 Gb/s... and some slow */
+        rl_push_rate(&r, qp, qp % 2 ? 3000000000ull : 100000000ull);
+        rl_push_doorbell(&r, qp);
+    }
+    while (rl_now(&r) < 200000) {
+        if (rl_now(&r) % 5000 == 0)
+            rl_push_rate(&r, rl_now(&r) / 5000 % 64, 5000000000ull);
+        rl_tick(&r);
+        while (rl_pop_tx(&r, &tx) == RNIC_OK)
+            sent++;
+    }
+    rl_advance(&r, 1000000);
+    while (rl_pop_tx(&r, &tx) == RNIC_OK)
+        sent++;
+    trap_armed = 0;
+    CHECK(sent > 1000);
+    CHECK_EQ(trapped, 0);
+    free(mem);
+}
+
 static void test_trap_catches_an_allocation(void)
 {
     void *volatile p; /* volatile: the compiler may not elide the malloc/free pair */
@@ -55,6 +101,7 @@ static void test_trap_catches_an_allocation(void)
 int main(void)
 {
     RUN(test_no_allocation_after_init);
+    RUN(test_rate_limiter_ticks_without_allocating);
     RUN(test_trap_catches_an_allocation);
     return test_summary();
 }
