@@ -54,7 +54,7 @@
  *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
  *   software timeline is a binary heap (exact P-heap order, its hardware timing modelled).
  *   A start time beyond the horizon cannot occur: a packet's span is at most
- *   mtu * cpb(min_rate) < 2^63 cycles (checked in rl_init), and times wrap modulo 2^64.
+ *   mtu * cpb < 2^16 * 2^32 = 2^48 cycles by construction, and times wrap modulo 2^64.
  *   No packet payload, no transport: it decides who sends what, when.
  *
  * ERRORS
