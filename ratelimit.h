@@ -1628,6 +1628,7 @@ typedef struct rl_stats {
     uint64_t doorbells, rate_updates, credit_updates;
     uint64_t fetches, wqes_fetched, packets_computed, packets_dropped; /* dropped: fetch-and-drop, refetched later */
     uint64_t desc_full;         /* rounds cut short by a full descriptor buffer */
+    uint64_t fetch_gated;       /* cycles a queued QP waited: no descriptor slot for its fetch */
     uint64_t heap_ops;          /* P-heap operations started */
     uint64_t tx_stalls;         /* cycles a packet was ready but the TX port was full */
     uint64_t event_port_full;   /* pushes refused with RNIC_EBUSY */
@@ -1681,7 +1682,8 @@ typedef struct rl_qp { /* per-QP scheduling state */
     uint64_t resched;   /* timeline key while DORMANT: reschedule time, whole virtual cycle */
     uint32_t wqe_seq;   /* cursor: next WQE (sequence number at the source) ... */
     uint32_t offset;    /* ... and byte offset in it */
-    uint8_t state, credit, doorbell_pending, outstanding;
+    uint16_t outstanding; /* descriptors held (up to desc_capacity = 256) */
+    uint8_t state, credit, doorbell_pending;
 } rl_qp;
 
 typedef struct rl_desc { /* one urgent packet in the descriptor buffer */
@@ -1712,7 +1714,7 @@ struct rl {
     uint64_t now;
     rnic_ftime T;           /* virtual system time */
     rnic_ftime A_mono;      /* largest activation time seen */
-    rnic_q32 inc;           /* max(1, Phi) */
+    rnic_q32 inc;           /* system-time step per cycle: 1 / max(1, Phi) */
     rnic_q32 phi;           /* Phi */
     rnic_q32 lookahead;     /* Lambda = L / max(1, Phi) */
     rnic_q32 link_cpb;
@@ -1954,17 +1956,20 @@ RL_API size_t rl_mem_per_qp(const rl_config *cfg)
     return sizeof(rl_qp) + sizeof(rl_qp_stats) + 2u * sizeof(uint64_t) + sizeof(uint32_t) + 2u * sizeof(uint32_t);
 }
 
-/* Phi, inc = max(1, Phi) and Lambda = (L + height + 1) / inc after the active rate sum changed:
+/* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
+ * sum changed. Under oversubscription the system time slows down by Phi, so every QP becomes
+ * eligible at rate / Phi and the link is shared in proportion to the rates (Fig. 8b);
  * the lookahead covers the whole reactivation path (P-heap dequeue, FIFO -> fetch issue, the
  * PCIe read), so a rescheduled QP's WQEs are back by its next packet's start. */
 static void rl__update_phi(rl *r)
 {
-    rnic_q32 phi = 0;
+    rnic_q32 phi = 0, over;
     if (r->sum_active_bps && rnic_q32_ratio(r->sum_active_bps, r->cfg.link_bps, &phi) != RNIC_OK)
         phi = 0; /* a sum too small to represent is Phi = 0 (inc = 1 anyway) */
     r->phi = phi;
-    r->inc = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE;
-    r->lookahead = rnic_udiv128_64((uint64_t)r->cfg.pcie_latency + r->heap_height + 1u, 0, r->inc, NULL);
+    over = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE; /* max(1, Phi) */
+    r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
+    r->lookahead = rnic_udiv128_64((uint64_t)r->cfg.pcie_latency + r->heap_height + 1u, 0, over, NULL);
     if (phi > r->stats.max_phi_q32)
         r->stats.max_phi_q32 = phi;
 }
@@ -2376,6 +2381,14 @@ static void rl__issue_fetch(rl *r)
 {
     uint32_t qp;
     rl_timed_qp f;
+    /* a fetch is issued only when the buffer will have a slot for it: one free slot reserved
+     * per fetch in flight (without the gate, rounds that find the buffer full refetch in a
+     * loop: ~40 PCIe reads per packet sent when over k QPs have urgent packets) */
+    if (r->desc_count + rnic_ring_count(&r->fetches) >= r->cfg.desc_capacity) {
+        if (!rnic_ring_empty(&r->schedule))
+            r->stats.fetch_gated++;
+        return;
+    }
     if (rnic_ring_pop(&r->schedule, &qp) != RNIC_OK)
         return;
     if (!r->qps[qp].credit) {
@@ -2441,7 +2454,8 @@ RL_API uint64_t rl_next_event(const rl *r)
     const rl_timed_qp *tq;
     const rl_heap_insert *hi;
     uint32_t wi;
-    if (!rnic_ring_empty(&r->events) || !rnic_ring_empty(&r->schedule))
+    if (!rnic_ring_empty(&r->events) ||
+        (!rnic_ring_empty(&r->schedule) && r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity))
         return r->now;
 #define RL__MIN(x)         \
     do {                   \
@@ -2496,6 +2510,8 @@ RL_API void rl_advance(rl *r, uint64_t cycles)
                 if (from < r->now + skip)
                     r->stats.tx_stalls += r->now + skip - from;
             }
+            if (!rnic_ring_empty(&r->schedule)) /* queued QPs wait at the fetch gate meanwhile */
+                r->stats.fetch_gated += skip;
             rnic_ftime_add_bytes(&r->T, skip, r->inc);
             rl__update_activation(r);
             r->now += skip;

@@ -69,6 +69,7 @@ typedef struct rl_stats {
     uint64_t doorbells, rate_updates, credit_updates;
     uint64_t fetches, wqes_fetched, packets_computed, packets_dropped; /* dropped: fetch-and-drop, refetched later */
     uint64_t desc_full;         /* rounds cut short by a full descriptor buffer */
+    uint64_t fetch_gated;       /* cycles a queued QP waited: no descriptor slot for its fetch */
     uint64_t heap_ops;          /* P-heap operations started */
     uint64_t tx_stalls;         /* cycles a packet was ready but the TX port was full */
     uint64_t event_port_full;   /* pushes refused with RNIC_EBUSY */
@@ -122,7 +123,8 @@ typedef struct rl_qp { /* per-QP scheduling state */
     uint64_t resched;   /* timeline key while DORMANT: reschedule time, whole virtual cycle */
     uint32_t wqe_seq;   /* cursor: next WQE (sequence number at the source) ... */
     uint32_t offset;    /* ... and byte offset in it */
-    uint8_t state, credit, doorbell_pending, outstanding;
+    uint16_t outstanding; /* descriptors held (up to desc_capacity = 256) */
+    uint8_t state, credit, doorbell_pending;
 } rl_qp;
 
 typedef struct rl_desc { /* one urgent packet in the descriptor buffer */
@@ -153,7 +155,7 @@ struct rl {
     uint64_t now;
     rnic_ftime T;           /* virtual system time */
     rnic_ftime A_mono;      /* largest activation time seen */
-    rnic_q32 inc;           /* max(1, Phi) */
+    rnic_q32 inc;           /* system-time step per cycle: 1 / max(1, Phi) */
     rnic_q32 phi;           /* Phi */
     rnic_q32 lookahead;     /* Lambda = L / max(1, Phi) */
     rnic_q32 link_cpb;

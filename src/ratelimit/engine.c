@@ -99,17 +99,20 @@ RL_API size_t rl_mem_per_qp(const rl_config *cfg)
     return sizeof(rl_qp) + sizeof(rl_qp_stats) + 2u * sizeof(uint64_t) + sizeof(uint32_t) + 2u * sizeof(uint32_t);
 }
 
-/* Phi, inc = max(1, Phi) and Lambda = (L + height + 1) / inc after the active rate sum changed:
+/* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
+ * sum changed. Under oversubscription the system time slows down by Phi, so every QP becomes
+ * eligible at rate / Phi and the link is shared in proportion to the rates (Fig. 8b);
  * the lookahead covers the whole reactivation path (P-heap dequeue, FIFO -> fetch issue, the
  * PCIe read), so a rescheduled QP's WQEs are back by its next packet's start. */
 static void rl__update_phi(rl *r)
 {
-    rnic_q32 phi = 0;
+    rnic_q32 phi = 0, over;
     if (r->sum_active_bps && rnic_q32_ratio(r->sum_active_bps, r->cfg.link_bps, &phi) != RNIC_OK)
         phi = 0; /* a sum too small to represent is Phi = 0 (inc = 1 anyway) */
     r->phi = phi;
-    r->inc = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE;
-    r->lookahead = rnic_udiv128_64((uint64_t)r->cfg.pcie_latency + r->heap_height + 1u, 0, r->inc, NULL);
+    over = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE; /* max(1, Phi) */
+    r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
+    r->lookahead = rnic_udiv128_64((uint64_t)r->cfg.pcie_latency + r->heap_height + 1u, 0, over, NULL);
     if (phi > r->stats.max_phi_q32)
         r->stats.max_phi_q32 = phi;
 }
@@ -521,6 +524,14 @@ static void rl__issue_fetch(rl *r)
 {
     uint32_t qp;
     rl_timed_qp f;
+    /* a fetch is issued only when the buffer will have a slot for it: one free slot reserved
+     * per fetch in flight (without the gate, rounds that find the buffer full refetch in a
+     * loop: ~40 PCIe reads per packet sent when over k QPs have urgent packets) */
+    if (r->desc_count + rnic_ring_count(&r->fetches) >= r->cfg.desc_capacity) {
+        if (!rnic_ring_empty(&r->schedule))
+            r->stats.fetch_gated++;
+        return;
+    }
     if (rnic_ring_pop(&r->schedule, &qp) != RNIC_OK)
         return;
     if (!r->qps[qp].credit) {
@@ -586,7 +597,8 @@ RL_API uint64_t rl_next_event(const rl *r)
     const rl_timed_qp *tq;
     const rl_heap_insert *hi;
     uint32_t wi;
-    if (!rnic_ring_empty(&r->events) || !rnic_ring_empty(&r->schedule))
+    if (!rnic_ring_empty(&r->events) ||
+        (!rnic_ring_empty(&r->schedule) && r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity))
         return r->now;
 #define RL__MIN(x)         \
     do {                   \
@@ -641,6 +653,8 @@ RL_API void rl_advance(rl *r, uint64_t cycles)
                 if (from < r->now + skip)
                     r->stats.tx_stalls += r->now + skip - from;
             }
+            if (!rnic_ring_empty(&r->schedule)) /* queued QPs wait at the fetch gate meanwhile */
+                r->stats.fetch_gated += skip;
             rnic_ftime_add_bytes(&r->T, skip, r->inc);
             rl__update_activation(r);
             r->now += skip;

@@ -1,0 +1,1962 @@
+/* Independent brute-force reference of the Tassel model (docs/tassel_model.md) and
+ * differential tests of ratelimit.h against it.
+ *
+ * The reference below uses nothing of the engine but its public types (rl_config, rl_wqe,
+ * rl_tx, the fetch callback): plain arrays, O(N) scans every cycle, and its own fixed-point
+ * arithmetic in unsigned __int128 (every time is a u128 in units of 2^-32 cycles).
+ * Where docs/tassel_model.md can be read two ways, the reference takes the most literal
+ * reading; each such place is marked "(literal)".
+ *
+ * Tests: (1) differential -- random and edge configurations and workloads pushed to the
+ * engine and the reference alike, every push code, fetch callback, Phi and TX record
+ * compared cycle by cycle, counters at the end; (2) fast-forward -- rl_advance against
+ * rl_tick, and rl_next_event against the cycles that do something; (3) paper-level sanity
+ * of the reference alone (single-QP pacing, Phi = 2 sharing); (4) refused input and bad
+ * configurations.
+ *
+ * Replay one differential workload: RL_REF_WSEED=<workload seed printed on failure>
+ * (RL_REF_EDGE=<i> for an edge configuration; RL_REF_TRACE=1 for a per-cycle trace of the
+ * reference); one fast-forward workload: RL_REF_FF_WSEED=<seed>. */
+#define RNIC_IMPLEMENTATION
+#include "ratelimit.h"
+#include "test.h"
+
+#include <stdarg.h>
+
+__extension__ typedef unsigned __int128 u128;
+
+/* Knobs for experiments beyond the literal model text (all 0 = docs/tassel_model.md as written):
+ * REF_FULL_FETCH_MORE: a fetch that returned all n WQEs counts as "data remains" (the source
+ *   may hold more) -- what the engine does; the model text does not say so.
+ * REF_SLOW_CLOCK: under oversubscription the system time advances by 1/max(1, Phi) per cycle
+ *   (the paper's prose, "slows down the system time proportionally") instead of max(1, Phi).
+ * REF_LOOKAHEAD_EXTRA: Lambda = (L + height + 1 + extra) / max(1, Phi). */
+#ifndef REF_FULL_FETCH_MORE
+#define REF_FULL_FETCH_MORE 1
+#endif
+#ifndef REF_SLOW_CLOCK
+#define REF_SLOW_CLOCK 1
+#endif
+
+#ifndef REF_LOOKAHEAD_EXTRA /* cycles added to L + height + 1 in Lambda */
+#define REF_LOOKAHEAD_EXTRA 0u
+#endif
+
+/* Sizes of the randomized tests (ASan builds run them all in a few seconds). */
+#ifndef RANDOM_WORKLOADS
+#define RANDOM_WORKLOADS 700
+#endif
+#ifndef FF_WORKLOADS
+#define FF_WORKLOADS 120
+#endif
+
+static int g_dyadic; /* the workload being generated is "dyadic" (see pick_rate) */
+#define Q32 ((u128)1 << 32)
+
+/* ======================================================================================
+ * Host send queues: the WQE source both models read (same content, same cycle).
+ * ====================================================================================== */
+
+typedef struct hq {
+    rl_wqe *w;
+    uint32_t n, cap;
+} hq;
+
+typedef struct host {
+    hq *q;
+    uint32_t nq;
+} host;
+
+typedef struct flog {
+    uint32_t qp, seq, max, got;
+} flog;
+
+typedef struct fsrc { /* one per model: the callback's user pointer, with a call log */
+    host *h;
+    flog log[64];
+    uint32_t nlog;
+    uint64_t calls;
+} fsrc;
+
+static void host_init(host *h, uint32_t nq)
+{
+    h->nq = nq;
+    h->q = (hq *)calloc(nq, sizeof *h->q);
+}
+
+static void host_free(host *h)
+{
+    uint32_t i;
+    for (i = 0; i < h->nq; i++)
+        free(h->q[i].w);
+    free(h->q);
+    h->q = NULL;
+}
+
+static void host_post(host *h, uint32_t qp, uint32_t id, uint32_t len)
+{
+    hq *q = &h->q[qp];
+    if (q->n == q->cap) {
+        q->cap = q->cap ? 2 * q->cap : 16;
+        q->w = (rl_wqe *)realloc(q->w, q->cap * sizeof *q->w);
+    }
+    q->w[q->n].id = id;
+    q->w[q->n].len = len;
+    q->n++;
+}
+
+static uint32_t host_fetch(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
+{
+    fsrc *f = (fsrc *)user;
+    uint32_t got = 0, i;
+    f->calls++;
+    if (qp < f->h->nq && seq < f->h->q[qp].n) {
+        got = f->h->q[qp].n - seq;
+        if (got > max)
+            got = max;
+        for (i = 0; i < got; i++)
+            out[i] = f->h->q[qp].w[seq + i];
+    }
+    if (f->nlog < 64) {
+        f->log[f->nlog].qp = qp;
+        f->log[f->nlog].seq = seq;
+        f->log[f->nlog].max = max;
+        f->log[f->nlog].got = got;
+        f->nlog++;
+    }
+    return got;
+}
+
+/* ======================================================================================
+ * The reference model.
+ * ====================================================================================== */
+
+enum { RS_IDLE, RS_QUEUED, RS_WAIT_CREDIT, RS_FETCHING, RS_DORMANT, RS_DRAINING };
+enum { EV_DOORBELL, EV_RATE, EV_CREDIT };
+static const char *const rs_name[] = { "IDLE", "QUEUED", "WAIT_CREDIT", "FETCHING", "DORMANT", "DRAINING" };
+
+typedef struct ref_qp {
+    uint64_t rate, cpb;
+    u128 finish;
+    uint32_t seq, off;
+    int credit, doorbell_pending, state;
+    uint32_t outstanding;
+    uint64_t packets, bytes;
+} ref_qp;
+
+typedef struct ref_desc {
+    u128 start, finish;
+    uint64_t number;
+    int eligible;
+    uint32_t qp, id, off, len, last;
+} ref_desc;
+
+typedef struct ref_ev {
+    int kind;
+    uint32_t qp;
+    uint64_t value;
+} ref_ev;
+
+typedef struct ref_ent { /* an insert request, or an entry of the timeline */
+    uint64_t settle, key, ins;
+    uint32_t qp;
+} ref_ent;
+
+typedef struct ref_tq { /* a QP due somewhere at a given cycle */
+    uint64_t cycle;
+    uint32_t qp;
+} ref_tq;
+
+typedef struct ref {
+    uint64_t clock, link, min_rate;
+    uint32_t nq, mtu, L, n, k, evcap, txcap;
+    rl_wqe_fetch_fn fetch;
+    void *user;
+
+    uint64_t now;
+    u128 T, A_mono, lambda, link_t;
+    uint64_t sum, phi, inc, link_cpb, link_free;
+    uint32_t height;
+    uint64_t next_op, ins_counter, desc_counter;
+
+    ref_qp *q;
+    ref_ev *ev;
+    uint32_t nev;
+    ref_ent *ireq; /* insert requests, oldest first */
+    uint32_t nireq;
+    ref_ent *ent; /* timeline entries, settled or not (settle cycle) */
+    uint32_t nent;
+    ref_tq *dl; /* dequeued QPs on their way to the schedule FIFO */
+    uint32_t ndl;
+    uint32_t *fifo;
+    uint32_t nfifo;
+    ref_tq *fp; /* outstanding fetches, oldest first */
+    uint32_t nfp;
+    ref_desc *d;
+    uint32_t nd;
+    rl_tx *tx;
+    uint32_t ntx;
+    rl_wqe *wbuf;
+
+    /* stats */
+    uint64_t packets, bytes, tx_stalls, event_port_full, heap_ops, fetches, wqes_fetched;
+    uint64_t packets_computed, packets_dropped, desc_full, max_phi, fetch_gated;
+    uint64_t doorbells, rate_updates, credit_updates, credit_waits;
+    uint64_t err[RNIC_ERR__COUNT];
+
+    int active; /* the last tick did something besides advancing time (and TX stalls) */
+    int trace;
+} ref;
+
+static uint64_t ref_cpb(uint64_t clock, uint64_t bps)
+{
+    return (uint64_t)((((u128)clock * 8u) << 32) / bps);
+}
+
+static uint64_t u128_ceil_cycles(u128 t)
+{
+    return (uint64_t)((t + Q32 - 1) >> 32);
+}
+
+static void ref_phi(ref *r)
+{
+    r->phi = (uint64_t)((((u128)r->sum << 32) + r->link / 2) / r->link);
+    r->inc = r->phi > ((uint64_t)1 << 32) ? r->phi : ((uint64_t)1 << 32);
+    r->lambda = ((u128)(r->L + r->height + 1u + REF_LOOKAHEAD_EXTRA) << 64) / r->inc;
+#if REF_SLOW_CLOCK
+    r->inc = (uint64_t)(((u128)1 << 64) / r->inc);
+#endif
+    if (r->phi > r->max_phi)
+        r->max_phi = r->phi;
+}
+
+static void ref_init(ref *r, const rl_config *c)
+{
+    uint32_t i;
+    memset(r, 0, sizeof *r);
+    r->clock = c->clock_hz;
+    r->link = c->link_bps;
+    r->min_rate = c->min_rate_bps;
+    r->nq = c->max_qps;
+    r->mtu = c->mtu;
+    r->L = c->pcie_latency;
+    r->n = c->fetch_wqes;
+    r->k = c->desc_capacity;
+    r->evcap = c->event_capacity;
+    r->txcap = c->tx_capacity;
+    r->fetch = c->fetch;
+    r->user = c->fetch_user;
+    r->q = (ref_qp *)calloc(r->nq, sizeof *r->q);
+    r->ev = (ref_ev *)calloc(r->evcap, sizeof *r->ev);
+    r->ireq = (ref_ent *)calloc(r->nq, sizeof *r->ireq);
+    r->ent = (ref_ent *)calloc(r->nq, sizeof *r->ent);
+    r->dl = (ref_tq *)calloc(r->nq, sizeof *r->dl);
+    r->fifo = (uint32_t *)calloc(r->nq, sizeof *r->fifo);
+    r->fp = (ref_tq *)calloc(r->nq, sizeof *r->fp);
+    r->d = (ref_desc *)calloc(r->k, sizeof *r->d);
+    r->tx = (rl_tx *)calloc(r->txcap, sizeof *r->tx);
+    r->wbuf = (rl_wqe *)calloc(r->n, sizeof *r->wbuf);
+    r->link_cpb = ref_cpb(r->clock, r->link);
+    for (i = 0; i < r->nq; i++) {
+        r->q[i].rate = r->link;
+        r->q[i].cpb = r->link_cpb;
+        r->q[i].credit = 1;
+        r->q[i].state = RS_IDLE;
+    }
+    r->height = 0;
+    while (((uint64_t)1 << r->height) < (uint64_t)r->nq + 1u)
+        r->height++;
+    ref_phi(r);
+    r->A_mono = r->T + r->lambda;
+}
+
+static void ref_free(ref *r)
+{
+    free(r->q);
+    free(r->ev);
+    free(r->ireq);
+    free(r->ent);
+    free(r->dl);
+    free(r->fifo);
+    free(r->fp);
+    free(r->d);
+    free(r->tx);
+    free(r->wbuf);
+}
+
+/* (literal) validation first (ENOENT, then ERANGE), then the port (EBUSY). */
+static rnic_err ref_push(ref *r, int kind, uint32_t qp, uint64_t value)
+{
+    if (qp >= r->nq) {
+        r->err[RNIC_ENOENT]++;
+        return RNIC_ENOENT;
+    }
+    if (kind == EV_RATE && (value < r->min_rate || value > r->link)) {
+        r->err[RNIC_ERANGE]++;
+        return RNIC_ERANGE;
+    }
+    if (r->nev == r->evcap) {
+        r->event_port_full++;
+        return RNIC_EBUSY;
+    }
+    r->ev[r->nev].kind = kind;
+    r->ev[r->nev].qp = qp;
+    r->ev[r->nev].value = value;
+    r->nev++;
+    return RNIC_OK;
+}
+
+static void ref_fifo_push(ref *r, uint32_t qp)
+{
+    RNIC_ASSERT(r->nfifo < r->nq);
+    r->q[qp].state = RS_QUEUED;
+    r->fifo[r->nfifo++] = qp;
+}
+
+static void ref_activate(ref *r, uint32_t qp)
+{
+    r->sum += r->q[qp].rate;
+    ref_phi(r);
+}
+
+static void ref_deactivate(ref *r, uint32_t qp)
+{
+    r->q[qp].state = RS_IDLE;
+    r->sum -= r->q[qp].rate;
+    ref_phi(r);
+}
+
+static void ref_apply(ref *r, const ref_ev *e)
+{
+    ref_qp *q = &r->q[e->qp];
+    switch (e->kind) {
+    case EV_DOORBELL:
+        r->doorbells++;
+        if (q->state == RS_IDLE) {
+            if (q->finish < r->T)
+                q->finish = r->T;
+            ref_activate(r, e->qp);
+            ref_fifo_push(r, e->qp);
+        } else if (q->state == RS_DRAINING) {
+            q->doorbell_pending = 1;
+        }
+        break;
+    case EV_RATE:
+        r->rate_updates++;
+        if (q->state != RS_IDLE)
+            r->sum -= q->rate;
+        q->rate = e->value;
+        q->cpb = ref_cpb(r->clock, e->value);
+        if (q->state != RS_IDLE) {
+            r->sum += q->rate;
+            ref_phi(r);
+        }
+        break;
+    default:
+        r->credit_updates++;
+        q->credit = e->value != 0;
+        if (q->credit && q->state == RS_WAIT_CREDIT)
+            ref_fifo_push(r, e->qp);
+        break;
+    }
+}
+
+typedef struct ref_pkt {
+    u128 start, finish;
+    uint32_t widx, id, off, len, last;
+} ref_pkt;
+
+/* Step 2: one round for qp (its fetch returned this cycle). */
+static void ref_round(ref *r, uint32_t qp)
+{
+    ref_qp *q = &r->q[qp];
+    ref_pkt pk[RL_MAX_FETCH];
+    uint32_t got, valid, p = 0, j = 0, off = q->off, m, i;
+    int remains;
+
+    r->fetches++;
+    q->doorbell_pending = 0;
+    got = r->fetch(r->user, qp, q->seq, r->wbuf, r->n);
+    if (got > r->n)
+        got = r->n;
+    valid = 0;
+    while (valid < got && r->wbuf[valid].len >= 1u && r->wbuf[valid].len <= 0x80000000u)
+        valid++;
+    if (valid < got)
+        r->err[RNIC_EINVAL]++; /* (literal) one refusal per round: the rest is not looked at */
+    r->wqes_fetched += valid;
+    if (r->trace)
+        printf("  ref %" PRIu64 ": round qp %u seq %u off %u: %u WQEs (%u valid)\n", r->now, (unsigned)qp,
+               (unsigned)q->seq, (unsigned)off, (unsigned)got, (unsigned)valid);
+    if (valid == 0) {
+        if (q->outstanding > 0)
+            q->state = RS_DRAINING;
+        else
+            ref_deactivate(r, qp);
+        return;
+    }
+    /* cut */
+    while (p < r->n && j < valid) {
+        uint32_t wl = r->wbuf[j].len, len = wl - off;
+        if (len > r->mtu)
+            len = r->mtu;
+        pk[p].widx = j;
+        pk[p].id = r->wbuf[j].id;
+        pk[p].off = off;
+        pk[p].len = len;
+        pk[p].last = off + len == wl;
+        off += len;
+        if (pk[p].last) {
+            j++;
+            off = 0;
+        }
+        p++;
+    }
+    remains = j < valid; /* bytes or WQEs beyond the cut packets (literal: a fetch that filled all
+                          * n slots is not by itself "data remains") */
+#if REF_FULL_FETCH_MORE
+    if (valid == got && got == r->n)
+        remains = 1;
+#endif
+    for (i = 0; i < p; i++) {
+        pk[i].start = i == 0 ? q->finish : pk[i - 1].finish;
+        pk[i].finish = pk[i].start + (u128)pk[i].len * q->cpb;
+    }
+    /* urgent */
+    m = 0;
+    while (m < p && pk[m].start < r->A_mono && r->nd < r->k) {
+        ref_desc *d = &r->d[r->nd++];
+        d->start = pk[m].start;
+        d->finish = pk[m].finish;
+        d->number = r->desc_counter++;
+        d->eligible = 0;
+        d->qp = qp;
+        d->id = pk[m].id;
+        d->off = pk[m].off;
+        d->len = pk[m].len;
+        d->last = pk[m].last;
+        m++;
+    }
+    if (m < p && pk[m].start < r->A_mono)
+        r->desc_full++;
+    r->packets_computed += p;
+    r->packets_dropped += p - m;
+    if (m > 0) {
+        q->finish = pk[m - 1].finish;
+        if (pk[m - 1].last) {
+            q->seq += pk[m - 1].widx + 1u;
+            q->off = 0;
+        } else {
+            q->seq += pk[m - 1].widx;
+            q->off = pk[m - 1].off + pk[m - 1].len;
+        }
+        q->outstanding += m;
+    }
+    if (m < p)
+        remains = 1;
+    if (r->trace)
+        printf("  ref %" PRIu64 ": qp %u cut %u stored %u remains %d (A_mono %" PRIu64 "+%u)\n", r->now,
+               (unsigned)qp, (unsigned)p, (unsigned)m, remains, (uint64_t)(r->A_mono >> 32),
+               (unsigned)(uint32_t)r->A_mono);
+    if (remains) {
+        uint32_t idx = (m + 1u < p ? m + 1u : p) - 1u;
+        u128 res = pk[idx].start > r->A_mono ? pk[idx].start : r->A_mono;
+        ref_ent *e = &r->ireq[r->nireq++];
+        e->qp = qp;
+        e->key = u128_ceil_cycles(res);
+        q->state = RS_DORMANT;
+    } else if (q->outstanding > 0) {
+        q->state = RS_DRAINING;
+    } else {
+        ref_deactivate(r, qp);
+    }
+}
+
+static void ref_tick(ref *r)
+{
+    uint32_t i;
+    int best;
+    r->active = 0;
+
+    /* 1. EMUX */
+    if (r->nev) {
+        ref_ev e = r->ev[0];
+        memmove(r->ev, r->ev + 1, (r->nev - 1u) * sizeof *r->ev);
+        r->nev--;
+        if (r->trace)
+            printf("  ref %" PRIu64 ": event %d qp %u value %" PRIu64 " (state %s)\n", r->now, e.kind,
+                   (unsigned)e.qp, e.value, rs_name[r->q[e.qp].state]);
+        ref_apply(r, &e);
+        r->active = 1;
+    }
+    /* 2. fetch completion */
+    if (r->nfp && r->fp[0].cycle == r->now) {
+        uint32_t qp = r->fp[0].qp;
+        memmove(r->fp, r->fp + 1, (r->nfp - 1u) * sizeof *r->fp);
+        r->nfp--;
+        ref_round(r, qp);
+        r->active = 1;
+    }
+    /* 3. timeline operation slot */
+    if (r->now >= r->next_op) {
+        best = -1;
+        for (i = 0; i < r->nent; i++) {
+            const ref_ent *e = &r->ent[i];
+            if (e->settle > r->now || ((u128)e->key << 32) >= r->A_mono)
+                continue;
+            if (best < 0 || e->key < r->ent[best].key ||
+                (e->key == r->ent[best].key && e->ins < r->ent[best].ins))
+                best = (int)i;
+        }
+        if (best >= 0 || r->nireq) {
+            r->next_op = r->now + 2u;
+            r->heap_ops++;
+            r->active = 1;
+            if (best >= 0) {
+                r->dl[r->ndl].cycle = r->now + r->height;
+                r->dl[r->ndl].qp = r->ent[best].qp;
+                r->ndl++;
+                if (r->trace)
+                    printf("  ref %" PRIu64 ": dequeue qp %u key %" PRIu64 "\n", r->now,
+                           (unsigned)r->ent[best].qp, r->ent[best].key);
+                r->ent[best] = r->ent[--r->nent];
+            }
+            if (r->nireq) {
+                ref_ent e = r->ireq[0];
+                memmove(r->ireq, r->ireq + 1, (r->nireq - 1u) * sizeof *r->ireq);
+                r->nireq--;
+                e.settle = r->now + r->height;
+                e.ins = r->ins_counter++;
+                r->ent[r->nent++] = e;
+                if (r->trace)
+                    printf("  ref %" PRIu64 ": enqueue qp %u key %" PRIu64 "\n", r->now, (unsigned)e.qp, e.key);
+            }
+        }
+    }
+    /* 4. deliveries */
+    while (r->ndl && r->dl[0].cycle == r->now) {
+        uint32_t qp = r->dl[0].qp;
+        memmove(r->dl, r->dl + 1, (r->ndl - 1u) * sizeof *r->dl);
+        r->ndl--;
+        ref_fifo_push(r, qp);
+        r->active = 1;
+    }
+    /* 5. eligibility */
+    for (i = 0; i < r->nd; i++)
+        if (!r->d[i].eligible && r->d[i].start <= r->T)
+            r->d[i].eligible = 1;
+    /* 6. transmit */
+    if (r->now >= r->link_free) {
+        best = -1;
+        for (i = 0; i < r->nd; i++) {
+            if (!r->d[i].eligible)
+                continue;
+            if (best < 0 || r->d[i].finish < r->d[best].finish ||
+                (r->d[i].finish == r->d[best].finish && r->d[i].number < r->d[best].number))
+                best = (int)i;
+        }
+        if (best >= 0 && r->ntx == r->txcap) {
+            r->tx_stalls++;
+        } else if (best >= 0) {
+            ref_desc d = r->d[best];
+            ref_qp *q = &r->q[d.qp];
+            rl_tx *t = &r->tx[r->ntx++];
+            u128 base = (u128)r->now << 32;
+            t->cycle = r->now;
+            t->qp = d.qp;
+            t->wqe_id = d.id;
+            t->offset = d.off;
+            t->len = d.len;
+            t->last = d.last;
+            r->packets++;
+            r->bytes += d.len;
+            q->packets++;
+            q->bytes += d.len;
+            if (r->link_t > base)
+                base = r->link_t;
+            r->link_t = base + (u128)d.len * r->link_cpb;
+            r->link_free = (uint64_t)(r->link_t >> 32); /* floor: back-to-back at the line rate */
+            memmove(r->d + best, r->d + best + 1, (r->nd - (uint32_t)best - 1u) * sizeof *r->d);
+            r->nd--;
+            q->outstanding--;
+            if (q->outstanding == 0 && q->state == RS_DRAINING) {
+                if (q->doorbell_pending) {
+                    q->doorbell_pending = 0;
+                    ref_fifo_push(r, d.qp);
+                } else {
+                    ref_deactivate(r, d.qp);
+                }
+            }
+            r->active = 1;
+            if (r->trace)
+                printf("  ref %" PRIu64 ": tx qp %u wqe %u off %u len %u last %u\n", r->now, (unsigned)d.qp,
+                       (unsigned)d.id, (unsigned)d.off, (unsigned)d.len, (unsigned)d.last);
+        }
+    }
+    /* 7. schedule FIFO -> fetch, gated: a descriptor slot reserved per fetch in flight */
+    if (r->nfifo && r->nd + r->nfp >= r->k)
+        r->fetch_gated++;
+    else if (r->nfifo) {
+        uint32_t qp = r->fifo[0];
+        memmove(r->fifo, r->fifo + 1, (r->nfifo - 1u) * sizeof *r->fifo);
+        r->nfifo--;
+        if (!r->q[qp].credit) {
+            r->q[qp].state = RS_WAIT_CREDIT;
+            r->credit_waits++;
+        } else {
+            r->q[qp].state = RS_FETCHING;
+            r->fp[r->nfp].cycle = r->now + r->L;
+            r->fp[r->nfp].qp = qp;
+            r->nfp++;
+        }
+        r->active = 1;
+    }
+    /* 8. end of cycle (literal: A and A_mono move only here, not when Phi changes mid-cycle) */
+    r->T += r->inc;
+    {
+        u128 A = r->T + r->lambda;
+        if (A > r->A_mono)
+            r->A_mono = A;
+    }
+    r->now++;
+}
+
+static rnic_err ref_pop(ref *r, rl_tx *out)
+{
+    if (!r->ntx)
+        return RNIC_EEMPTY;
+    *out = r->tx[0];
+    memmove(r->tx, r->tx + 1, (r->ntx - 1u) * sizeof *r->tx);
+    r->ntx--;
+    return RNIC_OK;
+}
+
+/* ======================================================================================
+ * Engine helpers.
+ * ====================================================================================== */
+
+typedef struct eng {
+    rl *r;
+    void *mem;
+} eng;
+
+static rnic_err eng_init(eng *e, const rl_config *c)
+{
+    size_t sz = rl_mem_size(c);
+    e->r = (rl *)calloc(1, sizeof *e->r);
+    e->mem = sz ? malloc(sz) : NULL;
+    if (!e->mem)
+        return RNIC_EINVAL;
+    return rl_init(e->r, c, e->mem, sz);
+}
+
+static void eng_free(eng *e)
+{
+    free(e->r);
+    free(e->mem);
+    e->r = NULL;
+    e->mem = NULL;
+}
+
+static int tx_same(const rl_tx *a, const rl_tx *b)
+{
+    return a->cycle == b->cycle && a->qp == b->qp && a->wqe_id == b->wqe_id && a->offset == b->offset &&
+           a->len == b->len && a->last == b->last;
+}
+
+static void tx_str(char *buf, size_t n, const rl_tx *t)
+{
+    snprintf(buf, n, "{cycle %" PRIu64 ", qp %u, wqe %u, off %u, len %u, last %u}", t->cycle, (unsigned)t->qp,
+             (unsigned)t->wqe_id, (unsigned)t->offset, (unsigned)t->len, (unsigned)t->last);
+}
+
+static void cfg_str(char *buf, size_t n, const rl_config *c)
+{
+    snprintf(buf, n,
+             "clock %" PRIu64 " link %" PRIu64 " min_rate %" PRIu64
+             " max_qps %u mtu %u L %u n %u k %u evcap %u txcap %u",
+             c->clock_hz, c->link_bps, c->min_rate_bps, (unsigned)c->max_qps, (unsigned)c->mtu,
+             (unsigned)c->pcie_latency, (unsigned)c->fetch_wqes, (unsigned)c->desc_capacity,
+             (unsigned)c->event_capacity, (unsigned)c->tx_capacity);
+}
+
+/* "Soft" statistics: counters whose exact definition the model text leaves open (when a
+ * doorbell is counted, what a fetch is, ...). A mismatch is reported, not failed. */
+static uint64_t soft_mismatch[16];
+static const char *const soft_name[16] = { "doorbells", "rate_updates", "credit_updates", "fetches",
+                                           "wqes_fetched", "packets_computed", "packets_dropped",
+                                           "desc_full", "tx_stalls", "fetch_gated" };
+
+/* What the differential workloads exercised (summed over workloads, from the reference). */
+static struct {
+    uint64_t workloads, cycles, tx, stalls, desc_full, dropped, heap_ops, wait_credit, einval, busy, enoent, erange;
+    uint64_t phi_over1, max_phi;
+} cov;
+
+/* ======================================================================================
+ * A differential pair: engine + reference on one host.
+ * ====================================================================================== */
+
+typedef struct pair {
+    rl_config cfg;
+    eng e;
+    ref r;
+    host h;
+    fsrc fe, fr;
+    uint64_t wseed;
+    int failed; /* first divergence found: the workload stops */
+    uint64_t txs; /* records compared */
+} pair;
+
+static void pair_fail(pair *p, const char *fmt, ...)
+{
+    char msg[512], cs[256];
+    va_list ap;
+    if (p->failed)
+        return;
+    p->failed = 1;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cfg_str(cs, sizeof cs, &p->cfg);
+    if (TEST_FAILS() < 10)
+        printf("  DIVERGENCE (workload seed %" PRIu64 ", %s) at cycle %" PRIu64 ": %s\n", p->wseed, cs, p->r.now,
+               msg);
+    CHECK(!"engine and reference diverge (see line above)");
+}
+
+static int pair_init(pair *p, const rl_config *c, uint64_t wseed)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *c;
+    p->wseed = wseed;
+    host_init(&p->h, c->max_qps);
+    p->fe.h = p->fr.h = &p->h;
+    p->cfg.fetch = host_fetch;
+    p->cfg.fetch_user = &p->fe;
+    if (eng_init(&p->e, &p->cfg) != RNIC_OK) {
+        pair_fail(p, "rl_init refused a valid config");
+        return 0;
+    }
+    {
+        rl_config rc = p->cfg;
+        rc.fetch_user = &p->fr;
+        ref_init(&p->r, &rc);
+    }
+    return 1;
+}
+
+static void pair_free(pair *p)
+{
+    eng_free(&p->e);
+    ref_free(&p->r);
+    host_free(&p->h);
+}
+
+static void pair_push(pair *p, int kind, uint32_t qp, uint64_t v)
+{
+    rnic_err a, b = ref_push(&p->r, kind, qp, v);
+    if (kind == EV_DOORBELL)
+        a = rl_push_doorbell(p->e.r, qp);
+    else if (kind == EV_RATE)
+        a = rl_push_rate(p->e.r, qp, v);
+    else
+        a = rl_push_credit(p->e.r, qp, v != 0);
+    if (a != b)
+        pair_fail(p, "push kind %d qp %u value %" PRIu64 ": engine %s, reference %s", kind, (unsigned)qp, v,
+                  rnic_err_name(a), rnic_err_name(b));
+}
+
+static void pair_tick(pair *p)
+{
+    uint32_t i;
+    p->fe.nlog = p->fr.nlog = 0;
+    rl_tick(p->e.r);
+    ref_tick(&p->r);
+    if (p->failed)
+        return;
+    if (p->fe.nlog != p->fr.nlog) {
+        pair_fail(p, "fetch callbacks this cycle: engine %u, reference %u (ref: qp %u seq %u)", (unsigned)p->fe.nlog,
+                  (unsigned)p->fr.nlog, p->fr.nlog ? (unsigned)p->fr.log[0].qp : 0u,
+                  p->fr.nlog ? (unsigned)p->fr.log[0].seq : 0u);
+        return;
+    }
+    for (i = 0; i < p->fe.nlog; i++)
+        if (memcmp(&p->fe.log[i], &p->fr.log[i], sizeof p->fe.log[i]) != 0) {
+            pair_fail(p, "fetch callback: engine (qp %u seq %u max %u), reference (qp %u seq %u max %u)",
+                      (unsigned)p->fe.log[i].qp, (unsigned)p->fe.log[i].seq, (unsigned)p->fe.log[i].max,
+                      (unsigned)p->fr.log[i].qp, (unsigned)p->fr.log[i].seq, (unsigned)p->fr.log[i].max);
+            return;
+        }
+    if (rl_now(p->e.r) != p->r.now)
+        pair_fail(p, "rl_now %" PRIu64 ", reference %" PRIu64, rl_now(p->e.r), p->r.now);
+    else if (rl_phi_q32(p->e.r) != p->r.phi)
+        pair_fail(p, "Phi (after the cycle): engine %" PRIu64 ", reference %" PRIu64 " (sum of active %" PRIu64 ")",
+                  rl_phi_q32(p->e.r), p->r.phi, p->r.sum);
+}
+
+/* Pop up to `max` records from both TX ports and compare them. */
+static void pair_pop(pair *p, uint32_t max)
+{
+    uint32_t i;
+    for (i = 0; i < max && !p->failed; i++) {
+        rl_tx a, b;
+        rnic_err ea, eb;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        ea = rl_pop_tx(p->e.r, &a);
+        eb = ref_pop(&p->r, &b);
+        if (ea != eb) {
+            char s[128];
+            tx_str(s, sizeof s, ea == RNIC_OK ? &a : &b);
+            pair_fail(p, "rl_pop_tx: engine %s, reference %s; the one record: %s (%s)", rnic_err_name(ea),
+                      rnic_err_name(eb), s, ea == RNIC_OK ? "engine" : "reference");
+        } else if (ea == RNIC_OK && !tx_same(&a, &b)) {
+            char s1[128], s2[128];
+            tx_str(s1, sizeof s1, &a);
+            tx_str(s2, sizeof s2, &b);
+            pair_fail(p, "TX record #%" PRIu64 ": engine %s, reference %s", p->txs, s1, s2);
+        } else if (ea == RNIC_OK) {
+            p->txs++;
+        }
+        if (ea != RNIC_OK)
+            break;
+    }
+}
+
+static void soft_check(int idx, uint64_t a, uint64_t b, pair *p)
+{
+    if (a != b) {
+        if (!soft_mismatch[idx])
+            printf("  note: stats.%s engine %" PRIu64 ", reference %" PRIu64 " (workload seed %" PRIu64 ")\n",
+                   soft_name[idx], a, b, p->wseed);
+        soft_mismatch[idx]++;
+    }
+}
+
+static void pair_final(pair *p)
+{
+    const rl_stats *s = rl_get_stats(p->e.r);
+    uint32_t i;
+    cov.workloads++;
+    cov.cycles += p->r.now;
+    cov.tx += p->r.packets;
+    cov.stalls += p->r.tx_stalls;
+    cov.desc_full += p->r.desc_full;
+    cov.dropped += p->r.packets_dropped;
+    cov.heap_ops += p->r.heap_ops;
+    cov.einval += p->r.err[RNIC_EINVAL];
+    cov.wait_credit += p->r.credit_waits;
+    cov.enoent += p->r.err[RNIC_ENOENT];
+    cov.erange += p->r.err[RNIC_ERANGE];
+    cov.busy += p->r.event_port_full;
+    cov.phi_over1 += p->r.max_phi > ((uint64_t)1 << 32);
+    if (p->r.max_phi > cov.max_phi)
+        cov.max_phi = p->r.max_phi;
+    if (p->failed)
+        return;
+    pair_pop(p, UINT32_MAX);
+    if (p->failed)
+        return;
+#define STRICT(field, val)                                                                                   \
+    do {                                                                                                     \
+        if ((uint64_t)(field) != (uint64_t)(val))                                                            \
+            pair_fail(p, "final %s: engine %" PRIu64 ", reference %" PRIu64, #field, (uint64_t)(field),       \
+                      (uint64_t)(val));                                                                      \
+    } while (0)
+    STRICT(s->cycles, p->r.now);
+    STRICT(s->packets, p->r.packets);
+    STRICT(s->bytes, p->r.bytes);
+    STRICT(s->event_port_full, p->r.event_port_full);
+    STRICT(s->heap_ops, p->r.heap_ops);
+    STRICT(s->max_phi_q32, p->r.max_phi);
+    STRICT(s->errors.by_cause[RNIC_ENOENT], p->r.err[RNIC_ENOENT]);
+    STRICT(s->errors.by_cause[RNIC_ERANGE], p->r.err[RNIC_ERANGE]);
+    STRICT(s->errors.by_cause[RNIC_EINVAL], p->r.err[RNIC_EINVAL]);
+    STRICT(s->errors.by_cause[RNIC_EBUSY], 0);
+    STRICT(rl_phi_q32(p->e.r), p->r.phi);
+    for (i = 0; i < p->cfg.max_qps && !p->failed; i++) {
+        const rl_qp_stats *qs = rl_get_qp_stats(p->e.r, i);
+        if (!qs) {
+            pair_fail(p, "rl_get_qp_stats(%u) is NULL", (unsigned)i);
+            break;
+        }
+        STRICT(qs->packets, p->r.q[i].packets);
+        STRICT(qs->bytes, p->r.q[i].bytes);
+    }
+    if (rl_get_qp_stats(p->e.r, p->cfg.max_qps) != NULL)
+        pair_fail(p, "rl_get_qp_stats(max_qps) is not NULL");
+#undef STRICT
+    soft_check(0, s->doorbells, p->r.doorbells, p);
+    soft_check(1, s->rate_updates, p->r.rate_updates, p);
+    soft_check(2, s->credit_updates, p->r.credit_updates, p);
+    soft_check(3, s->fetches, p->r.fetches, p);
+    soft_check(4, s->wqes_fetched, p->r.wqes_fetched, p);
+    soft_check(5, s->packets_computed, p->r.packets_computed, p);
+    soft_check(6, s->packets_dropped, p->r.packets_dropped, p);
+    soft_check(7, s->desc_full, p->r.desc_full, p);
+    soft_check(8, s->tx_stalls, p->r.tx_stalls, p);
+    soft_check(9, s->fetch_gated, p->r.fetch_gated, p);
+}
+
+/* ======================================================================================
+ * Random workloads.
+ * ====================================================================================== */
+
+typedef struct wl {
+    uint64_t cycles;
+    uint32_t nused;      /* QPs the workload touches */
+    uint32_t used[64];   /* their ids */
+    uint64_t base_rate;  /* typical rate: load * link / nused */
+    uint32_t p_post, p_door, p_rate, p_credit, p_bad, p_pop; /* per mille per cycle */
+    uint32_t p_bad_wqe; /* per 100000 posted WQEs: len 0 or above 2^31 (the QP stalls on it) */
+    uint32_t max_posted; /* per QP */
+    int bursty_pop;
+} wl;
+
+/* "Dyadic" workloads: clock, link and most rates chosen so that every cycles-per-byte value
+ * is an exact binary fraction and packet lengths are multiples of 64 B: start and finish
+ * times then land exactly on each other, on whole cycles and on A_mono, which exercises
+ * every tie-break and every `<` against `<=`. (g_dyadic is declared at the top.) */
+
+static uint64_t pick_rate(rnic_prng *g, const rl_config *c, uint64_t base)
+{
+    uint64_t lo = c->min_rate_bps, hi = c->link_bps, a, b;
+    if (g_dyadic) {
+        static const uint64_t div[] = { 1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 5, 10, 20, 25, 50 };
+        uint64_t m = div[rnic_prng_below(g, g_dyadic == 3 ? 3 : g_dyadic == 2 ? 8 : sizeof div / sizeof div[0])];
+        return hi % m == 0 && hi / m >= lo ? hi / m : hi;
+    }
+    switch (rnic_prng_below(g, 12)) {
+    case 0:
+        return lo;
+    case 1:
+        return hi;
+    case 2:
+        return rnic_prng_log_range(g, lo, hi);
+    default:
+        a = base / 4;
+        b = base * 2;
+        if (a < lo)
+            a = lo;
+        if (b > hi)
+            b = hi;
+        if (a > b)
+            a = b;
+        return rnic_prng_log_range(g, a, b);
+    }
+}
+
+static void rand_cfg(rnic_prng *g, rl_config *c)
+{
+    rl_config_default(c);
+    c->max_qps = (uint32_t)rnic_prng_log_range(g, 1, 64);
+    if (rnic_prng_chance(g, 1, 25))
+        c->max_qps = (uint32_t)rnic_prng_log_range(g, 65, 70000 > RL_MAX_QPS ? RL_MAX_QPS : 70000);
+    c->mtu = (uint32_t)rnic_prng_log_range(g, 64, 4096);
+    c->pcie_latency = (uint32_t)(rnic_prng_chance(g, 1, 2) ? rnic_prng_range(g, 1, 300) : rnic_prng_log_range(g, 1, 300));
+    c->fetch_wqes = (uint32_t)rnic_prng_range(g, 1, 8);
+    if (rnic_prng_chance(g, 1, 20))
+        c->fetch_wqes = (uint32_t)rnic_prng_range(g, 9, RL_MAX_FETCH);
+    c->desc_capacity = (uint32_t)rnic_prng_log_range(g, 1, 64);
+    if (rnic_prng_chance(g, 1, 20))
+        c->desc_capacity = (uint32_t)rnic_prng_range(g, 65, RL_MAX_DESC);
+    c->event_capacity = (uint32_t)rnic_prng_range(g, 1, 16);
+    c->tx_capacity = (uint32_t)rnic_prng_range(g, 1, 8);
+    c->link_bps = rnic_prng_log_range(g, 10000000000ull, 400000000000ull);
+    if (rnic_prng_chance(g, 1, 4))
+        c->link_bps = 10000000000ull * rnic_prng_range(g, 1, 40); /* round numbers: exact spans */
+    c->clock_hz = rnic_prng_range(g, 100000000ull, 1000000000ull);
+    if (rnic_prng_chance(g, 1, 4))
+        c->clock_hz = 50000000ull * rnic_prng_range(g, 2, 20);
+    c->min_rate_bps = rnic_prng_chance(g, 1, 2) ? 100000ull : rnic_prng_log_range(g, 100000ull, c->link_bps / 4);
+    g_dyadic = rnic_prng_chance(g, 1, 2) ? 1 + (int)rnic_prng_below(g, 2) : 0; /* 2: powers of two only */
+    if (g_dyadic) {
+        static const uint64_t cdiv[] = { 1, 2, 4, 5, 8, 10, 16, 20, 25 };
+        c->clock_hz = 250000000ull << rnic_prng_below(g, 3); /* 250 MHz, 500 MHz, 1 GHz */
+        do { /* link = clock * 8 * 2^j / d: cycles per byte d / 2^j (draws sequenced: same on every compiler) */
+            uint64_t j = rnic_prng_below(g, 9), d = cdiv[rnic_prng_below(g, 9)];
+            c->link_bps = (c->clock_hz * 8u << j) / d;
+        } while (c->link_bps < 10000000000ull || c->link_bps > 400000000000ull);
+        c->mtu = 64u * (uint32_t)rnic_prng_range(g, 1, 64);
+        c->min_rate_bps = 100000ull;
+    }
+}
+
+static void rand_wl(rnic_prng *g, const rl_config *c, wl *w)
+{
+    uint32_t i;
+    w->cycles = rnic_prng_log_range(g, 2000, 20000);
+    w->nused = c->max_qps < 64 ? c->max_qps : (uint32_t)rnic_prng_range(g, 1, 32);
+    if (w->nused > 1 && rnic_prng_chance(g, 1, 3))
+        w->nused = (uint32_t)rnic_prng_range(g, 1, w->nused);
+    for (i = 0; i < w->nused; i++)
+        w->used[i] = c->max_qps < 64 ? i : (uint32_t)rnic_prng_below(g, c->max_qps);
+    if (c->max_qps <= 64 && w->nused < c->max_qps) /* a random subset, not always the first ids */
+        for (i = 0; i < w->nused; i++)
+            w->used[i] = (uint32_t)rnic_prng_below(g, c->max_qps);
+    /* load: sum of typical rates from 0.2x to 3x the link */
+    w->base_rate = c->link_bps / w->nused * rnic_prng_range(g, 2, 30) / 10u;
+    if (w->base_rate < c->min_rate_bps)
+        w->base_rate = c->min_rate_bps;
+    w->p_post = (uint32_t)rnic_prng_log_range(g, 5, 500);
+    if (rnic_prng_chance(g, 1, 3)) /* saturating: every QP backlogged, the link the bottleneck */
+        w->p_post = (uint32_t)rnic_prng_range(g, 500, 1000);
+    w->p_door = (uint32_t)rnic_prng_range(g, 0, 20);
+    w->p_rate = (uint32_t)rnic_prng_range(g, 0, 20);
+    w->p_credit = (uint32_t)rnic_prng_range(g, 0, 10);
+    w->p_bad = (uint32_t)rnic_prng_range(g, 0, 5);
+    w->p_pop = (uint32_t)rnic_prng_range(g, 100, 1000);
+    w->bursty_pop = rnic_prng_chance(g, 1, 4);
+    w->p_bad_wqe = rnic_prng_chance(g, 1, 10) ? (uint32_t)rnic_prng_range(g, 1, 500) : 0;
+    w->max_posted = (uint32_t)rnic_prng_range(g, 50, 3000);
+}
+
+static uint32_t rand_len(rnic_prng *g, uint32_t mtu)
+{
+    uint32_t r = (uint32_t)rnic_prng_below(g, 100);
+    if (g_dyadic == 3) /* tie mode */
+        return r < 90 ? 32u << rnic_prng_below(g, 4) : mtu * (uint32_t)rnic_prng_range(g, 1, 3);
+    if (g_dyadic && r < 70)
+        return 64u * (uint32_t)rnic_prng_range(g, 1, 4u * mtu / 64u);
+    if (r < 10)
+        return mtu;
+    if (r < 15)
+        return mtu * (uint32_t)rnic_prng_range(g, 2, 4);
+    if (r < 20)
+        return (uint32_t)rnic_prng_range(g, 4 * mtu + 1, 16 * mtu);
+    if (r < 23)
+        return 1;
+    return (uint32_t)rnic_prng_log_range(g, 1, 4 * mtu);
+}
+
+static void wl_inputs(pair *p, rnic_prng *g, const wl *w, uint32_t *next_id, int allow_bad)
+{
+    const rl_config *c = &p->cfg;
+    uint32_t qp;
+    if (rnic_prng_below(g, 1000) < w->p_post) {
+        uint32_t cnt = (uint32_t)rnic_prng_range(g, 1, 3), i;
+        qp = w->used[rnic_prng_below(g, w->nused)];
+        if (p->h.q[qp].n < w->max_posted)
+            for (i = 0; i < cnt; i++)
+                host_post(&p->h, qp, (*next_id)++,
+                          rnic_prng_below(g, 100000) < w->p_bad_wqe ? (rnic_prng_chance(g, 1, 2) ? 0u : 0x80000001u)
+                                                                     : rand_len(g, c->mtu));
+        if (rnic_prng_chance(g, 9, 10))
+            pair_push(p, EV_DOORBELL, qp, 0);
+    }
+    if (rnic_prng_below(g, 1000) < w->p_door)
+        pair_push(p, EV_DOORBELL, w->used[rnic_prng_below(g, w->nused)], 0);
+    if (rnic_prng_below(g, 1000) < w->p_rate) {
+        qp = w->used[rnic_prng_below(g, w->nused)];
+        pair_push(p, EV_RATE, qp, pick_rate(g, c, w->base_rate));
+    }
+    if (rnic_prng_below(g, 1000) < w->p_credit) {
+        qp = w->used[rnic_prng_below(g, w->nused)];
+        pair_push(p, EV_CREDIT, qp, rnic_prng_chance(g, 3, 5));
+    }
+    if (allow_bad && rnic_prng_below(g, 1000) < w->p_bad) {
+        uint32_t what = (uint32_t)rnic_prng_below(g, 6);
+        qp = w->used[rnic_prng_below(g, w->nused)];
+        if (what == 0)
+            pair_push(p, EV_DOORBELL, c->max_qps + (uint32_t)rnic_prng_below(g, 3), 0);
+        else if (what == 1)
+            pair_push(p, EV_CREDIT, rnic_prng_chance(g, 1, 2) ? c->max_qps : UINT32_MAX, 1);
+        else if (what == 2)
+            pair_push(p, EV_RATE, c->max_qps, c->link_bps);
+        else if (what == 3)
+            pair_push(p, EV_RATE, qp, 0);
+        else if (what == 4)
+            pair_push(p, EV_RATE, qp, c->min_rate_bps - 1u);
+        else
+            pair_push(p, EV_RATE, qp, c->link_bps + 1u);
+    }
+}
+
+static int run_workload(uint64_t wseed, const rl_config *fixed, int tie, int trace)
+{
+    rnic_prng g;
+    rl_config c;
+    wl w;
+    pair p;
+    uint64_t cyc;
+    uint32_t next_id = 1, i;
+    int failed;
+
+    rnic_prng_seed(&g, wseed);
+    rand_cfg(&g, &c);
+    if (fixed) {
+        rl_config_default(&c);
+        c.clock_hz = fixed->clock_hz;
+        c.link_bps = fixed->link_bps;
+        c.min_rate_bps = fixed->min_rate_bps;
+        c.max_qps = fixed->max_qps;
+        c.mtu = fixed->mtu;
+        c.pcie_latency = fixed->pcie_latency;
+        c.fetch_wqes = fixed->fetch_wqes;
+        c.desc_capacity = fixed->desc_capacity;
+        c.event_capacity = fixed->event_capacity;
+        c.tx_capacity = fixed->tx_capacity;
+        g_dyadic = tie ? 3 : 0;
+    }
+    rand_wl(&g, &c, &w);
+    if (!pair_init(&p, &c, wseed)) {
+        pair_free(&p);
+        return 1;
+    }
+    p.r.trace = trace;
+    /* set a rate for every used QP first (most workloads; a new QP runs at the link rate) */
+    i = rnic_prng_chance(&g, 1, 8) ? w.nused : 0;
+    for (cyc = 0; cyc < w.cycles && !p.failed; cyc++) {
+        for (; i < w.nused; i++) {
+            uint64_t before = p.r.event_port_full;
+            pair_push(&p, EV_RATE, w.used[i], pick_rate(&g, &c, w.base_rate));
+            if (p.r.event_port_full != before)
+                break; /* port full: retry next cycle */
+        }
+        wl_inputs(&p, &g, &w, &next_id, 1);
+        pair_tick(&p);
+        if (rnic_prng_below(&g, 1000) < w.p_pop)
+            pair_pop(&p, w.bursty_pop ? c.tx_capacity : (uint32_t)rnic_prng_range(&g, 1, 2));
+    }
+    /* drain: no new input, pop everything, until quiet */
+    for (cyc = 0; cyc < 4000 && !p.failed; cyc++) {
+        pair_tick(&p);
+        pair_pop(&p, UINT32_MAX);
+    }
+    pair_final(&p);
+    failed = p.failed;
+    pair_free(&p);
+    return failed;
+}
+
+/* ======================================================================================
+ * Test cases.
+ * ====================================================================================== */
+
+/* 1. differential: edge configurations first, then random ones. */
+static const struct edge_cfg {
+    uint64_t clock, link;
+    uint32_t nq, mtu, L, n, k, ev, tx;
+    int tie; /* rates link / 2^i and packets of 32 B * 2^j: start and finish times collide */
+} edges[] = {
+    { 1000000000ull, 256000000000ull, 4, 64, 200, 8, 64, 16, 8, 1 },  /* 32 B = 1 cycle at the link */
+    { 1000000000ull, 256000000000ull, 8, 128, 64, 4, 16, 4, 2, 1 },
+    { 250000000ull, 64000000000ull, 3, 64, 100, 8, 32, 8, 4, 1 },
+    { 500000000ull, 128000000000ull, 16, 256, 240, 16, 128, 16, 3, 1 },
+    { 1000000000ull, 256000000000ull, 2, 64, 8, 2, 4, 2, 1, 1 },
+    { 250000000ull, 100000000000ull, 1, 4096, 250, 8, 60, 64, 64, 0 },     /* the paper's defaults, one QP */
+    { 250000000ull, 100000000000ull, 4, 1000, 250, 8, 60, 16, 8, 0 },
+    { 1000000000ull, 400000000000ull, 1, 64, 300, 64, 256, 16, 8, 0 },     /* one QP, k = 256 */
+    { 1000000000ull, 400000000000ull, 2, 64, 300, 64, 256, 16, 8, 0 },
+    { 100000000ull, 400000000000ull, 3, 64, 1, 1, 1, 1, 1, 0 },            /* everything minimal */
+    { 100000000ull, 10000000000ull, 64, 4096, 300, 8, 64, 16, 8, 0 },
+    { 1000000000ull, 10000000000ull, 64, 64, 2, 2, 3, 2, 1, 0 },
+    { 250000000ull, 100000000000ull, 65536, 512, 250, 8, 60, 16, 8, 0 },   /* height 17 */
+    { 250000000ull, 100000000000ull, 255, 512, 17, 3, 5, 4, 2, 0 },         /* height 8 */
+    { 250000000ull, 100000000000ull, 256, 4096, 40, 64, 256, 16, 8, 0 },   /* height 9 */
+};
+
+static void edge_config(uint32_t i, rl_config *c)
+{
+    rl_config_default(c);
+    c->clock_hz = edges[i].clock;
+    c->link_bps = edges[i].link;
+    c->max_qps = edges[i].nq;
+    c->mtu = edges[i].mtu;
+    c->pcie_latency = edges[i].L;
+    c->fetch_wqes = edges[i].n;
+    c->desc_capacity = edges[i].k;
+    c->event_capacity = edges[i].ev;
+    c->tx_capacity = edges[i].tx;
+}
+
+static void test_differential_edges(void)
+{
+    uint64_t seed = test_seed(0x7a55e1ull);
+    uint32_t i, j, fails = 0, runs = 0;
+    for (i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        for (j = 0; j < (edges[i].tie ? 10u : 3u); j++, runs++) {
+            rl_config c;
+            uint64_t ws = rnic_splitmix64(&seed);
+            edge_config(i, &c);
+            if (run_workload(ws, &c, edges[i].tie, 0)) {
+                if (TEST_FAILS() <= 10)
+                    printf("  (replay: RL_REF_EDGE=%u RL_REF_WSEED=%" PRIu64 ")\n", (unsigned)i, ws);
+                fails++;
+            }
+        }
+    printf("  edge workloads: %u diverged of %u\n", (unsigned)fails, (unsigned)runs);
+}
+
+/* The smallest case of "data remains": n = 2, three 100 B WQEs posted, one doorbell. The
+ * first round fetches 2 WQEs (all n), cuts and stores both packets; nothing fetched is left
+ * over. Whether the third WQE is ever sent depends on whether a full fetch counts as "data
+ * remains" (see REF_FULL_FETCH_MORE). */
+static void test_differential_minimal_full_fetch(void)
+{
+    rl_config c;
+    pair p;
+    uint64_t cyc;
+    uint32_t i;
+    rl_config_default(&c);
+    c.max_qps = 1;
+    c.fetch_wqes = 2;
+    if (!pair_init(&p, &c, 0))
+        return;
+    for (i = 0; i < 3; i++)
+        host_post(&p.h, 0, 10u + i, 100);
+    pair_push(&p, EV_DOORBELL, 0, 0);
+    for (cyc = 0; cyc < 2000; cyc++) { /* runs on after a divergence, to count the packets */
+        rl_tx t;
+        pair_tick(&p);
+        if (!p.failed)
+            pair_pop(&p, UINT32_MAX);
+        while (p.failed && rl_pop_tx(p.e.r, &t) == RNIC_OK)
+            ;
+        while (p.failed && ref_pop(&p.r, &t) == RNIC_OK)
+            ;
+    }
+    pair_final(&p);
+    printf("  reference sent %" PRIu64 " of 3 packets, engine %" PRIu64 "\n", p.r.packets, rl_get_stats(p.e.r)->packets);
+    pair_free(&p);
+}
+
+/* One QP fills the whole descriptor buffer: the test pops its 1-deep TX port only every
+ * `gap` cycles, so eligible descriptors pile up behind the port until all k slots hold that
+ * QP's packets (k up to 256, RL_MAX_DESC). The runs vary the amount of data so that the QP's
+ * last round lands on every buffer level, the full one included. */
+static void test_differential_full_buffer_one_qp(void)
+{
+    static const uint32_t ks[] = { 255, 256, 256, 200 };
+    uint32_t t, reached = 0, runs = 0;
+    for (t = 0; t < 4 * 16; t++) {
+        rl_config c;
+        pair p;
+        uint32_t i, max_out = 0, nq = t % 4 == 2 ? 2u : 1u, qp, nwqe = 300u + 41u * (t / 4), gap = 3u + t % 5u;
+        uint64_t cyc;
+        rl_config_default(&c);
+        c.clock_hz = 1000000000ull;
+        c.link_bps = 400000000000ull;
+        c.max_qps = nq;
+        c.mtu = 64;
+        c.pcie_latency = 60;
+        c.fetch_wqes = RL_MAX_FETCH;
+        c.desc_capacity = ks[t % 4];
+        c.event_capacity = 4;
+        c.tx_capacity = 1;
+        if (!pair_init(&p, &c, 1000u + t))
+            break;
+        for (qp = 0; qp < nq; qp++) {
+            for (i = 0; i < nwqe; i++)
+                host_post(&p.h, qp, qp * 10000u + i, t % 4 == 3 ? 128u : 64u);
+            pair_push(&p, EV_DOORBELL, qp, 0);
+        }
+        for (cyc = 0; cyc < 2000 + (uint64_t)gap * nwqe * nq && !p.failed; cyc++) {
+            pair_tick(&p);
+            if (cyc % gap == 0)
+                pair_pop(&p, 1);
+            for (qp = 0; qp < nq; qp++)
+                if (p.r.q[qp].outstanding > max_out)
+                    max_out = p.r.q[qp].outstanding;
+        }
+        pair_final(&p);
+        if (p.failed && TEST_FAILS() <= 10)
+            printf("  (k %u, %u QP(s), %u WQEs of %u B each, TX popped every %u cycles)\n", (unsigned)ks[t % 4],
+                   (unsigned)nq, (unsigned)nwqe, t % 4 == 3 ? 128u : 64u, (unsigned)gap);
+        reached += max_out == ks[t % 4];
+        runs++;
+        pair_free(&p);
+    }
+    printf("  %u of %u runs filled the whole buffer with one QP's descriptors\n", (unsigned)reached, (unsigned)runs);
+    CHECK(reached >= runs / 2); /* the scenario does what it is for */
+}
+
+static void test_differential_random(void)
+{
+    uint64_t seed = test_seed(0x7a55e12ull);
+    uint32_t i, fails = 0, count = RANDOM_WORKLOADS;
+    for (i = 0; i < count; i++)
+        fails += (uint32_t)run_workload(rnic_splitmix64(&seed), NULL, 0, 0);
+    printf("  random workloads: %u diverged of %u\n", (unsigned)fails, (unsigned)count);
+    printf("  covered: %" PRIu64 " workloads, %" PRIu64 " cycles, %" PRIu64 " packets, %" PRIu64 " TX stalls, %" PRIu64
+           " desc-full rounds, %" PRIu64 " dropped packets, %" PRIu64 " heap ops, %" PRIu64 " credit waits, %" PRIu64
+           " EINVAL/%" PRIu64 " ENOENT/%" PRIu64 " ERANGE/%" PRIu64 " EBUSY, %" PRIu64 " workloads with Phi > 1 (max %.2f)\n",
+           cov.workloads, cov.cycles, cov.tx, cov.stalls, cov.desc_full, cov.dropped, cov.heap_ops, cov.wait_credit,
+           cov.einval, cov.enoent, cov.erange, cov.busy, cov.phi_over1, (double)cov.max_phi / 4294967296.0);
+}
+
+/* 2. fast-forward: one engine ticked every cycle, one advanced over the gaps between inputs;
+ * the reference runs in lockstep with the ticked engine and says which cycles do something. */
+static void ff_inputs(rnic_prng *g, const rl_config *c, const wl *w, host *h, uint32_t *next_id, rl *A, rl *B,
+                      ref *R, int *bad)
+{
+    uint32_t k, cnt = (uint32_t)rnic_prng_range(g, 1, 3);
+    for (k = 0; k < cnt; k++) {
+        uint32_t what = (uint32_t)rnic_prng_below(g, 10), qp = w->used[rnic_prng_below(g, w->nused)];
+        rnic_err ea, eb, er;
+        if (what < 6) {
+            uint32_t i, nw = (uint32_t)rnic_prng_range(g, 1, 6);
+            if (h->q[qp].n < w->max_posted)
+                for (i = 0; i < nw; i++)
+                    host_post(h, qp, (*next_id)++, rand_len(g, c->mtu));
+            ea = rl_push_doorbell(A, qp);
+            eb = rl_push_doorbell(B, qp);
+            er = ref_push(R, EV_DOORBELL, qp, 0);
+        } else if (what < 9) {
+            uint64_t bps = pick_rate(g, c, w->base_rate);
+            ea = rl_push_rate(A, qp, bps);
+            eb = rl_push_rate(B, qp, bps);
+            er = ref_push(R, EV_RATE, qp, bps);
+        } else {
+            bool on = rnic_prng_chance(g, 2, 3);
+            ea = rl_push_credit(A, qp, on);
+            eb = rl_push_credit(B, qp, on);
+            er = ref_push(R, EV_CREDIT, qp, on);
+        }
+        if (ea != eb || ea != er)
+            *bad = 1;
+    }
+}
+
+static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_disagreed, uint64_t *cycles_total)
+{
+    {
+        rnic_prng g;
+        rl_config c;
+        wl w;
+        host h;
+        fsrc fa, fb, fr;
+        eng A, B;
+        ref R;
+        uint64_t end, next_in = 0, worst_ne = 0, txn = 0;
+        uint32_t next_id = 1;
+        int bad = 0, have_ne = 0, reported = 0, r_ok = 1; /* r_ok: the reference still agrees with A */
+        char cs[256];
+
+        rnic_prng_seed(&g, wseed);
+        rand_cfg(&g, &c);
+        c.tx_capacity = (uint32_t)rnic_prng_range(&g, 1, 64);
+        rand_wl(&g, &c, &w);
+        end = rnic_prng_range(&g, 5000, 40000);
+        host_init(&h, c.max_qps);
+        memset(&fa, 0, sizeof fa);
+        memset(&fb, 0, sizeof fb);
+        memset(&fr, 0, sizeof fr);
+        fa.h = fb.h = fr.h = &h;
+        c.fetch = host_fetch;
+        c.fetch_user = &fa;
+        CHECK(eng_init(&A, &c) == RNIC_OK);
+        c.fetch_user = &fb;
+        CHECK(eng_init(&B, &c) == RNIC_OK);
+        c.fetch_user = &fr;
+        ref_init(&R, &c);
+        R.trace = trace;
+        cfg_str(cs, sizeof cs, &c);
+
+        while (rl_now(A.r) < end && !bad) {
+            uint64_t now = rl_now(A.r), chunk, i, ne_b;
+            if (now == next_in) {
+                ff_inputs(&g, &c, &w, &h, &next_id, A.r, B.r, &R, &bad);
+                next_in = now + rnic_prng_log_range(&g, 1, 3000);
+            }
+            /* run a chunk of the gap (popping at the chunk's end on all three) */
+            chunk = next_in - now;
+            if (rnic_prng_chance(&g, 1, 3))
+                chunk = rnic_prng_range(&g, 1, chunk);
+            if (now + chunk > end)
+                chunk = end - now;
+            have_ne = 0; /* new input or TX pops since: earlier predictions no longer bind */
+            ne_b = rl_next_event(B.r);
+            if (ne_b != rl_next_event(A.r)) {
+                printf("  FF workload %" PRIu64 " (%s): cycle %" PRIu64 ": rl_next_event differs between two engines in the same state (%" PRIu64 " vs %" PRIu64 ")\n",
+                       wseed, cs, now, ne_b, rl_next_event(A.r));
+                bad = 1;
+            }
+            rl_advance(B.r, chunk);
+            for (i = 0; i < chunk; i++) {
+                uint64_t c0 = rl_now(A.r), ne = rl_next_event(A.r);
+                if (ne < c0) {
+                    if (!reported++)
+                        printf("  FF workload %" PRIu64 " (%s): rl_next_event %" PRIu64 " < now %" PRIu64 "\n",
+                               wseed, cs, ne, c0);
+                    (*ne_late)++;
+                }
+                if (!have_ne || ne > worst_ne) {
+                    worst_ne = ne;
+                    have_ne = 1;
+                }
+                rl_stats before = *rl_get_stats(A.r), after;
+                int vis;
+                uint64_t phi_before = rl_phi_q32(A.r);
+                fa.nlog = fr.nlog = 0;
+                rl_tick(A.r);
+                ref_tick(&R);
+                /* a change the API shows (counters other than cycles and TX stalls, Phi) */
+                after = *rl_get_stats(A.r);
+                before.cycles = after.cycles = before.tx_stalls = after.tx_stalls = 0;
+                before.fetch_gated = after.fetch_gated = 0; /* waiting, like a TX stall */
+                vis = memcmp(&before, &after, sizeof before) != 0 || phi_before != rl_phi_q32(A.r);
+                if (vis && worst_ne > c0) {
+                    if (!reported++)
+                        printf("  FF workload %" PRIu64 " (%s): cycle %" PRIu64 " changed the engine's counters but rl_next_event said %" PRIu64 "\n",
+                               wseed, cs, c0, worst_ne);
+                    (*ne_late)++;
+                }
+                if (r_ok && (fa.nlog != fr.nlog || (fa.nlog && memcmp(&fa.log[0], &fr.log[0], sizeof fa.log[0]) != 0) ||
+                             rl_get_stats(A.r)->heap_ops != R.heap_ops || rl_get_stats(A.r)->packets != R.packets ||
+                             rl_phi_q32(A.r) != R.phi)) {
+                    if (trace)
+                        printf("  FF workload %" PRIu64 ": the reference stops agreeing with A at cycle %" PRIu64 "\n",
+                               wseed, c0);
+                    r_ok = 0;
+                    (*ref_disagreed)++;
+                }
+                if (!r_ok) { /* the reference no longer knows what A does: only the visible check */
+                    if (vis)
+                        have_ne = 0;
+                    continue;
+                }
+                if (trace && R.active)
+                    printf("  cycle %" PRIu64 " active; rl_next_event since the last active cycle: at most %" PRIu64 "\n", c0, worst_ne);
+                if (R.active) {
+                    if (worst_ne > c0) {
+                        if (!reported++)
+                            printf("  FF workload %" PRIu64 " (%s): cycle %" PRIu64 " does something (per the reference) but rl_next_event said %" PRIu64 "\n",
+                                   wseed, cs, c0, worst_ne);
+                        (*ne_late)++;
+                    }
+                    have_ne = 0;
+                }
+            }
+            if (rl_now(A.r) != rl_now(B.r)) {
+                printf("  FF workload %" PRIu64 ": rl_now after advance %" PRIu64 " vs %" PRIu64 "\n", wseed,
+                       rl_now(B.r), rl_now(A.r));
+                bad = 1;
+            }
+            for (;;) {
+                rl_tx ta, tb, tr;
+                rnic_err ea = rl_pop_tx(A.r, &ta), eb = rl_pop_tx(B.r, &tb), er = RNIC_EEMPTY;
+                if (r_ok)
+                    er = ref_pop(&R, &tr);
+                if (ea != eb || (ea == RNIC_OK && !tx_same(&ta, &tb))) {
+                    char s1[128] = "-", s2[128] = "-";
+                    if (ea == RNIC_OK)
+                        tx_str(s1, sizeof s1, &ta);
+                    if (eb == RNIC_OK)
+                        tx_str(s2, sizeof s2, &tb);
+                    printf("  FF workload %" PRIu64 " (%s): TX #%" PRIu64 " ticked %s, advanced %s\n", wseed, cs, txn, s1,
+                           s2);
+                    bad = 1;
+                    break;
+                }
+                if (r_ok && (ea != er || (ea == RNIC_OK && !tx_same(&ta, &tr)))) {
+                    /* engine vs reference is test 1's business; here it only ends the
+                     * rl_next_event checks, which need the reference's view of A */
+                    char s1[128] = "-", s3[128] = "-";
+                    if (ea == RNIC_OK)
+                        tx_str(s1, sizeof s1, &ta);
+                    if (er == RNIC_OK)
+                        tx_str(s3, sizeof s3, &tr);
+                    if (trace)
+                        printf("  FF workload %" PRIu64 ": TX #%" PRIu64 " ticked %s, reference %s\n", wseed, txn, s1, s3);
+                    r_ok = 0;
+                    (*ref_disagreed)++;
+                }
+                if (ea != RNIC_OK)
+                    break;
+                txn++;
+            }
+            if (r_ok && rl_phi_q32(A.r) != R.phi) {
+                r_ok = 0;
+                (*ref_disagreed)++;
+            }
+        }
+        if (!bad) {
+            const rl_stats *sa = rl_get_stats(A.r), *sb = rl_get_stats(B.r);
+            /* every counter identical between ticking and advancing */
+            if (memcmp(sa, sb, sizeof *sa) != 0) {
+                printf("  FF workload %" PRIu64 " (%s): stats differ between ticked and advanced engines"
+                       " (packets %" PRIu64 "/%" PRIu64 ", tx_stalls %" PRIu64 "/%" PRIu64 ", heap_ops %" PRIu64 "/%" PRIu64 ", cycles %" PRIu64 "/%" PRIu64 ")\n",
+                       wseed, cs, sa->packets, sb->packets, sa->tx_stalls, sb->tx_stalls, sa->heap_ops, sb->heap_ops,
+                       sa->cycles, sb->cycles);
+                bad = 1;
+            }
+            if (rl_phi_q32(A.r) != rl_phi_q32(B.r))
+                bad = 1;
+        }
+        *cycles_total += end;
+        CHECK(!bad);
+        eng_free(&A);
+        eng_free(&B);
+        ref_free(&R);
+        host_free(&h);
+        return bad;
+    }
+}
+
+static void test_fast_forward(void)
+{
+    uint64_t seed = test_seed(0xfa57f0ull), cycles_total = 0;
+    uint32_t wi, nwl = FF_WORKLOADS, diverged = 0, ne_late = 0, dis = 0;
+    for (wi = 0; wi < nwl; wi++)
+        diverged += (uint32_t)ff_one(rnic_splitmix64(&seed), 0, &ne_late, &dis, &cycles_total);
+    printf("  fast-forward: %u of %u workloads diverged; %u rl_next_event violations; %" PRIu64
+           " cycles (rl_next_event checked against the reference in %u of them; in the others the"
+           " reference stopped agreeing with the engine, see the differential tests)\n",
+           (unsigned)diverged, (unsigned)nwl, (unsigned)ne_late, cycles_total, (unsigned)(nwl - dis));
+    CHECK_EQ(ne_late, 0);
+}
+
+/* rl_advance over a quiet engine, and rl_next_event's bounds. */
+static void test_next_event_basic(void)
+{
+    rl_config c;
+    host h;
+    fsrc f;
+    eng E;
+    rl_config_default(&c);
+    c.max_qps = 4;
+    host_init(&h, 4);
+    memset(&f, 0, sizeof f);
+    f.h = &h;
+    c.fetch = host_fetch;
+    c.fetch_user = &f;
+    CHECK(eng_init(&E, &c) == RNIC_OK);
+    CHECK_EQ(rl_next_event(E.r), RL_NEVER); /* fresh engine: nothing will ever happen */
+    rl_advance(E.r, 1000000);
+    CHECK_EQ(rl_now(E.r), 1000000);
+    CHECK_EQ(rl_get_stats(E.r)->cycles, 1000000);
+    rl_advance(E.r, 0);
+    CHECK_EQ(rl_now(E.r), 1000000);
+    CHECK(rl_push_doorbell(E.r, 1) == RNIC_OK); /* doorbell on an empty queue */
+    CHECK_EQ(rl_next_event(E.r), 1000000);
+    rl_advance(E.r, 100000);
+    CHECK_EQ(rl_now(E.r), 1100000);
+    CHECK_EQ(rl_next_event(E.r), RL_NEVER); /* it fetched nothing and went idle */
+    CHECK_EQ(rl_get_stats(E.r)->packets, 0);
+    CHECK_EQ(rl_phi_q32(E.r), 0);
+    eng_free(&E);
+    host_free(&h);
+}
+
+/* 3. paper-level sanity, reference alone. */
+static ref *sanity_ref(const rl_config *cin, host *h, fsrc *f)
+{
+    rl_config c = *cin;
+    ref *r = (ref *)calloc(1, sizeof *r);
+    memset(f, 0, sizeof *f);
+    f->h = h;
+    c.fetch = host_fetch;
+    c.fetch_user = f;
+    ref_init(r, &c);
+    return r;
+}
+
+/* One QP at rate r, no oversubscription: after the initial catch-up burst (its first
+ * PCIe-latency worth of packets), packets leave len*8/r seconds apart within 1 cycle. */
+static void single_qp_pacing(uint64_t clock, uint64_t link, uint64_t rate, uint32_t mtu, uint32_t len, uint32_t L,
+                             uint32_t n, uint64_t *worst_dev_milli, uint32_t *npk)
+{
+    rl_config c;
+    host h;
+    fsrc f;
+    ref *r;
+    uint64_t prev = 0, first = 0;
+    uint32_t i, got = 0;
+    /* exact spacing in cycles: len * 8 * clock / rate, kept as a rational */
+    u128 num = (u128)len * 8u * clock, den = rate;
+    rl_config_default(&c);
+    c.clock_hz = clock;
+    c.link_bps = link;
+    c.max_qps = 1;
+    c.mtu = mtu;
+    c.pcie_latency = L;
+    c.fetch_wqes = n;
+    host_init(&h, 1);
+    for (i = 0; i < 3000; i++)
+        host_post(&h, 0, i, len);
+    r = sanity_ref(&c, &h, &f);
+    CHECK(ref_push(r, EV_RATE, 0, rate) == RNIC_OK);
+    CHECK(ref_push(r, EV_DOORBELL, 0, 0) == RNIC_OK);
+    *worst_dev_milli = 0;
+    while (r->now < 3000000 && got < 400) {
+        rl_tx t;
+        ref_tick(r);
+        while (ref_pop(r, &t) == RNIC_OK) {
+            CHECK_EQ(t.len, len);
+            if (got == 0)
+                first = t.cycle;
+            /* packet `got` is due at ceil(got * spacing) after the stream's virtual start;
+             * compare consecutive spacings once past the initial catch-up (start >= 2L) */
+            if (got >= 2 && (u128)(got - 1u) * num >= (u128)(2u * L + 2u * r->height + 8u) * den) {
+                u128 gap = (u128)(t.cycle - prev) * den; /* in units of 1/den cycles */
+                u128 dev = gap > num ? gap - num : num - gap;
+                uint64_t milli = (uint64_t)(dev * 1000u / den);
+                if (milli > *worst_dev_milli)
+                    *worst_dev_milli = milli;
+            }
+            prev = t.cycle;
+            got++;
+        }
+    }
+    (void)first;
+    *npk = got;
+    ref_free(r);
+    free(r);
+    host_free(&h);
+}
+
+static void test_paper_single_qp_pacing(void)
+{
+    static const struct {
+        uint64_t clock, link, rate;
+        uint32_t mtu, len, L, n;
+    } cs[] = {
+        { 250000000ull, 100000000000ull, 10000000000ull, 4096, 4096, 250, 8 }, /* 819.2 cycles */
+        { 250000000ull, 100000000000ull, 40000000000ull, 1500, 1500, 250, 8 }, /* 75 cycles */
+        { 250000000ull, 100000000000ull, 25000000000ull, 4096, 4096, 250, 8 }, /* 327.68 cycles */
+        { 250000000ull, 100000000000ull, 1000000000ull, 1024, 1024, 250, 8 },  /* 2048 cycles */
+        { 1000000000ull, 400000000000ull, 123456789000ull, 4096, 3000, 300, 16 },
+        { 100000000ull, 10000000000ull, 3333333333ull, 4096, 777, 100, 4 },
+    };
+    uint32_t i;
+    for (i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        uint64_t dev;
+        uint32_t npk;
+        single_qp_pacing(cs[i].clock, cs[i].link, cs[i].rate, cs[i].mtu, cs[i].len, cs[i].L, cs[i].n, &dev, &npk);
+        printf("  rate %" PRIu64 " b/s, %u B packets (clock %" PRIu64 ", L %u, n %u): %u packets, worst spacing error %" PRIu64 ".%03u cycles\n",
+               cs[i].rate, (unsigned)cs[i].len, cs[i].clock, (unsigned)cs[i].L, (unsigned)cs[i].n, (unsigned)npk,
+               dev / 1000u, (unsigned)(dev % 1000u));
+        CHECK(npk >= 100);
+        CHECK(dev <= 1000u); /* within 1 cycle */
+    }
+}
+
+/* Phi = 2: two QPs each at the link rate, always backlogged: each gets half the link. */
+static void test_paper_phi2_fair_share(void)
+{
+    rl_config c;
+    host h;
+    fsrc f;
+    ref *r;
+    uint64_t bytes[2] = { 0, 0 }, t0 = 20000, t1 = 220000, pkt_cycles;
+    uint32_t i;
+    rl_config_default(&c);
+    c.clock_hz = 250000000ull;
+    c.link_bps = 100000000000ull;
+    c.max_qps = 2;
+    c.mtu = 1000; /* 1000 B at 100 Gb/s = 80 ns = 20 cycles: an exact link span */
+    host_init(&h, 2);
+    for (i = 0; i < 20000; i++) {
+        host_post(&h, 0, i, 1000 * (1u + i % 4u));
+        host_post(&h, 1, 100000u + i, 1000 * (1u + (i + 2u) % 4u));
+    }
+    r = sanity_ref(&c, &h, &f);
+    r->trace = getenv("RL_REF_TRACE_PHI2") != NULL;
+    CHECK(ref_push(r, EV_DOORBELL, 0, 0) == RNIC_OK);
+    CHECK(ref_push(r, EV_DOORBELL, 1, 0) == RNIC_OK);
+    pkt_cycles = 20;
+    while (r->now < t1) {
+        rl_tx t;
+        ref_tick(r);
+        if (r->now == 100)
+            CHECK_EQ(r->phi, (uint64_t)2 << 32);
+        while (ref_pop(r, &t) == RNIC_OK)
+            if (t.cycle >= t0)
+                bytes[t.qp] += t.len;
+    }
+    {
+        /* link capacity over [t0, t1): (t1 - t0) / 20 cycles per 1000 B */
+        uint64_t cap = (t1 - t0) / pkt_cycles * 1000u, half = cap / 2;
+        printf("  Phi 2: qp0 %" PRIu64 " B, qp1 %" PRIu64 " B, half the link %" PRIu64 " B\n", bytes[0], bytes[1], half);
+        CHECK(bytes[0] * 100u >= half * 99u && bytes[0] * 100u <= half * 101u);
+        CHECK(bytes[1] * 100u >= half * 99u && bytes[1] * 100u <= half * 101u);
+        CHECK_EQ(r->max_phi, (uint64_t)2 << 32);
+    }
+    ref_free(r);
+    free(r);
+    host_free(&h);
+}
+
+/* 4. bad input: refused, counted, and otherwise invisible. */
+typedef struct bad_run {
+    rl_config c;
+    host h;
+    fsrc f;
+    eng e;
+    rl_tx tx[4096];
+    uint32_t ntx;
+} bad_run;
+
+static void bad_setup(bad_run *b, uint32_t nq)
+{
+    memset(b, 0, sizeof *b);
+    rl_config_default(&b->c);
+    b->c.max_qps = nq;
+    b->c.mtu = 1024;
+    b->c.pcie_latency = 50;
+    b->c.fetch_wqes = 4;
+    b->c.desc_capacity = 8;
+    b->c.event_capacity = 4;
+    b->c.tx_capacity = 4;
+    host_init(&b->h, nq);
+    b->f.h = &b->h;
+    b->c.fetch = host_fetch;
+    b->c.fetch_user = &b->f;
+    CHECK(eng_init(&b->e, &b->c) == RNIC_OK);
+}
+
+static void bad_step(bad_run *b)
+{
+    rl_tx t;
+    rl_tick(b->e.r);
+    while (rl_pop_tx(b->e.r, &t) == RNIC_OK)
+        if (b->ntx < 4096)
+            b->tx[b->ntx++] = t;
+}
+
+static void bad_free(bad_run *b)
+{
+    eng_free(&b->e);
+    host_free(&b->h);
+}
+
+static int bad_same(const bad_run *a, const bad_run *b)
+{
+    uint32_t i;
+    if (a->ntx != b->ntx)
+        return 0;
+    for (i = 0; i < a->ntx; i++)
+        if (!tx_same(&a->tx[i], &b->tx[i]))
+            return 0;
+    return 1;
+}
+
+static void bad_workload(bad_run *b, int variant)
+{
+    uint32_t i, qp;
+    rnic_err e;
+    for (qp = 0; qp < 3; qp++)
+        for (i = 0; i < 20; i++)
+            host_post(&b->h, qp, qp * 100u + i, 100u + 50u * i);
+    if (variant == 7) /* a len-0 WQE after QP 1's data, then more that must not be reached */
+        for (i = 0; i < 3; i++)
+            host_post(&b->h, 1, 999u + i, i == 0 ? 0u : 100u);
+    if (variant == 8) /* a WQE above 2^31 B */
+        host_post(&b->h, 2, 998u, 0x80000001u);
+    for (i = 0; i < 3000; i++) {
+        if (i == 0 || i == 1 || i == 2) {
+            CHECK(rl_push_rate(b->e.r, i, 20000000000ull + 10000000000ull * i) == RNIC_OK);
+        }
+        if (i == 3 || i == 4 || i == 5)
+            CHECK(rl_push_doorbell(b->e.r, i - 3u) == RNIC_OK);
+        if (i == 10) {
+            if (variant == 1)
+                CHECK(rl_push_doorbell(b->e.r, b->c.max_qps) == RNIC_ENOENT);
+            if (variant == 2)
+                CHECK(rl_push_rate(b->e.r, 1, 0) == RNIC_ERANGE);
+            if (variant == 3)
+                CHECK(rl_push_rate(b->e.r, 1, b->c.min_rate_bps - 1u) == RNIC_ERANGE);
+            if (variant == 4)
+                CHECK(rl_push_rate(b->e.r, 1, b->c.link_bps + 1u) == RNIC_ERANGE);
+            if (variant == 5) {
+                CHECK(rl_push_credit(b->e.r, UINT32_MAX, false) == RNIC_ENOENT);
+                CHECK(rl_push_rate(b->e.r, b->c.max_qps + 7u, b->c.link_bps) == RNIC_ENOENT);
+            }
+        }
+        if (i == 400) { /* fill the port with harmless events (credit on), then one too many */
+            uint32_t k;
+            for (k = 0; k < b->c.event_capacity; k++)
+                CHECK(rl_push_credit(b->e.r, k % 3u, true) == RNIC_OK);
+            if (variant == 6) {
+                e = rl_push_doorbell(b->e.r, 0);
+                CHECK(e == RNIC_EBUSY);
+                CHECK(rl_push_rate(b->e.r, 0, b->c.min_rate_bps) == RNIC_EBUSY);
+                CHECK(rl_push_credit(b->e.r, 0, false) == RNIC_EBUSY);
+            }
+        }
+        bad_step(b);
+    }
+}
+
+static void test_bad_input(void)
+{
+    bad_run *base = (bad_run *)calloc(1, sizeof *base), *b = (bad_run *)calloc(1, sizeof *b);
+    int v;
+    bad_setup(base, 3);
+    bad_workload(base, 0);
+    CHECK(base->ntx > 50);
+    CHECK_EQ(rnic_err_total(&rl_get_stats(base->e.r)->errors), 0);
+    CHECK_EQ(rl_get_stats(base->e.r)->event_port_full, 0);
+    for (v = 1; v <= 8; v++) {
+        const rl_stats *s;
+        bad_setup(b, 3);
+        bad_workload(b, v);
+        s = rl_get_stats(b->e.r);
+        if (!bad_same(base, b)) {
+            printf("  bad input variant %d changed the TX stream (%u vs %u records)\n", v, (unsigned)b->ntx,
+                   (unsigned)base->ntx);
+            CHECK(!"bad input changed the TX stream");
+        }
+        switch (v) {
+        case 1:
+            CHECK_EQ(s->errors.by_cause[RNIC_ENOENT], 1);
+            break;
+        case 2:
+        case 3:
+        case 4:
+            CHECK_EQ(s->errors.by_cause[RNIC_ERANGE], 1);
+            break;
+        case 5:
+            CHECK_EQ(s->errors.by_cause[RNIC_ENOENT], 2);
+            break;
+        case 6:
+            CHECK_EQ(s->event_port_full, 3);
+            CHECK_EQ(s->errors.by_cause[RNIC_EBUSY], 0);
+            CHECK_EQ(rnic_err_total(&s->errors), 0);
+            break;
+        default:
+            CHECK(s->errors.by_cause[RNIC_EINVAL] >= 1);
+            CHECK_EQ(rnic_err_total(&s->errors), s->errors.by_cause[RNIC_EINVAL]);
+            break;
+        }
+        if (v < 6)
+            CHECK_EQ(s->event_port_full, 0);
+        CHECK_EQ(s->packets, rl_get_stats(base->e.r)->packets);
+        CHECK_EQ(s->bytes, rl_get_stats(base->e.r)->bytes);
+        bad_free(b);
+    }
+    bad_free(base);
+    free(base);
+    free(b);
+}
+
+/* A len-0 WQE in a random differential workload: the reference counts the refusal too. */
+static void test_bad_wqe_differential(void)
+{
+    uint64_t seed = test_seed(0xbadbadull);
+    uint32_t w;
+    for (w = 0; w < 12; w++) {
+        rnic_prng g;
+        rl_config c;
+        pair p;
+        uint64_t cyc;
+        uint32_t qp, i;
+        rnic_prng_seed(&g, rnic_splitmix64(&seed));
+        rand_cfg(&g, &c);
+        if (c.max_qps > 8)
+            c.max_qps = 8;
+        if (!pair_init(&p, &c, w))
+            break;
+        for (qp = 0; qp < c.max_qps; qp++) {
+            uint32_t nw = (uint32_t)rnic_prng_range(&g, 0, 12);
+            for (i = 0; i < nw; i++)
+                host_post(&p.h, qp, qp * 1000u + i, rand_len(&g, c.mtu));
+            if (rnic_prng_chance(&g, 1, 2))
+                host_post(&p.h, qp, qp * 1000u + 500u, rnic_prng_chance(&g, 1, 2) ? 0u : 0x80000000u + 1u);
+            host_post(&p.h, qp, qp * 1000u + 501u, 10);
+        }
+        for (cyc = 0; cyc < 6000 && !p.failed; cyc++) {
+            if (cyc % 500 == 0)
+                for (qp = 0; qp < c.max_qps && qp < c.event_capacity; qp++)
+                    pair_push(&p, EV_DOORBELL, qp, 0);
+            pair_tick(&p);
+            pair_pop(&p, 2);
+        }
+        pair_final(&p);
+        pair_free(&p);
+    }
+}
+
+static void test_bad_config(void)
+{
+    rl_config good, c;
+    host h;
+    fsrc f;
+    size_t sz;
+    void *mem;
+    rl *r = (rl *)calloc(1, sizeof *r);
+    int i;
+    host_init(&h, 4);
+    memset(&f, 0, sizeof f);
+    f.h = &h;
+    rl_config_default(&good);
+    good.max_qps = 4;
+    good.fetch = host_fetch;
+    good.fetch_user = &f;
+    sz = rl_mem_size(&good);
+    CHECK(sz > 0);
+    mem = malloc(sz + 64);
+    CHECK(rl_init(r, &good, mem, sz - 1) == RNIC_ENOSPC);
+    CHECK(rl_init(r, &good, mem, 0) == RNIC_ENOSPC || rl_init(r, &good, mem, 0) == RNIC_EINVAL);
+    for (i = 0; i < 16; i++) {
+        c = good;
+        switch (i) {
+        case 11: c.mtu = 63; break;              /* api.h: mtu 64 .. 65536 */
+        case 12: c.mtu = 65537; break;
+        case 13: c.pcie_latency = 0; break;
+        case 14: c.min_rate_bps = c.link_bps + 1u; break;
+        case 15: c.clock_hz = 0; break;
+        case 0: c.max_qps = 0; break;
+        case 1: c.max_qps = RL_MAX_QPS + 1u; break;
+        case 2: c.fetch = NULL; break;
+        case 3: c.mtu = 0; break;
+        case 4: c.desc_capacity = 0; break;
+        case 5: c.desc_capacity = RL_MAX_DESC + 1u; break;
+        case 6: c.fetch_wqes = 0; break;
+        case 7: c.fetch_wqes = RL_MAX_FETCH + 1u; break;
+        case 8: c.link_bps = 0; break;
+        case 9: c.event_capacity = 0; break;
+        default: c.tx_capacity = 0; break;
+        }
+        if (rl_mem_size(&c) != 0)
+            printf("  invalid config %d: rl_mem_size %zu (expected 0)\n", i, rl_mem_size(&c));
+        CHECK_EQ(rl_mem_size(&c), 0);
+        CHECK(rl_init(r, &c, mem, sz + 64) == RNIC_EINVAL);
+    }
+    /* after all that, a good init works and behaves */
+    CHECK(rl_init(r, &good, mem, sz) == RNIC_OK);
+    CHECK_EQ(rl_now(r), 0);
+    CHECK_EQ(rl_phi_q32(r), 0);
+    CHECK(rl_push_doorbell(r, 4) == RNIC_ENOENT);
+    CHECK(rl_push_rate(r, 0, good.min_rate_bps) == RNIC_OK);
+    CHECK(rl_push_rate(r, 0, good.link_bps) == RNIC_OK);
+    CHECK(rl_get_qp_stats(r, 4) == NULL);
+    CHECK(rl_get_qp_stats(r, 3) != NULL);
+    free(mem);
+    free(r);
+    host_free(&h);
+}
+
+int main(void)
+{
+    const char *one = getenv("RL_REF_WSEED"), *ff = getenv("RL_REF_FF_WSEED");
+    if (ff) { /* replay one fast-forward workload */
+        uint32_t late = 0;
+        uint64_t cyc = 0;
+        const char *tr = getenv("RL_REF_TRACE");
+        uint32_t dis = 0;
+        return ff_one(strtoull(ff, NULL, 0), tr && *tr == '1', &late, &dis, &cyc) || late;
+    }
+    if (one) { /* replay one differential workload */
+        const char *tr = getenv("RL_REF_TRACE"), *edge = getenv("RL_REF_EDGE");
+        rl_config c;
+        if (edge)
+            edge_config((uint32_t)strtoul(edge, NULL, 0), &c);
+        return run_workload(strtoull(one, NULL, 0), edge ? &c : NULL, edge ? edges[strtoul(edge, NULL, 0)].tie : 0,
+                            tr && *tr == '1');
+    }
+    RUN(test_bad_config);
+    RUN(test_next_event_basic);
+    RUN(test_paper_single_qp_pacing);
+    RUN(test_paper_phi2_fair_share);
+    RUN(test_bad_input);
+    RUN(test_bad_wqe_differential);
+    RUN(test_differential_edges);
+    RUN(test_differential_minimal_full_fetch);
+    RUN(test_differential_full_buffer_one_qp);
+    RUN(test_differential_random);
+    RUN(test_fast_forward);
+    return test_summary();
+}
