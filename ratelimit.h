@@ -1727,10 +1727,15 @@ struct rl {
     uint64_t desc_numbers;
     rl_qp *qps;
     rl_qp_stats *qp_stats;
-    /* timeline (P-heap): settled entries in a binary min-heap on (key, insertion number) */
-    uint64_t *heap_key, *heap_ins;
-    uint32_t *heap_qp;
-    uint32_t heap_count;
+    /* timeline (P-heap order): settled entries in a radix heap on (key, insertion order);
+     * keys are QPs' `resched`, lists run through tl_next (RNIC_NONE ends a list) */
+    uint32_t *tl_next, *tl_prev; /* tl_prev: the late list only */
+    uint32_t tl_head[65], tl_tail[65]; /* bucket b > 0: keys whose highest bit differing from tl_base is b - 1 */
+    uint64_t tl_nonempty;              /* bit b - 1: bucket b (1..64) holds entries */
+    uint64_t tl_base;                  /* the last key dequeued from the buckets */
+    uint32_t tl_min;                   /* the smallest bucketed entry */
+    uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
+    uint32_t heap_count;               /* settled entries */
     rnic_ring insert_requests; /* QPs waiting for a P-heap operation slot (uint32_t) */
     rnic_ring inserts_in_flight; /* rl_heap_insert: enqueues not yet settled */
     rnic_ring deliveries;      /* rl_timed_qp: dequeued QPs on their way to the FIFO */
@@ -1739,8 +1744,10 @@ struct rl {
     rnic_ring events;          /* rl_event: EMUX input port */
     rnic_ring tx;              /* rl_tx: output port */
     rl_desc desc[RL_MAX_DESC];
-    uint64_t desc_used[RL_MAX_DESC / 64u];     /* slot holds a packet */
-    uint64_t desc_eligible[RL_MAX_DESC / 64u]; /* ... that is eligible (else waiting) */
+    uint64_t desc_used[RL_MAX_DESC / 64u]; /* slot holds a packet */
+    uint16_t desc_waiting[RL_MAX_DESC];    /* binary heap of slots by start: not yet eligible */
+    uint16_t desc_ready[RL_MAX_DESC];      /* binary heap of slots by (finish, number): eligible */
+    uint32_t n_waiting, n_ready;
     uint32_t desc_count;
     rl_wqe fetched[RL_MAX_FETCH];
     rl_stats stats;
@@ -1856,10 +1863,12 @@ RL_API const char *rl_version(void)
 /* ==== end src/ratelimit/version.c ==== */
 /* ==== begin src/ratelimit/engine.c ==== */
 /* Tassel rate limiter engine. Cycle semantics: docs/tassel_model.md (every step below is
- * numbered as there). Software representation: the timeline of dormant QPs is a binary
- * min-heap on (key, insertion number) -- exactly the P-heap's order -- whose hardware timing
- * (an operation every 2 cycles, `height` cycles each) is modelled with two small pipelines;
- * the descriptor buffer (k <= 256 urgent packets) is scanned through occupancy bitmaps. */
+ * numbered as there). Software representation: the timeline of dormant QPs is a radix heap
+ * on (key, insertion order) -- exactly the P-heap's order, amortised O(1) instead of the
+ * O(log n) cache misses of a binary heap -- whose hardware timing (an operation every 2
+ * cycles, `height` cycles each) is modelled with two small pipelines; the descriptor buffer
+ * (k <= 256 urgent packets) keeps two small binary heaps of slots: waiting by start, eligible
+ * by (finish, number), so no cycle scans the buffer. */
 
 enum { RL__IDLE, RL__QUEUED, RL__WAIT_CREDIT, RL__FETCHING, RL__DORMANT, RL__DRAINING };
 enum { RL__EV_DOORBELL, RL__EV_RATE, RL__EV_CREDIT };
@@ -1929,9 +1938,8 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     } while (0)
     RL__ARRAY(qps, rl_qp, n);
     RL__ARRAY(qp_stats, rl_qp_stats, n);
-    RL__ARRAY(heap_key, uint64_t, n);
-    RL__ARRAY(heap_ins, uint64_t, n);
-    RL__ARRAY(heap_qp, uint32_t, n);
+    RL__ARRAY(tl_next, uint32_t, n);
+    RL__ARRAY(tl_prev, uint32_t, n);
     RL__RING(insert_requests, uint32_t, n);
     RL__RING(inserts_in_flight, rl_heap_insert, h);
     RL__RING(deliveries, rl_timed_qp, h);
@@ -1951,9 +1959,8 @@ RL_API size_t rl_mem_size(const rl_config *cfg)
 
 RL_API size_t rl_mem_per_qp(const rl_config *cfg)
 {
-    /* everything sized by max_qps: QP state, statistics, timeline entry, two FIFO slots */
-    (void)cfg;
-    return sizeof(rl_qp) + sizeof(rl_qp_stats) + 2u * sizeof(uint64_t) + sizeof(uint32_t) + 2u * sizeof(uint32_t);
+    /* everything sized by max_qps: QP state, statistics, two timeline links, two FIFO slots */
+    return rl__config_valid(cfg) ? sizeof(rl_qp) + sizeof(rl_qp_stats) + 4u * sizeof(uint32_t) : 0;
 }
 
 /* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
@@ -2006,6 +2013,9 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->heap_height = rl__height(cfg->max_qps);
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
     r->link_cpb = link_cpb;
+    for (i = 0; i < 65u; i++)
+        r->tl_head[i] = r->tl_tail[i] = RNIC_NONE;
+    r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
     for (i = 0; i < cfg->max_qps; i++) {
         rl_qp *q = &r->qps[i];
         RNIC_MEMSET(q, 0, sizeof *q);
@@ -2120,6 +2130,50 @@ static uint32_t rl__desc_free_slot(const rl *r)
     return rnic_bitmap_ffz_from(r->desc_used, r->cfg.desc_capacity, 0);
 }
 
+/* The descriptor heaps' orders: waiting by start (any order among equal starts: they become
+ * eligible together); eligible by (finish, descriptor number), the transmit order. */
+static bool rl__desc_less(const rl *r, bool by_finish, uint32_t a, uint32_t b)
+{
+    const rl_desc *x = &r->desc[a], *y = &r->desc[b];
+    if (!by_finish)
+        return rnic_ftime_before(x->start, y->start);
+    if (x->finish.cycle != y->finish.cycle || x->finish.frac != y->finish.frac)
+        return rnic_ftime_before(x->finish, y->finish);
+    return x->number < y->number;
+}
+
+static void rl__dheap_push(rl *r, uint16_t *h, uint32_t *count, bool by_finish, uint32_t slot)
+{
+    uint32_t i = (*count)++;
+    while (i > 0 && rl__desc_less(r, by_finish, slot, h[(i - 1u) / 2u])) {
+        h[i] = h[(i - 1u) / 2u];
+        i = (i - 1u) / 2u;
+    }
+    h[i] = (uint16_t)slot;
+}
+
+static uint32_t rl__dheap_pop(rl *r, uint16_t *h, uint32_t *count, bool by_finish)
+{
+    uint32_t top = h[0], last, n, i = 0;
+    n = --(*count);
+    if (n == 0)
+        return top;
+    last = h[n];
+    for (;;) {
+        uint32_t c = 2u * i + 1u;
+        if (c >= n)
+            break;
+        if (c + 1u < n && rl__desc_less(r, by_finish, h[c + 1u], h[c]))
+            c++;
+        if (!rl__desc_less(r, by_finish, h[c], last))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = (uint16_t)last;
+    return top;
+}
+
 /* Step 2: a round for QP qpi, whose WQE fetch completed this cycle. */
 static void rl__round(rl *r, uint32_t qpi)
 {
@@ -2157,6 +2211,7 @@ static void rl__round(rl *r, uint32_t qpi)
             d->len = len;
             d->last = len == left;
             rnic_bitmap_set(r->desc_used, slot);
+            rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
             r->desc_count++;
             q->outstanding++;
             q->finish = t;
@@ -2195,57 +2250,123 @@ static void rl__round(rl *r, uint32_t qpi)
     rnic_ring_push(&r->insert_requests, &qpi); /* at most once per QP: cannot be full */
 }
 
-/* ---- timeline: binary min-heap on (key, insertion number) ---- */
+/* ---- timeline: a radix heap on (key, insertion order) ----
+ * tl_base is the last key dequeued from the buckets; bucket b holds keys whose highest bit
+ * differing from tl_base is b - 1 (bucket 0: key == tl_base). Lists append, so each stays in
+ * insertion order, and a dequeue that finds bucket 0 empty moves the lowest bucket into the
+ * empty lower ones in list order: ties leave first-in first-out, as from the P-heap.
+ * A key below tl_base (its enqueue was computed before a larger key, already due, left) is
+ * due as well: it waits in a short sorted "late" list that is served first. tl_min caches
+ * the smallest bucketed entry so that peeking costs nothing. */
 
-static bool rl__heap_less(const rl *r, uint32_t a, uint32_t b)
+static uint32_t rl__msb64(uint64_t x) /* x != 0 */
 {
-    return r->heap_key[a] < r->heap_key[b] || (r->heap_key[a] == r->heap_key[b] && r->heap_ins[a] < r->heap_ins[b]);
+#if (defined(__GNUC__) || defined(__clang__)) && UINTPTR_MAX > 0xffffffffu && !defined(RNIC_PORTABLE_ARITH)
+    return 63u - (uint32_t)__builtin_clzll(x);
+#else
+    uint32_t b = 0;
+    if (x >> 32) { x >>= 32; b += 32; }
+    if (x >> 16) { x >>= 16; b += 16; }
+    if (x >> 8) { x >>= 8; b += 8; }
+    if (x >> 4) { x >>= 4; b += 4; }
+    if (x >> 2) { x >>= 2; b += 2; }
+    return b + (uint32_t)(x >> 1);
+#endif
 }
 
-static void rl__heap_swap(rl *r, uint32_t a, uint32_t b)
+static void rl__tl_append(rl *r, uint32_t b, uint32_t qp)
 {
-    uint64_t k = r->heap_key[a], s = r->heap_ins[a];
-    uint32_t q = r->heap_qp[a];
-    r->heap_key[a] = r->heap_key[b];
-    r->heap_ins[a] = r->heap_ins[b];
-    r->heap_qp[a] = r->heap_qp[b];
-    r->heap_key[b] = k;
-    r->heap_ins[b] = s;
-    r->heap_qp[b] = q;
+    r->tl_next[qp] = RNIC_NONE;
+    if (r->tl_head[b] == RNIC_NONE)
+        r->tl_head[b] = qp;
+    else
+        r->tl_next[r->tl_tail[b]] = qp;
+    r->tl_tail[b] = qp;
+    if (b)
+        r->tl_nonempty |= (uint64_t)1 << (b - 1u);
 }
 
-static void rl__heap_push(rl *r, uint64_t key, uint64_t ins, uint32_t qp)
+static uint32_t rl__tl_bucket(const rl *r, uint64_t key)
 {
-    uint32_t i = r->heap_count++;
-    r->heap_key[i] = key;
-    r->heap_ins[i] = ins;
-    r->heap_qp[i] = qp;
-    while (i > 0 && rl__heap_less(r, i, (i - 1u) / 2u)) {
-        rl__heap_swap(r, i, (i - 1u) / 2u);
-        i = (i - 1u) / 2u;
+    return key == r->tl_base ? 0u : rl__msb64(key ^ r->tl_base) + 1u;
+}
+
+/* tl_min from scratch: bucket 0's head, else the first smallest key of the lowest bucket. */
+static void rl__tl_find_min(rl *r)
+{
+    uint32_t qp, best = RNIC_NONE;
+    if (r->tl_head[0] != RNIC_NONE) {
+        r->tl_min = r->tl_head[0];
+        return;
     }
+    if (r->tl_nonempty) {
+        for (qp = r->tl_head[rnic_ctz64(r->tl_nonempty) + 1u]; qp != RNIC_NONE; qp = r->tl_next[qp])
+            if (best == RNIC_NONE || r->qps[qp].resched < r->qps[best].resched)
+                best = qp;
+    }
+    r->tl_min = best;
 }
 
-static uint32_t rl__heap_pop(rl *r)
+static void rl__tl_insert(rl *r, uint32_t qp)
 {
-    uint32_t qp = r->heap_qp[0], i = 0;
+    uint64_t key = r->qps[qp].resched;
+    r->heap_count++;
+    if (key < r->tl_base) { /* late: sorted insert after equal keys, searched from the tail
+                             * (late keys arrive almost in order: a short walk) */
+        uint32_t at = r->tl_late_tail;
+        while (at != RNIC_NONE && r->qps[at].resched > key)
+            at = r->tl_prev[at];
+        r->tl_prev[qp] = at;
+        r->tl_next[qp] = at == RNIC_NONE ? r->tl_late_head : r->tl_next[at];
+        if (at == RNIC_NONE)
+            r->tl_late_head = qp;
+        else
+            r->tl_next[at] = qp;
+        if (r->tl_next[qp] == RNIC_NONE)
+            r->tl_late_tail = qp;
+        else
+            r->tl_prev[r->tl_next[qp]] = qp;
+        return;
+    }
+    rl__tl_append(r, rl__tl_bucket(r, key), qp);
+    if (r->tl_min == RNIC_NONE || key < r->qps[r->tl_min].resched)
+        r->tl_min = qp;
+}
+
+/* The smallest settled entry (RNIC_NONE when none). */
+static uint32_t rl__tl_peek(const rl *r)
+{
+    return r->tl_late_head != RNIC_NONE ? r->tl_late_head : r->tl_min;
+}
+
+static uint32_t rl__tl_pop(rl *r)
+{
+    uint32_t qp, b, next;
     r->heap_count--;
-    if (r->heap_count) {
-        r->heap_key[0] = r->heap_key[r->heap_count];
-        r->heap_ins[0] = r->heap_ins[r->heap_count];
-        r->heap_qp[0] = r->heap_qp[r->heap_count];
-        for (;;) {
-            uint32_t l = 2u * i + 1u, rr = l + 1u, best = i;
-            if (l < r->heap_count && rl__heap_less(r, l, best))
-                best = l;
-            if (rr < r->heap_count && rl__heap_less(r, rr, best))
-                best = rr;
-            if (best == i)
-                break;
-            rl__heap_swap(r, i, best);
-            i = best;
+    if ((qp = r->tl_late_head) != RNIC_NONE) {
+        r->tl_late_head = r->tl_next[qp];
+        if (r->tl_late_head == RNIC_NONE)
+            r->tl_late_tail = RNIC_NONE;
+        else
+            r->tl_prev[r->tl_late_head] = RNIC_NONE;
+        return qp;
+    }
+    if (r->tl_head[0] == RNIC_NONE) { /* move the lowest bucket down, from its smallest key */
+        b = rnic_ctz64(r->tl_nonempty) + 1u;
+        r->tl_base = r->qps[r->tl_min].resched;
+        qp = r->tl_head[b];
+        r->tl_head[b] = r->tl_tail[b] = RNIC_NONE;
+        r->tl_nonempty &= ~((uint64_t)1 << (b - 1u));
+        for (; qp != RNIC_NONE; qp = next) {
+            next = r->tl_next[qp];
+            rl__tl_append(r, rl__tl_bucket(r, r->qps[qp].resched), qp);
         }
     }
+    qp = r->tl_head[0];
+    r->tl_head[0] = r->tl_next[qp];
+    if (r->tl_head[0] == RNIC_NONE)
+        r->tl_tail[0] = RNIC_NONE;
+    rl__tl_find_min(r);
     return qp;
 }
 
@@ -2264,17 +2385,17 @@ static void rl__timeline(rl *r)
     rl_timed_qp tq;
     bool due, request;
     while ((pending = (const rl_heap_insert *)rnic_ring_peek(&r->inserts_in_flight)) && pending->settle <= r->now) {
-        rl__heap_push(r, pending->key, pending->ins, pending->qp);
+        rl__tl_insert(r, pending->qp);
         rnic_ring_pop(&r->inserts_in_flight, NULL);
     }
     if (r->now >= r->heap_next_op) {
-        due = r->heap_count && rl__key_due(r, r->heap_key[0]);
+        due = r->heap_count && rl__key_due(r, r->qps[rl__tl_peek(r)].resched);
         request = !rnic_ring_empty(&r->insert_requests);
         if (due || request) {
             r->heap_next_op = r->now + 2u;
             r->stats.heap_ops++;
             if (due) {
-                tq.qp = rl__heap_pop(r);
+                tq.qp = rl__tl_pop(r);
                 tq.cycle = r->now + r->heap_height;
                 rnic_ring_push(&r->deliveries, &tq);
             }
@@ -2296,34 +2417,8 @@ static void rl__timeline(rl *r)
 /* Step 5: waiting descriptors whose start has come become eligible. */
 static void rl__eligibility(rl *r)
 {
-    uint32_t wi;
-    for (wi = 0; wi < RNIC_BITMAP_WORDS(r->cfg.desc_capacity); wi++) {
-        uint64_t waiting = r->desc_used[wi] & ~r->desc_eligible[wi];
-        while (waiting) {
-            uint32_t i = wi * 64u + rnic_ctz64(waiting);
-            waiting &= waiting - 1u;
-            if (!rnic_ftime_before(r->T, r->desc[i].start))
-                rnic_bitmap_set(r->desc_eligible, i);
-        }
-    }
-}
-
-/* The eligible descriptor with the smallest (finish, number); RNIC_NONE if none. */
-static uint32_t rl__best_eligible(const rl *r)
-{
-    uint32_t wi, best = RNIC_NONE;
-    for (wi = 0; wi < RNIC_BITMAP_WORDS(r->cfg.desc_capacity); wi++) {
-        uint64_t e = r->desc_eligible[wi];
-        while (e) {
-            uint32_t i = wi * 64u + rnic_ctz64(e);
-            e &= e - 1u;
-            if (best == RNIC_NONE || rnic_ftime_before(r->desc[i].finish, r->desc[best].finish) ||
-                (r->desc[i].finish.cycle == r->desc[best].finish.cycle && r->desc[i].finish.frac == r->desc[best].finish.frac &&
-                 r->desc[i].number < r->desc[best].number))
-                best = i;
-        }
-    }
-    return best;
+    while (r->n_waiting && !rnic_ftime_before(r->T, r->desc[r->desc_waiting[0]].start))
+        rl__dheap_push(r, r->desc_ready, &r->n_ready, true, rl__dheap_pop(r, r->desc_waiting, &r->n_waiting, false));
 }
 
 /* Step 6. */
@@ -2334,15 +2429,13 @@ static void rl__transmit(rl *r)
     rl_tx out;
     rl_qp *q;
     rnic_ftime now_t;
-    if (r->now < r->link_free)
-        return;
-    i = rl__best_eligible(r);
-    if (i == RNIC_NONE)
+    if (r->now < r->link_free || r->n_ready == 0)
         return;
     if (rnic_ring_full(&r->tx)) {
         r->stats.tx_stalls++;
         return;
     }
+    i = rl__dheap_pop(r, r->desc_ready, &r->n_ready, true);
     d = &r->desc[i];
     out.cycle = r->now;
     out.qp = d->qp;
@@ -2358,7 +2451,6 @@ static void rl__transmit(rl *r)
     r->link_free = r->link_t.cycle; /* idle from the cycle in which this packet ends: the next
                                      * one continues on the wire at link_t, back to back */
     rnic_bitmap_clear(r->desc_used, i);
-    rnic_bitmap_clear(r->desc_eligible, i);
     r->desc_count--;
     r->stats.packets++;
     r->stats.bytes += d->len;
@@ -2453,7 +2545,6 @@ RL_API uint64_t rl_next_event(const rl *r)
     uint64_t ne = RL_NEVER, c;
     const rl_timed_qp *tq;
     const rl_heap_insert *hi;
-    uint32_t wi;
     if (!rnic_ring_empty(&r->events) ||
         (!rnic_ring_empty(&r->schedule) && r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity))
         return r->now;
@@ -2473,24 +2564,20 @@ RL_API uint64_t rl_next_event(const rl *r)
         RL__MIN(r->heap_next_op > r->now ? r->heap_next_op : r->now);
     if (r->heap_count) { /* when the earliest settled key falls due: A + j*inc > key */
         rnic_ftime a = rl__activation(r);
-        uint64_t j = rl__key_due(r, r->heap_key[0]) ? 0 : rl__cycles_until(r, a, rnic_ftime_at(r->heap_key[0]), true);
+        uint64_t key = r->qps[rl__tl_peek(r)].resched;
+        uint64_t j = rl__key_due(r, key) ? 0 : rl__cycles_until(r, a, rnic_ftime_at(key), true);
         if (j != UINT64_MAX) {
             c = r->now + j;
             RL__MIN(c > r->heap_next_op ? c : r->heap_next_op);
         }
     }
-    for (wi = 0; wi < RNIC_BITMAP_WORDS(r->cfg.desc_capacity); wi++) {
-        uint64_t waiting = r->desc_used[wi] & ~r->desc_eligible[wi];
-        while (waiting) { /* when T reaches a waiting packet's start */
-            uint32_t i = wi * 64u + rnic_ctz64(waiting);
-            uint64_t j = rl__cycles_until(r, r->T, r->desc[i].start, false);
-            waiting &= waiting - 1u;
-            if (j != UINT64_MAX)
-                RL__MIN(r->now + j);
-        }
-        if (r->desc_eligible[wi] && !rnic_ring_full(&r->tx))
-            RL__MIN(r->link_free > r->now ? r->link_free : r->now);
+    if (r->n_waiting) { /* when T reaches the earliest waiting packet's start */
+        c = rl__cycles_until(r, r->T, r->desc[r->desc_waiting[0]].start, false);
+        if (c != UINT64_MAX)
+            RL__MIN(r->now + c);
     }
+    if (r->n_ready && !rnic_ring_full(&r->tx))
+        RL__MIN(r->link_free > r->now ? r->link_free : r->now);
 #undef RL__MIN
     return ne;
 }
@@ -2501,11 +2588,8 @@ RL_API void rl_advance(rl *r, uint64_t cycles)
     while (r->now < target) {
         uint64_t ne = rl_next_event(r);
         if (ne > r->now) {
-            uint64_t skip = (ne < target ? ne : target) - r->now, w;
-            bool stalled = false;
-            for (w = 0; w < RNIC_BITMAP_WORDS(r->cfg.desc_capacity); w++)
-                stalled = stalled || r->desc_eligible[w];
-            if (stalled && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
+            uint64_t skip = (ne < target ? ne : target) - r->now;
+            if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
                 uint64_t from = r->link_free > r->now ? r->link_free : r->now;
                 if (from < r->now + skip)
                     r->stats.tx_stalls += r->now + skip - from;

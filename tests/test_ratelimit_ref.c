@@ -1436,6 +1436,7 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
             }
             for (;;) {
                 rl_tx ta, tb, tr;
+                memset(&tr, 0, sizeof tr);
                 rnic_err ea = rl_pop_tx(A.r, &ta), eb = rl_pop_tx(B.r, &tb), er = RNIC_EEMPTY;
                 if (r_ok)
                     er = ref_pop(&R, &tr);

@@ -168,10 +168,15 @@ struct rl {
     uint64_t desc_numbers;
     rl_qp *qps;
     rl_qp_stats *qp_stats;
-    /* timeline (P-heap): settled entries in a binary min-heap on (key, insertion number) */
-    uint64_t *heap_key, *heap_ins;
-    uint32_t *heap_qp;
-    uint32_t heap_count;
+    /* timeline (P-heap order): settled entries in a radix heap on (key, insertion order);
+     * keys are QPs' `resched`, lists run through tl_next (RNIC_NONE ends a list) */
+    uint32_t *tl_next, *tl_prev; /* tl_prev: the late list only */
+    uint32_t tl_head[65], tl_tail[65]; /* bucket b > 0: keys whose highest bit differing from tl_base is b - 1 */
+    uint64_t tl_nonempty;              /* bit b - 1: bucket b (1..64) holds entries */
+    uint64_t tl_base;                  /* the last key dequeued from the buckets */
+    uint32_t tl_min;                   /* the smallest bucketed entry */
+    uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
+    uint32_t heap_count;               /* settled entries */
     rnic_ring insert_requests; /* QPs waiting for a P-heap operation slot (uint32_t) */
     rnic_ring inserts_in_flight; /* rl_heap_insert: enqueues not yet settled */
     rnic_ring deliveries;      /* rl_timed_qp: dequeued QPs on their way to the FIFO */
@@ -180,8 +185,10 @@ struct rl {
     rnic_ring events;          /* rl_event: EMUX input port */
     rnic_ring tx;              /* rl_tx: output port */
     rl_desc desc[RL_MAX_DESC];
-    uint64_t desc_used[RL_MAX_DESC / 64u];     /* slot holds a packet */
-    uint64_t desc_eligible[RL_MAX_DESC / 64u]; /* ... that is eligible (else waiting) */
+    uint64_t desc_used[RL_MAX_DESC / 64u]; /* slot holds a packet */
+    uint16_t desc_waiting[RL_MAX_DESC];    /* binary heap of slots by start: not yet eligible */
+    uint16_t desc_ready[RL_MAX_DESC];      /* binary heap of slots by (finish, number): eligible */
+    uint32_t n_waiting, n_ready;
     uint32_t desc_count;
     rl_wqe fetched[RL_MAX_FETCH];
     rl_stats stats;
