@@ -42,6 +42,8 @@ bench:
 	@bash tools/deps.sh bench
 	@$(MAKE) --no-print-directory $(addprefix build/,$(BENCHES))
 	@for b in $(BENCHES); do echo "== $$b"; ./build/$$b || exit 1; done
+	@echo "== callgrind: instructions per rate-limiter decision"
+	@bash tools/callgrind_per_decision.sh
 
 figures:
 	@bash tools/deps.sh figures
@@ -53,6 +55,11 @@ figures:
 	./build/tassel_accuracy --csv build/tassel_accuracy.csv > /dev/null
 	gnuplot -e "csv='build/tassel_accuracy.csv'; out='docs/figures/tassel_fig7.png'" docs/figures/tassel_fig7.gp
 	@echo "wrote docs/figures/tassel_fig7.png"
+	@$(MAKE) --no-print-directory build/tassel_scale
+	./build/tassel_scale --qps 1024 --csv build/tassel_scale.csv > /dev/null
+	gnuplot -e "csv='build/tassel_scale.csv'; out='docs/figures/tassel_fig8a.png'; over=0" docs/figures/tassel_fig8.gp
+	gnuplot -e "csv='build/tassel_scale.csv'; out='docs/figures/tassel_fig8b.png'; over=1" docs/figures/tassel_fig8.gp
+	@echo "wrote docs/figures/tassel_fig8a.png docs/figures/tassel_fig8b.png"
 
 headers:
 	python3 amalgamate.py

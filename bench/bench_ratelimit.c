@@ -7,6 +7,9 @@
  * two binary heaps (start-ordered pending, finish-ordered eligible), no hardware model.
  *
  *   build/bench_ratelimit [--quick]
+ *   build/bench_ratelimit --point QPS fair|logu PACKETS [heap]
+ *     one point, for `valgrind --tool=callgrind --collect-atstart=no
+ *     --toggle-collect=measured_run` (tools/callgrind_per_decision.sh): instructions per decision
  * Ends with: RESULT ns_1k=... ns_64k=... heap_ns_64k=... speedup_64k=... flatness=... */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #define RNIC_IMPLEMENTATION
@@ -15,6 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
 
 #define CLOCK_HZ 250000000ull
 #define LINK_BPS 100000000000ull
@@ -50,6 +59,22 @@ static void make_rates(uint64_t *rates, uint32_t n, int fair, uint64_t seed)
 }
 
 /* ---- the engine ---- */
+
+/* The timed part (also the callgrind toggle): drive the engine until `packets` left. */
+NOINLINE uint64_t measured_run(rl *r, uint64_t packets, uint64_t *sum);
+NOINLINE uint64_t measured_run(rl *r, uint64_t packets, uint64_t *sum)
+{
+    uint64_t sent = 0;
+    rl_tx tx;
+    while (sent < packets) {
+        rl_advance(r, 512);
+        while (rl_pop_tx(r, &tx) == RNIC_OK) {
+            sent++;
+            *sum += tx.qp * 31u + tx.cycle;
+        }
+    }
+    return sent;
+}
 static double bench_engine(uint32_t n, const uint64_t *rates, uint64_t packets, uint64_t *checksum)
 {
     rl_config cfg;
@@ -75,13 +100,7 @@ static double bench_engine(uint32_t n, const uint64_t *rates, uint64_t packets, 
     while (rl_pop_tx(r, &tx) == RNIC_OK)
         ;
     t0 = now_s();
-    while (sent < packets) {
-        rl_advance(r, 512);
-        while (rl_pop_tx(r, &tx) == RNIC_OK) {
-            sent++;
-            sum += tx.qp * 31u + tx.cycle;
-        }
-    }
+    sent = measured_run(r, packets, &sum);
     t1 = now_s();
     *checksum += sum;
     free(mem);
@@ -136,11 +155,35 @@ static uint32_t heap_pop(heap *h)
     return top;
 }
 
+/* The timed part of the baseline (also its callgrind toggle). */
+NOINLINE uint64_t heap_run(flow *f, heap *pend, heap *elig, uint64_t link_cpb, uint64_t packets, uint64_t *sum);
+NOINLINE uint64_t heap_run(flow *f, heap *pend, heap *elig, uint64_t link_cpb, uint64_t packets, uint64_t *sum)
+{
+    uint64_t V = 0, sent = 0;
+    while (sent < packets) {
+        uint32_t x;
+        while (pend->n && f[pend->a[0]].start <= V) /* eligibility */
+            heap_push(elig, heap_pop(pend));
+        if (!elig->n) { /* idle link: jump to the next start */
+            V = f[pend->a[0]].start;
+            continue;
+        }
+        x = heap_pop(elig); /* smallest finish */
+        sent++;
+        *sum += x * 31u + (V >> 32);
+        V += MTU * link_cpb; /* the link is busy for one packet */
+        f[x].start = f[x].finish;
+        f[x].finish = f[x].start + MTU * f[x].cpb;
+        heap_push(pend, x);
+    }
+    return sent;
+}
+
 static double bench_heap(uint32_t n, const uint64_t *rates, uint64_t packets, uint64_t *checksum)
 {
     flow *f = (flow *)calloc(n, sizeof *f);
     heap pend, elig;
-    uint64_t link_cpb = (uint64_t)((double)CLOCK_HZ * 8.0 * 4294967296.0 / (double)LINK_BPS), V = 0, sent = 0, sum = 0;
+    uint64_t link_cpb = (uint64_t)((double)CLOCK_HZ * 8.0 * 4294967296.0 / (double)LINK_BPS), sent, sum = 0;
     uint32_t i;
     double t0, t1;
     pend.a = (uint32_t *)malloc(n * sizeof(uint32_t));
@@ -155,23 +198,9 @@ static double bench_heap(uint32_t n, const uint64_t *rates, uint64_t packets, ui
         f[i].finish = MTU * f[i].cpb;
         heap_push(&pend, i);
     }
+    heap_run(f, &pend, &elig, link_cpb, 2u * n, &sum); /* warm-up: every flow sent, heaps settled */
     t0 = now_s();
-    while (sent < packets) {
-        uint32_t x;
-        while (pend.n && f[pend.a[0]].start <= V) /* eligibility */
-            heap_push(&elig, heap_pop(&pend));
-        if (!elig.n) { /* idle link: jump to the next start */
-            V = f[pend.a[0]].start;
-            continue;
-        }
-        x = heap_pop(&elig); /* smallest finish */
-        sent++;
-        sum += x * 31u + (V >> 32);
-        V += MTU * link_cpb; /* the link is busy for one packet */
-        f[x].start = f[x].finish;
-        f[x].finish = f[x].start + MTU * f[x].cpb;
-        heap_push(&pend, x);
-    }
+    sent = heap_run(f, &pend, &elig, link_cpb, packets, &sum);
     t1 = now_s();
     *checksum += sum;
     free(pend.a);
@@ -184,6 +213,21 @@ int main(int argc, char **argv)
 {
     static const uint32_t sizes[] = { 1024, 10240, 65536 };
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    if (argc >= 5 && !strcmp(argv[1], "--point")) { /* one point for callgrind */
+        uint32_t n = (uint32_t)strtoul(argv[2], NULL, 0);
+        uint64_t pk = strtoull(argv[4], NULL, 0), cs = 0;
+        uint64_t *rt = (uint64_t *)malloc((n ? n : 1) * sizeof(uint64_t));
+        if (!rt || n == 0 || n > 65536 || pk == 0)
+            return 2;
+        make_rates(rt, n, !strcmp(argv[3], "fair"), 42);
+        if (argc >= 6 && !strcmp(argv[5], "heap"))
+            bench_heap(n, rt, pk, &cs);
+        else
+            bench_engine(n, rt, pk, &cs);
+        printf("packets=%llu checksum=%016llx\n", (unsigned long long)pk, (unsigned long long)cs);
+        free(rt);
+        return 0;
+    }
     uint64_t packets = quick ? 100000u : 1000000u, checksum = 0;
     uint64_t *rates = (uint64_t *)malloc(65536 * sizeof(uint64_t));
     double eng[2][3], hp[2][3];

@@ -28,7 +28,7 @@ test)
     want_cmd qemu-i386 qemu-user
     ;;
 build) ;;
-bench) ;; # (the engines' benchmarks will add valgrind for callgrind counts)
+bench) want_cmd valgrind valgrind ;; # callgrind instruction counts
 figures) want_cmd gnuplot gnuplot-nox ;;
 *) echo "usage: $0 build|test|bench|figures" >&2; exit 2 ;;
 esac
