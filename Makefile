@@ -15,8 +15,10 @@ BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
 UNIT := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 UNIT_BINS := $(foreach cc,gcc clang portable,$(addprefix build/tests/$(cc)/,$(UNIT)))
 
-# The main job until the composed RNIC (examples/rnic_model) lands: the richest example.
-MAIN_EXAMPLE := fixed_point_range
+# The main job until the composed RNIC (examples/rnic_model) lands: the richest example,
+# Tassel at scale (Fig. 8) on 1,024 QPs with both baselines (the full run: build/tassel_scale).
+MAIN_EXAMPLE := tassel_scale
+MAIN_ARGS := --quick
 
 .PHONY: all programs run test bench figures headers install clean unit-tests
 .DELETE_ON_ERROR:
@@ -32,7 +34,7 @@ programs: $(addprefix build/,$(EXAMPLES) $(BENCHES))
 run:
 	@bash tools/deps.sh build
 	@$(MAKE) --no-print-directory build/$(MAIN_EXAMPLE)
-	./build/$(MAIN_EXAMPLE)
+	./build/$(MAIN_EXAMPLE) $(MAIN_ARGS)
 
 test:
 	@bash tools/deps.sh test
