@@ -10,7 +10,8 @@
  *   WF2Q+ non-work-conserving rate limiting per QP (start = max(finish, system time) on
  *   activation, finish = start + len / rate, eligible when start <= system time, smallest
  *   finish first, one packet at a time on an idle link); the oversubscription fallback
- *   (system time advances by max(1, Phi) per cycle); the cache-free scheduler: EMUX events
+ *   (the system time slows down by max(1, Phi), so every QP gets rate / Phi: weighted
+ *   sharing); the cache-free scheduler: EMUX events
  *   (doorbell, rate update, credit update), a schedule FIFO, WQE fetches of n WQEs through
  *   the caller's WQE source with the PCIe latency, fetch-and-drop (m urgent packets kept in
  *   a k-entry descriptor buffer, the rest cut again next round), rescheduling at
@@ -55,7 +56,12 @@
  *   One QP sends at most n packets per fetch round trip (L + height + 1 cycles): with n = 8,
  *   4 KB packets and 1 us that is ~260 Gb/s, so a 400 G link needs n = 16 for one QP at
  *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
- *   software timeline is a binary heap (exact P-heap order, its hardware timing modelled).
+ *   software timeline is a radix heap (exact P-heap order, its hardware timing modelled) and
+ *   the descriptor buffer two small heaps, so a cycle's cost does not grow with max_qps.
+ *   A fetch is issued only while the descriptor buffer has a slot for it (one reserved per
+ *   fetch in flight; counted in fetch_gated). Under exactly 100 % booked load (Phi = 2 at
+ *   64 K QPs) the paper's k = 60 leaves the fastest QPs short; k = 256 does not
+ *   (README, Fig. 8).
  *   A start time beyond the horizon cannot occur: a packet's span is at most
  *   mtu * cpb < 2^16 * 2^32 = 2^48 cycles by construction, and times wrap modulo 2^64.
  *   No packet payload, no transport: it decides who sends what, when.
@@ -64,7 +70,8 @@
  *   Refused input returns an rnic_err, is counted in rl_get_stats()->errors, and changes
  *   nothing: unknown QP RNIC_ENOENT, rate outside [min_rate, link] RNIC_ERANGE, bad config
  *   or memory RNIC_EINVAL, too little memory RNIC_ENOSPC, a WQE with length 0 or > 2^31
- *   from the source RNIC_EINVAL (it ends that QP's usable data until the next doorbell).
+ *   from the source RNIC_EINVAL (it ends the usable data of that fetch; the QP reads from
+ *   there again at its next round or doorbell, and each reading is counted).
  *
  * Conventions (all rnicq headers): prefix rl_/RL_; define RL_IMPLEMENTATION (or
  * RNIC_IMPLEMENTATION) in one .c file before including; RL_STATIC makes the API static;
