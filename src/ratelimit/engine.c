@@ -670,7 +670,12 @@ static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, b
     dh = th - xh - (tl < xl);
     if (dh >= r->inc)
         return UINT64_MAX;
-    j = rnic_udiv128_64(dh, dl, r->inc, &rem);
+    if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: whole cycles, no divide */
+        j = (dh << 32) | (dl >> 32);
+        rem = dl & 0xffffffffu;
+    } else {
+        j = rnic_udiv128_64(dh, dl, r->inc, &rem);
+    }
     if (strict || rem)
         j++;
     return j;
@@ -736,9 +741,11 @@ RL_API void rl_advance(rl *r, uint64_t cycles)
             rl__update_activation(r);
             r->now += skip;
             r->stats.cycles += skip;
-        } else {
-            rl_tick(r);
+            if (r->now != ne || ne >= target)
+                continue;
+            /* the skip ended at the event: tick it without asking rl_next_event again */
         }
+        rl_tick(r);
     }
 }
 
