@@ -25,7 +25,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x13084dbdu /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xb9709bbcu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -238,20 +238,26 @@ typedef struct rnic_ftime {
 /* ---- 128-bit helpers, portable (no __int128, no division helpers) ---- */
 
 /* Full 64 x 64 -> 128-bit product. */
+#if defined(__SIZEOF_INT128__) && !defined(RNIC_PORTABLE_ARITH)
+#define RNIC__HAVE_U128 1
+__extension__ typedef unsigned __int128 rnic__u128;
+#endif
+
 RNIC_INLINE void rnic_mul64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
 {
+#ifdef RNIC__HAVE_U128 /* one multiply instruction on 64-bit hosts */
+    rnic__u128 p = (rnic__u128)a * b;
+    *lo = (uint64_t)p;
+    *hi = (uint64_t)(p >> 64);
+#else
     uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
     uint64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
     uint64_t ll = a_lo * b_lo, lh = a_lo * b_hi, hl = a_hi * b_lo, hh = a_hi * b_hi;
     uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
     *lo = (mid << 32) | (ll & 0xffffffffu);
     *hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-}
-
-#if defined(__SIZEOF_INT128__) && !defined(RNIC_PORTABLE_ARITH)
-#define RNIC__HAVE_U128 1
-__extension__ typedef unsigned __int128 rnic__u128;
 #endif
+}
 
 /* (hi:lo) / d for hi < d (so the quotient fits 64 bits); remainder to *rem if non-NULL.
  * Native 128-bit division where the compiler has it (64-bit hosts: a rate change costs a few
@@ -455,12 +461,11 @@ RNIC_INLINE rnic_cycle rnic_ftime_ceil(rnic_ftime t)
  * exactly 2^63 cycles apart the two are unordered and both orders are false). */
 RNIC_INLINE bool rnic_ftime_before(rnic_ftime a, rnic_ftime b)
 {
-    uint64_t d = b.cycle - a.cycle;
-    if (d == 0)
-        return a.frac < b.frac;
-    if (d == ((uint64_t)1 << 63)) /* b - a = 2^63 + (b.frac - a.frac) / 2^32 cycles */
-        return a.frac > b.frac;
-    return d < ((uint64_t)1 << 63);
+    /* b - a as a 96-bit number modulo 2^96 (hi: whole cycles after the borrow, lo: fraction):
+     * a is earlier when that difference is nonzero and below 2^95 */
+    uint64_t hi = b.cycle - a.cycle - (uint64_t)(b.frac < a.frac);
+    uint32_t lo = b.frac - a.frac;
+    return (hi >> 63) == 0 && (hi | lo) != 0;
 }
 
 /* b - a as Q32.32 when 0 <= b - a < 2^32 cycles; RNIC_ERANGE otherwise (*out untouched). */
@@ -1497,8 +1502,8 @@ RNIC_INLINE void rnic_trace_serialize(const rnic_trace_event *ev, unsigned char 
 }
 /* ==== end src/common/trace.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 100 || RNIC_COMMON_ID != 0x13084dbdu
-#error "rnicq: transport.h needs common core version 100 (id 0x13084dbdu); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 100 || RNIC_COMMON_ID != 0xb9709bbcu
+#error "rnicq: transport.h needs common core version 100 (id 0xb9709bbcu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
