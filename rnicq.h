@@ -5,8 +5,11 @@
  *
  * STATUS: the engines have not landed yet (issues #4 and #5). This header carries the
  * rnicq common core (fixed-point time and rate, wrap-safe compares, ring bitmaps, bucket
- * queue, shared-space FIFO, bounded rings, PRNG, error codes) and this manual of what it
- * will model.
+ * queue, shared-space FIFO, bounded rings, PRNG, error codes), the first building blocks of
+ * the QoS engine -- rq_ids (TID/FID FIFOs with the reset initializer and the multipath TID
+ * leap), rq_block_plan (64 KB block segmentation arithmetic), rq_status_regs (2-bit channel
+ * status with single and 32-channel read-and-clear, protection-checked) -- and this manual
+ * of what it will model (cycle contract: docs/rnicq_qos_model.md).
  *
  * What it will model:
  *   - RED-SEA QoS engine ("Hardware support for QoS in an RDMA engine", shared/seeds/004):
@@ -1537,6 +1540,126 @@ RNIC_EXTERN_C_BEGIN
  * Compare it with RQ_VERSION_* to catch a translation unit built from another release. */
 RQ_API const char *rq_version(void);
 /* ==== end src/rnicq/api.h ==== */
+/* ==== begin src/rnicq/ids.h ==== */
+/* ---- transaction and flow IDs (RED-SEA thesis §3.8, §3.14) ----
+ * Three ID FIFOs: TIDs for non-congestion-managed blocks and inline transfers (0 .. tids-1);
+ * unipath flow IDs (1xFID) and groups of four consecutive flow IDs for multipath transfers
+ * (4xFID). A congestion-managed block's TID is derived from its flow: FID f owns TIDs
+ * (f << log2(flow_blocks)) + 0 .. flow_blocks-1, and FIDs run from tids / flow_blocks, so
+ * congestion-managed TIDs fill tids .. 2 x tids - 1 (thesis: TIDs 512..1023, FIDs 128..255,
+ * unipath 128..191, multipath groups 192, 196, .., 252).
+ * Each FIFO has one enqueue and one dequeue port per cycle. After init the FIFOs are empty
+ * and the reset initializer enqueues one ID per cycle (TIDs, then unipath FIDs, then
+ * multipath groups: 512 + 64 + 16 = 592 cycles -- the thesis prints "= 588", a slip in its
+ * sum); an ID given back in a cycle takes the enqueue port first and the initializer waits a
+ * cycle (nothing is lost). */
+
+typedef enum rq_id_pool { RQ_POOL_TID = 0, RQ_POOL_FID1 = 1, RQ_POOL_FID4 = 2 } rq_id_pool;
+
+typedef struct rq_ids_config {
+    uint32_t tids;         /* non-congestion-managed TIDs, default 512 (power of two, 4 .. 2^20) */
+    uint32_t flow_blocks;  /* blocks per flow = TIDs per FID, default 4 (power of two, 1 .. 64) */
+    uint32_t fids_unipath; /* 1xFID pool, default 64 */
+    uint32_t fid_groups;   /* 4xFID pool (groups of 4 FIDs), default 16;
+                            * fids_unipath + 4 x fid_groups must equal tids / flow_blocks */
+} rq_ids_config;
+
+typedef struct rq_ids_stats {
+    uint64_t taken[3], given_back[3];
+    uint64_t empty_takes;     /* takes that found the pool empty (RNIC_EEMPTY, not an error) */
+    uint64_t port_conflicts;  /* second take or give-back of a pool in one cycle (RNIC_EBUSY) */
+    uint64_t init_waits;      /* cycles the initializer yielded the enqueue port to a give-back */
+    rnic_err_stats errors;    /* refused give-backs: unknown id (ENOENT), already free (EEXIST) */
+} rq_ids_stats;
+
+typedef struct rq_ids {
+    rq_ids_config cfg;
+    uint32_t fid_base;        /* first FID = tids / flow_blocks */
+    uint32_t flow_shift;      /* log2(flow_blocks) */
+    rnic_ring pool[3];        /* uint32_t IDs (a group is its first FID) */
+    uint64_t *is_free;        /* bitmap over TIDs 0..tids-1, then FIDs fid_base.. */
+    uint32_t init_next;       /* initializer position over tids + fids_unipath + fid_groups */
+    uint8_t enq_used[3], deq_used[3];
+    rq_ids_stats stats;
+} rq_ids;
+
+RQ_API void rq_ids_config_default(rq_ids_config *cfg);
+/* Bytes of caller memory rq_ids_init needs; 0 when cfg is invalid. */
+RQ_API size_t rq_ids_mem_size(const rq_ids_config *cfg);
+/* RNIC_EINVAL bad config or memory, RNIC_ENOSPC too little memory. */
+RQ_API rnic_err rq_ids_init(rq_ids *ids, const rq_ids_config *cfg, void *mem, size_t size);
+/* End of cycle: the initializer enqueues its next ID if the pool's enqueue port is free. */
+RQ_API void rq_ids_tick(rq_ids *ids);
+/* True once the initializer has enqueued every ID. */
+RQ_API bool rq_ids_ready(const rq_ids *ids);
+/* Dequeue an ID: RNIC_EEMPTY none free (counted in empty_takes), RNIC_EBUSY the pool's dequeue
+ * port was used this cycle. A multipath group comes back as its first FID. */
+RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id);
+/* Enqueue an ID back: RNIC_ENOENT not an ID of that pool, RNIC_EEXIST already free (both
+ * counted, nothing changes), RNIC_EBUSY the pool's enqueue port was used this cycle. */
+RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id);
+RQ_API uint32_t rq_ids_free_count(const rq_ids *ids, rq_id_pool pool);
+
+/* TID of block `block` (counted from 0) of a unipath congestion-managed transfer with FID fid:
+ * the flow's TIDs in order, wrapping (§3.8). */
+RQ_API uint32_t rq_tid_unipath(const rq_ids *ids, uint32_t fid, uint64_t block);
+/* TID of block `block` of a multipath transfer holding FIDs group .. group + 3: consecutive
+ * blocks leap across the four flows (block b: FID group + b % 4, slot (b / 4) % flow_blocks). */
+RQ_API uint32_t rq_tid_multipath(const rq_ids *ids, uint32_t group, uint64_t block);
+/* ==== end src/rnicq/ids.h ==== */
+/* ==== begin src/rnicq/blocks.h ==== */
+/* ---- block segmentation arithmetic (RED-SEA thesis §3.9, Fig. 3.10/3.11) ----
+ * A transfer of `size` bytes to destination `dst` is cut at the receiver's block boundaries:
+ * first block = min(size, BLOCK - dst % BLOCK), then whole blocks, then the rest;
+ * total = (dst + size) / BLOCK - dst / BLOCK (+1 when (dst + size) % BLOCK != 0). Source and
+ * destination advance by the same offset. */
+
+typedef struct rq_block_plan {
+    uint64_t total;  /* blocks, >= 1 */
+    uint32_t first;  /* bytes in block 0 */
+    uint32_t last;   /* bytes in the last block (== first when total == 1) */
+    uint32_t block;  /* BLOCK */
+} rq_block_plan;
+
+/* RNIC_EINVAL size 0 or block not a power of two in 64 .. 2^30; RNIC_ERANGE dst + size wraps. */
+RQ_API rnic_err rq_block_plan_make(uint64_t dst, uint64_t size, uint32_t block_bytes, rq_block_plan *out);
+/* Byte offset (from the transfer's start) and size of block i; RNIC_ENOENT when i >= total. */
+RQ_API rnic_err rq_block_plan_at(const rq_block_plan *p, uint64_t i, uint64_t *offset, uint32_t *size);
+/* ==== end src/rnicq/blocks.h ==== */
+/* ==== begin src/rnicq/status.h ==== */
+/* ---- status registers (RED-SEA thesis §3.4, §3.6.2, Fig. 3.2) ----
+ * Two bits per write channel: IDLE -> BUSY when the transfer is enqueued, BUSY -> DONE on its
+ * completion or BUSY -> ERROR, DONE/ERROR -> IDLE when the owner reads it. A read names one
+ * channel, or 32 channels (half a 64-channel page: 32 x 2 bits in one 64-bit load), and
+ * clears every DONE/ERROR channel it returns. Reads come with the reader's protection domain:
+ * another domain's page is refused (RNIC_EPERM, counted), as the AXI slave answers an error. */
+
+typedef enum rq_status { RQ_IDLE = 0, RQ_BUSY = 1, RQ_DONE = 2, RQ_ERROR = 3 } rq_status;
+
+typedef struct rq_status_stats {
+    uint64_t reads_one, reads_32, cleared;
+    rnic_err_stats errors; /* EPERM cross-domain, ENOENT unknown channel, ESTATE bad transition */
+} rq_status_stats;
+
+typedef struct rq_status_regs {
+    uint32_t domains, channels; /* write channels per domain, a multiple of 32 */
+    uint64_t *words;            /* 32 channels per word, 2 bits each */
+    rq_status_stats stats;
+} rq_status_regs;
+
+/* Bytes for domains x channels; 0 when a count is 0, channels is not a multiple of 32, or
+ * domains x channels > 2^24. */
+RQ_API size_t rq_status_mem_size(uint32_t domains, uint32_t channels);
+RQ_API rnic_err rq_status_init(rq_status_regs *s, uint32_t domains, uint32_t channels, void *mem, size_t size);
+/* The engine's transitions: IDLE -> BUSY, BUSY -> DONE or ERROR; anything else is
+ * RNIC_ESTATE (counted, nothing changes); RNIC_ENOENT unknown domain or channel. */
+RQ_API rnic_err rq_status_set(rq_status_regs *s, uint32_t domain, uint32_t channel, rq_status to);
+RQ_API rq_status rq_status_peek(const rq_status_regs *s, uint32_t domain, uint32_t channel);
+/* Processor reads (read-and-clear of DONE/ERROR). reader: the requester's domain; domain: the
+ * page addressed. read32: channels half x 32 .. half x 32 + 31, channel j in bits 2j..2j+1. */
+RQ_API rnic_err rq_status_read_one(rq_status_regs *s, uint32_t reader, uint32_t domain, uint32_t channel, rq_status *out);
+RQ_API rnic_err rq_status_read32(rq_status_regs *s, uint32_t reader, uint32_t domain, uint32_t half, uint64_t *out);
+/* ==== end src/rnicq/status.h ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_H_INCLUDED */
 
@@ -1645,5 +1768,296 @@ RQ_API const char *rq_version(void)
 #undef RQ__STR
 #undef RQ__STR2
 /* ==== end src/rnicq/version.c ==== */
+/* ==== begin src/rnicq/ids.c ==== */
+/* Transaction and flow ID FIFOs with the reset initializer (interface: ids.h). */
+
+RQ_API void rq_ids_config_default(rq_ids_config *cfg)
+{
+    cfg->tids = 512;
+    cfg->flow_blocks = 4;
+    cfg->fids_unipath = 64;
+    cfg->fid_groups = 16;
+}
+
+static bool rq__pow2(uint32_t x) { return x && !(x & (x - 1u)); }
+
+static bool rq__ids_config_valid(const rq_ids_config *c)
+{
+    return c && rq__pow2(c->tids) && c->tids >= 4u && c->tids <= ((uint32_t)1 << 20) && rq__pow2(c->flow_blocks) &&
+           c->flow_blocks <= 64u && c->tids % c->flow_blocks == 0 && c->fid_groups <= c->tids &&
+           (uint64_t)c->fids_unipath + 4u * (uint64_t)c->fid_groups == c->tids / c->flow_blocks &&
+           c->fids_unipath + c->fid_groups > 0u;
+}
+
+static size_t rq__ids_layout(const rq_ids_config *c, rq_ids *ids, unsigned char *mem)
+{
+    size_t off = 0, at;
+    uint32_t caps[3], i;
+    caps[0] = c->tids;
+    caps[1] = c->fids_unipath ? c->fids_unipath : 1u;
+    caps[2] = c->fid_groups ? c->fid_groups : 1u;
+    for (i = 0; i < 3u; i++) {
+        if (!rnic__mem_reserve(&off, caps[i], sizeof(uint32_t), &at))
+            return 0;
+        if (ids)
+            rnic_ring_init(&ids->pool[i], sizeof(uint32_t), caps[i], mem + at, rnic_align_up((size_t)caps[i] * 4u));
+    }
+    if (!rnic__mem_reserve(&off, RNIC_BITMAP_WORDS(2u * c->tids), sizeof(uint64_t), &at))
+        return 0;
+    if (ids)
+        ids->is_free = (uint64_t *)(void *)(mem + at);
+    return off;
+}
+
+RQ_API size_t rq_ids_mem_size(const rq_ids_config *cfg)
+{
+    return rq__ids_config_valid(cfg) ? rq__ids_layout(cfg, NULL, NULL) : 0;
+}
+
+RQ_API rnic_err rq_ids_init(rq_ids *ids, const rq_ids_config *cfg, void *mem, size_t size)
+{
+    size_t need;
+    if (!ids || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !rq__ids_config_valid(cfg))
+        return RNIC_EINVAL;
+    need = rq__ids_layout(cfg, NULL, NULL);
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(ids, 0, sizeof *ids);
+    ids->cfg = *cfg;
+    rq__ids_layout(cfg, ids, (unsigned char *)mem);
+    RNIC_MEMSET(ids->is_free, 0, RNIC_BITMAP_WORDS(2u * cfg->tids) * sizeof(uint64_t));
+    ids->fid_base = cfg->tids / cfg->flow_blocks;
+    while (((uint32_t)1 << ids->flow_shift) < cfg->flow_blocks)
+        ids->flow_shift++;
+    return RNIC_OK;
+}
+
+/* Bit of an ID in is_free: TIDs first, then FIDs (a group by its first FID). */
+static uint32_t rq__ids_bit(const rq_ids *ids, rq_id_pool pool, uint32_t id)
+{
+    return pool == RQ_POOL_TID ? id : ids->cfg.tids + (id - ids->fid_base);
+}
+
+/* Whether id is an ID of pool. */
+static bool rq__ids_member(const rq_ids *ids, rq_id_pool pool, uint32_t id)
+{
+    uint32_t first_group = ids->fid_base + ids->cfg.fids_unipath;
+    switch (pool) {
+    case RQ_POOL_TID: return id < ids->cfg.tids;
+    case RQ_POOL_FID1: return id >= ids->fid_base && id < first_group;
+    case RQ_POOL_FID4: return id >= first_group && id < first_group + 4u * ids->cfg.fid_groups && (id - first_group) % 4u == 0;
+    default: return false;
+    }
+}
+
+static void rq__ids_put(rq_ids *ids, rq_id_pool pool, uint32_t id)
+{
+    rnic_ring_push(&ids->pool[pool], &id); /* never full: each ID is in its pool at most once */
+    rnic_bitmap_set(ids->is_free, rq__ids_bit(ids, pool, id));
+    ids->enq_used[pool] = 1;
+}
+
+RQ_API void rq_ids_tick(rq_ids *ids)
+{
+    uint32_t n = ids->init_next, t = ids->cfg.tids, u = ids->cfg.fids_unipath, g = ids->cfg.fid_groups;
+    if (n < t + u + g) {
+        rq_id_pool pool = n < t ? RQ_POOL_TID : n < t + u ? RQ_POOL_FID1 : RQ_POOL_FID4;
+        uint32_t id = n < t ? n : n < t + u ? ids->fid_base + (n - t) : ids->fid_base + u + 4u * (n - t - u);
+        if (ids->enq_used[pool]) {
+            ids->stats.init_waits++;
+        } else {
+            rq__ids_put(ids, pool, id);
+            ids->init_next++;
+        }
+    }
+    RNIC_MEMSET(ids->enq_used, 0, sizeof ids->enq_used);
+    RNIC_MEMSET(ids->deq_used, 0, sizeof ids->deq_used);
+}
+
+RQ_API bool rq_ids_ready(const rq_ids *ids)
+{
+    return ids->init_next == ids->cfg.tids + ids->cfg.fids_unipath + ids->cfg.fid_groups;
+}
+
+RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
+{
+    uint32_t v;
+    if ((unsigned)pool > 2u || !id)
+        return rnic_err_note(&ids->stats.errors, RNIC_EINVAL);
+    if (ids->deq_used[pool]) {
+        ids->stats.port_conflicts++;
+        return RNIC_EBUSY;
+    }
+    if (rnic_ring_pop(&ids->pool[pool], &v) != RNIC_OK) {
+        ids->stats.empty_takes++;
+        return RNIC_EEMPTY;
+    }
+    ids->deq_used[pool] = 1;
+    rnic_bitmap_clear(ids->is_free, rq__ids_bit(ids, pool, v));
+    ids->stats.taken[pool]++;
+    *id = v;
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
+{
+    if ((unsigned)pool > 2u || !rq__ids_member(ids, pool, id))
+        return rnic_err_note(&ids->stats.errors, RNIC_ENOENT);
+    if (rnic_bitmap_test(ids->is_free, rq__ids_bit(ids, pool, id)))
+        return rnic_err_note(&ids->stats.errors, RNIC_EEXIST);
+    if (ids->enq_used[pool]) {
+        ids->stats.port_conflicts++;
+        return RNIC_EBUSY;
+    }
+    rq__ids_put(ids, pool, id);
+    ids->stats.given_back[pool]++;
+    return RNIC_OK;
+}
+
+RQ_API uint32_t rq_ids_free_count(const rq_ids *ids, rq_id_pool pool)
+{
+    return (unsigned)pool > 2u ? 0u : rnic_ring_count(&ids->pool[pool]);
+}
+
+RQ_API uint32_t rq_tid_unipath(const rq_ids *ids, uint32_t fid, uint64_t block)
+{
+    return (fid << ids->flow_shift) + (uint32_t)(block & (ids->cfg.flow_blocks - 1u));
+}
+
+RQ_API uint32_t rq_tid_multipath(const rq_ids *ids, uint32_t group, uint64_t block)
+{
+    return ((group + (uint32_t)(block & 3u)) << ids->flow_shift) + (uint32_t)((block >> 2) & (ids->cfg.flow_blocks - 1u));
+}
+/* ==== end src/rnicq/ids.c ==== */
+/* ==== begin src/rnicq/blocks.c ==== */
+/* Block segmentation arithmetic (interface: blocks.h), as the segmenter computes it:
+ * total blocks in stage 2 (the thesis's critical path), offsets and the last size in stage 3. */
+
+RQ_API rnic_err rq_block_plan_make(uint64_t dst, uint64_t size, uint32_t block_bytes, rq_block_plan *out)
+{
+    uint64_t b = block_bytes, end, first;
+    uint32_t shift = 0;
+    if (!out || size == 0 || block_bytes < 64u || block_bytes > ((uint32_t)1 << 30) || (block_bytes & (block_bytes - 1u)))
+        return RNIC_EINVAL;
+    while (((uint32_t)1 << shift) < block_bytes) /* BLOCK is a power of two: shifts, no divide */
+        shift++;
+    if (dst > UINT64_MAX - size)
+        return RNIC_ERANGE;
+    end = dst + size;
+    first = b - (dst & (b - 1u)); /* BLOCK - dst % BLOCK */
+    if (first > size)
+        first = size;
+    out->block = block_bytes;
+    out->first = (uint32_t)first;
+    out->total = (end >> shift) - (dst >> shift) + ((end & (b - 1u)) != 0);
+    if (out->total == 1) {
+        out->last = (uint32_t)size;
+    } else {
+        uint64_t rest = (size - first) & (b - 1u); /* (size - first) % BLOCK */
+        out->last = rest ? (uint32_t)rest : block_bytes;
+    }
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_block_plan_at(const rq_block_plan *p, uint64_t i, uint64_t *offset, uint32_t *size)
+{
+    if (!p || i >= p->total)
+        return RNIC_ENOENT;
+    if (offset)
+        *offset = i == 0 ? 0 : p->first + (i - 1u) * (uint64_t)p->block; /* first + (n - 1) x BLOCK */
+    if (size)
+        *size = i == 0 ? p->first : i + 1u == p->total ? p->last : p->block;
+    return RNIC_OK;
+}
+/* ==== end src/rnicq/blocks.c ==== */
+/* ==== begin src/rnicq/status.c ==== */
+/* Status registers (interface: status.h). */
+
+RQ_API size_t rq_status_mem_size(uint32_t domains, uint32_t channels)
+{
+    if (domains == 0 || channels == 0 || channels % 32u || (uint64_t)domains * channels > ((uint64_t)1 << 24))
+        return 0;
+    return rnic_align_up((size_t)domains * (channels / 32u) * sizeof(uint64_t));
+}
+
+RQ_API rnic_err rq_status_init(rq_status_regs *s, uint32_t domains, uint32_t channels, void *mem, size_t size)
+{
+    size_t need = rq_status_mem_size(domains, channels);
+    if (!s || !mem || need == 0 || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)))
+        return RNIC_EINVAL;
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(s, 0, sizeof *s);
+    s->domains = domains;
+    s->channels = channels;
+    s->words = (uint64_t *)mem;
+    RNIC_MEMSET(s->words, 0, need);
+    return RNIC_OK;
+}
+
+static uint64_t *rq__status_word(const rq_status_regs *s, uint32_t domain, uint32_t channel)
+{
+    return &s->words[(size_t)domain * (s->channels / 32u) + channel / 32u];
+}
+
+RQ_API rq_status rq_status_peek(const rq_status_regs *s, uint32_t domain, uint32_t channel)
+{
+    if (domain >= s->domains || channel >= s->channels)
+        return RQ_IDLE;
+    return (rq_status)((*rq__status_word(s, domain, channel) >> (2u * (channel % 32u))) & 3u);
+}
+
+RQ_API rnic_err rq_status_set(rq_status_regs *s, uint32_t domain, uint32_t channel, rq_status to)
+{
+    uint64_t *w;
+    rq_status from;
+    uint32_t sh;
+    if (domain >= s->domains || channel >= s->channels)
+        return rnic_err_note(&s->stats.errors, RNIC_ENOENT);
+    from = rq_status_peek(s, domain, channel);
+    if (!((from == RQ_IDLE && to == RQ_BUSY) || (from == RQ_BUSY && (to == RQ_DONE || to == RQ_ERROR))))
+        return rnic_err_note(&s->stats.errors, RNIC_ESTATE);
+    w = rq__status_word(s, domain, channel);
+    sh = 2u * (channel % 32u);
+    *w = (*w & ~((uint64_t)3u << sh)) | ((uint64_t)to << sh);
+    return RNIC_OK;
+}
+
+/* The bits of a word whose channel is DONE (10) or ERROR (11): the high bit of each pair. */
+static uint64_t rq__status_finished(uint64_t w) { return w & 0xaaaaaaaaaaaaaaaaull; }
+
+RQ_API rnic_err rq_status_read_one(rq_status_regs *s, uint32_t reader, uint32_t domain, uint32_t channel, rq_status *out)
+{
+    rq_status st;
+    if (domain >= s->domains || channel >= s->channels || reader >= s->domains || !out)
+        return rnic_err_note(&s->stats.errors, RNIC_ENOENT);
+    if (reader != domain)
+        return rnic_err_note(&s->stats.errors, RNIC_EPERM);
+    st = rq_status_peek(s, domain, channel);
+    if (st == RQ_DONE || st == RQ_ERROR) {
+        *rq__status_word(s, domain, channel) &= ~((uint64_t)3u << (2u * (channel % 32u)));
+        s->stats.cleared++;
+    }
+    s->stats.reads_one++;
+    *out = st;
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_status_read32(rq_status_regs *s, uint32_t reader, uint32_t domain, uint32_t half, uint64_t *out)
+{
+    uint64_t *w, fin;
+    if (domain >= s->domains || half >= s->channels / 32u || reader >= s->domains || !out)
+        return rnic_err_note(&s->stats.errors, RNIC_ENOENT);
+    if (reader != domain)
+        return rnic_err_note(&s->stats.errors, RNIC_EPERM);
+    w = rq__status_word(s, domain, half * 32u);
+    *out = *w;
+    fin = rq__status_finished(*w);
+    s->stats.cleared += rnic_popcount64(fin);
+    *w &= ~(fin | (fin >> 1)); /* DONE/ERROR -> IDLE */
+    s->stats.reads_32++;
+    return RNIC_OK;
+}
+/* ==== end src/rnicq/status.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_IMPLEMENTATION */

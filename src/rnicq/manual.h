@@ -2,8 +2,11 @@
  *
  * STATUS: the engines have not landed yet (issues #4 and #5). This header carries the
  * rnicq common core (fixed-point time and rate, wrap-safe compares, ring bitmaps, bucket
- * queue, shared-space FIFO, bounded rings, PRNG, error codes) and this manual of what it
- * will model.
+ * queue, shared-space FIFO, bounded rings, PRNG, error codes), the first building blocks of
+ * the QoS engine -- rq_ids (TID/FID FIFOs with the reset initializer and the multipath TID
+ * leap), rq_block_plan (64 KB block segmentation arithmetic), rq_status_regs (2-bit channel
+ * status with single and 32-channel read-and-clear, protection-checked) -- and this manual
+ * of what it will model (cycle contract: docs/rnicq_qos_model.md).
  *
  * What it will model:
  *   - RED-SEA QoS engine ("Hardware support for QoS in an RDMA engine", shared/seeds/004):
