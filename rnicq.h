@@ -8,7 +8,8 @@
  * queue, shared-space FIFO, bounded rings, PRNG, error codes), the first building blocks of
  * the QoS engine -- rq_ids (TID/FID FIFOs with the reset initializer and the multipath TID
  * leap), rq_block_plan (64 KB block segmentation arithmetic), rq_status_regs (2-bit channel
- * status with single and 32-channel read-and-clear, protection-checked) -- and this manual
+ * status with single and 32-channel read-and-clear, protection-checked), rq_desc_encode/
+ * rq_desc_decode (the descriptor layout, inline payloads up to 32 B) -- and this manual
  * of what it will model (cycle contract: docs/rnicq_qos_model.md).
  *
  * What it will model:
@@ -1660,6 +1661,44 @@ RQ_API rq_status rq_status_peek(const rq_status_regs *s, uint32_t domain, uint32
 RQ_API rnic_err rq_status_read_one(rq_status_regs *s, uint32_t reader, uint32_t domain, uint32_t channel, rq_status *out);
 RQ_API rnic_err rq_status_read32(rq_status_regs *s, uint32_t reader, uint32_t domain, uint32_t half, uint64_t *out);
 /* ==== end src/rnicq/status.h ==== */
+/* ==== begin src/rnicq/desc.h ==== */
+/* ---- transfer descriptors (RED-SEA thesis §2 Fig. 2.3, §3.1, §3.6.1; layout:
+ * docs/rnicq_qos_model.md -- the thesis's figure is not in its text, so the bit layout is
+ * this project's) ----
+ * A descriptor is one 256-bit Transfer Table line (an inline payload of at most 8 B) or two
+ * consecutive lines (every regular transfer, inline payloads of 9..32 B). Word 3 of each line
+ * is the control word; its bit 63 marks the descriptor's last line. */
+
+#define RQ_DESC_LAST_LINE ((uint64_t)1 << 63)
+#define RQ_DESC_INLINE ((uint64_t)1 << 62)
+#define RQ_DESC_CM ((uint64_t)1 << 61)        /* congestion managed: gets flow IDs */
+#define RQ_DESC_MULTIPATH ((uint64_t)1 << 60) /* four flow IDs (needs RQ_DESC_CM) */
+#define RQ_DESC_NOTIFY ((uint64_t)1 << 59)    /* completion notification (control packet) */
+#define RQ_DESC_PRIO_MASK 0xfu                /* intra-priority in bits 0..3 */
+#define RQ_INLINE_MAX 32u
+
+typedef enum rq_transfer_kind { RQ_KIND_INLINE = 0, RQ_KIND_REGULAR = 1 } rq_transfer_kind;
+
+typedef struct rq_transfer { /* a decoded descriptor */
+    rq_transfer_kind kind;
+    uint64_t src, dst;  /* src unused for inline */
+    uint64_t size;      /* bytes: 1 .. 2^32 (regular: > 32), 1 .. 32 (inline) */
+    uint64_t notify_target; /* regular: control-packet header word */
+    uint32_t prio;      /* intra-priority 0 .. 15 (0 first) */
+    bool cm, multipath, notify;
+    uint8_t payload[RQ_INLINE_MAX];
+} rq_transfer;
+
+/* Lines a descriptor with this first control word occupies: 1 or 2. */
+RQ_API uint32_t rq_desc_lines(uint64_t control0);
+/* Decode lines (4 words each; line 1 only read when the descriptor has two). RNIC_EINVAL for
+ * a descriptor the engine refuses: size 0 or above 2^32, an inline payload over 32 B or a
+ * regular transfer of 32 B or less, multipath without congestion management, a priority or
+ * reserved bit set wrongly, or last-line bits that do not match the descriptor's length. */
+RQ_API rnic_err rq_desc_decode(const uint64_t line0[4], const uint64_t line1[4], rq_transfer *out);
+/* The inverse (for hosts and tests): fills one or two lines; RNIC_EINVAL as above. */
+RQ_API rnic_err rq_desc_encode(const rq_transfer *t, uint64_t line0[4], uint64_t line1[4]);
+/* ==== end src/rnicq/desc.h ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_H_INCLUDED */
 
@@ -2059,5 +2098,103 @@ RQ_API rnic_err rq_status_read32(rq_status_regs *s, uint32_t reader, uint32_t do
     return RNIC_OK;
 }
 /* ==== end src/rnicq/status.c ==== */
+/* ==== begin src/rnicq/desc.c ==== */
+/* Transfer descriptors (interface: desc.h). */
+
+#define RQ__DESC_FLAGS (RQ_DESC_LAST_LINE | RQ_DESC_INLINE | RQ_DESC_CM | RQ_DESC_MULTIPATH | RQ_DESC_NOTIFY)
+
+static uint32_t rq__desc_lines_for(bool is_inline, uint64_t size) { return is_inline && size <= 8u ? 1u : 2u; }
+
+RQ_API uint32_t rq_desc_lines(uint64_t control0)
+{
+    /* one line only for a one-line descriptor: an inline payload whose last-line bit is set */
+    return (control0 & RQ_DESC_INLINE) && (control0 & RQ_DESC_LAST_LINE) ? 1u : 2u;
+}
+
+RQ_API rnic_err rq_desc_decode(const uint64_t line0[4], const uint64_t line1[4], rq_transfer *out)
+{
+    uint64_t c0 = line0[3], size = line0[2];
+    bool is_inline = (c0 & RQ_DESC_INLINE) != 0;
+    uint32_t lines, i;
+    if (!out)
+        return RNIC_EINVAL;
+    if ((c0 & ~(RQ__DESC_FLAGS | RQ_DESC_PRIO_MASK)) || size == 0 || size > ((uint64_t)1 << 32))
+        return RNIC_EINVAL;
+    lines = rq__desc_lines_for(is_inline, size);
+    if ((lines == 1u) != ((c0 & RQ_DESC_LAST_LINE) != 0)) /* last-line bit must match the length */
+        return RNIC_EINVAL;
+    if (lines == 2u && (!line1 || line1[3] != RQ_DESC_LAST_LINE))
+        return RNIC_EINVAL;
+    if (is_inline ? size > RQ_INLINE_MAX || (c0 & (RQ_DESC_CM | RQ_DESC_MULTIPATH | RQ_DESC_NOTIFY))
+                  : size <= RQ_INLINE_MAX || ((c0 & RQ_DESC_MULTIPATH) && !(c0 & RQ_DESC_CM)))
+        return RNIC_EINVAL;
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->kind = is_inline ? RQ_KIND_INLINE : RQ_KIND_REGULAR;
+    out->size = size;
+    out->prio = (uint32_t)(c0 & RQ_DESC_PRIO_MASK);
+    out->cm = (c0 & RQ_DESC_CM) != 0;
+    out->multipath = (c0 & RQ_DESC_MULTIPATH) != 0;
+    out->notify = (c0 & RQ_DESC_NOTIFY) != 0;
+    if (is_inline) {
+        uint64_t words[4];
+        out->dst = line0[0];
+        words[0] = line0[1];
+        words[1] = lines == 2u ? line1[0] : 0;
+        words[2] = lines == 2u ? line1[1] : 0;
+        words[3] = lines == 2u ? line1[2] : 0;
+        for (i = 0; i < size; i++) /* little-endian byte order within each word */
+            out->payload[i] = (uint8_t)(words[i / 8u] >> (8u * (i % 8u)));
+    } else {
+        if (line1[1] || line1[2]) /* reserved words */
+            return RNIC_EINVAL;
+        out->src = line0[0];
+        out->dst = line0[1];
+        out->notify_target = line1[0];
+    }
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_desc_encode(const rq_transfer *t, uint64_t line0[4], uint64_t line1[4])
+{
+    uint64_t c0;
+    uint32_t lines, i;
+    bool is_inline;
+    if (!t || !line0 || t->size == 0 || t->size > ((uint64_t)1 << 32) || t->prio > RQ_DESC_PRIO_MASK)
+        return RNIC_EINVAL;
+    is_inline = t->kind == RQ_KIND_INLINE;
+    if (is_inline ? t->size > RQ_INLINE_MAX || t->cm || t->multipath || t->notify
+                  : t->size <= RQ_INLINE_MAX || (t->multipath && !t->cm))
+        return RNIC_EINVAL;
+    lines = rq__desc_lines_for(is_inline, t->size);
+    if (lines == 2u && !line1)
+        return RNIC_EINVAL;
+    c0 = t->prio | (is_inline ? RQ_DESC_INLINE : 0) | (t->cm ? RQ_DESC_CM : 0) | (t->multipath ? RQ_DESC_MULTIPATH : 0) |
+         (t->notify ? RQ_DESC_NOTIFY : 0) | (lines == 1u ? RQ_DESC_LAST_LINE : 0);
+    line0[2] = t->size;
+    line0[3] = c0;
+    if (lines == 2u) {
+        line1[0] = line1[1] = line1[2] = 0;
+        line1[3] = RQ_DESC_LAST_LINE;
+    }
+    if (is_inline) {
+        uint64_t words[4] = { 0, 0, 0, 0 };
+        for (i = 0; i < t->size; i++)
+            words[i / 8u] |= (uint64_t)t->payload[i] << (8u * (i % 8u));
+        line0[0] = t->dst;
+        line0[1] = words[0];
+        if (lines == 2u) {
+            line1[0] = words[1];
+            line1[1] = words[2];
+            line1[2] = words[3];
+        }
+    } else {
+        line0[0] = t->src;
+        line0[1] = t->dst;
+        line1[0] = t->notify_target;
+    }
+    return RNIC_OK;
+}
+#undef RQ__DESC_FLAGS
+/* ==== end src/rnicq/desc.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_IMPLEMENTATION */
