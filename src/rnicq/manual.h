@@ -6,7 +6,9 @@
  * the QoS engine -- rq_ids (TID/FID FIFOs with the reset initializer and the multipath TID
  * leap), rq_block_plan (64 KB block segmentation arithmetic), rq_status_regs (2-bit channel
  * status with single and 32-channel read-and-clear, protection-checked), rq_desc_encode/
- * rq_desc_decode (the descriptor layout, inline payloads up to 32 B) -- and this manual
+ * rq_desc_decode (the descriptor layout, inline payloads up to 32 B), and the engine rq_qos
+ * with its host side so far (AXI descriptor writes, status reads, scheduling-FIFO enqueue) --
+ * and this manual
  * of what it will model (cycle contract: docs/rnicq_qos_model.md).
  *
  * What it will model:

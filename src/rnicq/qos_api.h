@@ -1,0 +1,116 @@
+/* ---- the RED-SEA QoS engine (cycle semantics: docs/rnicq_qos_model.md) ----
+ * IN PROGRESS (issue #4): the host side -- AXI descriptor writes through per-domain
+ * accumulators into the Transfer Table, validation, channel status, the enqueue into the
+ * shared-space scheduling FIFOs, and AXI status reads -- is modelled; the segmenter, the
+ * message handler, timeouts and retransmission are not yet. */
+
+#define RQ_QUEUE_CONTROL 0u  /* scheduling queue numbers: 0 is served first */
+#define RQ_QUEUE_TID_ONLY 1u
+
+typedef struct rq_qos_config {
+    uint64_t clock_hz;         /* default 150 MHz (the thesis's FPGA clock) */
+    uint32_t domains;          /* protection domains (pages), default 16 */
+    uint32_t write_channels;   /* per domain, default 64 (a multiple of 32) */
+    uint32_t read_channels;    /* per domain, default 64 */
+    uint32_t intra_priorities; /* default 16: 2 + 4 x 16 = 66 scheduling queues */
+    uint32_t block_bytes;      /* default 65536 */
+    uint32_t max_outstanding;  /* blocks in flight per transfer, default 2 */
+    rq_ids_config ids;         /* 512 TIDs, 4 blocks per flow, 64 unipath FIDs, 16 groups */
+    uint32_t aw_fifo;          /* AXI write beats accepted ahead of the data stage, default 8 */
+    uint32_t b_fifo;           /* AXI write responses waiting to be popped, default 8 */
+    uint32_t read_port;        /* status reads waiting, default 8 */
+} rq_qos_config;
+
+/* One AXI write response (BRESP): per beat, in order. */
+typedef struct rq_axi_bresp {
+    uint64_t cycle;  /* the cycle the beat was handled */
+    uint32_t domain;
+    uint32_t addr;
+    rnic_err status; /* RNIC_OK, or why the beat was refused (an AXI ERROR response) */
+} rq_axi_bresp;
+
+/* One status read answer (RDATA). */
+typedef struct rq_axi_rdata {
+    uint64_t cycle;
+    uint64_t data;   /* one channel: its 2-bit status; 32 channels: 2 bits each */
+    rnic_err status; /* RNIC_OK, RNIC_EPERM (another domain's page), RNIC_ENOENT */
+} rq_axi_rdata;
+
+typedef struct rq_qos_stats {
+    uint64_t cycles;
+    uint64_t beats, lines_written, descriptors, transfers_enqueued;
+    uint64_t beats_refused;     /* beats answered with an AXI error (causes in errors) */
+    uint64_t descriptors_refused;
+    uint64_t enqueue_stalls;    /* cycles a complete descriptor waited for the FIFO's enqueue port */
+    uint64_t bresp_stalls;      /* cycles the write stage waited for room in the B FIFO */
+    uint64_t status_reads;
+    uint64_t port_full;         /* pushes refused with RNIC_EBUSY (back-pressure) */
+    rnic_err_stats errors;      /* refused input by cause */
+} rq_qos_stats;
+
+typedef struct rq_qos rq_qos;
+
+RQ_API void rq_qos_config_default(rq_qos_config *cfg);
+RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg);
+RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size);
+RQ_API void rq_qos_tick(rq_qos *q);
+RQ_API uint64_t rq_qos_now(const rq_qos *q);
+
+/* AXI write: one beat of 8 or 16 bytes (data[1] used for 16) from protection domain `domain`.
+ * Address: bits 0..2 zero, bits 3..4 the 64-bit word in the line, bits 5.. the Transfer Table
+ * line (domain x channels per domain + channel); a 16-byte beat covers words w, w + 1 and must
+ * be 16-byte aligned. The beat is queued (AW FIFO; RNIC_EBUSY when full) and handled by the
+ * write-data stage from the next cycle on, one per cycle; its verdict comes back as a BRESP. */
+RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes);
+RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out);
+/* AXI status read from `domain` of page `page`: mode 0 one write channel (index), mode 1 the
+ * 32 write channels index x 32 .. index x 32 + 31. Queued (RNIC_EBUSY when full); answered one
+ * per cycle from the next cycle; DONE/ERROR channels read become IDLE. */
+RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode);
+RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out);
+
+RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q);
+/* Scheduling queue a valid transfer enters (RQ_QUEUE_TID_ONLY, or the 1xFID / 4xFID no-FID
+ * queue of its intra-priority). */
+RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t);
+
+/* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
+
+typedef struct rq_axi_beat {
+    uint64_t ready;   /* first cycle the write-data stage may take it */
+    uint64_t data[2];
+    uint32_t domain, addr, bytes;
+} rq_axi_beat;
+
+typedef struct rq_axi_read {
+    uint64_t ready;
+    uint32_t domain, page, index, mode;
+} rq_axi_read;
+
+typedef struct rq_accumulator { /* one per protection domain (the thesis: one in total) */
+    uint64_t words[4];
+    uint32_t line;        /* line being assembled, RNIC_NONE when none */
+    uint32_t have;        /* bit w: word w arrived */
+    uint32_t expect_line; /* second line of a two-line descriptor, RNIC_NONE when none */
+    uint32_t pad;
+} rq_accumulator;
+
+struct rq_qos {
+    rq_qos_config cfg;
+    uint64_t now;
+    uint32_t lines;           /* domains x (write + read channels) */
+    uint32_t channels;        /* per domain */
+    uint32_t nqueues;
+    uint64_t *table;          /* Transfer Table: lines x 4 words */
+    uint8_t *occupied;        /* per line: 1 = first line of a live transfer, 2 = its second line */
+    rq_accumulator *acc;      /* per domain */
+    rnic_ssfifo sched;
+    rq_ids ids;
+    rq_status_regs status;
+    rnic_ring aw;             /* rq_axi_beat */
+    rnic_ring b;              /* rq_axi_bresp */
+    rnic_ring rd;             /* rq_axi_read */
+    rnic_ring r;              /* rq_axi_rdata */
+    bool enq_port_used;       /* this cycle's scheduling-FIFO enqueue (ACK > segmenter > AXI > remote) */
+    rq_qos_stats stats;
+};
