@@ -1703,10 +1703,11 @@ RQ_API rnic_err rq_desc_encode(const rq_transfer *t, uint64_t line0[4], uint64_t
 /* ==== end src/rnicq/desc.h ==== */
 /* ==== begin src/rnicq/qos_api.h ==== */
 /* ---- the RED-SEA QoS engine (cycle semantics: docs/rnicq_qos_model.md) ----
- * IN PROGRESS (issue #4): the host side -- AXI descriptor writes through per-domain
- * accumulators into the Transfer Table, validation, channel status, the enqueue into the
- * shared-space scheduling FIFOs, and AXI status reads -- is modelled; the segmenter, the
- * message handler, timeouts and retransmission are not yet. */
+ * IN PROGRESS (issue #4): the host side (AXI descriptor writes through per-domain
+ * accumulators, validation, channel status, the enqueue into the shared-space scheduling
+ * FIFOs, AXI status reads), the 3-stage segmenter (blocks, inline and control packets), the
+ * message handler (ACK/NACK, completion), the timeout scanner and retransmission are
+ * modelled; remote read requests are not yet. */
 
 #define RQ_QUEUE_CONTROL 0u  /* scheduling queue numbers: 0 is served first */
 #define RQ_QUEUE_TID_ONLY 1u
@@ -1723,7 +1724,41 @@ typedef struct rq_qos_config {
     uint32_t aw_fifo;          /* AXI write beats accepted ahead of the data stage, default 8 */
     uint32_t b_fifo;           /* AXI write responses waiting to be popped, default 8 */
     uint32_t read_port;        /* status reads waiting, default 8 */
+    uint32_t transaction_port; /* block descriptors waiting for the send unit, default 4 */
+    uint32_t packet_queue;     /* inline and control packets waiting, default 16 */
+    uint32_t response_port;    /* ACK/NACKs waiting for the message handler, default 8 */
+    uint32_t seq_bits;         /* global block sequence number width, default 12 */
+    uint64_t timeout_cycles;   /* a block unacknowledged this long is retransmitted; default 20 us */
+    uint32_t retry_limit;      /* retransmissions of one block before the transfer is ERROR, default 3 */
 } rq_qos_config;
+
+/* A block descriptor for the send unit (the Transaction Table entry, §3.3). */
+typedef struct rq_block_desc {
+    uint64_t cycle;     /* when it was issued */
+    uint64_t src, dst;  /* this block's addresses */
+    uint32_t tid, seq, size;
+    uint32_t transfer;  /* Transfer Table line (the transfer's id) */
+    uint32_t domain;
+    uint32_t block;     /* block number in the transfer, from 0 */
+    uint8_t cm, chained, has_next, notify, retransmit, pad[3];
+} rq_block_desc;
+
+typedef enum rq_packet_kind { RQ_PKT_INLINE = 0, RQ_PKT_CONTROL = 1 } rq_packet_kind;
+
+/* A packet the QoS engine builds itself: an inline payload transfer or a control packet
+ * (completion notification), for the Packet queue. */
+typedef struct rq_packet {
+    uint64_t cycle, dst, notify_target;
+    uint32_t kind, tid, seq, transfer, domain, size;
+    uint8_t retransmit, pad[3];
+    uint8_t payload[RQ_INLINE_MAX];
+} rq_packet;
+
+/* A response from the network for a block or inline transfer. */
+typedef struct rq_response {
+    uint32_t tid, seq;
+    uint32_t ack; /* 1 ACK, 0 NACK */
+} rq_response;
 
 /* One AXI write response (BRESP): per beat, in order. */
 typedef struct rq_axi_bresp {
@@ -1749,6 +1784,12 @@ typedef struct rq_qos_stats {
     uint64_t bresp_stalls;      /* cycles the write stage waited for room in the B FIFO */
     uint64_t status_reads;
     uint64_t port_full;         /* pushes refused with RNIC_EBUSY (back-pressure) */
+    uint64_t blocks, inline_packets, control_packets, retransmits, timeouts, nacks;
+    uint64_t acks, responses_dropped; /* dropped: stale, duplicate or unknown (ESTALE/ENOENT) */
+    uint64_t done, failed;            /* transfers completed / ERROR after the retry limit */
+    uint64_t seg_stalls_output;       /* segmenter cycles stalled by a full output port */
+    uint64_t seg_stalls_enqueue;      /* ... by the scheduling FIFO's enqueue port */
+    uint64_t seg_stalls_arbiter;      /* ... by the metadata arbiter (handler served) */
     rnic_err_stats errors;      /* refused input by cause */
 } rq_qos_stats;
 
@@ -1772,6 +1813,14 @@ RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out);
  * per cycle from the next cycle; DONE/ERROR channels read become IDLE. */
 RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode);
 RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out);
+/* Network side: a response into the message handler's port (RNIC_EBUSY when full; the
+ * handler takes one every 3 cycles at most). */
+RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r);
+/* Outputs to the send unit: block descriptors and packets (RNIC_EEMPTY when none). */
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out);
+RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out);
+/* Blocks and inline transfers issued and not yet acknowledged. */
+RQ_API uint32_t rq_qos_pending(const rq_qos *q);
 
 RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q);
 /* Scheduling queue a valid transfer enters (RQ_QUEUE_TID_ONLY, or the 1xFID / 4xFID no-FID
@@ -1799,6 +1848,32 @@ typedef struct rq_accumulator { /* one per protection domain (the thesis: one in
     uint32_t pad;
 } rq_accumulator;
 
+typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
+    uint32_t total;       /* blocks of the transfer (known from its first block) */
+    uint32_t block_num;   /* blocks issued */
+    uint16_t fid;         /* FID, or the first FID of a multipath group */
+    uint16_t last_tid, last_seq;
+    uint8_t outstanding;  /* issued and not acknowledged */
+    uint8_t has_fid, last_issued, control_sent, failed, pad[3];
+} rq_meta;
+
+typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
+    uint64_t issued;      /* cycle of the last (re)transmission */
+    uint32_t line, block;
+    uint16_t seq;
+    uint8_t valid, retries, retx_queued, pad[3];
+} rq_pend;
+
+typedef struct rq_stage2 { /* segmenter stage-2 register */
+    uint32_t valid, line, queue, id, wait;
+} rq_stage2;
+
+typedef struct rq_handler { /* message handler FSM */
+    uint32_t state;       /* 0 ready, 1 = S2 (pending entry read), 2 = S3 (metadata read) */
+    rq_response r;
+    uint64_t next;        /* cycle of the next state's work */
+} rq_handler;
+
 struct rq_qos {
     rq_qos_config cfg;
     uint64_t now;
@@ -1816,6 +1891,21 @@ struct rq_qos {
     rnic_ring rd;             /* rq_axi_read */
     rnic_ring r;              /* rq_axi_rdata */
     bool enq_port_used;       /* this cycle's scheduling-FIFO enqueue (ACK > segmenter > AXI > remote) */
+    rq_meta *meta;            /* per line */
+    rq_pend *pend;            /* per TID (2 x tids) */
+    rnic_ring tx;             /* rq_block_desc: to the send unit */
+    rnic_ring pkt;            /* rq_packet: the Packet queue */
+    rnic_ring resp;           /* rq_response: from the network */
+    rnic_ring retx;           /* uint32_t TIDs to retransmit */
+    rnic_ring id_returns;     /* {pool, id}: IDs going back one per cycle */
+    rq_stage2 s2;
+    rq_block_desc s3;
+    bool s3_valid;
+    bool arb_handler_last;    /* metadata arbiter: the handler was served last */
+    rq_handler mh;
+    uint32_t seq;             /* global sequence number (§3.13) */
+    uint32_t scan;            /* timeout scanner position */
+    uint32_t npending;
     rq_qos_stats stats;
 };
 /* ==== end src/rnicq/qos_api.h ==== */
@@ -2317,10 +2407,11 @@ RQ_API rnic_err rq_desc_encode(const rq_transfer *t, uint64_t line0[4], uint64_t
 #undef RQ__DESC_FLAGS
 /* ==== end src/rnicq/desc.c ==== */
 /* ==== begin src/rnicq/qos.c ==== */
-/* The RED-SEA QoS engine (interface: qos_api.h; cycle semantics: docs/rnicq_qos_model.md).
- * This part: configuration, memory, the AXI write path (AW FIFO -> write-data stage ->
- * per-domain accumulators -> Transfer Table -> validation -> status BUSY -> enqueue into the
- * scheduling FIFOs) and the AXI status reads. */
+/* The RED-SEA QoS engine (interface: qos_api.h; cycle semantics: docs/rnicq_qos_model.md):
+ * configuration and memory; the AXI write path (AW FIFO -> write-data stage -> per-domain
+ * accumulators -> Transfer Table -> validation -> status BUSY -> enqueue into the scheduling
+ * FIFOs); AXI status reads; the 3-stage segmenter; the message handler; the timeout scanner
+ * and retransmission. */
 
 RQ_API void rq_qos_config_default(rq_qos_config *cfg)
 {
@@ -2336,6 +2427,12 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->aw_fifo = 8;
     cfg->b_fifo = 8;
     cfg->read_port = 8;
+    cfg->transaction_port = 4;
+    cfg->packet_queue = 16;
+    cfg->response_port = 8;
+    cfg->seq_bits = 12;
+    cfg->timeout_cycles = 3000; /* 20 us at 150 MHz */
+    cfg->retry_limit = 3;
 }
 
 static bool rq__qos_config_valid(const rq_qos_config *c)
@@ -2345,7 +2442,9 @@ static bool rq__qos_config_valid(const rq_qos_config *c)
         c->write_channels % 32u || c->intra_priorities == 0 || c->intra_priorities > 16u || c->block_bytes < 64u ||
         c->block_bytes > ((uint32_t)1 << 30) || (c->block_bytes & (c->block_bytes - 1u)) || c->max_outstanding == 0 ||
         c->max_outstanding > 15u || c->aw_fifo == 0 || c->b_fifo == 0 || c->read_port == 0 ||
-        rq_ids_mem_size(&c->ids) == 0)
+        rq_ids_mem_size(&c->ids) == 0 || c->max_outstanding > c->ids.flow_blocks || c->transaction_port == 0 ||
+        c->packet_queue == 0 || c->response_port == 0 || c->seq_bits < 2u || c->seq_bits > 16u ||
+        c->timeout_cycles == 0 || c->retry_limit > 255u)
         return false;
     lines = (uint64_t)c->domains * ((uint64_t)c->write_channels + c->read_channels);
     return lines <= ((uint64_t)1 << 20) && rq_status_mem_size(c->domains, c->write_channels) != 0;
@@ -2378,6 +2477,16 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_bresp), c->b_fifo), rnic_ring_init(&q->b, sizeof(rq_axi_bresp), c->b_fifo, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_read), c->read_port), rnic_ring_init(&q->rd, sizeof(rq_axi_read), c->read_port, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_rdata), c->read_port), rnic_ring_init(&q->r, sizeof(rq_axi_rdata), c->read_port, mem + at, n));
+    RQ__PART((size_t)lines * sizeof(rq_meta), q->meta = (rq_meta *)(void *)(mem + at));
+    RQ__PART((size_t)2u * c->ids.tids * sizeof(rq_pend), q->pend = (rq_pend *)(void *)(mem + at));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_block_desc), c->transaction_port),
+             rnic_ring_init(&q->tx, sizeof(rq_block_desc), c->transaction_port, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_packet), c->packet_queue), rnic_ring_init(&q->pkt, sizeof(rq_packet), c->packet_queue, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_response), c->response_port),
+             rnic_ring_init(&q->resp, sizeof(rq_response), c->response_port, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), 2u * c->ids.tids), rnic_ring_init(&q->retx, sizeof(uint32_t), 2u * c->ids.tids, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(2u * sizeof(uint32_t), 3u * c->ids.tids),
+             rnic_ring_init(&q->id_returns, 2u * sizeof(uint32_t), 3u * c->ids.tids, mem + at, n));
 #undef RQ__PART
     return off;
 }
@@ -2570,6 +2679,8 @@ static void rq__write_stage(rq_qos *q)
     e = nlines == 2u ? rq_desc_decode(&q->table[(size_t)first * 4u], a.words, &t) : rq_desc_decode(a.words, NULL, &t);
     if (e == RNIC_OK && rq_desc_lines(nlines == 2u ? q->table[(size_t)first * 4u + 3u] : a.words[3]) != nlines)
         e = RNIC_EINVAL;
+    if (e == RNIC_OK && t.kind == RQ_KIND_REGULAR && (t.dst > UINT64_MAX - t.size || t.src > UINT64_MAX - t.size))
+        e = RNIC_ERANGE; /* the addresses would wrap */
     if (e != RNIC_OK) {
         a.expect_line = RNIC_NONE;
         q->acc[b.domain] = a;
@@ -2590,6 +2701,9 @@ static void rq__write_stage(rq_qos *q)
     }
     q->enq_port_used = true;
     RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
+    /* a fresh metadata entry (the thesis avoids this write with a first-block bit carried in
+     * the scheduling FIFO entry, §3.9.1; the effect is the same) */
+    RNIC_MEMSET(&q->meta[first], 0, sizeof q->meta[first]);
     q->occupied[first] = 1;
     if (nlines == 2u)
         q->occupied[first + 1u] = 2;
@@ -2629,12 +2743,530 @@ static void rq__read_stage(rq_qos *q)
     rnic_ring_push(&q->r, &out);
 }
 
+/* ---- outputs and the network port ---- */
+
+RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
+{
+    if (!r)
+        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+    if (rnic_ring_push(&q->resp, r) != RNIC_OK) {
+        q->stats.port_full++;
+        return RNIC_EBUSY;
+    }
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out) { return rnic_ring_pop(&q->tx, out); }
+RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out) { return rnic_ring_pop(&q->pkt, out); }
+RQ_API uint32_t rq_qos_pending(const rq_qos *q) { return q->npending; }
+
+/* ---- shared helpers ---- */
+
+static void rq__decode_line(const rq_qos *q, uint32_t line, rq_transfer *t)
+{
+    const uint64_t *l0 = &q->table[(size_t)line * 4u];
+    /* accepted descriptors decode; the second line is only read for two-line ones */
+    rq_desc_decode(l0, rq_desc_lines(l0[3]) == 2u ? l0 + 4 : NULL, t);
+}
+
+/* Scheduling queue a transfer returns to once it has its IDs (have-FID / TID-only). */
+static uint32_t rq__requeue_of(const rq_qos *q, const rq_transfer *t)
+{
+    uint32_t p = q->cfg.intra_priorities, prio = t->prio < p ? t->prio : p - 1u;
+    if (t->kind == RQ_KIND_INLINE || !t->cm)
+        return RQ_QUEUE_TID_ONLY;
+    return 2u + (t->multipath ? 2u : 0u) * p + prio;
+}
+
+static uint32_t rq__next_seq(rq_qos *q)
+{
+    uint32_t s = q->seq;
+    q->seq = rnic_seq_add(q->seq, 1u, q->cfg.seq_bits);
+    return s;
+}
+
+static uint32_t rq__block_tid(const rq_qos *q, const rq_transfer *t, const rq_meta *m, uint32_t block, uint32_t taken)
+{
+    if (!t->cm)
+        return taken;
+    return t->multipath ? rq_tid_multipath(&q->ids, m->fid, block) : rq_tid_unipath(&q->ids, m->fid, block);
+}
+
+static void rq__fill_block(const rq_qos *q, const rq_transfer *t, uint32_t line, uint32_t block, rq_block_desc *b)
+{
+    rq_block_plan plan;
+    uint64_t off = 0;
+    uint32_t size = 0;
+    RNIC_MEMSET(&plan, 0, sizeof plan);
+    rq_block_plan_make(t->dst, t->size, q->cfg.block_bytes, &plan); /* valid: checked at accept */
+    rq_block_plan_at(&plan, block, &off, &size);
+    RNIC_MEMSET(b, 0, sizeof *b);
+    b->cycle = q->now;
+    b->src = t->src + off;
+    b->dst = t->dst + off;
+    b->size = size;
+    b->transfer = line;
+    b->domain = line / q->channels;
+    b->block = block;
+    b->cm = t->cm;
+    b->chained = t->cm && block > 0u;
+    b->has_next = t->cm && block + 1u < plan.total;
+    b->notify = t->notify && block + 1u == plan.total;
+}
+
+static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id);
+
+/* A transfer's end (DONE or ERROR): status, IDs of the flow back, its lines free. */
+static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
+{
+    rq_meta *m = &q->meta[line];
+    rq_transfer t;
+    rq__decode_line(q, line, &t);
+    rq_status_set(&q->status, line / q->channels, line % q->channels, st);
+    if (m->has_fid) /* FIDs return on completion (§3.11) */
+        rq__defer_return(q, t.multipath ? RQ_POOL_FID4 : RQ_POOL_FID1, m->fid);
+    q->occupied[line] = 0;
+    if (rq_desc_lines(q->table[(size_t)line * 4u + 3u]) == 2u)
+        q->occupied[line + 1u] = 0;
+    if (st == RQ_DONE)
+        q->stats.done++;
+    else
+        q->stats.failed++;
+}
+
+/* ---- the metadata arbiter (§3.12): "last served" between the handler and the segmenter ---- */
+
+static bool rq__arbiter_grant(rq_qos *q, bool handler, bool other_wants)
+{
+    if (!other_wants || (handler ? !q->arb_handler_last : q->arb_handler_last)) {
+        q->arb_handler_last = handler;
+        return true;
+    }
+    return false;
+}
+
+/* ---- message handler (§3.11): S1 accept, S2 pending table, S3 metadata ---- */
+
+/* IDs returned off the handler's path (a failed transfer's TIDs, FIDs at completion) queue
+ * here and go back one per cycle, after the handler's own returns. */
+static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id)
+{
+    uint32_t v[2];
+    v[0] = (uint32_t)pool;
+    v[1] = id;
+    rnic_ring_push(&q->id_returns, v); /* every ID is in it at most once: never full */
+}
+
+static void rq__drain_returns(rq_qos *q)
+{
+    const uint32_t *v = (const uint32_t *)rnic_ring_peek(&q->id_returns);
+    if (v && rq_ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
+        rnic_ring_pop(&q->id_returns, NULL);
+}
+
+/* S3 (first in the cycle: its enqueue has the highest priority): apply an ACK. */
+static void rq__handler_s3(rq_qos *q)
+{
+    rq_handler *h = &q->mh;
+    rq_pend *pe;
+    uint32_t line, acks, queue = RNIC_NONE;
+    rq_meta *m;
+    rq_transfer t;
+    bool tid_back;
+    if (h->state != 2u || h->next > q->now)
+        return;
+    pe = &q->pend[h->r.tid];
+    line = pe->line;
+    m = &q->meta[line];
+    rq__decode_line(q, line, &t);
+    tid_back = !t.cm || t.kind == RQ_KIND_INLINE; /* non-CM TIDs return on every ACK */
+    /* re-enqueue unless it is queued or in the segmenter already (the isInSchedFIFO bit) */
+    if (m->block_num < m->total && !m->failed && !rnic_ssfifo_is_queued(&q->sched, line) &&
+        !(q->s2.valid && q->s2.line == line))
+        queue = rq__requeue_of(q, &t);
+    if (tid_back && rq_ids_give_back(&q->ids, RQ_POOL_TID, h->r.tid) == RNIC_EBUSY)
+        return; /* the TID FIFO's enqueue port is taken: retry next cycle (nothing changed) */
+    if (queue != RNIC_NONE && rnic_ssfifo_enqueue(&q->sched, queue, line) == RNIC_OK)
+        q->enq_port_used = true;
+    pe->valid = 0;
+    q->npending--;
+    m->outstanding--;
+    q->stats.acks++;
+    acks = m->block_num - m->outstanding;
+    if (m->block_num == m->total && !m->failed) {
+        if (acks == m->total && (!t.notify || m->control_sent)) {
+            rq__finish(q, line, RQ_DONE);
+        } else if (acks + 1u >= m->total && t.notify && m->last_issued && !m->control_sent &&
+                   !rnic_ssfifo_is_queued(&q->sched, line) && !(q->s2.valid && q->s2.line == line) &&
+                   !q->enq_port_used) {
+            /* N - 1 ACKs in and the last block issued: the completion notification (§3.11);
+             * with all N in, DONE waits until the control packet has left */
+            if (rnic_ssfifo_enqueue(&q->sched, RQ_QUEUE_CONTROL, line) == RNIC_OK)
+                q->enq_port_used = true;
+        }
+    }
+    h->state = 0u;
+}
+
+/* S1 (accept) and S2 (the pending entry; an ACK then asks the arbiter for the metadata).
+ * Returns true when it took the metadata read port this cycle. */
+static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
+{
+    rq_handler *h = &q->mh;
+    rq_pend *pe;
+    if (h->state == 0u) {
+        if (rnic_ring_pop(&q->resp, &h->r) == RNIC_OK) {
+            h->state = 1u;
+            h->next = q->now + 1u;
+        }
+        return false;
+    }
+    if (h->state != 1u || h->next > q->now)
+        return false;
+    pe = h->r.tid < 2u * q->cfg.ids.tids ? &q->pend[h->r.tid] : NULL;
+    if (!pe || !pe->valid || pe->seq != h->r.seq) { /* unknown, stale or duplicate */
+        q->stats.responses_dropped++;
+        rnic_err_note(&q->stats.errors, !pe ? RNIC_ENOENT : RNIC_ESTALE);
+        h->state = 0u;
+        return false;
+    }
+    if (!h->r.ack) { /* NACK: retransmit the block (beyond the thesis, §5) */
+        q->stats.nacks++;
+        if (!pe->retx_queued) {
+            pe->retx_queued = 1;
+            rnic_ring_push(&q->retx, &h->r.tid);
+        }
+        h->state = 0u;
+        return false;
+    }
+    if (!rq__arbiter_grant(q, true, segmenter_wants))
+        return false; /* the segmenter is served this cycle: ask again next cycle */
+    h->state = 2u;
+    h->next = q->now + 1u;
+    return true;
+}
+
+/* ---- retransmission (timeouts and NACKs): ahead of new blocks at the outputs ---- */
+
+static void rq__fail_transfer(rq_qos *q, uint32_t line)
+{
+    uint32_t i;
+    rq_meta *m = &q->meta[line];
+    rq_transfer t;
+    rq__decode_line(q, line, &t);
+    for (i = 0; i < 2u * q->cfg.ids.tids; i++) /* its blocks in flight are forgotten */
+        if (q->pend[i].valid && q->pend[i].line == line) {
+            q->pend[i].valid = 0;
+            q->npending--;
+            if (!t.cm || t.kind == RQ_KIND_INLINE)
+                rq__defer_return(q, RQ_POOL_TID, i);
+        }
+    m->failed = 1;
+    m->outstanding = 0;
+    rq__finish(q, line, RQ_ERROR);
+}
+
+static void rq__retransmit(rq_qos *q)
+{
+    const uint32_t *head = (const uint32_t *)rnic_ring_peek(&q->retx);
+    uint32_t tid;
+    rq_pend *pe;
+    rq_transfer t;
+    if (!head)
+        return;
+    tid = *head;
+    pe = &q->pend[tid];
+    if (!pe->valid) { /* acknowledged meanwhile */
+        rnic_ring_pop(&q->retx, NULL);
+        return;
+    }
+    if (pe->retries >= q->cfg.retry_limit) {
+        rnic_ring_pop(&q->retx, NULL);
+        pe->retx_queued = 0;
+        rq__fail_transfer(q, pe->line);
+        return;
+    }
+    rq__decode_line(q, pe->line, &t);
+    if (t.kind == RQ_KIND_INLINE) {
+        rq_packet pk;
+        if (rnic_ring_full(&q->pkt))
+            return;
+        RNIC_MEMSET(&pk, 0, sizeof pk);
+        pk.cycle = q->now;
+        pk.kind = RQ_PKT_INLINE;
+        pk.dst = t.dst;
+        pk.size = (uint32_t)t.size;
+        pk.tid = tid;
+        pk.transfer = pe->line;
+        pk.domain = pe->line / q->channels;
+        pk.retransmit = 1;
+        RNIC_MEMCPY(pk.payload, t.payload, sizeof pk.payload);
+        pe->seq = (uint16_t)rq__next_seq(q);
+        pk.seq = pe->seq;
+        rnic_ring_push(&q->pkt, &pk);
+    } else {
+        rq_block_desc b;
+        if (rnic_ring_full(&q->tx))
+            return;
+        rq__fill_block(q, &t, pe->line, pe->block, &b);
+        b.tid = tid;
+        pe->seq = (uint16_t)rq__next_seq(q);
+        b.seq = pe->seq;
+        b.retransmit = 1;
+        rnic_ring_push(&q->tx, &b);
+    }
+    pe->issued = q->now;
+    pe->retries++;
+    pe->retx_queued = 0;
+    q->stats.retransmits++;
+    rnic_ring_pop(&q->retx, NULL);
+}
+
+/* One pending entry per cycle (§2: 1,024 entries per sweep). */
+static void rq__timeout_scan(rq_qos *q)
+{
+    rq_pend *pe = &q->pend[q->scan];
+    if (pe->valid && !pe->retx_queued && q->now - pe->issued >= q->cfg.timeout_cycles) {
+        pe->retx_queued = 1;
+        rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
+        q->stats.timeouts++;
+    }
+    q->scan = q->scan + 1u == 2u * q->cfg.ids.tids ? 0u : q->scan + 1u;
+}
+
+/* ---- the segmenter (§3.9) ---- */
+
+/* Whether dequeuing from queue qi takes a new ID, and from which pool: TID-only a TID,
+ * no-FID queues a FID (1x) or a group (4x); control and have-FID queues none. */
+static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool)
+{
+    uint32_t p = q->cfg.intra_priorities;
+    if (qi == RQ_QUEUE_TID_ONLY) {
+        *pool = RQ_POOL_TID;
+        return true;
+    }
+    if (qi >= 2u + p && qi < 2u + 2u * p) {
+        *pool = RQ_POOL_FID1;
+        return true;
+    }
+    if (qi >= 2u + 3u * p) {
+        *pool = RQ_POOL_FID4;
+        return true;
+    }
+    return false;
+}
+
+static void rq__stage3(rq_qos *q, bool *issued)
+{
+    *issued = false;
+    if (!q->s3_valid)
+        return;
+    if (rnic_ring_full(&q->tx)) {
+        q->stats.seg_stalls_output++;
+        return;
+    }
+    q->s3.cycle = q->now;
+    rnic_ring_push(&q->tx, &q->s3);
+    q->s3_valid = false;
+    q->stats.blocks++;
+    *issued = true;
+}
+
+/* Stage 2: everything is checked first; nothing changes unless the whole step can happen. */
+static void rq__stage2(rq_qos *q, bool stage3_issued)
+{
+    rq_stage2 *s = &q->s2;
+    rq_transfer t;
+    rq_meta *m;
+    rq_packet pk;
+    uint32_t line, tid, block, requeue = RNIC_NONE;
+    bool control = false, bypass;
+    rq_block_plan plan;
+    if (!s->valid)
+        return;
+    if (s->wait) { /* a second descriptor line costs one more Transfer Table read */
+        s->wait--;
+        return;
+    }
+    line = s->line;
+    m = &q->meta[line];
+    rq__decode_line(q, line, &t);
+    RNIC_MEMSET(&pk, 0, sizeof pk);
+    pk.cycle = q->now;
+    pk.transfer = line;
+    pk.domain = line / q->channels;
+    if (s->queue == RQ_QUEUE_CONTROL) { /* a completion notification */
+        if (rnic_ring_full(&q->pkt)) {
+            q->stats.seg_stalls_output++;
+            return;
+        }
+        pk.kind = RQ_PKT_CONTROL;
+        pk.dst = t.dst;
+        pk.notify_target = t.notify_target;
+        pk.tid = m->last_tid;
+        pk.seq = m->last_seq;
+        rnic_ring_push(&q->pkt, &pk);
+        m->control_sent = 1;
+        q->stats.control_packets++;
+        s->valid = 0;
+        if (m->block_num == m->total && m->outstanding == 0u) /* every ACK came first */
+            rq__finish(q, line, RQ_DONE);
+        return;
+    }
+    if (m->failed) { /* the transfer failed while queued: give its new ID back, issue nothing */
+        rq_id_pool pool;
+        if (rq__queue_takes_id(q, s->queue, &pool))
+            rq__defer_return(q, pool, s->id);
+        s->valid = 0;
+        return;
+    }
+    if (t.kind == RQ_KIND_INLINE) {
+        if (rnic_ring_full(&q->pkt)) {
+            q->stats.seg_stalls_output++;
+            return;
+        }
+        pk.kind = RQ_PKT_INLINE;
+        pk.dst = t.dst;
+        pk.size = (uint32_t)t.size;
+        pk.tid = s->id;
+        pk.seq = rq__next_seq(q);
+        RNIC_MEMCPY(pk.payload, t.payload, sizeof pk.payload);
+        rnic_ring_push(&q->pkt, &pk);
+        m->total = 1;
+        m->block_num = 1;
+        m->outstanding = 1;
+        m->last_issued = 1;
+        m->last_tid = (uint16_t)s->id;
+        m->last_seq = (uint16_t)pk.seq;
+        tid = s->id;
+        block = 0;
+        q->stats.inline_packets++;
+    } else {
+        rq_block_desc b;
+        RNIC_MEMSET(&plan, 0, sizeof plan);
+        rq_block_plan_make(t.dst, t.size, q->cfg.block_bytes, &plan);
+        if (m->block_num == 0u) { /* the first block: the transfer's metadata start here */
+            m->total = (uint32_t)plan.total;
+            if (t.cm) {
+                m->fid = (uint16_t)s->id;
+                m->has_fid = 1;
+            }
+        }
+        block = m->block_num;
+        tid = rq__block_tid(q, &t, m, block, s->id);
+        if (q->pend[tid].valid) /* the flow's TID is still in flight (cannot happen when */
+            return;             /* max_outstanding <= flow_blocks; kept as a guard) */
+        control = t.notify && block + 1u == m->total && (block - m->outstanding) + 1u == m->total;
+        if (block + 1u < m->total && m->outstanding + 1u < q->cfg.max_outstanding)
+            requeue = rq__requeue_of(q, &t);
+        bypass = block == 0u && !stage3_issued && !q->s3_valid;
+        if ((bypass ? rnic_ring_full(&q->tx) : q->s3_valid) || (control && rnic_ring_full(&q->pkt))) {
+            q->stats.seg_stalls_output++;
+            return;
+        }
+        if (requeue != RNIC_NONE && q->enq_port_used) {
+            q->stats.seg_stalls_enqueue++;
+            return;
+        }
+        if (requeue != RNIC_NONE && rnic_ssfifo_enqueue(&q->sched, requeue, line) != RNIC_OK) {
+            q->stats.seg_stalls_enqueue++;
+            return;
+        }
+        if (requeue != RNIC_NONE)
+            q->enq_port_used = true;
+        rq__fill_block(q, &t, line, block, &b);
+        b.tid = tid;
+        b.seq = rq__next_seq(q);
+        if (bypass) { /* the first block leaves from stage 2 (stage-3 bypass) */
+            rnic_ring_push(&q->tx, &b);
+            q->stats.blocks++;
+        } else {
+            q->s3 = b;
+            q->s3_valid = true;
+        }
+        m->block_num++;
+        m->outstanding++;
+        if (block + 1u == m->total) {
+            m->last_issued = 1;
+            m->last_tid = (uint16_t)tid;
+            m->last_seq = (uint16_t)b.seq;
+        }
+        pk.seq = b.seq;
+        if (control) { /* the last block with N - 1 ACKs in: the notification goes too */
+            pk.kind = RQ_PKT_CONTROL;
+            pk.dst = t.dst;
+            pk.notify_target = t.notify_target;
+            pk.tid = tid;
+            rnic_ring_push(&q->pkt, &pk);
+            m->control_sent = 1;
+            q->stats.control_packets++;
+        }
+    }
+    q->pend[tid].valid = 1;
+    q->pend[tid].issued = q->now;
+    q->pend[tid].line = line;
+    q->pend[tid].block = block;
+    q->pend[tid].seq = (uint16_t)pk.seq;
+    q->pend[tid].retries = 0;
+    q->pend[tid].retx_queued = 0;
+    q->npending++;
+    s->valid = 0;
+}
+
+/* Stage 1: the first queue, in priority order, that has a transfer and whose IDs are free. */
+static void rq__stage1(rq_qos *q, bool *wants_metadata, bool commit)
+{
+    uint32_t p = q->cfg.intra_priorities, qi, line = 0, id = 0;
+    *wants_metadata = false;
+    if (q->s2.valid)
+        return;
+    (void)p;
+    for (qi = rnic_ssfifo_first_ready(&q->sched, 0); qi != RNIC_NONE; qi = rnic_ssfifo_first_ready(&q->sched, qi + 1u)) {
+        rq_id_pool pool = RQ_POOL_TID;
+        bool needs = rq__queue_takes_id(q, qi, &pool);
+        if (needs && (rq_ids_free_count(&q->ids, pool) == 0 || q->ids.deq_used[pool]))
+            continue;
+        *wants_metadata = true;
+        if (!commit)
+            return;
+        if (needs)
+            rq_ids_take(&q->ids, pool, &id);
+        rnic_ssfifo_dequeue(&q->sched, qi, &line);
+        q->s2.valid = 1;
+        q->s2.line = line;
+        q->s2.queue = qi;
+        q->s2.id = id;
+        {
+            rq_transfer t;
+            rq__decode_line(q, line, &t);
+            q->s2.wait = (qi == RQ_QUEUE_CONTROL || (t.kind == RQ_KIND_INLINE && t.size > 8u)) ? 1u : 0u;
+        }
+        return;
+    }
+}
+
 RQ_API void rq_qos_tick(rq_qos *q)
 {
-    /* enqueue priority: message handler (ACK) > segmenter > AXI write stage > remote reads;
-     * the first two are not modelled yet, so the AXI stage has the port to itself */
+    bool seg_wants, issued, handler_read;
+    /* scheduling-FIFO enqueue priority: handler (ACK) > segmenter > AXI writes > remote reads */
+    rq__handler_s3(q);
+    rq__retransmit(q);        /* retransmissions go out ahead of new blocks */
+    rq__stage3(q, &issued);
+    rq__stage2(q, issued);
+    rq__stage1(q, &seg_wants, false);            /* does stage 1 need the metadata read? */
+    handler_read = rq__handler_s1_s2(q, seg_wants); /* the arbiter decides between the two */
+    if (seg_wants) {
+        if (handler_read) {
+            q->stats.seg_stalls_arbiter++;
+        } else {
+            q->arb_handler_last = false;
+            rq__stage1(q, &seg_wants, true);
+        }
+    }
     rq__write_stage(q);
     rq__read_stage(q);
+    rq__timeout_scan(q);
+    rq__drain_returns(q);
     rq_ids_tick(&q->ids);
     rnic_ssfifo_tick(&q->sched);
     q->enq_port_used = false;

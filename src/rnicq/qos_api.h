@@ -1,8 +1,9 @@
 /* ---- the RED-SEA QoS engine (cycle semantics: docs/rnicq_qos_model.md) ----
- * IN PROGRESS (issue #4): the host side -- AXI descriptor writes through per-domain
- * accumulators into the Transfer Table, validation, channel status, the enqueue into the
- * shared-space scheduling FIFOs, and AXI status reads -- is modelled; the segmenter, the
- * message handler, timeouts and retransmission are not yet. */
+ * IN PROGRESS (issue #4): the host side (AXI descriptor writes through per-domain
+ * accumulators, validation, channel status, the enqueue into the shared-space scheduling
+ * FIFOs, AXI status reads), the 3-stage segmenter (blocks, inline and control packets), the
+ * message handler (ACK/NACK, completion), the timeout scanner and retransmission are
+ * modelled; remote read requests are not yet. */
 
 #define RQ_QUEUE_CONTROL 0u  /* scheduling queue numbers: 0 is served first */
 #define RQ_QUEUE_TID_ONLY 1u
@@ -19,7 +20,41 @@ typedef struct rq_qos_config {
     uint32_t aw_fifo;          /* AXI write beats accepted ahead of the data stage, default 8 */
     uint32_t b_fifo;           /* AXI write responses waiting to be popped, default 8 */
     uint32_t read_port;        /* status reads waiting, default 8 */
+    uint32_t transaction_port; /* block descriptors waiting for the send unit, default 4 */
+    uint32_t packet_queue;     /* inline and control packets waiting, default 16 */
+    uint32_t response_port;    /* ACK/NACKs waiting for the message handler, default 8 */
+    uint32_t seq_bits;         /* global block sequence number width, default 12 */
+    uint64_t timeout_cycles;   /* a block unacknowledged this long is retransmitted; default 20 us */
+    uint32_t retry_limit;      /* retransmissions of one block before the transfer is ERROR, default 3 */
 } rq_qos_config;
+
+/* A block descriptor for the send unit (the Transaction Table entry, §3.3). */
+typedef struct rq_block_desc {
+    uint64_t cycle;     /* when it was issued */
+    uint64_t src, dst;  /* this block's addresses */
+    uint32_t tid, seq, size;
+    uint32_t transfer;  /* Transfer Table line (the transfer's id) */
+    uint32_t domain;
+    uint32_t block;     /* block number in the transfer, from 0 */
+    uint8_t cm, chained, has_next, notify, retransmit, pad[3];
+} rq_block_desc;
+
+typedef enum rq_packet_kind { RQ_PKT_INLINE = 0, RQ_PKT_CONTROL = 1 } rq_packet_kind;
+
+/* A packet the QoS engine builds itself: an inline payload transfer or a control packet
+ * (completion notification), for the Packet queue. */
+typedef struct rq_packet {
+    uint64_t cycle, dst, notify_target;
+    uint32_t kind, tid, seq, transfer, domain, size;
+    uint8_t retransmit, pad[3];
+    uint8_t payload[RQ_INLINE_MAX];
+} rq_packet;
+
+/* A response from the network for a block or inline transfer. */
+typedef struct rq_response {
+    uint32_t tid, seq;
+    uint32_t ack; /* 1 ACK, 0 NACK */
+} rq_response;
 
 /* One AXI write response (BRESP): per beat, in order. */
 typedef struct rq_axi_bresp {
@@ -45,6 +80,12 @@ typedef struct rq_qos_stats {
     uint64_t bresp_stalls;      /* cycles the write stage waited for room in the B FIFO */
     uint64_t status_reads;
     uint64_t port_full;         /* pushes refused with RNIC_EBUSY (back-pressure) */
+    uint64_t blocks, inline_packets, control_packets, retransmits, timeouts, nacks;
+    uint64_t acks, responses_dropped; /* dropped: stale, duplicate or unknown (ESTALE/ENOENT) */
+    uint64_t done, failed;            /* transfers completed / ERROR after the retry limit */
+    uint64_t seg_stalls_output;       /* segmenter cycles stalled by a full output port */
+    uint64_t seg_stalls_enqueue;      /* ... by the scheduling FIFO's enqueue port */
+    uint64_t seg_stalls_arbiter;      /* ... by the metadata arbiter (handler served) */
     rnic_err_stats errors;      /* refused input by cause */
 } rq_qos_stats;
 
@@ -68,6 +109,14 @@ RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out);
  * per cycle from the next cycle; DONE/ERROR channels read become IDLE. */
 RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode);
 RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out);
+/* Network side: a response into the message handler's port (RNIC_EBUSY when full; the
+ * handler takes one every 3 cycles at most). */
+RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r);
+/* Outputs to the send unit: block descriptors and packets (RNIC_EEMPTY when none). */
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out);
+RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out);
+/* Blocks and inline transfers issued and not yet acknowledged. */
+RQ_API uint32_t rq_qos_pending(const rq_qos *q);
 
 RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q);
 /* Scheduling queue a valid transfer enters (RQ_QUEUE_TID_ONLY, or the 1xFID / 4xFID no-FID
@@ -95,6 +144,32 @@ typedef struct rq_accumulator { /* one per protection domain (the thesis: one in
     uint32_t pad;
 } rq_accumulator;
 
+typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
+    uint32_t total;       /* blocks of the transfer (known from its first block) */
+    uint32_t block_num;   /* blocks issued */
+    uint16_t fid;         /* FID, or the first FID of a multipath group */
+    uint16_t last_tid, last_seq;
+    uint8_t outstanding;  /* issued and not acknowledged */
+    uint8_t has_fid, last_issued, control_sent, failed, pad[3];
+} rq_meta;
+
+typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
+    uint64_t issued;      /* cycle of the last (re)transmission */
+    uint32_t line, block;
+    uint16_t seq;
+    uint8_t valid, retries, retx_queued, pad[3];
+} rq_pend;
+
+typedef struct rq_stage2 { /* segmenter stage-2 register */
+    uint32_t valid, line, queue, id, wait;
+} rq_stage2;
+
+typedef struct rq_handler { /* message handler FSM */
+    uint32_t state;       /* 0 ready, 1 = S2 (pending entry read), 2 = S3 (metadata read) */
+    rq_response r;
+    uint64_t next;        /* cycle of the next state's work */
+} rq_handler;
+
 struct rq_qos {
     rq_qos_config cfg;
     uint64_t now;
@@ -112,5 +187,20 @@ struct rq_qos {
     rnic_ring rd;             /* rq_axi_read */
     rnic_ring r;              /* rq_axi_rdata */
     bool enq_port_used;       /* this cycle's scheduling-FIFO enqueue (ACK > segmenter > AXI > remote) */
+    rq_meta *meta;            /* per line */
+    rq_pend *pend;            /* per TID (2 x tids) */
+    rnic_ring tx;             /* rq_block_desc: to the send unit */
+    rnic_ring pkt;            /* rq_packet: the Packet queue */
+    rnic_ring resp;           /* rq_response: from the network */
+    rnic_ring retx;           /* uint32_t TIDs to retransmit */
+    rnic_ring id_returns;     /* {pool, id}: IDs going back one per cycle */
+    rq_stage2 s2;
+    rq_block_desc s3;
+    bool s3_valid;
+    bool arb_handler_last;    /* metadata arbiter: the handler was served last */
+    rq_handler mh;
+    uint32_t seq;             /* global sequence number (§3.13) */
+    uint32_t scan;            /* timeout scanner position */
+    uint32_t npending;
     rq_qos_stats stats;
 };
