@@ -46,6 +46,8 @@ bench:
 	@for b in $(BENCHES); do echo "== $$b"; ./build/$$b || exit 1; done
 	@echo "== callgrind: instructions per rate-limiter decision"
 	@bash tools/callgrind_per_decision.sh
+	@echo "== callgrind: instructions per QoS-engine block"
+	@bash tools/callgrind_qos.sh
 
 figures:
 	@bash tools/deps.sh figures

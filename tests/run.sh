@@ -306,6 +306,18 @@ tassel_fig8_claim() { # Fig. 8 at 1,024 QPs: every QP within 0.5 % (of rate, of 
     [ -n "$a" ] && [ -n "$b" ] && [ -n "$tb" ] && [ -n "$rr" ] && awk_true "$a <= 0.5 && $b <= 0.5 && $tb > 10 && $rr > 100"
 }
 step tassel-fig8-1k-qps-within-0.5pct tassel_fig8_claim
+qos_rates_claim() { # thesis §4.2.1: inline packet 2 cycles after the last descriptor word (4 after
+    # the write address), one 256-bit descriptor per 2 cycles, one block per cycle
+    ./build/qos_rates >"$OBJ/qos_rates.out" || return 1
+    local l a h g
+    l=$(result_value "$OBJ/qos_rates.out" inline_latency_cycles)
+    a=$(result_value "$OBJ/qos_rates.out" inline_latency_from_aw_cycles)
+    h=$(result_value "$OBJ/qos_rates.out" host_transfers_per_cycle)
+    g=$(result_value "$OBJ/qos_rates.out" segmenter_blocks_per_cycle)
+    echo "inline=$l from_aw=$a host=$h segmenter=$g"
+    [ -n "$l" ] && [ -n "$h" ] && [ -n "$g" ] && awk_true "$l == 2 && $a == 4 && $h == 0.5 && $g >= 0.95"
+}
+step qos-rates-match-thesis qos_rates_claim
 for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do
     step "bench-$b-quick-result" result_line "build/$b" --quick
 done

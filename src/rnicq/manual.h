@@ -1,15 +1,25 @@
 /* rnicq.h -- the RED-SEA QoS engine and the Palos chunk slicer of an RDMA NIC, cycle by cycle.
  *
- * STATUS: the engines have not landed yet (issues #4 and #5). This header carries the
- * rnicq common core (fixed-point time and rate, wrap-safe compares, ring bitmaps, bucket
- * queue, shared-space FIFO, bounded rings, PRNG, error codes), the first building blocks of
- * the QoS engine -- rq_ids (TID/FID FIFOs with the reset initializer and the multipath TID
- * leap), rq_block_plan (64 KB block segmentation arithmetic), rq_status_regs (2-bit channel
- * status with single and 32-channel read-and-clear, protection-checked), rq_desc_encode/
- * rq_desc_decode (the descriptor layout, inline payloads up to 32 B), and the engine rq_qos
- * with its host side so far (AXI descriptor writes, status reads, scheduling-FIFO enqueue) --
- * and this manual
- * of what it will model (cycle contract: docs/rnicq_qos_model.md).
+ * STATUS: the RED-SEA QoS engine rq_qos is in progress (issue #4): the host AXI path
+ * (descriptor writes through per-domain accumulators, status reads with 32-channel
+ * read-and-clear), the 66 shared-space scheduling FIFOs, the TID/FID pools with the reset
+ * initializer, the 3-stage segmenter, the message handler, the timeout scanner and
+ * retransmission run and are verified (docs/rnicq_qos_model.md); remote read requests and
+ * fast-forward are not modelled yet. Building blocks usable alone: rq_ids, rq_block_plan,
+ * rq_status_regs, rq_desc_encode/rq_desc_decode. Palos (issue #5) has not landed.
+ *
+ * DO THIS (the QoS engine)
+ *   rq_qos_config cfg; rq_qos_config_default(&cfg);     // the thesis's sizes, 150 MHz
+ *   rq_qos_init(q, &cfg, mem, rq_qos_mem_size(&cfg));   // caller-owned memory
+ *   rq_desc_encode(&transfer, line[0], line[1]);        // then write the lines as AXI beats:
+ *   rq_qos_axi_write(q, domain, addr, beat, 16);        // addr = line << 5 | word << 3
+ *   each cycle: rq_qos_tick(q); pop rq_qos_pop_block / rq_qos_pop_packet for the send unit,
+ *   push the network's ACK/NACKs with rq_qos_push_response, poll rq_qos_axi_read.
+ *
+ * PORTS (per cycle): AXI write beats 1 (after an 8-deep AW FIFO, one cycle later); status
+ *   reads 1; scheduling FIFOs 1 enqueue (handler > segmenter > host) + 1 dequeue; segmenter 1
+ *   block (stage 2 for a first block, stage 3 otherwise); message handler 1 response / 3
+ *   cycles; timeout scanner 1 pending entry.
  *
  * What it will model:
  *   - RED-SEA QoS engine ("Hardware support for QoS in an RDMA engine", shared/seeds/004):
