@@ -64,6 +64,10 @@ figures:
 	gnuplot -e "csv='build/tassel_scale.csv'; out='docs/figures/tassel_fig8a.png'; over=0" docs/figures/tassel_fig8.gp
 	gnuplot -e "csv='build/tassel_scale.csv'; out='docs/figures/tassel_fig8b.png'; over=1" docs/figures/tassel_fig8.gp
 	@echo "wrote docs/figures/tassel_fig8a.png docs/figures/tassel_fig8b.png"
+	@$(MAKE) --no-print-directory build/qos_throughput
+	./build/qos_throughput --csv build/qos_throughput.csv > /dev/null
+	gnuplot -e "csv='build/qos_throughput.csv'; out='docs/figures/qos_throughput.png'" docs/figures/qos_throughput.gp
+	@echo "wrote docs/figures/qos_throughput.png"
 
 headers:
 	python3 amalgamate.py

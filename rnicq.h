@@ -1871,7 +1871,8 @@ typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint64_t issued;      /* cycle of the last (re)transmission */
     uint32_t line, block;
     uint16_t seq;
-    uint8_t valid, retries, retx_queued, pad[3];
+    uint8_t valid, retries, retx_queued, taken; /* taken: the send unit has it (timeout runs) */
+    uint8_t pad[2];
 } rq_pend;
 
 typedef struct rq_stage2 { /* segmenter stage-2 register */
@@ -2766,8 +2767,31 @@ RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out) { return rnic_ring_pop(&q->tx, out); }
-RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out) { return rnic_ring_pop(&q->pkt, out); }
+/* The timeout counts from when the send unit takes a block (or an inline packet), not from when
+ * the segmenter queued it: a backlog in front of the send unit is not a lost block. */
+static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq)
+{
+    if (tid < 2u * q->cfg.ids.tids && q->pend[tid].valid && q->pend[tid].seq == seq) {
+        q->pend[tid].issued = q->now;
+        q->pend[tid].taken = 1;
+    }
+}
+
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out)
+{
+    rnic_err e = rnic_ring_pop(&q->tx, out);
+    if (e == RNIC_OK)
+        rq__taken_by_send_unit(q, out->tid, out->seq);
+    return e;
+}
+
+RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
+{
+    rnic_err e = rnic_ring_pop(&q->pkt, out);
+    if (e == RNIC_OK && out->kind == RQ_PKT_INLINE)
+        rq__taken_by_send_unit(q, out->tid, out->seq);
+    return e;
+}
 RQ_API uint32_t rq_qos_pending(const rq_qos *q) { return q->npending; }
 
 /* ---- shared helpers ---- */
@@ -3026,6 +3050,7 @@ static void rq__retransmit(rq_qos *q)
         rnic_ring_push(&q->tx, &b);
     }
     pe->issued = q->now;
+    pe->taken = 0; /* the timeout restarts when the send unit takes it */
     pe->retries++;
     pe->retx_queued = 0;
     q->stats.retransmits++;
@@ -3036,7 +3061,7 @@ static void rq__retransmit(rq_qos *q)
 static void rq__timeout_scan(rq_qos *q)
 {
     rq_pend *pe = &q->pend[q->scan];
-    if (pe->valid && !pe->retx_queued && q->now - pe->issued >= q->cfg.timeout_cycles) {
+    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->cfg.timeout_cycles) {
         pe->retx_queued = 1;
         rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
         q->stats.timeouts++;
@@ -3219,6 +3244,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     q->pend[tid].seq = (uint16_t)pk.seq;
     q->pend[tid].retries = 0;
     q->pend[tid].retx_queued = 0;
+    q->pend[tid].taken = 0;
     q->npending++;
     s->valid = 0;
 }

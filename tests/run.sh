@@ -318,6 +318,17 @@ qos_rates_claim() { # thesis §4.2.1: inline packet 2 cycles after the last desc
     [ -n "$l" ] && [ -n "$h" ] && [ -n "$g" ] && awk_true "$l == 2 && $a == 4 && $h == 0.5 && $g >= 0.95"
 }
 step qos-rates-match-thesis qos_rates_claim
+qos_throughput_claim() { # thesis §4.3: the 512-bit send unit with 1 KB packets tops out at 68.3 Gb/s,
+    # and outstanding transfers reach line rate at smaller sizes than one at a time
+    ./build/qos_throughput >"$OBJ/qos_tp.out" || return 1
+    local p o s
+    p=$(result_value "$OBJ/qos_tp.out" peak_gbps)
+    o=$(result_value "$OBJ/qos_tp.out" line_rate_size_out)
+    s=$(result_value "$OBJ/qos_tp.out" line_rate_size_single)
+    echo "peak=$p line_rate_size_out=$o single=$s"
+    [ -n "$p" ] && [ -n "$o" ] && [ -n "$s" ] && awk_true "$p <= 68.27 && $p >= 67.6 && $o > 0 && $o < $s"
+}
+step qos-throughput-peak-68.3 qos_throughput_claim
 for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do
     step "bench-$b-quick-result" result_line "build/$b" --quick
 done

@@ -347,8 +347,31 @@ RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out) { return rnic_ring_pop(&q->tx, out); }
-RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out) { return rnic_ring_pop(&q->pkt, out); }
+/* The timeout counts from when the send unit takes a block (or an inline packet), not from when
+ * the segmenter queued it: a backlog in front of the send unit is not a lost block. */
+static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq)
+{
+    if (tid < 2u * q->cfg.ids.tids && q->pend[tid].valid && q->pend[tid].seq == seq) {
+        q->pend[tid].issued = q->now;
+        q->pend[tid].taken = 1;
+    }
+}
+
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out)
+{
+    rnic_err e = rnic_ring_pop(&q->tx, out);
+    if (e == RNIC_OK)
+        rq__taken_by_send_unit(q, out->tid, out->seq);
+    return e;
+}
+
+RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
+{
+    rnic_err e = rnic_ring_pop(&q->pkt, out);
+    if (e == RNIC_OK && out->kind == RQ_PKT_INLINE)
+        rq__taken_by_send_unit(q, out->tid, out->seq);
+    return e;
+}
 RQ_API uint32_t rq_qos_pending(const rq_qos *q) { return q->npending; }
 
 /* ---- shared helpers ---- */
@@ -607,6 +630,7 @@ static void rq__retransmit(rq_qos *q)
         rnic_ring_push(&q->tx, &b);
     }
     pe->issued = q->now;
+    pe->taken = 0; /* the timeout restarts when the send unit takes it */
     pe->retries++;
     pe->retx_queued = 0;
     q->stats.retransmits++;
@@ -617,7 +641,7 @@ static void rq__retransmit(rq_qos *q)
 static void rq__timeout_scan(rq_qos *q)
 {
     rq_pend *pe = &q->pend[q->scan];
-    if (pe->valid && !pe->retx_queued && q->now - pe->issued >= q->cfg.timeout_cycles) {
+    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->cfg.timeout_cycles) {
         pe->retx_queued = 1;
         rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
         q->stats.timeouts++;
@@ -800,6 +824,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     q->pend[tid].seq = (uint16_t)pk.seq;
     q->pend[tid].retries = 0;
     q->pend[tid].retx_queued = 0;
+    q->pend[tid].taken = 0;
     q->npending++;
     s->valid = 0;
 }

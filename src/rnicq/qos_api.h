@@ -157,7 +157,8 @@ typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint64_t issued;      /* cycle of the last (re)transmission */
     uint32_t line, block;
     uint16_t seq;
-    uint8_t valid, retries, retx_queued, pad[3];
+    uint8_t valid, retries, retx_queued, taken; /* taken: the send unit has it (timeout runs) */
+    uint8_t pad[2];
 } rq_pend;
 
 typedef struct rq_stage2 { /* segmenter stage-2 register */
