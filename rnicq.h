@@ -7,8 +7,8 @@
  * (descriptor writes through per-domain accumulators, status reads with 32-channel
  * read-and-clear), the 66 shared-space scheduling FIFOs, the TID/FID pools with the reset
  * initializer, the 3-stage segmenter, the message handler, the timeout scanner and
- * retransmission run and are verified (docs/rnicq_qos_model.md); remote read requests and
- * fast-forward are not modelled yet. Building blocks usable alone: rq_ids, rq_block_plan,
+ * retransmission run and are verified (docs/rnicq_qos_model.md), with fast-forward
+ * (rq_qos_next_event / rq_qos_advance); remote read requests are not modelled yet. Building blocks usable alone: rq_ids, rq_block_plan,
  * rq_status_regs, rq_desc_encode/rq_desc_decode. Palos (issue #5) has not landed.
  *
  * DO THIS (the QoS engine)
@@ -1831,6 +1831,11 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out);
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out);
 /* Blocks and inline transfers issued and not yet acknowledged. */
 RQ_API uint32_t rq_qos_pending(const rq_qos *q);
+#define RQ_NEVER UINT64_MAX
+/* Earliest cycle >= now at which a tick could do anything without new input (RQ_NEVER: never);
+ * rq_qos_advance(n) runs n cycles, skipping idle stretches, with the results of n ticks. */
+RQ_API uint64_t rq_qos_next_event(const rq_qos *q);
+RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles);
 
 RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q);
 /* Scheduling queue a valid transfer enters (RQ_QUEUE_TID_ONLY, or the 1xFID / 4xFID no-FID
@@ -1916,6 +1921,7 @@ struct rq_qos {
     rq_handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
+    uint32_t pend_shift;      /* log2(pending entries) */
     uint32_t npending;
     rq_qos_stats stats;
 };
@@ -2527,6 +2533,8 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     rq__qos_layout(cfg, q, (unsigned char *)mem);
     for (d = 0; d < cfg->domains; d++)
         q->acc[d].line = q->acc[d].expect_line = RNIC_NONE;
+    while (((uint32_t)1 << q->pend_shift) < 2u * cfg->ids.tids)
+        q->pend_shift++;
     return RNIC_OK;
 }
 
@@ -3309,6 +3317,56 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->now++;
     q->stats.cycles++;
 }
+
+/* ---- fast-forward ---- */
+
+/* Earliest cycle >= now at which a tick could change anything without new input. Only the
+ * timeout scanner can wake an otherwise idle engine: pending entry i is looked at in the
+ * cycles when the scanner's position is i (it advances one entry per cycle). */
+RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
+{
+    uint64_t best = RQ_NEVER, n = 2u * q->cfg.ids.tids;
+    uint32_t i;
+    if (!rnic_ring_empty(&q->aw) || !rnic_ring_empty(&q->rd) || !rnic_ring_empty(&q->resp) ||
+        !rnic_ring_empty(&q->retx) || !rnic_ring_empty(&q->id_returns) || q->s2.valid || q->s3_valid ||
+        q->mh.state != 0u || !rq_ids_ready(&q->ids) || rnic_ssfifo_first_nonempty(&q->sched, 0) != RNIC_NONE)
+        return q->now;
+    for (i = 0; i < n; i++) {
+        const rq_pend *pe = &q->pend[i];
+        uint64_t due, c;
+        if (!pe->valid || !pe->taken || pe->retx_queued)
+            continue;
+        due = pe->issued + q->cfg.timeout_cycles;
+        if (due < q->now)
+            due = q->now;
+        /* the first cycle >= due at which the scanner stands on entry i */
+        c = q->now + (((uint64_t)i + n - q->scan) & (n - 1u)); /* n = 2 x tids: a power of two */
+        if (c < due)
+            c += ((due - c + n - 1u) >> q->pend_shift) << q->pend_shift;
+        if (c < best)
+            best = c;
+    }
+    return best;
+}
+
+RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles)
+{
+    uint64_t target = q->now + cycles;
+    while (q->now < target) {
+        uint64_t ne = rq_qos_next_event(q), skip;
+        if (ne <= q->now) {
+            rq_qos_tick(q);
+            continue;
+        }
+        skip = (ne < target ? ne : target) - q->now;
+        /* idle cycles: only the scanner moves, and nothing in the FIFOs carries over */
+        q->scan = (uint32_t)((q->scan + skip) & (2u * q->cfg.ids.tids - 1u));
+        rnic_ssfifo_tick(&q->sched);
+        q->now += skip;
+        q->stats.cycles += skip;
+    }
+}
+
 /* ==== end src/rnicq/qos.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_IMPLEMENTATION */

@@ -640,6 +640,142 @@ static void test_end_to_end_random_transfers(void)
     CHECK(q->stats.timeouts > 0 && q->stats.nacks > 0 && stale > 0 && retx > 0);
 }
 
+/* Fast-forward: an engine driven with rq_qos_advance over idle stretches produces exactly the
+ * outputs (same records, same cycles) of one ticked every cycle, on a sparse workload whose
+ * responder loses responses so that only the timeout scanner wakes the engine. */
+typedef struct ff_input {
+    uint64_t cycle;
+    int kind; /* 0 write beat, 1 response */
+    uint32_t domain, addr;
+    uint64_t data[2];
+    rq_response r;
+} ff_input;
+
+enum { FF_MAX = 20000 };
+static ff_input ff_in[FF_MAX];
+static uint64_t ff_out_a[FF_MAX][3], ff_out_b[FF_MAX][3];
+
+static uint32_t ff_drain(rq_qos *q, uint64_t out[][3], uint32_t n)
+{
+    rq_block_desc b;
+    rq_packet pk;
+    rq_axi_bresp br;
+    while (n < FF_MAX && rq_qos_pop_block(q, &b) == RNIC_OK) {
+        out[n][0] = b.cycle;
+        out[n][1] = ((uint64_t)b.tid << 32) | b.seq;
+        out[n][2] = b.dst ^ b.size;
+        n++;
+    }
+    while (n < FF_MAX && rq_qos_pop_packet(q, &pk) == RNIC_OK) {
+        out[n][0] = pk.cycle;
+        out[n][1] = ((uint64_t)pk.tid << 32) | pk.seq | ((uint64_t)pk.kind << 62);
+        out[n][2] = pk.dst;
+        n++;
+    }
+    while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+        ;
+    return n;
+}
+
+static void test_fast_forward_matches_ticks(void)
+{
+    static unsigned char mem_b[1u << 20];
+    static rq_qos qa, qb;
+    rq_qos_config c;
+    rnic_prng p;
+    uint32_t nin = 0, na = 0, nb = 0, i, k, t;
+    uint64_t cyc, end = 400000, ticks_b = 0;
+    rq_qos_config_default(&c);
+    c.timeout_cycles = 2000;
+    CHECK_EQ(rq_qos_init(&qa, &c, mem_buf, sizeof mem_buf), RNIC_OK);
+    CHECK_EQ(rq_qos_init(&qb, &c, mem_b, sizeof mem_b), RNIC_OK);
+    rnic_prng_seed(&p, 0xff00u);
+    /* A: ticked every cycle; a sparse host and a responder that loses a third of the responses */
+    for (cyc = 0; cyc < end && !TEST_FAILS(); cyc++) {
+        uint32_t before = na;
+        if (cyc >= 600u && cyc % 5000u == 0 && nin + 8u < FF_MAX) { /* a transfer every 5,000 cycles */
+            rq_transfer tr;
+            uint64_t l[2][4];
+            uint32_t ch = (uint32_t)(cyc / 5000u) % 32u * 2u, ln, w;
+            memset(&tr, 0, sizeof tr);
+            tr.kind = RQ_KIND_REGULAR;
+            tr.size = rnic_prng_range(&p, 33, 300000);
+            tr.dst = rnic_prng_next(&p) >> 24;
+            tr.cm = rnic_prng_below(&p, 2) != 0;
+            rq_desc_encode(&tr, l[0], l[1]);
+            for (ln = 0; ln < 2; ln++)
+                for (w = 0; w < 4; w += 2) {
+                    ff_input *in = &ff_in[nin++];
+                    in->cycle = cyc;
+                    in->kind = 0;
+                    in->domain = 1;
+                    in->addr = addr_of(1, ch + ln, w);
+                    in->data[0] = l[ln][w];
+                    in->data[1] = l[ln][w + 1u];
+                    CHECK_EQ(rq_qos_axi_write(&qa, 1, in->addr, in->data, 16), RNIC_OK);
+                }
+        }
+        for (i = 0; i < nin; i++) /* responses recorded for this cycle */
+            if (ff_in[i].kind == 1 && ff_in[i].cycle == cyc)
+                rq_qos_push_response(&qa, &ff_in[i].r);
+        rq_qos_tick(&qa);
+        na = ff_drain(&qa, ff_out_a, na);
+        for (k = before; k < na && nin < FF_MAX; k++) { /* answer new blocks later, or never */
+            if (ff_out_a[k][1] >> 62)
+                continue; /* control packets are not acknowledged */
+            if (rnic_prng_below(&p, 3) == 0)
+                continue;
+            ff_in[nin].cycle = qa.now + rnic_prng_range(&p, 50, 3000);
+            ff_in[nin].kind = 1;
+            ff_in[nin].r.tid = (uint32_t)(ff_out_a[k][1] >> 32) & 0x3fffffffu;
+            ff_in[nin].r.seq = (uint32_t)ff_out_a[k][1];
+            ff_in[nin].r.ack = 1;
+            nin++;
+        }
+    }
+    /* B: the same inputs at the same cycles, fast-forwarding in between */
+    while (qb.now < end && !TEST_FAILS()) {
+        uint64_t next_in = end, ne;
+        for (i = 0; i < nin; i++)
+            if (ff_in[i].cycle >= qb.now && ff_in[i].cycle < next_in)
+                next_in = ff_in[i].cycle;
+        for (i = 0; i < nin; i++)
+            if (ff_in[i].cycle == qb.now) {
+                if (ff_in[i].kind == 0)
+                    CHECK_EQ(rq_qos_axi_write(&qb, ff_in[i].domain, ff_in[i].addr, ff_in[i].data, 16), RNIC_OK);
+                else
+                    rq_qos_push_response(&qb, &ff_in[i].r);
+            }
+        if (next_in == qb.now) { /* inputs this cycle were pushed: tick it */
+            next_in = end;
+            for (i = 0; i < nin; i++)
+                if (ff_in[i].cycle > qb.now && ff_in[i].cycle < next_in)
+                    next_in = ff_in[i].cycle;
+        }
+        ne = rq_qos_next_event(&qb);
+        if (ne <= qb.now) {
+            rq_qos_tick(&qb);
+            ticks_b++;
+        } else {
+            rq_qos_advance(&qb, (ne < next_in ? ne : next_in) - qb.now);
+        }
+        nb = ff_drain(&qb, ff_out_b, nb);
+    }
+    CHECK_EQ(na, nb);
+    for (t = 0; t < na && t < nb && !TEST_FAILS(); t++) {
+        CHECK_EQ(ff_out_a[t][0], ff_out_b[t][0]);
+        CHECK_EQ(ff_out_a[t][1], ff_out_b[t][1]);
+        CHECK_EQ(ff_out_a[t][2], ff_out_b[t][2]);
+    }
+    CHECK_EQ(qa.stats.timeouts, qb.stats.timeouts);
+    CHECK_EQ(qa.stats.retransmits, qb.stats.retransmits);
+    CHECK_EQ(qa.stats.done, qb.stats.done);
+    CHECK(qa.stats.timeouts > 10u);
+    printf("  %u outputs identical; %" PRIu64 " timeouts; B ticked %" PRIu64 " of %" PRIu64 " cycles\n", na,
+           qa.stats.timeouts, ticks_b, end);
+    CHECK(ticks_b < end / 2u);
+}
+
 int main(void)
 {
     RUN(test_inline_descriptor_timing);
@@ -649,5 +785,6 @@ int main(void)
     RUN(test_status_reads);
     RUN(test_random_descriptors_land_in_their_queues);
     RUN(test_end_to_end_random_transfers);
+    RUN(test_fast_forward_matches_ticks);
     return test_summary();
 }

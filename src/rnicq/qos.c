@@ -107,6 +107,8 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     rq__qos_layout(cfg, q, (unsigned char *)mem);
     for (d = 0; d < cfg->domains; d++)
         q->acc[d].line = q->acc[d].expect_line = RNIC_NONE;
+    while (((uint32_t)1 << q->pend_shift) < 2u * cfg->ids.tids)
+        q->pend_shift++;
     return RNIC_OK;
 }
 
@@ -889,3 +891,53 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->now++;
     q->stats.cycles++;
 }
+
+/* ---- fast-forward ---- */
+
+/* Earliest cycle >= now at which a tick could change anything without new input. Only the
+ * timeout scanner can wake an otherwise idle engine: pending entry i is looked at in the
+ * cycles when the scanner's position is i (it advances one entry per cycle). */
+RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
+{
+    uint64_t best = RQ_NEVER, n = 2u * q->cfg.ids.tids;
+    uint32_t i;
+    if (!rnic_ring_empty(&q->aw) || !rnic_ring_empty(&q->rd) || !rnic_ring_empty(&q->resp) ||
+        !rnic_ring_empty(&q->retx) || !rnic_ring_empty(&q->id_returns) || q->s2.valid || q->s3_valid ||
+        q->mh.state != 0u || !rq_ids_ready(&q->ids) || rnic_ssfifo_first_nonempty(&q->sched, 0) != RNIC_NONE)
+        return q->now;
+    for (i = 0; i < n; i++) {
+        const rq_pend *pe = &q->pend[i];
+        uint64_t due, c;
+        if (!pe->valid || !pe->taken || pe->retx_queued)
+            continue;
+        due = pe->issued + q->cfg.timeout_cycles;
+        if (due < q->now)
+            due = q->now;
+        /* the first cycle >= due at which the scanner stands on entry i */
+        c = q->now + (((uint64_t)i + n - q->scan) & (n - 1u)); /* n = 2 x tids: a power of two */
+        if (c < due)
+            c += ((due - c + n - 1u) >> q->pend_shift) << q->pend_shift;
+        if (c < best)
+            best = c;
+    }
+    return best;
+}
+
+RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles)
+{
+    uint64_t target = q->now + cycles;
+    while (q->now < target) {
+        uint64_t ne = rq_qos_next_event(q), skip;
+        if (ne <= q->now) {
+            rq_qos_tick(q);
+            continue;
+        }
+        skip = (ne < target ? ne : target) - q->now;
+        /* idle cycles: only the scanner moves, and nothing in the FIFOs carries over */
+        q->scan = (uint32_t)((q->scan + skip) & (2u * q->cfg.ids.tids - 1u));
+        rnic_ssfifo_tick(&q->sched);
+        q->now += skip;
+        q->stats.cycles += skip;
+    }
+}
+

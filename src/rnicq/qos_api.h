@@ -117,6 +117,11 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out);
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out);
 /* Blocks and inline transfers issued and not yet acknowledged. */
 RQ_API uint32_t rq_qos_pending(const rq_qos *q);
+#define RQ_NEVER UINT64_MAX
+/* Earliest cycle >= now at which a tick could do anything without new input (RQ_NEVER: never);
+ * rq_qos_advance(n) runs n cycles, skipping idle stretches, with the results of n ticks. */
+RQ_API uint64_t rq_qos_next_event(const rq_qos *q);
+RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles);
 
 RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q);
 /* Scheduling queue a valid transfer enters (RQ_QUEUE_TID_ONLY, or the 1xFID / 4xFID no-FID
@@ -202,6 +207,7 @@ struct rq_qos {
     rq_handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
+    uint32_t pend_shift;      /* log2(pending entries) */
     uint32_t npending;
     rq_qos_stats stats;
 };
