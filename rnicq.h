@@ -3,12 +3,12 @@
 /* ==== begin src/rnicq/manual.h ==== */
 /* rnicq.h -- the RED-SEA QoS engine and the Palos chunk slicer of an RDMA NIC, cycle by cycle.
  *
- * STATUS: the RED-SEA QoS engine rq_qos is in progress (issue #4): the host AXI path
+ * STATUS: the RED-SEA QoS engine rq_qos has landed (issue #4): the host AXI path
  * (descriptor writes through per-domain accumulators, status reads with 32-channel
  * read-and-clear), the 66 shared-space scheduling FIFOs, the TID/FID pools with the reset
  * initializer, the 3-stage segmenter, the message handler, the timeout scanner and
- * retransmission run and are verified (docs/rnicq_qos_model.md), with fast-forward
- * (rq_qos_next_event / rq_qos_advance); remote read requests are not modelled yet. Building blocks usable alone: rq_ids, rq_block_plan,
+ * retransmission, and remote read requests (the fourth enqueuer) run and are verified
+ * (docs/rnicq_qos_model.md), with fast-forward (rq_qos_next_event / rq_qos_advance). Building blocks usable alone: rq_ids, rq_block_plan,
  * rq_status_regs, rq_desc_encode/rq_desc_decode. Palos (issue #5) has not landed.
  *
  * DO THIS (the QoS engine)
@@ -1713,11 +1713,10 @@ RQ_API rnic_err rq_desc_encode(const rq_transfer *t, uint64_t line0[4], uint64_t
 /* ==== end src/rnicq/desc.h ==== */
 /* ==== begin src/rnicq/qos_api.h ==== */
 /* ---- the RED-SEA QoS engine (cycle semantics: docs/rnicq_qos_model.md) ----
- * IN PROGRESS (issue #4): the host side (AXI descriptor writes through per-domain
- * accumulators, validation, channel status, the enqueue into the shared-space scheduling
- * FIFOs, AXI status reads), the 3-stage segmenter (blocks, inline and control packets), the
- * message handler (ACK/NACK, completion), the timeout scanner and retransmission are
- * modelled; remote read requests are not yet. */
+ * The host side (AXI descriptor writes through per-domain accumulators, validation, channel
+ * status, the enqueue into the shared-space scheduling FIFOs, AXI status reads), the 3-stage
+ * segmenter (blocks, inline and control packets), the message handler (ACK/NACK, completion,
+ * remote read requests), the timeout scanner and retransmission, and fast-forward. */
 
 #define RQ_QUEUE_CONTROL 0u  /* scheduling queue numbers: 0 is served first */
 #define RQ_QUEUE_TID_ONLY 1u
@@ -1740,6 +1739,7 @@ typedef struct rq_qos_config {
     uint32_t seq_bits;         /* global block sequence number width, default 12 */
     uint64_t timeout_cycles;   /* a block unacknowledged this long is retransmitted; default 20 us */
     uint32_t retry_limit;      /* retransmissions of one block before the transfer is ERROR, default 3 */
+    uint32_t remote_port;      /* remote read requests waiting, default 8 */
 } rq_qos_config;
 
 /* A block descriptor for the send unit (the Transaction Table entry, §3.3). */
@@ -1800,6 +1800,8 @@ typedef struct rq_qos_stats {
     uint64_t seg_stalls_output;       /* segmenter cycles stalled by a full output port */
     uint64_t seg_stalls_enqueue;      /* ... by the scheduling FIFO's enqueue port */
     uint64_t seg_stalls_arbiter;      /* ... by the metadata arbiter (handler served) */
+    uint64_t remote_reads;            /* remote read requests placed in a read channel */
+    uint64_t remote_waits;            /* cycles one waited: no free read channel or no enqueue port */
     rnic_err_stats errors;      /* refused input by cause */
 } rq_qos_stats;
 
@@ -1826,6 +1828,12 @@ RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out);
 /* Network side: a response into the message handler's port (RNIC_EBUSY when full; the
  * handler takes one every 3 cycles at most). */
 RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r);
+/* Network side: a remote read request (another node reads this node's memory: a transfer
+ * from here to there) for protection domain `domain`. The message handler, when it has no
+ * response to take, places it in a free read channel of that domain and enqueues it with the
+ * lowest priority (after the host's writes). RNIC_ENOENT unknown domain, RNIC_EINVAL a
+ * transfer rq_desc_encode refuses (both counted), RNIC_EBUSY port full. */
+RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t);
 /* Outputs to the send unit: block descriptors and packets (RNIC_EEMPTY when none). */
 RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out);
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out);
@@ -1880,6 +1888,11 @@ typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint8_t pad[2];
 } rq_pend;
 
+typedef struct rq_remote_read { /* a remote read request waiting for the handler */
+    uint64_t lines[8];
+    uint32_t domain, nlines;
+} rq_remote_read;
+
 typedef struct rq_stage2 { /* segmenter stage-2 register */
     uint32_t valid, line, queue, id, wait;
 } rq_stage2;
@@ -1914,6 +1927,7 @@ struct rq_qos {
     rnic_ring resp;           /* rq_response: from the network */
     rnic_ring retx;           /* uint32_t TIDs to retransmit */
     rnic_ring id_returns;     /* {pool, id}: IDs going back one per cycle */
+    rnic_ring remote;         /* rq_remote_read */
     rq_stage2 s2;
     rq_block_desc s3;
     bool s3_valid;
@@ -2450,6 +2464,7 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->seq_bits = 12;
     cfg->timeout_cycles = 3000; /* 20 us at 150 MHz */
     cfg->retry_limit = 3;
+    cfg->remote_port = 8;
 }
 
 static bool rq__qos_config_valid(const rq_qos_config *c)
@@ -2461,7 +2476,7 @@ static bool rq__qos_config_valid(const rq_qos_config *c)
         c->max_outstanding > 15u || c->aw_fifo == 0 || c->b_fifo == 0 || c->read_port == 0 ||
         rq_ids_mem_size(&c->ids) == 0 || c->max_outstanding > c->ids.flow_blocks || c->transaction_port == 0 ||
         c->packet_queue == 0 || c->response_port == 0 || c->seq_bits < 2u || c->seq_bits > 16u ||
-        c->timeout_cycles == 0 || c->retry_limit > 255u)
+        c->timeout_cycles == 0 || c->retry_limit > 255u || c->remote_port == 0 || c->read_channels == 0)
         return false;
     lines = (uint64_t)c->domains * ((uint64_t)c->write_channels + c->read_channels);
     return lines <= ((uint64_t)1 << 20) && rq_status_mem_size(c->domains, c->write_channels) != 0;
@@ -2504,6 +2519,8 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), 2u * c->ids.tids), rnic_ring_init(&q->retx, sizeof(uint32_t), 2u * c->ids.tids, mem + at, n));
     RQ__PART(rnic_ring_mem_size(2u * sizeof(uint32_t), 3u * c->ids.tids),
              rnic_ring_init(&q->id_returns, 2u * sizeof(uint32_t), 3u * c->ids.tids, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_remote_read), c->remote_port),
+             rnic_ring_init(&q->remote, sizeof(rq_remote_read), c->remote_port, mem + at, n));
 #undef RQ__PART
     return off;
 }
@@ -2764,6 +2781,58 @@ static void rq__read_stage(rq_qos *q)
 
 /* ---- outputs and the network port ---- */
 
+RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t)
+{
+    rq_remote_read rr;
+    if (domain >= q->cfg.domains)
+        return rnic_err_note(&q->stats.errors, RNIC_ENOENT);
+    if (!t || rq_desc_encode(t, rr.lines, rr.lines + 4) != RNIC_OK ||
+        (t->kind == RQ_KIND_REGULAR && (t->dst > UINT64_MAX - t->size || t->src > UINT64_MAX - t->size)))
+        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+    rr.domain = domain;
+    rr.nlines = rq_desc_lines(rr.lines[3]);
+    if (rnic_ring_push(&q->remote, &rr) != RNIC_OK) {
+        q->stats.port_full++;
+        return RNIC_EBUSY;
+    }
+    return RNIC_OK;
+}
+
+/* The handler, when it took no response this cycle, places the oldest remote read request in
+ * the first free read channel(s) of its domain and enqueues it (the lowest enqueue priority). */
+static void rq__remote_stage(rq_qos *q)
+{
+    const rq_remote_read *rr = (const rq_remote_read *)rnic_ring_peek(&q->remote);
+    uint32_t base, ch, line = RNIC_NONE;
+    rq_transfer t;
+    if (!rr || q->mh.state != 0u)
+        return;
+    base = rr->domain * q->channels;
+    for (ch = q->cfg.write_channels; ch + rr->nlines <= q->channels; ch++)
+        if (!q->occupied[base + ch] && (rr->nlines == 1u || !q->occupied[base + ch + 1u])) {
+            line = base + ch;
+            break;
+        }
+    if (line == RNIC_NONE || q->enq_port_used) {
+        q->stats.remote_waits++;
+        return;
+    }
+    rq_desc_decode(rr->lines, rr->nlines == 2u ? rr->lines + 4 : NULL, &t);
+    if (rnic_ssfifo_enqueue(&q->sched, rq_qos_queue_of(q, &t), line) != RNIC_OK) {
+        q->stats.remote_waits++;
+        return;
+    }
+    q->enq_port_used = true;
+    RNIC_MEMCPY(&q->table[(size_t)line * 4u], rr->lines, (size_t)rr->nlines * 4u * sizeof(uint64_t));
+    RNIC_MEMSET(&q->meta[line], 0, sizeof q->meta[line]);
+    q->occupied[line] = 1;
+    if (rr->nlines == 2u)
+        q->occupied[line + 1u] = 2;
+    q->stats.remote_reads++;
+    q->stats.transfers_enqueued++;
+    rnic_ring_pop(&q->remote, NULL);
+}
+
 RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
 {
     if (!r)
@@ -2864,7 +2933,8 @@ static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
     rq_meta *m = &q->meta[line];
     rq_transfer t;
     rq__decode_line(q, line, &t);
-    rq_status_set(&q->status, line / q->channels, line % q->channels, st);
+    if (line % q->channels < q->cfg.write_channels) /* read channels have no status register */
+        rq_status_set(&q->status, line / q->channels, line % q->channels, st);
     if (m->has_fid) /* FIDs return on completion (§3.11) */
         rq__defer_return(q, t.multipath ? RQ_POOL_FID4 : RQ_POOL_FID1, m->fid);
     q->occupied[line] = 0;
@@ -3308,6 +3378,7 @@ RQ_API void rq_qos_tick(rq_qos *q)
         }
     }
     rq__write_stage(q);
+    rq__remote_stage(q);
     rq__read_stage(q);
     rq__timeout_scan(q);
     rq__drain_returns(q);
@@ -3328,7 +3399,8 @@ RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
     uint64_t best = RQ_NEVER, n = 2u * q->cfg.ids.tids;
     uint32_t i;
     if (!rnic_ring_empty(&q->aw) || !rnic_ring_empty(&q->rd) || !rnic_ring_empty(&q->resp) ||
-        !rnic_ring_empty(&q->retx) || !rnic_ring_empty(&q->id_returns) || q->s2.valid || q->s3_valid ||
+        !rnic_ring_empty(&q->retx) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
+        q->s2.valid || q->s3_valid ||
         q->mh.state != 0u || !rq_ids_ready(&q->ids) || rnic_ssfifo_first_nonempty(&q->sched, 0) != RNIC_NONE)
         return q->now;
     for (i = 0; i < n; i++) {

@@ -776,6 +776,84 @@ static void test_fast_forward_matches_ticks(void)
     CHECK(ticks_b < end / 2u);
 }
 
+/* Remote read requests (the fourth enqueuer, beyond the thesis): placed in free read channels
+ * of their domain, segmented like local transfers, completed by their ACKs without a status
+ * register, their channels free again; bad requests refused and counted; a domain with every
+ * read channel busy makes the next request wait (back-pressure), not vanish. */
+static void test_remote_reads(void)
+{
+    rq_qos *q = make_qos();
+    rnic_prng p;
+    uint32_t pushed = 0, i, blocks = 0, lines_busy;
+    uint64_t cyc, bytes_expected = 0, bytes_seen = 0;
+    rq_transfer t;
+    if (!q)
+        return;
+    while (!rq_ids_ready(&q->ids))
+        rq_qos_tick(q);
+    memset(&t, 0, sizeof t);
+    CHECK_EQ(rq_qos_push_remote_read(q, 16, &t), RNIC_ENOENT);
+    CHECK_EQ(rq_qos_push_remote_read(q, 0, &t), RNIC_EINVAL); /* size 0 */
+    CHECK_EQ(q->stats.errors.by_cause[RNIC_ENOENT], 1);
+    CHECK_EQ(q->stats.errors.by_cause[RNIC_EINVAL], 1);
+    rnic_prng_seed(&p, 0x4eadu);
+    for (cyc = 0; cyc < 2000000u && (pushed < 500u || q->stats.done < 500u) && !TEST_FAILS(); cyc++) {
+        rq_block_desc b;
+        rq_packet pk;
+        if (pushed < 500u) {
+            memset(&t, 0, sizeof t);
+            t.size = rnic_prng_below(&p, 4) == 0 ? rnic_prng_range(&p, 1, 32) : rnic_prng_log_range(&p, 33, 1u << 19);
+            t.kind = t.size <= 32u ? RQ_KIND_INLINE : RQ_KIND_REGULAR;
+            t.src = rnic_prng_next(&p) >> 20;
+            t.dst = rnic_prng_next(&p) >> 20;
+            t.cm = t.kind == RQ_KIND_REGULAR && rnic_prng_below(&p, 2);
+            t.multipath = t.cm && rnic_prng_below(&p, 2);
+            if (rq_qos_push_remote_read(q, pushed % 2u, &t) == RNIC_OK) { /* two domains: their read channels fill */
+                pushed++;
+                bytes_expected += t.size;
+            }
+        }
+        rq_qos_tick(q);
+        while (rq_qos_pop_block(q, &b) == RNIC_OK) {
+            rq_response r;
+            CHECK(b.transfer % 128u >= 64u); /* a read channel */
+            CHECK(b.transfer / 128u < 2u);
+            r.tid = b.tid;
+            r.seq = b.seq;
+            r.ack = 1;
+            while (rq_qos_push_response(q, &r) != RNIC_OK)
+                rq_qos_tick(q);
+            bytes_seen += b.size;
+            blocks++;
+        }
+        while (rq_qos_pop_packet(q, &pk) == RNIC_OK) {
+            rq_response r;
+            if (pk.kind != RQ_PKT_INLINE)
+                continue;
+            r.tid = pk.tid;
+            r.seq = pk.seq;
+            r.ack = 1;
+            while (rq_qos_push_response(q, &r) != RNIC_OK)
+                rq_qos_tick(q);
+            bytes_seen += pk.size;
+        }
+    }
+    for (i = 0; i < 100; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(q->stats.remote_reads, 500);
+    CHECK_EQ(q->stats.done, 500);
+    CHECK_EQ(bytes_seen, bytes_expected);
+    CHECK(q->stats.remote_waits > 0); /* the read channels of a domain did run out */
+    for (i = 0, lines_busy = 0; i < q->lines; i++)
+        lines_busy += q->occupied[i] != 0;
+    CHECK_EQ(lines_busy, 0);
+    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_TID), 512);
+    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_FID1), 64);
+    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_FID4), 16);
+    printf("  500 remote reads: %u blocks, %" PRIu64 " bytes, %" PRIu64 " cycles waiting for a read channel\n", blocks,
+           bytes_seen, q->stats.remote_waits);
+}
+
 int main(void)
 {
     RUN(test_inline_descriptor_timing);
@@ -786,5 +864,6 @@ int main(void)
     RUN(test_random_descriptors_land_in_their_queues);
     RUN(test_end_to_end_random_transfers);
     RUN(test_fast_forward_matches_ticks);
+    RUN(test_remote_reads);
     return test_summary();
 }

@@ -1,11 +1,11 @@
 /* rnicq.h -- the RED-SEA QoS engine and the Palos chunk slicer of an RDMA NIC, cycle by cycle.
  *
- * STATUS: the RED-SEA QoS engine rq_qos is in progress (issue #4): the host AXI path
+ * STATUS: the RED-SEA QoS engine rq_qos has landed (issue #4): the host AXI path
  * (descriptor writes through per-domain accumulators, status reads with 32-channel
  * read-and-clear), the 66 shared-space scheduling FIFOs, the TID/FID pools with the reset
  * initializer, the 3-stage segmenter, the message handler, the timeout scanner and
- * retransmission run and are verified (docs/rnicq_qos_model.md), with fast-forward
- * (rq_qos_next_event / rq_qos_advance); remote read requests are not modelled yet. Building blocks usable alone: rq_ids, rq_block_plan,
+ * retransmission, and remote read requests (the fourth enqueuer) run and are verified
+ * (docs/rnicq_qos_model.md), with fast-forward (rq_qos_next_event / rq_qos_advance). Building blocks usable alone: rq_ids, rq_block_plan,
  * rq_status_regs, rq_desc_encode/rq_desc_decode. Palos (issue #5) has not landed.
  *
  * DO THIS (the QoS engine)

@@ -24,6 +24,7 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->seq_bits = 12;
     cfg->timeout_cycles = 3000; /* 20 us at 150 MHz */
     cfg->retry_limit = 3;
+    cfg->remote_port = 8;
 }
 
 static bool rq__qos_config_valid(const rq_qos_config *c)
@@ -35,7 +36,7 @@ static bool rq__qos_config_valid(const rq_qos_config *c)
         c->max_outstanding > 15u || c->aw_fifo == 0 || c->b_fifo == 0 || c->read_port == 0 ||
         rq_ids_mem_size(&c->ids) == 0 || c->max_outstanding > c->ids.flow_blocks || c->transaction_port == 0 ||
         c->packet_queue == 0 || c->response_port == 0 || c->seq_bits < 2u || c->seq_bits > 16u ||
-        c->timeout_cycles == 0 || c->retry_limit > 255u)
+        c->timeout_cycles == 0 || c->retry_limit > 255u || c->remote_port == 0 || c->read_channels == 0)
         return false;
     lines = (uint64_t)c->domains * ((uint64_t)c->write_channels + c->read_channels);
     return lines <= ((uint64_t)1 << 20) && rq_status_mem_size(c->domains, c->write_channels) != 0;
@@ -78,6 +79,8 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), 2u * c->ids.tids), rnic_ring_init(&q->retx, sizeof(uint32_t), 2u * c->ids.tids, mem + at, n));
     RQ__PART(rnic_ring_mem_size(2u * sizeof(uint32_t), 3u * c->ids.tids),
              rnic_ring_init(&q->id_returns, 2u * sizeof(uint32_t), 3u * c->ids.tids, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_remote_read), c->remote_port),
+             rnic_ring_init(&q->remote, sizeof(rq_remote_read), c->remote_port, mem + at, n));
 #undef RQ__PART
     return off;
 }
@@ -338,6 +341,58 @@ static void rq__read_stage(rq_qos *q)
 
 /* ---- outputs and the network port ---- */
 
+RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t)
+{
+    rq_remote_read rr;
+    if (domain >= q->cfg.domains)
+        return rnic_err_note(&q->stats.errors, RNIC_ENOENT);
+    if (!t || rq_desc_encode(t, rr.lines, rr.lines + 4) != RNIC_OK ||
+        (t->kind == RQ_KIND_REGULAR && (t->dst > UINT64_MAX - t->size || t->src > UINT64_MAX - t->size)))
+        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+    rr.domain = domain;
+    rr.nlines = rq_desc_lines(rr.lines[3]);
+    if (rnic_ring_push(&q->remote, &rr) != RNIC_OK) {
+        q->stats.port_full++;
+        return RNIC_EBUSY;
+    }
+    return RNIC_OK;
+}
+
+/* The handler, when it took no response this cycle, places the oldest remote read request in
+ * the first free read channel(s) of its domain and enqueues it (the lowest enqueue priority). */
+static void rq__remote_stage(rq_qos *q)
+{
+    const rq_remote_read *rr = (const rq_remote_read *)rnic_ring_peek(&q->remote);
+    uint32_t base, ch, line = RNIC_NONE;
+    rq_transfer t;
+    if (!rr || q->mh.state != 0u)
+        return;
+    base = rr->domain * q->channels;
+    for (ch = q->cfg.write_channels; ch + rr->nlines <= q->channels; ch++)
+        if (!q->occupied[base + ch] && (rr->nlines == 1u || !q->occupied[base + ch + 1u])) {
+            line = base + ch;
+            break;
+        }
+    if (line == RNIC_NONE || q->enq_port_used) {
+        q->stats.remote_waits++;
+        return;
+    }
+    rq_desc_decode(rr->lines, rr->nlines == 2u ? rr->lines + 4 : NULL, &t);
+    if (rnic_ssfifo_enqueue(&q->sched, rq_qos_queue_of(q, &t), line) != RNIC_OK) {
+        q->stats.remote_waits++;
+        return;
+    }
+    q->enq_port_used = true;
+    RNIC_MEMCPY(&q->table[(size_t)line * 4u], rr->lines, (size_t)rr->nlines * 4u * sizeof(uint64_t));
+    RNIC_MEMSET(&q->meta[line], 0, sizeof q->meta[line]);
+    q->occupied[line] = 1;
+    if (rr->nlines == 2u)
+        q->occupied[line + 1u] = 2;
+    q->stats.remote_reads++;
+    q->stats.transfers_enqueued++;
+    rnic_ring_pop(&q->remote, NULL);
+}
+
 RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
 {
     if (!r)
@@ -438,7 +493,8 @@ static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
     rq_meta *m = &q->meta[line];
     rq_transfer t;
     rq__decode_line(q, line, &t);
-    rq_status_set(&q->status, line / q->channels, line % q->channels, st);
+    if (line % q->channels < q->cfg.write_channels) /* read channels have no status register */
+        rq_status_set(&q->status, line / q->channels, line % q->channels, st);
     if (m->has_fid) /* FIDs return on completion (§3.11) */
         rq__defer_return(q, t.multipath ? RQ_POOL_FID4 : RQ_POOL_FID1, m->fid);
     q->occupied[line] = 0;
@@ -882,6 +938,7 @@ RQ_API void rq_qos_tick(rq_qos *q)
         }
     }
     rq__write_stage(q);
+    rq__remote_stage(q);
     rq__read_stage(q);
     rq__timeout_scan(q);
     rq__drain_returns(q);
@@ -902,7 +959,8 @@ RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
     uint64_t best = RQ_NEVER, n = 2u * q->cfg.ids.tids;
     uint32_t i;
     if (!rnic_ring_empty(&q->aw) || !rnic_ring_empty(&q->rd) || !rnic_ring_empty(&q->resp) ||
-        !rnic_ring_empty(&q->retx) || !rnic_ring_empty(&q->id_returns) || q->s2.valid || q->s3_valid ||
+        !rnic_ring_empty(&q->retx) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
+        q->s2.valid || q->s3_valid ||
         q->mh.state != 0u || !rq_ids_ready(&q->ids) || rnic_ssfifo_first_nonempty(&q->sched, 0) != RNIC_NONE)
         return q->now;
     for (i = 0; i < n; i++) {

@@ -1,9 +1,8 @@
 /* ---- the RED-SEA QoS engine (cycle semantics: docs/rnicq_qos_model.md) ----
- * IN PROGRESS (issue #4): the host side (AXI descriptor writes through per-domain
- * accumulators, validation, channel status, the enqueue into the shared-space scheduling
- * FIFOs, AXI status reads), the 3-stage segmenter (blocks, inline and control packets), the
- * message handler (ACK/NACK, completion), the timeout scanner and retransmission are
- * modelled; remote read requests are not yet. */
+ * The host side (AXI descriptor writes through per-domain accumulators, validation, channel
+ * status, the enqueue into the shared-space scheduling FIFOs, AXI status reads), the 3-stage
+ * segmenter (blocks, inline and control packets), the message handler (ACK/NACK, completion,
+ * remote read requests), the timeout scanner and retransmission, and fast-forward. */
 
 #define RQ_QUEUE_CONTROL 0u  /* scheduling queue numbers: 0 is served first */
 #define RQ_QUEUE_TID_ONLY 1u
@@ -26,6 +25,7 @@ typedef struct rq_qos_config {
     uint32_t seq_bits;         /* global block sequence number width, default 12 */
     uint64_t timeout_cycles;   /* a block unacknowledged this long is retransmitted; default 20 us */
     uint32_t retry_limit;      /* retransmissions of one block before the transfer is ERROR, default 3 */
+    uint32_t remote_port;      /* remote read requests waiting, default 8 */
 } rq_qos_config;
 
 /* A block descriptor for the send unit (the Transaction Table entry, §3.3). */
@@ -86,6 +86,8 @@ typedef struct rq_qos_stats {
     uint64_t seg_stalls_output;       /* segmenter cycles stalled by a full output port */
     uint64_t seg_stalls_enqueue;      /* ... by the scheduling FIFO's enqueue port */
     uint64_t seg_stalls_arbiter;      /* ... by the metadata arbiter (handler served) */
+    uint64_t remote_reads;            /* remote read requests placed in a read channel */
+    uint64_t remote_waits;            /* cycles one waited: no free read channel or no enqueue port */
     rnic_err_stats errors;      /* refused input by cause */
 } rq_qos_stats;
 
@@ -112,6 +114,12 @@ RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out);
 /* Network side: a response into the message handler's port (RNIC_EBUSY when full; the
  * handler takes one every 3 cycles at most). */
 RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r);
+/* Network side: a remote read request (another node reads this node's memory: a transfer
+ * from here to there) for protection domain `domain`. The message handler, when it has no
+ * response to take, places it in a free read channel of that domain and enqueues it with the
+ * lowest priority (after the host's writes). RNIC_ENOENT unknown domain, RNIC_EINVAL a
+ * transfer rq_desc_encode refuses (both counted), RNIC_EBUSY port full. */
+RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t);
 /* Outputs to the send unit: block descriptors and packets (RNIC_EEMPTY when none). */
 RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out);
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out);
@@ -166,6 +174,11 @@ typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint8_t pad[2];
 } rq_pend;
 
+typedef struct rq_remote_read { /* a remote read request waiting for the handler */
+    uint64_t lines[8];
+    uint32_t domain, nlines;
+} rq_remote_read;
+
 typedef struct rq_stage2 { /* segmenter stage-2 register */
     uint32_t valid, line, queue, id, wait;
 } rq_stage2;
@@ -200,6 +213,7 @@ struct rq_qos {
     rnic_ring resp;           /* rq_response: from the network */
     rnic_ring retx;           /* uint32_t TIDs to retransmit */
     rnic_ring id_returns;     /* {pool, id}: IDs going back one per cycle */
+    rnic_ring remote;         /* rq_remote_read */
     rq_stage2 s2;
     rq_block_desc s3;
     bool s3_valid;
