@@ -91,7 +91,7 @@ build/%: examples/%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB)
 
-build/%: bench/%.c $(HEADERS)
+build/%: bench/%.c bench/bench_util.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB)
 

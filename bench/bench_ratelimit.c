@@ -17,24 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#if defined(__GNUC__) || defined(__clang__)
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE
-#endif
+#include "bench_util.h"
 
 #define CLOCK_HZ 250000000ull
 #define LINK_BPS 100000000000ull
 #define MTU 4096u
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static uint32_t backlog(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
 {
