@@ -9,7 +9,8 @@
  * initializer, the 3-stage segmenter, the message handler, the timeout scanner and
  * retransmission, and remote read requests (the fourth enqueuer) run and are verified
  * (docs/rnicq_qos_model.md), with fast-forward (rq_qos_next_event / rq_qos_advance). Building blocks usable alone: rq_ids, rq_block_plan,
- * rq_status_regs, rq_desc_encode/rq_desc_decode. Palos (issue #5) has not landed.
+ * rq_status_regs, rq_desc_encode/rq_desc_decode. Palos (issue #5) has not landed: only its
+ * weights -> chunk block rq_pw (Eq. 1/2, Fig. 6; docs/palos_model.md) is here.
  *
  * DO THIS (the QoS engine)
  *   rq_qos_config cfg; rq_qos_config_default(&cfg);     // the thesis's sizes, 150 MHz
@@ -1940,6 +1941,60 @@ struct rq_qos {
     rq_qos_stats stats;
 };
 /* ==== end src/rnicq/qos_api.h ==== */
+/* ==== begin src/rnicq/palos_weights.h ==== */
+/* ---- Palos hierarchical weights -> chunk sizes (Palos §IV-B, Eq. 1/2, Fig. 6) ----
+ * Groups (tenants) carry a weight, QPs a weight inside their group. A QP's chunk -- the bytes
+ * it may send per scheduling round -- is its weight times its group's granularity,
+ *   granularity_y = Grp_W_y / sum(Grp_W) x 1 / sum_{QPs in y}(W) x N,  N = QPs x MTU (§V),
+ * so that rates follow Eq. 1. Granularities are Q16.16 bytes per weight unit, recomputed for the
+ * group table only when a weight or membership changes (a QP weight change touches one entry
+ * and its group's sum, as Fig. 6 intends); the fraction a chunk cannot carry is kept per QP and
+ * added to its next chunk, so long-run bytes follow Eq. 1 exactly (issue-5 design contract,
+ * docs/palos_model.md). This is the first building block of the Palos slicer (issue #5). */
+
+typedef struct rq_pw_config {
+    uint32_t max_qps;    /* 1 .. 65536, default 1024 */
+    uint32_t max_groups; /* 1 .. 4096, default 64 */
+    uint32_t mtu;        /* N = QPs x mtu; default 1500 (RoCE, §V) */
+} rq_pw_config;
+
+typedef struct rq_pw_qp {
+    uint32_t group;  /* RNIC_NONE: not assigned */
+    uint32_t weight;
+    uint32_t carry;  /* Q16.16 fraction of a byte carried to the next chunk */
+} rq_pw_qp;
+
+typedef struct rq_pw_group {
+    uint32_t weight;       /* 0: the group does not exist */
+    uint32_t members;
+    uint64_t sum_weights;  /* of its QPs */
+    uint64_t granularity;  /* Q16.16 bytes per unit of QP weight */
+} rq_pw_group;
+
+typedef struct rq_pw {
+    rq_pw_config cfg;
+    rq_pw_qp *qps;
+    rq_pw_group *groups;
+    uint64_t sum_group_weights; /* of groups with members */
+    uint32_t assigned_qps;
+    uint64_t recomputes;        /* group-table rewrites */
+    rnic_err_stats errors;
+} rq_pw;
+
+RQ_API void rq_pw_config_default(rq_pw_config *cfg);
+RQ_API size_t rq_pw_mem_size(const rq_pw_config *cfg);
+RQ_API rnic_err rq_pw_init(rq_pw *w, const rq_pw_config *cfg, void *mem, size_t size);
+/* Create group `group` with a weight (1 .. 65535): RNIC_EEXIST if it exists, RNIC_ENOENT
+ * beyond max_groups, RNIC_ERANGE for a weight out of range (all counted). */
+RQ_API rnic_err rq_pw_create_group(rq_pw *w, uint32_t group, uint32_t weight);
+RQ_API rnic_err rq_pw_set_group_weight(rq_pw *w, uint32_t group, uint32_t weight);
+/* Put a QP in a group with a weight (1 .. 65535), or move it / change its weight. */
+RQ_API rnic_err rq_pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t weight);
+RQ_API rnic_err rq_pw_remove_qp(rq_pw *w, uint32_t qp);
+/* The QP's next chunk in bytes, carrying the fraction under a byte to its next chunk (so a
+ * chunk under one byte is 0 in some rounds); 0 for a QP in no group. */
+RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp);
+/* ==== end src/rnicq/palos_weights.h ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_H_INCLUDED */
 
@@ -3440,5 +3495,155 @@ RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles)
 }
 
 /* ==== end src/rnicq/qos.c ==== */
+/* ==== begin src/rnicq/palos_weights.c ==== */
+/* Palos hierarchical weights -> chunk sizes (interface: palos_weights.h). Control path: the
+ * group-table rewrite uses the portable 128/64 divide, never a compiler divide helper. */
+
+RQ_API void rq_pw_config_default(rq_pw_config *cfg)
+{
+    cfg->max_qps = 1024;
+    cfg->max_groups = 64;
+    cfg->mtu = 1500;
+}
+
+static bool rq__pw_config_valid(const rq_pw_config *c)
+{
+    return c && c->max_qps >= 1u && c->max_qps <= 65536u && c->max_groups >= 1u && c->max_groups <= 4096u &&
+           c->mtu >= 64u && c->mtu <= 65536u;
+}
+
+RQ_API size_t rq_pw_mem_size(const rq_pw_config *cfg)
+{
+    if (!rq__pw_config_valid(cfg))
+        return 0;
+    return rnic_align_up((size_t)cfg->max_qps * sizeof(rq_pw_qp)) + rnic_align_up((size_t)cfg->max_groups * sizeof(rq_pw_group));
+}
+
+RQ_API rnic_err rq_pw_init(rq_pw *w, const rq_pw_config *cfg, void *mem, size_t size)
+{
+    size_t need = rq_pw_mem_size(cfg);
+    uint32_t i;
+    if (!w || !mem || need == 0 || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)))
+        return RNIC_EINVAL;
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(w, 0, sizeof *w);
+    RNIC_MEMSET(mem, 0, need);
+    w->cfg = *cfg;
+    w->qps = (rq_pw_qp *)mem;
+    w->groups = (rq_pw_group *)(void *)((unsigned char *)mem + rnic_align_up((size_t)cfg->max_qps * sizeof(rq_pw_qp)));
+    for (i = 0; i < cfg->max_qps; i++)
+        w->qps[i].group = RNIC_NONE;
+    return RNIC_OK;
+}
+
+/* Rewrite the group table (Fig. 6: one entry per group; the QP table is not touched). */
+static void rq__pw_recompute(rq_pw *w)
+{
+    uint64_t n = (uint64_t)w->assigned_qps * w->cfg.mtu; /* N */
+    uint32_t g;
+    for (g = 0; g < w->cfg.max_groups; g++) {
+        rq_pw_group *gr = &w->groups[g];
+        uint64_t hi, lo, den;
+        if (!gr->weight || !gr->members || !w->sum_group_weights) {
+            gr->granularity = 0;
+            continue;
+        }
+        /* Grp_W x N x 2^16 / (sum(Grp_W) x sum(W)): 16 + 32 + 16 bits over at most 28 + 32 */
+        rnic_mul64x64((uint64_t)gr->weight * n, (uint64_t)1 << 16, &hi, &lo);
+        den = w->sum_group_weights * gr->sum_weights;
+        gr->granularity = hi < den ? rnic_udiv128_64(hi, lo, den, NULL) : UINT64_MAX;
+    }
+    w->recomputes++;
+}
+
+static bool rq__pw_weight_ok(uint32_t weight) { return weight >= 1u && weight <= 65535u; }
+
+RQ_API rnic_err rq_pw_create_group(rq_pw *w, uint32_t group, uint32_t weight)
+{
+    if (group >= w->cfg.max_groups)
+        return rnic_err_note(&w->errors, RNIC_ENOENT);
+    if (!rq__pw_weight_ok(weight))
+        return rnic_err_note(&w->errors, RNIC_ERANGE);
+    if (w->groups[group].weight)
+        return rnic_err_note(&w->errors, RNIC_EEXIST);
+    w->groups[group].weight = weight;
+    return RNIC_OK; /* no members yet: nothing to recompute */
+}
+
+RQ_API rnic_err rq_pw_set_group_weight(rq_pw *w, uint32_t group, uint32_t weight)
+{
+    rq_pw_group *gr;
+    if (group >= w->cfg.max_groups || !w->groups[group].weight)
+        return rnic_err_note(&w->errors, RNIC_ENOENT);
+    if (!rq__pw_weight_ok(weight))
+        return rnic_err_note(&w->errors, RNIC_ERANGE);
+    gr = &w->groups[group];
+    if (gr->members)
+        w->sum_group_weights = w->sum_group_weights - gr->weight + weight;
+    gr->weight = weight;
+    rq__pw_recompute(w);
+    return RNIC_OK;
+}
+
+static void rq__pw_leave(rq_pw *w, rq_pw_qp *q)
+{
+    rq_pw_group *gr = &w->groups[q->group];
+    gr->sum_weights -= q->weight;
+    if (--gr->members == 0u)
+        w->sum_group_weights -= gr->weight;
+    w->assigned_qps--;
+    q->group = RNIC_NONE;
+    q->weight = 0;
+    q->carry = 0;
+}
+
+RQ_API rnic_err rq_pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t weight)
+{
+    rq_pw_qp *q;
+    rq_pw_group *gr;
+    if (qp >= w->cfg.max_qps || group >= w->cfg.max_groups || !w->groups[group].weight)
+        return rnic_err_note(&w->errors, RNIC_ENOENT);
+    if (!rq__pw_weight_ok(weight))
+        return rnic_err_note(&w->errors, RNIC_ERANGE);
+    q = &w->qps[qp];
+    if (q->group != RNIC_NONE)
+        rq__pw_leave(w, q);
+    gr = &w->groups[group];
+    if (gr->members++ == 0u)
+        w->sum_group_weights += gr->weight;
+    gr->sum_weights += weight;
+    w->assigned_qps++;
+    q->group = group;
+    q->weight = weight;
+    rq__pw_recompute(w);
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_pw_remove_qp(rq_pw *w, uint32_t qp)
+{
+    if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
+        return rnic_err_note(&w->errors, RNIC_ENOENT);
+    rq__pw_leave(w, &w->qps[qp]);
+    rq__pw_recompute(w);
+    return RNIC_OK;
+}
+
+RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)
+{
+    rq_pw_qp *q;
+    uint64_t hi, lo, bytes;
+    if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
+        return 0;
+    q = &w->qps[qp];
+    /* weight x granularity (Q16.16) + carry: the bytes, and a new carry below one byte */
+    rnic_mul64x64(q->weight, w->groups[q->group].granularity, &hi, &lo);
+    lo += q->carry;
+    hi += lo < q->carry;
+    bytes = (hi << 48) | (lo >> 16);
+    q->carry = (uint32_t)(lo & 0xffffu);
+    return bytes; /* 0 when the chunk is under a byte: the fraction waits for the next round */
+}
+/* ==== end src/rnicq/palos_weights.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_IMPLEMENTATION */

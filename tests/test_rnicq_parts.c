@@ -420,6 +420,95 @@ static void test_descriptor_layout(void)
     CHECK(accepted > 1000u && refused > 1000u);
 }
 
+/* Palos Eq. 1 / Eq. 2: over many rounds each QP's bytes follow its Eq. 1 share, on the paper's
+ * Fig. 10 tree (16 groups weighted 10..25, QPs weighted 2 and 3) and on random trees; a QP
+ * weight change in one group leaves another group's bytes per round unchanged (isolation). */
+static void test_palos_weights_eq1(void)
+{
+    static unsigned char pw_mem[1u << 16];
+    rq_pw_config c;
+    rq_pw w;
+    rnic_prng p;
+    uint32_t trial;
+    double worst = 0;
+    rq_pw_config_default(&c);
+    rnic_prng_seed(&p, 0x9a105u);
+    for (trial = 0; trial < 60 && !TEST_FAILS(); trial++) {
+        uint32_t ngroups = trial == 0 ? 16u : (uint32_t)rnic_prng_range(&p, 1, 16), g, k, nq = 0, r;
+        uint32_t qgroup[128], qweight[128], gweight[16];
+        uint64_t bytes[128], total = 0, sumg = 0, sumw[16];
+        CHECK_EQ(rq_pw_init(&w, &c, pw_mem, sizeof pw_mem), RNIC_OK);
+        memset(sumw, 0, sizeof sumw);
+        for (g = 0; g < ngroups; g++) {
+            uint32_t members = trial == 0 ? 2u : (uint32_t)rnic_prng_range(&p, 1, 8);
+            gweight[g] = trial == 0 ? 10u + g : (uint32_t)rnic_prng_range(&p, 1, 100);
+            CHECK_EQ(rq_pw_create_group(&w, g, gweight[g]), RNIC_OK);
+            sumg += gweight[g];
+            for (k = 0; k < members; k++) {
+                qgroup[nq] = g;
+                qweight[nq] = trial == 0 ? 2u + k : (uint32_t)rnic_prng_range(&p, 1, 20);
+                sumw[g] += qweight[nq];
+                CHECK_EQ(rq_pw_set_qp(&w, nq, g, qweight[nq]), RNIC_OK);
+                nq++;
+            }
+        }
+        memset(bytes, 0, sizeof bytes);
+        for (r = 0; r < 2000u; r++)
+            for (k = 0; k < nq; k++) {
+                uint64_t b = rq_pw_next_chunk(&w, k);
+                bytes[k] += b;
+                total += b;
+            }
+        /* a round moves N = QPs x MTU bytes in all (to within a byte per QP) */
+        CHECK(total <= 2000ull * nq * 1500u && total + 2000ull * nq >= 2000ull * nq * 1500u);
+        for (k = 0; k < nq; k++) {
+            /* Eq. 1's bytes; allowed: the carry under a byte, the Q16.16 granularity's truncation
+             * (weight / 65536 byte per round), and the same in the total */
+            double want = (double)gweight[qgroup[k]] / (double)sumg * (double)qweight[k] / (double)sumw[qgroup[k]] * (double)total;
+            double dev = (double)bytes[k] > want ? (double)bytes[k] - want : want - (double)bytes[k];
+            double allowed = 2.0 + 2000.0 * (double)qweight[k] / 65536.0 + 1e-5 * want;
+            if (dev / allowed > worst)
+                worst = dev / allowed;
+            CHECK(dev <= allowed);
+        }
+    }
+    printf("  worst deviation from Eq. 1 over 60 trees x 2000 rounds: %.2f of the allowed bytes\n", worst);
+    /* isolation: group 0 keeps its bytes per round while group 1's QP weights change */
+    CHECK_EQ(rq_pw_init(&w, &c, pw_mem, sizeof pw_mem), RNIC_OK);
+    CHECK_EQ(rq_pw_create_group(&w, 0, 1), RNIC_OK);
+    CHECK_EQ(rq_pw_create_group(&w, 1, 1), RNIC_OK);
+    {
+        uint32_t k, v;
+        uint64_t a_before = 0, a_after = 0;
+        for (k = 0; k < 3; k++)
+            CHECK_EQ(rq_pw_set_qp(&w, k, 0, 2), RNIC_OK);
+        CHECK_EQ(rq_pw_set_qp(&w, 3, 1, 3), RNIC_OK);
+        CHECK_EQ(rq_pw_set_qp(&w, 4, 1, 2), RNIC_OK);
+        CHECK_EQ(rq_pw_set_qp(&w, 5, 1, 2), RNIC_OK);
+        for (k = 0; k < 3; k++)
+            a_before += rq_pw_next_chunk(&w, k);
+        for (v = 1; v <= 6; v++) { /* Fig. 11: QP 4's weight 1..6 */
+            uint64_t a = 0;
+            CHECK_EQ(rq_pw_set_qp(&w, 3, 1, v), RNIC_OK);
+            for (k = 0; k < 3; k++)
+                a += rq_pw_next_chunk(&w, k);
+            CHECK(a + 3u >= a_before && a <= a_before + 3u);
+            a_after = a;
+        }
+        CHECK_EQ(a_before, 3u * 1500u); /* half of N = 6 x 1500 */
+        (void)a_after;
+    }
+    /* bad input: counted, nothing changes */
+    CHECK_EQ(rq_pw_create_group(&w, 0, 5), RNIC_EEXIST);
+    CHECK_EQ(rq_pw_create_group(&w, 64, 5), RNIC_ENOENT);
+    CHECK_EQ(rq_pw_set_qp(&w, 7, 9, 1), RNIC_ENOENT);   /* no group 9 */
+    CHECK_EQ(rq_pw_set_qp(&w, 7, 0, 0), RNIC_ERANGE);   /* weight 0 */
+    CHECK_EQ(rq_pw_set_qp(&w, 2000, 0, 1), RNIC_ENOENT); /* unknown QP */
+    CHECK_EQ(rq_pw_remove_qp(&w, 7), RNIC_ENOENT);
+    CHECK_EQ(w.errors.by_cause[RNIC_ENOENT], 4);
+    CHECK_EQ(w.assigned_qps, 6);
+}
+
 int main(void)
 {
     RUN(test_ids_initializer_592_cycles);
@@ -429,5 +518,6 @@ int main(void)
     RUN(test_block_plan_against_walk);
     RUN(test_status_against_reference);
     RUN(test_descriptor_layout);
+    RUN(test_palos_weights_eq1);
     return test_summary();
 }

@@ -6,7 +6,8 @@
  * initializer, the 3-stage segmenter, the message handler, the timeout scanner and
  * retransmission, and remote read requests (the fourth enqueuer) run and are verified
  * (docs/rnicq_qos_model.md), with fast-forward (rq_qos_next_event / rq_qos_advance). Building blocks usable alone: rq_ids, rq_block_plan,
- * rq_status_regs, rq_desc_encode/rq_desc_decode. Palos (issue #5) has not landed.
+ * rq_status_regs, rq_desc_encode/rq_desc_decode. Palos (issue #5) has not landed: only its
+ * weights -> chunk block rq_pw (Eq. 1/2, Fig. 6; docs/palos_model.md) is here.
  *
  * DO THIS (the QoS engine)
  *   rq_qos_config cfg; rq_qos_config_default(&cfg);     // the thesis's sizes, 150 MHz
