@@ -56,8 +56,8 @@ MANIFEST = {
     "rnicq.h": {
         "prefix": "RQ",
         "manual": "src/rnicq/manual.h",
-        "interface": ["src/rnicq/api.h", "src/rnicq/ids.h", "src/rnicq/blocks.h", "src/rnicq/status.h", "src/rnicq/desc.h", "src/rnicq/qos_api.h", "src/rnicq/palos_weights.h"],
-        "implementation": ["src/rnicq/version.c", "src/rnicq/ids.c", "src/rnicq/blocks.c", "src/rnicq/status.c", "src/rnicq/desc.c", "src/rnicq/qos.c", "src/rnicq/palos_weights.c"],
+        "interface": ["src/rnicq/api.h", "src/rnicq/ids.h", "src/rnicq/blocks.h", "src/rnicq/status.h", "src/rnicq/desc.h", "src/rnicq/qos_api.h", "src/rnicq/palos_weights.h", "src/rnicq/palos_api.h"],
+        "implementation": ["src/rnicq/version.c", "src/rnicq/ids.c", "src/rnicq/blocks.c", "src/rnicq/status.c", "src/rnicq/desc.c", "src/rnicq/qos.c", "src/rnicq/palos_weights.c", "src/rnicq/palos.c"],
     },
     "transport.h": {
         "prefix": "TP",

@@ -1995,6 +1995,170 @@ RQ_API rnic_err rq_pw_remove_qp(rq_pw *w, uint32_t qp);
  * chunk under one byte is 0 in some rounds); 0 for a QP in no group. */
 RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp);
 /* ==== end src/rnicq/palos_weights.h ==== */
+/* ==== begin src/rnicq/palos_api.h ==== */
+/* ---- the Palos chunk slicer (Palos, shared/seeds/001, §IV; contract: docs/palos_model.md) ----
+ * Sits between doorbells and an unmodified protocol engine and rewrites WQEs so that every active
+ * QP moves its chunk of data per scheduling round, whatever its message sizes: a WQE larger than
+ * the chunk is cut (address and length adjusted), WQEs smaller than it are passed on together
+ * until the chunk is used. Chunks come from hierarchical weights (rq_pw: Eq. 1/2, Fig. 6).
+ *
+ * Workflow of Fig. 5, one operation per module per cycle (modules evaluated back to front, so a
+ * doorbell taken in cycle t is fetched in t+1):
+ *   doorbell module  one (qp, tail) per cycle from a bounded port; an idle QP enters the schedule
+ *                    queue of its class, an active one only moves its tail;
+ *   schedule queues  FIFOs of QP ids: the latency class (strict priority, §IV-C) and the
+ *                    bandwidth class; a QP is in at most one place at a time;
+ *   WQE fetch        one QP per cycle into a free fetch slot: a batch of up to max_batch WQEs read
+ *                    from the WQE buffer (the caller's callback) that arrives fetch_latency cycles
+ *                    later; slots are served in order;
+ *   message slicing  one output WQE per cycle into the output port: credit = the QP's chunk plus
+ *                    the credit it carried; each piece is min(rest of the WQE, what the credit
+ *                    pays for); at the end of the visit head and fetch offset are written back and
+ *                    the QP re-enters the tail of its queue while WQEs remain.
+ * PACKET_RR mode is the commodity baseline (§II-B): every visit sends one packet,
+ * min(MTU, rest of the WQE), and there is no priority queue. */
+
+typedef enum rq_palos_mode { RQ_PALOS_CHUNK = 0, RQ_PALOS_PACKET_RR = 1 } rq_palos_mode;
+typedef enum rq_palos_class { RQ_PALOS_BANDWIDTH = 0, RQ_PALOS_LATENCY = 1 } rq_palos_class;
+
+typedef struct rq_palos_config {
+    rq_pw_config weights;      /* max_qps, max_groups, mtu (N = QPs x mtu); max_qps x mtu <= 2^30 */
+    uint32_t mode;             /* rq_palos_mode */
+    uint32_t ring_entries;     /* WQE ring size of every QP (overrun check), 1 .. 2^24; default 4096 */
+    uint32_t doorbell_port;    /* doorbells waiting for the doorbell module; default 64 */
+    uint32_t out_port;         /* output WQEs waiting for the protocol engine; default 16 */
+    uint32_t fetch_slots;      /* batch reads in flight; default 16 */
+    uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
+    uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
+    uint32_t priority_max_msg; /* bytes a latency-class QP sends per visit (larger WQEs are cut); default 4096 */
+    uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
+                                  the paper; the wire header to make chunks shares of link time); <= 4096 */
+} rq_palos_config;
+
+/* A WQE as the host wrote it in the QP's ring (only address and length are rewritten). */
+typedef struct rq_wqe {
+    uint64_t addr;
+    uint64_t user;   /* wr_id, passed through */
+    uint32_t len;    /* 1 .. 2^31 bytes; addr + len must not wrap */
+    uint32_t flags;  /* opcode and the like, passed through */
+} rq_wqe;
+
+/* The WQE buffer: fill *out with the WQE at ring counter `index` of `qp` (the caller reduces
+ * index modulo its ring). Called by the slicing module only for posted WQEs. Non-OK return:
+ * the WQE is unreadable and is completed with RQ_OUT_ERROR. */
+typedef rnic_err (*rq_palos_wqe_fn)(void *ctx, uint32_t qp, uint32_t index, rq_wqe *out);
+
+#define RQ_OUT_FIRST 1u     /* the piece starts its WQE */
+#define RQ_OUT_LAST 2u      /* the piece ends its WQE: the WQE is done */
+#define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out) */
+#define RQ_OUT_ERROR 8u     /* the WQE was refused (length 0 or too large, address wraps, unreadable): len 0 */
+
+typedef struct rq_palos_out {
+    uint64_t addr;      /* of the piece: WQE addr + offset */
+    uint64_t user;
+    uint64_t cycle;     /* when the slicing module emitted it */
+    uint32_t qp;
+    uint32_t index;     /* ring counter of the source WQE */
+    uint32_t offset;    /* of the piece inside the WQE */
+    uint32_t len;
+    uint32_t wqe_flags; /* the WQE's flags */
+    uint32_t flags;     /* RQ_OUT_* */
+} rq_palos_out;
+
+typedef struct rq_palos_stats {
+    uint64_t cycles;
+    uint64_t doorbells;      /* accepted */
+    uint64_t visits;         /* schedule-queue dequeues that were sliced */
+    uint64_t priority_visits;
+    uint64_t out_wqes, out_bytes;
+    uint64_t wqes_done;      /* pieces with RQ_OUT_LAST */
+    uint64_t cut_wqes;       /* WQEs split over more than one visit */
+    uint64_t combined_visits;/* visits that passed on more than one WQE */
+    uint64_t batch_limited;  /* visits ended by max_batch with credit left */
+    uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
+    uint64_t bad_wqes;       /* completed with RQ_OUT_ERROR */
+    rnic_err_stats errors;   /* refused calls by cause */
+} rq_palos_stats;
+
+typedef struct rq_palos rq_palos;
+
+RQ_API void rq_palos_config_default(rq_palos_config *cfg);
+RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg); /* 0: invalid config */
+RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size,
+                              rq_palos_wqe_fn fetch, void *ctx);
+
+/* Control path (§IV-B): groups and QPs. A QP must be in a group before its doorbells are taken. */
+RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight);
+RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight);
+/* Weight 1 .. 65535, group, traffic class (RQ_PALOS_BANDWIDTH / RQ_PALOS_LATENCY); takes effect
+ * at the QP's next visit (a queued QP keeps its queue place). */
+RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t qp, uint32_t group, uint32_t weight, uint32_t cls);
+/* Only an idle QP with no posted work (RNIC_ESTATE otherwise). */
+RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t qp);
+
+/* Doorbell: the QP's new tail (free-running ring counter of the next WQE the host will write).
+ * RNIC_ENOENT unknown QP, RNIC_ESTALE a tail that does not move forward, RNIC_ENOSPC a tail more
+ * than ring_entries ahead of the QP's head (ring overrun), RNIC_EBUSY port full; all counted. */
+RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t qp, uint32_t tail);
+RQ_API void rq_palos_tick(rq_palos *p);
+RQ_API rnic_err rq_palos_pop(rq_palos *p, rq_palos_out *out); /* RNIC_EEMPTY: nothing this cycle */
+RQ_API const rq_palos_out *rq_palos_peek(const rq_palos *p);  /* NULL when empty */
+RQ_API uint64_t rq_palos_now(const rq_palos *p);
+/* Earliest cycle >= now at which a tick could do anything without new input (RQ_NEVER: never;
+ * a slicing module blocked on a full output port waits for a pop). rq_palos_advance(n) has the
+ * results of n ticks, skipping idle stretches. */
+RQ_API uint64_t rq_palos_next_event(const rq_palos *p);
+RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles);
+/* WQEs posted and not yet sliced to their end, over all QPs. */
+RQ_API uint64_t rq_palos_backlog(const rq_palos *p);
+/* The QP's head (next WQE to slice) and fetch offset inside it. */
+RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *head, uint32_t *offset);
+RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p);
+RQ_API const rq_pw *rq_palos_weights(const rq_palos *p);
+
+/* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
+
+typedef struct rq_palos_qp {
+    uint32_t head;      /* next WQE to slice (ring counter) */
+    uint32_t tail;      /* as applied by the doorbell module */
+    uint32_t posted;    /* latest accepted doorbell (checked at the port) */
+    uint32_t offset;    /* fetch offset inside WQE head */
+    uint32_t credit;    /* bytes carried to the next visit (at most one chunk) */
+    uint8_t cls;
+    uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
+    uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
+    uint8_t pad;
+} rq_palos_qp;
+
+typedef struct rq_palos_slot { /* a batch read in flight */
+    uint64_t ready;
+    uint32_t qp, first, count;
+} rq_palos_slot;
+
+typedef struct rq_palos_visit { /* the slicing module's registers */
+    uint32_t active, qp, left; /* WQEs of the batch not yet finished */
+    uint32_t credit;           /* bytes the visit may still send */
+    uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
+    uint32_t have_wqe;
+    rq_wqe wqe;                /* the WQE at the QP's head, as read */
+} rq_palos_visit;
+
+struct rq_palos {
+    rq_palos_config cfg;
+    rq_pw weights;
+    rq_palos_qp *qps;
+    rnic_ring doorbells;   /* {qp, tail} */
+    rnic_ring queue[2];    /* schedule queues: [RQ_PALOS_BANDWIDTH], [RQ_PALOS_LATENCY] */
+    rnic_ring slots;       /* rq_palos_slot, in fetch order */
+    rnic_ring out;         /* rq_palos_out */
+    rq_palos_visit visit;
+    rq_palos_wqe_fn fetch;
+    void *ctx;
+    uint64_t now;
+    uint64_t backlog;
+    rq_palos_stats stats;
+};
+/* ==== end src/rnicq/palos_api.h ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_H_INCLUDED */
 
@@ -3645,5 +3809,431 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)
     return bytes; /* 0 when the chunk is under a byte: the fraction waits for the next round */
 }
 /* ==== end src/rnicq/palos_weights.c ==== */
+/* ==== begin src/rnicq/palos.c ==== */
+/* The Palos chunk slicer (interface and workflow: palos_api.h; contract: docs/palos_model.md).
+ * Tick path: 32-bit arithmetic only (one 32-bit divide per piece when packet_overhead is set),
+ * no allocation, no floating point. */
+
+enum { RQ__PALOS_IDLE = 0, RQ__PALOS_QUEUED = 1, RQ__PALOS_FETCHING = 2 };
+#define RQ__PALOS_MAX_PIECE 0x80000000u /* 2^31: the largest WQE and the largest credit */
+
+typedef struct rq__palos_db {
+    uint32_t qp, tail;
+} rq__palos_db;
+
+RQ_API void rq_palos_config_default(rq_palos_config *cfg)
+{
+    rq_pw_config_default(&cfg->weights);
+    cfg->mode = RQ_PALOS_CHUNK;
+    cfg->ring_entries = 4096;
+    cfg->doorbell_port = 64;
+    cfg->out_port = 16;
+    cfg->fetch_slots = 16;
+    cfg->fetch_latency = 4;
+    cfg->max_batch = 64;
+    cfg->priority_max_msg = 4096;
+    cfg->packet_overhead = 0;
+}
+
+static bool rq__palos_config_valid(const rq_palos_config *c)
+{
+    return c && rq_pw_mem_size(&c->weights) != 0 &&
+           (uint64_t)c->weights.max_qps * c->weights.mtu <= ((uint64_t)1 << 30) && /* chunk <= N <= 2^30 */
+           c->mode <= (uint32_t)RQ_PALOS_PACKET_RR && c->ring_entries >= 1u && c->ring_entries <= (1u << 24) &&
+           c->doorbell_port >= 1u && c->doorbell_port <= (1u << 20) && c->out_port >= 1u && c->out_port <= (1u << 20) &&
+           c->fetch_slots >= 1u && c->fetch_slots <= 4096u && c->fetch_latency <= (1u << 20) && c->max_batch >= 1u &&
+           c->max_batch <= 4096u && c->priority_max_msg >= 1u && c->priority_max_msg <= (1u << 30) &&
+           c->packet_overhead <= 4096u;
+}
+
+static size_t rq__palos_layout(const rq_palos_config *c, rq_palos *p, unsigned char *mem)
+{
+    size_t off = 0, at, n;
+    uint32_t k;
+#define RQ__PART(bytes, then)                              \
+    do {                                                   \
+        n = (bytes);                                       \
+        if (n == 0 || !rnic__mem_reserve(&off, n, 1, &at)) \
+            return 0;                                      \
+        if (p) {                                           \
+            then;                                          \
+        }                                                  \
+    } while (0)
+    RQ__PART(rq_pw_mem_size(&c->weights), (void)rq_pw_init(&p->weights, &c->weights, mem + at, n));
+    RQ__PART((size_t)c->weights.max_qps * sizeof(rq_palos_qp), p->qps = (rq_palos_qp *)(void *)(mem + at));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq__palos_db), c->doorbell_port),
+             rnic_ring_init(&p->doorbells, sizeof(rq__palos_db), c->doorbell_port, mem + at, n));
+    for (k = 0; k < 2u; k++) /* a QP is in at most one queue once: max_qps entries never overflow */
+        RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_qps),
+                 rnic_ring_init(&p->queue[k], sizeof(uint32_t), c->weights.max_qps, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_slot), c->fetch_slots),
+             rnic_ring_init(&p->slots, sizeof(rq_palos_slot), c->fetch_slots, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_out), c->out_port),
+             rnic_ring_init(&p->out, sizeof(rq_palos_out), c->out_port, mem + at, n));
+#undef RQ__PART
+    return off;
+}
+
+RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg)
+{
+    return rq__palos_config_valid(cfg) ? rq__palos_layout(cfg, NULL, NULL) : 0;
+}
+
+RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size, rq_palos_wqe_fn fetch, void *ctx)
+{
+    size_t need;
+    if (!p || !mem || !fetch || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !rq__palos_config_valid(cfg))
+        return RNIC_EINVAL;
+    need = rq__palos_layout(cfg, NULL, NULL);
+    if (need == 0)
+        return RNIC_EINVAL;
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(p, 0, sizeof *p);
+    RNIC_MEMSET(mem, 0, need);
+    p->cfg = *cfg;
+    p->fetch = fetch;
+    p->ctx = ctx;
+    (void)rq__palos_layout(cfg, p, (unsigned char *)mem);
+    return RNIC_OK;
+}
+
+/* ---- control path ---- */
+
+static rnic_err rq__palos_count(rq_palos *p, rnic_err e)
+{
+    return rnic_err_note(&p->stats.errors, e);
+}
+
+RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight)
+{
+    return rq__palos_count(p, rq_pw_create_group(&p->weights, group, weight));
+}
+
+RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight)
+{
+    return rq__palos_count(p, rq_pw_set_group_weight(&p->weights, group, weight));
+}
+
+RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t qp, uint32_t group, uint32_t weight, uint32_t cls)
+{
+    rnic_err e;
+    if (cls > (uint32_t)RQ_PALOS_LATENCY)
+        return rq__palos_count(p, RNIC_EINVAL);
+    e = rq_pw_set_qp(&p->weights, qp, group, weight);
+    if (e == RNIC_OK)
+        p->qps[qp].cls = (uint8_t)cls;
+    return rq__palos_count(p, e);
+}
+
+RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t qp)
+{
+    const rq_palos_qp *q;
+    if (qp >= p->cfg.weights.max_qps || p->weights.qps[qp].group == RNIC_NONE)
+        return rq__palos_count(p, RNIC_ENOENT);
+    q = &p->qps[qp];
+    if (q->where != RQ__PALOS_IDLE || q->posted != q->head)
+        return rq__palos_count(p, RNIC_ESTATE);
+    return rq__palos_count(p, rq_pw_remove_qp(&p->weights, qp));
+}
+
+RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t qp, uint32_t tail)
+{
+    rq__palos_db db;
+    const rq_palos_qp *q;
+    uint32_t step;
+    if (qp >= p->cfg.weights.max_qps || p->weights.qps[qp].group == RNIC_NONE)
+        return rq__palos_count(p, RNIC_ENOENT);
+    q = &p->qps[qp];
+    step = tail - q->posted; /* ring counters wrap at 2^32 */
+    if (step == 0u || step > 0x80000000u)
+        return rq__palos_count(p, RNIC_ESTALE);
+    if (tail - q->head > p->cfg.ring_entries)
+        return rq__palos_count(p, RNIC_ENOSPC);
+    if (rnic_ring_full(&p->doorbells))
+        return rq__palos_count(p, RNIC_EBUSY);
+    db.qp = qp;
+    db.tail = tail;
+    (void)rnic_ring_push(&p->doorbells, &db);
+    p->qps[qp].posted = tail;
+    p->backlog += step;
+    return RNIC_OK;
+}
+
+/* ---- per-cycle modules ---- */
+
+static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
+{
+    rq_palos_qp *q = &p->qps[qp];
+    uint32_t cls = p->cfg.mode == RQ_PALOS_PACKET_RR ? (uint32_t)RQ_PALOS_BANDWIDTH : q->cls;
+    (void)rnic_ring_push(&p->queue[cls], &qp); /* cannot fail: one place per QP */
+    q->where = RQ__PALOS_QUEUED;
+}
+
+static void rq__palos_doorbell_module(rq_palos *p)
+{
+    rq__palos_db db;
+    rq_palos_qp *q;
+    if (rnic_ring_pop(&p->doorbells, &db) != RNIC_OK)
+        return;
+    q = &p->qps[db.qp];
+    q->tail = db.tail;
+    p->stats.doorbells++;
+    if (q->where == RQ__PALOS_IDLE)
+        rq__palos_enqueue(p, db.qp);
+}
+
+static void rq__palos_fetch_module(rq_palos *p)
+{
+    rq_palos_slot s;
+    rq_palos_qp *q;
+    uint32_t cls = rnic_ring_empty(&p->queue[RQ_PALOS_LATENCY]) ? (uint32_t)RQ_PALOS_BANDWIDTH : (uint32_t)RQ_PALOS_LATENCY;
+    uint32_t pending;
+    if (rnic_ring_full(&p->slots) || rnic_ring_pop(&p->queue[cls], &s.qp) != RNIC_OK)
+        return;
+    q = &p->qps[s.qp];
+    pending = q->tail - q->head;
+    s.first = q->head;
+    s.count = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
+    s.ready = p->now + p->cfg.fetch_latency;
+    q->where = RQ__PALOS_FETCHING;
+    (void)rnic_ring_push(&p->slots, &s);
+}
+
+/* Largest piece (<= want) whose charge fits `credit`: payload plus packet_overhead per packet. */
+static uint32_t rq__palos_affordable(const rq_palos *p, uint32_t credit, uint32_t want)
+{
+    uint32_t ovh = p->cfg.packet_overhead, mtu = p->cfg.weights.mtu, full, rem, len;
+    if (ovh == 0u)
+        return credit < want ? credit : want;
+    full = credit / (mtu + ovh);
+    rem = credit - full * (mtu + ovh);
+    if ((uint64_t)full * mtu >= want)
+        return want;
+    len = full * mtu + (rem > ovh ? rem - ovh : 0u);
+    return len < want ? len : want;
+}
+
+static uint32_t rq__palos_charge(const rq_palos *p, uint32_t len)
+{
+    uint32_t mtu = p->cfg.weights.mtu;
+    return p->cfg.packet_overhead == 0u ? len : len + p->cfg.packet_overhead * (len / mtu + (len % mtu != 0u));
+}
+
+static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
+{
+    rq_palos_visit *v = &p->visit;
+    rq_palos_qp *q = &p->qps[s->qp];
+    uint64_t credit;
+    v->active = 1;
+    v->qp = s->qp;
+    v->left = s->count;
+    v->emitted_wqes = 0;
+    v->have_wqe = 0;
+    if (p->cfg.mode == RQ_PALOS_PACKET_RR)
+        credit = RQ__PALOS_MAX_PIECE;
+    else if (q->cls == RQ_PALOS_LATENCY) {
+        credit = p->cfg.priority_max_msg;
+        p->stats.priority_visits++;
+    } else
+        credit = (uint64_t)q->credit + rq_pw_next_chunk(&p->weights, s->qp);
+    v->credit = credit < RQ__PALOS_MAX_PIECE ? (uint32_t)credit : RQ__PALOS_MAX_PIECE;
+    p->stats.visits++;
+}
+
+static void rq__palos_end_visit(rq_palos *p)
+{
+    rq_palos_visit *v = &p->visit;
+    rq_palos_qp *q = &p->qps[v->qp];
+    uint64_t chunk_cap;
+    v->active = 0;
+    if (v->emitted_wqes > 1u)
+        p->stats.combined_visits++;
+    q->where = RQ__PALOS_IDLE;
+    q->credit = 0;
+    if (q->head == q->tail)
+        return; /* idle: an emptied QP keeps no credit (it would burst when it comes back) */
+    if (p->cfg.mode == RQ_PALOS_CHUNK && q->cls == RQ_PALOS_BANDWIDTH) {
+        /* carry what the visit could not use (a piece too small to pay for a packet, or the
+         * batch limit), at most one chunk plus one packet so a stalled QP cannot hoard credit */
+        chunk_cap = (uint64_t)p->weights.qps[v->qp].weight * p->weights.groups[p->weights.qps[v->qp].group].granularity;
+        chunk_cap = (chunk_cap >> 16) + p->cfg.weights.mtu + p->cfg.packet_overhead;
+        q->credit = v->credit < chunk_cap ? v->credit : (uint32_t)chunk_cap;
+    }
+    rq__palos_enqueue(p, v->qp);
+}
+
+static bool rq__palos_wqe_ok(const rq_wqe *w)
+{
+    return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->addr + w->len >= w->addr;
+}
+
+/* One output WQE per cycle. */
+static void rq__palos_slice_module(rq_palos *p)
+{
+    rq_palos_visit *v = &p->visit;
+    rq_palos_qp *q;
+    rq_palos_out o;
+    uint32_t rest, piece;
+    bool done_wqe, end;
+    if (!v->active) {
+        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots);
+        rq_palos_slot taken;
+        if (!s || s->ready > p->now)
+            return;
+        (void)rnic_ring_pop(&p->slots, &taken);
+        rq__palos_begin_visit(p, &taken);
+    }
+    q = &p->qps[v->qp];
+    if (v->left == 0u) { /* nothing fetched (only possible for an empty batch) */
+        rq__palos_end_visit(p);
+        return;
+    }
+    if (rnic_ring_full(&p->out)) {
+        p->stats.out_stalls++;
+        return;
+    }
+    if (!v->have_wqe) {
+        if (p->fetch(p->ctx, v->qp, q->head, &v->wqe) != RNIC_OK || !rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len) {
+            /* refused WQE: complete it with an error record so nothing is lost */
+            RNIC_MEMSET(&o, 0, sizeof o);
+            o.qp = v->qp;
+            o.index = q->head;
+            o.cycle = p->now;
+            o.flags = RQ_OUT_FIRST | RQ_OUT_LAST | RQ_OUT_ERROR;
+            q->head++;
+            q->offset = 0;
+            q->cut = 0;
+            v->left--;
+            p->backlog--;
+            p->stats.bad_wqes++;
+            (void)rnic_err_note(&p->stats.errors, RNIC_ERANGE);
+            end = v->left == 0u;
+            if (end)
+                o.flags |= RQ_OUT_VISIT_END;
+            (void)rnic_ring_push(&p->out, &o);
+            p->stats.out_wqes++;
+            if (end)
+                rq__palos_end_visit(p);
+            return;
+        }
+        v->have_wqe = 1;
+    }
+    rest = v->wqe.len - q->offset;
+    piece = p->cfg.mode == RQ_PALOS_PACKET_RR ? (rest < p->cfg.weights.mtu ? rest : p->cfg.weights.mtu)
+                                              : rq__palos_affordable(p, v->credit, rest);
+    if (piece == 0u) { /* the credit left does not pay for a byte: the round is over for this QP */
+        rq__palos_end_visit(p);
+        return;
+    }
+    o.addr = v->wqe.addr + q->offset;
+    o.user = v->wqe.user;
+    o.cycle = p->now;
+    o.qp = v->qp;
+    o.index = q->head;
+    o.offset = q->offset;
+    o.len = piece;
+    o.wqe_flags = v->wqe.flags;
+    o.flags = q->offset == 0u ? RQ_OUT_FIRST : 0u;
+    if (p->cfg.mode == RQ_PALOS_CHUNK)
+        v->credit -= rq__palos_charge(p, piece);
+    done_wqe = piece == rest;
+    if (done_wqe) {
+        o.flags |= RQ_OUT_LAST;
+        if (q->cut)
+            p->stats.cut_wqes++;
+        q->head++;
+        q->offset = 0;
+        q->cut = 0;
+        v->left--;
+        v->have_wqe = 0;
+        v->emitted_wqes++;
+        p->backlog--;
+        p->stats.wqes_done++;
+    } else {
+        q->offset += piece;
+        q->cut = 1;
+    }
+    end = p->cfg.mode == RQ_PALOS_PACKET_RR || v->left == 0u || rq__palos_affordable(p, v->credit, 1u) == 0u;
+    if (!end && p->cfg.mode == RQ_PALOS_CHUNK && !done_wqe)
+        end = true; /* a cut piece used the credit to its last byte */
+    if (end) {
+        o.flags |= RQ_OUT_VISIT_END;
+        if (v->left == 0u && v->credit > 0u && q->head != q->tail && p->cfg.mode == RQ_PALOS_CHUNK)
+            p->stats.batch_limited++;
+    }
+    (void)rnic_ring_push(&p->out, &o);
+    p->stats.out_wqes++;
+    p->stats.out_bytes += piece;
+    if (end)
+        rq__palos_end_visit(p);
+}
+
+RQ_API void rq_palos_tick(rq_palos *p)
+{
+    /* back to front: each module sees what the one before it did in the previous cycle */
+    rq__palos_slice_module(p);
+    rq__palos_fetch_module(p);
+    rq__palos_doorbell_module(p);
+    p->now++;
+    p->stats.cycles++;
+}
+
+RQ_API rnic_err rq_palos_pop(rq_palos *p, rq_palos_out *out)
+{
+    if (!out)
+        return rq__palos_count(p, RNIC_EINVAL);
+    return rnic_ring_pop(&p->out, out); /* an empty port is the normal idle answer, not an error */
+}
+
+RQ_API const rq_palos_out *rq_palos_peek(const rq_palos *p) { return (const rq_palos_out *)rnic_ring_peek(&p->out); }
+RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p->now; }
+RQ_API uint64_t rq_palos_backlog(const rq_palos *p) { return p->backlog; }
+RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p) { return &p->stats; }
+RQ_API const rq_pw *rq_palos_weights(const rq_palos *p) { return &p->weights; }
+
+RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *head, uint32_t *offset)
+{
+    if (qp >= p->cfg.weights.max_qps)
+        return RNIC_ENOENT;
+    if (head)
+        *head = p->qps[qp].head;
+    if (offset)
+        *offset = p->qps[qp].offset;
+    return RNIC_OK;
+}
+
+RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
+{
+    const rq_palos_slot *s;
+    if (!rnic_ring_empty(&p->doorbells))
+        return p->now;
+    if (!rnic_ring_full(&p->slots) && (!rnic_ring_empty(&p->queue[0]) || !rnic_ring_empty(&p->queue[1])))
+        return p->now;
+    if (p->visit.active)
+        return rnic_ring_full(&p->out) ? RQ_NEVER : p->now;
+    s = (const rq_palos_slot *)rnic_ring_peek(&p->slots);
+    if (!s)
+        return RQ_NEVER;
+    return s->ready > p->now ? s->ready : p->now;
+}
+
+RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles)
+{
+    uint64_t target = p->now + cycles;
+    while (p->now < target) {
+        uint64_t ne = rq_palos_next_event(p), skip;
+        if (ne <= p->now) {
+            rq_palos_tick(p);
+            continue;
+        }
+        skip = (ne < target ? ne : target) - p->now;
+        if (p->visit.active) /* blocked on the output port: every skipped cycle is a stall */
+            p->stats.out_stalls += skip;
+        p->now += skip;
+        p->stats.cycles += skip;
+    }
+}
+/* ==== end src/rnicq/palos.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_IMPLEMENTATION */
