@@ -87,13 +87,13 @@ build/tests/portable/%: tests/%.c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
 	gcc $(TEST_CFLAGS) -DRNIC_PORTABLE_ARITH $< -o $@ $(STB) -lxxhash
 
-build/%: examples/%.c $(HEADERS)
+build/%: examples/%.c $(wildcard examples/*.h) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB)
+	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB) -lm
 
 build/%: bench/%.c bench/bench_util.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB)
+	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB) -lm
 
 install: $(HEADERS)
 	install -d $(DESTDIR)$(PREFIX)/include/rnicq $(DESTDIR)$(PREFIX)/share/pkgconfig

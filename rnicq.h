@@ -2008,9 +2008,10 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp);
  *                    queue of its class, an active one only moves its tail;
  *   schedule queues  FIFOs of QP ids: the latency class (strict priority, §IV-C) and the
  *                    bandwidth class; a QP is in at most one place at a time;
- *   WQE fetch        one QP per cycle into a free fetch slot: a batch of up to max_batch WQEs read
- *                    from the WQE buffer (the caller's callback) that arrives fetch_latency cycles
- *                    later; slots are served in order;
+ *   WQE fetch        one QP per cycle (latency queue first) into a free fetch slot of its class:
+ *                    a batch of up to max_batch WQEs read from the WQE buffer (the caller's
+ *                    callback) that arrives fetch_latency cycles later; each class's slots are
+ *                    served in order, a ready latency-class batch before a bandwidth one;
  *   message slicing  one output WQE per cycle into the output port: credit = the QP's chunk plus
  *                    the credit it carried; each piece is min(rest of the WQE, what the credit
  *                    pays for); at the end of the visit head and fetch offset are written back and
@@ -2026,8 +2027,9 @@ typedef struct rq_palos_config {
     uint32_t mode;             /* rq_palos_mode */
     uint32_t ring_entries;     /* WQE ring size of every QP (overrun check), 1 .. 2^24; default 4096 */
     uint32_t doorbell_port;    /* doorbells waiting for the doorbell module; default 64 */
-    uint32_t out_port;         /* output WQEs waiting for the protocol engine; default 16 */
-    uint32_t fetch_slots;      /* batch reads in flight; default 16 */
+    uint32_t out_port;         /* output WQEs waiting for the protocol engine; default 2 (a shallow hand-off: the
+                                  schedule, not a queue behind it, decides what goes next) */
+    uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
     uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
     uint32_t priority_max_msg; /* bytes a latency-class QP sends per visit (larger WQEs are cut); default 4096 */
@@ -2149,7 +2151,7 @@ struct rq_palos {
     rq_palos_qp *qps;
     rnic_ring doorbells;   /* {qp, tail} */
     rnic_ring queue[2];    /* schedule queues: [RQ_PALOS_BANDWIDTH], [RQ_PALOS_LATENCY] */
-    rnic_ring slots;       /* rq_palos_slot, in fetch order */
+    rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
     rnic_ring out;         /* rq_palos_out */
     rq_palos_visit visit;
     rq_palos_wqe_fn fetch;
@@ -3827,7 +3829,7 @@ RQ_API void rq_palos_config_default(rq_palos_config *cfg)
     cfg->mode = RQ_PALOS_CHUNK;
     cfg->ring_entries = 4096;
     cfg->doorbell_port = 64;
-    cfg->out_port = 16;
+    cfg->out_port = 2;
     cfg->fetch_slots = 16;
     cfg->fetch_latency = 4;
     cfg->max_batch = 64;
@@ -3866,8 +3868,9 @@ static size_t rq__palos_layout(const rq_palos_config *c, rq_palos *p, unsigned c
     for (k = 0; k < 2u; k++) /* a QP is in at most one queue once: max_qps entries never overflow */
         RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_qps),
                  rnic_ring_init(&p->queue[k], sizeof(uint32_t), c->weights.max_qps, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_slot), c->fetch_slots),
-             rnic_ring_init(&p->slots, sizeof(rq_palos_slot), c->fetch_slots, mem + at, n));
+    for (k = 0; k < 2u; k++)
+        RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_slot), c->fetch_slots),
+                 rnic_ring_init(&p->slots[k], sizeof(rq_palos_slot), c->fetch_slots, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_out), c->out_port),
              rnic_ring_init(&p->out, sizeof(rq_palos_out), c->out_port, mem + at, n));
 #undef RQ__PART
@@ -3987,9 +3990,11 @@ static void rq__palos_fetch_module(rq_palos *p)
 {
     rq_palos_slot s;
     rq_palos_qp *q;
-    uint32_t cls = rnic_ring_empty(&p->queue[RQ_PALOS_LATENCY]) ? (uint32_t)RQ_PALOS_BANDWIDTH : (uint32_t)RQ_PALOS_LATENCY;
-    uint32_t pending;
-    if (rnic_ring_full(&p->slots) || rnic_ring_pop(&p->queue[cls], &s.qp) != RNIC_OK)
+    uint32_t cls = RQ_PALOS_LATENCY, pending;
+    /* strict priority: the latency queue first, into its own slots (§IV-C) */
+    if (rnic_ring_empty(&p->queue[cls]) || rnic_ring_full(&p->slots[cls]))
+        cls = RQ_PALOS_BANDWIDTH;
+    if (rnic_ring_full(&p->slots[cls]) || rnic_ring_pop(&p->queue[cls], &s.qp) != RNIC_OK)
         return;
     q = &p->qps[s.qp];
     pending = q->tail - q->head;
@@ -3997,7 +4002,7 @@ static void rq__palos_fetch_module(rq_palos *p)
     s.count = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
     s.ready = p->now + p->cfg.fetch_latency;
     q->where = RQ__PALOS_FETCHING;
-    (void)rnic_ring_push(&p->slots, &s);
+    (void)rnic_ring_push(&p->slots[cls], &s);
 }
 
 /* Largest piece (<= want) whose charge fits `credit`: payload plus packet_overhead per packet. */
@@ -4076,12 +4081,17 @@ static void rq__palos_slice_module(rq_palos *p)
     rq_palos_out o;
     uint32_t rest, piece;
     bool done_wqe, end;
-    if (!v->active) {
-        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots);
+    if (!v->active) { /* a ready latency-class batch goes before a bandwidth one */
+        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         rq_palos_slot taken;
+        uint32_t cls = RQ_PALOS_LATENCY;
+        if (!s || s->ready > p->now) {
+            s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
+            cls = RQ_PALOS_BANDWIDTH;
+        }
         if (!s || s->ready > p->now)
             return;
-        (void)rnic_ring_pop(&p->slots, &taken);
+        (void)rnic_ring_pop(&p->slots[cls], &taken);
         rq__palos_begin_visit(p, &taken);
     }
     q = &p->qps[v->qp];
@@ -4205,17 +4215,21 @@ RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *h
 
 RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
 {
-    const rq_palos_slot *s;
+    uint64_t best = RQ_NEVER;
+    uint32_t k;
     if (!rnic_ring_empty(&p->doorbells))
         return p->now;
-    if (!rnic_ring_full(&p->slots) && (!rnic_ring_empty(&p->queue[0]) || !rnic_ring_empty(&p->queue[1])))
-        return p->now;
+    for (k = 0; k < 2u; k++)
+        if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
+            return p->now;
     if (p->visit.active)
         return rnic_ring_full(&p->out) ? RQ_NEVER : p->now;
-    s = (const rq_palos_slot *)rnic_ring_peek(&p->slots);
-    if (!s)
-        return RQ_NEVER;
-    return s->ready > p->now ? s->ready : p->now;
+    for (k = 0; k < 2u; k++) {
+        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
+        if (s && s->ready < best)
+            best = s->ready;
+    }
+    return best == RQ_NEVER || best > p->now ? best : p->now;
 }
 
 RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles)

@@ -15,7 +15,7 @@ RQ_API void rq_palos_config_default(rq_palos_config *cfg)
     cfg->mode = RQ_PALOS_CHUNK;
     cfg->ring_entries = 4096;
     cfg->doorbell_port = 64;
-    cfg->out_port = 16;
+    cfg->out_port = 2;
     cfg->fetch_slots = 16;
     cfg->fetch_latency = 4;
     cfg->max_batch = 64;
@@ -54,8 +54,9 @@ static size_t rq__palos_layout(const rq_palos_config *c, rq_palos *p, unsigned c
     for (k = 0; k < 2u; k++) /* a QP is in at most one queue once: max_qps entries never overflow */
         RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_qps),
                  rnic_ring_init(&p->queue[k], sizeof(uint32_t), c->weights.max_qps, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_slot), c->fetch_slots),
-             rnic_ring_init(&p->slots, sizeof(rq_palos_slot), c->fetch_slots, mem + at, n));
+    for (k = 0; k < 2u; k++)
+        RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_slot), c->fetch_slots),
+                 rnic_ring_init(&p->slots[k], sizeof(rq_palos_slot), c->fetch_slots, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_out), c->out_port),
              rnic_ring_init(&p->out, sizeof(rq_palos_out), c->out_port, mem + at, n));
 #undef RQ__PART
@@ -175,9 +176,11 @@ static void rq__palos_fetch_module(rq_palos *p)
 {
     rq_palos_slot s;
     rq_palos_qp *q;
-    uint32_t cls = rnic_ring_empty(&p->queue[RQ_PALOS_LATENCY]) ? (uint32_t)RQ_PALOS_BANDWIDTH : (uint32_t)RQ_PALOS_LATENCY;
-    uint32_t pending;
-    if (rnic_ring_full(&p->slots) || rnic_ring_pop(&p->queue[cls], &s.qp) != RNIC_OK)
+    uint32_t cls = RQ_PALOS_LATENCY, pending;
+    /* strict priority: the latency queue first, into its own slots (§IV-C) */
+    if (rnic_ring_empty(&p->queue[cls]) || rnic_ring_full(&p->slots[cls]))
+        cls = RQ_PALOS_BANDWIDTH;
+    if (rnic_ring_full(&p->slots[cls]) || rnic_ring_pop(&p->queue[cls], &s.qp) != RNIC_OK)
         return;
     q = &p->qps[s.qp];
     pending = q->tail - q->head;
@@ -185,7 +188,7 @@ static void rq__palos_fetch_module(rq_palos *p)
     s.count = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
     s.ready = p->now + p->cfg.fetch_latency;
     q->where = RQ__PALOS_FETCHING;
-    (void)rnic_ring_push(&p->slots, &s);
+    (void)rnic_ring_push(&p->slots[cls], &s);
 }
 
 /* Largest piece (<= want) whose charge fits `credit`: payload plus packet_overhead per packet. */
@@ -264,12 +267,17 @@ static void rq__palos_slice_module(rq_palos *p)
     rq_palos_out o;
     uint32_t rest, piece;
     bool done_wqe, end;
-    if (!v->active) {
-        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots);
+    if (!v->active) { /* a ready latency-class batch goes before a bandwidth one */
+        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         rq_palos_slot taken;
+        uint32_t cls = RQ_PALOS_LATENCY;
+        if (!s || s->ready > p->now) {
+            s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
+            cls = RQ_PALOS_BANDWIDTH;
+        }
         if (!s || s->ready > p->now)
             return;
-        (void)rnic_ring_pop(&p->slots, &taken);
+        (void)rnic_ring_pop(&p->slots[cls], &taken);
         rq__palos_begin_visit(p, &taken);
     }
     q = &p->qps[v->qp];
@@ -393,17 +401,21 @@ RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *h
 
 RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
 {
-    const rq_palos_slot *s;
+    uint64_t best = RQ_NEVER;
+    uint32_t k;
     if (!rnic_ring_empty(&p->doorbells))
         return p->now;
-    if (!rnic_ring_full(&p->slots) && (!rnic_ring_empty(&p->queue[0]) || !rnic_ring_empty(&p->queue[1])))
-        return p->now;
+    for (k = 0; k < 2u; k++)
+        if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
+            return p->now;
     if (p->visit.active)
         return rnic_ring_full(&p->out) ? RQ_NEVER : p->now;
-    s = (const rq_palos_slot *)rnic_ring_peek(&p->slots);
-    if (!s)
-        return RQ_NEVER;
-    return s->ready > p->now ? s->ready : p->now;
+    for (k = 0; k < 2u; k++) {
+        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
+        if (s && s->ready < best)
+            best = s->ready;
+    }
+    return best == RQ_NEVER || best > p->now ? best : p->now;
 }
 
 RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles)

@@ -10,9 +10,10 @@
  *                    queue of its class, an active one only moves its tail;
  *   schedule queues  FIFOs of QP ids: the latency class (strict priority, §IV-C) and the
  *                    bandwidth class; a QP is in at most one place at a time;
- *   WQE fetch        one QP per cycle into a free fetch slot: a batch of up to max_batch WQEs read
- *                    from the WQE buffer (the caller's callback) that arrives fetch_latency cycles
- *                    later; slots are served in order;
+ *   WQE fetch        one QP per cycle (latency queue first) into a free fetch slot of its class:
+ *                    a batch of up to max_batch WQEs read from the WQE buffer (the caller's
+ *                    callback) that arrives fetch_latency cycles later; each class's slots are
+ *                    served in order, a ready latency-class batch before a bandwidth one;
  *   message slicing  one output WQE per cycle into the output port: credit = the QP's chunk plus
  *                    the credit it carried; each piece is min(rest of the WQE, what the credit
  *                    pays for); at the end of the visit head and fetch offset are written back and
@@ -28,8 +29,9 @@ typedef struct rq_palos_config {
     uint32_t mode;             /* rq_palos_mode */
     uint32_t ring_entries;     /* WQE ring size of every QP (overrun check), 1 .. 2^24; default 4096 */
     uint32_t doorbell_port;    /* doorbells waiting for the doorbell module; default 64 */
-    uint32_t out_port;         /* output WQEs waiting for the protocol engine; default 16 */
-    uint32_t fetch_slots;      /* batch reads in flight; default 16 */
+    uint32_t out_port;         /* output WQEs waiting for the protocol engine; default 2 (a shallow hand-off: the
+                                  schedule, not a queue behind it, decides what goes next) */
+    uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
     uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
     uint32_t priority_max_msg; /* bytes a latency-class QP sends per visit (larger WQEs are cut); default 4096 */
@@ -151,7 +153,7 @@ struct rq_palos {
     rq_palos_qp *qps;
     rnic_ring doorbells;   /* {qp, tail} */
     rnic_ring queue[2];    /* schedule queues: [RQ_PALOS_BANDWIDTH], [RQ_PALOS_LATENCY] */
-    rnic_ring slots;       /* rq_palos_slot, in fetch order */
+    rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
     rnic_ring out;         /* rq_palos_out */
     rq_palos_visit visit;
     rq_palos_wqe_fn fetch;
