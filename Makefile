@@ -68,6 +68,18 @@ figures:
 	./build/qos_throughput --csv build/qos_throughput.csv > /dev/null
 	gnuplot -e "csv='build/qos_throughput.csv'; out='docs/figures/qos_throughput.png'" docs/figures/qos_throughput.gp
 	@echo "wrote docs/figures/qos_throughput.png"
+	@$(MAKE) --no-print-directory build/palos_isolation build/palos_latency build/palos_groups build/palos_weights build/palos_weight_change
+	./build/palos_isolation --csv build/palos_isolation.csv > /dev/null
+	gnuplot -e "csv='build/palos_isolation.csv'; out='docs/figures/palos_fig7.png'" docs/figures/palos_fig7.gp
+	./build/palos_latency --csv build/palos_latency.csv > /dev/null
+	gnuplot -e "csv='build/palos_latency.csv'; out='docs/figures/palos_fig8.png'" docs/figures/palos_fig8.gp
+	./build/palos_groups --csv build/palos_groups.csv > /dev/null
+	gnuplot -e "csv='build/palos_groups.csv'; out='docs/figures/palos_fig9.png'" docs/figures/palos_fig9.gp
+	./build/palos_weights --csv build/palos_weights.csv > /dev/null
+	gnuplot -e "csv='build/palos_weights.csv'; out='docs/figures/palos_fig10.png'" docs/figures/palos_fig10.gp
+	./build/palos_weight_change --csv build/palos_weight_change.csv > /dev/null
+	gnuplot -e "csv='build/palos_weight_change.csv'; out='docs/figures/palos_fig11.png'" docs/figures/palos_fig11.gp
+	@echo "wrote docs/figures/palos_fig7.png .. palos_fig11.png"
 
 headers:
 	python3 amalgamate.py

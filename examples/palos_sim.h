@@ -28,7 +28,7 @@
 #define SIM_MTU 1500u
 #define SIM_MAX_QPS 64u
 #define SIM_RING 1024u
-#define SIM_INFLIGHT 8192u
+#define SIM_INFLIGHT 65536u
 
 enum { SIM_BACKLOGGED = 0, SIM_PING = 1 };
 
@@ -63,7 +63,7 @@ typedef struct sim {
     uint64_t fly_bytes;
     int measuring;
     uint64_t measure_from_ps;
-    uint64_t wire_total, link_busy_ps;
+    uint64_t wire_total;
     rnic_prng rng;
 } sim;
 
@@ -151,11 +151,16 @@ static void sim_host(sim *s)
 static uint32_t sim_packets(uint32_t len) { return (len + SIM_MTU - 1u) / SIM_MTU; }
 
 /* The protocol engine: one output WQE per cycle while the window has room. */
+static uint32_t rq_palos_peek_len_packets(const sim *s)
+{
+    const rq_palos_out *o = rq_palos_peek(s->p);
+    return o ? sim_packets(o->len) + 1u : 0u;
+}
+
 static void sim_protocol(sim *s)
 {
     rq_palos_out o;
     uint32_t left, pkt;
-    uint64_t done = 0;
     while (s->fly_count && s->fly[s->fly_head].done_ps <= s->now_ps) {
         sim_piece *f = &s->fly[s->fly_head];
         sim_qp *q = &s->qp[f->qp];
@@ -180,7 +185,7 @@ static void sim_protocol(sim *s)
         s->fly_head = (s->fly_head + 1u) % SIM_INFLIGHT;
         s->fly_count--;
     }
-    if (s->fly_bytes >= SIM_WINDOW_BYTES || s->fly_count == SIM_INFLIGHT || rq_palos_pop(s->p, &o) != RNIC_OK)
+    if (s->fly_bytes >= SIM_WINDOW_BYTES || s->fly_count + rq_palos_peek_len_packets(s) > SIM_INFLIGHT || rq_palos_pop(s->p, &o) != RNIC_OK)
         return;
     if (o.flags & RQ_OUT_ERROR) {
         fprintf(stderr, "unexpected WQE error\n");
@@ -189,6 +194,7 @@ static void sim_protocol(sim *s)
     left = o.len;
     while (left) {
         uint64_t issue2, arrive, start;
+        sim_piece *f;
         pkt = left < SIM_MTU ? left : SIM_MTU;
         left -= pkt;
         /* PCIe read of the payload: serialised at 128 Gb/s (62.5 ps/B, kept in half-ps) */
@@ -197,19 +203,15 @@ static void sim_protocol(sim *s)
         arrive = (s->pcie_free_ps2 + 1u) / 2u + SIM_PCIE_LATENCY_PS;
         start = arrive > s->link_free_ps ? arrive : s->link_free_ps;
         s->link_free_ps = start + (uint64_t)SIM_LINK_PS_PER_BYTE * (pkt + SIM_WIRE_OVERHEAD);
-        if (s->measuring && start >= s->measure_from_ps)
-            s->link_busy_ps += (uint64_t)SIM_LINK_PS_PER_BYTE * (pkt + SIM_WIRE_OVERHEAD);
-        done = s->link_free_ps;
-    }
-    {
-        sim_piece *f = &s->fly[(s->fly_head + s->fly_count) % SIM_INFLIGHT];
-        f->done_ps = done;
+        /* one in-flight entry per packet: the window frees as packets leave */
+        f = &s->fly[(s->fly_head + s->fly_count) % SIM_INFLIGHT];
+        f->done_ps = s->link_free_ps;
         f->qp = o.qp;
-        f->len = o.len;
-        f->wire = o.len + SIM_WIRE_OVERHEAD * sim_packets(o.len);
-        f->last = (o.flags & RQ_OUT_LAST) != 0u;
+        f->len = pkt;
+        f->wire = pkt + SIM_WIRE_OVERHEAD;
+        f->last = left == 0u && (o.flags & RQ_OUT_LAST) != 0u;
         s->fly_count++;
-        s->fly_bytes += o.len;
+        s->fly_bytes += pkt;
     }
 }
 
@@ -238,7 +240,6 @@ static void sim_reset_counters(sim *s)
         s->qp[i].lat_sum_ps = s->qp[i].lat_n = s->qp[i].lat_max_ps = 0;
     }
     s->wire_total = 0;
-    s->link_busy_ps = 0;
     s->measuring = 1;
     s->measure_from_ps = s->now_ps;
 }

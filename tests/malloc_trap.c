@@ -87,6 +87,51 @@ static void test_rate_limiter_ticks_without_allocating(void)
     free(mem);
 }
 
+/* The Palos slicer's WQE buffer: 3000-byte and 64-byte WQEs, alternating by QP. */
+static rnic_err trap_wqe(void *ctx, uint32_t qp, uint32_t index, rq_wqe *out)
+{
+    (void)ctx;
+    out->addr = ((uint64_t)qp << 32) + (uint64_t)index * 4096u;
+    out->len = qp % 2u ? 3000u : 64u;
+    out->user = index;
+    out->flags = 0;
+    return RNIC_OK;
+}
+
+static void test_palos_ticks_without_allocating(void)
+{
+    static rq_palos p;
+    rq_palos_config cfg;
+    rq_palos_out o;
+    void *mem;
+    uint32_t qp, round;
+    uint64_t sent = 0;
+    rq_palos_config_default(&cfg);
+    cfg.weights.max_qps = 32;
+    cfg.packet_overhead = 82;
+    mem = malloc(rq_palos_mem_size(&cfg));
+    CHECK(mem != NULL && rq_palos_init(&p, &cfg, mem, rq_palos_mem_size(&cfg), trap_wqe, NULL) == RNIC_OK);
+    trap_armed = 1;
+    CHECK(rq_palos_create_group(&p, 0, 3) == RNIC_OK && rq_palos_create_group(&p, 1, 5) == RNIC_OK);
+    for (qp = 0; qp < 32; qp++)
+        CHECK(rq_palos_set_qp(&p, qp, qp % 2u, 1u + qp % 4u, qp == 0 ? RQ_PALOS_LATENCY : RQ_PALOS_BANDWIDTH) == RNIC_OK);
+    for (round = 1; round <= 20; round++) {
+        for (qp = 0; qp < 32; qp++)
+            (void)rq_palos_doorbell(&p, qp, round * 100u);
+        (void)rq_palos_set_qp(&p, 5, 1, round % 7u + 1u, RQ_PALOS_BANDWIDTH);
+        while (rq_palos_backlog(&p) > 1000u) {
+            rq_palos_tick(&p);
+            while (rq_palos_pop(&p, &o) == RNIC_OK)
+                sent += o.len;
+        }
+    }
+    rq_palos_advance(&p, 100000);
+    trap_armed = 0;
+    CHECK(sent > 100000);
+    CHECK_EQ(trapped, 0);
+    free(mem);
+}
+
 static void test_trap_catches_an_allocation(void)
 {
     void *volatile p; /* volatile: the compiler may not elide the malloc/free pair */
@@ -102,6 +147,7 @@ int main(void)
 {
     RUN(test_no_allocation_after_init);
     RUN(test_rate_limiter_ticks_without_allocating);
+    RUN(test_palos_ticks_without_allocating);
     RUN(test_trap_catches_an_allocation);
     return test_summary();
 }

@@ -329,6 +329,55 @@ qos_throughput_claim() { # thesis §4.3: the 512-bit send unit with 1 KB packets
     [ -n "$p" ] && [ -n "$o" ] && [ -n "$s" ] && awk_true "$p <= 68.27 && $p >= 67.6 && $o > 0 && $o < $s"
 }
 step qos-throughput-peak-68.3 qos_throughput_claim
+palos_isolation_claim() { # Palos Fig. 2/7: packet round-robin follows the paper's calculation (its
+    # dashed line) within 1 %; Palos holds small flows at 16/17 and the large at 1/17 within 1 %
+    ./build/palos_isolation >"$OBJ/palos_iso.out" || return 1
+    local rr dev s l
+    rr=$(result_value "$OBJ/palos_iso.out" rr_max_dev_from_calc_pct)
+    dev=$(result_value "$OBJ/palos_iso.out" max_dev_pct)
+    s=$(result_value "$OBJ/palos_iso.out" rr_small_share_64)
+    l=$(result_value "$OBJ/palos_iso.out" palos_large_share)
+    echo "rr_vs_calc=$rr palos_dev=$dev rr_small_64=$s palos_large=$l"
+    [ -n "$rr" ] && [ -n "$dev" ] && [ -n "$s" ] && [ -n "$l" ] && awk_true "$rr <= 1 && $dev <= 1 && $s < 0.7 && $l > 0.055"
+}
+step palos-fig7-isolation-16-17ths palos_isolation_claim
+palos_latency_claim() { # Palos Fig. 3/8: round-robin latency grows with large flows (paper 5x at 16),
+    # Palos with priority stays under 2x (paper 1.79x at 16)
+    ./build/palos_latency >"$OBJ/palos_lat.out" || return 1
+    local rr pr
+    rr=$(result_value "$OBJ/palos_lat.out" latency_growth_rr)
+    pr=$(result_value "$OBJ/palos_lat.out" growth16_palos_prio)
+    echo "rr_growth_24=$rr palos_prio_growth_16=$pr"
+    [ -n "$rr" ] && [ -n "$pr" ] && awk_true "$rr >= 3 && $pr <= 2"
+}
+step palos-fig8-priority-latency-flat palos_latency_claim
+palos_groups_claim() { # Palos Fig. 9: group A's message rate does not move with B's flow count
+    ./build/palos_groups >"$OBJ/palos_grp.out" || return 1
+    local d rr
+    d=$(result_value "$OBJ/palos_grp.out" groupA_drift_pct)
+    rr=$(result_value "$OBJ/palos_grp.out" rr_groupA_at8)
+    echo "groupA_drift_pct=$d rr_groupA_at8=$rr"
+    [ -n "$d" ] && [ -n "$rr" ] && awk_true "$d <= 1 && $rr < 0.5"
+}
+step palos-fig9-group-isolation palos_groups_claim
+palos_weights_claim() { # Palos Fig. 10: every QP within 1 % of Eq. 1
+    ./build/palos_weights >"$OBJ/palos_w.out" || return 1
+    local e
+    e=$(result_value "$OBJ/palos_w.out" max_err_pct)
+    echo "max_err_pct=$e"
+    [ -n "$e" ] && awk_true "$e <= 1"
+}
+step palos-fig10-eq1-within-1pct palos_weights_claim
+palos_weight_change_claim() { # Palos Fig. 11: group A stays at 50 Gb/s within 1 %
+    ./build/palos_weight_change >"$OBJ/palos_wc.out" || return 1
+    local d lo hi
+    d=$(result_value "$OBJ/palos_wc.out" groupA_drift_pct)
+    lo=$(result_value "$OBJ/palos_wc.out" groupA_gbps_min)
+    hi=$(result_value "$OBJ/palos_wc.out" groupA_gbps_max)
+    echo "groupA_drift_pct=$d min=$lo max=$hi"
+    [ -n "$d" ] && awk_true "$d <= 1 && $lo >= 49.5 && $hi <= 50.5"
+}
+step palos-fig11-groupA-50gbps palos_weight_change_claim
 for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do
     step "bench-$b-quick-result" result_line "build/$b" --quick
 done
