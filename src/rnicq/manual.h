@@ -6,8 +6,10 @@
  * initializer, the 3-stage segmenter, the message handler, the timeout scanner and
  * retransmission, and remote read requests (the fourth enqueuer) run and are verified
  * (docs/rnicq_qos_model.md), with fast-forward (rq_qos_next_event / rq_qos_advance). Building blocks usable alone: rq_ids, rq_block_plan,
- * rq_status_regs, rq_desc_encode/rq_desc_decode. Palos (issue #5) has not landed: only its
- * weights -> chunk block rq_pw (Eq. 1/2, Fig. 6; docs/palos_model.md) is here.
+ * rq_status_regs, rq_desc_encode/rq_desc_decode. The Palos chunk slicer rq_palos has landed
+ * (issue #5; docs/palos_model.md): doorbell module, latency/bandwidth schedule queues, pipelined
+ * WQE fetch, slicing and combining by WQE reconstruction, hierarchical weights rq_pw (Eq. 1/2),
+ * the packet round-robin baseline, fast-forward.
  *
  * DO THIS (the QoS engine)
  *   rq_qos_config cfg; rq_qos_config_default(&cfg);     // the thesis's sizes, 150 MHz
@@ -17,12 +19,19 @@
  *   each cycle: rq_qos_tick(q); pop rq_qos_pop_block / rq_qos_pop_packet for the send unit,
  *   push the network's ACK/NACKs with rq_qos_push_response, poll rq_qos_axi_read.
  *
+ * DO THIS (Palos)
+ *   rq_palos_config pc; rq_palos_config_default(&pc);
+ *   rq_palos_init(p, &pc, mem, rq_palos_mem_size(&pc), wqe_buffer_fn, ctx);
+ *   rq_palos_create_group(p, g, weight); rq_palos_set_qp(p, qp, g, weight, RQ_PALOS_BANDWIDTH);
+ *   rq_palos_doorbell(p, qp, tail); each cycle rq_palos_tick(p), then rq_palos_pop(p, &out)
+ *   for chunk-sized WQEs (qp, addr, len, FIRST/LAST/VISIT_END/ERROR) to the protocol engine.
+ *
  * PORTS (per cycle): AXI write beats 1 (after an 8-deep AW FIFO, one cycle later); status
  *   reads 1; scheduling FIFOs 1 enqueue (handler > segmenter > host) + 1 dequeue; segmenter 1
  *   block (stage 2 for a first block, stage 3 otherwise); message handler 1 response / 3
- *   cycles; timeout scanner 1 pending entry.
+ *   cycles; timeout scanner 1 pending entry. Palos: 1 doorbell, 1 fetch, 1 output WQE.
  *
- * What it will model:
+ * What it models:
  *   - RED-SEA QoS engine ("Hardware support for QoS in an RDMA engine", shared/seeds/004):
  *     2,048 channels in 16 protection domains, descriptors with inline payload, scheduling
  *     FIFOs in a shared space (Alg. 1/2, the rnic_ssfifo of the common core), TID/FID pools
