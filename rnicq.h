@@ -2041,7 +2041,8 @@ typedef struct rq_palos_config {
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
     uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
-    uint32_t priority_max_msg; /* bytes a latency-class QP sends per visit (larger WQEs are cut); default 4096 */
+    uint32_t priority_max_msg; /* payload bytes a latency-class QP sends per visit (larger WQEs are
+                                  cut; no packet_overhead charge); default 4096 */
     uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
                                   the paper; the wire header to make chunks shares of link time); <= 4096 */
 } rq_palos_config;
@@ -2062,7 +2063,8 @@ typedef rnic_err (*rq_palos_wqe_fn)(void *ctx, uint32_t qp, uint32_t index, rq_w
 #define RQ_OUT_FIRST 1u     /* the piece starts its WQE */
 #define RQ_OUT_LAST 2u      /* the piece ends its WQE: the WQE is done */
 #define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out) */
-#define RQ_OUT_ERROR 8u     /* the WQE was refused (length 0 or too large, address wraps, unreadable): len 0 */
+#define RQ_OUT_ERROR 8u     /* the WQE was refused (length 0 or above 2^31, last byte beyond 2^64 - 1,
+                               unreadable): len 0 */
 
 typedef struct rq_palos_out {
     uint64_t addr;      /* of the piece: WQE addr + offset */
@@ -2082,10 +2084,11 @@ typedef struct rq_palos_stats {
     uint64_t visits;         /* schedule-queue dequeues that were sliced */
     uint64_t priority_visits;
     uint64_t out_wqes, out_bytes;
-    uint64_t wqes_done;      /* pieces with RQ_OUT_LAST */
+    uint64_t wqes_done;      /* WQEs sliced to their end (RQ_OUT_LAST without RQ_OUT_ERROR) */
     uint64_t cut_wqes;       /* WQEs split over more than one visit */
     uint64_t combined_visits;/* visits that passed on more than one WQE */
-    uint64_t batch_limited;  /* visits ended by max_batch with credit left */
+    uint64_t batch_limited;  /* visits that ran out of fetched WQEs with credit left while WQEs
+                                remain (max_batch, or WQEs posted after the fetch) */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
     uint64_t bad_wqes;       /* completed with RQ_OUT_ERROR */
     rnic_err_stats errors;   /* refused calls by cause */
@@ -2134,7 +2137,7 @@ typedef struct rq_palos_qp {
     uint32_t tail;      /* as applied by the doorbell module */
     uint32_t posted;    /* latest accepted doorbell (checked at the port) */
     uint32_t offset;    /* fetch offset inside WQE head */
-    uint32_t credit;    /* bytes carried to the next visit (at most one chunk) */
+    uint32_t credit;    /* bytes carried to the next visit (at most one chunk plus one packet) */
     uint8_t cls;
     uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
     uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
@@ -2148,6 +2151,7 @@ typedef struct rq_palos_slot { /* a batch read in flight */
 
 typedef struct rq_palos_visit { /* the slicing module's registers */
     uint32_t active, qp, left; /* WQEs of the batch not yet finished */
+    uint32_t payload_only;     /* a latency-class visit: no packet_overhead charge */
     uint32_t credit;           /* bytes the visit may still send */
     uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
     uint32_t have_wqe;
@@ -4014,10 +4018,11 @@ static void rq__palos_fetch_module(rq_palos *p)
     (void)rnic_ring_push(&p->slots[cls], &s);
 }
 
-/* Largest piece (<= want) whose charge fits `credit`: payload plus packet_overhead per packet. */
+/* Largest piece (<= want) whose charge fits `credit`: payload plus packet_overhead per packet
+ * (payload only for a latency-class visit: its limit is a message size, §IV-C). */
 static uint32_t rq__palos_affordable(const rq_palos *p, uint32_t credit, uint32_t want)
 {
-    uint32_t ovh = p->cfg.packet_overhead, mtu = p->cfg.weights.mtu, full, rem, len;
+    uint32_t ovh = p->visit.payload_only ? 0u : p->cfg.packet_overhead, mtu = p->cfg.weights.mtu, full, rem, len;
     if (ovh == 0u)
         return credit < want ? credit : want;
     full = credit / (mtu + ovh);
@@ -4031,7 +4036,7 @@ static uint32_t rq__palos_affordable(const rq_palos *p, uint32_t credit, uint32_
 static uint32_t rq__palos_charge(const rq_palos *p, uint32_t len)
 {
     uint32_t mtu = p->cfg.weights.mtu;
-    return p->cfg.packet_overhead == 0u ? len : len + p->cfg.packet_overhead * (len / mtu + (len % mtu != 0u));
+    return p->cfg.packet_overhead == 0u || p->visit.payload_only ? len : len + p->cfg.packet_overhead * (len / mtu + (len % mtu != 0u));
 }
 
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
@@ -4044,10 +4049,12 @@ static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
     v->left = s->count;
     v->emitted_wqes = 0;
     v->have_wqe = 0;
+    v->payload_only = 0;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR)
         credit = RQ__PALOS_MAX_PIECE;
     else if (q->cls == RQ_PALOS_LATENCY) {
         credit = p->cfg.priority_max_msg;
+        v->payload_only = 1;
         p->stats.priority_visits++;
     } else
         credit = (uint64_t)q->credit + rq_pw_next_chunk(&p->weights, s->qp);
@@ -4079,7 +4086,7 @@ static void rq__palos_end_visit(rq_palos *p)
 
 static bool rq__palos_wqe_ok(const rq_wqe *w)
 {
-    return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->addr + w->len >= w->addr;
+    return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->len - 1u <= UINT64_MAX - w->addr; /* last byte <= 2^64-1 */
 }
 
 /* One output WQE per cycle. */
@@ -4127,7 +4134,8 @@ static void rq__palos_slice_module(rq_palos *p)
             p->backlog--;
             p->stats.bad_wqes++;
             (void)rnic_err_note(&p->stats.errors, RNIC_ERANGE);
-            end = v->left == 0u;
+            /* the visit ends here as after a piece: batch done, or no credit for another byte */
+            end = v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && rq__palos_affordable(p, v->credit, 1u) == 0u);
             if (end)
                 o.flags |= RQ_OUT_VISIT_END;
             (void)rnic_ring_push(&p->out, &o);

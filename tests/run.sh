@@ -266,7 +266,7 @@ step install-and-pkg-config install_check
 result_line() { # program args...: last line must be "RESULT key=value ..."
     "$@" >"$OBJ/result.out" || return 1
     tail -n 1 "$OBJ/result.out"
-    tail -n 1 "$OBJ/result.out" | grep -Eq '^RESULT( [a-z0-9_]+=[^ ]+)+$'
+    tail -n 1 "$OBJ/result.out" | grep -Eq '^RESULT( [A-Za-z0-9_]+=[^ ]+)+$'
 }
 step build-examples-and-benches make -s -j2 programs
 # examples with a long full run take --quick here (the full runs: make figures, README)

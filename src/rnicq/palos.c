@@ -191,10 +191,11 @@ static void rq__palos_fetch_module(rq_palos *p)
     (void)rnic_ring_push(&p->slots[cls], &s);
 }
 
-/* Largest piece (<= want) whose charge fits `credit`: payload plus packet_overhead per packet. */
+/* Largest piece (<= want) whose charge fits `credit`: payload plus packet_overhead per packet
+ * (payload only for a latency-class visit: its limit is a message size, §IV-C). */
 static uint32_t rq__palos_affordable(const rq_palos *p, uint32_t credit, uint32_t want)
 {
-    uint32_t ovh = p->cfg.packet_overhead, mtu = p->cfg.weights.mtu, full, rem, len;
+    uint32_t ovh = p->visit.payload_only ? 0u : p->cfg.packet_overhead, mtu = p->cfg.weights.mtu, full, rem, len;
     if (ovh == 0u)
         return credit < want ? credit : want;
     full = credit / (mtu + ovh);
@@ -208,7 +209,7 @@ static uint32_t rq__palos_affordable(const rq_palos *p, uint32_t credit, uint32_
 static uint32_t rq__palos_charge(const rq_palos *p, uint32_t len)
 {
     uint32_t mtu = p->cfg.weights.mtu;
-    return p->cfg.packet_overhead == 0u ? len : len + p->cfg.packet_overhead * (len / mtu + (len % mtu != 0u));
+    return p->cfg.packet_overhead == 0u || p->visit.payload_only ? len : len + p->cfg.packet_overhead * (len / mtu + (len % mtu != 0u));
 }
 
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
@@ -221,10 +222,12 @@ static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
     v->left = s->count;
     v->emitted_wqes = 0;
     v->have_wqe = 0;
+    v->payload_only = 0;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR)
         credit = RQ__PALOS_MAX_PIECE;
     else if (q->cls == RQ_PALOS_LATENCY) {
         credit = p->cfg.priority_max_msg;
+        v->payload_only = 1;
         p->stats.priority_visits++;
     } else
         credit = (uint64_t)q->credit + rq_pw_next_chunk(&p->weights, s->qp);
@@ -256,7 +259,7 @@ static void rq__palos_end_visit(rq_palos *p)
 
 static bool rq__palos_wqe_ok(const rq_wqe *w)
 {
-    return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->addr + w->len >= w->addr;
+    return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->len - 1u <= UINT64_MAX - w->addr; /* last byte <= 2^64-1 */
 }
 
 /* One output WQE per cycle. */
@@ -304,7 +307,8 @@ static void rq__palos_slice_module(rq_palos *p)
             p->backlog--;
             p->stats.bad_wqes++;
             (void)rnic_err_note(&p->stats.errors, RNIC_ERANGE);
-            end = v->left == 0u;
+            /* the visit ends here as after a piece: batch done, or no credit for another byte */
+            end = v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && rq__palos_affordable(p, v->credit, 1u) == 0u);
             if (end)
                 o.flags |= RQ_OUT_VISIT_END;
             (void)rnic_ring_push(&p->out, &o);

@@ -1,0 +1,2158 @@
+/* The Palos chunk slicer rq_palos (Palos, shared/seeds/001 §IV-A..C; contract: palos_api.h and
+ * docs/palos_model.md) against reference models written here from that documentation:
+ *   - reassembly (model-free): the pieces of every QP, in order, rebuild each of its WQEs exactly
+ *     (addresses and offsets contiguous, FIRST/LAST, user and flags passed through), refused WQEs
+ *     come back as one RQ_OUT_ERROR record, visits are runs of one QP closed by VISIT_END, and the
+ *     slicing module emits at most one record per cycle;
+ *   - a cycle model of Fig. 5 (doorbell port, latency and bandwidth FIFOs, fetch slots, slicing
+ *     with credit = carried + chunk, the chunk from Eq. 2 in plain 64-bit arithmetic, the largest
+ *     affordable piece found by bisection) that must produce the same records, cycle for cycle;
+ *   - a round-robin FIFO over backlogged QPs, Eq. 1 shares in floating point, the strict priority
+ *     bound of the latency class, and a fast-forwarded engine against a ticked one. */
+#define RQ_IMPLEMENTATION
+#include "rnicq.h"
+#include "test.h"
+
+#define MAXQ 64u
+#define MAXG 16u
+#define FCAP 256u /* model FIFOs: every port and slot count used below is at most this */
+#define PIECE_MAX 0x80000000u
+#define F_FIRST RQ_OUT_FIRST
+#define F_LAST RQ_OUT_LAST
+#define F_END RQ_OUT_VISIT_END
+#define F_ERR RQ_OUT_ERROR
+
+/* ---------------------------------------------------------------------------------------------
+ * The host: the WQEs every QP will post, by ring counter (counter - start indexes w[]).
+ * ------------------------------------------------------------------------------------------- */
+typedef struct host_qp {
+    rq_wqe *w;
+    uint8_t *unreadable; /* the WQE buffer fails to read this one */
+    uint32_t count;      /* WQEs it will post */
+    uint32_t start;      /* ring counter of w[0] */
+    uint32_t posted;     /* rung so far */
+    uint32_t done;       /* completed at the output (popped) */
+    uint32_t off;        /* next expected offset inside w[done] */
+    uint32_t used;
+    uint32_t cls;
+} host_qp;
+
+static int refused(const host_qp *h, uint32_t i)
+{
+    const rq_wqe *w = &h->w[i];
+    return h->unreadable[i] || w->len == 0u || w->len > PIECE_MAX || w->len - 1u > UINT64_MAX - w->addr; /* last byte past 2^64 - 1 */
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Reference cycle model of Fig. 5, from the workflow in palos_api.h.
+ * ------------------------------------------------------------------------------------------- */
+enum { M_IDLE, M_QUEUED, M_FETCHING };
+typedef struct mq {
+    uint32_t head, tail, posted, offset, cls, where, cut;
+    uint64_t credit; /* carried to the next visit */
+} mq;
+typedef struct mslot {
+    uint64_t ready;
+    uint32_t qp, count;
+} mslot;
+typedef struct mvisit {
+    uint32_t qp, cls;
+    uint64_t credit; /* what the visit could spend */
+} mvisit;
+
+typedef struct model {
+    rq_palos_config c;
+    const host_qp *h;
+    uint32_t gw[MAXG], qg[MAXQ], qw[MAXQ], frac[MAXQ];
+    uint8_t in[MAXQ];
+    mq q[MAXQ];
+    uint32_t db_qp[FCAP], db_tail[FCAP], db_h, db_n;
+    uint32_t sq[2][MAXQ], sq_h[2], sq_n[2];
+    mslot sl[2][FCAP]; /* fetch slots per class */
+    uint32_t sl_h[2], sl_n[2];
+    rq_palos_out out[FCAP];
+    uint32_t out_vid[FCAP], out_h, out_n;
+    int active;
+    uint32_t vqp, vleft, vdone, vid;
+    uint64_t vcredit;
+    int vpay; /* a latency-class visit: charged payload only */
+    uint64_t now, backlog;
+    rq_palos_stats st;
+    mvisit *vlog;
+    uint32_t nv, capv;
+} model;
+
+/* Eq. 2: granularity_y = Grp_W_y x N / (sum Grp_W x sum_{y} W), N = assigned QPs x MTU, in
+ * Q16.16; Grp_W x N x 2^16 < 2^62 since max_qps x mtu <= 2^30. */
+static uint64_t m_gran(const model *m, uint32_t g)
+{
+    uint64_t n = 0, sum_g = 0, sum_w = 0;
+    uint8_t has[MAXG];
+    uint32_t x;
+    memset(has, 0, sizeof has);
+    for (x = 0; x < MAXQ; x++)
+        if (m->in[x]) {
+            n += m->c.weights.mtu;
+            has[m->qg[x]] = 1;
+            if (m->qg[x] == g)
+                sum_w += m->qw[x];
+        }
+    for (x = 0; x < MAXG; x++)
+        if (has[x])
+            sum_g += m->gw[x];
+    if (!sum_w || !sum_g)
+        return 0;
+    return ((uint64_t)m->gw[g] * n << 16) / (sum_g * sum_w);
+}
+
+static uint64_t m_chunk_q16(const model *m, uint32_t x) { return (uint64_t)m->qw[x] * m_gran(m, m->qg[x]); }
+static uint64_t m_chunk_floor(const model *m, uint32_t x) { return m_chunk_q16(m, x) >> 16; }
+
+static uint64_t m_next_chunk(model *m, uint32_t x)
+{
+    uint64_t v = m_chunk_q16(m, x) + m->frac[x];
+    m->frac[x] = (uint32_t)(v & 0xffffu);
+    return v >> 16;
+}
+
+/* payload plus packet_overhead per packet of the piece */
+static uint64_t charge_of(const rq_palos_config *c, uint64_t len)
+{
+    uint64_t mtu = c->weights.mtu;
+    return len + (uint64_t)c->packet_overhead * ((len + mtu - 1u) / mtu);
+}
+
+/* what the current visit is charged for a piece: a latency-class visit pays payload only */
+static uint64_t m_charge(const model *m, uint64_t len) { return m->vpay ? len : charge_of(&m->c, len); }
+
+/* the largest piece <= want whose charge fits the credit (bisection; charge is monotonic) */
+static uint32_t m_afford(const model *m, uint64_t credit, uint32_t want)
+{
+    uint32_t lo = 0, hi = want;
+    if (m_charge(m, want) <= credit)
+        return want;
+    while (hi - lo > 1u) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        if (m_charge(m, mid) <= credit)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void m_enqueue(model *m, uint32_t x)
+{
+    uint32_t k = m->c.mode == RQ_PALOS_PACKET_RR ? 0u : m->q[x].cls;
+    CHECK(m->sq_n[k] < MAXQ);
+    m->sq[k][(m->sq_h[k] + m->sq_n[k]++) % MAXQ] = x;
+    m->q[x].where = M_QUEUED;
+}
+
+static void m_end_visit(model *m)
+{
+    mq *q = &m->q[m->vqp];
+    m->active = 0;
+    if (m->vdone > 1u)
+        m->st.combined_visits++;
+    q->where = M_IDLE;
+    q->credit = 0;
+    if (q->head == q->tail)
+        return; /* out of work: idle, and no credit kept */
+    if (m->c.mode == RQ_PALOS_CHUNK && q->cls == RQ_PALOS_BANDWIDTH) {
+        uint64_t cap = m_chunk_floor(m, m->vqp) + m->c.weights.mtu + m->c.packet_overhead;
+        q->credit = m->vcredit < cap ? m->vcredit : cap;
+    }
+    m_enqueue(m, m->vqp);
+}
+
+static void m_emit(model *m, const rq_palos_out *o)
+{
+    uint32_t at = (m->out_h + m->out_n++) % FCAP;
+    m->out[at] = *o;
+    m->out_vid[at] = m->vid;
+    m->st.out_wqes++;
+}
+
+static void m_slice(model *m)
+{
+    const host_qp *h;
+    const rq_wqe *w;
+    mq *q;
+    rq_palos_out o;
+    uint32_t i, rest, piece;
+    int end;
+    if (!m->active) { /* a ready latency batch first, else a ready bandwidth one */
+        mslot s;
+        uint32_t k = RQ_PALOS_LATENCY;
+        if (m->sl_n[k] == 0u || m->sl[k][m->sl_h[k]].ready > m->now)
+            k = RQ_PALOS_BANDWIDTH;
+        if (m->sl_n[k] == 0u || m->sl[k][m->sl_h[k]].ready > m->now)
+            return;
+        s = m->sl[k][m->sl_h[k]];
+        m->sl_h[k] = (m->sl_h[k] + 1u) % FCAP;
+        m->sl_n[k]--;
+        m->active = 1;
+        m->vqp = s.qp;
+        m->vleft = s.count;
+        m->vdone = 0;
+        m->vpay = 0;
+        q = &m->q[s.qp];
+        if (m->c.mode == RQ_PALOS_PACKET_RR)
+            m->vcredit = PIECE_MAX;
+        else if (q->cls == RQ_PALOS_LATENCY) {
+            m->vcredit = m->c.priority_max_msg;
+            m->vpay = 1;
+            m->st.priority_visits++;
+        } else {
+            m->vcredit = q->credit + m_next_chunk(m, s.qp);
+            if (m->vcredit > PIECE_MAX)
+                m->vcredit = PIECE_MAX;
+        }
+        m->st.visits++;
+        if (m->nv == m->capv) {
+            m->capv = m->capv ? 2u * m->capv : 1024u;
+            m->vlog = (mvisit *)realloc(m->vlog, m->capv * sizeof *m->vlog);
+        }
+        m->vid = m->nv++;
+        m->vlog[m->vid].qp = s.qp;
+        m->vlog[m->vid].cls = m->c.mode == RQ_PALOS_PACKET_RR ? (uint32_t)RQ_PALOS_BANDWIDTH : q->cls;
+        m->vlog[m->vid].credit = m->vcredit;
+    }
+    if (m->vleft == 0u) {
+        m_end_visit(m);
+        return;
+    }
+    if (m->out_n == m->c.out_port) {
+        m->st.out_stalls++;
+        return;
+    }
+    q = &m->q[m->vqp];
+    h = &m->h[m->vqp];
+    i = q->head - h->start;
+    memset(&o, 0, sizeof o);
+    o.qp = m->vqp;
+    o.index = q->head;
+    o.cycle = m->now;
+    if (refused(h, i)) {
+        o.flags = F_FIRST | F_LAST | F_ERR;
+        q->head++;
+        q->offset = 0;
+        q->cut = 0;
+        m->vleft--;
+        m->backlog--;
+        m->st.bad_wqes++;
+        /* the visit ends as after a piece: batch done, or no credit for another byte */
+        end = m->vleft == 0u || (m->c.mode == RQ_PALOS_CHUNK && m_afford(m, m->vcredit, 1u) == 0u);
+        if (end)
+            o.flags |= F_END;
+        m_emit(m, &o);
+        if (end)
+            m_end_visit(m);
+        return;
+    }
+    w = &h->w[i];
+    rest = w->len - q->offset;
+    if (m->c.mode == RQ_PALOS_PACKET_RR)
+        piece = rest < m->c.weights.mtu ? rest : m->c.weights.mtu;
+    else
+        piece = m_afford(m, m->vcredit, rest);
+    if (piece == 0u) {
+        m_end_visit(m);
+        return;
+    }
+    o.addr = w->addr + q->offset;
+    o.user = w->user;
+    o.offset = q->offset;
+    o.len = piece;
+    o.wqe_flags = w->flags;
+    o.flags = q->offset == 0u ? F_FIRST : 0u;
+    if (m->c.mode == RQ_PALOS_CHUNK)
+        m->vcredit -= m_charge(m, piece);
+    if (piece == rest) {
+        o.flags |= F_LAST;
+        if (q->cut)
+            m->st.cut_wqes++;
+        q->head++;
+        q->offset = 0;
+        q->cut = 0;
+        m->vleft--;
+        m->vdone++;
+        m->backlog--;
+        m->st.wqes_done++;
+    } else {
+        q->offset += piece;
+        q->cut = 1;
+    }
+    end = m->c.mode == RQ_PALOS_PACKET_RR || m->vleft == 0u || piece < rest || m_afford(m, m->vcredit, 1u) == 0u;
+    if (end) {
+        o.flags |= F_END;
+        if (m->c.mode == RQ_PALOS_CHUNK && m->vleft == 0u && m->vcredit > 0u && q->head != q->tail)
+            m->st.batch_limited++;
+    }
+    m_emit(m, &o);
+    m->st.out_bytes += piece;
+    if (end)
+        m_end_visit(m);
+}
+
+/* One QP per cycle: the latency queue first when a latency slot is free, into its class's slots. */
+static void m_fetch(model *m)
+{
+    uint32_t k = RQ_PALOS_LATENCY, x, pending;
+    mslot *s;
+    if (m->sq_n[k] == 0u || m->sl_n[k] == m->c.fetch_slots)
+        k = RQ_PALOS_BANDWIDTH;
+    if (m->sl_n[k] == m->c.fetch_slots || m->sq_n[k] == 0u)
+        return;
+    x = m->sq[k][m->sq_h[k]];
+    m->sq_h[k] = (m->sq_h[k] + 1u) % MAXQ;
+    m->sq_n[k]--;
+    pending = m->q[x].tail - m->q[x].head;
+    s = &m->sl[k][(m->sl_h[k] + m->sl_n[k]++) % FCAP];
+    s->qp = x;
+    s->count = pending < m->c.max_batch ? pending : m->c.max_batch;
+    s->ready = m->now + m->c.fetch_latency;
+    m->q[x].where = M_FETCHING;
+}
+
+static void m_doorbell_module(model *m)
+{
+    uint32_t x;
+    if (m->db_n == 0u)
+        return;
+    x = m->db_qp[m->db_h];
+    m->q[x].tail = m->db_tail[m->db_h];
+    m->db_h = (m->db_h + 1u) % FCAP;
+    m->db_n--;
+    m->st.doorbells++;
+    if (m->q[x].where == M_IDLE)
+        m_enqueue(m, x);
+}
+
+static void m_tick(model *m)
+{
+    m_slice(m); /* back to front */
+    m_fetch(m);
+    m_doorbell_module(m);
+    m->now++;
+    m->st.cycles++;
+}
+
+static rnic_err m_doorbell(model *m, uint32_t x, uint32_t tail)
+{
+    mq *q;
+    uint32_t step;
+    if (x >= m->c.weights.max_qps || x >= MAXQ || !m->in[x])
+        return RNIC_ENOENT;
+    q = &m->q[x];
+    step = tail - q->posted;
+    if (step == 0u || step > PIECE_MAX)
+        return RNIC_ESTALE;
+    if (tail - q->head > m->c.ring_entries)
+        return RNIC_ENOSPC;
+    if (m->db_n == m->c.doorbell_port)
+        return RNIC_EBUSY;
+    m->db_qp[(m->db_h + m->db_n) % FCAP] = x;
+    m->db_tail[(m->db_h + m->db_n) % FCAP] = tail;
+    m->db_n++;
+    q->posted = tail;
+    m->backlog += step;
+    return RNIC_OK;
+}
+
+static int m_pop(model *m, rq_palos_out *o, uint32_t *vid)
+{
+    if (m->out_n == 0u)
+        return 0;
+    *o = m->out[m->out_h];
+    *vid = m->out_vid[m->out_h];
+    m->out_h = (m->out_h + 1u) % FCAP;
+    m->out_n--;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The world: engine, model, host, and the checkers of the output.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct logrec {
+    rq_palos_out o;
+    uint32_t vid;
+} logrec;
+
+typedef struct world {
+    rq_palos_config c;
+    rq_palos e;
+    void *mem;
+    host_qp h[MAXQ];
+    model m;
+    int use_model;
+    rnic_prng r;
+    uint32_t bad_reads;
+    int weights_fixed; /* no control-path change since the start */
+    /* the visit being reassembled */
+    int v_open;
+    uint32_t v_qp, v_vid, v_first;
+    uint64_t v_bytes, v_charge;
+    uint64_t last_cycle;
+    int seen;
+    uint32_t blocked;
+    logrec *log;
+    uint32_t nlog, caplog;
+    int keep_log;
+    uint64_t nrec; /* records popped */
+} world;
+
+static world W0;
+
+static rnic_err host_read(void *ctx, uint32_t qp, uint32_t index, rq_wqe *out)
+{
+    world *W = (world *)ctx;
+    const host_qp *h;
+    uint32_t i;
+    if (qp >= MAXQ || !W->h[qp].used) {
+        W->bad_reads++;
+        return RNIC_ENOENT;
+    }
+    h = &W->h[qp];
+    i = index - h->start;
+    if (i >= h->posted || i < h->done) { /* only posted, unfinished WQEs are read */
+        W->bad_reads++;
+        return RNIC_ENOENT;
+    }
+    if (h->unreadable[i])
+        return RNIC_EINVAL;
+    *out = h->w[i];
+    return RNIC_OK;
+}
+
+static void world_free(world *W)
+{
+    uint32_t x;
+    for (x = 0; x < MAXQ; x++) {
+        free(W->h[x].w);
+        free(W->h[x].unreadable);
+    }
+    free(W->mem);
+    free(W->log);
+    free(W->m.vlog);
+    memset(W, 0, sizeof *W);
+}
+
+static int world_setup(world *W, const rq_palos_config *c, uint64_t seed)
+{
+    size_t need = rq_palos_mem_size(c);
+    memset(W, 0, sizeof *W);
+    W->c = *c;
+    W->use_model = 1;
+    W->weights_fixed = 1;
+    rnic_prng_seed(&W->r, seed);
+    CHECK(need > 0);
+    if (!need)
+        return 0;
+    W->mem = malloc(need);
+    CHECK_EQ(rq_palos_init(&W->e, c, W->mem, need, host_read, W), RNIC_OK);
+    W->m.c = *c;
+    W->m.h = W->h;
+    return TEST_FAILS() == 0;
+}
+
+static void w_group(world *W, uint32_t g, uint32_t weight)
+{
+    CHECK_EQ(rq_palos_create_group(&W->e, g, weight), RNIC_OK);
+    W->m.gw[g] = weight;
+}
+
+static void w_qp(world *W, uint32_t x, uint32_t g, uint32_t weight, uint32_t cls)
+{
+    CHECK_EQ(rq_palos_set_qp(&W->e, x, g, weight, cls), RNIC_OK);
+    W->m.in[x] = 1;
+    W->m.qg[x] = g;
+    W->m.qw[x] = weight;
+    W->m.frac[x] = 0;
+    W->m.q[x].cls = cls;
+    W->h[x].cls = cls;
+}
+
+static void w_group_weight(world *W, uint32_t g, uint32_t weight)
+{
+    CHECK_EQ(rq_palos_set_group_weight(&W->e, g, weight), RNIC_OK);
+    W->m.gw[g] = weight;
+    W->weights_fixed = 0;
+}
+
+/* Reserve `count` WQEs for QP x (filled by the caller or gen_wqe). */
+static host_qp *w_wqes(world *W, uint32_t x, uint32_t count)
+{
+    host_qp *h = &W->h[x];
+    h->w = (rq_wqe *)calloc(count ? count : 1u, sizeof *h->w);
+    h->unreadable = (uint8_t *)calloc(count ? count : 1u, 1);
+    h->count = count;
+    h->used = 1;
+    return h;
+}
+
+/* Start the QP's ring counters at `start` (the engine state is transparent; no API sets it). */
+static void w_start(world *W, uint32_t x, uint32_t start)
+{
+    W->h[x].start = start;
+    W->e.qps[x].head = W->e.qps[x].tail = W->e.qps[x].posted = start;
+    W->m.q[x].head = W->m.q[x].tail = W->m.q[x].posted = start;
+}
+
+static void set_wqe(host_qp *h, uint32_t i, uint64_t addr, uint32_t len, uint64_t user, uint32_t flags)
+{
+    h->w[i].addr = addr;
+    h->w[i].len = len;
+    h->w[i].user = user;
+    h->w[i].flags = flags;
+}
+
+/* A WQE of `len` bytes at a random address; now and then a bad one if allowed. */
+static void gen_wqe(world *W, uint32_t x, uint32_t i, uint32_t len, int allow_bad)
+{
+    rnic_prng *r = &W->r;
+    host_qp *h = &W->h[x];
+    uint64_t addr = rnic_prng_next(r) >> 1;
+    if (rnic_prng_chance(r, 1, 30))
+        addr = UINT64_MAX - len - rnic_prng_below(r, 100); /* near the top, not wrapping */
+    set_wqe(h, i, addr, len, rnic_prng_next(r), (uint32_t)rnic_prng_next(r));
+    if (allow_bad && rnic_prng_chance(r, 1, 25)) {
+        switch (rnic_prng_below(r, 4)) {
+        case 0:
+            h->w[i].len = 0;
+            break;
+        case 1: /* addr + len wraps */
+            h->w[i].addr = UINT64_MAX - rnic_prng_below(r, len);
+            break;
+        case 2:
+            h->w[i].len = PIECE_MAX + 1u + (uint32_t)rnic_prng_below(r, 1000);
+            break;
+        default:
+            h->unreadable[i] = 1;
+            break;
+        }
+    }
+}
+
+static void check_same_record(const rq_palos_out *a, const rq_palos_out *b)
+{
+    CHECK_EQ(a->qp, b->qp);
+    CHECK_EQ(a->index, b->index);
+    CHECK_EQ(a->offset, b->offset);
+    CHECK_EQ(a->len, b->len);
+    CHECK_EQ(a->addr, b->addr);
+    CHECK_EQ(a->user, b->user);
+    CHECK_EQ(a->wqe_flags, b->wqe_flags);
+    CHECK_EQ(a->flags, b->flags);
+    CHECK_EQ(a->cycle, b->cycle);
+}
+
+/* Model-free checks of one output record, then the visit it belongs to. */
+static void check_record(world *W, const rq_palos_out *o, uint32_t vid)
+{
+    const rq_palos_config *c = &W->c;
+    host_qp *h;
+    const rq_wqe *w;
+    uint32_t i;
+    CHECK(o->qp < MAXQ && W->h[o->qp].used);
+    if (o->qp >= MAXQ || !W->h[o->qp].used)
+        return;
+    if (W->seen)
+        CHECK(o->cycle > W->last_cycle); /* one output WQE per cycle */
+    W->seen = 1;
+    W->last_cycle = o->cycle;
+    h = &W->h[o->qp];
+    i = h->done;
+    CHECK(i < h->posted);                /* never a WQE that was not rung */
+    CHECK_EQ(o->index, h->start + i);    /* ring order, nothing lost or doubled */
+    if (i >= h->count || i >= h->posted)
+        return;
+    w = &h->w[i];
+    if (o->flags & F_ERR) {
+        CHECK(refused(h, i));
+        CHECK_EQ(o->len, 0);
+        CHECK_EQ(o->offset, 0);
+        CHECK_EQ(h->off, 0);
+        CHECK_EQ(o->flags & (F_FIRST | F_LAST), F_FIRST | F_LAST);
+        h->done++;
+        h->off = 0;
+    } else {
+        CHECK(!refused(h, i));
+        CHECK_EQ(o->offset, h->off);
+        CHECK(o->len >= 1u && o->len <= w->len - h->off);
+        CHECK_EQ(o->addr, w->addr + o->offset);
+        CHECK_EQ(o->user, w->user);
+        CHECK_EQ(o->wqe_flags, w->flags);
+        CHECK_EQ(!!(o->flags & F_FIRST), o->offset == 0u);
+        CHECK_EQ(!!(o->flags & F_LAST), (uint64_t)o->offset + o->len == w->len);
+        if (c->mode == RQ_PALOS_PACKET_RR) { /* one packet per visit */
+            uint32_t rest = w->len - h->off;
+            CHECK_EQ(o->len, rest < c->weights.mtu ? rest : c->weights.mtu);
+            CHECK(o->flags & F_END);
+        } else if (!(o->flags & F_LAST))
+            CHECK(o->flags & F_END); /* a cut piece used the visit's credit */
+        h->off += o->len;
+        if (o->flags & F_LAST) {
+            h->done++;
+            h->off = 0;
+        }
+    }
+    /* visits: runs of one QP, closed by VISIT_END */
+    if (W->v_open) {
+        CHECK_EQ(o->qp, W->v_qp);
+        if (W->use_model)
+            CHECK_EQ(vid, W->v_vid);
+    } else {
+        W->v_open = 1;
+        W->v_qp = o->qp;
+        W->v_vid = vid;
+        W->v_first = o->index;
+        W->v_bytes = W->v_charge = 0;
+    }
+    W->v_bytes += o->len;
+    if (o->len)
+        W->v_charge += charge_of(c, o->len);
+    if (o->flags & F_END) {
+        CHECK(o->index - W->v_first + 1u <= c->max_batch);
+        if (c->mode == RQ_PALOS_CHUNK) {
+            if (h->cls == RQ_PALOS_LATENCY && W->weights_fixed) /* a latency visit: payload only */
+                CHECK(W->v_bytes <= c->priority_max_msg);
+            if (W->use_model && vid < W->m.nv) {
+                const mvisit *mv = &W->m.vlog[vid];
+                uint64_t charged = mv->cls == RQ_PALOS_LATENCY ? W->v_bytes : W->v_charge;
+                CHECK(charged <= mv->credit);
+                if (!(o->flags & (F_LAST | F_ERR))) /* cut: the credit is used up */
+                    CHECK(mv->credit - charged <= (mv->cls == RQ_PALOS_LATENCY ? 0u : c->packet_overhead));
+                if (mv->cls == RQ_PALOS_BANDWIDTH && W->weights_fixed) /* at most chunk + carried cap */
+                    CHECK(W->v_charge <= 2u * m_chunk_floor(&W->m, o->qp) + 1u + c->weights.mtu + c->packet_overhead);
+            }
+        }
+        W->v_open = 0;
+    }
+}
+
+static void log_record(world *W, const rq_palos_out *o, uint32_t vid)
+{
+    if (!W->keep_log)
+        return;
+    if (W->nlog == W->caplog) {
+        W->caplog = W->caplog ? 2u * W->caplog : 4096u;
+        W->log = (logrec *)realloc(W->log, W->caplog * sizeof *W->log);
+    }
+    W->log[W->nlog].o = *o;
+    W->log[W->nlog].vid = vid;
+    W->nlog++;
+}
+
+/* Pop one record from engine and model: the same record, or both empty. */
+static int pop_one(world *W)
+{
+    rq_palos_out o, mo, pk;
+    const rq_palos_out *p = rq_palos_peek(&W->e);
+    memset(&pk, 0, sizeof pk);
+    uint32_t vid = UINT32_MAX;
+    int have_m = 0;
+    rnic_err e;
+    if (p)
+        pk = *p;
+    e = rq_palos_pop(&W->e, &o);
+    if (W->use_model)
+        have_m = m_pop(&W->m, &mo, &vid);
+    if (e != RNIC_OK) {
+        CHECK_EQ(e, RNIC_EEMPTY);
+        CHECK(p == NULL);
+        if (W->use_model)
+            CHECK(!have_m);
+        return 0;
+    }
+    CHECK(p != NULL);
+    if (p)
+        check_same_record(&o, &pk);
+    if (W->use_model) {
+        CHECK(have_m);
+        if (have_m)
+            check_same_record(&o, &mo);
+    }
+    W->nrec++;
+    check_record(W, &o, vid);
+    log_record(W, &o, vid);
+    return 1;
+}
+
+static void w_ring(world *W, uint32_t x, uint32_t k)
+{
+    host_qp *h = &W->h[x];
+    uint32_t tail = h->start + h->posted + k;
+    rnic_err e = rq_palos_doorbell(&W->e, x, tail);
+    if (W->use_model)
+        CHECK_EQ(e, m_doorbell(&W->m, x, tail));
+    CHECK(e == RNIC_OK || e == RNIC_EBUSY);
+    if (e == RNIC_OK)
+        h->posted += k;
+}
+
+static void w_tick(world *W)
+{
+    rq_palos_tick(&W->e);
+    if (W->use_model) {
+        m_tick(&W->m);
+        CHECK_EQ(rq_palos_backlog(&W->e), W->m.backlog);
+    }
+}
+
+static int all_done(const world *W)
+{
+    uint32_t x;
+    for (x = 0; x < MAXQ; x++)
+        if (W->h[x].used && W->h[x].done != W->h[x].count)
+            return 0;
+    return 1;
+}
+
+typedef struct drive {
+    uint32_t db_permille; /* doorbell chance per QP per cycle */
+    uint32_t max_db_step; /* WQEs per doorbell at most */
+    int pop_random;       /* back-pressure phases; else the output is drained every cycle */
+    const uint32_t *upfront; /* all WQEs rung before cycle 0, in this QP order */
+    uint32_t nupfront;
+    uint64_t max_cycles;
+    void (*hook)(world *W);
+} drive;
+
+static void compare_stats(const rq_palos_stats *a, const rq_palos_stats *b)
+{
+    CHECK_EQ(a->cycles, b->cycles);
+    CHECK_EQ(a->doorbells, b->doorbells);
+    CHECK_EQ(a->visits, b->visits);
+    CHECK_EQ(a->priority_visits, b->priority_visits);
+    CHECK_EQ(a->out_wqes, b->out_wqes);
+    CHECK_EQ(a->out_bytes, b->out_bytes);
+    CHECK_EQ(a->wqes_done, b->wqes_done);
+    CHECK_EQ(a->cut_wqes, b->cut_wqes);
+    CHECK_EQ(a->combined_visits, b->combined_visits);
+    CHECK_EQ(a->batch_limited, b->batch_limited);
+    CHECK_EQ(a->out_stalls, b->out_stalls);
+    CHECK_EQ(a->bad_wqes, b->bad_wqes);
+}
+
+/* Totals against the host's own WQE lists, and the end state. */
+static void final_checks(world *W)
+{
+    const rq_palos_stats *s = rq_palos_get_stats(&W->e);
+    uint64_t bytes = 0, good = 0, bad = 0;
+    uint32_t x, i, head, off;
+    for (x = 0; x < MAXQ; x++) {
+        const host_qp *h = &W->h[x];
+        if (!h->used)
+            continue;
+        for (i = 0; i < h->count; i++) {
+            if (refused(h, i))
+                bad++;
+            else {
+                good++;
+                bytes += h->w[i].len;
+            }
+        }
+        CHECK_EQ(rq_palos_qp_position(&W->e, x, &head, &off), RNIC_OK);
+        CHECK_EQ(head, h->start + h->count);
+        CHECK_EQ(off, 0);
+        CHECK_EQ(h->done, h->count);
+    }
+    CHECK_EQ(s->out_bytes, bytes);
+    CHECK_EQ(s->wqes_done, good);
+    CHECK_EQ(s->bad_wqes, bad);
+    CHECK_EQ(s->out_wqes, W->nrec);
+    CHECK_EQ(rq_palos_backlog(&W->e), 0);
+    CHECK(rq_palos_peek(&W->e) == NULL);
+    CHECK(!W->v_open);
+    CHECK_EQ(W->bad_reads, 0);
+    /* nothing refused but doorbells at a full port (and the refused WQEs, counted as ERANGE) */
+    CHECK_EQ(rnic_err_total(&s->errors) - s->errors.by_cause[RNIC_ERANGE] - s->errors.by_cause[RNIC_EBUSY], 0);
+    if (W->use_model)
+        compare_stats(s, &W->m.st);
+}
+
+static void run_world(world *W, const drive *d)
+{
+    uint64_t cyc;
+    uint32_t x, k, i;
+    for (i = 0; i < d->nupfront; i++) {
+        x = d->upfront[i];
+        w_ring(W, x, W->h[x].count);
+        CHECK_EQ(W->h[x].posted, W->h[x].count);
+    }
+    for (cyc = 0; cyc < d->max_cycles && TEST_FAILS() == 0; cyc++) {
+        if (d->hook)
+            d->hook(W);
+        if (!d->nupfront)
+            for (x = 0; x < MAXQ; x++) {
+                host_qp *h = &W->h[x];
+                uint32_t room;
+                if (!h->used || h->posted == h->count || rnic_prng_below(&W->r, 1000) >= d->db_permille)
+                    continue;
+                room = W->c.ring_entries - (h->posted - h->done); /* the host frees slots it saw done */
+                if (room == 0u)
+                    continue;
+                k = (uint32_t)rnic_prng_range(&W->r, 1, d->max_db_step);
+                if (k > room)
+                    k = room;
+                if (k > h->count - h->posted)
+                    k = h->count - h->posted;
+                w_ring(W, x, k);
+            }
+        if (d->pop_random) {
+            if (W->blocked)
+                W->blocked--;
+            else if (rnic_prng_chance(&W->r, 1, 64))
+                W->blocked = (uint32_t)rnic_prng_range(&W->r, 1, 300);
+            else
+                for (k = (uint32_t)rnic_prng_below(&W->r, 3); k > 0u; k--)
+                    (void)pop_one(W);
+        } else
+            while (pop_one(W))
+                ;
+        if (W->use_model && rnic_prng_chance(&W->r, 1, 16)) { /* position of a random QP */
+            uint32_t head = 0, off = 0;
+            x = (uint32_t)rnic_prng_below(&W->r, W->c.weights.max_qps < MAXQ ? W->c.weights.max_qps : MAXQ);
+            CHECK_EQ(rq_palos_qp_position(&W->e, x, &head, &off), RNIC_OK);
+            CHECK_EQ(head, W->m.q[x].head);
+            CHECK_EQ(off, W->m.q[x].offset);
+        }
+        w_tick(W);
+        if (all_done(W))
+            break;
+    }
+    while (pop_one(W))
+        ;
+    CHECK(all_done(W));
+    if (TEST_FAILS() == 0)
+        final_checks(W);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Random scenarios.
+ * ------------------------------------------------------------------------------------------- */
+static const uint32_t mtus[] = { 64, 256, 1024, 1500, 4096, 9000 };
+
+/* Random weights for the QPs ids[0..n) over ng groups, such that every bandwidth QP's chunk
+ * pays for at least `floor_bytes` (the test must end); fills the model's tables only. */
+static void draw_weights(world *W, const uint32_t *ids, uint32_t n, uint32_t ng, uint32_t max_w, uint64_t floor_bytes)
+{
+    rnic_prng *r = &W->r;
+    uint32_t tries, i, g;
+    for (tries = 0; tries < 200; tries++) {
+        int ok = 1;
+        for (g = 0; g < ng; g++)
+            W->m.gw[g] = tries < 150 ? (uint32_t)rnic_prng_log_range(r, 1, max_w) : 1u;
+        for (i = 0; i < n; i++) {
+            W->m.in[ids[i]] = 1;
+            W->m.qg[ids[i]] = (uint32_t)rnic_prng_below(r, ng);
+            W->m.qw[ids[i]] = tries < 150 ? (uint32_t)rnic_prng_log_range(r, 1, max_w) : 1u;
+        }
+        for (i = 0; i < n; i++)
+            if (m_chunk_floor(&W->m, ids[i]) < floor_bytes)
+                ok = 0;
+        if (ok)
+            return;
+    }
+    CHECK(0); /* no weights found */
+}
+
+/* Commit the model's weight tables to both engine and model. */
+static void commit_weights(world *W, const uint32_t *ids, uint32_t n, uint32_t ng, const uint32_t *cls)
+{
+    uint32_t i, g;
+    uint32_t qg[MAXQ], qw[MAXQ], gw[MAXG];
+    for (g = 0; g < ng; g++)
+        gw[g] = W->m.gw[g];
+    for (i = 0; i < n; i++) {
+        qg[i] = W->m.qg[ids[i]];
+        qw[i] = W->m.qw[ids[i]];
+        W->m.in[ids[i]] = 0;
+    }
+    for (g = 0; g < ng; g++)
+        w_group(W, g, gw[g]);
+    for (i = 0; i < n; i++)
+        w_qp(W, ids[i], qg[i], qw[i], cls ? cls[i] : (uint32_t)RQ_PALOS_BANDWIDTH);
+}
+
+static void pick_ids(rnic_prng *r, uint32_t *ids, uint32_t n, uint32_t max_qps)
+{
+    uint32_t i, j;
+    for (i = 0; i < n; i++) {
+        uint32_t x;
+        int dup;
+        do {
+            x = (uint32_t)rnic_prng_below(r, max_qps);
+            dup = 0;
+            for (j = 0; j < i; j++)
+                dup |= ids[j] == x;
+        } while (dup);
+        ids[i] = x;
+    }
+}
+
+/* A WQE length: tiny to a few MB, with lengths around the MTU and the QP's chunk. `unit` is
+ * about what one piece carries; `budget` the pieces this scenario may still spend. */
+static uint32_t draw_len(rnic_prng *r, uint32_t mtu, uint64_t chunk, uint64_t unit, uint64_t *budget)
+{
+    uint32_t len;
+    uint64_t k = rnic_prng_below(r, 100), cost;
+    if (k < 35)
+        len = (uint32_t)rnic_prng_log_range(r, 1, 4096);
+    else if (k < 50)
+        len = (uint32_t)rnic_prng_range(r, mtu - 2u, mtu + 2u);
+    else if (k < 65)
+        len = (uint32_t)rnic_prng_range(r, chunk > 2u ? chunk - 2u : 1u, chunk + 2u);
+    else if (k < 95)
+        len = (uint32_t)rnic_prng_log_range(r, 4097, 256u << 10);
+    else
+        len = (uint32_t)rnic_prng_log_range(r, 256u << 10, 4u << 20);
+    cost = len / (unit ? unit : 1u) + 1u;
+    if (cost > *budget)
+        len = (uint32_t)rnic_prng_range(r, 1, unit < 4096u ? unit : 4096u);
+    cost = len / (unit ? unit : 1u) + 1u;
+    *budget = cost < *budget ? *budget - cost : 0u;
+    return len;
+}
+
+typedef struct scen_opts {
+    uint32_t mode;
+    int latency; /* some QPs of the latency class */
+    int bad;     /* some refused WQEs */
+    int ovh;     /* packet overhead may be set */
+    uint64_t budget;
+} scen_opts;
+
+/* Random config, groups, QPs and WQE lists. Returns the number of QPs, ids in ids[]. */
+static uint32_t build_random(world *W, uint64_t seed, const scen_opts *so, uint32_t *ids)
+{
+    rnic_prng cr;
+    rq_palos_config c;
+    uint32_t n, ng, i, j, cls[MAXQ];
+    uint64_t budget = so->budget;
+    rnic_prng_seed(&cr, seed ^ 0x9a105ull);
+    rq_palos_config_default(&c);
+    c.mode = so->mode;
+    c.weights.max_qps = (uint32_t)rnic_prng_range(&cr, 20, MAXQ);
+    c.weights.max_groups = (uint32_t)rnic_prng_range(&cr, 1, MAXG);
+    c.weights.mtu = mtus[rnic_prng_below(&cr, sizeof mtus / sizeof mtus[0])];
+    c.ring_entries = rnic_prng_chance(&cr, 1, 2) ? (uint32_t)rnic_prng_range(&cr, 1, 64) : 4096u;
+    c.doorbell_port = (uint32_t)rnic_prng_range(&cr, 1, 32);
+    c.out_port = (uint32_t)rnic_prng_range(&cr, 1, 16);
+    c.fetch_slots = (uint32_t)rnic_prng_range(&cr, 1, 16);
+    c.fetch_latency = (uint32_t)rnic_prng_range(&cr, 0, 30);
+    c.max_batch = rnic_prng_chance(&cr, 1, 3) ? (uint32_t)rnic_prng_range(&cr, 1, 4) : (uint32_t)rnic_prng_range(&cr, 1, 128);
+    c.packet_overhead = 0;
+    if (so->ovh && rnic_prng_chance(&cr, 1, 2))
+        c.packet_overhead = c.weights.mtu >= 1024u && rnic_prng_chance(&cr, 1, 2) ? 82u : (uint32_t)rnic_prng_range(&cr, 1, c.weights.mtu / 8u);
+    /* a latency visit must pay for one packet (see test_latency_message_under_overhead) */
+    c.priority_max_msg = c.packet_overhead + (uint32_t)rnic_prng_log_range(&cr, 64, 65536);
+    if (!world_setup(W, &c, seed))
+        return 0;
+    ng = (uint32_t)rnic_prng_range(&W->r, 1, c.weights.max_groups < 4u ? c.weights.max_groups : 4u);
+    n = (uint32_t)rnic_prng_range(&W->r, 1, 20);
+    pick_ids(&W->r, ids, n, c.weights.max_qps);
+    draw_weights(W, ids, n, ng, rnic_prng_chance(&W->r, 1, 4) ? 65535u : 12u, (uint64_t)c.packet_overhead + 8u);
+    for (i = 0; i < n; i++)
+        cls[i] = so->latency && rnic_prng_chance(&W->r, 1, 4) ? (uint32_t)RQ_PALOS_LATENCY : (uint32_t)RQ_PALOS_BANDWIDTH;
+    commit_weights(W, ids, n, ng, cls);
+    for (i = 0; i < n; i++) {
+        uint32_t x = ids[i], cnt = (uint32_t)rnic_prng_range(&W->r, 1, 24);
+        uint64_t chunk = m_chunk_floor(&W->m, x), unit;
+        if (c.mode == RQ_PALOS_PACKET_RR)
+            unit = c.weights.mtu;
+        else if (cls[i] == RQ_PALOS_LATENCY)
+            unit = c.priority_max_msg > 2u * c.packet_overhead ? c.priority_max_msg - c.packet_overhead : 1u;
+        else
+            unit = chunk - c.packet_overhead;
+        w_wqes(W, x, cnt);
+        for (j = 0; j < cnt; j++)
+            gen_wqe(W, x, j, draw_len(&W->r, c.weights.mtu, cls[i] == RQ_PALOS_LATENCY ? c.priority_max_msg : chunk, unit, &budget), so->bad);
+        if (rnic_prng_chance(&W->r, 1, 8)) /* ring counters about to wrap */
+            w_start(W, x, 0u - (uint32_t)rnic_prng_range(&W->r, 1, 40));
+    }
+    return n;
+}
+
+static void random_drive(world *W, drive *d)
+{
+    memset(d, 0, sizeof *d);
+    d->db_permille = (uint32_t)rnic_prng_log_range(&W->r, 5, 800);
+    d->max_db_step = (uint32_t)rnic_prng_range(&W->r, 1, 8);
+    d->pop_random = rnic_prng_chance(&W->r, 3, 4);
+    d->max_cycles = 3000000;
+}
+
+/* 1. Slicing and combining over random WQE streams, against the reassembly checks and the
+ *    cycle model. */
+static void test_random_streams(void)
+{
+    uint64_t base = test_seed(0x9a1050001ull), s;
+    for (s = 0; s < 70u && TEST_FAILS() == 0; s++) {
+        world *W = &W0;
+        uint32_t ids[MAXQ];
+        scen_opts so;
+        drive d;
+        so.mode = s % 4u == 3u ? (uint32_t)RQ_PALOS_PACKET_RR : (uint32_t)RQ_PALOS_CHUNK;
+        so.latency = s % 3u == 1u;
+        so.bad = s % 2u == 1u;
+        so.ovh = 1;
+        so.budget = 2500;
+        if (build_random(W, base + s, &so, ids)) {
+            random_drive(W, &d);
+            run_world(W, &d);
+        }
+        if (TEST_FAILS())
+            printf("  scenario seed %" PRIu64 "\n", base + s);
+        world_free(W);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 2./3. Round robin, per-visit chunks and Eq. 1 shares with every QP backlogged from cycle 0.
+ * ------------------------------------------------------------------------------------------- */
+
+/* The visits in the log (runs closed by VISIT_END) must follow a FIFO of backlogged QPs started
+ * in `order`: every visit is the head's, which goes back to the tail while it has WQEs. With
+ * `shares`, the charged bytes of each QP over the complete rounds before the first QP runs dry
+ * must be its Eq. 1 share of N per round. */
+static void check_order_and_shares(world *W, const uint32_t *order, uint32_t n, int shares)
+{
+    uint32_t fifo[MAXQ], fh = 0, fn = n, left[MAXQ], i = 0, in_round = 0, rounds = 0, x;
+    uint64_t round_c[MAXQ], tot[MAXQ];
+    int drained = 0;
+    memset(round_c, 0, sizeof round_c);
+    memset(tot, 0, sizeof tot);
+    for (x = 0; x < MAXQ; x++)
+        left[x] = W->h[x].count;
+    for (x = 0; x < n; x++)
+        fifo[x] = order[x];
+    while (i < W->nlog && TEST_FAILS() == 0) {
+        uint32_t qp = W->log[i].o.qp, head;
+        uint64_t charge = 0;
+        CHECK(fn > 0u);
+        if (!fn)
+            return;
+        head = fifo[fh];
+        CHECK_EQ(qp, head); /* round robin over the schedule queue */
+        fh = (fh + 1u) % MAXQ;
+        fn--;
+        for (;;) {
+            const rq_palos_out *o = &W->log[i].o;
+            CHECK_EQ(o->qp, qp);
+            if (o->len)
+                charge += charge_of(&W->c, o->len);
+            if (o->flags & F_LAST)
+                left[qp]--;
+            i++;
+            if ((o->flags & F_END) || i >= W->nlog)
+                break;
+        }
+        if (left[qp]) {
+            fifo[(fh + fn) % MAXQ] = qp;
+            fn++;
+        } else
+            drained = 1;
+        if (!drained) {
+            round_c[qp] += charge;
+            if (++in_round == n) {
+                for (x = 0; x < MAXQ; x++) {
+                    tot[x] += round_c[x];
+                    round_c[x] = 0;
+                }
+                in_round = 0;
+                rounds++;
+            }
+        }
+    }
+    CHECK_EQ(fn, 0);
+    if (!shares || TEST_FAILS())
+        return;
+    CHECK(rounds >= 8u);
+    {
+        double sum_g = 0, nbytes = (double)n * W->c.weights.mtu;
+        uint32_t g;
+        uint8_t has[MAXG];
+        memset(has, 0, sizeof has);
+        for (x = 0; x < n; x++)
+            has[W->m.qg[order[x]]] = 1;
+        for (g = 0; g < MAXG; g++)
+            if (has[g])
+                sum_g += W->m.gw[g];
+        for (x = 0; x < n; x++) {
+            uint32_t q = order[x], y;
+            double sum_w = 0, share, want, tol;
+            for (y = 0; y < n; y++)
+                if (W->m.qg[order[y]] == W->m.qg[q])
+                    sum_w += W->m.qw[order[y]];
+            share = W->m.gw[W->m.qg[q]] / sum_g * (W->m.qw[q] / sum_w); /* Eq. 1 */
+            want = rounds * nbytes * share;
+            tol = (double)m_chunk_floor(&W->m, q) + W->c.weights.mtu + W->c.packet_overhead + 4.0 + rounds * W->m.qw[q] / 65536.0;
+            if (tot[q] > want + tol || tot[q] + tol < want) {
+                printf("  qp %u: %" PRIu64 " charged bytes over %u rounds, Eq. 1 wants %.1f (+-%.1f)\n", q, tot[q], rounds, want, tol);
+                CHECK(0);
+            }
+        }
+    }
+}
+
+/* All QPs backlogged from cycle 0 (doorbells in `order`, fetch latency above the QP count so
+ * that they are all queued before the first visit ends). */
+static uint32_t build_backlogged(world *W, uint64_t seed, uint32_t mode, uint32_t ovh, uint32_t mtu, int latency, uint32_t *order)
+{
+    rq_palos_config c;
+    uint32_t n, ng, i, j, cls[MAXQ];
+    rq_palos_config_default(&c);
+    c.mode = mode;
+    c.weights.max_qps = 32;
+    c.weights.max_groups = 8;
+    c.weights.mtu = mtu;
+    c.fetch_latency = 24;
+    c.max_batch = 4096; /* a visit never runs out of fetched WQEs before its credit */
+    c.packet_overhead = ovh;
+    if (!world_setup(W, &c, seed))
+        return 0;
+    W->keep_log = 1;
+    ng = (uint32_t)rnic_prng_range(&W->r, 1, 4);
+    n = (uint32_t)rnic_prng_range(&W->r, 1, 20);
+    pick_ids(&W->r, order, n, c.weights.max_qps);
+    draw_weights(W, order, n, ng, 1000, (uint64_t)ovh + 16u);
+    for (i = 0; i < n; i++)
+        cls[i] = latency && rnic_prng_chance(&W->r, 1, 3) ? (uint32_t)RQ_PALOS_LATENCY : (uint32_t)RQ_PALOS_BANDWIDTH;
+    commit_weights(W, order, n, ng, cls);
+    for (i = 0; i < n; i++) {
+        uint32_t x = order[i], cnt = 0;
+        uint64_t chunk = m_chunk_floor(&W->m, x), want, sum = 0;
+        /* enough bytes for about 40 rounds (CHUNK) or 1500 packets (RR), every QP about alike */
+        want = mode == RQ_PALOS_CHUNK ? 40u * chunk : 1500u * (uint64_t)mtu / (n > 4u ? n / 4u : 1u);
+        w_wqes(W, x, 4000);
+        while (sum < want && cnt < 4000u) {
+            uint64_t k = rnic_prng_below(&W->r, 100);
+            uint32_t len;
+            if (k < 40)
+                len = (uint32_t)rnic_prng_log_range(&W->r, 1, 2048);
+            else if (k < 60)
+                len = (uint32_t)rnic_prng_range(&W->r, chunk > 2u ? chunk - 2u : 1u, chunk + 2u);
+            else if (k < 70)
+                len = (uint32_t)rnic_prng_range(&W->r, mtu - 2u, mtu + 2u);
+            else
+                len = (uint32_t)rnic_prng_log_range(&W->r, 2048, 64u << 10);
+            gen_wqe(W, x, cnt++, len, 0);
+            sum += len;
+        }
+        W->h[x].count = cnt;
+    }
+    for (i = 0; i + 1u < n; i++) { /* shuffle the doorbell order */
+        uint32_t t;
+        j = i + (uint32_t)rnic_prng_below(&W->r, n - i);
+        t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    return n;
+}
+
+static void test_chunk_per_visit_and_shares(void)
+{
+    uint64_t base = test_seed(0x9a1050002ull), s;
+    for (s = 0; s < 48u && TEST_FAILS() == 0; s++) {
+        world *W = &W0;
+        uint32_t order[MAXQ], n;
+        uint32_t ovh = s % 2u ? 82u : 0u, mtu = ovh ? 1500u : mtus[1u + s / 2u % 5u];
+        drive d;
+        n = build_backlogged(W, base + s, RQ_PALOS_CHUNK, ovh, mtu, 0, order);
+        if (n) {
+            memset(&d, 0, sizeof d);
+            d.upfront = order;
+            d.nupfront = n;
+            d.max_cycles = 2000000;
+            run_world(W, &d);
+            check_order_and_shares(W, order, n, 1);
+            CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 0);
+        }
+        if (TEST_FAILS())
+            printf("  scenario seed %" PRIu64 " ovh %u mtu %u\n", base + s, ovh, mtu);
+        world_free(W);
+    }
+}
+
+/* Exact per-visit credit: one QP alone with chunk = N = mtu, WQEs of 1000 B: visit k sends
+ * exactly the credit (1500, cut), the rest of the WQE plus the next one cut, ... */
+static void test_chunk_exact_small(void)
+{
+    world *W = &W0;
+    rq_palos_config c;
+    host_qp *h;
+    uint32_t i;
+    uint64_t sent = 0;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 4;
+    c.weights.max_groups = 2;
+    c.weights.mtu = 1500;
+    if (!world_setup(W, &c, 7))
+        return;
+    W->keep_log = 1;
+    w_group(W, 0, 1);
+    w_qp(W, 2, 0, 5, RQ_PALOS_BANDWIDTH); /* alone: chunk = N = 1 x 1500 */
+    h = w_wqes(W, 2, 6);
+    for (i = 0; i < 6; i++)
+        set_wqe(h, i, 0x10000u * (i + 1u), 1000, 100u + i, 7u * i);
+    {
+        drive d;
+        uint32_t order[1] = { 2 };
+        memset(&d, 0, sizeof d);
+        d.upfront = order;
+        d.nupfront = 1;
+        d.max_cycles = 10000;
+        run_world(W, &d);
+    }
+    /* 6000 bytes = 4 chunks of 1500: pieces 1000+500 | 500+1000 | 1000+500 | 500+1000 */
+    CHECK_EQ(W->nlog, 8);
+    if (W->nlog != 8)
+        goto out;
+    {
+        static const uint32_t len[8] = { 1000, 500, 500, 1000, 1000, 500, 500, 1000 };
+        static const uint32_t idx[8] = { 0, 1, 1, 2, 3, 4, 4, 5 };
+        static const uint32_t off[8] = { 0, 0, 500, 0, 0, 0, 500, 0 };
+        static const uint32_t flg[8] = { F_FIRST | F_LAST, F_FIRST | F_END, F_LAST, F_FIRST | F_LAST | F_END,
+                                         F_FIRST | F_LAST, F_FIRST | F_END, F_LAST, F_FIRST | F_LAST | F_END };
+        for (i = 0; i < 8; i++) {
+            const rq_palos_out *o = &W->log[i].o;
+            CHECK_EQ(o->len, len[i]);
+            CHECK_EQ(o->index, idx[i]);
+            CHECK_EQ(o->offset, off[i]);
+            CHECK_EQ(o->flags, flg[i]);
+            CHECK_EQ(o->addr, 0x10000u * (idx[i] + 1u) + off[i]);
+            CHECK_EQ(o->user, 100u + idx[i]);
+            sent += o->len;
+        }
+    }
+    CHECK_EQ(sent, 6000);
+    CHECK_EQ(rq_palos_get_stats(&W->e)->visits, 4);
+    CHECK_EQ(rq_palos_get_stats(&W->e)->cut_wqes, 2);
+    CHECK_EQ(rq_palos_get_stats(&W->e)->combined_visits, 2); /* visits 2 and 4 finished two WQEs */
+out:
+    world_free(W);
+}
+
+/* 3. PACKET_RR: one packet per visit, strict round robin (latency-class QPs included: the
+ *    baseline has no priority queue). */
+static void test_packet_rr(void)
+{
+    uint64_t base = test_seed(0x9a1050003ull), s;
+    for (s = 0; s < 24u && TEST_FAILS() == 0; s++) {
+        world *W = &W0;
+        uint32_t order[MAXQ], n;
+        drive d;
+        n = build_backlogged(W, base + s, RQ_PALOS_PACKET_RR, s % 3u == 2u ? 82u : 0u, mtus[s % 6u], 1, order);
+        if (n) {
+            memset(&d, 0, sizeof d);
+            d.upfront = order;
+            d.nupfront = n;
+            d.max_cycles = 2000000;
+            run_world(W, &d);
+            check_order_and_shares(W, order, n, 0);
+            CHECK_EQ(rq_palos_get_stats(&W->e)->visits, rq_palos_get_stats(&W->e)->out_wqes);
+            CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 0);
+        }
+        if (TEST_FAILS())
+            printf("  scenario seed %" PRIu64 "\n", base + s);
+        world_free(W);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 4. Latency class: strict priority at the fetch module, priority_max_msg per visit.
+ * ------------------------------------------------------------------------------------------- */
+/* Three bandwidth QPs backlogged with 64 KB WQEs; at cycle 500 a latency QP rings one 100,000 B
+ * WQE. Contract (§IV-C, docs/palos_model.md): the latency queue is fetched first into its own
+ * slots and a ready latency batch is sliced before any bandwidth batch. So the latency QP's
+ * first visit starts once its batch is ready (doorbell before tick t: queued in t, fetched in
+ * t+1, ready at t+1+fetch_latency) as soon as the visit in progress ends, and no bandwidth visit
+ * starts in between; the same after each of its visits (re-queued and fetched in the cycle the
+ * visit ends). Every latency visit sends one piece of priority_max_msg (the rest at the end). */
+static void test_latency_priority(void)
+{
+    uint64_t base = test_seed(0x9a1050004ull);
+    uint32_t slots;
+    for (slots = 1; slots <= 4u && TEST_FAILS() == 0; slots++) {
+        world *W = &W0;
+        rq_palos_config c;
+        uint32_t x, i, order[3] = { 1, 5, 9 }, L = 7, lat_visits = 0, expect_off = 0;
+        uint64_t ready = RQ_NEVER, bw_start = 0, longest_bw = 0;
+        int in_bw = 0;
+        rq_palos_config_default(&c);
+        c.weights.max_qps = 16;
+        c.weights.max_groups = 2;
+        c.fetch_slots = slots;
+        c.fetch_latency = 2u + slots;
+        if (!world_setup(W, &c, base + slots))
+            break;
+        W->keep_log = 1;
+        w_group(W, 0, 1);
+        w_group(W, 1, 1);
+        for (x = 0; x < 3; x++) {
+            w_qp(W, order[x], 0, x + 1u, RQ_PALOS_BANDWIDTH);
+            (void)w_wqes(W, order[x], 200);
+            for (i = 0; i < 200; i++)
+                gen_wqe(W, order[x], i, 64u << 10, 0);
+        }
+        w_qp(W, L, 1, 1, RQ_PALOS_LATENCY);
+        (void)w_wqes(W, L, 1);
+        gen_wqe(W, L, 0, 100000, 0); /* 24 pieces of 4096 and one of 1696 */
+        for (x = 0; x < 3; x++)
+            w_ring(W, order[x], W->h[order[x]].count);
+        while (!all_done(W) && W->m.now < 200000u && TEST_FAILS() == 0) {
+            uint32_t n0 = W->nlog;
+            if (W->m.now == 500u) {
+                w_ring(W, L, 1);
+                ready = 500u + 1u + c.fetch_latency;
+            }
+            w_tick(W);
+            while (pop_one(W))
+                ;
+            for (i = n0; i < W->nlog; i++) { /* the output is drained every cycle: first piece = visit start */
+                const rq_palos_out *o = &W->log[i].o;
+                int starts = i == 0u || (W->log[i - 1u].o.flags & F_END);
+                if (o->qp == L) {
+                    if (starts) {
+                        CHECK(o->cycle >= ready); /* not before its batch is ready */
+                        /* and right after the bandwidth visit in progress (at most 2 pieces here) */
+                        CHECK(o->cycle <= ready + 2u);
+                        lat_visits++;
+                    }
+                    CHECK(o->flags & F_END); /* one piece per visit */
+                    CHECK_EQ(o->offset, expect_off);
+                    CHECK_EQ(o->len, 100000u - expect_off < 4096u ? 100000u - expect_off : 4096u);
+                    expect_off += o->len;
+                    ready = o->cycle + c.fetch_latency; /* re-queued and fetched in this cycle */
+                } else {
+                    if (starts) {
+                        CHECK(o->cycle < ready); /* strict priority at the slicer */
+                        bw_start = o->cycle;
+                        in_bw = 1;
+                    }
+                    if ((o->flags & F_END) && in_bw && o->cycle - bw_start + 1u > longest_bw)
+                        longest_bw = o->cycle - bw_start + 1u;
+                }
+            }
+            if (expect_off == 100000u)
+                ready = RQ_NEVER;
+        }
+        CHECK_EQ(expect_off, 100000);
+        CHECK_EQ(lat_visits, 25);
+        CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 25);
+        CHECK(longest_bw >= 1u);
+        while (pop_one(W))
+            ;
+        if (TEST_FAILS() == 0)
+            final_checks(W);
+        world_free(W);
+    }
+}
+
+/* Combining in the latency class stops at priority_max_msg: WQEs 100, 5000, 300 -> visit 1 sends
+ * 100 + 3996 (cut), visit 2 the remaining 1004 + 300. */
+static void test_latency_combine_cut(void)
+{
+    world *W = &W0;
+    rq_palos_config c;
+    host_qp *h;
+    uint32_t order[1] = { 3 };
+    drive d;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 8;
+    c.weights.max_groups = 1;
+    if (!world_setup(W, &c, 11))
+        return;
+    W->keep_log = 1;
+    w_group(W, 0, 9);
+    w_qp(W, 3, 0, 1, RQ_PALOS_LATENCY);
+    h = w_wqes(W, 3, 3);
+    set_wqe(h, 0, 0x1000, 100, 1, 0);
+    set_wqe(h, 1, 0x2000, 5000, 2, 0);
+    set_wqe(h, 2, 0x9000, 300, 3, 0);
+    memset(&d, 0, sizeof d);
+    d.upfront = order;
+    d.nupfront = 1;
+    d.max_cycles = 1000;
+    run_world(W, &d);
+    CHECK_EQ(W->nlog, 4);
+    if (W->nlog == 4) {
+        CHECK_EQ(W->log[0].o.len, 100);
+        CHECK_EQ(W->log[1].o.len, 3996);
+        CHECK_EQ(W->log[1].o.flags, F_FIRST | F_END);
+        CHECK_EQ(W->log[2].o.len, 1004);
+        CHECK_EQ(W->log[2].o.addr, 0x2000u + 3996u);
+        CHECK_EQ(W->log[3].o.len, 300);
+        CHECK_EQ(W->log[3].o.flags, F_FIRST | F_LAST | F_END);
+    }
+    CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 2);
+    world_free(W);
+}
+
+/* A latency-class visit has priority_max_msg of credit; were it charged packet_overhead per
+ * packet, priority_max_msg <= packet_overhead could never send a byte (a livelock this test
+ * found). The engine charges a latency visit payload only, so the QP's 10 B WQE must be done
+ * and the engine go idle. */
+static void test_latency_message_under_overhead(void)
+{
+    world *W = &W0;
+    rq_palos_config c;
+    host_qp *h;
+    uint32_t i, head = 0, off = 0;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 4;
+    c.weights.max_groups = 1;
+    c.packet_overhead = 82;
+    c.priority_max_msg = 64;
+    if (rq_palos_mem_size(&c) == 0) /* refused: fine */
+        return;
+    if (!world_setup(W, &c, 14))
+        return;
+    w_group(W, 0, 1);
+    w_qp(W, 1, 0, 1, RQ_PALOS_LATENCY);
+    w_qp(W, 2, 0, 1, RQ_PALOS_BANDWIDTH);
+    h = w_wqes(W, 1, 1);
+    set_wqe(h, 0, 0x1000, 10, 1, 0);
+    h = w_wqes(W, 2, 1);
+    set_wqe(h, 0, 0x2000, 10, 2, 0);
+    w_ring(W, 1, 1);
+    w_ring(W, 2, 1);
+    for (i = 0; i < 10000u && !all_done(W) && TEST_FAILS() == 0; i++) {
+        while (pop_one(W))
+            ;
+        w_tick(W);
+    }
+    CHECK_EQ(W->h[2].done, 1); /* the bandwidth QP moves */
+    CHECK_EQ(W->h[1].done, 1); /* the latency QP should too */
+    CHECK_EQ(rq_palos_backlog(&W->e), 0);
+    CHECK_EQ(rq_palos_next_event(&W->e), RQ_NEVER);
+    (void)rq_palos_qp_position(&W->e, 1, &head, &off);
+    if (W->h[1].done != 1)
+        printf("  latency QP still at head %u after %" PRIu64 " visits (priority_max_msg 64, packet_overhead 82)\n", head,
+               rq_palos_get_stats(&W->e)->priority_visits);
+    world_free(W);
+}
+
+/* A visit whose credit cannot pay for a byte (here a chunk under one byte: group weights
+ * 1000 : 1, N = 2 x 64 B, so QP 1's chunk is 0.128 B) still completes a refused WQE at the head
+ * of its batch with an RQ_OUT_ERROR record, then ends without sending anything. That record is
+ * the last of the visit, so it must carry RQ_OUT_VISIT_END: otherwise the next visit's records
+ * (QP 0's here) run on in the same "visit" for a consumer that groups by VISIT_END. */
+static void test_error_record_closes_visit(void)
+{
+    world *W = &W0;
+    rq_palos_config c;
+    host_qp *h;
+    uint32_t i;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 4;
+    c.weights.max_groups = 2;
+    c.weights.mtu = 64;
+    if (!world_setup(W, &c, 15))
+        return;
+    W->keep_log = 1;
+    w_group(W, 0, 1000);
+    w_group(W, 1, 1);
+    w_qp(W, 0, 0, 1, RQ_PALOS_BANDWIDTH);
+    w_qp(W, 1, 1, 1, RQ_PALOS_BANDWIDTH);
+    h = w_wqes(W, 1, 2);
+    set_wqe(h, 0, 0x1000, 0, 1, 0); /* refused: length 0 */
+    set_wqe(h, 1, 0x2000, 3, 2, 0);
+    h = w_wqes(W, 0, 1);
+    set_wqe(h, 0, 0x3000, 200, 3, 0);
+    w_ring(W, 1, 2); /* QP 1 first: its visit comes first */
+    w_ring(W, 0, 1);
+    for (i = 0; i < 5000u && !all_done(W); i++) {
+        while (pop_one(W))
+            ;
+        w_tick(W);
+    }
+    while (pop_one(W))
+        ;
+    CHECK(all_done(W));
+    CHECK(W->nlog >= 2u);
+    if (W->nlog >= 2u) {
+        CHECK_EQ(W->log[0].o.qp, 1);
+        CHECK_EQ(W->log[0].o.flags, F_FIRST | F_LAST | F_ERR | F_END);
+        CHECK_EQ(W->log[1].o.qp, 0); /* QP 0's visit comes next */
+    }
+    CHECK_EQ(rq_palos_get_stats(&W->e)->bad_wqes, 1);
+    CHECK_EQ(rq_palos_backlog(&W->e), 0);
+    world_free(W);
+}
+
+/* The largest WQE (2^31 bytes) is accepted, 2^31 + 1 refused: a latency QP with a 2^30 message
+ * limit moves 2^31 in two visits. */
+static void test_largest_wqe(void)
+{
+    world *W = &W0;
+    rq_palos_config c;
+    host_qp *h;
+    uint32_t order[1] = { 0 };
+    drive d;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 2;
+    c.weights.max_groups = 1;
+    c.priority_max_msg = 1u << 30;
+    if (!world_setup(W, &c, 12))
+        return;
+    W->keep_log = 1;
+    w_group(W, 0, 1);
+    w_qp(W, 0, 0, 1, RQ_PALOS_LATENCY);
+    h = w_wqes(W, 0, 3);
+    set_wqe(h, 0, 0x1000, PIECE_MAX, 1, 0);
+    set_wqe(h, 1, 0x1000, PIECE_MAX + 1u, 2, 0);
+    set_wqe(h, 2, 0x1000, 10, 3, 0);
+    memset(&d, 0, sizeof d);
+    d.upfront = order;
+    d.nupfront = 1;
+    d.max_cycles = 1000;
+    run_world(W, &d);
+    CHECK_EQ(W->nlog, 4);
+    if (W->nlog == 4) {
+        CHECK_EQ(W->log[0].o.len, 1u << 30);
+        CHECK_EQ(W->log[1].o.len, 1u << 30);
+        CHECK_EQ(W->log[1].o.flags, F_LAST | F_END);
+        CHECK_EQ(W->log[2].o.flags & F_ERR, F_ERR);
+        CHECK_EQ(W->log[3].o.len, 10);
+    }
+    world_free(W);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 5. Bad input.
+ * ------------------------------------------------------------------------------------------- */
+static uint64_t buf_mem[1u << 14];
+
+static rnic_err never_read(void *ctx, uint32_t qp, uint32_t index, rq_wqe *out)
+{
+    (void)ctx;
+    (void)qp;
+    (void)index;
+    (void)out;
+    return RNIC_EINVAL;
+}
+
+static void test_bad_config(void)
+{
+    rq_palos_config c, bad;
+    rq_palos p;
+    size_t need;
+    unsigned k;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 64;
+    need = rq_palos_mem_size(&c);
+    CHECK(need > 0 && need <= sizeof buf_mem);
+    for (k = 0; k < 22; k++) {
+        bad = c;
+        switch (k) {
+        case 0: bad.weights.max_qps = 0; break;
+        case 1: bad.weights.max_groups = 0; break;
+        case 2: bad.weights.mtu = 63; break;
+        case 3: bad.weights.max_qps = 16385; bad.weights.mtu = 65536; break; /* N > 2^30 */
+        case 4: bad.mode = 2; break;
+        case 5: bad.ring_entries = 0; break;
+        case 6: bad.ring_entries = (1u << 24) + 1u; break;
+        case 7: bad.doorbell_port = 0; break;
+        case 8: bad.out_port = 0; break;
+        case 9: bad.fetch_slots = 0; break;
+        case 10: bad.fetch_slots = 4097; break;
+        case 11: bad.max_batch = 0; break;
+        case 12: bad.max_batch = 4097; break;
+        case 13: bad.priority_max_msg = 0; break;
+        case 14: bad.packet_overhead = 4097; break;
+        case 15: bad.weights.max_qps = 65537; break;
+        case 16: bad.weights.max_groups = 4097; break;
+        case 17: bad.weights.mtu = 65537; break;
+        case 18: bad.fetch_latency = (1u << 20) + 1u; break;
+        case 19: bad.priority_max_msg = (1u << 30) + 1u; break;
+        case 20: bad.doorbell_port = (1u << 20) + 1u; break;
+        default: bad.out_port = (1u << 20) + 1u; break;
+        }
+        CHECK_EQ(rq_palos_mem_size(&bad), 0);
+        CHECK_EQ(rq_palos_init(&p, &bad, buf_mem, sizeof buf_mem, never_read, NULL), RNIC_EINVAL);
+    }
+    CHECK_EQ(rq_palos_mem_size(NULL), 0);
+    CHECK_EQ(rq_palos_init(&p, NULL, buf_mem, sizeof buf_mem, never_read, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_palos_init(NULL, &c, buf_mem, sizeof buf_mem, never_read, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_palos_init(&p, &c, NULL, sizeof buf_mem, never_read, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_palos_init(&p, &c, buf_mem, sizeof buf_mem, NULL, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_palos_init(&p, &c, (unsigned char *)buf_mem + 4, sizeof buf_mem - 4, never_read, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_palos_init(&p, &c, buf_mem, need - 1u, never_read, NULL), RNIC_ENOSPC);
+    CHECK_EQ(rq_palos_init(&p, &c, buf_mem, need, never_read, NULL), RNIC_OK);
+    /* boundaries that are valid */
+    bad = c;
+    bad.weights.max_qps = 16384;
+    bad.weights.mtu = 65536; /* N = 2^30 */
+    CHECK(rq_palos_mem_size(&bad) > 0);
+    bad = c;
+    bad.fetch_latency = 0;
+    bad.ring_entries = 1u << 24;
+    bad.max_batch = 4096;
+    bad.packet_overhead = 4096;
+    bad.priority_max_msg = 1u << 30;
+    CHECK(rq_palos_mem_size(&bad) > 0);
+}
+
+/* A small world for the control-path cases: groups 0 (weight 2) and 1 (weight 3), QPs 1 and 2. */
+static world *small_world(uint32_t ring, uint32_t db_port)
+{
+    world *W = &W0;
+    rq_palos_config c;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 8;
+    c.weights.max_groups = 4;
+    c.ring_entries = ring;
+    c.doorbell_port = db_port;
+    if (!world_setup(W, &c, 99))
+        return NULL;
+    w_group(W, 0, 2);
+    w_group(W, 1, 3);
+    w_qp(W, 1, 0, 4, RQ_PALOS_BANDWIDTH);
+    w_qp(W, 2, 1, 4, RQ_PALOS_BANDWIDTH);
+    return W;
+}
+
+static void test_bad_control(void)
+{
+    world *W = small_world(64, 8);
+    rq_palos *p;
+    const rnic_err_stats *es;
+    const rq_pw *pw;
+    uint32_t i;
+    rq_palos_out o;
+    if (!W)
+        return;
+    p = &W->e;
+    es = &rq_palos_get_stats(p)->errors;
+    pw = rq_palos_weights(p);
+    /* groups */
+    CHECK_EQ(rq_palos_create_group(p, 2, 0), RNIC_ERANGE);
+    CHECK_EQ(rq_palos_create_group(p, 2, 65536), RNIC_ERANGE);
+    CHECK_EQ(rq_palos_create_group(p, 4, 1), RNIC_ENOENT); /* beyond max_groups */
+    CHECK_EQ(rq_palos_create_group(p, 0, 1), RNIC_EEXIST);
+    CHECK_EQ(pw->groups[0].weight, 2);
+    CHECK_EQ(rq_palos_set_group_weight(p, 3, 5), RNIC_ENOENT); /* never created */
+    CHECK_EQ(rq_palos_set_group_weight(p, 9, 5), RNIC_ENOENT);
+    CHECK_EQ(rq_palos_set_group_weight(p, 1, 0), RNIC_ERANGE);
+    CHECK_EQ(rq_palos_set_group_weight(p, 1, 65536), RNIC_ERANGE);
+    CHECK_EQ(pw->groups[1].weight, 3);
+    CHECK_EQ(es->by_cause[RNIC_ERANGE], 4);
+    CHECK_EQ(es->by_cause[RNIC_ENOENT], 3);
+    CHECK_EQ(es->by_cause[RNIC_EEXIST], 1);
+    /* QPs */
+    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 0, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
+    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 65536, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
+    CHECK_EQ(rq_palos_set_qp(p, 1, 3, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT); /* unknown group */
+    CHECK_EQ(rq_palos_set_qp(p, 1, 7, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT); /* beyond max_groups */
+    CHECK_EQ(rq_palos_set_qp(p, 8, 0, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT); /* beyond max_qps */
+    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 5, 2), RNIC_EINVAL);                  /* bad class */
+    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 5, UINT32_MAX), RNIC_EINVAL);
+    CHECK_EQ(es->by_cause[RNIC_ERANGE], 6);
+    CHECK_EQ(es->by_cause[RNIC_ENOENT], 6);
+    CHECK_EQ(es->by_cause[RNIC_EINVAL], 2);
+    CHECK_EQ(pw->qps[1].group, 0); /* unchanged by the refused calls */
+    CHECK_EQ(pw->qps[1].weight, 4);
+    CHECK_EQ(pw->qps[3].group, RNIC_NONE);
+    CHECK_EQ(p->qps[1].cls, RQ_PALOS_BANDWIDTH);
+    CHECK_EQ(rq_palos_set_qp(p, 3, 1, 65535, RQ_PALOS_LATENCY), RNIC_OK); /* the largest weight */
+    CHECK_EQ(rq_palos_set_qp(p, 3, 1, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    W->m.in[3] = 1;
+    W->m.qg[3] = 1;
+    W->m.qw[3] = 1;
+    CHECK_EQ(rq_palos_pop(p, NULL), RNIC_EINVAL);
+    CHECK_EQ(es->by_cause[RNIC_EINVAL], 3);
+    CHECK_EQ(rq_palos_pop(p, &o), RNIC_EEMPTY); /* the idle answer, not counted */
+    CHECK_EQ(es->by_cause[RNIC_EEMPTY], 0);
+    CHECK_EQ(rq_palos_qp_position(p, 8, NULL, NULL), RNIC_ENOENT);
+    /* remove_qp */
+    CHECK_EQ(rq_palos_remove_qp(p, 5), RNIC_ENOENT); /* never set */
+    CHECK_EQ(rq_palos_remove_qp(p, 8), RNIC_ENOENT);
+    {
+        host_qp *h = w_wqes(W, 1, 3);
+        for (i = 0; i < 3; i++)
+            gen_wqe(W, 1, i, 3000, 0);
+        w_ring(W, 1, 3);
+        CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_ESTATE); /* posted work, doorbell in the port */
+        w_tick(W);
+        CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_ESTATE); /* queued */
+        w_tick(W);
+        CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_ESTATE); /* fetching */
+        CHECK_EQ(es->by_cause[RNIC_ESTATE], 3);
+        CHECK_EQ(pw->qps[1].group, 0);
+        for (i = 0; i < 200u && !all_done(W); i++) {
+            while (pop_one(W))
+                ;
+            w_tick(W);
+        }
+        CHECK(all_done(W));
+        CHECK_EQ(h->done, 3);
+    }
+    CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_OK);
+    W->m.in[1] = 0;
+    CHECK_EQ(pw->qps[1].group, RNIC_NONE);
+    CHECK_EQ(rq_palos_doorbell(p, 1, 4), RNIC_ENOENT); /* no longer in a group */
+    CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_ENOENT);
+    CHECK_EQ(rq_palos_backlog(p), 0);
+    world_free(W);
+}
+
+static void test_bad_doorbells(void)
+{
+    world *W = small_world(8, 2);
+    rq_palos *p;
+    const rnic_err_stats *es;
+    uint32_t head, off, i;
+    if (!W)
+        return;
+    p = &W->e;
+    es = &rq_palos_get_stats(p)->errors;
+    w_wqes(W, 1, 40);
+    w_wqes(W, 2, 40);
+    for (i = 0; i < 40; i++) {
+        gen_wqe(W, 1, i, 2000, 0);
+        gen_wqe(W, 2, i, 2000, 0);
+    }
+    CHECK_EQ(rq_palos_doorbell(p, 0, 1), RNIC_ENOENT); /* not in a group */
+    CHECK_EQ(rq_palos_doorbell(p, 8, 1), RNIC_ENOENT); /* beyond max_qps */
+    CHECK_EQ(rq_palos_doorbell(p, UINT32_MAX, 1), RNIC_ENOENT);
+    CHECK_EQ(rq_palos_doorbell(p, 1, 0), RNIC_ESTALE); /* does not move */
+    CHECK_EQ(rq_palos_doorbell(p, 1, 9), RNIC_ENOSPC); /* 9 > ring of 8 */
+    CHECK_EQ(rq_palos_doorbell(p, 1, 0x80000001u), RNIC_ESTALE); /* more than 2^31 ahead: backwards */
+    CHECK_EQ(es->by_cause[RNIC_ENOENT], 3);
+    CHECK_EQ(es->by_cause[RNIC_ESTALE], 2);
+    CHECK_EQ(es->by_cause[RNIC_ENOSPC], 1);
+    CHECK_EQ(rq_palos_backlog(p), 0);
+    CHECK_EQ(p->doorbells.count, 0);
+    w_ring(W, 1, 5);                                      /* tail 5 */
+    CHECK_EQ(rq_palos_doorbell(p, 1, 5), RNIC_ESTALE);    /* the same tail again */
+    CHECK_EQ(rq_palos_doorbell(p, 1, 4), RNIC_ESTALE);    /* backwards */
+    CHECK_EQ(rq_palos_doorbell(p, 1, 9), RNIC_ENOSPC);    /* head still 0 */
+    w_ring(W, 2, 8);                                      /* port (2) now full */
+    CHECK_EQ(rq_palos_doorbell(p, 1, 6), RNIC_EBUSY);
+    CHECK_EQ(rq_palos_doorbell(p, 2, 1), RNIC_ESTALE);    /* checked before the port */
+    CHECK_EQ(es->by_cause[RNIC_ESTALE], 5);
+    CHECK_EQ(es->by_cause[RNIC_ENOSPC], 2);
+    CHECK_EQ(es->by_cause[RNIC_EBUSY], 1);
+    CHECK_EQ(rq_palos_backlog(p), 13);
+    CHECK_EQ(rq_palos_qp_position(p, 1, &head, &off), RNIC_OK);
+    CHECK_EQ(head, 0);
+    CHECK_EQ(off, 0);
+    CHECK_EQ(rq_palos_get_stats(p)->doorbells, 0);
+    w_tick(W); /* the port drains one per cycle */
+    CHECK_EQ(rq_palos_doorbell(p, 1, 6), RNIC_OK); /* the refused tail was not recorded */
+    W->h[1].posted = 6;
+    CHECK_EQ(m_doorbell(&W->m, 1, 6), RNIC_OK);
+    /* drain, ringing the rest as room allows */
+    for (i = 0; i < 100000u && !all_done(W) && TEST_FAILS() == 0; i++) {
+        uint32_t x;
+        for (x = 1; x <= 2u; x++) {
+            host_qp *h = &W->h[x];
+            uint32_t room = 8u - (h->posted - h->done), k = h->count - h->posted < room ? h->count - h->posted : room;
+            if (k)
+                w_ring(W, x, k);
+        }
+        while (pop_one(W))
+            ;
+        w_tick(W);
+    }
+    CHECK(all_done(W));
+    CHECK_EQ(rq_palos_backlog(p), 0);
+    CHECK_EQ(es->by_cause[RNIC_ENOSPC], 2); /* the host never overran: nothing more counted */
+    world_free(W);
+}
+
+/* Refused WQEs: one RQ_OUT_ERROR record each, counted, and the QP's next WQEs still flow. */
+static void test_bad_wqes(void)
+{
+    world *W = &W0;
+    rq_palos_config c;
+    host_qp *h;
+    uint32_t order[1] = { 4 }, i;
+    drive d;
+    static const uint32_t want_len[9] = { 100, 0, 200, 0, 50, 0, 0, 0, 10 };
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 8;
+    c.weights.max_groups = 1;
+    if (!world_setup(W, &c, 13))
+        return;
+    W->keep_log = 1;
+    w_group(W, 0, 1);
+    w_qp(W, 4, 0, 1, RQ_PALOS_BANDWIDTH); /* alone: chunk 1500 */
+    h = w_wqes(W, 4, 9);
+    set_wqe(h, 0, 0x1000, 100, 10, 1);
+    set_wqe(h, 1, 0x2000, 0, 11, 2);                 /* length 0 */
+    set_wqe(h, 2, 0x3000, 200, 12, 3);
+    set_wqe(h, 3, 0x4000, 300, 13, 4);
+    h->unreadable[3] = 1;                            /* the WQE buffer refuses it */
+    set_wqe(h, 4, 0x5000, 50, 14, 5);
+    set_wqe(h, 5, UINT64_MAX - 20u, 40, 15, 6);      /* addr + len wraps */
+    set_wqe(h, 6, 0x7000, PIECE_MAX + 1u, 16, 7);    /* longer than 2^31 */
+    set_wqe(h, 7, 0x8000, UINT32_MAX, 17, 8);
+    set_wqe(h, 8, UINT64_MAX - 10u, 10, 18, 9);      /* up to the last address but one: fine */
+    memset(&d, 0, sizeof d);
+    d.upfront = order;
+    d.nupfront = 1;
+    d.max_cycles = 1000;
+    run_world(W, &d);
+    CHECK_EQ(W->nlog, 9);
+    for (i = 0; i < 9u && i < W->nlog; i++) {
+        const rq_palos_out *o = &W->log[i].o;
+        CHECK_EQ(o->index, i);
+        CHECK_EQ(o->len, want_len[i]);
+        CHECK_EQ(!!(o->flags & F_ERR), want_len[i] == 0u);
+        CHECK_EQ(o->flags & (F_FIRST | F_LAST), F_FIRST | F_LAST);
+        CHECK_EQ(!!(o->flags & F_END), i == 8u); /* all in one visit */
+    }
+    CHECK_EQ(rq_palos_get_stats(&W->e)->bad_wqes, 5);
+    CHECK_EQ(rq_palos_get_stats(&W->e)->wqes_done, 4);
+    CHECK_EQ(rq_palos_get_stats(&W->e)->out_bytes, 360);
+    CHECK_EQ(rq_palos_backlog(&W->e), 0);
+    world_free(W);
+}
+
+/* Ring counters that wrap at 2^32: doorbells across the wrap, the overrun check across it, and
+ * the slicing of WQEs whose counters wrap. */
+static void test_wrapped_counters(void)
+{
+    world *W = small_world(8, 8);
+    rq_palos *p;
+    uint32_t start = 0xfffffffau, head, off, i;
+    if (!W)
+        return;
+    p = &W->e;
+    w_wqes(W, 1, 30);
+    for (i = 0; i < 30; i++)
+        gen_wqe(W, 1, i, (uint32_t)rnic_prng_range(&W->r, 1, 5000), 0);
+    w_start(W, 1, start);
+    CHECK_EQ(rq_palos_doorbell(p, 1, start + 9u), RNIC_ENOSPC);  /* 3 after the wrap, 9 ahead */
+    CHECK_EQ(rq_palos_doorbell(p, 1, start), RNIC_ESTALE);
+    CHECK_EQ(rq_palos_doorbell(p, 1, start - 1u), RNIC_ESTALE);
+    w_ring(W, 1, 8);                                              /* tail 2 */
+    CHECK_EQ(W->h[1].posted, 8);
+    CHECK_EQ(rq_palos_backlog(p), 8);
+    CHECK_EQ(rq_palos_doorbell(p, 1, start + 7u), RNIC_ESTALE);  /* behind, across the wrap */
+    CHECK_EQ(rq_palos_doorbell(p, 1, start + 9u), RNIC_ENOSPC);
+    CHECK_EQ(rq_palos_get_stats(p)->errors.by_cause[RNIC_ESTALE], 3);
+    CHECK_EQ(rq_palos_get_stats(p)->errors.by_cause[RNIC_ENOSPC], 2);
+    for (i = 0; i < 100000u && !all_done(W) && TEST_FAILS() == 0; i++) {
+        host_qp *h = &W->h[1];
+        uint32_t room = 8u - (h->posted - h->done), k = h->count - h->posted < room ? h->count - h->posted : room;
+        if (k && i % 3u == 0u)
+            w_ring(W, 1, k);
+        while (pop_one(W))
+            ;
+        w_tick(W);
+    }
+    CHECK(all_done(W));
+    CHECK_EQ(rq_palos_qp_position(p, 1, &head, &off), RNIC_OK);
+    CHECK_EQ(head, start + 30u);
+    CHECK_EQ(rq_palos_backlog(p), 0);
+    world_free(W);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 6. Fast-forward against ticking.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Tick once, and check next_event: a tick changes the state (beyond now, cycles and stalls)
+ * exactly when next_event said now. */
+static void tick_checking_next_event(rq_palos *p, unsigned char *snap_qps, size_t qps_bytes, unsigned char *snap_pw, size_t pw_bytes)
+{
+    rq_palos snap;
+    uint64_t ne = rq_palos_next_event(p), before = p->now;
+    int changed;
+    memcpy(&snap, p, sizeof snap);
+    memcpy(snap_qps, p->qps, qps_bytes);
+    memcpy(snap_pw, p->weights.qps, pw_bytes);
+    rq_palos_tick(p);
+    snap.now = p->now;
+    snap.stats.cycles = p->stats.cycles;
+    snap.stats.out_stalls = p->stats.out_stalls;
+    changed = memcmp(&snap, p, sizeof snap) != 0 || memcmp(snap_qps, p->qps, qps_bytes) != 0 ||
+              memcmp(snap_pw, p->weights.qps, pw_bytes) != 0;
+    CHECK(ne >= before);
+    if (changed != (ne == before)) {
+        printf("  cycle %" PRIu64 ": next_event %" PRIu64 ", the tick %s the state\n", before, ne, changed ? "changed" : "did not change");
+        CHECK(0);
+    }
+}
+
+static uint32_t g_hook_ids[MAXQ], g_hook_n;
+static int chunks_ok(const model *m);
+
+static void test_fast_forward(void)
+{
+    uint64_t base = test_seed(0x9a1050006ull), s;
+    for (s = 0; s < 24u && TEST_FAILS() == 0; s++) {
+        world *W = &W0;
+        uint32_t ids[MAXQ], n, bursts;
+        scen_opts so;
+        rq_palos b;
+        void *bmem;
+        unsigned char *sq, *sp;
+        size_t need, qb, pb;
+        so.mode = s % 4u == 3u ? (uint32_t)RQ_PALOS_PACKET_RR : (uint32_t)RQ_PALOS_CHUNK;
+        so.latency = s % 2u == 0u;
+        so.bad = s % 3u == 0u;
+        so.ovh = 1;
+        so.budget = 1200;
+        n = build_random(W, base + s, &so, ids);
+        if (!n) {
+            world_free(W);
+            break;
+        }
+        W->use_model = 0; /* engine A (ticked) against engine B (fast-forwarded) */
+        need = rq_palos_mem_size(&W->c);
+        bmem = malloc(need);
+        CHECK_EQ(rq_palos_init(&b, &W->c, bmem, need, host_read, W), RNIC_OK);
+        {
+            uint32_t g, i;
+            for (g = 0; g < MAXG; g++)
+                if (W->m.gw[g])
+                    CHECK_EQ(rq_palos_create_group(&b, g, W->m.gw[g]), RNIC_OK);
+            for (i = 0; i < n; i++) {
+                CHECK_EQ(rq_palos_set_qp(&b, ids[i], W->m.qg[ids[i]], W->m.qw[ids[i]], W->h[ids[i]].cls), RNIC_OK);
+                b.qps[ids[i]].head = b.qps[ids[i]].tail = b.qps[ids[i]].posted = W->h[ids[i]].start;
+            }
+        }
+        qb = (size_t)W->c.weights.max_qps * sizeof(rq_palos_qp);
+        pb = (size_t)W->c.weights.max_qps * sizeof(rq_pw_qp);
+        sq = (unsigned char *)malloc(qb);
+        sp = (unsigned char *)malloc(pb);
+        for (bursts = 0; bursts < 100000u && !all_done(W) && TEST_FAILS() == 0; bursts++) {
+            rnic_prng *r = &W->r;
+            uint64_t gap = rnic_prng_chance(r, 1, 12) ? rnic_prng_range(r, 50, 800) : rnic_prng_below(r, 6), t = W->e.now + gap;
+            uint32_t x, k;
+            while (W->e.now < t && TEST_FAILS() == 0)
+                tick_checking_next_event(&W->e, sq, qb, sp, pb);
+            rq_palos_advance(&b, t - b.now);
+            CHECK_EQ(b.now, t);
+            /* the same input to both, at cycle t */
+            for (k = (uint32_t)rnic_prng_below(r, 3); k > 0u; k--) {
+                host_qp *h;
+                uint32_t room, step, tail;
+                x = ids[rnic_prng_below(r, n)];
+                h = &W->h[x];
+                room = W->c.ring_entries - (h->posted - h->done);
+                step = (uint32_t)rnic_prng_range(r, 1, 6);
+                step = step < room ? step : room;
+                step = step < h->count - h->posted ? step : h->count - h->posted;
+                tail = h->start + h->posted + step;
+                if (step == 0u)
+                    continue;
+                {
+                    rnic_err ea = rq_palos_doorbell(&W->e, x, tail), eb = rq_palos_doorbell(&b, x, tail);
+                    CHECK_EQ(ea, eb);
+                    if (ea == RNIC_OK)
+                        h->posted += step;
+                }
+            }
+            if (bursts > 3000u || !rnic_prng_chance(r, 1, 5)) /* sometimes nobody pops: the out port fills */
+                for (k = (uint32_t)rnic_prng_range(r, 1, 20); k > 0u; k--) {
+                    rq_palos_out oa, ob;
+                    rnic_err ea = rq_palos_pop(&W->e, &oa), eb = rq_palos_pop(&b, &ob);
+                    CHECK_EQ(ea, eb);
+                    if (ea != RNIC_OK || eb != RNIC_OK)
+                        break;
+                    check_same_record(&oa, &ob); /* cycle stamps included */
+                    W->nrec++;
+                    check_record(W, &oa, UINT32_MAX);
+                }
+            if (rnic_prng_chance(r, 1, 40)) { /* a weight change in both (chunks kept above the overhead) */
+                uint32_t old;
+                x = ids[rnic_prng_below(r, n)];
+                k = (uint32_t)rnic_prng_range(r, 1, 12);
+                old = W->m.qw[x];
+                W->m.qw[x] = k;
+                memcpy(g_hook_ids, ids, sizeof g_hook_ids);
+                g_hook_n = n;
+                if (chunks_ok(&W->m)) {
+                    CHECK_EQ(rq_palos_set_qp(&W->e, x, W->m.qg[x], k, W->h[x].cls), RNIC_OK);
+                    CHECK_EQ(rq_palos_set_qp(&b, x, W->m.qg[x], k, W->h[x].cls), RNIC_OK);
+                    W->weights_fixed = 0;
+                } else
+                    W->m.qw[x] = old;
+            }
+            CHECK_EQ(rq_palos_next_event(&W->e), rq_palos_next_event(&b));
+            CHECK(memcmp(rq_palos_get_stats(&W->e), rq_palos_get_stats(&b), sizeof(rq_palos_stats)) == 0);
+            CHECK_EQ(rq_palos_backlog(&W->e), rq_palos_backlog(&b));
+        }
+        CHECK(all_done(W));
+        CHECK(memcmp(rq_palos_get_stats(&W->e), rq_palos_get_stats(&b), sizeof(rq_palos_stats)) == 0);
+        CHECK(memcmp(W->e.qps, b.qps, qb) == 0);
+        /* idle: next_event is RQ_NEVER, and advancing changes nothing but the clock */
+        CHECK_EQ(rq_palos_next_event(&b), RQ_NEVER);
+        rq_palos_advance(&b, 1000000);
+        CHECK_EQ(b.now, W->e.now + 1000000u);
+        CHECK_EQ(rq_palos_get_stats(&b)->out_wqes, rq_palos_get_stats(&W->e)->out_wqes);
+        if (TEST_FAILS())
+            printf("  scenario seed %" PRIu64 "\n", base + s);
+        free(sq);
+        free(sp);
+        free(bmem);
+        world_free(W);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 7. Weight changes at run time.
+ * ------------------------------------------------------------------------------------------- */
+/* Every bandwidth QP's chunk still pays for a few bytes past the packet overhead (the run ends). */
+static int chunks_ok(const model *m)
+{
+    uint32_t i;
+    for (i = 0; i < g_hook_n; i++) {
+        uint32_t x = g_hook_ids[i];
+        if (m->q[x].cls == RQ_PALOS_BANDWIDTH && m_chunk_floor(m, x) < (uint64_t)m->c.packet_overhead + 8u)
+            return 0;
+    }
+    return 1;
+}
+
+static model g_tmp;
+
+/* Now and then a group weight, a QP weight, a QP's group or its class changes, in engine and
+ * model alike, while QPs are queued, fetched or in a visit. */
+static void random_weight_hook(world *W)
+{
+    rnic_prng *r = &W->r;
+    uint32_t x, g, wt, cls;
+    if (!rnic_prng_chance(r, 1, 150))
+        return;
+    g_tmp = W->m;
+    if (rnic_prng_chance(r, 1, 3)) { /* a group's weight */
+        do
+            g = (uint32_t)rnic_prng_below(r, MAXG);
+        while (!W->m.gw[g]);
+        wt = (uint32_t)rnic_prng_range(r, 1, 40);
+        g_tmp.gw[g] = wt;
+        if (chunks_ok(&g_tmp))
+            w_group_weight(W, g, wt);
+        return;
+    }
+    x = g_hook_ids[rnic_prng_below(r, g_hook_n)];
+    g = W->m.qg[x];
+    if (rnic_prng_chance(r, 1, 4)) /* move it to another existing group */
+        do
+            g = (uint32_t)rnic_prng_below(r, MAXG);
+        while (!W->m.gw[g]);
+    wt = (uint32_t)rnic_prng_range(r, 1, 40);
+    cls = rnic_prng_chance(r, 1, 6) ? 1u - W->m.q[x].cls : W->m.q[x].cls;
+    g_tmp.qg[x] = g;
+    g_tmp.qw[x] = wt;
+    g_tmp.q[x].cls = cls;
+    if (chunks_ok(&g_tmp)) {
+        w_qp(W, x, g, wt, cls);
+        W->weights_fixed = 0;
+    }
+}
+
+static void test_weight_changes_random(void)
+{
+    uint64_t base = test_seed(0x9a1050007ull), s;
+    for (s = 0; s < 24u && TEST_FAILS() == 0; s++) {
+        world *W = &W0;
+        scen_opts so;
+        drive d;
+        so.mode = RQ_PALOS_CHUNK;
+        so.latency = s % 2u == 1u;
+        so.bad = s % 3u == 2u;
+        so.ovh = 1;
+        so.budget = 2000;
+        g_hook_n = build_random(W, base + s, &so, g_hook_ids);
+        if (g_hook_n) {
+            random_drive(W, &d);
+            d.hook = random_weight_hook;
+            run_world(W, &d);
+        }
+        if (TEST_FAILS())
+            printf("  scenario seed %" PRIu64 "\n", base + s);
+        world_free(W);
+    }
+}
+
+/* Four backlogged QPs, groups A = {q0 w1, q1 w3} and B = {q2 w1, q3 w1}, group weights 1:1:
+ * shares 1/8, 3/8, 1/4, 1/4. Then group B's weight goes to 3 and q0's to 3 while all are
+ * queued: shares 1/8, 1/8, 3/8, 3/8. Bytes per window of cycles follow Eq. 1 within 2%. */
+static void test_weight_changes_shift_shares(void)
+{
+    world *W = &W0;
+    rq_palos_config c;
+    uint32_t x, i, phase;
+    static const uint32_t qg[4] = { 0, 0, 1, 1 }, qw[4] = { 1, 3, 1, 1 };
+    static const double want[2][4] = { { 1.0 / 8, 3.0 / 8, 1.0 / 4, 1.0 / 4 }, { 1.0 / 8, 1.0 / 8, 3.0 / 8, 3.0 / 8 } };
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 4;
+    c.weights.max_groups = 2;
+    if (!world_setup(W, &c, 21))
+        return;
+    w_group(W, 0, 1);
+    w_group(W, 1, 1);
+    for (x = 0; x < 4; x++) {
+        w_qp(W, x, qg[x], qw[x], RQ_PALOS_BANDWIDTH);
+        w_wqes(W, x, 4000);
+        for (i = 0; i < 4000; i++)
+            gen_wqe(W, x, i, (uint32_t)rnic_prng_log_range(&W->r, 1000, 40000), 0);
+        w_ring(W, x, 4000);
+    }
+    for (phase = 0; phase < 2u && TEST_FAILS() == 0; phase++) {
+        uint64_t bytes[4] = { 0, 0, 0, 0 }, total = 0;
+        uint64_t from = W->m.now + 2000u, to = from + 20000u;
+        uint32_t n0 = W->nlog;
+        W->keep_log = 1;
+        while (W->m.now < to + 100u && TEST_FAILS() == 0) {
+            while (pop_one(W))
+                ;
+            w_tick(W);
+        }
+        for (i = n0; i < W->nlog; i++) {
+            const rq_palos_out *o = &W->log[i].o;
+            if (o->cycle >= from && o->cycle < to) {
+                bytes[o->qp] += o->len;
+                total += o->len;
+            }
+        }
+        for (x = 0; x < 4; x++) {
+            double got = (double)bytes[x] / (double)total;
+            if (got < want[phase][x] * 0.98 || got > want[phase][x] * 1.02) {
+                printf("  phase %u qp %u: share %.4f, Eq. 1 wants %.4f\n", phase, x, got, want[phase][x]);
+                CHECK(0);
+            }
+        }
+        for (x = 0; x < 4; x++) /* every QP is still backlogged */
+            CHECK(W->h[x].done < W->h[x].count);
+        if (phase == 0) {
+            w_group_weight(W, 1, 3);
+            w_qp(W, 0, 0, 3, RQ_PALOS_BANDWIDTH);
+            /* the queued QPs keep their places: the order of the next visits is unchanged */
+        }
+    }
+    world_free(W);
+}
+
+int main(void)
+{
+    RUN(test_random_streams);
+    RUN(test_chunk_exact_small);
+    RUN(test_chunk_per_visit_and_shares);
+    RUN(test_packet_rr);
+    RUN(test_latency_priority);
+    RUN(test_latency_combine_cut);
+    RUN(test_latency_message_under_overhead);
+    RUN(test_largest_wqe);
+    RUN(test_bad_config);
+    RUN(test_bad_control);
+    RUN(test_bad_doorbells);
+    RUN(test_bad_wqes);
+    RUN(test_error_record_closes_visit);
+    RUN(test_wrapped_counters);
+    RUN(test_fast_forward);
+    RUN(test_weight_changes_random);
+    RUN(test_weight_changes_shift_shares);
+    return test_summary();
+}
