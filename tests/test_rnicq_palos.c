@@ -2135,6 +2135,118 @@ static void test_weight_changes_shift_shares(void)
     world_free(W);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Isolation over random adversarial tenants (Palos §IV-B, §V-B): a victim group's share of the
+ * bytes must be Grp_W / sum(Grp_W) (Eq. 1 summed over its QPs) whatever another tenant does with
+ * its QP count and weights; checked within 1 % before and after the adversary's move.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct adv_world {
+    uint32_t msg[128];
+} adv_world;
+
+static rnic_err adv_wqe(void *ctx, uint32_t qp, uint32_t index, rq_wqe *w)
+{
+    const adv_world *a = (const adv_world *)ctx;
+    w->addr = ((uint64_t)qp << 40) + (uint64_t)(index % 512u) * a->msg[qp];
+    w->len = a->msg[qp];
+    w->user = index;
+    w->flags = 0;
+    return RNIC_OK;
+}
+
+/* Run `cycles` with every QP in a group kept backlogged; bytes per group into by_group. */
+static void adv_run(rq_palos *p, uint32_t nqps, uint64_t cycles, uint64_t *by_group, const uint32_t *group_of)
+{
+    uint64_t end = rq_palos_now(p) + cycles;
+    rq_palos_out o;
+    uint32_t q = 0, head = 0;
+    while (rq_palos_now(p) < end) {
+        if (group_of[q] != RNIC_NONE) { /* keep at least 256 WQEs posted: one QP topped up per cycle */
+            uint32_t h2 = 0, posted;
+            (void)rq_palos_qp_position(p, q, &head, NULL);
+            posted = p->qps[q].posted;
+            h2 = head + 400u;
+            if (posted - head < 256u)
+                CHECK(rq_palos_doorbell(p, q, h2) == RNIC_OK);
+        }
+        q = (q + 1u) % nqps;
+        rq_palos_tick(p);
+        if (rq_palos_pop(p, &o) == RNIC_OK && !(o.flags & RQ_OUT_ERROR))
+            by_group[group_of[o.qp]] += o.len;
+    }
+}
+
+static void test_isolation_adversarial_tenants(void)
+{
+    static adv_world a;
+    static uint64_t mem[65536];
+    uint64_t base = test_seed(0x9a1050009ull);
+    uint32_t trial;
+    for (trial = 0; trial < 12u && TEST_FAILS() == 0; trial++) {
+        rnic_prng r;
+        rq_palos p;
+        rq_palos_config c;
+        uint32_t group_of[128], gw[8], ng, g, q, nq = 0, round;
+        double worst = 0;
+        rnic_prng_seed(&r, base + trial);
+        rq_palos_config_default(&c);
+        c.weights.max_qps = 128;
+        c.weights.max_groups = 8;
+        c.max_batch = 256;
+        CHECK(rq_palos_mem_size(&c) <= sizeof mem);
+        CHECK(rq_palos_init(&p, &c, mem, sizeof mem, adv_wqe, &a) == RNIC_OK);
+        ng = 2u + (uint32_t)rnic_prng_below(&r, 4);
+        for (q = 0; q < 128u; q++) {
+            group_of[q] = RNIC_NONE;
+            a.msg[q] = 1u << (6u + (uint32_t)rnic_prng_below(&r, 12)); /* 64 B .. 128 KB */
+        }
+        for (g = 0; g < ng; g++) {
+            uint32_t k, n = 1u + (uint32_t)rnic_prng_below(&r, 6);
+            gw[g] = 1u + (uint32_t)rnic_prng_below(&r, 50);
+            CHECK(rq_palos_create_group(&p, g, gw[g]) == RNIC_OK);
+            for (k = 0; k < n; k++, nq++) {
+                CHECK(rq_palos_set_qp(&p, nq, g, 1u + (uint32_t)rnic_prng_below(&r, 20), RQ_PALOS_BANDWIDTH) == RNIC_OK);
+                group_of[nq] = g;
+            }
+        }
+        /* round 0: as built; rounds 1, 2: the adversary (group 1) adds QPs, reweights them,
+         * removes some (idle ones only: the engine refuses busy ones) */
+        for (round = 0; round < 3u && TEST_FAILS() == 0; round++) {
+            uint64_t bytes[8] = {0}, total = 0;
+            uint32_t sum_gw = 0;
+            if (round) {
+                uint32_t add = (uint32_t)rnic_prng_below(&r, 30), k;
+                for (k = 0; k < add && nq < 128u; k++, nq++) {
+                    CHECK(rq_palos_set_qp(&p, nq, 1, 1u + (uint32_t)rnic_prng_below(&r, 65535), RQ_PALOS_BANDWIDTH) == RNIC_OK);
+                    group_of[nq] = 1;
+                }
+                for (q = 0; q < nq; q++)
+                    if (group_of[q] == 1u && rnic_prng_chance(&r, 1, 2))
+                        CHECK(rq_palos_set_qp(&p, q, 1, 1u + (uint32_t)rnic_prng_below(&r, 65535), RQ_PALOS_BANDWIDTH) == RNIC_OK);
+            }
+            adv_run(&p, nq, 50000, bytes, group_of); /* settle */
+            memset(bytes, 0, sizeof bytes);
+            adv_run(&p, nq, 400000, bytes, group_of);
+            for (g = 0; g < ng; g++) {
+                total += bytes[g];
+                sum_gw += gw[g];
+            }
+            for (g = 0; g < ng; g++) {
+                double want = (double)gw[g] / sum_gw, got = (double)bytes[g] / (double)total;
+                double err = got / want - 1.0;
+                if (err < 0)
+                    err = -err;
+                if (err > worst)
+                    worst = err;
+                if (err > 0.01)
+                    printf("  trial %u round %u group %u: share %.5f, Eq. 1 %.5f\n", trial, round, g, got, want);
+                CHECK(err <= 0.01);
+            }
+        }
+        (void)worst;
+    }
+}
+
 int main(void)
 {
     RUN(test_random_streams);
@@ -2154,5 +2266,6 @@ int main(void)
     RUN(test_fast_forward);
     RUN(test_weight_changes_random);
     RUN(test_weight_changes_shift_shares);
+    RUN(test_isolation_adversarial_tenants);
     return test_summary();
 }
