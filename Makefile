@@ -48,6 +48,8 @@ bench:
 	@bash tools/callgrind_per_decision.sh
 	@echo "== callgrind: instructions per QoS-engine block"
 	@bash tools/callgrind_qos.sh
+	@echo "== callgrind: instructions per Palos output WQE"
+	@bash tools/callgrind_palos.sh
 
 figures:
 	@bash tools/deps.sh figures
