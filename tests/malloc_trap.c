@@ -2,6 +2,7 @@
  * trap is armed is counted. The scenario drives every common structure (and, as engines
  * land, their ticks) with the trap armed; a self-test proves the trap does catch a call. */
 #include <stdlib.h>
+#include <string.h>
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "rnicq.h"
@@ -132,6 +133,72 @@ static void test_palos_ticks_without_allocating(void)
     free(mem);
 }
 
+/* The RED-SEA QoS engine: descriptors written as AXI beats, blocks and packets acknowledged,
+ * status polled, then fast-forward; every call after init with the trap armed. */
+static void test_qos_engine_ticks_without_allocating(void)
+{
+    static rq_qos q;
+    rq_qos_config cfg;
+    rq_transfer t;
+    rq_block_desc b;
+    rq_packet pk;
+    rq_response r;
+    rq_axi_bresp br;
+    rq_axi_rdata rd;
+    uint64_t line[2][4], beat[2], blocks = 0;
+    uint32_t round, l, w, cyc;
+    void *mem;
+    rq_qos_config_default(&cfg);
+    mem = malloc(rq_qos_mem_size(&cfg));
+    CHECK(mem != NULL && rq_qos_init(&q, &cfg, mem, rq_qos_mem_size(&cfg)) == RNIC_OK);
+    trap_armed = 1;
+    while (!rq_ids_ready(&q.ids))
+        rq_qos_tick(&q);
+    for (round = 0; round < 64u; round++) {
+        uint32_t dom = round % 16u, ch = (round / 16u) * 2u;
+        memset(&t, 0, sizeof t);
+        t.kind = RQ_KIND_REGULAR;
+        t.src = 0x1000u * (round + 1u);
+        t.dst = 0x9000u * (round + 1u);
+        t.size = 100000u + round;
+        t.cm = round % 2u == 0u;
+        CHECK(rq_desc_encode(&t, line[0], line[1]) == RNIC_OK);
+        for (l = 0; l < rq_desc_lines(line[0][0]); l++)
+            for (w = 0; w < 4u; w += 2u) {
+                beat[0] = line[l][w];
+                beat[1] = line[l][w + 1u];
+                (void)rq_qos_axi_write(&q, dom, (((dom * 128u) + ch + l) << 5) | (w << 3), beat, 16);
+            }
+        for (cyc = 0; cyc < 40u; cyc++) {
+            rq_qos_tick(&q);
+            while (rq_qos_pop_bresp(&q, &br) == RNIC_OK)
+                ;
+            while (rq_qos_pop_block(&q, &b) == RNIC_OK) {
+                r.tid = b.tid;
+                r.seq = b.seq;
+                r.ack = 1;
+                (void)rq_qos_push_response(&q, &r);
+                blocks++;
+            }
+            while (rq_qos_pop_packet(&q, &pk) == RNIC_OK) {
+                r.tid = pk.tid;
+                r.seq = pk.seq;
+                r.ack = 1;
+                (void)rq_qos_push_response(&q, &r);
+            }
+            if (cyc == 39u)
+                (void)rq_qos_axi_read(&q, dom, 0, 0, 1);
+            while (rq_qos_pop_rdata(&q, &rd) == RNIC_OK)
+                ;
+        }
+    }
+    rq_qos_advance(&q, 100000);
+    trap_armed = 0;
+    CHECK(blocks >= 64u);
+    CHECK_EQ(trapped, 0);
+    free(mem);
+}
+
 static void test_trap_catches_an_allocation(void)
 {
     void *volatile p; /* volatile: the compiler may not elide the malloc/free pair */
@@ -148,6 +215,7 @@ int main(void)
     RUN(test_no_allocation_after_init);
     RUN(test_rate_limiter_ticks_without_allocating);
     RUN(test_palos_ticks_without_allocating);
+    RUN(test_qos_engine_ticks_without_allocating);
     RUN(test_trap_catches_an_allocation);
     return test_summary();
 }
