@@ -2601,7 +2601,7 @@ RL_API uint64_t rl_next_event(const rl *r)
 
 RL_API void rl_advance(rl *r, uint64_t cycles)
 {
-    uint64_t target = r->now + cycles;
+    uint64_t target = cycles > RL_NEVER - r->now ? RL_NEVER : r->now + cycles; /* saturate */
     while (r->now < target) {
         uint64_t ne = rl_next_event(r);
         if (ne > r->now) {

@@ -2022,9 +2022,16 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp);
  *                    callback) that arrives fetch_latency cycles later; each class's slots are
  *                    served in order, a ready latency-class batch before a bandwidth one;
  *   message slicing  one output WQE per cycle into the output port: credit = the QP's chunk plus
- *                    the credit it carried; each piece is min(rest of the WQE, what the credit
- *                    pays for); at the end of the visit head and fetch offset are written back and
- *                    the QP re-enters the tail of its queue while WQEs remain.
+ *                    what it carried (deficit round robin). A WQE no larger than the chunk goes
+ *                    whole (small WQEs are combined; the last may overdraw the credit, and the
+ *                    deficit is carried); a larger one is cut where the credit ends. A visit goes
+ *                    on while credit is left, reading the QP's next batch (fetch_latency later)
+ *                    when the current one runs out, so max_batch never cuts a chunk short. At the
+ *                    end head and fetch offset are written back and the QP re-enters the tail of
+ *                    its queue while WQEs remain.
+ * The latency class (§IV-C) sends WQEs of at most priority_max_msg bytes (larger ones are
+ * refused), up to priority_max_msg per visit, before any bandwidth visit: it is strict priority,
+ * outside the weights, for flows the control path marks as latency-sensitive.
  * PACKET_RR mode is the commodity baseline (§II-B): every visit sends one packet,
  * min(MTU, rest of the WQE), and there is no priority queue. */
 
@@ -2041,8 +2048,8 @@ typedef struct rq_palos_config {
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
     uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
-    uint32_t priority_max_msg; /* payload bytes a latency-class QP sends per visit (larger WQEs are
-                                  cut; no packet_overhead charge); default 4096 */
+    uint32_t priority_max_msg; /* the latency class's largest message, and its bytes per visit (no
+                                  packet_overhead charge); default 4096 */
     uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
                                   the paper; the wire header to make chunks shares of link time); <= 4096 */
 } rq_palos_config;
@@ -2057,14 +2064,14 @@ typedef struct rq_wqe {
 
 /* The WQE buffer: fill *out with the WQE at ring counter `index` of `qp` (the caller reduces
  * index modulo its ring). Called by the slicing module only for posted WQEs. Non-OK return:
- * the WQE is unreadable and is completed with RQ_OUT_ERROR. */
+ * the WQE is unreadable: completed with RQ_OUT_ERROR and counted under the returned code. */
 typedef rnic_err (*rq_palos_wqe_fn)(void *ctx, uint32_t qp, uint32_t index, rq_wqe *out);
 
 #define RQ_OUT_FIRST 1u     /* the piece starts its WQE */
 #define RQ_OUT_LAST 2u      /* the piece ends its WQE: the WQE is done */
 #define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out) */
 #define RQ_OUT_ERROR 8u     /* the WQE was refused (length 0 or above 2^31, last byte beyond 2^64 - 1,
-                               unreadable): len 0 */
+                               unreadable, above priority_max_msg on a latency-class QP): len 0 */
 
 typedef struct rq_palos_out {
     uint64_t addr;      /* of the piece: WQE addr + offset */
@@ -2087,8 +2094,7 @@ typedef struct rq_palos_stats {
     uint64_t wqes_done;      /* WQEs sliced to their end (RQ_OUT_LAST without RQ_OUT_ERROR) */
     uint64_t cut_wqes;       /* WQEs split over more than one visit */
     uint64_t combined_visits;/* visits that passed on more than one WQE */
-    uint64_t batch_limited;  /* visits that ran out of fetched WQEs with credit left while WQEs
-                                remain (max_batch, or WQEs posted after the fetch) */
+    uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
     uint64_t bad_wqes;       /* completed with RQ_OUT_ERROR */
     rnic_err_stats errors;   /* refused calls by cause */
@@ -2137,7 +2143,8 @@ typedef struct rq_palos_qp {
     uint32_t tail;      /* as applied by the doorbell module */
     uint32_t posted;    /* latest accepted doorbell (checked at the port) */
     uint32_t offset;    /* fetch offset inside WQE head */
-    uint32_t credit;    /* bytes carried to the next visit (at most one chunk plus one packet) */
+    int64_t credit;     /* carried to the next visit: a deficit (< 0) after a small WQE went whole
+                           past the chunk, or a surplus of at most one chunk plus one packet */
     uint8_t cls;
     uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
     uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
@@ -2150,9 +2157,12 @@ typedef struct rq_palos_slot { /* a batch read in flight */
 } rq_palos_slot;
 
 typedef struct rq_palos_visit { /* the slicing module's registers */
+    uint64_t ready;            /* cycle its current batch is readable */
+    int64_t credit;            /* bytes the visit may still send (< 0: overdrawn, the visit ends) */
     uint32_t active, qp, left; /* WQEs of the batch not yet finished */
+    uint32_t small;            /* WQEs up to this size go whole: the chunk (priority_max_msg) */
     uint32_t payload_only;     /* a latency-class visit: no packet_overhead charge */
-    uint32_t credit;           /* bytes the visit may still send */
+    uint32_t latency;          /* a latency-class visit */
     uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
     uint32_t have_wqe;
     rq_wqe wqe;                /* the WQE at the QP's head, as read */
@@ -3657,7 +3667,7 @@ RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
 
 RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles)
 {
-    uint64_t target = q->now + cycles;
+    uint64_t target = cycles > RQ_NEVER - q->now ? RQ_NEVER : q->now + cycles; /* saturate */
     while (q->now < target) {
         uint64_t ne = rq_qos_next_event(q), skip;
         if (ne <= q->now) {
@@ -4018,8 +4028,8 @@ static void rq__palos_fetch_module(rq_palos *p)
     (void)rnic_ring_push(&p->slots[cls], &s);
 }
 
-/* Largest piece (<= want) whose charge fits `credit`: payload plus packet_overhead per packet
- * (payload only for a latency-class visit: its limit is a message size, §IV-C). */
+/* Largest piece (<= want) whose charge fits `credit` (> 0): payload plus packet_overhead per
+ * packet (payload only for a latency-class visit: its limit is a message size, §IV-C). */
 static uint32_t rq__palos_affordable(const rq_palos *p, uint32_t credit, uint32_t want)
 {
     uint32_t ovh = p->visit.payload_only ? 0u : p->cfg.packet_overhead, mtu = p->cfg.weights.mtu, full, rem, len;
@@ -4039,26 +4049,39 @@ static uint32_t rq__palos_charge(const rq_palos *p, uint32_t len)
     return p->cfg.packet_overhead == 0u || p->visit.payload_only ? len : len + p->cfg.packet_overhead * (len / mtu + (len % mtu != 0u));
 }
 
+/* The credit a visit needs to go on: more than one packet's overhead, so a cut piece carries
+ * at least one byte. */
+static int64_t rq__palos_floor(const rq_palos *p) { return p->visit.payload_only ? 0 : (int64_t)p->cfg.packet_overhead; }
+
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
 {
     rq_palos_visit *v = &p->visit;
     rq_palos_qp *q = &p->qps[s->qp];
-    uint64_t credit;
+    uint64_t chunk;
     v->active = 1;
     v->qp = s->qp;
     v->left = s->count;
+    v->ready = s->ready;
     v->emitted_wqes = 0;
     v->have_wqe = 0;
     v->payload_only = 0;
-    if (p->cfg.mode == RQ_PALOS_PACKET_RR)
-        credit = RQ__PALOS_MAX_PIECE;
-    else if (q->cls == RQ_PALOS_LATENCY) {
-        credit = p->cfg.priority_max_msg;
+    v->latency = 0;
+    if (p->cfg.mode == RQ_PALOS_PACKET_RR) {
+        v->credit = RQ__PALOS_MAX_PIECE;
+        v->small = 0;
+    } else if (q->cls == RQ_PALOS_LATENCY) {
+        v->credit = p->cfg.priority_max_msg;
+        v->small = p->cfg.priority_max_msg; /* every WQE it takes is at most this */
         v->payload_only = 1;
+        v->latency = 1;
         p->stats.priority_visits++;
-    } else
-        credit = (uint64_t)q->credit + rq_pw_next_chunk(&p->weights, s->qp);
-    v->credit = credit < RQ__PALOS_MAX_PIECE ? (uint32_t)credit : RQ__PALOS_MAX_PIECE;
+    } else {
+        chunk = rq_pw_next_chunk(&p->weights, s->qp);
+        v->small = chunk < RQ__PALOS_MAX_PIECE ? (uint32_t)chunk : RQ__PALOS_MAX_PIECE;
+        v->credit = q->credit + (int64_t)v->small;
+        if (v->credit > (int64_t)RQ__PALOS_MAX_PIECE)
+            v->credit = RQ__PALOS_MAX_PIECE;
+    }
     p->stats.visits++;
 }
 
@@ -4066,20 +4089,19 @@ static void rq__palos_end_visit(rq_palos *p)
 {
     rq_palos_visit *v = &p->visit;
     rq_palos_qp *q = &p->qps[v->qp];
-    uint64_t chunk_cap;
+    int64_t cap;
     v->active = 0;
     if (v->emitted_wqes > 1u)
         p->stats.combined_visits++;
     q->where = RQ__PALOS_IDLE;
     q->credit = 0;
     if (q->head == q->tail)
-        return; /* idle: an emptied QP keeps no credit (it would burst when it comes back) */
-    if (p->cfg.mode == RQ_PALOS_CHUNK && q->cls == RQ_PALOS_BANDWIDTH) {
-        /* carry what the visit could not use (a piece too small to pay for a packet, or the
-         * batch limit), at most one chunk plus one packet so a stalled QP cannot hoard credit */
-        chunk_cap = (uint64_t)p->weights.qps[v->qp].weight * p->weights.groups[p->weights.qps[v->qp].group].granularity;
-        chunk_cap = (chunk_cap >> 16) + p->cfg.weights.mtu + p->cfg.packet_overhead;
-        q->credit = v->credit < chunk_cap ? v->credit : (uint32_t)chunk_cap;
+        return; /* idle: an emptied QP keeps neither surplus nor deficit (deficit round robin) */
+    if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency) {
+        /* carry the deficit of a small WQE sent whole past the chunk, or the surplus too small
+         * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
+        cap = (int64_t)v->small + p->cfg.weights.mtu + p->cfg.packet_overhead;
+        q->credit = v->credit < cap ? v->credit : cap;
     }
     rq__palos_enqueue(p, v->qp);
 }
@@ -4089,6 +4111,34 @@ static bool rq__palos_wqe_ok(const rq_wqe *w)
     return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->len - 1u <= UINT64_MAX - w->addr; /* last byte <= 2^64-1 */
 }
 
+/* After a piece or an error record: does the visit go on, read another batch, or end? */
+static void rq__palos_step_done(rq_palos *p, rq_palos_out *o, bool cut)
+{
+    rq_palos_visit *v = &p->visit;
+    const rq_palos_qp *q = &p->qps[v->qp];
+    bool end;
+    if (p->cfg.mode == RQ_PALOS_PACKET_RR)
+        end = !(o->flags & RQ_OUT_ERROR) || v->left == 0u; /* one packet per visit */
+    else if (cut || v->credit <= rq__palos_floor(p))
+        end = true; /* the chunk is used */
+    else if (v->left == 0u && q->head != q->tail) {
+        /* credit left and WQEs posted beyond the batch: read the next batch for this visit, so
+         * that a chunk is never cut short by max_batch (Eq. 1 whatever the message size) */
+        uint32_t pending = q->tail - q->head;
+        v->left = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
+        v->ready = p->now + p->cfg.fetch_latency;
+        p->stats.refetches++;
+        end = false;
+    } else
+        end = v->left == 0u;
+    if (end)
+        o->flags |= RQ_OUT_VISIT_END;
+    (void)rnic_ring_push(&p->out, o);
+    p->stats.out_wqes++;
+    if (end)
+        rq__palos_end_visit(p);
+}
+
 /* One output WQE per cycle. */
 static void rq__palos_slice_module(rq_palos *p)
 {
@@ -4096,7 +4146,7 @@ static void rq__palos_slice_module(rq_palos *p)
     rq_palos_qp *q;
     rq_palos_out o;
     uint32_t rest, piece;
-    bool done_wqe, end;
+    rnic_err e;
     if (!v->active) { /* a ready latency-class batch goes before a bandwidth one */
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         rq_palos_slot taken;
@@ -4110,9 +4160,11 @@ static void rq__palos_slice_module(rq_palos *p)
         (void)rnic_ring_pop(&p->slots[cls], &taken);
         rq__palos_begin_visit(p, &taken);
     }
+    if (v->ready > p->now)
+        return; /* waiting for the next batch of this visit */
     q = &p->qps[v->qp];
-    if (v->left == 0u) { /* nothing fetched (only possible for an empty batch) */
-        rq__palos_end_visit(p);
+    if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p))) {
+        rq__palos_end_visit(p); /* nothing to send this round (a deficit, or a chunk under a byte) */
         return;
     }
     if (rnic_ring_full(&p->out)) {
@@ -4120,7 +4172,12 @@ static void rq__palos_slice_module(rq_palos *p)
         return;
     }
     if (!v->have_wqe) {
-        if (p->fetch(p->ctx, v->qp, q->head, &v->wqe) != RNIC_OK || !rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len) {
+        e = p->fetch(p->ctx, v->qp, q->head, &v->wqe);
+        if (e == RNIC_OK && (!rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len ||
+                             (v->latency && q->offset == 0u && v->wqe.len > p->cfg.priority_max_msg)))
+            e = RNIC_ERANGE; /* a latency-class WQE above priority_max_msg breaks §IV-C's limit (one
+                                begun before the QP changed class is finished, cut to the limit) */
+        if (e != RNIC_OK) {
             /* refused WQE: complete it with an error record so nothing is lost */
             RNIC_MEMSET(&o, 0, sizeof o);
             o.qp = v->qp;
@@ -4133,26 +4190,19 @@ static void rq__palos_slice_module(rq_palos *p)
             v->left--;
             p->backlog--;
             p->stats.bad_wqes++;
-            (void)rnic_err_note(&p->stats.errors, RNIC_ERANGE);
-            /* the visit ends here as after a piece: batch done, or no credit for another byte */
-            end = v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && rq__palos_affordable(p, v->credit, 1u) == 0u);
-            if (end)
-                o.flags |= RQ_OUT_VISIT_END;
-            (void)rnic_ring_push(&p->out, &o);
-            p->stats.out_wqes++;
-            if (end)
-                rq__palos_end_visit(p);
+            (void)rnic_err_note(&p->stats.errors, e);
+            rq__palos_step_done(p, &o, false);
             return;
         }
         v->have_wqe = 1;
     }
     rest = v->wqe.len - q->offset;
-    piece = p->cfg.mode == RQ_PALOS_PACKET_RR ? (rest < p->cfg.weights.mtu ? rest : p->cfg.weights.mtu)
-                                              : rq__palos_affordable(p, v->credit, rest);
-    if (piece == 0u) { /* the credit left does not pay for a byte: the round is over for this QP */
-        rq__palos_end_visit(p);
-        return;
-    }
+    if (p->cfg.mode == RQ_PALOS_PACKET_RR)
+        piece = rest < p->cfg.weights.mtu ? rest : p->cfg.weights.mtu;
+    else if (q->offset == 0u && v->wqe.len <= v->small)
+        piece = rest; /* a WQE no larger than the chunk goes whole (combined), never cut (§IV-A) */
+    else
+        piece = rq__palos_affordable(p, (uint32_t)v->credit, rest); /* >= 1: credit > floor */
     o.addr = v->wqe.addr + q->offset;
     o.user = v->wqe.user;
     o.cycle = p->now;
@@ -4164,8 +4214,8 @@ static void rq__palos_slice_module(rq_palos *p)
     o.flags = q->offset == 0u ? RQ_OUT_FIRST : 0u;
     if (p->cfg.mode == RQ_PALOS_CHUNK)
         v->credit -= rq__palos_charge(p, piece);
-    done_wqe = piece == rest;
-    if (done_wqe) {
+    p->stats.out_bytes += piece;
+    if (piece == rest) {
         o.flags |= RQ_OUT_LAST;
         if (q->cut)
             p->stats.cut_wqes++;
@@ -4181,19 +4231,7 @@ static void rq__palos_slice_module(rq_palos *p)
         q->offset += piece;
         q->cut = 1;
     }
-    end = p->cfg.mode == RQ_PALOS_PACKET_RR || v->left == 0u || rq__palos_affordable(p, v->credit, 1u) == 0u;
-    if (!end && p->cfg.mode == RQ_PALOS_CHUNK && !done_wqe)
-        end = true; /* a cut piece used the credit to its last byte */
-    if (end) {
-        o.flags |= RQ_OUT_VISIT_END;
-        if (v->left == 0u && v->credit > 0u && q->head != q->tail && p->cfg.mode == RQ_PALOS_CHUNK)
-            p->stats.batch_limited++;
-    }
-    (void)rnic_ring_push(&p->out, &o);
-    p->stats.out_wqes++;
-    p->stats.out_bytes += piece;
-    if (end)
-        rq__palos_end_visit(p);
+    rq__palos_step_done(p, &o, piece != rest && p->cfg.mode == RQ_PALOS_CHUNK);
 }
 
 RQ_API void rq_palos_tick(rq_palos *p)
@@ -4232,6 +4270,7 @@ RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *h
 
 RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
 {
+    const rq_palos_visit *v = &p->visit;
     uint64_t best = RQ_NEVER;
     uint32_t k;
     if (!rnic_ring_empty(&p->doorbells))
@@ -4239,8 +4278,13 @@ RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
     for (k = 0; k < 2u; k++)
         if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
             return p->now;
-    if (p->visit.active)
+    if (v->active) {
+        if (v->ready > p->now)
+            return v->ready; /* the visit's next batch */
+        if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p)))
+            return p->now; /* the visit ends */
         return rnic_ring_full(&p->out) ? RQ_NEVER : p->now;
+    }
     for (k = 0; k < 2u; k++) {
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
         if (s && s->ready < best)
@@ -4251,7 +4295,7 @@ RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
 
 RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles)
 {
-    uint64_t target = p->now + cycles;
+    uint64_t target = cycles > RQ_NEVER - p->now ? RQ_NEVER : p->now + cycles; /* saturate */
     while (p->now < target) {
         uint64_t ne = rq_palos_next_event(p), skip;
         if (ne <= p->now) {
@@ -4259,7 +4303,7 @@ RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles)
             continue;
         }
         skip = (ne < target ? ne : target) - p->now;
-        if (p->visit.active) /* blocked on the output port: every skipped cycle is a stall */
+        if (p->visit.active && p->visit.ready <= p->now) /* blocked on the output port */
             p->stats.out_stalls += skip;
         p->now += skip;
         p->stats.cycles += skip;

@@ -2,16 +2,23 @@
  * small message size swept 64 .. 4096 B, on the paper's setup (examples/palos_sim.h). Each
  * class's result is normalised to its peak, measured alone in the same model: the small flows'
  * message rate, the large flow's bandwidth.
- *   rr        the commodity packet round-robin (one packet per flow per round), beside the
- *             paper's calculation for it (its dashed line): with w = wire bytes of a packet,
- *             small share = 16 w_s / (16 w_s + w_L), large share = w_L / (16 w_s + w_L);
+ *   rr        the commodity packet round-robin (one packet per flow per round), beside a
+ *             calculation by the paper's method (one packet per flow per round on one link;
+ *             the wire bytes w of a packet are this model's): small share =
+ *             16 w_s / (16 w_s + w_L), large share = w_L / (16 w_s + w_L). The paper's dashed
+ *             line itself is not in its text; its ConnectX-5 points (0.45 / 0.67 at 64 B) sum
+ *             to 1.12, which no single-bottleneck calculation gives;
  *   palos     chunks counted in payload bytes, as in the paper (N = 17 x 1500 B: 1500 B each);
  *   palos_wire chunks charged with the 82 B of wire overhead per packet, so that a chunk is a
  *             share of the link's time whatever the message size.
  * The paper's claim for Palos: small flows at 16/17 and the large at 1/17 of their peaks.
+ * palos_small_share, palos_large_share (at 64 B) and max_dev_pct (all sizes, both classes,
+ * relative to 16/17 and 1/17) are for wire-charged chunks; the palos_payload_* keys for the
+ * paper's payload chunks.
  *   build/palos_isolation [--csv FILE] [--quick]
  * Ends with: RESULT rr_small_share_64=... rr_large_share_64=... rr_max_dev_from_calc_pct=...
- *            palos_small_share=... palos_large_share=... max_dev_pct=... palos_payload_max_dev_pct=... */
+ *            palos_small_share=... palos_large_share=... max_dev_pct=... palos_payload_small_share_64=...
+ *            palos_payload_large_share_64=... palos_payload_max_dev_pct=... */
 #define RNIC_IMPLEMENTATION
 #include "rnicq.h"
 #include "palos_sim.h"
@@ -80,7 +87,7 @@ int main(int argc, char **argv)
     FILE *f = NULL;
     unsigned i;
     double rr_dev = 0, pal_dev = 0, pay_dev = 0;
-    shares rr64 = {0, 0}, pw64 = {0, 0};
+    shares rr64 = {0, 0}, pw64 = {0, 0}, pay64 = {0, 0};
     for (a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv = argv[++a];
@@ -116,13 +123,15 @@ int main(int argc, char **argv)
         if (sizes[i] == 64) {
             rr64 = rr;
             pw64 = pw;
+            pay64 = pay;
         }
     }
     if (f)
         fclose(f);
     printf("paper (ConnectX-5, 64 B): small 0.45, large 0.67; Palos: 16/17 = 0.9412, 1/17 = 0.0588\n");
     printf("RESULT rr_small_share_64=%.4f rr_large_share_64=%.4f rr_max_dev_from_calc_pct=%.3f palos_small_share=%.4f "
-           "palos_large_share=%.4f max_dev_pct=%.3f palos_payload_max_dev_pct=%.3f\n",
-           rr64.small, rr64.large, rr_dev, pw64.small, pw64.large, pal_dev, pay_dev);
+           "palos_large_share=%.4f max_dev_pct=%.3f palos_payload_small_share_64=%.4f palos_payload_large_share_64=%.4f "
+           "palos_payload_max_dev_pct=%.3f\n",
+           rr64.small, rr64.large, rr_dev, pw64.small, pw64.large, pal_dev, pay64.small, pay64.large, pay_dev);
     return 0;
 }

@@ -16,7 +16,8 @@ set label "paper: 16/17, 1/17 (Palos)" at 56,0.90
 set label "paper CX-5: small 0.45" at 64,0.45 point pt 6 ps 1.6 lc rgb "#c03030" offset 1,-1
 set label "paper CX-5: large 0.67" at 64,0.67 point pt 6 ps 1.6 lc rgb "#3030c0" offset 1,0.5
 set label "paper CX-5: large 0.47" at 256,0.47 point pt 6 ps 1.6 lc rgb "#3030c0" offset 1,0.5
-set label "paper CX-5: large 0.058" at 4096,0.058 point pt 6 ps 1.6 lc rgb "#3030c0" offset -9,1.2
+# the text says "from 47% to 0.058%": read as 0.058 (= 1/17, one packet each once messages pass the MTU)
+set label "paper CX-5: large \"0.058%\" (read 0.058)" at 4096,0.058 point pt 6 ps 1.6 lc rgb "#3030c0" offset -14,1.2
 plot csv using 1:2 skip 1 with linespoints pt 7 lc rgb "#c03030" title "RR small (model)", \
      csv using 1:3 skip 1 with linespoints pt 7 lc rgb "#3030c0" title "RR large (model)", \
      csv using 1:4 skip 1 with lines dt 2 lw 2 lc rgb "#c03030" title "RR small (calculation)", \

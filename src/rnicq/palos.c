@@ -191,8 +191,8 @@ static void rq__palos_fetch_module(rq_palos *p)
     (void)rnic_ring_push(&p->slots[cls], &s);
 }
 
-/* Largest piece (<= want) whose charge fits `credit`: payload plus packet_overhead per packet
- * (payload only for a latency-class visit: its limit is a message size, §IV-C). */
+/* Largest piece (<= want) whose charge fits `credit` (> 0): payload plus packet_overhead per
+ * packet (payload only for a latency-class visit: its limit is a message size, §IV-C). */
 static uint32_t rq__palos_affordable(const rq_palos *p, uint32_t credit, uint32_t want)
 {
     uint32_t ovh = p->visit.payload_only ? 0u : p->cfg.packet_overhead, mtu = p->cfg.weights.mtu, full, rem, len;
@@ -212,26 +212,39 @@ static uint32_t rq__palos_charge(const rq_palos *p, uint32_t len)
     return p->cfg.packet_overhead == 0u || p->visit.payload_only ? len : len + p->cfg.packet_overhead * (len / mtu + (len % mtu != 0u));
 }
 
+/* The credit a visit needs to go on: more than one packet's overhead, so a cut piece carries
+ * at least one byte. */
+static int64_t rq__palos_floor(const rq_palos *p) { return p->visit.payload_only ? 0 : (int64_t)p->cfg.packet_overhead; }
+
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
 {
     rq_palos_visit *v = &p->visit;
     rq_palos_qp *q = &p->qps[s->qp];
-    uint64_t credit;
+    uint64_t chunk;
     v->active = 1;
     v->qp = s->qp;
     v->left = s->count;
+    v->ready = s->ready;
     v->emitted_wqes = 0;
     v->have_wqe = 0;
     v->payload_only = 0;
-    if (p->cfg.mode == RQ_PALOS_PACKET_RR)
-        credit = RQ__PALOS_MAX_PIECE;
-    else if (q->cls == RQ_PALOS_LATENCY) {
-        credit = p->cfg.priority_max_msg;
+    v->latency = 0;
+    if (p->cfg.mode == RQ_PALOS_PACKET_RR) {
+        v->credit = RQ__PALOS_MAX_PIECE;
+        v->small = 0;
+    } else if (q->cls == RQ_PALOS_LATENCY) {
+        v->credit = p->cfg.priority_max_msg;
+        v->small = p->cfg.priority_max_msg; /* every WQE it takes is at most this */
         v->payload_only = 1;
+        v->latency = 1;
         p->stats.priority_visits++;
-    } else
-        credit = (uint64_t)q->credit + rq_pw_next_chunk(&p->weights, s->qp);
-    v->credit = credit < RQ__PALOS_MAX_PIECE ? (uint32_t)credit : RQ__PALOS_MAX_PIECE;
+    } else {
+        chunk = rq_pw_next_chunk(&p->weights, s->qp);
+        v->small = chunk < RQ__PALOS_MAX_PIECE ? (uint32_t)chunk : RQ__PALOS_MAX_PIECE;
+        v->credit = q->credit + (int64_t)v->small;
+        if (v->credit > (int64_t)RQ__PALOS_MAX_PIECE)
+            v->credit = RQ__PALOS_MAX_PIECE;
+    }
     p->stats.visits++;
 }
 
@@ -239,20 +252,19 @@ static void rq__palos_end_visit(rq_palos *p)
 {
     rq_palos_visit *v = &p->visit;
     rq_palos_qp *q = &p->qps[v->qp];
-    uint64_t chunk_cap;
+    int64_t cap;
     v->active = 0;
     if (v->emitted_wqes > 1u)
         p->stats.combined_visits++;
     q->where = RQ__PALOS_IDLE;
     q->credit = 0;
     if (q->head == q->tail)
-        return; /* idle: an emptied QP keeps no credit (it would burst when it comes back) */
-    if (p->cfg.mode == RQ_PALOS_CHUNK && q->cls == RQ_PALOS_BANDWIDTH) {
-        /* carry what the visit could not use (a piece too small to pay for a packet, or the
-         * batch limit), at most one chunk plus one packet so a stalled QP cannot hoard credit */
-        chunk_cap = (uint64_t)p->weights.qps[v->qp].weight * p->weights.groups[p->weights.qps[v->qp].group].granularity;
-        chunk_cap = (chunk_cap >> 16) + p->cfg.weights.mtu + p->cfg.packet_overhead;
-        q->credit = v->credit < chunk_cap ? v->credit : (uint32_t)chunk_cap;
+        return; /* idle: an emptied QP keeps neither surplus nor deficit (deficit round robin) */
+    if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency) {
+        /* carry the deficit of a small WQE sent whole past the chunk, or the surplus too small
+         * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
+        cap = (int64_t)v->small + p->cfg.weights.mtu + p->cfg.packet_overhead;
+        q->credit = v->credit < cap ? v->credit : cap;
     }
     rq__palos_enqueue(p, v->qp);
 }
@@ -262,6 +274,34 @@ static bool rq__palos_wqe_ok(const rq_wqe *w)
     return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->len - 1u <= UINT64_MAX - w->addr; /* last byte <= 2^64-1 */
 }
 
+/* After a piece or an error record: does the visit go on, read another batch, or end? */
+static void rq__palos_step_done(rq_palos *p, rq_palos_out *o, bool cut)
+{
+    rq_palos_visit *v = &p->visit;
+    const rq_palos_qp *q = &p->qps[v->qp];
+    bool end;
+    if (p->cfg.mode == RQ_PALOS_PACKET_RR)
+        end = !(o->flags & RQ_OUT_ERROR) || v->left == 0u; /* one packet per visit */
+    else if (cut || v->credit <= rq__palos_floor(p))
+        end = true; /* the chunk is used */
+    else if (v->left == 0u && q->head != q->tail) {
+        /* credit left and WQEs posted beyond the batch: read the next batch for this visit, so
+         * that a chunk is never cut short by max_batch (Eq. 1 whatever the message size) */
+        uint32_t pending = q->tail - q->head;
+        v->left = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
+        v->ready = p->now + p->cfg.fetch_latency;
+        p->stats.refetches++;
+        end = false;
+    } else
+        end = v->left == 0u;
+    if (end)
+        o->flags |= RQ_OUT_VISIT_END;
+    (void)rnic_ring_push(&p->out, o);
+    p->stats.out_wqes++;
+    if (end)
+        rq__palos_end_visit(p);
+}
+
 /* One output WQE per cycle. */
 static void rq__palos_slice_module(rq_palos *p)
 {
@@ -269,7 +309,7 @@ static void rq__palos_slice_module(rq_palos *p)
     rq_palos_qp *q;
     rq_palos_out o;
     uint32_t rest, piece;
-    bool done_wqe, end;
+    rnic_err e;
     if (!v->active) { /* a ready latency-class batch goes before a bandwidth one */
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         rq_palos_slot taken;
@@ -283,9 +323,11 @@ static void rq__palos_slice_module(rq_palos *p)
         (void)rnic_ring_pop(&p->slots[cls], &taken);
         rq__palos_begin_visit(p, &taken);
     }
+    if (v->ready > p->now)
+        return; /* waiting for the next batch of this visit */
     q = &p->qps[v->qp];
-    if (v->left == 0u) { /* nothing fetched (only possible for an empty batch) */
-        rq__palos_end_visit(p);
+    if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p))) {
+        rq__palos_end_visit(p); /* nothing to send this round (a deficit, or a chunk under a byte) */
         return;
     }
     if (rnic_ring_full(&p->out)) {
@@ -293,7 +335,12 @@ static void rq__palos_slice_module(rq_palos *p)
         return;
     }
     if (!v->have_wqe) {
-        if (p->fetch(p->ctx, v->qp, q->head, &v->wqe) != RNIC_OK || !rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len) {
+        e = p->fetch(p->ctx, v->qp, q->head, &v->wqe);
+        if (e == RNIC_OK && (!rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len ||
+                             (v->latency && q->offset == 0u && v->wqe.len > p->cfg.priority_max_msg)))
+            e = RNIC_ERANGE; /* a latency-class WQE above priority_max_msg breaks §IV-C's limit (one
+                                begun before the QP changed class is finished, cut to the limit) */
+        if (e != RNIC_OK) {
             /* refused WQE: complete it with an error record so nothing is lost */
             RNIC_MEMSET(&o, 0, sizeof o);
             o.qp = v->qp;
@@ -306,26 +353,19 @@ static void rq__palos_slice_module(rq_palos *p)
             v->left--;
             p->backlog--;
             p->stats.bad_wqes++;
-            (void)rnic_err_note(&p->stats.errors, RNIC_ERANGE);
-            /* the visit ends here as after a piece: batch done, or no credit for another byte */
-            end = v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && rq__palos_affordable(p, v->credit, 1u) == 0u);
-            if (end)
-                o.flags |= RQ_OUT_VISIT_END;
-            (void)rnic_ring_push(&p->out, &o);
-            p->stats.out_wqes++;
-            if (end)
-                rq__palos_end_visit(p);
+            (void)rnic_err_note(&p->stats.errors, e);
+            rq__palos_step_done(p, &o, false);
             return;
         }
         v->have_wqe = 1;
     }
     rest = v->wqe.len - q->offset;
-    piece = p->cfg.mode == RQ_PALOS_PACKET_RR ? (rest < p->cfg.weights.mtu ? rest : p->cfg.weights.mtu)
-                                              : rq__palos_affordable(p, v->credit, rest);
-    if (piece == 0u) { /* the credit left does not pay for a byte: the round is over for this QP */
-        rq__palos_end_visit(p);
-        return;
-    }
+    if (p->cfg.mode == RQ_PALOS_PACKET_RR)
+        piece = rest < p->cfg.weights.mtu ? rest : p->cfg.weights.mtu;
+    else if (q->offset == 0u && v->wqe.len <= v->small)
+        piece = rest; /* a WQE no larger than the chunk goes whole (combined), never cut (§IV-A) */
+    else
+        piece = rq__palos_affordable(p, (uint32_t)v->credit, rest); /* >= 1: credit > floor */
     o.addr = v->wqe.addr + q->offset;
     o.user = v->wqe.user;
     o.cycle = p->now;
@@ -337,8 +377,8 @@ static void rq__palos_slice_module(rq_palos *p)
     o.flags = q->offset == 0u ? RQ_OUT_FIRST : 0u;
     if (p->cfg.mode == RQ_PALOS_CHUNK)
         v->credit -= rq__palos_charge(p, piece);
-    done_wqe = piece == rest;
-    if (done_wqe) {
+    p->stats.out_bytes += piece;
+    if (piece == rest) {
         o.flags |= RQ_OUT_LAST;
         if (q->cut)
             p->stats.cut_wqes++;
@@ -354,19 +394,7 @@ static void rq__palos_slice_module(rq_palos *p)
         q->offset += piece;
         q->cut = 1;
     }
-    end = p->cfg.mode == RQ_PALOS_PACKET_RR || v->left == 0u || rq__palos_affordable(p, v->credit, 1u) == 0u;
-    if (!end && p->cfg.mode == RQ_PALOS_CHUNK && !done_wqe)
-        end = true; /* a cut piece used the credit to its last byte */
-    if (end) {
-        o.flags |= RQ_OUT_VISIT_END;
-        if (v->left == 0u && v->credit > 0u && q->head != q->tail && p->cfg.mode == RQ_PALOS_CHUNK)
-            p->stats.batch_limited++;
-    }
-    (void)rnic_ring_push(&p->out, &o);
-    p->stats.out_wqes++;
-    p->stats.out_bytes += piece;
-    if (end)
-        rq__palos_end_visit(p);
+    rq__palos_step_done(p, &o, piece != rest && p->cfg.mode == RQ_PALOS_CHUNK);
 }
 
 RQ_API void rq_palos_tick(rq_palos *p)
@@ -405,6 +433,7 @@ RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *h
 
 RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
 {
+    const rq_palos_visit *v = &p->visit;
     uint64_t best = RQ_NEVER;
     uint32_t k;
     if (!rnic_ring_empty(&p->doorbells))
@@ -412,8 +441,13 @@ RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
     for (k = 0; k < 2u; k++)
         if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
             return p->now;
-    if (p->visit.active)
+    if (v->active) {
+        if (v->ready > p->now)
+            return v->ready; /* the visit's next batch */
+        if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p)))
+            return p->now; /* the visit ends */
         return rnic_ring_full(&p->out) ? RQ_NEVER : p->now;
+    }
     for (k = 0; k < 2u; k++) {
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
         if (s && s->ready < best)
@@ -424,7 +458,7 @@ RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
 
 RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles)
 {
-    uint64_t target = p->now + cycles;
+    uint64_t target = cycles > RQ_NEVER - p->now ? RQ_NEVER : p->now + cycles; /* saturate */
     while (p->now < target) {
         uint64_t ne = rq_palos_next_event(p), skip;
         if (ne <= p->now) {
@@ -432,7 +466,7 @@ RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles)
             continue;
         }
         skip = (ne < target ? ne : target) - p->now;
-        if (p->visit.active) /* blocked on the output port: every skipped cycle is a stall */
+        if (p->visit.active && p->visit.ready <= p->now) /* blocked on the output port */
             p->stats.out_stalls += skip;
         p->now += skip;
         p->stats.cycles += skip;

@@ -15,9 +15,16 @@
  *                    callback) that arrives fetch_latency cycles later; each class's slots are
  *                    served in order, a ready latency-class batch before a bandwidth one;
  *   message slicing  one output WQE per cycle into the output port: credit = the QP's chunk plus
- *                    the credit it carried; each piece is min(rest of the WQE, what the credit
- *                    pays for); at the end of the visit head and fetch offset are written back and
- *                    the QP re-enters the tail of its queue while WQEs remain.
+ *                    what it carried (deficit round robin). A WQE no larger than the chunk goes
+ *                    whole (small WQEs are combined; the last may overdraw the credit, and the
+ *                    deficit is carried); a larger one is cut where the credit ends. A visit goes
+ *                    on while credit is left, reading the QP's next batch (fetch_latency later)
+ *                    when the current one runs out, so max_batch never cuts a chunk short. At the
+ *                    end head and fetch offset are written back and the QP re-enters the tail of
+ *                    its queue while WQEs remain.
+ * The latency class (§IV-C) sends WQEs of at most priority_max_msg bytes (larger ones are
+ * refused), up to priority_max_msg per visit, before any bandwidth visit: it is strict priority,
+ * outside the weights, for flows the control path marks as latency-sensitive.
  * PACKET_RR mode is the commodity baseline (§II-B): every visit sends one packet,
  * min(MTU, rest of the WQE), and there is no priority queue. */
 
@@ -34,8 +41,8 @@ typedef struct rq_palos_config {
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
     uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
-    uint32_t priority_max_msg; /* payload bytes a latency-class QP sends per visit (larger WQEs are
-                                  cut; no packet_overhead charge); default 4096 */
+    uint32_t priority_max_msg; /* the latency class's largest message, and its bytes per visit (no
+                                  packet_overhead charge); default 4096 */
     uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
                                   the paper; the wire header to make chunks shares of link time); <= 4096 */
 } rq_palos_config;
@@ -50,14 +57,14 @@ typedef struct rq_wqe {
 
 /* The WQE buffer: fill *out with the WQE at ring counter `index` of `qp` (the caller reduces
  * index modulo its ring). Called by the slicing module only for posted WQEs. Non-OK return:
- * the WQE is unreadable and is completed with RQ_OUT_ERROR. */
+ * the WQE is unreadable: completed with RQ_OUT_ERROR and counted under the returned code. */
 typedef rnic_err (*rq_palos_wqe_fn)(void *ctx, uint32_t qp, uint32_t index, rq_wqe *out);
 
 #define RQ_OUT_FIRST 1u     /* the piece starts its WQE */
 #define RQ_OUT_LAST 2u      /* the piece ends its WQE: the WQE is done */
 #define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out) */
 #define RQ_OUT_ERROR 8u     /* the WQE was refused (length 0 or above 2^31, last byte beyond 2^64 - 1,
-                               unreadable): len 0 */
+                               unreadable, above priority_max_msg on a latency-class QP): len 0 */
 
 typedef struct rq_palos_out {
     uint64_t addr;      /* of the piece: WQE addr + offset */
@@ -80,8 +87,7 @@ typedef struct rq_palos_stats {
     uint64_t wqes_done;      /* WQEs sliced to their end (RQ_OUT_LAST without RQ_OUT_ERROR) */
     uint64_t cut_wqes;       /* WQEs split over more than one visit */
     uint64_t combined_visits;/* visits that passed on more than one WQE */
-    uint64_t batch_limited;  /* visits that ran out of fetched WQEs with credit left while WQEs
-                                remain (max_batch, or WQEs posted after the fetch) */
+    uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
     uint64_t bad_wqes;       /* completed with RQ_OUT_ERROR */
     rnic_err_stats errors;   /* refused calls by cause */
@@ -130,7 +136,8 @@ typedef struct rq_palos_qp {
     uint32_t tail;      /* as applied by the doorbell module */
     uint32_t posted;    /* latest accepted doorbell (checked at the port) */
     uint32_t offset;    /* fetch offset inside WQE head */
-    uint32_t credit;    /* bytes carried to the next visit (at most one chunk plus one packet) */
+    int64_t credit;     /* carried to the next visit: a deficit (< 0) after a small WQE went whole
+                           past the chunk, or a surplus of at most one chunk plus one packet */
     uint8_t cls;
     uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
     uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
@@ -143,9 +150,12 @@ typedef struct rq_palos_slot { /* a batch read in flight */
 } rq_palos_slot;
 
 typedef struct rq_palos_visit { /* the slicing module's registers */
+    uint64_t ready;            /* cycle its current batch is readable */
+    int64_t credit;            /* bytes the visit may still send (< 0: overdrawn, the visit ends) */
     uint32_t active, qp, left; /* WQEs of the batch not yet finished */
+    uint32_t small;            /* WQEs up to this size go whole: the chunk (priority_max_msg) */
     uint32_t payload_only;     /* a latency-class visit: no packet_overhead charge */
-    uint32_t credit;           /* bytes the visit may still send */
+    uint32_t latency;          /* a latency-class visit */
     uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
     uint32_t have_wqe;
     rq_wqe wqe;                /* the WQE at the QP's head, as read */

@@ -983,7 +983,7 @@ RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
 
 RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles)
 {
-    uint64_t target = q->now + cycles;
+    uint64_t target = cycles > RQ_NEVER - q->now ? RQ_NEVER : q->now + cycles; /* saturate */
     while (q->now < target) {
         uint64_t ne = rq_qos_next_event(q), skip;
         if (ne <= q->now) {
