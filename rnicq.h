@@ -1955,7 +1955,7 @@ struct rq_qos {
  * Groups (tenants) carry a weight, QPs a weight inside their group. A QP's chunk -- the bytes
  * it may send per scheduling round -- is its weight times its group's granularity,
  *   granularity_y = Grp_W_y / sum(Grp_W) x 1 / sum_{QPs in y}(W) x N,  N = QPs x MTU (§V),
- * so that rates follow Eq. 1. Granularities are Q16.16 bytes per weight unit, recomputed for the
+ * so that rates follow Eq. 1. Granularities are Q32.32 bytes per weight unit, recomputed for the
  * group table only when a weight or membership changes (a QP weight change touches one entry
  * and its group's sum, as Fig. 6 intends); the fraction a chunk cannot carry is kept per QP and
  * added to its next chunk, so long-run bytes follow Eq. 1 exactly (issue-5 design contract,
@@ -1970,14 +1970,14 @@ typedef struct rq_pw_config {
 typedef struct rq_pw_qp {
     uint32_t group;  /* RNIC_NONE: not assigned */
     uint32_t weight;
-    uint32_t carry;  /* Q16.16 fraction of a byte carried to the next chunk */
+    uint32_t carry;  /* Q32.32 fraction of a byte carried to the next chunk */
 } rq_pw_qp;
 
 typedef struct rq_pw_group {
     uint32_t weight;       /* 0: the group does not exist */
     uint32_t members;
     uint64_t sum_weights;  /* of its QPs */
-    uint64_t granularity;  /* Q16.16 bytes per unit of QP weight */
+    uint64_t granularity;  /* Q32.32 bytes per unit of QP weight (at least 2^-32 in a live group) */
 } rq_pw_group;
 
 typedef struct rq_pw {
@@ -2029,9 +2029,10 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp);
  *                    when the current one runs out, so max_batch never cuts a chunk short. At the
  *                    end head and fetch offset are written back and the QP re-enters the tail of
  *                    its queue while WQEs remain.
- * The latency class (§IV-C) sends WQEs of at most priority_max_msg bytes (larger ones are
- * refused), up to priority_max_msg per visit, before any bandwidth visit: it is strict priority,
- * outside the weights, for flows the control path marks as latency-sensitive.
+ * The latency class (§IV-C) sends messages of at most priority_max_msg bytes (larger ones are
+ * refused), one per visit, before any bandwidth visit (a long bandwidth visit steps aside at its
+ * next batch boundary and resumes after): it is strict priority, outside the weights, for flows
+ * the control path marks as latency-sensitive.
  * PACKET_RR mode is the commodity baseline (§II-B): every visit sends one packet,
  * min(MTU, rest of the WQE), and there is no priority queue. */
 
@@ -2048,8 +2049,7 @@ typedef struct rq_palos_config {
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
     uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
-    uint32_t priority_max_msg; /* the latency class's largest message, and its bytes per visit (no
-                                  packet_overhead charge); default 4096 */
+    uint32_t priority_max_msg; /* the latency class's largest message (one per visit); default 4096 */
     uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
                                   the paper; the wire header to make chunks shares of link time); <= 4096 */
 } rq_palos_config;
@@ -2069,7 +2069,8 @@ typedef rnic_err (*rq_palos_wqe_fn)(void *ctx, uint32_t qp, uint32_t index, rq_w
 
 #define RQ_OUT_FIRST 1u     /* the piece starts its WQE */
 #define RQ_OUT_LAST 2u      /* the piece ends its WQE: the WQE is done */
-#define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out) */
+#define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out), or of
+                               its part before it stepped aside for a latency batch */
 #define RQ_OUT_ERROR 8u     /* the WQE was refused (length 0 or above 2^31, last byte beyond 2^64 - 1,
                                unreadable, above priority_max_msg on a latency-class QP): len 0 */
 
@@ -2095,6 +2096,7 @@ typedef struct rq_palos_stats {
     uint64_t cut_wqes;       /* WQEs split over more than one visit */
     uint64_t combined_visits;/* visits that passed on more than one WQE */
     uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
+    uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
     uint64_t bad_wqes;       /* completed with RQ_OUT_ERROR */
     rnic_err_stats errors;   /* refused calls by cause */
@@ -2177,6 +2179,7 @@ struct rq_palos {
     rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
     rnic_ring out;         /* rq_palos_out */
     rq_palos_visit visit;
+    rq_palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
     rq_palos_wqe_fn fetch;
     void *ctx;
     uint64_t now;
@@ -3738,10 +3741,14 @@ static void rq__pw_recompute(rq_pw *w)
             gr->granularity = 0;
             continue;
         }
-        /* Grp_W x N x 2^16 / (sum(Grp_W) x sum(W)): 16 + 32 + 16 bits over at most 28 + 32 */
-        rnic_mul64x64((uint64_t)gr->weight * n, (uint64_t)1 << 16, &hi, &lo);
+        /* Grp_W x N x 2^32 / (sum(Grp_W) x sum(W)): 16 + 30 + 32 bits over at most 28 + 32; the
+         * quotient is at most N x 2^32 <= 2^62. A share below the table's resolution (2^-32 B
+         * per weight unit) is held at that resolution so that the QP still moves, slowly. */
+        rnic_mul64x64((uint64_t)gr->weight * n, (uint64_t)1 << 32, &hi, &lo);
         den = w->sum_group_weights * gr->sum_weights;
         gr->granularity = hi < den ? rnic_udiv128_64(hi, lo, den, NULL) : UINT64_MAX;
+        if (gr->granularity == 0u)
+            gr->granularity = 1u;
     }
     w->recomputes++;
 }
@@ -3825,12 +3832,12 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)
     if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
         return 0;
     q = &w->qps[qp];
-    /* weight x granularity (Q16.16) + carry: the bytes, and a new carry below one byte */
+    /* weight x granularity (Q32.32) + carry: the bytes, and a new carry below one byte */
     rnic_mul64x64(q->weight, w->groups[q->group].granularity, &hi, &lo);
     lo += q->carry;
     hi += lo < q->carry;
-    bytes = (hi << 48) | (lo >> 16);
-    q->carry = (uint32_t)(lo & 0xffffu);
+    bytes = (hi << 32) | (lo >> 32);
+    q->carry = (uint32_t)(lo & 0xffffffffu);
     return bytes; /* 0 when the chunk is under a byte: the fraction waits for the next round */
 }
 /* ==== end src/rnicq/palos_weights.c ==== */
@@ -4095,8 +4102,13 @@ static void rq__palos_end_visit(rq_palos *p)
         p->stats.combined_visits++;
     q->where = RQ__PALOS_IDLE;
     q->credit = 0;
-    if (q->head == q->tail)
-        return; /* idle: an emptied QP keeps neither surplus nor deficit (deficit round robin) */
+    if (q->head == q->tail) {
+        /* idle: an emptied QP keeps no surplus (it would burst when it comes back) but keeps
+         * its deficit, or emptying the ring after each overdraft would beat Eq. 1 */
+        if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency && v->credit < 0)
+            q->credit = v->credit;
+        return;
+    }
     if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency) {
         /* carry the deficit of a small WQE sent whole past the chunk, or the surplus too small
          * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
@@ -4117,18 +4129,28 @@ static void rq__palos_step_done(rq_palos *p, rq_palos_out *o, bool cut)
     rq_palos_visit *v = &p->visit;
     const rq_palos_qp *q = &p->qps[v->qp];
     bool end;
+    bool error = (o->flags & RQ_OUT_ERROR) != 0u;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR)
-        end = !(o->flags & RQ_OUT_ERROR) || v->left == 0u; /* one packet per visit */
-    else if (cut || v->credit <= rq__palos_floor(p))
-        end = true; /* the chunk is used */
+        end = !error || v->left == 0u; /* one packet per visit */
+    else if (cut || (v->latency && !error) || v->credit <= rq__palos_floor(p))
+        end = true; /* the chunk is used (a latency visit: one message) */
     else if (v->left == 0u && q->head != q->tail) {
         /* credit left and WQEs posted beyond the batch: read the next batch for this visit, so
          * that a chunk is never cut short by max_batch (Eq. 1 whatever the message size) */
+        const rq_palos_slot *ls = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         uint32_t pending = q->tail - q->head;
         v->left = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
         v->ready = p->now + p->cfg.fetch_latency;
         p->stats.refetches++;
         end = false;
+        if (!v->latency && !p->paused.active && ls && ls->ready <= p->now + 1u) {
+            /* a latency batch is waiting: this long visit steps aside at its batch boundary
+             * and resumes after it (strict priority without waiting out a whole chunk) */
+            p->paused = *v;
+            v->active = 0;
+            p->stats.preemptions++;
+            o->flags |= RQ_OUT_VISIT_END; /* the run of this QP's pieces ends here for now */
+        }
     } else
         end = v->left == 0u;
     if (end)
@@ -4147,18 +4169,23 @@ static void rq__palos_slice_module(rq_palos *p)
     rq_palos_out o;
     uint32_t rest, piece;
     rnic_err e;
-    if (!v->active) { /* a ready latency-class batch goes before a bandwidth one */
+    if (!v->active) { /* a ready latency batch, else a paused visit, else a ready bandwidth batch */
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         rq_palos_slot taken;
         uint32_t cls = RQ_PALOS_LATENCY;
-        if (!s || s->ready > p->now) {
-            s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
-            cls = RQ_PALOS_BANDWIDTH;
+        if ((!s || s->ready > p->now) && p->paused.active) {
+            *v = p->paused;
+            p->paused.active = 0;
+        } else {
+            if (!s || s->ready > p->now) {
+                s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
+                cls = RQ_PALOS_BANDWIDTH;
+            }
+            if (!s || s->ready > p->now)
+                return;
+            (void)rnic_ring_pop(&p->slots[cls], &taken);
+            rq__palos_begin_visit(p, &taken);
         }
-        if (!s || s->ready > p->now)
-            return;
-        (void)rnic_ring_pop(&p->slots[cls], &taken);
-        rq__palos_begin_visit(p, &taken);
     }
     if (v->ready > p->now)
         return; /* waiting for the next batch of this visit */
@@ -4182,8 +4209,9 @@ static void rq__palos_slice_module(rq_palos *p)
             RNIC_MEMSET(&o, 0, sizeof o);
             o.qp = v->qp;
             o.index = q->head;
+            o.offset = q->offset; /* a WQE already begun ends here (its earlier pieces went out) */
             o.cycle = p->now;
-            o.flags = RQ_OUT_FIRST | RQ_OUT_LAST | RQ_OUT_ERROR;
+            o.flags = (q->offset == 0u ? RQ_OUT_FIRST : 0u) | RQ_OUT_LAST | RQ_OUT_ERROR;
             q->head++;
             q->offset = 0;
             q->cut = 0;
@@ -4278,6 +4306,8 @@ RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
     for (k = 0; k < 2u; k++)
         if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
             return p->now;
+    if (!v->active && p->paused.active)
+        return p->now; /* a paused visit resumes (or a latency batch goes first) */
     if (v->active) {
         if (v->ready > p->now)
             return v->ready; /* the visit's next batch */

@@ -64,6 +64,7 @@ typedef struct mslot {
 typedef struct mvisit {
     uint32_t qp, cls;
     int64_t credit; /* what the visit could spend at its start */
+    uint64_t got_bytes, got_charge; /* the records seen so far (a paused visit has two runs) */
 } mvisit;
 
 typedef struct model {
@@ -84,6 +85,12 @@ typedef struct model {
     uint64_t vready, vsmall;
     int vpay; /* a latency-class visit: charged payload only */
     int vlat;
+    struct { /* a bandwidth visit paused for a latency batch */
+        int active, vpay, vlat;
+        uint32_t vqp, vleft, vdone, vid;
+        int64_t vcredit;
+        uint64_t vready, vsmall;
+    } pz;
     uint64_t now, backlog;
     rq_palos_stats st;
     mvisit *vlog;
@@ -91,10 +98,11 @@ typedef struct model {
 } model;
 
 /* Eq. 2: granularity_y = Grp_W_y x N / (sum Grp_W x sum_{y} W), N = assigned QPs x MTU, in
- * Q16.16; Grp_W x N x 2^16 < 2^62 since max_qps x mtu <= 2^30. */
+ * Q32.32 (128-bit intermediates with the common core's mul/div, themselves tested in
+ * test_fixed.c); at least 2^-32 in a live group, as palos_weights.h documents. */
 static uint64_t m_gran(const model *m, uint32_t g)
 {
-    uint64_t n = 0, sum_g = 0, sum_w = 0;
+    uint64_t n = 0, sum_g = 0, sum_w = 0, hi, lo, q;
     uint8_t has[MAXG];
     uint32_t x;
     memset(has, 0, sizeof has);
@@ -110,18 +118,26 @@ static uint64_t m_gran(const model *m, uint32_t g)
             sum_g += m->gw[x];
     if (!sum_w || !sum_g)
         return 0;
-    return ((uint64_t)m->gw[g] * n << 16) / (sum_g * sum_w);
+    rnic_mul64x64((uint64_t)m->gw[g] * n, (uint64_t)1 << 32, &hi, &lo);
+    q = rnic_udiv128_64(hi, lo, sum_g * sum_w, NULL);
+    return q ? q : 1u;
 }
 
-static uint64_t m_chunk_q16(const model *m, uint32_t x) { return (uint64_t)m->qw[x] * m_gran(m, m->qg[x]); }
-static uint64_t m_chunk_floor(const model *m, uint32_t x) { return m_chunk_q16(m, x) >> 16; }
-
-static uint64_t m_next_chunk(model *m, uint32_t x)
+/* weight x granularity (+ the carried fraction): whole bytes and the new fraction */
+static uint64_t m_chunk_bytes(const model *m, uint32_t x, uint32_t frac, uint32_t *frac_out)
 {
-    uint64_t v = m_chunk_q16(m, x) + m->frac[x];
-    m->frac[x] = (uint32_t)(v & 0xffffu);
-    return v >> 16;
+    uint64_t hi, lo;
+    rnic_mul64x64(m->qw[x], m_gran(m, m->qg[x]), &hi, &lo);
+    lo += frac;
+    hi += lo < frac;
+    if (frac_out)
+        *frac_out = (uint32_t)(lo & 0xffffffffu);
+    return (hi << 32) | (lo >> 32);
 }
+
+static uint64_t m_chunk_floor(const model *m, uint32_t x) { return m_chunk_bytes(m, x, 0, NULL); }
+
+static uint64_t m_next_chunk(model *m, uint32_t x) { return m_chunk_bytes(m, x, m->frac[x], &m->frac[x]); }
 
 /* payload plus packet_overhead per packet of the piece */
 static uint64_t charge_of(const rq_palos_config *c, uint64_t len)
@@ -165,8 +181,11 @@ static void m_end_visit(model *m)
         m->st.combined_visits++;
     q->where = M_IDLE;
     q->credit = 0;
-    if (q->head == q->tail)
-        return; /* out of work: idle, and no credit kept */
+    if (q->head == q->tail) { /* out of work: idle, no surplus kept, a deficit kept */
+        if (m->c.mode == RQ_PALOS_CHUNK && !m->vlat && m->vcredit < 0)
+            q->credit = m->vcredit;
+        return;
+    }
     if (m->c.mode == RQ_PALOS_CHUNK && !m->vlat) { /* deficit round robin: deficit kept, surplus capped */
         int64_t cap = (int64_t)m->vsmall + m->c.weights.mtu + m->c.packet_overhead;
         q->credit = m->vcredit < cap ? m->vcredit : cap;
@@ -184,6 +203,37 @@ static void m_emit(model *m, const rq_palos_out *o)
 
 static int64_t m_floor(const model *m) { return m->vpay ? 0 : (int64_t)m->c.packet_overhead; }
 
+static void m_pause(model *m)
+{
+    m->pz.active = 1;
+    m->pz.vpay = m->vpay;
+    m->pz.vlat = m->vlat;
+    m->pz.vqp = m->vqp;
+    m->pz.vleft = m->vleft;
+    m->pz.vdone = m->vdone;
+    m->pz.vid = m->vid;
+    m->pz.vcredit = m->vcredit;
+    m->pz.vready = m->vready;
+    m->pz.vsmall = m->vsmall;
+    m->active = 0;
+    m->st.preemptions++;
+}
+
+static void m_resume(model *m)
+{
+    m->active = 1;
+    m->vpay = m->pz.vpay;
+    m->vlat = m->pz.vlat;
+    m->vqp = m->pz.vqp;
+    m->vleft = m->pz.vleft;
+    m->vdone = m->pz.vdone;
+    m->vid = m->pz.vid;
+    m->vcredit = m->pz.vcredit;
+    m->vready = m->pz.vready;
+    m->vsmall = m->pz.vsmall;
+    m->pz.active = 0;
+}
+
 /* After the record just emitted (the newest in the output): end the visit, go on, or read the
  * visit's next batch when credit and posted WQEs remain (written from palos_api.h). */
 static void m_step_done(model *m, int error, int cut)
@@ -193,14 +243,19 @@ static void m_step_done(model *m, int error, int cut)
     int end;
     if (m->c.mode == RQ_PALOS_PACKET_RR)
         end = !error || m->vleft == 0u;
-    else if (cut || m->vcredit <= m_floor(m))
-        end = 1;
+    else if (cut || (m->vlat && !error) || m->vcredit <= m_floor(m))
+        end = 1; /* the chunk is used; a latency visit sends one message */
     else if (m->vleft == 0u && q->head != q->tail) {
-        uint32_t pending = q->tail - q->head;
+        uint32_t pending = q->tail - q->head, k = RQ_PALOS_LATENCY;
         m->vleft = pending < m->c.max_batch ? pending : m->c.max_batch;
         m->vready = m->now + m->c.fetch_latency;
         m->st.refetches++;
         end = 0;
+        /* a latency batch ready by the next cycle: the visit steps aside at this boundary */
+        if (!m->vlat && !m->pz.active && m->sl_n[k] && m->sl[k][m->sl_h[k]].ready <= m->now + 1u) {
+            o->flags |= F_END; /* the run ends here; the visit resumes after the latency one */
+            m_pause(m);
+        }
     } else
         end = m->vleft == 0u;
     if (end) {
@@ -216,7 +271,10 @@ static void m_slice(model *m)
     mq *q;
     rq_palos_out o;
     uint32_t i, rest, piece;
-    if (!m->active) { /* a ready latency batch first, else a ready bandwidth one */
+    if (!m->active && m->pz.active &&
+        (m->sl_n[RQ_PALOS_LATENCY] == 0u || m->sl[RQ_PALOS_LATENCY][m->sl_h[RQ_PALOS_LATENCY]].ready > m->now)) {
+        m_resume(m); /* no latency batch ready: the paused visit goes on */
+    } else if (!m->active) { /* a ready latency batch first, else a ready bandwidth one */
         mslot s;
         uint32_t k = RQ_PALOS_LATENCY;
         if (m->sl_n[k] == 0u || m->sl[k][m->sl_h[k]].ready > m->now)
@@ -259,6 +317,7 @@ static void m_slice(model *m)
         m->vlog[m->vid].qp = s.qp;
         m->vlog[m->vid].cls = m->c.mode == RQ_PALOS_PACKET_RR ? (uint32_t)RQ_PALOS_BANDWIDTH : q->cls;
         m->vlog[m->vid].credit = m->vcredit;
+        m->vlog[m->vid].got_bytes = m->vlog[m->vid].got_charge = 0;
     }
     if (m->vready > m->now)
         return; /* the visit's next batch is on its way */
@@ -278,7 +337,8 @@ static void m_slice(model *m)
     o.index = q->head;
     o.cycle = m->now;
     if (refused(h, i) || (m->vlat && q->offset == 0u && over_latency_limit(h, i, &m->c))) {
-        o.flags = F_FIRST | F_LAST | F_ERR;
+        o.offset = q->offset;
+        o.flags = (q->offset == 0u ? F_FIRST : 0u) | F_LAST | F_ERR;
         q->head++;
         q->offset = 0;
         q->cut = 0;
@@ -603,9 +663,9 @@ static void check_record(world *W, const rq_palos_out *o, uint32_t vid)
         CHECK(refused(h, i) || over_latency_limit(h, i, c)); /* the latter only in a latency visit */
         h->unreadable[i] |= 2u;
         CHECK_EQ(o->len, 0);
-        CHECK_EQ(o->offset, 0);
-        CHECK_EQ(h->off, 0);
-        CHECK_EQ(o->flags & (F_FIRST | F_LAST), F_FIRST | F_LAST);
+        CHECK_EQ(o->offset, h->off); /* a WQE begun earlier ends at its offset */
+        CHECK_EQ(!!(o->flags & F_FIRST), h->off == 0u);
+        CHECK(o->flags & F_LAST);
         h->done++;
         h->off = 0;
     } else {
@@ -644,6 +704,10 @@ static void check_record(world *W, const rq_palos_out *o, uint32_t vid)
     W->v_bytes += o->len;
     if (o->len)
         W->v_charge += charge_of(c, o->len);
+    if (W->use_model && vid < W->m.nv) { /* per visit, across the runs of a paused one */
+        W->m.vlog[vid].got_bytes += o->len;
+        W->m.vlog[vid].got_charge += o->len ? charge_of(c, o->len) : 0u;
+    }
     if (o->flags & F_END) {
         if (c->mode == RQ_PALOS_CHUNK) {
             /* before its last record a visit still had credit above the floor (one packet's
@@ -657,14 +721,14 @@ static void check_record(world *W, const rq_palos_out *o, uint32_t vid)
                 const mvisit *mv = &W->m.vlog[vid];
                 int lat = mv->cls == RQ_PALOS_LATENCY;
                 int64_t floor_credit = lat ? 0 : (int64_t)c->packet_overhead;
-                int64_t charged = (int64_t)(lat ? W->v_bytes : W->v_charge), last = (int64_t)(lat ? last_bytes : last_charge);
+                int64_t charged = (int64_t)(lat ? mv->got_bytes : mv->got_charge), last = (int64_t)(lat ? last_bytes : last_charge);
                 CHECK(charged - last < mv->credit - floor_credit);
                 if (!(o->flags & (F_LAST | F_ERR))) { /* cut: the credit is used up to the floor */
                     CHECK(charged <= mv->credit);
                     CHECK(mv->credit - charged <= floor_credit);
                 }
                 if (!lat && W->weights_fixed) /* at most chunk + carried surplus, plus the last WQE */
-                    CHECK(W->v_charge - last_charge < 2u * m_chunk_floor(&W->m, o->qp) + 2u + c->weights.mtu + c->packet_overhead);
+                    CHECK(mv->got_charge - last_charge < 2u * m_chunk_floor(&W->m, o->qp) + 2u + c->weights.mtu + c->packet_overhead);
             }
         }
         W->v_open = 0;
@@ -771,6 +835,7 @@ static void compare_stats(const rq_palos_stats *a, const rq_palos_stats *b)
     CHECK_EQ(a->cut_wqes, b->cut_wqes);
     CHECK_EQ(a->combined_visits, b->combined_visits);
     CHECK_EQ(a->refetches, b->refetches);
+    CHECK_EQ(a->preemptions, b->preemptions);
     CHECK_EQ(a->out_stalls, b->out_stalls);
     CHECK_EQ(a->bad_wqes, b->bad_wqes);
 }
@@ -1411,10 +1476,9 @@ static void test_latency_priority(void)
     }
 }
 
-/* The latency class (§IV-C): WQEs no larger than priority_max_msg are passed on whole and
- * combined while the visit's credit (priority_max_msg) lasts; a larger one is refused.
- * WQEs 100, 5000, 300 -> one visit: 100, ERROR, 300. WQEs 3000, 3000, 100 -> visit 1: 3000 +
- * 3000 (the second overdraws the credit and ends the visit), visit 2: 100. */
+/* The latency class (§IV-C): one message per visit, at most priority_max_msg; a larger one is
+ * refused. WQEs 100, 5000, 300 -> visit 1: 100; visit 2: ERROR, 300. WQEs 3000, 3000, 100 ->
+ * three visits of one message each. */
 static void test_latency_combine_cut(void)
 {
     static const uint32_t len_a[3] = { 100, 5000, 300 }, len_b[3] = { 3000, 3000, 100 };
@@ -1445,21 +1509,19 @@ static void test_latency_combine_cut(void)
         CHECK_EQ(W->nlog, 3);
         if (W->nlog == 3 && part == 0) {
             CHECK_EQ(W->log[0].o.len, 100);
-            CHECK_EQ(W->log[0].o.flags, F_FIRST | F_LAST);
+            CHECK_EQ(W->log[0].o.flags, F_FIRST | F_LAST | F_END);
             CHECK_EQ(W->log[1].o.flags, F_FIRST | F_LAST | F_ERR);
             CHECK_EQ(W->log[2].o.len, 300);
             CHECK_EQ(W->log[2].o.flags, F_FIRST | F_LAST | F_END);
-            CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 1);
+            CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 2);
             CHECK_EQ(rq_palos_get_stats(&W->e)->errors.by_cause[RNIC_ERANGE], 1);
         }
         if (W->nlog == 3 && part == 1) {
-            CHECK_EQ(W->log[0].o.len, 3000);
-            CHECK_EQ(W->log[0].o.flags, F_FIRST | F_LAST);
-            CHECK_EQ(W->log[1].o.len, 3000);
-            CHECK_EQ(W->log[1].o.flags, F_FIRST | F_LAST | F_END);
-            CHECK_EQ(W->log[2].o.len, 100);
-            CHECK_EQ(W->log[2].o.flags, F_FIRST | F_LAST | F_END);
-            CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 2);
+            for (i = 0; i < 3; i++) {
+                CHECK_EQ(W->log[i].o.len, len_b[i]);
+                CHECK_EQ(W->log[i].o.flags, F_FIRST | F_LAST | F_END);
+            }
+            CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 3);
         }
         world_free(W);
     }
@@ -2349,6 +2411,107 @@ static void test_isolation_adversarial_tenants(void)
     }
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Found by review: a share below the old Q16.16 resolution starved forever; a WQE that fails to
+ * read after pieces of it went out.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct tiny_ctx {
+    uint32_t len, fail_index, reads_of_fail;
+    int fail_after_first;
+} tiny_ctx;
+
+static rnic_err tiny_wqe(void *ctx, uint32_t qp, uint32_t index, rq_wqe *w)
+{
+    tiny_ctx *t = (tiny_ctx *)ctx;
+    if (t->fail_after_first && index == t->fail_index && t->reads_of_fail++ > 0u)
+        return RNIC_EINVAL; /* readable once, then the buffer fails */
+    w->addr = ((uint64_t)qp << 32) + (uint64_t)index * 65536u;
+    w->len = t->len;
+    w->user = index;
+    w->flags = 0;
+    return RNIC_OK;
+}
+
+static void test_tiny_share_progresses(void)
+{
+    static uint64_t mem[4096];
+    rq_palos p;
+    rq_palos_config c;
+    tiny_ctx t;
+    rq_palos_out o;
+    uint64_t bytes = 0, want_visits;
+    double per_round;
+    memset(&t, 0, sizeof t);
+    t.len = 64;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 3;
+    c.weights.max_groups = 2;
+    c.weights.mtu = 64;
+    CHECK(rq_palos_mem_size(&c) <= sizeof mem);
+    CHECK_EQ(rq_palos_init(&p, &c, mem, sizeof mem, tiny_wqe, &t), RNIC_OK);
+    CHECK_EQ(rq_palos_create_group(&p, 0, 1), RNIC_OK);
+    CHECK_EQ(rq_palos_create_group(&p, 1, 65535), RNIC_OK);
+    CHECK_EQ(rq_palos_set_qp(&p, 0, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    CHECK_EQ(rq_palos_set_qp(&p, 1, 0, 65535, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    CHECK_EQ(rq_palos_set_qp(&p, 2, 1, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    /* Eq. 2: group 0's granularity = 1 x 192 / (65536 x 65536) B per weight unit = 192 in Q32.32 */
+    CHECK_EQ(rq_palos_weights(&p)->groups[0].granularity, 192);
+    CHECK_EQ(rq_palos_doorbell(&p, 1, 4), RNIC_OK); /* QP 1: 4 x 64 B, Eq. 1: 0.00293 B per round */
+    while (rq_palos_backlog(&p) && rq_palos_now(&p) < 2000000u) {
+        rq_palos_tick(&p);
+        while (rq_palos_pop(&p, &o) == RNIC_OK)
+            bytes += o.len;
+    }
+    CHECK_EQ(bytes, 256);
+    per_round = 1.0 / 65536.0 * 65535.0 / 65536.0 * 192.0;
+    want_visits = (uint64_t)(256.0 / per_round);
+    /* the visits it took are the rounds Eq. 1 needs for 256 B, give or take one 64 B WQE */
+    CHECK(rq_palos_get_stats(&p)->visits + (uint64_t)(64.0 / per_round) >= want_visits);
+    CHECK(rq_palos_get_stats(&p)->visits <= want_visits + 2u);
+}
+
+static void test_error_after_pieces(void)
+{
+    static uint64_t mem[4096];
+    rq_palos p;
+    rq_palos_config c;
+    tiny_ctx t;
+    rq_palos_out o[16];
+    uint32_t n = 0, i;
+    memset(&t, 0, sizeof t);
+    t.len = 4000;
+    t.fail_after_first = 1;
+    t.fail_index = 0;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 2;
+    CHECK_EQ(rq_palos_init(&p, &c, mem, sizeof mem, tiny_wqe, &t), RNIC_OK);
+    CHECK_EQ(rq_palos_create_group(&p, 0, 1), RNIC_OK);
+    CHECK_EQ(rq_palos_set_qp(&p, 0, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    CHECK_EQ(rq_palos_set_qp(&p, 1, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK); /* chunks of 1500 */
+    CHECK_EQ(rq_palos_doorbell(&p, 0, 2), RNIC_OK);
+    for (i = 0; i < 200u && n < 16u; i++) {
+        rq_palos_tick(&p);
+        while (n < 16u && rq_palos_pop(&p, &o[n]) == RNIC_OK)
+            n++;
+    }
+    /* WQE 0: 1500 B out, then unreadable: its end is an error record at offset 1500, not FIRST */
+    CHECK(n >= 2u);
+    if (n < 2u)
+        return;
+    CHECK_EQ(o[0].index, 0);
+    CHECK_EQ(o[0].len, 1500);
+    CHECK_EQ(o[0].flags, RQ_OUT_FIRST | RQ_OUT_VISIT_END);
+    CHECK_EQ(o[1].index, 0);
+    CHECK_EQ(o[1].offset, 1500);
+    CHECK_EQ(o[1].len, 0);
+    CHECK_EQ(o[1].flags & (RQ_OUT_FIRST | RQ_OUT_LAST | RQ_OUT_ERROR), RQ_OUT_LAST | RQ_OUT_ERROR);
+    CHECK_EQ(rq_palos_get_stats(&p)->bad_wqes, 1);
+    CHECK_EQ(rq_palos_get_stats(&p)->errors.by_cause[RNIC_EINVAL], 1); /* the buffer's own code */
+    for (i = 2; i < n; i++)
+        CHECK_EQ(o[i].index, 1); /* WQE 1 flows on */
+    CHECK_EQ(rq_palos_backlog(&p), 0);
+}
+
 int main(void)
 {
     RUN(test_random_streams);
@@ -2369,5 +2532,7 @@ int main(void)
     RUN(test_weight_changes_random);
     RUN(test_weight_changes_shift_shares);
     RUN(test_isolation_adversarial_tenants);
+    RUN(test_tiny_share_progresses);
+    RUN(test_error_after_pieces);
     return test_summary();
 }

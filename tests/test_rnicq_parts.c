@@ -462,11 +462,11 @@ static void test_palos_weights_eq1(void)
         /* a round moves N = QPs x MTU bytes in all (to within a byte per QP) */
         CHECK(total <= 2000ull * nq * 1500u && total + 2000ull * nq >= 2000ull * nq * 1500u);
         for (k = 0; k < nq; k++) {
-            /* Eq. 1's bytes; allowed: the carry under a byte, the Q16.16 granularity's truncation
-             * (weight / 65536 byte per round), and the same in the total */
+            /* Eq. 1's bytes; allowed: the carry under a byte, the Q32.32 granularity's truncation
+             * (weight / 2^32 byte per round), and the same in the total */
             double want = (double)gweight[qgroup[k]] / (double)sumg * (double)qweight[k] / (double)sumw[qgroup[k]] * (double)total;
             double dev = (double)bytes[k] > want ? (double)bytes[k] - want : want - (double)bytes[k];
-            double allowed = 2.0 + 2000.0 * (double)qweight[k] / 65536.0 + 1e-5 * want;
+            double allowed = 2.0 + 2000.0 * (double)qweight[k] / 4294967296.0 + 1e-6 * want;
             if (dev / allowed > worst)
                 worst = dev / allowed;
             CHECK(dev <= allowed);

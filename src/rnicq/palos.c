@@ -258,8 +258,13 @@ static void rq__palos_end_visit(rq_palos *p)
         p->stats.combined_visits++;
     q->where = RQ__PALOS_IDLE;
     q->credit = 0;
-    if (q->head == q->tail)
-        return; /* idle: an emptied QP keeps neither surplus nor deficit (deficit round robin) */
+    if (q->head == q->tail) {
+        /* idle: an emptied QP keeps no surplus (it would burst when it comes back) but keeps
+         * its deficit, or emptying the ring after each overdraft would beat Eq. 1 */
+        if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency && v->credit < 0)
+            q->credit = v->credit;
+        return;
+    }
     if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency) {
         /* carry the deficit of a small WQE sent whole past the chunk, or the surplus too small
          * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
@@ -280,18 +285,28 @@ static void rq__palos_step_done(rq_palos *p, rq_palos_out *o, bool cut)
     rq_palos_visit *v = &p->visit;
     const rq_palos_qp *q = &p->qps[v->qp];
     bool end;
+    bool error = (o->flags & RQ_OUT_ERROR) != 0u;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR)
-        end = !(o->flags & RQ_OUT_ERROR) || v->left == 0u; /* one packet per visit */
-    else if (cut || v->credit <= rq__palos_floor(p))
-        end = true; /* the chunk is used */
+        end = !error || v->left == 0u; /* one packet per visit */
+    else if (cut || (v->latency && !error) || v->credit <= rq__palos_floor(p))
+        end = true; /* the chunk is used (a latency visit: one message) */
     else if (v->left == 0u && q->head != q->tail) {
         /* credit left and WQEs posted beyond the batch: read the next batch for this visit, so
          * that a chunk is never cut short by max_batch (Eq. 1 whatever the message size) */
+        const rq_palos_slot *ls = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         uint32_t pending = q->tail - q->head;
         v->left = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
         v->ready = p->now + p->cfg.fetch_latency;
         p->stats.refetches++;
         end = false;
+        if (!v->latency && !p->paused.active && ls && ls->ready <= p->now + 1u) {
+            /* a latency batch is waiting: this long visit steps aside at its batch boundary
+             * and resumes after it (strict priority without waiting out a whole chunk) */
+            p->paused = *v;
+            v->active = 0;
+            p->stats.preemptions++;
+            o->flags |= RQ_OUT_VISIT_END; /* the run of this QP's pieces ends here for now */
+        }
     } else
         end = v->left == 0u;
     if (end)
@@ -310,18 +325,23 @@ static void rq__palos_slice_module(rq_palos *p)
     rq_palos_out o;
     uint32_t rest, piece;
     rnic_err e;
-    if (!v->active) { /* a ready latency-class batch goes before a bandwidth one */
+    if (!v->active) { /* a ready latency batch, else a paused visit, else a ready bandwidth batch */
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         rq_palos_slot taken;
         uint32_t cls = RQ_PALOS_LATENCY;
-        if (!s || s->ready > p->now) {
-            s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
-            cls = RQ_PALOS_BANDWIDTH;
+        if ((!s || s->ready > p->now) && p->paused.active) {
+            *v = p->paused;
+            p->paused.active = 0;
+        } else {
+            if (!s || s->ready > p->now) {
+                s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
+                cls = RQ_PALOS_BANDWIDTH;
+            }
+            if (!s || s->ready > p->now)
+                return;
+            (void)rnic_ring_pop(&p->slots[cls], &taken);
+            rq__palos_begin_visit(p, &taken);
         }
-        if (!s || s->ready > p->now)
-            return;
-        (void)rnic_ring_pop(&p->slots[cls], &taken);
-        rq__palos_begin_visit(p, &taken);
     }
     if (v->ready > p->now)
         return; /* waiting for the next batch of this visit */
@@ -345,8 +365,9 @@ static void rq__palos_slice_module(rq_palos *p)
             RNIC_MEMSET(&o, 0, sizeof o);
             o.qp = v->qp;
             o.index = q->head;
+            o.offset = q->offset; /* a WQE already begun ends here (its earlier pieces went out) */
             o.cycle = p->now;
-            o.flags = RQ_OUT_FIRST | RQ_OUT_LAST | RQ_OUT_ERROR;
+            o.flags = (q->offset == 0u ? RQ_OUT_FIRST : 0u) | RQ_OUT_LAST | RQ_OUT_ERROR;
             q->head++;
             q->offset = 0;
             q->cut = 0;
@@ -441,6 +462,8 @@ RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
     for (k = 0; k < 2u; k++)
         if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
             return p->now;
+    if (!v->active && p->paused.active)
+        return p->now; /* a paused visit resumes (or a latency batch goes first) */
     if (v->active) {
         if (v->ready > p->now)
             return v->ready; /* the visit's next batch */

@@ -22,9 +22,10 @@
  *                    when the current one runs out, so max_batch never cuts a chunk short. At the
  *                    end head and fetch offset are written back and the QP re-enters the tail of
  *                    its queue while WQEs remain.
- * The latency class (§IV-C) sends WQEs of at most priority_max_msg bytes (larger ones are
- * refused), up to priority_max_msg per visit, before any bandwidth visit: it is strict priority,
- * outside the weights, for flows the control path marks as latency-sensitive.
+ * The latency class (§IV-C) sends messages of at most priority_max_msg bytes (larger ones are
+ * refused), one per visit, before any bandwidth visit (a long bandwidth visit steps aside at its
+ * next batch boundary and resumes after): it is strict priority, outside the weights, for flows
+ * the control path marks as latency-sensitive.
  * PACKET_RR mode is the commodity baseline (§II-B): every visit sends one packet,
  * min(MTU, rest of the WQE), and there is no priority queue. */
 
@@ -41,8 +42,7 @@ typedef struct rq_palos_config {
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
     uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
-    uint32_t priority_max_msg; /* the latency class's largest message, and its bytes per visit (no
-                                  packet_overhead charge); default 4096 */
+    uint32_t priority_max_msg; /* the latency class's largest message (one per visit); default 4096 */
     uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
                                   the paper; the wire header to make chunks shares of link time); <= 4096 */
 } rq_palos_config;
@@ -62,7 +62,8 @@ typedef rnic_err (*rq_palos_wqe_fn)(void *ctx, uint32_t qp, uint32_t index, rq_w
 
 #define RQ_OUT_FIRST 1u     /* the piece starts its WQE */
 #define RQ_OUT_LAST 2u      /* the piece ends its WQE: the WQE is done */
-#define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out) */
+#define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out), or of
+                               its part before it stepped aside for a latency batch */
 #define RQ_OUT_ERROR 8u     /* the WQE was refused (length 0 or above 2^31, last byte beyond 2^64 - 1,
                                unreadable, above priority_max_msg on a latency-class QP): len 0 */
 
@@ -88,6 +89,7 @@ typedef struct rq_palos_stats {
     uint64_t cut_wqes;       /* WQEs split over more than one visit */
     uint64_t combined_visits;/* visits that passed on more than one WQE */
     uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
+    uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
     uint64_t bad_wqes;       /* completed with RQ_OUT_ERROR */
     rnic_err_stats errors;   /* refused calls by cause */
@@ -170,6 +172,7 @@ struct rq_palos {
     rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
     rnic_ring out;         /* rq_palos_out */
     rq_palos_visit visit;
+    rq_palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
     rq_palos_wqe_fn fetch;
     void *ctx;
     uint64_t now;

@@ -51,10 +51,14 @@ static void rq__pw_recompute(rq_pw *w)
             gr->granularity = 0;
             continue;
         }
-        /* Grp_W x N x 2^16 / (sum(Grp_W) x sum(W)): 16 + 32 + 16 bits over at most 28 + 32 */
-        rnic_mul64x64((uint64_t)gr->weight * n, (uint64_t)1 << 16, &hi, &lo);
+        /* Grp_W x N x 2^32 / (sum(Grp_W) x sum(W)): 16 + 30 + 32 bits over at most 28 + 32; the
+         * quotient is at most N x 2^32 <= 2^62. A share below the table's resolution (2^-32 B
+         * per weight unit) is held at that resolution so that the QP still moves, slowly. */
+        rnic_mul64x64((uint64_t)gr->weight * n, (uint64_t)1 << 32, &hi, &lo);
         den = w->sum_group_weights * gr->sum_weights;
         gr->granularity = hi < den ? rnic_udiv128_64(hi, lo, den, NULL) : UINT64_MAX;
+        if (gr->granularity == 0u)
+            gr->granularity = 1u;
     }
     w->recomputes++;
 }
@@ -138,11 +142,11 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)
     if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
         return 0;
     q = &w->qps[qp];
-    /* weight x granularity (Q16.16) + carry: the bytes, and a new carry below one byte */
+    /* weight x granularity (Q32.32) + carry: the bytes, and a new carry below one byte */
     rnic_mul64x64(q->weight, w->groups[q->group].granularity, &hi, &lo);
     lo += q->carry;
     hi += lo < q->carry;
-    bytes = (hi << 48) | (lo >> 16);
-    q->carry = (uint32_t)(lo & 0xffffu);
+    bytes = (hi << 32) | (lo >> 32);
+    q->carry = (uint32_t)(lo & 0xffffffffu);
     return bytes; /* 0 when the chunk is under a byte: the fraction waits for the next round */
 }

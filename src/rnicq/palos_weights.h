@@ -2,7 +2,7 @@
  * Groups (tenants) carry a weight, QPs a weight inside their group. A QP's chunk -- the bytes
  * it may send per scheduling round -- is its weight times its group's granularity,
  *   granularity_y = Grp_W_y / sum(Grp_W) x 1 / sum_{QPs in y}(W) x N,  N = QPs x MTU (§V),
- * so that rates follow Eq. 1. Granularities are Q16.16 bytes per weight unit, recomputed for the
+ * so that rates follow Eq. 1. Granularities are Q32.32 bytes per weight unit, recomputed for the
  * group table only when a weight or membership changes (a QP weight change touches one entry
  * and its group's sum, as Fig. 6 intends); the fraction a chunk cannot carry is kept per QP and
  * added to its next chunk, so long-run bytes follow Eq. 1 exactly (issue-5 design contract,
@@ -17,14 +17,14 @@ typedef struct rq_pw_config {
 typedef struct rq_pw_qp {
     uint32_t group;  /* RNIC_NONE: not assigned */
     uint32_t weight;
-    uint32_t carry;  /* Q16.16 fraction of a byte carried to the next chunk */
+    uint32_t carry;  /* Q32.32 fraction of a byte carried to the next chunk */
 } rq_pw_qp;
 
 typedef struct rq_pw_group {
     uint32_t weight;       /* 0: the group does not exist */
     uint32_t members;
     uint64_t sum_weights;  /* of its QPs */
-    uint64_t granularity;  /* Q16.16 bytes per unit of QP weight */
+    uint64_t granularity;  /* Q32.32 bytes per unit of QP weight (at least 2^-32 in a live group) */
 } rq_pw_group;
 
 typedef struct rq_pw {
