@@ -2155,7 +2155,7 @@ typedef struct rq_palos_qp {
 
 typedef struct rq_palos_slot { /* a batch read in flight */
     uint64_t ready;
-    uint32_t qp, first, count;
+    uint32_t qp, count;
 } rq_palos_slot;
 
 typedef struct rq_palos_visit { /* the slicing module's registers */
@@ -2163,8 +2163,7 @@ typedef struct rq_palos_visit { /* the slicing module's registers */
     int64_t credit;            /* bytes the visit may still send (< 0: overdrawn, the visit ends) */
     uint32_t active, qp, left; /* WQEs of the batch not yet finished */
     uint32_t small;            /* WQEs up to this size go whole: the chunk (priority_max_msg) */
-    uint32_t payload_only;     /* a latency-class visit: no packet_overhead charge */
-    uint32_t latency;          /* a latency-class visit */
+    uint32_t latency;          /* a latency-class visit: one message, no packet_overhead charge */
     uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
     uint32_t have_wqe;
     rq_wqe wqe;                /* the WQE at the QP's head, as read */
@@ -4016,30 +4015,38 @@ static void rq__palos_doorbell_module(rq_palos *p)
         rq__palos_enqueue(p, db.qp);
 }
 
+/* WQEs one batch read takes: those posted from the head, at most max_batch. */
+static uint32_t rq__palos_batch(const rq_palos *p, const rq_palos_qp *q)
+{
+    uint32_t pending = q->tail - q->head;
+    return pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
+}
+
 static void rq__palos_fetch_module(rq_palos *p)
 {
     rq_palos_slot s;
     rq_palos_qp *q;
-    uint32_t cls = RQ_PALOS_LATENCY, pending;
+    uint32_t cls = RQ_PALOS_LATENCY;
     /* strict priority: the latency queue first, into its own slots (§IV-C) */
     if (rnic_ring_empty(&p->queue[cls]) || rnic_ring_full(&p->slots[cls]))
         cls = RQ_PALOS_BANDWIDTH;
     if (rnic_ring_full(&p->slots[cls]) || rnic_ring_pop(&p->queue[cls], &s.qp) != RNIC_OK)
         return;
     q = &p->qps[s.qp];
-    pending = q->tail - q->head;
-    s.first = q->head;
-    s.count = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
+    s.count = rq__palos_batch(p, q);
     s.ready = p->now + p->cfg.fetch_latency;
     q->where = RQ__PALOS_FETCHING;
     (void)rnic_ring_push(&p->slots[cls], &s);
 }
 
-/* Largest piece (<= want) whose charge fits `credit` (> 0): payload plus packet_overhead per
- * packet (payload only for a latency-class visit: its limit is a message size, §IV-C). */
+/* Bytes the current visit is charged per packet on top of the payload: packet_overhead, none
+ * for a latency-class visit (its limit is a message size, §IV-C). */
+static uint32_t rq__palos_overhead(const rq_palos *p) { return p->visit.latency ? 0u : p->cfg.packet_overhead; }
+
+/* Largest piece (<= want) whose charge fits `credit` (> 0): payload plus the overhead per packet. */
 static uint32_t rq__palos_affordable(const rq_palos *p, uint32_t credit, uint32_t want)
 {
-    uint32_t ovh = p->visit.payload_only ? 0u : p->cfg.packet_overhead, mtu = p->cfg.weights.mtu, full, rem, len;
+    uint32_t ovh = rq__palos_overhead(p), mtu = p->cfg.weights.mtu, full, rem, len;
     if (ovh == 0u)
         return credit < want ? credit : want;
     full = credit / (mtu + ovh);
@@ -4053,12 +4060,13 @@ static uint32_t rq__palos_affordable(const rq_palos *p, uint32_t credit, uint32_
 static uint32_t rq__palos_charge(const rq_palos *p, uint32_t len)
 {
     uint32_t mtu = p->cfg.weights.mtu;
-    return p->cfg.packet_overhead == 0u || p->visit.payload_only ? len : len + p->cfg.packet_overhead * (len / mtu + (len % mtu != 0u));
+    uint32_t ovh = rq__palos_overhead(p);
+    return ovh == 0u ? len : len + ovh * (len / mtu + (len % mtu != 0u));
 }
 
 /* The credit a visit needs to go on: more than one packet's overhead, so a cut piece carries
  * at least one byte. */
-static int64_t rq__palos_floor(const rq_palos *p) { return p->visit.payload_only ? 0 : (int64_t)p->cfg.packet_overhead; }
+static int64_t rq__palos_floor(const rq_palos *p) { return (int64_t)rq__palos_overhead(p); }
 
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
 {
@@ -4071,7 +4079,6 @@ static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
     v->ready = s->ready;
     v->emitted_wqes = 0;
     v->have_wqe = 0;
-    v->payload_only = 0;
     v->latency = 0;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR) {
         v->credit = RQ__PALOS_MAX_PIECE;
@@ -4079,7 +4086,6 @@ static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
     } else if (q->cls == RQ_PALOS_LATENCY) {
         v->credit = p->cfg.priority_max_msg;
         v->small = p->cfg.priority_max_msg; /* every WQE it takes is at most this */
-        v->payload_only = 1;
         v->latency = 1;
         p->stats.priority_visits++;
     } else {
@@ -4138,8 +4144,7 @@ static void rq__palos_step_done(rq_palos *p, rq_palos_out *o, bool cut)
         /* credit left and WQEs posted beyond the batch: read the next batch for this visit, so
          * that a chunk is never cut short by max_batch (Eq. 1 whatever the message size) */
         const rq_palos_slot *ls = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
-        uint32_t pending = q->tail - q->head;
-        v->left = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
+        v->left = rq__palos_batch(p, q);
         v->ready = p->now + p->cfg.fetch_latency;
         p->stats.refetches++;
         end = false;

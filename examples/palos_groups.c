@@ -44,28 +44,14 @@ static void run(uint32_t mode, uint32_t ovh, uint32_t nsmall, uint32_t nlarge, u
 
 int main(int argc, char **argv)
 {
-    const char *csv = NULL;
-    int quick = 0, a;
+    int quick;
     uint64_t us;
     uint32_t k;
     FILE *f = NULL;
     double ra1 = 0, rb1 = 0, pa1 = 0, pb1 = 0, drift_a = 0, drift_b = 0, rr_a8 = 0, rr_b8 = 0;
     double ya1 = 0, drift_pay = 0, oa1 = 0, drift_one = 0;
-    for (a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else {
-            fprintf(stderr, "usage: %s [--csv FILE] [--quick]\n", argv[0]);
-            return 2;
-        }
-    }
+    f = sim_options(argc, argv, &quick, NULL);
     us = quick ? 400 : 2000;
-    if (csv && !(f = fopen(csv, "w"))) {
-        perror(csv);
-        return 1;
-    }
     if (f)
         fprintf(f, "large_flows rr_a rr_b palos_a palos_b rr_a_mps palos_a_mps rr_b_gbps palos_b_gbps payload_a one_small_a\n");
     printf("%6s  %8s %8s  %8s %8s  %9s %9s   (normalised to one large flow)  A Mmsg/s rr/palos\n", "large", "rr_A", "rr_B",

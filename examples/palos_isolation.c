@@ -81,28 +81,14 @@ static double dev_pct(double got, double want) { return fabs(got / want - 1.0) *
 int main(int argc, char **argv)
 {
     static const uint32_t sizes[] = {64, 128, 256, 512, 1024, 2048, 4096};
-    const char *csv = NULL;
-    int quick = 0, a;
+    int quick;
     uint64_t us;
     FILE *f = NULL;
     unsigned i;
     double rr_dev = 0, pal_dev = 0, pay_dev = 0;
     shares rr64 = {0, 0}, pw64 = {0, 0}, pay64 = {0, 0};
-    for (a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else {
-            fprintf(stderr, "usage: %s [--csv FILE] [--quick]\n", argv[0]);
-            return 2;
-        }
-    }
+    f = sim_options(argc, argv, &quick, NULL);
     us = quick ? 400 : 2000;
-    if (csv && !(f = fopen(csv, "w"))) {
-        perror(csv);
-        return 1;
-    }
     if (f)
         fprintf(f, "size rr_small rr_large calc_small calc_large palos_small palos_large palos_wire_small palos_wire_large\n");
     printf("%6s  %9s %9s  %9s %9s  %9s %9s  %9s %9s\n", "size", "rr_small", "rr_large", "calc_sm", "calc_lg", "palos_sm",

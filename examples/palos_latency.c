@@ -40,34 +40,18 @@ static double mean_latency_ns(uint32_t mode, uint32_t cls, uint32_t nlarge, uint
 int main(int argc, char **argv)
 {
     static const uint32_t flows[] = {0, 1, 2, 4, 8, 12, 16, 20, 24};
-    const char *csv = NULL;
-    int quick = 0, a;
+    int quick;
     uint32_t msg = 64;
     uint64_t us;
     FILE *f = NULL;
     unsigned i;
     double base[3] = {0, 0, 0}, at16[3] = {0, 0, 0}, at24[3] = {0, 0, 0};
-    for (a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (!strcmp(argv[a], "--msg") && a + 1 < argc)
-            msg = (uint32_t)strtoul(argv[++a], NULL, 10);
-        else if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else {
-            fprintf(stderr, "usage: %s [--csv FILE] [--quick] [--msg BYTES]\n", argv[0]);
-            return 2;
-        }
-    }
+    f = sim_options(argc, argv, &quick, &msg);
     if (msg == 0 || msg > 4096) {
         fprintf(stderr, "--msg: 1 .. 4096\n");
         return 2;
     }
     us = quick ? 1000 : 8000;
-    if (csv && !(f = fopen(csv, "w"))) {
-        perror(csv);
-        return 1;
-    }
     if (f)
         fprintf(f, "large_flows rr_ns palos_ns palos_prio_ns rr_growth palos_growth palos_prio_growth\n");
     printf("%6s  %10s %10s %10s   (mean latency, ns)\n", "large", "rr", "palos", "palos_prio");

@@ -258,5 +258,33 @@ static double sim_run(sim *s, uint64_t warm_us, uint64_t measure_us)
     return (double)measure_us * 1e-6;
 }
 
+/* The options every Palos experiment takes: --csv FILE (opened here for writing; NULL without
+ * it), --quick, and --msg BYTES where msg is not NULL. Exits 2 on a bad option, 1 when the
+ * CSV file cannot be opened. */
+static inline FILE *sim_options(int argc, char **argv, int *quick, uint32_t *msg)
+{
+    const char *csv = NULL;
+    FILE *f = NULL;
+    int a;
+    *quick = 0;
+    for (a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--csv") && a + 1 < argc)
+            csv = argv[++a];
+        else if (msg && !strcmp(argv[a], "--msg") && a + 1 < argc)
+            *msg = (uint32_t)strtoul(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--quick"))
+            *quick = 1;
+        else {
+            fprintf(stderr, "usage: %s [--csv FILE] [--quick]%s\n", argv[0], msg ? " [--msg BYTES]" : "");
+            exit(2);
+        }
+    }
+    if (csv && !(f = fopen(csv, "w"))) {
+        perror(csv);
+        exit(1);
+    }
+    return f;
+}
+
 static inline double sim_gbps(uint64_t bytes, double secs) { return (double)bytes * 8.0 / secs / 1e9; }
 #endif

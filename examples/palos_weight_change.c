@@ -75,26 +75,12 @@ static outcome run(uint32_t ovh, uint64_t us, FILE *f)
 
 int main(int argc, char **argv)
 {
-    const char *csv = NULL;
-    int quick = 0, a;
+    int quick;
     FILE *f = NULL;
     uint64_t us;
     outcome wire, pay;
-    for (a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else {
-            fprintf(stderr, "usage: %s [--csv FILE] [--quick]\n", argv[0]);
-            return 2;
-        }
-    }
+    f = sim_options(argc, argv, &quick, NULL);
     us = quick ? 500 : 2000;
-    if (csv && !(f = fopen(csv, "w"))) {
-        perror(csv);
-        return 1;
-    }
     if (f)
         fprintf(f, "overhead qp4_weight qp1 qp2 qp3 qp4 qp5 qp6 groupA groupB groupA_payload groupB_payload\n");
     wire = run(SIM_WIRE_OVERHEAD, us, f);

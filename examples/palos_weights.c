@@ -14,27 +14,13 @@
 
 int main(int argc, char **argv)
 {
-    const char *csv = NULL;
-    int quick = 0, a;
+    int quick;
     uint64_t total = 0;
     uint32_t g, k, sum_gw = 0;
     FILE *f = NULL;
     sim s;
     double secs, max_err = 0, max_gerr = 0;
-    for (a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else {
-            fprintf(stderr, "usage: %s [--csv FILE] [--quick]\n", argv[0]);
-            return 2;
-        }
-    }
-    if (csv && !(f = fopen(csv, "w"))) {
-        perror(csv);
-        return 1;
-    }
+    f = sim_options(argc, argv, &quick, NULL);
     sim_init(&s, RQ_PALOS_CHUNK, 0, 3);
     for (g = 0; g < NGROUPS; g++) {
         sim_group(&s, g, 10u + g);

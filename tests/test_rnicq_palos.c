@@ -938,6 +938,17 @@ static void run_world(world *W, const drive *d)
         final_checks(W);
 }
 
+/* Every QP in `order` rings all its WQEs before cycle 0; the output is drained every cycle. */
+static void run_upfront(world *W, const uint32_t *order, uint32_t n, uint64_t max_cycles)
+{
+    drive d;
+    memset(&d, 0, sizeof d);
+    d.upfront = order;
+    d.nupfront = n;
+    d.max_cycles = max_cycles;
+    run_world(W, &d);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Random scenarios.
  * ------------------------------------------------------------------------------------------- */
@@ -1285,14 +1296,9 @@ static void test_chunk_per_visit_and_shares(void)
         world *W = &W0;
         uint32_t order[MAXQ], n;
         uint32_t ovh = s % 2u ? 82u : 0u, mtu = ovh ? 1500u : mtus[1u + s / 2u % 5u];
-        drive d;
         n = build_backlogged(W, base + s, RQ_PALOS_CHUNK, ovh, mtu, 0, order);
         if (n) {
-            memset(&d, 0, sizeof d);
-            d.upfront = order;
-            d.nupfront = n;
-            d.max_cycles = 2000000;
-            run_world(W, &d);
+            run_upfront(W, order, n, 2000000);
             check_order_and_shares(W, order, n, 1);
             CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 0);
         }
@@ -1324,13 +1330,8 @@ static void test_chunk_exact_small(void)
     for (i = 0; i < 6; i++)
         set_wqe(h, i, 0x10000u * (i + 1u), 1000, 100u + i, 7u * i);
     {
-        drive d;
         uint32_t order[1] = { 2 };
-        memset(&d, 0, sizeof d);
-        d.upfront = order;
-        d.nupfront = 1;
-        d.max_cycles = 10000;
-        run_world(W, &d);
+        run_upfront(W, order, 1, 10000);
     }
     /* WQEs of 1000 B are no larger than the chunk (1500): passed on whole, the overdraft carried
      * as a deficit (§IV-A combining; deficit round robin): 1000+1000 | 1000 | 1000+1000 | 1000 */
@@ -1367,14 +1368,9 @@ static void test_packet_rr(void)
     for (s = 0; s < 24u && TEST_FAILS() == 0; s++) {
         world *W = &W0;
         uint32_t order[MAXQ], n;
-        drive d;
         n = build_backlogged(W, base + s, RQ_PALOS_PACKET_RR, s % 3u == 2u ? 82u : 0u, mtus[s % 6u], 1, order);
         if (n) {
-            memset(&d, 0, sizeof d);
-            d.upfront = order;
-            d.nupfront = n;
-            d.max_cycles = 2000000;
-            run_world(W, &d);
+            run_upfront(W, order, n, 2000000);
             check_order_and_shares(W, order, n, 0);
             CHECK_EQ(rq_palos_get_stats(&W->e)->visits, rq_palos_get_stats(&W->e)->out_wqes);
             CHECK_EQ(rq_palos_get_stats(&W->e)->priority_visits, 0);
@@ -1489,7 +1485,6 @@ static void test_latency_combine_cut(void)
         host_qp *h;
         uint32_t order[1] = { 3 }, i;
         const uint32_t *len = part ? len_b : len_a;
-        drive d;
         rq_palos_config_default(&c);
         c.weights.max_qps = 8;
         c.weights.max_groups = 1;
@@ -1501,11 +1496,7 @@ static void test_latency_combine_cut(void)
         h = w_wqes(W, 3, 3);
         for (i = 0; i < 3; i++)
             set_wqe(h, i, 0x1000u + 0x10000u * i, len[i], 1u + i, 0);
-        memset(&d, 0, sizeof d);
-        d.upfront = order;
-        d.nupfront = 1;
-        d.max_cycles = 1000;
-        run_world(W, &d);
+        run_upfront(W, order, 1, 1000);
         CHECK_EQ(W->nlog, 3);
         if (W->nlog == 3 && part == 0) {
             CHECK_EQ(W->log[0].o.len, 100);
@@ -1630,7 +1621,6 @@ static void test_largest_wqe(void)
     rq_palos_config c;
     host_qp *h;
     uint32_t order[1] = { 0 };
-    drive d;
     /* the latency class: a WQE of exactly priority_max_msg goes whole, one byte more is refused */
     rq_palos_config_default(&c);
     c.weights.max_qps = 2;
@@ -1645,11 +1635,7 @@ static void test_largest_wqe(void)
     set_wqe(h, 0, 0x1000, 1u << 30, 1, 0);
     set_wqe(h, 1, 0x1000, (1u << 30) + 1u, 2, 0);
     set_wqe(h, 2, 0x1000, 10, 3, 0);
-    memset(&d, 0, sizeof d);
-    d.upfront = order;
-    d.nupfront = 1;
-    d.max_cycles = 1000;
-    run_world(W, &d);
+    run_upfront(W, order, 1, 1000);
     CHECK_EQ(W->nlog, 3);
     if (W->nlog == 3) {
         CHECK_EQ(W->log[0].o.len, 1u << 30);
@@ -1673,11 +1659,7 @@ static void test_largest_wqe(void)
     set_wqe(h, 0, 0x1000, PIECE_MAX, 1, 0);
     set_wqe(h, 1, 0x1000, PIECE_MAX + 1u, 2, 0);
     set_wqe(h, 2, 0x1000, 10, 3, 0);
-    memset(&d, 0, sizeof d);
-    d.upfront = order;
-    d.nupfront = 1;
-    d.max_cycles = 1000000;
-    run_world(W, &d);
+    run_upfront(W, order, 1, 1000000);
     CHECK_EQ(W->nlog, 32768u + 2u);
     if (W->nlog == 32770u) {
         CHECK_EQ(W->log[0].o.len, 65536);
@@ -1941,7 +1923,6 @@ static void test_bad_wqes(void)
     rq_palos_config c;
     host_qp *h;
     uint32_t order[1] = { 4 }, i;
-    drive d;
     static const uint32_t want_len[9] = { 100, 0, 200, 0, 50, 0, 0, 0, 10 };
     rq_palos_config_default(&c);
     c.weights.max_qps = 8;
@@ -1962,11 +1943,7 @@ static void test_bad_wqes(void)
     set_wqe(h, 6, 0x7000, PIECE_MAX + 1u, 16, 7);    /* longer than 2^31 */
     set_wqe(h, 7, 0x8000, UINT32_MAX, 17, 8);
     set_wqe(h, 8, UINT64_MAX - 10u, 10, 18, 9);      /* up to the last address but one: fine */
-    memset(&d, 0, sizeof d);
-    d.upfront = order;
-    d.nupfront = 1;
-    d.max_cycles = 1000;
-    run_world(W, &d);
+    run_upfront(W, order, 1, 1000);
     CHECK_EQ(W->nlog, 9);
     for (i = 0; i < 9u && i < W->nlog; i++) {
         const rq_palos_out *o = &W->log[i].o;

@@ -148,7 +148,7 @@ typedef struct rq_palos_qp {
 
 typedef struct rq_palos_slot { /* a batch read in flight */
     uint64_t ready;
-    uint32_t qp, first, count;
+    uint32_t qp, count;
 } rq_palos_slot;
 
 typedef struct rq_palos_visit { /* the slicing module's registers */
@@ -156,8 +156,7 @@ typedef struct rq_palos_visit { /* the slicing module's registers */
     int64_t credit;            /* bytes the visit may still send (< 0: overdrawn, the visit ends) */
     uint32_t active, qp, left; /* WQEs of the batch not yet finished */
     uint32_t small;            /* WQEs up to this size go whole: the chunk (priority_max_msg) */
-    uint32_t payload_only;     /* a latency-class visit: no packet_overhead charge */
-    uint32_t latency;          /* a latency-class visit */
+    uint32_t latency;          /* a latency-class visit: one message, no packet_overhead charge */
     uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
     uint32_t have_wqe;
     rq_wqe wqe;                /* the WQE at the QP's head, as read */
