@@ -39,6 +39,7 @@ COMMON_INTERFACE = [
     "src/common/ring.h",
     "src/common/prng.h",
     "src/common/trace.h",
+    "src/common/work.h",
 ]
 COMMON_IMPLEMENTATION = [
     "src/common/hash.h",

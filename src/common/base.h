@@ -9,8 +9,8 @@
 
 /* Version of the common core: major*10000 + minor*100 + patch. Two rnicq headers that
  * carry different common cores refuse to be included together (#error). */
-#define RNIC_COMMON_VERSION 100
-#define RNIC_VERSION_STRING "0.1.0"
+#define RNIC_COMMON_VERSION 200
+#define RNIC_VERSION_STRING "0.2.0"
 
 #ifdef __cplusplus
 #define RNIC_EXTERN_C_BEGIN extern "C" {
