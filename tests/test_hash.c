@@ -1,9 +1,19 @@
 /* rnic_hash64 (src/common/hash.h) is XXH64: published test vectors, agreement with a
  * transcription of the XXH64 specification written here (every length 0..300 and a few
- * long ones, at every alignment, several seeds), determinism, seed and input sensitivity. */
+ * long ones, at every alignment, several seeds), determinism, seed and input sensitivity.
+ * The header's built-in XXH64 (rnic__xxh64, used when <xxhash.h> is absent or
+ * RNIC_NO_XXHASH is defined) equals Debian libxxhash's XXH64 -- the separately compiled
+ * library, linked with -lxxhash -- on xxhsum's sanity vectors and on random inputs.
+ * tests/run.sh also builds this file with -DRNIC_NO_XXHASH, so every check on rnic_hash64
+ * runs on the built-in too. */
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "test.h"
+
+/* The real library function, not the inlined copy the header may have compiled in (which
+ * XXH_INLINE_ALL renamed through an XXH64 macro). */
+#undef XXH64
+unsigned long long XXH64(const void *data, size_t len, unsigned long long seed);
 
 static uint64_t g_seed;
 
@@ -145,6 +155,97 @@ static void test_matches_spec_transcription(void)
         CHECK_EQ(rnic_hash64(buf, len, 0), ref_xxh64(buf, len, 0));
 }
 
+/* xxhsum's sanity buffer (cli/xsum_sanity_check.c): byte i is the top byte of
+ * 2654435761 * 11400714785074694797^i (mod 2^64). */
+static void fill_sanity_buffer(unsigned char *buf, size_t len)
+{
+    uint64_t gen = 2654435761u;
+    size_t i;
+    for (i = 0; i < len; i++) {
+        buf[i] = (unsigned char)(gen >> 56);
+        gen *= 11400714785074694797ull;
+    }
+}
+
+static void test_builtin_on_xxhsum_vectors(void)
+{
+    static const struct { size_t len; uint64_t seed, want; } v[] = {
+        { 0, 0, 0xEF46DB3751D8E999ull },   { 0, 2654435761u, 0xAC75FDA2929B17EFull },
+        { 1, 0, 0xE934A84ADB052768ull },   { 1, 2654435761u, 0x5014607643A9B4C3ull },
+        { 4, 0, 0x9136A0DCA57457EEull },   { 14, 0, 0x8282DCC4994E35C8ull },
+        { 14, 2654435761u, 0xC3BD6BF63DEB6DF0ull }, { 222, 0, 0xB641AE8CB691C174ull },
+        { 222, 2654435761u, 0x20CB8AB7AE10C14Aull },
+    };
+    unsigned char buf[222 + 8];
+    size_t i, off;
+    for (off = 0; off < 8; off++) { /* at every alignment of the input */
+        fill_sanity_buffer(buf + off, 222);
+        for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+            CHECK_EQ(rnic__xxh64(v[i].len ? buf + off : NULL, v[i].len, v[i].seed), v[i].want);
+            CHECK_EQ(rnic_hash64(buf + off, v[i].len, v[i].seed), v[i].want);
+            CHECK_EQ((uint64_t)XXH64(buf + off, v[i].len, v[i].seed), v[i].want);
+        }
+    }
+    /* the short published strings of test_published_vectors, on the built-in */
+    CHECK_EQ(rnic__xxh64("abc", 3, 0), 0x44BC2CF5AD770999ull);
+    CHECK_EQ(rnic__xxh64("xxhash", 6, 20141025), 0xB559B98D844E0635ull);
+    CHECK_EQ(rnic__xxh64("Nobody inspects the spammish repetition", 39, 0), 0xFBCEA83C8A378BF1ull);
+}
+
+/* The built-in against the library over random inputs: every length 0..1000 at a random
+ * alignment with a random seed, then random lengths, and a few large inputs. */
+static void test_builtin_equals_libxxhash(void)
+{
+    enum { BIG = (1 << 20) + 77 };
+    static unsigned char buf[BIG + 8];
+    const size_t big_lens[] = { 4095, 4096, 65536 + 13, 1u << 20, BIG };
+    rnic_prng p;
+    size_t i, len;
+    rnic_prng_seed(&p, g_seed ^ 0x5eed);
+    for (i = 0; i < sizeof buf; i++)
+        buf[i] = (unsigned char)rnic_prng_next(&p);
+    for (len = 0; len <= 1000 && TEST_FAILS() == 0; len++) {
+        size_t off = (size_t)rnic_prng_below(&p, 8);
+        uint64_t seed = rnic_prng_next(&p);
+        CHECK_EQ(rnic__xxh64(buf + off, len, seed), (uint64_t)XXH64(buf + off, len, seed));
+        CHECK_EQ(rnic__xxh64(buf + off, len, 0), (uint64_t)XXH64(buf + off, len, 0));
+        CHECK_EQ(rnic_hash64(buf + off, len, seed), (uint64_t)XXH64(buf + off, len, seed));
+    }
+    for (i = 0; i < 3000 && TEST_FAILS() == 0; i++) {
+        size_t l = (size_t)rnic_prng_below(&p, 8192), o = (size_t)rnic_prng_below(&p, 64);
+        uint64_t seed = rnic_prng_next(&p);
+        CHECK_EQ(rnic__xxh64(buf + o, l, seed), (uint64_t)XXH64(buf + o, l, seed));
+    }
+    for (i = 0; i < sizeof big_lens / sizeof big_lens[0]; i++) {
+        size_t o = (size_t)rnic_prng_below(&p, 8);
+        uint64_t seed = rnic_prng_next(&p);
+        CHECK_EQ(rnic__xxh64(buf + o, big_lens[i], seed), (uint64_t)XXH64(buf + o, big_lens[i], seed));
+    }
+    /* extreme seeds */
+    for (len = 0; len <= 64; len++) {
+        CHECK_EQ(rnic__xxh64(buf, len, UINT64_MAX), (uint64_t)XXH64(buf, len, UINT64_MAX));
+        CHECK_EQ(rnic__xxh64(buf, len, 1ull << 63), (uint64_t)XXH64(buf, len, 1ull << 63));
+    }
+}
+
+/* RNIC_HASH_BUILTIN says which code rnic_hash64 runs: the built-in exactly when forced with
+ * RNIC_NO_XXHASH or when the compiler cannot see <xxhash.h>. */
+static void test_which_implementation(void)
+{
+#if defined(RNIC_NO_XXHASH)
+    CHECK_EQ(RNIC_HASH_BUILTIN, 1);
+#elif defined(__has_include)
+#if __has_include(<xxhash.h>)
+    CHECK_EQ(RNIC_HASH_BUILTIN, 0);
+#else
+    CHECK_EQ(RNIC_HASH_BUILTIN, 1);
+#endif
+#else
+    CHECK_EQ(RNIC_HASH_BUILTIN, 1);
+#endif
+    printf("rnic_hash64 runs the %s XXH64\n", RNIC_HASH_BUILTIN ? "built-in" : "system xxHash's");
+}
+
 static void test_deterministic(void)
 {
     unsigned char a[200], b[200];
@@ -242,6 +343,9 @@ int main(void)
     g_seed = test_seed(0x4a54);
     RUN(test_published_vectors);
     RUN(test_matches_spec_transcription);
+    RUN(test_builtin_on_xxhsum_vectors);
+    RUN(test_builtin_equals_libxxhash);
+    RUN(test_which_implementation);
     RUN(test_deterministic);
     RUN(test_seed_sensitivity);
     RUN(test_input_sensitivity);
