@@ -15,10 +15,11 @@ BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
 UNIT := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 UNIT_BINS := $(foreach cc,gcc clang portable,$(addprefix build/tests/$(cc)/,$(UNIT)))
 
-# The main job until the composed RNIC (examples/rnic_model) lands: the richest example,
-# Tassel at scale (Fig. 8) on 1,024 QPs with both baselines (the full run: build/tassel_scale).
-MAIN_EXAMPLE := tassel_scale
-MAIN_ARGS := --quick
+# The main job: the composed RNIC (examples/rnic_model/) on its built-in default scenario,
+# writing its per-QP CSV and a RoCEv2 pcap under build/.
+MAIN_EXAMPLE := rnic_model
+MAIN_ARGS := --csv build/rnic_model.csv --pcap build/rnic_model.pcap
+MODEL_SRC := $(wildcard examples/rnic_model/*.c examples/rnic_model/*.h)
 
 .PHONY: all programs run test bench figures headers install clean unit-tests
 .DELETE_ON_ERROR:
@@ -29,7 +30,7 @@ all:
 	@bash tools/deps.sh build
 	@$(MAKE) --no-print-directory programs
 
-programs: $(addprefix build/,$(EXAMPLES) $(BENCHES))
+programs: $(addprefix build/,$(EXAMPLES) $(BENCHES)) build/rnic_model
 
 run:
 	@bash tools/deps.sh build
@@ -100,6 +101,10 @@ build/tests/clang/%: tests/%.c tests/test.h $(HEADERS)
 build/tests/portable/%: tests/%.c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
 	gcc $(TEST_CFLAGS) -DRNIC_PORTABLE_ARITH $< -o $@ $(STB) -lxxhash
+
+build/rnic_model: $(MODEL_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o $@ -lm
 
 build/%: examples/%.c $(wildcard examples/*.h) $(HEADERS)
 	@mkdir -p $(@D)

@@ -74,6 +74,31 @@ MANIFEST = {
     },
 }
 
+# The licence every generated header ends with; the repository's LICENSE file is the same text
+# (`--check` fails when they differ).
+LICENSE_TEXT = """MIT License
+
+Copyright (c) 2026 the rnicq authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+"""
+
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"\s*$')
 VERSION_RE = re.compile(r"^#define RNIC_COMMON_VERSION (\d+)\s*$", re.M)
 
@@ -189,6 +214,7 @@ def generate(name):
         e.part(part)
     e.text("RNIC_EXTERN_C_END\n")
     e.text(f"#endif /* {p}_IMPLEMENTATION */\n")
+    e.text("\n/*\n" + "".join((" * " + line).rstrip() + "\n" for line in LICENSE_TEXT.splitlines()) + " */\n")
     return "".join(e.out)
 
 
@@ -223,6 +249,12 @@ def main(argv):
     except AmalgamateError as err:
         print(f"amalgamate.py: error: {err}", file=sys.stderr)
         return 1
+    lic_path = os.path.join(ROOT, "LICENSE")
+    if mode == "--check" and os.path.exists(lic_path):
+        with open(lic_path, "r", encoding="utf-8") as f:
+            if f.read() != LICENSE_TEXT:
+                print("amalgamate.py: LICENSE differs from LICENSE_TEXT (the block every header ends with)", file=sys.stderr)
+                return 1
     if stale:
         for name in stale:
             print(f"amalgamate.py: {name} is stale (it differs from what src/ generates)", file=sys.stderr)

@@ -1,0 +1,634 @@
+/* rnic_model -- the composed RNIC, first cut (issue 9): the landed engines wired through their
+ * public APIs alone, cycle by cycle at one clock, with the network and host pieces no paper
+ * describes as small contract-following modules (model_parts.h).
+ *
+ *   host h (h = 0 .. hosts-1): per-QP WQE rings + doorbells --PCIe (1 us)--> Palos chunk slicer
+ *     -> per-flow segment rings -> Tassel (one rate register per QP) -> DMA payload read
+ *     (PCIe 128 Gb/s, 1 us) -> TX MAC + 100 Gb/s link
+ *   -> one output-queued switch port (shared buffer, ECN marking, drops counted) -> 100 Gb/s link
+ *   -> receiver: checks every byte of every QP (order, contiguity, message sequence) and counts.
+ *
+ * Tenants: every host carries QPs of every tenant; tenant t is Palos group t (its weight) and
+ * its QPs have one Tassel rate limit. Long-run shares follow Tassel's rule (WF2Q+ with the
+ * oversubscription fallback): each backlogged QP gets rate / max(1, Phi) of its NIC, Phi =
+ * (sum of the NIC's QP rates) / link; Palos's weights order the pieces fed to Tassel. The
+ * expected share of a tenant is that sum over its QPs; the run reports how far it is off.
+ *
+ * Records move between modules only as rnic_work: a message's tag carries its post cycle and
+ * per-flow sequence number, the op bits where a piece sits in its message; no side tables.
+ * The model fast-forwards: when no record can move, every engine and module jumps to the
+ * minimum of their next_event (identical to ticking: --tick-only proves it on the digest).
+ *
+ *   build/rnic_model [--hosts H] [--tenants T] [--qps N] [--weights w0,w1,..] [--rates-mbps r0,r1,..]
+ *                    [--sizes MIN,MAX] [--depth D] [--duration-us U] [--warmup-us U] [--seed S]
+ *                    [--csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--tick-only] [--quiet]
+ * Ends with: RESULT composed=1 qps=... tenants=... share_err_pct=... bytes_lost=... digest=...
+ *            mcycles_per_s=... pkts_per_s=... */
+#define _POSIX_C_SOURCE 200809L
+#define RNIC_IMPLEMENTATION
+#include "ratelimit.h"
+#include "rnicq.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "model_parts.h"
+#include "roce_pcap.h"
+
+#define MAX_TENANTS 16u
+#define CLOCK_HZ 250000000ull
+#define LINK_BPS 100000000000ull
+#define PCIE_BPS 128000000000ull
+#define PCIE_LATENCY 250u       /* 1 us */
+#define LINK_LATENCY 25u        /* 100 ns: PHY + a few metres of fibre */
+#define WIRE_OVERHEAD 82u       /* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 + preamble/IFG 20 */
+#define MTU 4096u
+
+typedef struct options {
+    uint32_t hosts, tenants, qps; /* qps: per tenant per host */
+    uint32_t weight[MAX_TENANTS];
+    uint64_t rate_bps[MAX_TENANTS];
+    uint32_t min_msg, max_msg, depth;
+    uint64_t duration_us, warmup_us, seed;
+    const char *csv, *pcap, *trace_csv;
+    uint32_t snaplen;
+    int tick_only, quiet;
+} options;
+
+typedef struct nic {
+    rm_host host;
+    rq_palos palos;
+    void *palos_mem;
+    rl tassel;
+    void *rl_mem;
+    rm_stage stage;
+    rm_pipe dma, mac;
+    uint64_t sum_rate_bps;
+} nic;
+
+typedef struct model {
+    options o;
+    uint32_t nflows;
+    nic *nic;
+    rm_switch sw;
+    rm_receiver rx;
+    uint64_t now;
+    uint64_t digest;
+    rnic_trace trace;      /* the model's own modules' events */
+    FILE *trace_csv;
+    roce_pcap pcap;
+    int pcap_on;
+    uint32_t *psn;         /* per flow, for the pcap's BTH */
+    uint64_t sent_pkts, piece_errors, order_errors;
+} model;
+
+static uint32_t tenant_of(const model *m, uint32_t flow) { return (flow % (m->o.tenants * m->o.qps)) / m->o.qps; }
+static uint32_t host_of(const model *m, uint32_t flow) { return flow / (m->o.tenants * m->o.qps); }
+
+/* Every engine's and module's trace events go here: one digest, optionally a CSV. */
+static void on_trace(void *user, const rnic_trace_event *ev)
+{
+    model *m = (model *)user;
+    m->digest = rnic_trace_digest_fold(m->digest, ev);
+    if (m->trace_csv)
+        fprintf(m->trace_csv, "%llu,%u,%u,%u,%llu,%llu\n", (unsigned long long)ev->cycle, ev->engine, ev->kind, ev->id,
+                (unsigned long long)ev->a, (unsigned long long)ev->b);
+}
+
+static void ring_palos(void *ctx, uint32_t flow, uint32_t tail)
+{
+    nic *n = (nic *)ctx;
+    rnic_err e = rq_palos_doorbell(&n->palos, flow, tail);
+    if (e != RNIC_OK) {
+        fprintf(stderr, "rnic_model: doorbell refused: %s\n", rnic_strerror(e));
+        exit(1);
+    }
+}
+
+static void die(const char *what, rnic_err e)
+{
+    fprintf(stderr, "rnic_model: %s: %s\n", what, rnic_strerror(e));
+    exit(1);
+}
+
+static void nic_init(model *m, nic *n, uint32_t h)
+{
+    const options *o = &m->o;
+    uint32_t per_host = o->tenants * o->qps, first = h * per_host, t, i;
+    rq_palos_config pc;
+    rl_config rc;
+    size_t size;
+    rnic_err e;
+
+    if (rm_host_init(&n->host, first, per_host, o->depth * 2u, o->depth, o->min_msg, o->max_msg, PCIE_LATENCY,
+                     o->seed + h) ||
+        rm_stage_init(&n->stage, m->nflows, 16u) ||
+        rm_pipe_init(&n->dma, 64u, PCIE_BPS, CLOCK_HZ, 0, PCIE_LATENCY) ||
+        rm_pipe_init(&n->mac, 4u, LINK_BPS, CLOCK_HZ, WIRE_OVERHEAD, LINK_LATENCY)) {
+        fprintf(stderr, "rnic_model: out of memory\n");
+        exit(1);
+    }
+
+    rq_palos_config_default(&pc);
+    pc.weights.max_qps = m->nflows;
+    pc.weights.max_groups = o->tenants;
+    pc.weights.mtu = MTU;
+    pc.clock_hz = CLOCK_HZ;
+    pc.cut_align = MTU; /* pieces of whole MTU segments for the pacer behind it */
+    pc.source = rm_host_source;
+    pc.source_user = &n->host;
+    pc.trace = on_trace;
+    pc.trace_user = m;
+    pc.trace_id = (uint16_t)(RNIC_ENGINE_PALOS + 32u * h);
+    size = rq_palos_mem_size(&pc);
+    if (!size)
+        die("palos config", RNIC_EINVAL);
+    n->palos_mem = aligned_alloc(8, (size + 7u) & ~(size_t)7u);
+    if ((e = rq_palos_init(&n->palos, &pc, n->palos_mem, size)) != RNIC_OK)
+        die("rq_palos_init", e);
+    for (t = 0; t < o->tenants; t++)
+        if ((e = rq_palos_create_group(&n->palos, t, o->weight[t])) != RNIC_OK)
+            die("rq_palos_create_group", e);
+
+    rl_config_default(&rc);
+    rc.clock_hz = CLOCK_HZ;
+    rc.link_bps = LINK_BPS;
+    rc.max_flows = m->nflows;
+    rc.mtu = MTU;
+    rc.pcie_latency = PCIE_LATENCY; /* here: the read of the per-flow segment ring (DESIGN) */
+    rc.source = rm_stage_source;
+    rc.source_user = &n->stage;
+    rc.trace = on_trace;
+    rc.trace_user = m;
+    rc.trace_id = (uint16_t)(RNIC_ENGINE_TASSEL + 32u * h);
+    size = rl_mem_size(&rc);
+    if (!size)
+        die("tassel config", RNIC_EINVAL);
+    n->rl_mem = aligned_alloc(8, (size + 7u) & ~(size_t)7u);
+    if ((e = rl_init(&n->tassel, &rc, n->rl_mem, size)) != RNIC_OK)
+        die("rl_init", e);
+
+    n->sum_rate_bps = 0;
+    for (t = 0; t < o->tenants; t++)
+        for (i = 0; i < o->qps; i++) {
+            uint32_t flow = first + t * o->qps + i;
+            if ((e = rq_palos_set_qp(&n->palos, flow, t, 1, RQ_PALOS_BANDWIDTH)) != RNIC_OK)
+                die("rq_palos_set_qp", e);
+            if ((e = rl_set_rate(&n->tassel, flow, o->rate_bps[t])) != RNIC_OK)
+                die("rl_set_rate", e);
+            n->sum_rate_bps += o->rate_bps[t];
+        }
+}
+
+static void nic_free(nic *n)
+{
+    rm_host_free(&n->host);
+    rm_stage_free(&n->stage);
+    rm_pipe_free(&n->dma);
+    rm_pipe_free(&n->mac);
+    free(n->palos_mem);
+    free(n->rl_mem);
+}
+
+/* BTH opcode of a packet of an RDMA WRITE message, from where it sits in the message. */
+static uint8_t write_opcode(const rnic_work *w)
+{
+    int first = (w->op & RM_OP_MSG_FIRST) && (w->flags & RNIC_WORK_FIRST);
+    int last = (w->op & RM_OP_MSG_LAST) && (w->flags & RNIC_WORK_LAST);
+    return first && last ? ROCE_OP_WRITE_ONLY : first ? ROCE_OP_WRITE_FIRST : last ? ROCE_OP_WRITE_LAST : ROCE_OP_WRITE_MIDDLE;
+}
+
+static void pcap_packet(model *m, const rnic_work *w)
+{
+    roce_frame_spec f;
+    uint32_t h = host_of(m, w->flow);
+    memset(&f, 0, sizeof f);
+    f.src_ip = 0x0a000001u + h;   /* 10.0.0.(h+1) -> 10.0.1.1 */
+    f.dst_ip = 0x0a000101u;
+    f.src_mac[0] = 0x02;
+    f.src_mac[5] = (uint8_t)(h + 1u);
+    f.dst_mac[0] = 0x02;
+    f.dst_mac[5] = 0xfe;
+    f.ecn = (uint8_t)(w->aux & 3u);
+    f.udp_sport = (uint16_t)(0xc000u | (w->flow & 0x3fffu));
+    f.opcode = write_opcode(w);
+    f.dest_qp = 0x100u + w->flow;
+    f.psn = m->psn[w->flow] & 0xffffffu;
+    f.ack_req = (w->op & RM_OP_MSG_LAST) && (w->flags & RNIC_WORK_LAST);
+    f.reth_va = w->raddr;
+    f.reth_rkey = 0x1000u + w->flow;
+    f.reth_len = w->len; /* DMA length of the message; the packet's own length here (see docs) */
+    f.payload_len = w->len;
+    f.payload_seed = w->tag;
+    m->psn[w->flow]++;
+    if (roce_pcap_write(&m->pcap, rnic_cycles_to_ns(m->now, CLOCK_HZ), &f) != 0) {
+        fprintf(stderr, "rnic_model: pcap write failed\n");
+        m->pcap_on = 0;
+    }
+}
+
+/* Move every record that can move at cycle m->now, downstream first: the switch egress into
+ * the receiver, the MACs into the switch, the DMA pipes into the MACs, Tassel into the DMA
+ * pipes, Palos into the segment rings (ringing Tassel's doorbell), the hosts into Palos. */
+static void transfer(model *m)
+{
+    rnic_work w;
+    uint32_t h;
+    while (rm_pipe_pop(&m->sw.egress, &w) == RNIC_OK) {
+        m->rx.now = m->now;
+        rm_receiver_take(&m->rx, &w, &m->trace);
+    }
+    for (h = 0; h < m->o.hosts; h++) {
+        nic *n = &m->nic[h];
+        while (rm_pipe_pop(&n->mac, &w) == RNIC_OK)
+            rm_switch_push(&m->sw, &w, &m->trace);
+        while (rm_pipe_space(&n->mac) && rm_pipe_pop(&n->dma, &w) == RNIC_OK) {
+            if (m->pcap_on)
+                pcap_packet(m, &w);
+            rm_pipe_push(&n->mac, &w);
+        }
+        while (rm_pipe_space(&n->dma) && rl_pop_tx(&n->tassel, &w) == RNIC_OK) {
+            if ((w.flags & RNIC_WORK_LAST) && rm_stage_consumed(&n->stage, w.flow, w.index) != 0)
+                m->order_errors++;
+            if (w.flags & RNIC_WORK_ERROR) {
+                m->piece_errors++;
+                continue;
+            }
+            w.aux = RM_ECN_ECT0;
+            m->sent_pkts++;
+            rm_pipe_push(&n->dma, &w);
+        }
+        while (rq_palos_peek(&n->palos, &w) == RNIC_OK) {
+            if (!(w.flags & RNIC_WORK_ERROR) && rm_stage_space(&n->stage, w.flow) == 0)
+                break; /* the flow's segment ring is full: Palos waits (its output port fills) */
+            rq_palos_pop(&n->palos, &w);
+            if (w.flags & RNIC_WORK_LAST)
+                if (rm_host_consumed(&n->host, w.flow, w.index, w.offset + w.len) != 0)
+                    m->order_errors++;
+            if (w.flags & RNIC_WORK_ERROR) {
+                m->piece_errors++;
+                continue;
+            }
+            rm_stage_push(&n->stage, &w);
+            rl_doorbell(&n->tassel, w.flow);
+        }
+        rm_host_step(&n->host, ring_palos, n, &m->trace);
+    }
+}
+
+/* Something can move right now (a record is waiting and its consumer has room). */
+static int can_move(model *m)
+{
+    rnic_work w;
+    uint32_t h;
+    if (rm_pipe_next_event(&m->sw.egress) <= m->now)
+        return 1;
+    for (h = 0; h < m->o.hosts; h++) {
+        nic *n = &m->nic[h];
+        if (rm_pipe_next_event(&n->mac) <= m->now)
+            return 1;
+        if (rm_pipe_space(&n->mac) && rm_pipe_next_event(&n->dma) <= m->now)
+            return 1;
+        if (rm_pipe_space(&n->dma) && rl_peek_tx(&n->tassel, &w) == RNIC_OK)
+            return 1;
+        if (rq_palos_peek(&n->palos, &w) == RNIC_OK && rm_stage_space(&n->stage, w.flow))
+            return 1;
+        if (rm_host_next_event(&n->host) <= m->now)
+            return 1;
+    }
+    return 0;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* The earliest cycle anything happens without a transfer: min over every next_event. */
+static uint64_t next_event(model *m)
+{
+    uint64_t next = rm_pipe_next_event(&m->sw.egress);
+    uint32_t h;
+    for (h = 0; h < m->o.hosts; h++) {
+        nic *n = &m->nic[h];
+        next = min64(next, rm_pipe_next_event(&n->mac));
+        next = min64(next, rm_pipe_next_event(&n->dma));
+        next = min64(next, rl_next_event(&n->tassel));
+        next = min64(next, rq_palos_next_event(&n->palos));
+        next = min64(next, rm_host_next_event(&n->host));
+    }
+    return next;
+}
+
+static void set_now(model *m, uint64_t cycle)
+{
+    uint32_t h;
+    m->now = cycle;
+    rm_pipe_advance_to(&m->sw.egress, cycle);
+    m->rx.now = cycle;
+    for (h = 0; h < m->o.hosts; h++) {
+        m->nic[h].host.now = cycle;
+        rm_pipe_advance_to(&m->nic[h].dma, cycle);
+        rm_pipe_advance_to(&m->nic[h].mac, cycle);
+    }
+}
+
+/* Run until cycle `end` (or, draining, until nothing is left to do). One iteration: move what
+ * can move, then tick the engines one cycle -- or, when nothing can move and no engine has
+ * work this cycle, jump every engine and module to the next event. */
+static void run_until(model *m, uint64_t end, int draining, uint64_t progress_total, double t0)
+{
+    uint64_t last_report = m->now;
+    int tty = !m->o.quiet && isatty(2);
+    while (m->now < end) {
+        uint64_t next, target;
+        uint32_t h;
+        transfer(m);
+        next = m->o.tick_only ? m->now : (can_move(m) ? m->now : next_event(m));
+        if (next == RNIC_NEVER && draining)
+            return;
+        target = next <= m->now ? m->now + 1u : min64(next, end);
+        for (h = 0; h < m->o.hosts; h++) {
+            nic *n = &m->nic[h];
+            /* an engine stops early only when its output port fills: then the others wait */
+            while (rq_palos_now(&n->palos) < target)
+                if (rq_palos_advance_to(&n->palos, target) == 0)
+                    break;
+            while (rl_now(&n->tassel) < target)
+                if (rl_advance_to(&n->tassel, target) == 0)
+                    break;
+            if (rq_palos_now(&n->palos) != target || rl_now(&n->tassel) != target) {
+                /* an output filled mid-jump: continue from the earliest engine's cycle */
+                fprintf(stderr, "rnic_model: engine stopped early at %llu (target %llu)\n",
+                        (unsigned long long)min64(rq_palos_now(&n->palos), rl_now(&n->tassel)),
+                        (unsigned long long)target);
+                exit(1);
+            }
+        }
+        set_now(m, target);
+        if (tty && m->now - last_report >= progress_total / 50u + 1u) {
+            double el = (double)(clock()) / CLOCKS_PER_SEC - t0;
+            last_report = m->now;
+            fprintf(stderr, "\r[rnic_model] %s %5.1f ms simulated, %6.2f s host, %llu packets   ",
+                    draining ? "draining" : "running ", (double)m->now / (double)CLOCK_HZ * 1e3, el,
+                    (unsigned long long)m->rx.packets);
+        }
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(const uint64_t *v, size_t n, double p)
+{
+    size_t i;
+    if (!n)
+        return 0;
+    i = (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
+    return (double)v[i];
+}
+
+static int parse_list_u64(const char *s, uint64_t *out, uint32_t max, uint64_t scale)
+{
+    uint32_t n = 0;
+    char *end;
+    while (*s && n < max) {
+        out[n++] = strtoull(s, &end, 0) * scale;
+        if (end == s)
+            return -1;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return (int)n;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: rnic_model [--hosts H] [--tenants T] [--qps N] [--weights w,..] [--rates-mbps r,..]\n"
+                    "       [--sizes MIN,MAX] [--depth D] [--duration-us U] [--warmup-us U] [--seed S]\n"
+                    "       [--csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--tick-only] [--quiet]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    model m;
+    options *o = &m.o;
+    uint64_t tmp[MAX_TENANTS], end, window_cycles, total_posted = 0, consumed = 0;
+    double t0, host_s;
+    uint32_t h, t, i;
+    int k, nparsed;
+
+    memset(&m, 0, sizeof m);
+    o->hosts = 2;
+    o->tenants = 2;
+    o->qps = 12;
+    o->weight[0] = 2;
+    o->weight[1] = 1;
+    o->rate_bps[0] = 2000000000ull;
+    o->rate_bps[1] = 1500000000ull;
+    o->min_msg = 64;
+    o->max_msg = 262144;
+    o->depth = 8;
+    o->duration_us = 10000;
+    o->warmup_us = 1000;
+    o->seed = 1;
+    o->snaplen = 128;
+    for (k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        const char *v = k + 1 < argc ? argv[k + 1] : NULL;
+        if (!strcmp(a, "--tick-only")) { o->tick_only = 1; continue; }
+        if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+        if (!v)
+            usage();
+        k++;
+        if (!strcmp(a, "--hosts")) o->hosts = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--tenants")) o->tenants = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--qps")) o->qps = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--weights")) {
+            nparsed = parse_list_u64(v, tmp, MAX_TENANTS, 1);
+            for (t = 0; nparsed > 0 && t < MAX_TENANTS; t++)
+                o->weight[t] = (uint32_t)tmp[t < (uint32_t)nparsed ? t : (uint32_t)nparsed - 1u];
+        } else if (!strcmp(a, "--rates-mbps")) {
+            nparsed = parse_list_u64(v, tmp, MAX_TENANTS, 1000000ull);
+            for (t = 0; nparsed > 0 && t < MAX_TENANTS; t++)
+                o->rate_bps[t] = tmp[t < (uint32_t)nparsed ? t : (uint32_t)nparsed - 1u];
+        } else if (!strcmp(a, "--sizes")) {
+            if (parse_list_u64(v, tmp, 2, 1) != 2) usage();
+            o->min_msg = (uint32_t)tmp[0];
+            o->max_msg = (uint32_t)tmp[1];
+        } else if (!strcmp(a, "--depth")) o->depth = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--duration-us")) o->duration_us = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--warmup-us")) o->warmup_us = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--csv")) o->csv = v;
+        else if (!strcmp(a, "--pcap")) o->pcap = v;
+        else if (!strcmp(a, "--snaplen")) o->snaplen = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--trace-csv")) o->trace_csv = v;
+        else usage();
+    }
+    if (!o->hosts || o->hosts > 16 || !o->tenants || o->tenants > MAX_TENANTS || !o->qps || o->qps > 1024 ||
+        o->min_msg < 1 || o->max_msg < o->min_msg || o->max_msg > (1u << 30) || o->depth < 1 || o->depth > 4096 ||
+        o->warmup_us >= o->duration_us || o->snaplen < 64) {
+        fprintf(stderr, "rnic_model: option out of range\n");
+        usage();
+    }
+    for (t = 0; t < o->tenants; t++)
+        if (!o->weight[t] || !o->rate_bps[t]) {
+            fprintf(stderr, "rnic_model: weights and rates must be positive\n");
+            usage();
+        }
+
+    m.nflows = o->hosts * o->tenants * o->qps;
+    m.trace.fn = on_trace;
+    m.trace.user = &m;
+    if (o->trace_csv && !(m.trace_csv = fopen(o->trace_csv, "w"))) {
+        perror(o->trace_csv);
+        return 1;
+    }
+    if (m.trace_csv)
+        fprintf(m.trace_csv, "cycle,engine,kind,id,a,b\n");
+    m.psn = (uint32_t *)calloc(m.nflows, sizeof *m.psn);
+    m.nic = (nic *)calloc(o->hosts, sizeof *m.nic);
+    if (!m.psn || !m.nic || rm_receiver_init(&m.rx, m.nflows) ||
+        rm_pipe_init(&m.sw.egress, 65536u, LINK_BPS, CLOCK_HZ, WIRE_OVERHEAD, LINK_LATENCY)) {
+        fprintf(stderr, "rnic_model: out of memory\n");
+        return 1;
+    }
+    m.sw.buffer = 4u << 20;     /* 4 MB for the port */
+    m.sw.ecn_k = 100u << 10;    /* mark above 100 KB queued */
+    if (o->pcap) {
+        if (roce_pcap_open(&m.pcap, o->pcap, o->snaplen) != 0) {
+            perror(o->pcap);
+            return 1;
+        }
+        m.pcap_on = 1;
+    }
+    for (h = 0; h < o->hosts; h++)
+        nic_init(&m, &m.nic[h], h);
+
+    end = rnic_ns_to_cycles(o->duration_us * 1000u, CLOCK_HZ);
+    m.rx.window_start = rnic_ns_to_cycles(o->warmup_us * 1000u, CLOCK_HZ);
+    m.rx.window_end = end;
+    window_cycles = m.rx.window_end - m.rx.window_start;
+
+    if (!o->quiet) {
+        printf("rnic_model: %u hosts x %u tenants x %u QPs = %u QPs; %u MHz clock, %llu Gb/s links, "
+               "PCIe %llu Gb/s / %u ns; %s\n",
+               o->hosts, o->tenants, o->qps, m.nflows, (unsigned)(CLOCK_HZ / 1000000u),
+               (unsigned long long)(LINK_BPS / 1000000000u), (unsigned long long)(PCIE_BPS / 1000000000u),
+               (unsigned)rnic_cycles_to_ns(PCIE_LATENCY, CLOCK_HZ), o->tick_only ? "ticking every cycle" : "fast-forward");
+        printf("  per host: Palos chunk slicer (groups = tenants, cut at %u B) -> Tassel -> DMA -> MAC; "
+               "messages %u B .. %u B, %u posted per QP; %llu us (%llu us warm-up)\n",
+               MTU, o->min_msg, o->max_msg, o->depth, (unsigned long long)o->duration_us,
+               (unsigned long long)o->warmup_us);
+        for (t = 0; t < o->tenants; t++)
+            printf("  tenant %u: Palos weight %u, Tassel rate %.3f Gb/s per QP\n", t, o->weight[t],
+                   (double)o->rate_bps[t] / 1e9);
+        fflush(stdout);
+    }
+
+    t0 = (double)clock() / CLOCKS_PER_SEC;
+    run_until(&m, end, 0, end, t0);
+    for (h = 0; h < o->hosts; h++)
+        m.nic[h].host.posting = false;
+    run_until(&m, end + rnic_ns_to_cycles(100000000u, CLOCK_HZ), 1, end, t0); /* drain: at most 100 ms */
+    host_s = (double)clock() / CLOCKS_PER_SEC - t0;
+    if (!o->quiet && isatty(2))
+        fprintf(stderr, "\r%90s\r", "");
+
+    /* ---------------- report ---------------- */
+    {
+        double tenant_got[MAX_TENANTS] = { 0 }, tenant_exp[MAX_TENANTS] = { 0 }, tenant_msgs[MAX_TENANTS] = { 0 };
+        double worst_share = 0, win_s = (double)window_cycles / (double)CLOCK_HZ;
+        uint64_t received = 0;
+        FILE *csv = NULL;
+        uint64_t *lat = (uint64_t *)malloc((m.rx.nlat + 1u) * sizeof *lat);
+        if (o->csv && !(csv = fopen(o->csv, "w"))) {
+            perror(o->csv);
+            return 1;
+        }
+        if (csv)
+            fprintf(csv, "qp,host,tenant,weight,rate_gbps,expected_gbps,gbps,err_pct,msgs_per_s,bytes_posted,bytes_received\n");
+        for (i = 0; i < m.nflows; i++) {
+            nic *n = &m.nic[host_of(&m, i)];
+            rm_flow_gen *g = &n->host.gen[i - n->host.first_flow];
+            uint32_t tn = tenant_of(&m, i);
+            double phi = (double)n->sum_rate_bps / (double)LINK_BPS;
+            double exp_gbps = (double)o->rate_bps[tn] / (phi > 1 ? phi : 1) / 1e9;
+            double got = (double)m.rx.f[i].window_bytes * 8 / win_s / 1e9;
+            tenant_got[tn] += got;
+            tenant_exp[tn] += exp_gbps;
+            tenant_msgs[tn] += (double)m.rx.f[i].window_msgs / win_s;
+            total_posted += g->posted_bytes;
+            consumed += g->consumed_bytes;
+            received += m.rx.f[i].bytes;
+            if (csv)
+                fprintf(csv, "%u,%u,%u,%u,%.6f,%.6f,%.6f,%.4f,%.1f,%llu,%llu\n", i, host_of(&m, i), tn, o->weight[tn],
+                        (double)o->rate_bps[tn] / 1e9, exp_gbps, got, (got - exp_gbps) / exp_gbps * 100,
+                        (double)m.rx.f[i].window_msgs / win_s, (unsigned long long)g->posted_bytes,
+                        (unsigned long long)m.rx.f[i].bytes);
+        }
+        if (csv)
+            fclose(csv);
+        if (!o->quiet) {
+            printf("\n  tenant  weight  QPs  expected Gb/s  measured Gb/s   err %%   msgs/s      latency p50 / p99 / p99.9 (us)\n");
+        }
+        for (t = 0; t < o->tenants; t++) {
+            size_t nl = 0, j;
+            double e = (tenant_got[t] - tenant_exp[t]) / tenant_exp[t] * 100;
+            for (j = 0; j < m.rx.nlat; j++)
+                if (tenant_of(&m, m.rx.lat_flow[j]) == t)
+                    lat[nl++] = m.rx.lat[j];
+            qsort(lat, nl, sizeof *lat, cmp_u64);
+            if ((e < 0 ? -e : e) > worst_share)
+                worst_share = e < 0 ? -e : e;
+            if (!o->quiet)
+                printf("  %6u  %6u  %3u  %13.3f  %13.3f  %+6.3f  %9.0f   %8.2f / %8.2f / %8.2f\n", t, o->weight[t],
+                       o->qps * o->hosts, tenant_exp[t], tenant_got[t], e, tenant_msgs[t],
+                       pct(lat, nl, 50) / (double)CLOCK_HZ * 1e6, pct(lat, nl, 99) / (double)CLOCK_HZ * 1e6,
+                       pct(lat, nl, 99.9) / (double)CLOCK_HZ * 1e6);
+        }
+        free(lat);
+        if (!o->quiet) {
+            printf("\n  queues: switch max %llu B (ECN-marked %llu, dropped %llu); segment rings max %u of 16 per QP\n",
+                   (unsigned long long)m.sw.max_queue_bytes, (unsigned long long)m.sw.marked,
+                   (unsigned long long)m.sw.dropped, m.nic[0].stage.high_water);
+            for (h = 0; h < o->hosts; h++) {
+                const rq_palos_stats *ps = rq_palos_get_stats(&m.nic[h].palos);
+                const rl_stats *rs = rl_get_stats(&m.nic[h].tassel);
+                printf("  host %u: Palos %llu visits, %llu pieces, %llu cut WQEs, %llu output stalls; Tassel %llu "
+                       "packets, %llu fetches, %llu TX stalls; DMA max %u, MAC max %u in flight\n",
+                       h, (unsigned long long)ps->visits, (unsigned long long)ps->out_wqes,
+                       (unsigned long long)ps->cut_wqes, (unsigned long long)ps->out_stalls,
+                       (unsigned long long)rs->packets, (unsigned long long)rs->fetches,
+                       (unsigned long long)rs->tx_stalls, m.nic[h].dma.high_water, m.nic[h].mac.high_water);
+            }
+            printf("  checked at the receiver: %llu packets, %llu B of %llu B posted; %llu out of order or "
+                   "corrupt; %llu CE-marked\n",
+                   (unsigned long long)m.rx.packets, (unsigned long long)received, (unsigned long long)total_posted,
+                   (unsigned long long)m.rx.bad, (unsigned long long)m.rx.ce);
+            printf("  simulated %.3f ms (%llu cycles) in %.2f s host time\n", (double)m.now / (double)CLOCK_HZ * 1e3,
+                   (unsigned long long)m.now, host_s);
+            if (o->pcap)
+                printf("  pcap: %s (%llu frames, snaplen %u)\n", o->pcap, (unsigned long long)m.sent_pkts, o->snaplen);
+        }
+        if (m.pcap_on)
+            roce_pcap_close(&m.pcap);
+        if (m.trace_csv)
+            fclose(m.trace_csv);
+        printf("RESULT composed=1 qps=%u tenants=%u share_err_pct=%.3f bytes_lost=%llu digest=%016llx "
+               "mcycles_per_s=%.2f pkts_per_s=%.0f\n",
+               m.nflows, o->tenants, worst_share,
+               (unsigned long long)(total_posted - received + m.rx.bad + m.order_errors + m.piece_errors),
+               (unsigned long long)m.digest, (double)m.now / host_s / 1e6, (double)m.rx.packets / host_s);
+        (void)consumed;
+    }
+    for (h = 0; h < o->hosts; h++)
+        nic_free(&m.nic[h]);
+    rm_pipe_free(&m.sw.egress);
+    rm_receiver_free(&m.rx);
+    free(m.psn);
+    free(m.nic);
+    return 0;
+}
