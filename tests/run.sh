@@ -74,6 +74,7 @@ expect_fail() { if "$@"; then return 1; else return 0; fi; }
 # ---- 1. generated headers match src/ ----
 step amalgamate-check python3 amalgamate.py --check
 prog amalgamate-tests python3 tests/test_amalgamate.py
+prog doc-names-exist python3 tests/test_doc_names.py
 
 # ---- 2. unit and property tests, gcc and clang, ASan + UBSan; and gcc with the
 #         32-bit-target arithmetic (shift-subtract divide, de Bruijn ctz) forced ----
@@ -87,6 +88,9 @@ for cc in gcc clang portable; do
     done
 done
 
+# rnic_hash64 on the built-in XXH64 (forced): every check of test_hash runs on it too
+prog test_hash-builtin-xxh64-gcc bash -c "gcc ${WARN[*]} -O1 -g ${SAN[*]} -DRNIC_DEBUG -DRNIC_NO_XXHASH -I. -Itests tests/test_hash.c -o $OBJ/test_hash-builtin -lxxhash && $OBJ/test_hash-builtin"
+
 # ---- 3. determinism: one scenario, many builds, one digest ----
 # The scenario's digest and the XXH64 of a fixed string, pinned in tests/expected_digest.txt:
 # every build must print exactly that line. A deliberate change to the scenario or to a
@@ -99,6 +103,9 @@ prog digest-clang-O2-san bash -c "clang ${WARN[*]} -O2 ${SAN[*]} -I. -Itests tes
 prog digest-gcc-m32 bash -c "gcc ${WARN[*]} -m32 -static -O2 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-m32 && qemu-i386 $OBJ/digest-gcc-m32"
 prog digest-gcc-portable-arith bash -c "gcc ${WARN[*]} -O2 -DRNIC_PORTABLE_ARITH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-pa && $OBJ/digest-gcc-pa"
 prog digest-gcc-O2-no-builtin bash -c "gcc ${WARN[*]} -O2 -fno-builtin -I. -Itests tests/digest.c -o $OBJ/digest-gcc-nb && $OBJ/digest-gcc-nb"
+# the built-in XXH64 instead of the system xxHash: the same pinned digest (64-bit and 32-bit)
+prog digest-gcc-O2-builtin-xxh64 bash -c "gcc ${WARN[*]} -O2 -DRNIC_NO_XXHASH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-bx && $OBJ/digest-gcc-bx"
+prog digest-gcc-m32-builtin-xxh64 bash -c "gcc ${WARN[*]} -m32 -static -O0 -DRNIC_NO_XXHASH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-m32-bx && qemu-i386 $OBJ/digest-gcc-m32-bx"
 
 # ---- 4. C++: every header from a C++ TU, g++ and clang++ ----
 CXXWARN=(-std=c++11 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow)
@@ -109,7 +116,7 @@ ref=$(cat tests/expected_digest.txt)
 check_digests() {
     [ -n "$ref" ] || { echo "no pinned digest"; return 1; }
     local s d bad=0
-    for s in digest-gcc-O0 digest-gcc-O3 digest-clang-O2-san digest-gcc-m32 digest-gcc-portable-arith digest-gcc-O2-no-builtin cxx-g++ cxx-clang++ cxx-g++-digest-c-file; do
+    for s in digest-gcc-O0 digest-gcc-O3 digest-clang-O2-san digest-gcc-m32 digest-gcc-portable-arith digest-gcc-O2-no-builtin digest-gcc-O2-builtin-xxh64 digest-gcc-m32-builtin-xxh64 cxx-g++ cxx-clang++ cxx-g++-digest-c-file; do
         d=$(digest_of "$s")
         echo "$s: $d"
         [ "$d" = "$ref" ] || bad=1
@@ -247,6 +254,58 @@ readme_example() {
     rm -rf "$dir"
 }
 step readme-example-c-and-cxx readme_example
+
+# ---- 12b. one copied header, no package installed: compiler + C library headers only ----
+# The include path is the compiler's own headers plus a tree of libc6-dev's and
+# linux-libc-dev's files: no xxhash.h, no stb (a negative control proves <xxhash.h> is not
+# found). Each header alone in an empty folder compiles, as C and as C++: the README example
+# (it prints, so it needs libc's <stdio.h>) and a program that checks rnic_hash64 -- the
+# built-in XXH64 there -- against the value pinned in tests/expected_digest.txt, once with
+# gcc/g++ on that path, once with clang/clang++ -ffreestanding -nostdlibinc: the compiler's
+# own headers and nothing else (gcc's <limits.h> always reaches for libc's, clang's does not).
+no_package_headers() {
+    local dir inc ma gccinc h want examples=0
+    dir=$(mktemp -d)
+    inc="$dir/libc"
+    ma=$(gcc -print-multiarch)
+    gccinc=$(gcc -print-file-name=include)
+    mkdir -p "$inc"
+    dpkg -L libc6-dev linux-libc-dev | grep '^/usr/include/' | while read -r f; do [ -d "$f" ] || echo "$f"; done |
+        xargs cp -s --parents -t "$inc" || return 1
+    local libc=(-nostdinc -isystem "$gccinc" -isystem "$inc/usr/include/$ma" -isystem "$inc/usr/include")
+    local bare=(-ffreestanding -nostdlibinc)
+    [ -e "$inc/usr/include/stdio.h" ] || { echo "no libc tree"; return 1; }
+    if printf '#include <xxhash.h>\n' | gcc "${libc[@]}" -E -x c - >/dev/null 2>&1; then
+        echo "negative control: <xxhash.h> is visible"
+        return 1
+    fi
+    awk '/<!-- example:begin -->/{n++;on=1;next} /<!-- example:end -->/{on=0} on && !/^```/{print > (d "/example" n ".c")}' d="$dir" README.md
+    want=$(sed -n 's/.* hash \([0-9a-f]*\)$/\1/p' tests/expected_digest.txt)
+    [ -n "$want" ] || { echo "no pinned hash"; return 1; }
+    for h in ratelimit.h rnicq.h transport.h hostcc.h; do
+        rm -rf "$dir/w" && mkdir "$dir/w" && cp "$h" "$dir/w/" || return 1
+        printf '#define RNIC_IMPLEMENTATION\n#include "%s"\n#if !RNIC_HASH_BUILTIN\n#error "system xxHash used"\n#endif\n#ifdef __cplusplus\nextern "C" /* a freestanding C++ main is an ordinary, mangled, function */\n#endif\nint main(void) { return rnic_hash64("rnicq", 5, 42) == 0x%sull ? 0 : 1; }\n' "$h" "$want" >"$dir/w/hash.c"
+        (cd "$dir/w" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror "${libc[@]}" hash.c -o hash-c && ./hash-c &&
+            g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror "${libc[@]}" hash.c -o hash-cxx && ./hash-cxx &&
+            clang -std=c99 -Wall -Wextra -Wpedantic -Werror "${bare[@]}" -c hash.c -o hash-clang.o && clang hash-clang.o -o hash-clang && ./hash-clang &&
+            clang++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror "${bare[@]}" -c hash.c -o hash-clangxx.o && clang++ hash-clangxx.o -o hash-clangxx && ./hash-clangxx) ||
+            { echo "$h: hash program failed"; return 1; }
+        echo "$h alone: rnic_hash64 = pinned $want; gcc/g++ with compiler + libc headers, clang/clang++ with the compiler's only"
+        for ex in "$dir"/example*.c; do
+            [ -e "$ex" ] || continue
+            grep -q "#include \"$h\"" "$ex" || continue
+            cp "$ex" "$dir/w/main.c"
+            (cd "$dir/w" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror "${libc[@]}" main.c -o main-c && ./main-c >/dev/null &&
+                g++ -x c++ -Wall -Wextra -Werror "${libc[@]}" main.c -o main-cxx && ./main-cxx >/dev/null) ||
+                { echo "$h: README $(basename "$ex") failed"; return 1; }
+            echo "$h alone: README $(basename "$ex") as C and C++ with compiler + libc headers only"
+            examples=$((examples + 1))
+        done
+    done
+    [ "$examples" -gt 0 ] || { echo "no README example compiled"; return 1; }
+    rm -rf "$dir"
+}
+step one-header-no-packages-c-and-cxx no_package_headers
 
 # ---- 13. make install + pkg-config ----
 install_check() {
