@@ -39,13 +39,13 @@ NOINLINE run_result qos_run(rq_qos *q, uint32_t n, uint64_t seed)
     memset(busy, 0, sizeof busy);
     rnic_prng_seed(&p, seed);
     while (res.transfers < n) {
-        rq_block_desc b;
+        rnic_work b;
         rq_packet pk;
         rq_axi_bresp br;
         rq_axi_rdata rd;
-        if (issued < n && rnic_ring_space(&q->aw) >= 8u) {
+        if (issued < n && rq_qos_space_axi_write(q) >= 8u) {
             uint32_t d = (uint32_t)rnic_prng_below(&p, 16), ch = 2u * (uint32_t)rnic_prng_below(&p, 32);
-            if (!busy[d][ch] && q->acc[d].line == RNIC_NONE && q->acc[d].expect_line == RNIC_NONE) {
+            if (!busy[d][ch] && rq_qos_domain_idle(q, d)) {
                 rq_transfer t;
                 uint64_t l[2][4], dd[2];
                 uint32_t ln, w;
@@ -72,7 +72,7 @@ NOINLINE run_result qos_run(rq_qos *q, uint32_t n, uint64_t seed)
             }
         }
         for (i = 0; i < nresp;) {
-            if (resp[i].at <= q->now && rq_qos_push_response(q, &resp[i].r) == RNIC_OK) {
+            if (resp[i].at <= rq_qos_now(q) && rq_qos_push_response(q, &resp[i].r) == RNIC_OK) {
                 resp[i] = resp[--nresp];
                 continue;
             }
@@ -83,9 +83,9 @@ NOINLINE run_result qos_run(rq_qos *q, uint32_t n, uint64_t seed)
         while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
             ;
         while (nresp < MAX_RESP && rq_qos_pop_block(q, &b) == RNIC_OK) {
-            resp[nresp].at = q->now + rnic_prng_range(&p, 5, 600);
-            resp[nresp].r.tid = b.tid;
-            resp[nresp].r.seq = b.seq;
+            resp[nresp].at = rq_qos_now(q) + rnic_prng_range(&p, 5, 600);
+            resp[nresp].r.tid = b.aux; /* TID */
+            resp[nresp].r.seq = b.op; /* sequence number */
             resp[nresp].r.ack = 1;
             nresp++;
             res.blocks++;
@@ -94,14 +94,14 @@ NOINLINE run_result qos_run(rq_qos *q, uint32_t n, uint64_t seed)
             res.packets++;
             if (pk.kind != RQ_PKT_INLINE)
                 continue;
-            resp[nresp].at = q->now + rnic_prng_range(&p, 5, 600);
+            resp[nresp].at = rq_qos_now(q) + rnic_prng_range(&p, 5, 600);
             resp[nresp].r.tid = pk.tid;
             resp[nresp].r.seq = pk.seq;
             resp[nresp].r.ack = 1;
             nresp++;
         }
-        if (q->now % 4u == 0) /* answered next cycle; decoded from the answer's cycle below */
-            rq_qos_axi_read(q, (uint32_t)(q->now / 4u) % 16u, (uint32_t)(q->now / 4u) % 16u, (uint32_t)(q->now / 64u) % 2u, 1);
+        if (rq_qos_now(q) % 4u == 0) /* answered next cycle; decoded from the answer's cycle below */
+            rq_qos_axi_read(q, (uint32_t)(rq_qos_now(q) / 4u) % 16u, (uint32_t)(rq_qos_now(q) / 4u) % 16u, (uint32_t)(rq_qos_now(q) / 64u) % 2u, 1);
         while (rq_qos_pop_rdata(q, &rd) == RNIC_OK) {
             uint32_t j, d = (uint32_t)((rd.cycle - 1u) / 4u) % 16u, half = (uint32_t)((rd.cycle - 1u) / 64u) % 2u;
             for (j = 0; j < 32; j++)
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
     for (i = 0; i < (quick ? 1 : 3); i++) {
         if (!q || !mem || rq_qos_init(q, &c, mem, rq_qos_mem_size(&c)) != RNIC_OK)
             return 1;
-        while (!rq_ids_ready(&q->ids))
+        while (!rq_qos_ready(q))
             rq_qos_tick(q);
         t0 = now_s();
         r = qos_run(q, n, 7);

@@ -25,7 +25,7 @@ static rq_qos *make(void **mem)
         fprintf(stderr, "setup failed\n");
         exit(1);
     }
-    while (!rq_ids_ready(&q->ids)) /* the reset initializer: 592 cycles */
+    while (!rq_qos_ready(q)) /* the reset initializer: 592 cycles */
         rq_qos_tick(q);
     return q;
 }
@@ -55,7 +55,7 @@ int main(void)
     rq_transfer t;
     rq_axi_bresp br;
     rq_packet pk;
-    rq_block_desc b;
+    rnic_work b;
     uint64_t aw_cycle, last_word = 0, packet_cycle = 0, first_done = 0, last_done = 0, first_block = 0, nth_block = 0;
     uint32_t i, sent = 0, done = 0, blocks = 0;
     double host_rate, seg_rate;
@@ -88,7 +88,7 @@ int main(void)
     /* 2. host path: 200 back-to-back inline transfers (16 domains x ...) */
     q = make(&mem);
     while (done < 200u) {
-        if (sent < 200u && rnic_ring_space(&q->aw) >= 2u) {
+        if (sent < 200u && rq_qos_space_axi_write(q) >= 2u) {
             push_descriptor(q, sent % 16u, 2u * (sent / 16u), &t);
             sent++;
         }
@@ -120,7 +120,7 @@ int main(void)
     for (i = 0; i < 64u; i++) {
         t.src = (uint64_t)i << 24;
         t.dst = (uint64_t)i << 24;
-        while (rnic_ring_space(&q->aw) < 4u) {
+        while (rq_qos_space_axi_write(q) < 4u) {
             rq_qos_tick(q);
             while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
                 ;

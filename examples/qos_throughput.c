@@ -28,7 +28,7 @@ typedef struct sim {
     void *mem;
     /* send unit */
     uint64_t busy_until;
-    rq_block_desc blk;
+    rnic_work blk; /* the block being packetised */
     uint32_t blk_left; /* payload bytes of the current block still to packetise */
     int have_blk;
     /* loopback ACKs */
@@ -51,7 +51,7 @@ static void sim_init(sim *s, uint64_t ack_cycles)
         fprintf(stderr, "setup failed\n");
         exit(1);
     }
-    while (!rq_ids_ready(&s->q->ids))
+    while (!rq_qos_ready(s->q))
         rq_qos_tick(s->q);
     s->ack_cycles = ack_cycles;
 }
@@ -82,7 +82,7 @@ static void sim_cycle(sim *s)
     uint32_t i;
     rq_axi_bresp br;
     for (i = 0; i < s->nack;) {
-        if (s->ack_at[i] <= q->now && rq_qos_push_response(q, &s->ack[i]) == RNIC_OK) {
+        if (s->ack_at[i] <= rq_qos_now(q) && rq_qos_push_response(q, &s->ack[i]) == RNIC_OK) {
             s->ack_at[i] = s->ack_at[--s->nack];
             s->ack[i] = s->ack[s->nack];
             continue;
@@ -92,28 +92,28 @@ static void sim_cycle(sim *s)
     rq_qos_tick(q);
     while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
         ;
-    if (q->now < s->busy_until)
+    if (rq_qos_now(q) < s->busy_until)
         return;
     { /* the send unit: packets first (latency sensitive), then the current block's next packet */
         rq_packet pk;
         if (rq_qos_pop_packet(q, &pk) == RNIC_OK) {
             uint32_t words = pk.kind == RQ_PKT_INLINE ? (pk.size + WORD_BYTES - 1u) / WORD_BYTES : 0u;
-            s->busy_until = q->now + 2u + words; /* header, payload words, footer */
+            s->busy_until = rq_qos_now(q) + 2u + words; /* header, payload words, footer */
             if (pk.kind == RQ_PKT_INLINE)
                 schedule_ack(s, s->busy_until + s->ack_cycles, pk.tid, pk.seq);
             return;
         }
         if (!s->have_blk && rq_qos_pop_block(q, &s->blk) == RNIC_OK) {
             s->have_blk = 1;
-            s->blk_left = s->blk.size;
+            s->blk_left = s->blk.len;
         }
         if (s->have_blk) {
             uint32_t len = s->blk_left < PAYLOAD_MAX ? s->blk_left : PAYLOAD_MAX;
-            s->busy_until = q->now + 2u + (len + WORD_BYTES - 1u) / WORD_BYTES;
+            s->busy_until = rq_qos_now(q) + 2u + (len + WORD_BYTES - 1u) / WORD_BYTES;
             s->blk_left -= len;
             if (s->blk_left == 0) {
                 s->have_blk = 0;
-                schedule_ack(s, s->busy_until + s->ack_cycles, s->blk.tid, s->blk.seq);
+                schedule_ack(s, s->busy_until + s->ack_cycles, s->blk.aux, s->blk.op);
             }
         }
     }
@@ -142,7 +142,7 @@ static void write_descriptor(sim *s, uint32_t channel, uint64_t size)
 /* A status read from the host: issued now, answered by the engine, seen rtt cycles later. */
 static uint64_t host_read(sim *s, uint32_t index, uint32_t mode, uint64_t rtt)
 {
-    uint64_t issued = s->q->now;
+    uint64_t issued = rq_qos_now(s->q);
     rq_axi_rdata rd;
     while (rq_qos_axi_read(s->q, 0, 0, index, mode) != RNIC_OK)
         sim_cycle(s);
@@ -151,15 +151,15 @@ static uint64_t host_read(sim *s, uint32_t index, uint32_t mode, uint64_t rtt)
         if (rq_qos_pop_rdata(s->q, &rd) == RNIC_OK)
             break;
     }
-    while (s->q->now < issued + rtt)
+    while (rq_qos_now(s->q) < issued + rtt)
         sim_cycle(s);
     return rd.data;
 }
 
 static void host_wait(sim *s, uint64_t cycles)
 {
-    uint64_t until = s->q->now + cycles;
-    while (s->q->now < until)
+    uint64_t until = rq_qos_now(s->q) + cycles;
+    while (rq_qos_now(s->q) < until)
         sim_cycle(s);
 }
 
@@ -171,7 +171,7 @@ static void run_mode(uint64_t size, int outstanding, uint32_t batches, uint64_t 
     uint64_t start, transfers = 0;
     uint32_t b, ch;
     sim_init(&s, ackc);
-    start = s.q->now;
+    start = rq_qos_now(s.q);
     for (b = 0; b < batches; b++) {
         if (!outstanding) {
             for (ch = 0; ch < 64u; ch += 2u) { /* even channels: a 512-bit descriptor takes two */
@@ -200,11 +200,11 @@ static void run_mode(uint64_t size, int outstanding, uint32_t batches, uint64_t 
             transfers += 32;
         }
     }
-    *gbps = (double)transfers * (double)size * 8.0 / ((double)(s.q->now - start) / CLOCK_HZ) / 1e9;
-    *latency_ns = (double)(s.q->now - start) / (double)transfers / CLOCK_HZ * 1e9;
-    if (s.q->stats.failed || s.q->stats.retransmits)
-        fprintf(stderr, "unexpected: %llu failed, %llu retransmits\n", (unsigned long long)s.q->stats.failed,
-                (unsigned long long)s.q->stats.retransmits);
+    *gbps = (double)transfers * (double)size * 8.0 / ((double)(rq_qos_now(s.q) - start) / CLOCK_HZ) / 1e9;
+    *latency_ns = (double)(rq_qos_now(s.q) - start) / (double)transfers / CLOCK_HZ * 1e9;
+    if (rq_qos_get_stats(s.q)->failed || rq_qos_get_stats(s.q)->retransmits)
+        fprintf(stderr, "unexpected: %llu failed, %llu retransmits\n", (unsigned long long)rq_qos_get_stats(s.q)->failed,
+                (unsigned long long)rq_qos_get_stats(s.q)->retransmits);
     sim_free(&s);
 }
 

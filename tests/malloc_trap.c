@@ -140,7 +140,7 @@ static void test_qos_engine_ticks_without_allocating(void)
     static rq_qos q;
     rq_qos_config cfg;
     rq_transfer t;
-    rq_block_desc b;
+    rnic_work b;
     rq_packet pk;
     rq_response r;
     rq_axi_bresp br;
@@ -152,7 +152,7 @@ static void test_qos_engine_ticks_without_allocating(void)
     mem = malloc(rq_qos_mem_size(&cfg));
     CHECK(mem != NULL && rq_qos_init(&q, &cfg, mem, rq_qos_mem_size(&cfg)) == RNIC_OK);
     trap_armed = 1;
-    while (!rq_ids_ready(&q.ids))
+    while (!rq_qos_ready(&q))
         rq_qos_tick(&q);
     for (round = 0; round < 64u; round++) {
         uint32_t dom = round % 16u, ch = (round / 16u) * 2u;
@@ -174,8 +174,8 @@ static void test_qos_engine_ticks_without_allocating(void)
             while (rq_qos_pop_bresp(&q, &br) == RNIC_OK)
                 ;
             while (rq_qos_pop_block(&q, &b) == RNIC_OK) {
-                r.tid = b.tid;
-                r.seq = b.seq;
+                r.tid = b.aux; /* TID */
+                r.seq = b.op;  /* sequence number */
                 r.ack = 1;
                 (void)rq_qos_push_response(&q, &r);
                 blocks++;

@@ -20,6 +20,20 @@ static rq_qos *make_qos(void)
 
 static uint32_t addr_of(uint32_t domain, uint32_t channel, uint32_t word) { return ((domain * 128u + channel) << 5) | (word << 3); }
 
+/* Pop a block record and spell it out (rq_qos_block_info); the record's flags must agree
+ * with the decoded fields. */
+static rnic_err pop_block(rq_qos *q, rnic_work *w, rq_block_desc *b)
+{
+    rnic_err e = rq_qos_pop_block(q, w);
+    if (e != RNIC_OK)
+        return e;
+    CHECK_EQ(rq_qos_block_info(q, w, b), RNIC_OK);
+    CHECK_EQ((w->flags & RNIC_WORK_FIRST) != 0, b->block == 0u);
+    CHECK_EQ(w->tag, 0);
+    CHECK_EQ(w->status, 0);
+    return e;
+}
+
 static void inline8(rq_transfer *t, uint64_t dst)
 {
     memset(t, 0, sizeof *t);
@@ -61,15 +75,15 @@ static void test_inline_descriptor_timing(void)
     CHECK_EQ(r.cycle, 1);
     CHECK_EQ(r.status, RNIC_OK);
     CHECK(rnic_ssfifo_empty(&q->sched, RQ_QUEUE_TID_ONLY));
-    CHECK_EQ(rq_status_peek(&q->status, 3, 5), RQ_IDLE);
+    CHECK_EQ(rq_qos_channel_status(q, 3, 5), RQ_IDLE);
     rq_qos_tick(q); /* cycle 2: second word, table write, enqueue */
     CHECK_EQ(rq_qos_pop_bresp(q, &r), RNIC_OK);
     CHECK_EQ(r.cycle, 2);
     CHECK_EQ(r.status, RNIC_OK);
-    CHECK_EQ(rq_status_peek(&q->status, 3, 5), RQ_BUSY);
+    CHECK_EQ(rq_qos_channel_status(q, 3, 5), RQ_BUSY);
     CHECK_EQ(rnic_ssfifo_peek(&q->sched, RQ_QUEUE_TID_ONLY), 3u * 128u + 5u);
     CHECK(rnic_ssfifo_ready(&q->sched, RQ_QUEUE_TID_ONLY)); /* cycle 3: the segmenter may dequeue */
-    CHECK_EQ(q->stats.transfers_enqueued, 1);
+    CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, 1);
 }
 
 /* §3.6.1 i: 100 back-to-back beats need 101 cycles; §4.2.1: one 256-bit descriptor per 2
@@ -86,7 +100,7 @@ static void test_host_path_rates(void)
     inline8(&t, 0x2000);
     CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
     for (cyc = 0, ch = 0; ch < 50u; cyc++) { /* 50 descriptors = 100 beats, pushed as room allows */
-        while (ch < 50u && rnic_ring_space(&q->aw) >= 2u) {
+        while (ch < 50u && rq_qos_space_axi_write(q) >= 2u) {
             write_line128(q, ch % 16u, ch / 16u, l0);
             ch++;
         }
@@ -94,16 +108,16 @@ static void test_host_path_rates(void)
         while (rq_qos_pop_bresp(q, &r) == RNIC_OK)
             last_done = (uint32_t)r.cycle;
     }
-    while (q->stats.beats < 100u && cyc < 1000u) {
+    while (rq_qos_get_stats(q)->beats < 100u && cyc < 1000u) {
         rq_qos_tick(q);
         cyc++;
         while (rq_qos_pop_bresp(q, &r) == RNIC_OK)
             last_done = (uint32_t)r.cycle;
     }
-    CHECK_EQ(q->stats.beats, 100);
+    CHECK_EQ(rq_qos_get_stats(q)->beats, 100);
     CHECK_EQ(last_done, 100); /* cycles 0..100: 101 cycles */
-    CHECK_EQ(q->stats.transfers_enqueued, 50); /* one per 2 cycles */
-    CHECK_EQ(q->stats.beats_refused, 0);
+    CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, 50); /* one per 2 cycles */
+    CHECK_EQ(rq_qos_get_stats(q)->beats_refused, 0);
 }
 
 /* Bad writes are refused with an AXI error, counted, and change nothing. */
@@ -134,10 +148,10 @@ static void test_write_errors(void)
             CHECK_EQ(r.status, want[i]);
         }
     }
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_EALIGN], 3);
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_EPERM], 2);
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_ENOENT], 2);
-    CHECK_EQ(q->acc[0].line, RNIC_NONE); /* nothing reached an accumulator */
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EALIGN], 3);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EPERM], 2);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ENOENT], 2);
+    CHECK(rq_qos_domain_idle(q, 0)); /* nothing reached an accumulator */
     /* a transfer on channel 0, then a second descriptor to the same busy channel */
     write_line128(q, 0, 0, l0);
     for (i = 0; i < 3; i++)
@@ -148,8 +162,8 @@ static void test_write_errors(void)
     while (rq_qos_pop_bresp(q, &r) == RNIC_OK)
         ;
     CHECK_EQ(r.status, RNIC_EBUSY);
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_EBUSY], 2);
-    CHECK_EQ(q->stats.transfers_enqueued, 1);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EBUSY], 2);
+    CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, 1);
     /* size 0: the descriptor is refused when its last line completes; the channel stays IDLE */
     l0[2] = 0;
     write_line128(q, 0, 7, l0);
@@ -158,13 +172,13 @@ static void test_write_errors(void)
     while (rq_qos_pop_bresp(q, &r) == RNIC_OK)
         ;
     CHECK_EQ(r.status, RNIC_EINVAL);
-    CHECK_EQ(rq_status_peek(&q->status, 0, 7), RQ_IDLE);
-    CHECK_EQ(q->stats.descriptors_refused, 1);
+    CHECK_EQ(rq_qos_channel_status(q, 0, 7), RQ_IDLE);
+    CHECK_EQ(rq_qos_get_stats(q)->descriptors_refused, 1);
     /* the AW FIFO holds 8 beats: the ninth push is back-pressure */
     for (i = 0; i < 8; i++)
         CHECK_EQ(rq_qos_axi_write(q, 5, addr_of(5, 1, 0), d, 8), RNIC_OK);
     CHECK_EQ(rq_qos_axi_write(q, 5, addr_of(5, 1, 0), d, 8), RNIC_EBUSY);
-    CHECK_EQ(q->stats.port_full, 1);
+    CHECK_EQ(rq_qos_get_stats(q)->port_full, 1);
 }
 
 /* One accumulator per domain: interleaved descriptor writes from two domains both succeed;
@@ -188,9 +202,9 @@ static void test_accumulators_per_domain(void)
     }
     for (i = 0; i < 10; i++)
         rq_qos_tick(q);
-    CHECK_EQ(q->stats.transfers_enqueued, 2);
-    CHECK_EQ(rq_status_peek(&q->status, 2, 10), RQ_BUSY);
-    CHECK_EQ(rq_status_peek(&q->status, 9, 11), RQ_BUSY);
+    CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, 2);
+    CHECK_EQ(rq_qos_channel_status(q, 2, 10), RQ_BUSY);
+    CHECK_EQ(rq_qos_channel_status(q, 9, 11), RQ_BUSY);
     while (rq_qos_pop_bresp(q, &r) == RNIC_OK)
         errs += r.status != RNIC_OK;
     CHECK_EQ(errs, 0);
@@ -204,10 +218,10 @@ static void test_accumulators_per_domain(void)
     }
     for (i = 0; i < 8; i++)
         rq_qos_tick(q);
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_ESTATE], 1);
-    CHECK_EQ(rq_status_peek(&q->status, 4, 20), RQ_BUSY);
-    CHECK_EQ(rq_status_peek(&q->status, 4, 21), RQ_IDLE);
-    CHECK_EQ(q->stats.transfers_enqueued, 3);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ESTATE], 1);
+    CHECK_EQ(rq_qos_channel_status(q, 4, 20), RQ_BUSY);
+    CHECK_EQ(rq_qos_channel_status(q, 4, 21), RQ_IDLE);
+    CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, 3);
 }
 
 /* Status reads through the AXI read port: one channel, 32 channels, another domain's page. */
@@ -237,7 +251,7 @@ static void test_status_reads(void)
     CHECK_EQ(rd.data, (uint64_t)RQ_BUSY << 2); /* channel 33 = bit pair 1 of the upper half */
     CHECK_EQ(rq_qos_pop_rdata(q, &rd), RNIC_OK);
     CHECK_EQ(rd.status, RNIC_EPERM);
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_EPERM], 1);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EPERM], 1);
 }
 
 /* Random valid descriptors (1- and 2-line, inline and regular) from random domains, as 64-
@@ -333,7 +347,7 @@ static void test_random_descriptors_land_in_their_queues(void)
                     pos[nlive] = 0;
                     nlive++;
                 }
-                if (nlive && !rnic_ring_full(&q->aw)) {
+                if (nlive && rq_qos_space_axi_write(q) > 0) {
                     k = (uint32_t)rnic_prng_below(&p, nlive);
                     {
                         rq_axi_beat *b = &beats[stream_first[live[k]] + pos[k]];
@@ -356,8 +370,8 @@ static void test_random_descriptors_land_in_their_queues(void)
                 rq_qos_tick(q);
         }
     }
-    CHECK_EQ(q->stats.transfers_enqueued, N);
-    CHECK_EQ(q->stats.beats_refused, 0);
+    CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, N);
+    CHECK_EQ(rq_qos_get_stats(q)->beats_refused, 0);
     /* every queue holds its transfers; every transfer is in the queue the rule names */
     for (qi = 0; qi < q->nqueues; qi++) {
         uint32_t e;
@@ -380,8 +394,8 @@ static void test_random_descriptors_land_in_their_queues(void)
             CHECK(q->meta[line].block_num > 0u || (q->s2.valid && q->s2.line == line));
             seen++;
         }
-        CHECK(rq_status_peek(&q->status, line / 128u, line % 128u) == RQ_BUSY ||
-              rq_status_peek(&q->status, line / 128u, line % 128u) == RQ_DONE);
+        CHECK(rq_qos_channel_status(q, line / 128u, line % 128u) == RQ_BUSY ||
+              rq_qos_channel_status(q, line / 128u, line % 128u) == RQ_DONE);
     }
     CHECK_EQ(seen, N);
 }
@@ -402,6 +416,7 @@ typedef struct e2e_xfer {
     int control_seen, done;
     int done_waits_control; /* DONE read while its control packet still sat in the output */
     uint32_t max_fails;     /* most consecutive lost or NACKed transmissions of one block */
+    uint32_t index;         /* its number on its line (transfers written to the line before) */
 } e2e_xfer;
 
 typedef struct e2e_resp {
@@ -416,6 +431,7 @@ static uint32_t e2e_nq;
 static uint64_t e2e_fail_notes;
 static uint32_t e2e_last_seq[1024];
 static uint32_t e2e_fails[1024]; /* per TID: consecutive transmissions the responder failed */
+static uint32_t e2e_line_uses[2048];
 
 static int e2e_find(uint32_t line)
 {
@@ -477,18 +493,19 @@ static void test_end_to_end_random_transfers(void)
     memset(busy, 0, sizeof busy);
     e2e_nq = 0;
     rnic_prng_seed(&p, 0xe2e0u);
+    memset(e2e_line_uses, 0, sizeof e2e_line_uses);
     for (cyc = 0; cyc < 60000000u && finished < N && !TEST_FAILS(); cyc++) {
         rq_block_desc b;
+        rnic_work rec;
         rq_packet pk;
         rq_axi_bresp br;
         rq_axi_rdata rd;
         /* host: start a transfer when the AW FIFO has room for a whole descriptor */
-        if (issued < N && rnic_ring_space(&q->aw) >= 8u && rnic_prng_below(&p, 4) == 0) {
+        if (issued < N && rq_qos_space_axi_write(q) >= 8u && rnic_prng_below(&p, 4) == 0) {
             uint32_t d = (uint32_t)rnic_prng_below(&p, 16), ch = 2u * (uint32_t)rnic_prng_below(&p, 32), slot;
             for (slot = 0; slot < E2E_LIVE && e2e_x[slot].t.size && !e2e_x[slot].done; slot++)
                 ;
-            if (slot < E2E_LIVE && !busy[d][ch] && !busy[d][ch + 1u] && q->acc[d].line == RNIC_NONE &&
-                q->acc[d].expect_line == RNIC_NONE) {
+            if (slot < E2E_LIVE && !busy[d][ch] && !busy[d][ch + 1u] && rq_qos_domain_idle(q, d)) {
                 e2e_xfer *x = &e2e_x[slot];
                 uint64_t l[2][4], dd[2];
                 uint32_t ln, w, lines;
@@ -510,6 +527,7 @@ static void test_end_to_end_random_transfers(void)
                 x->domain = d;
                 x->channel = ch;
                 x->line = d * 128u + ch;
+                x->index = e2e_line_uses[x->line]++; /* the transfer's number on its line */
                 x->total = x->t.kind == RQ_KIND_INLINE ? 1u : (uint32_t)((x->t.dst + x->t.size - 1u) / 65536u - x->t.dst / 65536u + 1u);
                 x->black_hole = rnic_prng_below(&p, 2000) == 0;
                 black_holes += (uint32_t)x->black_hole;
@@ -528,7 +546,7 @@ static void test_end_to_end_random_transfers(void)
         }
         /* the network: responses due this cycle */
         for (i = 0; i < e2e_nq;) {
-            if (e2e_q[i].at <= q->now && rq_qos_push_response(q, &e2e_q[i].r) == RNIC_OK) {
+            if (e2e_q[i].at <= rq_qos_now(q) && rq_qos_push_response(q, &e2e_q[i].r) == RNIC_OK) {
                 e2e_q[i] = e2e_q[--e2e_nq];
                 continue;
             }
@@ -539,7 +557,7 @@ static void test_end_to_end_random_transfers(void)
             CHECK_EQ(br.status, RNIC_OK);
         /* the send unit, stalling at random (both outputs back-pressure the segmenter): blocks
          * and packets, checked against the independent expectation */
-        while (rnic_prng_below(&p, 10) < 7u && rq_qos_pop_block(q, &b) == RNIC_OK) {
+        while (rnic_prng_below(&p, 10) < 7u && pop_block(q, &rec, &b) == RNIC_OK) {
             int xi = e2e_find(b.transfer);
             e2e_xfer *x;
             uint64_t off;
@@ -568,6 +586,19 @@ static void test_end_to_end_random_transfers(void)
             CHECK_EQ(b.chained, x->t.cm && k > 0u);
             CHECK_EQ(b.has_next, x->t.cm && k + 1u < x->total);
             CHECK_EQ(b.notify, x->t.notify && k + 1u == x->total);
+            /* the rnic_work record itself (docs/rnicq_qos_model.md, "Outputs") */
+            CHECK_EQ(rec.flow, x->line);
+            CHECK_EQ(rec.index, x->index);
+            CHECK_EQ(rec.offset, off);
+            CHECK_EQ(rec.len, size);
+            CHECK_EQ(rec.addr, x->t.src + off);
+            CHECK_EQ(rec.raddr, x->t.dst + off);
+            CHECK_EQ((rec.flags & RNIC_WORK_FIRST) != 0, k == 0u);
+            CHECK_EQ((rec.flags & RNIC_WORK_LAST) != 0, k + 1u == x->total);
+            CHECK_EQ((rec.flags & RQ_WORK_RETRANSMIT) != 0, b.retransmit);
+            CHECK_EQ(rec.aux, b.tid);
+            CHECK_EQ(rec.op, b.seq);
+            CHECK_EQ(b.domain, x->domain);
             if (!x->t.cm) {
                 CHECK(b.tid < 512u);
             } else if (!x->t.multipath) {
@@ -581,7 +612,7 @@ static void test_end_to_end_random_transfers(void)
                 CHECK(x->fid >= 192u && x->fid < 256u && x->fid % 4u == 0);
                 CHECK_EQ(b.tid, ((x->fid + k % 4u) << 2) + (k / 4u) % 4u);
             }
-            e2e_schedule(&p, q->now, b.tid, b.seq, x, b.retransmit);
+            e2e_schedule(&p, rq_qos_now(q), b.tid, b.seq, x, b.retransmit);
         }
         while (rnic_prng_below(&p, 10) < 7u && rq_qos_pop_packet(q, &pk) == RNIC_OK) {
             int xi = e2e_find(pk.transfer);
@@ -606,6 +637,7 @@ static void test_end_to_end_random_transfers(void)
                 continue;
             }
             CHECK_EQ(x->t.kind, RQ_KIND_INLINE);
+            CHECK_EQ(pk.index, x->index);
             CHECK_EQ(pk.size, x->t.size);
             CHECK_EQ(pk.dst, x->t.dst);
             CHECK(memcmp(pk.payload, x->t.payload, RQ_INLINE_MAX) == 0);
@@ -615,7 +647,7 @@ static void test_end_to_end_random_transfers(void)
             else
                 CHECK(pk.seq != e2e_last_seq[pk.tid]);
             e2e_last_seq[pk.tid] = pk.seq;
-            e2e_schedule(&p, q->now, pk.tid, pk.seq, x, pk.retransmit);
+            e2e_schedule(&p, rq_qos_now(q), pk.tid, pk.seq, x, pk.retransmit);
         }
         /* the host polls: one 32-channel status read every few cycles */
         if (cyc % 4u == 0)
@@ -657,24 +689,24 @@ static void test_end_to_end_random_transfers(void)
             }
         }
     }
-    stale = q->stats.responses_dropped;
+    stale = rq_qos_get_stats(q)->responses_dropped;
     printf("  %u transfers (%u black holes) in %" PRIu64 " cycles: %" PRIu64 " blocks (%" PRIu64
            " retransmitted), %" PRIu64 " packets, %" PRIu64 " timeouts, %" PRIu64 " NACKs, %" PRIu64
            " stale/duplicate responses dropped, %u ERROR\n",
-           finished, black_holes, cyc, blocks, retx, packets, q->stats.timeouts, q->stats.nacks, stale, errors_seen);
+           finished, black_holes, cyc, blocks, retx, packets, rq_qos_get_stats(q)->timeouts, rq_qos_get_stats(q)->nacks, stale, errors_seen);
     CHECK_EQ(finished, N);
     CHECK_EQ(errors_seen, expected_errors); /* ERROR exactly when the retry limit was hit */
     CHECK(black_holes > 0 && errors_seen >= black_holes);
     CHECK_EQ(rq_qos_pending(q), 0);
     for (i = 0; i < 2000u; i++) /* let deferred ID returns drain */
         rq_qos_tick(q);
-    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_TID), 512); /* no TID or FID leaked */
-    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_FID1), 64);
-    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_FID4), 16);
-    CHECK(q->stats.timeouts > 0 && q->stats.nacks > 0 && stale > 0 && retx > 0);
-    CHECK(q->stats.seg_stalls_output > 0); /* the stalling send unit did stall the segmenter */
+    CHECK_EQ(rq_qos_free_ids(q, RQ_POOL_TID), 512); /* no TID or FID leaked */
+    CHECK_EQ(rq_qos_free_ids(q, RQ_POOL_FID1), 64);
+    CHECK_EQ(rq_qos_free_ids(q, RQ_POOL_FID4), 16);
+    CHECK(rq_qos_get_stats(q)->timeouts > 0 && rq_qos_get_stats(q)->nacks > 0 && stale > 0 && retx > 0);
+    CHECK(rq_qos_get_stats(q)->seg_stalls_output > 0); /* the stalling send unit did stall the segmenter */
     printf("  segmenter stalls: %" PRIu64 " output, %" PRIu64 " enqueue port, %" PRIu64 " arbiter\n",
-           q->stats.seg_stalls_output, q->stats.seg_stalls_enqueue, q->stats.seg_stalls_arbiter);
+           rq_qos_get_stats(q)->seg_stalls_output, rq_qos_get_stats(q)->seg_stalls_enqueue, rq_qos_get_stats(q)->seg_stalls_arbiter);
 }
 
 /* Responses that match nothing are dropped and counted, and change nothing: an unknown TID, a
@@ -689,7 +721,7 @@ static void test_bad_responses(void)
     uint32_t i;
     if (!q)
         return;
-    while (!rq_ids_ready(&q->ids))
+    while (!rq_qos_ready(q))
         rq_qos_tick(q);
     inline8(&t, 0x6000);
     CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
@@ -706,21 +738,21 @@ static void test_bad_responses(void)
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
     for (i = 0; i < 8; i++)
         rq_qos_tick(q);
-    CHECK_EQ(q->stats.responses_dropped, 2);
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_ENOENT], 1);
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_ESTALE], 1);
+    CHECK_EQ(rq_qos_get_stats(q)->responses_dropped, 2);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ENOENT], 1);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ESTALE], 1);
     CHECK_EQ(rq_qos_pending(q), 1); /* still waiting for its real ACK */
-    CHECK_EQ(rq_status_peek(&q->status, 2, 8), RQ_BUSY);
+    CHECK_EQ(rq_qos_channel_status(q, 2, 8), RQ_BUSY);
     r.seq = pk.seq; /* the real one */
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK); /* and a duplicate of it */
     for (i = 0; i < 10; i++)
         rq_qos_tick(q);
-    CHECK_EQ(rq_status_peek(&q->status, 2, 8), RQ_DONE);
-    CHECK_EQ(q->stats.responses_dropped, 3);
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_ESTALE], 2);
+    CHECK_EQ(rq_qos_channel_status(q, 2, 8), RQ_DONE);
+    CHECK_EQ(rq_qos_get_stats(q)->responses_dropped, 3);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ESTALE], 2);
     CHECK_EQ(rq_qos_pending(q), 0);
-    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_TID), 512);
+    CHECK_EQ(rq_qos_free_ids(q, RQ_POOL_TID), 512);
 }
 
 /* Fast-forward: an engine driven with rq_qos_advance over idle stretches produces exactly the
@@ -741,9 +773,10 @@ static uint64_t ff_out_a[FF_MAX][3], ff_out_b[FF_MAX][3];
 static uint32_t ff_drain(rq_qos *q, uint64_t out[][3], uint32_t n)
 {
     rq_block_desc b;
+    rnic_work w;
     rq_packet pk;
     rq_axi_bresp br;
-    while (n < FF_MAX && rq_qos_pop_block(q, &b) == RNIC_OK) {
+    while (n < FF_MAX && pop_block(q, &w, &b) == RNIC_OK) {
         out[n][0] = b.cycle;
         out[n][1] = ((uint64_t)b.tid << 32) | b.seq;
         out[n][2] = b.dst ^ b.size;
@@ -808,7 +841,7 @@ static void test_fast_forward_matches_ticks(void)
                 continue; /* control packets are not acknowledged */
             if (rnic_prng_below(&p, 3) == 0)
                 continue;
-            ff_in[nin].cycle = qa.now + rnic_prng_range(&p, 50, 3000);
+            ff_in[nin].cycle = rq_qos_now(&qa) + rnic_prng_range(&p, 50, 3000);
             ff_in[nin].kind = 1;
             ff_in[nin].r.tid = (uint32_t)(ff_out_a[k][1] >> 32) & 0x3fffffffu;
             ff_in[nin].r.seq = (uint32_t)ff_out_a[k][1];
@@ -817,30 +850,30 @@ static void test_fast_forward_matches_ticks(void)
         }
     }
     /* B: the same inputs at the same cycles, fast-forwarding in between */
-    while (qb.now < end && !TEST_FAILS()) {
+    while (rq_qos_now(&qb) < end && !TEST_FAILS()) {
         uint64_t next_in = end, ne;
         for (i = 0; i < nin; i++)
-            if (ff_in[i].cycle >= qb.now && ff_in[i].cycle < next_in)
+            if (ff_in[i].cycle >= rq_qos_now(&qb) && ff_in[i].cycle < next_in)
                 next_in = ff_in[i].cycle;
         for (i = 0; i < nin; i++)
-            if (ff_in[i].cycle == qb.now) {
+            if (ff_in[i].cycle == rq_qos_now(&qb)) {
                 if (ff_in[i].kind == 0)
                     CHECK_EQ(rq_qos_axi_write(&qb, ff_in[i].domain, ff_in[i].addr, ff_in[i].data, 16), RNIC_OK);
                 else
                     rq_qos_push_response(&qb, &ff_in[i].r);
             }
-        if (next_in == qb.now) { /* inputs this cycle were pushed: tick it */
+        if (next_in == rq_qos_now(&qb)) { /* inputs this cycle were pushed: tick it */
             next_in = end;
             for (i = 0; i < nin; i++)
-                if (ff_in[i].cycle > qb.now && ff_in[i].cycle < next_in)
+                if (ff_in[i].cycle > rq_qos_now(&qb) && ff_in[i].cycle < next_in)
                     next_in = ff_in[i].cycle;
         }
         ne = rq_qos_next_event(&qb);
-        if (ne <= qb.now) {
+        if (ne <= rq_qos_now(&qb)) {
             rq_qos_tick(&qb);
             ticks_b++;
         } else {
-            rq_qos_advance(&qb, (ne < next_in ? ne : next_in) - qb.now);
+            rq_qos_advance(&qb, (ne < next_in ? ne : next_in) - rq_qos_now(&qb));
         }
         nb = ff_drain(&qb, ff_out_b, nb);
     }
@@ -850,12 +883,12 @@ static void test_fast_forward_matches_ticks(void)
         CHECK_EQ(ff_out_a[t][1], ff_out_b[t][1]);
         CHECK_EQ(ff_out_a[t][2], ff_out_b[t][2]);
     }
-    CHECK_EQ(qa.stats.timeouts, qb.stats.timeouts);
-    CHECK_EQ(qa.stats.retransmits, qb.stats.retransmits);
-    CHECK_EQ(qa.stats.done, qb.stats.done);
-    CHECK(qa.stats.timeouts > 10u);
+    CHECK_EQ(rq_qos_get_stats(&qa)->timeouts, rq_qos_get_stats(&qb)->timeouts);
+    CHECK_EQ(rq_qos_get_stats(&qa)->retransmits, rq_qos_get_stats(&qb)->retransmits);
+    CHECK_EQ(rq_qos_get_stats(&qa)->done, rq_qos_get_stats(&qb)->done);
+    CHECK(rq_qos_get_stats(&qa)->timeouts > 10u);
     printf("  %u outputs identical; %" PRIu64 " timeouts; B ticked %" PRIu64 " of %" PRIu64 " cycles\n", na,
-           qa.stats.timeouts, ticks_b, end);
+           rq_qos_get_stats(&qa)->timeouts, ticks_b, end);
     CHECK(ticks_b < end / 2u);
 }
 
@@ -872,16 +905,17 @@ static void test_remote_reads(void)
     rq_transfer t;
     if (!q)
         return;
-    while (!rq_ids_ready(&q->ids))
+    while (!rq_qos_ready(q))
         rq_qos_tick(q);
     memset(&t, 0, sizeof t);
     CHECK_EQ(rq_qos_push_remote_read(q, 16, &t), RNIC_ENOENT);
     CHECK_EQ(rq_qos_push_remote_read(q, 0, &t), RNIC_EINVAL); /* size 0 */
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_ENOENT], 1);
-    CHECK_EQ(q->stats.errors.by_cause[RNIC_EINVAL], 1);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ENOENT], 1);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EINVAL], 1);
     rnic_prng_seed(&p, 0x4eadu);
-    for (cyc = 0; cyc < 2000000u && (pushed < 500u || q->stats.done < 500u) && !TEST_FAILS(); cyc++) {
+    for (cyc = 0; cyc < 2000000u && (pushed < 500u || rq_qos_get_stats(q)->done < 500u) && !TEST_FAILS(); cyc++) {
         rq_block_desc b;
+        rnic_work w;
         rq_packet pk;
         if (pushed < 500u) {
             memset(&t, 0, sizeof t);
@@ -897,7 +931,7 @@ static void test_remote_reads(void)
             }
         }
         rq_qos_tick(q);
-        while (rq_qos_pop_block(q, &b) == RNIC_OK) {
+        while (pop_block(q, &w, &b) == RNIC_OK) {
             rq_response r;
             CHECK(b.transfer % 128u >= 64u); /* a read channel */
             CHECK(b.transfer / 128u < 2u);
@@ -923,18 +957,130 @@ static void test_remote_reads(void)
     }
     for (i = 0; i < 100; i++)
         rq_qos_tick(q);
-    CHECK_EQ(q->stats.remote_reads, 500);
-    CHECK_EQ(q->stats.done, 500);
+    CHECK_EQ(rq_qos_get_stats(q)->remote_reads, 500);
+    CHECK_EQ(rq_qos_get_stats(q)->done, 500);
     CHECK_EQ(bytes_seen, bytes_expected);
-    CHECK(q->stats.remote_waits > 0); /* the read channels of a domain did run out */
+    CHECK(rq_qos_get_stats(q)->remote_waits > 0); /* the read channels of a domain did run out */
     for (i = 0, lines_busy = 0; i < q->lines; i++)
         lines_busy += q->occupied[i] != 0;
     CHECK_EQ(lines_busy, 0);
-    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_TID), 512);
-    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_FID1), 64);
-    CHECK_EQ(rq_ids_free_count(&q->ids, RQ_POOL_FID4), 16);
+    CHECK_EQ(rq_qos_free_ids(q, RQ_POOL_TID), 512);
+    CHECK_EQ(rq_qos_free_ids(q, RQ_POOL_FID1), 64);
+    CHECK_EQ(rq_qos_free_ids(q, RQ_POOL_FID4), 16);
     printf("  500 remote reads: %u blocks, %" PRIu64 " bytes, %" PRIu64 " cycles waiting for a read channel\n", blocks,
-           bytes_seen, q->stats.remote_waits);
+           bytes_seen, rq_qos_get_stats(q)->remote_waits);
+}
+
+
+/* The engine contract's ports (docs/engine_contract.md): NULL records refused with
+ * RNIC_EINVAL and counted, state intact; a NULL engine refused everywhere; peeks copy without
+ * taking; space_* follow the configured depths; a full input counts EBUSY. */
+static void test_null_pointers_peeks_and_space(void)
+{
+    rq_qos *q = make_qos();
+    rq_transfer t;
+    uint64_t l0[4], l1[4], d[2] = { 0, 0 };
+    rnic_work w, w2;
+    rq_block_desc bd;
+    rq_packet pk, pk2;
+    rq_axi_bresp br, br2;
+    rq_axi_rdata rd, rd2;
+    rq_response r;
+    uint64_t einval;
+    uint32_t i;
+    if (!q)
+        return;
+    /* a NULL engine: every call answers EINVAL or 0, nothing crashes */
+    CHECK_EQ(rq_qos_pop_block(NULL, &w), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_peek_block(NULL, &w), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_pop_packet(NULL, &pk), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_peek_packet(NULL, &pk), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_pop_bresp(NULL, &br), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_pop_rdata(NULL, &rd), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_push_response(NULL, &r), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_axi_write(NULL, 0, 0, d, 8), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_axi_read(NULL, 0, 0, 0, 0), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_push_remote_read(NULL, 0, &t), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_space_axi_write(NULL), 0);
+    CHECK(!rq_qos_ready(NULL));
+    rq_qos_tick(NULL);
+    /* the configured depths */
+    CHECK_EQ(rq_qos_space_axi_write(q), 8);
+    CHECK_EQ(rq_qos_space_axi_read(q), 8);
+    CHECK_EQ(rq_qos_space_response(q), 8);
+    CHECK_EQ(rq_qos_space_remote_read(q), 8);
+    while (!rq_qos_ready(q))
+        rq_qos_tick(q);
+    /* one inline transfer and one regular transfer: a packet, a block, BRESPs, then a read */
+    inline8(&t, 0x7000);
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    write_line128(q, 1, 4, l0);
+    CHECK_EQ(rq_qos_space_axi_write(q), 6);
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_REGULAR;
+    t.size = 1000;
+    t.src = 0x100;
+    t.dst = 0x20000;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    write_line128(q, 2, 6, l0);
+    write_line128(q, 2, 7, l1);
+    CHECK_EQ(rq_qos_space_axi_write(q), 2);
+    for (i = 0; i < 12; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_axi_read(q, 1, 1, 4, 0), RNIC_OK);
+    CHECK_EQ(rq_qos_space_axi_read(q), 7);
+    rq_qos_tick(q);
+    rq_qos_tick(q);
+    einval = rq_qos_get_stats(q)->errors.by_cause[RNIC_EINVAL];
+    CHECK_EQ(rq_qos_pop_block(q, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_pop_packet(q, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_pop_bresp(q, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_pop_rdata(q, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_push_response(q, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_push_remote_read(q, 0, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_axi_write(q, 0, 0, NULL, 8), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EINVAL], einval + 7u);
+    CHECK_EQ(rq_qos_peek_block(q, NULL), RNIC_EINVAL); /* a peek changes nothing: not counted */
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EINVAL], einval + 7u);
+    /* nothing was lost: peeks see what the pops then take */
+    CHECK_EQ(rq_qos_peek_block(q, &w), RNIC_OK);
+    CHECK_EQ(rq_qos_pop_block(q, &w2), RNIC_OK);
+    CHECK(memcmp(&w, &w2, sizeof w) == 0);
+    CHECK_EQ(w.flow, 2u * 128u + 6u);
+    CHECK_EQ(w.index, 0);
+    CHECK_EQ(w.len, 1000);
+    CHECK_EQ(w.addr, 0x100);
+    CHECK_EQ(w.raddr, 0x20000);
+    CHECK_EQ(w.offset, 0);
+    CHECK_EQ(w.flags, RNIC_WORK_FIRST | RNIC_WORK_LAST);
+    CHECK_EQ(rq_qos_block_info(q, &w, &bd), RNIC_OK);
+    CHECK_EQ(bd.domain, 2);
+    CHECK_EQ(bd.block, 0);
+    CHECK_EQ(rq_qos_pop_block(q, &w), RNIC_EEMPTY);
+    CHECK_EQ(rq_qos_block_info(q, NULL, &bd), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_peek_packet(q, &pk), RNIC_OK);
+    CHECK_EQ(rq_qos_pop_packet(q, &pk2), RNIC_OK);
+    CHECK(memcmp(&pk, &pk2, sizeof pk) == 0);
+    CHECK_EQ(pk.transfer, 1u * 128u + 4u);
+    CHECK_EQ(rq_qos_peek_bresp(q, &br), RNIC_OK);
+    CHECK_EQ(rq_qos_pop_bresp(q, &br2), RNIC_OK);
+    CHECK(memcmp(&br, &br2, sizeof br) == 0);
+    while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+        ;
+    CHECK_EQ(rq_qos_peek_rdata(q, &rd), RNIC_OK);
+    CHECK_EQ(rq_qos_pop_rdata(q, &rd2), RNIC_OK);
+    CHECK(memcmp(&rd, &rd2, sizeof rd) == 0);
+    CHECK_EQ(rd.data, RQ_BUSY);
+    /* a full input: EBUSY, counted as back-pressure in port_full and in errors */
+    r.tid = 4000;
+    r.seq = 0;
+    r.ack = 1;
+    for (i = 0; i < 8; i++)
+        CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+    CHECK_EQ(rq_qos_space_response(q), 0);
+    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_EBUSY);
+    CHECK_EQ(rq_qos_get_stats(q)->port_full, 1);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EBUSY], 1);
 }
 
 int main(void)
@@ -949,5 +1095,6 @@ int main(void)
     RUN(test_fast_forward_matches_ticks);
     RUN(test_remote_reads);
     RUN(test_bad_responses);
+    RUN(test_null_pointers_peeks_and_space);
     return test_summary();
 }

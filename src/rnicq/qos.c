@@ -112,11 +112,31 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
         q->acc[d].line = q->acc[d].expect_line = RNIC_NONE;
     while (((uint32_t)1 << q->pend_shift) < 2u * cfg->ids.tids)
         q->pend_shift++;
+    while (((uint32_t)1 << q->block_shift) < cfg->block_bytes)
+        q->block_shift++;
     return RNIC_OK;
 }
 
-RQ_API uint64_t rq_qos_now(const rq_qos *q) { return q->now; }
-RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q) { return &q->stats; }
+RQ_API uint64_t rq_qos_now(const rq_qos *q) { return q ? q->now : 0; }
+RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q) { return q ? &q->stats : NULL; }
+RQ_API bool rq_qos_ready(const rq_qos *q) { return q && rq_ids_ready(&q->ids); }
+RQ_API uint32_t rq_qos_free_ids(const rq_qos *q, rq_id_pool pool) { return q ? rq_ids_free_count(&q->ids, pool) : 0; }
+RQ_API uint32_t rq_qos_space_axi_write(const rq_qos *q) { return q ? rnic_ring_space(&q->aw) : 0; }
+RQ_API uint32_t rq_qos_space_axi_read(const rq_qos *q) { return q ? rnic_ring_space(&q->rd) : 0; }
+RQ_API uint32_t rq_qos_space_response(const rq_qos *q) { return q ? rnic_ring_space(&q->resp) : 0; }
+RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q) { return q ? rnic_ring_space(&q->remote) : 0; }
+
+RQ_API bool rq_qos_domain_idle(const rq_qos *q, uint32_t domain)
+{
+    return q && domain < q->cfg.domains && q->acc[domain].line == RNIC_NONE && q->acc[domain].expect_line == RNIC_NONE;
+}
+
+RQ_API rq_status rq_qos_channel_status(const rq_qos *q, uint32_t domain, uint32_t channel)
+{
+    if (!q || domain >= q->cfg.domains || channel >= q->cfg.write_channels)
+        return RQ_IDLE;
+    return rq_status_peek(&q->status, domain, channel);
+}
 
 RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
 {
@@ -129,9 +149,29 @@ RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
 
 /* ---- inputs ---- */
 
+/* A push refused because the port is full: back-pressure, counted (port_full and errors). */
+static rnic_err rq__port_full(rq_qos *q)
+{
+    q->stats.port_full++;
+    return rnic_err_note(&q->stats.errors, RNIC_EBUSY);
+}
+
+/* A fresh metadata entry for a transfer accepted on its line; the line's transfer count
+ * carries over (the thesis avoids this write with a first-block bit carried in the
+ * scheduling FIFO entry, §3.9.1; the effect is the same). */
+static void rq__meta_start(rq_meta *m)
+{
+    uint32_t index = m->next_index;
+    RNIC_MEMSET(m, 0, sizeof *m);
+    m->index = index;
+    m->next_index = index + 1u;
+}
+
 RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes)
 {
     rq_axi_beat b;
+    if (!q)
+        return RNIC_EINVAL;
     if (!data)
         return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
     b.ready = q->now + 1u; /* the AW FIFO costs one cycle (§3.6.1 i) */
@@ -140,30 +180,56 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     b.domain = domain;
     b.addr = addr;
     b.bytes = bytes;
-    if (rnic_ring_push(&q->aw, &b) != RNIC_OK) {
-        q->stats.port_full++;
-        return RNIC_EBUSY;
-    }
+    if (rnic_ring_push(&q->aw, &b) != RNIC_OK)
+        return rq__port_full(q);
     return RNIC_OK;
 }
 
 RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode)
 {
     rq_axi_read rd;
+    if (!q)
+        return RNIC_EINVAL;
     rd.ready = q->now + 1u;
     rd.domain = domain;
     rd.page = page;
     rd.index = index;
     rd.mode = mode;
-    if (rnic_ring_push(&q->rd, &rd) != RNIC_OK) {
-        q->stats.port_full++;
-        return RNIC_EBUSY;
-    }
+    if (rnic_ring_push(&q->rd, &rd) != RNIC_OK)
+        return rq__port_full(q);
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out) { return rnic_ring_pop(&q->b, out); }
-RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out) { return rnic_ring_pop(&q->r, out); }
+/* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record: a pop counts it,
+ * a peek, which changes nothing, does not). */
+static rnic_err rq__peek_ring(const rnic_ring *ring, void *out)
+{
+    const void *head;
+    if (!out)
+        return RNIC_EINVAL;
+    head = rnic_ring_peek(ring);
+    if (!head)
+        return RNIC_EEMPTY;
+    RNIC_MEMCPY(out, head, ring->elem_size);
+    return RNIC_OK;
+}
+
+/* Take the oldest record of an output ring; RNIC_EINVAL counted for a NULL record. */
+static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out)
+{
+    rnic_err e = rq__peek_ring(ring, out);
+    if (e == RNIC_OK)
+        rnic_ring_pop(ring, NULL);
+    else if (e == RNIC_EINVAL)
+        rnic_err_note(&q->stats.errors, e);
+    return e;
+}
+
+RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out) { return q ? rq__pop_ring(q, &q->b, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q ? rq__peek_ring(&q->b, out) : RNIC_EINVAL; }
+
+RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out) { return q ? rq__pop_ring(q, &q->r, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q ? rq__peek_ring(&q->r, out) : RNIC_EINVAL; }
 
 /* ---- the AXI write-data stage: one beat per cycle ---- */
 
@@ -297,9 +363,7 @@ static void rq__write_stage(rq_qos *q)
     }
     q->enq_port_used = true;
     RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
-    /* a fresh metadata entry (the thesis avoids this write with a first-block bit carried in
-     * the scheduling FIFO entry, §3.9.1; the effect is the same) */
-    RNIC_MEMSET(&q->meta[first], 0, sizeof q->meta[first]);
+    rq__meta_start(&q->meta[first]);
     q->occupied[first] = 1;
     if (nlines == 2u)
         q->occupied[first + 1u] = 2;
@@ -344,6 +408,8 @@ static void rq__read_stage(rq_qos *q)
 RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t)
 {
     rq_remote_read rr;
+    if (!q)
+        return RNIC_EINVAL;
     if (domain >= q->cfg.domains)
         return rnic_err_note(&q->stats.errors, RNIC_ENOENT);
     if (!t || rq_desc_encode(t, rr.lines, rr.lines + 4) != RNIC_OK ||
@@ -351,10 +417,8 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
         return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
     rr.domain = domain;
     rr.nlines = rq_desc_lines(rr.lines[3]);
-    if (rnic_ring_push(&q->remote, &rr) != RNIC_OK) {
-        q->stats.port_full++;
-        return RNIC_EBUSY;
-    }
+    if (rnic_ring_push(&q->remote, &rr) != RNIC_OK)
+        return rq__port_full(q);
     return RNIC_OK;
 }
 
@@ -384,7 +448,7 @@ static void rq__remote_stage(rq_qos *q)
     }
     q->enq_port_used = true;
     RNIC_MEMCPY(&q->table[(size_t)line * 4u], rr->lines, (size_t)rr->nlines * 4u * sizeof(uint64_t));
-    RNIC_MEMSET(&q->meta[line], 0, sizeof q->meta[line]);
+    rq__meta_start(&q->meta[line]);
     q->occupied[line] = 1;
     if (rr->nlines == 2u)
         q->occupied[line + 1u] = 2;
@@ -395,12 +459,12 @@ static void rq__remote_stage(rq_qos *q)
 
 RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
 {
+    if (!q)
+        return RNIC_EINVAL;
     if (!r)
         return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
-    if (rnic_ring_push(&q->resp, r) != RNIC_OK) {
-        q->stats.port_full++;
-        return RNIC_EBUSY;
-    }
+    if (rnic_ring_push(&q->resp, r) != RNIC_OK)
+        return rq__port_full(q);
     return RNIC_OK;
 }
 
@@ -414,22 +478,87 @@ static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq)
     }
 }
 
-RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out)
+static void rq__block_to_work(const rq_block_desc *b, rnic_work *w)
 {
-    rnic_err e = rnic_ring_pop(&q->tx, out);
-    if (e == RNIC_OK)
-        rq__taken_by_send_unit(q, out->tid, out->seq);
+    RNIC_MEMSET(w, 0, sizeof *w);
+    w->cycle = b->cycle;
+    w->addr = b->src;
+    w->raddr = b->dst;
+    w->flow = b->transfer;
+    w->index = b->index;
+    w->offset = b->offset;
+    w->len = b->size;
+    w->op = b->seq;
+    w->aux = b->tid;
+    w->flags = (b->block == 0u ? RNIC_WORK_FIRST : 0u) | (b->last ? RNIC_WORK_LAST : 0u) |
+               (b->retransmit ? RQ_WORK_RETRANSMIT : 0u) | (b->notify ? RQ_WORK_NOTIFY : 0u) |
+               (b->chained ? RQ_WORK_CHAINED : 0u) | (b->has_next ? RQ_WORK_HAS_NEXT : 0u) | (b->cm ? RQ_WORK_CM : 0u);
+}
+
+RQ_API rnic_err rq_qos_peek_block(const rq_qos *q, rnic_work *out)
+{
+    const rq_block_desc *b;
+    if (!q || !out)
+        return RNIC_EINVAL;
+    b = (const rq_block_desc *)rnic_ring_peek(&q->tx);
+    if (!b)
+        return RNIC_EEMPTY;
+    rq__block_to_work(b, out);
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
+{
+    rnic_err e = rq_qos_peek_block(q, out);
+    if (e == RNIC_EINVAL && q)
+        rnic_err_note(&q->stats.errors, e);
+    if (e == RNIC_OK) {
+        rnic_ring_pop(&q->tx, NULL);
+        rq__taken_by_send_unit(q, out->aux, out->op);
+    }
     return e;
 }
 
+RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ? rq__peek_ring(&q->pkt, out) : RNIC_EINVAL; }
+
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
-    rnic_err e = rnic_ring_pop(&q->pkt, out);
-    if (e == RNIC_OK && out->kind == RQ_PKT_INLINE)
-        rq__taken_by_send_unit(q, out->tid, out->seq);
+    rnic_err e = q ? rq__pop_ring(q, &q->pkt, out) : RNIC_EINVAL;
+    if (e == RNIC_OK) {
+        if (out->kind == RQ_PKT_INLINE)
+            rq__taken_by_send_unit(q, out->tid, out->seq);
+    }
     return e;
 }
-RQ_API uint32_t rq_qos_pending(const rq_qos *q) { return q->npending; }
+
+RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_desc *out)
+{
+    uint64_t dst0;
+    if (!q || !w || !out || w->flow >= q->lines)
+        return RNIC_EINVAL;
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->cycle = w->cycle;
+    out->src = w->addr;
+    out->dst = w->raddr;
+    out->size = w->len;
+    out->tid = w->aux;
+    out->seq = w->op;
+    out->transfer = w->flow;
+    out->domain = w->flow / q->channels;
+    out->offset = w->offset;
+    out->index = w->index;
+    /* block k > 0 starts at a receiver block boundary: (dst0 mod BLOCK + offset) / BLOCK = k */
+    dst0 = w->raddr - w->offset;
+    out->block = (uint32_t)(((dst0 & (q->cfg.block_bytes - 1u)) + w->offset) >> q->block_shift);
+    out->retransmit = (w->flags & RQ_WORK_RETRANSMIT) != 0;
+    out->notify = (w->flags & RQ_WORK_NOTIFY) != 0;
+    out->chained = (w->flags & RQ_WORK_CHAINED) != 0;
+    out->has_next = (w->flags & RQ_WORK_HAS_NEXT) != 0;
+    out->cm = (w->flags & RQ_WORK_CM) != 0;
+    out->last = (w->flags & RNIC_WORK_LAST) != 0;
+    return RNIC_OK;
+}
+RQ_API uint32_t rq_qos_pending(const rq_qos *q) { return q ? q->npending : 0; }
 
 /* ---- shared helpers ---- */
 
@@ -479,6 +608,9 @@ static void rq__fill_block(const rq_qos *q, const rq_transfer *t, uint32_t line,
     b->transfer = line;
     b->domain = line / q->channels;
     b->block = block;
+    b->offset = (uint32_t)off; /* < 2^32: sizes are at most 2^32 */
+    b->index = q->meta[line].index;
+    b->last = block + 1u == plan.total;
     b->cm = t->cm;
     b->chained = t->cm && block > 0u;
     b->has_next = t->cm && block + 1u < plan.total;
@@ -671,6 +803,7 @@ static void rq__retransmit(rq_qos *q)
         pk.tid = tid;
         pk.transfer = pe->line;
         pk.domain = pe->line / q->channels;
+        pk.index = q->meta[pe->line].index;
         pk.retransmit = 1;
         RNIC_MEMCPY(pk.payload, t.payload, sizeof pk.payload);
         pe->seq = (uint16_t)rq__next_seq(q);
@@ -768,6 +901,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     pk.cycle = q->now;
     pk.transfer = line;
     pk.domain = line / q->channels;
+    pk.index = m->index;
     if (s->queue == RQ_QUEUE_CONTROL) { /* a completion notification */
         if (rnic_ring_full(&q->pkt)) {
             q->stats.seg_stalls_output++;
@@ -922,6 +1056,8 @@ static void rq__stage1(rq_qos *q, bool *wants_metadata, bool commit)
 RQ_API void rq_qos_tick(rq_qos *q)
 {
     bool seg_wants, issued, handler_read;
+    if (!q)
+        return;
     /* scheduling-FIFO enqueue priority: handler (ACK) > segmenter > AXI writes > remote reads */
     rq__handler_s3(q);
     rq__retransmit(q);        /* retransmissions go out ahead of new blocks */

@@ -28,24 +28,54 @@ typedef struct rq_qos_config {
     uint32_t remote_port;      /* remote read requests waiting, default 8 */
 } rq_qos_config;
 
-/* A block descriptor for the send unit (the Transaction Table entry, §3.3). */
+/* Blocks leave the engine as rnic_work records (rq_qos_pop_block / rq_qos_peek_block):
+ *   flow   = the transfer's id: its first Transfer Table line, domain x (write_channels +
+ *            read_channels) + channel (a write channel for the host's transfers, a read
+ *            channel for remote reads); one channel = one flow id
+ *   index  = the transfer's number on that line (0 for the first descriptor written to it,
+ *            then 1, 2, ... mod 2^32): tells successive transfers of a channel apart
+ *   addr   = the block's source address, raddr = its destination address
+ *   offset = the block's byte offset in the transfer (block 0: 0; block k: the first
+ *            block's size + (k - 1) x block_bytes: blocks follow the receiver's boundaries)
+ *   len    = the block's bytes; cycle = the cycle it was issued
+ *   aux    = its TID, op = its sequence number (what an ACK/NACK rq_response carries back)
+ *   flags  = RNIC_WORK_FIRST on block 0, RNIC_WORK_LAST on the transfer's last block, and
+ *            the RQ_WORK_* bits below; tag = 0 (an AXI descriptor carries no tag); status 0.
+ * LAST marks the last piece, not the end of the engine's use of the source memory: a block
+ * may still be retransmitted until its ACK; the transfer is consumed when its channel reads
+ * DONE or ERROR (rq_qos_axi_read). rq_qos_block_info turns a record back into the
+ * rq_block_desc below (domain, block number, flags as fields). */
+#define RQ_WORK_RETRANSMIT (1u << RNIC_WORK_ENGINE_SHIFT)      /* a retransmission (timeout or NACK) */
+#define RQ_WORK_NOTIFY (1u << (RNIC_WORK_ENGINE_SHIFT + 1u))   /* the last block of a transfer with notification */
+#define RQ_WORK_CHAINED (1u << (RNIC_WORK_ENGINE_SHIFT + 2u))  /* congestion managed, not the first block */
+#define RQ_WORK_HAS_NEXT (1u << (RNIC_WORK_ENGINE_SHIFT + 3u)) /* congestion managed, more blocks follow */
+#define RQ_WORK_CM (1u << (RNIC_WORK_ENGINE_SHIFT + 4u))       /* congestion managed (TIDs from the flow's FID) */
+
+/* A block descriptor for the send unit (the Transaction Table entry, §3.3), all fields spelt
+ * out: what rq_qos_block_info decodes from a block's rnic_work record. */
 typedef struct rq_block_desc {
     uint64_t cycle;     /* when it was issued */
     uint64_t src, dst;  /* this block's addresses */
     uint32_t tid, seq, size;
-    uint32_t transfer;  /* Transfer Table line (the transfer's id) */
+    uint32_t transfer;  /* Transfer Table line (the transfer's id, the record's flow) */
     uint32_t domain;
     uint32_t block;     /* block number in the transfer, from 0 */
-    uint8_t cm, chained, has_next, notify, retransmit, pad[3];
+    uint32_t offset;    /* byte offset of the block in the transfer */
+    uint32_t index;     /* the transfer's number on its line */
+    uint8_t cm, chained, has_next, notify, retransmit, last, pad[2];
 } rq_block_desc;
 
 typedef enum rq_packet_kind { RQ_PKT_INLINE = 0, RQ_PKT_CONTROL = 1 } rq_packet_kind;
 
 /* A packet the QoS engine builds itself: an inline payload transfer or a control packet
- * (completion notification), for the Packet queue. */
+ * (completion notification), for the Packet queue. It keeps its own record rather than
+ * rnic_work: the up to 32-byte payload travels inside it (an inline transfer has no source
+ * address to point at) and a control packet carries the notification target word. Its ids
+ * are those of a block record: transfer = flow, index, tid, seq. */
 typedef struct rq_packet {
     uint64_t cycle, dst, notify_target;
     uint32_t kind, tid, seq, transfer, domain, size;
+    uint32_t index;     /* the transfer's number on its line (as rnic_work.index of a block) */
     uint8_t retransmit, pad[3];
     uint8_t payload[RQ_INLINE_MAX];
 } rq_packet;
@@ -98,6 +128,9 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg);
 RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size);
 RQ_API void rq_qos_tick(rq_qos *q);
 RQ_API uint64_t rq_qos_now(const rq_qos *q);
+/* True once the reset initializer has filled the TID/FID pools (592 cycles at the defaults;
+ * a transfer written earlier waits for its IDs, as the thesis advises not to). */
+RQ_API bool rq_qos_ready(const rq_qos *q);
 
 /* AXI write: one beat of 8 or 16 bytes (data[1] used for 16) from protection domain `domain`.
  * Address: bits 0..2 zero, bits 3..4 the 64-bit word in the line, bits 5.. the Transfer Table
@@ -105,24 +138,46 @@ RQ_API uint64_t rq_qos_now(const rq_qos *q);
  * be 16-byte aligned. The beat is queued (AW FIFO; RNIC_EBUSY when full) and handled by the
  * write-data stage from the next cycle on, one per cycle; its verdict comes back as a BRESP. */
 RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes);
+RQ_API uint32_t rq_qos_space_axi_write(const rq_qos *q); /* free AW FIFO slots */
+/* True when domain's accumulator holds no part of a descriptor: a new descriptor of that
+ * domain may start (beats of two descriptors of one domain must not interleave). */
+RQ_API bool rq_qos_domain_idle(const rq_qos *q, uint32_t domain);
+/* Outputs: RNIC_EEMPTY when none, RNIC_EINVAL (counted) for a NULL record; peek copies the
+ * oldest without taking it. */
 RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out);
+RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out);
 /* AXI status read from `domain` of page `page`: mode 0 one write channel (index), mode 1 the
  * 32 write channels index x 32 .. index x 32 + 31. Queued (RNIC_EBUSY when full); answered one
  * per cycle from the next cycle; DONE/ERROR channels read become IDLE. */
 RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode);
+RQ_API uint32_t rq_qos_space_axi_read(const rq_qos *q);
 RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out);
+RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out);
+/* A channel's status without the read-and-clear of an AXI read (for tests and reports;
+ * RQ_IDLE for an unknown channel). */
+RQ_API rq_status rq_qos_channel_status(const rq_qos *q, uint32_t domain, uint32_t channel);
 /* Network side: a response into the message handler's port (RNIC_EBUSY when full; the
  * handler takes one every 3 cycles at most). */
 RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r);
+RQ_API uint32_t rq_qos_space_response(const rq_qos *q);
 /* Network side: a remote read request (another node reads this node's memory: a transfer
  * from here to there) for protection domain `domain`. The message handler, when it has no
  * response to take, places it in a free read channel of that domain and enqueues it with the
  * lowest priority (after the host's writes). RNIC_ENOENT unknown domain, RNIC_EINVAL a
  * transfer rq_desc_encode refuses (both counted), RNIC_EBUSY port full. */
 RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t);
-/* Outputs to the send unit: block descriptors and packets (RNIC_EEMPTY when none). */
-RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out);
+RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q);
+/* Outputs to the send unit: blocks (rnic_work, fields above) and packets (RNIC_EEMPTY when
+ * none, RNIC_EINVAL counted for a NULL record). A pop is the send unit taking it: the
+ * block's timeout starts then. A peek copies without taking (no timeout starts). */
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out);
+RQ_API rnic_err rq_qos_peek_block(const rq_qos *q, rnic_work *out);
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out);
+RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out);
+/* Every field of a block record spelt out (domain, block number, the RQ_WORK_* flags):
+ * RNIC_EINVAL for a NULL pointer or a record that is not a block of this engine's
+ * geometry (flow beyond the table). A pure function of the record and the config. */
+RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_desc *out);
 /* Blocks and inline transfers issued and not yet acknowledged. */
 RQ_API uint32_t rq_qos_pending(const rq_qos *q);
 #define RQ_NEVER UINT64_MAX
@@ -132,6 +187,8 @@ RQ_API uint64_t rq_qos_next_event(const rq_qos *q);
 RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles);
 
 RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q);
+/* IDs free in a pool (RQ_POOL_TID / FID1 / FID4): all of them again once the engine is idle. */
+RQ_API uint32_t rq_qos_free_ids(const rq_qos *q, rq_id_pool pool);
 /* Scheduling queue a valid transfer enters (RQ_QUEUE_TID_ONLY, or the 1xFID / 4xFID no-FID
  * queue of its intra-priority). */
 RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t);
@@ -164,6 +221,8 @@ typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
     uint16_t last_tid, last_seq;
     uint8_t outstanding;  /* issued and not acknowledged */
     uint8_t has_fid, last_issued, control_sent, failed, pad[3];
+    uint32_t index;       /* this transfer's number on the line */
+    uint32_t next_index;  /* the next transfer's (kept across transfers) */
 } rq_meta;
 
 typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
@@ -222,6 +281,7 @@ struct rq_qos {
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */
+    uint32_t block_shift;     /* log2(block_bytes) */
     uint32_t npending;
     rq_qos_stats stats;
 };
