@@ -16,14 +16,15 @@
 
 #define NQPS 1024u
 
-static rnic_err bench_wqe(void *ctx, uint32_t qp, uint32_t index, rq_wqe *w)
+static uint32_t bench_wqe(void *user, uint32_t qp, uint32_t index, rnic_work *w, uint32_t max)
 {
-    (void)ctx;
+    (void)user;
+    (void)max;
+    memset(w, 0, sizeof *w);
     w->addr = ((uint64_t)qp << 36) + (uint64_t)(index & 4095u) * 65536u;
     w->len = qp & 1u ? 65536u : 64u;
-    w->user = index;
-    w->flags = 0;
-    return RNIC_OK;
+    w->tag = index;
+    return 1;
 }
 
 static rq_palos *make(void **mem)
@@ -32,8 +33,9 @@ static rq_palos *make(void **mem)
     rq_palos *p = (rq_palos *)malloc(sizeof *p);
     uint32_t g, q;
     rq_palos_config_default(&c);
+    c.source = bench_wqe;
     *mem = malloc(rq_palos_mem_size(&c));
-    if (!p || !*mem || rq_palos_init(p, &c, *mem, rq_palos_mem_size(&c), bench_wqe, NULL) != RNIC_OK) {
+    if (!p || !*mem || rq_palos_init(p, &c, *mem, rq_palos_mem_size(&c)) != RNIC_OK) {
         fprintf(stderr, "setup failed\n");
         exit(1);
     }
@@ -53,7 +55,7 @@ NOINLINE result palos_run(rq_palos *p, uint64_t cycles)
 {
     result r = {0, 0, 0, 0};
     uint32_t q = 0, head = 0;
-    rq_palos_out o;
+    rnic_work o;
     uint64_t end = rq_palos_now(p) + cycles;
     while (rq_palos_now(p) < end) {
         /* the host tops up one QP's ring per cycle */
@@ -77,7 +79,7 @@ static result sparse_run(rq_palos *p, uint64_t cycles, int fast, uint64_t seed)
     rnic_prng g;
     uint64_t end = rq_palos_now(p) + cycles, next = rq_palos_now(p);
     uint32_t posted[NQPS];
-    rq_palos_out o;
+    rnic_work o;
     memset(posted, 0, sizeof posted);
     rnic_prng_seed(&g, seed);
     while (rq_palos_now(p) < end) {
@@ -89,12 +91,13 @@ static result sparse_run(rq_palos *p, uint64_t cycles, int fast, uint64_t seed)
         }
         while (rq_palos_pop(p, &o) == RNIC_OK) {
             r.outs++;
-            r.digest = r.digest * 1000003u + o.cycle * 31u + o.qp * 7u + o.len;
+            r.digest = r.digest * 1000003u + o.cycle * 31u + o.flow * 7u + o.len;
         }
         if (fast) {
+            /* idle until the next event (RNIC_NEVER: until the host's next doorbell) */
             uint64_t ne = rq_palos_next_event(p), to = next < end ? next : end;
-            if (ne > rq_palos_now(p) && rq_palos_peek(p) == NULL) {
-                rq_palos_advance(p, (ne < to ? ne : to) - rq_palos_now(p));
+            if (ne != rq_palos_now(p) && rq_palos_peek(p, &o) == RNIC_EEMPTY) {
+                (void)rq_palos_advance_to(p, ne < to ? ne : to);
                 continue;
             }
         }

@@ -67,14 +67,18 @@ typedef struct sim {
     rnic_prng rng;
 } sim;
 
-static rnic_err sim_wqe(void *ctx, uint32_t qp, uint32_t index, rq_wqe *w)
+/* The host's WQE rings as the slicer's source: every QP's WQEs have its message size. */
+static uint32_t sim_wqe(void *user, uint32_t qp, uint32_t index, rnic_work *w, uint32_t max)
 {
-    const sim *s = (const sim *)ctx;
-    w->len = s->qp[qp].msg;
-    w->addr = ((uint64_t)(qp + 1u) << 40) + (uint64_t)(index % SIM_RING) * s->qp[qp].msg;
-    w->user = index;
-    w->flags = 0;
-    return RNIC_OK;
+    const sim *s = (const sim *)user;
+    uint32_t k;
+    for (k = 0; k < max; k++, index++) {
+        memset(&w[k], 0, sizeof w[k]);
+        w[k].len = s->qp[qp].msg;
+        w[k].addr = ((uint64_t)(qp + 1u) << 40) + (uint64_t)(index % SIM_RING) * s->qp[qp].msg;
+        w[k].tag = index;
+    }
+    return max;
 }
 
 /* mode: RQ_PALOS_CHUNK or RQ_PALOS_PACKET_RR; packet_overhead: 0 (payload chunks, the paper) or
@@ -89,10 +93,12 @@ static void sim_init(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t s
     s->cfg.mode = mode;
     s->cfg.ring_entries = SIM_RING;
     s->cfg.packet_overhead = packet_overhead;
+    s->cfg.source = sim_wqe;
+    s->cfg.source_user = s;
     n = rq_palos_mem_size(&s->cfg);
     s->p = (rq_palos *)malloc(sizeof *s->p);
     s->mem = malloc(n);
-    if (!s->p || !s->mem || rq_palos_init(s->p, &s->cfg, s->mem, n, sim_wqe, s) != RNIC_OK) {
+    if (!s->p || !s->mem || rq_palos_init(s->p, &s->cfg, s->mem, n) != RNIC_OK) {
         fprintf(stderr, "palos setup failed\n");
         exit(1);
     }
@@ -151,15 +157,15 @@ static void sim_host(sim *s)
 static uint32_t sim_packets(uint32_t len) { return (len + SIM_MTU - 1u) / SIM_MTU; }
 
 /* The protocol engine: one output WQE per cycle while the window has room. */
-static uint32_t rq_palos_peek_len_packets(const sim *s)
+static uint32_t sim_peek_len_packets(const sim *s)
 {
-    const rq_palos_out *o = rq_palos_peek(s->p);
-    return o ? sim_packets(o->len) + 1u : 0u;
+    rnic_work o;
+    return rq_palos_peek(s->p, &o) == RNIC_OK ? sim_packets(o.len) + 1u : 0u;
 }
 
 static void sim_protocol(sim *s)
 {
-    rq_palos_out o;
+    rnic_work o;
     uint32_t left, pkt;
     while (s->fly_count && s->fly[s->fly_head].done_ps <= s->now_ps) {
         sim_piece *f = &s->fly[s->fly_head];
@@ -185,9 +191,9 @@ static void sim_protocol(sim *s)
         s->fly_head = (s->fly_head + 1u) % SIM_INFLIGHT;
         s->fly_count--;
     }
-    if (s->fly_bytes >= SIM_WINDOW_BYTES || s->fly_count + rq_palos_peek_len_packets(s) > SIM_INFLIGHT || rq_palos_pop(s->p, &o) != RNIC_OK)
+    if (s->fly_bytes >= SIM_WINDOW_BYTES || s->fly_count + sim_peek_len_packets(s) > SIM_INFLIGHT || rq_palos_pop(s->p, &o) != RNIC_OK)
         return;
-    if (o.flags & RQ_OUT_ERROR) {
+    if (o.flags & RNIC_WORK_ERROR) {
         fprintf(stderr, "unexpected WQE error\n");
         exit(1);
     }
@@ -206,10 +212,10 @@ static void sim_protocol(sim *s)
         /* one in-flight entry per packet: the window frees as packets leave */
         f = &s->fly[(s->fly_head + s->fly_count) % SIM_INFLIGHT];
         f->done_ps = s->link_free_ps;
-        f->qp = o.qp;
+        f->qp = o.flow;
         f->len = pkt;
         f->wire = pkt + SIM_WIRE_OVERHEAD;
-        f->last = left == 0u && (o.flags & RQ_OUT_LAST) != 0u;
+        f->last = left == 0u && (o.flags & RNIC_WORK_LAST) != 0u;
         s->fly_count++;
         s->fly_bytes += pkt;
     }

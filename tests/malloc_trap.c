@@ -89,29 +89,39 @@ static void test_rate_limiter_ticks_without_allocating(void)
 }
 
 /* The Palos slicer's WQE buffer: 3000-byte and 64-byte WQEs, alternating by QP. */
-static rnic_err trap_wqe(void *ctx, uint32_t qp, uint32_t index, rq_wqe *out)
+static uint32_t trap_wqe(void *ctx, uint32_t qp, uint32_t index, rnic_work *out, uint32_t max)
 {
     (void)ctx;
+    (void)max;
+    RNIC_MEMSET(out, 0, sizeof *out);
     out->addr = ((uint64_t)qp << 32) + (uint64_t)index * 4096u;
     out->len = qp % 2u ? 3000u : 64u;
-    out->user = index;
-    out->flags = 0;
-    return RNIC_OK;
+    out->tag = index;
+    return 1;
+}
+
+static void trap_trace(void *user, const rnic_trace_event *ev)
+{
+    *(uint64_t *)user += ev->kind;
 }
 
 static void test_palos_ticks_without_allocating(void)
 {
     static rq_palos p;
     rq_palos_config cfg;
-    rq_palos_out o;
+    rnic_work o;
     void *mem;
     uint32_t qp, round;
-    uint64_t sent = 0;
+    uint64_t sent = 0, traced = 0;
     rq_palos_config_default(&cfg);
     cfg.weights.max_qps = 32;
     cfg.packet_overhead = 82;
+    cfg.cut_align = 1024;
+    cfg.source = trap_wqe;
+    cfg.trace = trap_trace;
+    cfg.trace_user = &traced;
     mem = malloc(rq_palos_mem_size(&cfg));
-    CHECK(mem != NULL && rq_palos_init(&p, &cfg, mem, rq_palos_mem_size(&cfg), trap_wqe, NULL) == RNIC_OK);
+    CHECK(mem != NULL && rq_palos_init(&p, &cfg, mem, rq_palos_mem_size(&cfg)) == RNIC_OK);
     trap_armed = 1;
     CHECK(rq_palos_create_group(&p, 0, 3) == RNIC_OK && rq_palos_create_group(&p, 1, 5) == RNIC_OK);
     for (qp = 0; qp < 32; qp++)
@@ -124,11 +134,18 @@ static void test_palos_ticks_without_allocating(void)
             rq_palos_tick(&p);
             while (rq_palos_pop(&p, &o) == RNIC_OK)
                 sent += o.len;
+            (void)rq_palos_peek(&p, &o);
         }
     }
-    rq_palos_advance(&p, 100000);
+    for (round = 0; round < 4u; round++) { /* advance stops when the output fills: drain, go on */
+        (void)rq_palos_advance(&p, 100000);
+        while (rq_palos_pop(&p, &o) == RNIC_OK)
+            sent += o.len;
+    }
+    (void)rq_palos_advance_to(&p, rq_palos_now(&p) + 1000u);
     trap_armed = 0;
     CHECK(sent > 100000);
+    CHECK(traced > 0);
     CHECK_EQ(trapped, 0);
     free(mem);
 }

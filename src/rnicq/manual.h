@@ -19,12 +19,19 @@
  *   each cycle: rq_qos_tick(q); pop rq_qos_pop_block / rq_qos_pop_packet for the send unit,
  *   push the network's ACK/NACKs with rq_qos_push_response, poll rq_qos_axi_read.
  *
- * DO THIS (Palos)
- *   rq_palos_config pc; rq_palos_config_default(&pc);
- *   rq_palos_init(p, &pc, mem, rq_palos_mem_size(&pc), wqe_buffer_fn, ctx);
- *   rq_palos_create_group(p, g, weight); rq_palos_set_qp(p, qp, g, weight, RQ_PALOS_BANDWIDTH);
- *   rq_palos_doorbell(p, qp, tail); each cycle rq_palos_tick(p), then rq_palos_pop(p, &out)
- *   for chunk-sized WQEs (qp, addr, len, FIRST/LAST/VISIT_END/ERROR) to the protocol engine.
+ * DO THIS (Palos; runnable: examples/palos_hello.c)
+ *   static uint32_t my_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+ *   { uint32_t n; for (n = 0; n < max; n++, index++) out[n] = ring[index % 8u]; return n; }
+ *   rq_palos_config cfg; rq_palos_config_default(&cfg);  // 1,024 QPs, MTU 1500, 250 MHz
+ *   cfg.source = my_source; cfg.cut_align = 1024;          // pieces cut at 1 KB segments
+ *   rq_palos_init(&p, &cfg, mem, rq_palos_mem_size(&cfg));
+ *   rq_palos_create_group(&p, 0, 10); rq_palos_set_qp(&p, 7, 0, 3, RQ_PALOS_BANDWIDTH);
+ *   rq_palos_doorbell(&p, 7, 5);                           // QP 7's tail register: WQEs 0..4
+ *   do {                                                   // event-driven loop
+ *       while (rq_palos_pop(&p, &w) == RNIC_OK)            // pieces as rnic_work: flow, index,
+ *           send(&w);                                      // offset, len, addr, raddr, tag, op,
+ *   } while (rq_palos_next_event(&p) != RNIC_NEVER &&      // FIRST/LAST/ERROR, RQ_PALOS_VISIT_END
+ *            rq_palos_advance(&p, 1000000) > 0);           // stops when the output port fills
  *
  * PORTS (per cycle): AXI write beats 1 (after an 8-deep AW FIFO, one cycle later); status
  *   reads 1; scheduling FIFOs 1 enqueue (handler > segmenter > host) + 1 dequeue; segmenter 1

@@ -5,33 +5,58 @@
 enum { RQ__PALOS_IDLE = 0, RQ__PALOS_QUEUED = 1, RQ__PALOS_FETCHING = 2 };
 #define RQ__PALOS_MAX_PIECE 0x80000000u /* 2^31: the largest WQE and the largest credit */
 
-typedef struct rq__palos_db {
-    uint32_t qp, tail;
-} rq__palos_db;
-
 RQ_API void rq_palos_config_default(rq_palos_config *cfg)
 {
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
     rq_pw_config_default(&cfg->weights);
     cfg->mode = RQ_PALOS_CHUNK;
     cfg->ring_entries = 4096;
-    cfg->doorbell_port = 64;
     cfg->out_port = 2;
     cfg->fetch_slots = 16;
-    cfg->fetch_latency = 4;
+    cfg->fetch_latency_ns = 16;
     cfg->max_batch = 64;
     cfg->priority_max_msg = 4096;
     cfg->packet_overhead = 0;
+    cfg->cut_align = 0;
+    cfg->clock_hz = 250000000u;
+    cfg->trace_id = (uint16_t)RNIC_ENGINE_PALOS;
 }
 
-static bool rq__palos_config_valid(const rq_palos_config *c)
+#define RQ__PALOS_BAD(cond, name)                             \
+    do {                                                      \
+        if (cond)                                             \
+            return rnic_config_bad(field, name, RNIC_EINVAL); \
+    } while (0)
+
+/* mem_size sizes a config whatever its callbacks (need_source false); init needs the source. */
+static rnic_err rq__palos_check(const rq_palos_config *c, const char **field, bool need_source)
 {
-    return c && rq_pw_mem_size(&c->weights) != 0 &&
-           (uint64_t)c->weights.max_qps * c->weights.mtu <= ((uint64_t)1 << 30) && /* chunk <= N <= 2^30 */
-           c->mode <= (uint32_t)RQ_PALOS_PACKET_RR && c->ring_entries >= 1u && c->ring_entries <= (1u << 24) &&
-           c->doorbell_port >= 1u && c->doorbell_port <= (1u << 20) && c->out_port >= 1u && c->out_port <= (1u << 20) &&
-           c->fetch_slots >= 1u && c->fetch_slots <= 4096u && c->fetch_latency <= (1u << 20) && c->max_batch >= 1u &&
-           c->max_batch <= 4096u && c->priority_max_msg >= 1u && c->priority_max_msg <= (1u << 30) &&
-           c->packet_overhead <= 4096u;
+    if (field)
+        *field = NULL;
+    RQ__PALOS_BAD(!c, "cfg");
+    RQ__PALOS_BAD(c->weights.max_qps < 1u || c->weights.max_qps > 65536u, "weights.max_qps");
+    RQ__PALOS_BAD(c->weights.max_groups < 1u || c->weights.max_groups > 4096u, "weights.max_groups");
+    RQ__PALOS_BAD(c->weights.mtu < 64u || c->weights.mtu > 65536u, "weights.mtu");
+    /* chunk <= N <= 2^30 */
+    RQ__PALOS_BAD((uint64_t)c->weights.max_qps * c->weights.mtu > ((uint64_t)1 << 30), "weights.mtu");
+    RQ__PALOS_BAD(c->mode > (uint32_t)RQ_PALOS_PACKET_RR, "mode");
+    RQ__PALOS_BAD(c->ring_entries < 1u || c->ring_entries > (1u << 24), "ring_entries");
+    RQ__PALOS_BAD(c->out_port < 1u || c->out_port > (1u << 20), "out_port");
+    RQ__PALOS_BAD(c->fetch_slots < 1u || c->fetch_slots > 4096u, "fetch_slots");
+    RQ__PALOS_BAD(c->clock_hz < 1000000u || c->clock_hz > 100000000000u, "clock_hz");
+    RQ__PALOS_BAD(rnic_ns_to_cycles(c->fetch_latency_ns, c->clock_hz) > (1u << 20), "fetch_latency_ns");
+    RQ__PALOS_BAD(c->max_batch < 1u || c->max_batch > 4096u, "max_batch");
+    RQ__PALOS_BAD(c->priority_max_msg < 1u || c->priority_max_msg > (1u << 30), "priority_max_msg");
+    RQ__PALOS_BAD(c->packet_overhead > 4096u, "packet_overhead");
+    RQ__PALOS_BAD(c->cut_align > (1u << 24), "cut_align");
+    RQ__PALOS_BAD(need_source && !c->source, "source");
+    return RNIC_OK;
+}
+#undef RQ__PALOS_BAD
+
+RQ_API rnic_err rq_palos_config_check(const rq_palos_config *cfg, const char **field)
+{
+    return rq__palos_check(cfg, field, true);
 }
 
 static size_t rq__palos_layout(const rq_palos_config *c, rq_palos *p, unsigned char *mem)
@@ -49,29 +74,30 @@ static size_t rq__palos_layout(const rq_palos_config *c, rq_palos *p, unsigned c
     } while (0)
     RQ__PART(rq_pw_mem_size(&c->weights), (void)rq_pw_init(&p->weights, &c->weights, mem + at, n));
     RQ__PART((size_t)c->weights.max_qps * sizeof(rq_palos_qp), p->qps = (rq_palos_qp *)(void *)(mem + at));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq__palos_db), c->doorbell_port),
-             rnic_ring_init(&p->doorbells, sizeof(rq__palos_db), c->doorbell_port, mem + at, n));
+    /* a flow is in the doorbell FIFO at most once: max_qps entries never overflow */
+    RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_qps),
+             rnic_ring_init(&p->doorbells, sizeof(uint32_t), c->weights.max_qps, mem + at, n));
     for (k = 0; k < 2u; k++) /* a QP is in at most one queue once: max_qps entries never overflow */
         RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_qps),
                  rnic_ring_init(&p->queue[k], sizeof(uint32_t), c->weights.max_qps, mem + at, n));
     for (k = 0; k < 2u; k++)
         RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_slot), c->fetch_slots),
                  rnic_ring_init(&p->slots[k], sizeof(rq_palos_slot), c->fetch_slots, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_out), c->out_port),
-             rnic_ring_init(&p->out, sizeof(rq_palos_out), c->out_port, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rnic_work), c->out_port),
+             rnic_ring_init(&p->out, sizeof(rnic_work), c->out_port, mem + at, n));
 #undef RQ__PART
     return off;
 }
 
 RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg)
 {
-    return rq__palos_config_valid(cfg) ? rq__palos_layout(cfg, NULL, NULL) : 0;
+    return rq__palos_check(cfg, NULL, false) == RNIC_OK ? rq__palos_layout(cfg, NULL, NULL) : 0;
 }
 
-RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size, rq_palos_wqe_fn fetch, void *ctx)
+RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size)
 {
     size_t need;
-    if (!p || !mem || !fetch || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !rq__palos_config_valid(cfg))
+    if (!p || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || rq_palos_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = rq__palos_layout(cfg, NULL, NULL);
     if (need == 0)
@@ -81,75 +107,112 @@ RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem
     RNIC_MEMSET(p, 0, sizeof *p);
     RNIC_MEMSET(mem, 0, need);
     p->cfg = *cfg;
-    p->fetch = fetch;
-    p->ctx = ctx;
+    p->now = cfg->start_cycle;
+    p->fetch_latency = (uint32_t)rnic_ns_to_cycles(cfg->fetch_latency_ns, cfg->clock_hz);
     (void)rq__palos_layout(cfg, p, (unsigned char *)mem);
     return RNIC_OK;
 }
 
+/* ---- trace (zero cost beyond one branch when cfg.trace is NULL) ---- */
+
+static void rq__palos_emit(const rq_palos *p, uint16_t kind, uint32_t id, uint64_t a, uint64_t b)
+{
+    rnic_trace_event ev;
+    ev.cycle = p->now;
+    ev.engine = p->cfg.trace_id;
+    ev.kind = kind;
+    ev.id = id;
+    ev.a = a;
+    ev.b = b;
+    p->cfg.trace(p->cfg.trace_user, &ev);
+}
+
+#define RQ__PALOS_TRACE(p, kind, id, a, b)                           \
+    do {                                                             \
+        if ((p)->cfg.trace)                                          \
+            rq__palos_emit((p), (uint16_t)(kind), (id), (a), (b));   \
+    } while (0)
+
 /* ---- control path ---- */
 
-static rnic_err rq__palos_count(rq_palos *p, rnic_err e)
+/* Count a refused call (and trace it); RNIC_OK passes through. */
+static rnic_err rq__palos_count(rq_palos *p, rnic_err e, uint32_t id, uint64_t value)
 {
-    return rnic_err_note(&p->stats.errors, e);
+    if (e != RNIC_OK) {
+        (void)rnic_err_note(&p->stats.errors, e);
+        RQ__PALOS_TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    }
+    return e;
 }
 
 RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight)
 {
-    return rq__palos_count(p, rq_pw_create_group(&p->weights, group, weight));
+    if (!p)
+        return RNIC_EINVAL;
+    return rq__palos_count(p, rq_pw_create_group(&p->weights, group, weight), group, weight);
 }
 
 RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight)
 {
-    return rq__palos_count(p, rq_pw_set_group_weight(&p->weights, group, weight));
+    if (!p)
+        return RNIC_EINVAL;
+    return rq__palos_count(p, rq_pw_set_group_weight(&p->weights, group, weight), group, weight);
 }
 
-RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t qp, uint32_t group, uint32_t weight, uint32_t cls)
+RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls)
 {
     rnic_err e;
+    if (!p)
+        return RNIC_EINVAL;
     if (cls > (uint32_t)RQ_PALOS_LATENCY)
-        return rq__palos_count(p, RNIC_EINVAL);
-    e = rq_pw_set_qp(&p->weights, qp, group, weight);
+        return rq__palos_count(p, RNIC_EINVAL, flow, cls);
+    e = rq_pw_set_qp(&p->weights, flow, group, weight);
     if (e == RNIC_OK)
-        p->qps[qp].cls = (uint8_t)cls;
-    return rq__palos_count(p, e);
+        p->qps[flow].cls = (uint8_t)cls;
+    return rq__palos_count(p, e, flow, weight);
 }
 
-RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t qp)
+RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow)
 {
     const rq_palos_qp *q;
-    if (qp >= p->cfg.weights.max_qps || p->weights.qps[qp].group == RNIC_NONE)
-        return rq__palos_count(p, RNIC_ENOENT);
-    q = &p->qps[qp];
+    if (!p)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_qps || p->weights.qps[flow].group == RNIC_NONE)
+        return rq__palos_count(p, RNIC_ENOENT, flow, 0);
+    q = &p->qps[flow];
     if (q->where != RQ__PALOS_IDLE || q->posted != q->head)
-        return rq__palos_count(p, RNIC_ESTATE);
-    return rq__palos_count(p, rq_pw_remove_qp(&p->weights, qp));
+        return rq__palos_count(p, RNIC_ESTATE, flow, 0);
+    return rq__palos_count(p, rq_pw_remove_qp(&p->weights, flow), flow, 0);
 }
 
-RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t qp, uint32_t tail)
+RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
 {
-    rq__palos_db db;
-    const rq_palos_qp *q;
+    rq_palos_qp *q;
     uint32_t step;
-    if (qp >= p->cfg.weights.max_qps || p->weights.qps[qp].group == RNIC_NONE)
-        return rq__palos_count(p, RNIC_ENOENT);
-    q = &p->qps[qp];
+    if (!p)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_qps || p->weights.qps[flow].group == RNIC_NONE)
+        return rq__palos_count(p, RNIC_ENOENT, flow, tail);
+    q = &p->qps[flow];
     step = tail - q->posted; /* ring counters wrap at 2^32 */
     if (step == 0u || step > 0x80000000u)
-        return rq__palos_count(p, RNIC_ESTALE);
+        return rq__palos_count(p, RNIC_ESTALE, flow, tail);
     if (tail - q->head > p->cfg.ring_entries)
-        return rq__palos_count(p, RNIC_ENOSPC);
-    if (rnic_ring_full(&p->doorbells))
-        return rq__palos_count(p, RNIC_EBUSY);
-    db.qp = qp;
-    db.tail = tail;
-    (void)rnic_ring_push(&p->doorbells, &db);
-    p->qps[qp].posted = tail;
+        return rq__palos_count(p, RNIC_ENOSPC, flow, tail);
+    q->posted = tail; /* the newest tail: writes before the module takes it are coalesced */
     p->backlog += step;
+    p->stats.doorbell_writes++;
+    if (!q->db_pending) {
+        q->db_pending = 1;
+        (void)rnic_ring_push(&p->doorbells, &flow); /* cannot fail: one place per flow */
+    }
     return RNIC_OK;
 }
 
 /* ---- per-cycle modules ---- */
+
+/* Wrap-safe: cycle `at` has come by `now` (times in flight are far below 2^63 apart). */
+static bool rq__palos_due(uint64_t at, uint64_t now) { return now - at < ((uint64_t)1 << 63); }
 
 static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 {
@@ -161,15 +224,17 @@ static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 
 static void rq__palos_doorbell_module(rq_palos *p)
 {
-    rq__palos_db db;
+    uint32_t flow;
     rq_palos_qp *q;
-    if (rnic_ring_pop(&p->doorbells, &db) != RNIC_OK)
+    if (rnic_ring_pop(&p->doorbells, &flow) != RNIC_OK)
         return;
-    q = &p->qps[db.qp];
-    q->tail = db.tail;
+    q = &p->qps[flow];
+    RQ__PALOS_TRACE(p, RNIC_TRACE_PUSH, flow, q->posted, (uint32_t)(q->posted - q->tail));
+    q->tail = q->posted;
+    q->db_pending = 0;
     p->stats.doorbells++;
     if (q->where == RQ__PALOS_IDLE)
-        rq__palos_enqueue(p, db.qp);
+        rq__palos_enqueue(p, flow);
 }
 
 /* WQEs one batch read takes: those posted from the head, at most max_batch. */
@@ -191,9 +256,10 @@ static void rq__palos_fetch_module(rq_palos *p)
         return;
     q = &p->qps[s.qp];
     s.count = rq__palos_batch(p, q);
-    s.ready = p->now + p->cfg.fetch_latency;
+    s.ready = p->now + p->fetch_latency;
     q->where = RQ__PALOS_FETCHING;
     (void)rnic_ring_push(&p->slots[cls], &s);
+    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, s.qp, s.count, s.ready);
 }
 
 /* Bytes the current visit is charged per packet on top of the payload: packet_overhead, none
@@ -253,6 +319,7 @@ static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
             v->credit = RQ__PALOS_MAX_PIECE;
     }
     p->stats.visits++;
+    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_VISIT_START, s->qp, (uint64_t)v->credit, v->small);
 }
 
 static void rq__palos_end_visit(rq_palos *p)
@@ -270,29 +337,31 @@ static void rq__palos_end_visit(rq_palos *p)
          * its deficit, or emptying the ring after each overdraft would beat Eq. 1 */
         if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency && v->credit < 0)
             q->credit = v->credit;
-        return;
+    } else {
+        if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency) {
+            /* carry the deficit of a small WQE sent whole past the chunk, or the surplus too small
+             * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
+            cap = (int64_t)v->small + p->cfg.weights.mtu + p->cfg.packet_overhead;
+            q->credit = v->credit < cap ? v->credit : cap;
+        }
+        rq__palos_enqueue(p, v->qp);
     }
-    if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency) {
-        /* carry the deficit of a small WQE sent whole past the chunk, or the surplus too small
-         * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
-        cap = (int64_t)v->small + p->cfg.weights.mtu + p->cfg.packet_overhead;
-        q->credit = v->credit < cap ? v->credit : cap;
-    }
-    rq__palos_enqueue(p, v->qp);
+    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_VISIT_END, v->qp, (uint64_t)q->credit, (uint32_t)(q->posted - q->head));
 }
 
-static bool rq__palos_wqe_ok(const rq_wqe *w)
+static bool rq__palos_wqe_ok(const rnic_work *w)
 {
-    return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->len - 1u <= UINT64_MAX - w->addr; /* last byte <= 2^64-1 */
+    return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->len - 1u <= UINT64_MAX - w->addr &&
+           w->len - 1u <= UINT64_MAX - w->raddr; /* last byte, local and remote, <= 2^64-1 */
 }
 
 /* After a piece or an error record: does the visit go on, read another batch, or end? */
-static void rq__palos_step_done(rq_palos *p, rq_palos_out *o, bool cut)
+static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
 {
     rq_palos_visit *v = &p->visit;
     const rq_palos_qp *q = &p->qps[v->qp];
-    bool end;
-    bool error = (o->flags & RQ_OUT_ERROR) != 0u;
+    bool end, paused = false;
+    bool error = (o->flags & RNIC_WORK_ERROR) != 0u;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR)
         end = !error || v->left == 0u; /* one packet per visit */
     else if (cut || (v->latency && !error) || v->credit <= rq__palos_floor(p))
@@ -302,54 +371,78 @@ static void rq__palos_step_done(rq_palos *p, rq_palos_out *o, bool cut)
          * that a chunk is never cut short by max_batch (Eq. 1 whatever the message size) */
         const rq_palos_slot *ls = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         v->left = rq__palos_batch(p, q);
-        v->ready = p->now + p->cfg.fetch_latency;
+        v->ready = p->now + p->fetch_latency;
         p->stats.refetches++;
         end = false;
-        if (!v->latency && !p->paused.active && ls && ls->ready <= p->now + 1u) {
+        RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, v->qp, v->left, v->ready);
+        if (!v->latency && !p->paused.active && ls && rq__palos_due(ls->ready, p->now + 1u)) {
             /* a latency batch is waiting: this long visit steps aside at its batch boundary
              * and resumes after it (strict priority without waiting out a whole chunk) */
             p->paused = *v;
             v->active = 0;
             p->stats.preemptions++;
-            o->flags |= RQ_OUT_VISIT_END; /* the run of this QP's pieces ends here for now */
+            o->flags |= RQ_PALOS_VISIT_END; /* the run of this QP's pieces ends here for now */
+            paused = true;
         }
     } else
         end = v->left == 0u;
     if (end)
-        o->flags |= RQ_OUT_VISIT_END;
+        o->flags |= RQ_PALOS_VISIT_END;
     (void)rnic_ring_push(&p->out, o);
     p->stats.out_wqes++;
+    RQ__PALOS_TRACE(p, RNIC_TRACE_OUT, o->flow, o->tag, ((uint64_t)o->offset << 32) | o->len);
+    if (paused)
+        RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_PAUSE, o->flow, 0, 0);
     if (end)
         rq__palos_end_visit(p);
 }
 
-/* One output WQE per cycle. */
+/* Read the WQE at the QP's head from the source: RNIC_OK, or why it is refused. */
+static rnic_err rq__palos_read_wqe(rq_palos *p, const rq_palos_qp *q)
+{
+    rq_palos_visit *v = &p->visit;
+    uint32_t got = p->cfg.source(p->cfg.source_user, v->qp, q->head, &v->wqe, 1);
+    if (got == 0u) {
+        RNIC_MEMSET(&v->wqe, 0, sizeof v->wqe);
+        return RNIC_ENOENT; /* posted, but the source has no such entry */
+    }
+    if (v->wqe.flags & RNIC_WORK_ERROR) /* the source refused it: its code, when it is one */
+        return v->wqe.status > 0 && v->wqe.status < (int32_t)RNIC_ERR__COUNT ? (rnic_err)v->wqe.status : RNIC_EINVAL;
+    if (!rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len ||
+        (v->latency && q->offset == 0u && v->wqe.len > p->cfg.priority_max_msg))
+        return RNIC_ERANGE; /* a latency-class WQE above priority_max_msg breaks §IV-C's limit (one
+                               begun before the QP changed class is finished, cut to the limit) */
+    return RNIC_OK;
+}
+
+/* One output piece per cycle. */
 static void rq__palos_slice_module(rq_palos *p)
 {
     rq_palos_visit *v = &p->visit;
     rq_palos_qp *q;
-    rq_palos_out o;
+    rnic_work o;
     uint32_t rest, piece;
     rnic_err e;
     if (!v->active) { /* a ready latency batch, else a paused visit, else a ready bandwidth batch */
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         rq_palos_slot taken;
         uint32_t cls = RQ_PALOS_LATENCY;
-        if ((!s || s->ready > p->now) && p->paused.active) {
+        if ((!s || !rq__palos_due(s->ready, p->now)) && p->paused.active) {
             *v = p->paused;
             p->paused.active = 0;
+            RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_RESUME, v->qp, 0, 0);
         } else {
-            if (!s || s->ready > p->now) {
+            if (!s || !rq__palos_due(s->ready, p->now)) {
                 s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
                 cls = RQ_PALOS_BANDWIDTH;
             }
-            if (!s || s->ready > p->now)
+            if (!s || !rq__palos_due(s->ready, p->now))
                 return;
             (void)rnic_ring_pop(&p->slots[cls], &taken);
             rq__palos_begin_visit(p, &taken);
         }
     }
-    if (v->ready > p->now)
+    if (!rq__palos_due(v->ready, p->now))
         return; /* waiting for the next batch of this visit */
     q = &p->qps[v->qp];
     if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p))) {
@@ -361,19 +454,20 @@ static void rq__palos_slice_module(rq_palos *p)
         return;
     }
     if (!v->have_wqe) {
-        e = p->fetch(p->ctx, v->qp, q->head, &v->wqe);
-        if (e == RNIC_OK && (!rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len ||
-                             (v->latency && q->offset == 0u && v->wqe.len > p->cfg.priority_max_msg)))
-            e = RNIC_ERANGE; /* a latency-class WQE above priority_max_msg breaks §IV-C's limit (one
-                                begun before the QP changed class is finished, cut to the limit) */
+        e = rq__palos_read_wqe(p, q);
         if (e != RNIC_OK) {
             /* refused WQE: complete it with an error record so nothing is lost */
-            RNIC_MEMSET(&o, 0, sizeof o);
-            o.qp = v->qp;
+            o = v->wqe;
+            o.addr += q->offset;
+            o.raddr += q->offset;
+            o.flow = v->qp;
             o.index = q->head;
             o.offset = q->offset; /* a WQE already begun ends here (its earlier pieces went out) */
+            o.len = 0;
             o.cycle = p->now;
-            o.flags = (q->offset == 0u ? RQ_OUT_FIRST : 0u) | RQ_OUT_LAST | RQ_OUT_ERROR;
+            o.flags = (q->offset == 0u ? RNIC_WORK_FIRST : 0u) | RNIC_WORK_LAST | RNIC_WORK_ERROR;
+            o.status = (int32_t)e;
+            o.aux = 0;
             q->head++;
             q->offset = 0;
             q->cut = 0;
@@ -393,20 +487,23 @@ static void rq__palos_slice_module(rq_palos *p)
         piece = rest; /* a WQE no larger than the chunk goes whole (combined), never cut (§IV-A) */
     else
         piece = rq__palos_affordable(p, (uint32_t)v->credit, rest); /* >= 1: credit > floor */
-    o.addr = v->wqe.addr + q->offset;
-    o.user = v->wqe.user;
     o.cycle = p->now;
-    o.qp = v->qp;
+    o.addr = v->wqe.addr + q->offset;
+    o.raddr = v->wqe.raddr + q->offset;
+    o.tag = v->wqe.tag;
+    o.flow = v->qp;
     o.index = q->head;
     o.offset = q->offset;
     o.len = piece;
-    o.wqe_flags = v->wqe.flags;
-    o.flags = q->offset == 0u ? RQ_OUT_FIRST : 0u;
+    o.flags = q->offset == 0u ? RNIC_WORK_FIRST : 0u;
+    o.op = v->wqe.op;
+    o.status = 0;
+    o.aux = 0;
     if (p->cfg.mode == RQ_PALOS_CHUNK)
         v->credit -= rq__palos_charge(p, piece);
     p->stats.out_bytes += piece;
     if (piece == rest) {
-        o.flags |= RQ_OUT_LAST;
+        o.flags |= RNIC_WORK_LAST;
         if (q->cut)
             p->stats.cut_wqes++;
         q->head++;
@@ -426,6 +523,8 @@ static void rq__palos_slice_module(rq_palos *p)
 
 RQ_API void rq_palos_tick(rq_palos *p)
 {
+    if (!p)
+        return;
     /* back to front: each module sees what the one before it did in the previous cycle */
     rq__palos_slice_module(p);
     rq__palos_fetch_module(p);
@@ -434,70 +533,127 @@ RQ_API void rq_palos_tick(rq_palos *p)
     p->stats.cycles++;
 }
 
-RQ_API rnic_err rq_palos_pop(rq_palos *p, rq_palos_out *out)
+RQ_API rnic_err rq_palos_pop(rq_palos *p, rnic_work *out)
 {
+    if (!p)
+        return RNIC_EINVAL;
     if (!out)
-        return rq__palos_count(p, RNIC_EINVAL);
-    return rnic_ring_pop(&p->out, out); /* an empty port is the normal idle answer, not an error */
+        return rq__palos_count(p, RNIC_EINVAL, RNIC_NONE, 0);
+    if (rnic_ring_pop(&p->out, out) != RNIC_OK)
+        return RNIC_EEMPTY; /* an empty port is the normal idle answer, not an error */
+    RQ__PALOS_TRACE(p, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
+    return RNIC_OK;
 }
 
-RQ_API const rq_palos_out *rq_palos_peek(const rq_palos *p) { return (const rq_palos_out *)rnic_ring_peek(&p->out); }
-RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p->now; }
-RQ_API uint64_t rq_palos_backlog(const rq_palos *p) { return p->backlog; }
-RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p) { return &p->stats; }
-RQ_API const rq_pw *rq_palos_weights(const rq_palos *p) { return &p->weights; }
-
-RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *head, uint32_t *offset)
+RQ_API rnic_err rq_palos_peek(const rq_palos *p, rnic_work *out)
 {
-    if (qp >= p->cfg.weights.max_qps)
+    const rnic_work *w;
+    if (!p)
+        return RNIC_EINVAL;
+    if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
+        return rq__palos_count((rq_palos *)(uintptr_t)p, RNIC_EINVAL, RNIC_NONE, 0);
+    w = (const rnic_work *)rnic_ring_peek(&p->out);
+    if (!w)
+        return RNIC_EEMPTY;
+    *out = *w;
+    return RNIC_OK;
+}
+
+RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p ? p->now : 0u; }
+RQ_API uint64_t rq_palos_backlog(const rq_palos *p) { return p ? p->backlog : 0u; }
+RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p) { return p ? &p->stats : NULL; }
+RQ_API const rq_pw *rq_palos_weights(const rq_palos *p) { return p ? &p->weights : NULL; }
+
+RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t flow, uint32_t *head, uint32_t *offset)
+{
+    if (!p)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_qps)
         return RNIC_ENOENT;
     if (head)
-        *head = p->qps[qp].head;
+        *head = p->qps[flow].head;
     if (offset)
-        *offset = p->qps[qp].offset;
+        *offset = p->qps[flow].offset;
     return RNIC_OK;
+}
+
+/* The next cycle at which a tick changes anything: true and *at (now when it is due now), or
+ * false when nothing happens without new input. Every case is O(1). */
+static bool rq__palos_next(const rq_palos *p, uint64_t *at)
+{
+    const rq_palos_visit *v = &p->visit;
+    bool any = false;
+    uint32_t k;
+    *at = p->now;
+    if (!rnic_ring_empty(&p->doorbells))
+        return true;
+    for (k = 0; k < 2u; k++)
+        if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
+            return true;
+    if (!v->active && p->paused.active)
+        return true; /* a paused visit resumes (or a latency batch goes first) */
+    if (v->active) {
+        if (!rq__palos_due(v->ready, p->now)) {
+            *at = v->ready; /* the visit's next batch */
+            return true;
+        }
+        if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p)))
+            return true; /* the visit ends */
+        return !rnic_ring_full(&p->out); /* a full port waits for a pop */
+    }
+    for (k = 0; k < 2u; k++) { /* the earliest head of the slot FIFOs (wrap-safe) */
+        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
+        if (!s)
+            continue;
+        if (rq__palos_due(s->ready, p->now)) {
+            *at = p->now;
+            return true;
+        }
+        if (!any || s->ready - p->now < *at - p->now)
+            *at = s->ready;
+        any = true;
+    }
+    return any;
 }
 
 RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
 {
-    const rq_palos_visit *v = &p->visit;
-    uint64_t best = RQ_NEVER;
-    uint32_t k;
-    if (!rnic_ring_empty(&p->doorbells))
-        return p->now;
-    for (k = 0; k < 2u; k++)
-        if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
-            return p->now;
-    if (!v->active && p->paused.active)
-        return p->now; /* a paused visit resumes (or a latency batch goes first) */
-    if (v->active) {
-        if (v->ready > p->now)
-            return v->ready; /* the visit's next batch */
-        if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p)))
-            return p->now; /* the visit ends */
-        return rnic_ring_full(&p->out) ? RQ_NEVER : p->now;
-    }
-    for (k = 0; k < 2u; k++) {
-        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
-        if (s && s->ready < best)
-            best = s->ready;
-    }
-    return best == RQ_NEVER || best > p->now ? best : p->now;
+    uint64_t at;
+    if (!p)
+        return RNIC_NEVER;
+    return rq__palos_next(p, &at) ? at : RNIC_NEVER;
 }
 
-RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles)
+RQ_API uint64_t rq_palos_advance(rq_palos *p, uint64_t cycles)
 {
-    uint64_t target = cycles > RQ_NEVER - p->now ? RQ_NEVER : p->now + cycles; /* saturate */
-    while (p->now < target) {
-        uint64_t ne = rq_palos_next_event(p), skip;
-        if (ne <= p->now) {
+    uint64_t ran = 0, at, skip;
+    if (!p)
+        return 0;
+    while (ran < cycles) {
+        bool has = rq__palos_next(p, &at);
+        if (has && at == p->now) {
+            bool was_full = rnic_ring_full(&p->out);
             rq_palos_tick(p);
+            ran++;
+            if (!was_full && rnic_ring_full(&p->out))
+                break; /* the caller drains the port, then calls again */
             continue;
         }
-        skip = (ne < target ? ne : target) - p->now;
-        if (p->visit.active && p->visit.ready <= p->now) /* blocked on the output port */
+        skip = cycles - ran;
+        if (has && at - p->now < skip)
+            skip = at - p->now;
+        if (p->visit.active && rq__palos_due(p->visit.ready, p->now)) /* blocked on the output port */
             p->stats.out_stalls += skip;
         p->now += skip;
         p->stats.cycles += skip;
+        ran += skip;
     }
+    return ran;
+}
+
+RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle)
+{
+    if (!p)
+        return 0;
+    return rq_palos_advance(p, rnic_cycles_until(p->now, cycle));
 }

@@ -6,20 +6,23 @@
  *
  * Workflow of Fig. 5, one operation per module per cycle (modules evaluated back to front, so a
  * doorbell taken in cycle t is fetched in t+1):
- *   doorbell module  one (qp, tail) per cycle from a bounded port; an idle QP enters the schedule
- *                    queue of its class, an active one only moves its tail;
+ *   doorbell module  one flow per cycle from the FIFO of flows whose tail register was written
+ *                    (coalesced: the newest tail); an idle QP enters the schedule queue of its
+ *                    class, an active one only moves its tail;
  *   schedule queues  FIFOs of QP ids: the latency class (strict priority, §IV-C) and the
  *                    bandwidth class; a QP is in at most one place at a time;
  *   WQE fetch        one QP per cycle (latency queue first) into a free fetch slot of its class:
- *                    a batch of up to max_batch WQEs read from the WQE buffer (the caller's
- *                    callback) that arrives fetch_latency cycles later; each class's slots are
+ *                    a batch of up to max_batch WQEs read from the WQE buffer (cfg.source) that
+ *                    arrives fetch_latency_ns later; each class's slots are
  *                    served in order, a ready latency-class batch before a bandwidth one;
  *   message slicing  one output WQE per cycle into the output port: credit = the QP's chunk plus
  *                    what it carried (deficit round robin). A WQE no larger than the chunk goes
  *                    whole (small WQEs are combined; the last may overdraw the credit, and the
  *                    deficit is carried); a larger one is cut where the credit ends. A visit goes
  *                    on while credit is left, reading the QP's next batch (fetch_latency later)
- *                    when the current one runs out, so max_batch never cuts a chunk short. At the
+ *                    when the current one runs out, so max_batch never cuts a chunk short (with
+ *                    cut_align a cut falls on a segment boundary and a visit goes on only while
+ *                    its credit pays a whole segment). At the
  *                    end head and fetch offset are written back and the QP re-enters the tail of
  *                    its queue while WQEs remain.
  * The latency class (§IV-C) sends messages of at most priority_max_msg bytes (larger ones are
@@ -36,98 +39,107 @@ typedef struct rq_palos_config {
     rq_pw_config weights;      /* max_qps, max_groups, mtu (N = QPs x mtu); max_qps x mtu <= 2^30 */
     uint32_t mode;             /* rq_palos_mode */
     uint32_t ring_entries;     /* WQE ring size of every QP (overrun check), 1 .. 2^24; default 4096 */
-    uint32_t doorbell_port;    /* doorbells waiting for the doorbell module; default 64 */
-    uint32_t out_port;         /* output WQEs waiting for the protocol engine; default 2 (a shallow hand-off: the
-                                  schedule, not a queue behind it, decides what goes next) */
+    uint32_t out_port;         /* output pieces waiting for the protocol engine; default 2 (a shallow hand-off:
+                                  the schedule, not a queue behind it, decides what goes next) */
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
-    uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
+    uint32_t fetch_latency_ns; /* from fetch to slicing (WQE buffer read); default 16 ns (4 cycles at 250 MHz),
+                                  converted to cycles (nearest) once at init; at most 2^20 cycles */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
     uint32_t priority_max_msg; /* the latency class's largest message (one per visit); default 4096 */
     uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
                                   the paper; the wire header to make chunks shares of link time); <= 4096 */
+    uint32_t cut_align;        /* 0: off (default). Else a WQE cut over several visits is cut at multiples of
+                                  cut_align bytes from its start (a segment size, e.g. an MTU of 4096), the
+                                  rest of the credit carried, so that only a WQE's last piece is shorter than
+                                  a segment; 1 .. 2^24 (CHUNK mode; PACKET_RR ignores it) */
+    uint64_t clock_hz;         /* default 250 MHz; 1 MHz .. 100 GHz */
+    uint64_t start_cycle;      /* rq_palos_now() after init; default 0 (a test starts near the 2^64 wrap) */
+    rnic_source_fn source;     /* the WQE rings: entries of a flow by free-running ring counter (required) */
+    void *source_user;
+    rnic_trace_fn trace;       /* NULL: no trace events */
+    void *trace_user;
+    uint16_t trace_id;         /* the `engine` of its events; default RNIC_ENGINE_PALOS */
 } rq_palos_config;
 
-/* A WQE as the host wrote it in the QP's ring (only address and length are rewritten). */
-typedef struct rq_wqe {
-    uint64_t addr;
-    uint64_t user;   /* wr_id, passed through */
-    uint32_t len;    /* 1 .. 2^31 bytes; addr + len must not wrap */
-    uint32_t flags;  /* opcode and the like, passed through */
-} rq_wqe;
+/* Output pieces are rnic_work records: flow, index (the WQE's ring counter), offset and len of the
+ * piece, addr/raddr = the entry's + offset, tag and op carried untouched, cycle = when the slicing
+ * module emitted it, flags RNIC_WORK_FIRST / RNIC_WORK_LAST (the WQE is done: its ring slot may be
+ * reused) / RNIC_WORK_ERROR (the WQE was refused, `status` says why, len 0: length 0 or above 2^31,
+ * last byte or last remote byte beyond 2^64 - 1, an entry the source flagged RNIC_WORK_ERROR or did
+ * not return (RNIC_ENOENT), above priority_max_msg on a latency-class QP (RNIC_ERANGE)), plus: */
+#define RQ_PALOS_VISIT_END (1u << RNIC_WORK_ENGINE_SHIFT) /* the last piece of this QP's visit (its chunk or
+                                  its WQEs ran out), or of its part before it stepped aside for a latency batch */
 
-/* The WQE buffer: fill *out with the WQE at ring counter `index` of `qp` (the caller reduces
- * index modulo its ring). Called by the slicing module only for posted WQEs. Non-OK return:
- * the WQE is unreadable: completed with RQ_OUT_ERROR and counted under the returned code. */
-typedef rnic_err (*rq_palos_wqe_fn)(void *ctx, uint32_t qp, uint32_t index, rq_wqe *out);
+#ifndef RQ_NEVER
+#define RQ_NEVER RNIC_NEVER
+#endif
 
-#define RQ_OUT_FIRST 1u     /* the piece starts its WQE */
-#define RQ_OUT_LAST 2u      /* the piece ends its WQE: the WQE is done */
-#define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out), or of
-                               its part before it stepped aside for a latency batch */
-#define RQ_OUT_ERROR 8u     /* the WQE was refused (length 0 or above 2^31, last byte beyond 2^64 - 1,
-                               unreadable, above priority_max_msg on a latency-class QP): len 0 */
-
-typedef struct rq_palos_out {
-    uint64_t addr;      /* of the piece: WQE addr + offset */
-    uint64_t user;
-    uint64_t cycle;     /* when the slicing module emitted it */
-    uint32_t qp;
-    uint32_t index;     /* ring counter of the source WQE */
-    uint32_t offset;    /* of the piece inside the WQE */
-    uint32_t len;
-    uint32_t wqe_flags; /* the WQE's flags */
-    uint32_t flags;     /* RQ_OUT_* */
-} rq_palos_out;
+/* Trace event kinds of the engine (beside RNIC_TRACE_PUSH: a doorbell taken by the doorbell module,
+ * id = flow, a = tail, b = WQEs it added; RNIC_TRACE_REFUSE: a refused call, id = flow or group or
+ * RNIC_NONE, a = rnic_err, b = the value refused; RNIC_TRACE_OUT per piece; RNIC_TRACE_POP). */
+#define RQ_PALOS_TRACE_VISIT_START 16u /* id = flow, a = credit of the visit (int64), b = its chunk */
+#define RQ_PALOS_TRACE_VISIT_END 17u   /* id = flow, a = credit carried (int64), b = WQEs left posted */
+#define RQ_PALOS_TRACE_FETCH 18u       /* a batch read: id = flow, a = WQEs, b = cycle it is readable */
+#define RQ_PALOS_TRACE_PAUSE 19u       /* a bandwidth visit steps aside for a latency batch: id = flow */
+#define RQ_PALOS_TRACE_RESUME 20u      /* and resumes: id = flow */
 
 typedef struct rq_palos_stats {
     uint64_t cycles;
-    uint64_t doorbells;      /* accepted */
+    uint64_t doorbell_writes;/* accepted tail-register writes */
+    uint64_t doorbells;      /* taken by the doorbell module (writes to one flow before it are coalesced) */
     uint64_t visits;         /* schedule-queue dequeues that were sliced */
     uint64_t priority_visits;
     uint64_t out_wqes, out_bytes;
-    uint64_t wqes_done;      /* WQEs sliced to their end (RQ_OUT_LAST without RQ_OUT_ERROR) */
+    uint64_t wqes_done;      /* WQEs sliced to their end (RNIC_WORK_LAST without RNIC_WORK_ERROR) */
     uint64_t cut_wqes;       /* WQEs split over more than one visit */
     uint64_t combined_visits;/* visits that passed on more than one WQE */
     uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
     uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
-    uint64_t bad_wqes;       /* completed with RQ_OUT_ERROR */
-    rnic_err_stats errors;   /* refused calls by cause */
+    uint64_t bad_wqes;       /* completed with RNIC_WORK_ERROR */
+    rnic_err_stats errors;   /* refused calls and refused WQEs by cause */
 } rq_palos_stats;
 
 typedef struct rq_palos rq_palos;
 
 RQ_API void rq_palos_config_default(rq_palos_config *cfg);
+/* RNIC_OK, or RNIC_EINVAL with *field naming the offending config field. */
+RQ_API rnic_err rq_palos_config_check(const rq_palos_config *cfg, const char **field);
 RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg); /* 0: invalid config */
-RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size,
-                              rq_palos_wqe_fn fetch, void *ctx);
+RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size);
 
 /* Control path (§IV-B): groups and QPs. A QP must be in a group before its doorbells are taken. */
 RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight);
 RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight);
 /* Weight 1 .. 65535, group, traffic class (RQ_PALOS_BANDWIDTH / RQ_PALOS_LATENCY); takes effect
  * at the QP's next visit (a queued QP keeps its queue place). */
-RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t qp, uint32_t group, uint32_t weight, uint32_t cls);
+RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls);
 /* Only an idle QP with no posted work (RNIC_ESTATE otherwise). */
-RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t qp);
+RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow);
 
-/* Doorbell: the QP's new tail (free-running ring counter of the next WQE the host will write).
- * RNIC_ENOENT unknown QP, RNIC_ESTALE a tail that does not move forward, RNIC_ENOSPC a tail more
- * than ring_entries ahead of the QP's head (ring overrun), RNIC_EBUSY port full; all counted. */
-RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t qp, uint32_t tail);
+/* Doorbell: write the flow's tail register (free-running ring counter of the next WQE the host
+ * will write). Writes are coalesced: the doorbell module takes one flow per cycle, in the order
+ * the flows first rang, and applies its newest tail. RNIC_ENOENT unknown flow, RNIC_ESTALE a tail
+ * that does not move forward, RNIC_ENOSPC a tail more than ring_entries ahead of the flow's head
+ * (ring overrun); all counted, the register unchanged. Never RNIC_EBUSY. */
+RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail);
 RQ_API void rq_palos_tick(rq_palos *p);
-RQ_API rnic_err rq_palos_pop(rq_palos *p, rq_palos_out *out); /* RNIC_EEMPTY: nothing this cycle */
-RQ_API const rq_palos_out *rq_palos_peek(const rq_palos *p);  /* NULL when empty */
+/* The next piece: RNIC_EEMPTY when none (not counted), RNIC_EINVAL for a NULL pointer (counted). */
+RQ_API rnic_err rq_palos_pop(rq_palos *p, rnic_work *out);
+RQ_API rnic_err rq_palos_peek(const rq_palos *p, rnic_work *out); /* a copy, the piece stays */
 RQ_API uint64_t rq_palos_now(const rq_palos *p);
-/* Earliest cycle >= now at which a tick could do anything without new input (RQ_NEVER: never;
- * a slicing module blocked on a full output port waits for a pop). rq_palos_advance(n) has the
- * results of n ticks, skipping idle stretches. */
+/* Earliest cycle >= now at which a tick changes anything without new input; RNIC_NEVER when
+ * nothing happens until new input (a doorbell, a control call) or a pop of a full output port.
+ * O(1). */
 RQ_API uint64_t rq_palos_next_event(const rq_palos *p);
-RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles);
+/* Up to `cycles` cycles with the results of as many ticks, skipping idle stretches; stops right
+ * after the tick in which the output port became full. Returns the cycles run. */
+RQ_API uint64_t rq_palos_advance(rq_palos *p, uint64_t cycles);
+RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle); /* advance(cycle - now), mod 2^64 */
 /* WQEs posted and not yet sliced to their end, over all QPs. */
 RQ_API uint64_t rq_palos_backlog(const rq_palos *p);
 /* The QP's head (next WQE to slice) and fetch offset inside it. */
-RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *head, uint32_t *offset);
+RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t flow, uint32_t *head, uint32_t *offset);
 RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p);
 RQ_API const rq_pw *rq_palos_weights(const rq_palos *p);
 
@@ -143,7 +155,7 @@ typedef struct rq_palos_qp {
     uint8_t cls;
     uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
     uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
-    uint8_t pad;
+    uint8_t db_pending; /* in the doorbell FIFO: posted not yet applied to tail */
 } rq_palos_qp;
 
 typedef struct rq_palos_slot { /* a batch read in flight */
@@ -159,22 +171,21 @@ typedef struct rq_palos_visit { /* the slicing module's registers */
     uint32_t latency;          /* a latency-class visit: one message, no packet_overhead charge */
     uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
     uint32_t have_wqe;
-    rq_wqe wqe;                /* the WQE at the QP's head, as read */
+    rnic_work wqe;             /* the WQE at the QP's head, as read */
 } rq_palos_visit;
 
 struct rq_palos {
     rq_palos_config cfg;
     rq_pw weights;
     rq_palos_qp *qps;
-    rnic_ring doorbells;   /* {qp, tail} */
+    rnic_ring doorbells;   /* flows with a pending tail, in the order they rang (capacity max_qps) */
     rnic_ring queue[2];    /* schedule queues: [RQ_PALOS_BANDWIDTH], [RQ_PALOS_LATENCY] */
     rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
-    rnic_ring out;         /* rq_palos_out */
+    rnic_ring out;         /* rnic_work */
     rq_palos_visit visit;
     rq_palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
-    rq_palos_wqe_fn fetch;
-    void *ctx;
     uint64_t now;
+    uint32_t fetch_latency; /* cycles (fetch_latency_ns at clock_hz) */
     uint64_t backlog;
     rq_palos_stats stats;
 };
