@@ -802,8 +802,9 @@ static void test_fast_forward_matches_ticks(void)
     uint32_t nin = 0, na = 0, nb = 0, i, k, t;
     uint64_t cyc, end = 400000, ticks_b = 0;
     rq_qos_config_default(&c);
-    c.timeout_cycles = 2000;
+    c.timeout_ns = 13333; /* 1,999.95 cycles at 150 MHz: 2,000 */
     CHECK_EQ(rq_qos_init(&qa, &c, mem_buf, sizeof mem_buf), RNIC_OK);
+    CHECK_EQ(rq_qos_timeout_cycles(&qa), 2000);
     CHECK_EQ(rq_qos_init(&qb, &c, mem_b, sizeof mem_b), RNIC_OK);
     rnic_prng_seed(&p, 0xff00u);
     /* A: ticked every cycle; a sparse host and a responder that loses a third of the responses */
@@ -1083,6 +1084,261 @@ static void test_null_pointers_peeks_and_space(void)
     CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EBUSY], 1);
 }
 
+
+/* ---- fast-forward under the engine contract: one workload on three engines -- A ticked
+ * every cycle from cycle 0, B driven by rq_qos_advance_to from cycle 0, C the same as B but
+ * started 150,000 cycles below 2^64 so the run crosses the wrap. The send unit is lazy: it
+ * drains the outputs only every `period` cycles (hundreds to thousands), so the outputs sit
+ * full for long stretches (the engine waits on them: next_event RNIC_NEVER unless a timeout
+ * is armed), and loses a fifth of the responses (timeouts, retransmissions). Every record
+ * popped, its cycle (shifted for C), and the final statistics must be identical. ---- */
+typedef struct adv_resp {
+    uint64_t at; /* cycle offset from the run's start */
+    rq_response r;
+} adv_resp;
+
+enum { ADV_RESP = 4096, ADV_XFERS = 300 };
+
+typedef struct adv_run {
+    rq_qos *q[3];
+    uint64_t start[3];
+    adv_resp resp[ADV_RESP];
+    uint32_t nresp;
+    uint64_t records, stops, skipped_quiet;
+} adv_run;
+
+/* Drain every output of engine k at its cycle; compare with engine 0's records (already in
+ * `ref`), or, for engine 0, fill `ref` and schedule responses. */
+typedef struct adv_rec {
+    rnic_work w[64];
+    rq_packet pk[64];
+    rq_axi_bresp br[64];
+    rq_axi_rdata rd[64];
+    uint32_t nw, npk, nbr, nrd;
+} adv_rec;
+
+static void adv_drain(rq_qos *q, adv_rec *r)
+{
+    memset(r, 0, sizeof *r);
+    while (r->nw < 64u && rq_qos_pop_block(q, &r->w[r->nw]) == RNIC_OK)
+        r->nw++;
+    while (r->npk < 64u && rq_qos_pop_packet(q, &r->pk[r->npk]) == RNIC_OK)
+        r->npk++;
+    while (r->nbr < 64u && rq_qos_pop_bresp(q, &r->br[r->nbr]) == RNIC_OK)
+        r->nbr++;
+    while (r->nrd < 64u && rq_qos_pop_rdata(q, &r->rd[r->nrd]) == RNIC_OK)
+        r->nrd++;
+}
+
+static int adv_same(const adv_rec *a, const adv_rec *b, uint64_t shift)
+{
+    uint32_t i;
+    if (a->nw != b->nw || a->npk != b->npk || a->nbr != b->nbr || a->nrd != b->nrd)
+        return 0;
+    for (i = 0; i < a->nw; i++) {
+        rnic_work x = a->w[i];
+        x.cycle += shift;
+        if (memcmp(&x, &b->w[i], sizeof x) != 0)
+            return 0;
+    }
+    for (i = 0; i < a->npk; i++) {
+        rq_packet x = a->pk[i];
+        x.cycle += shift;
+        if (memcmp(&x, &b->pk[i], sizeof x) != 0)
+            return 0;
+    }
+    for (i = 0; i < a->nbr; i++)
+        if (a->br[i].cycle + shift != b->br[i].cycle || a->br[i].status != b->br[i].status || a->br[i].addr != b->br[i].addr)
+            return 0;
+    for (i = 0; i < a->nrd; i++)
+        if (a->rd[i].cycle + shift != b->rd[i].cycle || a->rd[i].data != b->rd[i].data || a->rd[i].status != b->rd[i].status)
+            return 0;
+    return 1;
+}
+
+static void test_advance_is_ticking_with_full_outputs_and_wrap(void)
+{
+    static unsigned char mem3[3][1u << 20];
+    static rq_qos eng3[3];
+    static adv_run run;
+    static adv_rec rec[3];
+    rq_qos_config c;
+    rnic_prng p;
+    uint64_t t = 0, end = 1500000, period = 500, next_drain = 0;
+    uint32_t k, i, started = 0;
+    memset(&run, 0, sizeof run);
+    rq_qos_config_default(&c);
+    run.start[0] = run.start[1] = 0;
+    run.start[2] = UINT64_MAX - 150000u;
+    for (k = 0; k < 3; k++) {
+        c.start_cycle = run.start[k];
+        CHECK_EQ(rq_qos_init(&eng3[k], &c, mem3[k], sizeof mem3[k]), RNIC_OK);
+        run.q[k] = &eng3[k];
+        CHECK_EQ(rq_qos_now(run.q[k]), run.start[k]);
+    }
+    rnic_prng_seed(&p, 0xadfau);
+    while (t < end && !TEST_FAILS()) {
+        /* the next action: a drain, a response due, or the host's next descriptor */
+        uint64_t next = next_drain;
+        for (i = 0; i < run.nresp; i++)
+            if (run.resp[i].at < next)
+                next = run.resp[i].at;
+        if (next <= t)
+            next = t;
+        /* move every engine to `next`: A by ticks, B and C by advance_to (which may stop
+         * early when an output fills: call again) */
+        while (rq_qos_now(run.q[0]) != next)
+            rq_qos_tick(run.q[0]);
+        for (k = 1; k < 3; k++) {
+            uint64_t target = run.start[k] + next;
+            while (rq_qos_now(run.q[k]) != target) {
+                uint64_t before = rq_qos_now(run.q[k]), ran = rq_qos_advance_to(run.q[k], target);
+                CHECK_EQ(rq_qos_now(run.q[k]), before + ran);
+                CHECK(ran > 0u);
+                if (ran == 0u)
+                    return;
+                run.stops += rq_qos_now(run.q[k]) != target;
+            }
+        }
+        t = next;
+        /* inputs at t, the same to all three */
+        for (i = 0; i < run.nresp;) {
+            if (run.resp[i].at <= t) {
+                rnic_err e0 = rq_qos_push_response(run.q[0], &run.resp[i].r);
+                for (k = 1; k < 3; k++)
+                    CHECK_EQ(rq_qos_push_response(run.q[k], &run.resp[i].r), e0);
+                if (e0 == RNIC_OK) {
+                    run.resp[i] = run.resp[--run.nresp];
+                    continue;
+                }
+                run.resp[i].at = t + 1u; /* port full: again next cycle */
+            }
+            i++;
+        }
+        if (t == next_drain) {
+            for (k = 0; k < 3; k++)
+                adv_drain(run.q[k], &rec[k]);
+            for (k = 1; k < 3; k++)
+                CHECK(adv_same(&rec[0], &rec[k], run.start[k]));
+            run.records += rec[0].nw + rec[0].npk;
+            /* the network: a fifth lost, one in twenty NACKed, the rest ACKed later */
+            for (i = 0; i < rec[0].nw + rec[0].npk && run.nresp < ADV_RESP; i++) {
+                uint32_t r = (uint32_t)rnic_prng_below(&p, 100);
+                adv_resp *ar = &run.resp[run.nresp];
+                if (i >= rec[0].nw && rec[0].pk[i - rec[0].nw].kind != RQ_PKT_INLINE)
+                    continue;
+                if (r < 20)
+                    continue;
+                ar->at = t + rnic_prng_range(&p, 50, 3000);
+                ar->r.tid = i < rec[0].nw ? rec[0].w[i].aux : rec[0].pk[i - rec[0].nw].tid;
+                ar->r.seq = i < rec[0].nw ? rec[0].w[i].op : rec[0].pk[i - rec[0].nw].seq;
+                ar->r.ack = r >= 25;
+                run.nresp++;
+            }
+            /* the host: a new descriptor (fresh channel pair) when the AW FIFO has room, and
+             * a status read of one page */
+            if (started < ADV_XFERS && rq_qos_space_axi_write(run.q[0]) >= 4u && rq_qos_ready(run.q[0])) {
+                rq_transfer tr;
+                uint64_t l[2][4];
+                uint32_t d = started % 16u, ch = 2u * (started / 16u), ln, w;
+                memset(&tr, 0, sizeof tr);
+                tr.size = rnic_prng_below(&p, 5) == 0 ? rnic_prng_range(&p, 1, 32) : rnic_prng_log_range(&p, 33, 1u << 19);
+                tr.kind = tr.size <= 32u ? RQ_KIND_INLINE : RQ_KIND_REGULAR;
+                tr.dst = rnic_prng_next(&p) >> 24;
+                tr.src = tr.kind == RQ_KIND_REGULAR ? rnic_prng_next(&p) >> 24 : 0;
+                tr.cm = tr.kind == RQ_KIND_REGULAR && rnic_prng_below(&p, 2);
+                tr.multipath = tr.cm && rnic_prng_below(&p, 2);
+                tr.notify = tr.kind == RQ_KIND_REGULAR && rnic_prng_below(&p, 3) == 0;
+                CHECK_EQ(rq_desc_encode(&tr, l[0], l[1]), RNIC_OK);
+                for (ln = 0; ln < rq_desc_lines(l[0][3]); ln++)
+                    for (w = 0; w < 4; w += 2)
+                        for (k = 0; k < 3; k++)
+                            CHECK_EQ(rq_qos_axi_write(run.q[k], d, addr_of(d, ch + ln, w), &l[ln][w], 16), RNIC_OK);
+                started++;
+            }
+            {
+                uint32_t page = (uint32_t)rnic_prng_below(&p, 16), half = (uint32_t)rnic_prng_below(&p, 2);
+                for (k = 0; k < 3; k++)
+                    rq_qos_axi_read(run.q[k], page, page, half, 1);
+            }
+            if (rnic_prng_below(&p, 20) == 0) /* phases of eager and lazy send units */
+                period = rnic_prng_below(&p, 2) ? rnic_prng_range(&p, 1, 20) : rnic_prng_range(&p, 200, 5000);
+            next_drain = t + period;
+        }
+    }
+    for (k = 1; k < 3; k++) {
+        rq_qos_stats a = *rq_qos_get_stats(run.q[0]), b = *rq_qos_get_stats(run.q[k]);
+        CHECK(memcmp(&a, &b, sizeof a) == 0); /* every counter, stall counters included */
+        if (memcmp(&a, &b, sizeof a) != 0)
+            printf("  engine %u: cycles %" PRIu64 "/%" PRIu64 " bresp_stalls %" PRIu64 "/%" PRIu64
+                   " seg_stalls_output %" PRIu64 "/%" PRIu64 " timeouts %" PRIu64 "/%" PRIu64 "\n",
+                   k, a.cycles, b.cycles, a.bresp_stalls, b.bresp_stalls, a.seg_stalls_output, b.seg_stalls_output,
+                   a.timeouts, b.timeouts);
+    }
+    CHECK(rq_qos_now(run.q[2]) < run.start[2]); /* C crossed the wrap */
+    CHECK(rq_qos_get_stats(run.q[0])->timeouts > 20u && rq_qos_get_stats(run.q[0])->retransmits > 20u);
+    CHECK(rq_qos_get_stats(run.q[0])->seg_stalls_output > 100000u); /* outputs sat full */
+    CHECK(run.stops > 10u); /* advance did stop at outputs that filled */
+    printf("  %u transfers, %" PRIu64 " records identical over %" PRIu64 " cycles (and across 2^64); %" PRIu64
+           " timeouts, %" PRIu64 " early stops at a filled output\n",
+           started, run.records, end, rq_qos_get_stats(run.q[0])->timeouts, run.stops);
+}
+
+/* A fresh engine whose only work is a full output: next_event is RNIC_NEVER; advance stops
+ * right after the tick that filled the port, then (the port already full) runs the whole
+ * request in one skip; popping makes the engine busy again. */
+static void test_next_event_never_on_a_full_output(void)
+{
+    rq_qos *q = make_qos();
+    rq_transfer t;
+    uint64_t l0[4], l1[4], ran, cyc;
+    rq_axi_bresp br;
+    rnic_work w;
+    uint32_t d;
+    if (!q)
+        return;
+    CHECK(rq_qos_next_event(q) == rq_qos_now(q)); /* the ID initializer runs */
+    while (!rq_qos_ready(q))
+        rq_qos_tick(q);
+    CHECK(rq_qos_next_event(q) == RNIC_NEVER); /* idle */
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_REGULAR;
+    t.size = 40u * 65536u; /* 40 blocks, 2 outstanding: 4 transfers fill the 4-deep port */
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    for (d = 0; d < 2u; d++) { /* 8 beats: the AW FIFO's depth */
+        write_line128(q, d, 0, l0);
+        write_line128(q, d, 1, l1);
+    }
+    ran = 0;
+    while (!rnic_ring_full(&q->tx) && ran < 100u) { /* each advance stops where a port filled */
+        uint64_t r = rq_qos_advance(q, 1000000);
+        CHECK(r < 20u);
+        ran += r;
+        while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+            ;
+    }
+    CHECK(ran < 40u);
+    CHECK(rnic_ring_full(&q->tx)); /* white-box: the port that stopped it */
+    CHECK(rq_qos_next_event(q) == RNIC_NEVER); /* waits on the full port only (nothing popped: no timer) */
+    cyc = rq_qos_now(q);
+    CHECK_EQ(rq_qos_advance(q, 1000000), 1000000); /* already full: no new fill, one skip */
+    CHECK_EQ(rq_qos_now(q), cyc + 1000000u);
+    CHECK_EQ(rq_qos_advance_to(q, cyc + 1500000u), 500000);
+    CHECK_EQ(rq_qos_pop_block(q, &w), RNIC_OK); /* room again; the block's timeout is armed */
+    cyc = rq_qos_now(q);
+    /* (2 transfers x 2 outstanding blocks: nothing else to issue until an ACK) the next event
+     * is the timeout, where the scanner reaches the TID at or after pop + 3,000 cycles */
+    ran = rq_qos_next_event(q);
+    CHECK(ran >= cyc + 3000u && ran < cyc + 3000u + 1024u);
+    CHECK_EQ((q->scan + (ran - cyc)) % 1024u, w.aux); /* white-box: the scanner stands on the TID then */
+    /* the scanner queues it at that cycle, the retransmission fills the port the cycle after */
+    CHECK_EQ(rq_qos_advance(q, 1000000), ran - cyc + 2u);
+    CHECK_EQ(rq_qos_get_stats(q)->timeouts, 1);
+    CHECK_EQ(rq_qos_get_stats(q)->retransmits, 1);
+    CHECK(rnic_ring_full(&q->tx));
+    CHECK(rq_qos_next_event(q) == RNIC_NEVER);
+}
+
 int main(void)
 {
     RUN(test_inline_descriptor_timing);
@@ -1096,5 +1352,7 @@ int main(void)
     RUN(test_remote_reads);
     RUN(test_bad_responses);
     RUN(test_null_pointers_peeks_and_space);
+    RUN(test_next_event_never_on_a_full_output);
+    RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
     return test_summary();
 }

@@ -22,10 +22,16 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->packet_queue = 16;
     cfg->response_port = 8;
     cfg->seq_bits = 12;
-    cfg->timeout_cycles = 3000; /* 20 us at 150 MHz */
+    cfg->timeout_ns = 20000; /* §2: 20 us (3,000 cycles at 150 MHz) */
     cfg->retry_limit = 3;
     cfg->remote_port = 8;
 }
+
+#define RQ__MAX_CLOCK_HZ 1000000000000ull           /* 1 THz: ns x clock_hz stays in 128 bits */
+#define RQ__MAX_TIMEOUT ((uint64_t)1 << 40)         /* cycles: wrap-safe comparisons need < 2^63 */
+
+/* The retransmission timeout in cycles: timeout_ns at clock_hz, to the nearest cycle. */
+static uint64_t rq__timeout_of(const rq_qos_config *c) { return rnic_ns_to_cycles(c->timeout_ns, c->clock_hz); }
 
 static bool rq__qos_config_valid(const rq_qos_config *c)
 {
@@ -36,7 +42,8 @@ static bool rq__qos_config_valid(const rq_qos_config *c)
         c->max_outstanding > 15u || c->aw_fifo == 0 || c->b_fifo == 0 || c->read_port == 0 ||
         rq_ids_mem_size(&c->ids) == 0 || c->max_outstanding > c->ids.flow_blocks || c->transaction_port == 0 ||
         c->packet_queue == 0 || c->response_port == 0 || c->seq_bits < 2u || c->seq_bits > 16u ||
-        c->timeout_cycles == 0 || c->retry_limit > 255u || c->remote_port == 0 || c->read_channels == 0)
+        c->clock_hz > RQ__MAX_CLOCK_HZ || rq__timeout_of(c) == 0 || rq__timeout_of(c) > RQ__MAX_TIMEOUT ||
+        c->retry_limit > 255u || c->remote_port == 0 || c->read_channels == 0)
         return false;
     lines = (uint64_t)c->domains * ((uint64_t)c->write_channels + c->read_channels);
     return lines <= ((uint64_t)1 << 20) && rq_status_mem_size(c->domains, c->write_channels) != 0;
@@ -71,6 +78,7 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_rdata), c->read_port), rnic_ring_init(&q->r, sizeof(rq_axi_rdata), c->read_port, mem + at, n));
     RQ__PART((size_t)lines * sizeof(rq_meta), q->meta = (rq_meta *)(void *)(mem + at));
     RQ__PART((size_t)2u * c->ids.tids * sizeof(rq_pend), q->pend = (rq_pend *)(void *)(mem + at));
+    RQ__PART((size_t)2u * c->ids.tids * sizeof(uint32_t), q->timers = (uint32_t *)(void *)(mem + at));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_block_desc), c->transaction_port),
              rnic_ring_init(&q->tx, sizeof(rq_block_desc), c->transaction_port, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_packet), c->packet_queue), rnic_ring_init(&q->pkt, sizeof(rq_packet), c->packet_queue, mem + at, n));
@@ -114,10 +122,18 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
         q->pend_shift++;
     while (((uint32_t)1 << q->block_shift) < cfg->block_bytes)
         q->block_shift++;
+    for (d = 0; d < 2u * cfg->ids.tids; d++)
+        q->pend[d].heap_at = RNIC_NONE;
+    q->timeout = rq__timeout_of(cfg);
+    q->now = cfg->start_cycle;
     return RNIC_OK;
 }
 
 RQ_API uint64_t rq_qos_now(const rq_qos *q) { return q ? q->now : 0; }
+RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q) { return q ? q->timeout : 0; }
+
+/* Wrap-safe "cycle a is after cycle b" (cycles within 2^63 of each other). */
+static bool rq__after(uint64_t a, uint64_t b) { return (int64_t)(a - b) > 0; }
 RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q) { return q ? &q->stats : NULL; }
 RQ_API bool rq_qos_ready(const rq_qos *q) { return q && rq_ids_ready(&q->ids); }
 RQ_API uint32_t rq_qos_free_ids(const rq_qos *q, rq_id_pool pool) { return q ? rq_ids_free_count(&q->ids, pool) : 0; }
@@ -274,7 +290,7 @@ static void rq__write_stage(rq_qos *q)
     rq_transfer t;
     uint32_t line = 0, word = 0, first, nlines, queue;
     rnic_err e;
-    if (!head || head->ready > q->now)
+    if (!head || rq__after(head->ready, q->now))
         return;
     if (rnic_ring_full(&q->b)) { /* no room for the response: the stage waits */
         q->stats.bresp_stalls++;
@@ -384,7 +400,7 @@ static void rq__read_stage(rq_qos *q)
     const rq_axi_read *head = (const rq_axi_read *)rnic_ring_peek(&q->rd);
     rq_axi_rdata out;
     rq_status st = RQ_IDLE;
-    if (!head || head->ready > q->now || rnic_ring_full(&q->r))
+    if (!head || rq__after(head->ready, q->now) || rnic_ring_full(&q->r))
         return;
     out.cycle = q->now;
     out.data = 0;
@@ -401,6 +417,79 @@ static void rq__read_stage(rq_qos *q)
     q->stats.status_reads++;
     rnic_ring_pop(&q->rd, NULL);
     rnic_ring_push(&q->r, &out);
+}
+
+/* ---- the timer heap (fast-forward only: the timeout scanner itself is unchanged) ----
+ * An armed pending entry (valid, taken by the send unit, not queued for retransmission) is
+ * found due by the scanner at a cycle known when it is armed: the scanner stands on entry i
+ * at every cycle c with (scan + c - now) mod n == i, so entry i armed at `issued` fires at
+ * the first such c >= issued + timeout. A min-heap of armed TIDs by that cycle gives
+ * next_event's next timeout in O(1), updated in O(log n) when an entry changes state. */
+
+static bool rq__fires_before(const rq_qos *q, uint32_t a, uint32_t b)
+{
+    return (int64_t)(q->pend[a].fire - q->pend[b].fire) < 0;
+}
+
+static void rq__timer_place(rq_qos *q, uint32_t at, uint32_t tid)
+{
+    q->timers[at] = tid;
+    q->pend[tid].heap_at = at;
+}
+
+static void rq__timer_up(rq_qos *q, uint32_t at)
+{
+    uint32_t tid = q->timers[at];
+    while (at > 0u && rq__fires_before(q, tid, q->timers[(at - 1u) / 2u])) {
+        rq__timer_place(q, at, q->timers[(at - 1u) / 2u]);
+        at = (at - 1u) / 2u;
+    }
+    rq__timer_place(q, at, tid);
+}
+
+static void rq__timer_down(rq_qos *q, uint32_t at)
+{
+    uint32_t tid = q->timers[at], child;
+    for (;;) {
+        child = 2u * at + 1u;
+        if (child >= q->ntimers)
+            break;
+        if (child + 1u < q->ntimers && rq__fires_before(q, q->timers[child + 1u], q->timers[child]))
+            child++;
+        if (!rq__fires_before(q, q->timers[child], tid))
+            break;
+        rq__timer_place(q, at, q->timers[child]);
+        at = child;
+    }
+    rq__timer_place(q, at, tid);
+}
+
+/* After any change to pend[tid]: armed entries are in the heap keyed by their firing cycle,
+ * others are not. */
+static void rq__timer_sync(rq_qos *q, uint32_t tid)
+{
+    rq_pend *pe = &q->pend[tid];
+    uint32_t at = pe->heap_at;
+    uint64_t n = 2u * q->cfg.ids.tids, due;
+    if (pe->valid && pe->taken && !pe->retx_queued) {
+        due = pe->issued + q->timeout;
+        /* the scanner stands on (scan + due - now) mod n at cycle `due` */
+        pe->fire = due + (((uint64_t)tid - (q->scan + (due - q->now))) & (n - 1u));
+        if (at == RNIC_NONE) {
+            at = q->ntimers++;
+            q->timers[at] = tid;
+        }
+        rq__timer_up(q, at);
+        rq__timer_down(q, pe->heap_at);
+    } else if (at != RNIC_NONE) {
+        uint32_t last = q->timers[--q->ntimers];
+        pe->heap_at = RNIC_NONE;
+        if (last != tid) {
+            rq__timer_place(q, at, last);
+            rq__timer_up(q, at);
+            rq__timer_down(q, q->pend[last].heap_at);
+        }
+    }
 }
 
 /* ---- outputs and the network port ---- */
@@ -475,6 +564,7 @@ static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq)
     if (tid < 2u * q->cfg.ids.tids && q->pend[tid].valid && q->pend[tid].seq == seq) {
         q->pend[tid].issued = q->now;
         q->pend[tid].taken = 1;
+        rq__timer_sync(q, tid);
     }
 }
 
@@ -677,7 +767,7 @@ static void rq__handler_s3(rq_qos *q)
     rq_meta *m;
     rq_transfer t;
     bool tid_back;
-    if (h->state != 2u || h->next > q->now)
+    if (h->state != 2u || rq__after(h->next, q->now))
         return;
     pe = &q->pend[h->r.tid];
     line = pe->line;
@@ -693,6 +783,7 @@ static void rq__handler_s3(rq_qos *q)
     if (queue != RNIC_NONE && rnic_ssfifo_enqueue(&q->sched, queue, line) == RNIC_OK)
         q->enq_port_used = true;
     pe->valid = 0;
+    rq__timer_sync(q, h->r.tid);
     q->npending--;
     m->outstanding--;
     q->stats.acks++;
@@ -725,7 +816,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
         }
         return false;
     }
-    if (h->state != 1u || h->next > q->now)
+    if (h->state != 1u || rq__after(h->next, q->now))
         return false;
     pe = h->r.tid < 2u * q->cfg.ids.tids ? &q->pend[h->r.tid] : NULL;
     if (!pe || !pe->valid || pe->seq != h->r.seq) { /* unknown, stale or duplicate */
@@ -738,6 +829,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
         q->stats.nacks++;
         if (!pe->retx_queued) {
             pe->retx_queued = 1;
+            rq__timer_sync(q, h->r.tid);
             rnic_ring_push(&q->retx, &h->r.tid);
         }
         h->state = 0u;
@@ -761,6 +853,7 @@ static void rq__fail_transfer(rq_qos *q, uint32_t line)
     for (i = 0; i < 2u * q->cfg.ids.tids; i++) /* its blocks in flight are forgotten */
         if (q->pend[i].valid && q->pend[i].line == line) {
             q->pend[i].valid = 0;
+            rq__timer_sync(q, i);
             q->npending--;
             if (!t.cm || t.kind == RQ_KIND_INLINE)
                 rq__defer_return(q, RQ_POOL_TID, i);
@@ -824,6 +917,7 @@ static void rq__retransmit(rq_qos *q)
     pe->taken = 0; /* the timeout restarts when the send unit takes it */
     pe->retries++;
     pe->retx_queued = 0;
+    rq__timer_sync(q, tid);
     q->stats.retransmits++;
     rnic_ring_pop(&q->retx, NULL);
 }
@@ -832,8 +926,9 @@ static void rq__retransmit(rq_qos *q)
 static void rq__timeout_scan(rq_qos *q)
 {
     rq_pend *pe = &q->pend[q->scan];
-    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->cfg.timeout_cycles) {
+    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
         pe->retx_queued = 1;
+        rq__timer_sync(q, q->scan);
         rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
         q->stats.timeouts++;
     }
@@ -1017,6 +1112,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     q->pend[tid].retries = 0;
     q->pend[tid].retx_queued = 0;
     q->pend[tid].taken = 0;
+    rq__timer_sync(q, tid);
     q->npending++;
     s->valid = 0;
 }
@@ -1087,51 +1183,142 @@ RQ_API void rq_qos_tick(rq_qos *q)
 
 /* ---- fast-forward ---- */
 
-/* Earliest cycle >= now at which a tick could change anything without new input. Only the
- * timeout scanner can wake an otherwise idle engine: pending entry i is looked at in the
- * cycles when the scanner's position is i (it advances one entry per cycle). */
+/* Whether a tick now would change anything but stall counters, the scanner's position and
+ * the clock ("quiet"), with what such a tick adds to the stall counters (*bresp_stalls,
+ * *seg_stalls) and the earliest cycle an accepted input becomes ready (*wake, RNIC_NEVER if
+ * none). Mirrors rq_qos_tick's stages in their order; anything it does not recognise as a
+ * wait on a full output or on new input counts as work. */
+static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls)
+{
+    const rq_axi_beat *beat = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
+    const rq_axi_read *rd = (const rq_axi_read *)rnic_ring_peek(&q->rd);
+    const uint32_t *retx = (const uint32_t *)rnic_ring_peek(&q->retx);
+    bool tx_full = rnic_ring_full(&q->tx), pkt_full = rnic_ring_full(&q->pkt);
+    rq_transfer t;
+    *wake = RNIC_NEVER;
+    *bresp_stalls = *seg_stalls = 0;
+    if (!rnic_ring_empty(&q->resp) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
+        q->mh.state != 0u || !rq_ids_ready(&q->ids))
+        return false;
+    if (retx) { /* the retransmission path waits only on its output */
+        const rq_pend *pe = &q->pend[*retx];
+        if (!pe->valid || pe->retries >= q->cfg.retry_limit)
+            return false;
+        rq__decode_line(q, pe->line, &t);
+        if (!(t.kind == RQ_KIND_INLINE ? pkt_full : tx_full))
+            return false;
+    }
+    if (q->s3_valid) {
+        if (!tx_full)
+            return false;
+        (*seg_stalls)++;
+    }
+    if (q->s2.valid) {
+        const rq_meta *m = &q->meta[q->s2.line];
+        if (q->s2.wait || m->failed)
+            return false;
+        rq__decode_line(q, q->s2.line, &t);
+        if (q->s2.queue == RQ_QUEUE_CONTROL || t.kind == RQ_KIND_INLINE) {
+            if (!pkt_full)
+                return false;
+            (*seg_stalls)++;
+        } else {
+            uint32_t block = m->block_num, tid;
+            bool control;
+            if (m->total == 0u)
+                return false; /* stage 2's first look at a transfer writes its metadata */
+            tid = rq__block_tid(q, &t, m, block, q->s2.id);
+            if (!q->pend[tid].valid) { /* (a valid one: the guard, stage 2 waits silently) */
+                control = t.notify && block + 1u == m->total && (block - m->outstanding) + 1u == m->total;
+                if (!(q->s3_valid || (block == 0u && tx_full) || (control && pkt_full)))
+                    return false;
+                (*seg_stalls)++;
+            }
+        }
+    } else {
+        /* stage 1: is there a queue it may dequeue from (its pool has an ID)? */
+        uint32_t qi;
+        for (qi = rnic_ssfifo_first_ready(&q->sched, 0); qi != RNIC_NONE; qi = rnic_ssfifo_first_ready(&q->sched, qi + 1u)) {
+            rq_id_pool pool = RQ_POOL_TID;
+            if (!rq__queue_takes_id(q, qi, &pool) || (rq_ids_free_count(&q->ids, pool) != 0 && !q->ids.deq_used[pool]))
+                return false;
+        }
+    }
+    if (beat) { /* the write-data stage waits for its beat's ready cycle or for room in B */
+        if (rq__after(beat->ready, q->now))
+            *wake = beat->ready;
+        else if (rnic_ring_full(&q->b))
+            (*bresp_stalls)++;
+        else
+            return false;
+    }
+    if (rd) {
+        if (rq__after(rd->ready, q->now)) {
+            if (*wake == RNIC_NEVER || rq__after(*wake, rd->ready))
+                *wake = rd->ready;
+        } else if (!rnic_ring_full(&q->r)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* next_event, and what a skipped cycle adds to the stall counters. */
+static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t *seg_stalls)
+{
+    uint64_t wake, fire;
+    if (!rq__quiet(q, &wake, bresp_stalls, seg_stalls))
+        return q->now;
+    if (q->ntimers == 0u)
+        return wake;
+    fire = q->pend[q->timers[0]].fire;
+    return wake != RNIC_NEVER && rq__after(fire, wake) ? wake : fire;
+}
+
 RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
 {
-    uint64_t best = RQ_NEVER, n = 2u * q->cfg.ids.tids;
-    uint32_t i;
-    if (!rnic_ring_empty(&q->aw) || !rnic_ring_empty(&q->rd) || !rnic_ring_empty(&q->resp) ||
-        !rnic_ring_empty(&q->retx) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
-        q->s2.valid || q->s3_valid ||
-        q->mh.state != 0u || !rq_ids_ready(&q->ids) || rnic_ssfifo_first_nonempty(&q->sched, 0) != RNIC_NONE)
-        return q->now;
-    for (i = 0; i < n; i++) {
-        const rq_pend *pe = &q->pend[i];
-        uint64_t due, c;
-        if (!pe->valid || !pe->taken || pe->retx_queued)
-            continue;
-        due = pe->issued + q->cfg.timeout_cycles;
-        if (due < q->now)
-            due = q->now;
-        /* the first cycle >= due at which the scanner stands on entry i */
-        c = q->now + (((uint64_t)i + n - q->scan) & (n - 1u)); /* n = 2 x tids: a power of two */
-        if (c < due)
-            c += ((due - c + n - 1u) >> q->pend_shift) << q->pend_shift;
-        if (c < best)
-            best = c;
-    }
-    return best;
+    uint32_t b, s;
+    return q ? rq__next_event(q, &b, &s) : RNIC_NEVER;
 }
 
-RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles)
+/* Output ports that are full, one bit each. */
+static uint32_t rq__full_outputs(const rq_qos *q)
 {
-    uint64_t target = cycles > RQ_NEVER - q->now ? RQ_NEVER : q->now + cycles; /* saturate */
-    while (q->now < target) {
-        uint64_t ne = rq_qos_next_event(q), skip;
-        if (ne <= q->now) {
-            rq_qos_tick(q);
+    return (rnic_ring_full(&q->tx) ? 1u : 0u) | (rnic_ring_full(&q->pkt) ? 2u : 0u) | (rnic_ring_full(&q->b) ? 4u : 0u) |
+           (rnic_ring_full(&q->r) ? 8u : 0u);
+}
+
+RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
+{
+    uint64_t ran = 0;
+    if (!q)
+        return 0;
+    while (ran < cycles) {
+        uint32_t bresp_stalls, seg_stalls, full;
+        uint64_t next = rq__next_event(q, &bresp_stalls, &seg_stalls);
+        uint64_t skip = rnic_idle_span(q->now, next, cycles - ran);
+        if (skip) {
+            /* quiet cycles: the scanner moves (no entry is due before `next`), the stalled
+             * stages count their stalls, nothing in the FIFOs carries over */
+            q->scan = (uint32_t)((q->scan + skip) & (2u * q->cfg.ids.tids - 1u));
+            rnic_ssfifo_tick(&q->sched);
+            q->stats.bresp_stalls += skip * bresp_stalls;
+            q->stats.seg_stalls_output += skip * seg_stalls;
+            q->now += skip;
+            q->stats.cycles += skip;
+            ran += skip;
             continue;
         }
-        skip = (ne < target ? ne : target) - q->now;
-        /* idle cycles: only the scanner moves, and nothing in the FIFOs carries over */
-        q->scan = (uint32_t)((q->scan + skip) & (2u * q->cfg.ids.tids - 1u));
-        rnic_ssfifo_tick(&q->sched);
-        q->now += skip;
-        q->stats.cycles += skip;
+        full = rq__full_outputs(q);
+        rq_qos_tick(q);
+        ran++;
+        if (rq__full_outputs(q) & ~full)
+            break; /* an output filled: the caller drains it */
     }
+    return ran;
 }
 
+RQ_API uint64_t rq_qos_advance_to(rq_qos *q, uint64_t cycle)
+{
+    return q ? rq_qos_advance(q, rnic_cycles_until(q->now, cycle)) : 0;
+}

@@ -8,7 +8,7 @@
 #define RQ_QUEUE_TID_ONLY 1u
 
 typedef struct rq_qos_config {
-    uint64_t clock_hz;         /* default 150 MHz (the thesis's FPGA clock) */
+    uint64_t clock_hz;         /* default 150 MHz (the thesis's FPGA clock); times in ns use it */
     uint32_t domains;          /* protection domains (pages), default 16 */
     uint32_t write_channels;   /* per domain, default 64 (a multiple of 32) */
     uint32_t read_channels;    /* per domain, default 64 */
@@ -23,9 +23,13 @@ typedef struct rq_qos_config {
     uint32_t packet_queue;     /* inline and control packets waiting, default 16 */
     uint32_t response_port;    /* ACK/NACKs waiting for the message handler, default 8 */
     uint32_t seq_bits;         /* global block sequence number width, default 12 */
-    uint64_t timeout_cycles;   /* a block unacknowledged this long is retransmitted; default 20 us */
+    uint64_t timeout_ns;       /* a block unacknowledged this long after the send unit took it
+                                * is retransmitted; default 20,000 (20 us, §2), converted once at
+                                * init with clock_hz to the nearest cycle (3,000 at 150 MHz) */
     uint32_t retry_limit;      /* retransmissions of one block before the transfer is ERROR, default 3 */
     uint32_t remote_port;      /* remote read requests waiting, default 8 */
+    uint64_t start_cycle;      /* the engine's first cycle (rq_qos_now after init), default 0;
+                                * e.g. just below 2^64 to test a run across the wrap */
 } rq_qos_config;
 
 /* Blocks leave the engine as rnic_work records (rq_qos_pop_block / rq_qos_peek_block):
@@ -180,11 +184,23 @@ RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out);
 RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_desc *out);
 /* Blocks and inline transfers issued and not yet acknowledged. */
 RQ_API uint32_t rq_qos_pending(const rq_qos *q);
-#define RQ_NEVER UINT64_MAX
-/* Earliest cycle >= now at which a tick could do anything without new input (RQ_NEVER: never);
- * rq_qos_advance(n) runs n cycles, skipping idle stretches, with the results of n ticks. */
+#define RQ_NEVER RNIC_NEVER
+/* Earliest cycle >= now at which a tick changes anything but stall counters without new
+ * input; RNIC_NEVER when nothing will, including when the engine only waits for a pop of a
+ * full output. O(1) but for stage 1's look at the scheduling queues (at most the queues
+ * whose IDs are exhausted): the next timeout is the top of a heap of armed entries keyed by
+ * the cycle the scanner will reach each (docs/rnicq_qos_model.md, "Fast-forward"). A remote
+ * read request waiting for a free read channel counts as work now (the engine polls). */
 RQ_API uint64_t rq_qos_next_event(const rq_qos *q);
-RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles);
+/* Run up to `cycles` cycles, skipping idle stretches, with the results of as many ticks
+ * (records, cycles, statistics), across the 2^64 wrap too. Returns the cycles run: fewer
+ * when a tick filled an output port that was not full before it (blocks, packets, BRESPs,
+ * RDATA) -- the advance stops right after that tick so the caller can drain it. */
+RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles);
+/* rq_qos_advance(q, cycle - now) (mod 2^64): pass a later cycle. */
+RQ_API uint64_t rq_qos_advance_to(rq_qos *q, uint64_t cycle);
+/* The retransmission timeout in cycles (timeout_ns at clock_hz). */
+RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q);
 
 RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q);
 /* IDs free in a pool (RQ_POOL_TID / FID1 / FID4): all of them again once the engine is idle. */
@@ -227,7 +243,9 @@ typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
 
 typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint64_t issued;      /* cycle of the last (re)transmission */
+    uint64_t fire;        /* armed: the cycle the scanner will find it due (fast-forward) */
     uint32_t line, block;
+    uint32_t heap_at;     /* its slot in the timer heap, RNIC_NONE when not armed */
     uint16_t seq;
     uint8_t valid, retries, retx_queued, taken; /* taken: the send unit has it (timeout runs) */
     uint8_t pad[2];
@@ -281,6 +299,9 @@ struct rq_qos {
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */
+    uint64_t timeout;         /* cycles (timeout_ns at clock_hz) */
+    uint32_t *timers;         /* min-heap of armed TIDs by pend[].fire (next_event's timeouts) */
+    uint32_t ntimers;
     uint32_t block_shift;     /* log2(block_bytes) */
     uint32_t npending;
     rq_qos_stats stats;
