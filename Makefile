@@ -106,6 +106,9 @@ build/rnic_model: $(MODEL_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o $@ -lm
 
+# the RoCEv2 frame test includes a header of the composed model besides the generated ones
+$(foreach cc,gcc clang portable,build/tests/$(cc)/test_roce_pcap): examples/rnic_model/roce_pcap.h
+
 build/%: examples/%.c $(wildcard examples/*.h) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB) -lm

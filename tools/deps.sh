@@ -28,6 +28,8 @@ test)
         need+=(gcc-multilib)
     fi
     want_cmd qemu-i386 qemu-user
+    # tshark reads the RoCEv2 pcap (tools/pcap_check.sh)
+    want_cmd tshark tshark
     ;;
 build) ;;
 bench) want_cmd valgrind valgrind ;; # callgrind instruction counts
@@ -40,6 +42,8 @@ mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
 if [ "$(id -u)" -eq 0 ]; then
     echo "deps: installing ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive
+    # tshark's wireshark-common asks whether non-root users may capture: no, and no prompt
+    echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null
     apt-get update -qq >/dev/null && apt-get install -y -qq "${need[@]}" >/dev/null || {
         echo "deps: apt-get install ${need[*]} failed" >&2
         exit 1
