@@ -82,8 +82,8 @@ static uint32_t sim_wqe(void *user, uint32_t qp, uint32_t index, rnic_work *w, u
 }
 
 /* mode: RQ_PALOS_CHUNK or RQ_PALOS_PACKET_RR; packet_overhead: 0 (payload chunks, the paper) or
- * SIM_WIRE_OVERHEAD (chunks in wire bytes). */
-static void sim_init(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t seed)
+ * SIM_WIRE_OVERHEAD (chunks in wire bytes); cut_align: 0, or the segment size WQEs are cut at. */
+static void sim_init_aligned(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t seed, uint32_t cut_align)
 {
     size_t n;
     memset(s, 0, sizeof *s);
@@ -93,6 +93,7 @@ static void sim_init(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t s
     s->cfg.mode = mode;
     s->cfg.ring_entries = SIM_RING;
     s->cfg.packet_overhead = packet_overhead;
+    s->cfg.cut_align = cut_align;
     s->cfg.source = sim_wqe;
     s->cfg.source_user = s;
     n = rq_palos_mem_size(&s->cfg);
@@ -103,6 +104,11 @@ static void sim_init(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t s
         exit(1);
     }
     rnic_prng_seed(&s->rng, seed);
+}
+
+static inline void sim_init(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t seed)
+{
+    sim_init_aligned(s, mode, packet_overhead, seed, 0);
 }
 
 static void sim_free(sim *s)

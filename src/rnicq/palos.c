@@ -291,6 +291,25 @@ static uint32_t rq__palos_charge(const rq_palos *p, uint32_t len)
  * at least one byte. */
 static int64_t rq__palos_floor(const rq_palos *p) { return (int64_t)rq__palos_overhead(p); }
 
+/* cut_align applies to bandwidth visits in CHUNK mode (a latency visit finishing a WQE begun
+ * before its QP changed class cuts at priority_max_msg; PACKET_RR cuts at the MTU). */
+static bool rq__palos_aligned(const rq_palos *p)
+{
+    return p->cfg.cut_align != 0u && p->cfg.mode == RQ_PALOS_CHUNK && !p->visit.latency;
+}
+
+/* The credit a visit needs to go on after a piece: above the floor, and with cut_align the
+ * charge of a whole segment, so that the next piece is never empty (a visit that had sent pieces
+ * could not end without one marked VISIT_END). */
+static int64_t rq__palos_go_on_floor(const rq_palos *p)
+{
+    int64_t seg;
+    if (!rq__palos_aligned(p))
+        return rq__palos_floor(p);
+    seg = (int64_t)rq__palos_charge(p, p->cfg.cut_align) - 1;
+    return seg > rq__palos_floor(p) ? seg : rq__palos_floor(p);
+}
+
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
 {
     rq_palos_visit *v = &p->visit;
@@ -342,6 +361,8 @@ static void rq__palos_end_visit(rq_palos *p)
             /* carry the deficit of a small WQE sent whole past the chunk, or the surplus too small
              * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
             cap = (int64_t)v->small + p->cfg.weights.mtu + p->cfg.packet_overhead;
+            if (rq__palos_aligned(p)) /* a cut on a segment boundary leaves up to a segment */
+                cap += (int64_t)rq__palos_charge(p, p->cfg.cut_align) + p->cfg.packet_overhead;
             q->credit = v->credit < cap ? v->credit : cap;
         }
         rq__palos_enqueue(p, v->qp);
@@ -364,7 +385,7 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
     bool error = (o->flags & RNIC_WORK_ERROR) != 0u;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR)
         end = !error || v->left == 0u; /* one packet per visit */
-    else if (cut || (v->latency && !error) || v->credit <= rq__palos_floor(p))
+    else if (cut || (v->latency && !error) || v->credit <= rq__palos_go_on_floor(p))
         end = true; /* the chunk is used (a latency visit: one message) */
     else if (v->left == 0u && q->head != q->tail) {
         /* credit left and WQEs posted beyond the batch: read the next batch for this visit, so
@@ -485,8 +506,19 @@ static void rq__palos_slice_module(rq_palos *p)
         piece = rest < p->cfg.weights.mtu ? rest : p->cfg.weights.mtu;
     else if (q->offset == 0u && v->wqe.len <= v->small)
         piece = rest; /* a WQE no larger than the chunk goes whole (combined), never cut (§IV-A) */
-    else
+    else {
         piece = rq__palos_affordable(p, (uint32_t)v->credit, rest); /* >= 1: credit > floor */
+        if (piece < rest && rq__palos_aligned(p)) {
+            /* cut on a segment boundary from the WQE start; the rest of the credit is carried */
+            uint32_t end = q->offset + piece;
+            end -= end % p->cfg.cut_align;
+            piece = end > q->offset ? end - q->offset : 0u;
+            if (piece == 0u) { /* not a whole segment this round: the first step of this visit */
+                rq__palos_end_visit(p);
+                return;
+            }
+        }
+    }
     o.cycle = p->now;
     o.addr = v->wqe.addr + q->offset;
     o.raddr = v->wqe.raddr + q->offset;
