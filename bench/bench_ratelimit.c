@@ -23,12 +23,13 @@
 #define LINK_BPS 100000000000ull
 #define MTU 4096u
 
-static uint32_t backlog(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
+static uint32_t backlog(void *user, uint32_t qp, uint32_t seq, rnic_work *out, uint32_t max)
 {
     uint32_t i;
     (void)user;
     for (i = 0; i < max; i++) {
-        out[i].id = qp ^ (seq + i);
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].tag = qp ^ (seq + i);
         out[i].len = 1u << 30;
     }
     return max;
@@ -52,12 +53,12 @@ NOINLINE uint64_t measured_run(rl *r, uint64_t packets, uint64_t *sum);
 NOINLINE uint64_t measured_run(rl *r, uint64_t packets, uint64_t *sum)
 {
     uint64_t sent = 0;
-    rl_tx tx;
+    rnic_work tx;
     while (sent < packets) {
-        rl_advance(r, 512);
+        rl_advance(r, 512); /* stops early if the TX port fills: drained below */
         while (rl_pop_tx(r, &tx) == RNIC_OK) {
             sent++;
-            *sum += tx.qp * 31u + tx.cycle;
+            *sum += tx.flow * 31u + tx.cycle;
         }
     }
     return sent;
@@ -67,23 +68,26 @@ static double bench_engine(uint32_t n, const uint64_t *rates, uint64_t packets, 
     rl_config cfg;
     rl *r = (rl *)malloc(sizeof *r);
     void *mem;
-    rl_tx tx;
-    uint64_t sent = 0, sum = 0, i;
+    rnic_work tx;
+    uint64_t sent = 0, sum = 0, i, warm;
     double t0, t1;
     rl_config_default(&cfg);
-    cfg.max_qps = n;
-    cfg.fetch = backlog;
-    cfg.event_capacity = 2u * n; /* a rate and a doorbell per QP, pushed before the first tick */
+    cfg.max_flows = n;
+    cfg.source = backlog;
     cfg.tx_capacity = 1024;
     mem = malloc(rl_mem_size(&cfg));
     if (!r || !mem || rl_init(r, &cfg, mem, rl_mem_size(&cfg)) != RNIC_OK)
         exit(1);
     for (i = 0; i < n; i++) {
-        rl_push_rate(r, (uint32_t)i, rates[i]);
-        rl_push_doorbell(r, (uint32_t)i);
+        rl_set_rate(r, (uint32_t)i, rates[i]);
+        rl_doorbell(r, (uint32_t)i);
     }
     /* warm-up: every QP activated and fetched once */
-    rl_advance(r, 4u * n + 10000u);
+    warm = 4u * n + 10000u;
+    do
+        while (rl_pop_tx(r, &tx) == RNIC_OK)
+            ;
+    while (rl_now(r) < warm && rl_advance_to(r, warm) > 0);
     while (rl_pop_tx(r, &tx) == RNIC_OK)
         ;
     t0 = now_s();

@@ -16,13 +16,14 @@
 #define WARMUP 128u
 
 /* An endless backlog: WQE seq is a 1 GiB message. */
-static uint32_t backlog(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
+static uint32_t backlog(void *user, uint32_t qp, uint32_t seq, rnic_work *out, uint32_t max)
 {
     uint32_t i;
     (void)user;
     (void)qp;
     for (i = 0; i < max; i++) {
-        out[i].id = seq + i;
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].tag = seq + i;
         out[i].len = 1u << 30;
     }
     return max;
@@ -38,18 +39,18 @@ static int run(uint64_t link_bps, uint64_t rate_bps, uint32_t fetch_wqes, uint32
     rl_config cfg;
     rl *r = (rl *)malloc(sizeof *r);
     void *mem;
-    rl_tx tx;
+    rnic_work tx;
     uint64_t first = 0, last = 0, prev = 0, n = 0, bytes = 0;
     double ideal, worst = 0;
     rl_config_default(&cfg);
     cfg.clock_hz = CLOCK_HZ;
     cfg.link_bps = link_bps;
-    cfg.max_qps = 1;
+    cfg.max_flows = 1;
     cfg.fetch_wqes = fetch_wqes;
-    cfg.fetch = backlog;
+    cfg.source = backlog;
     mem = malloc(rl_mem_size(&cfg));
-    if (!r || !mem || rl_init(r, &cfg, mem, rl_mem_size(&cfg)) != RNIC_OK || rl_push_rate(r, 0, rate_bps) != RNIC_OK ||
-        rl_push_doorbell(r, 0) != RNIC_OK) {
+    if (!r || !mem || rl_init(r, &cfg, mem, rl_mem_size(&cfg)) != RNIC_OK || rl_set_rate(r, 0, rate_bps) != RNIC_OK ||
+        rl_doorbell(r, 0) != RNIC_OK) {
         fprintf(stderr, "setup failed\n");
         return 1;
     }

@@ -402,12 +402,13 @@ static void summarise(const meter *m, double window_cycles, summary *out, FILE *
 
 /* ---- Tassel (the engine) ---- */
 
-static uint32_t source(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
+static uint32_t source(void *user, uint32_t qp, uint32_t seq, rnic_work *out, uint32_t max)
 {
     const uint32_t *wqe = (const uint32_t *)user;
     uint32_t i;
     for (i = 0; i < max; i++) { /* endless backlog */
-        out[i].id = seq + i;
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].tag = seq + i;
         out[i].len = wqe[qp];
     }
     return max;
@@ -421,10 +422,10 @@ typedef struct engine_info {
 
 static void drain_tx(rl *r, meter *m, const scenario *s)
 {
-    rl_tx tx;
+    rnic_work tx;
     while (rl_pop_tx(r, &tx) == RNIC_OK)
         if (tx.cycle >= s->t0 && tx.cycle < s->t1)
-            meter_packet(m, tx.qp, tx.len, tx.cycle, s->t0);
+            meter_packet(m, tx.flow, tx.len, tx.cycle, s->t0);
 }
 
 static int run_tassel(const scenario *s, meter *m, engine_info *info)
@@ -439,27 +440,21 @@ static int run_tassel(const scenario *s, meter *m, engine_info *info)
     rl_config_default(&cfg);
     cfg.clock_hz = CLOCK_HZ;
     cfg.link_bps = LINK_BPS;
-    cfg.max_qps = s->n;
+    cfg.max_flows = s->n;
     cfg.desc_capacity = desc_capacity_k;
-    cfg.fetch = source;
-    cfg.fetch_user = s->wqe;
+    cfg.source = source;
+    cfg.source_user = s->wqe;
     size = rl_mem_size(&cfg);
     mem = size ? malloc(size) : NULL;
     if (!r || !mem || rl_init(r, &cfg, mem, size) != RNIC_OK) {
         fprintf(stderr, "engine setup failed\n");
         return 1;
     }
-    /* rates, then doorbells, through the bounded EMUX port (one event a cycle) */
-    for (i = 0; i < 2u * s->n;) {
-        uint32_t qp = i % s->n;
-        rnic_err e = i < s->n ? rl_push_rate(r, qp, s->rate[qp]) : rl_push_doorbell(r, qp);
-        if (e == RNIC_OK) {
-            i++;
-        } else if (e == RNIC_EBUSY) {
-            rl_advance(r, 1);
-            drain_tx(r, m, s);
-        } else {
-            fprintf(stderr, "push refused for QP %u: %d\n", qp, (int)e);
+    /* a rate and a doorbell per QP: registers, all written at once (the EMUX applies one
+     * QP's per cycle) */
+    for (i = 0; i < s->n; i++) {
+        if (rl_set_rate(r, i, s->rate[i]) != RNIC_OK || rl_doorbell(r, i) != RNIC_OK) {
+            fprintf(stderr, "register write refused for QP %u\n", i);
             return 1;
         }
     }
@@ -791,8 +786,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--qps") && i + 1 < argc) {
             sizes[0] = (uint32_t)strtoul(argv[++i], NULL, 0);
             nsizes = 1;
-            if (sizes[0] < 64u || sizes[0] > RL_MAX_QPS) {
-                fprintf(stderr, "--qps must be 64 .. %u\n", RL_MAX_QPS);
+            if (sizes[0] < 64u || sizes[0] > RL_MAX_FLOWS) {
+                fprintf(stderr, "--qps must be 64 .. %u\n", RL_MAX_FLOWS);
                 return 2;
             }
         } else if (!strcmp(argv[i], "--desc") && i + 1 < argc) {

@@ -1,13 +1,16 @@
 /* The rate limiter's internal ordered structures against brute-force references:
  * - the timeline (radix heap standing in for the P-heap): pops in (key, insertion) order,
  *   including keys that settle below the current base ("late") and ties;
- * - the descriptor heaps: waiting by start, eligible by (finish, descriptor number).
+ * - the descriptor heaps: waiting by start, eligible by (finish, descriptor number);
+ * and the engine contract's edges: registers coalesced, rl_advance stopping at a full TX port
+ * (one long call delivers every rate), the 2^64 wrap (an engine started near UINT64_MAX
+ * against one started at 0), trace events, tags and addresses carried to every packet.
  * The engine's static functions are reachable because this file implements the header. */
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "test.h"
 
-static uint32_t no_wqes(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
+static uint32_t no_wqes(void *user, uint32_t qp, uint32_t seq, rnic_work *out, uint32_t max)
 {
     (void)user, (void)qp, (void)seq, (void)out, (void)max;
     return 0;
@@ -25,8 +28,9 @@ static rl *make_engine(uint32_t max_qps)
 {
     rl_config c;
     rl_config_default(&c);
-    c.max_qps = max_qps;
-    c.fetch = no_wqes;
+    c.max_flows = max_qps;
+    c.desc_capacity = RL_MAX_DESC;
+    c.source = no_wqes;
     if (rl_mem_size(&c) > sizeof mem_buf || rl_init(&engine, &c, mem_buf, sizeof mem_buf) != RNIC_OK)
         return NULL;
     return &engine;
@@ -54,7 +58,7 @@ static void test_timeline_order(void)
     static ref_entry ref[N];
     static uint8_t in[N];
     rnic_prng p;
-    uint32_t round, n_ref, i, ops = 0, lates = 0, refills = 0;
+    uint32_t round, n_ref, i, ops = 0, lates = 0, refills = 0, removes = 0;
     rnic_prng_seed(&p, 0x71e11e5u);
     for (round = 0; round < 40 && !TEST_FAILS(); round++) {
         rl *r = make_engine(N);
@@ -67,7 +71,13 @@ static void test_timeline_order(void)
         n_ref = 0;
         while (steps-- && !TEST_FAILS()) {
             bool insert = n_ref == 0 || (n_ref < N && rnic_prng_below(&p, 10) < 5u + (bias == 0 ? 3u : 0u) - (bias == 2 ? 3u : 0u));
-            if (insert) {
+            if (!insert && rnic_prng_below(&p, 4) == 0) { /* a re-timed flow leaves from anywhere */
+                uint32_t j = rnic_prng_below(&p, n_ref);
+                rl__tl_remove(r, ref[j].qp);
+                in[ref[j].qp] = 0;
+                ref[j] = ref[--n_ref];
+                removes++;
+            } else if (insert) {
                 uint32_t qp;
                 do
                     qp = rnic_prng_below(&p, N);
@@ -98,7 +108,8 @@ static void test_timeline_order(void)
             ops++;
         }
     }
-    printf("  %u operations, %u late inserts, %u bucket-0 refills\n", ops, lates, refills);
+    printf("  %u operations, %u late inserts, %u bucket-0 refills, %u removals\n", ops, lates, refills, removes);
+    CHECK(removes > 1000u);
     CHECK(lates > 1000u);
     CHECK(refills > 1000u);
 }
@@ -174,13 +185,15 @@ static void test_descriptor_heaps(void)
 enum { BIG_QPS = 65536, BIG_WQES = 2 };
 static uint32_t big_len[BIG_QPS][BIG_WQES];
 
-static uint32_t big_source(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
+static uint32_t big_source(void *user, uint32_t qp, uint32_t seq, rnic_work *out, uint32_t max)
 {
     uint32_t i, n = 0;
     (void)user;
     for (i = 0; i < max && seq + i < BIG_WQES; i++, n++) {
-        out[i].id = qp * BIG_WQES + seq + i;
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].tag = qp * BIG_WQES + seq + i;
         out[i].len = big_len[qp][seq + i];
+        out[i].addr = (uint64_t)qp << 32 | (uint64_t)(seq + i) << 24;
     }
     return n;
 }
@@ -191,20 +204,23 @@ static uint64_t big_got, big_packets;
 /* Pop every TX record and check it continues its QP's byte stream. */
 static void big_drain(rl *r, uint32_t mtu)
 {
-    rl_tx tx;
+    rnic_work tx;
     while (rl_pop_tx(r, &tx) == RNIC_OK) {
-        uint32_t qp = tx.qp;
+        uint32_t qp = tx.flow;
         CHECK(qp < BIG_QPS);
         if (qp >= BIG_QPS || next_wqe[qp] >= BIG_WQES) {
             CHECK(!"a packet beyond what the QP posted");
             return;
         }
-        CHECK_EQ(tx.wqe_id, qp * BIG_WQES + next_wqe[qp]);
+        CHECK_EQ(tx.tag, qp * BIG_WQES + next_wqe[qp]);
+        CHECK_EQ(tx.index, next_wqe[qp]);
         CHECK_EQ(tx.offset, next_off[qp]);
+        CHECK_EQ(tx.addr, ((uint64_t)qp << 32 | (uint64_t)next_wqe[qp] << 24) + next_off[qp]);
+        CHECK_EQ(!!(tx.flags & RNIC_WORK_FIRST), next_off[qp] == 0);
         CHECK(tx.len >= 1 && tx.len <= mtu);
         next_off[qp] += tx.len;
-        CHECK_EQ(tx.last, next_off[qp] == big_len[qp][next_wqe[qp]]);
-        if (tx.last) {
+        CHECK_EQ(!!(tx.flags & RNIC_WORK_LAST), next_off[qp] == big_len[qp][next_wqe[qp]]);
+        if (tx.flags & RNIC_WORK_LAST) {
             next_wqe[qp]++;
             next_off[qp] = 0;
         }
@@ -222,8 +238,8 @@ static void test_64k_qps_deliver_everything(void)
     uint64_t posted = 0, guard = 0;
     uint32_t i, w;
     rl_config_default(&c);
-    c.max_qps = BIG_QPS;
-    c.fetch = big_source;
+    c.max_flows = BIG_QPS;
+    c.source = big_source;
     c.tx_capacity = 256;
     CHECK(rl_mem_size(&c) <= sizeof big_mem);
     if (rl_init(r, &c, big_mem, sizeof big_mem) != RNIC_OK) {
@@ -236,18 +252,10 @@ static void test_64k_qps_deliver_everything(void)
             big_len[i][w] = (uint32_t)rnic_prng_range(&p, 1, 3u * c.mtu);
             posted += big_len[i][w];
         }
-    /* a rate and a doorbell per QP through the bounded EMUX port, ticking when it is full */
-    for (i = 0; i < 2u * BIG_QPS && !TEST_FAILS();) {
-        uint32_t q = i / 2u;
-        rnic_err e = i % 2u ? rl_push_doorbell(r, q)
-                            : rl_push_rate(r, q, rnic_prng_log_range(&p, 100000000ull, 10000000000ull));
-        if (e == RNIC_OK)
-            i++;
-        else if (e == RNIC_EBUSY)
-            rl_advance(r, 1);
-        else
-            CHECK_EQ(e, RNIC_OK);
-        big_drain(r, c.mtu);
+    /* a rate and a doorbell per QP, all written at once: registers never refuse */
+    for (i = 0; i < BIG_QPS; i++) {
+        CHECK(rl_set_rate(r, i, rnic_prng_log_range(&p, 100000000ull, 10000000000ull)) == RNIC_OK);
+        CHECK(rl_doorbell(r, i) == RNIC_OK);
     }
     while (rl_next_event(r) != RL_NEVER && guard++ < 100000000u && !TEST_FAILS()) {
         rl_advance(r, 4096);
@@ -266,10 +274,243 @@ static void test_64k_qps_deliver_everything(void)
            rl_now(r), (double)rl_get_stats(r)->max_phi_q32 / 4294967296.0);
 }
 
+/* ---- the engine contract's edges ---- */
+
+/* Flow f's WQEs: an endless backlog of mixed sizes, the tag naming (flow, index). */
+static uint32_t mixed_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+{
+    uint32_t i;
+    (void)user;
+    for (i = 0; i < max; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].len = (flow * 7777u + (index + i) * 1313u) % 9000u + 1u;
+        out[i].tag = (uint64_t)flow << 32 | (index + i);
+        out[i].addr = 0x1000000ull * flow;
+        out[i].op = 3;
+    }
+    return max;
+}
+
+static unsigned char wrap_mem[2][1u << 20];
+static rl wrap_eng[2];
+
+static rl *wrap_engine(int which, uint64_t start, uint32_t tx_capacity)
+{
+    rl_config c;
+    rl_config_default(&c);
+    c.max_flows = 16;
+    c.source = mixed_source;
+    c.start_cycle = start;
+    c.tx_capacity = tx_capacity;
+    c.pcie_latency = 100;
+    if (rl_mem_size(&c) > sizeof wrap_mem[which] ||
+        rl_init(&wrap_eng[which], &c, wrap_mem[which], sizeof wrap_mem[which]) != RNIC_OK)
+        return NULL;
+    return &wrap_eng[which];
+}
+
+/* The same inputs to an engine started at 0 (ticked) and one started 40,000 cycles before
+ * 2^64 (advanced in random chunks across the wrap): every record and counter the same, every
+ * cycle shifted by the start. */
+static void test_wrap_2_64(void)
+{
+    uint64_t seed = test_seed(0x2f64u);
+    uint32_t run;
+    for (run = 0; run < 6 && !TEST_FAILS(); run++) {
+        uint64_t startB = UINT64_MAX - 40000u + run * 977u, t = 0, end = 120000, compared = 0;
+        rl *A = wrap_engine(0, 0, 4), *B = wrap_engine(1, startB, 4);
+        rnic_prng p;
+        bool crossed = false;
+        CHECK(A && B);
+        if (!A || !B)
+            return;
+        rnic_prng_seed(&p, rnic_splitmix64(&seed));
+        while (t < end && !TEST_FAILS()) {
+            uint64_t chunk = rnic_prng_range(&p, 1, 3000), i, nA, nB;
+            rnic_work a, b;
+            if (rnic_prng_chance(&p, 1, 2)) { /* register writes, to both at the same relative cycle */
+                uint32_t f = (uint32_t)rnic_prng_below(&p, 16);
+                uint64_t bps = rnic_prng_chance(&p, 1, 8) ? 0 : rnic_prng_log_range(&p, 100000000ull, 100000000000ull);
+                switch (rnic_prng_below(&p, 3)) {
+                case 0: CHECK(rl_doorbell(A, f) == RNIC_OK && rl_doorbell(B, f) == RNIC_OK); break;
+                case 1: CHECK(rl_set_rate(A, f, bps) == RNIC_OK && rl_set_rate(B, f, bps) == RNIC_OK); break;
+                default: {
+                    bool on = rnic_prng_chance(&p, 3, 4);
+                    CHECK(rl_set_credit(A, f, on) == RNIC_OK && rl_set_credit(B, f, on) == RNIC_OK);
+                }
+                }
+            }
+            nA = rl_next_event(A);
+            nB = rl_next_event(B);
+            if ((nA == RL_NEVER) != (nB == RL_NEVER) || (nA != RL_NEVER && nA - 0 != nB - startB)) {
+                if (!(nB == RL_NEVER && nA == UINT64_MAX - startB)) { /* an event exactly at 2^64 - 1 */
+                    printf("  wrap run %u at +%" PRIu64 ": next_event %" PRIu64 " vs %" PRIu64 " (shifted)\n",
+                           (unsigned)run, t, nA, nB - startB);
+                    CHECK(!"rl_next_event differs across the wrap");
+                }
+            }
+            for (i = 0; i < chunk; i++)
+                rl_tick(A);
+            for (i = 0; i < chunk;)
+                i += rl_advance(B, chunk - i); /* going on past a full port is what ticking does */
+            t += chunk;
+            CHECK_EQ(rl_now(A), t);
+            CHECK_EQ(rl_now(B), startB + t);
+            crossed |= rl_now(B) < startB;
+            for (;;) {
+                rnic_err ea = rl_pop_tx(A, &a), eb = rl_pop_tx(B, &b);
+                CHECK_EQ(ea, eb);
+                if (ea != RNIC_OK || eb != RNIC_OK)
+                    break;
+                b.cycle -= startB;
+                if (memcmp(&a, &b, sizeof a) != 0) {
+                    printf("  wrap run %u: record %" PRIu64 " differs (cycle %" PRIu64 " vs %" PRIu64 ", flow %u vs %u)\n",
+                           (unsigned)run, compared, a.cycle, b.cycle, (unsigned)a.flow, (unsigned)b.flow);
+                    CHECK(!"a record differs across the wrap");
+                    break;
+                }
+                compared++;
+            }
+        }
+        CHECK(crossed);
+        CHECK(compared > 100);
+        {
+            rl_stats sa = *rl_get_stats(A), sb = *rl_get_stats(B);
+            CHECK(memcmp(&sa, &sb, sizeof sa) == 0);
+        }
+        if (run == 0)
+            printf("  %" PRIu64 " records identical across the wrap (started at 2^64 - %" PRIu64 ")\n", compared,
+                   (uint64_t)0 - startB);
+    }
+}
+
+/* The issue's case: flows at 1, 10 and 40 Gb/s, 1 ms asked of rl_advance at once. It stops
+ * when the TX port fills; a loop that drains and calls again gets every rate. */
+static void test_advance_stops_at_full_port(void)
+{
+    rl *r = wrap_engine(0, 0, 64);
+    rnic_work w;
+    uint64_t bytes[3] = { 0, 0, 0 }, end = 250000, first;
+    static const uint64_t rate[3] = { 1000000000ull, 10000000000ull, 40000000000ull };
+    uint32_t f, calls = 0;
+    if (!r)
+        return;
+    for (f = 0; f < 3; f++) {
+        CHECK(rl_set_rate(r, f, rate[f]) == RNIC_OK);
+        CHECK(rl_doorbell(r, f) == RNIC_OK);
+    }
+    first = rl_advance(r, end);
+    CHECK(first < end);
+    CHECK_EQ(rl_peek_tx(r, &w), RNIC_OK);
+    CHECK_EQ(r->tx.count, 64u); /* it stopped right after the tick that filled the port */
+    CHECK_EQ(rl_advance(r, 0), 0);
+    do {
+        while (rl_pop_tx(r, &w) == RNIC_OK)
+            bytes[w.flow] += w.len;
+        calls++;
+    } while (rl_now(r) < end && rl_advance_to(r, end) > 0);
+    while (rl_pop_tx(r, &w) == RNIC_OK)
+        bytes[w.flow] += w.len;
+    CHECK_EQ(rl_now(r), end);
+    for (f = 0; f < 3; f++) {
+        uint64_t due = rate[f] / 8u / 1000u; /* bytes in 1 ms */
+        printf("  flow %u: %" PRIu64 " B in 1 ms (%" PRIu64 " due)\n", (unsigned)f, bytes[f], due);
+        /* within 1 % and one packet (the one at the window's edge) */
+        CHECK(bytes[f] + due / 100u + 4096u >= due && bytes[f] <= due + due / 100u + 4096u);
+    }
+    printf("  first call ran %" PRIu64 " of %" PRIu64 " cycles; %u calls in all\n", first, end, (unsigned)calls);
+}
+
+typedef struct trace_count {
+    uint64_t by_kind[32], wrong_engine, apply_cycle[8];
+    uint32_t apply_id[8], napply;
+} trace_count;
+
+static void count_event(void *user, const rnic_trace_event *ev)
+{
+    trace_count *t = (trace_count *)user;
+    t->by_kind[ev->kind < 32 ? ev->kind : 31]++;
+    t->wrong_engine += ev->engine != 77;
+    if (ev->kind == RL_TRACE_APPLY && t->napply < 8) {
+        t->apply_cycle[t->napply] = ev->cycle;
+        t->apply_id[t->napply++] = ev->id;
+    }
+}
+
+/* Registers: coalesced, last write wins, applied one flow per cycle in FIFO order; and the
+ * trace sees every port operation. */
+static void test_registers_and_trace(void)
+{
+    static unsigned char mem[1u << 20];
+    static rl eng;
+    trace_count tc;
+    rl_config c;
+    rnic_work w;
+    uint64_t popped = 0, writes = 0;
+    rl_config_default(&c);
+    c.max_flows = 16;
+    c.source = mixed_source;
+    c.trace = count_event;
+    c.trace_user = &tc;
+    c.trace_id = 77;
+    memset(&tc, 0, sizeof tc);
+    CHECK(rl_init(&eng, &c, mem, sizeof mem) == RNIC_OK);
+    CHECK(rl_set_rate(&eng, 3, 5000000000ull) == RNIC_OK);
+    CHECK(rl_doorbell(&eng, 1) == RNIC_OK);
+    CHECK(rl_set_rate(&eng, 3, 20000000000ull) == RNIC_OK); /* last write wins */
+    CHECK(rl_doorbell(&eng, 3) == RNIC_OK);
+    CHECK(rl_doorbell(&eng, 3) == RNIC_OK); /* rung twice before the EMUX: one doorbell */
+    CHECK(rl_set_rate(&eng, 1, 1000000000000ull) == RNIC_OK); /* above the link: clamped */
+    CHECK(rl_doorbell(&eng, 99) == RNIC_ENOENT);
+    writes = 6;
+    CHECK_EQ(rl_get_stats(&eng)->coalesced, 2);
+    CHECK_EQ(rl_get_stats(&eng)->rate_clamped, 1);
+    CHECK_EQ(rl_next_event(&eng), 0);
+    rl_tick(&eng); /* flow 3 first: it was written first */
+    CHECK_EQ(rl_get_stats(&eng)->doorbells, 1);
+    CHECK_EQ(rl_get_stats(&eng)->rate_updates, 1);
+    CHECK_EQ(rl_phi_q32(&eng), ((uint64_t)1 << 32) / 5u); /* 20 Gb/s of 100: Phi = 0.2 in Q32.32 */
+    rl_tick(&eng); /* then flow 1: its doorbell and its clamped rate (the link) */
+    CHECK_EQ(rl_get_stats(&eng)->doorbells, 2);
+    CHECK_EQ(rl_phi_q32(&eng), ((uint64_t)12 << 32) / 10u);
+    CHECK_EQ(tc.napply, 2);
+    CHECK(tc.apply_id[0] == 3 && tc.apply_cycle[0] == 0 && tc.apply_id[1] == 1 && tc.apply_cycle[1] == 1);
+    while (rl_now(&eng) < 100000) {
+        rl_advance_to(&eng, 100000);
+        while (rl_pop_tx(&eng, &w) == RNIC_OK) {
+            CHECK_EQ(w.tag >> 32, w.flow);
+            CHECK_EQ((uint32_t)w.tag, w.index);
+            CHECK_EQ(w.op, 3);
+            popped++;
+        }
+    }
+    CHECK(rl_pop_tx(&eng, NULL) == RNIC_EINVAL);
+    CHECK_EQ(tc.by_kind[RNIC_TRACE_OUT], rl_get_stats(&eng)->packets);
+    CHECK_EQ(tc.by_kind[RNIC_TRACE_POP], popped);
+    CHECK_EQ(tc.by_kind[RNIC_TRACE_PUSH], writes);
+    CHECK_EQ(tc.by_kind[RNIC_TRACE_RATE], 3);
+    CHECK_EQ(tc.by_kind[RNIC_TRACE_REFUSE], 2); /* the unknown flow, the NULL pop */
+    CHECK(tc.by_kind[RL_TRACE_FETCH] >= rl_get_stats(&eng)->fetches); /* some still in flight */
+    CHECK_EQ(tc.by_kind[RL_TRACE_ROUND], rl_get_stats(&eng)->fetches);
+    CHECK(tc.by_kind[RL_TRACE_RESCHEDULE] > 0);
+    CHECK_EQ(tc.wrong_engine, 0);
+    CHECK(popped > 100);
+    /* tracing off: not one event reaches the counter */
+    c.trace = NULL;
+    CHECK(rl_init(&eng, &c, mem, sizeof mem) == RNIC_OK);
+    CHECK(rl_doorbell(&eng, 1) == RNIC_OK);
+    rl_advance(&eng, 10000);
+    CHECK(rl_get_stats(&eng)->packets > 0);
+    CHECK_EQ(eng.trace.events, 0);
+}
+
 int main(void)
 {
     RUN(test_timeline_order);
     RUN(test_descriptor_heaps);
+    RUN(test_registers_and_trace);
+    RUN(test_advance_stops_at_full_port);
+    RUN(test_wrap_2_64);
     RUN(test_64k_qps_deliver_everything);
     return test_summary();
 }

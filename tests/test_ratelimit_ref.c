@@ -1,15 +1,16 @@
 /* Independent brute-force reference of the Tassel model (docs/tassel_model.md) and
  * differential tests of ratelimit.h against it.
  *
- * The reference below uses nothing of the engine but its public types (rl_config, rl_wqe,
- * rl_tx, the fetch callback): plain arrays, O(N) scans every cycle, and its own fixed-point
+ * The reference below uses nothing of the engine but its public types (rl_config, rnic_work,
+ * the source callback): plain arrays, O(N) scans every cycle, and its own fixed-point
  * arithmetic in unsigned __int128 (every time is a u128 in units of 2^-32 cycles).
  * Where docs/tassel_model.md can be read two ways, the reference takes the most literal
  * reading; each such place is marked "(literal)".
  *
  * Tests: (1) differential -- random and edge configurations and workloads pushed to the
- * engine and the reference alike, every push code, fetch callback, Phi and TX record
- * compared cycle by cycle, counters at the end; (2) fast-forward -- rl_advance against
+ * engine and the reference alike, every register write's code, source callback, Phi and TX
+ * record (every rnic_work field) compared cycle by cycle, counters at the end; rate changes
+ * (raises, cuts, pauses) re-time the schedule by the rule of docs/tassel_model.md; (2) fast-forward -- rl_advance against
  * rl_tick, and rl_next_event against the cycles that do something; (3) paper-level sanity
  * of the reference alone (single-QP pacing, Phi = 2 sharing); (4) refused input and bad
  * configurations.
@@ -50,7 +51,8 @@ __extension__ typedef unsigned __int128 u128;
 #define FF_WORKLOADS 120
 #endif
 
-static int g_dyadic; /* the workload being generated is "dyadic" (see pick_rate) */
+static int g_dyadic;
+static uint64_t g_ff_stops; /* rl_advance calls that stopped at a full TX port */ /* the workload being generated is "dyadic" (see pick_rate) */
 #define Q32 ((u128)1 << 32)
 
 /* ======================================================================================
@@ -58,7 +60,7 @@ static int g_dyadic; /* the workload being generated is "dyadic" (see pick_rate)
  * ====================================================================================== */
 
 typedef struct hq {
-    rl_wqe *w;
+    rnic_work *w;
     uint32_t n, cap;
 } hq;
 
@@ -98,14 +100,27 @@ static void host_post(host *h, uint32_t qp, uint32_t id, uint32_t len)
     hq *q = &h->q[qp];
     if (q->n == q->cap) {
         q->cap = q->cap ? 2 * q->cap : 16;
-        q->w = (rl_wqe *)realloc(q->w, q->cap * sizeof *q->w);
+        q->w = (rnic_work *)realloc(q->w, q->cap * sizeof *q->w);
     }
-    q->w[q->n].id = id;
+    memset(&q->w[q->n], 0, sizeof q->w[q->n]);
+    q->w[q->n].tag = id; /* carried untouched to every packet */
     q->w[q->n].len = len;
+    q->w[q->n].addr = ((uint64_t)qp << 40) + (uint64_t)q->n * 0x100000u;
+    q->w[q->n].raddr = 0x7000000000000000ull + ((uint64_t)id << 20);
+    q->w[q->n].op = id % 5u;
+    q->w[q->n].aux = 0xdeadu; /* not carried */
     q->n++;
 }
 
-static uint32_t host_fetch(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
+/* A WQE the source itself marks as failed (RNIC_WORK_ERROR, status `st`). */
+static void host_post_error(host *h, uint32_t qp, uint32_t id, uint32_t len, rnic_err st)
+{
+    host_post(h, qp, id, len);
+    h->q[qp].w[h->q[qp].n - 1u].flags = RNIC_WORK_ERROR;
+    h->q[qp].w[h->q[qp].n - 1u].status = (int32_t)st;
+}
+
+static uint32_t host_fetch(void *user, uint32_t qp, uint32_t seq, rnic_work *out, uint32_t max)
 {
     fsrc *f = (fsrc *)user;
     uint32_t got = 0, i;
@@ -131,15 +146,19 @@ static uint32_t host_fetch(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, u
  * The reference model.
  * ====================================================================================== */
 
-enum { RS_IDLE, RS_QUEUED, RS_WAIT_CREDIT, RS_FETCHING, RS_DORMANT, RS_DRAINING };
+enum { RS_IDLE, RS_QUEUED, RS_PARKED, RS_FETCHING, RS_DORMANT, RS_DRAINING };
 enum { EV_DOORBELL, EV_RATE, EV_CREDIT };
-static const char *const rs_name[] = { "IDLE", "QUEUED", "WAIT_CREDIT", "FETCHING", "DORMANT", "DRAINING" };
+static const char *const rs_name[] = { "IDLE", "QUEUED", "PARKED", "FETCHING", "DORMANT", "DRAINING" };
 
 typedef struct ref_qp {
     uint64_t rate, cpb;
     u128 finish;
+    uint64_t resched; /* timeline key while DORMANT */
     uint32_t seq, off;
-    int credit, doorbell_pending, state;
+    int credit, doorbell_pending, state, paused;
+    int pend; /* registers written and not yet applied: bit (1 << EV_*) */
+    int pend_credit;
+    uint64_t pend_rate;
     uint32_t outstanding;
     uint64_t packets, bytes;
 } ref_qp;
@@ -148,17 +167,11 @@ typedef struct ref_desc {
     u128 start, finish;
     uint64_t number;
     int eligible;
-    uint32_t qp, id, off, len, last;
+    rnic_work w; /* the record it becomes (cycle set when it leaves) */
 } ref_desc;
 
-typedef struct ref_ev {
-    int kind;
-    uint32_t qp;
-    uint64_t value;
-} ref_ev;
-
-typedef struct ref_ent { /* an insert request, or an entry of the timeline */
-    uint64_t settle, key, ins;
+typedef struct ref_ent { /* a timeline entry (settled from `settle`); its key is the QP's resched */
+    uint64_t settle, ins;
     uint32_t qp;
 } ref_ent;
 
@@ -169,8 +182,8 @@ typedef struct ref_tq { /* a QP due somewhere at a given cycle */
 
 typedef struct ref {
     uint64_t clock, link, min_rate;
-    uint32_t nq, mtu, L, n, k, evcap, txcap;
-    rl_wqe_fetch_fn fetch;
+    uint32_t nq, mtu, L, n, k, txcap;
+    rnic_source_fn fetch;
     void *user;
 
     uint64_t now;
@@ -180,9 +193,9 @@ typedef struct ref {
     uint64_t next_op, ins_counter, desc_counter;
 
     ref_qp *q;
-    ref_ev *ev;
-    uint32_t nev;
-    ref_ent *ireq; /* insert requests, oldest first */
+    uint32_t *rf; /* flows with a register write pending, oldest first */
+    uint32_t nrf;
+    uint32_t *ireq; /* insert requests, oldest first */
     uint32_t nireq;
     ref_ent *ent; /* timeline entries, settled or not (settle cycle) */
     uint32_t nent;
@@ -192,16 +205,16 @@ typedef struct ref {
     uint32_t nfifo;
     ref_tq *fp; /* outstanding fetches, oldest first */
     uint32_t nfp;
-    ref_desc *d;
+    ref_desc *d; /* stored packets in descriptor-number order */
     uint32_t nd;
-    rl_tx *tx;
+    rnic_work *tx;
     uint32_t ntx;
-    rl_wqe *wbuf;
+    rnic_work *wbuf;
 
     /* stats */
-    uint64_t packets, bytes, tx_stalls, event_port_full, heap_ops, fetches, wqes_fetched;
+    uint64_t packets, bytes, tx_stalls, heap_ops, fetches, wqes_fetched, error_records;
     uint64_t packets_computed, packets_dropped, desc_full, max_phi, fetch_gated;
-    uint64_t doorbells, rate_updates, credit_updates, credit_waits;
+    uint64_t doorbells, rate_updates, credit_updates, credit_waits, coalesced, clamped, retimes;
     uint64_t err[RNIC_ERR__COUNT];
 
     int active; /* the last tick did something besides advancing time (and TX stalls) */
@@ -237,25 +250,24 @@ static void ref_init(ref *r, const rl_config *c)
     r->clock = c->clock_hz;
     r->link = c->link_bps;
     r->min_rate = c->min_rate_bps;
-    r->nq = c->max_qps;
+    r->nq = c->max_flows;
     r->mtu = c->mtu;
     r->L = c->pcie_latency;
     r->n = c->fetch_wqes;
     r->k = c->desc_capacity;
-    r->evcap = c->event_capacity;
     r->txcap = c->tx_capacity;
-    r->fetch = c->fetch;
-    r->user = c->fetch_user;
+    r->fetch = c->source;
+    r->user = c->source_user;
     r->q = (ref_qp *)calloc(r->nq, sizeof *r->q);
-    r->ev = (ref_ev *)calloc(r->evcap, sizeof *r->ev);
-    r->ireq = (ref_ent *)calloc(r->nq, sizeof *r->ireq);
+    r->rf = (uint32_t *)calloc(r->nq, sizeof *r->rf);
+    r->ireq = (uint32_t *)calloc(r->nq, sizeof *r->ireq);
     r->ent = (ref_ent *)calloc(r->nq, sizeof *r->ent);
     r->dl = (ref_tq *)calloc(r->nq, sizeof *r->dl);
     r->fifo = (uint32_t *)calloc(r->nq, sizeof *r->fifo);
     r->fp = (ref_tq *)calloc(r->nq, sizeof *r->fp);
     r->d = (ref_desc *)calloc(r->k, sizeof *r->d);
-    r->tx = (rl_tx *)calloc(r->txcap, sizeof *r->tx);
-    r->wbuf = (rl_wqe *)calloc(r->n, sizeof *r->wbuf);
+    r->tx = (rnic_work *)calloc(r->txcap, sizeof *r->tx);
+    r->wbuf = (rnic_work *)calloc(r->n, sizeof *r->wbuf);
     r->link_cpb = ref_cpb(r->clock, r->link);
     for (i = 0; i < r->nq; i++) {
         r->q[i].rate = r->link;
@@ -273,7 +285,7 @@ static void ref_init(ref *r, const rl_config *c)
 static void ref_free(ref *r)
 {
     free(r->q);
-    free(r->ev);
+    free(r->rf);
     free(r->ireq);
     free(r->ent);
     free(r->dl);
@@ -284,25 +296,34 @@ static void ref_free(ref *r)
     free(r->wbuf);
 }
 
-/* (literal) validation first (ENOENT, then ERANGE), then the port (EBUSY). */
+/* A register write: unknown QP refused; rates clamped into [min, link] (0 pauses); the QP
+ * joins the pending FIFO on its first pending write; a second write of one register before
+ * the EMUX applies it replaces the first (coalesced). */
 static rnic_err ref_push(ref *r, int kind, uint32_t qp, uint64_t value)
 {
+    ref_qp *q;
     if (qp >= r->nq) {
         r->err[RNIC_ENOENT]++;
         return RNIC_ENOENT;
     }
-    if (kind == EV_RATE && (value < r->min_rate || value > r->link)) {
-        r->err[RNIC_ERANGE]++;
-        return RNIC_ERANGE;
+    q = &r->q[qp];
+    if (kind == EV_RATE) {
+        if (value != 0 && value < r->min_rate) {
+            value = r->min_rate;
+            r->clamped++;
+        } else if (value > r->link) {
+            value = r->link;
+            r->clamped++;
+        }
+        q->pend_rate = value;
+    } else if (kind == EV_CREDIT) {
+        q->pend_credit = value != 0;
     }
-    if (r->nev == r->evcap) {
-        r->event_port_full++;
-        return RNIC_EBUSY;
-    }
-    r->ev[r->nev].kind = kind;
-    r->ev[r->nev].qp = qp;
-    r->ev[r->nev].value = value;
-    r->nev++;
+    if (q->pend & (1 << kind))
+        r->coalesced++;
+    if (!q->pend)
+        r->rf[r->nrf++] = qp;
+    q->pend |= 1 << kind;
     return RNIC_OK;
 }
 
@@ -315,6 +336,8 @@ static void ref_fifo_push(ref *r, uint32_t qp)
 
 static void ref_activate(ref *r, uint32_t qp)
 {
+    if (r->q[qp].paused)
+        return;
     r->sum += r->q[qp].rate;
     ref_phi(r);
 }
@@ -322,48 +345,181 @@ static void ref_activate(ref *r, uint32_t qp)
 static void ref_deactivate(ref *r, uint32_t qp)
 {
     r->q[qp].state = RS_IDLE;
+    if (r->q[qp].paused)
+        return;
     r->sum -= r->q[qp].rate;
     ref_phi(r);
 }
 
-static void ref_apply(ref *r, const ref_ev *e)
+/* DORMANT with an insert request for key ceil(max(res, A_mono)). */
+static void ref_resched(ref *r, uint32_t qp, u128 res)
 {
-    ref_qp *q = &r->q[e->qp];
-    switch (e->kind) {
-    case EV_DOORBELL:
+    if (res < r->A_mono)
+        res = r->A_mono;
+    r->q[qp].resched = u128_ceil_cycles(res);
+    r->q[qp].state = RS_DORMANT;
+    r->ireq[r->nireq++] = qp;
+}
+
+/* The rate rule: time owed after T is rescaled from the old to the new cycles per byte, through
+ * the bytes it stands for (2^-32 B, rounded down, at most 2^64 - 1) and back (rounded down). */
+static u128 ref_rescale(u128 owed, uint64_t old_cpb, uint64_t new_cpb)
+{
+    u128 bytes = (owed << 32) / old_cpb;
+    if (bytes > (u128)UINT64_MAX)
+        bytes = UINT64_MAX;
+    return (bytes * new_cpb) >> 32;
+}
+
+/* Re-time qp at new_cpb (keep) or drop all its packets (pause): next start N (first stored
+ * packet's, else finish) -> rescaled when after T; stored packets re-chained from there while
+ * start < A_mono, the first that is not and all after it dropped, the cursor back to it. */
+static uint32_t ref_retime(ref *r, uint32_t qp, uint64_t new_cpb, int keep)
+{
+    ref_qp *q = &r->q[qp];
+    u128 t = q->finish;
+    uint32_t i, dropped = 0;
+    int first = 1;
+    for (i = 0; i < r->nd; i++)
+        if (r->d[i].w.flow == qp) {
+            t = r->d[i].start;
+            break;
+        }
+    if (keep && t > r->T)
+        t = r->T + ref_rescale(t - r->T, q->cpb, new_cpb);
+    for (i = 0; i < r->nd; i++) {
+        ref_desc *d = &r->d[i];
+        if (d->w.flow != qp)
+            continue;
+        if (keep && !dropped && t < r->A_mono) {
+            d->start = t;
+            d->finish = t + (u128)d->w.len * new_cpb;
+            t = d->finish;
+            d->eligible = 0;
+            first = 0;
+            continue;
+        }
+        if (!dropped++) {
+            q->seq = d->w.index;
+            q->off = d->w.offset;
+        }
+        memmove(r->d + i, r->d + i + 1, (r->nd - i - 1u) * sizeof *r->d);
+        r->nd--;
+        i--;
+        q->outstanding--;
+        r->packets_dropped++;
+    }
+    (void)first;
+    q->finish = t;
+    if (keep)
+        q->cpb = new_cpb;
+    return dropped;
+}
+
+/* A DORMANT QP's key after a re-time: ceil(max(finish, A_mono)). An entry that settled in an
+ * earlier cycle leaves the timeline and asks for a new insert; one still settling, or a
+ * request, takes the new key (read when it is compared); one already dequeued goes on. */
+static void ref_rekey(ref *r, uint32_t qp)
+{
+    ref_qp *q = &r->q[qp];
+    u128 res = q->finish;
+    uint32_t i;
+    for (i = 0; i < r->ndl; i++)
+        if (r->dl[i].qp == qp)
+            return;
+    if (res < r->A_mono)
+        res = r->A_mono;
+    q->resched = u128_ceil_cycles(res);
+    for (i = 0; i < r->nent; i++)
+        if (r->ent[i].qp == qp && r->ent[i].settle < r->now) { /* (literal) settled: before this cycle */
+            r->ent[i] = r->ent[--r->nent];
+            r->ireq[r->nireq++] = qp;
+            return;
+        }
+}
+
+static void ref_apply_rate(ref *r, uint32_t qp, uint64_t bps)
+{
+    ref_qp *q = &r->q[qp];
+    int active = q->state != RS_IDLE;
+    uint64_t cpb;
+    uint32_t dropped;
+    if (bps == 0) {
+        if (q->paused)
+            return;
+        ref_retime(r, qp, q->cpb, 0);
+        q->paused = 1;
+        if (active) {
+            r->sum -= q->rate;
+            ref_phi(r);
+        }
+        if (q->state == RS_DRAINING)
+            q->state = RS_PARKED;
+        return;
+    }
+    cpb = ref_cpb(r->clock, bps);
+    if (active && !q->paused)
+        r->sum -= q->rate;
+    q->rate = bps;
+    if (q->paused) {
+        q->paused = 0;
+        if (q->finish > r->T)
+            q->finish = r->T + ref_rescale(q->finish - r->T, q->cpb, cpb);
+        if (q->finish < r->T)
+            q->finish = r->T;
+        q->cpb = cpb;
+        r->retimes++;
+        if (q->state == RS_PARKED && q->credit)
+            ref_fifo_push(r, qp);
+        else if (q->state == RS_DORMANT)
+            ref_rekey(r, qp);
+    } else if (cpb != q->cpb) {
+        dropped = ref_retime(r, qp, cpb, 1);
+        r->retimes++;
+        if (q->state == RS_DORMANT)
+            ref_rekey(r, qp);
+        else if (q->state == RS_DRAINING && dropped)
+            ref_resched(r, qp, q->finish);
+    }
+    if (active) {
+        r->sum += q->rate;
+        ref_phi(r);
+    }
+}
+
+/* Step 1: the oldest QP with pending registers: rate, then credit, then doorbell. */
+static void ref_apply(ref *r, uint32_t qp)
+{
+    ref_qp *q = &r->q[qp];
+    int pend = q->pend;
+    q->pend = 0;
+    if (pend & (1 << EV_RATE)) {
+        r->rate_updates++;
+        ref_apply_rate(r, qp, q->pend_rate);
+    }
+    if (pend & (1 << EV_CREDIT)) {
+        r->credit_updates++;
+        q->credit = q->pend_credit;
+        if (q->credit && !q->paused && q->state == RS_PARKED)
+            ref_fifo_push(r, qp);
+    }
+    if (pend & (1 << EV_DOORBELL)) {
         r->doorbells++;
         if (q->state == RS_IDLE) {
             if (q->finish < r->T)
                 q->finish = r->T;
-            ref_activate(r, e->qp);
-            ref_fifo_push(r, e->qp);
+            ref_activate(r, qp);
+            ref_fifo_push(r, qp);
         } else if (q->state == RS_DRAINING) {
             q->doorbell_pending = 1;
         }
-        break;
-    case EV_RATE:
-        r->rate_updates++;
-        if (q->state != RS_IDLE)
-            r->sum -= q->rate;
-        q->rate = e->value;
-        q->cpb = ref_cpb(r->clock, e->value);
-        if (q->state != RS_IDLE) {
-            r->sum += q->rate;
-            ref_phi(r);
-        }
-        break;
-    default:
-        r->credit_updates++;
-        q->credit = e->value != 0;
-        if (q->credit && q->state == RS_WAIT_CREDIT)
-            ref_fifo_push(r, e->qp);
-        break;
     }
 }
 
 typedef struct ref_pkt {
     u128 start, finish;
-    uint32_t widx, id, off, len, last;
+    uint32_t widx, off, len, last;
+    int32_t status;
 } ref_pkt;
 
 /* Step 2: one round for qp (its fetch returned this cycle). */
@@ -371,40 +527,47 @@ static void ref_round(ref *r, uint32_t qp)
 {
     ref_qp *q = &r->q[qp];
     ref_pkt pk[RL_MAX_FETCH];
-    uint32_t got, valid, p = 0, j = 0, off = q->off, m, i;
+    uint32_t got, p = 0, j = 0, off = q->off, m, i;
     int remains;
 
+    if (q->paused) {
+        q->state = RS_PARKED;
+        return;
+    }
     r->fetches++;
     q->doorbell_pending = 0;
     got = r->fetch(r->user, qp, q->seq, r->wbuf, r->n);
     if (got > r->n)
         got = r->n;
-    valid = 0;
-    while (valid < got && r->wbuf[valid].len >= 1u && r->wbuf[valid].len <= 0x80000000u)
-        valid++;
-    if (valid < got)
-        r->err[RNIC_EINVAL]++; /* (literal) one refusal per round: the rest is not looked at */
-    r->wqes_fetched += valid;
+    r->wqes_fetched += got;
     if (r->trace)
-        printf("  ref %" PRIu64 ": round qp %u seq %u off %u: %u WQEs (%u valid)\n", r->now, (unsigned)qp,
-               (unsigned)q->seq, (unsigned)off, (unsigned)got, (unsigned)valid);
-    if (valid == 0) {
+        printf("  ref %" PRIu64 ": round qp %u seq %u off %u: %u WQEs\n", r->now, (unsigned)qp, (unsigned)q->seq,
+               (unsigned)off, (unsigned)got);
+    if (got == 0) {
         if (q->outstanding > 0)
             q->state = RS_DRAINING;
         else
             ref_deactivate(r, qp);
         return;
     }
-    /* cut */
-    while (p < r->n && j < valid) {
-        uint32_t wl = r->wbuf[j].len, len = wl - off;
-        if (len > r->mtu)
-            len = r->mtu;
+    /* cut: a bad WQE (marked by the source, length 0 or over 2^31, or shorter than the cursor
+     * says) becomes one zero-length error record */
+    while (p < r->n && j < got) {
+        const rnic_work *e = &r->wbuf[j];
+        uint32_t wl = e->len, len;
+        pk[p].status = 0;
+        if (e->flags & RNIC_WORK_ERROR)
+            pk[p].status = e->status >= 1 && e->status < (int32_t)RNIC_ERR__COUNT ? e->status : (int32_t)RNIC_EINVAL;
+        else if (wl < 1u || wl > 0x80000000u || off >= wl)
+            pk[p].status = RNIC_EINVAL;
+        if (pk[p].status)
+            len = 0;
+        else
+            len = wl - off > r->mtu ? r->mtu : wl - off;
         pk[p].widx = j;
-        pk[p].id = r->wbuf[j].id;
         pk[p].off = off;
         pk[p].len = len;
-        pk[p].last = off + len == wl;
+        pk[p].last = pk[p].status || off + len == wl;
         off += len;
         if (pk[p].last) {
             j++;
@@ -412,10 +575,10 @@ static void ref_round(ref *r, uint32_t qp)
         }
         p++;
     }
-    remains = j < valid; /* bytes or WQEs beyond the cut packets (literal: a fetch that filled all
-                          * n slots is not by itself "data remains") */
+    remains = j < got; /* bytes or WQEs beyond the cut packets (literal: a fetch that filled all
+                        * n slots is not by itself "data remains") */
 #if REF_FULL_FETCH_MORE
-    if (valid == got && got == r->n)
+    if (got == r->n)
         remains = 1;
 #endif
     for (i = 0; i < p; i++) {
@@ -426,15 +589,23 @@ static void ref_round(ref *r, uint32_t qp)
     m = 0;
     while (m < p && pk[m].start < r->A_mono && r->nd < r->k) {
         ref_desc *d = &r->d[r->nd++];
+        const rnic_work *e = &r->wbuf[pk[m].widx];
         d->start = pk[m].start;
         d->finish = pk[m].finish;
         d->number = r->desc_counter++;
         d->eligible = 0;
-        d->qp = qp;
-        d->id = pk[m].id;
-        d->off = pk[m].off;
-        d->len = pk[m].len;
-        d->last = pk[m].last;
+        memset(&d->w, 0, sizeof d->w);
+        d->w.flow = qp;
+        d->w.index = q->seq + pk[m].widx;
+        d->w.offset = pk[m].off;
+        d->w.len = pk[m].len;
+        d->w.addr = e->addr + pk[m].off;
+        d->w.raddr = e->raddr + pk[m].off;
+        d->w.tag = e->tag;
+        d->w.op = e->op;
+        d->w.status = pk[m].status;
+        d->w.flags = (pk[m].off == 0 ? RNIC_WORK_FIRST : 0u) | (pk[m].last ? RNIC_WORK_LAST : 0u) |
+                     (pk[m].status ? RNIC_WORK_ERROR : 0u);
         m++;
     }
     if (m < p && pk[m].start < r->A_mono)
@@ -458,18 +629,12 @@ static void ref_round(ref *r, uint32_t qp)
         printf("  ref %" PRIu64 ": qp %u cut %u stored %u remains %d (A_mono %" PRIu64 "+%u)\n", r->now,
                (unsigned)qp, (unsigned)p, (unsigned)m, remains, (uint64_t)(r->A_mono >> 32),
                (unsigned)(uint32_t)r->A_mono);
-    if (remains) {
-        uint32_t idx = (m + 1u < p ? m + 1u : p) - 1u;
-        u128 res = pk[idx].start > r->A_mono ? pk[idx].start : r->A_mono;
-        ref_ent *e = &r->ireq[r->nireq++];
-        e->qp = qp;
-        e->key = u128_ceil_cycles(res);
-        q->state = RS_DORMANT;
-    } else if (q->outstanding > 0) {
+    if (remains)
+        ref_resched(r, qp, pk[(m + 1u < p ? m + 1u : p) - 1u].start);
+    else if (q->outstanding > 0)
         q->state = RS_DRAINING;
-    } else {
+    else
         ref_deactivate(r, qp);
-    }
 }
 
 static void ref_tick(ref *r)
@@ -478,15 +643,15 @@ static void ref_tick(ref *r)
     int best;
     r->active = 0;
 
-    /* 1. EMUX */
-    if (r->nev) {
-        ref_ev e = r->ev[0];
-        memmove(r->ev, r->ev + 1, (r->nev - 1u) * sizeof *r->ev);
-        r->nev--;
+    /* 1. EMUX: the oldest QP with pending registers */
+    if (r->nrf) {
+        uint32_t qp = r->rf[0];
+        memmove(r->rf, r->rf + 1, (r->nrf - 1u) * sizeof *r->rf);
+        r->nrf--;
         if (r->trace)
-            printf("  ref %" PRIu64 ": event %d qp %u value %" PRIu64 " (state %s)\n", r->now, e.kind,
-                   (unsigned)e.qp, e.value, rs_name[r->q[e.qp].state]);
-        ref_apply(r, &e);
+            printf("  ref %" PRIu64 ": registers %d of qp %u (rate %" PRIu64 ", state %s)\n", r->now, r->q[qp].pend,
+                   (unsigned)qp, r->q[qp].pend_rate, rs_name[r->q[qp].state]);
+        ref_apply(r, qp);
         r->active = 1;
     }
     /* 2. fetch completion */
@@ -502,10 +667,10 @@ static void ref_tick(ref *r)
         best = -1;
         for (i = 0; i < r->nent; i++) {
             const ref_ent *e = &r->ent[i];
-            if (e->settle > r->now || ((u128)e->key << 32) >= r->A_mono)
+            uint64_t key = r->q[e->qp].resched, bkey = best >= 0 ? r->q[r->ent[best].qp].resched : 0;
+            if (e->settle > r->now || ((u128)key << 32) >= r->A_mono)
                 continue;
-            if (best < 0 || e->key < r->ent[best].key ||
-                (e->key == r->ent[best].key && e->ins < r->ent[best].ins))
+            if (best < 0 || key < bkey || (key == bkey && e->ins < r->ent[best].ins))
                 best = (int)i;
         }
         if (best >= 0 || r->nireq) {
@@ -517,19 +682,21 @@ static void ref_tick(ref *r)
                 r->dl[r->ndl].qp = r->ent[best].qp;
                 r->ndl++;
                 if (r->trace)
-                    printf("  ref %" PRIu64 ": dequeue qp %u key %" PRIu64 "\n", r->now,
-                           (unsigned)r->ent[best].qp, r->ent[best].key);
+                    printf("  ref %" PRIu64 ": dequeue qp %u key %" PRIu64 "\n", r->now, (unsigned)r->ent[best].qp,
+                           r->q[r->ent[best].qp].resched);
                 r->ent[best] = r->ent[--r->nent];
             }
             if (r->nireq) {
-                ref_ent e = r->ireq[0];
+                ref_ent e;
+                e.qp = r->ireq[0];
                 memmove(r->ireq, r->ireq + 1, (r->nireq - 1u) * sizeof *r->ireq);
                 r->nireq--;
                 e.settle = r->now + r->height;
                 e.ins = r->ins_counter++;
                 r->ent[r->nent++] = e;
                 if (r->trace)
-                    printf("  ref %" PRIu64 ": enqueue qp %u key %" PRIu64 "\n", r->now, (unsigned)e.qp, e.key);
+                    printf("  ref %" PRIu64 ": enqueue qp %u key %" PRIu64 "\n", r->now, (unsigned)e.qp,
+                           r->q[e.qp].resched);
             }
         }
     }
@@ -559,22 +726,23 @@ static void ref_tick(ref *r)
             r->tx_stalls++;
         } else if (best >= 0) {
             ref_desc d = r->d[best];
-            ref_qp *q = &r->q[d.qp];
-            rl_tx *t = &r->tx[r->ntx++];
+            ref_qp *q = &r->q[d.w.flow];
+            rnic_work *t = &r->tx[r->ntx++];
             u128 base = (u128)r->now << 32;
+            *t = d.w;
             t->cycle = r->now;
-            t->qp = d.qp;
-            t->wqe_id = d.id;
-            t->offset = d.off;
-            t->len = d.len;
-            t->last = d.last;
-            r->packets++;
-            r->bytes += d.len;
-            q->packets++;
-            q->bytes += d.len;
+            if (d.w.flags & RNIC_WORK_ERROR) {
+                r->error_records++;
+                r->err[d.w.status]++;
+            } else {
+                r->packets++;
+                r->bytes += d.w.len;
+                q->packets++;
+                q->bytes += d.w.len;
+            }
             if (r->link_t > base)
                 base = r->link_t;
-            r->link_t = base + (u128)d.len * r->link_cpb;
+            r->link_t = base + (u128)d.w.len * r->link_cpb;
             r->link_free = (uint64_t)(r->link_t >> 32); /* floor: back-to-back at the line rate */
             memmove(r->d + best, r->d + best + 1, (r->nd - (uint32_t)best - 1u) * sizeof *r->d);
             r->nd--;
@@ -582,15 +750,15 @@ static void ref_tick(ref *r)
             if (q->outstanding == 0 && q->state == RS_DRAINING) {
                 if (q->doorbell_pending) {
                     q->doorbell_pending = 0;
-                    ref_fifo_push(r, d.qp);
+                    ref_fifo_push(r, d.w.flow);
                 } else {
-                    ref_deactivate(r, d.qp);
+                    ref_deactivate(r, d.w.flow);
                 }
             }
             r->active = 1;
             if (r->trace)
-                printf("  ref %" PRIu64 ": tx qp %u wqe %u off %u len %u last %u\n", r->now, (unsigned)d.qp,
-                       (unsigned)d.id, (unsigned)d.off, (unsigned)d.len, (unsigned)d.last);
+                printf("  ref %" PRIu64 ": tx qp %u wqe %u off %u len %u flags %u\n", r->now, (unsigned)d.w.flow,
+                       (unsigned)d.w.index, (unsigned)d.w.offset, (unsigned)d.w.len, (unsigned)d.w.flags);
         }
     }
     /* 7. schedule FIFO -> fetch, gated: a descriptor slot reserved per fetch in flight */
@@ -600,8 +768,8 @@ static void ref_tick(ref *r)
         uint32_t qp = r->fifo[0];
         memmove(r->fifo, r->fifo + 1, (r->nfifo - 1u) * sizeof *r->fifo);
         r->nfifo--;
-        if (!r->q[qp].credit) {
-            r->q[qp].state = RS_WAIT_CREDIT;
+        if (!r->q[qp].credit || r->q[qp].paused) {
+            r->q[qp].state = RS_PARKED;
             r->credit_waits++;
         } else {
             r->q[qp].state = RS_FETCHING;
@@ -621,7 +789,7 @@ static void ref_tick(ref *r)
     r->now++;
 }
 
-static rnic_err ref_pop(ref *r, rl_tx *out)
+static rnic_err ref_pop(ref *r, rnic_work *out)
 {
     if (!r->ntx)
         return RNIC_EEMPTY;
@@ -658,26 +826,28 @@ static void eng_free(eng *e)
     e->mem = NULL;
 }
 
-static int tx_same(const rl_tx *a, const rl_tx *b)
+static int tx_same(const rnic_work *a, const rnic_work *b)
 {
-    return a->cycle == b->cycle && a->qp == b->qp && a->wqe_id == b->wqe_id && a->offset == b->offset &&
-           a->len == b->len && a->last == b->last;
+    return a->cycle == b->cycle && a->flow == b->flow && a->index == b->index && a->offset == b->offset &&
+           a->len == b->len && a->flags == b->flags && a->addr == b->addr && a->raddr == b->raddr &&
+           a->tag == b->tag && a->op == b->op && a->status == b->status && a->aux == b->aux;
 }
 
-static void tx_str(char *buf, size_t n, const rl_tx *t)
+static void tx_str(char *buf, size_t n, const rnic_work *t)
 {
-    snprintf(buf, n, "{cycle %" PRIu64 ", qp %u, wqe %u, off %u, len %u, last %u}", t->cycle, (unsigned)t->qp,
-             (unsigned)t->wqe_id, (unsigned)t->offset, (unsigned)t->len, (unsigned)t->last);
+    snprintf(buf, n, "{cycle %" PRIu64 ", flow %u, index %u, off %u, len %u, flags %u, tag %" PRIu64 ", status %d}",
+             t->cycle, (unsigned)t->flow, (unsigned)t->index, (unsigned)t->offset, (unsigned)t->len,
+             (unsigned)t->flags, t->tag, (int)t->status);
 }
 
 static void cfg_str(char *buf, size_t n, const rl_config *c)
 {
     snprintf(buf, n,
              "clock %" PRIu64 " link %" PRIu64 " min_rate %" PRIu64
-             " max_qps %u mtu %u L %u n %u k %u evcap %u txcap %u",
-             c->clock_hz, c->link_bps, c->min_rate_bps, (unsigned)c->max_qps, (unsigned)c->mtu,
+             " max_flows %u mtu %u L %u n %u k %u txcap %u",
+             c->clock_hz, c->link_bps, c->min_rate_bps, (unsigned)c->max_flows, (unsigned)c->mtu,
              (unsigned)c->pcie_latency, (unsigned)c->fetch_wqes, (unsigned)c->desc_capacity,
-             (unsigned)c->event_capacity, (unsigned)c->tx_capacity);
+             (unsigned)c->tx_capacity);
 }
 
 /* "Soft" statistics: counters whose exact definition the model text leaves open (when a
@@ -685,11 +855,13 @@ static void cfg_str(char *buf, size_t n, const rl_config *c)
 static uint64_t soft_mismatch[16];
 static const char *const soft_name[16] = { "doorbells", "rate_updates", "credit_updates", "fetches",
                                            "wqes_fetched", "packets_computed", "packets_dropped",
-                                           "desc_full", "tx_stalls", "fetch_gated" };
+                                           "desc_full", "tx_stalls", "fetch_gated", "coalesced",
+                                           "rate_clamped", "retimes", "error_records" };
 
 /* What the differential workloads exercised (summed over workloads, from the reference). */
 static struct {
-    uint64_t workloads, cycles, tx, stalls, desc_full, dropped, heap_ops, wait_credit, einval, busy, enoent, erange;
+    uint64_t workloads, cycles, tx, stalls, desc_full, dropped, heap_ops, wait_credit, einval, coalesced, enoent, clamped;
+    uint64_t retimes, pauses, error_records;
     uint64_t phi_over1, max_phi;
 } cov;
 
@@ -730,17 +902,17 @@ static int pair_init(pair *p, const rl_config *c, uint64_t wseed)
     memset(p, 0, sizeof *p);
     p->cfg = *c;
     p->wseed = wseed;
-    host_init(&p->h, c->max_qps);
+    host_init(&p->h, c->max_flows);
     p->fe.h = p->fr.h = &p->h;
-    p->cfg.fetch = host_fetch;
-    p->cfg.fetch_user = &p->fe;
+    p->cfg.source = host_fetch;
+    p->cfg.source_user = &p->fe;
     if (eng_init(&p->e, &p->cfg) != RNIC_OK) {
         pair_fail(p, "rl_init refused a valid config");
         return 0;
     }
     {
         rl_config rc = p->cfg;
-        rc.fetch_user = &p->fr;
+        rc.source_user = &p->fr;
         ref_init(&p->r, &rc);
     }
     return 1;
@@ -757,11 +929,11 @@ static void pair_push(pair *p, int kind, uint32_t qp, uint64_t v)
 {
     rnic_err a, b = ref_push(&p->r, kind, qp, v);
     if (kind == EV_DOORBELL)
-        a = rl_push_doorbell(p->e.r, qp);
+        a = rl_doorbell(p->e.r, qp);
     else if (kind == EV_RATE)
-        a = rl_push_rate(p->e.r, qp, v);
+        a = rl_set_rate(p->e.r, qp, v);
     else
-        a = rl_push_credit(p->e.r, qp, v != 0);
+        a = rl_set_credit(p->e.r, qp, v != 0);
     if (a != b)
         pair_fail(p, "push kind %d qp %u value %" PRIu64 ": engine %s, reference %s", kind, (unsigned)qp, v,
                   rnic_err_name(a), rnic_err_name(b));
@@ -800,7 +972,7 @@ static void pair_pop(pair *p, uint32_t max)
 {
     uint32_t i;
     for (i = 0; i < max && !p->failed; i++) {
-        rl_tx a, b;
+        rnic_work a, b;
         rnic_err ea, eb;
         memset(&a, 0, sizeof a);
         memset(&b, 0, sizeof b);
@@ -849,8 +1021,10 @@ static void pair_final(pair *p)
     cov.einval += p->r.err[RNIC_EINVAL];
     cov.wait_credit += p->r.credit_waits;
     cov.enoent += p->r.err[RNIC_ENOENT];
-    cov.erange += p->r.err[RNIC_ERANGE];
-    cov.busy += p->r.event_port_full;
+    cov.clamped += p->r.clamped;
+    cov.coalesced += p->r.coalesced;
+    cov.retimes += p->r.retimes;
+    cov.error_records += p->r.error_records;
     cov.phi_over1 += p->r.max_phi > ((uint64_t)1 << 32);
     if (p->r.max_phi > cov.max_phi)
         cov.max_phi = p->r.max_phi;
@@ -868,15 +1042,13 @@ static void pair_final(pair *p)
     STRICT(s->cycles, p->r.now);
     STRICT(s->packets, p->r.packets);
     STRICT(s->bytes, p->r.bytes);
-    STRICT(s->event_port_full, p->r.event_port_full);
     STRICT(s->heap_ops, p->r.heap_ops);
     STRICT(s->max_phi_q32, p->r.max_phi);
-    STRICT(s->errors.by_cause[RNIC_ENOENT], p->r.err[RNIC_ENOENT]);
-    STRICT(s->errors.by_cause[RNIC_ERANGE], p->r.err[RNIC_ERANGE]);
-    STRICT(s->errors.by_cause[RNIC_EINVAL], p->r.err[RNIC_EINVAL]);
+    for (i = 0; i < (uint32_t)RNIC_ERR__COUNT; i++)
+        STRICT(s->errors.by_cause[i], p->r.err[i]);
     STRICT(s->errors.by_cause[RNIC_EBUSY], 0);
     STRICT(rl_phi_q32(p->e.r), p->r.phi);
-    for (i = 0; i < p->cfg.max_qps && !p->failed; i++) {
+    for (i = 0; i < p->cfg.max_flows && !p->failed; i++) {
         const rl_qp_stats *qs = rl_get_qp_stats(p->e.r, i);
         if (!qs) {
             pair_fail(p, "rl_get_qp_stats(%u) is NULL", (unsigned)i);
@@ -885,8 +1057,8 @@ static void pair_final(pair *p)
         STRICT(qs->packets, p->r.q[i].packets);
         STRICT(qs->bytes, p->r.q[i].bytes);
     }
-    if (rl_get_qp_stats(p->e.r, p->cfg.max_qps) != NULL)
-        pair_fail(p, "rl_get_qp_stats(max_qps) is not NULL");
+    if (rl_get_qp_stats(p->e.r, p->cfg.max_flows) != NULL)
+        pair_fail(p, "rl_get_qp_stats(max_flows) is not NULL");
 #undef STRICT
     soft_check(0, s->doorbells, p->r.doorbells, p);
     soft_check(1, s->rate_updates, p->r.rate_updates, p);
@@ -898,6 +1070,10 @@ static void pair_final(pair *p)
     soft_check(7, s->desc_full, p->r.desc_full, p);
     soft_check(8, s->tx_stalls, p->r.tx_stalls, p);
     soft_check(9, s->fetch_gated, p->r.fetch_gated, p);
+    soft_check(10, s->coalesced, p->r.coalesced, p);
+    soft_check(11, s->rate_clamped, p->r.clamped, p);
+    soft_check(12, s->retimes, p->r.retimes, p);
+    soft_check(13, s->error_records, p->r.error_records, p);
 }
 
 /* ======================================================================================
@@ -910,6 +1086,8 @@ typedef struct wl {
     uint32_t used[64];   /* their ids */
     uint64_t base_rate;  /* typical rate: load * link / nused */
     uint32_t p_post, p_door, p_rate, p_credit, p_bad, p_pop; /* per mille per cycle */
+    uint32_t p_pause; /* per 10000 of rate writes: 0 (pause) */
+    uint32_t p_error; /* per 1000 of bad WQEs: marked RNIC_WORK_ERROR by the source instead */
     uint32_t p_bad_wqe; /* per 100000 posted WQEs: len 0 or above 2^31 (the QP stalls on it) */
     uint32_t max_posted; /* per QP */
     int bursty_pop;
@@ -951,9 +1129,9 @@ static uint64_t pick_rate(rnic_prng *g, const rl_config *c, uint64_t base)
 static void rand_cfg(rnic_prng *g, rl_config *c)
 {
     rl_config_default(c);
-    c->max_qps = (uint32_t)rnic_prng_log_range(g, 1, 64);
+    c->max_flows = (uint32_t)rnic_prng_log_range(g, 1, 64);
     if (rnic_prng_chance(g, 1, 25))
-        c->max_qps = (uint32_t)rnic_prng_log_range(g, 65, 70000 > RL_MAX_QPS ? RL_MAX_QPS : 70000);
+        c->max_flows = (uint32_t)rnic_prng_log_range(g, 65, 70000 > RL_MAX_FLOWS ? RL_MAX_FLOWS : 70000);
     c->mtu = (uint32_t)rnic_prng_log_range(g, 64, 4096);
     c->pcie_latency = (uint32_t)(rnic_prng_chance(g, 1, 2) ? rnic_prng_range(g, 1, 300) : rnic_prng_log_range(g, 1, 300));
     c->fetch_wqes = (uint32_t)rnic_prng_range(g, 1, 8);
@@ -962,7 +1140,6 @@ static void rand_cfg(rnic_prng *g, rl_config *c)
     c->desc_capacity = (uint32_t)rnic_prng_log_range(g, 1, 64);
     if (rnic_prng_chance(g, 1, 20))
         c->desc_capacity = (uint32_t)rnic_prng_range(g, 65, RL_MAX_DESC);
-    c->event_capacity = (uint32_t)rnic_prng_range(g, 1, 16);
     c->tx_capacity = (uint32_t)rnic_prng_range(g, 1, 8);
     c->link_bps = rnic_prng_log_range(g, 10000000000ull, 400000000000ull);
     if (rnic_prng_chance(g, 1, 4))
@@ -988,14 +1165,14 @@ static void rand_wl(rnic_prng *g, const rl_config *c, wl *w)
 {
     uint32_t i;
     w->cycles = rnic_prng_log_range(g, 2000, 20000);
-    w->nused = c->max_qps < 64 ? c->max_qps : (uint32_t)rnic_prng_range(g, 1, 32);
+    w->nused = c->max_flows < 64 ? c->max_flows : (uint32_t)rnic_prng_range(g, 1, 32);
     if (w->nused > 1 && rnic_prng_chance(g, 1, 3))
         w->nused = (uint32_t)rnic_prng_range(g, 1, w->nused);
     for (i = 0; i < w->nused; i++)
-        w->used[i] = c->max_qps < 64 ? i : (uint32_t)rnic_prng_below(g, c->max_qps);
-    if (c->max_qps <= 64 && w->nused < c->max_qps) /* a random subset, not always the first ids */
+        w->used[i] = c->max_flows < 64 ? i : (uint32_t)rnic_prng_below(g, c->max_flows);
+    if (c->max_flows <= 64 && w->nused < c->max_flows) /* a random subset, not always the first ids */
         for (i = 0; i < w->nused; i++)
-            w->used[i] = (uint32_t)rnic_prng_below(g, c->max_qps);
+            w->used[i] = (uint32_t)rnic_prng_below(g, c->max_flows);
     /* load: sum of typical rates from 0.2x to 3x the link */
     w->base_rate = c->link_bps / w->nused * rnic_prng_range(g, 2, 30) / 10u;
     if (w->base_rate < c->min_rate_bps)
@@ -1011,6 +1188,8 @@ static void rand_wl(rnic_prng *g, const rl_config *c, wl *w)
     w->bursty_pop = rnic_prng_chance(g, 1, 4);
     w->p_bad_wqe = rnic_prng_chance(g, 1, 10) ? (uint32_t)rnic_prng_range(g, 1, 500) : 0;
     w->max_posted = (uint32_t)rnic_prng_range(g, 50, 3000);
+    w->p_pause = rnic_prng_chance(g, 1, 3) ? (uint32_t)rnic_prng_range(g, 100, 2000) : 0;
+    w->p_error = (uint32_t)rnic_prng_range(g, 0, 1000);
 }
 
 static uint32_t rand_len(rnic_prng *g, uint32_t mtu)
@@ -1039,10 +1218,15 @@ static void wl_inputs(pair *p, rnic_prng *g, const wl *w, uint32_t *next_id, int
         uint32_t cnt = (uint32_t)rnic_prng_range(g, 1, 3), i;
         qp = w->used[rnic_prng_below(g, w->nused)];
         if (p->h.q[qp].n < w->max_posted)
-            for (i = 0; i < cnt; i++)
-                host_post(&p->h, qp, (*next_id)++,
-                          rnic_prng_below(g, 100000) < w->p_bad_wqe ? (rnic_prng_chance(g, 1, 2) ? 0u : 0x80000001u)
-                                                                     : rand_len(g, c->mtu));
+            for (i = 0; i < cnt; i++) {
+                if (rnic_prng_below(g, 100000) >= w->p_bad_wqe)
+                    host_post(&p->h, qp, (*next_id)++, rand_len(g, c->mtu));
+                else if (rnic_prng_below(g, 1000) < w->p_error)
+                    host_post_error(&p->h, qp, (*next_id)++, rand_len(g, c->mtu),
+                                    rnic_prng_chance(g, 1, 2) ? RNIC_ENOSPC : RNIC_OK /* no status: EINVAL */);
+                else
+                    host_post(&p->h, qp, (*next_id)++, rnic_prng_chance(g, 1, 2) ? 0u : 0x80000001u);
+            }
         if (rnic_prng_chance(g, 9, 10))
             pair_push(p, EV_DOORBELL, qp, 0);
     }
@@ -1050,7 +1234,7 @@ static void wl_inputs(pair *p, rnic_prng *g, const wl *w, uint32_t *next_id, int
         pair_push(p, EV_DOORBELL, w->used[rnic_prng_below(g, w->nused)], 0);
     if (rnic_prng_below(g, 1000) < w->p_rate) {
         qp = w->used[rnic_prng_below(g, w->nused)];
-        pair_push(p, EV_RATE, qp, pick_rate(g, c, w->base_rate));
+        pair_push(p, EV_RATE, qp, rnic_prng_below(g, 10000) < w->p_pause ? 0u : pick_rate(g, c, w->base_rate));
     }
     if (rnic_prng_below(g, 1000) < w->p_credit) {
         qp = w->used[rnic_prng_below(g, w->nused)];
@@ -1060,11 +1244,11 @@ static void wl_inputs(pair *p, rnic_prng *g, const wl *w, uint32_t *next_id, int
         uint32_t what = (uint32_t)rnic_prng_below(g, 6);
         qp = w->used[rnic_prng_below(g, w->nused)];
         if (what == 0)
-            pair_push(p, EV_DOORBELL, c->max_qps + (uint32_t)rnic_prng_below(g, 3), 0);
+            pair_push(p, EV_DOORBELL, c->max_flows + (uint32_t)rnic_prng_below(g, 3), 0);
         else if (what == 1)
-            pair_push(p, EV_CREDIT, rnic_prng_chance(g, 1, 2) ? c->max_qps : UINT32_MAX, 1);
+            pair_push(p, EV_CREDIT, rnic_prng_chance(g, 1, 2) ? c->max_flows : UINT32_MAX, 1);
         else if (what == 2)
-            pair_push(p, EV_RATE, c->max_qps, c->link_bps);
+            pair_push(p, EV_RATE, c->max_flows, c->link_bps);
         else if (what == 3)
             pair_push(p, EV_RATE, qp, 0);
         else if (what == 4)
@@ -1091,12 +1275,11 @@ static int run_workload(uint64_t wseed, const rl_config *fixed, int tie, int tra
         c.clock_hz = fixed->clock_hz;
         c.link_bps = fixed->link_bps;
         c.min_rate_bps = fixed->min_rate_bps;
-        c.max_qps = fixed->max_qps;
+        c.max_flows = fixed->max_flows;
         c.mtu = fixed->mtu;
         c.pcie_latency = fixed->pcie_latency;
         c.fetch_wqes = fixed->fetch_wqes;
         c.desc_capacity = fixed->desc_capacity;
-        c.event_capacity = fixed->event_capacity;
         c.tx_capacity = fixed->tx_capacity;
         g_dyadic = tie ? 3 : 0;
     }
@@ -1109,12 +1292,8 @@ static int run_workload(uint64_t wseed, const rl_config *fixed, int tie, int tra
     /* set a rate for every used QP first (most workloads; a new QP runs at the link rate) */
     i = rnic_prng_chance(&g, 1, 8) ? w.nused : 0;
     for (cyc = 0; cyc < w.cycles && !p.failed; cyc++) {
-        for (; i < w.nused; i++) {
-            uint64_t before = p.r.event_port_full;
+        for (; i < w.nused; i++)
             pair_push(&p, EV_RATE, w.used[i], pick_rate(&g, &c, w.base_rate));
-            if (p.r.event_port_full != before)
-                break; /* port full: retry next cycle */
-        }
         wl_inputs(&p, &g, &w, &next_id, 1);
         pair_tick(&p);
         if (rnic_prng_below(&g, 1000) < w.p_pop)
@@ -1163,12 +1342,11 @@ static void edge_config(uint32_t i, rl_config *c)
     rl_config_default(c);
     c->clock_hz = edges[i].clock;
     c->link_bps = edges[i].link;
-    c->max_qps = edges[i].nq;
+    c->max_flows = edges[i].nq;
     c->mtu = edges[i].mtu;
     c->pcie_latency = edges[i].L;
     c->fetch_wqes = edges[i].n;
     c->desc_capacity = edges[i].k;
-    c->event_capacity = edges[i].ev;
     c->tx_capacity = edges[i].tx;
 }
 
@@ -1201,7 +1379,7 @@ static void test_differential_minimal_full_fetch(void)
     uint64_t cyc;
     uint32_t i;
     rl_config_default(&c);
-    c.max_qps = 1;
+    c.max_flows = 1;
     c.fetch_wqes = 2;
     if (!pair_init(&p, &c, 0))
         return;
@@ -1209,7 +1387,7 @@ static void test_differential_minimal_full_fetch(void)
         host_post(&p.h, 0, 10u + i, 100);
     pair_push(&p, EV_DOORBELL, 0, 0);
     for (cyc = 0; cyc < 2000; cyc++) { /* runs on after a divergence, to count the packets */
-        rl_tx t;
+        rnic_work t;
         pair_tick(&p);
         if (!p.failed)
             pair_pop(&p, UINT32_MAX);
@@ -1239,12 +1417,11 @@ static void test_differential_full_buffer_one_qp(void)
         rl_config_default(&c);
         c.clock_hz = 1000000000ull;
         c.link_bps = 400000000000ull;
-        c.max_qps = nq;
+        c.max_flows = nq;
         c.mtu = 64;
         c.pcie_latency = 60;
         c.fetch_wqes = RL_MAX_FETCH;
         c.desc_capacity = ks[t % 4];
-        c.event_capacity = 4;
         c.tx_capacity = 1;
         if (!pair_init(&p, &c, 1000u + t))
             break;
@@ -1282,9 +1459,12 @@ static void test_differential_random(void)
     printf("  random workloads: %u diverged of %u\n", (unsigned)fails, (unsigned)count);
     printf("  covered: %" PRIu64 " workloads, %" PRIu64 " cycles, %" PRIu64 " packets, %" PRIu64 " TX stalls, %" PRIu64
            " desc-full rounds, %" PRIu64 " dropped packets, %" PRIu64 " heap ops, %" PRIu64 " credit waits, %" PRIu64
-           " EINVAL/%" PRIu64 " ENOENT/%" PRIu64 " ERANGE/%" PRIu64 " EBUSY, %" PRIu64 " workloads with Phi > 1 (max %.2f)\n",
+           " EINVAL/%" PRIu64 " ENOENT, %" PRIu64 " error records, %" PRIu64 " rates clamped, %" PRIu64
+           " writes coalesced, %" PRIu64 " re-timings, %" PRIu64 " workloads with Phi > 1 (max %.2f)\n",
            cov.workloads, cov.cycles, cov.tx, cov.stalls, cov.desc_full, cov.dropped, cov.heap_ops, cov.wait_credit,
-           cov.einval, cov.enoent, cov.erange, cov.busy, cov.phi_over1, (double)cov.max_phi / 4294967296.0);
+           cov.einval, cov.enoent, cov.error_records, cov.clamped, cov.coalesced, cov.retimes, cov.phi_over1,
+           (double)cov.max_phi / 4294967296.0);
+    CHECK(cov.retimes > 1000 && cov.error_records > 10 && cov.coalesced > 100 && cov.clamped > 10);
 }
 
 /* 2. fast-forward: one engine ticked every cycle, one advanced over the gaps between inputs;
@@ -1301,18 +1481,18 @@ static void ff_inputs(rnic_prng *g, const rl_config *c, const wl *w, host *h, ui
             if (h->q[qp].n < w->max_posted)
                 for (i = 0; i < nw; i++)
                     host_post(h, qp, (*next_id)++, rand_len(g, c->mtu));
-            ea = rl_push_doorbell(A, qp);
-            eb = rl_push_doorbell(B, qp);
+            ea = rl_doorbell(A, qp);
+            eb = rl_doorbell(B, qp);
             er = ref_push(R, EV_DOORBELL, qp, 0);
         } else if (what < 9) {
-            uint64_t bps = pick_rate(g, c, w->base_rate);
-            ea = rl_push_rate(A, qp, bps);
-            eb = rl_push_rate(B, qp, bps);
+            uint64_t bps = rnic_prng_below(g, 10000) < w->p_pause ? 0u : pick_rate(g, c, w->base_rate);
+            ea = rl_set_rate(A, qp, bps);
+            eb = rl_set_rate(B, qp, bps);
             er = ref_push(R, EV_RATE, qp, bps);
         } else {
             bool on = rnic_prng_chance(g, 2, 3);
-            ea = rl_push_credit(A, qp, on);
-            eb = rl_push_credit(B, qp, on);
+            ea = rl_set_credit(A, qp, on);
+            eb = rl_set_credit(B, qp, on);
             er = ref_push(R, EV_CREDIT, qp, on);
         }
         if (ea != eb || ea != er)
@@ -1340,17 +1520,17 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
         c.tx_capacity = (uint32_t)rnic_prng_range(&g, 1, 64);
         rand_wl(&g, &c, &w);
         end = rnic_prng_range(&g, 5000, 40000);
-        host_init(&h, c.max_qps);
+        host_init(&h, c.max_flows);
         memset(&fa, 0, sizeof fa);
         memset(&fb, 0, sizeof fb);
         memset(&fr, 0, sizeof fr);
         fa.h = fb.h = fr.h = &h;
-        c.fetch = host_fetch;
-        c.fetch_user = &fa;
+        c.source = host_fetch;
+        c.source_user = &fa;
         CHECK(eng_init(&A, &c) == RNIC_OK);
-        c.fetch_user = &fb;
+        c.source_user = &fb;
         CHECK(eng_init(&B, &c) == RNIC_OK);
-        c.fetch_user = &fr;
+        c.source_user = &fr;
         ref_init(&R, &c);
         R.trace = trace;
         cfg_str(cs, sizeof cs, &c);
@@ -1374,7 +1554,28 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
                        wseed, cs, now, ne_b, rl_next_event(A.r));
                 bad = 1;
             }
-            rl_advance(B.r, chunk);
+            { /* rl_advance stops when the TX port fills; going on without a pop is what ticking does */
+                uint64_t done = 0, got;
+                while (done < chunk) {
+                    got = rl_advance(B.r, chunk - done);
+                    if (got < chunk - done) {
+                        uint32_t held = B.r->tx.count; /* white-box: the port must be full when it stops */
+                        if (held != c.tx_capacity) {
+                            printf("  FF workload %" PRIu64 ": rl_advance stopped after %" PRIu64 " of %" PRIu64
+                                   " cycles with the TX port not full (%u of %u)\n",
+                                   wseed, got, chunk - done, (unsigned)held, (unsigned)c.tx_capacity);
+                            bad = 1;
+                        }
+                        g_ff_stops++;
+                    }
+                    done += got;
+                    if (got == 0 && done < chunk) {
+                        printf("  FF workload %" PRIu64 ": rl_advance ran 0 cycles\n", wseed);
+                        bad = 1;
+                        break;
+                    }
+                }
+            }
             for (i = 0; i < chunk; i++) {
                 uint64_t c0 = rl_now(A.r), ne = rl_next_event(A.r);
                 if (ne < c0) {
@@ -1436,7 +1637,7 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
                 bad = 1;
             }
             for (;;) {
-                rl_tx ta, tb, tr;
+                rnic_work ta, tb, tr;
                 memset(&tr, 0, sizeof tr);
                 rnic_err ea = rl_pop_tx(A.r, &ta), eb = rl_pop_tx(B.r, &tb), er = RNIC_EEMPTY;
                 if (r_ok)
@@ -1507,7 +1708,9 @@ static void test_fast_forward(void)
            " cycles (rl_next_event checked against the reference in %u of them; in the others the"
            " reference stopped agreeing with the engine, see the differential tests)\n",
            (unsigned)diverged, (unsigned)nwl, (unsigned)ne_late, cycles_total, (unsigned)(nwl - dis));
+    printf("  rl_advance stopped at a full TX port %" PRIu64 " times\n", g_ff_stops);
     CHECK_EQ(ne_late, 0);
+    CHECK(g_ff_stops > 0); /* the stop was exercised */
 }
 
 /* rl_advance over a quiet engine, and rl_next_event's bounds. */
@@ -1518,22 +1721,22 @@ static void test_next_event_basic(void)
     fsrc f;
     eng E;
     rl_config_default(&c);
-    c.max_qps = 4;
+    c.max_flows = 4;
     host_init(&h, 4);
     memset(&f, 0, sizeof f);
     f.h = &h;
-    c.fetch = host_fetch;
-    c.fetch_user = &f;
+    c.source = host_fetch;
+    c.source_user = &f;
     CHECK(eng_init(&E, &c) == RNIC_OK);
     CHECK_EQ(rl_next_event(E.r), RL_NEVER); /* fresh engine: nothing will ever happen */
-    rl_advance(E.r, 1000000);
+    CHECK_EQ(rl_advance(E.r, 1000000), 1000000);
     CHECK_EQ(rl_now(E.r), 1000000);
     CHECK_EQ(rl_get_stats(E.r)->cycles, 1000000);
-    rl_advance(E.r, 0);
+    CHECK_EQ(rl_advance(E.r, 0), 0);
     CHECK_EQ(rl_now(E.r), 1000000);
-    CHECK(rl_push_doorbell(E.r, 1) == RNIC_OK); /* doorbell on an empty queue */
+    CHECK(rl_doorbell(E.r, 1) == RNIC_OK); /* doorbell on an empty queue */
     CHECK_EQ(rl_next_event(E.r), 1000000);
-    rl_advance(E.r, 100000);
+    CHECK_EQ(rl_advance_to(E.r, 1100000), 100000);
     CHECK_EQ(rl_now(E.r), 1100000);
     CHECK_EQ(rl_next_event(E.r), RL_NEVER); /* it fetched nothing and went idle */
     CHECK_EQ(rl_get_stats(E.r)->packets, 0);
@@ -1549,8 +1752,8 @@ static ref *sanity_ref(const rl_config *cin, host *h, fsrc *f)
     ref *r = (ref *)calloc(1, sizeof *r);
     memset(f, 0, sizeof *f);
     f->h = h;
-    c.fetch = host_fetch;
-    c.fetch_user = f;
+    c.source = host_fetch;
+    c.source_user = f;
     ref_init(r, &c);
     return r;
 }
@@ -1571,7 +1774,7 @@ static void single_qp_pacing(uint64_t clock, uint64_t link, uint64_t rate, uint3
     rl_config_default(&c);
     c.clock_hz = clock;
     c.link_bps = link;
-    c.max_qps = 1;
+    c.max_flows = 1;
     c.mtu = mtu;
     c.pcie_latency = L;
     c.fetch_wqes = n;
@@ -1583,7 +1786,7 @@ static void single_qp_pacing(uint64_t clock, uint64_t link, uint64_t rate, uint3
     CHECK(ref_push(r, EV_DOORBELL, 0, 0) == RNIC_OK);
     *worst_dev_milli = 0;
     while (r->now < 3000000 && got < 400) {
-        rl_tx t;
+        rnic_work t;
         ref_tick(r);
         while (ref_pop(r, &t) == RNIC_OK) {
             CHECK_EQ(t.len, len);
@@ -1647,7 +1850,7 @@ static void test_paper_phi2_fair_share(void)
     rl_config_default(&c);
     c.clock_hz = 250000000ull;
     c.link_bps = 100000000000ull;
-    c.max_qps = 2;
+    c.max_flows = 2;
     c.mtu = 1000; /* 1000 B at 100 Gb/s = 80 ns = 20 cycles: an exact link span */
     host_init(&h, 2);
     for (i = 0; i < 20000; i++) {
@@ -1660,13 +1863,13 @@ static void test_paper_phi2_fair_share(void)
     CHECK(ref_push(r, EV_DOORBELL, 1, 0) == RNIC_OK);
     pkt_cycles = 20;
     while (r->now < t1) {
-        rl_tx t;
+        rnic_work t;
         ref_tick(r);
         if (r->now == 100)
             CHECK_EQ(r->phi, (uint64_t)2 << 32);
         while (ref_pop(r, &t) == RNIC_OK)
             if (t.cycle >= t0)
-                bytes[t.qp] += t.len;
+                bytes[t.flow] += t.len;
     }
     {
         /* link capacity over [t0, t1): (t1 - t0) / 20 cycles per 1000 B */
@@ -1681,13 +1884,14 @@ static void test_paper_phi2_fair_share(void)
     host_free(&h);
 }
 
-/* 4. bad input: refused, counted, and otherwise invisible. */
+/* 4. bad input: refused, counted, and otherwise invisible; bad WQEs completed by an error
+ * record; registers coalesced. */
 typedef struct bad_run {
     rl_config c;
     host h;
     fsrc f;
     eng e;
-    rl_tx tx[4096];
+    rnic_work tx[4096];
     uint32_t ntx;
 } bad_run;
 
@@ -1695,23 +1899,22 @@ static void bad_setup(bad_run *b, uint32_t nq)
 {
     memset(b, 0, sizeof *b);
     rl_config_default(&b->c);
-    b->c.max_qps = nq;
+    b->c.max_flows = nq;
     b->c.mtu = 1024;
     b->c.pcie_latency = 50;
     b->c.fetch_wqes = 4;
     b->c.desc_capacity = 8;
-    b->c.event_capacity = 4;
     b->c.tx_capacity = 4;
     host_init(&b->h, nq);
     b->f.h = &b->h;
-    b->c.fetch = host_fetch;
-    b->c.fetch_user = &b->f;
+    b->c.source = host_fetch;
+    b->c.source_user = &b->f;
     CHECK(eng_init(&b->e, &b->c) == RNIC_OK);
 }
 
 static void bad_step(bad_run *b)
 {
-    rl_tx t;
+    rnic_work t;
     rl_tick(b->e.r);
     while (rl_pop_tx(b->e.r, &t) == RNIC_OK)
         if (b->ntx < 4096)
@@ -1738,48 +1941,64 @@ static int bad_same(const bad_run *a, const bad_run *b)
 static void bad_workload(bad_run *b, int variant)
 {
     uint32_t i, qp;
-    rnic_err e;
     for (qp = 0; qp < 3; qp++)
         for (i = 0; i < 20; i++)
             host_post(&b->h, qp, qp * 100u + i, 100u + 50u * i);
-    if (variant == 7) /* a len-0 WQE after QP 1's data, then more that must not be reached */
+    if (variant == 7) /* a len-0 WQE after QP 1's data, then more */
         for (i = 0; i < 3; i++)
             host_post(&b->h, 1, 999u + i, i == 0 ? 0u : 100u);
     if (variant == 8) /* a WQE above 2^31 B */
         host_post(&b->h, 2, 998u, 0x80000001u);
+    if (variant == 9) /* one the source marks as failed */
+        host_post_error(&b->h, 0, 997u, 500u, RNIC_EPERM);
     for (i = 0; i < 3000; i++) {
         if (i == 0 || i == 1 || i == 2) {
-            CHECK(rl_push_rate(b->e.r, i, 20000000000ull + 10000000000ull * i) == RNIC_OK);
+            uint64_t want = 20000000000ull + 10000000000ull * i;
+            if (variant == 2) /* clamped, then overwritten before the EMUX sees it */
+                CHECK(rl_set_rate(b->e.r, i, b->c.link_bps + 1u) == RNIC_OK);
+            if (variant == 3)
+                CHECK(rl_set_rate(b->e.r, i, 1) == RNIC_OK);
+            CHECK(rl_set_rate(b->e.r, i, want) == RNIC_OK);
         }
-        if (i == 3 || i == 4 || i == 5)
-            CHECK(rl_push_doorbell(b->e.r, i - 3u) == RNIC_OK);
+        if (i == 3 || i == 4 || i == 5) {
+            CHECK(rl_doorbell(b->e.r, i - 3u) == RNIC_OK);
+            if (variant == 6) /* rung twice before the EMUX sees it: one doorbell */
+                CHECK(rl_doorbell(b->e.r, i - 3u) == RNIC_OK);
+        }
         if (i == 10) {
             if (variant == 1)
-                CHECK(rl_push_doorbell(b->e.r, b->c.max_qps) == RNIC_ENOENT);
-            if (variant == 2)
-                CHECK(rl_push_rate(b->e.r, 1, 0) == RNIC_ERANGE);
-            if (variant == 3)
-                CHECK(rl_push_rate(b->e.r, 1, b->c.min_rate_bps - 1u) == RNIC_ERANGE);
+                CHECK(rl_doorbell(b->e.r, b->c.max_flows) == RNIC_ENOENT);
             if (variant == 4)
-                CHECK(rl_push_rate(b->e.r, 1, b->c.link_bps + 1u) == RNIC_ERANGE);
+                CHECK(rl_pop_tx(b->e.r, NULL) == RNIC_EINVAL);
             if (variant == 5) {
-                CHECK(rl_push_credit(b->e.r, UINT32_MAX, false) == RNIC_ENOENT);
-                CHECK(rl_push_rate(b->e.r, b->c.max_qps + 7u, b->c.link_bps) == RNIC_ENOENT);
+                CHECK(rl_set_credit(b->e.r, UINT32_MAX, false) == RNIC_ENOENT);
+                CHECK(rl_set_rate(b->e.r, b->c.max_flows + 7u, b->c.link_bps) == RNIC_ENOENT);
             }
         }
-        if (i == 400) { /* fill the port with harmless events (credit on), then one too many */
+        if (i == 400 && variant == 6) { /* many credit writes (on) to three flows: never busy */
             uint32_t k;
-            for (k = 0; k < b->c.event_capacity; k++)
-                CHECK(rl_push_credit(b->e.r, k % 3u, true) == RNIC_OK);
-            if (variant == 6) {
-                e = rl_push_doorbell(b->e.r, 0);
-                CHECK(e == RNIC_EBUSY);
-                CHECK(rl_push_rate(b->e.r, 0, b->c.min_rate_bps) == RNIC_EBUSY);
-                CHECK(rl_push_credit(b->e.r, 0, false) == RNIC_EBUSY);
-            }
+            for (k = 0; k < 1000; k++)
+                CHECK(rl_set_credit(b->e.r, k % 3u, true) == RNIC_OK);
         }
         bad_step(b);
     }
+}
+
+/* The error record of WQE `tag` in the TX stream: exactly one, at its place in the flow's order. */
+static void check_error_record(const bad_run *b, uint64_t tag, rnic_err st, uint32_t flow)
+{
+    uint32_t i, found = 0;
+    for (i = 0; i < b->ntx; i++) {
+        const rnic_work *t = &b->tx[i];
+        if (t->tag != tag)
+            continue;
+        found++;
+        CHECK_EQ(t->flow, flow);
+        CHECK_EQ(t->len, 0);
+        CHECK_EQ(t->flags, RNIC_WORK_FIRST | RNIC_WORK_LAST | RNIC_WORK_ERROR);
+        CHECK_EQ(t->status, (int32_t)st);
+    }
+    CHECK_EQ(found, 1);
 }
 
 static void test_bad_input(void)
@@ -1790,13 +2009,13 @@ static void test_bad_input(void)
     bad_workload(base, 0);
     CHECK(base->ntx > 50);
     CHECK_EQ(rnic_err_total(&rl_get_stats(base->e.r)->errors), 0);
-    CHECK_EQ(rl_get_stats(base->e.r)->event_port_full, 0);
-    for (v = 1; v <= 8; v++) {
+    CHECK_EQ(rl_get_stats(base->e.r)->coalesced, 0);
+    for (v = 1; v <= 9; v++) {
         const rl_stats *s;
         bad_setup(b, 3);
         bad_workload(b, v);
         s = rl_get_stats(b->e.r);
-        if (!bad_same(base, b)) {
+        if (v < 7 && !bad_same(base, b)) {
             printf("  bad input variant %d changed the TX stream (%u vs %u records)\n", v, (unsigned)b->ntx,
                    (unsigned)base->ntx);
             CHECK(!"bad input changed the TX stream");
@@ -1807,26 +2026,42 @@ static void test_bad_input(void)
             break;
         case 2:
         case 3:
+            CHECK_EQ(s->rate_clamped, 3);
+            CHECK_EQ(s->coalesced, 3);
+            CHECK_EQ(rnic_err_total(&s->errors), 0);
+            break;
         case 4:
-            CHECK_EQ(s->errors.by_cause[RNIC_ERANGE], 1);
+            CHECK_EQ(s->errors.by_cause[RNIC_EINVAL], 1);
             break;
         case 5:
             CHECK_EQ(s->errors.by_cause[RNIC_ENOENT], 2);
             break;
         case 6:
-            CHECK_EQ(s->event_port_full, 3);
+            CHECK_EQ(s->doorbells, rl_get_stats(base->e.r)->doorbells);
+            CHECK(s->coalesced >= 3u + 997u - 3u); /* at most one credit write per flow applies per cycle */
             CHECK_EQ(s->errors.by_cause[RNIC_EBUSY], 0);
             CHECK_EQ(rnic_err_total(&s->errors), 0);
             break;
+        case 7: /* the bad WQE completes as an error record and what follows is sent */
+            check_error_record(b, 999u, RNIC_EINVAL, 1);
+            CHECK_EQ(s->errors.by_cause[RNIC_EINVAL], 1);
+            CHECK_EQ(s->packets, rl_get_stats(base->e.r)->packets + 2u);
+            break;
+        case 8:
+            check_error_record(b, 998u, RNIC_EINVAL, 2);
+            CHECK_EQ(s->errors.by_cause[RNIC_EINVAL], 1);
+            CHECK_EQ(s->packets, rl_get_stats(base->e.r)->packets);
+            break;
         default:
-            CHECK(s->errors.by_cause[RNIC_EINVAL] >= 1);
-            CHECK_EQ(rnic_err_total(&s->errors), s->errors.by_cause[RNIC_EINVAL]);
+            check_error_record(b, 997u, RNIC_EPERM, 0);
+            CHECK_EQ(s->errors.by_cause[RNIC_EPERM], 1);
+            CHECK_EQ(s->error_records, 1);
             break;
         }
-        if (v < 6)
-            CHECK_EQ(s->event_port_full, 0);
-        CHECK_EQ(s->packets, rl_get_stats(base->e.r)->packets);
-        CHECK_EQ(s->bytes, rl_get_stats(base->e.r)->bytes);
+        if (v <= 6) {
+            CHECK_EQ(s->packets, rl_get_stats(base->e.r)->packets);
+            CHECK_EQ(s->bytes, rl_get_stats(base->e.r)->bytes);
+        }
         bad_free(b);
     }
     bad_free(base);
@@ -1834,10 +2069,10 @@ static void test_bad_input(void)
     free(b);
 }
 
-/* A len-0 WQE in a random differential workload: the reference counts the refusal too. */
+/* Bad WQEs in random differential workloads: the reference emits the same error records. */
 static void test_bad_wqe_differential(void)
 {
-    uint64_t seed = test_seed(0xbadbadull);
+    uint64_t seed = test_seed(0xbadbadull), records = 0;
     uint32_t w;
     for (w = 0; w < 12; w++) {
         rnic_prng g;
@@ -1847,28 +2082,35 @@ static void test_bad_wqe_differential(void)
         uint32_t qp, i;
         rnic_prng_seed(&g, rnic_splitmix64(&seed));
         rand_cfg(&g, &c);
-        if (c.max_qps > 8)
-            c.max_qps = 8;
+        if (c.max_flows > 8)
+            c.max_flows = 8;
         if (!pair_init(&p, &c, w))
             break;
-        for (qp = 0; qp < c.max_qps; qp++) {
+        for (qp = 0; qp < c.max_flows; qp++) {
             uint32_t nw = (uint32_t)rnic_prng_range(&g, 0, 12);
             for (i = 0; i < nw; i++)
                 host_post(&p.h, qp, qp * 1000u + i, rand_len(&g, c.mtu));
             if (rnic_prng_chance(&g, 1, 2))
                 host_post(&p.h, qp, qp * 1000u + 500u, rnic_prng_chance(&g, 1, 2) ? 0u : 0x80000000u + 1u);
+            else
+                host_post_error(&p.h, qp, qp * 1000u + 500u, 300u, RNIC_ESTALE);
             host_post(&p.h, qp, qp * 1000u + 501u, 10);
         }
         for (cyc = 0; cyc < 6000 && !p.failed; cyc++) {
             if (cyc % 500 == 0)
-                for (qp = 0; qp < c.max_qps && qp < c.event_capacity; qp++)
+                for (qp = 0; qp < c.max_flows; qp++)
                     pair_push(&p, EV_DOORBELL, qp, 0);
             pair_tick(&p);
             pair_pop(&p, 2);
         }
+        (void)0;
         pair_final(&p);
+        CHECK(p.r.error_records <= c.max_flows); /* at most one per flow: never twice */
+        records += p.r.error_records;
         pair_free(&p);
     }
+    printf("  %" PRIu64 " error records, engine and reference alike\n", records);
+    CHECK(records >= 12);
 }
 
 static void test_bad_config(void)
@@ -1879,20 +2121,32 @@ static void test_bad_config(void)
     size_t sz;
     void *mem;
     rl *r = (rl *)calloc(1, sizeof *r);
+    const char *field;
     int i;
     host_init(&h, 4);
     memset(&f, 0, sizeof f);
     f.h = &h;
     rl_config_default(&good);
-    good.max_qps = 4;
-    good.fetch = host_fetch;
-    good.fetch_user = &f;
-    sz = rl_mem_size(&good);
+    good.max_flows = 4;
+    sz = rl_mem_size(&good); /* no source yet: the size is known all the same */
     CHECK(sz > 0);
+    CHECK(rl_config_check(&good, &field) == RNIC_OK);
     mem = malloc(sz + 64);
+    CHECK(rl_init(r, &good, mem, sz) == RNIC_EINVAL); /* ... but init needs the source */
+    good.source = host_fetch;
+    good.source_user = &f;
+    CHECK_EQ(rl_mem_size(&good), sz);
     CHECK(rl_init(r, &good, mem, sz - 1) == RNIC_ENOSPC);
-    CHECK(rl_init(r, &good, mem, 0) == RNIC_ENOSPC || rl_init(r, &good, mem, 0) == RNIC_EINVAL);
+    CHECK(rl_init(r, &good, mem, 0) == RNIC_ENOSPC);
+    CHECK(rl_init(r, &good, NULL, sz) == RNIC_EINVAL);
+    CHECK(rl_init(NULL, &good, mem, sz) == RNIC_EINVAL);
+    CHECK(rl_init(r, NULL, mem, sz) == RNIC_EINVAL);
+    CHECK(rl_config_check(NULL, &field) == RNIC_EINVAL && field && strcmp(field, "cfg") == 0);
     for (i = 0; i < 16; i++) {
+        static const char *const names[16] = { "max_flows", "max_flows", "link_bps", "mtu", "desc_capacity",
+                                                "desc_capacity", "fetch_wqes", "fetch_wqes", "link_bps",
+                                                "tx_capacity", "tx_capacity", "mtu", "mtu", "pcie_latency",
+                                                "min_rate_bps", "clock_hz" };
         c = good;
         switch (i) {
         case 11: c.mtu = 63; break;              /* api.h: mtu 64 .. 65536 */
@@ -1900,32 +2154,46 @@ static void test_bad_config(void)
         case 13: c.pcie_latency = 0; break;
         case 14: c.min_rate_bps = c.link_bps + 1u; break;
         case 15: c.clock_hz = 0; break;
-        case 0: c.max_qps = 0; break;
-        case 1: c.max_qps = RL_MAX_QPS + 1u; break;
-        case 2: c.fetch = NULL; break;
+        case 0: c.max_flows = 0; break;
+        case 1: c.max_flows = RL_MAX_FLOWS + 1u; break;
+        case 2: c.link_bps = 800000000001ull; break;
         case 3: c.mtu = 0; break;
         case 4: c.desc_capacity = 0; break;
         case 5: c.desc_capacity = RL_MAX_DESC + 1u; break;
         case 6: c.fetch_wqes = 0; break;
         case 7: c.fetch_wqes = RL_MAX_FETCH + 1u; break;
         case 8: c.link_bps = 0; break;
-        case 9: c.event_capacity = 0; break;
+        case 9: c.tx_capacity = 0; break;
         default: c.tx_capacity = 0; break;
         }
         if (rl_mem_size(&c) != 0)
             printf("  invalid config %d: rl_mem_size %zu (expected 0)\n", i, rl_mem_size(&c));
         CHECK_EQ(rl_mem_size(&c), 0);
         CHECK(rl_init(r, &c, mem, sz + 64) == RNIC_EINVAL);
+        field = NULL;
+        CHECK(rl_config_check(&c, &field) == RNIC_EINVAL);
+        if (!field || strcmp(field, names[i]) != 0) {
+            printf("  invalid config %d: rl_config_check names %s, expected %s\n", i, field ? field : "(null)", names[i]);
+            CHECK(!"rl_config_check names the wrong field");
+        }
     }
     /* after all that, a good init works and behaves */
     CHECK(rl_init(r, &good, mem, sz) == RNIC_OK);
     CHECK_EQ(rl_now(r), 0);
     CHECK_EQ(rl_phi_q32(r), 0);
-    CHECK(rl_push_doorbell(r, 4) == RNIC_ENOENT);
-    CHECK(rl_push_rate(r, 0, good.min_rate_bps) == RNIC_OK);
-    CHECK(rl_push_rate(r, 0, good.link_bps) == RNIC_OK);
+    CHECK(rl_doorbell(r, 4) == RNIC_ENOENT);
+    CHECK(rl_set_rate(r, 0, good.min_rate_bps) == RNIC_OK);
+    CHECK(rl_set_rate(r, 0, good.link_bps) == RNIC_OK);
     CHECK(rl_get_qp_stats(r, 4) == NULL);
     CHECK(rl_get_qp_stats(r, 3) != NULL);
+    CHECK(rl_doorbell(NULL, 0) == RNIC_EINVAL);
+    CHECK(rl_pop_tx(NULL, NULL) == RNIC_EINVAL);
+    CHECK(rl_peek_tx(r, NULL) == RNIC_EINVAL);
+    {
+        rnic_work w;
+        CHECK(rl_peek_tx(r, &w) == RNIC_EEMPTY);
+        CHECK(rl_pop_tx(r, &w) == RNIC_EEMPTY);
+    }
     free(mem);
     free(r);
     host_free(&h);

@@ -1,6 +1,6 @@
 /* ratelimit.h: linkage and version. */
 #define RL_VERSION_MAJOR 0
-#define RL_VERSION_MINOR 1
+#define RL_VERSION_MINOR 2
 #define RL_VERSION_PATCH 0
 
 /* RL_API decorates every public function: extern by default, `static` when the user
@@ -19,46 +19,40 @@
  * Compare it with RL_VERSION_* to catch a translation unit built from another release. */
 RL_API const char *rl_version(void);
 
-/* ---- Tassel rate limiter (cycle semantics: docs/tassel_model.md) ---- */
+/* ---- Tassel rate limiter (cycle semantics: docs/tassel_model.md; the shapes every engine
+ * shares: docs/engine_contract.md) ---- */
 
-#define RL_MAX_QPS 65536u
-#define RL_NEVER UINT64_MAX /* rl_next_event: nothing will happen without new input */
+#define RL_MAX_FLOWS 65536u
+#define RL_NEVER RNIC_NEVER /* rl_next_event: nothing will happen without new input */
+#define RL_MAX_DESC 256u    /* upper bound of desc_capacity (k) */
+#define RL_MAX_FETCH 64u    /* upper bound of fetch_wqes (n) */
 
-/* One work queue element as the host posted it: a message of len bytes (1 .. 2^31). */
-typedef struct rl_wqe {
-    uint32_t id;
-    uint32_t len;
-} rl_wqe;
-
-/* The WQE source (the host's send queues, read over PCIe): copy up to `max` WQEs of `qp`,
- * starting with the `seq`-th WQE ever posted to it (seq counts from 0, wraps mod 2^32),
- * into out[]; return how many. Called when a fetch completes. Must not call back into rl. */
-typedef uint32_t (*rl_wqe_fetch_fn)(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max);
+/* Engine-specific trace kinds (RNIC_TRACE_PUSH/REFUSE/OUT/POP/RATE are the common ones). */
+#define RL_TRACE_APPLY 16u      /* the EMUX applied a flow's pending registers: a = what (1 doorbell, 2 rate, 4 credit) */
+#define RL_TRACE_FETCH 17u      /* a WQE fetch issued: id = flow, a = index, b = offset */
+#define RL_TRACE_ROUND 18u      /* a fetch returned: a = packets stored, b = packets cut */
+#define RL_TRACE_RESCHEDULE 19u /* a flow entered the timeline: a = key (virtual cycle) */
+#define RL_TRACE_RETIME 20u     /* a rate write re-timed a flow: a = new next start (virtual cycle), b = descriptors dropped */
+#define RL_TRACE_PARK 21u       /* a flow waits for credit or a non-zero rate */
 
 typedef struct rl_config {
-    uint64_t clock_hz;       /* default 250 MHz (4 ns cycles, as in the paper) */
-    uint64_t link_bps;       /* default 100 Gb/s; up to 800 Gb/s */
-    uint64_t min_rate_bps;   /* smallest accepted QP rate, default 100 Kb/s */
-    uint32_t max_qps;        /* 1 .. RL_MAX_QPS, default 1024 */
-    uint32_t mtu;            /* packet payload bytes, 64 .. 65536, default 4096 */
-    uint32_t pcie_latency;   /* WQE fetch latency and wheel span in cycles, default 250 */
-    uint32_t fetch_wqes;     /* n: WQEs fetched (and packets cut) per round, default 8 */
-    uint32_t desc_capacity;  /* k: descriptor buffer for urgent packets, default 60 */
-    uint32_t event_capacity; /* EMUX input port depth, default 64 */
-    uint32_t tx_capacity;    /* TX output port depth, default 64 */
-    rl_wqe_fetch_fn fetch;   /* required */
-    void *fetch_user;
+    uint64_t clock_hz;     /* default 250 MHz (4 ns cycles, as in the paper) */
+    uint64_t link_bps;     /* default 100 Gb/s; up to 800 Gb/s */
+    uint64_t min_rate_bps; /* smallest flow rate; smaller non-zero writes are clamped up, default 100 Kb/s */
+    uint32_t max_flows;    /* 1 .. RL_MAX_FLOWS, default 1024 */
+    uint32_t mtu;          /* packet payload bytes, 64 .. 65536, default 4096 */
+    uint32_t pcie_latency; /* WQE fetch latency and wheel span in cycles, default 250 */
+    uint32_t fetch_wqes;   /* n: WQEs fetched (and packets cut) per round, 1 .. 64, default 8 */
+    uint32_t desc_capacity; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
+    uint32_t tx_capacity;  /* TX output port depth, default 64 */
+    uint64_t start_cycle;  /* rl_now() after init, default 0 (a composed model may start every
+                              engine at one cycle; tests start near 2^64 to cross the wrap) */
+    rnic_source_fn source; /* required by rl_init: the flows' WQEs by free-running index */
+    void *source_user;
+    rnic_trace_fn trace;   /* NULL: tracing off */
+    void *trace_user;
+    uint16_t trace_id;     /* `engine` of the trace events, default RNIC_ENGINE_TASSEL */
 } rl_config;
-
-/* A transmitted packet, as popped from the TX port. */
-typedef struct rl_tx {
-    uint64_t cycle;  /* the cycle it left the rate limiter */
-    uint32_t qp;
-    uint32_t wqe_id;
-    uint32_t offset; /* byte offset in the WQE's message */
-    uint32_t len;
-    uint32_t last;   /* 1 when this packet ends its WQE */
-} rl_tx;
 
 typedef struct rl_qp_stats {
     uint64_t packets, bytes;
@@ -66,13 +60,16 @@ typedef struct rl_qp_stats {
 
 typedef struct rl_stats {
     uint64_t cycles, packets, bytes;
-    uint64_t doorbells, rate_updates, credit_updates;
+    uint64_t doorbells, rate_updates, credit_updates; /* register writes applied by the EMUX */
+    uint64_t coalesced;         /* register writes merged into one still pending for the flow */
+    uint64_t rate_clamped;      /* rate writes outside [min_rate, link] clamped into it */
+    uint64_t retimes;           /* rate changes that re-timed a flow's schedule */
     uint64_t fetches, wqes_fetched, packets_computed, packets_dropped; /* dropped: fetch-and-drop, refetched later */
+    uint64_t error_records;     /* bad WQEs completed with an ERROR record */
     uint64_t desc_full;         /* rounds cut short by a full descriptor buffer */
-    uint64_t fetch_gated;       /* cycles a queued QP waited: no descriptor slot for its fetch */
+    uint64_t fetch_gated;       /* cycles a queued flow waited: no descriptor slot for its fetch */
     uint64_t heap_ops;          /* P-heap operations started */
     uint64_t tx_stalls;         /* cycles a packet was ready but the TX port was full */
-    uint64_t event_port_full;   /* pushes refused with RNIC_EBUSY */
     uint64_t max_phi_q32;       /* largest oversubscription factor seen, Q32.32 */
     rnic_err_stats errors;      /* refused input by cause */
 } rl_stats;
@@ -81,72 +78,88 @@ typedef struct rl_stats {
 typedef struct rl rl;
 
 RL_API void rl_config_default(rl_config *cfg);
-/* Bytes of caller memory rl_init needs for cfg; 0 when cfg is invalid. */
+/* RNIC_OK, or RNIC_EINVAL with *field (when field is not NULL) naming the bad field. The
+ * source is not checked here (rl_init requires it). */
+RL_API rnic_err rl_config_check(const rl_config *cfg, const char **field);
+/* Bytes of caller memory rl_init needs for cfg; 0 when cfg is invalid (rl_config_check says why). */
 RL_API size_t rl_mem_size(const rl_config *cfg);
-/* Engine state bytes per QP (what scales with max_qps) for cfg; 0 when invalid. */
+/* Engine state bytes per flow (what scales with max_flows) for cfg; 0 when invalid. */
 RL_API size_t rl_mem_per_qp(const rl_config *cfg);
+/* RNIC_EINVAL: bad config, NULL source, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size);
 
-/* EMUX input port. RNIC_ENOENT unknown QP, RNIC_ERANGE rate outside [min_rate, link],
- * RNIC_EBUSY port full; refused input changes nothing. */
-RL_API rnic_err rl_push_doorbell(rl *r, uint32_t qp);
-RL_API rnic_err rl_push_rate(rl *r, uint32_t qp, uint64_t bps);
-RL_API rnic_err rl_push_credit(rl *r, uint32_t qp, bool has_credit);
+/* Per-flow registers, last write wins. A flow with a write pending joins a FIFO of flow ids
+ * (capacity max_flows: it never overflows, so these never answer RNIC_EBUSY); the EMUX applies
+ * one flow's pending registers per cycle, rate then credit then doorbell. A write made before
+ * the tick of cycle c applies in cycle c + (flows ahead of it in that FIFO). Two writes of one
+ * register before it applies are one (counted in stats.coalesced). Unknown flow: RNIC_ENOENT.
+ * Rates are clamped into [min_rate_bps, link_bps] (counted in rate_clamped); 0 pauses the flow
+ * (its data waits, nothing is sent; a later non-zero rate resumes it). A rate change re-times
+ * what is already scheduled for the flow (docs/tassel_model.md, "Rate changes"). */
+RL_API rnic_err rl_doorbell(rl *r, uint32_t flow);
+RL_API rnic_err rl_set_rate(rl *r, uint32_t flow, uint64_t bps);
+RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit);
 
 /* Advance exactly one cycle. */
 RL_API void rl_tick(rl *r);
-/* Earliest cycle >= now at which a tick could do anything without new input; RL_NEVER when
- * nothing will (or when only popping the full TX port would unblock it). */
+/* Earliest cycle >= now at which a tick changes anything without new input; RL_NEVER when
+ * nothing will (also when only a pop of the full TX port would unblock it). */
 RL_API uint64_t rl_next_event(const rl *r);
-/* Run `cycles` cycles, skipping idle stretches; identical results to that many rl_tick. */
-RL_API void rl_advance(rl *r, uint64_t cycles);
+/* Run up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right
+ * after the tick in which the TX port became full (drain it and call again). Identical
+ * results to ticking, across the 2^64 wrap too. */
+RL_API uint64_t rl_advance(rl *r, uint64_t cycles);
+/* rl_advance(r, cycle - rl_now(r)) (mod 2^64). */
+RL_API uint64_t rl_advance_to(rl *r, uint64_t cycle);
 
-/* TX output port: RNIC_EEMPTY when nothing waits. */
-RL_API rnic_err rl_pop_tx(rl *r, rl_tx *out);
+/* TX output port: packets as rnic_work (flow, index of the WQE, offset, len, addr/raddr =
+ * the entry's + offset, tag/op untouched, cycle it left, FIRST at offset 0, LAST when it ends
+ * the WQE: the source may then reuse the entry). A bad WQE (len 0 or > 2^31, or marked
+ * RNIC_WORK_ERROR by the source) leaves as one record with len 0, FIRST|LAST|ERROR and
+ * status = the rnic_err. RNIC_EEMPTY when nothing waits; RNIC_EINVAL for NULL (counted in
+ * pop). */
+RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out);
+RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out);
 
 RL_API uint64_t rl_now(const rl *r);
 RL_API const rl_stats *rl_get_stats(const rl *r);
-/* Per-QP counters; NULL for an unknown QP. */
-RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t qp);
+/* Per-flow counters; NULL for an unknown flow. */
+RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow);
 /* Current oversubscription factor Phi (Q32.32). */
 RL_API uint64_t rl_phi_q32(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-#define RL_MAX_DESC 256u  /* upper bound of desc_capacity (k) */
-#define RL_MAX_FETCH 64u  /* upper bound of fetch_wqes (n) */
-
-typedef struct rl_qp { /* per-QP scheduling state */
-    uint64_t rate_bps;
+typedef struct rl_qp { /* per-flow scheduling state */
+    uint64_t rate_bps;    /* applied rate (the last non-zero one while paused) */
+    uint64_t pend_rate;   /* rate register written, not yet applied (0: pause) */
     rnic_q32 cpb;
-    rnic_ftime finish;  /* virtual finish of the last packet stored for this QP */
-    uint64_t resched;   /* timeline key while DORMANT: reschedule time, whole virtual cycle */
-    uint32_t wqe_seq;   /* cursor: next WQE (sequence number at the source) ... */
-    uint32_t offset;    /* ... and byte offset in it */
+    rnic_ftime finish;    /* virtual finish of the last packet stored for this flow */
+    uint64_t resched;     /* timeline key while DORMANT: reschedule time, whole virtual cycle */
+    uint32_t index;       /* cursor: next WQE (free-running index at the source) ... */
+    uint32_t offset;      /* ... and byte offset in it */
     uint16_t outstanding; /* descriptors held (up to desc_capacity = 256) */
-    uint8_t state, credit, doorbell_pending;
+    uint8_t state, credit, doorbell_pending, paused;
+    uint8_t pend, pend_credit; /* registers written (RL__PEND_*), the credit value */
+    uint8_t tl_loc, tl_bucket; /* where the flow is in the timeline path; its radix bucket */
 } rl_qp;
 
-typedef struct rl_desc { /* one urgent packet in the descriptor buffer */
+typedef struct rl_desc { /* one urgent packet (or error record) in the descriptor buffer */
     rnic_ftime start, finish;
     uint64_t number; /* global descriptor number: tie-break and stable identity */
-    uint32_t qp, wqe_id, offset, len, last;
+    uint64_t addr, raddr, tag; /* the WQE's, carried to the record */
+    uint32_t flow, index, offset, len, flags, op;
+    int32_t status;
+    uint32_t pad_;
 } rl_desc;
 
-typedef struct rl_event {
-    uint32_t kind, qp;
-    uint64_t value;
-} rl_event;
-
-typedef struct rl_timed_qp { /* a QP in a fixed-latency pipeline */
+typedef struct rl_timed_qp { /* a flow in a fixed-latency pipeline */
     uint64_t cycle;
     uint32_t qp;
 } rl_timed_qp;
 
 typedef struct rl_heap_insert { /* an enqueue travelling down the P-heap */
     uint64_t settle; /* cycle from which dequeues see it */
-    uint64_t key;    /* reschedule time, whole virtual cycle */
-    uint64_t ins;    /* insertion number */
     uint32_t qp;
 } rl_heap_insert;
 
@@ -164,32 +177,36 @@ struct rl {
     uint64_t link_free;     /* first cycle the link is idle */
     uint32_t heap_height;
     uint64_t heap_next_op;
-    uint64_t heap_inserts;  /* insertion numbers (timeline tie-break) */
     uint64_t desc_numbers;
+    rnic_trace trace;
+    uint16_t trace_id;
     rl_qp *qps;
     rl_qp_stats *qp_stats;
     /* timeline (P-heap order): settled entries in a radix heap on (key, insertion order);
-     * keys are QPs' `resched`, lists run through tl_next (RNIC_NONE ends a list) */
-    uint32_t *tl_next, *tl_prev; /* tl_prev: the late list only */
+     * keys are flows' `resched`, doubly linked lists through tl_next/tl_prev (RNIC_NONE ends) */
+    uint32_t *tl_next, *tl_prev;
     uint32_t tl_head[65], tl_tail[65]; /* bucket b > 0: keys whose highest bit differing from tl_base is b - 1 */
     uint64_t tl_nonempty;              /* bit b - 1: bucket b (1..64) holds entries */
     uint64_t tl_base;                  /* the last key dequeued from the buckets */
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */
-    rnic_ring insert_requests; /* QPs waiting for a P-heap operation slot (uint32_t) */
+    rnic_ring registers;       /* uint32_t: flows with a register write pending, FIFO */
+    rnic_ring insert_requests; /* flows waiting for a P-heap operation slot (uint32_t) */
     rnic_ring inserts_in_flight; /* rl_heap_insert: enqueues not yet settled */
-    rnic_ring deliveries;      /* rl_timed_qp: dequeued QPs on their way to the FIFO */
+    rnic_ring deliveries;      /* rl_timed_qp: dequeued flows on their way to the FIFO */
     rnic_ring schedule;        /* uint32_t: the schedule FIFO */
     rnic_ring fetches;         /* rl_timed_qp: outstanding WQE fetches */
-    rnic_ring events;          /* rl_event: EMUX input port */
-    rnic_ring tx;              /* rl_tx: output port */
-    rl_desc desc[RL_MAX_DESC];
-    uint64_t desc_used[RL_MAX_DESC / 64u]; /* slot holds a packet */
-    uint16_t desc_waiting[RL_MAX_DESC];    /* binary heap of slots by start: not yet eligible */
-    uint16_t desc_ready[RL_MAX_DESC];      /* binary heap of slots by (finish, number): eligible */
+    rnic_ring tx;              /* rnic_work: output port */
+    /* descriptor buffer (caller memory, desc_capacity entries) */
+    rl_desc *desc;
+    uint64_t *desc_used;       /* slot holds a packet */
+    uint16_t *desc_waiting;    /* binary heap of slots by start: not yet eligible */
+    uint16_t *desc_ready;      /* binary heap of slots by (finish, number): eligible */
+    uint16_t *desc_scratch;    /* a re-timed flow's slots, in number order */
     uint32_t n_waiting, n_ready;
     uint32_t desc_count;
-    rl_wqe fetched[RL_MAX_FETCH];
+    rnic_work *fetched;        /* fetch_wqes entries: the source's answer */
+    rnic_ftime *starts;        /* fetch_wqes entries: a round's packet starts */
     rl_stats stats;
 };

@@ -1,50 +1,84 @@
 /* Tassel rate limiter engine. Cycle semantics: docs/tassel_model.md (every step below is
- * numbered as there). Software representation: the timeline of dormant QPs is a radix heap
+ * numbered as there). Software representation: the timeline of dormant flows is a radix heap
  * on (key, insertion order) -- exactly the P-heap's order, amortised O(1) instead of the
  * O(log n) cache misses of a binary heap -- whose hardware timing (an operation every 2
  * cycles, `height` cycles each) is modelled with two small pipelines; the descriptor buffer
  * (k <= 256 urgent packets) keeps two small binary heaps of slots: waiting by start, eligible
  * by (finish, number), so no cycle scans the buffer. */
 
-enum { RL__IDLE, RL__QUEUED, RL__WAIT_CREDIT, RL__FETCHING, RL__DORMANT, RL__DRAINING };
-enum { RL__EV_DOORBELL, RL__EV_RATE, RL__EV_CREDIT };
+enum { RL__IDLE, RL__QUEUED, RL__PARKED, RL__FETCHING, RL__DORMANT, RL__DRAINING };
+/* where a DORMANT flow is on the timeline path */
+enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING };
+#define RL__PEND_DOORBELL 1u
+#define RL__PEND_RATE 2u
+#define RL__PEND_CREDIT 4u
+#define RL__LATE 255u /* tl_bucket of an entry in the late list */
 
 #define RL__DEFAULT_CLOCK 250000000ull
 #define RL__DEFAULT_LINK 100000000000ull
 #define RL__MAX_LINK 800000000000ull
+#define RL__MAX_WQE 0x80000000u
+
+#define RL__TRACE(r, kind, id, a, b)                                                                        \
+    do {                                                                                                   \
+        if ((r)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(r)->trace, (r)->now, (r)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
+                            (uint64_t)(b));                                                                \
+    } while (0)
 
 RL_API const char *rl_version(void);
 
+/* Wrap-safe: cycle `t` has come (t <= now modulo 2^64, within 2^63). */
+static bool rl__reached(uint64_t now, uint64_t t) { return now - t < ((uint64_t)1 << 63); }
+
 RL_API void rl_config_default(rl_config *cfg)
 {
+    if (!cfg)
+        return;
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
     cfg->clock_hz = RL__DEFAULT_CLOCK;
     cfg->link_bps = RL__DEFAULT_LINK;
     cfg->min_rate_bps = RNIC_RATE_MIN_BPS;
-    cfg->max_qps = 1024;
+    cfg->max_flows = 1024;
     cfg->mtu = 4096;
     cfg->pcie_latency = 250;
     cfg->fetch_wqes = 8;
     cfg->desc_capacity = 60;
-    cfg->event_capacity = 64;
     cfg->tx_capacity = 64;
+    cfg->trace_id = RNIC_ENGINE_TASSEL;
 }
 
-static bool rl__config_valid(const rl_config *c)
+RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
 {
     rnic_q32 q;
-    if (!c || !c->fetch || c->max_qps == 0 || c->max_qps > RL_MAX_QPS || c->mtu < 64 || c->mtu > 65536u ||
-        c->pcie_latency == 0 || c->pcie_latency > (1u << 20) || c->fetch_wqes == 0 || c->fetch_wqes > RL_MAX_FETCH ||
-        c->desc_capacity == 0 || c->desc_capacity > RL_MAX_DESC || c->event_capacity == 0 || c->tx_capacity == 0 ||
-        c->link_bps == 0 || c->link_bps > RL__MAX_LINK || c->min_rate_bps == 0 || c->min_rate_bps > c->link_bps ||
-        c->clock_hz < 1000000u || c->clock_hz > 10000000000ull)
-        return false;
+    if (field)
+        *field = NULL;
+    if (!c)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (c->clock_hz < 1000000u || c->clock_hz > 10000000000ull)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (c->link_bps == 0 || c->link_bps > RL__MAX_LINK || rnic_rate_to_cpb(c->link_bps, c->clock_hz, &q) != RNIC_OK)
+        return rnic_config_bad(field, "link_bps", RNIC_EINVAL);
     /* both ends of the rate range must be representable at this clock */
-    return rnic_rate_to_cpb(c->min_rate_bps, c->clock_hz, &q) == RNIC_OK &&
-           rnic_rate_to_cpb(c->link_bps, c->clock_hz, &q) == RNIC_OK;
+    if (c->min_rate_bps == 0 || c->min_rate_bps > c->link_bps ||
+        rnic_rate_to_cpb(c->min_rate_bps, c->clock_hz, &q) != RNIC_OK)
+        return rnic_config_bad(field, "min_rate_bps", RNIC_EINVAL);
+    if (c->max_flows == 0 || c->max_flows > RL_MAX_FLOWS)
+        return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
+    if (c->mtu < 64 || c->mtu > 65536u)
+        return rnic_config_bad(field, "mtu", RNIC_EINVAL);
+    if (c->pcie_latency == 0 || c->pcie_latency > (1u << 20))
+        return rnic_config_bad(field, "pcie_latency", RNIC_EINVAL);
+    if (c->fetch_wqes == 0 || c->fetch_wqes > RL_MAX_FETCH)
+        return rnic_config_bad(field, "fetch_wqes", RNIC_EINVAL);
+    if (c->desc_capacity == 0 || c->desc_capacity > RL_MAX_DESC)
+        return rnic_config_bad(field, "desc_capacity", RNIC_EINVAL);
+    if (c->tx_capacity == 0)
+        return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
+    return RNIC_OK;
 }
 
-/* P-heap height: levels of a complete binary tree holding max_qps entries. */
+/* P-heap height: levels of a complete binary tree holding max_flows entries. */
 static uint32_t rl__height(uint32_t n)
 {
     uint32_t h = 0;
@@ -56,7 +90,7 @@ static uint32_t rl__height(uint32_t n)
 /* One layout for rl_mem_size and rl_init. Returns bytes, 0 if the layout overflows. */
 static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
 {
-    size_t off = 0, at, n = c->max_qps, h = rl__height(c->max_qps) + 2u;
+    size_t off = 0, at, n = c->max_flows, h = rl__height(c->max_flows) + 2u, k = c->desc_capacity;
 #define RL__ARRAY(field, type, count)                                 \
     do {                                                              \
         if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
@@ -76,13 +110,20 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     RL__ARRAY(qp_stats, rl_qp_stats, n);
     RL__ARRAY(tl_next, uint32_t, n);
     RL__ARRAY(tl_prev, uint32_t, n);
+    RL__RING(registers, uint32_t, n);
     RL__RING(insert_requests, uint32_t, n);
     RL__RING(inserts_in_flight, rl_heap_insert, h);
     RL__RING(deliveries, rl_timed_qp, h);
     RL__RING(schedule, uint32_t, n);
     RL__RING(fetches, rl_timed_qp, (size_t)c->pcie_latency + 1u);
-    RL__RING(events, rl_event, c->event_capacity);
-    RL__RING(tx, rl_tx, c->tx_capacity);
+    RL__RING(tx, rnic_work, c->tx_capacity);
+    RL__ARRAY(desc, rl_desc, k);
+    RL__ARRAY(desc_used, uint64_t, (k + 63u) / 64u);
+    RL__ARRAY(desc_waiting, uint16_t, k);
+    RL__ARRAY(desc_ready, uint16_t, k);
+    RL__ARRAY(desc_scratch, uint16_t, k);
+    RL__ARRAY(fetched, rnic_work, c->fetch_wqes);
+    RL__ARRAY(starts, rnic_ftime, c->fetch_wqes);
 #undef RL__ARRAY
 #undef RL__RING
     return off;
@@ -90,20 +131,21 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
 
 RL_API size_t rl_mem_size(const rl_config *cfg)
 {
-    return rl__config_valid(cfg) ? rl__layout(cfg, NULL, NULL) : 0;
+    return rl_config_check(cfg, NULL) == RNIC_OK ? rl__layout(cfg, NULL, NULL) : 0;
 }
 
 RL_API size_t rl_mem_per_qp(const rl_config *cfg)
 {
-    /* everything sized by max_qps: QP state, statistics, two timeline links, two FIFO slots */
-    return rl__config_valid(cfg) ? sizeof(rl_qp) + sizeof(rl_qp_stats) + 4u * sizeof(uint32_t) : 0;
+    /* everything sized by max_flows: flow state, statistics, two timeline links, three FIFO
+     * slots (registers, insert requests, schedule) */
+    return rl_config_check(cfg, NULL) == RNIC_OK ? sizeof(rl_qp) + sizeof(rl_qp_stats) + 5u * sizeof(uint32_t) : 0;
 }
 
 /* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
- * sum changed. Under oversubscription the system time slows down by Phi, so every QP becomes
+ * sum changed. Under oversubscription the system time slows down by Phi, so every flow becomes
  * eligible at rate / Phi and the link is shared in proportion to the rates (Fig. 8b);
  * the lookahead covers the whole reactivation path (P-heap dequeue, FIFO -> fetch issue, the
- * PCIe read), so a rescheduled QP's WQEs are back by its next packet's start. */
+ * PCIe read), so a rescheduled flow's WQEs are back by its next packet's start. */
 static void rl__update_phi(rl *r)
 {
     rnic_q32 phi = 0, over;
@@ -136,7 +178,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     size_t need;
     uint32_t i;
     rnic_q32 link_cpb = 0; /* set below: a valid config has a representable link rate */
-    if (!r || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !rl__config_valid(cfg))
+    if (!r || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || rl_config_check(cfg, NULL) != RNIC_OK ||
+        !cfg->source)
         return RNIC_EINVAL;
     need = rl__layout(cfg, NULL, NULL);
     if (need == 0)
@@ -146,13 +189,17 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     RNIC_MEMSET(r, 0, sizeof *r);
     r->cfg = *cfg;
     rl__layout(cfg, r, (unsigned char *)mem);
-    r->heap_height = rl__height(cfg->max_qps);
+    r->heap_height = rl__height(cfg->max_flows);
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
     r->link_cpb = link_cpb;
+    r->now = r->heap_next_op = r->link_free = cfg->start_cycle;
+    r->link_t = rnic_ftime_at(cfg->start_cycle);
+    rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
+    r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TASSEL;
     for (i = 0; i < 65u; i++)
         r->tl_head[i] = r->tl_tail[i] = RNIC_NONE;
     r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
-    for (i = 0; i < cfg->max_qps; i++) {
+    for (i = 0; i < cfg->max_flows; i++) {
         rl_qp *q = &r->qps[i];
         RNIC_MEMSET(q, 0, sizeof *q);
         q->rate_bps = cfg->link_bps;
@@ -160,48 +207,76 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
         q->credit = 1;
         r->qp_stats[i].packets = r->qp_stats[i].bytes = 0;
     }
+    rnic_bitmap_zero(r->desc_used, cfg->desc_capacity);
     rl__update_phi(r);
     r->A_mono = rl__activation(r);
     return RNIC_OK;
 }
 
-/* ---- inputs (EMUX port) ---- */
+/* ---- inputs: per-flow registers ---- */
 
-static rnic_err rl__push_event(rl *r, uint32_t kind, uint32_t qp, uint64_t value)
+static rnic_err rl__refuse(rl *r, uint32_t flow, rnic_err e, uint64_t value)
 {
-    rl_event ev;
-    if (qp >= r->cfg.max_qps)
-        return rnic_err_note(&r->stats.errors, RNIC_ENOENT);
-    ev.kind = kind;
-    ev.qp = qp;
-    ev.value = value;
-    if (rnic_ring_push(&r->events, &ev) != RNIC_OK) {
-        r->stats.event_port_full++;
-        return RNIC_EBUSY;
-    }
+    rnic_err_note(&r->stats.errors, e);
+    RL__TRACE(r, RNIC_TRACE_REFUSE, flow, e, value);
+    return e;
+}
+
+static void rl__write(rl *r, uint32_t flow, uint8_t reg, uint64_t value)
+{
+    rl_qp *q = &r->qps[flow];
+    if (q->pend & reg)
+        r->stats.coalesced++;
+    if (!q->pend)
+        rnic_ring_push(&r->registers, &flow); /* each flow at most once: cannot be full */
+    q->pend |= reg;
+    RL__TRACE(r, RNIC_TRACE_PUSH, flow, value, reg);
+}
+
+RL_API rnic_err rl_doorbell(rl *r, uint32_t flow)
+{
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows)
+        return rl__refuse(r, flow, RNIC_ENOENT, 0);
+    rl__write(r, flow, RL__PEND_DOORBELL, 0);
     return RNIC_OK;
 }
 
-RL_API rnic_err rl_push_doorbell(rl *r, uint32_t qp) { return rl__push_event(r, RL__EV_DOORBELL, qp, 0); }
-
-RL_API rnic_err rl_push_rate(rl *r, uint32_t qp, uint64_t bps)
+RL_API rnic_err rl_set_rate(rl *r, uint32_t flow, uint64_t bps)
 {
-    if (qp >= r->cfg.max_qps)
-        return rnic_err_note(&r->stats.errors, RNIC_ENOENT);
-    if (bps < r->cfg.min_rate_bps || bps > r->cfg.link_bps)
-        return rnic_err_note(&r->stats.errors, RNIC_ERANGE);
-    return rl__push_event(r, RL__EV_RATE, qp, bps);
+    uint64_t asked = bps;
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows)
+        return rl__refuse(r, flow, RNIC_ENOENT, bps);
+    if (bps && (bps < r->cfg.min_rate_bps || bps > r->cfg.link_bps)) {
+        bps = bps < r->cfg.min_rate_bps ? r->cfg.min_rate_bps : r->cfg.link_bps;
+        r->stats.rate_clamped++;
+    }
+    r->qps[flow].pend_rate = bps;
+    RL__TRACE(r, RNIC_TRACE_RATE, flow, bps, asked);
+    rl__write(r, flow, RL__PEND_RATE, bps);
+    return RNIC_OK;
 }
 
-RL_API rnic_err rl_push_credit(rl *r, uint32_t qp, bool has_credit)
+RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit)
 {
-    return rl__push_event(r, RL__EV_CREDIT, qp, has_credit ? 1u : 0u);
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows)
+        return rl__refuse(r, flow, RNIC_ENOENT, has_credit);
+    r->qps[flow].pend_credit = has_credit ? 1u : 0u;
+    rl__write(r, flow, RL__PEND_CREDIT, has_credit);
+    return RNIC_OK;
 }
 
-/* ---- QP activity ---- */
+/* ---- flow activity ---- */
 
 static void rl__activate(rl *r, rl_qp *q)
 {
+    if (q->paused)
+        return;
     r->sum_active_bps += q->rate_bps;
     rl__update_phi(r);
 }
@@ -209,6 +284,8 @@ static void rl__activate(rl *r, rl_qp *q)
 static void rl__deactivate(rl *r, rl_qp *q)
 {
     q->state = RL__IDLE;
+    if (q->paused)
+        return;
     r->sum_active_bps -= q->rate_bps;
     rl__update_phi(r);
 }
@@ -216,47 +293,22 @@ static void rl__deactivate(rl *r, rl_qp *q)
 static void rl__enqueue_schedule(rl *r, uint32_t qp)
 {
     r->qps[qp].state = RL__QUEUED;
-    rnic_ring_push(&r->schedule, &qp); /* cannot be full: each QP is in it at most once */
+    r->qps[qp].tl_loc = RL__TL_NONE;
+    rnic_ring_push(&r->schedule, &qp); /* cannot be full: each flow is in it at most once */
 }
 
-/* Step 1. */
-static void rl__emux(rl *r)
+/* A flow with data beyond its stored packets goes DORMANT: an insert request for key
+ * ceil(max(res, A_mono)). */
+static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
 {
-    rl_event ev;
-    rl_qp *q;
-    if (rnic_ring_pop(&r->events, &ev) != RNIC_OK)
-        return;
-    q = &r->qps[ev.qp];
-    switch (ev.kind) {
-    case RL__EV_DOORBELL:
-        r->stats.doorbells++;
-        if (q->state == RL__IDLE) {
-            if (rnic_ftime_before(q->finish, r->T))
-                q->finish = r->T;
-            rl__activate(r, q);
-            rl__enqueue_schedule(r, ev.qp);
-        } else if (q->state == RL__DRAINING) {
-            q->doorbell_pending = 1;
-        }
-        break;
-    case RL__EV_RATE:
-        r->stats.rate_updates++;
-        if (q->state != RL__IDLE)
-            r->sum_active_bps -= q->rate_bps;
-        q->rate_bps = ev.value;
-        rnic_rate_to_cpb(ev.value, r->cfg.clock_hz, &q->cpb);
-        if (q->state != RL__IDLE) {
-            r->sum_active_bps += q->rate_bps;
-            rl__update_phi(r);
-        }
-        break;
-    default:
-        r->stats.credit_updates++;
-        q->credit = ev.value ? 1u : 0u;
-        if (q->credit && q->state == RL__WAIT_CREDIT)
-            rl__enqueue_schedule(r, ev.qp);
-        break;
-    }
+    rl_qp *q = &r->qps[qpi];
+    if (rnic_ftime_before(res, r->A_mono))
+        res = r->A_mono;
+    q->resched = rnic_ftime_ceil(res);
+    q->state = RL__DORMANT;
+    q->tl_loc = RL__TL_REQUEST;
+    rnic_ring_push(&r->insert_requests, &qpi); /* at most once per flow: cannot be full */
+    RL__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
 }
 
 /* ---- descriptor buffer ---- */
@@ -310,66 +362,289 @@ static uint32_t rl__dheap_pop(rl *r, uint16_t *h, uint32_t *count, bool by_finis
     return top;
 }
 
-/* Step 2: a round for QP qpi, whose WQE fetch completed this cycle. */
+/* Rebuild a heap without flow qi's slots (pushing in place: writes stay at or below the
+ * element being read). */
+static void rl__dheap_remove_flow(rl *r, uint16_t *h, uint32_t *count, bool by_finish, uint32_t qi)
+{
+    uint32_t i, n = *count;
+    *count = 0;
+    for (i = 0; i < n; i++) {
+        uint16_t s = h[i];
+        if (r->desc[s].flow != qi)
+            rl__dheap_push(r, h, count, by_finish, s);
+    }
+}
+
+/* ---- rate changes: re-timing what is scheduled (docs/tassel_model.md, "Rate changes") ---- */
+
+/* N' = T + (N - T) * new_cpb / old_cpb for N after T: the bytes still owed at the old rate
+ * (Q32.32, rounded down, saturating) take their time at the new rate (rounded down). */
+static rnic_ftime rl__rescale(rnic_ftime T, rnic_ftime N, rnic_q32 old_cpb, rnic_q32 new_cpb)
+{
+    uint64_t whole = N.cycle - T.cycle - (uint64_t)(N.frac < T.frac), bytes, hi, lo;
+    uint32_t frac = N.frac - T.frac;
+    rnic_ftime out = T;
+    bytes = whole >= old_cpb ? UINT64_MAX : rnic_udiv128_64(whole, (uint64_t)frac << 32, old_cpb, NULL);
+    rnic_mul64x64(bytes, new_cpb, &hi, &lo); /* the new debt in 2^-64 cycles: hi cycles, lo >> 32 fraction */
+    rnic_ftime_add_q32(&out, (uint64_t)(uint32_t)(lo >> 32));
+    out.cycle += hi;
+    return out;
+}
+
+/* Flow qi's stored descriptors, in number order (their chain order), into desc_scratch. */
+static uint32_t rl__collect(rl *r, uint32_t qi)
+{
+    uint32_t s, n = 0, i;
+    for (s = 0; s < r->cfg.desc_capacity; s++) {
+        if (!rnic_bitmap_test(r->desc_used, s) || r->desc[s].flow != qi)
+            continue;
+        for (i = n++; i > 0 && r->desc[r->desc_scratch[i - 1u]].number > r->desc[s].number; i--)
+            r->desc_scratch[i] = r->desc_scratch[i - 1u];
+        r->desc_scratch[i] = (uint16_t)s;
+    }
+    return n;
+}
+
+/* Re-time flow qi's schedule at new_cpb (keep) or drop it all (pause). The next start N
+ * (the first stored packet's, else `finish`) becomes N' (rescaled when after T); stored
+ * packets are re-chained from N' while still urgent (start < A_mono), the rest is dropped and
+ * the cursor moves back to the first dropped one. Returns the packets dropped. */
+static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
+{
+    rl_qp *q = &r->qps[qi];
+    uint32_t n = q->outstanding ? rl__collect(r, qi) : 0, i, dropped = 0;
+    rnic_ftime t = n ? r->desc[r->desc_scratch[0]].start : q->finish;
+    if (keep && rnic_ftime_before(r->T, t))
+        t = rl__rescale(r->T, t, q->cpb, new_cpb);
+    for (i = 0; i < n; i++) {
+        uint32_t s = r->desc_scratch[i];
+        rl_desc *d = &r->desc[s];
+        if (keep && dropped == 0 && rnic_ftime_before(t, r->A_mono)) {
+            d->start = t;
+            rnic_ftime_add_bytes(&t, d->len, new_cpb);
+            d->finish = t;
+            continue;
+        }
+        if (dropped++ == 0) {
+            q->index = d->index;
+            q->offset = d->offset;
+        }
+        rnic_bitmap_clear(r->desc_used, s);
+        r->desc_count--;
+        q->outstanding--;
+        r->stats.packets_dropped++;
+    }
+    q->finish = t;
+    if (keep)
+        q->cpb = new_cpb;
+    if (n) {
+        rl__dheap_remove_flow(r, r->desc_waiting, &r->n_waiting, false, qi);
+        rl__dheap_remove_flow(r, r->desc_ready, &r->n_ready, true, qi);
+        for (i = 0; i < n - dropped; i++) /* step 5 makes those that have started eligible again */
+            rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, r->desc_scratch[i]);
+    }
+    return dropped;
+}
+
+static void rl__tl_remove(rl *r, uint32_t qp);
+
+/* A DORMANT flow's timeline key after a re-time: ceil(max(finish, A_mono)). A settled entry
+ * leaves the timeline and re-enters through the next operation slot (the hardware's tagged
+ * re-insert, its stale twin dropped when it surfaces); a request not yet settled reads the
+ * key when it settles; a flow already dequeued goes on to its fetch. */
+static void rl__rekey(rl *r, uint32_t qi)
+{
+    rl_qp *q = &r->qps[qi];
+    rnic_ftime res = q->finish;
+    if (q->tl_loc == RL__TL_LEAVING)
+        return;
+    if (rnic_ftime_before(res, r->A_mono))
+        res = r->A_mono;
+    q->resched = rnic_ftime_ceil(res);
+    if (q->tl_loc == RL__TL_SETTLED) {
+        rl__tl_remove(r, qi);
+        q->tl_loc = RL__TL_REQUEST;
+        rnic_ring_push(&r->insert_requests, &qi);
+    }
+    RL__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
+}
+
+static void rl__park(rl *r, uint32_t qi)
+{
+    r->qps[qi].state = RL__PARKED;
+    RL__TRACE(r, RL_TRACE_PARK, qi, r->qps[qi].credit, r->qps[qi].paused);
+}
+
+static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
+{
+    rl_qp *q = &r->qps[qi];
+    bool active = q->state != RL__IDLE;
+    rnic_q32 cpb = 0;
+    uint32_t dropped;
+    if (bps == 0) { /* pause: nothing more is sent, the stored packets go back to the source */
+        if (q->paused)
+            return;
+        dropped = rl__retime(r, qi, q->cpb, false);
+        q->paused = 1;
+        if (active) {
+            r->sum_active_bps -= q->rate_bps;
+            rl__update_phi(r);
+        }
+        if (q->state == RL__DRAINING)
+            rl__park(r, qi);
+        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish.cycle, dropped);
+        return;
+    }
+    rnic_rate_to_cpb(bps, r->cfg.clock_hz, &cpb); /* clamped at the write: representable */
+    if (active && !q->paused)
+        r->sum_active_bps -= q->rate_bps;
+    q->rate_bps = bps;
+    if (q->paused) { /* resume: the owed time rescaled, but no earlier than now */
+        q->paused = 0;
+        if (rnic_ftime_before(r->T, q->finish))
+            q->finish = rl__rescale(r->T, q->finish, q->cpb, cpb);
+        if (rnic_ftime_before(q->finish, r->T))
+            q->finish = r->T;
+        q->cpb = cpb;
+        r->stats.retimes++;
+        if (q->state == RL__PARKED && q->credit)
+            rl__enqueue_schedule(r, qi);
+        else if (q->state == RL__DORMANT)
+            rl__rekey(r, qi);
+        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish.cycle, 0);
+    } else if (cpb != q->cpb) {
+        dropped = rl__retime(r, qi, cpb, true);
+        r->stats.retimes++;
+        if (q->state == RL__DORMANT)
+            rl__rekey(r, qi);
+        else if (q->state == RL__DRAINING && dropped)
+            rl__reschedule(r, qi, q->finish);
+        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish.cycle, dropped);
+    }
+    if (active) {
+        r->sum_active_bps += q->rate_bps;
+        rl__update_phi(r);
+    }
+}
+
+/* Step 1: the EMUX applies one flow's pending registers: rate, then credit, then doorbell. */
+static void rl__emux(rl *r)
+{
+    uint32_t flow;
+    rl_qp *q;
+    uint8_t pend;
+    if (rnic_ring_pop(&r->registers, &flow) != RNIC_OK)
+        return;
+    q = &r->qps[flow];
+    pend = q->pend;
+    q->pend = 0;
+    RL__TRACE(r, RL_TRACE_APPLY, flow, pend, 0);
+    if (pend & RL__PEND_RATE) {
+        r->stats.rate_updates++;
+        rl__apply_rate(r, flow, q->pend_rate);
+    }
+    if (pend & RL__PEND_CREDIT) {
+        r->stats.credit_updates++;
+        q->credit = q->pend_credit;
+        if (q->credit && !q->paused && q->state == RL__PARKED)
+            rl__enqueue_schedule(r, flow);
+    }
+    if (pend & RL__PEND_DOORBELL) {
+        r->stats.doorbells++;
+        if (q->state == RL__IDLE) {
+            if (rnic_ftime_before(q->finish, r->T))
+                q->finish = r->T;
+            rl__activate(r, q);
+            rl__enqueue_schedule(r, flow);
+        } else if (q->state == RL__DRAINING) {
+            q->doorbell_pending = 1;
+        }
+    }
+}
+
+/* Step 2: a round for flow qpi, whose WQE fetch completed this cycle. */
 static void rl__round(rl *r, uint32_t qpi)
 {
     rl_qp *q = &r->qps[qpi];
-    uint32_t n = r->cfg.fetch_wqes, w, valid, wi = 0, off, p = 0, m = 0, slot;
-    rnic_ftime t, res, starts[RL_MAX_FETCH];
+    uint32_t n = r->cfg.fetch_wqes, w, wi = 0, off, p = 0, m = 0, slot;
+    rnic_ftime t;
     bool storing = true, more;
 
+    if (q->paused) { /* paused while its fetch was in flight: the answer is not used */
+        rl__park(r, qpi);
+        return;
+    }
     r->stats.fetches++;
     q->doorbell_pending = 0;
-    w = r->cfg.fetch(r->cfg.fetch_user, qpi, q->wqe_seq, r->fetched, n);
+    w = r->cfg.source(r->cfg.source_user, qpi, q->index, r->fetched, n);
     if (w > n)
         w = n;
-    for (valid = 0; valid < w; valid++) /* a malformed WQE ends the usable data of this fetch */
-        if (r->fetched[valid].len == 0 || r->fetched[valid].len > 0x80000000u) {
-            rnic_err_note(&r->stats.errors, RNIC_EINVAL);
-            break;
-        }
-    r->stats.wqes_fetched += valid;
+    r->stats.wqes_fetched += w;
     off = q->offset;
     t = q->finish;
-    while (p < n && wi < valid) { /* cut at most n packets */
-        uint32_t left = r->fetched[wi].len - off, len = left < r->cfg.mtu ? left : r->cfg.mtu;
-        starts[p] = t;
+    while (p < n && wi < w) { /* cut at most n packets (an error record counts as one) */
+        const rnic_work *e = &r->fetched[wi];
+        uint32_t len, flags = off == 0 ? RNIC_WORK_FIRST : 0u;
+        int32_t status = 0;
+        bool last;
+        if (e->flags & RNIC_WORK_ERROR)
+            status = e->status > 0 && e->status < (int32_t)RNIC_ERR__COUNT ? e->status : (int32_t)RNIC_EINVAL;
+        else if (e->len == 0 || e->len > RL__MAX_WQE || off >= e->len)
+            status = (int32_t)RNIC_EINVAL;
+        if (status) {
+            len = 0;
+            last = true;
+            flags |= RNIC_WORK_LAST | RNIC_WORK_ERROR;
+        } else {
+            uint32_t left = e->len - off;
+            len = left < r->cfg.mtu ? left : r->cfg.mtu;
+            last = len == left;
+            flags |= last ? RNIC_WORK_LAST : 0u;
+        }
+        r->starts[p] = t;
         rnic_ftime_add_bytes(&t, len, q->cpb);
         r->stats.packets_computed++;
-        if (storing && rnic_ftime_before(starts[p], r->A_mono) && (slot = rl__desc_free_slot(r)) != RNIC_NONE) {
+        if (storing && rnic_ftime_before(r->starts[p], r->A_mono) && (slot = rl__desc_free_slot(r)) != RNIC_NONE) {
             rl_desc *d = &r->desc[slot];
-            d->start = starts[p];
+            d->start = r->starts[p];
             d->finish = t;
             d->number = r->desc_numbers++;
-            d->qp = qpi;
-            d->wqe_id = r->fetched[wi].id;
+            d->addr = e->addr + off;
+            d->raddr = e->raddr + off;
+            d->tag = e->tag;
+            d->flow = qpi;
+            d->index = q->index;
             d->offset = off;
             d->len = len;
-            d->last = len == left;
+            d->flags = flags;
+            d->op = e->op;
+            d->status = status;
             rnic_bitmap_set(r->desc_used, slot);
             rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
             r->desc_count++;
             q->outstanding++;
             q->finish = t;
-            q->offset = len == left ? 0 : off + len;
-            q->wqe_seq += len == left;
+            q->offset = last ? 0 : off + len;
+            q->index += last;
             m++;
         } else {
-            if (storing && rnic_ftime_before(starts[p], r->A_mono))
+            if (storing && rnic_ftime_before(r->starts[p], r->A_mono))
                 r->stats.desc_full++; /* urgent, but the buffer is full */
             storing = false;
             r->stats.packets_dropped++; /* fetch-and-drop: cut again next round */
         }
         p++;
-        off += len;
-        if (off == r->fetched[wi].len) {
+        if (last) {
             wi++;
             off = 0;
+        } else {
+            off += len;
         }
     }
+    RL__TRACE(r, RL_TRACE_ROUND, qpi, m, p);
     /* data beyond the stored packets: a cut packet not stored, uncut bytes of fetched WQEs,
      * or a full fetch (the source may hold more) */
-    more = m < p || wi < valid || (valid == w && w == n);
+    more = m < p || wi < w || w == n;
     if (!more) {
         if (q->outstanding)
             q->state = RL__DRAINING;
@@ -378,12 +653,7 @@ static void rl__round(rl *r, uint32_t qpi)
         return;
     }
     /* reschedule = max(start_i, A_mono), i = min(m + 1, p); p >= 1 here */
-    res = starts[(m + 1u < p ? m + 1u : p) - 1u];
-    if (rnic_ftime_before(res, r->A_mono))
-        res = r->A_mono;
-    q->resched = rnic_ftime_ceil(res);
-    q->state = RL__DORMANT;
-    rnic_ring_push(&r->insert_requests, &qpi); /* at most once per QP: cannot be full */
+    rl__reschedule(r, qpi, r->starts[(m + 1u < p ? m + 1u : p) - 1u]);
 }
 
 /* ---- timeline: a radix heap on (key, insertion order) ----
@@ -393,7 +663,8 @@ static void rl__round(rl *r, uint32_t qpi)
  * empty lower ones in list order: ties leave first-in first-out, as from the P-heap.
  * A key below tl_base (its enqueue was computed before a larger key, already due, left) is
  * due as well: it waits in a short sorted "late" list that is served first. tl_min caches
- * the smallest bucketed entry so that peeking costs nothing. */
+ * the smallest bucketed entry so that peeking costs nothing. Lists are doubly linked so that
+ * a re-timed flow's entry can leave from anywhere. */
 
 static uint32_t rl__msb64(uint64_t x) /* x != 0 */
 {
@@ -413,11 +684,13 @@ static uint32_t rl__msb64(uint64_t x) /* x != 0 */
 static void rl__tl_append(rl *r, uint32_t b, uint32_t qp)
 {
     r->tl_next[qp] = RNIC_NONE;
+    r->tl_prev[qp] = r->tl_tail[b];
     if (r->tl_head[b] == RNIC_NONE)
         r->tl_head[b] = qp;
     else
         r->tl_next[r->tl_tail[b]] = qp;
     r->tl_tail[b] = qp;
+    r->qps[qp].tl_bucket = (uint8_t)b;
     if (b)
         r->tl_nonempty |= (uint64_t)1 << (b - 1u);
 }
@@ -447,6 +720,7 @@ static void rl__tl_insert(rl *r, uint32_t qp)
 {
     uint64_t key = r->qps[qp].resched;
     r->heap_count++;
+    r->qps[qp].tl_loc = RL__TL_SETTLED;
     if (key < r->tl_base) { /* late: sorted insert after equal keys, searched from the tail
                              * (late keys arrive almost in order: a short walk) */
         uint32_t at = r->tl_late_tail;
@@ -462,11 +736,33 @@ static void rl__tl_insert(rl *r, uint32_t qp)
             r->tl_late_tail = qp;
         else
             r->tl_prev[r->tl_next[qp]] = qp;
+        r->qps[qp].tl_bucket = RL__LATE;
         return;
     }
     rl__tl_append(r, rl__tl_bucket(r, key), qp);
     if (r->tl_min == RNIC_NONE || key < r->qps[r->tl_min].resched)
         r->tl_min = qp;
+}
+
+/* Unlink a settled entry (a re-timed flow). */
+static void rl__tl_remove(rl *r, uint32_t qp)
+{
+    uint32_t b = r->qps[qp].tl_bucket, prev = r->tl_prev[qp], next = r->tl_next[qp];
+    uint32_t *head = b == RL__LATE ? &r->tl_late_head : &r->tl_head[b];
+    uint32_t *tail = b == RL__LATE ? &r->tl_late_tail : &r->tl_tail[b];
+    if (prev == RNIC_NONE)
+        *head = next;
+    else
+        r->tl_next[prev] = next;
+    if (next == RNIC_NONE)
+        *tail = prev;
+    else
+        r->tl_prev[next] = prev;
+    if (b != RL__LATE && b != 0 && *head == RNIC_NONE)
+        r->tl_nonempty &= ~((uint64_t)1 << (b - 1u));
+    r->heap_count--;
+    if (r->tl_min == qp)
+        rl__tl_find_min(r);
 }
 
 /* The smallest settled entry (RNIC_NONE when none). */
@@ -502,6 +798,8 @@ static uint32_t rl__tl_pop(rl *r)
     r->tl_head[0] = r->tl_next[qp];
     if (r->tl_head[0] == RNIC_NONE)
         r->tl_tail[0] = RNIC_NONE;
+    else
+        r->tl_prev[r->tl_head[0]] = RNIC_NONE;
     rl__tl_find_min(r);
     return qp;
 }
@@ -520,11 +818,12 @@ static void rl__timeline(rl *r)
     rl_heap_insert hi;
     rl_timed_qp tq;
     bool due, request;
-    while ((pending = (const rl_heap_insert *)rnic_ring_peek(&r->inserts_in_flight)) && pending->settle <= r->now) {
+    while ((pending = (const rl_heap_insert *)rnic_ring_peek(&r->inserts_in_flight)) &&
+           rl__reached(r->now, pending->settle)) {
         rl__tl_insert(r, pending->qp);
         rnic_ring_pop(&r->inserts_in_flight, NULL);
     }
-    if (r->now >= r->heap_next_op) {
+    if (rl__reached(r->now, r->heap_next_op)) {
         due = r->heap_count && rl__key_due(r, r->qps[rl__tl_peek(r)].resched);
         request = !rnic_ring_empty(&r->insert_requests);
         if (due || request) {
@@ -533,18 +832,17 @@ static void rl__timeline(rl *r)
             if (due) {
                 tq.qp = rl__tl_pop(r);
                 tq.cycle = r->now + r->heap_height;
+                r->qps[tq.qp].tl_loc = RL__TL_LEAVING;
                 rnic_ring_push(&r->deliveries, &tq);
             }
             if (request) {
                 rnic_ring_pop(&r->insert_requests, &hi.qp);
-                hi.key = r->qps[hi.qp].resched;
-                hi.ins = r->heap_inserts++;
                 hi.settle = r->now + r->heap_height;
                 rnic_ring_push(&r->inserts_in_flight, &hi);
             }
         }
     }
-    while ((arriving = (const rl_timed_qp *)rnic_ring_peek(&r->deliveries)) && arriving->cycle <= r->now) {
+    while ((arriving = (const rl_timed_qp *)rnic_ring_peek(&r->deliveries)) && rl__reached(r->now, arriving->cycle)) {
         rl__enqueue_schedule(r, arriving->qp);
         rnic_ring_pop(&r->deliveries, NULL);
     }
@@ -562,10 +860,10 @@ static void rl__transmit(rl *r)
 {
     uint32_t i;
     rl_desc *d;
-    rl_tx out;
+    rnic_work out;
     rl_qp *q;
     rnic_ftime now_t;
-    if (r->now < r->link_free || r->n_ready == 0)
+    if (!rl__reached(r->now, r->link_free) || r->n_ready == 0)
         return;
     if (rnic_ring_full(&r->tx)) {
         r->stats.tx_stalls++;
@@ -574,12 +872,20 @@ static void rl__transmit(rl *r)
     i = rl__dheap_pop(r, r->desc_ready, &r->n_ready, true);
     d = &r->desc[i];
     out.cycle = r->now;
-    out.qp = d->qp;
-    out.wqe_id = d->wqe_id;
+    out.addr = d->addr;
+    out.raddr = d->raddr;
+    out.tag = d->tag;
+    out.flow = d->flow;
+    out.index = d->index;
     out.offset = d->offset;
     out.len = d->len;
-    out.last = d->last;
+    out.flags = d->flags;
+    out.op = d->op;
+    out.status = d->status;
+    out.aux = 0;
     rnic_ring_push(&r->tx, &out);
+    if (r->trace.fn)
+        rnic_trace_work(&r->trace, r->trace_id, RNIC_TRACE_OUT, &out);
     now_t = rnic_ftime_at(r->now);
     if (rnic_ftime_before(r->link_t, now_t))
         r->link_t = now_t;
@@ -588,16 +894,21 @@ static void rl__transmit(rl *r)
                                      * one continues on the wire at link_t, back to back */
     rnic_bitmap_clear(r->desc_used, i);
     r->desc_count--;
-    r->stats.packets++;
-    r->stats.bytes += d->len;
-    r->qp_stats[d->qp].packets++;
-    r->qp_stats[d->qp].bytes += d->len;
-    q = &r->qps[d->qp];
+    if (d->flags & RNIC_WORK_ERROR) {
+        r->stats.error_records++;
+        rnic_err_note(&r->stats.errors, (rnic_err)d->status);
+    } else {
+        r->stats.packets++;
+        r->stats.bytes += d->len;
+        r->qp_stats[d->flow].packets++;
+        r->qp_stats[d->flow].bytes += d->len;
+    }
+    q = &r->qps[d->flow];
     q->outstanding--;
     if (q->outstanding == 0 && q->state == RL__DRAINING) {
         if (q->doorbell_pending) {
             q->doorbell_pending = 0;
-            rl__enqueue_schedule(r, d->qp);
+            rl__enqueue_schedule(r, d->flow);
         } else {
             rl__deactivate(r, q);
         }
@@ -608,10 +919,11 @@ static void rl__transmit(rl *r)
 static void rl__issue_fetch(rl *r)
 {
     uint32_t qp;
+    rl_qp *q;
     rl_timed_qp f;
     /* a fetch is issued only when the buffer will have a slot for it: one free slot reserved
      * per fetch in flight (without the gate, rounds that find the buffer full refetch in a
-     * loop: ~40 PCIe reads per packet sent when over k QPs have urgent packets) */
+     * loop: ~40 PCIe reads per packet sent when over k flows have urgent packets) */
     if (r->desc_count + rnic_ring_count(&r->fetches) >= r->cfg.desc_capacity) {
         if (!rnic_ring_empty(&r->schedule))
             r->stats.fetch_gated++;
@@ -619,26 +931,28 @@ static void rl__issue_fetch(rl *r)
     }
     if (rnic_ring_pop(&r->schedule, &qp) != RNIC_OK)
         return;
-    if (!r->qps[qp].credit) {
-        r->qps[qp].state = RL__WAIT_CREDIT;
+    q = &r->qps[qp];
+    if (!q->credit || q->paused) {
+        rl__park(r, qp);
         return;
     }
-    r->qps[qp].state = RL__FETCHING;
+    q->state = RL__FETCHING;
     f.qp = qp;
     f.cycle = r->now + r->cfg.pcie_latency;
     rnic_ring_push(&r->fetches, &f); /* at most L + 1 in flight: cannot be full */
+    RL__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
 }
 
 RL_API void rl_tick(rl *r)
 {
     const rl_timed_qp *f;
-    rl__emux(r);                                                             /* 1 */
-    if ((f = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)) && f->cycle <= r->now) { /* 2 */
+    rl__emux(r); /* 1 */
+    if ((f = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)) && rl__reached(r->now, f->cycle)) { /* 2 */
         uint32_t qp = f->qp;
         rnic_ring_pop(&r->fetches, NULL);
         rl__round(r, qp);
     }
-    rl__timeline(r);   /* 3, 4 */
+    rl__timeline(r);    /* 3, 4 */
     rl__eligibility(r); /* 5 */
     rl__transmit(r);    /* 6 */
     rl__issue_fetch(r); /* 7 */
@@ -681,76 +995,136 @@ static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, b
     return j;
 }
 
-RL_API uint64_t rl_next_event(const rl *r)
+/* Cycles from now to the next event (false: none without new input). Distances, not
+ * cycles, so that the 2^64 wrap needs no special case. */
+static bool rl__next_gap(const rl *r, uint64_t *gap)
 {
-    uint64_t ne = RL_NEVER, c;
+    uint64_t best = UINT64_MAX, c;
+    bool any = false;
     const rl_timed_qp *tq;
     const rl_heap_insert *hi;
-    if (!rnic_ring_empty(&r->events) ||
-        (!rnic_ring_empty(&r->schedule) && r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity))
-        return r->now;
-#define RL__MIN(x)         \
-    do {                   \
-        uint64_t v_ = (x); \
-        if (v_ < ne)       \
-            ne = v_;       \
+    if (!rnic_ring_empty(&r->registers) ||
+        (!rnic_ring_empty(&r->schedule) && r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity)) {
+        *gap = 0;
+        return true;
+    }
+#define RL__AT(cycle) /* an event at an absolute cycle (a past one is due now) */   \
+    do {                                                                         \
+        uint64_t d_ = rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now;      \
+        if (d_ < best)                                                           \
+            best = d_;                                                           \
+        any = true;                                                              \
+    } while (0)
+#define RL__IN(d) /* an event `d` cycles from now */ \
+    do {                                          \
+        if ((d) < best)                           \
+            best = (d);                           \
+        any = true;                               \
     } while (0)
     if ((tq = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)))
-        RL__MIN(tq->cycle);
+        RL__AT(tq->cycle);
     if ((tq = (const rl_timed_qp *)rnic_ring_peek(&r->deliveries)))
-        RL__MIN(tq->cycle);
+        RL__AT(tq->cycle);
     if ((hi = (const rl_heap_insert *)rnic_ring_peek(&r->inserts_in_flight)))
-        RL__MIN(hi->settle);
+        RL__AT(hi->settle);
     if (!rnic_ring_empty(&r->insert_requests))
-        RL__MIN(r->heap_next_op > r->now ? r->heap_next_op : r->now);
+        RL__AT(r->heap_next_op);
     if (r->heap_count) { /* when the earliest settled key falls due: A + j*inc > key */
         rnic_ftime a = rl__activation(r);
         uint64_t key = r->qps[rl__tl_peek(r)].resched;
         uint64_t j = rl__key_due(r, key) ? 0 : rl__cycles_until(r, a, rnic_ftime_at(key), true);
         if (j != UINT64_MAX) {
-            c = r->now + j;
-            RL__MIN(c > r->heap_next_op ? c : r->heap_next_op);
+            uint64_t op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
+            RL__IN(j > op ? j : op);
         }
     }
     if (r->n_waiting) { /* when T reaches the earliest waiting packet's start */
         c = rl__cycles_until(r, r->T, r->desc[r->desc_waiting[0]].start, false);
         if (c != UINT64_MAX)
-            RL__MIN(r->now + c);
+            RL__IN(c);
     }
     if (r->n_ready && !rnic_ring_full(&r->tx))
-        RL__MIN(r->link_free > r->now ? r->link_free : r->now);
-#undef RL__MIN
-    return ne;
+        RL__AT(r->link_free);
+#undef RL__AT
+#undef RL__IN
+    *gap = best;
+    return any;
 }
 
-RL_API void rl_advance(rl *r, uint64_t cycles)
+RL_API uint64_t rl_next_event(const rl *r)
 {
-    uint64_t target = cycles > RL_NEVER - r->now ? RL_NEVER : r->now + cycles; /* saturate */
-    while (r->now < target) {
-        uint64_t ne = rl_next_event(r);
-        if (ne > r->now) {
-            uint64_t skip = (ne < target ? ne : target) - r->now;
+    uint64_t gap;
+    if (!r || !rl__next_gap(r, &gap))
+        return RL_NEVER;
+    return r->now + gap; /* an event exactly at cycle 2^64 - 1 reads as RL_NEVER: use rl_advance */
+}
+
+RL_API uint64_t rl_advance(rl *r, uint64_t cycles)
+{
+    uint64_t left = cycles;
+    if (!r)
+        return 0;
+    while (left) {
+        uint64_t gap, skip;
+        bool was_full;
+        skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
+        if (skip) {
             if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
-                uint64_t from = r->link_free > r->now ? r->link_free : r->now;
-                if (from < r->now + skip)
-                    r->stats.tx_stalls += r->now + skip - from;
+                uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
+                if (wait < skip)
+                    r->stats.tx_stalls += skip - wait;
             }
-            if (!rnic_ring_empty(&r->schedule)) /* queued QPs wait at the fetch gate meanwhile */
+            if (!rnic_ring_empty(&r->schedule)) /* queued flows wait at the fetch gate meanwhile */
                 r->stats.fetch_gated += skip;
             rnic_ftime_add_bytes(&r->T, skip, r->inc);
             rl__update_activation(r);
             r->now += skip;
             r->stats.cycles += skip;
-            if (r->now != ne || ne >= target)
-                continue;
-            /* the skip ended at the event: tick it without asking rl_next_event again */
+            left -= skip;
+            if (!left)
+                break;
         }
+        was_full = rnic_ring_full(&r->tx);
         rl_tick(r);
+        left--;
+        if (!was_full && rnic_ring_full(&r->tx))
+            break; /* the TX port filled: the caller drains it */
     }
+    return cycles - left;
 }
 
-RL_API rnic_err rl_pop_tx(rl *r, rl_tx *out) { return rnic_ring_pop(&r->tx, out); }
-RL_API uint64_t rl_now(const rl *r) { return r->now; }
-RL_API const rl_stats *rl_get_stats(const rl *r) { return &r->stats; }
-RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t qp) { return qp < r->cfg.max_qps ? &r->qp_stats[qp] : NULL; }
-RL_API uint64_t rl_phi_q32(const rl *r) { return r->phi; }
+RL_API uint64_t rl_advance_to(rl *r, uint64_t cycle)
+{
+    return r ? rl_advance(r, rnic_cycles_until(r->now, cycle)) : 0;
+}
+
+RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out)
+{
+    if (!r)
+        return RNIC_EINVAL;
+    if (!out)
+        return rl__refuse(r, 0, RNIC_EINVAL, 0);
+    if (rnic_ring_pop(&r->tx, out) != RNIC_OK)
+        return RNIC_EEMPTY;
+    RL__TRACE(r, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
+    return RNIC_OK;
+}
+
+RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out)
+{
+    const rnic_work *w;
+    if (!r || !out)
+        return RNIC_EINVAL; /* not counted: peek takes a const engine */
+    if (!(w = (const rnic_work *)rnic_ring_peek(&r->tx)))
+        return RNIC_EEMPTY;
+    *out = *w;
+    return RNIC_OK;
+}
+
+RL_API uint64_t rl_now(const rl *r) { return r ? r->now : 0; }
+RL_API const rl_stats *rl_get_stats(const rl *r) { return r ? &r->stats : NULL; }
+RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow)
+{
+    return r && flow < r->cfg.max_flows ? &r->qp_stats[flow] : NULL;
+}
+RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }

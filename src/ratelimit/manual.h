@@ -8,56 +8,83 @@
  *   activation, finish = start + len / rate, eligible when start <= system time, smallest
  *   finish first, one packet at a time on an idle link); the oversubscription fallback
  *   (the system time slows down by max(1, Phi), so every QP gets rate / Phi: weighted
- *   sharing); the cache-free scheduler: EMUX events
- *   (doorbell, rate update, credit update), a schedule FIFO, WQE fetches of n WQEs through
+ *   sharing); the cache-free scheduler: per-flow registers
+ *   (doorbell, rate, credit) applied by the EMUX, a schedule FIFO, WQE fetches of n WQEs through
  *   the caller's WQE source with the PCIe latency, fetch-and-drop (m urgent packets kept in
  *   a k-entry descriptor buffer, the rest cut again next round), rescheduling at
  *   max(start of packet min(m+1, n), activation time) through a P-heap timeline whose
  *   timing is modelled (one operation every 2 cycles, height cycles each).
  *
- * DO THIS
+ * DO THIS (a complete program: tests/test_ratelimit_parts.c compiles this text)
  *   #define RL_IMPLEMENTATION            // (or RNIC_IMPLEMENTATION) in one .c file
  *   #include "ratelimit.h"
+ *   #include <stdio.h>
+ *   #include <stdlib.h>
  *
- *   static uint32_t my_wqes(void *u, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
- *   { ... copy up to max WQEs {id, len} of qp, from its seq-th, into out; return count ... }
+ *   // The flows' WQEs by free-running index (non-destructive: copy, never consume).
+ *   static uint32_t wqes(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+ *   {
+ *       uint32_t i, posted = 100; // flow 7 posted 100 messages of 64 KB
+ *       (void)user;
+ *       for (i = 0; i < max && flow == 7 && index + i < posted; i++) {
+ *           memset(&out[i], 0, sizeof out[i]);
+ *           out[i].len = 65536;
+ *           out[i].addr = 0x10000000ull + (uint64_t)(index + i) * 65536u;
+ *           out[i].tag = index + i; // e.g. the wr_id: comes back on every packet
+ *       }
+ *       return i;
+ *   }
  *
- *   rl_config cfg; rl *r = malloc(sizeof *r); void *mem;
- *   rl_config_default(&cfg);            // 250 MHz, 100 Gb/s, 1024 QPs, n = 8, k = 60
- *   cfg.fetch = my_wqes;
- *   mem = malloc(rl_mem_size(&cfg));    // or a static buffer: caller-owned, 8-byte aligned
- *   rl_init(r, &cfg, mem, rl_mem_size(&cfg));
- *   rl_push_rate(r, 7, 25000000000ull); // QP 7 at 25 Gb/s (e.g. min(R_cc, R_rev))
- *   rl_push_doorbell(r, 7);             // QP 7 has WQEs
- *   for (;;) {
- *       rl_tx tx;
- *       rl_advance(r, 1000);            // or rl_tick(r) each cycle
- *       while (rl_pop_tx(r, &tx) == RNIC_OK)
- *           send(tx.qp, tx.wqe_id, tx.offset, tx.len, tx.cycle);
+ *   int main(void)
+ *   {
+ *       rl_config cfg;
+ *       rl *r = (rl *)malloc(sizeof *r);
+ *       void *mem;
+ *       rnic_work pkt;
+ *       uint64_t bytes = 0;
+ *       rl_config_default(&cfg);            // 250 MHz, 100 Gb/s, 1024 flows, n = 8, k = 60
+ *       cfg.source = wqes;
+ *       mem = malloc(rl_mem_size(&cfg));    // or a static buffer: caller-owned, 8-byte aligned
+ *       if (!r || !mem || rl_init(r, &cfg, mem, rl_mem_size(&cfg)) != RNIC_OK)
+ *           return 1;
+ *       rl_set_rate(r, 7, 25000000000ull); // flow 7 at 25 Gb/s (e.g. min(R_cc, R_rev))
+ *       rl_doorbell(r, 7);                  // flow 7 has WQEs
+ *       while (rl_now(r) < 250000) {        // 1 ms
+ *           rl_advance_to(r, 250000);       // stops early when the TX port fills
+ *           while (rl_pop_tx(r, &pkt) == RNIC_OK)
+ *               bytes += pkt.len;           // pkt.flags & RNIC_WORK_LAST: WQE pkt.tag done
+ *       }
+ *       printf("%.2f Gb/s\n", (double)bytes * 8 / 1e-3 / 1e9); // ~25
+ *       free(mem);
+ *       free(r);
+ *       return 0;
  *   }
  *
  * CONFIG (rl_config; rl_config_default sets the defaults)
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
- *   max_qps 1024 (<= 65536) | mtu 4096 | pcie_latency 250 cycles | fetch_wqes n = 8 (<= 64) |
- *   desc_capacity k = 60 (<= 256) | event_capacity 64 | tx_capacity 64 | fetch (required).
+ *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency 250 cycles | fetch_wqes n = 8 (<= 64) |
+ *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | start_cycle 0 | source (required) |
+ *   trace NULL, trace_id RNIC_ENGINE_TASSEL.
  *
  * PORTS (per cycle; latency)
- *   EMUX input (rl_push_*): any number of pushes between ticks up to event_capacity; one
- *     event applied per cycle (step 1). Full: RNIC_EBUSY.
+ *   Registers (rl_doorbell, rl_set_rate, rl_set_credit): per flow, last write wins, never
+ *     busy; the EMUX applies one flow's pending writes per cycle (step 1), FIFO over flows.
  *   WQE fetch: one issued per cycle; the source is read L = pcie_latency cycles later.
- *   Timeline: one P-heap operation every 2 cycles, latency ceil(log2(max_qps + 1)) cycles.
- *   TX output (rl_pop_tx): at most one packet per cycle, and only when the link is idle
- *     (link busy len / link rate); a full port stalls transmission (back-pressure).
+ *   Timeline: one P-heap operation every 2 cycles, latency ceil(log2(max_flows + 1)) cycles.
+ *   TX output (rl_pop_tx / rl_peek_tx, rnic_work): at most one packet per cycle, and only
+ *     when the link is idle (busy len / link rate); a full port stalls transmission.
+ *   Rate changes re-time the flow's schedule at once: a raise acts within one packet time at
+ *     the new rate plus the fetch path, a decrease never lets an old-rate packet leave early.
  *
  * LIMITS AND WHAT IT DOES NOT DO
- *   One QP sends at most n packets per fetch round trip (L + height + 1 cycles): with n = 8,
- *   4 KB packets and 1 us that is ~260 Gb/s, so a 400 G link needs n = 16 for one QP at
+ *   One flow sends at most n packets per fetch round trip (L + height + 1 cycles): with n = 8,
+ *   4 KB packets and 1 us that is ~260 Gb/s, so a 400 G link needs n = 16 for one flow at
  *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
  *   software timeline is a radix heap (exact P-heap order, its hardware timing modelled) and
- *   the descriptor buffer two small heaps, so a cycle's cost does not grow with max_qps.
+ *   the descriptor buffer two small heaps, so a cycle's cost does not grow with max_flows.
  *   A fetch is issued only while the descriptor buffer has a slot for it (one reserved per
  *   fetch in flight; counted in fetch_gated). Under exactly 100 % booked load (Phi = 2 at
- *   64 K QPs) the paper's k = 60 leaves the fastest QPs short; k = 256 does not
+ *   64 K flows) the paper's k = 60 leaves the fastest flows short; k = 256 does not
  *   (README, Fig. 8).
  *   A start time beyond the horizon cannot occur: a packet's span is at most
  *   mtu * cpb < 2^16 * 2^32 = 2^48 cycles by construction, and times wrap modulo 2^64.
@@ -65,10 +92,10 @@
  *
  * ERRORS
  *   Refused input returns an rnic_err, is counted in rl_get_stats()->errors, and changes
- *   nothing: unknown QP RNIC_ENOENT, rate outside [min_rate, link] RNIC_ERANGE, bad config
- *   or memory RNIC_EINVAL, too little memory RNIC_ENOSPC, a WQE with length 0 or > 2^31
- *   from the source RNIC_EINVAL (it ends the usable data of that fetch; the QP reads from
- *   there again at its next round or doorbell, and each reading is counted).
+ *   nothing: unknown flow RNIC_ENOENT, NULL output pointer RNIC_EINVAL, bad config or memory
+ *   RNIC_EINVAL (rl_config_check names the field), too little memory RNIC_ENOSPC. A WQE with
+ *   length 0 or > 2^31 (RNIC_EINVAL), or one the source marks RNIC_WORK_ERROR (its status),
+ *   is completed by one ERROR record on the TX port and counted when it leaves.
  *
  * Conventions (all rnicq headers): prefix rl_/RL_; define RL_IMPLEMENTATION (or
  * RNIC_IMPLEMENTATION) in one .c file before including; RL_STATIC makes the API static;
