@@ -291,16 +291,19 @@ no_package_headers() {
             clang++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror "${bare[@]}" -c hash.c -o hash-clangxx.o && clang++ hash-clangxx.o -o hash-clangxx && ./hash-clangxx) ||
             { echo "$h: hash program failed"; return 1; }
         echo "$h alone: rnic_hash64 = pinned $want; gcc/g++ with compiler + libc headers, clang/clang++ with the compiler's only"
-        for ex in "$dir"/example*.c; do
-            [ -e "$ex" ] || continue
-            grep -q "#include \"$h\"" "$ex" || continue
-            cp "$ex" "$dir/w/main.c"
-            (cd "$dir/w" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror "${libc[@]}" main.c -o main-c && ./main-c >/dev/null &&
-                g++ -x c++ -Wall -Wextra -Werror "${libc[@]}" main.c -o main-cxx && ./main-cxx >/dev/null) ||
-                { echo "$h: README $(basename "$ex") failed"; return 1; }
-            echo "$h alone: README $(basename "$ex") as C and C++ with compiler + libc headers only"
-            examples=$((examples + 1))
+    done
+    # each README example in an empty folder with the header(s) it includes (one, normally)
+    for ex in "$dir"/example*.c; do
+        [ -e "$ex" ] || continue
+        rm -rf "$dir/w" && mkdir "$dir/w" && cp "$ex" "$dir/w/main.c" || return 1
+        for h in $(sed -n 's/^#include "\([a-z_]*\.h\)".*/\1/p' "$ex"); do
+            cp "$h" "$dir/w/" || return 1
         done
+        (cd "$dir/w" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror "${libc[@]}" main.c -o main-c && ./main-c >/dev/null &&
+            g++ -x c++ -Wall -Wextra -Werror "${libc[@]}" main.c -o main-cxx && ./main-cxx >/dev/null) ||
+            { echo "README $(basename "$ex") failed"; return 1; }
+        echo "README $(basename "$ex") ($(cd "$dir/w" && ls ./*.h | tr '\n' ' ')) as C and C++ with compiler + libc headers only"
+        examples=$((examples + 1))
     done
     [ "$examples" -gt 0 ] || { echo "no README example compiled"; return 1; }
     rm -rf "$dir"
