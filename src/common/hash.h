@@ -6,7 +6,8 @@
  *     built-in XXH64 written from the public specification (xxHash's doc/xxhash_spec.md):
  *     no libc, byte-wise little-endian reads (any target, any alignment), no divide.
  * Both give bit-identical values (tests/test_hash.c compares them), so a trace digest is the
- * same whichever was used. RNIC_HASH_BUILTIN tells which: 1 built-in, 0 system xxHash.
+ * same whichever was used. RNIC_HASH_BUILTIN tells which: 1 built-in, 0 system xxHash
+ * (left undefined when you define RNIC_HASH64 yourself).
  *
  * Override: define RNIC_HASH64(data, len, seed) to your own function-like macro before
  * including the implementation. */
