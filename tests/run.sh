@@ -316,8 +316,13 @@ step one-header-no-packages-c-and-cxx no_package_headers
 # to one computed in Python and to what tshark shows. The check must also fail on a frame
 # broken on purpose: a bad IPv4 checksum, a non-RoCE UDP port, a flipped payload bit.
 roce_pcap_demo() {
+    local r
     gcc "${WARN[@]}" -O1 -I. -Itests tests/test_roce_pcap.c -o "$OBJ/roce-writer" &&
-        "$OBJ/roce-writer" --write "$OBJ/roce_demo.pcap" && bash tools/pcap_check.sh "$OBJ/roce_demo.pcap"
+        "$OBJ/roce-writer" --write "$OBJ/roce_demo.pcap" || return 1
+    r=$(bash tools/pcap_check.sh "$OBJ/roce_demo.pcap") || { echo "$r"; return 1; }
+    echo "$r"
+    # the demo holds whole and truncated frames, and tshark must have shown ICRCs to compare
+    echo "$r" | grep -Eq '^RESULT .* truncated=[1-9][0-9]* icrc_checked=[1-9][0-9]* .*icrc_shown_by_tshark=[1-9]'
 }
 roce_pcap_broken() { # what: ipsum | port | icrc -- one byte of frame 1 (whole, with a payload)
     local at
