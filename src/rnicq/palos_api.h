@@ -19,7 +19,7 @@
  *                    what it carried (deficit round robin). A WQE no larger than the chunk goes
  *                    whole (small WQEs are combined; the last may overdraw the credit, and the
  *                    deficit is carried); a larger one is cut where the credit ends. A visit goes
- *                    on while credit is left, reading the QP's next batch (fetch_latency later)
+ *                    on while credit is left, reading the QP's next batch (fetch_latency_ns later)
  *                    when the current one runs out, so max_batch never cuts a chunk short (with
  *                    cut_align a cut falls on a segment boundary and a visit goes on only while
  *                    its credit pays a whole segment). At the
