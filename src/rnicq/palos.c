@@ -1,6 +1,6 @@
 /* The Palos chunk slicer (interface and workflow: palos_api.h; contract: docs/palos_model.md).
- * Tick path: 32-bit arithmetic only (one 32-bit divide per piece when packet_overhead is set),
- * no allocation, no floating point. */
+ * Tick path: 32-bit arithmetic beside the 64-bit clock (a 32-bit divide per piece when
+ * packet_overhead is set, one more per cut when cut_align is), no allocation, no floating point. */
 
 enum { RQ__PALOS_IDLE = 0, RQ__PALOS_QUEUED = 1, RQ__PALOS_FETCHING = 2 };
 #define RQ__PALOS_MAX_PIECE 0x80000000u /* 2^31: the largest WQE and the largest credit */
@@ -109,6 +109,8 @@ RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem
     p->cfg = *cfg;
     p->now = cfg->start_cycle;
     p->fetch_latency = (uint32_t)rnic_ns_to_cycles(cfg->fetch_latency_ns, cfg->clock_hz);
+    /* a segment's charge: cut_align <= 2^24 plus at most 4096 per 64 B packet fits 32 bits */
+    p->seg_charge = cfg->cut_align + cfg->packet_overhead * ((cfg->cut_align + cfg->weights.mtu - 1u) / cfg->weights.mtu);
     (void)rq__palos_layout(cfg, p, (unsigned char *)mem);
     return RNIC_OK;
 }
@@ -306,7 +308,7 @@ static int64_t rq__palos_go_on_floor(const rq_palos *p)
     int64_t seg;
     if (!rq__palos_aligned(p))
         return rq__palos_floor(p);
-    seg = (int64_t)rq__palos_charge(p, p->cfg.cut_align) - 1;
+    seg = (int64_t)p->seg_charge - 1;
     return seg > rq__palos_floor(p) ? seg : rq__palos_floor(p);
 }
 
@@ -362,7 +364,7 @@ static void rq__palos_end_visit(rq_palos *p)
              * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
             cap = (int64_t)v->small + p->cfg.weights.mtu + p->cfg.packet_overhead;
             if (rq__palos_aligned(p)) /* a cut on a segment boundary leaves up to a segment */
-                cap += (int64_t)rq__palos_charge(p, p->cfg.cut_align) + p->cfg.packet_overhead;
+                cap += (int64_t)p->seg_charge + p->cfg.packet_overhead;
             q->credit = v->credit < cap ? v->credit : cap;
         }
         rq__palos_enqueue(p, v->qp);

@@ -186,6 +186,7 @@ struct rq_palos {
     rq_palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
     uint64_t now;
     uint32_t fetch_latency; /* cycles (fetch_latency_ns at clock_hz) */
+    uint32_t seg_charge;    /* what a cut_align segment costs a bandwidth visit (payload + overhead) */
     uint64_t backlog;
     rq_palos_stats stats;
 };
