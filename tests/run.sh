@@ -405,6 +405,21 @@ tassel_manual_example() { # ratelimit.h's DO THIS block is a complete program: C
     [ "$a" = "25.00 Gb/s" ] && [ "$b" = "$a" ]
 }
 step tassel-manual-example-runs tassel_manual_example
+tassel_rate_change_claim() { # issue 9 item 3: a raise acts within one new-rate packet + 2 x pcie_latency,
+    # windows after it within 0.5 %, link use >= 0.99 at Phi 1.5 with raised QPs, a cut within 0.5 % and never early
+    ./build/tassel_rate_change >"$OBJ/rate_change.out" || return 1
+    local f t e u l k
+    f=$(result_value "$OBJ/rate_change.out" raise_first_pkt_cycles)
+    t=$(result_value "$OBJ/rate_change.out" raise_first_target_cycles)
+    e=$(result_value "$OBJ/rate_change.out" raise_err_pct)
+    u=$(result_value "$OBJ/rate_change.out" oversub_link_util)
+    l=$(result_value "$OBJ/rate_change.out" lower_err_pct)
+    k=$(result_value "$OBJ/rate_change.out" lower_early_pkts)
+    echo "raise_first=$f (<= $t) raise_err=$e oversub_util=$u lower_err=$l lower_early=$k"
+    [ -n "$f" ] && [ -n "$e" ] && [ -n "$u" ] && [ -n "$l" ] && [ -n "$k" ] &&
+        awk_true "$f <= 819.2 + 2 * 250 && $t == 1319.2 && $e <= 0.5 && $u >= 0.99 && $l <= 0.5 && $k == 0"
+}
+step tassel-rate-change-acts-promptly tassel_rate_change_claim
 qos_rates_claim() { # thesis §4.2.1: inline packet 2 cycles after the last descriptor word (4 after
     # the write address), one 256-bit descriptor per 2 cycles, one block per cycle
     ./build/qos_rates >"$OBJ/qos_rates.out" || return 1

@@ -52,6 +52,7 @@ __extension__ typedef unsigned __int128 u128;
 #endif
 
 static int g_dyadic;
+static int g_rate_heavy; /* workloads with many rate writes (raises, cuts, pauses) */
 static uint64_t g_ff_stops; /* rl_advance calls that stopped at a full TX port */ /* the workload being generated is "dyadic" (see pick_rate) */
 #define Q32 ((u128)1 << 32)
 
@@ -153,6 +154,8 @@ static const char *const rs_name[] = { "IDLE", "QUEUED", "PARKED", "FETCHING", "
 typedef struct ref_qp {
     uint64_t rate, cpb;
     u128 finish;
+    u128 sent_start; /* start of the last packet sent, or of the activation (sent_len 0) */
+    uint32_t sent_len;
     uint64_t resched; /* timeline key while DORMANT */
     uint32_t seq, off;
     int credit, doorbell_pending, state, paused;
@@ -361,14 +364,14 @@ static void ref_resched(ref *r, uint32_t qp, u128 res)
     r->ireq[r->nireq++] = qp;
 }
 
-/* The rate rule: time owed after T is rescaled from the old to the new cycles per byte, through
- * the bytes it stands for (2^-32 B, rounded down, at most 2^64 - 1) and back (rounded down). */
-static u128 ref_rescale(u128 owed, uint64_t old_cpb, uint64_t new_cpb)
+/* The rate rule: a next start N after T becomes max(T, start of the last packet sent + its
+ * length at the new rate); N <= T stays. */
+static u128 ref_next_start(const ref *r, const ref_qp *q, u128 N, uint64_t new_cpb)
 {
-    u128 bytes = (owed << 32) / old_cpb;
-    if (bytes > (u128)UINT64_MAX)
-        bytes = UINT64_MAX;
-    return (bytes * new_cpb) >> 32;
+    u128 c = q->sent_start + (u128)q->sent_len * new_cpb;
+    if (N <= r->T)
+        return N;
+    return c < r->T ? r->T : c;
 }
 
 /* Re-time qp at new_cpb (keep) or drop all its packets (pause): next start N (first stored
@@ -385,8 +388,8 @@ static uint32_t ref_retime(ref *r, uint32_t qp, uint64_t new_cpb, int keep)
             t = r->d[i].start;
             break;
         }
-    if (keep && t > r->T)
-        t = r->T + ref_rescale(t - r->T, q->cpb, new_cpb);
+    if (keep)
+        t = ref_next_start(r, q, t, new_cpb);
     for (i = 0; i < r->nd; i++) {
         ref_desc *d = &r->d[i];
         if (d->w.flow != qp)
@@ -463,8 +466,7 @@ static void ref_apply_rate(ref *r, uint32_t qp, uint64_t bps)
     q->rate = bps;
     if (q->paused) {
         q->paused = 0;
-        if (q->finish > r->T)
-            q->finish = r->T + ref_rescale(q->finish - r->T, q->cpb, cpb);
+        q->finish = ref_next_start(r, q, q->finish, cpb);
         if (q->finish < r->T)
             q->finish = r->T;
         q->cpb = cpb;
@@ -508,6 +510,8 @@ static void ref_apply(ref *r, uint32_t qp)
         if (q->state == RS_IDLE) {
             if (q->finish < r->T)
                 q->finish = r->T;
+            q->sent_start = q->finish;
+            q->sent_len = 0;
             ref_activate(r, qp);
             ref_fifo_push(r, qp);
         } else if (q->state == RS_DRAINING) {
@@ -731,6 +735,8 @@ static void ref_tick(ref *r)
             u128 base = (u128)r->now << 32;
             *t = d.w;
             t->cycle = r->now;
+            q->sent_start = d.start;
+            q->sent_len = d.w.len;
             if (d.w.flags & RNIC_WORK_ERROR) {
                 r->error_records++;
                 r->err[d.w.status]++;
@@ -1189,6 +1195,11 @@ static void rand_wl(rnic_prng *g, const rl_config *c, wl *w)
     w->p_bad_wqe = rnic_prng_chance(g, 1, 10) ? (uint32_t)rnic_prng_range(g, 1, 500) : 0;
     w->max_posted = (uint32_t)rnic_prng_range(g, 50, 3000);
     w->p_pause = rnic_prng_chance(g, 1, 3) ? (uint32_t)rnic_prng_range(g, 100, 2000) : 0;
+    if (g_rate_heavy) { /* a congestion controller: rates move every few cycles to hundreds */
+        w->p_rate = (uint32_t)rnic_prng_range(g, 20, 300);
+        w->p_post = (uint32_t)rnic_prng_range(g, 300, 1000);
+        w->p_pause = (uint32_t)rnic_prng_range(g, 0, 1500);
+    }
     w->p_error = (uint32_t)rnic_prng_range(g, 0, 1000);
 }
 
@@ -1465,6 +1476,75 @@ static void test_differential_random(void)
            cov.einval, cov.enoent, cov.error_records, cov.clamped, cov.coalesced, cov.retimes, cov.phi_over1,
            (double)cov.max_phi / 4294967296.0);
     CHECK(cov.retimes > 1000 && cov.error_records > 10 && cov.coalesced > 100 && cov.clamped > 10);
+}
+
+static ref *sanity_ref(const rl_config *cin, host *h, fsrc *f);
+
+/* Rate-change workloads: every flow backlogged, rates written every few cycles (raises, cuts,
+ * clamps, pauses and resumes), engine and reference cycle for cycle. */
+static void test_differential_rate_changes(void)
+{
+    uint64_t seed = test_seed(0x7a7ec4ull), before = cov.retimes;
+    uint32_t i, fails = 0, count = RANDOM_WORKLOADS / 3u;
+    g_rate_heavy = 1;
+    for (i = 0; i < count; i++)
+        fails += (uint32_t)run_workload(rnic_splitmix64(&seed), NULL, 0, 0);
+    g_rate_heavy = 0;
+    printf("  rate-change workloads: %u diverged of %u; %" PRIu64 " re-timings\n", (unsigned)fails, (unsigned)count,
+           cov.retimes - before);
+    CHECK(cov.retimes - before > 10000u);
+}
+
+/* The issue's cases on the reference alone: a raise from 100 Kb/s to 10 Gb/s acts within one
+ * packet time at the new rate + 2 x L; a cut from 10 to 1 Gb/s never lets a packet leave
+ * closer to the previous one than a packet time at the new rate. */
+static void test_rate_change_sanity(void)
+{
+    static const uint64_t from[2] = { 100000ull, 10000000000ull }, to[2] = { 10000000000ull, 1000000000ull };
+    uint32_t t;
+    for (t = 0; t < 2; t++) {
+        rl_config c;
+        host h;
+        fsrc f;
+        ref *r;
+        uint32_t i;
+        uint64_t change = 2500000, first = 0, prev = 0, min_gap = UINT64_MAX, new_pkt = 4096u * 8u * 250000000ull / to[t];
+        rnic_work w;
+        rl_config_default(&c);
+        c.max_flows = 4;
+        host_init(&h, 4);
+        for (i = 0; i < 6000; i++)
+            host_post(&h, 1, i, 4096);
+        r = sanity_ref(&c, &h, &f);
+        CHECK(ref_push(r, EV_RATE, 1, from[t]) == RNIC_OK);
+        CHECK(ref_push(r, EV_DOORBELL, 1, 0) == RNIC_OK);
+        while (r->now < change + 40u * new_pkt) {
+            if (r->now == change)
+                CHECK(ref_push(r, EV_RATE, 1, to[t]) == RNIC_OK);
+            ref_tick(r);
+            while (ref_pop(r, &w) == RNIC_OK) {
+                if (w.cycle >= change) {
+                    if (!first)
+                        first = w.cycle;
+                    else if (w.cycle - prev < min_gap)
+                        min_gap = w.cycle - prev;
+                }
+                prev = w.cycle;
+            }
+        }
+        if (t == 0) {
+            printf("  raise 100 Kb/s -> 10 Gb/s: first packet %" PRIu64 " cycles after the write (<= %" PRIu64 ")\n",
+                   first - change, new_pkt + 1u + 2u * c.pcie_latency);
+            CHECK(first && first - change <= new_pkt + 1u + 2u * c.pcie_latency);
+        } else {
+            printf("  cut 10 -> 1 Gb/s: closest packets after the cut %" PRIu64 " cycles apart (a packet: %" PRIu64 ")\n",
+                   min_gap, new_pkt);
+            CHECK(min_gap + 1u >= new_pkt);
+        }
+        ref_free(r);
+        free(r);
+        host_free(&h);
+    }
 }
 
 /* 2. fast-forward: one engine ticked every cycle, one advanced over the gaps between inputs;
@@ -2227,6 +2307,8 @@ int main(void)
     RUN(test_differential_minimal_full_fetch);
     RUN(test_differential_full_buffer_one_qp);
     RUN(test_differential_random);
+    RUN(test_rate_change_sanity);
+    RUN(test_differential_rate_changes);
     RUN(test_fast_forward);
     return test_summary();
 }

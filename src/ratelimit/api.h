@@ -135,9 +135,11 @@ typedef struct rl_qp { /* per-flow scheduling state */
     uint64_t pend_rate;   /* rate register written, not yet applied (0: pause) */
     rnic_q32 cpb;
     rnic_ftime finish;    /* virtual finish of the last packet stored for this flow */
+    rnic_ftime prev_start; /* virtual start of the last packet sent (of the activation if none) */
     uint64_t resched;     /* timeline key while DORMANT: reschedule time, whole virtual cycle */
     uint32_t index;       /* cursor: next WQE (free-running index at the source) ... */
     uint32_t offset;      /* ... and byte offset in it */
+    uint32_t prev_len;    /* bytes of the last packet sent (0: none in this activity) */
     uint16_t outstanding; /* descriptors held (up to desc_capacity = 256) */
     uint8_t state, credit, doorbell_pending, paused;
     uint8_t pend, pend_credit; /* registers written (RL__PEND_*), the credit value */

@@ -377,18 +377,15 @@ static void rl__dheap_remove_flow(rl *r, uint16_t *h, uint32_t *count, bool by_f
 
 /* ---- rate changes: re-timing what is scheduled (docs/tassel_model.md, "Rate changes") ---- */
 
-/* N' = T + (N - T) * new_cpb / old_cpb for N after T: the bytes still owed at the old rate
- * (Q32.32, rounded down, saturating) take their time at the new rate (rounded down). */
-static rnic_ftime rl__rescale(rnic_ftime T, rnic_ftime N, rnic_q32 old_cpb, rnic_q32 new_cpb)
+/* The next start N after T moves to max(T, prev_start + prev_len * new_cpb): the last
+ * packet sent is charged at the new rate from its start (N <= T: nothing owed, N stays). */
+static rnic_ftime rl__retimed_start(const rl *r, const rl_qp *q, rnic_ftime N, rnic_q32 new_cpb)
 {
-    uint64_t whole = N.cycle - T.cycle - (uint64_t)(N.frac < T.frac), bytes, hi, lo;
-    uint32_t frac = N.frac - T.frac;
-    rnic_ftime out = T;
-    bytes = whole >= old_cpb ? UINT64_MAX : rnic_udiv128_64(whole, (uint64_t)frac << 32, old_cpb, NULL);
-    rnic_mul64x64(bytes, new_cpb, &hi, &lo); /* the new debt in 2^-64 cycles: hi cycles, lo >> 32 fraction */
-    rnic_ftime_add_q32(&out, (uint64_t)(uint32_t)(lo >> 32));
-    out.cycle += hi;
-    return out;
+    rnic_ftime c = q->prev_start;
+    if (!rnic_ftime_before(r->T, N))
+        return N;
+    rnic_ftime_add_bytes(&c, q->prev_len, new_cpb);
+    return rnic_ftime_before(c, r->T) ? r->T : c;
 }
 
 /* Flow qi's stored descriptors, in number order (their chain order), into desc_scratch. */
@@ -406,7 +403,7 @@ static uint32_t rl__collect(rl *r, uint32_t qi)
 }
 
 /* Re-time flow qi's schedule at new_cpb (keep) or drop it all (pause). The next start N
- * (the first stored packet's, else `finish`) becomes N' (rescaled when after T); stored
+ * (the first stored packet's, else `finish`) becomes N' (rl__retimed_start); stored
  * packets are re-chained from N' while still urgent (start < A_mono), the rest is dropped and
  * the cursor moves back to the first dropped one. Returns the packets dropped. */
 static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
@@ -414,8 +411,8 @@ static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
     rl_qp *q = &r->qps[qi];
     uint32_t n = q->outstanding ? rl__collect(r, qi) : 0, i, dropped = 0;
     rnic_ftime t = n ? r->desc[r->desc_scratch[0]].start : q->finish;
-    if (keep && rnic_ftime_before(r->T, t))
-        t = rl__rescale(r->T, t, q->cpb, new_cpb);
+    if (keep)
+        t = rl__retimed_start(r, q, t, new_cpb);
     for (i = 0; i < n; i++) {
         uint32_t s = r->desc_scratch[i];
         rl_desc *d = &r->desc[s];
@@ -499,10 +496,9 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
     if (active && !q->paused)
         r->sum_active_bps -= q->rate_bps;
     q->rate_bps = bps;
-    if (q->paused) { /* resume: the owed time rescaled, but no earlier than now */
+    if (q->paused) { /* resume: re-timed as below, but no earlier than now */
         q->paused = 0;
-        if (rnic_ftime_before(r->T, q->finish))
-            q->finish = rl__rescale(r->T, q->finish, q->cpb, cpb);
+        q->finish = rl__retimed_start(r, q, q->finish, cpb);
         if (rnic_ftime_before(q->finish, r->T))
             q->finish = r->T;
         q->cpb = cpb;
@@ -554,6 +550,8 @@ static void rl__emux(rl *r)
         if (q->state == RL__IDLE) {
             if (rnic_ftime_before(q->finish, r->T))
                 q->finish = r->T;
+            q->prev_start = q->finish; /* the re-timing anchor: nothing sent in this activity */
+            q->prev_len = 0;
             rl__activate(r, q);
             rl__enqueue_schedule(r, flow);
         } else if (q->state == RL__DRAINING) {
@@ -904,6 +902,8 @@ static void rl__transmit(rl *r)
         r->qp_stats[d->flow].bytes += d->len;
     }
     q = &r->qps[d->flow];
+    q->prev_start = d->start;
+    q->prev_len = d->len;
     q->outstanding--;
     if (q->outstanding == 0 && q->state == RL__DRAINING) {
         if (q->doorbell_pending) {

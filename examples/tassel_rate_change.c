@@ -1,0 +1,223 @@
+/* Tassel rate changes act promptly (issue 9, item 3; docs/tassel_model.md "Rate changes").
+ * Congestion control moves rates every few tens of microseconds; a raise must not wait for
+ * the packet computed at the old rate, a cut must not let one leave early.
+ *
+ *   raise: one QP at 100 Kb/s with 4 KB messages, raised to 10 Gb/s at cycle 12,500,000 (50 ms):
+ *          the cycle of its first packet after the write (target: one packet time at the new
+ *          rate, 819.2 cycles, plus 2 x pcie_latency), and its bytes in the ten 10 ms windows
+ *          that follow (each within 0.5 % of 10 Gb/s);
+ *   oversubscription: QP0 at 50 Gb/s and QP1 raised from 100 Kb/s to 100 Gb/s (Phi = 1.5), and
+ *          16,384 QPs at 100 Kb/s raised together to 1.5 x the link (Phi = 1.5): link use in
+ *          10 ms windows after the raise (target >= 0.99);
+ *   lower: one QP at 10 Gb/s cut to 1 Gb/s at 50 ms: bytes in the five 20 ms windows after the
+ *          cut within 0.5 % of 1 Gb/s, and no packet after the cut closer to the previous one
+ *          than a packet time at the new rate (a packet computed at the old rate leaving early).
+ * Prints a table and, last, RESULT raise_first_pkt_cycles=... raise_err_pct=...
+ * oversub_link_util=... lower_err_pct=... (plus the targets and the early-packet count). */
+#define RL_IMPLEMENTATION
+#include "ratelimit.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLOCK_HZ 250000000ull
+#define LINK_BPS 100000000000ull
+#define MSG 4096u
+#define MS 250000ull /* cycles per millisecond */
+
+/* An endless backlog of 4 KB messages on every QP; the tag names (flow, index). */
+static uint32_t backlog(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+{
+    uint32_t i;
+    (void)user;
+    for (i = 0; i < max; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].len = MSG;
+        out[i].tag = (uint64_t)flow << 32 | (index + i);
+    }
+    return max;
+}
+
+typedef struct run {
+    rl *r;
+    void *mem;
+    uint64_t change_at;   /* the cycle of the rate write */
+    uint64_t first_after; /* departure of the first packet after it (0: none yet) */
+    uint64_t window, nwin;
+    uint64_t *win_bytes;  /* bytes per window after the change, all flows or one */
+    uint64_t last_cycle;  /* departure of the previous packet of the watched flow */
+    uint64_t min_gap_after; /* smallest gap between packets of the watched flow after the first new one */
+    uint32_t watch;       /* the flow measured (UINT32_MAX: all) */
+} run;
+
+static int run_init(run *x, uint32_t flows, uint32_t desc_capacity)
+{
+    rl_config cfg;
+    size_t size;
+    memset(x, 0, sizeof *x);
+    rl_config_default(&cfg);
+    cfg.clock_hz = CLOCK_HZ;
+    cfg.link_bps = LINK_BPS;
+    cfg.max_flows = flows;
+    cfg.desc_capacity = desc_capacity;
+    cfg.source = backlog;
+    size = rl_mem_size(&cfg);
+    x->r = (rl *)malloc(sizeof *x->r);
+    x->mem = size ? malloc(size) : NULL;
+    x->min_gap_after = UINT64_MAX;
+    return x->r && x->mem && rl_init(x->r, &cfg, x->mem, size) == RNIC_OK;
+}
+
+static void run_free(run *x)
+{
+    free(x->win_bytes);
+    free(x->mem);
+    free(x->r);
+}
+
+/* Advance to `until`, draining the TX port and metering what leaves. */
+static void run_to(run *x, uint64_t until)
+{
+    rnic_work w;
+    while (rl_now(x->r) < until) {
+        rl_advance_to(x->r, until);
+        while (rl_pop_tx(x->r, &w) == RNIC_OK) {
+            if (x->watch != UINT32_MAX && w.flow != x->watch)
+                continue;
+            if (x->change_at && w.cycle >= x->change_at) {
+                uint64_t k = (w.cycle - x->change_at) / x->window;
+                if (!x->first_after)
+                    x->first_after = w.cycle;
+                else if (w.cycle - x->last_cycle < x->min_gap_after)
+                    x->min_gap_after = w.cycle - x->last_cycle;
+                if (k < x->nwin)
+                    x->win_bytes[k] += w.len;
+            }
+            x->last_cycle = w.cycle;
+        }
+    }
+}
+
+static void run_windows(run *x, uint64_t change_at, uint64_t window, uint64_t nwin)
+{
+    x->change_at = change_at;
+    x->window = window;
+    x->nwin = nwin;
+    x->win_bytes = (uint64_t *)calloc(nwin, sizeof *x->win_bytes);
+}
+
+/* Worst |bytes - due| / due over the windows, in %. */
+static double worst_err_pct(const run *x, uint64_t bps)
+{
+    double due = (double)bps / 8.0 * (double)x->window / (double)CLOCK_HZ, worst = 0;
+    uint64_t k;
+    for (k = 0; k < x->nwin; k++) {
+        double e = 100.0 * ((double)x->win_bytes[k] - due) / due;
+        if (e < 0)
+            e = -e;
+        if (e > worst)
+            worst = e;
+    }
+    return worst;
+}
+
+/* Lowest link use over the windows. */
+static double worst_util(const run *x)
+{
+    double cap = (double)LINK_BPS / 8.0 * (double)x->window / (double)CLOCK_HZ, worst = 2;
+    uint64_t k;
+    for (k = 0; k < x->nwin; k++)
+        if ((double)x->win_bytes[k] / cap < worst)
+            worst = (double)x->win_bytes[k] / cap;
+    return worst;
+}
+
+/* Oversubscription: `flows` QPs, the first `fixed` of them at fixed_bps, the others at 100 Kb/s
+ * raised at 50 ms to raised_bps; link use in ten 10 ms windows from the raise. */
+static double oversub(uint32_t flows, uint32_t fixed, uint64_t fixed_bps, uint64_t raised_bps, uint32_t k,
+                      double *phi_after)
+{
+    run x;
+    uint32_t f;
+    double util;
+    if (!run_init(&x, flows, k))
+        return -1;
+    x.watch = UINT32_MAX;
+    for (f = 0; f < flows; f++) {
+        rl_set_rate(x.r, f, f < fixed ? fixed_bps : 100000ull);
+        rl_doorbell(x.r, f);
+    }
+    run_to(&x, 50 * MS);
+    run_windows(&x, 50 * MS, 10 * MS, 10);
+    for (f = fixed; f < flows; f++)
+        rl_set_rate(x.r, f, raised_bps);
+    run_to(&x, 150 * MS);
+    util = worst_util(&x);
+    *phi_after = (double)rl_phi_q32(x.r) / 4294967296.0;
+    run_free(&x);
+    return util;
+}
+
+int main(void)
+{
+    run x;
+    const uint64_t L = 250; /* rl_config_default's pcie_latency */
+    const double new_pkt = (double)MSG * 8.0 * (double)CLOCK_HZ / 10e9; /* 819.2 cycles */
+    uint64_t raise_first, early = 0;
+    double raise_err, lower_err, util2, util16k, phi2, phi16k, util, first_target = new_pkt + 2.0 * (double)L;
+    int met;
+
+    printf("Tassel rate changes (250 MHz, 100 Gb/s link, 4 KB messages, pcie_latency %u cycles)\n\n", (unsigned)L);
+
+    /* raise */
+    if (!run_init(&x, 1024, 60))
+        return 1;
+    x.watch = 0;
+    rl_set_rate(x.r, 0, 100000ull);
+    rl_doorbell(x.r, 0);
+    run_to(&x, 50 * MS);
+    run_windows(&x, 50 * MS, 10 * MS, 10);
+    rl_set_rate(x.r, 0, 10000000000ull);
+    run_to(&x, 150 * MS);
+    raise_first = x.first_after - x.change_at;
+    raise_err = worst_err_pct(&x, 10000000000ull);
+    printf("raise 100 Kb/s -> 10 Gb/s at cycle %llu: first packet %llu cycles later (target <= %.1f =\n"
+           "  one packet at the new rate %.1f + 2 x pcie_latency); 10 ms windows after the raise: worst %.4f %%\n"
+           "  off 10 Gb/s (before the fix: next packet at cycle 81,920,001, 0 B in 100 ms)\n",
+           (unsigned long long)x.change_at, (unsigned long long)raise_first, first_target, new_pkt, raise_err);
+    run_free(&x);
+
+    /* oversubscription with raised QPs */
+    util2 = oversub(2, 1, 50000000000ull, LINK_BPS, 60, &phi2);
+    util16k = oversub(16384, 0, 0, LINK_BPS * 3u / 2u / 16384u, 60, &phi16k);
+    util = util2 < util16k ? util2 : util16k;
+    printf("oversubscription: QP0 50 Gb/s + QP1 raised 100 Kb/s -> 100 Gb/s (Phi %.2f): link use >= %.4f\n"
+           "  16,384 QPs raised together from 100 Kb/s to 1.5 x the link (Phi %.2f): link use >= %.4f\n"
+           "  (before the fix: 0.33 and 0.01)\n",
+           phi2, util2, phi16k, util16k);
+
+    /* lower */
+    if (!run_init(&x, 1024, 60))
+        return 1;
+    x.watch = 0;
+    rl_set_rate(x.r, 0, 10000000000ull);
+    rl_doorbell(x.r, 0);
+    run_to(&x, 50 * MS);
+    run_windows(&x, 50 * MS, 20 * MS, 5);
+    rl_set_rate(x.r, 0, 1000000000ull);
+    run_to(&x, 150 * MS);
+    lower_err = worst_err_pct(&x, 1000000000ull);
+    /* a packet time at 1 Gb/s is 8192 cycles: a closer gap after the cut is an old-rate packet */
+    early = x.min_gap_after + 1u < 8192u;
+    printf("lower 10 Gb/s -> 1 Gb/s at cycle %llu: 20 ms windows after the cut: worst %.4f %% off 1 Gb/s;\n"
+           "  closest packets after the cut %llu cycles apart (a packet time at 1 Gb/s: 8192)\n",
+           (unsigned long long)x.change_at, lower_err, (unsigned long long)x.min_gap_after);
+    run_free(&x);
+
+    met = (double)raise_first <= first_target && raise_err <= 0.5 && util >= 0.99 && lower_err <= 0.5 && !early;
+    printf("\ntargets %s\n", met ? "met" : "NOT MET (figures above are the measured ones)");
+    printf("RESULT raise_first_pkt_cycles=%llu raise_first_target_cycles=%.1f raise_err_pct=%.4f oversub_link_util=%.4f "
+           "lower_err_pct=%.4f lower_early_pkts=%llu\n",
+           (unsigned long long)raise_first, first_target, raise_err, util, lower_err, (unsigned long long)early);
+    return 0;
+}
