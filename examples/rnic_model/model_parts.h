@@ -128,10 +128,12 @@ static void rm_pipe_advance_to(rm_pipe *p, uint64_t cycle) { p->now = cycle; }
  * one WQE per cycle (its CPU's posting rate) and rings the flow's doorbell with the new tail;
  * the doorbell reaches the NIC pcie_latency cycles later (an MMIO write over PCIe). A WQE's ring
  * slot is reused once the slicer has passed on its last piece (the record with
- * RNIC_WORK_LAST): the contract's "consumed" signal, no side table. */
+ * RNIC_WORK_LAST): the contract's "consumed" signal, no side table. A message counts as
+ * outstanding until its last packet leaves the pacer (the send completion). */
 typedef struct rm_flow_gen {
     rnic_prng prng;
     uint32_t head, tail; /* ring counters: oldest not consumed, next to post */
+    uint32_t completed;  /* messages whose last byte left the NIC (the send completion) */
     uint32_t seq;        /* messages posted */
     uint64_t raddr;      /* next remote byte of the flow's target buffer */
     uint64_t posted_bytes, consumed_bytes;
@@ -217,6 +219,15 @@ static int rm_host_consumed(rm_host *h, uint32_t flow, uint32_t index, uint32_t 
     return 0;
 }
 
+/* The NIC sent the last byte of the flow's oldest outstanding message: a send completion.
+ * The application keeps `depth` messages outstanding (posted, not completed). */
+static void rm_host_completed(rm_host *h, uint32_t flow) { h->gen[flow - h->first_flow].completed++; }
+
+static bool rm_host_can_post(const rm_host *h, const rm_flow_gen *g)
+{
+    return (uint32_t)(g->tail - g->completed) < h->depth && (uint32_t)(g->tail - g->head) < h->ring;
+}
+
 /* One cycle of the host: post one WQE (round robin over flows with room) and hand the
  * doorbells whose PCIe latency has passed to `ring(flow, tail)`. */
 static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), void *ctx,
@@ -234,7 +245,7 @@ static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), v
     for (k = 0; k < h->nflows; k++) {
         uint32_t local = (h->cursor + k) % h->nflows;
         rm_flow_gen *g = &h->gen[local];
-        if ((uint32_t)(g->tail - g->head) < h->depth) {
+        if (rm_host_can_post(h, g)) {
             rnic_work *w = &h->wqe[(size_t)local * h->ring + (g->tail % h->ring)];
             uint32_t len = (uint32_t)rnic_prng_log_range(&g->prng, h->min_msg, h->max_msg);
             memset(w, 0, sizeof *w);
@@ -269,7 +280,7 @@ static uint64_t rm_host_next_event(const rm_host *h)
         return h->now;
     if (h->posting && h->db_count < h->db_cap)
         for (i = 0; i < h->nflows; i++)
-            if ((uint32_t)(h->gen[i].tail - h->gen[i].head) < h->depth)
+            if (rm_host_can_post(h, &h->gen[i]))
                 return h->now;
     return next;
 }

@@ -44,6 +44,7 @@
 #define LINK_LATENCY 25u        /* 100 ns: PHY + a few metres of fibre */
 #define WIRE_OVERHEAD 82u       /* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 + preamble/IFG 20 */
 #define MTU 4096u
+#define STAGE_DEPTH 1024u      /* per-flow segment ring entries: deep enough that the slicer never waits on one flow */
 
 typedef struct options {
     uint32_t hosts, tenants, qps; /* qps: per tenant per host */
@@ -123,7 +124,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
 
     if (rm_host_init(&n->host, first, per_host, o->depth * 2u, o->depth, o->min_msg, o->max_msg, PCIE_LATENCY,
                      o->seed + h) ||
-        rm_stage_init(&n->stage, m->nflows, 16u) ||
+        rm_stage_init(&n->stage, m->nflows, STAGE_DEPTH) ||
         rm_pipe_init(&n->dma, 64u, PCIE_BPS, CLOCK_HZ, 0, PCIE_LATENCY) ||
         rm_pipe_init(&n->mac, 4u, LINK_BPS, CLOCK_HZ, WIRE_OVERHEAD, LINK_LATENCY)) {
         fprintf(stderr, "rnic_model: out of memory\n");
@@ -144,7 +145,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
     size = rq_palos_mem_size(&pc);
     if (!size)
         die("palos config", RNIC_EINVAL);
-    n->palos_mem = aligned_alloc(8, (size + 7u) & ~(size_t)7u);
+    n->palos_mem = malloc(size);
     if ((e = rq_palos_init(&n->palos, &pc, n->palos_mem, size)) != RNIC_OK)
         die("rq_palos_init", e);
     for (t = 0; t < o->tenants; t++)
@@ -165,7 +166,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
     size = rl_mem_size(&rc);
     if (!size)
         die("tassel config", RNIC_EINVAL);
-    n->rl_mem = aligned_alloc(8, (size + 7u) & ~(size_t)7u);
+    n->rl_mem = malloc(size);
     if ((e = rl_init(&n->tassel, &rc, n->rl_mem, size)) != RNIC_OK)
         die("rl_init", e);
 
@@ -221,6 +222,7 @@ static void pcap_packet(model *m, const rnic_work *w)
     f.reth_len = w->len; /* DMA length of the message; the packet's own length here (see docs) */
     f.payload_len = w->len;
     f.payload_seed = w->tag;
+    f.payload_offset = w->raddr; /* content depends on the byte's place only */
     m->psn[w->flow]++;
     if (roce_pcap_write(&m->pcap, rnic_cycles_to_ns(m->now, CLOCK_HZ), &f) != 0) {
         fprintf(stderr, "rnic_model: pcap write failed\n");
@@ -251,6 +253,8 @@ static void transfer(model *m)
         while (rm_pipe_space(&n->dma) && rl_pop_tx(&n->tassel, &w) == RNIC_OK) {
             if ((w.flags & RNIC_WORK_LAST) && rm_stage_consumed(&n->stage, w.flow, w.index) != 0)
                 m->order_errors++;
+            if ((w.flags & RNIC_WORK_LAST) && (w.op & RM_OP_MSG_LAST))
+                rm_host_completed(&n->host, w.flow);
             if (w.flags & RNIC_WORK_ERROR) {
                 m->piece_errors++;
                 continue;
@@ -342,9 +346,11 @@ static void run_until(model *m, uint64_t end, int draining, uint64_t progress_to
         uint64_t next, target;
         uint32_t h;
         transfer(m);
-        next = m->o.tick_only ? m->now : (can_move(m) ? m->now : next_event(m));
+        next = can_move(m) ? m->now : next_event(m);
         if (next == RNIC_NEVER && draining)
-            return;
+            return; /* nothing left anywhere: drained */
+        if (m->o.tick_only)
+            next = m->now;
         target = next <= m->now ? m->now + 1u : min64(next, end);
         for (h = 0; h < m->o.hosts; h++) {
             nic *n = &m->nic[h];
@@ -591,9 +597,9 @@ int main(int argc, char **argv)
         }
         free(lat);
         if (!o->quiet) {
-            printf("\n  queues: switch max %llu B (ECN-marked %llu, dropped %llu); segment rings max %u of 16 per QP\n",
+            printf("\n  queues: switch max %llu B (ECN-marked %llu, dropped %llu); segment rings max %u of %u per QP\n",
                    (unsigned long long)m.sw.max_queue_bytes, (unsigned long long)m.sw.marked,
-                   (unsigned long long)m.sw.dropped, m.nic[0].stage.high_water);
+                   (unsigned long long)m.sw.dropped, m.nic[0].stage.high_water, STAGE_DEPTH);
             for (h = 0; h < o->hosts; h++) {
                 const rq_palos_stats *ps = rq_palos_get_stats(&m.nic[h].palos);
                 const rl_stats *rs = rl_get_stats(&m.nic[h].tassel);
