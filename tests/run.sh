@@ -499,6 +499,40 @@ step palos-fig11-groupA-50gbps palos_weight_change_claim
 for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do
     step "bench-$b-quick-result" result_line "build/$b" --quick
 done
+# ---- 16. the composed RNIC (examples/rnic_model, `make run`) on a short default scenario ----
+MODEL_ARGS=(--duration-us 3000 --warmup-us 500 --quiet)
+model_claim() { # every byte delivered and checked, every tenant within 1 % of its expected share
+    ./build/rnic_model "${MODEL_ARGS[@]}" --pcap "$OBJ/model.pcap" --csv "$OBJ/model.csv" >"$OBJ/model.out" || return 1
+    tail -n 1 "$OBJ/model.out"
+    local c e l q
+    c=$(result_value "$OBJ/model.out" composed)
+    e=$(result_value "$OBJ/model.out" share_err_pct)
+    l=$(result_value "$OBJ/model.out" bytes_lost)
+    q=$(result_value "$OBJ/model.out" qps)
+    [ "$c" = 1 ] && [ -n "$e" ] && [ "$l" = 0 ] && awk_true "$e <= 1" && [ "$(($(wc -l <"$OBJ/model.csv") - 1))" = "$q" ]
+}
+step rnic-model-shares-within-1pct-no-bytes-lost model_claim
+model_digests() { # one digest: gcc -O0, clang -O2 (ASan+UBSan), g++, ticking every cycle, fast-forward
+    local d ref="" bad=0 name
+    gcc "${WARN[@]}" -O0 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gcc-O0" || return 1
+    clang "${WARN[@]}" -O2 "${SAN[@]}" -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-clang-O2" || return 1
+    g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -O2 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gxx" || return 1
+    for name in "build/rnic_model" "$OBJ/model-gcc-O0" "$OBJ/model-clang-O2" "$OBJ/model-gxx" "build/rnic_model --tick-only"; do
+        d=$($name "${MODEL_ARGS[@]}" --duration-us 1500 | sed -n 's/^RESULT.* digest=\([0-9a-f]*\).*/\1/p')
+        echo "$name: $d"
+        [ -n "$d" ] || bad=1
+        [ -z "$ref" ] && ref=$d
+        [ "$d" = "$ref" ] || bad=1
+    done
+    return $bad
+}
+step rnic-model-digest-same-builds-and-tick-vs-fast-forward model_digests
+model_pcap() { # the run's packets are RoCEv2 that tshark reads with 0 malformed frames
+    [ -s "$OBJ/model.pcap" ] || return 1
+    bash tools/pcap_check.sh "$OBJ/model.pcap"
+}
+step rnic-model-pcap-tshark-0-malformed model_pcap
+
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -263,7 +263,12 @@ static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), v
             h->msgs_posted++;
             h->bytes_posted += len;
             rnic_trace_emit(trace, h->now, (uint16_t)RNIC_ENGINE_MODEL, 1, w->flow, w->tag, len);
-            h->db[(h->db_head + h->db_count) % h->db_cap] = (rm_doorbell){ h->now + h->pcie_latency, w->flow, g->tail };
+            {
+                rm_doorbell *d = &h->db[(h->db_head + h->db_count) % h->db_cap];
+                d->at = h->now + h->pcie_latency;
+                d->flow = w->flow;
+                d->tail = g->tail;
+            }
             h->db_count++;
             h->cursor = (local + 1u) % h->nflows;
             return;

@@ -71,7 +71,7 @@ typedef struct nic {
 typedef struct model {
     options o;
     uint32_t nflows;
-    nic *nic;
+    nic *nics;
     rm_switch sw;
     rm_receiver rx;
     uint64_t now;
@@ -242,7 +242,7 @@ static void transfer(model *m)
         rm_receiver_take(&m->rx, &w, &m->trace);
     }
     for (h = 0; h < m->o.hosts; h++) {
-        nic *n = &m->nic[h];
+        nic *n = &m->nics[h];
         while (rm_pipe_pop(&n->mac, &w) == RNIC_OK)
             rm_switch_push(&m->sw, &w, &m->trace);
         while (rm_pipe_space(&n->mac) && rm_pipe_pop(&n->dma, &w) == RNIC_OK) {
@@ -289,7 +289,7 @@ static int can_move(model *m)
     if (rm_pipe_next_event(&m->sw.egress) <= m->now)
         return 1;
     for (h = 0; h < m->o.hosts; h++) {
-        nic *n = &m->nic[h];
+        nic *n = &m->nics[h];
         if (rm_pipe_next_event(&n->mac) <= m->now)
             return 1;
         if (rm_pipe_space(&n->mac) && rm_pipe_next_event(&n->dma) <= m->now)
@@ -312,7 +312,7 @@ static uint64_t next_event(model *m)
     uint64_t next = rm_pipe_next_event(&m->sw.egress);
     uint32_t h;
     for (h = 0; h < m->o.hosts; h++) {
-        nic *n = &m->nic[h];
+        nic *n = &m->nics[h];
         next = min64(next, rm_pipe_next_event(&n->mac));
         next = min64(next, rm_pipe_next_event(&n->dma));
         next = min64(next, rl_next_event(&n->tassel));
@@ -329,9 +329,9 @@ static void set_now(model *m, uint64_t cycle)
     rm_pipe_advance_to(&m->sw.egress, cycle);
     m->rx.now = cycle;
     for (h = 0; h < m->o.hosts; h++) {
-        m->nic[h].host.now = cycle;
-        rm_pipe_advance_to(&m->nic[h].dma, cycle);
-        rm_pipe_advance_to(&m->nic[h].mac, cycle);
+        m->nics[h].host.now = cycle;
+        rm_pipe_advance_to(&m->nics[h].dma, cycle);
+        rm_pipe_advance_to(&m->nics[h].mac, cycle);
     }
 }
 
@@ -353,7 +353,7 @@ static void run_until(model *m, uint64_t end, int draining, uint64_t progress_to
             next = m->now;
         target = next <= m->now ? m->now + 1u : min64(next, end);
         for (h = 0; h < m->o.hosts; h++) {
-            nic *n = &m->nic[h];
+            nic *n = &m->nics[h];
             /* an engine stops early only when its output port fills: then the others wait */
             while (rq_palos_now(&n->palos) < target)
                 if (rq_palos_advance_to(&n->palos, target) == 0)
@@ -495,8 +495,8 @@ int main(int argc, char **argv)
     if (m.trace_csv)
         fprintf(m.trace_csv, "cycle,engine,kind,id,a,b\n");
     m.psn = (uint32_t *)calloc(m.nflows, sizeof *m.psn);
-    m.nic = (nic *)calloc(o->hosts, sizeof *m.nic);
-    if (!m.psn || !m.nic || rm_receiver_init(&m.rx, m.nflows) ||
+    m.nics = (nic *)calloc(o->hosts, sizeof *m.nics);
+    if (!m.psn || !m.nics || rm_receiver_init(&m.rx, m.nflows) ||
         rm_pipe_init(&m.sw.egress, 65536u, LINK_BPS, CLOCK_HZ, WIRE_OVERHEAD, LINK_LATENCY)) {
         fprintf(stderr, "rnic_model: out of memory\n");
         return 1;
@@ -511,7 +511,7 @@ int main(int argc, char **argv)
         m.pcap_on = 1;
     }
     for (h = 0; h < o->hosts; h++)
-        nic_init(&m, &m.nic[h], h);
+        nic_init(&m, &m.nics[h], h);
 
     end = rnic_ns_to_cycles(o->duration_us * 1000u, CLOCK_HZ);
     m.rx.window_start = rnic_ns_to_cycles(o->warmup_us * 1000u, CLOCK_HZ);
@@ -537,7 +537,7 @@ int main(int argc, char **argv)
     t0 = (double)clock() / CLOCKS_PER_SEC;
     run_until(&m, end, 0, end, t0);
     for (h = 0; h < o->hosts; h++)
-        m.nic[h].host.posting = false;
+        m.nics[h].host.posting = false;
     run_until(&m, end + rnic_ns_to_cycles(100000000u, CLOCK_HZ), 1, end, t0); /* drain: at most 100 ms */
     host_s = (double)clock() / CLOCKS_PER_SEC - t0;
     if (!o->quiet && isatty(2))
@@ -557,7 +557,7 @@ int main(int argc, char **argv)
         if (csv)
             fprintf(csv, "qp,host,tenant,weight,rate_gbps,expected_gbps,gbps,err_pct,msgs_per_s,bytes_posted,bytes_received\n");
         for (i = 0; i < m.nflows; i++) {
-            nic *n = &m.nic[host_of(&m, i)];
+            nic *n = &m.nics[host_of(&m, i)];
             rm_flow_gen *g = &n->host.gen[i - n->host.first_flow];
             uint32_t tn = tenant_of(&m, i);
             double phi = (double)n->sum_rate_bps / (double)LINK_BPS;
@@ -599,16 +599,16 @@ int main(int argc, char **argv)
         if (!o->quiet) {
             printf("\n  queues: switch max %llu B (ECN-marked %llu, dropped %llu); segment rings max %u of %u per QP\n",
                    (unsigned long long)m.sw.max_queue_bytes, (unsigned long long)m.sw.marked,
-                   (unsigned long long)m.sw.dropped, m.nic[0].stage.high_water, STAGE_DEPTH);
+                   (unsigned long long)m.sw.dropped, m.nics[0].stage.high_water, STAGE_DEPTH);
             for (h = 0; h < o->hosts; h++) {
-                const rq_palos_stats *ps = rq_palos_get_stats(&m.nic[h].palos);
-                const rl_stats *rs = rl_get_stats(&m.nic[h].tassel);
+                const rq_palos_stats *ps = rq_palos_get_stats(&m.nics[h].palos);
+                const rl_stats *rs = rl_get_stats(&m.nics[h].tassel);
                 printf("  host %u: Palos %llu visits, %llu pieces, %llu cut WQEs, %llu output stalls; Tassel %llu "
                        "packets, %llu fetches, %llu TX stalls; DMA max %u, MAC max %u in flight\n",
                        h, (unsigned long long)ps->visits, (unsigned long long)ps->out_wqes,
                        (unsigned long long)ps->cut_wqes, (unsigned long long)ps->out_stalls,
                        (unsigned long long)rs->packets, (unsigned long long)rs->fetches,
-                       (unsigned long long)rs->tx_stalls, m.nic[h].dma.high_water, m.nic[h].mac.high_water);
+                       (unsigned long long)rs->tx_stalls, m.nics[h].dma.high_water, m.nics[h].mac.high_water);
             }
             printf("  checked at the receiver: %llu packets, %llu B of %llu B posted; %llu out of order or "
                    "corrupt; %llu CE-marked\n",
@@ -631,10 +631,10 @@ int main(int argc, char **argv)
         (void)consumed;
     }
     for (h = 0; h < o->hosts; h++)
-        nic_free(&m.nic[h]);
+        nic_free(&m.nics[h]);
     rm_pipe_free(&m.sw.egress);
     rm_receiver_free(&m.rx);
     free(m.psn);
-    free(m.nic);
+    free(m.nics);
     return 0;
 }
