@@ -2268,7 +2268,11 @@ static void test_bad_config(void)
     CHECK(rl_get_qp_stats(r, 3) != NULL);
     CHECK(rl_doorbell(NULL, 0) == RNIC_EINVAL);
     CHECK(rl_pop_tx(NULL, NULL) == RNIC_EINVAL);
-    CHECK(rl_peek_tx(r, NULL) == RNIC_EINVAL);
+    {
+        uint64_t before = rl_get_stats(r)->errors.by_cause[RNIC_EINVAL];
+        CHECK(rl_peek_tx(r, NULL) == RNIC_EINVAL);
+        CHECK_EQ(rl_get_stats(r)->errors.by_cause[RNIC_EINVAL], before + 1u);
+    }
     {
         rnic_work w;
         CHECK(rl_peek_tx(r, &w) == RNIC_EEMPTY);

@@ -116,8 +116,8 @@ RL_API uint64_t rl_advance_to(rl *r, uint64_t cycle);
  * the entry's + offset, tag/op untouched, cycle it left, FIRST at offset 0, LAST when it ends
  * the WQE: the source may then reuse the entry). A bad WQE (len 0 or > 2^31, or marked
  * RNIC_WORK_ERROR by the source) leaves as one record with len 0, FIRST|LAST|ERROR and
- * status = the rnic_err. RNIC_EEMPTY when nothing waits; RNIC_EINVAL for NULL (counted in
- * pop). */
+ * status = the rnic_err. RNIC_EEMPTY when nothing waits; RNIC_EINVAL for a NULL record
+ * (counted, by peek too: the engine is the caller's, only its statistics change). */
 RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out);
 RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out);
 

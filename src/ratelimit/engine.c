@@ -1113,8 +1113,10 @@ RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out)
 RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out)
 {
     const rnic_work *w;
-    if (!r || !out)
-        return RNIC_EINVAL; /* not counted: peek takes a const engine */
+    if (!r)
+        return RNIC_EINVAL;
+    if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
+        return rl__refuse((rl *)(uintptr_t)r, 0, RNIC_EINVAL, 0);
     if (!(w = (const rnic_work *)rnic_ring_peek(&r->tx)))
         return RNIC_EEMPTY;
     *out = *w;
