@@ -241,16 +241,23 @@ step macros-prefixed-negative-control expect_fail macro_leaks "#define leaky 1" 
 # ---- 11. tick paths never allocate (link-time --wrap trap) ----
 prog malloc-trap bash -c "gcc ${WARN[*]} -O1 -I. -Itests tests/malloc_trap.c -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free -o $OBJ/malloc-trap && $OBJ/malloc-trap"
 
-# ---- 12. as a new user: README's example with one copied header, C and C++ ----
+# ---- 12. as a new user: every README example with its copied header(s), C and C++ ----
 readme_example() {
-    local dir
+    local dir ex n=0
     dir=$(mktemp -d)
-    awk '/<!-- example:begin -->/{on=1;next} /<!-- example:end -->/{on=0} on' README.md | sed '/^```/d' >"$dir/main.c"
-    [ -s "$dir/main.c" ] || { echo "README has no example block"; return 1; }
-    hdr=$(grep -o '#include "[a-z]*\.h"' "$dir/main.c" | head -n 1 | sed 's/.*"\(.*\)"/\1/')
-    cp "$hdr" "$dir/"
-    (cd "$dir" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror main.c -o main-c && ./main-c &&
-        g++ -x c++ -Wall -Wextra -Werror main.c -o main-cxx && ./main-cxx) || return 1
+    awk '/<!-- example:begin -->/{n++;on=1;next} /<!-- example:end -->/{on=0} on && !/^```/{print > (d "/example" n ".c")}' d="$dir" README.md
+    for ex in "$dir"/example*.c; do
+        [ -e "$ex" ] || continue
+        rm -rf "$dir/w" && mkdir "$dir/w" && cp "$ex" "$dir/w/main.c" || return 1
+        for h in $(sed -n 's/^#include "\([a-z_]*\.h\)".*/\1/p' "$ex"); do
+            cp "$h" "$dir/w/" || return 1
+        done
+        (cd "$dir/w" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror main.c -o main-c && ./main-c &&
+            g++ -x c++ -Wall -Wextra -Werror main.c -o main-cxx && ./main-cxx) || { echo "README $(basename "$ex") failed"; return 1; }
+        n=$((n + 1))
+    done
+    echo "$n README examples compiled and ran as C and C++"
+    [ "$n" -ge 4 ] || { echo "expected an example per engine (Tassel, QoS engine, Palos) and the common core"; return 1; }
     rm -rf "$dir"
 }
 step readme-example-c-and-cxx readme_example
