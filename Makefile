@@ -67,6 +67,10 @@ figures:
 	gnuplot -e "csv='build/tassel_scale.csv'; out='docs/figures/tassel_fig8a.png'; over=0" docs/figures/tassel_fig8.gp
 	gnuplot -e "csv='build/tassel_scale.csv'; out='docs/figures/tassel_fig8b.png'; over=1" docs/figures/tassel_fig8.gp
 	@echo "wrote docs/figures/tassel_fig8a.png docs/figures/tassel_fig8b.png"
+	@$(MAKE) --no-print-directory build/tassel_rate_change
+	./build/tassel_rate_change --csv build/tassel_rate_change.csv > /dev/null
+	gnuplot -e "csv='build/tassel_rate_change.csv'; out='docs/figures/tassel_rate_change.png'" docs/figures/tassel_rate_change.gp
+	@echo "wrote docs/figures/tassel_rate_change.png"
 	@$(MAKE) --no-print-directory build/qos_throughput
 	./build/qos_throughput --csv build/qos_throughput.csv > /dev/null
 	gnuplot -e "csv='build/qos_throughput.csv'; out='docs/figures/qos_throughput.png'" docs/figures/qos_throughput.gp

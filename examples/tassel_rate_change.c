@@ -13,7 +13,9 @@
  *          cut within 0.5 % of 1 Gb/s, and no packet after the cut closer to the previous one
  *          than a packet time at the new rate (a packet computed at the old rate leaving early).
  * Prints a table and, last, RESULT raise_first_pkt_cycles=... raise_err_pct=...
- * oversub_link_util=... lower_err_pct=... (plus the targets and the early-packet count). */
+ * oversub_link_util=... lower_err_pct=... (plus the targets and the early-packet count).
+ * --csv FILE: the rates in 0.5 ms bins from 40 to 80 ms (the changes at 50 ms) for
+ * docs/figures/tassel_rate_change.gp (make figures). */
 #define RL_IMPLEMENTATION
 #include "ratelimit.h"
 #include <stdio.h>
@@ -24,6 +26,9 @@
 #define LINK_BPS 100000000000ull
 #define MSG 4096u
 #define MS 250000ull /* cycles per millisecond */
+#define BIN (MS / 2u)   /* --csv: 0.5 ms bins ... */
+#define BIN_FROM (40u * MS)
+#define NBIN 80u        /* ... from 40 to 80 ms */
 
 /* An endless backlog of 4 KB messages on every QP; the tag names (flow, index). */
 static uint32_t backlog(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
@@ -48,6 +53,7 @@ typedef struct run {
     uint64_t last_cycle;  /* departure of the previous packet of the watched flow */
     uint64_t min_gap_after; /* smallest gap between packets of the watched flow after the first new one */
     uint32_t watch;       /* the flow measured (UINT32_MAX: all) */
+    uint64_t bins[3][NBIN]; /* bytes per 0.5 ms bin: flow 0, flow 1, all flows */
 } run;
 
 static int run_init(run *x, uint32_t flows, uint32_t desc_capacity)
@@ -82,6 +88,12 @@ static void run_to(run *x, uint64_t until)
     while (rl_now(x->r) < until) {
         rl_advance_to(x->r, until);
         while (rl_pop_tx(x->r, &w) == RNIC_OK) {
+            if (w.cycle >= BIN_FROM && (w.cycle - BIN_FROM) / BIN < NBIN) {
+                uint64_t b = (w.cycle - BIN_FROM) / BIN;
+                if (w.flow < 2u)
+                    x->bins[w.flow][b] += w.len;
+                x->bins[2][b] += w.len;
+            }
             if (x->watch != UINT32_MAX && w.flow != x->watch)
                 continue;
             if (x->change_at && w.cycle >= x->change_at) {
@@ -135,7 +147,7 @@ static double worst_util(const run *x)
 /* Oversubscription: `flows` QPs, the first `fixed` of them at fixed_bps, the others at 100 Kb/s
  * raised at 50 ms to raised_bps; link use in ten 10 ms windows from the raise. */
 static double oversub(uint32_t flows, uint32_t fixed, uint64_t fixed_bps, uint64_t raised_bps, uint32_t k,
-                      double *phi_after)
+                      double *phi_after, uint64_t (*bins)[NBIN])
 {
     run x;
     uint32_t f;
@@ -154,12 +166,18 @@ static double oversub(uint32_t flows, uint32_t fixed, uint64_t fixed_bps, uint64
     run_to(&x, 150 * MS);
     util = worst_util(&x);
     *phi_after = (double)rl_phi_q32(x.r) / 4294967296.0;
+    if (bins)
+        memcpy(bins, x.bins, sizeof x.bins);
     run_free(&x);
     return util;
 }
 
-int main(void)
+static double gbps(uint64_t bytes) { return (double)bytes * 8.0 / ((double)BIN / (double)CLOCK_HZ) / 1e9; }
+
+int main(int argc, char **argv)
 {
+    static uint64_t raise_bins[3][NBIN], lower_bins[3][NBIN], over_bins[3][NBIN];
+    const char *csv = argc == 3 && strcmp(argv[1], "--csv") == 0 ? argv[2] : NULL;
     run x;
     const uint64_t L = 250; /* rl_config_default's pcie_latency */
     const double new_pkt = (double)MSG * 8.0 * (double)CLOCK_HZ / 10e9; /* 819.2 cycles */
@@ -181,6 +199,7 @@ int main(void)
     run_to(&x, 150 * MS);
     raise_first = x.first_after - x.change_at;
     raise_err = worst_err_pct(&x, 10000000000ull);
+    memcpy(raise_bins, x.bins, sizeof x.bins);
     printf("raise 100 Kb/s -> 10 Gb/s at cycle %llu: first packet %llu cycles later (target <= %.1f =\n"
            "  one packet at the new rate %.1f + 2 x pcie_latency); 10 ms windows after the raise: worst %.4f %%\n"
            "  off 10 Gb/s (before the fix: next packet at cycle 81,920,001, 0 B in 100 ms)\n",
@@ -188,8 +207,8 @@ int main(void)
     run_free(&x);
 
     /* oversubscription with raised QPs */
-    util2 = oversub(2, 1, 50000000000ull, LINK_BPS, 60, &phi2);
-    util16k = oversub(16384, 0, 0, LINK_BPS * 3u / 2u / 16384u, 60, &phi16k);
+    util2 = oversub(2, 1, 50000000000ull, LINK_BPS, 60, &phi2, over_bins);
+    util16k = oversub(16384, 0, 0, LINK_BPS * 3u / 2u / 16384u, 60, &phi16k, NULL);
     util = util2 < util16k ? util2 : util16k;
     printf("oversubscription: QP0 50 Gb/s + QP1 raised 100 Kb/s -> 100 Gb/s (Phi %.2f): link use >= %.4f\n"
            "  16,384 QPs raised together from 100 Kb/s to 1.5 x the link (Phi %.2f): link use >= %.4f\n"
@@ -207,6 +226,7 @@ int main(void)
     rl_set_rate(x.r, 0, 1000000000ull);
     run_to(&x, 150 * MS);
     lower_err = worst_err_pct(&x, 1000000000ull);
+    memcpy(lower_bins, x.bins, sizeof x.bins);
     /* a packet time at 1 Gb/s is 8192 cycles: a closer gap after the cut is an old-rate packet */
     early = x.min_gap_after + 1u < 8192u;
     printf("lower 10 Gb/s -> 1 Gb/s at cycle %llu: 20 ms windows after the cut: worst %.4f %% off 1 Gb/s;\n"
@@ -214,6 +234,18 @@ int main(void)
            (unsigned long long)x.change_at, lower_err, (unsigned long long)x.min_gap_after);
     run_free(&x);
 
+    if (csv) {
+        FILE *f = fopen(csv, "w");
+        uint32_t b;
+        if (!f)
+            return 1;
+        fprintf(f, "t_ms,raise_gbps,lower_gbps,oversub_qp0_gbps,oversub_qp1_gbps,oversub_link_gbps\n");
+        for (b = 0; b < NBIN; b++)
+            fprintf(f, "%.2f,%.4f,%.4f,%.4f,%.4f,%.4f\n", (double)(BIN_FROM + b * BIN) / (double)MS,
+                    gbps(raise_bins[0][b]), gbps(lower_bins[0][b]), gbps(over_bins[0][b]), gbps(over_bins[1][b]),
+                    gbps(over_bins[2][b]));
+        fclose(f);
+    }
     met = (double)raise_first <= first_target && raise_err <= 0.5 && util >= 0.99 && lower_err <= 0.5 && !early;
     printf("\ntargets %s\n", met ? "met" : "NOT MET (figures above are the measured ones)");
     printf("RESULT raise_first_pkt_cycles=%llu raise_first_target_cycles=%.1f raise_err_pct=%.4f oversub_link_util=%.4f "
