@@ -17,7 +17,8 @@
  *
  * Replay one differential workload: RL_REF_WSEED=<workload seed printed on failure>
  * (RL_REF_EDGE=<i> for an edge configuration; RL_REF_TRACE=1 for a per-cycle trace of the
- * reference); one fast-forward workload: RL_REF_FF_WSEED=<seed>. */
+ * reference); one fast-forward workload: RL_REF_FF_WSEED=<seed> (RL_REF_HEAVY=1 for the
+ * rate-heavy ones: every third fast-forward workload, the rate-change differential ones). */
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "test.h"
@@ -1619,7 +1620,7 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
             uint64_t now = rl_now(A.r), chunk, i, ne_b;
             if (now == next_in) {
                 ff_inputs(&g, &c, &w, &h, &next_id, A.r, B.r, &R, &bad);
-                next_in = now + rnic_prng_log_range(&g, 1, 3000);
+                next_in = now + rnic_prng_log_range(&g, 1, g_rate_heavy ? 300 : 3000);
             }
             /* run a chunk of the gap (popping at the chunk's end on all three) */
             chunk = next_in - now;
@@ -1782,8 +1783,11 @@ static void test_fast_forward(void)
 {
     uint64_t seed = test_seed(0xfa57f0ull), cycles_total = 0;
     uint32_t wi, nwl = FF_WORKLOADS, diverged = 0, ne_late = 0, dis = 0;
-    for (wi = 0; wi < nwl; wi++)
+    for (wi = 0; wi < nwl; wi++) {
+        g_rate_heavy = wi % 3u == 2u; /* every third: inputs (a third of them rate writes) every few cycles */
         diverged += (uint32_t)ff_one(rnic_splitmix64(&seed), 0, &ne_late, &dis, &cycles_total);
+    }
+    g_rate_heavy = 0;
     printf("  fast-forward: %u of %u workloads diverged; %u rl_next_event violations; %" PRIu64
            " cycles (rl_next_event checked against the reference in %u of them; in the others the"
            " reference stopped agreeing with the engine, see the differential tests)\n",
@@ -2286,6 +2290,7 @@ static void test_bad_config(void)
 int main(void)
 {
     const char *one = getenv("RL_REF_WSEED"), *ff = getenv("RL_REF_FF_WSEED");
+    g_rate_heavy = getenv("RL_REF_HEAVY") != NULL;
     if (ff) { /* replay one fast-forward workload */
         uint32_t late = 0;
         uint64_t cyc = 0;
