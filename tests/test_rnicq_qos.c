@@ -1339,6 +1339,242 @@ static void test_next_event_never_on_a_full_output(void)
     CHECK(rq_qos_next_event(q) == RNIC_NEVER);
 }
 
+
+/* ---- trace events: counted against the statistics, block OUT/POP events against the
+ * records popped, one digest for a ticked and a fast-forwarded run, and no effect on the
+ * engine (a run without a trace gives the same records) ---- */
+typedef struct tr_log {
+    uint64_t digest, events, by_kind[32], bad_engine, backwards, last_cycle;
+} tr_log;
+
+typedef struct tr_counts {
+    uint64_t pops, pushes, refused; /* what the driver saw: records taken, inputs accepted / refused */
+} tr_counts;
+
+static void tr_hook(void *user, const rnic_trace_event *ev)
+{
+    tr_log *l = (tr_log *)user;
+    l->digest = rnic_trace_digest_fold(l->digest, ev);
+    l->events++;
+    l->by_kind[ev->kind < 32u ? ev->kind : 31u]++;
+    l->bad_engine += ev->engine != 77u;
+    l->backwards += ev->cycle < l->last_cycle;
+    l->last_cycle = ev->cycle;
+}
+
+typedef struct tr_resp {
+    uint64_t at;
+    rq_response r;
+} tr_resp;
+
+/* A deterministic workload: 60 transfers, a send unit draining every 300 cycles, a network
+ * that loses every fifth response and NACKs every seventh. Returns a hash of every record
+ * popped (with its cycle); `blocks` gets the block records in order. */
+static uint64_t tr_run(rq_qos *q, int fast, rnic_work *blocks, uint32_t *nblocks, tr_counts *n)
+{
+    static tr_resp resp[2048];
+    uint32_t nresp = 0, started = 0, i;
+    uint64_t t = 0, h = 0, next_drain = 0, end = 400000;
+    rnic_prng p;
+    *nblocks = 0;
+    memset(n, 0, sizeof *n);
+    rnic_prng_seed(&p, 0x7ace);
+    while (t < end) {
+        uint64_t next = next_drain;
+        rnic_work w;
+        rq_packet pk;
+        rq_axi_bresp br;
+        for (i = 0; i < nresp; i++)
+            if (resp[i].at < next)
+                next = resp[i].at;
+        if (next < t)
+            next = t;
+        while (rq_qos_now(q) != next) {
+            if (fast)
+                rq_qos_advance_to(q, next);
+            else
+                rq_qos_tick(q);
+        }
+        t = next;
+        for (i = 0; i < nresp;) {
+            if (resp[i].at <= t) {
+                if (rq_qos_push_response(q, &resp[i].r) == RNIC_OK) {
+                    n->pushes++;
+                    resp[i] = resp[--nresp];
+                    continue;
+                }
+                n->refused++;
+                resp[i].at = t + 1u;
+            }
+            i++;
+        }
+        if (t != next_drain)
+            continue;
+        next_drain = t + 300u;
+        if (t + 300u >= end) { /* the last drain: let the engine settle, take everything */
+            rq_qos_advance(q, 10000);
+            next_drain = end; /* and stop after it */
+        }
+        while (rq_qos_pop_block(q, &w) == RNIC_OK) {
+            n->pops++;
+            h = h * 31u + rnic_hash64(&w, sizeof w, 0);
+            if (*nblocks < 4096u)
+                blocks[(*nblocks)++] = w;
+            if (w.op % 5u != 0u && nresp < 2048u) {
+                resp[nresp].at = t + 100u + w.aux % 7u; /* bunched: the response port fills */
+                resp[nresp].r.tid = w.aux;
+                resp[nresp].r.seq = w.op;
+                resp[nresp].r.ack = w.op % 7u != 0u;
+                nresp++;
+            }
+        }
+        while (rq_qos_pop_packet(q, &pk) == RNIC_OK) {
+            n->pops++;
+            h = h * 31u + pk.cycle + pk.tid * 7u + pk.seq;
+            if (pk.kind == RQ_PKT_INLINE && pk.seq % 5u != 0u && nresp < 2048u) {
+                resp[nresp].at = t + 100u + pk.tid % 7u;
+                resp[nresp].r.tid = pk.tid;
+                resp[nresp].r.seq = pk.seq;
+                resp[nresp].r.ack = 1;
+                nresp++;
+            }
+        }
+        while (rq_qos_pop_bresp(q, &br) == RNIC_OK) {
+            n->pops++;
+            h = h * 31u + br.cycle;
+        }
+        if (next_drain == end)
+            break;
+        if (t == 3000u) { /* a burst of unknown TIDs: 8 fill the response port, 4 are refused */
+            rq_response bogus;
+            bogus.tid = 4000;
+            bogus.seq = 1;
+            bogus.ack = 1;
+            for (i = 0; i < 12u; i++) {
+                if (rq_qos_push_response(q, &bogus) == RNIC_OK)
+                    n->pushes++;
+                else
+                    n->refused++;
+            }
+        }
+        if (started < 60u && rq_qos_ready(q) && rq_qos_space_axi_write(q) >= 4u) {
+            rq_transfer tr;
+            uint64_t l[2][4];
+            uint32_t d = started % 16u, ch = 2u * (started / 16u), ln, wd;
+            memset(&tr, 0, sizeof tr);
+            tr.size = rnic_prng_below(&p, 4) == 0 ? rnic_prng_range(&p, 1, 32) : rnic_prng_log_range(&p, 33, 1u << 19);
+            tr.kind = tr.size <= 32u ? RQ_KIND_INLINE : RQ_KIND_REGULAR;
+            tr.dst = rnic_prng_next(&p) >> 24;
+            tr.cm = tr.kind == RQ_KIND_REGULAR && rnic_prng_below(&p, 2);
+            tr.notify = tr.kind == RQ_KIND_REGULAR && rnic_prng_below(&p, 2);
+            rq_desc_encode(&tr, l[0], l[1]);
+            for (ln = 0; ln < rq_desc_lines(l[0][3]); ln++)
+                for (wd = 0; wd < 4; wd += 2)
+                    if (rq_qos_axi_write(q, d, addr_of(d, ch + ln, wd), &l[ln][wd], 16) == RNIC_OK)
+                        n->pushes++;
+            started++;
+        }
+    }
+    return h;
+}
+
+static void test_trace_events(void)
+{
+    static unsigned char mem3[3][1u << 20];
+    static rq_qos e[3];
+    static tr_log lg[2];
+    static rnic_work blocks[3][4096];
+    uint32_t nb[3], k, i;
+    uint64_t h[3];
+    tr_counts cnt[3];
+    rq_qos_config c;
+    const char *field = NULL;
+    memset(lg, 0, sizeof lg);
+    rq_qos_config_default(&c);
+    CHECK_EQ(c.trace_id, RNIC_ENGINE_QOS);
+    for (k = 0; k < 3; k++) {
+        c.trace = k < 2u ? tr_hook : NULL;
+        c.trace_user = k < 2u ? &lg[k] : NULL;
+        c.trace_id = 77;
+        CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_OK);
+        CHECK_EQ(rq_qos_init(&e[k], &c, mem3[k], sizeof mem3[k]), RNIC_OK);
+        h[k] = tr_run(&e[k], k == 1u, blocks[k], &nb[k], &cnt[k]);
+    }
+    /* tracing changes nothing; ticked and fast-forwarded runs give one digest */
+    CHECK_EQ(h[0], h[1]);
+    CHECK_EQ(h[0], h[2]);
+    CHECK_EQ(lg[0].digest, lg[1].digest);
+    CHECK_EQ(lg[0].events, lg[1].events);
+    for (k = 0; k < 2; k++) {
+        const rq_qos_stats *st = rq_qos_get_stats(&e[k]);
+        CHECK_EQ(lg[k].bad_engine, 0);
+        CHECK_EQ(lg[k].backwards, 0);
+        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_ACCEPT], st->descriptors);
+        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_TIMEOUT], st->timeouts);
+        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_RETRANSMIT], st->retransmits);
+        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_ACK], st->acks);
+        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_NACK], st->nacks);
+        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_DROP], st->responses_dropped);
+        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_COMPLETE], st->done + st->failed);
+        /* the ports: every record produced was taken by the last drain (nothing left: the
+         * outputs are empty), every accepted or refused input seen by the driver was traced */
+        CHECK_EQ(lg[k].by_kind[RNIC_TRACE_POP], cnt[k].pops);
+        CHECK_EQ(lg[k].by_kind[RNIC_TRACE_OUT], cnt[k].pops + st->status_reads);
+        CHECK_EQ(lg[k].by_kind[RNIC_TRACE_PUSH], cnt[k].pushes);
+        CHECK_EQ(lg[k].by_kind[RNIC_TRACE_REFUSE], cnt[k].refused + st->beats_refused);
+        CHECK(st->timeouts > 0u); CHECK(st->nacks > 0u); CHECK(st->done > 0u); CHECK(cnt[k].refused > 0u);
+    }
+    for (i = 0; i < nb[0] && i < nb[1]; i++)
+        CHECK(memcmp(&blocks[0][i], &blocks[1][i], sizeof blocks[0][i]) == 0);
+    printf("  %" PRIu64 " trace events, digest %016" PRIx64 " (ticked = fast-forwarded), %u blocks\n", lg[0].events,
+           lg[0].digest, nb[0]);
+}
+
+
+/* config_check names the bad field; clock_hz converts the timeout (20 us: 3,000 cycles at
+ * 150 MHz, 6,000 at 300 MHz -- the thesis's 4,000 at its 200 MHz send-unit clock). */
+static void test_config_check_and_clock(void)
+{
+    static unsigned char mem[1u << 20];
+    static rq_qos e;
+    rq_qos_config c;
+    const char *field = NULL;
+    rq_qos_config_default(&c);
+    CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_OK);
+    CHECK_EQ(c.timeout_ns, 20000);
+    CHECK_EQ(rq_qos_init(&e, &c, mem, sizeof mem), RNIC_OK);
+    CHECK_EQ(rq_qos_timeout_cycles(&e), 3000);
+    c.clock_hz = 200000000u;
+    CHECK_EQ(rq_qos_init(&e, &c, mem, sizeof mem), RNIC_OK);
+    CHECK_EQ(rq_qos_timeout_cycles(&e), 4000);
+    c.clock_hz = 300000000u;
+    CHECK_EQ(rq_qos_init(&e, &c, mem, sizeof mem), RNIC_OK);
+    CHECK_EQ(rq_qos_timeout_cycles(&e), 6000);
+    c.timeout_ns = 1; /* 0.3 cycles: no timeout at all */
+    CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_ERANGE);
+    CHECK(field && strcmp(field, "timeout_ns") == 0);
+    CHECK_EQ(rq_qos_mem_size(&c), 0);
+    CHECK_EQ(rq_qos_init(&e, &c, mem, sizeof mem), RNIC_ERANGE);
+    rq_qos_config_default(&c);
+    c.write_channels = 48;
+    CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_EINVAL);
+    CHECK(field && strcmp(field, "write_channels") == 0);
+    rq_qos_config_default(&c);
+    c.clock_hz = 1000;
+    CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_ERANGE);
+    CHECK(field && strcmp(field, "clock_hz") == 0);
+    rq_qos_config_default(&c);
+    c.max_outstanding = 5; /* more than the 4 blocks of a flow */
+    CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_ERANGE);
+    CHECK(field && strcmp(field, "max_outstanding") == 0);
+    rq_qos_config_default(&c);
+    c.ids.tids = 100;
+    CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_EINVAL);
+    CHECK(field && strcmp(field, "ids") == 0);
+    CHECK_EQ(rq_qos_config_check(NULL, &field), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_config_check(&c, NULL), RNIC_EINVAL); /* field may be NULL */
+}
+
 int main(void)
 {
     RUN(test_inline_descriptor_timing);
@@ -1354,5 +1590,7 @@ int main(void)
     RUN(test_null_pointers_peeks_and_space);
     RUN(test_next_event_never_on_a_full_output);
     RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
+    RUN(test_trace_events);
+    RUN(test_config_check_and_clock);
     return test_summary();
 }

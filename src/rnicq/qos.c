@@ -25,6 +25,7 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->timeout_ns = 20000; /* §2: 20 us (3,000 cycles at 150 MHz) */
     cfg->retry_limit = 3;
     cfg->remote_port = 8;
+    cfg->trace_id = RNIC_ENGINE_QOS;
 }
 
 #define RQ__MAX_CLOCK_HZ 1000000000000ull           /* 1 THz: ns x clock_hz stays in 128 bits */
@@ -33,21 +34,44 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
 /* The retransmission timeout in cycles: timeout_ns at clock_hz, to the nearest cycle. */
 static uint64_t rq__timeout_of(const rq_qos_config *c) { return rnic_ns_to_cycles(c->timeout_ns, c->clock_hz); }
 
-static bool rq__qos_config_valid(const rq_qos_config *c)
+RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
 {
-    uint64_t lines;
-    if (!c || c->clock_hz < 1000000u || c->domains == 0 || c->domains > 1024u || c->write_channels == 0 ||
-        c->write_channels % 32u || c->intra_priorities == 0 || c->intra_priorities > 16u || c->block_bytes < 64u ||
-        c->block_bytes > ((uint32_t)1 << 30) || (c->block_bytes & (c->block_bytes - 1u)) || c->max_outstanding == 0 ||
-        c->max_outstanding > 15u || c->aw_fifo == 0 || c->b_fifo == 0 || c->read_port == 0 ||
-        rq_ids_mem_size(&c->ids) == 0 || c->max_outstanding > c->ids.flow_blocks || c->transaction_port == 0 ||
-        c->packet_queue == 0 || c->response_port == 0 || c->seq_bits < 2u || c->seq_bits > 16u ||
-        c->clock_hz > RQ__MAX_CLOCK_HZ || rq__timeout_of(c) == 0 || rq__timeout_of(c) > RQ__MAX_TIMEOUT ||
-        c->retry_limit > 255u || c->remote_port == 0 || c->read_channels == 0)
-        return false;
-    lines = (uint64_t)c->domains * ((uint64_t)c->write_channels + c->read_channels);
-    return lines <= ((uint64_t)1 << 20) && rq_status_mem_size(c->domains, c->write_channels) != 0;
+    uint64_t timeout;
+#define RQ__BAD(cond, name, err)                    \
+    do {                                            \
+        if (cond)                                   \
+            return rnic_config_bad(field, name, err); \
+    } while (0)
+    RQ__BAD(!c, "cfg", RNIC_EINVAL);
+    RQ__BAD(c->clock_hz < 1000000u || c->clock_hz > RQ__MAX_CLOCK_HZ, "clock_hz", RNIC_ERANGE);
+    RQ__BAD(c->domains == 0 || c->domains > 1024u, "domains", RNIC_ERANGE);
+    RQ__BAD(c->write_channels == 0 || c->write_channels % 32u, "write_channels", RNIC_EINVAL);
+    RQ__BAD(c->read_channels == 0, "read_channels", RNIC_EINVAL);
+    RQ__BAD((uint64_t)c->domains * ((uint64_t)c->write_channels + c->read_channels) > ((uint64_t)1 << 20) ||
+                rq_status_mem_size(c->domains, c->write_channels) == 0,
+            "write_channels", RNIC_ERANGE); /* domains x channels: at most 2^20 lines */
+    RQ__BAD(c->intra_priorities == 0 || c->intra_priorities > 16u, "intra_priorities", RNIC_ERANGE);
+    RQ__BAD(c->block_bytes < 64u || c->block_bytes > ((uint32_t)1 << 30) || (c->block_bytes & (c->block_bytes - 1u)),
+            "block_bytes", RNIC_EINVAL);
+    RQ__BAD(rq_ids_mem_size(&c->ids) == 0, "ids", RNIC_EINVAL);
+    RQ__BAD(c->max_outstanding == 0 || c->max_outstanding > 15u || c->max_outstanding > c->ids.flow_blocks,
+            "max_outstanding", RNIC_ERANGE);
+    RQ__BAD(c->aw_fifo == 0, "aw_fifo", RNIC_EINVAL);
+    RQ__BAD(c->b_fifo == 0, "b_fifo", RNIC_EINVAL);
+    RQ__BAD(c->read_port == 0, "read_port", RNIC_EINVAL);
+    RQ__BAD(c->transaction_port == 0, "transaction_port", RNIC_EINVAL);
+    RQ__BAD(c->packet_queue == 0, "packet_queue", RNIC_EINVAL);
+    RQ__BAD(c->response_port == 0, "response_port", RNIC_EINVAL);
+    RQ__BAD(c->remote_port == 0, "remote_port", RNIC_EINVAL);
+    RQ__BAD(c->seq_bits < 2u || c->seq_bits > 16u, "seq_bits", RNIC_ERANGE);
+    timeout = rq__timeout_of(c);
+    RQ__BAD(timeout == 0 || timeout > RQ__MAX_TIMEOUT, "timeout_ns", RNIC_ERANGE);
+    RQ__BAD(c->retry_limit > 255u, "retry_limit", RNIC_ERANGE);
+#undef RQ__BAD
+    return RNIC_OK;
 }
+
+static bool rq__qos_config_valid(const rq_qos_config *c) { return rq_qos_config_check(c, NULL) == RNIC_OK; }
 
 static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *mem)
 {
@@ -102,7 +126,10 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
 {
     size_t need;
     uint32_t d;
-    if (!q || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !rq__qos_config_valid(cfg))
+    rnic_err e = rq_qos_config_check(cfg, NULL);
+    if (e != RNIC_OK)
+        return e;
+    if (!q || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)))
         return RNIC_EINVAL;
     need = rq__qos_layout(cfg, NULL, NULL);
     if (need == 0)
@@ -126,11 +153,48 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
         q->pend[d].heap_at = RNIC_NONE;
     q->timeout = rq__timeout_of(cfg);
     q->now = cfg->start_cycle;
+    rnic_trace_set(&q->trace, cfg->trace, cfg->trace_user);
+    q->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_QOS;
     return RNIC_OK;
 }
 
 RQ_API uint64_t rq_qos_now(const rq_qos *q) { return q ? q->now : 0; }
 RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q) { return q ? q->timeout : 0; }
+
+/* Trace points cost one branch when tracing is off. */
+#define RQ__TRACE(q, kind, id, a, b)                     \
+    do {                                                 \
+        if ((q)->trace.fn)                               \
+            rq__trace((q), (kind), (id), (a), (b));       \
+    } while (0)
+
+static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_t b)
+{
+    rnic_trace_emit(&q->trace, q->now, q->trace_id, (uint16_t)kind, id, a, b);
+}
+
+/* Outputs are pushed (room checked by the caller) and traced in one place. */
+static void rq__emit_block(rq_qos *q, const rq_block_desc *b)
+{
+    rnic_ring_push(&q->tx, b);
+    RQ__TRACE(q, RNIC_TRACE_OUT, b->transfer, ((uint64_t)b->tid << 32) | b->seq, ((uint64_t)b->offset << 32) | b->size);
+}
+
+static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
+{
+    rnic_ring_push(&q->pkt, pk);
+    RQ__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
+}
+
+/* A refused input: counted (port_full too for back-pressure) and traced. */
+static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value)
+{
+    if (e == RNIC_EBUSY)
+        q->stats.port_full++;
+    rnic_err_note(&q->stats.errors, e);
+    RQ__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    return e;
+}
 
 /* Wrap-safe "cycle a is after cycle b" (cycles within 2^63 of each other). */
 static bool rq__after(uint64_t a, uint64_t b) { return (int64_t)(a - b) > 0; }
@@ -165,12 +229,6 @@ RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
 
 /* ---- inputs ---- */
 
-/* A push refused because the port is full: back-pressure, counted (port_full and errors). */
-static rnic_err rq__port_full(rq_qos *q)
-{
-    q->stats.port_full++;
-    return rnic_err_note(&q->stats.errors, RNIC_EBUSY);
-}
 
 /* A fresh metadata entry for a transfer accepted on its line; the line's transfer count
  * carries over (the thesis avoids this write with a first-block bit carried in the
@@ -189,7 +247,7 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     if (!q)
         return RNIC_EINVAL;
     if (!data)
-        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+        return rq__refuse(q, RNIC_EINVAL, addr >> 5, ((uint64_t)domain << 32) | addr);
     b.ready = q->now + 1u; /* the AW FIFO costs one cycle (§3.6.1 i) */
     b.data[0] = data[0];
     b.data[1] = bytes == 16u ? data[1] : 0;
@@ -197,7 +255,8 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     b.addr = addr;
     b.bytes = bytes;
     if (rnic_ring_push(&q->aw, &b) != RNIC_OK)
-        return rq__port_full(q);
+        return rq__refuse(q, RNIC_EBUSY, addr >> 5, ((uint64_t)domain << 32) | addr);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
     return RNIC_OK;
 }
 
@@ -212,7 +271,8 @@ RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint3
     rd.index = index;
     rd.mode = mode;
     if (rnic_ring_push(&q->rd, &rd) != RNIC_OK)
-        return rq__port_full(q);
+        return rq__refuse(q, RNIC_EBUSY, domain, ((uint64_t)page << 32) | index);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
     return RNIC_OK;
 }
 
@@ -241,10 +301,22 @@ static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out)
     return e;
 }
 
-RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out) { return q ? rq__pop_ring(q, &q->b, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out)
+{
+    rnic_err e = q ? rq__pop_ring(q, &q->b, out) : RNIC_EINVAL;
+    if (e == RNIC_OK)
+        RQ__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
+    return e;
+}
 RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q ? rq__peek_ring(&q->b, out) : RNIC_EINVAL; }
 
-RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out) { return q ? rq__pop_ring(q, &q->r, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out)
+{
+    rnic_err e = q ? rq__pop_ring(q, &q->r, out) : RNIC_EINVAL;
+    if (e == RNIC_OK)
+        RQ__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
+    return e;
+}
 RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q ? rq__peek_ring(&q->r, out) : RNIC_EINVAL; }
 
 /* ---- the AXI write-data stage: one beat per cycle ---- */
@@ -279,7 +351,9 @@ static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
     if (status != RNIC_OK) {
         q->stats.beats_refused++;
         rnic_err_note(&q->stats.errors, status);
+        RQ__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
     }
+    RQ__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
 }
 
 static void rq__write_stage(rq_qos *q)
@@ -389,6 +463,7 @@ static void rq__write_stage(rq_qos *q)
     q->stats.lines_written++;
     q->stats.descriptors++;
     q->stats.transfers_enqueued++;
+    RQ__TRACE(q, RQ_QOS_TRACE_ACCEPT, first, queue, q->meta[first].index);
     rnic_ring_pop(&q->aw, NULL);
     rq__bresp(q, &b, RNIC_OK);
 }
@@ -415,6 +490,7 @@ static void rq__read_stage(rq_qos *q)
     if (out.status != RNIC_OK)
         rnic_err_note(&q->stats.errors, out.status);
     q->stats.status_reads++;
+    RQ__TRACE(q, RNIC_TRACE_OUT, head->domain, out.data, (uint64_t)out.status);
     rnic_ring_pop(&q->rd, NULL);
     rnic_ring_push(&q->r, &out);
 }
@@ -500,14 +576,15 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
     if (!q)
         return RNIC_EINVAL;
     if (domain >= q->cfg.domains)
-        return rnic_err_note(&q->stats.errors, RNIC_ENOENT);
+        return rq__refuse(q, RNIC_ENOENT, domain, t ? t->src : 0);
     if (!t || rq_desc_encode(t, rr.lines, rr.lines + 4) != RNIC_OK ||
         (t->kind == RQ_KIND_REGULAR && (t->dst > UINT64_MAX - t->size || t->src > UINT64_MAX - t->size)))
-        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+        return rq__refuse(q, RNIC_EINVAL, domain, t ? t->src : 0);
     rr.domain = domain;
     rr.nlines = rq_desc_lines(rr.lines[3]);
     if (rnic_ring_push(&q->remote, &rr) != RNIC_OK)
-        return rq__port_full(q);
+        return rq__refuse(q, RNIC_EBUSY, domain, t->src);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, t->src, t->size);
     return RNIC_OK;
 }
 
@@ -543,6 +620,7 @@ static void rq__remote_stage(rq_qos *q)
         q->occupied[line + 1u] = 2;
     q->stats.remote_reads++;
     q->stats.transfers_enqueued++;
+    RQ__TRACE(q, RQ_QOS_TRACE_REMOTE, line, rq_qos_queue_of(q, &t), q->meta[line].index);
     rnic_ring_pop(&q->remote, NULL);
 }
 
@@ -551,9 +629,10 @@ RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
     if (!q)
         return RNIC_EINVAL;
     if (!r)
-        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+        return rq__refuse(q, RNIC_EINVAL, 0, 0);
     if (rnic_ring_push(&q->resp, r) != RNIC_OK)
-        return rq__port_full(q);
+        return rq__refuse(q, RNIC_EBUSY, r->tid, r->seq);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
     return RNIC_OK;
 }
 
@@ -604,6 +683,7 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
         rnic_err_note(&q->stats.errors, e);
     if (e == RNIC_OK) {
         rnic_ring_pop(&q->tx, NULL);
+        RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | out->op, ((uint64_t)out->offset << 32) | out->len);
         rq__taken_by_send_unit(q, out->aux, out->op);
     }
     return e;
@@ -615,6 +695,7 @@ RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
     rnic_err e = q ? rq__pop_ring(q, &q->pkt, out) : RNIC_EINVAL;
     if (e == RNIC_OK) {
+        RQ__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
         if (out->kind == RQ_PKT_INLINE)
             rq__taken_by_send_unit(q, out->tid, out->seq);
     }
@@ -726,6 +807,7 @@ static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
         q->stats.done++;
     else
         q->stats.failed++;
+    RQ__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
 }
 
 /* ---- the metadata arbiter (§3.12): "last served" between the handler and the segmenter ---- */
@@ -787,6 +869,7 @@ static void rq__handler_s3(rq_qos *q)
     q->npending--;
     m->outstanding--;
     q->stats.acks++;
+    RQ__TRACE(q, RQ_QOS_TRACE_ACK, h->r.tid, line, h->r.seq);
     acks = m->block_num - m->outstanding;
     if (m->block_num == m->total && !m->failed) {
         if (acks == m->total && (!t.notify || m->control_sent)) {
@@ -822,11 +905,13 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
     if (!pe || !pe->valid || pe->seq != h->r.seq) { /* unknown, stale or duplicate */
         q->stats.responses_dropped++;
         rnic_err_note(&q->stats.errors, !pe ? RNIC_ENOENT : RNIC_ESTALE);
+        RQ__TRACE(q, RQ_QOS_TRACE_DROP, h->r.tid, (uint64_t)(!pe ? RNIC_ENOENT : RNIC_ESTALE), h->r.seq);
         h->state = 0u;
         return false;
     }
     if (!h->r.ack) { /* NACK: retransmit the block (beyond the thesis, §5) */
         q->stats.nacks++;
+        RQ__TRACE(q, RQ_QOS_TRACE_NACK, h->r.tid, pe->line, h->r.seq);
         if (!pe->retx_queued) {
             pe->retx_queued = 1;
             rq__timer_sync(q, h->r.tid);
@@ -901,7 +986,7 @@ static void rq__retransmit(rq_qos *q)
         RNIC_MEMCPY(pk.payload, t.payload, sizeof pk.payload);
         pe->seq = (uint16_t)rq__next_seq(q);
         pk.seq = pe->seq;
-        rnic_ring_push(&q->pkt, &pk);
+        rq__emit_packet(q, &pk);
     } else {
         rq_block_desc b;
         if (rnic_ring_full(&q->tx))
@@ -911,7 +996,7 @@ static void rq__retransmit(rq_qos *q)
         pe->seq = (uint16_t)rq__next_seq(q);
         b.seq = pe->seq;
         b.retransmit = 1;
-        rnic_ring_push(&q->tx, &b);
+        rq__emit_block(q, &b);
     }
     pe->issued = q->now;
     pe->taken = 0; /* the timeout restarts when the send unit takes it */
@@ -919,6 +1004,7 @@ static void rq__retransmit(rq_qos *q)
     pe->retx_queued = 0;
     rq__timer_sync(q, tid);
     q->stats.retransmits++;
+    RQ__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
     rnic_ring_pop(&q->retx, NULL);
 }
 
@@ -931,6 +1017,7 @@ static void rq__timeout_scan(rq_qos *q)
         rq__timer_sync(q, q->scan);
         rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
         q->stats.timeouts++;
+        RQ__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
     }
     q->scan = q->scan + 1u == 2u * q->cfg.ids.tids ? 0u : q->scan + 1u;
 }
@@ -967,7 +1054,7 @@ static void rq__stage3(rq_qos *q, bool *issued)
         return;
     }
     q->s3.cycle = q->now;
-    rnic_ring_push(&q->tx, &q->s3);
+    rq__emit_block(q, &q->s3);
     q->s3_valid = false;
     q->stats.blocks++;
     *issued = true;
@@ -1007,7 +1094,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         pk.notify_target = t.notify_target;
         pk.tid = m->last_tid;
         pk.seq = m->last_seq;
-        rnic_ring_push(&q->pkt, &pk);
+        rq__emit_packet(q, &pk);
         m->control_sent = 1;
         q->stats.control_packets++;
         s->valid = 0;
@@ -1033,7 +1120,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         pk.tid = s->id;
         pk.seq = rq__next_seq(q);
         RNIC_MEMCPY(pk.payload, t.payload, sizeof pk.payload);
-        rnic_ring_push(&q->pkt, &pk);
+        rq__emit_packet(q, &pk);
         m->total = 1;
         m->block_num = 1;
         m->outstanding = 1;
@@ -1080,7 +1167,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         b.tid = tid;
         b.seq = rq__next_seq(q);
         if (bypass) { /* the first block leaves from stage 2 (stage-3 bypass) */
-            rnic_ring_push(&q->tx, &b);
+            rq__emit_block(q, &b);
             q->stats.blocks++;
         } else {
             q->s3 = b;
@@ -1099,7 +1186,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             pk.dst = t.dst;
             pk.notify_target = t.notify_target;
             pk.tid = tid;
-            rnic_ring_push(&q->pkt, &pk);
+            rq__emit_packet(q, &pk);
             m->control_sent = 1;
             q->stats.control_packets++;
         }

@@ -30,7 +30,34 @@ typedef struct rq_qos_config {
     uint32_t remote_port;      /* remote read requests waiting, default 8 */
     uint64_t start_cycle;      /* the engine's first cycle (rq_qos_now after init), default 0;
                                 * e.g. just below 2^64 to test a run across the wrap */
+    rnic_trace_fn trace;       /* trace events (below), NULL = off (one branch per trace point) */
+    void *trace_user;          /* passed back to trace */
+    uint16_t trace_id;         /* the events' `engine`, default RNIC_ENGINE_QOS */
 } rq_qos_config;
+
+/* Trace events (rnic_trace_event; cycle = the engine's cycle: a push or pop between ticks
+ * carries the cycle the next tick will process):
+ *   RNIC_TRACE_PUSH / RNIC_TRACE_REFUSE (a = the rnic_err, b = the push's a), per input:
+ *     AXI write beat      id = its line (addr >> 5), a = domain << 32 | addr, b = bytes
+ *     AXI status read     id = domain, a = page << 32 | index, b = mode
+ *     response            id = tid, a = seq, b = 1 ACK / 0 NACK
+ *     remote read request id = domain, a = src, b = size
+ *   RNIC_TRACE_REFUSE also for a beat or descriptor the write stage answers with an AXI error
+ *     (id = line, a = the rnic_err, b = addr);
+ *   RNIC_TRACE_OUT (produced) and RNIC_TRACE_POP (taken), per output:
+ *     block   id = flow (transfer line), a = tid << 32 | seq, b = offset << 32 | len
+ *     packet  id = transfer line, a = tid << 32 | seq, b = kind << 32 | size
+ *     BRESP   id = line (addr >> 5), a = status, b = addr
+ *     RDATA   id = domain, a = data, b = status
+ *   and the engine's own kinds below. */
+#define RQ_QOS_TRACE_ACCEPT 16u     /* descriptor accepted, enqueued: id = line, a = queue, b = index */
+#define RQ_QOS_TRACE_REMOTE 17u     /* remote read placed, enqueued: id = line, a = queue, b = index */
+#define RQ_QOS_TRACE_TIMEOUT 18u    /* the scanner found a block due: id = tid, a = line, b = seq */
+#define RQ_QOS_TRACE_RETRANSMIT 19u /* a block or inline packet sent again: id = tid, a = line, b = new seq */
+#define RQ_QOS_TRACE_ACK 20u        /* an ACK applied (handler S3): id = tid, a = line, b = seq */
+#define RQ_QOS_TRACE_NACK 21u       /* a NACK taken (retransmission queued): id = tid, a = line, b = seq */
+#define RQ_QOS_TRACE_DROP 22u       /* a response dropped: id = tid, a = rnic_err (ESTALE/ENOENT), b = seq */
+#define RQ_QOS_TRACE_COMPLETE 23u   /* a transfer ended: id = line, a = RQ_DONE or RQ_ERROR, b = index */
 
 /* Blocks leave the engine as rnic_work records (rq_qos_pop_block / rq_qos_peek_block):
  *   flow   = the transfer's id: its first Transfer Table line, domain x (write_channels +
@@ -128,6 +155,9 @@ typedef struct rq_qos_stats {
 typedef struct rq_qos rq_qos;
 
 RQ_API void rq_qos_config_default(rq_qos_config *cfg);
+/* RNIC_OK, or the error with *field (when field is not NULL) naming the offending field. */
+RQ_API rnic_err rq_qos_config_check(const rq_qos_config *cfg, const char **field);
+/* Bytes of caller memory rq_qos_init needs; 0 when the config is invalid. */
 RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg);
 RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size);
 RQ_API void rq_qos_tick(rq_qos *q);
@@ -304,5 +334,7 @@ struct rq_qos {
     uint32_t ntimers;
     uint32_t block_shift;     /* log2(block_bytes) */
     uint32_t npending;
+    rnic_trace trace;         /* cfg.trace, cfg.trace_user */
+    uint16_t trace_id;
     rq_qos_stats stats;
 };
