@@ -13,9 +13,12 @@
  *   the caller's WQE source with the PCIe latency, fetch-and-drop (m urgent packets kept in
  *   a k-entry descriptor buffer, the rest cut again next round), rescheduling at
  *   max(start of packet min(m+1, n), activation time) through a P-heap timeline whose
- *   timing is modelled (one operation every 2 cycles, height cycles each).
+ *   timing is modelled (one operation every 2 cycles, height cycles each). Beyond the
+ *   paper: a rate write re-times what is already scheduled for the flow (a raise acts within
+ *   a packet time at the new rate, a cut never lets an old-rate packet leave early), rate 0
+ *   pauses, and a bad WQE completes as an error record (docs/tassel_model.md).
  *
- * DO THIS (a complete program: tests/test_ratelimit_parts.c compiles this text)
+ * DO THIS (a complete program: make test compiles and runs this text as C and C++)
  *   #define RL_IMPLEMENTATION            // (or RNIC_IMPLEMENTATION) in one .c file
  *   #include "ratelimit.h"
  *   #include <stdio.h>
