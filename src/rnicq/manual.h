@@ -5,19 +5,30 @@
  * read-and-clear), the 66 shared-space scheduling FIFOs, the TID/FID pools with the reset
  * initializer, the 3-stage segmenter, the message handler, the timeout scanner and
  * retransmission, and remote read requests (the fourth enqueuer) run and are verified
- * (docs/rnicq_qos_model.md), with fast-forward (rq_qos_next_event / rq_qos_advance). Building blocks usable alone: rq_ids, rq_block_plan,
+ * (docs/rnicq_qos_model.md), under the engine contract (docs/engine_contract.md: blocks as
+ * rnic_work, exact next_event, advance/advance_to, trace events, timeout_ns at clock_hz).
+ * Building blocks usable alone: rq_ids, rq_block_plan,
  * rq_status_regs, rq_desc_encode/rq_desc_decode. The Palos chunk slicer rq_palos has landed
  * (issue #5; docs/palos_model.md): doorbell module, latency/bandwidth schedule queues, pipelined
  * WQE fetch, slicing and combining by WQE reconstruction, hierarchical weights rq_pw (Eq. 1/2),
  * the packet round-robin baseline, fast-forward.
  *
- * DO THIS (the QoS engine)
- *   rq_qos_config cfg; rq_qos_config_default(&cfg);     // the thesis's sizes, 150 MHz
- *   rq_qos_init(q, &cfg, mem, rq_qos_mem_size(&cfg));   // caller-owned memory
- *   rq_desc_encode(&transfer, line[0], line[1]);        // then write the lines as AXI beats:
- *   rq_qos_axi_write(q, domain, addr, beat, 16);        // addr = line << 5 | word << 3
- *   each cycle: rq_qos_tick(q); pop rq_qos_pop_block / rq_qos_pop_packet for the send unit,
- *   push the network's ACK/NACKs with rq_qos_push_response, poll rq_qos_axi_read.
+ * DO THIS (the QoS engine; runnable: examples/qos_hello.c)
+ *   rq_qos_config cfg; rq_qos_config_default(&cfg);      // the thesis's sizes, 150 MHz, 20 us timeout
+ *   rq_qos_init(&q, &cfg, mem, rq_qos_mem_size(&cfg));   // caller-owned memory
+ *   t.kind = RQ_KIND_REGULAR, t.src = 0x10000, t.dst = 0x80000, t.size = 200000;
+ *   rq_desc_encode(&t, line[0], line[1]);                // two 256-bit Transfer Table lines
+ *   for (l = 0; l < 2; l++) for (w = 0; w < 4; w += 2)   // domain 0, channels 0-1, 128-bit beats
+ *       rq_qos_axi_write(&q, 0, (l << 5) | (w << 3), &line[l][w], 16);
+ *   do {
+ *       rq_qos_axi_read(&q, 0, 0, 0, 0);                 // poll channel 0 (answered next cycle)
+ *       rq_qos_advance(&q, 100);                         // returns early when an output fills
+ *       while (rq_qos_pop_bresp(&q, &br) == RNIC_OK) ;   // drain: a full B FIFO stalls the host
+ *       while (rq_qos_pop_block(&q, &blk) == RNIC_OK) {  // blocks as rnic_work: flow = line,
+ *           rq_response ack = { blk.aux, blk.op, 1 };    // addr/raddr/offset/len, aux = TID,
+ *           rq_qos_push_response(&q, &ack);              // op = seq: the send unit ACKs it
+ *       }                                                // (and rq_qos_pop_packet: inline/control)
+ *   } while (rq_qos_pop_rdata(&q, &rd) != RNIC_OK || rd.data != RQ_DONE);
  *
  * DO THIS (Palos; runnable: examples/palos_hello.c)
  *   static uint32_t my_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
