@@ -9,7 +9,7 @@ n=${1:-10000}
 out=build/callgrind
 mkdir -p "$out"
 f="$out/qos.out"
-log=$(./build/bench_qos --quick --transfers "$n")
+log=$(./build/bench_qos --quick --transfers "$n" | grep "^bench_qos: ")  # the first line: the timed run
 blocks=$(echo "$log" | sed -n 's/^bench_qos: [0-9]* transfers, \([0-9]*\) blocks.*/\1/p')
 cycles=$(echo "$log" | sed -n 's/.* in \([0-9]*\) cycles.*/\1/p')
 valgrind --tool=callgrind --collect-atstart=no --toggle-collect=qos_run --callgrind-out-file="$f" \
