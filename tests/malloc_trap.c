@@ -154,7 +154,13 @@ static void test_palos_ticks_without_allocating(void)
 }
 
 /* The RED-SEA QoS engine: descriptors written as AXI beats, blocks and packets acknowledged,
- * status polled, then fast-forward; every call after init with the trap armed. */
+ * status polled, then fast-forward; every call after init with the trap armed, tracing on. */
+static void qos_trap_trace(void *user, const rnic_trace_event *ev)
+{
+    (void)ev;
+    (*(uint64_t *)user)++;
+}
+
 static void test_qos_engine_ticks_without_allocating(void)
 {
     static rq_qos q;
@@ -167,8 +173,11 @@ static void test_qos_engine_ticks_without_allocating(void)
     rq_axi_rdata rd;
     uint64_t line[2][4], beat[2], blocks = 0;
     uint32_t round, l, w, cyc;
+    uint64_t qos_traced = 0;
     void *mem;
     rq_qos_config_default(&cfg);
+    cfg.trace = qos_trap_trace;
+    cfg.trace_user = &qos_traced;
     mem = malloc(rq_qos_mem_size(&cfg));
     CHECK(mem != NULL && rq_qos_init(&q, &cfg, mem, rq_qos_mem_size(&cfg)) == RNIC_OK);
     trap_armed = 1;
@@ -193,6 +202,8 @@ static void test_qos_engine_ticks_without_allocating(void)
             rq_qos_tick(&q);
             while (rq_qos_pop_bresp(&q, &br) == RNIC_OK)
                 ;
+            (void)rq_qos_peek_block(&q, &b);
+            (void)rq_qos_peek_packet(&q, &pk);
             while (rq_qos_pop_block(&q, &b) == RNIC_OK) {
                 r.tid = b.aux; /* TID */
                 r.seq = b.op;  /* sequence number */
@@ -212,9 +223,12 @@ static void test_qos_engine_ticks_without_allocating(void)
                 ;
         }
     }
-    rq_qos_advance(&q, 100000);
+    (void)rq_qos_next_event(&q);
+    (void)rq_qos_advance(&q, 100000);
+    (void)rq_qos_advance_to(&q, rq_qos_now(&q) + 100000u);
     trap_armed = 0;
     CHECK(blocks >= 64u);
+    CHECK(qos_traced > 1000u);
     CHECK_EQ(trapped, 0);
     free(mem);
 }
