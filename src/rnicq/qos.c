@@ -293,12 +293,9 @@ static rnic_err rq__peek_ring(const rnic_ring *ring, void *out)
 /* Take the oldest record of an output ring; RNIC_EINVAL counted for a NULL record. */
 static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out)
 {
-    rnic_err e = rq__peek_ring(ring, out);
-    if (e == RNIC_OK)
-        rnic_ring_pop(ring, NULL);
-    else if (e == RNIC_EINVAL)
-        rnic_err_note(&q->stats.errors, e);
-    return e;
+    if (!out)
+        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+    return rnic_ring_pop(ring, out);
 }
 
 RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out)
@@ -649,7 +646,8 @@ static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq)
 
 static void rq__block_to_work(const rq_block_desc *b, rnic_work *w)
 {
-    RNIC_MEMSET(w, 0, sizeof *w);
+    w->tag = 0; /* every field is written: an AXI descriptor carries no tag */
+    w->status = 0;
     w->cycle = b->cycle;
     w->addr = b->src;
     w->raddr = b->dst;
