@@ -1004,6 +1004,13 @@ static void test_null_pointers_peeks_and_space(void)
     CHECK_EQ(rq_qos_push_remote_read(NULL, 0, &t), RNIC_EINVAL);
     CHECK_EQ(rq_qos_space_axi_write(NULL), 0);
     CHECK(!rq_qos_ready(NULL));
+    CHECK_EQ(rq_qos_next_event(NULL), RNIC_NEVER);
+    CHECK_EQ(rq_qos_advance(NULL, 10), 0);
+    CHECK_EQ(rq_qos_advance_to(NULL, 10), 0);
+    CHECK_EQ(rq_qos_queue_of(NULL, &t), RNIC_NONE);
+    CHECK_EQ(rq_qos_queue_of(q, NULL), RNIC_NONE);
+    CHECK(rq_qos_get_stats(NULL) == NULL);
+    rq_qos_config_default(NULL);
     rq_qos_tick(NULL);
     /* the configured depths */
     CHECK_EQ(rq_qos_space_axi_write(q), 8);

@@ -6,6 +6,8 @@
 
 RQ_API void rq_qos_config_default(rq_qos_config *cfg)
 {
+    if (!cfg)
+        return;
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
     cfg->clock_hz = 150000000ull;
     cfg->domains = 16;
@@ -220,7 +222,11 @@ RQ_API rq_status rq_qos_channel_status(const rq_qos *q, uint32_t domain, uint32_
 
 RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
 {
-    uint32_t p = q->cfg.intra_priorities, prio = t->prio < p ? t->prio : p - 1u;
+    uint32_t p, prio;
+    if (!q || !t)
+        return RNIC_NONE;
+    p = q->cfg.intra_priorities;
+    prio = t->prio < p ? t->prio : p - 1u;
     if (t->kind == RQ_KIND_INLINE || !t->cm)
         return RQ_QUEUE_TID_ONLY;
     /* 2 .. 2+P-1: 1xFID have-FID; then 1xFID no-FID; 4xFID have-FID; 4xFID no-FID */

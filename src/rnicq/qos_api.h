@@ -236,7 +236,7 @@ RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q);
 /* IDs free in a pool (RQ_POOL_TID / FID1 / FID4): all of them again once the engine is idle. */
 RQ_API uint32_t rq_qos_free_ids(const rq_qos *q, rq_id_pool pool);
 /* Scheduling queue a valid transfer enters (RQ_QUEUE_TID_ONLY, or the 1xFID / 4xFID no-FID
- * queue of its intra-priority). */
+ * queue of its intra-priority); RNIC_NONE for a NULL pointer. */
 RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
