@@ -1048,8 +1048,11 @@ static void test_null_pointers_peeks_and_space(void)
     CHECK_EQ(rq_qos_push_remote_read(q, 0, NULL), RNIC_EINVAL);
     CHECK_EQ(rq_qos_axi_write(q, 0, 0, NULL, 8), RNIC_EINVAL);
     CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EINVAL], einval + 7u);
-    CHECK_EQ(rq_qos_peek_block(q, NULL), RNIC_EINVAL); /* a peek changes nothing: not counted */
-    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EINVAL], einval + 7u);
+    CHECK_EQ(rq_qos_peek_block(q, NULL), RNIC_EINVAL); /* peeks count them too */
+    CHECK_EQ(rq_qos_peek_packet(q, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_peek_bresp(q, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_peek_rdata(q, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EINVAL], einval + 11u);
     /* nothing was lost: peeks see what the pops then take */
     CHECK_EQ(rq_qos_peek_block(q, &w), RNIC_OK);
     CHECK_EQ(rq_qos_pop_block(q, &w2), RNIC_OK);

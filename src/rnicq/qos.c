@@ -282,13 +282,19 @@ RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint3
     return RNIC_OK;
 }
 
-/* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record: a pop counts it,
- * a peek, which changes nothing, does not). */
-static rnic_err rq__peek_ring(const rnic_ring *ring, void *out)
+/* A NULL record given to a peek: counted like a pop's (the engine is the caller's; only the
+ * statistics change, as for every refused call). */
+static rnic_err rq__peek_null(const rq_qos *q)
+{
+    return rnic_err_note(&((rq_qos *)(uintptr_t)q)->stats.errors, RNIC_EINVAL);
+}
+
+/* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record). */
+static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out)
 {
     const void *head;
     if (!out)
-        return RNIC_EINVAL;
+        return rq__peek_null(q);
     head = rnic_ring_peek(ring);
     if (!head)
         return RNIC_EEMPTY;
@@ -311,7 +317,7 @@ RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out)
         RQ__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
     return e;
 }
-RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q ? rq__peek_ring(&q->b, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q ? rq__peek_ring(q, &q->b, out) : RNIC_EINVAL; }
 
 RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out)
 {
@@ -320,7 +326,7 @@ RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out)
         RQ__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
     return e;
 }
-RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q ? rq__peek_ring(&q->r, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q ? rq__peek_ring(q, &q->r, out) : RNIC_EINVAL; }
 
 /* ---- the AXI write-data stage: one beat per cycle ---- */
 
@@ -671,8 +677,10 @@ static void rq__block_to_work(const rq_block_desc *b, rnic_work *w)
 RQ_API rnic_err rq_qos_peek_block(const rq_qos *q, rnic_work *out)
 {
     const rq_block_desc *b;
-    if (!q || !out)
+    if (!q)
         return RNIC_EINVAL;
+    if (!out)
+        return rq__peek_null(q);
     b = (const rq_block_desc *)rnic_ring_peek(&q->tx);
     if (!b)
         return RNIC_EEMPTY;
@@ -682,9 +690,7 @@ RQ_API rnic_err rq_qos_peek_block(const rq_qos *q, rnic_work *out)
 
 RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
 {
-    rnic_err e = rq_qos_peek_block(q, out);
-    if (e == RNIC_EINVAL && q)
-        rnic_err_note(&q->stats.errors, e);
+    rnic_err e = rq_qos_peek_block(q, out); /* a NULL record is counted there */
     if (e == RNIC_OK) {
         rnic_ring_pop(&q->tx, NULL);
         RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | out->op, ((uint64_t)out->offset << 32) | out->len);
@@ -693,7 +699,7 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
     return e;
 }
 
-RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ? rq__peek_ring(&q->pkt, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ? rq__peek_ring(q, &q->pkt, out) : RNIC_EINVAL; }
 
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
