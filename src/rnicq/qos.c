@@ -1022,6 +1022,10 @@ static void rq__retransmit(rq_qos *q)
 static void rq__timeout_scan(rq_qos *q)
 {
     rq_pend *pe = &q->pend[q->scan];
+    /* the timer heap (next_event's bookkeeping) agrees with the scanner: an armed entry is in
+     * it, and its firing cycle is this one exactly when the scanner finds it due */
+    RNIC_ASSERT(!(pe->valid && pe->taken && !pe->retx_queued) ||
+                (pe->heap_at != RNIC_NONE && (q->now - pe->issued >= q->timeout ? pe->fire == q->now : rq__after(pe->fire, q->now))));
     if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
         pe->retx_queued = 1;
         rq__timer_sync(q, q->scan);
