@@ -372,7 +372,8 @@ static void test_random_descriptors_land_in_their_queues(void)
     }
     CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, N);
     CHECK_EQ(rq_qos_get_stats(q)->beats_refused, 0);
-    /* every queue holds its transfers; every transfer is in the queue the rule names */
+    /* every queue holds its transfers; every transfer is in the queue the rule names (white-box
+     * on purpose: the scheduling FIFOs, the metadata and stage 2 are internals) */
     for (qi = 0; qi < q->nqueues; qi++) {
         uint32_t e;
         for (e = rnic_ssfifo_peek(&q->sched, qi); e != RNIC_NONE; e = q->sched.next[e]) {
