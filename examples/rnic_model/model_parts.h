@@ -22,6 +22,12 @@
 #define RM_TAG(post_cycle, seq) (((uint64_t)(post_cycle) << 24) | ((uint64_t)(seq) & 0xffffffu))
 #define RM_TAG_CYCLE(tag) ((tag) >> 24)
 #define RM_TAG_SEQ(tag) ((uint32_t)((tag) & 0xffffffu))
+/* qos mode: a block's tag carries what the receiver's ACK needs back -- the block's TID and
+ * sequence number -- and, in the same low 24 bits as RM_TAG, the message's number on its flow */
+#define RM_QOS_TAG(tid, seq, msg_seq)                                                              \
+    (((uint64_t)((tid) & 0xffffu) << 48) | ((uint64_t)((seq) & 0xffffu) << 32) | ((uint64_t)(msg_seq) & 0xffffffu))
+#define RM_QOS_TAG_TID(tag) ((uint32_t)((tag) >> 48))
+#define RM_QOS_TAG_SEQ(tag) ((uint32_t)((tag) >> 32) & 0xffffu)
 
 /* ================= a serialising pipe: queue -> serialiser at a rate -> fixed latency ========
  * An item pushed at cycle t starts when the serialiser is free (max(t, busy)), occupies it for
@@ -407,7 +413,20 @@ typedef struct rm_receiver {
     uint64_t *lat;           /* message latencies in cycles, per message in the window */
     uint32_t *lat_flow;
     size_t nlat, lat_cap;
+    /* QoS-engine mode (rnic_model --sched qos): latency is measured by the host (post -> DONE
+     * seen), not from the tag; a retransmitted block (RM_OP_RETX) whose bytes are all here
+     * already is a duplicate, counted, neither lost nor corrupt; a packet beyond a gap (one
+     * before it was dropped) is discarded unacknowledged, as a go-back-N receiver does: its
+     * block times out and comes again (counted; bytes never delivered show as bytes_lost) */
+    bool latency_at_host, accept_duplicates;
+    uint64_t duplicates, duplicate_bytes, beyond_gap;
 } rm_receiver;
+
+#define RM_OP_RETX 0x400u        /* the piece is a retransmission (QoS engine timeout / NACK) */
+#define RM_RX_BAD 0              /* rm_receiver_take verdicts */
+#define RM_RX_OK 1
+#define RM_RX_DUPLICATE 2
+#define RM_RX_BEYOND_GAP 3
 
 static int rm_receiver_init(rm_receiver *r, uint32_t nflows)
 {
@@ -429,7 +448,32 @@ static void rm_receiver_free(rm_receiver *r)
     free(r->lat_flow);
 }
 
-static void rm_receiver_take(rm_receiver *r, const rnic_work *w, rnic_trace *trace)
+/* Keep one message latency (cycles) of `flow` for the report's percentiles. */
+static void rm_receiver_note_latency(rm_receiver *r, uint32_t flow, uint64_t cycles)
+{
+    if (r->nlat == r->lat_cap) {
+        size_t cap = r->lat_cap ? r->lat_cap * 2u : 4096u;
+        uint64_t *l = (uint64_t *)realloc(r->lat, cap * sizeof *l);
+        uint32_t *lf = (uint32_t *)realloc(r->lat_flow, cap * sizeof *lf);
+        if (!l || !lf) {
+            free(l ? l : r->lat);
+            free(lf ? lf : r->lat_flow);
+            r->lat = NULL;
+            r->lat_flow = NULL;
+            r->nlat = r->lat_cap = 0;
+            return;
+        }
+        r->lat = l;
+        r->lat_flow = lf;
+        r->lat_cap = cap;
+    }
+    r->lat[r->nlat] = cycles;
+    r->lat_flow[r->nlat] = flow;
+    r->nlat++;
+}
+
+/* Check and count one packet; RM_RX_OK, RM_RX_DUPLICATE or RM_RX_BAD. */
+static int rm_receiver_take(rm_receiver *r, const rnic_work *w, rnic_trace *trace)
 {
     rm_rx_flow *f;
     int ok = 1;
@@ -437,11 +481,21 @@ static void rm_receiver_take(rm_receiver *r, const rnic_work *w, rnic_trace *tra
     rnic_trace_emit(trace, r->now, (uint16_t)(RNIC_ENGINE_MODEL + 2u), 3, w->flow, w->raddr, w->len);
     if (w->flow >= r->nflows || (w->flags & RNIC_WORK_ERROR)) {
         r->bad++;
-        return;
+        return RM_RX_BAD;
     }
     f = &r->f[w->flow];
     if ((w->aux & 3u) == RM_ECN_CE)
         r->ce++;
+    if (r->accept_duplicates && (w->op & RM_OP_RETX) && w->raddr + w->len <= f->next_raddr &&
+        w->raddr + w->len > w->raddr) {
+        r->duplicates++;
+        r->duplicate_bytes += w->len;
+        return RM_RX_DUPLICATE;
+    }
+    if (r->accept_duplicates && w->raddr > f->next_raddr) {
+        r->beyond_gap++;
+        return RM_RX_BEYOND_GAP;
+    }
     if (w->raddr != f->next_raddr || RM_TAG_SEQ(w->tag) != (f->next_seq & 0xffffffu))
         ok = 0;
     if ((w->op & RM_OP_MSG_FIRST) && (w->flags & RNIC_WORK_FIRST)) {
@@ -454,7 +508,7 @@ static void rm_receiver_take(rm_receiver *r, const rnic_work *w, rnic_trace *tra
     if (!ok) {
         f->errors++;
         r->bad++;
-        return;
+        return RM_RX_BAD;
     }
     f->next_raddr += w->len;
     f->bytes += w->len;
@@ -467,26 +521,272 @@ static void rm_receiver_take(rm_receiver *r, const rnic_work *w, rnic_trace *tra
         f->msgs++;
         if (r->now >= r->window_start && r->now < r->window_end) {
             f->window_msgs++;
-            if (r->nlat == r->lat_cap) {
-                size_t cap = r->lat_cap ? r->lat_cap * 2u : 4096u;
-                uint64_t *l = (uint64_t *)realloc(r->lat, cap * sizeof *l);
-                uint32_t *lf = (uint32_t *)realloc(r->lat_flow, cap * sizeof *lf);
-                if (!l || !lf) {
-                    free(l ? l : r->lat);
-                    free(lf ? lf : r->lat_flow);
-                    r->lat = NULL;
-                    r->lat_flow = NULL;
-                    r->nlat = r->lat_cap = 0;
-                    return;
-                }
-                r->lat = l;
-                r->lat_flow = lf;
-                r->lat_cap = cap;
-            }
-            r->lat[r->nlat] = r->now - RM_TAG_CYCLE(w->tag);
-            r->lat_flow[r->nlat] = w->flow;
-            r->nlat++;
+            if (!r->latency_at_host)
+                rm_receiver_note_latency(r, w->flow, r->now - RM_TAG_CYCLE(w->tag));
         }
     }
+    return RM_RX_OK;
+}
+
+/* ================= the sending host in front of the QoS engine (rnic_model --sched qos) =======
+ * The host talks to the engine the way the thesis's host core does (§3.6): it writes a
+ * transfer's 2-line descriptor as four 16-byte AXI beats into the QP's channel pair, drains the
+ * write responses, and polls the channels' status registers, 32 at a time (mode 1), until the
+ * channel reads DONE. One transfer per channel pair at a time (the thesis's rule): a QP's next
+ * message is written once its previous one read DONE. The application is backlogged: a QP
+ * always has its next message the moment its channel is free (`post` = the first beat).
+ * The QP <-> flow map is configuration (flow = the channel pair's first Transfer Table line). */
+#define RM_QOS_DESC_BEATS 4u     /* 2 lines x 32 B in 16-byte beats */
+#define RM_QOS_MIN_MSG 33u       /* regular transfers are > 32 B; shorter messages are rounded up */
+#define RM_QOS_RING 64u          /* status reads to issue / issued, per host */
+
+enum { RM_QP_IDLE = 0, RM_QP_WRITING = 1, RM_QP_IN_FLIGHT = 2 };
+
+typedef struct rm_qos_qp {
+    rnic_prng prng;
+    uint32_t flow, domain, channel, state;
+    uint32_t msgs_posted, msgs_done, errors;
+    uint64_t raddr;          /* next remote byte of the QP's target buffer */
+    uint64_t post_cycle, len;
+    uint64_t posted_bytes, done_bytes;
+} rm_qos_qp;
+
+typedef struct rm_qos_read {
+    uint32_t domain, index;  /* mode 1 read of channels index x 32 .. index x 32 + 31 */
+} rm_qos_read;
+
+typedef struct rm_qos_host {
+    rq_qos *q;
+    rm_qos_qp *qp;
+    uint32_t nqps, qps_per_tenant, tenants, first_domain, lines_per_domain;
+    uint32_t min_msg, max_msg, poll_cycles;
+    uint32_t cursor;         /* round robin over QPs for the next descriptor */
+    uint32_t writing, beat;  /* QP whose descriptor is being written (nqps: none), next beat */
+    uint64_t words[2][4];
+    rm_qos_read todo[RM_QOS_RING], issued[RM_QOS_RING];
+    uint32_t todo_head, todo_count, issued_head, issued_count;
+    uint32_t *inflight_by_domain;   /* tenants entries */
+    uint32_t inflight;
+    uint64_t next_poll;
+    uint64_t now;
+    bool posting;
+    uint64_t msgs_posted, bytes_posted, beats, polls, status_reads;
+    uint64_t model_errors;   /* refused beats, AXI error responses, failed reads: none expected */
+    uint64_t transfer_errors; /* channels that read ERROR (retry limit exhausted) */
+} rm_qos_host;
+
+static int rm_qos_host_init(rm_qos_host *h, rq_qos *q, uint32_t first_domain, uint32_t tenants, uint32_t qps,
+                            uint32_t lines_per_domain, uint32_t min_msg, uint32_t max_msg, uint32_t poll_cycles,
+                            uint64_t seed)
+{
+    uint32_t i;
+    memset(h, 0, sizeof *h);
+    h->q = q;
+    h->nqps = tenants * qps;
+    h->qps_per_tenant = qps;
+    h->tenants = tenants;
+    h->first_domain = first_domain;
+    h->lines_per_domain = lines_per_domain;
+    h->min_msg = min_msg;
+    h->max_msg = max_msg;
+    h->poll_cycles = poll_cycles;
+    h->writing = h->nqps;
+    h->qp = (rm_qos_qp *)calloc(h->nqps, sizeof *h->qp);
+    h->inflight_by_domain = (uint32_t *)calloc(tenants, sizeof *h->inflight_by_domain);
+    if (!h->qp || !h->inflight_by_domain)
+        return -1;
+    for (i = 0; i < h->nqps; i++) {
+        rm_qos_qp *p = &h->qp[i];
+        p->domain = first_domain + i / qps;
+        p->channel = 2u * (i % qps);
+        p->flow = p->domain * lines_per_domain + p->channel;
+        rnic_prng_seed(&p->prng, seed ^ ((uint64_t)p->flow * 0x9e3779b97f4a7c15ull));
+        p->raddr = (uint64_t)p->flow << 40;
+    }
+    h->posting = true;
+    return 0;
+}
+
+static void rm_qos_host_free(rm_qos_host *h)
+{
+    free(h->qp);
+    free(h->inflight_by_domain);
+}
+
+/* Start the next message of an idle QP (round robin): encode its descriptor. */
+static bool rm_qos_host_start(rm_qos_host *h, rnic_trace *trace)
+{
+    uint32_t k;
+    if (!h->posting)
+        return false;
+    for (k = 0; k < h->nqps; k++) {
+        uint32_t i = (h->cursor + k) % h->nqps;
+        rm_qos_qp *p = &h->qp[i];
+        rq_transfer t;
+        if (p->state != RM_QP_IDLE)
+            continue;
+        memset(&t, 0, sizeof t);
+        p->len = rnic_prng_log_range(&p->prng, h->min_msg, h->max_msg);
+        if (p->len < RM_QOS_MIN_MSG)
+            p->len = RM_QOS_MIN_MSG;
+        t.kind = RQ_KIND_REGULAR;
+        t.src = ((uint64_t)p->flow << 36) + ((uint64_t)(p->msgs_posted & 15u) << 28);
+        t.dst = p->raddr;
+        t.size = p->len;
+        t.prio = 0; /* non-congestion-managed: the TID-only queue, which has no intra-priority */
+        if (rq_desc_encode(&t, h->words[0], h->words[1]) != RNIC_OK) {
+            h->model_errors++;
+            return false;
+        }
+        p->state = RM_QP_WRITING;
+        p->post_cycle = h->now;
+        p->raddr += p->len;
+        p->posted_bytes += p->len;
+        p->msgs_posted++;
+        h->msgs_posted++;
+        h->bytes_posted += p->len;
+        h->writing = i;
+        h->beat = 0;
+        h->cursor = (i + 1u) % h->nqps;
+        rnic_trace_emit(trace, h->now, (uint16_t)RNIC_ENGINE_MODEL, 1, p->flow, p->msgs_posted - 1u, p->len);
+        return true;
+    }
+    return false;
+}
+
+static bool rm_qos_host_has_idle(const rm_qos_host *h)
+{
+    uint32_t i;
+    for (i = 0; i < h->nqps; i++)
+        if (h->qp[i].state == RM_QP_IDLE)
+            return true;
+    return false;
+}
+
+/* A channel's status seen by a poll: DONE (or ERROR) ends the QP's message. `done(ctx, flow,
+ * latency, ok)` is told. */
+static void rm_qos_host_status(rm_qos_host *h, uint32_t domain, uint32_t index, uint64_t bits,
+                               void (*done)(void *, uint32_t, uint64_t, int), void *ctx, rnic_trace *trace)
+{
+    uint32_t j;
+    for (j = 0; j < 32u; j += 2u) {
+        uint32_t ch = index * 32u + j, st = (uint32_t)(bits >> (2u * j)) & 3u, i;
+        rm_qos_qp *p;
+        if (ch / 2u >= h->qps_per_tenant || domain < h->first_domain || domain - h->first_domain >= h->tenants)
+            continue;
+        i = (domain - h->first_domain) * h->qps_per_tenant + ch / 2u;
+        p = &h->qp[i];
+        if (p->state != RM_QP_IN_FLIGHT || (st != RQ_DONE && st != RQ_ERROR))
+            continue;
+        p->state = RM_QP_IDLE;
+        h->inflight--;
+        h->inflight_by_domain[domain - h->first_domain]--;
+        if (st == RQ_DONE) {
+            p->msgs_done++;
+            p->done_bytes += p->len;
+        } else {
+            p->errors++;
+            h->transfer_errors++;
+        }
+        rnic_trace_emit(trace, h->now, (uint16_t)RNIC_ENGINE_MODEL, 4, p->flow, h->now - p->post_cycle, st);
+        done(ctx, p->flow, h->now - p->post_cycle, st == RQ_DONE);
+    }
+}
+
+/* One cycle of the host at h->now (the engine's cycle): drain write responses and status
+ * answers, issue queued status reads, start a poll when one is due, and write one beat. */
+static void rm_qos_host_step(rm_qos_host *h, void (*done)(void *, uint32_t, uint64_t, int), void *ctx,
+                             rnic_trace *trace)
+{
+    rq_axi_bresp br;
+    rq_axi_rdata rd;
+    uint32_t d, x;
+    while (rq_qos_pop_bresp(h->q, &br) == RNIC_OK)
+        if (br.status != RNIC_OK)
+            h->model_errors++;
+    while (rq_qos_pop_rdata(h->q, &rd) == RNIC_OK) {
+        rm_qos_read r;
+        if (!h->issued_count) {
+            h->model_errors++;
+            continue;
+        }
+        r = h->issued[h->issued_head];
+        h->issued_head = (h->issued_head + 1u) % RM_QOS_RING;
+        h->issued_count--;
+        if (rd.status != RNIC_OK) {
+            h->model_errors++;
+            continue;
+        }
+        rm_qos_host_status(h, r.domain, r.index, rd.data, done, ctx, trace);
+    }
+    /* a poll: every poll_cycles while transfers are in flight, a mode-1 read per 32 channels of
+     * each domain with one in flight (skipped while the previous poll's reads wait) */
+    if (h->inflight && h->now >= h->next_poll) {
+        if (!h->todo_count)
+            for (d = 0; d < h->tenants; d++)
+                if (h->inflight_by_domain[d])
+                    for (x = 0; x * 32u < 2u * h->qps_per_tenant && h->todo_count < RM_QOS_RING; x++) {
+                        rm_qos_read *r = &h->todo[(h->todo_head + h->todo_count) % RM_QOS_RING];
+                        r->domain = h->first_domain + d;
+                        r->index = x;
+                        h->todo_count++;
+                    }
+        h->polls++;
+        h->next_poll = (h->now / h->poll_cycles + 1u) * h->poll_cycles;
+    }
+    while (h->todo_count && h->issued_count < RM_QOS_RING && rq_qos_space_axi_read(h->q)) {
+        rm_qos_read r = h->todo[h->todo_head];
+        if (rq_qos_axi_read(h->q, r.domain, r.domain, r.index, 1) != RNIC_OK) {
+            h->model_errors++;
+            break;
+        }
+        h->todo_head = (h->todo_head + 1u) % RM_QOS_RING;
+        h->todo_count--;
+        h->issued[(h->issued_head + h->issued_count) % RM_QOS_RING] = r;
+        h->issued_count++;
+        h->status_reads++;
+    }
+    /* one descriptor beat per cycle (the host core's 128-bit stores) */
+    if (!rq_qos_space_axi_write(h->q))
+        return;
+    if (h->writing == h->nqps && !rm_qos_host_start(h, trace))
+        return;
+    {
+        rm_qos_qp *p = &h->qp[h->writing];
+        uint32_t ln = h->beat / 2u, w = (h->beat % 2u) * 2u;
+        uint64_t data[2];
+        rnic_err e;
+        data[0] = h->words[ln][w];
+        data[1] = h->words[ln][w + 1u];
+        e = rq_qos_axi_write(h->q, p->domain, ((p->flow + ln) << 5) | (w << 3), data, 16);
+        if (e != RNIC_OK) {
+            h->model_errors++; /* refused although the AW FIFO had room: a model error */
+            return;
+        }
+        h->beats++;
+        if (++h->beat == RM_QOS_DESC_BEATS) {
+            p->state = RM_QP_IN_FLIGHT;
+            h->inflight++;
+            h->inflight_by_domain[p->domain - h->first_domain]++;
+            h->writing = h->nqps;
+        }
+    }
+}
+
+/* The next cycle the host does something by itself (new engine output also wakes it: the
+ * caller checks the engine's B and R FIFOs). */
+static uint64_t rm_qos_host_next_event(const rm_qos_host *h)
+{
+    rq_axi_bresp br;
+    rq_axi_rdata rd;
+    if (rq_qos_peek_bresp(h->q, &br) == RNIC_OK || rq_qos_peek_rdata(h->q, &rd) == RNIC_OK)
+        return h->now;
+    if (h->todo_count && h->issued_count < RM_QOS_RING && rq_qos_space_axi_read(h->q))
+        return h->now;
+    if (rq_qos_space_axi_write(h->q) && (h->writing != h->nqps || (h->posting && rm_qos_host_has_idle(h))))
+        return h->now;
+    if (h->inflight)
+        return h->next_poll > h->now ? h->next_poll : h->now;
+    return RNIC_NEVER;
 }
 #endif
