@@ -539,6 +539,19 @@ model_pcap() { # the run's packets are RoCEv2 that tshark reads with 0 malformed
     bash tools/pcap_check.sh "$OBJ/model.pcap"
 }
 step rnic-model-pcap-tshark-0-malformed model_pcap
+model_qos() { # --sched qos (QoS engine instead of Palos): shares within 1 %, every byte, one digest ticked or fast-forwarded
+    local e l d1 d2
+    ./build/rnic_model --sched qos "${MODEL_ARGS[@]}" >"$OBJ/model-qos.out" || return 1
+    tail -n 1 "$OBJ/model-qos.out"
+    e=$(result_value "$OBJ/model-qos.out" share_err_pct)
+    l=$(result_value "$OBJ/model-qos.out" bytes_lost)
+    d1=$(./build/rnic_model --sched qos "${MODEL_ARGS[@]}" --duration-us 1500 | sed -n 's/^RESULT.* digest=\([0-9a-f]*\).*/\1/p')
+    d2=$(./build/rnic_model --sched qos "${MODEL_ARGS[@]}" --duration-us 1500 --tick-only | sed -n 's/^RESULT.* digest=\([0-9a-f]*\).*/\1/p')
+    echo "fast-forward: $d1 tick-only: $d2"
+    [ "$(result_value "$OBJ/model-qos.out" sched)" = qos ] && [ -n "$e" ] && [ "$l" = 0 ] && awk_true "$e <= 1" &&
+        [ -n "$d1" ] && [ "$d1" = "$d2" ]
+}
+step rnic-model-qos-engine model_qos
 
 
 echo "$passed passed, $failed failed"
