@@ -24,7 +24,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x900f8a07u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x533cef74u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1601,8 +1601,8 @@ RNIC_INLINE rnic_err rnic_config_bad(const char **field, const char *name, rnic_
 }
 /* ==== end src/common/work.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x900f8a07u
-#error "rnicq: hostcc.h needs common core version 200 (id 0x900f8a07u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x533cef74u
+#error "rnicq: hostcc.h needs common core version 200 (id 0x533cef74u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -1645,32 +1645,114 @@ RNIC_EXTERN_C_END
 #define RNIC__COMMON_IMPLEMENTATION_DONE
 /* ==== begin src/common/hash.h ==== */
 /* rnic_hash64(): the one hash every engine uses (flow hashing for multipath/ECMP, flow
- * lookup, trace digests). It is XXH64 from the system's xxHash (Debian libxxhash-dev),
- * compiled inline (XXH_INLINE_ALL) into the implementing translation unit only.
+ * lookup, trace digests). It is always XXH64, whichever code computes it:
+ *   - the system's xxHash (Debian libxxhash-dev), compiled inline (XXH_INLINE_ALL) into the
+ *     implementing translation unit only, when the compiler says `__has_include(<xxhash.h>)`;
+ *   - otherwise (no __has_include, no <xxhash.h>, or RNIC_NO_XXHASH defined to force it) a
+ *     built-in XXH64 written from the public specification (xxHash's doc/xxhash_spec.md):
+ *     no libc, byte-wise little-endian reads (any target, any alignment), no divide.
+ * Both give bit-identical values (tests/test_hash.c compares them), so a trace digest is the
+ * same whichever was used. RNIC_HASH_BUILTIN tells which: 1 built-in, 0 system xxHash
+ * (left undefined when you define RNIC_HASH64 yourself).
  *
  * Override: define RNIC_HASH64(data, len, seed) to your own function-like macro before
- * including the implementation. Firmware without a C library can define RNIC_NO_XXHASH to
- * get a small built-in 64-bit mix instead (deterministic, but its values differ from XXH64,
- * so traces hashed that way are only comparable with other RNIC_NO_XXHASH builds). */
-#ifndef RNIC_HASH64
-#ifdef RNIC_NO_XXHASH
-RNIC_INLINE uint64_t rnic__mix_hash64(const void *data, size_t len, uint64_t seed)
+ * including the implementation. */
+
+/* ---- built-in XXH64: always compiled (the tests call it next to the system's) ---- */
+#define RNIC__XXH_P1 0x9E3779B185EBCA87ull
+#define RNIC__XXH_P2 0xC2B2AE3D27D4EB4Full
+#define RNIC__XXH_P3 0x165667B19E3779F9ull
+#define RNIC__XXH_P4 0x85EBCA77C2B2AE63ull
+#define RNIC__XXH_P5 0x27D4EB2F165667C5ull
+
+/* Little-endian lanes read byte by byte: correct on big-endian and strict-alignment targets;
+ * compilers fuse them into one load where that is legal. */
+RNIC_INLINE uint64_t rnic__xxh_read64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+RNIC_INLINE uint64_t rnic__xxh_read32(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+}
+
+/* The spec's round: one 8-byte lane into one accumulator. */
+RNIC_INLINE uint64_t rnic__xxh_round(uint64_t acc, uint64_t lane)
+{
+    acc += lane * RNIC__XXH_P2;
+    return rnic__rotl64(acc, 31) * RNIC__XXH_P1;
+}
+
+/* The spec's merge step of one accumulator into the converged value. */
+RNIC_INLINE uint64_t rnic__xxh_merge(uint64_t h, uint64_t acc)
+{
+    h ^= rnic__xxh_round(0, acc);
+    return h * RNIC__XXH_P1 + RNIC__XXH_P4;
+}
+
+/* XXH64 of len bytes at data (data may be NULL when len is 0). */
+RNIC_INLINE uint64_t rnic__xxh64(const void *data, size_t len, uint64_t seed)
 {
     const unsigned char *p = (const unsigned char *)data;
-    uint64_t h = seed ^ ((uint64_t)len * 0x9e3779b97f4a7c15ull), x;
-    size_t i = 0;
-    while (i < len) { /* 8 bytes at a time, little-endian, last word zero-padded */
-        size_t k;
-        x = 0;
-        for (k = 0; k < 8 && i < len; k++, i++)
-            x |= (uint64_t)p[i] << (8u * k);
-        h ^= rnic_splitmix64(&x);
-        h = rnic__rotl64(h, 27) * 0x9e3779b97f4a7c15ull + 0x165667b19e3779f9ull;
+    size_t left = len;
+    uint64_t h;
+    if (left >= 32) { /* four accumulators over 32-byte stripes */
+        uint64_t a1 = seed + RNIC__XXH_P1 + RNIC__XXH_P2, a2 = seed + RNIC__XXH_P2;
+        uint64_t a3 = seed, a4 = seed - RNIC__XXH_P1;
+        do {
+            a1 = rnic__xxh_round(a1, rnic__xxh_read64(p));
+            a2 = rnic__xxh_round(a2, rnic__xxh_read64(p + 8));
+            a3 = rnic__xxh_round(a3, rnic__xxh_read64(p + 16));
+            a4 = rnic__xxh_round(a4, rnic__xxh_read64(p + 24));
+            p += 32;
+            left -= 32;
+        } while (left >= 32);
+        h = rnic__rotl64(a1, 1) + rnic__rotl64(a2, 7) + rnic__rotl64(a3, 12) + rnic__rotl64(a4, 18);
+        h = rnic__xxh_merge(h, a1);
+        h = rnic__xxh_merge(h, a2);
+        h = rnic__xxh_merge(h, a3);
+        h = rnic__xxh_merge(h, a4);
+    } else {
+        h = seed + RNIC__XXH_P5;
     }
-    return rnic_splitmix64(&h);
+    h += (uint64_t)len;
+    for (; left >= 8; p += 8, left -= 8) { /* the tail: 8-byte, then 4-byte, then 1-byte lanes */
+        h ^= rnic__xxh_round(0, rnic__xxh_read64(p));
+        h = rnic__rotl64(h, 27) * RNIC__XXH_P1 + RNIC__XXH_P4;
+    }
+    if (left >= 4) {
+        h ^= rnic__xxh_read32(p) * RNIC__XXH_P1;
+        h = rnic__rotl64(h, 23) * RNIC__XXH_P2 + RNIC__XXH_P3;
+        p += 4;
+        left -= 4;
+    }
+    for (; left > 0; p++, left--) {
+        h ^= (uint64_t)*p * RNIC__XXH_P5;
+        h = rnic__rotl64(h, 11) * RNIC__XXH_P1;
+    }
+    h ^= h >> 33; /* avalanche */
+    h *= RNIC__XXH_P2;
+    h ^= h >> 29;
+    h *= RNIC__XXH_P3;
+    h ^= h >> 32;
+    return h;
 }
-#define RNIC_HASH64(data, len, seed) rnic__mix_hash64((data), (len), (seed))
-#else
+
+/* ---- which XXH64 rnic_hash64 calls ---- */
+#ifndef RNIC_HASH64
+#ifndef RNIC_NO_XXHASH
+#ifdef __has_include
+#if __has_include(<xxhash.h>)
+#define RNIC__USE_SYSTEM_XXHASH
+#endif
+#endif
+#endif
+
+#ifdef RNIC__USE_SYSTEM_XXHASH
+#undef RNIC__USE_SYSTEM_XXHASH
+#define RNIC_HASH_BUILTIN 0
 /* Engines never allocate. xxHash 0.8.1 compiles its state allocators (XXH*_createState, which
  * rnicq never calls) into this TU, and at -O0 they would make engine objects reference
  * malloc/free. They are pointed at local no-ops while xxhash.h is read, so the `nm` gates
@@ -1702,6 +1784,9 @@ static inline void rnic__xxh_no_free(void *p) { (void)p; }
 #pragma pop_macro("free")
 #pragma pop_macro("malloc")
 #define RNIC_HASH64(data, len, seed) XXH64((data), (len), (seed))
+#else
+#define RNIC_HASH_BUILTIN 1
+#define RNIC_HASH64(data, len, seed) rnic__xxh64((data), (len), (seed))
 #endif
 #endif
 
@@ -1742,3 +1827,27 @@ HCC_API const char *hcc_version(void)
 /* ==== end src/hostcc/version.c ==== */
 RNIC_EXTERN_C_END
 #endif /* HCC_IMPLEMENTATION */
+
+/*
+ * MIT License
+ *
+ * Copyright (c) 2026 the rnicq authors
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy
+ * of this software and associated documentation files (the "Software"), to deal
+ * in the Software without restriction, including without limitation the rights
+ * to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+ * copies of the Software, and to permit persons to whom the Software is
+ * furnished to do so, subject to the following conditions:
+ *
+ * The above copyright notice and this permission notice shall be included in all
+ * copies or substantial portions of the Software.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ * IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ * FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+ * AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+ * LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+ * OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+ * SOFTWARE.
+ */

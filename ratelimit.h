@@ -11,56 +11,86 @@
  *   activation, finish = start + len / rate, eligible when start <= system time, smallest
  *   finish first, one packet at a time on an idle link); the oversubscription fallback
  *   (the system time slows down by max(1, Phi), so every QP gets rate / Phi: weighted
- *   sharing); the cache-free scheduler: EMUX events
- *   (doorbell, rate update, credit update), a schedule FIFO, WQE fetches of n WQEs through
+ *   sharing); the cache-free scheduler: per-flow registers
+ *   (doorbell, rate, credit) applied by the EMUX, a schedule FIFO, WQE fetches of n WQEs through
  *   the caller's WQE source with the PCIe latency, fetch-and-drop (m urgent packets kept in
  *   a k-entry descriptor buffer, the rest cut again next round), rescheduling at
  *   max(start of packet min(m+1, n), activation time) through a P-heap timeline whose
- *   timing is modelled (one operation every 2 cycles, height cycles each).
+ *   timing is modelled (one operation every 2 cycles, height cycles each). Beyond the
+ *   paper: a rate write re-times what is already scheduled for the flow (a raise acts within
+ *   a packet time at the new rate, a cut never lets an old-rate packet leave early), rate 0
+ *   pauses, and a bad WQE completes as an error record (docs/tassel_model.md).
  *
- * DO THIS
+ * DO THIS (a complete program: make test compiles and runs this text as C and C++)
  *   #define RL_IMPLEMENTATION            // (or RNIC_IMPLEMENTATION) in one .c file
  *   #include "ratelimit.h"
+ *   #include <stdio.h>
+ *   #include <stdlib.h>
  *
- *   static uint32_t my_wqes(void *u, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max)
- *   { ... copy up to max WQEs {id, len} of qp, from its seq-th, into out; return count ... }
+ *   // The flows' WQEs by free-running index (non-destructive: copy, never consume).
+ *   static uint32_t wqes(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+ *   {
+ *       uint32_t i, posted = 100; // flow 7 posted 100 messages of 64 KB
+ *       (void)user;
+ *       for (i = 0; i < max && flow == 7 && index + i < posted; i++) {
+ *           memset(&out[i], 0, sizeof out[i]);
+ *           out[i].len = 65536;
+ *           out[i].addr = 0x10000000ull + (uint64_t)(index + i) * 65536u;
+ *           out[i].tag = index + i; // e.g. the wr_id: comes back on every packet
+ *       }
+ *       return i;
+ *   }
  *
- *   rl_config cfg; rl *r = malloc(sizeof *r); void *mem;
- *   rl_config_default(&cfg);            // 250 MHz, 100 Gb/s, 1024 QPs, n = 8, k = 60
- *   cfg.fetch = my_wqes;
- *   mem = malloc(rl_mem_size(&cfg));    // or a static buffer: caller-owned, 8-byte aligned
- *   rl_init(r, &cfg, mem, rl_mem_size(&cfg));
- *   rl_push_rate(r, 7, 25000000000ull); // QP 7 at 25 Gb/s (e.g. min(R_cc, R_rev))
- *   rl_push_doorbell(r, 7);             // QP 7 has WQEs
- *   for (;;) {
- *       rl_tx tx;
- *       rl_advance(r, 1000);            // or rl_tick(r) each cycle
- *       while (rl_pop_tx(r, &tx) == RNIC_OK)
- *           send(tx.qp, tx.wqe_id, tx.offset, tx.len, tx.cycle);
+ *   int main(void)
+ *   {
+ *       rl_config cfg;
+ *       rl *r = (rl *)malloc(sizeof *r);
+ *       void *mem;
+ *       rnic_work pkt;
+ *       uint64_t bytes = 0;
+ *       rl_config_default(&cfg);            // 250 MHz, 100 Gb/s, 1024 flows, n = 8, k = 60
+ *       cfg.source = wqes;
+ *       mem = malloc(rl_mem_size(&cfg));    // or a static buffer: caller-owned, 8-byte aligned
+ *       if (!r || !mem || rl_init(r, &cfg, mem, rl_mem_size(&cfg)) != RNIC_OK)
+ *           return 1;
+ *       rl_set_rate(r, 7, 25000000000ull); // flow 7 at 25 Gb/s (e.g. min(R_cc, R_rev))
+ *       rl_doorbell(r, 7);                  // flow 7 has WQEs
+ *       while (rl_now(r) < 250000) {        // 1 ms
+ *           rl_advance_to(r, 250000);       // stops early when the TX port fills
+ *           while (rl_pop_tx(r, &pkt) == RNIC_OK)
+ *               bytes += pkt.len;           // pkt.flags & RNIC_WORK_LAST: WQE pkt.tag done
+ *       }
+ *       printf("%.2f Gb/s\n", (double)bytes * 8 / 1e-3 / 1e9); // ~25
+ *       free(mem);
+ *       free(r);
+ *       return 0;
  *   }
  *
  * CONFIG (rl_config; rl_config_default sets the defaults)
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
- *   max_qps 1024 (<= 65536) | mtu 4096 | pcie_latency 250 cycles | fetch_wqes n = 8 (<= 64) |
- *   desc_capacity k = 60 (<= 256) | event_capacity 64 | tx_capacity 64 | fetch (required).
+ *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency 250 cycles | fetch_wqes n = 8 (<= 64) |
+ *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | start_cycle 0 | source (required) |
+ *   trace NULL, trace_id RNIC_ENGINE_TASSEL.
  *
  * PORTS (per cycle; latency)
- *   EMUX input (rl_push_*): any number of pushes between ticks up to event_capacity; one
- *     event applied per cycle (step 1). Full: RNIC_EBUSY.
+ *   Registers (rl_doorbell, rl_set_rate, rl_set_credit): per flow, last write wins, never
+ *     busy; the EMUX applies one flow's pending writes per cycle (step 1), FIFO over flows.
  *   WQE fetch: one issued per cycle; the source is read L = pcie_latency cycles later.
- *   Timeline: one P-heap operation every 2 cycles, latency ceil(log2(max_qps + 1)) cycles.
- *   TX output (rl_pop_tx): at most one packet per cycle, and only when the link is idle
- *     (link busy len / link rate); a full port stalls transmission (back-pressure).
+ *   Timeline: one P-heap operation every 2 cycles, latency ceil(log2(max_flows + 1)) cycles.
+ *   TX output (rl_pop_tx / rl_peek_tx, rnic_work): at most one packet per cycle, and only
+ *     when the link is idle (busy len / link rate); a full port stalls transmission.
+ *   Rate changes re-time the flow's schedule at once: a raise acts within one packet time at
+ *     the new rate plus the fetch path, a decrease never lets an old-rate packet leave early.
  *
  * LIMITS AND WHAT IT DOES NOT DO
- *   One QP sends at most n packets per fetch round trip (L + height + 1 cycles): with n = 8,
- *   4 KB packets and 1 us that is ~260 Gb/s, so a 400 G link needs n = 16 for one QP at
+ *   One flow sends at most n packets per fetch round trip (L + height + 1 cycles): with n = 8,
+ *   4 KB packets and 1 us that is ~260 Gb/s, so a 400 G link needs n = 16 for one flow at
  *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
  *   software timeline is a radix heap (exact P-heap order, its hardware timing modelled) and
- *   the descriptor buffer two small heaps, so a cycle's cost does not grow with max_qps.
+ *   the descriptor buffer two small heaps, so a cycle's cost does not grow with max_flows.
  *   A fetch is issued only while the descriptor buffer has a slot for it (one reserved per
  *   fetch in flight; counted in fetch_gated). Under exactly 100 % booked load (Phi = 2 at
- *   64 K QPs) the paper's k = 60 leaves the fastest QPs short; k = 256 does not
+ *   64 K flows) the paper's k = 60 leaves the fastest flows short; k = 256 does not
  *   (README, Fig. 8).
  *   A start time beyond the horizon cannot occur: a packet's span is at most
  *   mtu * cpb < 2^16 * 2^32 = 2^48 cycles by construction, and times wrap modulo 2^64.
@@ -68,10 +98,10 @@
  *
  * ERRORS
  *   Refused input returns an rnic_err, is counted in rl_get_stats()->errors, and changes
- *   nothing: unknown QP RNIC_ENOENT, rate outside [min_rate, link] RNIC_ERANGE, bad config
- *   or memory RNIC_EINVAL, too little memory RNIC_ENOSPC, a WQE with length 0 or > 2^31
- *   from the source RNIC_EINVAL (it ends the usable data of that fetch; the QP reads from
- *   there again at its next round or doorbell, and each reading is counted).
+ *   nothing: unknown flow RNIC_ENOENT, NULL output pointer RNIC_EINVAL, bad config or memory
+ *   RNIC_EINVAL (rl_config_check names the field), too little memory RNIC_ENOSPC. A WQE with
+ *   length 0 or > 2^31 (RNIC_EINVAL), or one the source marks RNIC_WORK_ERROR (its status),
+ *   is completed by one ERROR record on the TX port and counted when it leaves.
  *
  * Conventions (all rnicq headers): prefix rl_/RL_; define RL_IMPLEMENTATION (or
  * RNIC_IMPLEMENTATION) in one .c file before including; RL_STATIC makes the API static;
@@ -82,7 +112,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x900f8a07u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x533cef74u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1659,8 +1689,8 @@ RNIC_INLINE rnic_err rnic_config_bad(const char **field, const char *name, rnic_
 }
 /* ==== end src/common/work.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x900f8a07u
-#error "rnicq: ratelimit.h needs common core version 200 (id 0x900f8a07u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x533cef74u
+#error "rnicq: ratelimit.h needs common core version 200 (id 0x533cef74u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -1671,7 +1701,7 @@ RNIC_EXTERN_C_BEGIN
 /* ==== begin src/ratelimit/api.h ==== */
 /* ratelimit.h: linkage and version. */
 #define RL_VERSION_MAJOR 0
-#define RL_VERSION_MINOR 1
+#define RL_VERSION_MINOR 2
 #define RL_VERSION_PATCH 0
 
 /* RL_API decorates every public function: extern by default, `static` when the user
@@ -1690,46 +1720,40 @@ RNIC_EXTERN_C_BEGIN
  * Compare it with RL_VERSION_* to catch a translation unit built from another release. */
 RL_API const char *rl_version(void);
 
-/* ---- Tassel rate limiter (cycle semantics: docs/tassel_model.md) ---- */
+/* ---- Tassel rate limiter (cycle semantics: docs/tassel_model.md; the shapes every engine
+ * shares: docs/engine_contract.md) ---- */
 
-#define RL_MAX_QPS 65536u
-#define RL_NEVER UINT64_MAX /* rl_next_event: nothing will happen without new input */
+#define RL_MAX_FLOWS 65536u
+#define RL_NEVER RNIC_NEVER /* rl_next_event: nothing will happen without new input */
+#define RL_MAX_DESC 256u    /* upper bound of desc_capacity (k) */
+#define RL_MAX_FETCH 64u    /* upper bound of fetch_wqes (n) */
 
-/* One work queue element as the host posted it: a message of len bytes (1 .. 2^31). */
-typedef struct rl_wqe {
-    uint32_t id;
-    uint32_t len;
-} rl_wqe;
-
-/* The WQE source (the host's send queues, read over PCIe): copy up to `max` WQEs of `qp`,
- * starting with the `seq`-th WQE ever posted to it (seq counts from 0, wraps mod 2^32),
- * into out[]; return how many. Called when a fetch completes. Must not call back into rl. */
-typedef uint32_t (*rl_wqe_fetch_fn)(void *user, uint32_t qp, uint32_t seq, rl_wqe *out, uint32_t max);
+/* Engine-specific trace kinds (RNIC_TRACE_PUSH/REFUSE/OUT/POP/RATE are the common ones). */
+#define RL_TRACE_APPLY 16u      /* the EMUX applied a flow's pending registers: a = what (1 doorbell, 2 rate, 4 credit) */
+#define RL_TRACE_FETCH 17u      /* a WQE fetch issued: id = flow, a = index, b = offset */
+#define RL_TRACE_ROUND 18u      /* a fetch returned: a = packets stored, b = packets cut */
+#define RL_TRACE_RESCHEDULE 19u /* a flow entered the timeline: a = key (virtual cycle) */
+#define RL_TRACE_RETIME 20u     /* a rate write re-timed a flow: a = new next start (virtual cycle), b = descriptors dropped */
+#define RL_TRACE_PARK 21u       /* a flow waits for credit or a non-zero rate */
 
 typedef struct rl_config {
-    uint64_t clock_hz;       /* default 250 MHz (4 ns cycles, as in the paper) */
-    uint64_t link_bps;       /* default 100 Gb/s; up to 800 Gb/s */
-    uint64_t min_rate_bps;   /* smallest accepted QP rate, default 100 Kb/s */
-    uint32_t max_qps;        /* 1 .. RL_MAX_QPS, default 1024 */
-    uint32_t mtu;            /* packet payload bytes, 64 .. 65536, default 4096 */
-    uint32_t pcie_latency;   /* WQE fetch latency and wheel span in cycles, default 250 */
-    uint32_t fetch_wqes;     /* n: WQEs fetched (and packets cut) per round, default 8 */
-    uint32_t desc_capacity;  /* k: descriptor buffer for urgent packets, default 60 */
-    uint32_t event_capacity; /* EMUX input port depth, default 64 */
-    uint32_t tx_capacity;    /* TX output port depth, default 64 */
-    rl_wqe_fetch_fn fetch;   /* required */
-    void *fetch_user;
+    uint64_t clock_hz;     /* default 250 MHz (4 ns cycles, as in the paper) */
+    uint64_t link_bps;     /* default 100 Gb/s; up to 800 Gb/s */
+    uint64_t min_rate_bps; /* smallest flow rate; smaller non-zero writes are clamped up, default 100 Kb/s */
+    uint32_t max_flows;    /* 1 .. RL_MAX_FLOWS, default 1024 */
+    uint32_t mtu;          /* packet payload bytes, 64 .. 65536, default 4096 */
+    uint32_t pcie_latency; /* WQE fetch latency and wheel span in cycles, default 250 */
+    uint32_t fetch_wqes;   /* n: WQEs fetched (and packets cut) per round, 1 .. 64, default 8 */
+    uint32_t desc_capacity; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
+    uint32_t tx_capacity;  /* TX output port depth, default 64 */
+    uint64_t start_cycle;  /* rl_now() after init, default 0 (a composed model may start every
+                              engine at one cycle; tests start near 2^64 to cross the wrap) */
+    rnic_source_fn source; /* required by rl_init: the flows' WQEs by free-running index */
+    void *source_user;
+    rnic_trace_fn trace;   /* NULL: tracing off */
+    void *trace_user;
+    uint16_t trace_id;     /* `engine` of the trace events, default RNIC_ENGINE_TASSEL */
 } rl_config;
-
-/* A transmitted packet, as popped from the TX port. */
-typedef struct rl_tx {
-    uint64_t cycle;  /* the cycle it left the rate limiter */
-    uint32_t qp;
-    uint32_t wqe_id;
-    uint32_t offset; /* byte offset in the WQE's message */
-    uint32_t len;
-    uint32_t last;   /* 1 when this packet ends its WQE */
-} rl_tx;
 
 typedef struct rl_qp_stats {
     uint64_t packets, bytes;
@@ -1737,13 +1761,16 @@ typedef struct rl_qp_stats {
 
 typedef struct rl_stats {
     uint64_t cycles, packets, bytes;
-    uint64_t doorbells, rate_updates, credit_updates;
+    uint64_t doorbells, rate_updates, credit_updates; /* register writes applied by the EMUX */
+    uint64_t coalesced;         /* register writes merged into one still pending for the flow */
+    uint64_t rate_clamped;      /* rate writes outside [min_rate, link] clamped into it */
+    uint64_t retimes;           /* rate changes that re-timed a flow's schedule */
     uint64_t fetches, wqes_fetched, packets_computed, packets_dropped; /* dropped: fetch-and-drop, refetched later */
+    uint64_t error_records;     /* bad WQEs completed with an ERROR record */
     uint64_t desc_full;         /* rounds cut short by a full descriptor buffer */
-    uint64_t fetch_gated;       /* cycles a queued QP waited: no descriptor slot for its fetch */
+    uint64_t fetch_gated;       /* cycles a queued flow waited: no descriptor slot for its fetch */
     uint64_t heap_ops;          /* P-heap operations started */
     uint64_t tx_stalls;         /* cycles a packet was ready but the TX port was full */
-    uint64_t event_port_full;   /* pushes refused with RNIC_EBUSY */
     uint64_t max_phi_q32;       /* largest oversubscription factor seen, Q32.32 */
     rnic_err_stats errors;      /* refused input by cause */
 } rl_stats;
@@ -1752,72 +1779,90 @@ typedef struct rl_stats {
 typedef struct rl rl;
 
 RL_API void rl_config_default(rl_config *cfg);
-/* Bytes of caller memory rl_init needs for cfg; 0 when cfg is invalid. */
+/* RNIC_OK, or RNIC_EINVAL with *field (when field is not NULL) naming the bad field. The
+ * source is not checked here (rl_init requires it). */
+RL_API rnic_err rl_config_check(const rl_config *cfg, const char **field);
+/* Bytes of caller memory rl_init needs for cfg; 0 when cfg is invalid (rl_config_check says why). */
 RL_API size_t rl_mem_size(const rl_config *cfg);
-/* Engine state bytes per QP (what scales with max_qps) for cfg; 0 when invalid. */
+/* Engine state bytes per flow (what scales with max_flows) for cfg; 0 when invalid. */
 RL_API size_t rl_mem_per_qp(const rl_config *cfg);
+/* RNIC_EINVAL: bad config, NULL source, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size);
 
-/* EMUX input port. RNIC_ENOENT unknown QP, RNIC_ERANGE rate outside [min_rate, link],
- * RNIC_EBUSY port full; refused input changes nothing. */
-RL_API rnic_err rl_push_doorbell(rl *r, uint32_t qp);
-RL_API rnic_err rl_push_rate(rl *r, uint32_t qp, uint64_t bps);
-RL_API rnic_err rl_push_credit(rl *r, uint32_t qp, bool has_credit);
+/* Per-flow registers, last write wins. A flow with a write pending joins a FIFO of flow ids
+ * (capacity max_flows: it never overflows, so these never answer RNIC_EBUSY); the EMUX applies
+ * one flow's pending registers per cycle, rate then credit then doorbell. A write made before
+ * the tick of cycle c applies in cycle c + (flows ahead of it in that FIFO). Two writes of one
+ * register before it applies are one (counted in stats.coalesced). Unknown flow: RNIC_ENOENT.
+ * Rates are clamped into [min_rate_bps, link_bps] (counted in rate_clamped); 0 pauses the flow
+ * (its data waits, nothing is sent; a later non-zero rate resumes it). A rate change re-times
+ * what is already scheduled for the flow (docs/tassel_model.md, "Rate changes"). */
+RL_API rnic_err rl_doorbell(rl *r, uint32_t flow);
+RL_API rnic_err rl_set_rate(rl *r, uint32_t flow, uint64_t bps);
+RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit);
 
 /* Advance exactly one cycle. */
 RL_API void rl_tick(rl *r);
-/* Earliest cycle >= now at which a tick could do anything without new input; RL_NEVER when
- * nothing will (or when only popping the full TX port would unblock it). */
+/* Earliest cycle >= now at which a tick changes anything without new input; RL_NEVER when
+ * nothing will (also when only a pop of the full TX port would unblock it). */
 RL_API uint64_t rl_next_event(const rl *r);
-/* Run `cycles` cycles, skipping idle stretches; identical results to that many rl_tick. */
-RL_API void rl_advance(rl *r, uint64_t cycles);
+/* Run up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right
+ * after the tick in which the TX port became full (drain it and call again). Identical
+ * results to ticking, across the 2^64 wrap too. */
+RL_API uint64_t rl_advance(rl *r, uint64_t cycles);
+/* rl_advance(r, cycle - rl_now(r)) (mod 2^64). */
+RL_API uint64_t rl_advance_to(rl *r, uint64_t cycle);
 
-/* TX output port: RNIC_EEMPTY when nothing waits. */
-RL_API rnic_err rl_pop_tx(rl *r, rl_tx *out);
+/* TX output port: packets as rnic_work (flow, index of the WQE, offset, len, addr/raddr =
+ * the entry's + offset, tag/op untouched, cycle it left, FIRST at offset 0, LAST when it ends
+ * the WQE: the source may then reuse the entry). A bad WQE (len 0 or > 2^31, or marked
+ * RNIC_WORK_ERROR by the source) leaves as one record with len 0, FIRST|LAST|ERROR and
+ * status = the rnic_err. RNIC_EEMPTY when nothing waits; RNIC_EINVAL for a NULL record
+ * (counted, by peek too: the engine is the caller's, only its statistics change). */
+RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out);
+RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out);
 
 RL_API uint64_t rl_now(const rl *r);
 RL_API const rl_stats *rl_get_stats(const rl *r);
-/* Per-QP counters; NULL for an unknown QP. */
-RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t qp);
+/* Per-flow counters; NULL for an unknown flow. */
+RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow);
 /* Current oversubscription factor Phi (Q32.32). */
 RL_API uint64_t rl_phi_q32(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-#define RL_MAX_DESC 256u  /* upper bound of desc_capacity (k) */
-#define RL_MAX_FETCH 64u  /* upper bound of fetch_wqes (n) */
-
-typedef struct rl_qp { /* per-QP scheduling state */
-    uint64_t rate_bps;
+typedef struct rl_qp { /* per-flow scheduling state */
+    uint64_t rate_bps;    /* applied rate (the last non-zero one while paused) */
+    uint64_t pend_rate;   /* rate register written, not yet applied (0: pause) */
     rnic_q32 cpb;
-    rnic_ftime finish;  /* virtual finish of the last packet stored for this QP */
-    uint64_t resched;   /* timeline key while DORMANT: reschedule time, whole virtual cycle */
-    uint32_t wqe_seq;   /* cursor: next WQE (sequence number at the source) ... */
-    uint32_t offset;    /* ... and byte offset in it */
+    rnic_ftime finish;    /* virtual finish of the last packet stored for this flow */
+    rnic_ftime prev_start; /* virtual start of the last packet sent (of the activation if none) */
+    uint64_t resched;     /* timeline key while DORMANT: reschedule time, whole virtual cycle */
+    uint32_t index;       /* cursor: next WQE (free-running index at the source) ... */
+    uint32_t offset;      /* ... and byte offset in it */
+    uint32_t prev_len;    /* bytes of the last packet sent (0: none in this activity) */
     uint16_t outstanding; /* descriptors held (up to desc_capacity = 256) */
-    uint8_t state, credit, doorbell_pending;
+    uint8_t state, credit, doorbell_pending, paused;
+    uint8_t pend, pend_credit; /* registers written (RL__PEND_*), the credit value */
+    uint8_t tl_loc, tl_bucket; /* where the flow is in the timeline path; its radix bucket */
 } rl_qp;
 
-typedef struct rl_desc { /* one urgent packet in the descriptor buffer */
+typedef struct rl_desc { /* one urgent packet (or error record) in the descriptor buffer */
     rnic_ftime start, finish;
     uint64_t number; /* global descriptor number: tie-break and stable identity */
-    uint32_t qp, wqe_id, offset, len, last;
+    uint64_t addr, raddr, tag; /* the WQE's, carried to the record */
+    uint32_t flow, index, offset, len, flags, op;
+    int32_t status;
+    uint32_t pad_;
 } rl_desc;
 
-typedef struct rl_event {
-    uint32_t kind, qp;
-    uint64_t value;
-} rl_event;
-
-typedef struct rl_timed_qp { /* a QP in a fixed-latency pipeline */
+typedef struct rl_timed_qp { /* a flow in a fixed-latency pipeline */
     uint64_t cycle;
     uint32_t qp;
 } rl_timed_qp;
 
 typedef struct rl_heap_insert { /* an enqueue travelling down the P-heap */
     uint64_t settle; /* cycle from which dequeues see it */
-    uint64_t key;    /* reschedule time, whole virtual cycle */
-    uint64_t ins;    /* insertion number */
     uint32_t qp;
 } rl_heap_insert;
 
@@ -1835,33 +1880,37 @@ struct rl {
     uint64_t link_free;     /* first cycle the link is idle */
     uint32_t heap_height;
     uint64_t heap_next_op;
-    uint64_t heap_inserts;  /* insertion numbers (timeline tie-break) */
     uint64_t desc_numbers;
+    rnic_trace trace;
+    uint16_t trace_id;
     rl_qp *qps;
     rl_qp_stats *qp_stats;
     /* timeline (P-heap order): settled entries in a radix heap on (key, insertion order);
-     * keys are QPs' `resched`, lists run through tl_next (RNIC_NONE ends a list) */
-    uint32_t *tl_next, *tl_prev; /* tl_prev: the late list only */
+     * keys are flows' `resched`, doubly linked lists through tl_next/tl_prev (RNIC_NONE ends) */
+    uint32_t *tl_next, *tl_prev;
     uint32_t tl_head[65], tl_tail[65]; /* bucket b > 0: keys whose highest bit differing from tl_base is b - 1 */
     uint64_t tl_nonempty;              /* bit b - 1: bucket b (1..64) holds entries */
     uint64_t tl_base;                  /* the last key dequeued from the buckets */
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */
-    rnic_ring insert_requests; /* QPs waiting for a P-heap operation slot (uint32_t) */
+    rnic_ring registers;       /* uint32_t: flows with a register write pending, FIFO */
+    rnic_ring insert_requests; /* flows waiting for a P-heap operation slot (uint32_t) */
     rnic_ring inserts_in_flight; /* rl_heap_insert: enqueues not yet settled */
-    rnic_ring deliveries;      /* rl_timed_qp: dequeued QPs on their way to the FIFO */
+    rnic_ring deliveries;      /* rl_timed_qp: dequeued flows on their way to the FIFO */
     rnic_ring schedule;        /* uint32_t: the schedule FIFO */
     rnic_ring fetches;         /* rl_timed_qp: outstanding WQE fetches */
-    rnic_ring events;          /* rl_event: EMUX input port */
-    rnic_ring tx;              /* rl_tx: output port */
-    rl_desc desc[RL_MAX_DESC];
-    uint64_t desc_used[RL_MAX_DESC / 64u]; /* slot holds a packet */
-    uint16_t desc_waiting[RL_MAX_DESC];    /* binary heap of slots by start: not yet eligible */
-    uint16_t desc_ready[RL_MAX_DESC];      /* binary heap of slots by (finish, number): eligible */
+    rnic_ring tx;              /* rnic_work: output port */
+    /* descriptor buffer (caller memory, desc_capacity entries) */
+    rl_desc *desc;
+    uint64_t *desc_used;       /* slot holds a packet */
+    uint16_t *desc_waiting;    /* binary heap of slots by start: not yet eligible */
+    uint16_t *desc_ready;      /* binary heap of slots by (finish, number): eligible */
+    uint16_t *desc_scratch;    /* a re-timed flow's slots, in number order */
     uint32_t n_waiting, n_ready;
     uint32_t desc_count;
-    rl_wqe fetched[RL_MAX_FETCH];
+    rnic_work *fetched;        /* fetch_wqes entries: the source's answer */
+    rnic_ftime *starts;        /* fetch_wqes entries: a round's packet starts */
     rl_stats stats;
 };
 /* ==== end src/ratelimit/api.h ==== */
@@ -1878,32 +1927,114 @@ RNIC_EXTERN_C_END
 #define RNIC__COMMON_IMPLEMENTATION_DONE
 /* ==== begin src/common/hash.h ==== */
 /* rnic_hash64(): the one hash every engine uses (flow hashing for multipath/ECMP, flow
- * lookup, trace digests). It is XXH64 from the system's xxHash (Debian libxxhash-dev),
- * compiled inline (XXH_INLINE_ALL) into the implementing translation unit only.
+ * lookup, trace digests). It is always XXH64, whichever code computes it:
+ *   - the system's xxHash (Debian libxxhash-dev), compiled inline (XXH_INLINE_ALL) into the
+ *     implementing translation unit only, when the compiler says `__has_include(<xxhash.h>)`;
+ *   - otherwise (no __has_include, no <xxhash.h>, or RNIC_NO_XXHASH defined to force it) a
+ *     built-in XXH64 written from the public specification (xxHash's doc/xxhash_spec.md):
+ *     no libc, byte-wise little-endian reads (any target, any alignment), no divide.
+ * Both give bit-identical values (tests/test_hash.c compares them), so a trace digest is the
+ * same whichever was used. RNIC_HASH_BUILTIN tells which: 1 built-in, 0 system xxHash
+ * (left undefined when you define RNIC_HASH64 yourself).
  *
  * Override: define RNIC_HASH64(data, len, seed) to your own function-like macro before
- * including the implementation. Firmware without a C library can define RNIC_NO_XXHASH to
- * get a small built-in 64-bit mix instead (deterministic, but its values differ from XXH64,
- * so traces hashed that way are only comparable with other RNIC_NO_XXHASH builds). */
-#ifndef RNIC_HASH64
-#ifdef RNIC_NO_XXHASH
-RNIC_INLINE uint64_t rnic__mix_hash64(const void *data, size_t len, uint64_t seed)
+ * including the implementation. */
+
+/* ---- built-in XXH64: always compiled (the tests call it next to the system's) ---- */
+#define RNIC__XXH_P1 0x9E3779B185EBCA87ull
+#define RNIC__XXH_P2 0xC2B2AE3D27D4EB4Full
+#define RNIC__XXH_P3 0x165667B19E3779F9ull
+#define RNIC__XXH_P4 0x85EBCA77C2B2AE63ull
+#define RNIC__XXH_P5 0x27D4EB2F165667C5ull
+
+/* Little-endian lanes read byte by byte: correct on big-endian and strict-alignment targets;
+ * compilers fuse them into one load where that is legal. */
+RNIC_INLINE uint64_t rnic__xxh_read64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+RNIC_INLINE uint64_t rnic__xxh_read32(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+}
+
+/* The spec's round: one 8-byte lane into one accumulator. */
+RNIC_INLINE uint64_t rnic__xxh_round(uint64_t acc, uint64_t lane)
+{
+    acc += lane * RNIC__XXH_P2;
+    return rnic__rotl64(acc, 31) * RNIC__XXH_P1;
+}
+
+/* The spec's merge step of one accumulator into the converged value. */
+RNIC_INLINE uint64_t rnic__xxh_merge(uint64_t h, uint64_t acc)
+{
+    h ^= rnic__xxh_round(0, acc);
+    return h * RNIC__XXH_P1 + RNIC__XXH_P4;
+}
+
+/* XXH64 of len bytes at data (data may be NULL when len is 0). */
+RNIC_INLINE uint64_t rnic__xxh64(const void *data, size_t len, uint64_t seed)
 {
     const unsigned char *p = (const unsigned char *)data;
-    uint64_t h = seed ^ ((uint64_t)len * 0x9e3779b97f4a7c15ull), x;
-    size_t i = 0;
-    while (i < len) { /* 8 bytes at a time, little-endian, last word zero-padded */
-        size_t k;
-        x = 0;
-        for (k = 0; k < 8 && i < len; k++, i++)
-            x |= (uint64_t)p[i] << (8u * k);
-        h ^= rnic_splitmix64(&x);
-        h = rnic__rotl64(h, 27) * 0x9e3779b97f4a7c15ull + 0x165667b19e3779f9ull;
+    size_t left = len;
+    uint64_t h;
+    if (left >= 32) { /* four accumulators over 32-byte stripes */
+        uint64_t a1 = seed + RNIC__XXH_P1 + RNIC__XXH_P2, a2 = seed + RNIC__XXH_P2;
+        uint64_t a3 = seed, a4 = seed - RNIC__XXH_P1;
+        do {
+            a1 = rnic__xxh_round(a1, rnic__xxh_read64(p));
+            a2 = rnic__xxh_round(a2, rnic__xxh_read64(p + 8));
+            a3 = rnic__xxh_round(a3, rnic__xxh_read64(p + 16));
+            a4 = rnic__xxh_round(a4, rnic__xxh_read64(p + 24));
+            p += 32;
+            left -= 32;
+        } while (left >= 32);
+        h = rnic__rotl64(a1, 1) + rnic__rotl64(a2, 7) + rnic__rotl64(a3, 12) + rnic__rotl64(a4, 18);
+        h = rnic__xxh_merge(h, a1);
+        h = rnic__xxh_merge(h, a2);
+        h = rnic__xxh_merge(h, a3);
+        h = rnic__xxh_merge(h, a4);
+    } else {
+        h = seed + RNIC__XXH_P5;
     }
-    return rnic_splitmix64(&h);
+    h += (uint64_t)len;
+    for (; left >= 8; p += 8, left -= 8) { /* the tail: 8-byte, then 4-byte, then 1-byte lanes */
+        h ^= rnic__xxh_round(0, rnic__xxh_read64(p));
+        h = rnic__rotl64(h, 27) * RNIC__XXH_P1 + RNIC__XXH_P4;
+    }
+    if (left >= 4) {
+        h ^= rnic__xxh_read32(p) * RNIC__XXH_P1;
+        h = rnic__rotl64(h, 23) * RNIC__XXH_P2 + RNIC__XXH_P3;
+        p += 4;
+        left -= 4;
+    }
+    for (; left > 0; p++, left--) {
+        h ^= (uint64_t)*p * RNIC__XXH_P5;
+        h = rnic__rotl64(h, 11) * RNIC__XXH_P1;
+    }
+    h ^= h >> 33; /* avalanche */
+    h *= RNIC__XXH_P2;
+    h ^= h >> 29;
+    h *= RNIC__XXH_P3;
+    h ^= h >> 32;
+    return h;
 }
-#define RNIC_HASH64(data, len, seed) rnic__mix_hash64((data), (len), (seed))
-#else
+
+/* ---- which XXH64 rnic_hash64 calls ---- */
+#ifndef RNIC_HASH64
+#ifndef RNIC_NO_XXHASH
+#ifdef __has_include
+#if __has_include(<xxhash.h>)
+#define RNIC__USE_SYSTEM_XXHASH
+#endif
+#endif
+#endif
+
+#ifdef RNIC__USE_SYSTEM_XXHASH
+#undef RNIC__USE_SYSTEM_XXHASH
+#define RNIC_HASH_BUILTIN 0
 /* Engines never allocate. xxHash 0.8.1 compiles its state allocators (XXH*_createState, which
  * rnicq never calls) into this TU, and at -O0 they would make engine objects reference
  * malloc/free. They are pointed at local no-ops while xxhash.h is read, so the `nm` gates
@@ -1935,6 +2066,9 @@ static inline void rnic__xxh_no_free(void *p) { (void)p; }
 #pragma pop_macro("free")
 #pragma pop_macro("malloc")
 #define RNIC_HASH64(data, len, seed) XXH64((data), (len), (seed))
+#else
+#define RNIC_HASH_BUILTIN 1
+#define RNIC_HASH64(data, len, seed) rnic__xxh64((data), (len), (seed))
 #endif
 #endif
 
@@ -1975,52 +2109,86 @@ RL_API const char *rl_version(void)
 /* ==== end src/ratelimit/version.c ==== */
 /* ==== begin src/ratelimit/engine.c ==== */
 /* Tassel rate limiter engine. Cycle semantics: docs/tassel_model.md (every step below is
- * numbered as there). Software representation: the timeline of dormant QPs is a radix heap
+ * numbered as there). Software representation: the timeline of dormant flows is a radix heap
  * on (key, insertion order) -- exactly the P-heap's order, amortised O(1) instead of the
  * O(log n) cache misses of a binary heap -- whose hardware timing (an operation every 2
  * cycles, `height` cycles each) is modelled with two small pipelines; the descriptor buffer
  * (k <= 256 urgent packets) keeps two small binary heaps of slots: waiting by start, eligible
  * by (finish, number), so no cycle scans the buffer. */
 
-enum { RL__IDLE, RL__QUEUED, RL__WAIT_CREDIT, RL__FETCHING, RL__DORMANT, RL__DRAINING };
-enum { RL__EV_DOORBELL, RL__EV_RATE, RL__EV_CREDIT };
+enum { RL__IDLE, RL__QUEUED, RL__PARKED, RL__FETCHING, RL__DORMANT, RL__DRAINING };
+/* where a DORMANT flow is on the timeline path */
+enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING };
+#define RL__PEND_DOORBELL 1u
+#define RL__PEND_RATE 2u
+#define RL__PEND_CREDIT 4u
+#define RL__LATE 255u /* tl_bucket of an entry in the late list */
 
 #define RL__DEFAULT_CLOCK 250000000ull
 #define RL__DEFAULT_LINK 100000000000ull
 #define RL__MAX_LINK 800000000000ull
+#define RL__MAX_WQE 0x80000000u
+
+#define RL__TRACE(r, kind, id, a, b)                                                                        \
+    do {                                                                                                   \
+        if ((r)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(r)->trace, (r)->now, (r)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
+                            (uint64_t)(b));                                                                \
+    } while (0)
 
 RL_API const char *rl_version(void);
 
+/* Wrap-safe: cycle `t` has come (t <= now modulo 2^64, within 2^63). */
+static bool rl__reached(uint64_t now, uint64_t t) { return now - t < ((uint64_t)1 << 63); }
+
 RL_API void rl_config_default(rl_config *cfg)
 {
+    if (!cfg)
+        return;
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
     cfg->clock_hz = RL__DEFAULT_CLOCK;
     cfg->link_bps = RL__DEFAULT_LINK;
     cfg->min_rate_bps = RNIC_RATE_MIN_BPS;
-    cfg->max_qps = 1024;
+    cfg->max_flows = 1024;
     cfg->mtu = 4096;
     cfg->pcie_latency = 250;
     cfg->fetch_wqes = 8;
     cfg->desc_capacity = 60;
-    cfg->event_capacity = 64;
     cfg->tx_capacity = 64;
+    cfg->trace_id = RNIC_ENGINE_TASSEL;
 }
 
-static bool rl__config_valid(const rl_config *c)
+RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
 {
     rnic_q32 q;
-    if (!c || !c->fetch || c->max_qps == 0 || c->max_qps > RL_MAX_QPS || c->mtu < 64 || c->mtu > 65536u ||
-        c->pcie_latency == 0 || c->pcie_latency > (1u << 20) || c->fetch_wqes == 0 || c->fetch_wqes > RL_MAX_FETCH ||
-        c->desc_capacity == 0 || c->desc_capacity > RL_MAX_DESC || c->event_capacity == 0 || c->tx_capacity == 0 ||
-        c->link_bps == 0 || c->link_bps > RL__MAX_LINK || c->min_rate_bps == 0 || c->min_rate_bps > c->link_bps ||
-        c->clock_hz < 1000000u || c->clock_hz > 10000000000ull)
-        return false;
+    if (field)
+        *field = NULL;
+    if (!c)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (c->clock_hz < 1000000u || c->clock_hz > 10000000000ull)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (c->link_bps == 0 || c->link_bps > RL__MAX_LINK || rnic_rate_to_cpb(c->link_bps, c->clock_hz, &q) != RNIC_OK)
+        return rnic_config_bad(field, "link_bps", RNIC_EINVAL);
     /* both ends of the rate range must be representable at this clock */
-    return rnic_rate_to_cpb(c->min_rate_bps, c->clock_hz, &q) == RNIC_OK &&
-           rnic_rate_to_cpb(c->link_bps, c->clock_hz, &q) == RNIC_OK;
+    if (c->min_rate_bps == 0 || c->min_rate_bps > c->link_bps ||
+        rnic_rate_to_cpb(c->min_rate_bps, c->clock_hz, &q) != RNIC_OK)
+        return rnic_config_bad(field, "min_rate_bps", RNIC_EINVAL);
+    if (c->max_flows == 0 || c->max_flows > RL_MAX_FLOWS)
+        return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
+    if (c->mtu < 64 || c->mtu > 65536u)
+        return rnic_config_bad(field, "mtu", RNIC_EINVAL);
+    if (c->pcie_latency == 0 || c->pcie_latency > (1u << 20))
+        return rnic_config_bad(field, "pcie_latency", RNIC_EINVAL);
+    if (c->fetch_wqes == 0 || c->fetch_wqes > RL_MAX_FETCH)
+        return rnic_config_bad(field, "fetch_wqes", RNIC_EINVAL);
+    if (c->desc_capacity == 0 || c->desc_capacity > RL_MAX_DESC)
+        return rnic_config_bad(field, "desc_capacity", RNIC_EINVAL);
+    if (c->tx_capacity == 0)
+        return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
+    return RNIC_OK;
 }
 
-/* P-heap height: levels of a complete binary tree holding max_qps entries. */
+/* P-heap height: levels of a complete binary tree holding max_flows entries. */
 static uint32_t rl__height(uint32_t n)
 {
     uint32_t h = 0;
@@ -2032,7 +2200,7 @@ static uint32_t rl__height(uint32_t n)
 /* One layout for rl_mem_size and rl_init. Returns bytes, 0 if the layout overflows. */
 static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
 {
-    size_t off = 0, at, n = c->max_qps, h = rl__height(c->max_qps) + 2u;
+    size_t off = 0, at, n = c->max_flows, h = rl__height(c->max_flows) + 2u, k = c->desc_capacity;
 #define RL__ARRAY(field, type, count)                                 \
     do {                                                              \
         if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
@@ -2052,13 +2220,20 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     RL__ARRAY(qp_stats, rl_qp_stats, n);
     RL__ARRAY(tl_next, uint32_t, n);
     RL__ARRAY(tl_prev, uint32_t, n);
+    RL__RING(registers, uint32_t, n);
     RL__RING(insert_requests, uint32_t, n);
     RL__RING(inserts_in_flight, rl_heap_insert, h);
     RL__RING(deliveries, rl_timed_qp, h);
     RL__RING(schedule, uint32_t, n);
     RL__RING(fetches, rl_timed_qp, (size_t)c->pcie_latency + 1u);
-    RL__RING(events, rl_event, c->event_capacity);
-    RL__RING(tx, rl_tx, c->tx_capacity);
+    RL__RING(tx, rnic_work, c->tx_capacity);
+    RL__ARRAY(desc, rl_desc, k);
+    RL__ARRAY(desc_used, uint64_t, (k + 63u) / 64u);
+    RL__ARRAY(desc_waiting, uint16_t, k);
+    RL__ARRAY(desc_ready, uint16_t, k);
+    RL__ARRAY(desc_scratch, uint16_t, k);
+    RL__ARRAY(fetched, rnic_work, c->fetch_wqes);
+    RL__ARRAY(starts, rnic_ftime, c->fetch_wqes);
 #undef RL__ARRAY
 #undef RL__RING
     return off;
@@ -2066,20 +2241,21 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
 
 RL_API size_t rl_mem_size(const rl_config *cfg)
 {
-    return rl__config_valid(cfg) ? rl__layout(cfg, NULL, NULL) : 0;
+    return rl_config_check(cfg, NULL) == RNIC_OK ? rl__layout(cfg, NULL, NULL) : 0;
 }
 
 RL_API size_t rl_mem_per_qp(const rl_config *cfg)
 {
-    /* everything sized by max_qps: QP state, statistics, two timeline links, two FIFO slots */
-    return rl__config_valid(cfg) ? sizeof(rl_qp) + sizeof(rl_qp_stats) + 4u * sizeof(uint32_t) : 0;
+    /* everything sized by max_flows: flow state, statistics, two timeline links, three FIFO
+     * slots (registers, insert requests, schedule) */
+    return rl_config_check(cfg, NULL) == RNIC_OK ? sizeof(rl_qp) + sizeof(rl_qp_stats) + 5u * sizeof(uint32_t) : 0;
 }
 
 /* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
- * sum changed. Under oversubscription the system time slows down by Phi, so every QP becomes
+ * sum changed. Under oversubscription the system time slows down by Phi, so every flow becomes
  * eligible at rate / Phi and the link is shared in proportion to the rates (Fig. 8b);
  * the lookahead covers the whole reactivation path (P-heap dequeue, FIFO -> fetch issue, the
- * PCIe read), so a rescheduled QP's WQEs are back by its next packet's start. */
+ * PCIe read), so a rescheduled flow's WQEs are back by its next packet's start. */
 static void rl__update_phi(rl *r)
 {
     rnic_q32 phi = 0, over;
@@ -2112,7 +2288,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     size_t need;
     uint32_t i;
     rnic_q32 link_cpb = 0; /* set below: a valid config has a representable link rate */
-    if (!r || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !rl__config_valid(cfg))
+    if (!r || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || rl_config_check(cfg, NULL) != RNIC_OK ||
+        !cfg->source)
         return RNIC_EINVAL;
     need = rl__layout(cfg, NULL, NULL);
     if (need == 0)
@@ -2122,13 +2299,17 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     RNIC_MEMSET(r, 0, sizeof *r);
     r->cfg = *cfg;
     rl__layout(cfg, r, (unsigned char *)mem);
-    r->heap_height = rl__height(cfg->max_qps);
+    r->heap_height = rl__height(cfg->max_flows);
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
     r->link_cpb = link_cpb;
+    r->now = r->heap_next_op = r->link_free = cfg->start_cycle;
+    r->link_t = rnic_ftime_at(cfg->start_cycle);
+    rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
+    r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TASSEL;
     for (i = 0; i < 65u; i++)
         r->tl_head[i] = r->tl_tail[i] = RNIC_NONE;
     r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
-    for (i = 0; i < cfg->max_qps; i++) {
+    for (i = 0; i < cfg->max_flows; i++) {
         rl_qp *q = &r->qps[i];
         RNIC_MEMSET(q, 0, sizeof *q);
         q->rate_bps = cfg->link_bps;
@@ -2136,48 +2317,76 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
         q->credit = 1;
         r->qp_stats[i].packets = r->qp_stats[i].bytes = 0;
     }
+    rnic_bitmap_zero(r->desc_used, cfg->desc_capacity);
     rl__update_phi(r);
     r->A_mono = rl__activation(r);
     return RNIC_OK;
 }
 
-/* ---- inputs (EMUX port) ---- */
+/* ---- inputs: per-flow registers ---- */
 
-static rnic_err rl__push_event(rl *r, uint32_t kind, uint32_t qp, uint64_t value)
+static rnic_err rl__refuse(rl *r, uint32_t flow, rnic_err e, uint64_t value)
 {
-    rl_event ev;
-    if (qp >= r->cfg.max_qps)
-        return rnic_err_note(&r->stats.errors, RNIC_ENOENT);
-    ev.kind = kind;
-    ev.qp = qp;
-    ev.value = value;
-    if (rnic_ring_push(&r->events, &ev) != RNIC_OK) {
-        r->stats.event_port_full++;
-        return RNIC_EBUSY;
-    }
+    rnic_err_note(&r->stats.errors, e);
+    RL__TRACE(r, RNIC_TRACE_REFUSE, flow, e, value);
+    return e;
+}
+
+static void rl__write(rl *r, uint32_t flow, uint8_t reg, uint64_t value)
+{
+    rl_qp *q = &r->qps[flow];
+    if (q->pend & reg)
+        r->stats.coalesced++;
+    if (!q->pend)
+        rnic_ring_push(&r->registers, &flow); /* each flow at most once: cannot be full */
+    q->pend |= reg;
+    RL__TRACE(r, RNIC_TRACE_PUSH, flow, value, reg);
+}
+
+RL_API rnic_err rl_doorbell(rl *r, uint32_t flow)
+{
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows)
+        return rl__refuse(r, flow, RNIC_ENOENT, 0);
+    rl__write(r, flow, RL__PEND_DOORBELL, 0);
     return RNIC_OK;
 }
 
-RL_API rnic_err rl_push_doorbell(rl *r, uint32_t qp) { return rl__push_event(r, RL__EV_DOORBELL, qp, 0); }
-
-RL_API rnic_err rl_push_rate(rl *r, uint32_t qp, uint64_t bps)
+RL_API rnic_err rl_set_rate(rl *r, uint32_t flow, uint64_t bps)
 {
-    if (qp >= r->cfg.max_qps)
-        return rnic_err_note(&r->stats.errors, RNIC_ENOENT);
-    if (bps < r->cfg.min_rate_bps || bps > r->cfg.link_bps)
-        return rnic_err_note(&r->stats.errors, RNIC_ERANGE);
-    return rl__push_event(r, RL__EV_RATE, qp, bps);
+    uint64_t asked = bps;
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows)
+        return rl__refuse(r, flow, RNIC_ENOENT, bps);
+    if (bps && (bps < r->cfg.min_rate_bps || bps > r->cfg.link_bps)) {
+        bps = bps < r->cfg.min_rate_bps ? r->cfg.min_rate_bps : r->cfg.link_bps;
+        r->stats.rate_clamped++;
+    }
+    r->qps[flow].pend_rate = bps;
+    RL__TRACE(r, RNIC_TRACE_RATE, flow, bps, asked);
+    rl__write(r, flow, RL__PEND_RATE, bps);
+    return RNIC_OK;
 }
 
-RL_API rnic_err rl_push_credit(rl *r, uint32_t qp, bool has_credit)
+RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit)
 {
-    return rl__push_event(r, RL__EV_CREDIT, qp, has_credit ? 1u : 0u);
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows)
+        return rl__refuse(r, flow, RNIC_ENOENT, has_credit);
+    r->qps[flow].pend_credit = has_credit ? 1u : 0u;
+    rl__write(r, flow, RL__PEND_CREDIT, has_credit);
+    return RNIC_OK;
 }
 
-/* ---- QP activity ---- */
+/* ---- flow activity ---- */
 
 static void rl__activate(rl *r, rl_qp *q)
 {
+    if (q->paused)
+        return;
     r->sum_active_bps += q->rate_bps;
     rl__update_phi(r);
 }
@@ -2185,6 +2394,8 @@ static void rl__activate(rl *r, rl_qp *q)
 static void rl__deactivate(rl *r, rl_qp *q)
 {
     q->state = RL__IDLE;
+    if (q->paused)
+        return;
     r->sum_active_bps -= q->rate_bps;
     rl__update_phi(r);
 }
@@ -2192,47 +2403,22 @@ static void rl__deactivate(rl *r, rl_qp *q)
 static void rl__enqueue_schedule(rl *r, uint32_t qp)
 {
     r->qps[qp].state = RL__QUEUED;
-    rnic_ring_push(&r->schedule, &qp); /* cannot be full: each QP is in it at most once */
+    r->qps[qp].tl_loc = RL__TL_NONE;
+    rnic_ring_push(&r->schedule, &qp); /* cannot be full: each flow is in it at most once */
 }
 
-/* Step 1. */
-static void rl__emux(rl *r)
+/* A flow with data beyond its stored packets goes DORMANT: an insert request for key
+ * ceil(max(res, A_mono)). */
+static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
 {
-    rl_event ev;
-    rl_qp *q;
-    if (rnic_ring_pop(&r->events, &ev) != RNIC_OK)
-        return;
-    q = &r->qps[ev.qp];
-    switch (ev.kind) {
-    case RL__EV_DOORBELL:
-        r->stats.doorbells++;
-        if (q->state == RL__IDLE) {
-            if (rnic_ftime_before(q->finish, r->T))
-                q->finish = r->T;
-            rl__activate(r, q);
-            rl__enqueue_schedule(r, ev.qp);
-        } else if (q->state == RL__DRAINING) {
-            q->doorbell_pending = 1;
-        }
-        break;
-    case RL__EV_RATE:
-        r->stats.rate_updates++;
-        if (q->state != RL__IDLE)
-            r->sum_active_bps -= q->rate_bps;
-        q->rate_bps = ev.value;
-        rnic_rate_to_cpb(ev.value, r->cfg.clock_hz, &q->cpb);
-        if (q->state != RL__IDLE) {
-            r->sum_active_bps += q->rate_bps;
-            rl__update_phi(r);
-        }
-        break;
-    default:
-        r->stats.credit_updates++;
-        q->credit = ev.value ? 1u : 0u;
-        if (q->credit && q->state == RL__WAIT_CREDIT)
-            rl__enqueue_schedule(r, ev.qp);
-        break;
-    }
+    rl_qp *q = &r->qps[qpi];
+    if (rnic_ftime_before(res, r->A_mono))
+        res = r->A_mono;
+    q->resched = rnic_ftime_ceil(res);
+    q->state = RL__DORMANT;
+    q->tl_loc = RL__TL_REQUEST;
+    rnic_ring_push(&r->insert_requests, &qpi); /* at most once per flow: cannot be full */
+    RL__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
 }
 
 /* ---- descriptor buffer ---- */
@@ -2286,66 +2472,287 @@ static uint32_t rl__dheap_pop(rl *r, uint16_t *h, uint32_t *count, bool by_finis
     return top;
 }
 
-/* Step 2: a round for QP qpi, whose WQE fetch completed this cycle. */
+/* Rebuild a heap without flow qi's slots (pushing in place: writes stay at or below the
+ * element being read). */
+static void rl__dheap_remove_flow(rl *r, uint16_t *h, uint32_t *count, bool by_finish, uint32_t qi)
+{
+    uint32_t i, n = *count;
+    *count = 0;
+    for (i = 0; i < n; i++) {
+        uint16_t s = h[i];
+        if (r->desc[s].flow != qi)
+            rl__dheap_push(r, h, count, by_finish, s);
+    }
+}
+
+/* ---- rate changes: re-timing what is scheduled (docs/tassel_model.md, "Rate changes") ---- */
+
+/* The next start N after T moves to max(T, prev_start + prev_len * new_cpb): the last
+ * packet sent is charged at the new rate from its start (N <= T: nothing owed, N stays). */
+static rnic_ftime rl__retimed_start(const rl *r, const rl_qp *q, rnic_ftime N, rnic_q32 new_cpb)
+{
+    rnic_ftime c = q->prev_start;
+    if (!rnic_ftime_before(r->T, N))
+        return N;
+    rnic_ftime_add_bytes(&c, q->prev_len, new_cpb);
+    return rnic_ftime_before(c, r->T) ? r->T : c;
+}
+
+/* Flow qi's stored descriptors, in number order (their chain order), into desc_scratch. */
+static uint32_t rl__collect(rl *r, uint32_t qi)
+{
+    uint32_t s, n = 0, i;
+    for (s = 0; s < r->cfg.desc_capacity; s++) {
+        if (!rnic_bitmap_test(r->desc_used, s) || r->desc[s].flow != qi)
+            continue;
+        for (i = n++; i > 0 && r->desc[r->desc_scratch[i - 1u]].number > r->desc[s].number; i--)
+            r->desc_scratch[i] = r->desc_scratch[i - 1u];
+        r->desc_scratch[i] = (uint16_t)s;
+    }
+    return n;
+}
+
+/* Re-time flow qi's schedule at new_cpb (keep) or drop it all (pause). The next start N
+ * (the first stored packet's, else `finish`) becomes N' (rl__retimed_start); stored
+ * packets are re-chained from N' while still urgent (start < A_mono), the rest is dropped and
+ * the cursor moves back to the first dropped one. Returns the packets dropped. */
+static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
+{
+    rl_qp *q = &r->qps[qi];
+    uint32_t n = q->outstanding ? rl__collect(r, qi) : 0, i, dropped = 0;
+    rnic_ftime t = n ? r->desc[r->desc_scratch[0]].start : q->finish;
+    if (keep)
+        t = rl__retimed_start(r, q, t, new_cpb);
+    for (i = 0; i < n; i++) {
+        uint32_t s = r->desc_scratch[i];
+        rl_desc *d = &r->desc[s];
+        if (keep && dropped == 0 && rnic_ftime_before(t, r->A_mono)) {
+            d->start = t;
+            rnic_ftime_add_bytes(&t, d->len, new_cpb);
+            d->finish = t;
+            continue;
+        }
+        if (dropped++ == 0) {
+            q->index = d->index;
+            q->offset = d->offset;
+        }
+        rnic_bitmap_clear(r->desc_used, s);
+        r->desc_count--;
+        q->outstanding--;
+        r->stats.packets_dropped++;
+    }
+    q->finish = t;
+    if (keep)
+        q->cpb = new_cpb;
+    if (n) {
+        rl__dheap_remove_flow(r, r->desc_waiting, &r->n_waiting, false, qi);
+        rl__dheap_remove_flow(r, r->desc_ready, &r->n_ready, true, qi);
+        for (i = 0; i < n - dropped; i++) /* step 5 makes those that have started eligible again */
+            rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, r->desc_scratch[i]);
+    }
+    return dropped;
+}
+
+static void rl__tl_remove(rl *r, uint32_t qp);
+
+/* A DORMANT flow's timeline key after a re-time: ceil(max(finish, A_mono)). A settled entry
+ * leaves the timeline and re-enters through the next operation slot (the hardware's tagged
+ * re-insert, its stale twin dropped when it surfaces); a request not yet settled reads the
+ * key when it settles; a flow already dequeued goes on to its fetch. */
+static void rl__rekey(rl *r, uint32_t qi)
+{
+    rl_qp *q = &r->qps[qi];
+    rnic_ftime res = q->finish;
+    if (q->tl_loc == RL__TL_LEAVING)
+        return;
+    if (rnic_ftime_before(res, r->A_mono))
+        res = r->A_mono;
+    q->resched = rnic_ftime_ceil(res);
+    if (q->tl_loc == RL__TL_SETTLED) {
+        rl__tl_remove(r, qi);
+        q->tl_loc = RL__TL_REQUEST;
+        rnic_ring_push(&r->insert_requests, &qi);
+    }
+    RL__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
+}
+
+static void rl__park(rl *r, uint32_t qi)
+{
+    r->qps[qi].state = RL__PARKED;
+    RL__TRACE(r, RL_TRACE_PARK, qi, r->qps[qi].credit, r->qps[qi].paused);
+}
+
+static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
+{
+    rl_qp *q = &r->qps[qi];
+    bool active = q->state != RL__IDLE;
+    rnic_q32 cpb = 0;
+    uint32_t dropped;
+    if (bps == 0) { /* pause: nothing more is sent, the stored packets go back to the source */
+        if (q->paused)
+            return;
+        dropped = rl__retime(r, qi, q->cpb, false);
+        q->paused = 1;
+        if (active) {
+            r->sum_active_bps -= q->rate_bps;
+            rl__update_phi(r);
+        }
+        if (q->state == RL__DRAINING)
+            rl__park(r, qi);
+        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish.cycle, dropped);
+        return;
+    }
+    rnic_rate_to_cpb(bps, r->cfg.clock_hz, &cpb); /* clamped at the write: representable */
+    if (active && !q->paused)
+        r->sum_active_bps -= q->rate_bps;
+    q->rate_bps = bps;
+    if (q->paused) { /* resume: re-timed as below, but no earlier than now */
+        q->paused = 0;
+        q->finish = rl__retimed_start(r, q, q->finish, cpb);
+        if (rnic_ftime_before(q->finish, r->T))
+            q->finish = r->T;
+        q->cpb = cpb;
+        r->stats.retimes++;
+        if (q->state == RL__PARKED && q->credit)
+            rl__enqueue_schedule(r, qi);
+        else if (q->state == RL__DORMANT)
+            rl__rekey(r, qi);
+        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish.cycle, 0);
+    } else if (cpb != q->cpb) {
+        dropped = rl__retime(r, qi, cpb, true);
+        r->stats.retimes++;
+        if (q->state == RL__DORMANT)
+            rl__rekey(r, qi);
+        else if (q->state == RL__DRAINING && dropped)
+            rl__reschedule(r, qi, q->finish);
+        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish.cycle, dropped);
+    }
+    if (active) {
+        r->sum_active_bps += q->rate_bps;
+        rl__update_phi(r);
+    }
+}
+
+/* Step 1: the EMUX applies one flow's pending registers: rate, then credit, then doorbell. */
+static void rl__emux(rl *r)
+{
+    uint32_t flow;
+    rl_qp *q;
+    uint8_t pend;
+    if (rnic_ring_pop(&r->registers, &flow) != RNIC_OK)
+        return;
+    q = &r->qps[flow];
+    pend = q->pend;
+    q->pend = 0;
+    RL__TRACE(r, RL_TRACE_APPLY, flow, pend, 0);
+    if (pend & RL__PEND_RATE) {
+        r->stats.rate_updates++;
+        rl__apply_rate(r, flow, q->pend_rate);
+    }
+    if (pend & RL__PEND_CREDIT) {
+        r->stats.credit_updates++;
+        q->credit = q->pend_credit;
+        if (q->credit && !q->paused && q->state == RL__PARKED)
+            rl__enqueue_schedule(r, flow);
+    }
+    if (pend & RL__PEND_DOORBELL) {
+        r->stats.doorbells++;
+        if (q->state == RL__IDLE) {
+            if (rnic_ftime_before(q->finish, r->T))
+                q->finish = r->T;
+            q->prev_start = q->finish; /* the re-timing anchor: nothing sent in this activity */
+            q->prev_len = 0;
+            rl__activate(r, q);
+            rl__enqueue_schedule(r, flow);
+        } else if (q->state == RL__DRAINING) {
+            q->doorbell_pending = 1;
+        }
+    }
+}
+
+/* Step 2: a round for flow qpi, whose WQE fetch completed this cycle. */
 static void rl__round(rl *r, uint32_t qpi)
 {
     rl_qp *q = &r->qps[qpi];
-    uint32_t n = r->cfg.fetch_wqes, w, valid, wi = 0, off, p = 0, m = 0, slot;
-    rnic_ftime t, res, starts[RL_MAX_FETCH];
+    uint32_t n = r->cfg.fetch_wqes, w, wi = 0, off, p = 0, m = 0, slot;
+    rnic_ftime t;
     bool storing = true, more;
 
+    if (q->paused) { /* paused while its fetch was in flight: the answer is not used */
+        rl__park(r, qpi);
+        return;
+    }
     r->stats.fetches++;
     q->doorbell_pending = 0;
-    w = r->cfg.fetch(r->cfg.fetch_user, qpi, q->wqe_seq, r->fetched, n);
+    w = r->cfg.source(r->cfg.source_user, qpi, q->index, r->fetched, n);
     if (w > n)
         w = n;
-    for (valid = 0; valid < w; valid++) /* a malformed WQE ends the usable data of this fetch */
-        if (r->fetched[valid].len == 0 || r->fetched[valid].len > 0x80000000u) {
-            rnic_err_note(&r->stats.errors, RNIC_EINVAL);
-            break;
-        }
-    r->stats.wqes_fetched += valid;
+    r->stats.wqes_fetched += w;
     off = q->offset;
     t = q->finish;
-    while (p < n && wi < valid) { /* cut at most n packets */
-        uint32_t left = r->fetched[wi].len - off, len = left < r->cfg.mtu ? left : r->cfg.mtu;
-        starts[p] = t;
+    while (p < n && wi < w) { /* cut at most n packets (an error record counts as one) */
+        const rnic_work *e = &r->fetched[wi];
+        uint32_t len, flags = off == 0 ? RNIC_WORK_FIRST : 0u;
+        int32_t status = 0;
+        bool last;
+        if (e->flags & RNIC_WORK_ERROR)
+            status = e->status > 0 && e->status < (int32_t)RNIC_ERR__COUNT ? e->status : (int32_t)RNIC_EINVAL;
+        else if (e->len == 0 || e->len > RL__MAX_WQE || off >= e->len)
+            status = (int32_t)RNIC_EINVAL;
+        if (status) {
+            len = 0;
+            last = true;
+            flags |= RNIC_WORK_LAST | RNIC_WORK_ERROR;
+        } else {
+            uint32_t left = e->len - off;
+            len = left < r->cfg.mtu ? left : r->cfg.mtu;
+            last = len == left;
+            flags |= last ? RNIC_WORK_LAST : 0u;
+        }
+        r->starts[p] = t;
         rnic_ftime_add_bytes(&t, len, q->cpb);
         r->stats.packets_computed++;
-        if (storing && rnic_ftime_before(starts[p], r->A_mono) && (slot = rl__desc_free_slot(r)) != RNIC_NONE) {
+        if (storing && rnic_ftime_before(r->starts[p], r->A_mono) && (slot = rl__desc_free_slot(r)) != RNIC_NONE) {
             rl_desc *d = &r->desc[slot];
-            d->start = starts[p];
+            d->start = r->starts[p];
             d->finish = t;
             d->number = r->desc_numbers++;
-            d->qp = qpi;
-            d->wqe_id = r->fetched[wi].id;
+            d->addr = e->addr + off;
+            d->raddr = e->raddr + off;
+            d->tag = e->tag;
+            d->flow = qpi;
+            d->index = q->index;
             d->offset = off;
             d->len = len;
-            d->last = len == left;
+            d->flags = flags;
+            d->op = e->op;
+            d->status = status;
             rnic_bitmap_set(r->desc_used, slot);
             rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
             r->desc_count++;
             q->outstanding++;
             q->finish = t;
-            q->offset = len == left ? 0 : off + len;
-            q->wqe_seq += len == left;
+            q->offset = last ? 0 : off + len;
+            q->index += last;
             m++;
         } else {
-            if (storing && rnic_ftime_before(starts[p], r->A_mono))
+            if (storing && rnic_ftime_before(r->starts[p], r->A_mono))
                 r->stats.desc_full++; /* urgent, but the buffer is full */
             storing = false;
             r->stats.packets_dropped++; /* fetch-and-drop: cut again next round */
         }
         p++;
-        off += len;
-        if (off == r->fetched[wi].len) {
+        if (last) {
             wi++;
             off = 0;
+        } else {
+            off += len;
         }
     }
+    RL__TRACE(r, RL_TRACE_ROUND, qpi, m, p);
     /* data beyond the stored packets: a cut packet not stored, uncut bytes of fetched WQEs,
      * or a full fetch (the source may hold more) */
-    more = m < p || wi < valid || (valid == w && w == n);
+    more = m < p || wi < w || w == n;
     if (!more) {
         if (q->outstanding)
             q->state = RL__DRAINING;
@@ -2354,12 +2761,7 @@ static void rl__round(rl *r, uint32_t qpi)
         return;
     }
     /* reschedule = max(start_i, A_mono), i = min(m + 1, p); p >= 1 here */
-    res = starts[(m + 1u < p ? m + 1u : p) - 1u];
-    if (rnic_ftime_before(res, r->A_mono))
-        res = r->A_mono;
-    q->resched = rnic_ftime_ceil(res);
-    q->state = RL__DORMANT;
-    rnic_ring_push(&r->insert_requests, &qpi); /* at most once per QP: cannot be full */
+    rl__reschedule(r, qpi, r->starts[(m + 1u < p ? m + 1u : p) - 1u]);
 }
 
 /* ---- timeline: a radix heap on (key, insertion order) ----
@@ -2369,7 +2771,8 @@ static void rl__round(rl *r, uint32_t qpi)
  * empty lower ones in list order: ties leave first-in first-out, as from the P-heap.
  * A key below tl_base (its enqueue was computed before a larger key, already due, left) is
  * due as well: it waits in a short sorted "late" list that is served first. tl_min caches
- * the smallest bucketed entry so that peeking costs nothing. */
+ * the smallest bucketed entry so that peeking costs nothing. Lists are doubly linked so that
+ * a re-timed flow's entry can leave from anywhere. */
 
 static uint32_t rl__msb64(uint64_t x) /* x != 0 */
 {
@@ -2389,11 +2792,13 @@ static uint32_t rl__msb64(uint64_t x) /* x != 0 */
 static void rl__tl_append(rl *r, uint32_t b, uint32_t qp)
 {
     r->tl_next[qp] = RNIC_NONE;
+    r->tl_prev[qp] = r->tl_tail[b];
     if (r->tl_head[b] == RNIC_NONE)
         r->tl_head[b] = qp;
     else
         r->tl_next[r->tl_tail[b]] = qp;
     r->tl_tail[b] = qp;
+    r->qps[qp].tl_bucket = (uint8_t)b;
     if (b)
         r->tl_nonempty |= (uint64_t)1 << (b - 1u);
 }
@@ -2423,6 +2828,7 @@ static void rl__tl_insert(rl *r, uint32_t qp)
 {
     uint64_t key = r->qps[qp].resched;
     r->heap_count++;
+    r->qps[qp].tl_loc = RL__TL_SETTLED;
     if (key < r->tl_base) { /* late: sorted insert after equal keys, searched from the tail
                              * (late keys arrive almost in order: a short walk) */
         uint32_t at = r->tl_late_tail;
@@ -2438,11 +2844,33 @@ static void rl__tl_insert(rl *r, uint32_t qp)
             r->tl_late_tail = qp;
         else
             r->tl_prev[r->tl_next[qp]] = qp;
+        r->qps[qp].tl_bucket = RL__LATE;
         return;
     }
     rl__tl_append(r, rl__tl_bucket(r, key), qp);
     if (r->tl_min == RNIC_NONE || key < r->qps[r->tl_min].resched)
         r->tl_min = qp;
+}
+
+/* Unlink a settled entry (a re-timed flow). */
+static void rl__tl_remove(rl *r, uint32_t qp)
+{
+    uint32_t b = r->qps[qp].tl_bucket, prev = r->tl_prev[qp], next = r->tl_next[qp];
+    uint32_t *head = b == RL__LATE ? &r->tl_late_head : &r->tl_head[b];
+    uint32_t *tail = b == RL__LATE ? &r->tl_late_tail : &r->tl_tail[b];
+    if (prev == RNIC_NONE)
+        *head = next;
+    else
+        r->tl_next[prev] = next;
+    if (next == RNIC_NONE)
+        *tail = prev;
+    else
+        r->tl_prev[next] = prev;
+    if (b != RL__LATE && b != 0 && *head == RNIC_NONE)
+        r->tl_nonempty &= ~((uint64_t)1 << (b - 1u));
+    r->heap_count--;
+    if (r->tl_min == qp)
+        rl__tl_find_min(r);
 }
 
 /* The smallest settled entry (RNIC_NONE when none). */
@@ -2478,6 +2906,8 @@ static uint32_t rl__tl_pop(rl *r)
     r->tl_head[0] = r->tl_next[qp];
     if (r->tl_head[0] == RNIC_NONE)
         r->tl_tail[0] = RNIC_NONE;
+    else
+        r->tl_prev[r->tl_head[0]] = RNIC_NONE;
     rl__tl_find_min(r);
     return qp;
 }
@@ -2496,11 +2926,12 @@ static void rl__timeline(rl *r)
     rl_heap_insert hi;
     rl_timed_qp tq;
     bool due, request;
-    while ((pending = (const rl_heap_insert *)rnic_ring_peek(&r->inserts_in_flight)) && pending->settle <= r->now) {
+    while ((pending = (const rl_heap_insert *)rnic_ring_peek(&r->inserts_in_flight)) &&
+           rl__reached(r->now, pending->settle)) {
         rl__tl_insert(r, pending->qp);
         rnic_ring_pop(&r->inserts_in_flight, NULL);
     }
-    if (r->now >= r->heap_next_op) {
+    if (rl__reached(r->now, r->heap_next_op)) {
         due = r->heap_count && rl__key_due(r, r->qps[rl__tl_peek(r)].resched);
         request = !rnic_ring_empty(&r->insert_requests);
         if (due || request) {
@@ -2509,18 +2940,17 @@ static void rl__timeline(rl *r)
             if (due) {
                 tq.qp = rl__tl_pop(r);
                 tq.cycle = r->now + r->heap_height;
+                r->qps[tq.qp].tl_loc = RL__TL_LEAVING;
                 rnic_ring_push(&r->deliveries, &tq);
             }
             if (request) {
                 rnic_ring_pop(&r->insert_requests, &hi.qp);
-                hi.key = r->qps[hi.qp].resched;
-                hi.ins = r->heap_inserts++;
                 hi.settle = r->now + r->heap_height;
                 rnic_ring_push(&r->inserts_in_flight, &hi);
             }
         }
     }
-    while ((arriving = (const rl_timed_qp *)rnic_ring_peek(&r->deliveries)) && arriving->cycle <= r->now) {
+    while ((arriving = (const rl_timed_qp *)rnic_ring_peek(&r->deliveries)) && rl__reached(r->now, arriving->cycle)) {
         rl__enqueue_schedule(r, arriving->qp);
         rnic_ring_pop(&r->deliveries, NULL);
     }
@@ -2538,10 +2968,10 @@ static void rl__transmit(rl *r)
 {
     uint32_t i;
     rl_desc *d;
-    rl_tx out;
+    rnic_work out;
     rl_qp *q;
     rnic_ftime now_t;
-    if (r->now < r->link_free || r->n_ready == 0)
+    if (!rl__reached(r->now, r->link_free) || r->n_ready == 0)
         return;
     if (rnic_ring_full(&r->tx)) {
         r->stats.tx_stalls++;
@@ -2550,12 +2980,20 @@ static void rl__transmit(rl *r)
     i = rl__dheap_pop(r, r->desc_ready, &r->n_ready, true);
     d = &r->desc[i];
     out.cycle = r->now;
-    out.qp = d->qp;
-    out.wqe_id = d->wqe_id;
+    out.addr = d->addr;
+    out.raddr = d->raddr;
+    out.tag = d->tag;
+    out.flow = d->flow;
+    out.index = d->index;
     out.offset = d->offset;
     out.len = d->len;
-    out.last = d->last;
+    out.flags = d->flags;
+    out.op = d->op;
+    out.status = d->status;
+    out.aux = 0;
     rnic_ring_push(&r->tx, &out);
+    if (r->trace.fn)
+        rnic_trace_work(&r->trace, r->trace_id, RNIC_TRACE_OUT, &out);
     now_t = rnic_ftime_at(r->now);
     if (rnic_ftime_before(r->link_t, now_t))
         r->link_t = now_t;
@@ -2564,16 +3002,23 @@ static void rl__transmit(rl *r)
                                      * one continues on the wire at link_t, back to back */
     rnic_bitmap_clear(r->desc_used, i);
     r->desc_count--;
-    r->stats.packets++;
-    r->stats.bytes += d->len;
-    r->qp_stats[d->qp].packets++;
-    r->qp_stats[d->qp].bytes += d->len;
-    q = &r->qps[d->qp];
+    if (d->flags & RNIC_WORK_ERROR) {
+        r->stats.error_records++;
+        rnic_err_note(&r->stats.errors, (rnic_err)d->status);
+    } else {
+        r->stats.packets++;
+        r->stats.bytes += d->len;
+        r->qp_stats[d->flow].packets++;
+        r->qp_stats[d->flow].bytes += d->len;
+    }
+    q = &r->qps[d->flow];
+    q->prev_start = d->start;
+    q->prev_len = d->len;
     q->outstanding--;
     if (q->outstanding == 0 && q->state == RL__DRAINING) {
         if (q->doorbell_pending) {
             q->doorbell_pending = 0;
-            rl__enqueue_schedule(r, d->qp);
+            rl__enqueue_schedule(r, d->flow);
         } else {
             rl__deactivate(r, q);
         }
@@ -2584,10 +3029,11 @@ static void rl__transmit(rl *r)
 static void rl__issue_fetch(rl *r)
 {
     uint32_t qp;
+    rl_qp *q;
     rl_timed_qp f;
     /* a fetch is issued only when the buffer will have a slot for it: one free slot reserved
      * per fetch in flight (without the gate, rounds that find the buffer full refetch in a
-     * loop: ~40 PCIe reads per packet sent when over k QPs have urgent packets) */
+     * loop: ~40 PCIe reads per packet sent when over k flows have urgent packets) */
     if (r->desc_count + rnic_ring_count(&r->fetches) >= r->cfg.desc_capacity) {
         if (!rnic_ring_empty(&r->schedule))
             r->stats.fetch_gated++;
@@ -2595,26 +3041,28 @@ static void rl__issue_fetch(rl *r)
     }
     if (rnic_ring_pop(&r->schedule, &qp) != RNIC_OK)
         return;
-    if (!r->qps[qp].credit) {
-        r->qps[qp].state = RL__WAIT_CREDIT;
+    q = &r->qps[qp];
+    if (!q->credit || q->paused) {
+        rl__park(r, qp);
         return;
     }
-    r->qps[qp].state = RL__FETCHING;
+    q->state = RL__FETCHING;
     f.qp = qp;
     f.cycle = r->now + r->cfg.pcie_latency;
     rnic_ring_push(&r->fetches, &f); /* at most L + 1 in flight: cannot be full */
+    RL__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
 }
 
 RL_API void rl_tick(rl *r)
 {
     const rl_timed_qp *f;
-    rl__emux(r);                                                             /* 1 */
-    if ((f = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)) && f->cycle <= r->now) { /* 2 */
+    rl__emux(r); /* 1 */
+    if ((f = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)) && rl__reached(r->now, f->cycle)) { /* 2 */
         uint32_t qp = f->qp;
         rnic_ring_pop(&r->fetches, NULL);
         rl__round(r, qp);
     }
-    rl__timeline(r);   /* 3, 4 */
+    rl__timeline(r);    /* 3, 4 */
     rl__eligibility(r); /* 5 */
     rl__transmit(r);    /* 6 */
     rl__issue_fetch(r); /* 7 */
@@ -2657,79 +3105,165 @@ static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, b
     return j;
 }
 
-RL_API uint64_t rl_next_event(const rl *r)
+/* Cycles from now to the next event (false: none without new input). Distances, not
+ * cycles, so that the 2^64 wrap needs no special case. */
+static bool rl__next_gap(const rl *r, uint64_t *gap)
 {
-    uint64_t ne = RL_NEVER, c;
+    uint64_t best = UINT64_MAX, c;
+    bool any = false;
     const rl_timed_qp *tq;
     const rl_heap_insert *hi;
-    if (!rnic_ring_empty(&r->events) ||
-        (!rnic_ring_empty(&r->schedule) && r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity))
-        return r->now;
-#define RL__MIN(x)         \
-    do {                   \
-        uint64_t v_ = (x); \
-        if (v_ < ne)       \
-            ne = v_;       \
+    if (!rnic_ring_empty(&r->registers) ||
+        (!rnic_ring_empty(&r->schedule) && r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity)) {
+        *gap = 0;
+        return true;
+    }
+#define RL__AT(cycle) /* an event at an absolute cycle (a past one is due now) */   \
+    do {                                                                         \
+        uint64_t d_ = rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now;      \
+        if (d_ < best)                                                           \
+            best = d_;                                                           \
+        any = true;                                                              \
+    } while (0)
+#define RL__IN(d) /* an event `d` cycles from now */ \
+    do {                                          \
+        if ((d) < best)                           \
+            best = (d);                           \
+        any = true;                               \
     } while (0)
     if ((tq = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)))
-        RL__MIN(tq->cycle);
+        RL__AT(tq->cycle);
     if ((tq = (const rl_timed_qp *)rnic_ring_peek(&r->deliveries)))
-        RL__MIN(tq->cycle);
+        RL__AT(tq->cycle);
     if ((hi = (const rl_heap_insert *)rnic_ring_peek(&r->inserts_in_flight)))
-        RL__MIN(hi->settle);
+        RL__AT(hi->settle);
     if (!rnic_ring_empty(&r->insert_requests))
-        RL__MIN(r->heap_next_op > r->now ? r->heap_next_op : r->now);
+        RL__AT(r->heap_next_op);
     if (r->heap_count) { /* when the earliest settled key falls due: A + j*inc > key */
         rnic_ftime a = rl__activation(r);
         uint64_t key = r->qps[rl__tl_peek(r)].resched;
         uint64_t j = rl__key_due(r, key) ? 0 : rl__cycles_until(r, a, rnic_ftime_at(key), true);
         if (j != UINT64_MAX) {
-            c = r->now + j;
-            RL__MIN(c > r->heap_next_op ? c : r->heap_next_op);
+            uint64_t op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
+            RL__IN(j > op ? j : op);
         }
     }
     if (r->n_waiting) { /* when T reaches the earliest waiting packet's start */
         c = rl__cycles_until(r, r->T, r->desc[r->desc_waiting[0]].start, false);
         if (c != UINT64_MAX)
-            RL__MIN(r->now + c);
+            RL__IN(c);
     }
     if (r->n_ready && !rnic_ring_full(&r->tx))
-        RL__MIN(r->link_free > r->now ? r->link_free : r->now);
-#undef RL__MIN
-    return ne;
+        RL__AT(r->link_free);
+#undef RL__AT
+#undef RL__IN
+    *gap = best;
+    return any;
 }
 
-RL_API void rl_advance(rl *r, uint64_t cycles)
+RL_API uint64_t rl_next_event(const rl *r)
 {
-    uint64_t target = cycles > RL_NEVER - r->now ? RL_NEVER : r->now + cycles; /* saturate */
-    while (r->now < target) {
-        uint64_t ne = rl_next_event(r);
-        if (ne > r->now) {
-            uint64_t skip = (ne < target ? ne : target) - r->now;
+    uint64_t gap;
+    if (!r || !rl__next_gap(r, &gap))
+        return RL_NEVER;
+    return r->now + gap; /* an event exactly at cycle 2^64 - 1 reads as RL_NEVER: use rl_advance */
+}
+
+RL_API uint64_t rl_advance(rl *r, uint64_t cycles)
+{
+    uint64_t left = cycles;
+    if (!r)
+        return 0;
+    while (left) {
+        uint64_t gap, skip;
+        bool was_full;
+        skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
+        if (skip) {
             if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
-                uint64_t from = r->link_free > r->now ? r->link_free : r->now;
-                if (from < r->now + skip)
-                    r->stats.tx_stalls += r->now + skip - from;
+                uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
+                if (wait < skip)
+                    r->stats.tx_stalls += skip - wait;
             }
-            if (!rnic_ring_empty(&r->schedule)) /* queued QPs wait at the fetch gate meanwhile */
+            if (!rnic_ring_empty(&r->schedule)) /* queued flows wait at the fetch gate meanwhile */
                 r->stats.fetch_gated += skip;
             rnic_ftime_add_bytes(&r->T, skip, r->inc);
             rl__update_activation(r);
             r->now += skip;
             r->stats.cycles += skip;
-            if (r->now != ne || ne >= target)
-                continue;
-            /* the skip ended at the event: tick it without asking rl_next_event again */
+            left -= skip;
+            if (!left)
+                break;
         }
+        was_full = rnic_ring_full(&r->tx);
         rl_tick(r);
+        left--;
+        if (!was_full && rnic_ring_full(&r->tx))
+            break; /* the TX port filled: the caller drains it */
     }
+    return cycles - left;
 }
 
-RL_API rnic_err rl_pop_tx(rl *r, rl_tx *out) { return rnic_ring_pop(&r->tx, out); }
-RL_API uint64_t rl_now(const rl *r) { return r->now; }
-RL_API const rl_stats *rl_get_stats(const rl *r) { return &r->stats; }
-RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t qp) { return qp < r->cfg.max_qps ? &r->qp_stats[qp] : NULL; }
-RL_API uint64_t rl_phi_q32(const rl *r) { return r->phi; }
+RL_API uint64_t rl_advance_to(rl *r, uint64_t cycle)
+{
+    return r ? rl_advance(r, rnic_cycles_until(r->now, cycle)) : 0;
+}
+
+RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out)
+{
+    if (!r)
+        return RNIC_EINVAL;
+    if (!out)
+        return rl__refuse(r, 0, RNIC_EINVAL, 0);
+    if (rnic_ring_pop(&r->tx, out) != RNIC_OK)
+        return RNIC_EEMPTY;
+    RL__TRACE(r, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
+    return RNIC_OK;
+}
+
+RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out)
+{
+    const rnic_work *w;
+    if (!r)
+        return RNIC_EINVAL;
+    if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
+        return rl__refuse((rl *)(uintptr_t)r, 0, RNIC_EINVAL, 0);
+    if (!(w = (const rnic_work *)rnic_ring_peek(&r->tx)))
+        return RNIC_EEMPTY;
+    *out = *w;
+    return RNIC_OK;
+}
+
+RL_API uint64_t rl_now(const rl *r) { return r ? r->now : 0; }
+RL_API const rl_stats *rl_get_stats(const rl *r) { return r ? &r->stats : NULL; }
+RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow)
+{
+    return r && flow < r->cfg.max_flows ? &r->qp_stats[flow] : NULL;
+}
+RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
 /* ==== end src/ratelimit/engine.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RL_IMPLEMENTATION */
+
+/*
+ * MIT License
+ *
+ * Copyright (c) 2026 the rnicq authors
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy
+ * of this software and associated documentation files (the "Software"), to deal
+ * in the Software without restriction, including without limitation the rights
+ * to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+ * copies of the Software, and to permit persons to whom the Software is
+ * furnished to do so, subject to the following conditions:
+ *
+ * The above copyright notice and this permission notice shall be included in all
+ * copies or substantial portions of the Software.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ * IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ * FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+ * AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+ * LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+ * OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+ * SOFTWARE.
+ */

@@ -8,26 +8,44 @@
  * read-and-clear), the 66 shared-space scheduling FIFOs, the TID/FID pools with the reset
  * initializer, the 3-stage segmenter, the message handler, the timeout scanner and
  * retransmission, and remote read requests (the fourth enqueuer) run and are verified
- * (docs/rnicq_qos_model.md), with fast-forward (rq_qos_next_event / rq_qos_advance). Building blocks usable alone: rq_ids, rq_block_plan,
+ * (docs/rnicq_qos_model.md), under the engine contract (docs/engine_contract.md: blocks as
+ * rnic_work, exact next_event, advance/advance_to, trace events, timeout_ns at clock_hz).
+ * Building blocks usable alone: rq_ids, rq_block_plan,
  * rq_status_regs, rq_desc_encode/rq_desc_decode. The Palos chunk slicer rq_palos has landed
  * (issue #5; docs/palos_model.md): doorbell module, latency/bandwidth schedule queues, pipelined
  * WQE fetch, slicing and combining by WQE reconstruction, hierarchical weights rq_pw (Eq. 1/2),
  * the packet round-robin baseline, fast-forward.
  *
- * DO THIS (the QoS engine)
- *   rq_qos_config cfg; rq_qos_config_default(&cfg);     // the thesis's sizes, 150 MHz
- *   rq_qos_init(q, &cfg, mem, rq_qos_mem_size(&cfg));   // caller-owned memory
- *   rq_desc_encode(&transfer, line[0], line[1]);        // then write the lines as AXI beats:
- *   rq_qos_axi_write(q, domain, addr, beat, 16);        // addr = line << 5 | word << 3
- *   each cycle: rq_qos_tick(q); pop rq_qos_pop_block / rq_qos_pop_packet for the send unit,
- *   push the network's ACK/NACKs with rq_qos_push_response, poll rq_qos_axi_read.
+ * DO THIS (the QoS engine; runnable: examples/qos_hello.c)
+ *   rq_qos_config cfg; rq_qos_config_default(&cfg);      // the thesis's sizes, 150 MHz, 20 us timeout
+ *   rq_qos_init(&q, &cfg, mem, rq_qos_mem_size(&cfg));   // caller-owned memory
+ *   t.kind = RQ_KIND_REGULAR, t.src = 0x10000, t.dst = 0x80000, t.size = 200000;
+ *   rq_desc_encode(&t, line[0], line[1]);                // two 256-bit Transfer Table lines
+ *   for (l = 0; l < 2; l++) for (w = 0; w < 4; w += 2)   // domain 0, channels 0-1, 128-bit beats
+ *       rq_qos_axi_write(&q, 0, (l << 5) | (w << 3), &line[l][w], 16);
+ *   do {
+ *       rq_qos_axi_read(&q, 0, 0, 0, 0);                 // poll channel 0 (answered next cycle)
+ *       rq_qos_advance(&q, 100);                         // returns early when an output fills
+ *       while (rq_qos_pop_bresp(&q, &br) == RNIC_OK) ;   // drain: a full B FIFO stalls the host
+ *       while (rq_qos_pop_block(&q, &blk) == RNIC_OK) {  // blocks as rnic_work: flow = line,
+ *           rq_response ack = { blk.aux, blk.op, 1 };    // addr/raddr/offset/len, aux = TID,
+ *           rq_qos_push_response(&q, &ack);              // op = seq: the send unit ACKs it
+ *       }                                                // (and rq_qos_pop_packet: inline/control)
+ *   } while (rq_qos_pop_rdata(&q, &rd) != RNIC_OK || rd.data != RQ_DONE);
  *
- * DO THIS (Palos)
- *   rq_palos_config pc; rq_palos_config_default(&pc);
- *   rq_palos_init(p, &pc, mem, rq_palos_mem_size(&pc), wqe_buffer_fn, ctx);
- *   rq_palos_create_group(p, g, weight); rq_palos_set_qp(p, qp, g, weight, RQ_PALOS_BANDWIDTH);
- *   rq_palos_doorbell(p, qp, tail); each cycle rq_palos_tick(p), then rq_palos_pop(p, &out)
- *   for chunk-sized WQEs (qp, addr, len, FIRST/LAST/VISIT_END/ERROR) to the protocol engine.
+ * DO THIS (Palos; runnable: examples/palos_hello.c)
+ *   static uint32_t my_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+ *   { uint32_t n; for (n = 0; n < max; n++, index++) out[n] = ring[index % 8u]; return n; }
+ *   rq_palos_config cfg; rq_palos_config_default(&cfg);  // 1,024 QPs, MTU 1500, 250 MHz
+ *   cfg.source = my_source; cfg.cut_align = 1024;          // pieces cut at 1 KB segments
+ *   rq_palos_init(&p, &cfg, mem, rq_palos_mem_size(&cfg));
+ *   rq_palos_create_group(&p, 0, 10); rq_palos_set_qp(&p, 7, 0, 3, RQ_PALOS_BANDWIDTH);
+ *   rq_palos_doorbell(&p, 7, 5);                           // QP 7's tail register: WQEs 0..4
+ *   do {                                                   // event-driven loop
+ *       while (rq_palos_pop(&p, &w) == RNIC_OK)            // pieces as rnic_work: flow, index,
+ *           send(&w);                                      // offset, len, addr, raddr, tag, op,
+ *   } while (rq_palos_next_event(&p) != RNIC_NEVER &&      // FIRST/LAST/ERROR, RQ_PALOS_VISIT_END
+ *            rq_palos_advance(&p, 1000000) > 0);           // stops when the output port fills
  *
  * PORTS (per cycle): AXI write beats 1 (after an 8-deep AW FIFO, one cycle later); status
  *   reads 1; scheduling FIFOs 1 enqueue (handler > segmenter > host) + 1 dequeue; segmenter 1
@@ -55,7 +73,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x900f8a07u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x533cef74u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1632,8 +1650,8 @@ RNIC_INLINE rnic_err rnic_config_bad(const char **field, const char *name, rnic_
 }
 /* ==== end src/common/work.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x900f8a07u
-#error "rnicq: rnicq.h needs common core version 200 (id 0x900f8a07u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x533cef74u
+#error "rnicq: rnicq.h needs common core version 200 (id 0x533cef74u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -1832,7 +1850,7 @@ RQ_API rnic_err rq_desc_encode(const rq_transfer *t, uint64_t line0[4], uint64_t
 #define RQ_QUEUE_TID_ONLY 1u
 
 typedef struct rq_qos_config {
-    uint64_t clock_hz;         /* default 150 MHz (the thesis's FPGA clock) */
+    uint64_t clock_hz;         /* default 150 MHz (the thesis's FPGA clock); times in ns use it */
     uint32_t domains;          /* protection domains (pages), default 16 */
     uint32_t write_channels;   /* per domain, default 64 (a multiple of 32) */
     uint32_t read_channels;    /* per domain, default 64 */
@@ -1847,29 +1865,90 @@ typedef struct rq_qos_config {
     uint32_t packet_queue;     /* inline and control packets waiting, default 16 */
     uint32_t response_port;    /* ACK/NACKs waiting for the message handler, default 8 */
     uint32_t seq_bits;         /* global block sequence number width, default 12 */
-    uint64_t timeout_cycles;   /* a block unacknowledged this long is retransmitted; default 20 us */
+    uint64_t timeout_ns;       /* a block unacknowledged this long after the send unit took it
+                                * is retransmitted; default 20,000 (20 us, §2), converted once at
+                                * init with clock_hz to the nearest cycle (3,000 at 150 MHz) */
     uint32_t retry_limit;      /* retransmissions of one block before the transfer is ERROR, default 3 */
     uint32_t remote_port;      /* remote read requests waiting, default 8 */
+    uint64_t start_cycle;      /* the engine's first cycle (rq_qos_now after init), default 0;
+                                * e.g. just below 2^64 to test a run across the wrap */
+    rnic_trace_fn trace;       /* trace events (below), NULL = off (one branch per trace point) */
+    void *trace_user;          /* passed back to trace */
+    uint16_t trace_id;         /* the events' `engine`, default RNIC_ENGINE_QOS */
 } rq_qos_config;
 
-/* A block descriptor for the send unit (the Transaction Table entry, §3.3). */
+/* Trace events (rnic_trace_event; cycle = the engine's cycle: a push or pop between ticks
+ * carries the cycle the next tick will process):
+ *   RNIC_TRACE_PUSH / RNIC_TRACE_REFUSE (a = the rnic_err, b = the push's a), per input:
+ *     AXI write beat      id = its line (addr >> 5), a = domain << 32 | addr, b = bytes
+ *     AXI status read     id = domain, a = page << 32 | index, b = mode
+ *     response            id = tid, a = seq, b = 1 ACK / 0 NACK
+ *     remote read request id = domain, a = src, b = size
+ *   RNIC_TRACE_REFUSE also for a beat or descriptor the write stage answers with an AXI error
+ *     (id = line, a = the rnic_err, b = addr);
+ *   RNIC_TRACE_OUT (produced) and RNIC_TRACE_POP (taken), per output:
+ *     block   id = flow (transfer line), a = tid << 32 | seq, b = offset << 32 | len
+ *     packet  id = transfer line, a = tid << 32 | seq, b = kind << 32 | size
+ *     BRESP   id = line (addr >> 5), a = status, b = addr
+ *     RDATA   id = domain, a = data, b = status
+ *   and the engine's own kinds below. */
+#define RQ_QOS_TRACE_ACCEPT 16u     /* descriptor accepted, enqueued: id = line, a = queue, b = index */
+#define RQ_QOS_TRACE_REMOTE 17u     /* remote read placed, enqueued: id = line, a = queue, b = index */
+#define RQ_QOS_TRACE_TIMEOUT 18u    /* the scanner found a block due: id = tid, a = line, b = seq */
+#define RQ_QOS_TRACE_RETRANSMIT 19u /* a block or inline packet sent again: id = tid, a = line, b = new seq */
+#define RQ_QOS_TRACE_ACK 20u        /* an ACK applied (handler S3): id = tid, a = line, b = seq */
+#define RQ_QOS_TRACE_NACK 21u       /* a NACK taken (retransmission queued): id = tid, a = line, b = seq */
+#define RQ_QOS_TRACE_DROP 22u       /* a response dropped: id = tid, a = rnic_err (ESTALE/ENOENT), b = seq */
+#define RQ_QOS_TRACE_COMPLETE 23u   /* a transfer ended: id = line, a = RQ_DONE or RQ_ERROR, b = index */
+
+/* Blocks leave the engine as rnic_work records (rq_qos_pop_block / rq_qos_peek_block):
+ *   flow   = the transfer's id: its first Transfer Table line, domain x (write_channels +
+ *            read_channels) + channel (a write channel for the host's transfers, a read
+ *            channel for remote reads); one channel = one flow id
+ *   index  = the transfer's number on that line (0 for the first descriptor written to it,
+ *            then 1, 2, ... mod 2^32): tells successive transfers of a channel apart
+ *   addr   = the block's source address, raddr = its destination address
+ *   offset = the block's byte offset in the transfer (block 0: 0; block k: the first
+ *            block's size + (k - 1) x block_bytes: blocks follow the receiver's boundaries)
+ *   len    = the block's bytes; cycle = the cycle it was issued
+ *   aux    = its TID, op = its sequence number (what an ACK/NACK rq_response carries back)
+ *   flags  = RNIC_WORK_FIRST on block 0, RNIC_WORK_LAST on the transfer's last block, and
+ *            the RQ_WORK_* bits below; tag = 0 (an AXI descriptor carries no tag); status 0.
+ * LAST marks the last piece, not the end of the engine's use of the source memory: a block
+ * may still be retransmitted until its ACK; the transfer is consumed when its channel reads
+ * DONE or ERROR (rq_qos_axi_read). rq_qos_block_info turns a record back into the
+ * rq_block_desc below (domain, block number, flags as fields). */
+#define RQ_WORK_RETRANSMIT (1u << RNIC_WORK_ENGINE_SHIFT)      /* a retransmission (timeout or NACK) */
+#define RQ_WORK_NOTIFY (1u << (RNIC_WORK_ENGINE_SHIFT + 1u))   /* the last block of a transfer with notification */
+#define RQ_WORK_CHAINED (1u << (RNIC_WORK_ENGINE_SHIFT + 2u))  /* congestion managed, not the first block */
+#define RQ_WORK_HAS_NEXT (1u << (RNIC_WORK_ENGINE_SHIFT + 3u)) /* congestion managed, more blocks follow */
+#define RQ_WORK_CM (1u << (RNIC_WORK_ENGINE_SHIFT + 4u))       /* congestion managed (TIDs from the flow's FID) */
+
+/* A block descriptor for the send unit (the Transaction Table entry, §3.3), all fields spelt
+ * out: what rq_qos_block_info decodes from a block's rnic_work record. */
 typedef struct rq_block_desc {
     uint64_t cycle;     /* when it was issued */
     uint64_t src, dst;  /* this block's addresses */
     uint32_t tid, seq, size;
-    uint32_t transfer;  /* Transfer Table line (the transfer's id) */
+    uint32_t transfer;  /* Transfer Table line (the transfer's id, the record's flow) */
     uint32_t domain;
     uint32_t block;     /* block number in the transfer, from 0 */
-    uint8_t cm, chained, has_next, notify, retransmit, pad[3];
+    uint32_t offset;    /* byte offset of the block in the transfer */
+    uint32_t index;     /* the transfer's number on its line */
+    uint8_t cm, chained, has_next, notify, retransmit, last, pad[2];
 } rq_block_desc;
 
 typedef enum rq_packet_kind { RQ_PKT_INLINE = 0, RQ_PKT_CONTROL = 1 } rq_packet_kind;
 
 /* A packet the QoS engine builds itself: an inline payload transfer or a control packet
- * (completion notification), for the Packet queue. */
+ * (completion notification), for the Packet queue. It keeps its own record rather than
+ * rnic_work: the up to 32-byte payload travels inside it (an inline transfer has no source
+ * address to point at) and a control packet carries the notification target word. Its ids
+ * are those of a block record: transfer = flow, index, tid, seq. */
 typedef struct rq_packet {
     uint64_t cycle, dst, notify_target;
     uint32_t kind, tid, seq, transfer, domain, size;
+    uint32_t index;     /* the transfer's number on its line (as rnic_work.index of a block) */
     uint8_t retransmit, pad[3];
     uint8_t payload[RQ_INLINE_MAX];
 } rq_packet;
@@ -1918,10 +1997,16 @@ typedef struct rq_qos_stats {
 typedef struct rq_qos rq_qos;
 
 RQ_API void rq_qos_config_default(rq_qos_config *cfg);
+/* RNIC_OK, or the error with *field (when field is not NULL) naming the offending field. */
+RQ_API rnic_err rq_qos_config_check(const rq_qos_config *cfg, const char **field);
+/* Bytes of caller memory rq_qos_init needs; 0 when the config is invalid. */
 RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg);
 RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size);
 RQ_API void rq_qos_tick(rq_qos *q);
 RQ_API uint64_t rq_qos_now(const rq_qos *q);
+/* True once the reset initializer has filled the TID/FID pools (592 cycles at the defaults;
+ * a transfer written earlier waits for its IDs, as the thesis advises not to). */
+RQ_API bool rq_qos_ready(const rq_qos *q);
 
 /* AXI write: one beat of 8 or 16 bytes (data[1] used for 16) from protection domain `domain`.
  * Address: bits 0..2 zero, bits 3..4 the 64-bit word in the line, bits 5.. the Transfer Table
@@ -1929,35 +2014,71 @@ RQ_API uint64_t rq_qos_now(const rq_qos *q);
  * be 16-byte aligned. The beat is queued (AW FIFO; RNIC_EBUSY when full) and handled by the
  * write-data stage from the next cycle on, one per cycle; its verdict comes back as a BRESP. */
 RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes);
+RQ_API uint32_t rq_qos_space_axi_write(const rq_qos *q); /* free AW FIFO slots */
+/* True when domain's accumulator holds no part of a descriptor: a new descriptor of that
+ * domain may start (beats of two descriptors of one domain must not interleave). */
+RQ_API bool rq_qos_domain_idle(const rq_qos *q, uint32_t domain);
+/* Outputs: RNIC_EEMPTY when none, RNIC_EINVAL (counted) for a NULL record; peek copies the
+ * oldest without taking it. */
 RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out);
+RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out);
 /* AXI status read from `domain` of page `page`: mode 0 one write channel (index), mode 1 the
  * 32 write channels index x 32 .. index x 32 + 31. Queued (RNIC_EBUSY when full); answered one
  * per cycle from the next cycle; DONE/ERROR channels read become IDLE. */
 RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode);
+RQ_API uint32_t rq_qos_space_axi_read(const rq_qos *q);
 RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out);
+RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out);
+/* A channel's status without the read-and-clear of an AXI read (for tests and reports;
+ * RQ_IDLE for an unknown channel). */
+RQ_API rq_status rq_qos_channel_status(const rq_qos *q, uint32_t domain, uint32_t channel);
 /* Network side: a response into the message handler's port (RNIC_EBUSY when full; the
  * handler takes one every 3 cycles at most). */
 RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r);
+RQ_API uint32_t rq_qos_space_response(const rq_qos *q);
 /* Network side: a remote read request (another node reads this node's memory: a transfer
  * from here to there) for protection domain `domain`. The message handler, when it has no
  * response to take, places it in a free read channel of that domain and enqueues it with the
  * lowest priority (after the host's writes). RNIC_ENOENT unknown domain, RNIC_EINVAL a
  * transfer rq_desc_encode refuses (both counted), RNIC_EBUSY port full. */
 RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t);
-/* Outputs to the send unit: block descriptors and packets (RNIC_EEMPTY when none). */
-RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out);
+RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q);
+/* Outputs to the send unit: blocks (rnic_work, fields above) and packets (RNIC_EEMPTY when
+ * none, RNIC_EINVAL counted for a NULL record). A pop is the send unit taking it: the
+ * block's timeout starts then. A peek copies without taking (no timeout starts). */
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out);
+RQ_API rnic_err rq_qos_peek_block(const rq_qos *q, rnic_work *out);
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out);
+RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out);
+/* Every field of a block record spelt out (domain, block number, the RQ_WORK_* flags):
+ * RNIC_EINVAL for a NULL pointer or a record that is not a block of this engine's
+ * geometry (flow beyond the table). A pure function of the record and the config. */
+RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_desc *out);
 /* Blocks and inline transfers issued and not yet acknowledged. */
 RQ_API uint32_t rq_qos_pending(const rq_qos *q);
-#define RQ_NEVER UINT64_MAX
-/* Earliest cycle >= now at which a tick could do anything without new input (RQ_NEVER: never);
- * rq_qos_advance(n) runs n cycles, skipping idle stretches, with the results of n ticks. */
+#define RQ_NEVER RNIC_NEVER
+/* Earliest cycle >= now at which a tick changes anything but stall counters without new
+ * input; RNIC_NEVER when nothing will, including when the engine only waits for a pop of a
+ * full output. O(1) but for stage 1's look at the scheduling queues (at most the queues
+ * whose IDs are exhausted): the next timeout is the top of a heap of armed entries keyed by
+ * the cycle the scanner will reach each (docs/rnicq_qos_model.md, "Fast-forward"). A remote
+ * read request waiting for a free read channel counts as work now (the engine polls). */
 RQ_API uint64_t rq_qos_next_event(const rq_qos *q);
-RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles);
+/* Run up to `cycles` cycles, skipping idle stretches, with the results of as many ticks
+ * (records, cycles, statistics), across the 2^64 wrap too. Returns the cycles run: fewer
+ * when a tick filled an output port that was not full before it (blocks, packets, BRESPs,
+ * RDATA) -- the advance stops right after that tick so the caller can drain it. */
+RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles);
+/* rq_qos_advance(q, cycle - now) (mod 2^64): pass a later cycle. */
+RQ_API uint64_t rq_qos_advance_to(rq_qos *q, uint64_t cycle);
+/* The retransmission timeout in cycles (timeout_ns at clock_hz). */
+RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q);
 
 RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q);
+/* IDs free in a pool (RQ_POOL_TID / FID1 / FID4): all of them again once the engine is idle. */
+RQ_API uint32_t rq_qos_free_ids(const rq_qos *q, rq_id_pool pool);
 /* Scheduling queue a valid transfer enters (RQ_QUEUE_TID_ONLY, or the 1xFID / 4xFID no-FID
- * queue of its intra-priority). */
+ * queue of its intra-priority); RNIC_NONE for a NULL pointer. */
 RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
@@ -1988,11 +2109,15 @@ typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
     uint16_t last_tid, last_seq;
     uint8_t outstanding;  /* issued and not acknowledged */
     uint8_t has_fid, last_issued, control_sent, failed, pad[3];
+    uint32_t index;       /* this transfer's number on the line */
+    uint32_t next_index;  /* the next transfer's (kept across transfers) */
 } rq_meta;
 
 typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint64_t issued;      /* cycle of the last (re)transmission */
+    uint64_t fire;        /* armed: the cycle the scanner will find it due (fast-forward) */
     uint32_t line, block;
+    uint32_t heap_at;     /* its slot in the timer heap, RNIC_NONE when not armed */
     uint16_t seq;
     uint8_t valid, retries, retx_queued, taken; /* taken: the send unit has it (timeout runs) */
     uint8_t pad[2];
@@ -2046,7 +2171,13 @@ struct rq_qos {
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */
+    uint64_t timeout;         /* cycles (timeout_ns at clock_hz) */
+    uint32_t *timers;         /* min-heap of armed TIDs by pend[].fire (next_event's timeouts) */
+    uint32_t ntimers;
+    uint32_t block_shift;     /* log2(block_bytes) */
     uint32_t npending;
+    rnic_trace trace;         /* cfg.trace, cfg.trace_user */
+    uint16_t trace_id;
     rq_qos_stats stats;
 };
 /* ==== end src/rnicq/qos_api.h ==== */
@@ -2113,20 +2244,23 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp);
  *
  * Workflow of Fig. 5, one operation per module per cycle (modules evaluated back to front, so a
  * doorbell taken in cycle t is fetched in t+1):
- *   doorbell module  one (qp, tail) per cycle from a bounded port; an idle QP enters the schedule
- *                    queue of its class, an active one only moves its tail;
+ *   doorbell module  one flow per cycle from the FIFO of flows whose tail register was written
+ *                    (coalesced: the newest tail); an idle QP enters the schedule queue of its
+ *                    class, an active one only moves its tail;
  *   schedule queues  FIFOs of QP ids: the latency class (strict priority, §IV-C) and the
  *                    bandwidth class; a QP is in at most one place at a time;
  *   WQE fetch        one QP per cycle (latency queue first) into a free fetch slot of its class:
- *                    a batch of up to max_batch WQEs read from the WQE buffer (the caller's
- *                    callback) that arrives fetch_latency cycles later; each class's slots are
+ *                    a batch of up to max_batch WQEs read from the WQE buffer (cfg.source) that
+ *                    arrives fetch_latency_ns later; each class's slots are
  *                    served in order, a ready latency-class batch before a bandwidth one;
  *   message slicing  one output WQE per cycle into the output port: credit = the QP's chunk plus
  *                    what it carried (deficit round robin). A WQE no larger than the chunk goes
  *                    whole (small WQEs are combined; the last may overdraw the credit, and the
  *                    deficit is carried); a larger one is cut where the credit ends. A visit goes
- *                    on while credit is left, reading the QP's next batch (fetch_latency later)
- *                    when the current one runs out, so max_batch never cuts a chunk short. At the
+ *                    on while credit is left, reading the QP's next batch (fetch_latency_ns later)
+ *                    when the current one runs out, so max_batch never cuts a chunk short (with
+ *                    cut_align a cut falls on a segment boundary and a visit goes on only while
+ *                    its credit pays a whole segment). At the
  *                    end head and fetch offset are written back and the QP re-enters the tail of
  *                    its queue while WQEs remain.
  * The latency class (§IV-C) sends messages of at most priority_max_msg bytes (larger ones are
@@ -2143,98 +2277,107 @@ typedef struct rq_palos_config {
     rq_pw_config weights;      /* max_qps, max_groups, mtu (N = QPs x mtu); max_qps x mtu <= 2^30 */
     uint32_t mode;             /* rq_palos_mode */
     uint32_t ring_entries;     /* WQE ring size of every QP (overrun check), 1 .. 2^24; default 4096 */
-    uint32_t doorbell_port;    /* doorbells waiting for the doorbell module; default 64 */
-    uint32_t out_port;         /* output WQEs waiting for the protocol engine; default 2 (a shallow hand-off: the
-                                  schedule, not a queue behind it, decides what goes next) */
+    uint32_t out_port;         /* output pieces waiting for the protocol engine; default 2 (a shallow hand-off:
+                                  the schedule, not a queue behind it, decides what goes next) */
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
-    uint32_t fetch_latency;    /* cycles from fetch to slicing (WQE buffer read); default 4 */
+    uint32_t fetch_latency_ns; /* from fetch to slicing (WQE buffer read); default 16 ns (4 cycles at 250 MHz),
+                                  converted to cycles (nearest) once at init; at most 2^20 cycles */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
     uint32_t priority_max_msg; /* the latency class's largest message (one per visit); default 4096 */
     uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
                                   the paper; the wire header to make chunks shares of link time); <= 4096 */
+    uint32_t cut_align;        /* 0: off (default). Else a WQE cut over several visits is cut at multiples of
+                                  cut_align bytes from its start (a segment size, e.g. an MTU of 4096), the
+                                  rest of the credit carried, so that only a WQE's last piece is shorter than
+                                  a segment; 1 .. 2^24 (CHUNK mode; PACKET_RR ignores it) */
+    uint64_t clock_hz;         /* default 250 MHz; 1 MHz .. 100 GHz */
+    uint64_t start_cycle;      /* rq_palos_now() after init; default 0 (a test starts near the 2^64 wrap) */
+    rnic_source_fn source;     /* the WQE rings: entries of a flow by free-running ring counter (required) */
+    void *source_user;
+    rnic_trace_fn trace;       /* NULL: no trace events */
+    void *trace_user;
+    uint16_t trace_id;         /* the `engine` of its events; default RNIC_ENGINE_PALOS */
 } rq_palos_config;
 
-/* A WQE as the host wrote it in the QP's ring (only address and length are rewritten). */
-typedef struct rq_wqe {
-    uint64_t addr;
-    uint64_t user;   /* wr_id, passed through */
-    uint32_t len;    /* 1 .. 2^31 bytes; addr + len must not wrap */
-    uint32_t flags;  /* opcode and the like, passed through */
-} rq_wqe;
+/* Output pieces are rnic_work records: flow, index (the WQE's ring counter), offset and len of the
+ * piece, addr/raddr = the entry's + offset, tag and op carried untouched, cycle = when the slicing
+ * module emitted it, flags RNIC_WORK_FIRST / RNIC_WORK_LAST (the WQE is done: its ring slot may be
+ * reused) / RNIC_WORK_ERROR (the WQE was refused, `status` says why, len 0: length 0 or above 2^31,
+ * last byte or last remote byte beyond 2^64 - 1, an entry the source flagged RNIC_WORK_ERROR or did
+ * not return (RNIC_ENOENT), above priority_max_msg on a latency-class QP (RNIC_ERANGE)), plus: */
+#define RQ_PALOS_VISIT_END (1u << RNIC_WORK_ENGINE_SHIFT) /* the last piece of this QP's visit (its chunk or
+                                  its WQEs ran out), or of its part before it stepped aside for a latency batch */
 
-/* The WQE buffer: fill *out with the WQE at ring counter `index` of `qp` (the caller reduces
- * index modulo its ring). Called by the slicing module only for posted WQEs. Non-OK return:
- * the WQE is unreadable: completed with RQ_OUT_ERROR and counted under the returned code. */
-typedef rnic_err (*rq_palos_wqe_fn)(void *ctx, uint32_t qp, uint32_t index, rq_wqe *out);
+#ifndef RQ_NEVER
+#define RQ_NEVER RNIC_NEVER
+#endif
 
-#define RQ_OUT_FIRST 1u     /* the piece starts its WQE */
-#define RQ_OUT_LAST 2u      /* the piece ends its WQE: the WQE is done */
-#define RQ_OUT_VISIT_END 4u /* the last piece of this QP's visit (its chunk or its WQEs ran out), or of
-                               its part before it stepped aside for a latency batch */
-#define RQ_OUT_ERROR 8u     /* the WQE was refused (length 0 or above 2^31, last byte beyond 2^64 - 1,
-                               unreadable, above priority_max_msg on a latency-class QP): len 0 */
-
-typedef struct rq_palos_out {
-    uint64_t addr;      /* of the piece: WQE addr + offset */
-    uint64_t user;
-    uint64_t cycle;     /* when the slicing module emitted it */
-    uint32_t qp;
-    uint32_t index;     /* ring counter of the source WQE */
-    uint32_t offset;    /* of the piece inside the WQE */
-    uint32_t len;
-    uint32_t wqe_flags; /* the WQE's flags */
-    uint32_t flags;     /* RQ_OUT_* */
-} rq_palos_out;
+/* Trace event kinds of the engine (beside RNIC_TRACE_PUSH: a doorbell taken by the doorbell module,
+ * id = flow, a = tail, b = WQEs it added; RNIC_TRACE_REFUSE: a refused call, id = flow or group or
+ * RNIC_NONE, a = rnic_err, b = the value refused; RNIC_TRACE_OUT per piece; RNIC_TRACE_POP). */
+#define RQ_PALOS_TRACE_VISIT_START 16u /* id = flow, a = credit of the visit (int64), b = its chunk */
+#define RQ_PALOS_TRACE_VISIT_END 17u   /* id = flow, a = credit carried (int64), b = WQEs left posted */
+#define RQ_PALOS_TRACE_FETCH 18u       /* a batch read: id = flow, a = WQEs, b = cycle it is readable */
+#define RQ_PALOS_TRACE_PAUSE 19u       /* a bandwidth visit steps aside for a latency batch: id = flow */
+#define RQ_PALOS_TRACE_RESUME 20u      /* and resumes: id = flow */
 
 typedef struct rq_palos_stats {
     uint64_t cycles;
-    uint64_t doorbells;      /* accepted */
+    uint64_t doorbell_writes;/* accepted tail-register writes */
+    uint64_t doorbells;      /* taken by the doorbell module (writes to one flow before it are coalesced) */
     uint64_t visits;         /* schedule-queue dequeues that were sliced */
     uint64_t priority_visits;
     uint64_t out_wqes, out_bytes;
-    uint64_t wqes_done;      /* WQEs sliced to their end (RQ_OUT_LAST without RQ_OUT_ERROR) */
+    uint64_t wqes_done;      /* WQEs sliced to their end (RNIC_WORK_LAST without RNIC_WORK_ERROR) */
     uint64_t cut_wqes;       /* WQEs split over more than one visit */
     uint64_t combined_visits;/* visits that passed on more than one WQE */
     uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
     uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
-    uint64_t bad_wqes;       /* completed with RQ_OUT_ERROR */
-    rnic_err_stats errors;   /* refused calls by cause */
+    uint64_t bad_wqes;       /* completed with RNIC_WORK_ERROR */
+    rnic_err_stats errors;   /* refused calls and refused WQEs by cause */
 } rq_palos_stats;
 
 typedef struct rq_palos rq_palos;
 
 RQ_API void rq_palos_config_default(rq_palos_config *cfg);
+/* RNIC_OK, or RNIC_EINVAL with *field naming the offending config field. */
+RQ_API rnic_err rq_palos_config_check(const rq_palos_config *cfg, const char **field);
 RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg); /* 0: invalid config */
-RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size,
-                              rq_palos_wqe_fn fetch, void *ctx);
+RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size);
 
 /* Control path (§IV-B): groups and QPs. A QP must be in a group before its doorbells are taken. */
 RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight);
 RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight);
 /* Weight 1 .. 65535, group, traffic class (RQ_PALOS_BANDWIDTH / RQ_PALOS_LATENCY); takes effect
  * at the QP's next visit (a queued QP keeps its queue place). */
-RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t qp, uint32_t group, uint32_t weight, uint32_t cls);
+RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls);
 /* Only an idle QP with no posted work (RNIC_ESTATE otherwise). */
-RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t qp);
+RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow);
 
-/* Doorbell: the QP's new tail (free-running ring counter of the next WQE the host will write).
- * RNIC_ENOENT unknown QP, RNIC_ESTALE a tail that does not move forward, RNIC_ENOSPC a tail more
- * than ring_entries ahead of the QP's head (ring overrun), RNIC_EBUSY port full; all counted. */
-RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t qp, uint32_t tail);
+/* Doorbell: write the flow's tail register (free-running ring counter of the next WQE the host
+ * will write). Writes are coalesced: the doorbell module takes one flow per cycle, in the order
+ * the flows first rang, and applies its newest tail. RNIC_ENOENT unknown flow, RNIC_ESTALE a tail
+ * that does not move forward, RNIC_ENOSPC a tail more than ring_entries ahead of the flow's head
+ * (ring overrun); all counted, the register unchanged. Never RNIC_EBUSY. */
+RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail);
 RQ_API void rq_palos_tick(rq_palos *p);
-RQ_API rnic_err rq_palos_pop(rq_palos *p, rq_palos_out *out); /* RNIC_EEMPTY: nothing this cycle */
-RQ_API const rq_palos_out *rq_palos_peek(const rq_palos *p);  /* NULL when empty */
+/* The next piece: RNIC_EEMPTY when none (not counted), RNIC_EINVAL for a NULL pointer (counted). */
+RQ_API rnic_err rq_palos_pop(rq_palos *p, rnic_work *out);
+RQ_API rnic_err rq_palos_peek(const rq_palos *p, rnic_work *out); /* a copy, the piece stays */
 RQ_API uint64_t rq_palos_now(const rq_palos *p);
-/* Earliest cycle >= now at which a tick could do anything without new input (RQ_NEVER: never;
- * a slicing module blocked on a full output port waits for a pop). rq_palos_advance(n) has the
- * results of n ticks, skipping idle stretches. */
+/* Earliest cycle >= now at which a tick changes anything without new input; RNIC_NEVER when
+ * nothing happens until new input (a doorbell, a control call) or a pop of a full output port.
+ * O(1). */
 RQ_API uint64_t rq_palos_next_event(const rq_palos *p);
-RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles);
+/* Up to `cycles` cycles with the results of as many ticks, skipping idle stretches; stops right
+ * after the tick in which the output port became full. Returns the cycles run. */
+RQ_API uint64_t rq_palos_advance(rq_palos *p, uint64_t cycles);
+RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle); /* advance(cycle - now), mod 2^64 */
 /* WQEs posted and not yet sliced to their end, over all QPs. */
 RQ_API uint64_t rq_palos_backlog(const rq_palos *p);
 /* The QP's head (next WQE to slice) and fetch offset inside it. */
-RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *head, uint32_t *offset);
+RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t flow, uint32_t *head, uint32_t *offset);
 RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p);
 RQ_API const rq_pw *rq_palos_weights(const rq_palos *p);
 
@@ -2250,7 +2393,7 @@ typedef struct rq_palos_qp {
     uint8_t cls;
     uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
     uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
-    uint8_t pad;
+    uint8_t db_pending; /* in the doorbell FIFO: posted not yet applied to tail */
 } rq_palos_qp;
 
 typedef struct rq_palos_slot { /* a batch read in flight */
@@ -2266,22 +2409,22 @@ typedef struct rq_palos_visit { /* the slicing module's registers */
     uint32_t latency;          /* a latency-class visit: one message, no packet_overhead charge */
     uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
     uint32_t have_wqe;
-    rq_wqe wqe;                /* the WQE at the QP's head, as read */
+    rnic_work wqe;             /* the WQE at the QP's head, as read */
 } rq_palos_visit;
 
 struct rq_palos {
     rq_palos_config cfg;
     rq_pw weights;
     rq_palos_qp *qps;
-    rnic_ring doorbells;   /* {qp, tail} */
+    rnic_ring doorbells;   /* flows with a pending tail, in the order they rang (capacity max_qps) */
     rnic_ring queue[2];    /* schedule queues: [RQ_PALOS_BANDWIDTH], [RQ_PALOS_LATENCY] */
     rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
-    rnic_ring out;         /* rq_palos_out */
+    rnic_ring out;         /* rnic_work */
     rq_palos_visit visit;
     rq_palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
-    rq_palos_wqe_fn fetch;
-    void *ctx;
     uint64_t now;
+    uint32_t fetch_latency; /* cycles (fetch_latency_ns at clock_hz) */
+    uint32_t seg_charge;    /* what a cut_align segment costs a bandwidth visit (payload + overhead) */
     uint64_t backlog;
     rq_palos_stats stats;
 };
@@ -2299,32 +2442,114 @@ RNIC_EXTERN_C_END
 #define RNIC__COMMON_IMPLEMENTATION_DONE
 /* ==== begin src/common/hash.h ==== */
 /* rnic_hash64(): the one hash every engine uses (flow hashing for multipath/ECMP, flow
- * lookup, trace digests). It is XXH64 from the system's xxHash (Debian libxxhash-dev),
- * compiled inline (XXH_INLINE_ALL) into the implementing translation unit only.
+ * lookup, trace digests). It is always XXH64, whichever code computes it:
+ *   - the system's xxHash (Debian libxxhash-dev), compiled inline (XXH_INLINE_ALL) into the
+ *     implementing translation unit only, when the compiler says `__has_include(<xxhash.h>)`;
+ *   - otherwise (no __has_include, no <xxhash.h>, or RNIC_NO_XXHASH defined to force it) a
+ *     built-in XXH64 written from the public specification (xxHash's doc/xxhash_spec.md):
+ *     no libc, byte-wise little-endian reads (any target, any alignment), no divide.
+ * Both give bit-identical values (tests/test_hash.c compares them), so a trace digest is the
+ * same whichever was used. RNIC_HASH_BUILTIN tells which: 1 built-in, 0 system xxHash
+ * (left undefined when you define RNIC_HASH64 yourself).
  *
  * Override: define RNIC_HASH64(data, len, seed) to your own function-like macro before
- * including the implementation. Firmware without a C library can define RNIC_NO_XXHASH to
- * get a small built-in 64-bit mix instead (deterministic, but its values differ from XXH64,
- * so traces hashed that way are only comparable with other RNIC_NO_XXHASH builds). */
-#ifndef RNIC_HASH64
-#ifdef RNIC_NO_XXHASH
-RNIC_INLINE uint64_t rnic__mix_hash64(const void *data, size_t len, uint64_t seed)
+ * including the implementation. */
+
+/* ---- built-in XXH64: always compiled (the tests call it next to the system's) ---- */
+#define RNIC__XXH_P1 0x9E3779B185EBCA87ull
+#define RNIC__XXH_P2 0xC2B2AE3D27D4EB4Full
+#define RNIC__XXH_P3 0x165667B19E3779F9ull
+#define RNIC__XXH_P4 0x85EBCA77C2B2AE63ull
+#define RNIC__XXH_P5 0x27D4EB2F165667C5ull
+
+/* Little-endian lanes read byte by byte: correct on big-endian and strict-alignment targets;
+ * compilers fuse them into one load where that is legal. */
+RNIC_INLINE uint64_t rnic__xxh_read64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+RNIC_INLINE uint64_t rnic__xxh_read32(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+}
+
+/* The spec's round: one 8-byte lane into one accumulator. */
+RNIC_INLINE uint64_t rnic__xxh_round(uint64_t acc, uint64_t lane)
+{
+    acc += lane * RNIC__XXH_P2;
+    return rnic__rotl64(acc, 31) * RNIC__XXH_P1;
+}
+
+/* The spec's merge step of one accumulator into the converged value. */
+RNIC_INLINE uint64_t rnic__xxh_merge(uint64_t h, uint64_t acc)
+{
+    h ^= rnic__xxh_round(0, acc);
+    return h * RNIC__XXH_P1 + RNIC__XXH_P4;
+}
+
+/* XXH64 of len bytes at data (data may be NULL when len is 0). */
+RNIC_INLINE uint64_t rnic__xxh64(const void *data, size_t len, uint64_t seed)
 {
     const unsigned char *p = (const unsigned char *)data;
-    uint64_t h = seed ^ ((uint64_t)len * 0x9e3779b97f4a7c15ull), x;
-    size_t i = 0;
-    while (i < len) { /* 8 bytes at a time, little-endian, last word zero-padded */
-        size_t k;
-        x = 0;
-        for (k = 0; k < 8 && i < len; k++, i++)
-            x |= (uint64_t)p[i] << (8u * k);
-        h ^= rnic_splitmix64(&x);
-        h = rnic__rotl64(h, 27) * 0x9e3779b97f4a7c15ull + 0x165667b19e3779f9ull;
+    size_t left = len;
+    uint64_t h;
+    if (left >= 32) { /* four accumulators over 32-byte stripes */
+        uint64_t a1 = seed + RNIC__XXH_P1 + RNIC__XXH_P2, a2 = seed + RNIC__XXH_P2;
+        uint64_t a3 = seed, a4 = seed - RNIC__XXH_P1;
+        do {
+            a1 = rnic__xxh_round(a1, rnic__xxh_read64(p));
+            a2 = rnic__xxh_round(a2, rnic__xxh_read64(p + 8));
+            a3 = rnic__xxh_round(a3, rnic__xxh_read64(p + 16));
+            a4 = rnic__xxh_round(a4, rnic__xxh_read64(p + 24));
+            p += 32;
+            left -= 32;
+        } while (left >= 32);
+        h = rnic__rotl64(a1, 1) + rnic__rotl64(a2, 7) + rnic__rotl64(a3, 12) + rnic__rotl64(a4, 18);
+        h = rnic__xxh_merge(h, a1);
+        h = rnic__xxh_merge(h, a2);
+        h = rnic__xxh_merge(h, a3);
+        h = rnic__xxh_merge(h, a4);
+    } else {
+        h = seed + RNIC__XXH_P5;
     }
-    return rnic_splitmix64(&h);
+    h += (uint64_t)len;
+    for (; left >= 8; p += 8, left -= 8) { /* the tail: 8-byte, then 4-byte, then 1-byte lanes */
+        h ^= rnic__xxh_round(0, rnic__xxh_read64(p));
+        h = rnic__rotl64(h, 27) * RNIC__XXH_P1 + RNIC__XXH_P4;
+    }
+    if (left >= 4) {
+        h ^= rnic__xxh_read32(p) * RNIC__XXH_P1;
+        h = rnic__rotl64(h, 23) * RNIC__XXH_P2 + RNIC__XXH_P3;
+        p += 4;
+        left -= 4;
+    }
+    for (; left > 0; p++, left--) {
+        h ^= (uint64_t)*p * RNIC__XXH_P5;
+        h = rnic__rotl64(h, 11) * RNIC__XXH_P1;
+    }
+    h ^= h >> 33; /* avalanche */
+    h *= RNIC__XXH_P2;
+    h ^= h >> 29;
+    h *= RNIC__XXH_P3;
+    h ^= h >> 32;
+    return h;
 }
-#define RNIC_HASH64(data, len, seed) rnic__mix_hash64((data), (len), (seed))
-#else
+
+/* ---- which XXH64 rnic_hash64 calls ---- */
+#ifndef RNIC_HASH64
+#ifndef RNIC_NO_XXHASH
+#ifdef __has_include
+#if __has_include(<xxhash.h>)
+#define RNIC__USE_SYSTEM_XXHASH
+#endif
+#endif
+#endif
+
+#ifdef RNIC__USE_SYSTEM_XXHASH
+#undef RNIC__USE_SYSTEM_XXHASH
+#define RNIC_HASH_BUILTIN 0
 /* Engines never allocate. xxHash 0.8.1 compiles its state allocators (XXH*_createState, which
  * rnicq never calls) into this TU, and at -O0 they would make engine objects reference
  * malloc/free. They are pointed at local no-ops while xxhash.h is read, so the `nm` gates
@@ -2356,6 +2581,9 @@ static inline void rnic__xxh_no_free(void *p) { (void)p; }
 #pragma pop_macro("free")
 #pragma pop_macro("malloc")
 #define RNIC_HASH64(data, len, seed) XXH64((data), (len), (seed))
+#else
+#define RNIC_HASH_BUILTIN 1
+#define RNIC_HASH64(data, len, seed) rnic__xxh64((data), (len), (seed))
 #endif
 #endif
 
@@ -2792,6 +3020,8 @@ RQ_API rnic_err rq_desc_encode(const rq_transfer *t, uint64_t line0[4], uint64_t
 
 RQ_API void rq_qos_config_default(rq_qos_config *cfg)
 {
+    if (!cfg)
+        return;
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
     cfg->clock_hz = 150000000ull;
     cfg->domains = 16;
@@ -2808,25 +3038,56 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->packet_queue = 16;
     cfg->response_port = 8;
     cfg->seq_bits = 12;
-    cfg->timeout_cycles = 3000; /* 20 us at 150 MHz */
+    cfg->timeout_ns = 20000; /* §2: 20 us (3,000 cycles at 150 MHz) */
     cfg->retry_limit = 3;
     cfg->remote_port = 8;
+    cfg->trace_id = RNIC_ENGINE_QOS;
 }
 
-static bool rq__qos_config_valid(const rq_qos_config *c)
+#define RQ__MAX_CLOCK_HZ 1000000000000ull           /* 1 THz: ns x clock_hz stays in 128 bits */
+#define RQ__MAX_TIMEOUT ((uint64_t)1 << 40)         /* cycles: wrap-safe comparisons need < 2^63 */
+
+/* The retransmission timeout in cycles: timeout_ns at clock_hz, to the nearest cycle. */
+static uint64_t rq__timeout_of(const rq_qos_config *c) { return rnic_ns_to_cycles(c->timeout_ns, c->clock_hz); }
+
+RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
 {
-    uint64_t lines;
-    if (!c || c->clock_hz < 1000000u || c->domains == 0 || c->domains > 1024u || c->write_channels == 0 ||
-        c->write_channels % 32u || c->intra_priorities == 0 || c->intra_priorities > 16u || c->block_bytes < 64u ||
-        c->block_bytes > ((uint32_t)1 << 30) || (c->block_bytes & (c->block_bytes - 1u)) || c->max_outstanding == 0 ||
-        c->max_outstanding > 15u || c->aw_fifo == 0 || c->b_fifo == 0 || c->read_port == 0 ||
-        rq_ids_mem_size(&c->ids) == 0 || c->max_outstanding > c->ids.flow_blocks || c->transaction_port == 0 ||
-        c->packet_queue == 0 || c->response_port == 0 || c->seq_bits < 2u || c->seq_bits > 16u ||
-        c->timeout_cycles == 0 || c->retry_limit > 255u || c->remote_port == 0 || c->read_channels == 0)
-        return false;
-    lines = (uint64_t)c->domains * ((uint64_t)c->write_channels + c->read_channels);
-    return lines <= ((uint64_t)1 << 20) && rq_status_mem_size(c->domains, c->write_channels) != 0;
+    uint64_t timeout;
+#define RQ__BAD(cond, name, err)                    \
+    do {                                            \
+        if (cond)                                   \
+            return rnic_config_bad(field, name, err); \
+    } while (0)
+    RQ__BAD(!c, "cfg", RNIC_EINVAL);
+    RQ__BAD(c->clock_hz < 1000000u || c->clock_hz > RQ__MAX_CLOCK_HZ, "clock_hz", RNIC_ERANGE);
+    RQ__BAD(c->domains == 0 || c->domains > 1024u, "domains", RNIC_ERANGE);
+    RQ__BAD(c->write_channels == 0 || c->write_channels % 32u, "write_channels", RNIC_EINVAL);
+    RQ__BAD(c->read_channels == 0, "read_channels", RNIC_EINVAL);
+    RQ__BAD((uint64_t)c->domains * ((uint64_t)c->write_channels + c->read_channels) > ((uint64_t)1 << 20) ||
+                rq_status_mem_size(c->domains, c->write_channels) == 0,
+            "write_channels", RNIC_ERANGE); /* domains x channels: at most 2^20 lines */
+    RQ__BAD(c->intra_priorities == 0 || c->intra_priorities > 16u, "intra_priorities", RNIC_ERANGE);
+    RQ__BAD(c->block_bytes < 64u || c->block_bytes > ((uint32_t)1 << 30) || (c->block_bytes & (c->block_bytes - 1u)),
+            "block_bytes", RNIC_EINVAL);
+    RQ__BAD(rq_ids_mem_size(&c->ids) == 0, "ids", RNIC_EINVAL);
+    RQ__BAD(c->max_outstanding == 0 || c->max_outstanding > 15u || c->max_outstanding > c->ids.flow_blocks,
+            "max_outstanding", RNIC_ERANGE);
+    RQ__BAD(c->aw_fifo == 0, "aw_fifo", RNIC_EINVAL);
+    RQ__BAD(c->b_fifo == 0, "b_fifo", RNIC_EINVAL);
+    RQ__BAD(c->read_port == 0, "read_port", RNIC_EINVAL);
+    RQ__BAD(c->transaction_port == 0, "transaction_port", RNIC_EINVAL);
+    RQ__BAD(c->packet_queue == 0, "packet_queue", RNIC_EINVAL);
+    RQ__BAD(c->response_port == 0, "response_port", RNIC_EINVAL);
+    RQ__BAD(c->remote_port == 0, "remote_port", RNIC_EINVAL);
+    RQ__BAD(c->seq_bits < 2u || c->seq_bits > 16u, "seq_bits", RNIC_ERANGE);
+    timeout = rq__timeout_of(c);
+    RQ__BAD(timeout == 0 || timeout > RQ__MAX_TIMEOUT, "timeout_ns", RNIC_ERANGE);
+    RQ__BAD(c->retry_limit > 255u, "retry_limit", RNIC_ERANGE);
+#undef RQ__BAD
+    return RNIC_OK;
 }
+
+static bool rq__qos_config_valid(const rq_qos_config *c) { return rq_qos_config_check(c, NULL) == RNIC_OK; }
 
 static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *mem)
 {
@@ -2857,6 +3118,7 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_rdata), c->read_port), rnic_ring_init(&q->r, sizeof(rq_axi_rdata), c->read_port, mem + at, n));
     RQ__PART((size_t)lines * sizeof(rq_meta), q->meta = (rq_meta *)(void *)(mem + at));
     RQ__PART((size_t)2u * c->ids.tids * sizeof(rq_pend), q->pend = (rq_pend *)(void *)(mem + at));
+    RQ__PART((size_t)2u * c->ids.tids * sizeof(uint32_t), q->timers = (uint32_t *)(void *)(mem + at));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_block_desc), c->transaction_port),
              rnic_ring_init(&q->tx, sizeof(rq_block_desc), c->transaction_port, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_packet), c->packet_queue), rnic_ring_init(&q->pkt, sizeof(rq_packet), c->packet_queue, mem + at, n));
@@ -2880,7 +3142,10 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
 {
     size_t need;
     uint32_t d;
-    if (!q || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !rq__qos_config_valid(cfg))
+    rnic_err e = rq_qos_config_check(cfg, NULL);
+    if (e != RNIC_OK)
+        return e;
+    if (!q || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)))
         return RNIC_EINVAL;
     need = rq__qos_layout(cfg, NULL, NULL);
     if (need == 0)
@@ -2898,15 +3163,84 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
         q->acc[d].line = q->acc[d].expect_line = RNIC_NONE;
     while (((uint32_t)1 << q->pend_shift) < 2u * cfg->ids.tids)
         q->pend_shift++;
+    while (((uint32_t)1 << q->block_shift) < cfg->block_bytes)
+        q->block_shift++;
+    for (d = 0; d < 2u * cfg->ids.tids; d++)
+        q->pend[d].heap_at = RNIC_NONE;
+    q->timeout = rq__timeout_of(cfg);
+    q->now = cfg->start_cycle;
+    rnic_trace_set(&q->trace, cfg->trace, cfg->trace_user);
+    q->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_QOS;
     return RNIC_OK;
 }
 
-RQ_API uint64_t rq_qos_now(const rq_qos *q) { return q->now; }
-RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q) { return &q->stats; }
+RQ_API uint64_t rq_qos_now(const rq_qos *q) { return q ? q->now : 0; }
+RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q) { return q ? q->timeout : 0; }
+
+/* Trace points cost one branch when tracing is off. */
+#define RQ__TRACE(q, kind, id, a, b)                     \
+    do {                                                 \
+        if ((q)->trace.fn)                               \
+            rq__trace((q), (kind), (id), (a), (b));       \
+    } while (0)
+
+static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_t b)
+{
+    rnic_trace_emit(&q->trace, q->now, q->trace_id, (uint16_t)kind, id, a, b);
+}
+
+/* Outputs are pushed (room checked by the caller) and traced in one place. */
+static void rq__emit_block(rq_qos *q, const rq_block_desc *b)
+{
+    rnic_ring_push(&q->tx, b);
+    RQ__TRACE(q, RNIC_TRACE_OUT, b->transfer, ((uint64_t)b->tid << 32) | b->seq, ((uint64_t)b->offset << 32) | b->size);
+}
+
+static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
+{
+    rnic_ring_push(&q->pkt, pk);
+    RQ__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
+}
+
+/* A refused input: counted (port_full too for back-pressure) and traced. */
+static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value)
+{
+    if (e == RNIC_EBUSY)
+        q->stats.port_full++;
+    rnic_err_note(&q->stats.errors, e);
+    RQ__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    return e;
+}
+
+/* Wrap-safe "cycle a is after cycle b" (cycles within 2^63 of each other). */
+static bool rq__after(uint64_t a, uint64_t b) { return (int64_t)(a - b) > 0; }
+RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q) { return q ? &q->stats : NULL; }
+RQ_API bool rq_qos_ready(const rq_qos *q) { return q && rq_ids_ready(&q->ids); }
+RQ_API uint32_t rq_qos_free_ids(const rq_qos *q, rq_id_pool pool) { return q ? rq_ids_free_count(&q->ids, pool) : 0; }
+RQ_API uint32_t rq_qos_space_axi_write(const rq_qos *q) { return q ? rnic_ring_space(&q->aw) : 0; }
+RQ_API uint32_t rq_qos_space_axi_read(const rq_qos *q) { return q ? rnic_ring_space(&q->rd) : 0; }
+RQ_API uint32_t rq_qos_space_response(const rq_qos *q) { return q ? rnic_ring_space(&q->resp) : 0; }
+RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q) { return q ? rnic_ring_space(&q->remote) : 0; }
+
+RQ_API bool rq_qos_domain_idle(const rq_qos *q, uint32_t domain)
+{
+    return q && domain < q->cfg.domains && q->acc[domain].line == RNIC_NONE && q->acc[domain].expect_line == RNIC_NONE;
+}
+
+RQ_API rq_status rq_qos_channel_status(const rq_qos *q, uint32_t domain, uint32_t channel)
+{
+    if (!q || domain >= q->cfg.domains || channel >= q->cfg.write_channels)
+        return RQ_IDLE;
+    return rq_status_peek(&q->status, domain, channel);
+}
 
 RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
 {
-    uint32_t p = q->cfg.intra_priorities, prio = t->prio < p ? t->prio : p - 1u;
+    uint32_t p, prio;
+    if (!q || !t)
+        return RNIC_NONE;
+    p = q->cfg.intra_priorities;
+    prio = t->prio < p ? t->prio : p - 1u;
     if (t->kind == RQ_KIND_INLINE || !t->cm)
         return RQ_QUEUE_TID_ONLY;
     /* 2 .. 2+P-1: 1xFID have-FID; then 1xFID no-FID; 4xFID have-FID; 4xFID no-FID */
@@ -2915,41 +3249,98 @@ RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
 
 /* ---- inputs ---- */
 
+
+/* A fresh metadata entry for a transfer accepted on its line; the line's transfer count
+ * carries over (the thesis avoids this write with a first-block bit carried in the
+ * scheduling FIFO entry, §3.9.1; the effect is the same). */
+static void rq__meta_start(rq_meta *m)
+{
+    uint32_t index = m->next_index;
+    RNIC_MEMSET(m, 0, sizeof *m);
+    m->index = index;
+    m->next_index = index + 1u;
+}
+
 RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes)
 {
     rq_axi_beat b;
+    if (!q)
+        return RNIC_EINVAL;
     if (!data)
-        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+        return rq__refuse(q, RNIC_EINVAL, addr >> 5, ((uint64_t)domain << 32) | addr);
     b.ready = q->now + 1u; /* the AW FIFO costs one cycle (§3.6.1 i) */
     b.data[0] = data[0];
     b.data[1] = bytes == 16u ? data[1] : 0;
     b.domain = domain;
     b.addr = addr;
     b.bytes = bytes;
-    if (rnic_ring_push(&q->aw, &b) != RNIC_OK) {
-        q->stats.port_full++;
-        return RNIC_EBUSY;
-    }
+    if (rnic_ring_push(&q->aw, &b) != RNIC_OK)
+        return rq__refuse(q, RNIC_EBUSY, addr >> 5, ((uint64_t)domain << 32) | addr);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
     return RNIC_OK;
 }
 
 RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode)
 {
     rq_axi_read rd;
+    if (!q)
+        return RNIC_EINVAL;
     rd.ready = q->now + 1u;
     rd.domain = domain;
     rd.page = page;
     rd.index = index;
     rd.mode = mode;
-    if (rnic_ring_push(&q->rd, &rd) != RNIC_OK) {
-        q->stats.port_full++;
-        return RNIC_EBUSY;
-    }
+    if (rnic_ring_push(&q->rd, &rd) != RNIC_OK)
+        return rq__refuse(q, RNIC_EBUSY, domain, ((uint64_t)page << 32) | index);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out) { return rnic_ring_pop(&q->b, out); }
-RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out) { return rnic_ring_pop(&q->r, out); }
+/* A NULL record given to a peek: counted like a pop's (the engine is the caller's; only the
+ * statistics change, as for every refused call). */
+static rnic_err rq__peek_null(const rq_qos *q)
+{
+    return rnic_err_note(&((rq_qos *)(uintptr_t)q)->stats.errors, RNIC_EINVAL);
+}
+
+/* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record). */
+static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out)
+{
+    const void *head;
+    if (!out)
+        return rq__peek_null(q);
+    head = rnic_ring_peek(ring);
+    if (!head)
+        return RNIC_EEMPTY;
+    RNIC_MEMCPY(out, head, ring->elem_size);
+    return RNIC_OK;
+}
+
+/* Take the oldest record of an output ring; RNIC_EINVAL counted for a NULL record. */
+static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out)
+{
+    if (!out)
+        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+    return rnic_ring_pop(ring, out);
+}
+
+RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out)
+{
+    rnic_err e = q ? rq__pop_ring(q, &q->b, out) : RNIC_EINVAL;
+    if (e == RNIC_OK)
+        RQ__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
+    return e;
+}
+RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q ? rq__peek_ring(q, &q->b, out) : RNIC_EINVAL; }
+
+RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out)
+{
+    rnic_err e = q ? rq__pop_ring(q, &q->r, out) : RNIC_EINVAL;
+    if (e == RNIC_OK)
+        RQ__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
+    return e;
+}
+RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q ? rq__peek_ring(q, &q->r, out) : RNIC_EINVAL; }
 
 /* ---- the AXI write-data stage: one beat per cycle ---- */
 
@@ -2983,7 +3374,9 @@ static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
     if (status != RNIC_OK) {
         q->stats.beats_refused++;
         rnic_err_note(&q->stats.errors, status);
+        RQ__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
     }
+    RQ__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
 }
 
 static void rq__write_stage(rq_qos *q)
@@ -2994,7 +3387,7 @@ static void rq__write_stage(rq_qos *q)
     rq_transfer t;
     uint32_t line = 0, word = 0, first, nlines, queue;
     rnic_err e;
-    if (!head || head->ready > q->now)
+    if (!head || rq__after(head->ready, q->now))
         return;
     if (rnic_ring_full(&q->b)) { /* no room for the response: the stage waits */
         q->stats.bresp_stalls++;
@@ -3083,9 +3476,7 @@ static void rq__write_stage(rq_qos *q)
     }
     q->enq_port_used = true;
     RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
-    /* a fresh metadata entry (the thesis avoids this write with a first-block bit carried in
-     * the scheduling FIFO entry, §3.9.1; the effect is the same) */
-    RNIC_MEMSET(&q->meta[first], 0, sizeof q->meta[first]);
+    rq__meta_start(&q->meta[first]);
     q->occupied[first] = 1;
     if (nlines == 2u)
         q->occupied[first + 1u] = 2;
@@ -3095,6 +3486,7 @@ static void rq__write_stage(rq_qos *q)
     q->stats.lines_written++;
     q->stats.descriptors++;
     q->stats.transfers_enqueued++;
+    RQ__TRACE(q, RQ_QOS_TRACE_ACCEPT, first, queue, q->meta[first].index);
     rnic_ring_pop(&q->aw, NULL);
     rq__bresp(q, &b, RNIC_OK);
 }
@@ -3106,7 +3498,7 @@ static void rq__read_stage(rq_qos *q)
     const rq_axi_read *head = (const rq_axi_read *)rnic_ring_peek(&q->rd);
     rq_axi_rdata out;
     rq_status st = RQ_IDLE;
-    if (!head || head->ready > q->now || rnic_ring_full(&q->r))
+    if (!head || rq__after(head->ready, q->now) || rnic_ring_full(&q->r))
         return;
     out.cycle = q->now;
     out.data = 0;
@@ -3121,8 +3513,82 @@ static void rq__read_stage(rq_qos *q)
     if (out.status != RNIC_OK)
         rnic_err_note(&q->stats.errors, out.status);
     q->stats.status_reads++;
+    RQ__TRACE(q, RNIC_TRACE_OUT, head->domain, out.data, (uint64_t)out.status);
     rnic_ring_pop(&q->rd, NULL);
     rnic_ring_push(&q->r, &out);
+}
+
+/* ---- the timer heap (fast-forward only: the timeout scanner itself is unchanged) ----
+ * An armed pending entry (valid, taken by the send unit, not queued for retransmission) is
+ * found due by the scanner at a cycle known when it is armed: the scanner stands on entry i
+ * at every cycle c with (scan + c - now) mod n == i, so entry i armed at `issued` fires at
+ * the first such c >= issued + timeout. A min-heap of armed TIDs by that cycle gives
+ * next_event's next timeout in O(1), updated in O(log n) when an entry changes state. */
+
+static bool rq__fires_before(const rq_qos *q, uint32_t a, uint32_t b)
+{
+    return (int64_t)(q->pend[a].fire - q->pend[b].fire) < 0;
+}
+
+static void rq__timer_place(rq_qos *q, uint32_t at, uint32_t tid)
+{
+    q->timers[at] = tid;
+    q->pend[tid].heap_at = at;
+}
+
+static void rq__timer_up(rq_qos *q, uint32_t at)
+{
+    uint32_t tid = q->timers[at];
+    while (at > 0u && rq__fires_before(q, tid, q->timers[(at - 1u) / 2u])) {
+        rq__timer_place(q, at, q->timers[(at - 1u) / 2u]);
+        at = (at - 1u) / 2u;
+    }
+    rq__timer_place(q, at, tid);
+}
+
+static void rq__timer_down(rq_qos *q, uint32_t at)
+{
+    uint32_t tid = q->timers[at], child;
+    for (;;) {
+        child = 2u * at + 1u;
+        if (child >= q->ntimers)
+            break;
+        if (child + 1u < q->ntimers && rq__fires_before(q, q->timers[child + 1u], q->timers[child]))
+            child++;
+        if (!rq__fires_before(q, q->timers[child], tid))
+            break;
+        rq__timer_place(q, at, q->timers[child]);
+        at = child;
+    }
+    rq__timer_place(q, at, tid);
+}
+
+/* After any change to pend[tid]: armed entries are in the heap keyed by their firing cycle,
+ * others are not. */
+static void rq__timer_sync(rq_qos *q, uint32_t tid)
+{
+    rq_pend *pe = &q->pend[tid];
+    uint32_t at = pe->heap_at;
+    uint64_t n = 2u * q->cfg.ids.tids, due;
+    if (pe->valid && pe->taken && !pe->retx_queued) {
+        due = pe->issued + q->timeout;
+        /* the scanner stands on (scan + due - now) mod n at cycle `due` */
+        pe->fire = due + (((uint64_t)tid - (q->scan + (due - q->now))) & (n - 1u));
+        if (at == RNIC_NONE) {
+            at = q->ntimers++;
+            q->timers[at] = tid;
+        }
+        rq__timer_up(q, at);
+        rq__timer_down(q, pe->heap_at);
+    } else if (at != RNIC_NONE) {
+        uint32_t last = q->timers[--q->ntimers];
+        pe->heap_at = RNIC_NONE;
+        if (last != tid) {
+            rq__timer_place(q, at, last);
+            rq__timer_up(q, at);
+            rq__timer_down(q, q->pend[last].heap_at);
+        }
+    }
 }
 
 /* ---- outputs and the network port ---- */
@@ -3130,17 +3596,18 @@ static void rq__read_stage(rq_qos *q)
 RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t)
 {
     rq_remote_read rr;
+    if (!q)
+        return RNIC_EINVAL;
     if (domain >= q->cfg.domains)
-        return rnic_err_note(&q->stats.errors, RNIC_ENOENT);
+        return rq__refuse(q, RNIC_ENOENT, domain, t ? t->src : 0);
     if (!t || rq_desc_encode(t, rr.lines, rr.lines + 4) != RNIC_OK ||
         (t->kind == RQ_KIND_REGULAR && (t->dst > UINT64_MAX - t->size || t->src > UINT64_MAX - t->size)))
-        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+        return rq__refuse(q, RNIC_EINVAL, domain, t ? t->src : 0);
     rr.domain = domain;
     rr.nlines = rq_desc_lines(rr.lines[3]);
-    if (rnic_ring_push(&q->remote, &rr) != RNIC_OK) {
-        q->stats.port_full++;
-        return RNIC_EBUSY;
-    }
+    if (rnic_ring_push(&q->remote, &rr) != RNIC_OK)
+        return rq__refuse(q, RNIC_EBUSY, domain, t->src);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, t->src, t->size);
     return RNIC_OK;
 }
 
@@ -3170,23 +3637,25 @@ static void rq__remote_stage(rq_qos *q)
     }
     q->enq_port_used = true;
     RNIC_MEMCPY(&q->table[(size_t)line * 4u], rr->lines, (size_t)rr->nlines * 4u * sizeof(uint64_t));
-    RNIC_MEMSET(&q->meta[line], 0, sizeof q->meta[line]);
+    rq__meta_start(&q->meta[line]);
     q->occupied[line] = 1;
     if (rr->nlines == 2u)
         q->occupied[line + 1u] = 2;
     q->stats.remote_reads++;
     q->stats.transfers_enqueued++;
+    RQ__TRACE(q, RQ_QOS_TRACE_REMOTE, line, rq_qos_queue_of(q, &t), q->meta[line].index);
     rnic_ring_pop(&q->remote, NULL);
 }
 
 RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
 {
+    if (!q)
+        return RNIC_EINVAL;
     if (!r)
-        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
-    if (rnic_ring_push(&q->resp, r) != RNIC_OK) {
-        q->stats.port_full++;
-        return RNIC_EBUSY;
-    }
+        return rq__refuse(q, RNIC_EINVAL, 0, 0);
+    if (rnic_ring_push(&q->resp, r) != RNIC_OK)
+        return rq__refuse(q, RNIC_EBUSY, r->tid, r->seq);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
     return RNIC_OK;
 }
 
@@ -3197,25 +3666,94 @@ static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq)
     if (tid < 2u * q->cfg.ids.tids && q->pend[tid].valid && q->pend[tid].seq == seq) {
         q->pend[tid].issued = q->now;
         q->pend[tid].taken = 1;
+        rq__timer_sync(q, tid);
     }
 }
 
-RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rq_block_desc *out)
+static void rq__block_to_work(const rq_block_desc *b, rnic_work *w)
 {
-    rnic_err e = rnic_ring_pop(&q->tx, out);
-    if (e == RNIC_OK)
-        rq__taken_by_send_unit(q, out->tid, out->seq);
+    w->tag = 0; /* every field is written: an AXI descriptor carries no tag */
+    w->status = 0;
+    w->cycle = b->cycle;
+    w->addr = b->src;
+    w->raddr = b->dst;
+    w->flow = b->transfer;
+    w->index = b->index;
+    w->offset = b->offset;
+    w->len = b->size;
+    w->op = b->seq;
+    w->aux = b->tid;
+    w->flags = (b->block == 0u ? RNIC_WORK_FIRST : 0u) | (b->last ? RNIC_WORK_LAST : 0u) |
+               (b->retransmit ? RQ_WORK_RETRANSMIT : 0u) | (b->notify ? RQ_WORK_NOTIFY : 0u) |
+               (b->chained ? RQ_WORK_CHAINED : 0u) | (b->has_next ? RQ_WORK_HAS_NEXT : 0u) | (b->cm ? RQ_WORK_CM : 0u);
+}
+
+RQ_API rnic_err rq_qos_peek_block(const rq_qos *q, rnic_work *out)
+{
+    const rq_block_desc *b;
+    if (!q)
+        return RNIC_EINVAL;
+    if (!out)
+        return rq__peek_null(q);
+    b = (const rq_block_desc *)rnic_ring_peek(&q->tx);
+    if (!b)
+        return RNIC_EEMPTY;
+    rq__block_to_work(b, out);
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
+{
+    rnic_err e = rq_qos_peek_block(q, out); /* a NULL record is counted there */
+    if (e == RNIC_OK) {
+        rnic_ring_pop(&q->tx, NULL);
+        RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | out->op, ((uint64_t)out->offset << 32) | out->len);
+        rq__taken_by_send_unit(q, out->aux, out->op);
+    }
     return e;
 }
 
+RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ? rq__peek_ring(q, &q->pkt, out) : RNIC_EINVAL; }
+
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
-    rnic_err e = rnic_ring_pop(&q->pkt, out);
-    if (e == RNIC_OK && out->kind == RQ_PKT_INLINE)
-        rq__taken_by_send_unit(q, out->tid, out->seq);
+    rnic_err e = q ? rq__pop_ring(q, &q->pkt, out) : RNIC_EINVAL;
+    if (e == RNIC_OK) {
+        RQ__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
+        if (out->kind == RQ_PKT_INLINE)
+            rq__taken_by_send_unit(q, out->tid, out->seq);
+    }
     return e;
 }
-RQ_API uint32_t rq_qos_pending(const rq_qos *q) { return q->npending; }
+
+RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_desc *out)
+{
+    uint64_t dst0;
+    if (!q || !w || !out || w->flow >= q->lines)
+        return RNIC_EINVAL;
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->cycle = w->cycle;
+    out->src = w->addr;
+    out->dst = w->raddr;
+    out->size = w->len;
+    out->tid = w->aux;
+    out->seq = w->op;
+    out->transfer = w->flow;
+    out->domain = w->flow / q->channels;
+    out->offset = w->offset;
+    out->index = w->index;
+    /* block k > 0 starts at a receiver block boundary: (dst0 mod BLOCK + offset) / BLOCK = k */
+    dst0 = w->raddr - w->offset;
+    out->block = (uint32_t)(((dst0 & (q->cfg.block_bytes - 1u)) + w->offset) >> q->block_shift);
+    out->retransmit = (w->flags & RQ_WORK_RETRANSMIT) != 0;
+    out->notify = (w->flags & RQ_WORK_NOTIFY) != 0;
+    out->chained = (w->flags & RQ_WORK_CHAINED) != 0;
+    out->has_next = (w->flags & RQ_WORK_HAS_NEXT) != 0;
+    out->cm = (w->flags & RQ_WORK_CM) != 0;
+    out->last = (w->flags & RNIC_WORK_LAST) != 0;
+    return RNIC_OK;
+}
+RQ_API uint32_t rq_qos_pending(const rq_qos *q) { return q ? q->npending : 0; }
 
 /* ---- shared helpers ---- */
 
@@ -3265,6 +3803,9 @@ static void rq__fill_block(const rq_qos *q, const rq_transfer *t, uint32_t line,
     b->transfer = line;
     b->domain = line / q->channels;
     b->block = block;
+    b->offset = (uint32_t)off; /* < 2^32: sizes are at most 2^32 */
+    b->index = q->meta[line].index;
+    b->last = block + 1u == plan.total;
     b->cm = t->cm;
     b->chained = t->cm && block > 0u;
     b->has_next = t->cm && block + 1u < plan.total;
@@ -3290,6 +3831,7 @@ static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
         q->stats.done++;
     else
         q->stats.failed++;
+    RQ__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
 }
 
 /* ---- the metadata arbiter (§3.12): "last served" between the handler and the segmenter ---- */
@@ -3331,7 +3873,7 @@ static void rq__handler_s3(rq_qos *q)
     rq_meta *m;
     rq_transfer t;
     bool tid_back;
-    if (h->state != 2u || h->next > q->now)
+    if (h->state != 2u || rq__after(h->next, q->now))
         return;
     pe = &q->pend[h->r.tid];
     line = pe->line;
@@ -3347,9 +3889,11 @@ static void rq__handler_s3(rq_qos *q)
     if (queue != RNIC_NONE && rnic_ssfifo_enqueue(&q->sched, queue, line) == RNIC_OK)
         q->enq_port_used = true;
     pe->valid = 0;
+    rq__timer_sync(q, h->r.tid);
     q->npending--;
     m->outstanding--;
     q->stats.acks++;
+    RQ__TRACE(q, RQ_QOS_TRACE_ACK, h->r.tid, line, h->r.seq);
     acks = m->block_num - m->outstanding;
     if (m->block_num == m->total && !m->failed) {
         if (acks == m->total && (!t.notify || m->control_sent)) {
@@ -3379,19 +3923,22 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
         }
         return false;
     }
-    if (h->state != 1u || h->next > q->now)
+    if (h->state != 1u || rq__after(h->next, q->now))
         return false;
     pe = h->r.tid < 2u * q->cfg.ids.tids ? &q->pend[h->r.tid] : NULL;
     if (!pe || !pe->valid || pe->seq != h->r.seq) { /* unknown, stale or duplicate */
         q->stats.responses_dropped++;
         rnic_err_note(&q->stats.errors, !pe ? RNIC_ENOENT : RNIC_ESTALE);
+        RQ__TRACE(q, RQ_QOS_TRACE_DROP, h->r.tid, (uint64_t)(!pe ? RNIC_ENOENT : RNIC_ESTALE), h->r.seq);
         h->state = 0u;
         return false;
     }
     if (!h->r.ack) { /* NACK: retransmit the block (beyond the thesis, §5) */
         q->stats.nacks++;
+        RQ__TRACE(q, RQ_QOS_TRACE_NACK, h->r.tid, pe->line, h->r.seq);
         if (!pe->retx_queued) {
             pe->retx_queued = 1;
+            rq__timer_sync(q, h->r.tid);
             rnic_ring_push(&q->retx, &h->r.tid);
         }
         h->state = 0u;
@@ -3415,6 +3962,7 @@ static void rq__fail_transfer(rq_qos *q, uint32_t line)
     for (i = 0; i < 2u * q->cfg.ids.tids; i++) /* its blocks in flight are forgotten */
         if (q->pend[i].valid && q->pend[i].line == line) {
             q->pend[i].valid = 0;
+            rq__timer_sync(q, i);
             q->npending--;
             if (!t.cm || t.kind == RQ_KIND_INLINE)
                 rq__defer_return(q, RQ_POOL_TID, i);
@@ -3457,11 +4005,12 @@ static void rq__retransmit(rq_qos *q)
         pk.tid = tid;
         pk.transfer = pe->line;
         pk.domain = pe->line / q->channels;
+        pk.index = q->meta[pe->line].index;
         pk.retransmit = 1;
         RNIC_MEMCPY(pk.payload, t.payload, sizeof pk.payload);
         pe->seq = (uint16_t)rq__next_seq(q);
         pk.seq = pe->seq;
-        rnic_ring_push(&q->pkt, &pk);
+        rq__emit_packet(q, &pk);
     } else {
         rq_block_desc b;
         if (rnic_ring_full(&q->tx))
@@ -3471,13 +4020,15 @@ static void rq__retransmit(rq_qos *q)
         pe->seq = (uint16_t)rq__next_seq(q);
         b.seq = pe->seq;
         b.retransmit = 1;
-        rnic_ring_push(&q->tx, &b);
+        rq__emit_block(q, &b);
     }
     pe->issued = q->now;
     pe->taken = 0; /* the timeout restarts when the send unit takes it */
     pe->retries++;
     pe->retx_queued = 0;
+    rq__timer_sync(q, tid);
     q->stats.retransmits++;
+    RQ__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
     rnic_ring_pop(&q->retx, NULL);
 }
 
@@ -3485,10 +4036,16 @@ static void rq__retransmit(rq_qos *q)
 static void rq__timeout_scan(rq_qos *q)
 {
     rq_pend *pe = &q->pend[q->scan];
-    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->cfg.timeout_cycles) {
+    /* the timer heap (next_event's bookkeeping) agrees with the scanner: an armed entry is in
+     * it, and its firing cycle is this one exactly when the scanner finds it due */
+    RNIC_ASSERT(!(pe->valid && pe->taken && !pe->retx_queued) ||
+                (pe->heap_at != RNIC_NONE && (q->now - pe->issued >= q->timeout ? pe->fire == q->now : rq__after(pe->fire, q->now))));
+    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
         pe->retx_queued = 1;
+        rq__timer_sync(q, q->scan);
         rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
         q->stats.timeouts++;
+        RQ__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
     }
     q->scan = q->scan + 1u == 2u * q->cfg.ids.tids ? 0u : q->scan + 1u;
 }
@@ -3525,7 +4082,7 @@ static void rq__stage3(rq_qos *q, bool *issued)
         return;
     }
     q->s3.cycle = q->now;
-    rnic_ring_push(&q->tx, &q->s3);
+    rq__emit_block(q, &q->s3);
     q->s3_valid = false;
     q->stats.blocks++;
     *issued = true;
@@ -3554,6 +4111,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     pk.cycle = q->now;
     pk.transfer = line;
     pk.domain = line / q->channels;
+    pk.index = m->index;
     if (s->queue == RQ_QUEUE_CONTROL) { /* a completion notification */
         if (rnic_ring_full(&q->pkt)) {
             q->stats.seg_stalls_output++;
@@ -3564,7 +4122,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         pk.notify_target = t.notify_target;
         pk.tid = m->last_tid;
         pk.seq = m->last_seq;
-        rnic_ring_push(&q->pkt, &pk);
+        rq__emit_packet(q, &pk);
         m->control_sent = 1;
         q->stats.control_packets++;
         s->valid = 0;
@@ -3590,7 +4148,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         pk.tid = s->id;
         pk.seq = rq__next_seq(q);
         RNIC_MEMCPY(pk.payload, t.payload, sizeof pk.payload);
-        rnic_ring_push(&q->pkt, &pk);
+        rq__emit_packet(q, &pk);
         m->total = 1;
         m->block_num = 1;
         m->outstanding = 1;
@@ -3637,7 +4195,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         b.tid = tid;
         b.seq = rq__next_seq(q);
         if (bypass) { /* the first block leaves from stage 2 (stage-3 bypass) */
-            rnic_ring_push(&q->tx, &b);
+            rq__emit_block(q, &b);
             q->stats.blocks++;
         } else {
             q->s3 = b;
@@ -3656,7 +4214,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             pk.dst = t.dst;
             pk.notify_target = t.notify_target;
             pk.tid = tid;
-            rnic_ring_push(&q->pkt, &pk);
+            rq__emit_packet(q, &pk);
             m->control_sent = 1;
             q->stats.control_packets++;
         }
@@ -3669,6 +4227,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     q->pend[tid].retries = 0;
     q->pend[tid].retx_queued = 0;
     q->pend[tid].taken = 0;
+    rq__timer_sync(q, tid);
     q->npending++;
     s->valid = 0;
 }
@@ -3708,6 +4267,8 @@ static void rq__stage1(rq_qos *q, bool *wants_metadata, bool commit)
 RQ_API void rq_qos_tick(rq_qos *q)
 {
     bool seg_wants, issued, handler_read;
+    if (!q)
+        return;
     /* scheduling-FIFO enqueue priority: handler (ACK) > segmenter > AXI writes > remote reads */
     rq__handler_s3(q);
     rq__retransmit(q);        /* retransmissions go out ahead of new blocks */
@@ -3737,54 +4298,145 @@ RQ_API void rq_qos_tick(rq_qos *q)
 
 /* ---- fast-forward ---- */
 
-/* Earliest cycle >= now at which a tick could change anything without new input. Only the
- * timeout scanner can wake an otherwise idle engine: pending entry i is looked at in the
- * cycles when the scanner's position is i (it advances one entry per cycle). */
+/* Whether a tick now would change anything but stall counters, the scanner's position and
+ * the clock ("quiet"), with what such a tick adds to the stall counters (*bresp_stalls,
+ * *seg_stalls) and the earliest cycle an accepted input becomes ready (*wake, RNIC_NEVER if
+ * none). Mirrors rq_qos_tick's stages in their order; anything it does not recognise as a
+ * wait on a full output or on new input counts as work. */
+static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls)
+{
+    const rq_axi_beat *beat = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
+    const rq_axi_read *rd = (const rq_axi_read *)rnic_ring_peek(&q->rd);
+    const uint32_t *retx = (const uint32_t *)rnic_ring_peek(&q->retx);
+    bool tx_full = rnic_ring_full(&q->tx), pkt_full = rnic_ring_full(&q->pkt);
+    rq_transfer t;
+    *wake = RNIC_NEVER;
+    *bresp_stalls = *seg_stalls = 0;
+    if (!rnic_ring_empty(&q->resp) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
+        q->mh.state != 0u || !rq_ids_ready(&q->ids))
+        return false;
+    if (retx) { /* the retransmission path waits only on its output */
+        const rq_pend *pe = &q->pend[*retx];
+        if (!pe->valid || pe->retries >= q->cfg.retry_limit)
+            return false;
+        rq__decode_line(q, pe->line, &t);
+        if (!(t.kind == RQ_KIND_INLINE ? pkt_full : tx_full))
+            return false;
+    }
+    if (q->s3_valid) {
+        if (!tx_full)
+            return false;
+        (*seg_stalls)++;
+    }
+    if (q->s2.valid) {
+        const rq_meta *m = &q->meta[q->s2.line];
+        if (q->s2.wait || m->failed)
+            return false;
+        rq__decode_line(q, q->s2.line, &t);
+        if (q->s2.queue == RQ_QUEUE_CONTROL || t.kind == RQ_KIND_INLINE) {
+            if (!pkt_full)
+                return false;
+            (*seg_stalls)++;
+        } else {
+            uint32_t block = m->block_num, tid;
+            bool control;
+            if (m->total == 0u)
+                return false; /* stage 2's first look at a transfer writes its metadata */
+            tid = rq__block_tid(q, &t, m, block, q->s2.id);
+            if (!q->pend[tid].valid) { /* (a valid one: the guard, stage 2 waits silently) */
+                control = t.notify && block + 1u == m->total && (block - m->outstanding) + 1u == m->total;
+                if (!(q->s3_valid || (block == 0u && tx_full) || (control && pkt_full)))
+                    return false;
+                (*seg_stalls)++;
+            }
+        }
+    } else {
+        /* stage 1: is there a queue it may dequeue from (its pool has an ID)? */
+        uint32_t qi;
+        for (qi = rnic_ssfifo_first_ready(&q->sched, 0); qi != RNIC_NONE; qi = rnic_ssfifo_first_ready(&q->sched, qi + 1u)) {
+            rq_id_pool pool = RQ_POOL_TID;
+            if (!rq__queue_takes_id(q, qi, &pool) || (rq_ids_free_count(&q->ids, pool) != 0 && !q->ids.deq_used[pool]))
+                return false;
+        }
+    }
+    if (beat) { /* the write-data stage waits for its beat's ready cycle or for room in B */
+        if (rq__after(beat->ready, q->now))
+            *wake = beat->ready;
+        else if (rnic_ring_full(&q->b))
+            (*bresp_stalls)++;
+        else
+            return false;
+    }
+    if (rd) {
+        if (rq__after(rd->ready, q->now)) {
+            if (*wake == RNIC_NEVER || rq__after(*wake, rd->ready))
+                *wake = rd->ready;
+        } else if (!rnic_ring_full(&q->r)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* next_event, and what a skipped cycle adds to the stall counters. */
+static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t *seg_stalls)
+{
+    uint64_t wake, fire;
+    if (!rq__quiet(q, &wake, bresp_stalls, seg_stalls))
+        return q->now;
+    if (q->ntimers == 0u)
+        return wake;
+    fire = q->pend[q->timers[0]].fire;
+    return wake != RNIC_NEVER && rq__after(fire, wake) ? wake : fire;
+}
+
 RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
 {
-    uint64_t best = RQ_NEVER, n = 2u * q->cfg.ids.tids;
-    uint32_t i;
-    if (!rnic_ring_empty(&q->aw) || !rnic_ring_empty(&q->rd) || !rnic_ring_empty(&q->resp) ||
-        !rnic_ring_empty(&q->retx) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
-        q->s2.valid || q->s3_valid ||
-        q->mh.state != 0u || !rq_ids_ready(&q->ids) || rnic_ssfifo_first_nonempty(&q->sched, 0) != RNIC_NONE)
-        return q->now;
-    for (i = 0; i < n; i++) {
-        const rq_pend *pe = &q->pend[i];
-        uint64_t due, c;
-        if (!pe->valid || !pe->taken || pe->retx_queued)
-            continue;
-        due = pe->issued + q->cfg.timeout_cycles;
-        if (due < q->now)
-            due = q->now;
-        /* the first cycle >= due at which the scanner stands on entry i */
-        c = q->now + (((uint64_t)i + n - q->scan) & (n - 1u)); /* n = 2 x tids: a power of two */
-        if (c < due)
-            c += ((due - c + n - 1u) >> q->pend_shift) << q->pend_shift;
-        if (c < best)
-            best = c;
-    }
-    return best;
+    uint32_t b, s;
+    return q ? rq__next_event(q, &b, &s) : RNIC_NEVER;
 }
 
-RQ_API void rq_qos_advance(rq_qos *q, uint64_t cycles)
+/* Output ports that are full, one bit each. */
+static uint32_t rq__full_outputs(const rq_qos *q)
 {
-    uint64_t target = cycles > RQ_NEVER - q->now ? RQ_NEVER : q->now + cycles; /* saturate */
-    while (q->now < target) {
-        uint64_t ne = rq_qos_next_event(q), skip;
-        if (ne <= q->now) {
-            rq_qos_tick(q);
+    return (rnic_ring_full(&q->tx) ? 1u : 0u) | (rnic_ring_full(&q->pkt) ? 2u : 0u) | (rnic_ring_full(&q->b) ? 4u : 0u) |
+           (rnic_ring_full(&q->r) ? 8u : 0u);
+}
+
+RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
+{
+    uint64_t ran = 0;
+    if (!q)
+        return 0;
+    while (ran < cycles) {
+        uint32_t bresp_stalls, seg_stalls, full;
+        uint64_t next = rq__next_event(q, &bresp_stalls, &seg_stalls);
+        uint64_t skip = rnic_idle_span(q->now, next, cycles - ran);
+        if (skip) {
+            /* quiet cycles: the scanner moves (no entry is due before `next`), the stalled
+             * stages count their stalls, nothing in the FIFOs carries over */
+            q->scan = (uint32_t)((q->scan + skip) & (2u * q->cfg.ids.tids - 1u));
+            rnic_ssfifo_tick(&q->sched);
+            q->stats.bresp_stalls += skip * bresp_stalls;
+            q->stats.seg_stalls_output += skip * seg_stalls;
+            q->now += skip;
+            q->stats.cycles += skip;
+            ran += skip;
             continue;
         }
-        skip = (ne < target ? ne : target) - q->now;
-        /* idle cycles: only the scanner moves, and nothing in the FIFOs carries over */
-        q->scan = (uint32_t)((q->scan + skip) & (2u * q->cfg.ids.tids - 1u));
-        rnic_ssfifo_tick(&q->sched);
-        q->now += skip;
-        q->stats.cycles += skip;
+        full = rq__full_outputs(q);
+        rq_qos_tick(q);
+        ran++;
+        if (rq__full_outputs(q) & ~full)
+            break; /* an output filled: the caller drains it */
     }
+    return ran;
 }
 
+RQ_API uint64_t rq_qos_advance_to(rq_qos *q, uint64_t cycle)
+{
+    return q ? rq_qos_advance(q, rnic_cycles_until(q->now, cycle)) : 0;
+}
 /* ==== end src/rnicq/qos.c ==== */
 /* ==== begin src/rnicq/palos_weights.c ==== */
 /* Palos hierarchical weights -> chunk sizes (interface: palos_weights.h). Control path: the
@@ -3942,39 +4594,64 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)
 /* ==== end src/rnicq/palos_weights.c ==== */
 /* ==== begin src/rnicq/palos.c ==== */
 /* The Palos chunk slicer (interface and workflow: palos_api.h; contract: docs/palos_model.md).
- * Tick path: 32-bit arithmetic only (one 32-bit divide per piece when packet_overhead is set),
- * no allocation, no floating point. */
+ * Tick path: 32-bit arithmetic beside the 64-bit clock (a 32-bit divide per piece when
+ * packet_overhead is set, one more per cut when cut_align is), no allocation, no floating point. */
 
 enum { RQ__PALOS_IDLE = 0, RQ__PALOS_QUEUED = 1, RQ__PALOS_FETCHING = 2 };
 #define RQ__PALOS_MAX_PIECE 0x80000000u /* 2^31: the largest WQE and the largest credit */
 
-typedef struct rq__palos_db {
-    uint32_t qp, tail;
-} rq__palos_db;
-
 RQ_API void rq_palos_config_default(rq_palos_config *cfg)
 {
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
     rq_pw_config_default(&cfg->weights);
     cfg->mode = RQ_PALOS_CHUNK;
     cfg->ring_entries = 4096;
-    cfg->doorbell_port = 64;
     cfg->out_port = 2;
     cfg->fetch_slots = 16;
-    cfg->fetch_latency = 4;
+    cfg->fetch_latency_ns = 16;
     cfg->max_batch = 64;
     cfg->priority_max_msg = 4096;
     cfg->packet_overhead = 0;
+    cfg->cut_align = 0;
+    cfg->clock_hz = 250000000u;
+    cfg->trace_id = (uint16_t)RNIC_ENGINE_PALOS;
 }
 
-static bool rq__palos_config_valid(const rq_palos_config *c)
+#define RQ__PALOS_BAD(cond, name)                             \
+    do {                                                      \
+        if (cond)                                             \
+            return rnic_config_bad(field, name, RNIC_EINVAL); \
+    } while (0)
+
+/* mem_size sizes a config whatever its callbacks (need_source false); init needs the source. */
+static rnic_err rq__palos_check(const rq_palos_config *c, const char **field, bool need_source)
 {
-    return c && rq_pw_mem_size(&c->weights) != 0 &&
-           (uint64_t)c->weights.max_qps * c->weights.mtu <= ((uint64_t)1 << 30) && /* chunk <= N <= 2^30 */
-           c->mode <= (uint32_t)RQ_PALOS_PACKET_RR && c->ring_entries >= 1u && c->ring_entries <= (1u << 24) &&
-           c->doorbell_port >= 1u && c->doorbell_port <= (1u << 20) && c->out_port >= 1u && c->out_port <= (1u << 20) &&
-           c->fetch_slots >= 1u && c->fetch_slots <= 4096u && c->fetch_latency <= (1u << 20) && c->max_batch >= 1u &&
-           c->max_batch <= 4096u && c->priority_max_msg >= 1u && c->priority_max_msg <= (1u << 30) &&
-           c->packet_overhead <= 4096u;
+    if (field)
+        *field = NULL;
+    RQ__PALOS_BAD(!c, "cfg");
+    RQ__PALOS_BAD(c->weights.max_qps < 1u || c->weights.max_qps > 65536u, "weights.max_qps");
+    RQ__PALOS_BAD(c->weights.max_groups < 1u || c->weights.max_groups > 4096u, "weights.max_groups");
+    RQ__PALOS_BAD(c->weights.mtu < 64u || c->weights.mtu > 65536u, "weights.mtu");
+    /* chunk <= N <= 2^30 */
+    RQ__PALOS_BAD((uint64_t)c->weights.max_qps * c->weights.mtu > ((uint64_t)1 << 30), "weights.mtu");
+    RQ__PALOS_BAD(c->mode > (uint32_t)RQ_PALOS_PACKET_RR, "mode");
+    RQ__PALOS_BAD(c->ring_entries < 1u || c->ring_entries > (1u << 24), "ring_entries");
+    RQ__PALOS_BAD(c->out_port < 1u || c->out_port > (1u << 20), "out_port");
+    RQ__PALOS_BAD(c->fetch_slots < 1u || c->fetch_slots > 4096u, "fetch_slots");
+    RQ__PALOS_BAD(c->clock_hz < 1000000u || c->clock_hz > 100000000000u, "clock_hz");
+    RQ__PALOS_BAD(rnic_ns_to_cycles(c->fetch_latency_ns, c->clock_hz) > (1u << 20), "fetch_latency_ns");
+    RQ__PALOS_BAD(c->max_batch < 1u || c->max_batch > 4096u, "max_batch");
+    RQ__PALOS_BAD(c->priority_max_msg < 1u || c->priority_max_msg > (1u << 30), "priority_max_msg");
+    RQ__PALOS_BAD(c->packet_overhead > 4096u, "packet_overhead");
+    RQ__PALOS_BAD(c->cut_align > (1u << 24), "cut_align");
+    RQ__PALOS_BAD(need_source && !c->source, "source");
+    return RNIC_OK;
+}
+#undef RQ__PALOS_BAD
+
+RQ_API rnic_err rq_palos_config_check(const rq_palos_config *cfg, const char **field)
+{
+    return rq__palos_check(cfg, field, true);
 }
 
 static size_t rq__palos_layout(const rq_palos_config *c, rq_palos *p, unsigned char *mem)
@@ -3992,29 +4669,30 @@ static size_t rq__palos_layout(const rq_palos_config *c, rq_palos *p, unsigned c
     } while (0)
     RQ__PART(rq_pw_mem_size(&c->weights), (void)rq_pw_init(&p->weights, &c->weights, mem + at, n));
     RQ__PART((size_t)c->weights.max_qps * sizeof(rq_palos_qp), p->qps = (rq_palos_qp *)(void *)(mem + at));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq__palos_db), c->doorbell_port),
-             rnic_ring_init(&p->doorbells, sizeof(rq__palos_db), c->doorbell_port, mem + at, n));
+    /* a flow is in the doorbell FIFO at most once: max_qps entries never overflow */
+    RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_qps),
+             rnic_ring_init(&p->doorbells, sizeof(uint32_t), c->weights.max_qps, mem + at, n));
     for (k = 0; k < 2u; k++) /* a QP is in at most one queue once: max_qps entries never overflow */
         RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_qps),
                  rnic_ring_init(&p->queue[k], sizeof(uint32_t), c->weights.max_qps, mem + at, n));
     for (k = 0; k < 2u; k++)
         RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_slot), c->fetch_slots),
                  rnic_ring_init(&p->slots[k], sizeof(rq_palos_slot), c->fetch_slots, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_out), c->out_port),
-             rnic_ring_init(&p->out, sizeof(rq_palos_out), c->out_port, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rnic_work), c->out_port),
+             rnic_ring_init(&p->out, sizeof(rnic_work), c->out_port, mem + at, n));
 #undef RQ__PART
     return off;
 }
 
 RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg)
 {
-    return rq__palos_config_valid(cfg) ? rq__palos_layout(cfg, NULL, NULL) : 0;
+    return rq__palos_check(cfg, NULL, false) == RNIC_OK ? rq__palos_layout(cfg, NULL, NULL) : 0;
 }
 
-RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size, rq_palos_wqe_fn fetch, void *ctx)
+RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size)
 {
     size_t need;
-    if (!p || !mem || !fetch || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !rq__palos_config_valid(cfg))
+    if (!p || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || rq_palos_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = rq__palos_layout(cfg, NULL, NULL);
     if (need == 0)
@@ -4024,75 +4702,114 @@ RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem
     RNIC_MEMSET(p, 0, sizeof *p);
     RNIC_MEMSET(mem, 0, need);
     p->cfg = *cfg;
-    p->fetch = fetch;
-    p->ctx = ctx;
+    p->now = cfg->start_cycle;
+    p->fetch_latency = (uint32_t)rnic_ns_to_cycles(cfg->fetch_latency_ns, cfg->clock_hz);
+    /* a segment's charge: cut_align <= 2^24 plus at most 4096 per 64 B packet fits 32 bits */
+    p->seg_charge = cfg->cut_align + cfg->packet_overhead * ((cfg->cut_align + cfg->weights.mtu - 1u) / cfg->weights.mtu);
     (void)rq__palos_layout(cfg, p, (unsigned char *)mem);
     return RNIC_OK;
 }
 
+/* ---- trace (zero cost beyond one branch when cfg.trace is NULL) ---- */
+
+static void rq__palos_emit(const rq_palos *p, uint16_t kind, uint32_t id, uint64_t a, uint64_t b)
+{
+    rnic_trace_event ev;
+    ev.cycle = p->now;
+    ev.engine = p->cfg.trace_id;
+    ev.kind = kind;
+    ev.id = id;
+    ev.a = a;
+    ev.b = b;
+    p->cfg.trace(p->cfg.trace_user, &ev);
+}
+
+#define RQ__PALOS_TRACE(p, kind, id, a, b)                           \
+    do {                                                             \
+        if ((p)->cfg.trace)                                          \
+            rq__palos_emit((p), (uint16_t)(kind), (id), (a), (b));   \
+    } while (0)
+
 /* ---- control path ---- */
 
-static rnic_err rq__palos_count(rq_palos *p, rnic_err e)
+/* Count a refused call (and trace it); RNIC_OK passes through. */
+static rnic_err rq__palos_count(rq_palos *p, rnic_err e, uint32_t id, uint64_t value)
 {
-    return rnic_err_note(&p->stats.errors, e);
+    if (e != RNIC_OK) {
+        (void)rnic_err_note(&p->stats.errors, e);
+        RQ__PALOS_TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    }
+    return e;
 }
 
 RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight)
 {
-    return rq__palos_count(p, rq_pw_create_group(&p->weights, group, weight));
+    if (!p)
+        return RNIC_EINVAL;
+    return rq__palos_count(p, rq_pw_create_group(&p->weights, group, weight), group, weight);
 }
 
 RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight)
 {
-    return rq__palos_count(p, rq_pw_set_group_weight(&p->weights, group, weight));
+    if (!p)
+        return RNIC_EINVAL;
+    return rq__palos_count(p, rq_pw_set_group_weight(&p->weights, group, weight), group, weight);
 }
 
-RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t qp, uint32_t group, uint32_t weight, uint32_t cls)
+RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls)
 {
     rnic_err e;
+    if (!p)
+        return RNIC_EINVAL;
     if (cls > (uint32_t)RQ_PALOS_LATENCY)
-        return rq__palos_count(p, RNIC_EINVAL);
-    e = rq_pw_set_qp(&p->weights, qp, group, weight);
+        return rq__palos_count(p, RNIC_EINVAL, flow, cls);
+    e = rq_pw_set_qp(&p->weights, flow, group, weight);
     if (e == RNIC_OK)
-        p->qps[qp].cls = (uint8_t)cls;
-    return rq__palos_count(p, e);
+        p->qps[flow].cls = (uint8_t)cls;
+    return rq__palos_count(p, e, flow, weight);
 }
 
-RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t qp)
+RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow)
 {
     const rq_palos_qp *q;
-    if (qp >= p->cfg.weights.max_qps || p->weights.qps[qp].group == RNIC_NONE)
-        return rq__palos_count(p, RNIC_ENOENT);
-    q = &p->qps[qp];
+    if (!p)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_qps || p->weights.qps[flow].group == RNIC_NONE)
+        return rq__palos_count(p, RNIC_ENOENT, flow, 0);
+    q = &p->qps[flow];
     if (q->where != RQ__PALOS_IDLE || q->posted != q->head)
-        return rq__palos_count(p, RNIC_ESTATE);
-    return rq__palos_count(p, rq_pw_remove_qp(&p->weights, qp));
+        return rq__palos_count(p, RNIC_ESTATE, flow, 0);
+    return rq__palos_count(p, rq_pw_remove_qp(&p->weights, flow), flow, 0);
 }
 
-RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t qp, uint32_t tail)
+RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
 {
-    rq__palos_db db;
-    const rq_palos_qp *q;
+    rq_palos_qp *q;
     uint32_t step;
-    if (qp >= p->cfg.weights.max_qps || p->weights.qps[qp].group == RNIC_NONE)
-        return rq__palos_count(p, RNIC_ENOENT);
-    q = &p->qps[qp];
+    if (!p)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_qps || p->weights.qps[flow].group == RNIC_NONE)
+        return rq__palos_count(p, RNIC_ENOENT, flow, tail);
+    q = &p->qps[flow];
     step = tail - q->posted; /* ring counters wrap at 2^32 */
     if (step == 0u || step > 0x80000000u)
-        return rq__palos_count(p, RNIC_ESTALE);
+        return rq__palos_count(p, RNIC_ESTALE, flow, tail);
     if (tail - q->head > p->cfg.ring_entries)
-        return rq__palos_count(p, RNIC_ENOSPC);
-    if (rnic_ring_full(&p->doorbells))
-        return rq__palos_count(p, RNIC_EBUSY);
-    db.qp = qp;
-    db.tail = tail;
-    (void)rnic_ring_push(&p->doorbells, &db);
-    p->qps[qp].posted = tail;
+        return rq__palos_count(p, RNIC_ENOSPC, flow, tail);
+    q->posted = tail; /* the newest tail: writes before the module takes it are coalesced */
     p->backlog += step;
+    p->stats.doorbell_writes++;
+    if (!q->db_pending) {
+        q->db_pending = 1;
+        (void)rnic_ring_push(&p->doorbells, &flow); /* cannot fail: one place per flow */
+    }
     return RNIC_OK;
 }
 
 /* ---- per-cycle modules ---- */
+
+/* Wrap-safe: cycle `at` has come by `now` (times in flight are far below 2^63 apart). */
+static bool rq__palos_due(uint64_t at, uint64_t now) { return now - at < ((uint64_t)1 << 63); }
 
 static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 {
@@ -4104,15 +4821,17 @@ static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 
 static void rq__palos_doorbell_module(rq_palos *p)
 {
-    rq__palos_db db;
+    uint32_t flow;
     rq_palos_qp *q;
-    if (rnic_ring_pop(&p->doorbells, &db) != RNIC_OK)
+    if (rnic_ring_pop(&p->doorbells, &flow) != RNIC_OK)
         return;
-    q = &p->qps[db.qp];
-    q->tail = db.tail;
+    q = &p->qps[flow];
+    RQ__PALOS_TRACE(p, RNIC_TRACE_PUSH, flow, q->posted, (uint32_t)(q->posted - q->tail));
+    q->tail = q->posted;
+    q->db_pending = 0;
     p->stats.doorbells++;
     if (q->where == RQ__PALOS_IDLE)
-        rq__palos_enqueue(p, db.qp);
+        rq__palos_enqueue(p, flow);
 }
 
 /* WQEs one batch read takes: those posted from the head, at most max_batch. */
@@ -4134,9 +4853,10 @@ static void rq__palos_fetch_module(rq_palos *p)
         return;
     q = &p->qps[s.qp];
     s.count = rq__palos_batch(p, q);
-    s.ready = p->now + p->cfg.fetch_latency;
+    s.ready = p->now + p->fetch_latency;
     q->where = RQ__PALOS_FETCHING;
     (void)rnic_ring_push(&p->slots[cls], &s);
+    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, s.qp, s.count, s.ready);
 }
 
 /* Bytes the current visit is charged per packet on top of the payload: packet_overhead, none
@@ -4168,6 +4888,25 @@ static uint32_t rq__palos_charge(const rq_palos *p, uint32_t len)
  * at least one byte. */
 static int64_t rq__palos_floor(const rq_palos *p) { return (int64_t)rq__palos_overhead(p); }
 
+/* cut_align applies to bandwidth visits in CHUNK mode (a latency visit finishing a WQE begun
+ * before its QP changed class cuts at priority_max_msg; PACKET_RR cuts at the MTU). */
+static bool rq__palos_aligned(const rq_palos *p)
+{
+    return p->cfg.cut_align != 0u && p->cfg.mode == RQ_PALOS_CHUNK && !p->visit.latency;
+}
+
+/* The credit a visit needs to go on after a piece: above the floor, and with cut_align the
+ * charge of a whole segment, so that the next piece is never empty (a visit that had sent pieces
+ * could not end without one marked VISIT_END). */
+static int64_t rq__palos_go_on_floor(const rq_palos *p)
+{
+    int64_t seg;
+    if (!rq__palos_aligned(p))
+        return rq__palos_floor(p);
+    seg = (int64_t)p->seg_charge - 1;
+    return seg > rq__palos_floor(p) ? seg : rq__palos_floor(p);
+}
+
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
 {
     rq_palos_visit *v = &p->visit;
@@ -4196,6 +4935,7 @@ static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
             v->credit = RQ__PALOS_MAX_PIECE;
     }
     p->stats.visits++;
+    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_VISIT_START, s->qp, (uint64_t)v->credit, v->small);
 }
 
 static void rq__palos_end_visit(rq_palos *p)
@@ -4213,86 +4953,114 @@ static void rq__palos_end_visit(rq_palos *p)
          * its deficit, or emptying the ring after each overdraft would beat Eq. 1 */
         if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency && v->credit < 0)
             q->credit = v->credit;
-        return;
+    } else {
+        if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency) {
+            /* carry the deficit of a small WQE sent whole past the chunk, or the surplus too small
+             * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
+            cap = (int64_t)v->small + p->cfg.weights.mtu + p->cfg.packet_overhead;
+            if (rq__palos_aligned(p)) /* a cut on a segment boundary leaves up to a segment */
+                cap += (int64_t)p->seg_charge + p->cfg.packet_overhead;
+            q->credit = v->credit < cap ? v->credit : cap;
+        }
+        rq__palos_enqueue(p, v->qp);
     }
-    if (p->cfg.mode == RQ_PALOS_CHUNK && !v->latency) {
-        /* carry the deficit of a small WQE sent whole past the chunk, or the surplus too small
-         * to pay a packet's overhead; a surplus of at most one chunk plus one packet */
-        cap = (int64_t)v->small + p->cfg.weights.mtu + p->cfg.packet_overhead;
-        q->credit = v->credit < cap ? v->credit : cap;
-    }
-    rq__palos_enqueue(p, v->qp);
+    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_VISIT_END, v->qp, (uint64_t)q->credit, (uint32_t)(q->posted - q->head));
 }
 
-static bool rq__palos_wqe_ok(const rq_wqe *w)
+static bool rq__palos_wqe_ok(const rnic_work *w)
 {
-    return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->len - 1u <= UINT64_MAX - w->addr; /* last byte <= 2^64-1 */
+    return w->len >= 1u && w->len <= RQ__PALOS_MAX_PIECE && w->len - 1u <= UINT64_MAX - w->addr &&
+           w->len - 1u <= UINT64_MAX - w->raddr; /* last byte, local and remote, <= 2^64-1 */
 }
 
 /* After a piece or an error record: does the visit go on, read another batch, or end? */
-static void rq__palos_step_done(rq_palos *p, rq_palos_out *o, bool cut)
+static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
 {
     rq_palos_visit *v = &p->visit;
     const rq_palos_qp *q = &p->qps[v->qp];
-    bool end;
-    bool error = (o->flags & RQ_OUT_ERROR) != 0u;
+    bool end, paused = false;
+    bool error = (o->flags & RNIC_WORK_ERROR) != 0u;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR)
         end = !error || v->left == 0u; /* one packet per visit */
-    else if (cut || (v->latency && !error) || v->credit <= rq__palos_floor(p))
+    else if (cut || (v->latency && !error) || v->credit <= rq__palos_go_on_floor(p))
         end = true; /* the chunk is used (a latency visit: one message) */
     else if (v->left == 0u && q->head != q->tail) {
         /* credit left and WQEs posted beyond the batch: read the next batch for this visit, so
          * that a chunk is never cut short by max_batch (Eq. 1 whatever the message size) */
         const rq_palos_slot *ls = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         v->left = rq__palos_batch(p, q);
-        v->ready = p->now + p->cfg.fetch_latency;
+        v->ready = p->now + p->fetch_latency;
         p->stats.refetches++;
         end = false;
-        if (!v->latency && !p->paused.active && ls && ls->ready <= p->now + 1u) {
+        RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, v->qp, v->left, v->ready);
+        if (!v->latency && !p->paused.active && ls && rq__palos_due(ls->ready, p->now + 1u)) {
             /* a latency batch is waiting: this long visit steps aside at its batch boundary
              * and resumes after it (strict priority without waiting out a whole chunk) */
             p->paused = *v;
             v->active = 0;
             p->stats.preemptions++;
-            o->flags |= RQ_OUT_VISIT_END; /* the run of this QP's pieces ends here for now */
+            o->flags |= RQ_PALOS_VISIT_END; /* the run of this QP's pieces ends here for now */
+            paused = true;
         }
     } else
         end = v->left == 0u;
     if (end)
-        o->flags |= RQ_OUT_VISIT_END;
+        o->flags |= RQ_PALOS_VISIT_END;
     (void)rnic_ring_push(&p->out, o);
     p->stats.out_wqes++;
+    RQ__PALOS_TRACE(p, RNIC_TRACE_OUT, o->flow, o->tag, ((uint64_t)o->offset << 32) | o->len);
+    if (paused)
+        RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_PAUSE, o->flow, 0, 0);
     if (end)
         rq__palos_end_visit(p);
 }
 
-/* One output WQE per cycle. */
+/* Read the WQE at the QP's head from the source: RNIC_OK, or why it is refused. */
+static rnic_err rq__palos_read_wqe(rq_palos *p, const rq_palos_qp *q)
+{
+    rq_palos_visit *v = &p->visit;
+    uint32_t got = p->cfg.source(p->cfg.source_user, v->qp, q->head, &v->wqe, 1);
+    if (got == 0u) {
+        RNIC_MEMSET(&v->wqe, 0, sizeof v->wqe);
+        return RNIC_ENOENT; /* posted, but the source has no such entry */
+    }
+    if (v->wqe.flags & RNIC_WORK_ERROR) /* the source refused it: its code, when it is one */
+        return v->wqe.status > 0 && v->wqe.status < (int32_t)RNIC_ERR__COUNT ? (rnic_err)v->wqe.status : RNIC_EINVAL;
+    if (!rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len ||
+        (v->latency && q->offset == 0u && v->wqe.len > p->cfg.priority_max_msg))
+        return RNIC_ERANGE; /* a latency-class WQE above priority_max_msg breaks §IV-C's limit (one
+                               begun before the QP changed class is finished, cut to the limit) */
+    return RNIC_OK;
+}
+
+/* One output piece per cycle. */
 static void rq__palos_slice_module(rq_palos *p)
 {
     rq_palos_visit *v = &p->visit;
     rq_palos_qp *q;
-    rq_palos_out o;
+    rnic_work o;
     uint32_t rest, piece;
     rnic_err e;
     if (!v->active) { /* a ready latency batch, else a paused visit, else a ready bandwidth batch */
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         rq_palos_slot taken;
         uint32_t cls = RQ_PALOS_LATENCY;
-        if ((!s || s->ready > p->now) && p->paused.active) {
+        if ((!s || !rq__palos_due(s->ready, p->now)) && p->paused.active) {
             *v = p->paused;
             p->paused.active = 0;
+            RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_RESUME, v->qp, 0, 0);
         } else {
-            if (!s || s->ready > p->now) {
+            if (!s || !rq__palos_due(s->ready, p->now)) {
                 s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
                 cls = RQ_PALOS_BANDWIDTH;
             }
-            if (!s || s->ready > p->now)
+            if (!s || !rq__palos_due(s->ready, p->now))
                 return;
             (void)rnic_ring_pop(&p->slots[cls], &taken);
             rq__palos_begin_visit(p, &taken);
         }
     }
-    if (v->ready > p->now)
+    if (!rq__palos_due(v->ready, p->now))
         return; /* waiting for the next batch of this visit */
     q = &p->qps[v->qp];
     if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p))) {
@@ -4304,19 +5072,20 @@ static void rq__palos_slice_module(rq_palos *p)
         return;
     }
     if (!v->have_wqe) {
-        e = p->fetch(p->ctx, v->qp, q->head, &v->wqe);
-        if (e == RNIC_OK && (!rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len ||
-                             (v->latency && q->offset == 0u && v->wqe.len > p->cfg.priority_max_msg)))
-            e = RNIC_ERANGE; /* a latency-class WQE above priority_max_msg breaks §IV-C's limit (one
-                                begun before the QP changed class is finished, cut to the limit) */
+        e = rq__palos_read_wqe(p, q);
         if (e != RNIC_OK) {
             /* refused WQE: complete it with an error record so nothing is lost */
-            RNIC_MEMSET(&o, 0, sizeof o);
-            o.qp = v->qp;
+            o = v->wqe;
+            o.addr += q->offset;
+            o.raddr += q->offset;
+            o.flow = v->qp;
             o.index = q->head;
             o.offset = q->offset; /* a WQE already begun ends here (its earlier pieces went out) */
+            o.len = 0;
             o.cycle = p->now;
-            o.flags = (q->offset == 0u ? RQ_OUT_FIRST : 0u) | RQ_OUT_LAST | RQ_OUT_ERROR;
+            o.flags = (q->offset == 0u ? RNIC_WORK_FIRST : 0u) | RNIC_WORK_LAST | RNIC_WORK_ERROR;
+            o.status = (int32_t)e;
+            o.aux = 0;
             q->head++;
             q->offset = 0;
             q->cut = 0;
@@ -4334,22 +5103,36 @@ static void rq__palos_slice_module(rq_palos *p)
         piece = rest < p->cfg.weights.mtu ? rest : p->cfg.weights.mtu;
     else if (q->offset == 0u && v->wqe.len <= v->small)
         piece = rest; /* a WQE no larger than the chunk goes whole (combined), never cut (§IV-A) */
-    else
+    else {
         piece = rq__palos_affordable(p, (uint32_t)v->credit, rest); /* >= 1: credit > floor */
-    o.addr = v->wqe.addr + q->offset;
-    o.user = v->wqe.user;
+        if (piece < rest && rq__palos_aligned(p)) {
+            /* cut on a segment boundary from the WQE start; the rest of the credit is carried */
+            uint32_t end = q->offset + piece;
+            end -= end % p->cfg.cut_align;
+            piece = end > q->offset ? end - q->offset : 0u;
+            if (piece == 0u) { /* not a whole segment this round: the first step of this visit */
+                rq__palos_end_visit(p);
+                return;
+            }
+        }
+    }
     o.cycle = p->now;
-    o.qp = v->qp;
+    o.addr = v->wqe.addr + q->offset;
+    o.raddr = v->wqe.raddr + q->offset;
+    o.tag = v->wqe.tag;
+    o.flow = v->qp;
     o.index = q->head;
     o.offset = q->offset;
     o.len = piece;
-    o.wqe_flags = v->wqe.flags;
-    o.flags = q->offset == 0u ? RQ_OUT_FIRST : 0u;
+    o.flags = q->offset == 0u ? RNIC_WORK_FIRST : 0u;
+    o.op = v->wqe.op;
+    o.status = 0;
+    o.aux = 0;
     if (p->cfg.mode == RQ_PALOS_CHUNK)
         v->credit -= rq__palos_charge(p, piece);
     p->stats.out_bytes += piece;
     if (piece == rest) {
-        o.flags |= RQ_OUT_LAST;
+        o.flags |= RNIC_WORK_LAST;
         if (q->cut)
             p->stats.cut_wqes++;
         q->head++;
@@ -4369,6 +5152,8 @@ static void rq__palos_slice_module(rq_palos *p)
 
 RQ_API void rq_palos_tick(rq_palos *p)
 {
+    if (!p)
+        return;
     /* back to front: each module sees what the one before it did in the previous cycle */
     rq__palos_slice_module(p);
     rq__palos_fetch_module(p);
@@ -4377,73 +5162,154 @@ RQ_API void rq_palos_tick(rq_palos *p)
     p->stats.cycles++;
 }
 
-RQ_API rnic_err rq_palos_pop(rq_palos *p, rq_palos_out *out)
+RQ_API rnic_err rq_palos_pop(rq_palos *p, rnic_work *out)
 {
+    if (!p)
+        return RNIC_EINVAL;
     if (!out)
-        return rq__palos_count(p, RNIC_EINVAL);
-    return rnic_ring_pop(&p->out, out); /* an empty port is the normal idle answer, not an error */
+        return rq__palos_count(p, RNIC_EINVAL, RNIC_NONE, 0);
+    if (rnic_ring_pop(&p->out, out) != RNIC_OK)
+        return RNIC_EEMPTY; /* an empty port is the normal idle answer, not an error */
+    RQ__PALOS_TRACE(p, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
+    return RNIC_OK;
 }
 
-RQ_API const rq_palos_out *rq_palos_peek(const rq_palos *p) { return (const rq_palos_out *)rnic_ring_peek(&p->out); }
-RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p->now; }
-RQ_API uint64_t rq_palos_backlog(const rq_palos *p) { return p->backlog; }
-RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p) { return &p->stats; }
-RQ_API const rq_pw *rq_palos_weights(const rq_palos *p) { return &p->weights; }
-
-RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t qp, uint32_t *head, uint32_t *offset)
+RQ_API rnic_err rq_palos_peek(const rq_palos *p, rnic_work *out)
 {
-    if (qp >= p->cfg.weights.max_qps)
+    const rnic_work *w;
+    if (!p)
+        return RNIC_EINVAL;
+    if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
+        return rq__palos_count((rq_palos *)(uintptr_t)p, RNIC_EINVAL, RNIC_NONE, 0);
+    w = (const rnic_work *)rnic_ring_peek(&p->out);
+    if (!w)
+        return RNIC_EEMPTY;
+    *out = *w;
+    return RNIC_OK;
+}
+
+RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p ? p->now : 0u; }
+RQ_API uint64_t rq_palos_backlog(const rq_palos *p) { return p ? p->backlog : 0u; }
+RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p) { return p ? &p->stats : NULL; }
+RQ_API const rq_pw *rq_palos_weights(const rq_palos *p) { return p ? &p->weights : NULL; }
+
+RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t flow, uint32_t *head, uint32_t *offset)
+{
+    if (!p)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_qps)
         return RNIC_ENOENT;
     if (head)
-        *head = p->qps[qp].head;
+        *head = p->qps[flow].head;
     if (offset)
-        *offset = p->qps[qp].offset;
+        *offset = p->qps[flow].offset;
     return RNIC_OK;
+}
+
+/* The next cycle at which a tick changes anything: true and *at (now when it is due now), or
+ * false when nothing happens without new input. Every case is O(1). */
+static bool rq__palos_next(const rq_palos *p, uint64_t *at)
+{
+    const rq_palos_visit *v = &p->visit;
+    bool any = false;
+    uint32_t k;
+    *at = p->now;
+    if (!rnic_ring_empty(&p->doorbells))
+        return true;
+    for (k = 0; k < 2u; k++)
+        if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
+            return true;
+    if (!v->active && p->paused.active)
+        return true; /* a paused visit resumes (or a latency batch goes first) */
+    if (v->active) {
+        if (!rq__palos_due(v->ready, p->now)) {
+            *at = v->ready; /* the visit's next batch */
+            return true;
+        }
+        if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p)))
+            return true; /* the visit ends */
+        return !rnic_ring_full(&p->out); /* a full port waits for a pop */
+    }
+    for (k = 0; k < 2u; k++) { /* the earliest head of the slot FIFOs (wrap-safe) */
+        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
+        if (!s)
+            continue;
+        if (rq__palos_due(s->ready, p->now)) {
+            *at = p->now;
+            return true;
+        }
+        if (!any || s->ready - p->now < *at - p->now)
+            *at = s->ready;
+        any = true;
+    }
+    return any;
 }
 
 RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
 {
-    const rq_palos_visit *v = &p->visit;
-    uint64_t best = RQ_NEVER;
-    uint32_t k;
-    if (!rnic_ring_empty(&p->doorbells))
-        return p->now;
-    for (k = 0; k < 2u; k++)
-        if (!rnic_ring_full(&p->slots[k]) && !rnic_ring_empty(&p->queue[k]))
-            return p->now;
-    if (!v->active && p->paused.active)
-        return p->now; /* a paused visit resumes (or a latency batch goes first) */
-    if (v->active) {
-        if (v->ready > p->now)
-            return v->ready; /* the visit's next batch */
-        if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p)))
-            return p->now; /* the visit ends */
-        return rnic_ring_full(&p->out) ? RQ_NEVER : p->now;
-    }
-    for (k = 0; k < 2u; k++) {
-        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
-        if (s && s->ready < best)
-            best = s->ready;
-    }
-    return best == RQ_NEVER || best > p->now ? best : p->now;
+    uint64_t at;
+    if (!p)
+        return RNIC_NEVER;
+    return rq__palos_next(p, &at) ? at : RNIC_NEVER;
 }
 
-RQ_API void rq_palos_advance(rq_palos *p, uint64_t cycles)
+RQ_API uint64_t rq_palos_advance(rq_palos *p, uint64_t cycles)
 {
-    uint64_t target = cycles > RQ_NEVER - p->now ? RQ_NEVER : p->now + cycles; /* saturate */
-    while (p->now < target) {
-        uint64_t ne = rq_palos_next_event(p), skip;
-        if (ne <= p->now) {
+    uint64_t ran = 0, at, skip;
+    if (!p)
+        return 0;
+    while (ran < cycles) {
+        bool has = rq__palos_next(p, &at);
+        if (has && at == p->now) {
+            bool was_full = rnic_ring_full(&p->out);
             rq_palos_tick(p);
+            ran++;
+            if (!was_full && rnic_ring_full(&p->out))
+                break; /* the caller drains the port, then calls again */
             continue;
         }
-        skip = (ne < target ? ne : target) - p->now;
-        if (p->visit.active && p->visit.ready <= p->now) /* blocked on the output port */
+        skip = cycles - ran;
+        if (has && at - p->now < skip)
+            skip = at - p->now;
+        if (p->visit.active && rq__palos_due(p->visit.ready, p->now)) /* blocked on the output port */
             p->stats.out_stalls += skip;
         p->now += skip;
         p->stats.cycles += skip;
+        ran += skip;
     }
+    return ran;
+}
+
+RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle)
+{
+    if (!p)
+        return 0;
+    return rq_palos_advance(p, rnic_cycles_until(p->now, cycle));
 }
 /* ==== end src/rnicq/palos.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_IMPLEMENTATION */
+
+/*
+ * MIT License
+ *
+ * Copyright (c) 2026 the rnicq authors
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy
+ * of this software and associated documentation files (the "Software"), to deal
+ * in the Software without restriction, including without limitation the rights
+ * to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+ * copies of the Software, and to permit persons to whom the Software is
+ * furnished to do so, subject to the following conditions:
+ *
+ * The above copyright notice and this permission notice shall be included in all
+ * copies or substantial portions of the Software.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ * IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ * FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+ * AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+ * LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+ * OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+ * SOFTWARE.
+ */

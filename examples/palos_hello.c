@@ -25,7 +25,7 @@ int main(void)
     rq_palos_config cfg;
     rnic_work w;
     void *mem;
-    uint32_t i;
+    uint32_t i, pieces = 0, done = 0;
     rq_palos_config_default(&cfg); /* 1,024 QPs, 64 groups, MTU 1500, 250 MHz */
     cfg.source = my_source;
     cfg.cut_align = 1024; /* segments for the transport downstream */
@@ -41,12 +41,16 @@ int main(void)
     }
     rq_palos_doorbell(&p, 7, 5); /* WQEs 0..4 posted */
     do {                         /* event-driven: skip idle cycles, stop when the port fills */
-        while (rq_palos_pop(&p, &w) == RNIC_OK)
+        while (rq_palos_pop(&p, &w) == RNIC_OK) {
+            pieces++;
+            done += (w.flags & RNIC_WORK_LAST) != 0;
             printf("cycle %3llu qp %u wqe %u tag %llu offset %4u len %4u%s%s\n", (unsigned long long)w.cycle,
                    (unsigned)w.flow, (unsigned)w.index, (unsigned long long)w.tag, (unsigned)w.offset,
                    (unsigned)w.len, w.flags & RNIC_WORK_LAST ? " LAST" : "",
                    w.flags & RQ_PALOS_VISIT_END ? " VISIT_END" : "");
+        }
     } while (rq_palos_next_event(&p) != RNIC_NEVER && rq_palos_advance(&p, 1000000) > 0u);
+    printf("RESULT pieces=%u wqes_done=%u\n", pieces, done);
     free(mem);
-    return 0;
+    return done == 5u ? 0 : 1;
 }

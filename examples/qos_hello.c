@@ -40,6 +40,7 @@ int main(void)
         }
     } while (rq_qos_pop_rdata(&q, &rd) != RNIC_OK || rd.data != RQ_DONE);
     printf("%u blocks, transfer DONE at cycle %llu\n", blocks, (unsigned long long)rq_qos_now(&q));
+    printf("RESULT blocks=%u done_cycle=%llu\n", blocks, (unsigned long long)rq_qos_now(&q));
     free(mem);
     return 0;
 }

@@ -87,6 +87,9 @@
 #define MAX_TENANTS 16u
 #define CLOCK_HZ 250000000ull
 #define LINK_BPS 100000000000ull
+/* Tassel paces payload bytes, so its link is the wire's payload capacity at full-MTU packets:
+ * 100 Gb/s x 4096 / (4096 + 82). Expected shares use the same figure. */
+#define TASSEL_LINK_BPS (LINK_BPS * MTU / (MTU + WIRE_OVERHEAD))
 #define PCIE_BPS 128000000000ull
 #define PCIE_LATENCY 250u       /* 1 us */
 #define LINK_LATENCY 25u        /* 100 ns: PHY + a few metres of fibre */
@@ -300,7 +303,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
 
     rl_config_default(&rc);
     rc.clock_hz = CLOCK_HZ;
-    rc.link_bps = LINK_BPS;
+    rc.link_bps = TASSEL_LINK_BPS;
     rc.max_flows = m->nflows;
     rc.mtu = MTU;
     rc.pcie_latency = PCIE_LATENCY; /* here: the read of the per-flow segment ring (DESIGN) */
@@ -842,7 +845,7 @@ int main(int argc, char **argv)
             uint64_t posted = o->sched_qos ? n->qh.qp[i % (o->tenants * o->qps)].posted_bytes
                                            : n->host.gen[f - n->host.first_flow].posted_bytes;
             uint32_t tn = tenant_of(&m, f);
-            double phi = (double)n->sum_rate_bps / (double)LINK_BPS;
+            double phi = (double)n->sum_rate_bps / (double)TASSEL_LINK_BPS;
             double exp_gbps = (double)o->rate_bps[tn] / (phi > 1 ? phi : 1) / 1e9;
             double got = (double)m.rx.f[f].window_bytes * 8 / win_s / 1e9;
             tenant_got[tn] += got;
