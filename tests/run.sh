@@ -242,9 +242,12 @@ step macros-prefixed-negative-control expect_fail macro_leaks "#define leaky 1" 
 prog malloc-trap bash -c "gcc ${WARN[*]} -O1 -I. -Itests tests/malloc_trap.c -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free -o $OBJ/malloc-trap && $OBJ/malloc-trap"
 
 # ---- 12. as a new user: every README example with its copied header(s), C and C++ ----
-readme_example() {
-    local dir ex n=0
-    dir=$(mktemp -d)
+# readme_examples DIR FLAGS...: each example block of README.md, alone in an empty folder with
+# the header(s) it includes, compiled with FLAGS as C99 and C++ and run. Prints the count.
+readme_examples() {
+    local dir=$1 ex n=0
+    shift
+    rm -f "$dir"/example*.c
     awk '/<!-- example:begin -->/{n++;on=1;next} /<!-- example:end -->/{on=0} on && !/^```/{print > (d "/example" n ".c")}' d="$dir" README.md
     for ex in "$dir"/example*.c; do
         [ -e "$ex" ] || continue
@@ -252,12 +255,18 @@ readme_example() {
         for h in $(sed -n 's/^#include "\([a-z_]*\.h\)".*/\1/p' "$ex"); do
             cp "$h" "$dir/w/" || return 1
         done
-        (cd "$dir/w" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror main.c -o main-c && ./main-c &&
-            g++ -x c++ -Wall -Wextra -Werror main.c -o main-cxx && ./main-cxx) || { echo "README $(basename "$ex") failed"; return 1; }
+        (cd "$dir/w" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror "$@" main.c -o main-c && ./main-c >/dev/null &&
+            g++ -x c++ -Wall -Wextra -Werror "$@" main.c -o main-cxx && ./main-cxx >/dev/null) ||
+            { echo "README $(basename "$ex") failed"; return 1; }
+        echo "README $(basename "$ex") ($(cd "$dir/w" && ls ./*.h | tr '\n' ' ')) as C and C++ ${*:+with $*}"
         n=$((n + 1))
     done
-    echo "$n README examples compiled and ran as C and C++"
-    [ "$n" -ge 4 ] || { echo "expected an example per engine (Tassel, QoS engine, Palos) and the common core"; return 1; }
+    [ "$n" -ge 4 ] || { echo "$n README examples: expected one per engine (Tassel, QoS engine, Palos) and the common core"; return 1; }
+}
+readme_example() {
+    local dir
+    dir=$(mktemp -d)
+    readme_examples "$dir" || return 1
     rm -rf "$dir"
 }
 step readme-example-c-and-cxx readme_example
@@ -271,7 +280,7 @@ step readme-example-c-and-cxx readme_example
 # gcc/g++ on that path, once with clang/clang++ -ffreestanding -nostdlibinc: the compiler's
 # own headers and nothing else (gcc's <limits.h> always reaches for libc's, clang's does not).
 no_package_headers() {
-    local dir inc ma gccinc h want examples=0
+    local dir inc ma gccinc h want
     dir=$(mktemp -d)
     inc="$dir/libc"
     ma=$(gcc -print-multiarch)
@@ -286,7 +295,6 @@ no_package_headers() {
         echo "negative control: <xxhash.h> is visible"
         return 1
     fi
-    awk '/<!-- example:begin -->/{n++;on=1;next} /<!-- example:end -->/{on=0} on && !/^```/{print > (d "/example" n ".c")}' d="$dir" README.md
     want=$(sed -n 's/.* hash \([0-9a-f]*\)$/\1/p' tests/expected_digest.txt)
     [ -n "$want" ] || { echo "no pinned hash"; return 1; }
     for h in ratelimit.h rnicq.h transport.h hostcc.h; do
@@ -300,19 +308,7 @@ no_package_headers() {
         echo "$h alone: rnic_hash64 = pinned $want; gcc/g++ with compiler + libc headers, clang/clang++ with the compiler's only"
     done
     # each README example in an empty folder with the header(s) it includes (one, normally)
-    for ex in "$dir"/example*.c; do
-        [ -e "$ex" ] || continue
-        rm -rf "$dir/w" && mkdir "$dir/w" && cp "$ex" "$dir/w/main.c" || return 1
-        for h in $(sed -n 's/^#include "\([a-z_]*\.h\)".*/\1/p' "$ex"); do
-            cp "$h" "$dir/w/" || return 1
-        done
-        (cd "$dir/w" && gcc -std=c99 -Wall -Wextra -Wpedantic -Werror "${libc[@]}" main.c -o main-c && ./main-c >/dev/null &&
-            g++ -x c++ -Wall -Wextra -Werror "${libc[@]}" main.c -o main-cxx && ./main-cxx >/dev/null) ||
-            { echo "README $(basename "$ex") failed"; return 1; }
-        echo "README $(basename "$ex") ($(cd "$dir/w" && ls ./*.h | tr '\n' ' ')) as C and C++ with compiler + libc headers only"
-        examples=$((examples + 1))
-    done
-    [ "$examples" -gt 0 ] || { echo "no README example compiled"; return 1; }
+    readme_examples "$dir" "${libc[@]}" || return 1
     rm -rf "$dir"
 }
 step one-header-no-packages-c-and-cxx no_package_headers
