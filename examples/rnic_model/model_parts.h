@@ -303,6 +303,7 @@ static uint64_t rm_host_next_event(const rm_host *h)
 typedef struct rm_stage {
     rnic_work *e;       /* nflows x depth */
     uint32_t *head, *tail;
+    uint32_t *flow_high_water; /* per flow: most entries it held at once */
     uint32_t nflows, depth, high_water;
 } rm_stage;
 
@@ -312,9 +313,10 @@ static int rm_stage_init(rm_stage *s, uint32_t nflows, uint32_t depth)
     s->e = (rnic_work *)calloc((size_t)nflows * depth, sizeof *s->e);
     s->head = (uint32_t *)calloc(nflows, sizeof *s->head);
     s->tail = (uint32_t *)calloc(nflows, sizeof *s->tail);
+    s->flow_high_water = (uint32_t *)calloc(nflows, sizeof *s->flow_high_water);
     s->nflows = nflows;
     s->depth = depth;
-    return (s->e && s->head && s->tail) ? 0 : -1;
+    return (s->e && s->head && s->tail && s->flow_high_water) ? 0 : -1;
 }
 
 static void rm_stage_free(rm_stage *s)
@@ -322,6 +324,7 @@ static void rm_stage_free(rm_stage *s)
     free(s->e);
     free(s->head);
     free(s->tail);
+    free(s->flow_high_water);
 }
 
 static uint32_t rm_stage_space(const rm_stage *s, uint32_t flow) { return s->depth - (s->tail[flow] - s->head[flow]); }
@@ -340,6 +343,8 @@ static void rm_stage_push(rm_stage *s, const rnic_work *piece)
     used = s->tail[f] - s->head[f];
     if (used > s->high_water)
         s->high_water = used;
+    if (used > s->flow_high_water[f])
+        s->flow_high_water[f] = used;
 }
 
 static uint32_t rm_stage_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)

@@ -838,7 +838,12 @@ int main(int argc, char **argv)
             return 1;
         }
         if (csv)
-            fprintf(csv, "qp,host,tenant,weight,rate_gbps,expected_gbps,gbps,err_pct,msgs_per_s,bytes_posted,bytes_received\n");
+            fprintf(csv, "qp,host,tenant,weight,rate_gbps,expected_gbps,gbps,err_pct,msgs_per_s,bytes_posted,bytes_received,"
+                         "latency_p50_us,latency_p99_us,segment_ring_max\n");
+        /* per-QP latency percentiles: the window's latencies sorted by (flow, latency) */
+        for (i = 0; i < m.rx.nlat; i++)
+            lat[i] = ((uint64_t)m.rx.lat_flow[i] << 40) | (m.rx.lat[i] < (1ull << 40) ? m.rx.lat[i] : (1ull << 40) - 1u);
+        qsort(lat, m.rx.nlat, sizeof *lat, cmp_u64);
         for (i = 0; i < m.nqps; i++) {
             uint32_t f = qp_flow(&m, i);
             nic *n = &m.nics[host_of(&m, f)];
@@ -855,11 +860,26 @@ int main(int argc, char **argv)
             if (!o->sched_qos)
                 consumed += n->host.gen[f - n->host.first_flow].consumed_bytes;
             received += m.rx.f[f].bytes;
-            if (csv)
-                fprintf(csv, "%u,%u,%u,%u,%.6f,%.6f,%.6f,%.4f,%.1f,%llu,%llu\n", i, host_of(&m, f), tn, o->weight[tn],
-                        (double)o->rate_bps[tn] / 1e9, exp_gbps, got, (got - exp_gbps) / exp_gbps * 100,
+            if (csv) {
+                size_t lo = 0, hi, count = m.rx.nlat;
+                while (count) { /* first latency of flow f: binary search on the sorted keys */
+                    size_t half = count / 2u;
+                    if ((lat[lo + half] >> 40) < f) {
+                        lo += half + 1u;
+                        count -= half + 1u;
+                    } else
+                        count = half;
+                }
+                for (hi = lo; hi < m.rx.nlat && (lat[hi] >> 40) == f; hi++)
+                    ;
+                fprintf(csv, "%u,%u,%u,%u,%.6f,%.6f,%.6f,%.4f,%.1f,%llu,%llu,%.3f,%.3f,%u\n", i, host_of(&m, f), tn,
+                        o->weight[tn], (double)o->rate_bps[tn] / 1e9, exp_gbps, got, (got - exp_gbps) / exp_gbps * 100,
                         (double)m.rx.f[f].window_msgs / win_s, (unsigned long long)posted,
-                        (unsigned long long)m.rx.f[f].bytes);
+                        (unsigned long long)m.rx.f[f].bytes,
+                        hi > lo ? (double)(lat[lo + (size_t)(0.50 * (double)(hi - lo - 1u) + 0.5)] & ((1ull << 40) - 1u)) / (double)CLOCK_HZ * 1e6 : 0.0,
+                        hi > lo ? (double)(lat[lo + (size_t)(0.99 * (double)(hi - lo - 1u) + 0.5)] & ((1ull << 40) - 1u)) / (double)CLOCK_HZ * 1e6 : 0.0,
+                        n->stage.flow_high_water[f]);
+            }
         }
         if (csv)
             fclose(csv);
