@@ -535,6 +535,16 @@ model_pcap() { # the run's packets are RoCEv2 that tshark reads with 0 malformed
     bash tools/pcap_check.sh "$OBJ/model.pcap"
 }
 step rnic-model-pcap-tshark-0-malformed model_pcap
+model_vcd() { # the VCD of chosen ports is well formed and shows every packet the trace CSV has
+    local want got
+    ./build/rnic_model "${MODEL_ARGS[@]}" --duration-us 800 --warmup-us 100 --vcd "$OBJ/model.vcd" --trace-csv "$OBJ/trace.csv" >/dev/null || return 1
+    python3 tools/vcd_check.py "$OBJ/model.vcd" | tee "$OBJ/vcd.out" || return 1
+    want=$(awk -F, '$2 == 18 && $3 == 3' "$OBJ/trace.csv" | wc -l) # engine RNIC_ENGINE_MODEL + 2, kind 3: a packet in
+    got=$(result_value "$OBJ/vcd.out" receiver_packet)
+    echo "receiver packets: trace CSV $want, VCD $got"
+    [ "$want" -gt 0 ] && [ "$want" = "$got" ]
+}
+step rnic-model-vcd-well-formed-and-complete model_vcd
 model_qos() { # --sched qos (QoS engine instead of Palos): shares within 1 %, every byte, one digest ticked or fast-forwarded
     local e l d1 d2
     ./build/rnic_model --sched qos "${MODEL_ARGS[@]}" >"$OBJ/model-qos.out" || return 1

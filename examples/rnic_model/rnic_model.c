@@ -67,7 +67,7 @@
  *
  *   build/rnic_model [--hosts H] [--tenants T] [--qps N] [--weights w0,w1,..] [--rates-mbps r0,r1,..]
  *                    [--sizes MIN,MAX] [--depth D] [--duration-us U] [--warmup-us U] [--seed S]
- *                    [--csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--tick-only] [--quiet]
+ *                    [--csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--vcd FILE] [--tick-only] [--quiet]
  *                    [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]
  * Ends with: RESULT composed=1 qps=... tenants=... share_err_pct=... bytes_lost=... digest=...
  *            mcycles_per_s=... pkts_per_s=... [qos: blocks=... acks=... timeouts=... retransmits=...
@@ -83,6 +83,7 @@
 #include <unistd.h>
 #include "model_parts.h"
 #include "roce_pcap.h"
+#include "vcd.h"
 
 #define MAX_TENANTS 16u
 #define CLOCK_HZ 250000000ull
@@ -104,7 +105,7 @@ typedef struct options {
     uint64_t rate_bps[MAX_TENANTS];
     uint32_t min_msg, max_msg, depth;
     uint64_t duration_us, warmup_us, seed;
-    const char *csv, *pcap, *trace_csv;
+    const char *csv, *pcap, *trace_csv, *vcd;
     uint32_t snaplen;
     int tick_only, quiet;
     int sched_qos;                /* --sched qos: the QoS engine instead of Palos */
@@ -139,6 +140,8 @@ typedef struct model {
     uint64_t digest;
     rnic_trace trace;      /* the model's own modules' events */
     FILE *trace_csv;
+    rm_vcd vcd;           /* --vcd: chosen ports as a waveform */
+    char vcd_names[RM_VCD_MAX_PORTS][32];
     roce_pcap pcap;
     int pcap_on;
     uint32_t *psn;         /* per flow, for the pcap's BTH */
@@ -174,6 +177,8 @@ static void on_trace(void *user, const rnic_trace_event *ev)
 {
     model *m = (model *)user;
     m->digest = rnic_trace_digest_fold(m->digest, ev);
+    if (m->vcd.f)
+        rm_vcd_event(&m->vcd, ev);
     if (m->trace_csv)
         fprintf(m->trace_csv, "%llu,%u,%u,%u,%llu,%llu\n", (unsigned long long)ev->cycle, ev->engine, ev->kind, ev->id,
                 (unsigned long long)ev->a, (unsigned long long)ev->b);
@@ -659,7 +664,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: rnic_model [--hosts H] [--tenants T] [--qps N] [--weights w,..] [--rates-mbps r,..]\n"
                     "       [--sizes MIN,MAX] [--depth D] [--duration-us U] [--warmup-us U] [--seed S]\n"
-                    "       [--csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--tick-only] [--quiet]\n"
+                    "       [--csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--vcd FILE] [--tick-only] [--quiet]\n"
                     "       [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]\n");
     exit(2);
 }
@@ -720,6 +725,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--pcap")) o->pcap = v;
         else if (!strcmp(a, "--snaplen")) o->snaplen = (uint32_t)strtoul(v, NULL, 0);
         else if (!strcmp(a, "--trace-csv")) o->trace_csv = v;
+        else if (!strcmp(a, "--vcd")) o->vcd = v;
         else if (!strcmp(a, "--sched")) {
             if (!strcmp(v, "qos")) o->sched_qos = 1;
             else if (!strcmp(v, "palos")) o->sched_qos = 0;
@@ -786,6 +792,29 @@ int main(int argc, char **argv)
     }
     for (h = 0; h < o->hosts; h++)
         nic_init(&m, &m.nics[h], h);
+    if (o->vcd) { /* ports: each host's scheduler output and Tassel's TX, posts, drops, arrivals */
+        rm_vcd_port ports[RM_VCD_MAX_PORTS];
+        uint32_t np = 0;
+        for (h = 0; h < o->hosts; h++) {
+            snprintf(m.vcd_names[np], sizeof m.vcd_names[np], "host%u_%s_out", h, o->sched_qos ? "qos" : "palos");
+            ports[np].engine = (uint16_t)((o->sched_qos ? RNIC_ENGINE_QOS : RNIC_ENGINE_PALOS) + 32u * h);
+            ports[np].kind = RNIC_TRACE_OUT;
+            ports[np].name = m.vcd_names[np];
+            np++;
+            snprintf(m.vcd_names[np], sizeof m.vcd_names[np], "host%u_tassel_tx", h);
+            ports[np].engine = (uint16_t)(RNIC_ENGINE_TASSEL + 32u * h);
+            ports[np].kind = RNIC_TRACE_OUT;
+            ports[np].name = m.vcd_names[np];
+            np++;
+        }
+        ports[np].engine = (uint16_t)RNIC_ENGINE_MODEL, ports[np].kind = 1, ports[np].name = "host_post", np++;
+        ports[np].engine = (uint16_t)(RNIC_ENGINE_MODEL + 1u), ports[np].kind = 2, ports[np].name = "switch_drop", np++;
+        ports[np].engine = (uint16_t)(RNIC_ENGINE_MODEL + 2u), ports[np].kind = 3, ports[np].name = "receiver_packet", np++;
+        if (rm_vcd_open(&m.vcd, o->vcd, ports, np, CLOCK_HZ) != 0) {
+            perror(o->vcd);
+            return 1;
+        }
+    }
 
     end = rnic_ns_to_cycles(o->duration_us * 1000u, CLOCK_HZ);
     m.rx.window_start = rnic_ns_to_cycles(o->warmup_us * 1000u, CLOCK_HZ);
@@ -955,6 +984,12 @@ int main(int argc, char **argv)
             roce_pcap_close(&m.pcap);
         if (m.trace_csv)
             fclose(m.trace_csv);
+        if (m.vcd.f) {
+            if (!o->quiet)
+                printf("  vcd: %s (%llu events on %u ports; %llu out of time order not shown)\n", o->vcd,
+                       (unsigned long long)m.vcd.events, m.vcd.nports, (unsigned long long)m.vcd.late);
+            rm_vcd_close(&m.vcd);
+        }
         printf("RESULT composed=1 qps=%u tenants=%u share_err_pct=%.3f bytes_lost=%llu digest=%016llx "
                "mcycles_per_s=%.2f pkts_per_s=%.0f",
                m.nqps, o->tenants, worst_share,
