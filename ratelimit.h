@@ -26,6 +26,7 @@
  *   #include "ratelimit.h"
  *   #include <stdio.h>
  *   #include <stdlib.h>
+ *   #include <string.h>
  *
  *   // The flows' WQEs by free-running index (non-destructive: copy, never consume).
  *   static uint32_t wqes(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
@@ -3056,6 +3057,8 @@ static void rl__issue_fetch(rl *r)
 RL_API void rl_tick(rl *r)
 {
     const rl_timed_qp *f;
+    if (!r)
+        return;
     rl__emux(r); /* 1 */
     if ((f = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)) && rl__reached(r->now, f->cycle)) { /* 2 */
         uint32_t qp = f->qp;

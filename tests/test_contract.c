@@ -318,6 +318,20 @@ static void contract_null_and_empty(make_fn make)
     e.destroy(&e);
 }
 
+/* A NULL engine: every call answers without touching memory (EINVAL, NEVER, 0 cycles). */
+static void contract_null_engine(make_fn make)
+{
+    eng e = make(0, 8);
+    rnic_work w;
+    e.tick(NULL);
+    CHECK_EQ(e.next_event(NULL), RNIC_NEVER);
+    CHECK_EQ(e.advance(NULL, 100), 0);
+    CHECK_EQ(e.advance_to(NULL, 100), 0);
+    CHECK_EQ(e.pop(NULL, &w), RNIC_EINVAL);
+    CHECK_EQ(e.peek(NULL, &w), RNIC_EINVAL);
+    e.destroy(&e);
+}
+
 static rec_log log_a, log_b;
 
 static void contract_fast_forward_equals_ticking(make_fn make, uint64_t start_a, uint64_t start_b)
@@ -432,6 +446,39 @@ static void test_qos_null_and_empty(void) { contract_null_and_empty(mk_qos); }
 static void test_qos_fast_forward(void) { contract_fast_forward_equals_ticking(mk_qos, 0, 0); }
 static void test_qos_wrap(void) { contract_fast_forward_equals_ticking(mk_qos, 0, NEAR_WRAP); }
 static void test_qos_advance_stops(void) { contract_advance_stops_when_output_fills(mk_qos, 2); }
+static void test_null_engines_and_configs(void)
+{
+    rl_config rc;
+    rq_palos_config pc;
+    rq_qos_config qc;
+    const char *field = "unset";
+    source_fill(700);
+    contract_null_engine(mk_tassel);
+    contract_null_engine(mk_palos);
+    contract_null_engine(mk_qos);
+    rl_config_default(NULL); /* must not crash */
+    rq_palos_config_default(NULL);
+    rq_qos_config_default(NULL);
+    /* a bad config field is RNIC_EINVAL in every engine, and named */
+    rl_config_default(&rc);
+    rc.clock_hz = 0;
+    CHECK_EQ(rl_config_check(&rc, &field), RNIC_EINVAL);
+    CHECK(field && !strcmp(field, "clock_hz"));
+    rq_palos_config_default(&pc);
+    pc.clock_hz = 0;
+    field = "unset";
+    CHECK_EQ(rq_palos_config_check(&pc, &field), RNIC_EINVAL);
+    CHECK(field && !strcmp(field, "clock_hz"));
+    rq_qos_config_default(&qc);
+    qc.clock_hz = 0;
+    field = "unset";
+    CHECK_EQ(rq_qos_config_check(&qc, &field), RNIC_EINVAL);
+    CHECK(field && !strcmp(field, "clock_hz"));
+    CHECK_EQ(rl_mem_size(&rc), 0);
+    CHECK_EQ(rq_palos_mem_size(&pc), 0);
+    CHECK_EQ(rq_qos_mem_size(&qc), 0);
+}
+
 static void test_tassel_tags(void) { source_fill(700); contract_tags_pass_through(mk_tassel); }
 static void test_palos_tags(void) { source_fill(5000); contract_tags_pass_through(mk_palos); }
 
@@ -494,5 +541,6 @@ int main(void)
     RUN(test_qos_wrap);
     RUN(test_qos_advance_stops);
     RUN(test_tassel_rates_clamp_pause_retime);
+    RUN(test_null_engines_and_configs);
     return test_summary();
 }

@@ -44,8 +44,8 @@
  *     block times out and comes again.
  *   - Timeout: the engine's default 20 us counts from the send unit taking a block, but here the
  *     block then waits behind up to max_outstanding - 1 others in its QP's ring and is paced at
- *     the QP's rate (64 KB at 1.5 Gb/s = 350 us): with 20 us the default scenario has 755
- *     timeouts, 564 retransmissions and 128 failed transfers in 1.5 ms (share error 87 %). The
+ *     the QP's rate (64 KB at 1.5 Gb/s = 350 us): with 20 us the default scenario has 778
+ *     timeouts, 579 retransmissions and 134 failed transfers in 1.5 ms (share error 87 %). The
  *     model's timeout (--qos-timeout-us, 0 = automatic) is twice the time to pace
  *     max_outstanding full blocks at the slowest QP's expected rate, rounded up to 100 us
  *     (1,400 us by default): the default run has no timeout.
@@ -76,6 +76,7 @@
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "rnicq.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -582,7 +583,8 @@ static void set_now(model *m, uint64_t cycle)
 /* Run until cycle `end` (or, draining, until nothing is left to do). One iteration: move what
  * can move, then tick the engines one cycle -- or, when nothing can move and no engine has
  * work this cycle, jump every engine and module to the next event. */
-static void run_until(model *m, uint64_t end, int draining, uint64_t progress_total, double t0)
+/* Returns 1 when, draining, nothing was left anywhere before `end`. */
+static int run_until(model *m, uint64_t end, int draining, uint64_t progress_total, double t0)
 {
     uint64_t last_report = m->now;
     int tty = !m->o.quiet && isatty(2);
@@ -592,7 +594,7 @@ static void run_until(model *m, uint64_t end, int draining, uint64_t progress_to
         transfer(m);
         next = can_move(m) ? m->now : next_event(m);
         if (next == RNIC_NEVER && draining)
-            return; /* nothing left anywhere: drained */
+            return 1; /* nothing left anywhere: drained */
         if (m->o.tick_only)
             next = m->now;
         target = next <= m->now ? m->now + 1u : min64(next, end);
@@ -630,6 +632,7 @@ static void run_until(model *m, uint64_t end, int draining, uint64_t progress_to
                     (unsigned long long)m->rx.packets);
         }
     }
+    return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -647,26 +650,51 @@ static double pct(const uint64_t *v, size_t n, double p)
     return (double)v[i];
 }
 
-static int parse_list_u64(const char *s, uint64_t *out, uint32_t max, uint64_t scale)
+/* A whole decimal (or 0x hex) number in [lo, hi]; anything else is refused with a message. */
+static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi)
 {
-    uint32_t n = 0;
     char *end;
-    while (*s && n < max) {
-        out[n++] = strtoull(s, &end, 0) * scale;
-        if (end == s)
-            return -1;
-        s = *end == ',' ? end + 1 : end;
+    unsigned long long v;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (!*s || *s == '-' || *end || errno || v < lo || v > hi) {
+        fprintf(stderr, "rnic_model: %s %s: expected a whole number in [%llu, %llu]\n", opt, s, (unsigned long long)lo,
+                (unsigned long long)hi);
+        exit(2);
     }
-    return (int)n;
+    return v;
 }
 
-static void usage(void)
+/* A comma-separated list of 1 .. max numbers in [lo, hi]; returns how many. */
+static uint32_t parse_list(const char *opt, const char *s, uint64_t *out, uint32_t max, uint64_t lo, uint64_t hi)
+{
+    char item[64];
+    uint32_t n = 0;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        if (n == max || len == 0 || len >= sizeof item) {
+            fprintf(stderr, "rnic_model: %s: expected 1 .. %u comma-separated numbers\n", opt, max);
+            exit(2);
+        }
+        memcpy(item, s, len);
+        item[len] = 0;
+        out[n++] = parse_u64(opt, item, lo, hi);
+        s += len;
+        if (*s == ',' && !*++s) {
+            fprintf(stderr, "rnic_model: %s: trailing comma\n", opt);
+            exit(2);
+        }
+    }
+    return n;
+}
+
+static void usage(int code)
 {
     fprintf(stderr, "usage: rnic_model [--hosts H] [--tenants T] [--qps N] [--weights w,..] [--rates-mbps r,..]\n"
                     "       [--sizes MIN,MAX] [--depth D] [--duration-us U] [--warmup-us U] [--seed S]\n"
                     "       [--csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--vcd FILE] [--tick-only] [--quiet]\n"
                     "       [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]\n");
-    exit(2);
+    exit(code);
 }
 
 int main(int argc, char **argv)
@@ -676,16 +704,18 @@ int main(int argc, char **argv)
     uint64_t tmp[MAX_TENANTS], end, window_cycles, total_posted = 0, consumed = 0;
     double t0, host_s;
     uint32_t h, t, i;
-    int k, nparsed;
+    int k;
+    uint32_t nparsed, weights_given = 0, rates_given = 0;
+    int drained;
 
     memset(&m, 0, sizeof m);
     o->hosts = 2;
     o->tenants = 2;
     o->qps = 12;
-    o->weight[0] = 2;
-    o->weight[1] = 1;
-    o->rate_bps[0] = 2000000000ull;
-    o->rate_bps[1] = 1500000000ull;
+    for (t = 0; t < MAX_TENANTS; t++) { /* tenant 0: weight 2 at 2 Gb/s; the others weight 1 at 1.5 Gb/s */
+        o->weight[t] = t == 0 ? 2u : 1u;
+        o->rate_bps[t] = t == 0 ? 2000000000ull : 1500000000ull;
+    }
     o->min_msg = 64;
     o->max_msg = 262144;
     o->depth = 8;
@@ -699,52 +729,62 @@ int main(int argc, char **argv)
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (!strcmp(a, "--tick-only")) { o->tick_only = 1; continue; }
         if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(0);
         if (!v)
-            usage();
+            usage(2);
         k++;
-        if (!strcmp(a, "--hosts")) o->hosts = (uint32_t)strtoul(v, NULL, 0);
-        else if (!strcmp(a, "--tenants")) o->tenants = (uint32_t)strtoul(v, NULL, 0);
-        else if (!strcmp(a, "--qps")) o->qps = (uint32_t)strtoul(v, NULL, 0);
-        else if (!strcmp(a, "--weights")) {
-            nparsed = parse_list_u64(v, tmp, MAX_TENANTS, 1);
-            for (t = 0; nparsed > 0 && t < MAX_TENANTS; t++)
-                o->weight[t] = (uint32_t)tmp[t < (uint32_t)nparsed ? t : (uint32_t)nparsed - 1u];
-        } else if (!strcmp(a, "--rates-mbps")) {
-            nparsed = parse_list_u64(v, tmp, MAX_TENANTS, 1000000ull);
-            for (t = 0; nparsed > 0 && t < MAX_TENANTS; t++)
-                o->rate_bps[t] = tmp[t < (uint32_t)nparsed ? t : (uint32_t)nparsed - 1u];
+        if (!strcmp(a, "--hosts")) o->hosts = (uint32_t)parse_u64(a, v, 1, 16);
+        else if (!strcmp(a, "--tenants")) o->tenants = (uint32_t)parse_u64(a, v, 1, MAX_TENANTS);
+        else if (!strcmp(a, "--qps")) o->qps = (uint32_t)parse_u64(a, v, 1, 1024);
+        else if (!strcmp(a, "--weights")) { /* one per tenant; the last one repeats */
+            nparsed = parse_list(a, v, tmp, MAX_TENANTS, 1, 65535);
+            for (t = 0; t < MAX_TENANTS; t++)
+                o->weight[t] = (uint32_t)tmp[t < nparsed ? t : nparsed - 1u];
+            weights_given = nparsed;
+        } else if (!strcmp(a, "--rates-mbps")) { /* 0.1 Mb/s .. 800 Gb/s: whole Mb/s from 1 */
+            nparsed = parse_list(a, v, tmp, MAX_TENANTS, 1, 800000);
+            for (t = 0; t < MAX_TENANTS; t++)
+                o->rate_bps[t] = tmp[t < nparsed ? t : nparsed - 1u] * 1000000ull;
+            rates_given = nparsed;
         } else if (!strcmp(a, "--sizes")) {
-            if (parse_list_u64(v, tmp, 2, 1) != 2) usage();
+            if (parse_list(a, v, tmp, 2, 1, 1u << 30) != 2 || tmp[1] < tmp[0]) {
+                fprintf(stderr, "rnic_model: --sizes MIN,MAX with 1 <= MIN <= MAX <= 2^30\n");
+                exit(2);
+            }
             o->min_msg = (uint32_t)tmp[0];
             o->max_msg = (uint32_t)tmp[1];
-        } else if (!strcmp(a, "--depth")) o->depth = (uint32_t)strtoul(v, NULL, 0);
-        else if (!strcmp(a, "--duration-us")) o->duration_us = strtoull(v, NULL, 0);
-        else if (!strcmp(a, "--warmup-us")) o->warmup_us = strtoull(v, NULL, 0);
-        else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0);
+        } else if (!strcmp(a, "--depth")) o->depth = (uint32_t)parse_u64(a, v, 1, 4096);
+        else if (!strcmp(a, "--duration-us")) o->duration_us = parse_u64(a, v, 2, 1000000000ull); /* up to 1,000 s */
+        else if (!strcmp(a, "--warmup-us")) o->warmup_us = parse_u64(a, v, 0, 1000000000ull);
+        else if (!strcmp(a, "--seed")) o->seed = parse_u64(a, v, 0, UINT64_MAX);
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--pcap")) o->pcap = v;
-        else if (!strcmp(a, "--snaplen")) o->snaplen = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--snaplen")) o->snaplen = (uint32_t)parse_u64(a, v, 64, 65535);
         else if (!strcmp(a, "--trace-csv")) o->trace_csv = v;
         else if (!strcmp(a, "--vcd")) o->vcd = v;
         else if (!strcmp(a, "--sched")) {
             if (!strcmp(v, "qos")) o->sched_qos = 1;
             else if (!strcmp(v, "palos")) o->sched_qos = 0;
-            else usage();
-        } else if (!strcmp(a, "--poll-cycles")) o->poll_cycles = (uint32_t)strtoul(v, NULL, 0);
-        else if (!strcmp(a, "--qos-timeout-us")) o->qos_timeout_us = strtoull(v, NULL, 0);
-        else usage();
+            else usage(2);
+        } else if (!strcmp(a, "--poll-cycles")) o->poll_cycles = (uint32_t)parse_u64(a, v, 1, 1000000000ull);
+        else if (!strcmp(a, "--qos-timeout-us")) o->qos_timeout_us = parse_u64(a, v, 0, 1000000000ull);
+        else usage(2);
     }
-    if (!o->hosts || o->hosts > 16 || !o->tenants || o->tenants > MAX_TENANTS || !o->qps || o->qps > 1024 ||
-        o->min_msg < 1 || o->max_msg < o->min_msg || o->max_msg > (1u << 30) || o->depth < 1 || o->depth > 4096 ||
-        o->warmup_us >= o->duration_us || o->snaplen < 64) {
-        fprintf(stderr, "rnic_model: option out of range\n");
-        usage();
+    if (o->warmup_us >= o->duration_us) {
+        fprintf(stderr, "rnic_model: --warmup-us must be shorter than --duration-us\n");
+        exit(2);
     }
     for (t = 0; t < o->tenants; t++)
-        if (!o->weight[t] || !o->rate_bps[t]) {
-            fprintf(stderr, "rnic_model: weights and rates must be positive\n");
-            usage();
+        if (o->rate_bps[t] > TASSEL_LINK_BPS) { /* what Tassel's rate register would do: clamp to its link */
+            fprintf(stderr, "rnic_model: tenant %u's rate %.3f Gb/s is above Tassel's link (%.3f Gb/s): clamped to it\n", t,
+                    (double)o->rate_bps[t] / 1e9, (double)TASSEL_LINK_BPS / 1e9);
+            o->rate_bps[t] = TASSEL_LINK_BPS;
         }
+    if (weights_given > o->tenants || rates_given > o->tenants) {
+        fprintf(stderr, "rnic_model: %u tenants but %u weights and %u rates given\n", o->tenants, weights_given,
+                rates_given);
+        exit(2);
+    }
 
     m.nqps = o->hosts * o->tenants * o->qps;
     m.nflows = m.nqps;
@@ -850,7 +890,7 @@ int main(int argc, char **argv)
         m.nics[h].host.posting = false;
         m.nics[h].qh.posting = false;
     }
-    run_until(&m, end + rnic_ns_to_cycles(100000000u, CLOCK_HZ), 1, end, t0); /* drain: at most 100 ms */
+    drained = run_until(&m, end + rnic_ns_to_cycles(100000000u, CLOCK_HZ), 1, end, t0); /* drain: at most 100 ms */
     host_s = (double)clock() / CLOCKS_PER_SEC - t0;
     if (!o->quiet && isatty(2))
         fprintf(stderr, "\r%90s\r", "");
@@ -859,7 +899,7 @@ int main(int argc, char **argv)
     {
         double tenant_got[MAX_TENANTS] = { 0 }, tenant_exp[MAX_TENANTS] = { 0 }, tenant_msgs[MAX_TENANTS] = { 0 };
         double worst_share = 0, win_s = (double)window_cycles / (double)CLOCK_HZ;
-        uint64_t received = 0, qos_errors = m.ack_errors;
+        uint64_t received = 0, qos_errors = m.ack_errors, qos_failed = 0;
         FILE *csv = NULL;
         uint64_t *lat = (uint64_t *)malloc((m.rx.nlat + 1u) * sizeof *lat);
         if (o->csv && !(csv = fopen(o->csv, "w"))) {
@@ -912,8 +952,10 @@ int main(int argc, char **argv)
         }
         if (csv)
             fclose(csv);
-        for (h = 0; h < o->hosts && o->sched_qos; h++)
+        for (h = 0; h < o->hosts && o->sched_qos; h++) {
             qos_errors += m.nics[h].qh.model_errors + m.nics[h].qh.transfer_errors;
+            qos_failed += m.nics[h].qh.transfer_errors;
+        }
         if (!o->quiet) {
             printf("\n  tenant  weight  QPs  expected Gb/s  measured Gb/s   err %%   msgs/s      latency p50 / p99 / p99.9 (us)\n");
         }
@@ -971,10 +1013,24 @@ int main(int argc, char **argv)
                    (unsigned long long)m.rx.bad, (unsigned long long)m.rx.ce);
             if (o->sched_qos)
                 printf("  qos: %llu retransmitted packets arrived as duplicates (%llu B, not counted twice); %llu "
-                       "discarded beyond a gap (a packet before them dropped); %llu ACKs sent; %llu model errors\n",
+                       "discarded beyond a gap (a packet before them dropped); %llu ACKs sent; %llu transfers ended in ERROR; "
+                       "%llu model errors\n",
                        (unsigned long long)m.rx.duplicates, (unsigned long long)m.rx.duplicate_bytes,
                        (unsigned long long)m.rx.beyond_gap, (unsigned long long)m.acks_sent,
-                       (unsigned long long)qos_errors);
+                       (unsigned long long)qos_failed, (unsigned long long)(qos_errors - qos_failed));
+            {
+                double offered = 0;
+                for (t = 0; t < o->tenants; t++)
+                    offered += tenant_exp[t];
+                if (offered * 1e9 > (double)TASSEL_LINK_BPS)
+                    printf("  warning: the tenants' expected %.3f Gb/s exceed the switch port's payload capacity "
+                           "(%.3f Gb/s): the expected shares, which ignore the switch, cannot all be met\n",
+                           offered, (double)TASSEL_LINK_BPS / 1e9);
+            }
+            if (!drained)
+                printf("  warning: the drain stopped 100 ms after the run with %llu B still queued in the model: "
+                       "bytes_lost counts them (RESULT drained=0)\n",
+                       (unsigned long long)(total_posted - received));
             printf("  simulated %.3f ms (%llu cycles) in %.2f s host time\n", (double)m.now / (double)CLOCK_HZ * 1e3,
                    (unsigned long long)m.now, host_s);
             if (o->pcap)
@@ -1008,7 +1064,7 @@ int main(int argc, char **argv)
                    (unsigned long long)acks, (unsigned long long)tmo, (unsigned long long)retx,
                    (unsigned long long)m.rx.duplicates);
         }
-        printf(" sched=%s\n", o->sched_qos ? "qos" : "palos");
+        printf(" drained=%d sched=%s\n", drained, o->sched_qos ? "qos" : "palos");
         (void)consumed;
     }
     for (h = 0; h < o->hosts; h++)

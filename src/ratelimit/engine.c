@@ -946,6 +946,8 @@ static void rl__issue_fetch(rl *r)
 RL_API void rl_tick(rl *r)
 {
     const rl_timed_qp *f;
+    if (!r)
+        return;
     rl__emux(r); /* 1 */
     if ((f = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)) && rl__reached(r->now, f->cycle)) { /* 2 */
         uint32_t qp = f->qp;

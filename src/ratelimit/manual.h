@@ -23,6 +23,7 @@
  *   #include "ratelimit.h"
  *   #include <stdio.h>
  *   #include <stdlib.h>
+ *   #include <string.h>
  *
  *   // The flows' WQEs by free-running index (non-destructive: copy, never consume).
  *   static uint32_t wqes(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)

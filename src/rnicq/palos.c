@@ -7,6 +7,8 @@ enum { RQ__PALOS_IDLE = 0, RQ__PALOS_QUEUED = 1, RQ__PALOS_FETCHING = 2 };
 
 RQ_API void rq_palos_config_default(rq_palos_config *cfg)
 {
+    if (!cfg)
+        return;
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
     rq_pw_config_default(&cfg->weights);
     cfg->mode = RQ_PALOS_CHUNK;

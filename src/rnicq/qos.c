@@ -45,19 +45,19 @@ RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
             return rnic_config_bad(field, name, err); \
     } while (0)
     RQ__BAD(!c, "cfg", RNIC_EINVAL);
-    RQ__BAD(c->clock_hz < 1000000u || c->clock_hz > RQ__MAX_CLOCK_HZ, "clock_hz", RNIC_ERANGE);
-    RQ__BAD(c->domains == 0 || c->domains > 1024u, "domains", RNIC_ERANGE);
+    RQ__BAD(c->clock_hz < 1000000u || c->clock_hz > RQ__MAX_CLOCK_HZ, "clock_hz", RNIC_EINVAL);
+    RQ__BAD(c->domains == 0 || c->domains > 1024u, "domains", RNIC_EINVAL);
     RQ__BAD(c->write_channels == 0 || c->write_channels % 32u, "write_channels", RNIC_EINVAL);
     RQ__BAD(c->read_channels == 0, "read_channels", RNIC_EINVAL);
     RQ__BAD((uint64_t)c->domains * ((uint64_t)c->write_channels + c->read_channels) > ((uint64_t)1 << 20) ||
                 rq_status_mem_size(c->domains, c->write_channels) == 0,
-            "write_channels", RNIC_ERANGE); /* domains x channels: at most 2^20 lines */
-    RQ__BAD(c->intra_priorities == 0 || c->intra_priorities > 16u, "intra_priorities", RNIC_ERANGE);
+            "write_channels", RNIC_EINVAL); /* domains x channels: at most 2^20 lines */
+    RQ__BAD(c->intra_priorities == 0 || c->intra_priorities > 16u, "intra_priorities", RNIC_EINVAL);
     RQ__BAD(c->block_bytes < 64u || c->block_bytes > ((uint32_t)1 << 30) || (c->block_bytes & (c->block_bytes - 1u)),
             "block_bytes", RNIC_EINVAL);
     RQ__BAD(rq_ids_mem_size(&c->ids) == 0, "ids", RNIC_EINVAL);
     RQ__BAD(c->max_outstanding == 0 || c->max_outstanding > 15u || c->max_outstanding > c->ids.flow_blocks,
-            "max_outstanding", RNIC_ERANGE);
+            "max_outstanding", RNIC_EINVAL);
     RQ__BAD(c->aw_fifo == 0, "aw_fifo", RNIC_EINVAL);
     RQ__BAD(c->b_fifo == 0, "b_fifo", RNIC_EINVAL);
     RQ__BAD(c->read_port == 0, "read_port", RNIC_EINVAL);
@@ -65,10 +65,10 @@ RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
     RQ__BAD(c->packet_queue == 0, "packet_queue", RNIC_EINVAL);
     RQ__BAD(c->response_port == 0, "response_port", RNIC_EINVAL);
     RQ__BAD(c->remote_port == 0, "remote_port", RNIC_EINVAL);
-    RQ__BAD(c->seq_bits < 2u || c->seq_bits > 16u, "seq_bits", RNIC_ERANGE);
+    RQ__BAD(c->seq_bits < 2u || c->seq_bits > 16u, "seq_bits", RNIC_EINVAL);
     timeout = rq__timeout_of(c);
-    RQ__BAD(timeout == 0 || timeout > RQ__MAX_TIMEOUT, "timeout_ns", RNIC_ERANGE);
-    RQ__BAD(c->retry_limit > 255u, "retry_limit", RNIC_ERANGE);
+    RQ__BAD(timeout == 0 || timeout > RQ__MAX_TIMEOUT, "timeout_ns", RNIC_EINVAL);
+    RQ__BAD(c->retry_limit > 255u, "retry_limit", RNIC_EINVAL);
 #undef RQ__BAD
     return RNIC_OK;
 }
@@ -285,8 +285,8 @@ RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint3
 /* A NULL record given to a peek: counted like a pop's (the engine is the caller's; only the
  * statistics change, as for every refused call). */
 static rnic_err rq__peek_null(const rq_qos *q)
-{
-    return rnic_err_note(&((rq_qos *)(uintptr_t)q)->stats.errors, RNIC_EINVAL);
+{ /* counted and traced like any refused call: the engine is the caller's, only statistics change */
+    return rq__refuse((rq_qos *)(uintptr_t)q, RNIC_EINVAL, RNIC_NONE, 0);
 }
 
 /* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record). */
@@ -306,7 +306,7 @@ static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out)
 static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out)
 {
     if (!out)
-        return rnic_err_note(&q->stats.errors, RNIC_EINVAL);
+        return rq__refuse(q, RNIC_EINVAL, RNIC_NONE, 0);
     return rnic_ring_pop(ring, out);
 }
 
