@@ -141,6 +141,7 @@ typedef struct model {
     uint64_t digest;
     rnic_trace trace;      /* the model's own modules' events */
     FILE *trace_csv;
+    FILE *csv;            /* --csv: per-QP results, written after the run */
     rm_vcd vcd;           /* --vcd: chosen ports as a waveform */
     char vcd_names[RM_VCD_MAX_PORTS][32];
     roce_pcap pcap;
@@ -823,6 +824,10 @@ int main(int argc, char **argv)
     m.rx.accept_duplicates = o->sched_qos != 0;
     m.sw.buffer = 4u << 20;     /* 4 MB for the port */
     m.sw.ecn_k = 100u << 10;    /* mark above 100 KB queued */
+    if (o->csv && !(m.csv = fopen(o->csv, "w"))) { /* opened now: a bad path fails before the run */
+        perror(o->csv);
+        return 1;
+    }
     if (o->pcap) {
         if (roce_pcap_open(&m.pcap, o->pcap, o->snaplen) != 0) {
             perror(o->pcap);
@@ -900,12 +905,8 @@ int main(int argc, char **argv)
         double tenant_got[MAX_TENANTS] = { 0 }, tenant_exp[MAX_TENANTS] = { 0 }, tenant_msgs[MAX_TENANTS] = { 0 };
         double worst_share = 0, win_s = (double)window_cycles / (double)CLOCK_HZ;
         uint64_t received = 0, qos_errors = m.ack_errors, qos_failed = 0;
-        FILE *csv = NULL;
+        FILE *csv = m.csv;
         uint64_t *lat = (uint64_t *)malloc((m.rx.nlat + 1u) * sizeof *lat);
-        if (o->csv && !(csv = fopen(o->csv, "w"))) {
-            perror(o->csv);
-            return 1;
-        }
         if (csv)
             fprintf(csv, "qp,host,tenant,weight,rate_gbps,expected_gbps,gbps,err_pct,msgs_per_s,bytes_posted,bytes_received,"
                          "latency_p50_us,latency_p99_us,segment_ring_max\n");
