@@ -87,6 +87,10 @@ figures:
 	./build/palos_weight_change --csv build/palos_weight_change.csv > /dev/null
 	gnuplot -e "csv='build/palos_weight_change.csv'; out='docs/figures/palos_fig11.png'" docs/figures/palos_fig11.gp
 	@echo "wrote docs/figures/palos_fig7.png .. palos_fig11.png"
+	@$(MAKE) --no-print-directory build/rnic_model
+	./build/rnic_model --quiet --csv build/rnic_model.csv > /dev/null
+	gnuplot -e "csv='build/rnic_model.csv'; out='docs/figures/rnic_model.png'" docs/figures/rnic_model.gp
+	@echo "wrote docs/figures/rnic_model.png"
 
 headers:
 	python3 amalgamate.py
