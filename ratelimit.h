@@ -69,14 +69,17 @@
  *
  * CONFIG (rl_config; rl_config_default sets the defaults)
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
- *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency 250 cycles | fetch_wqes n = 8 (<= 64) |
+ *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency_ns 1000 (1 us) | fetch_wqes n = 8 (<= 64) |
  *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | start_cycle 0 | source (required) |
  *   trace NULL, trace_id RNIC_ENGINE_TASSEL.
+ *   Times are given in ns and converted once, by rl_init, to cycles at clock_hz, rounded to
+ *   the nearest cycle (a half rounds up): pcie_latency_ns 1000 at 250 MHz is L = 250 cycles
+ *   (rl_pcie_latency_cycles), and must come to 1 .. 2^20 cycles.
  *
  * PORTS (per cycle; latency)
  *   Registers (rl_doorbell, rl_set_rate, rl_set_credit): per flow, last write wins, never
  *     busy; the EMUX applies one flow's pending writes per cycle (step 1), FIFO over flows.
- *   WQE fetch: one issued per cycle; the source is read L = pcie_latency cycles later.
+ *   WQE fetch: one issued per cycle; the source is read L = rl_pcie_latency_cycles() later.
  *   Timeline: one P-heap operation every 2 cycles, latency ceil(log2(max_flows + 1)) cycles.
  *   TX output (rl_pop_tx / rl_peek_tx, rnic_work): at most one packet per cycle, and only
  *     when the link is idle (busy len / link rate); a full port stalls transmission.
@@ -1743,7 +1746,10 @@ typedef struct rl_config {
     uint64_t min_rate_bps; /* smallest flow rate; smaller non-zero writes are clamped up, default 100 Kb/s */
     uint32_t max_flows;    /* 1 .. RL_MAX_FLOWS, default 1024 */
     uint32_t mtu;          /* packet payload bytes, 64 .. 65536, default 4096 */
-    uint32_t pcie_latency; /* WQE fetch latency and wheel span in cycles, default 250 */
+    uint32_t pcie_latency_ns; /* WQE fetch latency and wheel span, default 1000 ns (the paper's 1 us
+                                 PCIe latency, 250 cycles at 250 MHz). Converted once by rl_init to
+                                 cycles at clock_hz, to the nearest cycle (an exact half rounds up);
+                                 that must be 1 .. 2^20 cycles. rl_pcie_latency_cycles gives it. */
     uint32_t fetch_wqes;   /* n: WQEs fetched (and packets cut) per round, 1 .. 64, default 8 */
     uint32_t desc_capacity; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
     uint32_t tx_capacity;  /* TX output port depth, default 64 */
@@ -1829,6 +1835,8 @@ RL_API const rl_stats *rl_get_stats(const rl *r);
 RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow);
 /* Current oversubscription factor Phi (Q32.32). */
 RL_API uint64_t rl_phi_q32(const rl *r);
+/* The WQE fetch latency in cycles: cfg.pcie_latency_ns at clock_hz, to the nearest cycle. */
+RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
@@ -1880,6 +1888,7 @@ struct rl {
     rnic_ftime link_t;      /* when the link finishes the last packet */
     uint64_t link_free;     /* first cycle the link is idle */
     uint32_t heap_height;
+    uint32_t pcie_latency;  /* L, cycles: cfg.pcie_latency_ns at clock_hz (rl__pcie_cycles) */
     uint64_t heap_next_op;
     uint64_t desc_numbers;
     rnic_trace trace;
@@ -2142,6 +2151,10 @@ RL_API const char *rl_version(void);
 /* Wrap-safe: cycle `t` has come (t <= now modulo 2^64, within 2^63). */
 static bool rl__reached(uint64_t now, uint64_t t) { return now - t < ((uint64_t)1 << 63); }
 
+/* L in cycles: pcie_latency_ns at clock_hz, to the nearest cycle (half up); computed once, by
+ * rl_init, so the tick path works in whole cycles (docs/engine_contract.md, "Time"). */
+static uint64_t rl__pcie_cycles(const rl_config *c) { return rnic_ns_to_cycles(c->pcie_latency_ns, c->clock_hz); }
+
 RL_API void rl_config_default(rl_config *cfg)
 {
     if (!cfg)
@@ -2152,7 +2165,7 @@ RL_API void rl_config_default(rl_config *cfg)
     cfg->min_rate_bps = RNIC_RATE_MIN_BPS;
     cfg->max_flows = 1024;
     cfg->mtu = 4096;
-    cfg->pcie_latency = 250;
+    cfg->pcie_latency_ns = 1000; /* 1 us: 250 cycles at 250 MHz */
     cfg->fetch_wqes = 8;
     cfg->desc_capacity = 60;
     cfg->tx_capacity = 64;
@@ -2178,8 +2191,9 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
     if (c->mtu < 64 || c->mtu > 65536u)
         return rnic_config_bad(field, "mtu", RNIC_EINVAL);
-    if (c->pcie_latency == 0 || c->pcie_latency > (1u << 20))
-        return rnic_config_bad(field, "pcie_latency", RNIC_EINVAL);
+    /* at least one cycle (a latency that rounds to 0 is refused, not silently made 1) */
+    if (rl__pcie_cycles(c) == 0 || rl__pcie_cycles(c) > (1u << 20))
+        return rnic_config_bad(field, "pcie_latency_ns", RNIC_EINVAL);
     if (c->fetch_wqes == 0 || c->fetch_wqes > RL_MAX_FETCH)
         return rnic_config_bad(field, "fetch_wqes", RNIC_EINVAL);
     if (c->desc_capacity == 0 || c->desc_capacity > RL_MAX_DESC)
@@ -2226,7 +2240,7 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     RL__RING(inserts_in_flight, rl_heap_insert, h);
     RL__RING(deliveries, rl_timed_qp, h);
     RL__RING(schedule, uint32_t, n);
-    RL__RING(fetches, rl_timed_qp, (size_t)c->pcie_latency + 1u);
+    RL__RING(fetches, rl_timed_qp, (size_t)rl__pcie_cycles(c) + 1u);
     RL__RING(tx, rnic_work, c->tx_capacity);
     RL__ARRAY(desc, rl_desc, k);
     RL__ARRAY(desc_used, uint64_t, (k + 63u) / 64u);
@@ -2265,7 +2279,7 @@ static void rl__update_phi(rl *r)
     r->phi = phi;
     over = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE; /* max(1, Phi) */
     r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
-    r->lookahead = rnic_udiv128_64((uint64_t)r->cfg.pcie_latency + r->heap_height + 1u, 0, over, NULL);
+    r->lookahead = rnic_udiv128_64((uint64_t)r->pcie_latency + r->heap_height + 1u, 0, over, NULL);
     if (phi > r->stats.max_phi_q32)
         r->stats.max_phi_q32 = phi;
 }
@@ -2301,6 +2315,7 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->cfg = *cfg;
     rl__layout(cfg, r, (unsigned char *)mem);
     r->heap_height = rl__height(cfg->max_flows);
+    r->pcie_latency = (uint32_t)rl__pcie_cycles(cfg); /* 1 .. 2^20: checked above */
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
     r->link_cpb = link_cpb;
     r->now = r->heap_next_op = r->link_free = cfg->start_cycle;
@@ -3049,7 +3064,7 @@ static void rl__issue_fetch(rl *r)
     }
     q->state = RL__FETCHING;
     f.qp = qp;
-    f.cycle = r->now + r->cfg.pcie_latency;
+    f.cycle = r->now + r->pcie_latency;
     rnic_ring_push(&r->fetches, &f); /* at most L + 1 in flight: cannot be full */
     RL__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
 }
@@ -3243,6 +3258,7 @@ RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow)
     return r && flow < r->cfg.max_flows ? &r->qp_stats[flow] : NULL;
 }
 RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
+RL_API uint32_t rl_pcie_latency_cycles(const rl *r) { return r ? r->pcie_latency : 0; }
 /* ==== end src/ratelimit/engine.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RL_IMPLEMENTATION */

@@ -4,8 +4,8 @@
  *
  *   raise: one QP at 100 Kb/s with 4 KB messages, raised to 10 Gb/s at cycle 12,500,000 (50 ms):
  *          the cycle of its first packet after the write (target: one packet time at the new
- *          rate, 819.2 cycles, plus 2 x pcie_latency), and its bytes in the ten 10 ms windows
- *          that follow (each within 0.5 % of 10 Gb/s);
+ *          rate, 819.2 cycles, plus 2 x the PCIe latency L, 1 us = 250 cycles), and its bytes
+ *          in the ten 10 ms windows that follow (each within 0.5 % of 10 Gb/s);
  *   oversubscription: QP0 at 50 Gb/s and QP1 raised from 100 Kb/s to 100 Gb/s (Phi = 1.5), and
  *          16,384 QPs at 100 Kb/s raised together to 1.5 x the link (Phi = 1.5): link use in
  *          10 ms windows after the raise (target >= 0.99);
@@ -179,17 +179,18 @@ int main(int argc, char **argv)
     static uint64_t raise_bins[3][NBIN], lower_bins[3][NBIN], over_bins[3][NBIN];
     const char *csv = argc == 3 && strcmp(argv[1], "--csv") == 0 ? argv[2] : NULL;
     run x;
-    const uint64_t L = 250; /* rl_config_default's pcie_latency */
+    uint64_t L; /* the PCIe latency in cycles: rl_config_default's pcie_latency_ns at CLOCK_HZ */
     const double new_pkt = (double)MSG * 8.0 * (double)CLOCK_HZ / 10e9; /* 819.2 cycles */
     uint64_t raise_first, early = 0;
-    double raise_err, lower_err, util2, util16k, phi2, phi16k, util, first_target = new_pkt + 2.0 * (double)L;
+    double raise_err, lower_err, util2, util16k, phi2, phi16k, util, first_target;
     int met;
-
-    printf("Tassel rate changes (250 MHz, 100 Gb/s link, 4 KB messages, pcie_latency %u cycles)\n\n", (unsigned)L);
 
     /* raise */
     if (!run_init(&x, 1024, 60))
         return 1;
+    L = rl_pcie_latency_cycles(x.r);
+    first_target = new_pkt + 2.0 * (double)L;
+    printf("Tassel rate changes (250 MHz, 100 Gb/s link, 4 KB messages, PCIe latency %u cycles)\n\n", (unsigned)L);
     x.watch = 0;
     rl_set_rate(x.r, 0, 100000ull);
     rl_doorbell(x.r, 0);
@@ -201,7 +202,7 @@ int main(int argc, char **argv)
     raise_err = worst_err_pct(&x, 10000000000ull);
     memcpy(raise_bins, x.bins, sizeof x.bins);
     printf("raise 100 Kb/s -> 10 Gb/s at cycle %llu: first packet %llu cycles later (target <= %.1f =\n"
-           "  one packet at the new rate %.1f + 2 x pcie_latency); 10 ms windows after the raise: worst %.4f %%\n"
+           "  one packet at the new rate %.1f + 2 x PCIe latency); 10 ms windows after the raise: worst %.4f %%\n"
            "  off 10 Gb/s (before the fix: next packet at cycle 81,920,001, 0 B in 100 ms)\n",
            (unsigned long long)x.change_at, (unsigned long long)raise_first, first_target, new_pkt, raise_err);
     run_free(&x);

@@ -1,6 +1,6 @@
 /* Tassel Fig. 8 (scalability): many concurrent, always-backlogged QPs whose rate limits span
  * 100 Kb/s .. 100 Gb/s on a 100 Gb/s link, 250 MHz clock, mtu 4096, the paper's n = 8,
- * L = 250 cycles (rl_config_default), k as desc_for() below.
+ * L = 1 us = 250 cycles (rl_config_default's pcie_latency_ns), k as desc_for() below.
  *   (a) not oversubscribed: the rates sum to 0.95 x link; each QP should get its rate;
  *   (b) Phi = 2: more high-rate QPs, the rates sum to 2 x link; each QP should get rate / Phi
  *       (weighted sharing).

@@ -69,6 +69,7 @@ static void test_rate_limiter_ticks_without_allocating(void)
     mem = malloc(rl_mem_size(&cfg));
     CHECK(mem != NULL && rl_init(&r, &cfg, mem, rl_mem_size(&cfg)) == RNIC_OK);
     trap_armed = 1;
+    CHECK_EQ(rl_pcie_latency_cycles(&r), 250); /* pcie_latency_ns 1000 at 250 MHz, converted by rl_init */
     for (qp = 0; qp < 64; qp++) { /* oversubscribed: 64 x 3 Gb/s on 100 Gb/s... and some slow */
         rl_set_rate(&r, qp, qp % 2 ? 3000000000ull : 100000000ull);
         rl_doorbell(&r, qp);

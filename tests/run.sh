@@ -410,7 +410,7 @@ tassel_manual_example() { # ratelimit.h's DO THIS block is a complete program: C
     [ "$a" = "25.00 Gb/s" ] && [ "$b" = "$a" ]
 }
 step tassel-manual-example-runs tassel_manual_example
-tassel_rate_change_claim() { # issue 9 item 3: a raise acts within one new-rate packet + 2 x pcie_latency,
+tassel_rate_change_claim() { # issue 9 item 3: a raise acts within one new-rate packet + 2 x the PCIe latency (cycles),
     # windows after it within 0.5 %, link use >= 0.99 at Phi 1.5 with raised QPs, a cut within 0.5 % and never early
     ./build/tassel_rate_change >"$OBJ/rate_change.out" || return 1
     local f t e u l k

@@ -99,7 +99,7 @@ static eng make_tassel(uint64_t start, uint32_t tx_capacity)
     rl_config_default(&cfg);
     cfg.max_flows = 16;
     cfg.mtu = 1024;
-    cfg.pcie_latency = 40;
+    cfg.pcie_latency_ns = 160; /* L = 40 cycles at 250 MHz */
     cfg.tx_capacity = tx_capacity;
     cfg.start_cycle = start;
     cfg.source = source_read;

@@ -302,7 +302,7 @@ static rl *wrap_engine(int which, uint64_t start, uint32_t tx_capacity)
     c.source = mixed_source;
     c.start_cycle = start;
     c.tx_capacity = tx_capacity;
-    c.pcie_latency = 100;
+    c.pcie_latency_ns = 400; /* L = 100 cycles at the default 250 MHz */
     if (rl_mem_size(&c) > sizeof wrap_mem[which] ||
         rl_init(&wrap_eng[which], &c, wrap_mem[which], sizeof wrap_mem[which]) != RNIC_OK)
         return NULL;

@@ -225,6 +225,20 @@ typedef struct ref {
     int trace;
 } ref;
 
+/* The reference's own time conversion (api.h: ns at clock_hz to the nearest cycle, a half
+ * rounding up), in plain 128-bit arithmetic. */
+static uint64_t ref_ns_to_cycles(uint64_t ns, uint64_t clock)
+{
+    return (uint64_t)(((u128)ns * clock + 500000000u) / 1000000000u);
+}
+
+/* The pcie_latency_ns that gives L cycles at `clock` (<= 1 GHz: the nearest ns is within half
+ * a cycle, so it converts back to L exactly). The tests below choose L in cycles. */
+static uint32_t ns_for_cycles(uint64_t L, uint64_t clock)
+{
+    return (uint32_t)(((u128)L * 1000000000u + clock / 2u) / clock);
+}
+
 static uint64_t ref_cpb(uint64_t clock, uint64_t bps)
 {
     return (uint64_t)((((u128)clock * 8u) << 32) / bps);
@@ -256,7 +270,7 @@ static void ref_init(ref *r, const rl_config *c)
     r->min_rate = c->min_rate_bps;
     r->nq = c->max_flows;
     r->mtu = c->mtu;
-    r->L = c->pcie_latency;
+    r->L = ref_ns_to_cycles(c->pcie_latency_ns, c->clock_hz);
     r->n = c->fetch_wqes;
     r->k = c->desc_capacity;
     r->txcap = c->tx_capacity;
@@ -851,9 +865,9 @@ static void cfg_str(char *buf, size_t n, const rl_config *c)
 {
     snprintf(buf, n,
              "clock %" PRIu64 " link %" PRIu64 " min_rate %" PRIu64
-             " max_flows %u mtu %u L %u n %u k %u txcap %u",
+             " max_flows %u mtu %u L %u ns n %u k %u txcap %u",
              c->clock_hz, c->link_bps, c->min_rate_bps, (unsigned)c->max_flows, (unsigned)c->mtu,
-             (unsigned)c->pcie_latency, (unsigned)c->fetch_wqes, (unsigned)c->desc_capacity,
+             (unsigned)c->pcie_latency_ns, (unsigned)c->fetch_wqes, (unsigned)c->desc_capacity,
              (unsigned)c->tx_capacity);
 }
 
@@ -921,6 +935,10 @@ static int pair_init(pair *p, const rl_config *c, uint64_t wseed)
         rl_config rc = p->cfg;
         rc.source_user = &p->fr;
         ref_init(&p->r, &rc);
+    }
+    if (rl_pcie_latency_cycles(p->e.r) != p->r.L) {
+        pair_fail(p, "rl_pcie_latency_cycles differs from the reference's conversion");
+        return 0;
     }
     return 1;
 }
@@ -1135,12 +1153,13 @@ static uint64_t pick_rate(rnic_prng *g, const rl_config *c, uint64_t base)
 
 static void rand_cfg(rnic_prng *g, rl_config *c)
 {
+    uint64_t L; /* cycles, drawn first; pcie_latency_ns once the clock is drawn */
     rl_config_default(c);
     c->max_flows = (uint32_t)rnic_prng_log_range(g, 1, 64);
     if (rnic_prng_chance(g, 1, 25))
         c->max_flows = (uint32_t)rnic_prng_log_range(g, 65, 70000 > RL_MAX_FLOWS ? RL_MAX_FLOWS : 70000);
     c->mtu = (uint32_t)rnic_prng_log_range(g, 64, 4096);
-    c->pcie_latency = (uint32_t)(rnic_prng_chance(g, 1, 2) ? rnic_prng_range(g, 1, 300) : rnic_prng_log_range(g, 1, 300));
+    L = rnic_prng_chance(g, 1, 2) ? rnic_prng_range(g, 1, 300) : rnic_prng_log_range(g, 1, 300);
     c->fetch_wqes = (uint32_t)rnic_prng_range(g, 1, 8);
     if (rnic_prng_chance(g, 1, 20))
         c->fetch_wqes = (uint32_t)rnic_prng_range(g, 9, RL_MAX_FETCH);
@@ -1166,6 +1185,7 @@ static void rand_cfg(rnic_prng *g, rl_config *c)
         c->mtu = 64u * (uint32_t)rnic_prng_range(g, 1, 64);
         c->min_rate_bps = 100000ull;
     }
+    c->pcie_latency_ns = ns_for_cycles(L, c->clock_hz); /* mostly not whole cycles: both convert */
 }
 
 static void rand_wl(rnic_prng *g, const rl_config *c, wl *w)
@@ -1289,7 +1309,7 @@ static int run_workload(uint64_t wseed, const rl_config *fixed, int tie, int tra
         c.min_rate_bps = fixed->min_rate_bps;
         c.max_flows = fixed->max_flows;
         c.mtu = fixed->mtu;
-        c.pcie_latency = fixed->pcie_latency;
+        c.pcie_latency_ns = fixed->pcie_latency_ns;
         c.fetch_wqes = fixed->fetch_wqes;
         c.desc_capacity = fixed->desc_capacity;
         c.tx_capacity = fixed->tx_capacity;
@@ -1356,7 +1376,7 @@ static void edge_config(uint32_t i, rl_config *c)
     c->link_bps = edges[i].link;
     c->max_flows = edges[i].nq;
     c->mtu = edges[i].mtu;
-    c->pcie_latency = edges[i].L;
+    c->pcie_latency_ns = ns_for_cycles(edges[i].L, edges[i].clock);
     c->fetch_wqes = edges[i].n;
     c->desc_capacity = edges[i].k;
     c->tx_capacity = edges[i].tx;
@@ -1431,7 +1451,7 @@ static void test_differential_full_buffer_one_qp(void)
         c.link_bps = 400000000000ull;
         c.max_flows = nq;
         c.mtu = 64;
-        c.pcie_latency = 60;
+        c.pcie_latency_ns = 60; /* 60 cycles at 1 GHz */
         c.fetch_wqes = RL_MAX_FETCH;
         c.desc_capacity = ks[t % 4];
         c.tx_capacity = 1;
@@ -1535,8 +1555,8 @@ static void test_rate_change_sanity(void)
         }
         if (t == 0) {
             printf("  raise 100 Kb/s -> 10 Gb/s: first packet %" PRIu64 " cycles after the write (<= %" PRIu64 ")\n",
-                   first - change, new_pkt + 1u + 2u * c.pcie_latency);
-            CHECK(first && first - change <= new_pkt + 1u + 2u * c.pcie_latency);
+                   first - change, new_pkt + 1u + 2u * r->L);
+            CHECK(first && first - change <= new_pkt + 1u + 2u * r->L);
         } else {
             printf("  cut 10 -> 1 Gb/s: closest packets after the cut %" PRIu64 " cycles apart (a packet: %" PRIu64 ")\n",
                    min_gap, new_pkt);
@@ -1860,7 +1880,7 @@ static void single_qp_pacing(uint64_t clock, uint64_t link, uint64_t rate, uint3
     c.link_bps = link;
     c.max_flows = 1;
     c.mtu = mtu;
-    c.pcie_latency = L;
+    c.pcie_latency_ns = ns_for_cycles(L, clock);
     c.fetch_wqes = n;
     host_init(&h, 1);
     for (i = 0; i < 3000; i++)
@@ -1985,7 +2005,7 @@ static void bad_setup(bad_run *b, uint32_t nq)
     rl_config_default(&b->c);
     b->c.max_flows = nq;
     b->c.mtu = 1024;
-    b->c.pcie_latency = 50;
+    b->c.pcie_latency_ns = 200; /* 50 cycles at 250 MHz */
     b->c.fetch_wqes = 4;
     b->c.desc_capacity = 8;
     b->c.tx_capacity = 4;
@@ -2197,6 +2217,63 @@ static void test_bad_wqe_differential(void)
     CHECK(records >= 12);
 }
 
+/* pcie_latency_ns -> cycles (api.h: nearest, a half up, 1 .. 2^20 cycles), engine against the
+ * reference's conversion: every ns from 1 to 40 at clocks where they fall on halves and
+ * thirds, then random (ns, clock) pairs over the whole clock range. */
+static void test_pcie_latency_ns(void)
+{
+    static const uint64_t clocks[] = { 1000000ull, 100000000ull, 250000000ull, 333333333ull, 1000000000ull,
+                                       1500000000ull, 10000000000ull };
+    static uint64_t mem[1u << 17]; /* 1 MB, aligned for rl_init */
+    static rl engine;
+    rnic_prng g;
+    host h;
+    fsrc f;
+    uint32_t i, checked = 0, refused = 0, halves = 0;
+    host_init(&h, 1);
+    memset(&f, 0, sizeof f);
+    f.h = &h;
+    rnic_prng_seed(&g, test_seed(0x9c1eull));
+    for (i = 0; i < 7u * 40u + 2000u; i++) {
+        rl_config c;
+        const char *field = NULL;
+        uint64_t want;
+        rnic_err e;
+        rl_config_default(&c);
+        c.max_flows = 1;
+        c.source = host_fetch;
+        c.source_user = &f;
+        if (i < 7u * 40u) {
+            c.clock_hz = clocks[i / 40u];
+            c.pcie_latency_ns = 1u + i % 40u;
+        } else {
+            c.clock_hz = rnic_prng_log_range(&g, 1000000ull, 10000000000ull);
+            c.pcie_latency_ns = (uint32_t)rnic_prng_log_range(&g, 1, 40000000u);
+        }
+        want = ref_ns_to_cycles(c.pcie_latency_ns, c.clock_hz);
+        halves += ((u128)c.pcie_latency_ns * c.clock_hz) % 1000000000u == 500000000u;
+        e = rl_config_check(&c, &field);
+        if (want == 0 || want > (1u << 20)) {
+            refused++;
+            CHECK(e == RNIC_EINVAL && field && strcmp(field, "pcie_latency_ns") == 0);
+            continue;
+        }
+        CHECK(e == RNIC_OK);
+        if (rl_mem_size(&c) > sizeof mem) /* a long latency needs a long fetch ring */
+            continue;
+        CHECK(rl_init(&engine, &c, mem, sizeof mem) == RNIC_OK);
+        if (rl_pcie_latency_cycles(&engine) != want)
+            printf("  %u ns at %" PRIu64 " Hz: engine %u cycles, reference %" PRIu64 "\n", (unsigned)c.pcie_latency_ns,
+                   c.clock_hz, (unsigned)rl_pcie_latency_cycles(&engine), want);
+        CHECK_EQ(rl_pcie_latency_cycles(&engine), want);
+        checked++;
+    }
+    printf("  %u conversions checked (%u exact halves), %u out of range refused\n", (unsigned)checked,
+           (unsigned)halves, (unsigned)refused);
+    CHECK(checked > 1000 && halves >= 10 && refused > 10);
+    host_free(&h);
+}
+
 static void test_bad_config(void)
 {
     rl_config good, c;
@@ -2226,18 +2303,21 @@ static void test_bad_config(void)
     CHECK(rl_init(NULL, &good, mem, sz) == RNIC_EINVAL);
     CHECK(rl_init(r, NULL, mem, sz) == RNIC_EINVAL);
     CHECK(rl_config_check(NULL, &field) == RNIC_EINVAL && field && strcmp(field, "cfg") == 0);
-    for (i = 0; i < 16; i++) {
-        static const char *const names[16] = { "max_flows", "max_flows", "link_bps", "mtu", "desc_capacity",
+    for (i = 0; i < 18; i++) {
+        static const char *const names[18] = { "max_flows", "max_flows", "link_bps", "mtu", "desc_capacity",
                                                 "desc_capacity", "fetch_wqes", "fetch_wqes", "link_bps",
-                                                "tx_capacity", "tx_capacity", "mtu", "mtu", "pcie_latency",
-                                                "min_rate_bps", "clock_hz" };
+                                                "tx_capacity", "tx_capacity", "mtu", "mtu", "pcie_latency_ns",
+                                                "min_rate_bps", "clock_hz", "pcie_latency_ns",
+                                                "pcie_latency_ns" };
         c = good;
         switch (i) {
         case 11: c.mtu = 63; break;              /* api.h: mtu 64 .. 65536 */
         case 12: c.mtu = 65537; break;
-        case 13: c.pcie_latency = 0; break;
+        case 13: c.pcie_latency_ns = 0; break;
         case 14: c.min_rate_bps = c.link_bps + 1u; break;
         case 15: c.clock_hz = 0; break;
+        case 16: c.pcie_latency_ns = 1; break;       /* 0.25 cycles at 250 MHz: rounds to 0 */
+        case 17: c.pcie_latency_ns = 4194306; break; /* 2^20 + 0.5 cycles: rounds up, past 2^20 */
         case 0: c.max_flows = 0; break;
         case 1: c.max_flows = RL_MAX_FLOWS + 1u; break;
         case 2: c.link_bps = 800000000001ull; break;
@@ -2261,9 +2341,18 @@ static void test_bad_config(void)
             CHECK(!"rl_config_check names the wrong field");
         }
     }
+    /* the edges of the pcie_latency_ns range at 250 MHz: 2 ns is 0.5 cycles (rounds up to 1),
+     * 4194305 ns is 2^20 + 0.25 cycles (rounds down to 2^20) */
+    c = good;
+    c.pcie_latency_ns = 2;
+    CHECK(rl_config_check(&c, &field) == RNIC_OK);
+    c.pcie_latency_ns = 4194305;
+    CHECK(rl_config_check(&c, &field) == RNIC_OK);
     /* after all that, a good init works and behaves */
     CHECK(rl_init(r, &good, mem, sz) == RNIC_OK);
     CHECK_EQ(rl_now(r), 0);
+    CHECK_EQ(rl_pcie_latency_cycles(r), 250); /* the default 1 us at 250 MHz */
+    CHECK_EQ(rl_pcie_latency_cycles(NULL), 0);
     CHECK_EQ(rl_phi_q32(r), 0);
     CHECK(rl_doorbell(r, 4) == RNIC_ENOENT);
     CHECK(rl_set_rate(r, 0, good.min_rate_bps) == RNIC_OK);
@@ -2307,6 +2396,7 @@ int main(void)
                             tr && *tr == '1');
     }
     RUN(test_bad_config);
+    RUN(test_pcie_latency_ns);
     RUN(test_next_event_basic);
     RUN(test_paper_single_qp_pacing);
     RUN(test_paper_phi2_fair_share);

@@ -93,7 +93,9 @@
  * 100 Gb/s x 4096 / (4096 + 82). Expected shares use the same figure. */
 #define TASSEL_LINK_BPS (LINK_BPS * MTU / (MTU + WIRE_OVERHEAD))
 #define PCIE_BPS 128000000000ull
-#define PCIE_LATENCY 250u       /* 1 us */
+#define PCIE_LATENCY_NS 1000u   /* 1 us */
+/* the same in cycles of the model's clock, for the model's own parts (Tassel converts the ns itself) */
+#define PCIE_LATENCY ((uint32_t)rnic_ns_to_cycles(PCIE_LATENCY_NS, CLOCK_HZ))
 #define LINK_LATENCY 25u        /* 100 ns: PHY + a few metres of fibre */
 #define WIRE_OVERHEAD 82u       /* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 + preamble/IFG 20 */
 #define MTU 4096u
@@ -313,7 +315,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
     rc.link_bps = TASSEL_LINK_BPS;
     rc.max_flows = m->nflows;
     rc.mtu = MTU;
-    rc.pcie_latency = PCIE_LATENCY; /* here: the read of the per-flow segment ring (DESIGN) */
+    rc.pcie_latency_ns = PCIE_LATENCY_NS; /* here: the read of the per-flow segment ring (DESIGN) */
     rc.source = rm_stage_source;
     rc.source_user = &n->stage;
     rc.trace = on_trace;
@@ -871,7 +873,7 @@ int main(int argc, char **argv)
                "PCIe %llu Gb/s / %u ns; %s\n",
                o->hosts, o->tenants, o->qps, m.nqps, (unsigned)(CLOCK_HZ / 1000000u),
                (unsigned long long)(LINK_BPS / 1000000000u), (unsigned long long)(PCIE_BPS / 1000000000u),
-               (unsigned)rnic_cycles_to_ns(PCIE_LATENCY, CLOCK_HZ), o->tick_only ? "ticking every cycle" : "fast-forward");
+               (unsigned)PCIE_LATENCY_NS, o->tick_only ? "ticking every cycle" : "fast-forward");
         if (o->sched_qos)
             printf("  per host: QoS engine (a domain per tenant, a channel pair per QP, %u KB blocks, status polled "
                    "every %u cycles) -> Tassel -> DMA -> MAC; ACKs back over the switch; messages %u B .. %u B, one "

@@ -41,7 +41,10 @@ typedef struct rl_config {
     uint64_t min_rate_bps; /* smallest flow rate; smaller non-zero writes are clamped up, default 100 Kb/s */
     uint32_t max_flows;    /* 1 .. RL_MAX_FLOWS, default 1024 */
     uint32_t mtu;          /* packet payload bytes, 64 .. 65536, default 4096 */
-    uint32_t pcie_latency; /* WQE fetch latency and wheel span in cycles, default 250 */
+    uint32_t pcie_latency_ns; /* WQE fetch latency and wheel span, default 1000 ns (the paper's 1 us
+                                 PCIe latency, 250 cycles at 250 MHz). Converted once by rl_init to
+                                 cycles at clock_hz, to the nearest cycle (an exact half rounds up);
+                                 that must be 1 .. 2^20 cycles. rl_pcie_latency_cycles gives it. */
     uint32_t fetch_wqes;   /* n: WQEs fetched (and packets cut) per round, 1 .. 64, default 8 */
     uint32_t desc_capacity; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
     uint32_t tx_capacity;  /* TX output port depth, default 64 */
@@ -127,6 +130,8 @@ RL_API const rl_stats *rl_get_stats(const rl *r);
 RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow);
 /* Current oversubscription factor Phi (Q32.32). */
 RL_API uint64_t rl_phi_q32(const rl *r);
+/* The WQE fetch latency in cycles: cfg.pcie_latency_ns at clock_hz, to the nearest cycle. */
+RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
@@ -178,6 +183,7 @@ struct rl {
     rnic_ftime link_t;      /* when the link finishes the last packet */
     uint64_t link_free;     /* first cycle the link is idle */
     uint32_t heap_height;
+    uint32_t pcie_latency;  /* L, cycles: cfg.pcie_latency_ns at clock_hz (rl__pcie_cycles) */
     uint64_t heap_next_op;
     uint64_t desc_numbers;
     rnic_trace trace;

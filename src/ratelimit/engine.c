@@ -31,6 +31,10 @@ RL_API const char *rl_version(void);
 /* Wrap-safe: cycle `t` has come (t <= now modulo 2^64, within 2^63). */
 static bool rl__reached(uint64_t now, uint64_t t) { return now - t < ((uint64_t)1 << 63); }
 
+/* L in cycles: pcie_latency_ns at clock_hz, to the nearest cycle (half up); computed once, by
+ * rl_init, so the tick path works in whole cycles (docs/engine_contract.md, "Time"). */
+static uint64_t rl__pcie_cycles(const rl_config *c) { return rnic_ns_to_cycles(c->pcie_latency_ns, c->clock_hz); }
+
 RL_API void rl_config_default(rl_config *cfg)
 {
     if (!cfg)
@@ -41,7 +45,7 @@ RL_API void rl_config_default(rl_config *cfg)
     cfg->min_rate_bps = RNIC_RATE_MIN_BPS;
     cfg->max_flows = 1024;
     cfg->mtu = 4096;
-    cfg->pcie_latency = 250;
+    cfg->pcie_latency_ns = 1000; /* 1 us: 250 cycles at 250 MHz */
     cfg->fetch_wqes = 8;
     cfg->desc_capacity = 60;
     cfg->tx_capacity = 64;
@@ -67,8 +71,9 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
     if (c->mtu < 64 || c->mtu > 65536u)
         return rnic_config_bad(field, "mtu", RNIC_EINVAL);
-    if (c->pcie_latency == 0 || c->pcie_latency > (1u << 20))
-        return rnic_config_bad(field, "pcie_latency", RNIC_EINVAL);
+    /* at least one cycle (a latency that rounds to 0 is refused, not silently made 1) */
+    if (rl__pcie_cycles(c) == 0 || rl__pcie_cycles(c) > (1u << 20))
+        return rnic_config_bad(field, "pcie_latency_ns", RNIC_EINVAL);
     if (c->fetch_wqes == 0 || c->fetch_wqes > RL_MAX_FETCH)
         return rnic_config_bad(field, "fetch_wqes", RNIC_EINVAL);
     if (c->desc_capacity == 0 || c->desc_capacity > RL_MAX_DESC)
@@ -115,7 +120,7 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     RL__RING(inserts_in_flight, rl_heap_insert, h);
     RL__RING(deliveries, rl_timed_qp, h);
     RL__RING(schedule, uint32_t, n);
-    RL__RING(fetches, rl_timed_qp, (size_t)c->pcie_latency + 1u);
+    RL__RING(fetches, rl_timed_qp, (size_t)rl__pcie_cycles(c) + 1u);
     RL__RING(tx, rnic_work, c->tx_capacity);
     RL__ARRAY(desc, rl_desc, k);
     RL__ARRAY(desc_used, uint64_t, (k + 63u) / 64u);
@@ -154,7 +159,7 @@ static void rl__update_phi(rl *r)
     r->phi = phi;
     over = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE; /* max(1, Phi) */
     r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
-    r->lookahead = rnic_udiv128_64((uint64_t)r->cfg.pcie_latency + r->heap_height + 1u, 0, over, NULL);
+    r->lookahead = rnic_udiv128_64((uint64_t)r->pcie_latency + r->heap_height + 1u, 0, over, NULL);
     if (phi > r->stats.max_phi_q32)
         r->stats.max_phi_q32 = phi;
 }
@@ -190,6 +195,7 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->cfg = *cfg;
     rl__layout(cfg, r, (unsigned char *)mem);
     r->heap_height = rl__height(cfg->max_flows);
+    r->pcie_latency = (uint32_t)rl__pcie_cycles(cfg); /* 1 .. 2^20: checked above */
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
     r->link_cpb = link_cpb;
     r->now = r->heap_next_op = r->link_free = cfg->start_cycle;
@@ -938,7 +944,7 @@ static void rl__issue_fetch(rl *r)
     }
     q->state = RL__FETCHING;
     f.qp = qp;
-    f.cycle = r->now + r->cfg.pcie_latency;
+    f.cycle = r->now + r->pcie_latency;
     rnic_ring_push(&r->fetches, &f); /* at most L + 1 in flight: cannot be full */
     RL__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
 }
@@ -1132,3 +1138,4 @@ RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow)
     return r && flow < r->cfg.max_flows ? &r->qp_stats[flow] : NULL;
 }
 RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
+RL_API uint32_t rl_pcie_latency_cycles(const rl *r) { return r ? r->pcie_latency : 0; }

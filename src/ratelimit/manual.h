@@ -66,14 +66,17 @@
  *
  * CONFIG (rl_config; rl_config_default sets the defaults)
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
- *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency 250 cycles | fetch_wqes n = 8 (<= 64) |
+ *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency_ns 1000 (1 us) | fetch_wqes n = 8 (<= 64) |
  *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | start_cycle 0 | source (required) |
  *   trace NULL, trace_id RNIC_ENGINE_TASSEL.
+ *   Times are given in ns and converted once, by rl_init, to cycles at clock_hz, rounded to
+ *   the nearest cycle (a half rounds up): pcie_latency_ns 1000 at 250 MHz is L = 250 cycles
+ *   (rl_pcie_latency_cycles), and must come to 1 .. 2^20 cycles.
  *
  * PORTS (per cycle; latency)
  *   Registers (rl_doorbell, rl_set_rate, rl_set_credit): per flow, last write wins, never
  *     busy; the EMUX applies one flow's pending writes per cycle (step 1), FIFO over flows.
- *   WQE fetch: one issued per cycle; the source is read L = pcie_latency cycles later.
+ *   WQE fetch: one issued per cycle; the source is read L = rl_pcie_latency_cycles() later.
  *   Timeline: one P-heap operation every 2 cycles, latency ceil(log2(max_flows + 1)) cycles.
  *   TX output (rl_pop_tx / rl_peek_tx, rnic_work): at most one packet per cycle, and only
  *     when the link is idle (busy len / link rate); a full port stalls transmission.
