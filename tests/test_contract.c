@@ -68,6 +68,12 @@ typedef struct eng {
     void (*destroy)(struct eng *);
 } eng;
 
+/* Fill an adapter from the functions named X_tick, X_next, ... below (one engine's set). */
+#define ENG_OPS(e, X)                                                                              \
+    ((e).tick = X##_tick, (e).next_event = X##_next, (e).advance = X##_adv, (e).advance_to = X##_adv_to, \
+     (e).now = X##_now, (e).pop = X##_pop, (e).peek = X##_peek, (e).refused = X##_refused,           \
+     (e).load = X##_load, (e).destroy = engine_free)
+
 /* Tassel */
 static void t_tick(void *x) { rl_tick((rl *)x); }
 static uint64_t t_next(const void *x) { return rl_next_event((const rl *)x); }
@@ -85,7 +91,7 @@ static void t_load(void *x)
         CHECK_EQ(rl_doorbell((rl *)x, f), RNIC_OK);
     }
 }
-static void t_destroy(eng *e)
+static void engine_free(eng *e)
 {
     free(e->x);
     free(e->mem);
@@ -111,16 +117,7 @@ static eng make_tassel(uint64_t start, uint32_t tx_capacity)
     CHECK_EQ(rl_init((rl *)e.x, &cfg, e.mem, size), RNIC_OK);
     e.out_capacity = tx_capacity;
     e.has_tags = 1;
-    e.tick = t_tick;
-    e.next_event = t_next;
-    e.advance = t_adv;
-    e.advance_to = t_adv_to;
-    e.now = t_now;
-    e.pop = t_pop;
-    e.peek = t_peek;
-    e.refused = t_refused;
-    e.load = t_load;
-    e.destroy = t_destroy;
+    ENG_OPS(e, t);
     return e;
 }
 
@@ -165,16 +162,7 @@ static eng make_palos(uint64_t start, uint32_t out_port)
         CHECK_EQ(rq_palos_set_qp((rq_palos *)e.x, f, f & 1u, 1u + f, RQ_PALOS_BANDWIDTH), RNIC_OK);
     e.out_capacity = out_port;
     e.has_tags = 1;
-    e.tick = p_tick;
-    e.next_event = p_next;
-    e.advance = p_adv;
-    e.advance_to = p_adv_to;
-    e.now = p_now;
-    e.pop = p_pop;
-    e.peek = p_peek;
-    e.refused = p_refused;
-    e.load = p_load;
-    e.destroy = t_destroy;
+    ENG_OPS(e, p);
     return e;
 }
 
@@ -231,16 +219,7 @@ static eng make_qos(uint64_t start, uint32_t port)
     CHECK_EQ(rq_qos_init((rq_qos *)e.x, &cfg, e.mem, size), RNIC_OK);
     e.out_capacity = port;
     e.has_tags = 0; /* AXI descriptors carry no caller tag: block records have tag 0 */
-    e.tick = q_tick;
-    e.next_event = q_next;
-    e.advance = q_adv;
-    e.advance_to = q_adv_to;
-    e.now = q_now;
-    e.pop = q_pop;
-    e.peek = q_peek;
-    e.refused = q_refused;
-    e.load = q_load;
-    e.destroy = t_destroy;
+    ENG_OPS(e, q);
     return e;
 }
 
