@@ -142,7 +142,7 @@ typedef struct rm_flow_gen {
     uint32_t completed;  /* messages whose last byte left the NIC (the send completion) */
     uint32_t seq;        /* messages posted */
     uint64_t raddr;      /* next remote byte of the flow's target buffer */
-    uint64_t posted_bytes, consumed_bytes;
+    uint64_t posted_bytes;
     uint32_t stopped;
 } rm_flow_gen;
 
@@ -215,13 +215,12 @@ static uint32_t rm_host_source(void *user, uint32_t flow, uint32_t index, rnic_w
 }
 
 /* The slicer passed on the last piece of WQE `index` of `flow`: its slot may be reused. */
-static int rm_host_consumed(rm_host *h, uint32_t flow, uint32_t index, uint32_t len)
+static int rm_host_consumed(rm_host *h, uint32_t flow, uint32_t index)
 {
     rm_flow_gen *g = &h->gen[flow - h->first_flow];
     if (index != g->head)
         return -1; /* a flow's WQEs are consumed in order */
     g->head++;
-    g->consumed_bytes += len;
     return 0;
 }
 

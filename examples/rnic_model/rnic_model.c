@@ -380,7 +380,8 @@ static void pcap_packet(model *m, const rnic_work *w)
     f.ack_req = (w->op & RM_OP_MSG_LAST) && (w->flags & RNIC_WORK_LAST);
     f.reth_va = w->raddr;
     f.reth_rkey = 0x1000u + w->flow;
-    f.reth_len = w->len; /* DMA length of the message; the packet's own length here (see docs) */
+    f.reth_len = w->len; /* the packet's length: the message's DMA length on WRITE Only; on WRITE First the
+                            record does not carry the message length, so the RETH under-states it */
     f.payload_len = w->len;
     f.payload_seed = w->tag;
     f.payload_offset = w->raddr; /* content depends on the byte's place only */
@@ -498,7 +499,7 @@ static void transfer(model *m)
                 break; /* the flow's segment ring is full: Palos waits (its output port fills) */
             rq_palos_pop(&n->palos, &w);
             if (w.flags & RNIC_WORK_LAST)
-                if (rm_host_consumed(&n->host, w.flow, w.index, w.offset + w.len) != 0)
+                if (rm_host_consumed(&n->host, w.flow, w.index) != 0)
                     m->order_errors++;
             if (w.flags & RNIC_WORK_ERROR) {
                 m->piece_errors++;
@@ -704,7 +705,7 @@ int main(int argc, char **argv)
 {
     model m;
     options *o = &m.o;
-    uint64_t tmp[MAX_TENANTS], end, window_cycles, total_posted = 0, consumed = 0;
+    uint64_t tmp[MAX_TENANTS], end, window_cycles, total_posted = 0;
     double t0, host_s;
     uint32_t h, t, i;
     int k;
@@ -929,8 +930,6 @@ int main(int argc, char **argv)
             tenant_exp[tn] += exp_gbps;
             tenant_msgs[tn] += (double)m.rx.f[f].window_msgs / win_s;
             total_posted += posted;
-            if (!o->sched_qos)
-                consumed += n->host.gen[f - n->host.first_flow].consumed_bytes;
             received += m.rx.f[f].bytes;
             if (csv) {
                 size_t lo = 0, hi, count = m.rx.nlat;
@@ -1068,7 +1067,6 @@ int main(int argc, char **argv)
                    (unsigned long long)m.rx.duplicates);
         }
         printf(" drained=%d sched=%s\n", drained, o->sched_qos ? "qos" : "palos");
-        (void)consumed;
     }
     for (h = 0; h < o->hosts; h++)
         nic_free(&m.nics[h]);
