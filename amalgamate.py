@@ -63,8 +63,8 @@ MANIFEST = {
     "transport.h": {
         "prefix": "TP",
         "manual": "src/transport/manual.h",
-        "interface": ["src/transport/api.h"],
-        "implementation": ["src/transport/version.c"],
+        "interface": ["src/transport/api.h", "src/transport/protocols.h", "src/transport/state.h"],
+        "implementation": ["src/transport/version.c", "src/transport/bitmaps.c", "src/transport/queues.c", "src/transport/data_delivery.c", "src/transport/credit.c", "src/transport/engine.c", "src/transport/receiver.c", "src/transport/proto_reno.c", "src/transport/proto_newreno.c", "src/transport/proto_sack.c"],
     },
     "hostcc.h": {
         "prefix": "HCC",

@@ -1614,7 +1614,7 @@ RNIC_EXTERN_C_BEGIN
 /* ==== begin src/transport/api.h ==== */
 /* transport.h: linkage and version. */
 #define TP_VERSION_MAJOR 0
-#define TP_VERSION_MINOR 1
+#define TP_VERSION_MINOR 2
 #define TP_VERSION_PATCH 0
 
 /* TP_API decorates every public function: extern by default, `static` when the user
@@ -1629,10 +1629,397 @@ RNIC_EXTERN_C_BEGIN
 #endif
 #endif
 
-/* The version of the transport.h implementation linked in, e.g. "transport.h 0.1.0 (common 100)".
+/* The version of the transport.h implementation linked in, e.g. "transport.h 0.2.0 (common 100)".
  * Compare it with TP_VERSION_* to catch a translation unit built from another release. */
 TP_API const char *tp_version(void);
+
+/* ---- Tonic (cycle semantics: docs/transport_model.md; the shapes every engine shares:
+ * docs/engine_contract.md) ---- */
+
+#define TP_NEVER RNIC_NEVER
+#define TP_MAX_FLOWS 65536u
+#define TP_MAX_WINDOW 256u     /* W: segments tracked per flow (Table 4) */
+#define TP_MAX_RING 64u        /* N: segment addresses per flow in the credit engine */
+#define TP_MAX_MESSAGES 256u   /* messages queued per flow */
+
+/* Credit types (§3.3.1). A rate protocol may instead be paced outside the engine
+ * (cfg.external_pacer): the credit engine's per-flow segment rings are then read by an outside
+ * pacer (ratelimit.h's Tassel) through tp_pacer_source, and rate changes go to cfg.pacer.set_rate. */
+#define TP_CREDIT_WINDOW 0u
+#define TP_CREDIT_RATE 1u
+#define TP_CREDIT_TOKEN 2u
+
+/* State budgets of Table 4: user-context bytes the paper's hardware holds per credit type. */
+#define TP_CTX_MAX_WINDOW 448u
+#define TP_CTX_MAX_RATE 340u
+#define TP_CTX_MAX_TOKEN 256u
+
+/* Records (docs/transport_model.md "Records"). A data segment out of the engine: flow, index =
+ * segment id, offset = byte offset in its message, len, addr/raddr = the message's + offset,
+ * tag and op = the message's (carried untouched), FIRST/LAST = first/last segment of the
+ * message, TP_WORK_RTX for a retransmission, aux = the message's number on the flow. A control
+ * packet to the sender: flow, op = its type below, index = cumulative ack (the next segment id
+ * the receiver expects), offset/len = one SACK block [offset, offset + len) of segment ids (len 0:
+ * none), aux = the packet's data (grant bytes, ...), TP_WORK_ECN for an ECN echo. */
+#define TP_PKT_DATA 1u
+#define TP_PKT_ACK 2u
+#define TP_PKT_NACK 3u  /* an ACK whose receiver saw a gap: index = cumulative, offset = the segment seen */
+#define TP_PKT_CNP 4u
+#define TP_PKT_GRANT 5u /* grant tokens: aux = bytes of credit (plus an ACK's fields) */
+
+/* Engine bits of rnic_work.flags on segments. */
+#define TP_WORK_RTX (1u << RNIC_WORK_ENGINE_SHIFT)      /* a retransmission */
+#define TP_WORK_ECN (2u << RNIC_WORK_ENGINE_SHIFT)      /* on the wire: CE mark; on an ACK: ECN echo */
+
+/* Engine-specific trace kinds. */
+#define TP_TRACE_GENERATE 16u  /* segment generation: id = flow, a = segment id, b = 1 if retransmission */
+#define TP_TRACE_ACK 17u       /* incoming fixed stage: id = flow, a = new wnd_start, b = newly acked */
+#define TP_TRACE_TIMEOUT 18u   /* rtx timer expired: id = flow, a = wnd_start */
+#define TP_TRACE_MERGE 19u     /* a timeout discarded: an ACK hit the flow in the same cycle */
+#define TP_TRACE_MARK 20u      /* a hook marked [a, b) for retransmission */
+#define TP_TRACE_WINDOW 21u    /* window size changed: a = new size, b = old */
+#define TP_TRACE_COMPLETE 22u  /* a message fully acknowledged: a = tag */
+
+/* A read-only view of one per-flow ring bitmap: segment s lives at bit s mod nbits (nbits = the
+ * window W, a power of two); only segments in [base, base + nbits) are meaningful. */
+typedef struct tp_bits {
+    const uint64_t *words;
+    uint32_t nbits, base;
+} tp_bits;
+
+/* Bitmap helpers for hooks (the "limited set of read-only bitmap operations" of §3.5). Segment
+ * ids are free-running uint32 and compared modulo 2^32. */
+TP_API bool tp_bits_test(const tp_bits *b, uint32_t seg);
+/* The first set bit in [from, to) (App. C: find-first from a moving head); `to` when none. */
+TP_API uint32_t tp_bits_find_first(const tp_bits *b, uint32_t from, uint32_t to);
+/* The first clear bit in [from, to); `to` when none. */
+TP_API uint32_t tp_bits_find_first_zero(const tp_bits *b, uint32_t from, uint32_t to);
+/* Set bits in [from, to). */
+TP_API uint32_t tp_bits_count(const tp_bits *b, uint32_t from, uint32_t to);
+
+/* Per-flow parameters, fixed while the flow is open (tp_flow_open). */
+typedef struct tp_flow_params {
+    uint32_t seg_size;     /* bytes of every segment but the last of a message; 1 .. 65536, default 1000 */
+    uint32_t init_seq;     /* id of the flow's first segment (free-running, wraps), default 0 */
+    uint32_t init_wnd;     /* initial window in segments, default 10 (protocol init may change it) */
+    uint64_t init_rate_bps; /* initial rate for rate credit, default = cfg.link_bps */
+    uint64_t init_credit;  /* initial token credit in bytes, default 0 */
+    uint64_t max_burst;    /* D: rate credit saturates here (bytes), default 2 segments */
+    uint32_t rto_us;       /* retransmission timeout (the minimum RTO), default 200000 (200 ms) */
+    uint32_t param[6];     /* protocol parameters (each protocol documents them), default 0 */
+} tp_flow_params;
+
+/* What a hook sees (App. F's input ports). Window state is as after the incoming packet's fixed
+ * stage (for an incoming event) or as read this cycle (periodic). */
+typedef struct tp_event {
+    uint32_t flow;
+    bool timeout;            /* periodic: the rtx timer has expired (a timeout event) */
+    const rnic_work *pkt;    /* incoming: the control packet; NULL in periodic */
+    uint32_t pkt_type;       /* TP_PKT_*; 0 in periodic */
+    uint32_t pkt_data;       /* the packet's aux */
+    bool ecn;                /* the packet carries TP_WORK_ECN */
+    uint32_t cum_ack;        /* the packet's cumulative ack */
+    uint32_t sack_start, sack_len; /* its SACK block (len 0: none) */
+    uint32_t newly_acked;    /* segments acked by this packet: cumulatively plus selectively */
+    uint32_t old_wnd_start, new_wnd_start;
+    uint64_t now;            /* cycle */
+    uint64_t now_ns;
+    tp_bits acked, marked_for_rtx, rtx_cnt; /* rtx_cnt: retransmitted at least once */
+    uint32_t wnd_start;      /* first unacknowledged segment */
+    uint32_t wnd_size;       /* segments the flow may have in [wnd_start, wnd_start + wnd_size) */
+    uint32_t highest_sent;   /* one past the highest segment ever generated (snd_nxt): sent = highest_sent - wnd_start */
+    uint32_t data_end;       /* one past the last segment the flow's queued messages hold */
+    uint32_t total_sent;     /* segments generated so far, retransmissions included */
+    uint32_t outstanding;    /* segment addresses in the credit engine's ring */
+    bool is_idle;            /* nothing left to generate */
+    uint64_t timer_amount;   /* rtx timer period, cycles */
+    bool timer_running;
+    uint64_t rate_bps;       /* rate credit: the flow's rate */
+    uint64_t credit;         /* token credit, bytes */
+    const tp_flow_params *params;
+    uint32_t window_bits;    /* W */
+    uint64_t clock_hz;
+} tp_event;
+
+/* What a hook may change (App. F's outputs). Preset to "no change". */
+typedef struct tp_actions {
+    bool mark_rtx;           /* mark [mark_from, mark_to) for retransmission (clipped to the sent part of the window; acked ones skipped) */
+    uint32_t mark_from, mark_to;
+    uint32_t wnd_size;       /* new window (segments), clamped to [1, W] */
+    uint64_t rate_bps;       /* new rate (rate credit), clamped to [min_rate, link]; 0 pauses */
+    uint64_t add_credit;     /* token credit to add (bytes), e.g. for retransmissions on timeout */
+    uint64_t timer_amount;   /* new rtx timer period (cycles) */
+    bool reset_timer;        /* restart the rtx timer: expires at now + timer_amount */
+} tp_actions;
+
+typedef void (*tp_hook_fn)(const tp_event *ev, void *ctx, tp_actions *act);
+
+#define TP_MERGE_INCOMING 0u /* both hooks changed the context in one cycle: incoming's wins */
+#define TP_MERGE_PERIODIC 1u /* ... periodic's wins */
+
+/* A protocol (§3.5): credit type, user context (size and initial value) and two hooks. Hooks run
+ * in one cycle: integer arithmetic and the tp_bits helpers only, no loops over the window, no
+ * allocation. The context is a byte array of ctx_size (<= the credit type's budget, Table 4). */
+typedef struct tp_protocol {
+    const char *name;
+    uint32_t credit;         /* TP_CREDIT_* */
+    uint32_t ctx_size;
+    /* Sets the flow's initial context and actions (window, rate, credit, timer amount). */
+    void (*init)(const tp_flow_params *p, uint64_t clock_hz, void *ctx, tp_actions *act);
+    tp_hook_fn incoming;     /* every control packet, the cycle after its fixed stage */
+    tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry */
+    bool periodic_every_visit; /* false: periodic runs only when the timer expired */
+    uint32_t merge;          /* TP_MERGE_* */
+} tp_protocol;
+
+TP_API const tp_protocol *tp_protocol_reno(void);
+TP_API const tp_protocol *tp_protocol_newreno(void);
+TP_API const tp_protocol *tp_protocol_sack(void);
+
+/* Outside pacer (TP_CREDIT_EXTERNAL mode): called from tp_tick. */
+typedef struct tp_pacer {
+    void (*doorbell)(void *user, uint32_t flow);           /* a segment entered the flow's ring */
+    void (*set_rate)(void *user, uint32_t flow, uint64_t bps); /* a hook changed the flow's rate */
+    void *user;
+} tp_pacer;
+
+typedef struct tp_config {
+    uint64_t clock_hz;       /* default 100 MHz (the prototype's 10 ns cycle) */
+    uint64_t link_bps;       /* the highest rate (rate credit), default 100 Gb/s */
+    uint64_t min_rate_bps;   /* default 100 Kb/s */
+    uint32_t max_flows;      /* 1 .. TP_MAX_FLOWS, default 1024 */
+    uint32_t window;         /* W: 64, 128 or 256 segments, default 128 */
+    uint32_t ring;           /* N: segment addresses per flow in the credit engine, 1 .. 64, default 4 */
+    uint32_t messages;       /* messages queued per flow, 1 .. 256, default 8 */
+    uint32_t incoming_capacity; /* control-packet input FIFO, default 64 */
+    uint32_t tx_capacity;    /* segment output port, default 16 */
+    uint32_t completion_capacity; /* completion output port, default 64 */
+    const tp_protocol *protocol; /* required */
+    bool external_pacer;     /* rate credit by an outside pacer (ratelimit.h): see tp_pacer_source */
+    tp_pacer pacer;
+    uint64_t start_cycle;
+    rnic_trace_fn trace;
+    void *trace_user;
+    uint16_t trace_id;       /* default RNIC_ENGINE_TRANSPORT */
+} tp_config;
+
+typedef struct tp_stats {
+    uint64_t cycles;
+    uint64_t messages, segments_new, segments_rtx, segments_out, bytes_out;
+    uint64_t acks, acks_dup, acks_stale, newly_acked, completions;
+    uint64_t timeouts, timeouts_discarded, marks, periodic_runs;
+    uint64_t tx_stalls;      /* cycles a ready segment waited for the full TX port */
+    uint64_t rate_clamped, window_clamped;
+    uint64_t pacer_consumed;
+    rnic_err_stats errors;   /* refused input by cause */
+} tp_stats;
+
+/* A snapshot of one flow (tp_flow_view). */
+typedef struct tp_flow_view {
+    bool open;
+    uint32_t wnd_start, wnd_size, highest_sent, data_end, total_sent, outstanding;
+    uint32_t messages;       /* queued, not yet fully acknowledged */
+    bool timer_running;
+    uint64_t timer_deadline, timer_amount;
+    uint64_t rate_bps, credit;
+    const void *ctx;         /* the user context (protocol's layout) */
+} tp_flow_view;
+
+typedef struct tp tp;
+
+TP_API void tp_config_default(tp_config *cfg);
+TP_API rnic_err tp_config_check(const tp_config *cfg, const char **field);
+TP_API size_t tp_mem_size(const tp_config *cfg);
+TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
+
+TP_API void tp_flow_params_default(tp_flow_params *p);
+/* Adds a connection (§5: flow ids come from outside). RNIC_ENOENT: flow >= max_flows;
+ * RNIC_EEXIST: already open; RNIC_EINVAL: bad params (NULL = defaults). */
+TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p);
+/* Removes it; RNIC_EBUSY while it holds unacknowledged data. */
+TP_API rnic_err tp_flow_close(tp *t, uint32_t flow);
+
+/* New data: a message (flow, len 1 .. 2^32, addr, raddr, tag, op) split into params.seg_size
+ * segments, the last shorter. Its tag comes back on the completion once every segment is
+ * acknowledged. RNIC_ENOENT unknown or closed flow, RNIC_EINVAL NULL / len 0 / too long,
+ * RNIC_EBUSY the flow's message queue is full. Seen by the engine at the next tick. */
+TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg);
+TP_API uint32_t tp_space_message(const tp *t, uint32_t flow);
+
+/* A control packet for the sender (ACK, NACK, CNP, GRANT). Queued; the Incoming pipeline takes
+ * one per cycle. Checked at its fixed stage: unknown flow, an ack beyond highest_sent, or a
+ * cumulative ack behind wnd_start (stale) is refused there, counted, and changes nothing.
+ * RNIC_EBUSY when the FIFO is full, RNIC_EINVAL for NULL or an unknown type. */
+TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt);
+TP_API uint32_t tp_space_incoming(const tp *t);
+
+TP_API void tp_tick(tp *t);
+TP_API uint64_t tp_next_event(const tp *t);
+TP_API uint64_t tp_advance(tp *t, uint64_t cycles);
+TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle);
+TP_API uint64_t tp_now(const tp *t);
+
+/* Segment output (window, rate and token credit): one per cycle out of the credit engine. */
+TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out);
+TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out);
+/* Completions: the message record (len = its bytes, tag, FIRST|LAST) once fully acknowledged. */
+TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out);
+TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out);
+
+/* External pacer mode: an rnic_source_fn (user = the tp) over each flow's segment ring, indexed
+ * by a free-running counter; tp_pacer_consumed tells the engine the pacer sent the entry at
+ * `index` (it must be the ring's head: RNIC_ESTALE otherwise). */
+TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max);
+TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index);
+
+TP_API const tp_stats *tp_get_stats(const tp *t);
+TP_API rnic_err tp_flow_view_get(const tp *t, uint32_t flow, tp_flow_view *out);
+
+/* ---- the compatible receiver (rnic_work records in and out, one packet per cycle) ---- */
+
+typedef struct tp_rx_config {
+    uint64_t clock_hz;       /* default 100 MHz */
+    uint32_t max_flows;      /* default 1024 */
+    uint32_t window;         /* receive bitmap bits: 64, 128 or 256, default 128 */
+    uint32_t delack_count;   /* ACK every n-th in-order segment (ns-3 DelAckCount), 1 = off; default 2 */
+    uint32_t delack_us;      /* delayed-ACK timeout, default 200000 (ns-3's 200 ms) */
+    bool nack;               /* out-of-order arrivals answer TP_PKT_NACK instead of an ACK */
+    uint32_t input_capacity, ack_capacity, delivered_capacity; /* defaults 64, 64, 64 */
+    uint64_t start_cycle;
+    rnic_trace_fn trace;
+    void *trace_user;
+    uint16_t trace_id;
+} tp_rx_config;
+
+typedef struct tp_rx_stats {
+    uint64_t cycles, segments, bytes, duplicates, out_of_window, acks, delayed_acks_sent;
+    uint64_t ack_stalls;
+    rnic_err_stats errors;
+} tp_rx_stats;
+
+typedef struct tp_rx tp_rx;
+
+TP_API void tp_rx_config_default(tp_rx_config *cfg);
+TP_API rnic_err tp_rx_config_check(const tp_rx_config *cfg, const char **field);
+TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
+TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size);
+/* Opens a flow whose first segment id is init_seq. */
+TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq);
+/* A data segment from the wire (op TP_PKT_DATA). */
+TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg);
+TP_API uint32_t tp_rx_space(const tp_rx *r);
+TP_API void tp_rx_tick(tp_rx *r);
+TP_API uint64_t tp_rx_next_event(const tp_rx *r);
+TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles);
+TP_API uint64_t tp_rx_advance_to(tp_rx *r, uint64_t cycle);
+TP_API uint64_t tp_rx_now(const tp_rx *r);
+/* ACK / NACK records for the sender. */
+TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out);
+TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out);
+/* Each segment the first time it arrives (out of order too): exactly-once placement. */
+TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out);
+TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out);
+/* The next segment id the flow expects (its cumulative ack); 0 and RNIC_ENOENT for unknown. */
+TP_API rnic_err tp_rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out);
+TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r);
 /* ==== end src/transport/api.h ==== */
+/* ==== begin src/transport/protocols.h ==== */
+/* transport.h: protocols.h (being written) */
+/* ==== end src/transport/protocols.h ==== */
+/* ==== begin src/transport/state.h ==== */
+/* transport.h: engine state (transparent so firmware can place it statically; use the API).
+ * Everything that scales with flows, window, ring or messages lives in caller memory. */
+
+typedef struct tp_msg {          /* a message queued on a flow, until fully acknowledged */
+    rnic_work w;                 /* as pushed: flow, len, addr, raddr, tag, op */
+    uint32_t first_seg, nsegs;   /* its segment ids [first_seg, first_seg + nsegs) */
+} tp_msg;
+
+typedef struct tp_flow {
+    /* data delivery engine, Table 2 */
+    uint32_t wnd_start, wnd_size, highest_sent, data_end, total_sent;
+    uint32_t outstanding;        /* segment addresses in the credit engine's ring */
+    uint64_t timer_deadline, timer_amount;
+    uint64_t timer_fire;         /* the periodic scan's visit at or after the deadline */
+    uint32_t msg_head, msg_count; /* message queue (ring of cfg.messages) */
+    uint32_t msg_gen;            /* messages ahead of the one holding highest_sent */
+    uint32_t msg_number;         /* messages ever pushed */
+    uint32_t msg_done;           /* head messages acknowledged, completion not yet out */
+    uint8_t open, in_active, in_compl, in_ready;
+    /* credit engine */
+    uint32_t ring_head, ring_count; /* free-running head index; entries */
+    uint64_t rate_bps;
+    uint32_t rate_level[6];      /* App. B: bytes per 2^(4j) cycles, j = 0..5 */
+    uint64_t credit_fx;          /* rate: credit in 2^-20 bytes; tokens: bytes */
+    uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
+    uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
+    tp_flow_params params;
+} tp_flow;
+
+typedef struct tp_heap {         /* indexed binary min-heap of (cycle key, flow), wrap-safe */
+    uint32_t count;
+    uint32_t *flow;              /* heap slots -> flow */
+    uint64_t *key;               /* heap slots -> key */
+    uint32_t *pos;               /* flow -> heap slot, RNIC_NONE when absent */
+} tp_heap;
+
+typedef struct tp_fifo {         /* a FIFO of flow ids, each at most once (round robin) */
+    uint32_t *ids;
+    uint32_t capacity, head, count;
+} tp_fifo;
+
+typedef struct tp_incoming {     /* a control packet between the Incoming pipeline's stages */
+    rnic_work pkt;
+    uint32_t newly_acked, old_wnd_start, new_wnd_start;
+    uint32_t sack_start, sack_len; /* the block after clipping */
+} tp_incoming;
+
+struct tp {
+    tp_config cfg;
+    const tp_protocol *proto;
+    uint64_t now;
+    uint32_t scan;               /* Periodic updates: the flow id visited this cycle */
+    uint32_t wwords;             /* words per bitmap (W / 64) */
+    uint32_t ctx_stride;
+    uint32_t open_flows;
+    bool stage2_valid;
+    tp_incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
+    rnic_trace trace;
+    uint16_t trace_id;
+    tp_flow *flows;
+    uint64_t *bits;              /* per flow: acked, marked, rtx_cnt, W bits each */
+    unsigned char *ctx;          /* per flow: user context */
+    unsigned char *scratch;      /* two contexts: a hook's working copy and the periodic one */
+    tp_msg *msgs;                /* per flow: cfg.messages */
+    rnic_work *rings;            /* per flow: cfg.ring segment addresses */
+    tp_fifo active, ready, compl_flows;
+    tp_heap rtx_timers, rate_timers;
+    rnic_ring incoming, tx, completions;
+    tp_stats stats;
+};
+
+typedef struct tp_rx_flow {
+    uint32_t expected;           /* next in-order segment id (the cumulative ack) */
+    uint32_t pending;            /* in-order segments not yet acknowledged (delayed ACK) */
+    uint64_t delack_deadline;
+    uint64_t last_tag;
+    uint8_t open, ecn;
+} tp_rx_flow;
+
+struct tp_rx {
+    tp_rx_config cfg;
+    uint64_t now;
+    uint32_t wwords;
+    uint64_t delack_cycles;
+    rnic_trace trace;
+    uint16_t trace_id;
+    tp_rx_flow *flows;
+    uint64_t *bits;              /* per flow: received beyond expected, W bits */
+    tp_heap delack;
+    rnic_ring input, acks, delivered;
+    tp_rx_stats stats;
+};
+/* ==== end src/transport/state.h ==== */
 RNIC_EXTERN_C_END
 #endif /* TP_H_INCLUDED */
 
@@ -1826,6 +2213,1611 @@ TP_API const char *tp_version(void)
 #undef TP__STR
 #undef TP__STR2
 /* ==== end src/transport/version.c ==== */
+/* ==== begin src/transport/bitmaps.c ==== */
+/* transport.h: the read-only bitmap operations hooks may use (§3.5, App. C).
+ *
+ * A flow's bitmaps are rings of W bits (W a power of two): segment s lives at bit s mod W, so
+ * the ring's head moves with wnd_start and nothing is ever shifted. find-first from the moving
+ * head is App. C's: the search from bit `from mod W` to the end, then from bit 0 (two
+ * subproblems with the head fixed at zero), done word by word. A range [from, to) wider than
+ * the ring is clipped to W segments. */
+
+static uint32_t tp__span(const tp_bits *b, uint32_t from, uint32_t to)
+{
+    uint32_t d = to - from; /* modulo 2^32: ids are free-running */
+    return d > b->nbits ? b->nbits : d;
+}
+
+TP_API bool tp_bits_test(const tp_bits *b, uint32_t seg)
+{
+    if (!b || !b->words || seg - b->base >= b->nbits)
+        return false;
+    return rnic_bitmap_test(b->words, seg & (b->nbits - 1u));
+}
+
+static uint32_t tp__bits_find(const tp_bits *b, uint32_t from, uint32_t to, bool zero)
+{
+    uint32_t span, head, at, dist;
+    if (!b || !b->words || b->nbits == 0)
+        return to;
+    span = tp__span(b, from, to);
+    if (span == 0)
+        return to;
+    head = from & (b->nbits - 1u);
+    at = zero ? rnic_bitmap_ffz_from(b->words, b->nbits, head) : rnic_bitmap_ffs_from(b->words, b->nbits, head);
+    if (at == RNIC_NONE)
+        return to;
+    dist = (at - head) & (b->nbits - 1u);
+    return dist < span ? from + dist : to;
+}
+
+TP_API uint32_t tp_bits_find_first(const tp_bits *b, uint32_t from, uint32_t to)
+{
+    return tp__bits_find(b, from, to, false);
+}
+
+TP_API uint32_t tp_bits_find_first_zero(const tp_bits *b, uint32_t from, uint32_t to)
+{
+    return tp__bits_find(b, from, to, true);
+}
+
+TP_API uint32_t tp_bits_count(const tp_bits *b, uint32_t from, uint32_t to)
+{
+    uint32_t span;
+    if (!b || !b->words || b->nbits == 0)
+        return 0;
+    span = tp__span(b, from, to);
+    return span ? rnic_bitmap_count_range(b->words, b->nbits, from & (b->nbits - 1u), span) : 0;
+}
+/* ==== end src/transport/bitmaps.c ==== */
+/* ==== begin src/transport/queues.c ==== */
+/* transport.h: the small queues behind the engines' sets (§3.1): round-robin FIFOs of flow ids
+ * (the active set, ready-to-transmit, flows with completions) and an indexed min-heap of per-flow
+ * timers (retransmission, rate and delayed-ACK timers) so that next_event is exact and O(1). */
+
+static bool tp__fifo_push(tp_fifo *f, uint32_t id)
+{
+    uint32_t at;
+    if (f->count == f->capacity)
+        return false;
+    at = f->head + f->count;
+    if (at >= f->capacity)
+        at -= f->capacity;
+    f->ids[at] = id;
+    f->count++;
+    return true;
+}
+
+static uint32_t tp__fifo_pop(tp_fifo *f)
+{
+    uint32_t id = f->ids[f->head];
+    f->head = f->head + 1u == f->capacity ? 0 : f->head + 1u;
+    f->count--;
+    return id;
+}
+
+/* Wrap-safe: cycle a comes before cycle b. */
+static bool tp__before(uint64_t a, uint64_t b) { return (int64_t)(a - b) < 0; }
+
+static void tp__heap_place(tp_heap *h, uint32_t slot, uint32_t flow, uint64_t key)
+{
+    h->flow[slot] = flow;
+    h->key[slot] = key;
+    h->pos[flow] = slot;
+}
+
+static void tp__heap_up(tp_heap *h, uint32_t slot)
+{
+    uint32_t flow = h->flow[slot];
+    uint64_t key = h->key[slot];
+    while (slot > 0) {
+        uint32_t parent = (slot - 1u) / 2u;
+        if (!tp__before(key, h->key[parent]))
+            break;
+        tp__heap_place(h, slot, h->flow[parent], h->key[parent]);
+        slot = parent;
+    }
+    tp__heap_place(h, slot, flow, key);
+}
+
+static void tp__heap_down(tp_heap *h, uint32_t slot)
+{
+    uint32_t flow = h->flow[slot];
+    uint64_t key = h->key[slot];
+    for (;;) {
+        uint32_t child = 2u * slot + 1u;
+        if (child >= h->count)
+            break;
+        if (child + 1u < h->count && tp__before(h->key[child + 1u], h->key[child]))
+            child++;
+        if (!tp__before(h->key[child], key))
+            break;
+        tp__heap_place(h, slot, h->flow[child], h->key[child]);
+        slot = child;
+    }
+    tp__heap_place(h, slot, flow, key);
+}
+
+/* Insert flow with key, or move it to key if present. */
+static void tp__heap_set(tp_heap *h, uint32_t flow, uint64_t key)
+{
+    uint32_t slot = h->pos[flow];
+    if (slot == RNIC_NONE) {
+        slot = h->count++;
+        tp__heap_place(h, slot, flow, key);
+        tp__heap_up(h, slot);
+        return;
+    }
+    if (tp__before(key, h->key[slot])) {
+        h->key[slot] = key;
+        tp__heap_up(h, slot);
+    } else {
+        h->key[slot] = key;
+        tp__heap_down(h, slot);
+    }
+}
+
+static void tp__heap_remove(tp_heap *h, uint32_t flow)
+{
+    uint32_t slot = h->pos[flow], last;
+    if (slot == RNIC_NONE)
+        return;
+    h->pos[flow] = RNIC_NONE;
+    last = --h->count;
+    if (slot == last)
+        return;
+    tp__heap_place(h, slot, h->flow[last], h->key[last]);
+    if (slot > 0 && tp__before(h->key[slot], h->key[(slot - 1u) / 2u]))
+        tp__heap_up(h, slot);
+    else
+        tp__heap_down(h, slot);
+}
+
+static uint64_t tp__heap_min(const tp_heap *h) { return h->count ? h->key[0] : RNIC_NEVER; }
+/* ==== end src/transport/queues.c ==== */
+/* ==== begin src/transport/data_delivery.c ==== */
+/* transport.h: the data delivery engine (§3.2, Fig. 2 left): Incoming (a fixed stage, then the
+ * protocol's stage the next cycle), Periodic updates (one flow id per cycle), Segment generation
+ * (one active flow per cycle: retransmissions first, then new data inside the window) and
+ * Segment transmitted (step 9). Cycle contract: docs/transport_model.md. */
+
+#define TP__TRACE(t, kind, id, a, b)                                                                       \
+    do {                                                                                                   \
+        if ((t)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(t)->trace, (t)->now, (t)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
+                            (uint64_t)(b));                                                                \
+    } while (0)
+
+#define TP__ACKED 0u
+#define TP__MARKED 1u
+#define TP__RTXCNT 2u
+
+/* Segment-id distance b - a as a signed number (ids are free-running modulo 2^32). */
+static int32_t tp__dist(uint32_t a, uint32_t b) { return (int32_t)(b - a); }
+
+static uint64_t *tp__bitmap(const tp *t, uint32_t flow, uint32_t which)
+{
+    return t->bits + ((size_t)flow * 3u + which) * t->wwords;
+}
+
+static void tp__view(const tp *t, uint32_t flow, uint32_t which, tp_bits *v)
+{
+    v->words = tp__bitmap(t, flow, which);
+    v->nbits = t->cfg.window;
+    v->base = t->flows[flow].wnd_start;
+}
+
+static unsigned char *tp__ctx(const tp *t, uint32_t flow) { return t->ctx + (size_t)flow * t->ctx_stride; }
+
+/* Apply `fn` to ring positions [start, start + count) of W-bit bitmaps, a word at a time. */
+static void tp__range_words(uint32_t nbits, uint32_t start, uint32_t count, uint64_t *a, uint64_t *b, uint64_t *c,
+                            const uint64_t *mask_out, int op)
+{
+    while (count > 0) {
+        uint32_t pos = start & (nbits - 1u), word = pos >> 6, lo = pos & 63u;
+        uint32_t n = 64u - lo < count ? 64u - lo : count;
+        uint64_t m = rnic__bits_between(lo, lo + n);
+        if (op == 0) { /* clear in all three */
+            a[word] &= ~m;
+            b[word] &= ~m;
+            c[word] &= ~m;
+        } else { /* set in a the bits not set in mask_out */
+            a[word] |= m & ~mask_out[word];
+        }
+        start += n;
+        count -= n;
+    }
+}
+
+/* Is there a segment to (re)generate, and room in the credit engine's ring? */
+static bool tp__eligible(const tp *t, uint32_t f)
+{
+    const tp_flow *fl = &t->flows[f];
+    tp_bits marked;
+    uint32_t sent, end;
+    if (!fl->open || fl->outstanding >= t->cfg.ring)
+        return false;
+    sent = fl->highest_sent - fl->wnd_start;
+    if (fl->highest_sent != fl->data_end && sent < fl->wnd_size)
+        return true;
+    end = fl->wnd_start + (sent < fl->wnd_size ? sent : fl->wnd_size);
+    tp__view(t, f, TP__MARKED, &marked);
+    return tp_bits_find_first(&marked, fl->wnd_start, end) != end;
+}
+
+static void tp__activate(tp *t, uint32_t f)
+{
+    tp_flow *fl = &t->flows[f];
+    if (!fl->in_active && tp__eligible(t, f) && tp__fifo_push(&t->active, f))
+        fl->in_active = 1;
+}
+
+/* The first visit of the periodic scan to `f` at or after cycle `at` (the scan visits flow id
+ * t->scan in cycle t->now, then the next id each cycle). */
+static uint64_t tp__visit_at(const tp *t, uint32_t f, uint64_t at)
+{
+    uint64_t nflows = t->cfg.max_flows;
+    uint64_t scan_then = (t->scan + (at - t->now) % nflows) % nflows;
+    return at + ((uint64_t)f + nflows - scan_then) % nflows;
+}
+
+static void tp__timer_start(tp *t, uint32_t f, uint64_t deadline, uint64_t earliest)
+{
+    tp_flow *fl = &t->flows[f];
+    fl->timer_deadline = deadline;
+    fl->timer_fire = tp__visit_at(t, f, tp__before(deadline, earliest) ? earliest : deadline);
+    tp__heap_set(&t->rtx_timers, f, fl->timer_fire);
+}
+
+static void tp__timer_stop(tp *t, uint32_t f) { tp__heap_remove(&t->rtx_timers, f); }
+
+static bool tp__timer_running(const tp *t, uint32_t f) { return t->rtx_timers.pos[f] != RNIC_NONE; }
+
+static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
+{
+    const tp_flow *fl = &t->flows[f];
+    RNIC_MEMSET(ev, 0, sizeof *ev);
+    ev->flow = f;
+    ev->now = t->now;
+    ev->now_ns = rnic_cycles_to_ns(t->now, t->cfg.clock_hz);
+    tp__view(t, f, TP__ACKED, &ev->acked);
+    tp__view(t, f, TP__MARKED, &ev->marked_for_rtx);
+    tp__view(t, f, TP__RTXCNT, &ev->rtx_cnt);
+    ev->wnd_start = fl->wnd_start;
+    ev->old_wnd_start = ev->new_wnd_start = fl->wnd_start;
+    ev->cum_ack = fl->wnd_start;
+    ev->wnd_size = fl->wnd_size;
+    ev->highest_sent = fl->highest_sent;
+    ev->data_end = fl->data_end;
+    ev->total_sent = fl->total_sent;
+    ev->outstanding = fl->outstanding;
+    ev->is_idle = fl->highest_sent == fl->data_end;
+    ev->timer_amount = fl->timer_amount;
+    ev->timer_running = tp__timer_running(t, f);
+    ev->rate_bps = fl->rate_bps;
+    ev->credit = t->proto->credit == TP_CREDIT_TOKEN ? fl->credit_fx : fl->credit_fx >> 20;
+    ev->params = &fl->params;
+    ev->window_bits = t->cfg.window;
+    ev->clock_hz = t->cfg.clock_hz;
+}
+
+static void tp__actions_preset(const tp_flow *fl, tp_actions *a)
+{
+    RNIC_MEMSET(a, 0, sizeof *a);
+    a->wnd_size = fl->wnd_size;
+    a->rate_bps = fl->rate_bps;
+    a->timer_amount = fl->timer_amount;
+}
+
+static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps);
+static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes);
+
+/* Write a hook's outputs back (the Merge modules of Fig. 2). `earliest`: the first cycle a
+ * re-armed timer may be seen by the periodic scan. */
+static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
+{
+    tp_flow *fl = &t->flows[f];
+    uint32_t w = a->wnd_size;
+    if (a->mark_rtx) {
+        uint32_t sent = fl->highest_sent - fl->wnd_start;
+        int32_t lo = tp__dist(fl->wnd_start, a->mark_from), hi = tp__dist(fl->wnd_start, a->mark_to);
+        if (lo < 0)
+            lo = 0;
+        if (hi > (int32_t)sent)
+            hi = (int32_t)sent;
+        if (hi > lo) {
+            tp__range_words(t->cfg.window, fl->wnd_start + (uint32_t)lo, (uint32_t)(hi - lo),
+                            tp__bitmap(t, f, TP__MARKED), NULL, NULL, tp__bitmap(t, f, TP__ACKED), 1);
+            t->stats.marks++;
+            TP__TRACE(t, TP_TRACE_MARK, f, fl->wnd_start + (uint32_t)lo, fl->wnd_start + (uint32_t)hi);
+        }
+    }
+    if (w < 1u || w > t->cfg.window) {
+        w = w < 1u ? 1u : t->cfg.window;
+        t->stats.window_clamped++;
+    }
+    if (w != fl->wnd_size) {
+        TP__TRACE(t, TP_TRACE_WINDOW, f, w, fl->wnd_size);
+        fl->wnd_size = w;
+    }
+    fl->timer_amount = a->timer_amount ? a->timer_amount : 1u;
+    if (a->reset_timer)
+        tp__timer_start(t, f, t->now + fl->timer_amount, earliest);
+    if (t->proto->credit == TP_CREDIT_RATE && a->rate_bps != fl->rate_bps)
+        tp__credit_set_rate(t, f, a->rate_bps);
+    if (a->add_credit)
+        tp__credit_add(t, f, a->add_credit);
+    if (fl->wnd_start == fl->highest_sent) /* nothing in flight: no timer (RFC 6298 5.2) */
+        tp__timer_stop(t, f);
+    tp__activate(t, f);
+}
+
+/* Completions: head messages whose segments are all below wnd_start. */
+static void tp__note_completions(tp *t, uint32_t f)
+{
+    tp_flow *fl = &t->flows[f];
+    while (fl->msg_done < fl->msg_count) {
+        const tp_msg *m = &t->msgs[(size_t)f * t->cfg.messages + (fl->msg_head + fl->msg_done) % t->cfg.messages];
+        if (tp__dist(m->first_seg + m->nsegs, fl->wnd_start) < 0)
+            break;
+        fl->msg_done++;
+    }
+    if (fl->msg_done && !fl->in_compl && tp__fifo_push(&t->compl_flows, f))
+        fl->in_compl = 1;
+}
+
+static void tp__refuse(tp *t, uint32_t f, rnic_err e, uint64_t value)
+{
+    rnic_err_note(&t->stats.errors, e);
+    TP__TRACE(t, RNIC_TRACE_REFUSE, f, (uint64_t)e, value);
+}
+
+/* Incoming, fixed stage: validate, move the window, slide the bitmaps, record the SACK block. */
+static void tp__incoming_fixed(tp *t)
+{
+    tp_incoming *in = &t->stage2;
+    tp_flow *fl;
+    uint32_t f, sent, d, before = 0, fresh = 0;
+    if (rnic_ring_pop(&t->incoming, &in->pkt) != RNIC_OK)
+        return;
+    f = in->pkt.flow;
+    if (f >= t->cfg.max_flows || !t->flows[f].open) {
+        tp__refuse(t, f, RNIC_ENOENT, in->pkt.index);
+        return;
+    }
+    fl = &t->flows[f];
+    in->old_wnd_start = in->new_wnd_start = fl->wnd_start;
+    in->newly_acked = 0;
+    in->sack_start = fl->wnd_start;
+    in->sack_len = 0;
+    if (in->pkt.op != TP_PKT_CNP) {
+        sent = fl->highest_sent - fl->wnd_start;
+        if (tp__dist(fl->wnd_start, in->pkt.index) < 0) {
+            t->stats.acks_stale++;
+            tp__refuse(t, f, RNIC_ESTALE, in->pkt.index);
+            return;
+        }
+        d = in->pkt.index - fl->wnd_start;
+        if (d > sent) { /* acknowledges what was never sent */
+            tp__refuse(t, f, RNIC_ERANGE, in->pkt.index);
+            return;
+        }
+        if (d > 0) {
+            tp_bits acked;
+            tp__view(t, f, TP__ACKED, &acked);
+            before = tp_bits_count(&acked, fl->wnd_start, in->pkt.index);
+            tp__range_words(t->cfg.window, fl->wnd_start, d, tp__bitmap(t, f, TP__ACKED), tp__bitmap(t, f, TP__MARKED),
+                            tp__bitmap(t, f, TP__RTXCNT), NULL, 0);
+            fl->wnd_start = in->pkt.index;
+        } else if (sent > 0) {
+            t->stats.acks_dup++;
+        }
+        if (in->pkt.len > 0) { /* the SACK block, clipped to what is sent and not yet acked */
+            int32_t lo = tp__dist(fl->wnd_start, in->pkt.offset);
+            int32_t hi = tp__dist(fl->wnd_start, in->pkt.offset + in->pkt.len);
+            int32_t top = (int32_t)(fl->highest_sent - fl->wnd_start);
+            if (in->pkt.len > t->cfg.window)
+                hi = lo + (int32_t)t->cfg.window;
+            lo = lo < 0 ? 0 : lo;
+            hi = hi > top ? top : hi;
+            if (hi > lo) {
+                uint64_t *acked = tp__bitmap(t, f, TP__ACKED), *marked = tp__bitmap(t, f, TP__MARKED);
+                tp_bits view;
+                uint32_t start = fl->wnd_start + (uint32_t)lo, n = (uint32_t)(hi - lo);
+                tp__view(t, f, TP__ACKED, &view);
+                fresh = n - tp_bits_count(&view, start, start + n);
+                rnic_bitmap_set_range(acked, t->cfg.window, start & (t->cfg.window - 1u), n);
+                rnic_bitmap_clear_range(marked, t->cfg.window, start & (t->cfg.window - 1u), n);
+                in->sack_start = start;
+                in->sack_len = n;
+            }
+        }
+        in->newly_acked = d - before + fresh;
+        in->new_wnd_start = fl->wnd_start;
+        t->stats.newly_acked += in->newly_acked;
+        if (d > 0)
+            tp__note_completions(t, f);
+    }
+    if (in->pkt.op == TP_PKT_GRANT && in->pkt.aux)
+        tp__credit_add(t, f, in->pkt.aux);
+    t->stats.acks++;
+    TP__TRACE(t, TP_TRACE_ACK, f, fl->wnd_start, in->newly_acked);
+    t->stage2_valid = true;
+    tp__activate(t, f);
+}
+
+/* Incoming, programmable stage (one cycle after the fixed stage). */
+static void tp__incoming_hook(tp *t)
+{
+    const tp_incoming *in = &t->stage2;
+    uint32_t f = in->pkt.flow;
+    tp_flow *fl = &t->flows[f];
+    tp_event ev;
+    tp_actions act;
+    t->stage2_valid = false;
+    if (!fl->open)
+        return;
+    tp__event_fill(t, f, &ev);
+    ev.pkt = &in->pkt;
+    ev.pkt_type = in->pkt.op;
+    ev.pkt_data = in->pkt.aux;
+    ev.ecn = (in->pkt.flags & TP_WORK_ECN) != 0;
+    ev.cum_ack = in->pkt.op == TP_PKT_CNP ? fl->wnd_start : in->pkt.index;
+    ev.sack_start = in->sack_start;
+    ev.sack_len = in->sack_len;
+    ev.newly_acked = in->newly_acked;
+    ev.old_wnd_start = in->old_wnd_start;
+    ev.new_wnd_start = in->new_wnd_start;
+    tp__actions_preset(fl, &act);
+    if (t->proto->incoming)
+        t->proto->incoming(&ev, tp__ctx(t, f), &act);
+    tp__apply(t, f, &act, t->now);
+}
+
+/* Periodic updates: the flow id `t->scan` this cycle. `hit` is the flow the Incoming hook
+ * updated this cycle (RNIC_NONE if none), `fired` whether this flow's timer was due at the
+ * start of the cycle, `pre` its context before the Incoming hook (when both run). */
+static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *pre)
+{
+    uint32_t f = t->scan;
+    tp_flow *fl = &t->flows[f];
+    tp_event ev;
+    tp_actions act;
+    bool timeout = false;
+    if (fl->open) {
+        if (fired && f == hit) {
+            /* §3.4: a timeout in the cycle of an ACK for the flow is discarded; a timer the ACK
+             * did not re-arm is seen again at the flow's next visit */
+            t->stats.timeouts_discarded++;
+            TP__TRACE(t, TP_TRACE_MERGE, f, fl->wnd_start, 0);
+            if (tp__timer_running(t, f) && fl->timer_fire == t->now)
+                tp__timer_start(t, f, fl->timer_deadline, t->now + 1u);
+        } else if (fired) {
+            timeout = true;
+            tp__timer_stop(t, f);
+            t->stats.timeouts++;
+            TP__TRACE(t, TP_TRACE_TIMEOUT, f, fl->wnd_start, fl->highest_sent);
+        }
+        if (timeout || (t->proto->periodic_every_visit && t->proto->periodic)) {
+            unsigned char *ctx = tp__ctx(t, f);
+            bool conflict = f == hit;
+            tp__event_fill(t, f, &ev);
+            ev.timeout = timeout;
+            tp__actions_preset(fl, &act);
+            if (conflict) { /* both hooks ran on this flow: the protocol says whose results win */
+                ctx = t->scratch;
+                RNIC_MEMCPY(ctx, pre, t->ctx_stride);
+            }
+            if (t->proto->periodic) {
+                t->proto->periodic(&ev, ctx, &act);
+                t->stats.periodic_runs++;
+            }
+            if (!conflict || t->proto->merge == TP_MERGE_PERIODIC) {
+                if (conflict)
+                    RNIC_MEMCPY(tp__ctx(t, f), ctx, t->ctx_stride);
+                tp__apply(t, f, &act, t->now + 1u);
+            }
+        }
+    }
+}
+
+static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg);
+
+/* Segment generation: one flow from the active set. */
+static void tp__generate(tp *t)
+{
+    tp_flow *fl;
+    tp_bits marked;
+    const tp_msg *m = NULL;
+    rnic_work seg;
+    uint32_t f, sent, end, s, k, M = t->cfg.messages;
+    bool rtx;
+    if (t->active.count == 0)
+        return;
+    f = tp__fifo_pop(&t->active);
+    fl = &t->flows[f];
+    fl->in_active = 0;
+    if (!tp__eligible(t, f))
+        return;
+    sent = fl->highest_sent - fl->wnd_start;
+    end = fl->wnd_start + (sent < fl->wnd_size ? sent : fl->wnd_size);
+    tp__view(t, f, TP__MARKED, &marked);
+    s = tp_bits_find_first(&marked, fl->wnd_start, end);
+    rtx = s != end;
+    if (rtx) {
+        uint32_t pos = s & (t->cfg.window - 1u);
+        rnic_bitmap_clear(tp__bitmap(t, f, TP__MARKED), pos);
+        rnic_bitmap_set(tp__bitmap(t, f, TP__RTXCNT), pos);
+        for (k = 0; k < fl->msg_count; k++) { /* the message holding s: at most cfg.messages */
+            m = &t->msgs[(size_t)f * M + (fl->msg_head + k) % M];
+            if (s - m->first_seg < m->nsegs)
+                break;
+        }
+        t->stats.segments_rtx++;
+    } else {
+        s = fl->highest_sent++;
+        for (;;) {
+            m = &t->msgs[(size_t)f * M + (fl->msg_head + fl->msg_gen) % M];
+            if (s - m->first_seg < m->nsegs)
+                break;
+            fl->msg_gen++;
+        }
+        t->stats.segments_new++;
+    }
+    seg = m->w;
+    seg.index = s;
+    seg.offset = (s - m->first_seg) * fl->params.seg_size;
+    seg.len = m->w.len - seg.offset < fl->params.seg_size ? m->w.len - seg.offset : fl->params.seg_size;
+    seg.addr = m->w.addr + seg.offset;
+    seg.raddr = m->w.raddr + seg.offset;
+    seg.flags = (s == m->first_seg ? RNIC_WORK_FIRST : 0u) | (s + 1u == m->first_seg + m->nsegs ? RNIC_WORK_LAST : 0u) |
+                (rtx ? TP_WORK_RTX : 0u);
+    seg.status = 0;
+    seg.cycle = t->now;
+    fl->total_sent++;
+    fl->outstanding++;
+    if (!tp__timer_running(t, f)) /* RFC 6298 5.1 */
+        tp__timer_start(t, f, t->now + fl->timer_amount, t->now + 1u);
+    TP__TRACE(t, TP_TRACE_GENERATE, f, s, rtx);
+    tp__credit_enqueue(t, f, &seg);
+    tp__activate(t, f);
+}
+
+/* Segment transmitted (step 9): the credit engine sent one of the flow's segment addresses. */
+static void tp__segment_sent(tp *t, uint32_t f)
+{
+    t->flows[f].outstanding--;
+    tp__activate(t, f);
+}
+
+/* One completion per cycle: the head message of a flow whose segments are all acknowledged. */
+static void tp__complete(tp *t)
+{
+    tp_flow *fl;
+    tp_msg *m;
+    rnic_work done;
+    uint32_t f;
+    if (t->compl_flows.count == 0 || rnic_ring_full(&t->completions))
+        return;
+    f = tp__fifo_pop(&t->compl_flows);
+    fl = &t->flows[f];
+    fl->in_compl = 0;
+    m = &t->msgs[(size_t)f * t->cfg.messages + fl->msg_head];
+    done = m->w;
+    done.flags = RNIC_WORK_FIRST | RNIC_WORK_LAST;
+    done.status = RNIC_OK;
+    done.index = m->first_seg;
+    done.offset = 0;
+    done.cycle = t->now;
+    rnic_ring_push(&t->completions, &done);
+    fl->msg_head = fl->msg_head + 1u == t->cfg.messages ? 0 : fl->msg_head + 1u;
+    fl->msg_count--;
+    fl->msg_done--;
+    fl->msg_gen = fl->msg_gen ? fl->msg_gen - 1u : 0;
+    t->stats.completions++;
+    TP__TRACE(t, TP_TRACE_COMPLETE, f, done.tag, done.len);
+    if (fl->msg_done && tp__fifo_push(&t->compl_flows, f))
+        fl->in_compl = 1;
+}
+/* ==== end src/transport/data_delivery.c ==== */
+/* ==== begin src/transport/credit.c ==== */
+/* transport.h: the credit engine (§3.1, §3.3, Fig. 2 right): a ring of N segment addresses per
+ * flow, the ready-to-transmit FIFO, the Enqueue and Transmit modules, and credit by window (always
+ * credit here: the window is enforced by the data delivery engine), rate (timers T = ceil(L / R)
+ * with App. B's multi-precision rate registers) or grant tokens. With cfg.external_pacer the
+ * rings are read by an outside pacer instead (tp_pacer_source). */
+
+#define TP__FX 20u /* rate credit is kept in 2^-20 bytes */
+
+static rnic_work *tp__ring(const tp *t, uint32_t f) { return t->rings + (size_t)f * t->cfg.ring; }
+
+/* App. B: R_j = the rate in bytes per 2^(4j) cycles, an integer register each (32 bits,
+ * saturating: a saturated register is not used). */
+static void tp__rate_levels(tp *t, tp_flow *fl)
+{
+    rnic_q32 bpc = 0;
+    uint32_t j;
+    if (fl->rate_bps)
+        rnic_rate_to_bpc(fl->rate_bps, t->cfg.clock_hz, &bpc); /* bytes per cycle, Q32.32 */
+    for (j = 0; j < 6u; j++) {
+        uint64_t r = bpc >> (32u - 4u * j);
+        fl->rate_level[j] = r > 0xffffffffull ? 0xffffffffu : (uint32_t)r;
+    }
+}
+
+static uint64_t tp__credit_cap(const tp_flow *fl) { return fl->params.max_burst << TP__FX; }
+
+/* Rate: bring the credit up to `now` with the finest register (R_5, 2^-20 bytes per cycle). */
+static void tp__rate_accrue(tp *t, tp_flow *fl)
+{
+    uint64_t cap = tp__credit_cap(fl), dt = t->now - fl->credit_at, r = fl->rate_level[5];
+    fl->credit_at = t->now;
+    if (fl->credit_fx >= cap || r == 0)
+        return;
+    if (dt >= (cap - fl->credit_fx) / r + 1u)
+        fl->credit_fx = cap;
+    else
+        fl->credit_fx += dt * r;
+}
+
+static bool tp__has_credit(tp *t, tp_flow *fl, uint32_t len)
+{
+    if (t->proto->credit == TP_CREDIT_WINDOW)
+        return true;
+    if (t->proto->credit == TP_CREDIT_TOKEN)
+        return fl->credit_fx >= len;
+    tp__rate_accrue(t, fl);
+    return fl->rate_bps != 0 && fl->credit_fx >= (uint64_t)len << TP__FX;
+}
+
+/* App. B: the cycles until the flow has `len` bytes of credit, by the register that gives the
+ * earliest time (each gives a time >= the exact one, since each R_j is rounded down). */
+static uint64_t tp__rate_wait(const tp_flow *fl, uint32_t len)
+{
+    uint64_t need = ((uint64_t)len << TP__FX) - fl->credit_fx, best = RNIC_NEVER;
+    uint32_t j;
+    for (j = 0; j < 6u; j++) {
+        uint64_t per_unit, units, cycles;
+        if (fl->rate_level[j] == 0 || fl->rate_level[j] == 0xffffffffu)
+            continue;
+        per_unit = (uint64_t)fl->rate_level[j] << (TP__FX - 4u * j); /* 2^-20 bytes per 2^(4j) cycles */
+        units = need / per_unit + (need % per_unit != 0);
+        cycles = units << (4u * j);
+        if (cycles < best)
+            best = cycles;
+    }
+    return best;
+}
+
+/* Does the flow qualify for ready-to-tx now, or when? (the Enqueue / Transmit decision) */
+static void tp__credit_check(tp *t, uint32_t f)
+{
+    tp_flow *fl = &t->flows[f];
+    uint32_t len;
+    if (t->cfg.external_pacer || fl->in_ready || fl->ring_count == 0)
+        return;
+    len = tp__ring(t, f)[fl->ring_head % t->cfg.ring].len;
+    if (tp__has_credit(t, fl, len)) {
+        tp__heap_remove(&t->rate_timers, f);
+        if (tp__fifo_push(&t->ready, f))
+            fl->in_ready = 1;
+    } else if (t->proto->credit == TP_CREDIT_RATE && fl->rate_bps) {
+        uint64_t wait = tp__rate_wait(fl, len);
+        if (wait != RNIC_NEVER)
+            tp__heap_set(&t->rate_timers, f, t->now + wait);
+    }
+}
+
+static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg)
+{
+    tp_flow *fl = &t->flows[f];
+    tp__ring(t, f)[(fl->ring_head + fl->ring_count) % t->cfg.ring] = *seg;
+    fl->ring_count++;
+    if (t->cfg.external_pacer) {
+        if (t->cfg.pacer.doorbell)
+            t->cfg.pacer.doorbell(t->cfg.pacer.user, f);
+        return;
+    }
+    if (fl->ring_count == 1u)
+        tp__credit_check(t, f);
+}
+
+static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps)
+{
+    tp_flow *fl = &t->flows[f];
+    uint64_t asked = bps;
+    if (bps != 0 && (bps < t->cfg.min_rate_bps || bps > t->cfg.link_bps)) {
+        bps = bps < t->cfg.min_rate_bps ? t->cfg.min_rate_bps : t->cfg.link_bps;
+        t->stats.rate_clamped++;
+    }
+    if (t->proto->credit == TP_CREDIT_RATE && !t->cfg.external_pacer)
+        tp__rate_accrue(t, fl); /* credit earned so far at the old rate */
+    fl->rate_bps = bps;
+    tp__rate_levels(t, fl);
+    TP__TRACE(t, RNIC_TRACE_RATE, f, bps, asked);
+    if (t->cfg.external_pacer) {
+        if (t->cfg.pacer.set_rate)
+            t->cfg.pacer.set_rate(t->cfg.pacer.user, f, bps);
+        return;
+    }
+    tp__heap_remove(&t->rate_timers, f); /* re-time a pending wait at the new rate */
+    tp__credit_check(t, f);
+}
+
+static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes)
+{
+    tp_flow *fl = &t->flows[f];
+    if (t->proto->credit != TP_CREDIT_TOKEN)
+        return;
+    fl->credit_fx = fl->credit_fx > UINT64_MAX - bytes ? UINT64_MAX : fl->credit_fx + bytes;
+    tp__credit_check(t, f);
+}
+
+/* Rate timers due this cycle put their flows in ready-to-tx. */
+static void tp__credit_timers(tp *t)
+{
+    while (t->rate_timers.count && !tp__before(t->now, tp__heap_min(&t->rate_timers))) {
+        uint32_t f = t->rate_timers.flow[0];
+        tp__heap_remove(&t->rate_timers, f);
+        tp__credit_check(t, f);
+    }
+}
+
+/* Transmit: one segment address out per cycle from the head of ready-to-tx. */
+static void tp__credit_transmit(tp *t)
+{
+    tp_flow *fl;
+    rnic_work seg;
+    uint32_t f;
+    if (t->ready.count == 0)
+        return;
+    if (rnic_ring_full(&t->tx)) {
+        t->stats.tx_stalls++;
+        return;
+    }
+    f = tp__fifo_pop(&t->ready);
+    fl = &t->flows[f];
+    fl->in_ready = 0;
+    if (fl->ring_count == 0)
+        return;
+    seg = tp__ring(t, f)[fl->ring_head % t->cfg.ring];
+    if (!tp__has_credit(t, fl, seg.len)) { /* the rate fell since it qualified */
+        tp__credit_check(t, f);
+        return;
+    }
+    if (t->proto->credit == TP_CREDIT_TOKEN)
+        fl->credit_fx -= seg.len;
+    else if (t->proto->credit == TP_CREDIT_RATE)
+        fl->credit_fx -= (uint64_t)seg.len << TP__FX;
+    fl->ring_head++;
+    fl->ring_count--;
+    seg.cycle = t->now;
+    rnic_ring_push(&t->tx, &seg);
+    t->stats.segments_out++;
+    t->stats.bytes_out += seg.len;
+    TP__TRACE(t, RNIC_TRACE_OUT, f, seg.tag, ((uint64_t)seg.offset << 32) | seg.len);
+    tp__segment_sent(t, f);
+    tp__credit_check(t, f);
+}
+/* ==== end src/transport/credit.c ==== */
+/* ==== begin src/transport/engine.c ==== */
+/* transport.h: the engine's lifecycle, ports and clock: one tick runs the modules of Fig. 2 in
+ * the order of docs/transport_model.md ("One cycle"). */
+
+#define TP__DEFAULT_CLOCK 100000000ull
+#define TP__DEFAULT_LINK 100000000000ull
+
+TP_API void tp_config_default(tp_config *cfg)
+{
+    if (!cfg)
+        return;
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
+    cfg->clock_hz = TP__DEFAULT_CLOCK;
+    cfg->link_bps = TP__DEFAULT_LINK;
+    cfg->min_rate_bps = RNIC_RATE_MIN_BPS;
+    cfg->max_flows = 1024;
+    cfg->window = 128;
+    cfg->ring = 4;
+    cfg->messages = 8;
+    cfg->incoming_capacity = 64;
+    cfg->tx_capacity = 16;
+    cfg->completion_capacity = 64;
+    cfg->trace_id = RNIC_ENGINE_TRANSPORT;
+}
+
+static bool tp__pow2(uint32_t x) { return x && !(x & (x - 1u)); }
+
+static uint32_t tp__ctx_budget(uint32_t credit)
+{
+    return credit == TP_CREDIT_WINDOW ? TP_CTX_MAX_WINDOW : credit == TP_CREDIT_RATE ? TP_CTX_MAX_RATE : TP_CTX_MAX_TOKEN;
+}
+
+TP_API rnic_err tp_config_check(const tp_config *c, const char **field)
+{
+    if (field)
+        *field = NULL;
+    if (!c)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (c->clock_hz < RNIC_CLOCK_MIN_HZ || c->clock_hz > RNIC_CLOCK_MAX_HZ)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (c->link_bps < RNIC_RATE_MIN_BPS || c->link_bps > RNIC_RATE_MAX_BPS)
+        return rnic_config_bad(field, "link_bps", RNIC_EINVAL);
+    if (c->min_rate_bps < RNIC_RATE_MIN_BPS || c->min_rate_bps > c->link_bps)
+        return rnic_config_bad(field, "min_rate_bps", RNIC_EINVAL);
+    if (c->max_flows == 0 || c->max_flows > TP_MAX_FLOWS)
+        return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
+    if (c->window != 64u && c->window != 128u && c->window != 256u)
+        return rnic_config_bad(field, "window", RNIC_EINVAL);
+    if (!tp__pow2(c->ring) || c->ring > TP_MAX_RING)
+        return rnic_config_bad(field, "ring", RNIC_EINVAL);
+    if (c->messages == 0 || c->messages > TP_MAX_MESSAGES)
+        return rnic_config_bad(field, "messages", RNIC_EINVAL);
+    if (c->incoming_capacity == 0 || c->incoming_capacity > 65536u)
+        return rnic_config_bad(field, "incoming_capacity", RNIC_EINVAL);
+    if (c->tx_capacity == 0 || c->tx_capacity > 65536u)
+        return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
+    if (c->completion_capacity == 0 || c->completion_capacity > 65536u)
+        return rnic_config_bad(field, "completion_capacity", RNIC_EINVAL);
+    if (!c->protocol || c->protocol->credit > TP_CREDIT_TOKEN ||
+        c->protocol->ctx_size > tp__ctx_budget(c->protocol->credit))
+        return rnic_config_bad(field, "protocol", RNIC_EINVAL);
+    if (c->external_pacer && c->protocol->credit != TP_CREDIT_RATE)
+        return rnic_config_bad(field, "external_pacer", RNIC_EINVAL);
+    return RNIC_OK;
+}
+
+/* One layout for tp_mem_size and tp_init. Returns bytes, 0 if it overflows. */
+static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
+{
+    size_t off = 0, at;
+    uint32_t F = c->max_flows, wwords = c->window / 64u, stride = (uint32_t)rnic_align_up(c->protocol->ctx_size);
+#define TP__ARRAY(field, type, count)                                 \
+    do {                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
+            return 0;                                                 \
+        if (t && mem)                                                 \
+            t->field = (type *)(void *)(mem + at);                    \
+    } while (0)
+#define TP__RING(ring, type, count)                                                   \
+    do {                                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))                     \
+            return 0;                                                                 \
+        if (t && mem)                                                                 \
+            rnic_ring_init(&t->ring, sizeof(type), (uint32_t)(count), mem + at,       \
+                           rnic_align_up((size_t)(count) * sizeof(type)));            \
+    } while (0)
+    TP__ARRAY(flows, tp_flow, F);
+    TP__ARRAY(bits, uint64_t, (size_t)F * 3u * wwords);
+    TP__ARRAY(ctx, unsigned char, (size_t)F * stride);
+    TP__ARRAY(scratch, unsigned char, (size_t)stride * 2u + 8u);
+    TP__ARRAY(msgs, tp_msg, (size_t)F * c->messages);
+    TP__ARRAY(rings, rnic_work, (size_t)F * c->ring);
+    TP__ARRAY(active.ids, uint32_t, F);
+    TP__ARRAY(ready.ids, uint32_t, F);
+    TP__ARRAY(compl_flows.ids, uint32_t, F);
+    TP__ARRAY(rtx_timers.flow, uint32_t, F);
+    TP__ARRAY(rtx_timers.key, uint64_t, F);
+    TP__ARRAY(rtx_timers.pos, uint32_t, F);
+    TP__ARRAY(rate_timers.flow, uint32_t, F);
+    TP__ARRAY(rate_timers.key, uint64_t, F);
+    TP__ARRAY(rate_timers.pos, uint32_t, F);
+    TP__RING(incoming, rnic_work, c->incoming_capacity);
+    TP__RING(tx, rnic_work, c->tx_capacity);
+    TP__RING(completions, rnic_work, c->completion_capacity);
+#undef TP__ARRAY
+#undef TP__RING
+    return off;
+}
+
+TP_API size_t tp_mem_size(const tp_config *cfg)
+{
+    if (tp_config_check(cfg, NULL) != RNIC_OK)
+        return 0;
+    return tp__layout(cfg, NULL, NULL);
+}
+
+TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
+{
+    size_t need;
+    uint32_t i;
+    if (!t || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_config_check(cfg, NULL) != RNIC_OK)
+        return RNIC_EINVAL;
+    need = tp__layout(cfg, NULL, NULL);
+    if (need == 0)
+        return RNIC_EINVAL;
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(t, 0, sizeof *t);
+    RNIC_MEMSET(mem, 0, need);
+    t->cfg = *cfg;
+    t->proto = cfg->protocol;
+    tp__layout(cfg, t, (unsigned char *)mem);
+    t->now = cfg->start_cycle;
+    t->wwords = cfg->window / 64u;
+    t->ctx_stride = (uint32_t)rnic_align_up(cfg->protocol->ctx_size);
+    t->active.capacity = t->ready.capacity = t->compl_flows.capacity = cfg->max_flows;
+    for (i = 0; i < cfg->max_flows; i++)
+        t->rtx_timers.pos[i] = t->rate_timers.pos[i] = RNIC_NONE;
+    rnic_trace_set(&t->trace, cfg->trace, cfg->trace_user);
+    t->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
+    return RNIC_OK;
+}
+
+TP_API void tp_flow_params_default(tp_flow_params *p)
+{
+    if (!p)
+        return;
+    RNIC_MEMSET(p, 0, sizeof *p);
+    p->seg_size = 1000;
+    p->init_wnd = 10;
+    p->max_burst = 2000;
+    p->rto_us = 200000;
+}
+
+static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
+{
+    if (t)
+        tp__refuse(t, flow, e, value);
+    return e;
+}
+
+TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
+{
+    tp_flow_params def;
+    tp_flow *fl;
+    tp_actions act;
+    if (!t)
+        return RNIC_EINVAL;
+    if (flow >= t->cfg.max_flows)
+        return tp__bad(t, flow, RNIC_ENOENT, 0);
+    fl = &t->flows[flow];
+    if (fl->open)
+        return tp__bad(t, flow, RNIC_EEXIST, 0);
+    if (!p) {
+        tp_flow_params_default(&def);
+        p = &def;
+    }
+    if (p->seg_size == 0 || p->seg_size > 65536u || p->init_wnd == 0 || p->rto_us == 0 ||
+        p->max_burst < p->seg_size || p->max_burst > ((uint64_t)1 << 40))
+        return tp__bad(t, flow, RNIC_EINVAL, p->seg_size);
+    RNIC_MEMSET(fl, 0, sizeof *fl);
+    RNIC_MEMSET(t->bits + (size_t)flow * 3u * t->wwords, 0, (size_t)3u * t->wwords * sizeof(uint64_t));
+    RNIC_MEMSET(tp__ctx(t, flow), 0, t->ctx_stride);
+    fl->params = *p;
+    fl->wnd_start = fl->highest_sent = fl->data_end = p->init_seq;
+    fl->wnd_size = 1;
+    fl->timer_amount = 1;
+    fl->credit_at = t->now;
+    fl->open = 1;
+    tp__actions_preset(fl, &act);
+    act.wnd_size = p->init_wnd;
+    act.rate_bps = p->init_rate_bps ? p->init_rate_bps : t->cfg.link_bps;
+    act.timer_amount = rnic_ns_to_cycles((uint64_t)p->rto_us * 1000u, t->cfg.clock_hz);
+    act.add_credit = p->init_credit;
+    if (t->proto->init)
+        t->proto->init(p, t->cfg.clock_hz, tp__ctx(t, flow), &act);
+    if (t->proto->credit == TP_CREDIT_RATE)
+        fl->credit_fx = tp__credit_cap(fl); /* a rate flow starts with a full bucket */
+    fl->rate_bps = 0;
+    tp__credit_set_rate(t, flow, act.rate_bps);
+    act.rate_bps = fl->rate_bps;
+    tp__apply(t, flow, &act, t->now);
+    t->open_flows++;
+    TP__TRACE(t, RNIC_TRACE_PUSH, flow, p->init_seq, p->seg_size);
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
+{
+    tp_flow *fl;
+    if (!t)
+        return RNIC_EINVAL;
+    if (flow >= t->cfg.max_flows || !t->flows[flow].open)
+        return tp__bad(t, flow, RNIC_ENOENT, 0);
+    fl = &t->flows[flow];
+    if (fl->msg_count || fl->ring_count || fl->in_active || fl->in_ready || fl->in_compl ||
+        (t->stage2_valid && t->stage2.pkt.flow == flow))
+        return tp__bad(t, flow, RNIC_EBUSY, fl->msg_count);
+    tp__timer_stop(t, flow);
+    tp__heap_remove(&t->rate_timers, flow);
+    fl->open = 0;
+    t->open_flows--;
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
+{
+    tp_flow *fl;
+    tp_msg *m;
+    uint32_t nsegs;
+    if (!t)
+        return RNIC_EINVAL;
+    if (!msg)
+        return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
+    if (msg->flow >= t->cfg.max_flows || !t->flows[msg->flow].open)
+        return tp__bad(t, msg->flow, RNIC_ENOENT, msg->len);
+    fl = &t->flows[msg->flow];
+    if (msg->len == 0)
+        return tp__bad(t, msg->flow, RNIC_EINVAL, msg->len);
+    nsegs = msg->len / fl->params.seg_size + (msg->len % fl->params.seg_size != 0);
+    if ((uint64_t)(fl->data_end - fl->wnd_start) + nsegs >= ((uint64_t)1 << 31)) /* ids must stay comparable */
+        return tp__bad(t, msg->flow, RNIC_ERANGE, msg->len);
+    if (fl->msg_count == t->cfg.messages)
+        return tp__bad(t, msg->flow, RNIC_EBUSY, msg->len);
+    m = &t->msgs[(size_t)msg->flow * t->cfg.messages + (fl->msg_head + fl->msg_count) % t->cfg.messages];
+    m->w = *msg;
+    m->w.aux = fl->msg_number++;
+    m->first_seg = fl->data_end;
+    m->nsegs = nsegs;
+    fl->msg_count++;
+    fl->data_end += nsegs;
+    t->stats.messages++;
+    TP__TRACE(t, RNIC_TRACE_PUSH, msg->flow, msg->tag, msg->len);
+    tp__activate(t, msg->flow);
+    return RNIC_OK;
+}
+
+TP_API uint32_t tp_space_message(const tp *t, uint32_t flow)
+{
+    if (!t || flow >= t->cfg.max_flows || !t->flows[flow].open)
+        return 0;
+    return t->cfg.messages - t->flows[flow].msg_count;
+}
+
+TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt)
+{
+    if (!t)
+        return RNIC_EINVAL;
+    if (!pkt || pkt->op < TP_PKT_ACK || pkt->op > TP_PKT_GRANT)
+        return tp__bad(t, pkt ? pkt->flow : RNIC_NONE, RNIC_EINVAL, pkt ? pkt->op : 0);
+    if (rnic_ring_full(&t->incoming))
+        return tp__bad(t, pkt->flow, RNIC_EBUSY, pkt->index);
+    rnic_ring_push(&t->incoming, pkt);
+    return RNIC_OK;
+}
+
+TP_API uint32_t tp_space_incoming(const tp *t) { return t ? rnic_ring_space(&t->incoming) : 0; }
+
+TP_API void tp_tick(tp *t)
+{
+    uint32_t hit = RNIC_NONE, f;
+    bool fired;
+    if (!t)
+        return;
+    f = t->scan;
+    fired = t->flows[f].open && tp__timer_running(t, f) && t->flows[f].timer_fire == t->now;
+    /* credit engine: rate timers, then Transmit (segments generated last cycle may leave now) */
+    tp__credit_timers(t);
+    if (!t->cfg.external_pacer)
+        tp__credit_transmit(t);
+    /* Incoming, programmable stage of last cycle's packet; Periodic updates, merged with it
+     * (§3.4): when both touch one flow, the periodic hook works on the context as it was at
+     * the start of the cycle */
+    if (t->stage2_valid) {
+        hit = t->stage2.pkt.flow;
+        if (hit == f && t->proto->periodic_every_visit)
+            RNIC_MEMCPY(t->scratch + t->ctx_stride, tp__ctx(t, f), t->ctx_stride);
+        tp__incoming_hook(t);
+    }
+    tp__periodic(t, hit, fired, t->scratch + t->ctx_stride);
+    t->scan = t->scan + 1u == t->cfg.max_flows ? 0 : t->scan + 1u;
+    /* Incoming, fixed stage of the next packet */
+    tp__incoming_fixed(t);
+    /* Segment generation (-> Enqueue into the credit engine's ring) */
+    tp__generate(t);
+    tp__complete(t);
+    t->stats.cycles++;
+    t->now++;
+}
+
+TP_API uint64_t tp_next_event(const tp *t)
+{
+    uint64_t next, m;
+    if (!t)
+        return RNIC_NEVER;
+    if (rnic_ring_count(&t->incoming) || t->stage2_valid || t->active.count ||
+        (t->ready.count && !rnic_ring_full(&t->tx)) ||
+        (t->compl_flows.count && !rnic_ring_full(&t->completions)) ||
+        (t->proto->periodic_every_visit && t->proto->periodic && t->open_flows))
+        return t->now;
+    next = tp__heap_min(&t->rtx_timers);
+    m = tp__heap_min(&t->rate_timers);
+    if (m != RNIC_NEVER && (next == RNIC_NEVER || tp__before(m, next)))
+        next = m;
+    if (next != RNIC_NEVER && tp__before(next, t->now))
+        next = t->now;
+    return next;
+}
+
+/* Skip `n` idle cycles: time and the periodic scan move, nothing else can change. */
+static void tp__skip(tp *t, uint64_t n)
+{
+    t->scan = (uint32_t)((t->scan + n % t->cfg.max_flows) % t->cfg.max_flows);
+    t->now += n;
+    t->stats.cycles += n;
+}
+
+TP_API uint64_t tp_advance(tp *t, uint64_t cycles)
+{
+    uint64_t done = 0;
+    if (!t)
+        return 0;
+    while (done < cycles) {
+        uint64_t span = rnic_idle_span(t->now, tp_next_event(t), cycles - done);
+        if (span) {
+            tp__skip(t, span);
+            done += span;
+            continue;
+        }
+        {
+            bool was_full = rnic_ring_full(&t->tx) || rnic_ring_full(&t->completions);
+            tp_tick(t);
+            done++;
+            if (!was_full && (rnic_ring_full(&t->tx) || rnic_ring_full(&t->completions)))
+                break;
+        }
+    }
+    return done;
+}
+
+TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle)
+{
+    return t ? tp_advance(t, rnic_cycles_until(t->now, cycle)) : 0;
+}
+
+TP_API uint64_t tp_now(const tp *t) { return t ? t->now : 0; }
+
+static rnic_err tp__take(tp *t, rnic_ring *ring, rnic_work *out, bool pop)
+{
+    if (!t)
+        return RNIC_EINVAL;
+    if (!out)
+        return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
+    if (rnic_ring_empty(ring))
+        return RNIC_EEMPTY;
+    if (!pop) {
+        *out = *(const rnic_work *)rnic_ring_peek(ring);
+        return RNIC_OK;
+    }
+    rnic_ring_pop(ring, out);
+    TP__TRACE(t, RNIC_TRACE_POP, out->flow, out->tag, out->index);
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out) { return tp__take(t, t ? &t->tx : NULL, out, true); }
+TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->tx : NULL, out, false); }
+TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out) { return tp__take(t, t ? &t->completions : NULL, out, true); }
+TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->completions : NULL, out, false); }
+
+TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+{
+    const tp *t = (const tp *)user;
+    const tp_flow *fl;
+    uint32_t n = 0, skip;
+    if (!t || !out || flow >= t->cfg.max_flows || !t->flows[flow].open)
+        return 0;
+    fl = &t->flows[flow];
+    skip = index - fl->ring_head;
+    while (n < max && skip + n < fl->ring_count) {
+        out[n] = tp__ring(t, flow)[(fl->ring_head + skip + n) % t->cfg.ring];
+        n++;
+    }
+    return n;
+}
+
+TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index)
+{
+    tp_flow *fl;
+    if (!t)
+        return RNIC_EINVAL;
+    if (!t->cfg.external_pacer)
+        return tp__bad(t, flow, RNIC_ESTATE, index);
+    if (flow >= t->cfg.max_flows || !t->flows[flow].open)
+        return tp__bad(t, flow, RNIC_ENOENT, index);
+    fl = &t->flows[flow];
+    if (fl->ring_count == 0 || index != fl->ring_head)
+        return tp__bad(t, flow, RNIC_ESTALE, index);
+    fl->ring_head++;
+    fl->ring_count--;
+    t->stats.pacer_consumed++;
+    t->stats.segments_out++;
+    tp__segment_sent(t, flow);
+    return RNIC_OK;
+}
+
+TP_API const tp_stats *tp_get_stats(const tp *t) { return t ? &t->stats : NULL; }
+
+TP_API rnic_err tp_flow_view_get(const tp *t, uint32_t flow, tp_flow_view *out)
+{
+    const tp_flow *fl;
+    if (!t || !out)
+        return RNIC_EINVAL;
+    if (flow >= t->cfg.max_flows)
+        return RNIC_ENOENT;
+    fl = &t->flows[flow];
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->open = fl->open != 0;
+    if (!fl->open)
+        return RNIC_ENOENT;
+    out->wnd_start = fl->wnd_start;
+    out->wnd_size = fl->wnd_size;
+    out->highest_sent = fl->highest_sent;
+    out->data_end = fl->data_end;
+    out->total_sent = fl->total_sent;
+    out->outstanding = fl->outstanding;
+    out->messages = fl->msg_count;
+    out->timer_running = tp__timer_running(t, flow);
+    out->timer_deadline = fl->timer_deadline;
+    out->timer_amount = fl->timer_amount;
+    out->rate_bps = fl->rate_bps;
+    out->credit = t->proto->credit == TP_CREDIT_RATE ? fl->credit_fx >> TP__FX : fl->credit_fx;
+    out->ctx = tp__ctx(t, flow);
+    return RNIC_OK;
+}
+/* ==== end src/transport/engine.c ==== */
+/* ==== begin src/transport/receiver.c ==== */
+/* transport.h: the compatible receiver the paper assumes (§2.1, App. A): per flow a bitmap of
+ * segments received beyond the cumulative ack, one data segment per cycle in, cumulative ACKs
+ * with one SACK block (the run holding the segment just received, RFC 2018's first block),
+ * NACKs as an option, and delayed ACKs as ns-3's TcpSocketBase does them: an in-order segment
+ * is acknowledged every delack_count-th segment or when the delayed-ACK timer fires; an
+ * out-of-order, duplicate or gap-filling segment is acknowledged at once (RFC 5681 §4.2). */
+
+#define TP__RX_TRACE(r, kind, id, a, b)                                                                    \
+    do {                                                                                                   \
+        if ((r)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(r)->trace, (r)->now, (r)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
+                            (uint64_t)(b));                                                                \
+    } while (0)
+
+TP_API void tp_rx_config_default(tp_rx_config *cfg)
+{
+    if (!cfg)
+        return;
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
+    cfg->clock_hz = TP__DEFAULT_CLOCK;
+    cfg->max_flows = 1024;
+    cfg->window = 128;
+    cfg->delack_count = 2;
+    cfg->delack_us = 200000;
+    cfg->input_capacity = 64;
+    cfg->ack_capacity = 64;
+    cfg->delivered_capacity = 64;
+    cfg->trace_id = RNIC_ENGINE_TRANSPORT;
+}
+
+TP_API rnic_err tp_rx_config_check(const tp_rx_config *c, const char **field)
+{
+    if (field)
+        *field = NULL;
+    if (!c)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (c->clock_hz < RNIC_CLOCK_MIN_HZ || c->clock_hz > RNIC_CLOCK_MAX_HZ)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (c->max_flows == 0 || c->max_flows > TP_MAX_FLOWS)
+        return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
+    if (c->window != 64u && c->window != 128u && c->window != 256u)
+        return rnic_config_bad(field, "window", RNIC_EINVAL);
+    if (c->delack_count == 0 || c->delack_count > 65536u)
+        return rnic_config_bad(field, "delack_count", RNIC_EINVAL);
+    if (c->delack_us == 0 || c->delack_us > 100000000u)
+        return rnic_config_bad(field, "delack_us", RNIC_EINVAL);
+    if (c->input_capacity == 0 || c->input_capacity > 65536u)
+        return rnic_config_bad(field, "input_capacity", RNIC_EINVAL);
+    if (c->ack_capacity == 0 || c->ack_capacity > 65536u)
+        return rnic_config_bad(field, "ack_capacity", RNIC_EINVAL);
+    if (c->delivered_capacity == 0 || c->delivered_capacity > 65536u)
+        return rnic_config_bad(field, "delivered_capacity", RNIC_EINVAL);
+    return RNIC_OK;
+}
+
+static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
+{
+    size_t off = 0, at;
+    uint32_t F = c->max_flows;
+#define TP__ARRAY(field, type, count)                                 \
+    do {                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
+            return 0;                                                 \
+        if (r && mem)                                                 \
+            r->field = (type *)(void *)(mem + at);                    \
+    } while (0)
+#define TP__RING(ring, count)                                                         \
+    do {                                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(rnic_work), &at))                \
+            return 0;                                                                 \
+        if (r && mem)                                                                 \
+            rnic_ring_init(&r->ring, sizeof(rnic_work), (uint32_t)(count), mem + at,  \
+                           rnic_align_up((size_t)(count) * sizeof(rnic_work)));       \
+    } while (0)
+    TP__ARRAY(flows, tp_rx_flow, F);
+    TP__ARRAY(bits, uint64_t, (size_t)F * (c->window / 64u));
+    TP__ARRAY(delack.flow, uint32_t, F);
+    TP__ARRAY(delack.key, uint64_t, F);
+    TP__ARRAY(delack.pos, uint32_t, F);
+    TP__RING(input, c->input_capacity);
+    TP__RING(acks, c->ack_capacity);
+    TP__RING(delivered, c->delivered_capacity);
+#undef TP__ARRAY
+#undef TP__RING
+    return off;
+}
+
+TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg)
+{
+    return tp_rx_config_check(cfg, NULL) == RNIC_OK ? tp__rx_layout(cfg, NULL, NULL) : 0;
+}
+
+TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size)
+{
+    size_t need;
+    uint32_t i;
+    if (!r || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_rx_config_check(cfg, NULL) != RNIC_OK)
+        return RNIC_EINVAL;
+    need = tp__rx_layout(cfg, NULL, NULL);
+    if (need == 0)
+        return RNIC_EINVAL;
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(r, 0, sizeof *r);
+    RNIC_MEMSET(mem, 0, need);
+    r->cfg = *cfg;
+    tp__rx_layout(cfg, r, (unsigned char *)mem);
+    r->now = cfg->start_cycle;
+    r->wwords = cfg->window / 64u;
+    r->delack_cycles = rnic_ns_to_cycles((uint64_t)cfg->delack_us * 1000u, cfg->clock_hz);
+    if (r->delack_cycles == 0)
+        r->delack_cycles = 1;
+    for (i = 0; i < cfg->max_flows; i++)
+        r->delack.pos[i] = RNIC_NONE;
+    rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
+    r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
+    return RNIC_OK;
+}
+
+static rnic_err tp__rx_bad(tp_rx *r, uint32_t flow, rnic_err e, uint64_t value)
+{
+    rnic_err_note(&r->stats.errors, e);
+    TP__RX_TRACE(r, RNIC_TRACE_REFUSE, flow, (uint64_t)e, value);
+    return e;
+}
+
+TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq)
+{
+    tp_rx_flow *fl;
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows)
+        return tp__rx_bad(r, flow, RNIC_ENOENT, init_seq);
+    fl = &r->flows[flow];
+    if (fl->open)
+        return tp__rx_bad(r, flow, RNIC_EEXIST, init_seq);
+    RNIC_MEMSET(fl, 0, sizeof *fl);
+    RNIC_MEMSET(r->bits + (size_t)flow * r->wwords, 0, r->wwords * sizeof(uint64_t));
+    fl->expected = init_seq;
+    fl->open = 1;
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg)
+{
+    if (!r)
+        return RNIC_EINVAL;
+    if (!seg)
+        return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
+    if (rnic_ring_full(&r->input))
+        return tp__rx_bad(r, seg->flow, RNIC_EBUSY, seg->index);
+    rnic_ring_push(&r->input, seg);
+    return RNIC_OK;
+}
+
+TP_API uint32_t tp_rx_space(const tp_rx *r) { return r ? rnic_ring_space(&r->input) : 0; }
+
+/* The run of received segments holding `seg` (seg is received and beyond expected). */
+static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *start, uint32_t *len)
+{
+    tp_bits v;
+    const tp_rx_flow *fl = &r->flows[f];
+    uint32_t lo = seg, end;
+    v.words = r->bits + (size_t)f * r->wwords;
+    v.nbits = r->cfg.window;
+    v.base = fl->expected;
+    end = tp_bits_find_first_zero(&v, seg, fl->expected + r->cfg.window);
+    /* walk back word by word: the receiver's bitmap is small (W <= 256) */
+    while (lo != fl->expected && tp_bits_test(&v, lo - 1u))
+        lo--;
+    *start = lo;
+    *len = end - lo;
+}
+
+static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, uint32_t sack_len, uint64_t tag)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    rnic_work a;
+    RNIC_MEMSET(&a, 0, sizeof a);
+    a.flow = f;
+    a.op = op;
+    a.index = fl->expected;
+    a.offset = sack_start;
+    a.len = sack_len;
+    a.tag = tag;
+    a.flags = fl->ecn ? TP_WORK_ECN : 0u;
+    a.cycle = r->now;
+    fl->ecn = 0;
+    fl->pending = 0;
+    tp__heap_remove(&r->delack, f);
+    rnic_ring_push(&r->acks, &a);
+    r->stats.acks++;
+    TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)sack_start << 32) | sack_len);
+}
+
+static void tp__rx_segment(tp_rx *r)
+{
+    rnic_work seg;
+    tp_rx_flow *fl;
+    uint64_t *bits;
+    uint32_t f, d, pos, start = 0, len = 0;
+    bool gap_before, dup;
+    if (rnic_ring_empty(&r->input))
+        return;
+    if (rnic_ring_full(&r->acks) || rnic_ring_full(&r->delivered)) {
+        r->stats.ack_stalls++;
+        return;
+    }
+    rnic_ring_pop(&r->input, &seg);
+    f = seg.flow;
+    if (f >= r->cfg.max_flows || !r->flows[f].open) {
+        tp__rx_bad(r, f, RNIC_ENOENT, seg.index);
+        return;
+    }
+    fl = &r->flows[f];
+    bits = r->bits + (size_t)f * r->wwords;
+    if (seg.flags & TP_WORK_ECN)
+        fl->ecn = 1;
+    d = seg.index - fl->expected;
+    if ((int32_t)d < 0 || d >= r->cfg.window) { /* old duplicate, or beyond what we can track */
+        if ((int32_t)d < 0)
+            r->stats.duplicates++;
+        else
+            r->stats.out_of_window++;
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg.tag);
+        return;
+    }
+    pos = seg.index & (r->cfg.window - 1u);
+    dup = rnic_bitmap_test(bits, pos);
+    if (dup) {
+        r->stats.duplicates++;
+        tp__rx_block(r, f, seg.index, &start, &len);
+        tp__rx_ack(r, f, TP_PKT_ACK, start, len, seg.tag);
+        return;
+    }
+    rnic_bitmap_set(bits, pos);
+    r->stats.segments++;
+    r->stats.bytes += seg.len;
+    seg.cycle = r->now;
+    rnic_ring_push(&r->delivered, &seg);
+    if (d > 0) { /* out of order: an immediate (duplicate) ACK, or a NACK */
+        tp__rx_block(r, f, seg.index, &start, &len);
+        tp__rx_ack(r, f, r->cfg.nack ? TP_PKT_NACK : TP_PKT_ACK, start, len, seg.tag);
+        return;
+    }
+    {   /* in order: move the cumulative ack over every run now complete */
+        tp_bits v;
+        uint32_t next;
+        v.words = bits;
+        v.nbits = r->cfg.window;
+        v.base = fl->expected;
+        next = tp_bits_find_first_zero(&v, fl->expected, fl->expected + r->cfg.window);
+        gap_before = next - fl->expected > 1u ||
+                     tp_bits_find_first(&v, next, fl->expected + r->cfg.window) != fl->expected + r->cfg.window;
+        rnic_bitmap_clear_range(bits, r->cfg.window, fl->expected & (r->cfg.window - 1u), next - fl->expected);
+        fl->expected = next;
+    }
+    fl->pending++;
+    fl->last_tag = seg.tag;
+    if (gap_before || fl->pending >= r->cfg.delack_count) /* filled a gap, or the n-th segment */
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg.tag);
+    else if (r->delack.pos[f] == RNIC_NONE)
+        tp__heap_set(&r->delack, f, r->now + r->delack_cycles);
+}
+
+TP_API void tp_rx_tick(tp_rx *r)
+{
+    if (!r)
+        return;
+    tp__rx_segment(r);
+    /* one delayed-ACK timer per cycle, when the ACK port has room */
+    if (r->delack.count && !tp__before(r->now, tp__heap_min(&r->delack)) && !rnic_ring_full(&r->acks)) {
+        uint32_t f = r->delack.flow[0];
+        r->stats.delayed_acks_sent++;
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, r->flows[f].last_tag);
+    }
+    r->stats.cycles++;
+    r->now++;
+}
+
+TP_API uint64_t tp_rx_next_event(const tp_rx *r)
+{
+    uint64_t m;
+    if (!r)
+        return RNIC_NEVER;
+    if (!rnic_ring_empty(&r->input) && !rnic_ring_full(&r->acks) && !rnic_ring_full(&r->delivered))
+        return r->now;
+    if (rnic_ring_full(&r->acks))
+        return RNIC_NEVER;
+    m = tp__heap_min(&r->delack);
+    return m != RNIC_NEVER && tp__before(m, r->now) ? r->now : m;
+}
+
+TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
+{
+    uint64_t done = 0;
+    if (!r)
+        return 0;
+    while (done < cycles) {
+        uint64_t span = rnic_idle_span(r->now, tp_rx_next_event(r), cycles - done);
+        bool was_full;
+        if (span) {
+            r->now += span;
+            r->stats.cycles += span;
+            done += span;
+            continue;
+        }
+        was_full = rnic_ring_full(&r->acks) || rnic_ring_full(&r->delivered);
+        tp_rx_tick(r);
+        done++;
+        if (!was_full && (rnic_ring_full(&r->acks) || rnic_ring_full(&r->delivered)))
+            break;
+    }
+    return done;
+}
+
+TP_API uint64_t tp_rx_advance_to(tp_rx *r, uint64_t cycle) { return r ? tp_rx_advance(r, rnic_cycles_until(r->now, cycle)) : 0; }
+TP_API uint64_t tp_rx_now(const tp_rx *r) { return r ? r->now : 0; }
+
+static rnic_err tp__rx_take(tp_rx *r, rnic_ring *ring, rnic_work *out, bool pop)
+{
+    if (!r)
+        return RNIC_EINVAL;
+    if (!out)
+        return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
+    if (rnic_ring_empty(ring))
+        return RNIC_EEMPTY;
+    if (pop)
+        rnic_ring_pop(ring, out);
+    else
+        *out = *(const rnic_work *)rnic_ring_peek(ring);
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->acks : NULL, out, true); }
+TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->acks : NULL, out, false); }
+TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->delivered : NULL, out, true); }
+TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->delivered : NULL, out, false); }
+
+TP_API rnic_err tp_rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out)
+{
+    if (!r || !out)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows || !r->flows[flow].open) {
+        *out = 0;
+        return RNIC_ENOENT;
+    }
+    *out = r->flows[flow].expected;
+    return RNIC_OK;
+}
+
+TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r) { return r ? &r->stats : NULL; }
+/* ==== end src/transport/receiver.c ==== */
+/* ==== begin src/transport/proto_reno.c ==== */
+/* transport.h: proto_reno.c (being written) */
+/* ==== end src/transport/proto_reno.c ==== */
+/* ==== begin src/transport/proto_newreno.c ==== */
+/* transport.h: proto_newreno.c (being written) */
+/* ==== end src/transport/proto_newreno.c ==== */
+/* ==== begin src/transport/proto_sack.c ==== */
+/* transport.h: proto_sack.c (being written) */
+/* ==== end src/transport/proto_sack.c ==== */
 RNIC_EXTERN_C_END
 #endif /* TP_IMPLEMENTATION */
 

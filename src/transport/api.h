@@ -1,6 +1,6 @@
 /* transport.h: linkage and version. */
 #define TP_VERSION_MAJOR 0
-#define TP_VERSION_MINOR 1
+#define TP_VERSION_MINOR 2
 #define TP_VERSION_PATCH 0
 
 /* TP_API decorates every public function: extern by default, `static` when the user
@@ -15,6 +15,296 @@
 #endif
 #endif
 
-/* The version of the transport.h implementation linked in, e.g. "transport.h 0.1.0 (common 100)".
+/* The version of the transport.h implementation linked in, e.g. "transport.h 0.2.0 (common 100)".
  * Compare it with TP_VERSION_* to catch a translation unit built from another release. */
 TP_API const char *tp_version(void);
+
+/* ---- Tonic (cycle semantics: docs/transport_model.md; the shapes every engine shares:
+ * docs/engine_contract.md) ---- */
+
+#define TP_NEVER RNIC_NEVER
+#define TP_MAX_FLOWS 65536u
+#define TP_MAX_WINDOW 256u     /* W: segments tracked per flow (Table 4) */
+#define TP_MAX_RING 64u        /* N: segment addresses per flow in the credit engine */
+#define TP_MAX_MESSAGES 256u   /* messages queued per flow */
+
+/* Credit types (§3.3.1). A rate protocol may instead be paced outside the engine
+ * (cfg.external_pacer): the credit engine's per-flow segment rings are then read by an outside
+ * pacer (ratelimit.h's Tassel) through tp_pacer_source, and rate changes go to cfg.pacer.set_rate. */
+#define TP_CREDIT_WINDOW 0u
+#define TP_CREDIT_RATE 1u
+#define TP_CREDIT_TOKEN 2u
+
+/* State budgets of Table 4: user-context bytes the paper's hardware holds per credit type. */
+#define TP_CTX_MAX_WINDOW 448u
+#define TP_CTX_MAX_RATE 340u
+#define TP_CTX_MAX_TOKEN 256u
+
+/* Records (docs/transport_model.md "Records"). A data segment out of the engine: flow, index =
+ * segment id, offset = byte offset in its message, len, addr/raddr = the message's + offset,
+ * tag and op = the message's (carried untouched), FIRST/LAST = first/last segment of the
+ * message, TP_WORK_RTX for a retransmission, aux = the message's number on the flow. A control
+ * packet to the sender: flow, op = its type below, index = cumulative ack (the next segment id
+ * the receiver expects), offset/len = one SACK block [offset, offset + len) of segment ids (len 0:
+ * none), aux = the packet's data (grant bytes, ...), TP_WORK_ECN for an ECN echo. */
+#define TP_PKT_DATA 1u
+#define TP_PKT_ACK 2u
+#define TP_PKT_NACK 3u  /* an ACK whose receiver saw a gap: index = cumulative, offset = the segment seen */
+#define TP_PKT_CNP 4u
+#define TP_PKT_GRANT 5u /* grant tokens: aux = bytes of credit (plus an ACK's fields) */
+
+/* Engine bits of rnic_work.flags on segments. */
+#define TP_WORK_RTX (1u << RNIC_WORK_ENGINE_SHIFT)      /* a retransmission */
+#define TP_WORK_ECN (2u << RNIC_WORK_ENGINE_SHIFT)      /* on the wire: CE mark; on an ACK: ECN echo */
+
+/* Engine-specific trace kinds. */
+#define TP_TRACE_GENERATE 16u  /* segment generation: id = flow, a = segment id, b = 1 if retransmission */
+#define TP_TRACE_ACK 17u       /* incoming fixed stage: id = flow, a = new wnd_start, b = newly acked */
+#define TP_TRACE_TIMEOUT 18u   /* rtx timer expired: id = flow, a = wnd_start */
+#define TP_TRACE_MERGE 19u     /* a timeout discarded: an ACK hit the flow in the same cycle */
+#define TP_TRACE_MARK 20u      /* a hook marked [a, b) for retransmission */
+#define TP_TRACE_WINDOW 21u    /* window size changed: a = new size, b = old */
+#define TP_TRACE_COMPLETE 22u  /* a message fully acknowledged: a = tag */
+
+/* A read-only view of one per-flow ring bitmap: segment s lives at bit s mod nbits (nbits = the
+ * window W, a power of two); only segments in [base, base + nbits) are meaningful. */
+typedef struct tp_bits {
+    const uint64_t *words;
+    uint32_t nbits, base;
+} tp_bits;
+
+/* Bitmap helpers for hooks (the "limited set of read-only bitmap operations" of §3.5). Segment
+ * ids are free-running uint32 and compared modulo 2^32. */
+TP_API bool tp_bits_test(const tp_bits *b, uint32_t seg);
+/* The first set bit in [from, to) (App. C: find-first from a moving head); `to` when none. */
+TP_API uint32_t tp_bits_find_first(const tp_bits *b, uint32_t from, uint32_t to);
+/* The first clear bit in [from, to); `to` when none. */
+TP_API uint32_t tp_bits_find_first_zero(const tp_bits *b, uint32_t from, uint32_t to);
+/* Set bits in [from, to). */
+TP_API uint32_t tp_bits_count(const tp_bits *b, uint32_t from, uint32_t to);
+
+/* Per-flow parameters, fixed while the flow is open (tp_flow_open). */
+typedef struct tp_flow_params {
+    uint32_t seg_size;     /* bytes of every segment but the last of a message; 1 .. 65536, default 1000 */
+    uint32_t init_seq;     /* id of the flow's first segment (free-running, wraps), default 0 */
+    uint32_t init_wnd;     /* initial window in segments, default 10 (protocol init may change it) */
+    uint64_t init_rate_bps; /* initial rate for rate credit, default = cfg.link_bps */
+    uint64_t init_credit;  /* initial token credit in bytes, default 0 */
+    uint64_t max_burst;    /* D: rate credit saturates here (bytes), default 2 segments */
+    uint32_t rto_us;       /* retransmission timeout (the minimum RTO), default 200000 (200 ms) */
+    uint32_t param[6];     /* protocol parameters (each protocol documents them), default 0 */
+} tp_flow_params;
+
+/* What a hook sees (App. F's input ports). Window state is as after the incoming packet's fixed
+ * stage (for an incoming event) or as read this cycle (periodic). */
+typedef struct tp_event {
+    uint32_t flow;
+    bool timeout;            /* periodic: the rtx timer has expired (a timeout event) */
+    const rnic_work *pkt;    /* incoming: the control packet; NULL in periodic */
+    uint32_t pkt_type;       /* TP_PKT_*; 0 in periodic */
+    uint32_t pkt_data;       /* the packet's aux */
+    bool ecn;                /* the packet carries TP_WORK_ECN */
+    uint32_t cum_ack;        /* the packet's cumulative ack */
+    uint32_t sack_start, sack_len; /* its SACK block (len 0: none) */
+    uint32_t newly_acked;    /* segments acked by this packet: cumulatively plus selectively */
+    uint32_t old_wnd_start, new_wnd_start;
+    uint64_t now;            /* cycle */
+    uint64_t now_ns;
+    tp_bits acked, marked_for_rtx, rtx_cnt; /* rtx_cnt: retransmitted at least once */
+    uint32_t wnd_start;      /* first unacknowledged segment */
+    uint32_t wnd_size;       /* segments the flow may have in [wnd_start, wnd_start + wnd_size) */
+    uint32_t highest_sent;   /* one past the highest segment ever generated (snd_nxt): sent = highest_sent - wnd_start */
+    uint32_t data_end;       /* one past the last segment the flow's queued messages hold */
+    uint32_t total_sent;     /* segments generated so far, retransmissions included */
+    uint32_t outstanding;    /* segment addresses in the credit engine's ring */
+    bool is_idle;            /* nothing left to generate */
+    uint64_t timer_amount;   /* rtx timer period, cycles */
+    bool timer_running;
+    uint64_t rate_bps;       /* rate credit: the flow's rate */
+    uint64_t credit;         /* token credit, bytes */
+    const tp_flow_params *params;
+    uint32_t window_bits;    /* W */
+    uint64_t clock_hz;
+} tp_event;
+
+/* What a hook may change (App. F's outputs). Preset to "no change". */
+typedef struct tp_actions {
+    bool mark_rtx;           /* mark [mark_from, mark_to) for retransmission (clipped to the sent part of the window; acked ones skipped) */
+    uint32_t mark_from, mark_to;
+    uint32_t wnd_size;       /* new window (segments), clamped to [1, W] */
+    uint64_t rate_bps;       /* new rate (rate credit), clamped to [min_rate, link]; 0 pauses */
+    uint64_t add_credit;     /* token credit to add (bytes), e.g. for retransmissions on timeout */
+    uint64_t timer_amount;   /* new rtx timer period (cycles) */
+    bool reset_timer;        /* restart the rtx timer: expires at now + timer_amount */
+} tp_actions;
+
+typedef void (*tp_hook_fn)(const tp_event *ev, void *ctx, tp_actions *act);
+
+#define TP_MERGE_INCOMING 0u /* both hooks changed the context in one cycle: incoming's wins */
+#define TP_MERGE_PERIODIC 1u /* ... periodic's wins */
+
+/* A protocol (§3.5): credit type, user context (size and initial value) and two hooks. Hooks run
+ * in one cycle: integer arithmetic and the tp_bits helpers only, no loops over the window, no
+ * allocation. The context is a byte array of ctx_size (<= the credit type's budget, Table 4). */
+typedef struct tp_protocol {
+    const char *name;
+    uint32_t credit;         /* TP_CREDIT_* */
+    uint32_t ctx_size;
+    /* Sets the flow's initial context and actions (window, rate, credit, timer amount). */
+    void (*init)(const tp_flow_params *p, uint64_t clock_hz, void *ctx, tp_actions *act);
+    tp_hook_fn incoming;     /* every control packet, the cycle after its fixed stage */
+    tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry */
+    bool periodic_every_visit; /* false: periodic runs only when the timer expired */
+    uint32_t merge;          /* TP_MERGE_* */
+} tp_protocol;
+
+TP_API const tp_protocol *tp_protocol_reno(void);
+TP_API const tp_protocol *tp_protocol_newreno(void);
+TP_API const tp_protocol *tp_protocol_sack(void);
+
+/* Outside pacer (TP_CREDIT_EXTERNAL mode): called from tp_tick. */
+typedef struct tp_pacer {
+    void (*doorbell)(void *user, uint32_t flow);           /* a segment entered the flow's ring */
+    void (*set_rate)(void *user, uint32_t flow, uint64_t bps); /* a hook changed the flow's rate */
+    void *user;
+} tp_pacer;
+
+typedef struct tp_config {
+    uint64_t clock_hz;       /* default 100 MHz (the prototype's 10 ns cycle) */
+    uint64_t link_bps;       /* the highest rate (rate credit), default 100 Gb/s */
+    uint64_t min_rate_bps;   /* default 100 Kb/s */
+    uint32_t max_flows;      /* 1 .. TP_MAX_FLOWS, default 1024 */
+    uint32_t window;         /* W: 64, 128 or 256 segments, default 128 */
+    uint32_t ring;           /* N: segment addresses per flow in the credit engine, 1 .. 64, default 4 */
+    uint32_t messages;       /* messages queued per flow, 1 .. 256, default 8 */
+    uint32_t incoming_capacity; /* control-packet input FIFO, default 64 */
+    uint32_t tx_capacity;    /* segment output port, default 16 */
+    uint32_t completion_capacity; /* completion output port, default 64 */
+    const tp_protocol *protocol; /* required */
+    bool external_pacer;     /* rate credit by an outside pacer (ratelimit.h): see tp_pacer_source */
+    tp_pacer pacer;
+    uint64_t start_cycle;
+    rnic_trace_fn trace;
+    void *trace_user;
+    uint16_t trace_id;       /* default RNIC_ENGINE_TRANSPORT */
+} tp_config;
+
+typedef struct tp_stats {
+    uint64_t cycles;
+    uint64_t messages, segments_new, segments_rtx, segments_out, bytes_out;
+    uint64_t acks, acks_dup, acks_stale, newly_acked, completions;
+    uint64_t timeouts, timeouts_discarded, marks, periodic_runs;
+    uint64_t tx_stalls;      /* cycles a ready segment waited for the full TX port */
+    uint64_t rate_clamped, window_clamped;
+    uint64_t pacer_consumed;
+    rnic_err_stats errors;   /* refused input by cause */
+} tp_stats;
+
+/* A snapshot of one flow (tp_flow_view). */
+typedef struct tp_flow_view {
+    bool open;
+    uint32_t wnd_start, wnd_size, highest_sent, data_end, total_sent, outstanding;
+    uint32_t messages;       /* queued, not yet fully acknowledged */
+    bool timer_running;
+    uint64_t timer_deadline, timer_amount;
+    uint64_t rate_bps, credit;
+    const void *ctx;         /* the user context (protocol's layout) */
+} tp_flow_view;
+
+typedef struct tp tp;
+
+TP_API void tp_config_default(tp_config *cfg);
+TP_API rnic_err tp_config_check(const tp_config *cfg, const char **field);
+TP_API size_t tp_mem_size(const tp_config *cfg);
+TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
+
+TP_API void tp_flow_params_default(tp_flow_params *p);
+/* Adds a connection (§5: flow ids come from outside). RNIC_ENOENT: flow >= max_flows;
+ * RNIC_EEXIST: already open; RNIC_EINVAL: bad params (NULL = defaults). */
+TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p);
+/* Removes it; RNIC_EBUSY while it holds unacknowledged data. */
+TP_API rnic_err tp_flow_close(tp *t, uint32_t flow);
+
+/* New data: a message (flow, len 1 .. 2^32, addr, raddr, tag, op) split into params.seg_size
+ * segments, the last shorter. Its tag comes back on the completion once every segment is
+ * acknowledged. RNIC_ENOENT unknown or closed flow, RNIC_EINVAL NULL / len 0 / too long,
+ * RNIC_EBUSY the flow's message queue is full. Seen by the engine at the next tick. */
+TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg);
+TP_API uint32_t tp_space_message(const tp *t, uint32_t flow);
+
+/* A control packet for the sender (ACK, NACK, CNP, GRANT). Queued; the Incoming pipeline takes
+ * one per cycle. Checked at its fixed stage: unknown flow, an ack beyond highest_sent, or a
+ * cumulative ack behind wnd_start (stale) is refused there, counted, and changes nothing.
+ * RNIC_EBUSY when the FIFO is full, RNIC_EINVAL for NULL or an unknown type. */
+TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt);
+TP_API uint32_t tp_space_incoming(const tp *t);
+
+TP_API void tp_tick(tp *t);
+TP_API uint64_t tp_next_event(const tp *t);
+TP_API uint64_t tp_advance(tp *t, uint64_t cycles);
+TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle);
+TP_API uint64_t tp_now(const tp *t);
+
+/* Segment output (window, rate and token credit): one per cycle out of the credit engine. */
+TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out);
+TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out);
+/* Completions: the message record (len = its bytes, tag, FIRST|LAST) once fully acknowledged. */
+TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out);
+TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out);
+
+/* External pacer mode: an rnic_source_fn (user = the tp) over each flow's segment ring, indexed
+ * by a free-running counter; tp_pacer_consumed tells the engine the pacer sent the entry at
+ * `index` (it must be the ring's head: RNIC_ESTALE otherwise). */
+TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max);
+TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index);
+
+TP_API const tp_stats *tp_get_stats(const tp *t);
+TP_API rnic_err tp_flow_view_get(const tp *t, uint32_t flow, tp_flow_view *out);
+
+/* ---- the compatible receiver (rnic_work records in and out, one packet per cycle) ---- */
+
+typedef struct tp_rx_config {
+    uint64_t clock_hz;       /* default 100 MHz */
+    uint32_t max_flows;      /* default 1024 */
+    uint32_t window;         /* receive bitmap bits: 64, 128 or 256, default 128 */
+    uint32_t delack_count;   /* ACK every n-th in-order segment (ns-3 DelAckCount), 1 = off; default 2 */
+    uint32_t delack_us;      /* delayed-ACK timeout, default 200000 (ns-3's 200 ms) */
+    bool nack;               /* out-of-order arrivals answer TP_PKT_NACK instead of an ACK */
+    uint32_t input_capacity, ack_capacity, delivered_capacity; /* defaults 64, 64, 64 */
+    uint64_t start_cycle;
+    rnic_trace_fn trace;
+    void *trace_user;
+    uint16_t trace_id;
+} tp_rx_config;
+
+typedef struct tp_rx_stats {
+    uint64_t cycles, segments, bytes, duplicates, out_of_window, acks, delayed_acks_sent;
+    uint64_t ack_stalls;
+    rnic_err_stats errors;
+} tp_rx_stats;
+
+typedef struct tp_rx tp_rx;
+
+TP_API void tp_rx_config_default(tp_rx_config *cfg);
+TP_API rnic_err tp_rx_config_check(const tp_rx_config *cfg, const char **field);
+TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
+TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size);
+/* Opens a flow whose first segment id is init_seq. */
+TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq);
+/* A data segment from the wire (op TP_PKT_DATA). */
+TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg);
+TP_API uint32_t tp_rx_space(const tp_rx *r);
+TP_API void tp_rx_tick(tp_rx *r);
+TP_API uint64_t tp_rx_next_event(const tp_rx *r);
+TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles);
+TP_API uint64_t tp_rx_advance_to(tp_rx *r, uint64_t cycle);
+TP_API uint64_t tp_rx_now(const tp_rx *r);
+/* ACK / NACK records for the sender. */
+TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out);
+TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out);
+/* Each segment the first time it arrives (out of order too): exactly-once placement. */
+TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out);
+TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out);
+/* The next segment id the flow expects (its cumulative ack); 0 and RNIC_ENOENT for unknown. */
+TP_API rnic_err tp_rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out);
+TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r);

@@ -1,0 +1,453 @@
+/* transport.h: the engine's lifecycle, ports and clock: one tick runs the modules of Fig. 2 in
+ * the order of docs/transport_model.md ("One cycle"). */
+
+#define TP__DEFAULT_CLOCK 100000000ull
+#define TP__DEFAULT_LINK 100000000000ull
+
+TP_API void tp_config_default(tp_config *cfg)
+{
+    if (!cfg)
+        return;
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
+    cfg->clock_hz = TP__DEFAULT_CLOCK;
+    cfg->link_bps = TP__DEFAULT_LINK;
+    cfg->min_rate_bps = RNIC_RATE_MIN_BPS;
+    cfg->max_flows = 1024;
+    cfg->window = 128;
+    cfg->ring = 4;
+    cfg->messages = 8;
+    cfg->incoming_capacity = 64;
+    cfg->tx_capacity = 16;
+    cfg->completion_capacity = 64;
+    cfg->trace_id = RNIC_ENGINE_TRANSPORT;
+}
+
+static bool tp__pow2(uint32_t x) { return x && !(x & (x - 1u)); }
+
+static uint32_t tp__ctx_budget(uint32_t credit)
+{
+    return credit == TP_CREDIT_WINDOW ? TP_CTX_MAX_WINDOW : credit == TP_CREDIT_RATE ? TP_CTX_MAX_RATE : TP_CTX_MAX_TOKEN;
+}
+
+TP_API rnic_err tp_config_check(const tp_config *c, const char **field)
+{
+    if (field)
+        *field = NULL;
+    if (!c)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (c->clock_hz < RNIC_CLOCK_MIN_HZ || c->clock_hz > RNIC_CLOCK_MAX_HZ)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (c->link_bps < RNIC_RATE_MIN_BPS || c->link_bps > RNIC_RATE_MAX_BPS)
+        return rnic_config_bad(field, "link_bps", RNIC_EINVAL);
+    if (c->min_rate_bps < RNIC_RATE_MIN_BPS || c->min_rate_bps > c->link_bps)
+        return rnic_config_bad(field, "min_rate_bps", RNIC_EINVAL);
+    if (c->max_flows == 0 || c->max_flows > TP_MAX_FLOWS)
+        return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
+    if (c->window != 64u && c->window != 128u && c->window != 256u)
+        return rnic_config_bad(field, "window", RNIC_EINVAL);
+    if (!tp__pow2(c->ring) || c->ring > TP_MAX_RING)
+        return rnic_config_bad(field, "ring", RNIC_EINVAL);
+    if (c->messages == 0 || c->messages > TP_MAX_MESSAGES)
+        return rnic_config_bad(field, "messages", RNIC_EINVAL);
+    if (c->incoming_capacity == 0 || c->incoming_capacity > 65536u)
+        return rnic_config_bad(field, "incoming_capacity", RNIC_EINVAL);
+    if (c->tx_capacity == 0 || c->tx_capacity > 65536u)
+        return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
+    if (c->completion_capacity == 0 || c->completion_capacity > 65536u)
+        return rnic_config_bad(field, "completion_capacity", RNIC_EINVAL);
+    if (!c->protocol || c->protocol->credit > TP_CREDIT_TOKEN ||
+        c->protocol->ctx_size > tp__ctx_budget(c->protocol->credit))
+        return rnic_config_bad(field, "protocol", RNIC_EINVAL);
+    if (c->external_pacer && c->protocol->credit != TP_CREDIT_RATE)
+        return rnic_config_bad(field, "external_pacer", RNIC_EINVAL);
+    return RNIC_OK;
+}
+
+/* One layout for tp_mem_size and tp_init. Returns bytes, 0 if it overflows. */
+static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
+{
+    size_t off = 0, at;
+    uint32_t F = c->max_flows, wwords = c->window / 64u, stride = (uint32_t)rnic_align_up(c->protocol->ctx_size);
+#define TP__ARRAY(field, type, count)                                 \
+    do {                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
+            return 0;                                                 \
+        if (t && mem)                                                 \
+            t->field = (type *)(void *)(mem + at);                    \
+    } while (0)
+#define TP__RING(ring, type, count)                                                   \
+    do {                                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))                     \
+            return 0;                                                                 \
+        if (t && mem)                                                                 \
+            rnic_ring_init(&t->ring, sizeof(type), (uint32_t)(count), mem + at,       \
+                           rnic_align_up((size_t)(count) * sizeof(type)));            \
+    } while (0)
+    TP__ARRAY(flows, tp_flow, F);
+    TP__ARRAY(bits, uint64_t, (size_t)F * 3u * wwords);
+    TP__ARRAY(ctx, unsigned char, (size_t)F * stride);
+    TP__ARRAY(scratch, unsigned char, (size_t)stride * 2u + 8u);
+    TP__ARRAY(msgs, tp_msg, (size_t)F * c->messages);
+    TP__ARRAY(rings, rnic_work, (size_t)F * c->ring);
+    TP__ARRAY(active.ids, uint32_t, F);
+    TP__ARRAY(ready.ids, uint32_t, F);
+    TP__ARRAY(compl_flows.ids, uint32_t, F);
+    TP__ARRAY(rtx_timers.flow, uint32_t, F);
+    TP__ARRAY(rtx_timers.key, uint64_t, F);
+    TP__ARRAY(rtx_timers.pos, uint32_t, F);
+    TP__ARRAY(rate_timers.flow, uint32_t, F);
+    TP__ARRAY(rate_timers.key, uint64_t, F);
+    TP__ARRAY(rate_timers.pos, uint32_t, F);
+    TP__RING(incoming, rnic_work, c->incoming_capacity);
+    TP__RING(tx, rnic_work, c->tx_capacity);
+    TP__RING(completions, rnic_work, c->completion_capacity);
+#undef TP__ARRAY
+#undef TP__RING
+    return off;
+}
+
+TP_API size_t tp_mem_size(const tp_config *cfg)
+{
+    if (tp_config_check(cfg, NULL) != RNIC_OK)
+        return 0;
+    return tp__layout(cfg, NULL, NULL);
+}
+
+TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
+{
+    size_t need;
+    uint32_t i;
+    if (!t || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_config_check(cfg, NULL) != RNIC_OK)
+        return RNIC_EINVAL;
+    need = tp__layout(cfg, NULL, NULL);
+    if (need == 0)
+        return RNIC_EINVAL;
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(t, 0, sizeof *t);
+    RNIC_MEMSET(mem, 0, need);
+    t->cfg = *cfg;
+    t->proto = cfg->protocol;
+    tp__layout(cfg, t, (unsigned char *)mem);
+    t->now = cfg->start_cycle;
+    t->wwords = cfg->window / 64u;
+    t->ctx_stride = (uint32_t)rnic_align_up(cfg->protocol->ctx_size);
+    t->active.capacity = t->ready.capacity = t->compl_flows.capacity = cfg->max_flows;
+    for (i = 0; i < cfg->max_flows; i++)
+        t->rtx_timers.pos[i] = t->rate_timers.pos[i] = RNIC_NONE;
+    rnic_trace_set(&t->trace, cfg->trace, cfg->trace_user);
+    t->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
+    return RNIC_OK;
+}
+
+TP_API void tp_flow_params_default(tp_flow_params *p)
+{
+    if (!p)
+        return;
+    RNIC_MEMSET(p, 0, sizeof *p);
+    p->seg_size = 1000;
+    p->init_wnd = 10;
+    p->max_burst = 2000;
+    p->rto_us = 200000;
+}
+
+static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
+{
+    if (t)
+        tp__refuse(t, flow, e, value);
+    return e;
+}
+
+TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
+{
+    tp_flow_params def;
+    tp_flow *fl;
+    tp_actions act;
+    if (!t)
+        return RNIC_EINVAL;
+    if (flow >= t->cfg.max_flows)
+        return tp__bad(t, flow, RNIC_ENOENT, 0);
+    fl = &t->flows[flow];
+    if (fl->open)
+        return tp__bad(t, flow, RNIC_EEXIST, 0);
+    if (!p) {
+        tp_flow_params_default(&def);
+        p = &def;
+    }
+    if (p->seg_size == 0 || p->seg_size > 65536u || p->init_wnd == 0 || p->rto_us == 0 ||
+        p->max_burst < p->seg_size || p->max_burst > ((uint64_t)1 << 40))
+        return tp__bad(t, flow, RNIC_EINVAL, p->seg_size);
+    RNIC_MEMSET(fl, 0, sizeof *fl);
+    RNIC_MEMSET(t->bits + (size_t)flow * 3u * t->wwords, 0, (size_t)3u * t->wwords * sizeof(uint64_t));
+    RNIC_MEMSET(tp__ctx(t, flow), 0, t->ctx_stride);
+    fl->params = *p;
+    fl->wnd_start = fl->highest_sent = fl->data_end = p->init_seq;
+    fl->wnd_size = 1;
+    fl->timer_amount = 1;
+    fl->credit_at = t->now;
+    fl->open = 1;
+    tp__actions_preset(fl, &act);
+    act.wnd_size = p->init_wnd;
+    act.rate_bps = p->init_rate_bps ? p->init_rate_bps : t->cfg.link_bps;
+    act.timer_amount = rnic_ns_to_cycles((uint64_t)p->rto_us * 1000u, t->cfg.clock_hz);
+    act.add_credit = p->init_credit;
+    if (t->proto->init)
+        t->proto->init(p, t->cfg.clock_hz, tp__ctx(t, flow), &act);
+    if (t->proto->credit == TP_CREDIT_RATE)
+        fl->credit_fx = tp__credit_cap(fl); /* a rate flow starts with a full bucket */
+    fl->rate_bps = 0;
+    tp__credit_set_rate(t, flow, act.rate_bps);
+    act.rate_bps = fl->rate_bps;
+    tp__apply(t, flow, &act, t->now);
+    t->open_flows++;
+    TP__TRACE(t, RNIC_TRACE_PUSH, flow, p->init_seq, p->seg_size);
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
+{
+    tp_flow *fl;
+    if (!t)
+        return RNIC_EINVAL;
+    if (flow >= t->cfg.max_flows || !t->flows[flow].open)
+        return tp__bad(t, flow, RNIC_ENOENT, 0);
+    fl = &t->flows[flow];
+    if (fl->msg_count || fl->ring_count || fl->in_active || fl->in_ready || fl->in_compl ||
+        (t->stage2_valid && t->stage2.pkt.flow == flow))
+        return tp__bad(t, flow, RNIC_EBUSY, fl->msg_count);
+    tp__timer_stop(t, flow);
+    tp__heap_remove(&t->rate_timers, flow);
+    fl->open = 0;
+    t->open_flows--;
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
+{
+    tp_flow *fl;
+    tp_msg *m;
+    uint32_t nsegs;
+    if (!t)
+        return RNIC_EINVAL;
+    if (!msg)
+        return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
+    if (msg->flow >= t->cfg.max_flows || !t->flows[msg->flow].open)
+        return tp__bad(t, msg->flow, RNIC_ENOENT, msg->len);
+    fl = &t->flows[msg->flow];
+    if (msg->len == 0)
+        return tp__bad(t, msg->flow, RNIC_EINVAL, msg->len);
+    nsegs = msg->len / fl->params.seg_size + (msg->len % fl->params.seg_size != 0);
+    if ((uint64_t)(fl->data_end - fl->wnd_start) + nsegs >= ((uint64_t)1 << 31)) /* ids must stay comparable */
+        return tp__bad(t, msg->flow, RNIC_ERANGE, msg->len);
+    if (fl->msg_count == t->cfg.messages)
+        return tp__bad(t, msg->flow, RNIC_EBUSY, msg->len);
+    m = &t->msgs[(size_t)msg->flow * t->cfg.messages + (fl->msg_head + fl->msg_count) % t->cfg.messages];
+    m->w = *msg;
+    m->w.aux = fl->msg_number++;
+    m->first_seg = fl->data_end;
+    m->nsegs = nsegs;
+    fl->msg_count++;
+    fl->data_end += nsegs;
+    t->stats.messages++;
+    TP__TRACE(t, RNIC_TRACE_PUSH, msg->flow, msg->tag, msg->len);
+    tp__activate(t, msg->flow);
+    return RNIC_OK;
+}
+
+TP_API uint32_t tp_space_message(const tp *t, uint32_t flow)
+{
+    if (!t || flow >= t->cfg.max_flows || !t->flows[flow].open)
+        return 0;
+    return t->cfg.messages - t->flows[flow].msg_count;
+}
+
+TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt)
+{
+    if (!t)
+        return RNIC_EINVAL;
+    if (!pkt || pkt->op < TP_PKT_ACK || pkt->op > TP_PKT_GRANT)
+        return tp__bad(t, pkt ? pkt->flow : RNIC_NONE, RNIC_EINVAL, pkt ? pkt->op : 0);
+    if (rnic_ring_full(&t->incoming))
+        return tp__bad(t, pkt->flow, RNIC_EBUSY, pkt->index);
+    rnic_ring_push(&t->incoming, pkt);
+    return RNIC_OK;
+}
+
+TP_API uint32_t tp_space_incoming(const tp *t) { return t ? rnic_ring_space(&t->incoming) : 0; }
+
+TP_API void tp_tick(tp *t)
+{
+    uint32_t hit = RNIC_NONE, f;
+    bool fired;
+    if (!t)
+        return;
+    f = t->scan;
+    fired = t->flows[f].open && tp__timer_running(t, f) && t->flows[f].timer_fire == t->now;
+    /* credit engine: rate timers, then Transmit (segments generated last cycle may leave now) */
+    tp__credit_timers(t);
+    if (!t->cfg.external_pacer)
+        tp__credit_transmit(t);
+    /* Incoming, programmable stage of last cycle's packet; Periodic updates, merged with it
+     * (§3.4): when both touch one flow, the periodic hook works on the context as it was at
+     * the start of the cycle */
+    if (t->stage2_valid) {
+        hit = t->stage2.pkt.flow;
+        if (hit == f && t->proto->periodic_every_visit)
+            RNIC_MEMCPY(t->scratch + t->ctx_stride, tp__ctx(t, f), t->ctx_stride);
+        tp__incoming_hook(t);
+    }
+    tp__periodic(t, hit, fired, t->scratch + t->ctx_stride);
+    t->scan = t->scan + 1u == t->cfg.max_flows ? 0 : t->scan + 1u;
+    /* Incoming, fixed stage of the next packet */
+    tp__incoming_fixed(t);
+    /* Segment generation (-> Enqueue into the credit engine's ring) */
+    tp__generate(t);
+    tp__complete(t);
+    t->stats.cycles++;
+    t->now++;
+}
+
+TP_API uint64_t tp_next_event(const tp *t)
+{
+    uint64_t next, m;
+    if (!t)
+        return RNIC_NEVER;
+    if (rnic_ring_count(&t->incoming) || t->stage2_valid || t->active.count ||
+        (t->ready.count && !rnic_ring_full(&t->tx)) ||
+        (t->compl_flows.count && !rnic_ring_full(&t->completions)) ||
+        (t->proto->periodic_every_visit && t->proto->periodic && t->open_flows))
+        return t->now;
+    next = tp__heap_min(&t->rtx_timers);
+    m = tp__heap_min(&t->rate_timers);
+    if (m != RNIC_NEVER && (next == RNIC_NEVER || tp__before(m, next)))
+        next = m;
+    if (next != RNIC_NEVER && tp__before(next, t->now))
+        next = t->now;
+    return next;
+}
+
+/* Skip `n` idle cycles: time and the periodic scan move, nothing else can change. */
+static void tp__skip(tp *t, uint64_t n)
+{
+    t->scan = (uint32_t)((t->scan + n % t->cfg.max_flows) % t->cfg.max_flows);
+    t->now += n;
+    t->stats.cycles += n;
+}
+
+TP_API uint64_t tp_advance(tp *t, uint64_t cycles)
+{
+    uint64_t done = 0;
+    if (!t)
+        return 0;
+    while (done < cycles) {
+        uint64_t span = rnic_idle_span(t->now, tp_next_event(t), cycles - done);
+        if (span) {
+            tp__skip(t, span);
+            done += span;
+            continue;
+        }
+        {
+            bool was_full = rnic_ring_full(&t->tx) || rnic_ring_full(&t->completions);
+            tp_tick(t);
+            done++;
+            if (!was_full && (rnic_ring_full(&t->tx) || rnic_ring_full(&t->completions)))
+                break;
+        }
+    }
+    return done;
+}
+
+TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle)
+{
+    return t ? tp_advance(t, rnic_cycles_until(t->now, cycle)) : 0;
+}
+
+TP_API uint64_t tp_now(const tp *t) { return t ? t->now : 0; }
+
+static rnic_err tp__take(tp *t, rnic_ring *ring, rnic_work *out, bool pop)
+{
+    if (!t)
+        return RNIC_EINVAL;
+    if (!out)
+        return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
+    if (rnic_ring_empty(ring))
+        return RNIC_EEMPTY;
+    if (!pop) {
+        *out = *(const rnic_work *)rnic_ring_peek(ring);
+        return RNIC_OK;
+    }
+    rnic_ring_pop(ring, out);
+    TP__TRACE(t, RNIC_TRACE_POP, out->flow, out->tag, out->index);
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out) { return tp__take(t, t ? &t->tx : NULL, out, true); }
+TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->tx : NULL, out, false); }
+TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out) { return tp__take(t, t ? &t->completions : NULL, out, true); }
+TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->completions : NULL, out, false); }
+
+TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+{
+    const tp *t = (const tp *)user;
+    const tp_flow *fl;
+    uint32_t n = 0, skip;
+    if (!t || !out || flow >= t->cfg.max_flows || !t->flows[flow].open)
+        return 0;
+    fl = &t->flows[flow];
+    skip = index - fl->ring_head;
+    while (n < max && skip + n < fl->ring_count) {
+        out[n] = tp__ring(t, flow)[(fl->ring_head + skip + n) % t->cfg.ring];
+        n++;
+    }
+    return n;
+}
+
+TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index)
+{
+    tp_flow *fl;
+    if (!t)
+        return RNIC_EINVAL;
+    if (!t->cfg.external_pacer)
+        return tp__bad(t, flow, RNIC_ESTATE, index);
+    if (flow >= t->cfg.max_flows || !t->flows[flow].open)
+        return tp__bad(t, flow, RNIC_ENOENT, index);
+    fl = &t->flows[flow];
+    if (fl->ring_count == 0 || index != fl->ring_head)
+        return tp__bad(t, flow, RNIC_ESTALE, index);
+    fl->ring_head++;
+    fl->ring_count--;
+    t->stats.pacer_consumed++;
+    t->stats.segments_out++;
+    tp__segment_sent(t, flow);
+    return RNIC_OK;
+}
+
+TP_API const tp_stats *tp_get_stats(const tp *t) { return t ? &t->stats : NULL; }
+
+TP_API rnic_err tp_flow_view_get(const tp *t, uint32_t flow, tp_flow_view *out)
+{
+    const tp_flow *fl;
+    if (!t || !out)
+        return RNIC_EINVAL;
+    if (flow >= t->cfg.max_flows)
+        return RNIC_ENOENT;
+    fl = &t->flows[flow];
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->open = fl->open != 0;
+    if (!fl->open)
+        return RNIC_ENOENT;
+    out->wnd_start = fl->wnd_start;
+    out->wnd_size = fl->wnd_size;
+    out->highest_sent = fl->highest_sent;
+    out->data_end = fl->data_end;
+    out->total_sent = fl->total_sent;
+    out->outstanding = fl->outstanding;
+    out->messages = fl->msg_count;
+    out->timer_running = tp__timer_running(t, flow);
+    out->timer_deadline = fl->timer_deadline;
+    out->timer_amount = fl->timer_amount;
+    out->rate_bps = fl->rate_bps;
+    out->credit = t->proto->credit == TP_CREDIT_RATE ? fl->credit_fx >> TP__FX : fl->credit_fx;
+    out->ctx = tp__ctx(t, flow);
+    return RNIC_OK;
+}

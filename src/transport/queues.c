@@ -1,0 +1,103 @@
+/* transport.h: the small queues behind the engines' sets (§3.1): round-robin FIFOs of flow ids
+ * (the active set, ready-to-transmit, flows with completions) and an indexed min-heap of per-flow
+ * timers (retransmission, rate and delayed-ACK timers) so that next_event is exact and O(1). */
+
+static bool tp__fifo_push(tp_fifo *f, uint32_t id)
+{
+    uint32_t at;
+    if (f->count == f->capacity)
+        return false;
+    at = f->head + f->count;
+    if (at >= f->capacity)
+        at -= f->capacity;
+    f->ids[at] = id;
+    f->count++;
+    return true;
+}
+
+static uint32_t tp__fifo_pop(tp_fifo *f)
+{
+    uint32_t id = f->ids[f->head];
+    f->head = f->head + 1u == f->capacity ? 0 : f->head + 1u;
+    f->count--;
+    return id;
+}
+
+/* Wrap-safe: cycle a comes before cycle b. */
+static bool tp__before(uint64_t a, uint64_t b) { return (int64_t)(a - b) < 0; }
+
+static void tp__heap_place(tp_heap *h, uint32_t slot, uint32_t flow, uint64_t key)
+{
+    h->flow[slot] = flow;
+    h->key[slot] = key;
+    h->pos[flow] = slot;
+}
+
+static void tp__heap_up(tp_heap *h, uint32_t slot)
+{
+    uint32_t flow = h->flow[slot];
+    uint64_t key = h->key[slot];
+    while (slot > 0) {
+        uint32_t parent = (slot - 1u) / 2u;
+        if (!tp__before(key, h->key[parent]))
+            break;
+        tp__heap_place(h, slot, h->flow[parent], h->key[parent]);
+        slot = parent;
+    }
+    tp__heap_place(h, slot, flow, key);
+}
+
+static void tp__heap_down(tp_heap *h, uint32_t slot)
+{
+    uint32_t flow = h->flow[slot];
+    uint64_t key = h->key[slot];
+    for (;;) {
+        uint32_t child = 2u * slot + 1u;
+        if (child >= h->count)
+            break;
+        if (child + 1u < h->count && tp__before(h->key[child + 1u], h->key[child]))
+            child++;
+        if (!tp__before(h->key[child], key))
+            break;
+        tp__heap_place(h, slot, h->flow[child], h->key[child]);
+        slot = child;
+    }
+    tp__heap_place(h, slot, flow, key);
+}
+
+/* Insert flow with key, or move it to key if present. */
+static void tp__heap_set(tp_heap *h, uint32_t flow, uint64_t key)
+{
+    uint32_t slot = h->pos[flow];
+    if (slot == RNIC_NONE) {
+        slot = h->count++;
+        tp__heap_place(h, slot, flow, key);
+        tp__heap_up(h, slot);
+        return;
+    }
+    if (tp__before(key, h->key[slot])) {
+        h->key[slot] = key;
+        tp__heap_up(h, slot);
+    } else {
+        h->key[slot] = key;
+        tp__heap_down(h, slot);
+    }
+}
+
+static void tp__heap_remove(tp_heap *h, uint32_t flow)
+{
+    uint32_t slot = h->pos[flow], last;
+    if (slot == RNIC_NONE)
+        return;
+    h->pos[flow] = RNIC_NONE;
+    last = --h->count;
+    if (slot == last)
+        return;
+    tp__heap_place(h, slot, h->flow[last], h->key[last]);
+    if (slot > 0 && tp__before(h->key[slot], h->key[(slot - 1u) / 2u]))
+        tp__heap_up(h, slot);
+    else
+        tp__heap_down(h, slot);
+}
+
+static uint64_t tp__heap_min(const tp_heap *h) { return h->count ? h->key[0] : RNIC_NEVER; }

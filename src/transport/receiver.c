@@ -1,0 +1,352 @@
+/* transport.h: the compatible receiver the paper assumes (§2.1, App. A): per flow a bitmap of
+ * segments received beyond the cumulative ack, one data segment per cycle in, cumulative ACKs
+ * with one SACK block (the run holding the segment just received, RFC 2018's first block),
+ * NACKs as an option, and delayed ACKs as ns-3's TcpSocketBase does them: an in-order segment
+ * is acknowledged every delack_count-th segment or when the delayed-ACK timer fires; an
+ * out-of-order, duplicate or gap-filling segment is acknowledged at once (RFC 5681 §4.2). */
+
+#define TP__RX_TRACE(r, kind, id, a, b)                                                                    \
+    do {                                                                                                   \
+        if ((r)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(r)->trace, (r)->now, (r)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
+                            (uint64_t)(b));                                                                \
+    } while (0)
+
+TP_API void tp_rx_config_default(tp_rx_config *cfg)
+{
+    if (!cfg)
+        return;
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
+    cfg->clock_hz = TP__DEFAULT_CLOCK;
+    cfg->max_flows = 1024;
+    cfg->window = 128;
+    cfg->delack_count = 2;
+    cfg->delack_us = 200000;
+    cfg->input_capacity = 64;
+    cfg->ack_capacity = 64;
+    cfg->delivered_capacity = 64;
+    cfg->trace_id = RNIC_ENGINE_TRANSPORT;
+}
+
+TP_API rnic_err tp_rx_config_check(const tp_rx_config *c, const char **field)
+{
+    if (field)
+        *field = NULL;
+    if (!c)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (c->clock_hz < RNIC_CLOCK_MIN_HZ || c->clock_hz > RNIC_CLOCK_MAX_HZ)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (c->max_flows == 0 || c->max_flows > TP_MAX_FLOWS)
+        return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
+    if (c->window != 64u && c->window != 128u && c->window != 256u)
+        return rnic_config_bad(field, "window", RNIC_EINVAL);
+    if (c->delack_count == 0 || c->delack_count > 65536u)
+        return rnic_config_bad(field, "delack_count", RNIC_EINVAL);
+    if (c->delack_us == 0 || c->delack_us > 100000000u)
+        return rnic_config_bad(field, "delack_us", RNIC_EINVAL);
+    if (c->input_capacity == 0 || c->input_capacity > 65536u)
+        return rnic_config_bad(field, "input_capacity", RNIC_EINVAL);
+    if (c->ack_capacity == 0 || c->ack_capacity > 65536u)
+        return rnic_config_bad(field, "ack_capacity", RNIC_EINVAL);
+    if (c->delivered_capacity == 0 || c->delivered_capacity > 65536u)
+        return rnic_config_bad(field, "delivered_capacity", RNIC_EINVAL);
+    return RNIC_OK;
+}
+
+static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
+{
+    size_t off = 0, at;
+    uint32_t F = c->max_flows;
+#define TP__ARRAY(field, type, count)                                 \
+    do {                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
+            return 0;                                                 \
+        if (r && mem)                                                 \
+            r->field = (type *)(void *)(mem + at);                    \
+    } while (0)
+#define TP__RING(ring, count)                                                         \
+    do {                                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(rnic_work), &at))                \
+            return 0;                                                                 \
+        if (r && mem)                                                                 \
+            rnic_ring_init(&r->ring, sizeof(rnic_work), (uint32_t)(count), mem + at,  \
+                           rnic_align_up((size_t)(count) * sizeof(rnic_work)));       \
+    } while (0)
+    TP__ARRAY(flows, tp_rx_flow, F);
+    TP__ARRAY(bits, uint64_t, (size_t)F * (c->window / 64u));
+    TP__ARRAY(delack.flow, uint32_t, F);
+    TP__ARRAY(delack.key, uint64_t, F);
+    TP__ARRAY(delack.pos, uint32_t, F);
+    TP__RING(input, c->input_capacity);
+    TP__RING(acks, c->ack_capacity);
+    TP__RING(delivered, c->delivered_capacity);
+#undef TP__ARRAY
+#undef TP__RING
+    return off;
+}
+
+TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg)
+{
+    return tp_rx_config_check(cfg, NULL) == RNIC_OK ? tp__rx_layout(cfg, NULL, NULL) : 0;
+}
+
+TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size)
+{
+    size_t need;
+    uint32_t i;
+    if (!r || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_rx_config_check(cfg, NULL) != RNIC_OK)
+        return RNIC_EINVAL;
+    need = tp__rx_layout(cfg, NULL, NULL);
+    if (need == 0)
+        return RNIC_EINVAL;
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(r, 0, sizeof *r);
+    RNIC_MEMSET(mem, 0, need);
+    r->cfg = *cfg;
+    tp__rx_layout(cfg, r, (unsigned char *)mem);
+    r->now = cfg->start_cycle;
+    r->wwords = cfg->window / 64u;
+    r->delack_cycles = rnic_ns_to_cycles((uint64_t)cfg->delack_us * 1000u, cfg->clock_hz);
+    if (r->delack_cycles == 0)
+        r->delack_cycles = 1;
+    for (i = 0; i < cfg->max_flows; i++)
+        r->delack.pos[i] = RNIC_NONE;
+    rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
+    r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
+    return RNIC_OK;
+}
+
+static rnic_err tp__rx_bad(tp_rx *r, uint32_t flow, rnic_err e, uint64_t value)
+{
+    rnic_err_note(&r->stats.errors, e);
+    TP__RX_TRACE(r, RNIC_TRACE_REFUSE, flow, (uint64_t)e, value);
+    return e;
+}
+
+TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq)
+{
+    tp_rx_flow *fl;
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows)
+        return tp__rx_bad(r, flow, RNIC_ENOENT, init_seq);
+    fl = &r->flows[flow];
+    if (fl->open)
+        return tp__rx_bad(r, flow, RNIC_EEXIST, init_seq);
+    RNIC_MEMSET(fl, 0, sizeof *fl);
+    RNIC_MEMSET(r->bits + (size_t)flow * r->wwords, 0, r->wwords * sizeof(uint64_t));
+    fl->expected = init_seq;
+    fl->open = 1;
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg)
+{
+    if (!r)
+        return RNIC_EINVAL;
+    if (!seg)
+        return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
+    if (rnic_ring_full(&r->input))
+        return tp__rx_bad(r, seg->flow, RNIC_EBUSY, seg->index);
+    rnic_ring_push(&r->input, seg);
+    return RNIC_OK;
+}
+
+TP_API uint32_t tp_rx_space(const tp_rx *r) { return r ? rnic_ring_space(&r->input) : 0; }
+
+/* The run of received segments holding `seg` (seg is received and beyond expected). */
+static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *start, uint32_t *len)
+{
+    tp_bits v;
+    const tp_rx_flow *fl = &r->flows[f];
+    uint32_t lo = seg, end;
+    v.words = r->bits + (size_t)f * r->wwords;
+    v.nbits = r->cfg.window;
+    v.base = fl->expected;
+    end = tp_bits_find_first_zero(&v, seg, fl->expected + r->cfg.window);
+    /* walk back word by word: the receiver's bitmap is small (W <= 256) */
+    while (lo != fl->expected && tp_bits_test(&v, lo - 1u))
+        lo--;
+    *start = lo;
+    *len = end - lo;
+}
+
+static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, uint32_t sack_len, uint64_t tag)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    rnic_work a;
+    RNIC_MEMSET(&a, 0, sizeof a);
+    a.flow = f;
+    a.op = op;
+    a.index = fl->expected;
+    a.offset = sack_start;
+    a.len = sack_len;
+    a.tag = tag;
+    a.flags = fl->ecn ? TP_WORK_ECN : 0u;
+    a.cycle = r->now;
+    fl->ecn = 0;
+    fl->pending = 0;
+    tp__heap_remove(&r->delack, f);
+    rnic_ring_push(&r->acks, &a);
+    r->stats.acks++;
+    TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)sack_start << 32) | sack_len);
+}
+
+static void tp__rx_segment(tp_rx *r)
+{
+    rnic_work seg;
+    tp_rx_flow *fl;
+    uint64_t *bits;
+    uint32_t f, d, pos, start = 0, len = 0;
+    bool gap_before, dup;
+    if (rnic_ring_empty(&r->input))
+        return;
+    if (rnic_ring_full(&r->acks) || rnic_ring_full(&r->delivered)) {
+        r->stats.ack_stalls++;
+        return;
+    }
+    rnic_ring_pop(&r->input, &seg);
+    f = seg.flow;
+    if (f >= r->cfg.max_flows || !r->flows[f].open) {
+        tp__rx_bad(r, f, RNIC_ENOENT, seg.index);
+        return;
+    }
+    fl = &r->flows[f];
+    bits = r->bits + (size_t)f * r->wwords;
+    if (seg.flags & TP_WORK_ECN)
+        fl->ecn = 1;
+    d = seg.index - fl->expected;
+    if ((int32_t)d < 0 || d >= r->cfg.window) { /* old duplicate, or beyond what we can track */
+        if ((int32_t)d < 0)
+            r->stats.duplicates++;
+        else
+            r->stats.out_of_window++;
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg.tag);
+        return;
+    }
+    pos = seg.index & (r->cfg.window - 1u);
+    dup = rnic_bitmap_test(bits, pos);
+    if (dup) {
+        r->stats.duplicates++;
+        tp__rx_block(r, f, seg.index, &start, &len);
+        tp__rx_ack(r, f, TP_PKT_ACK, start, len, seg.tag);
+        return;
+    }
+    rnic_bitmap_set(bits, pos);
+    r->stats.segments++;
+    r->stats.bytes += seg.len;
+    seg.cycle = r->now;
+    rnic_ring_push(&r->delivered, &seg);
+    if (d > 0) { /* out of order: an immediate (duplicate) ACK, or a NACK */
+        tp__rx_block(r, f, seg.index, &start, &len);
+        tp__rx_ack(r, f, r->cfg.nack ? TP_PKT_NACK : TP_PKT_ACK, start, len, seg.tag);
+        return;
+    }
+    {   /* in order: move the cumulative ack over every run now complete */
+        tp_bits v;
+        uint32_t next;
+        v.words = bits;
+        v.nbits = r->cfg.window;
+        v.base = fl->expected;
+        next = tp_bits_find_first_zero(&v, fl->expected, fl->expected + r->cfg.window);
+        gap_before = next - fl->expected > 1u ||
+                     tp_bits_find_first(&v, next, fl->expected + r->cfg.window) != fl->expected + r->cfg.window;
+        rnic_bitmap_clear_range(bits, r->cfg.window, fl->expected & (r->cfg.window - 1u), next - fl->expected);
+        fl->expected = next;
+    }
+    fl->pending++;
+    fl->last_tag = seg.tag;
+    if (gap_before || fl->pending >= r->cfg.delack_count) /* filled a gap, or the n-th segment */
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg.tag);
+    else if (r->delack.pos[f] == RNIC_NONE)
+        tp__heap_set(&r->delack, f, r->now + r->delack_cycles);
+}
+
+TP_API void tp_rx_tick(tp_rx *r)
+{
+    if (!r)
+        return;
+    tp__rx_segment(r);
+    /* one delayed-ACK timer per cycle, when the ACK port has room */
+    if (r->delack.count && !tp__before(r->now, tp__heap_min(&r->delack)) && !rnic_ring_full(&r->acks)) {
+        uint32_t f = r->delack.flow[0];
+        r->stats.delayed_acks_sent++;
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, r->flows[f].last_tag);
+    }
+    r->stats.cycles++;
+    r->now++;
+}
+
+TP_API uint64_t tp_rx_next_event(const tp_rx *r)
+{
+    uint64_t m;
+    if (!r)
+        return RNIC_NEVER;
+    if (!rnic_ring_empty(&r->input) && !rnic_ring_full(&r->acks) && !rnic_ring_full(&r->delivered))
+        return r->now;
+    if (rnic_ring_full(&r->acks))
+        return RNIC_NEVER;
+    m = tp__heap_min(&r->delack);
+    return m != RNIC_NEVER && tp__before(m, r->now) ? r->now : m;
+}
+
+TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
+{
+    uint64_t done = 0;
+    if (!r)
+        return 0;
+    while (done < cycles) {
+        uint64_t span = rnic_idle_span(r->now, tp_rx_next_event(r), cycles - done);
+        bool was_full;
+        if (span) {
+            r->now += span;
+            r->stats.cycles += span;
+            done += span;
+            continue;
+        }
+        was_full = rnic_ring_full(&r->acks) || rnic_ring_full(&r->delivered);
+        tp_rx_tick(r);
+        done++;
+        if (!was_full && (rnic_ring_full(&r->acks) || rnic_ring_full(&r->delivered)))
+            break;
+    }
+    return done;
+}
+
+TP_API uint64_t tp_rx_advance_to(tp_rx *r, uint64_t cycle) { return r ? tp_rx_advance(r, rnic_cycles_until(r->now, cycle)) : 0; }
+TP_API uint64_t tp_rx_now(const tp_rx *r) { return r ? r->now : 0; }
+
+static rnic_err tp__rx_take(tp_rx *r, rnic_ring *ring, rnic_work *out, bool pop)
+{
+    if (!r)
+        return RNIC_EINVAL;
+    if (!out)
+        return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
+    if (rnic_ring_empty(ring))
+        return RNIC_EEMPTY;
+    if (pop)
+        rnic_ring_pop(ring, out);
+    else
+        *out = *(const rnic_work *)rnic_ring_peek(ring);
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->acks : NULL, out, true); }
+TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->acks : NULL, out, false); }
+TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->delivered : NULL, out, true); }
+TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->delivered : NULL, out, false); }
+
+TP_API rnic_err tp_rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out)
+{
+    if (!r || !out)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows || !r->flows[flow].open) {
+        *out = 0;
+        return RNIC_ENOENT;
+    }
+    *out = r->flows[flow].expected;
+    return RNIC_OK;
+}
+
+TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r) { return r ? &r->stats : NULL; }

@@ -1,0 +1,92 @@
+/* transport.h: engine state (transparent so firmware can place it statically; use the API).
+ * Everything that scales with flows, window, ring or messages lives in caller memory. */
+
+typedef struct tp_msg {          /* a message queued on a flow, until fully acknowledged */
+    rnic_work w;                 /* as pushed: flow, len, addr, raddr, tag, op */
+    uint32_t first_seg, nsegs;   /* its segment ids [first_seg, first_seg + nsegs) */
+} tp_msg;
+
+typedef struct tp_flow {
+    /* data delivery engine, Table 2 */
+    uint32_t wnd_start, wnd_size, highest_sent, data_end, total_sent;
+    uint32_t outstanding;        /* segment addresses in the credit engine's ring */
+    uint64_t timer_deadline, timer_amount;
+    uint64_t timer_fire;         /* the periodic scan's visit at or after the deadline */
+    uint32_t msg_head, msg_count; /* message queue (ring of cfg.messages) */
+    uint32_t msg_gen;            /* messages ahead of the one holding highest_sent */
+    uint32_t msg_number;         /* messages ever pushed */
+    uint32_t msg_done;           /* head messages acknowledged, completion not yet out */
+    uint8_t open, in_active, in_compl, in_ready;
+    /* credit engine */
+    uint32_t ring_head, ring_count; /* free-running head index; entries */
+    uint64_t rate_bps;
+    uint32_t rate_level[6];      /* App. B: bytes per 2^(4j) cycles, j = 0..5 */
+    uint64_t credit_fx;          /* rate: credit in 2^-20 bytes; tokens: bytes */
+    uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
+    uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
+    tp_flow_params params;
+} tp_flow;
+
+typedef struct tp_heap {         /* indexed binary min-heap of (cycle key, flow), wrap-safe */
+    uint32_t count;
+    uint32_t *flow;              /* heap slots -> flow */
+    uint64_t *key;               /* heap slots -> key */
+    uint32_t *pos;               /* flow -> heap slot, RNIC_NONE when absent */
+} tp_heap;
+
+typedef struct tp_fifo {         /* a FIFO of flow ids, each at most once (round robin) */
+    uint32_t *ids;
+    uint32_t capacity, head, count;
+} tp_fifo;
+
+typedef struct tp_incoming {     /* a control packet between the Incoming pipeline's stages */
+    rnic_work pkt;
+    uint32_t newly_acked, old_wnd_start, new_wnd_start;
+    uint32_t sack_start, sack_len; /* the block after clipping */
+} tp_incoming;
+
+struct tp {
+    tp_config cfg;
+    const tp_protocol *proto;
+    uint64_t now;
+    uint32_t scan;               /* Periodic updates: the flow id visited this cycle */
+    uint32_t wwords;             /* words per bitmap (W / 64) */
+    uint32_t ctx_stride;
+    uint32_t open_flows;
+    bool stage2_valid;
+    tp_incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
+    rnic_trace trace;
+    uint16_t trace_id;
+    tp_flow *flows;
+    uint64_t *bits;              /* per flow: acked, marked, rtx_cnt, W bits each */
+    unsigned char *ctx;          /* per flow: user context */
+    unsigned char *scratch;      /* two contexts: a hook's working copy and the periodic one */
+    tp_msg *msgs;                /* per flow: cfg.messages */
+    rnic_work *rings;            /* per flow: cfg.ring segment addresses */
+    tp_fifo active, ready, compl_flows;
+    tp_heap rtx_timers, rate_timers;
+    rnic_ring incoming, tx, completions;
+    tp_stats stats;
+};
+
+typedef struct tp_rx_flow {
+    uint32_t expected;           /* next in-order segment id (the cumulative ack) */
+    uint32_t pending;            /* in-order segments not yet acknowledged (delayed ACK) */
+    uint64_t delack_deadline;
+    uint64_t last_tag;
+    uint8_t open, ecn;
+} tp_rx_flow;
+
+struct tp_rx {
+    tp_rx_config cfg;
+    uint64_t now;
+    uint32_t wwords;
+    uint64_t delack_cycles;
+    rnic_trace trace;
+    uint16_t trace_id;
+    tp_rx_flow *flows;
+    uint64_t *bits;              /* per flow: received beyond expected, W bits */
+    tp_heap delack;
+    rnic_ring input, acks, delivered;
+    tp_rx_stats stats;
+};
