@@ -245,12 +245,69 @@ static void test_trap_catches_an_allocation(void)
     CHECK_EQ(trapped - before, 2); /* the malloc and the free were both seen */
 }
 
+
+/* Tonic: a NewReno sender and the receiver in a closed loop with 1 % loss, timeouts included. */
+static void test_transport_ticks_without_allocating(void)
+{
+    static tp t;
+    static tp_rx r;
+    tp_config cfg;
+    tp_rx_config rc;
+    tp_flow_params fp;
+    rnic_work w;
+    void *mem, *rmem;
+    uint32_t f;
+    uint64_t n = 0, delivered = 0;
+    tp_config_default(&cfg);
+    cfg.max_flows = 16;
+    cfg.protocol = tp_protocol_newreno();
+    mem = malloc(tp_mem_size(&cfg));
+    CHECK(mem != NULL && tp_init(&t, &cfg, mem, tp_mem_size(&cfg)) == RNIC_OK);
+    tp_rx_config_default(&rc);
+    rc.max_flows = 16;
+    rmem = malloc(tp_rx_mem_size(&rc));
+    CHECK(rmem != NULL && tp_rx_init(&r, &rc, rmem, tp_rx_mem_size(&rc)) == RNIC_OK);
+    trap_armed = 1;
+    tp_flow_params_default(&fp);
+    fp.rto_us = 100; /* short: timeouts happen */
+    for (f = 0; f < 16; f++) {
+        tp_flow_open(&t, f, &fp);
+        tp_rx_flow_open(&r, f, 0);
+        RNIC_MEMSET(&w, 0, sizeof w);
+        w.flow = f;
+        w.len = 200000;
+        tp_push_message(&t, &w);
+    }
+    while (tp_now(&t) < 300000) {
+        tp_tick(&t);
+        tp_rx_tick(&r);
+        while (tp_pop_segment(&t, &w) == RNIC_OK)
+            if (++n % 100u != 7u) /* 1 % loss */
+                tp_rx_push(&r, &w);
+        while (tp_rx_pop_ack(&r, &w) == RNIC_OK)
+            tp_push_incoming(&t, &w);
+        while (tp_rx_pop_delivered(&r, &w) == RNIC_OK)
+            delivered += w.len;
+        while (tp_pop_completion(&t, &w) == RNIC_OK)
+            tp_push_message(&t, &w);
+    }
+    tp_advance(&t, 100000);
+    tp_rx_advance(&r, 100000);
+    trap_armed = 0;
+    CHECK(delivered > 1000000u);
+    CHECK(tp_get_stats(&t)->segments_rtx > 0);
+    CHECK_EQ(trapped, 0);
+    free(mem);
+    free(rmem);
+}
+
 int main(void)
 {
     RUN(test_no_allocation_after_init);
     RUN(test_rate_limiter_ticks_without_allocating);
     RUN(test_palos_ticks_without_allocating);
     RUN(test_qos_engine_ticks_without_allocating);
+    RUN(test_transport_ticks_without_allocating);
     RUN(test_trap_catches_an_allocation);
     return test_summary();
 }

@@ -1,5 +1,5 @@
 /* The engine contract (docs/engine_contract.md), checked the same way on every engine: one
- * generic harness drives Tassel, the QoS engine and Palos through an adapter each (a table of
+ * generic harness drives Tassel, the QoS engine, Palos and the transport engine through an adapter each (a table of
  * the engine's own public functions -- no engine is special-cased in the checks) and fails if
  * any engine differs:
  *   NULL record pointers refused and counted; an empty output answers EEMPTY;
@@ -12,6 +12,7 @@
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "rnicq.h"
+#include "transport.h"
 #include "test.h"
 
 #define MAX_OUT 4096u
@@ -223,6 +224,56 @@ static eng make_qos(uint64_t start, uint32_t port)
     return e;
 }
 
+
+/* Transport (Tonic, NewReno): the workload is the source's entries pushed as messages; no ACK
+ * ever comes back, so the flows send their initial windows and then time out again and again
+ * (the rtx timer, backed off, keeps the engine busy on its own). The output is the segment port. */
+static void x_tick(void *x) { tp_tick((tp *)x); }
+static uint64_t x_next(const void *x) { return tp_next_event((const tp *)x); }
+static uint64_t x_adv(void *x, uint64_t n) { return tp_advance((tp *)x, n); }
+static uint64_t x_adv_to(void *x, uint64_t c) { return tp_advance_to((tp *)x, c); }
+static uint64_t x_now(const void *x) { return tp_now((const tp *)x); }
+static rnic_err x_pop(void *x, rnic_work *w) { return tp_pop_segment((tp *)x, w); }
+static rnic_err x_peek(const void *x, rnic_work *w) { return tp_peek_segment((const tp *)x, w); }
+static uint64_t x_refused(const void *x) { return rnic_err_total(&tp_get_stats((const tp *)x)->errors); }
+static void x_load(void *x)
+{
+    uint32_t f, i;
+    for (f = 0; f < NFLOWS; f++)
+        for (i = 0; i < WQES_PER_FLOW; i++)
+            CHECK_EQ(tp_push_message((tp *)x, &src_entries[f][i]), RNIC_OK);
+}
+static eng make_transport(uint64_t start, uint32_t port)
+{
+    eng e;
+    tp_config cfg;
+    tp_flow_params fp;
+    size_t size;
+    uint32_t f;
+    memset(&e, 0, sizeof e);
+    tp_config_default(&cfg);
+    cfg.max_flows = NFLOWS;
+    cfg.messages = WQES_PER_FLOW;
+    cfg.tx_capacity = port;
+    cfg.start_cycle = start;
+    cfg.protocol = tp_protocol_newreno();
+    size = tp_mem_size(&cfg);
+    e.name = "transport";
+    e.x = calloc(1, sizeof(tp));
+    e.mem = malloc(size);
+    CHECK(size != 0);
+    CHECK_EQ(tp_init((tp *)e.x, &cfg, e.mem, size), RNIC_OK);
+    tp_flow_params_default(&fp);
+    fp.seg_size = 512;
+    fp.rto_us = 5; /* 500 cycles at 100 MHz */
+    for (f = 0; f < NFLOWS; f++)
+        CHECK_EQ(tp_flow_open((tp *)e.x, f, &fp), RNIC_OK);
+    e.out_capacity = port;
+    e.has_tags = 0; /* records are segments: index = segment id, not the source's entry */
+    ENG_OPS(e, x);
+    return e;
+}
+
 /* ---------------- the generic checks ---------------- */
 typedef struct rec_log {
     rnic_work w[MAX_OUT];
@@ -410,6 +461,7 @@ static void contract_tags_pass_through(make_fn make)
 static eng mk_tassel(uint64_t s, uint32_t p) { return make_tassel(s, p); }
 static eng mk_palos(uint64_t s, uint32_t p) { return make_palos(s, p); }
 static eng mk_qos(uint64_t s, uint32_t p) { return make_qos(s, p); }
+static eng mk_transport(uint64_t s, uint32_t p) { return make_transport(s, p); }
 
 #define NEAR_WRAP (UINT64_MAX - 20000u)
 
@@ -425,6 +477,10 @@ static void test_qos_null_and_empty(void) { contract_null_and_empty(mk_qos); }
 static void test_qos_fast_forward(void) { contract_fast_forward_equals_ticking(mk_qos, 0, 0); }
 static void test_qos_wrap(void) { contract_fast_forward_equals_ticking(mk_qos, 0, NEAR_WRAP); }
 static void test_qos_advance_stops(void) { contract_advance_stops_when_output_fills(mk_qos, 2); }
+static void test_transport_null_and_empty(void) { source_fill(700); contract_null_and_empty(mk_transport); }
+static void test_transport_fast_forward(void) { source_fill(700); contract_fast_forward_equals_ticking(mk_transport, 0, 0); }
+static void test_transport_wrap(void) { source_fill(700); contract_fast_forward_equals_ticking(mk_transport, 0, NEAR_WRAP); }
+static void test_transport_advance_stops(void) { source_fill(700); contract_advance_stops_when_output_fills(mk_transport, 2); }
 static void test_null_engines_and_configs(void)
 {
     rl_config rc;
@@ -435,6 +491,7 @@ static void test_null_engines_and_configs(void)
     contract_null_engine(mk_tassel);
     contract_null_engine(mk_palos);
     contract_null_engine(mk_qos);
+    contract_null_engine(mk_transport);
     rl_config_default(NULL); /* must not crash */
     rq_palos_config_default(NULL);
     rq_qos_config_default(NULL);
@@ -505,6 +562,10 @@ static void test_tassel_rates_clamp_pause_retime(void)
 
 int main(void)
 {
+    RUN(test_transport_null_and_empty);
+    RUN(test_transport_fast_forward);
+    RUN(test_transport_wrap);
+    RUN(test_transport_advance_stops);
     RUN(test_tassel_null_and_empty);
     RUN(test_palos_null_and_empty);
     RUN(test_tassel_fast_forward);

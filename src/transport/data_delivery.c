@@ -87,7 +87,7 @@ static void tp__timer_start(tp *t, uint32_t f, uint64_t deadline, uint64_t earli
 {
     tp_flow *fl = &t->flows[f];
     fl->timer_deadline = deadline;
-    fl->timer_fire = tp__visit_at(t, f, tp__before(deadline, earliest) ? earliest : deadline);
+    fl->timer_fire = tp__visit_at(t, f, tp__cycle_before(deadline, earliest) ? earliest : deadline);
     tp__heap_set(&t->rtx_timers, f, fl->timer_fire);
 }
 

@@ -319,9 +319,9 @@ TP_API uint64_t tp_next_event(const tp *t)
         return t->now;
     next = tp__heap_min(&t->rtx_timers);
     m = tp__heap_min(&t->rate_timers);
-    if (m != RNIC_NEVER && (next == RNIC_NEVER || tp__before(m, next)))
+    if (m != RNIC_NEVER && (next == RNIC_NEVER || tp__cycle_before(m, next)))
         next = m;
-    if (next != RNIC_NEVER && tp__before(next, t->now))
+    if (next != RNIC_NEVER && tp__cycle_before(next, t->now))
         next = t->now;
     return next;
 }

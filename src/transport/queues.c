@@ -24,7 +24,7 @@ static uint32_t tp__fifo_pop(tp_fifo *f)
 }
 
 /* Wrap-safe: cycle a comes before cycle b. */
-static bool tp__before(uint64_t a, uint64_t b) { return (int64_t)(a - b) < 0; }
+static bool tp__cycle_before(uint64_t a, uint64_t b) { return (int64_t)(a - b) < 0; }
 
 static void tp__heap_place(tp_heap *h, uint32_t slot, uint32_t flow, uint64_t key)
 {
@@ -39,7 +39,7 @@ static void tp__heap_up(tp_heap *h, uint32_t slot)
     uint64_t key = h->key[slot];
     while (slot > 0) {
         uint32_t parent = (slot - 1u) / 2u;
-        if (!tp__before(key, h->key[parent]))
+        if (!tp__cycle_before(key, h->key[parent]))
             break;
         tp__heap_place(h, slot, h->flow[parent], h->key[parent]);
         slot = parent;
@@ -55,9 +55,9 @@ static void tp__heap_down(tp_heap *h, uint32_t slot)
         uint32_t child = 2u * slot + 1u;
         if (child >= h->count)
             break;
-        if (child + 1u < h->count && tp__before(h->key[child + 1u], h->key[child]))
+        if (child + 1u < h->count && tp__cycle_before(h->key[child + 1u], h->key[child]))
             child++;
-        if (!tp__before(h->key[child], key))
+        if (!tp__cycle_before(h->key[child], key))
             break;
         tp__heap_place(h, slot, h->flow[child], h->key[child]);
         slot = child;
@@ -75,7 +75,7 @@ static void tp__heap_set(tp_heap *h, uint32_t flow, uint64_t key)
         tp__heap_up(h, slot);
         return;
     }
-    if (tp__before(key, h->key[slot])) {
+    if (tp__cycle_before(key, h->key[slot])) {
         h->key[slot] = key;
         tp__heap_up(h, slot);
     } else {
@@ -94,7 +94,7 @@ static void tp__heap_remove(tp_heap *h, uint32_t flow)
     if (slot == last)
         return;
     tp__heap_place(h, slot, h->flow[last], h->key[last]);
-    if (slot > 0 && tp__before(h->key[slot], h->key[(slot - 1u) / 2u]))
+    if (slot > 0 && tp__cycle_before(h->key[slot], h->key[(slot - 1u) / 2u]))
         tp__heap_up(h, slot);
     else
         tp__heap_down(h, slot);

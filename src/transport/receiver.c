@@ -269,7 +269,7 @@ TP_API void tp_rx_tick(tp_rx *r)
         return;
     tp__rx_segment(r);
     /* one delayed-ACK timer per cycle, when the ACK port has room */
-    if (r->delack.count && !tp__before(r->now, tp__heap_min(&r->delack)) && !rnic_ring_full(&r->acks)) {
+    if (r->delack.count && !tp__cycle_before(r->now, tp__heap_min(&r->delack)) && !rnic_ring_full(&r->acks)) {
         uint32_t f = r->delack.flow[0];
         r->stats.delayed_acks_sent++;
         tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, r->flows[f].last_tag);
@@ -288,7 +288,7 @@ TP_API uint64_t tp_rx_next_event(const tp_rx *r)
     if (rnic_ring_full(&r->acks))
         return RNIC_NEVER;
     m = tp__heap_min(&r->delack);
-    return m != RNIC_NEVER && tp__before(m, r->now) ? r->now : m;
+    return m != RNIC_NEVER && tp__cycle_before(m, r->now) ? r->now : m;
 }
 
 TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)

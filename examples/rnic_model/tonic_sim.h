@@ -1,0 +1,285 @@
+/* tonic_sim.h -- the Tonic experiments' end-to-end set-up (NSDI 2020 §6.2): sender hosts, each a
+ * transport.h engine (Tonic) behind a NIC uplink, one output-queued switch (net.h) and one
+ * receiving host (transport.h's receiver). Flows are backlogged (bulk data). Everything is
+ * cycle-stepped on one clock and fast-forwards over idle stretches; hosted example code (malloc
+ * at init, doubles only in reports).
+ *
+ *   sender h: tp --TX--> uplink h --> switch port R --> receiver (tp_rx): data
+ *   receiver: tp_rx --ACK--> uplink R --> switch port h --> tp_push_incoming: ACKs
+ *
+ * Host ids: senders 0 .. S-1, the receiver S; switch port p leads to host p. A flow's id is the
+ * same in every engine: sender h owns flows [h * F, (h + 1) * F). */
+#ifndef TONIC_SIM_H
+#define TONIC_SIM_H
+#define TP_IMPLEMENTATION
+#include "../../transport.h"
+#include "net.h"
+#include <stdio.h>
+
+#define TS_MAX_SENDERS 8u
+
+typedef struct ts_config {
+    uint64_t clock_hz;         /* 100 MHz */
+    uint64_t link_bps;         /* 10 Gb/s */
+    uint64_t prop_ns;          /* per hop, 2,500 ns: RTT 10 us */
+    uint64_t buffer_bytes;     /* switch buffer, 5.5 MB */
+    uint32_t senders, flows_per_sender;
+    uint32_t seg_size;         /* 1,000 B */
+    uint32_t header_bytes;     /* per packet on the wire: 42 (PPP 2 + IPv4 20 + TCP 20), as ns-3's p2p links */
+    uint32_t window;           /* W, 128 */
+    uint32_t init_wnd;         /* 10 segments (ns-3's initial cwnd) */
+    uint32_t rto_us;           /* 200,000 */
+    uint32_t delack_count, delack_us; /* 2, 200,000 (ns-3's defaults) */
+    const tp_protocol *protocol;
+    const uint64_t *drop_list; /* ordinals of packets reaching the receiver's port to drop */
+    uint32_t drop_len;
+    uint64_t message_bytes;    /* backlog: messages of this size, refilled on completion */
+    /* observation hooks (NULL = off) */
+    void (*on_segment)(void *user, const rnic_work *seg, uint64_t cycle);   /* a segment left a sender */
+    void (*on_ack)(void *user, const tp *sender, uint32_t flow, uint64_t cycle); /* an ACK reached a sender */
+    void *user;
+} ts_config;
+
+typedef struct ts_sim {
+    ts_config cfg;
+    tp senders[TS_MAX_SENDERS];
+    void *sender_mem[TS_MAX_SENDERS];
+    net_link uplink[TS_MAX_SENDERS + 1u];
+    net_switch sw;
+    tp_rx rx;
+    void *rx_mem;
+    uint64_t now;
+    uint64_t *acked_bytes;     /* per flow: bytes the receiver got for the first time */
+    uint64_t rx_bytes, rx_segments, dup_segments;
+    uint64_t processed_cycles; /* cycles actually ticked (the rest fast-forwarded) */
+} ts_sim;
+
+static inline void ts_config_default(ts_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->clock_hz = 100000000ull;
+    c->link_bps = 10000000000ull;
+    c->prop_ns = 2500;
+    c->buffer_bytes = 5500000ull;
+    c->senders = 1;
+    c->flows_per_sender = 1;
+    c->seg_size = 1000;
+    c->header_bytes = 42;
+    c->window = 128;
+    c->init_wnd = 10;
+    c->rto_us = 200000;
+    c->delack_count = 2;
+    c->delack_us = 200000;
+    c->message_bytes = 1000000000ull;
+}
+
+static inline void *ts__alloc(size_t n) { return malloc(n); } /* RNIC_MEM_ALIGN is 8 */
+
+static inline uint32_t ts_flows(const ts_sim *s) { return s->cfg.senders * s->cfg.flows_per_sender; }
+
+static inline int ts_init(ts_sim *s, const ts_config *c)
+{
+    uint32_t h, i, nflows = c->senders * c->flows_per_sender;
+    net_link_config lc;
+    net_switch_config sc;
+    tp_rx_config rc;
+    memset(s, 0, sizeof *s);
+    s->cfg = *c;
+    if (c->senders == 0 || c->senders > TS_MAX_SENDERS || nflows == 0)
+        return -1;
+    net_link_config_default(&lc);
+    lc.rate_bps = c->link_bps;
+    lc.prop_ns = c->prop_ns;
+    lc.clock_hz = c->clock_hz;
+    lc.min_wire_bytes = 40;
+    net_switch_config_default(&sc);
+    sc.ports = c->senders + 1u;
+    sc.hosts = c->senders + 1u;
+    sc.buffer_bytes = c->buffer_bytes;
+    sc.link = lc;
+    if (net_switch_init(&s->sw, &sc) != RNIC_OK)
+        return -1;
+    for (h = 0; h <= c->senders; h++) {
+        net_switch_route(&s->sw, h, h);
+        if (net_link_init(&s->uplink[h], &lc) != RNIC_OK)
+            return -1;
+    }
+    if (c->drop_len)
+        net_switch_set_drop_list(&s->sw, c->senders, c->drop_list, c->drop_len);
+    for (h = 0; h < c->senders; h++) {
+        tp_config tc;
+        size_t n;
+        tp_config_default(&tc);
+        tc.clock_hz = c->clock_hz;
+        tc.link_bps = c->link_bps;
+        tc.max_flows = nflows;
+        tc.window = c->window;
+        tc.protocol = c->protocol;
+        tc.trace_id = (uint16_t)(RNIC_ENGINE_MODEL + h);
+        n = tp_mem_size(&tc);
+        s->sender_mem[h] = ts__alloc(n);
+        if (!s->sender_mem[h] || tp_init(&s->senders[h], &tc, s->sender_mem[h], n) != RNIC_OK)
+            return -1;
+        for (i = 0; i < c->flows_per_sender; i++) {
+            tp_flow_params p;
+            uint32_t f = h * c->flows_per_sender + i;
+            rnic_work m;
+            tp_flow_params_default(&p);
+            p.seg_size = c->seg_size;
+            p.init_wnd = c->init_wnd;
+            p.rto_us = c->rto_us;
+            if (tp_flow_open(&s->senders[h], f, &p) != RNIC_OK)
+                return -1;
+            memset(&m, 0, sizeof m);
+            m.flow = f;
+            m.len = (uint32_t)(c->message_bytes > 0xffffffffull ? 0xffffffffull : c->message_bytes);
+            while (tp_space_message(&s->senders[h], f) > 0 && tp_push_message(&s->senders[h], &m) == RNIC_OK)
+                m.tag++;
+        }
+    }
+    tp_rx_config_default(&rc);
+    rc.clock_hz = c->clock_hz;
+    rc.max_flows = nflows;
+    rc.window = c->window;
+    rc.delack_count = c->delack_count;
+    rc.delack_us = c->delack_us;
+    {
+        size_t n = tp_rx_mem_size(&rc);
+        s->rx_mem = ts__alloc(n);
+        if (!s->rx_mem || tp_rx_init(&s->rx, &rc, s->rx_mem, n) != RNIC_OK)
+            return -1;
+    }
+    for (i = 0; i < nflows; i++)
+        tp_rx_flow_open(&s->rx, i, 0);
+    s->acked_bytes = (uint64_t *)calloc(nflows, sizeof(uint64_t));
+    return s->acked_bytes ? 0 : -1;
+}
+
+static inline void ts_free(ts_sim *s)
+{
+    uint32_t h;
+    for (h = 0; h < s->cfg.senders; h++)
+        free(s->sender_mem[h]);
+    for (h = 0; h <= s->cfg.senders; h++)
+        net_link_free(&s->uplink[h]);
+    net_switch_free(&s->sw);
+    free(s->rx_mem);
+    free(s->acked_bytes);
+}
+
+static inline uint64_t ts__min(uint64_t a, uint64_t b) { return rnic_cycle_before(a, b) ? a : b; }
+
+static inline uint64_t ts_next_event(const ts_sim *s)
+{
+    uint64_t next = tp_rx_next_event(&s->rx);
+    uint32_t h;
+    for (h = 0; h < s->cfg.senders; h++) {
+        rnic_work w;
+        next = ts__min(next, tp_next_event(&s->senders[h]));
+        if (tp_peek_segment(&s->senders[h], &w) == RNIC_OK || tp_peek_completion(&s->senders[h], &w) == RNIC_OK)
+            next = s->now;
+    }
+    for (h = 0; h <= s->cfg.senders; h++)
+        next = ts__min(next, net_link_next_event(&s->uplink[h]));
+    next = ts__min(next, net_switch_next_event(&s->sw));
+    {
+        rnic_work w;
+        if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK || tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
+            next = s->now;
+    }
+    return next;
+}
+
+/* Everything that happens in cycle s->now, then s->now + 1. */
+static inline void ts_cycle(ts_sim *s)
+{
+    uint32_t h, R = s->cfg.senders;
+    net_pkt p;
+    rnic_work w;
+    /* uplinks deliver into the switch */
+    for (h = 0; h <= R; h++)
+        while (net_link_peek(&s->uplink[h], &p) == RNIC_OK) {
+            net_link_pop(&s->uplink[h], &p);
+            net_switch_push(&s->sw, &p);
+        }
+    /* the switch delivers: data to the receiver, ACKs to the senders */
+    while (tp_rx_space(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
+        p.w.flags = p.ecn ? (p.w.flags | TP_WORK_ECN) : (p.w.flags & ~TP_WORK_ECN);
+        tp_rx_push(&s->rx, &p.w);
+    }
+    for (h = 0; h < R; h++)
+        while (tp_space_incoming(&s->senders[h]) > 0 && net_switch_pop(&s->sw, h, &p) == RNIC_OK) {
+            tp_push_incoming(&s->senders[h], &p.w);
+            if (s->cfg.on_ack)
+                s->cfg.on_ack(s->cfg.user, &s->senders[h], p.w.flow, s->now);
+        }
+    /* the engines' cycle */
+    for (h = 0; h < R; h++)
+        tp_tick(&s->senders[h]);
+    tp_rx_tick(&s->rx);
+    /* their outputs onto the wire (an output waits in its port while the uplink is full) */
+    for (h = 0; h < R; h++) {
+        while (net_link_space(&s->uplink[h]) > 0 && tp_peek_segment(&s->senders[h], &w) == RNIC_OK) {
+            tp_pop_segment(&s->senders[h], &w);
+            memset(&p, 0, sizeof p);
+            p.w = w;
+            p.src = h;
+            p.dst = R;
+            p.wire_bytes = w.len + s->cfg.header_bytes;
+            net_link_push(&s->uplink[h], &p);
+            if (s->cfg.on_segment)
+                s->cfg.on_segment(s->cfg.user, &w, s->now);
+        }
+        while (tp_pop_completion(&s->senders[h], &w) == RNIC_OK) { /* backlogged: refill */
+            w.flags = 0;
+            w.tag += s->cfg.senders * 1000u;
+            tp_push_message(&s->senders[h], &w);
+        }
+    }
+    while (net_link_space(&s->uplink[R]) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
+        tp_rx_pop_ack(&s->rx, &w);
+        memset(&p, 0, sizeof p);
+        p.w = w;
+        p.src = R;
+        p.dst = w.flow / s->cfg.flows_per_sender;
+        p.wire_bytes = s->cfg.header_bytes;
+        net_link_push(&s->uplink[R], &p);
+    }
+    while (tp_rx_pop_delivered(&s->rx, &w) == RNIC_OK) {
+        s->acked_bytes[w.flow] += w.len;
+        s->rx_bytes += w.len;
+        s->rx_segments++;
+    }
+    s->processed_cycles++;
+    s->now++;
+    for (h = 0; h <= R; h++)
+        net_link_advance_to(&s->uplink[h], s->now);
+    net_switch_advance_to(&s->sw, s->now);
+}
+
+/* One step towards cycle `end`: skip to the next event (or `end`), or process one cycle. */
+static inline void ts_step(ts_sim *s, uint64_t end)
+{
+    uint64_t next = ts_next_event(s);
+    if (rnic_cycle_before(s->now, next)) {
+        uint32_t h;
+        next = ts__min(next, end);
+        for (h = 0; h < s->cfg.senders; h++)
+            tp_advance_to(&s->senders[h], next);
+        tp_rx_advance_to(&s->rx, next);
+        for (h = 0; h <= s->cfg.senders; h++)
+            net_link_advance_to(&s->uplink[h], next);
+        net_switch_advance_to(&s->sw, next);
+        s->now = next;
+        return;
+    }
+    ts_cycle(s);
+}
+
+/* Run until cycle `end`, skipping idle stretches. */
+static inline void ts_run_to(ts_sim *s, uint64_t end)
+{
+    while (rnic_cycle_before(s->now, end))
+        ts_step(s, end);
+}
+#endif

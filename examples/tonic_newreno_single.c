@@ -1,0 +1,218 @@
+/* tonic_newreno_single -- Tonic Fig. 3a/3b (NSDI 2020 §6.2.1): one NewReno flow through one switch,
+ * 10 Gb/s links, RTT 10 us, 5.5 MB buffer, 1,000 B segments, 200 ms minimum RTO, delayed ACKs,
+ * packets dropped at the receiver from a fixed seeded list; beside ns-3's own TcpNewReno on the
+ * same topology with the same list (examples/ns3/tonic_newreno_ns3.cc, run here when built).
+ *
+ *   build/tonic_newreno_single [--ms N] [--seed S] [--drops a,b,..] [--csv F] [--ns3 BIN] [--ns3-csv F]
+ *
+ * Writes the model's trace as CSV (t_us,kind,seq,value: cwnd bytes at each change, tx with
+ * value 1 for a retransmission, fast_rtx, timeout), the same columns as the ns-3 program, and
+ * prints RESULT fast_rtx_model fast_rtx_ns3 timeouts_model timeouts_ns3 cwnd_mean_diff_pct (the
+ * time-averaged cwnd of the model against ns-3's, absolute; target <= 10 %). Without the ns-3 binary the
+ * ns-3 keys read -1 and the diff is not computed. */
+#define _POSIX_C_SOURCE 200809L
+#include "rnic_model/tonic_sim.h"
+#include <string.h>
+#include <time.h>
+
+#define MAX_DROPS 256
+
+typedef struct observer {
+    FILE *csv;
+    ts_sim *sim;
+    uint32_t last_cwnd, last_state;
+    uint64_t fast_rtx, timeouts;
+    uint64_t first_us_x1000;      /* first cwnd sample, ns */
+    double cwnd_area, last_t;     /* time-average, sample and hold */
+    bool have_cwnd;
+} observer;
+
+static double t_us(const ts_sim *s, uint64_t cycle) { return (double)cycle * 1e6 / (double)s->cfg.clock_hz; }
+
+static void on_segment(void *user, const rnic_work *seg, uint64_t cycle)
+{
+    observer *o = (observer *)user;
+    if (o->csv)
+        fprintf(o->csv, "%.3f,tx,%u,%d\n", t_us(o->sim, cycle), seg->index, (seg->flags & TP_WORK_RTX) ? 1 : 0);
+}
+
+/* After every processed cycle: the flow's cwnd and state as the protocol left them. */
+static void observe(observer *o)
+{
+    tp_flow_view v;
+    const tp_tcp_ctx *c;
+    double now = t_us(o->sim, o->sim->now);
+    if (tp_flow_view_get(&o->sim->senders[0], 0, &v) != RNIC_OK)
+        return;
+    c = (const tp_tcp_ctx *)v.ctx;
+    if (!o->have_cwnd || c->cwnd != o->last_cwnd) {
+        if (o->have_cwnd)
+            o->cwnd_area += (double)o->last_cwnd * (now - o->last_t);
+        else
+            o->first_us_x1000 = (uint64_t)(now * 1000.0);
+        o->have_cwnd = true;
+        o->last_cwnd = c->cwnd;
+        o->last_t = now;
+        if (o->csv)
+            fprintf(o->csv, "%.3f,cwnd,0,%u\n", now, c->cwnd);
+    }
+    if (c->state != o->last_state) {
+        if (c->state == TP_TCP_RECOVERY) {
+            o->fast_rtx++;
+            if (o->csv)
+                fprintf(o->csv, "%.3f,fast_rtx,%u,0\n", now, v.wnd_start);
+        }
+        o->last_state = c->state;
+    }
+    if (tp_get_stats(&o->sim->senders[0])->timeouts != o->timeouts) {
+        o->timeouts = tp_get_stats(&o->sim->senders[0])->timeouts;
+        if (o->csv)
+            fprintf(o->csv, "%.3f,timeout,%u,0\n", now, v.wnd_start);
+    }
+}
+
+/* The fixed drop list: `n` ordinals of packets reaching the receiver, from a seeded PRNG: single
+ * losses and pairs in one window (NewReno's partial ACKs), spread over the first `span` packets. */
+static uint32_t make_drops(uint64_t seed, uint32_t n, uint64_t span, uint64_t *out)
+{
+    rnic_prng g;
+    uint32_t k = 0, i, j;
+    rnic_prng_seed(&g, seed);
+    while (k < n) {
+        uint64_t at = 2000u + rnic_prng_below(&g, span - 2000u);
+        out[k++] = at;
+        if (k < n && rnic_prng_below(&g, 3) == 0)
+            out[k++] = at + 1u + rnic_prng_below(&g, 20); /* a second loss in the same window */
+    }
+    for (i = 1; i < k; i++) /* sort, drop repeats */
+        for (j = i; j > 0 && out[j - 1] > out[j]; j--) {
+            uint64_t x = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = x;
+        }
+    for (i = j = 0; i < k; i++)
+        if (j == 0 || out[i] != out[j - 1])
+            out[j++] = out[i];
+    return j;
+}
+
+typedef struct ns3_result {
+    long fast_rtx, timeouts;
+    double cwnd_mean, host_s;
+} ns3_result;
+
+static int run_ns3(const char *bin, double seconds, const uint64_t *drops, uint32_t n, const char *csv, ns3_result *r)
+{
+    char cmd[8192], line[1024];
+    size_t at;
+    uint32_t i;
+    FILE *p;
+    int ok = 0;
+    at = (size_t)snprintf(cmd, sizeof cmd, "%s --mode=single --duration=%.6f --csv=%s --drops=", bin, seconds, csv);
+    for (i = 0; i < n && at < sizeof cmd - 32; i++)
+        at += (size_t)snprintf(cmd + at, sizeof cmd - at, "%s%llu", i ? "," : "", (unsigned long long)drops[i]);
+    p = popen(cmd, "r");
+    if (!p)
+        return 0;
+    while (fgets(line, sizeof line, p)) {
+        char *s = strstr(line, "RESULT ");
+        if (s && strstr(s, "ns3_fast_rtx=")) {
+            sscanf(strstr(s, "ns3_fast_rtx="), "ns3_fast_rtx=%ld", &r->fast_rtx);
+            if (strstr(s, "ns3_timeouts="))
+                sscanf(strstr(s, "ns3_timeouts="), "ns3_timeouts=%ld", &r->timeouts);
+            if (strstr(s, "ns3_cwnd_mean_bytes="))
+                sscanf(strstr(s, "ns3_cwnd_mean_bytes="), "ns3_cwnd_mean_bytes=%lf", &r->cwnd_mean);
+            if (strstr(s, "ns3_host_s="))
+                sscanf(strstr(s, "ns3_host_s="), "ns3_host_s=%lf", &r->host_s);
+            ok = 1;
+        }
+    }
+    return pclose(p) == 0 && ok;
+}
+
+int main(int argc, char **argv)
+{
+    ts_config c;
+    ts_sim s;
+    observer o;
+    uint64_t drops[MAX_DROPS], seed = 3, end;
+    uint32_t ndrops = 0, i;
+    double ms = 200.0, model_mean, t0, t1;
+    const char *csv = NULL, *ns3 = "build/tonic_newreno_ns3", *ns3_csv = "build/tonic_newreno_single_ns3.csv";
+    ns3_result nr = { -1, -1, 0.0, 0.0 };
+    bool have_drops = false, have_ns3;
+    FILE *probe;
+    for (i = 1; i < (uint32_t)argc; i++) {
+        if (!strcmp(argv[i], "--ms") && i + 1 < (uint32_t)argc)
+            ms = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < (uint32_t)argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--csv") && i + 1 < (uint32_t)argc)
+            csv = argv[++i];
+        else if (!strcmp(argv[i], "--ns3") && i + 1 < (uint32_t)argc)
+            ns3 = argv[++i];
+        else if (!strcmp(argv[i], "--ns3-csv") && i + 1 < (uint32_t)argc)
+            ns3_csv = argv[++i];
+        else if (!strcmp(argv[i], "--drops") && i + 1 < (uint32_t)argc) {
+            char *p = argv[++i];
+            have_drops = true;
+            while (*p && ndrops < MAX_DROPS) {
+                drops[ndrops++] = strtoull(p, &p, 10);
+                if (*p == ',')
+                    p++;
+            }
+        } else {
+            fprintf(stderr, "usage: %s [--ms N] [--seed S] [--drops a,b] [--csv F] [--ns3 BIN] [--ns3-csv F]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (!have_drops) /* about 1.2 packets per us at 10 Gb/s: spread 12 losses over the run */
+        ndrops = make_drops(seed, 12, (uint64_t)(ms * 1000.0 * 0.8), drops);
+    ts_config_default(&c);
+    c.protocol = tp_protocol_newreno();
+    c.drop_list = drops;
+    c.drop_len = ndrops;
+    memset(&o, 0, sizeof o);
+    o.csv = csv ? fopen(csv, "w") : NULL;
+    if (o.csv)
+        fprintf(o.csv, "t_us,kind,seq,value\n");
+    c.on_segment = on_segment;
+    c.user = &o;
+    if (ts_init(&s, &c) != 0) {
+        fprintf(stderr, "set-up failed\n");
+        return 1;
+    }
+    o.sim = &s;
+    end = (uint64_t)(ms * 1e-3 * (double)c.clock_hz);
+    t0 = (double)clock() / CLOCKS_PER_SEC;
+    while (rnic_cycle_before(s.now, end)) {
+        ts_step(&s, end);
+        observe(&o);
+    }
+    t1 = (double)clock() / CLOCKS_PER_SEC;
+    if (o.have_cwnd)
+        o.cwnd_area += (double)o.last_cwnd * (t_us(&s, s.now) - o.last_t);
+    model_mean = o.cwnd_area / (t_us(&s, s.now) - (double)o.first_us_x1000 / 1000.0);
+    if (o.csv)
+        fclose(o.csv);
+    probe = fopen(ns3, "r");
+    have_ns3 = probe != NULL;
+    if (probe)
+        fclose(probe);
+    if (have_ns3 && !run_ns3(ns3, ms * 1e-3, drops, ndrops, ns3_csv, &nr)) {
+        fprintf(stderr, "ns-3 run failed: %s\n", ns3);
+        nr.fast_rtx = nr.timeouts = -1;
+    }
+    printf("drops (ordinals at the receiver):");
+    for (i = 0; i < ndrops; i++)
+        printf(" %llu", (unsigned long long)drops[i]);
+    printf("\nmodel: %.1f ms simulated, %llu segments delivered, %llu retransmitted, %llu of %llu cycles ticked, %.2f host s\n",
+           ms, (unsigned long long)s.rx_segments, (unsigned long long)tp_get_stats(&s.senders[0])->segments_rtx,
+           (unsigned long long)s.processed_cycles, (unsigned long long)s.now, t1 - t0);
+    printf("RESULT fast_rtx_model=%llu fast_rtx_ns3=%ld timeouts_model=%llu timeouts_ns3=%ld cwnd_mean_model=%.0f "
+           "cwnd_mean_ns3=%.0f cwnd_mean_diff_pct=%.2f model_host_s=%.2f ns3_host_s=%.2f\n",
+           (unsigned long long)o.fast_rtx, nr.fast_rtx, (unsigned long long)o.timeouts, nr.timeouts, model_mean,
+           nr.cwnd_mean, nr.cwnd_mean > 0 ? 100.0 * (model_mean > nr.cwnd_mean ? model_mean - nr.cwnd_mean : nr.cwnd_mean - model_mean) / nr.cwnd_mean : -1.0, t1 - t0, nr.host_s);
+    ts_free(&s);
+    return 0;
+}
