@@ -408,7 +408,7 @@ static int callgrind_mode(void)
     bench *b = bench_new(1024, 128, 1, 0);
     transport_run(b, 1000000u);
     measured_run(b, 200000u);
-    printf("callgrind: 1024 flows W=128 1%% loss, warm-up 1000000 + measured 200000 cycles, segments_out=%llu\n",
+    printf("callgrind: 1024 flows W=128 1%% loss, warm-up 1000000 cycles, then measured 200000 cycles; segments_out=%llu\n",
            (unsigned long long)tp_get_stats(b->t)->segments_out);
     bench_free(b);
     return 0;
