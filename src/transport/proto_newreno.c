@@ -5,10 +5,12 @@
  * recovery cwnd = ssthresh and cwnd_infl = ssthresh + 3 segments, + 1 per further dup ACK,
  * deflated by partial ACKs (RFC 6582 3.2 step 5), as ns-3's m_cWndInfl. */
 
-/* A dup ACK counted as delivered; the head is never counted (ns-3 AddRenoSack). */
+/* A dup ACK counted as delivered (ns-3 AddRenoSack): the counted segments are one run, from
+ * wnd_start + 1 (or from wnd_start once an ACK made a counted segment the head); a new one is
+ * the first uncounted after the head, if any. */
 static void tp__newreno_sack1(tp_tcp_ctx *c, uint32_t sent)
 {
-    if ((uint32_t)c->sacked + 1u < sent && c->sacked < UINT16_MAX)
+    if ((uint32_t)c->sacked + ((c->flags & TP_TCP_F_HEAD) ? 0u : 1u) < sent && c->sacked < UINT16_MAX)
         c->sacked++;
 }
 
@@ -19,8 +21,12 @@ static void tp__newreno_enter(const tp_event *ev, tp_tcp_ctx *c, tp_actions *act
 {
     uint32_t sent = ev->highest_sent - ev->wnd_start;
     tp__newreno_sack1(c, sent);
+    if (c->flags & TP_TCP_F_HEAD) { /* MarkHeadAsLost uncounts a counted head */
+        c->sacked--;
+        c->flags &= (uint8_t)~TP_TCP_F_HEAD;
+    }
     c->recover = ev->highest_sent;
-    c->flags = TP_TCP_F_ACTIVE;
+    c->flags = (uint8_t)((c->flags & TP_TCP_F_HEAD) | TP_TCP_F_ACTIVE);
     c->state = TP_TCP_RECOVERY;
     c->ssthresh = tp__tcp_half(seg, sent - c->sacked);
     c->cwnd = c->ssthresh;
@@ -47,16 +53,23 @@ static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
             c.state = TP_TCP_DISORDER;
             /* RFC 6582 4.1 / ns-3: a second fast retransmit needs the ack past recover */
             if ((c.dupacks == thresh && (!(c.flags & TP_TCP_F_ACTIVE) || !tp__before(ev->wnd_start, c.recover))) ||
-                c.sacked >= thresh)
+                c.sacked - ((c.flags & TP_TCP_F_HEAD) ? 1u : 0u) >= thresh) /* ns-3 IsLost(head) */
                 tp__newreno_enter(ev, &c, act, seg);
             else if (tp__tcp_lt(ev->params))
                 tp__newreno_sack1(&c, sent); /* limited transmit: one more segment may go */
         }
     } else if (k > 0) {
-        /* the dup-acked segments after the head leave the count as they are acked (DiscardUpTo) */
-        c.sacked = (uint16_t)(c.sacked > k - 1u ? c.sacked - (k - 1u) : 0u);
+        /* counted segments leave the count as they are acked (DiscardUpTo); the rest then
+         * starts at the new head; a partial ACK uncounts the head (MarkHeadAsLost) */
+        uint32_t off = (c.flags & TP_TCP_F_HEAD) ? 0u : 1u, run = off + c.sacked;
+        c.sacked = (uint16_t)(run > k ? run - k : 0u);
+        c.flags = (uint8_t)(c.sacked ? c.flags | TP_TCP_F_HEAD : c.flags & ~TP_TCP_F_HEAD);
         c.dupacks = 0;
         if (c.state == TP_TCP_RECOVERY && tp__before(ev->new_wnd_start, c.recover)) {
+            if (c.sacked) {
+                c.sacked--;
+                c.flags &= (uint8_t)~TP_TCP_F_HEAD;
+            }
             /* partial ACK (RFC 6582 3.2 step 5): retransmit the next hole, deflate by the
              * amount acked and add one segment back; restart the timer on the first only */
             c.cwnd_infl = c.cwnd_infl + seg > k * seg ? c.cwnd_infl + seg - k * seg : 0u;
@@ -68,17 +81,18 @@ static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
             c.flags |= TP_TCP_F_PARTIAL;
         } else {
             if (c.state == TP_TCP_LOSS && tp__before(ev->new_wnd_start, c.recover)) {
-                segs = k; /* still in loss: slow start from 1 segment */
+                segs = k; /* still in loss: slow start from 1 segment (ns-3 leaves m_cWndInfl) */
             } else {
                 if (c.state == TP_TCP_RECOVERY) /* full ACK: cwnd = ssthresh (ns-3 exit) */
                     c.cwnd = c.ssthresh;
                 else if (c.state == TP_TCP_LOSS) /* ns-3 counts the segments past recover */
                     segs = ev->new_wnd_start - c.recover;
                 c.state = TP_TCP_OPEN;
-                c.flags = 0;
+                c.flags &= TP_TCP_F_HEAD;
             }
             tp__tcp_grow(&c, seg, segs);
-            c.cwnd_infl = c.cwnd;
+            if (c.state == TP_TCP_OPEN)
+                c.cwnd_infl = c.cwnd;
             tp__tcp_restart(ev, act);
         }
     }

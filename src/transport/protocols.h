@@ -24,6 +24,7 @@
 
 #define TP_TCP_F_ACTIVE 1u  /* recover is set (ns-3 m_recoverActive) */
 #define TP_TCP_F_PARTIAL 2u /* a partial ACK was seen in this recovery (NewReno: RTO reset only on the first) */
+#define TP_TCP_F_HEAD 4u    /* NewReno: the counted dup ACKs start at wnd_start itself (else just after it) */
 
 /* Reno and NewReno (24 bytes). */
 typedef struct tp_tcp_ctx {
