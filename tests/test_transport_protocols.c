@@ -31,7 +31,7 @@ typedef struct emu {
     uint32_t ws, wnd, hs, end;
     bool running;
     unsigned char buf[80], *ctx; /* the context at an odd address */
-    uint32_t bad_marks;
+    uint32_t bad_marks, bad_wnd, max_wnd;
     uint32_t out[MAXOUT], nout;
     bool out_rtx[MAXOUT];
 } emu;
@@ -74,7 +74,9 @@ static void emu_apply(emu *e, const tp_actions *a)
             if (!bit(e->acked, s))
                 bset(e->marked, s, true);
     }
+    e->bad_wnd += a->wnd_size < 1 || a->wnd_size > W; /* the hooks keep it in [1, W] themselves */
     e->wnd = a->wnd_size < 1 ? 1 : a->wnd_size > W ? W : a->wnd_size;
+    e->max_wnd = e->wnd > e->max_wnd ? e->wnd : e->max_wnd;
     e->amount = a->timer_amount;
     if (a->reset_timer)
         e->running = true, e->deadline = e->now + e->amount;
@@ -876,7 +878,7 @@ static void test_random_losses(void)
 {
     rnic_prng g;
     int k, i;
-    uint32_t runs = 0, rtx = 0, tos = 0;
+    uint32_t runs = 0, rtx = 0, tos = 0, full = 0;
     static const uint32_t segs[] = {1000, 1448, 500, 9000};
     static const uint32_t ppm[] = {5000, 20000, 60000, 150000};
     rnic_prng_seed(&g, 20201);
@@ -895,10 +897,12 @@ static void test_random_losses(void)
             CHECK(loop_run(&L, k, &fp, nseg, 50000000u));
             CHECK_EQ(L.p.mismatches, 0);
             CHECK_EQ(L.p.e.bad_marks, 0);
+            CHECK_EQ(L.p.e.bad_wnd, 0);
             CHECK_EQ(L.delivered, nseg);
-            runs++, rtx += L.p.r.rtx_total, tos += L.p.r.timeouts;
+            runs++, rtx += L.p.r.rtx_total, tos += L.p.r.timeouts, full += L.p.e.max_wnd == W;
         }
-    printf("RESULT random_loss_runs=%u retransmissions=%u timeouts=%u mismatches=0\n", runs, rtx, tos);
+    CHECK(full > 0); /* some runs reached the W = 128 window */
+    printf("RESULT random_loss_runs=%u retransmissions=%u timeouts=%u runs_at_full_window=%u mismatches=0\n", runs, rtx, tos, full);
 }
 
 /* Non-ACK packets change nothing; contexts fit Table 4's window budget; RTO conversion. */

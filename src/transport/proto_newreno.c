@@ -96,7 +96,7 @@ static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
             tp__tcp_restart(ev, act);
         }
     }
-    act->wnd_size = tp__tcp_wnd(&c, seg, c.sacked);
+    act->wnd_size = tp__tcp_wnd(ev, &c, seg, c.sacked);
     tp__tcp_store(ctx, &c);
 }
 

@@ -71,12 +71,17 @@ static uint32_t tp__tcp_half(uint32_t seg, uint32_t flight)
     return h > UINT32_MAX ? UINT32_MAX : (uint32_t)h;
 }
 
+/* Segments in [1, W] (cwnd may outgrow the window the engine tracks). */
+static uint32_t tp__tcp_clamp(const tp_event *ev, uint64_t w)
+{
+    return w < 1u ? 1u : w > ev->window_bits && ev->window_bits ? ev->window_bits : (uint32_t)w;
+}
+
 /* The segment window: cwnd in whole segments plus the segments known to have left the network
  * (ns-3 counts them out of BytesInFlight; RFC 6675 pipe). */
-static uint32_t tp__tcp_wnd(const tp_tcp_ctx *c, uint32_t seg, uint32_t left)
+static uint32_t tp__tcp_wnd(const tp_event *ev, const tp_tcp_ctx *c, uint32_t seg, uint32_t left)
 {
-    uint32_t w = c->cwnd / seg + left;
-    return w ? w : 1u;
+    return tp__tcp_clamp(ev, (uint64_t)(c->cwnd / seg) + left);
 }
 
 /* New data acknowledged: restart the timer at the base RTO (RFC 6298 5.3, ns-3 NewAck). */
@@ -145,7 +150,7 @@ static void tp__reno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
     }
     if (c.state == TP_TCP_DISORDER && tp__tcp_lt(ev->params))
         lt = c.dupacks < 2u ? c.dupacks : 2u;
-    act->wnd_size = c.state == TP_TCP_RECOVERY && c.cwnd_infl >= seg ? c.cwnd_infl / seg : tp__tcp_wnd(&c, seg, lt);
+    act->wnd_size = c.state == TP_TCP_RECOVERY ? tp__tcp_clamp(ev, c.cwnd_infl / seg) : tp__tcp_wnd(ev, &c, seg, lt);
     tp__tcp_store(ctx, &c);
 }
 

@@ -74,7 +74,7 @@ static void tp__sack_send(const tp_event *ev, tp_sack_ctx *c, tp_actions *act, u
         c->high_rxt = e;
         s = tp_bits_find_first_zero(&ev->acked, e, x);
     }
-    act->wnd_size = room > 0 && s == x ? sent + (uint32_t)room : (sent ? sent : 1u);
+    act->wnd_size = tp__tcp_clamp(ev, room > 0 && s == x ? (uint64_t)sent + (uint64_t)room : sent);
 }
 
 static void tp__sack_init(const tp_flow_params *p, uint64_t hz, void *ctx, tp_actions *act)
@@ -133,8 +133,7 @@ static void tp__sack_incoming(const tp_event *ev, void *ctx, tp_actions *act)
     }
     c.tcp.cwnd_infl = c.tcp.cwnd;
     if (c.tcp.state != TP_TCP_RECOVERY) /* pipe = sent - SACKed: cwnd plus the SACKed (RFC 6675 (3)) */
-        act->wnd_size = c.tcp.state == TP_TCP_LOSS ? tp__tcp_wnd(&c.tcp, seg, 0)
-                                                    : tp__tcp_wnd(&c.tcp, seg, tp_bits_count(&ev->acked, ws, ev->highest_sent));
+        act->wnd_size = tp__tcp_wnd(ev, &c.tcp, seg, c.tcp.state == TP_TCP_LOSS ? 0u : tp_bits_count(&ev->acked, ws, ev->highest_sent));
     RNIC_MEMCPY(ctx, &c, sizeof c);
 }
 
