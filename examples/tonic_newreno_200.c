@@ -119,6 +119,7 @@ int main(int argc, char **argv)
     }
     ts_config_default(&c);
     c.protocol = tp_protocol_newreno();
+    c.sack = false; /* ns-3 runs with Sack=false */
     c.senders = 2;
     c.flows_per_sender = fph;
     if (ts_init(&s, &c) != 0) {

@@ -170,6 +170,7 @@ int main(int argc, char **argv)
         ndrops = make_drops(seed, 12, (uint64_t)(ms * 1000.0 * 0.8), drops);
     ts_config_default(&c);
     c.protocol = tp_protocol_newreno();
+    c.sack = false; /* ns-3 runs with Sack=false */
     c.drop_list = drops;
     c.drop_len = ndrops;
     memset(&o, 0, sizeof o);

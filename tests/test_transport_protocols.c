@@ -146,6 +146,7 @@ static bool emu_ack(emu *e, uint32_t cum, uint32_t ss, uint32_t sl)
     ev.cum_ack = cum, ev.old_wnd_start = old, ev.new_wnd_start = cum;
     ev.sack_start = lo, ev.sack_len = hi - lo;
     ev.newly_acked = d - cnt + fresh;
+    ev.newly_sacked = fresh;
     emu_preset(e, &a);
     e->p->incoming(&ev, e->ctx, &a);
     emu_apply(e, &a);

@@ -30,6 +30,7 @@ typedef struct ts_config {
     uint32_t init_wnd;         /* 10 segments (ns-3's initial cwnd) */
     uint32_t rto_us;           /* 200,000 */
     uint32_t delack_count, delack_us; /* 2, 200,000 (ns-3's defaults) */
+    bool sack;                 /* ACKs carry a SACK block (false for the NewReno runs: ns-3 with Sack=false) */
     const tp_protocol *protocol;
     const uint64_t *drop_list; /* ordinals of packets reaching the receiver's port to drop */
     uint32_t drop_len;
@@ -143,6 +144,7 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
     rc.window = c->window;
     rc.delack_count = c->delack_count;
     rc.delack_us = c->delack_us;
+    rc.sack = c->sack;
     {
         size_t n = tp_rx_mem_size(&rc);
         s->rx_mem = ts__alloc(n);

@@ -106,7 +106,8 @@ typedef struct tp_event {
     bool ecn;                /* the packet carries TP_WORK_ECN */
     uint32_t cum_ack;        /* the packet's cumulative ack */
     uint32_t sack_start, sack_len; /* its SACK block (len 0: none) */
-    uint32_t newly_acked;    /* segments acked by this packet: cumulatively plus selectively */
+    uint32_t newly_acked;    /* segments acked by this packet for the first time: cumulatively plus selectively */
+    uint32_t newly_sacked;   /* of which selectively (its SACK block) */
     uint32_t old_wnd_start, new_wnd_start;
     uint64_t now;            /* cycle */
     uint64_t now_ns;
@@ -270,6 +271,7 @@ typedef struct tp_rx_config {
     uint32_t delack_count;   /* ACK every n-th in-order segment (ns-3 DelAckCount), 1 = off; default 2 */
     uint32_t delack_us;      /* delayed-ACK timeout, default 200000 (ns-3's 200 ms) */
     bool nack;               /* out-of-order arrivals answer TP_PKT_NACK instead of an ACK */
+    bool sack;               /* ACKs carry a SACK block (default true; false: cumulative only, a TCP without SACK) */
     uint32_t input_capacity, ack_capacity, delivered_capacity; /* defaults 64, 64, 64 */
     uint64_t start_cycle;
     rnic_trace_fn trace;

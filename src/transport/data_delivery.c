@@ -210,6 +210,7 @@ static void tp__incoming_fixed(tp *t)
     fl = &t->flows[f];
     in->old_wnd_start = in->new_wnd_start = fl->wnd_start;
     in->newly_acked = 0;
+    in->newly_sacked = 0;
     in->sack_start = fl->wnd_start;
     in->sack_len = 0;
     if (in->pkt.op != TP_PKT_CNP) {
@@ -255,6 +256,7 @@ static void tp__incoming_fixed(tp *t)
             }
         }
         in->newly_acked = d - before + fresh;
+        in->newly_sacked = fresh;
         in->new_wnd_start = fl->wnd_start;
         t->stats.newly_acked += in->newly_acked;
         if (d > 0)
@@ -288,6 +290,7 @@ static void tp__incoming_hook(tp *t)
     ev.sack_start = in->sack_start;
     ev.sack_len = in->sack_len;
     ev.newly_acked = in->newly_acked;
+    ev.newly_sacked = in->newly_sacked;
     ev.old_wnd_start = in->old_wnd_start;
     ev.new_wnd_start = in->new_wnd_start;
     tp__actions_preset(fl, &act);

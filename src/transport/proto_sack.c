@@ -91,9 +91,8 @@ static void tp__sack_incoming(const tp_event *ev, void *ctx, tp_actions *act)
 {
     tp_sack_ctx c;
     uint32_t seg = tp__tcp_seg(ev), k = ev->new_wnd_start - ev->old_wnd_start, ws = ev->wnd_start;
-    /* RFC 6675 dup ACK: the block SACKs something new. newly_acked = cumulatively acked segments
-     * not SACKed before + newly SACKed ones: exact when k == 0; with k > 0 a block is taken as new */
-    bool dup = (k == 0 ? ev->newly_acked > 0 : ev->sack_len > 0) && ws != ev->highest_sent;
+    /* RFC 6675 dup ACK: the block SACKs something not acknowledged before */
+    bool dup = ev->newly_sacked > 0 && ws != ev->highest_sent;
     if (!tp__tcp_is_ack(ev))
         return;
     RNIC_MEMCPY(&c, ctx, sizeof c);

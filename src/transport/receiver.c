@@ -22,6 +22,7 @@ TP_API void tp_rx_config_default(tp_rx_config *cfg)
     cfg->window = 128;
     cfg->delack_count = 2;
     cfg->delack_us = 200000;
+    cfg->sack = true;
     cfg->input_capacity = 64;
     cfg->ack_capacity = 64;
     cfg->delivered_capacity = 64;
@@ -180,8 +181,8 @@ static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, u
     a.flow = f;
     a.op = op;
     a.index = fl->expected;
-    a.offset = sack_start;
-    a.len = sack_len;
+    a.offset = r->cfg.sack ? sack_start : 0u;
+    a.len = r->cfg.sack ? sack_len : 0u;
     a.tag = tag;
     a.flags = fl->ecn ? TP_WORK_ECN : 0u;
     a.cycle = r->now;

@@ -41,7 +41,7 @@ typedef struct tp_fifo {         /* a FIFO of flow ids, each at most once (round
 
 typedef struct tp_incoming {     /* a control packet between the Incoming pipeline's stages */
     rnic_work pkt;
-    uint32_t newly_acked, old_wnd_start, new_wnd_start;
+    uint32_t newly_acked, newly_sacked, old_wnd_start, new_wnd_start;
     uint32_t sack_start, sack_len; /* the block after clipping */
 } tp_incoming;
 
