@@ -281,6 +281,8 @@ TP_API void tp_tick(tp *t)
     bool fired;
     if (!t)
         return;
+    /* a timer is due no earlier than now: its cycle is a periodic visit computed when armed */
+    RNIC_ASSERT(t->rtx_timers.count == 0 || !tp__cycle_before(tp__heap_min(&t->rtx_timers), t->now));
     f = t->scan;
     fired = t->flows[f].open && tp__timer_running(t, f) && t->flows[f].timer_fire == t->now;
     /* credit engine: rate timers, then Transmit (segments generated last cycle may leave now) */
@@ -297,7 +299,6 @@ TP_API void tp_tick(tp *t)
         tp__incoming_hook(t);
     }
     tp__periodic(t, hit, fired, t->scratch + t->ctx_stride);
-    t->scan = t->scan + 1u == t->cfg.max_flows ? 0 : t->scan + 1u;
     /* Incoming, fixed stage of the next packet */
     tp__incoming_fixed(t);
     /* Segment generation (-> Enqueue into the credit engine's ring) */
@@ -305,6 +306,7 @@ TP_API void tp_tick(tp *t)
     tp__complete(t);
     t->stats.cycles++;
     t->now++;
+    t->scan = t->scan + 1u == t->cfg.max_flows ? 0 : t->scan + 1u; /* the flow id visited at `now` */
 }
 
 TP_API uint64_t tp_next_event(const tp *t)
