@@ -468,6 +468,13 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    { /* the allocation counter must see a call, or allocs=0 below proves nothing */
+        unsigned long a0 = alloc_count();
+        void *volatile probe = malloc(16);
+        free(probe);
+        if (BENCH_COUNTS_ALLOC && alloc_count() - a0 != 2u)
+            die("the malloc counter missed a call");
+    }
     warm = quick ? 200000u : 1000000u;
     cycles = quick ? 500000u : 10000000u;
     naive_cycles[0] = quick ? 100000u : 2000000u;
