@@ -659,7 +659,7 @@ static void test_exactly_once(void)
                 w.nflows = 3 + (uint32_t)rnic_prng_below(&p, 3);
                 w.max_flows = 16;
                 w.messages = 1 + (uint32_t)rnic_prng_below(&p, 8);
-                w.msgs_per_flow = 3 + (uint32_t)rnic_prng_below(&p, 4);
+                w.msgs_per_flow = 3 + (uint32_t)rnic_prng_below(&p, 6);
                 w.proto = &proto_gbn;
                 w.loss_ppm = (uint32_t)rnic_prng_below(&p, 40000);
                 w.dup_ppm = (uint32_t)rnic_prng_below(&p, 30000);
@@ -701,7 +701,7 @@ static void test_fast_forward(void)
     uint64_t all_timeouts = 0;
     bool ident;
     rnic_prng_seed(&p, seed);
-    for (rep = 0; rep < 6; rep++) {
+    for (rep = 0; rep < 10; rep++) {
         wl w;
         net a, b;
         int k;
@@ -712,7 +712,7 @@ static void test_fast_forward(void)
         w.max_flows = 6 + (uint32_t)rnic_prng_below(&p, 8);
         w.messages = 2;
         w.msgs_per_flow = 3;
-        w.proto = rep < 3 ? &proto_rgbn : &proto_gbn;
+        w.proto = rep % 4 < 2 ? &proto_rgbn : &proto_gbn;
         w.loss_ppm = 30000;
         w.dup_ppm = 10000;
         w.ack_loss_ppm = 30000;
