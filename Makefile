@@ -117,6 +117,16 @@ build/rnic_model: $(MODEL_SRC) $(HEADERS)
 # the RoCEv2 frame test includes a header of the composed model besides the generated ones
 $(foreach cc,gcc clang portable,build/tests/$(cc)/test_roce_pcap): examples/rnic_model/roce_pcap.h
 
+# the Tonic experiments share the network and set-up of examples/rnic_model
+build/tonic_newreno_single build/tonic_newreno_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h
+$(foreach cc,gcc clang portable,build/tests/$(cc)/test_net): examples/rnic_model/net.h
+
+# ns-3's own TcpNewReno on the Tonic Fig. 3 topology (Debian's ns-3 3.37: libns3-dev, libgsl-dev)
+NS3_MODULES := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control
+build/tonic_newreno_ns3: examples/ns3/tonic_newreno_ns3.cc
+	@mkdir -p $(@D)
+	g++ -std=c++17 -O2 -o $@ $< $$(pkg-config --cflags --libs $(NS3_MODULES))
+
 build/%: examples/%.c $(wildcard examples/*.h) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB) -lm

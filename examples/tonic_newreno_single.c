@@ -109,8 +109,10 @@ static int run_ns3(const char *bin, double seconds, const uint64_t *drops, uint3
     FILE *p;
     int ok = 0;
     at = (size_t)snprintf(cmd, sizeof cmd, "%s --mode=single --duration=%.6f --csv=%s --drops=", bin, seconds, csv);
+    /* ns-3's receiver NIC also receives the SYN (ordinal 0) and the handshake's ACK (1): our
+     * data packet k is its packet k + 2 */
     for (i = 0; i < n && at < sizeof cmd - 32; i++)
-        at += (size_t)snprintf(cmd + at, sizeof cmd - at, "%s%llu", i ? "," : "", (unsigned long long)drops[i]);
+        at += (size_t)snprintf(cmd + at, sizeof cmd - at, "%s%llu", i ? "," : "", (unsigned long long)drops[i] + 2u);
     p = popen(cmd, "r");
     if (!p)
         return 0;

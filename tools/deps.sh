@@ -30,10 +30,18 @@ test)
     want_cmd qemu-i386 qemu-user
     # tshark reads the RoCEv2 pcap (tools/pcap_check.sh)
     want_cmd tshark tshark
+    # ns-3 3.37's own TcpNewReno beside Tonic's (examples/ns3; its pkg-config files need GSL's)
+    want_file /usr/include/ns3/tcp-socket-base.h libns3-dev
+    want_file /usr/include/gsl/gsl_rng.h libgsl-dev
     ;;
 build) ;;
 bench) want_cmd valgrind valgrind ;; # callgrind instruction counts
-figures) want_cmd gnuplot gnuplot-nox ;;
+figures)
+    want_cmd gnuplot gnuplot-nox
+    want_cmd g++ g++
+    want_file /usr/include/ns3/tcp-socket-base.h libns3-dev
+    want_file /usr/include/gsl/gsl_rng.h libgsl-dev
+    ;;
 *) echo "usage: $0 build|test|bench|figures" >&2; exit 2 ;;
 esac
 
