@@ -49,7 +49,7 @@ TP_API const char *tp_version(void);
  * none), aux = the packet's data (grant bytes, ...), TP_WORK_ECN for an ECN echo. */
 #define TP_PKT_DATA 1u
 #define TP_PKT_ACK 2u
-#define TP_PKT_NACK 3u  /* an ACK whose receiver saw a gap: index = cumulative, offset = the segment seen */
+#define TP_PKT_NACK 3u  /* an ACK sent for an out-of-order arrival: index = cumulative, offset/len = the run holding it */
 #define TP_PKT_CNP 4u
 #define TP_PKT_GRANT 5u /* grant tokens: aux = bytes of credit (plus an ACK's fields) */
 

@@ -57,7 +57,7 @@ static uint64_t tp__rate_wait(const tp_flow *fl, uint32_t len)
         uint64_t per_unit, units, cycles;
         if (fl->rate_level[j] == 0 || fl->rate_level[j] == 0xffffffffu)
             continue;
-        per_unit = (uint64_t)fl->rate_level[j] << (TP__FX - 4u * j); /* 2^-20 bytes per 2^(4j) cycles */
+        per_unit = (uint64_t)fl->rate_level[j] << TP__FX; /* 2^-20 bytes per unit of 2^(4j) cycles */
         units = need / per_unit + (need % per_unit != 0);
         cycles = units << (4u * j);
         if (cycles < best)
