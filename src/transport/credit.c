@@ -73,7 +73,7 @@ static void tp__credit_check(tp *t, uint32_t f)
     uint32_t len;
     if (t->cfg.external_pacer || fl->in_ready || fl->ring_count == 0)
         return;
-    len = tp__ring(t, f)[fl->ring_head % t->cfg.ring].len;
+    len = tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)].len;
     if (tp__has_credit(t, fl, len)) {
         tp__heap_remove(&t->rate_timers, f);
         if (tp__fifo_push(&t->ready, f))
@@ -88,7 +88,7 @@ static void tp__credit_check(tp *t, uint32_t f)
 static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg)
 {
     tp_flow *fl = &t->flows[f];
-    tp__ring(t, f)[(fl->ring_head + fl->ring_count) % t->cfg.ring] = *seg;
+    tp__ring(t, f)[(fl->ring_head + fl->ring_count) & (t->cfg.ring - 1u)] = *seg;
     fl->ring_count++;
     if (t->cfg.external_pacer) {
         if (t->cfg.pacer.doorbell)
@@ -148,7 +148,7 @@ static void tp__credit_transmit(tp *t)
     uint32_t f;
     if (t->ready.count == 0)
         return;
-    if (rnic_ring_full(&t->tx)) {
+    if (tp__wring_full(&t->tx)) {
         t->stats.tx_stalls++;
         return;
     }
@@ -157,7 +157,7 @@ static void tp__credit_transmit(tp *t)
     fl->in_ready = 0;
     if (fl->ring_count == 0)
         return;
-    seg = tp__ring(t, f)[fl->ring_head % t->cfg.ring];
+    seg = tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)];
     if (!tp__has_credit(t, fl, seg.len)) { /* the rate fell since it qualified */
         tp__credit_check(t, f);
         return;
@@ -169,7 +169,7 @@ static void tp__credit_transmit(tp *t)
     fl->ring_head++;
     fl->ring_count--;
     seg.cycle = t->now;
-    rnic_ring_push(&t->tx, &seg);
+    tp__wring_push(&t->tx, &seg);
     t->stats.segments_out++;
     t->stats.bytes_out += seg.len;
     TP__TRACE(t, RNIC_TRACE_OUT, f, seg.tag, ((uint64_t)seg.offset << 32) | seg.len);

@@ -31,24 +31,31 @@ static void tp__view(const tp *t, uint32_t flow, uint32_t which, tp_bits *v)
 
 static unsigned char *tp__ctx(const tp *t, uint32_t flow) { return t->ctx + (size_t)flow * t->ctx_stride; }
 
-/* Apply `fn` to ring positions [start, start + count) of W-bit bitmaps, a word at a time. */
-static void tp__range_words(uint32_t nbits, uint32_t start, uint32_t count, uint64_t *a, uint64_t *b, uint64_t *c,
-                            const uint64_t *mask_out, int op)
+/* Ring positions [start, start + count) of W-bit bitmaps, a word at a time. op 0: clear them in
+ * a, b and c, returning how many were set in b; op 1: set them in a where mask_out is clear,
+ * returning how many were newly set. */
+static uint32_t tp__range_words(uint32_t nbits, uint32_t start, uint32_t count, uint64_t *a, uint64_t *b, uint64_t *c,
+                                const uint64_t *mask_out, int op)
 {
+    uint32_t n_b = 0;
     while (count > 0) {
         uint32_t pos = start & (nbits - 1u), word = pos >> 6, lo = pos & 63u;
         uint32_t n = 64u - lo < count ? 64u - lo : count;
         uint64_t m = rnic__bits_between(lo, lo + n);
         if (op == 0) { /* clear in all three */
+            n_b += rnic_popcount64(b[word] & m);
             a[word] &= ~m;
             b[word] &= ~m;
             c[word] &= ~m;
         } else { /* set in a the bits not set in mask_out */
-            a[word] |= m & ~mask_out[word];
+            uint64_t add = m & ~mask_out[word] & ~a[word];
+            n_b += rnic_popcount64(add);
+            a[word] |= add;
         }
         start += n;
         count -= n;
     }
+    return n_b;
 }
 
 /* Is there a segment to (re)generate, and room in the credit engine's ring? */
@@ -62,6 +69,8 @@ static bool tp__eligible(const tp *t, uint32_t f)
     sent = fl->highest_sent - fl->wnd_start;
     if (fl->highest_sent != fl->data_end && sent < fl->wnd_size)
         return true;
+    if (fl->marked == 0)
+        return false;
     end = fl->wnd_start + (sent < fl->wnd_size ? sent : fl->wnd_size);
     tp__view(t, f, TP__MARKED, &marked);
     return tp_bits_find_first(&marked, fl->wnd_start, end) != end;
@@ -78,27 +87,53 @@ static void tp__activate(tp *t, uint32_t f)
  * t->scan in cycle t->now, then the next id each cycle). */
 static uint64_t tp__visit_at(const tp *t, uint32_t f, uint64_t at)
 {
-    uint64_t nflows = t->cfg.max_flows;
-    uint64_t scan_then = (t->scan + (at - t->now) % nflows) % nflows;
-    return at + ((uint64_t)f + nflows - scan_then) % nflows;
+    uint32_t nflows = t->cfg.max_flows, ahead = (uint32_t)((at - t->now) % nflows);
+    uint32_t scan_then = t->scan + ahead >= nflows ? t->scan + ahead - nflows : t->scan + ahead;
+    return at + (f >= scan_then ? f - scan_then : f + nflows - scan_then);
 }
 
+/* The rtx timers' heap is lazy: restarting a timer later (every new ACK does) or stopping it
+ * leaves the flow's heap entry where it was; when an entry comes due, tp__timers_due moves it
+ * to the flow's current visit or drops it. An entry is never later than its flow's visit. */
 static void tp__timer_start(tp *t, uint32_t f, uint64_t deadline, uint64_t earliest)
 {
     tp_flow *fl = &t->flows[f];
+    uint32_t slot = t->rtx_timers.pos[f];
     fl->timer_deadline = deadline;
     fl->timer_fire = tp__visit_at(t, f, tp__cycle_before(deadline, earliest) ? earliest : deadline);
-    tp__heap_set(&t->rtx_timers, f, fl->timer_fire);
+    fl->timer_on = 1;
+    if (slot == RNIC_NONE || tp__cycle_before(fl->timer_fire, t->rtx_timers.key[slot]))
+        tp__heap_set(&t->rtx_timers, f, fl->timer_fire);
 }
 
-static void tp__timer_stop(tp *t, uint32_t f) { tp__heap_remove(&t->rtx_timers, f); }
+static void tp__timer_stop(tp *t, uint32_t f) { t->flows[f].timer_on = 0; }
 
-static bool tp__timer_running(const tp *t, uint32_t f) { return t->rtx_timers.pos[f] != RNIC_NONE; }
+static bool tp__timer_running(const tp *t, uint32_t f) { return t->flows[f].timer_on != 0; }
+
+/* Heap entries due by now: a running timer whose visit is later is re-keyed, a stopped one or
+ * one firing now leaves the heap (the periodic scan sees the firing one this cycle). */
+static void tp__timers_due(tp *t)
+{
+    while (t->rtx_timers.count && !tp__cycle_before(t->now, tp__heap_min(&t->rtx_timers))) {
+        uint32_t f = t->rtx_timers.flow[0];
+        const tp_flow *fl = &t->flows[f];
+        if (fl->timer_on && tp__cycle_before(t->now, fl->timer_fire))
+            tp__heap_set(&t->rtx_timers, f, fl->timer_fire);
+        else
+            tp__heap_remove(&t->rtx_timers, f);
+    }
+}
 
 static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
 {
     const tp_flow *fl = &t->flows[f];
-    RNIC_MEMSET(ev, 0, sizeof *ev);
+    /* every field written (no memset: this runs for every hook call) */
+    ev->timeout = false;
+    ev->pkt = NULL;
+    ev->pkt_type = ev->pkt_data = 0;
+    ev->ecn = false;
+    ev->sack_start = fl->wnd_start;
+    ev->sack_len = ev->newly_acked = ev->newly_sacked = 0;
     ev->flow = f;
     ev->now = t->now;
     ev->now_ns = rnic_cycles_to_ns(t->now, t->cfg.clock_hz);
@@ -148,8 +183,8 @@ static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
         if (hi > (int32_t)sent)
             hi = (int32_t)sent;
         if (hi > lo) {
-            tp__range_words(t->cfg.window, fl->wnd_start + (uint32_t)lo, (uint32_t)(hi - lo),
-                            tp__bitmap(t, f, TP__MARKED), NULL, NULL, tp__bitmap(t, f, TP__ACKED), 1);
+            fl->marked += tp__range_words(t->cfg.window, fl->wnd_start + (uint32_t)lo, (uint32_t)(hi - lo),
+                                          tp__bitmap(t, f, TP__MARKED), NULL, NULL, tp__bitmap(t, f, TP__ACKED), 1);
             t->stats.marks++;
             TP__TRACE(t, TP_TRACE_MARK, f, fl->wnd_start + (uint32_t)lo, fl->wnd_start + (uint32_t)hi);
         }
@@ -200,7 +235,7 @@ static void tp__incoming_fixed(tp *t)
     tp_incoming *in = &t->stage2;
     tp_flow *fl;
     uint32_t f, sent, d, before = 0, fresh = 0;
-    if (rnic_ring_pop(&t->incoming, &in->pkt) != RNIC_OK)
+    if (!tp__wring_pop(&t->incoming, &in->pkt))
         return;
     f = in->pkt.flow;
     if (f >= t->cfg.max_flows || !t->flows[f].open) {
@@ -229,8 +264,8 @@ static void tp__incoming_fixed(tp *t)
             tp_bits acked;
             tp__view(t, f, TP__ACKED, &acked);
             before = tp_bits_count(&acked, fl->wnd_start, in->pkt.index);
-            tp__range_words(t->cfg.window, fl->wnd_start, d, tp__bitmap(t, f, TP__ACKED), tp__bitmap(t, f, TP__MARKED),
-                            tp__bitmap(t, f, TP__RTXCNT), NULL, 0);
+            fl->marked -= tp__range_words(t->cfg.window, fl->wnd_start, d, tp__bitmap(t, f, TP__ACKED),
+                                          tp__bitmap(t, f, TP__MARKED), tp__bitmap(t, f, TP__RTXCNT), NULL, 0);
             fl->wnd_start = in->pkt.index;
         } else if (sent > 0) {
             t->stats.acks_dup++;
@@ -249,6 +284,10 @@ static void tp__incoming_fixed(tp *t)
                 uint32_t start = fl->wnd_start + (uint32_t)lo, n = (uint32_t)(hi - lo);
                 tp__view(t, f, TP__ACKED, &view);
                 fresh = n - tp_bits_count(&view, start, start + n);
+                if (fl->marked) {
+                    view.words = marked;
+                    fl->marked -= tp_bits_count(&view, start, start + n);
+                }
                 rnic_bitmap_set_range(acked, t->cfg.window, start & (t->cfg.window - 1u), n);
                 rnic_bitmap_clear_range(marked, t->cfg.window, start & (t->cfg.window - 1u), n);
                 in->sack_start = start;
@@ -366,15 +405,20 @@ static void tp__generate(tp *t)
         return;
     sent = fl->highest_sent - fl->wnd_start;
     end = fl->wnd_start + (sent < fl->wnd_size ? sent : fl->wnd_size);
-    tp__view(t, f, TP__MARKED, &marked);
-    s = tp_bits_find_first(&marked, fl->wnd_start, end);
+    s = end;
+    if (fl->marked) {
+        tp__view(t, f, TP__MARKED, &marked);
+        s = tp_bits_find_first(&marked, fl->wnd_start, end);
+    }
     rtx = s != end;
     if (rtx) {
         uint32_t pos = s & (t->cfg.window - 1u);
         rnic_bitmap_clear(tp__bitmap(t, f, TP__MARKED), pos);
+        fl->marked--;
         rnic_bitmap_set(tp__bitmap(t, f, TP__RTXCNT), pos);
         for (k = 0; k < fl->msg_count; k++) { /* the message holding s: at most cfg.messages */
-            m = &t->msgs[(size_t)f * M + (fl->msg_head + k) % M];
+            uint32_t at = fl->msg_head + k;
+            m = &t->msgs[(size_t)f * M + (at >= M ? at - M : at)];
             if (s - m->first_seg < m->nsegs)
                 break;
         }
@@ -382,7 +426,8 @@ static void tp__generate(tp *t)
     } else {
         s = fl->highest_sent++;
         for (;;) {
-            m = &t->msgs[(size_t)f * M + (fl->msg_head + fl->msg_gen) % M];
+            uint32_t at = fl->msg_head + fl->msg_gen;
+            m = &t->msgs[(size_t)f * M + (at >= M ? at - M : at)];
             if (s - m->first_seg < m->nsegs)
                 break;
             fl->msg_gen++;
@@ -422,7 +467,7 @@ static void tp__complete(tp *t)
     tp_msg *m;
     rnic_work done;
     uint32_t f;
-    if (t->compl_flows.count == 0 || rnic_ring_full(&t->completions))
+    if (t->compl_flows.count == 0 || tp__wring_full(&t->completions))
         return;
     f = tp__fifo_pop(&t->compl_flows);
     fl = &t->flows[f];
@@ -434,7 +479,7 @@ static void tp__complete(tp *t)
     done.index = m->first_seg;
     done.offset = 0;
     done.cycle = t->now;
-    rnic_ring_push(&t->completions, &done);
+    tp__wring_push(&t->completions, &done);
     fl->msg_head = fl->msg_head + 1u == t->cfg.messages ? 0 : fl->msg_head + 1u;
     fl->msg_count--;
     fl->msg_done--;

@@ -77,11 +77,10 @@ static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
     } while (0)
 #define TP__RING(ring, type, count)                                                   \
     do {                                                                              \
-        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))                     \
+        if (!rnic__mem_reserve(&off, tp__wring_slots(count), sizeof(type), &at))      \
             return 0;                                                                 \
         if (t && mem)                                                                 \
-            rnic_ring_init(&t->ring, sizeof(type), (uint32_t)(count), mem + at,       \
-                           rnic_align_up((size_t)(count) * sizeof(type)));            \
+            tp__wring_init(&t->ring, (rnic_work *)(void *)(mem + at), (count));       \
     } while (0)
     TP__ARRAY(flows, tp_flow, F);
     TP__ARRAY(bits, uint64_t, (size_t)F * 3u * wwords);
@@ -216,6 +215,7 @@ TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
         (t->stage2_valid && t->stage2.pkt.flow == flow))
         return tp__bad(t, flow, RNIC_EBUSY, fl->msg_count);
     tp__timer_stop(t, flow);
+    tp__heap_remove(&t->rtx_timers, flow);
     tp__heap_remove(&t->rate_timers, flow);
     fl->open = 0;
     t->open_flows--;
@@ -267,13 +267,13 @@ TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt)
         return RNIC_EINVAL;
     if (!pkt || pkt->op < TP_PKT_ACK || pkt->op > TP_PKT_GRANT)
         return tp__bad(t, pkt ? pkt->flow : RNIC_NONE, RNIC_EINVAL, pkt ? pkt->op : 0);
-    if (rnic_ring_full(&t->incoming))
+    if (tp__wring_full(&t->incoming))
         return tp__bad(t, pkt->flow, RNIC_EBUSY, pkt->index);
-    rnic_ring_push(&t->incoming, pkt);
+    tp__wring_push(&t->incoming, pkt);
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_space_incoming(const tp *t) { return t ? rnic_ring_space(&t->incoming) : 0; }
+TP_API uint32_t tp_space_incoming(const tp *t) { return t ? tp__wring_space(&t->incoming) : 0; }
 
 TP_API void tp_tick(tp *t)
 {
@@ -281,8 +281,9 @@ TP_API void tp_tick(tp *t)
     bool fired;
     if (!t)
         return;
-    /* a timer is due no earlier than now: its cycle is a periodic visit computed when armed */
+    /* no timer entry is older than now: each is a periodic visit computed when armed */
     RNIC_ASSERT(t->rtx_timers.count == 0 || !tp__cycle_before(tp__heap_min(&t->rtx_timers), t->now));
+    tp__timers_due(t);
     f = t->scan;
     fired = t->flows[f].open && tp__timer_running(t, f) && t->flows[f].timer_fire == t->now;
     /* credit engine: rate timers, then Transmit (segments generated last cycle may leave now) */
@@ -314,9 +315,9 @@ TP_API uint64_t tp_next_event(const tp *t)
     uint64_t next, m;
     if (!t)
         return RNIC_NEVER;
-    if (rnic_ring_count(&t->incoming) || t->stage2_valid || t->active.count ||
-        (t->ready.count && !rnic_ring_full(&t->tx)) ||
-        (t->compl_flows.count && !rnic_ring_full(&t->completions)) ||
+    if (t->incoming.count || t->stage2_valid || t->active.count ||
+        (t->ready.count && !tp__wring_full(&t->tx)) ||
+        (t->compl_flows.count && !tp__wring_full(&t->completions)) ||
         (t->proto->periodic_every_visit && t->proto->periodic && t->open_flows))
         return t->now;
     next = tp__heap_min(&t->rtx_timers);
@@ -349,10 +350,10 @@ TP_API uint64_t tp_advance(tp *t, uint64_t cycles)
             continue;
         }
         {
-            bool was_full = rnic_ring_full(&t->tx) || rnic_ring_full(&t->completions);
+            bool was_full = tp__wring_full(&t->tx) || tp__wring_full(&t->completions);
             tp_tick(t);
             done++;
-            if (!was_full && (rnic_ring_full(&t->tx) || rnic_ring_full(&t->completions)))
+            if (!was_full && (tp__wring_full(&t->tx) || tp__wring_full(&t->completions)))
                 break;
         }
     }
@@ -366,27 +367,27 @@ TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle)
 
 TP_API uint64_t tp_now(const tp *t) { return t ? t->now : 0; }
 
-static rnic_err tp__take(tp *t, rnic_ring *ring, rnic_work *out, bool pop)
+static rnic_err tp__take(tp *t, tp_wring *ring, rnic_work *out, bool pop)
 {
     if (!t)
         return RNIC_EINVAL;
     if (!out)
         return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
-    if (rnic_ring_empty(ring))
+    if (tp__wring_empty(ring))
         return RNIC_EEMPTY;
     if (!pop) {
-        *out = *(const rnic_work *)rnic_ring_peek(ring);
+        *out = ring->slot[ring->head];
         return RNIC_OK;
     }
-    rnic_ring_pop(ring, out);
+    tp__wring_pop(ring, out);
     TP__TRACE(t, RNIC_TRACE_POP, out->flow, out->tag, out->index);
     return RNIC_OK;
 }
 
 TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out) { return tp__take(t, t ? &t->tx : NULL, out, true); }
-TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->tx : NULL, out, false); }
+TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp_wring *)(uintptr_t)&t->tx : NULL, out, false); }
 TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out) { return tp__take(t, t ? &t->completions : NULL, out, true); }
-TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->completions : NULL, out, false); }
+TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp_wring *)(uintptr_t)&t->completions : NULL, out, false); }
 
 TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
 {
@@ -398,7 +399,7 @@ TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_
     fl = &t->flows[flow];
     skip = index - fl->ring_head;
     while (n < max && skip + n < fl->ring_count) {
-        out[n] = tp__ring(t, flow)[(fl->ring_head + skip + n) % t->cfg.ring];
+        out[n] = tp__ring(t, flow)[(fl->ring_head + skip + n) & (t->cfg.ring - 1u)];
         n++;
     }
     return n;

@@ -101,3 +101,40 @@ static void tp__heap_remove(tp_heap *h, uint32_t flow)
 }
 
 static uint64_t tp__heap_min(const tp_heap *h) { return h->count ? h->key[0] : RNIC_NEVER; }
+
+/* Ports: FIFOs of rnic_work with a fixed element type, so a push or pop is one 64-byte copy. */
+static uint32_t tp__wring_slots(uint32_t capacity)
+{
+    uint32_t n = 1;
+    while (n < capacity)
+        n <<= 1;
+    return n;
+}
+
+static void tp__wring_init(tp_wring *r, rnic_work *slots, uint32_t capacity)
+{
+    r->slot = slots;
+    r->mask = tp__wring_slots(capacity) - 1u;
+    r->capacity = capacity;
+    r->head = r->count = 0;
+}
+
+static bool tp__wring_full(const tp_wring *r) { return r->count == r->capacity; }
+static bool tp__wring_empty(const tp_wring *r) { return r->count == 0; }
+static uint32_t tp__wring_space(const tp_wring *r) { return r->capacity - r->count; }
+
+static void tp__wring_push(tp_wring *r, const rnic_work *w) /* the caller checked it is not full */
+{
+    r->slot[(r->head + r->count) & r->mask] = *w;
+    r->count++;
+}
+
+static bool tp__wring_pop(tp_wring *r, rnic_work *out)
+{
+    if (r->count == 0)
+        return false;
+    *out = r->slot[r->head];
+    r->head = (r->head + 1u) & r->mask;
+    r->count--;
+    return true;
+}

@@ -67,11 +67,10 @@ static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
     } while (0)
 #define TP__RING(ring, count)                                                         \
     do {                                                                              \
-        if (!rnic__mem_reserve(&off, (count), sizeof(rnic_work), &at))                \
+        if (!rnic__mem_reserve(&off, tp__wring_slots(count), sizeof(rnic_work), &at)) \
             return 0;                                                                 \
         if (r && mem)                                                                 \
-            rnic_ring_init(&r->ring, sizeof(rnic_work), (uint32_t)(count), mem + at,  \
-                           rnic_align_up((size_t)(count) * sizeof(rnic_work)));       \
+            tp__wring_init(&r->ring, (rnic_work *)(void *)(mem + at), (count));       \
     } while (0)
     TP__ARRAY(flows, tp_rx_flow, F);
     TP__ARRAY(bits, uint64_t, (size_t)F * (c->window / 64u));
@@ -148,13 +147,13 @@ TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg)
         return RNIC_EINVAL;
     if (!seg)
         return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
-    if (rnic_ring_full(&r->input))
+    if (tp__wring_full(&r->input))
         return tp__rx_bad(r, seg->flow, RNIC_EBUSY, seg->index);
-    rnic_ring_push(&r->input, seg);
+    tp__wring_push(&r->input, seg);
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_rx_space(const tp_rx *r) { return r ? rnic_ring_space(&r->input) : 0; }
+TP_API uint32_t tp_rx_space(const tp_rx *r) { return r ? tp__wring_space(&r->input) : 0; }
 
 /* The run of received segments holding `seg` (seg is received and beyond expected). */
 static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *start, uint32_t *len)
@@ -188,8 +187,8 @@ static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, u
     a.cycle = r->now;
     fl->ecn = 0;
     fl->pending = 0;
-    tp__heap_remove(&r->delack, f);
-    rnic_ring_push(&r->acks, &a);
+    fl->delack_on = 0; /* its heap entry, if any, is dropped when it comes due (lazy) */
+    tp__wring_push(&r->acks, &a);
     r->stats.acks++;
     TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)sack_start << 32) | sack_len);
 }
@@ -201,13 +200,13 @@ static void tp__rx_segment(tp_rx *r)
     uint64_t *bits;
     uint32_t f, d, pos, start = 0, len = 0;
     bool gap_before, dup;
-    if (rnic_ring_empty(&r->input))
+    if (tp__wring_empty(&r->input))
         return;
-    if (rnic_ring_full(&r->acks) || rnic_ring_full(&r->delivered)) {
+    if (tp__wring_full(&r->acks) || tp__wring_full(&r->delivered)) {
         r->stats.ack_stalls++;
         return;
     }
-    rnic_ring_pop(&r->input, &seg);
+    tp__wring_pop(&r->input, &seg);
     f = seg.flow;
     if (f >= r->cfg.max_flows || !r->flows[f].open) {
         tp__rx_bad(r, f, RNIC_ENOENT, seg.index);
@@ -227,41 +226,52 @@ static void tp__rx_segment(tp_rx *r)
         return;
     }
     pos = seg.index & (r->cfg.window - 1u);
-    dup = rnic_bitmap_test(bits, pos);
+    dup = d > 0 && rnic_bitmap_test(bits, pos); /* bits hold only segments beyond expected */
     if (dup) {
         r->stats.duplicates++;
         tp__rx_block(r, f, seg.index, &start, &len);
         tp__rx_ack(r, f, TP_PKT_ACK, start, len, seg.tag);
         return;
     }
-    rnic_bitmap_set(bits, pos);
     r->stats.segments++;
     r->stats.bytes += seg.len;
     seg.cycle = r->now;
-    rnic_ring_push(&r->delivered, &seg);
+    tp__wring_push(&r->delivered, &seg);
     if (d > 0) { /* out of order: an immediate (duplicate) ACK, or a NACK */
+        rnic_bitmap_set(bits, pos);
+        fl->held++;
         tp__rx_block(r, f, seg.index, &start, &len);
         tp__rx_ack(r, f, r->cfg.nack ? TP_PKT_NACK : TP_PKT_ACK, start, len, seg.tag);
         return;
     }
-    {   /* in order: move the cumulative ack over every run now complete */
+    if (fl->held == 0) { /* in order with nothing held beyond: the common case */
+        fl->expected++;
+        gap_before = false;
+    } else { /* in order: move the cumulative ack over the run now complete */
         tp_bits v;
-        uint32_t next;
+        uint32_t next, run;
         v.words = bits;
         v.nbits = r->cfg.window;
         v.base = fl->expected;
+        rnic_bitmap_set(bits, pos);
         next = tp_bits_find_first_zero(&v, fl->expected, fl->expected + r->cfg.window);
-        gap_before = next - fl->expected > 1u ||
-                     tp_bits_find_first(&v, next, fl->expected + r->cfg.window) != fl->expected + r->cfg.window;
-        rnic_bitmap_clear_range(bits, r->cfg.window, fl->expected & (r->cfg.window - 1u), next - fl->expected);
+        run = next - fl->expected;
+        rnic_bitmap_clear_range(bits, r->cfg.window, fl->expected & (r->cfg.window - 1u), run);
+        fl->held -= run - 1u;
         fl->expected = next;
+        gap_before = true; /* it filled (part of) a gap: RFC 5681 4.2, ns-3 ACKs at once */
     }
     fl->pending++;
     fl->last_tag = seg.tag;
     if (gap_before || fl->pending >= r->cfg.delack_count) /* filled a gap, or the n-th segment */
         tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg.tag);
-    else if (r->delack.pos[f] == RNIC_NONE)
-        tp__heap_set(&r->delack, f, r->now + r->delack_cycles);
+    else if (!fl->delack_on) {
+        uint32_t slot = r->delack.pos[f];
+        fl->delack_on = 1;
+        fl->delack_deadline = r->now + r->delack_cycles;
+        if (slot == RNIC_NONE || tp__cycle_before(fl->delack_deadline, r->delack.key[slot]))
+            tp__heap_set(&r->delack, f, fl->delack_deadline);
+    }
 }
 
 TP_API void tp_rx_tick(tp_rx *r)
@@ -269,11 +279,23 @@ TP_API void tp_rx_tick(tp_rx *r)
     if (!r)
         return;
     tp__rx_segment(r);
-    /* one delayed-ACK timer per cycle, when the ACK port has room */
-    if (r->delack.count && !tp__cycle_before(r->now, tp__heap_min(&r->delack)) && !rnic_ring_full(&r->acks)) {
+    /* delayed-ACK timers due: one ACK per cycle, when the ACK port has room; stale heap
+     * entries (the flow was acknowledged meanwhile, or re-armed later) are dropped or moved */
+    while (r->delack.count && !tp__cycle_before(r->now, tp__heap_min(&r->delack))) {
         uint32_t f = r->delack.flow[0];
-        r->stats.delayed_acks_sent++;
-        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, r->flows[f].last_tag);
+        tp_rx_flow *fl = &r->flows[f];
+        if (fl->delack_on && tp__cycle_before(r->now, fl->delack_deadline)) {
+            tp__heap_set(&r->delack, f, fl->delack_deadline);
+        } else if (!fl->delack_on) {
+            tp__heap_remove(&r->delack, f);
+        } else {
+            if (tp__wring_full(&r->acks))
+                break;
+            tp__heap_remove(&r->delack, f);
+            r->stats.delayed_acks_sent++;
+            tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, fl->last_tag);
+            break;
+        }
     }
     r->stats.cycles++;
     r->now++;
@@ -284,9 +306,9 @@ TP_API uint64_t tp_rx_next_event(const tp_rx *r)
     uint64_t m;
     if (!r)
         return RNIC_NEVER;
-    if (!rnic_ring_empty(&r->input) && !rnic_ring_full(&r->acks) && !rnic_ring_full(&r->delivered))
+    if (!tp__wring_empty(&r->input) && !tp__wring_full(&r->acks) && !tp__wring_full(&r->delivered))
         return r->now;
-    if (rnic_ring_full(&r->acks))
+    if (tp__wring_full(&r->acks))
         return RNIC_NEVER;
     m = tp__heap_min(&r->delack);
     return m != RNIC_NEVER && tp__cycle_before(m, r->now) ? r->now : m;
@@ -306,10 +328,10 @@ TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
             done += span;
             continue;
         }
-        was_full = rnic_ring_full(&r->acks) || rnic_ring_full(&r->delivered);
+        was_full = tp__wring_full(&r->acks) || tp__wring_full(&r->delivered);
         tp_rx_tick(r);
         done++;
-        if (!was_full && (rnic_ring_full(&r->acks) || rnic_ring_full(&r->delivered)))
+        if (!was_full && (tp__wring_full(&r->acks) || tp__wring_full(&r->delivered)))
             break;
     }
     return done;
@@ -318,25 +340,25 @@ TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
 TP_API uint64_t tp_rx_advance_to(tp_rx *r, uint64_t cycle) { return r ? tp_rx_advance(r, rnic_cycles_until(r->now, cycle)) : 0; }
 TP_API uint64_t tp_rx_now(const tp_rx *r) { return r ? r->now : 0; }
 
-static rnic_err tp__rx_take(tp_rx *r, rnic_ring *ring, rnic_work *out, bool pop)
+static rnic_err tp__rx_take(tp_rx *r, tp_wring *ring, rnic_work *out, bool pop)
 {
     if (!r)
         return RNIC_EINVAL;
     if (!out)
         return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
-    if (rnic_ring_empty(ring))
+    if (tp__wring_empty(ring))
         return RNIC_EEMPTY;
     if (pop)
-        rnic_ring_pop(ring, out);
+        tp__wring_pop(ring, out);
     else
-        *out = *(const rnic_work *)rnic_ring_peek(ring);
+        *out = ring->slot[ring->head];
     return RNIC_OK;
 }
 
 TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->acks : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->acks : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp_wring *)(uintptr_t)&r->acks : NULL, out, false); }
 TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->delivered : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->delivered : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp_wring *)(uintptr_t)&r->delivered : NULL, out, false); }
 
 TP_API rnic_err tp_rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out)
 {

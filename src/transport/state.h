@@ -10,6 +10,7 @@ typedef struct tp_flow {
     /* data delivery engine, Table 2 */
     uint32_t wnd_start, wnd_size, highest_sent, data_end, total_sent;
     uint32_t outstanding;        /* segment addresses in the credit engine's ring */
+    uint32_t marked;             /* bits set in marked_for_rtx (a count the hardware keeps beside the bitmap) */
     uint64_t timer_deadline, timer_amount;
     uint64_t timer_fire;         /* the periodic scan's visit at or after the deadline */
     uint32_t msg_head, msg_count; /* message queue (ring of cfg.messages) */
@@ -17,6 +18,7 @@ typedef struct tp_flow {
     uint32_t msg_number;         /* messages ever pushed */
     uint32_t msg_done;           /* head messages acknowledged, completion not yet out */
     uint8_t open, in_active, in_compl, in_ready;
+    uint8_t timer_on;            /* the rtx timer runs (its heap entry may be older: see queues.c) */
     /* credit engine */
     uint32_t ring_head, ring_count; /* free-running head index; entries */
     uint64_t rate_bps;
@@ -38,6 +40,11 @@ typedef struct tp_fifo {         /* a FIFO of flow ids, each at most once (round
     uint32_t *ids;
     uint32_t capacity, head, count;
 } tp_fifo;
+
+typedef struct tp_wring {       /* a bounded FIFO of rnic_work (a port): power-of-two slots */
+    rnic_work *slot;
+    uint32_t mask, capacity, head, count;
+} tp_wring;
 
 typedef struct tp_incoming {     /* a control packet between the Incoming pipeline's stages */
     rnic_work pkt;
@@ -65,16 +72,17 @@ struct tp {
     rnic_work *rings;            /* per flow: cfg.ring segment addresses */
     tp_fifo active, ready, compl_flows;
     tp_heap rtx_timers, rate_timers;
-    rnic_ring incoming, tx, completions;
+    tp_wring incoming, tx, completions;
     tp_stats stats;
 };
 
 typedef struct tp_rx_flow {
     uint32_t expected;           /* next in-order segment id (the cumulative ack) */
     uint32_t pending;            /* in-order segments not yet acknowledged (delayed ACK) */
+    uint32_t held;               /* segments received beyond expected (bits set) */
     uint64_t delack_deadline;
     uint64_t last_tag;
-    uint8_t open, ecn;
+    uint8_t open, ecn, delack_on;
 } tp_rx_flow;
 
 struct tp_rx {
@@ -87,6 +95,6 @@ struct tp_rx {
     tp_rx_flow *flows;
     uint64_t *bits;              /* per flow: received beyond expected, W bits */
     tp_heap delack;
-    rnic_ring input, acks, delivered;
+    tp_wring input, acks, delivered;
     tp_rx_stats stats;
 };
