@@ -145,6 +145,7 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
     rc.delack_count = c->delack_count;
     rc.delack_us = c->delack_us;
     rc.sack = c->sack;
+    rc.ack_first = true; /* ns-3's receiver ACKs the first data segment at once */
     {
         size_t n = tp_rx_mem_size(&rc);
         s->rx_mem = ts__alloc(n);
@@ -169,7 +170,16 @@ static inline void ts_free(ts_sim *s)
     free(s->acked_bytes);
 }
 
-static inline uint64_t ts__min(uint64_t a, uint64_t b) { return rnic_cycle_before(a, b) ? a : b; }
+/* The earlier of two event cycles; RNIC_NEVER is later than any cycle (compare it before the
+ * wrap-safe difference, which would read it as one cycle before 0). */
+static inline uint64_t ts__min(uint64_t a, uint64_t b)
+{
+    if (a == RNIC_NEVER)
+        return b;
+    if (b == RNIC_NEVER)
+        return a;
+    return rnic_cycle_before(a, b) ? a : b;
+}
 
 static inline uint64_t ts_next_event(const ts_sim *s)
 {
@@ -263,7 +273,7 @@ static inline void ts_cycle(ts_sim *s)
 static inline void ts_step(ts_sim *s, uint64_t end)
 {
     uint64_t next = ts_next_event(s);
-    if (rnic_cycle_before(s->now, next)) {
+    if (next == RNIC_NEVER || rnic_cycle_before(s->now, next)) {
         uint32_t h;
         next = ts__min(next, end);
         for (h = 0; h < s->cfg.senders; h++)

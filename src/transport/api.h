@@ -272,6 +272,8 @@ typedef struct tp_rx_config {
     uint32_t delack_us;      /* delayed-ACK timeout, default 200000 (ns-3's 200 ms) */
     bool nack;               /* out-of-order arrivals answer TP_PKT_NACK instead of an ACK */
     bool sack;               /* ACKs carry a SACK block (default true; false: cumulative only, a TCP without SACK) */
+    bool ack_first;          /* a flow's first segment is acknowledged at once, as ns-3's TCP receiver does
+                                (its delayed-ACK pairs then start at the second segment); default false */
     uint32_t input_capacity, ack_capacity, delivered_capacity; /* defaults 64, 64, 64 */
     uint64_t start_cycle;
     rnic_trace_fn trace;

@@ -137,6 +137,7 @@ TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq)
     RNIC_MEMSET(fl, 0, sizeof *fl);
     RNIC_MEMSET(r->bits + (size_t)flow * r->wwords, 0, r->wwords * sizeof(uint64_t));
     fl->expected = init_seq;
+    fl->pending = r->cfg.ack_first ? r->cfg.delack_count - 1u : 0u;
     fl->open = 1;
     return RNIC_OK;
 }
