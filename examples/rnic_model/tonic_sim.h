@@ -205,15 +205,19 @@ static inline uint64_t ts_next_event(const ts_sim *s)
 /* Everything that happens in cycle s->now, then s->now + 1. */
 static inline void ts_cycle(ts_sim *s)
 {
-    uint32_t h, R = s->cfg.senders;
+    uint32_t h, i, R = s->cfg.senders;
     net_pkt p;
     rnic_work w;
-    /* uplinks deliver into the switch */
-    for (h = 0; h <= R; h++)
+    /* uplinks deliver into the switch; packets arriving in one cycle are admitted starting
+     * from a host that rotates every cycle (same-rate hosts arrive phase-locked, and a fixed
+     * order would give one host every drop when the buffer is nearly full) */
+    for (i = 0; i <= R; i++) {
+        h = (uint32_t)((s->now + i) % (R + 1u));
         while (net_link_peek(&s->uplink[h], &p) == RNIC_OK) {
             net_link_pop(&s->uplink[h], &p);
             net_switch_push(&s->sw, &p);
         }
+    }
     /* the switch delivers: data to the receiver, ACKs to the senders */
     while (tp_rx_space(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
         p.w.flags = p.ecn ? (p.w.flags | TP_WORK_ECN) : (p.w.flags & ~TP_WORK_ECN);
