@@ -51,6 +51,8 @@ bench:
 	@bash tools/callgrind_qos.sh
 	@echo "== callgrind: instructions per Palos output WQE"
 	@bash tools/callgrind_palos.sh
+	@echo "== callgrind: instructions per simulated Tonic cycle (1,024 NewReno flows, 1 % loss)"
+	@bash tools/callgrind_transport.sh
 
 figures:
 	@bash tools/deps.sh figures
@@ -87,6 +89,13 @@ figures:
 	./build/palos_weight_change --csv build/palos_weight_change.csv > /dev/null
 	gnuplot -e "csv='build/palos_weight_change.csv'; out='docs/figures/palos_fig11.png'" docs/figures/palos_fig11.gp
 	@echo "wrote docs/figures/palos_fig7.png .. palos_fig11.png"
+	@$(MAKE) --no-print-directory build/tonic_newreno_single build/tonic_newreno_200 build/tonic_newreno_ns3
+	./build/tonic_newreno_single --csv build/tonic_newreno_single.csv --ns3-csv build/tonic_newreno_single_ns3.csv | tail -n 1
+	gnuplot -e "model='build/tonic_newreno_single.csv'; ns3='build/tonic_newreno_single_ns3.csv'; out='docs/figures/tonic_fig3ab.png'" docs/figures/tonic_fig3ab.gp
+	@echo "ns-3's 200 flows over 5 s take about 10 minutes"
+	./build/tonic_newreno_200 --csv build/tonic_newreno_200.csv --ns3-csv build/tonic_newreno_200_ns3.csv | tail -n 1
+	gnuplot -e "model='build/tonic_newreno_200.csv'; ns3='build/tonic_newreno_200_ns3.csv'; out='docs/figures/tonic_fig3c.png'" docs/figures/tonic_fig3c.gp
+	@echo "wrote docs/figures/tonic_fig3ab.png docs/figures/tonic_fig3c.png"
 	@$(MAKE) --no-print-directory build/rnic_model
 	./build/rnic_model --quiet --csv build/rnic_model.csv > /dev/null
 	gnuplot -e "csv='build/rnic_model.csv'; out='docs/figures/rnic_model.png'" docs/figures/rnic_model.gp

@@ -4,7 +4,7 @@
  * beside ns-3's TcpNewReno on the same set-up (examples/ns3/tonic_newreno_ns3.cc --mode=many, run
  * here when built).
  *
- *   build/tonic_newreno_200 [--ms N] [--flows-per-host N] [--csv F] [--ns3 BIN] [--ns3-csv F]
+ *   build/tonic_newreno_200 [--ms N | --quick] [--flows-per-host N] [--csv F] [--ns3 BIN] [--ns3-csv F]
  *
  * CSV: flow,host,mbps (the model); ns-3 writes flow,host,bytes_acked,mbps to --ns3-csv.
  * RESULT mean_mbps_model mean_mbps_ns3 cdf_ks_distance jain_model jain_ns3 model_host_s ns3_host_s. */
@@ -104,6 +104,10 @@ int main(int argc, char **argv)
     for (i = 1; i < (uint32_t)argc; i++) {
         if (!strcmp(argv[i], "--ms") && i + 1 < (uint32_t)argc)
             ms = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--quick")) { /* make test: 100 ms instead of the paper's 5 s */
+            ms = 100.0;
+            ns3_csv = "build/tonic_newreno_200_quick_ns3.csv"; /* leave the full run's CSV (the figure's) alone */
+        }
         else if (!strcmp(argv[i], "--flows-per-host") && i + 1 < (uint32_t)argc)
             fph = (uint32_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--csv") && i + 1 < (uint32_t)argc)
@@ -113,7 +117,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--ns3-csv") && i + 1 < (uint32_t)argc)
             ns3_csv = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--ms N] [--flows-per-host N] [--csv F] [--ns3 BIN] [--ns3-csv F]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--ms N | --quick] [--flows-per-host N] [--csv F] [--ns3 BIN] [--ns3-csv F]\n", argv[0]);
             return 2;
         }
     }

@@ -4,7 +4,7 @@
  * plus the last retransmission among them, found by a first run: a loss only a timeout repairs); beside ns-3's own TcpNewReno on the
  * same topology with the same list (examples/ns3/tonic_newreno_ns3.cc, run here when built).
  *
- *   build/tonic_newreno_single [--ms N] [--seed S] [--drops a,b,..] [--csv F] [--ns3 BIN] [--ns3-csv F]
+ *   build/tonic_newreno_single [--ms N | --quick] [--seed S] [--drops a,b,..] [--csv F] [--ns3 BIN] [--ns3-csv F]
  *
  * Writes the model's trace as CSV (t_us,kind,seq,value: cwnd bytes at each change, tx with
  * value 1 for a retransmission, fast_rtx, timeout), the same columns as the ns-3 program, and
@@ -192,6 +192,10 @@ int main(int argc, char **argv)
     for (i = 1; i < (uint32_t)argc; i++) {
         if (!strcmp(argv[i], "--ms") && i + 1 < (uint32_t)argc)
             ms = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--quick")) { /* make test: the losses in 160 ms, the timeout 200 ms later */
+            ms = 400.0;
+            ns3_csv = "build/tonic_newreno_single_quick_ns3.csv"; /* leave the full run's CSV (the figure's) alone */
+        }
         else if (!strcmp(argv[i], "--seed") && i + 1 < (uint32_t)argc)
             seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--csv") && i + 1 < (uint32_t)argc)
@@ -209,7 +213,7 @@ int main(int argc, char **argv)
                     p++;
             }
         } else {
-            fprintf(stderr, "usage: %s [--ms N] [--seed S] [--drops a,b] [--csv F] [--ns3 BIN] [--ns3-csv F]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--ms N | --quick] [--seed S] [--drops a,b] [--csv F] [--ns3 BIN] [--ns3-csv F]\n", argv[0]);
             return 2;
         }
     }

@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     for (i = 0; i < 3; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/proto_%s.c", src, names[i]);
-        printf("RESULT table3 proto=%s loc=%ld ctx_bytes=%u credit=%s\n", protos[i]->name, count_loc(path),
+        printf("RESULT table=3 proto=%s loc=%ld ctx_bytes=%u credit=%s\n", protos[i]->name, count_loc(path),
                protos[i]->ctx_size, credit_name(protos[i]->credit));
     }
 
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
         ok = exp == seen[f];
     }
     printf("Table 4 (paper: 2,048 flows, 256-segment window, 448 B user state with window credit)\n");
-    printf("RESULT table4 flows=%u window=%u ctx_bytes=%u bytes=%llu delivered_bytes=%llu completions=%llu "
+    printf("RESULT table=4 flows=%u window=%u ctx_bytes=%u bytes=%llu delivered_bytes=%llu completions=%llu "
            "retransmissions=%llu duplicates_at_receiver=%llu ctx_violations=%llu cycles=%llu delivered_exactly_once=%d\n",
            flows, cfg.window, padded.ctx_size, (unsigned long long)total, (unsigned long long)delivered,
            (unsigned long long)completions, (unsigned long long)rtx,

@@ -2002,6 +2002,72 @@ static void test_receiver(void)
     }
 }
 
+/* Review findings of issue 10, each a regression check: grant tokens survive a refused ack
+ * field; an absurd SACK block is clipped and counted (no overflow: UBSan watches); a reversed
+ * bitmap range is empty; an absurd timer period is clamped and counted, not a wrapped deadline. */
+static void huge_timer_in(const tp_event *ev, void *ctx, tp_actions *a)
+{
+    (void)ev;
+    (void)ctx;
+    a->timer_amount = UINT64_MAX - 5u;
+    a->reset_timer = true;
+}
+static const tp_protocol proto_huge_timer = { "huge", TP_CREDIT_WINDOW, 8, gbn_init, huge_timer_in, nop_per, false, TP_MERGE_INCOMING };
+
+static void test_review_regressions(void)
+{
+    amem m1, m2, m3;
+    tp_config c;
+    tp *t;
+    rnic_work out[64], a;
+    uint64_t w[4] = { 0, 0, 0, 0 };
+    tp_bits b;
+    tp_flow_view v;
+    uint64_t before;
+    /* grants: the first ACK is stale (behind wnd_start), its tokens still count */
+    t = mk(&c, &m1, &proto_tok, 128, 4, 4);
+    open_flow(t, 0, 100, 1000, 8, 1000, 0);
+    push_msg(t, 0, 300, 0, 1);
+    CHECK_EQ(tick_pop(t, 20, out, 64), 0); /* no credit yet */
+    a = ack_pkt(0, TP_PKT_GRANT, 990, 0, 0, 250); /* cum 990 < wnd_start 1000: stale */
+    CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
+    CHECK_EQ(tick_pop(t, 20, out, 64), 2); /* 250 bytes of tokens: two 100-byte segments */
+    CHECK_EQ(tp_get_stats(t)->acks_stale, 1);
+    tp_free(t, &m1);
+    /* SACK block with an offset 2^31 away and a length far over W */
+    t = mk(&c, &m2, &proto_gbn, 128, 4, 4);
+    open_flow(t, 0, 100, 0, 8, 1000, 0);
+    push_msg(t, 0, 800, 0, 1);
+    CHECK_EQ(tick_pop(t, 20, out, 64), 8);
+    tp_flow_view_get(t, 0, &v);
+    a = ack_pkt(0, TP_PKT_ACK, 2, 0x80000001u, 0xfffffff0u, 0);
+    CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
+    tick_pop(t, 3, out, 64);
+    CHECK_EQ(tp_get_stats(t)->sack_clipped, 1);
+    tp_flow_view_get(t, 0, &v);
+    CHECK_EQ(v.wnd_start, 2);
+    tp_free(t, &m2);
+    /* a reversed range is empty */
+    w[0] = ~(uint64_t)0;
+    b.words = w;
+    b.nbits = 128;
+    b.base = 0;
+    CHECK_EQ(tp_bits_find_first(&b, 10, 5), 5);
+    CHECK_EQ(tp_bits_count(&b, 10, 5), 0);
+    /* a hook asking for a timer 2^64 cycles away: clamped, counted, no immediate timeout */
+    t = mk(&c, &m3, &proto_huge_timer, 128, 4, 4);
+    open_flow(t, 0, 100, 0, 8, 1000, 0);
+    push_msg(t, 0, 800, 0, 1);
+    tick_pop(t, 20, out, 64);
+    a = ack_pkt(0, TP_PKT_ACK, 1, 0, 0, 0);
+    CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
+    before = tp_get_stats(t)->timeouts;
+    tick_pop(t, 200, out, 64);
+    CHECK_EQ(tp_get_stats(t)->timeouts, before);
+    CHECK_EQ(tp_get_stats(t)->timer_clamped, 1);
+    tp_free(t, &m3);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -2015,5 +2081,6 @@ int main(void)
     RUN(test_receiver);
     RUN(test_exactly_once);
     RUN(test_fast_forward);
+    RUN(test_review_regressions);
     return test_summary();
 }

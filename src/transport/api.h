@@ -40,7 +40,7 @@ TP_API const char *tp_version(void);
 #define TP_CTX_MAX_RATE 340u
 #define TP_CTX_MAX_TOKEN 256u
 
-/* Records (docs/transport_model.md "Records"). A data segment out of the engine: flow, index =
+/* Records. A data segment out of the engine: flow, index =
  * segment id, offset = byte offset in its message, len, addr/raddr = the message's + offset,
  * tag and op = the message's (carried untouched), FIRST/LAST = first/last segment of the
  * message, TP_WORK_RTX for a retransmission, aux = the message's number on the flow. A control
@@ -90,7 +90,7 @@ typedef struct tp_flow_params {
     uint32_t init_wnd;     /* initial window in segments, default 10 (protocol init may change it) */
     uint64_t init_rate_bps; /* initial rate for rate credit, default = cfg.link_bps */
     uint64_t init_credit;  /* initial token credit in bytes, default 0 */
-    uint64_t max_burst;    /* D: rate credit saturates here (bytes), default 2 segments */
+    uint64_t max_burst;    /* D: rate credit saturates here (bytes); 0 (default) = 2 segments; rate credit only */
     uint32_t rto_us;       /* retransmission timeout (the minimum RTO), default 200000 (200 ms) */
     uint32_t param[6];     /* protocol parameters (each protocol documents them), default 0 */
 } tp_flow_params;
@@ -163,7 +163,7 @@ TP_API const tp_protocol *tp_protocol_reno(void);
 TP_API const tp_protocol *tp_protocol_newreno(void);
 TP_API const tp_protocol *tp_protocol_sack(void);
 
-/* Outside pacer (TP_CREDIT_EXTERNAL mode): called from tp_tick. */
+/* Outside pacer (cfg.external_pacer): called from tp_tick. */
 typedef struct tp_pacer {
     void (*doorbell)(void *user, uint32_t flow);           /* a segment entered the flow's ring */
     void (*set_rate)(void *user, uint32_t flow, uint64_t bps); /* a hook changed the flow's rate */
@@ -196,7 +196,8 @@ typedef struct tp_stats {
     uint64_t acks, acks_dup, acks_stale, newly_acked, completions;
     uint64_t timeouts, timeouts_discarded, marks, periodic_runs;
     uint64_t tx_stalls;      /* cycles a ready segment waited for the full TX port */
-    uint64_t rate_clamped, window_clamped;
+    uint64_t rate_clamped, window_clamped, timer_clamped; /* hook outputs brought into range */
+    uint64_t sack_clipped;   /* SACK blocks reaching beyond what was sent (the rest is used) */
     uint64_t pacer_consumed;
     rnic_err_stats errors;   /* refused input by cause */
 } tp_stats;
@@ -226,7 +227,7 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p);
 /* Removes it; RNIC_EBUSY while it holds unacknowledged data. */
 TP_API rnic_err tp_flow_close(tp *t, uint32_t flow);
 
-/* New data: a message (flow, len 1 .. 2^32, addr, raddr, tag, op) split into params.seg_size
+/* New data: a message (flow, len 1 .. 2^32 - 1, addr, raddr, tag, op) split into params.seg_size
  * segments, the last shorter. Its tag comes back on the completion once every segment is
  * acknowledged. RNIC_ENOENT unknown or closed flow, RNIC_EINVAL NULL / len 0 / too long,
  * RNIC_EBUSY the flow's message queue is full. Seen by the engine at the next tick. */
@@ -295,7 +296,9 @@ TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
 TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size);
 /* Opens a flow whose first segment id is init_seq. */
 TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq);
-/* A data segment from the wire (op TP_PKT_DATA). */
+/* A data segment from the wire (a record tp_pop_segment gave; op is not looked at). The
+ * receiver's window must be at least the sender's W, or segments beyond it are dropped (counted
+ * in out_window) and resent. */
 TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg);
 TP_API uint32_t tp_rx_space(const tp_rx *r);
 TP_API void tp_rx_tick(tp_rx *r);

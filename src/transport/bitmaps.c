@@ -8,7 +8,9 @@
 
 static uint32_t tp__span(const tp_bits *b, uint32_t from, uint32_t to)
 {
-    uint32_t d = to - from; /* modulo 2^32: ids are free-running */
+    uint32_t d = to - from; /* modulo 2^32: ids are free-running; a reversed range is empty */
+    if ((int32_t)d < 0)
+        return 0;
     return d > b->nbits ? b->nbits : d;
 }
 

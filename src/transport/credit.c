@@ -31,7 +31,7 @@ static void tp__rate_accrue(tp *t, tp_flow *fl)
     fl->credit_at = t->now;
     if (fl->credit_fx >= cap || r == 0)
         return;
-    if (dt >= (cap - fl->credit_fx) / r + 1u)
+    if (dt >= rnic_udiv64(cap - fl->credit_fx, r) + 1u) /* no 64-bit divide helper on 32-bit cores */
         fl->credit_fx = cap;
     else
         fl->credit_fx += dt * r;
@@ -58,7 +58,8 @@ static uint64_t tp__rate_wait(const tp_flow *fl, uint32_t len)
         if (fl->rate_level[j] == 0 || fl->rate_level[j] == 0xffffffffu)
             continue;
         per_unit = (uint64_t)fl->rate_level[j] << TP__FX; /* 2^-20 bytes per unit of 2^(4j) cycles */
-        units = need / per_unit + (need % per_unit != 0);
+        units = rnic_udiv64(need, per_unit);
+        units += units * per_unit != need;
         cycles = units << (4u * j);
         if (cycles < best)
             best = cycles;

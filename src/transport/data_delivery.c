@@ -87,7 +87,8 @@ static void tp__activate(tp *t, uint32_t f)
  * t->scan in cycle t->now, then the next id each cycle). */
 static uint64_t tp__visit_at(const tp *t, uint32_t f, uint64_t at)
 {
-    uint32_t nflows = t->cfg.max_flows, ahead = (uint32_t)((at - t->now) % nflows);
+    uint64_t span = at - t->now;
+    uint32_t nflows = t->cfg.max_flows, ahead = (uint32_t)(span - rnic_udiv64(span, nflows) * nflows);
     uint32_t scan_then = t->scan + ahead >= nflows ? t->scan + ahead - nflows : t->scan + ahead;
     return at + (f >= scan_then ? f - scan_then : f + nflows - scan_then);
 }
@@ -197,7 +198,11 @@ static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
         TP__TRACE(t, TP_TRACE_WINDOW, f, w, fl->wnd_size);
         fl->wnd_size = w;
     }
-    fl->timer_amount = a->timer_amount ? a->timer_amount : 1u;
+    fl->timer_amount = a->timer_amount;
+    if (fl->timer_amount == 0 || fl->timer_amount > ((uint64_t)1 << 62)) { /* keep deadlines comparable */
+        fl->timer_amount = fl->timer_amount ? (uint64_t)1 << 62 : 1u;
+        t->stats.timer_clamped++;
+    }
     if (a->reset_timer)
         tp__timer_start(t, f, t->now + fl->timer_amount, earliest);
     if (t->proto->credit == TP_CREDIT_RATE && a->rate_bps != fl->rate_bps)
@@ -248,6 +253,8 @@ static void tp__incoming_fixed(tp *t)
     in->newly_sacked = 0;
     in->sack_start = fl->wnd_start;
     in->sack_len = 0;
+    if (in->pkt.op == TP_PKT_GRANT && in->pkt.aux) /* tokens count even when the ack fields are refused */
+        tp__credit_add(t, f, in->pkt.aux);
     if (in->pkt.op != TP_PKT_CNP) {
         sent = fl->highest_sent - fl->wnd_start;
         if (tp__dist(fl->wnd_start, in->pkt.index) < 0) {
@@ -271,11 +278,11 @@ static void tp__incoming_fixed(tp *t)
             t->stats.acks_dup++;
         }
         if (in->pkt.len > 0) { /* the SACK block, clipped to what is sent and not yet acked */
-            int32_t lo = tp__dist(fl->wnd_start, in->pkt.offset);
-            int32_t hi = tp__dist(fl->wnd_start, in->pkt.offset + in->pkt.len);
-            int32_t top = (int32_t)(fl->highest_sent - fl->wnd_start);
-            if (in->pkt.len > t->cfg.window)
-                hi = lo + (int32_t)t->cfg.window;
+            int64_t lo = tp__dist(fl->wnd_start, in->pkt.offset); /* 64-bit: no overflow for any block */
+            int64_t hi = lo + (in->pkt.len > t->cfg.window ? t->cfg.window : in->pkt.len);
+            int64_t top = (int64_t)(fl->highest_sent - fl->wnd_start);
+            if (hi > top || in->pkt.len > t->cfg.window)
+                t->stats.sack_clipped++;
             lo = lo < 0 ? 0 : lo;
             hi = hi > top ? top : hi;
             if (hi > lo) {
@@ -301,8 +308,6 @@ static void tp__incoming_fixed(tp *t)
         if (d > 0)
             tp__note_completions(t, f);
     }
-    if (in->pkt.op == TP_PKT_GRANT && in->pkt.aux)
-        tp__credit_add(t, f, in->pkt.aux);
     t->stats.acks++;
     TP__TRACE(t, TP_TRACE_ACK, f, fl->wnd_start, in->newly_acked);
     t->stage2_valid = true;

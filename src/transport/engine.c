@@ -146,7 +146,7 @@ TP_API void tp_flow_params_default(tp_flow_params *p)
     RNIC_MEMSET(p, 0, sizeof *p);
     p->seg_size = 1000;
     p->init_wnd = 10;
-    p->max_burst = 2000;
+    p->max_burst = 0; /* 2 segments */
     p->rto_us = 200000;
 }
 
@@ -174,12 +174,15 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
         p = &def;
     }
     if (p->seg_size == 0 || p->seg_size > 65536u || p->init_wnd == 0 || p->rto_us == 0 ||
-        p->max_burst < p->seg_size || p->max_burst > ((uint64_t)1 << 40))
+        (t->proto->credit == TP_CREDIT_RATE && p->max_burst != 0 &&
+         (p->max_burst < p->seg_size || p->max_burst > ((uint64_t)1 << 40))))
         return tp__bad(t, flow, RNIC_EINVAL, p->seg_size);
     RNIC_MEMSET(fl, 0, sizeof *fl);
     RNIC_MEMSET(t->bits + (size_t)flow * 3u * t->wwords, 0, (size_t)3u * t->wwords * sizeof(uint64_t));
     RNIC_MEMSET(tp__ctx(t, flow), 0, t->ctx_stride);
     fl->params = *p;
+    if (fl->params.max_burst == 0)
+        fl->params.max_burst = 2u * (uint64_t)p->seg_size;
     fl->wnd_start = fl->highest_sent = fl->data_end = p->init_seq;
     fl->wnd_size = 1;
     fl->timer_amount = 1;
@@ -294,7 +297,7 @@ TP_API void tp_tick(tp *t)
      * (§3.4): when both touch one flow, the periodic hook works on the context as it was at
      * the start of the cycle */
     if (t->stage2_valid) {
-        hit = t->stage2.pkt.flow;
+        hit = t->stage2.pkt.op != TP_PKT_CNP ? t->stage2.pkt.flow : RNIC_NONE; /* an ACK (§3.4) */
         if (hit == f && t->proto->periodic_every_visit)
             RNIC_MEMCPY(t->scratch + t->ctx_stride, tp__ctx(t, f), t->ctx_stride);
         tp__incoming_hook(t);
@@ -332,7 +335,8 @@ TP_API uint64_t tp_next_event(const tp *t)
 /* Skip `n` idle cycles: time and the periodic scan move, nothing else can change. */
 static void tp__skip(tp *t, uint64_t n)
 {
-    t->scan = (uint32_t)((t->scan + n % t->cfg.max_flows) % t->cfg.max_flows);
+    uint32_t F = t->cfg.max_flows, ahead = (uint32_t)(n - rnic_udiv64(n, F) * F), at = t->scan + ahead;
+    t->scan = at >= F ? at - F : at;
     t->now += n;
     t->stats.cycles += n;
 }

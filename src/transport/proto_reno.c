@@ -14,7 +14,8 @@ static bool tp__tcp_lt(const tp_flow_params *p) { return (p->param[1] & 1u) == 0
  * (exact for clocks below 10^13 Hz). */
 static uint64_t tp__tcp_rto(uint64_t hz, uint32_t us)
 {
-    uint64_t c = (uint64_t)(us / 1000000u) * hz + ((uint64_t)(us % 1000000u) * hz + 500000u) / 1000000u;
+    /* rnic_udiv64: no 64-bit divide helper on 32-bit cores */
+    uint64_t c = (uint64_t)(us / 1000000u) * hz + rnic_udiv64((uint64_t)(us % 1000000u) * hz + 500000u, 1000000u);
     return c ? c : 1u;
 }
 
@@ -56,7 +57,7 @@ static void tp__tcp_grow(tp_tcp_ctx *c, uint32_t seg, uint32_t segs)
         segs--;
     }
     if (c->cwnd >= c->ssthresh && segs > 0) {
-        add = (uint64_t)seg * seg / (c->cwnd ? c->cwnd : 1u);
+        add = rnic_udiv64((uint64_t)seg * seg, c->cwnd ? c->cwnd : 1u);
         add = add < 1u ? 1u : add;
         c->cwnd = (uint64_t)c->cwnd + add > UINT32_MAX ? UINT32_MAX : c->cwnd + (uint32_t)add;
     }
