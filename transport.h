@@ -2652,7 +2652,13 @@ static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
     ev->timer_amount = fl->timer_amount;
     ev->timer_running = tp__timer_running(t, f);
     ev->rate_bps = fl->rate_bps;
-    ev->credit = t->proto->credit == TP_CREDIT_TOKEN ? fl->credit_fx : fl->credit_fx >> 20;
+    ev->credit = fl->credit_fx;
+    if (t->proto->credit == TP_CREDIT_RATE) { /* the credit earned by now, without writing it back */
+        uint64_t cap = fl->params.max_burst << 20, dt = t->now - fl->credit_at, r = fl->rate_level[5];
+        uint64_t c = fl->credit_fx >= cap || r == 0 ? fl->credit_fx
+                     : dt >= rnic_udiv64(cap - fl->credit_fx, r) + 1u ? cap : fl->credit_fx + dt * r;
+        ev->credit = c >> 20;
+    }
     ev->params = &fl->params;
     ev->window_bits = t->cfg.window;
     ev->clock_hz = t->cfg.clock_hz;
@@ -3806,7 +3812,7 @@ static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *sta
     v.nbits = r->cfg.window;
     v.base = fl->expected;
     end = tp_bits_find_first_zero(&v, seg, fl->expected + r->cfg.window);
-    /* walk back word by word: the receiver's bitmap is small (W <= 256) */
+    /* walk back bit by bit: the run is at most W <= 256 bits (an out-of-order arrival only) */
     while (lo != fl->expected && tp_bits_test(&v, lo - 1u))
         lo--;
     *start = lo;

@@ -153,7 +153,13 @@ static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
     ev->timer_amount = fl->timer_amount;
     ev->timer_running = tp__timer_running(t, f);
     ev->rate_bps = fl->rate_bps;
-    ev->credit = t->proto->credit == TP_CREDIT_TOKEN ? fl->credit_fx : fl->credit_fx >> 20;
+    ev->credit = fl->credit_fx;
+    if (t->proto->credit == TP_CREDIT_RATE) { /* the credit earned by now, without writing it back */
+        uint64_t cap = fl->params.max_burst << 20, dt = t->now - fl->credit_at, r = fl->rate_level[5];
+        uint64_t c = fl->credit_fx >= cap || r == 0 ? fl->credit_fx
+                     : dt >= rnic_udiv64(cap - fl->credit_fx, r) + 1u ? cap : fl->credit_fx + dt * r;
+        ev->credit = c >> 20;
+    }
     ev->params = &fl->params;
     ev->window_bits = t->cfg.window;
     ev->clock_hz = t->cfg.clock_hz;

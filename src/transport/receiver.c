@@ -166,7 +166,7 @@ static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *sta
     v.nbits = r->cfg.window;
     v.base = fl->expected;
     end = tp_bits_find_first_zero(&v, seg, fl->expected + r->cfg.window);
-    /* walk back word by word: the receiver's bitmap is small (W <= 256) */
+    /* walk back bit by bit: the run is at most W <= 256 bits (an out-of-order arrival only) */
     while (lo != fl->expected && tp_bits_test(&v, lo - 1u))
         lo--;
     *start = lo;
