@@ -3497,23 +3497,37 @@ TP_API void tp_tick(tp *t)
     t->scan = t->scan + 1u == t->cfg.max_flows ? 0 : t->scan + 1u; /* the flow id visited at `now` */
 }
 
-TP_API uint64_t tp_next_event(const tp *t)
+/* The next event and whether there is one: an event due at cycle 2^64 - 1 reads RNIC_NEVER
+ * from tp_next_event, tp_advance tells the two apart with `any`. */
+static uint64_t tp__next(const tp *t, bool *any)
 {
-    uint64_t next, m;
-    if (!t)
-        return RNIC_NEVER;
+    uint64_t next = 0;
+    bool have = false;
+    *any = true;
     if (t->incoming.count || t->stage2_valid || t->active.count ||
         (t->ready.count && !tp__wring_full(&t->tx)) ||
         (t->compl_flows.count && !tp__wring_full(&t->completions)) ||
         (t->proto->periodic_every_visit && t->proto->periodic && t->open_flows))
         return t->now;
-    next = tp__heap_min(&t->rtx_timers);
-    m = tp__heap_min(&t->rate_timers);
-    if (m != RNIC_NEVER && (next == RNIC_NEVER || tp__cycle_before(m, next)))
-        next = m;
-    if (next != RNIC_NEVER && tp__cycle_before(next, t->now))
-        next = t->now;
-    return next;
+    if (t->rtx_timers.count) {
+        next = t->rtx_timers.key[0];
+        have = true;
+    }
+    if (t->rate_timers.count && (!have || tp__cycle_before(t->rate_timers.key[0], next))) {
+        next = t->rate_timers.key[0];
+        have = true;
+    }
+    if (!have) {
+        *any = false;
+        return RNIC_NEVER;
+    }
+    return tp__cycle_before(next, t->now) ? t->now : next;
+}
+
+TP_API uint64_t tp_next_event(const tp *t)
+{
+    bool any;
+    return t ? tp__next(t, &any) : RNIC_NEVER;
 }
 
 /* Skip `n` idle cycles: time and the periodic scan move, nothing else can change. */
@@ -3531,7 +3545,10 @@ TP_API uint64_t tp_advance(tp *t, uint64_t cycles)
     if (!t)
         return 0;
     while (done < cycles) {
-        uint64_t span = rnic_idle_span(t->now, tp_next_event(t), cycles - done);
+        bool any;
+        uint64_t next = tp__next(t, &any), span = any ? rnic_idle_span(t->now, next, cycles - done) : cycles - done;
+        if (any && next == RNIC_NEVER) /* an event due at 2^64 - 1, not "never" */
+            span = next - t->now < cycles - done ? next - t->now : cycles - done;
         if (span) {
             tp__skip(t, span);
             done += span;
@@ -3948,17 +3965,24 @@ TP_API void tp_rx_tick(tp_rx *r)
     r->now++;
 }
 
-TP_API uint64_t tp_rx_next_event(const tp_rx *r)
+static uint64_t tp__rx_next(const tp_rx *r, bool *any)
 {
     uint64_t m;
-    if (!r)
-        return RNIC_NEVER;
+    *any = true;
     if (!tp__wring_empty(&r->input) && !tp__wring_full(&r->acks) && !tp__wring_full(&r->delivered))
         return r->now;
-    if (tp__wring_full(&r->acks))
+    if (tp__wring_full(&r->acks) || r->delack.count == 0) {
+        *any = false;
         return RNIC_NEVER;
-    m = tp__heap_min(&r->delack);
-    return m != RNIC_NEVER && tp__cycle_before(m, r->now) ? r->now : m;
+    }
+    m = r->delack.key[0];
+    return tp__cycle_before(m, r->now) ? r->now : m;
+}
+
+TP_API uint64_t tp_rx_next_event(const tp_rx *r)
+{
+    bool any;
+    return r ? tp__rx_next(r, &any) : RNIC_NEVER;
 }
 
 TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
@@ -3967,8 +3991,10 @@ TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
     if (!r)
         return 0;
     while (done < cycles) {
-        uint64_t span = rnic_idle_span(r->now, tp_rx_next_event(r), cycles - done);
-        bool was_full;
+        bool was_full, any;
+        uint64_t next = tp__rx_next(r, &any), span = any ? rnic_idle_span(r->now, next, cycles - done) : cycles - done;
+        if (any && next == RNIC_NEVER) /* an event due at 2^64 - 1, not "never" */
+            span = next - r->now < cycles - done ? next - r->now : cycles - done;
         if (span) {
             r->now += span;
             r->stats.cycles += span;

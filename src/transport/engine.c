@@ -313,23 +313,37 @@ TP_API void tp_tick(tp *t)
     t->scan = t->scan + 1u == t->cfg.max_flows ? 0 : t->scan + 1u; /* the flow id visited at `now` */
 }
 
-TP_API uint64_t tp_next_event(const tp *t)
+/* The next event and whether there is one: an event due at cycle 2^64 - 1 reads RNIC_NEVER
+ * from tp_next_event, tp_advance tells the two apart with `any`. */
+static uint64_t tp__next(const tp *t, bool *any)
 {
-    uint64_t next, m;
-    if (!t)
-        return RNIC_NEVER;
+    uint64_t next = 0;
+    bool have = false;
+    *any = true;
     if (t->incoming.count || t->stage2_valid || t->active.count ||
         (t->ready.count && !tp__wring_full(&t->tx)) ||
         (t->compl_flows.count && !tp__wring_full(&t->completions)) ||
         (t->proto->periodic_every_visit && t->proto->periodic && t->open_flows))
         return t->now;
-    next = tp__heap_min(&t->rtx_timers);
-    m = tp__heap_min(&t->rate_timers);
-    if (m != RNIC_NEVER && (next == RNIC_NEVER || tp__cycle_before(m, next)))
-        next = m;
-    if (next != RNIC_NEVER && tp__cycle_before(next, t->now))
-        next = t->now;
-    return next;
+    if (t->rtx_timers.count) {
+        next = t->rtx_timers.key[0];
+        have = true;
+    }
+    if (t->rate_timers.count && (!have || tp__cycle_before(t->rate_timers.key[0], next))) {
+        next = t->rate_timers.key[0];
+        have = true;
+    }
+    if (!have) {
+        *any = false;
+        return RNIC_NEVER;
+    }
+    return tp__cycle_before(next, t->now) ? t->now : next;
+}
+
+TP_API uint64_t tp_next_event(const tp *t)
+{
+    bool any;
+    return t ? tp__next(t, &any) : RNIC_NEVER;
 }
 
 /* Skip `n` idle cycles: time and the periodic scan move, nothing else can change. */
@@ -347,7 +361,10 @@ TP_API uint64_t tp_advance(tp *t, uint64_t cycles)
     if (!t)
         return 0;
     while (done < cycles) {
-        uint64_t span = rnic_idle_span(t->now, tp_next_event(t), cycles - done);
+        bool any;
+        uint64_t next = tp__next(t, &any), span = any ? rnic_idle_span(t->now, next, cycles - done) : cycles - done;
+        if (any && next == RNIC_NEVER) /* an event due at 2^64 - 1, not "never" */
+            span = next - t->now < cycles - done ? next - t->now : cycles - done;
         if (span) {
             tp__skip(t, span);
             done += span;

@@ -302,17 +302,24 @@ TP_API void tp_rx_tick(tp_rx *r)
     r->now++;
 }
 
-TP_API uint64_t tp_rx_next_event(const tp_rx *r)
+static uint64_t tp__rx_next(const tp_rx *r, bool *any)
 {
     uint64_t m;
-    if (!r)
-        return RNIC_NEVER;
+    *any = true;
     if (!tp__wring_empty(&r->input) && !tp__wring_full(&r->acks) && !tp__wring_full(&r->delivered))
         return r->now;
-    if (tp__wring_full(&r->acks))
+    if (tp__wring_full(&r->acks) || r->delack.count == 0) {
+        *any = false;
         return RNIC_NEVER;
-    m = tp__heap_min(&r->delack);
-    return m != RNIC_NEVER && tp__cycle_before(m, r->now) ? r->now : m;
+    }
+    m = r->delack.key[0];
+    return tp__cycle_before(m, r->now) ? r->now : m;
+}
+
+TP_API uint64_t tp_rx_next_event(const tp_rx *r)
+{
+    bool any;
+    return r ? tp__rx_next(r, &any) : RNIC_NEVER;
 }
 
 TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
@@ -321,8 +328,10 @@ TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
     if (!r)
         return 0;
     while (done < cycles) {
-        uint64_t span = rnic_idle_span(r->now, tp_rx_next_event(r), cycles - done);
-        bool was_full;
+        bool was_full, any;
+        uint64_t next = tp__rx_next(r, &any), span = any ? rnic_idle_span(r->now, next, cycles - done) : cycles - done;
+        if (any && next == RNIC_NEVER) /* an event due at 2^64 - 1, not "never" */
+            span = next - r->now < cycles - done ? next - r->now : cycles - done;
         if (span) {
             r->now += span;
             r->stats.cycles += span;
