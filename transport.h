@@ -2495,6 +2495,61 @@ static bool tp__wring_pop(tp_wring *r, rnic_work *out)
     r->count--;
     return true;
 }
+
+/* A port's next record: taken (pop) or copied (peek); RNIC_EEMPTY when none. */
+static rnic_err tp__wring_take(tp_wring *r, rnic_work *out, bool pop)
+{
+    if (r->count == 0)
+        return RNIC_EEMPTY;
+    if (pop)
+        tp__wring_pop(r, out);
+    else
+        *out = r->slot[r->head];
+    return RNIC_OK;
+}
+
+/* Every flow absent from a timer heap. */
+static void tp__heap_clear(tp_heap *h, uint32_t nflows)
+{
+    uint32_t i;
+    h->count = 0;
+    for (i = 0; i < nflows; i++)
+        h->pos[i] = RNIC_NONE;
+}
+
+/* Cycles an engine may skip from `now` with `left` to run: its next event `next` when `any`
+ * (an event at 2^64 - 1 then reads RNIC_NEVER and is not "never"), else all of `left`. */
+static uint64_t tp__idle_cycles(uint64_t now, uint64_t next, bool any, uint64_t left)
+{
+    if (!any)
+        return left;
+    if (next == RNIC_NEVER)
+        return next - now < left ? next - now : left;
+    return rnic_idle_span(now, next, left);
+}
+
+/* Layout of an engine's arrays in caller memory (inside a function with `size_t off, at` and
+ * `unsigned char *mem`; `obj` NULL or mem NULL: sizes only): an array, a heap, a port. */
+#define TP__LAYOUT_ARRAY(obj, field, type, count)                     \
+    do {                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
+            return 0;                                                 \
+        if ((obj) && mem)                                             \
+            (obj)->field = (type *)(void *)(mem + at);                \
+    } while (0)
+#define TP__LAYOUT_HEAP(obj, heap, nflows)                            \
+    do {                                                              \
+        TP__LAYOUT_ARRAY(obj, heap.flow, uint32_t, nflows);           \
+        TP__LAYOUT_ARRAY(obj, heap.key, uint64_t, nflows);            \
+        TP__LAYOUT_ARRAY(obj, heap.pos, uint32_t, nflows);            \
+    } while (0)
+#define TP__LAYOUT_PORT(obj, port, capacity)                                                \
+    do {                                                                                    \
+        if (!rnic__mem_reserve(&off, tp__wring_slots(capacity), sizeof(rnic_work), &at))    \
+            return 0;                                                                       \
+        if ((obj) && mem)                                                                   \
+            tp__wring_init(&(obj)->port, (rnic_work *)(void *)(mem + at), (capacity));      \
+    } while (0)
 /* ==== end src/transport/queues.c ==== */
 /* ==== begin src/transport/data_delivery.c ==== */
 /* transport.h: the data delivery engine (§3.2, Fig. 2 left): Incoming (a fixed stage, then the
@@ -2624,6 +2679,8 @@ static void tp__timers_due(tp *t)
     }
 }
 
+static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now); /* credit.c */
+
 static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
 {
     const tp_flow *fl = &t->flows[f];
@@ -2652,13 +2709,7 @@ static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
     ev->timer_amount = fl->timer_amount;
     ev->timer_running = tp__timer_running(t, f);
     ev->rate_bps = fl->rate_bps;
-    ev->credit = fl->credit_fx;
-    if (t->proto->credit == TP_CREDIT_RATE) { /* the credit earned by now, without writing it back */
-        uint64_t cap = fl->params.max_burst << 20, dt = t->now - fl->credit_at, r = fl->rate_level[5];
-        uint64_t c = fl->credit_fx >= cap || r == 0 ? fl->credit_fx
-                     : dt >= rnic_udiv64(cap - fl->credit_fx, r) + 1u ? cap : fl->credit_fx + dt * r;
-        ev->credit = c >> 20;
-    }
+    ev->credit = t->proto->credit == TP_CREDIT_RATE ? tp__rate_credit_at(fl, t->now) >> 20 : fl->credit_fx;
     ev->params = &fl->params;
     ev->window_bits = t->cfg.window;
     ev->clock_hz = t->cfg.clock_hz;
@@ -3027,17 +3078,22 @@ static void tp__rate_levels(tp *t, tp_flow *fl)
 
 static uint64_t tp__credit_cap(const tp_flow *fl) { return fl->params.max_burst << TP__FX; }
 
-/* Rate: bring the credit up to `now` with the finest register (R_5, 2^-20 bytes per cycle). */
+/* Rate: the credit earned by `now` with the finest register (R_5, 2^-20 bytes per cycle),
+ * saturating at the burst D; the engine writes it back (tp__rate_accrue), hooks only read it. */
+static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now)
+{
+    uint64_t cap = tp__credit_cap(fl), dt = now - fl->credit_at, r = fl->rate_level[5];
+    if (fl->credit_fx >= cap || r == 0)
+        return fl->credit_fx;
+    if (dt >= rnic_udiv64(cap - fl->credit_fx, r) + 1u) /* no 64-bit divide helper on 32-bit cores */
+        return cap;
+    return fl->credit_fx + dt * r;
+}
+
 static void tp__rate_accrue(tp *t, tp_flow *fl)
 {
-    uint64_t cap = tp__credit_cap(fl), dt = t->now - fl->credit_at, r = fl->rate_level[5];
+    fl->credit_fx = tp__rate_credit_at(fl, t->now);
     fl->credit_at = t->now;
-    if (fl->credit_fx >= cap || r == 0)
-        return;
-    if (dt >= rnic_udiv64(cap - fl->credit_fx, r) + 1u) /* no 64-bit divide helper on 32-bit cores */
-        fl->credit_fx = cap;
-    else
-        fl->credit_fx += dt * r;
 }
 
 static bool tp__has_credit(tp *t, tp_flow *fl, uint32_t len)
@@ -3252,40 +3308,20 @@ static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
 {
     size_t off = 0, at;
     uint32_t F = c->max_flows, wwords = c->window / 64u, stride = (uint32_t)rnic_align_up(c->protocol->ctx_size);
-#define TP__ARRAY(field, type, count)                                 \
-    do {                                                              \
-        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
-            return 0;                                                 \
-        if (t && mem)                                                 \
-            t->field = (type *)(void *)(mem + at);                    \
-    } while (0)
-#define TP__RING(ring, type, count)                                                   \
-    do {                                                                              \
-        if (!rnic__mem_reserve(&off, tp__wring_slots(count), sizeof(type), &at))      \
-            return 0;                                                                 \
-        if (t && mem)                                                                 \
-            tp__wring_init(&t->ring, (rnic_work *)(void *)(mem + at), (count));       \
-    } while (0)
-    TP__ARRAY(flows, tp_flow, F);
-    TP__ARRAY(bits, uint64_t, (size_t)F * 3u * wwords);
-    TP__ARRAY(ctx, unsigned char, (size_t)F * stride);
-    TP__ARRAY(scratch, unsigned char, (size_t)stride * 2u + 8u);
-    TP__ARRAY(msgs, tp_msg, (size_t)F * c->messages);
-    TP__ARRAY(rings, rnic_work, (size_t)F * c->ring);
-    TP__ARRAY(active.ids, uint32_t, F);
-    TP__ARRAY(ready.ids, uint32_t, F);
-    TP__ARRAY(compl_flows.ids, uint32_t, F);
-    TP__ARRAY(rtx_timers.flow, uint32_t, F);
-    TP__ARRAY(rtx_timers.key, uint64_t, F);
-    TP__ARRAY(rtx_timers.pos, uint32_t, F);
-    TP__ARRAY(rate_timers.flow, uint32_t, F);
-    TP__ARRAY(rate_timers.key, uint64_t, F);
-    TP__ARRAY(rate_timers.pos, uint32_t, F);
-    TP__RING(incoming, rnic_work, c->incoming_capacity);
-    TP__RING(tx, rnic_work, c->tx_capacity);
-    TP__RING(completions, rnic_work, c->completion_capacity);
-#undef TP__ARRAY
-#undef TP__RING
+    TP__LAYOUT_ARRAY(t, flows, tp_flow, F);
+    TP__LAYOUT_ARRAY(t, bits, uint64_t, (size_t)F * 3u * wwords);
+    TP__LAYOUT_ARRAY(t, ctx, unsigned char, (size_t)F * stride);
+    TP__LAYOUT_ARRAY(t, scratch, unsigned char, (size_t)stride * 2u + 8u);
+    TP__LAYOUT_ARRAY(t, msgs, tp_msg, (size_t)F * c->messages);
+    TP__LAYOUT_ARRAY(t, rings, rnic_work, (size_t)F * c->ring);
+    TP__LAYOUT_ARRAY(t, active.ids, uint32_t, F);
+    TP__LAYOUT_ARRAY(t, ready.ids, uint32_t, F);
+    TP__LAYOUT_ARRAY(t, compl_flows.ids, uint32_t, F);
+    TP__LAYOUT_HEAP(t, rtx_timers, F);
+    TP__LAYOUT_HEAP(t, rate_timers, F);
+    TP__LAYOUT_PORT(t, incoming, c->incoming_capacity);
+    TP__LAYOUT_PORT(t, tx, c->tx_capacity);
+    TP__LAYOUT_PORT(t, completions, c->completion_capacity);
     return off;
 }
 
@@ -3299,7 +3335,6 @@ TP_API size_t tp_mem_size(const tp_config *cfg)
 TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
 {
     size_t need;
-    uint32_t i;
     if (!t || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = tp__layout(cfg, NULL, NULL);
@@ -3316,8 +3351,8 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     t->wwords = cfg->window / 64u;
     t->ctx_stride = (uint32_t)rnic_align_up(cfg->protocol->ctx_size);
     t->active.capacity = t->ready.capacity = t->compl_flows.capacity = cfg->max_flows;
-    for (i = 0; i < cfg->max_flows; i++)
-        t->rtx_timers.pos[i] = t->rate_timers.pos[i] = RNIC_NONE;
+    tp__heap_clear(&t->rtx_timers, cfg->max_flows);
+    tp__heap_clear(&t->rate_timers, cfg->max_flows);
     rnic_trace_set(&t->trace, cfg->trace, cfg->trace_user);
     t->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     return RNIC_OK;
@@ -3546,9 +3581,7 @@ TP_API uint64_t tp_advance(tp *t, uint64_t cycles)
         return 0;
     while (done < cycles) {
         bool any;
-        uint64_t next = tp__next(t, &any), span = any ? rnic_idle_span(t->now, next, cycles - done) : cycles - done;
-        if (any && next == RNIC_NEVER) /* an event due at 2^64 - 1, not "never" */
-            span = next - t->now < cycles - done ? next - t->now : cycles - done;
+        uint64_t next = tp__next(t, &any), span = tp__idle_cycles(t->now, next, any, cycles - done);
         if (span) {
             tp__skip(t, span);
             done += span;
@@ -3574,19 +3607,15 @@ TP_API uint64_t tp_now(const tp *t) { return t ? t->now : 0; }
 
 static rnic_err tp__take(tp *t, tp_wring *ring, rnic_work *out, bool pop)
 {
+    rnic_err e;
     if (!t)
         return RNIC_EINVAL;
     if (!out)
         return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
-    if (tp__wring_empty(ring))
-        return RNIC_EEMPTY;
-    if (!pop) {
-        *out = ring->slot[ring->head];
-        return RNIC_OK;
-    }
-    tp__wring_pop(ring, out);
-    TP__TRACE(t, RNIC_TRACE_POP, out->flow, out->tag, out->index);
-    return RNIC_OK;
+    e = tp__wring_take(ring, out, pop);
+    if (e == RNIC_OK && pop)
+        TP__TRACE(t, RNIC_TRACE_POP, out->flow, out->tag, out->index);
+    return e;
 }
 
 TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out) { return tp__take(t, t ? &t->tx : NULL, out, true); }
@@ -3721,30 +3750,12 @@ static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
 {
     size_t off = 0, at;
     uint32_t F = c->max_flows;
-#define TP__ARRAY(field, type, count)                                 \
-    do {                                                              \
-        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
-            return 0;                                                 \
-        if (r && mem)                                                 \
-            r->field = (type *)(void *)(mem + at);                    \
-    } while (0)
-#define TP__RING(ring, count)                                                         \
-    do {                                                                              \
-        if (!rnic__mem_reserve(&off, tp__wring_slots(count), sizeof(rnic_work), &at)) \
-            return 0;                                                                 \
-        if (r && mem)                                                                 \
-            tp__wring_init(&r->ring, (rnic_work *)(void *)(mem + at), (count));       \
-    } while (0)
-    TP__ARRAY(flows, tp_rx_flow, F);
-    TP__ARRAY(bits, uint64_t, (size_t)F * (c->window / 64u));
-    TP__ARRAY(delack.flow, uint32_t, F);
-    TP__ARRAY(delack.key, uint64_t, F);
-    TP__ARRAY(delack.pos, uint32_t, F);
-    TP__RING(input, c->input_capacity);
-    TP__RING(acks, c->ack_capacity);
-    TP__RING(delivered, c->delivered_capacity);
-#undef TP__ARRAY
-#undef TP__RING
+    TP__LAYOUT_ARRAY(r, flows, tp_rx_flow, F);
+    TP__LAYOUT_ARRAY(r, bits, uint64_t, (size_t)F * (c->window / 64u));
+    TP__LAYOUT_HEAP(r, delack, F);
+    TP__LAYOUT_PORT(r, input, c->input_capacity);
+    TP__LAYOUT_PORT(r, acks, c->ack_capacity);
+    TP__LAYOUT_PORT(r, delivered, c->delivered_capacity);
     return off;
 }
 
@@ -3756,7 +3767,6 @@ TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg)
 TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size)
 {
     size_t need;
-    uint32_t i;
     if (!r || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_rx_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = tp__rx_layout(cfg, NULL, NULL);
@@ -3773,8 +3783,7 @@ TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t 
     r->delack_cycles = rnic_ns_to_cycles((uint64_t)cfg->delack_us * 1000u, cfg->clock_hz);
     if (r->delack_cycles == 0)
         r->delack_cycles = 1;
-    for (i = 0; i < cfg->max_flows; i++)
-        r->delack.pos[i] = RNIC_NONE;
+    tp__heap_clear(&r->delack, cfg->max_flows);
     rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     return RNIC_OK;
@@ -3992,9 +4001,7 @@ TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
         return 0;
     while (done < cycles) {
         bool was_full, any;
-        uint64_t next = tp__rx_next(r, &any), span = any ? rnic_idle_span(r->now, next, cycles - done) : cycles - done;
-        if (any && next == RNIC_NEVER) /* an event due at 2^64 - 1, not "never" */
-            span = next - r->now < cycles - done ? next - r->now : cycles - done;
+        uint64_t next = tp__rx_next(r, &any), span = tp__idle_cycles(r->now, next, any, cycles - done);
         if (span) {
             r->now += span;
             r->stats.cycles += span;
@@ -4019,13 +4026,7 @@ static rnic_err tp__rx_take(tp_rx *r, tp_wring *ring, rnic_work *out, bool pop)
         return RNIC_EINVAL;
     if (!out)
         return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
-    if (tp__wring_empty(ring))
-        return RNIC_EEMPTY;
-    if (pop)
-        tp__wring_pop(ring, out);
-    else
-        *out = ring->slot[ring->head];
-    return RNIC_OK;
+    return tp__wring_take(ring, out, pop);
 }
 
 TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->acks : NULL, out, true); }

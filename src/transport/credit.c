@@ -24,17 +24,22 @@ static void tp__rate_levels(tp *t, tp_flow *fl)
 
 static uint64_t tp__credit_cap(const tp_flow *fl) { return fl->params.max_burst << TP__FX; }
 
-/* Rate: bring the credit up to `now` with the finest register (R_5, 2^-20 bytes per cycle). */
+/* Rate: the credit earned by `now` with the finest register (R_5, 2^-20 bytes per cycle),
+ * saturating at the burst D; the engine writes it back (tp__rate_accrue), hooks only read it. */
+static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now)
+{
+    uint64_t cap = tp__credit_cap(fl), dt = now - fl->credit_at, r = fl->rate_level[5];
+    if (fl->credit_fx >= cap || r == 0)
+        return fl->credit_fx;
+    if (dt >= rnic_udiv64(cap - fl->credit_fx, r) + 1u) /* no 64-bit divide helper on 32-bit cores */
+        return cap;
+    return fl->credit_fx + dt * r;
+}
+
 static void tp__rate_accrue(tp *t, tp_flow *fl)
 {
-    uint64_t cap = tp__credit_cap(fl), dt = t->now - fl->credit_at, r = fl->rate_level[5];
+    fl->credit_fx = tp__rate_credit_at(fl, t->now);
     fl->credit_at = t->now;
-    if (fl->credit_fx >= cap || r == 0)
-        return;
-    if (dt >= rnic_udiv64(cap - fl->credit_fx, r) + 1u) /* no 64-bit divide helper on 32-bit cores */
-        fl->credit_fx = cap;
-    else
-        fl->credit_fx += dt * r;
 }
 
 static bool tp__has_credit(tp *t, tp_flow *fl, uint32_t len)

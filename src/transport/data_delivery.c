@@ -125,6 +125,8 @@ static void tp__timers_due(tp *t)
     }
 }
 
+static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now); /* credit.c */
+
 static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
 {
     const tp_flow *fl = &t->flows[f];
@@ -153,13 +155,7 @@ static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
     ev->timer_amount = fl->timer_amount;
     ev->timer_running = tp__timer_running(t, f);
     ev->rate_bps = fl->rate_bps;
-    ev->credit = fl->credit_fx;
-    if (t->proto->credit == TP_CREDIT_RATE) { /* the credit earned by now, without writing it back */
-        uint64_t cap = fl->params.max_burst << 20, dt = t->now - fl->credit_at, r = fl->rate_level[5];
-        uint64_t c = fl->credit_fx >= cap || r == 0 ? fl->credit_fx
-                     : dt >= rnic_udiv64(cap - fl->credit_fx, r) + 1u ? cap : fl->credit_fx + dt * r;
-        ev->credit = c >> 20;
-    }
+    ev->credit = t->proto->credit == TP_CREDIT_RATE ? tp__rate_credit_at(fl, t->now) >> 20 : fl->credit_fx;
     ev->params = &fl->params;
     ev->window_bits = t->cfg.window;
     ev->clock_hz = t->cfg.clock_hz;

@@ -68,40 +68,20 @@ static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
 {
     size_t off = 0, at;
     uint32_t F = c->max_flows, wwords = c->window / 64u, stride = (uint32_t)rnic_align_up(c->protocol->ctx_size);
-#define TP__ARRAY(field, type, count)                                 \
-    do {                                                              \
-        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
-            return 0;                                                 \
-        if (t && mem)                                                 \
-            t->field = (type *)(void *)(mem + at);                    \
-    } while (0)
-#define TP__RING(ring, type, count)                                                   \
-    do {                                                                              \
-        if (!rnic__mem_reserve(&off, tp__wring_slots(count), sizeof(type), &at))      \
-            return 0;                                                                 \
-        if (t && mem)                                                                 \
-            tp__wring_init(&t->ring, (rnic_work *)(void *)(mem + at), (count));       \
-    } while (0)
-    TP__ARRAY(flows, tp_flow, F);
-    TP__ARRAY(bits, uint64_t, (size_t)F * 3u * wwords);
-    TP__ARRAY(ctx, unsigned char, (size_t)F * stride);
-    TP__ARRAY(scratch, unsigned char, (size_t)stride * 2u + 8u);
-    TP__ARRAY(msgs, tp_msg, (size_t)F * c->messages);
-    TP__ARRAY(rings, rnic_work, (size_t)F * c->ring);
-    TP__ARRAY(active.ids, uint32_t, F);
-    TP__ARRAY(ready.ids, uint32_t, F);
-    TP__ARRAY(compl_flows.ids, uint32_t, F);
-    TP__ARRAY(rtx_timers.flow, uint32_t, F);
-    TP__ARRAY(rtx_timers.key, uint64_t, F);
-    TP__ARRAY(rtx_timers.pos, uint32_t, F);
-    TP__ARRAY(rate_timers.flow, uint32_t, F);
-    TP__ARRAY(rate_timers.key, uint64_t, F);
-    TP__ARRAY(rate_timers.pos, uint32_t, F);
-    TP__RING(incoming, rnic_work, c->incoming_capacity);
-    TP__RING(tx, rnic_work, c->tx_capacity);
-    TP__RING(completions, rnic_work, c->completion_capacity);
-#undef TP__ARRAY
-#undef TP__RING
+    TP__LAYOUT_ARRAY(t, flows, tp_flow, F);
+    TP__LAYOUT_ARRAY(t, bits, uint64_t, (size_t)F * 3u * wwords);
+    TP__LAYOUT_ARRAY(t, ctx, unsigned char, (size_t)F * stride);
+    TP__LAYOUT_ARRAY(t, scratch, unsigned char, (size_t)stride * 2u + 8u);
+    TP__LAYOUT_ARRAY(t, msgs, tp_msg, (size_t)F * c->messages);
+    TP__LAYOUT_ARRAY(t, rings, rnic_work, (size_t)F * c->ring);
+    TP__LAYOUT_ARRAY(t, active.ids, uint32_t, F);
+    TP__LAYOUT_ARRAY(t, ready.ids, uint32_t, F);
+    TP__LAYOUT_ARRAY(t, compl_flows.ids, uint32_t, F);
+    TP__LAYOUT_HEAP(t, rtx_timers, F);
+    TP__LAYOUT_HEAP(t, rate_timers, F);
+    TP__LAYOUT_PORT(t, incoming, c->incoming_capacity);
+    TP__LAYOUT_PORT(t, tx, c->tx_capacity);
+    TP__LAYOUT_PORT(t, completions, c->completion_capacity);
     return off;
 }
 
@@ -115,7 +95,6 @@ TP_API size_t tp_mem_size(const tp_config *cfg)
 TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
 {
     size_t need;
-    uint32_t i;
     if (!t || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = tp__layout(cfg, NULL, NULL);
@@ -132,8 +111,8 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     t->wwords = cfg->window / 64u;
     t->ctx_stride = (uint32_t)rnic_align_up(cfg->protocol->ctx_size);
     t->active.capacity = t->ready.capacity = t->compl_flows.capacity = cfg->max_flows;
-    for (i = 0; i < cfg->max_flows; i++)
-        t->rtx_timers.pos[i] = t->rate_timers.pos[i] = RNIC_NONE;
+    tp__heap_clear(&t->rtx_timers, cfg->max_flows);
+    tp__heap_clear(&t->rate_timers, cfg->max_flows);
     rnic_trace_set(&t->trace, cfg->trace, cfg->trace_user);
     t->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     return RNIC_OK;
@@ -362,9 +341,7 @@ TP_API uint64_t tp_advance(tp *t, uint64_t cycles)
         return 0;
     while (done < cycles) {
         bool any;
-        uint64_t next = tp__next(t, &any), span = any ? rnic_idle_span(t->now, next, cycles - done) : cycles - done;
-        if (any && next == RNIC_NEVER) /* an event due at 2^64 - 1, not "never" */
-            span = next - t->now < cycles - done ? next - t->now : cycles - done;
+        uint64_t next = tp__next(t, &any), span = tp__idle_cycles(t->now, next, any, cycles - done);
         if (span) {
             tp__skip(t, span);
             done += span;
@@ -390,19 +367,15 @@ TP_API uint64_t tp_now(const tp *t) { return t ? t->now : 0; }
 
 static rnic_err tp__take(tp *t, tp_wring *ring, rnic_work *out, bool pop)
 {
+    rnic_err e;
     if (!t)
         return RNIC_EINVAL;
     if (!out)
         return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
-    if (tp__wring_empty(ring))
-        return RNIC_EEMPTY;
-    if (!pop) {
-        *out = ring->slot[ring->head];
-        return RNIC_OK;
-    }
-    tp__wring_pop(ring, out);
-    TP__TRACE(t, RNIC_TRACE_POP, out->flow, out->tag, out->index);
-    return RNIC_OK;
+    e = tp__wring_take(ring, out, pop);
+    if (e == RNIC_OK && pop)
+        TP__TRACE(t, RNIC_TRACE_POP, out->flow, out->tag, out->index);
+    return e;
 }
 
 TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out) { return tp__take(t, t ? &t->tx : NULL, out, true); }

@@ -138,3 +138,58 @@ static bool tp__wring_pop(tp_wring *r, rnic_work *out)
     r->count--;
     return true;
 }
+
+/* A port's next record: taken (pop) or copied (peek); RNIC_EEMPTY when none. */
+static rnic_err tp__wring_take(tp_wring *r, rnic_work *out, bool pop)
+{
+    if (r->count == 0)
+        return RNIC_EEMPTY;
+    if (pop)
+        tp__wring_pop(r, out);
+    else
+        *out = r->slot[r->head];
+    return RNIC_OK;
+}
+
+/* Every flow absent from a timer heap. */
+static void tp__heap_clear(tp_heap *h, uint32_t nflows)
+{
+    uint32_t i;
+    h->count = 0;
+    for (i = 0; i < nflows; i++)
+        h->pos[i] = RNIC_NONE;
+}
+
+/* Cycles an engine may skip from `now` with `left` to run: its next event `next` when `any`
+ * (an event at 2^64 - 1 then reads RNIC_NEVER and is not "never"), else all of `left`. */
+static uint64_t tp__idle_cycles(uint64_t now, uint64_t next, bool any, uint64_t left)
+{
+    if (!any)
+        return left;
+    if (next == RNIC_NEVER)
+        return next - now < left ? next - now : left;
+    return rnic_idle_span(now, next, left);
+}
+
+/* Layout of an engine's arrays in caller memory (inside a function with `size_t off, at` and
+ * `unsigned char *mem`; `obj` NULL or mem NULL: sizes only): an array, a heap, a port. */
+#define TP__LAYOUT_ARRAY(obj, field, type, count)                     \
+    do {                                                              \
+        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
+            return 0;                                                 \
+        if ((obj) && mem)                                             \
+            (obj)->field = (type *)(void *)(mem + at);                \
+    } while (0)
+#define TP__LAYOUT_HEAP(obj, heap, nflows)                            \
+    do {                                                              \
+        TP__LAYOUT_ARRAY(obj, heap.flow, uint32_t, nflows);           \
+        TP__LAYOUT_ARRAY(obj, heap.key, uint64_t, nflows);            \
+        TP__LAYOUT_ARRAY(obj, heap.pos, uint32_t, nflows);            \
+    } while (0)
+#define TP__LAYOUT_PORT(obj, port, capacity)                                                \
+    do {                                                                                    \
+        if (!rnic__mem_reserve(&off, tp__wring_slots(capacity), sizeof(rnic_work), &at))    \
+            return 0;                                                                       \
+        if ((obj) && mem)                                                                   \
+            tp__wring_init(&(obj)->port, (rnic_work *)(void *)(mem + at), (capacity));      \
+    } while (0)

@@ -58,30 +58,12 @@ static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
 {
     size_t off = 0, at;
     uint32_t F = c->max_flows;
-#define TP__ARRAY(field, type, count)                                 \
-    do {                                                              \
-        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
-            return 0;                                                 \
-        if (r && mem)                                                 \
-            r->field = (type *)(void *)(mem + at);                    \
-    } while (0)
-#define TP__RING(ring, count)                                                         \
-    do {                                                                              \
-        if (!rnic__mem_reserve(&off, tp__wring_slots(count), sizeof(rnic_work), &at)) \
-            return 0;                                                                 \
-        if (r && mem)                                                                 \
-            tp__wring_init(&r->ring, (rnic_work *)(void *)(mem + at), (count));       \
-    } while (0)
-    TP__ARRAY(flows, tp_rx_flow, F);
-    TP__ARRAY(bits, uint64_t, (size_t)F * (c->window / 64u));
-    TP__ARRAY(delack.flow, uint32_t, F);
-    TP__ARRAY(delack.key, uint64_t, F);
-    TP__ARRAY(delack.pos, uint32_t, F);
-    TP__RING(input, c->input_capacity);
-    TP__RING(acks, c->ack_capacity);
-    TP__RING(delivered, c->delivered_capacity);
-#undef TP__ARRAY
-#undef TP__RING
+    TP__LAYOUT_ARRAY(r, flows, tp_rx_flow, F);
+    TP__LAYOUT_ARRAY(r, bits, uint64_t, (size_t)F * (c->window / 64u));
+    TP__LAYOUT_HEAP(r, delack, F);
+    TP__LAYOUT_PORT(r, input, c->input_capacity);
+    TP__LAYOUT_PORT(r, acks, c->ack_capacity);
+    TP__LAYOUT_PORT(r, delivered, c->delivered_capacity);
     return off;
 }
 
@@ -93,7 +75,6 @@ TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg)
 TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size)
 {
     size_t need;
-    uint32_t i;
     if (!r || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_rx_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = tp__rx_layout(cfg, NULL, NULL);
@@ -110,8 +91,7 @@ TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t 
     r->delack_cycles = rnic_ns_to_cycles((uint64_t)cfg->delack_us * 1000u, cfg->clock_hz);
     if (r->delack_cycles == 0)
         r->delack_cycles = 1;
-    for (i = 0; i < cfg->max_flows; i++)
-        r->delack.pos[i] = RNIC_NONE;
+    tp__heap_clear(&r->delack, cfg->max_flows);
     rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     return RNIC_OK;
@@ -329,9 +309,7 @@ TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
         return 0;
     while (done < cycles) {
         bool was_full, any;
-        uint64_t next = tp__rx_next(r, &any), span = any ? rnic_idle_span(r->now, next, cycles - done) : cycles - done;
-        if (any && next == RNIC_NEVER) /* an event due at 2^64 - 1, not "never" */
-            span = next - r->now < cycles - done ? next - r->now : cycles - done;
+        uint64_t next = tp__rx_next(r, &any), span = tp__idle_cycles(r->now, next, any, cycles - done);
         if (span) {
             r->now += span;
             r->stats.cycles += span;
@@ -356,13 +334,7 @@ static rnic_err tp__rx_take(tp_rx *r, tp_wring *ring, rnic_work *out, bool pop)
         return RNIC_EINVAL;
     if (!out)
         return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
-    if (tp__wring_empty(ring))
-        return RNIC_EEMPTY;
-    if (pop)
-        tp__wring_pop(ring, out);
-    else
-        *out = ring->slot[ring->head];
-    return RNIC_OK;
+    return tp__wring_take(ring, out, pop);
 }
 
 TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->acks : NULL, out, true); }
