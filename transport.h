@@ -21,8 +21,11 @@
  * lossy wire) and examples/tonic_*.c for Fig. 3 and Tables 3/4.
  *
  * WRITING A PROTOCOL: fill a static const tp_protocol { name, credit (TP_CREDIT_*), ctx_size,
- * init, incoming, periodic, periodic_every_visit, merge }. init(params, clock_hz, ctx, act) sets
- * the context (zeroed before) and may change act's preset window, rate, credit and timer period.
+ * init, incoming, periodic, periodic_every_visit, merge, config, check }. init(params, config,
+ * clock_hz, ctx, act) sets the context (zeroed before) and may change act's preset window, rate,
+ * credit and timer period. config is the protocol's constant parameter block (NULL: defaults; a
+ * variant is a copy of the protocol with another config, validated by check in tp_config_check);
+ * hooks see it as ev->config.
  * Hooks get a tp_event (the packet and the flow's state, bitmaps as read-only tp_bits views) and
  * a tp_actions preset to "no change"; they may mark a range for retransmission, set the window,
  * rate, token credit, timer period, and restart the timer. The engine arms the rtx timer itself
@@ -1686,6 +1689,7 @@ TP_API const char *tp_version(void);
 /* Engine bits of rnic_work.flags on segments. */
 #define TP_WORK_RTX (1u << RNIC_WORK_ENGINE_SHIFT)      /* a retransmission */
 #define TP_WORK_ECN (2u << RNIC_WORK_ENGINE_SHIFT)      /* on the wire: CE mark; on an ACK: ECN echo */
+#define TP_WORK_TRIMMED (4u << RNIC_WORK_ENGINE_SHIFT)  /* a data segment whose payload a switch trimmed (NDP): only its header arrived */
 
 /* Engine-specific trace kinds. */
 #define TP_TRACE_GENERATE 16u  /* segment generation: id = flow, a = segment id, b = 1 if retransmission */
@@ -1756,6 +1760,7 @@ typedef struct tp_event {
     const tp_flow_params *params;
     uint32_t window_bits;    /* W */
     uint64_t clock_hz;
+    const void *config;      /* the protocol's parameter block (tp_protocol.config) */
 } tp_event;
 
 /* What a hook may change (App. F's outputs). Preset to "no change". */
@@ -1776,22 +1781,32 @@ typedef void (*tp_hook_fn)(const tp_event *ev, void *ctx, tp_actions *act);
 
 /* A protocol (§3.5): credit type, user context (size and initial value) and two hooks. Hooks run
  * in one cycle: integer arithmetic and the tp_bits helpers only, no loops over the window, no
- * allocation. The context is a byte array of ctx_size (<= the credit type's budget, Table 4). */
+ * allocation. The context is a byte array of ctx_size (<= the credit type's budget, Table 4).
+ * `config` is the protocol's constant parameter block (what the hardware would synthesise in, e.g.
+ * a DCQCN variant): init and both hooks see it; `check` (optional) validates it in
+ * tp_config_check. A variant is a copy of a protocol with another config. */
 typedef struct tp_protocol {
     const char *name;
     uint32_t credit;         /* TP_CREDIT_* */
     uint32_t ctx_size;
     /* Sets the flow's initial context and actions (window, rate, credit, timer amount). */
-    void (*init)(const tp_flow_params *p, uint64_t clock_hz, void *ctx, tp_actions *act);
+    void (*init)(const tp_flow_params *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act);
     tp_hook_fn incoming;     /* every control packet, the cycle after its fixed stage */
     tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry */
     bool periodic_every_visit; /* false: periodic runs only when the timer expired */
     uint32_t merge;          /* TP_MERGE_* */
+    const void *config;      /* NULL: the protocol's defaults */
+    rnic_err (*check)(const void *config); /* NULL: any config */
 } tp_protocol;
 
 TP_API const tp_protocol *tp_protocol_reno(void);
 TP_API const tp_protocol *tp_protocol_newreno(void);
 TP_API const tp_protocol *tp_protocol_sack(void);
+/* Rate and token protocols (Table 3); their parameters and contexts: proto_dcqcn.h, proto_irn.h,
+ * proto_ndp.h sections below. */
+TP_API const tp_protocol *tp_protocol_dcqcn(void); /* RoCEv2 go-back-N + DCQCN (rate), the paper preset */
+TP_API const tp_protocol *tp_protocol_irn(void);   /* IRN (rate) */
+TP_API const tp_protocol *tp_protocol_ndp(void);   /* NDP (grant tokens) */
 
 /* Outside pacer (cfg.external_pacer): called from tp_tick. */
 typedef struct tp_pacer {
@@ -1905,6 +1920,15 @@ typedef struct tp_rx_config {
     bool sack;               /* ACKs carry a SACK block (default true; false: cumulative only, a TCP without SACK) */
     bool ack_first;          /* a flow's first segment is acknowledged at once, as ns-3's TCP receiver does
                                 (its delayed-ACK pairs then start at the second segment); default false */
+    bool go_back_n;          /* RoCEv2 responder: out-of-sequence data is discarded (not delivered) and
+                                answered with a NAK (TP_PKT_NACK, index = expected PSN); default false */
+    uint32_t cnp_interval_us; /* DCQCN notification point: at most one CNP (TP_PKT_CNP) per flow per
+                                interval for CE-marked data (TP_WORK_ECN); 0 (default) = no CNPs */
+    uint32_t cnp_mode;       /* TP_RX_CNP_*: what a mark inside the interval does */
+    uint64_t pull_bps;       /* NDP: every arrival (data or trimmed header) queues one pull
+                                (TP_PKT_GRANT, aux = the segment's len); pulls leave paced at this rate
+                                (len + pull_overhead_bytes per pull); 0 (default) = no pulls */
+    uint32_t pull_overhead_bytes; /* per-packet wire bytes the pull pacing adds to len; default 64 */
     uint32_t input_capacity, ack_capacity, delivered_capacity; /* defaults 64, 64, 64 */
     uint64_t start_cycle;
     rnic_trace_fn trace;
@@ -1912,8 +1936,12 @@ typedef struct tp_rx_config {
     uint16_t trace_id;
 } tp_rx_config;
 
+#define TP_RX_CNP_IMMEDIATE 0u /* a mark within the interval sends nothing (HPCC simulator, NIC firmware) */
+#define TP_RX_CNP_DEFERRED 1u  /* marks within the interval send one CNP when it ends (htsim) */
+
 typedef struct tp_rx_stats {
     uint64_t cycles, segments, bytes, duplicates, out_of_window, acks, delayed_acks_sent;
+    uint64_t marked, cnps, naks, discarded_out_of_sequence, trimmed, pulls;
     uint64_t ack_stalls;
     rnic_err_stats errors;
 } tp_rx_stats;
@@ -2000,6 +2028,15 @@ typedef struct tp_sack_ctx {
                          * top[2] is the IsLost frontier for DupThresh 3 */
 } tp_sack_ctx;
 /* ==== end src/transport/protocols.h ==== */
+/* ==== begin src/transport/proto_dcqcn.h ==== */
+/* transport.h: dcqcn -- being written (issue 11). */
+/* ==== end src/transport/proto_dcqcn.h ==== */
+/* ==== begin src/transport/proto_irn.h ==== */
+/* transport.h: irn -- being written (issue 11). */
+/* ==== end src/transport/proto_irn.h ==== */
+/* ==== begin src/transport/proto_ndp.h ==== */
+/* transport.h: ndp -- being written (issue 11). */
+/* ==== end src/transport/proto_ndp.h ==== */
 /* ==== begin src/transport/state.h ==== */
 /* transport.h: engine state (transparent so firmware can place it statically; use the API).
  * Everything that scales with flows, window, ring or messages lives in caller memory. */
@@ -2713,6 +2750,7 @@ static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
     ev->params = &fl->params;
     ev->window_bits = t->cfg.window;
     ev->clock_hz = t->cfg.clock_hz;
+    ev->config = t->proto->config;
 }
 
 static void tp__actions_preset(const tp_flow *fl, tp_actions *a)
@@ -3298,6 +3336,8 @@ TP_API rnic_err tp_config_check(const tp_config *c, const char **field)
     if (!c->protocol || c->protocol->credit > TP_CREDIT_TOKEN ||
         c->protocol->ctx_size > tp__ctx_budget(c->protocol->credit))
         return rnic_config_bad(field, "protocol", RNIC_EINVAL);
+    if (c->protocol->check && c->protocol->check(c->protocol->config) != RNIC_OK)
+        return rnic_config_bad(field, "protocol.config", RNIC_EINVAL);
     if (c->external_pacer && c->protocol->credit != TP_CREDIT_RATE)
         return rnic_config_bad(field, "external_pacer", RNIC_EINVAL);
     return RNIC_OK;
@@ -3413,7 +3453,7 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
     act.timer_amount = rnic_ns_to_cycles((uint64_t)p->rto_us * 1000u, t->cfg.clock_hz);
     act.add_credit = p->init_credit;
     if (t->proto->init)
-        t->proto->init(p, t->cfg.clock_hz, tp__ctx(t, flow), &act);
+        t->proto->init(p, t->proto->config, t->cfg.clock_hz, tp__ctx(t, flow), &act);
     if (t->proto->credit == TP_CREDIT_RATE)
         fl->credit_fx = tp__credit_cap(fl); /* a rate flow starts with a full bucket */
     fl->rate_bps = 0;
@@ -4073,8 +4113,9 @@ static uint64_t tp__tcp_rto(uint64_t hz, uint32_t us)
 static void tp__tcp_load(tp_tcp_ctx *c, const void *ctx) { RNIC_MEMCPY(c, ctx, sizeof *c); }
 static void tp__tcp_store(void *ctx, const tp_tcp_ctx *c) { RNIC_MEMCPY(ctx, c, sizeof *c); }
 
-static void tp__tcp_init(const tp_flow_params *p, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__tcp_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
+    (void)config;
     tp_tcp_ctx c;
     uint64_t w = (uint64_t)p->init_wnd * p->seg_size;
     RNIC_MEMSET(&c, 0, sizeof c);
@@ -4217,7 +4258,7 @@ static void tp__reno_periodic(const tp_event *ev, void *ctx, tp_actions *act)
 }
 
 static const tp_protocol tp__reno = {"reno", TP_CREDIT_WINDOW, sizeof(tp_tcp_ctx), tp__tcp_init,
-                                     tp__reno_incoming, tp__reno_periodic, false, TP_MERGE_INCOMING};
+                                     tp__reno_incoming, tp__reno_periodic, false, TP_MERGE_INCOMING, NULL, NULL};
 
 TP_API const tp_protocol *tp_protocol_reno(void) { return &tp__reno; }
 /* ==== end src/transport/proto_reno.c ==== */
@@ -4339,7 +4380,7 @@ static void tp__newreno_periodic(const tp_event *ev, void *ctx, tp_actions *act)
 }
 
 static const tp_protocol tp__newreno = {"newreno", TP_CREDIT_WINDOW, sizeof(tp_tcp_ctx), tp__tcp_init,
-                                        tp__newreno_incoming, tp__newreno_periodic, false, TP_MERGE_INCOMING};
+                                        tp__newreno_incoming, tp__newreno_periodic, false, TP_MERGE_INCOMING, NULL, NULL};
 
 TP_API const tp_protocol *tp_protocol_newreno(void) { return &tp__newreno; }
 /* ==== end src/transport/proto_newreno.c ==== */
@@ -4423,10 +4464,10 @@ static void tp__sack_send(const tp_event *ev, tp_sack_ctx *c, tp_actions *act, u
     act->wnd_size = tp__tcp_clamp(ev, room > 0 && s == x ? (uint64_t)sent + (uint64_t)room : sent);
 }
 
-static void tp__sack_init(const tp_flow_params *p, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__sack_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     tp_sack_ctx c;
-    tp__tcp_init(p, hz, ctx, act);
+    tp__tcp_init(p, config, hz, ctx, act);
     RNIC_MEMCPY(&c, ctx, sizeof c.tcp);
     c.high_rxt = p->init_seq;
     c.top[0] = c.top[1] = c.top[2] = p->init_seq - 1u;
@@ -4497,10 +4538,19 @@ static void tp__sack_periodic(const tp_event *ev, void *ctx, tp_actions *act)
 }
 
 static const tp_protocol tp__sack = {"sack", TP_CREDIT_WINDOW, sizeof(tp_sack_ctx), tp__sack_init,
-                                     tp__sack_incoming, tp__sack_periodic, false, TP_MERGE_INCOMING};
+                                     tp__sack_incoming, tp__sack_periodic, false, TP_MERGE_INCOMING, NULL, NULL};
 
 TP_API const tp_protocol *tp_protocol_sack(void) { return &tp__sack; }
 /* ==== end src/transport/proto_sack.c ==== */
+/* ==== begin src/transport/proto_dcqcn.c ==== */
+/* transport.h: dcqcn -- being written (issue 11). */
+/* ==== end src/transport/proto_dcqcn.c ==== */
+/* ==== begin src/transport/proto_irn.c ==== */
+/* transport.h: irn -- being written (issue 11). */
+/* ==== end src/transport/proto_irn.c ==== */
+/* ==== begin src/transport/proto_ndp.c ==== */
+/* transport.h: ndp -- being written (issue 11). */
+/* ==== end src/transport/proto_ndp.c ==== */
 RNIC_EXTERN_C_END
 #endif /* TP_IMPLEMENTATION */
 

@@ -59,10 +59,10 @@ static void pad_check(const tp_event *ev, const unsigned char *ctx)
             pad_violations++;
 }
 
-static void pad_init(const tp_flow_params *p, uint64_t hz, void *ctx, tp_actions *a)
+static void pad_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *a)
 {
     uint32_t i;
-    tp_protocol_newreno()->init(p, hz, ctx, a);
+    tp_protocol_newreno()->init(p, config, hz, ctx, a);
     for (i = NR_CTX; i < PAD_CTX; i++) /* init does not know the flow: param[5] carries it */
         ((unsigned char *)ctx)[i] = pattern(p->param[5], i);
 }

@@ -95,9 +95,10 @@ static rnic_work ack_pkt(uint32_t flow, uint32_t op, uint32_t cum, uint32_t sack
 typedef struct gbn_ctx {
     uint32_t dup;
 } gbn_ctx;
-static void gbn_init(const tp_flow_params *p, uint64_t hz, void *ctx, tp_actions *a)
+static void gbn_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *a)
 {
     (void)hz;
+    (void)config;
     (void)ctx;
     a->wnd_size = p->init_wnd;
 }
@@ -127,7 +128,7 @@ static void gbn_per(const tp_event *ev, void *ctx, tp_actions *a)
         a->reset_timer = true;
     }
 }
-static const tp_protocol proto_gbn = { "gbn", TP_CREDIT_WINDOW, sizeof(gbn_ctx), gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING };
+static const tp_protocol proto_gbn = { "gbn", TP_CREDIT_WINDOW, sizeof(gbn_ctx), gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING, NULL, NULL };
 
 /* The same loss recovery on rate credit: a timeout halves the rate (down to a quarter of the
  * flow's initial rate), a new ACK raises it by 1/32 up to the initial rate (re-timing a waiting flow now and then). */
@@ -145,7 +146,7 @@ static void rgbn_per(const tp_event *ev, void *ctx, tp_actions *a)
     if (ev->timeout)
         a->rate_bps = ev->rate_bps / 2u > ev->params->init_rate_bps / 4u ? ev->rate_bps / 2u : ev->params->init_rate_bps / 4u;
 }
-static const tp_protocol proto_rgbn = { "rgbn", TP_CREDIT_RATE, sizeof(gbn_ctx), gbn_init, rgbn_in, rgbn_per, false, TP_MERGE_INCOMING };
+static const tp_protocol proto_rgbn = { "rgbn", TP_CREDIT_RATE, sizeof(gbn_ctx), gbn_init, rgbn_in, rgbn_per, false, TP_MERGE_INCOMING, NULL, NULL };
 
 /* Rate without loss recovery: a CNP sets the rate to its aux kb/s. */
 static void rate_in(const tp_event *ev, void *ctx, tp_actions *a)
@@ -160,7 +161,7 @@ static void nop_per(const tp_event *ev, void *ctx, tp_actions *a)
     (void)ctx;
     (void)a;
 }
-static const tp_protocol proto_rate = { "rate", TP_CREDIT_RATE, 8, gbn_init, rate_in, nop_per, false, TP_MERGE_INCOMING };
+static const tp_protocol proto_rate = { "rate", TP_CREDIT_RATE, 8, gbn_init, rate_in, nop_per, false, TP_MERGE_INCOMING, NULL, NULL };
 
 /* Tokens: credit only from grants (the engine adds a GRANT's aux). */
 static void tok_in(const tp_event *ev, void *ctx, tp_actions *a)
@@ -169,7 +170,7 @@ static void tok_in(const tp_event *ev, void *ctx, tp_actions *a)
     (void)ctx;
     (void)a;
 }
-static const tp_protocol proto_tok = { "tok", TP_CREDIT_TOKEN, 8, gbn_init, tok_in, nop_per, false, TP_MERGE_INCOMING };
+static const tp_protocol proto_tok = { "tok", TP_CREDIT_TOKEN, 8, gbn_init, tok_in, nop_per, false, TP_MERGE_INCOMING, NULL, NULL };
 
 /* Control by packet: a CNP's aux marks [wnd_start + (aux & 0xff), wnd_start + (aux >> 8 & 0xff))
  * and, when aux >> 16 is non-zero, sets the window to it. */
@@ -186,7 +187,7 @@ static void ctl_in(const tp_event *ev, void *ctx, tp_actions *a)
     if (ev->pkt_data >> 16)
         a->wnd_size = ev->pkt_data >> 16;
 }
-static const tp_protocol proto_ctl = { "ctl", TP_CREDIT_WINDOW, 8, gbn_init, ctl_in, nop_per, false, TP_MERGE_INCOMING };
+static const tp_protocol proto_ctl = { "ctl", TP_CREDIT_WINDOW, 8, gbn_init, ctl_in, nop_per, false, TP_MERGE_INCOMING, NULL, NULL };
 
 /* ---------------------------------------------------------------- the closed loop (tests 1, 7) */
 
@@ -1051,9 +1052,9 @@ static void mrg_per(const tp_event *ev, void *ctx, tp_actions *a)
         g_nplog++;
     }
 }
-static const tp_protocol proto_mrg = { "mrg", TP_CREDIT_WINDOW, sizeof(mrg_ctx), gbn_init, mrg_in, mrg_per, false, TP_MERGE_INCOMING };
-static const tp_protocol proto_mrg_in = { "mrg_in", TP_CREDIT_WINDOW, sizeof(mrg_ctx), gbn_init, mrg_in, mrg_per, true, TP_MERGE_INCOMING };
-static const tp_protocol proto_mrg_per = { "mrg_per", TP_CREDIT_WINDOW, sizeof(mrg_ctx), gbn_init, mrg_in, mrg_per, true, TP_MERGE_PERIODIC };
+static const tp_protocol proto_mrg = { "mrg", TP_CREDIT_WINDOW, sizeof(mrg_ctx), gbn_init, mrg_in, mrg_per, false, TP_MERGE_INCOMING, NULL, NULL };
+static const tp_protocol proto_mrg_in = { "mrg_in", TP_CREDIT_WINDOW, sizeof(mrg_ctx), gbn_init, mrg_in, mrg_per, true, TP_MERGE_INCOMING, NULL, NULL };
+static const tp_protocol proto_mrg_per = { "mrg_per", TP_CREDIT_WINDOW, sizeof(mrg_ctx), gbn_init, mrg_in, mrg_per, true, TP_MERGE_PERIODIC, NULL, NULL };
 
 static uint64_t g_gen_cycle;
 static void gen_trace(void *user, const rnic_trace_event *e)
@@ -1633,13 +1634,13 @@ static void test_bad_input(void)
     const char *field;
     uint64_t expect_err = 0, e0;
     int i;
-    static const tp_protocol p448 = { "w448", TP_CREDIT_WINDOW, 448, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING };
-    static const tp_protocol p449 = { "w449", TP_CREDIT_WINDOW, 449, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING };
-    static const tp_protocol p340 = { "r340", TP_CREDIT_RATE, 340, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING };
-    static const tp_protocol p341 = { "r341", TP_CREDIT_RATE, 341, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING };
-    static const tp_protocol p256 = { "t256", TP_CREDIT_TOKEN, 256, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING };
-    static const tp_protocol p257 = { "t257", TP_CREDIT_TOKEN, 257, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING };
-    static const tp_protocol pbad = { "bad", 7u, 8, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING };
+    static const tp_protocol p448 = { "w448", TP_CREDIT_WINDOW, 448, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING, NULL, NULL };
+    static const tp_protocol p449 = { "w449", TP_CREDIT_WINDOW, 449, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING, NULL, NULL };
+    static const tp_protocol p340 = { "r340", TP_CREDIT_RATE, 340, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING, NULL, NULL };
+    static const tp_protocol p341 = { "r341", TP_CREDIT_RATE, 341, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING, NULL, NULL };
+    static const tp_protocol p256 = { "t256", TP_CREDIT_TOKEN, 256, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING, NULL, NULL };
+    static const tp_protocol p257 = { "t257", TP_CREDIT_TOKEN, 257, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING, NULL, NULL };
+    static const tp_protocol pbad = { "bad", 7u, 8, gbn_init, gbn_in, gbn_per, false, TP_MERGE_INCOMING, NULL, NULL };
 
     /* config checks name the bad field */
     tp_config_default(&c);
@@ -2027,7 +2028,7 @@ static void huge_timer_in(const tp_event *ev, void *ctx, tp_actions *a)
     a->timer_amount = UINT64_MAX - 5u;
     a->reset_timer = true;
 }
-static const tp_protocol proto_huge_timer = { "huge", TP_CREDIT_WINDOW, 8, gbn_init, huge_timer_in, nop_per, false, TP_MERGE_INCOMING };
+static const tp_protocol proto_huge_timer = { "huge", TP_CREDIT_WINDOW, 8, gbn_init, huge_timer_in, nop_per, false, TP_MERGE_INCOMING, NULL, NULL };
 
 static void test_review_regressions(void)
 {

@@ -116,7 +116,7 @@ static void emu_init(emu *e, const tp_protocol *p, const tp_flow_params *fp, uin
     e->ctx = e->buf + 1;
     e->ws = e->hs = fp->init_seq, e->end = fp->init_seq + nseg;
     emu_preset(e, &a);
-    p->init(&e->fp, hz, e->ctx, &a);
+    p->init(&e->fp, p->config, hz, e->ctx, &a);
     emu_apply(e, &a);
     emu_generate(e);
 }

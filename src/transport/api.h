@@ -56,6 +56,7 @@ TP_API const char *tp_version(void);
 /* Engine bits of rnic_work.flags on segments. */
 #define TP_WORK_RTX (1u << RNIC_WORK_ENGINE_SHIFT)      /* a retransmission */
 #define TP_WORK_ECN (2u << RNIC_WORK_ENGINE_SHIFT)      /* on the wire: CE mark; on an ACK: ECN echo */
+#define TP_WORK_TRIMMED (4u << RNIC_WORK_ENGINE_SHIFT)  /* a data segment whose payload a switch trimmed (NDP): only its header arrived */
 
 /* Engine-specific trace kinds. */
 #define TP_TRACE_GENERATE 16u  /* segment generation: id = flow, a = segment id, b = 1 if retransmission */
@@ -126,6 +127,7 @@ typedef struct tp_event {
     const tp_flow_params *params;
     uint32_t window_bits;    /* W */
     uint64_t clock_hz;
+    const void *config;      /* the protocol's parameter block (tp_protocol.config) */
 } tp_event;
 
 /* What a hook may change (App. F's outputs). Preset to "no change". */
@@ -146,22 +148,32 @@ typedef void (*tp_hook_fn)(const tp_event *ev, void *ctx, tp_actions *act);
 
 /* A protocol (§3.5): credit type, user context (size and initial value) and two hooks. Hooks run
  * in one cycle: integer arithmetic and the tp_bits helpers only, no loops over the window, no
- * allocation. The context is a byte array of ctx_size (<= the credit type's budget, Table 4). */
+ * allocation. The context is a byte array of ctx_size (<= the credit type's budget, Table 4).
+ * `config` is the protocol's constant parameter block (what the hardware would synthesise in, e.g.
+ * a DCQCN variant): init and both hooks see it; `check` (optional) validates it in
+ * tp_config_check. A variant is a copy of a protocol with another config. */
 typedef struct tp_protocol {
     const char *name;
     uint32_t credit;         /* TP_CREDIT_* */
     uint32_t ctx_size;
     /* Sets the flow's initial context and actions (window, rate, credit, timer amount). */
-    void (*init)(const tp_flow_params *p, uint64_t clock_hz, void *ctx, tp_actions *act);
+    void (*init)(const tp_flow_params *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act);
     tp_hook_fn incoming;     /* every control packet, the cycle after its fixed stage */
     tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry */
     bool periodic_every_visit; /* false: periodic runs only when the timer expired */
     uint32_t merge;          /* TP_MERGE_* */
+    const void *config;      /* NULL: the protocol's defaults */
+    rnic_err (*check)(const void *config); /* NULL: any config */
 } tp_protocol;
 
 TP_API const tp_protocol *tp_protocol_reno(void);
 TP_API const tp_protocol *tp_protocol_newreno(void);
 TP_API const tp_protocol *tp_protocol_sack(void);
+/* Rate and token protocols (Table 3); their parameters and contexts: proto_dcqcn.h, proto_irn.h,
+ * proto_ndp.h sections below. */
+TP_API const tp_protocol *tp_protocol_dcqcn(void); /* RoCEv2 go-back-N + DCQCN (rate), the paper preset */
+TP_API const tp_protocol *tp_protocol_irn(void);   /* IRN (rate) */
+TP_API const tp_protocol *tp_protocol_ndp(void);   /* NDP (grant tokens) */
 
 /* Outside pacer (cfg.external_pacer): called from tp_tick. */
 typedef struct tp_pacer {
@@ -275,6 +287,15 @@ typedef struct tp_rx_config {
     bool sack;               /* ACKs carry a SACK block (default true; false: cumulative only, a TCP without SACK) */
     bool ack_first;          /* a flow's first segment is acknowledged at once, as ns-3's TCP receiver does
                                 (its delayed-ACK pairs then start at the second segment); default false */
+    bool go_back_n;          /* RoCEv2 responder: out-of-sequence data is discarded (not delivered) and
+                                answered with a NAK (TP_PKT_NACK, index = expected PSN); default false */
+    uint32_t cnp_interval_us; /* DCQCN notification point: at most one CNP (TP_PKT_CNP) per flow per
+                                interval for CE-marked data (TP_WORK_ECN); 0 (default) = no CNPs */
+    uint32_t cnp_mode;       /* TP_RX_CNP_*: what a mark inside the interval does */
+    uint64_t pull_bps;       /* NDP: every arrival (data or trimmed header) queues one pull
+                                (TP_PKT_GRANT, aux = the segment's len); pulls leave paced at this rate
+                                (len + pull_overhead_bytes per pull); 0 (default) = no pulls */
+    uint32_t pull_overhead_bytes; /* per-packet wire bytes the pull pacing adds to len; default 64 */
     uint32_t input_capacity, ack_capacity, delivered_capacity; /* defaults 64, 64, 64 */
     uint64_t start_cycle;
     rnic_trace_fn trace;
@@ -282,8 +303,12 @@ typedef struct tp_rx_config {
     uint16_t trace_id;
 } tp_rx_config;
 
+#define TP_RX_CNP_IMMEDIATE 0u /* a mark within the interval sends nothing (HPCC simulator, NIC firmware) */
+#define TP_RX_CNP_DEFERRED 1u  /* marks within the interval send one CNP when it ends (htsim) */
+
 typedef struct tp_rx_stats {
     uint64_t cycles, segments, bytes, duplicates, out_of_window, acks, delayed_acks_sent;
+    uint64_t marked, cnps, naks, discarded_out_of_sequence, trimmed, pulls;
     uint64_t ack_stalls;
     rnic_err_stats errors;
 } tp_rx_stats;

@@ -159,6 +159,7 @@ static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
     ev->params = &fl->params;
     ev->window_bits = t->cfg.window;
     ev->clock_hz = t->cfg.clock_hz;
+    ev->config = t->proto->config;
 }
 
 static void tp__actions_preset(const tp_flow *fl, tp_actions *a)

@@ -58,6 +58,8 @@ TP_API rnic_err tp_config_check(const tp_config *c, const char **field)
     if (!c->protocol || c->protocol->credit > TP_CREDIT_TOKEN ||
         c->protocol->ctx_size > tp__ctx_budget(c->protocol->credit))
         return rnic_config_bad(field, "protocol", RNIC_EINVAL);
+    if (c->protocol->check && c->protocol->check(c->protocol->config) != RNIC_OK)
+        return rnic_config_bad(field, "protocol.config", RNIC_EINVAL);
     if (c->external_pacer && c->protocol->credit != TP_CREDIT_RATE)
         return rnic_config_bad(field, "external_pacer", RNIC_EINVAL);
     return RNIC_OK;
@@ -173,7 +175,7 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
     act.timer_amount = rnic_ns_to_cycles((uint64_t)p->rto_us * 1000u, t->cfg.clock_hz);
     act.add_credit = p->init_credit;
     if (t->proto->init)
-        t->proto->init(p, t->cfg.clock_hz, tp__ctx(t, flow), &act);
+        t->proto->init(p, t->proto->config, t->cfg.clock_hz, tp__ctx(t, flow), &act);
     if (t->proto->credit == TP_CREDIT_RATE)
         fl->credit_fx = tp__credit_cap(fl); /* a rate flow starts with a full bucket */
     fl->rate_bps = 0;

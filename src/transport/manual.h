@@ -18,8 +18,11 @@
  * lossy wire) and examples/tonic_*.c for Fig. 3 and Tables 3/4.
  *
  * WRITING A PROTOCOL: fill a static const tp_protocol { name, credit (TP_CREDIT_*), ctx_size,
- * init, incoming, periodic, periodic_every_visit, merge }. init(params, clock_hz, ctx, act) sets
- * the context (zeroed before) and may change act's preset window, rate, credit and timer period.
+ * init, incoming, periodic, periodic_every_visit, merge, config, check }. init(params, config,
+ * clock_hz, ctx, act) sets the context (zeroed before) and may change act's preset window, rate,
+ * credit and timer period. config is the protocol's constant parameter block (NULL: defaults; a
+ * variant is a copy of the protocol with another config, validated by check in tp_config_check);
+ * hooks see it as ev->config.
  * Hooks get a tp_event (the packet and the flow's state, bitmaps as read-only tp_bits views) and
  * a tp_actions preset to "no change"; they may mark a range for retransmission, set the window,
  * rate, token credit, timer period, and restart the timer. The engine arms the rtx timer itself

@@ -115,6 +115,6 @@ static void tp__newreno_periodic(const tp_event *ev, void *ctx, tp_actions *act)
 }
 
 static const tp_protocol tp__newreno = {"newreno", TP_CREDIT_WINDOW, sizeof(tp_tcp_ctx), tp__tcp_init,
-                                        tp__newreno_incoming, tp__newreno_periodic, false, TP_MERGE_INCOMING};
+                                        tp__newreno_incoming, tp__newreno_periodic, false, TP_MERGE_INCOMING, NULL, NULL};
 
 TP_API const tp_protocol *tp_protocol_newreno(void) { return &tp__newreno; }

@@ -22,8 +22,9 @@ static uint64_t tp__tcp_rto(uint64_t hz, uint32_t us)
 static void tp__tcp_load(tp_tcp_ctx *c, const void *ctx) { RNIC_MEMCPY(c, ctx, sizeof *c); }
 static void tp__tcp_store(void *ctx, const tp_tcp_ctx *c) { RNIC_MEMCPY(ctx, c, sizeof *c); }
 
-static void tp__tcp_init(const tp_flow_params *p, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__tcp_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
+    (void)config;
     tp_tcp_ctx c;
     uint64_t w = (uint64_t)p->init_wnd * p->seg_size;
     RNIC_MEMSET(&c, 0, sizeof c);
@@ -166,6 +167,6 @@ static void tp__reno_periodic(const tp_event *ev, void *ctx, tp_actions *act)
 }
 
 static const tp_protocol tp__reno = {"reno", TP_CREDIT_WINDOW, sizeof(tp_tcp_ctx), tp__tcp_init,
-                                     tp__reno_incoming, tp__reno_periodic, false, TP_MERGE_INCOMING};
+                                     tp__reno_incoming, tp__reno_periodic, false, TP_MERGE_INCOMING, NULL, NULL};
 
 TP_API const tp_protocol *tp_protocol_reno(void) { return &tp__reno; }

@@ -77,10 +77,10 @@ static void tp__sack_send(const tp_event *ev, tp_sack_ctx *c, tp_actions *act, u
     act->wnd_size = tp__tcp_clamp(ev, room > 0 && s == x ? (uint64_t)sent + (uint64_t)room : sent);
 }
 
-static void tp__sack_init(const tp_flow_params *p, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__sack_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     tp_sack_ctx c;
-    tp__tcp_init(p, hz, ctx, act);
+    tp__tcp_init(p, config, hz, ctx, act);
     RNIC_MEMCPY(&c, ctx, sizeof c.tcp);
     c.high_rxt = p->init_seq;
     c.top[0] = c.top[1] = c.top[2] = p->init_seq - 1u;
@@ -151,6 +151,6 @@ static void tp__sack_periodic(const tp_event *ev, void *ctx, tp_actions *act)
 }
 
 static const tp_protocol tp__sack = {"sack", TP_CREDIT_WINDOW, sizeof(tp_sack_ctx), tp__sack_init,
-                                     tp__sack_incoming, tp__sack_periodic, false, TP_MERGE_INCOMING};
+                                     tp__sack_incoming, tp__sack_periodic, false, TP_MERGE_INCOMING, NULL, NULL};
 
 TP_API const tp_protocol *tp_protocol_sack(void) { return &tp__sack; }

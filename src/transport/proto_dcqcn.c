@@ -1,0 +1,1 @@
+/* transport.h: dcqcn -- being written (issue 11). */

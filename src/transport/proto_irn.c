@@ -1,0 +1,1 @@
+/* transport.h: irn -- being written (issue 11). */

@@ -1,0 +1,1 @@
+/* transport.h: ndp -- being written (issue 11). */
