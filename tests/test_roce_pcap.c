@@ -6,8 +6,11 @@
  * checksum, every field at its offset, the ICRC's immunity to what switches rewrite (ECN,
  * DSCP, TTL, FECN/BECN), truncation, invalid specs, and the pcap file byte for byte.
  *
- * `test_roce_pcap --write FILE` writes a small pcap with every opcode kind (make test feeds
- * it to tools/pcap_check.sh, which runs tshark). */
+ * The ACK / NAK / CNP / CE-marked data shortcuts: frames against ones assembled by hand, field
+ * by field, and (when tshark is installed) as tshark decodes them.
+ *
+ * `test_roce_pcap --write FILE` writes a small pcap with every opcode kind and a CE mark, CNP,
+ * NAK, ACK exchange (make test feeds it to tools/pcap_check.sh, which runs tshark). */
 #define _POSIX_C_SOURCE 200809L
 #include "../examples/rnic_model/roce_pcap.h"
 #include "test.h"
@@ -431,6 +434,287 @@ static void test_invalid_specs_are_refused(void)
     CHECK_EQ(roce_icrc(g_frame, sizeof cx4_cnp), 0);
 }
 
+/* ---------------------------------------------------------------- ACK, NAK, CNP, CE-marked data */
+
+static size_t read_file(const char *path, uint8_t *buf, size_t cap);
+
+/* Frames assembled by hand, field by field (IPv4 checksum and ICRC from Python's own sums:
+ * zlib.crc32 over the masked pseudo packet; payload bytes from roce_payload_byte re-written in
+ * Python). Receiver 02:..:fe / 10.0.1.1 answers sender 02:..:01 / 10.0.0.1, UDP source port
+ * 0xc456, P_Key 0xffff, TVer 0, MigReq 0. */
+static const uint8_t hand_ack[62] = {
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xfe, 0x08, 0x00, /* Ethernet */
+    0x45, 0x6a,             /* IPv4, TOS = DSCP 26 << 2 | ECT(0) */
+    0x00, 0x30,             /* total length 48 = 20 + 8 + 12 + 4 + 4 */
+    0x02, 0x03, 0x40, 0x00, /* id 0x0203, DF */
+    0x40, 0x11, 0x23, 0x4f, /* TTL 64, UDP, checksum */
+    0x0a, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x00, 0x01,
+    0xc4, 0x56, 0x12, 0xb7, 0x00, 0x1c, 0x00, 0x00, /* UDP 0xc456 -> 4791, length 28, checksum 0 */
+    0x11,                   /* BTH opcode: RC Acknowledge */
+    0x00,                   /* SE 0, M 0, PadCnt 0, TVer 0 */
+    0xff, 0xff,             /* P_Key */
+    0x00,                   /* FECN 0, BECN 0 */
+    0x00, 0x01, 0x23,       /* DestQP 0x000123 */
+    0x00, 0x00, 0xab, 0xcd, /* AckReq 0, PSN 0x00abcd (the PSN acknowledged) */
+    0x1f,                   /* AETH syndrome: ACK (0b00), credit count 31 (invalid: no credit) */
+    0x00, 0x00, 0x42,       /* MSN 0x42 */
+    0xa6, 0x4a, 0x4a, 0x8d, /* ICRC 0x8d4a4aa6, least significant byte first */
+};
+static const uint8_t hand_nak[62] = {
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xfe, 0x08, 0x00,
+    0x45, 0x6a, 0x00, 0x30, 0x02, 0x04, 0x40, 0x00, 0x40, 0x11, 0x23, 0x4e, /* id 0x0204 */
+    0x0a, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x00, 0x01,
+    0xc4, 0x56, 0x12, 0xb7, 0x00, 0x1c, 0x00, 0x00,
+    0x11, 0x00, 0xff, 0xff, 0x00, 0x00, 0x01, 0x23,
+    0x00, 0x00, 0xab, 0xce, /* PSN 0x00abce: the PSN the responder expects */
+    0x60,                   /* AETH syndrome: NAK (0b11), code 0 = PSN sequence error */
+    0x00, 0x00, 0x42,
+    0xa2, 0xb4, 0x78, 0xcb, /* ICRC 0xcb78b4a2 */
+};
+static const uint8_t hand_cnp[74] = {
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xfe, 0x08, 0x00,
+    0x45, 0xc1,             /* TOS = DSCP 48 << 2 | ECT(1) */
+    0x00, 0x3c, 0x02, 0x05, 0x40, 0x00, 0x40, 0x11, 0x22, 0xea, /* length 60, id 0x0205 */
+    0x0a, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x00, 0x01,
+    0xc4, 0x56, 0x12, 0xb7, 0x00, 0x28, 0x00, 0x00, /* UDP length 40 */
+    0x81,                   /* BTH opcode: CNP */
+    0x00, 0xff, 0xff,
+    0x40,                   /* FECN 0, BECN 1 */
+    0x00, 0x01, 0x23,       /* DestQP: the QP whose packets were CE-marked */
+    0x00, 0x00, 0x00, 0x00, /* AckReq 0, PSN 0 */
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* 16 reserved bytes */
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x1b, 0xbc, 0x04, 0x2a, /* ICRC 0x2a04bc1b */
+};
+static const uint8_t hand_data_ce[66] = {
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xfe, 0x08, 0x00,
+    0x45, 0x6b,             /* TOS = DSCP 26 << 2 | CE */
+    0x00, 0x34, 0x02, 0x06, 0x40, 0x00, 0x40, 0x11, 0x23, 0x47, /* length 52, id 0x0206 */
+    0x0a, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x00, 0x01,
+    0xc4, 0x56, 0x12, 0xb7, 0x00, 0x20, 0x00, 0x00, /* UDP length 32 */
+    0x04,                   /* BTH opcode: RC SEND Only */
+    0x30,                   /* SE 0, M 0, PadCnt 3, TVer 0 */
+    0xff, 0xff, 0x00,
+    0x00, 0x03, 0x21,       /* DestQP 0x000321 */
+    0x80, 0x00, 0xab, 0xcd, /* AckReq 1, PSN 0x00abcd */
+    0x5d, 0x5e, 0x5f, 0x60, 0x61, /* 5 payload bytes: seed 0x77, offsets 1000..1004 */
+    0x00, 0x00, 0x00,       /* pad */
+    0x7d, 0x08, 0x2c, 0x0f, /* ICRC 0x0f2c087d */
+};
+
+/* The template every shortcut copies from: opcode-specific fields set to junk that the
+ * shortcuts must clear (SE, FECN, BECN, RETH, AETH, a payload length). */
+static roce_frame_spec reply_template(void)
+{
+    roce_frame_spec t;
+    memset(&t, 0, sizeof t);
+    t.dst_mac[0] = 0x02, t.dst_mac[5] = 0x01;
+    t.src_mac[0] = 0x02, t.src_mac[5] = 0xfe;
+    t.src_ip = 0x0a000101u;
+    t.dst_ip = 0x0a000001u;
+    t.dscp = 26;
+    t.ecn = ROCE_ECN_ECT0;
+    t.udp_sport = 0xc456;
+    t.opcode = ROCE_OP_WRITE_ONLY;
+    t.solicited = 0;
+    t.ack_req = 1;
+    t.fecn = 1;
+    t.becn = 1;
+    t.dest_qp = 0x999999;
+    t.psn = 0x777777;
+    t.reth_va = 0x1122334455667788ull;
+    t.reth_rkey = 0x99;
+    t.reth_len = 4096;
+    t.aeth_syndrome = 0x55;
+    t.aeth_msn = 0x123456;
+    t.payload_len = 100;
+    t.payload_seed = 0x77;
+    t.payload_offset = 1000;
+    return t;
+}
+
+static void check_frame(const roce_frame_spec *s, const uint8_t *want, size_t want_len)
+{
+    size_t len = roce_build_frame(s, g_frame, sizeof g_frame), i;
+    CHECK_EQ(len, want_len);
+    for (i = 0; i < want_len && i < len; i++)
+        if (g_frame[i] != want[i]) {
+            char what[64];
+            snprintf(what, sizeof what, "byte %u: built 0x%02x, by hand 0x%02x", (unsigned)i, g_frame[i], want[i]);
+            test__fail(__FILE__, __LINE__, what);
+        }
+    /* the hand-made frame is itself right: header checksum and ICRC by the references here */
+    CHECK_EQ(ones_sum(want + 14, 20), 0xffffu);
+    CHECK_EQ(rdle32(want + want_len - 4), ref_icrc(want, want_len));
+}
+
+static void test_ack_nak_cnp_ce_frames_byte_for_byte(void)
+{
+    roce_frame_spec t = reply_template(), s;
+    t.ip_id = 0x0203;
+    CHECK_EQ(roce_spec_ack(&s, &t, 0x000123, 0x00abcd, 0x42, ROCE_AETH_CREDIT_INVALID), 0);
+    check_frame(&s, hand_ack, sizeof hand_ack);
+    t.ip_id = 0x0204;
+    CHECK_EQ(roce_spec_nak(&s, &t, 0x000123, 0x00abce, 0x42, ROCE_NAK_PSN_SEQ_ERR), 0);
+    check_frame(&s, hand_nak, sizeof hand_nak);
+    CHECK_EQ(s.aeth_syndrome, 0x60);
+    t.ip_id = 0x0205;
+    t.dscp = 48;
+    t.ecn = ROCE_ECN_ECT1;
+    CHECK_EQ(roce_spec_cnp(&s, &t, 0x000123), 0);
+    check_frame(&s, hand_cnp, sizeof hand_cnp);
+    t = reply_template();
+    t.ip_id = 0x0206;
+    CHECK_EQ(roce_spec_data(&s, &t, ROCE_OP_SEND_ONLY, 0x000321, 0x00abcd, 5, ROCE_ECN_CE), 0);
+    check_frame(&s, hand_data_ce, sizeof hand_data_ce);
+    /* the other syndromes: ACK credit c is c, NAK code k is 0x60 | k (IBA 9.7.5.1) */
+    t = reply_template();
+    CHECK_EQ(roce_spec_ack(&s, &t, 1, 2, 3, 0), 0);
+    CHECK_EQ(s.aeth_syndrome, 0x00);
+    CHECK_EQ(roce_spec_ack(&s, &t, 1, 2, 3, 17), 0);
+    CHECK_EQ(s.aeth_syndrome, 0x11);
+    CHECK_EQ(roce_spec_nak(&s, &t, 1, 2, 3, ROCE_NAK_INVALID_REQ), 0);
+    CHECK_EQ(s.aeth_syndrome, 0x61);
+    CHECK_EQ(roce_spec_nak(&s, &t, 1, 2, 3, ROCE_NAK_INVALID_RD_REQ), 0);
+    CHECK_EQ(s.aeth_syndrome, 0x64);
+    /* data keeps the template's RETH on WRITE Only (VA at bytes 54..61 of the frame) */
+    CHECK_EQ(roce_spec_data(&s, &t, ROCE_OP_WRITE_ONLY, 1, 2, 8, ROCE_ECN_ECT0), 0);
+    CHECK_EQ(roce_build_frame(&s, g_frame, sizeof g_frame), 54u + 16u + 8u + 4u);
+    CHECK_EQ((uint64_t)rd32(g_frame + 54) << 32 | rd32(g_frame + 58), 0x1122334455667788ull);
+    CHECK_EQ(g_frame[15] & 3u, ROCE_ECN_ECT0);
+}
+
+static void test_shortcuts_refuse_out_of_range(void)
+{
+    roce_frame_spec t = reply_template(), s;
+    roce_pcap p;
+    char path[] = "/tmp/test_roce_shortXXXXXX";
+    uint8_t file[64];
+    int fd;
+    CHECK_EQ(roce_spec_ack(&s, &t, 1, 2, 3, 31), 0);
+    CHECK_EQ(roce_spec_ack(&s, &t, 1, 2, 3, 32), -1);
+    CHECK_EQ(roce_spec_ack(&s, &t, 1u << 24, 2, 3, 0), -1);
+    CHECK_EQ(roce_spec_ack(&s, &t, 1, 1u << 24, 3, 0), -1);
+    CHECK_EQ(roce_spec_ack(&s, &t, 1, 2, 1u << 24, 0), -1);
+    CHECK_EQ(roce_spec_nak(&s, &t, 1, 2, 3, 4), 0);
+    CHECK_EQ(roce_spec_nak(&s, &t, 1, 2, 3, 5), -1); /* codes 5..31 are reserved */
+    CHECK_EQ(roce_spec_nak(&s, &t, 0xffffffu, 0xffffffu, 0xffffffu, 0), 0);
+    CHECK_EQ(roce_spec_cnp(&s, &t, 0xffffffu), 0);
+    CHECK_EQ(roce_spec_cnp(&s, &t, 1u << 24), -1);
+    CHECK_EQ(roce_spec_data(&s, &t, ROCE_OP_SEND_ONLY, 1, 2, 3, 3), 0);
+    CHECK_EQ(roce_spec_data(&s, &t, ROCE_OP_SEND_ONLY, 1, 2, 3, 4), -1);
+    CHECK_EQ(roce_spec_data(&s, &t, ROCE_OP_ACK, 1, 2, 0, 0), -1);
+    CHECK_EQ(roce_spec_data(&s, &t, ROCE_OP_CNP, 1, 2, 0, 0), -1);
+    CHECK_EQ(roce_spec_data(&s, &t, 0x55, 1, 2, 0, 0), -1);
+    CHECK_EQ(roce_spec_data(&s, &t, ROCE_OP_SEND_ONLY, 1, 1u << 24, 0, 0), -1);
+    CHECK_EQ(roce_spec_data(&s, &t, ROCE_OP_SEND_ONLY, 1, 2, ROCE_MAX_PAYLOAD + 1u, 0), -1);
+    CHECK_EQ(roce_spec_cnp(NULL, &t, 1), -1);
+    CHECK_EQ(roce_spec_cnp(&s, NULL, 1), -1);
+    /* the pcap shortcuts count what they refuse and write nothing for it */
+    fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    CHECK_EQ(roce_pcap_open(&p, path, 0), 0);
+    CHECK_EQ(roce_pcap_ack(&p, 0, &t, 1, 2, 3, 32), -1);
+    CHECK_EQ(roce_pcap_nak(&p, 0, &t, 1, 2, 3, 9), -1);
+    CHECK_EQ(roce_pcap_cnp(&p, 0, &t, 1u << 24), -1);
+    CHECK_EQ(roce_pcap_data(&p, 0, &t, ROCE_OP_SEND_ONLY, 1, 2, 3, 7), -1);
+    CHECK_EQ(p.bad_specs, 4);
+    CHECK_EQ(p.frames, 0);
+    CHECK_EQ(roce_pcap_cnp(&p, 0, &t, 1), 0);
+    CHECK_EQ(p.frames, 1);
+    roce_pcap_close(&p);
+    CHECK_EQ(read_file(path, file, sizeof file), 24u + 16u + 24u); /* a whole CNP is 74 B: cut at 64 */
+    remove(path);
+    CHECK_EQ(roce_pcap_cnp(&p, 0, &t, 1), -1); /* closed */
+}
+
+/* tshark (when installed) decodes a pcap of data (CE-marked and not), ACK, NAK and CNP frames
+ * written with the shortcuts: opcode, PSN, QP, AETH syndrome and MSN, ECN, 0 malformed. */
+static void test_tshark_decodes_ack_nak_cnp(void)
+{
+    struct want { unsigned op, psn, qp, syn, msn, ecn; } w[6] = {
+        { 0x0a, 0x100, 0x321, 999, 999, 2 },  /* WRITE Only, ECT(0) */
+        { 0x04, 0x101, 0x321, 999, 999, 3 },  /* SEND Only, CE */
+        { 0x11, 0x101, 0x123, 0x1f, 7, 2 },   /* ACK */
+        { 0x11, 0x102, 0x123, 0x60, 7, 2 },   /* NAK, PSN sequence error */
+        { 0x11, 0x102, 0x123, 0x61, 8, 2 },   /* NAK, invalid request */
+        { 0x81, 0, 0x123, 999, 999, 1 },      /* CNP */
+    };
+    char path[] = "/tmp/test_roce_tsharkXXXXXX", cmd[512], line[512];
+    roce_frame_spec t = reply_template();
+    roce_pcap p;
+    FILE *f;
+    int fd, n = 0;
+    if (system("command -v tshark >/dev/null 2>&1") != 0) {
+        printf("  (tshark not installed: decoding not checked)\n");
+        return;
+    }
+    fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    CHECK_EQ(roce_pcap_open(&p, path, 0), 0);
+    t.payload_len = 0;
+    CHECK_EQ(roce_pcap_data(&p, 1000, &t, ROCE_OP_WRITE_ONLY, 0x321, 0x100, 1024, ROCE_ECN_ECT0), 0);
+    CHECK_EQ(roce_pcap_data(&p, 2000, &t, ROCE_OP_SEND_ONLY, 0x321, 0x101, 37, ROCE_ECN_CE), 0);
+    CHECK_EQ(roce_pcap_ack(&p, 3000, &t, 0x123, 0x101, 7, ROCE_AETH_CREDIT_INVALID), 0);
+    CHECK_EQ(roce_pcap_nak(&p, 4000, &t, 0x123, 0x102, 7, ROCE_NAK_PSN_SEQ_ERR), 0);
+    CHECK_EQ(roce_pcap_nak(&p, 5000, &t, 0x123, 0x102, 8, ROCE_NAK_INVALID_REQ), 0);
+    t.dscp = 48;
+    t.ecn = ROCE_ECN_ECT1;
+    CHECK_EQ(roce_pcap_cnp(&p, 6000, &t, 0x123), 0);
+    roce_pcap_close(&p);
+    CHECK_EQ(p.frames, 6);
+    snprintf(cmd, sizeof cmd,
+             "tshark -r %s -n -d udp.port==4791,infiniband -o ip.check_checksum:TRUE -T fields -E separator=, "
+             "-E occurrence=f -e infiniband.bth.opcode -e infiniband.bth.psn -e infiniband.bth.destqp "
+             "-e infiniband.aeth.syndrome -e infiniband.aeth.msn -e ip.dsfield.ecn -e _ws.malformed "
+             "-e ip.checksum.status 2>/dev/null",
+             path);
+    f = popen(cmd, "r");
+    CHECK(f != NULL);
+    if (!f) {
+        remove(path);
+        return;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char fld[8][64];
+        unsigned v[6] = { 999, 999, 999, 999, 999, 999 };
+        int k = 0, j;
+        const char *c = line;
+        memset(fld, 0, sizeof fld);
+        for (j = 0; *c && *c != '\n' && k < 8; c++) { /* split on commas */
+            if (*c == ',') {
+                k++, j = 0;
+                continue;
+            }
+            if (j < 63)
+                fld[k][j++] = *c;
+        }
+        for (j = 0; j < 6; j++)
+            if (fld[j][0])
+                v[j] = (unsigned)strtoul(fld[j], NULL, 0);
+        if (n < 6) {
+            CHECK_EQ(v[0], w[n].op);
+            CHECK_EQ(v[1], w[n].psn);
+            CHECK_EQ(v[2], w[n].qp);
+            CHECK_EQ(v[3], w[n].syn);
+            CHECK_EQ(v[4], w[n].msn);
+            CHECK_EQ(v[5], w[n].ecn);
+            CHECK(fld[6][0] == '\0');      /* not malformed */
+            CHECK(strcmp(fld[7], "1") == 0); /* IPv4 checksum status: 1 = good (0 bad, 2 unverified) */
+        }
+        n++;
+    }
+    CHECK_EQ(pclose(f), 0);
+    CHECK_EQ(n, 6);
+    remove(path);
+}
+
 static size_t read_file(const char *path, uint8_t *buf, size_t cap)
 {
     FILE *f = fopen(path, "rb");
@@ -547,6 +831,15 @@ static int write_demo(const char *path)
             t += 1234;
         }
     }
+    /* a go-back-N exchange with the shortcuts: a CE-marked packet, the CNP it causes, a lost
+     * packet's NAK (PSN sequence error, PSN = the one expected), the retransmission's ACK */
+    s.ecn = ROCE_ECN_ECT0;
+    if (roce_pcap_data(&p, t, &s, ROCE_OP_SEND_MIDDLE, 0x000123, 500, 1024, ROCE_ECN_CE) != 0 ||
+        roce_pcap_cnp(&p, t + 1000, &s, 0x000123) != 0 ||
+        roce_pcap_nak(&p, t + 2000, &s, 0x000123, 501, 77, ROCE_NAK_PSN_SEQ_ERR) != 0 ||
+        roce_pcap_data(&p, t + 3000, &s, ROCE_OP_SEND_LAST, 0x000123, 501, 100, ROCE_ECN_ECT0) != 0 ||
+        roce_pcap_ack(&p, t + 4000, &s, 0x000123, 501, 78, ROCE_AETH_CREDIT_INVALID) != 0)
+        return 1;
     roce_pcap_close(&p);
     printf("wrote %s: %llu frames (%llu B on the wire, %llu B captured)\n", path, (unsigned long long)p.frames,
            (unsigned long long)p.bytes_on_wire, (unsigned long long)p.bytes_written);
@@ -570,5 +863,8 @@ int main(int argc, char **argv)
     RUN(test_truncation_keeps_the_full_frame_icrc);
     RUN(test_invalid_specs_are_refused);
     RUN(test_pcap_file_layout);
+    RUN(test_ack_nak_cnp_ce_frames_byte_for_byte);
+    RUN(test_shortcuts_refuse_out_of_range);
+    RUN(test_tshark_decodes_ack_nak_cnp);
     return test_summary();
 }

@@ -13,12 +13,19 @@
 #   icrc_shown_by_tshark  of those, frames where tshark shows infiniband.invariant.crc: it
 #               must equal the last 4 bytes read big-endian (tshark 4.0 shows the field but
 #               does not validate it, and shows none for a CNP, whose opcode it does not know)
+#   acks / naks / rnr_naks  RC Acknowledge frames (BTH opcode 0x11) by the kind in their AETH
+#               syndrome (IBA 9.7.5.1: bits 6..5 = 00 ACK, 11 NAK, 01 RNR NAK); nak_psn_seq of
+#               the NAKs, those with code 0 (PSN sequence error, syndrome 0x60)
+#   aeth_bad    ACK frames whose syndrome is not one of those (bit 7 set, kind 10, or a NAK code
+#               above 4, the last defined): counted as errors
+#   cnps        RoCEv2 CNPs (BTH opcode 0x81)
+#   ce_marked   frames whose IPv4 ECN field is CE (3)
 # Heuristic payload dissectors (RPC-over-RDMA, SMB Direct, iSER, ...) are turned off: the
 # payload is opaque bytes, and one guessing a protocol in them and failing is not a RoCE error.
 # Prints `RESULT pcap_frames=N malformed=M roce_frames=K truncated=T icrc_checked=C icrc_bad=B
-# icrc_shown_by_tshark=S`;
-# exits 1 when malformed > 0, roce_frames != pcap_frames, icrc_bad > 0 or there is no frame,
-# 2 when it cannot run.
+# icrc_shown_by_tshark=S acks=A naks=K nak_psn_seq=Q rnr_naks=R aeth_bad=X cnps=P ce_marked=E`;
+# exits 1 when malformed > 0, roce_frames != pcap_frames, icrc_bad > 0, aeth_bad > 0 or there
+# is no frame, 2 when it cannot run.
 set -u
 file=${1:-}
 [ -n "$file" ] || { echo "usage: $0 FILE.pcap" >&2; exit 2; }
@@ -37,7 +44,8 @@ for _ in 1 2 3 4 5 6 7 8 9 10 11; do
     if tshark -r "$file" -n -d udp.port==4791,infiniband -o ip.check_checksum:TRUE "${heur[@]}" \
         -T fields -E separator=/t -E occurrence=a -E aggregator=';' \
         -e frame.number -e frame.len -e frame.cap_len -e _ws.malformed -e _ws.expert.severity \
-        -e infiniband.bth.opcode -e infiniband.invariant.crc -e _ws.col.Info >"$out" 2>"$out.err"; then
+        -e infiniband.bth.opcode -e infiniband.invariant.crc -e infiniband.aeth.syndrome -e ip.dsfield.ecn \
+        -e _ws.col.Info >"$out" 2>"$out.err"; then
         ok=1
         break
     fi
@@ -88,29 +96,53 @@ def icrc(frame):
 
 recs = list(records(pcap_path))
 frames = malformed = roce = truncated = checked = bad = shown_by_tshark = 0
+acks = naks = nak_psn_seq = rnr_naks = aeth_bad = cnps = ce_marked = 0
+OP_ACK, OP_CNP = 0x11, 0x81
+
+def num(x):
+    x = x.split(';')[0]
+    return int(x, 0) if x else None
 for line in open(fields_path, encoding='utf-8', errors='replace'):
     f = line.rstrip('\n').split('\t')
-    if len(f) < 8 or not f[0].isdigit():
+    if len(f) < 10 or not f[0].isdigit():
         continue
     frames += 1
-    num, wire, cap = int(f[0]), int(f[1]), int(f[2])
+    fnum, wire, cap = int(f[0]), int(f[1]), int(f[2])
     severities = [int(x, 0) for x in f[4].split(';') if x]
     is_bad = bool(f[3]) or any(s >= EXPERT_ERROR for s in severities)
     if cap < wire:
         truncated += 1
-    elif '[Malformed Packet]' in f[7]:
+    elif '[Malformed Packet]' in f[9]:
         is_bad = True
     if is_bad:
         malformed += 1
         if malformed <= 5:
-            print('malformed frame %d: %s %s' % (num, f[3], f[7]))
+            print('malformed frame %d: %s %s' % (fnum, f[3], f[9]))
     if f[5]:
         roce += 1
     elif frames - roce <= 5:
-        print('not RoCE: frame %d: %s' % (num, f[7]))
-    if f[5] and cap == wire and num <= len(recs):
+        print('not RoCE: frame %d: %s' % (fnum, f[9]))
+    opcode, syndrome, ecn = num(f[5]), num(f[7]), num(f[8])
+    if ecn == 3:
+        ce_marked += 1
+    if opcode == OP_CNP:
+        cnps += 1
+    elif opcode == OP_ACK:
+        kind = None if syndrome is None or syndrome & 0x80 else syndrome & 0x60
+        if kind == 0x00:
+            acks += 1
+        elif kind == 0x60 and syndrome & 0x1f <= 4:
+            naks += 1
+            nak_psn_seq += syndrome == 0x60
+        elif kind == 0x20:
+            rnr_naks += 1
+        else:
+            aeth_bad += 1
+            if aeth_bad <= 5:
+                print('bad AETH syndrome frame %d: %s %s' % (fnum, f[7], f[9]))
+    if f[5] and cap == wire and fnum <= len(recs):
         checked += 1
-        raw = recs[num - 1][1]
+        raw = recs[fnum - 1][1]
         want = icrc(raw)
         shown = int(f[6], 16) if f[6] else None
         # the ICRC sits in the last 4 bytes, least significant byte first; tshark shows them
@@ -121,11 +153,13 @@ for line in open(fields_path, encoding='utf-8', errors='replace'):
             bad += 1
             if bad <= 5:
                 print('bad ICRC frame %d: in frame %s, tshark %s, computed %08x (stored LE)'
-                      % (num, raw[-4:].hex(), f[6], want))
+                      % (fnum, raw[-4:].hex(), f[6], want))
 if frames != len(recs):
     print('tshark read %d frames, the file holds %d records' % (frames, len(recs)))
     malformed += abs(len(recs) - frames)
 print('RESULT pcap_frames=%d malformed=%d roce_frames=%d truncated=%d icrc_checked=%d icrc_bad=%d icrc_shown_by_tshark=%d'
-      % (frames, malformed, roce, truncated, checked, bad, shown_by_tshark))
-sys.exit(1 if frames == 0 or malformed or roce != frames or bad else 0)
+      ' acks=%d naks=%d nak_psn_seq=%d rnr_naks=%d aeth_bad=%d cnps=%d ce_marked=%d'
+      % (frames, malformed, roce, truncated, checked, bad, shown_by_tshark,
+         acks, naks, nak_psn_seq, rnr_naks, aeth_bad, cnps, ce_marked))
+sys.exit(1 if frames == 0 or malformed or roce != frames or bad or aeth_bad else 0)
 EOF

@@ -7,7 +7,7 @@
  *   UDP           8 B  source port (from a flow hash, or given), dport 4791, length, checksum 0
  *   BTH          12 B  opcode; SE M PadCnt(2) TVer(4); P_Key; F B resv6; DestQP(24); A resv7; PSN(24)
  *   RETH         16 B  VA(64), R_Key(32), DMA length(32)       on RDMA WRITE First and Only
- *   AETH          4 B  syndrome(8), MSN(24)                    on ACK
+ *   AETH          4 B  syndrome(8), MSN(24)                    on ACK / NAK (opcode 0x11)
  *   (CNP         16 B  reserved, zero                          on CNP)
  *   payload       n B  byte i = roce_payload_byte(payload_seed, payload_offset + i)
  *   pad    0..3 B zero  to a multiple of 4 (BTH PadCnt)
@@ -37,6 +37,37 @@
  *       one record: the first min(snaplen, length) bytes, orig_len = length. 0 ok, -1 error
  *       (invalid spec: p->bad_specs counts it; I/O: p->io_error set)
  *   void roce_pcap_close(roce_pcap *p)
+ *
+ * Shortcuts for the frames a transport sends. Each copies a template spec `t` (MACs, IPs,
+ * DSCP, ECN, IP id, UDP source port or flow hash, P_Key, TVer, MigReq), sets the opcode and
+ * the fields named in its arguments, clears the rest (SE, AckReq, FECN, BECN, RETH, AETH,
+ * payload) and returns 0, or -1 for an argument out of range (s is then left unspecified):
+ *   int roce_spec_data(roce_frame_spec *s, const roce_frame_spec *t, uint8_t opcode,
+ *                      uint32_t dest_qp, uint32_t psn, uint32_t payload_len, uint8_t ecn)
+ *       a SEND / WRITE packet, the IPv4 ECN field set to ecn (ROCE_ECN_CE = 3: what a switch
+ *       writes into a packet it marks); the payload seed, offset, RETH and AckReq stay the
+ *       template's, so set them there (or in s afterwards)
+ *   int roce_spec_ack(roce_frame_spec *s, const roce_frame_spec *t, uint32_t dest_qp,
+ *                     uint32_t psn, uint32_t msn, uint8_t credit)
+ *       RC Acknowledge (0x11), AETH syndrome 0b0_00_ccccc: ACK with credit count credit
+ *       (0..30, or ROCE_AETH_CREDIT_INVALID 31: no end-to-end credit); psn: the PSN it acks
+ *   int roce_spec_nak(roce_frame_spec *s, const roce_frame_spec *t, uint32_t dest_qp,
+ *                     uint32_t psn, uint32_t msn, uint8_t code)
+ *       RC Acknowledge, AETH syndrome 0b0_11_ccccc: NAK with code (ROCE_NAK_PSN_SEQ_ERR 0 ..
+ *       ROCE_NAK_INVALID_RD_REQ 4); for a PSN sequence error psn is the PSN expected next
+ *       (IBA 9.7.5.2.1, as Linux rxe sends it), so syndrome 0x60
+ *   int roce_spec_cnp(roce_frame_spec *s, const roce_frame_spec *t, uint32_t dest_qp)
+ *       RoCEv2 CNP (opcode 0x81, RoCEv2 annex A17.9.3): BECN 1, PSN 0, 16 reserved zero
+ *       bytes after the BTH; dest_qp is the QP of the flow whose packets arrived CE-marked
+ *       (the sender's QP). DSCP and ECN are the template's (the annex leaves them to the
+ *       NIC's configuration: a ConnectX-4 Lx sent DSCP 48, ECT(0), tests/test_roce_pcap.c)
+ *   int roce_pcap_data(roce_pcap *p, uint64_t time_ns, const roce_frame_spec *t, opcode,
+ *                      dest_qp, psn, payload_len, ecn)
+ *   int roce_pcap_ack(roce_pcap *p, uint64_t time_ns, const roce_frame_spec *t, dest_qp, psn, msn, credit)
+ *   int roce_pcap_nak(roce_pcap *p, uint64_t time_ns, const roce_frame_spec *t, dest_qp, psn, msn, code)
+ *   int roce_pcap_cnp(roce_pcap *p, uint64_t time_ns, const roce_frame_spec *t, dest_qp)
+ *       the same spec, written as one record (roce_pcap_write); an argument out of range
+ *       counts in p->bad_specs like an invalid spec. 0 ok, -1 error
  * Check a file with tools/pcap_check.sh FILE (tshark). */
 #ifndef ROCE_PCAP_H
 #define ROCE_PCAP_H
@@ -62,6 +93,18 @@
 #define ROCE_ECN_ECT1 1u
 #define ROCE_ECN_ECT0 2u
 #define ROCE_ECN_CE 3u
+
+/* AETH syndrome (IBA 9.7.5.1): bit 7 reserved 0, bits 6..5 the kind, bits 4..0 its value. */
+#define ROCE_AETH_ACK 0x00u           /* | credit count (0..30, 31 = invalid: no credit) */
+#define ROCE_AETH_RNR_NAK 0x20u       /* | RNR timer */
+#define ROCE_AETH_NAK 0x60u           /* | NAK code */
+#define ROCE_AETH_KIND_MASK 0x60u
+#define ROCE_AETH_CREDIT_INVALID 0x1fu
+#define ROCE_NAK_PSN_SEQ_ERR 0u       /* PSN sequence error: syndrome 0x60 */
+#define ROCE_NAK_INVALID_REQ 1u
+#define ROCE_NAK_REMOTE_ACCESS 2u
+#define ROCE_NAK_REMOTE_OP 3u
+#define ROCE_NAK_INVALID_RD_REQ 4u
 
 #define ROCE_UDP_PORT 4791u
 #define ROCE_DEFAULT_PKEY 0xffffu
@@ -95,7 +138,7 @@ typedef struct roce_frame_spec {
     uint32_t reth_rkey;
     uint32_t reth_len;        /* DMA length of the whole message */
     /* AETH (ACK) */
-    uint8_t aeth_syndrome;    /* 0x00..0x1f: ACK with credit count; see IBA 9.7.5.1 */
+    uint8_t aeth_syndrome;    /* ROCE_AETH_ACK | credit, ROCE_AETH_NAK | code, ...: IBA 9.7.5.1 */
     uint32_t aeth_msn;        /* 24 bits */
     /* payload: 0 for ACK and CNP; pad and ICRC are added */
     uint32_t payload_len;
@@ -477,6 +520,114 @@ static inline void roce_pcap_close(roce_pcap *p)
             p->io_error = 1;
         p->f = NULL;
     }
+}
+
+/* ---- shortcuts: data, ACK, NAK, CNP from a template spec ---- */
+static inline void roce__from_template(roce_frame_spec *s, const roce_frame_spec *t, uint8_t opcode, uint32_t dest_qp)
+{
+    *s = *t;
+    s->opcode = opcode;
+    s->dest_qp = dest_qp;
+    s->solicited = s->ack_req = s->fecn = s->becn = 0;
+    s->reth_va = 0;
+    s->reth_rkey = s->reth_len = 0;
+    s->aeth_syndrome = 0;
+    s->aeth_msn = 0;
+    s->payload_len = 0;
+    s->psn = 0;
+}
+
+static inline int roce_spec_data(roce_frame_spec *s, const roce_frame_spec *t, uint8_t opcode, uint32_t dest_qp,
+                                 uint32_t psn, uint32_t payload_len, uint8_t ecn)
+{
+    if (!s || !t || opcode == ROCE_OP_ACK || opcode == ROCE_OP_CNP || roce__ext_len(opcode) < 0 ||
+        dest_qp > 0xffffffu || psn > 0xffffffu || payload_len > ROCE_MAX_PAYLOAD || ecn > 3u)
+        return -1;
+    roce__from_template(s, t, opcode, dest_qp);
+    s->solicited = t->solicited;
+    s->ack_req = t->ack_req;
+    s->reth_va = t->reth_va;
+    s->reth_rkey = t->reth_rkey;
+    s->reth_len = t->reth_len;
+    s->psn = psn;
+    s->payload_len = payload_len;
+    s->ecn = ecn;
+    return 0;
+}
+
+static inline int roce__spec_aeth(roce_frame_spec *s, const roce_frame_spec *t, uint32_t dest_qp, uint32_t psn,
+                                  uint32_t msn, uint8_t syndrome)
+{
+    if (!s || !t || dest_qp > 0xffffffu || psn > 0xffffffu || msn > 0xffffffu)
+        return -1;
+    roce__from_template(s, t, ROCE_OP_ACK, dest_qp);
+    s->psn = psn;
+    s->aeth_syndrome = syndrome;
+    s->aeth_msn = msn;
+    return 0;
+}
+
+static inline int roce_spec_ack(roce_frame_spec *s, const roce_frame_spec *t, uint32_t dest_qp, uint32_t psn,
+                                uint32_t msn, uint8_t credit)
+{
+    if (credit > ROCE_AETH_CREDIT_INVALID)
+        return -1;
+    return roce__spec_aeth(s, t, dest_qp, psn, msn, (uint8_t)(ROCE_AETH_ACK | credit));
+}
+
+static inline int roce_spec_nak(roce_frame_spec *s, const roce_frame_spec *t, uint32_t dest_qp, uint32_t psn,
+                                uint32_t msn, uint8_t code)
+{
+    if (code > ROCE_NAK_INVALID_RD_REQ) /* 5..31 are reserved */
+        return -1;
+    return roce__spec_aeth(s, t, dest_qp, psn, msn, (uint8_t)(ROCE_AETH_NAK | code));
+}
+
+static inline int roce_spec_cnp(roce_frame_spec *s, const roce_frame_spec *t, uint32_t dest_qp)
+{
+    if (!s || !t || dest_qp > 0xffffffu)
+        return -1;
+    roce__from_template(s, t, ROCE_OP_CNP, dest_qp);
+    s->becn = 1;
+    return 0;
+}
+
+static inline int roce__pcap_spec(roce_pcap *p, uint64_t time_ns, const roce_frame_spec *s, int built)
+{
+    if (!p || !p->f || p->io_error)
+        return -1;
+    if (built != 0) {
+        p->bad_specs++;
+        return -1;
+    }
+    return roce_pcap_write(p, time_ns, s);
+}
+
+static inline int roce_pcap_data(roce_pcap *p, uint64_t time_ns, const roce_frame_spec *t, uint8_t opcode,
+                                 uint32_t dest_qp, uint32_t psn, uint32_t payload_len, uint8_t ecn)
+{
+    roce_frame_spec s;
+    return roce__pcap_spec(p, time_ns, &s, roce_spec_data(&s, t, opcode, dest_qp, psn, payload_len, ecn));
+}
+
+static inline int roce_pcap_ack(roce_pcap *p, uint64_t time_ns, const roce_frame_spec *t, uint32_t dest_qp,
+                                uint32_t psn, uint32_t msn, uint8_t credit)
+{
+    roce_frame_spec s;
+    return roce__pcap_spec(p, time_ns, &s, roce_spec_ack(&s, t, dest_qp, psn, msn, credit));
+}
+
+static inline int roce_pcap_nak(roce_pcap *p, uint64_t time_ns, const roce_frame_spec *t, uint32_t dest_qp,
+                                uint32_t psn, uint32_t msn, uint8_t code)
+{
+    roce_frame_spec s;
+    return roce__pcap_spec(p, time_ns, &s, roce_spec_nak(&s, t, dest_qp, psn, msn, code));
+}
+
+static inline int roce_pcap_cnp(roce_pcap *p, uint64_t time_ns, const roce_frame_spec *t, uint32_t dest_qp)
+{
+    roce_frame_spec s;
+    return roce__pcap_spec(p, time_ns, &s, roce_spec_cnp(&s, t, dest_qp));
 }
 
 #endif /* ROCE_PCAP_H */
