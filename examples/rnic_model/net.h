@@ -67,7 +67,10 @@ typedef struct net_pkt {
     rnic_work w;          /* flow, index = segment id, len = payload, op = packet type, ... */
     uint32_t src, dst;    /* host ids; the switch routes by dst */
     uint32_t wire_bytes;  /* what the link serialises (payload + headers), set by the sender */
-    uint32_t ecn;         /* 1: CE, set by a switch queue over its threshold */
+    uint32_t ecn;         /* 1: CE, set by a switch queue (step marking at enqueue, RED at dequeue) */
+    uint32_t trimmed;     /* 1: a switch cut the payload off (NDP): wire_bytes = the header, w.len unchanged */
+    uint32_t in_port;     /* the switch port it entered by (net_switch_push_from; NET_NO_PORT otherwise);
+                             the switch sets it on the packet it queues, links carry it untouched */
 } net_pkt;
 
 /* ================================ link =================================================== */
@@ -84,12 +87,16 @@ typedef struct net_link_stats {
     uint64_t pushed, pushed_bytes;  /* accepted into the input queue (wire bytes) */
     uint64_t sent, sent_bytes;      /* last byte serialised by now */
     uint64_t popped, popped_bytes;  /* taken at the far end */
+    uint64_t pauses, resumes;       /* net_link_pause calls: until after now / until at or before now */
+    uint64_t paused_cycles;         /* cycles a pause timer ran (whether or not a packet waited) */
     rnic_err_stats errors;          /* refused calls by cause (EBUSY, ERANGE, EINVAL) */
 } net_link_stats;
 
 typedef struct net_link_slot {
     net_pkt p;
     uint64_t done;  /* cycle its last byte leaves the serialiser; it arrives at done + prop */
+    uint64_t epoch, cum_bits; /* its busy period's start and the bits through it in that period:
+                                 its last bit leaves at exactly epoch + cum_bits * clock / rate */
 } net_link_slot;
 
 /* One ring, three regions in FIFO order from head: `arrived` packets ready to pop, then
@@ -101,6 +108,8 @@ typedef struct net_link {
     uint64_t prop;           /* propagation delay in cycles */
     uint64_t queued_bytes;   /* wire bytes in the input queue (the switch's buffer use) */
     uint64_t epoch, bits;    /* current busy period: started at cycle epoch, bits put on wire */
+    uint64_t pause_until;    /* PFC: no packet starts before this cycle while `paused` */
+    bool paused;             /* a pause timer runs (pause_until is after now) */
     uint64_t now;
     net_link_stats stats;
 } net_link;
@@ -188,10 +197,34 @@ static inline uint32_t net_link_space(const net_link *l)
     return q < r ? q : r;
 }
 
+/* epoch + ceil(bits * clock / rate): exact, whatever the packet count (busy periods shorter
+ * than 2^64 cycles) */
+static inline uint64_t net__done(const net_link *l, uint64_t epoch, uint64_t bits)
+{
+    uint64_t hi, lo, d = 0;
+    rnic_mul64x64(bits, l->cfg.clock_hz, &hi, &lo);
+    lo += l->cfg.rate_bps - 1u;
+    hi += lo < l->cfg.rate_bps - 1u;
+    if (hi < l->cfg.rate_bps) /* always, for busy periods shorter than 2^64 cycles */
+        d = rnic_udiv128_64(hi, lo, l->cfg.rate_bps, NULL);
+    return epoch + d;
+}
+
+/* Is cycle t strictly after the exact instant epoch + bits * clock / rate? (t at or after
+ * epoch, wrap-safe; (t - epoch) * rate > bits * clock in 128 bits) */
+static inline bool net__after_end(const net_link *l, uint64_t t, uint64_t epoch, uint64_t bits)
+{
+    uint64_t ah, al, bh, bl;
+    if (rnic_cycle_before(t, epoch))
+        return false;
+    rnic_mul64x64(t - epoch, l->cfg.rate_bps, &ah, &al);
+    rnic_mul64x64(bits, l->cfg.clock_hz, &bh, &bl);
+    return ah > bh || (ah == bh && al > bl);
+}
+
 static inline rnic_err net_link_push(net_link *l, const net_pkt *p)
 {
     net_link_slot *s;
-    uint64_t hi, lo, d = 0;
     if (!l || !l->slot)
         return RNIC_EINVAL;
     if (!p)
@@ -204,21 +237,89 @@ static inline rnic_err net_link_push(net_link *l, const net_pkt *p)
         l->epoch = l->now;
         l->bits = 0;
     }
+    /* paused: the packet starts at the later of the serialiser's freeing and the pause's end */
+    if (l->paused && net__after_end(l, l->pause_until, l->epoch, l->bits)) {
+        l->epoch = l->pause_until;
+        l->bits = 0;
+    }
     l->bits += (uint64_t)p->wire_bytes * 8u;
-    /* done = epoch + ceil(bits * clock / rate): exact, whatever the packet count */
-    rnic_mul64x64(l->bits, l->cfg.clock_hz, &hi, &lo);
-    lo += l->cfg.rate_bps - 1u;
-    hi += lo < l->cfg.rate_bps - 1u;
-    if (hi < l->cfg.rate_bps) /* always, for busy periods shorter than 2^64 cycles */
-        d = rnic_udiv128_64(hi, lo, l->cfg.rate_bps, NULL);
     s = net__at(l, l->count);
     s->p = *p;
-    s->done = l->epoch + d;
+    s->done = net__done(l, l->epoch, l->bits);
+    s->epoch = l->epoch;
+    s->cum_bits = l->bits;
     l->count++;
     l->queued_bytes += p->wire_bytes;
     l->stats.pushed++;
     l->stats.pushed_bytes += p->wire_bytes;
     return RNIC_OK;
+}
+
+/* PFC (802.1Qbb): from now, the serialiser starts no packet before cycle `until`; a packet being
+ * serialised finishes. until at or before now (e.g. = now) resumes at once. A new call replaces
+ * the running pause (a PAUSE frame replaces the timer, quanta 0 = RESUME). The queued packets that
+ * have not started are rescheduled exactly: they follow the one in service (or start at now) as
+ * one busy period, or start a new busy period at `until` if that is later. Call it after
+ * advancing the link to the cycle the pause frame arrives. O(queued packets). */
+static inline rnic_err net_link_pause(net_link *l, uint64_t until)
+{
+    uint32_t i, n, first;
+    uint64_t epoch, bits;
+    net_link_slot *h;
+    if (!l || !l->slot)
+        return RNIC_EINVAL;
+    if (rnic_cycle_before(l->now, until)) {
+        l->paused = true;
+        l->stats.pauses++;
+    } else {
+        until = l->now;
+        l->paused = false;
+        l->stats.resumes++;
+    }
+    l->pause_until = until;
+    n = net__queued(l);
+    if (!n)
+        return RNIC_OK;
+    first = l->arrived + l->on_wire;
+    h = net__at(l, first);
+    /* the head has started iff its busy period has (a packet behind the head never has: it
+     * would start at the head's exact end, which is after now since the head's done is) */
+    if (rnic_cycle_before_eq(h->epoch, l->now)) {
+        epoch = h->epoch;
+        bits = h->cum_bits;
+        first++;
+    } else {
+        epoch = l->now;
+        bits = 0;
+    }
+    if (l->paused && net__after_end(l, until, epoch, bits)) {
+        epoch = until;
+        bits = 0;
+    }
+    for (i = first; i < l->arrived + l->on_wire + n; i++) {
+        net_link_slot *s = net__at(l, i);
+        bits += (uint64_t)s->p.wire_bytes * 8u;
+        s->epoch = epoch;
+        s->cum_bits = bits;
+        s->done = net__done(l, epoch, bits);
+    }
+    l->epoch = epoch;
+    l->bits = bits;
+    return RNIC_OK;
+}
+
+/* PAUSE quanta -> cycles on this link: a quantum is 512 bit times, rounded up. */
+static inline uint64_t net_pfc_quanta_cycles(const net_link_config *c, uint32_t quanta)
+{
+    return ((uint64_t)quanta * 512u * c->clock_hz + c->rate_bps - 1u) / c->rate_bps;
+}
+
+/* A PAUSE frame with `quanta` arriving now: pause for quanta * 512 bit times; 0 resumes. */
+static inline rnic_err net_link_pause_quanta(net_link *l, uint32_t quanta)
+{
+    if (!l || !l->slot)
+        return RNIC_EINVAL;
+    return net_link_pause(l, l->now + net_pfc_quanta_cycles(&l->cfg, quanta));
 }
 
 static inline rnic_err net_link_peek(const net_link *l, net_pkt *out)
@@ -270,22 +371,39 @@ static inline uint64_t net_link_next_event(const net_link *l)
     return next == RNIC_NEVER ? RNIC_NEVER - 1u : next;
 }
 
+/* The head of the input queue leaves it (its last byte is out): now on the wire. */
+static inline bool net__depart_due(const net_link *l, uint64_t cycle)
+{
+    return net__queued(l) && net__due(net__at(l, l->arrived + l->on_wire)->done, cycle);
+}
+
+static inline net_link_slot *net__depart(net_link *l)
+{
+    net_link_slot *s = net__at(l, l->arrived + l->on_wire);
+    l->on_wire++;
+    l->queued_bytes -= s->p.wire_bytes;
+    l->stats.sent++;
+    l->stats.sent_bytes += s->p.wire_bytes;
+    return s;
+}
+
 /* Move to `cycle` (at or after now): every packet whose last byte left by then leaves the
  * queue (and the switch buffer), every packet whose propagation ended by then can be popped. */
 static inline void net_link_advance_to(net_link *l, uint64_t cycle)
 {
     if (!l || !l->slot)
         return;
-    l->now = cycle;
-    while (net__queued(l)) {
-        net_link_slot *s = net__at(l, l->arrived + l->on_wire);
-        if (!net__due(s->done, cycle))
-            break;
-        l->on_wire++;
-        l->queued_bytes -= s->p.wire_bytes;
-        l->stats.sent++;
-        l->stats.sent_bytes += s->p.wire_bytes;
+    if (l->paused) {
+        if (rnic_cycle_before(cycle, l->pause_until)) {
+            l->stats.paused_cycles += cycle - l->now;
+        } else {
+            l->stats.paused_cycles += l->pause_until - l->now;
+            l->paused = false;
+        }
     }
+    l->now = cycle;
+    while (net__depart_due(l, cycle))
+        net__depart(l);
     while (l->on_wire && net__due(net__at(l, l->arrived)->done + l->prop, cycle)) {
         l->on_wire--;
         l->arrived++;
@@ -299,15 +417,41 @@ static inline uint64_t net_link_queued_bytes(const net_link *l) { return l ? l->
 
 enum { NET_DROP_BUFFER = 0, NET_DROP_LIST = 1, NET_DROP_RANDOM = 2, NET_DROP__COUNT = 3 };
 #define NET_NO_PORT UINT32_MAX
+#define NET_PFC_MAX_QUANTA 65535u
 
 /* Called for every dropped packet (traces); cause is NET_DROP_*. */
 typedef void (*net_drop_fn)(void *user, const net_pkt *p, uint32_t port, uint32_t cause, uint64_t cycle);
+
+/* A PFC frame the switch sends towards the neighbour on `port` (the one whose packets enter by
+ * that port): quanta > 0 pauses it for quanta * 512 bit times, 0 resumes it (XON). `cycle` is
+ * when the switch sent it; the caller delivers it to the neighbour's link after the reverse
+ * link's propagation delay (net_link_pause_quanta at cycle + prop). */
+typedef struct net_pfc_frame {
+    uint32_t port, quanta;
+    uint64_t cycle;
+} net_pfc_frame;
 
 typedef struct net_switch_config {
     uint32_t ports;            /* egress ports, each with its link towards its neighbour */
     uint32_t hosts;            /* dst ids the route table covers: [0, hosts) */
     uint64_t buffer_bytes;     /* one buffer shared by every egress queue */
     uint64_t ecn_k_bytes;      /* mark CE when the egress queue holds more at enqueue; 0 = off */
+    /* RED marking at dequeue (DCQCN's switch), off while ecn_pmax_ppm = 0: when a packet's last
+     * byte leaves its egress link, with q = the bytes still queued behind it: q <= kmin no mark,
+     * q > kmax mark, else mark with probability pmax (q - kmin) / (kmax - kmin) */
+    uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
+    uint32_t ecn_pmax_ppm;     /* pmax in parts per million (1 % = 10000) */
+    uint64_t ecn_seed;         /* the marking streams (one per port, apart from the drop streams) */
+    /* PFC (802.1Qbb, one priority), off while pfc_xoff_bytes = 0: the bytes a port's neighbour has
+     * in the buffer over xoff -> PAUSE(pfc_quanta) towards it, refreshed every half pause while
+     * over xon; down to xon -> RESUME. Admission then allows buffer_bytes + pfc_headroom_bytes. */
+    uint64_t pfc_xoff_bytes, pfc_xon_bytes, pfc_headroom_bytes;
+    uint32_t pfc_quanta;       /* default 65535 (the largest) */
+    /* Trimming (NDP), off while trim_bytes = 0: a packet over trim_header_bytes that finds its
+     * egress queue holding more than trim_bytes (or would not fit the buffer) keeps only its
+     * header: wire_bytes = trim_header_bytes, trimmed = 1 */
+    uint64_t trim_bytes;
+    uint32_t trim_header_bytes; /* default 64 */
     net_link_config link;      /* every egress link; queue_packets is sized by init so that the
                                   buffer, not a packet count, limits a queue */
     net_drop_fn on_drop;       /* NULL = off */
@@ -318,7 +462,12 @@ typedef struct net_port_stats {
     uint64_t arrivals;                  /* packets routed to the port (the drop-list ordinals) */
     uint64_t admitted, admitted_bytes;
     uint64_t dropped[NET_DROP__COUNT], dropped_bytes;
-    uint64_t marked;
+    uint64_t marked;                    /* CE marks: step marks at enqueue and RED marks at dequeue */
+    uint64_t red_marked;                /* of which RED */
+    uint64_t trimmed;                   /* packets routed here that were trimmed */
+    /* PFC, counted on the port whose neighbour is paused (its ingress) */
+    uint64_t pfc_xoff, pfc_refresh, pfc_resume; /* PAUSE frames (first, refresh), RESUME frames */
+    uint64_t pfc_max_bytes;             /* most bytes from this ingress in the buffer at once */
 } net_port_stats;
 
 typedef struct net_port {
@@ -327,12 +476,17 @@ typedef struct net_port {
     uint32_t drop_len, drop_next;
     uint32_t drop_ppm;         /* drop probability in parts per million (0 = off) */
     rnic_prng prng;            /* the port's own stream */
+    rnic_prng ecn_prng;        /* the port's RED stream */
+    uint64_t in_bytes;         /* PFC: buffer bytes of packets that entered by this port */
+    bool pfc_xoff;             /* PFC: its neighbour is paused (a PAUSE sent, no RESUME since) */
+    uint64_t pfc_refresh_at;   /* PFC: when the pause is refreshed, while pfc_xoff */
     net_port_stats stats;
 } net_port;
 
 typedef struct net_switch_stats {
     uint64_t dropped[NET_DROP__COUNT];
     uint64_t max_occupancy;    /* most buffer bytes in use right after an admission */
+    uint64_t pfc_frames_lost;  /* PFC frames not queued: the caller did not pop them (a driver bug) */
     rnic_err_stats errors;     /* refused pushes/calls by cause (ENOENT, ERANGE, EINVAL, EBUSY) */
 } net_switch_stats;
 
@@ -342,6 +496,9 @@ typedef struct net_switch {
     uint32_t *route;           /* dst -> port, NET_NO_PORT when unknown */
     uint64_t occupancy;        /* buffer bytes in use = sum of the egress queues */
     uint64_t now;
+    uint64_t pfc_quanta_cycles, pfc_refresh_cycles;
+    net_pfc_frame *pfc;        /* PFC frames waiting for net_switch_pop_pfc (a ring) */
+    uint32_t pfc_size, pfc_head, pfc_count;
     net_switch_stats stats;
 } net_switch;
 
@@ -351,12 +508,35 @@ static inline void net_switch_config_default(net_switch_config *c)
     c->ports = 3;              /* two senders and one receiver */
     c->hosts = 3;
     c->buffer_bytes = 5500000; /* the Tonic experiments' 5.5 MB */
+    c->pfc_quanta = NET_PFC_MAX_QUANTA;
+    c->trim_header_bytes = 64;
     net_link_config_default(&c->link);
+}
+
+static inline bool net__pfc_on(const net_switch_config *c) { return c->pfc_xoff_bytes != 0; }
+
+/* What admission allows: the buffer, plus the PFC headroom while PFC is on. */
+static inline uint64_t net__limit(const net_switch_config *c)
+{
+    return c->buffer_bytes + (net__pfc_on(c) ? c->pfc_headroom_bytes : 0u);
 }
 
 static inline uint64_t net__egress_queue_packets(const net_switch_config *c)
 {
-    return c->link.min_wire_bytes ? c->buffer_bytes / c->link.min_wire_bytes + 1u : 0;
+    return c->link.min_wire_bytes ? net__limit(c) / c->link.min_wire_bytes + 1u : 0;
+}
+
+/* Bytes a neighbour can still put into the switch after the switch sends it a PAUSE: what is on
+ * the wire towards the switch (one propagation delay), what it sends while the PAUSE propagates
+ * (another), the packet it is serialising when the PAUSE arrives and one more MTU (a PAUSE
+ * waiting for a frame on the reverse link, which this model does not delay; rounding). */
+static inline uint64_t net_pfc_in_flight_bytes(const net_link_config *c)
+{
+    uint64_t hi, lo, prop = rnic_ns_to_cycles(c->prop_ns, c->clock_hz), per = 8u * c->clock_hz;
+    rnic_mul64x64(prop, c->rate_bps, &hi, &lo);
+    if (hi >= per)
+        return UINT64_MAX;
+    return 2u * (rnic_udiv128_64(hi, lo, per, NULL) + 1u) + 2u * (uint64_t)c->max_wire_bytes;
 }
 
 static inline rnic_err net_switch_config_check(const net_switch_config *c, const char **field)
@@ -374,6 +554,33 @@ static inline rnic_err net_switch_config_check(const net_switch_config *c, const
     lc.queue_packets = 1;
     if ((e = net_link_config_check(&lc, field)) != RNIC_OK)
         return e;
+    if (c->ecn_pmax_ppm) {
+        if (c->ecn_pmax_ppm > 1000000u)
+            return rnic_config_bad(field, "ecn_pmax_ppm", RNIC_ERANGE);
+        if (c->ecn_kmax_bytes > ((uint64_t)1 << 40))
+            return rnic_config_bad(field, "ecn_kmax_bytes", RNIC_ERANGE);
+        if (c->ecn_kmin_bytes > c->ecn_kmax_bytes)
+            return rnic_config_bad(field, "ecn_kmin_bytes", RNIC_ERANGE);
+    }
+    if (net__pfc_on(c)) {
+        uint64_t need, flight = net_pfc_in_flight_bytes(&c->link);
+        if (c->pfc_xoff_bytes > ((uint64_t)1 << 40))
+            return rnic_config_bad(field, "pfc_xoff_bytes", RNIC_ERANGE);
+        if (c->pfc_xon_bytes > c->pfc_xoff_bytes)
+            return rnic_config_bad(field, "pfc_xon_bytes", RNIC_ERANGE);
+        if (c->pfc_headroom_bytes > ((uint64_t)1 << 40))
+            return rnic_config_bad(field, "pfc_headroom_bytes", RNIC_ERANGE);
+        if (c->pfc_quanta == 0 || c->pfc_quanta > NET_PFC_MAX_QUANTA || net_pfc_quanta_cycles(&c->link, c->pfc_quanta) < 2u)
+            return rnic_config_bad(field, "pfc_quanta", RNIC_ERANGE);
+        /* lossless: every ingress at once over xoff by one packet, plus what was in flight */
+        if (flight > ((uint64_t)1 << 40))
+            return rnic_config_bad(field, "pfc_xoff_bytes", RNIC_ERANGE);
+        need = (uint64_t)c->ports * (c->pfc_xoff_bytes + c->link.max_wire_bytes + flight);
+        if (need > c->buffer_bytes + c->pfc_headroom_bytes)
+            return rnic_config_bad(field, "pfc_xoff_bytes", RNIC_ERANGE);
+    }
+    if (c->trim_bytes && (c->trim_header_bytes < c->link.min_wire_bytes || c->trim_header_bytes > c->link.max_wire_bytes))
+        return rnic_config_bad(field, "trim_header_bytes", RNIC_ERANGE);
     q = net__egress_queue_packets(c);
     if (c->buffer_bytes < c->link.max_wire_bytes || q > (1u << 24))
         return rnic_config_bad(field, "buffer_bytes", RNIC_ERANGE);
@@ -390,8 +597,10 @@ static inline void net_switch_free(net_switch *sw)
             net_link_free(&sw->port[p].link);
     free(sw->port);
     free(sw->route);
+    free(sw->pfc);
     sw->port = NULL;
     sw->route = NULL;
+    sw->pfc = NULL;
 }
 
 static inline rnic_err net_switch_init(net_switch *sw, const net_switch_config *c)
@@ -409,17 +618,25 @@ static inline rnic_err net_switch_init(net_switch *sw, const net_switch_config *
     lc.queue_packets = (uint32_t)net__egress_queue_packets(c);
     sw->port = (net_port *)calloc(c->ports, sizeof *sw->port);
     sw->route = (uint32_t *)malloc((size_t)c->hosts * sizeof *sw->route);
-    if (!sw->port || !sw->route) {
+    sw->pfc_size = 4u * c->ports + 4u;
+    sw->pfc = (net_pfc_frame *)calloc(sw->pfc_size, sizeof *sw->pfc);
+    if (!sw->port || !sw->route || !sw->pfc) {
         net_switch_free(sw);
         return RNIC_ENOSPC;
     }
     for (p = 0; p < c->hosts; p++)
         sw->route[p] = NET_NO_PORT;
-    for (p = 0; p < c->ports; p++)
+    for (p = 0; p < c->ports; p++) {
         if (net_link_init(&sw->port[p].link, &lc) != RNIC_OK) {
             net_switch_free(sw);
             return RNIC_ENOSPC;
         }
+        rnic_prng_seed(&sw->port[p].ecn_prng, c->ecn_seed ^ ((uint64_t)(p + 1u) * 0xbf58476d1ce4e5b9ull));
+    }
+    if (net__pfc_on(c)) {
+        sw->pfc_quanta_cycles = net_pfc_quanta_cycles(&c->link, c->pfc_quanta);
+        sw->pfc_refresh_cycles = sw->pfc_quanta_cycles / 2u;
+    }
     return RNIC_OK;
 }
 
@@ -477,23 +694,39 @@ static inline void net__drop(net_switch *sw, net_port *pt, uint32_t port, const 
         sw->cfg.on_drop(sw->cfg.drop_user, p, port, cause, sw->now);
 }
 
-/* A packet enters the switch at now. RNIC_OK when it was taken -- admitted to its egress queue
- * or dropped (a drop is the network's business, counted in stats.dropped, not an error).
- * Refused and counted in stats.errors: NULL (EINVAL), dst without a route (ENOENT),
- * wire_bytes outside the link's [min, max] (ERANGE), and EBUSY when the egress link has no
- * slot left because the caller does not pop its far end. */
-static inline rnic_err net_switch_push(net_switch *sw, const net_pkt *p)
+static inline void net__pfc_emit(net_switch *sw, uint32_t port, uint32_t quanta, uint64_t cycle)
+{
+    net_pfc_frame *f;
+    if (sw->pfc_count == sw->pfc_size) {
+        sw->stats.pfc_frames_lost++;
+        return;
+    }
+    f = &sw->pfc[(sw->pfc_head + sw->pfc_count++) % sw->pfc_size];
+    f->port = port;
+    f->quanta = quanta;
+    f->cycle = cycle;
+}
+
+/* A packet enters the switch at now by port in_port (the link from that port's neighbour;
+ * NET_NO_PORT: unknown, then PFC does not count it). RNIC_OK when it was taken -- admitted to its
+ * egress queue (maybe trimmed) or dropped (a drop is the network's business, counted in
+ * stats.dropped, not an error). Refused and counted in stats.errors: NULL (EINVAL), dst without a
+ * route or in_port out of range (ENOENT), wire_bytes outside the link's [min, max] (ERANGE), and
+ * EBUSY when the egress link has no slot left because the caller does not pop its far end. */
+static inline rnic_err net_switch_push_from(net_switch *sw, uint32_t in_port, const net_pkt *p)
 {
     net_port *pt;
     net_pkt in;
     uint32_t port;
-    uint64_t ordinal;
+    uint64_t ordinal, limit;
     bool listed, unlucky;
     if (!sw || !sw->port)
         return RNIC_EINVAL;
     if (!p)
         return rnic_err_note(&sw->stats.errors, RNIC_EINVAL);
     if (p->dst >= sw->cfg.hosts || (port = sw->route[p->dst]) == NET_NO_PORT)
+        return rnic_err_note(&sw->stats.errors, RNIC_ENOENT);
+    if (in_port != NET_NO_PORT && in_port >= sw->cfg.ports)
         return rnic_err_note(&sw->stats.errors, RNIC_ENOENT);
     if (p->wire_bytes < sw->cfg.link.min_wire_bytes || p->wire_bytes > sw->cfg.link.max_wire_bytes)
         return rnic_err_note(&sw->stats.errors, RNIC_ERANGE);
@@ -514,23 +747,49 @@ static inline rnic_err net_switch_push(net_switch *sw, const net_pkt *p)
         net__drop(sw, pt, port, p, NET_DROP_RANDOM);
         return RNIC_OK;
     }
-    if (sw->occupancy + p->wire_bytes > sw->cfg.buffer_bytes) {
-        net__drop(sw, pt, port, p, NET_DROP_BUFFER);
+    in = *p;
+    in.in_port = in_port;
+    limit = net__limit(&sw->cfg);
+    if (sw->cfg.trim_bytes && in.wire_bytes > sw->cfg.trim_header_bytes &&
+        (pt->link.queued_bytes > sw->cfg.trim_bytes || sw->occupancy + in.wire_bytes > limit)) {
+        in.wire_bytes = sw->cfg.trim_header_bytes;
+        in.trimmed = 1;
+        pt->stats.trimmed++;
+    }
+    if (sw->occupancy + in.wire_bytes > limit) {
+        net__drop(sw, pt, port, &in, NET_DROP_BUFFER);
         return RNIC_OK;
     }
-    in = *p;
     if (sw->cfg.ecn_k_bytes && pt->link.queued_bytes > sw->cfg.ecn_k_bytes) {
         in.ecn = 1;
         pt->stats.marked++;
     }
     if (net_link_push(&pt->link, &in) != RNIC_OK) /* cannot happen: space and size checked */
         return rnic_err_note(&sw->stats.errors, RNIC_ESTATE);
-    sw->occupancy += p->wire_bytes;
+    sw->occupancy += in.wire_bytes;
     if (sw->occupancy > sw->stats.max_occupancy)
         sw->stats.max_occupancy = sw->occupancy;
     pt->stats.admitted++;
-    pt->stats.admitted_bytes += p->wire_bytes;
+    pt->stats.admitted_bytes += in.wire_bytes;
+    if (net__pfc_on(&sw->cfg) && in_port != NET_NO_PORT) {
+        net_port *ip = &sw->port[in_port];
+        ip->in_bytes += in.wire_bytes;
+        if (ip->in_bytes > ip->stats.pfc_max_bytes)
+            ip->stats.pfc_max_bytes = ip->in_bytes;
+        if (!ip->pfc_xoff && ip->in_bytes > sw->cfg.pfc_xoff_bytes) {
+            ip->pfc_xoff = true;
+            ip->pfc_refresh_at = sw->now + sw->pfc_refresh_cycles;
+            ip->stats.pfc_xoff++;
+            net__pfc_emit(sw, in_port, sw->cfg.pfc_quanta, sw->now);
+        }
+    }
     return RNIC_OK;
+}
+
+/* net_switch_push_from(sw, NET_NO_PORT, p): a packet of no known ingress (PFC does not see it). */
+static inline rnic_err net_switch_push(net_switch *sw, const net_pkt *p)
+{
+    return net_switch_push_from(sw, NET_NO_PORT, p);
 }
 
 /* The packet at the far end of egress `port` (its neighbour's input). */
@@ -554,31 +813,117 @@ static inline rnic_err net_switch_pop(net_switch *sw, uint32_t port, net_pkt *ou
     return net_link_pop(&sw->port[port].link, out);
 }
 
+/* The oldest PFC frame the switch has sent and the caller not yet taken; RNIC_EEMPTY if none. */
+static inline rnic_err net_switch_pop_pfc(net_switch *sw, net_pfc_frame *out)
+{
+    if (!sw || !sw->port)
+        return RNIC_EINVAL;
+    if (!out)
+        return rnic_err_note(&sw->stats.errors, RNIC_EINVAL);
+    if (!sw->pfc_count)
+        return RNIC_EEMPTY;
+    *out = sw->pfc[sw->pfc_head];
+    sw->pfc_head = (sw->pfc_head + 1u) % sw->pfc_size;
+    sw->pfc_count--;
+    return RNIC_OK;
+}
+
 static inline uint64_t net_switch_next_event(const net_switch *sw)
 {
     uint64_t next = RNIC_NEVER;
     uint32_t p;
     if (!sw || !sw->port)
         return RNIC_NEVER;
+    if (sw->pfc_count)
+        return sw->now;
     for (p = 0; p < sw->cfg.ports; p++) {
         uint64_t t = net_link_next_event(&sw->port[p].link);
         if (t != RNIC_NEVER && (next == RNIC_NEVER || rnic_cycle_before(t, next)))
             next = t;
+        if (sw->port[p].pfc_xoff) { /* a refresh due at 2^64 - 1 is reported a cycle early */
+            t = sw->port[p].pfc_refresh_at == RNIC_NEVER ? RNIC_NEVER - 1u : sw->port[p].pfc_refresh_at;
+            if (next == RNIC_NEVER || rnic_cycle_before(t, next))
+                next = t;
+        }
     }
     return next;
 }
 
+/* Egress `port`'s oldest queued packet leaves the switch (its last byte is out): the buffer
+ * frees its bytes, RED decides its mark, PFC counts its ingress down (RESUME at xon). */
+static inline void net__switch_depart(net_switch *sw, uint32_t port)
+{
+    net_port *pt = &sw->port[port];
+    net_link_slot *s = net__depart(&pt->link);
+    uint64_t q = pt->link.queued_bytes; /* the bytes behind it */
+    const net_switch_config *c = &sw->cfg;
+    sw->occupancy -= s->p.wire_bytes;
+    if (c->ecn_pmax_ppm && q > c->ecn_kmin_bytes &&
+        (q > c->ecn_kmax_bytes ||
+         rnic_prng_chance(&pt->ecn_prng, (uint64_t)c->ecn_pmax_ppm * (q - c->ecn_kmin_bytes),
+                          1000000u * (c->ecn_kmax_bytes - c->ecn_kmin_bytes)))) {
+        if (!s->p.ecn) {
+            pt->stats.marked++;
+            pt->stats.red_marked++;
+        }
+        s->p.ecn = 1;
+    }
+    if (net__pfc_on(c) && s->p.in_port != NET_NO_PORT) {
+        net_port *ip = &sw->port[s->p.in_port];
+        ip->in_bytes -= s->p.wire_bytes;
+        if (ip->pfc_xoff && ip->in_bytes <= c->pfc_xon_bytes) {
+            ip->pfc_xoff = false;
+            ip->stats.pfc_resume++;
+            net__pfc_emit(sw, s->p.in_port, 0, s->done);
+        }
+    }
+}
+
+/* Move to `cycle`. Departures are processed in time order (with PFC across all ports, the
+ * lower port first within a cycle, then the pause refreshes due), so a jump gives exactly what
+ * ticking every cycle gives. */
 static inline void net_switch_advance_to(net_switch *sw, uint64_t cycle)
 {
     uint32_t p;
     if (!sw || !sw->port)
         return;
     sw->now = cycle;
+    if (net__pfc_on(&sw->cfg)) {
+        for (;;) {
+            uint32_t dep = NET_NO_PORT, ref = NET_NO_PORT;
+            uint64_t td = 0, tr = 0;
+            for (p = 0; p < sw->cfg.ports; p++) {
+                net_port *pt = &sw->port[p];
+                if (net__depart_due(&pt->link, cycle)) {
+                    uint64_t t = net__at(&pt->link, pt->link.arrived + pt->link.on_wire)->done;
+                    if (dep == NET_NO_PORT || rnic_cycle_before(t, td)) {
+                        dep = p;
+                        td = t;
+                    }
+                }
+                if (pt->pfc_xoff && net__due(pt->pfc_refresh_at, cycle) &&
+                    (ref == NET_NO_PORT || rnic_cycle_before(pt->pfc_refresh_at, tr))) {
+                    ref = p;
+                    tr = pt->pfc_refresh_at;
+                }
+            }
+            if (dep != NET_NO_PORT && (ref == NET_NO_PORT || rnic_cycle_before_eq(td, tr))) {
+                net__switch_depart(sw, dep);
+            } else if (ref != NET_NO_PORT) {
+                net_port *pt = &sw->port[ref];
+                pt->pfc_refresh_at = tr + sw->pfc_refresh_cycles;
+                pt->stats.pfc_refresh++;
+                net__pfc_emit(sw, ref, sw->cfg.pfc_quanta, tr);
+            } else {
+                break;
+            }
+        }
+    }
     for (p = 0; p < sw->cfg.ports; p++) {
         net_link *l = &sw->port[p].link;
-        uint64_t before = l->queued_bytes;
+        while (net__depart_due(l, cycle))
+            net__switch_depart(sw, p);
         net_link_advance_to(l, cycle);
-        sw->occupancy -= before - l->queued_bytes; /* bytes whose last bit left the switch */
     }
 }
 

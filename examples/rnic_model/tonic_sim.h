@@ -7,8 +7,20 @@
  *   sender h: tp --TX--> uplink h --> switch port R --> receiver (tp_rx): data
  *   receiver: tp_rx --ACK--> uplink R --> switch port h --> tp_push_incoming: ACKs
  *
- * Host ids: senders 0 .. S-1, the receiver S; switch port p leads to host p. A flow's id is the
- * same in every engine: sender h owns flows [h * F, (h + 1) * F). */
+ * Host ids: senders 0 .. S-1, the receiver S; switch port p leads to host p (and host p's uplink
+ * enters the switch by port p). A flow's id is the same in every engine: sender h owns flows
+ * [h * F, (h + 1) * F).
+ *
+ * Beyond the NewReno set-up (whose behaviour the defaults keep byte-identical): the switch's RED
+ * marking at dequeue, PFC and trimming (net.h), the receiver's RoCEv2 / DCQCN / NDP options, the
+ * sender's flow parameters, and the control records' wire sizes are ts_config fields. Data
+ * reaches the receiver with TP_WORK_ECN (CE) and TP_WORK_TRIMMED (payload trimmed) set from the
+ * packet; every record the receiver emits (ACK, NACK, CNP, GRANT) goes back to its sender like an
+ * ACK. PFC frames the switch sends reach the host uplink after one propagation delay (a FIFO
+ * here: every frame has the same delay, so FIFO order is arrival order) and pause it there
+ * (net_link_pause_quanta); a host puts a segment on its uplink only while the uplink's input
+ * queue has room (uplink_queue_packets), so a paused uplink fills and the sender's TX port backs
+ * up (tp_stats.tx_stalls). The senders use Tonic's own rate credit (no external pacer). */
 #ifndef TONIC_SIM_H
 #define TONIC_SIM_H
 #define TP_IMPLEMENTATION
@@ -31,7 +43,29 @@ typedef struct ts_config {
     uint32_t rto_us;           /* 200,000 */
     uint32_t delack_count, delack_us; /* 2, 200,000 (ns-3's defaults) */
     bool sack;                 /* ACKs carry a SACK block (false for the NewReno runs: ns-3 with Sack=false) */
-    const tp_protocol *protocol;
+    const tp_protocol *protocol; /* per sim: every sender runs it (a variant: a copy with its own config) */
+    const tp_flow_params *flow_params; /* NULL: defaults with seg_size, init_wnd, rto_us above; else
+                                  used as given for every flow (seg_size is taken from it) */
+    uint32_t tx_capacity;      /* the senders' segment output port; 0 = the engine's default */
+    uint32_t uplink_queue_packets; /* each host's NIC queue in front of its uplink; default 1024 */
+    /* control records on the wire (bytes): ACK (0 = header_bytes), NACK / GRANT, CNP */
+    uint32_t ack_bytes, ctrl_bytes, cnp_bytes; /* 0, 64, 78 */
+    /* the receiver (tp_rx_config, passed through) */
+    bool ack_first;            /* true (ns-3's receiver ACKs the first data segment at once) */
+    bool nack, go_back_n;
+    uint32_t cnp_interval_us, cnp_mode;
+    uint64_t pull_bps;
+    uint32_t pull_overhead_bytes; /* 0 = the receiver's default */
+    /* the switch (net_switch_config, passed through; 0 = off) */
+    uint64_t ecn_k_bytes;      /* step marking at enqueue */
+    uint64_t ecn_kmin_bytes, ecn_kmax_bytes; /* RED at dequeue */
+    uint32_t ecn_pmax_ppm;
+    uint64_t ecn_seed;
+    uint64_t pfc_xoff_bytes, pfc_xon_bytes, pfc_headroom_bytes;
+    uint32_t pfc_quanta;       /* 0 = 65535 */
+    uint64_t trim_bytes;
+    uint32_t trim_header_bytes; /* 0 = 64 */
+    uint32_t max_wire_bytes;   /* the links' MTU; 0 = seg_size + header_bytes (at least 128) */
     const uint64_t *drop_list; /* ordinals of packets reaching the receiver's port to drop */
     uint32_t drop_len;
     uint64_t message_bytes;    /* backlog: messages of this size, refilled on completion */
@@ -53,6 +87,9 @@ typedef struct ts_sim {
     uint64_t *acked_bytes;     /* per flow: bytes the receiver got for the first time */
     uint64_t rx_bytes, rx_segments, dup_segments;
     uint64_t processed_cycles; /* cycles actually ticked (the rest fast-forwarded) */
+    net_pfc_frame *pfc_pipe;   /* PFC frames travelling to the hosts: cycle = arrival */
+    uint32_t pfc_size, pfc_head, pfc_count;
+    uint64_t pfc_pipe_lost;    /* frames the pipe could not hold (never, at its size) */
 } ts_sim;
 
 static inline void ts_config_default(ts_config *c)
@@ -72,6 +109,9 @@ static inline void ts_config_default(ts_config *c)
     c->delack_count = 2;
     c->delack_us = 200000;
     c->message_bytes = 1000000000ull;
+    c->ctrl_bytes = 64;
+    c->cnp_bytes = 78;
+    c->ack_first = true;
 }
 
 static inline void *ts__alloc(size_t n) { return malloc(n); } /* RNIC_MEM_ALIGN is 8 */
@@ -93,10 +133,30 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
     lc.prop_ns = c->prop_ns;
     lc.clock_hz = c->clock_hz;
     lc.min_wire_bytes = 40;
+    if (c->uplink_queue_packets)
+        lc.queue_packets = c->uplink_queue_packets;
+    {
+        uint32_t seg = c->flow_params ? c->flow_params->seg_size : c->seg_size;
+        uint32_t mtu = c->max_wire_bytes ? c->max_wire_bytes : seg + c->header_bytes;
+        lc.max_wire_bytes = mtu < 128u ? 128u : mtu;
+    }
     net_switch_config_default(&sc);
     sc.ports = c->senders + 1u;
     sc.hosts = c->senders + 1u;
     sc.buffer_bytes = c->buffer_bytes;
+    sc.ecn_k_bytes = c->ecn_k_bytes;
+    sc.ecn_kmin_bytes = c->ecn_kmin_bytes;
+    sc.ecn_kmax_bytes = c->ecn_kmax_bytes;
+    sc.ecn_pmax_ppm = c->ecn_pmax_ppm;
+    sc.ecn_seed = c->ecn_seed;
+    sc.pfc_xoff_bytes = c->pfc_xoff_bytes;
+    sc.pfc_xon_bytes = c->pfc_xon_bytes;
+    sc.pfc_headroom_bytes = c->pfc_headroom_bytes;
+    if (c->pfc_quanta)
+        sc.pfc_quanta = c->pfc_quanta;
+    sc.trim_bytes = c->trim_bytes;
+    if (c->trim_header_bytes)
+        sc.trim_header_bytes = c->trim_header_bytes;
     sc.link = lc;
     if (net_switch_init(&s->sw, &sc) != RNIC_OK)
         return -1;
@@ -107,6 +167,10 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
     }
     if (c->drop_len)
         net_switch_set_drop_list(&s->sw, c->senders, c->drop_list, c->drop_len);
+    s->pfc_size = 64u * (c->senders + 1u);
+    s->pfc_pipe = (net_pfc_frame *)calloc(s->pfc_size, sizeof *s->pfc_pipe);
+    if (!s->pfc_pipe)
+        return -1;
     for (h = 0; h < c->senders; h++) {
         tp_config tc;
         size_t n;
@@ -116,6 +180,9 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
         tc.max_flows = nflows;
         tc.window = c->window;
         tc.protocol = c->protocol;
+        tc.external_pacer = false; /* Tonic's own rate credit */
+        if (c->tx_capacity)
+            tc.tx_capacity = c->tx_capacity;
         tc.trace_id = (uint16_t)(RNIC_ENGINE_MODEL + h);
         n = tp_mem_size(&tc);
         s->sender_mem[h] = ts__alloc(n);
@@ -125,10 +192,14 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
             tp_flow_params p;
             uint32_t f = h * c->flows_per_sender + i;
             rnic_work m;
-            tp_flow_params_default(&p);
-            p.seg_size = c->seg_size;
-            p.init_wnd = c->init_wnd;
-            p.rto_us = c->rto_us;
+            if (c->flow_params) {
+                p = *c->flow_params;
+            } else {
+                tp_flow_params_default(&p);
+                p.seg_size = c->seg_size;
+                p.init_wnd = c->init_wnd;
+                p.rto_us = c->rto_us;
+            }
             if (tp_flow_open(&s->senders[h], f, &p) != RNIC_OK)
                 return -1;
             memset(&m, 0, sizeof m);
@@ -145,7 +216,14 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
     rc.delack_count = c->delack_count;
     rc.delack_us = c->delack_us;
     rc.sack = c->sack;
-    rc.ack_first = true; /* ns-3's receiver ACKs the first data segment at once */
+    rc.ack_first = c->ack_first; /* ns-3's receiver ACKs the first data segment at once */
+    rc.nack = c->nack;
+    rc.go_back_n = c->go_back_n;
+    rc.cnp_interval_us = c->cnp_interval_us;
+    rc.cnp_mode = c->cnp_mode;
+    rc.pull_bps = c->pull_bps;
+    if (c->pull_overhead_bytes)
+        rc.pull_overhead_bytes = c->pull_overhead_bytes;
     {
         size_t n = tp_rx_mem_size(&rc);
         s->rx_mem = ts__alloc(n);
@@ -168,6 +246,7 @@ static inline void ts_free(ts_sim *s)
     net_switch_free(&s->sw);
     free(s->rx_mem);
     free(s->acked_bytes);
+    free(s->pfc_pipe);
 }
 
 /* The earlier of two event cycles; RNIC_NEVER is later than any cycle (compare it before the
@@ -194,6 +273,8 @@ static inline uint64_t ts_next_event(const ts_sim *s)
     for (h = 0; h <= s->cfg.senders; h++)
         next = ts__min(next, net_link_next_event(&s->uplink[h]));
     next = ts__min(next, net_switch_next_event(&s->sw));
+    if (s->pfc_count) /* the next PFC frame reaching its host */
+        next = ts__min(next, s->pfc_pipe[s->pfc_head].cycle == RNIC_NEVER ? RNIC_NEVER - 1u : s->pfc_pipe[s->pfc_head].cycle);
     {
         rnic_work w;
         if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK || tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
@@ -208,6 +289,15 @@ static inline void ts_cycle(ts_sim *s)
     uint32_t h, i, R = s->cfg.senders;
     net_pkt p;
     rnic_work w;
+    net_pfc_frame f;
+    /* PFC frames arriving at their hosts now pause / resume the uplinks (before this cycle's
+     * pushes onto them) */
+    while (s->pfc_count && rnic_cycle_before_eq(s->pfc_pipe[s->pfc_head].cycle, s->now)) {
+        f = s->pfc_pipe[s->pfc_head];
+        s->pfc_head = (s->pfc_head + 1u) % s->pfc_size;
+        s->pfc_count--;
+        net_link_pause_quanta(&s->uplink[f.port], f.quanta);
+    }
     /* uplinks deliver into the switch; packets arriving in one cycle are admitted starting
      * from a host that rotates every cycle (same-rate hosts arrive phase-locked, and a fixed
      * order would give one host every drop when the buffer is nearly full) */
@@ -215,12 +305,23 @@ static inline void ts_cycle(ts_sim *s)
         h = (uint32_t)((s->now + i) % (R + 1u));
         while (net_link_peek(&s->uplink[h], &p) == RNIC_OK) {
             net_link_pop(&s->uplink[h], &p);
-            net_switch_push(&s->sw, &p);
+            net_switch_push_from(&s->sw, h, &p);
         }
+    }
+    /* PFC frames the switch sent (by its departures up to now, or by these arrivals) start
+     * towards their hosts */
+    while (net_switch_pop_pfc(&s->sw, &f) == RNIC_OK) {
+        if (s->pfc_count == s->pfc_size) {
+            s->pfc_pipe_lost++;
+            continue;
+        }
+        f.cycle += s->sw.port[f.port].link.prop;
+        s->pfc_pipe[(s->pfc_head + s->pfc_count++) % s->pfc_size] = f;
     }
     /* the switch delivers: data to the receiver, ACKs to the senders */
     while (tp_rx_space(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
         p.w.flags = p.ecn ? (p.w.flags | TP_WORK_ECN) : (p.w.flags & ~TP_WORK_ECN);
+        p.w.flags = p.trimmed ? (p.w.flags | TP_WORK_TRIMMED) : (p.w.flags & ~TP_WORK_TRIMMED);
         tp_rx_push(&s->rx, &p.w);
     }
     for (h = 0; h < R; h++)
@@ -258,7 +359,12 @@ static inline void ts_cycle(ts_sim *s)
         p.w = w;
         p.src = R;
         p.dst = w.flow / s->cfg.flows_per_sender;
-        p.wire_bytes = s->cfg.header_bytes;
+        if (w.op == TP_PKT_CNP)
+            p.wire_bytes = s->cfg.cnp_bytes;
+        else if (w.op == TP_PKT_NACK || w.op == TP_PKT_GRANT)
+            p.wire_bytes = s->cfg.ctrl_bytes;
+        else
+            p.wire_bytes = s->cfg.ack_bytes ? s->cfg.ack_bytes : s->cfg.header_bytes;
         net_link_push(&s->uplink[R], &p);
     }
     while (tp_rx_pop_delivered(&s->rx, &w) == RNIC_OK) {
