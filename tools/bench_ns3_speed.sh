@@ -12,6 +12,7 @@
 #   MODEL_CMD  the whole model command. Default: MODEL_BIN --payload 1024 --duration-us
 #              $((SIM_MS*1000)) --quiet when MODEL_BIN's usage names --payload, else (the model
 #              before the RoCEv2 + DCQCN scenario) MODEL_BIN --duration-us $((SIM_MS*1000))
+#              --warmup-us $((SIM_MS*100)) (its own scenario, not the incast: a stand-in)
 #   RUNS       runs of each program; the smallest CPU time counts (default 1)
 #
 # Delivered packets are read from each program's output: `delivered_packets=N` (incast_ns3;
@@ -39,7 +40,7 @@ if [ -z "${MODEL_CMD:-}" ]; then
     if "$model_bin" --help 2>&1 | grep -q -- '--payload'; then
         MODEL_CMD="$model_bin --payload 1024 --duration-us $((sim_ms * 1000)) --quiet"
     else
-        MODEL_CMD="$model_bin --duration-us $((sim_ms * 1000))"
+        MODEL_CMD="$model_bin --duration-us $((sim_ms * 1000)) --warmup-us $((sim_ms * 100))"
     fi
 fi
 
