@@ -3,7 +3,12 @@
  * with one SACK block (the run holding the segment just received, RFC 2018's first block),
  * NACKs as an option, and delayed ACKs as ns-3's TcpSocketBase does them: an in-order segment
  * is acknowledged every delack_count-th segment or when the delayed-ACK timer fires; an
- * out-of-order, duplicate or gap-filling segment is acknowledged at once (RFC 5681 §4.2). */
+ * out-of-order, duplicate or gap-filling segment is acknowledged at once (RFC 5681 §4.2).
+ * Options (each off by default, and then nothing above changes): a RoCEv2 go-back-N responder
+ * (go_back_n), the DCQCN notification point (cnp_interval_us, cnp_mode) and NDP's pull queue
+ * with trimmed headers answered by NACKs (pull_bps). docs/transport_model.md, "Receiver options". */
+
+#define TP__RX_PULL_MAX 65536u /* pull-queue entries at most (max_flows * window below that) */
 
 #define TP__RX_TRACE(r, kind, id, a, b)                                                                    \
     do {                                                                                                   \
@@ -26,6 +31,7 @@ TP_API void tp_rx_config_default(tp_rx_config *cfg)
     cfg->input_capacity = 64;
     cfg->ack_capacity = 64;
     cfg->delivered_capacity = 64;
+    cfg->pull_overhead_bytes = 64;
     cfg->trace_id = RNIC_ENGINE_TRANSPORT;
 }
 
@@ -51,7 +57,21 @@ TP_API rnic_err tp_rx_config_check(const tp_rx_config *c, const char **field)
         return rnic_config_bad(field, "ack_capacity", RNIC_EINVAL);
     if (c->delivered_capacity == 0 || c->delivered_capacity > 65536u)
         return rnic_config_bad(field, "delivered_capacity", RNIC_EINVAL);
+    if (c->cnp_interval_us > 100000000u || (c->cnp_interval_us && c->ack_capacity < 2u))
+        return rnic_config_bad(field, "cnp_interval_us", RNIC_EINVAL); /* a segment's ACK and its CNP */
+    if (c->cnp_mode > TP_RX_CNP_DEFERRED)
+        return rnic_config_bad(field, "cnp_mode", RNIC_EINVAL);
+    if (c->pull_bps && (c->pull_bps < RNIC_RATE_MIN_BPS || c->pull_bps > RNIC_RATE_MAX_BPS))
+        return rnic_config_bad(field, "pull_bps", RNIC_EINVAL);
+    if (c->pull_overhead_bytes > 65536u)
+        return rnic_config_bad(field, "pull_overhead_bytes", RNIC_EINVAL);
     return RNIC_OK;
+}
+
+static uint32_t tp__rx_pull_cap(const tp_rx_config *c)
+{
+    uint64_t n = (uint64_t)c->max_flows * c->window;
+    return n < TP__RX_PULL_MAX ? (uint32_t)n : TP__RX_PULL_MAX;
 }
 
 static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
@@ -64,6 +84,12 @@ static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
     TP__LAYOUT_PORT(r, input, c->input_capacity);
     TP__LAYOUT_PORT(r, acks, c->ack_capacity);
     TP__LAYOUT_PORT(r, delivered, c->delivered_capacity);
+    if (c->cnp_interval_us)
+        TP__LAYOUT_ARRAY(r, cnp_last, uint64_t, F);
+    if (c->cnp_interval_us && c->cnp_mode == TP_RX_CNP_DEFERRED)
+        TP__LAYOUT_HEAP(r, cnp, F);
+    if (c->pull_bps)
+        TP__LAYOUT_ARRAY(r, pulls, uint64_t, tp__rx_pull_cap(c));
     return off;
 }
 
@@ -92,6 +118,17 @@ TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t 
     if (r->delack_cycles == 0)
         r->delack_cycles = 1;
     tp__heap_clear(&r->delack, cfg->max_flows);
+    r->seg_acks = cfg->cnp_interval_us ? 2u : 1u;
+    if (cfg->cnp_interval_us) {
+        r->cnp_cycles = rnic_ns_to_cycles((uint64_t)cfg->cnp_interval_us * 1000u, cfg->clock_hz);
+        if (r->cnp_cycles == 0)
+            r->cnp_cycles = 1;
+        if (cfg->cnp_mode == TP_RX_CNP_DEFERRED)
+            tp__heap_clear(&r->cnp, cfg->max_flows);
+    }
+    if (cfg->pull_bps)
+        r->pull_cap = tp__rx_pull_cap(cfg);
+    r->pull_next = cfg->start_cycle;
     rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     return RNIC_OK;
@@ -171,32 +208,161 @@ static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, u
     fl->delack_on = 0; /* its heap entry, if any, is dropped when it comes due (lazy) */
     tp__wring_push(&r->acks, &a);
     r->stats.acks++;
+    if (op == TP_PKT_NACK)
+        r->stats.naks++;
     TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)sack_start << 32) | sack_len);
 }
 
-static void tp__rx_segment(tp_rx *r)
+/* A control record that is not an acknowledgment proper (CNP, pull): index = expected, no
+ * block, no ECN echo; the flow's delayed-ACK state is untouched. */
+static void tp__rx_ctl(tp_rx *r, uint32_t f, uint32_t op, uint32_t aux)
 {
-    rnic_work seg;
-    tp_rx_flow *fl;
-    uint64_t *bits;
-    uint32_t f, d, pos, start = 0, len = 0;
+    rnic_work a;
+    RNIC_MEMSET(&a, 0, sizeof a);
+    a.flow = f;
+    a.op = op;
+    a.index = r->flows[f].expected;
+    a.aux = aux;
+    a.cycle = r->now;
+    tp__wring_push(&r->acks, &a);
+    TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, aux);
+}
+
+static void tp__rx_cnp_send(tp_rx *r, uint32_t f)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_ctl(r, f, TP_PKT_CNP, 0);
+    r->stats.cnps++;
+    fl->cnp_sent = 1;
+    fl->cnp_pending = 0;
+    r->cnp_last[f] = r->now;
+}
+
+/* The notification point for a CE-marked segment of flow f: a CNP now when none went out in
+ * the last interval (the first mark always sends one); otherwise nothing (immediate) or one
+ * CNP at the interval's end (deferred). */
+static void tp__rx_cnp_mark(tp_rx *r, uint32_t f)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    if (!fl->cnp_sent || r->now - r->cnp_last[f] >= r->cnp_cycles) {
+        if (fl->cnp_pending)
+            tp__heap_remove(&r->cnp, f);
+        tp__rx_cnp_send(r, f);
+    } else if (r->cfg.cnp_mode == TP_RX_CNP_DEFERRED && !fl->cnp_pending) {
+        fl->cnp_pending = 1;
+        tp__heap_set(&r->cnp, f, r->cnp_last[f] + r->cnp_cycles);
+    }
+}
+
+/* Cycles one pull of `len` bytes holds the pull pacer: ceil((len + overhead) * 8 * clock_hz / pull_bps). */
+static uint64_t tp__rx_pull_gap(const tp_rx *r, uint32_t len)
+{
+    uint64_t hi, lo, add = r->cfg.pull_bps - 1u;
+    rnic_mul64x64(((uint64_t)len + r->cfg.pull_overhead_bytes) * 8u, r->cfg.clock_hz, &hi, &lo);
+    lo += add;
+    if (lo < add)
+        hi++;
+    return rnic_udiv128_64(hi, lo, r->cfg.pull_bps, NULL); /* hi < 2^6 <= pull_bps */
+}
+
+/* A segment cannot be taken this cycle: an output it may produce has no room. */
+static bool tp__rx_blocked(const tp_rx *r)
+{
+    return tp__wring_space(&r->acks) < r->seg_acks || tp__wring_full(&r->delivered) ||
+           (r->cfg.pull_bps && r->pull_count == r->pull_cap);
+}
+
+static void tp__rx_delack_arm(tp_rx *r, uint32_t f)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    uint32_t slot = r->delack.pos[f];
+    fl->delack_on = 1;
+    fl->delack_deadline = r->now + r->delack_cycles;
+    if (slot == RNIC_NONE || tp__cycle_before(fl->delack_deadline, r->delack.key[slot]))
+        tp__heap_set(&r->delack, f, fl->delack_deadline);
+}
+
+/* Go-back-N (RoCEv2 responder): only the expected segment is accepted. */
+static void tp__rx_gbn(tp_rx *r, uint32_t f, rnic_work *seg)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    uint32_t d = seg->index - fl->expected;
+    bool filled;
+    if ((int32_t)d < 0) { /* duplicate: re-acknowledge with the expected PSN */
+        r->stats.duplicates++;
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg->tag);
+        return;
+    }
+    if (d > 0) { /* sequence error: discard; one NAK per gap */
+        r->stats.discarded_out_of_sequence++;
+        if (!fl->nak_sent) {
+            fl->nak_sent = 1;
+            tp__rx_ack(r, f, TP_PKT_NACK, 0, 0, seg->tag);
+        }
+        return;
+    }
+    r->stats.segments++;
+    r->stats.bytes += seg->len;
+    seg->cycle = r->now;
+    tp__wring_push(&r->delivered, seg);
+    fl->expected++;
+    filled = fl->nak_sent != 0; /* the resent segment closes the gap: acknowledged at once */
+    fl->nak_sent = 0;
+    fl->pending++;
+    fl->last_tag = seg->tag;
+    if (filled || fl->pending >= r->cfg.delack_count)
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg->tag);
+    else if (!fl->delack_on)
+        tp__rx_delack_arm(r, f);
+}
+
+/* A trimmed header (NDP): nothing delivered or recorded; a NACK asks for the segment again,
+ * unless it is already here (then an ACK). */
+static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    uint32_t d = seg->index - fl->expected, start = 0, len = 0;
+    r->stats.trimmed++;
+    if ((int32_t)d < 0) {
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg->tag);
+        return;
+    }
+    if (!r->cfg.go_back_n && d > 0 && d < r->cfg.window &&
+        rnic_bitmap_test(r->bits + (size_t)f * r->wwords, seg->index & (r->cfg.window - 1u))) {
+        tp__rx_block(r, f, seg->index, &start, &len);
+        tp__rx_ack(r, f, TP_PKT_ACK, start, len, seg->tag);
+        return;
+    }
+    {
+        rnic_work a;
+        RNIC_MEMSET(&a, 0, sizeof a);
+        a.flow = f;
+        a.op = TP_PKT_NACK;
+        a.index = fl->expected;
+        a.offset = seg->index;
+        a.len = 1;
+        a.tag = seg->tag;
+        a.flags = fl->ecn ? TP_WORK_ECN : 0u;
+        a.cycle = r->now;
+        fl->ecn = 0;
+        fl->pending = 0;
+        fl->delack_on = 0;
+        tp__wring_push(&r->acks, &a);
+        r->stats.acks++;
+        r->stats.naks++;
+        TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)a.offset << 32) | a.len);
+    }
+}
+
+/* The selective receiver (the paper's default): every segment seen for the first time is
+ * delivered and recorded in the bitmap. */
+static void tp__rx_selective(tp_rx *r, uint32_t f, const rnic_work *seg_in)
+{
+    rnic_work seg = *seg_in;
+    tp_rx_flow *fl = &r->flows[f];
+    uint64_t *bits = r->bits + (size_t)f * r->wwords;
+    uint32_t d, pos, start = 0, len = 0;
     bool gap_before, dup;
-    if (tp__wring_empty(&r->input))
-        return;
-    if (tp__wring_full(&r->acks) || tp__wring_full(&r->delivered)) {
-        r->stats.ack_stalls++;
-        return;
-    }
-    tp__wring_pop(&r->input, &seg);
-    f = seg.flow;
-    if (f >= r->cfg.max_flows || !r->flows[f].open) {
-        tp__rx_bad(r, f, RNIC_ENOENT, seg.index);
-        return;
-    }
-    fl = &r->flows[f];
-    bits = r->bits + (size_t)f * r->wwords;
-    if (seg.flags & TP_WORK_ECN)
-        fl->ecn = 1;
     d = seg.index - fl->expected;
     if ((int32_t)d < 0 || d >= r->cfg.window) { /* old duplicate, or beyond what we can track */
         if ((int32_t)d < 0)
@@ -246,12 +412,49 @@ static void tp__rx_segment(tp_rx *r)
     fl->last_tag = seg.tag;
     if (gap_before || fl->pending >= r->cfg.delack_count) /* filled a gap, or the n-th segment */
         tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg.tag);
-    else if (!fl->delack_on) {
-        uint32_t slot = r->delack.pos[f];
-        fl->delack_on = 1;
-        fl->delack_deadline = r->now + r->delack_cycles;
-        if (slot == RNIC_NONE || tp__cycle_before(fl->delack_deadline, r->delack.key[slot]))
-            tp__heap_set(&r->delack, f, fl->delack_deadline);
+    else if (!fl->delack_on)
+        tp__rx_delack_arm(r, f);
+}
+
+static void tp__rx_segment(tp_rx *r)
+{
+    rnic_work seg;
+    tp_rx_flow *fl;
+    uint32_t f;
+    bool marked;
+    if (tp__wring_empty(&r->input))
+        return;
+    if (tp__rx_blocked(r)) {
+        r->stats.ack_stalls++;
+        return;
+    }
+    tp__wring_pop(&r->input, &seg);
+    f = seg.flow;
+    if (f >= r->cfg.max_flows || !r->flows[f].open) {
+        tp__rx_bad(r, f, RNIC_ENOENT, seg.index);
+        return;
+    }
+    fl = &r->flows[f];
+    marked = (seg.flags & TP_WORK_ECN) != 0;
+    if (marked) {
+        r->stats.marked++;
+        if (!r->cnp_cycles) /* with CNPs the mark is told by them, not echoed on ACKs */
+            fl->ecn = 1;
+    }
+    if (seg.flags & TP_WORK_TRIMMED)
+        tp__rx_trimmed(r, f, &seg);
+    else if (r->cfg.go_back_n)
+        tp__rx_gbn(r, f, &seg);
+    else
+        tp__rx_selective(r, f, &seg);
+    if (marked && r->cnp_cycles)
+        tp__rx_cnp_mark(r, f);
+    if (r->cfg.pull_bps) { /* NDP: one pull per arrival, FIFO over all flows */
+        uint32_t at = r->pull_head + r->pull_count;
+        if (at >= r->pull_cap)
+            at -= r->pull_cap;
+        r->pulls[at] = ((uint64_t)f << 32) | seg.len;
+        r->pull_count++;
     }
 }
 
@@ -278,22 +481,57 @@ TP_API void tp_rx_tick(tp_rx *r)
             break;
         }
     }
+    /* deferred CNPs whose interval ended: every one due, while the ACK port has room */
+    while (r->cnp.count && !tp__cycle_before(r->now, tp__heap_min(&r->cnp)) && !tp__wring_full(&r->acks)) {
+        uint32_t f = r->cnp.flow[0];
+        tp__heap_remove(&r->cnp, f);
+        tp__rx_cnp_send(r, f);
+    }
+    /* the pull pacer: the pull at the head of the queue, once the last one's gap has passed */
+    if (r->pull_count && !tp__cycle_before(r->now, r->pull_next) && !tp__wring_full(&r->acks)) {
+        uint64_t e = r->pulls[r->pull_head];
+        uint32_t len = (uint32_t)e;
+        r->pull_head = r->pull_head + 1u == r->pull_cap ? 0 : r->pull_head + 1u;
+        r->pull_count--;
+        tp__rx_ctl(r, (uint32_t)(e >> 32), TP_PKT_GRANT, len);
+        r->stats.pulls++;
+        r->pull_next = r->now + tp__rx_pull_gap(r, len);
+    }
     r->stats.cycles++;
     r->now++;
 }
 
+/* The earlier of m (valid when *have) and the event at `at` (not before now). */
+static uint64_t tp__rx_min(const tp_rx *r, uint64_t m, bool *have, uint64_t at)
+{
+    if (tp__cycle_before(at, r->now))
+        at = r->now;
+    if (!*have || tp__cycle_before(at, m)) {
+        *have = true;
+        return at;
+    }
+    return m;
+}
+
 static uint64_t tp__rx_next(const tp_rx *r, bool *any)
 {
-    uint64_t m;
+    uint64_t m = RNIC_NEVER;
+    bool have = false;
     *any = true;
-    if (!tp__wring_empty(&r->input) && !tp__wring_full(&r->acks) && !tp__wring_full(&r->delivered))
+    if (!tp__wring_empty(&r->input) && !tp__rx_blocked(r))
         return r->now;
-    if (tp__wring_full(&r->acks) || r->delack.count == 0) {
+    if (tp__wring_full(&r->acks)) { /* every timer's record needs the ACK port */
         *any = false;
         return RNIC_NEVER;
     }
-    m = r->delack.key[0];
-    return tp__cycle_before(m, r->now) ? r->now : m;
+    if (r->delack.count)
+        m = tp__rx_min(r, m, &have, r->delack.key[0]);
+    if (r->cnp.count)
+        m = tp__rx_min(r, m, &have, r->cnp.key[0]);
+    if (r->pull_count)
+        m = tp__rx_min(r, m, &have, r->pull_next);
+    *any = have;
+    return m;
 }
 
 TP_API uint64_t tp_rx_next_event(const tp_rx *r)

@@ -83,6 +83,9 @@ typedef struct tp_rx_flow {
     uint64_t delack_deadline;
     uint64_t last_tag;
     uint8_t open, ecn, delack_on;
+    uint8_t nak_sent;            /* go-back-N: a NAK went out for the current gap (IB "NAK sent" state) */
+    uint8_t cnp_sent;            /* CNP notification point: a CNP was ever sent (cnp_last is valid) */
+    uint8_t cnp_pending;         /* deferred CNPs: a mark inside the interval waits for its end */
 } tp_rx_flow;
 
 struct tp_rx {
@@ -97,4 +100,12 @@ struct tp_rx {
     tp_heap delack;
     tp_wring input, acks, delivered;
     tp_rx_stats stats;
+    /* options (laid out only when on, so the default memory is unchanged) */
+    uint32_t seg_acks;           /* ACK-port records one data segment may produce (1, or 2 with CNPs) */
+    uint64_t cnp_cycles;         /* CNP interval in cycles; 0 = no CNPs */
+    uint64_t *cnp_last;          /* per flow: cycle of its last CNP */
+    tp_heap cnp;                 /* deferred CNPs: flows with a pending mark, keyed by their interval's end */
+    uint64_t *pulls;             /* NDP pull queue (FIFO, all flows): flow << 32 | len */
+    uint32_t pull_cap, pull_head, pull_count;
+    uint64_t pull_next;          /* earliest cycle the next pull may leave */
 };
