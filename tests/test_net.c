@@ -492,17 +492,492 @@ static void test_switch_ecn(void)
     net_switch_free(&sw);
 }
 
+/* ---- PFC on a link: pause / resume worked out by hand ----
+ * 1000 B at 10 Gb/s, 100 MHz = 80 cycles each. Three pushed at 0 would leave at 80, 160, 240.
+ * A pause at 10 until 500: the one in service still leaves at 80, the others start at 500
+ * (580, 660). A resume at 300 instead: they start at 300 (380, 460). */
+static void test_link_pause_by_hand(void)
+{
+    net_link l;
+    net_link_config c = link_cfg(10000000000ull, 2500, 100000000ull);
+    net_pkt p = mkpkt(0, 1, 1000, 0), q;
+    uint32_t i;
+    CHECK_EQ(net_link_init(&l, &c), RNIC_OK);
+    for (i = 0; i < 3; i++)
+        CHECK_EQ(net_link_push(&l, &p), RNIC_OK);
+    net_link_advance_to(&l, 10);
+    CHECK_EQ(net_link_pause(&l, 500), RNIC_OK);
+    CHECK_EQ(net_link_next_event(&l), 80);
+    net_link_advance_to(&l, 80);
+    CHECK_EQ(l.stats.sent, 1);
+    CHECK_EQ(net_link_next_event(&l), 330); /* the first arrives; the second waits for 500 */
+    net_link_advance_to(&l, 330);
+    CHECK_EQ(net_link_pop(&l, &q), RNIC_OK);
+    CHECK_EQ(net_link_next_event(&l), 580);
+    net_link_advance_to(&l, 579);
+    CHECK_EQ(l.stats.sent, 1);
+    net_link_advance_to(&l, 580);
+    CHECK_EQ(l.stats.sent, 2);
+    CHECK_EQ(net_link_next_event(&l), 660);
+    net_link_advance_to(&l, 1000);
+    CHECK_EQ(l.stats.sent, 3);
+    CHECK_EQ(l.stats.paused_cycles, 490);
+    CHECK_EQ(l.stats.pauses, 1);
+    while (net_link_pop(&l, &q) == RNIC_OK) {
+    }
+    /* a resume (until = now) at 1300 after a pause at 1010 until 2000 */
+    for (i = 0; i < 3; i++)
+        CHECK_EQ(net_link_push(&l, &p), RNIC_OK); /* 1080, 1160, 1240 */
+    net_link_advance_to(&l, 1010);
+    CHECK_EQ(net_link_pause(&l, 2000), RNIC_OK);
+    net_link_advance_to(&l, 1300);
+    CHECK_EQ(l.stats.sent, 4);
+    CHECK_EQ(net_link_pause(&l, 1300), RNIC_OK);
+    CHECK_EQ(l.stats.resumes, 1);
+    CHECK_EQ(net_link_next_event(&l), 1330); /* the 4th arriving */
+    net_link_advance_to(&l, 1379);
+    CHECK_EQ(l.stats.sent, 4);
+    net_link_advance_to(&l, 1380);
+    CHECK_EQ(l.stats.sent, 5);
+    net_link_advance_to(&l, 1460);
+    CHECK_EQ(l.stats.sent, 6);
+    CHECK_EQ(l.stats.paused_cycles, 490 + 290);
+    while (net_link_pop(&l, &q) == RNIC_OK) {
+    }
+    /* a pause on an idle link: a packet pushed during it starts at its end */
+    net_link_advance_to(&l, 3000);
+    while (net_link_pop(&l, &q) == RNIC_OK) {
+    }
+    CHECK_EQ(net_link_next_event(&l), RNIC_NEVER);
+    CHECK_EQ(net_link_pause(&l, 3100), RNIC_OK);
+    net_link_advance_to(&l, 3050);
+    CHECK_EQ(net_link_push(&l, &p), RNIC_OK);
+    CHECK_EQ(net_link_next_event(&l), 3180);
+    /* a pause in the past is a resume; a pause while no packet waits changes nothing queued */
+    CHECK_EQ(net_link_pause(&l, 10), RNIC_OK);
+    CHECK_EQ(net_link_next_event(&l), 3130); /* resumed at 3050: starts now */
+    net_link_free(&l);
+
+    /* exactness at a fractional end: 1064 B = 85.12 cycles; two pushed at 0 leave at 86, 171.
+     * A pause until 86 (after the exact end 85.12) restarts the second at 86: 86 + 86 = 172.
+     * A pause until 85 (before it) changes nothing: 171. */
+    p = mkpkt(0, 1, 1064, 0);
+    for (i = 0; i < 2; i++) {
+        CHECK_EQ(net_link_init(&l, &c), RNIC_OK);
+        CHECK_EQ(net_link_push(&l, &p), RNIC_OK);
+        CHECK_EQ(net_link_push(&l, &p), RNIC_OK);
+        net_link_advance_to(&l, 5);
+        CHECK_EQ(net_link_pause(&l, i ? 85 : 86), RNIC_OK);
+        net_link_advance_to(&l, 86);
+        CHECK_EQ(net_link_next_event(&l), i ? 171 : 172);
+        net_link_free(&l);
+    }
+    /* quanta: 65535 x 512 bits at 10 Gb/s = 3,355,392 ns = 335,539.2 cycles -> 335,540 */
+    CHECK_EQ(net_pfc_quanta_cycles(&c, 65535), 335540);
+    CHECK_EQ(net_pfc_quanta_cycles(&c, 1), 6); /* 5.12 -> 6 */
+    CHECK_EQ(net_pfc_quanta_cycles(&c, 0), 0);
+}
+
+/* ---- RED at dequeue: hold the egress queue at a level and count marks ----
+ * L packets of 1000 B queued, one pushed back at every departure: each departing packet leaves
+ * (L - 1) * 1000 B behind it (checked). Marks over n departures against n p,
+ * p = pmax (q - kmin) / (kmax - kmin) (0 at or below kmin, 1 above kmax), within 5 standard
+ * deviations of the binomial. */
+static uint64_t red_marks(uint64_t kmin, uint64_t kmax, uint32_t pmax, uint32_t L, uint32_t n, uint64_t s)
+{
+    net_switch sw;
+    net_switch_config c;
+    net_pkt p;
+    uint64_t marks = 0, sent = 0, now = 0;
+    uint32_t i, popped = 0;
+    net_switch_config_default(&c);
+    c.ports = 2;
+    c.hosts = 2;
+    c.ecn_kmin_bytes = kmin;
+    c.ecn_kmax_bytes = kmax;
+    c.ecn_pmax_ppm = pmax;
+    c.ecn_seed = s;
+    CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+    CHECK_EQ(net_switch_route(&sw, 0, 0), RNIC_OK);
+    for (i = 0; i < L; i++) {
+        p = mkpkt(1, 0, 1000, i);
+        CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+    }
+    while (popped < n && TEST_FAILS() < 5) {
+        now = net_switch_next_event(&sw);
+        net_switch_advance_to(&sw, now);
+        while (sw.port[0].link.stats.sent > sent) { /* one left (80 cycles apart): push one back */
+            CHECK_EQ(sw.port[0].link.queued_bytes, (uint64_t)(L - 1u) * 1000u);
+            sent++;
+            p = mkpkt(1, 0, 1000, L + (uint32_t)sent);
+            CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+        }
+        while (popped < n && net_switch_pop(&sw, 0, &p) == RNIC_OK) {
+            marks += p.ecn;
+            popped++;
+        }
+    }
+    CHECK(sw.port[0].stats.red_marked >= marks); /* counted (some marked ones not popped yet) */
+    CHECK_EQ(sw.port[0].stats.marked, sw.port[0].stats.red_marked);
+    net_switch_free(&sw);
+    return marks;
+}
+
+static void test_red_marking(void)
+{
+    /* DCQCN's 40 Gb/s settings (Kmin 5 KB, Kmax 200 KB, Pmax 1 %) and a steep one */
+    static const struct { uint64_t kmin, kmax; uint32_t pmax, L; } cases[] = {
+        { 5000, 200000, 10000, 5 },     /* q = 4000 < Kmin: none */
+        { 5000, 200000, 10000, 6 },     /* q = 5000 = Kmin: none */
+        { 5000, 200000, 10000, 101 },   /* q = 100000: p = 1 % x 95 / 195 */
+        { 5000, 200000, 10000, 201 },   /* q = 200000 = Kmax: p = 1 % */
+        { 5000, 200000, 10000, 202 },   /* q = 201000 > Kmax: all */
+        { 20000, 60000, 1000000, 41 },  /* q = 40000: p = 50 % */
+        { 20000, 60000, 200000, 31 },   /* q = 30000: p = 5 % */
+        { 30000, 30000, 500000, 31 },   /* Kmin = Kmax: a step at K; q = 30000: none */
+        { 30000, 30000, 500000, 32 },   /* q = 31000: all */
+    };
+    uint32_t i, n = 20000;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t q = (uint64_t)(cases[i].L - 1u) * 1000u, m = red_marks(cases[i].kmin, cases[i].kmax, cases[i].pmax, cases[i].L, n, seed + i);
+        double pr = q <= cases[i].kmin ? 0.0
+                    : q > cases[i].kmax ? 1.0
+                    : cases[i].pmax / 1e6 * (double)(q - cases[i].kmin) / (double)(cases[i].kmax - cases[i].kmin);
+        double mean = n * pr, var = n * pr * (1.0 - pr), d = (double)m > mean ? (double)m - mean : mean - (double)m;
+        if (pr == 0.0 || pr == 1.0)
+            CHECK_EQ(m, (uint64_t)mean);
+        else
+            CHECK(d <= 1.0 || (d - 1.0) * (d - 1.0) <= 25.0 * var); /* 5 standard deviations */
+        printf("RESULT red q %" PRIu64 " kmin %" PRIu64 " kmax %" PRIu64 " pmax_ppm %u departures %u marked %" PRIu64
+               " expected %.1f variance %.1f\n", q, cases[i].kmin, cases[i].kmax, cases[i].pmax, n, m, mean, var);
+    }
+    /* the same seed marks the same number */
+    CHECK_EQ(red_marks(20000, 60000, 200000, 31, 5000, seed), red_marks(20000, 60000, 200000, 31, 5000, seed));
+}
+
+/* Turning RED on does not move the random drops (separate streams): the same packets drop. */
+static uint64_t drops_digest(bool red, uint64_t *marks)
+{
+    net_switch sw;
+    net_switch_config c;
+    drop_log *log = (drop_log *)calloc(1, sizeof *log);
+    uint64_t digest = 0, t = 0;
+    uint32_t i, j;
+    net_pkt p;
+    net_switch_config_default(&c);
+    c.ports = 2;
+    c.hosts = 2;
+    if (red) {
+        c.ecn_kmin_bytes = 0;
+        c.ecn_kmax_bytes = 20000;
+        c.ecn_pmax_ppm = 500000;
+    }
+    c.on_drop = on_drop;
+    c.drop_user = log;
+    CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+    CHECK_EQ(net_switch_route(&sw, 1, 1), RNIC_OK);
+    CHECK_EQ(net_switch_set_drop_ppm(&sw, 1, 100000, seed), RNIC_OK);
+    for (i = 0; i < 200; i++) { /* bursts of 10 every 10 packet times: a queue builds and drains */
+        for (j = 0; j < 10; j++) {
+            p = mkpkt(0, 1, 1000, i * 10u + j);
+            CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+        }
+        t += 800;
+        net_switch_advance_to(&sw, t);
+        while (net_switch_pop(&sw, 1, &p) == RNIC_OK) {
+        }
+    }
+    for (i = 0; i < log->n && i < 4096; i++)
+        digest = (digest ^ log->index[i]) * 0x100000001b3ull;
+    CHECK(log->n > 100);
+    *marks = sw.port[1].stats.red_marked;
+    net_switch_free(&sw);
+    free(log);
+    return digest;
+}
+
+static void test_red_keeps_drops(void)
+{
+    uint64_t m_off, m_on;
+    CHECK_EQ(drops_digest(false, &m_off), drops_digest(true, &m_on));
+    CHECK_EQ(m_off, 0);
+    CHECK(m_on > 100);
+}
+
+/* ---- trimming ---- */
+static void test_trimming(void)
+{
+    net_switch sw;
+    net_switch_config c;
+    net_pkt p;
+    uint32_t i;
+    net_switch_config_default(&c);
+    c.ports = 2;
+    c.hosts = 2;
+    c.trim_bytes = 3000;
+    c.link.max_wire_bytes = 1500;
+    CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+    CHECK_EQ(net_switch_route(&sw, 0, 0), RNIC_OK);
+    /* 1000 B each into an idle port: the 5th finds 4000 B (> 3000) queued: trimmed, the 6th
+     * finds 4064: trimmed; 64 B and 63 + 1 B packets: 64 B never trimmed, 65 B trimmed */
+    for (i = 0; i < 6; i++) {
+        p = mkpkt(1, 0, 1000, i);
+        CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+    }
+    p = mkpkt(1, 0, 64, 6);
+    CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+    p = mkpkt(1, 0, 65, 7);
+    p.w.len = 1;
+    CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+    CHECK_EQ(sw.occupancy, 4000 + 4 * 64);
+    CHECK_EQ(sw.port[0].stats.trimmed, 3);
+    net_switch_advance_to(&sw, 100000);
+    for (i = 0; net_switch_pop(&sw, 0, &p) == RNIC_OK; i++) {
+        CHECK_EQ(p.w.index, i);
+        CHECK_EQ(p.trimmed, i == 4 || i == 5 || i == 7);
+        CHECK_EQ(p.wire_bytes, i < 4 ? 1000u : 64u);
+        CHECK_EQ(p.w.len, i < 6 ? 936u : i == 6 ? 0u : 1u); /* the header keeps the segment's len */
+    }
+    CHECK_EQ(i, 8);
+    net_switch_free(&sw);
+
+    /* a full buffer trims too; a header that does not fit either is dropped */
+    c.trim_bytes = 1000000;
+    c.buffer_bytes = 5100;
+    CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+    CHECK_EQ(net_switch_route(&sw, 0, 0), RNIC_OK);
+    for (i = 0; i < 7; i++) {
+        p = mkpkt(1, 0, 1000, i);
+        CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+    }
+    CHECK_EQ(sw.occupancy, 5064);
+    CHECK_EQ(sw.port[0].stats.trimmed, 2);
+    CHECK_EQ(sw.stats.dropped[NET_DROP_BUFFER], 1);
+    net_switch_free(&sw);
+}
+
+/* ---- PFC: an incast ----
+ * S senders, each behind its own 10 Gb/s uplink (16-packet NIC queue), send M 1000 B packets
+ * to one receiver port through a small shared buffer. Ticked every cycle. PFC frames reach the
+ * uplinks one propagation delay after the switch sends them. Without PFC the buffer overflows;
+ * with it nothing is lost, every PAUSE is followed by a RESUME, a paused uplink starts nothing
+ * new, and what enters from a port after its PAUSE fits in 2 x prop x rate + 2 MTU. */
+enum { INC_S = 4, INC_M = 3000, INC_PIPE = 4096 };
+
+typedef struct inc_stats {
+    uint64_t delivered, dropped, frames, xoff, refresh, resume, max_after, max_in, paused_cycles, end;
+    bool resumed, clean;
+} inc_stats;
+
+static void incast(uint64_t xoff, uint32_t quanta, inc_stats *st)
+{
+    net_link up[INC_S];
+    net_switch sw;
+    net_switch_config c;
+    net_link_config lc = link_cfg(10000000000ull, 2500, 100000000ull);
+    net_pfc_frame *pipe = (net_pfc_frame *)calloc(INC_PIPE, sizeof *pipe), f;
+    uint8_t *seen = (uint8_t *)calloc(INC_S * INC_M, 1);
+    uint32_t next[INC_S] = { 0 }, ph = 0, pn = 0, h, R = INC_S;
+    uint64_t now, after[INC_S] = { 0 }, sent_at_pause[INC_S] = { 0 };
+    bool in_pause[INC_S] = { false }, paused_state[INC_S + 1] = { false };
+    memset(st, 0, sizeof *st);
+    st->clean = true;
+    lc.max_wire_bytes = 1500;
+    net_switch_config_default(&c);
+    c.ports = INC_S + 1u;
+    c.hosts = INC_S + 1u;
+    c.buffer_bytes = 60000;
+    c.pfc_xoff_bytes = xoff;
+    c.pfc_xon_bytes = xoff / 2u;
+    c.pfc_headroom_bytes = 44000;
+    c.pfc_quanta = quanta;
+    c.link = lc;
+    CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+    for (h = 0; h <= INC_S; h++)
+        CHECK_EQ(net_switch_route(&sw, h, h), RNIC_OK);
+    lc.queue_packets = 16;
+    for (h = 0; h < INC_S; h++)
+        CHECK_EQ(net_link_init(&up[h], &lc), RNIC_OK);
+    for (now = 0; now < 3000000 && st->delivered + st->dropped < (uint64_t)INC_S * INC_M; now++) {
+        net_pkt p;
+        for (h = 0; h < INC_S; h++)
+            net_link_advance_to(&up[h], now);
+        net_switch_advance_to(&sw, now);
+        /* PFC frames arriving now */
+        while (pn && pipe[ph].cycle <= now) {
+            f = pipe[ph];
+            ph = (ph + 1u) % INC_PIPE;
+            pn--;
+            CHECK(f.port < INC_S);
+            if (f.port >= INC_S)
+                continue;
+            CHECK_EQ(net_link_pause_quanta(&up[f.port], f.quanta), RNIC_OK);
+            if (f.quanta && !in_pause[f.port])
+                sent_at_pause[f.port] = up[f.port].stats.sent;
+            in_pause[f.port] = f.quanta != 0;
+        }
+        /* a paused uplink finishes the packet it serialises and starts nothing else */
+        for (h = 0; h < INC_S; h++)
+            if (in_pause[h] && up[h].paused && up[h].stats.sent > sent_at_pause[h] + 1u)
+                st->clean = false;
+        /* uplinks -> switch, counting what enters from a port after its PAUSE */
+        for (h = 0; h < INC_S; h++)
+            while (net_link_pop(&up[h], &p) == RNIC_OK) {
+                bool was = sw.port[h].pfc_xoff;
+                uint64_t adm = sw.port[R].stats.admitted_bytes;
+                CHECK_EQ(net_switch_push_from(&sw, h, &p), RNIC_OK);
+                if (was)
+                    after[h] += sw.port[R].stats.admitted_bytes - adm;
+                else if (sw.port[h].pfc_xoff)
+                    after[h] = 0; /* a new PAUSE: count from the next packet */
+                if (after[h] > st->max_after)
+                    st->max_after = after[h];
+            }
+        /* frames the switch sent: each port alternates PAUSE (refreshes) and RESUME */
+        while (net_switch_pop_pfc(&sw, &f) == RNIC_OK) {
+            st->frames++;
+            if (f.port > INC_S) {
+                CHECK(f.port <= INC_S);
+                continue;
+            }
+            if (f.quanta == 0) {
+                if (!paused_state[f.port])
+                    st->clean = false; /* a RESUME without a PAUSE */
+                paused_state[f.port] = false;
+            } else {
+                paused_state[f.port] = true;
+            }
+            CHECK(pn < INC_PIPE);
+            f.cycle += sw.port[f.port].link.prop;
+            pipe[(ph + pn++) % INC_PIPE] = f;
+        }
+        while (net_switch_pop(&sw, R, &p) == RNIC_OK) {
+            CHECK(p.w.index < INC_S * INC_M && !seen[p.w.index]);
+            if (p.w.index < INC_S * INC_M)
+                seen[p.w.index] = 1;
+            st->delivered++;
+        }
+        st->dropped = sw.stats.dropped[NET_DROP_BUFFER];
+        for (h = 0; h < INC_S; h++)
+            while (next[h] < INC_M && net_link_space(&up[h])) {
+                p = mkpkt(h, R, 1000, h * INC_M + next[h]++);
+                CHECK_EQ(net_link_push(&up[h], &p), RNIC_OK);
+            }
+    }
+    st->end = now;
+    st->resumed = true;
+    for (h = 0; h <= INC_S; h++) {
+        st->xoff += sw.port[h].stats.pfc_xoff;
+        st->refresh += sw.port[h].stats.pfc_refresh;
+        st->resume += sw.port[h].stats.pfc_resume;
+        if (sw.port[h].pfc_xoff || paused_state[h] || (h < INC_S && in_pause[h]))
+            st->resumed = false;
+        if (sw.port[h].stats.pfc_max_bytes > st->max_in)
+            st->max_in = sw.port[h].stats.pfc_max_bytes;
+    }
+    for (h = 0; h < INC_S; h++)
+        st->paused_cycles += up[h].stats.paused_cycles;
+    CHECK_EQ(pn, 0);
+    CHECK_EQ(sw.stats.pfc_frames_lost, 0);
+    for (h = 0; h < INC_S; h++)
+        net_link_free(&up[h]);
+    net_switch_free(&sw);
+    free(pipe);
+    free(seen);
+}
+
+static void test_pfc_incast(void)
+{
+    static const uint32_t quanta[] = { 65535, 40 }; /* 40 quanta = 205 cycles: refreshed */
+    /* in flight after a PAUSE: 2 x 250 cycles x 100 bit/cycle = 6250 B, + 2 MTU of 1500 */
+    uint64_t headroom = 2u * 3125u + 2u * 1500u;
+    inc_stats st;
+    uint32_t i;
+    incast(0, 65535, &st); /* PFC off: the same incast overflows the buffer */
+    CHECK(st.dropped > 0);
+    CHECK_EQ(st.frames, 0);
+    printf("RESULT incast pfc off delivered %" PRIu64 " dropped %" PRIu64 "\n", st.delivered, st.dropped);
+    for (i = 0; i < 2; i++) {
+        incast(10000, quanta[i], &st);
+        CHECK_EQ(st.dropped, 0);
+        CHECK_EQ(st.delivered, (uint64_t)INC_S * INC_M);
+        CHECK(st.xoff > 0);
+        CHECK_EQ(st.xoff, st.resume); /* every PAUSE resumed */
+        CHECK(st.resumed);
+        CHECK(st.clean);
+        CHECK(st.max_after <= headroom);
+        CHECK(st.max_in <= 10000u + 1000u + headroom);
+        CHECK(st.paused_cycles > 0);
+        if (i == 1)
+            CHECK(st.refresh > 0);
+        printf("RESULT incast pfc quanta %u delivered %" PRIu64 " dropped %" PRIu64 " pauses %" PRIu64 " refreshes %" PRIu64
+               " resumes %" PRIu64 " max_bytes_after_pause %" PRIu64 " (bound %" PRIu64 ") max_ingress_bytes %" PRIu64
+               " paused_cycles %" PRIu64 " done_at %" PRIu64 "\n", quanta[i], st.delivered, st.dropped, st.xoff,
+               st.refresh, st.resume, st.max_after, headroom, st.max_in, st.paused_cycles, st.end);
+    }
+}
+
+/* ---- config checks of the new options ---- */
+static void test_new_config_checks(void)
+{
+    net_switch_config c, b;
+    const char *field = NULL;
+    net_switch_config_default(&c);
+    c.ports = 5;
+    c.hosts = 5;
+    c.link.max_wire_bytes = 1500;
+    c.buffer_bytes = 60000;
+    c.pfc_xoff_bytes = 10000;
+    c.pfc_xon_bytes = 5000;
+    c.pfc_headroom_bytes = 44000; /* 5 x (10000 + 1500 + 2 x 3126 + 3000) = 103760 <= 104000 */
+    CHECK_EQ(net_switch_config_check(&c, &field), RNIC_OK);
+    b = c;
+    b.pfc_headroom_bytes = 43700; /* 103700: not enough */
+    CHECK_EQ(net_switch_config_check(&b, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "pfc_xoff_bytes"));
+    b = c;
+    b.pfc_xon_bytes = 10001;
+    CHECK_EQ(net_switch_config_check(&b, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "pfc_xon_bytes"));
+    b = c;
+    b.pfc_quanta = 0;
+    CHECK_EQ(net_switch_config_check(&b, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "pfc_quanta"));
+    b = c;
+    b.pfc_quanta = 65536;
+    CHECK_EQ(net_switch_config_check(&b, &field), RNIC_ERANGE);
+    b = c;
+    b.ecn_pmax_ppm = 1000001;
+    CHECK_EQ(net_switch_config_check(&b, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "ecn_pmax_ppm"));
+    b = c;
+    b.ecn_pmax_ppm = 10000;
+    b.ecn_kmin_bytes = 5001;
+    b.ecn_kmax_bytes = 5000;
+    CHECK_EQ(net_switch_config_check(&b, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "ecn_kmin_bytes"));
+    b = c;
+    b.trim_bytes = 1000;
+    b.trim_header_bytes = 63;
+    CHECK_EQ(net_switch_config_check(&b, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "trim_header_bytes"));
+    b.trim_header_bytes = 64;
+    CHECK_EQ(net_switch_config_check(&b, &field), RNIC_OK);
+}
+
 /* ---- fast-forward: a random workload, two drivers, one log ----
  * Three hosts; hosts 0 and 1 send random-sized packets to random destinations at scheduled
  * cycles over their uplinks (net_link) into a 3-port switch (small buffer, ECN, a drop list,
  * a drop probability); everything popped or dropped is logged with its cycle. One driver
  * ticks every cycle, the other jumps to the minimum next_event (and the next scheduled
  * send); their logs must be identical. */
-enum { FF_PKTS = 6000, FF_HOSTS = 3 };
+enum { FF_PKTS = 6000, FF_HOSTS = 3, FF_PIPE = 1024 };
+/* modes: the step ECN and drops alone; + RED at dequeue and trimming; + RED, PFC and trimming */
+enum { FF_PLAIN = 0, FF_RED_TRIM = 1, FF_PFC = 2 };
 
 typedef struct ff_event {
     uint64_t cycle;
-    uint32_t what, index, port, ecn;
+    uint32_t what, index, port, ecn, trimmed, wire;
 } ff_event;
 
 typedef struct ff_run {
@@ -514,6 +989,8 @@ typedef struct ff_run {
     ff_event *log;
     size_t n;
     uint64_t visited;
+    net_pfc_frame pipe[FF_PIPE]; /* PFC frames on their way to the uplinks (cycle = arrival) */
+    uint32_t ph, pn;
 } ff_run;
 
 static void ff_note(ff_run *r, uint64_t cycle, uint32_t what, const net_pkt *p, uint32_t port)
@@ -524,6 +1001,8 @@ static void ff_note(ff_run *r, uint64_t cycle, uint32_t what, const net_pkt *p, 
     e->index = p->w.index;
     e->port = port;
     e->ecn = p->ecn;
+    e->trimmed = p->trimmed;
+    e->wire = p->wire_bytes;
 }
 
 static void ff_on_drop(void *user, const net_pkt *p, uint32_t port, uint32_t cause, uint64_t cycle)
@@ -531,7 +1010,7 @@ static void ff_on_drop(void *user, const net_pkt *p, uint32_t port, uint32_t cau
     ff_note((ff_run *)user, cycle, 10u + cause, p, port);
 }
 
-static void ff_init(ff_run *r, uint64_t start)
+static void ff_init(ff_run *r, uint64_t start, uint32_t mode)
 {
     static const uint64_t list[] = { 2, 17, 18, 300, 1001 };
     net_switch_config c;
@@ -542,7 +1021,7 @@ static void ff_init(ff_run *r, uint64_t start)
     memset(r, 0, sizeof *r);
     r->start = start;
     r->next[1] = 1;
-    r->log = (ff_event *)calloc(4u * FF_PKTS, sizeof *r->log);
+    r->log = (ff_event *)calloc(4u * FF_PKTS + 4000000u * (mode == FF_PFC), sizeof *r->log);
     rnic_prng_seed(&rng, seed + 7);
     for (i = 0; i < FF_PKTS; i++) {
         t += rnic_prng_below(&rng, 100) < 70 ? 0 : rnic_prng_below(&rng, 150); /* bursts and gaps */
@@ -560,6 +1039,20 @@ static void ff_init(ff_run *r, uint64_t start)
     c.hosts = FF_HOSTS;
     c.buffer_bytes = 20000;
     c.ecn_k_bytes = 6000;
+    if (mode != FF_PLAIN) {
+        c.ecn_kmin_bytes = 2000;
+        c.ecn_kmax_bytes = 12000;
+        c.ecn_pmax_ppm = 300000;
+        c.ecn_seed = seed + 3;
+        c.trim_bytes = mode == FF_PFC ? 15000 : 8000;
+    }
+    if (mode == FF_PFC) { /* 3 x (6000 + 1500 + 6252 + 3000) = 50256 <= 20000 + 31000 */
+        c.link.max_wire_bytes = 1500;
+        c.pfc_xoff_bytes = 6000;
+        c.pfc_xon_bytes = 3000;
+        c.pfc_headroom_bytes = 31000;
+        c.pfc_quanta = 80; /* 410 cycles: refreshed every 205 */
+    }
     c.on_drop = ff_on_drop;
     c.drop_user = r;
     CHECK_EQ(net_switch_init(&r->sw, &c), RNIC_OK);
@@ -584,16 +1077,34 @@ static void ff_free(ff_run *r)
 static void ff_step(ff_run *r, uint64_t now)
 {
     net_pkt p;
+    net_pfc_frame f;
     uint32_t h, port;
+    while (r->pn && rnic_cycle_before_eq(r->pipe[r->ph].cycle, now)) { /* PFC frames arriving */
+        f = r->pipe[r->ph];
+        r->ph = (r->ph + 1u) % FF_PIPE;
+        r->pn--;
+        CHECK(f.port < 2);
+        if (f.port < 2)
+            CHECK_EQ(net_link_pause_quanta(&r->up[f.port], f.quanta), RNIC_OK);
+        p = mkpkt(f.port, f.port, 0, f.quanta);
+        ff_note(r, now, 4, &p, f.port);
+    }
     for (port = 0; port < FF_HOSTS; port++)
         if (port != 2 || (now & 3u) == 0)
             while (net_switch_pop(&r->sw, port, &p) == RNIC_OK)
                 ff_note(r, now, 1, &p, port);
     for (h = 0; h < 2; h++)
         while (net_link_pop(&r->up[h], &p) == RNIC_OK) {
-            CHECK_EQ(net_switch_push(&r->sw, &p), RNIC_OK);
+            CHECK_EQ(net_switch_push_from(&r->sw, h, &p), RNIC_OK);
             ff_note(r, now, 2, &p, h);
         }
+    while (net_switch_pop_pfc(&r->sw, &f) == RNIC_OK) { /* PFC frames sent: logged, on their way */
+        p = mkpkt(f.port, f.port, 0, f.quanta);
+        ff_note(r, f.cycle, 3, &p, f.port);
+        CHECK(r->pn < FF_PIPE);
+        f.cycle += r->sw.port[f.port].link.prop;
+        r->pipe[(r->ph + r->pn++) % FF_PIPE] = f;
+    }
     for (h = 0; h < 2; h++)
         while (r->next[h] < FF_PKTS && rnic_cycle_before_eq(r->at[r->next[h]], now) && net_link_space(&r->up[h])) {
             CHECK_EQ(net_link_push(&r->up[h], &r->pkt[r->next[h]]), RNIC_OK);
@@ -611,7 +1122,7 @@ static void ff_advance(ff_run *r, uint64_t to)
 
 static bool ff_done(const ff_run *r)
 {
-    return r->next[0] >= FF_PKTS && r->next[1] >= FF_PKTS + 1u && net_link_next_event(&r->up[0]) == RNIC_NEVER &&
+    return r->next[0] >= FF_PKTS && r->next[1] >= FF_PKTS + 1u && !r->pn && net_link_next_event(&r->up[0]) == RNIC_NEVER &&
            net_link_next_event(&r->up[1]) == RNIC_NEVER && net_switch_next_event(&r->sw) == RNIC_NEVER;
 }
 
@@ -634,18 +1145,19 @@ static void test_fast_forward_identical(void)
 {
     static const uint64_t starts[] = { 0, UINT64_MAX - 90000 }; /* the second wraps mid-run */
     ff_run *tick = (ff_run *)malloc(sizeof *tick), *ff = (ff_run *)malloc(sizeof *ff);
-    uint32_t s, h;
+    uint32_t s, h, mode;
     if (!tick || !ff) {
         CHECK(tick && ff);
         free(tick);
         free(ff);
         return;
     }
+    for (mode = 0; mode < 3; mode++)
     for (s = 0; s < 2; s++) {
-        uint64_t now = starts[s], limit = 5000000;
+        uint64_t now = starts[s], limit = 5000000, pfc_frames = 0, paused = 0;
         size_t i, same = 0;
-        ff_init(tick, starts[s]);
-        ff_init(ff, starts[s]);
+        ff_init(tick, starts[s], mode);
+        ff_init(ff, starts[s], mode);
         for (; !ff_done(tick) && limit--; now++) {
             ff_advance(tick, now);
             ff_step(tick, now);
@@ -664,9 +1176,20 @@ static void test_fast_forward_identical(void)
                 gap = min64(gap, ff_gap(now, t, net_link_peek(l, &w) == RNIC_OK));
                 if (t != RNIC_NEVER)
                     port_gap = min64(port_gap, t - now);
+                /* with PFC a departure is an event even while a packet waits for its pop (it
+                 * may send a RESUME), and next_event then answers now: ask the queue's head */
+                if (mode == FF_PFC && l->count > l->arrived + l->on_wire)
+                    gap = min64(gap, ff_gap(now, l->slot[(l->head + l->arrived + l->on_wire) % l->size].done, false));
+                if (ff->sw.port[h].pfc_xoff) { /* a pause refresh */
+                    t = ff->sw.port[h].pfc_refresh_at;
+                    gap = min64(gap, ff_gap(now, t == RNIC_NEVER ? t - 1u : t, false));
+                    port_gap = min64(port_gap, (t == RNIC_NEVER ? t - 1u : t) - now);
+                }
             }
-            sw_next = net_switch_next_event(&ff->sw); /* the switch's own: the earliest port */
+            sw_next = net_switch_next_event(&ff->sw); /* the switch's own: the earliest port or refresh */
             CHECK_EQ(sw_next == RNIC_NEVER ? UINT64_MAX : sw_next - now, port_gap);
+            if (ff->pn) /* the next PFC frame reaching its uplink */
+                gap = min64(gap, ff_gap(now, ff->pipe[ff->ph].cycle, false));
             for (h = 0; h < 2; h++)
                 if (ff->next[h] < FF_PKTS && ff->at[ff->next[h]] - now - 1u < ((uint64_t)1 << 62))
                     gap = min64(gap, ff->at[ff->next[h]] - now); /* a send scheduled later */
@@ -678,17 +1201,40 @@ static void test_fast_forward_identical(void)
         for (i = 0; i < tick->n && i < ff->n; i++)
             same += !memcmp(&tick->log[i], &ff->log[i], sizeof tick->log[i]);
         CHECK_EQ(same, tick->n);
+        for (i = 0; i < tick->n && i < ff->n; i++)
+            if (getenv("FF_DEBUG") && memcmp(&tick->log[i], &ff->log[i], sizeof tick->log[i]))
+                printf("diff %zu: tick %" PRIu64 " what %u idx %u port %u | ff %" PRIu64 " what %u idx %u port %u\n", i,
+                       tick->log[i].cycle, tick->log[i].what, tick->log[i].index, tick->log[i].port, ff->log[i].cycle,
+                       ff->log[i].what, ff->log[i].index, ff->log[i].port);
         /* the workload exercised every path */
-        CHECK(tick->sw.stats.dropped[NET_DROP_BUFFER] > 0);
+        CHECK_EQ(tick->sw.stats.dropped[NET_DROP_BUFFER] > 0, mode == FF_PLAIN);
         CHECK_EQ(tick->sw.stats.dropped[NET_DROP_LIST], 5);
         CHECK(tick->sw.stats.dropped[NET_DROP_RANDOM] > 0);
         CHECK(tick->sw.port[2].stats.marked > 0);
+        CHECK_EQ(tick->sw.port[2].stats.red_marked > 0, mode != FF_PLAIN);
+        CHECK_EQ(tick->sw.port[2].stats.trimmed > 0, mode != FF_PLAIN);
+        for (h = 0; h < FF_HOSTS; h++)
+            pfc_frames += tick->sw.port[h].stats.pfc_xoff + tick->sw.port[h].stats.pfc_refresh + tick->sw.port[h].stats.pfc_resume;
+        for (h = 0; h < 2; h++)
+            paused += tick->up[h].stats.paused_cycles;
+        if (mode == FF_PFC) {
+            CHECK(tick->sw.port[0].stats.pfc_xoff + tick->sw.port[1].stats.pfc_xoff > 0);
+            CHECK(tick->sw.port[0].stats.pfc_refresh + tick->sw.port[1].stats.pfc_refresh > 0);
+            CHECK_EQ(tick->sw.port[0].stats.pfc_xoff, tick->sw.port[0].stats.pfc_resume);
+            CHECK_EQ(tick->sw.port[1].stats.pfc_xoff, tick->sw.port[1].stats.pfc_resume);
+            CHECK(paused > 0);
+            CHECK_EQ(tick->sw.stats.pfc_frames_lost, 0);
+        } else {
+            CHECK_EQ(pfc_frames, 0);
+        }
         CHECK(ff->visited * 4 < tick->visited); /* and fast-forward skipped most cycles */
-        printf("RESULT fast_forward start %" PRIu64 " events %zu ticked %" PRIu64 " visited %" PRIu64
-               " drops buffer %" PRIu64 " list %" PRIu64 " random %" PRIu64 " marked %" PRIu64 "\n",
-               starts[s], tick->n, tick->visited, ff->visited, tick->sw.stats.dropped[NET_DROP_BUFFER],
+        printf("RESULT fast_forward mode %u start %" PRIu64 " events %zu ticked %" PRIu64 " visited %" PRIu64
+               " drops buffer %" PRIu64 " list %" PRIu64 " random %" PRIu64 " marked %" PRIu64 " red %" PRIu64
+               " trimmed %" PRIu64 " pfc_frames %" PRIu64 " paused_cycles %" PRIu64 "\n",
+               mode, starts[s], tick->n, tick->visited, ff->visited, tick->sw.stats.dropped[NET_DROP_BUFFER],
                tick->sw.stats.dropped[NET_DROP_LIST], tick->sw.stats.dropped[NET_DROP_RANDOM],
-               tick->sw.port[2].stats.marked);
+               tick->sw.port[2].stats.marked, tick->sw.port[2].stats.red_marked, tick->sw.port[2].stats.trimmed,
+               pfc_frames, paused);
         ff_free(tick);
         ff_free(ff);
     }
@@ -796,6 +1342,12 @@ int main(void)
     RUN(test_switch_drop_list);
     RUN(test_switch_drop_probability);
     RUN(test_switch_ecn);
+    RUN(test_link_pause_by_hand);
+    RUN(test_red_marking);
+    RUN(test_red_keeps_drops);
+    RUN(test_trimming);
+    RUN(test_pfc_incast);
+    RUN(test_new_config_checks);
     RUN(test_fast_forward_identical);
     RUN(test_bad_input);
     return test_summary();
