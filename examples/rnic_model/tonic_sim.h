@@ -267,7 +267,9 @@ static inline uint64_t ts_next_event(const ts_sim *s)
     for (h = 0; h < s->cfg.senders; h++) {
         rnic_work w;
         next = ts__min(next, tp_next_event(&s->senders[h]));
-        if (tp_peek_segment(&s->senders[h], &w) == RNIC_OK || tp_peek_completion(&s->senders[h], &w) == RNIC_OK)
+        /* a segment waiting for a full uplink is no work until the uplink's next event */
+        if ((net_link_space(&s->uplink[h]) > 0 && tp_peek_segment(&s->senders[h], &w) == RNIC_OK) ||
+            tp_peek_completion(&s->senders[h], &w) == RNIC_OK)
             next = s->now;
     }
     for (h = 0; h <= s->cfg.senders; h++)
@@ -277,7 +279,8 @@ static inline uint64_t ts_next_event(const ts_sim *s)
         next = ts__min(next, s->pfc_pipe[s->pfc_head].cycle == RNIC_NEVER ? RNIC_NEVER - 1u : s->pfc_pipe[s->pfc_head].cycle);
     {
         rnic_work w;
-        if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK || tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
+        if ((net_link_space(&s->uplink[s->cfg.senders]) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) ||
+            tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
             next = s->now;
     }
     return next;
