@@ -316,8 +316,10 @@ static void tp__rx_gbn(tp_rx *r, uint32_t f, rnic_work *seg)
         tp__rx_delack_arm(r, f);
 }
 
-/* A trimmed header (NDP): nothing delivered or recorded; a NACK asks for the segment again,
- * unless it is already here (then an ACK). */
+/* A trimmed header (NDP): nothing delivered or recorded; a trim notice asks for the segment
+ * again (TP_PKT_NACK with TP_WORK_TRIMMED, offset = its id, len 0: the sender's fixed stage
+ * reads any block as a SACK, so the id travels without one), unless it is already here (then
+ * an ACK). */
 static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
 {
     tp_rx_flow *fl = &r->flows[f];
@@ -340,9 +342,9 @@ static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
         a.op = TP_PKT_NACK;
         a.index = fl->expected;
         a.offset = seg->index;
-        a.len = 1;
+        a.len = 0;
         a.tag = seg->tag;
-        a.flags = fl->ecn ? TP_WORK_ECN : 0u;
+        a.flags = TP_WORK_TRIMMED | (fl->ecn ? TP_WORK_ECN : 0u);
         a.cycle = r->now;
         fl->ecn = 0;
         fl->pending = 0;
