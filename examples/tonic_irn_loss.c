@@ -1,0 +1,444 @@
+/* tonic_irn_loss -- IRN (Mittal et al., SIGCOMM 2018) against RoCE's go-back-N under random loss,
+ * both on Tonic (transport.h) without PFC and without congestion control.
+ *
+ * Set-up: S = 4 sender hosts, one flow each, through one output-queued switch (net.h, 5.5 MB
+ * buffer) to one receiver; 100 Gb/s links, 1 us per hop (base RTT ~4.2 us), 1,000 B payloads +
+ * 42 B headers. The switch drops packets on the receiver's port at random (net_switch_set_drop_ppm:
+ * data only; ACKs / NACKs are not dropped). Each flow sends a fixed, seeded list of messages (8 KB
+ * .. 1 MB, log-uniform), one after the other: the next is posted when the previous completes. FCT
+ * = completion - post; goodput = all bytes / the time the last message completes.
+ *
+ *   IRN: tp_protocol_irn() (RTO 100 / 320 us, N = 3), BDP cap = link x base RTT; receiver nack =
+ *        true, an ACK per packet.
+ *   GBN: RoCE's go-back-N as a protocol defined here: on a NAK (TP_PKT_NACK from the receiver's
+ *        go_back_n responder, one per gap) resend everything from the NAKed PSN; timeout 320 us
+ *        (RoCE has one timer; we give it IRN's RTO_high) resends from wnd_start. The same BDP cap
+ *        and line rate as IRN, so the two differ only in loss recovery. (With DCQCN landed,
+ *        tp_protocol_dcqcn() with no ECN marking behaves the same: its rate stays at line rate.)
+ *
+ *   build/tonic_irn_loss [--quick] [--messages N] [--seed N]
+ *
+ * RESULT exp=irn_loss loss_pct=... irn_goodput_gbps=... gbn_goodput_gbps=... irn_fct_us_p50=...
+ *        gbn_fct_us_p50=... irn_fct_us_p99=... gbn_fct_us_p99=...  (one per loss rate), and a
+ * check line per run: every byte delivered exactly once. */
+#define TP_IMPLEMENTATION
+#include "../transport.h"
+#include "rnic_model/net.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XS_MAX 16u
+
+/* ---------------- RoCE go-back-N (rate credit, line rate, BDP window) ---------------- */
+
+typedef struct gbn_ctx {
+    uint32_t naks; /* NAKs acted on */
+} gbn_ctx;
+
+static uint32_t gbn_window;
+
+static void gbn_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+{
+    gbn_ctx c;
+    (void)config;
+    (void)p;
+    c.naks = 0;
+    memcpy(ctx, &c, sizeof c);
+    act->wnd_size = gbn_window;
+    act->timer_amount = hz / 1000000u * 320u;
+}
+
+static void gbn_incoming(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    gbn_ctx c;
+    memcpy(&c, ctx, sizeof c);
+    if (ev->newly_acked)
+        act->reset_timer = true;
+    if (ev->pkt_type == TP_PKT_NACK && ev->wnd_start != ev->highest_sent) {
+        /* the responder sends one NAK per gap; go back to its PSN */
+        act->mark_rtx = true;
+        act->mark_from = ev->wnd_start;
+        act->mark_to = ev->highest_sent;
+        c.naks++;
+    }
+    memcpy(ctx, &c, sizeof c);
+}
+
+static void gbn_periodic(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    (void)ctx;
+    if (!ev->timeout)
+        return;
+    act->mark_rtx = true;
+    act->mark_from = ev->wnd_start;
+    act->mark_to = ev->highest_sent;
+    act->reset_timer = true;
+}
+
+static const tp_protocol gbn_proto = {"roce-gbn", TP_CREDIT_RATE, sizeof(gbn_ctx), gbn_init, gbn_incoming, gbn_periodic,
+                                      false, TP_MERGE_INCOMING, NULL, NULL};
+
+/* ---------------- the experiment's network: S senders -> switch -> receiver ---------------- */
+
+typedef struct xs_cfg {
+    uint32_t senders;
+    uint64_t clock_hz, link_bps, prop_ns, buffer_bytes;
+    uint32_t seg, hdr, ctrl_bytes;
+    const tp_protocol *proto;
+    tp_flow_params fp;
+    tp_rx_config rc;           /* clock, flows, window set by xs_init */
+    uint32_t drop_ppm;         /* random data loss at the receiver's port */
+    uint64_t trim_bytes;       /* NDP trimming at the switch (0 = off) */
+    int trim_notice_len0;      /* pass NACKs to the sender with len 0 (see tonic_ndp_incast.c) */
+    uint64_t seed;
+    uint32_t nmsg;             /* messages per flow */
+    const uint64_t *sizes;     /* [flow * nmsg + k] */
+} xs_cfg;
+
+typedef struct xs {
+    xs_cfg c;
+    tp *snd[XS_MAX];
+    void *smem[XS_MAX];
+    net_link up[XS_MAX + 1u];
+    net_switch sw;
+    tp_rx rx;
+    void *rmem;
+    uint64_t now, end_cycle;
+    uint32_t next_msg[XS_MAX], done_msgs;
+    uint64_t post[XS_MAX], rx_bytes[XS_MAX], total_bytes;
+    double *fct_us;            /* one per message */
+    uint32_t nfct;
+} xs;
+
+static void xs_post(xs *s, uint32_t f)
+{
+    rnic_work m;
+    memset(&m, 0, sizeof m);
+    m.flow = f;
+    m.len = (uint32_t)s->c.sizes[f * s->c.nmsg + s->next_msg[f]];
+    m.tag = s->next_msg[f];
+    if (tp_push_message(s->snd[f], &m) != RNIC_OK) {
+        fprintf(stderr, "push failed\n");
+        exit(1);
+    }
+    s->post[f] = s->now;
+}
+
+static int xs_init(xs *s, const xs_cfg *c)
+{
+    uint32_t h, k;
+    net_link_config lc;
+    net_switch_config sc;
+    size_t n;
+    memset(s, 0, sizeof *s);
+    s->c = *c;
+    net_link_config_default(&lc);
+    lc.rate_bps = c->link_bps;
+    lc.prop_ns = c->prop_ns;
+    lc.clock_hz = c->clock_hz;
+    lc.min_wire_bytes = 40;
+    lc.max_wire_bytes = c->seg + c->hdr;
+    lc.queue_packets = 4; /* the NIC's queue: the engine's TX port backs up behind it */
+    net_switch_config_default(&sc);
+    sc.ports = sc.hosts = c->senders + 1u;
+    sc.buffer_bytes = c->buffer_bytes;
+    sc.link = lc;
+    sc.link.queue_packets = 65536;
+    sc.trim_bytes = c->trim_bytes;
+    if (net_switch_init(&s->sw, &sc) != RNIC_OK)
+        return -1;
+    for (h = 0; h <= c->senders; h++) {
+        net_switch_route(&s->sw, h, h);
+        if (net_link_init(&s->up[h], &lc) != RNIC_OK)
+            return -1;
+    }
+    if (c->drop_ppm)
+        net_switch_set_drop_ppm(&s->sw, c->senders, c->drop_ppm, c->seed);
+    for (h = 0; h < c->senders; h++) {
+        tp_config tc;
+        tp_config_default(&tc);
+        tc.clock_hz = c->clock_hz;
+        tc.link_bps = c->link_bps;
+        tc.max_flows = c->senders; /* flow id = host id; each engine opens its own */
+        tc.window = 128;
+        tc.protocol = c->proto;
+        n = tp_mem_size(&tc);
+        s->snd[h] = (tp *)malloc(sizeof(tp));
+        s->smem[h] = malloc(n);
+        if (!s->snd[h] || !s->smem[h] || tp_init(s->snd[h], &tc, s->smem[h], n) != RNIC_OK ||
+            tp_flow_open(s->snd[h], h, &c->fp) != RNIC_OK)
+            return -1;
+    }
+    s->c.rc.clock_hz = c->clock_hz;
+    s->c.rc.max_flows = c->senders;
+    s->c.rc.window = 128;
+    n = tp_rx_mem_size(&s->c.rc);
+    s->rmem = malloc(n);
+    if (!s->rmem || tp_rx_init(&s->rx, &s->c.rc, s->rmem, n) != RNIC_OK)
+        return -1;
+    for (h = 0; h < c->senders; h++) {
+        tp_rx_flow_open(&s->rx, h, c->fp.init_seq);
+        for (k = 0; k < c->nmsg; k++)
+            s->total_bytes += c->sizes[h * c->nmsg + k];
+        xs_post(s, h);
+    }
+    s->fct_us = (double *)calloc((size_t)c->senders * c->nmsg, sizeof(double));
+    return s->fct_us ? 0 : -1;
+}
+
+static void xs_free(xs *s)
+{
+    uint32_t h;
+    for (h = 0; h < s->c.senders; h++) {
+        free(s->snd[h]);
+        free(s->smem[h]);
+    }
+    for (h = 0; h <= s->c.senders; h++)
+        net_link_free(&s->up[h]);
+    net_switch_free(&s->sw);
+    free(s->rmem);
+    free(s->fct_us);
+}
+
+static uint64_t xs_min(uint64_t a, uint64_t b)
+{
+    if (a == RNIC_NEVER)
+        return b;
+    if (b == RNIC_NEVER)
+        return a;
+    return rnic_cycle_before(a, b) ? a : b;
+}
+
+static uint64_t xs_next(const xs *s)
+{
+    uint64_t next = tp_rx_next_event(&s->rx);
+    uint32_t h;
+    rnic_work w;
+    for (h = 0; h < s->c.senders; h++) {
+        next = xs_min(next, tp_next_event(s->snd[h]));
+        if (tp_peek_segment(s->snd[h], &w) == RNIC_OK || tp_peek_completion(s->snd[h], &w) == RNIC_OK)
+            next = s->now;
+    }
+    for (h = 0; h <= s->c.senders; h++)
+        next = xs_min(next, net_link_next_event(&s->up[h]));
+    next = xs_min(next, net_switch_next_event(&s->sw));
+    if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK || tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
+        next = s->now;
+    return next;
+}
+
+static void xs_cycle(xs *s)
+{
+    uint32_t h, i, R = s->c.senders;
+    net_pkt p;
+    rnic_work w;
+    for (i = 0; i <= R; i++) { /* admit same-cycle arrivals from a rotating host */
+        h = (uint32_t)((s->now + i) % (R + 1u));
+        while (net_link_peek(&s->up[h], &p) == RNIC_OK) {
+            net_link_pop(&s->up[h], &p);
+            net_switch_push(&s->sw, &p);
+        }
+    }
+    while (tp_rx_space(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
+        p.w.flags = p.trimmed ? (p.w.flags | TP_WORK_TRIMMED) : (p.w.flags & ~TP_WORK_TRIMMED);
+        tp_rx_push(&s->rx, &p.w);
+    }
+    for (h = 0; h < R; h++)
+        while (tp_space_incoming(s->snd[h]) > 0 && net_switch_pop(&s->sw, h, &p) == RNIC_OK)
+            tp_push_incoming(s->snd[h], &p.w);
+    for (h = 0; h < R; h++)
+        tp_tick(s->snd[h]);
+    tp_rx_tick(&s->rx);
+    for (h = 0; h < R; h++) {
+        while (net_link_space(&s->up[h]) > 0 && tp_pop_segment(s->snd[h], &w) == RNIC_OK) {
+            memset(&p, 0, sizeof p);
+            p.w = w;
+            p.src = h;
+            p.dst = R;
+            p.wire_bytes = w.len + s->c.hdr;
+            net_link_push(&s->up[h], &p);
+        }
+        while (tp_pop_completion(s->snd[h], &w) == RNIC_OK) {
+            s->fct_us[s->nfct++] = (double)(s->now - s->post[h]) * 1e6 / (double)s->c.clock_hz;
+            s->done_msgs++;
+            s->end_cycle = s->now;
+            if (++s->next_msg[h] < s->c.nmsg)
+                xs_post(s, h);
+        }
+    }
+    while (net_link_space(&s->up[R]) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
+        tp_rx_pop_ack(&s->rx, &w);
+        memset(&p, 0, sizeof p);
+        if (s->c.trim_notice_len0 && w.op == TP_PKT_NACK)
+            w.len = 0; /* a trim notice names a segment NOT received: not a SACK block */
+        p.w = w;
+        p.src = R;
+        p.dst = w.flow;
+        p.wire_bytes = s->c.ctrl_bytes;
+        net_link_push(&s->up[R], &p);
+    }
+    while (tp_rx_pop_delivered(&s->rx, &w) == RNIC_OK)
+        s->rx_bytes[w.flow] += w.len;
+    s->now++;
+    for (h = 0; h <= R; h++)
+        net_link_advance_to(&s->up[h], s->now);
+    net_switch_advance_to(&s->sw, s->now);
+}
+
+/* Run until every message completed (or `limit` cycles). */
+static void xs_run(xs *s, uint64_t limit)
+{
+    uint32_t total = s->c.senders * s->c.nmsg;
+    while (s->done_msgs < total && s->now < limit) {
+        uint64_t next = xs_next(s);
+        if (next == RNIC_NEVER || rnic_cycle_before(s->now, next)) {
+            uint32_t h;
+            next = xs_min(next, limit);
+            for (h = 0; h < s->c.senders; h++)
+                tp_advance_to(s->snd[h], next);
+            tp_rx_advance_to(&s->rx, next);
+            for (h = 0; h <= s->c.senders; h++)
+                net_link_advance_to(&s->up[h], next);
+            net_switch_advance_to(&s->sw, next);
+            s->now = next;
+            continue;
+        }
+        xs_cycle(s);
+    }
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, uint32_t n, double q)
+{
+    uint32_t i;
+    if (!n)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_d);
+    i = (uint32_t)(q * (double)(n - 1u) + 0.5);
+    return v[i];
+}
+
+typedef struct run_out {
+    double goodput_gbps, p50, p99;
+    uint64_t rtx, timeouts, bytes_ok, dups;
+    int complete;
+} run_out;
+
+static run_out run_one(int irn, uint32_t ppm, uint32_t nmsg, const uint64_t *sizes, uint64_t seed)
+{
+    xs s;
+    xs_cfg c;
+    run_out o;
+    uint32_t h;
+    static tp_irn_config ic;
+    static tp_protocol ip;
+    uint64_t limit;
+    memset(&c, 0, sizeof c);
+    memset(&o, 0, sizeof o);
+    c.senders = 4;
+    c.clock_hz = 100000000ull;
+    c.link_bps = 100000000000ull;
+    c.prop_ns = 1000;
+    c.buffer_bytes = 5500000ull;
+    c.seg = 1000;
+    c.hdr = 42;
+    c.ctrl_bytes = 64;
+    c.drop_ppm = ppm;
+    c.seed = seed;
+    c.nmsg = nmsg;
+    c.sizes = sizes;
+    /* base RTT: 4 hops of 1 us + a data packet (83 ns) and an ACK (5 ns) per serialisation ~ 4.2 us;
+     * BDP = 100 Gb/s x 4.2 us = 52,500 B */
+    tp_irn_config_default(&ic);
+    ic.bdp_bytes = 52500;
+    ip = *tp_protocol_irn();
+    ip.config = &ic;
+    gbn_window = ic.bdp_bytes / c.seg;
+    c.proto = irn ? &ip : &gbn_proto;
+    tp_flow_params_default(&c.fp);
+    c.fp.seg_size = c.seg;
+    tp_rx_config_default(&c.rc);
+    c.rc.delack_count = 1; /* an ACK per packet (RoCE and IRN acknowledge every packet here) */
+    c.rc.nack = irn != 0;
+    c.rc.go_back_n = irn == 0;
+    if (xs_init(&s, &c) != 0) {
+        fprintf(stderr, "init failed\n");
+        exit(1);
+    }
+    limit = 100ull * c.clock_hz; /* 100 s simulated at most */
+    xs_run(&s, limit);
+    o.complete = s.done_msgs == c.senders * nmsg;
+    o.goodput_gbps = s.end_cycle ? (double)s.total_bytes * 8.0 / ((double)s.end_cycle / (double)c.clock_hz) / 1e9 : 0;
+    o.p50 = pct(s.fct_us, s.nfct, 0.50);
+    o.p99 = pct(s.fct_us, s.nfct, 0.99);
+    for (h = 0; h < c.senders; h++) {
+        const tp_stats *st = tp_get_stats(s.snd[h]);
+        o.rtx += st->segments_rtx;
+        o.timeouts += st->timeouts;
+        o.bytes_ok += s.rx_bytes[h];
+    }
+    o.dups = tp_rx_get_stats(&s.rx)->duplicates;
+    o.bytes_ok = o.bytes_ok == s.total_bytes;
+    xs_free(&s);
+    return o;
+}
+
+int main(int argc, char **argv)
+{
+    static const uint32_t ppms[] = {1000, 5000, 10000};
+    uint32_t nmsg = 40, i, k, f;
+    uint64_t seed = 1, *sizes;
+    int quick = 0, ok = 1;
+    rnic_prng g;
+    for (i = 1; i < (uint32_t)argc; i++) {
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--messages") && i + 1 < (uint32_t)argc)
+            nmsg = (uint32_t)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < (uint32_t)argc)
+            seed = (uint64_t)atoll(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--quick] [--messages N] [--seed N]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (quick)
+        nmsg = 10;
+    if (nmsg == 0)
+        return 2;
+    /* the workload: 4 flows x nmsg messages, log-uniform 8 KB .. 1 MB (seeded) */
+    sizes = (uint64_t *)malloc(4u * nmsg * sizeof *sizes);
+    rnic_prng_seed(&g, seed * 7919u + 1u);
+    for (f = 0; f < 4u; f++)
+        for (k = 0; k < nmsg; k++) {
+            uint64_t b = 8000u << rnic_prng_below(&g, 7); /* 8 KB .. 512 KB */
+            sizes[f * nmsg + k] = b + rnic_prng_below(&g, b);   /* x [1, 2): up to ~1 MB */
+        }
+    printf("IRN vs RoCE go-back-N: 4 senders -> 1 receiver, 100 Gb/s, base RTT ~4.2 us, BDP cap 52 x 1,000 B,\n"
+           "no PFC, no congestion control, random data loss at the receiver's switch port; %u messages per flow\n",
+           nmsg);
+    printf("IRN paper (SIGCOMM'18): without PFC and under packet loss, IRN's FCTs are well below RoCE's go-back-N\n"
+           "(which resends everything after a loss, up to a BDP per loss).\n");
+    for (i = 0; i < 3; i++) {
+        run_out a = run_one(1, ppms[i], nmsg, sizes, seed + i);
+        run_out b = run_one(0, ppms[i], nmsg, sizes, seed + i);
+        printf("  loss %.1f %%: IRN rtx=%" PRIu64 " timeouts=%" PRIu64 " complete=%d once=%d | GBN rtx=%" PRIu64
+               " timeouts=%" PRIu64 " complete=%d once=%d\n",
+               ppms[i] / 10000.0, a.rtx, a.timeouts, a.complete, (int)a.bytes_ok, b.rtx, b.timeouts, b.complete,
+               (int)b.bytes_ok);
+        printf("RESULT exp=irn_loss loss_pct=%.1f irn_goodput_gbps=%.2f gbn_goodput_gbps=%.2f irn_fct_us_p50=%.1f "
+               "gbn_fct_us_p50=%.1f irn_fct_us_p99=%.1f gbn_fct_us_p99=%.1f\n",
+               ppms[i] / 10000.0, a.goodput_gbps, b.goodput_gbps, a.p50, b.p50, a.p99, b.p99);
+        ok &= a.complete && b.complete && a.bytes_ok && b.bytes_ok;
+    }
+    printf("RESULT exp=irn_loss_check every_byte_once=%d\n", ok);
+    free(sizes);
+    return ok ? 0 : 1;
+}
