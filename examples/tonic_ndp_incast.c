@@ -10,10 +10,9 @@
  *   Receiver: tp_rx with pull_bps = 100 Gb/s and pull_overhead_bytes = 42 (pulled data fills the
  *           link exactly), nack = false: every arrival (data or trimmed header) queues one pull
  *           (GRANT, aux = the segment's bytes); a trimmed header is answered by a trim notice (NACK).
- * Glue: the receiver's trim notice carries the trimmed id as a one-segment block [id, id + 1);
- * the engine's Incoming fixed stage would read that block as a SACK (the segment would count as
- * delivered and never be resent), so this program passes NACKs to the sender with len = 0 (the
- * NDP hook reads the id from pkt->offset). docs/transport_irn_ndp.md.
+ * A trim notice is TP_PKT_NACK + TP_WORK_TRIMMED with the id in offset and len 0 (receiver.c since
+ * 24b29f6); the driver also forces len 0 on NACKs (trim_notice_len0), a guard: a [id, id + 1) block
+ * would be read as a SACK by the engine's Incoming fixed stage and the segment never resent.
  * The switch has no priority queue for headers and control packets (NDP's switches do): trimmed
  * headers wait behind at most 8 data packets.
  *
