@@ -655,6 +655,31 @@ static void test_red_marking(void)
     CHECK_EQ(red_marks(20000, 60000, 200000, 31, 5000, seed), red_marks(20000, 60000, 200000, 31, 5000, seed));
 }
 
+/* The presets: DCQCN 5 KB / 200 KB / 1 % at 40 Gb/s, HPCC 100 KB / 400 KB / 20 % at 25 Gb/s,
+ * both scaled with the link rate. */
+static void test_red_presets(void)
+{
+    net_switch_config c;
+    net_switch_config_default(&c);
+    c.link.rate_bps = 40000000000ull;
+    net_switch_red_preset(&c, NET_RED_DCQCN);
+    CHECK_EQ(c.ecn_kmin_bytes, 5000);
+    CHECK_EQ(c.ecn_kmax_bytes, 200000);
+    CHECK_EQ(c.ecn_pmax_ppm, 10000);
+    c.link.rate_bps = 100000000000ull;
+    net_switch_red_preset(&c, NET_RED_DCQCN);
+    CHECK_EQ(c.ecn_kmin_bytes, 12500);
+    CHECK_EQ(c.ecn_kmax_bytes, 500000);
+    net_switch_red_preset(&c, NET_RED_HPCC);
+    CHECK_EQ(c.ecn_kmin_bytes, 400000);
+    CHECK_EQ(c.ecn_kmax_bytes, 1600000);
+    CHECK_EQ(c.ecn_pmax_ppm, 200000);
+    c.link.rate_bps = 25000000000ull;
+    net_switch_red_preset(&c, NET_RED_HPCC);
+    CHECK_EQ(c.ecn_kmin_bytes, 100000);
+    CHECK_EQ(c.ecn_kmax_bytes, 400000);
+}
+
 /* Turning RED on does not move the random drops (separate streams): the same packets drop. */
 static uint64_t drops_digest(bool red, uint64_t *marks)
 {
@@ -1345,6 +1370,7 @@ int main(void)
     RUN(test_link_pause_by_hand);
     RUN(test_red_marking);
     RUN(test_red_keeps_drops);
+    RUN(test_red_presets);
     RUN(test_trimming);
     RUN(test_pfc_incast);
     RUN(test_new_config_checks);

@@ -28,6 +28,10 @@
  * probability (one draw of port p's PRNG per routed packet), then the shared buffer
  * (admitted when occupancy + wire_bytes <= buffer_bytes, else drop-tail). An admitted packet
  * is marked CE (ecn = 1) when p's egress queue holds more than ecn_k_bytes (0 = no marking).
+ * Options (all off by default; docs/network_model.md gives the choices and sources): RED
+ * marking when a packet's last byte leaves (ecn_kmin/kmax/pmax), PFC per ingress port
+ * (pfc_xoff/xon/headroom/quanta: PAUSE frames are an output, net_switch_pop_pfc; a link obeys
+ * them through net_link_pause), and NDP trimming (trim_bytes, trim_header_bytes).
  *
  * API:
  *   void     net_link_config_default(net_link_config *c);
@@ -42,6 +46,11 @@
  *   void     net_link_advance_to(net_link *l, uint64_t cycle);
  *   uint64_t net_link_now(const net_link *l);
  *   uint64_t net_link_queued_bytes(const net_link *l);
+ *   rnic_err net_link_pause(net_link *l, uint64_t until_cycle);
+ *   rnic_err net_link_pause_quanta(net_link *l, uint32_t quanta);
+ *   uint64_t net_pfc_quanta_cycles(const net_link_config *c, uint32_t quanta);
+ *   uint64_t net_pfc_in_flight_bytes(const net_link_config *c);
+ *   void     net_switch_red_preset(net_switch_config *c, uint32_t preset);
  *   void     net_switch_config_default(net_switch_config *c);
  *   rnic_err net_switch_config_check(const net_switch_config *c, const char **field);
  *   rnic_err net_switch_init(net_switch *sw, const net_switch_config *c);
@@ -50,6 +59,8 @@
  *   rnic_err net_switch_set_drop_list(net_switch *sw, uint32_t port, const uint64_t *ordinals, uint32_t n);
  *   rnic_err net_switch_set_drop_ppm(net_switch *sw, uint32_t port, uint32_t ppm, uint64_t seed);
  *   rnic_err net_switch_push(net_switch *sw, const net_pkt *p);
+ *   rnic_err net_switch_push_from(net_switch *sw, uint32_t in_port, const net_pkt *p);
+ *   rnic_err net_switch_pop_pfc(net_switch *sw, net_pfc_frame *out);
  *   rnic_err net_switch_peek(const net_switch *sw, uint32_t port, net_pkt *out);
  *   rnic_err net_switch_pop(net_switch *sw, uint32_t port, net_pkt *out);
  *   uint64_t net_switch_next_event(const net_switch *sw);
@@ -511,6 +522,21 @@ static inline void net_switch_config_default(net_switch_config *c)
     c->pfc_quanta = NET_PFC_MAX_QUANTA;
     c->trim_header_bytes = 64;
     net_link_config_default(&c->link);
+}
+
+/* RED presets (docs/network_model.md), thresholds scaled linearly with c->link.rate_bps:
+ * NET_RED_DCQCN: the DCQCN paper's Kmin 5 KB, Kmax 200 KB, Pmax 1 % at 40 Gb/s;
+ * NET_RED_HPCC: the HPCC simulator's maps, Kmin 100 KB, Kmax 400 KB, Pmax 0.2 at 25 Gb/s
+ * (400 KB / 1600 KB at 100 Gb/s). Set the link rate first. */
+#define NET_RED_DCQCN 1u
+#define NET_RED_HPCC 2u
+static inline void net_switch_red_preset(net_switch_config *c, uint32_t preset)
+{
+    uint64_t base = preset == NET_RED_HPCC ? 25000000000ull : 40000000000ull;
+    uint64_t kmin = preset == NET_RED_HPCC ? 100000u : 5000u, kmax = preset == NET_RED_HPCC ? 400000u : 200000u;
+    c->ecn_kmin_bytes = kmin * (c->link.rate_bps / 1000000u) / (base / 1000000u);
+    c->ecn_kmax_bytes = kmax * (c->link.rate_bps / 1000000u) / (base / 1000000u);
+    c->ecn_pmax_ppm = preset == NET_RED_HPCC ? 200000u : 10000u;
 }
 
 static inline bool net__pfc_on(const net_switch_config *c) { return c->pfc_xoff_bytes != 0; }
