@@ -18,7 +18,7 @@ UNIT_BINS := $(foreach cc,gcc clang portable,$(addprefix build/tests/$(cc)/,$(UN
 # The main job: the composed RNIC (examples/rnic_model/) on its built-in default scenario,
 # writing its per-QP CSV and a RoCEv2 pcap under build/.
 MAIN_EXAMPLE := rnic_model
-MAIN_ARGS := --csv build/rnic_model.csv --pcap build/rnic_model.pcap
+MAIN_ARGS := --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv --pcap build/rnic_model.pcap
 MODEL_SRC := $(wildcard examples/rnic_model/*.c examples/rnic_model/*.h)
 
 .PHONY: all programs run test bench figures headers install clean unit-tests
@@ -53,6 +53,9 @@ bench:
 	@bash tools/callgrind_palos.sh
 	@echo "== callgrind: instructions per simulated Tonic cycle (1,024 NewReno flows, 1 % loss)"
 	@bash tools/callgrind_transport.sh
+	@$(MAKE) --no-print-directory build/incast_ns3 build/rnic_model
+	@echo "== ns-3 3.37 vs the composed RNIC: 2:1 incast at 100 Gb/s, 1 KB payloads, 10 ms simulated (CPU s)"
+	@bash tools/bench_ns3_speed.sh build/incast_ns3 build/rnic_model
 
 figures:
 	@bash tools/deps.sh figures
@@ -97,8 +100,8 @@ figures:
 	gnuplot -e "model='build/tonic_newreno_200.csv'; ns3='build/tonic_newreno_200_ns3.csv'; out='docs/figures/tonic_fig3c.png'" docs/figures/tonic_fig3c.gp
 	@echo "wrote docs/figures/tonic_fig3ab.png docs/figures/tonic_fig3c.png"
 	@$(MAKE) --no-print-directory build/rnic_model
-	./build/rnic_model --quiet --csv build/rnic_model.csv > /dev/null
-	gnuplot -e "csv='build/rnic_model.csv'; out='docs/figures/rnic_model.png'" docs/figures/rnic_model.gp
+	./build/rnic_model --quiet --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv > /dev/null
+	gnuplot -e "csv='build/rnic_model.csv'; qcsv='build/rnic_model_queue.csv'; out='docs/figures/rnic_model.png'" docs/figures/rnic_model.gp
 	@echo "wrote docs/figures/rnic_model.png"
 
 headers:
@@ -118,6 +121,11 @@ build/tests/clang/%: tests/%.c tests/test.h $(HEADERS)
 build/tests/portable/%: tests/%.c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
 	gcc $(TEST_CFLAGS) -DRNIC_PORTABLE_ARITH $< -o $@ $(STB) -lxxhash
+
+# the same 2:1 incast at packet level in ns-3 (tools/bench_ns3_speed.sh compares CPU time)
+build/incast_ns3: examples/ns3/incast_ns3.cc
+	@mkdir -p $(@D)
+	g++ -std=c++17 -O2 -o $@ $< $$(pkg-config --cflags --libs $(NS3_MODULES))
 
 build/rnic_model: $(MODEL_SRC) $(HEADERS)
 	@mkdir -p $(@D)

@@ -2029,13 +2029,171 @@ typedef struct tp_sack_ctx {
 } tp_sack_ctx;
 /* ==== end src/transport/protocols.h ==== */
 /* ==== begin src/transport/proto_dcqcn.h ==== */
-/* transport.h: dcqcn -- being written (issue 11). */
+/* transport.h: RoCEv2 with DCQCN (rate credit) -- its parameter block and user context.
+ *
+ * Reaction point of DCQCN (Zhu et al., SIGCOMM'15) over RoCEv2 go-back-N. The variant is a
+ * parameter set (tp_protocol.config points at a tp_dcqcn_params); two presets:
+ *   TP_DCQCN_PAPER     the paper and its authors' simulators (htsim dcqcn.cpp): on every CNP the
+ *                      target takes the rate, the rate is cut with the OLD alpha, then alpha moves
+ *                      towards 1; alpha decays every 55 us without a CNP; rate timer 55 us and a
+ *                      10 MB byte counter drive fast recovery / additive / hyper increase by
+ *                      max / min(T, BC) against F = 5; g = 1/256, R_AI 40 Mb/s, R_HAI 200 Mb/s,
+ *                      min rate 100 Mb/s; no increase while the rate is at line rate.
+ *   TP_DCQCN_MELLANOX  the HPCC simulator's *Mlx functions (rdma-hw.cc): a CNP only sets two
+ *                      flags; alpha is updated every 1 us, the rate decrease is checked every 4 us
+ *                      (+ 1 ns after the first CNP), increases come from a 300 us timer by a stage
+ *                      counter against F = 1, R_AI 5 Mb/s, R_HAI 50 Mb/s, target capped at line
+ *                      rate, no byte counter.
+ * Sources, departures and the golden vectors: docs/transport_dcqcn.md. A variant:
+ *     tp_dcqcn_params my;  tp_protocol p = *tp_protocol_dcqcn();
+ *     tp_dcqcn_preset(&my, TP_DCQCN_MELLANOX);  my.rate_period_ns = 55000;  p.config = &my;
+ * (tp_config_check runs tp_dcqcn_params_check on it: field "protocol.config" when refused.)
+ *
+ * Go-back-N (RoCEv2): TP_PKT_ACK slides the window (the engine) and restarts the rtx timer when it
+ * acknowledges something; TP_PKT_NACK (a NAK: index = the PSN the responder expects) marks
+ * [index, highest_sent) for retransmission and restarts the timer; a timeout (rto_us) marks
+ * [wnd_start, highest_sent) and re-arms the timer; TP_PKT_CNP drives the rate.
+ *
+ * tp_flow_params.param[]:
+ *   param[0]  the flow's window in segments (outstanding PSNs); 0 = cfg.window (W). It takes
+ *             effect at the first hook call (init_wnd until the flow's first periodic visit).
+ *   param[1..5] unused.
+ * The line rate is tp_dcqcn_params.line_bps, or the flow's initial rate when 0 (init_rate_bps,
+ * else cfg.link_bps). Fractions are Q1.31 in a uint32: TP_DCQCN_ONE = 1.0. */
+
+#define TP_DCQCN_ONE 0x80000000u
+
+#define TP_DCQCN_PAPER 0u    /* SIGCOMM'15 + htsim (the default: tp_protocol_dcqcn()'s config) */
+#define TP_DCQCN_MELLANOX 1u /* HPCC simulator, rdma-hw.cc *Mlx */
+
+/* tp_dcqcn_params.flags */
+#define TP_DCQCN_F_ALPHA_FIRST 1u  /* per-CNP cut: update alpha first and cut with the new one (paper: old) */
+#define TP_DCQCN_F_STAGE 2u        /* increase by the stage counter (Mlx: stage < F fast recovery, == F
+                                    * additive, > F hyper by R_HAI) instead of max / min(T, BC) */
+#define TP_DCQCN_F_CAP_TARGET 4u   /* the target is capped at line rate on increase (Mlx) */
+#define TP_DCQCN_F_CLAMP_TARGET 8u /* timed decrease: target = rate at every decrease (HPCC
+                                    * clamp_target); without it only when stage > 0 */
+#define TP_DCQCN_F_HOLD_AT_LINE 16u /* no increase while the rate is at line rate (htsim) */
+#define TP_DCQCN_F__ALL 31u
+
+typedef struct tp_dcqcn_params {
+    uint32_t g;                  /* alpha gain, Q1.31, 0 < g < 1: 1/256 = TP_DCQCN_ONE >> 8 (both) */
+    uint32_t alpha_init;         /* alpha before the first CNP, Q1.31 <= 1: 1.0 (both) */
+    uint32_t first_cnp_rate;     /* timed decrease: rate = target = this x rate on the first CNP,
+                                    Q1.31, 0 < x <= 1: 1.0 (HPCC rate_on_first_cnp) */
+    uint32_t alpha_period_ns;    /* alpha timer K: paper 55000 (restarted by each CNP, decays alpha),
+                                    Mlx 1000 (free running, (1-g) a + g x the CNP flag) */
+    uint32_t rate_period_ns;     /* rate increase timer: paper 55000, Mlx 300000 */
+    uint32_t decrease_period_ns; /* 0 (paper): cut on every CNP; else (Mlx 4000) a CNP sets a flag
+                                    that a decrease check every this many ns acts on */
+    uint32_t decrease_delay_ns;  /* the first check comes this much after the period: Mlx 1 */
+    uint32_t byte_counter;       /* B: BC++ and an increase per B bytes sent; 0 = none (Mlx);
+                                    paper 10,000,000 */
+    uint32_t f;                  /* F, 1 .. 254: paper 5, Mlx 1 */
+    uint32_t flags;              /* TP_DCQCN_F_*: paper HOLD_AT_LINE, Mlx STAGE | CAP_TARGET */
+    uint64_t rai_bps;            /* R_AI: paper 40 Mb/s (htsim's own constructor: line / 20), Mlx 5 Mb/s */
+    uint64_t rhai_bps;           /* R_HAI: paper 200 Mb/s (htsim: line / 10), Mlx 50 Mb/s */
+    uint64_t min_rate_bps;       /* floor of a cut: 100 Mb/s (both); >= 100 Kb/s */
+    uint64_t line_bps;           /* line rate; 0 = the flow's initial rate */
+} tp_dcqcn_params;
+
+/* Fills *p with preset TP_DCQCN_PAPER or TP_DCQCN_MELLANOX (another id: all zero, which
+ * tp_dcqcn_params_check refuses). */
+TP_API void tp_dcqcn_preset(tp_dcqcn_params *p, uint32_t preset);
+/* RNIC_OK for NULL (the paper preset) or a sane block; RNIC_EINVAL for g = 0 or >= 1, alpha_init
+ * or first_cnp_rate above 1 (or the latter 0), F outside 1 .. 254, a period of 0 or above 1 s,
+ * a decrease delay above its period, unknown flags, min_rate outside 100 Kb/s .. 800 Gb/s, R_AI or
+ * R_HAI above 800 Gb/s, line_bps above 800 Gb/s or below min_rate. tp_protocol.check of DCQCN. */
+TP_API rnic_err tp_dcqcn_params_check(const void *config);
+
+/* tp_dcqcn_ctx.flags */
+#define TP_DCQCN_S_ACTIVE 1u    /* a CNP was seen: the timers and the byte counter run (htsim _cc_active) */
+#define TP_DCQCN_S_RATE_ON 2u   /* the rate increase timer runs (paper: from the first CNP; Mlx: from the first decrease) */
+#define TP_DCQCN_S_ALPHA_CNP 4u /* Mlx: a CNP since the last alpha update */
+#define TP_DCQCN_S_DEC_CNP 8u   /* Mlx: a CNP since the last decrease check */
+
+/* The user context (40 bytes). The current rate RC is the engine's flow rate (ev->rate_bps, what
+ * act->rate_bps last set). Deadlines are cycles modulo 2^32, compared by signed difference (every
+ * period is below 2^31 cycles: at most 1 s at 1 GHz). */
+typedef struct tp_dcqcn_ctx {
+    uint64_t target;   /* RT, target rate, bps */
+    uint64_t line;     /* line rate, bps */
+    uint32_t alpha;    /* Q1.31 */
+    uint32_t alpha_at; /* next alpha update (cycle mod 2^32) */
+    uint32_t rate_at;  /* next rate increase */
+    uint32_t dec_at;   /* Mlx: next decrease check */
+    uint32_t bc_base;  /* ev->total_sent at the last CNP (paper) or byte-counter event */
+    uint8_t t;         /* T, the timer count (Mlx: the rp stage); saturates at 255 */
+    uint8_t bc;        /* BC, the byte count; saturates at 255 */
+    uint8_t flags;     /* TP_DCQCN_S_* */
+    uint8_t pad;
+} tp_dcqcn_ctx;
 /* ==== end src/transport/proto_dcqcn.h ==== */
 /* ==== begin src/transport/proto_irn.h ==== */
-/* transport.h: irn -- being written (issue 11). */
+/* transport.h: IRN (Mittal et al., "Revisiting Network Support for RDMA", SIGCOMM 2018) on rate
+ * credit -- its parameters and context (the protocol: tp_protocol_irn(), proto_irn.c).
+ *
+ * Receiver: tp_rx with nack = true, sack = true, delack_count = 1 (an ACK per in-order packet, a
+ * NACK carrying the received run per out-of-order one). Sender: selective retransmission of the
+ * segments below the highest SACKed one, RTO_low / RTO_high by the packets in flight, and BDP
+ * flow control (at most bdp_bytes / seg_size segments between wnd_start and highest_sent). No
+ * congestion control (the paper's headline configuration): the flow sends at rate_bps, 0 = the
+ * engine's link rate. A variant is a copy of *tp_protocol_irn() with .config pointing at another
+ * tp_irn_config (checked by tp_config_check). */
+typedef struct tp_irn_config {
+    uint32_t rto_low_us;   /* RTO_low, used when at most rto_low_pkts packets are in flight; default 100 */
+    uint32_t rto_high_us;  /* RTO_high otherwise; default 320 */
+    uint32_t rto_low_pkts; /* N; default 3 */
+    uint32_t bdp_bytes;    /* BDP-FC in-flight cap in bytes (link rate x base RTT); 0 (default) = the engine's W */
+    uint64_t rate_bps;     /* fixed sending rate; 0 (default) = line rate (cfg.link_bps or params.init_rate_bps) */
+} tp_irn_config;
+
+/* Defaults above. */
+TP_API void tp_irn_config_default(tp_irn_config *c);
+/* RNIC_EINVAL: NULL, an RTO of 0 or above 10 s, rto_low_us > rto_high_us. */
+TP_API rnic_err tp_irn_config_check(const void *config);
+
+/* The per-flow context (13 bytes: ctx_size stops before the padding). */
+typedef struct tp_irn_ctx {
+    uint32_t recover;   /* the recovery point: highest_sent when loss recovery began */
+    uint32_t high_rxt;  /* one past the highest segment marked for retransmission (RFC 6675 HighRxt) */
+    uint32_t high_sack; /* one past the highest SACKed segment seen */
+    uint8_t recovery;   /* 1 while in loss recovery */
+} tp_irn_ctx;
+#define TP_IRN_CTX_BYTES 13u
 /* ==== end src/transport/proto_irn.h ==== */
 /* ==== begin src/transport/proto_ndp.h ==== */
-/* transport.h: ndp -- being written (issue 11). */
+/* transport.h: NDP (Handley et al., "Re-architecting datacenter networks and stacks for low latency
+ * and high performance", SIGCOMM 2017) on grant-token credit -- its parameters and context (the
+ * protocol: tp_protocol_ndp(), proto_ndp.c).
+ *
+ * Receiver-driven: a flow starts with init_window segments of token credit (sent at line rate
+ * before any pull); every pull (TP_PKT_GRANT, aux = bytes) adds its bytes of credit in the engine's
+ * fixed stage, so one pulled segment goes per pull. A trim notice (TP_PKT_NACK, pkt->offset = the
+ * id of the segment whose payload a switch trimmed) marks that segment for retransmission: it goes
+ * before new data, on the credit the pull for the trimmed header brings. The receiver runs with
+ * nack = false (every NACK an NDP flow gets is a trim notice) and pull_bps set. A timeout (only when
+ * packets vanish whole: no header, so no pull) marks every unacked segment and adds the credit
+ * they lack. A variant is a copy of *tp_protocol_ndp() with .config pointing at another
+ * tp_ndp_config (checked by tp_config_check). */
+typedef struct tp_ndp_config {
+    uint32_t init_window; /* segments sent before the first pull (initial credit = init_window x seg_size,
+                             unless params.init_credit is set); default 16. NDP sends about one BDP:
+                             set it to link rate x RTT / seg_size */
+    uint32_t window;      /* in-flight limit in segments; 0 (default) = the engine's W */
+    uint32_t rto_us;      /* base retransmission timeout; 0 (default) = params.rto_us. Doubled per
+                             consecutive timeout (up to 2^6 x), back to base when a packet arrives */
+} tp_ndp_config;
+
+/* Defaults above. */
+TP_API void tp_ndp_config_default(tp_ndp_config *c);
+/* RNIC_EINVAL: NULL, init_window 0 or above 65536, window above TP_MAX_WINDOW, rto_us above 100 s. */
+TP_API rnic_err tp_ndp_config_check(const void *config);
+
+/* The per-flow context (1 byte). */
+typedef struct tp_ndp_ctx {
+    uint8_t timeouts;   /* consecutive timeouts (RTO backoff exponent, at most 6) */
+} tp_ndp_ctx;
 /* ==== end src/transport/proto_ndp.h ==== */
 /* ==== begin src/transport/state.h ==== */
 /* transport.h: engine state (transparent so firmware can place it statically; use the API).
@@ -2123,6 +2281,9 @@ typedef struct tp_rx_flow {
     uint64_t delack_deadline;
     uint64_t last_tag;
     uint8_t open, ecn, delack_on;
+    uint8_t nak_sent;            /* go-back-N: a NAK went out for the current gap (IB "NAK sent" state) */
+    uint8_t cnp_sent;            /* CNP notification point: a CNP was ever sent (cnp_last is valid) */
+    uint8_t cnp_pending;         /* deferred CNPs: a mark inside the interval waits for its end */
 } tp_rx_flow;
 
 struct tp_rx {
@@ -2137,6 +2298,14 @@ struct tp_rx {
     tp_heap delack;
     tp_wring input, acks, delivered;
     tp_rx_stats stats;
+    /* options (laid out only when on, so the default memory is unchanged) */
+    uint32_t seg_acks;           /* ACK-port records one data segment may produce (1, or 2 with CNPs) */
+    uint64_t cnp_cycles;         /* CNP interval in cycles; 0 = no CNPs */
+    uint64_t *cnp_last;          /* per flow: cycle of its last CNP */
+    tp_heap cnp;                 /* deferred CNPs: flows with a pending mark, keyed by their interval's end */
+    uint64_t *pulls;             /* NDP pull queue (FIFO, all flows): flow << 32 | len */
+    uint32_t pull_cap, pull_head, pull_count;
+    uint64_t pull_next;          /* earliest cycle the next pull may leave */
 };
 /* ==== end src/transport/state.h ==== */
 RNIC_EXTERN_C_END
@@ -3735,7 +3904,12 @@ TP_API rnic_err tp_flow_view_get(const tp *t, uint32_t flow, tp_flow_view *out)
  * with one SACK block (the run holding the segment just received, RFC 2018's first block),
  * NACKs as an option, and delayed ACKs as ns-3's TcpSocketBase does them: an in-order segment
  * is acknowledged every delack_count-th segment or when the delayed-ACK timer fires; an
- * out-of-order, duplicate or gap-filling segment is acknowledged at once (RFC 5681 §4.2). */
+ * out-of-order, duplicate or gap-filling segment is acknowledged at once (RFC 5681 §4.2).
+ * Options (each off by default, and then nothing above changes): a RoCEv2 go-back-N responder
+ * (go_back_n), the DCQCN notification point (cnp_interval_us, cnp_mode) and NDP's pull queue
+ * with trimmed headers answered by NACKs (pull_bps). docs/transport_model.md, "Receiver options". */
+
+#define TP__RX_PULL_MAX 65536u /* pull-queue entries at most (max_flows * window below that) */
 
 #define TP__RX_TRACE(r, kind, id, a, b)                                                                    \
     do {                                                                                                   \
@@ -3758,6 +3932,7 @@ TP_API void tp_rx_config_default(tp_rx_config *cfg)
     cfg->input_capacity = 64;
     cfg->ack_capacity = 64;
     cfg->delivered_capacity = 64;
+    cfg->pull_overhead_bytes = 64;
     cfg->trace_id = RNIC_ENGINE_TRANSPORT;
 }
 
@@ -3783,7 +3958,21 @@ TP_API rnic_err tp_rx_config_check(const tp_rx_config *c, const char **field)
         return rnic_config_bad(field, "ack_capacity", RNIC_EINVAL);
     if (c->delivered_capacity == 0 || c->delivered_capacity > 65536u)
         return rnic_config_bad(field, "delivered_capacity", RNIC_EINVAL);
+    if (c->cnp_interval_us > 100000000u || (c->cnp_interval_us && c->ack_capacity < 2u))
+        return rnic_config_bad(field, "cnp_interval_us", RNIC_EINVAL); /* a segment's ACK and its CNP */
+    if (c->cnp_mode > TP_RX_CNP_DEFERRED)
+        return rnic_config_bad(field, "cnp_mode", RNIC_EINVAL);
+    if (c->pull_bps && (c->pull_bps < RNIC_RATE_MIN_BPS || c->pull_bps > RNIC_RATE_MAX_BPS))
+        return rnic_config_bad(field, "pull_bps", RNIC_EINVAL);
+    if (c->pull_overhead_bytes > 65536u)
+        return rnic_config_bad(field, "pull_overhead_bytes", RNIC_EINVAL);
     return RNIC_OK;
+}
+
+static uint32_t tp__rx_pull_cap(const tp_rx_config *c)
+{
+    uint64_t n = (uint64_t)c->max_flows * c->window;
+    return n < TP__RX_PULL_MAX ? (uint32_t)n : TP__RX_PULL_MAX;
 }
 
 static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
@@ -3796,6 +3985,12 @@ static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
     TP__LAYOUT_PORT(r, input, c->input_capacity);
     TP__LAYOUT_PORT(r, acks, c->ack_capacity);
     TP__LAYOUT_PORT(r, delivered, c->delivered_capacity);
+    if (c->cnp_interval_us)
+        TP__LAYOUT_ARRAY(r, cnp_last, uint64_t, F);
+    if (c->cnp_interval_us && c->cnp_mode == TP_RX_CNP_DEFERRED)
+        TP__LAYOUT_HEAP(r, cnp, F);
+    if (c->pull_bps)
+        TP__LAYOUT_ARRAY(r, pulls, uint64_t, tp__rx_pull_cap(c));
     return off;
 }
 
@@ -3824,6 +4019,17 @@ TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t 
     if (r->delack_cycles == 0)
         r->delack_cycles = 1;
     tp__heap_clear(&r->delack, cfg->max_flows);
+    r->seg_acks = cfg->cnp_interval_us ? 2u : 1u;
+    if (cfg->cnp_interval_us) {
+        r->cnp_cycles = rnic_ns_to_cycles((uint64_t)cfg->cnp_interval_us * 1000u, cfg->clock_hz);
+        if (r->cnp_cycles == 0)
+            r->cnp_cycles = 1;
+        if (cfg->cnp_mode == TP_RX_CNP_DEFERRED)
+            tp__heap_clear(&r->cnp, cfg->max_flows);
+    }
+    if (cfg->pull_bps)
+        r->pull_cap = tp__rx_pull_cap(cfg);
+    r->pull_next = cfg->start_cycle;
     rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     return RNIC_OK;
@@ -3903,32 +4109,163 @@ static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, u
     fl->delack_on = 0; /* its heap entry, if any, is dropped when it comes due (lazy) */
     tp__wring_push(&r->acks, &a);
     r->stats.acks++;
+    if (op == TP_PKT_NACK)
+        r->stats.naks++;
     TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)sack_start << 32) | sack_len);
 }
 
-static void tp__rx_segment(tp_rx *r)
+/* A control record that is not an acknowledgment proper (CNP, pull): index = expected, no
+ * block, no ECN echo; the flow's delayed-ACK state is untouched. */
+static void tp__rx_ctl(tp_rx *r, uint32_t f, uint32_t op, uint32_t aux)
 {
-    rnic_work seg;
-    tp_rx_flow *fl;
-    uint64_t *bits;
-    uint32_t f, d, pos, start = 0, len = 0;
+    rnic_work a;
+    RNIC_MEMSET(&a, 0, sizeof a);
+    a.flow = f;
+    a.op = op;
+    a.index = r->flows[f].expected;
+    a.aux = aux;
+    a.cycle = r->now;
+    tp__wring_push(&r->acks, &a);
+    TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, aux);
+}
+
+static void tp__rx_cnp_send(tp_rx *r, uint32_t f)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_ctl(r, f, TP_PKT_CNP, 0);
+    r->stats.cnps++;
+    fl->cnp_sent = 1;
+    fl->cnp_pending = 0;
+    r->cnp_last[f] = r->now;
+}
+
+/* The notification point for a CE-marked segment of flow f: a CNP now when none went out in
+ * the last interval (the first mark always sends one); otherwise nothing (immediate) or one
+ * CNP at the interval's end (deferred). */
+static void tp__rx_cnp_mark(tp_rx *r, uint32_t f)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    if (!fl->cnp_sent || r->now - r->cnp_last[f] >= r->cnp_cycles) {
+        if (fl->cnp_pending)
+            tp__heap_remove(&r->cnp, f);
+        tp__rx_cnp_send(r, f);
+    } else if (r->cfg.cnp_mode == TP_RX_CNP_DEFERRED && !fl->cnp_pending) {
+        fl->cnp_pending = 1;
+        tp__heap_set(&r->cnp, f, r->cnp_last[f] + r->cnp_cycles);
+    }
+}
+
+/* Cycles one pull of `len` bytes holds the pull pacer: ceil((len + overhead) * 8 * clock_hz / pull_bps). */
+static uint64_t tp__rx_pull_gap(const tp_rx *r, uint32_t len)
+{
+    uint64_t hi, lo, add = r->cfg.pull_bps - 1u;
+    rnic_mul64x64(((uint64_t)len + r->cfg.pull_overhead_bytes) * 8u, r->cfg.clock_hz, &hi, &lo);
+    lo += add;
+    if (lo < add)
+        hi++;
+    return rnic_udiv128_64(hi, lo, r->cfg.pull_bps, NULL); /* hi < 2^6 <= pull_bps */
+}
+
+/* A segment cannot be taken this cycle: an output it may produce has no room. */
+static bool tp__rx_blocked(const tp_rx *r)
+{
+    return tp__wring_space(&r->acks) < r->seg_acks || tp__wring_full(&r->delivered) ||
+           (r->cfg.pull_bps && r->pull_count == r->pull_cap);
+}
+
+static void tp__rx_delack_arm(tp_rx *r, uint32_t f)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    uint32_t slot = r->delack.pos[f];
+    fl->delack_on = 1;
+    fl->delack_deadline = r->now + r->delack_cycles;
+    if (slot == RNIC_NONE || tp__cycle_before(fl->delack_deadline, r->delack.key[slot]))
+        tp__heap_set(&r->delack, f, fl->delack_deadline);
+}
+
+/* Go-back-N (RoCEv2 responder): only the expected segment is accepted. */
+static void tp__rx_gbn(tp_rx *r, uint32_t f, rnic_work *seg)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    uint32_t d = seg->index - fl->expected;
+    bool filled;
+    if ((int32_t)d < 0) { /* duplicate: re-acknowledge with the expected PSN */
+        r->stats.duplicates++;
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg->tag);
+        return;
+    }
+    if (d > 0) { /* sequence error: discard; one NAK per gap */
+        r->stats.discarded_out_of_sequence++;
+        if (!fl->nak_sent) {
+            fl->nak_sent = 1;
+            tp__rx_ack(r, f, TP_PKT_NACK, 0, 0, seg->tag);
+        }
+        return;
+    }
+    r->stats.segments++;
+    r->stats.bytes += seg->len;
+    seg->cycle = r->now;
+    tp__wring_push(&r->delivered, seg);
+    fl->expected++;
+    filled = fl->nak_sent != 0; /* the resent segment closes the gap: acknowledged at once */
+    fl->nak_sent = 0;
+    fl->pending++;
+    fl->last_tag = seg->tag;
+    if (filled || fl->pending >= r->cfg.delack_count)
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg->tag);
+    else if (!fl->delack_on)
+        tp__rx_delack_arm(r, f);
+}
+
+/* A trimmed header (NDP): nothing delivered or recorded; a trim notice asks for the segment
+ * again (TP_PKT_NACK with TP_WORK_TRIMMED, offset = its id, len 0: the sender's fixed stage
+ * reads any block as a SACK, so the id travels without one), unless it is already here (then
+ * an ACK). */
+static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
+{
+    tp_rx_flow *fl = &r->flows[f];
+    uint32_t d = seg->index - fl->expected, start = 0, len = 0;
+    r->stats.trimmed++;
+    if ((int32_t)d < 0) {
+        tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg->tag);
+        return;
+    }
+    if (!r->cfg.go_back_n && d > 0 && d < r->cfg.window &&
+        rnic_bitmap_test(r->bits + (size_t)f * r->wwords, seg->index & (r->cfg.window - 1u))) {
+        tp__rx_block(r, f, seg->index, &start, &len);
+        tp__rx_ack(r, f, TP_PKT_ACK, start, len, seg->tag);
+        return;
+    }
+    {
+        rnic_work a;
+        RNIC_MEMSET(&a, 0, sizeof a);
+        a.flow = f;
+        a.op = TP_PKT_NACK;
+        a.index = fl->expected;
+        a.offset = seg->index;
+        a.len = 0;
+        a.tag = seg->tag;
+        a.flags = TP_WORK_TRIMMED | (fl->ecn ? TP_WORK_ECN : 0u);
+        a.cycle = r->now;
+        fl->ecn = 0;
+        fl->pending = 0;
+        fl->delack_on = 0;
+        tp__wring_push(&r->acks, &a);
+        r->stats.acks++;
+        r->stats.naks++;
+        TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)a.offset << 32) | a.len);
+    }
+}
+
+/* The selective receiver (the paper's default): every segment seen for the first time is
+ * delivered and recorded in the bitmap. */
+static void tp__rx_selective(tp_rx *r, uint32_t f, const rnic_work *seg_in)
+{
+    rnic_work seg = *seg_in;
+    tp_rx_flow *fl = &r->flows[f];
+    uint64_t *bits = r->bits + (size_t)f * r->wwords;
+    uint32_t d, pos, start = 0, len = 0;
     bool gap_before, dup;
-    if (tp__wring_empty(&r->input))
-        return;
-    if (tp__wring_full(&r->acks) || tp__wring_full(&r->delivered)) {
-        r->stats.ack_stalls++;
-        return;
-    }
-    tp__wring_pop(&r->input, &seg);
-    f = seg.flow;
-    if (f >= r->cfg.max_flows || !r->flows[f].open) {
-        tp__rx_bad(r, f, RNIC_ENOENT, seg.index);
-        return;
-    }
-    fl = &r->flows[f];
-    bits = r->bits + (size_t)f * r->wwords;
-    if (seg.flags & TP_WORK_ECN)
-        fl->ecn = 1;
     d = seg.index - fl->expected;
     if ((int32_t)d < 0 || d >= r->cfg.window) { /* old duplicate, or beyond what we can track */
         if ((int32_t)d < 0)
@@ -3978,12 +4315,49 @@ static void tp__rx_segment(tp_rx *r)
     fl->last_tag = seg.tag;
     if (gap_before || fl->pending >= r->cfg.delack_count) /* filled a gap, or the n-th segment */
         tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, seg.tag);
-    else if (!fl->delack_on) {
-        uint32_t slot = r->delack.pos[f];
-        fl->delack_on = 1;
-        fl->delack_deadline = r->now + r->delack_cycles;
-        if (slot == RNIC_NONE || tp__cycle_before(fl->delack_deadline, r->delack.key[slot]))
-            tp__heap_set(&r->delack, f, fl->delack_deadline);
+    else if (!fl->delack_on)
+        tp__rx_delack_arm(r, f);
+}
+
+static void tp__rx_segment(tp_rx *r)
+{
+    rnic_work seg;
+    tp_rx_flow *fl;
+    uint32_t f;
+    bool marked;
+    if (tp__wring_empty(&r->input))
+        return;
+    if (tp__rx_blocked(r)) {
+        r->stats.ack_stalls++;
+        return;
+    }
+    tp__wring_pop(&r->input, &seg);
+    f = seg.flow;
+    if (f >= r->cfg.max_flows || !r->flows[f].open) {
+        tp__rx_bad(r, f, RNIC_ENOENT, seg.index);
+        return;
+    }
+    fl = &r->flows[f];
+    marked = (seg.flags & TP_WORK_ECN) != 0;
+    if (marked) {
+        r->stats.marked++;
+        if (!r->cnp_cycles) /* with CNPs the mark is told by them, not echoed on ACKs */
+            fl->ecn = 1;
+    }
+    if (seg.flags & TP_WORK_TRIMMED)
+        tp__rx_trimmed(r, f, &seg);
+    else if (r->cfg.go_back_n)
+        tp__rx_gbn(r, f, &seg);
+    else
+        tp__rx_selective(r, f, &seg);
+    if (marked && r->cnp_cycles)
+        tp__rx_cnp_mark(r, f);
+    if (r->cfg.pull_bps) { /* NDP: one pull per arrival, FIFO over all flows */
+        uint32_t at = r->pull_head + r->pull_count;
+        if (at >= r->pull_cap)
+            at -= r->pull_cap;
+        r->pulls[at] = ((uint64_t)f << 32) | seg.len;
+        r->pull_count++;
     }
 }
 
@@ -4010,22 +4384,57 @@ TP_API void tp_rx_tick(tp_rx *r)
             break;
         }
     }
+    /* deferred CNPs whose interval ended: every one due, while the ACK port has room */
+    while (r->cnp.count && !tp__cycle_before(r->now, tp__heap_min(&r->cnp)) && !tp__wring_full(&r->acks)) {
+        uint32_t f = r->cnp.flow[0];
+        tp__heap_remove(&r->cnp, f);
+        tp__rx_cnp_send(r, f);
+    }
+    /* the pull pacer: the pull at the head of the queue, once the last one's gap has passed */
+    if (r->pull_count && !tp__cycle_before(r->now, r->pull_next) && !tp__wring_full(&r->acks)) {
+        uint64_t e = r->pulls[r->pull_head];
+        uint32_t len = (uint32_t)e;
+        r->pull_head = r->pull_head + 1u == r->pull_cap ? 0 : r->pull_head + 1u;
+        r->pull_count--;
+        tp__rx_ctl(r, (uint32_t)(e >> 32), TP_PKT_GRANT, len);
+        r->stats.pulls++;
+        r->pull_next = r->now + tp__rx_pull_gap(r, len);
+    }
     r->stats.cycles++;
     r->now++;
 }
 
+/* The earlier of m (valid when *have) and the event at `at` (not before now). */
+static uint64_t tp__rx_min(const tp_rx *r, uint64_t m, bool *have, uint64_t at)
+{
+    if (tp__cycle_before(at, r->now))
+        at = r->now;
+    if (!*have || tp__cycle_before(at, m)) {
+        *have = true;
+        return at;
+    }
+    return m;
+}
+
 static uint64_t tp__rx_next(const tp_rx *r, bool *any)
 {
-    uint64_t m;
+    uint64_t m = RNIC_NEVER;
+    bool have = false;
     *any = true;
-    if (!tp__wring_empty(&r->input) && !tp__wring_full(&r->acks) && !tp__wring_full(&r->delivered))
+    if (!tp__wring_empty(&r->input) && !tp__rx_blocked(r))
         return r->now;
-    if (tp__wring_full(&r->acks) || r->delack.count == 0) {
+    if (tp__wring_full(&r->acks)) { /* every timer's record needs the ACK port */
         *any = false;
         return RNIC_NEVER;
     }
-    m = r->delack.key[0];
-    return tp__cycle_before(m, r->now) ? r->now : m;
+    if (r->delack.count)
+        m = tp__rx_min(r, m, &have, r->delack.key[0]);
+    if (r->cnp.count)
+        m = tp__rx_min(r, m, &have, r->cnp.key[0]);
+    if (r->pull_count)
+        m = tp__rx_min(r, m, &have, r->pull_next);
+    *any = have;
+    return m;
 }
 
 TP_API uint64_t tp_rx_next_event(const tp_rx *r)
@@ -4543,13 +4952,442 @@ static const tp_protocol tp__sack = {"sack", TP_CREDIT_WINDOW, sizeof(tp_sack_ct
 TP_API const tp_protocol *tp_protocol_sack(void) { return &tp__sack; }
 /* ==== end src/transport/proto_sack.c ==== */
 /* ==== begin src/transport/proto_dcqcn.c ==== */
-/* transport.h: dcqcn -- being written (issue 11). */
+/* transport.h: RoCEv2 go-back-N with the DCQCN reaction point (proto_dcqcn.h; docs/transport_dcqcn.md).
+ * The periodic hook runs at every visit of the flow; a timer is due at a visit at or after its
+ * deadline, runs once per visit, and its next deadline keeps the cadence (deadline + period; a
+ * visit more than one period late skips the missed updates to the first cadence point after now). */
+
+static const tp_dcqcn_params tp__dcqcn_presets[2] = {
+    {TP_DCQCN_ONE >> 8, TP_DCQCN_ONE, TP_DCQCN_ONE, 55000u, 55000u, 0u, 0u, 10000000u, 5u, TP_DCQCN_F_HOLD_AT_LINE,
+     40000000u, 200000000u, 100000000u, 0u},
+    {TP_DCQCN_ONE >> 8, TP_DCQCN_ONE, TP_DCQCN_ONE, 1000u, 300000u, 4000u, 1u, 0u, 1u,
+     TP_DCQCN_F_STAGE | TP_DCQCN_F_CAP_TARGET, 5000000u, 50000000u, 100000000u, 0u}};
+
+TP_API void tp_dcqcn_preset(tp_dcqcn_params *p, uint32_t preset)
+{
+    if (p && preset <= TP_DCQCN_MELLANOX)
+        *p = tp__dcqcn_presets[preset];
+    else if (p)
+        RNIC_MEMSET(p, 0, sizeof *p);
+}
+
+static bool tp__dcqcn_bad_period(uint32_t ns) { return ns == 0 || ns > 1000000000u; }
+
+TP_API rnic_err tp_dcqcn_params_check(const void *config)
+{
+    const tp_dcqcn_params *p = (const tp_dcqcn_params *)config;
+    if (!p)
+        return RNIC_OK;
+    if (p->g == 0 || p->g >= TP_DCQCN_ONE || p->alpha_init > TP_DCQCN_ONE || p->first_cnp_rate == 0 ||
+        p->first_cnp_rate > TP_DCQCN_ONE || p->f == 0 || p->f > 254u || tp__dcqcn_bad_period(p->alpha_period_ns) ||
+        tp__dcqcn_bad_period(p->rate_period_ns) ||
+        (p->decrease_period_ns && (tp__dcqcn_bad_period(p->decrease_period_ns) || p->decrease_delay_ns > p->decrease_period_ns)) ||
+        (p->flags & ~(uint32_t)TP_DCQCN_F__ALL) || p->min_rate_bps < RNIC_RATE_MIN_BPS ||
+        p->min_rate_bps > RNIC_RATE_MAX_BPS || p->rai_bps > RNIC_RATE_MAX_BPS || p->rhai_bps > RNIC_RATE_MAX_BPS ||
+        (p->line_bps && (p->line_bps > RNIC_RATE_MAX_BPS || p->line_bps < p->min_rate_bps)))
+        return RNIC_EINVAL;
+    return RNIC_OK;
+}
+
+static const tp_dcqcn_params *tp__dcqcn_cfg(const void *cfg) { return cfg ? (const tp_dcqcn_params *)cfg : tp__dcqcn_presets; }
+
+/* A period in cycles (nearest, at least 1): below 2^31 for periods <= 1 s at <= 1 GHz. */
+static uint32_t tp__dcqcn_cyc(const tp_event *ev, uint32_t ns)
+{
+    uint64_t c = rnic_ns_to_cycles(ns, ev->clock_hz);
+    return c ? (uint32_t)c : 1u;
+}
+
+static bool tp__dcqcn_due(uint64_t now, uint32_t at) { return (int32_t)((uint32_t)now - at) >= 0; }
+
+/* The deadline after a due one (see the top comment). */
+static uint32_t tp__dcqcn_next(uint64_t now, uint32_t at, uint32_t per)
+{
+    uint32_t late = (uint32_t)now - at;
+    return late < per ? at + per : at + per * (late / per + 1u);
+}
+
+/* (1 - g) a + g [mark], Q1.31, rounded to nearest. */
+static uint32_t tp__dcqcn_ewma(uint32_t a, uint32_t g, bool mark)
+{
+    uint32_t r = a - (uint32_t)(((uint64_t)a * g + (1u << 30)) >> 31) + (mark ? g : 0u);
+    return r > TP_DCQCN_ONE ? TP_DCQCN_ONE : r;
+}
+
+/* rate x q (q Q1.31 <= 1, or q Q0.32 with shift 32), via the 128-bit product. */
+static uint64_t tp__dcqcn_mulq(uint64_t rate, uint32_t q, unsigned shift)
+{
+    uint64_t hi, lo;
+    rnic_mul64x64(rate, q, &hi, &lo);
+    return (hi << (64u - shift)) | (lo >> shift);
+}
+
+/* RC (1 - alpha / 2), at least the floor: alpha in Q1.31 is alpha / 2 in Q0.32. */
+static uint64_t tp__dcqcn_cut(uint64_t rc, uint32_t alpha, uint64_t floor)
+{
+    rc -= tp__dcqcn_mulq(rc, alpha, 32u);
+    return rc < floor ? floor : rc;
+}
+
+static uint8_t tp__dcqcn_inc8(uint8_t x) { return (uint8_t)(x < 255u ? x + 1u : x); }
+
+/* Fast recovery, additive or hyper increase (T / BC or stage already counted). */
+static void tp__dcqcn_increase(const tp_dcqcn_params *p, tp_dcqcn_ctx *c, uint64_t *rc)
+{
+    uint64_t rt = c->target, add = 0;
+    uint32_t hi = c->t > c->bc ? c->t : c->bc, lo = c->t > c->bc ? c->bc : c->t;
+    if ((p->flags & TP_DCQCN_F_HOLD_AT_LINE) && *rc >= c->line)
+        return;
+    if (p->flags & TP_DCQCN_F_STAGE)
+        add = c->t < p->f ? 0u : c->t == p->f ? p->rai_bps : p->rhai_bps;
+    else
+        add = hi <= p->f ? 0u : lo > p->f ? (uint64_t)(lo - p->f) * p->rhai_bps : p->rai_bps;
+    rt += add;
+    if ((p->flags & TP_DCQCN_F_CAP_TARGET) && rt > c->line)
+        rt = c->line;
+    if (rt > ((uint64_t)1 << 60)) /* far beyond any line rate: no overflow below */
+        rt = (uint64_t)1 << 60;
+    c->target = rt;
+    *rc = (*rc + rt + 1u) >> 1; /* half up: the rate reaches the target */
+    if (*rc > c->line)
+        *rc = c->line;
+}
+
+static uint32_t tp__dcqcn_window(const tp_event *ev) { return ev->params->param[0] ? ev->params->param[0] : ev->window_bits; }
+
+static void tp__dcqcn_init(const tp_flow_params *fp, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+{
+    const tp_dcqcn_params *p = tp__dcqcn_cfg(config);
+    tp_dcqcn_ctx c;
+    (void)hz;
+    RNIC_MEMSET(&c, 0, sizeof c);
+    c.line = p->line_bps ? p->line_bps : act->rate_bps;
+    c.target = act->rate_bps;
+    c.alpha = p->alpha_init;
+    RNIC_MEMCPY(ctx, &c, sizeof c);
+    if (fp->param[0])
+        act->wnd_size = fp->param[0];
+}
+
+static void tp__dcqcn_incoming(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    const tp_dcqcn_params *p = tp__dcqcn_cfg(ev->config);
+    tp_dcqcn_ctx c;
+    uint64_t rc = ev->rate_bps;
+    act->wnd_size = tp__dcqcn_window(ev);
+    if (ev->pkt_type == TP_PKT_ACK || ev->pkt_type == TP_PKT_NACK) {
+        act->reset_timer = ev->new_wnd_start != ev->old_wnd_start || ev->pkt_type == TP_PKT_NACK;
+        if (ev->pkt_type == TP_PKT_NACK) { /* go back to the PSN the responder expects */
+            act->mark_rtx = true, act->mark_from = ev->cum_ack, act->mark_to = ev->highest_sent;
+        }
+        return;
+    }
+    if (ev->pkt_type != TP_PKT_CNP)
+        return;
+    RNIC_MEMCPY(&c, ctx, sizeof c);
+    if (p->decrease_period_ns == 0) { /* the paper: cut now */
+        if (p->flags & TP_DCQCN_F_ALPHA_FIRST)
+            c.alpha = tp__dcqcn_ewma(c.alpha, p->g, true);
+        c.target = rc;
+        rc = tp__dcqcn_cut(rc, c.alpha, p->min_rate_bps);
+        if (!(p->flags & TP_DCQCN_F_ALPHA_FIRST))
+            c.alpha = tp__dcqcn_ewma(c.alpha, p->g, true);
+        c.t = c.bc = 0, c.bc_base = ev->total_sent;
+        c.alpha_at = (uint32_t)ev->now + tp__dcqcn_cyc(ev, p->alpha_period_ns);
+        c.rate_at = (uint32_t)ev->now + tp__dcqcn_cyc(ev, p->rate_period_ns);
+        c.flags |= TP_DCQCN_S_ACTIVE | TP_DCQCN_S_RATE_ON;
+    } else { /* Mlx: flags for the alpha update and the decrease check */
+        c.flags |= TP_DCQCN_S_ALPHA_CNP | TP_DCQCN_S_DEC_CNP;
+        if (!(c.flags & TP_DCQCN_S_ACTIVE)) {
+            c.flags = TP_DCQCN_S_ACTIVE | TP_DCQCN_S_DEC_CNP;
+            c.alpha = p->alpha_init;
+            c.alpha_at = (uint32_t)ev->now + tp__dcqcn_cyc(ev, p->alpha_period_ns);
+            c.dec_at = (uint32_t)ev->now + tp__dcqcn_cyc(ev, p->decrease_period_ns + p->decrease_delay_ns);
+            rc = tp__dcqcn_mulq(rc, p->first_cnp_rate, 31u);
+            c.target = rc;
+            c.bc_base = ev->total_sent;
+        }
+    }
+    act->rate_bps = rc;
+    RNIC_MEMCPY(ctx, &c, sizeof c);
+}
+
+static void tp__dcqcn_periodic(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    const tp_dcqcn_params *p = tp__dcqcn_cfg(ev->config);
+    tp_dcqcn_ctx c;
+    uint64_t rc = ev->rate_bps;
+    act->wnd_size = tp__dcqcn_window(ev);
+    if (ev->timeout) { /* go back to the first unacknowledged PSN */
+        act->mark_rtx = true, act->mark_from = ev->wnd_start, act->mark_to = ev->highest_sent;
+        act->reset_timer = true;
+    }
+    RNIC_MEMCPY(&c, ctx, sizeof c);
+    if (!(c.flags & TP_DCQCN_S_ACTIVE))
+        return;
+    /* due in one visit: htsim's order (bytes, alpha, T), and HPCC's: the rate timer, scheduled
+     * earlier, before a decrease check at the same instant (ns-3 runs ties in schedule order) */
+    if (p->byte_counter && (uint64_t)(ev->total_sent - c.bc_base) * ev->params->seg_size >= p->byte_counter) {
+        c.bc_base = ev->total_sent; /* htsim: the counter restarts at 0 */
+        c.bc = tp__dcqcn_inc8(c.bc);
+        tp__dcqcn_increase(p, &c, &rc);
+    }
+    if (tp__dcqcn_due(ev->now, c.alpha_at)) { /* paper: no CNP for a period; Mlx: the flag */
+        c.alpha = tp__dcqcn_ewma(c.alpha, p->g, (c.flags & TP_DCQCN_S_ALPHA_CNP) != 0);
+        c.flags &= (uint8_t)~TP_DCQCN_S_ALPHA_CNP;
+        c.alpha_at = tp__dcqcn_next(ev->now, c.alpha_at, tp__dcqcn_cyc(ev, p->alpha_period_ns));
+    }
+    if ((c.flags & TP_DCQCN_S_RATE_ON) && tp__dcqcn_due(ev->now, c.rate_at)) {
+        c.rate_at = tp__dcqcn_next(ev->now, c.rate_at, tp__dcqcn_cyc(ev, p->rate_period_ns));
+        if (p->flags & TP_DCQCN_F_STAGE) { /* Mlx: increase by the stage, then stage++ */
+            tp__dcqcn_increase(p, &c, &rc);
+            c.t = tp__dcqcn_inc8(c.t);
+        } else { /* paper: T++, then increase */
+            c.t = tp__dcqcn_inc8(c.t);
+            tp__dcqcn_increase(p, &c, &rc);
+        }
+    }
+    if (p->decrease_period_ns && tp__dcqcn_due(ev->now, c.dec_at)) {
+        uint32_t at = c.dec_at;
+        c.dec_at = tp__dcqcn_next(ev->now, at, tp__dcqcn_cyc(ev, p->decrease_period_ns));
+        if (c.flags & TP_DCQCN_S_DEC_CNP) {
+            if ((p->flags & TP_DCQCN_F_CLAMP_TARGET) || c.t > 0)
+                c.target = rc;
+            rc = tp__dcqcn_cut(rc, c.alpha, p->min_rate_bps);
+            c.t = 0;
+            c.flags = (uint8_t)((c.flags & ~TP_DCQCN_S_DEC_CNP) | TP_DCQCN_S_RATE_ON);
+            c.rate_at = at + tp__dcqcn_cyc(ev, p->rate_period_ns); /* restart the rate timer */
+        }
+    }
+    act->rate_bps = rc;
+    RNIC_MEMCPY(ctx, &c, sizeof c);
+}
+
+/* The context changes on CNPs (no ACK conflict, §3.4) and in periodic, whose results win over an
+ * ACK / NAK in the cycle of the flow's visit (the ACK's marks and timer restart apply before). */
+static const tp_protocol tp__dcqcn = {"dcqcn", TP_CREDIT_RATE, sizeof(tp_dcqcn_ctx), tp__dcqcn_init,
+                                      tp__dcqcn_incoming, tp__dcqcn_periodic, true, TP_MERGE_PERIODIC,
+                                      &tp__dcqcn_presets[TP_DCQCN_PAPER], tp_dcqcn_params_check};
+
+TP_API const tp_protocol *tp_protocol_dcqcn(void) { return &tp__dcqcn; }
 /* ==== end src/transport/proto_dcqcn.c ==== */
 /* ==== begin src/transport/proto_irn.c ==== */
-/* transport.h: irn -- being written (issue 11). */
+/* transport.h: IRN (SIGCOMM'18) on rate credit. The scoreboard is the engine's acked bitmap: a
+ * NACK's block SACKs the out-of-order run, and every unacked segment below the highest SACKed one
+ * is lost (IRN §3.1: a NACK names the packet it expected and the one it got). The first NACK
+ * starts loss recovery (recovery point = highest_sent); each ACK or NACK in recovery marks the
+ * next run of lost segments from HighRxt (one range per event); recovery ends once the cumulative
+ * ack reaches the recovery point. A timeout marks [wnd_start, highest_sent) (SACKed ones are
+ * skipped by the engine). The timer period is RTO_low while at most N packets are in flight (sent,
+ * not acked, counting the segments the window lets go next), RTO_high otherwise, set on every
+ * event and restarted when new data is acked. */
+
+static const tp_irn_config tp__irn_defaults = {100u, 320u, 3u, 0u, 0u};
+
+TP_API void tp_irn_config_default(tp_irn_config *c)
+{
+    if (c)
+        *c = tp__irn_defaults;
+}
+
+TP_API rnic_err tp_irn_config_check(const void *config)
+{
+    const tp_irn_config *c = (const tp_irn_config *)config;
+    if (!c || c->rto_low_us == 0 || c->rto_high_us > 10000000u || c->rto_low_us > c->rto_high_us)
+        return RNIC_EINVAL;
+    return RNIC_OK;
+}
+
+static const tp_irn_config *tp__irn_cfg(const void *config)
+{
+    return config ? (const tp_irn_config *)config : &tp__irn_defaults;
+}
+
+/* The timer period for `flight` packets in flight. */
+static uint64_t tp__irn_rto(const tp_irn_config *k, uint64_t hz, uint32_t flight)
+{
+    return tp__tcp_rto(hz, flight <= k->rto_low_pkts ? k->rto_low_us : k->rto_high_us);
+}
+
+/* The packets in flight once the flow has sent what it may: unacked segments up to the end of its
+ * data or of the BDP window (a rate flow at line rate fills it within a few packet times). */
+static uint32_t tp__irn_flight(const tp_event *ev, uint32_t wnd)
+{
+    uint32_t end = tp__before(ev->data_end, ev->wnd_start + wnd) ? ev->data_end : ev->wnd_start + wnd;
+    if (tp__before(end, ev->highest_sent))
+        end = ev->highest_sent;
+    return end - ev->wnd_start - tp_bits_count(&ev->acked, ev->wnd_start, ev->highest_sent);
+}
+
+static void tp__irn_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+{
+    const tp_irn_config *k = tp__irn_cfg(config);
+    tp_irn_ctx c;
+    uint32_t seg = p->seg_size ? p->seg_size : 1u;
+    RNIC_MEMSET(&c, 0, sizeof c);
+    c.recover = c.high_rxt = c.high_sack = p->init_seq;
+    RNIC_MEMCPY(ctx, &c, TP_IRN_CTX_BYTES);
+    /* BDP-FC: the cap in segments (at least 1); 0 = W (the engine clamps to it) */
+    act->wnd_size = k->bdp_bytes ? (k->bdp_bytes / seg ? k->bdp_bytes / seg : 1u) : TP_MAX_WINDOW;
+    if (k->rate_bps)
+        act->rate_bps = k->rate_bps;
+    act->timer_amount = tp__irn_rto(k, hz, 0); /* before the first ACK the hooks have seen no data */
+}
+
+/* Marks the next run of unacked segments in [high_rxt, high_sack). */
+static void tp__irn_send_lost(const tp_event *ev, tp_irn_ctx *c, tp_actions *act)
+{
+    uint32_t s, e;
+    if (tp__before(c->high_rxt, ev->wnd_start))
+        c->high_rxt = ev->wnd_start;
+    if (!tp__before(c->high_rxt, c->high_sack))
+        return;
+    s = tp_bits_find_first_zero(&ev->acked, c->high_rxt, c->high_sack);
+    if (s == c->high_sack) {
+        c->high_rxt = s;
+        return;
+    }
+    e = tp_bits_find_first(&ev->acked, s, c->high_sack);
+    act->mark_rtx = true;
+    act->mark_from = s;
+    act->mark_to = e;
+    c->high_rxt = e;
+}
+
+static void tp__irn_incoming(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    const tp_irn_config *k = tp__irn_cfg(ev->config);
+    tp_irn_ctx c;
+    if (ev->pkt_type != TP_PKT_ACK && ev->pkt_type != TP_PKT_NACK)
+        return;
+    RNIC_MEMSET(&c, 0, sizeof c);
+    RNIC_MEMCPY(&c, ctx, TP_IRN_CTX_BYTES);
+    if (tp__before(c.high_sack, ev->wnd_start))
+        c.high_sack = ev->wnd_start;
+    if (ev->sack_len && tp__before(c.high_sack, ev->sack_start + ev->sack_len))
+        c.high_sack = ev->sack_start + ev->sack_len;
+    if (c.recovery && !tp__before(ev->wnd_start, c.recover))
+        c.recovery = 0; /* the cumulative ack passed the recovery point */
+    if (!c.recovery && ev->pkt_type == TP_PKT_NACK && ev->wnd_start != ev->highest_sent) {
+        c.recovery = 1; /* first NACK: enter loss recovery */
+        c.recover = ev->highest_sent; /* HighRxt stays: what an earlier recovery resent is not resent */
+    }
+    if (c.recovery) /* NACKs and partial ACKs: the next lost run */
+        tp__irn_send_lost(ev, &c, act);
+    act->timer_amount = tp__irn_rto(k, ev->clock_hz, tp__irn_flight(ev, act->wnd_size));
+    if (ev->newly_acked)
+        act->reset_timer = true;
+    RNIC_MEMCPY(ctx, &c, TP_IRN_CTX_BYTES);
+}
+
+/* Timeout: resend every unacked segment sent (IRN falls back to the timer for lost
+ * retransmissions); recovery continues to highest_sent with nothing left to mark. */
+static void tp__irn_periodic(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    const tp_irn_config *k = tp__irn_cfg(ev->config);
+    tp_irn_ctx c;
+    if (!ev->timeout)
+        return;
+    RNIC_MEMSET(&c, 0, sizeof c);
+    RNIC_MEMCPY(&c, ctx, TP_IRN_CTX_BYTES);
+    act->mark_rtx = true;
+    act->mark_from = ev->wnd_start;
+    act->mark_to = ev->highest_sent;
+    c.recovery = 1;
+    c.recover = c.high_rxt = ev->highest_sent;
+    act->timer_amount = tp__irn_rto(k, ev->clock_hz, tp__irn_flight(ev, act->wnd_size));
+    act->reset_timer = true;
+    RNIC_MEMCPY(ctx, &c, TP_IRN_CTX_BYTES);
+}
+
+static const tp_protocol tp__irn = {"irn", TP_CREDIT_RATE, TP_IRN_CTX_BYTES, tp__irn_init, tp__irn_incoming,
+                                    tp__irn_periodic, false, TP_MERGE_INCOMING, &tp__irn_defaults, tp_irn_config_check};
+
+TP_API const tp_protocol *tp_protocol_irn(void) { return &tp__irn; }
 /* ==== end src/transport/proto_irn.c ==== */
 /* ==== begin src/transport/proto_ndp.c ==== */
-/* transport.h: ndp -- being written (issue 11). */
+/* transport.h: NDP (SIGCOMM'17) on grant tokens. The engine does most of it: pulls add credit in
+ * the Incoming fixed stage, ACKs slide the window, marked segments go before new ones. The hooks
+ * turn trim notices into retransmissions and recover from whole-packet loss by the timer. */
+
+static const tp_ndp_config tp__ndp_defaults = {16u, 0u, 0u};
+
+TP_API void tp_ndp_config_default(tp_ndp_config *c)
+{
+    if (c)
+        *c = tp__ndp_defaults;
+}
+
+TP_API rnic_err tp_ndp_config_check(const void *config)
+{
+    const tp_ndp_config *c = (const tp_ndp_config *)config;
+    if (!c || c->init_window == 0 || c->init_window > 65536u || c->window > TP_MAX_WINDOW || c->rto_us > 100000000u)
+        return RNIC_EINVAL;
+    return RNIC_OK;
+}
+
+static const tp_ndp_config *tp__ndp_cfg(const void *config)
+{
+    return config ? (const tp_ndp_config *)config : &tp__ndp_defaults;
+}
+
+static uint64_t tp__ndp_rto(const tp_ndp_config *k, const tp_flow_params *p, uint64_t hz, uint8_t timeouts)
+{
+    return tp__tcp_rto(hz, k->rto_us ? k->rto_us : p->rto_us) << timeouts;
+}
+
+static void tp__ndp_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+{
+    const tp_ndp_config *k = tp__ndp_cfg(config);
+    RNIC_MEMSET(ctx, 0, sizeof(tp_ndp_ctx));
+    if (!p->init_credit)
+        act->add_credit = (uint64_t)k->init_window * p->seg_size;
+    act->wnd_size = k->window ? k->window : TP_MAX_WINDOW; /* the engine clamps to W */
+    act->timer_amount = tp__ndp_rto(k, p, hz, 0);
+}
+
+/* Every packet from the receiver shows it is pulling: the timer restarts at the base period. A
+ * trim notice marks the trimmed segment (the engine skips it if it was acked meanwhile). */
+static void tp__ndp_incoming(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    tp_ndp_ctx c;
+    c.timeouts = 0;
+    RNIC_MEMCPY(ctx, &c, sizeof c);
+    if (ev->pkt_type == TP_PKT_NACK) {
+        act->mark_rtx = true;
+        act->mark_from = ev->pkt->offset;
+        act->mark_to = ev->pkt->offset + 1u;
+    }
+    act->timer_amount = tp__ndp_rto(tp__ndp_cfg(ev->config), ev->params, ev->clock_hz, 0);
+    act->reset_timer = true;
+}
+
+/* Timeout: every unacked segment sent is resent, with the credit it lacks (no pull will come for
+ * a packet that vanished); the period doubles. */
+static void tp__ndp_periodic(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    tp_ndp_ctx c;
+    uint64_t need;
+    if (!ev->timeout)
+        return;
+    RNIC_MEMCPY(&c, ctx, sizeof c);
+    if (c.timeouts < 6u)
+        c.timeouts++;
+    need = (uint64_t)(ev->highest_sent - ev->wnd_start - tp_bits_count(&ev->acked, ev->wnd_start, ev->highest_sent)) *
+           ev->params->seg_size;
+    act->mark_rtx = true;
+    act->mark_from = ev->wnd_start;
+    act->mark_to = ev->highest_sent;
+    act->add_credit = need > ev->credit ? need - ev->credit : 0u;
+    act->timer_amount = tp__ndp_rto(tp__ndp_cfg(ev->config), ev->params, ev->clock_hz, c.timeouts);
+    act->reset_timer = true;
+    RNIC_MEMCPY(ctx, &c, sizeof c);
+}
+
+static const tp_protocol tp__ndp = {"ndp", TP_CREDIT_TOKEN, sizeof(tp_ndp_ctx), tp__ndp_init, tp__ndp_incoming,
+                                    tp__ndp_periodic, false, TP_MERGE_INCOMING, &tp__ndp_defaults, tp_ndp_config_check};
+
+TP_API const tp_protocol *tp_protocol_ndp(void) { return &tp__ndp; }
 /* ==== end src/transport/proto_ndp.c ==== */
 RNIC_EXTERN_C_END
 #endif /* TP_IMPLEMENTATION */

@@ -550,18 +550,36 @@ for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do
     step "bench-$b-quick-result" result_line "build/$b" --quick
 done
 # ---- 16. the composed RNIC (examples/rnic_model, `make run`) on a short default scenario ----
-MODEL_ARGS=(--duration-us 3000 --warmup-us 500 --quiet)
-model_claim() { # every byte delivered and checked, every tenant within 1 % of its expected share
+MODEL_ARGS=(--duration-us 3000 --warmup-us 1000 --quiet)
+# the rate-cap scenario issue 9 checked: no congestion (84 of 92.6 Gb/s), DCQCN idle, every QP
+# backlogged (16 messages outstanding: a completion now waits for the ACK) -> shares = the caps
+CAP_ARGS=(--rates-mbps 2000,1500 --qps 12 --sizes 64,262144 --depth 16 --duration-us 3000 --warmup-us 500 --quiet)
+model_claim() { # the 2:1 incast under DCQCN: every byte delivered and checked, CNPs sent, nothing dropped
+    # with PFC on, Jain >= 0.9 over QP throughput / fair share (3 ms run: 0.948); and the uncongested cap scenario: tenants within 1 % of their caps
     ./build/rnic_model "${MODEL_ARGS[@]}" --pcap "$OBJ/model.pcap" --csv "$OBJ/model.csv" >"$OBJ/model.out" || return 1
     tail -n 1 "$OBJ/model.out"
-    local c e l q
+    ./build/rnic_model "${CAP_ARGS[@]}" >"$OBJ/model-cap.out" || return 1
+    tail -n 1 "$OBJ/model-cap.out"
+    local c l q j n e
     c=$(result_value "$OBJ/model.out" composed)
-    e=$(result_value "$OBJ/model.out" share_err_pct)
     l=$(result_value "$OBJ/model.out" bytes_lost)
     q=$(result_value "$OBJ/model.out" qps)
-    [ "$c" = 1 ] && [ -n "$e" ] && [ "$l" = 0 ] && awk_true "$e <= 1" && [ "$(($(wc -l <"$OBJ/model.csv") - 1))" = "$q" ]
+    j=$(result_value "$OBJ/model.out" jain)
+    n=$(result_value "$OBJ/model.out" cnps)
+    e=$(result_value "$OBJ/model-cap.out" share_err_pct)
+    [ "$c" = 1 ] && [ "$l" = 0 ] && [ "$(result_value "$OBJ/model.out" drops)" = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] &&
+        awk_true "$j >= 0.9" && [ "$(($(wc -l <"$OBJ/model.csv") - 1))" = "$q" ] &&
+        [ "$(result_value "$OBJ/model-cap.out" bytes_lost)" = 0 ] && [ "$(result_value "$OBJ/model-cap.out" cnps)" = 0 ] &&
+        [ -n "$e" ] && awk_true "$e <= 1"
 }
-step rnic-model-shares-within-1pct-no-bytes-lost model_claim
+model_loss() { # go-back-N end to end: 0.1 % random loss at the switch, PFC off: every byte once, in order
+    ./build/rnic_model --loss-ppm 1000 --pfc off --duration-us 2000 --warmup-us 500 --quiet >"$OBJ/model-loss.out" || return 1
+    tail -n 1 "$OBJ/model-loss.out"
+    [ "$(result_value "$OBJ/model-loss.out" bytes_lost)" = 0 ] && [ "$(result_value "$OBJ/model-loss.out" naks)" -gt 0 ] &&
+        [ "$(result_value "$OBJ/model-loss.out" rtx)" -gt 0 ] && [ "$(result_value "$OBJ/model-loss.out" drained)" = 1 ]
+}
+step rnic-model-go-back-n-every-byte-once-under-loss model_loss
+step rnic-model-incast-dcqcn-no-loss-fair-and-caps-within-1pct model_claim
 model_digests() { # one digest: gcc -O0, clang -O2 (ASan+UBSan), g++, ticking every cycle, fast-forward
     local d ref="" bad=0 name
     gcc "${WARN[@]}" -O0 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gcc-O0" || return 1
@@ -594,7 +612,7 @@ model_vcd() { # the VCD of chosen ports is well formed and shows every packet th
 step rnic-model-vcd-well-formed-and-complete model_vcd
 model_qos() { # --sched qos (QoS engine instead of Palos): shares within 1 %, every byte, one digest ticked or fast-forwarded
     local e l d1 d2
-    ./build/rnic_model --sched qos "${MODEL_ARGS[@]}" >"$OBJ/model-qos.out" || return 1
+    ./build/rnic_model --sched qos "${CAP_ARGS[@]}" >"$OBJ/model-qos.out" || return 1
     tail -n 1 "$OBJ/model-qos.out"
     e=$(result_value "$OBJ/model-qos.out" share_err_pct)
     l=$(result_value "$OBJ/model-qos.out" bytes_lost)

@@ -35,7 +35,13 @@ test)
     want_file /usr/include/gsl/gsl_rng.h libgsl-dev
     ;;
 build) ;;
-bench) want_cmd valgrind valgrind ;; # callgrind instruction counts
+bench)
+    want_cmd valgrind valgrind # callgrind instruction counts
+    # ns-3's packet-level incast beside the composed RNIC (tools/bench_ns3_speed.sh)
+    want_cmd g++ g++
+    want_file /usr/include/ns3/point-to-point-net-device.h libns3-dev
+    want_file /usr/include/gsl/gsl_rng.h libgsl-dev
+    ;;
 figures)
     want_cmd gnuplot gnuplot-nox
     want_cmd g++ g++

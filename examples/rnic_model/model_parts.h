@@ -67,16 +67,6 @@ static int rm_pipe_init(rm_pipe *p, uint32_t capacity, uint64_t bps, uint64_t cl
 static void rm_pipe_free(rm_pipe *p) { free(p->slot); }
 static uint32_t rm_pipe_space(const rm_pipe *p) { return p->capacity - p->count; }
 
-/* Bytes still waiting for the serialiser at `now` (the queue a switch port reports), rounded down. */
-static uint64_t rm_pipe_backlog_bytes(const rm_pipe *p)
-{
-    rnic_ftime n = rnic_ftime_at(p->now);
-    rnic_q32 d;
-    if (!p->cpb || !rnic_ftime_before(n, p->busy) || rnic_ftime_diff(p->busy, n, &d) != RNIC_OK)
-        return 0;
-    return rnic_udiv64(d, p->cpb); /* (cycles in Q32.32) / (cycles per byte in Q32.32) */
-}
-
 static rnic_err rm_pipe_push(rm_pipe *p, const rnic_work *w)
 {
     rm_slot *s;
@@ -135,7 +125,7 @@ static void rm_pipe_advance_to(rm_pipe *p, uint64_t cycle) { p->now = cycle; }
  * the doorbell reaches the NIC pcie_latency cycles later (an MMIO write over PCIe). A WQE's ring
  * slot is reused once the slicer has passed on its last piece (the record with
  * RNIC_WORK_LAST): the contract's "consumed" signal, no side table. A message counts as
- * outstanding until its last packet leaves the pacer (the send completion). */
+ * outstanding until the transport reports it fully acknowledged (the send completion). */
 typedef struct rm_flow_gen {
     rnic_prng prng;
     uint32_t head, tail; /* ring counters: oldest not consumed, next to post */
@@ -144,6 +134,7 @@ typedef struct rm_flow_gen {
     uint64_t raddr;      /* next remote byte of the flow's target buffer */
     uint64_t posted_bytes;
     uint32_t stopped;
+    uint32_t min_msg, max_msg; /* the flow's message sizes (rm_host_set_sizes; the host's by default) */
 } rm_flow_gen;
 
 typedef struct rm_doorbell {
@@ -186,9 +177,18 @@ static int rm_host_init(rm_host *h, uint32_t first_flow, uint32_t nflows, uint32
     for (i = 0; i < nflows; i++) {
         rnic_prng_seed(&h->gen[i].prng, seed ^ ((uint64_t)(first_flow + i) * 0x9e3779b97f4a7c15ull));
         h->gen[i].raddr = (uint64_t)(first_flow + i) << 40;
+        h->gen[i].min_msg = min_msg;
+        h->gen[i].max_msg = max_msg;
     }
     h->posting = true;
     return 0;
+}
+
+/* Message sizes of one flow (e.g. a tenant's): log-uniform in [min_msg, max_msg]. */
+static void rm_host_set_sizes(rm_host *h, uint32_t flow, uint32_t min_msg, uint32_t max_msg)
+{
+    h->gen[flow - h->first_flow].min_msg = min_msg;
+    h->gen[flow - h->first_flow].max_msg = max_msg;
 }
 
 static void rm_host_free(rm_host *h)
@@ -252,7 +252,7 @@ static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), v
         rm_flow_gen *g = &h->gen[local];
         if (rm_host_can_post(h, g)) {
             rnic_work *w = &h->wqe[(size_t)local * h->ring + (g->tail % h->ring)];
-            uint32_t len = (uint32_t)rnic_prng_log_range(&g->prng, h->min_msg, h->max_msg);
+            uint32_t len = (uint32_t)rnic_prng_log_range(&g->prng, g->min_msg, g->max_msg);
             memset(w, 0, sizeof *w);
             w->flow = h->first_flow + local;
             w->index = g->tail;
@@ -295,109 +295,8 @@ static uint64_t rm_host_next_event(const rm_host *h)
     return next;
 }
 
-/* ================= per-flow segment rings between the slicer and the pacer ===================
- * The transport's per-flow segment rings (DESIGN: Tassel's WQE source); until transport.h lands
- * they hold the slicer's pieces as they are. Tassel reads them by index through rm_stage_source
- * and says it is done with an entry by the packet carrying RNIC_WORK_LAST. */
-typedef struct rm_stage {
-    rnic_work *e;       /* nflows x depth */
-    uint32_t *head, *tail;
-    uint32_t *flow_high_water; /* per flow: most entries it held at once */
-    uint32_t nflows, depth, high_water;
-} rm_stage;
-
-static int rm_stage_init(rm_stage *s, uint32_t nflows, uint32_t depth)
-{
-    memset(s, 0, sizeof *s);
-    s->e = (rnic_work *)calloc((size_t)nflows * depth, sizeof *s->e);
-    s->head = (uint32_t *)calloc(nflows, sizeof *s->head);
-    s->tail = (uint32_t *)calloc(nflows, sizeof *s->tail);
-    s->flow_high_water = (uint32_t *)calloc(nflows, sizeof *s->flow_high_water);
-    s->nflows = nflows;
-    s->depth = depth;
-    return (s->e && s->head && s->tail && s->flow_high_water) ? 0 : -1;
-}
-
-static void rm_stage_free(rm_stage *s)
-{
-    free(s->e);
-    free(s->head);
-    free(s->tail);
-    free(s->flow_high_water);
-}
-
-static uint32_t rm_stage_space(const rm_stage *s, uint32_t flow) { return s->depth - (s->tail[flow] - s->head[flow]); }
-
-static void rm_stage_push(rm_stage *s, const rnic_work *piece)
-{
-    uint32_t f = piece->flow, used;
-    rnic_work *e = &s->e[(size_t)f * s->depth + (s->tail[f] % s->depth)];
-    *e = *piece;
-    e->index = s->tail[f];
-    e->offset = 0; /* the entry is the piece: Tassel's offsets count inside it */
-    e->flags = 0;
-    e->op = piece->op | ((piece->flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) |
-            ((piece->flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
-    s->tail[f]++;
-    used = s->tail[f] - s->head[f];
-    if (used > s->high_water)
-        s->high_water = used;
-    if (used > s->flow_high_water[f])
-        s->flow_high_water[f] = used;
-}
-
-static uint32_t rm_stage_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
-{
-    rm_stage *s = (rm_stage *)user;
-    uint32_t n = 0;
-    if (flow >= s->nflows)
-        return 0;
-    while (n < max && (uint32_t)(index + n - s->head[flow]) < (uint32_t)(s->tail[flow] - s->head[flow])) {
-        out[n] = s->e[(size_t)flow * s->depth + ((index + n) % s->depth)];
-        n++;
-    }
-    return n;
-}
-
-static int rm_stage_consumed(rm_stage *s, uint32_t flow, uint32_t index)
-{
-    if (flow >= s->nflows || index != s->head[flow])
-        return -1;
-    s->head[flow]++;
-    return 0;
-}
-
-/* ================= an output-queued switch port ==============================================
- * Packets from every input link share one queue of `buffer` bytes in front of the egress
- * serialiser. A packet that finds more than ecn_k bytes queued is marked CE (if ECN-capable);
- * one that does not fit is dropped and counted (nothing here retransmits yet: the run reports
- * bytes_lost). */
-typedef struct rm_switch {
-    rm_pipe egress;
-    uint64_t buffer, ecn_k;
-    uint64_t max_queue_bytes, marked, dropped, dropped_bytes;
-} rm_switch;
-
 #define RM_ECN_CE 3u /* rnic_work.aux bits 0..1 on the model's packets: the IP ECN field */
 #define RM_ECN_ECT0 2u
-
-static rnic_err rm_switch_push(rm_switch *sw, rnic_work *w, rnic_trace *trace)
-{
-    uint64_t q = rm_pipe_backlog_bytes(&sw->egress);
-    if (q > sw->max_queue_bytes)
-        sw->max_queue_bytes = q;
-    if (q + w->len > sw->buffer || rm_pipe_space(&sw->egress) == 0) {
-        sw->dropped++;
-        sw->dropped_bytes += w->len;
-        rnic_trace_emit(trace, sw->egress.now, (uint16_t)(RNIC_ENGINE_MODEL + 1u), 2, w->flow, w->tag, w->len);
-        return RNIC_ENOSPC;
-    }
-    if (q > sw->ecn_k && (w->aux & 3u) != 0) {
-        w->aux = (w->aux & ~3u) | RM_ECN_CE;
-        sw->marked++;
-    }
-    return rm_pipe_push(&sw->egress, w);
-}
 
 /* ================= the receiver: checks and counts every byte per flow ======================= */
 typedef struct rm_rx_flow {

@@ -1,81 +1,71 @@
-/* rnic_model -- the composed RNIC, first cut (issue 9): the landed engines wired through their
- * public APIs alone, cycle by cycle at one clock, with the network and host pieces no paper
- * describes as small contract-following modules (model_parts.h).
+/* rnic_model -- the composed RNIC: the landed engines wired through their public APIs alone,
+ * cycle by cycle at one clock, with the network and host pieces no paper describes as small
+ * contract-following modules (model_parts.h, net.h).
  *
- *   host h (h = 0 .. hosts-1): per-QP WQE rings + doorbells --PCIe (1 us)--> Palos chunk slicer
- *     (or, --sched qos, the RED-SEA QoS engine: see below)
- *     -> per-flow segment rings -> Tassel (one rate register per QP) -> DMA payload read
- *     (PCIe 128 Gb/s, 1 us) -> TX MAC + 100 Gb/s link
- *   -> one output-queued switch port (shared buffer, ECN marking, drops counted) -> 100 Gb/s link
- *   -> receiver: checks every byte of every QP (order, contiguity, message sequence) and counts.
+ *   sender host h (h = 0 .. hosts-1): per-QP WQE rings + doorbells --PCIe (1 us)--> Palos chunk
+ *     slicer (or, --sched qos, the RED-SEA QoS engine: see below) -> transport.h (Tonic: RoCEv2
+ *     go-back-N + DCQCN, one flow per QP) -> the credit engine's per-flow segment rings, read by
+ *     Tassel in external-pacer mode (one rate register per QP, written by DCQCN) -> DMA payload
+ *     read (PCIe 128 Gb/s, 1 us) -> TX MAC + 100 Gb/s link (net.h)
+ *   -> one output-queued switch (net.h: shared buffer, ECN marking, optional random loss)
+ *   -> 100 Gb/s link -> receiver host: transport.h's receiver (RoCEv2 responder: in-sequence
+ *     delivery, per-packet ACKs, a NAK per sequence error, the DCQCN notification point sending
+ *     CNPs) -> the checker (every byte of every QP: order, contiguity, message sequence)
+ *   receiver -> ACK / NAK / CNP -> its 100 Gb/s link -> switch -> the sender's link -> the
+ *     sender's transport engine (incoming) -> DCQCN -> Tassel's rate register.
+ *
+ * The default scenario is a 2:1 incast at 100 Gb/s: two sender hosts, one receiver, each host
+ * carrying an incast tenant (large messages) and a background tenant (small messages); both
+ * senders can fill their links, the receiver's link is the bottleneck, DCQCN shares it.
+ *
+ * Records move between modules only as rnic_work; a message's tag carries its post cycle and
+ * per-flow sequence number, the op bits where a piece sits in its message. The transport engine
+ * gets each slicer piece as a message and cuts it into --payload segments; a segment id is the
+ * packet's PSN. Tassel reads the segment rings through tp_pacer_source, its MTU is the segment
+ * size (one packet per ring entry), and the model tells the transport each sent entry
+ * (tp_pacer_consumed) as Tonic's "segment transmitted" event. A message (WQE) completes when the
+ * transport reports every segment of its last piece acknowledged; the host then posts another.
  *
  * --sched qos: the QoS engine (rnicq.h rq_qos_, one per host, at the model's 250 MHz clock)
- * instead of Palos, Tassel still pacing each QP. The model's choices:
+ * instead of Palos. Its choices:
  *   - One flow-id space: a QP's flow id IS its QoS transfer line. Host h, tenant t, QP i (of the
- *     tenant on that host) -> protection domain d = h x tenants + t (each host's engine uses only
- *     its own domains), write channels 2i, 2i + 1 (a regular transfer's 2-line descriptor), flow =
- *     d x (write_channels + read_channels) + 2i. Tassel's max_flows and the receiver cover every
- *     line of the domains in use; the QP <-> flow map is the host's configuration. Limits: QPs per
- *     tenant per host <= write_channels / 2 = 32, hosts x tenants <= domains = 16 (refused).
- *   - Host (model_parts.h rm_qos_host): one transfer in flight per QP (the thesis's one
- *     transfer per channel). A backlogged application: when the QP's channel is free its next
- *     message is "posted" (latency starts) and its descriptor (RQ_KIND_REGULAR, src, dst = the
- *     QP's next remote bytes, size = the message) written as four 16-byte AXI beats, one per cycle
- *     per host, while the AW FIFO has room; write responses drained every cycle (an error
- *     response or a refused beat is a model error, counted in bytes_lost). Messages under 33 B
- *     are rounded up to 33 B (regular transfers only: inline packets would need a second path).
- *     Completion: every --poll-cycles (default 250 = 1 us) while transfers are in flight, one
- *     mode-1 status read (32 channels) per domain with one in flight; DONE = the message is
- *     complete at the host (latency = post -> DONE seen), the channel free again. --depth has no
- *     meaning here. Tenant weights have no meaning either: non-congestion-managed transfers all
- *     enter the TID-only scheduling queue, which has no intra-priority (prio 0 is written);
- *     tenants differ by their Tassel rates.
- *   - Blocks (rq_qos_pop_block) go into the per-flow segment rings as Palos's pieces do (ringing
- *     Tassel's doorbell); the engine stalls when a flow's ring is full. The model sets the entry's
- *     tag to TID << 48 | sequence number << 32 | the message's number on its flow (24 bits, where
- *     Palos mode keeps its per-flow sequence too) and op = RM_OP_WRITE (+ RM_OP_RETX for a
- *     retransmission); Tassel carries both to the packets untouched.
- *   - The receiver ACKs a block on the packet that ends it (Tassel's LAST on that entry), a
- *     duplicate too; the ACK (rq_response {tid, seq, ack 1}) goes back through a pipe of
- *     2 x LINK_LATENCY + 64 B at 100 Gb/s to the sending host's engine (rq_qos_push_response,
- *     waiting in the pipe while the response port is full). A retransmitted block whose bytes
- *     are all delivered already is a duplicate (counted, not lost, not corrupt); packets beyond a
- *     gap (one before them dropped at the switch) are discarded unacknowledged (go-back-N): their
- *     block times out and comes again.
- *   - Timeout: the engine's default 20 us counts from the send unit taking a block, but here the
- *     block then waits behind up to max_outstanding - 1 others in its QP's ring and is paced at
- *     the QP's rate (64 KB at 1.5 Gb/s = 350 us): with 20 us the default scenario has 778
- *     timeouts, 579 retransmissions and 134 failed transfers in 1.5 ms (share error 87 %). The
- *     model's timeout (--qos-timeout-us, 0 = automatic) is twice the time to pace
- *     max_outstanding full blocks at the slowest QP's expected rate, rounded up to 100 us
- *     (1,400 us by default): the default run has no timeout.
- *   - Fast-forward includes the engine (rq_qos_next_event / rq_qos_advance_to), the host and
- *     the ACK pipes; --tick-only gives the same digest. The engine's trace events join the
- *     digest (trace_id RNIC_ENGINE_QOS + 32 x host). The RESULT line adds blocks= acks= timeouts=
- *     retransmits= duplicates= and, in both modes, ends with sched=.
+ *     tenant on that host) -> protection domain d = h x tenants + t, write channels 2i, 2i + 1
+ *     (a regular transfer's 2-line descriptor), flow = d x (write_channels + read_channels) + 2i.
+ *     Limits: QPs per tenant per host <= write_channels / 2 = 32, hosts x tenants <= 16.
+ *   - Host (model_parts.h rm_qos_host): one transfer in flight per QP (the thesis's one transfer
+ *     per channel), descriptors as four 16-byte AXI beats, status polled every --poll-cycles;
+ *     messages under 33 B are rounded up to 33 B; all tenants use the first --sizes pair.
+ *   - Blocks (rq_qos_pop_block) become transport messages; the transport's completion of a
+ *     block (all its segments acknowledged) is the block's ACK to the engine (rq_response {tid,
+ *     seq, ack 1}). The engine's own timeout (20 us by default from the send unit's take) would
+ *     fire behind pacing and congestion: the model sets it from the slowest expected rate
+ *     (--qos-timeout-us overrides); a block resent on a timeout arrives as a duplicate (counted).
  *
- * Tenants: every host carries QPs of every tenant; tenant t is Palos group t (its weight) and
- * its QPs have one Tassel rate limit. Long-run shares follow Tassel's rule (WF2Q+ with the
- * oversubscription fallback): each backlogged QP gets rate / max(1, Phi) of its NIC, Phi =
- * (sum of the NIC's QP rates) / link; Palos's weights order the pieces fed to Tassel. The
- * expected share of a tenant is that sum over its QPs; the run reports how far it is off.
+ * Rates: DCQCN writes each QP's rate register; --rates-mbps adds a per-tenant cap, and the
+ * register gets min(DCQCN, cap) -- computed in one place (set_rate_cb). Without caps (the
+ * default) the expected share of a QP is its max-min fair share of the links (each sender's and
+ * the receiver's payload capacity); the run reports how far each tenant is off
+ * (share_err_pct) and Jain's index over the QPs.
  *
- * Records move between modules only as rnic_work: a message's tag carries its post cycle and
- * per-flow sequence number, the op bits where a piece sits in its message; no side tables.
  * The model fast-forwards: when no record can move, every engine and module jumps to the
  * minimum of their next_event (identical to ticking: --tick-only proves it on the digest).
  *
  *   build/rnic_model [--hosts H] [--tenants T] [--qps N] [--weights w0,w1,..] [--rates-mbps r0,r1,..]
- *                    [--sizes MIN,MAX] [--depth D] [--duration-us U] [--warmup-us U] [--seed S]
- *                    [--csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--vcd FILE] [--tick-only] [--quiet]
- *                    [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]
- * Ends with: RESULT composed=1 qps=... tenants=... share_err_pct=... bytes_lost=... digest=...
- *            mcycles_per_s=... pkts_per_s=... [qos: blocks=... acks=... timeouts=... retransmits=...
- *            duplicates=...] sched=palos|qos */
+ *                    [--sizes MIN,MAX[,MIN,MAX..]] [--depth D] [--payload B] [--dcqcn htsim|paper|mellanox]
+ *                    [--cnp-interval-us U] [--loss-ppm P] [--pfc on|off] [--duration-us U] [--warmup-us U] [--seed S]
+ *                    [--csv FILE] [--queue-csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE]
+ *                    [--vcd FILE] [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P]
+ *                    [--qos-timeout-us U]
+ * Ends with: RESULT composed=1 qps=... tenants=... transport=dcqcn variant=... share_err_pct=...
+ *            jain=... cnps=... naks=... rtx=... ecn_marked=... drops=... pfc_pauses=... pause_us=... queue_max_kb=...
+ *            fct_p50_us=... fct_p99_us=... bytes_lost=... digest=... mcycles_per_s=...
+ *            pkts_per_s=... [qos: blocks=... timeouts=... retransmits=... duplicates=...]
+ *            drained=... sched=palos|qos */
 #define _POSIX_C_SOURCE 200809L
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "rnicq.h"
+#include "transport.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,32 +73,51 @@
 #include <time.h>
 #include <unistd.h>
 #include "model_parts.h"
+#include "net.h"
 #include "roce_pcap.h"
 #include "vcd.h"
 
 #define MAX_TENANTS 16u
 #define CLOCK_HZ 250000000ull
 #define LINK_BPS 100000000000ull
-/* Tassel paces payload bytes, so its link is the wire's payload capacity at full-MTU packets:
- * 100 Gb/s x 4096 / (4096 + 82). Expected shares use the same figure. */
-#define TASSEL_LINK_BPS (LINK_BPS * MTU / (MTU + WIRE_OVERHEAD))
 #define PCIE_BPS 128000000000ull
 #define PCIE_LATENCY_NS 1000u   /* 1 us */
 /* the same in cycles of the model's clock, for the model's own parts (Tassel converts the ns itself) */
 #define PCIE_LATENCY ((uint32_t)rnic_ns_to_cycles(PCIE_LATENCY_NS, CLOCK_HZ))
-#define LINK_LATENCY 25u        /* 100 ns: PHY + a few metres of fibre */
+#define LINK_PROP_NS 100u       /* PHY + a few metres of fibre, per hop */
 #define WIRE_OVERHEAD 82u       /* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 + preamble/IFG 20 */
-#define MTU 4096u
-#define STAGE_DEPTH 1024u      /* per-flow segment ring entries: deep enough that the slicer never waits on one flow */
-#define STAGE_DEPTH_QOS 16u     /* qos: a flow holds max_outstanding blocks and their retransmissions */
+#define ACK_WIRE 86u            /* ... + AETH 4, no payload */
+#define CNP_WIRE 98u            /* ... + 16 reserved bytes */
+#define RING_READ_NS 40u        /* Tassel reads the transport's on-chip segment rings (not host memory) */
+#define SEG_RING 64u            /* N: segment addresses per flow in the credit engine */
+#define TP_WINDOW 256u          /* W: segments tracked per flow */
+#define TP_MESSAGES 64u         /* slicer pieces queued per flow in the transport */
+#define PALOS_CHUNK 16384u      /* Palos's chunk per QP visit (the weights' mtu with equal weights) */
+#define SWITCH_BUFFER (4ull << 20)
+#define QUEUE_SAMPLE_NS 10000u  /* --queue-csv: the bottleneck queue every 10 us */
+/* The switch's ECN: RED at dequeue with the HPCC simulator's thresholds for 25 Gb/s (Kmin
+ * 100 KB, Kmax 400 KB, Pmax 0.2) scaled to 100 Gb/s; PFC per ingress, above the marking range so
+ * DCQCN acts first (docs/network_model.md has the sources). */
+#define ECN_KMIN (400ull << 10)
+#define ECN_KMAX (1600ull << 10)
+#define ECN_PMAX_PPM 200000u
+#define PFC_XOFF (1024ull << 10)
+#define PFC_XON (896ull << 10)
+#define PFC_QUEUE 64u           /* PAUSE frames travelling back to the senders */
+
+static const char *const variant_name[3] = { "paper", "mellanox", "htsim" };
 
 typedef struct options {
     uint32_t hosts, tenants, qps; /* qps: per tenant per host */
     uint32_t weight[MAX_TENANTS];
-    uint64_t rate_bps[MAX_TENANTS];
-    uint32_t min_msg, max_msg, depth;
+    uint64_t cap_bps[MAX_TENANTS]; /* 0: no cap (DCQCN alone) */
+    uint32_t min_msg[MAX_TENANTS], max_msg[MAX_TENANTS];
+    uint32_t depth, payload;
+    int dcqcn_variant;           /* 0 paper, 1 mellanox, 2 htsim */
+    uint32_t cnp_interval_us, loss_ppm;
+    int no_pfc;
     uint64_t duration_us, warmup_us, seed;
-    const char *csv, *pcap, *trace_csv, *vcd;
+    const char *csv, *queue_csv, *pcap, *trace_csv, *vcd;
     uint32_t snaplen;
     int tick_only, quiet;
     int sched_qos;                /* --sched qos: the QoS engine instead of Palos */
@@ -116,19 +125,25 @@ typedef struct options {
     uint64_t qos_timeout_us;      /* qos: retransmission timeout; 0 = the model's automatic choice */
 } options;
 
+struct model;
+
 typedef struct nic {
+    struct model *m;
+    uint32_t h;
     rm_host host;              /* palos mode */
     rq_palos palos;
     void *palos_mem;
-    rm_qos_host qh;            /* qos mode: the host core, the engine, the ACKs coming back */
+    rm_qos_host qh;            /* qos mode: the host core, the engine, the block ACKs waiting for it */
     rq_qos qos;
     void *qos_mem;
     rm_pipe ack;
+    tp tx;                     /* the transport engine (Tonic) */
+    void *tp_mem;
     rl tassel;
     void *rl_mem;
-    rm_stage stage;
-    rm_pipe dma, mac;
-    uint64_t sum_rate_bps;
+    rm_pipe dma;
+    net_link up;               /* TX MAC + link to the switch */
+    uint64_t rate_changes;
 } nic;
 
 typedef struct model {
@@ -136,21 +151,31 @@ typedef struct model {
     uint32_t nflows;       /* flow-id space: QPs (palos), Transfer Table lines in use (qos) */
     uint32_t nqps;
     uint32_t lines_per_domain; /* qos: write + read channels per domain */
+    uint64_t line_bps;     /* payload capacity of a 100 Gb/s link at --payload segments */
+    tp_dcqcn_params dcqcn;
+    tp_protocol proto;
     nic *nics;
-    rm_switch sw;
-    rm_receiver rx;
+    net_switch sw;
+    tp_rx rxe;             /* the receiver's transport */
+    void *rxe_mem;
+    net_link rx_up;        /* the receiver's link to the switch (ACK, NAK, CNP) */
+    net_pfc_frame pfc[PFC_QUEUE]; /* PAUSE / RESUME frames on their way to a sender (cycle = arrival) */
+    uint32_t pfc_head, pfc_count;
+    uint64_t pfc_frames;
+    rm_receiver rx;        /* the checker behind it */
     uint64_t now;
     uint64_t digest;
     rnic_trace trace;      /* the model's own modules' events */
     FILE *trace_csv;
-    FILE *csv;            /* --csv: per-QP results, written after the run */
-    rm_vcd vcd;           /* --vcd: chosen ports as a waveform */
+    FILE *csv;             /* --csv: per-QP results, written after the run */
+    FILE *queue_csv;
+    uint64_t next_sample, queue_sum, queue_samples, queue_max;
+    rm_vcd vcd;            /* --vcd: chosen ports as a waveform */
     char vcd_names[RM_VCD_MAX_PORTS][32];
     roce_pcap pcap;
     int pcap_on;
-    uint32_t *psn;         /* per flow, for the pcap's BTH */
-    uint64_t sent_pkts, piece_errors, order_errors;
-    uint64_t acks_sent, ack_errors; /* qos mode */
+    uint64_t sent_pkts, piece_errors, order_errors, model_errors;
+    uint64_t acks_out, naks_out, cnps_out, rtx_pkts;
 } model;
 
 /* Flow ids: palos mode numbers the QPs host by host, tenant by tenant; qos mode's flow id is
@@ -188,48 +213,67 @@ static void on_trace(void *user, const rnic_trace_event *ev)
                 (unsigned long long)ev->a, (unsigned long long)ev->b);
 }
 
-static void ring_palos(void *ctx, uint32_t flow, uint32_t tail)
-{
-    nic *n = (nic *)ctx;
-    rnic_err e = rq_palos_doorbell(&n->palos, flow, tail);
-    if (e != RNIC_OK) {
-        fprintf(stderr, "rnic_model: doorbell refused: %s\n", rnic_strerror(e));
-        exit(1);
-    }
-}
-
 static void die(const char *what, rnic_err e)
 {
     fprintf(stderr, "rnic_model: %s: %s\n", what, rnic_strerror(e));
     exit(1);
 }
 
+static void ring_palos(void *ctx, uint32_t flow, uint32_t tail)
+{
+    nic *n = (nic *)ctx;
+    rnic_err e = rq_palos_doorbell(&n->palos, flow, tail);
+    if (e != RNIC_OK)
+        die("Palos doorbell refused", e);
+}
+
+/* The transport's external pacer: a segment entered a flow's ring -> Tassel's doorbell. */
+static void doorbell_cb(void *user, uint32_t flow)
+{
+    nic *n = (nic *)user;
+    rnic_err e = rl_doorbell(&n->tassel, flow);
+    if (e != RNIC_OK)
+        die("Tassel doorbell refused", e);
+}
+
+/* DCQCN changed a flow's rate: the rate register Tassel paces the QP at. The one place the
+ * register's value is decided: min(DCQCN's rate, the tenant's cap). */
+static void set_rate_cb(void *user, uint32_t flow, uint64_t bps)
+{
+    nic *n = (nic *)user;
+    uint64_t cap = n->m->o.cap_bps[tenant_of(n->m, flow)];
+    rnic_err e;
+    if (cap && bps > cap)
+        bps = cap;
+    n->rate_changes++;
+    if ((e = rl_set_rate(&n->tassel, flow, bps)) != RNIC_OK)
+        die("rl_set_rate", e);
+}
+
 /* qos mode: the retransmission timeout (us). The engine's default, 20 us (§2), counts from the
- * send unit taking a block; here the block then waits in its QP's segment ring behind up to
- * max_outstanding - 1 others and is paced at the QP's rate (a 64 KB block at 1.5 Gb/s takes
- * 350 us), so 20 us would retransmit nearly every block. The model's choice: twice the time
- * Tassel needs to send max_outstanding full blocks at the slowest QP's expected rate, rounded up
- * to 100 us, at least 20 us (--qos-timeout-us overrides). */
+ * send unit taking a block; here the block then waits in the transport behind up to
+ * max_outstanding - 1 others and is paced at the QP's rate, so 20 us would retransmit nearly
+ * every block. The model's choice: twice the time to send max_outstanding full blocks at the
+ * slowest QP's expected rate (its fair share of the bottleneck, or its cap), rounded up to
+ * 100 us, at least 20 us (--qos-timeout-us overrides). */
 static uint64_t qos_timeout_us(const model *m, const rq_qos_config *qc)
 {
     const options *o = &m->o;
-    uint64_t sum = 0, slowest = UINT64_MAX, us;
+    uint64_t us;
     uint32_t t;
-    double r_eff;
+    /* the slowest QP: its fair share of the bottleneck with every QP backlogged, or its cap */
+    double r_eff = (double)m->line_bps / (double)m->nqps;
     if (o->qos_timeout_us)
         return o->qos_timeout_us;
-    for (t = 0; t < o->tenants; t++) {
-        sum += o->rate_bps[t] * o->qps;
-        if (o->rate_bps[t] < slowest)
-            slowest = o->rate_bps[t];
-    }
-    r_eff = (double)slowest * (double)LINK_BPS / (double)(sum > LINK_BPS ? sum : LINK_BPS);
+    for (t = 0; t < o->tenants; t++)
+        if (o->cap_bps[t] && (double)o->cap_bps[t] < r_eff)
+            r_eff = (double)o->cap_bps[t];
     us = (uint64_t)(2.0 * qc->max_outstanding * qc->block_bytes * 8.0 / r_eff * 1e6) / 100u * 100u + 100u;
     return us < 20u ? 20u : us;
 }
 
 /* qos mode: the QoS engine of host h (domains h x tenants .. + tenants - 1 are its own), its
- * host core, and the reverse path the receiver's ACKs take back to it. */
+ * host core, and the FIFO of block ACKs waiting for its response port. */
 static void nic_init_qos(model *m, nic *n, uint32_t h)
 {
     const options *o = &m->o;
@@ -252,13 +296,22 @@ static void nic_init_qos(model *m, nic *n, uint32_t h)
     n->qos_mem = malloc(size);
     if (!n->qos_mem || (e = rq_qos_init(&n->qos, &qc, n->qos_mem, size)) != RNIC_OK)
         die("rq_qos_init", n->qos_mem ? e : RNIC_ENOSPC);
-    if (rm_qos_host_init(&n->qh, &n->qos, h * o->tenants, o->tenants, o->qps, m->lines_per_domain, o->min_msg,
-                         o->max_msg, o->poll_cycles, o->seed + h) ||
-        /* ACKs back: switch + link, 2 x (LINK_LATENCY + serialising a 64 B ACK at 100 Gb/s) */
-        rm_pipe_init(&n->ack, 4096u, LINK_BPS, CLOCK_HZ, 0, 2u * LINK_LATENCY + 2u)) {
+    if (rm_qos_host_init(&n->qh, &n->qos, h * o->tenants, o->tenants, o->qps, m->lines_per_domain, o->min_msg[0],
+                         o->max_msg[0], o->poll_cycles, o->seed + h) ||
+        rm_pipe_init(&n->ack, 4096u, LINK_BPS, CLOCK_HZ, 0, 1u)) {
         fprintf(stderr, "rnic_model: out of memory\n");
         exit(1);
     }
+}
+
+static void link_config(net_link_config *lc, uint32_t queue_packets)
+{
+    net_link_config_default(lc);
+    lc->rate_bps = LINK_BPS;
+    lc->prop_ns = LINK_PROP_NS;
+    lc->clock_hz = CLOCK_HZ;
+    lc->queue_packets = queue_packets;
+    lc->out_packets = 4096;
 }
 
 static void nic_init(model *m, nic *n, uint32_t h)
@@ -267,33 +320,38 @@ static void nic_init(model *m, nic *n, uint32_t h)
     uint32_t per_host = o->tenants * o->qps, first = h * per_host, t, i;
     rq_palos_config pc;
     rl_config rc;
+    tp_config tc;
+    tp_flow_params fp;
+    net_link_config lc;
+    const char *field = NULL;
     size_t size;
     rnic_err e;
 
-    if (o->sched_qos) {
+    n->m = m;
+    n->h = h;
+    if (o->sched_qos)
         nic_init_qos(m, n, h);
-        if (rm_stage_init(&n->stage, m->nflows, STAGE_DEPTH_QOS) ||
-            rm_pipe_init(&n->dma, 64u, PCIE_BPS, CLOCK_HZ, 0, PCIE_LATENCY) ||
-            rm_pipe_init(&n->mac, 4u, LINK_BPS, CLOCK_HZ, WIRE_OVERHEAD, LINK_LATENCY)) {
-            fprintf(stderr, "rnic_model: out of memory\n");
-            exit(1);
-        }
-    } else if (rm_host_init(&n->host, first, per_host, o->depth * 2u, o->depth, o->min_msg, o->max_msg, PCIE_LATENCY,
-                     o->seed + h) ||
-        rm_stage_init(&n->stage, m->nflows, STAGE_DEPTH) ||
-        rm_pipe_init(&n->dma, 64u, PCIE_BPS, CLOCK_HZ, 0, PCIE_LATENCY) ||
-        rm_pipe_init(&n->mac, 4u, LINK_BPS, CLOCK_HZ, WIRE_OVERHEAD, LINK_LATENCY)) {
+    else if (rm_host_init(&n->host, first, per_host, o->depth * 2u, o->depth, o->min_msg[0], o->max_msg[0],
+                          PCIE_LATENCY, o->seed + h)) {
+        fprintf(stderr, "rnic_model: out of memory\n");
+        exit(1);
+    }
+    link_config(&lc, 4u); /* the TX MAC's FIFO */
+    if (rm_pipe_init(&n->dma, 64u, PCIE_BPS, CLOCK_HZ, 0, PCIE_LATENCY) || net_link_init(&n->up, &lc) != RNIC_OK) {
         fprintf(stderr, "rnic_model: out of memory\n");
         exit(1);
     }
 
     if (!o->sched_qos) {
+        for (t = 0; t < o->tenants; t++)
+            for (i = 0; i < o->qps; i++)
+                rm_host_set_sizes(&n->host, first + t * o->qps + i, o->min_msg[t], o->max_msg[t]);
         rq_palos_config_default(&pc);
         pc.weights.max_qps = m->nflows;
         pc.weights.max_groups = o->tenants;
-        pc.weights.mtu = MTU;
+        pc.weights.mtu = PALOS_CHUNK;
         pc.clock_hz = CLOCK_HZ;
-        pc.cut_align = MTU; /* pieces of whole MTU segments for the pacer behind it */
+        pc.cut_align = o->payload; /* pieces of whole segments for the transport behind it */
         pc.source = rm_host_source;
         pc.source_user = &n->host;
         pc.trace = on_trace;
@@ -310,34 +368,70 @@ static void nic_init(model *m, nic *n, uint32_t h)
                 die("rq_palos_create_group", e);
     }
 
+    /* the transport: RoCEv2 + DCQCN, rate credit through Tassel */
+    tp_config_default(&tc);
+    tc.clock_hz = CLOCK_HZ;
+    tc.link_bps = m->line_bps;
+    tc.min_rate_bps = m->dcqcn.min_rate_bps;
+    tc.max_flows = m->nflows;
+    tc.window = TP_WINDOW;
+    tc.ring = SEG_RING;
+    tc.messages = TP_MESSAGES;
+    tc.incoming_capacity = 1024;
+    tc.completion_capacity = 256;
+    tc.protocol = &m->proto;
+    tc.external_pacer = true;
+    tc.pacer.doorbell = doorbell_cb;
+    tc.pacer.set_rate = set_rate_cb;
+    tc.pacer.user = n;
+    tc.trace = on_trace;
+    tc.trace_user = m;
+    tc.trace_id = (uint16_t)(RNIC_ENGINE_TRANSPORT + 32u * h);
+    if ((e = tp_config_check(&tc, &field)) != RNIC_OK) {
+        fprintf(stderr, "rnic_model: transport config: %s: %s\n", field ? field : "?", rnic_strerror(e));
+        exit(1);
+    }
+    size = tp_mem_size(&tc);
+    n->tp_mem = malloc(size);
+    if (!n->tp_mem || (e = tp_init(&n->tx, &tc, n->tp_mem, size)) != RNIC_OK)
+        die("tp_init", n->tp_mem ? e : RNIC_ENOSPC);
+
     rl_config_default(&rc);
     rc.clock_hz = CLOCK_HZ;
-    rc.link_bps = TASSEL_LINK_BPS;
+    rc.link_bps = m->line_bps;
     rc.max_flows = m->nflows;
-    rc.mtu = MTU;
-    rc.pcie_latency_ns = PCIE_LATENCY_NS; /* here: the read of the per-flow segment ring (DESIGN) */
-    rc.source = rm_stage_source;
-    rc.source_user = &n->stage;
+    rc.mtu = o->payload; /* one packet per segment-ring entry */
+    rc.pcie_latency_ns = RING_READ_NS;
+    rc.source = tp_pacer_source;
+    rc.source_user = &n->tx;
     rc.trace = on_trace;
     rc.trace_user = m;
     rc.trace_id = (uint16_t)(RNIC_ENGINE_TASSEL + 32u * h);
+    if ((e = rl_config_check(&rc, &field)) != RNIC_OK) {
+        fprintf(stderr, "rnic_model: Tassel config: %s: %s\n", field ? field : "?", rnic_strerror(e));
+        exit(1);
+    }
     size = rl_mem_size(&rc);
-    if (!size)
-        die("tassel config", RNIC_EINVAL);
     n->rl_mem = malloc(size);
-    if ((e = rl_init(&n->tassel, &rc, n->rl_mem, size)) != RNIC_OK)
-        die("rl_init", e);
+    if (!n->rl_mem || (e = rl_init(&n->tassel, &rc, n->rl_mem, size)) != RNIC_OK)
+        die("rl_init", n->rl_mem ? e : RNIC_ENOSPC);
 
-    n->sum_rate_bps = 0;
+    tp_flow_params_default(&fp);
+    fp.seg_size = o->payload;
+    fp.init_rate_bps = m->line_bps; /* DCQCN starts at line rate */
+    fp.rto_us = 2000;               /* RoCE NICs: a few ms (PFC makes loss rare) */
     for (t = 0; t < o->tenants; t++)
         for (i = 0; i < o->qps; i++) {
             uint32_t flow = qp_flow(m, first + t * o->qps + i);
             if (!o->sched_qos && (e = rq_palos_set_qp(&n->palos, flow, t, 1, RQ_PALOS_BANDWIDTH)) != RNIC_OK)
                 die("rq_palos_set_qp", e);
-            if ((e = rl_set_rate(&n->tassel, flow, o->rate_bps[t])) != RNIC_OK)
-                die("rl_set_rate", e);
-            n->sum_rate_bps += o->rate_bps[t];
+            set_rate_cb(n, flow, m->line_bps); /* Tassel's register before the transport's first word */
+            if ((e = tp_flow_open(&n->tx, flow, &fp)) != RNIC_OK)
+                die("tp_flow_open", e);
+            if ((e = tp_rx_flow_open(&m->rxe, flow, fp.init_seq)) != RNIC_OK)
+                die("tp_rx_flow_open", e);
         }
+    n->rate_changes = 0;
 }
 
 static void nic_free(nic *n)
@@ -346,11 +440,72 @@ static void nic_free(nic *n)
     rm_pipe_free(&n->ack);
     free(n->qos_mem);
     rm_host_free(&n->host);
-    rm_stage_free(&n->stage);
     rm_pipe_free(&n->dma);
-    rm_pipe_free(&n->mac);
+    net_link_free(&n->up);
     free(n->palos_mem);
+    free(n->tp_mem);
     free(n->rl_mem);
+}
+
+/* The receiver's side: its transport (RoCEv2 responder + the DCQCN notification point), its
+ * link to the switch, and the switch (every host's port, random loss on the receiver's). */
+static void receiver_init(model *m)
+{
+    const options *o = &m->o;
+    tp_rx_config rc;
+    net_switch_config sc;
+    net_link_config lc;
+    const char *field = NULL;
+    size_t size;
+    rnic_err e;
+    uint32_t h;
+
+    tp_rx_config_default(&rc);
+    rc.clock_hz = CLOCK_HZ;
+    rc.max_flows = m->nflows;
+    rc.window = TP_WINDOW;
+    rc.delack_count = 1; /* an ACK per packet, as RoCE NICs and the HPCC simulator do */
+    rc.sack = false;
+    rc.go_back_n = true;
+    rc.cnp_interval_us = o->cnp_interval_us;
+    rc.cnp_mode = TP_RX_CNP_IMMEDIATE;
+    rc.input_capacity = 256;
+    rc.ack_capacity = 4096;
+    rc.delivered_capacity = 256;
+    rc.trace = on_trace;
+    rc.trace_user = m;
+    rc.trace_id = (uint16_t)(RNIC_ENGINE_TRANSPORT + 32u * o->hosts);
+    if ((e = tp_rx_config_check(&rc, &field)) != RNIC_OK) {
+        fprintf(stderr, "rnic_model: receiver config: %s: %s\n", field ? field : "?", rnic_strerror(e));
+        exit(1);
+    }
+    size = tp_rx_mem_size(&rc);
+    m->rxe_mem = malloc(size);
+    if (!m->rxe_mem || (e = tp_rx_init(&m->rxe, &rc, m->rxe_mem, size)) != RNIC_OK)
+        die("tp_rx_init", m->rxe_mem ? e : RNIC_ENOSPC);
+
+    link_config(&lc, 8192u);
+    if ((e = net_link_init(&m->rx_up, &lc)) != RNIC_OK)
+        die("receiver link", e);
+    net_switch_config_default(&sc);
+    sc.ports = o->hosts + 1u;
+    sc.hosts = o->hosts + 1u;
+    sc.buffer_bytes = SWITCH_BUFFER;
+    sc.ecn_kmin_bytes = ECN_KMIN;
+    sc.ecn_kmax_bytes = ECN_KMAX;
+    sc.ecn_pmax_ppm = ECN_PMAX_PPM;
+    sc.ecn_seed = o->seed;
+    if (!o->no_pfc) {
+        sc.pfc_xoff_bytes = PFC_XOFF;
+        sc.pfc_xon_bytes = PFC_XON;
+    }
+    link_config(&sc.link, 1u);
+    if ((e = net_switch_init(&m->sw, &sc)) != RNIC_OK)
+        die("switch", e);
+    for (h = 0; h <= o->hosts; h++)
+        net_switch_route(&m->sw, h, h);
+    if (o->loss_ppm && (e = net_switch_set_drop_ppm(&m->sw, o->hosts, o->loss_ppm, o->seed)) != RNIC_OK)
+        die("loss", e);
 }
 
 /* BTH opcode of a packet of an RDMA WRITE message, from where it sits in the message. */
@@ -361,23 +516,36 @@ static uint8_t write_opcode(const rnic_work *w)
     return first && last ? ROCE_OP_WRITE_ONLY : first ? ROCE_OP_WRITE_FIRST : last ? ROCE_OP_WRITE_LAST : ROCE_OP_WRITE_MIDDLE;
 }
 
-static void pcap_packet(model *m, const rnic_work *w)
+static void pcap_write(model *m, const roce_frame_spec *f)
+{
+    if (roce_pcap_write(&m->pcap, rnic_cycles_to_ns(m->now, CLOCK_HZ), f) != 0) {
+        fprintf(stderr, "rnic_model: pcap write failed\n");
+        m->pcap_on = 0;
+    }
+}
+
+/* Host h is 10.0.0.(h+1), MAC 02:..:(h+1); the receiver 10.0.1.1, MAC 02:..:fe. */
+static void pcap_addresses(roce_frame_spec *f, uint32_t h, int to_receiver)
+{
+    uint32_t host_ip = 0x0a000001u + h, rx_ip = 0x0a000101u;
+    f->src_ip = to_receiver ? host_ip : rx_ip;
+    f->dst_ip = to_receiver ? rx_ip : host_ip;
+    f->src_mac[0] = f->dst_mac[0] = 0x02;
+    f->src_mac[5] = to_receiver ? (uint8_t)(h + 1u) : 0xfe;
+    f->dst_mac[5] = to_receiver ? 0xfe : (uint8_t)(h + 1u);
+}
+
+static void pcap_data(model *m, const rnic_work *w)
 {
     roce_frame_spec f;
-    uint32_t h = host_of(m, w->flow);
     memset(&f, 0, sizeof f);
-    f.src_ip = 0x0a000001u + h;   /* 10.0.0.(h+1) -> 10.0.1.1 */
-    f.dst_ip = 0x0a000101u;
-    f.src_mac[0] = 0x02;
-    f.src_mac[5] = (uint8_t)(h + 1u);
-    f.dst_mac[0] = 0x02;
-    f.dst_mac[5] = 0xfe;
-    f.ecn = (uint8_t)(w->aux & 3u);
+    pcap_addresses(&f, host_of(m, w->flow), 1);
+    f.ecn = ROCE_ECN_ECT0;
     f.udp_sport = (uint16_t)(0xc000u | (w->flow & 0x3fffu));
     f.opcode = write_opcode(w);
     f.dest_qp = 0x100u + w->flow;
-    f.psn = m->psn[w->flow] & 0xffffffu;
-    f.ack_req = (w->op & RM_OP_MSG_LAST) && (w->flags & RNIC_WORK_LAST);
+    f.psn = w->index & 0xffffffu; /* the transport's segment id */
+    f.ack_req = 1;               /* RoCE asks an ACK per packet here (the receiver ACKs each) */
     f.reth_va = w->raddr;
     f.reth_rkey = 0x1000u + w->flow;
     f.reth_len = w->len; /* the packet's length: the message's DMA length on WRITE Only; on WRITE First the
@@ -385,11 +553,31 @@ static void pcap_packet(model *m, const rnic_work *w)
     f.payload_len = w->len;
     f.payload_seed = w->tag;
     f.payload_offset = w->raddr; /* content depends on the byte's place only */
-    m->psn[w->flow]++;
-    if (roce_pcap_write(&m->pcap, rnic_cycles_to_ns(m->now, CLOCK_HZ), &f) != 0) {
-        fprintf(stderr, "rnic_model: pcap write failed\n");
-        m->pcap_on = 0;
+    pcap_write(m, &f);
+}
+
+/* ACK / NAK (AETH) and CNP frames from the receiver to the QP's sender. */
+static void pcap_control(model *m, const rnic_work *w)
+{
+    roce_frame_spec f;
+    memset(&f, 0, sizeof f);
+    pcap_addresses(&f, host_of(m, w->flow), 0);
+    f.udp_sport = (uint16_t)(0xc000u | (w->flow & 0x3fffu));
+    f.dest_qp = 0x100u + w->flow;
+    if (w->op == TP_PKT_CNP) {
+        f.opcode = ROCE_OP_CNP;
+        f.ecn = ROCE_ECN_NOT_ECT;
+        f.dscp = 48; /* CNPs ride a high priority (NIC default DSCP 48) */
+    } else {
+        f.opcode = ROCE_OP_ACK;
+        f.ecn = ROCE_ECN_ECT0;
+        f.psn = (w->index - 1u) & 0xffffffu; /* an ACK names the last PSN received in order */
+        f.aeth_syndrome = w->op == TP_PKT_NACK ? 0x60u : 0x1fu; /* NAK: PSN sequence error; ACK: no credit count */
+        if (w->op == TP_PKT_NACK)
+            f.psn = w->index & 0xffffffu; /* a NAK names the PSN expected */
+        f.aeth_msn = 0;
     }
+    pcap_write(m, &f);
 }
 
 /* qos mode: a status poll saw the QP's channel DONE (ok) or ERROR: the message is complete at
@@ -401,28 +589,10 @@ static void on_qos_done(void *ctx, uint32_t flow, uint64_t latency, int ok)
         rm_receiver_note_latency(&m->rx, flow, latency);
 }
 
-/* qos mode: the receiver acknowledges a block on the packet that ends it (Tassel's LAST on the
- * segment-ring entry made from the block), duplicates too; the ACK travels back to the engine
- * of the host the flow belongs to. */
-static void qos_ack(model *m, const rnic_work *w)
-{
-    rnic_work a;
-    uint32_t h = host_of(m, w->flow);
-    memset(&a, 0, sizeof a);
-    a.flow = w->flow;
-    a.aux = RM_QOS_TAG_TID(w->tag);
-    a.op = RM_QOS_TAG_SEQ(w->tag);
-    a.len = 64; /* the ACK's bytes on the wire */
-    if (h >= m->o.hosts || rm_pipe_push(&m->nics[h].ack, &a) != RNIC_OK)
-        m->ack_errors++;
-    m->acks_sent++;
-}
-
-/* qos mode: blocks from the QoS engine into the per-flow segment rings (as Palos's pieces),
- * the tag and op set for the receiver: TID, sequence number and the message's number on the
- * flow (the transfer's number on its channel) in the tag; where the block sits in its message
- * and whether it is a retransmission in op. */
-static void qos_blocks_to_stage(model *m, nic *n)
+/* qos mode: blocks from the QoS engine into the transport as messages, the tag and op set for
+ * the receiver: TID, sequence number and the message's number on the flow in the tag; where
+ * the block sits in its message and whether it is a retransmission in op. */
+static void qos_blocks_to_transport(model *m, nic *n)
 {
     rnic_work w;
     rq_packet pk;
@@ -432,34 +602,121 @@ static void qos_blocks_to_stage(model *m, nic *n)
             m->piece_errors++;
             continue;
         }
-        if (rm_stage_space(&n->stage, w.flow) == 0)
-            break; /* the flow's segment ring is full: the transaction port fills, the engine stalls */
+        if (tp_space_message(&n->tx, w.flow) == 0)
+            break; /* the flow's message queue is full: the transaction port fills, the engine stalls */
         rq_qos_pop_block(&n->qos, &w);
         w.tag = RM_QOS_TAG(w.aux, w.op, w.index);
-        w.op = RM_OP_WRITE | ((w.flags & RQ_WORK_RETRANSMIT) ? RM_OP_RETX : 0u);
-        rm_stage_push(&n->stage, &w);
-        rl_doorbell(&n->tassel, w.flow);
+        w.op = RM_OP_WRITE | ((w.flags & RQ_WORK_RETRANSMIT) ? RM_OP_RETX : 0u) |
+               ((w.flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) | ((w.flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
+        if (tp_push_message(&n->tx, &w) != RNIC_OK)
+            m->model_errors++;
     }
     while (rq_qos_pop_packet(&n->qos, &pk) == RNIC_OK)
         m->piece_errors++; /* no inline transfers and no notifications are posted: none expected */
 }
 
-/* Move every record that can move at cycle m->now, downstream first: the switch egress into
- * the receiver, the MACs into the switch, the DMA pipes into the MACs, Tassel into the DMA
- * pipes, Palos into the segment rings (ringing Tassel's doorbell), the hosts into Palos. */
+/* A transport completion: every segment of a message (a slicer piece or a QoS block)
+ * acknowledged. Palos: the WQE completes with its last piece; qos: the block's ACK. */
+static void completion(model *m, nic *n, const rnic_work *c)
+{
+    if (m->o.sched_qos) {
+        rnic_work a;
+        memset(&a, 0, sizeof a);
+        a.flow = c->flow;
+        a.aux = RM_QOS_TAG_TID(c->tag);
+        a.op = RM_QOS_TAG_SEQ(c->tag);
+        a.len = 8;
+        if (rm_pipe_push(&n->ack, &a) != RNIC_OK)
+            m->model_errors++;
+    } else if (c->op & RM_OP_MSG_LAST) {
+        rm_host_completed(&n->host, c->flow);
+    }
+}
+
+/* A packet Tassel sent: the segment-ring entry it came from is the packet (Tassel's MTU is the
+ * segment size), and the transport learns that its entry left. */
+static int tassel_packet(model *m, nic *n, rnic_work *w)
+{
+    rnic_work seg;
+    uint32_t index = w->index;
+    if (w->flags & RNIC_WORK_ERROR) {
+        m->piece_errors++;
+        return 0;
+    }
+    if (tp_pacer_source(&n->tx, w->flow, index, &seg, 1) != 1 || seg.len != w->len || !(w->flags & RNIC_WORK_LAST) ||
+        tp_pacer_consumed(&n->tx, w->flow, index) != RNIC_OK) {
+        m->order_errors++;
+        return 0;
+    }
+    *w = seg;
+    if (seg.flags & TP_WORK_RTX)
+        m->rtx_pkts++;
+    m->sent_pkts++;
+    return 1;
+}
+
+/* PFC: the switch's PAUSE / RESUME frames travel back to the neighbour (one hop: propagation
+ * plus a 64 B frame) and pause its link's serialiser on arrival. */
+static void pfc_frames(model *m)
+{
+    net_pfc_frame f;
+    uint64_t hop = m->rx_up.prop + rnic_ns_to_cycles(6u, CLOCK_HZ);
+    while (m->pfc_count < PFC_QUEUE && net_switch_pop_pfc(&m->sw, &f) == RNIC_OK) {
+        f.cycle = m->now + hop;
+        m->pfc[(m->pfc_head + m->pfc_count++) % PFC_QUEUE] = f;
+    }
+    while (m->pfc_count && m->pfc[m->pfc_head].cycle <= m->now) {
+        net_pfc_frame *a = &m->pfc[m->pfc_head];
+        net_link *l = a->port < m->o.hosts ? &m->nics[a->port].up : &m->rx_up;
+        if (net_link_pause_quanta(l, a->quanta) != RNIC_OK)
+            m->model_errors++;
+        m->pfc_frames++;
+        m->pfc_head = (m->pfc_head + 1u) % PFC_QUEUE;
+        m->pfc_count--;
+    }
+}
+
+/* Move every record that can move at cycle m->now, downstream first: the switch into the
+ * receiver and the senders, the receiver's checker and link, the hosts' links into the switch,
+ * the DMA pipes into the links, Tassel into the DMA pipes, completions back to the hosts, the
+ * slicers into the transport, the hosts into the slicers. */
 static void transfer(model *m)
 {
     rnic_work w;
-    uint32_t h;
-    while (rm_pipe_pop(&m->sw.egress, &w) == RNIC_OK) {
-        int verdict;
-        m->rx.now = m->now;
-        verdict = rm_receiver_take(&m->rx, &w, &m->trace);
-        if (m->o.sched_qos && (w.flags & RNIC_WORK_LAST) && (verdict == RM_RX_OK || verdict == RM_RX_DUPLICATE))
-            qos_ack(m, &w);
+    net_pkt p;
+    uint32_t h, R = m->o.hosts;
+    while (tp_rx_space(&m->rxe) && net_switch_pop(&m->sw, R, &p) == RNIC_OK) {
+        p.w.flags = p.ecn ? (p.w.flags | TP_WORK_ECN) : (p.w.flags & ~TP_WORK_ECN);
+        if (tp_rx_push(&m->rxe, &p.w) != RNIC_OK)
+            m->model_errors++;
     }
+    while (tp_rx_pop_delivered(&m->rxe, &w) == RNIC_OK) {
+        m->rx.now = m->now;
+        w.aux = (w.flags & TP_WORK_ECN) ? RM_ECN_CE : RM_ECN_ECT0;
+        rm_receiver_take(&m->rx, &w, &m->trace);
+    }
+    while (net_link_space(&m->rx_up) && tp_rx_pop_ack(&m->rxe, &w) == RNIC_OK) {
+        memset(&p, 0, sizeof p);
+        p.w = w;
+        p.src = R;
+        p.dst = host_of(m, w.flow);
+        p.wire_bytes = w.op == TP_PKT_CNP ? CNP_WIRE : ACK_WIRE;
+        m->acks_out += w.op == TP_PKT_ACK;
+        m->naks_out += w.op == TP_PKT_NACK;
+        m->cnps_out += w.op == TP_PKT_CNP;
+        if (m->pcap_on)
+            pcap_control(m, &w);
+        if (net_link_push(&m->rx_up, &p) != RNIC_OK)
+            m->model_errors++;
+    }
+    while (net_link_peek(&m->rx_up, &p) == RNIC_OK && net_switch_push_from(&m->sw, R, &p) == RNIC_OK)
+        net_link_pop(&m->rx_up, &p);
+    pfc_frames(m);
     for (h = 0; h < m->o.hosts; h++) {
         nic *n = &m->nics[h];
+        while (tp_space_incoming(&n->tx) && net_switch_pop(&m->sw, h, &p) == RNIC_OK)
+            if (tp_push_incoming(&n->tx, &p.w) != RNIC_OK)
+                m->model_errors++;
         if (m->o.sched_qos)
             while (rq_qos_space_response(&n->qos) && rm_pipe_pop(&n->ack, &w) == RNIC_OK) {
                 rq_response r;
@@ -467,36 +724,34 @@ static void transfer(model *m)
                 r.seq = w.op;
                 r.ack = 1;
                 if (rq_qos_push_response(&n->qos, &r) != RNIC_OK)
-                    m->ack_errors++;
+                    m->model_errors++;
             }
-        while (rm_pipe_pop(&n->mac, &w) == RNIC_OK)
-            rm_switch_push(&m->sw, &w, &m->trace);
-        while (rm_pipe_space(&n->mac) && rm_pipe_pop(&n->dma, &w) == RNIC_OK) {
+        while (net_link_peek(&n->up, &p) == RNIC_OK && net_switch_push_from(&m->sw, h, &p) == RNIC_OK)
+            net_link_pop(&n->up, &p);
+        while (net_link_space(&n->up) && rm_pipe_pop(&n->dma, &w) == RNIC_OK) {
             if (m->pcap_on)
-                pcap_packet(m, &w);
-            rm_pipe_push(&n->mac, &w);
+                pcap_data(m, &w);
+            memset(&p, 0, sizeof p);
+            p.w = w;
+            p.src = h;
+            p.dst = R;
+            p.wire_bytes = w.len + WIRE_OVERHEAD;
+            if (net_link_push(&n->up, &p) != RNIC_OK)
+                m->model_errors++;
         }
-        while (rm_pipe_space(&n->dma) && rl_pop_tx(&n->tassel, &w) == RNIC_OK) {
-            if ((w.flags & RNIC_WORK_LAST) && rm_stage_consumed(&n->stage, w.flow, w.index) != 0)
-                m->order_errors++;
-            if (!m->o.sched_qos && (w.flags & RNIC_WORK_LAST) && (w.op & RM_OP_MSG_LAST))
-                rm_host_completed(&n->host, w.flow);
-            if (w.flags & RNIC_WORK_ERROR) {
-                m->piece_errors++;
-                continue;
-            }
-            w.aux = RM_ECN_ECT0;
-            m->sent_pkts++;
-            rm_pipe_push(&n->dma, &w);
-        }
+        while (rm_pipe_space(&n->dma) && rl_pop_tx(&n->tassel, &w) == RNIC_OK)
+            if (tassel_packet(m, n, &w))
+                rm_pipe_push(&n->dma, &w);
+        while (tp_pop_completion(&n->tx, &w) == RNIC_OK)
+            completion(m, n, &w);
         if (m->o.sched_qos) {
-            qos_blocks_to_stage(m, n);
+            qos_blocks_to_transport(m, n);
             rm_qos_host_step(&n->qh, on_qos_done, m, &m->trace);
             continue;
         }
         while (rq_palos_peek(&n->palos, &w) == RNIC_OK) {
-            if (!(w.flags & RNIC_WORK_ERROR) && rm_stage_space(&n->stage, w.flow) == 0)
-                break; /* the flow's segment ring is full: Palos waits (its output port fills) */
+            if (!(w.flags & RNIC_WORK_ERROR) && tp_space_message(&n->tx, w.flow) == 0)
+                break; /* the flow's message queue is full: Palos waits (its output port fills) */
             rq_palos_pop(&n->palos, &w);
             if (w.flags & RNIC_WORK_LAST)
                 if (rm_host_consumed(&n->host, w.flow, w.index) != 0)
@@ -505,8 +760,10 @@ static void transfer(model *m)
                 m->piece_errors++;
                 continue;
             }
-            rm_stage_push(&n->stage, &w);
-            rl_doorbell(&n->tassel, w.flow);
+            w.op |= ((w.flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) | ((w.flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
+            w.flags = 0;
+            if (tp_push_message(&n->tx, &w) != RNIC_OK)
+                m->model_errors++;
         }
         rm_host_step(&n->host, ring_palos, n, &m->trace);
     }
@@ -516,28 +773,41 @@ static void transfer(model *m)
 static int can_move(model *m)
 {
     rnic_work w;
-    uint32_t h;
-    if (rm_pipe_next_event(&m->sw.egress) <= m->now)
+    net_pkt p;
+    uint32_t h, R = m->o.hosts;
+    if (m->sw.pfc_count || (m->pfc_count && m->pfc[m->pfc_head].cycle <= m->now))
+        return 1;
+    if (tp_rx_space(&m->rxe) && net_switch_peek(&m->sw, R, &p) == RNIC_OK)
+        return 1;
+    if (tp_rx_peek_delivered(&m->rxe, &w) == RNIC_OK)
+        return 1;
+    if (net_link_space(&m->rx_up) && tp_rx_peek_ack(&m->rxe, &w) == RNIC_OK)
+        return 1;
+    if (net_link_peek(&m->rx_up, &p) == RNIC_OK && net_link_space(&m->sw.port[p.dst].link))
         return 1;
     for (h = 0; h < m->o.hosts; h++) {
         nic *n = &m->nics[h];
-        if (rm_pipe_next_event(&n->mac) <= m->now)
+        if (tp_space_incoming(&n->tx) && net_switch_peek(&m->sw, h, &p) == RNIC_OK)
             return 1;
-        if (rm_pipe_space(&n->mac) && rm_pipe_next_event(&n->dma) <= m->now)
+        if (net_link_peek(&n->up, &p) == RNIC_OK && net_link_space(&m->sw.port[R].link))
+            return 1;
+        if (net_link_space(&n->up) && rm_pipe_next_event(&n->dma) <= m->now)
             return 1;
         if (rm_pipe_space(&n->dma) && rl_peek_tx(&n->tassel, &w) == RNIC_OK)
+            return 1;
+        if (tp_peek_completion(&n->tx, &w) == RNIC_OK)
             return 1;
         if (m->o.sched_qos) {
             rq_packet pk;
             if (rq_qos_space_response(&n->qos) && rm_pipe_next_event(&n->ack) <= m->now)
                 return 1;
-            if (rq_qos_peek_block(&n->qos, &w) == RNIC_OK && (w.flow >= m->nflows || rm_stage_space(&n->stage, w.flow)))
+            if (rq_qos_peek_block(&n->qos, &w) == RNIC_OK && (w.flow >= m->nflows || tp_space_message(&n->tx, w.flow)))
                 return 1;
             if (rq_qos_peek_packet(&n->qos, &pk) == RNIC_OK || rm_qos_host_next_event(&n->qh) <= m->now)
                 return 1;
             continue;
         }
-        if (rq_palos_peek(&n->palos, &w) == RNIC_OK && rm_stage_space(&n->stage, w.flow))
+        if (rq_palos_peek(&n->palos, &w) == RNIC_OK && ((w.flags & RNIC_WORK_ERROR) || tp_space_message(&n->tx, w.flow)))
             return 1;
         if (rm_host_next_event(&n->host) <= m->now)
             return 1;
@@ -550,13 +820,17 @@ static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 /* The earliest cycle anything happens without a transfer: min over every next_event. */
 static uint64_t next_event(model *m)
 {
-    uint64_t next = rm_pipe_next_event(&m->sw.egress);
+    uint64_t next = min64(net_switch_next_event(&m->sw), net_link_next_event(&m->rx_up));
     uint32_t h;
+    if (m->pfc_count)
+        next = min64(next, m->pfc[m->pfc_head].cycle);
+    next = min64(next, tp_rx_next_event(&m->rxe));
     for (h = 0; h < m->o.hosts; h++) {
         nic *n = &m->nics[h];
-        next = min64(next, rm_pipe_next_event(&n->mac));
+        next = min64(next, net_link_next_event(&n->up));
         next = min64(next, rm_pipe_next_event(&n->dma));
         next = min64(next, rl_next_event(&n->tassel));
+        next = min64(next, tp_next_event(&n->tx));
         if (m->o.sched_qos) {
             next = min64(next, rm_pipe_next_event(&n->ack));
             next = min64(next, rq_qos_next_event(&n->qos));
@@ -573,21 +847,75 @@ static void set_now(model *m, uint64_t cycle)
 {
     uint32_t h;
     m->now = cycle;
-    rm_pipe_advance_to(&m->sw.egress, cycle);
+    net_switch_advance_to(&m->sw, cycle);
+    net_link_advance_to(&m->rx_up, cycle);
     m->rx.now = cycle;
     for (h = 0; h < m->o.hosts; h++) {
         m->nics[h].host.now = cycle;
         m->nics[h].qh.now = cycle;
         rm_pipe_advance_to(&m->nics[h].ack, cycle);
         rm_pipe_advance_to(&m->nics[h].dma, cycle);
-        rm_pipe_advance_to(&m->nics[h].mac, cycle);
+        net_link_advance_to(&m->nics[h].up, cycle);
     }
 }
 
+/* The bottleneck queue (the switch port to the receiver) at the sample points. */
+static void sample_queue(model *m)
+{
+    uint64_t q = net_link_queued_bytes(&m->sw.port[m->o.hosts].link);
+    if (q > m->queue_max)
+        m->queue_max = q;
+    while (m->now >= m->next_sample && m->next_sample < m->rx.window_end) {
+        m->queue_sum += q;
+        m->queue_samples++;
+        if (m->queue_csv)
+            fprintf(m->queue_csv, "%.3f,%llu\n", (double)m->next_sample / (double)CLOCK_HZ * 1e6, (unsigned long long)q);
+        m->next_sample += rnic_ns_to_cycles(QUEUE_SAMPLE_NS, CLOCK_HZ);
+    }
+}
+
+/* Drained: every posted byte checked at the receiver and every message acknowledged (the
+ * DCQCN timers never stop, so "no next event" never comes). */
+static int all_done(const model *m)
+{
+    uint64_t posted = 0;
+    uint32_t h;
+    for (h = 0; h < m->o.hosts; h++) {
+        const nic *n = &m->nics[h];
+        const tp_stats *ts = tp_get_stats(&n->tx);
+        if (ts->completions != ts->messages)
+            return 0;
+        if (m->o.sched_qos) {
+            uint32_t i;
+            for (i = 0; i < m->o.tenants * m->o.qps; i++) {
+                if (n->qh.qp[i].msgs_done + n->qh.qp[i].errors != n->qh.qp[i].msgs_posted)
+                    return 0;
+                posted += n->qh.qp[i].posted_bytes;
+            }
+        } else {
+            posted += n->host.bytes_posted;
+        }
+    }
+    return posted == m->rx.bytes;
+}
+
+/* Advance one engine to `target`; an engine stops early only when an output port fills. */
+#define ADVANCE(now_fn, advance_fn, eng, target)                 \
+    do {                                                         \
+        while (now_fn(eng) < (target))                           \
+            if (advance_fn((eng), (target)) == 0)                \
+                break;                                           \
+        if (now_fn(eng) != (target)) {                           \
+            fprintf(stderr, "rnic_model: %s stopped early at %llu (target %llu)\n", #eng, \
+                    (unsigned long long)now_fn(eng), (unsigned long long)(target)); \
+            exit(1);                                             \
+        }                                                        \
+    } while (0)
+
 /* Run until cycle `end` (or, draining, until nothing is left to do). One iteration: move what
  * can move, then tick the engines one cycle -- or, when nothing can move and no engine has
- * work this cycle, jump every engine and module to the next event. */
-/* Returns 1 when, draining, nothing was left anywhere before `end`. */
+ * work this cycle, jump every engine and module to the next event.
+ * Returns 1 when, draining, nothing was left anywhere before `end`. */
 static int run_until(model *m, uint64_t end, int draining, uint64_t progress_total, double t0)
 {
     uint64_t last_report = m->now;
@@ -596,37 +924,27 @@ static int run_until(model *m, uint64_t end, int draining, uint64_t progress_tot
         uint64_t next, target;
         uint32_t h;
         transfer(m);
+        sample_queue(m);
         next = can_move(m) ? m->now : next_event(m);
-        if (next == RNIC_NEVER && draining)
+        if (draining && (next == RNIC_NEVER || all_done(m)))
             return 1; /* nothing left anywhere: drained */
         if (m->o.tick_only)
             next = m->now;
         target = next <= m->now ? m->now + 1u : min64(next, end);
+        if (m->next_sample > m->now && target > m->next_sample && !draining)
+            target = m->next_sample; /* stop at each queue sample point */
+        /* per host: the slicer, the transport, then Tassel (the transport's doorbells and rate
+         * changes reach Tassel in the cycle they happen, before Tassel's own tick) */
         for (h = 0; h < m->o.hosts; h++) {
             nic *n = &m->nics[h];
-            /* an engine stops early only when its output port fills: then the others wait */
-            uint64_t sched_now;
-            if (m->o.sched_qos) {
-                while (rq_qos_now(&n->qos) < target)
-                    if (rq_qos_advance_to(&n->qos, target) == 0)
-                        break;
-                sched_now = rq_qos_now(&n->qos);
-            } else {
-                while (rq_palos_now(&n->palos) < target)
-                    if (rq_palos_advance_to(&n->palos, target) == 0)
-                        break;
-                sched_now = rq_palos_now(&n->palos);
-            }
-            while (rl_now(&n->tassel) < target)
-                if (rl_advance_to(&n->tassel, target) == 0)
-                    break;
-            if (sched_now != target || rl_now(&n->tassel) != target) {
-                /* an output filled mid-jump: continue from the earliest engine's cycle */
-                fprintf(stderr, "rnic_model: engine stopped early at %llu (target %llu)\n",
-                        (unsigned long long)min64(sched_now, rl_now(&n->tassel)), (unsigned long long)target);
-                exit(1);
-            }
+            if (m->o.sched_qos)
+                ADVANCE(rq_qos_now, rq_qos_advance_to, &n->qos, target);
+            else
+                ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, target);
+            ADVANCE(tp_now, tp_advance_to, &n->tx, target);
+            ADVANCE(rl_now, rl_advance_to, &n->tassel, target);
         }
+        ADVANCE(tp_rx_now, tp_rx_advance_to, &m->rxe, target);
         set_now(m, target);
         if (tty && m->now - last_report >= progress_total / 50u + 1u) {
             double el = (double)(clock()) / CLOCKS_PER_SEC - t0;
@@ -637,6 +955,73 @@ static int run_until(model *m, uint64_t end, int draining, uint64_t progress_tot
         }
     }
     return 0;
+}
+
+/* Max-min fair payload rate of every QP (index = QP number): each sender's link and the
+ * receiver's link carry line_bps of payload, a QP at most its tenant's cap (progressive
+ * filling). The expected share of a backlogged QP under a fair congestion control. */
+static void max_min_share(const model *m, double *share)
+{
+    uint32_t nq = m->nqps, per_host = m->o.tenants * m->o.qps, i, h, left = nq;
+    double line = (double)m->line_bps, level = 0;
+    char *frozen = (char *)calloc(nq, 1);
+    double *host_used = (double *)calloc(m->o.hosts, sizeof *host_used);
+    if (!frozen || !host_used) {
+        fprintf(stderr, "rnic_model: out of memory\n");
+        exit(1);
+    }
+    while (left) {
+        double step = 1e300, total = 0;
+        uint32_t active_total = 0;
+        for (i = 0; i < nq; i++) /* the next constraint to bind as all unfrozen QPs rise together */
+            if (!frozen[i]) {
+                double cap = (double)m->o.cap_bps[(i % per_host) / m->o.qps];
+                active_total++;
+                if (cap > 0 && cap - level < step)
+                    step = cap - level;
+            }
+        for (h = 0; h < m->o.hosts; h++) {
+            uint32_t a = 0;
+            for (i = h * per_host; i < (h + 1u) * per_host; i++)
+                a += !frozen[i];
+            if (a && (line - host_used[h]) / a - level < step)
+                step = (line - host_used[h]) / a - level;
+        }
+        for (i = 0; i < nq; i++)
+            total += frozen[i] ? share[i] : 0;
+        if ((line - total) / active_total - level < step)
+            step = (line - total) / active_total - level;
+        level += step > 0 ? step : 0;
+        /* freeze the QPs whose constraint binds at this level */
+        {
+            int receiver_binds = (line - total) / active_total <= level * (1 + 1e-12);
+            uint32_t froze = 0;
+            for (i = 0; i < nq; i++) {
+                uint32_t hh = i / per_host, a = 0, j;
+                double cap = (double)m->o.cap_bps[(i % per_host) / m->o.qps];
+                if (frozen[i])
+                    continue;
+                for (j = hh * per_host; j < (hh + 1u) * per_host; j++)
+                    a += !frozen[j];
+                if (receiver_binds || (cap > 0 && cap <= level * (1 + 1e-12)) ||
+                    (line - host_used[hh]) / a <= level * (1 + 1e-12)) {
+                    share[i] = level;
+                    frozen[i] = 2; /* frozen this round: host_used counts it below */
+                    froze++;
+                }
+            }
+            for (i = 0; i < nq; i++)
+                if (frozen[i] == 2) {
+                    frozen[i] = 1;
+                    host_used[i / per_host] += share[i];
+                    left--;
+                }
+            if (!froze)
+                break;
+        }
+    }
+    free(frozen);
+    free(host_used);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -695,36 +1080,65 @@ static uint32_t parse_list(const char *opt, const char *s, uint64_t *out, uint32
 static void usage(int code)
 {
     fprintf(stderr, "usage: rnic_model [--hosts H] [--tenants T] [--qps N] [--weights w,..] [--rates-mbps r,..]\n"
-                    "       [--sizes MIN,MAX] [--depth D] [--duration-us U] [--warmup-us U] [--seed S]\n"
-                    "       [--csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--vcd FILE] [--tick-only] [--quiet]\n"
-                    "       [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]\n");
+                    "       [--sizes MIN,MAX[,MIN,MAX..]] [--depth D] [--payload B] [--dcqcn htsim|paper|mellanox]\n"
+                    "       [--cnp-interval-us U] [--loss-ppm P] [--pfc on|off] [--duration-us U] [--warmup-us U] [--seed S]\n"
+                    "       [--csv FILE] [--queue-csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--vcd FILE]\n"
+                    "       [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]\n");
     exit(code);
+}
+
+static void open_vcd(model *m)
+{
+    const options *o = &m->o;
+    rm_vcd_port ports[RM_VCD_MAX_PORTS];
+    uint32_t np = 0, h;
+    for (h = 0; h < o->hosts && np + 5u < RM_VCD_MAX_PORTS; h++) { /* each host's slicer output and Tassel's TX */
+        snprintf(m->vcd_names[np], sizeof m->vcd_names[np], "host%u_%s_out", h, o->sched_qos ? "qos" : "palos");
+        ports[np].engine = (uint16_t)((o->sched_qos ? RNIC_ENGINE_QOS : RNIC_ENGINE_PALOS) + 32u * h);
+        ports[np].kind = RNIC_TRACE_OUT;
+        ports[np].name = m->vcd_names[np];
+        np++;
+        snprintf(m->vcd_names[np], sizeof m->vcd_names[np], "host%u_tassel_tx", h);
+        ports[np].engine = (uint16_t)(RNIC_ENGINE_TASSEL + 32u * h);
+        ports[np].kind = RNIC_TRACE_OUT;
+        ports[np].name = m->vcd_names[np];
+        np++;
+    }
+    ports[np].engine = (uint16_t)RNIC_ENGINE_MODEL, ports[np].kind = 1, ports[np].name = "host_post", np++;
+    ports[np].engine = (uint16_t)(RNIC_ENGINE_MODEL + 2u), ports[np].kind = 3, ports[np].name = "receiver_packet", np++;
+    if (rm_vcd_open(&m->vcd, o->vcd, ports, np, CLOCK_HZ) != 0) {
+        perror(o->vcd);
+        exit(1);
+    }
 }
 
 int main(int argc, char **argv)
 {
     model m;
     options *o = &m.o;
-    uint64_t tmp[MAX_TENANTS], end, window_cycles, total_posted = 0;
+    uint64_t tmp[2u * MAX_TENANTS], end, window_cycles, total_posted = 0;
     double t0, host_s;
     uint32_t h, t, i;
     int k;
-    uint32_t nparsed, weights_given = 0, rates_given = 0;
+    uint32_t nparsed, weights_given = 0, rates_given = 0, sizes_given = 0;
     int drained;
 
     memset(&m, 0, sizeof m);
-    o->hosts = 2;
-    o->tenants = 2;
-    o->qps = 12;
-    for (t = 0; t < MAX_TENANTS; t++) { /* tenant 0: weight 2 at 2 Gb/s; the others weight 1 at 1.5 Gb/s */
-        o->weight[t] = t == 0 ? 2u : 1u;
-        o->rate_bps[t] = t == 0 ? 2000000000ull : 1500000000ull;
+    o->hosts = 2;     /* a 2:1 incast */
+    o->tenants = 2;   /* tenant 0: the incast's bulk messages; tenant 1: background, small messages */
+    o->qps = 8;
+    for (t = 0; t < MAX_TENANTS; t++) {
+        o->weight[t] = 1;
+        o->cap_bps[t] = 0;
+        o->min_msg[t] = t == 0 ? 65536u : 1024u;
+        o->max_msg[t] = t == 0 ? 1048576u : 16384u;
     }
-    o->min_msg = 64;
-    o->max_msg = 262144;
     o->depth = 8;
+    o->payload = 1024;
+    o->cnp_interval_us = 50;
+    o->dcqcn_variant = 2; /* htsim: at 100 Gb/s the paper's 40 Mb/s step needs ~60 ms to recover a cut */
     o->duration_us = 10000;
-    o->warmup_us = 1000;
+    o->warmup_us = 2000;
     o->seed = 1;
     o->snaplen = 128;
     o->poll_cycles = 250; /* qos: 1 us */
@@ -745,23 +1159,46 @@ int main(int argc, char **argv)
             for (t = 0; t < MAX_TENANTS; t++)
                 o->weight[t] = (uint32_t)tmp[t < nparsed ? t : nparsed - 1u];
             weights_given = nparsed;
-        } else if (!strcmp(a, "--rates-mbps")) { /* 0.1 Mb/s .. 800 Gb/s: whole Mb/s from 1 */
+        } else if (!strcmp(a, "--rates-mbps")) { /* per-tenant caps on the rate register, 1 Mb/s .. 800 Gb/s */
             nparsed = parse_list(a, v, tmp, MAX_TENANTS, 1, 800000);
             for (t = 0; t < MAX_TENANTS; t++)
-                o->rate_bps[t] = tmp[t < nparsed ? t : nparsed - 1u] * 1000000ull;
+                o->cap_bps[t] = tmp[t < nparsed ? t : nparsed - 1u] * 1000000ull;
             rates_given = nparsed;
-        } else if (!strcmp(a, "--sizes")) {
-            if (parse_list(a, v, tmp, 2, 1, 1u << 30) != 2 || tmp[1] < tmp[0]) {
-                fprintf(stderr, "rnic_model: --sizes MIN,MAX with 1 <= MIN <= MAX <= 2^30\n");
+        } else if (!strcmp(a, "--sizes")) { /* MIN,MAX per tenant; the last pair repeats */
+            nparsed = parse_list(a, v, tmp, 2u * MAX_TENANTS, 1, 1u << 30);
+            if (nparsed % 2u) {
+                fprintf(stderr, "rnic_model: --sizes MIN,MAX[,MIN,MAX..] with 1 <= MIN <= MAX <= 2^30\n");
                 exit(2);
             }
-            o->min_msg = (uint32_t)tmp[0];
-            o->max_msg = (uint32_t)tmp[1];
+            for (t = 0; t < MAX_TENANTS; t++) {
+                uint32_t pr = t < nparsed / 2u ? t : nparsed / 2u - 1u;
+                o->min_msg[t] = (uint32_t)tmp[2u * pr];
+                o->max_msg[t] = (uint32_t)tmp[2u * pr + 1u];
+                if (o->max_msg[t] < o->min_msg[t]) {
+                    fprintf(stderr, "rnic_model: --sizes: MIN above MAX\n");
+                    exit(2);
+                }
+            }
+            sizes_given = nparsed / 2u;
         } else if (!strcmp(a, "--depth")) o->depth = (uint32_t)parse_u64(a, v, 1, 4096);
+        else if (!strcmp(a, "--payload")) o->payload = (uint32_t)parse_u64(a, v, 256, 4096);
+        else if (!strcmp(a, "--dcqcn")) {
+            if (!strcmp(v, "mellanox")) o->dcqcn_variant = 1;
+            else if (!strcmp(v, "htsim")) o->dcqcn_variant = 2;
+            else if (!strcmp(v, "paper")) o->dcqcn_variant = 0;
+            else usage(2);
+        } else if (!strcmp(a, "--cnp-interval-us")) o->cnp_interval_us = (uint32_t)parse_u64(a, v, 1, 1000000);
+        else if (!strcmp(a, "--loss-ppm")) o->loss_ppm = (uint32_t)parse_u64(a, v, 0, 100000);
+        else if (!strcmp(a, "--pfc")) {
+            if (!strcmp(v, "off")) o->no_pfc = 1;
+            else if (!strcmp(v, "on")) o->no_pfc = 0;
+            else usage(2);
+        }
         else if (!strcmp(a, "--duration-us")) o->duration_us = parse_u64(a, v, 2, 1000000000ull); /* up to 1,000 s */
         else if (!strcmp(a, "--warmup-us")) o->warmup_us = parse_u64(a, v, 0, 1000000000ull);
         else if (!strcmp(a, "--seed")) o->seed = parse_u64(a, v, 0, UINT64_MAX);
         else if (!strcmp(a, "--csv")) o->csv = v;
+        else if (!strcmp(a, "--queue-csv")) o->queue_csv = v;
         else if (!strcmp(a, "--pcap")) o->pcap = v;
         else if (!strcmp(a, "--snaplen")) o->snaplen = (uint32_t)parse_u64(a, v, 64, 65535);
         else if (!strcmp(a, "--trace-csv")) o->trace_csv = v;
@@ -778,17 +1215,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "rnic_model: --warmup-us must be shorter than --duration-us\n");
         exit(2);
     }
-    for (t = 0; t < o->tenants; t++)
-        if (o->rate_bps[t] > TASSEL_LINK_BPS) { /* what Tassel's rate register would do: clamp to its link */
-            fprintf(stderr, "rnic_model: tenant %u's rate %.3f Gb/s is above Tassel's link (%.3f Gb/s): clamped to it\n", t,
-                    (double)o->rate_bps[t] / 1e9, (double)TASSEL_LINK_BPS / 1e9);
-            o->rate_bps[t] = TASSEL_LINK_BPS;
-        }
-    if (weights_given > o->tenants || rates_given > o->tenants) {
-        fprintf(stderr, "rnic_model: %u tenants but %u weights and %u rates given\n", o->tenants, weights_given,
-                rates_given);
+    if (weights_given > o->tenants || rates_given > o->tenants || sizes_given > o->tenants) {
+        fprintf(stderr, "rnic_model: %u tenants but %u weights, %u rates and %u size pairs given\n", o->tenants,
+                weights_given, rates_given, sizes_given);
         exit(2);
     }
+    m.line_bps = LINK_BPS * o->payload / (o->payload + WIRE_OVERHEAD); /* payload capacity of a link */
+    for (t = 0; t < o->tenants; t++)
+        if (o->cap_bps[t] > m.line_bps) { /* what the rate register would do: clamp to its link */
+            fprintf(stderr, "rnic_model: tenant %u's cap %.3f Gb/s is above the link's payload rate (%.3f Gb/s): "
+                            "clamped to it\n", t, (double)o->cap_bps[t] / 1e9, (double)m.line_bps / 1e9);
+            o->cap_bps[t] = m.line_bps;
+        }
+    tp_dcqcn_preset(&m.dcqcn, o->dcqcn_variant == 1 ? TP_DCQCN_MELLANOX : TP_DCQCN_PAPER);
+    if (o->dcqcn_variant == 2) { /* htsim: the paper's algorithm, increase steps scaled to the link */
+        m.dcqcn.rai_bps = m.line_bps / 20u;
+        m.dcqcn.rhai_bps = m.line_bps / 10u;
+    }
+    m.proto = *tp_protocol_dcqcn();
+    m.proto.config = &m.dcqcn;
 
     m.nqps = o->hosts * o->tenants * o->qps;
     m.nflows = m.nqps;
@@ -816,20 +1261,23 @@ int main(int argc, char **argv)
     }
     if (m.trace_csv)
         fprintf(m.trace_csv, "cycle,engine,kind,id,a,b\n");
-    m.psn = (uint32_t *)calloc(m.nflows, sizeof *m.psn);
     m.nics = (nic *)calloc(o->hosts, sizeof *m.nics);
-    if (!m.psn || !m.nics || rm_receiver_init(&m.rx, m.nflows) ||
-        rm_pipe_init(&m.sw.egress, 65536u, LINK_BPS, CLOCK_HZ, WIRE_OVERHEAD, LINK_LATENCY)) {
+    if (!m.nics || rm_receiver_init(&m.rx, m.nflows)) {
         fprintf(stderr, "rnic_model: out of memory\n");
         return 1;
     }
-    m.rx.latency_at_host = o->sched_qos != 0;
-    m.rx.accept_duplicates = o->sched_qos != 0;
-    m.sw.buffer = 4u << 20;     /* 4 MB for the port */
-    m.sw.ecn_k = 100u << 10;    /* mark above 100 KB queued */
+    m.rx.latency_at_host = o->sched_qos;
+    m.rx.accept_duplicates = o->sched_qos; /* a block resent on a QoS timeout arrives twice */
     if (o->csv && !(m.csv = fopen(o->csv, "w"))) { /* opened now: a bad path fails before the run */
         perror(o->csv);
         return 1;
+    }
+    if (o->queue_csv) {
+        if (!(m.queue_csv = fopen(o->queue_csv, "w"))) {
+            perror(o->queue_csv);
+            return 1;
+        }
+        fprintf(m.queue_csv, "time_us,queue_bytes\n");
     }
     if (o->pcap) {
         if (roce_pcap_open(&m.pcap, o->pcap, o->snaplen) != 0) {
@@ -838,31 +1286,11 @@ int main(int argc, char **argv)
         }
         m.pcap_on = 1;
     }
+    receiver_init(&m);
     for (h = 0; h < o->hosts; h++)
         nic_init(&m, &m.nics[h], h);
-    if (o->vcd) { /* ports: each host's scheduler output and Tassel's TX, posts, drops, arrivals */
-        rm_vcd_port ports[RM_VCD_MAX_PORTS];
-        uint32_t np = 0;
-        for (h = 0; h < o->hosts; h++) {
-            snprintf(m.vcd_names[np], sizeof m.vcd_names[np], "host%u_%s_out", h, o->sched_qos ? "qos" : "palos");
-            ports[np].engine = (uint16_t)((o->sched_qos ? RNIC_ENGINE_QOS : RNIC_ENGINE_PALOS) + 32u * h);
-            ports[np].kind = RNIC_TRACE_OUT;
-            ports[np].name = m.vcd_names[np];
-            np++;
-            snprintf(m.vcd_names[np], sizeof m.vcd_names[np], "host%u_tassel_tx", h);
-            ports[np].engine = (uint16_t)(RNIC_ENGINE_TASSEL + 32u * h);
-            ports[np].kind = RNIC_TRACE_OUT;
-            ports[np].name = m.vcd_names[np];
-            np++;
-        }
-        ports[np].engine = (uint16_t)RNIC_ENGINE_MODEL, ports[np].kind = 1, ports[np].name = "host_post", np++;
-        ports[np].engine = (uint16_t)(RNIC_ENGINE_MODEL + 1u), ports[np].kind = 2, ports[np].name = "switch_drop", np++;
-        ports[np].engine = (uint16_t)(RNIC_ENGINE_MODEL + 2u), ports[np].kind = 3, ports[np].name = "receiver_packet", np++;
-        if (rm_vcd_open(&m.vcd, o->vcd, ports, np, CLOCK_HZ) != 0) {
-            perror(o->vcd);
-            return 1;
-        }
-    }
+    if (o->vcd)
+        open_vcd(&m);
 
     end = rnic_ns_to_cycles(o->duration_us * 1000u, CLOCK_HZ);
     m.rx.window_start = rnic_ns_to_cycles(o->warmup_us * 1000u, CLOCK_HZ);
@@ -870,29 +1298,31 @@ int main(int argc, char **argv)
     window_cycles = m.rx.window_end - m.rx.window_start;
 
     if (!o->quiet) {
-        printf("rnic_model: %u hosts x %u tenants x %u QPs = %u QPs; %u MHz clock, %llu Gb/s links, "
-               "PCIe %llu Gb/s / %u ns; %s\n",
-               o->hosts, o->tenants, o->qps, m.nqps, (unsigned)(CLOCK_HZ / 1000000u),
-               (unsigned long long)(LINK_BPS / 1000000000u), (unsigned long long)(PCIE_BPS / 1000000000u),
+        printf("rnic_model: %u sender hosts x %u tenants x %u QPs = %u QPs -> 1 receiver (a %u:1 incast); %u MHz "
+               "clock, %llu Gb/s links, %u B segments; PCIe %llu Gb/s / %u ns; %s\n",
+               o->hosts, o->tenants, o->qps, m.nqps, o->hosts, (unsigned)(CLOCK_HZ / 1000000u),
+               (unsigned long long)(LINK_BPS / 1000000000u), o->payload, (unsigned long long)(PCIE_BPS / 1000000000u),
                (unsigned)PCIE_LATENCY_NS, o->tick_only ? "ticking every cycle" : "fast-forward");
-        if (o->sched_qos)
-            printf("  per host: QoS engine (a domain per tenant, a channel pair per QP, %u KB blocks, status polled "
-                   "every %u cycles) -> Tassel -> DMA -> MAC; ACKs back over the switch; messages %u B .. %u B, one "
-                   "transfer in flight per QP; %llu us (%llu us warm-up)\n",
-                   65536u >> 10, o->poll_cycles, o->min_msg, o->max_msg, (unsigned long long)o->duration_us,
-                   (unsigned long long)o->warmup_us);
-        else
-            printf("  per host: Palos chunk slicer (groups = tenants, cut at %u B) -> Tassel -> DMA -> MAC; "
-                   "messages %u B .. %u B, %u posted per QP; %llu us (%llu us warm-up)\n",
-                   MTU, o->min_msg, o->max_msg, o->depth, (unsigned long long)o->duration_us,
-                   (unsigned long long)o->warmup_us);
-        for (t = 0; t < o->tenants; t++)
-            printf("  tenant %u: %s weight %u, Tassel rate %.3f Gb/s per QP\n", t,
-                   o->sched_qos ? "(unused) Palos" : "Palos", o->weight[t], (double)o->rate_bps[t] / 1e9);
+        printf("  per host: %s -> transport.h RoCEv2 + DCQCN (%s variant, CNP every %u us at most) -> Tassel (rate "
+               "registers set by DCQCN) -> DMA -> MAC; switch: %llu MB shared buffer, RED ECN %llu .. %llu KB, "
+               "PFC %s%s; %llu us (%llu us warm-up)\n",
+               o->sched_qos ? "QoS engine" : "Palos chunk slicer", variant_name[o->dcqcn_variant],
+               o->cnp_interval_us, (unsigned long long)(SWITCH_BUFFER >> 20), (unsigned long long)(ECN_KMIN >> 10),
+               (unsigned long long)(ECN_KMAX >> 10), o->no_pfc ? "off" : "on", o->loss_ppm ? ", random loss to the receiver" : "", (unsigned long long)o->duration_us,
+               (unsigned long long)o->warmup_us);
+        for (t = 0; t < o->tenants; t++) {
+            printf("  tenant %u: messages %u B .. %u B, %u posted per QP, Palos weight %u, rate cap ", t,
+                   o->min_msg[o->sched_qos ? 0 : t], o->max_msg[o->sched_qos ? 0 : t], o->depth, o->weight[t]);
+            if (o->cap_bps[t])
+                printf("%.3f Gb/s\n", (double)o->cap_bps[t] / 1e9);
+            else
+                printf("none\n");
+        }
         fflush(stdout);
     }
 
     t0 = (double)clock() / CLOCKS_PER_SEC;
+    m.next_sample = 0;
     run_until(&m, end, 0, end, t0);
     for (h = 0; h < o->hosts; h++) {
         m.nics[h].host.posting = false;
@@ -906,13 +1336,22 @@ int main(int argc, char **argv)
     /* ---------------- report ---------------- */
     {
         double tenant_got[MAX_TENANTS] = { 0 }, tenant_exp[MAX_TENANTS] = { 0 }, tenant_msgs[MAX_TENANTS] = { 0 };
-        double worst_share = 0, win_s = (double)window_cycles / (double)CLOCK_HZ;
-        uint64_t received = 0, qos_errors = m.ack_errors, qos_failed = 0;
+        double worst_share = 0, win_s = (double)window_cycles / (double)CLOCK_HZ, jain_sum = 0, jain_sq = 0;
+        double *share = (double *)calloc(m.nqps, sizeof *share);
+        uint64_t received = 0, qos_errors = 0, qos_failed = 0, drops = 0, rate_changes = 0, timeouts = 0;
+        uint64_t pfc_pauses = 0, paused_cycles = 0;
+        const tp_rx_stats *rs = tp_rx_get_stats(&m.rxe);
         FILE *csv = m.csv;
         uint64_t *lat = (uint64_t *)malloc((m.rx.nlat + 1u) * sizeof *lat);
+        double fct50, fct99;
+        if (!share || !lat) {
+            fprintf(stderr, "rnic_model: out of memory\n");
+            return 1;
+        }
+        max_min_share(&m, share);
         if (csv)
-            fprintf(csv, "qp,host,tenant,weight,rate_gbps,expected_gbps,gbps,err_pct,msgs_per_s,bytes_posted,bytes_received,"
-                         "latency_p50_us,latency_p99_us,segment_ring_max\n");
+            fprintf(csv, "qp,host,tenant,weight,cap_gbps,expected_gbps,gbps,err_pct,msgs_per_s,bytes_posted,bytes_received,"
+                         "fct_p50_us,fct_p99_us,rate_gbps_end\n");
         /* per-QP latency percentiles: the window's latencies sorted by (flow, latency) */
         for (i = 0; i < m.rx.nlat; i++)
             lat[i] = ((uint64_t)m.rx.lat_flow[i] << 40) | (m.rx.lat[i] < (1ull << 40) ? m.rx.lat[i] : (1ull << 40) - 1u);
@@ -923,14 +1362,17 @@ int main(int argc, char **argv)
             uint64_t posted = o->sched_qos ? n->qh.qp[i % (o->tenants * o->qps)].posted_bytes
                                            : n->host.gen[f - n->host.first_flow].posted_bytes;
             uint32_t tn = tenant_of(&m, f);
-            double phi = (double)n->sum_rate_bps / (double)TASSEL_LINK_BPS;
-            double exp_gbps = (double)o->rate_bps[tn] / (phi > 1 ? phi : 1) / 1e9;
+            double exp_gbps = share[i] / 1e9;
             double got = (double)m.rx.f[f].window_bytes * 8 / win_s / 1e9;
+            tp_flow_view fv;
             tenant_got[tn] += got;
             tenant_exp[tn] += exp_gbps;
             tenant_msgs[tn] += (double)m.rx.f[f].window_msgs / win_s;
+            jain_sum += got / exp_gbps;
+            jain_sq += (got / exp_gbps) * (got / exp_gbps);
             total_posted += posted;
             received += m.rx.f[f].bytes;
+            tp_flow_view_get(&n->tx, f, &fv);
             if (csv) {
                 size_t lo = 0, hi, count = m.rx.nlat;
                 while (count) { /* first latency of flow f: binary search on the sorted keys */
@@ -943,24 +1385,40 @@ int main(int argc, char **argv)
                 }
                 for (hi = lo; hi < m.rx.nlat && (lat[hi] >> 40) == f; hi++)
                     ;
-                fprintf(csv, "%u,%u,%u,%u,%.6f,%.6f,%.6f,%.4f,%.1f,%llu,%llu,%.3f,%.3f,%u\n", i, host_of(&m, f), tn,
-                        o->weight[tn], (double)o->rate_bps[tn] / 1e9, exp_gbps, got, (got - exp_gbps) / exp_gbps * 100,
+                fprintf(csv, "%u,%u,%u,%u,%.6f,%.6f,%.6f,%.4f,%.1f,%llu,%llu,%.3f,%.3f,%.6f\n", i, host_of(&m, f), tn,
+                        o->weight[tn], (double)o->cap_bps[tn] / 1e9, exp_gbps, got, (got - exp_gbps) / exp_gbps * 100,
                         (double)m.rx.f[f].window_msgs / win_s, (unsigned long long)posted,
                         (unsigned long long)m.rx.f[f].bytes,
                         hi > lo ? (double)(lat[lo + (size_t)(0.50 * (double)(hi - lo - 1u) + 0.5)] & ((1ull << 40) - 1u)) / (double)CLOCK_HZ * 1e6 : 0.0,
                         hi > lo ? (double)(lat[lo + (size_t)(0.99 * (double)(hi - lo - 1u) + 0.5)] & ((1ull << 40) - 1u)) / (double)CLOCK_HZ * 1e6 : 0.0,
-                        n->stage.flow_high_water[f]);
+                        (double)fv.rate_bps / 1e9);
             }
         }
         if (csv)
             fclose(csv);
-        for (h = 0; h < o->hosts && o->sched_qos; h++) {
-            qos_errors += m.nics[h].qh.model_errors + m.nics[h].qh.transfer_errors;
-            qos_failed += m.nics[h].qh.transfer_errors;
+        free(share);
+        for (h = 0; h < o->hosts; h++) {
+            const tp_stats *ts = tp_get_stats(&m.nics[h].tx);
+            rate_changes += m.nics[h].rate_changes;
+            timeouts += ts->timeouts;
+            if (o->sched_qos) {
+                qos_errors += m.nics[h].qh.model_errors + m.nics[h].qh.transfer_errors;
+                qos_failed += m.nics[h].qh.transfer_errors;
+            }
         }
-        if (!o->quiet) {
-            printf("\n  tenant  weight  QPs  expected Gb/s  measured Gb/s   err %%   msgs/s      latency p50 / p99 / p99.9 (us)\n");
+        for (k = 0; k < (int)NET_DROP__COUNT; k++)
+            drops += m.sw.stats.dropped[k];
+        for (h = 0; h <= o->hosts; h++) {
+            pfc_pauses += m.sw.port[h].stats.pfc_xoff;
+            paused_cycles += h < o->hosts ? m.nics[h].up.stats.paused_cycles : m.rx_up.stats.paused_cycles;
         }
+        for (i = 0; i < m.rx.nlat; i++)
+            lat[i] = m.rx.lat[i];
+        qsort(lat, m.rx.nlat, sizeof *lat, cmp_u64);
+        fct50 = pct(lat, m.rx.nlat, 50) / (double)CLOCK_HZ * 1e6;
+        fct99 = pct(lat, m.rx.nlat, 99) / (double)CLOCK_HZ * 1e6;
+        if (!o->quiet)
+            printf("\n  tenant  QPs  expected Gb/s  measured Gb/s   err %%   msgs/s      FCT p50 / p99 / p99.9 (us)\n");
         for (t = 0; t < o->tenants; t++) {
             size_t nl = 0, j;
             double e = (tenant_got[t] - tenant_exp[t]) / tenant_exp[t] * 100;
@@ -971,64 +1429,60 @@ int main(int argc, char **argv)
             if ((e < 0 ? -e : e) > worst_share)
                 worst_share = e < 0 ? -e : e;
             if (!o->quiet)
-                printf("  %6u  %6u  %3u  %13.3f  %13.3f  %+6.3f  %9.0f   %8.2f / %8.2f / %8.2f\n", t, o->weight[t],
-                       o->qps * o->hosts, tenant_exp[t], tenant_got[t], e, tenant_msgs[t],
-                       pct(lat, nl, 50) / (double)CLOCK_HZ * 1e6, pct(lat, nl, 99) / (double)CLOCK_HZ * 1e6,
-                       pct(lat, nl, 99.9) / (double)CLOCK_HZ * 1e6);
+                printf("  %6u  %3u  %13.3f  %13.3f  %+6.2f  %9.0f   %8.2f / %8.2f / %8.2f\n", t, o->qps * o->hosts,
+                       tenant_exp[t], tenant_got[t], e, tenant_msgs[t], pct(lat, nl, 50) / (double)CLOCK_HZ * 1e6,
+                       pct(lat, nl, 99) / (double)CLOCK_HZ * 1e6, pct(lat, nl, 99.9) / (double)CLOCK_HZ * 1e6);
         }
         free(lat);
         if (!o->quiet) {
-            printf("\n  queues: switch max %llu B (ECN-marked %llu, dropped %llu); segment rings max %u of %u per QP\n",
-                   (unsigned long long)m.sw.max_queue_bytes, (unsigned long long)m.sw.marked,
-                   (unsigned long long)m.sw.dropped, m.nics[0].stage.high_water,
-                   o->sched_qos ? STAGE_DEPTH_QOS : STAGE_DEPTH);
-            for (h = 0; h < o->hosts && o->sched_qos; h++) {
-                const rq_qos_stats *qs = rq_qos_get_stats(&m.nics[h].qos);
-                const rl_stats *rs = rl_get_stats(&m.nics[h].tassel);
-                const rm_qos_host *qh = &m.nics[h].qh;
-                printf("  host %u: %llu descriptors (%llu beats), %llu polls (%llu status reads); QoS engine %llu "
-                       "transfers done, %llu failed, %llu blocks, %llu ACKs, %llu timeouts, %llu retransmits, %llu "
-                       "responses dropped (timeout %llu us); Tassel %llu packets, %llu TX stalls; DMA max %u, MAC "
-                       "max %u in flight\n",
-                       h, (unsigned long long)qh->msgs_posted, (unsigned long long)qh->beats,
-                       (unsigned long long)qh->polls, (unsigned long long)qh->status_reads,
-                       (unsigned long long)qs->done, (unsigned long long)qs->failed, (unsigned long long)qs->blocks,
-                       (unsigned long long)qs->acks, (unsigned long long)qs->timeouts,
-                       (unsigned long long)qs->retransmits, (unsigned long long)qs->responses_dropped,
-                       (unsigned long long)(rq_qos_timeout_cycles(&m.nics[h].qos) * 1000000u / CLOCK_HZ),
-                       (unsigned long long)rs->packets, (unsigned long long)rs->tx_stalls, m.nics[h].dma.high_water,
-                       m.nics[h].mac.high_water);
+            const net_port_stats *ps = &m.sw.port[o->hosts].stats;
+            printf("\n  DCQCN: %llu CE-marked packets, %llu CNPs (at most one per QP per %u us), %llu rate-register "
+                   "writes; RoCE: %llu ACKs, %llu NAKs, %llu retransmitted packets, %llu timeouts\n",
+                   (unsigned long long)ps->marked, (unsigned long long)m.cnps_out, o->cnp_interval_us,
+                   (unsigned long long)rate_changes, (unsigned long long)m.acks_out, (unsigned long long)m.naks_out,
+                   (unsigned long long)m.rtx_pkts, (unsigned long long)timeouts);
+            printf("  PFC %s: %llu PAUSE frames (first of a pause; %llu frames in all), senders' links paused %.1f us\n",
+                   o->no_pfc ? "off" : "on", (unsigned long long)pfc_pauses, (unsigned long long)m.pfc_frames,
+                   (double)paused_cycles / (double)CLOCK_HZ * 1e6);
+            printf("  switch: bottleneck queue max %.1f KB, mean %.1f KB (every %u us%s); buffer max %llu B of %llu; "
+                   "%llu dropped (%llu at random)\n",
+                   (double)m.queue_max / 1024.0,
+                   m.queue_samples ? (double)m.queue_sum / (double)m.queue_samples / 1024.0 : 0.0, QUEUE_SAMPLE_NS / 1000u,
+                   o->queue_csv ? ", --queue-csv has them" : "", (unsigned long long)m.sw.stats.max_occupancy,
+                   (unsigned long long)SWITCH_BUFFER, (unsigned long long)drops,
+                   (unsigned long long)m.sw.stats.dropped[NET_DROP_RANDOM]);
+            for (h = 0; h < o->hosts; h++) {
+                const rl_stats *rls = rl_get_stats(&m.nics[h].tassel);
+                const tp_stats *ts = tp_get_stats(&m.nics[h].tx);
+                printf("  host %u: transport %llu messages, %llu segments (%llu resent), %llu completions; Tassel %llu "
+                       "packets, %llu TX stalls; DMA max %u in flight\n",
+                       h, (unsigned long long)ts->messages, (unsigned long long)ts->segments_out,
+                       (unsigned long long)ts->segments_rtx, (unsigned long long)ts->completions,
+                       (unsigned long long)rls->packets, (unsigned long long)rls->tx_stalls, m.nics[h].dma.high_water);
+                if (o->sched_qos) {
+                    const rq_qos_stats *qs = rq_qos_get_stats(&m.nics[h].qos);
+                    printf("          QoS engine %llu transfers done, %llu failed, %llu blocks, %llu ACKs, %llu "
+                           "timeouts, %llu retransmits\n",
+                           (unsigned long long)qs->done, (unsigned long long)qs->failed, (unsigned long long)qs->blocks,
+                           (unsigned long long)qs->acks, (unsigned long long)qs->timeouts,
+                           (unsigned long long)qs->retransmits);
+                } else {
+                    const rq_palos_stats *pst = rq_palos_get_stats(&m.nics[h].palos);
+                    printf("          Palos %llu visits, %llu pieces, %llu cut WQEs, %llu output stalls\n",
+                           (unsigned long long)pst->visits, (unsigned long long)pst->out_wqes,
+                           (unsigned long long)pst->cut_wqes, (unsigned long long)pst->out_stalls);
+                }
             }
-            for (h = 0; h < o->hosts && !o->sched_qos; h++) {
-                const rq_palos_stats *ps = rq_palos_get_stats(&m.nics[h].palos);
-                const rl_stats *rs = rl_get_stats(&m.nics[h].tassel);
-                printf("  host %u: Palos %llu visits, %llu pieces, %llu cut WQEs, %llu output stalls; Tassel %llu "
-                       "packets, %llu fetches, %llu TX stalls; DMA max %u, MAC max %u in flight\n",
-                       h, (unsigned long long)ps->visits, (unsigned long long)ps->out_wqes,
-                       (unsigned long long)ps->cut_wqes, (unsigned long long)ps->out_stalls,
-                       (unsigned long long)rs->packets, (unsigned long long)rs->fetches,
-                       (unsigned long long)rs->tx_stalls, m.nics[h].dma.high_water, m.nics[h].mac.high_water);
-            }
-            printf("  checked at the receiver: %llu packets, %llu B of %llu B posted; %llu out of order or "
-                   "corrupt; %llu CE-marked\n",
-                   (unsigned long long)m.rx.packets, (unsigned long long)received, (unsigned long long)total_posted,
-                   (unsigned long long)m.rx.bad, (unsigned long long)m.rx.ce);
+            printf("  receiver: %llu segments (%llu out of sequence discarded, %llu duplicates); checked %llu packets, "
+                   "%llu B of %llu B posted; %llu out of order or corrupt\n",
+                   (unsigned long long)rs->segments, (unsigned long long)rs->discarded_out_of_sequence,
+                   (unsigned long long)rs->duplicates, (unsigned long long)m.rx.packets, (unsigned long long)received,
+                   (unsigned long long)total_posted, (unsigned long long)m.rx.bad);
             if (o->sched_qos)
-                printf("  qos: %llu retransmitted packets arrived as duplicates (%llu B, not counted twice); %llu "
-                       "discarded beyond a gap (a packet before them dropped); %llu ACKs sent; %llu transfers ended in ERROR; "
-                       "%llu model errors\n",
+                printf("  qos: %llu blocks arrived twice (resent on a QoS timeout; %llu B, not counted twice); %llu "
+                       "transfers ended in ERROR; %llu model errors\n",
                        (unsigned long long)m.rx.duplicates, (unsigned long long)m.rx.duplicate_bytes,
-                       (unsigned long long)m.rx.beyond_gap, (unsigned long long)m.acks_sent,
                        (unsigned long long)qos_failed, (unsigned long long)(qos_errors - qos_failed));
-            {
-                double offered = 0;
-                for (t = 0; t < o->tenants; t++)
-                    offered += tenant_exp[t];
-                if (offered * 1e9 > (double)TASSEL_LINK_BPS)
-                    printf("  warning: the tenants' expected %.3f Gb/s exceed the switch port's payload capacity "
-                           "(%.3f Gb/s): the expected shares, which ignore the switch, cannot all be met\n",
-                           offered, (double)TASSEL_LINK_BPS / 1e9);
-            }
             if (!drained)
                 printf("  warning: the drain stopped 100 ms after the run with %llu B still queued in the model: "
                        "bytes_lost counts them (RESULT drained=0)\n",
@@ -1036,43 +1490,54 @@ int main(int argc, char **argv)
             printf("  simulated %.3f ms (%llu cycles) in %.2f s host time\n", (double)m.now / (double)CLOCK_HZ * 1e3,
                    (unsigned long long)m.now, host_s);
             if (o->pcap)
-                printf("  pcap: %s (%llu frames, snaplen %u)\n", o->pcap, (unsigned long long)m.sent_pkts, o->snaplen);
+                printf("  pcap: %s (%llu data + %llu ACK + %llu NAK + %llu CNP frames, snaplen %u)\n", o->pcap,
+                       (unsigned long long)m.sent_pkts, (unsigned long long)m.acks_out, (unsigned long long)m.naks_out,
+                       (unsigned long long)m.cnps_out, o->snaplen);
         }
         if (m.pcap_on)
             roce_pcap_close(&m.pcap);
         if (m.trace_csv)
             fclose(m.trace_csv);
+        if (m.queue_csv)
+            fclose(m.queue_csv);
         if (m.vcd.f) {
             if (!o->quiet)
                 printf("  vcd: %s (%llu events on %u ports; %llu out of time order not shown)\n", o->vcd,
                        (unsigned long long)m.vcd.events, m.vcd.nports, (unsigned long long)m.vcd.late);
             rm_vcd_close(&m.vcd);
         }
-        printf("RESULT composed=1 qps=%u tenants=%u share_err_pct=%.3f bytes_lost=%llu digest=%016llx "
-               "mcycles_per_s=%.2f pkts_per_s=%.0f",
-               m.nqps, o->tenants, worst_share,
-               (unsigned long long)(total_posted - received + m.rx.bad + m.order_errors + m.piece_errors + qos_errors),
+        printf("RESULT composed=1 qps=%u tenants=%u transport=dcqcn variant=%s share_err_pct=%.3f jain=%.4f cnps=%llu "
+               "naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_pauses=%llu pause_us=%.1f queue_max_kb=%.1f "
+               "fct_p50_us=%.2f fct_p99_us=%.2f "
+               "bytes_lost=%llu digest=%016llx mcycles_per_s=%.2f pkts_per_s=%.0f",
+               m.nqps, o->tenants, variant_name[o->dcqcn_variant], worst_share,
+               jain_sum * jain_sum / ((double)m.nqps * jain_sq), (unsigned long long)m.cnps_out,
+               (unsigned long long)m.naks_out, (unsigned long long)m.rtx_pkts,
+               (unsigned long long)m.sw.port[o->hosts].stats.marked, (unsigned long long)drops,
+               (unsigned long long)pfc_pauses, (double)paused_cycles / (double)CLOCK_HZ * 1e6,
+               (double)m.queue_max / 1024.0, fct50, fct99,
+               (unsigned long long)(total_posted - received + m.rx.bad + m.order_errors + m.piece_errors + m.model_errors +
+                                    qos_errors),
                (unsigned long long)m.digest, (double)m.now / host_s / 1e6, (double)m.rx.packets / host_s);
         if (o->sched_qos) {
-            uint64_t blocks = 0, retx = 0, tmo = 0, acks = 0;
+            uint64_t blocks = 0, retx = 0, tmo = 0;
             for (h = 0; h < o->hosts; h++) {
                 const rq_qos_stats *qs = rq_qos_get_stats(&m.nics[h].qos);
                 blocks += qs->blocks;
                 retx += qs->retransmits;
                 tmo += qs->timeouts;
-                acks += qs->acks;
             }
-            printf(" blocks=%llu acks=%llu timeouts=%llu retransmits=%llu duplicates=%llu", (unsigned long long)blocks,
-                   (unsigned long long)acks, (unsigned long long)tmo, (unsigned long long)retx,
-                   (unsigned long long)m.rx.duplicates);
+            printf(" blocks=%llu timeouts=%llu retransmits=%llu duplicates=%llu", (unsigned long long)blocks,
+                   (unsigned long long)tmo, (unsigned long long)retx, (unsigned long long)m.rx.duplicates);
         }
         printf(" drained=%d sched=%s\n", drained, o->sched_qos ? "qos" : "palos");
     }
     for (h = 0; h < o->hosts; h++)
         nic_free(&m.nics[h]);
-    rm_pipe_free(&m.sw.egress);
+    net_switch_free(&m.sw);
+    net_link_free(&m.rx_up);
+    free(m.rxe_mem);
     rm_receiver_free(&m.rx);
-    free(m.psn);
     free(m.nics);
     return 0;
 }
