@@ -99,6 +99,11 @@ figures:
 	./build/tonic_newreno_200 --csv build/tonic_newreno_200.csv --ns3-csv build/tonic_newreno_200_ns3.csv | tail -n 1
 	gnuplot -e "model='build/tonic_newreno_200.csv'; ns3='build/tonic_newreno_200_ns3.csv'; out='docs/figures/tonic_fig3c.png'" docs/figures/tonic_fig3c.gp
 	@echo "wrote docs/figures/tonic_fig3ab.png docs/figures/tonic_fig3c.png"
+	@$(MAKE) --no-print-directory build/tonic_dcqcn_pair build/tonic_dcqcn_200
+	./build/tonic_dcqcn_pair --csv build/tonic_dcqcn_pair.csv | tail -n 1
+	gnuplot -e "csv='build/tonic_dcqcn_pair.csv'; out='docs/figures/tonic_fig4.png'" docs/figures/tonic_fig4.gp
+	./build/tonic_dcqcn_200 --csv build/tonic_dcqcn_200.csv | tail -n 1
+	@echo "wrote docs/figures/tonic_fig4.png"
 	@$(MAKE) --no-print-directory build/rnic_model
 	./build/rnic_model --quiet --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv > /dev/null
 	gnuplot -e "csv='build/rnic_model.csv'; qcsv='build/rnic_model_queue.csv'; out='docs/figures/rnic_model.png'" docs/figures/rnic_model.gp
@@ -135,7 +140,8 @@ build/rnic_model: $(MODEL_SRC) $(HEADERS)
 $(foreach cc,gcc clang portable,build/tests/$(cc)/test_roce_pcap): examples/rnic_model/roce_pcap.h
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
-build/tonic_newreno_single build/tonic_newreno_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h
+build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h
+build/tonic_irn_loss build/tonic_ndp_incast: examples/rnic_model/net.h
 $(foreach cc,gcc clang portable,build/tests/$(cc)/test_net): examples/rnic_model/net.h
 
 # ns-3's own TcpNewReno on the Tonic Fig. 3 topology (Debian's ns-3 3.37: libns3-dev, libgsl-dev)

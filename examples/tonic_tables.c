@@ -118,8 +118,8 @@ static int ch_pop(channel *c, uint64_t now, rnic_work *out)
 
 int main(int argc, char **argv)
 {
-    static const char *names[3] = { "reno", "newreno", "sack" };
-    const tp_protocol *protos[3];
+    static const char *names[6] = { "reno", "newreno", "sack", "ndp", "dcqcn", "irn" };
+    const tp_protocol *protos[6];
     tp_protocol padded;
     tp_config cfg;
     tp_rx_config rc;
@@ -151,8 +151,12 @@ int main(int argc, char **argv)
     protos[0] = tp_protocol_reno();
     protos[1] = tp_protocol_newreno();
     protos[2] = tp_protocol_sack();
-    printf("Table 3 (paper: Reno 48 LoC / 8 B, NewReno 74 / 13, SACK 193 / 19, all wnd)\n");
-    for (i = 0; i < 3; i++) {
+    protos[3] = tp_protocol_ndp();
+    protos[4] = tp_protocol_dcqcn();
+    protos[5] = tp_protocol_irn();
+    printf("Table 3 (paper: Reno 48 LoC / 8 B, NewReno 74 / 13, SACK 193 / 19, all wnd; NDP 20 / 1 token; "
+           "RoCE w/ DCQCN 63 / 30 rate; IRN 54 / 14 rate)\n");
+    for (i = 0; i < 6; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/proto_%s.c", src, names[i]);
         printf("RESULT table=3 proto=%s loc=%ld ctx_bytes=%u credit=%s\n", protos[i]->name, count_loc(path),
