@@ -47,6 +47,9 @@
  * the receiver's payload capacity); the run reports how far each tenant is off
  * (share_err_pct) and Jain's index over the QPs.
  *
+ * `make run` writes build/rnic_model.csv (per QP), build/rnic_model_queue.csv (the bottleneck
+ * queue over time) and build/rnic_model.pcap.
+ *
  * The model fast-forwards: when no record can move, every engine and module jumps to the
  * minimum of their next_event (identical to ticking: --tick-only proves it on the digest).
  *
