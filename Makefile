@@ -141,7 +141,7 @@ $(foreach cc,gcc clang portable,build/tests/$(cc)/test_roce_pcap): examples/rnic
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h
-build/tonic_irn_loss build/tonic_ndp_incast: examples/rnic_model/net.h
+build/tonic_irn_loss build/tonic_ndp_incast: examples/rnic_model/net.h examples/rnic_model/xs_driver.h
 $(foreach cc,gcc clang portable,build/tests/$(cc)/test_net): examples/rnic_model/net.h
 
 # ns-3's own TcpNewReno on the Tonic Fig. 3 topology (Debian's ns-3 3.37: libns3-dev, libgsl-dev)
