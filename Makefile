@@ -103,7 +103,8 @@ figures:
 	./build/tonic_dcqcn_pair --csv build/tonic_dcqcn_pair.csv | tail -n 1
 	gnuplot -e "csv='build/tonic_dcqcn_pair.csv'; out='docs/figures/tonic_fig4.png'" docs/figures/tonic_fig4.gp
 	./build/tonic_dcqcn_200 --csv build/tonic_dcqcn_200.csv | tail -n 1
-	@echo "wrote docs/figures/tonic_fig4.png"
+	gnuplot -e "csv='build/tonic_dcqcn_200.csv'; out='docs/figures/tonic_dcqcn_200.png'" docs/figures/tonic_dcqcn_200.gp
+	@echo "wrote docs/figures/tonic_fig4.png docs/figures/tonic_dcqcn_200.png"
 	@$(MAKE) --no-print-directory build/rnic_model
 	./build/rnic_model --quiet --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv > /dev/null
 	gnuplot -e "csv='build/rnic_model.csv'; qcsv='build/rnic_model_queue.csv'; out='docs/figures/rnic_model.png'" docs/figures/rnic_model.gp

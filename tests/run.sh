@@ -546,6 +546,52 @@ tonic_tables_claim() { # Tonic Table 3: every protocol under 200 lines and withi
         [ "$(result_value "$OBJ/tables.out" flows)" = 2048 ] && [ "$(result_value "$OBJ/tables.out" ctx_violations)" = 0 ]
 }
 step tonic-table3-sizes-table4-scale tonic_tables_claim
+dcqcn_pair_claim() { # Fig. 4 (100 ms): the two DCQCN flows share 40 Gb/s fairly, each within 5 % of 20 Gb/s, Jain >= 0.99
+    ./build/tonic_dcqcn_pair --quick >"$OBJ/dcqcn-pair.out" || return 1
+    tail -n 1 "$OBJ/dcqcn-pair.out"
+    local a b j
+    a=$(result_value "$OBJ/dcqcn-pair.out" rate_a_gbps)
+    b=$(result_value "$OBJ/dcqcn-pair.out" rate_b_gbps)
+    j=$(result_value "$OBJ/dcqcn-pair.out" jain)
+    [ -n "$a" ] && [ -n "$b" ] && [ -n "$j" ] && awk_true "$a >= 19 && $a <= 21 && $b >= 19 && $b <= 21 && $j >= 0.99"
+}
+step tonic-fig4-dcqcn-pair-fair-within-5pct dcqcn_pair_claim
+dcqcn_200_claim() { # 200 flows (100 ms): the link full (mean >= 97 % of 40 Gb/s x 1000/1042 / 200 of payload),
+    # flows even (stdev <= 5 % of the mean), CNPs spread evenly (max <= 1.2 x min per flow)
+    ./build/tonic_dcqcn_200 --quick >"$OBJ/dcqcn-200.out" || return 1
+    tail -n 1 "$OBJ/dcqcn-200.out"
+    local m d lo hi
+    m=$(result_value "$OBJ/dcqcn-200.out" mean_mbps)
+    d=$(result_value "$OBJ/dcqcn-200.out" stdev_mbps)
+    lo=$(result_value "$OBJ/dcqcn-200.out" cnps_per_flow_min)
+    hi=$(result_value "$OBJ/dcqcn-200.out" cnps_per_flow_max)
+    [ -n "$m" ] && [ -n "$d" ] && [ -n "$lo" ] && [ -n "$hi" ] &&
+        awk_true "$m >= 0.97 * 40000 * 1000 / 1042 / 200 && $d <= 0.05 * $m && $lo > 0 && $hi <= 1.2 * $lo"
+}
+step tonic-dcqcn-200-flows-even-link-full dcqcn_200_claim
+irn_claim() { # IRN vs go-back-N, 4:1 at 100 Gb/s without PFC: every byte once; at 0.5 and 1 % loss
+    # IRN's goodput >= 1.2x go-back-N's and its p99 FCT below go-back-N's (the IRN paper's result)
+    ./build/tonic_irn_loss >"$OBJ/irn.out" || return 1
+    grep '^RESULT' "$OBJ/irn.out"
+    [ "$(result_value "$OBJ/irn.out" every_byte_once)" = 1 ] || return 1
+    [ "$(awk '/^RESULT exp=irn_loss / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        if (v["loss_pct"] + 0 >= 0.5) { m++; if (v["irn_goodput_gbps"] >= 1.2 * v["gbn_goodput_gbps"] &&
+            v["irn_fct_us_p99"] < v["gbn_fct_us_p99"]) n++ } }
+        END { print (m == 2 && n == 2) ? 1 : 0 }' "$OBJ/irn.out")" = 1 ]
+}
+step tonic-irn-beats-go-back-n-under-loss irn_claim
+ndp_claim() { # NDP 16:1 x 1 MB at 100 Gb/s: every byte once, no timeout, FCT within 3 % of the
+    # wire-limited best (payload / 100 Gb/s x 1042 / 1000: the 42 B headers)
+    ./build/tonic_ndp_incast >"$OBJ/ndp.out" || return 1
+    grep '^RESULT' "$OBJ/ndp.out"
+    local f i
+    f=$(result_value "$OBJ/ndp.out" fct_ms)
+    i=$(result_value "$OBJ/ndp.out" ideal_ms)
+    [ "$(result_value "$OBJ/ndp.out" every_byte_once)" = 1 ] && [ "$(result_value "$OBJ/ndp.out" timeouts)" = 0 ] &&
+        [ "$(result_value "$OBJ/ndp.out" bytes_lost)" = 0 ] && [ -n "$f" ] && [ -n "$i" ] &&
+        awk_true "$f <= $i * 1.042 * 1.03"
+}
+step tonic-ndp-incast-within-3pct-of-wire-best ndp_claim
 for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do
     step "bench-$b-quick-result" result_line "build/$b" --quick
 done

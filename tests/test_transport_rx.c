@@ -538,10 +538,10 @@ static void test_cnp_by_hand(void)
 
 /* ---------------------------------------------------------------- NDP: pulls and trimmed headers */
 
-static uint64_t pull_gap(uint64_t len, uint64_t ovh, uint64_t clock, uint64_t bps)
+/* (len + overhead) bits x clock: one pull's exact gap in 1/bps cycles */
+static uint64_t pull_num(uint64_t len, uint64_t ovh, uint64_t clock)
 {
-    uint64_t num = (len + ovh) * 8u * clock; /* < 2^64 for the values used here */
-    return (num + bps - 1u) / bps;
+    return (len + ovh) * 8u * clock; /* < 2^64 for the values used here */
 }
 
 typedef struct pull_in {
@@ -550,8 +550,10 @@ typedef struct pull_in {
 } pull_in;
 
 /* Bursts of arrivals over 5 flows (a third of them trimmed headers, lengths varying) against
- * the reference pacer: pull k leaves at max(its arrival, previous departure + gap(previous len)),
- * in arrival order. */
+ * a reference pacer kept in exact time (units of 1/bps cycle): pull k leaves at max(its arrival,
+ * ceil(V)); V, the exact due time of the next pull, advances by the previous pull's exact gap when
+ * the previous pull left on its due cycle and restarts from the departure otherwise; in arrival
+ * order. */
 static void test_pull_pacing(void)
 {
     tp_rx_config c;
@@ -561,12 +563,12 @@ static void test_pull_pacing(void)
     pull_in *in = (pull_in *)malloc(sizeof(pull_in) * 20000);
     size_t nin = 0, k, np = 0, trimmed = 0;
     uint32_t seqs[5] = {0}, f;
-    uint64_t cyc, t = 0, prev_len = 0;
+    uint64_t cyc, v = 0; /* v: the next pull's exact due time x bps */
     int first = 1;
     tp_rx_config_default(&c);
     c.pull_bps = 40000000000ull; /* 40 Gb/s */
     c.pull_overhead_bytes = 64;
-    c.clock_hz = 250000000ull; /* 250 MHz: 1064 B take 54 cycles (53.2 rounded up) */
+    c.clock_hz = 250000000ull; /* 250 MHz: 1064 B take 53.2 cycles */
     c.delack_count = 1;
     c.ack_capacity = 4096;
     r = rx_new(&h, &c);
@@ -602,7 +604,7 @@ static void test_pull_pacing(void)
             CHECK(np < nin);
             break;
         }
-        want = first ? in[np].cycle : t + pull_gap(prev_len, 64, c.clock_hz, c.pull_bps);
+        want = first ? in[np].cycle : (v + c.pull_bps - 1u) / c.pull_bps;
         if (want < in[np].cycle)
             want = in[np].cycle;
         CHECK_EQ(a.v[k].cycle, want);
@@ -611,8 +613,9 @@ static void test_pull_pacing(void)
         CHECK_EQ(a.v[k].len, 0);
         if (TEST_FAILS())
             break;
-        t = a.v[k].cycle;
-        prev_len = in[np].len;
+        if (first || a.v[k].cycle != (v + c.pull_bps - 1u) / c.pull_bps)
+            v = a.v[k].cycle * c.pull_bps; /* late (queue was empty): restart from the departure */
+        v += pull_num(in[np].len, 64, c.clock_hz);
         first = 0;
         np++;
     }
@@ -620,11 +623,55 @@ static void test_pull_pacing(void)
     CHECK_EQ(tp_rx_get_stats(r)->pulls, nin);
     CHECK_EQ(tp_rx_get_stats(r)->trimmed, trimmed);
     CHECK(trimmed > 100);
-    CHECK_EQ(pull_gap(1000, 64, 250000000ull, 40000000000ull), 54); /* 53.2 rounds up */
     rx_del(&h);
     free(a.v);
     free(d.v);
     free(in);
+}
+
+/* Back-to-back pulls keep the exact rate: six 1,000 B segments queued at once, 1,064 B a pull at
+ * 40 Gb/s and 250 MHz = 53.2 cycles, leave at ceil(k x 53.2) = 0, 54, 107, 160, 213, 266 (not every
+ * 54 cycles); after an idle stretch the pacer restarts from the late pull's own cycle. */
+static void test_pull_exact_rate(void)
+{
+    static const uint64_t want[8] = {0, 54, 107, 160, 213, 266, 1000, 1054};
+    tp_rx_config c;
+    rxh h;
+    tp_rx *r;
+    recs a = {0}, d = {0};
+    uint32_t k, n = 0;
+    uint64_t cyc, first = 0;
+    tp_rx_config_default(&c);
+    c.pull_bps = 40000000000ull;
+    c.pull_overhead_bytes = 64;
+    c.clock_hz = 250000000ull;
+    c.delack_count = 1;
+    r = rx_new(&h, &c);
+    if (!r) {
+        CHECK(r != NULL);
+        return;
+    }
+    CHECK_EQ(tp_rx_flow_open(r, 0, 0), RNIC_OK);
+    for (cyc = 0; cyc < 1200; cyc++) {
+        if (cyc < 6 || cyc == 1000 || cyc == 1001) {
+            rnic_work s = seg_make(0, (uint32_t)(cyc < 6 ? cyc : cyc - 994), 1000, 0u);
+            CHECK_EQ(tp_rx_push(r, &s), RNIC_OK);
+        }
+        tp_rx_tick(r);
+        drain(r, &a, &d);
+    }
+    for (k = 0; k < a.n; k++) /* relative to the first pull: a segment is taken the cycle it is pushed or later */
+        if (a.v[k].op == TP_PKT_GRANT) {
+            if (n == 0)
+                first = a.v[k].cycle;
+            if (n < 8)
+                CHECK_EQ(a.v[k].cycle - first, want[n]);
+            n++;
+        }
+    CHECK_EQ(n, 8);
+    rx_del(&h);
+    free(a.v);
+    free(d.v);
 }
 
 /* A pull carries the flow's cumulative ack when it leaves (never behind an ACK sent before it). */
@@ -1243,6 +1290,7 @@ int main(void)
     RUN(test_cnp_immediate);
     RUN(test_cnp_deferred);
     RUN(test_pull_pacing);
+    RUN(test_pull_exact_rate);
     RUN(test_pull_index);
     RUN(test_trimmed_scenario);
     RUN(test_trimmed_random);

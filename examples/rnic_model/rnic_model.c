@@ -62,7 +62,7 @@
  * Ends with: RESULT composed=1 qps=... tenants=... transport=dcqcn variant=... share_err_pct=...
  *            jain=... cnps=... naks=... rtx=... ecn_marked=... drops=... pfc_pauses=... pause_us=... queue_max_kb=...
  *            fct_p50_us=... fct_p99_us=... bytes_lost=... digest=... mcycles_per_s=...
- *            pkts_per_s=... [qos: blocks=... timeouts=... retransmits=... duplicates=...]
+ *            pkts_per_s=... delivered_packets=... (checked at the receiver, the drain included) [qos: blocks=... timeouts=... retransmits=... duplicates=...]
  *            drained=... sched=palos|qos */
 #define _POSIX_C_SOURCE 200809L
 #define RNIC_IMPLEMENTATION
@@ -1512,7 +1512,7 @@ int main(int argc, char **argv)
         printf("RESULT composed=1 qps=%u tenants=%u transport=dcqcn variant=%s share_err_pct=%.3f jain=%.4f cnps=%llu "
                "naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_pauses=%llu pause_us=%.1f queue_max_kb=%.1f "
                "fct_p50_us=%.2f fct_p99_us=%.2f "
-               "bytes_lost=%llu digest=%016llx mcycles_per_s=%.2f pkts_per_s=%.0f",
+               "bytes_lost=%llu digest=%016llx mcycles_per_s=%.2f pkts_per_s=%.0f delivered_packets=%llu",
                m.nqps, o->tenants, variant_name[o->dcqcn_variant], worst_share,
                jain_sum * jain_sum / ((double)m.nqps * jain_sq), (unsigned long long)m.cnps_out,
                (unsigned long long)m.naks_out, (unsigned long long)m.rtx_pkts,
@@ -1521,7 +1521,8 @@ int main(int argc, char **argv)
                (double)m.queue_max / 1024.0, fct50, fct99,
                (unsigned long long)(total_posted - received + m.rx.bad + m.order_errors + m.piece_errors + m.model_errors +
                                     qos_errors),
-               (unsigned long long)m.digest, (double)m.now / host_s / 1e6, (double)m.rx.packets / host_s);
+               (unsigned long long)m.digest, (double)m.now / host_s / 1e6, (double)m.rx.packets / host_s,
+               (unsigned long long)m.rx.packets);
         if (o->sched_qos) {
             uint64_t blocks = 0, retx = 0, tmo = 0;
             for (h = 0; h < o->hosts; h++) {

@@ -254,15 +254,30 @@ static void tp__rx_cnp_mark(tp_rx *r, uint32_t f)
     }
 }
 
-/* Cycles one pull of `len` bytes holds the pull pacer: ceil((len + overhead) * 8 * clock_hz / pull_bps). */
-static uint64_t tp__rx_pull_gap(const tp_rx *r, uint32_t len)
+/* The pull pacer after a pull of `len` bytes leaves this cycle: the next may leave at the exact
+ * time (len + overhead) * 8 / pull_bps later, rounded up to a cycle, with the rounding carried
+ * (pull_early, in 1/pull_bps of a cycle) so that back-to-back pulls keep the exact long-run rate.
+ * A pull that leaves after its due cycle (the queue was empty, or the ACK port full) restarts the
+ * pacer from its own cycle: idle time earns no credit. At most one pull per cycle. */
+static void tp__rx_pull_pace(tp_rx *r, uint32_t len)
 {
-    uint64_t hi, lo, add = r->cfg.pull_bps - 1u;
+    uint64_t hi, lo, q, rem, early = r->now == r->pull_next ? r->pull_early : 0;
     rnic_mul64x64(((uint64_t)len + r->cfg.pull_overhead_bytes) * 8u, r->cfg.clock_hz, &hi, &lo);
-    lo += add;
-    if (lo < add)
-        hi++;
-    return rnic_udiv128_64(hi, lo, r->cfg.pull_bps, NULL); /* hi < 2^6 <= pull_bps */
+    if (hi == 0 && lo <= early) { /* shorter than the carried rounding: the one-per-cycle limit */
+        r->pull_next = r->now + 1u;
+        r->pull_early = 0;
+        return;
+    }
+    if (lo < early)
+        hi--;
+    lo -= early;
+    q = rnic_udiv128_64(hi, lo, r->cfg.pull_bps, &rem); /* hi < 2^6 <= pull_bps */
+    if (rem) {
+        q++;
+        rem = r->cfg.pull_bps - rem;
+    }
+    r->pull_next = r->now + q;
+    r->pull_early = rem;
 }
 
 /* A segment cannot be taken this cycle: an output it may produce has no room. */
@@ -497,7 +512,7 @@ TP_API void tp_rx_tick(tp_rx *r)
         r->pull_count--;
         tp__rx_ctl(r, (uint32_t)(e >> 32), TP_PKT_GRANT, len);
         r->stats.pulls++;
-        r->pull_next = r->now + tp__rx_pull_gap(r, len);
+        tp__rx_pull_pace(r, len);
     }
     r->stats.cycles++;
     r->now++;

@@ -108,4 +108,5 @@ struct tp_rx {
     uint64_t *pulls;             /* NDP pull queue (FIFO, all flows): flow << 32 | len */
     uint32_t pull_cap, pull_head, pull_count;
     uint64_t pull_next;          /* earliest cycle the next pull may leave */
+    uint64_t pull_early;         /* how far pull_next lies after the exact time, in 1/pull_bps cycles */
 };
