@@ -1,0 +1,282 @@
+/* hostcc.h: hcc_host -- configuration, layout, the cycle order, fast-forward
+ * (docs/hostcc_model.md "The receiving host"; docs/hostcc_host.md). */
+
+HCC_API void hcc_host_config_default(hcc_host_config *cfg)
+{
+    if (!cfg)
+        return;
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
+    cfg->clock_hz = 250000000u;
+    cfg->rx_buffer_bytes = 256u * 1024u;
+    cfg->rx_packets = 4096u;
+    cfg->pfc = true;
+    cfg->xoff_bytes = 256u * 1024u - 40u * 1024u;
+    cfg->xon_bytes = 256u * 1024u - 56u * 1024u;
+    cfg->cnp_bytes = 32u * 1024u;
+    cfg->pcie_bps = 128000000000ull;
+    cfg->pcie_latency_ns = 500u;
+    cfg->pcie_mps = 256u;
+    cfg->pcie_tlp_overhead = 24u;
+    cfg->iio_lines = 256u;
+    cfg->iio_mem_credits = 64u;
+    cfg->mem_Bps = 33200000000ull;
+    cfg->mem_queue = 256u;
+    cfg->cpu_outstanding = 180u;
+    cfg->cpu_load_Bps = 0;
+    cfg->mba_level = 0;
+    cfg->ddio_lines = 65536u;
+    cfg->ddio_ways = 2u;
+    cfg->cpu_evict_ppm = 181818u;
+    cfg->rx_port = 64u;
+    cfg->signal_port = 16u;
+    cfg->start_cycle = 0;
+    cfg->trace = NULL;
+    cfg->trace_user = NULL;
+    cfg->trace_id = RNIC_ENGINE_HOSTCC;
+}
+
+HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **field)
+{
+    const uint64_t tb = (uint64_t)1 << 40;
+    if (!cfg)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (cfg->clock_hz < 1000000u || cfg->clock_hz > 10000000000ull)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (cfg->rx_buffer_bytes < 1024u || cfg->rx_buffer_bytes > (1u << 30))
+        return rnic_config_bad(field, "rx_buffer_bytes", RNIC_EINVAL);
+    if (cfg->rx_packets < 1u || cfg->rx_packets > (1u << 24))
+        return rnic_config_bad(field, "rx_packets", RNIC_EINVAL);
+    if (cfg->pfc && (cfg->xoff_bytes == 0 || cfg->xoff_bytes > cfg->rx_buffer_bytes))
+        return rnic_config_bad(field, "xoff_bytes", RNIC_EINVAL);
+    if (cfg->pfc && cfg->xon_bytes >= cfg->xoff_bytes)
+        return rnic_config_bad(field, "xon_bytes", RNIC_EINVAL);
+    if (cfg->cnp_bytes > cfg->rx_buffer_bytes)
+        return rnic_config_bad(field, "cnp_bytes", RNIC_EINVAL);
+    if (cfg->pcie_bps < 1000000u || cfg->pcie_bps > 2000000000000ull)
+        return rnic_config_bad(field, "pcie_bps", RNIC_EINVAL);
+    if (cfg->pcie_latency_ns > 1000000u)
+        return rnic_config_bad(field, "pcie_latency_ns", RNIC_EINVAL);
+    if (cfg->pcie_mps < 64u || cfg->pcie_mps > 4096u)
+        return rnic_config_bad(field, "pcie_mps", RNIC_EINVAL);
+    if (cfg->pcie_tlp_overhead > 256u)
+        return rnic_config_bad(field, "pcie_tlp_overhead", RNIC_EINVAL);
+    /* a write of pcie_mps bytes touches at most pcie_mps/64 + 1 lines */
+    if (cfg->iio_lines < cfg->pcie_mps / 64u + 1u || cfg->iio_lines > (1u << 20))
+        return rnic_config_bad(field, "iio_lines", RNIC_EINVAL);
+    if (cfg->iio_mem_credits < 1u || cfg->iio_mem_credits > cfg->iio_lines)
+        return rnic_config_bad(field, "iio_mem_credits", RNIC_EINVAL);
+    if (cfg->mem_Bps < 1000000u || cfg->mem_Bps > tb)
+        return rnic_config_bad(field, "mem_Bps", RNIC_EINVAL);
+    if (cfg->mem_queue < 2u || cfg->mem_queue > (1u << 20))
+        return rnic_config_bad(field, "mem_queue", RNIC_EINVAL);
+    if (cfg->cpu_outstanding < 1u || cfg->cpu_outstanding > (1u << 20))
+        return rnic_config_bad(field, "cpu_outstanding", RNIC_EINVAL);
+    if (cfg->cpu_load_Bps > tb)
+        return rnic_config_bad(field, "cpu_load_Bps", RNIC_EINVAL);
+    if (cfg->mba_level >= HCC_MBA_LEVELS)
+        return rnic_config_bad(field, "mba_level", RNIC_EINVAL);
+    if (cfg->ddio_lines > (1u << 26))
+        return rnic_config_bad(field, "ddio_lines", RNIC_EINVAL);
+    if (cfg->ddio_lines && (cfg->ddio_ways < 1u || cfg->ddio_ways > 64u || cfg->ddio_lines % cfg->ddio_ways))
+        return rnic_config_bad(field, "ddio_ways", RNIC_EINVAL);
+    if (cfg->cpu_evict_ppm > 1000000u)
+        return rnic_config_bad(field, "cpu_evict_ppm", RNIC_EINVAL);
+    if (cfg->rx_port < 1u || cfg->rx_port > (1u << 20))
+        return rnic_config_bad(field, "rx_port", RNIC_EINVAL);
+    if (cfg->signal_port < 1u || cfg->signal_port > (1u << 20))
+        return rnic_config_bad(field, "signal_port", RNIC_EINVAL);
+    return RNIC_OK;
+}
+
+typedef struct hcc__host_layout {
+    size_t rx, out, sig, flight, ret, iio, mem, ddio, total;
+} hcc__host_layout;
+
+static bool hcc__host_layout_of(const hcc_host_config *cfg, hcc__host_layout *l)
+{
+    size_t off = 0;
+    if (hcc_host_config_check(cfg, NULL) != RNIC_OK)
+        return false;
+    if (!rnic__mem_reserve(&off, cfg->rx_packets, sizeof(rnic_work), &l->rx) ||
+        !rnic__mem_reserve(&off, cfg->rx_port, sizeof(rnic_work), &l->out) ||
+        !rnic__mem_reserve(&off, cfg->signal_port, sizeof(rnic_work), &l->sig) ||
+        !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_line), &l->flight) ||
+        !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_ret), &l->ret) ||
+        !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_line), &l->iio) ||
+        !rnic__mem_reserve(&off, cfg->mem_queue, sizeof(hcc__host_mreq), &l->mem) ||
+        !rnic__mem_reserve(&off, cfg->ddio_lines, sizeof(uint64_t), &l->ddio))
+        return false;
+    l->total = off;
+    return true;
+}
+
+HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg)
+{
+    hcc__host_layout l;
+    return hcc__host_layout_of(cfg, &l) ? l.total : 0;
+}
+
+HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size)
+{
+    hcc__host_layout l;
+    unsigned char *m = (unsigned char *)mem;
+    uint64_t lat;
+    if (!h || !cfg || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !hcc__host_layout_of(cfg, &l))
+        return RNIC_EINVAL;
+    if (size < l.total)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(h, 0, sizeof *h);
+    RNIC_MEMSET(mem, 0, l.total);
+    h->cfg = *cfg;
+    h->now = cfg->start_cycle;
+    h->trace_id = cfg->trace_id;
+    rnic_trace_set(&h->trace, cfg->trace, cfg->trace_user);
+    (void)rnic_ring_init(&h->rx, sizeof(rnic_work), cfg->rx_packets, m + l.rx, (size_t)cfg->rx_packets * sizeof(rnic_work));
+    (void)rnic_ring_init(&h->out, sizeof(rnic_work), cfg->rx_port, m + l.out, (size_t)cfg->rx_port * sizeof(rnic_work));
+    (void)rnic_ring_init(&h->sig, sizeof(rnic_work), cfg->signal_port, m + l.sig, (size_t)cfg->signal_port * sizeof(rnic_work));
+    h->flight = (hcc__host_line *)(void *)(m + l.flight);
+    h->flight_q.cap = cfg->iio_lines;
+    h->ret = (hcc__host_ret *)(void *)(m + l.ret);
+    h->ret_q.cap = cfg->iio_lines;
+    h->iio = (hcc__host_line *)(void *)(m + l.iio);
+    h->iio_q.cap = cfg->iio_lines;
+    h->mem = (hcc__host_mreq *)(void *)(m + l.mem);
+    h->mem_q.cap = cfg->mem_queue;
+    h->ddio = cfg->ddio_lines ? (uint64_t *)(void *)(m + l.ddio) : NULL;
+    h->ddio_sets = cfg->ddio_lines ? cfg->ddio_lines / cfg->ddio_ways : 0;
+    /* ns -> cycles, nearest, an exact half up */
+    lat = ((uint64_t)cfg->pcie_latency_ns * cfg->clock_hz + 500000000u) / 1000000000u;
+    h->lat = lat;
+    h->credits = cfg->iio_lines;
+    h->pcie_tok = (int64_t)cfg->pcie_bps;
+    h->mem_tok = (int64_t)cfg->mem_Bps;
+    h->mba_level = cfg->mba_level;
+    h->cpu_load = cfg->cpu_load_Bps;
+    return RNIC_OK;
+}
+
+/* One cycle, downstream first (so a hand-off takes one cycle):
+ * 1 memory controller, 2 CPU traffic, 3 DDIO write-backs of CPU evictions, 4 IIO,
+ * 5 PCIe (credit returns, arrivals, writes), 6 RX buffer (PFC); then the occupancy counter. */
+HCC_API void hcc_host_tick(hcc_host *h)
+{
+    if (!h)
+        return;
+    if (h->paused)
+        h->stats.pause_cycles++;
+    hcc__host_mem_step(h);
+    hcc__host_cpu_step(h);
+    if (h->ddio)
+        hcc__host_ddio_step(h);
+    hcc__host_iio_step(h);
+    hcc__host_pcie_step(h);
+    hcc__host_rx_step(h);
+    h->iio_cum = (h->iio_cum + h->iio_q.count + h->iio_at_mem) & HCC__HOST_CUM_MASK;
+    h->stats.cycles++;
+    h->now++;
+}
+
+static uint64_t hcc__host_cpu_rate_now(const hcc_host *h)
+{
+    uint64_t cap = hcc__host_mba_bps[h->mba_level];
+    return h->cpu_load < cap ? h->cpu_load : cap;
+}
+
+HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
+{
+    uint64_t next = RNIC_NEVER;
+    uint32_t b, lines;
+    bool last;
+    int due;
+    if (!h)
+        return RNIC_NEVER;
+    if (h->mem_q.count || h->iio_q.count || h->cpu_wb_pending || hcc__host_cpu_rate_now(h) || h->cpu_tok > 0)
+        return h->now;
+    due = hcc__host_pfc_due(h);
+    if (due != 0 && !rnic_ring_full(&h->sig))
+        return h->now;
+    if (h->flight_q.count)
+        next = h->flight[h->flight_q.head].cycle;
+    if (h->ret_q.count && (next == RNIC_NEVER || (int64_t)(h->ret[h->ret_q.head].cycle - next) < 0))
+        next = h->ret[h->ret_q.head].cycle;
+    if (next != RNIC_NEVER && (int64_t)(next - h->now) <= 0)
+        return h->now;
+    if (hcc__host_next_write(h, &b, &lines, &last) && !(last && rnic_ring_full(&h->out))) {
+        uint64_t at;
+        if (lines > h->credits)
+            return h->now; /* stall cycles are counted: tick (credits come back meanwhile) */
+        /* first tick j >= 0 with pcie_tok + (j + 1) * pcie_bps > 0 */
+        at = h->now + (h->pcie_tok >= 0 ? 0 : (uint64_t)(-h->pcie_tok) / h->cfg.pcie_bps);
+        if (next == RNIC_NEVER || (int64_t)(at - next) < 0)
+            next = at;
+    }
+    return next;
+}
+
+/* Run `k` cycles in which next_event says nothing happens: only time-driven state moves. */
+static void hcc__host_skip(hcc_host *h, uint64_t k)
+{
+    uint64_t occ = (uint64_t)h->iio_q.count + h->iio_at_mem;
+    int64_t r = (int64_t)h->cfg.pcie_bps, m = (int64_t)h->cfg.mem_Bps;
+    if (h->paused)
+        h->stats.pause_cycles += k;
+    h->iio_cum = (h->iio_cum + (occ * (k & HCC__HOST_CUM_MASK))) & HCC__HOST_CUM_MASK;
+    /* tokens: min(tok + k r, r) without overflow */
+    if ((uint64_t)(r - h->pcie_tok) / (uint64_t)r < k)
+        h->pcie_tok = r;
+    else
+        h->pcie_tok = h->pcie_tok + (int64_t)k * r > r ? r : h->pcie_tok + (int64_t)k * r;
+    if ((uint64_t)(m - h->mem_tok) / (uint64_t)m < k)
+        h->mem_tok = m;
+    else
+        h->mem_tok = h->mem_tok + (int64_t)k * m > m ? m : h->mem_tok + (int64_t)k * m;
+    if (h->cpu_tok > 0)
+        h->cpu_tok = 0; /* rate 0 (next_event would have said now otherwise) */
+    h->cpu_rate = 0;
+    h->stats.cycles += k;
+    h->now += k;
+}
+
+HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles)
+{
+    uint64_t left = cycles;
+    if (!h)
+        return 0;
+    while (left) {
+        uint64_t span = rnic_idle_span(h->now, hcc_host_next_event(h), left);
+        if (span) {
+            hcc__host_skip(h, span);
+            left -= span;
+            continue;
+        }
+        {
+            bool out_full = rnic_ring_full(&h->out), sig_full = rnic_ring_full(&h->sig);
+            hcc_host_tick(h);
+            left--;
+            if ((!out_full && rnic_ring_full(&h->out)) || (!sig_full && rnic_ring_full(&h->sig)))
+                break;
+        }
+    }
+    return cycles - left;
+}
+
+HCC_API uint64_t hcc_host_advance_to(hcc_host *h, uint64_t cycle)
+{
+    return h ? hcc_host_advance(h, rnic_cycles_until(h->now, cycle)) : 0;
+}
+
+HCC_API uint64_t hcc_host_now(const hcc_host *h) { return h ? h->now : 0; }
+HCC_API const hcc_host_stats *hcc_host_get_stats(const hcc_host *h) { return h ? &h->stats : NULL; }
+HCC_API uint64_t hcc_host_iio_occupancy_cum(const hcc_host *h) { return h ? h->iio_cum : 0; }
+HCC_API uint32_t hcc_host_iio_occupancy(const hcc_host *h) { return h ? h->iio_q.count + h->iio_at_mem : 0; }
+HCC_API uint32_t hcc_host_rx_occupancy(const hcc_host *h) { return h ? h->rx_bytes : 0; }
+HCC_API uint32_t hcc_host_pcie_credits(const hcc_host *h) { return h ? h->credits : 0; }
+HCC_API bool hcc_host_paused(const hcc_host *h) { return h && h->paused; }
+
+HCC_API rnic_err hcc_host_set_ecn(hcc_host *h, bool on)
+{
+    if (!h)
+        return RNIC_EINVAL;
+    h->ecn = on;
+    return RNIC_OK;
+}

@@ -1,0 +1,182 @@
+/* ---- hcc_host: the receiving host's data path (docs/hostcc_model.md "The receiving host";
+ * every choice: docs/hostcc_host.md) ----
+ *
+ * RNIC RX buffer -> PCIe posted writes (credits = IIO lines) -> IIO buffer -> memory controller
+ * (FCFS queue shared with CPU traffic under an MBA cap) or DDIO ways (LRU, write-back on a
+ * dirty victim). Per cycle, downstream first: memory controller, CPU traffic, DDIO write-backs,
+ * IIO, PCIe, RX buffer (PFC). */
+
+/* Records on the signal port (rnic_work.op): PFC frames toward the upstream switch. */
+#define HCC_HOST_SIG_PAUSE 1u
+#define HCC_HOST_SIG_RESUME 2u
+
+/* Engine-specific trace kinds. */
+#define HCC_HOST_TRACE_PAUSE 16u  /* PAUSE sent: a = RX buffer bytes */
+#define HCC_HOST_TRACE_RESUME 17u /* RESUME sent: a = RX buffer bytes, b = cycles paused */
+#define HCC_HOST_TRACE_DROP 18u   /* a packet dropped (RX buffer full): id = flow, a = tag, b = len */
+#define HCC_HOST_TRACE_MBA 19u    /* MBA level written: a = level, b = its bytes per second */
+#define HCC_HOST_TRACE_CPU 20u    /* CPU load written: a = applied B/s, b = asked B/s */
+#define HCC_HOST_TRACE_STALL 21u  /* a posted write waited for credits: a = lines needed, b = credits held */
+
+typedef struct hcc_host_config {
+    uint64_t clock_hz;        /* default 250 MHz (the composed RNIC's clock); 1 MHz .. 10 GHz */
+    uint32_t rx_buffer_bytes; /* RNIC receive buffer, default 256 KB (Choice); 1 KB .. 2^30 */
+    uint32_t rx_packets;      /* packet slots in it, default 4096; 1 .. 2^24 */
+    bool pfc;                 /* default true */
+    uint32_t xoff_bytes;      /* PAUSE when occupancy >= xoff, default buffer - 40 KB (Choice) */
+    uint32_t xon_bytes;       /* RESUME when occupancy <= xon, default xoff - 16 KB (Choice) */
+    uint32_t cnp_bytes;       /* without PFC: mark HCC_WORK_CE above it, default 32 KB (Choice) */
+    uint64_t pcie_bps;        /* PCIe link, default 128 Gb/s (3.0 x16); 1 Mb/s .. 2 Tb/s */
+    uint32_t pcie_latency_ns; /* write start -> IIO arrival, and credit return, default 500; <= 1 ms */
+    uint32_t pcie_mps;        /* max payload of a posted write, default 256; 64 .. 4096 */
+    uint32_t pcie_tlp_overhead; /* bytes per write on the link beyond payload, default 24; <= 256 */
+    uint32_t iio_lines;       /* IIO write buffer = the RNIC's credits, 64 B lines, default 256
+                                 (Choice: the PCIe credit loop at 128 Gb/s); >= pcie_mps/64 + 1, <= 2^20 */
+    uint32_t iio_mem_credits; /* IIO lines at the memory controller at most, default 64 (Choice); 1 .. iio_lines */
+    uint64_t mem_Bps;         /* memory bandwidth, default 33.2 GB/s; 1 MB/s .. 2^40 */
+    uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
+    uint32_t cpu_outstanding; /* CPU lines in flight at most, default 180 (18 cores x 10 LFBs); 1 .. 2^20 */
+    uint64_t cpu_load_Bps;    /* initial CPU offered load (set_cpu_load), default 0 */
+    uint32_t mba_level;       /* initial MBA level, 0 .. 4, default 0 */
+    uint32_t ddio_lines;      /* DDIO lines, default 65536 (4 MB); 0 = DDIO off; <= 2^26 */
+    uint32_t ddio_ways;       /* ways per set, default 2 (Choice); 1 .. 64, divides ddio_lines */
+    uint32_t cpu_evict_ppm;   /* DDIO lines evicted per CPU line served, millionths, default
+                                 181818 (2 of 11 LLC ways, Choice); <= 1,000,000 */
+    uint32_t rx_port;         /* pop_rx port depth, default 64 */
+    uint32_t signal_port;     /* pop_signal port depth, default 16 */
+    uint64_t start_cycle;     /* hcc_host_now() after init, default 0 */
+    rnic_trace_fn trace;      /* NULL: off */
+    void *trace_user;
+    uint16_t trace_id;        /* default RNIC_ENGINE_HOSTCC */
+} hcc_host_config;
+
+typedef struct hcc_host_stats {
+    uint64_t cycles;
+    uint64_t packets_in, bytes_in;           /* accepted into the RX buffer */
+    uint64_t dropped, dropped_bytes;         /* refused with RNIC_EBUSY: the buffer was full */
+    uint64_t marked;                         /* packets marked HCC_WORK_CE */
+    uint64_t pfc_pauses, pfc_resumes, pause_cycles;
+    uint64_t packets_out;                    /* records put on the rx port */
+    uint64_t delay_sum, delay_max;           /* aux (cycles) of those records */
+    uint64_t pcie_writes, pcie_bytes, pcie_lines; /* posted writes issued; their payload; lines */
+    uint64_t pcie_stall_cycles;              /* cycles a ready write waited for credits on a free link */
+    uint64_t pcie_stalled_writes;            /* writes that waited at least one such cycle */
+    uint64_t iio_lines_in, iio_lines_freed, iio_max, credits_returned;
+    uint64_t mem_lines_iio, mem_lines_cpu_read, mem_lines_cpu_write, mem_lines_writeback;
+    uint64_t ddio_hits, ddio_misses, ddio_writebacks, ddio_cpu_evictions;
+    uint64_t bytes_to_memory_or_ddio;        /* IIO payload bytes taken by memory or DDIO */
+    uint64_t cpu_bytes_served;
+    uint64_t cpu_load_clamped;               /* set_cpu_load above the ceiling, clamped */
+    rnic_err_stats errors;
+} hcc_host_stats;
+
+typedef struct hcc_host hcc_host;
+
+HCC_API void hcc_host_config_default(hcc_host_config *cfg);
+HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **field);
+HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg);
+/* RNIC_EINVAL: NULL, bad config, misaligned memory; RNIC_ENOSPC: size too small. */
+HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size);
+
+/* A packet from the wire (len = payload bytes, addr = host buffer address, flow/tag/op/raddr/flags
+ * carried). RNIC_EINVAL: NULL or len 0; RNIC_ERANGE: len > rx_buffer_bytes or addr + len wraps;
+ * RNIC_EBUSY: the buffer (bytes or slots) is full -- the packet is DROPPED and counted
+ * (dropped, dropped_bytes). Accepted packets enter the buffer at hcc_host_now(). */
+HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt);
+/* Bytes a packet may have now without a drop (0 when every packet slot is taken). */
+HCC_API uint32_t hcc_host_space_rx(const hcc_host *h);
+
+/* Packets whose last posted write left the RNIC: cycle = that cycle, aux = cycles since arrival. */
+HCC_API rnic_err hcc_host_pop_rx(hcc_host *h, rnic_work *out);
+HCC_API rnic_err hcc_host_peek_rx(const hcc_host *h, rnic_work *out);
+/* PFC frames: op = HCC_HOST_SIG_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
+HCC_API rnic_err hcc_host_pop_signal(hcc_host *h, rnic_work *out);
+HCC_API rnic_err hcc_host_peek_signal(const hcc_host *h, rnic_work *out);
+
+/* Registers (applied from the next tick). Level > 4: RNIC_ERANGE, refused and counted. A CPU
+ * load above max(mem_Bps, HCC_MBA_LEVEL_0_BPS) is clamped to it (cpu_load_clamped), never refused. */
+HCC_API rnic_err hcc_host_set_mba_level(hcc_host *h, uint32_t level);
+HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bytes_per_s);
+HCC_API rnic_err hcc_host_set_ecn(hcc_host *h, bool on);
+HCC_API uint32_t hcc_host_mba_level(const hcc_host *h);
+HCC_API uint64_t hcc_host_cpu_load(const hcc_host *h);
+
+/* Cumulative IIO occupancy (lines x cycles, added at the end of every tick), modulo 2^48. */
+HCC_API uint64_t hcc_host_iio_occupancy_cum(const hcc_host *h);
+HCC_API uint32_t hcc_host_iio_occupancy(const hcc_host *h); /* lines held now */
+HCC_API uint32_t hcc_host_rx_occupancy(const hcc_host *h);  /* RX buffer bytes now */
+HCC_API uint32_t hcc_host_pcie_credits(const hcc_host *h);  /* credits at the RNIC now */
+HCC_API bool hcc_host_paused(const hcc_host *h);
+
+HCC_API void hcc_host_tick(hcc_host *h);
+HCC_API uint64_t hcc_host_next_event(const hcc_host *h);
+HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles);
+HCC_API uint64_t hcc_host_advance_to(hcc_host *h, uint64_t cycle);
+HCC_API uint64_t hcc_host_now(const hcc_host *h);
+HCC_API const hcc_host_stats *hcc_host_get_stats(const hcc_host *h);
+
+/* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
+
+typedef struct hcc__host_line { /* one 64 B line of a posted write */
+    uint64_t cycle;             /* PCIe flight: arrival at the IIO */
+    uint64_t addr;              /* line address (byte address >> 6) */
+    uint32_t bytes, pad;        /* payload bytes in the line */
+} hcc__host_line;
+
+typedef struct hcc__host_ret { /* credits coming back to the RNIC */
+    uint64_t cycle;
+    uint32_t count, pad;
+} hcc__host_ret;
+
+typedef struct hcc__host_mreq { /* one line in the memory controller queue */
+    uint32_t type;              /* HCC__HOST_M_* */
+    uint32_t bytes;             /* IIO payload bytes (type IIO) */
+} hcc__host_mreq;
+
+typedef struct hcc__host_fifo { /* index ring over caller memory */
+    uint32_t head, count, cap;
+} hcc__host_fifo;
+
+struct hcc_host {
+    hcc_host_config cfg;
+    uint64_t now;
+    hcc_host_stats stats;
+    rnic_trace trace;
+    uint16_t trace_id;
+    /* RX buffer */
+    rnic_ring rx;               /* rnic_work; cycle = arrival */
+    rnic_ring out, sig;
+    uint32_t rx_bytes;
+    uint32_t head_issued;       /* bytes of the head packet already written */
+    bool head_stalled;          /* the head write has waited for credits */
+    bool paused, ecn;
+    uint64_t pause_start;
+    /* PCIe */
+    uint64_t lat;               /* pcie_latency_ns in cycles */
+    int64_t pcie_tok;           /* bits x clock_hz: gains pcie_bps per cycle, capped at it */
+    uint32_t credits;
+    hcc__host_line *flight;
+    hcc__host_fifo flight_q;
+    hcc__host_ret *ret;
+    hcc__host_fifo ret_q;
+    /* IIO */
+    hcc__host_line *iio;
+    hcc__host_fifo iio_q;       /* lines waiting to be forwarded */
+    uint32_t iio_at_mem;        /* lines forwarded, waiting for memory (their own or a write-back) */
+    uint64_t iio_cum;
+    /* memory controller and CPU */
+    hcc__host_mreq *mem;
+    hcc__host_fifo mem_q;
+    int64_t mem_tok;            /* bytes x clock_hz */
+    uint64_t cpu_load, cpu_rate; /* offered; min(offered, MBA cap) applied at the tick */
+    int64_t cpu_tok;
+    uint32_t cpu_out;           /* CPU lines in the memory queue */
+    uint32_t mba_level;
+    bool cpu_write_next;        /* 1:1 read / write alternation */
+    /* DDIO */
+    uint64_t *ddio;             /* per line: (line addr << 2) | dirty << 1 | valid, MRU first per set */
+    uint32_t ddio_sets;
+    uint32_t evict_set;
+    uint32_t evict_acc;         /* millionths of an eviction owed */
+    uint32_t cpu_wb_pending;    /* write-backs of CPU evictions waiting for queue room */
+};

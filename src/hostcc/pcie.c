@@ -1,0 +1,115 @@
+/* hostcc.h: hcc_host -- PCIe (step 5): credit returns, arrivals at the IIO, posted writes
+ * (docs/hostcc_host.md "PCIe"). */
+
+/* The head packet's next posted write: bytes (up to the next pcie_mps boundary of the address)
+ * and the 64 B lines it touches (= the credits it needs). False when the buffer is empty. */
+static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *lines, bool *last)
+{
+    const rnic_work *w = (const rnic_work *)rnic_ring_peek(&h->rx);
+    uint64_t a, room;
+    uint32_t rem, b;
+    if (!w)
+        return false;
+    rem = w->len - h->head_issued;
+    a = w->addr + h->head_issued;
+    room = h->cfg.pcie_mps - (a % h->cfg.pcie_mps);
+    b = room < rem ? (uint32_t)room : rem;
+    *bytes = b;
+    *lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
+    *last = b == rem;
+    return true;
+}
+
+/* Cost of a write on the link, bits x clock_hz. */
+static int64_t hcc__host_tlp_cost(const hcc_host *h, uint32_t bytes)
+{
+    return (int64_t)((uint64_t)(bytes + h->cfg.pcie_tlp_overhead) * 8u * h->cfg.clock_hz);
+}
+
+static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
+{
+    const rnic_work *w = (const rnic_work *)rnic_ring_peek(&h->rx);
+    uint64_t a = w->addr + h->head_issued, end = a + b, l;
+    h->credits -= lines;
+    h->pcie_tok -= hcc__host_tlp_cost(h, b);
+    for (l = a >> 6; l <= (end - 1u) >> 6; l++) {
+        hcc__host_line *x = &h->flight[hcc__host_fifo_tail(&h->flight_q)];
+        uint64_t lo = l << 6, hi = lo + 64u;
+        if (lo < a)
+            lo = a;
+        if (hi > end)
+            hi = end;
+        x->cycle = h->now + h->lat;
+        x->addr = l;
+        x->bytes = (uint32_t)(hi - lo);
+        x->pad = 0;
+    }
+    h->stats.pcie_writes++;
+    h->stats.pcie_bytes += b;
+    h->stats.pcie_lines += lines;
+    if (h->head_stalled) {
+        h->stats.pcie_stalled_writes++;
+        h->head_stalled = false;
+    }
+    h->rx_bytes -= b;
+    h->head_issued += b;
+    if (last) {
+        rnic_work o;
+        (void)rnic_ring_pop(&h->rx, &o);
+        h->head_issued = 0;
+        o.aux = (h->now - o.cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - o.cycle);
+        o.cycle = h->now;
+        (void)rnic_ring_push(&h->out, &o);
+        h->stats.packets_out++;
+        h->stats.delay_sum += o.aux;
+        if (o.aux > h->stats.delay_max)
+            h->stats.delay_max = o.aux;
+        rnic_trace_work(&h->trace, h->trace_id, RNIC_TRACE_OUT, &o);
+    }
+}
+
+static void hcc__host_pcie_step(hcc_host *h)
+{
+    int64_t r = (int64_t)h->cfg.pcie_bps;
+    /* credits back */
+    while (h->ret_q.count) {
+        hcc__host_ret *x = &h->ret[h->ret_q.head];
+        if ((int64_t)(h->now - x->cycle) < 0)
+            break;
+        h->credits += x->count;
+        h->stats.credits_returned += x->count;
+        hcc__host_fifo_drop(&h->ret_q);
+    }
+    /* writes arriving at the IIO */
+    while (h->flight_q.count) {
+        const hcc__host_line *x = &h->flight[h->flight_q.head];
+        uint32_t occ;
+        if ((int64_t)(h->now - x->cycle) < 0)
+            break;
+        h->iio[hcc__host_fifo_tail(&h->iio_q)] = *x;
+        hcc__host_fifo_drop(&h->flight_q);
+        h->stats.iio_lines_in++;
+        occ = h->iio_q.count + h->iio_at_mem;
+        if (occ > h->stats.iio_max)
+            h->stats.iio_max = occ;
+    }
+    /* the link: a write may start while the link's token count is positive (the previous write
+     * has finished within this cycle); tokens are capped at one cycle's worth when idle */
+    h->pcie_tok = h->pcie_tok + r > r ? r : h->pcie_tok + r;
+    while (h->pcie_tok > 0) {
+        uint32_t b, lines;
+        bool last;
+        if (!hcc__host_next_write(h, &b, &lines, &last))
+            break;
+        if (last && rnic_ring_full(&h->out))
+            break; /* waits for a pop_rx */
+        if (lines > h->credits) {
+            h->stats.pcie_stall_cycles++;
+            if (!h->head_stalled)
+                hcc__host_emit(h, HCC_HOST_TRACE_STALL, 0, lines, h->credits);
+            h->head_stalled = true;
+            break;
+        }
+        hcc__host_issue(h, b, lines, last);
+    }
+}
