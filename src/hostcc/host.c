@@ -182,24 +182,29 @@ static uint64_t hcc__host_cpu_rate_now(const hcc_host *h)
     return h->cpu_load < cap ? h->cpu_load : cap;
 }
 
-HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
+/* The next cycle at which a tick changes anything; *never when nothing will (kept apart from an
+ * event due at cycle 2^64 - 1, which hcc_host_next_event cannot tell from RNIC_NEVER). */
+static uint64_t hcc__host_next(const hcc_host *h, bool *never)
 {
     uint64_t next = RNIC_NEVER;
     uint32_t b, lines;
-    bool last;
+    bool last, have = false;
     int due;
-    if (!h)
-        return RNIC_NEVER;
+    *never = false;
     if (h->mem_q.count || h->iio_q.count || h->cpu_wb_pending || hcc__host_cpu_rate_now(h) || h->cpu_tok > 0)
         return h->now;
     due = hcc__host_pfc_due(h);
     if (due != 0 && !rnic_ring_full(&h->sig))
         return h->now;
-    if (h->flight_q.count)
+    if (h->flight_q.count) {
         next = h->flight[h->flight_q.head].cycle;
-    if (h->ret_q.count && (next == RNIC_NEVER || (int64_t)(h->ret[h->ret_q.head].cycle - next) < 0))
+        have = true;
+    }
+    if (h->ret_q.count && (!have || (int64_t)(h->ret[h->ret_q.head].cycle - next) < 0)) {
         next = h->ret[h->ret_q.head].cycle;
-    if (next != RNIC_NEVER && (int64_t)(next - h->now) <= 0)
+        have = true;
+    }
+    if (have && (int64_t)(next - h->now) <= 0)
         return h->now;
     if (hcc__host_next_write(h, &b, &lines, &last) && !(last && rnic_ring_full(&h->out))) {
         uint64_t at;
@@ -207,10 +212,22 @@ HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
             return h->now; /* stall cycles are counted: tick (credits come back meanwhile) */
         /* first tick j >= 0 with pcie_tok + (j + 1) * pcie_bps > 0 */
         at = h->now + (h->pcie_tok >= 0 ? 0 : (uint64_t)(-h->pcie_tok) / h->cfg.pcie_bps);
-        if (next == RNIC_NEVER || (int64_t)(at - next) < 0)
+        if (!have || (int64_t)(at - next) < 0)
             next = at;
+        have = true;
     }
+    *never = !have;
     return next;
+}
+
+HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
+{
+    bool never;
+    uint64_t next;
+    if (!h)
+        return RNIC_NEVER;
+    next = hcc__host_next(h, &never);
+    return never ? RNIC_NEVER : next;
 }
 
 /* Run `k` cycles in which next_event says nothing happens: only time-driven state moves. */
@@ -243,7 +260,12 @@ HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles)
     if (!h)
         return 0;
     while (left) {
-        uint64_t span = rnic_idle_span(h->now, hcc_host_next_event(h), left);
+        bool never;
+        uint64_t next = hcc__host_next(h, &never), span;
+        if (never)
+            span = left;
+        else /* 0 when the event is now (or, wrap-safe, passed) */
+            span = (int64_t)(next - h->now) <= 0 ? 0 : (next - h->now < left ? next - h->now : left);
         if (span) {
             hcc__host_skip(h, span);
             left -= span;
