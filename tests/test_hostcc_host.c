@@ -877,9 +877,12 @@ static void test_fast_forward(void)
 static void host_sweep(void)
 {
     static const double load[4] = { 0, 19.0, 25.3, 30.3 };
-    const uint64_t warm = 100000, span = 1000000; /* 4 ms measured */
+    static const uint32_t ddio_of[3] = { 65536, 0, 65536 };
+    static const uint64_t fp_of[3] = { 1u << 20, 1u << 20, 16u << 20 };
+    const uint64_t warm = 400000, span = 1000000; /* 4 ms measured after 1.6 ms */
     double base = 0;
-    int k;
+    int k, v;
+    for (v = 0; v < 3; v++)
     for (k = 0; k < 4; k++) {
         hcc_host_config c;
         eng *e;
@@ -889,10 +892,11 @@ static void host_sweep(void)
         const hcc_host_stats *s;
         hcc_host_config_default(&c);
         c.cpu_load_Bps = GBPS(load[k]);
+        c.ddio_lines = ddio_of[v];
         e = mk(&c);
         s = hcc_host_get_stats(&e->h);
         memset(&r, 0, sizeof r);
-        offer(e, warm, 100000000000ull, 1024, 1 << 20, &addr, &r);
+        offer(e, warm, 100000000000ull, 1024, fp_of[v], &addr, &r);
         b0 = r.out_bytes;
         n0 = r.out_pkts;
         d0 = r.delay_sum;
@@ -902,16 +906,16 @@ static void host_sweep(void)
         mis0 = s->ddio_misses;
         pc0 = s->pause_cycles;
         p0 = s->cpu_bytes_served;
-        offer(e, span, 100000000000ull, 1024, 1 << 20, &addr, &r);
+        offer(e, span, 100000000000ull, 1024, fp_of[v], &addr, &r);
         tput = (double)(r.out_bytes - b0) * 8 * CLK / span / 1e9;
         delay = r.out_pkts > n0 ? (double)(r.delay_sum - d0) / (r.out_pkts - n0) * 1e9 / CLK : 0;
-        miss = (double)(s->ddio_misses - mis0) / (double)(s->ddio_hits - hit0 + s->ddio_misses - mis0);
+        miss = c.ddio_lines ? (double)(s->ddio_misses - mis0) / (double)(s->ddio_hits - hit0 + s->ddio_misses - mis0) : 1.0;
         if (k == 0)
             base = tput;
-        printf("RESULT host_sweep load_GBps=%.1f rnic_gbps=%.2f tput_drop_pct=%.1f mean_delay_ns=%.0f "
+        printf("RESULT host_sweep ddio_MB=%u footprint_MB=%u load_GBps=%.1f rnic_gbps=%.2f tput_drop_pct=%.1f mean_delay_ns=%.0f "
                "stalled_writes=%" PRIu64 " stalled_write_frac=%.4f ddio_miss_rate=%.4f pause_frac=%.4f "
                "cpu_GBps=%.2f\n",
-               load[k], tput, base > 0 ? 100.0 * (base - tput) / base : 0.0, delay, s->pcie_stalled_writes - sw0,
+               c.ddio_lines * 64u >> 20, (unsigned)(fp_of[v] >> 20), load[k], tput, base > 0 ? 100.0 * (base - tput) / base : 0.0, delay, s->pcie_stalled_writes - sw0,
                (double)(s->pcie_stalled_writes - sw0) / (double)(s->pcie_writes - w0), miss,
                (double)(s->pause_cycles - pc0) / span, (double)(s->cpu_bytes_served - p0) * CLK / span / 1e9);
         CHECK_EQ(s->dropped, 0); /* PFC: lossless */
