@@ -69,8 +69,10 @@ MANIFEST = {
     "hostcc.h": {
         "prefix": "HCC",
         "manual": "src/hostcc/manual.h",
-        "interface": ["src/hostcc/api.h"],
-        "implementation": ["src/hostcc/version.c"],
+        "interface": ["src/hostcc/api.h", "src/hostcc/host.h", "src/hostcc/rx_ctl.h", "src/hostcc/tx_ctl.h"],
+        "implementation": ["src/hostcc/version.c", "src/hostcc/rx_buffer.c", "src/hostcc/pcie.c", "src/hostcc/iio.c",
+                           "src/hostcc/memctl.c", "src/hostcc/ddio.c", "src/hostcc/host.c", "src/hostcc/rx_ctl.c",
+                           "src/hostcc/tx_ctl.c"],
     },
 }
 

@@ -3,16 +3,20 @@
 /* ==== begin src/hostcc/manual.h ==== */
 /* hostcc.h -- RHCC: intra-host congestion control for RDMA, cycle by cycle.
  *
- * STATUS: the engine has not landed yet. This header carries the rnicq common core
- * (fixed-point time and rate, wrap-safe compares, ring bitmaps, bucket queue, shared-space
- * FIFO, bounded rings, PRNG, error codes) and this manual of what it will model.
- *
- * What it will model ("RHCC: rethinking intra-host congestion control in RDMA networks",
- * APNet 2024; shared/seeds/002):
- *   - the receiver controller: IIO buffer occupancy against a threshold selects one of five
- *     memory-bandwidth (MBA) levels, 33.2 / 26.5 / 20 / 15 / 10 GB/s;
- *   - the sender controller: a probe every 32 KB, R_rev updated by Eq. 1 (alpha = beta =
- *     0.0005 as fixed point, D_thr = 200 ns) and R_trans = min(R_rev, R_cc) (Eq. 2).
+ * "Rethinking Intra-host Congestion Control in RDMA Networks" (RHCC, APNet 2024;
+ * shared/seeds/002), with the cycle model of the receiving host its experiments need. Three
+ * engines, each following docs/engine_contract.md (config_default / check / mem_size / init /
+ * tick / next_event / advance / ports / get_stats); the cycle contract is docs/hostcc_model.md:
+ *   - hcc_host: the receiving host's data path -- RNIC RX buffer (PFC watermarks or CE marking)
+ *     -> PCIe posted writes with IIO credits (128 Gb/s) -> IIO buffer (cumulative occupancy, the
+ *     MSR) -> memory controller (33.2 GB/s, first-come first-served) shared with CPU traffic
+ *     throttled by MBA levels, and an optional DDIO cache (docs/hostcc_host.md);
+ *   - hcc_rx: the receiver controller -- I_cur from two occupancy samples against I_thr moves
+ *     among the five MBA levels 33.2 / 26.5 / 20 / 15 / 10 GB/s with a slack time between steps;
+ *     hostCC-style ECN marking as a comparison mode (docs/hostcc_rx.md);
+ *   - hcc_tx: the sender controller -- a probe every 32 KB per flow, R_rev by Eq. 1 (alpha =
+ *     beta = 0.0005 per ns in Q0.32, D_thr = 200 ns) and R_trans = min(R_rev, R_cc) (Eq. 2) in
+ *     exactly one function, hcc_tx_rate (docs/hostcc_tx.md).
  *
  * Conventions (all rnicq headers): prefix hcc_/HCC_; define HCC_IMPLEMENTATION (or
  * RNIC_IMPLEMENTATION) in one .c file before including; HCC_STATIC makes the API static;
@@ -1631,7 +1635,545 @@ RNIC_EXTERN_C_BEGIN
 /* The version of the hostcc.h implementation linked in, e.g. "hostcc.h 0.1.0 (common 100)".
  * Compare it with HCC_VERSION_* to catch a translation unit built from another release. */
 HCC_API const char *hcc_version(void);
+
+/* ---- RHCC (docs/hostcc_model.md; the shapes every engine shares: docs/engine_contract.md) ---- */
+
+#define HCC_NEVER RNIC_NEVER /* hcc_*_next_event: nothing will happen without new input */
+
+/* rnic_work.flags bits of hostcc.h. HCC_WORK_CE is the same bit as transport.h's TP_WORK_ECN, so
+ * a packet the host marks is an ECN-marked packet to tp_rx's DCQCN notification point. */
+#define HCC_WORK_CE (2u << RNIC_WORK_ENGINE_SHIFT)
+#define HCC_WORK_PROBE (8u << RNIC_WORK_ENGINE_SHIFT) /* a sender-controller probe (clear of transport.h's 1, 2, 4) */
+
+/* The paper's five MBA levels (§3.2, footnote 3): bandwidth left to CPU traffic, bytes per second. */
+#define HCC_MBA_LEVELS 5u
+#define HCC_MBA_LEVEL_0_BPS 33200000000ull
+#define HCC_MBA_LEVEL_1_BPS 26500000000ull
+#define HCC_MBA_LEVEL_2_BPS 20000000000ull
+#define HCC_MBA_LEVEL_3_BPS 15000000000ull
+#define HCC_MBA_LEVEL_4_BPS 10000000000ull
 /* ==== end src/hostcc/api.h ==== */
+/* ==== begin src/hostcc/host.h ==== */
+/* ---- hcc_host: the receiving host's data path (docs/hostcc_model.md "The receiving host";
+ * every choice: docs/hostcc_host.md) ----
+ *
+ * RNIC RX buffer -> PCIe posted writes (credits = IIO lines) -> IIO buffer -> memory controller
+ * (FCFS queue shared with CPU traffic under an MBA cap) or DDIO ways (LRU, write-back on a
+ * dirty victim). Per cycle, downstream first: memory controller, CPU traffic, DDIO write-backs,
+ * IIO, PCIe, RX buffer (PFC). */
+
+/* Records on the signal port (rnic_work.op): PFC frames toward the upstream switch. */
+#define HCC_HOST_SIG_PAUSE 1u
+#define HCC_HOST_SIG_RESUME 2u
+
+/* Engine-specific trace kinds. */
+#define HCC_HOST_TRACE_PAUSE 16u  /* PAUSE sent: a = RX buffer bytes */
+#define HCC_HOST_TRACE_RESUME 17u /* RESUME sent: a = RX buffer bytes, b = cycles paused */
+#define HCC_HOST_TRACE_DROP 18u   /* a packet dropped (RX buffer full): id = flow, a = tag, b = len */
+#define HCC_HOST_TRACE_MBA 19u    /* MBA level written: a = level, b = its bytes per second */
+#define HCC_HOST_TRACE_CPU 20u    /* CPU load written: a = applied B/s, b = asked B/s */
+#define HCC_HOST_TRACE_STALL 21u  /* a posted write waited for credits: a = lines needed, b = credits held */
+
+typedef struct hcc_host_config {
+    uint64_t clock_hz;        /* default 250 MHz (the composed RNIC's clock); 1 MHz .. 10 GHz */
+    uint32_t rx_buffer_bytes; /* RNIC receive buffer, default 256 KB (Choice); 1 KB .. 2^30 */
+    uint32_t rx_packets;      /* packet slots in it, default 4096; 1 .. 2^24 */
+    bool pfc;                 /* default true */
+    uint32_t xoff_bytes;      /* PAUSE when occupancy >= xoff, default buffer - 40 KB (Choice) */
+    uint32_t xon_bytes;       /* RESUME when occupancy <= xon, default xoff - 16 KB (Choice) */
+    uint32_t cnp_bytes;       /* without PFC: mark HCC_WORK_CE above it, default 32 KB (Choice) */
+    uint64_t pcie_bps;        /* PCIe link, default 128 Gb/s (3.0 x16); 1 Mb/s .. 2 Tb/s */
+    uint32_t pcie_latency_ns; /* write start -> IIO arrival, and credit return, default 500; <= 1 ms */
+    uint32_t pcie_mps;        /* max payload of a posted write, default 256; 64 .. 4096 */
+    uint32_t pcie_tlp_overhead; /* bytes per write on the link beyond payload, default 24; <= 256 */
+    uint32_t iio_lines;       /* IIO write buffer = the RNIC's credits, 64 B lines, default 256
+                                 (Choice: the PCIe credit loop at 128 Gb/s); >= pcie_mps/64 + 1, <= 2^20 */
+    uint32_t iio_mem_credits; /* IIO lines at the memory controller at most, default 64 (Choice); 1 .. iio_lines */
+    uint64_t mem_Bps;         /* memory bandwidth, default 33.2 GB/s; 1 MB/s .. 2^40 */
+    uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
+    uint32_t cpu_outstanding; /* CPU lines in flight at most, default 180 (18 cores x 10 LFBs); 1 .. 2^20 */
+    uint64_t cpu_load_Bps;    /* initial CPU offered load (set_cpu_load), default 0 */
+    uint32_t mba_level;       /* initial MBA level, 0 .. 4, default 0 */
+    uint32_t ddio_lines;      /* DDIO lines, default 65536 (4 MB); 0 = DDIO off; <= 2^26 */
+    uint32_t ddio_ways;       /* ways per set, default 2 (Choice); 1 .. 64, divides ddio_lines */
+    uint32_t cpu_evict_ppm;   /* DDIO lines evicted per CPU line served, millionths, default
+                                 181818 (2 of 11 LLC ways, Choice); <= 1,000,000 */
+    uint32_t rx_port;         /* pop_rx port depth, default 64 */
+    uint32_t signal_port;     /* pop_signal port depth, default 16 */
+    uint64_t start_cycle;     /* hcc_host_now() after init, default 0 */
+    rnic_trace_fn trace;      /* NULL: off */
+    void *trace_user;
+    uint16_t trace_id;        /* default RNIC_ENGINE_HOSTCC */
+} hcc_host_config;
+
+typedef struct hcc_host_stats {
+    uint64_t cycles;
+    uint64_t packets_in, bytes_in;           /* accepted into the RX buffer */
+    uint64_t dropped, dropped_bytes;         /* refused with RNIC_EBUSY: the buffer was full */
+    uint64_t marked;                         /* packets marked HCC_WORK_CE */
+    uint64_t pfc_pauses, pfc_resumes, pause_cycles;
+    uint64_t packets_out;                    /* records put on the rx port */
+    uint64_t delay_sum, delay_max;           /* aux (cycles) of those records */
+    uint64_t pcie_writes, pcie_bytes, pcie_lines; /* posted writes issued; their payload; lines */
+    uint64_t pcie_stall_cycles;              /* cycles a ready write waited for credits on a free link */
+    uint64_t pcie_stalled_writes;            /* writes that waited at least one such cycle */
+    uint64_t iio_lines_in, iio_lines_freed, iio_max, credits_returned;
+    uint64_t mem_lines_iio, mem_lines_cpu_read, mem_lines_cpu_write, mem_lines_writeback;
+    uint64_t ddio_hits, ddio_misses, ddio_writebacks, ddio_cpu_evictions;
+    uint64_t bytes_to_memory_or_ddio;        /* IIO payload bytes taken by memory or DDIO */
+    uint64_t cpu_bytes_served;
+    uint64_t cpu_load_clamped;               /* set_cpu_load above the ceiling, clamped */
+    rnic_err_stats errors;
+} hcc_host_stats;
+
+typedef struct hcc_host hcc_host;
+
+HCC_API void hcc_host_config_default(hcc_host_config *cfg);
+HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **field);
+HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg);
+/* RNIC_EINVAL: NULL, bad config, misaligned memory; RNIC_ENOSPC: size too small. */
+HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size);
+
+/* A packet from the wire (len = payload bytes, addr = host buffer address, flow/tag/op/raddr/flags
+ * carried). RNIC_EINVAL: NULL or len 0; RNIC_ERANGE: len > rx_buffer_bytes or addr + len wraps;
+ * RNIC_EBUSY: the buffer (bytes or slots) is full -- the packet is DROPPED and counted
+ * (dropped, dropped_bytes). Accepted packets enter the buffer at hcc_host_now(). */
+HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt);
+/* Bytes a packet may have now without a drop (0 when every packet slot is taken). */
+HCC_API uint32_t hcc_host_space_rx(const hcc_host *h);
+
+/* Packets whose last posted write left the RNIC: cycle = that cycle, aux = cycles since arrival. */
+HCC_API rnic_err hcc_host_pop_rx(hcc_host *h, rnic_work *out);
+HCC_API rnic_err hcc_host_peek_rx(const hcc_host *h, rnic_work *out);
+/* PFC frames: op = HCC_HOST_SIG_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
+HCC_API rnic_err hcc_host_pop_signal(hcc_host *h, rnic_work *out);
+HCC_API rnic_err hcc_host_peek_signal(const hcc_host *h, rnic_work *out);
+
+/* Registers (applied from the next tick). Level > 4: RNIC_ERANGE, refused and counted. A CPU
+ * load above max(mem_Bps, HCC_MBA_LEVEL_0_BPS) is clamped to it (cpu_load_clamped), never refused. */
+HCC_API rnic_err hcc_host_set_mba_level(hcc_host *h, uint32_t level);
+HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bytes_per_s);
+HCC_API rnic_err hcc_host_set_ecn(hcc_host *h, bool on);
+HCC_API uint32_t hcc_host_mba_level(const hcc_host *h);
+HCC_API uint64_t hcc_host_cpu_load(const hcc_host *h);
+
+/* Cumulative IIO occupancy (lines x cycles, added at the end of every tick), modulo 2^48. */
+HCC_API uint64_t hcc_host_iio_occupancy_cum(const hcc_host *h);
+HCC_API uint32_t hcc_host_iio_occupancy(const hcc_host *h); /* lines held now */
+HCC_API uint32_t hcc_host_rx_occupancy(const hcc_host *h);  /* RX buffer bytes now */
+HCC_API uint32_t hcc_host_pcie_credits(const hcc_host *h);  /* credits at the RNIC now */
+HCC_API bool hcc_host_paused(const hcc_host *h);
+
+HCC_API void hcc_host_tick(hcc_host *h);
+HCC_API uint64_t hcc_host_next_event(const hcc_host *h);
+HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles);
+HCC_API uint64_t hcc_host_advance_to(hcc_host *h, uint64_t cycle);
+HCC_API uint64_t hcc_host_now(const hcc_host *h);
+HCC_API const hcc_host_stats *hcc_host_get_stats(const hcc_host *h);
+
+/* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
+
+typedef struct hcc__host_line { /* one 64 B line of a posted write */
+    uint64_t cycle;             /* PCIe flight: arrival at the IIO */
+    uint64_t addr;              /* line address (byte address >> 6) */
+    uint32_t bytes, pad;        /* payload bytes in the line */
+} hcc__host_line;
+
+typedef struct hcc__host_ret { /* credits coming back to the RNIC */
+    uint64_t cycle;
+    uint32_t count, pad;
+} hcc__host_ret;
+
+typedef struct hcc__host_mreq { /* one line in the memory controller queue */
+    uint32_t type;              /* HCC__HOST_M_* */
+    uint32_t bytes;             /* IIO payload bytes (type IIO) */
+} hcc__host_mreq;
+
+typedef struct hcc__host_fifo { /* index ring over caller memory */
+    uint32_t head, count, cap;
+} hcc__host_fifo;
+
+struct hcc_host {
+    hcc_host_config cfg;
+    uint64_t now;
+    hcc_host_stats stats;
+    rnic_trace trace;
+    uint16_t trace_id;
+    /* RX buffer */
+    rnic_ring rx;               /* rnic_work; cycle = arrival */
+    rnic_ring out, sig;
+    uint32_t rx_bytes;
+    uint32_t head_issued;       /* bytes of the head packet already written */
+    bool head_stalled;          /* the head write has waited for credits */
+    bool paused, ecn;
+    uint64_t pause_start;
+    /* PCIe */
+    uint64_t lat;               /* pcie_latency_ns in cycles */
+    int64_t pcie_tok;           /* bits x clock_hz: gains pcie_bps per cycle, capped at it */
+    uint32_t credits;
+    hcc__host_line *flight;
+    hcc__host_fifo flight_q;
+    hcc__host_ret *ret;
+    hcc__host_fifo ret_q;
+    /* IIO */
+    hcc__host_line *iio;
+    hcc__host_fifo iio_q;       /* lines waiting to be forwarded */
+    uint32_t iio_at_mem;        /* lines forwarded, waiting for memory (their own or a write-back) */
+    uint64_t iio_cum;
+    /* memory controller and CPU */
+    hcc__host_mreq *mem;
+    hcc__host_fifo mem_q;
+    int64_t mem_tok;            /* bytes x clock_hz */
+    uint64_t cpu_load, cpu_rate; /* offered; min(offered, MBA cap) applied at the tick */
+    int64_t cpu_tok;
+    uint32_t cpu_out;           /* CPU lines in the memory queue */
+    uint32_t mba_level;
+    bool cpu_write_next;        /* 1:1 read / write alternation */
+    /* DDIO */
+    uint64_t *ddio;             /* per line: (line addr << 2) | dirty << 1 | valid, MRU first per set */
+    uint32_t ddio_sets;
+    uint32_t evict_set;
+    uint32_t evict_acc;         /* millionths of an eviction owed */
+    uint32_t cpu_wb_pending;    /* write-backs of CPU evictions waiting for queue room */
+};
+/* ==== end src/hostcc/host.h ==== */
+/* ==== begin src/hostcc/rx_ctl.h ==== */
+/* hostcc.h: rx_ctl.h -- the RHCC receiver controller `hcc_rx` (RHCC §3.2, Fig. 5 receiver:
+ * IIO occupancy monitor + MBA level allocation). Cycle contract: docs/hostcc_rx.md; the shapes
+ * every engine shares: docs/engine_contract.md.
+ *
+ * The caller reads the host's cumulative IIO occupancy counter (the MSR analog,
+ * hcc_host_iio_occupancy_cum) every sample period and pushes {cycle, cum}. One accepted sample
+ * is decided per tick: I_cur = (cum - prev_cum) mod 2^counter_bits over (cycle - prev_cycle)
+ * cycles, the average IIO occupancy in lines, compared exactly (no division) with i_thr / i_low.
+ * MBA mode (RHCC): I_cur > i_thr -> one level down (less bandwidth to the CPU) once slack has
+ * passed since the last change; up_samples consecutive samples with I_cur <= i_low and slack
+ * passed -> one level up. ECN mode (hostCC-style marking as a comparison): ecn on while
+ * I_cur > i_thr, the level never moves. OFF: monitor only. Each change leaves as an action
+ * record (hcc_rx_pop_action); the caller writes hcc_host_set_mba_level / hcc_host_set_ecn. */
+
+/* cfg.mode */
+#define HCC_RX_MODE_MBA 0u /* RHCC: step MBA levels (default) */
+#define HCC_RX_MODE_ECN 1u /* hostCC-style: ecn on while I_cur > i_thr; levels unchanged */
+#define HCC_RX_MODE_OFF 2u /* monitor only: statistics, never an action */
+
+/* Action records (rnic_work): op says what changed. */
+#define HCC_RX_OP_MBA 1u /* the MBA level changed */
+#define HCC_RX_OP_ECN 2u /* the ECN marking state changed */
+/* Action record flags (engine bits of rnic_work.flags). HCC_WORK_CE (api.h) is set while ECN
+ * marking is on, in every record. */
+#define HCC_RX_WORK_DOWN (16u << RNIC_WORK_ENGINE_SHIFT)   /* the last step went one level down */
+#define HCC_RX_WORK_UP (32u << RNIC_WORK_ENGINE_SHIFT)     /* the last step went one level up */
+#define HCC_RX_WORK_MERGED (64u << RNIC_WORK_ENGINE_SHIFT) /* the port was full: this record replaced
+                                                              the newest waiting one (last write wins) */
+
+/* Engine-specific trace kinds (clear of 16..39, which the other hostcc.h engines may use). */
+#define HCC_RX_TRACE_SAMPLE 40u /* a sample decided: a = occupancy-cycles, b = interval cycles */
+#define HCC_RX_TRACE_LEVEL 41u  /* MBA level changed: a = new level, b = old level */
+#define HCC_RX_TRACE_ECN 42u    /* ECN marking changed: a = 1 on / 0 off */
+#define HCC_RX_TRACE_MERGE 43u  /* the action port was full: the newest record was replaced, a = level */
+#define HCC_RX_TRACE_WRAP 44u   /* a sample crossed the counter wrap: a = cum, b = previous cum */
+
+/* Bounds config_check enforces. */
+#define HCC_RX_MAX_CAPACITY 65536u
+#define HCC_RX_MAX_LINES_BOUND (1u << 24)
+#define HCC_RX_MAX_UP_SAMPLES (1u << 20)
+#define HCC_RX_MAX_PERIOD_NS 1000000000ull    /* 1 s */
+#define HCC_RX_MAX_SLACK_NS 10000000000ull    /* 10 s */
+#define HCC_RX_MAX_LEVEL_BPS 1000000000000ull /* 1 TB/s */
+
+typedef struct hcc_rx_config {
+    uint64_t clock_hz;         /* default 250 MHz; RNIC_CLOCK_MIN_HZ .. RNIC_CLOCK_MAX_HZ */
+    uint64_t sample_period_ns; /* default 2000 (2 us, sub-RTT; Choice). Used only for
+                                  hcc_rx_sample_due: the caller decides when it samples. 1 .. 1 s */
+    uint32_t i_thr;            /* congestion threshold on the AVERAGE IIO occupancy over a sample
+                                  interval, lines; default 32 (Choice); 1 .. max_lines */
+    uint32_t i_low;            /* step-up threshold, lines; 0 = i_thr / 2 (default); <= i_thr */
+    uint32_t up_samples;       /* consecutive samples with I_cur <= i_low before one step up,
+                                  default 8 (Choice); 1 .. 2^20 */
+    uint32_t start_level;      /* level after init, 0 .. 4, default 0 (33.2 GB/s to the CPU) */
+    uint64_t slack_ns;         /* least time between two level changes, default 150000 (hostCC's
+                                  150 us); 0 .. 10 s */
+    uint64_t levels_bps[HCC_MBA_LEVELS]; /* bytes/s left to CPU traffic per level, default the
+                                  paper's 33.2/26.5/20.0/15.0/10.0 GB/s; 1 .. 1 TB/s, non-increasing */
+    uint32_t counter_bits;     /* width of the cumulative counter, default 48; 8 .. 64 */
+    uint32_t max_lines;        /* plausibility bound: a sample may add at most max_lines per cycle
+                                  of its interval (the IIO cannot hold more), default 4096; 1 .. 2^24 */
+    uint32_t mode;             /* HCC_RX_MODE_*, default HCC_RX_MODE_MBA */
+    uint32_t sample_capacity;  /* input port depth (samples waiting for a tick), default 4; 1 .. 65536 */
+    uint32_t action_capacity;  /* output port depth, default 16; 1 .. 65536 */
+    uint32_t pad_;
+    uint64_t start_cycle;      /* hcc_rx_now() after init, default 0 */
+    rnic_trace_fn trace;       /* NULL: tracing off */
+    void *trace_user;
+    uint16_t trace_id;         /* `engine` of the trace events, default RNIC_ENGINE_HOSTCC */
+} hcc_rx_config;
+
+/* One reading of the cumulative IIO occupancy counter. */
+typedef struct hcc_rx_sample {
+    uint64_t cycle; /* when the counter was read (the caller's clock = the engine's) */
+    uint64_t cum;   /* the counter, < 2^counter_bits */
+} hcc_rx_sample;
+
+typedef struct hcc_rx_stats {
+    uint64_t cycles;            /* cycles run (ticked or skipped) */
+    uint64_t samples;           /* samples accepted (the first is the baseline, no decision) */
+    uint64_t decisions;         /* samples decided against a previous one */
+    uint64_t congested_samples; /* decisions with I_cur > i_thr */
+    uint64_t calm_samples;      /* decisions with I_cur <= i_low */
+    uint64_t level_downs, level_ups;
+    uint64_t held_by_slack;     /* a step was due but the slack had not passed */
+    uint64_t at_bound;          /* a step was due but the level was already 4 (down) or 0 (up) */
+    uint64_t ecn_on, ecn_off;   /* ECN mode transitions */
+    uint64_t actions;           /* action records produced (merged ones included) */
+    uint64_t merged;            /* records that replaced a waiting one (full port, last write wins) */
+    uint64_t time_at_level[HCC_MBA_LEVELS]; /* cycles spent at each level (sum = cycles) */
+    uint64_t ecn_cycles;        /* cycles with ECN marking on */
+    uint64_t wraps;             /* accepted samples across the counter wrap */
+    uint64_t max_icur;          /* largest average occupancy decided, lines (floor) */
+    uint64_t refusals;          /* refused inputs (= the sum of errors) */
+    rnic_err_stats errors;      /* refused input by cause */
+} hcc_rx_stats;
+
+/* A sample accepted into the input port, with its interval already measured at push. */
+typedef struct hcc_rx_entry {
+    uint64_t cycle;    /* the sample's cycle */
+    uint64_t occ;      /* occupancy-cycles since the previous sample (mod 2^counter_bits) */
+    uint64_t interval; /* cycles since the previous sample; 0 = the baseline (no previous) */
+} hcc_rx_entry;
+
+/* Engine state (transparent so firmware can place it statically; use the API). */
+typedef struct hcc_rx {
+    hcc_rx_config cfg;
+    uint64_t now;
+    uint64_t sample_cycles; /* sample_period_ns in cycles */
+    uint64_t slack_cycles;  /* slack_ns in cycles */
+    uint64_t cum_mask;      /* 2^counter_bits - 1 */
+    uint64_t last_cycle, last_cum; /* newest accepted sample (push side) */
+    uint64_t last_change;   /* sample cycle of the last level change */
+    uint64_t last_icur;     /* average occupancy of the last decided sample, lines (floor) */
+    uint32_t i_low;         /* resolved */
+    uint32_t level;
+    uint32_t calm;          /* consecutive calm samples (saturates at up_samples) */
+    uint8_t have_last;      /* a sample has been accepted */
+    uint8_t slack_running;  /* a change happened and its slack has not been seen to pass */
+    uint8_t ecn;
+    uint8_t pad_;
+    rnic_ring in;           /* hcc_rx_entry */
+    rnic_ring out;          /* rnic_work */
+    rnic_trace trace;
+    uint16_t trace_id;
+    hcc_rx_stats stats;
+} hcc_rx;
+
+HCC_API void hcc_rx_config_default(hcc_rx_config *cfg);
+/* RNIC_OK, or RNIC_EINVAL with *field (when field is not NULL) naming the bad field. */
+HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **field);
+/* Bytes of caller memory hcc_rx_init needs (the two ports); 0 when cfg is invalid. */
+HCC_API size_t hcc_rx_mem_size(const hcc_rx_config *cfg);
+/* RNIC_EINVAL: NULL engine, bad config, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
+HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, size_t size);
+
+/* Input port: one counter reading. Checked at push against the newest accepted sample:
+ * RNIC_EINVAL NULL sample, or cycle not after the previous one (backwards or duplicate, wrap-
+ * safe: s->cycle - prev in [1, 2^63)); RNIC_ERANGE cum >= 2^counter_bits, or an implausible
+ * difference ((cum - prev_cum) mod 2^counter_bits > max_lines x interval; a counter that went
+ * backwards is one wrap when that difference is plausible, counted in wraps); RNIC_EBUSY the port
+ * is full (sample_capacity samples wait for ticks). Refused samples are counted and change
+ * nothing else. The first accepted sample is the baseline. */
+HCC_API rnic_err hcc_rx_push_sample(hcc_rx *c, const hcc_rx_sample *s);
+HCC_API uint32_t hcc_rx_space_sample(const hcc_rx *c);
+
+/* One cycle: decide the oldest waiting sample (if any), emit an action record stamped with this
+ * cycle on a change, then count the cycle at the (new) level. */
+HCC_API void hcc_rx_tick(hcc_rx *c);
+/* now while a sample waits, else HCC_NEVER (the output never blocks the engine). */
+HCC_API uint64_t hcc_rx_next_event(const hcc_rx *c);
+/* Up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right after the
+ * tick in which the action port became full. Identical to ticking, across 2^64 too. */
+HCC_API uint64_t hcc_rx_advance(hcc_rx *c, uint64_t cycles);
+HCC_API uint64_t hcc_rx_advance_to(hcc_rx *c, uint64_t cycle);
+
+/* Output port: one record per change. cycle = the tick that decided it; op = HCC_RX_OP_MBA or
+ * HCC_RX_OP_ECN; index = aux = the level (0..4) after the change; addr = levels_bps[level];
+ * raddr = the cycle of the sample that caused it; flags: HCC_RX_WORK_DOWN / HCC_RX_WORK_UP (MBA
+ * step direction), HCC_WORK_CE while ECN marking is on, HCC_RX_WORK_MERGED when it replaced a
+ * waiting record; flow, len, offset, tag, status = 0. A change that finds the port full
+ * overwrites the newest waiting record (the register's last write wins): the newest record
+ * always holds the controller's current state. RNIC_EEMPTY when nothing waits; RNIC_EINVAL for
+ * a NULL record (counted, by peek too). */
+HCC_API rnic_err hcc_rx_pop_action(hcc_rx *c, rnic_work *out);
+HCC_API rnic_err hcc_rx_peek_action(const hcc_rx *c, rnic_work *out);
+
+HCC_API uint64_t hcc_rx_now(const hcc_rx *c);
+HCC_API const hcc_rx_stats *hcc_rx_get_stats(const hcc_rx *c);
+HCC_API uint32_t hcc_rx_level(const hcc_rx *c);      /* current MBA level, 0..4 */
+HCC_API uint64_t hcc_rx_level_bps(const hcc_rx *c);  /* levels_bps of the current level */
+HCC_API bool hcc_rx_ecn(const hcc_rx *c);            /* ECN marking on (ECN mode only) */
+/* Average IIO occupancy of the last decided sample, lines (floor); 0 before the first decision. */
+HCC_API uint64_t hcc_rx_occupancy(const hcc_rx *c);
+/* The cycle the next sample is due: the newest accepted sample's cycle + sample_period (now when
+ * none was accepted). A helper for the caller; the engine does not wait for it. */
+HCC_API uint64_t hcc_rx_sample_due(const hcc_rx *c);
+/* ==== end src/hostcc/rx_ctl.h ==== */
+/* ==== begin src/hostcc/tx_ctl.h ==== */
+/* ---- RHCC sender controller hcc_tx (paper §3.3, Fig. 5 sender; cycle contract:
+ * docs/hostcc_tx.md, docs/hostcc_model.md "Sender controller") ----
+ *
+ * Per flow: bytes since the last probe, R_rev (Eq. 1), D_old, R_cc (the inter-host algorithm's
+ * rate, DCQCN). A probe request every probe_bytes of data (hcc_tx_pop_probe); a probe ACK
+ * updates R_rev by Eq. 1; R_trans = min(R_rev, R_cc) (Eq. 2, hcc_tx_rate) leaves as a rate
+ * record (hcc_tx_pop_rate) whenever it changes, for the caller to write into Tassel.
+ *
+ * Timing: every input is applied at the call (validated, state updated, refused with the state
+ * intact); the records it causes are produced by the next tick (the tick of cycle hcc_tx_now()),
+ * stamped with that cycle. Rates are bits per second (uint64_t); delays are nanoseconds of the
+ * receiver's timestamps. */
+
+#define HCC_TX_MAX_FLOWS (1u << 24)
+#define HCC_TX_MAX_CAPACITY (1u << 24)
+#define HCC_TX_MAX_DELAY_NS (1u << 28)   /* upper bound of max_delay_ns (268 ms): no overflow in Eq. 1 */
+#define HCC_TX_MAX_GAIN_Q32 (1ull << 32) /* upper bound of alpha_q32 / beta_q32 (1.0 per ns) */
+#define HCC_TX_MAX_SEND ((uint64_t)1 << 32) /* largest hcc_tx_on_sent byte count (RNIC_LEN_MAX) */
+#define HCC_TX_ALPHA_Q32 2147484u        /* 0.0005 per ns x 2^32, rounded to nearest (2147483.648) */
+
+/* Engine-specific trace kinds (48.. so that they stay clear of hcc_host / hcc_rx kinds). */
+#define HCC_TX_TRACE_REV 48u   /* Eq. 1 applied: id = flow, a = new R_rev (bps), b = D_cur (ns) */
+#define HCC_TX_TRACE_OPEN 49u  /* flow opened: id = flow, a = R_rev, b = R_cc */
+#define HCC_TX_TRACE_CLOSE 50u /* flow closed: id = flow, a = probes not yet emitted (dropped) */
+
+typedef struct hcc_tx_config {
+    uint64_t clock_hz;      /* default 250 MHz (the composed RNIC's clock); 1 MHz .. 10 GHz */
+    uint64_t line_bps;      /* R_rev ceiling and initial R_cc, default 100 Gb/s; 1 .. 800 Gb/s */
+    uint64_t min_rate_bps;  /* R_rev floor, default 100 Mb/s; 1 .. line_bps */
+    uint32_t max_flows;     /* flows [0, max_flows), default 1024; 1 .. HCC_TX_MAX_FLOWS */
+    uint32_t probe_bytes;   /* one probe per this many bytes sent, default 32768 (§4); 64 .. 2^30 */
+    uint32_t d_thr_ns;      /* D_thr, default 200 ns (§4); <= max_delay_ns */
+    uint32_t max_delay_ns;  /* a larger D_cur is refused (RNIC_ERANGE), default 1 ms; 1 .. HCC_TX_MAX_DELAY_NS */
+    uint64_t alpha_q32;     /* alpha per ns, Q0.32, default HCC_TX_ALPHA_Q32 (0.0005); <= 2^32 */
+    uint64_t beta_q32;      /* beta per ns, Q0.32, default HCC_TX_ALPHA_Q32 (0.0005); <= 2^32 */
+    uint32_t rate_capacity; /* rate output port depth, default 64; 1 .. HCC_TX_MAX_CAPACITY */
+    uint32_t probe_capacity; /* probe output port depth, default 64; 1 .. HCC_TX_MAX_CAPACITY */
+    uint32_t probe_op;      /* rnic_work.op of probe records (the caller's opcode), default 0 */
+    uint64_t start_cycle;   /* hcc_tx_now() after init, default 0 */
+    rnic_trace_fn trace;    /* NULL: tracing off */
+    void *trace_user;
+    uint16_t trace_id;      /* `engine` of the trace events, default RNIC_ENGINE_HOSTCC */
+} hcc_tx_config;
+
+typedef struct hcc_tx_stats {
+    uint64_t cycles;
+    uint64_t flows_opened, flows_closed;
+    uint64_t bytes_sent;        /* bytes reported by hcc_tx_on_sent */
+    uint64_t probes_requested;  /* probe requests counted (every probe_bytes) */
+    uint64_t probes_out;        /* probe records produced */
+    uint64_t probes_dropped;    /* requests not yet produced when their flow was closed */
+    uint64_t probe_acks;        /* ACKs accepted: Eq. 1 updates */
+    uint64_t rev_floor;         /* Eq. 1 results raised to min_rate_bps */
+    uint64_t rev_ceiling;       /* Eq. 1 results lowered to line_bps */
+    uint64_t bracket_nonpositive; /* Eq. 1 brackets <= 0 (R_rev -> 0, then the floor) */
+    uint64_t rcc_writes;        /* hcc_tx_set_rcc accepted */
+    uint64_t rate_clamped;      /* set_rcc / flow_open rates outside [min_rate, line] clamped into it */
+    uint64_t rate_records;      /* rate records produced */
+    uint64_t port_stalls;       /* ticks that left records waiting for a full output port */
+    /* refused input, by reason (each also in errors by code) */
+    uint64_t null_args;         /* RNIC_EINVAL: NULL record pointer */
+    uint64_t unknown_flow;      /* RNIC_ENOENT: flow >= max_flows or not open */
+    uint64_t flow_exists;       /* RNIC_EEXIST: hcc_tx_flow_open of an open flow */
+    uint64_t ack_no_probe;      /* RNIC_ENOENT: ACK with no probe outstanding or a number never issued */
+    uint64_t ack_stale;         /* RNIC_ESTALE: ACK for a probe already acknowledged or overtaken */
+    uint64_t ack_range;         /* RNIC_ERANGE: ACK timestamp < receive timestamp, or delay > max_delay_ns */
+    uint64_t send_range;        /* RNIC_ERANGE: hcc_tx_on_sent of more than HCC_TX_MAX_SEND bytes */
+    uint64_t probe_overflow;    /* RNIC_EBUSY: a flow's unproduced probe requests would pass 2^32 - 1 */
+    rnic_err_stats errors;      /* refused input by cause */
+} hcc_tx_stats;
+
+/* Per-flow state (caller memory; read it through hcc_tx_get_flow). */
+typedef struct hcc_tx_flow {
+    uint64_t r_rev;     /* R_rev, bps, in [min_rate_bps, line_bps] */
+    uint64_t r_cc;      /* R_cc, bps: 0 (paused) or in [min_rate_bps, line_bps] */
+    uint64_t out_rate;  /* R_trans of the last rate record (UINT64_MAX: none yet) */
+    uint64_t d_old;     /* D_old, ns (valid when have_d_old) */
+    uint64_t bytes;     /* bytes since the last probe request, < probe_bytes */
+    uint64_t bytes_total; /* bytes sent since open */
+    uint64_t probe_next; /* number of the next probe record (from 0 at open; records carry it mod 2^32) */
+    uint64_t ack_next;   /* the oldest probe number an ACK may still name (<= probe_next) */
+    uint32_t probes_due; /* probe requests not yet produced (waiting for the tick or port space) */
+    uint32_t rate_seq;   /* rate records produced for the flow (the record's index) */
+    uint8_t open, queued, have_d_old, rate_pending;
+    uint32_t pad_;
+} hcc_tx_flow;
+
+typedef struct hcc_tx {
+    hcc_tx_config cfg;
+    uint64_t now;
+    uint64_t pend_rate_flows; /* flows with rate_pending */
+    uint64_t pend_probes;     /* sum of probes_due */
+    rnic_trace trace;
+    uint16_t trace_id;
+    hcc_tx_flow *flows;
+    rnic_ring pending; /* uint32_t: flows with records to produce, FIFO, each at most once */
+    rnic_ring rates;   /* rnic_work: rate output port */
+    rnic_ring probes;  /* rnic_work: probe output port */
+    hcc_tx_stats stats;
+} hcc_tx;
+
+HCC_API void hcc_tx_config_default(hcc_tx_config *cfg);
+/* RNIC_OK, or RNIC_EINVAL with *field (when field is not NULL) naming the bad field. */
+HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *cfg, const char **field);
+/* Bytes of caller memory hcc_tx_init needs; 0 when cfg is invalid. */
+HCC_API size_t hcc_tx_mem_size(const hcc_tx_config *cfg);
+/* RNIC_EINVAL: bad config, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
+HCC_API rnic_err hcc_tx_init(hcc_tx *c, const hcc_tx_config *cfg, void *mem, size_t size);
+
+/* Open a flow: R_rev = init_rate_bps (clamped into [min_rate, line], counted in rate_clamped),
+ * R_cc = line_bps, no D_old, probe numbers from 0; a rate record follows at the next tick.
+ * RNIC_ENOENT: flow >= max_flows; RNIC_EEXIST: already open. */
+HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, uint64_t init_rate_bps);
+/* Close a flow: its unproduced probe requests are dropped (counted), a queued rate record is not
+ * produced. RNIC_ENOENT when not open. */
+HCC_API rnic_err hcc_tx_flow_close(hcc_tx *c, uint32_t flow);
+/* `bytes` of the flow's data sent: one probe request per probe_bytes, the remainder carried.
+ * RNIC_ENOENT unknown flow; RNIC_ERANGE bytes > HCC_TX_MAX_SEND; RNIC_EBUSY when the flow's
+ * unproduced requests would pass 2^32 - 1 (drain the probe port). */
+HCC_API rnic_err hcc_tx_on_sent(hcc_tx *c, uint32_t flow, uint64_t bytes);
+/* A probe ACK: ack->flow, ack->index = the probe number, ack->addr = the receiver's receive
+ * timestamp (ns), ack->raddr = its ACK timestamp (ns); D_cur = raddr - addr. Eq. 1 at once.
+ * Accepted when index is a produced, not yet acknowledged probe newer than the last one
+ * accepted (an ACK overtakes older outstanding probes). RNIC_EINVAL NULL ack; RNIC_ENOENT
+ * unknown flow, no probe outstanding, or a number never produced; RNIC_ESTALE a probe already
+ * acknowledged or overtaken; RNIC_ERANGE raddr < addr or D_cur > max_delay_ns. Never EBUSY. */
+HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack);
+/* Probe ACKs are applied at the call: the input never fills (returns UINT32_MAX; 0 for NULL). */
+HCC_API uint32_t hcc_tx_space_probe_ack(const hcc_tx *c);
+/* R_cc register (the inter-host algorithm's rate): last write wins; 0 pauses (R_trans = 0);
+ * other values are clamped into [min_rate, line] (counted). RNIC_ENOENT unknown flow. */
+HCC_API rnic_err hcc_tx_set_rcc(hcc_tx *c, uint32_t flow, uint64_t bps);
+/* Eq. 2: R_trans = min(R_rev, R_cc), bps; 0 for a NULL engine or a flow that is not open. */
+HCC_API uint64_t hcc_tx_rate(const hcc_tx *c, uint32_t flow);
+/* The flow's state, or NULL for a NULL engine or flow >= max_flows. */
+HCC_API const hcc_tx_flow *hcc_tx_get_flow(const hcc_tx *c, uint32_t flow);
+
+HCC_API void hcc_tx_tick(hcc_tx *c);
+/* hcc_tx_now() while a record waits and its port has room, else HCC_NEVER. */
+HCC_API uint64_t hcc_tx_next_event(const hcc_tx *c);
+/* Up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right after the
+ * tick in which an output port became full. Identical to ticking. */
+HCC_API uint64_t hcc_tx_advance(hcc_tx *c, uint64_t cycles);
+HCC_API uint64_t hcc_tx_advance_to(hcc_tx *c, uint64_t cycle);
+HCC_API uint64_t hcc_tx_now(const hcc_tx *c);
+
+/* Probe output: flow, index = probe number, flags = HCC_WORK_PROBE, op = cfg.probe_op, cycle.
+ * Rate output: flow, addr = R_trans (bps, the value for Tassel's rate register), raddr = R_rev,
+ * index = the flow's rate record number, cycle. Other fields 0. RNIC_EEMPTY when empty;
+ * RNIC_EINVAL for a NULL record (counted). */
+HCC_API rnic_err hcc_tx_pop_probe(hcc_tx *c, rnic_work *out);
+HCC_API rnic_err hcc_tx_peek_probe(const hcc_tx *c, rnic_work *out);
+HCC_API rnic_err hcc_tx_pop_rate(hcc_tx *c, rnic_work *out);
+HCC_API rnic_err hcc_tx_peek_rate(const hcc_tx *c, rnic_work *out);
+
+HCC_API const hcc_tx_stats *hcc_tx_get_stats(const hcc_tx *c);
+/* ==== end src/hostcc/tx_ctl.h ==== */
 RNIC_EXTERN_C_END
 #endif /* HCC_H_INCLUDED */
 
@@ -1825,6 +2367,1688 @@ HCC_API const char *hcc_version(void)
 #undef HCC__STR
 #undef HCC__STR2
 /* ==== end src/hostcc/version.c ==== */
+/* ==== begin src/hostcc/rx_buffer.c ==== */
+/* hostcc.h: hcc_host -- shared helpers and the RNIC RX buffer (step 6 of the cycle: PFC / marking;
+ * docs/hostcc_host.md). */
+
+/* ---- index rings over caller memory (used by every block of hcc_host) ---- */
+static uint32_t hcc__host_fifo_slot(const hcc__host_fifo *q, uint32_t i)
+{
+    uint32_t room = q->cap - q->head;
+    return i < room ? q->head + i : i - room;
+}
+static uint32_t hcc__host_fifo_tail(hcc__host_fifo *q) /* slot for a new element; caller checks room */
+{
+    uint32_t s = hcc__host_fifo_slot(q, q->count);
+    q->count++;
+    return s;
+}
+static void hcc__host_fifo_drop(hcc__host_fifo *q)
+{
+    q->head = q->head + 1u == q->cap ? 0 : q->head + 1u;
+    q->count--;
+}
+
+static void hcc__host_emit(hcc_host *h, uint16_t kind, uint32_t id, uint64_t a, uint64_t b)
+{
+    rnic_trace_emit(&h->trace, h->now, h->trace_id, kind, id, a, b);
+}
+
+static rnic_err hcc__host_refuse(hcc_host *h, rnic_err e, uint32_t id, uint64_t value)
+{
+    hcc__host_emit(h, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    return rnic_err_note(&h->stats.errors, e);
+}
+
+HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt)
+{
+    rnic_work w;
+    if (!h)
+        return RNIC_EINVAL;
+    if (!pkt || pkt->len == 0)
+        return hcc__host_refuse(h, RNIC_EINVAL, pkt ? pkt->flow : 0, 0);
+    if (pkt->len > h->cfg.rx_buffer_bytes || pkt->addr > UINT64_MAX - pkt->len)
+        return hcc__host_refuse(h, RNIC_ERANGE, pkt->flow, pkt->len);
+    if (rnic_ring_full(&h->rx) || pkt->len > h->cfg.rx_buffer_bytes - h->rx_bytes) {
+        h->stats.dropped++;
+        h->stats.dropped_bytes += pkt->len;
+        hcc__host_emit(h, HCC_HOST_TRACE_DROP, pkt->flow, pkt->tag, pkt->len);
+        return hcc__host_refuse(h, RNIC_EBUSY, pkt->flow, pkt->len);
+    }
+    w = *pkt;
+    w.cycle = h->now; /* arrival */
+    w.status = 0;
+    if (h->ecn || (!h->cfg.pfc && h->rx_bytes > h->cfg.cnp_bytes)) {
+        w.flags |= HCC_WORK_CE;
+        h->stats.marked++;
+    }
+    (void)rnic_ring_push(&h->rx, &w);
+    h->rx_bytes += w.len;
+    h->stats.packets_in++;
+    h->stats.bytes_in += w.len;
+    hcc__host_emit(h, RNIC_TRACE_PUSH, w.flow, w.index, w.len);
+    return RNIC_OK;
+}
+
+HCC_API uint32_t hcc_host_space_rx(const hcc_host *h)
+{
+    if (!h || rnic_ring_full(&h->rx))
+        return 0;
+    return h->cfg.rx_buffer_bytes - h->rx_bytes;
+}
+
+static rnic_err hcc__host_take(hcc_host *h, rnic_ring *r, rnic_work *out, bool pop)
+{
+    const rnic_work *w;
+    if (!out)
+        return rnic_err_note(&h->stats.errors, RNIC_EINVAL);
+    w = (const rnic_work *)rnic_ring_peek(r);
+    if (!w)
+        return RNIC_EEMPTY;
+    *out = *w;
+    if (pop) {
+        (void)rnic_ring_pop(r, NULL);
+        hcc__host_emit(h, RNIC_TRACE_POP, out->flow, out->tag, out->len);
+    }
+    return RNIC_OK;
+}
+
+HCC_API rnic_err hcc_host_pop_rx(hcc_host *h, rnic_work *out)
+{
+    return h ? hcc__host_take(h, &h->out, out, true) : RNIC_EINVAL;
+}
+HCC_API rnic_err hcc_host_peek_rx(const hcc_host *h, rnic_work *out)
+{
+    /* the engine is the caller's: a NULL record is counted like every refused input */
+    return h ? hcc__host_take((hcc_host *)(uintptr_t)h, (rnic_ring *)(uintptr_t)&h->out, out, false) : RNIC_EINVAL;
+}
+HCC_API rnic_err hcc_host_pop_signal(hcc_host *h, rnic_work *out)
+{
+    return h ? hcc__host_take(h, &h->sig, out, true) : RNIC_EINVAL;
+}
+HCC_API rnic_err hcc_host_peek_signal(const hcc_host *h, rnic_work *out)
+{
+    return h ? hcc__host_take((hcc_host *)(uintptr_t)h, (rnic_ring *)(uintptr_t)&h->sig, out, false) : RNIC_EINVAL;
+}
+
+/* The PFC decision of this cycle: +1 PAUSE, -1 RESUME, 0 none. */
+static int hcc__host_pfc_due(const hcc_host *h)
+{
+    if (!h->cfg.pfc)
+        return 0;
+    if (!h->paused && h->rx_bytes >= h->cfg.xoff_bytes)
+        return 1;
+    if (h->paused && h->rx_bytes <= h->cfg.xon_bytes)
+        return -1;
+    return 0;
+}
+
+/* Step 6: PFC frames. A frame that finds the signal port full waits (the state does not change)
+ * and is sent in the first cycle the port has room and the condition still holds. */
+static void hcc__host_rx_step(hcc_host *h)
+{
+    int due = hcc__host_pfc_due(h);
+    rnic_work s;
+    if (due == 0 || rnic_ring_full(&h->sig))
+        return;
+    RNIC_MEMSET(&s, 0, sizeof s);
+    s.cycle = h->now;
+    s.addr = h->rx_bytes;
+    s.op = due > 0 ? HCC_HOST_SIG_PAUSE : HCC_HOST_SIG_RESUME;
+    (void)rnic_ring_push(&h->sig, &s);
+    hcc__host_emit(h, RNIC_TRACE_OUT, 0, 0, 0);
+    if (due > 0) {
+        h->paused = true;
+        h->pause_start = h->now;
+        h->stats.pfc_pauses++;
+        hcc__host_emit(h, HCC_HOST_TRACE_PAUSE, 0, h->rx_bytes, 0);
+    } else {
+        h->paused = false;
+        h->stats.pfc_resumes++;
+        hcc__host_emit(h, HCC_HOST_TRACE_RESUME, 0, h->rx_bytes, h->now - h->pause_start);
+    }
+}
+/* ==== end src/hostcc/rx_buffer.c ==== */
+/* ==== begin src/hostcc/pcie.c ==== */
+/* hostcc.h: hcc_host -- PCIe (step 5): credit returns, arrivals at the IIO, posted writes
+ * (docs/hostcc_host.md "PCIe"). */
+
+/* The head packet's next posted write: bytes (up to the next pcie_mps boundary of the address)
+ * and the 64 B lines it touches (= the credits it needs). False when the buffer is empty. */
+static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *lines, bool *last)
+{
+    const rnic_work *w = (const rnic_work *)rnic_ring_peek(&h->rx);
+    uint64_t a, room;
+    uint32_t rem, b;
+    if (!w)
+        return false;
+    rem = w->len - h->head_issued;
+    a = w->addr + h->head_issued;
+    room = h->cfg.pcie_mps - (a - rnic_udiv64(a, h->cfg.pcie_mps) * h->cfg.pcie_mps); /* a mod mps, no divide helper */
+    b = room < rem ? (uint32_t)room : rem;
+    *bytes = b;
+    *lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
+    *last = b == rem;
+    return true;
+}
+
+/* Cost of a write on the link, bits x clock_hz. */
+static int64_t hcc__host_tlp_cost(const hcc_host *h, uint32_t bytes)
+{
+    return (int64_t)((uint64_t)(bytes + h->cfg.pcie_tlp_overhead) * 8u * h->cfg.clock_hz);
+}
+
+static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
+{
+    const rnic_work *w = (const rnic_work *)rnic_ring_peek(&h->rx);
+    uint64_t a = w->addr + h->head_issued, end = a + b, l;
+    h->credits -= lines;
+    h->pcie_tok -= hcc__host_tlp_cost(h, b);
+    for (l = a >> 6; l <= (end - 1u) >> 6; l++) {
+        hcc__host_line *x = &h->flight[hcc__host_fifo_tail(&h->flight_q)];
+        uint64_t lo = l << 6, hi = lo + 64u;
+        if (lo < a)
+            lo = a;
+        if (hi > end)
+            hi = end;
+        x->cycle = h->now + h->lat;
+        x->addr = l;
+        x->bytes = (uint32_t)(hi - lo);
+        x->pad = 0;
+    }
+    h->stats.pcie_writes++;
+    h->stats.pcie_bytes += b;
+    h->stats.pcie_lines += lines;
+    if (h->head_stalled) {
+        h->stats.pcie_stalled_writes++;
+        h->head_stalled = false;
+    }
+    h->rx_bytes -= b;
+    h->head_issued += b;
+    if (last) {
+        rnic_work o;
+        (void)rnic_ring_pop(&h->rx, &o);
+        h->head_issued = 0;
+        o.aux = (h->now - o.cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - o.cycle);
+        o.cycle = h->now;
+        (void)rnic_ring_push(&h->out, &o);
+        h->stats.packets_out++;
+        h->stats.delay_sum += o.aux;
+        if (o.aux > h->stats.delay_max)
+            h->stats.delay_max = o.aux;
+        rnic_trace_work(&h->trace, h->trace_id, RNIC_TRACE_OUT, &o);
+    }
+}
+
+static void hcc__host_pcie_step(hcc_host *h)
+{
+    int64_t r = (int64_t)h->cfg.pcie_bps;
+    /* credits back */
+    while (h->ret_q.count) {
+        hcc__host_ret *x = &h->ret[h->ret_q.head];
+        if ((int64_t)(h->now - x->cycle) < 0)
+            break;
+        h->credits += x->count;
+        h->stats.credits_returned += x->count;
+        hcc__host_fifo_drop(&h->ret_q);
+    }
+    /* writes arriving at the IIO */
+    while (h->flight_q.count) {
+        const hcc__host_line *x = &h->flight[h->flight_q.head];
+        uint32_t occ;
+        if ((int64_t)(h->now - x->cycle) < 0)
+            break;
+        h->iio[hcc__host_fifo_tail(&h->iio_q)] = *x;
+        hcc__host_fifo_drop(&h->flight_q);
+        h->stats.iio_lines_in++;
+        occ = h->iio_q.count + h->iio_at_mem;
+        if (occ > h->stats.iio_max)
+            h->stats.iio_max = occ;
+    }
+    /* the link: a write may start while the link's token count is positive (the previous write
+     * has finished within this cycle); tokens are capped at one cycle's worth when idle */
+    h->pcie_tok = h->pcie_tok + r > r ? r : h->pcie_tok + r;
+    while (h->pcie_tok > 0) {
+        uint32_t b, lines;
+        bool last;
+        if (!hcc__host_next_write(h, &b, &lines, &last))
+            break;
+        if (last && rnic_ring_full(&h->out))
+            break; /* waits for a pop_rx */
+        if (lines > h->credits) {
+            h->stats.pcie_stall_cycles++;
+            if (!h->head_stalled)
+                hcc__host_emit(h, HCC_HOST_TRACE_STALL, 0, lines, h->credits);
+            h->head_stalled = true;
+            break;
+        }
+        hcc__host_issue(h, b, lines, last);
+    }
+}
+/* ==== end src/hostcc/pcie.c ==== */
+/* ==== begin src/hostcc/iio.c ==== */
+/* hostcc.h: hcc_host -- IIO (step 4): forward the oldest waiting line to DDIO or the memory
+ * controller; free lines and return their credits (docs/hostcc_host.md "IIO"). */
+
+#define HCC__HOST_M_CPU_READ 0u
+#define HCC__HOST_M_CPU_WRITE 1u
+#define HCC__HOST_M_IIO 2u    /* an IIO line written to memory (DDIO off) */
+#define HCC__HOST_M_WB_IIO 3u /* the write-back an IIO line's DDIO allocation waits for */
+#define HCC__HOST_M_WB_CPU 4u /* the write-back of a DDIO line a CPU fill evicted */
+
+#define HCC__HOST_CUM_MASK ((((uint64_t)1) << 48) - 1u)
+
+/* ddio.c: 1 = taken by DDIO now (hit, or allocation without a dirty victim); 0 = allocated, its
+ * dirty victim's write-back queued (the line is freed when that is served); -1 = no room: wait. */
+static int hcc__host_ddio_write(hcc_host *h, const hcc__host_line *x, bool can_queue);
+
+/* An IIO line leaves the buffer: its credit goes back to the RNIC pcie_latency later. */
+static void hcc__host_free_line(hcc_host *h)
+{
+    uint64_t due = h->now + h->lat;
+    h->stats.iio_lines_freed++;
+    if (h->ret_q.count) {
+        hcc__host_ret *t = &h->ret[hcc__host_fifo_slot(&h->ret_q, h->ret_q.count - 1u)];
+        if (t->cycle == due) {
+            t->count++;
+            return;
+        }
+    }
+    {
+        hcc__host_ret *t = &h->ret[hcc__host_fifo_tail(&h->ret_q)];
+        t->cycle = due;
+        t->count = 1;
+        t->pad = 0;
+    }
+}
+
+static bool hcc__host_mem_room(const hcc_host *h)
+{
+    return h->mem_q.count < h->mem_q.cap;
+}
+
+static void hcc__host_mem_put(hcc_host *h, uint32_t type, uint32_t bytes)
+{
+    hcc__host_mreq *m = &h->mem[hcc__host_fifo_tail(&h->mem_q)];
+    m->type = type;
+    m->bytes = bytes;
+}
+
+static void hcc__host_iio_step(hcc_host *h)
+{
+    while (h->iio_q.count) {
+        const hcc__host_line *x = &h->iio[h->iio_q.head];
+        bool can_queue = hcc__host_mem_room(h) && h->iio_at_mem < h->cfg.iio_mem_credits;
+        if (h->ddio) {
+            int r = hcc__host_ddio_write(h, x, can_queue);
+            if (r < 0)
+                break;
+            h->stats.bytes_to_memory_or_ddio += x->bytes;
+            if (r > 0) {
+                hcc__host_free_line(h);
+            } else {
+                hcc__host_mem_put(h, HCC__HOST_M_WB_IIO, 0);
+                h->iio_at_mem++;
+            }
+        } else {
+            if (!can_queue)
+                break;
+            hcc__host_mem_put(h, HCC__HOST_M_IIO, x->bytes);
+            h->iio_at_mem++;
+        }
+        hcc__host_fifo_drop(&h->iio_q);
+    }
+}
+/* ==== end src/hostcc/iio.c ==== */
+/* ==== begin src/hostcc/memctl.c ==== */
+/* hostcc.h: hcc_host -- memory controller (step 1: FCFS service at mem_Bps) and CPU traffic
+ * (step 2: 1:1 read/write lines at min(offered, MBA cap)) (docs/hostcc_host.md "Memory"). */
+
+static const uint64_t hcc__host_mba_bps[HCC_MBA_LEVELS] = {
+    HCC_MBA_LEVEL_0_BPS, HCC_MBA_LEVEL_1_BPS, HCC_MBA_LEVEL_2_BPS, HCC_MBA_LEVEL_3_BPS, HCC_MBA_LEVEL_4_BPS
+};
+
+/* ddio.c: a CPU line served evicts cpu_evict_ppm millionths of a DDIO line. */
+static void hcc__host_ddio_cpu_line(hcc_host *h);
+
+static int64_t hcc__host_line_cost(const hcc_host *h)
+{
+    return (int64_t)(64u * h->cfg.clock_hz);
+}
+
+/* Step 1: serve lines from the head of the queue while the tokens are positive (the previous
+ * line's service has ended within this cycle); tokens capped at one cycle's worth. */
+static void hcc__host_mem_step(hcc_host *h)
+{
+    int64_t r = (int64_t)h->cfg.mem_Bps, cost = hcc__host_line_cost(h);
+    h->mem_tok = h->mem_tok + r > r ? r : h->mem_tok + r;
+    while (h->mem_tok > 0 && h->mem_q.count) {
+        hcc__host_mreq m = h->mem[h->mem_q.head];
+        hcc__host_fifo_drop(&h->mem_q);
+        h->mem_tok -= cost;
+        switch (m.type) {
+        case HCC__HOST_M_CPU_READ:
+        case HCC__HOST_M_CPU_WRITE:
+            if (m.type == HCC__HOST_M_CPU_READ)
+                h->stats.mem_lines_cpu_read++;
+            else
+                h->stats.mem_lines_cpu_write++;
+            h->cpu_out--;
+            h->stats.cpu_bytes_served += 64u;
+            if (h->ddio)
+                hcc__host_ddio_cpu_line(h);
+            break;
+        case HCC__HOST_M_IIO:
+            h->stats.mem_lines_iio++;
+            h->stats.bytes_to_memory_or_ddio += m.bytes;
+            h->iio_at_mem--;
+            hcc__host_free_line(h);
+            break;
+        case HCC__HOST_M_WB_IIO:
+            h->stats.mem_lines_writeback++;
+            h->iio_at_mem--;
+            hcc__host_free_line(h);
+            break;
+        default:
+            h->stats.mem_lines_writeback++;
+            break;
+        }
+    }
+}
+
+/* Step 2: CPU requests. Issue-opportunity tokens gain min(offered, MBA cap) per cycle, capped
+ * at one cycle's worth (a core whose window is full loses them: it is stalled). */
+static void hcc__host_cpu_step(hcc_host *h)
+{
+    int64_t r, cost = hcc__host_line_cost(h);
+    uint64_t cap = hcc__host_mba_bps[h->mba_level];
+    h->cpu_rate = h->cpu_load < cap ? h->cpu_load : cap;
+    r = (int64_t)h->cpu_rate;
+    h->cpu_tok = h->cpu_tok + r > r ? r : h->cpu_tok + r;
+    while (h->cpu_tok > 0 && h->cpu_out < h->cfg.cpu_outstanding && hcc__host_mem_room(h)) {
+        hcc__host_mem_put(h, h->cpu_write_next ? HCC__HOST_M_CPU_WRITE : HCC__HOST_M_CPU_READ, 64u);
+        h->cpu_write_next = !h->cpu_write_next;
+        h->cpu_out++;
+        h->cpu_tok -= cost;
+    }
+}
+
+HCC_API rnic_err hcc_host_set_mba_level(hcc_host *h, uint32_t level)
+{
+    if (!h)
+        return RNIC_EINVAL;
+    if (level >= HCC_MBA_LEVELS)
+        return hcc__host_refuse(h, RNIC_ERANGE, 0, level);
+    h->mba_level = level;
+    hcc__host_emit(h, HCC_HOST_TRACE_MBA, 0, level, hcc__host_mba_bps[level]);
+    return RNIC_OK;
+}
+
+HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bytes_per_s)
+{
+    uint64_t ceil_bps, v = bytes_per_s;
+    if (!h)
+        return RNIC_EINVAL;
+    ceil_bps = h->cfg.mem_Bps > HCC_MBA_LEVEL_0_BPS ? h->cfg.mem_Bps : HCC_MBA_LEVEL_0_BPS;
+    if (v > ceil_bps) {
+        v = ceil_bps;
+        h->stats.cpu_load_clamped++;
+    }
+    h->cpu_load = v;
+    hcc__host_emit(h, HCC_HOST_TRACE_CPU, 0, v, bytes_per_s);
+    return RNIC_OK;
+}
+
+HCC_API uint32_t hcc_host_mba_level(const hcc_host *h) { return h ? h->mba_level : 0; }
+HCC_API uint64_t hcc_host_cpu_load(const hcc_host *h) { return h ? h->cpu_load : 0; }
+/* ==== end src/hostcc/memctl.c ==== */
+/* ==== begin src/hostcc/ddio.c ==== */
+/* hostcc.h: hcc_host -- DDIO ways (LRU per set, write-allocate, write-back of dirty victims) and
+ * step 3 (queue the write-backs of CPU evictions) (docs/hostcc_host.md "DDIO"). */
+
+#define HCC__HOST_D_VALID 1u
+#define HCC__HOST_D_DIRTY 2u
+
+/* Move entry `pos` of `set` to the MRU position with value v. */
+static void hcc__host_ddio_mru(uint64_t *set, uint32_t pos, uint64_t v)
+{
+    while (pos > 0) {
+        set[pos] = set[pos - 1u];
+        pos--;
+    }
+    set[0] = v;
+}
+
+static int hcc__host_ddio_write(hcc_host *h, const hcc__host_line *x, bool can_queue)
+{
+    uint32_t ways = h->cfg.ddio_ways, i, victim;
+    uint64_t *set = h->ddio + (size_t)(x->addr - rnic_udiv64(x->addr, h->ddio_sets) * h->ddio_sets) * ways;
+    uint64_t v = (x->addr << 2) | HCC__HOST_D_VALID | HCC__HOST_D_DIRTY;
+    for (i = 0; i < ways; i++) {
+        if ((set[i] & HCC__HOST_D_VALID) && (set[i] >> 2) == x->addr) {
+            hcc__host_ddio_mru(set, i, v);
+            h->stats.ddio_hits++;
+            return 1;
+        }
+    }
+    /* miss: the first invalid way, else the LRU one (valid ways are kept in front) */
+    victim = ways - 1u;
+    for (i = 0; i < ways; i++) {
+        if (!(set[i] & HCC__HOST_D_VALID)) {
+            victim = i;
+            break;
+        }
+    }
+    if ((set[victim] & (HCC__HOST_D_VALID | HCC__HOST_D_DIRTY)) == (HCC__HOST_D_VALID | HCC__HOST_D_DIRTY)) {
+        if (!can_queue)
+            return -1; /* nothing changes: the line waits at the IIO head */
+        hcc__host_ddio_mru(set, victim, v);
+        h->stats.ddio_misses++;
+        h->stats.ddio_writebacks++;
+        return 0;
+    }
+    hcc__host_ddio_mru(set, victim, v);
+    h->stats.ddio_misses++;
+    return 1;
+}
+
+/* A CPU line was served: evict cpu_evict_ppm millionths of a DDIO line, the LRU valid line of
+ * the next set in round-robin order (none when that set is empty); dirty ones are written back. */
+static void hcc__host_ddio_cpu_line(hcc_host *h)
+{
+    h->evict_acc += h->cfg.cpu_evict_ppm;
+    while (h->evict_acc >= 1000000u) {
+        uint32_t ways = h->cfg.ddio_ways, i;
+        uint64_t *set = h->ddio + (size_t)h->evict_set * ways;
+        h->evict_acc -= 1000000u;
+        h->evict_set = h->evict_set + 1u == h->ddio_sets ? 0 : h->evict_set + 1u;
+        for (i = ways; i-- > 0;) {
+            if (set[i] & HCC__HOST_D_VALID) {
+                if (set[i] & HCC__HOST_D_DIRTY) {
+                    h->cpu_wb_pending++;
+                    h->stats.ddio_writebacks++;
+                }
+                set[i] = 0;
+                h->stats.ddio_cpu_evictions++;
+                break;
+            }
+        }
+    }
+}
+
+/* Step 3: write-backs of CPU evictions enter the memory queue while it has room. */
+static void hcc__host_ddio_step(hcc_host *h)
+{
+    while (h->cpu_wb_pending && hcc__host_mem_room(h)) {
+        hcc__host_mem_put(h, HCC__HOST_M_WB_CPU, 0);
+        h->cpu_wb_pending--;
+    }
+}
+/* ==== end src/hostcc/ddio.c ==== */
+/* ==== begin src/hostcc/host.c ==== */
+/* hostcc.h: hcc_host -- configuration, layout, the cycle order, fast-forward
+ * (docs/hostcc_model.md "The receiving host"; docs/hostcc_host.md). */
+
+HCC_API void hcc_host_config_default(hcc_host_config *cfg)
+{
+    if (!cfg)
+        return;
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
+    cfg->clock_hz = 250000000u;
+    cfg->rx_buffer_bytes = 256u * 1024u;
+    cfg->rx_packets = 4096u;
+    cfg->pfc = true;
+    cfg->xoff_bytes = 256u * 1024u - 40u * 1024u;
+    cfg->xon_bytes = 256u * 1024u - 56u * 1024u;
+    cfg->cnp_bytes = 32u * 1024u;
+    cfg->pcie_bps = 128000000000ull;
+    cfg->pcie_latency_ns = 500u;
+    cfg->pcie_mps = 256u;
+    cfg->pcie_tlp_overhead = 24u;
+    cfg->iio_lines = 256u;
+    cfg->iio_mem_credits = 64u;
+    cfg->mem_Bps = 33200000000ull;
+    cfg->mem_queue = 256u;
+    cfg->cpu_outstanding = 180u;
+    cfg->cpu_load_Bps = 0;
+    cfg->mba_level = 0;
+    cfg->ddio_lines = 65536u;
+    cfg->ddio_ways = 2u;
+    cfg->cpu_evict_ppm = 181818u;
+    cfg->rx_port = 64u;
+    cfg->signal_port = 16u;
+    cfg->start_cycle = 0;
+    cfg->trace = NULL;
+    cfg->trace_user = NULL;
+    cfg->trace_id = RNIC_ENGINE_HOSTCC;
+}
+
+HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **field)
+{
+    const uint64_t tb = (uint64_t)1 << 40;
+    if (!cfg)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (cfg->clock_hz < 1000000u || cfg->clock_hz > 10000000000ull)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (cfg->rx_buffer_bytes < 1024u || cfg->rx_buffer_bytes > (1u << 30))
+        return rnic_config_bad(field, "rx_buffer_bytes", RNIC_EINVAL);
+    if (cfg->rx_packets < 1u || cfg->rx_packets > (1u << 24))
+        return rnic_config_bad(field, "rx_packets", RNIC_EINVAL);
+    if (cfg->pfc && (cfg->xoff_bytes == 0 || cfg->xoff_bytes > cfg->rx_buffer_bytes))
+        return rnic_config_bad(field, "xoff_bytes", RNIC_EINVAL);
+    if (cfg->pfc && cfg->xon_bytes >= cfg->xoff_bytes)
+        return rnic_config_bad(field, "xon_bytes", RNIC_EINVAL);
+    if (cfg->cnp_bytes > cfg->rx_buffer_bytes)
+        return rnic_config_bad(field, "cnp_bytes", RNIC_EINVAL);
+    if (cfg->pcie_bps < 1000000u || cfg->pcie_bps > 2000000000000ull)
+        return rnic_config_bad(field, "pcie_bps", RNIC_EINVAL);
+    if (cfg->pcie_latency_ns > 1000000u)
+        return rnic_config_bad(field, "pcie_latency_ns", RNIC_EINVAL);
+    if (cfg->pcie_mps < 64u || cfg->pcie_mps > 4096u)
+        return rnic_config_bad(field, "pcie_mps", RNIC_EINVAL);
+    if (cfg->pcie_tlp_overhead > 256u)
+        return rnic_config_bad(field, "pcie_tlp_overhead", RNIC_EINVAL);
+    /* a write of pcie_mps bytes touches at most pcie_mps/64 + 1 lines */
+    if (cfg->iio_lines < cfg->pcie_mps / 64u + 1u || cfg->iio_lines > (1u << 20))
+        return rnic_config_bad(field, "iio_lines", RNIC_EINVAL);
+    if (cfg->iio_mem_credits < 1u || cfg->iio_mem_credits > cfg->iio_lines)
+        return rnic_config_bad(field, "iio_mem_credits", RNIC_EINVAL);
+    if (cfg->mem_Bps < 1000000u || cfg->mem_Bps > tb)
+        return rnic_config_bad(field, "mem_Bps", RNIC_EINVAL);
+    if (cfg->mem_queue < 2u || cfg->mem_queue > (1u << 20))
+        return rnic_config_bad(field, "mem_queue", RNIC_EINVAL);
+    if (cfg->cpu_outstanding < 1u || cfg->cpu_outstanding > (1u << 20))
+        return rnic_config_bad(field, "cpu_outstanding", RNIC_EINVAL);
+    if (cfg->cpu_load_Bps > tb)
+        return rnic_config_bad(field, "cpu_load_Bps", RNIC_EINVAL);
+    if (cfg->mba_level >= HCC_MBA_LEVELS)
+        return rnic_config_bad(field, "mba_level", RNIC_EINVAL);
+    if (cfg->ddio_lines > (1u << 26))
+        return rnic_config_bad(field, "ddio_lines", RNIC_EINVAL);
+    if (cfg->ddio_lines && (cfg->ddio_ways < 1u || cfg->ddio_ways > 64u || cfg->ddio_lines % cfg->ddio_ways))
+        return rnic_config_bad(field, "ddio_ways", RNIC_EINVAL);
+    if (cfg->cpu_evict_ppm > 1000000u)
+        return rnic_config_bad(field, "cpu_evict_ppm", RNIC_EINVAL);
+    if (cfg->rx_port < 1u || cfg->rx_port > (1u << 20))
+        return rnic_config_bad(field, "rx_port", RNIC_EINVAL);
+    if (cfg->signal_port < 1u || cfg->signal_port > (1u << 20))
+        return rnic_config_bad(field, "signal_port", RNIC_EINVAL);
+    return RNIC_OK;
+}
+
+typedef struct hcc__host_layout {
+    size_t rx, out, sig, flight, ret, iio, mem, ddio, total;
+} hcc__host_layout;
+
+static bool hcc__host_layout_of(const hcc_host_config *cfg, hcc__host_layout *l)
+{
+    size_t off = 0;
+    if (hcc_host_config_check(cfg, NULL) != RNIC_OK)
+        return false;
+    if (!rnic__mem_reserve(&off, cfg->rx_packets, sizeof(rnic_work), &l->rx) ||
+        !rnic__mem_reserve(&off, cfg->rx_port, sizeof(rnic_work), &l->out) ||
+        !rnic__mem_reserve(&off, cfg->signal_port, sizeof(rnic_work), &l->sig) ||
+        !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_line), &l->flight) ||
+        !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_ret), &l->ret) ||
+        !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_line), &l->iio) ||
+        !rnic__mem_reserve(&off, cfg->mem_queue, sizeof(hcc__host_mreq), &l->mem) ||
+        !rnic__mem_reserve(&off, cfg->ddio_lines, sizeof(uint64_t), &l->ddio))
+        return false;
+    l->total = off;
+    return true;
+}
+
+HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg)
+{
+    hcc__host_layout l;
+    return hcc__host_layout_of(cfg, &l) ? l.total : 0;
+}
+
+HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size)
+{
+    hcc__host_layout l;
+    unsigned char *m = (unsigned char *)mem;
+    uint64_t lat;
+    if (!h || !cfg || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || !hcc__host_layout_of(cfg, &l))
+        return RNIC_EINVAL;
+    if (size < l.total)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(h, 0, sizeof *h);
+    RNIC_MEMSET(mem, 0, l.total);
+    h->cfg = *cfg;
+    h->now = cfg->start_cycle;
+    h->trace_id = cfg->trace_id;
+    rnic_trace_set(&h->trace, cfg->trace, cfg->trace_user);
+    (void)rnic_ring_init(&h->rx, sizeof(rnic_work), cfg->rx_packets, m + l.rx, (size_t)cfg->rx_packets * sizeof(rnic_work));
+    (void)rnic_ring_init(&h->out, sizeof(rnic_work), cfg->rx_port, m + l.out, (size_t)cfg->rx_port * sizeof(rnic_work));
+    (void)rnic_ring_init(&h->sig, sizeof(rnic_work), cfg->signal_port, m + l.sig, (size_t)cfg->signal_port * sizeof(rnic_work));
+    h->flight = (hcc__host_line *)(void *)(m + l.flight);
+    h->flight_q.cap = cfg->iio_lines;
+    h->ret = (hcc__host_ret *)(void *)(m + l.ret);
+    h->ret_q.cap = cfg->iio_lines;
+    h->iio = (hcc__host_line *)(void *)(m + l.iio);
+    h->iio_q.cap = cfg->iio_lines;
+    h->mem = (hcc__host_mreq *)(void *)(m + l.mem);
+    h->mem_q.cap = cfg->mem_queue;
+    h->ddio = cfg->ddio_lines ? (uint64_t *)(void *)(m + l.ddio) : NULL;
+    h->ddio_sets = cfg->ddio_lines ? cfg->ddio_lines / cfg->ddio_ways : 0;
+    /* ns -> cycles, nearest, an exact half up */
+    lat = rnic_udiv64((uint64_t)cfg->pcie_latency_ns * cfg->clock_hz + 500000000u, 1000000000u);
+    h->lat = lat;
+    h->credits = cfg->iio_lines;
+    h->pcie_tok = (int64_t)cfg->pcie_bps;
+    h->mem_tok = (int64_t)cfg->mem_Bps;
+    h->mba_level = cfg->mba_level;
+    h->cpu_load = cfg->cpu_load_Bps;
+    return RNIC_OK;
+}
+
+/* One cycle, downstream first (so a hand-off takes one cycle):
+ * 1 memory controller, 2 CPU traffic, 3 DDIO write-backs of CPU evictions, 4 IIO,
+ * 5 PCIe (credit returns, arrivals, writes), 6 RX buffer (PFC); then the occupancy counter. */
+HCC_API void hcc_host_tick(hcc_host *h)
+{
+    if (!h)
+        return;
+    if (h->paused)
+        h->stats.pause_cycles++;
+    hcc__host_mem_step(h);
+    hcc__host_cpu_step(h);
+    if (h->ddio)
+        hcc__host_ddio_step(h);
+    hcc__host_iio_step(h);
+    hcc__host_pcie_step(h);
+    hcc__host_rx_step(h);
+    h->iio_cum = (h->iio_cum + h->iio_q.count + h->iio_at_mem) & HCC__HOST_CUM_MASK;
+    h->stats.cycles++;
+    h->now++;
+}
+
+static uint64_t hcc__host_cpu_rate_now(const hcc_host *h)
+{
+    uint64_t cap = hcc__host_mba_bps[h->mba_level];
+    return h->cpu_load < cap ? h->cpu_load : cap;
+}
+
+/* The next cycle at which a tick changes anything; *never when nothing will (kept apart from an
+ * event due at cycle 2^64 - 1, which hcc_host_next_event cannot tell from RNIC_NEVER). */
+static uint64_t hcc__host_next(const hcc_host *h, bool *never)
+{
+    uint64_t next = RNIC_NEVER;
+    uint32_t b, lines;
+    bool last, have = false;
+    int due;
+    *never = false;
+    if (h->mem_q.count || h->iio_q.count || h->cpu_wb_pending || hcc__host_cpu_rate_now(h) || h->cpu_tok > 0)
+        return h->now;
+    due = hcc__host_pfc_due(h);
+    if (due != 0 && !rnic_ring_full(&h->sig))
+        return h->now;
+    if (h->flight_q.count) {
+        next = h->flight[h->flight_q.head].cycle;
+        have = true;
+    }
+    if (h->ret_q.count && (!have || (int64_t)(h->ret[h->ret_q.head].cycle - next) < 0)) {
+        next = h->ret[h->ret_q.head].cycle;
+        have = true;
+    }
+    if (have && (int64_t)(next - h->now) <= 0)
+        return h->now;
+    if (hcc__host_next_write(h, &b, &lines, &last) && !(last && rnic_ring_full(&h->out))) {
+        uint64_t at;
+        if (lines > h->credits)
+            return h->now; /* stall cycles are counted: tick (credits come back meanwhile) */
+        /* first tick j >= 0 with pcie_tok + (j + 1) * pcie_bps > 0 */
+        at = h->now + (h->pcie_tok >= 0 ? 0 : rnic_udiv64((uint64_t)(-h->pcie_tok), h->cfg.pcie_bps));
+        if (!have || (int64_t)(at - next) < 0)
+            next = at;
+        have = true;
+    }
+    *never = !have;
+    return next;
+}
+
+HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
+{
+    bool never;
+    uint64_t next;
+    if (!h)
+        return RNIC_NEVER;
+    next = hcc__host_next(h, &never);
+    return never ? RNIC_NEVER : next;
+}
+
+/* Run `k` cycles in which next_event says nothing happens: only time-driven state moves. */
+static void hcc__host_skip(hcc_host *h, uint64_t k)
+{
+    uint64_t occ = (uint64_t)h->iio_q.count + h->iio_at_mem;
+    int64_t r = (int64_t)h->cfg.pcie_bps, m = (int64_t)h->cfg.mem_Bps;
+    if (h->paused)
+        h->stats.pause_cycles += k;
+    h->iio_cum = (h->iio_cum + (occ * (k & HCC__HOST_CUM_MASK))) & HCC__HOST_CUM_MASK;
+    /* tokens: min(tok + k r, r) without overflow */
+    if (rnic_udiv64((uint64_t)(r - h->pcie_tok), (uint64_t)r) < k)
+        h->pcie_tok = r;
+    else
+        h->pcie_tok = h->pcie_tok + (int64_t)k * r > r ? r : h->pcie_tok + (int64_t)k * r;
+    if (rnic_udiv64((uint64_t)(m - h->mem_tok), (uint64_t)m) < k)
+        h->mem_tok = m;
+    else
+        h->mem_tok = h->mem_tok + (int64_t)k * m > m ? m : h->mem_tok + (int64_t)k * m;
+    if (h->cpu_tok > 0)
+        h->cpu_tok = 0; /* rate 0 (next_event would have said now otherwise) */
+    h->cpu_rate = 0;
+    h->stats.cycles += k;
+    h->now += k;
+}
+
+HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles)
+{
+    uint64_t left = cycles;
+    if (!h)
+        return 0;
+    while (left) {
+        bool never;
+        uint64_t next = hcc__host_next(h, &never), span;
+        if (never)
+            span = left;
+        else /* 0 when the event is now (or, wrap-safe, passed) */
+            span = (int64_t)(next - h->now) <= 0 ? 0 : (next - h->now < left ? next - h->now : left);
+        if (span) {
+            hcc__host_skip(h, span);
+            left -= span;
+            continue;
+        }
+        {
+            bool out_full = rnic_ring_full(&h->out), sig_full = rnic_ring_full(&h->sig);
+            hcc_host_tick(h);
+            left--;
+            if ((!out_full && rnic_ring_full(&h->out)) || (!sig_full && rnic_ring_full(&h->sig)))
+                break;
+        }
+    }
+    return cycles - left;
+}
+
+HCC_API uint64_t hcc_host_advance_to(hcc_host *h, uint64_t cycle)
+{
+    return h ? hcc_host_advance(h, rnic_cycles_until(h->now, cycle)) : 0;
+}
+
+HCC_API uint64_t hcc_host_now(const hcc_host *h) { return h ? h->now : 0; }
+HCC_API const hcc_host_stats *hcc_host_get_stats(const hcc_host *h) { return h ? &h->stats : NULL; }
+HCC_API uint64_t hcc_host_iio_occupancy_cum(const hcc_host *h) { return h ? h->iio_cum : 0; }
+HCC_API uint32_t hcc_host_iio_occupancy(const hcc_host *h) { return h ? h->iio_q.count + h->iio_at_mem : 0; }
+HCC_API uint32_t hcc_host_rx_occupancy(const hcc_host *h) { return h ? h->rx_bytes : 0; }
+HCC_API uint32_t hcc_host_pcie_credits(const hcc_host *h) { return h ? h->credits : 0; }
+HCC_API bool hcc_host_paused(const hcc_host *h) { return h && h->paused; }
+
+HCC_API rnic_err hcc_host_set_ecn(hcc_host *h, bool on)
+{
+    if (!h)
+        return RNIC_EINVAL;
+    h->ecn = on;
+    return RNIC_OK;
+}
+/* ==== end src/hostcc/host.c ==== */
+/* ==== begin src/hostcc/rx_ctl.c ==== */
+/* hostcc.h: rx_ctl.c -- the RHCC receiver controller (docs/hostcc_rx.md). */
+
+#define HCC__RX_TRACE(c, kind, id, a, b)                                                  \
+    rnic_trace_emit(&(c)->trace, (c)->now, (c)->trace_id, (uint16_t)(kind), (uint32_t)(id), \
+                    (uint64_t)(a), (uint64_t)(b))
+
+HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
+{
+    if (!cfg)
+        return;
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
+    cfg->clock_hz = 250000000u;
+    cfg->sample_period_ns = 2000u;
+    cfg->i_thr = 32u;
+    cfg->i_low = 0u;
+    cfg->up_samples = 8u;
+    cfg->start_level = 0u;
+    cfg->slack_ns = 150000u;
+    cfg->levels_bps[0] = HCC_MBA_LEVEL_0_BPS;
+    cfg->levels_bps[1] = HCC_MBA_LEVEL_1_BPS;
+    cfg->levels_bps[2] = HCC_MBA_LEVEL_2_BPS;
+    cfg->levels_bps[3] = HCC_MBA_LEVEL_3_BPS;
+    cfg->levels_bps[4] = HCC_MBA_LEVEL_4_BPS;
+    cfg->counter_bits = 48u;
+    cfg->max_lines = 4096u;
+    cfg->mode = HCC_RX_MODE_MBA;
+    cfg->sample_capacity = 4u;
+    cfg->action_capacity = 16u;
+    cfg->start_cycle = 0u;
+    cfg->trace = NULL;
+    cfg->trace_user = NULL;
+    cfg->trace_id = (uint16_t)RNIC_ENGINE_HOSTCC;
+}
+
+HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **field)
+{
+    unsigned i;
+    if (!cfg)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (cfg->clock_hz < RNIC_CLOCK_MIN_HZ || cfg->clock_hz > RNIC_CLOCK_MAX_HZ)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (cfg->sample_period_ns == 0 || cfg->sample_period_ns > HCC_RX_MAX_PERIOD_NS)
+        return rnic_config_bad(field, "sample_period_ns", RNIC_EINVAL);
+    if (cfg->max_lines == 0 || cfg->max_lines > HCC_RX_MAX_LINES_BOUND)
+        return rnic_config_bad(field, "max_lines", RNIC_EINVAL);
+    if (cfg->i_thr == 0 || cfg->i_thr > cfg->max_lines)
+        return rnic_config_bad(field, "i_thr", RNIC_EINVAL);
+    if (cfg->i_low > cfg->i_thr)
+        return rnic_config_bad(field, "i_low", RNIC_EINVAL);
+    if (cfg->up_samples == 0 || cfg->up_samples > HCC_RX_MAX_UP_SAMPLES)
+        return rnic_config_bad(field, "up_samples", RNIC_EINVAL);
+    if (cfg->start_level >= HCC_MBA_LEVELS)
+        return rnic_config_bad(field, "start_level", RNIC_EINVAL);
+    if (cfg->slack_ns > HCC_RX_MAX_SLACK_NS)
+        return rnic_config_bad(field, "slack_ns", RNIC_EINVAL);
+    for (i = 0; i < HCC_MBA_LEVELS; i++)
+        if (cfg->levels_bps[i] == 0 || cfg->levels_bps[i] > HCC_RX_MAX_LEVEL_BPS ||
+            (i > 0 && cfg->levels_bps[i] > cfg->levels_bps[i - 1]))
+            return rnic_config_bad(field, "levels_bps", RNIC_EINVAL);
+    if (cfg->counter_bits < 8u || cfg->counter_bits > 64u)
+        return rnic_config_bad(field, "counter_bits", RNIC_EINVAL);
+    if (cfg->mode > HCC_RX_MODE_OFF)
+        return rnic_config_bad(field, "mode", RNIC_EINVAL);
+    if (cfg->sample_capacity == 0 || cfg->sample_capacity > HCC_RX_MAX_CAPACITY)
+        return rnic_config_bad(field, "sample_capacity", RNIC_EINVAL);
+    if (cfg->action_capacity == 0 || cfg->action_capacity > HCC_RX_MAX_CAPACITY)
+        return rnic_config_bad(field, "action_capacity", RNIC_EINVAL);
+    if (rnic_ns_to_cycles(cfg->sample_period_ns, cfg->clock_hz) == 0)
+        return rnic_config_bad(field, "sample_period_ns", RNIC_EINVAL);
+    return RNIC_OK;
+}
+
+/* One layout for mem_size and init: the input ring, then the output ring. */
+static size_t hcc__rx_layout(const hcc_rx_config *cfg, size_t *in_at, size_t *out_at)
+{
+    size_t off = 0;
+    if (!rnic__mem_reserve(&off, cfg->sample_capacity, sizeof(hcc_rx_entry), in_at) ||
+        !rnic__mem_reserve(&off, cfg->action_capacity, sizeof(rnic_work), out_at))
+        return 0;
+    return off;
+}
+
+HCC_API size_t hcc_rx_mem_size(const hcc_rx_config *cfg)
+{
+    size_t in_at, out_at;
+    if (hcc_rx_config_check(cfg, NULL) != RNIC_OK)
+        return 0;
+    return hcc__rx_layout(cfg, &in_at, &out_at);
+}
+
+HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, size_t size)
+{
+    size_t in_at, out_at, need;
+    unsigned char *m = (unsigned char *)mem;
+    if (!c || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || hcc_rx_config_check(cfg, NULL) != RNIC_OK)
+        return RNIC_EINVAL;
+    need = hcc__rx_layout(cfg, &in_at, &out_at);
+    if (need == 0)
+        return RNIC_EINVAL;
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(c, 0, sizeof *c);
+    c->cfg = *cfg;
+    if (rnic_ring_init(&c->in, (uint32_t)sizeof(hcc_rx_entry), cfg->sample_capacity, m + in_at,
+                       (size_t)cfg->sample_capacity * sizeof(hcc_rx_entry)) != RNIC_OK ||
+        rnic_ring_init(&c->out, (uint32_t)sizeof(rnic_work), cfg->action_capacity, m + out_at,
+                       (size_t)cfg->action_capacity * sizeof(rnic_work)) != RNIC_OK)
+        return RNIC_EINVAL;
+    c->now = cfg->start_cycle;
+    c->sample_cycles = rnic_ns_to_cycles(cfg->sample_period_ns, cfg->clock_hz);
+    c->slack_cycles = rnic_ns_to_cycles(cfg->slack_ns, cfg->clock_hz);
+    c->cum_mask = cfg->counter_bits >= 64u ? UINT64_MAX : (((uint64_t)1 << cfg->counter_bits) - 1u);
+    c->i_low = cfg->i_low ? cfg->i_low : cfg->i_thr / 2u;
+    c->level = cfg->start_level;
+    rnic_trace_set(&c->trace, cfg->trace, cfg->trace_user);
+    c->trace_id = cfg->trace_id;
+    return RNIC_OK;
+}
+
+/* Count and trace a refused input; returns e. */
+static rnic_err hcc__rx_refuse(hcc_rx *c, rnic_err e, uint64_t value)
+{
+    rnic_err_note(&c->stats.errors, e);
+    c->stats.refusals++;
+    HCC__RX_TRACE(c, RNIC_TRACE_REFUSE, 0, e, value);
+    return e;
+}
+
+/* a x b <= v, exactly (128-bit product). */
+static bool hcc__rx_le_product(uint64_t v, uint64_t a, uint64_t b)
+{
+    uint64_t hi, lo;
+    rnic_mul64x64(a, b, &hi, &lo);
+    return hi != 0 || v <= lo;
+}
+
+HCC_API rnic_err hcc_rx_push_sample(hcc_rx *c, const hcc_rx_sample *s)
+{
+    hcc_rx_entry e;
+    bool wrapped = false;
+    if (!c)
+        return RNIC_EINVAL;
+    if (!s)
+        return hcc__rx_refuse(c, RNIC_EINVAL, 0);
+    if (rnic_ring_full(&c->in))
+        return hcc__rx_refuse(c, RNIC_EBUSY, s->cycle);
+    if (s->cum > c->cum_mask)
+        return hcc__rx_refuse(c, RNIC_ERANGE, s->cum);
+    e.cycle = s->cycle;
+    e.occ = 0;
+    e.interval = 0;
+    if (c->have_last) {
+        e.interval = s->cycle - c->last_cycle;
+        if (e.interval == 0 || e.interval >= ((uint64_t)1 << 63)) /* duplicate or backwards */
+            return hcc__rx_refuse(c, RNIC_EINVAL, s->cycle);
+        e.occ = (s->cum - c->last_cum) & c->cum_mask;
+        if (!hcc__rx_le_product(e.occ, c->cfg.max_lines, e.interval))
+            return hcc__rx_refuse(c, RNIC_ERANGE, s->cum);
+        wrapped = s->cum < c->last_cum;
+    }
+    rnic_ring_push(&c->in, &e); /* cannot fail: checked for room above */
+    if (wrapped) {
+        c->stats.wraps++;
+        HCC__RX_TRACE(c, HCC_RX_TRACE_WRAP, 0, s->cum, c->last_cum);
+    }
+    c->last_cycle = s->cycle;
+    c->last_cum = s->cum;
+    c->have_last = 1;
+    c->stats.samples++;
+    HCC__RX_TRACE(c, RNIC_TRACE_PUSH, 0, s->cum, s->cycle);
+    return RNIC_OK;
+}
+
+HCC_API uint32_t hcc_rx_space_sample(const hcc_rx *c) { return c ? rnic_ring_space(&c->in) : 0; }
+
+/* Queue an action record holding the current state; a full port keeps the newest state by
+ * overwriting its newest waiting record. */
+static void hcc__rx_emit(hcc_rx *c, uint32_t op, uint32_t dir_flag, uint64_t sample_cycle)
+{
+    rnic_work w;
+    RNIC_MEMSET(&w, 0, sizeof w);
+    w.cycle = c->now;
+    w.op = op;
+    w.index = c->level;
+    w.aux = c->level;
+    w.addr = c->cfg.levels_bps[c->level];
+    w.raddr = sample_cycle;
+    w.flags = dir_flag | (c->ecn ? HCC_WORK_CE : 0u);
+    c->stats.actions++;
+    if (rnic_ring_full(&c->out)) {
+        /* the newest waiting record: slot count - 1 from the head */
+        unsigned char *slot = rnic__ring_slot(&c->out, c->out.count - 1u);
+        w.flags |= HCC_RX_WORK_MERGED;
+        RNIC_MEMCPY(slot, &w, sizeof w);
+        c->stats.merged++;
+        HCC__RX_TRACE(c, HCC_RX_TRACE_MERGE, 0, c->level, c->ecn);
+    } else {
+        rnic_ring_push(&c->out, &w);
+    }
+    rnic_trace_work(&c->trace, c->trace_id, RNIC_TRACE_OUT, &w);
+}
+
+/* The decision for one sample (docs/hostcc_rx.md, "Decision"). */
+static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
+{
+    bool congested, calm, slack_ok;
+    HCC__RX_TRACE(c, HCC_RX_TRACE_SAMPLE, 0, e->occ, e->interval);
+    if (e->interval == 0) /* the baseline */
+        return;
+    c->stats.decisions++;
+    /* I_cur = occ / interval (average lines); I_cur > i_thr  <=>  occ > i_thr x interval */
+    congested = !hcc__rx_le_product(e->occ, c->cfg.i_thr, e->interval);
+    calm = hcc__rx_le_product(e->occ, c->i_low, e->interval);
+    c->last_icur = rnic_udiv64(e->occ, e->interval);
+    if (c->last_icur > c->stats.max_icur)
+        c->stats.max_icur = c->last_icur;
+    if (congested)
+        c->stats.congested_samples++;
+    if (calm)
+        c->stats.calm_samples++;
+    /* The slack runs from the sample that made the last change; once a later sample has seen it
+     * passed it stays passed (no 2^64 ambiguity however long the engine idles). */
+    if (c->slack_running && e->cycle - c->last_change >= c->slack_cycles)
+        c->slack_running = 0;
+    slack_ok = !c->slack_running;
+    if (c->cfg.mode == HCC_RX_MODE_OFF)
+        return;
+    if (c->cfg.mode == HCC_RX_MODE_ECN) {
+        if ((uint8_t)congested != c->ecn) {
+            c->ecn = (uint8_t)congested;
+            if (congested)
+                c->stats.ecn_on++;
+            else
+                c->stats.ecn_off++;
+            HCC__RX_TRACE(c, HCC_RX_TRACE_ECN, 0, c->ecn, 0);
+            hcc__rx_emit(c, HCC_RX_OP_ECN, 0u, e->cycle);
+        }
+        return;
+    }
+    if (congested) {
+        c->calm = 0;
+        if (c->level + 1u >= HCC_MBA_LEVELS) {
+            c->stats.at_bound++;
+        } else if (!slack_ok) {
+            c->stats.held_by_slack++;
+        } else {
+            c->level++;
+            c->stats.level_downs++;
+            c->last_change = e->cycle;
+            c->slack_running = c->slack_cycles != 0;
+            HCC__RX_TRACE(c, HCC_RX_TRACE_LEVEL, 0, c->level, c->level - 1u);
+            hcc__rx_emit(c, HCC_RX_OP_MBA, HCC_RX_WORK_DOWN, e->cycle);
+        }
+    } else if (calm) {
+        if (c->calm < c->cfg.up_samples)
+            c->calm++;
+        if (c->calm >= c->cfg.up_samples) {
+            if (c->level == 0) {
+                c->stats.at_bound++;
+            } else if (!slack_ok) {
+                c->stats.held_by_slack++;
+            } else {
+                c->level--;
+                c->calm = 0;
+                c->stats.level_ups++;
+                c->last_change = e->cycle;
+                c->slack_running = c->slack_cycles != 0;
+                HCC__RX_TRACE(c, HCC_RX_TRACE_LEVEL, 0, c->level, c->level + 1u);
+                hcc__rx_emit(c, HCC_RX_OP_MBA, HCC_RX_WORK_UP, e->cycle);
+            }
+        }
+    } else {
+        c->calm = 0; /* between i_low and i_thr: neither congested nor calm */
+    }
+}
+
+/* Count `n` cycles at the current state. */
+static void hcc__rx_count(hcc_rx *c, uint64_t n)
+{
+    c->stats.time_at_level[c->level] += n;
+    if (c->ecn)
+        c->stats.ecn_cycles += n;
+    c->stats.cycles += n;
+}
+
+HCC_API void hcc_rx_tick(hcc_rx *c)
+{
+    hcc_rx_entry e;
+    if (!c)
+        return;
+    if (rnic_ring_pop(&c->in, &e) == RNIC_OK)
+        hcc__rx_decide(c, &e);
+    hcc__rx_count(c, 1u);
+    c->now++;
+}
+
+HCC_API uint64_t hcc_rx_next_event(const hcc_rx *c)
+{
+    if (!c || rnic_ring_empty(&c->in))
+        return HCC_NEVER;
+    return c->now;
+}
+
+HCC_API uint64_t hcc_rx_advance(hcc_rx *c, uint64_t cycles)
+{
+    uint64_t left = cycles;
+    if (!c)
+        return 0;
+    while (left) {
+        bool was_full;
+        if (rnic_ring_empty(&c->in)) { /* idle: nothing happens until the next push */
+            hcc__rx_count(c, left);
+            c->now += left;
+            left = 0;
+            break;
+        }
+        was_full = rnic_ring_full(&c->out);
+        hcc_rx_tick(c);
+        left--;
+        if (!was_full && rnic_ring_full(&c->out))
+            break; /* the action port filled: the caller drains it */
+    }
+    return cycles - left;
+}
+
+HCC_API uint64_t hcc_rx_advance_to(hcc_rx *c, uint64_t cycle)
+{
+    return c ? hcc_rx_advance(c, rnic_cycles_until(c->now, cycle)) : 0;
+}
+
+HCC_API rnic_err hcc_rx_pop_action(hcc_rx *c, rnic_work *out)
+{
+    if (!c)
+        return RNIC_EINVAL;
+    if (!out)
+        return hcc__rx_refuse(c, RNIC_EINVAL, 0);
+    if (rnic_ring_pop(&c->out, out) != RNIC_OK)
+        return RNIC_EEMPTY;
+    rnic_trace_work(&c->trace, c->trace_id, RNIC_TRACE_POP, out);
+    return RNIC_OK;
+}
+
+HCC_API rnic_err hcc_rx_peek_action(const hcc_rx *c, rnic_work *out)
+{
+    const rnic_work *w;
+    if (!c)
+        return RNIC_EINVAL;
+    if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
+        return hcc__rx_refuse((hcc_rx *)(uintptr_t)c, RNIC_EINVAL, 0);
+    if (!(w = (const rnic_work *)rnic_ring_peek(&c->out)))
+        return RNIC_EEMPTY;
+    *out = *w;
+    return RNIC_OK;
+}
+
+HCC_API uint64_t hcc_rx_now(const hcc_rx *c) { return c ? c->now : 0; }
+HCC_API const hcc_rx_stats *hcc_rx_get_stats(const hcc_rx *c) { return c ? &c->stats : NULL; }
+HCC_API uint32_t hcc_rx_level(const hcc_rx *c) { return c ? c->level : 0; }
+HCC_API uint64_t hcc_rx_level_bps(const hcc_rx *c) { return c ? c->cfg.levels_bps[c->level] : 0; }
+HCC_API bool hcc_rx_ecn(const hcc_rx *c) { return c ? c->ecn != 0 : false; }
+HCC_API uint64_t hcc_rx_occupancy(const hcc_rx *c) { return c ? c->last_icur : 0; }
+HCC_API uint64_t hcc_rx_sample_due(const hcc_rx *c)
+{
+    if (!c)
+        return 0;
+    return c->have_last ? c->last_cycle + c->sample_cycles : c->now;
+}
+/* ==== end src/hostcc/rx_ctl.c ==== */
+/* ==== begin src/hostcc/tx_ctl.c ==== */
+/* RHCC sender controller (hcc_tx). Cycle contract and every choice: docs/hostcc_tx.md.
+ * Inputs act at the call; the records they cause are produced by the next tick. A FIFO of flow
+ * ids (each flow at most once, capacity max_flows: never overflows) holds the flows with a
+ * record to produce, so a tick touches only those flows and next_event is O(1). */
+
+#define HCC__TX_DEFAULT_CLOCK 250000000ull
+#define HCC__TX_DEFAULT_LINE 100000000000ull
+#define HCC__TX_DEFAULT_MIN 100000000ull
+#define HCC__TX_NO_RATE UINT64_MAX
+
+#define HCC__TX_TRACE(c, kind, id, a, b)                                                                   \
+    do {                                                                                                   \
+        if ((c)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(c)->trace, (c)->now, (c)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
+                            (uint64_t)(b));                                                                \
+    } while (0)
+
+HCC_API void hcc_tx_config_default(hcc_tx_config *cfg)
+{
+    if (!cfg)
+        return;
+    RNIC_MEMSET(cfg, 0, sizeof *cfg);
+    cfg->clock_hz = HCC__TX_DEFAULT_CLOCK;
+    cfg->line_bps = HCC__TX_DEFAULT_LINE;
+    cfg->min_rate_bps = HCC__TX_DEFAULT_MIN;
+    cfg->max_flows = 1024;
+    cfg->probe_bytes = 32768;
+    cfg->d_thr_ns = 200;
+    cfg->max_delay_ns = 1000000;
+    cfg->alpha_q32 = HCC_TX_ALPHA_Q32;
+    cfg->beta_q32 = HCC_TX_ALPHA_Q32;
+    cfg->rate_capacity = 64;
+    cfg->probe_capacity = 64;
+    cfg->trace_id = RNIC_ENGINE_HOSTCC;
+}
+
+HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *c, const char **field)
+{
+    if (field)
+        *field = NULL;
+    if (!c)
+        return rnic_config_bad(field, "cfg", RNIC_EINVAL);
+    if (c->clock_hz < 1000000u || c->clock_hz > 10000000000ull)
+        return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
+    if (c->line_bps == 0 || c->line_bps > RNIC_RATE_MAX_BPS)
+        return rnic_config_bad(field, "line_bps", RNIC_EINVAL);
+    if (c->min_rate_bps == 0 || c->min_rate_bps > c->line_bps)
+        return rnic_config_bad(field, "min_rate_bps", RNIC_EINVAL);
+    if (c->max_flows == 0 || c->max_flows > HCC_TX_MAX_FLOWS)
+        return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
+    if (c->probe_bytes < 64u || c->probe_bytes > (1u << 30))
+        return rnic_config_bad(field, "probe_bytes", RNIC_EINVAL);
+    if (c->max_delay_ns == 0 || c->max_delay_ns > HCC_TX_MAX_DELAY_NS)
+        return rnic_config_bad(field, "max_delay_ns", RNIC_EINVAL);
+    if (c->d_thr_ns > c->max_delay_ns)
+        return rnic_config_bad(field, "d_thr_ns", RNIC_EINVAL);
+    if (c->alpha_q32 > HCC_TX_MAX_GAIN_Q32)
+        return rnic_config_bad(field, "alpha_q32", RNIC_EINVAL);
+    if (c->beta_q32 > HCC_TX_MAX_GAIN_Q32)
+        return rnic_config_bad(field, "beta_q32", RNIC_EINVAL);
+    if (c->rate_capacity == 0 || c->rate_capacity > HCC_TX_MAX_CAPACITY)
+        return rnic_config_bad(field, "rate_capacity", RNIC_EINVAL);
+    if (c->probe_capacity == 0 || c->probe_capacity > HCC_TX_MAX_CAPACITY)
+        return rnic_config_bad(field, "probe_capacity", RNIC_EINVAL);
+    return RNIC_OK;
+}
+
+/* One layout for hcc_tx_mem_size and hcc_tx_init. Returns bytes, 0 if the layout overflows. */
+static size_t hcc__tx_layout(const hcc_tx_config *cfg, hcc_tx *c, unsigned char *mem)
+{
+    size_t off = 0, at;
+#define HCC__TX_RING(ring, type, count)                                                              \
+    do {                                                                                             \
+        if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))                                    \
+            return 0;                                                                                \
+        if (c)                                                                                       \
+            rnic_ring_init(&c->ring, sizeof(type), (uint32_t)(count), mem + at,                      \
+                           rnic_align_up((size_t)(count) * sizeof(type)));                           \
+    } while (0)
+    if (!rnic__mem_reserve(&off, cfg->max_flows, sizeof(hcc_tx_flow), &at))
+        return 0;
+    if (c)
+        c->flows = (hcc_tx_flow *)(void *)(mem + at);
+    HCC__TX_RING(pending, uint32_t, cfg->max_flows);
+    HCC__TX_RING(rates, rnic_work, cfg->rate_capacity);
+    HCC__TX_RING(probes, rnic_work, cfg->probe_capacity);
+#undef HCC__TX_RING
+    return off;
+}
+
+HCC_API size_t hcc_tx_mem_size(const hcc_tx_config *cfg)
+{
+    return hcc_tx_config_check(cfg, NULL) == RNIC_OK ? hcc__tx_layout(cfg, NULL, NULL) : 0;
+}
+
+HCC_API rnic_err hcc_tx_init(hcc_tx *c, const hcc_tx_config *cfg, void *mem, size_t size)
+{
+    size_t need;
+    if (!c || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || hcc_tx_config_check(cfg, NULL) != RNIC_OK)
+        return RNIC_EINVAL;
+    need = hcc__tx_layout(cfg, NULL, NULL);
+    if (need == 0)
+        return RNIC_EINVAL;
+    if (size < need)
+        return RNIC_ENOSPC;
+    RNIC_MEMSET(c, 0, sizeof *c);
+    c->cfg = *cfg;
+    hcc__tx_layout(cfg, c, (unsigned char *)mem);
+    RNIC_MEMSET(c->flows, 0, (size_t)cfg->max_flows * sizeof(hcc_tx_flow));
+    c->now = cfg->start_cycle;
+    rnic_trace_set(&c->trace, cfg->trace, cfg->trace_user);
+    c->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HOSTCC;
+    return RNIC_OK;
+}
+
+/* ---- refusals and bookkeeping ---- */
+
+static rnic_err hcc__tx_refuse(hcc_tx *c, uint32_t flow, rnic_err e, uint64_t value, uint64_t *reason)
+{
+    rnic_err_note(&c->stats.errors, e);
+    if (reason)
+        (*reason)++;
+    HCC__TX_TRACE(c, RNIC_TRACE_REFUSE, flow, e, value);
+    return e;
+}
+
+/* The open flow `flow`, or NULL (counted as unknown_flow by the caller). */
+static hcc_tx_flow *hcc__tx_flow(const hcc_tx *c, uint32_t flow)
+{
+    if (flow >= c->cfg.max_flows || !c->flows[flow].open)
+        return NULL;
+    return &c->flows[flow];
+}
+
+/* Eq. 2: R_trans = min(R_rev, R_cc). The only place it is computed. */
+HCC_API uint64_t hcc_tx_rate(const hcc_tx *c, uint32_t flow)
+{
+    const hcc_tx_flow *f;
+    if (!c || !(f = hcc__tx_flow(c, flow)))
+        return 0;
+    return f->r_rev < f->r_cc ? f->r_rev : f->r_cc;
+}
+
+/* After any change of a flow: is a rate record due (R_trans differs from the last one sent),
+ * and is the flow in the FIFO of flows with records to produce. */
+static void hcc__tx_touch(hcc_tx *c, uint32_t flow)
+{
+    hcc_tx_flow *f = &c->flows[flow];
+    uint8_t due = (uint8_t)(f->open && hcc_tx_rate(c, flow) != f->out_rate);
+    if (due != f->rate_pending) {
+        if (due)
+            c->pend_rate_flows++;
+        else
+            c->pend_rate_flows--;
+        f->rate_pending = due;
+    }
+    if ((f->rate_pending || f->probes_due) && !f->queued) {
+        rnic_ring_push(&c->pending, &flow); /* each flow at most once: never full */
+        f->queued = 1;
+    }
+}
+
+static uint64_t hcc__tx_clamp(const hcc_tx *c, uint64_t bps, bool *clamped)
+{
+    *clamped = false;
+    if (bps < c->cfg.min_rate_bps) {
+        *clamped = true;
+        return c->cfg.min_rate_bps;
+    }
+    if (bps > c->cfg.line_bps) {
+        *clamped = true;
+        return c->cfg.line_bps;
+    }
+    return bps;
+}
+
+/* ---- inputs ---- */
+
+HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, uint64_t init_rate_bps)
+{
+    hcc_tx_flow *f;
+    bool clamped;
+    uint8_t queued;
+    if (!c)
+        return RNIC_EINVAL;
+    if (flow >= c->cfg.max_flows)
+        return hcc__tx_refuse(c, flow, RNIC_ENOENT, init_rate_bps, &c->stats.unknown_flow);
+    f = &c->flows[flow];
+    if (f->open)
+        return hcc__tx_refuse(c, flow, RNIC_EEXIST, init_rate_bps, &c->stats.flow_exists);
+    queued = f->queued; /* a closed flow may still sit in the FIFO: keep it there once */
+    RNIC_MEMSET(f, 0, sizeof *f);
+    f->queued = queued;
+    f->open = 1;
+    f->r_rev = hcc__tx_clamp(c, init_rate_bps, &clamped);
+    if (clamped)
+        c->stats.rate_clamped++;
+    f->r_cc = c->cfg.line_bps;
+    f->out_rate = HCC__TX_NO_RATE;
+    c->stats.flows_opened++;
+    HCC__TX_TRACE(c, HCC_TX_TRACE_OPEN, flow, f->r_rev, f->r_cc);
+    hcc__tx_touch(c, flow);
+    return RNIC_OK;
+}
+
+HCC_API rnic_err hcc_tx_flow_close(hcc_tx *c, uint32_t flow)
+{
+    hcc_tx_flow *f;
+    if (!c)
+        return RNIC_EINVAL;
+    if (!(f = hcc__tx_flow(c, flow)))
+        return hcc__tx_refuse(c, flow, RNIC_ENOENT, 0, &c->stats.unknown_flow);
+    HCC__TX_TRACE(c, HCC_TX_TRACE_CLOSE, flow, f->probes_due, 0);
+    c->stats.probes_dropped += f->probes_due;
+    c->pend_probes -= f->probes_due;
+    f->probes_due = 0;
+    f->open = 0;
+    hcc__tx_touch(c, flow); /* clears rate_pending; the tick drops the flow from the FIFO */
+    c->stats.flows_closed++;
+    return RNIC_OK;
+}
+
+HCC_API rnic_err hcc_tx_on_sent(hcc_tx *c, uint32_t flow, uint64_t bytes)
+{
+    hcc_tx_flow *f;
+    uint64_t sum, n;
+    if (!c)
+        return RNIC_EINVAL;
+    if (!(f = hcc__tx_flow(c, flow)))
+        return hcc__tx_refuse(c, flow, RNIC_ENOENT, bytes, &c->stats.unknown_flow);
+    if (bytes > HCC_TX_MAX_SEND)
+        return hcc__tx_refuse(c, flow, RNIC_ERANGE, bytes, &c->stats.send_range);
+    sum = f->bytes + bytes; /* < 2^30 + 2^32: no overflow */
+    n = rnic_udiv64(sum, c->cfg.probe_bytes);
+    if (n > (uint64_t)(UINT32_MAX - f->probes_due))
+        return hcc__tx_refuse(c, flow, RNIC_EBUSY, bytes, &c->stats.probe_overflow);
+    f->bytes = sum - n * c->cfg.probe_bytes;
+    f->bytes_total += bytes;
+    f->probes_due += (uint32_t)n;
+    c->pend_probes += n;
+    c->stats.bytes_sent += bytes;
+    c->stats.probes_requested += n;
+    HCC__TX_TRACE(c, RNIC_TRACE_PUSH, flow, bytes, n);
+    hcc__tx_touch(c, flow);
+    return RNIC_OK;
+}
+
+/* Eq. 1 in fixed point. D values are ns in [0, max_delay_ns] (<= 2^28), alpha, beta <= 2^32
+ * (Q0.32), so each term |alpha x (D_cur - D_thr)|, |beta x (D_cur - D_old)| <= 2^60 and the
+ * bracket (signed Q32.32) lies in (-2^62, 2^62): int64 arithmetic cannot overflow. The product
+ * R_rev x bracket is 128 bits (R_rev < 2^40, bracket < 2^62); the result, floor(R_rev x
+ * bracket / 2^32), is saturated at 2^64 - 1 before the clamp to [min_rate, line]. */
+static uint64_t hcc__tx_eq1(hcc_tx *c, const hcc_tx_flow *f, uint64_t d_cur)
+{
+    int64_t x = (int64_t)d_cur - (int64_t)c->cfg.d_thr_ns;
+    int64_t y = (int64_t)d_cur - (int64_t)f->d_old;
+    int64_t bracket = (int64_t)RNIC_Q32_ONE - (int64_t)c->cfg.alpha_q32 * x - (int64_t)c->cfg.beta_q32 * y;
+    uint64_t hi, lo, r;
+    if (bracket <= 0) {
+        c->stats.bracket_nonpositive++;
+        r = 0; /* "we ensure that R_rev >= 0" */
+    } else {
+        rnic_mul64x64(f->r_rev, (uint64_t)bracket, &hi, &lo);
+        r = (hi >> 32) ? UINT64_MAX : (hi << 32) | (lo >> 32);
+    }
+    if (r < c->cfg.min_rate_bps) {
+        c->stats.rev_floor++;
+        r = c->cfg.min_rate_bps;
+    } else if (r > c->cfg.line_bps) {
+        c->stats.rev_ceiling++;
+        r = c->cfg.line_bps;
+    }
+    return r;
+}
+
+HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack)
+{
+    hcc_tx_flow *f;
+    uint64_t outstanding;
+    uint32_t d;
+    uint64_t d_cur;
+    if (!c)
+        return RNIC_EINVAL;
+    if (!ack)
+        return hcc__tx_refuse(c, 0, RNIC_EINVAL, 0, &c->stats.null_args);
+    if (!(f = hcc__tx_flow(c, ack->flow)))
+        return hcc__tx_refuse(c, ack->flow, RNIC_ENOENT, ack->index, &c->stats.unknown_flow);
+    outstanding = f->probe_next - f->ack_next; /* <= 2^31: the tick keeps the window */
+    d = ack->index - (uint32_t)f->ack_next;     /* distance from the oldest acceptable, mod 2^32 */
+    if (d >= outstanding) {
+        /* behind the oldest acceptable number (within 2^31 and among the numbers produced):
+         * already acknowledged or overtaken; otherwise never produced */
+        uint32_t back = (uint32_t)f->ack_next - ack->index;
+        if (back != 0 && back <= 0x80000000u && back <= f->ack_next)
+            return hcc__tx_refuse(c, ack->flow, RNIC_ESTALE, ack->index, &c->stats.ack_stale);
+        return hcc__tx_refuse(c, ack->flow, RNIC_ENOENT, ack->index, &c->stats.ack_no_probe);
+    }
+    if (ack->raddr < ack->addr || ack->raddr - ack->addr > c->cfg.max_delay_ns)
+        return hcc__tx_refuse(c, ack->flow, RNIC_ERANGE, ack->raddr - ack->addr, &c->stats.ack_range);
+    d_cur = ack->raddr - ack->addr;
+    if (!f->have_d_old) { /* the first ACK: D_old = D_cur (no derivative term) */
+        f->d_old = d_cur;
+        f->have_d_old = 1;
+    }
+    f->r_rev = hcc__tx_eq1(c, f, d_cur);
+    f->d_old = d_cur;
+    f->ack_next += (uint64_t)d + 1u;
+    c->stats.probe_acks++;
+    HCC__TX_TRACE(c, RNIC_TRACE_PUSH, ack->flow, ack->index, d_cur);
+    HCC__TX_TRACE(c, HCC_TX_TRACE_REV, ack->flow, f->r_rev, d_cur);
+    hcc__tx_touch(c, ack->flow);
+    return RNIC_OK;
+}
+
+HCC_API uint32_t hcc_tx_space_probe_ack(const hcc_tx *c) { return c ? UINT32_MAX : 0; }
+
+HCC_API rnic_err hcc_tx_set_rcc(hcc_tx *c, uint32_t flow, uint64_t bps)
+{
+    hcc_tx_flow *f;
+    uint64_t applied = bps;
+    bool clamped = false;
+    if (!c)
+        return RNIC_EINVAL;
+    if (!(f = hcc__tx_flow(c, flow)))
+        return hcc__tx_refuse(c, flow, RNIC_ENOENT, bps, &c->stats.unknown_flow);
+    if (bps != 0)
+        applied = hcc__tx_clamp(c, bps, &clamped);
+    if (clamped)
+        c->stats.rate_clamped++;
+    f->r_cc = applied;
+    c->stats.rcc_writes++;
+    HCC__TX_TRACE(c, RNIC_TRACE_RATE, flow, applied, bps);
+    hcc__tx_touch(c, flow);
+    return RNIC_OK;
+}
+
+HCC_API const hcc_tx_flow *hcc_tx_get_flow(const hcc_tx *c, uint32_t flow)
+{
+    return c && flow < c->cfg.max_flows ? &c->flows[flow] : NULL;
+}
+
+/* ---- the tick: produce the records of the flows in the FIFO, in FIFO order ---- */
+
+/* A tick now produces a record: one waits and its port has room. (Not next_event() == now:
+ * at cycle 2^64 - 1 "now" and HCC_NEVER are the same number.) */
+static bool hcc__tx_due(const hcc_tx *c)
+{
+    return (c->pend_rate_flows && !rnic_ring_full(&c->rates)) || (c->pend_probes && !rnic_ring_full(&c->probes));
+}
+
+HCC_API uint64_t hcc_tx_next_event(const hcc_tx *c)
+{
+    return c && hcc__tx_due(c) ? c->now : HCC_NEVER;
+}
+
+static void hcc__tx_produce(hcc_tx *c)
+{
+    uint32_t n = rnic_ring_count(&c->pending), i, flow;
+    bool stalled = false;
+    for (i = 0; i < n; i++) {
+        hcc_tx_flow *f;
+        rnic_work w;
+        if (rnic_ring_full(&c->rates) && rnic_ring_full(&c->probes)) {
+            stalled = true;
+            break; /* the rest keep their places */
+        }
+        rnic_ring_pop(&c->pending, &flow);
+        f = &c->flows[flow];
+        if (f->rate_pending && !rnic_ring_full(&c->rates)) {
+            RNIC_MEMSET(&w, 0, sizeof w);
+            w.cycle = c->now;
+            w.flow = flow;
+            w.addr = hcc_tx_rate(c, flow);
+            w.raddr = f->r_rev;
+            w.index = f->rate_seq++;
+            rnic_ring_push(&c->rates, &w);
+            f->out_rate = w.addr;
+            f->rate_pending = 0;
+            c->pend_rate_flows--;
+            c->stats.rate_records++;
+            HCC__TX_TRACE(c, RNIC_TRACE_OUT, flow, w.addr, w.index);
+        }
+        while (f->probes_due && !rnic_ring_full(&c->probes)) {
+            RNIC_MEMSET(&w, 0, sizeof w);
+            w.cycle = c->now;
+            w.flow = flow;
+            w.index = (uint32_t)f->probe_next++;
+            w.flags = HCC_WORK_PROBE;
+            w.op = c->cfg.probe_op;
+            rnic_ring_push(&c->probes, &w);
+            if (f->probe_next - f->ack_next > 0x80000000u) /* window of the newest 2^31 probes */
+                f->ack_next = f->probe_next - 0x80000000u;
+            f->probes_due--;
+            c->pend_probes--;
+            c->stats.probes_out++;
+            HCC__TX_TRACE(c, RNIC_TRACE_OUT, flow, w.tag, w.index);
+        }
+        if (f->rate_pending || f->probes_due) {
+            stalled = true;
+            rnic_ring_push(&c->pending, &flow); /* to the tail: the FIFO never overflows */
+        } else {
+            f->queued = 0;
+        }
+    }
+    if (stalled)
+        c->stats.port_stalls++;
+}
+
+HCC_API void hcc_tx_tick(hcc_tx *c)
+{
+    if (!c)
+        return;
+    if (hcc__tx_due(c))
+        hcc__tx_produce(c);
+    c->now++;
+    c->stats.cycles++;
+}
+
+HCC_API uint64_t hcc_tx_advance(hcc_tx *c, uint64_t cycles)
+{
+    uint64_t left = cycles;
+    if (!c)
+        return 0;
+    while (left) {
+        bool rates_full, probes_full;
+        if (!hcc__tx_due(c)) { /* nothing until new input: jump */
+            c->now += left;
+            c->stats.cycles += left;
+            left = 0;
+            break;
+        }
+        rates_full = rnic_ring_full(&c->rates);
+        probes_full = rnic_ring_full(&c->probes);
+        hcc_tx_tick(c);
+        left--;
+        if ((!rates_full && rnic_ring_full(&c->rates)) || (!probes_full && rnic_ring_full(&c->probes)))
+            break; /* an output port filled: the caller drains it */
+    }
+    return cycles - left;
+}
+
+HCC_API uint64_t hcc_tx_advance_to(hcc_tx *c, uint64_t cycle)
+{
+    return c ? hcc_tx_advance(c, rnic_cycles_until(c->now, cycle)) : 0;
+}
+
+HCC_API uint64_t hcc_tx_now(const hcc_tx *c) { return c ? c->now : 0; }
+
+/* ---- outputs ---- */
+
+static rnic_err hcc__tx_pop(hcc_tx *c, rnic_ring *r, rnic_work *out)
+{
+    if (!c)
+        return RNIC_EINVAL;
+    if (!out)
+        return hcc__tx_refuse(c, 0, RNIC_EINVAL, 0, &c->stats.null_args);
+    if (rnic_ring_pop(r, out) != RNIC_OK)
+        return RNIC_EEMPTY;
+    HCC__TX_TRACE(c, RNIC_TRACE_POP, out->flow, out->tag, out->index);
+    return RNIC_OK;
+}
+
+static rnic_err hcc__tx_peek(const hcc_tx *c, const rnic_ring *r, rnic_work *out)
+{
+    const rnic_work *w;
+    if (!c)
+        return RNIC_EINVAL;
+    if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
+        return hcc__tx_refuse((hcc_tx *)(uintptr_t)c, 0, RNIC_EINVAL, 0, &((hcc_tx *)(uintptr_t)c)->stats.null_args);
+    if (!(w = (const rnic_work *)rnic_ring_peek(r)))
+        return RNIC_EEMPTY;
+    *out = *w;
+    return RNIC_OK;
+}
+
+HCC_API rnic_err hcc_tx_pop_probe(hcc_tx *c, rnic_work *out) { return hcc__tx_pop(c, c ? &c->probes : NULL, out); }
+HCC_API rnic_err hcc_tx_peek_probe(const hcc_tx *c, rnic_work *out)
+{
+    return hcc__tx_peek(c, c ? &c->probes : NULL, out);
+}
+HCC_API rnic_err hcc_tx_pop_rate(hcc_tx *c, rnic_work *out) { return hcc__tx_pop(c, c ? &c->rates : NULL, out); }
+HCC_API rnic_err hcc_tx_peek_rate(const hcc_tx *c, rnic_work *out)
+{
+    return hcc__tx_peek(c, c ? &c->rates : NULL, out);
+}
+
+HCC_API const hcc_tx_stats *hcc_tx_get_stats(const hcc_tx *c) { return c ? &c->stats : NULL; }
+/* ==== end src/hostcc/tx_ctl.c ==== */
 RNIC_EXTERN_C_END
 #endif /* HCC_IMPLEMENTATION */
 

@@ -912,7 +912,7 @@ static void host_sweep(void)
         miss = c.ddio_lines ? (double)(s->ddio_misses - mis0) / (double)(s->ddio_hits - hit0 + s->ddio_misses - mis0) : 1.0;
         if (k == 0)
             base = tput;
-        printf("RESULT host_sweep ddio_MB=%u footprint_MB=%u load_GBps=%.1f rnic_gbps=%.2f tput_drop_pct=%.1f mean_delay_ns=%.0f "
+        printf("RESULT host_sweep ddio_MB=%u footprint_MB=%u load_GBps=%.1f nic_gbps=%.2f tput_drop_pct=%.1f mean_delay_ns=%.0f "
                "stalled_writes=%" PRIu64 " stalled_write_frac=%.4f ddio_miss_rate=%.4f pause_frac=%.4f "
                "cpu_GBps=%.2f\n",
                c.ddio_lines * 64u >> 20, (unsigned)(fp_of[v] >> 20), load[k], tput, base > 0 ? 100.0 * (base - tput) / base : 0.0, delay, s->pcie_stalled_writes - sw0,

@@ -18,3 +18,20 @@
 /* The version of the hostcc.h implementation linked in, e.g. "hostcc.h 0.1.0 (common 100)".
  * Compare it with HCC_VERSION_* to catch a translation unit built from another release. */
 HCC_API const char *hcc_version(void);
+
+/* ---- RHCC (docs/hostcc_model.md; the shapes every engine shares: docs/engine_contract.md) ---- */
+
+#define HCC_NEVER RNIC_NEVER /* hcc_*_next_event: nothing will happen without new input */
+
+/* rnic_work.flags bits of hostcc.h. HCC_WORK_CE is the same bit as transport.h's TP_WORK_ECN, so
+ * a packet the host marks is an ECN-marked packet to tp_rx's DCQCN notification point. */
+#define HCC_WORK_CE (2u << RNIC_WORK_ENGINE_SHIFT)
+#define HCC_WORK_PROBE (8u << RNIC_WORK_ENGINE_SHIFT) /* a sender-controller probe (clear of transport.h's 1, 2, 4) */
+
+/* The paper's five MBA levels (§3.2, footnote 3): bandwidth left to CPU traffic, bytes per second. */
+#define HCC_MBA_LEVELS 5u
+#define HCC_MBA_LEVEL_0_BPS 33200000000ull
+#define HCC_MBA_LEVEL_1_BPS 26500000000ull
+#define HCC_MBA_LEVEL_2_BPS 20000000000ull
+#define HCC_MBA_LEVEL_3_BPS 15000000000ull
+#define HCC_MBA_LEVEL_4_BPS 10000000000ull

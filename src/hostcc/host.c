@@ -145,7 +145,7 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     h->ddio = cfg->ddio_lines ? (uint64_t *)(void *)(m + l.ddio) : NULL;
     h->ddio_sets = cfg->ddio_lines ? cfg->ddio_lines / cfg->ddio_ways : 0;
     /* ns -> cycles, nearest, an exact half up */
-    lat = ((uint64_t)cfg->pcie_latency_ns * cfg->clock_hz + 500000000u) / 1000000000u;
+    lat = rnic_udiv64((uint64_t)cfg->pcie_latency_ns * cfg->clock_hz + 500000000u, 1000000000u);
     h->lat = lat;
     h->credits = cfg->iio_lines;
     h->pcie_tok = (int64_t)cfg->pcie_bps;
@@ -211,7 +211,7 @@ static uint64_t hcc__host_next(const hcc_host *h, bool *never)
         if (lines > h->credits)
             return h->now; /* stall cycles are counted: tick (credits come back meanwhile) */
         /* first tick j >= 0 with pcie_tok + (j + 1) * pcie_bps > 0 */
-        at = h->now + (h->pcie_tok >= 0 ? 0 : (uint64_t)(-h->pcie_tok) / h->cfg.pcie_bps);
+        at = h->now + (h->pcie_tok >= 0 ? 0 : rnic_udiv64((uint64_t)(-h->pcie_tok), h->cfg.pcie_bps));
         if (!have || (int64_t)(at - next) < 0)
             next = at;
         have = true;
@@ -239,11 +239,11 @@ static void hcc__host_skip(hcc_host *h, uint64_t k)
         h->stats.pause_cycles += k;
     h->iio_cum = (h->iio_cum + (occ * (k & HCC__HOST_CUM_MASK))) & HCC__HOST_CUM_MASK;
     /* tokens: min(tok + k r, r) without overflow */
-    if ((uint64_t)(r - h->pcie_tok) / (uint64_t)r < k)
+    if (rnic_udiv64((uint64_t)(r - h->pcie_tok), (uint64_t)r) < k)
         h->pcie_tok = r;
     else
         h->pcie_tok = h->pcie_tok + (int64_t)k * r > r ? r : h->pcie_tok + (int64_t)k * r;
-    if ((uint64_t)(m - h->mem_tok) / (uint64_t)m < k)
+    if (rnic_udiv64((uint64_t)(m - h->mem_tok), (uint64_t)m) < k)
         h->mem_tok = m;
     else
         h->mem_tok = h->mem_tok + (int64_t)k * m > m ? m : h->mem_tok + (int64_t)k * m;

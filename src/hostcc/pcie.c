@@ -12,7 +12,7 @@ static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *l
         return false;
     rem = w->len - h->head_issued;
     a = w->addr + h->head_issued;
-    room = h->cfg.pcie_mps - (a % h->cfg.pcie_mps);
+    room = h->cfg.pcie_mps - (a - rnic_udiv64(a, h->cfg.pcie_mps) * h->cfg.pcie_mps); /* a mod mps, no divide helper */
     b = room < rem ? (uint32_t)room : rem;
     *bytes = b;
     *lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
