@@ -144,8 +144,7 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     h->mem_q.cap = cfg->mem_queue;
     h->ddio = cfg->ddio_lines ? (uint64_t *)(void *)(m + l.ddio) : NULL;
     h->ddio_sets = cfg->ddio_lines ? cfg->ddio_lines / cfg->ddio_ways : 0;
-    /* ns -> cycles, nearest, an exact half up */
-    lat = rnic_udiv64((uint64_t)cfg->pcie_latency_ns * cfg->clock_hz + 500000000u, 1000000000u);
+    lat = rnic_ns_to_cycles(cfg->pcie_latency_ns, cfg->clock_hz); /* nearest, an exact half up */
     h->lat = lat;
     h->credits = cfg->iio_lines;
     h->pcie_tok = (int64_t)cfg->pcie_bps;
