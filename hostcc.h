@@ -1742,7 +1742,9 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt);
 /* Bytes a packet may have now without a drop (0 when every packet slot is taken). */
 HCC_API uint32_t hcc_host_space_rx(const hcc_host *h);
 
-/* Packets whose last posted write left the RNIC: cycle = that cycle, aux = cycles since arrival. */
+/* Packets whose last posted write left the RNIC: cycle = that cycle, aux = cycles since arrival,
+ * offset = cycles since it reached the head of the RX buffer (arrival or the previous packet's
+ * last write, the later): the RNIC's processing delay without the RX-buffer queue. */
 HCC_API rnic_err hcc_host_pop_rx(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_rx(const hcc_host *h, rnic_work *out);
 /* PFC frames: op = HCC_HOST_SIG_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
@@ -1803,6 +1805,7 @@ struct hcc_host {
     rnic_ring rx;               /* rnic_work; cycle = arrival */
     rnic_ring out, sig;
     uint32_t rx_bytes;
+    uint64_t head_left;         /* cycle the last packet's last write was issued */
     uint32_t head_issued;       /* bytes of the head packet already written */
     bool head_stalled;          /* the head write has waited for credits */
     bool paused, ecn;
@@ -2567,9 +2570,14 @@ static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
     h->head_issued += b;
     if (last) {
         rnic_work o;
+        uint64_t head;
         (void)rnic_ring_pop(&h->rx, &o);
         h->head_issued = 0;
+        /* it reached the head when it arrived or when the packet before it left, the later */
+        head = (int64_t)(h->head_left - o.cycle) > 0 ? h->head_left : o.cycle;
+        h->head_left = h->now;
         o.aux = (h->now - o.cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - o.cycle);
+        o.offset = (h->now - head) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - head);
         o.cycle = h->now;
         (void)rnic_ring_push(&h->out, &o);
         h->stats.packets_out++;
@@ -3017,6 +3025,7 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     RNIC_MEMSET(mem, 0, l.total);
     h->cfg = *cfg;
     h->now = cfg->start_cycle;
+    h->head_left = cfg->start_cycle;
     h->trace_id = cfg->trace_id;
     rnic_trace_set(&h->trace, cfg->trace, cfg->trace_user);
     (void)rnic_ring_init(&h->rx, sizeof(rnic_work), cfg->rx_packets, m + l.rx, (size_t)cfg->rx_packets * sizeof(rnic_work));

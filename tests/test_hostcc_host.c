@@ -147,6 +147,7 @@ static void test_single_packet(void)
     CHECK_EQ(hcc_host_pop_rx(&e->h, &o), RNIC_OK);
     CHECK_EQ(o.cycle, t0 + j);
     CHECK_EQ(o.aux, j);
+    CHECK_EQ(o.offset, j); /* it arrived into an empty buffer: at the head from its arrival */
     CHECK_EQ(o.tag, 42);
     CHECK_EQ(o.flow, 7);
     CHECK_EQ(o.len, 1024);
@@ -163,6 +164,26 @@ static void test_single_packet(void)
     CHECK_EQ(hcc_host_get_stats(&e->h)->pcie_writes, 9);
     CHECK_EQ(hcc_host_get_stats(&e->h)->pcie_lines, 32);
     CHECK_EQ(hcc_host_get_stats(&e->h)->bytes_to_memory_or_ddio, 2024);
+    /* two packets at once: the second reaches the head when the first's last write is issued, so
+     * its offset (head -> last write) is its aux (arrival -> last write) minus the first's wait */
+    {
+        rnic_work o1, o2;
+        uint64_t arrive = hcc_host_now(&e->h);
+        CHECK_EQ(hcc_host_pop_rx(&e->h, &o), RNIC_OK); /* the unaligned packet */
+        CHECK_EQ(o.tag, 43);
+        w = pkt(2, 0x300000, 1024, 44);
+        CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
+        w = pkt(3, 0x400000, 64, 45);
+        CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
+        hcc_host_advance(&e->h, 400);
+        CHECK_EQ(hcc_host_pop_rx(&e->h, &o1), RNIC_OK);
+        CHECK_EQ(hcc_host_pop_rx(&e->h, &o2), RNIC_OK);
+        CHECK_EQ(o1.offset, o1.aux);
+        CHECK_EQ(o1.cycle - o1.aux, arrive);
+        CHECK_EQ(o2.cycle - o2.aux, arrive);
+        CHECK_EQ(o2.cycle - o2.offset, o1.cycle);
+        CHECK(o2.offset < o2.aux);
+    }
     rm(e);
 }
 

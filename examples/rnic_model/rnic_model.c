@@ -8,11 +8,23 @@
  *     Tassel in external-pacer mode (one rate register per QP, written by DCQCN) -> DMA payload
  *     read (PCIe 128 Gb/s, 1 us) -> TX MAC + 100 Gb/s link (net.h)
  *   -> one output-queued switch (net.h: shared buffer, ECN marking, optional random loss)
- *   -> 100 Gb/s link -> receiver host: transport.h's receiver (RoCEv2 responder: in-sequence
+ *   -> 100 Gb/s link -> the receiving host's data path (hostcc.h hcc_host, --host on, the default:
+ *     RNIC RX buffer with PFC XOFF/XON toward the switch or, --pfc off, CE marks -> PCIe posted
+ *     writes on credits -> IIO -> memory controller shared with CPU traffic (--cpu-load 0..3, the
+ *     paper's 0x..3x) under MBA, DDIO) -> receiver host: transport.h's receiver (RoCEv2 responder: in-sequence
  *     delivery, per-packet ACKs, a NAK per sequence error, the DCQCN notification point sending
  *     CNPs) -> the checker (every byte of every QP: order, contiguity, message sequence)
  *   receiver -> ACK / NAK / CNP -> its 100 Gb/s link -> switch -> the sender's link -> the
  *     sender's transport engine (incoming) -> DCQCN -> Tassel's rate register.
+ *
+ * RHCC (hostcc.h, --rhcc off|rx|tx|both|ecn, default both): the receiver controller (hcc_rx)
+ * reads the host's cumulative IIO occupancy every 2 us and writes the host's MBA level (ecn:
+ * hostCC-style CE marking instead); the sender controller (hcc_tx, one per sender host) asks a
+ * probe per 32 KB sent, the probe (a 64 B packet of the RNIC's own) crosses the network and the
+ * host's RX buffer, and its ACK carries the receive (head of the RX buffer; --probe-ts arrival:
+ * buffer entry) and ACK timestamps back to Eq. 1; DCQCN's rate is R_cc, and Eq. 2's
+ * R_trans = min(R_rev, R_cc) (hcc_tx_rate, in the sender's rate records) is what the one rate
+ * callback writes into Tassel's register.
  *
  * The default scenario is a 2:1 incast at 100 Gb/s: two sender hosts, one receiver, each host
  * carrying an incast tenant (large messages) and a background tenant (small messages); both
@@ -58,17 +70,23 @@
  *                    [--cnp-interval-us U] [--loss-ppm P] [--pfc on|off] [--duration-us U] [--warmup-us U] [--seed S]
  *                    [--csv FILE] [--queue-csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE]
  *                    [--vcd FILE] [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P]
- *                    [--qos-timeout-us U]
+ *                    [--qos-timeout-us U] [--host on|off] [--cpu-load 0|1|2|3] [--rhcc off|rx|tx|both|ecn]
+ *                    [--ddio on|off] [--rx-footprint-mb N] [--probe-ts head|arrival] [--cpu-outstanding N]
  * Ends with: RESULT composed=1 qps=... tenants=... transport=dcqcn variant=... share_err_pct=...
  *            jain=... cnps=... naks=... rtx=... ecn_marked=... drops=... pfc_pauses=... pause_us=... queue_max_kb=...
  *            fct_p50_us=... fct_p99_us=... bytes_lost=... digest=... mcycles_per_s=...
  *            pkts_per_s=... delivered_packets=... (checked at the receiver, the drain included) [qos: blocks=... timeouts=... retransmits=... duplicates=...]
- *            drained=... sched=palos|qos */
+ *            rx_gbps=... fct_mean_us=... host=0|1 [host: cpu_load_x=... rhcc=... ddio=... host_pauses=...
+ *            host_pause_us=... host_drops=... host_marked=... pcie_stalled_writes=... pcie_stall_us=...
+ *            ddio_miss_pct=... iio_occ_mean=... mba_level_end=... mba_steps=... probes=... r_rev_gbps=...
+ *            r_cc_gbps=... host_delay_mean_ns=...] drained=... sched=palos|qos
+ * (the host's counters are over the measurement window, after the warm-up) */
 #define _POSIX_C_SOURCE 200809L
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "rnicq.h"
 #include "transport.h"
+#include "hostcc.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +125,17 @@
 #define PFC_XOFF (1024ull << 10)
 #define PFC_XON (896ull << 10)
 #define PFC_QUEUE 64u           /* PAUSE frames travelling back to the senders */
+/* The receiving host (hostcc.h, --host on): the paper's CPU memory traffic levels 0x .. 3x
+ * (MLC, 1:1 read/write, §2.2), bytes per second. */
+static const uint64_t cpu_load_Bps[4] = { 0, 19000000000ull, 25300000000ull, 30300000000ull };
+#define PROBE_LEN 64u           /* a probe's payload: one 64 B posted write at the receiver (Choice) */
+#define PROBE_WIRE (PROBE_LEN + WIRE_OVERHEAD)
+#define PROBE_ACK_OP 0x40u      /* rnic_work.op of a probe ACK (clear of TP_PKT_*) */
+#define HOST_PFC_PORT 0xffffffffu /* a PFC frame from the receiving host's RNIC to the switch */
+#define HOST_PAUSE_CYCLES (1ull << 62) /* XOFF holds until XON (the host sends edges, not quanta) */
+
+enum { RHCC_OFF, RHCC_RX, RHCC_TX, RHCC_BOTH, RHCC_ECN };
+static const char *const rhcc_name[5] = { "off", "rx", "tx", "both", "ecn" };
 
 static const char *const variant_name[3] = { "paper", "mellanox", "htsim" };
 
@@ -126,6 +155,13 @@ typedef struct options {
     int sched_qos;                /* --sched qos: the QoS engine instead of Palos */
     uint32_t poll_cycles;         /* qos: status polling period */
     uint64_t qos_timeout_us;      /* qos: retransmission timeout; 0 = the model's automatic choice */
+    int host_on;                  /* --host on: the receiving host's data path (hcc_host) */
+    uint32_t cpu_load_x;          /* --cpu-load 0..3: the paper's 0x .. 3x CPU memory traffic */
+    int rhcc;                     /* RHCC_*: which controllers run */
+    int ddio;                     /* --ddio on|off */
+    uint32_t footprint_mb;        /* --rx-footprint-mb: receive buffers' total size */
+    int probe_ts_arrival;         /* --probe-ts arrival: a probe's receive stamp at RX-buffer entry */
+    uint32_t cpu_outstanding;     /* --cpu-outstanding: CPU lines in flight at most (default 400) */
 } options;
 
 struct model;
@@ -147,6 +183,10 @@ typedef struct nic {
     rm_pipe dma;
     net_link up;               /* TX MAC + link to the switch */
     uint64_t rate_changes;
+    hcc_tx htx;                /* --rhcc tx|both: the RHCC sender (probes, Eq. 1, Eq. 2) */
+    void *htx_mem;
+    int htx_on;
+    uint64_t probes_sent;
 } nic;
 
 typedef struct model {
@@ -166,6 +206,16 @@ typedef struct model {
     uint32_t pfc_head, pfc_count;
     uint64_t pfc_frames;
     rm_receiver rx;        /* the checker behind it */
+    hcc_host hh;           /* --host on: the receiving host's data path, between the switch and rxe */
+    void *hh_mem;
+    hcc_rx hrx;            /* --rhcc rx|both|ecn: the RHCC receiver (IIO monitor -> MBA level / ECN) */
+    void *hrx_mem;
+    int hrx_on;
+    uint64_t region_bytes; /* receive buffer per flow (footprint / flows, 64 B aligned) */
+    hcc_host_stats hw0, hw1; /* host statistics at the window's start and end */
+    uint64_t occ0, occ1;   /* cumulative IIO occupancy there */
+    int hw0_taken, hw1_taken;
+    uint64_t probe_acks_out, host_pfc_frames, mba_writes;
     uint64_t now;
     uint64_t digest;
     rnic_trace trace;      /* the model's own modules' events */
@@ -239,11 +289,11 @@ static void doorbell_cb(void *user, uint32_t flow)
         die("Tassel doorbell refused", e);
 }
 
-/* DCQCN changed a flow's rate: the rate register Tassel paces the QP at. The one place the
- * register's value is decided: min(DCQCN's rate, the tenant's cap). */
-static void set_rate_cb(void *user, uint32_t flow, uint64_t bps)
+/* The rate register Tassel paces the QP at. The one place the register's value is decided:
+ * min(the transport side's rate, the tenant's cap), where the transport side's rate is DCQCN's
+ * rate, or with the RHCC sender hcc_tx_rate's Eq. 2 min(R_rev, R_cc) (its rate records). */
+static void write_rate_register(nic *n, uint32_t flow, uint64_t bps)
 {
-    nic *n = (nic *)user;
     uint64_t cap = n->m->o.cap_bps[tenant_of(n->m, flow)];
     rnic_err e;
     if (cap && bps > cap)
@@ -251,6 +301,20 @@ static void set_rate_cb(void *user, uint32_t flow, uint64_t bps)
     n->rate_changes++;
     if ((e = rl_set_rate(&n->tassel, flow, bps)) != RNIC_OK)
         die("rl_set_rate", e);
+}
+
+/* DCQCN changed a flow's rate: with the RHCC sender it is R_cc (Eq. 2 decides, a rate record
+ * follows at hcc_tx's next tick), without it the register's value. */
+static void set_rate_cb(void *user, uint32_t flow, uint64_t bps)
+{
+    nic *n = (nic *)user;
+    rnic_err e;
+    if (!n->htx_on) {
+        write_rate_register(n, flow, bps);
+        return;
+    }
+    if ((e = hcc_tx_set_rcc(&n->htx, flow, bps)) != RNIC_OK)
+        die("hcc_tx_set_rcc", e);
 }
 
 /* qos mode: the retransmission timeout (us). The engine's default, 20 us (§2), counts from the
@@ -332,6 +396,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
 
     n->m = m;
     n->h = h;
+    n->htx_on = o->host_on && (o->rhcc == RHCC_TX || o->rhcc == RHCC_BOTH);
     if (o->sched_qos)
         nic_init_qos(m, n, h);
     else if (rm_host_init(&n->host, first, per_host, o->depth * 2u, o->depth, o->min_msg[0], o->max_msg[0],
@@ -419,6 +484,28 @@ static void nic_init(model *m, nic *n, uint32_t h)
     if (!n->rl_mem || (e = rl_init(&n->tassel, &rc, n->rl_mem, size)) != RNIC_OK)
         die("rl_init", n->rl_mem ? e : RNIC_ENOSPC);
 
+    if (n->htx_on) { /* the RHCC sender: Eq. 1 on probe ACKs, Eq. 2 into the rate register */
+        hcc_tx_config hc;
+        hcc_tx_config_default(&hc);
+        hc.clock_hz = CLOCK_HZ;
+        hc.line_bps = m->line_bps;
+        hc.min_rate_bps = m->dcqcn.min_rate_bps;
+        hc.max_flows = m->nflows;
+        hc.rate_capacity = m->nflows + 1u; /* a record per flow at most waits: never full */
+        hc.probe_capacity = 1024;
+        hc.trace = on_trace;
+        hc.trace_user = m;
+        hc.trace_id = (uint16_t)(RNIC_ENGINE_HOSTCC + 32u * h);
+        if ((e = hcc_tx_config_check(&hc, &field)) != RNIC_OK) {
+            fprintf(stderr, "rnic_model: RHCC sender config: %s: %s\n", field ? field : "?", rnic_strerror(e));
+            exit(1);
+        }
+        size = hcc_tx_mem_size(&hc);
+        n->htx_mem = malloc(size);
+        if (!n->htx_mem || (e = hcc_tx_init(&n->htx, &hc, n->htx_mem, size)) != RNIC_OK)
+            die("hcc_tx_init", n->htx_mem ? e : RNIC_ENOSPC);
+    }
+
     tp_flow_params_default(&fp);
     fp.seg_size = o->payload;
     fp.init_rate_bps = m->line_bps; /* DCQCN starts at line rate */
@@ -428,7 +515,9 @@ static void nic_init(model *m, nic *n, uint32_t h)
             uint32_t flow = qp_flow(m, first + t * o->qps + i);
             if (!o->sched_qos && (e = rq_palos_set_qp(&n->palos, flow, t, 1, RQ_PALOS_BANDWIDTH)) != RNIC_OK)
                 die("rq_palos_set_qp", e);
-            set_rate_cb(n, flow, m->line_bps); /* Tassel's register before the transport's first word */
+            if (n->htx_on && (e = hcc_tx_flow_open(&n->htx, flow, m->line_bps)) != RNIC_OK)
+                die("hcc_tx_flow_open", e);
+            write_rate_register(n, flow, m->line_bps); /* Tassel's register before the transport's first word */
             if ((e = tp_flow_open(&n->tx, flow, &fp)) != RNIC_OK)
                 die("tp_flow_open", e);
             if ((e = tp_rx_flow_open(&m->rxe, flow, fp.init_seq)) != RNIC_OK)
@@ -448,6 +537,7 @@ static void nic_free(nic *n)
     free(n->palos_mem);
     free(n->tp_mem);
     free(n->rl_mem);
+    free(n->htx_mem);
 }
 
 /* The receiver's side: its transport (RoCEv2 responder + the DCQCN notification point), its
@@ -487,6 +577,50 @@ static void receiver_init(model *m)
     if (!m->rxe_mem || (e = tp_rx_init(&m->rxe, &rc, m->rxe_mem, size)) != RNIC_OK)
         die("tp_rx_init", m->rxe_mem ? e : RNIC_ENOSPC);
 
+    if (o->host_on) {
+        hcc_host_config hc;
+        hcc_rx_config xc;
+        hcc_host_config_default(&hc);
+        hc.clock_hz = CLOCK_HZ;
+        hc.pfc = !o->no_pfc; /* without PFC the RX buffer marks CE above cnp_bytes and drops when full */
+        hc.cpu_load_Bps = cpu_load_Bps[o->cpu_load_x];
+        hc.ddio_lines = o->ddio ? hc.ddio_lines : 0u;
+        if (o->cpu_outstanding)
+            hc.cpu_outstanding = o->cpu_outstanding;
+        hc.rx_port = 256;
+        hc.trace = on_trace;
+        hc.trace_user = m;
+        hc.trace_id = (uint16_t)(RNIC_ENGINE_HOSTCC + 32u * o->hosts);
+        if ((e = hcc_host_config_check(&hc, &field)) != RNIC_OK) {
+            fprintf(stderr, "rnic_model: host config: %s: %s\n", field ? field : "?", rnic_strerror(e));
+            exit(1);
+        }
+        size = hcc_host_mem_size(&hc);
+        m->hh_mem = malloc(size);
+        if (!m->hh_mem || (e = hcc_host_init(&m->hh, &hc, m->hh_mem, size)) != RNIC_OK)
+            die("hcc_host_init", m->hh_mem ? e : RNIC_ENOSPC);
+        /* each flow's receive buffer: the footprint split evenly, whole 64 B lines */
+        m->region_bytes = ((uint64_t)o->footprint_mb << 20) / m->nflows / 64u * 64u;
+        if (m->region_bytes < 64u * 1024u)
+            m->region_bytes = 64u * 1024u;
+        m->hrx_on = o->rhcc == RHCC_RX || o->rhcc == RHCC_BOTH || o->rhcc == RHCC_ECN;
+        if (m->hrx_on) {
+            hcc_rx_config_default(&xc);
+            xc.clock_hz = CLOCK_HZ;
+            xc.mode = o->rhcc == RHCC_ECN ? HCC_RX_MODE_ECN : HCC_RX_MODE_MBA;
+            xc.trace = on_trace;
+            xc.trace_user = m;
+            xc.trace_id = (uint16_t)(RNIC_ENGINE_HOSTCC + 32u * (o->hosts + 1u));
+            if ((e = hcc_rx_config_check(&xc, &field)) != RNIC_OK) {
+                fprintf(stderr, "rnic_model: RHCC receiver config: %s: %s\n", field ? field : "?", rnic_strerror(e));
+                exit(1);
+            }
+            size = hcc_rx_mem_size(&xc);
+            m->hrx_mem = malloc(size);
+            if (!m->hrx_mem || (e = hcc_rx_init(&m->hrx, &xc, m->hrx_mem, size)) != RNIC_OK)
+                die("hcc_rx_init", m->hrx_mem ? e : RNIC_ENOSPC);
+        }
+    }
     link_config(&lc, 8192u);
     if ((e = net_link_init(&m->rx_up, &lc)) != RNIC_OK)
         die("receiver link", e);
@@ -668,14 +802,95 @@ static void pfc_frames(model *m)
         f.cycle = m->now + hop;
         m->pfc[(m->pfc_head + m->pfc_count++) % PFC_QUEUE] = f;
     }
+    if (m->o.host_on) { /* the receiving host's RNIC: XOFF / XON edges toward the switch's port to it */
+        rnic_work s;
+        while (m->pfc_count < PFC_QUEUE && hcc_host_pop_signal(&m->hh, &s) == RNIC_OK) {
+            f.port = HOST_PFC_PORT;
+            f.quanta = s.op == HCC_HOST_SIG_PAUSE ? 0xffffu : 0u;
+            f.cycle = m->now + hop;
+            m->pfc[(m->pfc_head + m->pfc_count++) % PFC_QUEUE] = f;
+            m->host_pfc_frames++;
+        }
+    }
     while (m->pfc_count && m->pfc[m->pfc_head].cycle <= m->now) {
         net_pfc_frame *a = &m->pfc[m->pfc_head];
-        net_link *l = a->port < m->o.hosts ? &m->nics[a->port].up : &m->rx_up;
-        if (net_link_pause_quanta(l, a->quanta) != RNIC_OK)
+        if (a->port == HOST_PFC_PORT) {
+            net_link *l = &m->sw.port[m->o.hosts].link;
+            if (net_link_pause(l, a->quanta ? m->now + HOST_PAUSE_CYCLES : m->now) != RNIC_OK)
+                m->model_errors++;
+        } else if (net_link_pause_quanta(a->port < m->o.hosts ? &m->nics[a->port].up : &m->rx_up, a->quanta) != RNIC_OK)
             m->model_errors++;
         m->pfc_frames++;
         m->pfc_head = (m->pfc_head + 1u) % PFC_QUEUE;
         m->pfc_count--;
+    }
+}
+
+/* The receiving host (--host on), between the switch and the receiver's transport: the RHCC
+ * receiver reads the IIO counter when a sample is due and writes the host's MBA level (or ECN
+ * marking); packets from the switch enter the RNIC's RX buffer (a full buffer drops them: the
+ * host counts it, go-back-N resends); packets whose posted writes left go to the transport,
+ * probes turn into probe ACKs stamped with the receive and ACK times. */
+static void host_transfer(model *m)
+{
+    rnic_work w;
+    net_pkt p;
+    uint32_t R = m->o.hosts;
+    rnic_err e;
+    if (m->hrx_on) {
+        if (hcc_rx_sample_due(&m->hrx) <= m->now) {
+            hcc_rx_sample smp;
+            smp.cycle = m->now;
+            smp.cum = hcc_host_iio_occupancy_cum(&m->hh);
+            if (hcc_rx_push_sample(&m->hrx, &smp) != RNIC_OK)
+                m->model_errors++;
+        }
+        while (hcc_rx_pop_action(&m->hrx, &w) == RNIC_OK) {
+            e = w.op == HCC_RX_OP_MBA ? hcc_host_set_mba_level(&m->hh, w.index)
+                                      : hcc_host_set_ecn(&m->hh, (w.flags & HCC_WORK_CE) != 0);
+            m->mba_writes += w.op == HCC_RX_OP_MBA;
+            if (e != RNIC_OK)
+                m->model_errors++;
+        }
+    }
+    while (net_switch_pop(&m->sw, R, &p) == RNIC_OK) {
+        w = p.w;
+        w.flags = p.ecn ? (w.flags | TP_WORK_ECN) : (w.flags & ~TP_WORK_ECN);
+        /* the flow's receive buffer, written in stream order and reused round (probes: its first line) */
+        w.addr = (uint64_t)w.flow * m->region_bytes +
+                 ((w.flags & HCC_WORK_PROBE) ? 0u : (w.raddr & ((1ull << 40) - 1u)) % m->region_bytes);
+        e = hcc_host_push_rx(&m->hh, &w);
+        if (e != RNIC_OK && e != RNIC_EBUSY) /* EBUSY: the RX buffer was full, the host dropped and counted it */
+            m->model_errors++;
+    }
+    while (hcc_host_peek_rx(&m->hh, &w) == RNIC_OK) {
+        if (w.flags & HCC_WORK_PROBE) {
+            if (!net_link_space(&m->rx_up))
+                break;
+            hcc_host_pop_rx(&m->hh, &w);
+            memset(&p, 0, sizeof p);
+            p.w.flow = w.flow;
+            p.w.index = w.index;
+            p.w.op = PROBE_ACK_OP;
+            p.w.flags = HCC_WORK_PROBE;
+            /* received: when the probe reached the head of the RX buffer (default), so D_cur is the
+             * processing delay (the paper measures 120 ns idle, ~900 ns congested); or, with
+             * --probe-ts arrival, when it entered the buffer (the RX-buffer queue included) */
+            p.w.addr = rnic_cycles_to_ns(w.cycle - (m->o.probe_ts_arrival ? w.aux : w.offset), CLOCK_HZ);
+            p.w.raddr = rnic_cycles_to_ns(w.cycle, CLOCK_HZ);        /* processed: its write left, the ACK goes */
+            p.src = R;
+            p.dst = host_of(m, w.flow);
+            p.wire_bytes = ACK_WIRE;
+            m->probe_acks_out++;
+            if (net_link_push(&m->rx_up, &p) != RNIC_OK)
+                m->model_errors++;
+            continue;
+        }
+        if (!tp_rx_space(&m->rxe))
+            break;
+        hcc_host_pop_rx(&m->hh, &w);
+        if (tp_rx_push(&m->rxe, &w) != RNIC_OK)
+            m->model_errors++;
     }
 }
 
@@ -688,7 +903,9 @@ static void transfer(model *m)
     rnic_work w;
     net_pkt p;
     uint32_t h, R = m->o.hosts;
-    while (tp_rx_space(&m->rxe) && net_switch_pop(&m->sw, R, &p) == RNIC_OK) {
+    if (m->o.host_on)
+        host_transfer(m);
+    while (!m->o.host_on && tp_rx_space(&m->rxe) && net_switch_pop(&m->sw, R, &p) == RNIC_OK) {
         p.w.flags = p.ecn ? (p.w.flags | TP_WORK_ECN) : (p.w.flags & ~TP_WORK_ECN);
         if (tp_rx_push(&m->rxe, &p.w) != RNIC_OK)
             m->model_errors++;
@@ -717,9 +934,17 @@ static void transfer(model *m)
     pfc_frames(m);
     for (h = 0; h < m->o.hosts; h++) {
         nic *n = &m->nics[h];
-        while (tp_space_incoming(&n->tx) && net_switch_pop(&m->sw, h, &p) == RNIC_OK)
+        while (tp_space_incoming(&n->tx) && net_switch_pop(&m->sw, h, &p) == RNIC_OK) {
+            if (p.w.op == PROBE_ACK_OP && (p.w.flags & HCC_WORK_PROBE)) { /* to the RHCC sender: Eq. 1 */
+                if (!n->htx_on || hcc_tx_push_probe_ack(&n->htx, &p.w) != RNIC_OK)
+                    m->model_errors++;
+                continue;
+            }
             if (tp_push_incoming(&n->tx, &p.w) != RNIC_OK)
                 m->model_errors++;
+        }
+        while (n->htx_on && hcc_tx_pop_rate(&n->htx, &w) == RNIC_OK) /* Eq. 2's R_trans -> Tassel */
+            write_rate_register(n, w.flow, w.addr);
         if (m->o.sched_qos)
             while (rq_qos_space_response(&n->qos) && rm_pipe_pop(&n->ack, &w) == RNIC_OK) {
                 rq_response r;
@@ -731,6 +956,19 @@ static void transfer(model *m)
             }
         while (net_link_peek(&n->up, &p) == RNIC_OK && net_switch_push_from(&m->sw, h, &p) == RNIC_OK)
             net_link_pop(&n->up, &p);
+        while (n->htx_on && net_link_space(&n->up) && hcc_tx_pop_probe(&n->htx, &w) == RNIC_OK) {
+            memset(&p, 0, sizeof p); /* a probe: the RNIC's own small packet, ahead of the DMA'd data */
+            p.w.flow = w.flow;
+            p.w.index = w.index;
+            p.w.len = PROBE_LEN;
+            p.w.flags = HCC_WORK_PROBE;
+            p.src = h;
+            p.dst = R;
+            p.wire_bytes = PROBE_WIRE;
+            n->probes_sent++;
+            if (net_link_push(&n->up, &p) != RNIC_OK)
+                m->model_errors++;
+        }
         while (net_link_space(&n->up) && rm_pipe_pop(&n->dma, &w) == RNIC_OK) {
             if (m->pcap_on)
                 pcap_data(m, &w);
@@ -743,8 +981,11 @@ static void transfer(model *m)
                 m->model_errors++;
         }
         while (rm_pipe_space(&n->dma) && rl_pop_tx(&n->tassel, &w) == RNIC_OK)
-            if (tassel_packet(m, n, &w))
+            if (tassel_packet(m, n, &w)) {
+                if (n->htx_on && hcc_tx_on_sent(&n->htx, w.flow, w.len) != RNIC_OK)
+                    m->model_errors++;
                 rm_pipe_push(&n->dma, &w);
+            }
         while (tp_pop_completion(&n->tx, &w) == RNIC_OK)
             completion(m, n, &w);
         if (m->o.sched_qos) {
@@ -780,7 +1021,15 @@ static int can_move(model *m)
     uint32_t h, R = m->o.hosts;
     if (m->sw.pfc_count || (m->pfc_count && m->pfc[m->pfc_head].cycle <= m->now))
         return 1;
-    if (tp_rx_space(&m->rxe) && net_switch_peek(&m->sw, R, &p) == RNIC_OK)
+    if (m->o.host_on) {
+        if (net_switch_peek(&m->sw, R, &p) == RNIC_OK || hcc_host_peek_signal(&m->hh, &w) == RNIC_OK)
+            return 1;
+        if (hcc_host_peek_rx(&m->hh, &w) == RNIC_OK &&
+            ((w.flags & HCC_WORK_PROBE) ? net_link_space(&m->rx_up) != 0 : tp_rx_space(&m->rxe) != 0))
+            return 1;
+        if (m->hrx_on && (hcc_rx_sample_due(&m->hrx) <= m->now || hcc_rx_peek_action(&m->hrx, &w) == RNIC_OK))
+            return 1;
+    } else if (tp_rx_space(&m->rxe) && net_switch_peek(&m->sw, R, &p) == RNIC_OK)
         return 1;
     if (tp_rx_peek_delivered(&m->rxe, &w) == RNIC_OK)
         return 1;
@@ -791,6 +1040,9 @@ static int can_move(model *m)
     for (h = 0; h < m->o.hosts; h++) {
         nic *n = &m->nics[h];
         if (tp_space_incoming(&n->tx) && net_switch_peek(&m->sw, h, &p) == RNIC_OK)
+            return 1;
+        if (n->htx_on && (hcc_tx_peek_rate(&n->htx, &w) == RNIC_OK ||
+                          (net_link_space(&n->up) && hcc_tx_peek_probe(&n->htx, &w) == RNIC_OK)))
             return 1;
         if (net_link_peek(&n->up, &p) == RNIC_OK && net_link_space(&m->sw.port[R].link))
             return 1;
@@ -828,8 +1080,14 @@ static uint64_t next_event(model *m)
     if (m->pfc_count)
         next = min64(next, m->pfc[m->pfc_head].cycle);
     next = min64(next, tp_rx_next_event(&m->rxe));
+    if (m->o.host_on)
+        next = min64(next, hcc_host_next_event(&m->hh));
+    if (m->hrx_on)
+        next = min64(next, min64(hcc_rx_next_event(&m->hrx), hcc_rx_sample_due(&m->hrx)));
     for (h = 0; h < m->o.hosts; h++) {
         nic *n = &m->nics[h];
+        if (n->htx_on)
+            next = min64(next, hcc_tx_next_event(&n->htx));
         next = min64(next, net_link_next_event(&n->up));
         next = min64(next, rm_pipe_next_event(&n->dma));
         next = min64(next, rl_next_event(&n->tassel));
@@ -945,10 +1203,21 @@ static int run_until(model *m, uint64_t end, int draining, uint64_t progress_tot
             else
                 ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, target);
             ADVANCE(tp_now, tp_advance_to, &n->tx, target);
+            if (n->htx_on) /* after the transport (R_cc written), before Tassel */
+                ADVANCE(hcc_tx_now, hcc_tx_advance_to, &n->htx, target);
             ADVANCE(rl_now, rl_advance_to, &n->tassel, target);
         }
+        if (m->o.host_on)
+            ADVANCE(hcc_host_now, hcc_host_advance_to, &m->hh, target);
+        if (m->hrx_on)
+            ADVANCE(hcc_rx_now, hcc_rx_advance_to, &m->hrx, target);
         ADVANCE(tp_rx_now, tp_rx_advance_to, &m->rxe, target);
         set_now(m, target);
+        if (m->o.host_on && !m->hw0_taken && m->now >= m->rx.window_start) { /* the window's host counters */
+            m->hw0 = *hcc_host_get_stats(&m->hh);
+            m->occ0 = hcc_host_iio_occupancy_cum(&m->hh);
+            m->hw0_taken = 1;
+        }
         if (tty && m->now - last_report >= progress_total / 50u + 1u) {
             double el = (double)(clock()) / CLOCKS_PER_SEC - t0;
             last_report = m->now;
@@ -1086,7 +1355,9 @@ static void usage(int code)
                     "       [--sizes MIN,MAX[,MIN,MAX..]] [--depth D] [--payload B] [--dcqcn htsim|paper|mellanox]\n"
                     "       [--cnp-interval-us U] [--loss-ppm P] [--pfc on|off] [--duration-us U] [--warmup-us U] [--seed S]\n"
                     "       [--csv FILE] [--queue-csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--vcd FILE]\n"
-                    "       [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]\n");
+                    "       [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]\n"
+                    "       [--host on|off] [--cpu-load 0|1|2|3] [--rhcc off|rx|tx|both|ecn] [--ddio on|off]\n"
+                    "       [--rx-footprint-mb N] [--probe-ts head|arrival] [--cpu-outstanding N]\n");
     exit(code);
 }
 
@@ -1125,6 +1396,8 @@ int main(int argc, char **argv)
     int k;
     uint32_t nparsed, weights_given = 0, rates_given = 0, sizes_given = 0;
     int drained;
+    double rev_sum = 0, rcc_sum = 0;
+    uint32_t rev_n = 0;
 
     memset(&m, 0, sizeof m);
     o->hosts = 2;     /* a 2:1 incast */
@@ -1145,6 +1418,12 @@ int main(int argc, char **argv)
     o->seed = 1;
     o->snaplen = 128;
     o->poll_cycles = 250; /* qos: 1 us */
+    o->host_on = 1;       /* the receiving host, at the paper's 1x CPU memory traffic, RHCC on both sides */
+    o->cpu_load_x = 1;
+    o->rhcc = RHCC_BOTH;
+    o->ddio = 1;
+    o->footprint_mb = 16;
+    o->cpu_outstanding = 400; /* the paper's dual Xeon 6240: 36 cores x ~11 line-fill buffers (Choice, calibrated: docs/hostcc_model.md) */
     for (k = 1; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
@@ -1212,6 +1491,26 @@ int main(int argc, char **argv)
             else usage(2);
         } else if (!strcmp(a, "--poll-cycles")) o->poll_cycles = (uint32_t)parse_u64(a, v, 1, 1000000000ull);
         else if (!strcmp(a, "--qos-timeout-us")) o->qos_timeout_us = parse_u64(a, v, 0, 1000000000ull);
+        else if (!strcmp(a, "--host")) {
+            if (!strcmp(v, "on")) o->host_on = 1;
+            else if (!strcmp(v, "off")) o->host_on = 0;
+            else usage(2);
+        } else if (!strcmp(a, "--cpu-load")) o->cpu_load_x = (uint32_t)parse_u64(a, v, 0, 3);
+        else if (!strcmp(a, "--rhcc")) {
+            for (o->rhcc = 0; o->rhcc < 5 && strcmp(v, rhcc_name[o->rhcc]); o->rhcc++)
+                ;
+            if (o->rhcc == 5)
+                usage(2);
+        } else if (!strcmp(a, "--ddio")) {
+            if (!strcmp(v, "on")) o->ddio = 1;
+            else if (!strcmp(v, "off")) o->ddio = 0;
+            else usage(2);
+        } else if (!strcmp(a, "--probe-ts")) {
+            if (!strcmp(v, "arrival")) o->probe_ts_arrival = 1;
+            else if (!strcmp(v, "head")) o->probe_ts_arrival = 0;
+            else usage(2);
+        } else if (!strcmp(a, "--cpu-outstanding")) o->cpu_outstanding = (uint32_t)parse_u64(a, v, 1, 1u << 20);
+        else if (!strcmp(a, "--rx-footprint-mb")) o->footprint_mb = (uint32_t)parse_u64(a, v, 1, 4096);
         else usage(2);
     }
     if (o->warmup_us >= o->duration_us) {
@@ -1327,6 +1626,20 @@ int main(int argc, char **argv)
     t0 = (double)clock() / CLOCKS_PER_SEC;
     m.next_sample = 0;
     run_until(&m, end, 0, end, t0);
+    if (o->host_on) { /* the window's end: host counters and the RHCC sender's registers */
+        m.hw1 = *hcc_host_get_stats(&m.hh);
+        m.occ1 = hcc_host_iio_occupancy_cum(&m.hh);
+        m.hw1_taken = 1;
+        for (h = 0; h < o->hosts; h++)
+            for (i = 0; i < m.nflows && m.nics[h].htx_on; i++) {
+                const hcc_tx_flow *hf = hcc_tx_get_flow(&m.nics[h].htx, i);
+                if (hf && hf->open) {
+                    rev_sum += (double)hf->r_rev;
+                    rcc_sum += (double)hf->r_cc;
+                    rev_n++;
+                }
+            }
+    }
     for (h = 0; h < o->hosts; h++) {
         m.nics[h].host.posting = false;
         m.nics[h].qh.posting = false;
@@ -1346,7 +1659,8 @@ int main(int argc, char **argv)
         const tp_rx_stats *rs = tp_rx_get_stats(&m.rxe);
         FILE *csv = m.csv;
         uint64_t *lat = (uint64_t *)malloc((m.rx.nlat + 1u) * sizeof *lat);
-        double fct50, fct99;
+        double fct50, fct99, fct_sum = 0, rx_gbps = 0;
+        hcc_host_stats hd; /* the host's counters over the window */
         if (!share || !lat) {
             fprintf(stderr, "rnic_model: out of memory\n");
             return 1;
@@ -1415,8 +1729,10 @@ int main(int argc, char **argv)
             pfc_pauses += m.sw.port[h].stats.pfc_xoff;
             paused_cycles += h < o->hosts ? m.nics[h].up.stats.paused_cycles : m.rx_up.stats.paused_cycles;
         }
-        for (i = 0; i < m.rx.nlat; i++)
+        for (i = 0; i < m.rx.nlat; i++) {
             lat[i] = m.rx.lat[i];
+            fct_sum += (double)m.rx.lat[i];
+        }
         qsort(lat, m.rx.nlat, sizeof *lat, cmp_u64);
         fct50 = pct(lat, m.rx.nlat, 50) / (double)CLOCK_HZ * 1e6;
         fct99 = pct(lat, m.rx.nlat, 99) / (double)CLOCK_HZ * 1e6;
@@ -1429,6 +1745,7 @@ int main(int argc, char **argv)
                 if (tenant_of(&m, m.rx.lat_flow[j]) == t)
                     lat[nl++] = m.rx.lat[j];
             qsort(lat, nl, sizeof *lat, cmp_u64);
+            rx_gbps += tenant_got[t];
             if ((e < 0 ? -e : e) > worst_share)
                 worst_share = e < 0 ? -e : e;
             if (!o->quiet)
@@ -1497,6 +1814,46 @@ int main(int argc, char **argv)
                        (unsigned long long)m.sent_pkts, (unsigned long long)m.acks_out, (unsigned long long)m.naks_out,
                        (unsigned long long)m.cnps_out, o->snaplen);
         }
+        memset(&hd, 0, sizeof hd);
+        if (o->host_on && m.hw0_taken && m.hw1_taken) {
+#define HD(x) hd.x = m.hw1.x - m.hw0.x
+            HD(cycles); HD(packets_in); HD(bytes_in); HD(dropped); HD(marked); HD(pfc_pauses); HD(pause_cycles);
+            HD(packets_out); HD(delay_sum); HD(pcie_writes); HD(pcie_stall_cycles); HD(pcie_stalled_writes);
+            HD(ddio_hits); HD(ddio_misses); HD(ddio_writebacks); HD(cpu_bytes_served); HD(mem_lines_iio);
+#undef HD
+        }
+        if (o->host_on && !o->quiet) {
+            const hcc_host_stats *hs = hcc_host_get_stats(&m.hh);
+            printf("  receiving host (hostcc.h; the window's counters): CPU memory traffic %ux = %.1f GB/s asked, "
+                   "%.2f GB/s served; RX buffer %llu packets, %llu dropped, %llu CE-marked, %llu PAUSEs (%.1f us paused); "
+                   "PCIe %llu posted writes, %llu stalled for credits (%.1f us); DDIO %s: %.1f %% misses, %llu "
+                   "write-backs; IIO occupancy mean %.1f lines (max %llu); RX -> memory delay mean %.0f ns\n",
+                   o->cpu_load_x, (double)cpu_load_Bps[o->cpu_load_x] / 1e9,
+                   (double)hd.cpu_bytes_served / win_s / 1e9, (unsigned long long)hd.packets_in,
+                   (unsigned long long)hd.dropped, (unsigned long long)hd.marked, (unsigned long long)hd.pfc_pauses,
+                   (double)hd.pause_cycles / (double)CLOCK_HZ * 1e6, (unsigned long long)hd.pcie_writes,
+                   (unsigned long long)hd.pcie_stalled_writes, (double)hd.pcie_stall_cycles / (double)CLOCK_HZ * 1e6,
+                   o->ddio ? "on" : "off",
+                   hd.ddio_hits + hd.ddio_misses ? 100.0 * (double)hd.ddio_misses / (double)(hd.ddio_hits + hd.ddio_misses) : 0.0,
+                   (unsigned long long)hd.ddio_writebacks,
+                   hd.cycles ? (double)((m.occ1 - m.occ0) & ((1ull << 48) - 1u)) / (double)hd.cycles : 0.0,
+                   (unsigned long long)hs->iio_max,
+                   hd.packets_out ? (double)hd.delay_sum / (double)hd.packets_out * 1e9 / (double)CLOCK_HZ : 0.0);
+            printf("  RHCC %s: ", rhcc_name[o->rhcc]);
+            if (m.hrx_on) {
+                const hcc_rx_stats *xs = hcc_rx_get_stats(&m.hrx);
+                printf("receiver %llu samples (%llu congested), MBA level %u now (%.1f GB/s to the CPU; %llu down, %llu "
+                       "up, %llu held by the slack)%s; ",
+                       (unsigned long long)xs->samples, (unsigned long long)xs->congested_samples,
+                       hcc_host_mba_level(&m.hh), (double)hcc_rx_level_bps(&m.hrx) / 1e9,
+                       (unsigned long long)xs->level_downs, (unsigned long long)xs->level_ups,
+                       (unsigned long long)xs->held_by_slack, o->rhcc == RHCC_ECN ? " (ECN mode: levels fixed)" : "");
+            }
+            if (rev_n)
+                printf("sender %llu probes, R_rev mean %.2f Gb/s vs R_cc (DCQCN) mean %.2f Gb/s at the window's end",
+                       (unsigned long long)(m.nics[0].probes_sent), rev_sum / rev_n / 1e9, rcc_sum / rev_n / 1e9);
+            printf("\n");
+        }
         if (m.pcap_on)
             roce_pcap_close(&m.pcap);
         if (m.trace_csv)
@@ -1534,6 +1891,25 @@ int main(int argc, char **argv)
             printf(" blocks=%llu timeouts=%llu retransmits=%llu duplicates=%llu", (unsigned long long)blocks,
                    (unsigned long long)tmo, (unsigned long long)retx, (unsigned long long)m.rx.duplicates);
         }
+        printf(" rx_gbps=%.3f fct_mean_us=%.2f", rx_gbps, m.rx.nlat ? fct_sum / (double)m.rx.nlat / (double)CLOCK_HZ * 1e6 : 0.0);
+        if (o->host_on) {
+            uint64_t probes = 0;
+            for (h = 0; h < o->hosts; h++)
+                probes += m.nics[h].probes_sent;
+            printf(" host=1 cpu_load_x=%u rhcc=%s ddio=%d host_pauses=%llu host_pause_us=%.1f host_drops=%llu "
+                   "host_marked=%llu pcie_stalled_writes=%llu pcie_stall_us=%.1f ddio_miss_pct=%.2f iio_occ_mean=%.2f "
+                   "mba_level_end=%u mba_steps=%llu probes=%llu r_rev_gbps=%.3f r_cc_gbps=%.3f host_delay_mean_ns=%.1f",
+                   o->cpu_load_x, rhcc_name[o->rhcc], o->ddio, (unsigned long long)hd.pfc_pauses,
+                   (double)hd.pause_cycles / (double)CLOCK_HZ * 1e6, (unsigned long long)hd.dropped,
+                   (unsigned long long)hd.marked, (unsigned long long)hd.pcie_stalled_writes,
+                   (double)hd.pcie_stall_cycles / (double)CLOCK_HZ * 1e6,
+                   hd.ddio_hits + hd.ddio_misses ? 100.0 * (double)hd.ddio_misses / (double)(hd.ddio_hits + hd.ddio_misses) : 0.0,
+                   hd.cycles ? (double)((m.occ1 - m.occ0) & ((1ull << 48) - 1u)) / (double)hd.cycles : 0.0,
+                   hcc_host_mba_level(&m.hh), (unsigned long long)m.mba_writes, (unsigned long long)probes,
+                   rev_n ? rev_sum / rev_n / 1e9 : 0.0, rev_n ? rcc_sum / rev_n / 1e9 : 0.0,
+                   hd.packets_out ? (double)hd.delay_sum / (double)hd.packets_out * 1e9 / (double)CLOCK_HZ : 0.0);
+        } else
+            printf(" host=0");
         printf(" drained=%d sched=%s\n", drained, o->sched_qos ? "qos" : "palos");
     }
     for (h = 0; h < o->hosts; h++)
@@ -1541,6 +1917,8 @@ int main(int argc, char **argv)
     net_switch_free(&m.sw);
     net_link_free(&m.rx_up);
     free(m.rxe_mem);
+    free(m.hh_mem);
+    free(m.hrx_mem);
     rm_receiver_free(&m.rx);
     free(m.nics);
     return 0;

@@ -129,6 +129,7 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     RNIC_MEMSET(mem, 0, l.total);
     h->cfg = *cfg;
     h->now = cfg->start_cycle;
+    h->head_left = cfg->start_cycle;
     h->trace_id = cfg->trace_id;
     rnic_trace_set(&h->trace, cfg->trace, cfg->trace_user);
     (void)rnic_ring_init(&h->rx, sizeof(rnic_work), cfg->rx_packets, m + l.rx, (size_t)cfg->rx_packets * sizeof(rnic_work));

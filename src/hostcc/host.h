@@ -86,7 +86,9 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt);
 /* Bytes a packet may have now without a drop (0 when every packet slot is taken). */
 HCC_API uint32_t hcc_host_space_rx(const hcc_host *h);
 
-/* Packets whose last posted write left the RNIC: cycle = that cycle, aux = cycles since arrival. */
+/* Packets whose last posted write left the RNIC: cycle = that cycle, aux = cycles since arrival,
+ * offset = cycles since it reached the head of the RX buffer (arrival or the previous packet's
+ * last write, the later): the RNIC's processing delay without the RX-buffer queue. */
 HCC_API rnic_err hcc_host_pop_rx(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_rx(const hcc_host *h, rnic_work *out);
 /* PFC frames: op = HCC_HOST_SIG_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
@@ -147,6 +149,7 @@ struct hcc_host {
     rnic_ring rx;               /* rnic_work; cycle = arrival */
     rnic_ring out, sig;
     uint32_t rx_bytes;
+    uint64_t head_left;         /* cycle the last packet's last write was issued */
     uint32_t head_issued;       /* bytes of the head packet already written */
     bool head_stalled;          /* the head write has waited for credits */
     bool paused, ecn;

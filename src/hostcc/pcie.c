@@ -55,9 +55,14 @@ static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
     h->head_issued += b;
     if (last) {
         rnic_work o;
+        uint64_t head;
         (void)rnic_ring_pop(&h->rx, &o);
         h->head_issued = 0;
+        /* it reached the head when it arrived or when the packet before it left, the later */
+        head = (int64_t)(h->head_left - o.cycle) > 0 ? h->head_left : o.cycle;
+        h->head_left = h->now;
         o.aux = (h->now - o.cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - o.cycle);
+        o.offset = (h->now - head) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - head);
         o.cycle = h->now;
         (void)rnic_ring_push(&h->out, &o);
         h->stats.packets_out++;
