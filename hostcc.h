@@ -1897,6 +1897,9 @@ typedef struct hcc_rx_config {
     uint32_t start_level;      /* level after init, 0 .. 4, default 0 (33.2 GB/s to the CPU) */
     uint64_t slack_ns;         /* least time between two level changes, default 150000 (hostCC's
                                   150 us); 0 .. 10 s */
+    bool fast_down;            /* a step down right after a step UP ignores the slack (undo a
+                                  relaxation that brought congestion back at once), default false
+                                  (Choice; the composed RNIC turns it on) */
     uint64_t levels_bps[HCC_MBA_LEVELS]; /* bytes/s left to CPU traffic per level, default the
                                   paper's 33.2/26.5/20.0/15.0/10.0 GB/s; 1 .. 1 TB/s, non-increasing */
     uint32_t counter_bits;     /* width of the cumulative counter, default 48; 8 .. 64 */
@@ -1960,6 +1963,7 @@ typedef struct hcc_rx {
     uint32_t calm;          /* consecutive calm samples (saturates at up_samples) */
     uint8_t have_last;      /* a sample has been accepted */
     uint8_t slack_running;  /* a change happened and its slack has not been seen to pass */
+    uint8_t last_up;        /* the last change was a step up */
     uint8_t ecn;
     uint8_t pad_;
     rnic_ring in;           /* hcc_rx_entry */
@@ -3218,6 +3222,7 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
     cfg->up_samples = 8u;
     cfg->start_level = 0u;
     cfg->slack_ns = 150000u;
+    cfg->fast_down = false;
     cfg->levels_bps[0] = HCC_MBA_LEVEL_0_BPS;
     cfg->levels_bps[1] = HCC_MBA_LEVEL_1_BPS;
     cfg->levels_bps[2] = HCC_MBA_LEVEL_2_BPS;
@@ -3443,10 +3448,11 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
         c->calm = 0;
         if (c->level + 1u >= HCC_MBA_LEVELS) {
             c->stats.at_bound++;
-        } else if (!slack_ok) {
+        } else if (!slack_ok && !(c->cfg.fast_down && c->last_up)) {
             c->stats.held_by_slack++;
         } else {
             c->level++;
+            c->last_up = 0;
             c->stats.level_downs++;
             c->last_change = e->cycle;
             c->slack_running = c->slack_cycles != 0;
@@ -3463,6 +3469,7 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
                 c->stats.held_by_slack++;
             } else {
                 c->level--;
+                c->last_up = 1;
                 c->calm = 0;
                 c->stats.level_ups++;
                 c->last_change = e->cycle;

@@ -509,6 +509,46 @@ static void test_slack_steps(void)
     eng_free(e);
 }
 
+/* fast_down: congestion that returns right after a step up is answered at once; without it the
+ * down step waits for the slack (150 us = 37500 cycles from the up step). */
+static void test_fast_down(void)
+{
+    static smp s[600];
+    size_t ns, i;
+    drive_out d;
+    eng *e;
+    uint64_t t;
+    int fast;
+    for (fast = 0; fast <= 1; fast++) {
+        hcc_rx_config cfg;
+        default_cfg(&cfg);
+        cfg.fast_down = fast != 0;
+        /* 40 lines (> 32) to t = 150000, 2 (< 16) to 156000, 40 again after */
+        for (t = 0, ns = 0; t <= 250000; t += 500, ns++) {
+            s[ns].t = t;
+            s[ns].cum = ns == 0 ? 0 : s[ns - 1].cum + (t <= 150000 || t > 156000 ? 40u : 2u) * 500u;
+        }
+        e = eng_new(&cfg);
+        drive(e, s, ns, 0, 0, 0, 0, &d);
+        CHECK(!d.bad);
+        /* downs at 500, 38000, 75500, 113000 (level 4); the 8th calm sample (154000) steps up to 3;
+         * congestion again from 156500: down to 4 at 156500 (fast) or after the slack, 191500 */
+        CHECK_EQ(d.n, 6);
+        for (i = 0; i < d.n && i < 6; i++) {
+            static const uint64_t want_t[6] = { 500, 38000, 75500, 113000, 154000, 0 };
+            static const uint32_t want_l[6] = { 1, 2, 3, 4, 3, 4 };
+            CHECK_EQ(d.rec[i].index, want_l[i]);
+            if (i < 5)
+                CHECK_EQ(d.rec[i].raddr, want_t[i]);
+        }
+        if (d.n == 6)
+            CHECK_EQ(d.rec[5].raddr, fast ? 156500u : 191500u);
+        CHECK_EQ(hcc_rx_level(&e->c), 4);
+        free(d.rec);
+        eng_free(e);
+    }
+}
+
 /* Calm must be consecutive: an in-between sample restarts the count. */
 static void test_calm_consecutive(void)
 {
@@ -923,6 +963,7 @@ int main(void)
     RUN(test_config);
     RUN(test_reference_random);
     RUN(test_slack_steps);
+    RUN(test_fast_down);
     RUN(test_calm_consecutive);
     RUN(test_wrap_and_implausible);
     RUN(test_time_backwards);

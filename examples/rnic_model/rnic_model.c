@@ -72,6 +72,7 @@
  *                    [--vcd FILE] [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P]
  *                    [--qos-timeout-us U] [--host on|off] [--cpu-load 0|1|2|3] [--rhcc off|rx|tx|both|ecn]
  *                    [--ddio on|off] [--rx-footprint-mb N] [--probe-ts head|arrival] [--cpu-outstanding N]
+ *                    [--rhcc-slack fast-down|uniform]
  * Ends with: RESULT composed=1 qps=... tenants=... transport=dcqcn variant=... share_err_pct=...
  *            jain=... cnps=... naks=... rtx=... ecn_marked=... drops=... pfc_pauses=... pause_us=... queue_max_kb=...
  *            fct_p50_us=... fct_p99_us=... bytes_lost=... digest=... mcycles_per_s=...
@@ -162,6 +163,7 @@ typedef struct options {
     uint32_t footprint_mb;        /* --rx-footprint-mb: receive buffers' total size */
     int probe_ts_arrival;         /* --probe-ts arrival: a probe's receive stamp at RX-buffer entry */
     uint32_t cpu_outstanding;     /* --cpu-outstanding: CPU lines in flight at most (default 400) */
+    int uniform_slack;            /* --rhcc-slack uniform: hostCC's slack before every step (no fast_down) */
 } options;
 
 struct model;
@@ -608,6 +610,7 @@ static void receiver_init(model *m)
             hcc_rx_config_default(&xc);
             xc.clock_hz = CLOCK_HZ;
             xc.mode = o->rhcc == RHCC_ECN ? HCC_RX_MODE_ECN : HCC_RX_MODE_MBA;
+            xc.fast_down = !o->uniform_slack; /* undo a trial step up at once (docs/hostcc_rx.md) */
             xc.trace = on_trace;
             xc.trace_user = m;
             xc.trace_id = (uint16_t)(RNIC_ENGINE_HOSTCC + 32u * (o->hosts + 1u));
@@ -1357,7 +1360,8 @@ static void usage(int code)
                     "       [--csv FILE] [--queue-csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--vcd FILE]\n"
                     "       [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]\n"
                     "       [--host on|off] [--cpu-load 0|1|2|3] [--rhcc off|rx|tx|both|ecn] [--ddio on|off]\n"
-                    "       [--rx-footprint-mb N] [--probe-ts head|arrival] [--cpu-outstanding N]\n");
+                    "       [--rx-footprint-mb N] [--probe-ts head|arrival] [--cpu-outstanding N]\n"
+                    "       [--rhcc-slack fast-down|uniform]\n");
     exit(code);
 }
 
@@ -1418,8 +1422,8 @@ int main(int argc, char **argv)
     o->seed = 1;
     o->snaplen = 128;
     o->poll_cycles = 250; /* qos: 1 us */
-    o->host_on = 1;       /* the receiving host, at the paper's 1x CPU memory traffic, RHCC on both sides */
-    o->cpu_load_x = 1;
+    o->host_on = 1;       /* the receiving host, at the paper's 3x CPU memory traffic, RHCC on both sides */
+    o->cpu_load_x = 3;
     o->rhcc = RHCC_BOTH;
     o->ddio = 1;
     o->footprint_mb = 16;
@@ -1508,6 +1512,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--probe-ts")) {
             if (!strcmp(v, "arrival")) o->probe_ts_arrival = 1;
             else if (!strcmp(v, "head")) o->probe_ts_arrival = 0;
+            else usage(2);
+        } else if (!strcmp(a, "--rhcc-slack")) {
+            if (!strcmp(v, "uniform")) o->uniform_slack = 1;
+            else if (!strcmp(v, "fast-down")) o->uniform_slack = 0;
             else usage(2);
         } else if (!strcmp(a, "--cpu-outstanding")) o->cpu_outstanding = (uint32_t)parse_u64(a, v, 1, 1u << 20);
         else if (!strcmp(a, "--rx-footprint-mb")) o->footprint_mb = (uint32_t)parse_u64(a, v, 1, 4096);

@@ -16,6 +16,7 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
     cfg->up_samples = 8u;
     cfg->start_level = 0u;
     cfg->slack_ns = 150000u;
+    cfg->fast_down = false;
     cfg->levels_bps[0] = HCC_MBA_LEVEL_0_BPS;
     cfg->levels_bps[1] = HCC_MBA_LEVEL_1_BPS;
     cfg->levels_bps[2] = HCC_MBA_LEVEL_2_BPS;
@@ -241,10 +242,11 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
         c->calm = 0;
         if (c->level + 1u >= HCC_MBA_LEVELS) {
             c->stats.at_bound++;
-        } else if (!slack_ok) {
+        } else if (!slack_ok && !(c->cfg.fast_down && c->last_up)) {
             c->stats.held_by_slack++;
         } else {
             c->level++;
+            c->last_up = 0;
             c->stats.level_downs++;
             c->last_change = e->cycle;
             c->slack_running = c->slack_cycles != 0;
@@ -261,6 +263,7 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
                 c->stats.held_by_slack++;
             } else {
                 c->level--;
+                c->last_up = 1;
                 c->calm = 0;
                 c->stats.level_ups++;
                 c->last_change = e->cycle;

@@ -54,6 +54,9 @@ typedef struct hcc_rx_config {
     uint32_t start_level;      /* level after init, 0 .. 4, default 0 (33.2 GB/s to the CPU) */
     uint64_t slack_ns;         /* least time between two level changes, default 150000 (hostCC's
                                   150 us); 0 .. 10 s */
+    bool fast_down;            /* a step down right after a step UP ignores the slack (undo a
+                                  relaxation that brought congestion back at once), default false
+                                  (Choice; the composed RNIC turns it on) */
     uint64_t levels_bps[HCC_MBA_LEVELS]; /* bytes/s left to CPU traffic per level, default the
                                   paper's 33.2/26.5/20.0/15.0/10.0 GB/s; 1 .. 1 TB/s, non-increasing */
     uint32_t counter_bits;     /* width of the cumulative counter, default 48; 8 .. 64 */
@@ -117,6 +120,7 @@ typedef struct hcc_rx {
     uint32_t calm;          /* consecutive calm samples (saturates at up_samples) */
     uint8_t have_last;      /* a sample has been accepted */
     uint8_t slack_running;  /* a change happened and its slack has not been seen to pass */
+    uint8_t last_up;        /* the last change was a step up */
     uint8_t ecn;
     uint8_t pad_;
     rnic_ring in;           /* hcc_rx_entry */
