@@ -39,6 +39,18 @@ void test_structures_in_std_vector_memory()
     std::printf("digest %016" PRIx64 " hash %016" PRIx64 "\n", d, rnic_hash64("rnicq", 5, 42));
 }
 
+// The three hostcc.h engines in exercise_hostcc's closed loop, from C++ (memory in a vector):
+// prints its digest, which must equal the C build's (tests/malloc_trap.c prints it too).
+void test_hostcc_from_cpp()
+{
+    std::vector<uint64_t> mem(EXERCISE_HCC_MEM_WORDS);
+    exercise_hcc_report rep;
+    uint64_t d = exercise_hostcc(mem.data(), mem.size(), 42, &rep);
+    CHECK(d != 0);
+    CHECK(rep.packets_out > 0 && rep.level_downs > 0 && rep.probe_acks > 0);
+    std::printf("hostcc exercise %016" PRIx64 "\n", d);
+}
+
 void test_strerror_from_cpp()
 {
     std::string s = rnic_strerror(RNIC_EBUSY);
@@ -51,5 +63,6 @@ int main()
     RUN(test_pacer_from_cpp);
     RUN(test_structures_in_std_vector_memory);
     RUN(test_strerror_from_cpp);
+    RUN(test_hostcc_from_cpp);
     return test_summary();
 }

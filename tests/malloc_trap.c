@@ -1,6 +1,7 @@
 /* Tick paths never allocate: linked with -Wl,--wrap=malloc,... every allocation after the
- * trap is armed is counted. The scenario drives every common structure (and, as engines
- * land, their ticks) with the trap armed; a self-test proves the trap does catch a call. */
+ * trap is armed is counted. The scenario drives every common structure and every engine's
+ * tick path (Tassel, Palos, the QoS engine, Tonic, the three hostcc.h engines) with the trap
+ * armed; a self-test proves the trap does catch a call. */
 #include <stdlib.h>
 #include <string.h>
 #define RNIC_IMPLEMENTATION
@@ -234,6 +235,44 @@ static void test_qos_engine_ticks_without_allocating(void)
     free(mem);
 }
 
+/* hostcc.h: the receiving host (CPU load, DDIO on and off, PFC pauses), the receiver controller
+ * (samples crossing I_thr, MBA levels stepped and written back, ECN mode) and the sender
+ * controller (probes answered, R_cc written) in exercise_hostcc's closed loop, init included,
+ * with the trap armed; then check the loop did reach every path it is there for. */
+static void test_hostcc_ticks_without_allocating(void)
+{
+    uint64_t *mem = (uint64_t *)malloc(EXERCISE_HCC_MEM_WORDS * sizeof(uint64_t));
+    exercise_hcc_report rep;
+    uint64_t d;
+    unsigned long before = trapped;
+    CHECK(mem != NULL);
+    memset(&rep, 0, sizeof rep);
+    trap_armed = 1;
+    d = exercise_hostcc(mem, EXERCISE_HCC_MEM_WORDS, 42, &rep);
+    trap_armed = 0;
+    CHECK(d != 0);
+    CHECK_EQ(trapped - before, 0);
+    CHECK(rep.packets_out > 500u);
+    CHECK(rep.pfc_pauses > 0);      /* pass 0: PFC on */
+    CHECK(rep.marked > 0);          /* pass 1: ECN marks */
+    CHECK(rep.stalled_writes > 0);  /* posted writes waited for credits */
+    CHECK(rep.ddio_writebacks > 0); /* pass 1: DDIO on, dirty victims */
+    CHECK(rep.level_downs > 0);     /* I_cur crossed I_thr: MBA level down ... */
+    CHECK(rep.level_ups > 0);       /* ... and back up when calm */
+    CHECK(rep.ecn_on > 0);          /* pass 1: ECN mode */
+    CHECK(rep.probe_acks > 10u);
+    CHECK(rep.rate_records > 10u);
+    CHECK(rep.refused >= 6u);       /* the bad inputs, counted */
+    printf("hostcc exercise %016llx packets %llu pauses %llu marked %llu dropped %llu stalled %llu wb %llu "
+           "downs %llu ups %llu ecn %llu acks %llu rates %llu refused %llu\n",
+           (unsigned long long)d, (unsigned long long)rep.packets_out, (unsigned long long)rep.pfc_pauses,
+           (unsigned long long)rep.marked, (unsigned long long)rep.dropped, (unsigned long long)rep.stalled_writes,
+           (unsigned long long)rep.ddio_writebacks, (unsigned long long)rep.level_downs,
+           (unsigned long long)rep.level_ups, (unsigned long long)rep.ecn_on, (unsigned long long)rep.probe_acks,
+           (unsigned long long)rep.rate_records, (unsigned long long)rep.refused);
+    free(mem);
+}
+
 static void test_trap_catches_an_allocation(void)
 {
     void *volatile p; /* volatile: the compiler may not elide the malloc/free pair */
@@ -308,6 +347,7 @@ int main(void)
     RUN(test_palos_ticks_without_allocating);
     RUN(test_qos_engine_ticks_without_allocating);
     RUN(test_transport_ticks_without_allocating);
+    RUN(test_hostcc_ticks_without_allocating);
     RUN(test_trap_catches_an_allocation);
     return test_summary();
 }
