@@ -15,6 +15,15 @@ perftest-like fixed-size messages (--sizes S,S), CPU memory traffic 0x / 1x / 2x
   Fig. 6    PFC on, loads 0..3, RHCC off vs both; at 3x also rx-only, tx-only (= the RHCC sender
             against a plain DCQCN sender on the same host) and hostCC-style ECN marking.
 
+PCIe back-pressure: the paper reads Neohost's "PCIe outbound stalled write requests", the ConnectX
+counter outbound_pci_stalled_wr, which is "the percentage of time ... the NIC had outbound posted
+writes requests but could not perform the operation due to insufficient posted credits" (Linux,
+Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst). Its analogue here is
+the model's stall time (pcie_stall_us; pcie_stall_pct = its share of the measurement window), so
+stall_cut_*_pct are cuts of the stall time; the count of writes that waited for credits
+(pcie_stalled_writes) is printed beside it as stalled_writes_cut_*_pct. (The count can fall while
+the back-pressure grows: at 3x without RHCC fewer writes wait, each much longer.)
+
 Every number printed is measured by a run of the model; the paper's numbers are printed beside them
 as "paper ...". A run that fails (nonzero exit, no RESULT line, a missing key, bytes_lost != 0, an
 option the model did not take) is reported and the driver exits 1 without the figures' RESULT lines.
@@ -55,7 +64,7 @@ PAPER = {
 NUMERIC_KEYS = [
     "rx_gbps", "fct_mean_us", "host_pauses", "host_pause_us", "host_drops", "host_marked", "cnps",
     "pcie_stalled_writes", "ddio_miss_pct", "iio_occ_mean", "mba_level_end", "mba_steps", "probes",
-    "r_rev_gbps", "r_cc_gbps", "host_delay_mean_ns", "bytes_lost",
+    "r_rev_gbps", "r_cc_gbps", "host_delay_mean_ns", "bytes_lost", "pcie_stall_us",
 ]
 STRING_KEYS = ["host", "cpu_load_x", "rhcc", "ddio"]
 
@@ -63,7 +72,7 @@ STRING_KEYS = ["host", "cpu_load_x", "rhcc", "ddio"]
 CSV_COMMON = ["variant", "pfc", "load_x", "cpu_GBps", "size_kb", "qps"] + [
     "rx_gbps", "fct_mean_us", "host_pause_us", "cnps", "pcie_stalled_writes", "ddio_miss_pct",
     "host_drops", "host_marked", "iio_occ_mean", "host_delay_mean_ns", "mba_level_end", "mba_steps",
-    "probes", "r_rev_gbps", "r_cc_gbps", "host_pauses",
+    "probes", "r_rev_gbps", "r_cc_gbps", "host_pauses", "pcie_stall_us", "pcie_stall_pct", "host_pause_pct",
 ]
 
 KB = 1024
@@ -162,6 +171,9 @@ def run_point(opt, p):
         return p, None, dt, "bytes_lost=%s (must be 0)" % kv["bytes_lost"]
     if "qps" in kv and kv["qps"] != str(p.qps):
         return p, None, dt, "qps=%s, asked for %d" % (kv["qps"], p.qps)
+    win = float(opt.duration_us - opt.warmup_us)
+    vals["pcie_stall_pct"] = vals["pcie_stall_us"] / win * 100.0
+    vals["host_pause_pct"] = vals["host_pause_us"] / win * 100.0
     return p, vals, dt, None
 
 
@@ -210,13 +222,16 @@ def common_row(p, v):
         v[k] for k in CSV_COMMON[6:]]
 
 
+
+
+
 def point_line(fig, p, v):
     return ("fig%s load=%dx cpu_GBps=%.1f pfc=%s rhcc=%s size_kb=%d qps=%d rx_gbps=%.2f fct_mean_us=%.1f "
-            "host_pause_us=%.1f cnps=%d pcie_stalled_writes=%d ddio_miss_pct=%.1f host_drops=%d host_marked=%d "
+            "host_pause_us=%.1f cnps=%d pcie_stalled_writes=%d pcie_stall_pct=%.1f ddio_miss_pct=%.1f host_drops=%d host_marked=%d "
             "iio_occ_mean=%.1f host_delay_mean_ns=%.0f mba_level_end=%d r_rev_gbps=%.2f r_cc_gbps=%.2f" % (
                 fig, p.load, CPU_GBPS[p.load], "on" if p.pfc else "off", p.rhcc, p.size // KB, p.qps,
                 v["rx_gbps"], v["fct_mean_us"], v["host_pause_us"], v["cnps"], v["pcie_stalled_writes"],
-                v["ddio_miss_pct"], v["host_drops"], v["host_marked"], v["iio_occ_mean"],
+                v["pcie_stall_pct"], v["ddio_miss_pct"], v["host_drops"], v["host_marked"], v["iio_occ_mean"],
                 v["host_delay_mean_ns"], v["mba_level_end"], v["r_rev_gbps"], v["r_cc_gbps"]))
 
 
@@ -236,19 +251,26 @@ def fig2(opt, pts, R, out):
             if p.load == 3:
                 paper = " (paper -%.0f %%, x%.1f)" % (PAPER["tput_drop_3x_%s_pct" % tag], PAPER["lat_x_3x_%s" % tag])
             out.append(point_line(2, p, v) + " | vs 0x: tput_drop_pct=%s lat_x=%s%s" % (fmt(drop, 1), fmt(latx), paper))
-            stalls_1x = None if one is None else ratio(v["pcie_stalled_writes"], one["pcie_stalled_writes"])
+            stalls_1x = None if one is None else ratio(v["pcie_stall_us"], one["pcie_stall_us"])
             ref_t = base["rx_gbps"] * (1 - PAPER["tput_drop_3x_%s_pct" % tag] / 100) if p.load == 3 else None
             ref_l = base["fct_mean_us"] * PAPER["lat_x_3x_%s" % tag] if p.load == 3 else None
             rows.append(common_row(p, v) + [stalls_1x, ref_t, ref_l])
         top = R[Point(3, pfc, "off", BASE_SIZE, BASE_QPS).key()]
         res["tput_drop_3x_%s_pct" % tag] = cut_pct(top["rx_gbps"], base["rx_gbps"])
         res["lat_x_3x_%s" % tag] = ratio(top["fct_mean_us"], base["fct_mean_us"])
+        res["stall_pct_3x_%s" % tag] = top["pcie_stall_pct"]
+        res["ddio_miss_pct_3x_%s" % tag] = top["ddio_miss_pct"]
     line = ("RESULT exp=hostcc_fig2 tput_drop_3x_pfc_pct=%s tput_drop_3x_nopfc_pct=%s lat_x_3x_pfc=%s "
             "lat_x_3x_nopfc=%s" % (fmt(res["tput_drop_3x_pfc_pct"], 1), fmt(res["tput_drop_3x_nopfc_pct"], 1),
                                    fmt(res["lat_x_3x_pfc"]), fmt(res["lat_x_3x_nopfc"])))
+    line += (" stall_pct_3x_pfc=%.1f stall_pct_3x_nopfc=%.1f ddio_miss_pct_3x_pfc=%.1f ddio_miss_pct_3x_nopfc=%.1f"
+             " pause_pct_3x_pfc=%.1f cnps_3x_nopfc=%d" % (
+                 res["stall_pct_3x_pfc"], res["stall_pct_3x_nopfc"], res["ddio_miss_pct_3x_pfc"],
+                 res["ddio_miss_pct_3x_nopfc"], R[Point(3, True, "off", BASE_SIZE, BASE_QPS).key()]["host_pause_pct"],
+                 R[Point(3, False, "off", BASE_SIZE, BASE_QPS).key()]["cnps"]))
     if opt.csv_dir:
         write_csv(os.path.join(opt.csv_dir, "hostcc_fig2.csv"),
-                  CSV_COMMON + ["stalls_over_1x", "paper_tput_ref", "paper_lat_ref"], rows)
+                  CSV_COMMON + ["stall_time_over_1x", "paper_tput_ref", "paper_lat_ref"], rows)
     return line
 
 
@@ -292,7 +314,8 @@ def fig6(opt, pts, R, out):
     for p in pts:
         v = R[p.key()]
         off = get(p.load, "off")
-        sc = cut_pct(v["pcie_stalled_writes"], off["pcie_stalled_writes"])
+        sc = cut_pct(v["pcie_stall_us"], off["pcie_stall_us"])  # stall time: the ConnectX counter
+        sw = cut_pct(v["pcie_stalled_writes"], off["pcie_stalled_writes"])  # stalled write requests
         pc = cut_pct(v["host_pause_us"], off["host_pause_us"])
         tg = ratio(v["rx_gbps"], off["rx_gbps"])
         lg = ratio(off["fct_mean_us"], v["fct_mean_us"])
@@ -305,38 +328,46 @@ def fig6(opt, pts, R, out):
             paper += ")"
         extra = ""
         if p.rhcc != "off":
-            extra = " | vs off: stall_cut_pct=%s pause_cut_pct=%s tput_gain=%s lat_gain=%s%s" % (
-                fmt(sc, 1), fmt(pc, 1), fmt(tg, 3), fmt(lg, 3), paper)
+            extra = " | vs off: stall_cut_pct=%s stalled_writes_cut_pct=%s pause_cut_pct=%s tput_gain=%s lat_gain=%s%s" % (
+                fmt(sc, 1), fmt(sw, 1), fmt(pc, 1), fmt(tg, 3), fmt(lg, 3), paper)
         out.append(point_line(6, p, v) + " mba_steps=%d probes=%d" % (v["mba_steps"], v["probes"]) + extra)
         both3 = p.rhcc == "both" and p.load == 3
-        ref_s = (off["pcie_stalled_writes"] * (1 - PAPER["stall_cut_pct"][p.load] / 100)
+        ref_s = (off["pcie_stall_us"] * (1 - PAPER["stall_cut_pct"][p.load] / 100)
                  if p.rhcc == "both" and p.load in PAPER["stall_cut_pct"] else None)
         rows.append(common_row(p, v) + [
-            ratio(v["pcie_stalled_writes"], off["pcie_stalled_writes"]), ratio(v["host_pause_us"], off["host_pause_us"]),
+            ratio(v["pcie_stall_us"], off["pcie_stall_us"]), ratio(v["host_pause_us"], off["host_pause_us"]),
             tg, lg, ref_s,
             off["host_pause_us"] * (1 - PAPER["pause_cut_3x_pct"] / 100) if both3 else None,
             off["rx_gbps"] * PAPER["tput_gain_3x"] if both3 else None,
-            off["fct_mean_us"] / PAPER["lat_gain_3x"] if both3 else None])
+            off["fct_mean_us"] / PAPER["lat_gain_3x"] if both3 else None,
+            ratio(v["pcie_stalled_writes"], off["pcie_stalled_writes"])])
         if p.rhcc == "both" and p.load in (1, 2, 3):
             res["stall_cut_%dx_pct" % p.load] = sc
+            res["stalled_writes_cut_%dx_pct" % p.load] = sw
         if both3:
             res.update(pause_cut_3x_pct=pc, tput_gain_3x=tg, lat_gain_3x=lg)
         for mode, name in VARIANTS:
             if p.rhcc == mode and p.load == 3:
                 lines.append("RESULT exp=hostcc_fig6_variant variant=%s%s %s_tput_gain_3x=%s %s_lat_gain_3x=%s "
-                             "%s_stall_cut_3x_pct=%s %s_pause_cut_3x_pct=%s %s_rx_gbps_3x=%.2f" % (
+                             "%s_stall_cut_3x_pct=%s %s_stalled_writes_cut_3x_pct=%s %s_pause_cut_3x_pct=%s "
+                             "%s_rx_gbps_3x=%.2f" % (
                                  name, " compare=rhcc_sender_vs_plain_dcqcn" if mode == "tx" else "",
-                                 name, fmt(tg, 3), name, fmt(lg, 3), name, fmt(sc, 1), name, fmt(pc, 1),
-                                 name, v["rx_gbps"]))
+                                 name, fmt(tg, 3), name, fmt(lg, 3), name, fmt(sc, 1), name, fmt(sw, 1),
+                                 name, fmt(pc, 1), name, v["rx_gbps"]))
     head = "RESULT exp=hostcc_fig6 " + " ".join(
         "stall_cut_%dx_pct=%s" % (l, fmt(res.get("stall_cut_%dx_pct" % l), 1)) for l in (1, 2, 3)
         if "stall_cut_%dx_pct" % l in res)
     head += " pause_cut_3x_pct=%s tput_gain_3x=%s lat_gain_3x=%s" % (
         fmt(res["pause_cut_3x_pct"], 1), fmt(res["tput_gain_3x"], 3), fmt(res["lat_gain_3x"], 3))
+    head += "".join(" stalled_writes_cut_%dx_pct=%s" % (l, fmt(res["stalled_writes_cut_%dx_pct" % l], 1))
+                    for l in (1, 2, 3) if "stalled_writes_cut_%dx_pct" % l in res)
+    b3 = get(3, "both")
+    head += " tput_3x_off_gbps=%.2f tput_3x_rhcc_gbps=%.2f mba_level_end_3x=%d" % (
+        get(3, "off")["rx_gbps"], b3["rx_gbps"], b3["mba_level_end"])
     if opt.csv_dir:
         write_csv(os.path.join(opt.csv_dir, "hostcc_fig6.csv"), CSV_COMMON + [
-            "stalls_over_off", "pause_over_off", "tput_over_off", "lat_off_over_this", "paper_stall_ref",
-            "paper_pause_ref", "paper_tput_ref", "paper_lat_ref"], rows)
+            "stall_time_over_off", "pause_over_off", "tput_over_off", "lat_off_over_this", "paper_stall_ref",
+            "paper_pause_ref", "paper_tput_ref", "paper_lat_ref", "stalled_writes_over_off"], rows)
     return [head] + lines
 
 
