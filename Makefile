@@ -109,6 +109,12 @@ figures:
 	./build/rnic_model --quiet --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv > /dev/null
 	gnuplot -e "csv='build/rnic_model.csv'; qcsv='build/rnic_model_queue.csv'; out='docs/figures/rnic_model.png'" docs/figures/rnic_model.gp
 	@echo "wrote docs/figures/rnic_model.png"
+	python3 tools/hostcc_experiments.py --csv-dir build/hostcc > build/hostcc.out || { cat build/hostcc.out; exit 1; }
+	grep '^RESULT' build/hostcc.out
+	gnuplot -e "dir='build/hostcc'; out='docs/figures/hostcc_fig2.png'" docs/figures/hostcc_fig2.gp
+	gnuplot -e "dir='build/hostcc'; out='docs/figures/hostcc_fig4.png'" docs/figures/hostcc_fig4.gp
+	gnuplot -e "dir='build/hostcc'; out='docs/figures/hostcc_fig6.png'" docs/figures/hostcc_fig6.gp
+	@echo "wrote docs/figures/hostcc_fig2.png docs/figures/hostcc_fig4.png docs/figures/hostcc_fig6.png"
 
 headers:
 	python3 amalgamate.py

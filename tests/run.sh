@@ -240,6 +240,17 @@ step macros-prefixed-negative-control expect_fail macro_leaks "#define leaky 1" 
 
 # ---- 11. tick paths never allocate (link-time --wrap trap) ----
 prog malloc-trap bash -c "gcc ${WARN[*]} -O1 -I. -Itests tests/malloc_trap.c -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free -o $OBJ/malloc-trap && $OBJ/malloc-trap"
+hcc_digests() { # exercise_hostcc: the C build (malloc-trap) and both C++ builds print the same digest
+    local c x s
+    c=$(grep -o 'hostcc exercise [0-9a-f]*' "$LOGS/malloc-trap.log" | head -n 1)
+    [ -n "$c" ] || { echo "no hostcc digest from malloc-trap"; return 1; }
+    for s in cxx-g++ cxx-clang++; do
+        x=$(grep -o 'hostcc exercise [0-9a-f]*' "$LOGS/$s.log" | head -n 1)
+        [ "$x" = "$c" ] || { echo "$s: '$x' != malloc-trap: '$c'"; return 1; }
+    done
+    echo "$c"
+}
+step determinism-hostcc-exercise hcc_digests
 
 # ---- 12. as a new user: every README example with its copied header(s), C and C++ ----
 # readme_examples DIR FLAGS...: each example block of README.md, alone in an empty folder with
@@ -592,6 +603,27 @@ ndp_claim() { # NDP 16:1 x 1 MB at 100 Gb/s: every byte once, no timeout, FCT wi
         awk_true "$f <= $i * 1.042 * 1.03"
 }
 step tonic-ndp-incast-within-3pct-of-wire-best ndp_claim
+hostcc_claim() { # RHCC (seed 002) on the composed RNIC with the receiving host, --quick (4 ms runs, ~10 s):
+    # Fig. 2: from 0x to 3x CPU memory traffic the receiver's throughput falls and its mean latency rises,
+    # PFC on and off (paper -62 % / -68 %, x2.4 / x2.6); Fig. 6 at 3x, PFC on: with RHCC the PCIe stall
+    # time falls by at least 80 % (paper -97 %), the host's PFC pause time falls (paper -64 %) and the
+    # throughput rises (paper up to x2). Every run: exit 0, all keys, bytes_lost=0 (the driver fails
+    # otherwise). Full sweep: make figures.
+    python3 tools/hostcc_experiments.py --quick --csv-dir "$OBJ/hostcc" >"$OBJ/hostcc.out" || { tail -n 5 "$OBJ/hostcc.out"; return 1; }
+    grep '^RESULT' "$OBJ/hostcc.out"
+    local v dp dn lp ln sc pc tg
+    dp=$(result_value "$OBJ/hostcc.out" tput_drop_3x_pfc_pct)
+    dn=$(result_value "$OBJ/hostcc.out" tput_drop_3x_nopfc_pct)
+    lp=$(result_value "$OBJ/hostcc.out" lat_x_3x_pfc)
+    ln=$(result_value "$OBJ/hostcc.out" lat_x_3x_nopfc)
+    sc=$(result_value "$OBJ/hostcc.out" stall_cut_3x_pct)
+    pc=$(result_value "$OBJ/hostcc.out" pause_cut_3x_pct)
+    tg=$(result_value "$OBJ/hostcc.out" tput_gain_3x)
+    for v in "$dp" "$dn" "$lp" "$ln" "$sc" "$pc" "$tg"; do [[ "$v" =~ ^-?[0-9]+(\.[0-9]+)?$ ]] || return 1; done
+    [ -s "$OBJ/hostcc/hostcc_fig2.csv" ] && [ -s "$OBJ/hostcc/hostcc_fig4.csv" ] && [ -s "$OBJ/hostcc/hostcc_fig6.csv" ] &&
+        awk_true "$dp > 0 && $dn > 0 && $lp > 1 && $ln > 1 && $sc >= 80 && $pc > 0 && $tg > 1"
+}
+step hostcc-fig2-contention-hurts-fig6-rhcc-cuts-stalls hostcc_claim
 for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do
     step "bench-$b-quick-result" result_line "build/$b" --quick
 done

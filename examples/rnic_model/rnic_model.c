@@ -1620,6 +1620,12 @@ int main(int argc, char **argv)
                o->cnp_interval_us, (unsigned long long)(SWITCH_BUFFER >> 20), (unsigned long long)(ECN_KMIN >> 10),
                (unsigned long long)(ECN_KMAX >> 10), o->no_pfc ? "off" : "on", o->loss_ppm ? ", random loss to the receiver" : "", (unsigned long long)o->duration_us,
                (unsigned long long)o->warmup_us);
+        if (o->host_on)
+            printf("  receiving host (hostcc.h): RX buffer 256 KB, PFC %s, PCIe 128 Gb/s on IIO credits, memory 33.2 "
+                   "GB/s shared with %.1f GB/s of CPU traffic (%ux), DDIO %s, %u MB of receive buffers; RHCC %s%s\n",
+                   o->no_pfc ? "off (CE marks)" : "on", (double)cpu_load_Bps[o->cpu_load_x] / 1e9, o->cpu_load_x,
+                   o->ddio ? "4 MB" : "off", o->footprint_mb, rhcc_name[o->rhcc],
+                   o->rhcc == RHCC_TX || o->rhcc == RHCC_BOTH ? " (Tassel's registers = min(R_rev, DCQCN))" : "");
         for (t = 0; t < o->tenants; t++) {
             printf("  tenant %u: messages %u B .. %u B, %u posted per QP, Palos weight %u, rate cap ", t,
                    o->min_msg[o->sched_qos ? 0 : t], o->max_msg[o->sched_qos ? 0 : t], o->depth, o->weight[t]);
@@ -1857,9 +1863,14 @@ int main(int argc, char **argv)
                        (unsigned long long)xs->level_downs, (unsigned long long)xs->level_ups,
                        (unsigned long long)xs->held_by_slack, o->rhcc == RHCC_ECN ? " (ECN mode: levels fixed)" : "");
             }
-            if (rev_n)
-                printf("sender %llu probes, R_rev mean %.2f Gb/s vs R_cc (DCQCN) mean %.2f Gb/s at the window's end",
-                       (unsigned long long)(m.nics[0].probes_sent), rev_sum / rev_n / 1e9, rcc_sum / rev_n / 1e9);
+            if (rev_n) {
+                uint64_t probes = 0;
+                for (h = 0; h < o->hosts; h++)
+                    probes += m.nics[h].probes_sent;
+                printf("senders %llu probes (not in the pcap), R_rev mean %.2f Gb/s vs R_cc (DCQCN) mean %.2f Gb/s "
+                       "at the window's end",
+                       (unsigned long long)probes, rev_sum / rev_n / 1e9, rcc_sum / rev_n / 1e9);
+            }
             printf("\n");
         }
         if (m.pcap_on)
