@@ -10,7 +10,8 @@
 #   NS3_CMD    the whole ns-3 command (default: NS3_BIN --sim-ms=$SIM_MS $NS3_ARGS)
 #   NS3_ARGS   extra ns-3 options, e.g. "--prop-ns=1000 --switch-buf-bytes=1000000"
 #   MODEL_CMD  the whole model command. Default: MODEL_BIN --payload 1024 --duration-us
-#              $((SIM_MS*1000)) --quiet when MODEL_BIN's usage names --payload, else (the model
+#              $((SIM_MS*1000)) --quiet [--host off when the usage names it: ns-3 models no
+#              receiving host] when MODEL_BIN's usage names --payload, else (the model
 #              before the RoCEv2 + DCQCN scenario) MODEL_BIN --duration-us $((SIM_MS*1000))
 #              --warmup-us $((SIM_MS*100)) (its own scenario, not the incast: a stand-in)
 #   RUNS       runs of each program; the smallest CPU time counts (default 1)
@@ -39,6 +40,10 @@ if [ -z "${MODEL_CMD:-}" ]; then
     [ -x "$model_bin" ] || { echo "bench_ns3_speed: no $model_bin (make build/rnic_model)" >&2; exit 2; }
     if "$model_bin" --help 2>&1 | grep -q -- '--payload'; then
         MODEL_CMD="$model_bin --payload 1024 --duration-us $((sim_ms * 1000)) --quiet"
+        # ns-3's incast has no receiving host: compare the model without its host model too
+        if "$model_bin" --help 2>&1 | grep -q -- '--host on'; then
+            MODEL_CMD="$MODEL_CMD --host off"
+        fi
     else
         MODEL_CMD="$model_bin --duration-us $((sim_ms * 1000)) --warmup-us $((sim_ms * 100))"
     fi
