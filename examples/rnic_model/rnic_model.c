@@ -218,6 +218,8 @@ typedef struct model {
     uint64_t occ0, occ1;   /* cumulative IIO occupancy there */
     int hw0_taken, hw1_taken;
     uint64_t probe_acks_out, host_pfc_frames, mba_writes;
+    uint64_t mba_w0, mba_w1, probes_w0, probes_w1; /* MBA writes and probes sent at the window's start / end */
+    uint32_t level_w1;     /* MBA level at the window's end */
     uint64_t now;
     uint64_t digest;
     rnic_trace trace;      /* the model's own modules' events */
@@ -254,6 +256,25 @@ static uint32_t qp_flow(const model *m, uint32_t i)
     if (!m->o.sched_qos)
         return i;
     return ((i / per_host) * m->o.tenants + local / m->o.qps) * m->lines_per_domain + 2u * (local % m->o.qps);
+}
+
+/* QP number (0 .. nqps - 1) of a flow: the inverse of qp_flow. */
+static uint32_t qp_index(const model *m, uint32_t flow)
+{
+    uint32_t d;
+    if (!m->o.sched_qos)
+        return flow;
+    d = flow / m->lines_per_domain; /* domain = host x tenants + tenant */
+    return d * m->o.qps + (flow % m->lines_per_domain) / 2u;
+}
+
+static uint64_t probes_sent(const model *m)
+{
+    uint64_t n = 0;
+    uint32_t h;
+    for (h = 0; h < m->o.hosts; h++)
+        n += m->nics[h].probes_sent;
+    return n;
 }
 
 /* Every engine's and module's trace events go here: one digest, optionally a CSV. */
@@ -495,6 +516,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
         hc.max_flows = m->nflows;
         hc.rate_capacity = m->nflows + 1u; /* a record per flow at most waits: never full */
         hc.probe_capacity = 1024;
+        hc.max_delay_ns = HCC_TX_MAX_DELAY_NS; /* a host stall of any length is a delay, not bad input */
         hc.trace = on_trace;
         hc.trace_user = m;
         hc.trace_id = (uint16_t)(RNIC_ENGINE_HOSTCC + 32u * h);
@@ -589,6 +611,9 @@ static void receiver_init(model *m)
         hc.ddio_lines = o->ddio ? hc.ddio_lines : 0u;
         if (o->cpu_outstanding)
             hc.cpu_outstanding = o->cpu_outstanding;
+        /* room for both windows, so the windows and not the queue set the shares (the FCFS rule
+         * of docs/hostcc_host.md) */
+        hc.mem_queue = hc.cpu_outstanding + hc.iio_mem_credits;
         hc.rx_port = 256;
         hc.trace = on_trace;
         hc.trace_user = m;
@@ -601,10 +626,10 @@ static void receiver_init(model *m)
         m->hh_mem = malloc(size);
         if (!m->hh_mem || (e = hcc_host_init(&m->hh, &hc, m->hh_mem, size)) != RNIC_OK)
             die("hcc_host_init", m->hh_mem ? e : RNIC_ENOSPC);
-        /* each flow's receive buffer: the footprint split evenly, whole 64 B lines */
-        m->region_bytes = ((uint64_t)o->footprint_mb << 20) / m->nflows / 64u * 64u;
-        if (m->region_bytes < 64u * 1024u)
-            m->region_bytes = 64u * 1024u;
+        /* each QP's receive buffer: the footprint split evenly, whole 64 B lines (at least one) */
+        m->region_bytes = ((uint64_t)o->footprint_mb << 20) / m->nqps / 64u * 64u;
+        if (m->region_bytes < 64u)
+            m->region_bytes = 64u;
         m->hrx_on = o->rhcc == RHCC_RX || o->rhcc == RHCC_BOTH || o->rhcc == RHCC_ECN;
         if (m->hrx_on) {
             hcc_rx_config_default(&xc);
@@ -821,9 +846,11 @@ static void pfc_frames(model *m)
             net_link *l = &m->sw.port[m->o.hosts].link;
             if (net_link_pause(l, a->quanta ? m->now + HOST_PAUSE_CYCLES : m->now) != RNIC_OK)
                 m->model_errors++;
-        } else if (net_link_pause_quanta(a->port < m->o.hosts ? &m->nics[a->port].up : &m->rx_up, a->quanta) != RNIC_OK)
-            m->model_errors++;
-        m->pfc_frames++;
+        } else {
+            if (net_link_pause_quanta(a->port < m->o.hosts ? &m->nics[a->port].up : &m->rx_up, a->quanta) != RNIC_OK)
+                m->model_errors++;
+            m->pfc_frames++; /* the switch's frames (the host's: host_pfc_frames) */
+        }
         m->pfc_head = (m->pfc_head + 1u) % PFC_QUEUE;
         m->pfc_count--;
     }
@@ -860,7 +887,7 @@ static void host_transfer(model *m)
         w = p.w;
         w.flags = p.ecn ? (w.flags | TP_WORK_ECN) : (w.flags & ~TP_WORK_ECN);
         /* the flow's receive buffer, written in stream order and reused round (probes: its first line) */
-        w.addr = (uint64_t)w.flow * m->region_bytes +
+        w.addr = (uint64_t)qp_index(m, w.flow) * m->region_bytes +
                  ((w.flags & HCC_WORK_PROBE) ? 0u : (w.raddr & ((1ull << 40) - 1u)) % m->region_bytes);
         e = hcc_host_push_rx(&m->hh, &w);
         if (e != RNIC_OK && e != RNIC_EBUSY) /* EBUSY: the RX buffer was full, the host dropped and counted it */
@@ -1219,6 +1246,8 @@ static int run_until(model *m, uint64_t end, int draining, uint64_t progress_tot
         if (m->o.host_on && !m->hw0_taken && m->now >= m->rx.window_start) { /* the window's host counters */
             m->hw0 = *hcc_host_get_stats(&m->hh);
             m->occ0 = hcc_host_iio_occupancy_cum(&m->hh);
+            m->mba_w0 = m->mba_writes;
+            m->probes_w0 = probes_sent(m);
             m->hw0_taken = 1;
         }
         if (tty && m->now - last_report >= progress_total / 50u + 1u) {
@@ -1399,6 +1428,7 @@ int main(int argc, char **argv)
     uint32_t h, t, i;
     int k;
     uint32_t nparsed, weights_given = 0, rates_given = 0, sizes_given = 0;
+    int host_opts_given = 0;
     int drained;
     double rev_sum = 0, rcc_sum = 0;
     uint32_t rev_n = 0;
@@ -1427,7 +1457,7 @@ int main(int argc, char **argv)
     o->rhcc = RHCC_BOTH;
     o->ddio = 1;
     o->footprint_mb = 16;
-    o->cpu_outstanding = 400; /* the paper's dual Xeon 6240: 36 cores x ~11 line-fill buffers (Choice, calibrated: docs/hostcc_model.md) */
+    o->cpu_outstanding = 400; /* dual Xeon 6240: 36 cores x ~11 line-fill buffers (Choice: docs/hostcc_model.md) */
     for (k = 1; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
@@ -1499,28 +1529,30 @@ int main(int argc, char **argv)
             if (!strcmp(v, "on")) o->host_on = 1;
             else if (!strcmp(v, "off")) o->host_on = 0;
             else usage(2);
-        } else if (!strcmp(a, "--cpu-load")) o->cpu_load_x = (uint32_t)parse_u64(a, v, 0, 3);
-        else if (!strcmp(a, "--rhcc")) {
+        } else if (!strcmp(a, "--cpu-load") && (host_opts_given = 1)) o->cpu_load_x = (uint32_t)parse_u64(a, v, 0, 3);
+        else if (!strcmp(a, "--rhcc") && (host_opts_given = 1)) {
             for (o->rhcc = 0; o->rhcc < 5 && strcmp(v, rhcc_name[o->rhcc]); o->rhcc++)
                 ;
             if (o->rhcc == 5)
                 usage(2);
-        } else if (!strcmp(a, "--ddio")) {
+        } else if (!strcmp(a, "--ddio") && (host_opts_given = 1)) {
             if (!strcmp(v, "on")) o->ddio = 1;
             else if (!strcmp(v, "off")) o->ddio = 0;
             else usage(2);
-        } else if (!strcmp(a, "--probe-ts")) {
+        } else if (!strcmp(a, "--probe-ts") && (host_opts_given = 1)) {
             if (!strcmp(v, "arrival")) o->probe_ts_arrival = 1;
             else if (!strcmp(v, "head")) o->probe_ts_arrival = 0;
             else usage(2);
-        } else if (!strcmp(a, "--rhcc-slack")) {
+        } else if (!strcmp(a, "--rhcc-slack") && (host_opts_given = 1)) {
             if (!strcmp(v, "uniform")) o->uniform_slack = 1;
             else if (!strcmp(v, "fast-down")) o->uniform_slack = 0;
             else usage(2);
-        } else if (!strcmp(a, "--cpu-outstanding")) o->cpu_outstanding = (uint32_t)parse_u64(a, v, 1, 1u << 20);
-        else if (!strcmp(a, "--rx-footprint-mb")) o->footprint_mb = (uint32_t)parse_u64(a, v, 1, 4096);
+        } else if (!strcmp(a, "--cpu-outstanding") && (host_opts_given = 1)) o->cpu_outstanding = (uint32_t)parse_u64(a, v, 1, 1u << 20);
+        else if (!strcmp(a, "--rx-footprint-mb") && (host_opts_given = 1)) o->footprint_mb = (uint32_t)parse_u64(a, v, 1, 4096);
         else usage(2);
     }
+    if (!o->host_on && host_opts_given)
+        fprintf(stderr, "rnic_model: --host off: the receiving host's options (--cpu-load, --rhcc, ...) do nothing\n");
     if (o->warmup_us >= o->duration_us) {
         fprintf(stderr, "rnic_model: --warmup-us must be shorter than --duration-us\n");
         exit(2);
@@ -1643,6 +1675,9 @@ int main(int argc, char **argv)
     if (o->host_on) { /* the window's end: host counters and the RHCC sender's registers */
         m.hw1 = *hcc_host_get_stats(&m.hh);
         m.occ1 = hcc_host_iio_occupancy_cum(&m.hh);
+        m.mba_w1 = m.mba_writes;
+        m.probes_w1 = probes_sent(&m);
+        m.level_w1 = hcc_host_mba_level(&m.hh);
         m.hw1_taken = 1;
         for (h = 0; h < o->hosts; h++)
             for (i = 0; i < m.nflows && m.nics[h].htx_on; i++) {
@@ -1841,7 +1876,7 @@ int main(int argc, char **argv)
             printf("  receiving host (hostcc.h; the window's counters): CPU memory traffic %ux = %.1f GB/s asked, "
                    "%.2f GB/s served; RX buffer %llu packets, %llu dropped, %llu CE-marked, %llu PAUSEs (%.1f us paused); "
                    "PCIe %llu posted writes, %llu stalled for credits (%.1f us); DDIO %s: %.1f %% misses, %llu "
-                   "write-backs; IIO occupancy mean %.1f lines (max %llu); RX -> memory delay mean %.0f ns\n",
+                   "write-backs; IIO occupancy mean %.1f lines (max %llu); RX -> write delay mean %.0f ns; %llu PFC frames to the switch in the whole run\n",
                    o->cpu_load_x, (double)cpu_load_Bps[o->cpu_load_x] / 1e9,
                    (double)hd.cpu_bytes_served / win_s / 1e9, (unsigned long long)hd.packets_in,
                    (unsigned long long)hd.dropped, (unsigned long long)hd.marked, (unsigned long long)hd.pfc_pauses,
@@ -1852,25 +1887,23 @@ int main(int argc, char **argv)
                    (unsigned long long)hd.ddio_writebacks,
                    hd.cycles ? (double)((m.occ1 - m.occ0) & ((1ull << 48) - 1u)) / (double)hd.cycles : 0.0,
                    (unsigned long long)hs->iio_max,
-                   hd.packets_out ? (double)hd.delay_sum / (double)hd.packets_out * 1e9 / (double)CLOCK_HZ : 0.0);
+                   hd.packets_out ? (double)hd.delay_sum / (double)hd.packets_out * 1e9 / (double)CLOCK_HZ : 0.0,
+                   (unsigned long long)m.host_pfc_frames);
             printf("  RHCC %s: ", rhcc_name[o->rhcc]);
             if (m.hrx_on) {
                 const hcc_rx_stats *xs = hcc_rx_get_stats(&m.hrx);
-                printf("receiver %llu samples (%llu congested), MBA level %u now (%.1f GB/s to the CPU; %llu down, %llu "
-                       "up, %llu held by the slack)%s; ",
-                       (unsigned long long)xs->samples, (unsigned long long)xs->congested_samples,
-                       hcc_host_mba_level(&m.hh), (double)hcc_rx_level_bps(&m.hrx) / 1e9,
-                       (unsigned long long)xs->level_downs, (unsigned long long)xs->level_ups,
-                       (unsigned long long)xs->held_by_slack, o->rhcc == RHCC_ECN ? " (ECN mode: levels fixed)" : "");
+                printf("receiver: MBA level %u at the window's end, %llu steps in the window%s; over the whole run "
+                       "(drain included) %llu samples (%llu congested), %llu down, %llu up, %llu held by the slack; ",
+                       m.level_w1, (unsigned long long)(m.mba_w1 - m.mba_w0),
+                       o->rhcc == RHCC_ECN ? " (ECN mode: levels fixed)" : "", (unsigned long long)xs->samples,
+                       (unsigned long long)xs->congested_samples, (unsigned long long)xs->level_downs,
+                       (unsigned long long)xs->level_ups, (unsigned long long)xs->held_by_slack);
             }
-            if (rev_n) {
-                uint64_t probes = 0;
-                for (h = 0; h < o->hosts; h++)
-                    probes += m.nics[h].probes_sent;
-                printf("senders %llu probes (not in the pcap), R_rev mean %.2f Gb/s vs R_cc (DCQCN) mean %.2f Gb/s "
-                       "at the window's end",
-                       (unsigned long long)probes, rev_sum / rev_n / 1e9, rcc_sum / rev_n / 1e9);
-            }
+            if (rev_n)
+                printf("senders: %llu probes in the window (%llu ACKs in the whole run; not in the pcap), R_rev mean "
+                       "%.2f Gb/s vs R_cc (DCQCN) mean %.2f Gb/s at the window's end",
+                       (unsigned long long)(m.probes_w1 - m.probes_w0), (unsigned long long)m.probe_acks_out,
+                       rev_sum / rev_n / 1e9, rcc_sum / rev_n / 1e9);
             printf("\n");
         }
         if (m.pcap_on)
@@ -1912,9 +1945,6 @@ int main(int argc, char **argv)
         }
         printf(" rx_gbps=%.3f fct_mean_us=%.2f", rx_gbps, m.rx.nlat ? fct_sum / (double)m.rx.nlat / (double)CLOCK_HZ * 1e6 : 0.0);
         if (o->host_on) {
-            uint64_t probes = 0;
-            for (h = 0; h < o->hosts; h++)
-                probes += m.nics[h].probes_sent;
             printf(" host=1 cpu_load_x=%u rhcc=%s ddio=%d host_pauses=%llu host_pause_us=%.1f host_drops=%llu "
                    "host_marked=%llu pcie_stalled_writes=%llu pcie_stall_us=%.1f ddio_miss_pct=%.2f iio_occ_mean=%.2f "
                    "mba_level_end=%u mba_steps=%llu probes=%llu r_rev_gbps=%.3f r_cc_gbps=%.3f host_delay_mean_ns=%.1f",
@@ -1924,7 +1954,7 @@ int main(int argc, char **argv)
                    (double)hd.pcie_stall_cycles / (double)CLOCK_HZ * 1e6,
                    hd.ddio_hits + hd.ddio_misses ? 100.0 * (double)hd.ddio_misses / (double)(hd.ddio_hits + hd.ddio_misses) : 0.0,
                    hd.cycles ? (double)((m.occ1 - m.occ0) & ((1ull << 48) - 1u)) / (double)hd.cycles : 0.0,
-                   hcc_host_mba_level(&m.hh), (unsigned long long)m.mba_writes, (unsigned long long)probes,
+                   m.level_w1, (unsigned long long)(m.mba_w1 - m.mba_w0), (unsigned long long)(m.probes_w1 - m.probes_w0),
                    rev_n ? rev_sum / rev_n / 1e9 : 0.0, rev_n ? rcc_sum / rev_n / 1e9 : 0.0,
                    hd.packets_out ? (double)hd.delay_sum / (double)hd.packets_out * 1e9 / (double)CLOCK_HZ : 0.0);
         } else
