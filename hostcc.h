@@ -1715,6 +1715,7 @@ typedef struct hcc_host_stats {
     uint64_t packets_out;                    /* records put on the rx port */
     uint64_t delay_sum, delay_max;           /* aux (cycles) of those records */
     uint64_t pcie_writes, pcie_bytes, pcie_lines; /* posted writes issued; their payload; lines */
+    uint64_t probes;                         /* HCC_WORK_PROBE packets passed in order, nothing written */
     uint64_t pcie_stall_cycles;              /* cycles a ready write waited for credits on a free link */
     uint64_t pcie_stalled_writes;            /* writes that waited at least one such cycle */
     uint64_t iio_lines_in, iio_lines_freed, iio_max, credits_returned;
@@ -1735,7 +1736,8 @@ HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg);
 HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size);
 
 /* A packet from the wire (len = payload bytes, addr = host buffer address, flow/tag/op/raddr/flags
- * carried). RNIC_EINVAL: NULL or len 0; RNIC_ERANGE: len > rx_buffer_bytes or addr + len wraps;
+ * carried). A probe (flags & HCC_WORK_PROBE: a sender controller's probe the RNIC answers itself)
+ * takes its len in the buffer and leaves in order, writing nothing (no TLP, no credit). RNIC_EINVAL: NULL or len 0; RNIC_ERANGE: len > rx_buffer_bytes or addr + len wraps;
  * RNIC_EBUSY: the buffer (bytes or slots) is full -- the packet is DROPPED and counted
  * (dropped, dropped_bytes). Accepted packets enter the buffer at hcc_host_now(). */
 HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt);
@@ -2521,7 +2523,8 @@ static void hcc__host_rx_step(hcc_host *h)
  * (docs/hostcc_host.md "PCIe"). */
 
 /* The head packet's next posted write: bytes (up to the next pcie_mps boundary of the address)
- * and the 64 B lines it touches (= the credits it needs). False when the buffer is empty. */
+ * and the 64 B lines it touches (= the credits it needs). False when the buffer is empty. A
+ * probe (HCC_WORK_PROBE) writes nothing: 0 bytes, 0 lines, last. */
 static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *lines, bool *last)
 {
     const rnic_work *w = (const rnic_work *)rnic_ring_peek(&h->rx);
@@ -2529,6 +2532,12 @@ static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *l
     uint32_t rem, b;
     if (!w)
         return false;
+    if (w->flags & HCC_WORK_PROBE) {
+        *bytes = 0;
+        *lines = 0;
+        *last = true;
+        return true;
+    }
     rem = w->len - h->head_issued;
     a = w->addr + h->head_issued;
     room = h->cfg.pcie_mps - (a - rnic_udiv64(a, h->cfg.pcie_mps) * h->cfg.pcie_mps); /* a mod mps, no divide helper */
@@ -2545,10 +2554,37 @@ static int64_t hcc__host_tlp_cost(const hcc_host *h, uint32_t bytes)
     return (int64_t)((uint64_t)(bytes + h->cfg.pcie_tlp_overhead) * 8u * h->cfg.clock_hz);
 }
 
+/* The head packet leaves the RX buffer for the rx port (its last write issued, or a probe). */
+static void hcc__host_out(hcc_host *h)
+{
+    rnic_work o;
+    uint64_t head;
+    (void)rnic_ring_pop(&h->rx, &o);
+    h->head_issued = 0;
+    /* it reached the head when it arrived or when the packet before it left, the later */
+    head = (int64_t)(h->head_left - o.cycle) > 0 ? h->head_left : o.cycle;
+    h->head_left = h->now;
+    o.aux = (h->now - o.cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - o.cycle);
+    o.offset = (h->now - head) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - head);
+    o.cycle = h->now;
+    (void)rnic_ring_push(&h->out, &o);
+    h->stats.packets_out++;
+    h->stats.delay_sum += o.aux;
+    if (o.aux > h->stats.delay_max)
+        h->stats.delay_max = o.aux;
+    rnic_trace_work(&h->trace, h->trace_id, RNIC_TRACE_OUT, &o);
+}
+
 static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
 {
     const rnic_work *w = (const rnic_work *)rnic_ring_peek(&h->rx);
     uint64_t a = w->addr + h->head_issued, end = a + b, l;
+    if (b == 0) { /* a probe: leaves the buffer in order, no TLP, no credit, its bytes free */
+        h->rx_bytes -= w->len;
+        h->stats.probes++;
+        hcc__host_out(h);
+        return;
+    }
     h->credits -= lines;
     h->pcie_tok -= hcc__host_tlp_cost(h, b);
     for (l = a >> 6; l <= (end - 1u) >> 6; l++) {
@@ -2572,24 +2608,8 @@ static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
     }
     h->rx_bytes -= b;
     h->head_issued += b;
-    if (last) {
-        rnic_work o;
-        uint64_t head;
-        (void)rnic_ring_pop(&h->rx, &o);
-        h->head_issued = 0;
-        /* it reached the head when it arrived or when the packet before it left, the later */
-        head = (int64_t)(h->head_left - o.cycle) > 0 ? h->head_left : o.cycle;
-        h->head_left = h->now;
-        o.aux = (h->now - o.cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - o.cycle);
-        o.offset = (h->now - head) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - head);
-        o.cycle = h->now;
-        (void)rnic_ring_push(&h->out, &o);
-        h->stats.packets_out++;
-        h->stats.delay_sum += o.aux;
-        if (o.aux > h->stats.delay_max)
-            h->stats.delay_max = o.aux;
-        rnic_trace_work(&h->trace, h->trace_id, RNIC_TRACE_OUT, &o);
-    }
+    if (last)
+        hcc__host_out(h);
 }
 
 static void hcc__host_pcie_step(hcc_host *h)
@@ -2620,13 +2640,19 @@ static void hcc__host_pcie_step(hcc_host *h)
     /* the link: a write may start while the link's token count is positive (the previous write
      * has finished within this cycle); tokens are capped at one cycle's worth when idle */
     h->pcie_tok = h->pcie_tok + r > r ? r : h->pcie_tok + r;
-    while (h->pcie_tok > 0) {
+    for (;;) {
         uint32_t b, lines;
         bool last;
         if (!hcc__host_next_write(h, &b, &lines, &last))
             break;
         if (last && rnic_ring_full(&h->out))
             break; /* waits for a pop_rx */
+        if (lines == 0) { /* a probe: needs neither the link nor credits */
+            hcc__host_issue(h, 0, 0, true);
+            continue;
+        }
+        if (h->pcie_tok <= 0)
+            break;
         if (lines > h->credits) {
             h->stats.pcie_stall_cycles++;
             if (!h->head_stalled)
@@ -3108,6 +3134,8 @@ static uint64_t hcc__host_next(const hcc_host *h, bool *never)
         return h->now;
     if (hcc__host_next_write(h, &b, &lines, &last) && !(last && rnic_ring_full(&h->out))) {
         uint64_t at;
+        if (lines == 0)
+            return h->now; /* a probe at the head passes now */
         if (lines > h->credits)
             return h->now; /* stall cycles are counted: tick (credits come back meanwhile) */
         /* first tick j >= 0 with pcie_tok + (j + 1) * pcie_bps > 0 */

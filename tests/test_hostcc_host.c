@@ -184,6 +184,39 @@ static void test_single_packet(void)
         CHECK_EQ(o2.cycle - o2.offset, o1.cycle);
         CHECK(o2.offset < o2.aux);
     }
+    /* a probe between two packets: leaves in order, writes nothing (no TLP, no credit, no line),
+     * frees its buffer bytes, and passes within a cycle of reaching the head */
+    {
+        rnic_work o1, op, o3;
+        hcc_host_stats before = *hcc_host_get_stats(&e->h);
+        w = pkt(4, 0x500000, 1024, 46);
+        CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
+        w = pkt(4, 0x600000, 64, 47);
+        w.flags |= HCC_WORK_PROBE;
+        CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
+        w = pkt(4, 0x700000, 1024, 48);
+        CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
+        CHECK_EQ(hcc_host_rx_occupancy(&e->h), 2112);
+        hcc_host_advance(&e->h, 400);
+        CHECK_EQ(hcc_host_pop_rx(&e->h, &o1), RNIC_OK);
+        CHECK_EQ(hcc_host_pop_rx(&e->h, &op), RNIC_OK);
+        CHECK_EQ(hcc_host_pop_rx(&e->h, &o3), RNIC_OK);
+        CHECK_EQ(o1.tag, 46);
+        CHECK_EQ(op.tag, 47);
+        CHECK(op.flags & HCC_WORK_PROBE);
+        CHECK_EQ(o3.tag, 48);
+        CHECK_EQ(op.cycle - op.offset, o1.cycle);
+        if (op.offset > 1)
+            fprintf(stderr, "probe offset %u, aux %u\n", op.offset, op.aux);
+        CHECK(op.offset <= 1);
+        CHECK_EQ(hcc_host_get_stats(&e->h)->probes - before.probes, 1);
+        CHECK_EQ(hcc_host_get_stats(&e->h)->pcie_writes - before.pcie_writes, 8); /* 4 + 4 writes of 256 B */
+        CHECK_EQ(hcc_host_get_stats(&e->h)->pcie_lines - before.pcie_lines, 32);
+        CHECK_EQ(hcc_host_get_stats(&e->h)->bytes_to_memory_or_ddio - before.bytes_to_memory_or_ddio, 2048);
+        CHECK_EQ(hcc_host_get_stats(&e->h)->packets_out - before.packets_out, 3);
+        CHECK_EQ(hcc_host_rx_occupancy(&e->h), 0);
+        CHECK_EQ(hcc_host_pcie_credits(&e->h), c.iio_lines);
+    }
     rm(e);
 }
 

@@ -886,7 +886,7 @@ static void host_transfer(model *m)
     while (net_switch_pop(&m->sw, R, &p) == RNIC_OK) {
         w = p.w;
         w.flags = p.ecn ? (w.flags | TP_WORK_ECN) : (w.flags & ~TP_WORK_ECN);
-        /* the flow's receive buffer, written in stream order and reused round (probes: its first line) */
+        /* the QP's receive buffer, written in stream order and reused round (a probe writes nothing) */
         w.addr = (uint64_t)qp_index(m, w.flow) * m->region_bytes +
                  ((w.flags & HCC_WORK_PROBE) ? 0u : (w.raddr & ((1ull << 40) - 1u)) % m->region_bytes);
         e = hcc_host_push_rx(&m->hh, &w);

@@ -208,6 +208,8 @@ static uint64_t hcc__host_next(const hcc_host *h, bool *never)
         return h->now;
     if (hcc__host_next_write(h, &b, &lines, &last) && !(last && rnic_ring_full(&h->out))) {
         uint64_t at;
+        if (lines == 0)
+            return h->now; /* a probe at the head passes now */
         if (lines > h->credits)
             return h->now; /* stall cycles are counted: tick (credits come back meanwhile) */
         /* first tick j >= 0 with pcie_tok + (j + 1) * pcie_bps > 0 */

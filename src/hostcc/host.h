@@ -59,6 +59,7 @@ typedef struct hcc_host_stats {
     uint64_t packets_out;                    /* records put on the rx port */
     uint64_t delay_sum, delay_max;           /* aux (cycles) of those records */
     uint64_t pcie_writes, pcie_bytes, pcie_lines; /* posted writes issued; their payload; lines */
+    uint64_t probes;                         /* HCC_WORK_PROBE packets passed in order, nothing written */
     uint64_t pcie_stall_cycles;              /* cycles a ready write waited for credits on a free link */
     uint64_t pcie_stalled_writes;            /* writes that waited at least one such cycle */
     uint64_t iio_lines_in, iio_lines_freed, iio_max, credits_returned;
@@ -79,7 +80,8 @@ HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg);
 HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size);
 
 /* A packet from the wire (len = payload bytes, addr = host buffer address, flow/tag/op/raddr/flags
- * carried). RNIC_EINVAL: NULL or len 0; RNIC_ERANGE: len > rx_buffer_bytes or addr + len wraps;
+ * carried). A probe (flags & HCC_WORK_PROBE: a sender controller's probe the RNIC answers itself)
+ * takes its len in the buffer and leaves in order, writing nothing (no TLP, no credit). RNIC_EINVAL: NULL or len 0; RNIC_ERANGE: len > rx_buffer_bytes or addr + len wraps;
  * RNIC_EBUSY: the buffer (bytes or slots) is full -- the packet is DROPPED and counted
  * (dropped, dropped_bytes). Accepted packets enter the buffer at hcc_host_now(). */
 HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt);
