@@ -312,6 +312,44 @@ static rl *wrap_engine(int which, uint64_t start, uint32_t tx_capacity)
 /* The same inputs to an engine started at 0 (ticked) and one started 40,000 cycles before
  * 2^64 (advanced in random chunks across the wrap): every record and counter the same, every
  * cycle shifted by the start. */
+/* A source that answers more WQEs than asked: the engine takes the ask and counts it; every
+ * packet still leaves once, in order. */
+static uint32_t overrun_src(void *user, uint32_t qp, uint32_t index, rnic_work *out, uint32_t max)
+{
+    uint32_t i;
+    (void)user, (void)qp;
+    for (i = 0; i < max && index + i < 40; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].len = 1024;
+        out[i].tag = index + i;
+    }
+    return i == max ? max + 3u : i; /* claims three more than it was asked for */
+}
+
+static void test_source_overrun(void)
+{
+    rl_config c;
+    rnic_work w;
+    uint32_t next = 0;
+    rl_config_default(&c);
+    c.max_flows = 4;
+    c.source = overrun_src;
+    CHECK(rl_mem_size(&c) <= sizeof mem_buf);
+    CHECK_EQ(rl_init(&engine, &c, mem_buf, sizeof mem_buf), RNIC_OK);
+    CHECK_EQ(rl_doorbell(&engine, 2), RNIC_OK);
+    while (rl_now(&engine) < 200000) {
+        rl_advance_to(&engine, 200000);
+        while (rl_pop_tx(&engine, &w) == RNIC_OK) {
+            CHECK_EQ(w.tag, next);
+            next++;
+        }
+    }
+    CHECK_EQ(next, 40);
+    CHECK(rl_get_stats(&engine)->source_overrun >= 40u / c.fetch_wqes);
+    /* the clamp: never more WQEs taken than asked for */
+    CHECK(rl_get_stats(&engine)->wqes_fetched <= rl_get_stats(&engine)->fetches * c.fetch_wqes);
+}
+
 static void test_wrap_2_64(void)
 {
     uint64_t seed = test_seed(0x2f64u);
@@ -511,6 +549,7 @@ int main(void)
     RUN(test_registers_and_trace);
     RUN(test_advance_stops_at_full_port);
     RUN(test_wrap_2_64);
+    RUN(test_source_overrun);
     RUN(test_64k_qps_deliver_everything);
     return test_summary();
 }

@@ -68,6 +68,7 @@ typedef struct rl_stats {
     uint64_t rate_clamped;      /* rate writes outside [min_rate, link] clamped into it */
     uint64_t retimes;           /* rate changes that re-timed a flow's schedule */
     uint64_t fetches, wqes_fetched, packets_computed, packets_dropped; /* dropped: fetch-and-drop, refetched later */
+    uint64_t source_overrun;    /* fetches whose source returned more WQEs than asked (clamped to the ask) */
     uint64_t error_records;     /* bad WQEs completed with an ERROR record */
     uint64_t desc_full;         /* rounds cut short by a full descriptor buffer */
     uint64_t fetch_gated;       /* cycles a queued flow waited: no descriptor slot for its fetch */

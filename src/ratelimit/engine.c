@@ -581,8 +581,10 @@ static void rl__round(rl *r, uint32_t qpi)
     r->stats.fetches++;
     q->doorbell_pending = 0;
     w = r->cfg.source(r->cfg.source_user, qpi, q->index, r->fetched, n);
-    if (w > n)
+    if (w > n) { /* a source that answers more than asked breaks its contract: use the ask, count it */
+        r->stats.source_overrun++;
         w = n;
+    }
     r->stats.wqes_fetched += w;
     off = q->offset;
     t = q->finish;
