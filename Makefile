@@ -76,6 +76,10 @@ figures:
 	./build/tassel_rate_change --csv build/tassel_rate_change.csv > /dev/null
 	gnuplot -e "csv='build/tassel_rate_change.csv'; out='docs/figures/tassel_rate_change.png'" docs/figures/tassel_rate_change.gp
 	@echo "wrote docs/figures/tassel_rate_change.png"
+	@$(MAKE) --no-print-directory build/tassel_storm
+	./build/tassel_storm --csv build/tassel_storm.csv | tail -n 1
+	gnuplot -e "csv='build/tassel_storm.csv'; out='docs/figures/tassel_storm.png'" docs/figures/tassel_storm.gp
+	@echo "wrote docs/figures/tassel_storm.png"
 	@$(MAKE) --no-print-directory build/qos_throughput
 	./build/qos_throughput --csv build/qos_throughput.csv > /dev/null
 	gnuplot -e "csv='build/qos_throughput.csv'; out='docs/figures/qos_throughput.png'" docs/figures/qos_throughput.gp

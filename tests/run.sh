@@ -374,7 +374,7 @@ result_line() { # program args...: last line must be "RESULT key=value ..."
 }
 step build-examples-and-benches make -s -j2 programs
 # examples with a long full run take --quick here (the full runs: make figures, README)
-quick_examples=" tassel_scale tonic_newreno_single tonic_newreno_200 tonic_irn_loss tonic_ndp_incast tonic_dcqcn_pair tonic_dcqcn_200 "
+quick_examples=" tassel_scale tassel_storm tonic_newreno_single tonic_newreno_200 tonic_irn_loss tonic_ndp_incast tonic_dcqcn_pair tonic_dcqcn_200 "
 for ex in $(ls examples/*.c 2>/dev/null | sed 's|examples/\(.*\)\.c|\1|'); do
     if [[ "$ex" == tonic_newreno_* ]]; then # ns-3's side runs once, in the Fig. 3 claims below
         step "example-$ex-result" result_line "build/$ex" --quick --ns3 /none
@@ -438,6 +438,18 @@ tassel_rate_change_claim() { # issue 9 item 3: a raise acts within one new-rate 
         awk_true "$f <= 819.2 + 2 * 250 && $t == 1319.2 && $e <= 0.5 && $u >= 0.99 && $l <= 0.5 && $k == 0"
 }
 step tassel-rate-change-acts-promptly tassel_rate_change_claim
+tassel_storm_claim() { # issue 13 item 1: 1,000 QPs at 100 Kb/s due together starve a QP at 80 Gb/s behind them
+    # in the FIFO schedule queue (largest gap > 100 x its ideal 102.4 cycles); the control (N = 0) within 3 % and 1 %
+    ./build/tassel_storm --quick >"$OBJ/storm.out" || return 1
+    local g n c e
+    g=$(result_value "$OBJ/storm.out" fifo_gap_x)
+    n=$(result_value "$OBJ/storm.out" slow_qps)
+    c=$(result_value "$OBJ/storm.out" control_gap_x)
+    e=$(result_value "$OBJ/storm.out" control_rate_err_pct)
+    echo "fifo_gap_x=$g at slow_qps=$n control_gap_x=$c control_rate_err_pct=$e"
+    [ -n "$g" ] && [ -n "$n" ] && [ -n "$c" ] && [ -n "$e" ] && awk_true "$n == 1000 && $g > 100 && $c <= 1.03 && $e <= 1"
+}
+step tassel-storm-fifo-starves-fast-qp tassel_storm_claim
 qos_rates_claim() { # thesis §4.2.1: inline packet 2 cycles after the last descriptor word (4 after
     # the write address), one 256-bit descriptor per 2 cycles, one block per cycle
     ./build/qos_rates >"$OBJ/qos_rates.out" || return 1
