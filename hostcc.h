@@ -2575,16 +2575,18 @@ static void hcc__host_out(hcc_host *h)
     rnic_trace_work(&h->trace, h->trace_id, RNIC_TRACE_OUT, &o);
 }
 
+/* A probe at the head: leaves in order, no TLP, no credit; its bytes free. */
+static void hcc__host_pass_probe(hcc_host *h)
+{
+    h->rx_bytes -= ((const rnic_work *)rnic_ring_peek(&h->rx))->len;
+    h->stats.probes++;
+    hcc__host_out(h);
+}
+
 static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
 {
     const rnic_work *w = (const rnic_work *)rnic_ring_peek(&h->rx);
     uint64_t a = w->addr + h->head_issued, end = a + b, l;
-    if (b == 0) { /* a probe: leaves the buffer in order, no TLP, no credit, its bytes free */
-        h->rx_bytes -= w->len;
-        h->stats.probes++;
-        hcc__host_out(h);
-        return;
-    }
     h->credits -= lines;
     h->pcie_tok -= hcc__host_tlp_cost(h, b);
     for (l = a >> 6; l <= (end - 1u) >> 6; l++) {
@@ -2648,7 +2650,7 @@ static void hcc__host_pcie_step(hcc_host *h)
         if (last && rnic_ring_full(&h->out))
             break; /* waits for a pop_rx */
         if (lines == 0) { /* a probe: needs neither the link nor credits */
-            hcc__host_issue(h, 0, 0, true);
+            hcc__host_pass_probe(h);
             continue;
         }
         if (h->pcie_tok <= 0)
