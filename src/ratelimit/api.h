@@ -27,6 +27,12 @@ RL_API const char *rl_version(void);
 #define RL_MAX_DESC 256u    /* upper bound of desc_capacity (k) */
 #define RL_MAX_FETCH 64u    /* upper bound of fetch_wqes (n) */
 
+/* rl_config.schedule_queue: the order in which queued QPs get their WQE fetch. */
+#define RL_SCHEDULE_FIFO 0u   /* the paper's FIFO (default) */
+#define RL_SCHEDULE_RANKED 1u /* smallest virtual finish first, plus a reschedule wheel for near
+                                 keys: no starvation in wake-up storms (docs/tassel_model.md,
+                                 "Schedule-queue option") */
+
 /* Engine-specific trace kinds (RNIC_TRACE_PUSH/REFUSE/OUT/POP/RATE are the common ones). */
 #define RL_TRACE_APPLY 16u      /* the EMUX applied a flow's pending registers: a = what (1 doorbell, 2 rate, 4 credit) */
 #define RL_TRACE_FETCH 17u      /* a WQE fetch issued: id = flow, a = index, b = offset */
@@ -48,6 +54,7 @@ typedef struct rl_config {
     uint32_t fetch_wqes;   /* n: WQEs fetched (and packets cut) per round, 1 .. 64, default 8 */
     uint32_t desc_capacity; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
     uint32_t tx_capacity;  /* TX output port depth, default 64 */
+    uint32_t schedule_queue; /* RL_SCHEDULE_FIFO (default) or RL_SCHEDULE_RANKED */
     uint64_t start_cycle;  /* rl_now() after init, default 0 (a composed model may start every
                               engine at one cycle; tests start near 2^64 to cross the wrap) */
     rnic_source_fn source; /* required by rl_init: the flows' WQEs by free-running index */
@@ -73,6 +80,9 @@ typedef struct rl_stats {
     uint64_t desc_full;         /* rounds cut short by a full descriptor buffer */
     uint64_t fetch_gated;       /* cycles a queued flow waited: no descriptor slot for its fetch */
     uint64_t heap_ops;          /* P-heap operations started */
+    uint64_t wheel_inserts;     /* ranked option: reschedules placed on the reschedule wheel */
+    uint64_t wheel_collisions;  /* ... of which moved to a later slot (their own was taken) */
+    uint64_t wheel_spills;      /* ... reschedules near enough for the wheel that found no free slot (P-heap) */
     uint64_t tx_stalls;         /* cycles a packet was ready but the TX port was full */
     uint64_t max_phi_q32;       /* largest oversubscription factor seen, Q32.32 */
     rnic_err_stats errors;      /* refused input by cause */
