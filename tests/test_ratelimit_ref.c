@@ -18,7 +18,8 @@
  * Replay one differential workload: RL_REF_WSEED=<workload seed printed on failure>
  * (RL_REF_EDGE=<i> for an edge configuration; RL_REF_TRACE=1 for a per-cycle trace of the
  * reference); one fast-forward workload: RL_REF_FF_WSEED=<seed> (RL_REF_HEAVY=1 for the
- * rate-heavy ones: every third fast-forward workload, the rate-change differential ones). */
+ * rate-heavy ones: every third fast-forward workload, the rate-change differential ones;
+ * RL_REF_RANKED=1 for the ranked schedule-queue option: the failure message says RANKED). */
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "test.h"
@@ -52,6 +53,15 @@ __extension__ typedef unsigned __int128 u128;
 #define FF_WORKLOADS 120
 #endif
 
+/* Differential runs of the ranked schedule-queue option (RL_SCHEDULE_RANKED) against the
+ * engine: every third random and rate-change workload, two more per edge configuration, a
+ * third of the fast-forward workloads. 0: those run in FIFO mode (the engine's ranked option
+ * not built yet); the reference-only ranked tests run either way. */
+#ifndef REF_RANKED_DIFF
+#define REF_RANKED_DIFF 0
+#endif
+
+static int g_ranked; /* the workload being generated runs RL_SCHEDULE_RANKED */
 static int g_dyadic;
 static int g_rate_heavy; /* workloads with many rate writes (raises, cuts, pauses) */
 static uint64_t g_ff_stops; /* rl_advance calls that stopped at a full TX port */ /* the workload being generated is "dyadic" (see pick_rate) */
@@ -165,6 +175,9 @@ typedef struct ref_qp {
     uint64_t pend_rate;
     uint32_t outstanding;
     uint64_t packets, bytes;
+    /* ranked option */
+    uint64_t rank, push; /* while QUEUED: rank and push number recorded at the push */
+    int on_wheel;        /* DORMANT on the reschedule wheel (key: resched) */
 } ref_qp;
 
 typedef struct ref_desc {
@@ -205,8 +218,17 @@ typedef struct ref {
     uint32_t nent;
     ref_tq *dl; /* dequeued QPs on their way to the schedule FIFO */
     uint32_t ndl;
-    uint32_t *fifo;
+    uint32_t *fifo; /* the schedule queue in push order (ranked: popped by (rank, push number)) */
     uint32_t nfifo;
+    /* ranked option (docs/tassel_model.md, "Schedule-queue option: ranked") */
+    int ranked;
+    uint32_t W;       /* wheel slots: L */
+    uint64_t P;       /* one MTU on the wire, whole cycles (in Lambda) */
+    uint64_t low;     /* the wheel's low key (see ref_wheel_place) */
+    uint32_t *wheel;  /* QPs on the wheel, any order (their keys: resched) */
+    uint32_t nwheel;
+    uint64_t push_counter;
+    uint64_t wheel_inserts, wheel_collisions, wheel_spills, wheel_releases;
     ref_tq *fp; /* outstanding fetches, oldest first */
     uint32_t nfp;
     ref_desc *d; /* stored packets in descriptor-number order */
@@ -253,7 +275,7 @@ static void ref_phi(ref *r)
 {
     r->phi = (uint64_t)((((u128)r->sum << 32) + r->link / 2) / r->link);
     r->inc = r->phi > ((uint64_t)1 << 32) ? r->phi : ((uint64_t)1 << 32);
-    r->lambda = ((u128)(r->L + r->height + 1u + REF_LOOKAHEAD_EXTRA) << 64) / r->inc;
+    r->lambda = ((u128)(r->L + r->height + 1u + REF_LOOKAHEAD_EXTRA + r->P) << 64) / r->inc;
 #if REF_SLOW_CLOCK
     r->inc = (uint64_t)(((u128)1 << 64) / r->inc);
 #endif
@@ -287,6 +309,12 @@ static void ref_init(ref *r, const rl_config *c)
     r->tx = (rnic_work *)calloc(r->txcap, sizeof *r->tx);
     r->wbuf = (rnic_work *)calloc(r->n, sizeof *r->wbuf);
     r->link_cpb = ref_cpb(r->clock, r->link);
+    r->ranked = c->schedule_queue == RL_SCHEDULE_RANKED;
+    if (r->ranked) {
+        r->W = r->L;
+        r->P = u128_ceil_cycles((u128)r->mtu * r->link_cpb); /* ceil(mtu * link_cpb) */
+    }
+    r->wheel = (uint32_t *)calloc(r->nq, sizeof *r->wheel);
     for (i = 0; i < r->nq; i++) {
         r->q[i].rate = r->link;
         r->q[i].cpb = r->link_cpb;
@@ -308,6 +336,7 @@ static void ref_free(ref *r)
     free(r->ent);
     free(r->dl);
     free(r->fifo);
+    free(r->wheel);
     free(r->fp);
     free(r->d);
     free(r->tx);
@@ -345,11 +374,88 @@ static rnic_err ref_push(ref *r, int kind, uint32_t qp, uint64_t value)
     return RNIC_OK;
 }
 
+/* A push to the schedule queue (steps 1, 3w, 4, 6). Ranked: the QP's rank R = finish + mtu *
+ * cpb (at the push, never updated while queued) truncated to R.cycle * 2^16 + (R.frac >> 16)
+ * in 64 bits, and a push number. */
 static void ref_fifo_push(ref *r, uint32_t qp)
 {
+    ref_qp *q = &r->q[qp];
     RNIC_ASSERT(r->nfifo < r->nq);
-    r->q[qp].state = RS_QUEUED;
+    q->state = RS_QUEUED;
+    if (r->ranked) {
+        u128 R = q->finish + (u128)r->mtu * q->cpb;
+        uint64_t cyc = (uint64_t)(R >> 32), frac = (uint64_t)(uint32_t)R;
+        q->rank = cyc * 65536u + (frac >> 16); /* mod 2^64 */
+        q->push = r->push_counter++;
+    }
     r->fifo[r->nfifo++] = qp;
+}
+
+/* Ranked: (rank, push number) of a before b; ranks compared wrap-safe (signed difference). */
+static int ref_rank_before(const ref_qp *a, const ref_qp *b)
+{
+    int64_t d = (int64_t)(a->rank - b->rank);
+    return d < 0 || (d == 0 && a->push < b->push);
+}
+
+/* Ranked: is a wheel slot (a key) taken? */
+static int ref_wheel_has(const ref *r, uint64_t key)
+{
+    uint32_t i;
+    for (i = 0; i < r->nwheel; i++)
+        if (r->q[r->wheel[i]].resched == key)
+            return 1;
+    return 0;
+}
+
+/* A reschedule with key k (already ceil(max(reschedule, A_mono))): DORMANT. FIFO mode: an
+ * insert request. Ranked: on the wheel when k < low + W, at the first free slot of k, k + 1, ...
+ * below low + W (that slot's key becomes its key; a later one is a collision); else (no free
+ * slot: a spill, or k too far) an insert request. `low` is ceil(A_mono) when the wheel is empty
+ * at the insertion (also when a re-key just freed the wheel's only slot: (literal) it frees the
+ * slot, then re-inserts), and otherwise the register set then or by the last release (key + 1):
+ * the wheel's low key as a register. (Read as the pure function "the last released key + 1
+ * whenever the wheel is non-empty", a wheel refilled after an idle stretch would lie outside
+ * [low, low + W), against the doc's own invariant.) */
+static void ref_place(ref *r, uint32_t qp, uint64_t k)
+{
+    ref_qp *q = &r->q[qp];
+    q->state = RS_DORMANT;
+    if (r->ranked) {
+        uint64_t low = r->nwheel ? r->low : u128_ceil_cycles(r->A_mono), s;
+        RNIC_ASSERT(k >= low); /* the doc: every new key is at least ceil(A_mono) >= low */
+        if (k < low + r->W) {
+            for (s = k; s < low + r->W && ref_wheel_has(r, s); s++)
+                ;
+            if (s < low + r->W) {
+                r->low = low;
+                r->wheel_inserts++;
+                r->wheel_collisions += s != k;
+                q->resched = s;
+                q->on_wheel = 1;
+                r->wheel[r->nwheel++] = qp;
+                if (r->trace)
+                    printf("  ref %" PRIu64 ": wheel qp %u key %" PRIu64 " (asked %" PRIu64 ", low %" PRIu64 ")\n",
+                           r->now, (unsigned)qp, s, k, low);
+                return;
+            }
+            r->wheel_spills++;
+        }
+    }
+    q->resched = k;
+    r->ireq[r->nireq++] = qp;
+}
+
+static void ref_wheel_remove(ref *r, uint32_t qp)
+{
+    uint32_t i;
+    for (i = 0; i < r->nwheel; i++)
+        if (r->wheel[i] == qp) {
+            r->wheel[i] = r->wheel[--r->nwheel];
+            r->q[qp].on_wheel = 0;
+            return;
+        }
+    RNIC_ASSERT(0);
 }
 
 static void ref_activate(ref *r, uint32_t qp)
@@ -374,9 +480,7 @@ static void ref_resched(ref *r, uint32_t qp, u128 res)
 {
     if (res < r->A_mono)
         res = r->A_mono;
-    r->q[qp].resched = u128_ceil_cycles(res);
-    r->q[qp].state = RS_DORMANT;
-    r->ireq[r->nireq++] = qp;
+    ref_place(r, qp, u128_ceil_cycles(res));
 }
 
 /* The rate rule: a next start N after T becomes max(T, start of the last packet sent + its
@@ -447,13 +551,20 @@ static void ref_rekey(ref *r, uint32_t qp)
             return;
     if (res < r->A_mono)
         res = r->A_mono;
+    if (q->on_wheel) { /* ranked: frees its slot and re-inserts by the same rule */
+        ref_wheel_remove(r, qp);
+        ref_place(r, qp, u128_ceil_cycles(res));
+        return;
+    }
     q->resched = u128_ceil_cycles(res);
     for (i = 0; i < r->nent; i++)
         if (r->ent[i].qp == qp && r->ent[i].settle < r->now) { /* (literal) settled: before this cycle */
             r->ent[i] = r->ent[--r->nent];
-            r->ireq[r->nireq++] = qp;
+            ref_place(r, qp, q->resched); /* ranked: may go to the wheel */
             return;
         }
+    /* (literal) an insert request or an enqueue still settling is "on its way in", not "in the
+     * timeline": it takes the new key and stays where it is, in ranked mode too */
 }
 
 static void ref_apply_rate(ref *r, uint32_t qp, uint64_t bps)
@@ -719,6 +830,24 @@ static void ref_tick(ref *r)
             }
         }
     }
+    /* 3w. ranked: the wheel releases its smallest key if due, at most one per cycle */
+    if (r->ranked && r->nwheel) {
+        uint32_t bi = 0;
+        for (i = 1; i < r->nwheel; i++)
+            if (r->q[r->wheel[i]].resched < r->q[r->wheel[bi]].resched)
+                bi = i;
+        if (((u128)r->q[r->wheel[bi]].resched << 32) < r->A_mono) {
+            uint32_t qp = r->wheel[bi];
+            r->low = r->q[qp].resched + 1u;
+            ref_wheel_remove(r, qp);
+            r->wheel_releases++;
+            if (r->trace)
+                printf("  ref %" PRIu64 ": wheel releases qp %u key %" PRIu64 "\n", r->now, (unsigned)qp,
+                       r->q[qp].resched);
+            ref_fifo_push(r, qp);
+            r->active = 1;
+        }
+    }
     /* 4. deliveries */
     while (r->ndl && r->dl[0].cycle == r->now) {
         uint32_t qp = r->dl[0].qp;
@@ -786,8 +915,13 @@ static void ref_tick(ref *r)
     if (r->nfifo && r->nd + r->nfp >= r->k)
         r->fetch_gated++;
     else if (r->nfifo) {
-        uint32_t qp = r->fifo[0];
-        memmove(r->fifo, r->fifo + 1, (r->nfifo - 1u) * sizeof *r->fifo);
+        uint32_t qp, at = 0;
+        if (r->ranked) /* the smallest (rank, push number) */
+            for (i = 1; i < r->nfifo; i++)
+                if (ref_rank_before(&r->q[r->fifo[i]], &r->q[r->fifo[at]]))
+                    at = i;
+        qp = r->fifo[at];
+        memmove(r->fifo + at, r->fifo + at + 1, (r->nfifo - at - 1u) * sizeof *r->fifo);
         r->nfifo--;
         if (!r->q[qp].credit || r->q[qp].paused) {
             r->q[qp].state = RS_PARKED;
@@ -865,25 +999,28 @@ static void cfg_str(char *buf, size_t n, const rl_config *c)
 {
     snprintf(buf, n,
              "clock %" PRIu64 " link %" PRIu64 " min_rate %" PRIu64
-             " max_flows %u mtu %u L %u ns n %u k %u txcap %u",
+             " max_flows %u mtu %u L %u ns n %u k %u txcap %u%s",
              c->clock_hz, c->link_bps, c->min_rate_bps, (unsigned)c->max_flows, (unsigned)c->mtu,
              (unsigned)c->pcie_latency_ns, (unsigned)c->fetch_wqes, (unsigned)c->desc_capacity,
-             (unsigned)c->tx_capacity);
+             (unsigned)c->tx_capacity,
+             c->schedule_queue == RL_SCHEDULE_RANKED ? " RANKED (replay with RL_REF_RANKED=1)" : "");
 }
 
 /* "Soft" statistics: counters whose exact definition the model text leaves open (when a
  * doorbell is counted, what a fetch is, ...). A mismatch is reported, not failed. */
-static uint64_t soft_mismatch[16];
-static const char *const soft_name[16] = { "doorbells", "rate_updates", "credit_updates", "fetches",
+static uint64_t soft_mismatch[20];
+static const char *const soft_name[20] = { "doorbells", "rate_updates", "credit_updates", "fetches",
                                            "wqes_fetched", "packets_computed", "packets_dropped",
                                            "desc_full", "tx_stalls", "fetch_gated", "coalesced",
-                                           "rate_clamped", "retimes", "error_records" };
+                                           "rate_clamped", "retimes", "error_records", "wheel_inserts",
+                                           "wheel_collisions", "wheel_spills" };
 
 /* What the differential workloads exercised (summed over workloads, from the reference). */
 static struct {
     uint64_t workloads, cycles, tx, stalls, desc_full, dropped, heap_ops, wait_credit, einval, coalesced, enoent, clamped;
     uint64_t retimes, pauses, error_records;
     uint64_t phi_over1, max_phi;
+    uint64_t ranked, wheel_inserts, wheel_collisions, wheel_spills, wheel_releases; /* ranked workloads */
 } cov;
 
 /* ======================================================================================
@@ -1053,6 +1190,11 @@ static void pair_final(pair *p)
     cov.phi_over1 += p->r.max_phi > ((uint64_t)1 << 32);
     if (p->r.max_phi > cov.max_phi)
         cov.max_phi = p->r.max_phi;
+    cov.ranked += p->r.ranked;
+    cov.wheel_inserts += p->r.wheel_inserts;
+    cov.wheel_collisions += p->r.wheel_collisions;
+    cov.wheel_spills += p->r.wheel_spills;
+    cov.wheel_releases += p->r.wheel_releases;
     if (p->failed)
         return;
     pair_pop(p, UINT32_MAX);
@@ -1099,6 +1241,9 @@ static void pair_final(pair *p)
     soft_check(11, s->rate_clamped, p->r.clamped, p);
     soft_check(12, s->retimes, p->r.retimes, p);
     soft_check(13, s->error_records, p->r.error_records, p);
+    soft_check(14, s->wheel_inserts, p->r.wheel_inserts, p);
+    soft_check(15, s->wheel_collisions, p->r.wheel_collisions, p);
+    soft_check(16, s->wheel_spills, p->r.wheel_spills, p);
 }
 
 /* ======================================================================================
@@ -1315,6 +1460,7 @@ static int run_workload(uint64_t wseed, const rl_config *fixed, int tie, int tra
         c.tx_capacity = fixed->tx_capacity;
         g_dyadic = tie ? 3 : 0;
     }
+    c.schedule_queue = g_ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
     rand_wl(&g, &c, &w);
     if (!pair_init(&p, &c, wseed)) {
         pair_free(&p);
@@ -1385,19 +1531,23 @@ static void edge_config(uint32_t i, rl_config *c)
 static void test_differential_edges(void)
 {
     uint64_t seed = test_seed(0x7a55e1ull);
-    uint32_t i, j, fails = 0, runs = 0;
+    uint32_t i, j, fails = 0, runs = 0, ranked = 0;
     for (i = 0; i < sizeof edges / sizeof edges[0]; i++)
-        for (j = 0; j < (edges[i].tie ? 10u : 3u); j++, runs++) {
+        for (j = 0; j < (edges[i].tie ? 10u : 3u) + (REF_RANKED_DIFF ? 2u : 0u); j++, runs++) {
             rl_config c;
             uint64_t ws = rnic_splitmix64(&seed);
             edge_config(i, &c);
+            g_ranked = j >= (edges[i].tie ? 10u : 3u); /* the two extra runs */
+            ranked += (uint32_t)g_ranked;
             if (run_workload(ws, &c, edges[i].tie, 0)) {
                 if (TEST_FAILS() <= 10)
-                    printf("  (replay: RL_REF_EDGE=%u RL_REF_WSEED=%" PRIu64 ")\n", (unsigned)i, ws);
+                    printf("  (replay: RL_REF_EDGE=%u RL_REF_WSEED=%" PRIu64 "%s)\n", (unsigned)i, ws,
+                           g_ranked ? " RL_REF_RANKED=1" : "");
                 fails++;
             }
         }
-    printf("  edge workloads: %u diverged of %u\n", (unsigned)fails, (unsigned)runs);
+    g_ranked = 0;
+    printf("  edge workloads: %u diverged of %u (%u ranked)\n", (unsigned)fails, (unsigned)runs, (unsigned)ranked);
 }
 
 /* The smallest case of "data remains": n = 2, three 100 B WQEs posted, one doorbell. The
@@ -1485,10 +1635,14 @@ static void test_differential_full_buffer_one_qp(void)
 static void test_differential_random(void)
 {
     uint64_t seed = test_seed(0x7a55e12ull);
-    uint32_t i, fails = 0, count = RANDOM_WORKLOADS;
-    for (i = 0; i < count; i++)
+    uint32_t i, fails = 0, count = RANDOM_WORKLOADS, ranked = 0;
+    for (i = 0; i < count; i++) {
+        g_ranked = REF_RANKED_DIFF && i % 3u == 2u;
+        ranked += (uint32_t)g_ranked;
         fails += (uint32_t)run_workload(rnic_splitmix64(&seed), NULL, 0, 0);
-    printf("  random workloads: %u diverged of %u\n", (unsigned)fails, (unsigned)count);
+    }
+    g_ranked = 0;
+    printf("  random workloads: %u diverged of %u (%u ranked)\n", (unsigned)fails, (unsigned)count, (unsigned)ranked);
     printf("  covered: %" PRIu64 " workloads, %" PRIu64 " cycles, %" PRIu64 " packets, %" PRIu64 " TX stalls, %" PRIu64
            " desc-full rounds, %" PRIu64 " dropped packets, %" PRIu64 " heap ops, %" PRIu64 " credit waits, %" PRIu64
            " EINVAL/%" PRIu64 " ENOENT, %" PRIu64 " error records, %" PRIu64 " rates clamped, %" PRIu64
@@ -1497,6 +1651,12 @@ static void test_differential_random(void)
            cov.einval, cov.enoent, cov.error_records, cov.clamped, cov.coalesced, cov.retimes, cov.phi_over1,
            (double)cov.max_phi / 4294967296.0);
     CHECK(cov.retimes > 1000 && cov.error_records > 10 && cov.coalesced > 100 && cov.clamped > 10);
+    if (cov.ranked) {
+        printf("  ranked: %" PRIu64 " workloads, %" PRIu64 " wheel inserts (%" PRIu64 " collisions), %" PRIu64
+               " spills, %" PRIu64 " releases\n",
+               cov.ranked, cov.wheel_inserts, cov.wheel_collisions, cov.wheel_spills, cov.wheel_releases);
+        CHECK(cov.wheel_inserts > 1000 && cov.wheel_collisions > 10 && cov.wheel_spills > 10);
+    }
 }
 
 static ref *sanity_ref(const rl_config *cin, host *h, fsrc *f);
@@ -1506,13 +1666,17 @@ static ref *sanity_ref(const rl_config *cin, host *h, fsrc *f);
 static void test_differential_rate_changes(void)
 {
     uint64_t seed = test_seed(0x7a7ec4ull), before = cov.retimes;
-    uint32_t i, fails = 0, count = RANDOM_WORKLOADS / 3u;
+    uint32_t i, fails = 0, count = RANDOM_WORKLOADS / 3u, ranked = 0;
     g_rate_heavy = 1;
-    for (i = 0; i < count; i++)
+    for (i = 0; i < count; i++) {
+        g_ranked = REF_RANKED_DIFF && i % 3u == 2u;
+        ranked += (uint32_t)g_ranked;
         fails += (uint32_t)run_workload(rnic_splitmix64(&seed), NULL, 0, 0);
+    }
     g_rate_heavy = 0;
-    printf("  rate-change workloads: %u diverged of %u; %" PRIu64 " re-timings\n", (unsigned)fails, (unsigned)count,
-           cov.retimes - before);
+    g_ranked = 0;
+    printf("  rate-change workloads: %u diverged of %u (%u ranked); %" PRIu64 " re-timings\n", (unsigned)fails,
+           (unsigned)count, (unsigned)ranked, cov.retimes - before);
     CHECK(cov.retimes - before > 10000u);
 }
 
@@ -1618,6 +1782,7 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
 
         rnic_prng_seed(&g, wseed);
         rand_cfg(&g, &c);
+        c.schedule_queue = g_ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
         c.tx_capacity = (uint32_t)rnic_prng_range(&g, 1, 64);
         rand_wl(&g, &c, &w);
         end = rnic_prng_range(&g, 5000, 40000);
@@ -1802,12 +1967,16 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
 static void test_fast_forward(void)
 {
     uint64_t seed = test_seed(0xfa57f0ull), cycles_total = 0;
-    uint32_t wi, nwl = FF_WORKLOADS, diverged = 0, ne_late = 0, dis = 0;
+    uint32_t wi, nwl = FF_WORKLOADS, diverged = 0, ne_late = 0, dis = 0, ranked = 0;
     for (wi = 0; wi < nwl; wi++) {
         g_rate_heavy = wi % 3u == 2u; /* every third: inputs (a third of them rate writes) every few cycles */
+        g_ranked = REF_RANKED_DIFF && (wi / 3u) % 3u == 1u; /* a third, rate-heavy ones included */
+        ranked += (uint32_t)g_ranked;
         diverged += (uint32_t)ff_one(rnic_splitmix64(&seed), 0, &ne_late, &dis, &cycles_total);
     }
     g_rate_heavy = 0;
+    g_ranked = 0;
+    printf("  fast-forward: %u ranked workloads\n", (unsigned)ranked);
     printf("  fast-forward: %u of %u workloads diverged; %u rl_next_event violations; %" PRIu64
            " cycles (rl_next_event checked against the reference in %u of them; in the others the"
            " reference stopped agreeing with the engine, see the differential tests)\n",
@@ -1865,7 +2034,7 @@ static ref *sanity_ref(const rl_config *cin, host *h, fsrc *f)
 /* One QP at rate r, no oversubscription: after the initial catch-up burst (its first
  * PCIe-latency worth of packets), packets leave len*8/r seconds apart within 1 cycle. */
 static void single_qp_pacing(uint64_t clock, uint64_t link, uint64_t rate, uint32_t mtu, uint32_t len, uint32_t L,
-                             uint32_t n, uint64_t *worst_dev_milli, uint32_t *npk)
+                             uint32_t n, int ranked, uint64_t *worst_dev_milli, uint32_t *npk)
 {
     rl_config c;
     host h;
@@ -1882,6 +2051,7 @@ static void single_qp_pacing(uint64_t clock, uint64_t link, uint64_t rate, uint3
     c.mtu = mtu;
     c.pcie_latency_ns = ns_for_cycles(L, clock);
     c.fetch_wqes = n;
+    c.schedule_queue = ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
     host_init(&h, 1);
     for (i = 0; i < 3000; i++)
         host_post(&h, 0, i, len);
@@ -1898,7 +2068,7 @@ static void single_qp_pacing(uint64_t clock, uint64_t link, uint64_t rate, uint3
                 first = t.cycle;
             /* packet `got` is due at ceil(got * spacing) after the stream's virtual start;
              * compare consecutive spacings once past the initial catch-up (start >= 2L) */
-            if (got >= 2 && (u128)(got - 1u) * num >= (u128)(2u * L + 2u * r->height + 8u) * den) {
+            if (got >= 2 && (u128)(got - 1u) * num >= (u128)(2u * L + 2u * r->height + 8u + 2u * r->P) * den) {
                 u128 gap = (u128)(t.cycle - prev) * den; /* in units of 1/den cycles */
                 u128 dev = gap > num ? gap - num : num - gap;
                 uint64_t milli = (uint64_t)(dev * 1000u / den);
@@ -1930,20 +2100,21 @@ static void test_paper_single_qp_pacing(void)
         { 100000000ull, 10000000000ull, 3333333333ull, 4096, 777, 100, 4 },
     };
     uint32_t i;
-    for (i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    for (i = 0; i < 2u * (sizeof cs / sizeof cs[0]); i++) {
         uint64_t dev;
-        uint32_t npk;
-        single_qp_pacing(cs[i].clock, cs[i].link, cs[i].rate, cs[i].mtu, cs[i].len, cs[i].L, cs[i].n, &dev, &npk);
-        printf("  rate %" PRIu64 " b/s, %u B packets (clock %" PRIu64 ", L %u, n %u): %u packets, worst spacing error %" PRIu64 ".%03u cycles\n",
-               cs[i].rate, (unsigned)cs[i].len, cs[i].clock, (unsigned)cs[i].L, (unsigned)cs[i].n, (unsigned)npk,
-               dev / 1000u, (unsigned)(dev % 1000u));
+        uint32_t npk, ranked = i >= sizeof cs / sizeof cs[0], j = i % (uint32_t)(sizeof cs / sizeof cs[0]);
+        single_qp_pacing(cs[j].clock, cs[j].link, cs[j].rate, cs[j].mtu, cs[j].len, cs[j].L, cs[j].n, (int)ranked,
+                         &dev, &npk);
+        printf("  %s rate %" PRIu64 " b/s, %u B packets (clock %" PRIu64 ", L %u, n %u): %u packets, worst spacing error %" PRIu64 ".%03u cycles\n",
+               ranked ? "ranked" : "FIFO", cs[j].rate, (unsigned)cs[j].len, cs[j].clock, (unsigned)cs[j].L,
+               (unsigned)cs[j].n, (unsigned)npk, dev / 1000u, (unsigned)(dev % 1000u));
         CHECK(npk >= 100);
         CHECK(dev <= 1000u); /* within 1 cycle */
     }
 }
 
 /* Phi = 2: two QPs each at the link rate, always backlogged: each gets half the link. */
-static void test_paper_phi2_fair_share(void)
+static void phi2_fair_share(int ranked)
 {
     rl_config c;
     host h;
@@ -1956,6 +2127,7 @@ static void test_paper_phi2_fair_share(void)
     c.link_bps = 100000000000ull;
     c.max_flows = 2;
     c.mtu = 1000; /* 1000 B at 100 Gb/s = 80 ns = 20 cycles: an exact link span */
+    c.schedule_queue = ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
     host_init(&h, 2);
     for (i = 0; i < 20000; i++) {
         host_post(&h, 0, i, 1000 * (1u + i % 4u));
@@ -1978,7 +2150,8 @@ static void test_paper_phi2_fair_share(void)
     {
         /* link capacity over [t0, t1): (t1 - t0) / 20 cycles per 1000 B */
         uint64_t cap = (t1 - t0) / pkt_cycles * 1000u, half = cap / 2;
-        printf("  Phi 2: qp0 %" PRIu64 " B, qp1 %" PRIu64 " B, half the link %" PRIu64 " B\n", bytes[0], bytes[1], half);
+        printf("  %s Phi 2: qp0 %" PRIu64 " B, qp1 %" PRIu64 " B, half the link %" PRIu64 " B\n",
+               ranked ? "ranked" : "FIFO", bytes[0], bytes[1], half);
         CHECK(bytes[0] * 100u >= half * 99u && bytes[0] * 100u <= half * 101u);
         CHECK(bytes[1] * 100u >= half * 99u && bytes[1] * 100u <= half * 101u);
         CHECK_EQ(r->max_phi, (uint64_t)2 << 32);
@@ -1986,6 +2159,106 @@ static void test_paper_phi2_fair_share(void)
     ref_free(r);
     free(r);
     host_free(&h);
+}
+
+static void test_paper_phi2_fair_share(void)
+{
+    phi2_fair_share(0);
+    phi2_fair_share(1);
+}
+
+/* A wake-up storm in miniature, on the reference alone (docs/tassel_model.md, "Schedule-queue
+ * option: ranked"; examples/tassel_storm.c is the full-size one): one fast QP at 50 Gb/s beside
+ * `nslow` QPs at 100 Mb/s (1 KB packets: one every 20,480 cycles each), activated together, so
+ * their reschedule keys fall within a few hundred cycles of each other and they come due
+ * together at ~20,500 and ~41,000 cycles. The fast QP's ideal gap is 40.96 cycles. In FIFO mode
+ * it waits behind the slow QPs in the P-heap and in the schedule FIFO; ranked, it should stay
+ * within 2x its ideal gap. */
+typedef struct storm_result {
+    uint64_t max_gap, fast_pkts, slow_pkts, storm1, inserts, collisions, spills, heap_ops;
+} storm_result;
+
+static void storm_run(int ranked, uint32_t nslow, storm_result *res)
+{
+    rl_config c;
+    host h;
+    fsrc f;
+    ref *r;
+    uint64_t prev = 0;
+    uint32_t i, qp;
+    rnic_work t;
+    rl_config_default(&c);
+    c.clock_hz = 250000000ull;
+    c.link_bps = 100000000000ull;
+    c.max_flows = nslow + 1u;
+    c.mtu = 1024;
+    c.pcie_latency_ns = 200; /* L = 50 cycles: the wheel has 50 slots */
+    c.fetch_wqes = 8;
+    c.desc_capacity = 60;
+    c.tx_capacity = 64;
+    c.schedule_queue = ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
+    host_init(&h, c.max_flows);
+    for (i = 0; i < 1500; i++)
+        host_post(&h, 0, i, 1024);
+    for (qp = 1; qp <= nslow; qp++)
+        for (i = 0; i < 4; i++)
+            host_post(&h, qp, qp * 100u + i, 1024);
+    r = sanity_ref(&c, &h, &f);
+    memset(res, 0, sizeof *res);
+    CHECK(ref_push(r, EV_RATE, 0, 50000000000ull) == RNIC_OK);
+    CHECK(ref_push(r, EV_DOORBELL, 0, 0) == RNIC_OK);
+    for (qp = 1; qp <= nslow; qp++) {
+        CHECK(ref_push(r, EV_RATE, qp, 100000000ull) == RNIC_OK);
+        CHECK(ref_push(r, EV_DOORBELL, qp, 0) == RNIC_OK);
+    }
+    while (r->now < 50000) {
+        ref_tick(r);
+        while (ref_pop(r, &t) == RNIC_OK) {
+            if (t.cycle < 5000) /* past the activation burst */
+                continue;
+            if (t.flow == 0) {
+                if (prev && t.cycle - prev > res->max_gap)
+                    res->max_gap = t.cycle - prev;
+                prev = t.cycle;
+                res->fast_pkts++;
+            } else {
+                res->slow_pkts++;
+                res->storm1 += t.cycle >= 16000 && t.cycle < 36000; /* the slow QPs' second packets */
+            }
+        }
+    }
+    res->inserts = r->wheel_inserts;
+    res->collisions = r->wheel_collisions;
+    res->spills = r->wheel_spills;
+    res->heap_ops = r->heap_ops;
+    ref_free(r);
+    free(r);
+    host_free(&h);
+}
+
+static void test_ranked_storm(void)
+{
+    storm_result fifo, ranked, quiet;
+    const uint32_t nslow = 200;
+    const uint64_t ideal_x100 = 4096; /* 1024 B * 8 * 250 MHz / 50 Gb/s = 40.96 cycles */
+    storm_run(0, nslow, &fifo);
+    storm_run(1, nslow, &ranked);
+    storm_run(1, 0, &quiet); /* control: the fast QP alone, ranked */
+    printf("  storm, 1 fast QP (ideal gap 40.96 cycles) + %u slow QPs: FIFO max gap %" PRIu64 " cycles (%" PRIu64
+           " fast, %" PRIu64 " slow packets); ranked max gap %" PRIu64 " cycles (%" PRIu64 " fast, %" PRIu64
+           " slow packets; wheel %" PRIu64 " inserts, %" PRIu64 " collisions, %" PRIu64 " spills; %" PRIu64
+           " heap ops vs FIFO %" PRIu64 "); alone, ranked: max gap %" PRIu64 "\n",
+           (unsigned)nslow, fifo.max_gap, fifo.fast_pkts, fifo.slow_pkts, ranked.max_gap, ranked.fast_pkts,
+           ranked.slow_pkts, ranked.inserts, ranked.collisions, ranked.spills, ranked.heap_ops, fifo.heap_ops,
+           quiet.max_gap);
+    /* the storm happened: every slow QP sent its second packet in [16,000, 36,000) */
+    CHECK(fifo.storm1 == nslow && ranked.storm1 == nslow);
+    CHECK(ranked.max_gap * 100u <= 2u * ideal_x100);
+    CHECK(quiet.max_gap * 100u <= 2u * ideal_x100);
+    CHECK(fifo.max_gap * 100u >= 10u * ideal_x100); /* the FIFO starves it */
+    /* ranked keeps the fast QP's rate: 45,000 cycles at 40.96 per packet is 1,098 packets */
+    CHECK(ranked.fast_pkts * ideal_x100 >= 45000u * 100u * 99u / 100u);
+    CHECK(ranked.inserts > 0 && fifo.inserts == 0 && ranked.heap_ops < fifo.heap_ops);
 }
 
 /* 4. bad input: refused, counted, and otherwise invisible; bad WQEs completed by an error
@@ -2380,6 +2653,7 @@ int main(void)
 {
     const char *one = getenv("RL_REF_WSEED"), *ff = getenv("RL_REF_FF_WSEED");
     g_rate_heavy = getenv("RL_REF_HEAVY") != NULL;
+    g_ranked = getenv("RL_REF_RANKED") != NULL && *getenv("RL_REF_RANKED") == '1';
     if (ff) { /* replay one fast-forward workload */
         uint32_t late = 0;
         uint64_t cyc = 0;
@@ -2400,6 +2674,7 @@ int main(void)
     RUN(test_next_event_basic);
     RUN(test_paper_single_qp_pacing);
     RUN(test_paper_phi2_fair_share);
+    RUN(test_ranked_storm);
     RUN(test_bad_input);
     RUN(test_bad_wqe_differential);
     RUN(test_differential_edges);
