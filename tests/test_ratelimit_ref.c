@@ -7,6 +7,12 @@
  * Where docs/tassel_model.md can be read two ways, the reference takes the most literal
  * reading; each such place is marked "(literal)".
  *
+ * The ranked schedule-queue option (cfg.schedule_queue = RL_SCHEDULE_RANKED, the doc's
+ * "Schedule-queue option: ranked") is modelled the same way: the ranked queue popped by the
+ * smallest (rank, push number) in an O(N) scan, the reschedule wheel as a list of QPs whose
+ * slots are their keys, Lambda with one MTU on the wire, the displacement of the latest stored
+ * packet (largest (finish, number)) and the gate's second condition.
+ *
  * Tests: (1) differential -- random and edge configurations and workloads pushed to the
  * engine and the reference alike, every register write's code, source callback, Phi and TX
  * record (every rnic_work field) compared cycle by cycle, counters at the end; rate changes
@@ -229,6 +235,7 @@ typedef struct ref {
     uint32_t nwheel;
     uint64_t push_counter;
     uint64_t wheel_inserts, wheel_collisions, wheel_spills, wheel_releases;
+    uint64_t desc_evictions, evict_not_last; /* evict_not_last: the doc's claim broken (must stay 0) */
     ref_tq *fp; /* outstanding fetches, oldest first */
     uint32_t nfp;
     ref_desc *d; /* stored packets in descriptor-number order */
@@ -374,6 +381,23 @@ static rnic_err ref_push(ref *r, int kind, uint32_t qp, uint64_t value)
     return RNIC_OK;
 }
 
+/* Ranked: an ftime truncated to cycle * 2^16 + (fraction >> 16), in 64 bits (mod 2^64). */
+static uint64_t ref_trunc16(u128 t)
+{
+    uint64_t cyc = (uint64_t)(t >> 32), frac = (uint64_t)(uint32_t)t;
+    return cyc * 65536u + (frac >> 16);
+}
+
+/* Ranked: the stored packet with the largest (finish, descriptor number): the latest. */
+static uint32_t ref_latest(const ref *r)
+{
+    uint32_t i, b = 0;
+    for (i = 1; i < r->nd; i++)
+        if (r->d[i].finish > r->d[b].finish || (r->d[i].finish == r->d[b].finish && r->d[i].number > r->d[b].number))
+            b = i;
+    return b;
+}
+
 /* A push to the schedule queue (steps 1, 3w, 4, 6). Ranked: the QP's rank R = finish + mtu *
  * cpb (at the push, never updated while queued) truncated to R.cycle * 2^16 + (R.frac >> 16)
  * in 64 bits, and a push number. */
@@ -383,9 +407,7 @@ static void ref_fifo_push(ref *r, uint32_t qp)
     RNIC_ASSERT(r->nfifo < r->nq);
     q->state = RS_QUEUED;
     if (r->ranked) {
-        u128 R = q->finish + (u128)r->mtu * q->cpb;
-        uint64_t cyc = (uint64_t)(R >> 32), frac = (uint64_t)(uint32_t)R;
-        q->rank = cyc * 65536u + (frac >> 16); /* mod 2^64 */
+        q->rank = ref_trunc16(q->finish + (u128)r->mtu * q->cpb);
         q->push = r->push_counter++;
     }
     r->fifo[r->nfifo++] = qp;
@@ -567,6 +589,35 @@ static void ref_rekey(ref *r, uint32_t qp)
      * timeline": it takes the new key and stays where it is, in ranked mode too */
 }
 
+/* Ranked, a round's urgent packet finds no free slot: the latest stored packet (d[li]) is
+ * dropped; its QP loses it as after a rate cut -- outstanding--, cursor back to it, finish =
+ * its start; DRAINING: rescheduled at that start; DORMANT: re-keyed as a rate write does;
+ * QUEUED, PARKED, FETCHING: nothing. */
+static void ref_evict(ref *r, uint32_t li)
+{
+    ref_desc d = r->d[li];
+    ref_qp *q = &r->q[d.w.flow];
+    uint32_t i;
+    for (i = 0; i < r->nd; i++) /* it is its QP's last stored packet (a QP's finishes increase) */
+        if (i != li && r->d[i].w.flow == d.w.flow && r->d[i].number > d.number)
+            r->evict_not_last++;
+    memmove(r->d + li, r->d + li + 1, (r->nd - li - 1u) * sizeof *r->d);
+    r->nd--;
+    q->outstanding--;
+    q->seq = d.w.index;
+    q->off = d.w.offset;
+    q->finish = d.start;
+    r->packets_dropped++;
+    r->desc_evictions++;
+    if (r->trace)
+        printf("  ref %" PRIu64 ": evict qp %u wqe %u off %u (state %s)\n", r->now, (unsigned)d.w.flow,
+               (unsigned)d.w.index, (unsigned)d.w.offset, rs_name[q->state]);
+    if (q->state == RS_DRAINING)
+        ref_resched(r, d.w.flow, d.start);
+    else if (q->state == RS_DORMANT)
+        ref_rekey(r, d.w.flow);
+}
+
 static void ref_apply_rate(ref *r, uint32_t qp, uint64_t bps)
 {
     ref_qp *q = &r->q[qp];
@@ -717,8 +768,18 @@ static void ref_round(ref *r, uint32_t qp)
     }
     /* urgent */
     m = 0;
-    while (m < p && pk[m].start < r->A_mono && r->nd < r->k) {
-        ref_desc *d = &r->d[r->nd++];
+    while (m < p && pk[m].start < r->A_mono) {
+        ref_desc *d;
+        if (r->nd >= r->k) { /* ranked: displace the latest stored packet if it finishes after */
+            uint32_t li;
+            if (!r->ranked)
+                break;
+            li = ref_latest(r);
+            if (!(r->d[li].finish > pk[m].finish))
+                break;
+            ref_evict(r, li);
+        }
+        d = &r->d[r->nd++];
         const rnic_work *e = &r->wbuf[pk[m].widx];
         d->start = pk[m].start;
         d->finish = pk[m].finish;
@@ -911,15 +972,25 @@ static void ref_tick(ref *r)
                        (unsigned)d.w.index, (unsigned)d.w.offset, (unsigned)d.w.len, (unsigned)d.w.flags);
         }
     }
-    /* 7. schedule FIFO -> fetch, gated: a descriptor slot reserved per fetch in flight */
-    if (r->nfifo && r->nd + r->nfp >= r->k)
-        r->fetch_gated++;
-    else if (r->nfifo) {
+    /* 7. schedule queue -> fetch, gated: a descriptor slot reserved per fetch in flight;
+     * ranked: the head is the smallest (rank, push number), and it also passes when its rank is
+     * before the latest stored packet's finish (2^-16 truncation, wrap-safe) */
+    if (r->nfifo) {
         uint32_t qp, at = 0;
-        if (r->ranked) /* the smallest (rank, push number) */
+        int pass = r->nd + r->nfp < r->k;
+        if (r->ranked) {
             for (i = 1; i < r->nfifo; i++)
                 if (ref_rank_before(&r->q[r->fifo[i]], &r->q[r->fifo[at]]))
                     at = i;
+            if (!pass && r->nd > 0) {
+                uint64_t lf = ref_trunc16(r->d[ref_latest(r)].finish);
+                pass = (int64_t)(r->q[r->fifo[at]].rank - lf) < 0;
+            }
+        }
+        if (!pass) {
+            r->fetch_gated++;
+            goto end_of_cycle;
+        }
         qp = r->fifo[at];
         memmove(r->fifo + at, r->fifo + at + 1, (r->nfifo - at - 1u) * sizeof *r->fifo);
         r->nfifo--;
@@ -934,6 +1005,7 @@ static void ref_tick(ref *r)
         }
         r->active = 1;
     }
+end_of_cycle:
     /* 8. end of cycle (literal: A and A_mono move only here, not when Phi changes mid-cycle) */
     r->T += r->inc;
     {
@@ -1013,14 +1085,14 @@ static const char *const soft_name[20] = { "doorbells", "rate_updates", "credit_
                                            "wqes_fetched", "packets_computed", "packets_dropped",
                                            "desc_full", "tx_stalls", "fetch_gated", "coalesced",
                                            "rate_clamped", "retimes", "error_records", "wheel_inserts",
-                                           "wheel_collisions", "wheel_spills" };
+                                           "wheel_collisions", "wheel_spills", "desc_evictions" };
 
 /* What the differential workloads exercised (summed over workloads, from the reference). */
 static struct {
     uint64_t workloads, cycles, tx, stalls, desc_full, dropped, heap_ops, wait_credit, einval, coalesced, enoent, clamped;
     uint64_t retimes, pauses, error_records;
     uint64_t phi_over1, max_phi;
-    uint64_t ranked, wheel_inserts, wheel_collisions, wheel_spills, wheel_releases; /* ranked workloads */
+    uint64_t ranked, wheel_inserts, wheel_collisions, wheel_spills, wheel_releases, evictions; /* ranked workloads */
 } cov;
 
 /* ======================================================================================
@@ -1195,6 +1267,8 @@ static void pair_final(pair *p)
     cov.wheel_collisions += p->r.wheel_collisions;
     cov.wheel_spills += p->r.wheel_spills;
     cov.wheel_releases += p->r.wheel_releases;
+    cov.evictions += p->r.desc_evictions;
+    CHECK_EQ(p->r.evict_not_last, 0); /* the doc: the latest packet is its QP's last stored one */
     if (p->failed)
         return;
     pair_pop(p, UINT32_MAX);
@@ -1244,6 +1318,9 @@ static void pair_final(pair *p)
     soft_check(14, s->wheel_inserts, p->r.wheel_inserts, p);
     soft_check(15, s->wheel_collisions, p->r.wheel_collisions, p);
     soft_check(16, s->wheel_spills, p->r.wheel_spills, p);
+#if REF_RANKED_DIFF /* the field comes with the engine's ranked option */
+    soft_check(17, s->desc_evictions, p->r.desc_evictions, p);
+#endif
 }
 
 /* ======================================================================================
@@ -1653,9 +1730,10 @@ static void test_differential_random(void)
     CHECK(cov.retimes > 1000 && cov.error_records > 10 && cov.coalesced > 100 && cov.clamped > 10);
     if (cov.ranked) {
         printf("  ranked: %" PRIu64 " workloads, %" PRIu64 " wheel inserts (%" PRIu64 " collisions), %" PRIu64
-               " spills, %" PRIu64 " releases\n",
-               cov.ranked, cov.wheel_inserts, cov.wheel_collisions, cov.wheel_spills, cov.wheel_releases);
-        CHECK(cov.wheel_inserts > 1000 && cov.wheel_collisions > 10 && cov.wheel_spills > 10);
+               " spills, %" PRIu64 " releases, %" PRIu64 " descriptors displaced\n",
+               cov.ranked, cov.wheel_inserts, cov.wheel_collisions, cov.wheel_spills, cov.wheel_releases,
+               cov.evictions);
+        CHECK(cov.wheel_inserts > 1000 && cov.wheel_collisions > 10 && cov.wheel_spills > 10 && cov.evictions > 100);
     }
 }
 
@@ -2175,7 +2253,7 @@ static void test_paper_phi2_fair_share(void)
  * it waits behind the slow QPs in the P-heap and in the schedule FIFO; ranked, it should stay
  * within 2x its ideal gap. */
 typedef struct storm_result {
-    uint64_t max_gap, fast_pkts, slow_pkts, storm1, inserts, collisions, spills, heap_ops;
+    uint64_t max_gap, fast_pkts, slow_pkts, storm1, inserts, collisions, spills, heap_ops, evictions;
 } storm_result;
 
 static void storm_run(int ranked, uint32_t nslow, storm_result *res)
@@ -2231,6 +2309,8 @@ static void storm_run(int ranked, uint32_t nslow, storm_result *res)
     res->collisions = r->wheel_collisions;
     res->spills = r->wheel_spills;
     res->heap_ops = r->heap_ops;
+    res->evictions = r->desc_evictions;
+    CHECK_EQ(r->evict_not_last, 0);
     ref_free(r);
     free(r);
     host_free(&h);
@@ -2247,10 +2327,10 @@ static void test_ranked_storm(void)
     printf("  storm, 1 fast QP (ideal gap 40.96 cycles) + %u slow QPs: FIFO max gap %" PRIu64 " cycles (%" PRIu64
            " fast, %" PRIu64 " slow packets); ranked max gap %" PRIu64 " cycles (%" PRIu64 " fast, %" PRIu64
            " slow packets; wheel %" PRIu64 " inserts, %" PRIu64 " collisions, %" PRIu64 " spills; %" PRIu64
-           " heap ops vs FIFO %" PRIu64 "); alone, ranked: max gap %" PRIu64 "\n",
+           " displaced; %" PRIu64 " heap ops vs FIFO %" PRIu64 "); alone, ranked: max gap %" PRIu64 "\n",
            (unsigned)nslow, fifo.max_gap, fifo.fast_pkts, fifo.slow_pkts, ranked.max_gap, ranked.fast_pkts,
-           ranked.slow_pkts, ranked.inserts, ranked.collisions, ranked.spills, ranked.heap_ops, fifo.heap_ops,
-           quiet.max_gap);
+           ranked.slow_pkts, ranked.inserts, ranked.collisions, ranked.spills, ranked.evictions, ranked.heap_ops,
+           fifo.heap_ops, quiet.max_gap);
     /* the storm happened: every slow QP sent its second packet in [16,000, 36,000) */
     CHECK(fifo.storm1 == nslow && ranked.storm1 == nslow);
     CHECK(ranked.max_gap * 100u <= 2u * ideal_x100);
