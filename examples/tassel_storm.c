@@ -64,8 +64,8 @@ static uint32_t backlog(void *user, uint32_t flow, uint32_t index, rnic_work *ou
     return max;
 }
 
-/* The one place the engine is configured. `option` selects the schedule-queue option.
- * Returns 0 when that option is not available in this ratelimit.h. */
+/* The one place the engine is configured. `option` selects the ranked schedule queue
+ * (RL_SCHEDULE_RANKED, docs/tassel_model.md "Schedule-queue option"); 0 keeps the paper's FIFO. */
 static int storm_config(rl_config *cfg, uint32_t flows, int option)
 {
     rl_config_default(cfg);
@@ -74,11 +74,7 @@ static int storm_config(rl_config *cfg, uint32_t flows, int option)
     cfg->mtu = MTU; /* the default: 4 KB packets (the ideal gap above assumes it) */
     cfg->max_flows = flows;
     cfg->source = backlog;
-    if (option) {
-        /* ==== SCHEDULE-QUEUE OPTION (issue 13): when ratelimit.h has it, switch it on here,
-         * e.g. cfg->schedule_queue = RL_SCHEDULE_...; and return 1. ==== */
-        return 0;
-    }
+    cfg->schedule_queue = option ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
     return 1;
 }
 
@@ -339,10 +335,11 @@ int main(int argc, char **argv)
 {
     static const uint32_t full[] = {100, 250, 500, 1000, 2000, 4000, 8000, 16000};
     uint32_t list[MAX_LIST];
-    int nlist = 0, i, quick = 0, control_ok, option_built;
+    int nlist = 0, i, quick = 0, control_ok, option_ok = 1;
     const char *csv = NULL;
     FILE *fcsv = NULL;
-    result control, x, last;
+    result control, x, last, opt_control, olast;
+    result fifo_rows[MAX_LIST];
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
@@ -388,7 +385,8 @@ int main(int argc, char **argv)
         fcsv = fopen(csv, "w");
         if (!fcsv)
             return 1;
-        fprintf(fcsv, "n,gap_cycles,gap_x,burst_bytes,rate_err_pct\n");
+        fprintf(fcsv, "n,gap_cycles,gap_x,burst_bytes,rate_err_pct,option_gap_cycles,option_gap_x,option_burst_bytes,"
+                      "option_rate_err_pct\n");
     }
     memset(&last, 0, sizeof last);
     for (i = 0; i < nlist; i++) {
@@ -397,27 +395,42 @@ int main(int argc, char **argv)
             return 1;
         }
         print_result("FIFO", &x);
-        if (fcsv)
-            fprintf(fcsv, "%u,%llu,%.2f,%.0f,%.4f\n", (unsigned)x.n, (unsigned long long)x.m.gap,
-                    (double)x.m.gap / ideal_gap, x.m.burst, x.m.err_pct);
+        fifo_rows[i] = x;
         if (x.n >= last.n)
             last = x;
     }
+
+    /* the ranked schedule queue: the same control and sweep */
+    printf("\nranked schedule queue (RL_SCHEDULE_RANKED): target gap <= 2x ideal, every 1 ms window within 1 %%\n");
+    if (!run_storm(0, 1, &opt_control))
+        return 1;
+    print_result("ranked", &opt_control);
+    memset(&olast, 0, sizeof olast);
+    for (i = 0; i < nlist; i++) {
+        if (!run_storm(list[i], 1, &x)) {
+            printf("ranked N=%u: run failed\n", (unsigned)list[i]);
+            return 1;
+        }
+        print_result("ranked", &x);
+        if (fcsv)
+            fprintf(fcsv, "%u,%llu,%.2f,%.0f,%.4f,%llu,%.3f,%.0f,%.4f\n", (unsigned)x.n,
+                    (unsigned long long)fifo_rows[i].m.gap, (double)fifo_rows[i].m.gap / ideal_gap,
+                    fifo_rows[i].m.burst, fifo_rows[i].m.err_pct, (unsigned long long)x.m.gap,
+                    (double)x.m.gap / ideal_gap, x.m.burst, x.m.err_pct);
+        option_ok &= (double)x.m.gap <= 2.0 * ideal_gap && x.m.err_pct <= 1.0;
+        if (x.n >= olast.n)
+            olast = x;
+    }
     if (fcsv)
         fclose(fcsv);
+    printf("ranked: every N within the targets (gap <= 2x, 1 ms windows within 1 %%): %s\n", option_ok ? "yes" : "NO");
 
-    /* ==== SCHEDULE-QUEUE OPTION (issue 13): the same sweep with storm_config(..., 1); print
-     * option_gap_x / option_rate_err_pct (at the largest N) on the RESULT line below. ==== */
-    {
-        rl_config cfg;
-        option_built = storm_config(&cfg, MIN_FLOWS, 1);
-    }
-    if (!option_built)
-        printf("\nschedule-queue option: not in this ratelimit.h yet (FIFO only)\n");
-
-    printf("\nRESULT fifo_gap_x=%.1f fifo_burst_mb=%.3f fifo_rate_err_pct=%.2f slow_qps=%u fifo_gap_cycles=%llu "
-           "control_gap_x=%.3f control_rate_err_pct=%.4f\n",
-           (double)last.m.gap / ideal_gap, last.m.burst / 1e6, last.m.err_pct, (unsigned)last.n,
-           (unsigned long long)last.m.gap, (double)control.m.gap / ideal_gap, control.m.err_pct);
+    printf("\nRESULT fifo_gap_x=%.1f option_gap_x=%.3f option_rate_err_pct=%.4f slow_qps=%u fifo_burst_mb=%.3f "
+           "fifo_rate_err_pct=%.2f fifo_gap_cycles=%llu option_gap_cycles=%llu option_burst_kb=%.1f "
+           "option_targets_met=%d control_gap_x=%.3f control_rate_err_pct=%.4f option_control_gap_x=%.3f\n",
+           (double)last.m.gap / ideal_gap, (double)olast.m.gap / ideal_gap, olast.m.err_pct, (unsigned)last.n,
+           last.m.burst / 1e6, last.m.err_pct, (unsigned long long)last.m.gap, (unsigned long long)olast.m.gap,
+           olast.m.burst / 1e3, option_ok, (double)control.m.gap / ideal_gap, control.m.err_pct,
+           (double)opt_control.m.gap / ideal_gap);
     return control_ok ? 0 : 1;
 }

@@ -117,6 +117,7 @@ static void engine_free(eng *e)
     free(e->x);
     free(e->mem);
 }
+static uint32_t g_tassel_queue = RL_SCHEDULE_FIFO; /* make_tassel's schedule queue */
 static eng make_tassel(uint64_t start, uint32_t tx_capacity)
 {
     eng e;
@@ -130,8 +131,9 @@ static eng make_tassel(uint64_t start, uint32_t tx_capacity)
     cfg.tx_capacity = tx_capacity;
     cfg.start_cycle = start;
     cfg.source = source_read;
+    cfg.schedule_queue = g_tassel_queue;
     size = rl_mem_size(&cfg);
-    e.name = "tassel";
+    e.name = g_tassel_queue == RL_SCHEDULE_RANKED ? "tassel-ranked" : "tassel";
     e.x = calloc(1, sizeof(rl));
     e.mem = malloc(size);
     CHECK(size != 0);
@@ -890,6 +892,14 @@ static void contract_tags_pass_through(make_fn make)
 
 /* ---------------- the cases: every check on every engine ---------------- */
 static eng mk_tassel(uint64_t s, uint32_t p) { return make_tassel(s, p); }
+static eng mk_tassel_ranked(uint64_t s, uint32_t p)
+{
+    eng e;
+    g_tassel_queue = RL_SCHEDULE_RANKED;
+    e = make_tassel(s, p);
+    g_tassel_queue = RL_SCHEDULE_FIFO;
+    return e;
+}
 static eng mk_palos(uint64_t s, uint32_t p) { return make_palos(s, p); }
 static eng mk_qos(uint64_t s, uint32_t p) { return make_qos(s, p); }
 static eng mk_transport(uint64_t s, uint32_t p) { return make_transport(s, p); }
@@ -907,6 +917,20 @@ static eng mk_tx_fed(uint64_t s, uint32_t p) { return make_tx_variant(s, p, 1); 
 static void test_tassel_null_and_empty(void) { source_fill(700); contract_null_and_empty(mk_tassel); }
 static void test_palos_null_and_empty(void) { source_fill(700); contract_null_and_empty(mk_palos); }
 static void test_tassel_fast_forward(void) { source_fill(700); contract_fast_forward_equals_ticking(mk_tassel, 0, 0); }
+/* the ranked schedule queue (issue 13) under the same contract checks */
+static void test_tassel_ranked_contract(void)
+{
+    source_fill(700);
+    contract_null_and_empty(mk_tassel_ranked);
+    source_fill(700);
+    contract_fast_forward_equals_ticking(mk_tassel_ranked, 0, 0);
+    source_fill(700);
+    contract_fast_forward_equals_ticking(mk_tassel_ranked, 0, NEAR_WRAP);
+    source_fill(700);
+    contract_advance_stops_when_output_fills(mk_tassel_ranked, 3);
+    source_fill(700);
+    contract_tags_pass_through(mk_tassel_ranked);
+}
 static void test_palos_fast_forward(void) { source_fill(700); contract_fast_forward_equals_ticking(mk_palos, 0, 0); }
 static void test_tassel_wrap(void) { source_fill(700); contract_fast_forward_equals_ticking(mk_tassel, 0, NEAR_WRAP); }
 static void test_palos_wrap(void) { source_fill(700); contract_fast_forward_equals_ticking(mk_palos, 0, NEAR_WRAP); }
@@ -1609,6 +1633,7 @@ int main(void)
     RUN(test_tassel_null_and_empty);
     RUN(test_palos_null_and_empty);
     RUN(test_tassel_fast_forward);
+    RUN(test_tassel_ranked_contract);
     RUN(test_palos_fast_forward);
     RUN(test_tassel_wrap);
     RUN(test_palos_wrap);

@@ -82,6 +82,7 @@ typedef struct rl_stats {
     uint64_t heap_ops;          /* P-heap operations started */
     uint64_t wheel_inserts;     /* ranked option: reschedules placed on the reschedule wheel */
     uint64_t wheel_collisions;  /* ... of which moved to a later slot (their own was taken) */
+    uint64_t desc_evictions;    /* ranked option: stored packets displaced by an urgent packet finishing earlier */
     uint64_t wheel_spills;      /* ... reschedules near enough for the wheel that found no free slot (P-heap) */
     uint64_t tx_stalls;         /* cycles a packet was ready but the TX port was full */
     uint64_t max_phi_q32;       /* largest oversubscription factor seen, Q32.32 */
@@ -176,6 +177,12 @@ typedef struct rl_timed_qp { /* a flow in a fixed-latency pipeline */
     uint32_t qp;
 } rl_timed_qp;
 
+typedef struct rl_ranked { /* a QP in the ranked schedule queue (RL_SCHEDULE_RANKED) */
+    uint64_t rank;  /* virtual finish of a full packet from its next start, 2^-16 cycles */
+    uint64_t order; /* push number: ties leave in push order */
+    uint32_t qp, pad_;
+} rl_ranked;
+
 typedef struct rl_heap_insert { /* an enqueue travelling down the P-heap */
     uint64_t settle; /* cycle from which dequeues see it */
     uint32_t qp;
@@ -214,7 +221,17 @@ struct rl {
     rnic_ring insert_requests; /* flows waiting for a P-heap operation slot (uint32_t) */
     rnic_ring inserts_in_flight; /* rl_heap_insert: enqueues not yet settled */
     rnic_ring deliveries;      /* rl_timed_qp: dequeued flows on their way to the FIFO */
-    rnic_ring schedule;        /* uint32_t: the schedule FIFO */
+    rnic_ring schedule;        /* uint32_t: the schedule FIFO (RL_SCHEDULE_FIFO) */
+    rl_ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
+    uint32_t ranked_count;
+    uint64_t ranked_pushes;
+    /* RL_SCHEDULE_RANKED: the reschedule wheel, wheel_size (= L) slots of one QP each; slot
+     * wheel_base holds key wheel_low, the next ones the following keys (circularly) */
+    uint32_t *wheel_qp;
+    uint64_t *wheel_used;
+    uint64_t wheel_low;
+    uint32_t wheel_base, wheel_size, wheel_count;
+    uint32_t lookahead_cycles; /* L + height + 1 (+ one MTU on the link when ranked) */
     rnic_ring fetches;         /* rl_timed_qp: outstanding WQE fetches */
     rnic_ring tx;              /* rnic_work: output port */
     /* descriptor buffer (caller memory, desc_capacity entries) */
@@ -224,6 +241,7 @@ struct rl {
     uint16_t *desc_ready;      /* binary heap of slots by (finish, number): eligible */
     uint16_t *desc_scratch;    /* a re-timed flow's slots, in number order */
     uint32_t n_waiting, n_ready;
+    uint32_t desc_latest;      /* ranked: slot with the largest (finish, number), RNIC_NONE: unknown */
     uint32_t desc_count;
     rnic_work *fetched;        /* fetch_wqes entries: the source's answer */
     rnic_ftime *starts;        /* fetch_wqes entries: a round's packet starts */

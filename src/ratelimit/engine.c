@@ -8,7 +8,7 @@
 
 enum { RL__IDLE, RL__QUEUED, RL__PARKED, RL__FETCHING, RL__DORMANT, RL__DRAINING };
 /* where a DORMANT flow is on the timeline path */
-enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING };
+enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL };
 #define RL__PEND_DOORBELL 1u
 #define RL__PEND_RATE 2u
 #define RL__PEND_CREDIT 4u
@@ -80,6 +80,8 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "desc_capacity", RNIC_EINVAL);
     if (c->tx_capacity == 0)
         return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
+    if (c->schedule_queue > RL_SCHEDULE_RANKED)
+        return rnic_config_bad(field, "schedule_queue", RNIC_EINVAL);
     return RNIC_OK;
 }
 
@@ -96,6 +98,8 @@ static uint32_t rl__height(uint32_t n)
 static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
 {
     size_t off = 0, at, n = c->max_flows, h = rl__height(c->max_flows) + 2u, k = c->desc_capacity;
+    bool ranked = c->schedule_queue == RL_SCHEDULE_RANKED;
+    size_t wheel = ranked ? (size_t)rl__pcie_cycles(c) : 0u;
 #define RL__ARRAY(field, type, count)                                 \
     do {                                                              \
         if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))     \
@@ -119,7 +123,10 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     RL__RING(insert_requests, uint32_t, n);
     RL__RING(inserts_in_flight, rl_heap_insert, h);
     RL__RING(deliveries, rl_timed_qp, h);
-    RL__RING(schedule, uint32_t, n);
+    RL__RING(schedule, uint32_t, ranked ? 1u : n);
+    RL__ARRAY(ranked, rl_ranked, ranked ? n : 0u);
+    RL__ARRAY(wheel_qp, uint32_t, wheel);
+    RL__ARRAY(wheel_used, uint64_t, (wheel + 63u) / 64u);
     RL__RING(fetches, rl_timed_qp, (size_t)rl__pcie_cycles(c) + 1u);
     RL__RING(tx, rnic_work, c->tx_capacity);
     RL__ARRAY(desc, rl_desc, k);
@@ -143,7 +150,11 @@ RL_API size_t rl_mem_per_qp(const rl_config *cfg)
 {
     /* everything sized by max_flows: flow state, statistics, two timeline links, three FIFO
      * slots (registers, insert requests, schedule) */
-    return rl_config_check(cfg, NULL) == RNIC_OK ? sizeof(rl_qp) + sizeof(rl_qp_stats) + 5u * sizeof(uint32_t) : 0;
+    if (rl_config_check(cfg, NULL) != RNIC_OK)
+        return 0;
+    if (cfg->schedule_queue == RL_SCHEDULE_RANKED) /* a ranked entry in place of a FIFO slot */
+        return sizeof(rl_qp) + sizeof(rl_qp_stats) + 4u * sizeof(uint32_t) + sizeof(rl_ranked);
+    return sizeof(rl_qp) + sizeof(rl_qp_stats) + 5u * sizeof(uint32_t);
 }
 
 /* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
@@ -159,7 +170,7 @@ static void rl__update_phi(rl *r)
     r->phi = phi;
     over = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE; /* max(1, Phi) */
     r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
-    r->lookahead = rnic_udiv128_64((uint64_t)r->pcie_latency + r->heap_height + 1u, 0, over, NULL);
+    r->lookahead = rnic_udiv128_64(r->lookahead_cycles, 0, over, NULL);
     if (phi > r->stats.max_phi_q32)
         r->stats.max_phi_q32 = phi;
 }
@@ -198,6 +209,19 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->pcie_latency = (uint32_t)rl__pcie_cycles(cfg); /* 1 .. 2^20: checked above */
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
     r->link_cpb = link_cpb;
+    r->lookahead_cycles = r->pcie_latency + r->heap_height + 1u;
+    if (cfg->schedule_queue == RL_SCHEDULE_RANKED) {
+        /* one MTU on the link: the longest a due QP waits for a descriptor slot */
+        uint64_t hi, lo, p;
+        rnic_mul64x64(cfg->mtu, link_cpb, &hi, &lo);
+        p = (hi << 32) | (lo >> 32);
+        p += (lo & 0xffffffffu) != 0;
+        if (hi >> 20 || p > (1u << 30)) /* the window stays below 2^31 cycles (a very slow link) */
+            p = 1u << 30;
+        r->lookahead_cycles += (uint32_t)p;
+        r->wheel_size = r->pcie_latency;
+        rnic_bitmap_zero(r->wheel_used, r->wheel_size);
+    }
     r->now = r->heap_next_op = r->link_free = cfg->start_cycle;
     r->link_t = rnic_ftime_at(cfg->start_cycle);
     rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
@@ -205,6 +229,7 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     for (i = 0; i < 65u; i++)
         r->tl_head[i] = r->tl_tail[i] = RNIC_NONE;
     r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
+    r->desc_latest = RNIC_NONE;
     for (i = 0; i < cfg->max_flows; i++) {
         rl_qp *q = &r->qps[i];
         RNIC_MEMSET(q, 0, sizeof *q);
@@ -296,11 +321,139 @@ static void rl__deactivate(rl *r, rl_qp *q)
     rl__update_phi(r);
 }
 
+/* ---- the schedule queue: the paper's FIFO, or ranked (smallest virtual finish first) ---- */
+
+static bool rl__ranked_mode(const rl *r) { return r->cfg.schedule_queue == RL_SCHEDULE_RANKED; }
+
+static uint32_t rl__sched_count(const rl *r)
+{
+    return rl__ranked_mode(r) ? r->ranked_count : rnic_ring_count(&r->schedule);
+}
+
+/* (rank, order) before: wrap-safe on the rank (live ranks lie within 2^63 of each other). */
+static bool rl__ranked_less(const rl_ranked *a, const rl_ranked *b)
+{
+    if (a->rank != b->rank)
+        return a->rank - b->rank >= ((uint64_t)1 << 63);
+    return a->order < b->order;
+}
+
+static void rl__ranked_push(rl *r, uint32_t qp)
+{
+    const rl_qp *q = &r->qps[qp];
+    rnic_ftime f = q->finish;
+    rl_ranked e;
+    uint32_t i = r->ranked_count++;
+    rnic_ftime_add_bytes(&f, r->cfg.mtu, q->cpb); /* a full packet from the next start */
+    e.rank = (f.cycle << 16) | (f.frac >> 16);
+    e.order = r->ranked_pushes++;
+    e.qp = qp;
+    e.pad_ = 0;
+    while (i > 0 && rl__ranked_less(&e, &r->ranked[(i - 1u) / 2u])) {
+        r->ranked[i] = r->ranked[(i - 1u) / 2u];
+        i = (i - 1u) / 2u;
+    }
+    r->ranked[i] = e;
+}
+
+static uint32_t rl__ranked_pop(rl *r)
+{
+    uint32_t top = r->ranked[0].qp, n = --r->ranked_count, i = 0;
+    rl_ranked last;
+    if (n == 0)
+        return top;
+    last = r->ranked[n];
+    for (;;) {
+        uint32_t c = 2u * i + 1u;
+        if (c >= n)
+            break;
+        if (c + 1u < n && rl__ranked_less(&r->ranked[c + 1u], &r->ranked[c]))
+            c++;
+        if (!rl__ranked_less(&r->ranked[c], &last))
+            break;
+        r->ranked[i] = r->ranked[c];
+        i = c;
+    }
+    r->ranked[i] = last;
+    return top;
+}
+
 static void rl__enqueue_schedule(rl *r, uint32_t qp)
 {
     r->qps[qp].state = RL__QUEUED;
     r->qps[qp].tl_loc = RL__TL_NONE;
-    rnic_ring_push(&r->schedule, &qp); /* cannot be full: each flow is in it at most once */
+    if (rl__ranked_mode(r))
+        rl__ranked_push(r, qp); /* max_flows entries: each flow is in it at most once */
+    else
+        rnic_ring_push(&r->schedule, &qp); /* cannot be full: each flow is in it at most once */
+}
+
+static bool rl__sched_pop(rl *r, uint32_t *qp)
+{
+    if (rl__ranked_mode(r)) {
+        if (!r->ranked_count)
+            return false;
+        *qp = rl__ranked_pop(r);
+        return true;
+    }
+    return rnic_ring_pop(&r->schedule, qp) == RNIC_OK;
+}
+
+/* ---- the reschedule wheel (RL_SCHEDULE_RANKED): QPs whose reschedule key is near ----
+ * wheel_size slots of one QP; slot wheel_base holds key wheel_low and slot
+ * (wheel_base + d) mod size key wheel_low + d, so every key on it lies in
+ * [wheel_low, wheel_low + size). */
+
+static uint32_t rl__wheel_slot(const rl *r, uint64_t d) /* d < wheel_size */
+{
+    uint64_t s = r->wheel_base + d;
+    return (uint32_t)(s >= r->wheel_size ? s - r->wheel_size : s);
+}
+
+/* Place qp at key (or the first free later slot within the window); false: not on the wheel. */
+static bool rl__wheel_place(rl *r, uint32_t qp, uint64_t key)
+{
+    uint64_t d;
+    uint32_t want, slot, rel;
+    if (!r->wheel_count) {
+        r->wheel_low = rnic_ftime_ceil(r->A_mono);
+        r->wheel_base = 0;
+    }
+    d = key - r->wheel_low;
+    if (d >= ((uint64_t)1 << 63)) /* below the window: cannot happen (keys >= ceil(A_mono)) */
+        d = 0;
+    if (d >= r->wheel_size)
+        return false;
+    want = rl__wheel_slot(r, d);
+    slot = rnic_bitmap_ffz_from(r->wheel_used, r->wheel_size, want);
+    rel = slot == RNIC_NONE ? 0u : (slot >= r->wheel_base ? slot - r->wheel_base : slot + r->wheel_size - r->wheel_base);
+    if (slot == RNIC_NONE || rel < d) { /* no free slot before the window's end */
+        r->stats.wheel_spills++;
+        return false;
+    }
+    if (slot != want)
+        r->stats.wheel_collisions++;
+    rnic_bitmap_set(r->wheel_used, slot);
+    r->wheel_qp[slot] = qp;
+    r->wheel_count++;
+    r->stats.wheel_inserts++;
+    r->qps[qp].resched = r->wheel_low + rel;
+    r->qps[qp].tl_loc = RL__TL_WHEEL;
+    return true;
+}
+
+/* The slot of the wheel's smallest key (RNIC_NONE when empty). */
+static uint32_t rl__wheel_first(const rl *r)
+{
+    return r->wheel_count ? rnic_bitmap_ffs_from(r->wheel_used, r->wheel_size, r->wheel_base) : RNIC_NONE;
+}
+
+/* A re-timed QP leaves its slot. */
+static void rl__wheel_remove(rl *r, uint32_t qp)
+{
+    uint64_t d = r->qps[qp].resched - r->wheel_low;
+    rnic_bitmap_clear(r->wheel_used, rl__wheel_slot(r, d));
+    r->wheel_count--;
 }
 
 /* A flow with data beyond its stored packets goes DORMANT: an insert request for key
@@ -312,8 +465,10 @@ static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
         res = r->A_mono;
     q->resched = rnic_ftime_ceil(res);
     q->state = RL__DORMANT;
-    q->tl_loc = RL__TL_REQUEST;
-    rnic_ring_push(&r->insert_requests, &qpi); /* at most once per flow: cannot be full */
+    if (!rl__ranked_mode(r) || !rl__wheel_place(r, qpi, q->resched)) {
+        q->tl_loc = RL__TL_REQUEST;
+        rnic_ring_push(&r->insert_requests, &qpi); /* at most once per flow: cannot be full */
+    }
     RL__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
 }
 
@@ -381,6 +536,50 @@ static void rl__dheap_remove_flow(rl *r, uint16_t *h, uint32_t *count, bool by_f
     }
 }
 
+/* Ranked option: the stored packet with the largest (finish, number) -- what a fetch of a QP
+ * ranked before it may displace. A scan of the k slots, cached in desc_latest until a store
+ * or removal changes it (RNIC_NONE: unknown, or the buffer is empty). */
+static uint32_t rl__desc_latest_scan(const rl *r)
+{
+    uint32_t s, best = RNIC_NONE;
+    if (!r->desc_count)
+        return RNIC_NONE;
+    for (s = 0; s < r->cfg.desc_capacity; s++)
+        if (rnic_bitmap_test(r->desc_used, s) && (best == RNIC_NONE || rl__desc_less(r, true, best, s)))
+            best = s;
+    return best;
+}
+
+static uint32_t rl__desc_latest(rl *r)
+{
+    if (r->desc_latest == RNIC_NONE)
+        r->desc_latest = rl__desc_latest_scan(r);
+    return r->desc_latest;
+}
+
+/* The ranked queue's head would displace stored packet `slot`: its rank (the finish of a full
+ * packet from its next start) is before that packet's finish. */
+static bool rl__head_beats(const rl *r, uint32_t slot)
+{
+    rnic_ftime f;
+    uint64_t fin;
+    if (slot == RNIC_NONE || !r->ranked_count)
+        return false;
+    f = r->desc[slot].finish;
+    fin = (f.cycle << 16) | (f.frac >> 16);
+    return r->ranked[0].rank != fin && r->ranked[0].rank - fin >= ((uint64_t)1 << 63);
+}
+
+/* Remove one slot from a heap (rebuilt without it; k <= 256). */
+static void rl__dheap_remove_slot(rl *r, uint16_t *h, uint32_t *count, bool by_finish, uint32_t slot)
+{
+    uint32_t i, n = *count;
+    *count = 0;
+    for (i = 0; i < n; i++)
+        if (h[i] != slot)
+            rl__dheap_push(r, h, count, by_finish, h[i]);
+}
+
 /* ---- rate changes: re-timing what is scheduled (docs/tassel_model.md, "Rate changes") ---- */
 
 /* The next start N after T moves to max(T, prev_start + prev_len * new_cpb): the last
@@ -440,6 +639,7 @@ static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
     q->finish = t;
     if (keep)
         q->cpb = new_cpb;
+    r->desc_latest = RNIC_NONE; /* finishes moved */
     if (n) {
         rl__dheap_remove_flow(r, r->desc_waiting, &r->n_waiting, false, qi);
         rl__dheap_remove_flow(r, r->desc_ready, &r->n_ready, true, qi);
@@ -463,13 +663,51 @@ static void rl__rekey(rl *r, uint32_t qi)
         return;
     if (rnic_ftime_before(res, r->A_mono))
         res = r->A_mono;
+    if (q->tl_loc == RL__TL_WHEEL)
+        rl__wheel_remove(r, qi); /* before the new key is read: the slot is found from the old one */
     q->resched = rnic_ftime_ceil(res);
-    if (q->tl_loc == RL__TL_SETTLED) {
-        rl__tl_remove(r, qi);
-        q->tl_loc = RL__TL_REQUEST;
-        rnic_ring_push(&r->insert_requests, &qi);
+    if (q->tl_loc == RL__TL_SETTLED || q->tl_loc == RL__TL_WHEEL) {
+        if (q->tl_loc == RL__TL_SETTLED)
+            rl__tl_remove(r, qi);
+        if (!rl__ranked_mode(r) || !rl__wheel_place(r, qi, q->resched)) {
+            q->tl_loc = RL__TL_REQUEST;
+            rnic_ring_push(&r->insert_requests, &qi);
+        }
     }
     RL__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
+}
+
+/* Ranked option: an urgent packet of finish f that finds the buffer full takes the slot of
+ * the stored packet with the largest (finish, number) when that finish is later than f -- the
+ * buffer keeps the k smallest finishes, as WF2Q+ would send them. The victim is the last
+ * stored packet of its QP (a QP's finishes increase); the QP's cursor moves back to it and its
+ * schedule continues from its start (fetched again, as after fetch-and-drop). Returns the
+ * freed slot, RNIC_NONE when no stored packet finishes later. */
+static uint32_t rl__evict_later(rl *r, rnic_ftime f)
+{
+    uint32_t victim = rl__desc_latest(r);
+    rl_qp *q;
+    rl_desc *d;
+    if (victim == RNIC_NONE || !rnic_ftime_before(f, r->desc[victim].finish))
+        return RNIC_NONE;
+    r->desc_latest = RNIC_NONE;
+    d = &r->desc[victim];
+    q = &r->qps[d->flow];
+    rl__dheap_remove_slot(r, r->desc_waiting, &r->n_waiting, false, victim);
+    rl__dheap_remove_slot(r, r->desc_ready, &r->n_ready, true, victim);
+    rnic_bitmap_clear(r->desc_used, victim);
+    r->desc_count--;
+    q->outstanding--;
+    q->index = d->index;
+    q->offset = d->offset;
+    q->finish = d->start;
+    r->stats.packets_dropped++;
+    r->stats.desc_evictions++;
+    if (q->state == RL__DRAINING) /* it has data to fetch again */
+        rl__reschedule(r, d->flow, q->finish);
+    else if (q->state == RL__DORMANT)
+        rl__rekey(r, d->flow);
+    return victim;
 }
 
 static void rl__park(rl *r, uint32_t qi)
@@ -610,7 +848,13 @@ static void rl__round(rl *r, uint32_t qpi)
         r->starts[p] = t;
         rnic_ftime_add_bytes(&t, len, q->cpb);
         r->stats.packets_computed++;
-        if (storing && rnic_ftime_before(r->starts[p], r->A_mono) && (slot = rl__desc_free_slot(r)) != RNIC_NONE) {
+        slot = RNIC_NONE;
+        if (storing && rnic_ftime_before(r->starts[p], r->A_mono)) {
+            slot = rl__desc_free_slot(r);
+            if (slot == RNIC_NONE && rl__ranked_mode(r))
+                slot = rl__evict_later(r, t);
+        }
+        if (slot != RNIC_NONE) {
             rl_desc *d = &r->desc[slot];
             d->start = r->starts[p];
             d->finish = t;
@@ -626,6 +870,8 @@ static void rl__round(rl *r, uint32_t qpi)
             d->op = e->op;
             d->status = status;
             rnic_bitmap_set(r->desc_used, slot);
+            if (r->desc_latest != RNIC_NONE && rl__desc_less(r, true, r->desc_latest, slot))
+                r->desc_latest = slot;
             rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
             r->desc_count++;
             q->outstanding++;
@@ -848,6 +1094,17 @@ static void rl__timeline(rl *r)
             }
         }
     }
+    if (r->wheel_count) { /* step 3w: the wheel's smallest key, when due, goes to the queue */
+        uint32_t slot = rl__wheel_first(r), qp = r->wheel_qp[slot];
+        if (rl__key_due(r, r->qps[qp].resched)) {
+            uint64_t key = r->qps[qp].resched;
+            rnic_bitmap_clear(r->wheel_used, slot);
+            r->wheel_count--;
+            r->wheel_base = slot + 1u == r->wheel_size ? 0u : slot + 1u;
+            r->wheel_low = key + 1u;
+            rl__enqueue_schedule(r, qp);
+        }
+    }
     while ((arriving = (const rl_timed_qp *)rnic_ring_peek(&r->deliveries)) && rl__reached(r->now, arriving->cycle)) {
         rl__enqueue_schedule(r, arriving->qp);
         rnic_ring_pop(&r->deliveries, NULL);
@@ -900,6 +1157,8 @@ static void rl__transmit(rl *r)
                                      * one continues on the wire at link_t, back to back */
     rnic_bitmap_clear(r->desc_used, i);
     r->desc_count--;
+    if (r->desc_latest == i)
+        r->desc_latest = RNIC_NONE;
     if (d->flags & RNIC_WORK_ERROR) {
         r->stats.error_records++;
         rnic_err_note(&r->stats.errors, (rnic_err)d->status);
@@ -932,12 +1191,14 @@ static void rl__issue_fetch(rl *r)
     /* a fetch is issued only when the buffer will have a slot for it: one free slot reserved
      * per fetch in flight (without the gate, rounds that find the buffer full refetch in a
      * loop: ~40 PCIe reads per packet sent when over k flows have urgent packets) */
-    if (r->desc_count + rnic_ring_count(&r->fetches) >= r->cfg.desc_capacity) {
-        if (!rnic_ring_empty(&r->schedule))
+    if (r->desc_count + rnic_ring_count(&r->fetches) >= r->cfg.desc_capacity &&
+        !(rl__ranked_mode(r) && r->ranked_count && rl__head_beats(r, rl__desc_latest(r)))) {
+        /* ranked: a head that would displace a later-finishing stored packet passes */
+        if (rl__sched_count(r))
             r->stats.fetch_gated++;
         return;
     }
-    if (rnic_ring_pop(&r->schedule, &qp) != RNIC_OK)
+    if (!rl__sched_pop(r, &qp))
         return;
     q = &r->qps[qp];
     if (!q->credit || q->paused) {
@@ -1014,7 +1275,8 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
     const rl_timed_qp *tq;
     const rl_heap_insert *hi;
     if (!rnic_ring_empty(&r->registers) ||
-        (!rnic_ring_empty(&r->schedule) && r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity)) {
+        (rl__sched_count(r) && (r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity ||
+                                (rl__ranked_mode(r) && rl__head_beats(r, rl__desc_latest_scan(r)))))) {
         *gap = 0;
         return true;
     }
@@ -1047,6 +1309,13 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
             uint64_t op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
             RL__IN(j > op ? j : op);
         }
+    }
+    if (r->wheel_count) { /* when the wheel's smallest key falls due */
+        rnic_ftime a = rl__activation(r);
+        uint64_t key = r->qps[r->wheel_qp[rl__wheel_first(r)]].resched;
+        uint64_t j = rl__key_due(r, key) ? 0 : rl__cycles_until(r, a, rnic_ftime_at(key), true);
+        if (j != UINT64_MAX)
+            RL__IN(j);
     }
     if (r->n_waiting) { /* when T reaches the earliest waiting packet's start */
         c = rl__cycles_until(r, r->T, r->desc[r->desc_waiting[0]].start, false);
@@ -1084,7 +1353,7 @@ RL_API uint64_t rl_advance(rl *r, uint64_t cycles)
                 if (wait < skip)
                     r->stats.tx_stalls += skip - wait;
             }
-            if (!rnic_ring_empty(&r->schedule)) /* queued flows wait at the fetch gate meanwhile */
+            if (rl__sched_count(r)) /* queued flows wait at the fetch gate meanwhile */
                 r->stats.fetch_gated += skip;
             rnic_ftime_add_bytes(&r->T, skip, r->inc);
             rl__update_activation(r);
