@@ -2184,6 +2184,8 @@ RL_API const char *rl_version(void);
 
 /* Wrap-safe: cycle `t` has come (t <= now modulo 2^64, within 2^63). */
 static bool rl__reached(uint64_t now, uint64_t t) { return now - t < ((uint64_t)1 << 63); }
+/* Wrap-safe: timeline key a is earlier than b (within 2^63). */
+static bool rl__key_before(uint64_t a, uint64_t b) { return (a - b) >> 63 != 0; }
 
 /* L in cycles: pcie_latency_ns at clock_hz, to the nearest cycle (half up); computed once, by
  * rl_init, so the tick path works in whole cycles (docs/engine_contract.md, "Time"). */
@@ -3116,7 +3118,7 @@ static void rl__tl_find_min(rl *r)
     }
     if (r->tl_nonempty) {
         for (qp = r->tl_head[rnic_ctz64(r->tl_nonempty) + 1u]; qp != RNIC_NONE; qp = r->tl_next[qp])
-            if (best == RNIC_NONE || r->qps[qp].resched < r->qps[best].resched)
+            if (best == RNIC_NONE || rl__key_before(r->qps[qp].resched, r->qps[best].resched))
                 best = qp;
     }
     r->tl_min = best;
@@ -3127,10 +3129,10 @@ static void rl__tl_insert(rl *r, uint32_t qp)
     uint64_t key = r->qps[qp].resched;
     r->heap_count++;
     r->qps[qp].tl_loc = RL__TL_SETTLED;
-    if (key < r->tl_base) { /* late: sorted insert after equal keys, searched from the tail
+    if (rl__key_before(key, r->tl_base)) { /* late: sorted insert after equal keys, searched from the tail
                              * (late keys arrive almost in order: a short walk) */
         uint32_t at = r->tl_late_tail;
-        while (at != RNIC_NONE && r->qps[at].resched > key)
+        while (at != RNIC_NONE && rl__key_before(key, r->qps[at].resched))
             at = r->tl_prev[at];
         r->tl_prev[qp] = at;
         r->tl_next[qp] = at == RNIC_NONE ? r->tl_late_head : r->tl_next[at];
@@ -3146,7 +3148,7 @@ static void rl__tl_insert(rl *r, uint32_t qp)
         return;
     }
     rl__tl_append(r, rl__tl_bucket(r, key), qp);
-    if (r->tl_min == RNIC_NONE || key < r->qps[r->tl_min].resched)
+    if (r->tl_min == RNIC_NONE || rl__key_before(key, r->qps[r->tl_min].resched))
         r->tl_min = qp;
 }
 
@@ -3366,9 +3368,35 @@ static void rl__issue_fetch(rl *r)
     RL__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
 }
 
+/* The 2^63 horizon of wrap-safe comparisons: a time that stays put while now or T moves on
+ * would read as future after 2^63 cycles (the link busy, the P-heap closed, an idle flow's
+ * finish ahead of T: the engine or the flow freezes). Whenever now or T crosses a multiple
+ * of 2^62 (ticking, or jumps of at most 2^61 in rl_advance), such times are brought up to
+ * now / T. Nothing a later tick does changes: a reached "not before" register reads as now,
+ * a link that finished before now as one finishing now (step 6 takes the max), an idle
+ * flow's finish behind T as T (its doorbell takes the max). O(max_flows), once per 2^62
+ * cycles. (A flow parked without credit for 2^63 cycles keeps its owed time: out of range.) */
+#define RL__EPOCH_BITS 62
+#define RL__JUMP ((uint64_t)1 << 61)
+static void rl__catch_up(rl *r)
+{
+    rnic_ftime now_t = rnic_ftime_at(r->now);
+    uint32_t i;
+    if (rl__reached(r->now, r->heap_next_op))
+        r->heap_next_op = r->now;
+    if (rl__reached(r->now, r->link_free) && rnic_ftime_before(r->link_t, now_t)) {
+        r->link_t = now_t;
+        r->link_free = r->now;
+    }
+    for (i = 0; i < r->cfg.max_flows; i++)
+        if (r->qps[i].state == RL__IDLE && rnic_ftime_before(r->qps[i].finish, r->T))
+            r->qps[i].finish = r->T;
+}
+
 RL_API void rl_tick(rl *r)
 {
     const rl_timed_qp *f;
+    uint64_t t_before;
     if (!r)
         return;
     rl__emux(r); /* 1 */
@@ -3381,10 +3409,13 @@ RL_API void rl_tick(rl *r)
     rl__eligibility(r); /* 5 */
     rl__transmit(r);    /* 6 */
     rl__issue_fetch(r); /* 7 */
+    t_before = r->T.cycle;
     rnic_ftime_add_q32(&r->T, r->inc); /* 8 */
     rl__update_activation(r);
     r->now++;
     r->stats.cycles++;
+    if (!(r->now << (64 - RL__EPOCH_BITS)) || (r->T.cycle ^ t_before) >> RL__EPOCH_BITS)
+        rl__catch_up(r);
 }
 
 /* ---- fast-forward ---- */
@@ -3406,7 +3437,7 @@ static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, b
     rl__ft128(x, &xh, &xl);
     rl__ft128(target, &th, &tl);
     dl = tl - xl;
-    dh = th - xh - (tl < xl);
+    dh = (th - xh - (tl < xl)) & 0xffffffffu; /* modulo 2^96: target may lie past 2^64 */
     if (dh >= r->inc)
         return UINT64_MAX;
     if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: whole cycles, no divide */
@@ -3509,11 +3540,17 @@ RL_API uint64_t rl_advance(rl *r, uint64_t cycles)
             }
             if (rl__sched_count(r)) /* queued flows wait at the fetch gate meanwhile */
                 r->stats.fetch_gated += skip;
-            rnic_ftime_add_bytes(&r->T, skip, r->inc);
-            rl__update_activation(r);
-            r->now += skip;
-            r->stats.cycles += skip;
             left -= skip;
+            while (skip) { /* jumps of at most 2^61 cycles: skip * inc stays below 2^63 (inc <= 1) */
+                uint64_t jump = skip < RL__JUMP ? skip : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
+                rnic_ftime_add_bytes(&r->T, jump, r->inc);
+                rl__update_activation(r);
+                r->now += jump;
+                r->stats.cycles += jump;
+                skip -= jump;
+                if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
+                    rl__catch_up(r);
+            }
             if (!left)
                 break;
         }

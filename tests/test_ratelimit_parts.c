@@ -36,7 +36,8 @@ static rl *make_engine(uint32_t max_qps)
     return &engine;
 }
 
-/* Key generator: a drifting floor, with ties, late keys, far keys and the top of the range. */
+/* Key generator: a drifting floor, with ties, late keys and far keys (the engine's keys lie
+ * within 2^62 of one another and compare modulo 2^64: floors near 2^64 cross the wrap). */
 static uint64_t draw_key(rnic_prng *p, uint64_t floor_key)
 {
     uint64_t k;
@@ -44,8 +45,8 @@ static uint64_t draw_key(rnic_prng *p, uint64_t floor_key)
     case 0: return floor_key;                                        /* tie with the floor */
     case 1: return floor_key - rnic_prng_below(p, 64);               /* late: below the base */
     case 2: return floor_key + rnic_prng_below(p, 4);                /* near ties */
-    case 3: return floor_key + (rnic_prng_next(p) >> rnic_prng_below(p, 64)); /* any distance */
-    case 4: return UINT64_MAX - rnic_prng_below(p, 3);              /* the top of the range */
+    case 3: return floor_key + (rnic_prng_next(p) >> (2u + rnic_prng_below(p, 62))); /* any distance below 2^62 */
+    case 4: return floor_key + ((uint64_t)1 << 62) - rnic_prng_below(p, 3);        /* the far end */
     default:
         k = floor_key + rnic_prng_below(p, 1u << 20);
         return k;
@@ -62,7 +63,7 @@ static void test_timeline_order(void)
     rnic_prng_seed(&p, 0x71e11e5u);
     for (round = 0; round < 40 && !TEST_FAILS(); round++) {
         rl *r = make_engine(N);
-        uint64_t floor_key = round % 3 == 0 ? 0 : rnic_prng_next(&p) >> (round % 5), ins = 0;
+        uint64_t floor_key = round % 3 == 0 ? 0 : round % 3 == 1 ? 0u - rnic_prng_below(&p, 1u << 20) : rnic_prng_next(&p) >> (round % 5), ins = 0;
         uint32_t steps = 20000u, bias = rnic_prng_below(&p, 3); /* grow, balanced, shrink */
         CHECK(r != NULL);
         if (!r)
@@ -84,7 +85,7 @@ static void test_timeline_order(void)
                 while (in[qp]);
                 in[qp] = 1;
                 r->qps[qp].resched = draw_key(&p, floor_key);
-                lates += r->heap_count && r->qps[qp].resched < r->tl_base;
+                lates += r->heap_count && (int64_t)(r->qps[qp].resched - r->tl_base) < 0;
                 rl__tl_insert(r, qp);
                 ref[n_ref].key = r->qps[qp].resched;
                 ref[n_ref].ins = ins++;
@@ -93,14 +94,14 @@ static void test_timeline_order(void)
             } else {
                 uint32_t best = 0, got, min_qp = rl__tl_peek(r);
                 for (i = 1; i < n_ref; i++)
-                    if (ref[i].key < ref[best].key || (ref[i].key == ref[best].key && ref[i].ins < ref[best].ins))
+                    if ((int64_t)(ref[i].key - ref[best].key) < 0 || (ref[i].key == ref[best].key && ref[i].ins < ref[best].ins))
                         best = i;
                 CHECK_EQ(min_qp, ref[best].qp);
                 refills += r->tl_head[0] != RNIC_NONE && r->tl_next[r->tl_head[0]] == RNIC_NONE;
                 got = rl__tl_pop(r);
                 CHECK_EQ(got, ref[best].qp);
                 in[got] = 0;
-                if (ref[best].key > floor_key && ref[best].key < UINT64_MAX - 100u)
+                if ((int64_t)(ref[best].key - floor_key) > 0)
                     floor_key = ref[best].key; /* keys drift upwards as in the engine */
                 ref[best] = ref[--n_ref];
             }
