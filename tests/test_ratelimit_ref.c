@@ -61,10 +61,10 @@ __extension__ typedef unsigned __int128 u128;
 
 /* Differential runs of the ranked schedule-queue option (RL_SCHEDULE_RANKED) against the
  * engine: every third random and rate-change workload, two more per edge configuration, a
- * third of the fast-forward workloads. 0: those run in FIFO mode (the engine's ranked option
- * not built yet); the reference-only ranked tests run either way. */
+ * third of the fast-forward workloads (-DREF_RANKED_DIFF=0: those run in FIFO mode; the
+ * reference-only ranked tests run either way). */
 #ifndef REF_RANKED_DIFF
-#define REF_RANKED_DIFF 0
+#define REF_RANKED_DIFF 1
 #endif
 
 static int g_ranked; /* the workload being generated runs RL_SCHEDULE_RANKED */
