@@ -1954,7 +1954,6 @@ struct rl {
     uint32_t desc_latest;      /* ranked: slot with the largest (finish, number), RNIC_NONE: unknown */
     uint32_t desc_count;
     rnic_work *fetched;        /* fetch_wqes entries: the source's answer */
-    rnic_ftime *starts;        /* fetch_wqes entries: a round's packet starts */
     rl_stats stats;
 };
 /* ==== end src/ratelimit/api.h ==== */
@@ -2291,7 +2290,6 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     RL__ARRAY(desc_ready, uint16_t, k);
     RL__ARRAY(desc_scratch, uint16_t, k);
     RL__ARRAY(fetched, rnic_work, c->fetch_wqes);
-    RL__ARRAY(starts, rnic_ftime, c->fetch_wqes);
 #undef RL__ARRAY
 #undef RL__RING
     return off;
@@ -2960,13 +2958,30 @@ static void rl__emux(rl *r)
     }
 }
 
-/* Step 2: a round for flow qpi, whose WQE fetch completed this cycle. */
+/* Packets the fetched WQEs from entry wi at byte offset off still hold, counted up to `cap`
+ * (a bad entry is one error record) -- what the cut loop would cut without storing them. */
+static uint32_t rl__packets_left(const rl *r, uint32_t wi, uint32_t w, uint32_t off, uint32_t cap)
+{
+    uint32_t count = 0;
+    for (; wi < w && count < cap; wi++, off = 0) {
+        const rnic_work *e = &r->fetched[wi];
+        if ((e->flags & RNIC_WORK_ERROR) || e->len == 0 || e->len > RL__MAX_WQE || off >= e->len)
+            count++;
+        else
+            count += (e->len - off - 1u) / r->cfg.mtu + 1u; /* ceil; 32-bit: len <= 2^31 */
+    }
+    return count < cap ? count : cap;
+}
+
+/* Step 2: a round for flow qpi, whose WQE fetch completed this cycle. Cuts packets from the
+ * cursor and stores the urgent ones; the first packet not stored ends the work: the packets
+ * after it would be cut and dropped, so they are only counted (rl__packets_left). */
 static void rl__round(rl *r, uint32_t qpi)
 {
     rl_qp *q = &r->qps[qpi];
     uint32_t n = r->cfg.fetch_wqes, w, wi = 0, off, p = 0, m = 0, slot;
-    rnic_ftime t;
-    bool storing = true, more;
+    rnic_ftime t, last_start;
+    bool stopped = false;
 
     if (q->paused) { /* paused while its fetch was in flight: the answer is not used */
         rl__park(r, qpi);
@@ -2981,12 +2996,13 @@ static void rl__round(rl *r, uint32_t qpi)
     }
     r->stats.wqes_fetched += w;
     off = q->offset;
-    t = q->finish;
+    t = last_start = q->finish;
     while (p < n && wi < w) { /* cut at most n packets (an error record counts as one) */
         const rnic_work *e = &r->fetched[wi];
         uint32_t len, flags = off == 0 ? RNIC_WORK_FIRST : 0u;
         int32_t status = 0;
         bool last;
+        rl_desc *d;
         if (e->flags & RNIC_WORK_ERROR)
             status = e->status > 0 && e->status < (int32_t)RNIC_ERR__COUNT ? e->status : (int32_t)RNIC_EINVAL;
         else if (e->len == 0 || e->len > RL__MAX_WQE || off >= e->len)
@@ -3001,46 +3017,47 @@ static void rl__round(rl *r, uint32_t qpi)
             last = len == left;
             flags |= last ? RNIC_WORK_LAST : 0u;
         }
-        r->starts[p] = t;
-        rnic_ftime_add_bytes(&t, len, q->cpb);
-        r->stats.packets_computed++;
         slot = RNIC_NONE;
-        if (storing && rnic_ftime_before(r->starts[p], r->A_mono)) {
+        if (rnic_ftime_before(t, r->A_mono)) { /* urgent: a free slot, else (ranked) a later finish's */
             slot = rl__desc_free_slot(r);
-            if (slot == RNIC_NONE && rl__ranked_mode(r))
-                slot = rl__evict_later(r, t);
-        }
-        if (slot != RNIC_NONE) {
-            rl_desc *d = &r->desc[slot];
-            d->start = r->starts[p];
-            d->finish = t;
-            d->number = r->desc_numbers++;
-            d->addr = e->addr + off;
-            d->raddr = e->raddr + off;
-            d->tag = e->tag;
-            d->flow = qpi;
-            d->index = q->index;
-            d->offset = off;
-            d->len = len;
-            d->flags = flags;
-            d->op = e->op;
-            d->status = status;
-            rnic_bitmap_set(r->desc_used, slot);
-            if (r->desc_latest != RNIC_NONE && rl__desc_less(r, true, r->desc_latest, slot))
-                r->desc_latest = slot;
-            rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
-            r->desc_count++;
-            q->outstanding++;
-            q->finish = t;
-            q->offset = last ? 0 : off + len;
-            q->index += last;
-            m++;
-        } else {
-            if (storing && rnic_ftime_before(r->starts[p], r->A_mono))
+            if (slot == RNIC_NONE && rl__ranked_mode(r)) {
+                rnic_ftime f = t;
+                rnic_ftime_add_bytes(&f, len, q->cpb);
+                slot = rl__evict_later(r, f);
+            }
+            if (slot == RNIC_NONE)
                 r->stats.desc_full++; /* urgent, but the buffer is full */
-            storing = false;
-            r->stats.packets_dropped++; /* fetch-and-drop: cut again next round */
         }
+        if (slot == RNIC_NONE) { /* not urgent, or no room: this packet and the rest are dropped */
+            stopped = true;
+            break;
+        }
+        last_start = t;
+        d = &r->desc[slot];
+        d->start = t;
+        rnic_ftime_add_bytes(&t, len, q->cpb);
+        d->finish = t;
+        d->number = r->desc_numbers++;
+        d->addr = e->addr + off;
+        d->raddr = e->raddr + off;
+        d->tag = e->tag;
+        d->flow = qpi;
+        d->index = q->index;
+        d->offset = off;
+        d->len = len;
+        d->flags = flags;
+        d->op = e->op;
+        d->status = status;
+        rnic_bitmap_set(r->desc_used, slot);
+        if (r->desc_latest != RNIC_NONE && rl__desc_less(r, true, r->desc_latest, slot))
+            r->desc_latest = slot;
+        rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
+        r->desc_count++;
+        q->outstanding++;
+        q->finish = t;
+        q->offset = last ? 0 : off + len;
+        q->index += last;
+        m++;
         p++;
         if (last) {
             wi++;
@@ -3049,19 +3066,23 @@ static void rl__round(rl *r, uint32_t qpi)
             off += len;
         }
     }
+    if (stopped) /* the packets the cut would have computed and dropped: the stopped one and those after it */
+        p += rl__packets_left(r, wi, w, off, n - p);
+    r->stats.packets_computed += p;
+    r->stats.packets_dropped += p - m;
     RL__TRACE(r, RL_TRACE_ROUND, qpi, m, p);
     /* data beyond the stored packets: a cut packet not stored, uncut bytes of fetched WQEs,
      * or a full fetch (the source may hold more) */
-    more = m < p || wi < w || w == n;
-    if (!more) {
+    if (!(stopped || wi < w || w == n)) {
         if (q->outstanding)
             q->state = RL__DRAINING;
         else
             rl__deactivate(r, q);
         return;
     }
-    /* reschedule = max(start_i, A_mono), i = min(m + 1, p); p >= 1 here */
-    rl__reschedule(r, qpi, r->starts[(m + 1u < p ? m + 1u : p) - 1u]);
+    /* reschedule = max(start_i, A_mono), i = min(m + 1, p): the first packet not stored, else
+     * the last one stored (p >= 1 here: a full fetch or WQEs left means something was cut) */
+    rl__reschedule(r, qpi, stopped ? t : last_start);
 }
 
 /* ---- timeline: a radix heap on (key, insertion order) ----

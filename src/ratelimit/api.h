@@ -244,6 +244,5 @@ struct rl {
     uint32_t desc_latest;      /* ranked: slot with the largest (finish, number), RNIC_NONE: unknown */
     uint32_t desc_count;
     rnic_work *fetched;        /* fetch_wqes entries: the source's answer */
-    rnic_ftime *starts;        /* fetch_wqes entries: a round's packet starts */
     rl_stats stats;
 };
