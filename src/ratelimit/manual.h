@@ -17,6 +17,11 @@
  *   paper: a rate write re-times what is already scheduled for the flow (a raise acts within
  *   a packet time at the new rate, a cut never lets an old-rate packet leave early), rate 0
  *   pauses, and a bad WQE completes as an error record (docs/tassel_model.md).
+ *   Option (not in the paper): cfg.schedule_queue = RL_SCHEDULE_RANKED replaces the FIFO by a
+ *   queue ranked by virtual finish, adds a reschedule wheel for near keys and lets an urgent
+ *   packet displace a stored one that finishes later: a fast flow no longer starves when many
+ *   slow flows come due together (examples/tassel_storm.c; docs/tassel_model.md,
+ *   "Schedule-queue option").
  *
  * DO THIS (a complete program: make test compiles and runs this text as C and C++)
  *   #define RL_IMPLEMENTATION            // (or RNIC_IMPLEMENTATION) in one .c file
@@ -67,8 +72,9 @@
  * CONFIG (rl_config; rl_config_default sets the defaults)
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
  *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency_ns 1000 (1 us) | fetch_wqes n = 8 (<= 64) |
- *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | start_cycle 0 | source (required) |
- *   trace NULL, trace_id RNIC_ENGINE_TASSEL.
+ *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | schedule_queue RL_SCHEDULE_FIFO (the
+ *   paper's; RL_SCHEDULE_RANKED: the option above, +20 B per flow) | start_cycle 0 |
+ *   source (required) | trace NULL, trace_id RNIC_ENGINE_TASSEL.
  *   Times are given in ns and converted once, by rl_init, to cycles at clock_hz, rounded to
  *   the nearest cycle (a half rounds up): pcie_latency_ns 1000 at 250 MHz is L = 250 cycles
  *   (rl_pcie_latency_cycles), and must come to 1 .. 2^20 cycles.
@@ -77,6 +83,7 @@
  *   Registers (rl_doorbell, rl_set_rate, rl_set_credit): per flow, last write wins, never
  *     busy; the EMUX applies one flow's pending writes per cycle (step 1), FIFO over flows.
  *   WQE fetch: one issued per cycle; the source is read L = rl_pcie_latency_cycles() later.
+ *     Fetches use no PCIe bandwidth in the model (docs/tassel_model.md, "Departures").
  *   Timeline: one P-heap operation every 2 cycles, latency ceil(log2(max_flows + 1)) cycles.
  *   TX output (rl_pop_tx / rl_peek_tx, rnic_work): at most one packet per cycle, and only
  *     when the link is idle (busy len / link rate); a full port stalls transmission.
@@ -98,7 +105,9 @@
  *   back on its schedule: a lead of rate x L over the rate (measured: 125 B at 1 Gb/s, 1,250 B
  *   at 10, 5,000 B at 40, 10,000 B at 80 Gb/s with L = 1 us), then exactly the rate.
  *   A source that returns more WQEs than asked is clamped to the ask (stats.source_overrun).
- *   A start time beyond the horizon cannot occur: a packet's span is at most
+ *   Times that stay put (the link's, an idle flow's finish) are brought up to the clock every
+ *   2^62 cycles, so any idle stretch (rl_advance(r, UINT64_MAX) included) is safe, except a
+ *   flow kept without credit for 2^63 cycles. A start time beyond the horizon cannot occur: a packet's span is at most
  *   mtu * cpb < 2^16 * 2^32 = 2^48 cycles by construction, and times wrap modulo 2^64.
  *   No packet payload, no transport: it decides who sends what, when.
  *
