@@ -326,6 +326,9 @@ static void rl__deactivate(rl *r, rl_qp *q)
 
 static bool rl__ranked_mode(const rl *r) { return r->cfg.schedule_queue == RL_SCHEDULE_RANKED; }
 
+/* A virtual time as a rank: 2^-16-cycle units in 64 bits, compared wrap-safe. */
+static uint64_t rl__rank_of(rnic_ftime t) { return (t.cycle << 16) | (t.frac >> 16); }
+
 static uint32_t rl__sched_count(const rl *r)
 {
     return rl__ranked_mode(r) ? r->ranked_count : rnic_ring_count(&r->schedule);
@@ -346,7 +349,7 @@ static void rl__ranked_push(rl *r, uint32_t qp)
     rl_ranked e;
     uint32_t i = r->ranked_count++;
     rnic_ftime_add_bytes(&f, r->cfg.mtu, q->cpb); /* a full packet from the next start */
-    e.rank = (f.cycle << 16) | (f.frac >> 16);
+    e.rank = rl__rank_of(f);
     e.order = r->ranked_pushes++;
     e.qp = qp;
     e.pad_ = 0;
@@ -524,16 +527,16 @@ static uint32_t rl__dheap_pop(rl *r, uint16_t *h, uint32_t *count, bool by_finis
     return top;
 }
 
-/* Rebuild a heap without flow qi's slots (pushing in place: writes stay at or below the
- * element being read). */
-static void rl__dheap_remove_flow(rl *r, uint16_t *h, uint32_t *count, bool by_finish, uint32_t qi)
+/* Rebuild a heap without slot `slot` and without flow qi's slots (RNIC_NONE: none of that
+ * kind), pushing in place: writes stay at or below the element being read. */
+static void rl__dheap_remove(rl *r, uint16_t *h, uint32_t *count, bool by_finish, uint32_t slot, uint32_t qi)
 {
     uint32_t i, n = *count;
     *count = 0;
     for (i = 0; i < n; i++) {
-        uint16_t s = h[i];
-        if (r->desc[s].flow != qi)
-            rl__dheap_push(r, h, count, by_finish, s);
+        uint16_t x = h[i];
+        if (x != slot && r->desc[x].flow != qi)
+            rl__dheap_push(r, h, count, by_finish, x);
     }
 }
 
@@ -562,23 +565,11 @@ static uint32_t rl__desc_latest(rl *r)
  * packet from its next start) is before that packet's finish. */
 static bool rl__head_beats(const rl *r, uint32_t slot)
 {
-    rnic_ftime f;
     uint64_t fin;
     if (slot == RNIC_NONE || !r->ranked_count)
         return false;
-    f = r->desc[slot].finish;
-    fin = (f.cycle << 16) | (f.frac >> 16);
+    fin = rl__rank_of(r->desc[slot].finish);
     return r->ranked[0].rank != fin && r->ranked[0].rank - fin >= ((uint64_t)1 << 63);
-}
-
-/* Remove one slot from a heap (rebuilt without it; k <= 256). */
-static void rl__dheap_remove_slot(rl *r, uint16_t *h, uint32_t *count, bool by_finish, uint32_t slot)
-{
-    uint32_t i, n = *count;
-    *count = 0;
-    for (i = 0; i < n; i++)
-        if (h[i] != slot)
-            rl__dheap_push(r, h, count, by_finish, h[i]);
 }
 
 /* ---- rate changes: re-timing what is scheduled (docs/tassel_model.md, "Rate changes") ---- */
@@ -642,8 +633,8 @@ static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
         q->cpb = new_cpb;
     r->desc_latest = RNIC_NONE; /* finishes moved */
     if (n) {
-        rl__dheap_remove_flow(r, r->desc_waiting, &r->n_waiting, false, qi);
-        rl__dheap_remove_flow(r, r->desc_ready, &r->n_ready, true, qi);
+        rl__dheap_remove(r, r->desc_waiting, &r->n_waiting, false, RNIC_NONE, qi);
+        rl__dheap_remove(r, r->desc_ready, &r->n_ready, true, RNIC_NONE, qi);
         for (i = 0; i < n - dropped; i++) /* step 5 makes those that have started eligible again */
             rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, r->desc_scratch[i]);
     }
@@ -694,8 +685,8 @@ static uint32_t rl__evict_later(rl *r, rnic_ftime f)
     r->desc_latest = RNIC_NONE;
     d = &r->desc[victim];
     q = &r->qps[d->flow];
-    rl__dheap_remove_slot(r, r->desc_waiting, &r->n_waiting, false, victim);
-    rl__dheap_remove_slot(r, r->desc_ready, &r->n_ready, true, victim);
+    rl__dheap_remove(r, r->desc_waiting, &r->n_waiting, false, victim, RNIC_NONE);
+    rl__dheap_remove(r, r->desc_ready, &r->n_ready, true, victim, RNIC_NONE);
     rnic_bitmap_clear(r->desc_used, victim);
     r->desc_count--;
     q->outstanding--;
@@ -1319,6 +1310,12 @@ static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, b
     return j;
 }
 
+/* Cycles until a timeline or wheel key falls due (A + j*inc > key); UINT64_MAX: beyond 2^64. */
+static uint64_t rl__key_gap(const rl *r, uint64_t key)
+{
+    return rl__key_due(r, key) ? 0 : rl__cycles_until(r, rl__activation(r), rnic_ftime_at(key), true);
+}
+
 /* Cycles from now to the next event (false: none without new input). Distances, not
  * cycles, so that the 2^64 wrap needs no special case. */
 static bool rl__next_gap(const rl *r, uint64_t *gap)
@@ -1329,7 +1326,8 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
     const rl_heap_insert *hi;
     if (!rnic_ring_empty(&r->registers) ||
         (rl__sched_count(r) && (r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity ||
-                                (rl__ranked_mode(r) && rl__head_beats(r, rl__desc_latest_scan(r)))))) {
+                                (rl__ranked_mode(r) && rl__head_beats(r, r->desc_latest != RNIC_NONE ? r->desc_latest
+                                                                                  : rl__desc_latest_scan(r)))))) {
         *gap = 0;
         return true;
     }
@@ -1354,19 +1352,15 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
         RL__AT(hi->settle);
     if (!rnic_ring_empty(&r->insert_requests))
         RL__AT(r->heap_next_op);
-    if (r->heap_count) { /* when the earliest settled key falls due: A + j*inc > key */
-        rnic_ftime a = rl__activation(r);
-        uint64_t key = r->qps[rl__tl_peek(r)].resched;
-        uint64_t j = rl__key_due(r, key) ? 0 : rl__cycles_until(r, a, rnic_ftime_at(key), true);
+    if (r->heap_count) { /* when the earliest settled key falls due, at the next operation slot */
+        uint64_t j = rl__key_gap(r, r->qps[rl__tl_peek(r)].resched);
         if (j != UINT64_MAX) {
             uint64_t op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
             RL__IN(j > op ? j : op);
         }
     }
     if (r->wheel_count) { /* when the wheel's smallest key falls due */
-        rnic_ftime a = rl__activation(r);
-        uint64_t key = r->qps[r->wheel_qp[rl__wheel_first(r)]].resched;
-        uint64_t j = rl__key_due(r, key) ? 0 : rl__cycles_until(r, a, rnic_ftime_at(key), true);
+        uint64_t j = rl__key_gap(r, r->qps[r->wheel_qp[rl__wheel_first(r)]].resched);
         if (j != UINT64_MAX)
             RL__IN(j);
     }
