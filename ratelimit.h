@@ -1774,6 +1774,11 @@ typedef struct rl_config {
     uint32_t desc_capacity; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
     uint32_t tx_capacity;  /* TX output port depth, default 64 */
     uint32_t schedule_queue; /* RL_SCHEDULE_FIFO (default) or RL_SCHEDULE_RANKED */
+    uint64_t fetch_bps;    /* PCIe read bandwidth for WQE fetches: 0 = unlimited (default, the
+                              paper's model: a fetch costs only its latency); else 1 Mb/s .. 10 Tb/s,
+                              a fetch of fetch_wqes x wqe_bytes holds the read channel for its
+                              bytes at this rate (docs/tassel_model.md, step 7) */
+    uint32_t wqe_bytes;    /* bytes read per WQE, 1 .. 4096, default 64 (RDMA's WQE size) */
     uint64_t start_cycle;  /* rl_now() after init, default 0 (a composed model may start every
                               engine at one cycle; tests start near 2^64 to cross the wrap) */
     rnic_source_fn source; /* required by rl_init: the flows' WQEs by free-running index */
@@ -1798,6 +1803,8 @@ typedef struct rl_stats {
     uint64_t error_records;     /* bad WQEs completed with an ERROR record */
     uint64_t desc_full;         /* rounds cut short by a full descriptor buffer */
     uint64_t fetch_gated;       /* cycles a queued flow waited: no descriptor slot for its fetch */
+    uint64_t fetch_throttled;   /* cycles a queued flow waited for the PCIe read channel (fetch_bps) */
+    uint64_t fetch_bytes;       /* WQE bytes read (fetch_wqes x wqe_bytes per fetch issued) */
     uint64_t heap_ops;          /* P-heap operations started */
     uint64_t wheel_inserts;     /* ranked option: reschedules placed on the reschedule wheel */
     uint64_t wheel_collisions;  /* ... of which moved to a later slot (their own was taken) */
@@ -2213,6 +2220,7 @@ RL_API void rl_config_default(rl_config *cfg)
     cfg->fetch_wqes = 8;
     cfg->desc_capacity = 60;
     cfg->tx_capacity = 64;
+    cfg->wqe_bytes = 64;
     cfg->trace_id = RNIC_ENGINE_TASSEL;
 }
 
@@ -2246,6 +2254,11 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
     if (c->schedule_queue > RL_SCHEDULE_RANKED)
         return rnic_config_bad(field, "schedule_queue", RNIC_EINVAL);
+    if (c->fetch_bps && (c->fetch_bps < 1000000u || c->fetch_bps > 10000000000000ull ||
+                         rnic_rate_to_cpb(c->fetch_bps, c->clock_hz, &q) != RNIC_OK))
+        return rnic_config_bad(field, "fetch_bps", RNIC_EINVAL);
+    if (c->wqe_bytes == 0 || c->wqe_bytes > 4096u)
+        return rnic_config_bad(field, "wqe_bytes", RNIC_EINVAL);
     return RNIC_OK;
 }
 

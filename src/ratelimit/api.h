@@ -55,6 +55,11 @@ typedef struct rl_config {
     uint32_t desc_capacity; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
     uint32_t tx_capacity;  /* TX output port depth, default 64 */
     uint32_t schedule_queue; /* RL_SCHEDULE_FIFO (default) or RL_SCHEDULE_RANKED */
+    uint64_t fetch_bps;    /* PCIe read bandwidth for WQE fetches: 0 = unlimited (default, the
+                              paper's model: a fetch costs only its latency); else 1 Mb/s .. 10 Tb/s,
+                              a fetch of fetch_wqes x wqe_bytes holds the read channel for its
+                              bytes at this rate (docs/tassel_model.md, step 7) */
+    uint32_t wqe_bytes;    /* bytes read per WQE, 1 .. 4096, default 64 (RDMA's WQE size) */
     uint64_t start_cycle;  /* rl_now() after init, default 0 (a composed model may start every
                               engine at one cycle; tests start near 2^64 to cross the wrap) */
     rnic_source_fn source; /* required by rl_init: the flows' WQEs by free-running index */
@@ -79,6 +84,8 @@ typedef struct rl_stats {
     uint64_t error_records;     /* bad WQEs completed with an ERROR record */
     uint64_t desc_full;         /* rounds cut short by a full descriptor buffer */
     uint64_t fetch_gated;       /* cycles a queued flow waited: no descriptor slot for its fetch */
+    uint64_t fetch_throttled;   /* cycles a queued flow waited for the PCIe read channel (fetch_bps) */
+    uint64_t fetch_bytes;       /* WQE bytes read (fetch_wqes x wqe_bytes per fetch issued) */
     uint64_t heap_ops;          /* P-heap operations started */
     uint64_t wheel_inserts;     /* ranked option: reschedules placed on the reschedule wheel */
     uint64_t wheel_collisions;  /* ... of which moved to a later slot (their own was taken) */

@@ -51,6 +51,7 @@ RL_API void rl_config_default(rl_config *cfg)
     cfg->fetch_wqes = 8;
     cfg->desc_capacity = 60;
     cfg->tx_capacity = 64;
+    cfg->wqe_bytes = 64;
     cfg->trace_id = RNIC_ENGINE_TASSEL;
 }
 
@@ -84,6 +85,11 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
     if (c->schedule_queue > RL_SCHEDULE_RANKED)
         return rnic_config_bad(field, "schedule_queue", RNIC_EINVAL);
+    if (c->fetch_bps && (c->fetch_bps < 1000000u || c->fetch_bps > 10000000000000ull ||
+                         rnic_rate_to_cpb(c->fetch_bps, c->clock_hz, &q) != RNIC_OK))
+        return rnic_config_bad(field, "fetch_bps", RNIC_EINVAL);
+    if (c->wqe_bytes == 0 || c->wqe_bytes > 4096u)
+        return rnic_config_bad(field, "wqe_bytes", RNIC_EINVAL);
     return RNIC_OK;
 }
 
