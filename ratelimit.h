@@ -1926,6 +1926,10 @@ struct rl {
     uint64_t sum_active_bps;
     rnic_ftime link_t;      /* when the link finishes the last packet */
     uint64_t link_free;     /* first cycle the link is idle */
+    rnic_q32 fetch_cpb;     /* cycles per byte of the PCIe read channel (0: unlimited) */
+    rnic_ftime fetch_t;     /* when the read channel finishes the last WQE fetch */
+    uint64_t fetch_free;    /* first cycle the read channel is idle */
+    uint32_t fetch_req_bytes; /* fetch_wqes x wqe_bytes */
     uint32_t heap_height;
     uint32_t pcie_latency;  /* L, cycles: cfg.pcie_latency_ns at clock_hz (rl__pcie_cycles) */
     uint64_t heap_next_op;
@@ -2385,6 +2389,9 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->pcie_latency = (uint32_t)rl__pcie_cycles(cfg); /* 1 .. 2^20: checked above */
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
     r->link_cpb = link_cpb;
+    if (cfg->fetch_bps)
+        rnic_rate_to_cpb(cfg->fetch_bps, cfg->clock_hz, &r->fetch_cpb); /* checked: representable */
+    r->fetch_req_bytes = cfg->fetch_wqes * cfg->wqe_bytes;
     r->lookahead_cycles = r->pcie_latency + r->heap_height + 1u;
     if (cfg->schedule_queue == RL_SCHEDULE_RANKED) {
         /* one MTU on the link: the longest a due QP waits for a descriptor slot */
@@ -2398,8 +2405,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
         r->wheel_size = r->pcie_latency;
         rnic_bitmap_zero(r->wheel_used, r->wheel_size);
     }
-    r->now = r->heap_next_op = r->link_free = cfg->start_cycle;
-    r->link_t = rnic_ftime_at(cfg->start_cycle);
+    r->now = r->heap_next_op = r->link_free = r->fetch_free = cfg->start_cycle;
+    r->link_t = r->fetch_t = rnic_ftime_at(cfg->start_cycle);
     rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TASSEL;
     for (i = 0; i < 65u; i++)
@@ -3372,6 +3379,18 @@ static void rl__transmit(rl *r)
     }
 }
 
+/* Step 7's descriptor gate: a QP is queued and the buffer has a slot for its fetch (ranked:
+ * or the queue head would displace a later-finishing stored packet). */
+static bool rl__fetch_gate_open(const rl *r)
+{
+    if (!rl__sched_count(r))
+        return false;
+    if (r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity)
+        return true;
+    return rl__ranked_mode(r) &&
+           rl__head_beats(r, r->desc_latest != RNIC_NONE ? r->desc_latest : rl__desc_latest_scan(r));
+}
+
 /* Step 7. */
 static void rl__issue_fetch(rl *r)
 {
@@ -3388,12 +3407,25 @@ static void rl__issue_fetch(rl *r)
             r->stats.fetch_gated++;
         return;
     }
+    if (r->fetch_cpb && !rl__reached(r->now, r->fetch_free)) { /* the PCIe read channel is busy */
+        if (rl__sched_count(r))
+            r->stats.fetch_throttled++;
+        return;
+    }
     if (!rl__sched_pop(r, &qp))
         return;
     q = &r->qps[qp];
     if (!q->credit || q->paused) {
         rl__park(r, qp);
         return;
+    }
+    r->stats.fetch_bytes += r->fetch_req_bytes;
+    if (r->fetch_cpb) { /* the request holds the read channel for its bytes, back to back as the link */
+        rnic_ftime now_t = rnic_ftime_at(r->now);
+        if (rnic_ftime_before(r->fetch_t, now_t))
+            r->fetch_t = now_t;
+        rnic_ftime_add_bytes(&r->fetch_t, r->fetch_req_bytes, r->fetch_cpb);
+        r->fetch_free = r->fetch_t.cycle;
     }
     q->state = RL__FETCHING;
     f.qp = qp;
@@ -3421,6 +3453,10 @@ static void rl__catch_up(rl *r)
     if (rl__reached(r->now, r->link_free) && rnic_ftime_before(r->link_t, now_t)) {
         r->link_t = now_t;
         r->link_free = r->now;
+    }
+    if (rl__reached(r->now, r->fetch_free) && rnic_ftime_before(r->fetch_t, now_t)) {
+        r->fetch_t = now_t;
+        r->fetch_free = r->now;
     }
     for (i = 0; i < r->cfg.max_flows; i++)
         if (r->qps[i].state == RL__IDLE && rnic_ftime_before(r->qps[i].finish, r->T))
@@ -3499,10 +3535,7 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
     bool any = false;
     const rl_timed_qp *tq;
     const rl_heap_insert *hi;
-    if (!rnic_ring_empty(&r->registers) ||
-        (rl__sched_count(r) && (r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity ||
-                                (rl__ranked_mode(r) && rl__head_beats(r, r->desc_latest != RNIC_NONE ? r->desc_latest
-                                                                                  : rl__desc_latest_scan(r)))))) {
+    if (!rnic_ring_empty(&r->registers)) {
         *gap = 0;
         return true;
     }
@@ -3546,6 +3579,8 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
     }
     if (r->n_ready && !rnic_ring_full(&r->tx))
         RL__AT(r->link_free);
+    if (rl__fetch_gate_open(r)) /* step 7 pops, when the read channel is free */
+        RL__AT(r->fetch_cpb ? r->fetch_free : r->now);
 #undef RL__AT
 #undef RL__IN
     *gap = best;
@@ -3575,7 +3610,9 @@ RL_API uint64_t rl_advance(rl *r, uint64_t cycles)
                 if (wait < skip)
                     r->stats.tx_stalls += skip - wait;
             }
-            if (rl__sched_count(r)) /* queued flows wait at the fetch gate meanwhile */
+            if (rl__fetch_gate_open(r)) /* queued flows wait for the read channel meanwhile */
+                r->stats.fetch_throttled += skip;
+            else if (rl__sched_count(r)) /* ... or at the descriptor gate */
                 r->stats.fetch_gated += skip;
             left -= skip;
             while (skip) { /* jumps of at most 2^61 cycles: skip * inc stays below 2^63 (inc <= 1) */

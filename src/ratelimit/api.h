@@ -207,6 +207,10 @@ struct rl {
     uint64_t sum_active_bps;
     rnic_ftime link_t;      /* when the link finishes the last packet */
     uint64_t link_free;     /* first cycle the link is idle */
+    rnic_q32 fetch_cpb;     /* cycles per byte of the PCIe read channel (0: unlimited) */
+    rnic_ftime fetch_t;     /* when the read channel finishes the last WQE fetch */
+    uint64_t fetch_free;    /* first cycle the read channel is idle */
+    uint32_t fetch_req_bytes; /* fetch_wqes x wqe_bytes */
     uint32_t heap_height;
     uint32_t pcie_latency;  /* L, cycles: cfg.pcie_latency_ns at clock_hz (rl__pcie_cycles) */
     uint64_t heap_next_op;
