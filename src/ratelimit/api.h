@@ -167,7 +167,8 @@ typedef struct rl_qp { /* per-flow scheduling state */
     uint16_t outstanding; /* descriptors held (up to desc_capacity = 256) */
     uint8_t state, credit, doorbell_pending, paused;
     uint8_t pend, pend_credit; /* registers written (RL__PEND_*), the credit value */
-    uint8_t tl_loc, tl_bucket; /* where the flow is in the timeline path; its radix bucket */
+    uint8_t tl_loc, pad_;  /* where the flow is in the timeline path */
+    uint16_t tl_list;     /* its timeline list (level x 64 + digit, 0xffff: late) */
 } rl_qp;
 
 typedef struct rl_desc { /* one urgent packet (or error record) in the descriptor buffer */
@@ -219,12 +220,14 @@ struct rl {
     uint16_t trace_id;
     rl_qp *qps;
     rl_qp_stats *qp_stats;
-    /* timeline (P-heap order): settled entries in a radix heap on (key, insertion order);
-     * keys are flows' `resched`, doubly linked lists through tl_next/tl_prev (RNIC_NONE ends) */
+    /* timeline (P-heap order): settled entries in a radix calendar on (key, insertion order):
+     * 11 levels of 64 lists (6-bit digits of the key, engine.c); keys are flows' `resched`,
+     * doubly linked lists through tl_next/tl_prev (RNIC_NONE ends) */
     uint32_t *tl_next, *tl_prev;
-    uint32_t tl_head[65], tl_tail[65]; /* bucket b > 0: keys whose highest bit differing from tl_base is b - 1 */
-    uint64_t tl_nonempty;              /* bit b - 1: bucket b (1..64) holds entries */
-    uint64_t tl_base;                  /* the last key dequeued from the buckets */
+    uint32_t *tl_head, *tl_tail;       /* 11 x 64 lists (caller memory) */
+    uint64_t tl_bits[11];              /* per level: lists not empty */
+    uint32_t tl_levels;                /* bit l: level l not empty */
+    uint64_t tl_base;                  /* every bucketed key is >= it (wrap-safe) */
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */

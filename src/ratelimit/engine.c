@@ -1,6 +1,6 @@
 /* Tassel rate limiter engine. Cycle semantics: docs/tassel_model.md (every step below is
- * numbered as there). Software representation: the timeline of dormant flows is a radix heap
- * on (key, insertion order) -- exactly the P-heap's order, amortised O(1) instead of the
+ * numbered as there). Software representation: the timeline of dormant flows is a radix
+ * calendar on (key, insertion order) -- exactly the P-heap's order, amortised O(1) instead of the
  * O(log n) cache misses of a binary heap -- whose hardware timing (an operation every 2
  * cycles, `height` cycles each) is modelled with two small pipelines; the descriptor buffer
  * (k <= 256 urgent packets) keeps two small binary heaps of slots: waiting by start, eligible
@@ -12,7 +12,9 @@ enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL
 #define RL__PEND_DOORBELL 1u
 #define RL__PEND_RATE 2u
 #define RL__PEND_CREDIT 4u
-#define RL__LATE 255u /* tl_bucket of an entry in the late list */
+#define RL__LATE 0xffffu /* tl_list of an entry in the late list */
+#define RL__TL_DIGIT 6u   /* timeline calendar: bits per digit ... */
+#define RL__TL_LEVELS 11u /* ... and levels (11 x 6 >= 64) */
 
 #define RL__DEFAULT_CLOCK 250000000ull
 #define RL__DEFAULT_LINK 100000000000ull
@@ -127,6 +129,8 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     RL__ARRAY(qp_stats, rl_qp_stats, n);
     RL__ARRAY(tl_next, uint32_t, n);
     RL__ARRAY(tl_prev, uint32_t, n);
+    RL__ARRAY(tl_head, uint32_t, RL__TL_LEVELS * 64u);
+    RL__ARRAY(tl_tail, uint32_t, RL__TL_LEVELS * 64u);
     RL__RING(registers, uint32_t, n);
     RL__RING(insert_requests, uint32_t, n);
     RL__RING(inserts_in_flight, rl_heap_insert, h);
@@ -236,9 +240,10 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->link_t = r->fetch_t = rnic_ftime_at(cfg->start_cycle);
     rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TASSEL;
-    for (i = 0; i < 65u; i++)
+    for (i = 0; i < RL__TL_LEVELS * 64u; i++)
         r->tl_head[i] = r->tl_tail[i] = RNIC_NONE;
     r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
+    r->tl_base = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
     r->desc_latest = RNIC_NONE;
     for (i = 0; i < cfg->max_flows; i++) {
         rl_qp *q = &r->qps[i];
@@ -932,15 +937,22 @@ static void rl__round(rl *r, uint32_t qpi)
     rl__reschedule(r, qpi, stopped ? t : last_start);
 }
 
-/* ---- timeline: a radix heap on (key, insertion order) ----
- * tl_base is the last key dequeued from the buckets; bucket b holds keys whose highest bit
- * differing from tl_base is b - 1 (bucket 0: key == tl_base). Lists append, so each stays in
- * insertion order, and a dequeue that finds bucket 0 empty moves the lowest bucket into the
- * empty lower ones in list order: ties leave first-in first-out, as from the P-heap.
- * A key below tl_base (its enqueue was computed before a larger key, already due, left) is
- * due as well: it waits in a short sorted "late" list that is served first. tl_min caches
- * the smallest bucketed entry so that peeking costs nothing. Lists are doubly linked so that
- * a re-timed flow's entry can leave from anywhere. */
+/* ---- timeline: a radix calendar on (key, insertion order) ----
+ * Keys are split into 6-bit digits. Level l holds the keys that agree with tl_base above digit
+ * l and differ in digit l; slot (l, d) holds those whose digit l is d (a list in insertion
+ * order, doubly linked through tl_next / tl_prev so a re-timed flow can leave from anywhere;
+ * a 64-bit occupancy word per level). A key's slot depends only on the key and tl_base, and
+ * tl_base moves only to the lower bound of the slot being spread, so equal keys always share
+ * a list and keep their insertion order: ties leave first-in first-out, as from the P-heap.
+ * Lower levels hold smaller keys, and a level-0 list holds one key. After every removal the
+ * calendar is normalised (while level 0 is empty, the smallest slot of the lowest level is
+ * spread into the levels below it), so the smallest entry is the head of level 0's first
+ * list; an entry moves down at most once per level (<= 3 times for keys 2^23 cycles ahead).
+ * A key below tl_base (its enqueue was computed before a larger key left) is due as well: it
+ * waits in a short sorted "late" list that is served first. Wrap-safe: the top level (4 bits)
+ * is searched circularly from tl_base's digit. */
+
+#define RL__TL_LEVEL(key, base) ((key) == (base) ? 0u : rl__msb64((key) ^ (base)) / RL__TL_DIGIT)
 
 static uint32_t rl__msb64(uint64_t x) /* x != 0 */
 {
@@ -957,39 +969,56 @@ static uint32_t rl__msb64(uint64_t x) /* x != 0 */
 #endif
 }
 
-static void rl__tl_append(rl *r, uint32_t b, uint32_t qp)
+/* Append qp (key `key`) to its list. */
+static void rl__tl_append(rl *r, uint32_t qp, uint64_t key)
 {
+    uint32_t level = RL__TL_LEVEL(key, r->tl_base), digit = (uint32_t)(key >> (level * RL__TL_DIGIT)) & 63u;
+    uint32_t list = level * 64u + digit, tail = r->tl_tail[list];
     r->tl_next[qp] = RNIC_NONE;
-    r->tl_prev[qp] = r->tl_tail[b];
-    if (r->tl_head[b] == RNIC_NONE)
-        r->tl_head[b] = qp;
-    else
-        r->tl_next[r->tl_tail[b]] = qp;
-    r->tl_tail[b] = qp;
-    r->qps[qp].tl_bucket = (uint8_t)b;
-    if (b)
-        r->tl_nonempty |= (uint64_t)1 << (b - 1u);
+    r->tl_prev[qp] = tail;
+    if (tail == RNIC_NONE) {
+        r->tl_head[list] = qp;
+        r->tl_bits[level] |= (uint64_t)1 << digit;
+        r->tl_levels |= 1u << level;
+    } else {
+        r->tl_next[tail] = qp;
+    }
+    r->tl_tail[list] = qp;
+    r->qps[qp].tl_list = (uint16_t)list;
 }
 
-static uint32_t rl__tl_bucket(const rl *r, uint64_t key)
+/* The smallest occupied digit of `level` (not empty): the top level wraps around tl_base's. */
+static uint32_t rl__tl_first_digit(const rl *r, uint32_t level)
 {
-    return key == r->tl_base ? 0u : rl__msb64(key ^ r->tl_base) + 1u;
+    uint64_t bits = r->tl_bits[level];
+    if (level == RL__TL_LEVELS - 1u) {
+        uint64_t at_or_after = bits & (~(uint64_t)0 << (r->tl_base >> 60));
+        if (at_or_after)
+            bits = at_or_after;
+    }
+    return rnic_ctz64(bits);
 }
 
-/* tl_min from scratch: bucket 0's head, else the first smallest key of the lowest bucket. */
-static void rl__tl_find_min(rl *r)
+/* While level 0 is empty: spread the smallest list of the lowest level into the levels below,
+ * tl_base moving to that list's lower bound. Then tl_min = level 0's first head. */
+static void rl__tl_normalise(rl *r)
 {
-    uint32_t qp, best = RNIC_NONE;
-    if (r->tl_head[0] != RNIC_NONE) {
-        r->tl_min = r->tl_head[0];
-        return;
+    while (r->tl_levels && !(r->tl_levels & 1u)) {
+        uint32_t level = rnic_ctz64(r->tl_levels), digit = rl__tl_first_digit(r, level), list = level * 64u + digit;
+        uint32_t qp = r->tl_head[list], next;
+        uint32_t shift = level * RL__TL_DIGIT;
+        uint64_t above = shift + RL__TL_DIGIT >= 64u ? 0u : r->tl_base >> (shift + RL__TL_DIGIT) << (shift + RL__TL_DIGIT);
+        r->tl_base = above | ((uint64_t)digit << shift);
+        r->tl_head[list] = r->tl_tail[list] = RNIC_NONE;
+        r->tl_bits[level] &= ~((uint64_t)1 << digit);
+        if (!r->tl_bits[level])
+            r->tl_levels &= ~(1u << level);
+        for (; qp != RNIC_NONE; qp = next) {
+            next = r->tl_next[qp];
+            rl__tl_append(r, qp, r->qps[qp].resched);
+        }
     }
-    if (r->tl_nonempty) {
-        for (qp = r->tl_head[rnic_ctz64(r->tl_nonempty) + 1u]; qp != RNIC_NONE; qp = r->tl_next[qp])
-            if (best == RNIC_NONE || rl__key_before(r->qps[qp].resched, r->qps[best].resched))
-                best = qp;
-    }
-    r->tl_min = best;
+    r->tl_min = r->tl_levels ? r->tl_head[rnic_ctz64(r->tl_bits[0])] : RNIC_NONE;
 }
 
 static void rl__tl_insert(rl *r, uint32_t qp)
@@ -1012,20 +1041,20 @@ static void rl__tl_insert(rl *r, uint32_t qp)
             r->tl_late_tail = qp;
         else
             r->tl_prev[r->tl_next[qp]] = qp;
-        r->qps[qp].tl_bucket = RL__LATE;
+        r->qps[qp].tl_list = RL__LATE;
         return;
     }
-    rl__tl_append(r, rl__tl_bucket(r, key), qp);
+    rl__tl_append(r, qp, key);
     if (r->tl_min == RNIC_NONE || rl__key_before(key, r->qps[r->tl_min].resched))
         r->tl_min = qp;
 }
 
-/* Unlink a settled entry (a re-timed flow). */
-static void rl__tl_remove(rl *r, uint32_t qp)
+/* Unlink an entry: a re-timed flow's, or the one leaving. */
+static void rl__tl_unlink(rl *r, uint32_t qp)
 {
-    uint32_t b = r->qps[qp].tl_bucket, prev = r->tl_prev[qp], next = r->tl_next[qp];
-    uint32_t *head = b == RL__LATE ? &r->tl_late_head : &r->tl_head[b];
-    uint32_t *tail = b == RL__LATE ? &r->tl_late_tail : &r->tl_tail[b];
+    uint32_t list = r->qps[qp].tl_list, prev = r->tl_prev[qp], next = r->tl_next[qp];
+    uint32_t *head = list == RL__LATE ? &r->tl_late_head : &r->tl_head[list];
+    uint32_t *tail = list == RL__LATE ? &r->tl_late_tail : &r->tl_tail[list];
     if (prev == RNIC_NONE)
         *head = next;
     else
@@ -1034,11 +1063,20 @@ static void rl__tl_remove(rl *r, uint32_t qp)
         *tail = prev;
     else
         r->tl_prev[next] = prev;
-    if (b != RL__LATE && b != 0 && *head == RNIC_NONE)
-        r->tl_nonempty &= ~((uint64_t)1 << (b - 1u));
+    if (list != RL__LATE && *head == RNIC_NONE) {
+        uint32_t level = list / 64u;
+        r->tl_bits[level] &= ~((uint64_t)1 << (list & 63u));
+        if (!r->tl_bits[level])
+            r->tl_levels &= ~(1u << level);
+    }
     r->heap_count--;
+}
+
+static void rl__tl_remove(rl *r, uint32_t qp)
+{
+    rl__tl_unlink(r, qp);
     if (r->tl_min == qp)
-        rl__tl_find_min(r);
+        rl__tl_normalise(r);
 }
 
 /* The smallest settled entry (RNIC_NONE when none). */
@@ -1049,34 +1087,15 @@ static uint32_t rl__tl_peek(const rl *r)
 
 static uint32_t rl__tl_pop(rl *r)
 {
-    uint32_t qp, b, next;
-    r->heap_count--;
-    if ((qp = r->tl_late_head) != RNIC_NONE) {
-        r->tl_late_head = r->tl_next[qp];
-        if (r->tl_late_head == RNIC_NONE)
-            r->tl_late_tail = RNIC_NONE;
-        else
-            r->tl_prev[r->tl_late_head] = RNIC_NONE;
-        return qp;
+    uint32_t qp = r->tl_late_head;
+    if (qp == RNIC_NONE) {
+        /* the smallest entry leaves from level 0, so that tl_base stays within a digit of
+         * the keys still to come (later keys lie within 2^62 of it) */
+        if (!(r->tl_levels & 1u))
+            rl__tl_normalise(r);
+        qp = r->tl_min;
     }
-    if (r->tl_head[0] == RNIC_NONE) { /* move the lowest bucket down, from its smallest key */
-        b = rnic_ctz64(r->tl_nonempty) + 1u;
-        r->tl_base = r->qps[r->tl_min].resched;
-        qp = r->tl_head[b];
-        r->tl_head[b] = r->tl_tail[b] = RNIC_NONE;
-        r->tl_nonempty &= ~((uint64_t)1 << (b - 1u));
-        for (; qp != RNIC_NONE; qp = next) {
-            next = r->tl_next[qp];
-            rl__tl_append(r, rl__tl_bucket(r, r->qps[qp].resched), qp);
-        }
-    }
-    qp = r->tl_head[0];
-    r->tl_head[0] = r->tl_next[qp];
-    if (r->tl_head[0] == RNIC_NONE)
-        r->tl_tail[0] = RNIC_NONE;
-    else
-        r->tl_prev[r->tl_head[0]] = RNIC_NONE;
-    rl__tl_find_min(r);
+    rl__tl_remove(r, qp);
     return qp;
 }
 

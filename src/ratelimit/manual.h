@@ -94,7 +94,7 @@
  *   One flow sends at most n packets per fetch round trip (L + height + 1 cycles): with n = 8,
  *   4 KB packets and 1 us that is ~260 Gb/s, so a 400 G link needs n = 16 for one flow at
  *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
- *   software timeline is a radix heap (exact P-heap order, its hardware timing modelled) and
+ *   software timeline is a radix calendar (exact P-heap order, its hardware timing modelled) and
  *   the descriptor buffer two small heaps, so a cycle's cost does not grow with max_flows.
  *   A fetch is issued only while the descriptor buffer has a slot for it (one reserved per
  *   fetch in flight; counted in fetch_gated). Under exactly 100 % booked load (Phi = 2 at
