@@ -97,7 +97,7 @@
  *   One flow sends at most n packets per fetch round trip (L + height + 1 cycles): with n = 8,
  *   4 KB packets and 1 us that is ~260 Gb/s, so a 400 G link needs n = 16 for one flow at
  *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
- *   software timeline is a radix heap (exact P-heap order, its hardware timing modelled) and
+ *   software timeline is a radix calendar (exact P-heap order, its hardware timing modelled) and
  *   the descriptor buffer two small heaps, so a cycle's cost does not grow with max_flows.
  *   A fetch is issued only while the descriptor buffer has a slot for it (one reserved per
  *   fetch in flight; counted in fetch_gated). Under exactly 100 % booked load (Phi = 2 at
@@ -1910,10 +1910,28 @@ typedef struct rl_ranked { /* a QP in the ranked schedule queue (RL_SCHEDULE_RAN
     uint32_t qp, pad_;
 } rl_ranked;
 
-typedef struct rl_heap_insert { /* an enqueue travelling down the P-heap */
-    uint64_t settle; /* cycle from which dequeues see it */
-    uint32_t qp;
-} rl_heap_insert;
+typedef struct rl_dkey { /* a descriptor heap entry: the slot and its key (start or finish) */
+    uint64_t cycle;
+    uint32_t frac;
+    uint16_t slot, pad_;
+} rl_dkey;
+
+typedef struct rl_due { /* fast-forward: when a time reaches `target`, cached while inc holds */
+    rnic_ftime target;
+    uint64_t epoch; /* rl.phi_epoch it was computed in */
+    uint64_t at;    /* the cycle */
+    uint32_t valid, pad_;
+} rl_due;
+
+typedef struct rl_queue { /* a FIFO of flow ids (caller memory) */
+    uint32_t *slot;
+    uint32_t head, count, capacity, pad_;
+} rl_queue;
+
+typedef struct rl_timed_queue { /* a fixed-latency pipeline: flows by the cycle they come out */
+    rl_timed_qp *slot;
+    uint32_t head, count, capacity, pad_;
+} rl_timed_queue;
 
 struct rl {
     rl_config cfg;
@@ -1924,6 +1942,8 @@ struct rl {
     rnic_q32 phi;           /* Phi */
     rnic_q32 lookahead;     /* Lambda = L / max(1, Phi) */
     rnic_q32 link_cpb;
+    uint64_t phi_epoch;     /* bumped whenever inc and the lookahead are recomputed */
+    rl_due tl_due, wheel_due, wait_due; /* fast-forward caches (rl__next_gap) */
     uint64_t sum_active_bps;
     rnic_ftime link_t;      /* when the link finishes the last packet */
     uint64_t link_free;     /* first cycle the link is idle */
@@ -1950,11 +1970,11 @@ struct rl {
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */
-    rnic_ring registers;       /* uint32_t: flows with a register write pending, FIFO */
-    rnic_ring insert_requests; /* flows waiting for a P-heap operation slot (uint32_t) */
-    rnic_ring inserts_in_flight; /* rl_heap_insert: enqueues not yet settled */
-    rnic_ring deliveries;      /* rl_timed_qp: dequeued flows on their way to the FIFO */
-    rnic_ring schedule;        /* uint32_t: the schedule FIFO (RL_SCHEDULE_FIFO) */
+    rl_queue registers;        /* flows with a register write pending, FIFO */
+    rl_queue insert_requests;  /* flows waiting for a P-heap operation slot */
+    rl_timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
+    rl_timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
+    rl_queue schedule;         /* the schedule FIFO (RL_SCHEDULE_FIFO) */
     rl_ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
     uint32_t ranked_count;
     uint64_t ranked_pushes;
@@ -1965,13 +1985,13 @@ struct rl {
     uint64_t wheel_low;
     uint32_t wheel_base, wheel_size, wheel_count;
     uint32_t lookahead_cycles; /* L + height + 1 (+ one MTU on the link when ranked) */
-    rnic_ring fetches;         /* rl_timed_qp: outstanding WQE fetches */
+    rl_timed_queue fetches;    /* outstanding WQE fetches (cycle: when they return) */
     rnic_ring tx;              /* rnic_work: output port */
     /* descriptor buffer (caller memory, desc_capacity entries) */
     rl_desc *desc;
     uint64_t *desc_used;       /* slot holds a packet */
-    uint16_t *desc_waiting;    /* binary heap of slots by start: not yet eligible */
-    uint16_t *desc_ready;      /* binary heap of slots by (finish, number): eligible */
+    rl_dkey *desc_waiting;     /* binary heap of slots by start: not yet eligible */
+    rl_dkey *desc_ready;       /* binary heap of slots by (finish, number): eligible */
     uint16_t *desc_scratch;    /* a re-timed flow's slots, in number order */
     uint32_t n_waiting, n_ready;
     uint32_t desc_latest;      /* ranked: slot with the largest (finish, number), RNIC_NONE: unknown */
@@ -2175,8 +2195,8 @@ RL_API const char *rl_version(void)
 /* ==== end src/ratelimit/version.c ==== */
 /* ==== begin src/ratelimit/engine.c ==== */
 /* Tassel rate limiter engine. Cycle semantics: docs/tassel_model.md (every step below is
- * numbered as there). Software representation: the timeline of dormant flows is a radix heap
- * on (key, insertion order) -- exactly the P-heap's order, amortised O(1) instead of the
+ * numbered as there). Software representation: the timeline of dormant flows is a radix
+ * calendar on (key, insertion order) -- exactly the P-heap's order, amortised O(1) instead of the
  * O(log n) cache misses of a binary heap -- whose hardware timing (an operation every 2
  * cycles, `height` cycles each) is modelled with two small pipelines; the descriptor buffer
  * (k <= 256 urgent packets) keeps two small binary heaps of slots: waiting by start, eligible
@@ -2205,6 +2225,21 @@ enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL
     } while (0)
 
 RL_API const char *rl_version(void);
+
+/* The engine's FIFOs (rl_queue, rl_timed_queue): typed, no copies through void pointers.
+ * None can overflow (each is sized for every flow, or for the pipeline's length). */
+#define RL__Q_PUSH(q, value)                                                         \
+    do {                                                                             \
+        uint32_t at_ = (q)->head + (q)->count;                                       \
+        (q)->slot[at_ >= (q)->capacity ? at_ - (q)->capacity : at_] = (value);       \
+        (q)->count++;                                                                \
+    } while (0)
+#define RL__Q_HEAD(q) ((q)->slot[(q)->head])
+#define RL__Q_DROP(q)                                                                \
+    do {                                                                             \
+        (q)->head = (q)->head + 1u == (q)->capacity ? 0u : (q)->head + 1u;           \
+        (q)->count--;                                                                \
+    } while (0)
 
 /* Wrap-safe: cycle `t` has come (t <= now modulo 2^64, within 2^63). */
 static bool rl__reached(uint64_t now, uint64_t t) { return now - t < ((uint64_t)1 << 63); }
@@ -2293,6 +2328,12 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
         if (r)                                                        \
             r->field = (type *)(void *)(mem + at);                    \
     } while (0)
+#define RL__QUEUE(queue, type, count)                                  \
+    do {                                                              \
+        RL__ARRAY(queue.slot, type, count);                           \
+        if (r)                                                        \
+            r->queue.capacity = (uint32_t)(count);                    \
+    } while (0)
 #define RL__RING(ring, type, count)                                                   \
     do {                                                                              \
         if (!rnic__mem_reserve(&off, (count), sizeof(type), &at))                     \
@@ -2307,23 +2348,24 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     RL__ARRAY(tl_prev, uint32_t, n);
     RL__ARRAY(tl_head, uint32_t, RL__TL_LEVELS * 64u);
     RL__ARRAY(tl_tail, uint32_t, RL__TL_LEVELS * 64u);
-    RL__RING(registers, uint32_t, n);
-    RL__RING(insert_requests, uint32_t, n);
-    RL__RING(inserts_in_flight, rl_heap_insert, h);
-    RL__RING(deliveries, rl_timed_qp, h);
-    RL__RING(schedule, uint32_t, ranked ? 1u : n);
+    RL__QUEUE(registers, uint32_t, n);
+    RL__QUEUE(insert_requests, uint32_t, n);
+    RL__QUEUE(inserts_in_flight, rl_timed_qp, h);
+    RL__QUEUE(deliveries, rl_timed_qp, h);
+    RL__QUEUE(schedule, uint32_t, ranked ? 1u : n);
     RL__ARRAY(ranked, rl_ranked, ranked ? n : 0u);
     RL__ARRAY(wheel_qp, uint32_t, wheel);
     RL__ARRAY(wheel_used, uint64_t, (wheel + 63u) / 64u);
-    RL__RING(fetches, rl_timed_qp, (size_t)rl__pcie_cycles(c) + 1u);
+    RL__QUEUE(fetches, rl_timed_qp, (size_t)rl__pcie_cycles(c) + 1u);
     RL__RING(tx, rnic_work, c->tx_capacity);
     RL__ARRAY(desc, rl_desc, k);
     RL__ARRAY(desc_used, uint64_t, (k + 63u) / 64u);
-    RL__ARRAY(desc_waiting, uint16_t, k);
-    RL__ARRAY(desc_ready, uint16_t, k);
+    RL__ARRAY(desc_waiting, rl_dkey, k);
+    RL__ARRAY(desc_ready, rl_dkey, k);
     RL__ARRAY(desc_scratch, uint16_t, k);
     RL__ARRAY(fetched, rnic_work, c->fetch_wqes);
 #undef RL__ARRAY
+#undef RL__QUEUE
 #undef RL__RING
     return off;
 }
@@ -2358,6 +2400,7 @@ static void rl__update_phi(rl *r)
     over = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE; /* max(1, Phi) */
     r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
     r->lookahead = rnic_udiv128_64(r->lookahead_cycles, 0, over, NULL);
+    r->phi_epoch++; /* the fast-forward caches' due cycles assumed the old inc */
     if (phi > r->stats.max_phi_q32)
         r->stats.max_phi_q32 = phi;
 }
@@ -2450,7 +2493,7 @@ static void rl__write(rl *r, uint32_t flow, uint8_t reg, uint64_t value)
     if (q->pend & reg)
         r->stats.coalesced++;
     if (!q->pend)
-        rnic_ring_push(&r->registers, &flow); /* each flow at most once: cannot be full */
+        RL__Q_PUSH(&r->registers, flow); /* each flow at most once: cannot be full */
     q->pend |= reg;
     RL__TRACE(r, RNIC_TRACE_PUSH, flow, value, reg);
 }
@@ -2521,7 +2564,7 @@ static uint64_t rl__rank_of(rnic_ftime t) { return (t.cycle << 16) | (t.frac >> 
 
 static uint32_t rl__sched_count(const rl *r)
 {
-    return rl__ranked_mode(r) ? r->ranked_count : rnic_ring_count(&r->schedule);
+    return rl__ranked_mode(r) ? r->ranked_count : r->schedule.count;
 }
 
 /* (rank, order) before: wrap-safe on the rank (live ranks lie within 2^63 of each other). */
@@ -2579,7 +2622,7 @@ static void rl__enqueue_schedule(rl *r, uint32_t qp)
     if (rl__ranked_mode(r))
         rl__ranked_push(r, qp); /* max_flows entries: each flow is in it at most once */
     else
-        rnic_ring_push(&r->schedule, &qp); /* cannot be full: each flow is in it at most once */
+        RL__Q_PUSH(&r->schedule, qp); /* cannot be full: each flow is in it at most once */
 }
 
 static bool rl__sched_pop(rl *r, uint32_t *qp)
@@ -2590,7 +2633,11 @@ static bool rl__sched_pop(rl *r, uint32_t *qp)
         *qp = rl__ranked_pop(r);
         return true;
     }
-    return rnic_ring_pop(&r->schedule, qp) == RNIC_OK;
+    if (!r->schedule.count)
+        return false;
+    *qp = RL__Q_HEAD(&r->schedule);
+    RL__Q_DROP(&r->schedule);
+    return true;
 }
 
 /* ---- the reschedule wheel (RL_SCHEDULE_RANKED): QPs whose reschedule key is near ----
@@ -2661,7 +2708,7 @@ static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
     q->state = RL__DORMANT;
     if (!rl__ranked_mode(r) || !rl__wheel_place(r, qpi, q->resched)) {
         q->tl_loc = RL__TL_REQUEST;
-        rnic_ring_push(&r->insert_requests, &qpi); /* at most once per flow: cannot be full */
+        RL__Q_PUSH(&r->insert_requests, qpi); /* at most once per flow: cannot be full */
     }
     RL__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
 }
@@ -2685,19 +2732,36 @@ static bool rl__desc_less(const rl *r, bool by_finish, uint32_t a, uint32_t b)
     return x->number < y->number;
 }
 
-static void rl__dheap_push(rl *r, uint16_t *h, uint32_t *count, bool by_finish, uint32_t slot)
+/* The same orders on heap entries that carry their key inline (no trip to the slot, except
+ * for a tie on finish): rnic_ftime_before on (cycle, frac), then the descriptor number. */
+static bool rl__dkey_less(const rl *r, bool by_finish, const rl_dkey *a, const rl_dkey *b)
+{
+    uint64_t hi = b->cycle - a->cycle - (uint64_t)(b->frac < a->frac);
+    if ((hi | (uint64_t)(b->frac ^ a->frac)) == 0) /* equal times */
+        return by_finish && r->desc[a->slot].number < r->desc[b->slot].number;
+    return (hi >> 63) == 0;
+}
+
+static void rl__dheap_push(rl *r, rl_dkey *h, uint32_t *count, bool by_finish, uint32_t slot)
 {
     uint32_t i = (*count)++;
-    while (i > 0 && rl__desc_less(r, by_finish, slot, h[(i - 1u) / 2u])) {
+    rl_dkey e;
+    const rnic_ftime *t = by_finish ? &r->desc[slot].finish : &r->desc[slot].start;
+    e.cycle = t->cycle;
+    e.frac = t->frac;
+    e.slot = (uint16_t)slot;
+    e.pad_ = 0;
+    while (i > 0 && rl__dkey_less(r, by_finish, &e, &h[(i - 1u) / 2u])) {
         h[i] = h[(i - 1u) / 2u];
         i = (i - 1u) / 2u;
     }
-    h[i] = (uint16_t)slot;
+    h[i] = e;
 }
 
-static uint32_t rl__dheap_pop(rl *r, uint16_t *h, uint32_t *count, bool by_finish)
+static uint32_t rl__dheap_pop(rl *r, rl_dkey *h, uint32_t *count, bool by_finish)
 {
-    uint32_t top = h[0], last, n, i = 0;
+    uint32_t top = h[0].slot, n, i = 0;
+    rl_dkey last;
     n = --(*count);
     if (n == 0)
         return top;
@@ -2706,25 +2770,25 @@ static uint32_t rl__dheap_pop(rl *r, uint16_t *h, uint32_t *count, bool by_finis
         uint32_t c = 2u * i + 1u;
         if (c >= n)
             break;
-        if (c + 1u < n && rl__desc_less(r, by_finish, h[c + 1u], h[c]))
+        if (c + 1u < n && rl__dkey_less(r, by_finish, &h[c + 1u], &h[c]))
             c++;
-        if (!rl__desc_less(r, by_finish, h[c], last))
+        if (!rl__dkey_less(r, by_finish, &h[c], &last))
             break;
         h[i] = h[c];
         i = c;
     }
-    h[i] = (uint16_t)last;
+    h[i] = last;
     return top;
 }
 
 /* Rebuild a heap without slot `slot` and without flow qi's slots (RNIC_NONE: none of that
  * kind), pushing in place: writes stay at or below the element being read. */
-static void rl__dheap_remove(rl *r, uint16_t *h, uint32_t *count, bool by_finish, uint32_t slot, uint32_t qi)
+static void rl__dheap_remove(rl *r, rl_dkey *h, uint32_t *count, bool by_finish, uint32_t slot, uint32_t qi)
 {
     uint32_t i, n = *count;
     *count = 0;
     for (i = 0; i < n; i++) {
-        uint16_t x = h[i];
+        uint32_t x = h[i].slot;
         if (x != slot && r->desc[x].flow != qi)
             rl__dheap_push(r, h, count, by_finish, x);
     }
@@ -2853,7 +2917,7 @@ static void rl__rekey(rl *r, uint32_t qi)
             rl__tl_remove(r, qi);
         if (!rl__ranked_mode(r) || !rl__wheel_place(r, qi, q->resched)) {
             q->tl_loc = RL__TL_REQUEST;
-            rnic_ring_push(&r->insert_requests, &qi);
+            RL__Q_PUSH(&r->insert_requests, qi);
         }
     }
     RL__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
@@ -2955,8 +3019,10 @@ static void rl__emux(rl *r)
     uint32_t flow;
     rl_qp *q;
     uint8_t pend;
-    if (rnic_ring_pop(&r->registers, &flow) != RNIC_OK)
+    if (!r->registers.count)
         return;
+    flow = RL__Q_HEAD(&r->registers);
+    RL__Q_DROP(&r->registers);
     q = &r->qps[flow];
     pend = q->pend;
     q->pend = 0;
@@ -3281,22 +3347,30 @@ static bool rl__key_due(const rl *r, uint64_t key)
     return rnic_ftime_before(rnic_ftime_at(key), r->A_mono);
 }
 
+/* Enqueues that have settled: those due by now (inclusive), or only those of earlier cycles.
+ * Settling changes nothing a tick sees before step 3 reads the timeline, so fast-forward does
+ * not stop for it (rl__next_gap): the skipped settles happen first thing in the next tick,
+ * before step 1 (a re-timed flow's entry is where eager settling would have put it). */
+static void rl__settle(rl *r, bool inclusive)
+{
+    while (r->inserts_in_flight.count) {
+        const rl_timed_qp *e = &RL__Q_HEAD(&r->inserts_in_flight);
+        if (!rl__reached(r->now, e->cycle) || (!inclusive && e->cycle == r->now))
+            break;
+        rl__tl_insert(r, e->qp);
+        RL__Q_DROP(&r->inserts_in_flight);
+    }
+}
+
 /* Steps 3 and 4. */
 static void rl__timeline(rl *r)
 {
-    const rl_heap_insert *pending;
-    const rl_timed_qp *arriving;
-    rl_heap_insert hi;
     rl_timed_qp tq;
     bool due, request;
-    while ((pending = (const rl_heap_insert *)rnic_ring_peek(&r->inserts_in_flight)) &&
-           rl__reached(r->now, pending->settle)) {
-        rl__tl_insert(r, pending->qp);
-        rnic_ring_pop(&r->inserts_in_flight, NULL);
-    }
+    rl__settle(r, true);
     if (rl__reached(r->now, r->heap_next_op)) {
         due = r->heap_count && rl__key_due(r, r->qps[rl__tl_peek(r)].resched);
-        request = !rnic_ring_empty(&r->insert_requests);
+        request = r->insert_requests.count != 0;
         if (due || request) {
             r->heap_next_op = r->now + 2u;
             r->stats.heap_ops++;
@@ -3304,12 +3378,13 @@ static void rl__timeline(rl *r)
                 tq.qp = rl__tl_pop(r);
                 tq.cycle = r->now + r->heap_height;
                 r->qps[tq.qp].tl_loc = RL__TL_LEAVING;
-                rnic_ring_push(&r->deliveries, &tq);
+                RL__Q_PUSH(&r->deliveries, tq);
             }
             if (request) {
-                rnic_ring_pop(&r->insert_requests, &hi.qp);
-                hi.settle = r->now + r->heap_height;
-                rnic_ring_push(&r->inserts_in_flight, &hi);
+                tq.qp = RL__Q_HEAD(&r->insert_requests);
+                RL__Q_DROP(&r->insert_requests);
+                tq.cycle = r->now + r->heap_height;
+                RL__Q_PUSH(&r->inserts_in_flight, tq);
             }
         }
     }
@@ -3324,16 +3399,16 @@ static void rl__timeline(rl *r)
             rl__enqueue_schedule(r, qp);
         }
     }
-    while ((arriving = (const rl_timed_qp *)rnic_ring_peek(&r->deliveries)) && rl__reached(r->now, arriving->cycle)) {
-        rl__enqueue_schedule(r, arriving->qp);
-        rnic_ring_pop(&r->deliveries, NULL);
+    while (r->deliveries.count && rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle)) {
+        rl__enqueue_schedule(r, RL__Q_HEAD(&r->deliveries).qp);
+        RL__Q_DROP(&r->deliveries);
     }
 }
 
 /* Step 5: waiting descriptors whose start has come become eligible. */
 static void rl__eligibility(rl *r)
 {
-    while (r->n_waiting && !rnic_ftime_before(r->T, r->desc[r->desc_waiting[0]].start))
+    while (r->n_waiting && !rnic_ftime_before(r->T, r->desc[r->desc_waiting[0].slot].start))
         rl__dheap_push(r, r->desc_ready, &r->n_ready, true, rl__dheap_pop(r, r->desc_waiting, &r->n_waiting, false));
 }
 
@@ -3407,7 +3482,7 @@ static bool rl__fetch_gate_open(const rl *r)
 {
     if (!rl__sched_count(r))
         return false;
-    if (r->desc_count + rnic_ring_count(&r->fetches) < r->cfg.desc_capacity)
+    if (r->desc_count + r->fetches.count < r->cfg.desc_capacity)
         return true;
     return rl__ranked_mode(r) &&
            rl__head_beats(r, r->desc_latest != RNIC_NONE ? r->desc_latest : rl__desc_latest_scan(r));
@@ -3422,7 +3497,7 @@ static void rl__issue_fetch(rl *r)
     /* a fetch is issued only when the buffer will have a slot for it: one free slot reserved
      * per fetch in flight (without the gate, rounds that find the buffer full refetch in a
      * loop: ~40 PCIe reads per packet sent when over k flows have urgent packets) */
-    if (r->desc_count + rnic_ring_count(&r->fetches) >= r->cfg.desc_capacity &&
+    if (r->desc_count + r->fetches.count >= r->cfg.desc_capacity &&
         !(rl__ranked_mode(r) && r->ranked_count && rl__head_beats(r, rl__desc_latest(r)))) {
         /* ranked: a head that would displace a later-finishing stored packet passes */
         if (rl__sched_count(r))
@@ -3452,7 +3527,7 @@ static void rl__issue_fetch(rl *r)
     q->state = RL__FETCHING;
     f.qp = qp;
     f.cycle = r->now + r->pcie_latency;
-    rnic_ring_push(&r->fetches, &f); /* at most L + 1 in flight: cannot be full */
+    RL__Q_PUSH(&r->fetches, f); /* at most L + 1 in flight: cannot be full */
     RL__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
 }
 
@@ -3491,16 +3566,22 @@ RL_API void rl_tick(rl *r)
     uint64_t t_before;
     if (!r)
         return;
-    rl__emux(r); /* 1 */
-    if ((f = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)) && rl__reached(r->now, f->cycle)) { /* 2 */
+    if (r->inserts_in_flight.count)
+        rl__settle(r, false); /* enqueues that settled in cycles fast-forward skipped */
+    if (r->registers.count)
+        rl__emux(r); /* 1 */
+    if (r->fetches.count && rl__reached(r->now, (f = &RL__Q_HEAD(&r->fetches))->cycle)) { /* 2 */
         uint32_t qp = f->qp;
-        rnic_ring_pop(&r->fetches, NULL);
+        RL__Q_DROP(&r->fetches);
         rl__round(r, qp);
     }
-    rl__timeline(r);    /* 3, 4 */
-    rl__eligibility(r); /* 5 */
-    rl__transmit(r);    /* 6 */
-    rl__issue_fetch(r); /* 7 */
+    rl__timeline(r); /* 3, 4 */
+    if (r->n_waiting)
+        rl__eligibility(r); /* 5 */
+    if (r->n_ready)
+        rl__transmit(r); /* 6 */
+    if (rl__sched_count(r))
+        rl__issue_fetch(r); /* 7 */
     t_before = r->T.cycle;
     rnic_ftime_add_q32(&r->T, r->inc); /* 8 */
     rl__update_activation(r);
@@ -3543,21 +3624,40 @@ static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, b
     return j;
 }
 
-/* Cycles until a timeline or wheel key falls due (A + j*inc > key); UINT64_MAX: beyond 2^64. */
-static uint64_t rl__key_gap(const rl *r, uint64_t key)
+/* rl__cycles_until(from, target, strict), remembered in *cache as an absolute cycle: within
+ * one phi_epoch `from` (T, or A = T + lookahead) moves by exactly inc per cycle, so the answer
+ * stays right until inc changes or the target does. The cache is the engine's memory behind
+ * a const pointer (rl_next_event is const to its callers); nothing observable changes. */
+static uint64_t rl__cached_gap(const rl *r, const rl_due *cache, rnic_ftime from, rnic_ftime target, bool strict)
 {
-    return rl__key_due(r, key) ? 0 : rl__cycles_until(r, rl__activation(r), rnic_ftime_at(key), true);
+    rl_due *c = (rl_due *)(uintptr_t)cache;
+    uint64_t j;
+    if (c->valid && c->epoch == r->phi_epoch && c->target.cycle == target.cycle && c->target.frac == target.frac)
+        return rl__reached(r->now, c->at) ? 0u : c->at - r->now;
+    j = rl__cycles_until(r, from, target, strict);
+    c->valid = j < ((uint64_t)1 << 62); /* far ones are recomputed: `at` must stay within reach */
+    c->epoch = r->phi_epoch;
+    c->target = target;
+    c->at = r->now + j;
+    return j;
+}
+
+/* Cycles until a timeline or wheel key falls due (A + j*inc > key); UINT64_MAX: beyond 2^64. */
+static uint64_t rl__key_gap(const rl *r, const rl_due *cache, uint64_t key)
+{
+    if (rl__key_due(r, key))
+        return 0;
+    return cache ? rl__cached_gap(r, cache, rl__activation(r), rnic_ftime_at(key), true)
+                 : rl__cycles_until(r, rl__activation(r), rnic_ftime_at(key), true);
 }
 
 /* Cycles from now to the next event (false: none without new input). Distances, not
  * cycles, so that the 2^64 wrap needs no special case. */
 static bool rl__next_gap(const rl *r, uint64_t *gap)
 {
-    uint64_t best = UINT64_MAX, c;
+    uint64_t best = UINT64_MAX, c, op;
     bool any = false;
-    const rl_timed_qp *tq;
-    const rl_heap_insert *hi;
-    if (!rnic_ring_empty(&r->registers)) {
+    if (r->registers.count) {
         *gap = 0;
         return true;
     }
@@ -3574,28 +3674,41 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
             best = (d);                           \
         any = true;                               \
     } while (0)
-    if ((tq = (const rl_timed_qp *)rnic_ring_peek(&r->fetches)))
-        RL__AT(tq->cycle);
-    if ((tq = (const rl_timed_qp *)rnic_ring_peek(&r->deliveries)))
-        RL__AT(tq->cycle);
-    if ((hi = (const rl_heap_insert *)rnic_ring_peek(&r->inserts_in_flight)))
-        RL__AT(hi->settle);
-    if (!rnic_ring_empty(&r->insert_requests))
-        RL__AT(r->heap_next_op);
-    if (r->heap_count) { /* when the earliest settled key falls due, at the next operation slot */
-        uint64_t j = rl__key_gap(r, r->qps[rl__tl_peek(r)].resched);
-        if (j != UINT64_MAX) {
-            uint64_t op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
-            RL__IN(j > op ? j : op);
+    if (r->fetches.count)
+        RL__AT(RL__Q_HEAD(&r->fetches).cycle);
+    if (r->deliveries.count)
+        RL__AT(RL__Q_HEAD(&r->deliveries).cycle);
+    op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
+    if (r->insert_requests.count)
+        RL__IN(op);
+    if (r->heap_count || r->inserts_in_flight.count) {
+        /* the next dequeue: when the smallest settled key falls due, or an enqueue still
+         * settling that would leave before it (settled and due), at an operation slot */
+        uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i;
+        uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
+        const rl_timed_queue *q = &r->inserts_in_flight;
+        for (i = 0; i < q->count; i++) {
+            const rl_timed_qp *e = &q->slot[q->head + i >= q->capacity ? q->head + i - q->capacity : q->head + i];
+            uint64_t key = r->qps[e->qp].resched, settle, k;
+            if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
+                continue; /* leaves after the settled minimum */
+            settle = rl__reached(r->now, e->cycle) ? 0u : e->cycle - r->now;
+            k = rl__key_gap(r, NULL, key);
+            if (k < settle)
+                k = settle;
+            if (k < j)
+                j = k;
         }
+        if (j != UINT64_MAX)
+            RL__IN(j > op ? j : op);
     }
     if (r->wheel_count) { /* when the wheel's smallest key falls due */
-        uint64_t j = rl__key_gap(r, r->qps[r->wheel_qp[rl__wheel_first(r)]].resched);
+        uint64_t j = rl__key_gap(r, &r->wheel_due, r->qps[r->wheel_qp[rl__wheel_first(r)]].resched);
         if (j != UINT64_MAX)
             RL__IN(j);
     }
     if (r->n_waiting) { /* when T reaches the earliest waiting packet's start */
-        c = rl__cycles_until(r, r->T, r->desc[r->desc_waiting[0]].start, false);
+        c = rl__cached_gap(r, &r->wait_due, r->T, r->desc[r->desc_waiting[0].slot].start, false);
         if (c != UINT64_MAX)
             RL__IN(c);
     }

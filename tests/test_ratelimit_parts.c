@@ -124,7 +124,7 @@ static void test_descriptor_heaps(void)
     for (round = 0; round < 200 && !TEST_FAILS(); round++) {
         rl *r = make_engine(4);
         bool by_finish = round & 1u;
-        uint16_t *h = by_finish ? r->desc_ready : r->desc_waiting;
+        rl_dkey *h = by_finish ? r->desc_ready : r->desc_waiting;
         uint32_t *count = by_finish ? &r->n_ready : &r->n_waiting, live = 0, steps;
         static uint8_t used[RL_MAX_DESC];
         uint64_t spread = (uint64_t)1 << rnic_prng_below(&p, 40);

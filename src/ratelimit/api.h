@@ -191,10 +191,28 @@ typedef struct rl_ranked { /* a QP in the ranked schedule queue (RL_SCHEDULE_RAN
     uint32_t qp, pad_;
 } rl_ranked;
 
-typedef struct rl_heap_insert { /* an enqueue travelling down the P-heap */
-    uint64_t settle; /* cycle from which dequeues see it */
-    uint32_t qp;
-} rl_heap_insert;
+typedef struct rl_dkey { /* a descriptor heap entry: the slot and its key (start or finish) */
+    uint64_t cycle;
+    uint32_t frac;
+    uint16_t slot, pad_;
+} rl_dkey;
+
+typedef struct rl_due { /* fast-forward: when a time reaches `target`, cached while inc holds */
+    rnic_ftime target;
+    uint64_t epoch; /* rl.phi_epoch it was computed in */
+    uint64_t at;    /* the cycle */
+    uint32_t valid, pad_;
+} rl_due;
+
+typedef struct rl_queue { /* a FIFO of flow ids (caller memory) */
+    uint32_t *slot;
+    uint32_t head, count, capacity, pad_;
+} rl_queue;
+
+typedef struct rl_timed_queue { /* a fixed-latency pipeline: flows by the cycle they come out */
+    rl_timed_qp *slot;
+    uint32_t head, count, capacity, pad_;
+} rl_timed_queue;
 
 struct rl {
     rl_config cfg;
@@ -205,6 +223,8 @@ struct rl {
     rnic_q32 phi;           /* Phi */
     rnic_q32 lookahead;     /* Lambda = L / max(1, Phi) */
     rnic_q32 link_cpb;
+    uint64_t phi_epoch;     /* bumped whenever inc and the lookahead are recomputed */
+    rl_due tl_due, wheel_due, wait_due; /* fast-forward caches (rl__next_gap) */
     uint64_t sum_active_bps;
     rnic_ftime link_t;      /* when the link finishes the last packet */
     uint64_t link_free;     /* first cycle the link is idle */
@@ -231,11 +251,11 @@ struct rl {
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */
-    rnic_ring registers;       /* uint32_t: flows with a register write pending, FIFO */
-    rnic_ring insert_requests; /* flows waiting for a P-heap operation slot (uint32_t) */
-    rnic_ring inserts_in_flight; /* rl_heap_insert: enqueues not yet settled */
-    rnic_ring deliveries;      /* rl_timed_qp: dequeued flows on their way to the FIFO */
-    rnic_ring schedule;        /* uint32_t: the schedule FIFO (RL_SCHEDULE_FIFO) */
+    rl_queue registers;        /* flows with a register write pending, FIFO */
+    rl_queue insert_requests;  /* flows waiting for a P-heap operation slot */
+    rl_timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
+    rl_timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
+    rl_queue schedule;         /* the schedule FIFO (RL_SCHEDULE_FIFO) */
     rl_ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
     uint32_t ranked_count;
     uint64_t ranked_pushes;
@@ -246,13 +266,13 @@ struct rl {
     uint64_t wheel_low;
     uint32_t wheel_base, wheel_size, wheel_count;
     uint32_t lookahead_cycles; /* L + height + 1 (+ one MTU on the link when ranked) */
-    rnic_ring fetches;         /* rl_timed_qp: outstanding WQE fetches */
+    rl_timed_queue fetches;    /* outstanding WQE fetches (cycle: when they return) */
     rnic_ring tx;              /* rnic_work: output port */
     /* descriptor buffer (caller memory, desc_capacity entries) */
     rl_desc *desc;
     uint64_t *desc_used;       /* slot holds a packet */
-    uint16_t *desc_waiting;    /* binary heap of slots by start: not yet eligible */
-    uint16_t *desc_ready;      /* binary heap of slots by (finish, number): eligible */
+    rl_dkey *desc_waiting;     /* binary heap of slots by start: not yet eligible */
+    rl_dkey *desc_ready;       /* binary heap of slots by (finish, number): eligible */
     uint16_t *desc_scratch;    /* a re-timed flow's slots, in number order */
     uint32_t n_waiting, n_ready;
     uint32_t desc_latest;      /* ranked: slot with the largest (finish, number), RNIC_NONE: unknown */
