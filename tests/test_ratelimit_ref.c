@@ -70,7 +70,8 @@ __extension__ typedef unsigned __int128 u128;
 static int g_ranked; /* the workload being generated runs RL_SCHEDULE_RANKED */
 static int g_dyadic;
 static int g_rate_heavy; /* workloads with many rate writes (raises, cuts, pauses) */
-static uint64_t g_ff_stops; /* rl_advance calls that stopped at a full TX port */ /* the workload being generated is "dyadic" (see pick_rate) */
+static uint64_t g_ff_stops; /* rl_advance calls that stopped at a full TX port */
+static uint64_t g_ff_fetch_limited, g_ff_throttled; /* fast-forward workloads with cfg.fetch_bps; their throttled cycles */ /* the workload being generated is "dyadic" (see pick_rate) */
 #define Q32 ((u128)1 << 32)
 
 /* ======================================================================================
@@ -214,6 +215,10 @@ typedef struct ref {
     uint64_t sum, phi, inc, link_cpb, link_free;
     uint32_t height;
     uint64_t next_op, ins_counter, desc_counter;
+    /* the PCIe read channel of the WQE fetches (step 7, "Fetch bandwidth"): fetch_bps 0 = unlimited */
+    uint64_t fetch_bps, fetch_cpb, fetch_free;
+    u128 fetch_t;
+    uint32_t wqe_bytes;
 
     ref_qp *q;
     uint32_t *rf; /* flows with a register write pending, oldest first */
@@ -247,6 +252,7 @@ typedef struct ref {
     /* stats */
     uint64_t packets, bytes, tx_stalls, heap_ops, fetches, wqes_fetched, error_records;
     uint64_t packets_computed, packets_dropped, desc_full, max_phi, fetch_gated;
+    uint64_t fetch_throttled, fetch_bytes, fetches_issued; /* issued: step 7 pops that start a fetch */
     uint64_t doorbells, rate_updates, credit_updates, credit_waits, coalesced, clamped, retimes;
     uint64_t err[RNIC_ERR__COUNT];
 
@@ -316,6 +322,10 @@ static void ref_init(ref *r, const rl_config *c)
     r->tx = (rnic_work *)calloc(r->txcap, sizeof *r->tx);
     r->wbuf = (rnic_work *)calloc(r->n, sizeof *r->wbuf);
     r->link_cpb = ref_cpb(r->clock, r->link);
+    r->fetch_bps = c->fetch_bps;
+    r->wqe_bytes = c->wqe_bytes;
+    if (r->fetch_bps) /* like the link's: floor(clock * 8 * 2^32 / fetch_bps) */
+        r->fetch_cpb = ref_cpb(r->clock, r->fetch_bps);
     r->ranked = c->schedule_queue == RL_SCHEDULE_RANKED;
     if (r->ranked) {
         r->W = r->L;
@@ -991,6 +1001,11 @@ static void ref_tick(ref *r)
             r->fetch_gated++;
             goto end_of_cycle;
         }
+        /* the read channel, checked after the descriptor gate: busy -> nothing is popped */
+        if (r->fetch_bps && r->now < r->fetch_free) {
+            r->fetch_throttled++;
+            goto end_of_cycle;
+        }
         qp = r->fifo[at];
         memmove(r->fifo + at, r->fifo + at + 1, (r->nfifo - at - 1u) * sizeof *r->fifo);
         r->nfifo--;
@@ -998,7 +1013,17 @@ static void ref_tick(ref *r)
             r->q[qp].state = RS_PARKED;
             r->credit_waits++;
         } else {
+            uint64_t bytes = (uint64_t)r->n * r->wqe_bytes; /* the request, whatever the source answers */
             r->q[qp].state = RS_FETCHING;
+            r->fetch_bytes += bytes;
+            r->fetches_issued++;
+            if (r->fetch_bps) { /* fetch_t = max(fetch_t, now) + bytes * fetch_cpb; free at its floor */
+                u128 base = (u128)r->now << 32;
+                if (r->fetch_t > base)
+                    base = r->fetch_t;
+                r->fetch_t = base + (u128)bytes * r->fetch_cpb;
+                r->fetch_free = (uint64_t)(r->fetch_t >> 32);
+            }
             r->fp[r->nfp].cycle = r->now + r->L;
             r->fp[r->nfp].qp = qp;
             r->nfp++;
@@ -1071,10 +1096,10 @@ static void cfg_str(char *buf, size_t n, const rl_config *c)
 {
     snprintf(buf, n,
              "clock %" PRIu64 " link %" PRIu64 " min_rate %" PRIu64
-             " max_flows %u mtu %u L %u ns n %u k %u txcap %u%s",
+             " max_flows %u mtu %u L %u ns n %u k %u txcap %u fetch_bps %" PRIu64 " wqe_bytes %u%s",
              c->clock_hz, c->link_bps, c->min_rate_bps, (unsigned)c->max_flows, (unsigned)c->mtu,
              (unsigned)c->pcie_latency_ns, (unsigned)c->fetch_wqes, (unsigned)c->desc_capacity,
-             (unsigned)c->tx_capacity,
+             (unsigned)c->tx_capacity, c->fetch_bps, (unsigned)c->wqe_bytes,
              c->schedule_queue == RL_SCHEDULE_RANKED ? " RANKED (replay with RL_REF_RANKED=1)" : "");
 }
 
@@ -1093,6 +1118,7 @@ static struct {
     uint64_t retimes, pauses, error_records;
     uint64_t phi_over1, max_phi;
     uint64_t ranked, wheel_inserts, wheel_collisions, wheel_spills, wheel_releases, evictions; /* ranked workloads */
+    uint64_t fetch_limited, fetch_limited_ranked, throttled, throttled_wl; /* workloads with cfg.fetch_bps set */
 } cov;
 
 /* ======================================================================================
@@ -1268,6 +1294,12 @@ static void pair_final(pair *p)
     cov.wheel_spills += p->r.wheel_spills;
     cov.wheel_releases += p->r.wheel_releases;
     cov.evictions += p->r.desc_evictions;
+    if (p->r.fetch_bps) {
+        cov.fetch_limited++;
+        cov.fetch_limited_ranked += p->r.ranked;
+        cov.throttled += p->r.fetch_throttled;
+        cov.throttled_wl += p->r.fetch_throttled > 0;
+    }
     CHECK_EQ(p->r.evict_not_last, 0); /* the doc: the latest packet is its QP's last stored one */
     if (p->failed)
         return;
@@ -1285,6 +1317,8 @@ static void pair_final(pair *p)
     STRICT(s->bytes, p->r.bytes);
     STRICT(s->heap_ops, p->r.heap_ops);
     STRICT(s->max_phi_q32, p->r.max_phi);
+    STRICT(s->fetch_throttled, p->r.fetch_throttled);
+    STRICT(s->fetch_bytes, p->r.fetch_bytes);
     for (i = 0; i < (uint32_t)RNIC_ERR__COUNT; i++)
         STRICT(s->errors.by_cause[i], p->r.err[i]);
     STRICT(s->errors.by_cause[RNIC_EBUSY], 0);
@@ -1410,6 +1444,28 @@ static void rand_cfg(rnic_prng *g, rl_config *c)
     c->pcie_latency_ns = ns_for_cycles(L, c->clock_hz); /* mostly not whole cycles: both convert */
 }
 
+/* The PCIe read channel (cfg.fetch_bps) in a third of the workloads: 1 .. 400 Gb/s, WQEs of
+ * 1 .. 4096 B (64 B, the RDMA size, often; odd sizes too). Drawn from a generator forked off
+ * g's state without advancing g: every workload's other draws are those of fetch_bps = 0. */
+static void rand_fetch(const rnic_prng *g, rl_config *c)
+{
+    rnic_prng f = *g;
+    rnic_prng_seed(&f, rnic_prng_next(&f) ^ 0xfe7c4b5d0ull);
+    c->fetch_bps = 0;
+    c->wqe_bytes = 64;
+    if (!rnic_prng_chance(&f, 1, 3))
+        return;
+    c->fetch_bps = rnic_prng_log_range(&f, 1000000000ull, 400000000000ull);
+    if (rnic_prng_chance(&f, 1, 4)) /* round numbers: reads end on whole cycles */
+        c->fetch_bps = 1000000000ull * rnic_prng_range(&f, 1, 400);
+    switch (rnic_prng_below(&f, 4)) {
+    case 0: break; /* 64 */
+    case 1: c->wqe_bytes = (uint32_t)rnic_prng_log_range(&f, 1, 4096); break;
+    case 2: c->wqe_bytes = 2u * (uint32_t)rnic_prng_range(&f, 0, 2047) + 1u; break; /* odd */
+    default: c->wqe_bytes = rnic_prng_chance(&f, 1, 2) ? 4096u : (uint32_t)rnic_prng_range(&f, 1, 3); break;
+    }
+}
+
 static void rand_wl(rnic_prng *g, const rl_config *c, wl *w)
 {
     uint32_t i;
@@ -1475,9 +1531,11 @@ static void wl_inputs(pair *p, rnic_prng *g, const wl *w, uint32_t *next_id, int
             for (i = 0; i < cnt; i++) {
                 if (rnic_prng_below(g, 100000) >= w->p_bad_wqe)
                     host_post(&p->h, qp, (*next_id)++, rand_len(g, c->mtu));
-                else if (rnic_prng_below(g, 1000) < w->p_error)
-                    host_post_error(&p->h, qp, (*next_id)++, rand_len(g, c->mtu),
-                                    rnic_prng_chance(g, 1, 2) ? RNIC_ENOSPC : RNIC_OK /* no status: EINVAL */);
+                else if (rnic_prng_below(g, 1000) < w->p_error) {
+                    /* draws sequenced (the order gcc took): the same workload on every compiler */
+                    rnic_err st = rnic_prng_chance(g, 1, 2) ? RNIC_ENOSPC : RNIC_OK; /* no status: EINVAL */
+                    host_post_error(&p->h, qp, (*next_id)++, rand_len(g, c->mtu), st);
+                }
                 else
                     host_post(&p->h, qp, (*next_id)++, rnic_prng_chance(g, 1, 2) ? 0u : 0x80000001u);
             }
@@ -1538,6 +1596,7 @@ static int run_workload(uint64_t wseed, const rl_config *fixed, int tie, int tra
         g_dyadic = tie ? 3 : 0;
     }
     c.schedule_queue = g_ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
+    rand_fetch(&g, &c);
     rand_wl(&g, &c, &w);
     if (!pair_init(&p, &c, wseed)) {
         pair_free(&p);
@@ -1735,6 +1794,10 @@ static void test_differential_random(void)
                cov.evictions);
         CHECK(cov.wheel_inserts > 1000 && cov.wheel_collisions > 10 && cov.wheel_spills > 10 && cov.evictions > 100);
     }
+    printf("  read channel (fetch_bps set): %" PRIu64 " workloads (%" PRIu64 " ranked), %" PRIu64
+           " of them throttled, %" PRIu64 " throttled cycles\n",
+           cov.fetch_limited, cov.fetch_limited_ranked, cov.throttled_wl, cov.throttled);
+    CHECK(cov.fetch_limited > 100 && cov.fetch_limited_ranked > 30 && cov.throttled_wl > 50 && cov.throttled > 10000);
 }
 
 static ref *sanity_ref(const rl_config *cin, host *h, fsrc *f);
@@ -1861,6 +1924,7 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
         rnic_prng_seed(&g, wseed);
         rand_cfg(&g, &c);
         c.schedule_queue = g_ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
+        rand_fetch(&g, &c);
         c.tx_capacity = (uint32_t)rnic_prng_range(&g, 1, 64);
         rand_wl(&g, &c, &w);
         end = rnic_prng_range(&g, 5000, 40000);
@@ -1942,6 +2006,7 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
                 after = *rl_get_stats(A.r);
                 before.cycles = after.cycles = before.tx_stalls = after.tx_stalls = 0;
                 before.fetch_gated = after.fetch_gated = 0; /* waiting, like a TX stall */
+                before.fetch_throttled = after.fetch_throttled = 0; /* waiting for the read channel */
                 vis = memcmp(&before, &after, sizeof before) != 0 || phi_before != rl_phi_q32(A.r);
                 if (vis && worst_ne > c0) {
                     if (!reported++)
@@ -2033,6 +2098,18 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
                 bad = 1;
         }
         *cycles_total += end;
+        if (c.fetch_bps) {
+            g_ff_fetch_limited++;
+            g_ff_throttled += rl_get_stats(A.r)->fetch_throttled;
+        }
+        if (!bad && r_ok && (rl_get_stats(A.r)->fetch_throttled != R.fetch_throttled ||
+                             rl_get_stats(A.r)->fetch_bytes != R.fetch_bytes)) {
+            printf("  FF workload %" PRIu64 " (%s): fetch_throttled %" PRIu64 " / fetch_bytes %" PRIu64
+                   ", reference %" PRIu64 " / %" PRIu64 "\n",
+                   wseed, cs, rl_get_stats(A.r)->fetch_throttled, rl_get_stats(A.r)->fetch_bytes, R.fetch_throttled,
+                   R.fetch_bytes);
+            bad = 1;
+        }
         CHECK(!bad);
         eng_free(&A);
         eng_free(&B);
@@ -2060,6 +2137,9 @@ static void test_fast_forward(void)
            " reference stopped agreeing with the engine, see the differential tests)\n",
            (unsigned)diverged, (unsigned)nwl, (unsigned)ne_late, cycles_total, (unsigned)(nwl - dis));
     printf("  rl_advance stopped at a full TX port %" PRIu64 " times\n", g_ff_stops);
+    printf("  fast-forward with the read channel (fetch_bps set): %" PRIu64 " workloads, %" PRIu64
+           " throttled cycles\n", g_ff_fetch_limited, g_ff_throttled);
+    CHECK(g_ff_fetch_limited > 20 && g_ff_throttled > 1000);
     CHECK_EQ(ne_late, 0);
     CHECK(g_ff_stops > 0); /* the stop was exercised */
 }
