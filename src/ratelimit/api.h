@@ -251,6 +251,7 @@ struct rl {
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */
+    uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
     rl_queue registers;        /* flows with a register write pending, FIFO */
     rl_queue insert_requests;  /* flows waiting for a P-heap operation slot */
     rl_timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */

@@ -562,6 +562,8 @@ static void rl__dheap_push(rl *r, rl_dkey *h, uint32_t *count, bool by_finish, u
     h[i] = e;
 }
 
+/* Pop the top: the hole goes down to a leaf along the smaller children (one comparison per
+ * level), then the last entry rises from there (it came from the bottom: rarely far). */
 static uint32_t rl__dheap_pop(rl *r, rl_dkey *h, uint32_t *count, bool by_finish)
 {
     uint32_t top = h[0].slot, n, i = 0;
@@ -576,10 +578,12 @@ static uint32_t rl__dheap_pop(rl *r, rl_dkey *h, uint32_t *count, bool by_finish
             break;
         if (c + 1u < n && rl__dkey_less(r, by_finish, &h[c + 1u], &h[c]))
             c++;
-        if (!rl__dkey_less(r, by_finish, &h[c], &last))
-            break;
         h[i] = h[c];
         i = c;
+    }
+    while (i > 0 && rl__dkey_less(r, by_finish, &last, &h[(i - 1u) / 2u])) {
+        h[i] = h[(i - 1u) / 2u];
+        i = (i - 1u) / 2u;
     }
     h[i] = last;
     return top;
@@ -716,6 +720,8 @@ static void rl__rekey(rl *r, uint32_t qi)
     if (q->tl_loc == RL__TL_WHEEL)
         rl__wheel_remove(r, qi); /* before the new key is read: the slot is found from the old one */
     q->resched = rnic_ftime_ceil(res);
+    if (q->tl_loc == RL__TL_REQUEST && r->inserts_in_flight.count && rl__key_before(q->resched, r->inflight_key_floor))
+        r->inflight_key_floor = q->resched; /* it may be one of the enqueues in flight */
     if (q->tl_loc == RL__TL_SETTLED || q->tl_loc == RL__TL_WHEEL) {
         if (q->tl_loc == RL__TL_SETTLED)
             rl__tl_remove(r, qi);
@@ -1188,6 +1194,8 @@ static void rl__timeline(rl *r)
                 tq.qp = RL__Q_HEAD(&r->insert_requests);
                 RL__Q_DROP(&r->insert_requests);
                 tq.cycle = r->now + r->heap_height;
+                if (!r->inserts_in_flight.count || rl__key_before(r->qps[tq.qp].resched, r->inflight_key_floor))
+                    r->inflight_key_floor = r->qps[tq.qp].resched;
                 RL__Q_PUSH(&r->inserts_in_flight, tq);
             }
         }
@@ -1282,7 +1290,7 @@ static void rl__transmit(rl *r)
 
 /* Step 7's descriptor gate: a QP is queued and the buffer has a slot for its fetch (ranked:
  * or the queue head would displace a later-finishing stored packet). */
-static bool rl__fetch_gate_open(const rl *r)
+RNIC_INLINE bool rl__fetch_gate_open(const rl *r)
 {
     if (!rl__sched_count(r))
         return false;
@@ -1449,6 +1457,8 @@ static uint64_t rl__cached_gap(const rl *r, const rl_due *cache, rnic_ftime from
 /* Cycles until a timeline or wheel key falls due (A + j*inc > key); UINT64_MAX: beyond 2^64. */
 static uint64_t rl__key_gap(const rl *r, const rl_due *cache, uint64_t key)
 {
+    if (cache && cache->valid && cache->epoch == r->phi_epoch && cache->target.cycle == key && cache->target.frac == 0)
+        return rl__reached(r->now, cache->at) ? 0u : cache->at - r->now; /* (due stays due within an epoch) */
     if (rl__key_due(r, key))
         return 0;
     return cache ? rl__cached_gap(r, cache, rl__activation(r), rnic_ftime_at(key), true)
@@ -1488,10 +1498,12 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
     if (r->heap_count || r->inserts_in_flight.count) {
         /* the next dequeue: when the smallest settled key falls due, or an enqueue still
          * settling that would leave before it (settled and due), at an operation slot */
-        uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i;
+        uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
         uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
         const rl_timed_queue *q = &r->inserts_in_flight;
-        for (i = 0; i < q->count; i++) {
+        if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
+            n = 0; /* every enqueue in flight leaves after the settled minimum */
+        for (i = 0; i < n; i++) {
             const rl_timed_qp *e = &q->slot[q->head + i >= q->capacity ? q->head + i - q->capacity : q->head + i];
             uint64_t key = r->qps[e->qp].resched, settle, k;
             if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
