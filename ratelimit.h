@@ -76,7 +76,8 @@
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
  *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency_ns 1000 (1 us) | fetch_wqes n = 8 (<= 64) |
  *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | schedule_queue RL_SCHEDULE_FIFO (the
- *   paper's; RL_SCHEDULE_RANKED: the option above, +20 B per flow) | start_cycle 0 |
+ *   paper's; RL_SCHEDULE_RANKED: the option above, +20 B per flow) | fetch_bps 0 (no
+ *   read-channel limit; 1 Mb/s .. 10 Tb/s) | wqe_bytes 64 (1 .. 4096) | start_cycle 0 |
  *   source (required) | trace NULL, trace_id RNIC_ENGINE_TASSEL.
  *   Times are given in ns and converted once, by rl_init, to cycles at clock_hz, rounded to
  *   the nearest cycle (a half rounds up): pcie_latency_ns 1000 at 250 MHz is L = 250 cycles
@@ -86,7 +87,10 @@
  *   Registers (rl_doorbell, rl_set_rate, rl_set_credit): per flow, last write wins, never
  *     busy; the EMUX applies one flow's pending writes per cycle (step 1), FIFO over flows.
  *   WQE fetch: one issued per cycle; the source is read L = rl_pcie_latency_cycles() later.
- *     Fetches use no PCIe bandwidth in the model (docs/tassel_model.md, "Departures").
+ *     Fetches use no PCIe bandwidth unless cfg.fetch_bps is set: then a fetch holds one read
+ *     channel for fetch_wqes x wqe_bytes at that rate (step 7 waits for it, fetch_throttled).
+ *     With 64 B WQEs the unlimited model reads ~190 Gb/s of WQEs and drops 3 of 4 packets
+ *     computed; a 64-96 Gb/s channel gives a higher packet rate (docs/tassel_model.md (e)).
  *   Timeline: one P-heap operation every 2 cycles, latency ceil(log2(max_flows + 1)) cycles.
  *   TX output (rl_pop_tx / rl_peek_tx, rnic_work): at most one packet per cycle, and only
  *     when the link is idle (busy len / link rate); a full port stalls transmission.
@@ -1938,6 +1942,7 @@ struct rl {
     uint64_t now;
     rnic_ftime T;           /* virtual system time */
     rnic_ftime A_mono;      /* largest activation time seen */
+    uint32_t a_tracks;      /* A_mono == T + lookahead (so a tick adds inc to it) */
     rnic_q32 inc;           /* system-time step per cycle: 1 / max(1, Phi) */
     rnic_q32 phi;           /* Phi */
     rnic_q32 lookahead;     /* Lambda = L / max(1, Phi) */
@@ -2402,6 +2407,7 @@ static void rl__update_phi(rl *r)
     r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
     r->lookahead = rnic_udiv128_64(r->lookahead_cycles, 0, over, NULL);
     r->phi_epoch++; /* the fast-forward caches' due cycles assumed the old inc */
+    r->a_tracks = 0; /* the lookahead changed: A_mono is max(A_mono, A) again */
     if (phi > r->stats.max_phi_q32)
         r->stats.max_phi_q32 = phi;
 }
@@ -2418,6 +2424,8 @@ static void rl__update_activation(rl *r)
     rnic_ftime a = rl__activation(r);
     if (rnic_ftime_before(r->A_mono, a))
         r->A_mono = a;
+    /* while A_mono is A itself it moves with T: the tick adds inc to both (exact, modulo 2^96) */
+    r->a_tracks = r->A_mono.cycle == a.cycle && r->A_mono.frac == a.frac;
 }
 
 RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
@@ -3593,7 +3601,10 @@ RL_API void rl_tick(rl *r)
         rl__issue_fetch(r); /* 7 */
     t_before = r->T.cycle;
     rnic_ftime_add_q32(&r->T, r->inc); /* 8 */
-    rl__update_activation(r);
+    if (r->a_tracks)
+        rnic_ftime_add_q32(&r->A_mono, r->inc);
+    else
+        rl__update_activation(r);
     r->now++;
     r->stats.cycles++;
     if (!(r->now << (64 - RL__EPOCH_BITS)) || (r->T.cycle ^ t_before) >> RL__EPOCH_BITS)

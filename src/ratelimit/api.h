@@ -219,6 +219,7 @@ struct rl {
     uint64_t now;
     rnic_ftime T;           /* virtual system time */
     rnic_ftime A_mono;      /* largest activation time seen */
+    uint32_t a_tracks;      /* A_mono == T + lookahead (so a tick adds inc to it) */
     rnic_q32 inc;           /* system-time step per cycle: 1 / max(1, Phi) */
     rnic_q32 phi;           /* Phi */
     rnic_q32 lookahead;     /* Lambda = L / max(1, Phi) */

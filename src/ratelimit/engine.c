@@ -205,6 +205,7 @@ static void rl__update_phi(rl *r)
     r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
     r->lookahead = rnic_udiv128_64(r->lookahead_cycles, 0, over, NULL);
     r->phi_epoch++; /* the fast-forward caches' due cycles assumed the old inc */
+    r->a_tracks = 0; /* the lookahead changed: A_mono is max(A_mono, A) again */
     if (phi > r->stats.max_phi_q32)
         r->stats.max_phi_q32 = phi;
 }
@@ -221,6 +222,8 @@ static void rl__update_activation(rl *r)
     rnic_ftime a = rl__activation(r);
     if (rnic_ftime_before(r->A_mono, a))
         r->A_mono = a;
+    /* while A_mono is A itself it moves with T: the tick adds inc to both (exact, modulo 2^96) */
+    r->a_tracks = r->A_mono.cycle == a.cycle && r->A_mono.frac == a.frac;
 }
 
 RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
@@ -1396,7 +1399,10 @@ RL_API void rl_tick(rl *r)
         rl__issue_fetch(r); /* 7 */
     t_before = r->T.cycle;
     rnic_ftime_add_q32(&r->T, r->inc); /* 8 */
-    rl__update_activation(r);
+    if (r->a_tracks)
+        rnic_ftime_add_q32(&r->A_mono, r->inc);
+    else
+        rl__update_activation(r);
     r->now++;
     r->stats.cycles++;
     if (!(r->now << (64 - RL__EPOCH_BITS)) || (r->T.cycle ^ t_before) >> RL__EPOCH_BITS)

@@ -73,7 +73,8 @@
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
  *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency_ns 1000 (1 us) | fetch_wqes n = 8 (<= 64) |
  *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | schedule_queue RL_SCHEDULE_FIFO (the
- *   paper's; RL_SCHEDULE_RANKED: the option above, +20 B per flow) | start_cycle 0 |
+ *   paper's; RL_SCHEDULE_RANKED: the option above, +20 B per flow) | fetch_bps 0 (no
+ *   read-channel limit; 1 Mb/s .. 10 Tb/s) | wqe_bytes 64 (1 .. 4096) | start_cycle 0 |
  *   source (required) | trace NULL, trace_id RNIC_ENGINE_TASSEL.
  *   Times are given in ns and converted once, by rl_init, to cycles at clock_hz, rounded to
  *   the nearest cycle (a half rounds up): pcie_latency_ns 1000 at 250 MHz is L = 250 cycles
@@ -83,7 +84,10 @@
  *   Registers (rl_doorbell, rl_set_rate, rl_set_credit): per flow, last write wins, never
  *     busy; the EMUX applies one flow's pending writes per cycle (step 1), FIFO over flows.
  *   WQE fetch: one issued per cycle; the source is read L = rl_pcie_latency_cycles() later.
- *     Fetches use no PCIe bandwidth in the model (docs/tassel_model.md, "Departures").
+ *     Fetches use no PCIe bandwidth unless cfg.fetch_bps is set: then a fetch holds one read
+ *     channel for fetch_wqes x wqe_bytes at that rate (step 7 waits for it, fetch_throttled).
+ *     With 64 B WQEs the unlimited model reads ~190 Gb/s of WQEs and drops 3 of 4 packets
+ *     computed; a 64-96 Gb/s channel gives a higher packet rate (docs/tassel_model.md (e)).
  *   Timeline: one P-heap operation every 2 cycles, latency ceil(log2(max_flows + 1)) cycles.
  *   TX output (rl_pop_tx / rl_peek_tx, rnic_work): at most one packet per cycle, and only
  *     when the link is idle (busy len / link rate); a full port stalls transmission.
