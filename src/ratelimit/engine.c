@@ -32,10 +32,11 @@ RL_API const char *rl_version(void);
 
 /* The engine's FIFOs (rl_queue, rl_timed_queue): typed, no copies through void pointers.
  * None can overflow (each is sized for every flow, or for the pipeline's length). */
+#define RL__Q_AT(q, i) /* the i-th entry from the head (head, i < capacity <= 2^20 + 1: no overflow) */ \
+    ((q)->slot[(q)->head + (i) >= (q)->capacity ? (q)->head + (i) - (q)->capacity : (q)->head + (i)])
 #define RL__Q_PUSH(q, value)                                                         \
     do {                                                                             \
-        uint32_t at_ = (q)->head + (q)->count;                                       \
-        (q)->slot[at_ >= (q)->capacity ? at_ - (q)->capacity : at_] = (value);       \
+        RL__Q_AT(q, (q)->count) = (value);                                           \
         (q)->count++;                                                                \
     } while (0)
 #define RL__Q_HEAD(q) ((q)->slot[(q)->head])
@@ -543,6 +544,8 @@ static bool rl__desc_less(const rl *r, bool by_finish, uint32_t a, uint32_t b)
  * for a tie on finish): rnic_ftime_before on (cycle, frac), then the descriptor number. */
 static bool rl__dkey_less(const rl *r, bool by_finish, const rl_dkey *a, const rl_dkey *b)
 {
+    /* rnic_ftime_before's 96-bit difference, on the inline fields (through rnic_ftime
+     * copies it costs ~50 more instructions per decision, measured) */
     uint64_t hi = b->cycle - a->cycle - (uint64_t)(b->frac < a->frac);
     if ((hi | (uint64_t)(b->frac ^ a->frac)) == 0) /* equal times */
         return by_finish && r->desc[a->slot].number < r->desc[b->slot].number;
@@ -619,10 +622,10 @@ static uint32_t rl__desc_latest_scan(const rl *r)
     return best;
 }
 
-static uint32_t rl__desc_latest(rl *r)
+static uint32_t rl__desc_latest(const rl *r)
 {
-    if (r->desc_latest == RNIC_NONE)
-        r->desc_latest = rl__desc_latest_scan(r);
+    if (r->desc_latest == RNIC_NONE) /* a cache in the engine's memory, as rl__cached_gap's */
+        ((rl *)(uintptr_t)r)->desc_latest = rl__desc_latest_scan(r);
     return r->desc_latest;
 }
 
@@ -1300,7 +1303,7 @@ RNIC_INLINE bool rl__fetch_gate_open(const rl *r)
     if (r->desc_count + r->fetches.count < r->cfg.desc_capacity)
         return true;
     return rl__ranked_mode(r) &&
-           rl__head_beats(r, r->desc_latest != RNIC_NONE ? r->desc_latest : rl__desc_latest_scan(r));
+           rl__head_beats(r, rl__desc_latest(r));
 }
 
 /* Step 7. */
@@ -1312,9 +1315,7 @@ static void rl__issue_fetch(rl *r)
     /* a fetch is issued only when the buffer will have a slot for it: one free slot reserved
      * per fetch in flight (without the gate, rounds that find the buffer full refetch in a
      * loop: ~40 PCIe reads per packet sent when over k flows have urgent packets) */
-    if (r->desc_count + r->fetches.count >= r->cfg.desc_capacity &&
-        !(rl__ranked_mode(r) && r->ranked_count && rl__head_beats(r, rl__desc_latest(r)))) {
-        /* ranked: a head that would displace a later-finishing stored packet passes */
+    if (!rl__fetch_gate_open(r)) {
         if (rl__sched_count(r))
             r->stats.fetch_gated++;
         return;
@@ -1446,12 +1447,20 @@ static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, b
  * one phi_epoch `from` (T, or A = T + lookahead) moves by exactly inc per cycle, so the answer
  * stays right until inc changes or the target does. The cache is the engine's memory behind
  * a const pointer (rl_next_event is const to its callers); nothing observable changes. */
+static bool rl__cache_hit(const rl *r, const rl_due *c, rnic_ftime target, uint64_t *gap)
+{
+    if (!c->valid || c->epoch != r->phi_epoch || c->target.cycle != target.cycle || c->target.frac != target.frac)
+        return false;
+    *gap = rl__reached(r->now, c->at) ? 0u : c->at - r->now;
+    return true;
+}
+
 static uint64_t rl__cached_gap(const rl *r, const rl_due *cache, rnic_ftime from, rnic_ftime target, bool strict)
 {
     rl_due *c = (rl_due *)(uintptr_t)cache;
     uint64_t j;
-    if (c->valid && c->epoch == r->phi_epoch && c->target.cycle == target.cycle && c->target.frac == target.frac)
-        return rl__reached(r->now, c->at) ? 0u : c->at - r->now;
+    if (rl__cache_hit(r, c, target, &j))
+        return j;
     j = rl__cycles_until(r, from, target, strict);
     c->valid = j < ((uint64_t)1 << 62); /* far ones are recomputed: `at` must stay within reach */
     c->epoch = r->phi_epoch;
@@ -1463,8 +1472,9 @@ static uint64_t rl__cached_gap(const rl *r, const rl_due *cache, rnic_ftime from
 /* Cycles until a timeline or wheel key falls due (A + j*inc > key); UINT64_MAX: beyond 2^64. */
 static uint64_t rl__key_gap(const rl *r, const rl_due *cache, uint64_t key)
 {
-    if (cache && cache->valid && cache->epoch == r->phi_epoch && cache->target.cycle == key && cache->target.frac == 0)
-        return rl__reached(r->now, cache->at) ? 0u : cache->at - r->now; /* (due stays due within an epoch) */
+    uint64_t gap;
+    if (cache && rl__cache_hit(r, cache, rnic_ftime_at(key), &gap)) /* before A is computed (due stays due within an epoch) */
+        return gap;
     if (rl__key_due(r, key))
         return 0;
     return cache ? rl__cached_gap(r, cache, rl__activation(r), rnic_ftime_at(key), true)
@@ -1510,7 +1520,7 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
         if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
             n = 0; /* every enqueue in flight leaves after the settled minimum */
         for (i = 0; i < n; i++) {
-            const rl_timed_qp *e = &q->slot[q->head + i >= q->capacity ? q->head + i - q->capacity : q->head + i];
+            const rl_timed_qp *e = &RL__Q_AT(q, i);
             uint64_t key = r->qps[e->qp].resched, settle, k;
             if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
                 continue; /* leaves after the settled minimum */
