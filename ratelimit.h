@@ -1783,6 +1783,9 @@ typedef struct rl_config {
                               a fetch of fetch_wqes x wqe_bytes holds the read channel for its
                               bytes at this rate (docs/tassel_model.md, step 7) */
     uint32_t wqe_bytes;    /* bytes read per WQE, 1 .. 4096, default 64 (RDMA's WQE size) */
+    uint32_t qp_stats;     /* 1 (default): per-flow packet and byte counters, 16 B per flow;
+                              0: none (rl_get_qp_stats answers NULL; the TX port's records carry
+                              flow and len for a caller that counts) */
     uint64_t start_cycle;  /* rl_now() after init, default 0 (a composed model may start every
                               engine at one cycle; tests start near 2^64 to cross the wrap) */
     rnic_source_fn source; /* required by rl_init: the flows' WQEs by free-running index */
@@ -1868,7 +1871,7 @@ RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out);
 
 RL_API uint64_t rl_now(const rl *r);
 RL_API const rl_stats *rl_get_stats(const rl *r);
-/* Per-flow counters; NULL for an unknown flow. */
+/* Per-flow counters; NULL for an unknown flow, or when cfg.qp_stats is 0. */
 RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow);
 /* Current oversubscription factor Phi (Q32.32). */
 RL_API uint64_t rl_phi_q32(const rl *r);
@@ -1877,21 +1880,27 @@ RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rl_qp { /* per-flow scheduling state */
-    uint64_t rate_bps;    /* applied rate (the last non-zero one while paused) */
-    uint64_t pend_rate;   /* rate register written, not yet applied (0: pause) */
-    rnic_q32 cpb;
-    rnic_ftime finish;    /* virtual finish of the last packet stored for this flow */
-    rnic_ftime prev_start; /* virtual start of the last packet sent (of the activation if none) */
-    uint64_t resched;     /* timeline key while DORMANT: reschedule time, whole virtual cycle */
-    uint32_t index;       /* cursor: next WQE (free-running index at the source) ... */
-    uint32_t offset;      /* ... and byte offset in it */
-    uint32_t prev_len;    /* bytes of the last packet sent (0: none in this activity) */
-    uint16_t outstanding; /* descriptors held (up to desc_capacity = 256) */
-    uint8_t state, credit, doorbell_pending, paused;
-    uint8_t pend, pend_credit; /* registers written (RL__PEND_*), the credit value */
-    uint8_t tl_loc, pad_;  /* where the flow is in the timeline path */
-    uint16_t tl_list;     /* its timeline list (level x 64 + digit, 0xffff: late) */
+typedef struct rl_qp { /* per-flow scheduling state, packed into 80 bytes (rl_mem_per_qp) */
+    uint64_t finish_cycle;     /* virtual finish of the last packet stored for this flow ... */
+    uint64_t prev_start_cycle; /* virtual start of the last packet sent (of the activation if none) */
+    uint64_t resched;          /* timeline key while DORMANT: reschedule time, whole virtual cycle */
+    rnic_q32 cpb;              /* cycles per byte at the applied rate */
+    uint32_t finish_frac, prev_start_frac; /* ... their fractions (rnic_ftime split: no padding) */
+    uint32_t index;            /* cursor: next WQE (free-running index at the source) ... */
+    uint32_t offset;           /* ... and byte offset in it */
+    uint32_t rate_lo, pend_rate_lo; /* applied rate (the last non-zero one while paused) and the
+                                   rate register written, not yet applied (0: pause): 40-bit
+                                   b/s (<= 800 Gb/s), the top byte in rate_hi / pend_rate_hi */
+    uint32_t tl_next, tl_prev; /* links: the timeline's lists, or the insert-request / schedule
+                                  FIFO the flow is in (one at a time), RNIC_NONE ends */
+    uint32_t reg_next;         /* link in the register-write FIFO */
+    uint16_t outstanding;      /* descriptors held (up to desc_capacity = 256) */
+    uint16_t tl_list;          /* its timeline list (level x 64 + digit, 0xffff: late) */
+    uint16_t prev_len_lo;      /* bytes of the last packet sent (0: none), low 16 of 17 bits */
+    uint8_t rate_hi, pend_rate_hi;
+    uint8_t state, pend;       /* RL__ state; registers written (RL__PEND_*) */
+    uint8_t tl_loc;            /* where the flow is in the timeline path */
+    uint8_t flags;             /* credit, doorbell pending, paused, the credit written, prev_len bit 16 */
 } rl_qp;
 
 typedef struct rl_desc { /* one urgent packet (or error record) in the descriptor buffer */
@@ -1927,10 +1936,9 @@ typedef struct rl_due { /* fast-forward: when a time reaches `target`, cached wh
     uint32_t valid, pad_;
 } rl_due;
 
-typedef struct rl_queue { /* a FIFO of flow ids (caller memory) */
-    uint32_t *slot;
-    uint32_t head, count, capacity, pad_;
-} rl_queue;
+typedef struct rl_flow_fifo { /* a FIFO of flows linked through the flows' records */
+    uint32_t head, tail, count;
+} rl_flow_fifo;
 
 typedef struct rl_timed_queue { /* a fixed-latency pipeline: flows by the cycle they come out */
     rl_timed_qp *slot;
@@ -1966,8 +1974,7 @@ struct rl {
     rl_qp_stats *qp_stats;
     /* timeline (P-heap order): settled entries in a radix calendar on (key, insertion order):
      * 11 levels of 64 lists (6-bit digits of the key, engine.c); keys are flows' `resched`,
-     * doubly linked lists through tl_next/tl_prev (RNIC_NONE ends) */
-    uint32_t *tl_next, *tl_prev;
+     * doubly linked lists through the flows' tl_next/tl_prev (RNIC_NONE ends) */
     uint32_t *tl_head, *tl_tail;       /* 11 x 64 lists (caller memory) */
     uint64_t tl_bits[11];              /* per level: lists not empty */
     uint32_t tl_levels;                /* bit l: level l not empty */
@@ -1976,11 +1983,11 @@ struct rl {
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */
     uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
-    rl_queue registers;        /* flows with a register write pending, FIFO */
-    rl_queue insert_requests;  /* flows waiting for a P-heap operation slot */
+    rl_flow_fifo registers;       /* flows with a register write pending (through reg_next) */
+    rl_flow_fifo insert_requests; /* flows waiting for a P-heap operation slot (through tl_next) */
     rl_timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
     rl_timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
-    rl_queue schedule;         /* the schedule FIFO (RL_SCHEDULE_FIFO) */
+    rl_flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next) */
     rl_ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
     uint32_t ranked_count;
     uint64_t ranked_pushes;
@@ -2232,8 +2239,9 @@ enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL
 
 RL_API const char *rl_version(void);
 
-/* The engine's FIFOs (rl_queue, rl_timed_queue): typed, no copies through void pointers.
- * None can overflow (each is sized for every flow, or for the pipeline's length). */
+/* The engine's pipelines (rl_timed_queue): typed, no copies through void pointers; none can
+ * overflow (each is sized for the pipeline's length). The flow FIFOs (rl_flow_fifo) are linked
+ * through the flows' records: a flow is in each at most once. */
 #define RL__Q_AT(q, i) /* the i-th entry from the head (head, i < capacity <= 2^20 + 1: no overflow) */ \
     ((q)->slot[(q)->head + (i) >= (q)->capacity ? (q)->head + (i) - (q)->capacity : (q)->head + (i)])
 #define RL__Q_PUSH(q, value)                                                         \
@@ -2246,6 +2254,62 @@ RL_API const char *rl_version(void);
     do {                                                                             \
         (q)->head = (q)->head + 1u == (q)->capacity ? 0u : (q)->head + 1u;           \
         (q)->count--;                                                                \
+    } while (0)
+
+/* Packed rl_qp fields (api.h). */
+#define RL__QF_CREDIT 1u       /* has credit */
+#define RL__QF_DOORBELL 2u     /* a doorbell arrived while DRAINING */
+#define RL__QF_PAUSED 4u       /* rate 0 applied */
+#define RL__QF_PEND_CREDIT 8u  /* the credit value written, not yet applied */
+#define RL__QF_LEN_HI 16u      /* bit 16 of prev_len (an MTU of 65536) */
+#define RL__QF(q, bit) (((q)->flags & (bit)) != 0)
+#define RL__QF_SET(q, bit, on) ((q)->flags = (uint8_t)((on) ? (q)->flags | (bit) : (q)->flags & ~(bit)))
+RNIC_INLINE rnic_ftime rl__finish(const rl_qp *q)
+{
+    rnic_ftime t;
+    t.cycle = q->finish_cycle;
+    t.frac = q->finish_frac;
+    return t;
+}
+RNIC_INLINE void rl__set_finish(rl_qp *q, rnic_ftime t)
+{
+    q->finish_cycle = t.cycle;
+    q->finish_frac = t.frac;
+}
+RNIC_INLINE rnic_ftime rl__prev_start(const rl_qp *q)
+{
+    rnic_ftime t;
+    t.cycle = q->prev_start_cycle;
+    t.frac = q->prev_start_frac;
+    return t;
+}
+RNIC_INLINE uint64_t rl__rate(const rl_qp *q) { return (uint64_t)q->rate_hi << 32 | q->rate_lo; }
+RNIC_INLINE uint64_t rl__pend_rate(const rl_qp *q) { return (uint64_t)q->pend_rate_hi << 32 | q->pend_rate_lo; }
+RNIC_INLINE uint32_t rl__prev_len(const rl_qp *q) { return (uint32_t)q->prev_len_lo | (RL__QF(q, RL__QF_LEN_HI) ? 0x10000u : 0u); }
+/* the last packet sent: its start and length (len <= mtu <= 65536: 17 bits) */
+RNIC_INLINE void rl__set_prev(rl_qp *q, rnic_ftime start, uint32_t len)
+{
+    q->prev_start_cycle = start.cycle;
+    q->prev_start_frac = start.frac;
+    q->prev_len_lo = (uint16_t)len;
+    RL__QF_SET(q, RL__QF_LEN_HI, len >> 16);
+}
+
+/* Intrusive flow FIFOs: `link` is the member of rl_qp that chains them. */
+#define RL__FIFO_PUSH(r, fifo, link, qp)                                             \
+    do {                                                                             \
+        uint32_t qp_ = (qp);                                                         \
+        (r)->qps[qp_].link = RNIC_NONE;                                              \
+        if ((fifo)->count++)                                                         \
+            (r)->qps[(fifo)->tail].link = qp_;                                       \
+        else                                                                         \
+            (fifo)->head = qp_;                                                      \
+        (fifo)->tail = qp_;                                                          \
+    } while (0)
+#define RL__FIFO_DROP(r, fifo, link) /* the head leaves (count > 0) */               \
+    do {                                                                             \
+        (fifo)->head = (r)->qps[(fifo)->head].link;                                  \
+        (fifo)->count--;                                                             \
     } while (0)
 
 /* Wrap-safe: cycle `t` has come (t <= now modulo 2^64, within 2^63). */
@@ -2272,6 +2336,7 @@ RL_API void rl_config_default(rl_config *cfg)
     cfg->desc_capacity = 60;
     cfg->tx_capacity = 64;
     cfg->wqe_bytes = 64;
+    cfg->qp_stats = 1;
     cfg->trace_id = RNIC_ENGINE_TASSEL;
 }
 
@@ -2310,6 +2375,8 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "fetch_bps", RNIC_EINVAL);
     if (c->wqe_bytes == 0 || c->wqe_bytes > 4096u)
         return rnic_config_bad(field, "wqe_bytes", RNIC_EINVAL);
+    if (c->qp_stats > 1u)
+        return rnic_config_bad(field, "qp_stats", RNIC_EINVAL);
     return RNIC_OK;
 }
 
@@ -2350,16 +2417,11 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
                            rnic_align_up((size_t)(count) * sizeof(type)));            \
     } while (0)
     RL__ARRAY(qps, rl_qp, n);
-    RL__ARRAY(qp_stats, rl_qp_stats, n);
-    RL__ARRAY(tl_next, uint32_t, n);
-    RL__ARRAY(tl_prev, uint32_t, n);
+    RL__ARRAY(qp_stats, rl_qp_stats, c->qp_stats ? n : 0u);
     RL__ARRAY(tl_head, uint32_t, RL__TL_LEVELS * 64u);
     RL__ARRAY(tl_tail, uint32_t, RL__TL_LEVELS * 64u);
-    RL__QUEUE(registers, uint32_t, n);
-    RL__QUEUE(insert_requests, uint32_t, n);
     RL__QUEUE(inserts_in_flight, rl_timed_qp, h);
     RL__QUEUE(deliveries, rl_timed_qp, h);
-    RL__QUEUE(schedule, uint32_t, ranked ? 1u : n);
     RL__ARRAY(ranked, rl_ranked, ranked ? n : 0u);
     RL__ARRAY(wheel_qp, uint32_t, wheel);
     RL__ARRAY(wheel_used, uint64_t, (wheel + 63u) / 64u);
@@ -2384,13 +2446,12 @@ RL_API size_t rl_mem_size(const rl_config *cfg)
 
 RL_API size_t rl_mem_per_qp(const rl_config *cfg)
 {
-    /* everything sized by max_flows: flow state, statistics, two timeline links, three FIFO
-     * slots (registers, insert requests, schedule) */
+    /* everything sized by max_flows: the flow's record (its FIFO and timeline links
+     * included), its statistics when kept, its ranked-queue entry in the ranked option */
     if (rl_config_check(cfg, NULL) != RNIC_OK)
         return 0;
-    if (cfg->schedule_queue == RL_SCHEDULE_RANKED) /* a ranked entry in place of a FIFO slot */
-        return sizeof(rl_qp) + sizeof(rl_qp_stats) + 4u * sizeof(uint32_t) + sizeof(rl_ranked);
-    return sizeof(rl_qp) + sizeof(rl_qp_stats) + 5u * sizeof(uint32_t);
+    return sizeof(rl_qp) + (cfg->qp_stats ? sizeof(rl_qp_stats) : 0u) +
+           (cfg->schedule_queue == RL_SCHEDULE_RANKED ? sizeof(rl_ranked) : 0u);
 }
 
 /* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
@@ -2477,10 +2538,13 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     for (i = 0; i < cfg->max_flows; i++) {
         rl_qp *q = &r->qps[i];
         RNIC_MEMSET(q, 0, sizeof *q);
-        q->rate_bps = cfg->link_bps;
+        q->rate_lo = (uint32_t)cfg->link_bps;
+        q->rate_hi = (uint8_t)(cfg->link_bps >> 32); /* <= 800 Gb/s < 2^40 */
         q->cpb = link_cpb;
-        q->credit = 1;
-        r->qp_stats[i].packets = r->qp_stats[i].bytes = 0;
+        q->flags = RL__QF_CREDIT;
+        q->tl_next = q->tl_prev = q->reg_next = RNIC_NONE;
+        if (cfg->qp_stats)
+            r->qp_stats[i].packets = r->qp_stats[i].bytes = 0;
     }
     rnic_bitmap_zero(r->desc_used, cfg->desc_capacity);
     rl__update_phi(r);
@@ -2503,7 +2567,7 @@ static void rl__write(rl *r, uint32_t flow, uint8_t reg, uint64_t value)
     if (q->pend & reg)
         r->stats.coalesced++;
     if (!q->pend)
-        RL__Q_PUSH(&r->registers, flow); /* each flow at most once: cannot be full */
+        RL__FIFO_PUSH(r, &r->registers, reg_next, flow); /* each flow at most once */
     q->pend |= reg;
     RL__TRACE(r, RNIC_TRACE_PUSH, flow, value, reg);
 }
@@ -2529,7 +2593,8 @@ RL_API rnic_err rl_set_rate(rl *r, uint32_t flow, uint64_t bps)
         bps = bps < r->cfg.min_rate_bps ? r->cfg.min_rate_bps : r->cfg.link_bps;
         r->stats.rate_clamped++;
     }
-    r->qps[flow].pend_rate = bps;
+    r->qps[flow].pend_rate_lo = (uint32_t)bps;
+    r->qps[flow].pend_rate_hi = (uint8_t)(bps >> 32); /* <= link_bps <= 800 Gb/s < 2^40 */
     RL__TRACE(r, RNIC_TRACE_RATE, flow, bps, asked);
     rl__write(r, flow, RL__PEND_RATE, bps);
     return RNIC_OK;
@@ -2541,7 +2606,7 @@ RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit)
         return RNIC_EINVAL;
     if (flow >= r->cfg.max_flows)
         return rl__refuse(r, flow, RNIC_ENOENT, has_credit);
-    r->qps[flow].pend_credit = has_credit ? 1u : 0u;
+    RL__QF_SET(&r->qps[flow], RL__QF_PEND_CREDIT, has_credit);
     rl__write(r, flow, RL__PEND_CREDIT, has_credit);
     return RNIC_OK;
 }
@@ -2550,18 +2615,18 @@ RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit)
 
 static void rl__activate(rl *r, rl_qp *q)
 {
-    if (q->paused)
+    if (RL__QF(q, RL__QF_PAUSED))
         return;
-    r->sum_active_bps += q->rate_bps;
+    r->sum_active_bps += rl__rate(q);
     rl__update_phi(r);
 }
 
 static void rl__deactivate(rl *r, rl_qp *q)
 {
     q->state = RL__IDLE;
-    if (q->paused)
+    if (RL__QF(q, RL__QF_PAUSED))
         return;
-    r->sum_active_bps -= q->rate_bps;
+    r->sum_active_bps -= rl__rate(q);
     rl__update_phi(r);
 }
 
@@ -2588,7 +2653,7 @@ static bool rl__ranked_less(const rl_ranked *a, const rl_ranked *b)
 static void rl__ranked_push(rl *r, uint32_t qp)
 {
     const rl_qp *q = &r->qps[qp];
-    rnic_ftime f = q->finish;
+    rnic_ftime f = rl__finish(q);
     rl_ranked e;
     uint32_t i = r->ranked_count++;
     rnic_ftime_add_bytes(&f, r->cfg.mtu, q->cpb); /* a full packet from the next start */
@@ -2632,7 +2697,7 @@ static void rl__enqueue_schedule(rl *r, uint32_t qp)
     if (rl__ranked_mode(r))
         rl__ranked_push(r, qp); /* max_flows entries: each flow is in it at most once */
     else
-        RL__Q_PUSH(&r->schedule, qp); /* cannot be full: each flow is in it at most once */
+        RL__FIFO_PUSH(r, &r->schedule, tl_next, qp); /* each flow is in it at most once */
 }
 
 static bool rl__sched_pop(rl *r, uint32_t *qp)
@@ -2645,8 +2710,8 @@ static bool rl__sched_pop(rl *r, uint32_t *qp)
     }
     if (!r->schedule.count)
         return false;
-    *qp = RL__Q_HEAD(&r->schedule);
-    RL__Q_DROP(&r->schedule);
+    *qp = r->schedule.head;
+    RL__FIFO_DROP(r, &r->schedule, tl_next);
     return true;
 }
 
@@ -2718,7 +2783,7 @@ static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
     q->state = RL__DORMANT;
     if (!rl__ranked_mode(r) || !rl__wheel_place(r, qpi, q->resched)) {
         q->tl_loc = RL__TL_REQUEST;
-        RL__Q_PUSH(&r->insert_requests, qpi); /* at most once per flow: cannot be full */
+        RL__FIFO_PUSH(r, &r->insert_requests, tl_next, qpi); /* at most once per flow */
     }
     RL__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
 }
@@ -2848,10 +2913,10 @@ static bool rl__head_beats(const rl *r, uint32_t slot)
  * packet sent is charged at the new rate from its start (N <= T: nothing owed, N stays). */
 static rnic_ftime rl__retimed_start(const rl *r, const rl_qp *q, rnic_ftime N, rnic_q32 new_cpb)
 {
-    rnic_ftime c = q->prev_start;
+    rnic_ftime c = rl__prev_start(q);
     if (!rnic_ftime_before(r->T, N))
         return N;
-    rnic_ftime_add_bytes(&c, q->prev_len, new_cpb);
+    rnic_ftime_add_bytes(&c, rl__prev_len(q), new_cpb);
     return rnic_ftime_before(c, r->T) ? r->T : c;
 }
 
@@ -2877,7 +2942,7 @@ static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
 {
     rl_qp *q = &r->qps[qi];
     uint32_t n = q->outstanding ? rl__collect(r, qi) : 0, i, dropped = 0;
-    rnic_ftime t = n ? r->desc[r->desc_scratch[0]].start : q->finish;
+    rnic_ftime t = n ? r->desc[r->desc_scratch[0]].start : rl__finish(q);
     if (keep)
         t = rl__retimed_start(r, q, t, new_cpb);
     for (i = 0; i < n; i++) {
@@ -2898,7 +2963,7 @@ static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
         q->outstanding--;
         r->stats.packets_dropped++;
     }
-    q->finish = t;
+    rl__set_finish(q, t);
     if (keep)
         q->cpb = new_cpb;
     r->desc_latest = RNIC_NONE; /* finishes moved */
@@ -2920,7 +2985,7 @@ static void rl__tl_remove(rl *r, uint32_t qp);
 static void rl__rekey(rl *r, uint32_t qi)
 {
     rl_qp *q = &r->qps[qi];
-    rnic_ftime res = q->finish;
+    rnic_ftime res = rl__finish(q);
     if (q->tl_loc == RL__TL_LEAVING)
         return;
     if (rnic_ftime_before(res, r->A_mono))
@@ -2935,7 +3000,7 @@ static void rl__rekey(rl *r, uint32_t qi)
             rl__tl_remove(r, qi);
         if (!rl__ranked_mode(r) || !rl__wheel_place(r, qi, q->resched)) {
             q->tl_loc = RL__TL_REQUEST;
-            RL__Q_PUSH(&r->insert_requests, qi);
+            RL__FIFO_PUSH(r, &r->insert_requests, tl_next, qi);
         }
     }
     RL__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
@@ -2964,11 +3029,11 @@ static uint32_t rl__evict_later(rl *r, rnic_ftime f)
     q->outstanding--;
     q->index = d->index;
     q->offset = d->offset;
-    q->finish = d->start;
+    rl__set_finish(q, d->start);
     r->stats.packets_dropped++;
     r->stats.desc_evictions++;
     if (q->state == RL__DRAINING) /* it has data to fetch again */
-        rl__reschedule(r, d->flow, q->finish);
+        rl__reschedule(r, d->flow, d->start);
     else if (q->state == RL__DORMANT)
         rl__rekey(r, d->flow);
     return victim;
@@ -2977,7 +3042,7 @@ static uint32_t rl__evict_later(rl *r, rnic_ftime f)
 static void rl__park(rl *r, uint32_t qi)
 {
     r->qps[qi].state = RL__PARKED;
-    RL__TRACE(r, RL_TRACE_PARK, qi, r->qps[qi].credit, r->qps[qi].paused);
+    RL__TRACE(r, RL_TRACE_PARK, qi, RL__QF(&r->qps[qi], RL__QF_CREDIT), RL__QF(&r->qps[qi], RL__QF_PAUSED));
 }
 
 static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
@@ -2987,46 +3052,46 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
     rnic_q32 cpb = 0;
     uint32_t dropped;
     if (bps == 0) { /* pause: nothing more is sent, the stored packets go back to the source */
-        if (q->paused)
+        if (RL__QF(q, RL__QF_PAUSED))
             return;
         dropped = rl__retime(r, qi, q->cpb, false);
-        q->paused = 1;
+        RL__QF_SET(q, RL__QF_PAUSED, 1);
         if (active) {
-            r->sum_active_bps -= q->rate_bps;
+            r->sum_active_bps -= rl__rate(q);
             rl__update_phi(r);
         }
         if (q->state == RL__DRAINING)
             rl__park(r, qi);
-        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish.cycle, dropped);
+        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
         return;
     }
     rnic_rate_to_cpb(bps, r->cfg.clock_hz, &cpb); /* clamped at the write: representable */
-    if (active && !q->paused)
-        r->sum_active_bps -= q->rate_bps;
-    q->rate_bps = bps;
-    if (q->paused) { /* resume: re-timed as below, but no earlier than now */
-        q->paused = 0;
-        q->finish = rl__retimed_start(r, q, q->finish, cpb);
-        if (rnic_ftime_before(q->finish, r->T))
-            q->finish = r->T;
+    if (active && !RL__QF(q, RL__QF_PAUSED))
+        r->sum_active_bps -= rl__rate(q);
+    q->rate_lo = (uint32_t)bps;
+    q->rate_hi = (uint8_t)(bps >> 32);
+    if (RL__QF(q, RL__QF_PAUSED)) { /* resume: re-timed as below, but no earlier than now */
+        rnic_ftime f = rl__retimed_start(r, q, rl__finish(q), cpb);
+        RL__QF_SET(q, RL__QF_PAUSED, 0);
+        rl__set_finish(q, rnic_ftime_before(f, r->T) ? r->T : f);
         q->cpb = cpb;
         r->stats.retimes++;
-        if (q->state == RL__PARKED && q->credit)
+        if (q->state == RL__PARKED && RL__QF(q, RL__QF_CREDIT))
             rl__enqueue_schedule(r, qi);
         else if (q->state == RL__DORMANT)
             rl__rekey(r, qi);
-        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish.cycle, 0);
+        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, 0);
     } else if (cpb != q->cpb) {
         dropped = rl__retime(r, qi, cpb, true);
         r->stats.retimes++;
         if (q->state == RL__DORMANT)
             rl__rekey(r, qi);
         else if (q->state == RL__DRAINING && dropped)
-            rl__reschedule(r, qi, q->finish);
-        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish.cycle, dropped);
+            rl__reschedule(r, qi, rl__finish(q));
+        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
     }
     if (active) {
-        r->sum_active_bps += q->rate_bps;
+        r->sum_active_bps += rl__rate(q);
         rl__update_phi(r);
     }
 }
@@ -3039,33 +3104,32 @@ static void rl__emux(rl *r)
     uint8_t pend;
     if (!r->registers.count)
         return;
-    flow = RL__Q_HEAD(&r->registers);
-    RL__Q_DROP(&r->registers);
+    flow = r->registers.head;
+    RL__FIFO_DROP(r, &r->registers, reg_next);
     q = &r->qps[flow];
     pend = q->pend;
     q->pend = 0;
     RL__TRACE(r, RL_TRACE_APPLY, flow, pend, 0);
     if (pend & RL__PEND_RATE) {
         r->stats.rate_updates++;
-        rl__apply_rate(r, flow, q->pend_rate);
+        rl__apply_rate(r, flow, rl__pend_rate(q));
     }
     if (pend & RL__PEND_CREDIT) {
         r->stats.credit_updates++;
-        q->credit = q->pend_credit;
-        if (q->credit && !q->paused && q->state == RL__PARKED)
+        RL__QF_SET(q, RL__QF_CREDIT, RL__QF(q, RL__QF_PEND_CREDIT));
+        if ((q->flags & (RL__QF_CREDIT | RL__QF_PAUSED)) == RL__QF_CREDIT && q->state == RL__PARKED)
             rl__enqueue_schedule(r, flow);
     }
     if (pend & RL__PEND_DOORBELL) {
         r->stats.doorbells++;
         if (q->state == RL__IDLE) {
-            if (rnic_ftime_before(q->finish, r->T))
-                q->finish = r->T;
-            q->prev_start = q->finish; /* the re-timing anchor: nothing sent in this activity */
-            q->prev_len = 0;
+            if (rnic_ftime_before(rl__finish(q), r->T))
+                rl__set_finish(q, r->T);
+            rl__set_prev(q, rl__finish(q), 0); /* the re-timing anchor: nothing sent in this activity */
             rl__activate(r, q);
             rl__enqueue_schedule(r, flow);
         } else if (q->state == RL__DRAINING) {
-            q->doorbell_pending = 1;
+            RL__QF_SET(q, RL__QF_DOORBELL, 1);
         }
     }
 }
@@ -3095,12 +3159,12 @@ static void rl__round(rl *r, uint32_t qpi)
     rnic_ftime t, last_start;
     bool stopped = false;
 
-    if (q->paused) { /* paused while its fetch was in flight: the answer is not used */
+    if (RL__QF(q, RL__QF_PAUSED)) { /* paused while its fetch was in flight: the answer is not used */
         rl__park(r, qpi);
         return;
     }
     r->stats.fetches++;
-    q->doorbell_pending = 0;
+    RL__QF_SET(q, RL__QF_DOORBELL, 0);
     w = r->cfg.source(r->cfg.source_user, qpi, q->index, r->fetched, n);
     if (w > n) { /* a source that answers more than asked breaks its contract: use the ask, count it */
         r->stats.source_overrun++;
@@ -3108,7 +3172,7 @@ static void rl__round(rl *r, uint32_t qpi)
     }
     r->stats.wqes_fetched += w;
     off = q->offset;
-    t = last_start = q->finish;
+    t = last_start = rl__finish(q);
     while (p < n && wi < w) { /* cut at most n packets (an error record counts as one) */
         const rnic_work *e = &r->fetched[wi];
         uint32_t len, flags = off == 0 ? RNIC_WORK_FIRST : 0u;
@@ -3166,7 +3230,6 @@ static void rl__round(rl *r, uint32_t qpi)
         rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
         r->desc_count++;
         q->outstanding++;
-        q->finish = t;
         q->offset = last ? 0 : off + len;
         q->index += last;
         m++;
@@ -3178,6 +3241,7 @@ static void rl__round(rl *r, uint32_t qpi)
             off += len;
         }
     }
+    rl__set_finish(q, t);
     if (stopped) /* the packets the cut would have computed and dropped: the stopped one and those after it */
         p += rl__packets_left(r, wi, w, off, n - p);
     r->stats.packets_computed += p;
@@ -3234,14 +3298,14 @@ static void rl__tl_append(rl *r, uint32_t qp, uint64_t key)
 {
     uint32_t level = RL__TL_LEVEL(key, r->tl_base), digit = (uint32_t)(key >> (level * RL__TL_DIGIT)) & 63u;
     uint32_t list = level * 64u + digit, tail = r->tl_tail[list];
-    r->tl_next[qp] = RNIC_NONE;
-    r->tl_prev[qp] = tail;
+    r->qps[qp].tl_next = RNIC_NONE;
+    r->qps[qp].tl_prev = tail;
     if (tail == RNIC_NONE) {
         r->tl_head[list] = qp;
         r->tl_bits[level] |= (uint64_t)1 << digit;
         r->tl_levels |= 1u << level;
     } else {
-        r->tl_next[tail] = qp;
+        r->qps[tail].tl_next = qp;
     }
     r->tl_tail[list] = qp;
     r->qps[qp].tl_list = (uint16_t)list;
@@ -3274,7 +3338,7 @@ static void rl__tl_normalise(rl *r)
         if (!r->tl_bits[level])
             r->tl_levels &= ~(1u << level);
         for (; qp != RNIC_NONE; qp = next) {
-            next = r->tl_next[qp];
+            next = r->qps[qp].tl_next;
             rl__tl_append(r, qp, r->qps[qp].resched);
         }
     }
@@ -3290,17 +3354,17 @@ static void rl__tl_insert(rl *r, uint32_t qp)
                              * (late keys arrive almost in order: a short walk) */
         uint32_t at = r->tl_late_tail;
         while (at != RNIC_NONE && rl__key_before(key, r->qps[at].resched))
-            at = r->tl_prev[at];
-        r->tl_prev[qp] = at;
-        r->tl_next[qp] = at == RNIC_NONE ? r->tl_late_head : r->tl_next[at];
+            at = r->qps[at].tl_prev;
+        r->qps[qp].tl_prev = at;
+        r->qps[qp].tl_next = at == RNIC_NONE ? r->tl_late_head : r->qps[at].tl_next;
         if (at == RNIC_NONE)
             r->tl_late_head = qp;
         else
-            r->tl_next[at] = qp;
-        if (r->tl_next[qp] == RNIC_NONE)
+            r->qps[at].tl_next = qp;
+        if (r->qps[qp].tl_next == RNIC_NONE)
             r->tl_late_tail = qp;
         else
-            r->tl_prev[r->tl_next[qp]] = qp;
+            r->qps[r->qps[qp].tl_next].tl_prev = qp;
         r->qps[qp].tl_list = RL__LATE;
         return;
     }
@@ -3312,17 +3376,17 @@ static void rl__tl_insert(rl *r, uint32_t qp)
 /* Unlink an entry: a re-timed flow's, or the one leaving. */
 static void rl__tl_unlink(rl *r, uint32_t qp)
 {
-    uint32_t list = r->qps[qp].tl_list, prev = r->tl_prev[qp], next = r->tl_next[qp];
+    uint32_t list = r->qps[qp].tl_list, prev = r->qps[qp].tl_prev, next = r->qps[qp].tl_next;
     uint32_t *head = list == RL__LATE ? &r->tl_late_head : &r->tl_head[list];
     uint32_t *tail = list == RL__LATE ? &r->tl_late_tail : &r->tl_tail[list];
     if (prev == RNIC_NONE)
         *head = next;
     else
-        r->tl_next[prev] = next;
+        r->qps[prev].tl_next = next;
     if (next == RNIC_NONE)
         *tail = prev;
     else
-        r->tl_prev[next] = prev;
+        r->qps[next].tl_prev = prev;
     if (list != RL__LATE && *head == RNIC_NONE) {
         uint32_t level = list / 64u;
         r->tl_bits[level] &= ~((uint64_t)1 << (list & 63u));
@@ -3399,8 +3463,8 @@ static void rl__timeline(rl *r)
                 RL__Q_PUSH(&r->deliveries, tq);
             }
             if (request) {
-                tq.qp = RL__Q_HEAD(&r->insert_requests);
-                RL__Q_DROP(&r->insert_requests);
+                tq.qp = r->insert_requests.head;
+                RL__FIFO_DROP(r, &r->insert_requests, tl_next);
                 tq.cycle = r->now + r->heap_height;
                 if (!r->inserts_in_flight.count || rl__key_before(r->qps[tq.qp].resched, r->inflight_key_floor))
                     r->inflight_key_floor = r->qps[tq.qp].resched;
@@ -3479,16 +3543,17 @@ static void rl__transmit(rl *r)
     } else {
         r->stats.packets++;
         r->stats.bytes += d->len;
-        r->qp_stats[d->flow].packets++;
-        r->qp_stats[d->flow].bytes += d->len;
+        if (r->qp_stats) {
+            r->qp_stats[d->flow].packets++;
+            r->qp_stats[d->flow].bytes += d->len;
+        }
     }
     q = &r->qps[d->flow];
-    q->prev_start = d->start;
-    q->prev_len = d->len;
+    rl__set_prev(q, d->start, d->len);
     q->outstanding--;
     if (q->outstanding == 0 && q->state == RL__DRAINING) {
-        if (q->doorbell_pending) {
-            q->doorbell_pending = 0;
+        if (RL__QF(q, RL__QF_DOORBELL)) {
+            RL__QF_SET(q, RL__QF_DOORBELL, 0);
             rl__enqueue_schedule(r, d->flow);
         } else {
             rl__deactivate(r, q);
@@ -3530,7 +3595,7 @@ static void rl__issue_fetch(rl *r)
     if (!rl__sched_pop(r, &qp))
         return;
     q = &r->qps[qp];
-    if (!q->credit || q->paused) {
+    if ((q->flags & (RL__QF_CREDIT | RL__QF_PAUSED)) != RL__QF_CREDIT) {
         rl__park(r, qp);
         return;
     }
@@ -3574,8 +3639,8 @@ static void rl__catch_up(rl *r)
         r->fetch_free = r->now;
     }
     for (i = 0; i < r->cfg.max_flows; i++)
-        if (r->qps[i].state == RL__IDLE && rnic_ftime_before(r->qps[i].finish, r->T))
-            r->qps[i].finish = r->T;
+        if (r->qps[i].state == RL__IDLE && rnic_ftime_before(rl__finish(&r->qps[i]), r->T))
+            rl__set_finish(&r->qps[i], r->T);
 }
 
 RL_API void rl_tick(rl *r)
@@ -3840,7 +3905,7 @@ RL_API uint64_t rl_now(const rl *r) { return r ? r->now : 0; }
 RL_API const rl_stats *rl_get_stats(const rl *r) { return r ? &r->stats : NULL; }
 RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow)
 {
-    return r && flow < r->cfg.max_flows ? &r->qp_stats[flow] : NULL;
+    return r && r->qp_stats && flow < r->cfg.max_flows ? &r->qp_stats[flow] : NULL;
 }
 RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r) { return r ? r->pcie_latency : 0; }

@@ -60,6 +60,9 @@ typedef struct rl_config {
                               a fetch of fetch_wqes x wqe_bytes holds the read channel for its
                               bytes at this rate (docs/tassel_model.md, step 7) */
     uint32_t wqe_bytes;    /* bytes read per WQE, 1 .. 4096, default 64 (RDMA's WQE size) */
+    uint32_t qp_stats;     /* 1 (default): per-flow packet and byte counters, 16 B per flow;
+                              0: none (rl_get_qp_stats answers NULL; the TX port's records carry
+                              flow and len for a caller that counts) */
     uint64_t start_cycle;  /* rl_now() after init, default 0 (a composed model may start every
                               engine at one cycle; tests start near 2^64 to cross the wrap) */
     rnic_source_fn source; /* required by rl_init: the flows' WQEs by free-running index */
@@ -145,7 +148,7 @@ RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out);
 
 RL_API uint64_t rl_now(const rl *r);
 RL_API const rl_stats *rl_get_stats(const rl *r);
-/* Per-flow counters; NULL for an unknown flow. */
+/* Per-flow counters; NULL for an unknown flow, or when cfg.qp_stats is 0. */
 RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow);
 /* Current oversubscription factor Phi (Q32.32). */
 RL_API uint64_t rl_phi_q32(const rl *r);
@@ -154,21 +157,27 @@ RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rl_qp { /* per-flow scheduling state */
-    uint64_t rate_bps;    /* applied rate (the last non-zero one while paused) */
-    uint64_t pend_rate;   /* rate register written, not yet applied (0: pause) */
-    rnic_q32 cpb;
-    rnic_ftime finish;    /* virtual finish of the last packet stored for this flow */
-    rnic_ftime prev_start; /* virtual start of the last packet sent (of the activation if none) */
-    uint64_t resched;     /* timeline key while DORMANT: reschedule time, whole virtual cycle */
-    uint32_t index;       /* cursor: next WQE (free-running index at the source) ... */
-    uint32_t offset;      /* ... and byte offset in it */
-    uint32_t prev_len;    /* bytes of the last packet sent (0: none in this activity) */
-    uint16_t outstanding; /* descriptors held (up to desc_capacity = 256) */
-    uint8_t state, credit, doorbell_pending, paused;
-    uint8_t pend, pend_credit; /* registers written (RL__PEND_*), the credit value */
-    uint8_t tl_loc, pad_;  /* where the flow is in the timeline path */
-    uint16_t tl_list;     /* its timeline list (level x 64 + digit, 0xffff: late) */
+typedef struct rl_qp { /* per-flow scheduling state, packed into 80 bytes (rl_mem_per_qp) */
+    uint64_t finish_cycle;     /* virtual finish of the last packet stored for this flow ... */
+    uint64_t prev_start_cycle; /* virtual start of the last packet sent (of the activation if none) */
+    uint64_t resched;          /* timeline key while DORMANT: reschedule time, whole virtual cycle */
+    rnic_q32 cpb;              /* cycles per byte at the applied rate */
+    uint32_t finish_frac, prev_start_frac; /* ... their fractions (rnic_ftime split: no padding) */
+    uint32_t index;            /* cursor: next WQE (free-running index at the source) ... */
+    uint32_t offset;           /* ... and byte offset in it */
+    uint32_t rate_lo, pend_rate_lo; /* applied rate (the last non-zero one while paused) and the
+                                   rate register written, not yet applied (0: pause): 40-bit
+                                   b/s (<= 800 Gb/s), the top byte in rate_hi / pend_rate_hi */
+    uint32_t tl_next, tl_prev; /* links: the timeline's lists, or the insert-request / schedule
+                                  FIFO the flow is in (one at a time), RNIC_NONE ends */
+    uint32_t reg_next;         /* link in the register-write FIFO */
+    uint16_t outstanding;      /* descriptors held (up to desc_capacity = 256) */
+    uint16_t tl_list;          /* its timeline list (level x 64 + digit, 0xffff: late) */
+    uint16_t prev_len_lo;      /* bytes of the last packet sent (0: none), low 16 of 17 bits */
+    uint8_t rate_hi, pend_rate_hi;
+    uint8_t state, pend;       /* RL__ state; registers written (RL__PEND_*) */
+    uint8_t tl_loc;            /* where the flow is in the timeline path */
+    uint8_t flags;             /* credit, doorbell pending, paused, the credit written, prev_len bit 16 */
 } rl_qp;
 
 typedef struct rl_desc { /* one urgent packet (or error record) in the descriptor buffer */
@@ -204,10 +213,9 @@ typedef struct rl_due { /* fast-forward: when a time reaches `target`, cached wh
     uint32_t valid, pad_;
 } rl_due;
 
-typedef struct rl_queue { /* a FIFO of flow ids (caller memory) */
-    uint32_t *slot;
-    uint32_t head, count, capacity, pad_;
-} rl_queue;
+typedef struct rl_flow_fifo { /* a FIFO of flows linked through the flows' records */
+    uint32_t head, tail, count;
+} rl_flow_fifo;
 
 typedef struct rl_timed_queue { /* a fixed-latency pipeline: flows by the cycle they come out */
     rl_timed_qp *slot;
@@ -243,8 +251,7 @@ struct rl {
     rl_qp_stats *qp_stats;
     /* timeline (P-heap order): settled entries in a radix calendar on (key, insertion order):
      * 11 levels of 64 lists (6-bit digits of the key, engine.c); keys are flows' `resched`,
-     * doubly linked lists through tl_next/tl_prev (RNIC_NONE ends) */
-    uint32_t *tl_next, *tl_prev;
+     * doubly linked lists through the flows' tl_next/tl_prev (RNIC_NONE ends) */
     uint32_t *tl_head, *tl_tail;       /* 11 x 64 lists (caller memory) */
     uint64_t tl_bits[11];              /* per level: lists not empty */
     uint32_t tl_levels;                /* bit l: level l not empty */
@@ -253,11 +260,11 @@ struct rl {
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */
     uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
-    rl_queue registers;        /* flows with a register write pending, FIFO */
-    rl_queue insert_requests;  /* flows waiting for a P-heap operation slot */
+    rl_flow_fifo registers;       /* flows with a register write pending (through reg_next) */
+    rl_flow_fifo insert_requests; /* flows waiting for a P-heap operation slot (through tl_next) */
     rl_timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
     rl_timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
-    rl_queue schedule;         /* the schedule FIFO (RL_SCHEDULE_FIFO) */
+    rl_flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next) */
     rl_ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
     uint32_t ranked_count;
     uint64_t ranked_pushes;
