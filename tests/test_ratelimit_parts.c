@@ -115,7 +115,9 @@ static void test_timeline_order(void)
     CHECK(refills > 1000u);
 }
 
-/* Descriptor heaps: random pushes of random (start, finish, number), pops against a scan. */
+/* Descriptor order: the waiting heap (by start) and the eligible ring (by finish, number):
+ * random pushes of random (start, finish, number), pops against a scan; the ring also loses
+ * random entries (a re-time or an eviction) and keeps its order. */
 static void test_descriptor_heaps(void)
 {
     rnic_prng p;
@@ -141,8 +143,20 @@ static void test_descriptor_heaps(void)
                 r->desc[s].finish.cycle = rnic_prng_below(&p, spread);
                 r->desc[s].finish.frac = (uint32_t)rnic_prng_below(&p, 3) << 30;
                 r->desc[s].number = rnic_prng_next(&p);
-                rl__dheap_push(r, h, count, by_finish, s);
+                r->desc[s].flow = 0;
+                if (by_finish)
+                    rl__ready_push(r, s);
+                else
+                    rl__dheap_push(r, h, count, by_finish, s);
                 live++;
+            } else if (by_finish && rnic_prng_below(&p, 8) == 0) { /* a random stored packet leaves */
+                uint32_t s;
+                do
+                    s = rnic_prng_below(&p, RL_MAX_DESC);
+                while (!used[s]);
+                used[s] = 0;
+                rl__ready_remove(r, s, 3); /* the slot named; no entry is flow 3's */
+                live--;
             } else {
                 uint32_t best = RNIC_NONE, got;
                 for (i = 0; i < RL_MAX_DESC; i++) {
@@ -164,7 +178,7 @@ static void test_descriptor_heaps(void)
                         best = i;
                     }
                 }
-                got = rl__dheap_pop(r, h, count, by_finish);
+                got = by_finish ? rl__ready_pop(r) : rl__dheap_pop(r, h, count, by_finish);
                 if (by_finish) {
                     CHECK_EQ(got, best); /* a total order: exactly the scan's pick */
                 } else {             /* equal starts may leave in any order */

@@ -281,9 +281,11 @@ struct rl {
     rl_desc *desc;
     uint64_t *desc_used;       /* slot holds a packet */
     rl_dkey *desc_waiting;     /* binary heap of slots by start: not yet eligible */
-    rl_dkey *desc_ready;       /* binary heap of slots by (finish, number): eligible */
+    rl_dkey *desc_ready;       /* eligible slots sorted by (finish, number): a ring of
+                                  ready_mask + 1 (a power of two >= k) from ready_head */
     uint16_t *desc_scratch;    /* a re-timed flow's slots, in number order */
     uint32_t n_waiting, n_ready;
+    uint32_t ready_head, ready_mask;
     uint32_t desc_latest;      /* ranked: slot with the largest (finish, number), RNIC_NONE: unknown */
     uint32_t desc_count;
     rnic_work *fetched;        /* fetch_wqes entries: the source's answer */

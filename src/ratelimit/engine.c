@@ -180,6 +180,15 @@ static uint32_t rl__height(uint32_t n)
     return h;
 }
 
+/* The eligible packets' ring: the power of two >= k (k <= 256). */
+static size_t rl__ready_ring(size_t k)
+{
+    size_t n = 1;
+    while (n < k)
+        n <<= 1;
+    return n;
+}
+
 /* One layout for rl_mem_size and rl_init. Returns bytes, 0 if the layout overflows. */
 static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
 {
@@ -221,7 +230,7 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     RL__ARRAY(desc, rl_desc, k);
     RL__ARRAY(desc_used, uint64_t, (k + 63u) / 64u);
     RL__ARRAY(desc_waiting, rl_dkey, k);
-    RL__ARRAY(desc_ready, rl_dkey, k);
+    RL__ARRAY(desc_ready, rl_dkey, rl__ready_ring(k));
     RL__ARRAY(desc_scratch, uint16_t, k);
     RL__ARRAY(fetched, rnic_work, c->fetch_wqes);
 #undef RL__ARRAY
@@ -326,6 +335,7 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
     r->tl_base = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
     r->desc_latest = RNIC_NONE;
+    r->ready_mask = (uint32_t)rl__ready_ring(cfg->desc_capacity) - 1u;
     for (i = 0; i < cfg->max_flows; i++) {
         rl_qp *q = &r->qps[i];
         RNIC_MEMSET(q, 0, sizeof *q);
@@ -666,6 +676,66 @@ static void rl__dheap_remove(rl *r, rl_dkey *h, uint32_t *count, bool by_finish,
     }
 }
 
+/* The eligible packets in transmit order, (finish, number), in a sorted ring: a packet joins
+ * where its order puts it -- after a binary search, moving the shorter side by one (usually
+ * at the tail: at equal rates packets become eligible in finish order) -- and the first
+ * leaves from the head. The same order as a heap on the same total order, in O(1) for the
+ * common case instead of a sift over log2(k) levels per pop. */
+static void rl__ready_push(rl *r, uint32_t slot)
+{
+    rl_dkey *a = r->desc_ready, e;
+    uint32_t n = r->n_ready, m = r->ready_mask, h = r->ready_head, lo = 0, hi, i;
+    const rnic_ftime *f = &r->desc[slot].finish;
+    e.cycle = f->cycle;
+    e.frac = f->frac;
+    e.slot = (uint16_t)slot;
+    e.pad_ = 0;
+    r->n_ready = n + 1u;
+    if (n == 0 || !rl__dkey_less(r, true, &e, &a[(h + n - 1u) & m])) {
+        a[(h + n) & m] = e;
+        return;
+    }
+    hi = n - 1u; /* the first entry after e lies in [lo, hi] */
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2u;
+        if (rl__dkey_less(r, true, &e, &a[(h + mid) & m]))
+            hi = mid;
+        else
+            lo = mid + 1u;
+    }
+    if (lo < n - lo) { /* the entries before it move one toward the head */
+        h = (h - 1u) & m;
+        r->ready_head = h;
+        for (i = 0; i < lo; i++)
+            a[(h + i) & m] = a[(h + i + 1u) & m];
+    } else { /* the entries from it move one toward the tail */
+        for (i = n; i > lo; i--)
+            a[(h + i) & m] = a[(h + i - 1u) & m];
+    }
+    a[(h + lo) & m] = e;
+}
+
+static uint32_t rl__ready_pop(rl *r)
+{
+    uint32_t slot = r->desc_ready[r->ready_head].slot;
+    r->ready_head = (r->ready_head + 1u) & r->ready_mask;
+    r->n_ready--;
+    return slot;
+}
+
+/* Drop slot `slot` and flow qi's slots (RNIC_NONE: none of that kind), keeping the order. */
+static void rl__ready_remove(rl *r, uint32_t slot, uint32_t qi)
+{
+    rl_dkey *a = r->desc_ready;
+    uint32_t i, kept = 0, m = r->ready_mask, h = r->ready_head;
+    for (i = 0; i < r->n_ready; i++) {
+        uint32_t x = a[(h + i) & m].slot;
+        if (x != slot && r->desc[x].flow != qi)
+            a[(h + kept++) & m] = a[(h + i) & m];
+    }
+    r->n_ready = kept;
+}
+
 /* Ranked option: the stored packet with the largest (finish, number) -- what a fetch of a QP
  * ranked before it may displace. A scan of the k slots, cached in desc_latest until a store
  * or removal changes it (RNIC_NONE: unknown, or the buffer is empty). */
@@ -760,7 +830,7 @@ static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
     r->desc_latest = RNIC_NONE; /* finishes moved */
     if (n) {
         rl__dheap_remove(r, r->desc_waiting, &r->n_waiting, false, RNIC_NONE, qi);
-        rl__dheap_remove(r, r->desc_ready, &r->n_ready, true, RNIC_NONE, qi);
+        rl__ready_remove(r, RNIC_NONE, qi);
         for (i = 0; i < n - dropped; i++) /* step 5 makes those that have started eligible again */
             rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, r->desc_scratch[i]);
     }
@@ -814,7 +884,7 @@ static uint32_t rl__evict_later(rl *r, rnic_ftime f)
     d = &r->desc[victim];
     q = &r->qps[d->flow];
     rl__dheap_remove(r, r->desc_waiting, &r->n_waiting, false, victim, RNIC_NONE);
-    rl__dheap_remove(r, r->desc_ready, &r->n_ready, true, victim, RNIC_NONE);
+    rl__ready_remove(r, victim, RNIC_NONE);
     rnic_bitmap_clear(r->desc_used, victim);
     r->desc_count--;
     q->outstanding--;
@@ -1284,7 +1354,7 @@ static void rl__timeline(rl *r)
 static void rl__eligibility(rl *r)
 {
     while (r->n_waiting && !rnic_ftime_before(r->T, r->desc[r->desc_waiting[0].slot].start))
-        rl__dheap_push(r, r->desc_ready, &r->n_ready, true, rl__dheap_pop(r, r->desc_waiting, &r->n_waiting, false));
+        rl__ready_push(r, rl__dheap_pop(r, r->desc_waiting, &r->n_waiting, false));
 }
 
 /* Step 6. */
@@ -1301,7 +1371,7 @@ static void rl__transmit(rl *r)
         r->stats.tx_stalls++;
         return;
     }
-    i = rl__dheap_pop(r, r->desc_ready, &r->n_ready, true);
+    i = rl__ready_pop(r);
     d = &r->desc[i];
     out.cycle = r->now;
     out.addr = d->addr;
