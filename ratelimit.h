@@ -2517,6 +2517,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     RNIC_MEMSET(r, 0, sizeof *r);
     r->cfg = *cfg;
     rl__layout(cfg, r, (unsigned char *)mem);
+    if (!cfg->qp_stats)
+        r->qp_stats = NULL; /* the layout points the 0-entry array at the next one */
     r->heap_height = rl__height(cfg->max_flows);
     r->pcie_latency = (uint32_t)rl__pcie_cycles(cfg); /* 1 .. 2^20: checked above */
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
@@ -3830,26 +3832,42 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
         *gap = 0;
         return true;
     }
-#define RL__AT(cycle) /* an event at an absolute cycle (a past one is due now) */   \
-    do {                                                                         \
-        uint64_t d_ = rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now;      \
-        if (d_ < best)                                                           \
-            best = d_;                                                           \
-        any = true;                                                              \
-    } while (0)
+    /* the cheap registers first: a tick is due now about half the time, and then nothing
+     * later needs computing */
 #define RL__IN(d) /* an event `d` cycles from now */ \
     do {                                          \
-        if ((d) < best)                           \
-            best = (d);                           \
+        uint64_t d_ = (d);                        \
+        if (d_ == 0) {                            \
+            *gap = 0;                             \
+            return true;                          \
+        }                                         \
+        if (d_ < best)                            \
+            best = d_;                            \
         any = true;                               \
     } while (0)
+#define RL__AT(cycle) /* an event at an absolute cycle (a past one is due now) */ \
+    RL__IN(rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now)
     if (r->fetches.count)
         RL__AT(RL__Q_HEAD(&r->fetches).cycle);
     if (r->deliveries.count)
         RL__AT(RL__Q_HEAD(&r->deliveries).cycle);
+    if (r->n_ready && !rnic_ring_full(&r->tx))
+        RL__AT(r->link_free);
+    if (rl__fetch_gate_open(r)) /* step 7 pops, when the read channel is free */
+        RL__AT(r->fetch_cpb ? r->fetch_free : r->now);
     op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
     if (r->insert_requests.count)
         RL__IN(op);
+    if (r->n_waiting) { /* when T reaches the earliest waiting packet's start */
+        c = rl__cached_gap(r, &r->wait_due, r->T, r->desc[r->desc_waiting[0].slot].start, false);
+        if (c != UINT64_MAX)
+            RL__IN(c);
+    }
+    if (r->wheel_count) { /* when the wheel's smallest key falls due */
+        uint64_t j = rl__key_gap(r, &r->wheel_due, r->qps[r->wheel_qp[rl__wheel_first(r)]].resched);
+        if (j != UINT64_MAX)
+            RL__IN(j);
+    }
     if (r->heap_count || r->inserts_in_flight.count) {
         /* the next dequeue: when the smallest settled key falls due, or an enqueue still
          * settling that would leave before it (settled and due), at an operation slot */
@@ -3873,20 +3891,6 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
         if (j != UINT64_MAX)
             RL__IN(j > op ? j : op);
     }
-    if (r->wheel_count) { /* when the wheel's smallest key falls due */
-        uint64_t j = rl__key_gap(r, &r->wheel_due, r->qps[r->wheel_qp[rl__wheel_first(r)]].resched);
-        if (j != UINT64_MAX)
-            RL__IN(j);
-    }
-    if (r->n_waiting) { /* when T reaches the earliest waiting packet's start */
-        c = rl__cached_gap(r, &r->wait_due, r->T, r->desc[r->desc_waiting[0].slot].start, false);
-        if (c != UINT64_MAX)
-            RL__IN(c);
-    }
-    if (r->n_ready && !rnic_ring_full(&r->tx))
-        RL__AT(r->link_free);
-    if (rl__fetch_gate_open(r)) /* step 7 pops, when the read channel is free */
-        RL__AT(r->fetch_cpb ? r->fetch_free : r->now);
 #undef RL__AT
 #undef RL__IN
     *gap = best;
