@@ -1717,7 +1717,10 @@ RL_API uint64_t rl_advance(rl *r, uint64_t cycles)
             while (skip) { /* jumps of at most 2^61 cycles: skip * inc stays below 2^63 (inc <= 1) */
                 uint64_t jump = skip < RL__JUMP ? skip : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
                 rnic_ftime_add_bytes(&r->T, jump, r->inc);
-                rl__update_activation(r);
+                if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
+                    r->A_mono = rl__activation(r);
+                else
+                    rl__update_activation(r);
                 r->now += jump;
                 r->stats.cycles += jump;
                 skip -= jump;

@@ -73,8 +73,9 @@
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
  *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency_ns 1000 (1 us) | fetch_wqes n = 8 (<= 64) |
  *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | schedule_queue RL_SCHEDULE_FIFO (the
- *   paper's; RL_SCHEDULE_RANKED: the option above, +20 B per flow) | fetch_bps 0 (no
- *   read-channel limit; 1 Mb/s .. 10 Tb/s) | wqe_bytes 64 (1 .. 4096) | start_cycle 0 |
+ *   paper's; RL_SCHEDULE_RANKED: the option above, +24 B per flow) | fetch_bps 0 (no
+ *   read-channel limit; 1 Mb/s .. 10 Tb/s) | wqe_bytes 64 (1 .. 4096) | qp_stats 1 (per-flow
+ *   packet and byte counters; 0: none, 16 B less per flow) | start_cycle 0 |
  *   source (required) | trace NULL, trace_id RNIC_ENGINE_TASSEL.
  *   Times are given in ns and converted once, by rl_init, to cycles at clock_hz, rounded to
  *   the nearest cycle (a half rounds up): pcie_latency_ns 1000 at 250 MHz is L = 250 cycles
@@ -99,7 +100,9 @@
  *   4 KB packets and 1 us that is ~260 Gb/s, so a 400 G link needs n = 16 for one flow at
  *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
  *   software timeline is a radix calendar (exact P-heap order, its hardware timing modelled) and
- *   the descriptor buffer two small heaps, so a cycle's cost does not grow with max_flows.
+ *   the descriptor buffer a small heap and a sorted ring, so a cycle's cost does not grow with
+ *   max_flows. Memory per flow (rl_mem_per_qp): 96 B, 80 B with qp_stats 0 (the paper's
+ *   hardware keeps 17 B; rates and the WQE cursor, QPC fields there, are kept here).
  *   A fetch is issued only while the descriptor buffer has a slot for it (one reserved per
  *   fetch in flight; counted in fetch_gated). Under exactly 100 % booked load (Phi = 2 at
  *   64 K flows) the paper's k = 60 leaves the fastest flows short; k = 256 does not
