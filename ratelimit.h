@@ -1883,7 +1883,7 @@ RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rl_qp { /* per-flow scheduling state, packed into 80 bytes (rl_mem_per_qp) */
+typedef struct rl_qp { /* per-flow scheduling state, packed into 72 bytes (+ 8 B of links in rl) */
     uint64_t finish_cycle;     /* virtual finish of the last packet stored for this flow ... */
     uint64_t prev_start_cycle; /* virtual start of the last packet sent (of the activation if none) */
     uint64_t resched;          /* timeline key while DORMANT: reschedule time, whole virtual cycle */
@@ -1894,9 +1894,7 @@ typedef struct rl_qp { /* per-flow scheduling state, packed into 80 bytes (rl_me
     uint32_t rate_lo, pend_rate_lo; /* applied rate (the last non-zero one while paused) and the
                                    rate register written, not yet applied (0: pause): 40-bit
                                    b/s (<= 800 Gb/s), the top byte in rate_hi / pend_rate_hi */
-    uint32_t tl_next, tl_prev; /* links: the timeline's lists, or the insert-request / schedule
-                                  FIFO the flow is in (one at a time), RNIC_NONE ends */
-    uint32_t reg_next;         /* link in the register-write FIFO */
+    uint32_t reg_next;         /* link in the register-write FIFO (RNIC_NONE ends) */
     uint16_t outstanding;      /* descriptors held (up to desc_capacity = 256) */
     uint16_t tl_list;          /* its timeline list (level x 64 + digit, 0xffff: late) */
     uint16_t prev_len_lo;      /* bytes of the last packet sent (0: none), low 16 of 17 bits */
@@ -1977,7 +1975,10 @@ struct rl {
     rl_qp_stats *qp_stats;
     /* timeline (P-heap order): settled entries in a radix calendar on (key, insertion order):
      * 11 levels of 64 lists (6-bit digits of the key, engine.c); keys are flows' `resched`,
-     * doubly linked lists through the flows' tl_next/tl_prev (RNIC_NONE ends) */
+     * doubly linked lists through tl_next/tl_prev (RNIC_NONE ends; dense arrays, not in the
+     * flows' records: a list operation touches its neighbours' links, not their records) */
+    uint32_t *tl_next, *tl_prev; /* per flow: the timeline's lists, or the insert-request /
+                                    schedule FIFO the flow is in (one at a time) */
     uint32_t *tl_head, *tl_tail;       /* 11 x 64 lists (caller memory) */
     uint64_t tl_bits[11];              /* per level: lists not empty */
     uint32_t tl_levels;                /* bit l: level l not empty */
@@ -2300,20 +2301,22 @@ RNIC_INLINE void rl__set_prev(rl_qp *q, rnic_ftime start, uint32_t len)
     RL__QF_SET(q, RL__QF_LEN_HI, len >> 16);
 }
 
-/* Intrusive flow FIFOs: `link` is the member of rl_qp that chains them. */
-#define RL__FIFO_PUSH(r, fifo, link, qp)                                             \
+/* Intrusive flow FIFOs: NEXT(qp) is the link that chains them (RL__TL_NEXT, RL__REG_NEXT). */
+#define RL__TL_NEXT(qp) r->tl_next[qp]
+#define RL__REG_NEXT(qp) r->qps[qp].reg_next
+#define RL__FIFO_PUSH(fifo, NEXT, qp)                                                \
     do {                                                                             \
         uint32_t qp_ = (qp);                                                         \
-        (r)->qps[qp_].link = RNIC_NONE;                                              \
+        NEXT(qp_) = RNIC_NONE;                                                       \
         if ((fifo)->count++)                                                         \
-            (r)->qps[(fifo)->tail].link = qp_;                                       \
+            NEXT((fifo)->tail) = qp_;                                                \
         else                                                                         \
             (fifo)->head = qp_;                                                      \
         (fifo)->tail = qp_;                                                          \
     } while (0)
-#define RL__FIFO_DROP(r, fifo, link) /* the head leaves (count > 0) */               \
+#define RL__FIFO_DROP(fifo, NEXT) /* the head leaves (count > 0) */                  \
     do {                                                                             \
-        (fifo)->head = (r)->qps[(fifo)->head].link;                                  \
+        (fifo)->head = NEXT((fifo)->head);                                           \
         (fifo)->count--;                                                             \
     } while (0)
 
@@ -2432,6 +2435,8 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
     } while (0)
     RL__ARRAY(qps, rl_qp, n);
     RL__ARRAY(qp_stats, rl_qp_stats, c->qp_stats ? n : 0u);
+    RL__ARRAY(tl_next, uint32_t, n);
+    RL__ARRAY(tl_prev, uint32_t, n);
     RL__ARRAY(tl_head, uint32_t, RL__TL_LEVELS * 64u);
     RL__ARRAY(tl_tail, uint32_t, RL__TL_LEVELS * 64u);
     RL__QUEUE(inserts_in_flight, rl_timed_qp, h);
@@ -2460,11 +2465,11 @@ RL_API size_t rl_mem_size(const rl_config *cfg)
 
 RL_API size_t rl_mem_per_qp(const rl_config *cfg)
 {
-    /* everything sized by max_flows: the flow's record (its FIFO and timeline links
-     * included), its statistics when kept, its ranked-queue entry in the ranked option */
+    /* everything sized by max_flows: the flow's record, its two timeline / FIFO links, its
+     * statistics when kept, its ranked-queue entry in the ranked option */
     if (rl_config_check(cfg, NULL) != RNIC_OK)
         return 0;
-    return sizeof(rl_qp) + (cfg->qp_stats ? sizeof(rl_qp_stats) : 0u) +
+    return sizeof(rl_qp) + 2u * sizeof(uint32_t) + (cfg->qp_stats ? sizeof(rl_qp_stats) : 0u) +
            (cfg->schedule_queue == RL_SCHEDULE_RANKED ? sizeof(rl_ranked) : 0u);
 }
 
@@ -2559,7 +2564,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
         q->rate_hi = (uint8_t)(cfg->link_bps >> 32); /* <= 800 Gb/s < 2^40 */
         q->cpb = link_cpb;
         q->flags = RL__QF_CREDIT;
-        q->tl_next = q->tl_prev = q->reg_next = RNIC_NONE;
+        q->reg_next = RNIC_NONE;
+        r->tl_next[i] = r->tl_prev[i] = RNIC_NONE;
         if (cfg->qp_stats)
             r->qp_stats[i].packets = r->qp_stats[i].bytes = 0;
     }
@@ -2584,7 +2590,7 @@ static void rl__write(rl *r, uint32_t flow, uint8_t reg, uint64_t value)
     if (q->pend & reg)
         r->stats.coalesced++;
     if (!q->pend)
-        RL__FIFO_PUSH(r, &r->registers, reg_next, flow); /* each flow at most once */
+        RL__FIFO_PUSH(&r->registers, RL__REG_NEXT, flow); /* each flow at most once */
     q->pend |= reg;
     RL__TRACE(r, RNIC_TRACE_PUSH, flow, value, reg);
 }
@@ -2714,7 +2720,7 @@ static void rl__enqueue_schedule(rl *r, uint32_t qp)
     if (rl__ranked_mode(r))
         rl__ranked_push(r, qp); /* max_flows entries: each flow is in it at most once */
     else
-        RL__FIFO_PUSH(r, &r->schedule, tl_next, qp); /* each flow is in it at most once */
+        RL__FIFO_PUSH(&r->schedule, RL__TL_NEXT, qp); /* each flow is in it at most once */
 }
 
 static bool rl__sched_pop(rl *r, uint32_t *qp)
@@ -2728,7 +2734,7 @@ static bool rl__sched_pop(rl *r, uint32_t *qp)
     if (!r->schedule.count)
         return false;
     *qp = r->schedule.head;
-    RL__FIFO_DROP(r, &r->schedule, tl_next);
+    RL__FIFO_DROP(&r->schedule, RL__TL_NEXT);
     return true;
 }
 
@@ -2800,7 +2806,7 @@ static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
     q->state = RL__DORMANT;
     if (!rl__ranked_mode(r) || !rl__wheel_place(r, qpi, q->resched)) {
         q->tl_loc = RL__TL_REQUEST;
-        RL__FIFO_PUSH(r, &r->insert_requests, tl_next, qpi); /* at most once per flow */
+        RL__FIFO_PUSH(&r->insert_requests, RL__TL_NEXT, qpi); /* at most once per flow */
     }
     RL__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
 }
@@ -3077,7 +3083,7 @@ static void rl__rekey(rl *r, uint32_t qi)
             rl__tl_remove(r, qi);
         if (!rl__ranked_mode(r) || !rl__wheel_place(r, qi, q->resched)) {
             q->tl_loc = RL__TL_REQUEST;
-            RL__FIFO_PUSH(r, &r->insert_requests, tl_next, qi);
+            RL__FIFO_PUSH(&r->insert_requests, RL__TL_NEXT, qi);
         }
     }
     RL__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
@@ -3182,7 +3188,7 @@ static void rl__emux(rl *r)
     if (!r->registers.count)
         return;
     flow = r->registers.head;
-    RL__FIFO_DROP(r, &r->registers, reg_next);
+    RL__FIFO_DROP(&r->registers, RL__REG_NEXT);
     q = &r->qps[flow];
     pend = q->pend;
     q->pend = 0;
@@ -3375,14 +3381,14 @@ static void rl__tl_append(rl *r, uint32_t qp, uint64_t key)
 {
     uint32_t level = RL__TL_LEVEL(key, r->tl_base), digit = (uint32_t)(key >> (level * RL__TL_DIGIT)) & 63u;
     uint32_t list = level * 64u + digit, tail = r->tl_tail[list];
-    r->qps[qp].tl_next = RNIC_NONE;
-    r->qps[qp].tl_prev = tail;
+    r->tl_next[qp] = RNIC_NONE;
+    r->tl_prev[qp] = tail;
     if (tail == RNIC_NONE) {
         r->tl_head[list] = qp;
         r->tl_bits[level] |= (uint64_t)1 << digit;
         r->tl_levels |= 1u << level;
     } else {
-        r->qps[tail].tl_next = qp;
+        r->tl_next[tail] = qp;
     }
     r->tl_tail[list] = qp;
     r->qps[qp].tl_list = (uint16_t)list;
@@ -3415,7 +3421,7 @@ static void rl__tl_normalise(rl *r)
         if (!r->tl_bits[level])
             r->tl_levels &= ~(1u << level);
         for (; qp != RNIC_NONE; qp = next) {
-            next = r->qps[qp].tl_next;
+            next = r->tl_next[qp];
             rl__tl_append(r, qp, r->qps[qp].resched);
         }
     }
@@ -3431,17 +3437,17 @@ static void rl__tl_insert(rl *r, uint32_t qp)
                              * (late keys arrive almost in order: a short walk) */
         uint32_t at = r->tl_late_tail;
         while (at != RNIC_NONE && rl__key_before(key, r->qps[at].resched))
-            at = r->qps[at].tl_prev;
-        r->qps[qp].tl_prev = at;
-        r->qps[qp].tl_next = at == RNIC_NONE ? r->tl_late_head : r->qps[at].tl_next;
+            at = r->tl_prev[at];
+        r->tl_prev[qp] = at;
+        r->tl_next[qp] = at == RNIC_NONE ? r->tl_late_head : r->tl_next[at];
         if (at == RNIC_NONE)
             r->tl_late_head = qp;
         else
-            r->qps[at].tl_next = qp;
-        if (r->qps[qp].tl_next == RNIC_NONE)
+            r->tl_next[at] = qp;
+        if (r->tl_next[qp] == RNIC_NONE)
             r->tl_late_tail = qp;
         else
-            r->qps[r->qps[qp].tl_next].tl_prev = qp;
+            r->tl_prev[r->tl_next[qp]] = qp;
         r->qps[qp].tl_list = RL__LATE;
         return;
     }
@@ -3453,17 +3459,17 @@ static void rl__tl_insert(rl *r, uint32_t qp)
 /* Unlink an entry: a re-timed flow's, or the one leaving. */
 static void rl__tl_unlink(rl *r, uint32_t qp)
 {
-    uint32_t list = r->qps[qp].tl_list, prev = r->qps[qp].tl_prev, next = r->qps[qp].tl_next;
+    uint32_t list = r->qps[qp].tl_list, prev = r->tl_prev[qp], next = r->tl_next[qp];
     uint32_t *head = list == RL__LATE ? &r->tl_late_head : &r->tl_head[list];
     uint32_t *tail = list == RL__LATE ? &r->tl_late_tail : &r->tl_tail[list];
     if (prev == RNIC_NONE)
         *head = next;
     else
-        r->qps[prev].tl_next = next;
+        r->tl_next[prev] = next;
     if (next == RNIC_NONE)
         *tail = prev;
     else
-        r->qps[next].tl_prev = prev;
+        r->tl_prev[next] = prev;
     if (list != RL__LATE && *head == RNIC_NONE) {
         uint32_t level = list / 64u;
         r->tl_bits[level] &= ~((uint64_t)1 << (list & 63u));
@@ -3541,7 +3547,7 @@ static void rl__timeline(rl *r)
             }
             if (request) {
                 tq.qp = r->insert_requests.head;
-                RL__FIFO_DROP(r, &r->insert_requests, tl_next);
+                RL__FIFO_DROP(&r->insert_requests, RL__TL_NEXT);
                 tq.cycle = r->now + r->heap_height;
                 if (!r->inserts_in_flight.count || rl__key_before(r->qps[tq.qp].resched, r->inflight_key_floor))
                     r->inflight_key_floor = r->qps[tq.qp].resched;

@@ -157,7 +157,7 @@ RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rl_qp { /* per-flow scheduling state, packed into 80 bytes (rl_mem_per_qp) */
+typedef struct rl_qp { /* per-flow scheduling state, packed into 72 bytes (+ 8 B of links in rl) */
     uint64_t finish_cycle;     /* virtual finish of the last packet stored for this flow ... */
     uint64_t prev_start_cycle; /* virtual start of the last packet sent (of the activation if none) */
     uint64_t resched;          /* timeline key while DORMANT: reschedule time, whole virtual cycle */
@@ -168,9 +168,7 @@ typedef struct rl_qp { /* per-flow scheduling state, packed into 80 bytes (rl_me
     uint32_t rate_lo, pend_rate_lo; /* applied rate (the last non-zero one while paused) and the
                                    rate register written, not yet applied (0: pause): 40-bit
                                    b/s (<= 800 Gb/s), the top byte in rate_hi / pend_rate_hi */
-    uint32_t tl_next, tl_prev; /* links: the timeline's lists, or the insert-request / schedule
-                                  FIFO the flow is in (one at a time), RNIC_NONE ends */
-    uint32_t reg_next;         /* link in the register-write FIFO */
+    uint32_t reg_next;         /* link in the register-write FIFO (RNIC_NONE ends) */
     uint16_t outstanding;      /* descriptors held (up to desc_capacity = 256) */
     uint16_t tl_list;          /* its timeline list (level x 64 + digit, 0xffff: late) */
     uint16_t prev_len_lo;      /* bytes of the last packet sent (0: none), low 16 of 17 bits */
@@ -251,7 +249,10 @@ struct rl {
     rl_qp_stats *qp_stats;
     /* timeline (P-heap order): settled entries in a radix calendar on (key, insertion order):
      * 11 levels of 64 lists (6-bit digits of the key, engine.c); keys are flows' `resched`,
-     * doubly linked lists through the flows' tl_next/tl_prev (RNIC_NONE ends) */
+     * doubly linked lists through tl_next/tl_prev (RNIC_NONE ends; dense arrays, not in the
+     * flows' records: a list operation touches its neighbours' links, not their records) */
+    uint32_t *tl_next, *tl_prev; /* per flow: the timeline's lists, or the insert-request /
+                                    schedule FIFO the flow is in (one at a time) */
     uint32_t *tl_head, *tl_tail;       /* 11 x 64 lists (caller memory) */
     uint64_t tl_bits[11];              /* per level: lists not empty */
     uint32_t tl_levels;                /* bit l: level l not empty */
