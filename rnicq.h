@@ -1856,8 +1856,14 @@ typedef struct rq_qos_config {
     uint32_t read_channels;    /* per domain, default 64 */
     uint32_t intra_priorities; /* default 16: 2 + 4 x 16 = 66 scheduling queues */
     uint32_t block_bytes;      /* default 65536 */
-    uint32_t max_outstanding;  /* blocks in flight per transfer, default 2 */
+    uint32_t max_outstanding;  /* blocks in flight per transfer, default 2 (the 4-bit counter:
+                                * at most 15; a congestion-managed flow also waits for its next
+                                * TID at the tid_bitmap, so more than ids.flow_blocks is allowed) */
     rq_ids_config ids;         /* 512 TIDs, 4 blocks per flow, 64 unipath FIDs, 16 groups */
+    uint32_t accumulators;     /* AXI accumulator sets: `domains` (default, one per protection
+                                * domain, as §3.6.1 recommends) or 1 (the thesis as built: a
+                                * beat of another domain that interleaves a descriptor gets an
+                                * AXI error, RNIC_ESTATE) */
     uint32_t aw_fifo;          /* AXI write beats accepted ahead of the data stage, default 8 */
     uint32_t b_fifo;           /* AXI write responses waiting to be popped, default 8 */
     uint32_t read_port;        /* status reads waiting, default 8 */
@@ -1989,6 +1995,12 @@ typedef struct rq_qos_stats {
     uint64_t seg_stalls_output;       /* segmenter cycles stalled by a full output port */
     uint64_t seg_stalls_enqueue;      /* ... by the scheduling FIFO's enqueue port */
     uint64_t seg_stalls_arbiter;      /* ... by the metadata arbiter (handler served) */
+    uint64_t seg_stalls_tid;          /* cycles stage 1 passed over a have-FID queue whose head's
+                                       * next TID is still in flight (tid_bitmap, §3.2) */
+    uint64_t table_port_waits;        /* cycles a remote read waited for Transfer Table port 0
+                                       * (the AXI write stage wrote a line; §3.1) */
+    uint64_t scan_waits;              /* cycles the timeout scanner waited for the Pending
+                                       * Transactions Table's port (the handler read it, §3.5) */
     uint64_t remote_reads;            /* remote read requests placed in a read channel */
     uint64_t remote_waits;            /* cycles one waited: no free read channel or no enqueue port */
     rnic_err_stats errors;      /* refused input by cause */
@@ -2094,12 +2106,12 @@ typedef struct rq_axi_read {
     uint32_t domain, page, index, mode;
 } rq_axi_read;
 
-typedef struct rq_accumulator { /* one per protection domain (the thesis: one in total) */
+typedef struct rq_accumulator { /* one per protection domain, or one in total (cfg.accumulators) */
     uint64_t words[4];
     uint32_t line;        /* line being assembled, RNIC_NONE when none */
     uint32_t have;        /* bit w: word w arrived */
     uint32_t expect_line; /* second line of a two-line descriptor, RNIC_NONE when none */
-    uint32_t pad;
+    uint32_t domain;      /* the domain whose descriptor it holds (a shared set) */
 } rq_accumulator;
 
 typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
@@ -2136,6 +2148,8 @@ typedef struct rq_handler { /* message handler FSM */
     uint32_t state;       /* 0 ready, 1 = S2 (pending entry read), 2 = S3 (metadata read) */
     rq_response r;
     uint64_t next;        /* cycle of the next state's work */
+    uint32_t s3_ran;      /* S3 was this cycle's state: S1 takes the next response next cycle */
+    uint32_t pad;
 } rq_handler;
 
 struct rq_qos {
@@ -2155,6 +2169,9 @@ struct rq_qos {
     rnic_ring rd;             /* rq_axi_read */
     rnic_ring r;              /* rq_axi_rdata */
     bool enq_port_used;       /* this cycle's scheduling-FIFO enqueue (ACK > segmenter > AXI > remote) */
+    bool table_port_used;     /* this cycle's Transfer Table port-0 line write (AXI > remote) */
+    uint32_t remote_line;     /* the read channel the head remote read is being written to, or RNIC_NONE */
+    uint32_t remote_written;  /* its lines written so far (one per cycle through port 0) */
     rq_meta *meta;            /* per line */
     rq_pend *pend;            /* per TID (2 x tids) */
     rnic_ring tx;             /* rq_block_desc: to the send unit */
@@ -3031,6 +3048,7 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->block_bytes = 65536;
     cfg->max_outstanding = 2;
     rq_ids_config_default(&cfg->ids);
+    cfg->accumulators = 16; /* one set per domain */
     cfg->aw_fifo = 8;
     cfg->b_fifo = 8;
     cfg->read_port = 8;
@@ -3070,8 +3088,8 @@ RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
     RQ__BAD(c->block_bytes < 64u || c->block_bytes > ((uint32_t)1 << 30) || (c->block_bytes & (c->block_bytes - 1u)),
             "block_bytes", RNIC_EINVAL);
     RQ__BAD(rq_ids_mem_size(&c->ids) == 0, "ids", RNIC_EINVAL);
-    RQ__BAD(c->max_outstanding == 0 || c->max_outstanding > 15u || c->max_outstanding > c->ids.flow_blocks,
-            "max_outstanding", RNIC_EINVAL);
+    RQ__BAD(c->max_outstanding == 0 || c->max_outstanding > 15u, "max_outstanding", RNIC_EINVAL); /* 4-bit counter */
+    RQ__BAD(c->accumulators != 1u && c->accumulators != c->domains, "accumulators", RNIC_EINVAL);
     RQ__BAD(c->aw_fifo == 0, "aw_fifo", RNIC_EINVAL);
     RQ__BAD(c->b_fifo == 0, "b_fifo", RNIC_EINVAL);
     RQ__BAD(c->read_port == 0, "read_port", RNIC_EINVAL);
@@ -3107,7 +3125,7 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     } while (0)
     RQ__PART((size_t)lines * 4u * sizeof(uint64_t), q->table = (uint64_t *)(void *)(mem + at));
     RQ__PART(lines, q->occupied = mem + at);
-    RQ__PART((size_t)c->domains * sizeof(rq_accumulator), q->acc = (rq_accumulator *)(void *)(mem + at));
+    RQ__PART((size_t)c->accumulators * sizeof(rq_accumulator), q->acc = (rq_accumulator *)(void *)(mem + at));
     RQ__PART(rnic_ssfifo_mem_size(&fc), rnic_ssfifo_init(&q->sched, &fc, mem + at, n));
     RQ__PART(rq_ids_mem_size(&c->ids), rq_ids_init(&q->ids, &c->ids, mem + at, n));
     RQ__PART(rq_status_mem_size(c->domains, c->write_channels),
@@ -3159,8 +3177,9 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     q->lines = cfg->domains * q->channels;
     q->nqueues = 2u + 4u * cfg->intra_priorities;
     rq__qos_layout(cfg, q, (unsigned char *)mem);
-    for (d = 0; d < cfg->domains; d++)
+    for (d = 0; d < cfg->accumulators; d++)
         q->acc[d].line = q->acc[d].expect_line = RNIC_NONE;
+    q->remote_line = RNIC_NONE;
     while (((uint32_t)1 << q->pend_shift) < 2u * cfg->ids.tids)
         q->pend_shift++;
     while (((uint32_t)1 << q->block_shift) < cfg->block_bytes)
@@ -3222,9 +3241,19 @@ RQ_API uint32_t rq_qos_space_axi_read(const rq_qos *q) { return q ? rnic_ring_sp
 RQ_API uint32_t rq_qos_space_response(const rq_qos *q) { return q ? rnic_ring_space(&q->resp) : 0; }
 RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q) { return q ? rnic_ring_space(&q->remote) : 0; }
 
+/* The accumulator set a domain's beats go to (one per domain, or the thesis's single set). */
+static rq_accumulator *rq__acc(const rq_qos *q, uint32_t domain)
+{
+    return &q->acc[q->cfg.accumulators == 1u ? 0u : domain];
+}
+
 RQ_API bool rq_qos_domain_idle(const rq_qos *q, uint32_t domain)
 {
-    return q && domain < q->cfg.domains && q->acc[domain].line == RNIC_NONE && q->acc[domain].expect_line == RNIC_NONE;
+    const rq_accumulator *a;
+    if (!q || domain >= q->cfg.domains)
+        return false;
+    a = rq__acc(q, domain);
+    return a->line == RNIC_NONE && a->expect_line == RNIC_NONE;
 }
 
 RQ_API rq_status rq_qos_channel_status(const rq_qos *q, uint32_t domain, uint32_t channel)
@@ -3383,7 +3412,7 @@ static void rq__write_stage(rq_qos *q)
 {
     const rq_axi_beat *head = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
     rq_axi_beat b;
-    rq_accumulator a;
+    rq_accumulator a, *acc;
     rq_transfer t;
     uint32_t line = 0, word = 0, first, nlines, queue;
     rnic_err e;
@@ -3395,17 +3424,20 @@ static void rq__write_stage(rq_qos *q)
     }
     b = *head;
     e = rq__beat_check(q, &b, &line, &word);
-    if (e == RNIC_OK) {
-        a = q->acc[b.domain];
-        if (a.line != RNIC_NONE && a.line != line)
-            e = RNIC_ESTATE; /* interleaved with another line of this domain's accumulator */
-    }
+    acc = rq__acc(q, b.domain < q->cfg.domains ? b.domain : 0u);
+    a = *acc;
+    if (e == RNIC_OK && (a.line != RNIC_NONE || a.expect_line != RNIC_NONE) && a.domain != b.domain)
+        e = RNIC_ESTATE; /* the single accumulator set holds another domain's descriptor (§3.6.1 i:
+                          * "the interrupting descriptor write receives BRESP = ERROR") */
+    if (e == RNIC_OK && a.line != RNIC_NONE && a.line != line)
+        e = RNIC_ESTATE; /* interleaved with another line of this domain's accumulator */
     if (e != RNIC_OK) {
         rnic_ring_pop(&q->aw, NULL);
         rq__bresp(q, &b, e);
         return;
     }
     a.line = line;
+    a.domain = b.domain;
     a.words[word] = b.data[0];
     a.have |= 1u << word;
     if (b.bytes == 16u) {
@@ -3413,7 +3445,7 @@ static void rq__write_stage(rq_qos *q)
         a.have |= 2u << word;
     }
     if (a.have != 0xfu) { /* the line is not complete yet */
-        q->acc[b.domain] = a;
+        *acc = a;
         rnic_ring_pop(&q->aw, NULL);
         rq__bresp(q, &b, RNIC_OK);
         return;
@@ -3432,8 +3464,9 @@ static void rq__write_stage(rq_qos *q)
             e = RNIC_EBUSY;
         if (e == RNIC_OK) {
             RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
+            q->table_port_used = true;
             a.expect_line = line + 1u;
-            q->acc[b.domain] = a;
+            *acc = a;
             q->stats.lines_written++;
             rnic_ring_pop(&q->aw, NULL);
             rq__bresp(q, &b, RNIC_OK);
@@ -3442,7 +3475,7 @@ static void rq__write_stage(rq_qos *q)
     }
     if (e != RNIC_OK) {
         a.expect_line = RNIC_NONE; /* the descriptor is abandoned */
-        q->acc[b.domain] = a;
+        *acc = a;
         q->stats.descriptors_refused++;
         rnic_ring_pop(&q->aw, NULL);
         rq__bresp(q, &b, e);
@@ -3458,7 +3491,7 @@ static void rq__write_stage(rq_qos *q)
         e = RNIC_ERANGE; /* the addresses would wrap */
     if (e != RNIC_OK) {
         a.expect_line = RNIC_NONE;
-        q->acc[b.domain] = a;
+        *acc = a;
         q->stats.descriptors_refused++;
         rnic_ring_pop(&q->aw, NULL);
         rq__bresp(q, &b, e);
@@ -3476,13 +3509,14 @@ static void rq__write_stage(rq_qos *q)
     }
     q->enq_port_used = true;
     RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
+    q->table_port_used = true;
     rq__meta_start(&q->meta[first]);
     q->occupied[first] = 1;
     if (nlines == 2u)
         q->occupied[first + 1u] = 2;
     rq_status_set(&q->status, b.domain, first % q->channels, RQ_BUSY);
     a.expect_line = RNIC_NONE;
-    q->acc[b.domain] = a;
+    *acc = a;
     q->stats.lines_written++;
     q->stats.descriptors++;
     q->stats.transfers_enqueued++;
@@ -3611,36 +3645,56 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
     return RNIC_OK;
 }
 
-/* The handler, when it took no response this cycle, places the oldest remote read request in
- * the first free read channel(s) of its domain and enqueues it (the lowest enqueue priority). */
+/* The handler, in a cycle in which it is in its ready state and takes no response, places the
+ * oldest remote read request: it reserves the first free read channel(s) of the request's domain,
+ * writes the descriptor through Transfer Table port 0, one line per cycle in which the AXI write
+ * stage writes none (§3.1: port 0 takes the local and the remote CPUs' descriptor writes; local
+ * first), and enqueues it with its last line (the lowest enqueue priority). */
 static void rq__remote_stage(rq_qos *q)
 {
     const rq_remote_read *rr = (const rq_remote_read *)rnic_ring_peek(&q->remote);
-    uint32_t base, ch, line = RNIC_NONE;
+    uint32_t base, ch, line = q->remote_line;
     rq_transfer t;
-    if (!rr || q->mh.state != 0u)
+    if (!rr || q->mh.state != 0u || q->mh.s3_ran)
         return;
-    base = rr->domain * q->channels;
-    for (ch = q->cfg.write_channels; ch + rr->nlines <= q->channels; ch++)
-        if (!q->occupied[base + ch] && (rr->nlines == 1u || !q->occupied[base + ch + 1u])) {
-            line = base + ch;
-            break;
+    if (line == RNIC_NONE) {
+        base = rr->domain * q->channels;
+        for (ch = q->cfg.write_channels; ch + rr->nlines <= q->channels; ch++)
+            if (!q->occupied[base + ch] && (rr->nlines == 1u || !q->occupied[base + ch + 1u])) {
+                line = base + ch;
+                break;
+            }
+        if (line == RNIC_NONE) {
+            q->stats.remote_waits++;
+            return;
         }
-    if (line == RNIC_NONE || q->enq_port_used) {
+        q->remote_line = line; /* reserved: read channels take no AXI writes */
+        q->remote_written = 0;
+        q->occupied[line] = 1;
+        if (rr->nlines == 2u)
+            q->occupied[line + 1u] = 2;
+    }
+    if (q->table_port_used) {
+        q->stats.table_port_waits++;
         q->stats.remote_waits++;
         return;
     }
+    if (q->remote_written + 1u < rr->nlines) { /* a first line of two */
+        RNIC_MEMCPY(&q->table[(size_t)(line + q->remote_written) * 4u], rr->lines + 4u * q->remote_written, 4u * sizeof(uint64_t));
+        q->table_port_used = true;
+        q->remote_written++;
+        return;
+    }
     rq_desc_decode(rr->lines, rr->nlines == 2u ? rr->lines + 4 : NULL, &t);
-    if (rnic_ssfifo_enqueue(&q->sched, rq_qos_queue_of(q, &t), line) != RNIC_OK) {
+    if (q->enq_port_used || rnic_ssfifo_enqueue(&q->sched, rq_qos_queue_of(q, &t), line) != RNIC_OK) {
         q->stats.remote_waits++;
         return;
     }
     q->enq_port_used = true;
-    RNIC_MEMCPY(&q->table[(size_t)line * 4u], rr->lines, (size_t)rr->nlines * 4u * sizeof(uint64_t));
+    RNIC_MEMCPY(&q->table[(size_t)(line + q->remote_written) * 4u], rr->lines + 4u * q->remote_written, 4u * sizeof(uint64_t));
+    q->table_port_used = true;
     rq__meta_start(&q->meta[line]);
-    q->occupied[line] = 1;
-    if (rr->nlines == 2u)
-        q->occupied[line + 1u] = 2;
+    q->remote_line = RNIC_NONE;
     q->stats.remote_reads++;
     q->stats.transfers_enqueued++;
     RQ__TRACE(q, RQ_QOS_TRACE_REMOTE, line, rq_qos_queue_of(q, &t), q->meta[line].index);
@@ -3908,6 +3962,7 @@ static void rq__handler_s3(rq_qos *q)
         }
     }
     h->state = 0u;
+    h->s3_ran = 1u; /* S3 was this cycle's state: the next response is taken from the next cycle */
 }
 
 /* S1 (accept) and S2 (the pending entry; an ACK then asks the arbiter for the metadata).
@@ -3917,7 +3972,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
     rq_handler *h = &q->mh;
     rq_pend *pe;
     if (h->state == 0u) {
-        if (rnic_ring_pop(&q->resp, &h->r) == RNIC_OK) {
+        if (!h->s3_ran && rnic_ring_pop(&q->resp, &h->r) == RNIC_OK) {
             h->state = 1u;
             h->next = q->now + 1u;
         }
@@ -4171,8 +4226,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         }
         block = m->block_num;
         tid = rq__block_tid(q, &t, m, block, s->id);
-        if (q->pend[tid].valid) /* the flow's TID is still in flight (cannot happen when */
-            return;             /* max_outstanding <= flow_blocks; kept as a guard) */
+        RNIC_ASSERT(!q->pend[tid].valid); /* stage 1 waited for it (tid_bitmap) */
         control = t.notify && block + 1u == m->total && (block - m->outstanding) + 1u == m->total;
         if (block + 1u < m->total && m->outstanding + 1u < q->cfg.max_outstanding)
             requeue = rq__requeue_of(q, &t);
@@ -4232,22 +4286,47 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     s->valid = 0;
 }
 
-/* Stage 1: the first queue, in priority order, that has a transfer and whose IDs are free. */
+/* A have-FID queue (1xFID or 4xFID): its transfers already hold their flow's IDs. */
+static bool rq__queue_has_fid(const rq_qos *q, uint32_t qi)
+{
+    uint32_t p = q->cfg.intra_priorities;
+    return (qi >= 2u && qi < 2u + p) || (qi >= 2u + 2u * p && qi < 2u + 3u * p);
+}
+
+/* tid_bitmap (§3.2): the head transfer of a have-FID queue may go on only when its flow's next
+ * TID is back (its previous block on that TID acknowledged). The bitmap is the pending table's
+ * valid bit of that TID here. */
+static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi)
+{
+    uint32_t line = rnic_ssfifo_peek(&q->sched, qi);
+    const rq_meta *m = &q->meta[line];
+    bool multipath = qi >= 2u + 2u * q->cfg.intra_priorities;
+    uint32_t tid = multipath ? rq_tid_multipath(&q->ids, m->fid, m->block_num) : rq_tid_unipath(&q->ids, m->fid, m->block_num);
+    return q->pend[tid].valid != 0;
+}
+
+/* Stage 1: the first queue, in priority order, that has a transfer and whose IDs are free
+ * (a pool ID for TID-only and no-FID queues; the flow's next TID for have-FID queues). The
+ * probe (commit false, every cycle stage 1 is free) counts the tid_bitmap waits. */
 static void rq__stage1(rq_qos *q, bool *wants_metadata, bool commit)
 {
-    uint32_t p = q->cfg.intra_priorities, qi, line = 0, id = 0;
+    uint32_t qi, line = 0, id = 0;
+    bool tid_wait = false;
     *wants_metadata = false;
     if (q->s2.valid)
         return;
-    (void)p;
     for (qi = rnic_ssfifo_first_ready(&q->sched, 0); qi != RNIC_NONE; qi = rnic_ssfifo_first_ready(&q->sched, qi + 1u)) {
         rq_id_pool pool = RQ_POOL_TID;
         bool needs = rq__queue_takes_id(q, qi, &pool);
         if (needs && (rq_ids_free_count(&q->ids, pool) == 0 || q->ids.deq_used[pool]))
             continue;
+        if (rq__queue_has_fid(q, qi) && rq__next_tid_busy(q, qi)) {
+            tid_wait = true;
+            continue;
+        }
         *wants_metadata = true;
         if (!commit)
-            return;
+            break;
         if (needs)
             rq_ids_take(&q->ids, pool, &id);
         rnic_ssfifo_dequeue(&q->sched, qi, &line);
@@ -4260,8 +4339,10 @@ static void rq__stage1(rq_qos *q, bool *wants_metadata, bool commit)
             rq__decode_line(q, line, &t);
             q->s2.wait = (qi == RQ_QUEUE_CONTROL || (t.kind == RQ_KIND_INLINE && t.size > 8u)) ? 1u : 0u;
         }
-        return;
+        break;
     }
+    if (tid_wait && !commit)
+        q->stats.seg_stalls_tid++;
 }
 
 RQ_API void rq_qos_tick(rq_qos *q)
@@ -4292,6 +4373,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
     rq_ids_tick(&q->ids);
     rnic_ssfifo_tick(&q->sched);
     q->enq_port_used = false;
+    q->table_port_used = false;
+    q->mh.s3_ran = 0u;
     q->now++;
     q->stats.cycles++;
 }
@@ -4303,7 +4386,7 @@ RQ_API void rq_qos_tick(rq_qos *q)
  * *seg_stalls) and the earliest cycle an accepted input becomes ready (*wake, RNIC_NEVER if
  * none). Mirrors rq_qos_tick's stages in their order; anything it does not recognise as a
  * wait on a full output or on new input counts as work. */
-static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls)
+static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls)
 {
     const rq_axi_beat *beat = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
     const rq_axi_read *rd = (const rq_axi_read *)rnic_ring_peek(&q->rd);
@@ -4311,7 +4394,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     bool tx_full = rnic_ring_full(&q->tx), pkt_full = rnic_ring_full(&q->pkt);
     rq_transfer t;
     *wake = RNIC_NEVER;
-    *bresp_stalls = *seg_stalls = 0;
+    *bresp_stalls = *seg_stalls = *tid_stalls = 0;
     if (!rnic_ring_empty(&q->resp) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
         q->mh.state != 0u || !rq_ids_ready(&q->ids))
         return false;
@@ -4351,12 +4434,19 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
             }
         }
     } else {
-        /* stage 1: is there a queue it may dequeue from (its pool has an ID)? */
+        /* stage 1: is there a queue it may dequeue from (its pool has an ID, or its head's
+         * next TID is back)? */
         uint32_t qi;
         for (qi = rnic_ssfifo_first_ready(&q->sched, 0); qi != RNIC_NONE; qi = rnic_ssfifo_first_ready(&q->sched, qi + 1u)) {
             rq_id_pool pool = RQ_POOL_TID;
-            if (!rq__queue_takes_id(q, qi, &pool) || (rq_ids_free_count(&q->ids, pool) != 0 && !q->ids.deq_used[pool]))
+            if (rq__queue_takes_id(q, qi, &pool)) {
+                if (rq_ids_free_count(&q->ids, pool) != 0 && !q->ids.deq_used[pool])
+                    return false;
+            } else if (rq__queue_has_fid(q, qi) && rq__next_tid_busy(q, qi)) {
+                *tid_stalls = 1;
+            } else {
                 return false;
+            }
         }
     }
     if (beat) { /* the write-data stage waits for its beat's ready cycle or for room in B */
@@ -4379,10 +4469,10 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
 }
 
 /* next_event, and what a skipped cycle adds to the stall counters. */
-static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t *seg_stalls)
+static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls)
 {
     uint64_t wake, fire;
-    if (!rq__quiet(q, &wake, bresp_stalls, seg_stalls))
+    if (!rq__quiet(q, &wake, bresp_stalls, seg_stalls, tid_stalls))
         return q->now;
     if (q->ntimers == 0u)
         return wake;
@@ -4392,8 +4482,8 @@ static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t
 
 RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
 {
-    uint32_t b, s;
-    return q ? rq__next_event(q, &b, &s) : RNIC_NEVER;
+    uint32_t b, s, t;
+    return q ? rq__next_event(q, &b, &s, &t) : RNIC_NEVER;
 }
 
 /* Output ports that are full, one bit each. */
@@ -4409,8 +4499,8 @@ RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
     if (!q)
         return 0;
     while (ran < cycles) {
-        uint32_t bresp_stalls, seg_stalls, full;
-        uint64_t next = rq__next_event(q, &bresp_stalls, &seg_stalls);
+        uint32_t bresp_stalls, seg_stalls, tid_stalls, full;
+        uint64_t next = rq__next_event(q, &bresp_stalls, &seg_stalls, &tid_stalls);
         uint64_t skip = rnic_idle_span(q->now, next, cycles - ran);
         if (skip) {
             /* quiet cycles: the scanner moves (no entry is due before `next`), the stalled
@@ -4419,6 +4509,7 @@ RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
             rnic_ssfifo_tick(&q->sched);
             q->stats.bresp_stalls += skip * bresp_stalls;
             q->stats.seg_stalls_output += skip * seg_stalls;
+            q->stats.seg_stalls_tid += skip * tid_stalls;
             q->now += skip;
             q->stats.cycles += skip;
             ran += skip;

@@ -5,10 +5,12 @@
  *   host path: back-to-back 8-byte inline transfers to different channels, 256-bit
  *     descriptors over the 128-bit path (thesis: 1 transfer per 2 cycles);
  *   segmenter: 64 large transfers queued, blocks issued per cycle while they all have
- *     outstanding credit (thesis: 1 block per cycle).
+ *     outstanding credit (thesis: 1 block per cycle);
+ *   message handler: 16 ACKs waiting in the response port at once, cycles between successive
+ *     ACKs applied (thesis §3.11: a 3-state FSM, S1 accept, S2 pending entry, S3 metadata = 3).
  *   build/qos_rates
  * Ends with: RESULT inline_latency_cycles=... inline_latency_from_aw_cycles=...
- *            host_transfers_per_cycle=... segmenter_blocks_per_cycle=... */
+ *            host_transfers_per_cycle=... segmenter_blocks_per_cycle=... handler_cycles_per_ack=... */
 #define RNIC_IMPLEMENTATION
 #include "rnicq.h"
 #include <stdio.h>
@@ -20,6 +22,7 @@ static rq_qos *make(void **mem)
     rq_qos_config c;
     rq_qos *q = (rq_qos *)malloc(sizeof *q);
     rq_qos_config_default(&c);
+    c.transaction_port = 16; /* room for the handler measurement's 16 blocks (the others never fill 4) */
     *mem = malloc(rq_qos_mem_size(&c));
     if (!q || !*mem || rq_qos_init(q, &c, *mem, rq_qos_mem_size(&c)) != RNIC_OK) {
         fprintf(stderr, "setup failed\n");
@@ -58,7 +61,7 @@ int main(void)
     rnic_work b;
     uint64_t aw_cycle, last_word = 0, packet_cycle = 0, first_done = 0, last_done = 0, first_block = 0, nth_block = 0;
     uint32_t i, sent = 0, done = 0, blocks = 0;
-    double host_rate, seg_rate;
+    double host_rate, seg_rate, handler_rate;
 
     /* 1. inline latency */
     q = make(&mem);
@@ -149,9 +152,65 @@ int main(void)
            blocks, (unsigned long long)first_block, (unsigned long long)nth_block, seg_rate);
     free(mem);
     free(q);
+
+    /* 4. message handler: 16 one-block transfers (no requeue: the segmenter stays out of the
+     * metadata arbiter), their 16 ACKs pushed at once; the cycle each is applied is the cycle
+     * the acks counter moves */
+    q = make(&mem);
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_REGULAR;
+    t.size = 1000;
+    for (i = 0; i < 16u; i++) {
+        t.src = (uint64_t)i << 24;
+        t.dst = (uint64_t)i << 24;
+        while (rq_qos_space_axi_write(q) < 4u) {
+            rq_qos_tick(q);
+            while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+                ;
+        }
+        push_descriptor(q, i % 16u, 2u * (i / 16u), &t);
+    }
+    for (i = 0; i < 100u; i++) {
+        rq_qos_tick(q);
+        while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+            ;
+    }
+    {
+        rq_response rs[16];
+        uint64_t acks_before, first_ack = 0, last_ack = 0;
+        uint32_t n = 0, applied = 0;
+        while (n < 16u && rq_qos_pop_block(q, &b) == RNIC_OK) {
+            rs[n].tid = b.aux;
+            rs[n].seq = b.op;
+            rs[n].ack = 1;
+            n++;
+        }
+        for (i = 0; i < n; i++)
+            if (rq_qos_space_response(q) == 0 || rq_qos_push_response(q, &rs[i]) != RNIC_OK)
+                break;
+        sent = i; /* the response port's depth (8): the rest as room frees */
+        for (i = 0; i < 200u && applied < n; i++) {
+            acks_before = rq_qos_get_stats(q)->acks;
+            while (sent < n && rq_qos_space_response(q) > 0 && rq_qos_push_response(q, &rs[sent]) == RNIC_OK)
+                sent++;
+            rq_qos_tick(q);
+            if (rq_qos_get_stats(q)->acks != acks_before) {
+                if (applied == 0)
+                    first_ack = rq_qos_now(q) - 1u;
+                last_ack = rq_qos_now(q) - 1u;
+                applied++;
+            }
+        }
+        handler_rate = applied > 1u ? (double)(last_ack - first_ack) / (double)(applied - 1u) : 0.0;
+        printf("message handler: %u ACKs waiting, applied from cycle %llu to %llu: %.3f cycles per ACK "
+               "(thesis: 3, S1 -> S2 -> S3)\n",
+               applied, (unsigned long long)first_ack, (unsigned long long)last_ack, handler_rate);
+    }
+    free(mem);
+    free(q);
     printf("RESULT inline_latency_cycles=%llu inline_latency_from_aw_cycles=%llu host_transfers_per_cycle=%.3f "
-           "segmenter_blocks_per_cycle=%.3f\n",
+           "segmenter_blocks_per_cycle=%.3f handler_cycles_per_ack=%g\n",
            (unsigned long long)(packet_cycle - last_word), (unsigned long long)(packet_cycle - aw_cycle), host_rate,
-           seg_rate);
+           seg_rate, handler_rate);
     return 0;
 }

@@ -1575,7 +1575,7 @@ static void test_config_check_and_clock(void)
     CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_EINVAL);
     CHECK(field && strcmp(field, "clock_hz") == 0);
     rq_qos_config_default(&c);
-    c.max_outstanding = 5; /* more than the 4 blocks of a flow */
+    c.max_outstanding = 16; /* beyond the 4-bit outstanding counter */
     CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_EINVAL);
     CHECK(field && strcmp(field, "max_outstanding") == 0);
     rq_qos_config_default(&c);

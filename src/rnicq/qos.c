@@ -17,6 +17,7 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->block_bytes = 65536;
     cfg->max_outstanding = 2;
     rq_ids_config_default(&cfg->ids);
+    cfg->accumulators = 16; /* one set per domain */
     cfg->aw_fifo = 8;
     cfg->b_fifo = 8;
     cfg->read_port = 8;
@@ -56,8 +57,8 @@ RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
     RQ__BAD(c->block_bytes < 64u || c->block_bytes > ((uint32_t)1 << 30) || (c->block_bytes & (c->block_bytes - 1u)),
             "block_bytes", RNIC_EINVAL);
     RQ__BAD(rq_ids_mem_size(&c->ids) == 0, "ids", RNIC_EINVAL);
-    RQ__BAD(c->max_outstanding == 0 || c->max_outstanding > 15u || c->max_outstanding > c->ids.flow_blocks,
-            "max_outstanding", RNIC_EINVAL);
+    RQ__BAD(c->max_outstanding == 0 || c->max_outstanding > 15u, "max_outstanding", RNIC_EINVAL); /* 4-bit counter */
+    RQ__BAD(c->accumulators != 1u && c->accumulators != c->domains, "accumulators", RNIC_EINVAL);
     RQ__BAD(c->aw_fifo == 0, "aw_fifo", RNIC_EINVAL);
     RQ__BAD(c->b_fifo == 0, "b_fifo", RNIC_EINVAL);
     RQ__BAD(c->read_port == 0, "read_port", RNIC_EINVAL);
@@ -93,7 +94,7 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     } while (0)
     RQ__PART((size_t)lines * 4u * sizeof(uint64_t), q->table = (uint64_t *)(void *)(mem + at));
     RQ__PART(lines, q->occupied = mem + at);
-    RQ__PART((size_t)c->domains * sizeof(rq_accumulator), q->acc = (rq_accumulator *)(void *)(mem + at));
+    RQ__PART((size_t)c->accumulators * sizeof(rq_accumulator), q->acc = (rq_accumulator *)(void *)(mem + at));
     RQ__PART(rnic_ssfifo_mem_size(&fc), rnic_ssfifo_init(&q->sched, &fc, mem + at, n));
     RQ__PART(rq_ids_mem_size(&c->ids), rq_ids_init(&q->ids, &c->ids, mem + at, n));
     RQ__PART(rq_status_mem_size(c->domains, c->write_channels),
@@ -145,8 +146,9 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     q->lines = cfg->domains * q->channels;
     q->nqueues = 2u + 4u * cfg->intra_priorities;
     rq__qos_layout(cfg, q, (unsigned char *)mem);
-    for (d = 0; d < cfg->domains; d++)
+    for (d = 0; d < cfg->accumulators; d++)
         q->acc[d].line = q->acc[d].expect_line = RNIC_NONE;
+    q->remote_line = RNIC_NONE;
     while (((uint32_t)1 << q->pend_shift) < 2u * cfg->ids.tids)
         q->pend_shift++;
     while (((uint32_t)1 << q->block_shift) < cfg->block_bytes)
@@ -208,9 +210,19 @@ RQ_API uint32_t rq_qos_space_axi_read(const rq_qos *q) { return q ? rnic_ring_sp
 RQ_API uint32_t rq_qos_space_response(const rq_qos *q) { return q ? rnic_ring_space(&q->resp) : 0; }
 RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q) { return q ? rnic_ring_space(&q->remote) : 0; }
 
+/* The accumulator set a domain's beats go to (one per domain, or the thesis's single set). */
+static rq_accumulator *rq__acc(const rq_qos *q, uint32_t domain)
+{
+    return &q->acc[q->cfg.accumulators == 1u ? 0u : domain];
+}
+
 RQ_API bool rq_qos_domain_idle(const rq_qos *q, uint32_t domain)
 {
-    return q && domain < q->cfg.domains && q->acc[domain].line == RNIC_NONE && q->acc[domain].expect_line == RNIC_NONE;
+    const rq_accumulator *a;
+    if (!q || domain >= q->cfg.domains)
+        return false;
+    a = rq__acc(q, domain);
+    return a->line == RNIC_NONE && a->expect_line == RNIC_NONE;
 }
 
 RQ_API rq_status rq_qos_channel_status(const rq_qos *q, uint32_t domain, uint32_t channel)
@@ -369,7 +381,7 @@ static void rq__write_stage(rq_qos *q)
 {
     const rq_axi_beat *head = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
     rq_axi_beat b;
-    rq_accumulator a;
+    rq_accumulator a, *acc;
     rq_transfer t;
     uint32_t line = 0, word = 0, first, nlines, queue;
     rnic_err e;
@@ -381,17 +393,20 @@ static void rq__write_stage(rq_qos *q)
     }
     b = *head;
     e = rq__beat_check(q, &b, &line, &word);
-    if (e == RNIC_OK) {
-        a = q->acc[b.domain];
-        if (a.line != RNIC_NONE && a.line != line)
-            e = RNIC_ESTATE; /* interleaved with another line of this domain's accumulator */
-    }
+    acc = rq__acc(q, b.domain < q->cfg.domains ? b.domain : 0u);
+    a = *acc;
+    if (e == RNIC_OK && (a.line != RNIC_NONE || a.expect_line != RNIC_NONE) && a.domain != b.domain)
+        e = RNIC_ESTATE; /* the single accumulator set holds another domain's descriptor (§3.6.1 i:
+                          * "the interrupting descriptor write receives BRESP = ERROR") */
+    if (e == RNIC_OK && a.line != RNIC_NONE && a.line != line)
+        e = RNIC_ESTATE; /* interleaved with another line of this domain's accumulator */
     if (e != RNIC_OK) {
         rnic_ring_pop(&q->aw, NULL);
         rq__bresp(q, &b, e);
         return;
     }
     a.line = line;
+    a.domain = b.domain;
     a.words[word] = b.data[0];
     a.have |= 1u << word;
     if (b.bytes == 16u) {
@@ -399,7 +414,7 @@ static void rq__write_stage(rq_qos *q)
         a.have |= 2u << word;
     }
     if (a.have != 0xfu) { /* the line is not complete yet */
-        q->acc[b.domain] = a;
+        *acc = a;
         rnic_ring_pop(&q->aw, NULL);
         rq__bresp(q, &b, RNIC_OK);
         return;
@@ -418,8 +433,9 @@ static void rq__write_stage(rq_qos *q)
             e = RNIC_EBUSY;
         if (e == RNIC_OK) {
             RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
+            q->table_port_used = true;
             a.expect_line = line + 1u;
-            q->acc[b.domain] = a;
+            *acc = a;
             q->stats.lines_written++;
             rnic_ring_pop(&q->aw, NULL);
             rq__bresp(q, &b, RNIC_OK);
@@ -428,7 +444,7 @@ static void rq__write_stage(rq_qos *q)
     }
     if (e != RNIC_OK) {
         a.expect_line = RNIC_NONE; /* the descriptor is abandoned */
-        q->acc[b.domain] = a;
+        *acc = a;
         q->stats.descriptors_refused++;
         rnic_ring_pop(&q->aw, NULL);
         rq__bresp(q, &b, e);
@@ -444,7 +460,7 @@ static void rq__write_stage(rq_qos *q)
         e = RNIC_ERANGE; /* the addresses would wrap */
     if (e != RNIC_OK) {
         a.expect_line = RNIC_NONE;
-        q->acc[b.domain] = a;
+        *acc = a;
         q->stats.descriptors_refused++;
         rnic_ring_pop(&q->aw, NULL);
         rq__bresp(q, &b, e);
@@ -462,13 +478,14 @@ static void rq__write_stage(rq_qos *q)
     }
     q->enq_port_used = true;
     RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
+    q->table_port_used = true;
     rq__meta_start(&q->meta[first]);
     q->occupied[first] = 1;
     if (nlines == 2u)
         q->occupied[first + 1u] = 2;
     rq_status_set(&q->status, b.domain, first % q->channels, RQ_BUSY);
     a.expect_line = RNIC_NONE;
-    q->acc[b.domain] = a;
+    *acc = a;
     q->stats.lines_written++;
     q->stats.descriptors++;
     q->stats.transfers_enqueued++;
@@ -597,36 +614,56 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
     return RNIC_OK;
 }
 
-/* The handler, when it took no response this cycle, places the oldest remote read request in
- * the first free read channel(s) of its domain and enqueues it (the lowest enqueue priority). */
+/* The handler, in a cycle in which it is in its ready state and takes no response, places the
+ * oldest remote read request: it reserves the first free read channel(s) of the request's domain,
+ * writes the descriptor through Transfer Table port 0, one line per cycle in which the AXI write
+ * stage writes none (§3.1: port 0 takes the local and the remote CPUs' descriptor writes; local
+ * first), and enqueues it with its last line (the lowest enqueue priority). */
 static void rq__remote_stage(rq_qos *q)
 {
     const rq_remote_read *rr = (const rq_remote_read *)rnic_ring_peek(&q->remote);
-    uint32_t base, ch, line = RNIC_NONE;
+    uint32_t base, ch, line = q->remote_line;
     rq_transfer t;
-    if (!rr || q->mh.state != 0u)
+    if (!rr || q->mh.state != 0u || q->mh.s3_ran)
         return;
-    base = rr->domain * q->channels;
-    for (ch = q->cfg.write_channels; ch + rr->nlines <= q->channels; ch++)
-        if (!q->occupied[base + ch] && (rr->nlines == 1u || !q->occupied[base + ch + 1u])) {
-            line = base + ch;
-            break;
+    if (line == RNIC_NONE) {
+        base = rr->domain * q->channels;
+        for (ch = q->cfg.write_channels; ch + rr->nlines <= q->channels; ch++)
+            if (!q->occupied[base + ch] && (rr->nlines == 1u || !q->occupied[base + ch + 1u])) {
+                line = base + ch;
+                break;
+            }
+        if (line == RNIC_NONE) {
+            q->stats.remote_waits++;
+            return;
         }
-    if (line == RNIC_NONE || q->enq_port_used) {
+        q->remote_line = line; /* reserved: read channels take no AXI writes */
+        q->remote_written = 0;
+        q->occupied[line] = 1;
+        if (rr->nlines == 2u)
+            q->occupied[line + 1u] = 2;
+    }
+    if (q->table_port_used) {
+        q->stats.table_port_waits++;
         q->stats.remote_waits++;
         return;
     }
+    if (q->remote_written + 1u < rr->nlines) { /* a first line of two */
+        RNIC_MEMCPY(&q->table[(size_t)(line + q->remote_written) * 4u], rr->lines + 4u * q->remote_written, 4u * sizeof(uint64_t));
+        q->table_port_used = true;
+        q->remote_written++;
+        return;
+    }
     rq_desc_decode(rr->lines, rr->nlines == 2u ? rr->lines + 4 : NULL, &t);
-    if (rnic_ssfifo_enqueue(&q->sched, rq_qos_queue_of(q, &t), line) != RNIC_OK) {
+    if (q->enq_port_used || rnic_ssfifo_enqueue(&q->sched, rq_qos_queue_of(q, &t), line) != RNIC_OK) {
         q->stats.remote_waits++;
         return;
     }
     q->enq_port_used = true;
-    RNIC_MEMCPY(&q->table[(size_t)line * 4u], rr->lines, (size_t)rr->nlines * 4u * sizeof(uint64_t));
+    RNIC_MEMCPY(&q->table[(size_t)(line + q->remote_written) * 4u], rr->lines + 4u * q->remote_written, 4u * sizeof(uint64_t));
+    q->table_port_used = true;
     rq__meta_start(&q->meta[line]);
-    q->occupied[line] = 1;
-    if (rr->nlines == 2u)
-        q->occupied[line + 1u] = 2;
+    q->remote_line = RNIC_NONE;
     q->stats.remote_reads++;
     q->stats.transfers_enqueued++;
     RQ__TRACE(q, RQ_QOS_TRACE_REMOTE, line, rq_qos_queue_of(q, &t), q->meta[line].index);
@@ -894,6 +931,7 @@ static void rq__handler_s3(rq_qos *q)
         }
     }
     h->state = 0u;
+    h->s3_ran = 1u; /* S3 was this cycle's state: the next response is taken from the next cycle */
 }
 
 /* S1 (accept) and S2 (the pending entry; an ACK then asks the arbiter for the metadata).
@@ -903,7 +941,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
     rq_handler *h = &q->mh;
     rq_pend *pe;
     if (h->state == 0u) {
-        if (rnic_ring_pop(&q->resp, &h->r) == RNIC_OK) {
+        if (!h->s3_ran && rnic_ring_pop(&q->resp, &h->r) == RNIC_OK) {
             h->state = 1u;
             h->next = q->now + 1u;
         }
@@ -1157,8 +1195,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         }
         block = m->block_num;
         tid = rq__block_tid(q, &t, m, block, s->id);
-        if (q->pend[tid].valid) /* the flow's TID is still in flight (cannot happen when */
-            return;             /* max_outstanding <= flow_blocks; kept as a guard) */
+        RNIC_ASSERT(!q->pend[tid].valid); /* stage 1 waited for it (tid_bitmap) */
         control = t.notify && block + 1u == m->total && (block - m->outstanding) + 1u == m->total;
         if (block + 1u < m->total && m->outstanding + 1u < q->cfg.max_outstanding)
             requeue = rq__requeue_of(q, &t);
@@ -1218,22 +1255,47 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     s->valid = 0;
 }
 
-/* Stage 1: the first queue, in priority order, that has a transfer and whose IDs are free. */
+/* A have-FID queue (1xFID or 4xFID): its transfers already hold their flow's IDs. */
+static bool rq__queue_has_fid(const rq_qos *q, uint32_t qi)
+{
+    uint32_t p = q->cfg.intra_priorities;
+    return (qi >= 2u && qi < 2u + p) || (qi >= 2u + 2u * p && qi < 2u + 3u * p);
+}
+
+/* tid_bitmap (§3.2): the head transfer of a have-FID queue may go on only when its flow's next
+ * TID is back (its previous block on that TID acknowledged). The bitmap is the pending table's
+ * valid bit of that TID here. */
+static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi)
+{
+    uint32_t line = rnic_ssfifo_peek(&q->sched, qi);
+    const rq_meta *m = &q->meta[line];
+    bool multipath = qi >= 2u + 2u * q->cfg.intra_priorities;
+    uint32_t tid = multipath ? rq_tid_multipath(&q->ids, m->fid, m->block_num) : rq_tid_unipath(&q->ids, m->fid, m->block_num);
+    return q->pend[tid].valid != 0;
+}
+
+/* Stage 1: the first queue, in priority order, that has a transfer and whose IDs are free
+ * (a pool ID for TID-only and no-FID queues; the flow's next TID for have-FID queues). The
+ * probe (commit false, every cycle stage 1 is free) counts the tid_bitmap waits. */
 static void rq__stage1(rq_qos *q, bool *wants_metadata, bool commit)
 {
-    uint32_t p = q->cfg.intra_priorities, qi, line = 0, id = 0;
+    uint32_t qi, line = 0, id = 0;
+    bool tid_wait = false;
     *wants_metadata = false;
     if (q->s2.valid)
         return;
-    (void)p;
     for (qi = rnic_ssfifo_first_ready(&q->sched, 0); qi != RNIC_NONE; qi = rnic_ssfifo_first_ready(&q->sched, qi + 1u)) {
         rq_id_pool pool = RQ_POOL_TID;
         bool needs = rq__queue_takes_id(q, qi, &pool);
         if (needs && (rq_ids_free_count(&q->ids, pool) == 0 || q->ids.deq_used[pool]))
             continue;
+        if (rq__queue_has_fid(q, qi) && rq__next_tid_busy(q, qi)) {
+            tid_wait = true;
+            continue;
+        }
         *wants_metadata = true;
         if (!commit)
-            return;
+            break;
         if (needs)
             rq_ids_take(&q->ids, pool, &id);
         rnic_ssfifo_dequeue(&q->sched, qi, &line);
@@ -1246,8 +1308,10 @@ static void rq__stage1(rq_qos *q, bool *wants_metadata, bool commit)
             rq__decode_line(q, line, &t);
             q->s2.wait = (qi == RQ_QUEUE_CONTROL || (t.kind == RQ_KIND_INLINE && t.size > 8u)) ? 1u : 0u;
         }
-        return;
+        break;
     }
+    if (tid_wait && !commit)
+        q->stats.seg_stalls_tid++;
 }
 
 RQ_API void rq_qos_tick(rq_qos *q)
@@ -1278,6 +1342,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
     rq_ids_tick(&q->ids);
     rnic_ssfifo_tick(&q->sched);
     q->enq_port_used = false;
+    q->table_port_used = false;
+    q->mh.s3_ran = 0u;
     q->now++;
     q->stats.cycles++;
 }
@@ -1289,7 +1355,7 @@ RQ_API void rq_qos_tick(rq_qos *q)
  * *seg_stalls) and the earliest cycle an accepted input becomes ready (*wake, RNIC_NEVER if
  * none). Mirrors rq_qos_tick's stages in their order; anything it does not recognise as a
  * wait on a full output or on new input counts as work. */
-static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls)
+static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls)
 {
     const rq_axi_beat *beat = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
     const rq_axi_read *rd = (const rq_axi_read *)rnic_ring_peek(&q->rd);
@@ -1297,7 +1363,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     bool tx_full = rnic_ring_full(&q->tx), pkt_full = rnic_ring_full(&q->pkt);
     rq_transfer t;
     *wake = RNIC_NEVER;
-    *bresp_stalls = *seg_stalls = 0;
+    *bresp_stalls = *seg_stalls = *tid_stalls = 0;
     if (!rnic_ring_empty(&q->resp) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
         q->mh.state != 0u || !rq_ids_ready(&q->ids))
         return false;
@@ -1337,12 +1403,19 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
             }
         }
     } else {
-        /* stage 1: is there a queue it may dequeue from (its pool has an ID)? */
+        /* stage 1: is there a queue it may dequeue from (its pool has an ID, or its head's
+         * next TID is back)? */
         uint32_t qi;
         for (qi = rnic_ssfifo_first_ready(&q->sched, 0); qi != RNIC_NONE; qi = rnic_ssfifo_first_ready(&q->sched, qi + 1u)) {
             rq_id_pool pool = RQ_POOL_TID;
-            if (!rq__queue_takes_id(q, qi, &pool) || (rq_ids_free_count(&q->ids, pool) != 0 && !q->ids.deq_used[pool]))
+            if (rq__queue_takes_id(q, qi, &pool)) {
+                if (rq_ids_free_count(&q->ids, pool) != 0 && !q->ids.deq_used[pool])
+                    return false;
+            } else if (rq__queue_has_fid(q, qi) && rq__next_tid_busy(q, qi)) {
+                *tid_stalls = 1;
+            } else {
                 return false;
+            }
         }
     }
     if (beat) { /* the write-data stage waits for its beat's ready cycle or for room in B */
@@ -1365,10 +1438,10 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
 }
 
 /* next_event, and what a skipped cycle adds to the stall counters. */
-static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t *seg_stalls)
+static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls)
 {
     uint64_t wake, fire;
-    if (!rq__quiet(q, &wake, bresp_stalls, seg_stalls))
+    if (!rq__quiet(q, &wake, bresp_stalls, seg_stalls, tid_stalls))
         return q->now;
     if (q->ntimers == 0u)
         return wake;
@@ -1378,8 +1451,8 @@ static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t
 
 RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
 {
-    uint32_t b, s;
-    return q ? rq__next_event(q, &b, &s) : RNIC_NEVER;
+    uint32_t b, s, t;
+    return q ? rq__next_event(q, &b, &s, &t) : RNIC_NEVER;
 }
 
 /* Output ports that are full, one bit each. */
@@ -1395,8 +1468,8 @@ RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
     if (!q)
         return 0;
     while (ran < cycles) {
-        uint32_t bresp_stalls, seg_stalls, full;
-        uint64_t next = rq__next_event(q, &bresp_stalls, &seg_stalls);
+        uint32_t bresp_stalls, seg_stalls, tid_stalls, full;
+        uint64_t next = rq__next_event(q, &bresp_stalls, &seg_stalls, &tid_stalls);
         uint64_t skip = rnic_idle_span(q->now, next, cycles - ran);
         if (skip) {
             /* quiet cycles: the scanner moves (no entry is due before `next`), the stalled
@@ -1405,6 +1478,7 @@ RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
             rnic_ssfifo_tick(&q->sched);
             q->stats.bresp_stalls += skip * bresp_stalls;
             q->stats.seg_stalls_output += skip * seg_stalls;
+            q->stats.seg_stalls_tid += skip * tid_stalls;
             q->now += skip;
             q->stats.cycles += skip;
             ran += skip;

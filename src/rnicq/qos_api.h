@@ -14,8 +14,14 @@ typedef struct rq_qos_config {
     uint32_t read_channels;    /* per domain, default 64 */
     uint32_t intra_priorities; /* default 16: 2 + 4 x 16 = 66 scheduling queues */
     uint32_t block_bytes;      /* default 65536 */
-    uint32_t max_outstanding;  /* blocks in flight per transfer, default 2 */
+    uint32_t max_outstanding;  /* blocks in flight per transfer, default 2 (the 4-bit counter:
+                                * at most 15; a congestion-managed flow also waits for its next
+                                * TID at the tid_bitmap, so more than ids.flow_blocks is allowed) */
     rq_ids_config ids;         /* 512 TIDs, 4 blocks per flow, 64 unipath FIDs, 16 groups */
+    uint32_t accumulators;     /* AXI accumulator sets: `domains` (default, one per protection
+                                * domain, as §3.6.1 recommends) or 1 (the thesis as built: a
+                                * beat of another domain that interleaves a descriptor gets an
+                                * AXI error, RNIC_ESTATE) */
     uint32_t aw_fifo;          /* AXI write beats accepted ahead of the data stage, default 8 */
     uint32_t b_fifo;           /* AXI write responses waiting to be popped, default 8 */
     uint32_t read_port;        /* status reads waiting, default 8 */
@@ -147,6 +153,12 @@ typedef struct rq_qos_stats {
     uint64_t seg_stalls_output;       /* segmenter cycles stalled by a full output port */
     uint64_t seg_stalls_enqueue;      /* ... by the scheduling FIFO's enqueue port */
     uint64_t seg_stalls_arbiter;      /* ... by the metadata arbiter (handler served) */
+    uint64_t seg_stalls_tid;          /* cycles stage 1 passed over a have-FID queue whose head's
+                                       * next TID is still in flight (tid_bitmap, §3.2) */
+    uint64_t table_port_waits;        /* cycles a remote read waited for Transfer Table port 0
+                                       * (the AXI write stage wrote a line; §3.1) */
+    uint64_t scan_waits;              /* cycles the timeout scanner waited for the Pending
+                                       * Transactions Table's port (the handler read it, §3.5) */
     uint64_t remote_reads;            /* remote read requests placed in a read channel */
     uint64_t remote_waits;            /* cycles one waited: no free read channel or no enqueue port */
     rnic_err_stats errors;      /* refused input by cause */
@@ -252,12 +264,12 @@ typedef struct rq_axi_read {
     uint32_t domain, page, index, mode;
 } rq_axi_read;
 
-typedef struct rq_accumulator { /* one per protection domain (the thesis: one in total) */
+typedef struct rq_accumulator { /* one per protection domain, or one in total (cfg.accumulators) */
     uint64_t words[4];
     uint32_t line;        /* line being assembled, RNIC_NONE when none */
     uint32_t have;        /* bit w: word w arrived */
     uint32_t expect_line; /* second line of a two-line descriptor, RNIC_NONE when none */
-    uint32_t pad;
+    uint32_t domain;      /* the domain whose descriptor it holds (a shared set) */
 } rq_accumulator;
 
 typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
@@ -294,6 +306,8 @@ typedef struct rq_handler { /* message handler FSM */
     uint32_t state;       /* 0 ready, 1 = S2 (pending entry read), 2 = S3 (metadata read) */
     rq_response r;
     uint64_t next;        /* cycle of the next state's work */
+    uint32_t s3_ran;      /* S3 was this cycle's state: S1 takes the next response next cycle */
+    uint32_t pad;
 } rq_handler;
 
 struct rq_qos {
@@ -313,6 +327,9 @@ struct rq_qos {
     rnic_ring rd;             /* rq_axi_read */
     rnic_ring r;              /* rq_axi_rdata */
     bool enq_port_used;       /* this cycle's scheduling-FIFO enqueue (ACK > segmenter > AXI > remote) */
+    bool table_port_used;     /* this cycle's Transfer Table port-0 line write (AXI > remote) */
+    uint32_t remote_line;     /* the read channel the head remote read is being written to, or RNIC_NONE */
+    uint32_t remote_written;  /* its lines written so far (one per cycle through port 0) */
     rq_meta *meta;            /* per line */
     rq_pend *pend;            /* per TID (2 x tids) */
     rnic_ring tx;             /* rq_block_desc: to the send unit */
