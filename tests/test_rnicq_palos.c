@@ -15,7 +15,7 @@
 
 #define MAXQ 64u
 #define MAXG 16u
-#define FCAP 256u /* model FIFOs: every port and slot count used below is at most this */
+#define FCAP 1024u /* model FIFOs: every port (out_port x launch_wqes records) and slot count used below is at most this */
 #define PIECE_MAX 0x80000000u
 /* cycle a is after cycle b, modulo 2^64 (the clock may start near the wrap) */
 #define LATER(a, b) ((uint64_t)(a) - (uint64_t)(b) - 1u < ((uint64_t)1 << 63) - 1u)
@@ -100,6 +100,9 @@ typedef struct model {
     uint32_t sl_h[2], sl_n[2];
     rnic_work out[FCAP];
     uint32_t out_vid[FCAP], out_h, out_n;
+    uint32_t ln[FCAP], ln_h, ln_n; /* launches in the port: records each still holds */
+    uint32_t launch_now;           /* records launched in this cycle */
+    int newb;                      /* the visit read a further batch in this cycle: the launch ends */
     int active;
     uint32_t vqp, vleft, vdone, vid;
     int64_t vcredit;
@@ -221,12 +224,21 @@ static void m_end_visit(model *m)
     m_enqueue(m, m->vqp);
 }
 
+/* A record joins this cycle's launch (Fig. 5: several WQEs at one time); the port holds out_port
+ * launches. */
 static void m_emit(model *m, const rnic_work *o)
 {
     uint32_t at = (m->out_h + m->out_n++) % FCAP;
     m->out[at] = *o;
     m->out_vid[at] = m->vid;
     m->st.out_wqes++;
+    if (m->launch_now++ == 0u) {
+        CHECK(m->ln_n < m->c.out_port);
+        m->ln[(m->ln_h + m->ln_n++) % FCAP] = 0;
+        m->st.launches++;
+    }
+    m->ln[(m->ln_h + m->ln_n - 1u) % FCAP]++;
+    CHECK(m->launch_now <= m->c.launch_wqes);
 }
 
 static int64_t m_floor(const model *m) { return m->vpay ? 0 : (int64_t)m->c.packet_overhead; }
@@ -287,6 +299,7 @@ static void m_step_done(model *m, int error, int cut)
         m->vleft = pending < m->c.max_batch ? pending : m->c.max_batch;
         m->vready = m->now + m->fl;
         m->st.refetches++;
+        m->newb = 1; /* one batch per launch */
         end = 0;
         /* a latency batch ready by the next cycle: the visit steps aside at this boundary */
         if (!m->vlat && !m->pz.active && m->sl_n[k] && !LATER(m->sl[k][m->sl_h[k]].ready, m->now + 1u)) {
@@ -301,13 +314,11 @@ static void m_step_done(model *m, int error, int cut)
     }
 }
 
+static void m_one(model *m);
+
 static void m_slice(model *m)
 {
-    const host_qp *h;
-    const rnic_work *w;
     mq *q;
-    rnic_work o;
-    uint32_t i, rest, piece;
     if (!m->active && m->pz.active &&
         (m->sl_n[RQ_PALOS_LATENCY] == 0u || LATER(m->sl[RQ_PALOS_LATENCY][m->sl_h[RQ_PALOS_LATENCY]].ready, m->now))) {
         m_resume(m); /* no latency batch ready: the paused visit goes on */
@@ -363,10 +374,27 @@ static void m_slice(model *m)
         m_end_visit(m);
         return;
     }
-    if (m->out_n == m->c.out_port) {
+    if (m->ln_n == m->c.out_port) { /* the port holds out_port launches */
         m->st.out_stalls++;
         return;
     }
+    /* a launch: records of this visit until it ends or pauses, reads a further batch, or
+     * launch_wqes went */
+    m->launch_now = 0;
+    m->newb = 0;
+    do
+        m_one(m);
+    while (m->active && !m->newb && m->vleft && m->launch_now < m->c.launch_wqes);
+}
+
+/* One record of the current visit. */
+static void m_one(model *m)
+{
+    const host_qp *h;
+    const rnic_work *w;
+    mq *q;
+    rnic_work o;
+    uint32_t i, rest, piece;
     q = &m->q[m->vqp];
     h = &m->h[m->vqp];
     i = q->head - h->start;
@@ -519,6 +547,11 @@ static int m_pop(model *m, rnic_work *o, uint32_t *vid)
     *vid = m->out_vid[m->out_h];
     m->out_h = (m->out_h + 1u) % FCAP;
     m->out_n--;
+    CHECK(m->ln_n > 0u);
+    if (m->ln_n && --m->ln[m->ln_h] == 0u) { /* the launch's last record frees its place */
+        m->ln_h = (m->ln_h + 1u) % FCAP;
+        m->ln_n--;
+    }
     return 1;
 }
 
@@ -545,6 +578,7 @@ typedef struct world {
     uint32_t v_qp, v_vid, v_first;
     uint64_t v_bytes, v_charge;
     uint64_t last_cycle;
+    uint32_t same_cycle; /* records before this one with the same cycle */
     int seen;
     uint32_t blocked;
     logrec *log;
@@ -727,8 +761,16 @@ static void check_record(world *W, const rnic_work *o, uint32_t vid)
     CHECK(o->flow < MAXQ && W->h[o->flow].used);
     if (o->flow >= MAXQ || !W->h[o->flow].used)
         return;
-    if (W->seen)
-        CHECK(LATER(o->cycle, W->last_cycle)); /* one output WQE per cycle */
+    /* one launch per cycle: up to launch_wqes records of one visit (a record after VISIT_END is
+     * a later visit's, launched in a later cycle) */
+    if (W->seen && o->cycle == W->last_cycle) {
+        CHECK(W->v_open && o->flow == W->v_qp);
+        CHECK(++W->same_cycle < c->launch_wqes);
+    } else {
+        if (W->seen)
+            CHECK(LATER(o->cycle, W->last_cycle));
+        W->same_cycle = 0;
+    }
     W->seen = 1;
     W->last_cycle = o->cycle;
     h = &W->h[o->flow];
@@ -934,6 +976,7 @@ static void compare_stats(const rq_palos_stats *a, const rq_palos_stats *b)
     CHECK_EQ(a->preemptions, b->preemptions);
     CHECK_EQ(a->out_stalls, b->out_stalls);
     CHECK_EQ(a->bad_wqes, b->bad_wqes);
+    CHECK_EQ(a->launches, b->launches);
 }
 
 /* Totals against the host's own WQE lists, and the end state. */
@@ -1183,6 +1226,8 @@ static uint32_t build_random(world *W, uint64_t seed, const scen_opts *so, uint3
     c.clock_hz = rnic_prng_chance(&cr, 1, 2) ? 250000000u : (uint64_t)rnic_prng_range(&cr, 100, 2000) * 1000000u;
     c.fetch_latency_ns = (uint32_t)rnic_prng_range(&cr, 0, 120);
     c.max_batch = rnic_prng_chance(&cr, 1, 3) ? (uint32_t)rnic_prng_range(&cr, 1, 4) : (uint32_t)rnic_prng_range(&cr, 1, 128);
+    /* one WQE per cycle (the old slicer), a few, or the default (a whole batch) */
+    c.launch_wqes = rnic_prng_chance(&cr, 1, 3) ? 1u : rnic_prng_chance(&cr, 1, 2) ? (uint32_t)rnic_prng_range(&cr, 2, 8) : 64u;
     c.packet_overhead = 0;
     c.start_cycle = so->start_cycle;
     if (so->ovh && rnic_prng_chance(&cr, 1, 2))
@@ -2282,6 +2327,9 @@ static void tick_checking_next_event(rq_palos *p, unsigned char *snap_qps, size_
 static uint32_t g_hook_ids[MAXQ], g_hook_n;
 static int chunks_ok(const model *m);
 
+/* The output port is full when it holds out_port launches (docs/palos_model.md). */
+static int port_full(const rq_palos *p) { return p->launch_count == p->cfg.out_port; }
+
 static void test_fast_forward(void)
 {
     uint64_t base = test_seed(0x9a1050006ull), s;
@@ -2329,9 +2377,9 @@ static void test_fast_forward(void)
             uint32_t x, k, nstops = 0, seen = 0;
             uint64_t stops[1024];
             while (W->e.now != t && TEST_FAILS() == 0) {
-                int was_full = rnic_ring_full(&W->e.out);
+                int was_full = port_full(&W->e);
                 tick_checking_next_event(&W->e, sq, qb, sp, pb);
-                if (!was_full && rnic_ring_full(&W->e.out) && nstops < 1024u)
+                if (!was_full && port_full(&W->e) && nstops < 1024u)
                     stops[nstops++] = W->e.now; /* the output port became full in this tick */
             }
             /* B by advance_to: it stops right after each tick that filled the port, else at t */
@@ -2341,7 +2389,7 @@ static void test_fast_forward(void)
                 CHECK(ran >= 1u);
                 if (b.now != t) {
                     CHECK(seen < nstops && stops[seen] == b.now);
-                    CHECK(rnic_ring_full(&b.out));
+                    CHECK(port_full(&b));
                     seen++;
                 }
             }

@@ -39,12 +39,17 @@ typedef struct rq_palos_config {
     rq_pw_config weights;      /* max_qps, max_groups, mtu (N = QPs x mtu); max_qps x mtu <= 2^30 */
     uint32_t mode;             /* rq_palos_mode */
     uint32_t ring_entries;     /* WQE ring size of every QP (overrun check), 1 .. 2^24; default 4096 */
-    uint32_t out_port;         /* output pieces waiting for the protocol engine; default 2 (a shallow hand-off:
-                                  the schedule, not a queue behind it, decides what goes next) */
+    uint32_t out_port;         /* launches waiting for the protocol engine (each of up to launch_wqes records);
+                                  default 2 (a shallow hand-off: the schedule, not a queue behind it, decides
+                                  what goes next); out_port x launch_wqes <= 2^20 */
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
     uint32_t fetch_latency_ns; /* from fetch to slicing (WQE buffer read); default 16 ns (4 cycles at 250 MHz),
                                   converted to cycles (nearest) once at init; at most 2^20 cycles */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
+    uint32_t launch_wqes;      /* output WQEs the slicing module launches in one cycle (Fig. 5: "if the message
+                                  is smaller than 4 KB [the chunk], the Message Slice module launches multiple
+                                  WQEs at one time"); a launch holds WQEs of one visit and one batch; 1 .. 4096,
+                                  default 64 (a whole batch); 1: one output WQE per cycle */
     uint32_t priority_max_msg; /* the latency class's largest message (one per visit); default 4096 */
     uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
                                   the paper; the wire header to make chunks shares of link time); <= 4096 */
@@ -90,6 +95,8 @@ typedef struct rq_palos_stats {
     uint64_t visits;         /* schedule-queue dequeues that were sliced */
     uint64_t priority_visits;
     uint64_t out_wqes, out_bytes;
+    uint64_t launches;       /* cycles in which the slicing module launched records (out_wqes over launches:
+                                WQEs per launch) */
     uint64_t wqes_done;      /* WQEs sliced to their end (RNIC_WORK_LAST without RNIC_WORK_ERROR) */
     uint64_t cut_wqes;       /* WQEs split over more than one visit */
     uint64_t combined_visits;/* visits that passed on more than one WQE */
@@ -97,7 +104,8 @@ typedef struct rq_palos_stats {
     uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
     uint64_t bad_wqes;       /* completed with RNIC_WORK_ERROR */
-    rnic_err_stats errors;   /* refused calls and refused WQEs by cause */
+    rnic_err_stats errors;   /* refused calls and refused WQEs by cause, each counted once: a control call the
+                                weights table refuses is counted here, not in rq_palos_weights(p)->errors */
 } rq_palos_stats;
 
 typedef struct rq_palos rq_palos;
@@ -171,6 +179,10 @@ typedef struct rq_palos_visit { /* the slicing module's registers */
     uint32_t latency;          /* a latency-class visit: one message, no packet_overhead charge */
     uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
     uint32_t have_wqe;
+    uint32_t head, offset;     /* the QP's head and fetch offset as the visit moves them; written back to the
+                                  QP table once per launch (Fig. 5 step 6) */
+    uint32_t cut;              /* WQE head already had a piece sent in an earlier visit */
+    uint32_t new_batch;        /* the visit read a further batch: the launch ends (one batch per launch) */
     rnic_work wqe;             /* the WQE at the QP's head, as read */
 } rq_palos_visit;
 
@@ -181,7 +193,10 @@ struct rq_palos {
     rnic_ring doorbells;   /* flows with a pending tail, in the order they rang (capacity max_qps) */
     rnic_ring queue[2];    /* schedule queues: [RQ_PALOS_BANDWIDTH], [RQ_PALOS_LATENCY] */
     rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
-    rnic_ring out;         /* rnic_work */
+    rnic_ring out;         /* rnic_work: out_port launches of up to launch_wqes records */
+    uint32_t *launch_len;  /* records left in each launch in the port (a FIFO of out_port) */
+    uint32_t launch_head, launch_count;
+    uint32_t launch_now;   /* records of the launch being built in this cycle */
     rq_palos_visit visit;
     rq_palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
     uint64_t now;

@@ -65,25 +65,27 @@ static void rq__pw_recompute(rq_pw *w)
 
 static bool rq__pw_weight_ok(uint32_t weight) { return weight >= 1u && weight <= 65535u; }
 
-RQ_API rnic_err rq_pw_create_group(rq_pw *w, uint32_t group, uint32_t weight)
+/* The control calls without counting (rq__pw_*): the public ones count a refusal in w->errors;
+ * rq_palos calls these and counts it once, in its own statistics. */
+static rnic_err rq__pw_create_group(rq_pw *w, uint32_t group, uint32_t weight)
 {
     if (group >= w->cfg.max_groups)
-        return rnic_err_note(&w->errors, RNIC_ENOENT);
+        return RNIC_ENOENT;
     if (!rq__pw_weight_ok(weight))
-        return rnic_err_note(&w->errors, RNIC_ERANGE);
+        return RNIC_ERANGE;
     if (w->groups[group].weight)
-        return rnic_err_note(&w->errors, RNIC_EEXIST);
+        return RNIC_EEXIST;
     w->groups[group].weight = weight;
     return RNIC_OK; /* no members yet: nothing to recompute */
 }
 
-RQ_API rnic_err rq_pw_set_group_weight(rq_pw *w, uint32_t group, uint32_t weight)
+static rnic_err rq__pw_set_group_weight(rq_pw *w, uint32_t group, uint32_t weight)
 {
     rq_pw_group *gr;
     if (group >= w->cfg.max_groups || !w->groups[group].weight)
-        return rnic_err_note(&w->errors, RNIC_ENOENT);
+        return RNIC_ENOENT;
     if (!rq__pw_weight_ok(weight))
-        return rnic_err_note(&w->errors, RNIC_ERANGE);
+        return RNIC_ERANGE;
     gr = &w->groups[group];
     if (gr->members)
         w->sum_group_weights = w->sum_group_weights - gr->weight + weight;
@@ -104,14 +106,14 @@ static void rq__pw_leave(rq_pw *w, rq_pw_qp *q)
     q->carry = 0;
 }
 
-RQ_API rnic_err rq_pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t weight)
+static rnic_err rq__pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t weight)
 {
     rq_pw_qp *q;
     rq_pw_group *gr;
     if (qp >= w->cfg.max_qps || group >= w->cfg.max_groups || !w->groups[group].weight)
-        return rnic_err_note(&w->errors, RNIC_ENOENT);
+        return RNIC_ENOENT;
     if (!rq__pw_weight_ok(weight))
-        return rnic_err_note(&w->errors, RNIC_ERANGE);
+        return RNIC_ERANGE;
     q = &w->qps[qp];
     if (q->group != RNIC_NONE)
         rq__pw_leave(w, q);
@@ -126,13 +128,33 @@ RQ_API rnic_err rq_pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t wei
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_pw_remove_qp(rq_pw *w, uint32_t qp)
+static rnic_err rq__pw_remove_qp(rq_pw *w, uint32_t qp)
 {
     if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
-        return rnic_err_note(&w->errors, RNIC_ENOENT);
+        return RNIC_ENOENT;
     rq__pw_leave(w, &w->qps[qp]);
     rq__pw_recompute(w);
     return RNIC_OK;
+}
+
+RQ_API rnic_err rq_pw_create_group(rq_pw *w, uint32_t group, uint32_t weight)
+{
+    return rnic_err_note(&w->errors, rq__pw_create_group(w, group, weight));
+}
+
+RQ_API rnic_err rq_pw_set_group_weight(rq_pw *w, uint32_t group, uint32_t weight)
+{
+    return rnic_err_note(&w->errors, rq__pw_set_group_weight(w, group, weight));
+}
+
+RQ_API rnic_err rq_pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t weight)
+{
+    return rnic_err_note(&w->errors, rq__pw_set_qp(w, qp, group, weight));
+}
+
+RQ_API rnic_err rq_pw_remove_qp(rq_pw *w, uint32_t qp)
+{
+    return rnic_err_note(&w->errors, rq__pw_remove_qp(w, qp));
 }
 
 RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)

@@ -34,7 +34,8 @@ typedef struct rq_pw {
     uint64_t sum_group_weights; /* of groups with members */
     uint32_t assigned_qps;
     uint64_t recomputes;        /* group-table rewrites */
-    rnic_err_stats errors;
+    rnic_err_stats errors;      /* refused calls by cause (inside rq_palos: 0, each refusal is counted once, in
+                                   rq_palos_stats.errors) */
 } rq_pw;
 
 RQ_API void rq_pw_config_default(rq_pw_config *cfg);
