@@ -2127,12 +2127,13 @@ typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
 
 typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint64_t issued;      /* cycle of the last (re)transmission */
-    uint64_t fire;        /* armed: the cycle the scanner will find it due (fast-forward) */
+    uint64_t due;         /* armed: issued + timeout (fast-forward bookkeeping) */
     uint32_t line, block;
-    uint32_t heap_at;     /* its slot in the timer heap, RNIC_NONE when not armed */
+    uint32_t armed_prev, armed_next; /* in the armed list (by due), RNIC_NONE at its ends */
     uint16_t seq;
     uint8_t valid, retries, retx_queued, taken; /* taken: the send unit has it (timeout runs) */
-    uint8_t pad[2];
+    uint8_t armed;        /* RQ__ARMED_NO, _LIST (due later), _DUE (due: in due_map) */
+    uint8_t pad;
 } rq_pend;
 
 typedef struct rq_remote_read { /* a remote read request waiting for the handler */
@@ -2149,7 +2150,7 @@ typedef struct rq_handler { /* message handler FSM */
     rq_response r;
     uint64_t next;        /* cycle of the next state's work */
     uint32_t s3_ran;      /* S3 was this cycle's state: S1 takes the next response next cycle */
-    uint32_t pad;
+    uint32_t s1_ran;      /* S1 read the Pending Transactions Table this cycle (the scanner waits) */
 } rq_handler;
 
 struct rq_qos {
@@ -2189,8 +2190,9 @@ struct rq_qos {
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */
     uint64_t timeout;         /* cycles (timeout_ns at clock_hz) */
-    uint32_t *timers;         /* min-heap of armed TIDs by pend[].fire (next_event's timeouts) */
-    uint32_t ntimers;
+    uint32_t armed_head, armed_tail; /* armed entries not yet due, by due (arming order) */
+    uint64_t *due_map;        /* armed entries already due, by TID: the scanner's next finds */
+    uint32_t ndue;
     uint32_t block_shift;     /* log2(block_bytes) */
     uint32_t npending;
     rnic_trace trace;         /* cfg.trace, cfg.trace_user */
@@ -3136,7 +3138,7 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_rdata), c->read_port), rnic_ring_init(&q->r, sizeof(rq_axi_rdata), c->read_port, mem + at, n));
     RQ__PART((size_t)lines * sizeof(rq_meta), q->meta = (rq_meta *)(void *)(mem + at));
     RQ__PART((size_t)2u * c->ids.tids * sizeof(rq_pend), q->pend = (rq_pend *)(void *)(mem + at));
-    RQ__PART((size_t)2u * c->ids.tids * sizeof(uint32_t), q->timers = (uint32_t *)(void *)(mem + at));
+    RQ__PART((size_t)RNIC_BITMAP_WORDS(2u * c->ids.tids) * sizeof(uint64_t), q->due_map = (uint64_t *)(void *)(mem + at));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_block_desc), c->transaction_port),
              rnic_ring_init(&q->tx, sizeof(rq_block_desc), c->transaction_port, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_packet), c->packet_queue), rnic_ring_init(&q->pkt, sizeof(rq_packet), c->packet_queue, mem + at, n));
@@ -3185,7 +3187,8 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     while (((uint32_t)1 << q->block_shift) < cfg->block_bytes)
         q->block_shift++;
     for (d = 0; d < 2u * cfg->ids.tids; d++)
-        q->pend[d].heap_at = RNIC_NONE;
+        q->pend[d].armed_prev = q->pend[d].armed_next = RNIC_NONE;
+    q->armed_head = q->armed_tail = RNIC_NONE;
     q->timeout = rq__timeout_of(cfg);
     q->now = cfg->start_cycle;
     rnic_trace_set(&q->trace, cfg->trace, cfg->trace_user);
@@ -3552,77 +3555,104 @@ static void rq__read_stage(rq_qos *q)
     rnic_ring_push(&q->r, &out);
 }
 
-/* ---- the timer heap (fast-forward only: the timeout scanner itself is unchanged) ----
- * An armed pending entry (valid, taken by the send unit, not queued for retransmission) is
- * found due by the scanner at a cycle known when it is armed: the scanner stands on entry i
- * at every cycle c with (scan + c - now) mod n == i, so entry i armed at `issued` fires at
- * the first such c >= issued + timeout. A min-heap of armed TIDs by that cycle gives
- * next_event's next timeout in O(1), updated in O(log n) when an entry changes state. */
+/* ---- timeout bookkeeping (fast-forward only: the timeout scanner itself is unchanged) ----
+ * An entry is armed while valid, taken by the send unit and not queued for retransmission; it
+ * is due from cycle issued + timeout on, and the scanner times it out at its first visit from
+ * then on. Entries are armed only when the send unit takes them (issued = now), so arming order
+ * is due order: a list (O(1) append and unlink) holds those not yet due; at the end of each
+ * cycle the ones now due move to due_map, where the scanner will find them. next_event reads
+ * the next timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
+#define RQ__ARMED_NO 0u
+#define RQ__ARMED_LIST 1u
+#define RQ__ARMED_DUE 2u
 
-static bool rq__fires_before(const rq_qos *q, uint32_t a, uint32_t b)
+static void rq__disarm(rq_qos *q, uint32_t tid)
 {
-    return (int64_t)(q->pend[a].fire - q->pend[b].fire) < 0;
-}
-
-static void rq__timer_place(rq_qos *q, uint32_t at, uint32_t tid)
-{
-    q->timers[at] = tid;
-    q->pend[tid].heap_at = at;
-}
-
-static void rq__timer_up(rq_qos *q, uint32_t at)
-{
-    uint32_t tid = q->timers[at];
-    while (at > 0u && rq__fires_before(q, tid, q->timers[(at - 1u) / 2u])) {
-        rq__timer_place(q, at, q->timers[(at - 1u) / 2u]);
-        at = (at - 1u) / 2u;
+    rq_pend *pe = &q->pend[tid];
+    if (pe->armed == RQ__ARMED_LIST) {
+        if (pe->armed_prev != RNIC_NONE)
+            q->pend[pe->armed_prev].armed_next = pe->armed_next;
+        else
+            q->armed_head = pe->armed_next;
+        if (pe->armed_next != RNIC_NONE)
+            q->pend[pe->armed_next].armed_prev = pe->armed_prev;
+        else
+            q->armed_tail = pe->armed_prev;
+        pe->armed_prev = pe->armed_next = RNIC_NONE;
+    } else if (pe->armed == RQ__ARMED_DUE) {
+        rnic_bitmap_clear(q->due_map, tid);
+        q->ndue--;
     }
-    rq__timer_place(q, at, tid);
+    pe->armed = RQ__ARMED_NO;
 }
 
-static void rq__timer_down(rq_qos *q, uint32_t at)
-{
-    uint32_t tid = q->timers[at], child;
-    for (;;) {
-        child = 2u * at + 1u;
-        if (child >= q->ntimers)
-            break;
-        if (child + 1u < q->ntimers && rq__fires_before(q, q->timers[child + 1u], q->timers[child]))
-            child++;
-        if (!rq__fires_before(q, q->timers[child], tid))
-            break;
-        rq__timer_place(q, at, q->timers[child]);
-        at = child;
-    }
-    rq__timer_place(q, at, tid);
-}
-
-/* After any change to pend[tid]: armed entries are in the heap keyed by their firing cycle,
- * others are not. */
+/* After any change to pend[tid]. */
 static void rq__timer_sync(rq_qos *q, uint32_t tid)
 {
     rq_pend *pe = &q->pend[tid];
-    uint32_t at = pe->heap_at;
-    uint64_t n = 2u * q->cfg.ids.tids, due;
-    if (pe->valid && pe->taken && !pe->retx_queued) {
-        due = pe->issued + q->timeout;
-        /* the scanner stands on (scan + due - now) mod n at cycle `due` */
-        pe->fire = due + (((uint64_t)tid - (q->scan + (due - q->now))) & (n - 1u));
-        if (at == RNIC_NONE) {
-            at = q->ntimers++;
-            q->timers[at] = tid;
-        }
-        rq__timer_up(q, at);
-        rq__timer_down(q, pe->heap_at);
-    } else if (at != RNIC_NONE) {
-        uint32_t last = q->timers[--q->ntimers];
-        pe->heap_at = RNIC_NONE;
-        if (last != tid) {
-            rq__timer_place(q, at, last);
-            rq__timer_up(q, at);
-            rq__timer_down(q, q->pend[last].heap_at);
-        }
+    uint64_t due;
+    if (!(pe->valid && pe->taken && !pe->retx_queued)) {
+        rq__disarm(q, tid);
+        return;
     }
+    due = pe->issued + q->timeout;
+    if (pe->armed != RQ__ARMED_NO && pe->due == due)
+        return;
+    rq__disarm(q, tid);
+    pe->due = due;
+    if (!rq__after(due, q->now)) { /* (not reached: arming happens at issued = now) */
+        rnic_bitmap_set(q->due_map, tid);
+        q->ndue++;
+        pe->armed = RQ__ARMED_DUE;
+        return;
+    }
+    /* due = now + timeout: no armed entry is due later */
+    RNIC_ASSERT(q->armed_tail == RNIC_NONE || !rq__after(q->pend[q->armed_tail].due, due));
+    pe->armed_prev = q->armed_tail;
+    pe->armed_next = RNIC_NONE;
+    if (q->armed_tail != RNIC_NONE)
+        q->pend[q->armed_tail].armed_next = tid;
+    else
+        q->armed_head = tid;
+    q->armed_tail = tid;
+    pe->armed = RQ__ARMED_LIST;
+}
+
+/* End of a cycle (or of a skipped stretch): entries due by `now` move to due_map. */
+static void rq__timers_due(rq_qos *q)
+{
+    while (q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now)) {
+        uint32_t tid = q->armed_head;
+        rq__disarm(q, tid);
+        rnic_bitmap_set(q->due_map, tid);
+        q->ndue++;
+        q->pend[tid].armed = RQ__ARMED_DUE;
+    }
+}
+
+/* The cycle of the next timeout if the scanner moves every cycle from now on (true in a quiet
+ * stretch: only the handler's S1 makes it wait), or a lower bound of it; RNIC_NEVER if none. The
+ * scanner stands on (scan + c - now) mod n at cycle c. Due entries: the first set bit from the
+ * scanner on. Not yet due: the earliest one's first visit from its due cycle on, exact; any other
+ * fires no earlier than its own due cycle, so the second one's due cycle bounds the rest (there
+ * both have moved to due_map and the answer is exact again). */
+static uint64_t rq__next_timeout(const rq_qos *q)
+{
+    uint64_t n = 2u * q->cfg.ids.tids, fire = RNIC_NEVER, f;
+    uint32_t h = q->armed_head;
+    if (q->ndue) {
+        uint32_t i = rnic_bitmap_ffs_from(q->due_map, (uint32_t)n, q->scan);
+        fire = q->now + (((uint64_t)i - q->scan) & (n - 1u));
+    }
+    if (h != RNIC_NONE) {
+        const rq_pend *pe = &q->pend[h];
+        f = pe->due + (((uint64_t)h - (q->scan + (pe->due - q->now))) & (n - 1u));
+        if (fire == RNIC_NEVER || rq__after(fire, f))
+            fire = f;
+        if (pe->armed_next != RNIC_NONE && rq__after(fire, q->pend[pe->armed_next].due))
+            fire = q->pend[pe->armed_next].due;
+    }
+    return fire;
 }
 
 /* ---- outputs and the network port ---- */
@@ -3974,6 +4004,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
     if (h->state == 0u) {
         if (!h->s3_ran && rnic_ring_pop(&q->resp, &h->r) == RNIC_OK) {
             h->state = 1u;
+            h->s1_ran = 1u; /* the pending table's shared port is the handler's this cycle */
             h->next = q->now + 1u;
         }
         return false;
@@ -4087,14 +4118,19 @@ static void rq__retransmit(rq_qos *q)
     rnic_ring_pop(&q->retx, NULL);
 }
 
-/* One pending entry per cycle (§2: 1,024 entries per sweep). */
+/* One pending entry per cycle (§2: 1,024 entries per sweep), through the Pending Transactions
+ * Table's port it shares with the message handler (§3.5: "Arbitration to this memory's ports will
+ * be required when the Timeout FSM is implemented"): in a cycle in which S1 reads the table the
+ * scanner waits on its entry (the handler first: a response in hand must not wait). */
 static void rq__timeout_scan(rq_qos *q)
 {
     rq_pend *pe = &q->pend[q->scan];
-    /* the timer heap (next_event's bookkeeping) agrees with the scanner: an armed entry is in
-     * it, and its firing cycle is this one exactly when the scanner finds it due */
-    RNIC_ASSERT(!(pe->valid && pe->taken && !pe->retx_queued) ||
-                (pe->heap_at != RNIC_NONE && (q->now - pe->issued >= q->timeout ? pe->fire == q->now : rq__after(pe->fire, q->now))));
+    if (q->mh.s1_ran) {
+        q->stats.scan_waits++;
+        return;
+    }
+    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due */
+    RNIC_ASSERT((pe->armed == RQ__ARMED_DUE) == (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout));
     if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
         pe->retx_queued = 1;
         rq__timer_sync(q, q->scan);
@@ -4375,8 +4411,10 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->enq_port_used = false;
     q->table_port_used = false;
     q->mh.s3_ran = 0u;
+    q->mh.s1_ran = 0u;
     q->now++;
     q->stats.cycles++;
+    rq__timers_due(q);
 }
 
 /* ---- fast-forward ---- */
@@ -4474,9 +4512,9 @@ static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t
     uint64_t wake, fire;
     if (!rq__quiet(q, &wake, bresp_stalls, seg_stalls, tid_stalls))
         return q->now;
-    if (q->ntimers == 0u)
+    fire = rq__next_timeout(q);
+    if (fire == RNIC_NEVER)
         return wake;
-    fire = q->pend[q->timers[0]].fire;
     return wake != RNIC_NEVER && rq__after(fire, wake) ? wake : fire;
 }
 
@@ -4513,6 +4551,7 @@ RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
             q->now += skip;
             q->stats.cycles += skip;
             ran += skip;
+            rq__timers_due(q);
             continue;
         }
         full = rq__full_outputs(q);

@@ -297,11 +297,68 @@ static void test_single_accumulator(void)
     }
 }
 
+/* §3.5: the timeout FSM reads the Pending Transactions Table through a port the message handler
+ * also uses. A response the handler takes (S1 reads the table) makes the scanner wait a cycle:
+ * one block's timeout comes exactly one cycle later than in a run without that response, and
+ * fast-forward (rq_qos_advance, rq_qos_next_event) agrees with ticking. */
+static void test_scanner_shares_the_pending_port(void)
+{
+    static unsigned char mem2[3][1u << 20];
+    static rq_qos e[3];
+    uint64_t timeout_at[3] = {0, 0, 0}, predicted = 0;
+    uint32_t k;
+    for (k = 0; k < 3u; k++) { /* 0: no stale response; 1: one, ticked; 2: one, fast-forwarded */
+        rq_qos_config c;
+        rq_qos *q = &e[k];
+        rq_transfer t;
+        rnic_work w;
+        rq_response r;
+        uint32_t i;
+        rq_qos_config_default(&c);
+        CHECK_EQ(rq_qos_init(q, &c, mem2[k], sizeof mem2[k]), RNIC_OK);
+        while (!rq_qos_ready(q))
+            rq_qos_tick(q);
+        regular(&t, 1000, false, false);
+        write_desc(q, 0, 0, &t);
+        for (i = 0; i < 20u; i++)
+            rq_qos_tick(q);
+        CHECK_EQ(rq_qos_pop_block(q, &w), RNIC_OK); /* taken: its timeout runs */
+        for (i = 0; i < 100u; i++)
+            rq_qos_tick(q);
+        if (k > 0u) {
+            r.tid = 600; /* an unknown TID: S1 reads the table, S2 drops it */
+            r.seq = 0;
+            r.ack = 1;
+            CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+        }
+        if (k < 2u) {
+            for (i = 0; i < 5000u && rq_qos_get_stats(q)->timeouts == 0; i++)
+                rq_qos_tick(q);
+            timeout_at[k] = rq_qos_now(q) - 1u;
+        } else {
+            for (i = 0; i < 5u; i++)
+                rq_qos_tick(q); /* the response is handled; quiet from here */
+            predicted = rq_qos_next_event(q);
+            while (rq_qos_get_stats(q)->timeouts == 0 && rq_qos_advance(q, 1000) > 0)
+                ;
+            timeout_at[k] = rq_qos_get_stats(q)->timeouts ? predicted : 0;
+            CHECK(rq_qos_now(q) > predicted);
+        }
+        CHECK_EQ(rq_qos_get_stats(q)->timeouts, 1);
+        CHECK_EQ(rq_qos_get_stats(q)->scan_waits, k > 0u ? 1u : 0u);
+        CHECK_EQ(rq_qos_get_stats(q)->responses_dropped, k > 0u ? 1u : 0u);
+    }
+    CHECK(timeout_at[0] > 3000u);
+    CHECK_EQ(timeout_at[1], timeout_at[0] + 1u); /* the scanner is one entry behind */
+    CHECK_EQ(timeout_at[2], timeout_at[1]);      /* next_event predicted it exactly */
+}
+
 int main(void)
 {
     RUN(test_handler_one_ack_per_three_cycles);
     RUN(test_tid_bitmap_holds_the_flow);
     RUN(test_table_port0_is_shared);
     RUN(test_single_accumulator);
+    RUN(test_scanner_shares_the_pending_port);
     return test_summary();
 }

@@ -285,12 +285,13 @@ typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
 
 typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint64_t issued;      /* cycle of the last (re)transmission */
-    uint64_t fire;        /* armed: the cycle the scanner will find it due (fast-forward) */
+    uint64_t due;         /* armed: issued + timeout (fast-forward bookkeeping) */
     uint32_t line, block;
-    uint32_t heap_at;     /* its slot in the timer heap, RNIC_NONE when not armed */
+    uint32_t armed_prev, armed_next; /* in the armed list (by due), RNIC_NONE at its ends */
     uint16_t seq;
     uint8_t valid, retries, retx_queued, taken; /* taken: the send unit has it (timeout runs) */
-    uint8_t pad[2];
+    uint8_t armed;        /* RQ__ARMED_NO, _LIST (due later), _DUE (due: in due_map) */
+    uint8_t pad;
 } rq_pend;
 
 typedef struct rq_remote_read { /* a remote read request waiting for the handler */
@@ -307,7 +308,7 @@ typedef struct rq_handler { /* message handler FSM */
     rq_response r;
     uint64_t next;        /* cycle of the next state's work */
     uint32_t s3_ran;      /* S3 was this cycle's state: S1 takes the next response next cycle */
-    uint32_t pad;
+    uint32_t s1_ran;      /* S1 read the Pending Transactions Table this cycle (the scanner waits) */
 } rq_handler;
 
 struct rq_qos {
@@ -347,8 +348,9 @@ struct rq_qos {
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */
     uint64_t timeout;         /* cycles (timeout_ns at clock_hz) */
-    uint32_t *timers;         /* min-heap of armed TIDs by pend[].fire (next_event's timeouts) */
-    uint32_t ntimers;
+    uint32_t armed_head, armed_tail; /* armed entries not yet due, by due (arming order) */
+    uint64_t *due_map;        /* armed entries already due, by TID: the scanner's next finds */
+    uint32_t ndue;
     uint32_t block_shift;     /* log2(block_bytes) */
     uint32_t npending;
     rnic_trace trace;         /* cfg.trace, cfg.trace_user */
