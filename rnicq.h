@@ -2237,7 +2237,8 @@ typedef struct rq_pw {
     uint64_t sum_group_weights; /* of groups with members */
     uint32_t assigned_qps;
     uint64_t recomputes;        /* group-table rewrites */
-    rnic_err_stats errors;
+    rnic_err_stats errors;      /* refused calls by cause (inside rq_palos: 0, each refusal is counted once, in
+                                   rq_palos_stats.errors) */
 } rq_pw;
 
 RQ_API void rq_pw_config_default(rq_pw_config *cfg);
@@ -2296,12 +2297,17 @@ typedef struct rq_palos_config {
     rq_pw_config weights;      /* max_qps, max_groups, mtu (N = QPs x mtu); max_qps x mtu <= 2^30 */
     uint32_t mode;             /* rq_palos_mode */
     uint32_t ring_entries;     /* WQE ring size of every QP (overrun check), 1 .. 2^24; default 4096 */
-    uint32_t out_port;         /* output pieces waiting for the protocol engine; default 2 (a shallow hand-off:
-                                  the schedule, not a queue behind it, decides what goes next) */
+    uint32_t out_port;         /* launches waiting for the protocol engine (each of up to launch_wqes records);
+                                  default 2 (a shallow hand-off: the schedule, not a queue behind it, decides
+                                  what goes next); out_port x launch_wqes <= 2^20 */
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
     uint32_t fetch_latency_ns; /* from fetch to slicing (WQE buffer read); default 16 ns (4 cycles at 250 MHz),
                                   converted to cycles (nearest) once at init; at most 2^20 cycles */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
+    uint32_t launch_wqes;      /* output WQEs the slicing module launches in one cycle (Fig. 5: "if the message
+                                  is smaller than 4 KB [the chunk], the Message Slice module launches multiple
+                                  WQEs at one time"); a launch holds WQEs of one visit and one batch; 1 .. 4096,
+                                  default 64 (a whole batch); 1: one output WQE per cycle */
     uint32_t priority_max_msg; /* the latency class's largest message (one per visit); default 4096 */
     uint32_t packet_overhead;  /* bytes charged per packet of a piece (0: chunks count payload, as in
                                   the paper; the wire header to make chunks shares of link time); <= 4096 */
@@ -2347,6 +2353,8 @@ typedef struct rq_palos_stats {
     uint64_t visits;         /* schedule-queue dequeues that were sliced */
     uint64_t priority_visits;
     uint64_t out_wqes, out_bytes;
+    uint64_t launches;       /* cycles in which the slicing module launched records (out_wqes over launches:
+                                WQEs per launch) */
     uint64_t wqes_done;      /* WQEs sliced to their end (RNIC_WORK_LAST without RNIC_WORK_ERROR) */
     uint64_t cut_wqes;       /* WQEs split over more than one visit */
     uint64_t combined_visits;/* visits that passed on more than one WQE */
@@ -2354,7 +2362,8 @@ typedef struct rq_palos_stats {
     uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
     uint64_t bad_wqes;       /* completed with RNIC_WORK_ERROR */
-    rnic_err_stats errors;   /* refused calls and refused WQEs by cause */
+    rnic_err_stats errors;   /* refused calls and refused WQEs by cause, each counted once: a control call the
+                                weights table refuses is counted here, not in rq_palos_weights(p)->errors */
 } rq_palos_stats;
 
 typedef struct rq_palos rq_palos;
@@ -2428,6 +2437,10 @@ typedef struct rq_palos_visit { /* the slicing module's registers */
     uint32_t latency;          /* a latency-class visit: one message, no packet_overhead charge */
     uint32_t emitted_wqes;     /* WQEs passed on (whole or the end of one) */
     uint32_t have_wqe;
+    uint32_t head, offset;     /* the QP's head and fetch offset as the visit moves them; written back to the
+                                  QP table once per launch (Fig. 5 step 6) */
+    uint32_t cut;              /* WQE head already had a piece sent in an earlier visit */
+    uint32_t new_batch;        /* the visit read a further batch: the launch ends (one batch per launch) */
     rnic_work wqe;             /* the WQE at the QP's head, as read */
 } rq_palos_visit;
 
@@ -2438,7 +2451,10 @@ struct rq_palos {
     rnic_ring doorbells;   /* flows with a pending tail, in the order they rang (capacity max_qps) */
     rnic_ring queue[2];    /* schedule queues: [RQ_PALOS_BANDWIDTH], [RQ_PALOS_LATENCY] */
     rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
-    rnic_ring out;         /* rnic_work */
+    rnic_ring out;         /* rnic_work: out_port launches of up to launch_wqes records */
+    uint32_t *launch_len;  /* records left in each launch in the port (a FIFO of out_port) */
+    uint32_t launch_head, launch_count;
+    uint32_t launch_now;   /* records of the launch being built in this cycle */
     rq_palos_visit visit;
     rq_palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
     uint64_t now;
@@ -4636,25 +4652,27 @@ static void rq__pw_recompute(rq_pw *w)
 
 static bool rq__pw_weight_ok(uint32_t weight) { return weight >= 1u && weight <= 65535u; }
 
-RQ_API rnic_err rq_pw_create_group(rq_pw *w, uint32_t group, uint32_t weight)
+/* The control calls without counting (rq__pw_*): the public ones count a refusal in w->errors;
+ * rq_palos calls these and counts it once, in its own statistics. */
+static rnic_err rq__pw_create_group(rq_pw *w, uint32_t group, uint32_t weight)
 {
     if (group >= w->cfg.max_groups)
-        return rnic_err_note(&w->errors, RNIC_ENOENT);
+        return RNIC_ENOENT;
     if (!rq__pw_weight_ok(weight))
-        return rnic_err_note(&w->errors, RNIC_ERANGE);
+        return RNIC_ERANGE;
     if (w->groups[group].weight)
-        return rnic_err_note(&w->errors, RNIC_EEXIST);
+        return RNIC_EEXIST;
     w->groups[group].weight = weight;
     return RNIC_OK; /* no members yet: nothing to recompute */
 }
 
-RQ_API rnic_err rq_pw_set_group_weight(rq_pw *w, uint32_t group, uint32_t weight)
+static rnic_err rq__pw_set_group_weight(rq_pw *w, uint32_t group, uint32_t weight)
 {
     rq_pw_group *gr;
     if (group >= w->cfg.max_groups || !w->groups[group].weight)
-        return rnic_err_note(&w->errors, RNIC_ENOENT);
+        return RNIC_ENOENT;
     if (!rq__pw_weight_ok(weight))
-        return rnic_err_note(&w->errors, RNIC_ERANGE);
+        return RNIC_ERANGE;
     gr = &w->groups[group];
     if (gr->members)
         w->sum_group_weights = w->sum_group_weights - gr->weight + weight;
@@ -4675,14 +4693,14 @@ static void rq__pw_leave(rq_pw *w, rq_pw_qp *q)
     q->carry = 0;
 }
 
-RQ_API rnic_err rq_pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t weight)
+static rnic_err rq__pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t weight)
 {
     rq_pw_qp *q;
     rq_pw_group *gr;
     if (qp >= w->cfg.max_qps || group >= w->cfg.max_groups || !w->groups[group].weight)
-        return rnic_err_note(&w->errors, RNIC_ENOENT);
+        return RNIC_ENOENT;
     if (!rq__pw_weight_ok(weight))
-        return rnic_err_note(&w->errors, RNIC_ERANGE);
+        return RNIC_ERANGE;
     q = &w->qps[qp];
     if (q->group != RNIC_NONE)
         rq__pw_leave(w, q);
@@ -4697,13 +4715,33 @@ RQ_API rnic_err rq_pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t wei
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_pw_remove_qp(rq_pw *w, uint32_t qp)
+static rnic_err rq__pw_remove_qp(rq_pw *w, uint32_t qp)
 {
     if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
-        return rnic_err_note(&w->errors, RNIC_ENOENT);
+        return RNIC_ENOENT;
     rq__pw_leave(w, &w->qps[qp]);
     rq__pw_recompute(w);
     return RNIC_OK;
+}
+
+RQ_API rnic_err rq_pw_create_group(rq_pw *w, uint32_t group, uint32_t weight)
+{
+    return rnic_err_note(&w->errors, rq__pw_create_group(w, group, weight));
+}
+
+RQ_API rnic_err rq_pw_set_group_weight(rq_pw *w, uint32_t group, uint32_t weight)
+{
+    return rnic_err_note(&w->errors, rq__pw_set_group_weight(w, group, weight));
+}
+
+RQ_API rnic_err rq_pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t weight)
+{
+    return rnic_err_note(&w->errors, rq__pw_set_qp(w, qp, group, weight));
+}
+
+RQ_API rnic_err rq_pw_remove_qp(rq_pw *w, uint32_t qp)
+{
+    return rnic_err_note(&w->errors, rq__pw_remove_qp(w, qp));
 }
 
 RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)
@@ -4742,6 +4780,7 @@ RQ_API void rq_palos_config_default(rq_palos_config *cfg)
     cfg->fetch_slots = 16;
     cfg->fetch_latency_ns = 16;
     cfg->max_batch = 64;
+    cfg->launch_wqes = 64; /* Fig. 5: the combined WQEs of a batch go at one time */
     cfg->priority_max_msg = 4096;
     cfg->packet_overhead = 0;
     cfg->cut_align = 0;
@@ -4773,6 +4812,8 @@ static rnic_err rq__palos_check(const rq_palos_config *c, const char **field, bo
     RQ__PALOS_BAD(c->clock_hz < 1000000u || c->clock_hz > 100000000000u, "clock_hz");
     RQ__PALOS_BAD(rnic_ns_to_cycles(c->fetch_latency_ns, c->clock_hz) > (1u << 20), "fetch_latency_ns");
     RQ__PALOS_BAD(c->max_batch < 1u || c->max_batch > 4096u, "max_batch");
+    RQ__PALOS_BAD(c->launch_wqes < 1u || c->launch_wqes > 4096u, "launch_wqes");
+    RQ__PALOS_BAD((uint64_t)c->out_port * c->launch_wqes > (1u << 20), "launch_wqes"); /* port records */
     RQ__PALOS_BAD(c->priority_max_msg < 1u || c->priority_max_msg > (1u << 30), "priority_max_msg");
     RQ__PALOS_BAD(c->packet_overhead > 4096u, "packet_overhead");
     RQ__PALOS_BAD(c->cut_align > (1u << 24), "cut_align");
@@ -4810,8 +4851,10 @@ static size_t rq__palos_layout(const rq_palos_config *c, rq_palos *p, unsigned c
     for (k = 0; k < 2u; k++)
         RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_slot), c->fetch_slots),
                  rnic_ring_init(&p->slots[k], sizeof(rq_palos_slot), c->fetch_slots, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rnic_work), c->out_port),
-             rnic_ring_init(&p->out, sizeof(rnic_work), c->out_port, mem + at, n));
+    /* out_port launches of at most launch_wqes records each */
+    RQ__PART(rnic_ring_mem_size(sizeof(rnic_work), c->out_port * c->launch_wqes),
+             rnic_ring_init(&p->out, sizeof(rnic_work), c->out_port * c->launch_wqes, mem + at, n));
+    RQ__PART(rnic_align_up((size_t)c->out_port * sizeof(uint32_t)), p->launch_len = (uint32_t *)(void *)(mem + at));
 #undef RQ__PART
     return off;
 }
@@ -4878,14 +4921,14 @@ RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weig
 {
     if (!p)
         return RNIC_EINVAL;
-    return rq__palos_count(p, rq_pw_create_group(&p->weights, group, weight), group, weight);
+    return rq__palos_count(p, rq__pw_create_group(&p->weights, group, weight), group, weight);
 }
 
 RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight)
 {
     if (!p)
         return RNIC_EINVAL;
-    return rq__palos_count(p, rq_pw_set_group_weight(&p->weights, group, weight), group, weight);
+    return rq__palos_count(p, rq__pw_set_group_weight(&p->weights, group, weight), group, weight);
 }
 
 RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls)
@@ -4895,7 +4938,7 @@ RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t flow, uint32_t group, uint
         return RNIC_EINVAL;
     if (cls > (uint32_t)RQ_PALOS_LATENCY)
         return rq__palos_count(p, RNIC_EINVAL, flow, cls);
-    e = rq_pw_set_qp(&p->weights, flow, group, weight);
+    e = rq__pw_set_qp(&p->weights, flow, group, weight);
     if (e == RNIC_OK)
         p->qps[flow].cls = (uint8_t)cls;
     return rq__palos_count(p, e, flow, weight);
@@ -4911,7 +4954,7 @@ RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow)
     q = &p->qps[flow];
     if (q->where != RQ__PALOS_IDLE || q->posted != q->head)
         return rq__palos_count(p, RNIC_ESTATE, flow, 0);
-    return rq__palos_count(p, rq_pw_remove_qp(&p->weights, flow), flow, 0);
+    return rq__palos_count(p, rq__pw_remove_qp(&p->weights, flow), flow, 0);
 }
 
 RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
@@ -5039,6 +5082,35 @@ static int64_t rq__palos_go_on_floor(const rq_palos *p)
     return seg > rq__palos_floor(p) ? seg : rq__palos_floor(p);
 }
 
+/* Fig. 5 step 6: the slicing module writes the QP's head and fetch offset back to the QP table,
+ * once per launch (and when a visit ends). */
+static void rq__palos_writeback(rq_palos *p)
+{
+    const rq_palos_visit *v = &p->visit;
+    rq_palos_qp *q = &p->qps[v->qp];
+    q->head = v->head;
+    q->offset = v->offset;
+    q->cut = (uint8_t)v->cut;
+}
+
+/* The output port holds out_port launches. */
+static bool rq__palos_port_full(const rq_palos *p) { return p->launch_count == p->cfg.out_port; }
+
+/* A record into the output port, part of this cycle's launch (the first one opens it). */
+static void rq__palos_push(rq_palos *p, const rnic_work *o)
+{
+    uint32_t t;
+    (void)rnic_ring_push(&p->out, o); /* cannot fail: a free launch holds launch_wqes records */
+    if (p->launch_now++ == 0u) {
+        p->launch_count++;
+        p->stats.launches++;
+        t = p->launch_head + p->launch_count - 1u;
+        p->launch_len[t >= p->cfg.out_port ? t - p->cfg.out_port : t] = 0;
+    }
+    t = p->launch_head + p->launch_count - 1u;
+    p->launch_len[t >= p->cfg.out_port ? t - p->cfg.out_port : t]++;
+}
+
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
 {
     rq_palos_visit *v = &p->visit;
@@ -5051,6 +5123,10 @@ static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
     v->emitted_wqes = 0;
     v->have_wqe = 0;
     v->latency = 0;
+    v->head = q->head; /* the visit's working copy of the QP's head and fetch offset */
+    v->offset = q->offset;
+    v->cut = q->cut;
+    v->new_batch = 0;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR) {
         v->credit = RQ__PALOS_MAX_PIECE;
         v->small = 0;
@@ -5075,6 +5151,7 @@ static void rq__palos_end_visit(rq_palos *p)
     rq_palos_visit *v = &p->visit;
     rq_palos_qp *q = &p->qps[v->qp];
     int64_t cap;
+    rq__palos_writeback(p);
     v->active = 0;
     if (v->emitted_wqes > 1u)
         p->stats.combined_visits++;
@@ -5116,12 +5193,14 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
         end = !error || v->left == 0u; /* one packet per visit */
     else if (cut || (v->latency && !error) || v->credit <= rq__palos_go_on_floor(p))
         end = true; /* the chunk is used (a latency visit: one message) */
-    else if (v->left == 0u && q->head != q->tail) {
+    else if (v->left == 0u && v->head != q->tail) {
         /* credit left and WQEs posted beyond the batch: read the next batch for this visit, so
          * that a chunk is never cut short by max_batch (Eq. 1 whatever the message size) */
         const rq_palos_slot *ls = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
-        v->left = rq__palos_batch(p, q);
+        uint32_t pending = q->tail - v->head;
+        v->left = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
         v->ready = p->now + p->fetch_latency;
+        v->new_batch = 1; /* a launch holds WQEs of one batch */
         p->stats.refetches++;
         end = false;
         RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, v->qp, v->left, v->ready);
@@ -5138,7 +5217,7 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
         end = v->left == 0u;
     if (end)
         o->flags |= RQ_PALOS_VISIT_END;
-    (void)rnic_ring_push(&p->out, o);
+    rq__palos_push(p, o);
     p->stats.out_wqes++;
     RQ__PALOS_TRACE(p, RNIC_TRACE_OUT, o->flow, o->tag, ((uint64_t)o->offset << 32) | o->len);
     if (paused)
@@ -5148,31 +5227,114 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
 }
 
 /* Read the WQE at the QP's head from the source: RNIC_OK, or why it is refused. */
-static rnic_err rq__palos_read_wqe(rq_palos *p, const rq_palos_qp *q)
+static rnic_err rq__palos_read_wqe(rq_palos *p)
 {
     rq_palos_visit *v = &p->visit;
-    uint32_t got = p->cfg.source(p->cfg.source_user, v->qp, q->head, &v->wqe, 1);
+    uint32_t got = p->cfg.source(p->cfg.source_user, v->qp, v->head, &v->wqe, 1);
     if (got == 0u) {
         RNIC_MEMSET(&v->wqe, 0, sizeof v->wqe);
         return RNIC_ENOENT; /* posted, but the source has no such entry */
     }
     if (v->wqe.flags & RNIC_WORK_ERROR) /* the source refused it: its code, when it is one */
         return v->wqe.status > 0 && v->wqe.status < (int32_t)RNIC_ERR__COUNT ? (rnic_err)v->wqe.status : RNIC_EINVAL;
-    if (!rq__palos_wqe_ok(&v->wqe) || q->offset >= v->wqe.len ||
-        (v->latency && q->offset == 0u && v->wqe.len > p->cfg.priority_max_msg))
+    if (!rq__palos_wqe_ok(&v->wqe) || v->offset >= v->wqe.len ||
+        (v->latency && v->offset == 0u && v->wqe.len > p->cfg.priority_max_msg))
         return RNIC_ERANGE; /* a latency-class WQE above priority_max_msg breaks §IV-C's limit (one
                                begun before the QP changed class is finished, cut to the limit) */
     return RNIC_OK;
 }
 
-/* One output piece per cycle. */
-static void rq__palos_slice_module(rq_palos *p)
+/* One record of the current visit: the next piece of the WQE at its head, or the error record of
+ * a refused one (or, with cut_align, the end of a visit whose credit pays no whole segment). */
+static void rq__palos_slice_one(rq_palos *p)
 {
     rq_palos_visit *v = &p->visit;
-    rq_palos_qp *q;
     rnic_work o;
     uint32_t rest, piece;
     rnic_err e;
+    if (!v->have_wqe) {
+        e = rq__palos_read_wqe(p);
+        if (e != RNIC_OK) {
+            /* refused WQE: complete it with an error record so nothing is lost */
+            o = v->wqe;
+            o.addr += v->offset;
+            o.raddr += v->offset;
+            o.flow = v->qp;
+            o.index = v->head;
+            o.offset = v->offset; /* a WQE already begun ends here (its earlier pieces went out) */
+            o.len = 0;
+            o.cycle = p->now;
+            o.flags = (v->offset == 0u ? RNIC_WORK_FIRST : 0u) | RNIC_WORK_LAST | RNIC_WORK_ERROR;
+            o.status = (int32_t)e;
+            o.aux = 0;
+            v->head++;
+            v->offset = 0;
+            v->cut = 0;
+            v->left--;
+            p->backlog--;
+            p->stats.bad_wqes++;
+            (void)rnic_err_note(&p->stats.errors, e);
+            rq__palos_step_done(p, &o, false);
+            return;
+        }
+        v->have_wqe = 1;
+    }
+    rest = v->wqe.len - v->offset;
+    if (p->cfg.mode == RQ_PALOS_PACKET_RR)
+        piece = rest < p->cfg.weights.mtu ? rest : p->cfg.weights.mtu;
+    else if (v->offset == 0u && v->wqe.len <= v->small)
+        piece = rest; /* a WQE no larger than the chunk goes whole (combined), never cut (§IV-A) */
+    else {
+        piece = rq__palos_affordable(p, (uint32_t)v->credit, rest); /* >= 1: credit > floor */
+        if (piece < rest && rq__palos_aligned(p)) {
+            /* cut on a segment boundary from the WQE start; the rest of the credit is carried */
+            uint32_t end = v->offset + piece;
+            end -= end % p->cfg.cut_align;
+            piece = end > v->offset ? end - v->offset : 0u;
+            if (piece == 0u) { /* not a whole segment this round: the first step of this visit */
+                rq__palos_end_visit(p);
+                return;
+            }
+        }
+    }
+    o.cycle = p->now;
+    o.addr = v->wqe.addr + v->offset;
+    o.raddr = v->wqe.raddr + v->offset;
+    o.tag = v->wqe.tag;
+    o.flow = v->qp;
+    o.index = v->head;
+    o.offset = v->offset;
+    o.len = piece;
+    o.flags = v->offset == 0u ? RNIC_WORK_FIRST : 0u;
+    o.op = v->wqe.op;
+    o.status = 0;
+    o.aux = 0;
+    if (p->cfg.mode == RQ_PALOS_CHUNK)
+        v->credit -= rq__palos_charge(p, piece);
+    p->stats.out_bytes += piece;
+    if (piece == rest) {
+        o.flags |= RNIC_WORK_LAST;
+        if (v->cut)
+            p->stats.cut_wqes++;
+        v->head++;
+        v->offset = 0;
+        v->cut = 0;
+        v->left--;
+        v->have_wqe = 0;
+        v->emitted_wqes++;
+        p->backlog--;
+        p->stats.wqes_done++;
+    } else {
+        v->offset += piece;
+        v->cut = 1;
+    }
+    rq__palos_step_done(p, &o, piece != rest && p->cfg.mode == RQ_PALOS_CHUNK);
+}
+
+/* One launch per cycle: up to launch_wqes records of one visit and one batch (Fig. 5). */
+static void rq__palos_slice_module(rq_palos *p)
+{
+    rq_palos_visit *v = &p->visit;
     if (!v->active) { /* a ready latency batch, else a paused visit, else a ready bandwidth batch */
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         rq_palos_slot taken;
@@ -5194,92 +5356,22 @@ static void rq__palos_slice_module(rq_palos *p)
     }
     if (!rq__palos_due(v->ready, p->now))
         return; /* waiting for the next batch of this visit */
-    q = &p->qps[v->qp];
     if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p))) {
         rq__palos_end_visit(p); /* nothing to send this round (a deficit, or a chunk under a byte) */
         return;
     }
-    if (rnic_ring_full(&p->out)) {
+    if (rq__palos_port_full(p)) {
         p->stats.out_stalls++;
         return;
     }
-    if (!v->have_wqe) {
-        e = rq__palos_read_wqe(p, q);
-        if (e != RNIC_OK) {
-            /* refused WQE: complete it with an error record so nothing is lost */
-            o = v->wqe;
-            o.addr += q->offset;
-            o.raddr += q->offset;
-            o.flow = v->qp;
-            o.index = q->head;
-            o.offset = q->offset; /* a WQE already begun ends here (its earlier pieces went out) */
-            o.len = 0;
-            o.cycle = p->now;
-            o.flags = (q->offset == 0u ? RNIC_WORK_FIRST : 0u) | RNIC_WORK_LAST | RNIC_WORK_ERROR;
-            o.status = (int32_t)e;
-            o.aux = 0;
-            q->head++;
-            q->offset = 0;
-            q->cut = 0;
-            v->left--;
-            p->backlog--;
-            p->stats.bad_wqes++;
-            (void)rnic_err_note(&p->stats.errors, e);
-            rq__palos_step_done(p, &o, false);
-            return;
-        }
-        v->have_wqe = 1;
+    v->new_batch = 0;
+    do /* a record ends the launch when it ends or pauses the visit or starts a further batch */
+        rq__palos_slice_one(p);
+    while (v->active && !v->new_batch && v->left != 0u && p->launch_now < p->cfg.launch_wqes);
+    if (p->launch_now) {
+        rq__palos_writeback(p); /* step 6, once per launch */
+        p->launch_now = 0;
     }
-    rest = v->wqe.len - q->offset;
-    if (p->cfg.mode == RQ_PALOS_PACKET_RR)
-        piece = rest < p->cfg.weights.mtu ? rest : p->cfg.weights.mtu;
-    else if (q->offset == 0u && v->wqe.len <= v->small)
-        piece = rest; /* a WQE no larger than the chunk goes whole (combined), never cut (§IV-A) */
-    else {
-        piece = rq__palos_affordable(p, (uint32_t)v->credit, rest); /* >= 1: credit > floor */
-        if (piece < rest && rq__palos_aligned(p)) {
-            /* cut on a segment boundary from the WQE start; the rest of the credit is carried */
-            uint32_t end = q->offset + piece;
-            end -= end % p->cfg.cut_align;
-            piece = end > q->offset ? end - q->offset : 0u;
-            if (piece == 0u) { /* not a whole segment this round: the first step of this visit */
-                rq__palos_end_visit(p);
-                return;
-            }
-        }
-    }
-    o.cycle = p->now;
-    o.addr = v->wqe.addr + q->offset;
-    o.raddr = v->wqe.raddr + q->offset;
-    o.tag = v->wqe.tag;
-    o.flow = v->qp;
-    o.index = q->head;
-    o.offset = q->offset;
-    o.len = piece;
-    o.flags = q->offset == 0u ? RNIC_WORK_FIRST : 0u;
-    o.op = v->wqe.op;
-    o.status = 0;
-    o.aux = 0;
-    if (p->cfg.mode == RQ_PALOS_CHUNK)
-        v->credit -= rq__palos_charge(p, piece);
-    p->stats.out_bytes += piece;
-    if (piece == rest) {
-        o.flags |= RNIC_WORK_LAST;
-        if (q->cut)
-            p->stats.cut_wqes++;
-        q->head++;
-        q->offset = 0;
-        q->cut = 0;
-        v->left--;
-        v->have_wqe = 0;
-        v->emitted_wqes++;
-        p->backlog--;
-        p->stats.wqes_done++;
-    } else {
-        q->offset += piece;
-        q->cut = 1;
-    }
-    rq__palos_step_done(p, &o, piece != rest && p->cfg.mode == RQ_PALOS_CHUNK);
 }
 
 RQ_API void rq_palos_tick(rq_palos *p)
@@ -5302,6 +5394,10 @@ RQ_API rnic_err rq_palos_pop(rq_palos *p, rnic_work *out)
         return rq__palos_count(p, RNIC_EINVAL, RNIC_NONE, 0);
     if (rnic_ring_pop(&p->out, out) != RNIC_OK)
         return RNIC_EEMPTY; /* an empty port is the normal idle answer, not an error */
+    if (--p->launch_len[p->launch_head] == 0u) { /* the launch's last record: its place frees */
+        p->launch_head = p->launch_head + 1u == p->cfg.out_port ? 0u : p->launch_head + 1u;
+        p->launch_count--;
+    }
     RQ__PALOS_TRACE(p, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
     return RNIC_OK;
 }
@@ -5360,7 +5456,7 @@ static bool rq__palos_next(const rq_palos *p, uint64_t *at)
         }
         if (v->left == 0u || (p->cfg.mode == RQ_PALOS_CHUNK && v->credit <= rq__palos_floor(p)))
             return true; /* the visit ends */
-        return !rnic_ring_full(&p->out); /* a full port waits for a pop */
+        return !rq__palos_port_full(p); /* a full port waits for a pop */
     }
     for (k = 0; k < 2u; k++) { /* the earliest head of the slot FIFOs (wrap-safe) */
         const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
@@ -5393,10 +5489,10 @@ RQ_API uint64_t rq_palos_advance(rq_palos *p, uint64_t cycles)
     while (ran < cycles) {
         bool has = rq__palos_next(p, &at);
         if (has && at == p->now) {
-            bool was_full = rnic_ring_full(&p->out);
+            bool was_full = rq__palos_port_full(p);
             rq_palos_tick(p);
             ran++;
-            if (!was_full && rnic_ring_full(&p->out))
+            if (!was_full && rq__palos_port_full(p))
                 break; /* the caller drains the port, then calls again */
             continue;
         }
