@@ -423,6 +423,22 @@ tassel_manual_example() { # ratelimit.h's DO THIS block is a complete program: C
     [ "$a" = "25.00 Gb/s" ] && [ "$b" = "$a" ]
 }
 step tassel-manual-example-runs tassel_manual_example
+rnicq_manual_examples() { # rnicq.h's two DO THIS blocks are complete programs: C and C++
+    sed -n '/^ \* DO THIS (the QoS engine/,/^ \* DO THIS (Palos/p' rnicq.h | sed '1d;$d' | sed -e 's/^ \*   //' -e 's/^ \*$//' >"$OBJ/rq_manual_qos.c"
+    sed -n '/^ \* DO THIS (Palos/,/^ \* CONFIG/p' rnicq.h | sed '1d;$d' | sed -e 's/^ \*   //' -e 's/^ \*$//' >"$OBJ/rq_manual_palos.c"
+    local f a b
+    for f in qos palos; do
+        gcc "${WARN[@]}" -DRNIC_NO_XXHASH -I. "$OBJ/rq_manual_$f.c" -o "$OBJ/rq_manual_$f" &&
+            g++ -x c++ "${CXXWARN[@]}" -DRNIC_NO_XXHASH -I. "$OBJ/rq_manual_$f.c" -o "$OBJ/rq_manual_${f}_cxx" || return 1
+    done
+    a=$("$OBJ/rq_manual_qos") && b=$("$OBJ/rq_manual_qos_cxx") || return 1
+    echo "qos C: $a, C++: $b"
+    [ "$a" = "4 blocks, DONE" ] && [ "$b" = "$a" ] || return 1 # 200,000 B from a 64 KB boundary: 4 blocks
+    a=$("$OBJ/rq_manual_palos") && b=$("$OBJ/rq_manual_palos_cxx") || return 1
+    echo "palos C: $a, C++: $b"
+    [ "$b" = "$a" ] && [[ "$a" == *", 5 WQEs done" ]]
+}
+step rnicq-manual-examples-run rnicq_manual_examples
 tassel_rate_change_claim() { # issue 9 item 3: a raise acts within one new-rate packet + 2 x the PCIe latency (cycles),
     # windows after it within 0.5 %, link use >= 0.99 at Phi 1.5 with raised QPs, a cut within 0.5 % and never early
     ./build/tassel_rate_change >"$OBJ/rate_change.out" || return 1
