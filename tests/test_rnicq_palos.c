@@ -1529,6 +1529,144 @@ static void test_chunk_per_visit_and_shares(void)
     }
 }
 
+/* Multi-WQE launch, at the cycle (Fig. 5: "if the message is smaller than 4 KB [the chunk in the
+ * figure's example], the Message Slice module launches multiple WQEs at one time"; §IV-A: the
+ * slicer "combines multiple WQEs until the total size of this batch of messages meets the data
+ * chunk size" and the grouped WQEs are "immediately sent"). Expectations written from that and
+ * from the cycle contract in docs/palos_model.md, not from the engine: one QP alone, chunk =
+ * N = 1 QP x 1500 B, 23 WQEs of 64 B (1,472 B: one visit). Doorbell before tick 0 -> queued in
+ * cycle 0 -> fetched in cycle 1 -> batch readable 16 ns = 4 cycles later -> sliced from cycle 5.
+ * With launch_wqes = L the visit leaves in ceil(23 / L) launches, record i in cycle 5 + i / L
+ * (L = 1: the old slicer, 23 cycles), and the QP's head is written back once per launch. */
+static void launch_run(uint32_t L, uint32_t max_batch, uint32_t out_port, uint32_t hold_until, uint32_t *cycles,
+                       uint32_t *heads, rq_palos_stats *st)
+{
+    world *W = &W0;
+    rq_palos_config c;
+    host_qp *h;
+    uint32_t i, cyc, head = 0;
+    rq_palos_config_default(&c);
+    c.weights.max_qps = 4;
+    c.weights.max_groups = 1;
+    c.launch_wqes = L;
+    c.max_batch = max_batch;
+    c.out_port = out_port;
+    if (!world_setup(W, &c, 5))
+        return;
+    W->keep_log = 1;
+    w_group(W, 0, 1);
+    w_qp(W, 0, 0, 1, RQ_PALOS_BANDWIDTH);
+    h = w_wqes(W, 0, 23);
+    for (i = 0; i < 23u; i++)
+        set_wqe(h, i, 0x100000u + 64u * i, 64, 1000u + i, 0);
+    w_ring(W, 0, 23);
+    for (cyc = 0; cyc < 60u; cyc++) {
+        w_tick(W); /* cycle cyc */
+        CHECK_EQ(rq_palos_qp_position(&W->e, 0, &head, NULL), RNIC_OK);
+        heads[cyc] = head;
+        if (cyc + 1u >= hold_until)
+            while (pop_one(W))
+                ;
+    }
+    CHECK_EQ(W->nlog, 23);
+    for (i = 0; i < 23u && i < W->nlog; i++) {
+        cycles[i] = (uint32_t)W->log[i].o.cycle;
+        CHECK_EQ(W->log[i].o.index, i);
+        CHECK_EQ(W->log[i].o.len, 64);
+        CHECK_EQ(W->log[i].o.flags, F_FIRST | F_LAST | (i == 22u ? F_END : 0u)); /* whole, one visit */
+    }
+    *st = *rq_palos_get_stats(&W->e);
+    world_free(W);
+}
+
+static void test_multi_wqe_launch(void)
+{
+    static const uint32_t Ls[] = { 64, 1, 8, 23, 22, 2 };
+    uint32_t cycles[23], heads[60], k, i;
+    rq_palos_stats st;
+    rq_palos_config c;
+    rq_palos_config_default(&c);
+    CHECK_EQ(c.launch_wqes, c.max_batch); /* the default: a whole batch at one time (64) */
+    CHECK_EQ(c.launch_wqes, 64);
+    for (k = 0; k < sizeof Ls / sizeof Ls[0]; k++) {
+        uint32_t L = Ls[k], n = (23u + L - 1u) / L;
+        memset(cycles, 0, sizeof cycles);
+        launch_run(L, 64, 2, 0, cycles, heads, &st);
+        for (i = 0; i < 23u; i++)
+            CHECK_EQ(cycles[i], 5u + i / L);
+        CHECK_EQ(cycles[22], 5u + n - 1u); /* ceil(23 / L) cycles: 1 with the default, 23 with L = 1 */
+        CHECK_EQ(st.launches, n);
+        CHECK_EQ(st.visits, 1);
+        CHECK_EQ(st.out_wqes, 23);
+        CHECK_EQ(st.combined_visits, 1);
+        for (i = 0; i < 60u; i++) /* head written back with each launch (step 6) */
+            CHECK_EQ(heads[i], i < 5u ? 0u : (i - 4u) * L < 23u ? (i - 4u) * L : 23u);
+        if (TEST_FAILS()) {
+            printf("  launch_wqes %u\n", L);
+            return;
+        }
+    }
+    /* a launch holds WQEs of one batch: max_batch 10 -> 10 | 10 | 3, the further batches read by
+     * the visit 4 cycles later (docs/palos_model.md step 4): cycles 5, 9, 13 */
+    launch_run(64, 10, 2, 0, cycles, heads, &st);
+    for (i = 0; i < 23u; i++)
+        CHECK_EQ(cycles[i], 5u + 4u * (i / 10u));
+    CHECK_EQ(st.launches, 3);
+    CHECK_EQ(st.refetches, 2);
+    /* the port holds out_port launches: out_port 1, L 8, nothing popped before cycle 12. Launch 1
+     * (8 records) fills the port in cycle 5; the slicer waits in cycles 6..11 (6 stalls); the pop
+     * before cycle 12 frees it: launch 2 in 12, launch 3 (7 records) in 13 */
+    launch_run(8, 64, 1, 12, cycles, heads, &st);
+    for (i = 0; i < 23u; i++)
+        CHECK_EQ(cycles[i], i < 8u ? 5u : 12u + (i - 8u) / 8u);
+    CHECK_EQ(st.out_stalls, 6);
+    CHECK_EQ(st.launches, 3);
+}
+
+/* A refused call is counted once (issue 14): in rq_palos_stats.errors, not again in the weights
+ * table's own statistics. Before the fix each refusal the weights refused was counted twice. */
+static world *small_world(uint32_t ring, uint32_t db_port);
+
+static void test_errors_counted_once(void)
+{
+    world *W = small_world(64, 8);
+    rq_palos *p;
+    const rnic_err_stats *es, *pwe;
+    rq_pw w;
+    rq_pw_config pc;
+    static uint64_t pw_mem[4096];
+    if (!W)
+        return;
+    p = &W->e;
+    es = &rq_palos_get_stats(p)->errors;
+    pwe = &rq_palos_weights(p)->errors;
+    CHECK_EQ(rq_palos_create_group(p, 2, 0), RNIC_ERANGE);
+    CHECK_EQ(rq_palos_create_group(p, 0, 1), RNIC_EEXIST);
+    CHECK_EQ(rq_palos_set_group_weight(p, 3, 5), RNIC_ENOENT);
+    CHECK_EQ(rq_palos_set_qp(p, 1, 3, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT);
+    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 0, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
+    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 5, 9), RNIC_EINVAL);
+    CHECK_EQ(rq_palos_remove_qp(p, 5), RNIC_ENOENT);
+    CHECK_EQ(rq_palos_doorbell(p, 5, 1), RNIC_ENOENT);
+    /* 8 refusals, 8 counts over both places */
+    CHECK_EQ(rnic_err_total(es) + rnic_err_total(pwe), 8);
+    CHECK_EQ(rnic_err_total(es), 8);
+    CHECK_EQ(es->by_cause[RNIC_ENOENT], 4);
+    CHECK_EQ(es->by_cause[RNIC_ERANGE], 2);
+    CHECK_EQ(es->by_cause[RNIC_EEXIST], 1);
+    CHECK_EQ(es->by_cause[RNIC_EINVAL], 1);
+    world_free(W);
+    /* the weights table alone counts its own refusals (once) */
+    rq_pw_config_default(&pc);
+    pc.max_qps = 8;
+    pc.max_groups = 2;
+    CHECK(rq_pw_mem_size(&pc) <= sizeof pw_mem);
+    CHECK_EQ(rq_pw_init(&w, &pc, pw_mem, sizeof pw_mem), RNIC_OK);
+    CHECK_EQ(rq_pw_create_group(&w, 0, 0), RNIC_ERANGE);
+    CHECK_EQ(rq_pw_set_qp(&w, 1, 1, 1), RNIC_ENOENT);
+    CHECK_EQ(rnic_err_total(&w.errors), 2);
+}
+
 /* Exact per-visit credit: one QP alone with chunk = N = mtu, WQEs of 1000 B: visit k sends
  * exactly the credit (1500, cut), the rest of the WQE plus the next one cut, ... */
 static void test_chunk_exact_small(void)
@@ -1916,7 +2054,8 @@ static void test_bad_config(void)
                                          "ring_entries", "ring_entries", "clock_hz", "out_port", "fetch_slots",
                                          "fetch_slots", "max_batch", "max_batch", "priority_max_msg", "packet_overhead",
                                          "weights.max_qps", "weights.max_groups", "weights.mtu", "fetch_latency_ns",
-                                         "priority_max_msg", "clock_hz", "out_port", "cut_align", "fetch_latency_ns" };
+                                         "priority_max_msg", "clock_hz", "out_port", "cut_align", "fetch_latency_ns",
+                                         "launch_wqes", "launch_wqes", "launch_wqes" };
     rq_palos_config c, bad;
     rq_palos p;
     size_t need;
@@ -1963,7 +2102,10 @@ static void test_bad_config(void)
         case 20: bad.clock_hz = 100000000001u; break;
         case 21: bad.out_port = (1u << 20) + 1u; break;
         case 22: bad.cut_align = (1u << 24) + 1u; break;
-        default: bad.clock_hz = 1000000000u; bad.fetch_latency_ns = (1u << 20) + 1u; break; /* cycles, not ns */
+        case 23: bad.clock_hz = 1000000000u; bad.fetch_latency_ns = (1u << 20) + 1u; break; /* cycles, not ns */
+        case 24: bad.launch_wqes = 0; break;
+        case 25: bad.launch_wqes = 4097; break;
+        default: bad.out_port = 1u << 20; break; /* valid alone; x 64 records per launch is not */
         }
         CHECK_EQ(rq_palos_mem_size(&bad), 0);
         CHECK_EQ(rq_palos_init(&p, &bad, buf_mem, sizeof buf_mem), RNIC_EINVAL);
@@ -3014,6 +3156,8 @@ int main(void)
 {
     RUN(test_random_streams);
     RUN(test_chunk_exact_small);
+    RUN(test_multi_wqe_launch);
+    RUN(test_errors_counted_once);
     RUN(test_chunk_per_visit_and_shares);
     RUN(test_packet_rr);
     RUN(test_latency_priority);
