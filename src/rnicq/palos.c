@@ -333,19 +333,23 @@ static void rq__palos_writeback(rq_palos *p)
 /* The output port holds out_port launches. */
 static bool rq__palos_port_full(const rq_palos *p) { return p->launch_count == p->cfg.out_port; }
 
-/* A record into the output port, part of this cycle's launch (the first one opens it). */
+/* A record into the output port, part of this cycle's launch (closed by rq__palos_launch_end). */
 static void rq__palos_push(rq_palos *p, const rnic_work *o)
 {
-    uint32_t t;
     (void)rnic_ring_push(&p->out, o); /* cannot fail: a free launch holds launch_wqes records */
-    if (p->launch_now++ == 0u) {
-        p->launch_count++;
-        p->stats.launches++;
-        t = p->launch_head + p->launch_count - 1u;
-        p->launch_len[t >= p->cfg.out_port ? t - p->cfg.out_port : t] = 0;
-    }
-    t = p->launch_head + p->launch_count - 1u;
-    p->launch_len[t >= p->cfg.out_port ? t - p->cfg.out_port : t]++;
+    p->launch_now++;
+}
+
+/* The launch of this cycle takes its place in the port; step 6 writes the QP's head and fetch
+ * offset back. */
+static void rq__palos_launch_end(rq_palos *p)
+{
+    uint32_t t = p->launch_head + p->launch_count;
+    p->launch_len[t >= p->cfg.out_port ? t - p->cfg.out_port : t] = p->launch_now;
+    p->launch_count++;
+    p->stats.launches++;
+    p->launch_now = 0;
+    rq__palos_writeback(p);
 }
 
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
@@ -605,10 +609,8 @@ static void rq__palos_slice_module(rq_palos *p)
     do /* a record ends the launch when it ends or pauses the visit or starts a further batch */
         rq__palos_slice_one(p);
     while (v->active && !v->new_batch && v->left != 0u && p->launch_now < p->cfg.launch_wqes);
-    if (p->launch_now) {
-        rq__palos_writeback(p); /* step 6, once per launch */
-        p->launch_now = 0;
-    }
+    if (p->launch_now)
+        rq__palos_launch_end(p);
 }
 
 RQ_API void rq_palos_tick(rq_palos *p)
