@@ -2225,6 +2225,18 @@ typedef struct rq_accumulator { /* one per protection domain, or one in total (c
     uint32_t domain;      /* the domain whose descriptor it holds (a shared set) */
 } rq_accumulator;
 
+typedef struct rq_xfer { /* per first line: what the segmenter and handler read of a descriptor,
+                           * decoded once when it is accepted (addresses and size stay in the
+                           * Transfer Table words) */
+    uint32_t total;       /* blocks (the Fig. 3.11 circuit; 1 for inline) */
+    uint32_t first, last; /* bytes in block 0 and in the last block */
+    uint8_t is_inline, cm, multipath, notify;
+    uint8_t prio;         /* intra-priority, clamped to the configured count */
+    uint8_t nlines;       /* 1 or 2 */
+    uint8_t extra_read;   /* stage 2 reads a second line first (inline payload over 8 B) */
+    uint8_t pad;
+} rq_xfer;
+
 typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
     uint32_t total;       /* blocks of the transfer (known from its first block) */
     uint32_t block_num;   /* blocks issued */
@@ -2285,6 +2297,7 @@ struct rq_qos {
     uint32_t remote_line;     /* the read channel the head remote read is being written to, or RNIC_NONE */
     uint32_t remote_written;  /* its lines written so far (one per cycle through port 0) */
     rq_meta *meta;            /* per line */
+    rq_xfer *xfer;            /* per line (first lines of live transfers) */
     rq_pend *pend;            /* per TID (2 x tids) */
     rnic_ring tx;             /* rq_block_desc: to the send unit */
     rnic_ring pkt;            /* rq_packet: the Packet queue */
@@ -2296,6 +2309,9 @@ struct rq_qos {
     rq_block_desc s3;
     bool s3_valid;
     bool arb_handler_last;    /* metadata arbiter: the handler was served last */
+    uint32_t s1_pick;         /* the queue stage 1's probe chose this cycle (RNIC_NONE: none) */
+    uint64_t queue_class[4][2]; /* queue masks (<= 66 queues): TID-only, 1xFID no-FID, 4xFID
+                                 * no-FID (indexed by rq_id_pool), have-FID */
     rq_handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
@@ -3264,6 +3280,7 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_read), c->read_port), rnic_ring_init(&q->rd, sizeof(rq_axi_read), c->read_port, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_rdata), c->read_port), rnic_ring_init(&q->r, sizeof(rq_axi_rdata), c->read_port, mem + at, n));
     RQ__PART((size_t)lines * sizeof(rq_meta), q->meta = (rq_meta *)(void *)(mem + at));
+    RQ__PART((size_t)lines * sizeof(rq_xfer), q->xfer = (rq_xfer *)(void *)(mem + at));
     RQ__PART((size_t)2u * c->ids.tids * sizeof(rq_pend), q->pend = (rq_pend *)(void *)(mem + at));
     RQ__PART((size_t)RNIC_BITMAP_WORDS(2u * c->ids.tids) * sizeof(uint64_t), q->due_map = (uint64_t *)(void *)(mem + at));
     RQ__PART(rnic_ring_mem_size(sizeof(rq_block_desc), c->transaction_port),
@@ -3284,6 +3301,9 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
 {
     return rq__qos_config_valid(cfg) ? rq__qos_layout(cfg, NULL, NULL) : 0;
 }
+
+static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
+static bool rq__queue_has_fid(const rq_qos *q, uint32_t qi);
 
 RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size)
 {
@@ -3318,6 +3338,13 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     q->armed_head = q->armed_tail = RNIC_NONE;
     q->timeout = rq__timeout_of(cfg);
     q->now = cfg->start_cycle;
+    q->s1_pick = RNIC_NONE;
+    for (d = 0; d < q->nqueues; d++) {
+        rq_id_pool pool = RQ_POOL_TID;
+        uint32_t cls = rq__queue_takes_id(q, d, &pool) ? (uint32_t)pool : rq__queue_has_fid(q, d) ? 3u : 4u;
+        if (cls < 4u)
+            q->queue_class[cls][d >> 6] |= (uint64_t)1 << (d & 63u);
+    }
     rnic_trace_set(&q->trace, cfg->trace, cfg->trace_user);
     q->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_QOS;
     return RNIC_OK;
@@ -3408,6 +3435,32 @@ RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
 
 /* ---- inputs ---- */
 
+
+/* The descriptor decoded once, when it is accepted (validated there). */
+static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_t nlines)
+{
+    rq_xfer *x = &q->xfer[line];
+    uint32_t p = q->cfg.intra_priorities;
+    RNIC_MEMSET(x, 0, sizeof *x);
+    x->is_inline = t->kind == RQ_KIND_INLINE;
+    x->cm = t->cm;
+    x->multipath = t->multipath;
+    x->notify = t->notify;
+    x->prio = (uint8_t)(t->prio < p ? t->prio : p - 1u);
+    x->nlines = (uint8_t)nlines;
+    x->extra_read = x->is_inline && t->size > 8u;
+    if (x->is_inline) {
+        x->total = 1;
+        x->first = x->last = (uint32_t)t->size;
+    } else {
+        rq_block_plan plan;
+        RNIC_MEMSET(&plan, 0, sizeof plan);
+        rq_block_plan_make(t->dst, t->size, q->cfg.block_bytes, &plan); /* valid: checked at accept */
+        x->total = (uint32_t)plan.total; /* <= 2^32 / 64 + 1 */
+        x->first = plan.first;
+        x->last = plan.last;
+    }
+}
 
 /* A fresh metadata entry for a transfer accepted on its line; the line's transfer count
  * carries over (the thesis avoids this write with a first-block bit carried in the
@@ -3641,6 +3694,7 @@ static void rq__write_stage(rq_qos *q)
     RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
     q->table_port_used = true;
     rq__meta_start(&q->meta[first]);
+    rq__xfer_set(q, first, &t, nlines);
     q->occupied[first] = 1;
     if (nlines == 2u)
         q->occupied[first + 1u] = 2;
@@ -3851,6 +3905,7 @@ static void rq__remote_stage(rq_qos *q)
     RNIC_MEMCPY(&q->table[(size_t)(line + q->remote_written) * 4u], rr->lines + 4u * q->remote_written, 4u * sizeof(uint64_t));
     q->table_port_used = true;
     rq__meta_start(&q->meta[line]);
+    rq__xfer_set(q, line, &t, rr->nlines);
     q->remote_line = RNIC_NONE;
     q->stats.remote_reads++;
     q->stats.transfers_enqueued++;
@@ -3975,13 +4030,16 @@ static void rq__decode_line(const rq_qos *q, uint32_t line, rq_transfer *t)
     rq_desc_decode(l0, rq_desc_lines(l0[3]) == 2u ? l0 + 4 : NULL, t);
 }
 
+/* A regular transfer's addresses and size: Transfer Table words 0, 1, 2 of its first line. */
+static uint64_t rq__src_of(const rq_qos *q, uint32_t line) { return q->table[(size_t)line * 4u]; }
+static uint64_t rq__dst_of(const rq_qos *q, uint32_t line) { return q->table[(size_t)line * 4u + 1u]; }
+
 /* Scheduling queue a transfer returns to once it has its IDs (have-FID / TID-only). */
-static uint32_t rq__requeue_of(const rq_qos *q, const rq_transfer *t)
+static uint32_t rq__requeue_of(const rq_qos *q, const rq_xfer *x)
 {
-    uint32_t p = q->cfg.intra_priorities, prio = t->prio < p ? t->prio : p - 1u;
-    if (t->kind == RQ_KIND_INLINE || !t->cm)
+    if (x->is_inline || !x->cm)
         return RQ_QUEUE_TID_ONLY;
-    return 2u + (t->multipath ? 2u : 0u) * p + prio;
+    return 2u + (x->multipath ? 2u : 0u) * q->cfg.intra_priorities + x->prio;
 }
 
 static uint32_t rq__next_seq(rq_qos *q)
@@ -3991,36 +4049,33 @@ static uint32_t rq__next_seq(rq_qos *q)
     return s;
 }
 
-static uint32_t rq__block_tid(const rq_qos *q, const rq_transfer *t, const rq_meta *m, uint32_t block, uint32_t taken)
+static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *m, uint32_t block, uint32_t taken)
 {
-    if (!t->cm)
+    if (!x->cm)
         return taken;
-    return t->multipath ? rq_tid_multipath(&q->ids, m->fid, block) : rq_tid_unipath(&q->ids, m->fid, block);
+    return x->multipath ? rq_tid_multipath(&q->ids, m->fid, block) : rq_tid_unipath(&q->ids, m->fid, block);
 }
 
-static void rq__fill_block(const rq_qos *q, const rq_transfer *t, uint32_t line, uint32_t block, rq_block_desc *b)
+/* Block `block` of the regular transfer on `line` (stage 3's arithmetic, §3.9.3). */
+static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uint32_t block, rq_block_desc *b)
 {
-    rq_block_plan plan;
-    uint64_t off = 0;
-    uint32_t size = 0;
-    RNIC_MEMSET(&plan, 0, sizeof plan);
-    rq_block_plan_make(t->dst, t->size, q->cfg.block_bytes, &plan); /* valid: checked at accept */
-    rq_block_plan_at(&plan, block, &off, &size);
+    uint64_t off = block == 0u ? 0u : x->first + (uint64_t)(block - 1u) * q->cfg.block_bytes; /* first + (n - 1) x BLOCK */
+    uint32_t size = block == 0u ? x->first : block + 1u == x->total ? x->last : q->cfg.block_bytes;
     RNIC_MEMSET(b, 0, sizeof *b);
     b->cycle = q->now;
-    b->src = t->src + off;
-    b->dst = t->dst + off;
+    b->src = rq__src_of(q, line) + off;
+    b->dst = rq__dst_of(q, line) + off;
     b->size = size;
     b->transfer = line;
     b->domain = line / q->channels;
     b->block = block;
     b->offset = (uint32_t)off; /* < 2^32: sizes are at most 2^32 */
     b->index = q->meta[line].index;
-    b->last = block + 1u == plan.total;
-    b->cm = t->cm;
-    b->chained = t->cm && block > 0u;
-    b->has_next = t->cm && block + 1u < plan.total;
-    b->notify = t->notify && block + 1u == plan.total;
+    b->last = block + 1u == x->total;
+    b->cm = x->cm;
+    b->chained = x->cm && block > 0u;
+    b->has_next = x->cm && block + 1u < x->total;
+    b->notify = x->notify && block + 1u == x->total;
 }
 
 static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id);
@@ -4029,14 +4084,13 @@ static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id);
 static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
 {
     rq_meta *m = &q->meta[line];
-    rq_transfer t;
-    rq__decode_line(q, line, &t);
+    const rq_xfer *x = &q->xfer[line];
     if (line % q->channels < q->cfg.write_channels) /* read channels have no status register */
         rq_status_set(&q->status, line / q->channels, line % q->channels, st);
     if (m->has_fid) /* FIDs return on completion (§3.11) */
-        rq__defer_return(q, t.multipath ? RQ_POOL_FID4 : RQ_POOL_FID1, m->fid);
+        rq__defer_return(q, x->multipath ? RQ_POOL_FID4 : RQ_POOL_FID1, m->fid);
     q->occupied[line] = 0;
-    if (rq_desc_lines(q->table[(size_t)line * 4u + 3u]) == 2u)
+    if (x->nlines == 2u)
         q->occupied[line + 1u] = 0;
     if (st == RQ_DONE)
         q->stats.done++;
@@ -4082,19 +4136,19 @@ static void rq__handler_s3(rq_qos *q)
     rq_pend *pe;
     uint32_t line, acks, queue = RNIC_NONE;
     rq_meta *m;
-    rq_transfer t;
+    const rq_xfer *x;
     bool tid_back;
     if (h->state != 2u || rq__after(h->next, q->now))
         return;
     pe = &q->pend[h->r.tid];
     line = pe->line;
     m = &q->meta[line];
-    rq__decode_line(q, line, &t);
-    tid_back = !t.cm || t.kind == RQ_KIND_INLINE; /* non-CM TIDs return on every ACK */
+    x = &q->xfer[line];
+    tid_back = !x->cm || x->is_inline; /* non-CM TIDs return on every ACK */
     /* re-enqueue unless it is queued or in the segmenter already (the isInSchedFIFO bit) */
     if (m->block_num < m->total && !m->failed && !rnic_ssfifo_is_queued(&q->sched, line) &&
         !(q->s2.valid && q->s2.line == line))
-        queue = rq__requeue_of(q, &t);
+        queue = rq__requeue_of(q, x);
     if (tid_back && rq_ids_give_back(&q->ids, RQ_POOL_TID, h->r.tid) == RNIC_EBUSY)
         return; /* the TID FIFO's enqueue port is taken: retry next cycle (nothing changed) */
     if (queue != RNIC_NONE && rnic_ssfifo_enqueue(&q->sched, queue, line) == RNIC_OK)
@@ -4107,9 +4161,9 @@ static void rq__handler_s3(rq_qos *q)
     RQ__TRACE(q, RQ_QOS_TRACE_ACK, h->r.tid, line, h->r.seq);
     acks = m->block_num - m->outstanding;
     if (m->block_num == m->total && !m->failed) {
-        if (acks == m->total && (!t.notify || m->control_sent)) {
+        if (acks == m->total && (!x->notify || m->control_sent)) {
             rq__finish(q, line, RQ_DONE);
-        } else if (acks + 1u >= m->total && t.notify && m->last_issued && !m->control_sent &&
+        } else if (acks + 1u >= m->total && x->notify && m->last_issued && !m->control_sent &&
                    !rnic_ssfifo_is_queued(&q->sched, line) && !(q->s2.valid && q->s2.line == line) &&
                    !q->enq_port_used) {
             /* N - 1 ACKs in and the last block issued: the completion notification (§3.11);
@@ -4170,14 +4224,13 @@ static void rq__fail_transfer(rq_qos *q, uint32_t line)
 {
     uint32_t i;
     rq_meta *m = &q->meta[line];
-    rq_transfer t;
-    rq__decode_line(q, line, &t);
+    const rq_xfer *x = &q->xfer[line];
     for (i = 0; i < 2u * q->cfg.ids.tids; i++) /* its blocks in flight are forgotten */
         if (q->pend[i].valid && q->pend[i].line == line) {
             q->pend[i].valid = 0;
             rq__timer_sync(q, i);
             q->npending--;
-            if (!t.cm || t.kind == RQ_KIND_INLINE)
+            if (!x->cm || x->is_inline)
                 rq__defer_return(q, RQ_POOL_TID, i);
         }
     m->failed = 1;
@@ -4205,11 +4258,11 @@ static void rq__retransmit(rq_qos *q)
         rq__fail_transfer(q, pe->line);
         return;
     }
-    rq__decode_line(q, pe->line, &t);
-    if (t.kind == RQ_KIND_INLINE) {
+    if (q->xfer[pe->line].is_inline) {
         rq_packet pk;
         if (rnic_ring_full(&q->pkt))
             return;
+        rq__decode_line(q, pe->line, &t); /* the payload */
         RNIC_MEMSET(&pk, 0, sizeof pk);
         pk.cycle = q->now;
         pk.kind = RQ_PKT_INLINE;
@@ -4228,7 +4281,7 @@ static void rq__retransmit(rq_qos *q)
         rq_block_desc b;
         if (rnic_ring_full(&q->tx))
             return;
-        rq__fill_block(q, &t, pe->line, pe->block, &b);
+        rq__fill_block(q, &q->xfer[pe->line], pe->line, pe->block, &b);
         b.tid = tid;
         pe->seq = (uint16_t)rq__next_seq(q);
         b.seq = pe->seq;
@@ -4312,10 +4365,10 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     rq_stage2 *s = &q->s2;
     rq_transfer t;
     rq_meta *m;
+    const rq_xfer *x;
     rq_packet pk;
     uint32_t line, tid, block, requeue = RNIC_NONE;
     bool control = false, bypass;
-    rq_block_plan plan;
     if (!s->valid)
         return;
     if (s->wait) { /* a second descriptor line costs one more Transfer Table read */
@@ -4324,7 +4377,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     }
     line = s->line;
     m = &q->meta[line];
-    rq__decode_line(q, line, &t);
+    x = &q->xfer[line];
     RNIC_MEMSET(&pk, 0, sizeof pk);
     pk.cycle = q->now;
     pk.transfer = line;
@@ -4335,6 +4388,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             q->stats.seg_stalls_output++;
             return;
         }
+        rq__decode_line(q, line, &t);
         pk.kind = RQ_PKT_CONTROL;
         pk.dst = t.dst;
         pk.notify_target = t.notify_target;
@@ -4355,11 +4409,12 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         s->valid = 0;
         return;
     }
-    if (t.kind == RQ_KIND_INLINE) {
+    if (x->is_inline) {
         if (rnic_ring_full(&q->pkt)) {
             q->stats.seg_stalls_output++;
             return;
         }
+        rq__decode_line(q, line, &t); /* the payload */
         pk.kind = RQ_PKT_INLINE;
         pk.dst = t.dst;
         pk.size = (uint32_t)t.size;
@@ -4378,21 +4433,19 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         q->stats.inline_packets++;
     } else {
         rq_block_desc b;
-        RNIC_MEMSET(&plan, 0, sizeof plan);
-        rq_block_plan_make(t.dst, t.size, q->cfg.block_bytes, &plan);
         if (m->block_num == 0u) { /* the first block: the transfer's metadata start here */
-            m->total = (uint32_t)plan.total;
-            if (t.cm) {
+            m->total = x->total;
+            if (x->cm) {
                 m->fid = (uint16_t)s->id;
                 m->has_fid = 1;
             }
         }
         block = m->block_num;
-        tid = rq__block_tid(q, &t, m, block, s->id);
+        tid = rq__block_tid(q, x, m, block, s->id);
         RNIC_ASSERT(!q->pend[tid].valid); /* stage 1 waited for it (tid_bitmap) */
-        control = t.notify && block + 1u == m->total && (block - m->outstanding) + 1u == m->total;
+        control = x->notify && block + 1u == m->total && (block - m->outstanding) + 1u == m->total;
         if (block + 1u < m->total && m->outstanding + 1u < q->cfg.max_outstanding)
-            requeue = rq__requeue_of(q, &t);
+            requeue = rq__requeue_of(q, x);
         bypass = block == 0u && !stage3_issued && !q->s3_valid;
         if ((bypass ? rnic_ring_full(&q->tx) : q->s3_valid) || (control && rnic_ring_full(&q->pkt))) {
             q->stats.seg_stalls_output++;
@@ -4408,7 +4461,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         }
         if (requeue != RNIC_NONE)
             q->enq_port_used = true;
-        rq__fill_block(q, &t, line, block, &b);
+        rq__fill_block(q, x, line, block, &b);
         b.tid = tid;
         b.seq = rq__next_seq(q);
         if (bypass) { /* the first block leaves from stage 2 (stage-3 bypass) */
@@ -4428,8 +4481,8 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         pk.seq = b.seq;
         if (control) { /* the last block with N - 1 ACKs in: the notification goes too */
             pk.kind = RQ_PKT_CONTROL;
-            pk.dst = t.dst;
-            pk.notify_target = t.notify_target;
+            pk.dst = rq__dst_of(q, line);
+            pk.notify_target = q->table[(size_t)(line + 1u) * 4u]; /* line 1, word 0 */
             pk.tid = tid;
             rq__emit_packet(q, &pk);
             m->control_sent = 1;
@@ -4468,44 +4521,64 @@ static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi)
     return q->pend[tid].valid != 0;
 }
 
-/* Stage 1: the first queue, in priority order, that has a transfer and whose IDs are free
- * (a pool ID for TID-only and no-FID queues; the flow's next TID for have-FID queues). The
- * probe (commit false, every cycle stage 1 is free) counts the tid_bitmap waits. */
-static void rq__stage1(rq_qos *q, bool *wants_metadata, bool commit)
+/* Stage 1's choice: the first queue, in priority order, that a dequeue would find an entry in
+ * and whose IDs are free -- a pool ID for TID-only and no-FID queues (a pool whose FIFO is empty
+ * or whose dequeue port is taken this cycle masks its queues), the flow's next TID for have-FID
+ * queues. *tid_wait: a have-FID queue was passed over for its tid_bitmap. RNIC_NONE: none. */
+static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait)
 {
-    uint32_t qi, line = 0, id = 0;
-    bool tid_wait = false;
-    *wants_metadata = false;
+    uint64_t cand[2];
+    uint32_t w, pool;
+    *tid_wait = false;
+    cand[0] = q->sched.nonempty[0];
+    cand[1] = q->nqueues > 64u ? q->sched.nonempty[1] : 0u;
+    for (pool = 0; pool < 3u; pool++)
+        if (rq_ids_free_count(&q->ids, (rq_id_pool)pool) == 0 || q->ids.deq_used[pool]) {
+            cand[0] &= ~q->queue_class[pool][0];
+            cand[1] &= ~q->queue_class[pool][1];
+        }
+    for (w = 0; w < 2u; w++)
+        while (cand[w]) {
+            uint32_t qi = w * 64u + rnic_ctz64(cand[w]);
+            cand[w] &= cand[w] - 1u;
+            if (!rnic_ssfifo_ready(&q->sched, qi))
+                continue; /* only this cycle's enqueue into an empty queue */
+            if (((q->queue_class[3][w] >> (qi & 63u)) & 1u) && rq__next_tid_busy(q, qi)) {
+                *tid_wait = true;
+                continue;
+            }
+            return qi;
+        }
+    return RNIC_NONE;
+}
+
+/* Stage 1's probe (every cycle stage 1 is free): does it want the metadata read (a queue to
+ * dequeue)? Counts the tid_bitmap waits; remembers the choice for the commit. */
+static bool rq__stage1_probe(rq_qos *q)
+{
+    bool tid_wait;
+    q->s1_pick = RNIC_NONE;
     if (q->s2.valid)
-        return;
-    for (qi = rnic_ssfifo_first_ready(&q->sched, 0); qi != RNIC_NONE; qi = rnic_ssfifo_first_ready(&q->sched, qi + 1u)) {
-        rq_id_pool pool = RQ_POOL_TID;
-        bool needs = rq__queue_takes_id(q, qi, &pool);
-        if (needs && (rq_ids_free_count(&q->ids, pool) == 0 || q->ids.deq_used[pool]))
-            continue;
-        if (rq__queue_has_fid(q, qi) && rq__next_tid_busy(q, qi)) {
-            tid_wait = true;
-            continue;
-        }
-        *wants_metadata = true;
-        if (!commit)
-            break;
-        if (needs)
-            rq_ids_take(&q->ids, pool, &id);
-        rnic_ssfifo_dequeue(&q->sched, qi, &line);
-        q->s2.valid = 1;
-        q->s2.line = line;
-        q->s2.queue = qi;
-        q->s2.id = id;
-        {
-            rq_transfer t;
-            rq__decode_line(q, line, &t);
-            q->s2.wait = (qi == RQ_QUEUE_CONTROL || (t.kind == RQ_KIND_INLINE && t.size > 8u)) ? 1u : 0u;
-        }
-        break;
-    }
-    if (tid_wait && !commit)
+        return false;
+    q->s1_pick = rq__stage1_pick(q, &tid_wait);
+    if (tid_wait)
         q->stats.seg_stalls_tid++;
+    return q->s1_pick != RNIC_NONE;
+}
+
+/* Stage 1's commit, once the arbiter granted the metadata read: dequeue, take the ID. */
+static void rq__stage1_commit(rq_qos *q)
+{
+    uint32_t qi = q->s1_pick, line = 0, id = 0;
+    rq_id_pool pool = RQ_POOL_TID;
+    if (rq__queue_takes_id(q, qi, &pool))
+        rq_ids_take(&q->ids, pool, &id);
+    rnic_ssfifo_dequeue(&q->sched, qi, &line);
+    q->s2.valid = 1;
+    q->s2.line = line;
+    q->s2.queue = qi;
+    q->s2.id = id;
+    q->s2.wait = (qi == RQ_QUEUE_CONTROL || q->xfer[line].extra_read) ? 1u : 0u;
 }
 
 RQ_API void rq_qos_tick(rq_qos *q)
@@ -4518,14 +4591,14 @@ RQ_API void rq_qos_tick(rq_qos *q)
     rq__retransmit(q);        /* retransmissions go out ahead of new blocks */
     rq__stage3(q, &issued);
     rq__stage2(q, issued);
-    rq__stage1(q, &seg_wants, false);            /* does stage 1 need the metadata read? */
+    seg_wants = rq__stage1_probe(q);                /* does stage 1 need the metadata read? */
     handler_read = rq__handler_s1_s2(q, seg_wants); /* the arbiter decides between the two */
     if (seg_wants) {
         if (handler_read) {
             q->stats.seg_stalls_arbiter++;
         } else {
             q->arb_handler_last = false;
-            rq__stage1(q, &seg_wants, true);
+            rq__stage1_commit(q);
         }
     }
     rq__write_stage(q);
@@ -4557,7 +4630,6 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     const rq_axi_read *rd = (const rq_axi_read *)rnic_ring_peek(&q->rd);
     const uint32_t *retx = (const uint32_t *)rnic_ring_peek(&q->retx);
     bool tx_full = rnic_ring_full(&q->tx), pkt_full = rnic_ring_full(&q->pkt);
-    rq_transfer t;
     *wake = RNIC_NEVER;
     *bresp_stalls = *seg_stalls = *tid_stalls = 0;
     if (!rnic_ring_empty(&q->resp) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
@@ -4567,8 +4639,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
         const rq_pend *pe = &q->pend[*retx];
         if (!pe->valid || pe->retries >= q->cfg.retry_limit)
             return false;
-        rq__decode_line(q, pe->line, &t);
-        if (!(t.kind == RQ_KIND_INLINE ? pkt_full : tx_full))
+        if (!(q->xfer[pe->line].is_inline ? pkt_full : tx_full))
             return false;
     }
     if (q->s3_valid) {
@@ -4580,8 +4651,8 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
         const rq_meta *m = &q->meta[q->s2.line];
         if (q->s2.wait || m->failed)
             return false;
-        rq__decode_line(q, q->s2.line, &t);
-        if (q->s2.queue == RQ_QUEUE_CONTROL || t.kind == RQ_KIND_INLINE) {
+        const rq_xfer *x = &q->xfer[q->s2.line];
+        if (q->s2.queue == RQ_QUEUE_CONTROL || x->is_inline) {
             if (!pkt_full)
                 return false;
             (*seg_stalls)++;
@@ -4590,9 +4661,9 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
             bool control;
             if (m->total == 0u)
                 return false; /* stage 2's first look at a transfer writes its metadata */
-            tid = rq__block_tid(q, &t, m, block, q->s2.id);
-            if (!q->pend[tid].valid) { /* (a valid one: the guard, stage 2 waits silently) */
-                control = t.notify && block + 1u == m->total && (block - m->outstanding) + 1u == m->total;
+            tid = rq__block_tid(q, x, m, block, q->s2.id);
+            if (!q->pend[tid].valid) { /* (valid: cannot be, stage 1 waited at the tid_bitmap) */
+                control = x->notify && block + 1u == m->total && (block - m->outstanding) + 1u == m->total;
                 if (!(q->s3_valid || (block == 0u && tx_full) || (control && pkt_full)))
                     return false;
                 (*seg_stalls)++;
@@ -4601,18 +4672,10 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     } else {
         /* stage 1: is there a queue it may dequeue from (its pool has an ID, or its head's
          * next TID is back)? */
-        uint32_t qi;
-        for (qi = rnic_ssfifo_first_ready(&q->sched, 0); qi != RNIC_NONE; qi = rnic_ssfifo_first_ready(&q->sched, qi + 1u)) {
-            rq_id_pool pool = RQ_POOL_TID;
-            if (rq__queue_takes_id(q, qi, &pool)) {
-                if (rq_ids_free_count(&q->ids, pool) != 0 && !q->ids.deq_used[pool])
-                    return false;
-            } else if (rq__queue_has_fid(q, qi) && rq__next_tid_busy(q, qi)) {
-                *tid_stalls = 1;
-            } else {
-                return false;
-            }
-        }
+        bool tid_wait;
+        if (rq__stage1_pick(q, &tid_wait) != RNIC_NONE)
+            return false;
+        *tid_stalls = tid_wait ? 1u : 0u;
     }
     if (beat) { /* the write-data stage waits for its beat's ready cycle or for room in B */
         if (rq__after(beat->ready, q->now))
@@ -5207,19 +5270,23 @@ static void rq__palos_writeback(rq_palos *p)
 /* The output port holds out_port launches. */
 static bool rq__palos_port_full(const rq_palos *p) { return p->launch_count == p->cfg.out_port; }
 
-/* A record into the output port, part of this cycle's launch (the first one opens it). */
+/* A record into the output port, part of this cycle's launch (closed by rq__palos_launch_end). */
 static void rq__palos_push(rq_palos *p, const rnic_work *o)
 {
-    uint32_t t;
     (void)rnic_ring_push(&p->out, o); /* cannot fail: a free launch holds launch_wqes records */
-    if (p->launch_now++ == 0u) {
-        p->launch_count++;
-        p->stats.launches++;
-        t = p->launch_head + p->launch_count - 1u;
-        p->launch_len[t >= p->cfg.out_port ? t - p->cfg.out_port : t] = 0;
-    }
-    t = p->launch_head + p->launch_count - 1u;
-    p->launch_len[t >= p->cfg.out_port ? t - p->cfg.out_port : t]++;
+    p->launch_now++;
+}
+
+/* The launch of this cycle takes its place in the port; step 6 writes the QP's head and fetch
+ * offset back. */
+static void rq__palos_launch_end(rq_palos *p)
+{
+    uint32_t t = p->launch_head + p->launch_count;
+    p->launch_len[t >= p->cfg.out_port ? t - p->cfg.out_port : t] = p->launch_now;
+    p->launch_count++;
+    p->stats.launches++;
+    p->launch_now = 0;
+    rq__palos_writeback(p);
 }
 
 static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
@@ -5479,10 +5546,8 @@ static void rq__palos_slice_module(rq_palos *p)
     do /* a record ends the launch when it ends or pauses the visit or starts a further batch */
         rq__palos_slice_one(p);
     while (v->active && !v->new_batch && v->left != 0u && p->launch_now < p->cfg.launch_wqes);
-    if (p->launch_now) {
-        rq__palos_writeback(p); /* step 6, once per launch */
-        p->launch_now = 0;
-    }
+    if (p->launch_now)
+        rq__palos_launch_end(p);
 }
 
 RQ_API void rq_palos_tick(rq_palos *p)

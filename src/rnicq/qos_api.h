@@ -272,6 +272,18 @@ typedef struct rq_accumulator { /* one per protection domain, or one in total (c
     uint32_t domain;      /* the domain whose descriptor it holds (a shared set) */
 } rq_accumulator;
 
+typedef struct rq_xfer { /* per first line: what the segmenter and handler read of a descriptor,
+                           * decoded once when it is accepted (addresses and size stay in the
+                           * Transfer Table words) */
+    uint32_t total;       /* blocks (the Fig. 3.11 circuit; 1 for inline) */
+    uint32_t first, last; /* bytes in block 0 and in the last block */
+    uint8_t is_inline, cm, multipath, notify;
+    uint8_t prio;         /* intra-priority, clamped to the configured count */
+    uint8_t nlines;       /* 1 or 2 */
+    uint8_t extra_read;   /* stage 2 reads a second line first (inline payload over 8 B) */
+    uint8_t pad;
+} rq_xfer;
+
 typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
     uint32_t total;       /* blocks of the transfer (known from its first block) */
     uint32_t block_num;   /* blocks issued */
@@ -332,6 +344,7 @@ struct rq_qos {
     uint32_t remote_line;     /* the read channel the head remote read is being written to, or RNIC_NONE */
     uint32_t remote_written;  /* its lines written so far (one per cycle through port 0) */
     rq_meta *meta;            /* per line */
+    rq_xfer *xfer;            /* per line (first lines of live transfers) */
     rq_pend *pend;            /* per TID (2 x tids) */
     rnic_ring tx;             /* rq_block_desc: to the send unit */
     rnic_ring pkt;            /* rq_packet: the Packet queue */
@@ -343,6 +356,9 @@ struct rq_qos {
     rq_block_desc s3;
     bool s3_valid;
     bool arb_handler_last;    /* metadata arbiter: the handler was served last */
+    uint32_t s1_pick;         /* the queue stage 1's probe chose this cycle (RNIC_NONE: none) */
+    uint64_t queue_class[4][2]; /* queue masks (<= 66 queues): TID-only, 1xFID no-FID, 4xFID
+                                 * no-FID (indexed by rq_id_pool), have-FID */
     rq_handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
