@@ -51,6 +51,29 @@ static void push_descriptor(rq_qos *q, uint32_t domain, uint32_t channel, const 
         }
 }
 
+/* n regular transfers of t's size, 16 MB apart, two channels each over the 16 domains, written
+ * as the AW FIFO takes them; then 100 cycles in which every descriptor lands. */
+static void queue_regular(rq_qos *q, rq_transfer *t, uint32_t n)
+{
+    rq_axi_bresp br;
+    uint32_t i;
+    for (i = 0; i < n; i++) {
+        t->src = (uint64_t)i << 24;
+        t->dst = (uint64_t)i << 24;
+        while (rq_qos_space_axi_write(q) < 4u) {
+            rq_qos_tick(q);
+            while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+                ;
+        }
+        push_descriptor(q, i % 16u, 2u * (i / 16u), t);
+    }
+    for (i = 0; i < 100u; i++) {
+        rq_qos_tick(q);
+        while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+            ;
+    }
+}
+
 int main(void)
 {
     void *mem;
@@ -120,21 +143,7 @@ int main(void)
     memset(&t, 0, sizeof t);
     t.kind = RQ_KIND_REGULAR;
     t.size = 1u << 20;
-    for (i = 0; i < 64u; i++) {
-        t.src = (uint64_t)i << 24;
-        t.dst = (uint64_t)i << 24;
-        while (rq_qos_space_axi_write(q) < 4u) {
-            rq_qos_tick(q);
-            while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
-                ;
-        }
-        push_descriptor(q, i % 16u, 2u * (i / 16u), &t);
-    }
-    for (i = 0; i < 100u; i++) { /* every descriptor lands */
-        rq_qos_tick(q);
-        while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
-            ;
-    }
+    queue_regular(q, &t, 64);
     first_block = rq_qos_now(q);
     while (rq_qos_pop_block(q, &b) == RNIC_OK) /* the backlog issued before the window */
         ;
@@ -160,21 +169,7 @@ int main(void)
     memset(&t, 0, sizeof t);
     t.kind = RQ_KIND_REGULAR;
     t.size = 1000;
-    for (i = 0; i < 16u; i++) {
-        t.src = (uint64_t)i << 24;
-        t.dst = (uint64_t)i << 24;
-        while (rq_qos_space_axi_write(q) < 4u) {
-            rq_qos_tick(q);
-            while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
-                ;
-        }
-        push_descriptor(q, i % 16u, 2u * (i / 16u), &t);
-    }
-    for (i = 0; i < 100u; i++) {
-        rq_qos_tick(q);
-        while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
-            ;
-    }
+    queue_regular(q, &t, 16);
     {
         rq_response rs[16];
         uint64_t acks_before, first_ack = 0, last_ack = 0;
