@@ -8,25 +8,31 @@
  *   palos_prio  Palos with the small flow in the strict-priority latency queue (§IV-C).
  * The paper: on ConnectX-5 the small flow's latency grows 7.8x with 24 large flows (Fig. 3) and
  * 5x with 16 (Fig. 8), on Palos 1.79x with 16.
+ * Beyond the paper, the cost of multi-WQE launch (Fig. 5) to the latency class: its mean latency
+ * beside 16 backlogged flows of 64 B messages (bandwidth class), with one WQE per launch and with
+ * the default (a launch of a whole small-message visit waits in the output port ahead of it).
  *   build/palos_latency [--csv FILE] [--quick] [--msg BYTES]
  * Ends with: RESULT latency_growth_rr=... latency_growth_palos=... latency_growth_palos_prio=...
- *            (at 24 large flows) growth16_rr=... growth16_palos=... growth16_palos_prio=... base_latency_ns=... */
+ *            (at 24 large flows) growth16_rr=... growth16_palos=... growth16_palos_prio=... base_latency_ns=...
+ *            prio_beside16small_ns=... prio_beside16small_launch1_ns=... */
 #define RNIC_IMPLEMENTATION
 #include "rnicq.h"
 #include "palos_sim.h"
 
 #define LARGE_MSG 2097152u
 
-static double mean_latency_ns(uint32_t mode, uint32_t cls, uint32_t nlarge, uint32_t msg, uint64_t us)
+/* launch_wqes 0: the default; other_msg: the backlogged flows' message size */
+static double latency_ns(uint32_t mode, uint32_t cls, uint32_t nlarge, uint32_t msg, uint64_t us, uint32_t other_msg,
+                         uint32_t launch_wqes)
 {
     sim s;
     uint32_t i, q;
     double ns;
-    sim_init(&s, mode, 0, 11u + nlarge);
+    sim_init_full(&s, mode, 0, 11u + nlarge, 0, launch_wqes);
     sim_group(&s, 0, 1);
     q = sim_add_qp(&s, 0, 1, cls, SIM_PING, msg);
     for (i = 0; i < nlarge; i++)
-        (void)sim_add_qp(&s, 0, 1, RQ_PALOS_BANDWIDTH, SIM_BACKLOGGED, LARGE_MSG);
+        (void)sim_add_qp(&s, 0, 1, RQ_PALOS_BANDWIDTH, SIM_BACKLOGGED, other_msg);
     (void)sim_run(&s, 200, us);
     if (s.qp[q].lat_n == 0) {
         fprintf(stderr, "no latency samples\n");
@@ -37,6 +43,11 @@ static double mean_latency_ns(uint32_t mode, uint32_t cls, uint32_t nlarge, uint
     return ns;
 }
 
+static double mean_latency_ns(uint32_t mode, uint32_t cls, uint32_t nlarge, uint32_t msg, uint64_t us)
+{
+    return latency_ns(mode, cls, nlarge, msg, us, LARGE_MSG, 0);
+}
+
 int main(int argc, char **argv)
 {
     static const uint32_t flows[] = {0, 1, 2, 4, 8, 12, 16, 20, 24};
@@ -45,7 +56,7 @@ int main(int argc, char **argv)
     uint64_t us;
     FILE *f = NULL;
     unsigned i;
-    double base[3] = {0, 0, 0}, at16[3] = {0, 0, 0}, at24[3] = {0, 0, 0};
+    double base[3] = {0, 0, 0}, at16[3] = {0, 0, 0}, at24[3] = {0, 0, 0}, small[2];
     f = sim_options(argc, argv, &quick, &msg);
     if (msg == 0 || msg > 4096) {
         fprintf(stderr, "--msg: 1 .. 4096\n");
@@ -73,10 +84,15 @@ int main(int argc, char **argv)
     }
     if (f)
         fclose(f);
+    small[0] = latency_ns(RQ_PALOS_CHUNK, RQ_PALOS_LATENCY, 16, msg, us, 64, 0);
+    small[1] = latency_ns(RQ_PALOS_CHUNK, RQ_PALOS_LATENCY, 16, msg, us, 64, 1);
     printf("paper: ConnectX-5 7.8x at 24 large flows (Fig. 3), 5x at 16 (Fig. 8); Palos 1.79x at 16\n");
+    printf("palos_prio beside 16 flows of 64 B messages: %.1f ns (default launch), %.1f ns (launch_wqes 1)\n", small[0],
+           small[1]);
     printf("RESULT latency_growth_rr=%.3f latency_growth_palos=%.3f latency_growth_palos_prio=%.3f growth16_rr=%.3f "
-           "growth16_palos=%.3f growth16_palos_prio=%.3f base_latency_ns=%.1f\n",
+           "growth16_palos=%.3f growth16_palos_prio=%.3f base_latency_ns=%.1f prio_beside16small_ns=%.1f "
+           "prio_beside16small_launch1_ns=%.1f\n",
            at24[0] / base[0], at24[1] / base[1], at24[2] / base[2], at16[0] / base[0], at16[1] / base[1], at16[2] / base[2],
-           base[0]);
+           base[0], small[0], small[1]);
     return 0;
 }

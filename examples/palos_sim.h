@@ -4,7 +4,8 @@
  *   host      per QP a WQE ring and a workload: backlogged (the ring is kept full: a doorbell
  *             whenever fewer than ring/2 WQEs wait) or ping (one message, the next one a random
  *             gap after the previous one has left the wire);
- *   Palos     rq_palos at 250 MHz (the composed RNIC's clock), in CHUNK or PACKET_RR mode;
+ *   Palos     rq_palos at 250 MHz (the composed RNIC's clock), in CHUNK or PACKET_RR mode, with
+ *             multi-WQE launch (launch_wqes: the default 64 unless an experiment sets it);
  *   protocol  an unmodified protocol engine that takes one output WQE per cycle while less than
  *   engine    one PCIe bandwidth-delay product (1 us x 128 Gb/s = 16,000 B) is in flight, cuts it
  *             into MTU packets, reads each payload over PCIe (128 Gb/s, 1 us, 24 B of TLP header
@@ -82,8 +83,10 @@ static uint32_t sim_wqe(void *user, uint32_t qp, uint32_t index, rnic_work *w, u
 }
 
 /* mode: RQ_PALOS_CHUNK or RQ_PALOS_PACKET_RR; packet_overhead: 0 (payload chunks, the paper) or
- * SIM_WIRE_OVERHEAD (chunks in wire bytes); cut_align: 0, or the segment size WQEs are cut at. */
-static void sim_init_aligned(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t seed, uint32_t cut_align)
+ * SIM_WIRE_OVERHEAD (chunks in wire bytes); cut_align: 0, or the segment size WQEs are cut at;
+ * launch_wqes: 0 for the default, else the records one launch may carry. */
+static void sim_init_full(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t seed, uint32_t cut_align,
+                          uint32_t launch_wqes)
 {
     size_t n;
     memset(s, 0, sizeof *s);
@@ -94,6 +97,8 @@ static void sim_init_aligned(sim *s, uint32_t mode, uint32_t packet_overhead, ui
     s->cfg.ring_entries = SIM_RING;
     s->cfg.packet_overhead = packet_overhead;
     s->cfg.cut_align = cut_align;
+    if (launch_wqes)
+        s->cfg.launch_wqes = launch_wqes;
     s->cfg.source = sim_wqe;
     s->cfg.source_user = s;
     n = rq_palos_mem_size(&s->cfg);
@@ -104,6 +109,11 @@ static void sim_init_aligned(sim *s, uint32_t mode, uint32_t packet_overhead, ui
         exit(1);
     }
     rnic_prng_seed(&s->rng, seed);
+}
+
+static inline void sim_init_aligned(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t seed, uint32_t cut_align)
+{
+    sim_init_full(s, mode, packet_overhead, seed, cut_align, 0);
 }
 
 static inline void sim_init(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t seed)
