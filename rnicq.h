@@ -2397,19 +2397,21 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp);
  *   schedule queues  FIFOs of QP ids: the latency class (strict priority, §IV-C) and the
  *                    bandwidth class; a QP is in at most one place at a time;
  *   WQE fetch        one QP per cycle (latency queue first) into a free fetch slot of its class:
- *                    a batch of up to max_batch WQEs read from the WQE buffer (cfg.source) that
- *                    arrives fetch_latency_ns later; each class's slots are
- *                    served in order, a ready latency-class batch before a bandwidth one;
- *   message slicing  one output WQE per cycle into the output port: credit = the QP's chunk plus
+ *                    a batch of up to max_batch WQEs that is there fetch_latency_ns later (the
+ *                    entries themselves are read from cfg.source by the slicer as it reaches
+ *                    them, one per call: docs/palos_model.md, Fig. 5 step by step); each class's
+ *                    slots are served in order, a ready latency-class batch before a bandwidth one;
+ *   message slicing  one launch per cycle into the output port (Fig. 5: "launches multiple WQEs at
+ *                    one time"): up to launch_wqes records of one visit and one batch; credit = the QP's chunk plus
  *                    what it carried (deficit round robin). A WQE no larger than the chunk goes
  *                    whole (small WQEs are combined; the last may overdraw the credit, and the
  *                    deficit is carried); a larger one is cut where the credit ends. A visit goes
  *                    on while credit is left, reading the QP's next batch (fetch_latency_ns later)
  *                    when the current one runs out, so max_batch never cuts a chunk short (with
  *                    cut_align a cut falls on a segment boundary and a visit goes on only while
- *                    its credit pays a whole segment). At the
- *                    end head and fetch offset are written back and the QP re-enters the tail of
- *                    its queue while WQEs remain.
+ *                    its credit pays a whole segment). Head and
+ *                    fetch offset are written back once per launch; at the visit's end the QP
+ *                    re-enters the tail of its queue while WQEs remain.
  * The latency class (§IV-C) sends messages of at most priority_max_msg bytes (larger ones are
  * refused), one per visit, before any bandwidth visit (a long bandwidth visit steps aside at its
  * next batch boundary and resumes after): it is strict priority, outside the weights, for flows
