@@ -605,13 +605,9 @@ static void rq__timer_sync(rq_qos *q, uint32_t tid)
         return;
     rq__disarm(q, tid);
     pe->due = due;
-    if (!rq__after(due, q->now)) { /* (not reached: arming happens at issued = now) */
-        rnic_bitmap_set(q->due_map, tid);
-        q->ndue++;
-        pe->armed = RQ__ARMED_DUE;
-        return;
-    }
-    /* due = now + timeout: no armed entry is due later */
+    /* arming happens when the send unit takes the entry (issued = now): due = now + timeout is
+     * in the future and no armed entry is due later, so the list stays in due order */
+    RNIC_ASSERT(rq__after(due, q->now));
     RNIC_ASSERT(q->armed_tail == RNIC_NONE || !rq__after(q->pend[q->armed_tail].due, due));
     pe->armed_prev = q->armed_tail;
     pe->armed_next = RNIC_NONE;
@@ -690,6 +686,7 @@ static void rq__remote_stage(rq_qos *q)
     const rq_remote_read *rr = (const rq_remote_read *)rnic_ring_peek(&q->remote);
     uint32_t base, ch, line = q->remote_line;
     rq_transfer t;
+    bool last;
     if (!rr || q->mh.state != 0u || q->mh.s3_ran)
         return;
     if (line == RNIC_NONE) {
@@ -714,20 +711,20 @@ static void rq__remote_stage(rq_qos *q)
         q->stats.remote_waits++;
         return;
     }
-    if (q->remote_written + 1u < rr->nlines) { /* a first line of two */
-        RNIC_MEMCPY(&q->table[(size_t)(line + q->remote_written) * 4u], rr->lines + 4u * q->remote_written, 4u * sizeof(uint64_t));
-        q->table_port_used = true;
-        q->remote_written++;
-        return;
+    last = q->remote_written + 1u == rr->nlines; /* the last line goes with the enqueue */
+    if (last) {
+        rq_desc_decode(rr->lines, rr->nlines == 2u ? rr->lines + 4 : NULL, &t);
+        if (q->enq_port_used || rnic_ssfifo_enqueue(&q->sched, rq_qos_queue_of(q, &t), line) != RNIC_OK) {
+            q->stats.remote_waits++;
+            return;
+        }
+        q->enq_port_used = true;
     }
-    rq_desc_decode(rr->lines, rr->nlines == 2u ? rr->lines + 4 : NULL, &t);
-    if (q->enq_port_used || rnic_ssfifo_enqueue(&q->sched, rq_qos_queue_of(q, &t), line) != RNIC_OK) {
-        q->stats.remote_waits++;
-        return;
-    }
-    q->enq_port_used = true;
     RNIC_MEMCPY(&q->table[(size_t)(line + q->remote_written) * 4u], rr->lines + 4u * q->remote_written, 4u * sizeof(uint64_t));
     q->table_port_used = true;
+    q->remote_written++;
+    if (!last)
+        return;
     rq__meta_start(&q->meta[line]);
     rq__xfer_set(q, line, &t, rr->nlines);
     q->remote_line = RNIC_NONE;
