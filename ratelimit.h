@@ -137,7 +137,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x533cef74u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x52314a61u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1420,7 +1420,7 @@ RNIC_INLINE rnic_err rnic_ring_push(rnic_ring *r, const void *elem)
 /* Oldest element, or NULL when empty; valid until the next pop. */
 RNIC_INLINE const void *rnic_ring_peek(const rnic_ring *r)
 {
-    return r->count ? (const void *)rnic__ring_slot(r, 0) : NULL;
+    return r->count ? (const void *)(r->buf + (size_t)r->head * r->elem_size) : NULL;
 }
 
 /* i-th element from the head (0 = oldest), or NULL when i >= count. */
@@ -1435,7 +1435,39 @@ RNIC_INLINE rnic_err rnic_ring_pop(rnic_ring *r, void *out)
     if (r->count == 0)
         return RNIC_EEMPTY;
     if (out)
-        RNIC_MEMCPY(out, rnic__ring_slot(r, 0), r->elem_size);
+        RNIC_MEMCPY(out, r->buf + (size_t)r->head * r->elem_size, r->elem_size);
+    r->head = r->head + 1u == r->capacity ? 0 : r->head + 1u;
+    r->count--;
+    r->popped++;
+    return RNIC_OK;
+}
+
+/* rnic_ring_push / rnic_ring_pop for a caller that knows the element size at compile time
+ * (size must equal elem_size): the copy is then a fixed-size move, not a memcpy call. */
+RNIC_INLINE rnic_err rnic_ring_push_n(rnic_ring *r, const void *elem, size_t size)
+{
+    RNIC_ASSERT(size == r->elem_size);
+    if (!elem)
+        return RNIC_EINVAL;
+    if (r->count == r->capacity) {
+        r->rejected_full++;
+        return RNIC_EBUSY;
+    }
+    RNIC_MEMCPY(rnic__ring_slot(r, r->count), elem, size);
+    r->count++;
+    if (r->count > r->high_water)
+        r->high_water = r->count;
+    r->pushed++;
+    return RNIC_OK;
+}
+
+RNIC_INLINE rnic_err rnic_ring_pop_n(rnic_ring *r, void *out, size_t size)
+{
+    RNIC_ASSERT(size == r->elem_size);
+    if (r->count == 0)
+        return RNIC_EEMPTY;
+    if (out)
+        RNIC_MEMCPY(out, r->buf + (size_t)r->head * size, size);
     r->head = r->head + 1u == r->capacity ? 0 : r->head + 1u;
     r->count--;
     r->popped++;
@@ -1714,8 +1746,8 @@ RNIC_INLINE rnic_err rnic_config_bad(const char **field, const char *name, rnic_
 }
 /* ==== end src/common/work.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x533cef74u
-#error "rnicq: ratelimit.h needs common core version 200 (id 0x533cef74u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x52314a61u
+#error "rnicq: ratelimit.h needs common core version 200 (id 0x52314a61u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 

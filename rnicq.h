@@ -184,7 +184,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x533cef74u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x52314a61u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1467,7 +1467,7 @@ RNIC_INLINE rnic_err rnic_ring_push(rnic_ring *r, const void *elem)
 /* Oldest element, or NULL when empty; valid until the next pop. */
 RNIC_INLINE const void *rnic_ring_peek(const rnic_ring *r)
 {
-    return r->count ? (const void *)rnic__ring_slot(r, 0) : NULL;
+    return r->count ? (const void *)(r->buf + (size_t)r->head * r->elem_size) : NULL;
 }
 
 /* i-th element from the head (0 = oldest), or NULL when i >= count. */
@@ -1482,7 +1482,39 @@ RNIC_INLINE rnic_err rnic_ring_pop(rnic_ring *r, void *out)
     if (r->count == 0)
         return RNIC_EEMPTY;
     if (out)
-        RNIC_MEMCPY(out, rnic__ring_slot(r, 0), r->elem_size);
+        RNIC_MEMCPY(out, r->buf + (size_t)r->head * r->elem_size, r->elem_size);
+    r->head = r->head + 1u == r->capacity ? 0 : r->head + 1u;
+    r->count--;
+    r->popped++;
+    return RNIC_OK;
+}
+
+/* rnic_ring_push / rnic_ring_pop for a caller that knows the element size at compile time
+ * (size must equal elem_size): the copy is then a fixed-size move, not a memcpy call. */
+RNIC_INLINE rnic_err rnic_ring_push_n(rnic_ring *r, const void *elem, size_t size)
+{
+    RNIC_ASSERT(size == r->elem_size);
+    if (!elem)
+        return RNIC_EINVAL;
+    if (r->count == r->capacity) {
+        r->rejected_full++;
+        return RNIC_EBUSY;
+    }
+    RNIC_MEMCPY(rnic__ring_slot(r, r->count), elem, size);
+    r->count++;
+    if (r->count > r->high_water)
+        r->high_water = r->count;
+    r->pushed++;
+    return RNIC_OK;
+}
+
+RNIC_INLINE rnic_err rnic_ring_pop_n(rnic_ring *r, void *out, size_t size)
+{
+    RNIC_ASSERT(size == r->elem_size);
+    if (r->count == 0)
+        return RNIC_EEMPTY;
+    if (out)
+        RNIC_MEMCPY(out, r->buf + (size_t)r->head * size, size);
     r->head = r->head + 1u == r->capacity ? 0 : r->head + 1u;
     r->count--;
     r->popped++;
@@ -1761,8 +1793,8 @@ RNIC_INLINE rnic_err rnic_config_bad(const char **field, const char *name, rnic_
 }
 /* ==== end src/common/work.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x533cef74u
-#error "rnicq: rnicq.h needs common core version 200 (id 0x533cef74u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x52314a61u
+#error "rnicq: rnicq.h needs common core version 200 (id 0x52314a61u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2310,8 +2342,11 @@ struct rq_qos {
     bool s3_valid;
     bool arb_handler_last;    /* metadata arbiter: the handler was served last */
     uint32_t s1_pick;         /* the queue stage 1's probe chose this cycle (RNIC_NONE: none) */
+    uint64_t tid_wait_mask[2]; /* have-FID queues whose head waits at the tid_bitmap (known busy) */
+    uint32_t tid_waited[128]; /* ... and the TID each waits for; the bit clears when it is back */
     uint64_t queue_class[4][2]; /* queue masks (<= 66 queues): TID-only, 1xFID no-FID, 4xFID
                                  * no-FID (indexed by rq_id_pool), have-FID */
+    uint64_t pool_closed[8][2]; /* by a bit set of unavailable pools: the queues they close */
     rq_handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
@@ -3306,6 +3341,7 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
 
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
 static bool rq__queue_has_fid(const rq_qos *q, uint32_t qi);
+static void rq__tid_back(rq_qos *q, uint32_t tid);
 
 RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size)
 {
@@ -3347,6 +3383,14 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
         if (cls < 4u)
             q->queue_class[cls][d >> 6] |= (uint64_t)1 << (d & 63u);
     }
+    for (d = 0; d < 8u; d++) { /* the queues closed by each set of unavailable pools */
+        uint32_t pool;
+        for (pool = 0; pool < 3u; pool++)
+            if ((d >> pool) & 1u) {
+                q->pool_closed[d][0] |= q->queue_class[pool][0];
+                q->pool_closed[d][1] |= q->queue_class[pool][1];
+            }
+    }
     rnic_trace_set(&q->trace, cfg->trace, cfg->trace_user);
     q->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_QOS;
     return RNIC_OK;
@@ -3370,13 +3414,13 @@ static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_
 /* Outputs are pushed (room checked by the caller) and traced in one place. */
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b)
 {
-    rnic_ring_push(&q->tx, b);
+    rnic_ring_push_n(&q->tx, b, sizeof *b);
     RQ__TRACE(q, RNIC_TRACE_OUT, b->transfer, ((uint64_t)b->tid << 32) | b->seq, ((uint64_t)b->offset << 32) | b->size);
 }
 
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
 {
-    rnic_ring_push(&q->pkt, pk);
+    rnic_ring_push_n(&q->pkt, pk, sizeof *pk);
     RQ__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
 }
 
@@ -3488,7 +3532,7 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     b.domain = domain;
     b.addr = addr;
     b.bytes = bytes;
-    if (rnic_ring_push(&q->aw, &b) != RNIC_OK)
+    if (rnic_ring_push_n(&q->aw, &b, sizeof b) != RNIC_OK)
         return rq__refuse(q, RNIC_EBUSY, addr >> 5, ((uint64_t)domain << 32) | addr);
     RQ__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
     return RNIC_OK;
@@ -3504,7 +3548,7 @@ RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint3
     rd.page = page;
     rd.index = index;
     rd.mode = mode;
-    if (rnic_ring_push(&q->rd, &rd) != RNIC_OK)
+    if (rnic_ring_push_n(&q->rd, &rd, sizeof rd) != RNIC_OK)
         return rq__refuse(q, RNIC_EBUSY, domain, ((uint64_t)page << 32) | index);
     RQ__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
     return RNIC_OK;
@@ -3518,7 +3562,7 @@ static rnic_err rq__peek_null(const rq_qos *q)
 }
 
 /* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record). */
-static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out)
+static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out, size_t size)
 {
     const void *head;
     if (!out)
@@ -3526,35 +3570,35 @@ static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out)
     head = rnic_ring_peek(ring);
     if (!head)
         return RNIC_EEMPTY;
-    RNIC_MEMCPY(out, head, ring->elem_size);
+    RNIC_MEMCPY(out, head, size);
     return RNIC_OK;
 }
 
 /* Take the oldest record of an output ring; RNIC_EINVAL counted for a NULL record. */
-static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out)
+static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out, size_t size)
 {
     if (!out)
         return rq__refuse(q, RNIC_EINVAL, RNIC_NONE, 0);
-    return rnic_ring_pop(ring, out);
+    return rnic_ring_pop_n(ring, out, size);
 }
 
 RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out)
 {
-    rnic_err e = q ? rq__pop_ring(q, &q->b, out) : RNIC_EINVAL;
+    rnic_err e = q ? rq__pop_ring(q, &q->b, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK)
         RQ__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
     return e;
 }
-RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q ? rq__peek_ring(q, &q->b, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q ? rq__peek_ring(q, &q->b, out, sizeof *out) : RNIC_EINVAL; }
 
 RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out)
 {
-    rnic_err e = q ? rq__pop_ring(q, &q->r, out) : RNIC_EINVAL;
+    rnic_err e = q ? rq__pop_ring(q, &q->r, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK)
         RQ__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
     return e;
 }
-RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q ? rq__peek_ring(q, &q->r, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q ? rq__peek_ring(q, &q->r, out, sizeof *out) : RNIC_EINVAL; }
 
 /* ---- the AXI write-data stage: one beat per cycle ---- */
 
@@ -3583,7 +3627,7 @@ static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
     r.domain = b->domain;
     r.addr = b->addr;
     r.status = status;
-    rnic_ring_push(&q->b, &r); /* room checked by the caller */
+    rnic_ring_push_n(&q->b, &r, sizeof r); /* room checked by the caller */
     q->stats.beats++;
     if (status != RNIC_OK) {
         q->stats.beats_refused++;
@@ -3735,7 +3779,7 @@ static void rq__read_stage(rq_qos *q)
     q->stats.status_reads++;
     RQ__TRACE(q, RNIC_TRACE_OUT, head->domain, out.data, (uint64_t)out.status);
     rnic_ring_pop(&q->rd, NULL);
-    rnic_ring_push(&q->r, &out);
+    rnic_ring_push_n(&q->r, &out, sizeof out);
 }
 
 /* ---- timeout bookkeeping (fast-forward only: the timeout scanner itself is unchanged) ----
@@ -3918,7 +3962,7 @@ RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
         return RNIC_EINVAL;
     if (!r)
         return rq__refuse(q, RNIC_EINVAL, 0, 0);
-    if (rnic_ring_push(&q->resp, r) != RNIC_OK)
+    if (rnic_ring_push_n(&q->resp, r, sizeof *r) != RNIC_OK)
         return rq__refuse(q, RNIC_EBUSY, r->tid, r->seq);
     RQ__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
     return RNIC_OK;
@@ -3978,11 +4022,11 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
     return e;
 }
 
-RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ? rq__peek_ring(q, &q->pkt, out) : RNIC_EINVAL; }
+RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ? rq__peek_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL; }
 
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
-    rnic_err e = q ? rq__pop_ring(q, &q->pkt, out) : RNIC_EINVAL;
+    rnic_err e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK) {
         RQ__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
         if (out->kind == RQ_PKT_INLINE)
@@ -4153,6 +4197,7 @@ static void rq__handler_s3(rq_qos *q)
     if (queue != RNIC_NONE && rnic_ssfifo_enqueue(&q->sched, queue, line) == RNIC_OK)
         q->enq_port_used = true;
     pe->valid = 0;
+    rq__tid_back(q, h->r.tid);
     rq__timer_sync(q, h->r.tid);
     q->npending--;
     m->outstanding--;
@@ -4182,7 +4227,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
     rq_handler *h = &q->mh;
     rq_pend *pe;
     if (h->state == 0u) {
-        if (!h->s3_ran && rnic_ring_pop(&q->resp, &h->r) == RNIC_OK) {
+        if (!h->s3_ran && rnic_ring_pop_n(&q->resp, &h->r, sizeof h->r) == RNIC_OK) {
             h->state = 1u;
             h->s1_ran = 1u; /* the pending table's shared port is the handler's this cycle */
             h->next = q->now + 1u;
@@ -4227,6 +4272,7 @@ static void rq__fail_transfer(rq_qos *q, uint32_t line)
     for (i = 0; i < 2u * q->cfg.ids.tids; i++) /* its blocks in flight are forgotten */
         if (q->pend[i].valid && q->pend[i].line == line) {
             q->pend[i].valid = 0;
+            rq__tid_back(q, i);
             rq__timer_sync(q, i);
             q->npending--;
             if (!x->cm || x->is_inline)
@@ -4523,43 +4569,100 @@ static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi)
 /* Stage 1's choice: the first queue, in priority order, that a dequeue would find an entry in
  * and whose IDs are free -- a pool ID for TID-only and no-FID queues (a pool whose FIFO is empty
  * or whose dequeue port is taken this cycle masks its queues), the flow's next TID for have-FID
- * queues. *tid_wait: a have-FID queue was passed over for its tid_bitmap. RNIC_NONE: none. */
-static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait)
+ * queues. *tid_wait: a have-FID queue ahead of the choice was passed over for its tid_bitmap.
+ * RNIC_NONE: none. Queues already known to wait (tid_wait_mask: set by the probe, cleared when
+ * the TID comes back) are not looked at again; found[] returns the ones newly found waiting. */
+static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2])
 {
-    uint64_t cand[2];
-    uint32_t w, pool;
+    const rq_ids *ids = &q->ids;
+    uint64_t cand[2], waiting[2];
+    uint32_t w, closed;
+    found[0] = found[1] = 0u;
     *tid_wait = false;
     cand[0] = q->sched.nonempty[0];
     cand[1] = q->nqueues > 64u ? q->sched.nonempty[1] : 0u;
-    for (pool = 0; pool < 3u; pool++)
-        if (rq_ids_free_count(&q->ids, (rq_id_pool)pool) == 0 || q->ids.deq_used[pool]) {
-            cand[0] &= ~q->queue_class[pool][0];
-            cand[1] &= ~q->queue_class[pool][1];
-        }
-    for (w = 0; w < 2u; w++)
-        while (cand[w]) {
-            uint32_t qi = w * 64u + rnic_ctz64(cand[w]);
-            cand[w] &= cand[w] - 1u;
+    if ((cand[0] | cand[1]) == 0u)
+        return RNIC_NONE; /* nothing queued */
+    /* a pool whose FIFO is empty or whose dequeue port is taken closes its queues */
+    closed = (rnic_ring_empty(&ids->pool[0]) || ids->deq_used[0] ? 1u : 0u) |
+             (rnic_ring_empty(&ids->pool[1]) || ids->deq_used[1] ? 2u : 0u) |
+             (rnic_ring_empty(&ids->pool[2]) || ids->deq_used[2] ? 4u : 0u);
+    cand[0] &= ~q->pool_closed[closed][0];
+    cand[1] &= ~q->pool_closed[closed][1];
+    waiting[0] = cand[0] & q->tid_wait_mask[0];
+    waiting[1] = cand[1] & q->tid_wait_mask[1];
+    for (w = 0; w < 2u; w++) {
+        uint64_t c = cand[w] & ~waiting[w];
+        while (c) {
+            uint32_t bit = rnic_ctz64(c), qi = w * 64u + bit;
+            c &= c - 1u;
             if (!rnic_ssfifo_ready(&q->sched, qi))
                 continue; /* only this cycle's enqueue into an empty queue */
-            if (((q->queue_class[3][w] >> (qi & 63u)) & 1u) && rq__next_tid_busy(q, qi)) {
-                *tid_wait = true;
+            if (((q->queue_class[3][w] >> bit) & 1u) && rq__next_tid_busy(q, qi)) {
+                found[w] |= (uint64_t)1 << bit;
                 continue;
             }
+            /* waits ahead of it: everything in earlier words, the lower bits of this one */
+            *tid_wait = (w == 1u && (waiting[0] | found[0])) ||
+                        ((waiting[w] | found[w]) & (((uint64_t)1 << bit) - 1u)) != 0u;
             return qi;
         }
+    }
+    *tid_wait = (waiting[0] | waiting[1] | found[0] | found[1]) != 0u;
     return RNIC_NONE;
 }
 
+/* The TID of the tid_bitmap wait of queue qi's head. */
+static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi)
+{
+    const rq_meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
+    return qi >= 2u + 2u * q->cfg.intra_priorities ? rq_tid_multipath(&q->ids, m->fid, m->block_num)
+                                                   : rq_tid_unipath(&q->ids, m->fid, m->block_num);
+}
+
+/* A TID came back (its pending entry was freed): the queue waiting for it may go on. */
+static void rq__tid_back(rq_qos *q, uint32_t tid)
+{
+    uint32_t w;
+    for (w = 0; w < 2u; w++) {
+        uint64_t m = q->tid_wait_mask[w];
+        while (m) {
+            uint32_t bit = rnic_ctz64(m);
+            m &= m - 1u;
+            if (q->tid_waited[w * 64u + bit] == tid)
+                q->tid_wait_mask[w] &= ~((uint64_t)1 << bit);
+        }
+    }
+}
+
 /* Stage 1's probe (every cycle stage 1 is free): does it want the metadata read (a queue to
- * dequeue)? Counts the tid_bitmap waits; remembers the choice for the commit. */
+ * dequeue)? Counts the tid_bitmap waits; remembers the choice for the commit and the queues
+ * found waiting. */
 static bool rq__stage1_probe(rq_qos *q)
 {
-    bool tid_wait;
+    bool tid_wait = false;
+    uint64_t found[2];
+    uint32_t w;
     q->s1_pick = RNIC_NONE;
     if (q->s2.valid)
         return false;
-    q->s1_pick = rq__stage1_pick(q, &tid_wait);
+#ifdef RNIC_DEBUG
+    for (w = 0; w < 2u; w++) { /* the known waits are still waits, on the TID recorded */
+        uint64_t m = q->tid_wait_mask[w];
+        for (; m; m &= m - 1u) {
+            uint32_t qi = w * 64u + rnic_ctz64(m);
+            RNIC_ASSERT(!rnic_ssfifo_empty(&q->sched, qi) && rq__next_tid_of(q, qi) == q->tid_waited[qi] &&
+                        q->pend[q->tid_waited[qi]].valid);
+        }
+    }
+#endif
+    q->s1_pick = rq__stage1_pick(q, &tid_wait, found);
+    for (w = 0; w < 2u; w++)
+        for (; found[w]; found[w] &= found[w] - 1u) {
+            uint32_t qi = w * 64u + rnic_ctz64(found[w]);
+            q->tid_waited[qi] = rq__next_tid_of(q, qi);
+            q->tid_wait_mask[w] |= (uint64_t)1 << (qi & 63u);
+        }
     if (tid_wait)
         q->stats.seg_stalls_tid++;
     return q->s1_pick != RNIC_NONE;
@@ -4671,8 +4774,9 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     } else {
         /* stage 1: is there a queue it may dequeue from (its pool has an ID, or its head's
          * next TID is back)? */
-        bool tid_wait;
-        if (rq__stage1_pick(q, &tid_wait) != RNIC_NONE)
+        bool tid_wait = false;
+        uint64_t found[2];
+        if (rq__stage1_pick(q, &tid_wait, found) != RNIC_NONE)
             return false;
         *tid_stalls = tid_wait ? 1u : 0u;
     }

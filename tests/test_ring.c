@@ -82,7 +82,8 @@ static void random_run(uint32_t elem, uint32_t cap, uint32_t ops, uint64_t seed)
             if (rnic_prng_below(&p, 100) < push_pct) { /* push */
                 rnic_err got;
                 fill_elem(e, elem, &p);
-                got = rnic_ring_push(&r, e);
+                /* half through the fixed-size variant (size == elem_size) */
+                got = rnic_prng_chance(&p, 1, 2) ? rnic_ring_push_n(&r, e, elem) : rnic_ring_push(&r, e);
                 if (ref.count == ref.cap) {
                     CHECK_EQ(got, RNIC_EBUSY);
                     ref.rejected++;
@@ -100,7 +101,8 @@ static void random_run(uint32_t elem, uint32_t cap, uint32_t ops, uint64_t seed)
                 const void *head = rnic_ring_peek(&r);
                 rnic_err got;
                 memset(out, 0xee, elem);
-                got = rnic_ring_pop(&r, discard ? NULL : out);
+                got = rnic_prng_chance(&p, 1, 2) ? rnic_ring_pop_n(&r, discard ? NULL : out, elem)
+                                                 : rnic_ring_pop(&r, discard ? NULL : out);
                 if (ref.count == 0) {
                     CHECK_EQ(got, RNIC_EEMPTY);
                     CHECK(head == NULL);

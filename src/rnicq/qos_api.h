@@ -357,8 +357,11 @@ struct rq_qos {
     bool s3_valid;
     bool arb_handler_last;    /* metadata arbiter: the handler was served last */
     uint32_t s1_pick;         /* the queue stage 1's probe chose this cycle (RNIC_NONE: none) */
+    uint64_t tid_wait_mask[2]; /* have-FID queues whose head waits at the tid_bitmap (known busy) */
+    uint32_t tid_waited[128]; /* ... and the TID each waits for; the bit clears when it is back */
     uint64_t queue_class[4][2]; /* queue masks (<= 66 queues): TID-only, 1xFID no-FID, 4xFID
                                  * no-FID (indexed by rq_id_pool), have-FID */
+    uint64_t pool_closed[8][2]; /* by a bit set of unavailable pools: the queues they close */
     rq_handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
