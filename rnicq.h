@@ -2300,8 +2300,14 @@ typedef struct rq_stage2 { /* segmenter stage-2 register */
     uint32_t valid, line, queue, id, wait;
 } rq_stage2;
 
+/* The message handler's FSM states (Fig. 3.13): ready (S1 takes a response), S2 (the pending
+ * entry is read), S3 (the metadata is read and updated). */
+enum { RQ__MH_READY = 0, RQ__MH_S2 = 1, RQ__MH_S3 = 2 };
+/* A Transfer Table line's occupancy: free, the first line of a live transfer, its second line. */
+enum { RQ__LINE_FREE = 0, RQ__LINE_FIRST = 1, RQ__LINE_SECOND = 2 };
+
 typedef struct rq_handler { /* message handler FSM */
-    uint32_t state;       /* 0 ready, 1 = S2 (pending entry read), 2 = S3 (metadata read) */
+    uint32_t state;       /* RQ__MH_READY, RQ__MH_S2, RQ__MH_S3 */
     rq_response r;
     uint64_t next;        /* cycle of the next state's work */
     uint32_t s3_ran;      /* S3 was this cycle's state: S1 takes the next response next cycle */
@@ -2315,7 +2321,7 @@ struct rq_qos {
     uint32_t channels;        /* per domain */
     uint32_t nqueues;
     uint64_t *table;          /* Transfer Table: lines x 4 words */
-    uint8_t *occupied;        /* per line: 1 = first line of a live transfer, 2 = its second line */
+    uint8_t *occupied;        /* per line: RQ__LINE_FREE, RQ__LINE_FIRST, RQ__LINE_SECOND */
     rq_accumulator *acc;      /* per domain */
     rnic_ssfifo sched;
     rq_ids ids;
@@ -2344,8 +2350,9 @@ struct rq_qos {
     uint32_t s1_pick;         /* the queue stage 1's probe chose this cycle (RNIC_NONE: none) */
     uint64_t tid_wait_mask[2]; /* have-FID queues whose head waits at the tid_bitmap (known busy) */
     uint32_t tid_waited[128]; /* ... and the TID each waits for; the bit clears when it is back */
-    uint64_t queue_class[4][2]; /* queue masks (<= 66 queues): TID-only, 1xFID no-FID, 4xFID
-                                 * no-FID (indexed by rq_id_pool), have-FID */
+    uint64_t queue_class[5][2]; /* queue masks (<= 66 queues), indexed by RQ__CLASS_*: the
+                                 * queues taking a TID, a FID, a FID group (= rq_id_pool), the
+                                 * have-FID queues, the multipath (4xFID) queues */
     uint64_t pool_closed[8][2]; /* by a bit set of unavailable pools: the queues they close */
     rq_handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */
@@ -3210,12 +3217,15 @@ RQ_API rnic_err rq_desc_encode(const rq_transfer *t, uint64_t line0[4], uint64_t
 }
 #undef RQ__DESC_FLAGS
 /* ==== end src/rnicq/desc.c ==== */
-/* ==== begin src/rnicq/qos.c ==== */
+/* ==== begin src/rnicq/qos_engine.c ==== */
 /* The RED-SEA QoS engine (interface: qos_api.h; cycle semantics: docs/rnicq_qos_model.md):
- * configuration and memory; the AXI write path (AW FIFO -> write-data stage -> per-domain
- * accumulators -> Transfer Table -> validation -> status BUSY -> enqueue into the scheduling
- * FIFOs); AXI status reads; the 3-stage segmenter; the message handler; the timeout scanner
- * and retransmission. */
+ * configuration, memory, init, the scheduling-queue numbering, and the state the hardware
+ * blocks share -- the Transfer Table and Transfer Metadata table accessors, the block
+ * descriptor, completion, the deferred ID returns. One file per block follows (the thesis's
+ * chapter 3): qos_axi_write.c (Fig. 3.5), qos_status_read.c (Fig. 3.6), qos_remote_read.c,
+ * qos_send_port.c, qos_pending_table.c (§3.5, the timeout scanner), qos_metadata_arbiter.c
+ * (Fig. 3.14), qos_message_handler.c (Fig. 3.13), qos_retransmit.c (beyond the thesis, §5),
+ * qos_segmenter.c (Fig. 3.9); qos_tick.c runs them in a cycle's order and fast-forwards. */
 
 RQ_API void rq_qos_config_default(rq_qos_config *cfg)
 {
@@ -3245,6 +3255,7 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
 }
 
 #define RQ__MAX_CLOCK_HZ 1000000000000ull           /* 1 THz: ns x clock_hz stays in 128 bits */
+
 #define RQ__MAX_TIMEOUT ((uint64_t)1 << 40)         /* cycles: wrap-safe comparisons need < 2^63 */
 
 /* The retransmission timeout in cycles: timeout_ns at clock_hz, to the nearest cycle. */
@@ -3289,12 +3300,36 @@ RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
 
 static bool rq__qos_config_valid(const rq_qos_config *c) { return rq_qos_config_check(c, NULL) == RNIC_OK; }
 
+/* The scheduling queues (§3.7), numbered in priority order (queue 0 is served first):
+ * RQ_QUEUE_CONTROL, RQ_QUEUE_TID_ONLY, then four groups of intra_priorities queues each, by
+ * priority within a group. The only place the numbering is written: every other test of a
+ * queue's kind goes through the class masks init builds from it. */
+enum { RQ__GROUP_FID1_HAVE = 0, RQ__GROUP_FID1_NEED = 1, RQ__GROUP_FID4_HAVE = 2, RQ__GROUP_FID4_NEED = 3 };
+enum { RQ__CLASS_TAKES_TID = 0, RQ__CLASS_TAKES_FID1 = 1, RQ__CLASS_TAKES_FID4 = 2, RQ__CLASS_HAS_FID = 3, RQ__CLASS_MULTIPATH = 4 };
+
+static uint32_t rq__queue_count(uint32_t intra_priorities) { return 2u + 4u * intra_priorities; }
+
+static uint32_t rq__queue_number(const rq_qos *q, uint32_t group, uint32_t prio)
+{
+    return 2u + group * q->cfg.intra_priorities + prio;
+}
+
+static bool rq__queue_is(const rq_qos *q, uint32_t cls, uint32_t qi)
+{
+    return (q->queue_class[cls][qi >> 6] >> (qi & 63u)) & 1u;
+}
+
+static void rq__queue_class_add(rq_qos *q, uint32_t cls, uint32_t qi)
+{
+    q->queue_class[cls][qi >> 6] |= (uint64_t)1 << (qi & 63u);
+}
+
 static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *mem)
 {
     size_t off = 0, at, n;
     uint32_t lines = c->domains * (c->write_channels + c->read_channels);
     rnic_ssfifo_config fc;
-    fc.nqueues = 2u + 4u * c->intra_priorities;
+    fc.nqueues = rq__queue_count(c->intra_priorities);
     fc.nentries = lines;
 #define RQ__PART(bytes, then)                               \
     do {                                                    \
@@ -3339,9 +3374,71 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
     return rq__qos_config_valid(cfg) ? rq__qos_layout(cfg, NULL, NULL) : 0;
 }
 
+/* ---- timeout bookkeeping (fast-forward only: the timeout scanner itself is unchanged) ----
+ * An entry is armed while valid, taken by the send unit and not queued for retransmission; it
+ * is due from cycle issued + timeout on, and the scanner times it out at its first visit from
+ * then on. Entries are armed only when the send unit takes them (issued = now), so arming order
+ * is due order: a list (O(1) append and unlink) holds those not yet due; at the end of each
+ * cycle the ones now due move to due_map, where the scanner will find them. next_event reads
+ * the next timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
+#define RQ__ARMED_NO 0u
+
+#define RQ__ARMED_LIST 1u
+
+#define RQ__ARMED_DUE 2u
+
+/* The blocks' internal functions, defined in the files that follow (amalgamation order). */
+static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_t b);
+static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
+static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
+static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value);
+static bool rq__after(uint64_t a, uint64_t b);
+static rq_accumulator *rq__acc(const rq_qos *q, uint32_t domain);
+static rnic_err rq__peek_null(const rq_qos *q);
+static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out, size_t size);
+static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out, size_t size);
+static void rq__decode_line(const rq_qos *q, uint32_t line, rq_transfer *t);
+static uint64_t rq__src_of(const rq_qos *q, uint32_t line);
+static uint64_t rq__dst_of(const rq_qos *q, uint32_t line);
+static uint32_t rq__requeue_of(const rq_qos *q, const rq_xfer *x);
+static uint32_t rq__next_seq(rq_qos *q);
+static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *m, uint32_t block, uint32_t taken);
+static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uint32_t block, rq_block_desc *b);
+static void rq__finish(rq_qos *q, uint32_t line, rq_status st);
+static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id);
+static void rq__drain_returns(rq_qos *q);
+static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_t nlines);
+static void rq__meta_start(rq_meta *m);
+static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *line_out, uint32_t *word_out);
+static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status);
+static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_accumulator *acc, rq_accumulator *a);
+static void rq__write_stage(rq_qos *q);
+static void rq__read_stage(rq_qos *q);
+static void rq__remote_stage(rq_qos *q);
+static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq);
+static void rq__block_to_work(const rq_block_desc *b, rnic_work *w);
+static void rq__disarm(rq_qos *q, uint32_t tid);
+static void rq__timer_sync(rq_qos *q, uint32_t tid);
+static void rq__timers_due(rq_qos *q);
+static uint64_t rq__next_timeout(const rq_qos *q);
+static void rq__timeout_scan(rq_qos *q);
+static bool rq__arbiter_grant(rq_qos *q, bool handler, bool other_wants);
+static void rq__handler_s3(rq_qos *q);
+static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants);
+static void rq__fail_transfer(rq_qos *q, uint32_t line);
+static void rq__retransmit(rq_qos *q);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
-static bool rq__queue_has_fid(const rq_qos *q, uint32_t qi);
+static void rq__stage3(rq_qos *q, bool *issued);
+static void rq__stage2(rq_qos *q, bool stage3_issued);
+static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi);
+static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2]);
+static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi);
 static void rq__tid_back(rq_qos *q, uint32_t tid);
+static bool rq__stage1_probe(rq_qos *q);
+static void rq__stage1_commit(rq_qos *q);
+static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls);
+static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls);
+static uint32_t rq__full_outputs(const rq_qos *q);
 
 RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size)
 {
@@ -3362,7 +3459,7 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     q->cfg = *cfg;
     q->channels = cfg->write_channels + cfg->read_channels;
     q->lines = cfg->domains * q->channels;
-    q->nqueues = 2u + 4u * cfg->intra_priorities;
+    q->nqueues = rq__queue_count(cfg->intra_priorities);
     rq__qos_layout(cfg, q, (unsigned char *)mem);
     for (d = 0; d < cfg->accumulators; d++)
         q->acc[d].line = q->acc[d].expect_line = RNIC_NONE;
@@ -3377,11 +3474,14 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     q->timeout = rq__timeout_of(cfg);
     q->now = cfg->start_cycle;
     q->s1_pick = RNIC_NONE;
-    for (d = 0; d < q->nqueues; d++) {
-        rq_id_pool pool = RQ_POOL_TID;
-        uint32_t cls = rq__queue_takes_id(q, d, &pool) ? (uint32_t)pool : rq__queue_has_fid(q, d) ? 3u : 4u;
-        if (cls < 4u)
-            q->queue_class[cls][d >> 6] |= (uint64_t)1 << (d & 63u);
+    rq__queue_class_add(q, RQ__CLASS_TAKES_TID, RQ_QUEUE_TID_ONLY);
+    for (d = 0; d < cfg->intra_priorities; d++) {
+        rq__queue_class_add(q, RQ__CLASS_TAKES_FID1, rq__queue_number(q, RQ__GROUP_FID1_NEED, d));
+        rq__queue_class_add(q, RQ__CLASS_TAKES_FID4, rq__queue_number(q, RQ__GROUP_FID4_NEED, d));
+        rq__queue_class_add(q, RQ__CLASS_HAS_FID, rq__queue_number(q, RQ__GROUP_FID1_HAVE, d));
+        rq__queue_class_add(q, RQ__CLASS_HAS_FID, rq__queue_number(q, RQ__GROUP_FID4_HAVE, d));
+        rq__queue_class_add(q, RQ__CLASS_MULTIPATH, rq__queue_number(q, RQ__GROUP_FID4_HAVE, d));
+        rq__queue_class_add(q, RQ__CLASS_MULTIPATH, rq__queue_number(q, RQ__GROUP_FID4_NEED, d));
     }
     for (d = 0; d < 8u; d++) { /* the queues closed by each set of unavailable pools */
         uint32_t pool;
@@ -3397,6 +3497,7 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
 }
 
 RQ_API uint64_t rq_qos_now(const rq_qos *q) { return q ? q->now : 0; }
+
 RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q) { return q ? q->timeout : 0; }
 
 /* Trace points cost one branch when tracing is off. */
@@ -3436,12 +3537,19 @@ static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value)
 
 /* Wrap-safe "cycle a is after cycle b" (cycles within 2^63 of each other). */
 static bool rq__after(uint64_t a, uint64_t b) { return (int64_t)(a - b) > 0; }
+
 RQ_API const rq_qos_stats *rq_qos_get_stats(const rq_qos *q) { return q ? &q->stats : NULL; }
+
 RQ_API bool rq_qos_ready(const rq_qos *q) { return q && rq_ids_ready(&q->ids); }
+
 RQ_API uint32_t rq_qos_free_ids(const rq_qos *q, rq_id_pool pool) { return q ? rq_ids_free_count(&q->ids, pool) : 0; }
+
 RQ_API uint32_t rq_qos_space_axi_write(const rq_qos *q) { return q ? rnic_ring_space(&q->aw) : 0; }
+
 RQ_API uint32_t rq_qos_space_axi_read(const rq_qos *q) { return q ? rnic_ring_space(&q->rd) : 0; }
+
 RQ_API uint32_t rq_qos_space_response(const rq_qos *q) { return q ? rnic_ring_space(&q->resp) : 0; }
+
 RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q) { return q ? rnic_ring_space(&q->remote) : 0; }
 
 /* The accumulator set a domain's beats go to (one per domain, or the thesis's single set). */
@@ -3475,12 +3583,164 @@ RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
     prio = t->prio < p ? t->prio : p - 1u;
     if (t->kind == RQ_KIND_INLINE || !t->cm)
         return RQ_QUEUE_TID_ONLY;
-    /* 2 .. 2+P-1: 1xFID have-FID; then 1xFID no-FID; 4xFID have-FID; 4xFID no-FID */
-    return 2u + (t->multipath ? 3u : 1u) * p + prio;
+    return rq__queue_number(q, t->multipath ? RQ__GROUP_FID4_NEED : RQ__GROUP_FID1_NEED, prio);
 }
 
-/* ---- inputs ---- */
+/* A NULL record given to a peek: counted like a pop's (the engine is the caller's; only the
+ * statistics change, as for every refused call). */
+static rnic_err rq__peek_null(const rq_qos *q)
+{ /* counted and traced like any refused call: the engine is the caller's, only statistics change */
+    return rq__refuse((rq_qos *)(uintptr_t)q, RNIC_EINVAL, RNIC_NONE, 0);
+}
 
+/* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record). */
+static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out, size_t size)
+{
+    const void *head;
+    if (!out)
+        return rq__peek_null(q);
+    head = rnic_ring_peek(ring);
+    if (!head)
+        return RNIC_EEMPTY;
+    RNIC_MEMCPY(out, head, size);
+    return RNIC_OK;
+}
+
+/* Take the oldest record of an output ring; RNIC_EINVAL counted for a NULL record. */
+static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out, size_t size)
+{
+    if (!out)
+        return rq__refuse(q, RNIC_EINVAL, RNIC_NONE, 0);
+    return rnic_ring_pop_n(ring, out, size);
+}
+
+RQ_API uint32_t rq_qos_pending(const rq_qos *q) { return q ? q->npending : 0; }
+
+static void rq__decode_line(const rq_qos *q, uint32_t line, rq_transfer *t)
+{
+    const uint64_t *l0 = &q->table[(size_t)line * 4u];
+    /* accepted descriptors decode; the second line is only read for two-line ones */
+    rq_desc_decode(l0, rq_desc_lines(l0[3]) == 2u ? l0 + 4 : NULL, t);
+}
+
+/* A regular transfer's addresses and size: Transfer Table words 0, 1, 2 of its first line. */
+static uint64_t rq__src_of(const rq_qos *q, uint32_t line) { return q->table[(size_t)line * 4u]; }
+
+static uint64_t rq__dst_of(const rq_qos *q, uint32_t line) { return q->table[(size_t)line * 4u + 1u]; }
+
+/* Scheduling queue a transfer returns to once it has its IDs (have-FID / TID-only). */
+static uint32_t rq__requeue_of(const rq_qos *q, const rq_xfer *x)
+{
+    if (x->is_inline || !x->cm)
+        return RQ_QUEUE_TID_ONLY;
+    return rq__queue_number(q, x->multipath ? RQ__GROUP_FID4_HAVE : RQ__GROUP_FID1_HAVE, x->prio);
+}
+
+static uint32_t rq__next_seq(rq_qos *q)
+{
+    uint32_t s = q->seq;
+    q->seq = rnic_seq_add(q->seq, 1u, q->cfg.seq_bits);
+    return s;
+}
+
+static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *m, uint32_t block, uint32_t taken)
+{
+    if (!x->cm)
+        return taken;
+    return x->multipath ? rq_tid_multipath(&q->ids, m->fid, block) : rq_tid_unipath(&q->ids, m->fid, block);
+}
+
+/* Block `block` of the regular transfer on `line` (stage 3's arithmetic, §3.9.3). */
+static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uint32_t block, rq_block_desc *b)
+{
+    uint64_t off = block == 0u ? 0u : x->first + (uint64_t)(block - 1u) * q->cfg.block_bytes; /* first + (n - 1) x BLOCK */
+    uint32_t size = block == 0u ? x->first : block + 1u == x->total ? x->last : q->cfg.block_bytes;
+    RNIC_MEMSET(b, 0, sizeof *b);
+    b->cycle = q->now;
+    b->src = rq__src_of(q, line) + off;
+    b->dst = rq__dst_of(q, line) + off;
+    b->size = size;
+    b->transfer = line;
+    b->domain = line / q->channels;
+    b->block = block;
+    b->offset = (uint32_t)off; /* < 2^32: sizes are at most 2^32 */
+    b->index = q->meta[line].index;
+    b->last = block + 1u == x->total;
+    b->cm = x->cm;
+    b->chained = x->cm && block > 0u;
+    b->has_next = x->cm && block + 1u < x->total;
+    b->notify = x->notify && block + 1u == x->total;
+}
+
+/* A transfer's end (DONE or ERROR): status, IDs of the flow back, its lines free. */
+static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
+{
+    rq_meta *m = &q->meta[line];
+    const rq_xfer *x = &q->xfer[line];
+    if (line % q->channels < q->cfg.write_channels) /* read channels have no status register */
+        rq_status_set(&q->status, line / q->channels, line % q->channels, st);
+    if (m->has_fid) /* FIDs return on completion (§3.11) */
+        rq__defer_return(q, x->multipath ? RQ_POOL_FID4 : RQ_POOL_FID1, m->fid);
+    q->occupied[line] = RQ__LINE_FREE;
+    if (x->nlines == 2u)
+        q->occupied[line + 1u] = RQ__LINE_FREE;
+    if (st == RQ_DONE)
+        q->stats.done++;
+    else
+        q->stats.failed++;
+    RQ__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
+}
+
+/* IDs returned off the handler's path (a failed transfer's TIDs, FIDs at completion) queue
+ * here and go back one per cycle, after the handler's own returns. */
+static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id)
+{
+    uint32_t v[2];
+    v[0] = (uint32_t)pool;
+    v[1] = id;
+    rnic_ring_push(&q->id_returns, v); /* every ID is in it at most once: never full */
+}
+
+static void rq__drain_returns(rq_qos *q)
+{
+    const uint32_t *v = (const uint32_t *)rnic_ring_peek(&q->id_returns);
+    if (v && rq_ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
+        rnic_ring_pop(&q->id_returns, NULL);
+}
+/* ==== end src/rnicq/qos_engine.c ==== */
+/* ==== begin src/rnicq/qos_axi_write.c ==== */
+/* The AXI write slave (thesis §3.6, Fig. 3.5): the AW FIFO, the write-data stage (one beat per
+ * cycle), the per-domain accumulators (or the as-built single one), Transfer Table port 0, the
+ * descriptor's validation, status BUSY and the enqueue into the scheduling FIFOs; BRESP. */
+
+RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes)
+{
+    rq_axi_beat b;
+    if (!q)
+        return RNIC_EINVAL;
+    if (!data)
+        return rq__refuse(q, RNIC_EINVAL, addr >> 5, ((uint64_t)domain << 32) | addr);
+    b.ready = q->now + 1u; /* the AW FIFO costs one cycle (§3.6.1 i) */
+    b.data[0] = data[0];
+    b.data[1] = bytes == 16u ? data[1] : 0;
+    b.domain = domain;
+    b.addr = addr;
+    b.bytes = bytes;
+    if (rnic_ring_push_n(&q->aw, &b, sizeof b) != RNIC_OK)
+        return rq__refuse(q, RNIC_EBUSY, addr >> 5, ((uint64_t)domain << 32) | addr);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out)
+{
+    rnic_err e = q ? rq__pop_ring(q, &q->b, out, sizeof *out) : RNIC_EINVAL;
+    if (e == RNIC_OK)
+        RQ__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
+    return e;
+}
+
+RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q ? rq__peek_ring(q, &q->b, out, sizeof *out) : RNIC_EINVAL; }
 
 /* The descriptor decoded once, when it is accepted (validated there). */
 static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_t nlines)
@@ -3519,89 +3779,6 @@ static void rq__meta_start(rq_meta *m)
     m->next_index = index + 1u;
 }
 
-RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes)
-{
-    rq_axi_beat b;
-    if (!q)
-        return RNIC_EINVAL;
-    if (!data)
-        return rq__refuse(q, RNIC_EINVAL, addr >> 5, ((uint64_t)domain << 32) | addr);
-    b.ready = q->now + 1u; /* the AW FIFO costs one cycle (§3.6.1 i) */
-    b.data[0] = data[0];
-    b.data[1] = bytes == 16u ? data[1] : 0;
-    b.domain = domain;
-    b.addr = addr;
-    b.bytes = bytes;
-    if (rnic_ring_push_n(&q->aw, &b, sizeof b) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, addr >> 5, ((uint64_t)domain << 32) | addr);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
-    return RNIC_OK;
-}
-
-RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode)
-{
-    rq_axi_read rd;
-    if (!q)
-        return RNIC_EINVAL;
-    rd.ready = q->now + 1u;
-    rd.domain = domain;
-    rd.page = page;
-    rd.index = index;
-    rd.mode = mode;
-    if (rnic_ring_push_n(&q->rd, &rd, sizeof rd) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, domain, ((uint64_t)page << 32) | index);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
-    return RNIC_OK;
-}
-
-/* A NULL record given to a peek: counted like a pop's (the engine is the caller's; only the
- * statistics change, as for every refused call). */
-static rnic_err rq__peek_null(const rq_qos *q)
-{ /* counted and traced like any refused call: the engine is the caller's, only statistics change */
-    return rq__refuse((rq_qos *)(uintptr_t)q, RNIC_EINVAL, RNIC_NONE, 0);
-}
-
-/* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record). */
-static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out, size_t size)
-{
-    const void *head;
-    if (!out)
-        return rq__peek_null(q);
-    head = rnic_ring_peek(ring);
-    if (!head)
-        return RNIC_EEMPTY;
-    RNIC_MEMCPY(out, head, size);
-    return RNIC_OK;
-}
-
-/* Take the oldest record of an output ring; RNIC_EINVAL counted for a NULL record. */
-static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out, size_t size)
-{
-    if (!out)
-        return rq__refuse(q, RNIC_EINVAL, RNIC_NONE, 0);
-    return rnic_ring_pop_n(ring, out, size);
-}
-
-RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out)
-{
-    rnic_err e = q ? rq__pop_ring(q, &q->b, out, sizeof *out) : RNIC_EINVAL;
-    if (e == RNIC_OK)
-        RQ__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
-    return e;
-}
-RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q ? rq__peek_ring(q, &q->b, out, sizeof *out) : RNIC_EINVAL; }
-
-RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out)
-{
-    rnic_err e = q ? rq__pop_ring(q, &q->r, out, sizeof *out) : RNIC_EINVAL;
-    if (e == RNIC_OK)
-        RQ__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
-    return e;
-}
-RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q ? rq__peek_ring(q, &q->r, out, sizeof *out) : RNIC_EINVAL; }
-
-/* ---- the AXI write-data stage: one beat per cycle ---- */
-
 /* Why a beat is refused before it touches the accumulator (RNIC_OK: it may go on). */
 static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *line_out, uint32_t *word_out)
 {
@@ -3637,6 +3814,22 @@ static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
     RQ__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
 }
 
+/* Every way the write-data stage ends with its beat: the beat leaves the AW FIFO and gets its
+ * BRESP (status e); the domain's accumulator takes its new value *a (acc NULL: unchanged).
+ * A refusal (e != RNIC_OK) with an accumulator abandons the descriptor being assembled. */
+static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_accumulator *acc, rq_accumulator *a)
+{
+    if (acc) {
+        if (e != RNIC_OK) {
+            a->expect_line = RNIC_NONE; /* the descriptor is abandoned */
+            q->stats.descriptors_refused++;
+        }
+        *acc = *a;
+    }
+    rnic_ring_pop(&q->aw, NULL);
+    rq__bresp(q, b, e);
+}
+
 static void rq__write_stage(rq_qos *q)
 {
     const rq_axi_beat *head = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
@@ -3660,9 +3853,8 @@ static void rq__write_stage(rq_qos *q)
                           * "the interrupting descriptor write receives BRESP = ERROR") */
     if (e == RNIC_OK && a.line != RNIC_NONE && a.line != line)
         e = RNIC_ESTATE; /* interleaved with another line of this domain's accumulator */
-    if (e != RNIC_OK) {
-        rnic_ring_pop(&q->aw, NULL);
-        rq__bresp(q, &b, e);
+    if (e != RNIC_OK) { /* the beat alone is refused: the accumulator keeps its descriptor */
+        rq__write_answer(q, &b, e, NULL, NULL);
         return;
     }
     a.line = line;
@@ -3674,9 +3866,7 @@ static void rq__write_stage(rq_qos *q)
         a.have |= 2u << word;
     }
     if (a.have != 0xfu) { /* the line is not complete yet */
-        *acc = a;
-        rnic_ring_pop(&q->aw, NULL);
-        rq__bresp(q, &b, RNIC_OK);
+        rq__write_answer(q, &b, RNIC_OK, acc, &a);
         return;
     }
     /* a complete line */
@@ -3695,19 +3885,13 @@ static void rq__write_stage(rq_qos *q)
             RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
             q->table_port_used = true;
             a.expect_line = line + 1u;
-            *acc = a;
             q->stats.lines_written++;
-            rnic_ring_pop(&q->aw, NULL);
-            rq__bresp(q, &b, RNIC_OK);
+            rq__write_answer(q, &b, RNIC_OK, acc, &a);
             return;
         }
     }
     if (e != RNIC_OK) {
-        a.expect_line = RNIC_NONE; /* the descriptor is abandoned */
-        *acc = a;
-        q->stats.descriptors_refused++;
-        rnic_ring_pop(&q->aw, NULL);
-        rq__bresp(q, &b, e);
+        rq__write_answer(q, &b, e, acc, &a);
         return;
     }
     /* the descriptor's last line: decode and validate */
@@ -3719,11 +3903,7 @@ static void rq__write_stage(rq_qos *q)
     if (e == RNIC_OK && t.kind == RQ_KIND_REGULAR && (t.dst > UINT64_MAX - t.size || t.src > UINT64_MAX - t.size))
         e = RNIC_ERANGE; /* the addresses would wrap */
     if (e != RNIC_OK) {
-        a.expect_line = RNIC_NONE;
-        *acc = a;
-        q->stats.descriptors_refused++;
-        rnic_ring_pop(&q->aw, NULL);
-        rq__bresp(q, &b, e);
+        rq__write_answer(q, &b, e, acc, &a);
         return;
     }
     /* accepted: it needs the scheduling FIFO's enqueue port this cycle (third in priority) */
@@ -3741,21 +3921,47 @@ static void rq__write_stage(rq_qos *q)
     q->table_port_used = true;
     rq__meta_start(&q->meta[first]);
     rq__xfer_set(q, first, &t, nlines);
-    q->occupied[first] = 1;
+    q->occupied[first] = RQ__LINE_FIRST;
     if (nlines == 2u)
-        q->occupied[first + 1u] = 2;
+        q->occupied[first + 1u] = RQ__LINE_SECOND;
     rq_status_set(&q->status, b.domain, first % q->channels, RQ_BUSY);
     a.expect_line = RNIC_NONE;
-    *acc = a;
     q->stats.lines_written++;
     q->stats.descriptors++;
     q->stats.transfers_enqueued++;
     RQ__TRACE(q, RQ_QOS_TRACE_ACCEPT, first, queue, q->meta[first].index);
-    rnic_ring_pop(&q->aw, NULL);
-    rq__bresp(q, &b, RNIC_OK);
+    rq__write_answer(q, &b, RNIC_OK, acc, &a);
+}
+/* ==== end src/rnicq/qos_axi_write.c ==== */
+/* ==== begin src/rnicq/qos_status_read.c ==== */
+/* The AXI read slave (thesis §3.6, Fig. 3.6): status reads of one channel or of 32, one per
+ * cycle, answered the next cycle; DONE and ERROR read back to IDLE. */
+
+RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode)
+{
+    rq_axi_read rd;
+    if (!q)
+        return RNIC_EINVAL;
+    rd.ready = q->now + 1u;
+    rd.domain = domain;
+    rd.page = page;
+    rd.index = index;
+    rd.mode = mode;
+    if (rnic_ring_push_n(&q->rd, &rd, sizeof rd) != RNIC_OK)
+        return rq__refuse(q, RNIC_EBUSY, domain, ((uint64_t)page << 32) | index);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
+    return RNIC_OK;
 }
 
-/* ---- the AXI read stage: one status read per cycle ---- */
+RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out)
+{
+    rnic_err e = q ? rq__pop_ring(q, &q->r, out, sizeof *out) : RNIC_EINVAL;
+    if (e == RNIC_OK)
+        RQ__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
+    return e;
+}
+
+RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q ? rq__peek_ring(q, &q->r, out, sizeof *out) : RNIC_EINVAL; }
 
 static void rq__read_stage(rq_qos *q)
 {
@@ -3781,104 +3987,10 @@ static void rq__read_stage(rq_qos *q)
     rnic_ring_pop(&q->rd, NULL);
     rnic_ring_push_n(&q->r, &out, sizeof out);
 }
-
-/* ---- timeout bookkeeping (fast-forward only: the timeout scanner itself is unchanged) ----
- * An entry is armed while valid, taken by the send unit and not queued for retransmission; it
- * is due from cycle issued + timeout on, and the scanner times it out at its first visit from
- * then on. Entries are armed only when the send unit takes them (issued = now), so arming order
- * is due order: a list (O(1) append and unlink) holds those not yet due; at the end of each
- * cycle the ones now due move to due_map, where the scanner will find them. next_event reads
- * the next timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
-#define RQ__ARMED_NO 0u
-#define RQ__ARMED_LIST 1u
-#define RQ__ARMED_DUE 2u
-
-static void rq__disarm(rq_qos *q, uint32_t tid)
-{
-    rq_pend *pe = &q->pend[tid];
-    if (pe->armed == RQ__ARMED_LIST) {
-        if (pe->armed_prev != RNIC_NONE)
-            q->pend[pe->armed_prev].armed_next = pe->armed_next;
-        else
-            q->armed_head = pe->armed_next;
-        if (pe->armed_next != RNIC_NONE)
-            q->pend[pe->armed_next].armed_prev = pe->armed_prev;
-        else
-            q->armed_tail = pe->armed_prev;
-        pe->armed_prev = pe->armed_next = RNIC_NONE;
-    } else if (pe->armed == RQ__ARMED_DUE) {
-        rnic_bitmap_clear(q->due_map, tid);
-        q->ndue--;
-    }
-    pe->armed = RQ__ARMED_NO;
-}
-
-/* After any change to pend[tid]. */
-static void rq__timer_sync(rq_qos *q, uint32_t tid)
-{
-    rq_pend *pe = &q->pend[tid];
-    uint64_t due;
-    if (!(pe->valid && pe->taken && !pe->retx_queued)) {
-        rq__disarm(q, tid);
-        return;
-    }
-    due = pe->issued + q->timeout;
-    if (pe->armed != RQ__ARMED_NO && pe->due == due)
-        return;
-    rq__disarm(q, tid);
-    pe->due = due;
-    /* arming happens when the send unit takes the entry (issued = now): due = now + timeout is
-     * in the future and no armed entry is due later, so the list stays in due order */
-    RNIC_ASSERT(rq__after(due, q->now));
-    RNIC_ASSERT(q->armed_tail == RNIC_NONE || !rq__after(q->pend[q->armed_tail].due, due));
-    pe->armed_prev = q->armed_tail;
-    pe->armed_next = RNIC_NONE;
-    if (q->armed_tail != RNIC_NONE)
-        q->pend[q->armed_tail].armed_next = tid;
-    else
-        q->armed_head = tid;
-    q->armed_tail = tid;
-    pe->armed = RQ__ARMED_LIST;
-}
-
-/* End of a cycle (or of a skipped stretch): entries due by `now` move to due_map. */
-static void rq__timers_due(rq_qos *q)
-{
-    while (q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now)) {
-        uint32_t tid = q->armed_head;
-        rq__disarm(q, tid);
-        rnic_bitmap_set(q->due_map, tid);
-        q->ndue++;
-        q->pend[tid].armed = RQ__ARMED_DUE;
-    }
-}
-
-/* The cycle of the next timeout if the scanner moves every cycle from now on (true in a quiet
- * stretch: only the handler's S1 makes it wait), or a lower bound of it; RNIC_NEVER if none. The
- * scanner stands on (scan + c - now) mod n at cycle c. Due entries: the first set bit from the
- * scanner on. Not yet due: the earliest one's first visit from its due cycle on, exact; any other
- * fires no earlier than its own due cycle, so the second one's due cycle bounds the rest (there
- * both have moved to due_map and the answer is exact again). */
-static uint64_t rq__next_timeout(const rq_qos *q)
-{
-    uint64_t n = 2u * q->cfg.ids.tids, fire = RNIC_NEVER, f;
-    uint32_t h = q->armed_head;
-    if (q->ndue) {
-        uint32_t i = rnic_bitmap_ffs_from(q->due_map, (uint32_t)n, q->scan);
-        fire = q->now + (((uint64_t)i - q->scan) & (n - 1u));
-    }
-    if (h != RNIC_NONE) {
-        const rq_pend *pe = &q->pend[h];
-        f = pe->due + (((uint64_t)h - (q->scan + (pe->due - q->now))) & (n - 1u));
-        if (fire == RNIC_NEVER || rq__after(fire, f))
-            fire = f;
-        if (pe->armed_next != RNIC_NONE && rq__after(fire, q->pend[pe->armed_next].due))
-            fire = q->pend[pe->armed_next].due;
-    }
-    return fire;
-}
-
-/* ---- outputs and the network port ---- */
+/* ==== end src/rnicq/qos_status_read.c ==== */
+/* ==== begin src/rnicq/qos_remote_read.c ==== */
+/* Remote read requests (thesis §3.11): placed by the handler in a free read channel of their
+ * domain, written one line per cycle through Transfer Table port 0 (after the AXI writes). */
 
 RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t)
 {
@@ -3909,7 +4021,7 @@ static void rq__remote_stage(rq_qos *q)
     uint32_t base, ch, line = q->remote_line;
     rq_transfer t;
     bool last;
-    if (!rr || q->mh.state != 0u || q->mh.s3_ran)
+    if (!rr || q->mh.state != RQ__MH_READY || q->mh.s3_ran)
         return;
     if (line == RNIC_NONE) {
         base = rr->domain * q->channels;
@@ -3924,9 +4036,9 @@ static void rq__remote_stage(rq_qos *q)
         }
         q->remote_line = line; /* reserved: read channels take no AXI writes */
         q->remote_written = 0;
-        q->occupied[line] = 1;
+        q->occupied[line] = RQ__LINE_FIRST;
         if (rr->nlines == 2u)
-            q->occupied[line + 1u] = 2;
+            q->occupied[line + 1u] = RQ__LINE_SECOND;
     }
     if (q->table_port_used) {
         q->stats.table_port_waits++;
@@ -3955,6 +4067,10 @@ static void rq__remote_stage(rq_qos *q)
     RQ__TRACE(q, RQ_QOS_TRACE_REMOTE, line, rq_qos_queue_of(q, &t), q->meta[line].index);
     rnic_ring_pop(&q->remote, NULL);
 }
+/* ==== end src/rnicq/qos_remote_read.c ==== */
+/* ==== begin src/rnicq/qos_send_port.c ==== */
+/* The engine's network side: the transaction port to the send unit (blocks), the Packet queue
+ * (inline, control, retransmitted packets) and the response port (ACKs and NACKs in). */
 
 RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
 {
@@ -4062,87 +4178,123 @@ RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_
     out->last = (w->flags & RNIC_WORK_LAST) != 0;
     return RNIC_OK;
 }
-RQ_API uint32_t rq_qos_pending(const rq_qos *q) { return q ? q->npending : 0; }
+/* ==== end src/rnicq/qos_send_port.c ==== */
+/* ==== begin src/rnicq/qos_pending_table.c ==== */
+/* The Pending Transactions Table (thesis §3.5): one entry per TID in flight, the timeout
+ * scanner that visits one entry per cycle through the port it shares with the handler's S1,
+ * and the model's bookkeeping of when the next timeout fires (for fast-forward). */
 
-/* ---- shared helpers ---- */
-
-static void rq__decode_line(const rq_qos *q, uint32_t line, rq_transfer *t)
+static void rq__disarm(rq_qos *q, uint32_t tid)
 {
-    const uint64_t *l0 = &q->table[(size_t)line * 4u];
-    /* accepted descriptors decode; the second line is only read for two-line ones */
-    rq_desc_decode(l0, rq_desc_lines(l0[3]) == 2u ? l0 + 4 : NULL, t);
+    rq_pend *pe = &q->pend[tid];
+    if (pe->armed == RQ__ARMED_LIST) {
+        if (pe->armed_prev != RNIC_NONE)
+            q->pend[pe->armed_prev].armed_next = pe->armed_next;
+        else
+            q->armed_head = pe->armed_next;
+        if (pe->armed_next != RNIC_NONE)
+            q->pend[pe->armed_next].armed_prev = pe->armed_prev;
+        else
+            q->armed_tail = pe->armed_prev;
+        pe->armed_prev = pe->armed_next = RNIC_NONE;
+    } else if (pe->armed == RQ__ARMED_DUE) {
+        rnic_bitmap_clear(q->due_map, tid);
+        q->ndue--;
+    }
+    pe->armed = RQ__ARMED_NO;
 }
 
-/* A regular transfer's addresses and size: Transfer Table words 0, 1, 2 of its first line. */
-static uint64_t rq__src_of(const rq_qos *q, uint32_t line) { return q->table[(size_t)line * 4u]; }
-static uint64_t rq__dst_of(const rq_qos *q, uint32_t line) { return q->table[(size_t)line * 4u + 1u]; }
-
-/* Scheduling queue a transfer returns to once it has its IDs (have-FID / TID-only). */
-static uint32_t rq__requeue_of(const rq_qos *q, const rq_xfer *x)
+/* After any change to pend[tid]. */
+static void rq__timer_sync(rq_qos *q, uint32_t tid)
 {
-    if (x->is_inline || !x->cm)
-        return RQ_QUEUE_TID_ONLY;
-    return 2u + (x->multipath ? 2u : 0u) * q->cfg.intra_priorities + x->prio;
-}
-
-static uint32_t rq__next_seq(rq_qos *q)
-{
-    uint32_t s = q->seq;
-    q->seq = rnic_seq_add(q->seq, 1u, q->cfg.seq_bits);
-    return s;
-}
-
-static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *m, uint32_t block, uint32_t taken)
-{
-    if (!x->cm)
-        return taken;
-    return x->multipath ? rq_tid_multipath(&q->ids, m->fid, block) : rq_tid_unipath(&q->ids, m->fid, block);
-}
-
-/* Block `block` of the regular transfer on `line` (stage 3's arithmetic, §3.9.3). */
-static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uint32_t block, rq_block_desc *b)
-{
-    uint64_t off = block == 0u ? 0u : x->first + (uint64_t)(block - 1u) * q->cfg.block_bytes; /* first + (n - 1) x BLOCK */
-    uint32_t size = block == 0u ? x->first : block + 1u == x->total ? x->last : q->cfg.block_bytes;
-    RNIC_MEMSET(b, 0, sizeof *b);
-    b->cycle = q->now;
-    b->src = rq__src_of(q, line) + off;
-    b->dst = rq__dst_of(q, line) + off;
-    b->size = size;
-    b->transfer = line;
-    b->domain = line / q->channels;
-    b->block = block;
-    b->offset = (uint32_t)off; /* < 2^32: sizes are at most 2^32 */
-    b->index = q->meta[line].index;
-    b->last = block + 1u == x->total;
-    b->cm = x->cm;
-    b->chained = x->cm && block > 0u;
-    b->has_next = x->cm && block + 1u < x->total;
-    b->notify = x->notify && block + 1u == x->total;
-}
-
-static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id);
-
-/* A transfer's end (DONE or ERROR): status, IDs of the flow back, its lines free. */
-static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
-{
-    rq_meta *m = &q->meta[line];
-    const rq_xfer *x = &q->xfer[line];
-    if (line % q->channels < q->cfg.write_channels) /* read channels have no status register */
-        rq_status_set(&q->status, line / q->channels, line % q->channels, st);
-    if (m->has_fid) /* FIDs return on completion (§3.11) */
-        rq__defer_return(q, x->multipath ? RQ_POOL_FID4 : RQ_POOL_FID1, m->fid);
-    q->occupied[line] = 0;
-    if (x->nlines == 2u)
-        q->occupied[line + 1u] = 0;
-    if (st == RQ_DONE)
-        q->stats.done++;
+    rq_pend *pe = &q->pend[tid];
+    uint64_t due;
+    if (!(pe->valid && pe->taken && !pe->retx_queued)) {
+        rq__disarm(q, tid);
+        return;
+    }
+    due = pe->issued + q->timeout;
+    if (pe->armed != RQ__ARMED_NO && pe->due == due)
+        return;
+    rq__disarm(q, tid);
+    pe->due = due;
+    /* arming happens when the send unit takes the entry (issued = now): due = now + timeout is
+     * in the future and no armed entry is due later, so the list stays in due order */
+    RNIC_ASSERT(rq__after(due, q->now));
+    RNIC_ASSERT(q->armed_tail == RNIC_NONE || !rq__after(q->pend[q->armed_tail].due, due));
+    pe->armed_prev = q->armed_tail;
+    pe->armed_next = RNIC_NONE;
+    if (q->armed_tail != RNIC_NONE)
+        q->pend[q->armed_tail].armed_next = tid;
     else
-        q->stats.failed++;
-    RQ__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
+        q->armed_head = tid;
+    q->armed_tail = tid;
+    pe->armed = RQ__ARMED_LIST;
 }
 
-/* ---- the metadata arbiter (§3.12): "last served" between the handler and the segmenter ---- */
+/* End of a cycle (or of a skipped stretch): entries due by `now` move to due_map. */
+static void rq__timers_due(rq_qos *q)
+{
+    while (q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now)) {
+        uint32_t tid = q->armed_head;
+        rq__disarm(q, tid);
+        rnic_bitmap_set(q->due_map, tid);
+        q->ndue++;
+        q->pend[tid].armed = RQ__ARMED_DUE;
+    }
+}
+
+/* The cycle of the next timeout if the scanner moves every cycle from now on (true in a quiet
+ * stretch: only the handler's S1 makes it wait), or a lower bound of it; RNIC_NEVER if none. The
+ * scanner stands on (scan + c - now) mod n at cycle c. Due entries: the first set bit from the
+ * scanner on. Not yet due: the earliest one's first visit from its due cycle on, exact; any other
+ * fires no earlier than its own due cycle, so the second one's due cycle bounds the rest (there
+ * both have moved to due_map and the answer is exact again). */
+static uint64_t rq__next_timeout(const rq_qos *q)
+{
+    uint64_t n = 2u * q->cfg.ids.tids, fire = RNIC_NEVER, f;
+    uint32_t h = q->armed_head;
+    if (q->ndue) {
+        uint32_t i = rnic_bitmap_ffs_from(q->due_map, (uint32_t)n, q->scan);
+        fire = q->now + (((uint64_t)i - q->scan) & (n - 1u));
+    }
+    if (h != RNIC_NONE) {
+        const rq_pend *pe = &q->pend[h];
+        f = pe->due + (((uint64_t)h - (q->scan + (pe->due - q->now))) & (n - 1u));
+        if (fire == RNIC_NEVER || rq__after(fire, f))
+            fire = f;
+        if (pe->armed_next != RNIC_NONE && rq__after(fire, q->pend[pe->armed_next].due))
+            fire = q->pend[pe->armed_next].due;
+    }
+    return fire;
+}
+
+/* One pending entry per cycle (§2: 1,024 entries per sweep), through the Pending Transactions
+ * Table's port it shares with the message handler (§3.5: "Arbitration to this memory's ports will
+ * be required when the Timeout FSM is implemented"): in a cycle in which S1 reads the table the
+ * scanner waits on its entry (the handler first: a response in hand must not wait). */
+static void rq__timeout_scan(rq_qos *q)
+{
+    rq_pend *pe = &q->pend[q->scan];
+    if (q->mh.s1_ran) {
+        q->stats.scan_waits++;
+        return;
+    }
+    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due */
+    RNIC_ASSERT((pe->armed == RQ__ARMED_DUE) == (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout));
+    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
+        pe->retx_queued = 1;
+        rq__timer_sync(q, q->scan);
+        rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
+        q->stats.timeouts++;
+        RQ__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
+    }
+    q->scan = q->scan + 1u == 2u * q->cfg.ids.tids ? 0u : q->scan + 1u;
+}
+/* ==== end src/rnicq/qos_pending_table.c ==== */
+/* ==== begin src/rnicq/qos_metadata_arbiter.c ==== */
+/* The Transfer Metadata table's read arbiter (thesis §3.12, Fig. 3.14): between the message
+ * handler's S2 and segmenter stage 1. */
 
 static bool rq__arbiter_grant(rq_qos *q, bool handler, bool other_wants)
 {
@@ -4152,25 +4304,11 @@ static bool rq__arbiter_grant(rq_qos *q, bool handler, bool other_wants)
     }
     return false;
 }
-
-/* ---- message handler (§3.11): S1 accept, S2 pending table, S3 metadata ---- */
-
-/* IDs returned off the handler's path (a failed transfer's TIDs, FIDs at completion) queue
- * here and go back one per cycle, after the handler's own returns. */
-static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id)
-{
-    uint32_t v[2];
-    v[0] = (uint32_t)pool;
-    v[1] = id;
-    rnic_ring_push(&q->id_returns, v); /* every ID is in it at most once: never full */
-}
-
-static void rq__drain_returns(rq_qos *q)
-{
-    const uint32_t *v = (const uint32_t *)rnic_ring_peek(&q->id_returns);
-    if (v && rq_ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
-        rnic_ring_pop(&q->id_returns, NULL);
-}
+/* ==== end src/rnicq/qos_metadata_arbiter.c ==== */
+/* ==== begin src/rnicq/qos_message_handler.c ==== */
+/* The message handler (thesis §3.11, Fig. 3.13): a three-state FSM -- S1 takes a response,
+ * S2 reads its pending entry, S3 reads and updates the transfer's metadata -- one response per
+ * three cycles at most. */
 
 /* S3 (first in the cycle: its enqueue has the highest priority): apply an ACK. */
 static void rq__handler_s3(rq_qos *q)
@@ -4181,7 +4319,7 @@ static void rq__handler_s3(rq_qos *q)
     rq_meta *m;
     const rq_xfer *x;
     bool tid_back;
-    if (h->state != 2u || rq__after(h->next, q->now))
+    if (h->state != RQ__MH_S3 || rq__after(h->next, q->now))
         return;
     pe = &q->pend[h->r.tid];
     line = pe->line;
@@ -4216,7 +4354,7 @@ static void rq__handler_s3(rq_qos *q)
                 q->enq_port_used = true;
         }
     }
-    h->state = 0u;
+    h->state = RQ__MH_READY;
     h->s3_ran = 1u; /* S3 was this cycle's state: the next response is taken from the next cycle */
 }
 
@@ -4226,22 +4364,22 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
 {
     rq_handler *h = &q->mh;
     rq_pend *pe;
-    if (h->state == 0u) {
+    if (h->state == RQ__MH_READY) {
         if (!h->s3_ran && rnic_ring_pop_n(&q->resp, &h->r, sizeof h->r) == RNIC_OK) {
-            h->state = 1u;
+            h->state = RQ__MH_S2;
             h->s1_ran = 1u; /* the pending table's shared port is the handler's this cycle */
             h->next = q->now + 1u;
         }
         return false;
     }
-    if (h->state != 1u || rq__after(h->next, q->now))
+    if (h->state != RQ__MH_S2 || rq__after(h->next, q->now))
         return false;
     pe = h->r.tid < 2u * q->cfg.ids.tids ? &q->pend[h->r.tid] : NULL;
     if (!pe || !pe->valid || pe->seq != h->r.seq) { /* unknown, stale or duplicate */
         q->stats.responses_dropped++;
         rnic_err_note(&q->stats.errors, !pe ? RNIC_ENOENT : RNIC_ESTALE);
         RQ__TRACE(q, RQ_QOS_TRACE_DROP, h->r.tid, (uint64_t)(!pe ? RNIC_ENOENT : RNIC_ESTALE), h->r.seq);
-        h->state = 0u;
+        h->state = RQ__MH_READY;
         return false;
     }
     if (!h->r.ack) { /* NACK: retransmit the block (beyond the thesis, §5) */
@@ -4252,17 +4390,19 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
             rq__timer_sync(q, h->r.tid);
             rnic_ring_push(&q->retx, &h->r.tid);
         }
-        h->state = 0u;
+        h->state = RQ__MH_READY;
         return false;
     }
     if (!rq__arbiter_grant(q, true, segmenter_wants))
         return false; /* the segmenter is served this cycle: ask again next cycle */
-    h->state = 2u;
+    h->state = RQ__MH_S3;
     h->next = q->now + 1u;
     return true;
 }
-
-/* ---- retransmission (timeouts and NACKs): ahead of new blocks at the outputs ---- */
+/* ==== end src/rnicq/qos_message_handler.c ==== */
+/* ==== begin src/rnicq/qos_retransmit.c ==== */
+/* Retransmission (beyond the thesis, its §5): blocks timed out by the scanner or NACKed go out
+ * again ahead of new blocks; after retry_limit the transfer fails (status ERROR). */
 
 static void rq__fail_transfer(rq_qos *q, uint32_t line)
 {
@@ -4342,50 +4482,26 @@ static void rq__retransmit(rq_qos *q)
     RQ__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
     rnic_ring_pop(&q->retx, NULL);
 }
-
-/* One pending entry per cycle (§2: 1,024 entries per sweep), through the Pending Transactions
- * Table's port it shares with the message handler (§3.5: "Arbitration to this memory's ports will
- * be required when the Timeout FSM is implemented"): in a cycle in which S1 reads the table the
- * scanner waits on its entry (the handler first: a response in hand must not wait). */
-static void rq__timeout_scan(rq_qos *q)
-{
-    rq_pend *pe = &q->pend[q->scan];
-    if (q->mh.s1_ran) {
-        q->stats.scan_waits++;
-        return;
-    }
-    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due */
-    RNIC_ASSERT((pe->armed == RQ__ARMED_DUE) == (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout));
-    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
-        pe->retx_queued = 1;
-        rq__timer_sync(q, q->scan);
-        rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
-        q->stats.timeouts++;
-        RQ__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
-    }
-    q->scan = q->scan + 1u == 2u * q->cfg.ids.tids ? 0u : q->scan + 1u;
-}
-
-/* ---- the segmenter (§3.9) ---- */
+/* ==== end src/rnicq/qos_retransmit.c ==== */
+/* ==== begin src/rnicq/qos_segmenter.c ==== */
+/* The Transfer Segmenter (thesis §3.9, Fig. 3.9): a three-stage pipeline, one block per cycle.
+ * Stage 1 picks a scheduling queue (IDs free, the flow's next TID back: the tid_bitmap) and
+ * dequeues; stage 2 updates the metadata, re-enqueues and issues the first block (bypass);
+ * stage 3 computes a block's addresses and writes its descriptor to the send unit. */
 
 /* Whether dequeuing from queue qi takes a new ID, and from which pool: TID-only a TID,
  * no-FID queues a FID (1x) or a group (4x); control and have-FID queues none. */
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool)
 {
-    uint32_t p = q->cfg.intra_priorities;
-    if (qi == RQ_QUEUE_TID_ONLY) {
+    if (rq__queue_is(q, RQ__CLASS_TAKES_TID, qi))
         *pool = RQ_POOL_TID;
-        return true;
-    }
-    if (qi >= 2u + p && qi < 2u + 2u * p) {
+    else if (rq__queue_is(q, RQ__CLASS_TAKES_FID1, qi))
         *pool = RQ_POOL_FID1;
-        return true;
-    }
-    if (qi >= 2u + 3u * p) {
+    else if (rq__queue_is(q, RQ__CLASS_TAKES_FID4, qi))
         *pool = RQ_POOL_FID4;
-        return true;
-    }
-    return false;
+    else
+        return false;
+    return true;
 }
 
 static void rq__stage3(rq_qos *q, bool *issued)
@@ -4547,13 +4663,6 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     s->valid = 0;
 }
 
-/* A have-FID queue (1xFID or 4xFID): its transfers already hold their flow's IDs. */
-static bool rq__queue_has_fid(const rq_qos *q, uint32_t qi)
-{
-    uint32_t p = q->cfg.intra_priorities;
-    return (qi >= 2u && qi < 2u + p) || (qi >= 2u + 2u * p && qi < 2u + 3u * p);
-}
-
 /* tid_bitmap (§3.2): the head transfer of a have-FID queue may go on only when its flow's next
  * TID is back (its previous block on that TID acknowledged). The bitmap is the pending table's
  * valid bit of that TID here. */
@@ -4561,8 +4670,7 @@ static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi)
 {
     uint32_t line = rnic_ssfifo_peek(&q->sched, qi);
     const rq_meta *m = &q->meta[line];
-    bool multipath = qi >= 2u + 2u * q->cfg.intra_priorities;
-    uint32_t tid = multipath ? rq_tid_multipath(&q->ids, m->fid, m->block_num) : rq_tid_unipath(&q->ids, m->fid, m->block_num);
+    uint32_t tid = rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num) : rq_tid_unipath(&q->ids, m->fid, m->block_num);
     return q->pend[tid].valid != 0;
 }
 
@@ -4598,7 +4706,7 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
             c &= c - 1u;
             if (!rnic_ssfifo_ready(&q->sched, qi))
                 continue; /* only this cycle's enqueue into an empty queue */
-            if (((q->queue_class[3][w] >> bit) & 1u) && rq__next_tid_busy(q, qi)) {
+            if (((q->queue_class[RQ__CLASS_HAS_FID][w] >> bit) & 1u) && rq__next_tid_busy(q, qi)) {
                 found[w] |= (uint64_t)1 << bit;
                 continue;
             }
@@ -4616,7 +4724,7 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
 static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi)
 {
     const rq_meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
-    return qi >= 2u + 2u * q->cfg.intra_priorities ? rq_tid_multipath(&q->ids, m->fid, m->block_num)
+    return rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num)
                                                    : rq_tid_unipath(&q->ids, m->fid, m->block_num);
 }
 
@@ -4682,6 +4790,10 @@ static void rq__stage1_commit(rq_qos *q)
     q->s2.id = id;
     q->s2.wait = (qi == RQ_QUEUE_CONTROL || q->xfer[line].extra_read) ? 1u : 0u;
 }
+/* ==== end src/rnicq/qos_segmenter.c ==== */
+/* ==== begin src/rnicq/qos_tick.c ==== */
+/* One cycle of the QoS engine, its blocks in their order, and fast-forward over quiet cycles
+ * (next_event / advance). */
 
 RQ_API void rq_qos_tick(rq_qos *q)
 {
@@ -4719,8 +4831,6 @@ RQ_API void rq_qos_tick(rq_qos *q)
     rq__timers_due(q);
 }
 
-/* ---- fast-forward ---- */
-
 /* Whether a tick now would change anything but stall counters, the scanner's position and
  * the clock ("quiet"), with what such a tick adds to the stall counters (*bresp_stalls,
  * *seg_stalls) and the earliest cycle an accepted input becomes ready (*wake, RNIC_NEVER if
@@ -4735,7 +4845,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     *wake = RNIC_NEVER;
     *bresp_stalls = *seg_stalls = *tid_stalls = 0;
     if (!rnic_ring_empty(&q->resp) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
-        q->mh.state != 0u || !rq_ids_ready(&q->ids))
+        q->mh.state != RQ__MH_READY || !rq_ids_ready(&q->ids))
         return false;
     if (retx) { /* the retransmission path waits only on its output */
         const rq_pend *pe = &q->pend[*retx];
@@ -4860,7 +4970,7 @@ RQ_API uint64_t rq_qos_advance_to(rq_qos *q, uint64_t cycle)
 {
     return q ? rq_qos_advance(q, rnic_cycles_until(q->now, cycle)) : 0;
 }
-/* ==== end src/rnicq/qos.c ==== */
+/* ==== end src/rnicq/qos_tick.c ==== */
 /* ==== begin src/rnicq/palos_weights.c ==== */
 /* Palos hierarchical weights -> chunk sizes (interface: palos_weights.h). Control path: the
  * group-table rewrite uses the portable 128/64 divide, never a compiler divide helper. */

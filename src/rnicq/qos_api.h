@@ -315,8 +315,14 @@ typedef struct rq_stage2 { /* segmenter stage-2 register */
     uint32_t valid, line, queue, id, wait;
 } rq_stage2;
 
+/* The message handler's FSM states (Fig. 3.13): ready (S1 takes a response), S2 (the pending
+ * entry is read), S3 (the metadata is read and updated). */
+enum { RQ__MH_READY = 0, RQ__MH_S2 = 1, RQ__MH_S3 = 2 };
+/* A Transfer Table line's occupancy: free, the first line of a live transfer, its second line. */
+enum { RQ__LINE_FREE = 0, RQ__LINE_FIRST = 1, RQ__LINE_SECOND = 2 };
+
 typedef struct rq_handler { /* message handler FSM */
-    uint32_t state;       /* 0 ready, 1 = S2 (pending entry read), 2 = S3 (metadata read) */
+    uint32_t state;       /* RQ__MH_READY, RQ__MH_S2, RQ__MH_S3 */
     rq_response r;
     uint64_t next;        /* cycle of the next state's work */
     uint32_t s3_ran;      /* S3 was this cycle's state: S1 takes the next response next cycle */
@@ -330,7 +336,7 @@ struct rq_qos {
     uint32_t channels;        /* per domain */
     uint32_t nqueues;
     uint64_t *table;          /* Transfer Table: lines x 4 words */
-    uint8_t *occupied;        /* per line: 1 = first line of a live transfer, 2 = its second line */
+    uint8_t *occupied;        /* per line: RQ__LINE_FREE, RQ__LINE_FIRST, RQ__LINE_SECOND */
     rq_accumulator *acc;      /* per domain */
     rnic_ssfifo sched;
     rq_ids ids;
@@ -359,8 +365,9 @@ struct rq_qos {
     uint32_t s1_pick;         /* the queue stage 1's probe chose this cycle (RNIC_NONE: none) */
     uint64_t tid_wait_mask[2]; /* have-FID queues whose head waits at the tid_bitmap (known busy) */
     uint32_t tid_waited[128]; /* ... and the TID each waits for; the bit clears when it is back */
-    uint64_t queue_class[4][2]; /* queue masks (<= 66 queues): TID-only, 1xFID no-FID, 4xFID
-                                 * no-FID (indexed by rq_id_pool), have-FID */
+    uint64_t queue_class[5][2]; /* queue masks (<= 66 queues), indexed by RQ__CLASS_*: the
+                                 * queues taking a TID, a FID, a FID group (= rq_id_pool), the
+                                 * have-FID queues, the multipath (4xFID) queues */
     uint64_t pool_closed[8][2]; /* by a bit set of unavailable pools: the queues they close */
     rq_handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */

@@ -1,0 +1,81 @@
+/* Retransmission (beyond the thesis, its §5): blocks timed out by the scanner or NACKed go out
+ * again ahead of new blocks; after retry_limit the transfer fails (status ERROR). */
+
+static void rq__fail_transfer(rq_qos *q, uint32_t line)
+{
+    uint32_t i;
+    rq_meta *m = &q->meta[line];
+    const rq_xfer *x = &q->xfer[line];
+    for (i = 0; i < 2u * q->cfg.ids.tids; i++) /* its blocks in flight are forgotten */
+        if (q->pend[i].valid && q->pend[i].line == line) {
+            q->pend[i].valid = 0;
+            rq__tid_back(q, i);
+            rq__timer_sync(q, i);
+            q->npending--;
+            if (!x->cm || x->is_inline)
+                rq__defer_return(q, RQ_POOL_TID, i);
+        }
+    m->failed = 1;
+    m->outstanding = 0;
+    rq__finish(q, line, RQ_ERROR);
+}
+
+static void rq__retransmit(rq_qos *q)
+{
+    const uint32_t *head = (const uint32_t *)rnic_ring_peek(&q->retx);
+    uint32_t tid;
+    rq_pend *pe;
+    rq_transfer t;
+    if (!head)
+        return;
+    tid = *head;
+    pe = &q->pend[tid];
+    if (!pe->valid) { /* acknowledged meanwhile */
+        rnic_ring_pop(&q->retx, NULL);
+        return;
+    }
+    if (pe->retries >= q->cfg.retry_limit) {
+        rnic_ring_pop(&q->retx, NULL);
+        pe->retx_queued = 0;
+        rq__fail_transfer(q, pe->line);
+        return;
+    }
+    if (q->xfer[pe->line].is_inline) {
+        rq_packet pk;
+        if (rnic_ring_full(&q->pkt))
+            return;
+        rq__decode_line(q, pe->line, &t); /* the payload */
+        RNIC_MEMSET(&pk, 0, sizeof pk);
+        pk.cycle = q->now;
+        pk.kind = RQ_PKT_INLINE;
+        pk.dst = t.dst;
+        pk.size = (uint32_t)t.size;
+        pk.tid = tid;
+        pk.transfer = pe->line;
+        pk.domain = pe->line / q->channels;
+        pk.index = q->meta[pe->line].index;
+        pk.retransmit = 1;
+        RNIC_MEMCPY(pk.payload, t.payload, sizeof pk.payload);
+        pe->seq = (uint16_t)rq__next_seq(q);
+        pk.seq = pe->seq;
+        rq__emit_packet(q, &pk);
+    } else {
+        rq_block_desc b;
+        if (rnic_ring_full(&q->tx))
+            return;
+        rq__fill_block(q, &q->xfer[pe->line], pe->line, pe->block, &b);
+        b.tid = tid;
+        pe->seq = (uint16_t)rq__next_seq(q);
+        b.seq = pe->seq;
+        b.retransmit = 1;
+        rq__emit_block(q, &b);
+    }
+    pe->issued = q->now;
+    pe->taken = 0; /* the timeout restarts when the send unit takes it */
+    pe->retries++;
+    pe->retx_queued = 0;
+    rq__timer_sync(q, tid);
+    q->stats.retransmits++;
+    RQ__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
+    rnic_ring_pop(&q->retx, NULL);
+}

@@ -1,0 +1,109 @@
+/* The engine's network side: the transaction port to the send unit (blocks), the Packet queue
+ * (inline, control, retransmitted packets) and the response port (ACKs and NACKs in). */
+
+RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
+{
+    if (!q)
+        return RNIC_EINVAL;
+    if (!r)
+        return rq__refuse(q, RNIC_EINVAL, 0, 0);
+    if (rnic_ring_push_n(&q->resp, r, sizeof *r) != RNIC_OK)
+        return rq__refuse(q, RNIC_EBUSY, r->tid, r->seq);
+    RQ__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
+    return RNIC_OK;
+}
+
+/* The timeout counts from when the send unit takes a block (or an inline packet), not from when
+ * the segmenter queued it: a backlog in front of the send unit is not a lost block. */
+static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq)
+{
+    if (tid < 2u * q->cfg.ids.tids && q->pend[tid].valid && q->pend[tid].seq == seq) {
+        q->pend[tid].issued = q->now;
+        q->pend[tid].taken = 1;
+        rq__timer_sync(q, tid);
+    }
+}
+
+static void rq__block_to_work(const rq_block_desc *b, rnic_work *w)
+{
+    w->tag = 0; /* every field is written: an AXI descriptor carries no tag */
+    w->status = 0;
+    w->cycle = b->cycle;
+    w->addr = b->src;
+    w->raddr = b->dst;
+    w->flow = b->transfer;
+    w->index = b->index;
+    w->offset = b->offset;
+    w->len = b->size;
+    w->op = b->seq;
+    w->aux = b->tid;
+    w->flags = (b->block == 0u ? RNIC_WORK_FIRST : 0u) | (b->last ? RNIC_WORK_LAST : 0u) |
+               (b->retransmit ? RQ_WORK_RETRANSMIT : 0u) | (b->notify ? RQ_WORK_NOTIFY : 0u) |
+               (b->chained ? RQ_WORK_CHAINED : 0u) | (b->has_next ? RQ_WORK_HAS_NEXT : 0u) | (b->cm ? RQ_WORK_CM : 0u);
+}
+
+RQ_API rnic_err rq_qos_peek_block(const rq_qos *q, rnic_work *out)
+{
+    const rq_block_desc *b;
+    if (!q)
+        return RNIC_EINVAL;
+    if (!out)
+        return rq__peek_null(q);
+    b = (const rq_block_desc *)rnic_ring_peek(&q->tx);
+    if (!b)
+        return RNIC_EEMPTY;
+    rq__block_to_work(b, out);
+    return RNIC_OK;
+}
+
+RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
+{
+    rnic_err e = rq_qos_peek_block(q, out); /* a NULL record is counted there */
+    if (e == RNIC_OK) {
+        rnic_ring_pop(&q->tx, NULL);
+        RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | out->op, ((uint64_t)out->offset << 32) | out->len);
+        rq__taken_by_send_unit(q, out->aux, out->op);
+    }
+    return e;
+}
+
+RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ? rq__peek_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL; }
+
+RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
+{
+    rnic_err e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
+    if (e == RNIC_OK) {
+        RQ__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
+        if (out->kind == RQ_PKT_INLINE)
+            rq__taken_by_send_unit(q, out->tid, out->seq);
+    }
+    return e;
+}
+
+RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_desc *out)
+{
+    uint64_t dst0;
+    if (!q || !w || !out || w->flow >= q->lines)
+        return RNIC_EINVAL;
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->cycle = w->cycle;
+    out->src = w->addr;
+    out->dst = w->raddr;
+    out->size = w->len;
+    out->tid = w->aux;
+    out->seq = w->op;
+    out->transfer = w->flow;
+    out->domain = w->flow / q->channels;
+    out->offset = w->offset;
+    out->index = w->index;
+    /* block k > 0 starts at a receiver block boundary: (dst0 mod BLOCK + offset) / BLOCK = k */
+    dst0 = w->raddr - w->offset;
+    out->block = (uint32_t)(((dst0 & (q->cfg.block_bytes - 1u)) + w->offset) >> q->block_shift);
+    out->retransmit = (w->flags & RQ_WORK_RETRANSMIT) != 0;
+    out->notify = (w->flags & RQ_WORK_NOTIFY) != 0;
+    out->chained = (w->flags & RQ_WORK_CHAINED) != 0;
+    out->has_next = (w->flags & RQ_WORK_HAS_NEXT) != 0;
+    out->cm = (w->flags & RQ_WORK_CM) != 0;
+    out->last = (w->flags & RNIC_WORK_LAST) != 0;
+    return RNIC_OK;
+}
