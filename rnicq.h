@@ -3374,17 +3374,10 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
     return rq__qos_config_valid(cfg) ? rq__qos_layout(cfg, NULL, NULL) : 0;
 }
 
-/* ---- timeout bookkeeping (fast-forward only: the timeout scanner itself is unchanged) ----
- * An entry is armed while valid, taken by the send unit and not queued for retransmission; it
- * is due from cycle issued + timeout on, and the scanner times it out at its first visit from
- * then on. Entries are armed only when the send unit takes them (issued = now), so arming order
- * is due order: a list (O(1) append and unlink) holds those not yet due; at the end of each
- * cycle the ones now due move to due_map, where the scanner will find them. next_event reads
- * the next timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
+/* A pending entry's timeout bookkeeping state (qos_pending_table.c): not armed, armed and not
+ * yet due (in the arming-order list), due (in due_map). */
 #define RQ__ARMED_NO 0u
-
 #define RQ__ARMED_LIST 1u
-
 #define RQ__ARMED_DUE 2u
 
 /* The blocks' internal functions, defined in the files that follow (amalgamation order). */
@@ -4182,7 +4175,15 @@ RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_
 /* ==== begin src/rnicq/qos_pending_table.c ==== */
 /* The Pending Transactions Table (thesis §3.5): one entry per TID in flight, the timeout
  * scanner that visits one entry per cycle through the port it shares with the handler's S1,
- * and the model's bookkeeping of when the next timeout fires (for fast-forward). */
+ * and the model's bookkeeping of when the next timeout fires (for fast-forward).
+ *
+ * Timeout bookkeeping (fast-forward only: the timeout scanner itself is unchanged): an entry is
+ * armed while valid, taken by the send unit and not queued for retransmission; it is due from
+ * cycle issued + timeout on, and the scanner times it out at its first visit from then on.
+ * Entries are armed only when the send unit takes them (issued = now), so arming order is due
+ * order: a list (O(1) append and unlink) holds those not yet due; at the end of each cycle the
+ * ones now due move to due_map, where the scanner will find them. next_event reads the next
+ * timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
 
 static void rq__disarm(rq_qos *q, uint32_t tid)
 {

@@ -1,6 +1,14 @@
 /* The Pending Transactions Table (thesis §3.5): one entry per TID in flight, the timeout
  * scanner that visits one entry per cycle through the port it shares with the handler's S1,
- * and the model's bookkeeping of when the next timeout fires (for fast-forward). */
+ * and the model's bookkeeping of when the next timeout fires (for fast-forward).
+ *
+ * Timeout bookkeeping (fast-forward only: the timeout scanner itself is unchanged): an entry is
+ * armed while valid, taken by the send unit and not queued for retransmission; it is due from
+ * cycle issued + timeout on, and the scanner times it out at its first visit from then on.
+ * Entries are armed only when the send unit takes them (issued = now), so arming order is due
+ * order: a list (O(1) append and unlink) holds those not yet due; at the end of each cycle the
+ * ones now due move to due_map, where the scanner will find them. next_event reads the next
+ * timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
 
 static void rq__disarm(rq_qos *q, uint32_t tid)
 {
