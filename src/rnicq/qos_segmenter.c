@@ -278,8 +278,10 @@ static bool rq__stage1_probe(rq_qos *q)
         }
     }
 #endif
+    if ((q->sched.nonempty[0] | (q->nqueues > 64u ? q->sched.nonempty[1] : 0u)) == 0u)
+        return false; /* nothing queued (the common idle case, without the call) */
     q->s1_pick = rq__stage1_pick(q, &tid_wait, found);
-    for (w = 0; w < 2u; w++)
+    for (w = 0; (found[0] | found[1]) && w < 2u; w++)
         for (; found[w]; found[w] &= found[w] - 1u) {
             uint32_t qi = w * 64u + rnic_ctz64(found[w]);
             q->tid_waited[qi] = rq__next_tid_of(q, qi);

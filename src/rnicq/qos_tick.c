@@ -34,7 +34,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->mh.s1_ran = 0u;
     q->now++;
     q->stats.cycles++;
-    rq__timers_due(q);
+    if (q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now))
+        rq__timers_due(q); /* (the test first: most cycles nothing falls due) */
 }
 
 /* Whether a tick now would change anything but stall counters, the scanner's position and
