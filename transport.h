@@ -44,7 +44,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x52314a61u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xd9dd09f3u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1306,49 +1306,6 @@ RNIC_INLINE unsigned char *rnic__ring_slot(const rnic_ring *r, uint32_t i)
     return r->buf + (size_t)pos * r->elem_size;
 }
 
-/* Copy *elem in at the tail. RNIC_EBUSY when full (counted in rejected_full); RNIC_EINVAL
- * for a NULL element. */
-RNIC_INLINE rnic_err rnic_ring_push(rnic_ring *r, const void *elem)
-{
-    if (!elem)
-        return RNIC_EINVAL;
-    if (r->count == r->capacity) {
-        r->rejected_full++;
-        return RNIC_EBUSY;
-    }
-    RNIC_MEMCPY(rnic__ring_slot(r, r->count), elem, r->elem_size);
-    r->count++;
-    if (r->count > r->high_water)
-        r->high_water = r->count;
-    r->pushed++;
-    return RNIC_OK;
-}
-
-/* Oldest element, or NULL when empty; valid until the next pop. */
-RNIC_INLINE const void *rnic_ring_peek(const rnic_ring *r)
-{
-    return r->count ? (const void *)(r->buf + (size_t)r->head * r->elem_size) : NULL;
-}
-
-/* i-th element from the head (0 = oldest), or NULL when i >= count. */
-RNIC_INLINE const void *rnic_ring_at(const rnic_ring *r, uint32_t i)
-{
-    return i < r->count ? (const void *)rnic__ring_slot(r, i) : NULL;
-}
-
-/* Copy the oldest element out (out may be NULL to discard it). RNIC_EEMPTY when empty. */
-RNIC_INLINE rnic_err rnic_ring_pop(rnic_ring *r, void *out)
-{
-    if (r->count == 0)
-        return RNIC_EEMPTY;
-    if (out)
-        RNIC_MEMCPY(out, r->buf + (size_t)r->head * r->elem_size, r->elem_size);
-    r->head = r->head + 1u == r->capacity ? 0 : r->head + 1u;
-    r->count--;
-    r->popped++;
-    return RNIC_OK;
-}
-
 /* rnic_ring_push / rnic_ring_pop for a caller that knows the element size at compile time
  * (size must equal elem_size): the copy is then a fixed-size move, not a memcpy call. */
 RNIC_INLINE rnic_err rnic_ring_push_n(rnic_ring *r, const void *elem, size_t size)
@@ -1380,6 +1337,25 @@ RNIC_INLINE rnic_err rnic_ring_pop_n(rnic_ring *r, void *out, size_t size)
     r->popped++;
     return RNIC_OK;
 }
+
+/* Copy *elem in at the tail. RNIC_EBUSY when full (counted in rejected_full); RNIC_EINVAL
+ * for a NULL element. */
+RNIC_INLINE rnic_err rnic_ring_push(rnic_ring *r, const void *elem) { return rnic_ring_push_n(r, elem, r->elem_size); }
+
+/* Oldest element, or NULL when empty; valid until the next pop. */
+RNIC_INLINE const void *rnic_ring_peek(const rnic_ring *r)
+{
+    return r->count ? (const void *)(r->buf + (size_t)r->head * r->elem_size) : NULL;
+}
+
+/* i-th element from the head (0 = oldest), or NULL when i >= count. */
+RNIC_INLINE const void *rnic_ring_at(const rnic_ring *r, uint32_t i)
+{
+    return i < r->count ? (const void *)rnic__ring_slot(r, i) : NULL;
+}
+
+/* Copy the oldest element out (out may be NULL to discard it). RNIC_EEMPTY when empty. */
+RNIC_INLINE rnic_err rnic_ring_pop(rnic_ring *r, void *out) { return rnic_ring_pop_n(r, out, r->elem_size); }
 /* ==== end src/common/ring.h ==== */
 /* ==== begin src/common/prng.h ==== */
 /* Seeded pseudo-random numbers for tests, traffic generators and randomised protocol
@@ -1653,8 +1629,8 @@ RNIC_INLINE rnic_err rnic_config_bad(const char **field, const char *name, rnic_
 }
 /* ==== end src/common/work.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x52314a61u
-#error "rnicq: transport.h needs common core version 200 (id 0x52314a61u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xd9dd09f3u
+#error "rnicq: transport.h needs common core version 200 (id 0xd9dd09f3u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 

@@ -54,49 +54,6 @@ RNIC_INLINE unsigned char *rnic__ring_slot(const rnic_ring *r, uint32_t i)
     return r->buf + (size_t)pos * r->elem_size;
 }
 
-/* Copy *elem in at the tail. RNIC_EBUSY when full (counted in rejected_full); RNIC_EINVAL
- * for a NULL element. */
-RNIC_INLINE rnic_err rnic_ring_push(rnic_ring *r, const void *elem)
-{
-    if (!elem)
-        return RNIC_EINVAL;
-    if (r->count == r->capacity) {
-        r->rejected_full++;
-        return RNIC_EBUSY;
-    }
-    RNIC_MEMCPY(rnic__ring_slot(r, r->count), elem, r->elem_size);
-    r->count++;
-    if (r->count > r->high_water)
-        r->high_water = r->count;
-    r->pushed++;
-    return RNIC_OK;
-}
-
-/* Oldest element, or NULL when empty; valid until the next pop. */
-RNIC_INLINE const void *rnic_ring_peek(const rnic_ring *r)
-{
-    return r->count ? (const void *)(r->buf + (size_t)r->head * r->elem_size) : NULL;
-}
-
-/* i-th element from the head (0 = oldest), or NULL when i >= count. */
-RNIC_INLINE const void *rnic_ring_at(const rnic_ring *r, uint32_t i)
-{
-    return i < r->count ? (const void *)rnic__ring_slot(r, i) : NULL;
-}
-
-/* Copy the oldest element out (out may be NULL to discard it). RNIC_EEMPTY when empty. */
-RNIC_INLINE rnic_err rnic_ring_pop(rnic_ring *r, void *out)
-{
-    if (r->count == 0)
-        return RNIC_EEMPTY;
-    if (out)
-        RNIC_MEMCPY(out, r->buf + (size_t)r->head * r->elem_size, r->elem_size);
-    r->head = r->head + 1u == r->capacity ? 0 : r->head + 1u;
-    r->count--;
-    r->popped++;
-    return RNIC_OK;
-}
-
 /* rnic_ring_push / rnic_ring_pop for a caller that knows the element size at compile time
  * (size must equal elem_size): the copy is then a fixed-size move, not a memcpy call. */
 RNIC_INLINE rnic_err rnic_ring_push_n(rnic_ring *r, const void *elem, size_t size)
@@ -128,3 +85,22 @@ RNIC_INLINE rnic_err rnic_ring_pop_n(rnic_ring *r, void *out, size_t size)
     r->popped++;
     return RNIC_OK;
 }
+
+/* Copy *elem in at the tail. RNIC_EBUSY when full (counted in rejected_full); RNIC_EINVAL
+ * for a NULL element. */
+RNIC_INLINE rnic_err rnic_ring_push(rnic_ring *r, const void *elem) { return rnic_ring_push_n(r, elem, r->elem_size); }
+
+/* Oldest element, or NULL when empty; valid until the next pop. */
+RNIC_INLINE const void *rnic_ring_peek(const rnic_ring *r)
+{
+    return r->count ? (const void *)(r->buf + (size_t)r->head * r->elem_size) : NULL;
+}
+
+/* i-th element from the head (0 = oldest), or NULL when i >= count. */
+RNIC_INLINE const void *rnic_ring_at(const rnic_ring *r, uint32_t i)
+{
+    return i < r->count ? (const void *)rnic__ring_slot(r, i) : NULL;
+}
+
+/* Copy the oldest element out (out may be NULL to discard it). RNIC_EEMPTY when empty. */
+RNIC_INLINE rnic_err rnic_ring_pop(rnic_ring *r, void *out) { return rnic_ring_pop_n(r, out, r->elem_size); }
