@@ -3388,6 +3388,7 @@ static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq);
 static void rq__block_to_work(const rq_block_desc *b, rnic_work *w);
 static void rq__disarm(rq_qos *q, uint32_t tid);
 static void rq__timer_sync(rq_qos *q, uint32_t tid);
+static bool rq__armed_head_due(const rq_qos *q);
 static void rq__timers_due(rq_qos *q);
 static uint64_t rq__next_timeout(const rq_qos *q);
 static void rq__timeout_scan(rq_qos *q);
@@ -3399,9 +3400,10 @@ static void rq__retransmit(rq_qos *q);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
 static void rq__stage3(rq_qos *q, bool *issued);
 static void rq__stage2(rq_qos *q, bool stage3_issued);
-static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi);
-static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2]);
 static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi);
+static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi);
+static bool rq__queued(const rq_qos *q);
+static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2]);
 static void rq__tid_back(rq_qos *q, uint32_t tid);
 static bool rq__stage1_probe(rq_qos *q);
 static void rq__stage1_commit(rq_qos *q);
@@ -4209,10 +4211,16 @@ static void rq__timer_sync(rq_qos *q, uint32_t tid)
     pe->armed = RQ__ARMED_LIST;
 }
 
+/* The earliest armed entry not yet in due_map is due by now. */
+static bool rq__armed_head_due(const rq_qos *q)
+{
+    return q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now);
+}
+
 /* End of a cycle (or of a skipped stretch): entries due by `now` move to due_map. */
 static void rq__timers_due(rq_qos *q)
 {
-    while (q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now)) {
+    while (rq__armed_head_due(q)) {
         uint32_t tid = q->armed_head;
         rq__disarm(q, tid);
         rnic_bitmap_set(q->due_map, tid);
@@ -4640,15 +4648,23 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     s->valid = 0;
 }
 
+/* The TID of the tid_bitmap wait of queue qi's head. */
+static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi)
+{
+    const rq_meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
+    return rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num)
+                                                   : rq_tid_unipath(&q->ids, m->fid, m->block_num);
+}
+
 /* tid_bitmap (§3.2): the head transfer of a have-FID queue may go on only when its flow's next
  * TID is back (its previous block on that TID acknowledged). The bitmap is the pending table's
  * valid bit of that TID here. */
-static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi)
+static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi) { return q->pend[rq__next_tid_of(q, qi)].valid != 0; }
+
+/* Anything in the scheduling FIFOs (the common idle case: nothing). */
+static bool rq__queued(const rq_qos *q)
 {
-    uint32_t line = rnic_ssfifo_peek(&q->sched, qi);
-    const rq_meta *m = &q->meta[line];
-    uint32_t tid = rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num) : rq_tid_unipath(&q->ids, m->fid, m->block_num);
-    return q->pend[tid].valid != 0;
+    return (q->sched.nonempty[0] | (q->nqueues > 64u ? q->sched.nonempty[1] : 0u)) != 0u;
 }
 
 /* Stage 1's choice: the first queue, in priority order, that a dequeue would find an entry in
@@ -4664,10 +4680,10 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
     uint32_t w, closed;
     found[0] = found[1] = 0u;
     *tid_wait = false;
+    if (!rq__queued(q))
+        return RNIC_NONE;
     cand[0] = q->sched.nonempty[0];
     cand[1] = q->nqueues > 64u ? q->sched.nonempty[1] : 0u;
-    if ((cand[0] | cand[1]) == 0u)
-        return RNIC_NONE; /* nothing queued */
     /* a pool whose FIFO is empty or whose dequeue port is taken closes its queues */
     closed = (rnic_ring_empty(&ids->pool[0]) || ids->deq_used[0] ? 1u : 0u) |
              (rnic_ring_empty(&ids->pool[1]) || ids->deq_used[1] ? 2u : 0u) |
@@ -4695,14 +4711,6 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
     }
     *tid_wait = (waiting[0] | waiting[1] | found[0] | found[1]) != 0u;
     return RNIC_NONE;
-}
-
-/* The TID of the tid_bitmap wait of queue qi's head. */
-static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi)
-{
-    const rq_meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
-    return rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num)
-                                                   : rq_tid_unipath(&q->ids, m->fid, m->block_num);
 }
 
 /* A TID came back (its pending entry was freed): the queue waiting for it may go on. */
@@ -4741,10 +4749,10 @@ static bool rq__stage1_probe(rq_qos *q)
         }
     }
 #endif
-    if ((q->sched.nonempty[0] | (q->nqueues > 64u ? q->sched.nonempty[1] : 0u)) == 0u)
-        return false; /* nothing queued (the common idle case, without the call) */
+    if (!rq__queued(q))
+        return false; /* without the call */
     q->s1_pick = rq__stage1_pick(q, &tid_wait, found);
-    for (w = 0; (found[0] | found[1]) && w < 2u; w++)
+    for (w = 0; (found[0] | found[1]) && w < 2u; w++) /* (mostly none: no loop) */
         for (; found[w]; found[w] &= found[w] - 1u) {
             uint32_t qi = w * 64u + rnic_ctz64(found[w]);
             q->tid_waited[qi] = rq__next_tid_of(q, qi);
@@ -4807,7 +4815,7 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->mh.s1_ran = 0u;
     q->now++;
     q->stats.cycles++;
-    if (q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now))
+    if (rq__armed_head_due(q))
         rq__timers_due(q); /* (the test first: most cycles nothing falls due) */
 }
 

@@ -58,10 +58,16 @@ static void rq__timer_sync(rq_qos *q, uint32_t tid)
     pe->armed = RQ__ARMED_LIST;
 }
 
+/* The earliest armed entry not yet in due_map is due by now. */
+static bool rq__armed_head_due(const rq_qos *q)
+{
+    return q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now);
+}
+
 /* End of a cycle (or of a skipped stretch): entries due by `now` move to due_map. */
 static void rq__timers_due(rq_qos *q)
 {
-    while (q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now)) {
+    while (rq__armed_head_due(q)) {
         uint32_t tid = q->armed_head;
         rq__disarm(q, tid);
         rnic_bitmap_set(q->due_map, tid);

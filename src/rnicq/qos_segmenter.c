@@ -177,15 +177,23 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     s->valid = 0;
 }
 
+/* The TID of the tid_bitmap wait of queue qi's head. */
+static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi)
+{
+    const rq_meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
+    return rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num)
+                                                   : rq_tid_unipath(&q->ids, m->fid, m->block_num);
+}
+
 /* tid_bitmap (§3.2): the head transfer of a have-FID queue may go on only when its flow's next
  * TID is back (its previous block on that TID acknowledged). The bitmap is the pending table's
  * valid bit of that TID here. */
-static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi)
+static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi) { return q->pend[rq__next_tid_of(q, qi)].valid != 0; }
+
+/* Anything in the scheduling FIFOs (the common idle case: nothing). */
+static bool rq__queued(const rq_qos *q)
 {
-    uint32_t line = rnic_ssfifo_peek(&q->sched, qi);
-    const rq_meta *m = &q->meta[line];
-    uint32_t tid = rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num) : rq_tid_unipath(&q->ids, m->fid, m->block_num);
-    return q->pend[tid].valid != 0;
+    return (q->sched.nonempty[0] | (q->nqueues > 64u ? q->sched.nonempty[1] : 0u)) != 0u;
 }
 
 /* Stage 1's choice: the first queue, in priority order, that a dequeue would find an entry in
@@ -201,10 +209,10 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
     uint32_t w, closed;
     found[0] = found[1] = 0u;
     *tid_wait = false;
+    if (!rq__queued(q))
+        return RNIC_NONE;
     cand[0] = q->sched.nonempty[0];
     cand[1] = q->nqueues > 64u ? q->sched.nonempty[1] : 0u;
-    if ((cand[0] | cand[1]) == 0u)
-        return RNIC_NONE; /* nothing queued */
     /* a pool whose FIFO is empty or whose dequeue port is taken closes its queues */
     closed = (rnic_ring_empty(&ids->pool[0]) || ids->deq_used[0] ? 1u : 0u) |
              (rnic_ring_empty(&ids->pool[1]) || ids->deq_used[1] ? 2u : 0u) |
@@ -232,14 +240,6 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
     }
     *tid_wait = (waiting[0] | waiting[1] | found[0] | found[1]) != 0u;
     return RNIC_NONE;
-}
-
-/* The TID of the tid_bitmap wait of queue qi's head. */
-static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi)
-{
-    const rq_meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
-    return rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num)
-                                                   : rq_tid_unipath(&q->ids, m->fid, m->block_num);
 }
 
 /* A TID came back (its pending entry was freed): the queue waiting for it may go on. */
@@ -278,10 +278,10 @@ static bool rq__stage1_probe(rq_qos *q)
         }
     }
 #endif
-    if ((q->sched.nonempty[0] | (q->nqueues > 64u ? q->sched.nonempty[1] : 0u)) == 0u)
-        return false; /* nothing queued (the common idle case, without the call) */
+    if (!rq__queued(q))
+        return false; /* without the call */
     q->s1_pick = rq__stage1_pick(q, &tid_wait, found);
-    for (w = 0; (found[0] | found[1]) && w < 2u; w++)
+    for (w = 0; (found[0] | found[1]) && w < 2u; w++) /* (mostly none: no loop) */
         for (; found[w]; found[w] &= found[w] - 1u) {
             uint32_t qi = w * 64u + rnic_ctz64(found[w]);
             q->tid_waited[qi] = rq__next_tid_of(q, qi);

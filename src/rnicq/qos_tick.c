@@ -34,7 +34,7 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->mh.s1_ran = 0u;
     q->now++;
     q->stats.cycles++;
-    if (q->armed_head != RNIC_NONE && !rq__after(q->pend[q->armed_head].due, q->now))
+    if (rq__armed_head_due(q))
         rq__timers_due(q); /* (the test first: most cycles nothing falls due) */
 }
 
