@@ -1,0 +1,84 @@
+/* Shared by the libFuzzer harnesses (tests/fuzz/fuzz_<engine>.c): a reader that decodes the
+ * fuzzer's bytes into bounded values (past the end every read is 0, so any input is a valid
+ * program), and the check that turns a broken invariant into a crash libFuzzer reports.
+ * Each harness defines LLVMFuzzerTestOneInput; it is built with clang -fsanitize=fuzzer,
+ * address,undefined (tools/fuzz.sh), or with tests/fuzz/replay_main.c by any compiler to run a
+ * corpus (make test's replay under gcc, make coverage). */
+#ifndef RNIC_FUZZ_H
+#define RNIC_FUZZ_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fz_in {
+    const uint8_t *p;
+    size_t n, at;
+} fz_in;
+
+static inline void fz_init(fz_in *in, const uint8_t *data, size_t size)
+{
+    in->p = data;
+    in->n = size;
+    in->at = 0;
+}
+
+static inline int fz_more(const fz_in *in) { return in->at < in->n; }
+
+static inline uint8_t fz_u8(fz_in *in) { return in->at < in->n ? in->p[in->at++] : 0u; }
+
+static inline uint16_t fz_u16(fz_in *in)
+{
+    uint16_t v = fz_u8(in);
+    return (uint16_t)(v | (uint16_t)(fz_u8(in) << 8));
+}
+
+static inline uint32_t fz_u32(fz_in *in)
+{
+    uint32_t v = fz_u16(in);
+    return v | ((uint32_t)fz_u16(in) << 16);
+}
+
+static inline uint64_t fz_u64(fz_in *in)
+{
+    uint64_t v = fz_u32(in);
+    return v | ((uint64_t)fz_u32(in) << 32);
+}
+
+/* A value in [0, n) (n > 0). */
+static inline uint32_t fz_below(fz_in *in, uint32_t n) { return n ? fz_u32(in) % n : 0u; }
+
+/* Mostly-sane values with hostile ones mixed in: 1 in 8 reads is an extreme (0, 1, max,
+ * max - 1, a power of two, or raw bits); the rest are in [lo, hi]. */
+static inline uint64_t fz_hostile(fz_in *in, uint64_t lo, uint64_t hi)
+{
+    uint8_t sel = fz_u8(in);
+    if ((sel & 7u) == 7u) {
+        switch ((sel >> 3) & 7u) {
+        case 0: return 0;
+        case 1: return 1;
+        case 2: return UINT64_MAX;
+        case 3: return UINT32_MAX;
+        case 4: return hi + 1u;
+        case 5: return (uint64_t)1 << (fz_u8(in) & 63u);
+        default: return fz_u64(in);
+        }
+    }
+    if (hi <= lo)
+        return lo;
+    return lo + fz_u64(in) % (hi - lo + 1u);
+}
+
+/* A broken invariant: say which, where, and crash so libFuzzer keeps the input. */
+#define FZ_CHECK(cond)                                                                      \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, #cond);    \
+            abort();                                                                        \
+        }                                                                                   \
+    } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#endif
