@@ -135,6 +135,70 @@ def test_common_core_in_one_guard_with_version_check(d):
         assert "#error" in text
 
 
+LINE_RE = re.compile(r'^#line (\d+) "(.*)"$')
+
+
+def test_line_directives_map_every_line_to_where_it_was_written(d):
+    committed = {h: read(d, h) for h in HEADERS}
+    out = os.path.join(d, "with_lines")
+    r = run(d, "--line-directives", out)
+    assert r.returncode == 0, r.stderr
+    assert run(d, "--check").returncode == 0, "--line-directives touched the committed headers"
+    for h in HEADERS:
+        assert read(d, h) == committed[h], f"{h} rewritten by --line-directives"
+        text = read(out, h)
+        lines = text.splitlines()
+        plain = [line for line in lines if not LINE_RE.match(line)]
+        assert "\n".join(plain) + "\n" == committed[h], f"{h}: without its #line lines it differs from the committed header"
+        cache, where, n, parts = {}, os.path.join(out, h), 1, set()  # before any #line: the file itself
+        for line in lines:
+            m = LINE_RE.match(line)
+            if m:
+                n, where = int(m.group(1)), m.group(2)
+                continue
+            if where not in cache:
+                with open(where, encoding="utf-8") as f:
+                    cache[where] = f.read().splitlines()
+            src = cache[where]
+            assert n <= len(src) and src[n - 1] == line, f"{h}: {line!r} mapped to {where}:{n}, which reads {src[n - 1] if n <= len(src) else 'past the end'!r}"
+            if where.startswith(os.path.join(d, "src") + os.sep):
+                parts.add(os.path.relpath(where, d).replace(os.sep, "/"))
+            n += 1
+        spec = amalgamate.MANIFEST[h]
+        want = set([spec["manual"]] + amalgamate.COMMON_INTERFACE + spec["interface"] + amalgamate.COMMON_IMPLEMENTATION + spec["implementation"])
+        assert want <= parts, f"{h}: parts never named by a #line: {sorted(want - parts)}"
+
+
+def test_line_directives_compile_and_name_the_src_file(d):
+    out = os.path.join(d, "with_lines")
+    append(d, "src/transport/receiver.c", "#error coverage-line-marker\n")
+    r = run(d, "--line-directives", out)
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(d, "src/transport/receiver.c"), encoding="utf-8") as f:
+        want_line = len(f.read().splitlines())
+    # tu.c in a folder of its own: beside the scratch copy's committed headers, a quoted
+    # include would find those first
+    os.mkdir(os.path.join(d, "tu"))
+    with open(os.path.join(d, "tu", "tu.c"), "w", encoding="utf-8") as f:
+        f.write('#define RNIC_IMPLEMENTATION\n#include "ratelimit.h"\n#include "rnicq.h"\n#include "transport.h"\n#include "hostcc.h"\nint main(void) { return 0; }\n')
+    c = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-I", out, "-c", "tu.c", "-o", "tu.o"],
+                       cwd=os.path.join(d, "tu"), capture_output=True, text=True)
+    assert c.returncode != 0, "the #error in a part did not stop the build"
+    where = f"{os.path.join(d, 'src/transport/receiver.c')}:{want_line}:"
+    assert where in c.stderr and "coverage-line-marker" in c.stderr, f"error not reported at {where}: {c.stderr[-400:]}"
+    os.remove(os.path.join(d, "src/transport/receiver.c"))
+    shutil.copy(os.path.join(ROOT, "src/transport/receiver.c"), os.path.join(d, "src/transport/receiver.c"))
+    assert run(d, "--line-directives", out).returncode == 0
+    c = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I", out, "-c", "tu.c", "-o", "tu.o"],
+                       cwd=os.path.join(d, "tu"), capture_output=True, text=True)
+    assert c.returncode == 0, f"the headers with #line do not compile warning-free: {c.stderr[-400:]}"
+
+
+def test_line_directives_needs_one_directory(d):
+    assert run(d, "--line-directives").returncode == 2
+    assert run(d, "--line-directives", "a", "b").returncode == 2
+
+
 for t in [v for k, v in sorted(globals().items()) if k.startswith("test_") and callable(v)]:
     case(t)
 print(f"{passed} passed, {failed} failed")
