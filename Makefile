@@ -149,6 +149,8 @@ build/rnic_model: $(MODEL_SRC) $(HEADERS)
 
 # the RoCEv2 frame test includes a header of the composed model besides the generated ones
 $(foreach cc,gcc clang portable,build/tests/$(cc)/test_roce_pcap): examples/rnic_model/roce_pcap.h
+# the composed model's bounded latency store (the soak's fix) has its own unit test
+$(foreach cc,gcc clang portable,build/tests/$(cc)/test_lat_store): examples/rnic_model/lat_store.h
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h

@@ -10,6 +10,7 @@
 #define RNIC_MODEL_PARTS_H
 #include <stdlib.h>
 #include <string.h>
+#include "lat_store.h"
 
 /* ---- op bits the model sets on the entries it hands to Tassel (rnic_work.op, carried to the
  * packets untouched): where the piece sits in its message ---- */
@@ -313,9 +314,7 @@ typedef struct rm_receiver {
     uint32_t nflows;
     uint64_t now, window_start, window_end;
     uint64_t packets, bytes, bad, ce;
-    uint64_t *lat;           /* message latencies in cycles, per message in the window */
-    uint32_t *lat_flow;
-    size_t nlat, lat_cap;
+    rm_lat_store lat;        /* message latencies in cycles, per message in the window (bounded) */
     /* QoS-engine mode (rnic_model --sched qos): latency is measured by the host (post -> DONE
      * seen), not from the tag; a retransmitted block (RM_OP_RETX) whose bytes are all here
      * already is a duplicate, counted, neither lost nor corrupt; a packet beyond a gap (one
@@ -331,13 +330,14 @@ typedef struct rm_receiver {
 #define RM_RX_DUPLICATE 2
 #define RM_RX_BEYOND_GAP 3
 
-static int rm_receiver_init(rm_receiver *r, uint32_t nflows)
+/* lat_samples: latencies kept for the percentiles (rm_lat_store; 0 keeps all), seed: its draws */
+static int rm_receiver_init(rm_receiver *r, uint32_t nflows, size_t lat_samples, uint64_t seed)
 {
     uint32_t i;
     memset(r, 0, sizeof *r);
     r->f = (rm_rx_flow *)calloc(nflows, sizeof *r->f);
     r->nflows = nflows;
-    if (!r->f)
+    if (!r->f || rm_lat_init(&r->lat, lat_samples, seed) != 0)
         return -1;
     for (i = 0; i < nflows; i++)
         r->f[i].next_raddr = (uint64_t)i << 40;
@@ -347,32 +347,13 @@ static int rm_receiver_init(rm_receiver *r, uint32_t nflows)
 static void rm_receiver_free(rm_receiver *r)
 {
     free(r->f);
-    free(r->lat);
-    free(r->lat_flow);
+    rm_lat_free(&r->lat);
 }
 
 /* Keep one message latency (cycles) of `flow` for the report's percentiles. */
 static void rm_receiver_note_latency(rm_receiver *r, uint32_t flow, uint64_t cycles)
 {
-    if (r->nlat == r->lat_cap) {
-        size_t cap = r->lat_cap ? r->lat_cap * 2u : 4096u;
-        uint64_t *l = (uint64_t *)realloc(r->lat, cap * sizeof *l);
-        uint32_t *lf = (uint32_t *)realloc(r->lat_flow, cap * sizeof *lf);
-        if (!l || !lf) {
-            free(l ? l : r->lat);
-            free(lf ? lf : r->lat_flow);
-            r->lat = NULL;
-            r->lat_flow = NULL;
-            r->nlat = r->lat_cap = 0;
-            return;
-        }
-        r->lat = l;
-        r->lat_flow = lf;
-        r->lat_cap = cap;
-    }
-    r->lat[r->nlat] = cycles;
-    r->lat_flow[r->nlat] = flow;
-    r->nlat++;
+    rm_lat_note(&r->lat, flow, cycles);
 }
 
 /* Check and count one packet; RM_RX_OK, RM_RX_DUPLICATE or RM_RX_BAD. */

@@ -72,7 +72,10 @@
  *                    [--vcd FILE] [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P]
  *                    [--qos-timeout-us U] [--host on|off] [--cpu-load 0|1|2|3] [--rhcc off|rx|tx|both|ecn]
  *                    [--ddio on|off] [--rx-footprint-mb N] [--probe-ts head|arrival] [--cpu-outstanding N]
- *                    [--rhcc-slack fast-down|uniform]
+ *                    [--rhcc-slack fast-down|uniform] [--lat-samples N|all] [--progress-log]
+ * --lat-samples: latencies kept for the FCT percentiles, in storage fixed at init (lat_store.h:
+ * exact up to N, then a uniform sample; `all` grows with the run). --progress-log: a line
+ * "progress cycle=C packets=P" on stderr 1,000 times over the run (tools/soak.sh reads it).
  * Ends with: RESULT composed=1 qps=... tenants=... transport=dcqcn variant=... share_err_pct=...
  *            jain=... cnps=... naks=... rtx=... ecn_marked=... drops=... pfc_pauses=... pause_us=... queue_max_kb=...
  *            fct_p50_us=... fct_p99_us=... bytes_lost=... digest=... mcycles_per_s=...
@@ -80,7 +83,8 @@
  *            rx_gbps=... fct_mean_us=... host=0|1 [host: cpu_load_x=... rhcc=... ddio=... host_pauses=...
  *            host_pause_us=... host_drops=... host_marked=... pcie_stalled_writes=... pcie_stall_us=...
  *            ddio_miss_pct=... iio_occ_mean=... mba_level_end=... mba_steps=... probes=... r_rev_gbps=...
- *            r_cc_gbps=... host_delay_mean_ns=...] drained=... sched=palos|qos
+ *            r_cc_gbps=... host_delay_mean_ns=...] drained=... sched=palos|qos [lat_kept=... lat_seen=...
+ *            when the percentiles come from a sample]
  * (the host's counters are over the measurement window, after the warm-up) */
 #define _POSIX_C_SOURCE 200809L
 #define RNIC_IMPLEMENTATION
@@ -164,6 +168,8 @@ typedef struct options {
     int probe_ts_arrival;         /* --probe-ts arrival: a probe's receive stamp at RX-buffer entry */
     uint32_t cpu_outstanding;     /* --cpu-outstanding: CPU lines in flight at most (default 400) */
     int uniform_slack;            /* --rhcc-slack uniform: hostCC's slack before every step (no fast_down) */
+    size_t lat_samples;           /* --lat-samples: latencies kept for the percentiles; 0 = all */
+    int progress_log;             /* --progress-log: progress lines on stderr for tools/soak.sh */
 } options;
 
 struct model;
@@ -1209,7 +1215,7 @@ static int all_done(const model *m)
  * Returns 1 when, draining, nothing was left anywhere before `end`. */
 static int run_until(model *m, uint64_t end, int draining, uint64_t progress_total, double t0)
 {
-    uint64_t last_report = m->now;
+    uint64_t last_report = m->now, last_log = m->now;
     int tty = !m->o.quiet && isatty(2);
     while (m->now < end) {
         uint64_t next, target;
@@ -1255,6 +1261,11 @@ static int run_until(model *m, uint64_t end, int draining, uint64_t progress_tot
             last_report = m->now;
             fprintf(stderr, "\r[rnic_model] %s %5.1f ms simulated, %6.2f s host, %llu packets   ",
                     draining ? "draining" : "running ", (double)m->now / (double)CLOCK_HZ * 1e3, el,
+                    (unsigned long long)m->rx.packets);
+        }
+        if (m->o.progress_log && m->now - last_log >= progress_total / 1000u + 1u) {
+            last_log = m->now; /* one line per 1/1000 of the run: a soak's sampler learns the cycle */
+            fprintf(stderr, "progress cycle=%llu packets=%llu\n", (unsigned long long)m->now,
                     (unsigned long long)m->rx.packets);
         }
     }
@@ -1390,7 +1401,7 @@ static void usage(int code)
                     "       [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]\n"
                     "       [--host on|off] [--cpu-load 0|1|2|3] [--rhcc off|rx|tx|both|ecn] [--ddio on|off]\n"
                     "       [--rx-footprint-mb N] [--probe-ts head|arrival] [--cpu-outstanding N]\n"
-                    "       [--rhcc-slack fast-down|uniform]\n");
+                    "       [--rhcc-slack fast-down|uniform] [--lat-samples N|all] [--progress-log]\n");
     exit(code);
 }
 
@@ -1457,12 +1468,14 @@ int main(int argc, char **argv)
     o->rhcc = RHCC_BOTH;
     o->ddio = 1;
     o->footprint_mb = 16;
+    o->lat_samples = RM_LAT_SAMPLES_DEFAULT;
     o->cpu_outstanding = 400; /* dual Xeon 6240: 36 cores x ~11 line-fill buffers (Choice: docs/hostcc_model.md) */
     for (k = 1; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (!strcmp(a, "--tick-only")) { o->tick_only = 1; continue; }
         if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+        if (!strcmp(a, "--progress-log")) { o->progress_log = 1; continue; }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(0);
         if (!v)
             usage(2);
@@ -1513,6 +1526,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--duration-us")) o->duration_us = parse_u64(a, v, 2, 1000000000ull); /* up to 1,000 s */
         else if (!strcmp(a, "--warmup-us")) o->warmup_us = parse_u64(a, v, 0, 1000000000ull);
         else if (!strcmp(a, "--seed")) o->seed = parse_u64(a, v, 0, UINT64_MAX);
+        else if (!strcmp(a, "--lat-samples")) /* all: 0, keep every latency */
+            o->lat_samples = v && !strcmp(v, "all") ? 0 : (size_t)parse_u64(a, v, 1, 1u << 28);
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--queue-csv")) o->queue_csv = v;
         else if (!strcmp(a, "--pcap")) o->pcap = v;
@@ -1604,7 +1619,7 @@ int main(int argc, char **argv)
     if (m.trace_csv)
         fprintf(m.trace_csv, "cycle,engine,kind,id,a,b\n");
     m.nics = (nic *)calloc(o->hosts, sizeof *m.nics);
-    if (!m.nics || rm_receiver_init(&m.rx, m.nflows)) {
+    if (!m.nics || rm_receiver_init(&m.rx, m.nflows, o->lat_samples, o->seed)) {
         fprintf(stderr, "rnic_model: out of memory\n");
         return 1;
     }
@@ -1707,7 +1722,8 @@ int main(int argc, char **argv)
         uint64_t pfc_pauses = 0, paused_cycles = 0;
         const tp_rx_stats *rs = tp_rx_get_stats(&m.rxe);
         FILE *csv = m.csv;
-        uint64_t *lat = (uint64_t *)malloc((m.rx.nlat + 1u) * sizeof *lat);
+        const rm_lat_store *ls = &m.rx.lat; /* every latency, or a uniform sample of them (lat_store.h) */
+        uint64_t *lat = (uint64_t *)malloc((ls->n + 1u) * sizeof *lat);
         double fct50, fct99, fct_sum = 0, rx_gbps = 0;
         hcc_host_stats hd; /* the host's counters over the window */
         if (!share || !lat) {
@@ -1719,9 +1735,9 @@ int main(int argc, char **argv)
             fprintf(csv, "qp,host,tenant,weight,cap_gbps,expected_gbps,gbps,err_pct,msgs_per_s,bytes_posted,bytes_received,"
                          "fct_p50_us,fct_p99_us,rate_gbps_end\n");
         /* per-QP latency percentiles: the window's latencies sorted by (flow, latency) */
-        for (i = 0; i < m.rx.nlat; i++)
-            lat[i] = ((uint64_t)m.rx.lat_flow[i] << 40) | (m.rx.lat[i] < (1ull << 40) ? m.rx.lat[i] : (1ull << 40) - 1u);
-        qsort(lat, m.rx.nlat, sizeof *lat, cmp_u64);
+        for (i = 0; i < ls->n; i++)
+            lat[i] = ((uint64_t)ls->flow[i] << 40) | (ls->lat[i] < (1ull << 40) ? ls->lat[i] : (1ull << 40) - 1u);
+        qsort(lat, ls->n, sizeof *lat, cmp_u64);
         for (i = 0; i < m.nqps; i++) {
             uint32_t f = qp_flow(&m, i);
             nic *n = &m.nics[host_of(&m, f)];
@@ -1740,7 +1756,7 @@ int main(int argc, char **argv)
             received += m.rx.f[f].bytes;
             tp_flow_view_get(&n->tx, f, &fv);
             if (csv) {
-                size_t lo = 0, hi, count = m.rx.nlat;
+                size_t lo = 0, hi, count = ls->n;
                 while (count) { /* first latency of flow f: binary search on the sorted keys */
                     size_t half = count / 2u;
                     if ((lat[lo + half] >> 40) < f) {
@@ -1749,7 +1765,7 @@ int main(int argc, char **argv)
                     } else
                         count = half;
                 }
-                for (hi = lo; hi < m.rx.nlat && (lat[hi] >> 40) == f; hi++)
+                for (hi = lo; hi < ls->n && (lat[hi] >> 40) == f; hi++)
                     ;
                 fprintf(csv, "%u,%u,%u,%u,%.6f,%.6f,%.6f,%.4f,%.1f,%llu,%llu,%.3f,%.3f,%.6f\n", i, host_of(&m, f), tn,
                         o->weight[tn], (double)o->cap_bps[tn] / 1e9, exp_gbps, got, (got - exp_gbps) / exp_gbps * 100,
@@ -1778,21 +1794,20 @@ int main(int argc, char **argv)
             pfc_pauses += m.sw.port[h].stats.pfc_xoff;
             paused_cycles += h < o->hosts ? m.nics[h].up.stats.paused_cycles : m.rx_up.stats.paused_cycles;
         }
-        for (i = 0; i < m.rx.nlat; i++) {
-            lat[i] = m.rx.lat[i];
-            fct_sum += (double)m.rx.lat[i];
-        }
-        qsort(lat, m.rx.nlat, sizeof *lat, cmp_u64);
-        fct50 = pct(lat, m.rx.nlat, 50) / (double)CLOCK_HZ * 1e6;
-        fct99 = pct(lat, m.rx.nlat, 99) / (double)CLOCK_HZ * 1e6;
+        for (i = 0; i < ls->n; i++)
+            lat[i] = ls->lat[i];
+        fct_sum = (double)ls->sum; /* over every latency, kept or not */
+        qsort(lat, ls->n, sizeof *lat, cmp_u64);
+        fct50 = pct(lat, ls->n, 50) / (double)CLOCK_HZ * 1e6;
+        fct99 = pct(lat, ls->n, 99) / (double)CLOCK_HZ * 1e6;
         if (!o->quiet)
             printf("\n  tenant  QPs  expected Gb/s  measured Gb/s   err %%   msgs/s      FCT p50 / p99 / p99.9 (us)\n");
         for (t = 0; t < o->tenants; t++) {
             size_t nl = 0, j;
             double e = (tenant_got[t] - tenant_exp[t]) / tenant_exp[t] * 100;
-            for (j = 0; j < m.rx.nlat; j++)
-                if (tenant_of(&m, m.rx.lat_flow[j]) == t)
-                    lat[nl++] = m.rx.lat[j];
+            for (j = 0; j < ls->n; j++)
+                if (tenant_of(&m, ls->flow[j]) == t)
+                    lat[nl++] = ls->lat[j];
             qsort(lat, nl, sizeof *lat, cmp_u64);
             rx_gbps += tenant_got[t];
             if ((e < 0 ? -e : e) > worst_share)
@@ -1858,6 +1873,10 @@ int main(int argc, char **argv)
                        (unsigned long long)(total_posted - received));
             printf("  simulated %.3f ms (%llu cycles) in %.2f s host time\n", (double)m.now / (double)CLOCK_HZ * 1e3,
                    (unsigned long long)m.now, host_s);
+            if (rm_lat_sampled(ls))
+                printf("  FCT percentiles from a uniform sample of %llu of the window's %llu messages (--lat-samples; "
+                       "the mean is over all of them)\n",
+                       (unsigned long long)ls->n, (unsigned long long)ls->seen);
             if (o->pcap)
                 printf("  pcap: %s (%llu data + %llu ACK + %llu NAK + %llu CNP frames, snaplen %u)\n", o->pcap,
                        (unsigned long long)m.sent_pkts, (unsigned long long)m.acks_out, (unsigned long long)m.naks_out,
@@ -1943,7 +1962,7 @@ int main(int argc, char **argv)
             printf(" blocks=%llu timeouts=%llu retransmits=%llu duplicates=%llu", (unsigned long long)blocks,
                    (unsigned long long)tmo, (unsigned long long)retx, (unsigned long long)m.rx.duplicates);
         }
-        printf(" rx_gbps=%.3f fct_mean_us=%.2f", rx_gbps, m.rx.nlat ? fct_sum / (double)m.rx.nlat / (double)CLOCK_HZ * 1e6 : 0.0);
+        printf(" rx_gbps=%.3f fct_mean_us=%.2f", rx_gbps, ls->seen ? fct_sum / (double)ls->seen / (double)CLOCK_HZ * 1e6 : 0.0);
         if (o->host_on) {
             printf(" host=1 cpu_load_x=%u rhcc=%s ddio=%d host_pauses=%llu host_pause_us=%.1f host_drops=%llu "
                    "host_marked=%llu pcie_stalled_writes=%llu pcie_stall_us=%.1f ddio_miss_pct=%.2f iio_occ_mean=%.2f "
@@ -1959,7 +1978,10 @@ int main(int argc, char **argv)
                    hd.packets_out ? (double)hd.delay_sum / (double)hd.packets_out * 1e9 / (double)CLOCK_HZ : 0.0);
         } else
             printf(" host=0");
-        printf(" drained=%d sched=%s\n", drained, o->sched_qos ? "qos" : "palos");
+        printf(" drained=%d sched=%s", drained, o->sched_qos ? "qos" : "palos");
+        if (rm_lat_sampled(ls)) /* only then: a run that kept every latency prints what it always did */
+            printf(" lat_kept=%llu lat_seen=%llu", (unsigned long long)ls->n, (unsigned long long)ls->seen);
+        printf("\n");
     }
     for (h = 0; h < o->hosts; h++)
         nic_free(&m.nics[h]);
