@@ -1740,6 +1740,19 @@ typedef struct hcc_host hcc_host;
 HCC_API void hcc_host_config_default(hcc_host_config *cfg);
 HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **field);
 HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg);
+/* HCC_HOST_MEM_SIZE: hcc_host_mem_size as an integer constant expression, so firmware can size
+ * a static buffer at compile time (for a config hcc_host_config_check accepts it is exactly
+ * hcc_host_mem_size(&cfg); tests/test_mem_size_macros.c checks it). Arguments are the config
+ * fields that size the memory; at the defaults HCC_HOST_MEM_SIZE(4096, 64, 16, 256, 256, 65536).
+ * Evaluates its arguments several times: pass constants. */
+#define HCC_HOST_MEM_SIZE(rx_packets, rx_port, signal_port, iio_lines, mem_queue, ddio_lines)                  \
+    (HCC__MEM_PART((rx_packets), rnic_work) + HCC__MEM_PART((rx_port), rnic_work) +                            \
+     HCC__MEM_PART((signal_port), rnic_work) + 2u * HCC__MEM_PART((iio_lines), hcc__host_line) +               \
+     HCC__MEM_PART((iio_lines), hcc__host_ret) + HCC__MEM_PART((mem_queue), hcc__host_mreq) +                  \
+     HCC__MEM_PART((ddio_lines), uint64_t))
+/* The hostcc.h size macros' part: n elements rounded up to RNIC_MEM_ALIGN, as the layouts do. */
+#define HCC__MEM_PART(n, type) \
+    ((size_t)(((uint64_t)(n) * sizeof(type) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u)))
 /* RNIC_EINVAL: NULL, bad config, misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size);
 
@@ -1988,6 +2001,10 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg);
 HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **field);
 /* Bytes of caller memory hcc_rx_init needs (the two ports); 0 when cfg is invalid. */
 HCC_API size_t hcc_rx_mem_size(const hcc_rx_config *cfg);
+/* HCC_RX_MEM_SIZE: hcc_rx_mem_size as an integer constant expression (exactly hcc_rx_mem_size(&cfg)
+ * for a valid config; tested). At the defaults: HCC_RX_MEM_SIZE(4, 16). */
+#define HCC_RX_MEM_SIZE(sample_capacity, action_capacity) \
+    (HCC__MEM_PART((sample_capacity), hcc_rx_entry) + HCC__MEM_PART((action_capacity), rnic_work))
 /* RNIC_EINVAL: NULL engine, bad config, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, size_t size);
 
@@ -2140,6 +2157,11 @@ HCC_API void hcc_tx_config_default(hcc_tx_config *cfg);
 HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *cfg, const char **field);
 /* Bytes of caller memory hcc_tx_init needs; 0 when cfg is invalid. */
 HCC_API size_t hcc_tx_mem_size(const hcc_tx_config *cfg);
+/* HCC_TX_MEM_SIZE: hcc_tx_mem_size as an integer constant expression (exactly hcc_tx_mem_size(&cfg)
+ * for a valid config; tested). At the defaults: HCC_TX_MEM_SIZE(1024, 64, 64). */
+#define HCC_TX_MEM_SIZE(max_flows, rate_capacity, probe_capacity)                                   \
+    (HCC__MEM_PART((max_flows), hcc_tx_flow) + HCC__MEM_PART((max_flows), uint32_t) +                \
+     HCC__MEM_PART((rate_capacity), rnic_work) + HCC__MEM_PART((probe_capacity), rnic_work))
 /* RNIC_EINVAL: bad config, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_tx_init(hcc_tx *c, const hcc_tx_config *cfg, void *mem, size_t size);
 

@@ -1871,6 +1871,37 @@ typedef struct tp tp;
 TP_API void tp_config_default(tp_config *cfg);
 TP_API rnic_err tp_config_check(const tp_config *cfg, const char **field);
 TP_API size_t tp_mem_size(const tp_config *cfg);
+/* TP_MEM_SIZE: tp_mem_size as an integer constant expression, so firmware can size a static
+ * buffer at compile time (for a config tp_config_check accepts it is exactly tp_mem_size(&cfg);
+ * tests/test_mem_size_macros.c checks it). Arguments are the config fields that size the
+ * memory, and ctx_size = cfg.protocol->ctx_size (NewReno and Reno: sizeof(tp_tcp_ctx), SACK:
+ * sizeof(tp_sack_ctx), DCQCN: sizeof(tp_dcqcn_ctx), IRN: TP_IRN_CTX_BYTES, NDP:
+ * sizeof(tp_ndp_ctx); or the credit type's budget TP_CTX_MAX_*, an upper bound for any protocol
+ * of that type). At the defaults with NewReno: TP_MEM_SIZE(1024, 128, 4, 8, 64, 16, 64,
+ * sizeof(tp_tcp_ctx)). Evaluates its arguments several times: pass constants. */
+#define TP_MEM_SIZE(max_flows, window, ring, messages, incoming_capacity, tx_capacity, completion_capacity,     \
+                    ctx_size)                                                                                  \
+    (TP__MEM_PART((max_flows), tp_flow) + TP__MEM_PART((uint64_t)(max_flows) * 3u * ((window) / 64u), uint64_t) + \
+     TP__MEM_PART((uint64_t)(max_flows) * TP__MEM_ALIGN(ctx_size), uint8_t) +                                  \
+     TP__MEM_PART(TP__MEM_ALIGN(ctx_size) * 2u + 8u, uint8_t) +                                                \
+     TP__MEM_PART((uint64_t)(max_flows) * (messages), tp_msg) +                                               \
+     TP__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * TP__MEM_PART((max_flows), uint32_t) +      \
+     2u * TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(incoming_capacity), rnic_work) +       \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(tx_capacity), rnic_work) +                                             \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(completion_capacity), rnic_work))
+/* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts, mirroring the init layouts: n elements rounded up
+ * to RNIC_MEM_ALIGN; a timer heap (flow, key, position per flow); a port's power-of-two slots. */
+#define TP__MEM_ALIGN(n) (((uint64_t)(n) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u))
+#define TP__MEM_PART(n, type) ((size_t)TP__MEM_ALIGN((uint64_t)(n) * sizeof(type)))
+#define TP__MEM_HEAP(nflows) \
+    (TP__MEM_PART((nflows), uint32_t) + TP__MEM_PART((nflows), uint64_t) + TP__MEM_PART((nflows), uint32_t))
+#define TP__MEM_BITLEN(x)                                                                                  \
+    (((uint64_t)(x) >= 1u) + ((uint64_t)(x) >= 2u) + ((uint64_t)(x) >= 4u) + ((uint64_t)(x) >= 8u) +        \
+     ((uint64_t)(x) >= 16u) + ((uint64_t)(x) >= 32u) + ((uint64_t)(x) >= 64u) + ((uint64_t)(x) >= 128u) +   \
+     ((uint64_t)(x) >= 256u) + ((uint64_t)(x) >= 512u) + ((uint64_t)(x) >= 1024u) +                        \
+     ((uint64_t)(x) >= 2048u) + ((uint64_t)(x) >= 4096u) + ((uint64_t)(x) >= 8192u) +                       \
+     ((uint64_t)(x) >= 16384u) + ((uint64_t)(x) >= 32768u) + ((uint64_t)(x) >= 65536u))
+#define TP__MEM_POW2_AT_LEAST(n) ((uint64_t)1 << TP__MEM_BITLEN((uint64_t)(n) - 1u))
 TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
 
 TP_API void tp_flow_params_default(tp_flow_params *p);
@@ -1959,6 +1990,22 @@ typedef struct tp_rx tp_rx;
 TP_API void tp_rx_config_default(tp_rx_config *cfg);
 TP_API rnic_err tp_rx_config_check(const tp_rx_config *cfg, const char **field);
 TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
+/* TP_RX_MEM_SIZE: tp_rx_mem_size as an integer constant expression (exactly tp_rx_mem_size(&cfg)
+ * for a config tp_rx_config_check accepts; tested). cnp_interval_us, cnp_mode and pull_bps only
+ * say whether the CNP timers and the pull queue exist (the pull queue holds max_flows x window
+ * entries, at most 65,536). At the defaults: TP_RX_MEM_SIZE(1024, 128, 64, 64, 64, 0, 0, 0). */
+#define TP_RX_MEM_SIZE(max_flows, window, input_capacity, ack_capacity, delivered_capacity, cnp_interval_us,    \
+                       cnp_mode, pull_bps)                                                                      \
+    (TP__MEM_PART((max_flows), tp_rx_flow) + TP__MEM_PART((uint64_t)(max_flows) * ((window) / 64u), uint64_t) + \
+     TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(input_capacity), rnic_work) +                \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(ack_capacity), rnic_work) +                                            \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(delivered_capacity), rnic_work) +                                      \
+     ((cnp_interval_us) ? TP__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
+     ((cnp_interval_us) && (cnp_mode) == TP_RX_CNP_DEFERRED ? TP__MEM_HEAP(max_flows) : 0u) +                  \
+     ((pull_bps) ? TP__MEM_PART((uint64_t)(max_flows) * (window) < 65536u ? (uint64_t)(max_flows) * (window)  \
+                                                                          : 65536u,                            \
+                                uint64_t)                                                                      \
+                 : 0u))
 TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size);
 /* Opens a flow whose first segment id is init_seq. */
 TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq);

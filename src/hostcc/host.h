@@ -76,6 +76,19 @@ typedef struct hcc_host hcc_host;
 HCC_API void hcc_host_config_default(hcc_host_config *cfg);
 HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **field);
 HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg);
+/* HCC_HOST_MEM_SIZE: hcc_host_mem_size as an integer constant expression, so firmware can size
+ * a static buffer at compile time (for a config hcc_host_config_check accepts it is exactly
+ * hcc_host_mem_size(&cfg); tests/test_mem_size_macros.c checks it). Arguments are the config
+ * fields that size the memory; at the defaults HCC_HOST_MEM_SIZE(4096, 64, 16, 256, 256, 65536).
+ * Evaluates its arguments several times: pass constants. */
+#define HCC_HOST_MEM_SIZE(rx_packets, rx_port, signal_port, iio_lines, mem_queue, ddio_lines)                  \
+    (HCC__MEM_PART((rx_packets), rnic_work) + HCC__MEM_PART((rx_port), rnic_work) +                            \
+     HCC__MEM_PART((signal_port), rnic_work) + 2u * HCC__MEM_PART((iio_lines), hcc__host_line) +               \
+     HCC__MEM_PART((iio_lines), hcc__host_ret) + HCC__MEM_PART((mem_queue), hcc__host_mreq) +                  \
+     HCC__MEM_PART((ddio_lines), uint64_t))
+/* The hostcc.h size macros' part: n elements rounded up to RNIC_MEM_ALIGN, as the layouts do. */
+#define HCC__MEM_PART(n, type) \
+    ((size_t)(((uint64_t)(n) * sizeof(type) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u)))
 /* RNIC_EINVAL: NULL, bad config, misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size);
 

@@ -135,6 +135,10 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg);
 HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **field);
 /* Bytes of caller memory hcc_rx_init needs (the two ports); 0 when cfg is invalid. */
 HCC_API size_t hcc_rx_mem_size(const hcc_rx_config *cfg);
+/* HCC_RX_MEM_SIZE: hcc_rx_mem_size as an integer constant expression (exactly hcc_rx_mem_size(&cfg)
+ * for a valid config; tested). At the defaults: HCC_RX_MEM_SIZE(4, 16). */
+#define HCC_RX_MEM_SIZE(sample_capacity, action_capacity) \
+    (HCC__MEM_PART((sample_capacity), hcc_rx_entry) + HCC__MEM_PART((action_capacity), rnic_work))
 /* RNIC_EINVAL: NULL engine, bad config, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, size_t size);
 

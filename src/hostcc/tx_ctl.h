@@ -104,6 +104,11 @@ HCC_API void hcc_tx_config_default(hcc_tx_config *cfg);
 HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *cfg, const char **field);
 /* Bytes of caller memory hcc_tx_init needs; 0 when cfg is invalid. */
 HCC_API size_t hcc_tx_mem_size(const hcc_tx_config *cfg);
+/* HCC_TX_MEM_SIZE: hcc_tx_mem_size as an integer constant expression (exactly hcc_tx_mem_size(&cfg)
+ * for a valid config; tested). At the defaults: HCC_TX_MEM_SIZE(1024, 64, 64). */
+#define HCC_TX_MEM_SIZE(max_flows, rate_capacity, probe_capacity)                                   \
+    (HCC__MEM_PART((max_flows), hcc_tx_flow) + HCC__MEM_PART((max_flows), uint32_t) +                \
+     HCC__MEM_PART((rate_capacity), rnic_work) + HCC__MEM_PART((probe_capacity), rnic_work))
 /* RNIC_EINVAL: bad config, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_tx_init(hcc_tx *c, const hcc_tx_config *cfg, void *mem, size_t size);
 

@@ -110,6 +110,42 @@ RL_API rnic_err rl_config_check(const rl_config *cfg, const char **field);
 RL_API size_t rl_mem_size(const rl_config *cfg);
 /* Engine state bytes per flow (what scales with max_flows) for cfg; 0 when invalid. */
 RL_API size_t rl_mem_per_qp(const rl_config *cfg);
+
+/* RL_MEM_SIZE: rl_mem_size as an integer constant expression, so firmware can size a static
+ * buffer at compile time (a config valid for rl_config_check; the value is exactly
+ * rl_mem_size(&cfg), tests/test_mem_size_macros.c checks it). Arguments are the config fields
+ * that size the memory; pcie_latency_ns and clock_hz give the fetch latency in cycles (rounded
+ * to the nearest, as rl_init does). Round the result up to 8-byte words for a uint64_t array:
+ *   static uint64_t mem[RL_MEM_SIZE(16, 1, RL_SCHEDULE_FIFO, 1000, 250000000, 64, 60, 8) / 8];
+ * The macro evaluates its arguments several times: pass constants. */
+#define RL_MEM_SIZE(max_flows, qp_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_capacity, desc_capacity, \
+                    fetch_wqes)                                                                              \
+    (RL__MEM_PART((max_flows), rl_qp) + RL__MEM_PART((qp_stats) ? (max_flows) : 0u, rl_qp_stats) +            \
+     2u * RL__MEM_PART((max_flows), uint32_t) + 2u * RL__MEM_PART(RL__MEM_TL_SLOTS, uint32_t) +              \
+     2u * RL__MEM_PART(RL__MEM_BITLEN(max_flows) + 2u, rl_timed_qp) +                                        \
+     RL__MEM_PART((schedule_queue) == RL_SCHEDULE_RANKED ? (max_flows) : 0u, rl_ranked) +                    \
+     RL__MEM_PART(RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz), uint32_t) +                      \
+     RL__MEM_PART((RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz) + 63u) / 64u, uint64_t) +         \
+     RL__MEM_PART(RL__MEM_PCIE_CYCLES(pcie_latency_ns, clock_hz) + 1u, rl_timed_qp) +                        \
+     RL__MEM_PART((tx_capacity), rnic_work) + RL__MEM_PART((desc_capacity), rl_desc) +                        \
+     RL__MEM_PART(((desc_capacity) + 63u) / 64u, uint64_t) + RL__MEM_PART((desc_capacity), rl_dkey) +        \
+     RL__MEM_PART(RL__MEM_POW2_AT_LEAST(desc_capacity), rl_dkey) + RL__MEM_PART((desc_capacity), uint16_t) + \
+     RL__MEM_PART((fetch_wqes), rnic_work))
+/* RL_MEM_SIZE's parts, mirroring rl_init's layout: n elements rounded up to RNIC_MEM_ALIGN; the
+ * timeline's 11 levels x 64 list heads and tails; the P-heap height (bits of max_flows); the
+ * fetch latency in cycles and the ranked option's wheel; the eligible ring (a power of two). */
+#define RL__MEM_PART(n, type) \
+    ((size_t)(((uint64_t)(n) * sizeof(type) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u)))
+#define RL__MEM_TL_SLOTS (11u * 64u)
+#define RL__MEM_PCIE_CYCLES(ns, hz) (((uint64_t)(ns) * (uint64_t)(hz) + 500000000u) / 1000000000u)
+#define RL__MEM_WHEEL(q, ns, hz) ((q) == RL_SCHEDULE_RANKED ? RL__MEM_PCIE_CYCLES(ns, hz) : 0u)
+#define RL__MEM_BITLEN(x)                                                                                  \
+    (((uint64_t)(x) >= 1u) + ((uint64_t)(x) >= 2u) + ((uint64_t)(x) >= 4u) + ((uint64_t)(x) >= 8u) +        \
+     ((uint64_t)(x) >= 16u) + ((uint64_t)(x) >= 32u) + ((uint64_t)(x) >= 64u) + ((uint64_t)(x) >= 128u) +   \
+     ((uint64_t)(x) >= 256u) + ((uint64_t)(x) >= 512u) + ((uint64_t)(x) >= 1024u) +                        \
+     ((uint64_t)(x) >= 2048u) + ((uint64_t)(x) >= 4096u) + ((uint64_t)(x) >= 8192u) +                       \
+     ((uint64_t)(x) >= 16384u) + ((uint64_t)(x) >= 32768u) + ((uint64_t)(x) >= 65536u))
+#define RL__MEM_POW2_AT_LEAST(k) ((uint64_t)1 << RL__MEM_BITLEN((uint64_t)(k) - 1u))
 /* RNIC_EINVAL: bad config, NULL source, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size);
 

@@ -116,6 +116,16 @@ RQ_API void rq_palos_config_default(rq_palos_config *cfg);
 /* RNIC_OK, or RNIC_EINVAL with *field naming the offending config field. */
 RQ_API rnic_err rq_palos_config_check(const rq_palos_config *cfg, const char **field);
 RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg); /* 0: invalid config */
+/* RQ_PALOS_MEM_SIZE: rq_palos_mem_size as an integer constant expression, so firmware can size
+ * a static buffer at compile time (for a config rq_palos_config_check accepts it is exactly
+ * rq_palos_mem_size(&cfg); tests/test_mem_size_macros.c checks it). Arguments are the config
+ * fields that size the memory; at the defaults RQ_PALOS_MEM_SIZE(1024, 64, 16, 2, 64).
+ * Evaluates its arguments several times: pass constants. */
+#define RQ_PALOS_MEM_SIZE(weights_max_qps, weights_max_groups, fetch_slots, out_port, launch_wqes)             \
+    (RQ__MEM_PART((weights_max_qps), rq_pw_qp) + RQ__MEM_PART((weights_max_groups), rq_pw_group) +             \
+     RQ__MEM_PART((weights_max_qps), rq_palos_qp) + 3u * RQ__MEM_PART((weights_max_qps), uint32_t) +           \
+     2u * RQ__MEM_PART((fetch_slots), rq_palos_slot) +                                                         \
+     RQ__MEM_PART((uint64_t)(out_port) * (launch_wqes), rnic_work) + RQ__MEM_PART((out_port), uint32_t))
 RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size);
 
 /* Control path (§IV-B): groups and QPs. A QP must be in a group before its doorbells are taken. */

@@ -171,6 +171,41 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg);
 RQ_API rnic_err rq_qos_config_check(const rq_qos_config *cfg, const char **field);
 /* Bytes of caller memory rq_qos_init needs; 0 when the config is invalid. */
 RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg);
+/* RQ_QOS_MEM_SIZE: rq_qos_mem_size as an integer constant expression, so firmware can size a
+ * static buffer at compile time (for a config rq_qos_config_check accepts it is exactly
+ * rq_qos_mem_size(&cfg); tests/test_mem_size_macros.c checks it). Arguments are the config
+ * fields that size the memory (ids.* are cfg.ids's; ids.flow_blocks sizes nothing). At the
+ * defaults: RQ_QOS_MEM_SIZE(16, 64, 64, 16, 16, 512, 64, 16, 8, 8, 8, 4, 16, 8, 8). Evaluates its
+ * arguments several times: pass constants. */
+#define RQ_QOS_MEM_SIZE(domains, write_channels, read_channels, intra_priorities, accumulators, ids_tids,        \
+                        ids_fids_unipath, ids_fid_groups, aw_fifo, b_fifo, read_port, transaction_port,          \
+                        packet_queue, response_port, remote_port)                                                \
+    (RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels) * 4u, uint64_t) +                         \
+     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), uint8_t) +                               \
+     RQ__MEM_PART((accumulators), rq_accumulator) +                                                               \
+     RQ__MEM_SSFIFO(2u + 4u * (uint64_t)(intra_priorities), RQ__MEM_LINES(domains, write_channels, read_channels)) + \
+     RQ__MEM_PART((ids_tids), uint32_t) + RQ__MEM_PART((ids_fids_unipath) ? (ids_fids_unipath) : 1u, uint32_t) +  \
+     RQ__MEM_PART((ids_fid_groups) ? (ids_fid_groups) : 1u, uint32_t) +                                          \
+     RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) +                                      \
+     RQ__MEM_PART((uint64_t)(domains) * ((write_channels) / 32u), uint64_t) +                                    \
+     RQ__MEM_PART((aw_fifo), rq_axi_beat) + RQ__MEM_PART((b_fifo), rq_axi_bresp) +                               \
+     RQ__MEM_PART((read_port), rq_axi_read) + RQ__MEM_PART((read_port), rq_axi_rdata) +                          \
+     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq_meta) +                               \
+     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq_xfer) +                               \
+     RQ__MEM_PART(2u * (uint64_t)(ids_tids), rq_pend) + RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) + \
+     RQ__MEM_PART((transaction_port), rq_block_desc) + RQ__MEM_PART((packet_queue), rq_packet) +                 \
+     RQ__MEM_PART((response_port), rq_response) + RQ__MEM_PART(2u * (uint64_t)(ids_tids), uint32_t) +            \
+     RQ__MEM_PART(3u * (uint64_t)(ids_tids), uint64_t) + RQ__MEM_PART((remote_port), rq_remote_read))
+/* RQ_QOS_MEM_SIZE's parts, mirroring rq_qos_init's layout: n elements rounded up to
+ * RNIC_MEM_ALIGN; the Transfer Table's lines; the scheduling FIFOs (rnic_ssfifo's layout). The
+ * ID-return ring's two-word entries are sized as uint64_t (the same 8 bytes). */
+#define RQ__MEM_PART(n, type) \
+    ((size_t)(((uint64_t)(n) * sizeof(type) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u)))
+#define RQ__MEM_LINES(domains, write_channels, read_channels) \
+    ((uint64_t)(domains) * ((uint64_t)(write_channels) + (uint64_t)(read_channels)))
+#define RQ__MEM_SSFIFO(nqueues, nentries)                                                                      \
+    (RQ__MEM_PART(RNIC_BITMAP_WORDS(nqueues), uint64_t) + RQ__MEM_PART(RNIC_BITMAP_WORDS(nentries), uint64_t) + \
+     RQ__MEM_PART((nentries), uint32_t) + 3u * RQ__MEM_PART((nqueues), uint32_t))
 RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size);
 RQ_API void rq_qos_tick(rq_qos *q);
 RQ_API uint64_t rq_qos_now(const rq_qos *q);
