@@ -285,6 +285,45 @@ static void test_now_wrap_control(void)
     CHECK_EQ(diff, 0);
 }
 
+/* Found by tests/fuzz/fuzz_ratelimit.c: an idle flow's finish is brought up at the 2^62
+ * catch-up, which ticking runs in the cycle `now` crosses 2^64 and rl_advance at the end of
+ * its jump, with a different T. A pause of that idle flow then traced (RL_TRACE_RETIME, a =
+ * its finish) different values: the trace of an advanced engine differed from a ticked one.
+ * Both must trace the same value, and so must an engine that never crossed the wrap. */
+static uint64_t retime_seen[3];
+static void on_retime(void *user, const rnic_trace_event *ev)
+{
+    if (ev->kind == RL_TRACE_RETIME)
+        retime_seen[(uintptr_t)user] = ev->a + 1u; /* 0: none seen */
+}
+
+static void test_idle_finish_catch_up_ticked_as_advanced(void)
+{
+    uint64_t starts[3] = { 0u - (uint64_t)12, 0u - (uint64_t)12, 0 };
+    uint32_t e, i;
+    for (e = 0; e < 3u; e++) {
+        rl_config c;
+        rl_config_default(&c);
+        c.max_flows = NQ;
+        c.start_cycle = starts[e];
+        c.source = source;
+        c.trace = on_retime;
+        c.trace_user = (void *)(uintptr_t)e;
+        retime_seen[e] = 0;
+        CHECK(rl_init(&eng[e], &c, mem[e], sizeof mem[e]) == RNIC_OK);
+        if (e == 0)
+            for (i = 0; i < 216u; i++)
+                rl_tick(&eng[e]);
+        else
+            CHECK_EQ(rl_advance(&eng[e], 216), 216);
+        CHECK(rl_set_rate(&eng[e], 3, 0) == RNIC_OK); /* flow 3 never sent: idle */
+        rl_tick(&eng[e]);
+        CHECK(retime_seen[e] != 0);
+    }
+    CHECK_EQ(retime_seen[0], retime_seen[1]); /* ticked = advanced across the wrap */
+    CHECK_EQ(retime_seen[1], retime_seen[2]); /* = no wrap at all */
+}
+
 int main(void)
 {
     RUN(test_fresh_idle_2_63_minus_1);
@@ -303,5 +342,6 @@ int main(void)
     RUN(test_T_wrap_mid);
     RUN(test_T_wrap_control);
     RUN(test_now_wrap_control);
+    RUN(test_idle_finish_catch_up_ticked_as_advanced);
     return test_summary();
 }

@@ -1488,13 +1488,17 @@ static void rl__issue_fetch(rl *r)
  * of 2^62 (ticking, or jumps of at most 2^61 in rl_advance), such times are brought up to
  * now / T. Nothing a later tick does changes: a reached "not before" register reads as now,
  * a link that finished before now as one finishing now (step 6 takes the max), an idle
- * flow's finish behind T as T (its doorbell takes the max). O(max_flows), once per 2^62
- * cycles. (A flow parked without credit for 2^63 cycles keeps its owed time: out of range.) */
+ * flow's finish behind T's epoch (T rounded down to a multiple of 2^62) as that epoch (its
+ * doorbell takes the max with T). The epoch, not T itself: rl_advance catches up at the end
+ * of a jump, ticking at the cycle now crosses, and an idle flow's finish shows (a rate write's
+ * RL_TRACE_RETIME): T's epoch is the same at both points, so ticking and fast-forward stay
+ * identical (fuzz_ratelimit found T there). O(max_flows), once per 2^62 cycles. (A flow
+ * parked without credit for 2^63 cycles keeps its owed time: out of range.) */
 #define RL__EPOCH_BITS 62
 #define RL__JUMP ((uint64_t)1 << 61)
 static void rl__catch_up(rl *r)
 {
-    rnic_ftime now_t = rnic_ftime_at(r->now);
+    rnic_ftime now_t = rnic_ftime_at(r->now), epoch;
     uint32_t i;
     if (rl__reached(r->now, r->heap_next_op))
         r->heap_next_op = r->now;
@@ -1506,9 +1510,11 @@ static void rl__catch_up(rl *r)
         r->fetch_t = now_t;
         r->fetch_free = r->now;
     }
+    epoch.cycle = r->T.cycle & ~(((uint64_t)1 << RL__EPOCH_BITS) - 1u);
+    epoch.frac = 0;
     for (i = 0; i < r->cfg.max_flows; i++)
-        if (r->qps[i].state == RL__IDLE && rnic_ftime_before(rl__finish(&r->qps[i]), r->T))
-            rl__set_finish(&r->qps[i], r->T);
+        if (r->qps[i].state == RL__IDLE && rnic_ftime_before(rl__finish(&r->qps[i]), epoch))
+            rl__set_finish(&r->qps[i], epoch);
 }
 
 RL_API void rl_tick(rl *r)
