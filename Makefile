@@ -120,6 +120,14 @@ figures:
 	gnuplot -e "dir='build/hostcc'; out='docs/figures/hostcc_fig6.png'" docs/figures/hostcc_fig6.gp
 	@echo "wrote docs/figures/hostcc_fig2.png docs/figures/hostcc_fig4.png docs/figures/hostcc_fig6.png"
 
+# firmware: the self-test of every engine on rv32imac (qemu-system-riscv32 virt) and Cortex-M4
+# (qemu-system-arm mps2-an386), picolibc + semihosting, against digests computed on the host;
+# negative control, code size per engine and cycles/s as RESULT lines (tools/firmware.sh)
+.PHONY: firmware
+firmware:
+	@bash tools/deps.sh firmware
+	@bash tools/firmware.sh
+
 headers:
 	python3 amalgamate.py
 

@@ -194,6 +194,14 @@ done
 step x86-general-regs-only gcc -mgeneral-regs-only -ffreestanding "${WARN[@]}" -O2 -I. -Itests -c tests/freestanding.c -o "$OBJ/fs-x86-gro.o"
 step x86-general-regs-only-negative-control expect_fail gcc -mgeneral-regs-only -O2 -c tests/gate_negative.c -o "$OBJ/neg-gro.o"
 
+# ---- 8b. the firmware self-test on emulated soft cores (examples/firmware/, tools/firmware.sh):
+#          every engine's scenario on rv32imac (qemu-system-riscv32 virt) and Cortex-M4
+#          (qemu-system-arm mps2-an386), picolibc + semihosting, digests against the host's; the
+#          firmware's own "N passed, N failed" counts; a perturbed expected digest must fail ----
+prog firmware-rv32imac-qemu bash tools/firmware.sh run rv32
+prog firmware-cortex-m4-qemu bash tools/firmware.sh run m4
+step firmware-negative-control-rv32 bash tools/firmware.sh negative rv32
+
 # ---- 9. hosted objects: no allocator at any -O, exported names prefixed ----
 hosted_gate() {
     local opt=$1 o="$OBJ/prefix$1.o" und exp

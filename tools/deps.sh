@@ -33,6 +33,13 @@ test)
     # ns-3 3.37's own TcpNewReno beside Tonic's (examples/ns3; its pkg-config files need GSL's)
     want_file /usr/include/ns3/tcp-socket-base.h libns3-dev
     want_file /usr/include/gsl/gsl_rng.h libgsl-dev
+    # the firmware self-test (tools/firmware.sh run rv32 / m4): cross compilers, picolibc, qemu
+    want_cmd riscv64-unknown-elf-gcc gcc-riscv64-unknown-elf
+    want_file /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs picolibc-riscv64-unknown-elf
+    want_cmd arm-none-eabi-gcc gcc-arm-none-eabi
+    want_file /usr/lib/picolibc/arm-none-eabi/picolibc.specs picolibc-arm-none-eabi
+    want_cmd qemu-system-riscv32 qemu-system-misc
+    want_cmd qemu-system-arm qemu-system-arm
     ;;
 build) ;;
 bench)
@@ -41,6 +48,16 @@ bench)
     want_cmd g++ g++
     want_file /usr/include/ns3/point-to-point-net-device.h libns3-dev
     want_file /usr/include/gsl/gsl_rng.h libgsl-dev
+    ;;
+firmware)
+    # make firmware (tools/firmware.sh): rv32imac and Cortex-M4 cross compilers with picolibc,
+    # and the qemu system emulators that run the self-test with semihosting
+    want_cmd riscv64-unknown-elf-gcc gcc-riscv64-unknown-elf
+    want_file /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs picolibc-riscv64-unknown-elf
+    want_cmd arm-none-eabi-gcc gcc-arm-none-eabi
+    want_file /usr/lib/picolibc/arm-none-eabi/picolibc.specs picolibc-arm-none-eabi
+    want_cmd qemu-system-riscv32 qemu-system-misc
+    want_cmd qemu-system-arm qemu-system-arm
     ;;
 figures)
     want_cmd gnuplot gnuplot-nox
