@@ -128,6 +128,15 @@ firmware:
 	@bash tools/deps.sh firmware
 	@bash tools/firmware.sh
 
+# soak: the composed RNIC's default scenario for 10^9 cycles (4 s simulated at 250 MHz; about
+# 15-40 min) with its RSS sampled every second into build/soak_rss.csv (tools/soak.sh);
+# RESULT soak_rss_growth_kb = RSS at the end - RSS after the first 10 %. make test runs 3x10^7.
+.PHONY: soak
+soak:
+	@bash tools/deps.sh soak
+	@$(MAKE) --no-print-directory build/rnic_model
+	@bash tools/soak.sh --cycles 1000000000
+
 headers:
 	python3 amalgamate.py
 

@@ -65,6 +65,10 @@ figures)
     want_file /usr/include/ns3/tcp-socket-base.h libns3-dev
     want_file /usr/include/gsl/gsl_rng.h libgsl-dev
     ;;
+soak)
+    # tools/soak.sh reads /proc/<pid>/status with awk and sed; the model needs only gcc (build)
+    want_cmd awk gawk
+    ;;
 *) echo "usage: $0 build|test|bench|figures" >&2; exit 2 ;;
 esac
 

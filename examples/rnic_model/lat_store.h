@@ -59,9 +59,11 @@ static int rm_lat_init(rm_lat_store *s, size_t cap, uint64_t seed)
         s->flow = NULL;
         return -1;
     }
-    if (!s->grow) { /* touch every page now: the RSS a soak sees is the final one from the start */
-        memset(s->lat, 0, s->cap * sizeof *s->lat);
-        memset(s->flow, 0, s->cap * sizeof *s->flow);
+    if (!s->grow) { /* touch every page now: the RSS a soak sees is the final one from the start.
+                     * Not with 0: compilers turn malloc + memset(0) into calloc, whose fresh
+                     * zero pages stay untouched (not resident) until the store fills them. */
+        memset(s->lat, 0xff, s->cap * sizeof *s->lat);
+        memset(s->flow, 0xff, s->cap * sizeof *s->flow);
     }
     return 0;
 }

@@ -75,7 +75,8 @@
  *                    [--rhcc-slack fast-down|uniform] [--lat-samples N|all] [--progress-log]
  * --lat-samples: latencies kept for the FCT percentiles, in storage fixed at init (lat_store.h:
  * exact up to N, then a uniform sample; `all` grows with the run). --progress-log: a line
- * "progress cycle=C packets=P" on stderr 1,000 times over the run (tools/soak.sh reads it).
+ * "progress cycle=C packets=P" on stderr 1,000 times over the run, then "progress report
+ * cycle=C" when the drain is over and the report begins (tools/soak.sh reads them).
  * Ends with: RESULT composed=1 qps=... tenants=... transport=dcqcn variant=... share_err_pct=...
  *            jain=... cnps=... naks=... rtx=... ecn_marked=... drops=... pfc_pauses=... pause_us=... queue_max_kb=...
  *            fct_p50_us=... fct_p99_us=... bytes_lost=... digest=... mcycles_per_s=...
@@ -1710,6 +1711,8 @@ int main(int argc, char **argv)
     }
     drained = run_until(&m, end + rnic_ns_to_cycles(100000000u, CLOCK_HZ), 1, end, t0); /* drain: at most 100 ms */
     host_s = (double)clock() / CLOCKS_PER_SEC - t0;
+    if (o->progress_log) /* the simulation is over: what follows (the report) is not the run's memory */
+        fprintf(stderr, "progress report cycle=%llu\n", (unsigned long long)m.now);
     if (!o->quiet && isatty(2))
         fprintf(stderr, "\r%90s\r", "");
 
