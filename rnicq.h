@@ -174,6 +174,15 @@
  *   forward RNIC_ESTALE, one past the ring RNIC_ENOSPC; a WQE the source cannot supply or
  *   marks bad completes as an ERROR record.
  *
+ * STATIC MEMORY
+ *   RQ_QOS_MEM_SIZE(domains, write_channels, read_channels, intra_priorities, accumulators,
+ *   ids.tids, ids.fids_unipath, ids.fid_groups, aw_fifo, b_fifo, read_port, transaction_port,
+ *   packet_queue, response_port, remote_port) and RQ_PALOS_MEM_SIZE(weights.max_qps,
+ *   weights.max_groups, fetch_slots, out_port, launch_wqes) are rq_qos_mem_size and
+ *   rq_palos_mem_size as integer constant expressions (equal for any valid config; tested), so
+ *   firmware sizes static buffers without calling them:
+ *     static uint64_t mem[RQ_PALOS_MEM_SIZE(1024, 64, 16, 2, 64) / 8];   // the defaults
+ *
  * Conventions (all rnicq headers): prefix rq_/RQ_; define RQ_IMPLEMENTATION (or
  * RNIC_IMPLEMENTATION) in one .c file before including; RQ_STATIC makes the API static;
  * no allocation, no floating point, no globals; version: RQ_VERSION_MAJOR/MINOR/PATCH and

@@ -34,6 +34,15 @@
  * The context is a byte array with no alignment promise: copy it in and out (RNIC_MEMCPY).
  * Hooks must not loop over the window or allocate (they are one cycle of hardware).
  *
+ * STATIC MEMORY
+ *   TP_MEM_SIZE(max_flows, window, ring, messages, incoming_capacity, tx_capacity,
+ *   completion_capacity, protocol->ctx_size) and TP_RX_MEM_SIZE(max_flows, window,
+ *   input_capacity, ack_capacity, delivered_capacity, cnp_interval_us, cnp_mode, pull_bps) are
+ *   tp_mem_size and tp_rx_mem_size as integer constant expressions (equal for any valid config;
+ *   tested), so firmware sizes static buffers without calling them:
+ *     static uint64_t mem[TP_MEM_SIZE(4, 128, 4, 8, 64, 16, 64, sizeof(tp_tcp_ctx)) / 8];
+ *   (a credit type's budget, e.g. TP_CTX_MAX_RATE, as ctx_size fits any protocol of that type).
+ *
  * Conventions (all rnicq headers): prefix tp_/TP_; define TP_IMPLEMENTATION (or
  * RNIC_IMPLEMENTATION) in one .c file before including; TP_STATIC makes the API static;
  * no allocation, no floating point, no globals; every bad input is an rnic_err code

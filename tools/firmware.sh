@@ -78,10 +78,11 @@ selftest_elf() {
     "$CC" "${ARCH[@]}" "${PICO[@]}" "${LD[@]}" -Wl,--gc-sections "$elf.o" "$OUT/$t/scenarios-O2.o" -o "$elf"
 }
 
-# qemu_run ELF: run it with semihosting (console = the firmware's stdout); exit status = the firmware's
+# qemu_run ELF: run it with semihosting; exit status = the firmware's. qemu writes the
+# firmware's semihosting console to its own stderr: merged into stdout here.
 qemu_run() {
     timeout "$QEMU_TIMEOUT" "${QEMU[@]}" -kernel "$1" -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native
+        -semihosting-config enable=on,target=native 2>&1
 }
 
 run_target() { # TARGET: build, run, print the firmware's lines; status = the firmware's
@@ -131,7 +132,7 @@ sizes() {
     done
 }
 fw_text() { # ELF: bytes of the scenario driver's own code (fw_* text symbols)
-    "$NM" -S --size-sort "$1" | awk '$3 ~ /^[tT]$/ && $4 ~ /^fw_/ {s += strtonum("0x" $2)} END {print s + 0}'
+    "$NM" -S -t d --size-sort "$1" | awk '$3 ~ /^[tT]$/ && $4 ~ /^fw_/ {s += $2} END {print s + 0}'
 }
 
 all() {

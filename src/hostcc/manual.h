@@ -15,6 +15,11 @@
  *     beta = 0.0005 per ns in Q0.32, D_thr = 200 ns) and R_trans = min(R_rev, R_cc) (Eq. 2) in
  *     exactly one function, hcc_tx_rate (docs/hostcc_tx.md).
  *
+ * Static memory: HCC_HOST_MEM_SIZE(rx_packets, rx_port, signal_port, iio_lines, mem_queue,
+ * ddio_lines), HCC_RX_MEM_SIZE(sample_capacity, action_capacity) and HCC_TX_MEM_SIZE(max_flows,
+ * rate_capacity, probe_capacity) are the three X_mem_size as integer constant expressions (equal
+ * for any valid config; tested), so firmware sizes static buffers without calling them.
+ *
  * Conventions (all rnicq headers): prefix hcc_/HCC_; define HCC_IMPLEMENTATION (or
  * RNIC_IMPLEMENTATION) in one .c file before including; HCC_STATIC makes the API static;
  * no allocation, no floating point, no globals; every bad input is an rnic_err code

@@ -125,6 +125,13 @@
  *   length 0 or > 2^31 (RNIC_EINVAL), or one the source marks RNIC_WORK_ERROR (its status),
  *   is completed by one ERROR record on the TX port and counted when it leaves.
  *
+ * STATIC MEMORY
+ *   RL_MEM_SIZE(max_flows, qp_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_capacity,
+ *   desc_capacity, fetch_wqes) is rl_mem_size as an integer constant expression (equal for any
+ *   valid config; tested), so firmware sizes a static buffer without calling rl_mem_size:
+ *     static rl r;
+ *     static uint64_t mem[RL_MEM_SIZE(16, 1, RL_SCHEDULE_FIFO, 1000, 250000000, 64, 60, 8) / 8];
+ *
  * Conventions (all rnicq headers): prefix rl_/RL_; define RL_IMPLEMENTATION (or
  * RNIC_IMPLEMENTATION) in one .c file before including; RL_STATIC makes the API static;
  * no allocation, no floating point, no globals; see README.md.
