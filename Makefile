@@ -21,7 +21,7 @@ MAIN_EXAMPLE := rnic_model
 MAIN_ARGS := --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv --pcap build/rnic_model.pcap
 MODEL_SRC := $(wildcard examples/rnic_model/*.c examples/rnic_model/*.h)
 
-.PHONY: all programs run test bench figures headers install clean unit-tests
+.PHONY: all programs run test bench figures coverage headers install clean unit-tests
 .DELETE_ON_ERROR:
 
 # Each user-facing target installs what it needs first, then builds with a nested make so
@@ -136,6 +136,12 @@ soak:
 	@bash tools/deps.sh soak
 	@$(MAKE) --no-print-directory build/rnic_model
 	@bash tools/soak.sh --cycles 1000000000
+
+# line and branch coverage of src/ over the unit tests, the fuzz corpora, the composed RNIC's
+# short scenarios and the quick examples (tools/coverage.sh): docs/coverage.md, RESULT line
+coverage:
+	@bash tools/deps.sh coverage
+	@bash tools/coverage.sh
 
 headers:
 	python3 amalgamate.py

@@ -59,6 +59,12 @@ firmware)
     want_cmd qemu-system-riscv32 qemu-system-misc
     want_cmd qemu-system-arm qemu-system-arm
     ;;
+coverage)
+    # make coverage: gcovr over gcc --coverage builds (tools/coverage.sh); the unit tests need
+    # the system xxHash as under make test
+    want_cmd gcovr gcovr
+    want_file /usr/include/xxhash.h libxxhash-dev
+    ;;
 figures)
     want_cmd gnuplot gnuplot-nox
     want_cmd g++ g++
