@@ -83,6 +83,36 @@ static void fw_src_fill(uint32_t scale)
         }
 }
 
+/* Bytes the source holds: what an engine must deliver, each byte once. */
+static uint64_t fw_src_bytes(void)
+{
+    uint64_t n = 0;
+    uint32_t f, i;
+    for (f = 0; f < FW_SRC_FLOWS; f++)
+        for (i = 0; i < FW_SRC_WQES; i++)
+            n += fw_src[f][i].len;
+    return n;
+}
+
+/* Bytes a record accounts for: its own, or for an ERROR record (a WQE refused whole, e.g. a
+ * latency-class WQE above Palos's priority_max_msg, RNIC_ERANGE) its source entry's. */
+static uint64_t fw_src_accounted(const rnic_work *w)
+{
+    if (!(w->flags & RNIC_WORK_ERROR))
+        return w->len;
+    return w->flow < FW_SRC_FLOWS && w->index < FW_SRC_WQES ? fw_src[w->flow][w->index].len : 0u;
+}
+
+/* A record's tag, op and remote address are the source entry's, carried untouched. */
+static int fw_src_carried(const rnic_work *w)
+{
+    const rnic_work *e;
+    if (w->flow >= FW_SRC_FLOWS || w->index >= FW_SRC_WQES)
+        return 0;
+    e = &fw_src[w->flow][w->index];
+    return w->tag == e->tag && w->op == e->op && w->raddr == e->raddr + w->offset;
+}
+
 static uint32_t fw_src_read(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
 {
     uint32_t n = 0;
@@ -114,6 +144,8 @@ void fw_run_tassel(fw_result *out)
     rl_config cfg;
     rnic_work w;
     uint32_t f, lasts = 0, cyc;
+    uint64_t bytes = 0;
+    int carried = 1;
     fw_begin(out);
     fw_src_fill(4000u);
     rl_config_default(&cfg);
@@ -152,11 +184,15 @@ void fw_run_tassel(fw_result *out)
             continue;
         while (rl_pop_tx(&fw_rl, &w) == RNIC_OK) {
             fw_fold_work(out, &w);
+            bytes += fw_src_accounted(&w);
+            carried &= fw_src_carried(&w);
             if (w.flags & RNIC_WORK_LAST)
                 lasts++;
         }
     }
     FW_CHECK(out, lasts == FW_RL_FLOWS * FW_SRC_WQES);
+    /* every byte sent once (or its WQE completed as one ERROR record), tags carried */
+    FW_CHECK(out, bytes == fw_src_bytes() && carried);
     FW_CHECK(out, rnic_err_total(&rl_get_stats(&fw_rl)->errors) == 2u);
     fw_fold(&out->digest, rl_get_stats(&fw_rl)->packets ^ rl_now(&fw_rl));
 }
@@ -277,7 +313,9 @@ void fw_run_qos(fw_result *out)
 /* ---------------- Palos (rnicq.h) ---------------- */
 /* 8 QPs in 2 groups (weights 3 and 1; QP weights 1 .. 4), QPs 6 and 7 in the latency class;
  * each QP posts 5 of its 8 WQEs at once and the rest at cycle 3,000; the output port is popped
- * every third cycle, so launches wait on it. Done when every WQE's LAST piece is out. */
+ * every third cycle, so launches wait on it. The latency-class WQEs above priority_max_msg
+ * (4 KB) complete as ERROR records (RNIC_ERANGE, documented). Done when every WQE's LAST
+ * record is out; every byte is accounted for once. */
 #define FW_PALOS_QPS 8u
 #define FW_PALOS_GROUPS 2u
 #define FW_PALOS_SLOTS 16u
@@ -293,6 +331,8 @@ void fw_run_palos(fw_result *out)
     rq_palos_config cfg;
     rnic_work w;
     uint32_t f, lasts = 0, cyc;
+    uint64_t bytes = 0;
+    int carried = 1;
     fw_begin(out);
     fw_src_fill(2500u);
     rq_palos_config_default(&cfg);
@@ -328,11 +368,17 @@ void fw_run_palos(fw_result *out)
             continue;
         while (rq_palos_pop(&fw_palos, &w) == RNIC_OK) {
             fw_fold_work(out, &w);
+            bytes += fw_src_accounted(&w);
+            carried &= fw_src_carried(&w);
             if (w.flags & RNIC_WORK_LAST)
                 lasts++;
         }
     }
     FW_CHECK(out, lasts == FW_PALOS_QPS * FW_SRC_WQES);
+    /* every byte cut once, or its WQE completed as one ERROR record: the latency-class QPs'
+       WQEs above priority_max_msg (4 KB) are refused with RNIC_ERANGE, as palos_api.h documents */
+    FW_CHECK(out, bytes == fw_src_bytes() && carried);
+    FW_CHECK(out, rq_palos_get_stats(&fw_palos)->errors.by_cause[RNIC_ERANGE] > 0);
     fw_fold(&out->digest, rq_palos_now(&fw_palos) ^ rq_palos_backlog(&fw_palos));
 }
 
@@ -420,6 +466,7 @@ static void fw_run_tp(fw_result *out, int rate)
     rnic_work w;
     const rnic_work *d;
     uint32_t f, m, cyc, completions = 0;
+    uint64_t pushed = 0, delivered = 0, completed = 0;
     tp_dcqcn_params dp;
     static tp_protocol dcqcn;
     fw_begin(out);
@@ -483,6 +530,7 @@ static void fw_run_tp(fw_result *out, int rate)
             w.tag = ((uint64_t)f << 32) | m;
             w.op = 0x11u;
             FW_CHECK(out, tp_push_message(&fw_tp, &w) == RNIC_OK);
+            pushed += w.len;
         }
     }
     FW_CHECK(out, tp_push_message(&fw_tp, NULL) == RNIC_EINVAL); /* refused, counted */
@@ -507,16 +555,21 @@ static void fw_run_tp(fw_result *out, int rate)
         }
         while (tp_pop_completion(&fw_tp, &w) == RNIC_OK) {
             fw_fold_work(out, &w);
+            completed += w.len;
             completions++;
         }
         while (tp_rx_pop_ack(&fw_tp_rx, &w) == RNIC_OK) {
             fw_fold_work(out, &w);
             fw_link_send(&fw_ack_link, now, &w, 0);
         }
-        while (tp_rx_pop_delivered(&fw_tp_rx, &w) == RNIC_OK)
+        while (tp_rx_pop_delivered(&fw_tp_rx, &w) == RNIC_OK) {
             fw_fold_work(out, &w);
+            delivered += w.len;
+        }
     }
     FW_CHECK(out, completions == FW_TP_FLOWS * FW_TP_MSGS_PER_FLOW);
+    /* every byte pushed was placed exactly once at the receiver and completed at the sender */
+    FW_CHECK(out, delivered == pushed && completed == pushed);
     FW_CHECK(out, fw_data_link.drops > 0);                      /* the bottleneck overflowed ... */
     FW_CHECK(out, tp_get_stats(&fw_tp)->segments_rtx > 0);       /* ... and the losses were resent */
     if (rate)
