@@ -1,0 +1,368 @@
+/* Error paths of every engine that the other tests do not take (found by make coverage,
+ * docs/coverage.md): the engine contract (docs/engine_contract.md) says a NULL engine or record
+ * pointer is RNIC_EINVAL everywhere, a bad config is refused with the offending field named and
+ * X_mem_size 0, caller memory that is misaligned is RNIC_EINVAL and too small RNIC_ENOSPC, an
+ * unknown id is refused and counted, and out-of-range rates are clamped and counted. Each check
+ * below states one of those rules for one call. Also: each header's X_version string, and the
+ * Palos weight table's group-weight change (Palos §IV-B: chunk = Grp_W x W x N / (sum Grp_W x
+ * sum W)). */
+#include "test.h"
+#define RNIC_IMPLEMENTATION
+#include "ratelimit.h"
+#include "rnicq.h"
+#include "transport.h"
+#include "hostcc.h"
+
+static uint64_t arena[1u << 17]; /* 1 MiB, 8-byte aligned */
+#define ARENA ((void *)arena)
+
+static int str_eq(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+/* ---- version strings: "<header> MAJOR.MINOR.PATCH (common N)" from the header's macros ---- */
+
+#define TEST_STR2(x) #x
+#define TEST_STR(x) TEST_STR2(x)
+static void test_version_strings_name_header_version_and_common_core(void)
+{
+    const char *common = " (common " TEST_STR(RNIC_COMMON_VERSION) ")";
+    CHECK(str_eq(rl_version(), "ratelimit.h " TEST_STR(RL_VERSION_MAJOR) "." TEST_STR(RL_VERSION_MINOR) "." TEST_STR(RL_VERSION_PATCH) " (common " TEST_STR(RNIC_COMMON_VERSION) ")"));
+    CHECK(str_eq(rq_version(), "rnicq.h " TEST_STR(RQ_VERSION_MAJOR) "." TEST_STR(RQ_VERSION_MINOR) "." TEST_STR(RQ_VERSION_PATCH) " (common " TEST_STR(RNIC_COMMON_VERSION) ")"));
+    CHECK(str_eq(tp_version(), "transport.h " TEST_STR(TP_VERSION_MAJOR) "." TEST_STR(TP_VERSION_MINOR) "." TEST_STR(TP_VERSION_PATCH) " (common " TEST_STR(RNIC_COMMON_VERSION) ")"));
+    CHECK(str_eq(hcc_version(), "hostcc.h " TEST_STR(HCC_VERSION_MAJOR) "." TEST_STR(HCC_VERSION_MINOR) "." TEST_STR(HCC_VERSION_PATCH) " (common " TEST_STR(RNIC_COMMON_VERSION) ")"));
+    CHECK(strstr(rl_version(), common) != NULL);
+}
+
+/* ---- hcc_host: every config bound names its field; X_mem_size is then 0 ---- */
+
+typedef void (*host_bad_fn)(hcc_host_config *c);
+#define HOST_BAD(name, stmt) \
+    static void host_bad_##name(hcc_host_config *c) { stmt; }
+HOST_BAD(rx_buffer_bytes, c->rx_buffer_bytes = 1023u)
+HOST_BAD(rx_buffer_bytes_big, c->rx_buffer_bytes = (1u << 30) + 1u)
+HOST_BAD(rx_packets, c->rx_packets = 0)
+HOST_BAD(rx_packets_big, c->rx_packets = (1u << 24) + 1u)
+HOST_BAD(xoff_bytes, (c->pfc = true, c->xoff_bytes = 0))
+HOST_BAD(xoff_bytes_big, (c->pfc = true, c->xoff_bytes = c->rx_buffer_bytes + 1u))
+HOST_BAD(cnp_bytes, c->cnp_bytes = c->rx_buffer_bytes + 1u)
+HOST_BAD(pcie_bps, c->pcie_bps = 999999u)
+HOST_BAD(pcie_bps_big, c->pcie_bps = 2000000000001ull)
+HOST_BAD(pcie_latency_ns, c->pcie_latency_ns = 1000001u)
+HOST_BAD(pcie_mps, c->pcie_mps = 63u)
+HOST_BAD(pcie_mps_big, c->pcie_mps = 4097u)
+HOST_BAD(pcie_tlp_overhead, c->pcie_tlp_overhead = 257u)
+HOST_BAD(mem_Bps, c->mem_Bps = 999999u)
+HOST_BAD(mem_Bps_big, c->mem_Bps = ((uint64_t)1 << 40) + 1u)
+HOST_BAD(mem_queue, c->mem_queue = 1u)
+HOST_BAD(mem_queue_big, c->mem_queue = (1u << 20) + 1u)
+HOST_BAD(cpu_outstanding, c->cpu_outstanding = 0)
+HOST_BAD(cpu_outstanding_big, c->cpu_outstanding = (1u << 20) + 1u)
+HOST_BAD(cpu_load_Bps, c->cpu_load_Bps = ((uint64_t)1 << 40) + 1u)
+HOST_BAD(ddio_lines, c->ddio_lines = (1u << 26) + 1u)
+HOST_BAD(cpu_evict_ppm, c->cpu_evict_ppm = 1000001u)
+HOST_BAD(rx_port, c->rx_port = 0)
+HOST_BAD(rx_port_big, c->rx_port = (1u << 20) + 1u)
+HOST_BAD(signal_port, c->signal_port = 0)
+HOST_BAD(signal_port_big, c->signal_port = (1u << 20) + 1u)
+
+static void test_hcc_host_config_bounds_name_their_field(void)
+{
+    static const struct {
+        host_bad_fn set;
+        const char *field;
+    } bad[] = {
+        {host_bad_rx_buffer_bytes, "rx_buffer_bytes"}, {host_bad_rx_buffer_bytes_big, "rx_buffer_bytes"},
+        {host_bad_rx_packets, "rx_packets"}, {host_bad_rx_packets_big, "rx_packets"},
+        {host_bad_xoff_bytes, "xoff_bytes"}, {host_bad_xoff_bytes_big, "xoff_bytes"},
+        {host_bad_cnp_bytes, "cnp_bytes"}, {host_bad_pcie_bps, "pcie_bps"}, {host_bad_pcie_bps_big, "pcie_bps"},
+        {host_bad_pcie_latency_ns, "pcie_latency_ns"}, {host_bad_pcie_mps, "pcie_mps"},
+        {host_bad_pcie_mps_big, "pcie_mps"}, {host_bad_pcie_tlp_overhead, "pcie_tlp_overhead"},
+        {host_bad_mem_Bps, "mem_Bps"}, {host_bad_mem_Bps_big, "mem_Bps"}, {host_bad_mem_queue, "mem_queue"},
+        {host_bad_mem_queue_big, "mem_queue"}, {host_bad_cpu_outstanding, "cpu_outstanding"},
+        {host_bad_cpu_outstanding_big, "cpu_outstanding"}, {host_bad_cpu_load_Bps, "cpu_load_Bps"},
+        {host_bad_ddio_lines, "ddio_lines"}, {host_bad_cpu_evict_ppm, "cpu_evict_ppm"},
+        {host_bad_rx_port, "rx_port"}, {host_bad_rx_port_big, "rx_port"}, {host_bad_signal_port, "signal_port"},
+        {host_bad_signal_port_big, "signal_port"},
+    };
+    hcc_host_config def, c;
+    const char *field;
+    size_t i;
+    hcc_host_config_default(&def);
+    field = "untouched";
+    CHECK_EQ(hcc_host_config_check(&def, &field), RNIC_OK);
+    CHECK(hcc_host_mem_size(&def) > 0);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        c = def;
+        bad[i].set(&c);
+        field = NULL;
+        CHECK_EQ(hcc_host_config_check(&c, &field), RNIC_EINVAL);
+        if (!str_eq(field, bad[i].field))
+            printf("  case %u: field %s, want %s\n", (unsigned)i, field ? field : "(null)", bad[i].field);
+        CHECK(str_eq(field, bad[i].field));
+        CHECK_EQ(hcc_host_mem_size(&c), 0);
+    }
+}
+
+/* ---- hcc_host / hcc_rx / hcc_tx: NULL engines, the rx controller's period, clamped rates ---- */
+
+static void test_hostcc_null_engine_and_bad_inputs(void)
+{
+    hcc_rx_config rc;
+    hcc_tx_config tc;
+    hcc_tx *tx = (hcc_tx *)malloc(sizeof *tx);
+    const char *field = NULL;
+    CHECK_EQ(hcc_host_set_ecn(NULL, true), RNIC_EINVAL);
+    CHECK_EQ(hcc_host_set_cpu_load(NULL, 1000u), RNIC_EINVAL);
+    CHECK_EQ(hcc_rx_sample_due(NULL), 0);
+    CHECK_EQ(hcc_tx_flow_close(NULL, 0), RNIC_EINVAL);
+
+    /* a sample period shorter than half a cycle rounds to 0 cycles: refused, field named */
+    hcc_rx_config_default(&rc);
+    rc.clock_hz = RNIC_CLOCK_MIN_HZ;
+    rc.sample_period_ns = 1u; /* 0.1 cycle at 100 MHz */
+    CHECK_EQ(hcc_rx_config_check(&rc, &field), RNIC_EINVAL);
+    CHECK(str_eq(field, "sample_period_ns"));
+    CHECK_EQ(hcc_rx_mem_size(&rc), 0);
+
+    /* an opening rate outside [min_rate, line] is clamped into it and counted (contract: rates
+     * are clamped and counted, never refused) */
+    hcc_tx_config_default(&tc);
+    CHECK(tx != NULL && hcc_tx_mem_size(&tc) <= sizeof arena);
+    if (!tx)
+        return;
+    CHECK_EQ(hcc_tx_init(tx, &tc, ARENA, sizeof arena), RNIC_OK);
+    CHECK_EQ(hcc_tx_flow_open(tx, 0, tc.line_bps + 1u), RNIC_OK);
+    CHECK_EQ(hcc_tx_get_stats(tx)->rate_clamped, 1);
+    CHECK_EQ(hcc_tx_rate(tx, 0), tc.line_bps);
+    CHECK_EQ(hcc_tx_flow_open(tx, 1, tc.line_bps), RNIC_OK); /* in range: not counted */
+    CHECK_EQ(hcc_tx_get_stats(tx)->rate_clamped, 1);
+    if (tc.min_rate_bps > 0) {
+        CHECK_EQ(hcc_tx_flow_open(tx, 2, tc.min_rate_bps - 1u), RNIC_OK);
+        CHECK_EQ(hcc_tx_get_stats(tx)->rate_clamped, 2);
+        CHECK_EQ(hcc_tx_rate(tx, 2), tc.min_rate_bps);
+    }
+    free(tx);
+}
+
+/* ---- ratelimit ---- */
+
+static void test_ratelimit_bad_schedule_queue_and_null(void)
+{
+    rl_config c;
+    const char *field = NULL;
+    rl_config_default(&c);
+    c.schedule_queue = RL_SCHEDULE_RANKED + 1u;
+    CHECK_EQ(rl_config_check(&c, &field), RNIC_EINVAL);
+    CHECK(str_eq(field, "schedule_queue"));
+    CHECK_EQ(rl_mem_size(&c), 0);
+    CHECK_EQ(rl_set_credit(NULL, 0, true), RNIC_EINVAL);
+}
+
+/* ---- rnicq: block plans, descriptors, the Palos weight table, status registers, QoS init ---- */
+
+static void test_rnicq_helpers_refuse_bad_input(void)
+{
+    rq_block_plan plan;
+    uint64_t l0[4] = {0}, l1[4] = {0}, word = 0;
+    rq_status_regs s;
+    rq_status st = RQ_IDLE;
+    size_t need;
+    /* a transfer whose destination range would wrap past 2^64 */
+    CHECK_EQ(rq_block_plan_make(UINT64_MAX - 10u, 100u, 64u, &plan), RNIC_ERANGE);
+    CHECK_EQ(rq_block_plan_make(UINT64_MAX - 100u, 100u, 64u, &plan), RNIC_OK); /* ends exactly at 2^64 - 1 */
+    CHECK_EQ(rq_desc_decode(l0, l1, NULL), RNIC_EINVAL);
+
+    /* status registers: bad memory, then unknown domain / channel / reader / half */
+    need = rq_status_mem_size(2, 64);
+    CHECK(need > 0 && need <= sizeof arena);
+    CHECK_EQ(rq_status_init(&s, 2, 64, NULL, need), RNIC_EINVAL);
+    CHECK_EQ(rq_status_init(&s, 2, 64, (unsigned char *)ARENA + 4, need), RNIC_EINVAL);
+    CHECK_EQ(rq_status_init(&s, 2, 64, ARENA, need - 1u), RNIC_ENOSPC);
+    CHECK_EQ(rq_status_init(&s, 2, 64, ARENA, need), RNIC_OK);
+    CHECK_EQ(rq_status_set(&s, 1, 63, RQ_BUSY), RNIC_OK);
+    CHECK_EQ(rq_status_set(&s, 1, 63, RQ_DONE), RNIC_OK);
+    CHECK_EQ(rq_status_peek(&s, 1, 63), RQ_DONE);
+    CHECK_EQ(rq_status_peek(&s, 2, 0), RQ_IDLE);  /* unknown domain reads as idle */
+    CHECK_EQ(rq_status_peek(&s, 0, 64), RQ_IDLE); /* unknown channel */
+    CHECK_EQ(rq_status_read_one(&s, 0, 2, 0, &st), RNIC_ENOENT);
+    CHECK_EQ(rq_status_read_one(&s, 2, 0, 0, &st), RNIC_ENOENT);
+    CHECK_EQ(rq_status_read_one(&s, 0, 0, 0, NULL), RNIC_ENOENT);
+    CHECK_EQ(rq_status_read32(&s, 0, 0, 2, &word), RNIC_ENOENT); /* 64 channels: halves 0 and 1 */
+    CHECK_EQ(rq_status_read32(&s, 0, 0, 0, NULL), RNIC_ENOENT);
+    CHECK_EQ(s.stats.errors.by_cause[RNIC_ENOENT], 5);
+}
+
+static void test_palos_weights_memory_group_weight_and_unknown_qp(void)
+{
+    rq_pw_config c;
+    rq_pw w;
+    size_t need;
+    rq_pw_config_default(&c);
+    c.max_qps = 4;
+    c.max_groups = 2;
+    c.mtu = 1500;
+    need = rq_pw_mem_size(&c);
+    CHECK(need > 0 && need <= sizeof arena);
+    c.max_qps = 0;
+    CHECK_EQ(rq_pw_mem_size(&c), 0);
+    CHECK_EQ(rq_pw_init(&w, &c, ARENA, sizeof arena), RNIC_EINVAL);
+    c.max_qps = 4;
+    CHECK_EQ(rq_pw_init(NULL, &c, ARENA, need), RNIC_EINVAL);
+    CHECK_EQ(rq_pw_init(&w, &c, (unsigned char *)ARENA + 4, need), RNIC_EINVAL);
+    CHECK_EQ(rq_pw_init(&w, &c, ARENA, need - 1u), RNIC_ENOSPC);
+    CHECK_EQ(rq_pw_init(&w, &c, ARENA, need), RNIC_OK);
+    /* two groups of weight 1 and 3, one QP of weight 1 each: N = 2 x 1500 = 3000 bytes, cut
+     * 1 x 1 x 3000 / (4 x 1) = 750 and 3 x 1 x 3000 / (4 x 1) = 2250 */
+    CHECK_EQ(rq_pw_create_group(&w, 0, 1), RNIC_OK);
+    CHECK_EQ(rq_pw_create_group(&w, 1, 3), RNIC_OK);
+    CHECK_EQ(rq_pw_set_qp(&w, 0, 0, 1), RNIC_OK);
+    CHECK_EQ(rq_pw_set_qp(&w, 1, 1, 1), RNIC_OK);
+    CHECK_EQ(rq_pw_next_chunk(&w, 0), 750);
+    CHECK_EQ(rq_pw_next_chunk(&w, 1), 2250);
+    /* the group weight register: equal weights cut N / 2 each */
+    CHECK_EQ(rq_pw_set_group_weight(&w, 0, 3), RNIC_OK);
+    CHECK_EQ(rq_pw_next_chunk(&w, 0), 1500);
+    CHECK_EQ(rq_pw_next_chunk(&w, 1), 1500);
+    /* a QP in no group gets no chunk; an unknown QP neither */
+    CHECK_EQ(rq_pw_next_chunk(&w, 2), 0);
+    CHECK_EQ(rq_pw_next_chunk(&w, 4), 0);
+    CHECK_EQ(rq_pw_set_group_weight(&w, 2, 1) != RNIC_OK, 1); /* no group 2: refused, counted */
+    CHECK_EQ(rq_pw_next_chunk(&w, 0), 1500);                   /* and nothing changed */
+    CHECK(w.errors.by_cause[RNIC_ENOENT] + w.errors.by_cause[RNIC_EINVAL] >= 1);
+}
+
+static void test_qos_init_memory_and_bad_domain_queries(void)
+{
+    rq_qos_config c;
+    rq_qos *q = (rq_qos *)malloc(sizeof *q);
+    size_t need;
+    rq_qos_config_default(&c);
+    need = rq_qos_mem_size(&c);
+    CHECK(q != NULL && need > 0 && need <= sizeof arena);
+    if (!q)
+        return;
+    CHECK_EQ(rq_qos_init(NULL, &c, ARENA, need), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_init(q, &c, NULL, need), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_init(q, &c, (unsigned char *)ARENA + 4, need), RNIC_EINVAL);
+    CHECK_EQ(rq_qos_init(q, &c, ARENA, need - 1u), RNIC_ENOSPC);
+    CHECK_EQ(rq_qos_init(q, &c, ARENA, need), RNIC_OK);
+    CHECK(rq_qos_domain_idle(q, 0));
+    CHECK(!rq_qos_domain_idle(q, c.domains)); /* unknown domain: not "idle" */
+    CHECK(!rq_qos_domain_idle(NULL, 0));
+    CHECK_EQ(rq_qos_channel_status(q, c.domains, 0), RQ_IDLE);
+    CHECK_EQ(rq_qos_channel_status(q, 0, c.write_channels), RQ_IDLE);
+    CHECK_EQ(rq_qos_channel_status(NULL, 0, 0), RQ_IDLE);
+    free(q);
+}
+
+/* ---- transport: NULL engines, the outside pacer's calls, flow views, the receiver ---- */
+
+static tp *tp_new(bool external_pacer)
+{
+    tp_config c;
+    tp *t = (tp *)malloc(sizeof *t);
+    tp_config_default(&c);
+    c.max_flows = 4;
+    c.external_pacer = external_pacer;
+    /* an outside pacer needs a rate protocol */
+    c.protocol = external_pacer ? tp_protocol_dcqcn() : tp_protocol_newreno();
+    if (!t || tp_mem_size(&c) == 0 || tp_mem_size(&c) > sizeof arena || tp_init(t, &c, ARENA, sizeof arena) != RNIC_OK) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void test_transport_null_and_unknown_flows(void)
+{
+    tp *t;
+    tp_flow_params fp;
+    tp_flow_view v;
+    rnic_work w;
+    uint64_t before;
+    memset(&w, 0, sizeof w);
+    tp_config_default(NULL); /* documented no-ops on NULL */
+    tp_flow_params_default(NULL);
+    tp_flow_params_default(&fp);
+    CHECK_EQ(tp_flow_open(NULL, 0, &fp), RNIC_EINVAL);
+    CHECK_EQ(tp_flow_close(NULL, 0), RNIC_EINVAL);
+    CHECK_EQ(tp_push_incoming(NULL, &w), RNIC_EINVAL);
+    CHECK_EQ(tp_pacer_consumed(NULL, 0, 0), RNIC_EINVAL);
+    CHECK_EQ(tp_pacer_source(NULL, 0, 0, &w, 1), 0);
+    CHECK_EQ(tp_flow_view_get(NULL, 0, &v), RNIC_EINVAL);
+
+    t = tp_new(false);
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    /* tp_pacer_consumed without an outside pacer: a state error, counted */
+    before = t->stats.errors.by_cause[RNIC_ESTATE];
+    CHECK_EQ(tp_pacer_consumed(t, 0, 0), RNIC_ESTATE);
+    CHECK_EQ(t->stats.errors.by_cause[RNIC_ESTATE], before + 1u);
+    CHECK_EQ(tp_flow_view_get(t, 0, NULL), RNIC_EINVAL);
+    CHECK_EQ(tp_flow_view_get(t, 4, &v), RNIC_ENOENT); /* beyond max_flows */
+    CHECK_EQ(tp_flow_view_get(t, 1, &v), RNIC_ENOENT); /* never opened */
+    CHECK(!v.open);
+    CHECK_EQ(tp_flow_open(t, 1, &fp), RNIC_OK);
+    CHECK_EQ(tp_flow_view_get(t, 1, &v), RNIC_OK);
+    CHECK(v.open);
+    free(t);
+
+    t = tp_new(true);
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    before = t->stats.errors.by_cause[RNIC_ENOENT];
+    CHECK_EQ(tp_pacer_consumed(t, 4, 0), RNIC_ENOENT); /* beyond max_flows */
+    CHECK_EQ(tp_pacer_consumed(t, 2, 0), RNIC_ENOENT); /* not open */
+    CHECK_EQ(t->stats.errors.by_cause[RNIC_ENOENT], before + 2u);
+    CHECK_EQ(tp_pacer_source(t, 2, 0, &w, 1), 0);      /* a closed flow has no entries */
+    CHECK_EQ(tp_pacer_source(t, 9, 0, &w, 1), 0);
+    free(t);
+}
+
+static void test_transport_receiver_null_and_unknown_flow(void)
+{
+    tp_rx_config c;
+    tp_rx *r = (tp_rx *)malloc(sizeof *r);
+    rnic_work w;
+    uint32_t exp = 7;
+    const char *field = NULL;
+    tp_rx_config_default(NULL);
+    CHECK_EQ(tp_rx_config_check(NULL, &field), RNIC_EINVAL);
+    CHECK(str_eq(field, "cfg"));
+    CHECK_EQ(tp_rx_flow_open(NULL, 0, 0), RNIC_EINVAL);
+    CHECK_EQ(tp_rx_advance(NULL, 10), 0);
+    CHECK_EQ(tp_rx_pop_ack(NULL, &w), RNIC_EINVAL);
+    CHECK_EQ(tp_rx_peek_delivered(NULL, &w), RNIC_EINVAL);
+    CHECK_EQ(tp_rx_expected(NULL, 0, &exp), RNIC_EINVAL);
+    tp_rx_config_default(&c);
+    c.max_flows = 4;
+    CHECK(r != NULL && tp_rx_mem_size(&c) > 0 && tp_rx_mem_size(&c) <= sizeof arena);
+    if (!r)
+        return;
+    CHECK_EQ(tp_rx_init(r, &c, ARENA, sizeof arena), RNIC_OK);
+    CHECK_EQ(tp_rx_expected(r, 0, NULL), RNIC_EINVAL);
+    CHECK_EQ(tp_rx_expected(r, 1, &exp), RNIC_ENOENT); /* not open: 0 and ENOENT */
+    CHECK_EQ(exp, 0);
+    exp = 7;
+    CHECK_EQ(tp_rx_expected(r, 4, &exp), RNIC_ENOENT); /* beyond max_flows */
+    CHECK_EQ(exp, 0);
+    CHECK_EQ(tp_rx_flow_open(r, 1, 1000u), RNIC_OK);
+    CHECK_EQ(tp_rx_expected(r, 1, &exp), RNIC_OK);
+    CHECK_EQ(exp, 1000);
+    free(r);
+}
+
+int main(void)
+{
+    RUN(test_version_strings_name_header_version_and_common_core);
+    RUN(test_hcc_host_config_bounds_name_their_field);
+    RUN(test_hostcc_null_engine_and_bad_inputs);
+    RUN(test_ratelimit_bad_schedule_queue_and_null);
+    RUN(test_rnicq_helpers_refuse_bad_input);
+    RUN(test_palos_weights_memory_group_weight_and_unknown_qp);
+    RUN(test_qos_init_memory_and_bad_domain_queries);
+    RUN(test_transport_null_and_unknown_flows);
+    RUN(test_transport_receiver_null_and_unknown_flow);
+    return test_summary();
+}
