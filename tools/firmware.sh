@@ -110,16 +110,21 @@ negative_target() { # TARGET: a perturbed expected digest must fail (1 failed, n
 }
 
 # sizes TARGET OPT: text/data/bss per engine: an image running only that engine's scenario
-# minus the baseline image (digest code + printf, no engine), both --gc-sections; the part of
-# the difference that is the scenario driver itself (fw_* symbols) is reported apart.
+# minus the baseline image (digest code + printf, no engine), both --gc-sections. The engines
+# are compiled in their own object (engines.c; scenarios.c with -DFW_ENGINES_APART), so no
+# engine code is inlined into the driver; the driver's own functions (fw_* symbols) are taken
+# out of the text and reported apart.
 sizes() {
-    local t=$1 opt=$2 name fn base_t base_d base_b fw_base fw t_ d_ b_
-    scenarios_obj "$t" "$opt" || return 1
+    local t=$1 opt=$2 name fn base_t base_d base_b fw_base fw t_ d_ b_ f
+    for f in scenarios engines; do
+        "$CC" "${ARCH[@]}" "${WARN[@]}" "$opt" -ffunction-sections -fdata-sections "${PICO[@]}" -I. -I$SRC \
+            -DFW_ENGINES_APART -c $SRC/$f.c -o "$OUT/$t/size_$f$opt.o" || return 1
+    done
     for fn in none tassel qos palos tp_newreno hostcc; do
         "$CC" "${ARCH[@]}" "${WARN[@]}" "$opt" -ffunction-sections -fdata-sections "${PICO[@]}" -I$SRC \
             -DFW_ONLY=fw_run_$fn -c $SRC/size_main.c -o "$OUT/$t/size_$fn$opt.o" || return 1
-        "$CC" "${ARCH[@]}" "${PICO[@]}" "${LD[@]}" -Wl,--gc-sections "$OUT/$t/size_$fn$opt.o" "$OUT/$t/scenarios$opt.o" \
-            -o "$OUT/$t/size_$fn$opt.elf" || return 1
+        "$CC" "${ARCH[@]}" "${PICO[@]}" "${LD[@]}" -Wl,--gc-sections "$OUT/$t/size_$fn$opt.o" \
+            "$OUT/$t/size_scenarios$opt.o" "$OUT/$t/size_engines$opt.o" -o "$OUT/$t/size_$fn$opt.elf" || return 1
     done
     read -r base_t base_d base_b _ < <("$SIZE" "$OUT/$t/size_none$opt.elf" | tail -n 1)
     fw_base=$(fw_text "$OUT/$t/size_none$opt.elf")
