@@ -47,8 +47,8 @@
 #define FZT_MSGS 64u            /* messages per flow over a run */
 #define FZT_CHAN 48u            /* packets in flight on the channel */
 #define FZT_MIRROR 64u          /* input FIFOs mirrored by the harness (capacities are at most 16) */
-#define FZT_MAX_CYCLES 800u     /* cycles per input, quiesce included: keeps an input fast */
-#define FZT_QUIESCE 300u        /* cycles of perfect channel at the end, at least */
+#define FZT_MAX_CYCLES 400u     /* cycles per input, quiesce included: keeps an input fast */
+#define FZT_QUIESCE 150u        /* cycles of perfect channel at the end, at least */
 #define FZT_MEM_WORDS 16384u    /* 128 KB of engine memory per instance */
 
 typedef struct fzt_msg {
@@ -1327,7 +1327,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t op = fz_u8(in);
         switch (op % 12u) {
         case 0: case 1: case 2: run_for(1u + (op >> 4)); break;
-        case 3: run_for(fzt_val(in, 1, 200)); break;
+        case 3: run_for(fzt_val(in, 1, 100)); break;
         case 4: case 5: op_push_message(); break;
         case 6: op_forge_incoming(); break;
         case 7: op_forge_data(); break;

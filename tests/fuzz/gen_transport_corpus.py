@@ -49,7 +49,7 @@ def u64(v):
 class Seed:
     def __init__(self, proto, pacer=False, clock=100_000_000, link=10_000_000_000, min_rate=100_000,
                  flows=2, window=0, ring=2, messages=4, incoming=8, tx=4, compl=4, start=None,
-                 rx_window=None, rxflags=0, rx_flows=None, delack_count=2, delack_us=2, cnp_us=0,
+                 rx_window=None, rxflags=0, rx_flows=None, delack_count=2, delack_us=1, cnp_us=0,
                  pull_bps=None, rx_in=8, rx_ack=8, rx_deliv=8, delay=3,
                  drop=0, dup=0, ecn=0, trim=0, jitter=0, rng=12345, proto_bytes=None, raw_cfg=None):
         b = bytearray(u8(proto | (0x80 if pacer else 0)))
@@ -63,7 +63,7 @@ class Seed:
         elif proto == IRN:
             b += val(2, 1, 10) + val(5, 0, 20) + val(3, 0, 8) + val(0, 0, 20000) + val(0, 0, 100_000_000_000)
         elif proto == NDP:
-            b += val(4, 1, 16) + val(0, 0, 64) + val(5, 0, 20)
+            b += val(4, 1, 16) + val(0, 0, 64) + val(0, 0, 20)  # rto 0: the flow's rto_us
         if raw_cfg is not None:
             b += raw_cfg
         else:
@@ -122,8 +122,8 @@ class Seed:
                 self.b += u8(hi + (12 - hi % 12) % 12)
                 n = 0
             else:
-                k = min(n, 200)
-                self.b += u8(3) + val(k, 1, 200)
+                k = min(n, 100)
+                self.b += u8(3) + val(k, 1, 100)
                 n -= k
         return self
 
@@ -207,7 +207,7 @@ class Seed:
         return bytes(self.b)
 
 
-def traffic(s, msgs=6, lengths=(250, 100, 900, 1, 300, 64), gap=20):
+def traffic(s, msgs=6, lengths=(250, 100, 900, 1, 300, 64), gap=12):
     for i in range(msgs):
         s.push(flow=i, length=lengths[i % len(lengths)])
         s.run(gap)
@@ -219,31 +219,31 @@ def seeds():
     # every protocol over a clean wire, then a lossy one
     for name, p in (("reno", RENO), ("newreno", NEWRENO), ("sack", SACK), ("dcqcn", DCQCN), ("irn", IRN), ("ndp", NDP)):
         s = Seed(p).flows_default()
-        out[name + "_clean"] = traffic(s).run(300).data()
-        s = Seed(p, drop=40, dup=20, jitter=12, rng=99 + p).flows_default(rto_us=5)
-        out[name + "_lossy"] = traffic(s, msgs=8).run(300).data()
+        out[name + "_clean"] = traffic(s).run(150).data()
+        s = Seed(p, drop=40, dup=20, jitter=12, rng=99 + p).flows_default(rto_us=1)
+        out[name + "_lossy"] = traffic(s, msgs=8).run(150).data()
     # NDP with trimming, DCQCN with ECN marks and CNPs, IRN with reordering
-    s = Seed(NDP, trim=60, rng=4242).flows_default(seg=200)
-    out["ndp_trim"] = traffic(s, msgs=8).run(300).data()
+    s = Seed(NDP, trim=60, drop=30, rng=4242).flows_default(seg=200, rto_us=1)
+    out["ndp_trim"] = traffic(s, msgs=8).run(150).data()
     s = Seed(DCQCN, ecn=120, cnp_us=1, rng=31337, flows=1).flows_default(seg=256)
-    out["dcqcn_cnp"] = traffic(s, msgs=6).run(300).data()
+    out["dcqcn_cnp"] = traffic(s, msgs=6).run(150).data()
     s = Seed(DCQCN, ecn=120, cnp_us=2, rxflags=0x10, rng=7, flows=1).flows_default(seg=256)
-    out["dcqcn_cnp_deferred"] = traffic(s, msgs=6).run(300).data()
+    out["dcqcn_cnp_deferred"] = traffic(s, msgs=6).run(150).data()
     s = Seed(IRN, jitter=31, drop=20, delack_count=1, rng=5, flows=3).flows_default(seg=64)
-    out["irn_reorder"] = traffic(s, msgs=9).run(300).data()
+    out["irn_reorder"] = traffic(s, msgs=9).run(150).data()
     # the external pacer (rate protocols), with bad consumed indices
     s = Seed(IRN, pacer=True, flows=2).flows_default(seg=128)
     s = traffic(s, msgs=4).hostile(4, u8(0) + u32(5)).hostile(4, u8(7) + u32(0))
-    out["irn_pacer"] = s.run(300).data()
+    out["irn_pacer"] = s.run(150).data()
     # clock and segment ids next to their wraps
     s = Seed(NEWRENO, start=("wrap64", 200), flows=2).flows_default(seq=("wrap32", 3))
-    out["newreno_wrap"] = traffic(s, msgs=6).run(300).data()
-    s = Seed(SACK, start=("wrap32", 50), drop=30, flows=1, rng=8).flow(seq=("wrap31", 2), seg=50)
-    out["sack_wrap31"] = traffic(s, msgs=6).run(300).data()
+    out["newreno_wrap"] = traffic(s, msgs=6).run(150).data()
+    s = Seed(SACK, start=("wrap32", 50), drop=30, flows=1, rng=8).flow(seq=("wrap31", 2), seg=50, rto_us=1)
+    out["sack_wrap31"] = traffic(s, msgs=6).run(150).data()
     # full ports: tiny capacities, outputs left in place for a while
     s = Seed(RENO, tx=1, compl=1, incoming=1, rx_in=1, rx_ack=1, rx_deliv=1, flows=2, ring=0).flows_default(init_wnd=32)
     s.drain(tx=0, ack=0, compl=0).push(0, 900).push(1, 900).run(60).drain(tx=1, ack=1, compl=1).run(200)
-    out["reno_full_ports"] = s.drain(tx=2, ack=2, compl=1, delivered=True).run(300).data()
+    out["reno_full_ports"] = s.drain(tx=2, ack=2, compl=1, delivered=True).run(150).data()
     # forged control packets and data, hostile calls
     s = Seed(SACK, flows=2).flows_default()
     s.push(0, 500).run(20)
@@ -254,22 +254,22 @@ def seeds():
     for k in range(4):
         s.hostile(k)
     s.hostile(5, u8(0)).hostile(6)
-    out["sack_forged"] = s.run(300).data()
+    out["sack_forged"] = s.run(150).data()
     s = Seed(NEWRENO, flows=1).flows_default()
-    s.push(0, 900).run(15).forge_ack(flow=0, ptype=0, how=5, extra=3).run(300)
+    s.push(0, 900).run(15).forge_ack(flow=0, ptype=0, how=5, extra=3).run(150)
     out["newreno_forged_accept"] = s.data()
     # close and reopen a flow once it is idle
     s = Seed(RENO, flows=2).flows_default()
-    s.push(0, 300).push(1, 300).close(0).run(150).close(0).reopen(0, seg=60).push(0, 240).run(300)
+    s.push(0, 300).push(1, 300).close(0).run(150).close(0).reopen(0, seg=60).push(0, 240).run(150)
     out["reno_close_reopen"] = s.data()
     # go-back-N receiver under loss (RoCEv2), NewReno with a non-SACK receiver and delayed ACKs
-    s = Seed(DCQCN, drop=50, delack_count=1, rng=2024, flows=2).flows_default(seg=100, rto_us=3)
-    out["dcqcn_gbn_loss"] = traffic(s, msgs=6).run(300).data()
-    s = Seed(NEWRENO, drop=25, delack_count=3, delack_us=2, rxflags=0x04, rng=11, flows=1).flow(seg=80, init_wnd=4)
-    out["newreno_delack"] = traffic(s, msgs=6, gap=20).run(300).data()
+    s = Seed(DCQCN, drop=50, delack_count=1, rng=2024, flows=2).flows_default(seg=100, rto_us=1)
+    out["dcqcn_gbn_loss"] = traffic(s, msgs=6).run(150).data()
+    s = Seed(NEWRENO, drop=25, delack_count=3, delack_us=2, rxflags=0x04, rng=11, flows=1).flow(seg=80, init_wnd=4, rto_us=1)
+    out["newreno_delack"] = traffic(s, msgs=6, gap=12).run(150).data()
     # a receiver window smaller than the sender's; the channel changed mid-run
     s = Seed(SACK, window=2, rx_window=0, flows=1).flow(seg=20, init_wnd=64)
-    s.push(0, 900).push(0, 900).run(100).chan_set(drop=80, jitter=20).run(100).chan_set().run(300)
+    s.push(0, 900).push(0, 900).run(100).chan_set(drop=80, jitter=20).run(100).chan_set().run(150)
     out["sack_small_rx_window"] = s.data()
     # invalid configs: refused with a code (window 100, ring 0 via extremes, min rate above link)
     out["bad_window"] = Seed(RENO, raw_cfg=val(100_000_000, 100_000_000, 1_000_000_000) + val(1_000_000_000, 1_000_000_000, 100_000_000_000)
