@@ -4984,7 +4984,9 @@ RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
     while (ran < cycles) {
         uint32_t bresp_stalls, seg_stalls, tid_stalls, full;
         uint64_t next = rq__next_event(q, &bresp_stalls, &seg_stalls, &tid_stalls);
-        uint64_t skip = rnic_idle_span(q->now, next, cycles - ran);
+        /* work now at now = 2^64 - 1 reads RNIC_NEVER: next == now is ticked, never skipped (a
+         * quiet tick there costs nothing; skipping lost the work of the cycles after the wrap) */
+        uint64_t skip = next == q->now ? 0u : rnic_idle_span(q->now, next, cycles - ran);
         if (skip) {
             /* quiet cycles: the scanner moves (no entry is due before `next`), the stalled
              * stages count their stalls, nothing in the FIFOs carries over */

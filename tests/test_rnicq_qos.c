@@ -1298,6 +1298,40 @@ static void test_advance_is_ticking_with_full_outputs_and_wrap(void)
 /* A fresh engine whose only work is a full output: next_event is RNIC_NEVER; advance stops
  * right after the tick that filled the port, then (the port already full) runs the whole
  * request in one skip; popping makes the engine busy again. */
+/* Found by tests/fuzz/fuzz_qos.c (corpus: regress_advance_at_wrap): at now = 2^64 - 1 work due
+ * now reads RNIC_NEVER from next_event, and rq_qos_advance skipped the whole span, so the ID
+ * initializer's cycles after the wrap were lost. Advance must tick that cycle: the same IDs and
+ * statistics as ticking. */
+static void test_advance_at_the_last_cycle_before_the_wrap(void)
+{
+    static unsigned char mem2[2][1u << 16];
+    static rq_qos e2[2];
+    rq_qos_config c;
+    uint32_t i, k;
+    rq_qos_config_default(&c);
+    c.domains = 1;
+    c.write_channels = 32;
+    c.read_channels = 1;
+    c.ids.tids = 8;
+    c.ids.flow_blocks = 1;
+    c.ids.fids_unipath = 8;
+    c.ids.fid_groups = 0;
+    c.accumulators = 1;
+    c.start_cycle = UINT64_MAX;
+    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof mem2[0]);
+    for (k = 0; k < 2u; k++)
+        if (rq_qos_init(&e2[k], &c, mem2[k], sizeof mem2[k]) != RNIC_OK)
+            return;
+    CHECK(rq_qos_next_event(&e2[0]) == RNIC_NEVER); /* work now, at 2^64 - 1 */
+    for (i = 0; i < 8u; i++)
+        rq_qos_tick(&e2[0]);
+    CHECK_EQ(rq_qos_advance(&e2[1], 8), 8);
+    CHECK_EQ(rq_qos_now(&e2[1]), rq_qos_now(&e2[0]));
+    CHECK_EQ(rq_qos_free_ids(&e2[1], RQ_POOL_TID), rq_qos_free_ids(&e2[0], RQ_POOL_TID));
+    CHECK_EQ(rq_qos_free_ids(&e2[1], RQ_POOL_TID), 8);
+    CHECK(memcmp(rq_qos_get_stats(&e2[0]), rq_qos_get_stats(&e2[1]), sizeof(rq_qos_stats)) == 0);
+}
+
 static void test_next_event_never_on_a_full_output(void)
 {
     rq_qos *q = make_qos();
@@ -1600,6 +1634,7 @@ int main(void)
     RUN(test_bad_responses);
     RUN(test_null_pointers_peeks_and_space);
     RUN(test_next_event_never_on_a_full_output);
+    RUN(test_advance_at_the_last_cycle_before_the_wrap);
     RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
     RUN(test_trace_events);
     RUN(test_config_check_and_clock);
