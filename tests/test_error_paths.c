@@ -254,6 +254,163 @@ static void test_qos_init_memory_and_bad_domain_queries(void)
     free(q);
 }
 
+/* ---- QoS engine: descriptor writes refused at the write stage (thesis §3.6.1), B FIFO full ---- */
+
+static uint64_t qos_arena[2][1u << 17];
+
+static rq_qos *qos_new(rq_qos *q, unsigned which, uint32_t b_fifo)
+{
+    rq_qos_config c;
+    rq_qos_config_default(&c);
+    c.b_fifo = b_fifo;
+    if (rq_qos_mem_size(&c) == 0 || rq_qos_mem_size(&c) > sizeof qos_arena[0] ||
+        rq_qos_init(q, &c, qos_arena[which], sizeof qos_arena[0]) != RNIC_OK)
+        return NULL;
+    return q;
+}
+
+static uint32_t qos_addr(uint32_t domain, uint32_t channel, uint32_t word) { return ((domain * 128u + channel) << 5) | (word << 3); }
+
+/* one 256-bit line as two 128-bit beats */
+static void qos_write_line(rq_qos *q, uint32_t domain, uint32_t channel, const uint64_t w[4])
+{
+    uint64_t d[2];
+    d[0] = w[0];
+    d[1] = w[1];
+    CHECK_EQ(rq_qos_axi_write(q, domain, qos_addr(domain, channel, 0), d, 16), RNIC_OK);
+    d[0] = w[2];
+    d[1] = w[3];
+    CHECK_EQ(rq_qos_axi_write(q, domain, qos_addr(domain, channel, 2), d, 16), RNIC_OK);
+}
+
+/* ticks `cycles`, then pops every BRESP: the status of the last, and how many came */
+static rnic_err qos_last_bresp(rq_qos *q, uint32_t cycles, uint32_t *count)
+{
+    rq_axi_bresp r;
+    rnic_err last = RNIC_EEMPTY;
+    uint32_t i;
+    for (i = 0; i < cycles; i++)
+        rq_qos_tick(q);
+    *count = 0;
+    while (rq_qos_pop_bresp(q, &r) == RNIC_OK) {
+        last = r.status;
+        (*count)++;
+    }
+    return last;
+}
+
+static void regular(rq_transfer *t, uint64_t src, uint64_t dst, uint64_t size)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = RQ_KIND_REGULAR;
+    t->src = src;
+    t->dst = dst;
+    t->size = size;
+}
+
+static void test_qos_write_stage_refuses_bad_descriptors(void)
+{
+    static rq_qos engine;
+    rq_qos *q = qos_new(&engine, 0, 8);
+    rq_transfer t;
+    uint64_t l0[4], l1[4], one[4], unused[4];
+    uint32_t n;
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    /* a regular transfer whose destination, or source, range would wrap past 2^64: the
+     * descriptor's last beat is answered RNIC_ERANGE, nothing is queued */
+    regular(&t, 0x1000, UINT64_MAX - 10u, 100u);
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    qos_write_line(q, 0, 0, l0);
+    qos_write_line(q, 0, 1, l1);
+    CHECK_EQ(qos_last_bresp(q, 8, &n), RNIC_ERANGE);
+    CHECK_EQ(n, 4);
+    regular(&t, UINT64_MAX - 10u, 0x1000, 100u);
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    qos_write_line(q, 0, 0, l0);
+    qos_write_line(q, 0, 1, l1);
+    CHECK_EQ(qos_last_bresp(q, 8, &n), RNIC_ERANGE);
+    CHECK_EQ(n, 4);
+    CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, 0);
+    CHECK_EQ(rq_qos_channel_status(q, 0, 0), RQ_IDLE);
+
+    /* §3.6.1 ii: a descriptor's second line must follow its first: line 1 on channel 7 after
+     * line 0 on channel 4 is refused (RNIC_ESTATE) */
+    regular(&t, 0x1000, 0x2000, 100u);
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    qos_write_line(q, 1, 4, l0);
+    qos_write_line(q, 1, 7, l1);
+    CHECK_EQ(qos_last_bresp(q, 8, &n), RNIC_ESTATE);
+    CHECK_EQ(n, 4);
+
+    /* the first line of a two-line descriptor on the last write channel: no channel for its
+     * second line (RNIC_EINVAL) */
+    qos_write_line(q, 2, 63, l0);
+    CHECK_EQ(qos_last_bresp(q, 8, &n), RNIC_EINVAL);
+    CHECK_EQ(n, 2);
+
+    /* ... or with its second channel busy with another transfer (RNIC_EBUSY) */
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_INLINE;
+    t.size = 8;
+    t.dst = 0x3000;
+    CHECK_EQ(rq_desc_encode(&t, one, unused), RNIC_OK);
+    CHECK_EQ(rq_desc_lines(one[3]), 1);
+    qos_write_line(q, 3, 11, one);
+    CHECK_EQ(qos_last_bresp(q, 4, &n), RNIC_OK);
+    CHECK_EQ(rq_qos_channel_status(q, 3, 11), RQ_BUSY);
+    qos_write_line(q, 3, 10, l0);
+    CHECK_EQ(qos_last_bresp(q, 8, &n), RNIC_EBUSY);
+    CHECK_EQ(n, 2);
+    CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, 1); /* only the inline one */
+}
+
+/* A full B FIFO stalls the write stage (counted per cycle, bresp_stalls); no beat is lost, and
+ * fast-forward over the stall counts what ticking counts. */
+static void test_qos_full_bresp_fifo_stalls_and_advance_equals_ticking(void)
+{
+    static rq_qos a_engine, b_engine;
+    rq_qos *a = qos_new(&a_engine, 0, 2), *b = qos_new(&b_engine, 1, 2);
+    rq_transfer t;
+    uint64_t one[4], unused[4];
+    uint32_t i, n, got = 0;
+    CHECK(a != NULL && b != NULL);
+    if (!a || !b)
+        return;
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_INLINE;
+    t.size = 8;
+    t.dst = 0x4000;
+    CHECK_EQ(rq_desc_encode(&t, one, unused), RNIC_OK);
+    for (i = 0; i < 2; i++) { /* 4 beats; the B FIFO holds 2 */
+        qos_write_line(a, 0, 20u + i, one);
+        qos_write_line(b, 0, 20u + i, one);
+    }
+    for (i = 0; i < 50; i++)
+        rq_qos_tick(a);
+    n = (uint32_t)rq_qos_advance(b, 50);
+    while (n < 50u) { /* advance may stop early (a port filled): go on, as a caller does */
+        uint64_t k = rq_qos_advance(b, 50u - n);
+        if (k == 0)
+            break;
+        n += (uint32_t)k;
+    }
+    CHECK_EQ(n, 50);
+    CHECK_EQ(rq_qos_now(a), rq_qos_now(b));
+    CHECK(rq_qos_get_stats(a)->bresp_stalls > 40u);
+    CHECK_EQ(rq_qos_get_stats(a)->bresp_stalls, rq_qos_get_stats(b)->bresp_stalls);
+    CHECK_EQ(rq_qos_get_stats(a)->beats, 2);
+    for (i = 0; i < 3; i++) { /* drain: every beat answered OK, both descriptors enqueued */
+        rnic_err e = qos_last_bresp(a, 4, &n);
+        got += n;
+        if (n)
+            CHECK_EQ(e, RNIC_OK);
+    }
+    CHECK_EQ(got, 4);
+    CHECK_EQ(rq_qos_get_stats(a)->transfers_enqueued, 2);
+}
+
 /* ---- transport: NULL engines, the outside pacer's calls, flow views, the receiver ---- */
 
 static tp *tp_new(bool external_pacer)
@@ -320,6 +477,110 @@ static void test_transport_null_and_unknown_flows(void)
     free(t);
 }
 
+/* A programmable rate protocol (Tonic §3.5) that asks, on each CNP, for a rate above the link,
+ * then one below min_rate, then 0: the contract clamps the first two into [min_rate, link] and
+ * counts them (rate_clamped); 0 pauses the flow and is not a clamp. */
+static void clamp_proto_init(const tp_flow_params *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act)
+{
+    (void)config;
+    (void)clock_hz;
+    memset(ctx, 0, 8);
+    act->rate_bps = p->init_rate_bps;
+}
+
+static void clamp_proto_incoming(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    static const uint64_t asks[3] = {UINT64_MAX / 2u, 1u, 0u};
+    uint64_t n;
+    if (ev->pkt_type != TP_PKT_CNP)
+        return;
+    memcpy(&n, ctx, sizeof n);
+    act->rate_bps = asks[n % 3u];
+    n++;
+    memcpy(ctx, &n, sizeof n);
+}
+
+static void test_transport_out_of_range_rates_clamped_and_counted(void)
+{
+    tp_protocol proto;
+    tp_config c;
+    tp *t = (tp *)malloc(sizeof *t);
+    tp_flow_params fp;
+    tp_flow_view v;
+    rnic_work cnp;
+    uint64_t want[3];
+    uint32_t i, k;
+    memset(&proto, 0, sizeof proto);
+    proto.name = "clamp-test";
+    proto.credit = TP_CREDIT_RATE;
+    proto.ctx_size = 8;
+    proto.init = clamp_proto_init;
+    proto.incoming = clamp_proto_incoming;
+    tp_config_default(&c);
+    c.max_flows = 2;
+    c.protocol = &proto;
+    CHECK(t != NULL && tp_mem_size(&c) > 0 && tp_mem_size(&c) <= sizeof arena);
+    if (!t)
+        return;
+    CHECK_EQ(tp_init(t, &c, ARENA, sizeof arena), RNIC_OK);
+    tp_flow_params_default(&fp);
+    fp.init_rate_bps = c.link_bps / 2u;
+    CHECK_EQ(tp_flow_open(t, 0, &fp), RNIC_OK);
+    CHECK_EQ(tp_flow_view_get(t, 0, &v), RNIC_OK);
+    CHECK_EQ(v.rate_bps, c.link_bps / 2u);
+    CHECK_EQ(t->stats.rate_clamped, 0);
+    want[0] = c.link_bps;
+    want[1] = c.min_rate_bps;
+    want[2] = 0;
+    memset(&cnp, 0, sizeof cnp);
+    cnp.flow = 0;
+    cnp.op = TP_PKT_CNP;
+    for (i = 0; i < 3; i++) {
+        CHECK_EQ(tp_push_incoming(t, &cnp), RNIC_OK);
+        for (k = 0; k < 20; k++)
+            tp_tick(t);
+        CHECK_EQ(tp_flow_view_get(t, 0, &v), RNIC_OK);
+        CHECK_EQ(v.rate_bps, want[i]);
+        CHECK_EQ(t->stats.rate_clamped, i < 2u ? i + 1u : 2u);
+    }
+    free(t);
+}
+
+/* DCQCN's flow parameter 0 is the flow's window (segments); 0 keeps the protocol's default */
+static void test_transport_dcqcn_window_parameter(void)
+{
+    tp_config c;
+    tp *t = (tp *)malloc(sizeof *t);
+    tp_flow_params fp;
+    tp_flow_view v0, v1;
+    tp_config_default(&c);
+    c.max_flows = 2;
+    c.protocol = tp_protocol_dcqcn();
+    CHECK(t != NULL && tp_mem_size(&c) > 0 && tp_mem_size(&c) <= sizeof arena);
+    if (!t)
+        return;
+    CHECK_EQ(tp_init(t, &c, ARENA, sizeof arena), RNIC_OK);
+    tp_flow_params_default(&fp);
+    CHECK_EQ(tp_flow_open(t, 0, &fp), RNIC_OK);
+    fp.param[0] = 7;
+    CHECK_EQ(tp_flow_open(t, 1, &fp), RNIC_OK);
+    CHECK_EQ(tp_flow_view_get(t, 0, &v0), RNIC_OK);
+    CHECK_EQ(tp_flow_view_get(t, 1, &v1), RNIC_OK);
+    CHECK_EQ(v1.wnd_size, 7);
+    CHECK(v0.wnd_size != 7u);
+    free(t);
+}
+
+static void test_transport_bits_helpers_on_no_bitmap(void)
+{
+    tp_bits none;
+    memset(&none, 0, sizeof none);
+    CHECK_EQ(tp_bits_count(NULL, 0, 10), 0);
+    CHECK_EQ(tp_bits_count(&none, 0, 10), 0);
+    CHECK_EQ(tp_bits_find_first(NULL, 3, 10), 10);      /* none found: `to` */
+    CHECK_EQ(tp_bits_find_first_zero(&none, 3, 10), 10);
+}
+
 static void test_transport_receiver_null_and_unknown_flow(void)
 {
     tp_rx_config c;
@@ -362,7 +623,12 @@ int main(void)
     RUN(test_rnicq_helpers_refuse_bad_input);
     RUN(test_palos_weights_memory_group_weight_and_unknown_qp);
     RUN(test_qos_init_memory_and_bad_domain_queries);
+    RUN(test_qos_write_stage_refuses_bad_descriptors);
+    RUN(test_qos_full_bresp_fifo_stalls_and_advance_equals_ticking);
     RUN(test_transport_null_and_unknown_flows);
+    RUN(test_transport_out_of_range_rates_clamped_and_counted);
+    RUN(test_transport_dcqcn_window_parameter);
+    RUN(test_transport_bits_helpers_on_no_bitmap);
     RUN(test_transport_receiver_null_and_unknown_flow);
     return test_summary();
 }
