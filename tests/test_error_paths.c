@@ -191,6 +191,52 @@ static void test_rnicq_helpers_refuse_bad_input(void)
     CHECK_EQ(s.stats.errors.by_cause[RNIC_ENOENT], 5);
 }
 
+/* rq_desc_encode refuses what the descriptor format cannot say (thesis Table 3.1: inline up to
+ * 32 bytes and never congestion-managed; regular above 32 bytes; multipath only with CM; a
+ * two-line descriptor needs its second line); rq_ids_take an unknown pool or no output */
+static void test_rnicq_descriptor_encode_and_id_pool_refusals(void)
+{
+    rq_transfer t;
+    uint64_t l0[4], l1[4];
+    rq_ids_config ic;
+    rq_ids ids;
+    uint32_t id = 0;
+    size_t need;
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_INLINE;
+    t.size = RQ_INLINE_MAX + 1u;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_EINVAL);
+    t.size = 8;
+    t.cm = true;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_EINVAL);
+    t.cm = false;
+    CHECK_EQ(rq_desc_encode(&t, l0, NULL), RNIC_OK); /* one line: no second needed */
+    t.size = 9;
+    CHECK_EQ(rq_desc_encode(&t, l0, NULL), RNIC_EINVAL); /* two lines, no second line */
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    t.kind = RQ_KIND_REGULAR;
+    t.size = RQ_INLINE_MAX;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_EINVAL);
+    t.size = RQ_INLINE_MAX + 1u;
+    t.multipath = true;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_EINVAL);
+    t.cm = true;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+
+    rq_ids_config_default(&ic);
+    need = rq_ids_mem_size(&ic);
+    CHECK(need > 0 && need <= sizeof arena);
+    CHECK_EQ(rq_ids_init(&ids, &ic, ARENA, sizeof arena), RNIC_OK);
+    while (!rq_ids_ready(&ids))
+        rq_ids_tick(&ids);
+    CHECK_EQ(rq_ids_take(&ids, (rq_id_pool)3, &id), RNIC_EINVAL);
+    CHECK_EQ(rq_ids_take(&ids, RQ_POOL_TID, NULL), RNIC_EINVAL);
+    CHECK_EQ(ids.stats.errors.by_cause[RNIC_EINVAL], 2);
+    CHECK_EQ(rq_ids_give_back(&ids, (rq_id_pool)3, 0), RNIC_ENOENT);
+    CHECK_EQ(ids.stats.errors.by_cause[RNIC_ENOENT], 1);
+    CHECK_EQ(rq_ids_take(&ids, RQ_POOL_TID, &id), RNIC_OK); /* the pool itself is intact */
+}
+
 static void test_palos_weights_memory_group_weight_and_unknown_qp(void)
 {
     rq_pw_config c;
@@ -621,6 +667,7 @@ int main(void)
     RUN(test_hostcc_null_engine_and_bad_inputs);
     RUN(test_ratelimit_bad_schedule_queue_and_null);
     RUN(test_rnicq_helpers_refuse_bad_input);
+    RUN(test_rnicq_descriptor_encode_and_id_pool_refusals);
     RUN(test_palos_weights_memory_group_weight_and_unknown_qp);
     RUN(test_qos_init_memory_and_bad_domain_queries);
     RUN(test_qos_write_stage_refuses_bad_descriptors);
