@@ -32,6 +32,40 @@ static void test_version_strings_name_header_version_and_common_core(void)
     CHECK(strstr(rl_version(), common) != NULL);
 }
 
+/* ---- common core: a ring refuses a NULL element; an event in the past gives no idle span; a
+ * layout that would pass SIZE_MAX is refused (a 32-bit target asking for more than its address
+ * space) and leaves the offset as it was ---- */
+
+static void test_common_ring_null_idle_span_past_and_layout_overflow(void)
+{
+    rnic_ring r;
+    uint64_t mem[4];
+    uint32_t v = 5;
+    size_t off, at = 123;
+    CHECK_EQ(rnic_ring_init(&r, sizeof v, 4, mem, sizeof mem), RNIC_OK);
+    CHECK_EQ(rnic_ring_push(&r, NULL), RNIC_EINVAL);
+    CHECK_EQ(rnic_ring_count(&r), 0);
+    CHECK_EQ(rnic_ring_push(&r, &v), RNIC_OK);
+    CHECK_EQ(rnic_ring_count(&r), 1);
+
+    CHECK_EQ(rnic_idle_span(100, 150, 1000), 50);
+    CHECK_EQ(rnic_idle_span(100, 150, 20), 20);
+    CHECK_EQ(rnic_idle_span(100, 99, 1000), 0); /* the event has passed */
+    CHECK_EQ(rnic_idle_span(5, UINT64_MAX - 2u, 1000), 0); /* ... also across the wrap */
+    CHECK_EQ(rnic_idle_span(100, RNIC_NEVER, 1000), 1000);
+
+    off = 64;
+    CHECK(!rnic__mem_reserve(&off, SIZE_MAX / 8u, 16, &at));
+    CHECK_EQ(off, 64);
+    CHECK_EQ(at, 123);
+    off = SIZE_MAX - 4u;
+    CHECK(!rnic__mem_reserve(&off, 1, 1, &at));
+    off = 64;
+    CHECK(rnic__mem_reserve(&off, 3, 4, &at)); /* 12 bytes, aligned up to 16 */
+    CHECK_EQ(at, 64);
+    CHECK_EQ(off, 80);
+}
+
 /* ---- hcc_host: every config bound names its field; X_mem_size is then 0 ---- */
 
 typedef void (*host_bad_fn)(hcc_host_config *c);
@@ -663,6 +697,7 @@ static void test_transport_receiver_null_and_unknown_flow(void)
 int main(void)
 {
     RUN(test_version_strings_name_header_version_and_common_core);
+    RUN(test_common_ring_null_idle_span_past_and_layout_overflow);
     RUN(test_hcc_host_config_bounds_name_their_field);
     RUN(test_hostcc_null_engine_and_bad_inputs);
     RUN(test_ratelimit_bad_schedule_queue_and_null);
