@@ -723,8 +723,20 @@ static void compare_pairs(void)
     FZ_CHECK(memcmp(&ra, &rb, sizeof ra) == 0);
     FZ_CHECK(S.ttx[0].digest == S.ttx[1].digest && S.ttx[0].events == S.ttx[1].events);
     FZ_CHECK(S.trx[0].digest == S.trx[1].digest && S.trx[0].events == S.trx[1].events);
-    FZ_CHECK(tp_next_event(&S.tx[0]) == tp_next_event(&S.tx[1]));
-    FZ_CHECK(tp_rx_next_event(&S.rx[0]) == tp_rx_next_event(&S.rx[1]));
+    /* next_event itself may differ: the rtx and delayed-ACK heaps are lazy (engine_contract.md),
+     * and a stale entry the ticked engine tidied at a cycle the other skipped (e.g. while its ACK
+     * port was full) makes the skipping one answer earlier. Both are lower bounds: never in the
+     * past, never later than a change (tick_*_a's idle checks); the records must be identical. */
+    {
+        uint64_t now = tp_now(&S.tx[0]), e[4];
+        int k;
+        e[0] = tp_next_event(&S.tx[0]);
+        e[1] = tp_next_event(&S.tx[1]);
+        e[2] = tp_rx_next_event(&S.rx[0]);
+        e[3] = tp_rx_next_event(&S.rx[1]);
+        for (k = 0; k < 4; k++)
+            FZ_CHECK(e[k] == RNIC_NEVER || !cyc_before(e[k], now));
+    }
     for (f = 0; f < S.nflows; f++) {
         tp_flow_view va, vb;
         rnic_err ea = tp_flow_view_get(&S.tx[0], f, &va), eb = tp_flow_view_get(&S.tx[1], f, &vb);
