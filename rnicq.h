@@ -4457,6 +4457,10 @@ static void rq__fail_transfer(rq_qos *q, uint32_t line)
             if (!x->cm || x->is_inline)
                 rq__defer_return(q, RQ_POOL_TID, i);
         }
+    if (q->s3_valid && q->s3.transfer == line)
+        q->s3_valid = false; /* its block waiting in stage 3 too: its entry (and TID) went above, and
+                                emitting it after the transfer's end would send a block that no
+                                pending entry covers, on a TID already given back */
     m->failed = 1;
     m->outstanding = 0;
     rq__finish(q, line, RQ_ERROR);

@@ -1332,6 +1332,76 @@ static void test_advance_at_the_last_cycle_before_the_wrap(void)
     CHECK(memcmp(rq_qos_get_stats(&e2[0]), rq_qos_get_stats(&e2[1]), sizeof(rq_qos_stats)) == 0);
 }
 
+/* Found by tests/fuzz/fuzz_qos.c: a transfer that failed (retry limit) while one of its blocks
+ * waited in segmenter stage 3 behind a full transaction port still emitted that block afterwards,
+ * with its pending entry gone and its TID given back. Block 0 is taken and NACKed with
+ * retry_limit 0 while block 1 fills the 1-deep port and block 2 waits in stage 3: after the
+ * ERROR, only block 1 (issued before) comes out. */
+static void test_failed_transfer_emits_no_stage3_block(void)
+{
+    static unsigned char memf[1u << 16];
+    static rq_qos eng;
+    rq_qos *q = &eng;
+    rq_qos_config c;
+    rq_transfer t;
+    rq_response r;
+    rnic_work w;
+    rq_axi_bresp br;
+    uint64_t l0[4], l1[4];
+    uint32_t i, blocks_after = 0;
+    rq_qos_config_default(&c);
+    c.domains = 1;
+    c.write_channels = 32;
+    c.read_channels = 1;
+    c.accumulators = 1;
+    c.ids.tids = 8;
+    c.ids.flow_blocks = 1;
+    c.ids.fids_unipath = 8;
+    c.ids.fid_groups = 0;
+    c.block_bytes = 64;
+    c.transaction_port = 1;
+    c.max_outstanding = 3;
+    c.retry_limit = 0;
+    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memf);
+    if (rq_qos_init(q, &c, memf, sizeof memf) != RNIC_OK)
+        return;
+    while (!rq_qos_ready(q))
+        rq_qos_tick(q);
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_REGULAR;
+    t.size = 4u * 64u; /* 4 blocks */
+    t.src = 0x10000;
+    t.dst = 0x20000;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    write_line128(q, 0, 0, l0);
+    write_line128(q, 0, 1, l1);
+    for (i = 0; i < 20u && rq_qos_peek_block(q, &w) != RNIC_OK; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_pop_block(q, &w), RNIC_OK); /* block 0 taken */
+    CHECK_EQ(w.offset, 0);
+    for (i = 0; i < 20u && !(q->s3_valid && rnic_ring_full(&q->tx)); i++) /* block 1 fills the port, block 2 waits in stage 3 */
+        rq_qos_tick(q);
+    CHECK(q->s3_valid && rnic_ring_full(&q->tx)); /* white-box: the state the fuzzer found */
+    r.tid = w.aux;
+    r.seq = w.op;
+    r.ack = 0;
+    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK); /* NACK with no retry left: ERROR */
+    for (i = 0; i < 20u && rq_qos_channel_status(q, 0, 0) != RQ_ERROR; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_channel_status(q, 0, 0), RQ_ERROR);
+    CHECK_EQ(rq_qos_pop_block(q, &w), RNIC_OK); /* block 1, issued before the failure */
+    CHECK_EQ(w.offset, 64);
+    for (i = 0; i < 20u; i++) {
+        rq_qos_tick(q);
+        while (rq_qos_pop_block(q, &w) == RNIC_OK)
+            blocks_after++;
+        while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+            ;
+    }
+    CHECK_EQ(blocks_after, 0);
+    CHECK_EQ(rq_qos_pending(q), 0);
+}
+
 static void test_next_event_never_on_a_full_output(void)
 {
     rq_qos *q = make_qos();
@@ -1635,6 +1705,7 @@ int main(void)
     RUN(test_null_pointers_peeks_and_space);
     RUN(test_next_event_never_on_a_full_output);
     RUN(test_advance_at_the_last_cycle_before_the_wrap);
+    RUN(test_failed_transfer_emits_no_stage3_block);
     RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
     RUN(test_trace_events);
     RUN(test_config_check_and_clock);
