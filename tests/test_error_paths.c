@@ -491,6 +491,39 @@ static void test_qos_full_bresp_fifo_stalls_and_advance_equals_ticking(void)
     CHECK_EQ(rq_qos_get_stats(a)->transfers_enqueued, 2);
 }
 
+/* Status reads (Fig. 3.6): a full read port answers RNIC_EBUSY and counts it; a read of an
+ * unknown mode is answered RNIC_EINVAL on the R channel and counted */
+static void test_qos_status_read_port_full_and_unknown_mode(void)
+{
+    static rq_qos engine;
+    rq_qos *q = qos_new(&engine, 0, 8);
+    rq_axi_rdata d;
+    uint32_t room, i;
+    uint64_t busy0;
+    CHECK(q != NULL);
+    if (!q)
+        return;
+    room = rq_qos_space_axi_read(q);
+    CHECK(room > 0u);
+    CHECK_EQ(rq_qos_axi_read(q, 0, 0, 0, 2), RNIC_OK); /* mode 2: no such read */
+    for (i = 1; i < room; i++)
+        CHECK_EQ(rq_qos_axi_read(q, 0, 0, 0, 0), RNIC_OK);
+    busy0 = rq_qos_get_stats(q)->errors.by_cause[RNIC_EBUSY];
+    CHECK_EQ(rq_qos_space_axi_read(q), 0);
+    CHECK_EQ(rq_qos_axi_read(q, 0, 0, 0, 0), RNIC_EBUSY);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EBUSY], busy0 + 1u);
+    rq_qos_tick(q);
+    rq_qos_tick(q);
+    CHECK_EQ(rq_qos_pop_rdata(q, &d), RNIC_OK);
+    CHECK_EQ(d.status, RNIC_EINVAL);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EINVAL], 1);
+    CHECK_EQ(rq_qos_pop_rdata(q, &d), RNIC_EEMPTY); /* one read per cycle */
+    rq_qos_tick(q);
+    CHECK_EQ(rq_qos_pop_rdata(q, &d), RNIC_OK); /* the next read, of channel 0: idle */
+    CHECK_EQ(d.status, RNIC_OK);
+    CHECK_EQ(d.data, RQ_IDLE);
+}
+
 /* ---- transport: NULL engines, the outside pacer's calls, flow views, the receiver ---- */
 
 static tp *tp_new(bool external_pacer)
@@ -707,6 +740,7 @@ int main(void)
     RUN(test_qos_init_memory_and_bad_domain_queries);
     RUN(test_qos_write_stage_refuses_bad_descriptors);
     RUN(test_qos_full_bresp_fifo_stalls_and_advance_equals_ticking);
+    RUN(test_qos_status_read_port_full_and_unknown_mode);
     RUN(test_transport_null_and_unknown_flows);
     RUN(test_transport_out_of_range_rates_clamped_and_counted);
     RUN(test_transport_dcqcn_window_parameter);
