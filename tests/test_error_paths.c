@@ -659,6 +659,40 @@ static void test_transport_out_of_range_rates_clamped_and_counted(void)
     free(t);
 }
 
+/* Segment ids are 32-bit serial numbers compared within 2^31: a message that would leave more
+ * than 2^31 - 1 segments between the window's start and the data's end is refused (RNIC_ERANGE,
+ * counted) and changes nothing; one that fits exactly is taken */
+static void test_transport_message_beyond_the_id_space_refused(void)
+{
+    tp *t = tp_new(false);
+    tp_flow_params fp;
+    tp_flow_view v;
+    rnic_work m;
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    tp_flow_params_default(&fp);
+    fp.seg_size = 1;
+    fp.max_burst = 2;
+    CHECK_EQ(tp_flow_open(t, 0, &fp), RNIC_OK);
+    memset(&m, 0, sizeof m);
+    m.flow = 0;
+    m.len = 0x80000000u; /* 2^31 one-byte segments */
+    CHECK_EQ(tp_push_message(t, &m), RNIC_ERANGE);
+    CHECK_EQ(t->stats.errors.by_cause[RNIC_ERANGE], 1);
+    CHECK_EQ(tp_flow_view_get(t, 0, &v), RNIC_OK);
+    CHECK_EQ(v.data_end, v.wnd_start);
+    CHECK_EQ(v.messages, 0);
+    m.len = 0x7fffffffu;
+    CHECK_EQ(tp_push_message(t, &m), RNIC_OK);
+    CHECK_EQ(tp_flow_view_get(t, 0, &v), RNIC_OK);
+    CHECK_EQ(v.data_end - v.wnd_start, 0x7fffffffu);
+    m.len = 1; /* one more segment would reach 2^31 */
+    CHECK_EQ(tp_push_message(t, &m), RNIC_ERANGE);
+    CHECK_EQ(t->stats.errors.by_cause[RNIC_ERANGE], 2);
+    free(t);
+}
+
 /* DCQCN's flow parameter 0 is the flow's window (segments); 0 keeps the protocol's default */
 static void test_transport_dcqcn_window_parameter(void)
 {
@@ -743,6 +777,7 @@ int main(void)
     RUN(test_qos_status_read_port_full_and_unknown_mode);
     RUN(test_transport_null_and_unknown_flows);
     RUN(test_transport_out_of_range_rates_clamped_and_counted);
+    RUN(test_transport_message_beyond_the_id_space_refused);
     RUN(test_transport_dcqcn_window_parameter);
     RUN(test_transport_bits_helpers_on_no_bitmap);
     RUN(test_transport_receiver_null_and_unknown_flow);
