@@ -1298,10 +1298,10 @@ static void test_advance_is_ticking_with_full_outputs_and_wrap(void)
 /* A fresh engine whose only work is a full output: next_event is RNIC_NEVER; advance stops
  * right after the tick that filled the port, then (the port already full) runs the whole
  * request in one skip; popping makes the engine busy again. */
-/* Found by tests/fuzz/fuzz_qos.c (corpus: regress_advance_at_wrap): at now = 2^64 - 1 work due
- * now reads RNIC_NEVER from next_event, and rq_qos_advance skipped the whole span, so the ID
- * initializer's cycles after the wrap were lost. Advance must tick that cycle: the same IDs and
- * statistics as ticking. */
+/* Found by tests/fuzz/fuzz_qos.c (corpus: regress_advance_at_wrap, regress_timeout_at_wrap): an
+ * event at 2^64 - 1 reads RNIC_NEVER from next_event, and rq_qos_advance skipped over it: at
+ * now = 2^64 - 1 the ID initializer's cycles after the wrap were lost, and a timeout due at
+ * 2^64 - 1 fired 16 cycles late. Advance must give what ticking gives. */
 static void test_advance_at_the_last_cycle_before_the_wrap(void)
 {
     static unsigned char mem2[2][1u << 16];
@@ -1330,6 +1330,28 @@ static void test_advance_at_the_last_cycle_before_the_wrap(void)
     CHECK_EQ(rq_qos_free_ids(&e2[1], RQ_POOL_TID), rq_qos_free_ids(&e2[0], RQ_POOL_TID));
     CHECK_EQ(rq_qos_free_ids(&e2[1], RQ_POOL_TID), 8);
     CHECK(memcmp(rq_qos_get_stats(&e2[0]), rq_qos_get_stats(&e2[1]), sizeof(rq_qos_stats)) == 0);
+    /* and an event due at 2^64 - 1 seen from before it (it reads RNIC_NEVER too): a beat written
+     * at 2^64 - 2 is handled at 2^64 - 1, by advance as by ticks (it skipped past it) */
+    c.start_cycle = UINT64_MAX - 40u;
+    for (k = 0; k < 2u; k++)
+        if (rq_qos_init(&e2[k], &c, mem2[k], sizeof mem2[k]) != RNIC_OK)
+            return;
+    while (rq_qos_now(&e2[0]) != UINT64_MAX - 1u)
+        rq_qos_tick(&e2[0]);
+    CHECK_EQ(rq_qos_advance_to(&e2[1], UINT64_MAX - 1u), 39);
+    {
+        uint64_t d[2] = { 0, 0 };
+        rq_axi_bresp b0, b1;
+        for (k = 0; k < 2u; k++)
+            CHECK_EQ(rq_qos_axi_write(&e2[k], 0, 0, d, 8), RNIC_OK);
+        CHECK(rq_qos_next_event(&e2[1]) == RNIC_NEVER); /* due at 2^64 - 1 */
+        for (i = 0; i < 4u; i++)
+            rq_qos_tick(&e2[0]);
+        CHECK_EQ(rq_qos_advance(&e2[1], 4), 4);
+        CHECK_EQ(rq_qos_pop_bresp(&e2[0], &b0), RNIC_OK);
+        CHECK_EQ(rq_qos_pop_bresp(&e2[1], &b1), RNIC_OK);
+        CHECK(b0.cycle == UINT64_MAX && b1.cycle == b0.cycle);
+    }
 }
 
 /* Found by tests/fuzz/fuzz_qos.c: a transfer that failed (retry limit) while one of its blocks

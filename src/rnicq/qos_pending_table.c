@@ -76,7 +76,7 @@ static void rq__timers_due(rq_qos *q)
     }
 }
 
-/* The cycle of the next timeout if the scanner moves every cycle from now on (true in a quiet
+/* The cycles from now to the next timeout if the scanner moves every cycle from now on (true in a quiet
  * stretch: only the handler's S1 makes it wait), or a lower bound of it; RNIC_NEVER if none. The
  * scanner stands on (scan + c - now) mod n at cycle c. Due entries: the first set bit from the
  * scanner on. Not yet due: the earliest one's first visit from its due cycle on, exact; any other
@@ -84,21 +84,21 @@ static void rq__timers_due(rq_qos *q)
  * both have moved to due_map and the answer is exact again). */
 static uint64_t rq__next_timeout(const rq_qos *q)
 {
-    uint64_t n = 2u * q->cfg.ids.tids, fire = RNIC_NEVER, f;
+    uint64_t n = 2u * q->cfg.ids.tids, gap = UINT64_MAX, g;
     uint32_t h = q->armed_head;
     if (q->ndue) {
         uint32_t i = rnic_bitmap_ffs_from(q->due_map, (uint32_t)n, q->scan);
-        fire = q->now + (((uint64_t)i - q->scan) & (n - 1u));
+        gap = ((uint64_t)i - q->scan) & (n - 1u);
     }
     if (h != RNIC_NONE) {
         const rq_pend *pe = &q->pend[h];
-        f = pe->due + (((uint64_t)h - (q->scan + (pe->due - q->now))) & (n - 1u));
-        if (fire == RNIC_NEVER || rq__after(fire, f))
-            fire = f;
-        if (pe->armed_next != RNIC_NONE && rq__after(fire, q->pend[pe->armed_next].due))
-            fire = q->pend[pe->armed_next].due;
+        g = (pe->due - q->now) + (((uint64_t)h - (q->scan + (pe->due - q->now))) & (n - 1u));
+        if (g < gap)
+            gap = g;
+        if (pe->armed_next != RNIC_NONE && q->pend[pe->armed_next].due - q->now < gap)
+            gap = q->pend[pe->armed_next].due - q->now;
     }
-    return fire;
+    return gap;
 }
 
 /* One pending entry per cycle (§2: 1,024 entries per sweep), through the Pending Transactions

@@ -40,7 +40,7 @@ RQ_API void rq_qos_tick(rq_qos *q)
 
 /* Whether a tick now would change anything but stall counters, the scanner's position and
  * the clock ("quiet"), with what such a tick adds to the stall counters (*bresp_stalls,
- * *seg_stalls) and the earliest cycle an accepted input becomes ready (*wake, RNIC_NEVER if
+ * *seg_stalls) and the cycles until an accepted input becomes ready (*wake, UINT64_MAX if
  * none). Mirrors rq_qos_tick's stages in their order; anything it does not recognise as a
  * wait on a full output or on new input counts as work. */
 static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls)
@@ -49,7 +49,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     const rq_axi_read *rd = (const rq_axi_read *)rnic_ring_peek(&q->rd);
     const uint32_t *retx = (const uint32_t *)rnic_ring_peek(&q->retx);
     bool tx_full = rnic_ring_full(&q->tx), pkt_full = rnic_ring_full(&q->pkt);
-    *wake = RNIC_NEVER;
+    *wake = UINT64_MAX;
     *bresp_stalls = *seg_stalls = *tid_stalls = 0;
     if (!rnic_ring_empty(&q->resp) || !rnic_ring_empty(&q->id_returns) || !rnic_ring_empty(&q->remote) ||
         q->mh.state != RQ__MH_READY || !rq_ids_ready(&q->ids))
@@ -99,7 +99,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     }
     if (beat) { /* the write-data stage waits for its beat's ready cycle or for room in B */
         if (rq__after(beat->ready, q->now))
-            *wake = beat->ready;
+            *wake = beat->ready - q->now;
         else if (rnic_ring_full(&q->b))
             (*bresp_stalls)++;
         else
@@ -107,8 +107,8 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     }
     if (rd) {
         if (rq__after(rd->ready, q->now)) {
-            if (*wake == RNIC_NEVER || rq__after(*wake, rd->ready))
-                *wake = rd->ready;
+            if (rd->ready - q->now < *wake)
+                *wake = rd->ready - q->now;
         } else if (!rnic_ring_full(&q->r)) {
             return false;
         }
@@ -116,22 +116,26 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
     return true;
 }
 
-/* next_event, and what a skipped cycle adds to the stall counters. */
+/* The cycles from now to the next event (0: now, UINT64_MAX: none), and what a skipped cycle adds
+ * to the stall counters. Distances, not cycles: an event due at 2^64 - 1 reads RNIC_NEVER as a
+ * cycle, and fast-forward skipped over it (found by tests/fuzz/fuzz_qos.c). */
 static uint64_t rq__next_event(const rq_qos *q, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls)
 {
     uint64_t wake, fire;
     if (!rq__quiet(q, &wake, bresp_stalls, seg_stalls, tid_stalls))
-        return q->now;
+        return 0;
     fire = rq__next_timeout(q);
-    if (fire == RNIC_NEVER)
-        return wake;
-    return wake != RNIC_NEVER && rq__after(fire, wake) ? wake : fire;
+    return fire < wake ? fire : wake;
 }
 
 RQ_API uint64_t rq_qos_next_event(const rq_qos *q)
 {
     uint32_t b, s, t;
-    return q ? rq__next_event(q, &b, &s, &t) : RNIC_NEVER;
+    uint64_t gap;
+    if (!q)
+        return RNIC_NEVER;
+    gap = rq__next_event(q, &b, &s, &t);
+    return gap == UINT64_MAX ? RNIC_NEVER : q->now + gap;
 }
 
 /* Output ports that are full, one bit each. */
@@ -148,12 +152,10 @@ RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
         return 0;
     while (ran < cycles) {
         uint32_t bresp_stalls, seg_stalls, tid_stalls, full;
-        uint64_t next = rq__next_event(q, &bresp_stalls, &seg_stalls, &tid_stalls);
-        /* work now at now = 2^64 - 1 reads RNIC_NEVER: next == now is ticked, never skipped (a
-         * quiet tick there costs nothing; skipping lost the work of the cycles after the wrap) */
-        uint64_t skip = next == q->now ? 0u : rnic_idle_span(q->now, next, cycles - ran);
+        uint64_t gap = rq__next_event(q, &bresp_stalls, &seg_stalls, &tid_stalls);
+        uint64_t skip = gap < cycles - ran ? gap : cycles - ran;
         if (skip) {
-            /* quiet cycles: the scanner moves (no entry is due before `next`), the stalled
+            /* quiet cycles: the scanner moves (no entry is due before the gap's end), the stalled
              * stages count their stalls, nothing in the FIFOs carries over */
             q->scan = (uint32_t)((q->scan + skip) & (2u * q->cfg.ids.tids - 1u));
             rnic_ssfifo_tick(&q->sched);
