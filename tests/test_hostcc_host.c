@@ -977,6 +977,43 @@ static void host_sweep(void)
     }
 }
 
+/* Found by tests/fuzz/fuzz_hostcc.c: a packet on the address space's last 64 B line (push_rx
+ * accepts addr + len up to 2^64 - 1). The line's end, lo + 64, wrapped to 0, and the line
+ * carried 64 - (addr mod 64) bytes instead of the packet's: 1 byte written counted 39. Every
+ * payload byte must reach memory exactly once, as anywhere else. */
+static void test_top_line_of_address_space(void)
+{
+    static const struct { uint64_t addr; uint32_t len; } cases[] = {
+        { UINT64_MAX - 0x26u, 1 },     /* the fuzzer's input: 1 byte inside the top line */
+        { UINT64_MAX - 1u, 1 },        /* the last byte push_rx accepts (addr + len <= 2^64 - 1) */
+        { UINT64_MAX - 63u, 63 },      /* the top line up to that byte */
+        { UINT64_MAX - 100u, 100 },    /* two lines, the second the top one */
+        { UINT64_MAX - 1024u, 1024 },  /* five writes (mps boundaries), the last on the top line */
+    };
+    unsigned i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hcc_host_config c;
+        eng *e;
+        rnic_work w, o;
+        uint64_t writes = 0, lines = 0;
+        hcc_host_config_default(&c);
+        c.ddio_lines = i & 1u ? 0u : 256u; /* memory and DDIO */
+        e = mk(&c);
+        w = pkt(1, cases[i].addr, cases[i].len, i);
+        CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
+        CHECK(hcc_host_advance(&e->h, 100000) > 0);
+        CHECK_EQ(hcc_host_pop_rx(&e->h, &o), RNIC_OK);
+        CHECK_EQ(o.tag, i);
+        ref_split(cases[i].addr, cases[i].len, c.pcie_mps, &writes, &lines);
+        CHECK_EQ(hcc_host_get_stats(&e->h)->pcie_writes, writes);
+        CHECK_EQ(hcc_host_get_stats(&e->h)->pcie_lines, lines);
+        CHECK_EQ(hcc_host_get_stats(&e->h)->bytes_to_memory_or_ddio, cases[i].len);
+        CHECK_EQ(hcc_host_pcie_credits(&e->h), c.iio_lines);
+        CHECK_EQ(hcc_host_iio_occupancy(&e->h), 0);
+        rm(e);
+    }
+}
+
 int main(void)
 {
     RUN(test_config);
@@ -993,5 +1030,6 @@ int main(void)
     RUN(test_bad_input);
     RUN(test_fast_forward);
     RUN(host_sweep);
+    RUN(test_top_line_of_address_space);
     return test_summary();
 }

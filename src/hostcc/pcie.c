@@ -70,14 +70,17 @@ static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
     h->pcie_tok -= hcc__host_tlp_cost(h, b);
     for (l = a >> 6; l <= (end - 1u) >> 6; l++) {
         hcc__host_line *x = &h->flight[hcc__host_fifo_tail(&h->flight_q)];
-        uint64_t lo = l << 6, hi = lo + 64u;
+        /* the payload's first and last byte in this line, inclusive: the line's end byte
+         * (lo + 63) is representable on the address space's top line, where lo + 64 wraps to 0
+         * (push_rx accepts a packet ending at 2^64 - 1; fuzz_hostcc found it) */
+        uint64_t lo = l << 6, hi = lo + 63u;
         if (lo < a)
             lo = a;
-        if (hi > end)
-            hi = end;
+        if (hi > end - 1u)
+            hi = end - 1u;
         x->cycle = h->now + h->lat;
         x->addr = l;
-        x->bytes = (uint32_t)(hi - lo);
+        x->bytes = (uint32_t)(hi - lo + 1u);
         x->pad = 0;
     }
     h->stats.pcie_writes++;
