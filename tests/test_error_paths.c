@@ -718,6 +718,89 @@ static void test_transport_dcqcn_window_parameter(void)
     free(t);
 }
 
+/* IRN's and NDP's periodic hooks act on a timeout only; a variant that visits every cycle
+ * (periodic_every_visit, a copy of the protocol) sends exactly what the protocol sends. And a
+ * control packet a protocol has no use for (a GRANT to DCQCN, a CNP to IRN) changes nothing. */
+static uint32_t run_segments(const tp_protocol *proto, const rnic_work *extra, rnic_work *out, uint32_t max)
+{
+    static uint64_t mem[1u << 15];
+    tp_config c;
+    tp *t = (tp *)malloc(sizeof *t);
+    tp_flow_params fp;
+    rnic_work m, s;
+    uint32_t n = 0, k;
+    tp_config_default(&c);
+    c.max_flows = 2;
+    c.protocol = proto;
+    if (!t || tp_mem_size(&c) == 0 || tp_mem_size(&c) > sizeof mem || tp_init(t, &c, mem, sizeof mem) != RNIC_OK) {
+        free(t);
+        return 0;
+    }
+    tp_flow_params_default(&fp);
+    CHECK_EQ(tp_flow_open(t, 1, &fp), RNIC_OK);
+    memset(&m, 0, sizeof m);
+    m.flow = 1;
+    m.len = 20000; /* 20 segments of 1,000 bytes */
+    m.tag = 77;
+    CHECK_EQ(tp_push_message(t, &m), RNIC_OK);
+    for (k = 0; k < 3000u; k++) {
+        if (k == 5u && extra)
+            CHECK_EQ(tp_push_incoming(t, extra), RNIC_OK);
+        tp_tick(t);
+        while (tp_pop_segment(t, &s) == RNIC_OK)
+            if (n < max)
+                out[n++] = s;
+    }
+    free(t);
+    return n;
+}
+
+static int same_segments(const rnic_work *a, const rnic_work *b, uint32_t n)
+{
+    uint32_t i;
+    for (i = 0; i < n; i++)
+        if (a[i].cycle != b[i].cycle || a[i].index != b[i].index || a[i].len != b[i].len || a[i].flags != b[i].flags)
+            return 0;
+    return 1;
+}
+
+static void test_transport_periodic_every_visit_variants_and_unused_packets(void)
+{
+    static rnic_work a[64], b[64];
+    const tp_protocol *base[2];
+    tp_protocol variant;
+    rnic_work grant, cnp;
+    uint32_t i, na, nb;
+    base[0] = tp_protocol_irn();
+    base[1] = tp_protocol_ndp();
+    for (i = 0; i < 2; i++) {
+        variant = *base[i];
+        variant.periodic_every_visit = true;
+        na = run_segments(base[i], NULL, a, 64);
+        nb = run_segments(&variant, NULL, b, 64);
+        CHECK(na > 0u);
+        CHECK_EQ(na, nb);
+        CHECK(same_segments(a, b, na < nb ? na : nb));
+    }
+    memset(&grant, 0, sizeof grant);
+    grant.flow = 1;
+    grant.op = TP_PKT_GRANT;
+    grant.aux = 1000000u;
+    na = run_segments(tp_protocol_dcqcn(), NULL, a, 64);
+    nb = run_segments(tp_protocol_dcqcn(), &grant, b, 64);
+    CHECK(na > 0u);
+    CHECK_EQ(na, nb);
+    CHECK(same_segments(a, b, na < nb ? na : nb));
+    memset(&cnp, 0, sizeof cnp);
+    cnp.flow = 1;
+    cnp.op = TP_PKT_CNP;
+    na = run_segments(tp_protocol_irn(), NULL, a, 64);
+    nb = run_segments(tp_protocol_irn(), &cnp, b, 64);
+    CHECK(na > 0u);
+    CHECK_EQ(na, nb);
+    CHECK(same_segments(a, b, na < nb ? na : nb));
+}
+
 static void test_transport_bits_helpers_on_no_bitmap(void)
 {
     tp_bits none;
@@ -779,6 +862,7 @@ int main(void)
     RUN(test_transport_out_of_range_rates_clamped_and_counted);
     RUN(test_transport_message_beyond_the_id_space_refused);
     RUN(test_transport_dcqcn_window_parameter);
+    RUN(test_transport_periodic_every_visit_variants_and_unused_packets);
     RUN(test_transport_bits_helpers_on_no_bitmap);
     RUN(test_transport_receiver_null_and_unknown_flow);
     return test_summary();
