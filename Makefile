@@ -1,5 +1,5 @@
 # rnicq -- `make run` runs the main job, `make test` runs every test (ends "N passed, N failed").
-# Other targets: bench, figures, headers, install PREFIX=..., build/<name>, clean.
+# Other targets: bench, figures, fuzz, headers, install PREFIX=..., build/<name>, clean.
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 
@@ -21,7 +21,7 @@ MAIN_EXAMPLE := rnic_model
 MAIN_ARGS := --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv --pcap build/rnic_model.pcap
 MODEL_SRC := $(wildcard examples/rnic_model/*.c examples/rnic_model/*.h)
 
-.PHONY: all programs run test bench figures coverage headers install clean unit-tests
+.PHONY: all programs run test bench figures fuzz coverage headers install clean unit-tests
 .DELETE_ON_ERROR:
 
 # Each user-facing target installs what it needs first, then builds with a nested make so
@@ -120,13 +120,17 @@ figures:
 	gnuplot -e "dir='build/hostcc'; out='docs/figures/hostcc_fig6.png'" docs/figures/hostcc_fig6.gp
 	@echo "wrote docs/figures/hostcc_fig2.png docs/figures/hostcc_fig4.png docs/figures/hostcc_fig6.png"
 
-# firmware: the self-test of every engine on rv32imac (qemu-system-riscv32 virt) and Cortex-M4
-# (qemu-system-arm mps2-an386), picolibc + semihosting, against digests computed on the host;
-# negative control, code size per engine and cycles/s as RESULT lines (tools/firmware.sh)
-.PHONY: firmware
-firmware:
-	@bash tools/deps.sh firmware
-	@bash tools/firmware.sh
+# every libFuzzer harness (tests/fuzz/fuzz_<engine>.c) for 10 M runs, two at a time; make test
+# runs the same harnesses for a short fixed number of runs (tools/fuzz.sh short)
+fuzz:
+	@bash tools/deps.sh fuzz
+	@bash tools/fuzz.sh long
+
+# line and branch coverage of src/ over the unit tests, the fuzz corpora, the composed RNIC's
+# short scenarios and the quick examples (tools/coverage.sh): docs/coverage.md, RESULT line
+coverage:
+	@bash tools/deps.sh coverage
+	@bash tools/coverage.sh
 
 # soak: the composed RNIC's default scenario for 10^9 cycles (4 s simulated at 250 MHz; about
 # 15-40 min) with its RSS sampled every second into build/soak_rss.csv (tools/soak.sh);
@@ -137,11 +141,13 @@ soak:
 	@$(MAKE) --no-print-directory build/rnic_model
 	@bash tools/soak.sh --cycles 1000000000
 
-# line and branch coverage of src/ over the unit tests, the fuzz corpora, the composed RNIC's
-# short scenarios and the quick examples (tools/coverage.sh): docs/coverage.md, RESULT line
-coverage:
-	@bash tools/deps.sh coverage
-	@bash tools/coverage.sh
+# firmware: the self-test of every engine on rv32imac (qemu-system-riscv32 virt) and Cortex-M4
+# (qemu-system-arm mps2-an386), picolibc + semihosting, against digests computed on the host;
+# negative control, code size per engine and cycles/s as RESULT lines (tools/firmware.sh)
+.PHONY: firmware
+firmware:
+	@bash tools/deps.sh firmware
+	@bash tools/firmware.sh
 
 headers:
 	python3 amalgamate.py

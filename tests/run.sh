@@ -260,6 +260,16 @@ hcc_digests() { # exercise_hostcc: the C build (malloc-trap) and both C++ builds
 }
 step determinism-hostcc-exercise hcc_digests
 
+# ---- 11b. fuzzing: every libFuzzer harness (tests/fuzz/fuzz_<engine>.c) for a short fixed number
+#          of runs from its seed corpus (make fuzz runs them for 10 M), and each seed corpus replayed
+#          through the same invariant checks by a gcc build (ASan + UBSan) without libFuzzer ----
+fuzz_harnesses=$(ls tests/fuzz/fuzz_*.c 2>/dev/null | sed 's|tests/fuzz/fuzz_\(.*\)\.c|\1|')
+for n in $fuzz_harnesses; do
+    step "fuzz-short-$n" bash tools/fuzz.sh short "$n"
+    prog "fuzz-corpus-replay-gcc-$n" bash -c "gcc ${WARN[*]} -O1 -g ${SAN[*]} -DRNIC_DEBUG -I. -Itests -Itests/fuzz tests/fuzz/fuzz_$n.c tests/fuzz/replay_main.c -o $OBJ/fuzz-replay-$n && $OBJ/fuzz-replay-$n tests/fuzz/corpus/$n"
+done
+step fuzz-harnesses-present bash -c "[ -n \"$fuzz_harnesses\" ] && echo $fuzz_harnesses"
+
 # ---- 12. as a new user: every README example with its copied header(s), C and C++ ----
 # readme_examples DIR FLAGS...: each example block of README.md, alone in an empty folder with
 # the header(s) it includes, compiled with FLAGS as C99 and C++ and run. Prints the count.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure what a make target needs is installed: installs missing Debian packages with
 # apt-get when run as root, otherwise prints the exact command to run and fails.
-#   tools/deps.sh build|test|bench|figures
+#   tools/deps.sh build|test|bench|figures|fuzz|... (one case per make target below)
 set -u
 need=()
 want_cmd() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
@@ -49,6 +49,12 @@ bench)
     want_file /usr/include/ns3/point-to-point-net-device.h libns3-dev
     want_file /usr/include/gsl/gsl_rng.h libgsl-dev
     ;;
+coverage)
+    # make coverage: gcovr over gcc --coverage builds (tools/coverage.sh); the unit tests need
+    # the system xxHash as under make test
+    want_cmd gcovr gcovr
+    want_file /usr/include/xxhash.h libxxhash-dev
+    ;;
 firmware)
     # make firmware (tools/firmware.sh): rv32imac and Cortex-M4 cross compilers with picolibc,
     # and the qemu system emulators that run the self-test with semihosting
@@ -59,23 +65,22 @@ firmware)
     want_cmd qemu-system-riscv32 qemu-system-misc
     want_cmd qemu-system-arm qemu-system-arm
     ;;
-coverage)
-    # make coverage: gcovr over gcc --coverage builds (tools/coverage.sh); the unit tests need
-    # the system xxHash as under make test
-    want_cmd gcovr gcovr
-    want_file /usr/include/xxhash.h libxxhash-dev
-    ;;
 figures)
     want_cmd gnuplot gnuplot-nox
     want_cmd g++ g++
     want_file /usr/include/ns3/tcp-socket-base.h libns3-dev
     want_file /usr/include/gsl/gsl_rng.h libgsl-dev
     ;;
+fuzz)
+    # libFuzzer ships in clang's runtime package on Debian (libclang_rt.fuzzer)
+    want_cmd clang clang
+    dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+    ;;
 soak)
     # tools/soak.sh reads /proc/<pid>/status with awk and sed; the model needs only gcc (build)
     want_cmd awk gawk
     ;;
-*) echo "usage: $0 build|test|bench|figures" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|bench|figures|fuzz|..." >&2; exit 2 ;;
 esac
 
 [ ${#need[@]} -eq 0 ] && exit 0
