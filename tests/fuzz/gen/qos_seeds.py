@@ -124,6 +124,10 @@ def main():
         i.run(8).pop_all()
     i.adv(60).pop_all().adv(60).pop_all().status(0).run(4).pop_all()
     save("timeouts_error", i)
+    # a stale ACK: the block timed out and went again with a new number; the old number is acked
+    i = Input().config(timeout=40, retry=3).run(16).desc(0, 0, 100).adv(10).pop_all().adv(60).adv(20)
+    i.resp(0).resp(1).run(10).pop_all().resp(0).run(10).pop_all()
+    save("stale_after_retransmit", i)
     # cross-domain: a write to another domain's page, beats to a read channel, reads of another page
     i = Input().config(domains=2).run(16).desc(0, 0, 100, page=1).desc(1, 2, 100, bad=(1, 5)).desc(0, 5, 100, bad=(2, 4, 1))
     i.status(0, page=1).status(1, page=0, mode32=True).run(6).pop_all().adv(30).pop_all()
