@@ -41,7 +41,7 @@
 #define FQ_TIDS 128u  /* 2 x tids the model tracks */
 #define FQ_FIFO 64u
 #define FQ_SENT 32u
-#define FQ_TICK_BUDGET 300u
+#define FQ_TICK_BUDGET 200u /* ticks of engine A per program (and twice that to drain): speed */
 #define FQ_MEM (1u << 18)
 
 #if defined(__clang__) && defined(__has_attribute)
@@ -1178,7 +1178,7 @@ FQ_NOCOV static int fq_setup(fq_harness *h, fz_in *in)
 FQ_NOCOV static void fq_drain(fq_harness *h)
 {
     uint32_t round;
-    for (round = 0; round < 300u && h->ticks < 3u * FQ_TICK_BUDGET; round++) {
+    for (round = 0; round < 300u && h->ticks < 3u * FQ_TICK_BUDGET; round++) { /* (budget: the program's and twice as many) */
         uint64_t next, now;
         uint32_t k;
         fq_pop_all(h);
