@@ -2936,7 +2936,7 @@ static bool rq__ids_member(const rq_ids *ids, rq_id_pool pool, uint32_t id)
     case RQ_POOL_TID: return id < ids->cfg.tids;
     case RQ_POOL_FID1: return id >= ids->fid_base && id < first_group;
     case RQ_POOL_FID4: return id >= first_group && id < first_group + 4u * ids->cfg.fid_groups && (id - first_group) % 4u == 0;
-    default: return false;
+    default: return false; /* defensive: the callers refuse a pool > 2 first */
     }
 }
 
@@ -3475,7 +3475,7 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     if (!q || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)))
         return RNIC_EINVAL;
     need = rq__qos_layout(cfg, NULL, NULL);
-    if (need == 0)
+    if (need == 0) /* an accepted config's layout exceeds size_t: 32-bit targets only */
         return RNIC_EINVAL;
     if (size < need)
         return RNIC_ENOSPC;
@@ -3924,7 +3924,7 @@ static void rq__write_stage(rq_qos *q)
     nlines = a.expect_line != RNIC_NONE ? 2u : 1u;
     e = nlines == 2u ? rq_desc_decode(&q->table[(size_t)first * 4u], a.words, &t) : rq_desc_decode(a.words, NULL, &t);
     if (e == RNIC_OK && rq_desc_lines(nlines == 2u ? q->table[(size_t)first * 4u + 3u] : a.words[3]) != nlines)
-        e = RNIC_EINVAL;
+        e = RNIC_EINVAL; /* defensive: rq_desc_decode's last-line check already implies the count */
     if (e == RNIC_OK && t.kind == RQ_KIND_REGULAR && (t.dst > UINT64_MAX - t.size || t.src > UINT64_MAX - t.size))
         e = RNIC_ERANGE; /* the addresses would wrap */
     if (e != RNIC_OK) {
@@ -5307,7 +5307,7 @@ RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem
     if (!p || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || rq_palos_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = rq__palos_layout(cfg, NULL, NULL);
-    if (need == 0)
+    if (need == 0) /* an accepted config's layout exceeds size_t: 32-bit targets only */
         return RNIC_EINVAL;
     if (size < need)
         return RNIC_ENOSPC;

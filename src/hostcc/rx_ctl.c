@@ -96,7 +96,7 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
     if (!c || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || hcc_rx_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = hcc__rx_layout(cfg, &in_at, &out_at);
-    if (need == 0)
+    if (need == 0) /* an accepted config's layout exceeds size_t: 32-bit targets only */
         return RNIC_EINVAL;
     if (size < need)
         return RNIC_ENOSPC;
@@ -106,7 +106,7 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
                        (size_t)cfg->sample_capacity * sizeof(hcc_rx_entry)) != RNIC_OK ||
         rnic_ring_init(&c->out, (uint32_t)sizeof(rnic_work), cfg->action_capacity, m + out_at,
                        (size_t)cfg->action_capacity * sizeof(rnic_work)) != RNIC_OK)
-        return RNIC_EINVAL;
+        return RNIC_EINVAL; /* defensive: both rings lie in the layout just computed */
     c->now = cfg->start_cycle;
     c->sample_cycles = rnic_ns_to_cycles(cfg->sample_period_ns, cfg->clock_hz);
     c->slack_cycles = rnic_ns_to_cycles(cfg->slack_ns, cfg->clock_hz);

@@ -99,7 +99,7 @@ HCC_API rnic_err hcc_tx_init(hcc_tx *c, const hcc_tx_config *cfg, void *mem, siz
     if (!c || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || hcc_tx_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = hcc__tx_layout(cfg, NULL, NULL);
-    if (need == 0)
+    if (need == 0) /* an accepted config's layout exceeds size_t: 32-bit targets only */
         return RNIC_EINVAL;
     if (size < need)
         return RNIC_ENOSPC;

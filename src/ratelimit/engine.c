@@ -303,7 +303,7 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
         !cfg->source)
         return RNIC_EINVAL;
     need = rl__layout(cfg, NULL, NULL);
-    if (need == 0)
+    if (need == 0) /* an accepted config's layout exceeds size_t: 32-bit targets only */
         return RNIC_EINVAL;
     if (size < need)
         return RNIC_ENOSPC;
@@ -511,12 +511,12 @@ static void rl__enqueue_schedule(rl *r, uint32_t qp)
 static bool rl__sched_pop(rl *r, uint32_t *qp)
 {
     if (rl__ranked_mode(r)) {
-        if (!r->ranked_count)
+        if (!r->ranked_count) /* defensive: the caller tests rl__sched_count first */
             return false;
         *qp = rl__ranked_pop(r);
         return true;
     }
-    if (!r->schedule.count)
+    if (!r->schedule.count) /* defensive, as above */
         return false;
     *qp = r->schedule.head;
     RL__FIFO_DROP(&r->schedule, RL__TL_NEXT);
@@ -970,7 +970,7 @@ static void rl__emux(rl *r)
     uint32_t flow;
     rl_qp *q;
     uint8_t pend;
-    if (!r->registers.count)
+    if (!r->registers.count) /* defensive: rl_tick calls this only with a register pending */
         return;
     flow = r->registers.head;
     RL__FIFO_DROP(&r->registers, RL__REG_NEXT);
@@ -1460,7 +1460,7 @@ static void rl__issue_fetch(rl *r)
             r->stats.fetch_throttled++;
         return;
     }
-    if (!rl__sched_pop(r, &qp))
+    if (!rl__sched_pop(r, &qp)) /* defensive: rl_tick calls this only with a QP scheduled */
         return;
     q = &r->qps[qp];
     if ((q->flags & (RL__QF_CREDIT | RL__QF_PAUSED)) != RL__QF_CREDIT) {

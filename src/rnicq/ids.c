@@ -75,7 +75,7 @@ static bool rq__ids_member(const rq_ids *ids, rq_id_pool pool, uint32_t id)
     case RQ_POOL_TID: return id < ids->cfg.tids;
     case RQ_POOL_FID1: return id >= ids->fid_base && id < first_group;
     case RQ_POOL_FID4: return id >= first_group && id < first_group + 4u * ids->cfg.fid_groups && (id - first_group) % 4u == 0;
-    default: return false;
+    default: return false; /* defensive: the callers refuse a pool > 2 first */
     }
 }
 

@@ -107,7 +107,7 @@ RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem
     if (!p || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || rq_palos_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = rq__palos_layout(cfg, NULL, NULL);
-    if (need == 0)
+    if (need == 0) /* an accepted config's layout exceeds size_t: 32-bit targets only */
         return RNIC_EINVAL;
     if (size < need)
         return RNIC_ENOSPC;

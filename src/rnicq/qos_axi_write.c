@@ -188,7 +188,7 @@ static void rq__write_stage(rq_qos *q)
     nlines = a.expect_line != RNIC_NONE ? 2u : 1u;
     e = nlines == 2u ? rq_desc_decode(&q->table[(size_t)first * 4u], a.words, &t) : rq_desc_decode(a.words, NULL, &t);
     if (e == RNIC_OK && rq_desc_lines(nlines == 2u ? q->table[(size_t)first * 4u + 3u] : a.words[3]) != nlines)
-        e = RNIC_EINVAL;
+        e = RNIC_EINVAL; /* defensive: rq_desc_decode's last-line check already implies the count */
     if (e == RNIC_OK && t.kind == RQ_KIND_REGULAR && (t.dst > UINT64_MAX - t.size || t.src > UINT64_MAX - t.size))
         e = RNIC_ERANGE; /* the addresses would wrap */
     if (e != RNIC_OK) {

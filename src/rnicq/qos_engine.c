@@ -225,7 +225,7 @@ RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size
     if (!q || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)))
         return RNIC_EINVAL;
     need = rq__qos_layout(cfg, NULL, NULL);
-    if (need == 0)
+    if (need == 0) /* an accepted config's layout exceeds size_t: 32-bit targets only */
         return RNIC_EINVAL;
     if (size < need)
         return RNIC_ENOSPC;

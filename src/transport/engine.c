@@ -100,7 +100,7 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     if (!t || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = tp__layout(cfg, NULL, NULL);
-    if (need == 0)
+    if (need == 0) /* an accepted config's layout exceeds size_t: 32-bit targets only */
         return RNIC_EINVAL;
     if (size < need)
         return RNIC_ENOSPC;

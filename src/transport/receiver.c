@@ -104,7 +104,7 @@ TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t 
     if (!r || !mem || ((uintptr_t)mem & (RNIC_MEM_ALIGN - 1u)) || tp_rx_config_check(cfg, NULL) != RNIC_OK)
         return RNIC_EINVAL;
     need = tp__rx_layout(cfg, NULL, NULL);
-    if (need == 0)
+    if (need == 0) /* an accepted config's layout exceeds size_t: 32-bit targets only */
         return RNIC_EINVAL;
     if (size < need)
         return RNIC_ENOSPC;
