@@ -82,19 +82,20 @@ run() {
 }
 
 # ---- the unit tests ----
-for src in tests/test_*.c; do
+# (the loops read the snapshot in $TREE: a file that lands while this runs waits for the next run)
+for src in "$TREE"/tests/test_*.c; do
     t=$(basename "$src" .c)
     build "$t" "$TREE/tests/$t.c" && run "$t" "$COV/bin/$t"
 done
 
 # ---- the fuzz harnesses over their seed corpora (each harness picked up as it lands) ----
-for src in tests/fuzz/fuzz_*.c; do
+for src in "$TREE"/tests/fuzz/fuzz_*.c; do
     [ -e "$src" ] || continue
     n=$(basename "$src" .c)
     n=${n#fuzz_}
-    [ -d "tests/fuzz/corpus/$n" ] || { echo "skip fuzz_$n: no corpus tests/fuzz/corpus/$n"; continue; }
+    [ -d "$TREE/tests/fuzz/corpus/$n" ] || { echo "skip fuzz_$n: no corpus tests/fuzz/corpus/$n"; continue; }
     build "fuzz_$n" -I"$TREE/tests/fuzz" "$TREE/tests/fuzz/fuzz_$n.c" "$TREE/tests/fuzz/replay_main.c" &&
-        run "fuzz_$n" "$COV/bin/fuzz_$n" "tests/fuzz/corpus/$n"
+        run "fuzz_$n" "$COV/bin/fuzz_$n" "$TREE/tests/fuzz/corpus/$n"
 done
 
 # ---- the composed RNIC: the short scenarios of tests/run.sh section 16 ----
@@ -114,7 +115,7 @@ for ex in palos_hello qos_hello palos_isolation palos_weights qos_rates tassel_a
     name=${ex%%:*}
     arg=${ex#*:}
     if [ "$arg" = "$ex" ]; then arg=""; fi
-    [ -e "examples/$name.c" ] || continue
+    [ -e "$TREE/examples/$name.c" ] || continue
     build "$name" "$TREE/examples/$name.c" && run "$name" "$COV/bin/$name" $arg
 done
 
