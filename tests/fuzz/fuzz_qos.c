@@ -64,6 +64,8 @@ typedef struct fq_xfer { /* a live transfer, by its first line */
 
 typedef struct fq_pend {
     uint8_t valid, taken, retx_queued;
+    uint8_t drain_acked; /* the drain sent this number its ACK (once: a second one could meet the
+                            TID's next block under the same number when seq_bits is small) */
     uint32_t line, block, seq, retries;
     uint64_t issue; /* the issue count when it was numbered */
     uint64_t taken_cycle;
@@ -337,6 +339,7 @@ FQ_NOCOV static void fq_block_out(fq_harness *h, uint32_t line, uint32_t tid, ui
         FZ_CHECK(p->retries < h->cfg.retry_limit);
         p->retries++;
         p->retx_queued = 0;
+        p->drain_acked = 0;
         h->retx_pending_tid = tid;
     } else { /* a new block: the next of its transfer, within max_outstanding */
         FZ_CHECK(k == x->next_block);
@@ -484,6 +487,7 @@ FQ_NOCOV static void fq_packet_out(fq_harness *h, uint32_t line, uint32_t tid, u
             FZ_CHECK(p->line == line && p->retx_queued && p->retries < h->cfg.retry_limit);
             p->retries++;
             p->retx_queued = 0;
+            p->drain_acked = 0;
             pk.retransmit = 1;
             h->retx_pending_tid = tid;
         } else {
@@ -998,7 +1002,11 @@ FQ_NOCOV static void fq_response(fq_harness *h, fz_in *in)
         const fq_sent *s = &h->sent[(h->sent_next + FQ_SENT - 1u - pick % h->nsent) % FQ_SENT];
         if (s->tid == RNIC_NONE)
             return;
-        if (h->issues - s->issue + 2u >= ((uint64_t)1 << h->cfg.seq_bits))
+        /* the documented bound: a response must come back within 2^seq_bits issues. Issues
+         * counts records out (a block numbered in stage 2 may still wait in stage 3: 4 more), and
+         * until the handler takes this one (3 cycles per response, the port's depth before it) up
+         * to 2 more issues a cycle (a new block and a retransmission) */
+        if (h->issues - s->issue + 4u + 6u * ((uint64_t)h->cfg.response_port + 1u) >= ((uint64_t)1 << h->cfg.seq_bits))
             return;
         r.tid = s->tid;
         r.seq = s->seq;
@@ -1185,7 +1193,8 @@ FQ_NOCOV static void fq_drain(fq_harness *h)
         for (k = 0; k < h->nsent; k++) { /* acknowledge what the send unit took, if still pending */
             const fq_sent *s = &h->sent[k];
             rq_response r;
-            if (s->tid < h->ntids && h->pend[s->tid].valid && h->pend[s->tid].seq == s->seq && rq_qos_space_response(&h->a.q)) {
+            if (s->tid < h->ntids && h->pend[s->tid].valid && h->pend[s->tid].seq == s->seq && !h->pend[s->tid].drain_acked &&
+                rq_qos_space_response(&h->a.q)) {
                 rnic_err_stats before = rq_qos_get_stats(&h->a.q)->errors;
                 rnic_err ra, rb;
                 r.tid = s->tid;
@@ -1194,7 +1203,8 @@ FQ_NOCOV static void fq_drain(fq_harness *h)
                 ra = rq_qos_push_response(&h->a.q, &r);
                 rb = rq_qos_push_response(&h->b.q, &r);
                 fq_answer(h, ra, rb, RNIC_OK, &before);
-                h->sent[k].tid = RNIC_NONE; /* once */
+                h->pend[s->tid].drain_acked = 1;
+                h->sent[k].tid = RNIC_NONE;
             }
         }
         now = rq_qos_now(&h->a.q);
