@@ -50,6 +50,15 @@ def main(argv):
     lt = sum(x["line_total"] for x in files)
     bc = sum(x["branch_covered"] for x in files)
     bt = sum(x["branch_total"] for x in files)
+    mods = {}
+    for x in files:
+        m = mods.setdefault(os.path.dirname(x["filename"]), [0, 0, 0, 0, 0])
+        for i, k in enumerate(("line_covered", "line_total", "branch_covered", "branch_total")):
+            m[i] += x[k]
+        m[4] += 1
+    per_module = ["| module | files | lines | line % | branches | branch % |", "|---|---:|---:|---:|---:|---:|"]
+    for name, (mlc, mlt, mbc, mbt, n) in sorted(mods.items()):
+        per_module.append(f"| `{name}/` | {n} | {mlc} / {mlt} | {pct(mlc, mlt):.1f} | {mbc} / {mbt} | {pct(mbc, mbt):.1f} |")
     rows = ["| file | lines | line % | branches | branch % |", "|---|---:|---:|---:|---:|"]
     for x in files:
         rows.append(f"| `{x['filename']}` | {x['line_covered']} / {x['line_total']} | {pct(x['line_covered'], x['line_total']):.1f} | "
@@ -58,7 +67,7 @@ def main(argv):
     block = (f"{BEGIN}\n<!-- written by tools/coverage.sh (make coverage); edit outside the markers -->\n"
              f"Measured by `make coverage` over {what}; gcc --coverage -O0, gcovr "
              f"--exclude-unreachable-branches; {len(files)} files of src/ with code.\n\n"
-             + "\n".join(rows) + f"\n\n`RESULT line_cov_pct={pct(lc, lt):.1f} branch_cov_pct={pct(bc, bt):.1f}`\n{END}")
+             + "\n".join(per_module) + "\n\n" + "\n".join(rows) + f"\n\n`RESULT line_cov_pct={pct(lc, lt):.1f} branch_cov_pct={pct(bc, bt):.1f}`\n{END}")
     if os.path.exists(md_path):
         with open(md_path, encoding="utf-8") as f:
             text = f.read()
