@@ -191,6 +191,42 @@ static void test_ratelimit_bad_schedule_queue_and_null(void)
     CHECK_EQ(rl_set_credit(NULL, 0, true), RNIC_EINVAL);
 }
 
+/* The ranked schedule's lookahead adds one MTU's time on the link (the longest a due QP waits for
+ * a descriptor slot), capped at 2^30 cycles for a very slow link so the window stays below 2^31 */
+static uint32_t no_wqes(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+{
+    (void)user, (void)flow, (void)index, (void)out, (void)max;
+    return 0;
+}
+
+static void test_ratelimit_ranked_lookahead_one_mtu_capped(void)
+{
+    rl_config c;
+    rl *r = (rl *)malloc(sizeof *r);
+    uint32_t base;
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    rl_config_default(&c);
+    c.source = no_wqes;
+    c.max_flows = 16;
+    c.clock_hz = 250000000u;
+    c.mtu = 1500;
+    CHECK(rl_mem_size(&c) > 0 && rl_mem_size(&c) <= sizeof arena);
+    CHECK_EQ(rl_init(r, &c, ARENA, sizeof arena), RNIC_OK);
+    base = r->lookahead_cycles; /* FIFO schedule: L + height + 1 */
+    CHECK_EQ(base, r->pcie_latency + r->heap_height + 1u);
+    c.schedule_queue = RL_SCHEDULE_RANKED;
+    c.link_bps = 100000000u; /* 100 Mb/s at 250 MHz: 20 cycles a byte, 30,000 an MTU */
+    c.min_rate_bps = 1000u;
+    CHECK_EQ(rl_init(r, &c, ARENA, sizeof arena), RNIC_OK);
+    CHECK_EQ(r->lookahead_cycles, base + 30000u);
+    c.link_bps = 1000u; /* 1 kb/s: 3 x 10^9 cycles an MTU, above the cap */
+    CHECK_EQ(rl_init(r, &c, ARENA, sizeof arena), RNIC_OK);
+    CHECK_EQ(r->lookahead_cycles, base + (1u << 30));
+    free(r);
+}
+
 /* ---- rnicq: block plans, descriptors, the Palos weight table, status registers, QoS init ---- */
 
 static void test_rnicq_helpers_refuse_bad_input(void)
@@ -851,6 +887,7 @@ int main(void)
     RUN(test_hcc_host_config_bounds_name_their_field);
     RUN(test_hostcc_null_engine_and_bad_inputs);
     RUN(test_ratelimit_bad_schedule_queue_and_null);
+    RUN(test_ratelimit_ranked_lookahead_one_mtu_capped);
     RUN(test_rnicq_helpers_refuse_bad_input);
     RUN(test_rnicq_descriptor_encode_and_id_pool_refusals);
     RUN(test_palos_weights_memory_group_weight_and_unknown_qp);
