@@ -272,8 +272,12 @@ FQ_NOCOV static void fq_xfer_start(fq_harness *h, uint32_t line, const rq_transf
     x->size = t->size;
     if (x->is_inline)
         x->total = 1, x->first = x->last = (uint32_t)t->size;
-    else
+    else {
         fq_plan(t->dst, t->size, h->cfg.block_bytes, &x->total, &x->first, &x->last);
+        /* the blocks cover the bytes exactly once: first + whole blocks + last = size */
+        FZ_CHECK(x->total >= 1u && (uint64_t)x->first +
+                 (x->total > 1u ? (uint64_t)(x->total - 2u) * h->cfg.block_bytes + x->last : 0u) == x->size);
+    }
     x->index = h->next_index[line]++;
     if (nlines == 2u)
         h->second[line + 1u] = 1;
