@@ -1716,6 +1716,7 @@ TP_API const char *tp_version(void);
 #define TP_TRACE_MARK 20u      /* a hook marked [a, b) for retransmission */
 #define TP_TRACE_WINDOW 21u    /* window size changed: a = new size, b = old */
 #define TP_TRACE_COMPLETE 22u  /* a message fully acknowledged: a = tag */
+#define TP_TRACE_SKIP 23u      /* a retransmission acknowledged in the ring left it unsent: a = segment id, b = len */
 
 /* A read-only view of one per-flow ring bitmap: segment s lives at bit s mod nbits (nbits = the
  * window W, a power of two); only segments in [base, base + nbits) are meaningful. */
@@ -1861,6 +1862,7 @@ typedef struct tp_stats {
     uint64_t rate_clamped, window_clamped, timer_clamped; /* hook outputs brought into range */
     uint64_t sack_clipped;   /* SACK blocks reaching beyond what was sent (the rest is used) */
     uint64_t pacer_consumed;
+    uint64_t segments_skipped; /* retransmissions acknowledged while in the ring: dropped, not sent */
     rnic_err_stats errors;   /* refused input by cause */
 } tp_stats;
 
@@ -2997,6 +2999,7 @@ static void tp__actions_preset(const tp_flow *fl, tp_actions *a)
 
 static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps);
 static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes);
+static void tp__credit_acked(tp *t, uint32_t f);
 
 /* Write a hook's outputs back (the Merge modules of Fig. 2). `earliest`: the first cycle a
  * re-armed timer may be seen by the periodic scan. */
@@ -3135,6 +3138,8 @@ static void tp__incoming_fixed(tp *t)
         t->stats.newly_acked += in->newly_acked;
         if (d > 0)
             tp__note_completions(t, f);
+        if (in->newly_acked)
+            tp__credit_acked(t, f);
     }
     t->stats.acks++;
     TP__TRACE(t, TP_TRACE_ACK, f, fl->wnd_start, in->newly_acked);
@@ -3398,6 +3403,23 @@ static uint64_t tp__rate_wait(const tp_flow *fl, uint32_t len)
     return best;
 }
 
+/* Is the ring's head a retransmission whose segment was acknowledged while it waited (its
+ * original arrived after all: the trimmed header's pull or the loss report was wrong or late)?
+ * Such an entry leaves the ring without credit or a TX slot (tp__credit_transmit). A new segment
+ * is never treated so: only a faulty peer acknowledges one before it left, and sending it is the
+ * safe answer (docs/transport_model.md, "Credit engine"). */
+static bool tp__ring_head_acked(const tp *t, uint32_t f)
+{
+    const tp_flow *fl = &t->flows[f];
+    const rnic_work *head = &tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)];
+    if (!(head->flags & TP_WORK_RTX))
+        return false;
+    if (tp__dist(fl->wnd_start, head->index) < 0) /* cumulatively acknowledged */
+        return true;
+    /* inside [wnd_start, highest_sent), so within W of wnd_start: its acked bit is valid */
+    return rnic_bitmap_test(tp__bitmap(t, f, TP__ACKED), head->index & (t->cfg.window - 1u));
+}
+
 /* Does the flow qualify for ready-to-tx now, or when? (the Enqueue / Transmit decision) */
 static void tp__credit_check(tp *t, uint32_t f)
 {
@@ -3406,7 +3428,7 @@ static void tp__credit_check(tp *t, uint32_t f)
     if (t->cfg.external_pacer || fl->in_ready || fl->ring_count == 0)
         return;
     len = tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)].len;
-    if (tp__has_credit(t, fl, len)) {
+    if (tp__ring_head_acked(t, f) || tp__has_credit(t, fl, len)) { /* an acked head needs no credit */
         tp__heap_remove(&t->rate_timers, f);
         if (tp__fifo_push(&t->ready, f))
             fl->in_ready = 1;
@@ -3415,6 +3437,16 @@ static void tp__credit_check(tp *t, uint32_t f)
         if (wait != RNIC_NEVER)
             tp__heap_set(&t->rate_timers, f, t->now + wait);
     }
+}
+
+/* The Incoming fixed stage acknowledged segments of flow f: a retransmission waiting at the head
+ * of its ring for credit (a pull that will not come, a rate timer) may now leave at once. Only
+ * then is the flow re-checked, so a waiting rate flow keeps the timer it has. */
+static void tp__credit_acked(tp *t, uint32_t f)
+{
+    const tp_flow *fl = &t->flows[f];
+    if (!t->cfg.external_pacer && !fl->in_ready && fl->ring_count && tp__ring_head_acked(t, f))
+        tp__credit_check(t, f);
 }
 
 static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg)
@@ -3490,6 +3522,15 @@ static void tp__credit_transmit(tp *t)
     if (fl->ring_count == 0)
         return;
     seg = tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)];
+    if (tp__ring_head_acked(t, f)) { /* dropped: no credit spent, no TX record; step 9 as for a send */
+        fl->ring_head++;
+        fl->ring_count--;
+        t->stats.segments_skipped++;
+        TP__TRACE(t, TP_TRACE_SKIP, f, seg.index, seg.len);
+        tp__segment_sent(t, f);
+        tp__credit_check(t, f);
+        return;
+    }
     if (!tp__has_credit(t, fl, seg.len)) { /* the rate fell since it qualified */
         tp__credit_check(t, f);
         return;

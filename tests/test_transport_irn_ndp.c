@@ -607,6 +607,154 @@ static void ndp_timeout_tail(void)
     lp_free(L);
 }
 
+/* A one-flow NDP sender (ring of one segment, initial window 3) driven directly, for the state
+ * the fuzz harness found (corpus/transport/ndp_stale_rtx_stall). */
+typedef struct ndp_direct {
+    tp t;
+    void *mem;
+    rnic_work out[16];
+    uint32_t nout;
+} ndp_direct;
+
+static void nd_open(ndp_direct *d)
+{
+    tp_config tc;
+    tp_flow_params p;
+    rnic_work m;
+    size_t n;
+    memset(d, 0, sizeof *d);
+    tp_config_default(&tc);
+    tc.max_flows = 1;
+    tc.ring = 1;
+    tc.protocol = ndp_with(3, 0);
+    n = tp_mem_size(&tc);
+    d->mem = aligned(n);
+    ndp_params(&p, 0);
+    if (!n || tp_init(&d->t, &tc, align_up(d->mem), n) != RNIC_OK || tp_flow_open(&d->t, 0, &p) != RNIC_OK) {
+        printf("sender init failed\n");
+        exit(2);
+    }
+    memset(&m, 0, sizeof m);
+    m.len = 3000; /* segments 0, 1, 2: the initial window */
+    m.tag = 1;
+    CHECK_EQ(tp_push_message(&d->t, &m), RNIC_OK);
+}
+
+static void nd_run(ndp_direct *d, uint32_t cycles)
+{
+    rnic_work s;
+    while (cycles--) {
+        tp_tick(&d->t);
+        while (tp_pop_segment(&d->t, &s) == RNIC_OK)
+            if (d->nout < 16u)
+                d->out[d->nout++] = s;
+    }
+}
+
+static void nd_incoming(ndp_direct *d, uint32_t op, uint32_t index, uint32_t offset, uint32_t len, uint32_t aux)
+{
+    rnic_work a;
+    memset(&a, 0, sizeof a);
+    a.op = op;
+    a.index = index;
+    a.offset = offset;
+    a.len = len;
+    a.aux = aux;
+    a.flags = op == TP_PKT_NACK ? TP_WORK_TRIMMED : 0u;
+    CHECK_EQ(tp_push_incoming(&d->t, &a), RNIC_OK);
+}
+
+/* Sends segments 0..2 on the initial window, then takes a trim notice for segment 1 whose pull is
+ * lost: the retransmission of 1 is generated and waits in the ring with no credit. */
+static void nd_rtx_waits_in_ring(ndp_direct *d)
+{
+    tp_flow_view v;
+    nd_open(d);
+    nd_run(d, 10);
+    CHECK_EQ(d->nout, 3);
+    nd_incoming(d, TP_PKT_NACK, 0, 1, 0, 0);
+    nd_run(d, 10);
+    CHECK_EQ(d->nout, 3);
+    tp_flow_view_get(&d->t, 0, &v);
+    CHECK_EQ(v.outstanding, 1); /* the retransmission of 1, in the ring */
+    CHECK_EQ(v.credit, 0);
+}
+
+/* Regression (fuzz finding ndp_stale_rtx_stall): the original of segment 1 arrives after all and
+ * everything is acknowledged while its retransmission waits in the ring for credit. Before the
+ * fix the ring stayed full of it, nothing new could be generated, the rtx timer was off (nothing
+ * in flight) and the flow stalled for good; a later pull was spent resending acknowledged data.
+ * Now the acknowledged retransmission leaves the ring unsent, with no credit spent (counted in
+ * segments_skipped), and the next message goes out on the next pulls. */
+static void ndp_acked_rtx_in_ring_skipped(void)
+{
+    ndp_direct d;
+    tp_flow_view v;
+    rnic_work m, c;
+    uint32_t i, rtx_out = 0, completions = 0;
+    nd_rtx_waits_in_ring(&d);
+    nd_incoming(&d, TP_PKT_ACK, 3, 0, 0, 0); /* cumulative: 0, 1, 2 */
+    memset(&m, 0, sizeof m);
+    m.len = 2000; /* segments 3, 4 */
+    m.tag = 2;
+    CHECK_EQ(tp_push_message(&d.t, &m), RNIC_OK);
+    nd_run(&d, 10);
+    CHECK_EQ(tp_get_stats(&d.t)->segments_skipped, 1);
+    CHECK_EQ(d.nout, 3); /* nothing sent: no credit */
+    tp_flow_view_get(&d.t, 0, &v);
+    CHECK_EQ(v.highest_sent, 4); /* segment 3 generated into the freed ring */
+    CHECK_EQ(v.outstanding, 1);
+    CHECK(v.timer_running); /* armed by the generation: a timeout would bring credit */
+    CHECK(tp_next_event(&d.t) != RNIC_NEVER);
+    nd_incoming(&d, TP_PKT_GRANT, 3, 0, 0, 1000); /* pulls for 3 and 4 */
+    nd_run(&d, 10);
+    nd_incoming(&d, TP_PKT_GRANT, 3, 0, 0, 1000);
+    nd_run(&d, 10);
+    CHECK_EQ(d.nout, 5);
+    CHECK_EQ(d.out[3].index, 3);
+    CHECK_EQ(d.out[4].index, 4);
+    for (i = 0; i < d.nout; i++)
+        rtx_out += (d.out[i].flags & TP_WORK_RTX) != 0;
+    CHECK_EQ(rtx_out, 0);
+    nd_incoming(&d, TP_PKT_ACK, 5, 0, 0, 0);
+    nd_run(&d, 10);
+    while (tp_pop_completion(&d.t, &c) == RNIC_OK)
+        completions++;
+    CHECK_EQ(completions, 2);
+    tp_flow_view_get(&d.t, 0, &v);
+    CHECK_EQ(v.credit, 0); /* both pulls went to new data, none to the skipped entry */
+    CHECK_EQ(tp_get_stats(&d.t)->segments_rtx, 1);
+    CHECK_EQ(tp_get_stats(&d.t)->segments_out, 5);
+    free(d.mem);
+}
+
+/* The same with the original acknowledged by a SACK block (0 and 2 still in flight): the
+ * retransmission is skipped as well, and a pull that arrives later goes to new data. */
+static void ndp_sacked_rtx_in_ring_skipped(void)
+{
+    ndp_direct d;
+    tp_flow_view v;
+    rnic_work m;
+    nd_rtx_waits_in_ring(&d);
+    nd_incoming(&d, TP_PKT_ACK, 0, 1, 1, 0); /* SACK [1, 2) */
+    nd_run(&d, 10);
+    CHECK_EQ(tp_get_stats(&d.t)->segments_skipped, 1);
+    tp_flow_view_get(&d.t, 0, &v);
+    CHECK_EQ(v.outstanding, 0);
+    CHECK_EQ(v.credit, 0);
+    CHECK(v.timer_running);
+    memset(&m, 0, sizeof m);
+    m.len = 1000; /* segment 3 */
+    CHECK_EQ(tp_push_message(&d.t, &m), RNIC_OK);
+    nd_incoming(&d, TP_PKT_GRANT, 0, 0, 0, 1000);
+    nd_run(&d, 10);
+    CHECK_EQ(d.nout, 4);
+    CHECK_EQ(d.out[3].index, 3);
+    CHECK_EQ(d.out[3].flags & TP_WORK_RTX, 0);
+    CHECK_EQ(tp_get_stats(&d.t)->segments_out, 4);
+    free(d.mem);
+}
+
 static void ndp_config(void)
 {
     tp_ndp_config c;
@@ -643,6 +791,8 @@ int main(void)
     RUN(ndp_trim_resent_once);
     RUN(ndp_random_trim);
     RUN(ndp_timeout_tail);
+    RUN(ndp_acked_rtx_in_ring_skipped);
+    RUN(ndp_sacked_rtx_in_ring_skipped);
     printf("context bytes: irn %u, ndp %u\n", tp_protocol_irn()->ctx_size, tp_protocol_ndp()->ctx_size);
     return test_summary();
 }

@@ -66,6 +66,7 @@ TP_API const char *tp_version(void);
 #define TP_TRACE_MARK 20u      /* a hook marked [a, b) for retransmission */
 #define TP_TRACE_WINDOW 21u    /* window size changed: a = new size, b = old */
 #define TP_TRACE_COMPLETE 22u  /* a message fully acknowledged: a = tag */
+#define TP_TRACE_SKIP 23u      /* a retransmission acknowledged in the ring left it unsent: a = segment id, b = len */
 
 /* A read-only view of one per-flow ring bitmap: segment s lives at bit s mod nbits (nbits = the
  * window W, a power of two); only segments in [base, base + nbits) are meaningful. */
@@ -211,6 +212,7 @@ typedef struct tp_stats {
     uint64_t rate_clamped, window_clamped, timer_clamped; /* hook outputs brought into range */
     uint64_t sack_clipped;   /* SACK blocks reaching beyond what was sent (the rest is used) */
     uint64_t pacer_consumed;
+    uint64_t segments_skipped; /* retransmissions acknowledged while in the ring: dropped, not sent */
     rnic_err_stats errors;   /* refused input by cause */
 } tp_stats;
 

@@ -72,6 +72,23 @@ static uint64_t tp__rate_wait(const tp_flow *fl, uint32_t len)
     return best;
 }
 
+/* Is the ring's head a retransmission whose segment was acknowledged while it waited (its
+ * original arrived after all: the trimmed header's pull or the loss report was wrong or late)?
+ * Such an entry leaves the ring without credit or a TX slot (tp__credit_transmit). A new segment
+ * is never treated so: only a faulty peer acknowledges one before it left, and sending it is the
+ * safe answer (docs/transport_model.md, "Credit engine"). */
+static bool tp__ring_head_acked(const tp *t, uint32_t f)
+{
+    const tp_flow *fl = &t->flows[f];
+    const rnic_work *head = &tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)];
+    if (!(head->flags & TP_WORK_RTX))
+        return false;
+    if (tp__dist(fl->wnd_start, head->index) < 0) /* cumulatively acknowledged */
+        return true;
+    /* inside [wnd_start, highest_sent), so within W of wnd_start: its acked bit is valid */
+    return rnic_bitmap_test(tp__bitmap(t, f, TP__ACKED), head->index & (t->cfg.window - 1u));
+}
+
 /* Does the flow qualify for ready-to-tx now, or when? (the Enqueue / Transmit decision) */
 static void tp__credit_check(tp *t, uint32_t f)
 {
@@ -80,7 +97,7 @@ static void tp__credit_check(tp *t, uint32_t f)
     if (t->cfg.external_pacer || fl->in_ready || fl->ring_count == 0)
         return;
     len = tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)].len;
-    if (tp__has_credit(t, fl, len)) {
+    if (tp__ring_head_acked(t, f) || tp__has_credit(t, fl, len)) { /* an acked head needs no credit */
         tp__heap_remove(&t->rate_timers, f);
         if (tp__fifo_push(&t->ready, f))
             fl->in_ready = 1;
@@ -89,6 +106,16 @@ static void tp__credit_check(tp *t, uint32_t f)
         if (wait != RNIC_NEVER)
             tp__heap_set(&t->rate_timers, f, t->now + wait);
     }
+}
+
+/* The Incoming fixed stage acknowledged segments of flow f: a retransmission waiting at the head
+ * of its ring for credit (a pull that will not come, a rate timer) may now leave at once. Only
+ * then is the flow re-checked, so a waiting rate flow keeps the timer it has. */
+static void tp__credit_acked(tp *t, uint32_t f)
+{
+    const tp_flow *fl = &t->flows[f];
+    if (!t->cfg.external_pacer && !fl->in_ready && fl->ring_count && tp__ring_head_acked(t, f))
+        tp__credit_check(t, f);
 }
 
 static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg)
@@ -164,6 +191,15 @@ static void tp__credit_transmit(tp *t)
     if (fl->ring_count == 0)
         return;
     seg = tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)];
+    if (tp__ring_head_acked(t, f)) { /* dropped: no credit spent, no TX record; step 9 as for a send */
+        fl->ring_head++;
+        fl->ring_count--;
+        t->stats.segments_skipped++;
+        TP__TRACE(t, TP_TRACE_SKIP, f, seg.index, seg.len);
+        tp__segment_sent(t, f);
+        tp__credit_check(t, f);
+        return;
+    }
     if (!tp__has_credit(t, fl, seg.len)) { /* the rate fell since it qualified */
         tp__credit_check(t, f);
         return;

@@ -172,6 +172,7 @@ static void tp__actions_preset(const tp_flow *fl, tp_actions *a)
 
 static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps);
 static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes);
+static void tp__credit_acked(tp *t, uint32_t f);
 
 /* Write a hook's outputs back (the Merge modules of Fig. 2). `earliest`: the first cycle a
  * re-armed timer may be seen by the periodic scan. */
@@ -310,6 +311,8 @@ static void tp__incoming_fixed(tp *t)
         t->stats.newly_acked += in->newly_acked;
         if (d > 0)
             tp__note_completions(t, f);
+        if (in->newly_acked)
+            tp__credit_acked(t, f);
     }
     t->stats.acks++;
     TP__TRACE(t, TP_TRACE_ACK, f, fl->wnd_start, in->newly_acked);

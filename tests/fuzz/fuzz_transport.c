@@ -1216,32 +1216,6 @@ static void op_hostile_calls(void)
 
 /* ---- the run ---- */
 
-/* Known finding (reported, not fixed; reproducer tests/fuzz/corpus/transport/ndp_stale_rtx_stall,
- * which fails with -DFZT_STRICT_LIVENESS): a grant-token flow whose credit engine ring holds only
- * retransmissions of segments acknowledged meanwhile (a trim notice queued the retransmission, a
- * duplicate of the original arrived, its pull was lost) waits for credit no pull will bring, and
- * the rtx timer is off because nothing is in flight (tp__apply stops it when wnd_start ==
- * highest_sent), so with the ring full nothing new is generated either: the flow stalls for good.
- * docs/transport_model.md assumes only a faulty peer acknowledges a segment still in the ring;
- * a retransmission makes it ordinary. The state is recognised here so the check stays on for
- * everything else. */
-static bool known_stale_ring_stall(uint32_t f)
-{
-#ifdef FZT_STRICT_LIVENESS
-    (void)f;
-    return false;
-#else
-    const tp *t = &S.tx[1];
-    tp_flow_view v;
-    rnic_work head;
-    if (S.proto.credit != TP_CREDIT_TOKEN || tp_flow_view_get(t, f, &v) != RNIC_OK || v.outstanding == 0 ||
-        v.wnd_start != v.highest_sent || v.timer_running ||
-        tp_pacer_source((void *)(uintptr_t)t, f, t->flows[f].ring_head, &head, 1) != 1)
-        return false;
-    return (int32_t)(head.index - v.wnd_start) < 0 && (head.flags & TP_WORK_RTX) && v.credit < head.len;
-#endif
-}
-
 static void final_checks(void)
 {
     uint32_t f;
@@ -1256,7 +1230,7 @@ static void final_checks(void)
         take_completion(&w);
     for (f = 0; f < S.nflows; f++) {
         const fzt_flow *m = &S.fl[f];
-        if (m->open && !m->tainted && m->compl_next < m->nmsgs && !known_stale_ring_stall(f))
+        if (m->open && !m->tainted && m->compl_next < m->nmsgs)
             pending = true;
     }
 #ifdef FZT_VERBOSE /* what an input reached, for crafting seeds: cc -DFZT_VERBOSE ... replay_main.c */

@@ -6,7 +6,8 @@ Each seed is an input in the harness's own encoding (see LLVMFuzzerTestOneInput 
 seeds cover every protocol, lossy / duplicating / reordering / marking / trimming wires, segment
 ids and cycles next to their wraps, the external pacer, full ports, forged packets, flow close
 and reopen, and a few invalid configs. ndp_stale_rtx_stall is not written here: it is the input
-libFuzzer found for the known NDP stall (see known_stale_ring_stall in the harness), kept as is.
+libFuzzer found for an NDP stall (an acknowledged retransmission stuck in the credit engine's ring;
+fixed, regression test in tests/test_transport_irn_ndp.c), kept as is.
 Run it again after changing the harness's decoding:
     python3 tests/fuzz/gen_transport_corpus.py
 """
