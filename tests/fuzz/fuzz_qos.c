@@ -1197,7 +1197,10 @@ FQ_NOCOV static void fq_drain(fq_harness *h)
         for (k = 0; k < h->nsent; k++) { /* acknowledge what the send unit took, if still pending */
             const fq_sent *s = &h->sent[k];
             rq_response r;
+            /* the network keeps the documented bound here too: an ACK the handler may take
+             * 2^seq_bits issues after the number was given could meet a newer block under it */
             if (s->tid < h->ntids && h->pend[s->tid].valid && h->pend[s->tid].seq == s->seq && !h->pend[s->tid].drain_acked &&
+                h->issues - h->pend[s->tid].issue + 4u + 6u * ((uint64_t)h->cfg.response_port + 1u) < ((uint64_t)1 << h->cfg.seq_bits) &&
                 rq_qos_space_response(&h->a.q)) {
                 rnic_err_stats before = rq_qos_get_stats(&h->a.q)->errors;
                 rnic_err ra, rb;
