@@ -3,7 +3,7 @@
 #   tools/fuzz.sh short [names...]   a fixed number of runs each (make test): FUZZ_RUNS, default 20000
 #   tools/fuzz.sh long  [names...]   10,000,000 runs each, two harnesses at a time (make fuzz)
 # Each run starts from a copy of the checked-in seed corpus tests/fuzz/corpus/<engine>/ (new units
-# go to build/fuzz/corpus/, never into the repo), with -seed=1 so a short run is repeatable.
+# go to build/fuzz/corpus-<mode>/, never into the repo), with -seed=1 so a short run is repeatable.
 # A harness may set its own input bound with a line "FUZZ_MAX_LEN <n>" in its source (default 1024).
 # Prints one RESULT line per harness and a closing
 #   RESULT fuzz_execs_min=<fewest executions of any harness> findings=<crashes, leaks, timeouts, broken invariants>
@@ -12,9 +12,12 @@ set -u
 cd "$(dirname "$0")/.."
 mode=${1:-short}
 shift || true
+# Long runs trade libFuzzer's comparison tracing (trace-cmp) and entropic scheduling for about 3x
+# the executions per second (measured on fuzz_transport: 3.0 s -> 1.05 s CPU for 3,000 runs); the
+# harness's checks and ASan + UBSan are the same in both modes.
 case "$mode" in
-short) runs=${FUZZ_RUNS:-20000}; par=1 ;;
-long) runs=${FUZZ_RUNS:-10000000}; par=${FUZZ_JOBS:-2} ;;
+short) runs=${FUZZ_RUNS:-20000}; par=1; extra_cflags=(-O1); extra_run=() ;;
+long) runs=${FUZZ_RUNS:-10000000}; par=${FUZZ_JOBS:-2}; extra_cflags=(-O2 -fno-sanitize-coverage=trace-cmp); extra_run=(-entropic=0) ;;
 *) echo "usage: $0 short|long [harness...]" >&2; exit 2 ;;
 esac
 names=("$@")
@@ -27,14 +30,14 @@ if [ ${#names[@]} -eq 0 ]; then
 fi
 [ ${#names[@]} -gt 0 ] || { echo "fuzz: no harness in tests/fuzz/"; exit 1; }
 OUT=build/fuzz
-mkdir -p "$OUT/findings" "$OUT/corpus" "$OUT/logs"
-CFLAGS=(-std=c99 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow -O1 -g -DRNIC_DEBUG
+mkdir -p "$OUT/findings" "$OUT/corpus-$mode" "$OUT/logs" "$OUT/bin-$mode"
+CFLAGS=(-std=c99 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow "${extra_cflags[@]}" -g -DRNIC_DEBUG
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -I. -Itests -Itests/fuzz)
 
 build_one() { # name
     local n=$1
-    clang "${CFLAGS[@]}" "tests/fuzz/fuzz_$n.c" -o "$OUT/fuzz_$n" 2>"$OUT/logs/$n.build" || {
-        cat "$OUT/logs/$n.build"
+    clang "${CFLAGS[@]}" "tests/fuzz/fuzz_$n.c" -o "$OUT/bin-$mode/fuzz_$n" 2>"$OUT/logs/$n.$mode.build" || {
+        cat "$OUT/logs/$n.$mode.build"
         return 1
     }
 }
@@ -42,13 +45,13 @@ build_one() { # name
 run_one() { # name: runs one harness, writes its log
     local n=$1 max corpus log
     max=$(sed -n 's/.*FUZZ_MAX_LEN \([0-9][0-9]*\).*/\1/p' "tests/fuzz/fuzz_$n.c" | head -n 1)
-    corpus="$OUT/corpus/$n"
+    corpus="$OUT/corpus-$mode/$n" # per mode: a short run beside a long one leaves its corpus alone
     log="$OUT/logs/$n.$mode.log"
     rm -rf "$corpus" && mkdir -p "$corpus"
     [ -d "tests/fuzz/corpus/$n" ] && cp -r "tests/fuzz/corpus/$n/." "$corpus/"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        "$OUT/fuzz_$n" -runs="$runs" -seed=1 -max_len="${max:-1024}" -timeout=10 -rss_limit_mb=2048 \
-        -print_final_stats=1 -artifact_prefix="$OUT/findings/$n-" "$corpus" >"$log" 2>&1
+        "$OUT/bin-$mode/fuzz_$n" -runs="$runs" -seed=1 -max_len="${max:-1024}" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 $FUZZ_EXTRA_RUN -artifact_prefix="$OUT/findings/$n-" "$corpus" >"$log" 2>&1
     echo "rc=$?" >>"$log"
 }
 
@@ -59,6 +62,7 @@ for n in "${names[@]}"; do
 done
 export -f run_one
 export OUT mode runs
+export FUZZ_EXTRA_RUN="${extra_run[*]}"
 printf '%s\n' "${names[@]}" | xargs -P "$par" -I{} bash -c 'run_one {}'
 
 min=""
@@ -78,7 +82,7 @@ for n in "${names[@]}"; do
     findings=$((findings + f))
     execs=${execs:-0}
     if [ -z "$min" ] || [ "$execs" -lt "$min" ]; then min=$execs; fi
-    echo "RESULT fuzz_harness=$n mode=$mode execs=$execs execs_per_s=${secs:-0} corpus_units=$(ls "$OUT/corpus/$n" | wc -l) findings=$f"
+    echo "RESULT fuzz_harness=$n mode=$mode execs=$execs execs_per_s=${secs:-0} corpus_units=$(ls "$OUT/corpus-$mode/$n" | wc -l) findings=$f"
 done
 echo "RESULT fuzz_execs_min=$min findings=$findings"
 exit $rc_all
