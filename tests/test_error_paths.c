@@ -560,6 +560,42 @@ static void test_qos_status_read_port_full_and_unknown_mode(void)
     CHECK_EQ(d.data, RQ_IDLE);
 }
 
+/* Remote reads (§3.11) take free read channels of their domain; with every read channel of the
+ * domain held by unfinished transfers the next request waits (remote_waits, per cycle) in its
+ * port, nothing lost. The port is one FIFO for every domain: a request of another domain behind
+ * it waits too (head of line; docs/coverage.md notes it as a question for the QoS model) */
+static void test_qos_remote_read_waits_for_a_free_read_channel(void)
+{
+    static rq_qos engine;
+    rq_qos_config c;
+    rq_qos *q = &engine;
+    rq_transfer t;
+    rnic_work w;
+    uint32_t pushed = 0, k;
+    rq_qos_config_default(&c);
+    c.read_channels = 8; /* 4 two-line regular transfers fill them */
+    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof qos_arena[0]);
+    CHECK_EQ(rq_qos_init(q, &c, qos_arena[0], sizeof qos_arena[0]), RNIC_OK);
+    regular(&t, 0x10000, 0x20000, 100u);
+    for (k = 0; k < 400u; k++) {
+        if (pushed < 5u && rq_qos_push_remote_read(q, 2, &t) == RNIC_OK)
+            pushed++;
+        rq_qos_tick(q);
+        while (rq_qos_pop_block(q, &w) == RNIC_OK) /* blocks go out; no ACK comes back */
+            ;
+    }
+    CHECK_EQ(pushed, 5);
+    CHECK_EQ(rq_qos_get_stats(q)->remote_reads, 4); /* the fifth has no read channel */
+    CHECK(rq_qos_get_stats(q)->remote_waits > 300u);
+    CHECK_EQ(rq_qos_push_remote_read(q, 3, &t), RNIC_OK); /* behind the waiting one: FIFO */
+    for (k = 0; k < 50u; k++) {
+        rq_qos_tick(q);
+        while (rq_qos_pop_block(q, &w) == RNIC_OK)
+            ;
+    }
+    CHECK_EQ(rq_qos_get_stats(q)->remote_reads, 4); /* one request port, in order (head-of-line) */
+}
+
 /* ---- transport: NULL engines, the outside pacer's calls, flow views, the receiver ---- */
 
 static tp *tp_new(bool external_pacer)
@@ -895,6 +931,7 @@ int main(void)
     RUN(test_qos_write_stage_refuses_bad_descriptors);
     RUN(test_qos_full_bresp_fifo_stalls_and_advance_equals_ticking);
     RUN(test_qos_status_read_port_full_and_unknown_mode);
+    RUN(test_qos_remote_read_waits_for_a_free_read_channel);
     RUN(test_transport_null_and_unknown_flows);
     RUN(test_transport_out_of_range_rates_clamped_and_counted);
     RUN(test_transport_message_beyond_the_id_space_refused);
