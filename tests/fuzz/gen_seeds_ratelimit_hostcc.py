@@ -162,17 +162,127 @@ def ratelimit_seeds():
     return s
 
 
-# ---- fuzz_hostcc.c (filled in by hostcc_seeds below) ----
+# ---- fuzz_hostcc.c ----
+
+HC_BUF, HC_PFC, HC_PCIE, HC_IIO, HC_MEM, HC_DDIO, HC_PORTS = 1, 2, 4, 8, 16, 32, 64
+HC_RXTHR, HC_RXMODE, HC_RXPORTS, HC_TXRATES, HC_TXDELAY, HC_TXPORTS = 128, 256, 512, 1024, 2048, 4096
+HC_WRAP = 0x80000000
+
+
+def hc_config(sel=0, fields=b'', start=None):
+    """hf_config: the selector word, the wrap offset, then the selected fields in its order."""
+    return u32(sel) + (u16(start) if sel & HC_WRAP else b'') + fields
+
+
+def hc_push(length, flow=0, probe=False, top=None, addr=0x1000, index=0):
+    k = (1 if probe else 0) | (8 if top is not None else 0)
+    b = u8(0) + u8(k) + u8(flow) + (length if isinstance(length, bytes) else sane(length, 1))
+    b += u16(top) if top is not None else u32(addr >> 6)
+    return b + u32(0x5000) + u8(index)
+
+
+def hc_level(level):
+    return u8(2) + u8(1) + sane(level, 0)
+
+
+def hc_cpu(bps):
+    return u8(2) + u8(2 | 8) + sane(bps, 0)
+
+
+def hc_ecn(on):
+    return u8(2) + u8(4 | (16 if on else 0))
+
+
+def hc_sample(kind=4, extra=b''):
+    return u8(3) + u8(kind) + extra
+
+
+def hc_tx(kind, flow, extra=b''):
+    return u8(4) + u8(kind) + sane(flow, 0) + extra
+
+
+def hc_open(flow, bps):
+    return hc_tx(0, flow, sane(bps, 100000000))
+
+
+def hc_close(flow):
+    return hc_tx(1, flow)
+
+
+def hc_sent(flow, n):
+    return u8(5) + sane(flow, 0) + sane(n, 0)
+
+
+def hc_ack(flow, back=0, ahead=0, delay=300, before=False):
+    """An ACK for the oldest acceptable probe + ahead (- 2 when back), with a delay in ns."""
+    k = (ahead & 3) | (4 if back else 0) | (16 if before else 0)
+    return u8(6) + sane(flow, 0) + u8(k) + u32(1000) + sane(delay, 0) + (u8(5) if before else b'')
+
+
+def hc_rcc(flow, bps):
+    return hc_tx(4, flow, u8(0) if bps == 0 else u8(200) + sane(bps, 100000000))
+
+
+def hc_run(n, to=False):
+    op = 7 + 13 if to else 7  # op & 16 picks advance_to for B
+    if n < 64:
+        return u8(op) + u8(1) + u8(n)
+    return u8(op) + u8(0) + u16(n)
+
+
+def hc_pop():
+    return u8(9)
+
+
+def hc_nulls():
+    return u8(10)
+
+
+def hc_loop():
+    return u8(11)
+
 
 def hostcc_seeds():
-    import importlib.util
-    path = os.path.join(HERE, 'gen_seeds_hostcc_part.py')
-    if not os.path.exists(path):
-        return {}
-    spec = importlib.util.spec_from_file_location('hc', path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.seeds(globals())
+    s = {}
+    s['host-basic'] = hc_config() + hc_push(1000) + hc_push(64, flow=1) + hc_push(1, probe=True) + hc_run(150) + hc_pop()
+    s['host-pfc-pause-resume'] = (hc_config() + hc_push(2000) * 4 + hc_run(20) + hc_pop() + hc_run(200) + hc_pop() +
+                                  hc_run(100, True) + hc_pop())
+    s['host-nopfc-marking'] = (hc_config(HC_PFC, u8(0) + sane(6144, 1) + sane(2048, 0) + sane(1000, 0)) +
+                               hc_push(1500) * 3 + hc_ecn(True) + hc_push(100) + hc_run(120) + hc_pop())
+    s['host-drop-full'] = (hc_config(HC_BUF | HC_PFC, sane(2048, 1024) + sane(4, 1) + u8(1) + sane(1500, 1) +
+                                     sane(500, 0) + sane(1000, 0)) + hc_push(1500) * 3 + hc_run(60) + hc_pop())
+    s['host-bad-packets'] = (hc_config() + hc_push(extreme(0)) + hc_push(extreme('max32')) + hc_push(8, top=3) +
+                             hc_push(100, top=0x26) + hc_nulls() + hc_run(100) + hc_pop())
+    s['host-ddio-cpu-mba'] = (hc_config(HC_DDIO | HC_MEM, sane(30000000000, 1000000000) + sane(16, 1) +
+                                        sane(30000000000, 0) + sane(2, 0) + sane(2, 1) + sane(8, 1) + sane(500000, 0)) +
+                              hc_push(1024) + hc_push(1024) + hc_run(100) + hc_level(4) + hc_level(6) +
+                              hc_cpu(10 ** 12) + hc_run(100) + hc_pop() + hc_cpu(0) + hc_run(50) + hc_pop())
+    s['host-credit-stall'] = (hc_config(HC_PCIE | HC_IIO, sane(200000000000, 1000000000) + sane(400, 0) +
+                                        sane(512, 64) + sane(24, 0) + sane(9, 9) + sane(2, 1) + sane(4, 2)) +
+                              hc_push(2048) * 2 + hc_run(200) + hc_pop())
+    s['rx-samples'] = (hc_config() + hc_push(2000) + hc_sample() + hc_run(40) + hc_sample() + hc_sample(0, u8(0)) +
+                       hc_sample(1, extreme('max64')) + hc_sample(3, u8(1)) + hc_sample(2, u16(5) + u16(60000)) +
+                       hc_run(20) + hc_sample() + hc_pop())
+    s['rx-mba-closed-loop'] = (hc_config(HC_RXTHR | HC_MEM, sane(8000000000, 1000000000) + sane(16, 1) +
+                                         sane(9000000000, 0) + sane(0, 0) + sane(2, 1) + sane(1, 0) + sane(1, 1) +
+                                         sane(0, 0) + u8(1)) +
+                               hc_open(0, 100000000000) + hc_push(2000) * 3 + hc_loop() * 3 + hc_push(2000) * 3 +
+                               hc_loop() * 3 + hc_pop())
+    s['rx-ecn-mode'] = (hc_config(HC_RXMODE, sane(0, 0) + sane(1, 0) + sane(48, 8) + sane(4096, 1)) +
+                        hc_push(2000) * 3 + hc_loop() * 4 + hc_pop())
+    s['tx-flows-acks'] = (hc_config() + hc_open(0, 50000000000) + hc_open(1, 1) + hc_open(0, 1) + hc_sent(0, 3000) +
+                          hc_run(3) + hc_pop() + hc_ack(0) + hc_ack(0) + hc_ack(0, ahead=1, delay=5000) +
+                          hc_ack(0, back=1) + hc_ack(0, ahead=3) + hc_ack(0, before=True) +
+                          hc_ack(0, delay=2000000) + hc_rcc(0, 0) + hc_rcc(1, 10 ** 13) + hc_run(3) + hc_pop() +
+                          hc_close(0) + hc_close(0) + hc_sent(0, 10) + hc_open(0, 10 ** 9) + hc_run(2) + hc_pop())
+    s['tx-full-ports'] = (hc_config(HC_TXPORTS, sane(1, 1) + sane(1, 1) + u32(77)) + hc_open(0, 10 ** 10) +
+                          hc_open(1, 10 ** 10) + hc_sent(0, 4000) + hc_sent(1, 4000) + hc_run(5) + hc_pop() +
+                          hc_run(5, True) + hc_pop())
+    s['wrap-2-64'] = (hc_config(HC_WRAP, start=40) + hc_open(0, 10 ** 10) + hc_push(1500) + hc_loop() * 3 +
+                      hc_run(100, True) + hc_pop())
+    s['invalid-config'] = hc_config(HC_BUF, extreme(0) + sane(1, 1))
+    s['large-config'] = hc_config(HC_TXRATES, sane(10 ** 10, 1000000000) + sane(1, 1) + extreme('hi+1'))
+    return s
 
 
 def main():
