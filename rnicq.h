@@ -2308,7 +2308,9 @@ typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint16_t seq;
     uint8_t valid, retries, retx_queued, taken; /* taken: the send unit has it (timeout runs) */
     uint8_t armed;        /* RQ__ARMED_NO, _LIST (due later), _DUE (due: in due_map) */
-    uint8_t pad;
+    uint8_t in_retx;      /* the TID is in the retransmission queue (at most once; it may outlive the
+                           * entry that asked: an ACK or a failure can come first, and the TID's next
+                           * entry then is not retransmitted for it) */
 } rq_pend;
 
 typedef struct rq_remote_read { /* a remote read request waiting for the handler */
@@ -3451,6 +3453,7 @@ static void rq__handler_s3(rq_qos *q);
 static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants);
 static void rq__fail_transfer(rq_qos *q, uint32_t line);
 static void rq__retransmit(rq_qos *q);
+static void rq__retx_queue(rq_qos *q, uint32_t tid);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
 static void rq__stage3(rq_qos *q, bool *issued);
 static void rq__stage2(rq_qos *q, bool stage3_issued);
@@ -4324,7 +4327,7 @@ static void rq__timeout_scan(rq_qos *q)
     if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
         pe->retx_queued = 1;
         rq__timer_sync(q, q->scan);
-        rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
+        rq__retx_queue(q, q->scan);
         q->stats.timeouts++;
         RQ__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
     }
@@ -4427,7 +4430,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
         if (!pe->retx_queued) {
             pe->retx_queued = 1;
             rq__timer_sync(q, h->r.tid);
-            rnic_ring_push(&q->retx, &h->r.tid);
+            rq__retx_queue(q, h->r.tid);
         }
         h->state = RQ__MH_READY;
         return false;
@@ -4466,6 +4469,17 @@ static void rq__fail_transfer(rq_qos *q, uint32_t line)
     rq__finish(q, line, RQ_ERROR);
 }
 
+/* A TID into the retransmission queue, once: if it is still there from an entry that was
+ * acknowledged or failed meanwhile, that place serves the TID's new entry (so the queue, 2 x tids
+ * deep, never overflows). */
+static void rq__retx_queue(rq_qos *q, uint32_t tid)
+{
+    if (!q->pend[tid].in_retx) {
+        q->pend[tid].in_retx = 1;
+        rnic_ring_push(&q->retx, &tid); /* at most one place per TID: never full */
+    }
+}
+
 static void rq__retransmit(rq_qos *q)
 {
     const uint32_t *head = (const uint32_t *)rnic_ring_peek(&q->retx);
@@ -4476,12 +4490,17 @@ static void rq__retransmit(rq_qos *q)
         return;
     tid = *head;
     pe = &q->pend[tid];
-    if (!pe->valid) { /* acknowledged meanwhile */
+    if (!pe->valid || !pe->retx_queued) {
+        /* acknowledged or failed meanwhile: the TID may already carry a new block, which nothing
+         * asked to retransmit (found by tests/fuzz/fuzz_qos.c: it went again with a new number,
+         * and counted a retry against a transfer that had none) */
         rnic_ring_pop(&q->retx, NULL);
+        pe->in_retx = 0;
         return;
     }
     if (pe->retries >= q->cfg.retry_limit) {
         rnic_ring_pop(&q->retx, NULL);
+        pe->in_retx = 0;
         pe->retx_queued = 0;
         rq__fail_transfer(q, pe->line);
         return;
@@ -4524,6 +4543,7 @@ static void rq__retransmit(rq_qos *q)
     q->stats.retransmits++;
     RQ__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
     rnic_ring_pop(&q->retx, NULL);
+    pe->in_retx = 0;
 }
 /* ==== end src/rnicq/qos_retransmit.c ==== */
 /* ==== begin src/rnicq/qos_segmenter.c ==== */
@@ -4895,7 +4915,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
         return false;
     if (retx) { /* the retransmission path waits only on its output */
         const rq_pend *pe = &q->pend[*retx];
-        if (!pe->valid || pe->retries >= q->cfg.retry_limit)
+        if (!pe->valid || !pe->retx_queued || pe->retries >= q->cfg.retry_limit)
             return false;
         if (!(q->xfer[pe->line].is_inline ? pkt_full : tx_full))
             return false;

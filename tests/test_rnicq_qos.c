@@ -1424,6 +1424,95 @@ static void test_failed_transfer_emits_no_stage3_block(void)
     CHECK_EQ(rq_qos_pending(q), 0);
 }
 
+/* Found by tests/fuzz/fuzz_qos.c (corpus: regress_stale_retransmit): a TID queued for
+ * retransmission behind another one, whose entry was acknowledged before the retransmission path
+ * reached it, then reused by a new block, got that new block retransmitted -- a new number for a
+ * block nothing asked to resend, and a retry counted against its transfer. Inline X1 and X2 time
+ * out while the 1-deep Packet queue is full (V waits in it); X2's ACK comes; its TID goes to a
+ * regular block; when the queue frees, only X1 goes again. */
+static void test_acked_tid_in_retransmit_queue_is_not_resent(void)
+{
+    static unsigned char memr[1u << 16];
+    static rq_qos eng;
+    rq_qos *q = &eng;
+    rq_qos_config c;
+    rq_transfer t;
+    rq_response r;
+    rq_packet pk;
+    rnic_work w;
+    rq_axi_bresp br;
+    uint64_t l0[4], l1[4];
+    uint32_t i, ch, tid_x2 = 0, retx_blocks = 0, retx_packets = 0;
+    rq_qos_config_default(&c);
+    c.domains = 1;
+    c.write_channels = 32;
+    c.read_channels = 1;
+    c.accumulators = 1;
+    c.ids.tids = 4;
+    c.ids.flow_blocks = 1;
+    c.ids.fids_unipath = 4;
+    c.ids.fid_groups = 0;
+    c.block_bytes = 64;
+    c.packet_queue = 1;
+    c.timeout_ns = 400; /* 60 cycles at 150 MHz */
+    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memr);
+    if (rq_qos_init(q, &c, memr, sizeof memr) != RNIC_OK)
+        return;
+    while (!rq_qos_ready(q))
+        rq_qos_tick(q);
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_INLINE;
+    t.size = 4;
+    t.dst = 0x100;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    for (ch = 0; ch < 4u; ch += 2u) { /* X1, X2: taken by the send unit, their timeouts run */
+        write_line128(q, 0, ch, l0);
+        for (i = 0; i < 20u && rq_qos_peek_packet(q, &pk) != RNIC_OK; i++)
+            rq_qos_tick(q);
+        CHECK_EQ(rq_qos_pop_packet(q, &pk), RNIC_OK);
+        tid_x2 = pk.tid;
+        r.tid = pk.tid;
+        r.seq = pk.seq;
+        r.ack = 1;
+    }
+    write_line128(q, 0, 4, l0); /* V fills the Packet queue and stays there */
+    for (i = 0; i < 200u && rq_qos_get_stats(q)->timeouts < 2u; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_get_stats(q)->timeouts, 2); /* both wait for the Packet queue, X1 first */
+    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK); /* X2's ACK comes first */
+    for (i = 0; i < 10u; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_get_stats(q)->acks, 1);
+    t.kind = RQ_KIND_REGULAR; /* regular one-block transfers until one reuses X2's TID */
+    t.size = 64;
+    t.dst = 0x1000;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    for (ch = 6; ch < 14u; ch += 2u) {
+        write_line128(q, 0, ch, l0);
+        write_line128(q, 0, ch + 1u, l1);
+        for (i = 0; i < 20u && rq_qos_peek_block(q, &w) != RNIC_OK; i++) {
+            rq_qos_tick(q);
+            while (rq_qos_pop_bresp(q, &br) == RNIC_OK) /* (a full B FIFO stops the writes) */
+                ;
+        }
+        CHECK_EQ(rq_qos_pop_block(q, &w), RNIC_OK);
+        if (w.aux == tid_x2)
+            break;
+    }
+    CHECK_EQ(w.aux, tid_x2); /* (white-box: the state the fuzzer found) */
+    CHECK_EQ(rq_qos_pop_packet(q, &pk), RNIC_OK); /* V leaves: the Packet queue has room */
+    for (i = 0; i < 10u; i++) {
+        rq_qos_tick(q);
+        while (rq_qos_pop_block(q, &w) == RNIC_OK)
+            retx_blocks += (w.flags & RQ_WORK_RETRANSMIT) != 0u;
+        while (rq_qos_pop_packet(q, &pk) == RNIC_OK)
+            retx_packets += pk.retransmit;
+    }
+    CHECK_EQ(retx_packets, 1); /* X1 */
+    CHECK_EQ(retx_blocks, 0);
+    CHECK_EQ(rq_qos_get_stats(q)->retransmits, 1);
+}
+
 static void test_next_event_never_on_a_full_output(void)
 {
     rq_qos *q = make_qos();
@@ -1728,6 +1817,7 @@ int main(void)
     RUN(test_next_event_never_on_a_full_output);
     RUN(test_advance_at_the_last_cycle_before_the_wrap);
     RUN(test_failed_transfer_emits_no_stage3_block);
+    RUN(test_acked_tid_in_retransmit_queue_is_not_resent);
     RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
     RUN(test_trace_events);
     RUN(test_config_check_and_clock);

@@ -338,7 +338,9 @@ typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint16_t seq;
     uint8_t valid, retries, retx_queued, taken; /* taken: the send unit has it (timeout runs) */
     uint8_t armed;        /* RQ__ARMED_NO, _LIST (due later), _DUE (due: in due_map) */
-    uint8_t pad;
+    uint8_t in_retx;      /* the TID is in the retransmission queue (at most once; it may outlive the
+                           * entry that asked: an ACK or a failure can come first, and the TID's next
+                           * entry then is not retransmitted for it) */
 } rq_pend;
 
 typedef struct rq_remote_read { /* a remote read request waiting for the handler */

@@ -201,6 +201,7 @@ static void rq__handler_s3(rq_qos *q);
 static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants);
 static void rq__fail_transfer(rq_qos *q, uint32_t line);
 static void rq__retransmit(rq_qos *q);
+static void rq__retx_queue(rq_qos *q, uint32_t tid);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
 static void rq__stage3(rq_qos *q, bool *issued);
 static void rq__stage2(rq_qos *q, bool stage3_issued);

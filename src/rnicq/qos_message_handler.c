@@ -80,7 +80,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
         if (!pe->retx_queued) {
             pe->retx_queued = 1;
             rq__timer_sync(q, h->r.tid);
-            rnic_ring_push(&q->retx, &h->r.tid);
+            rq__retx_queue(q, h->r.tid);
         }
         h->state = RQ__MH_READY;
         return false;

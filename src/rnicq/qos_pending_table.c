@@ -117,7 +117,7 @@ static void rq__timeout_scan(rq_qos *q)
     if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
         pe->retx_queued = 1;
         rq__timer_sync(q, q->scan);
-        rnic_ring_push(&q->retx, &q->scan); /* at most one entry per TID: never full */
+        rq__retx_queue(q, q->scan);
         q->stats.timeouts++;
         RQ__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
     }

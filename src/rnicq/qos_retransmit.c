@@ -24,6 +24,17 @@ static void rq__fail_transfer(rq_qos *q, uint32_t line)
     rq__finish(q, line, RQ_ERROR);
 }
 
+/* A TID into the retransmission queue, once: if it is still there from an entry that was
+ * acknowledged or failed meanwhile, that place serves the TID's new entry (so the queue, 2 x tids
+ * deep, never overflows). */
+static void rq__retx_queue(rq_qos *q, uint32_t tid)
+{
+    if (!q->pend[tid].in_retx) {
+        q->pend[tid].in_retx = 1;
+        rnic_ring_push(&q->retx, &tid); /* at most one place per TID: never full */
+    }
+}
+
 static void rq__retransmit(rq_qos *q)
 {
     const uint32_t *head = (const uint32_t *)rnic_ring_peek(&q->retx);
@@ -34,12 +45,17 @@ static void rq__retransmit(rq_qos *q)
         return;
     tid = *head;
     pe = &q->pend[tid];
-    if (!pe->valid) { /* acknowledged meanwhile */
+    if (!pe->valid || !pe->retx_queued) {
+        /* acknowledged or failed meanwhile: the TID may already carry a new block, which nothing
+         * asked to retransmit (found by tests/fuzz/fuzz_qos.c: it went again with a new number,
+         * and counted a retry against a transfer that had none) */
         rnic_ring_pop(&q->retx, NULL);
+        pe->in_retx = 0;
         return;
     }
     if (pe->retries >= q->cfg.retry_limit) {
         rnic_ring_pop(&q->retx, NULL);
+        pe->in_retx = 0;
         pe->retx_queued = 0;
         rq__fail_transfer(q, pe->line);
         return;
@@ -82,4 +98,5 @@ static void rq__retransmit(rq_qos *q)
     q->stats.retransmits++;
     RQ__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
     rnic_ring_pop(&q->retx, NULL);
+    pe->in_retx = 0;
 }

@@ -56,7 +56,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
         return false;
     if (retx) { /* the retransmission path waits only on its output */
         const rq_pend *pe = &q->pend[*retx];
-        if (!pe->valid || pe->retries >= q->cfg.retry_limit)
+        if (!pe->valid || !pe->retx_queued || pe->retries >= q->cfg.retry_limit)
             return false;
         if (!(q->xfer[pe->line].is_inline ? pkt_full : tx_full))
             return false;
