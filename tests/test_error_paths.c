@@ -765,6 +765,80 @@ static void test_transport_message_beyond_the_id_space_refused(void)
     free(t);
 }
 
+/* tp_actions.mark_rtx is clipped to the sent part of the window (api.h): a window protocol that
+ * marks [wnd_start - 5, highest_sent + 100) on a CNP gets exactly the sent, unacknowledged
+ * segments retransmitted, once each, in order */
+static void wide_mark_init(const tp_flow_params *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act)
+{
+    (void)p, (void)config, (void)clock_hz, (void)ctx;
+    act->wnd_size = 4;
+    act->timer_amount = (uint64_t)1 << 40; /* no timeout within the test */
+}
+
+static void wide_mark_incoming(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    (void)ctx;
+    act->wnd_size = 4;
+    if (ev->pkt_type != TP_PKT_CNP)
+        return;
+    act->mark_rtx = true;
+    act->mark_from = ev->wnd_start - 5u;
+    act->mark_to = ev->highest_sent + 100u;
+}
+
+static void test_transport_marks_clipped_to_the_sent_window(void)
+{
+    tp_protocol proto;
+    tp_config c;
+    tp *t = (tp *)malloc(sizeof *t);
+    tp_flow_params fp;
+    rnic_work m, s, cnp;
+    uint32_t k, sent = 0, rtx = 0, first = 0;
+    memset(&proto, 0, sizeof proto);
+    proto.name = "wide-mark-test";
+    proto.credit = TP_CREDIT_WINDOW;
+    proto.ctx_size = 8;
+    proto.init = wide_mark_init;
+    proto.incoming = wide_mark_incoming;
+    tp_config_default(&c);
+    c.max_flows = 2;
+    c.protocol = &proto;
+    CHECK(t != NULL && tp_mem_size(&c) > 0 && tp_mem_size(&c) <= sizeof arena);
+    if (!t)
+        return;
+    CHECK_EQ(tp_init(t, &c, ARENA, sizeof arena), RNIC_OK);
+    tp_flow_params_default(&fp);
+    CHECK_EQ(tp_flow_open(t, 0, &fp), RNIC_OK);
+    memset(&m, 0, sizeof m);
+    m.flow = 0;
+    m.len = 10000; /* 10 segments; the window lets 4 out */
+    CHECK_EQ(tp_push_message(t, &m), RNIC_OK);
+    for (k = 0; k < 200u; k++) {
+        tp_tick(t);
+        while (tp_pop_segment(t, &s) == RNIC_OK) {
+            CHECK_EQ(s.flags & TP_WORK_RTX, 0);
+            if (sent == 0)
+                first = s.index;
+            sent++;
+        }
+    }
+    CHECK_EQ(sent, 4);
+    memset(&cnp, 0, sizeof cnp);
+    cnp.flow = 0;
+    cnp.op = TP_PKT_CNP;
+    CHECK_EQ(tp_push_incoming(t, &cnp), RNIC_OK);
+    for (k = 0; k < 200u; k++) {
+        tp_tick(t);
+        while (tp_pop_segment(t, &s) == RNIC_OK) {
+            CHECK(s.flags & TP_WORK_RTX);
+            CHECK_EQ(s.index, first + rtx); /* the sent ones, in order, nothing beyond */
+            rtx++;
+        }
+    }
+    CHECK_EQ(rtx, 4);
+    free(t);
+}
+
 /* DCQCN's flow parameter 0 is the flow's window (segments); 0 keeps the protocol's default */
 static void test_transport_dcqcn_window_parameter(void)
 {
@@ -935,6 +1009,7 @@ int main(void)
     RUN(test_transport_null_and_unknown_flows);
     RUN(test_transport_out_of_range_rates_clamped_and_counted);
     RUN(test_transport_message_beyond_the_id_space_refused);
+    RUN(test_transport_marks_clipped_to_the_sent_window);
     RUN(test_transport_dcqcn_window_parameter);
     RUN(test_transport_periodic_every_visit_variants_and_unused_packets);
     RUN(test_transport_bits_helpers_on_no_bitmap);
