@@ -30,14 +30,14 @@ cp -r tests examples "$TREE/"
 
 cat >"$COV/cov_assert.h" <<'EOF'
 /* make coverage: RNIC_ASSERT evaluates its invariant on the engine's line; the check is here. */
-void rnic_cov__assert(int holds, const char *expr, const char *file, int line);
-#define RNIC_ASSERT(x) rnic_cov__assert(!!(x), #x, __FILE__, __LINE__)
+void coverage_assert_hook(int holds, const char *expr, const char *file, int line);
+#define RNIC_ASSERT(x) coverage_assert_hook(!!(x), #x, __FILE__, __LINE__)
 EOF
 cat >"$COV/cov_assert.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
-void rnic_cov__assert(int holds, const char *expr, const char *file, int line);
-void rnic_cov__assert(int holds, const char *expr, const char *file, int line)
+void coverage_assert_hook(int holds, const char *expr, const char *file, int line);
+void coverage_assert_hook(int holds, const char *expr, const char *file, int line)
 {
     if (!holds) {
         fprintf(stderr, "%s:%d: assertion failed: %s\n", file, line, expr);
