@@ -1700,7 +1700,9 @@ typedef struct hcc_host_config {
     uint32_t pcie_mps;        /* max payload of a posted write, default 256; 64 .. 4096 */
     uint32_t pcie_tlp_overhead; /* bytes per write on the link beyond payload, default 24; <= 256 */
     uint32_t iio_lines;       /* IIO write buffer = the RNIC's credits, 64 B lines, default 256
-                                 (Choice: the PCIe credit loop at 128 Gb/s); >= pcie_mps/64 + 1, <= 2^20 */
+                                 (Choice: the PCIe credit loop at 128 Gb/s); >= (pcie_mps + 62)/64
+                                 + 1, the lines one write may touch (pcie_mps/64 + 1 for a multiple
+                                 of 64); <= 2^20 */
     uint32_t iio_mem_credits; /* IIO lines at the memory controller at most, default 64 (Choice); 1 .. iio_lines */
     uint64_t mem_Bps;         /* memory bandwidth, default 33.2 GB/s; 1 MB/s .. 2^40 */
     uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
@@ -3026,8 +3028,11 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "pcie_mps", RNIC_EINVAL);
     if (cfg->pcie_tlp_overhead > 256u)
         return rnic_config_bad(field, "pcie_tlp_overhead", RNIC_EINVAL);
-    /* a write of pcie_mps bytes touches at most pcie_mps/64 + 1 lines */
-    if (cfg->iio_lines < cfg->pcie_mps / 64u + 1u || cfg->iio_lines > (1u << 20))
+    /* one posted write needs a credit per 64 B line it touches, all at once: up to pcie_mps
+     * bytes starting at byte 63 of a line touch (pcie_mps + 62) / 64 + 1 lines (pcie_mps/64 + 1
+     * for a multiple of 64; 7 for 371, not 6). With fewer credits than that the head write waits
+     * for credits that can never come back: the host stalls for good (fuzz_hostcc found it). */
+    if (cfg->iio_lines < (cfg->pcie_mps + 62u) / 64u + 1u || cfg->iio_lines > (1u << 20))
         return rnic_config_bad(field, "iio_lines", RNIC_EINVAL);
     if (cfg->iio_mem_credits < 1u || cfg->iio_mem_credits > cfg->iio_lines)
         return rnic_config_bad(field, "iio_mem_credits", RNIC_EINVAL);

@@ -1014,6 +1014,48 @@ static void test_top_line_of_address_space(void)
     }
 }
 
+/* Found by tests/fuzz/fuzz_hostcc.c: pcie_mps 371 with iio_lines 6 passed the config check
+ * (pcie_mps/64 + 1 = 6), but a 371-byte write starting at byte 63 of a line touches 7 lines: it
+ * waited for a 7th credit that does not exist, and the host never drained (advance ran forever).
+ * Such a config is refused; with the credits one write can need, the same packet drains. */
+static void test_credits_for_any_write(void)
+{
+    hcc_host_config c;
+    const char *field = NULL;
+    eng *e;
+    rnic_work w, o;
+    uint32_t mps;
+    hcc_host_config_default(&c);
+    c.ddio_lines = 0;
+    c.iio_mem_credits = 1; /* <= iio_lines: out of the way */
+    c.pcie_mps = 371;
+    c.iio_lines = 6;
+    CHECK_EQ(hcc_host_config_check(&c, &field), RNIC_EINVAL);
+    CHECK(field && strcmp(field, "iio_lines") == 0);
+    CHECK_EQ(hcc_host_mem_size(&c), 0);
+    for (mps = 64; mps <= 4096; mps += mps < 512 ? 1u : 61u) { /* the least credits accepted suffice */
+        uint64_t most = 0, a;
+        c.pcie_mps = mps;
+        for (c.iio_lines = 1; hcc_host_config_check(&c, NULL) != RNIC_OK; c.iio_lines++)
+            ;
+        for (a = 0; a < 64; a++) { /* the lines the worst-placed write touches */
+            uint64_t lines = ref_lines(a, mps);
+            most = lines > most ? lines : most;
+        }
+        CHECK_EQ(c.iio_lines, most);
+    }
+    c.pcie_mps = 371;
+    c.iio_lines = 7;
+    e = mk(&c);
+    w = pkt(1, 0x10000 + 371 * 8 + 63, 2000, 5); /* writes start at 63 bytes into a line */
+    CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
+    CHECK(hcc_host_advance(&e->h, 1000000) > 0);
+    CHECK_EQ(hcc_host_pop_rx(&e->h, &o), RNIC_OK);
+    CHECK_EQ(hcc_host_get_stats(&e->h)->bytes_to_memory_or_ddio, 2000);
+    CHECK_EQ(hcc_host_pcie_credits(&e->h), 7);
+    rm(e);
+}
+
 int main(void)
 {
     RUN(test_config);
@@ -1031,5 +1073,6 @@ int main(void)
     RUN(test_fast_forward);
     RUN(host_sweep);
     RUN(test_top_line_of_address_space);
+    RUN(test_credits_for_any_write);
     return test_summary();
 }

@@ -60,8 +60,11 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "pcie_mps", RNIC_EINVAL);
     if (cfg->pcie_tlp_overhead > 256u)
         return rnic_config_bad(field, "pcie_tlp_overhead", RNIC_EINVAL);
-    /* a write of pcie_mps bytes touches at most pcie_mps/64 + 1 lines */
-    if (cfg->iio_lines < cfg->pcie_mps / 64u + 1u || cfg->iio_lines > (1u << 20))
+    /* one posted write needs a credit per 64 B line it touches, all at once: up to pcie_mps
+     * bytes starting at byte 63 of a line touch (pcie_mps + 62) / 64 + 1 lines (pcie_mps/64 + 1
+     * for a multiple of 64; 7 for 371, not 6). With fewer credits than that the head write waits
+     * for credits that can never come back: the host stalls for good (fuzz_hostcc found it). */
+    if (cfg->iio_lines < (cfg->pcie_mps + 62u) / 64u + 1u || cfg->iio_lines > (1u << 20))
         return rnic_config_bad(field, "iio_lines", RNIC_EINVAL);
     if (cfg->iio_mem_credits < 1u || cfg->iio_mem_credits > cfg->iio_lines)
         return rnic_config_bad(field, "iio_mem_credits", RNIC_EINVAL);

@@ -31,7 +31,9 @@ typedef struct hcc_host_config {
     uint32_t pcie_mps;        /* max payload of a posted write, default 256; 64 .. 4096 */
     uint32_t pcie_tlp_overhead; /* bytes per write on the link beyond payload, default 24; <= 256 */
     uint32_t iio_lines;       /* IIO write buffer = the RNIC's credits, 64 B lines, default 256
-                                 (Choice: the PCIe credit loop at 128 Gb/s); >= pcie_mps/64 + 1, <= 2^20 */
+                                 (Choice: the PCIe credit loop at 128 Gb/s); >= (pcie_mps + 62)/64
+                                 + 1, the lines one write may touch (pcie_mps/64 + 1 for a multiple
+                                 of 64); <= 2^20 */
     uint32_t iio_mem_credits; /* IIO lines at the memory controller at most, default 64 (Choice); 1 .. iio_lines */
     uint64_t mem_Bps;         /* memory bandwidth, default 33.2 GB/s; 1 MB/s .. 2^40 */
     uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
