@@ -1513,6 +1513,83 @@ static void test_acked_tid_in_retransmit_queue_is_not_resent(void)
     CHECK_EQ(rq_qos_get_stats(q)->retransmits, 1);
 }
 
+/* Found by tests/fuzz/fuzz_qos.c (corpus: regress_control_after_error): a notify transfer whose
+ * completion notification was queued (N - 1 ACKs in, the last block out) and then failed (its
+ * last block NACKed with no retry left) while the notification waited for the full Packet queue
+ * still sent the notification and ended a second time, DONE after ERROR. */
+static void test_failed_transfer_sends_no_notification(void)
+{
+    static unsigned char memn[1u << 16];
+    static rq_qos eng;
+    rq_qos *q = &eng;
+    rq_qos_config c;
+    rq_transfer t;
+    rq_response r;
+    rq_packet pk;
+    rnic_work w[2];
+    rq_axi_bresp br;
+    uint64_t l0[4], l1[4];
+    uint32_t i, k, control = 0;
+    rq_qos_config_default(&c);
+    c.domains = 1;
+    c.write_channels = 32;
+    c.read_channels = 1;
+    c.accumulators = 1;
+    c.ids.tids = 8;
+    c.ids.flow_blocks = 1;
+    c.ids.fids_unipath = 8;
+    c.ids.fid_groups = 0;
+    c.block_bytes = 64;
+    c.packet_queue = 1;
+    c.retry_limit = 0;
+    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memn);
+    if (rq_qos_init(q, &c, memn, sizeof memn) != RNIC_OK)
+        return;
+    while (!rq_qos_ready(q))
+        rq_qos_tick(q);
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_INLINE; /* V fills the Packet queue and stays there */
+    t.size = 4;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    write_line128(q, 0, 0, l0);
+    t.kind = RQ_KIND_REGULAR; /* T: two blocks, with notification */
+    t.size = 128;
+    t.dst = 0x1000;
+    t.notify = true;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    write_line128(q, 0, 2, l0);
+    write_line128(q, 0, 3, l1);
+    for (k = 0; k < 2u; k++) {
+        for (i = 0; i < 20u && rq_qos_peek_block(q, &w[k]) != RNIC_OK; i++) {
+            rq_qos_tick(q);
+            while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+                ;
+        }
+        CHECK_EQ(rq_qos_pop_block(q, &w[k]), RNIC_OK);
+    }
+    r.tid = w[0].aux; /* block 0 ACKed: the notification is queued (the Packet queue is full) */
+    r.seq = w[0].op;
+    r.ack = 1;
+    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+    r.tid = w[1].aux; /* block 1 NACKed with no retry left: T fails */
+    r.seq = w[1].op;
+    r.ack = 0;
+    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+    for (i = 0; i < 20u && rq_qos_channel_status(q, 0, 2) != RQ_ERROR; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_channel_status(q, 0, 2), RQ_ERROR);
+    CHECK_EQ(rq_qos_pop_packet(q, &pk), RNIC_OK); /* V leaves: the Packet queue has room */
+    for (i = 0; i < 10u; i++) {
+        rq_qos_tick(q);
+        while (rq_qos_pop_packet(q, &pk) == RNIC_OK)
+            control += pk.kind == RQ_PKT_CONTROL;
+    }
+    CHECK_EQ(control, 0);
+    CHECK_EQ(rq_qos_get_stats(q)->done, 0);
+    CHECK_EQ(rq_qos_get_stats(q)->failed, 1);
+    CHECK_EQ(rq_qos_channel_status(q, 0, 2), RQ_ERROR);
+}
+
 static void test_next_event_never_on_a_full_output(void)
 {
     rq_qos *q = make_qos();
@@ -1818,6 +1895,7 @@ int main(void)
     RUN(test_advance_at_the_last_cycle_before_the_wrap);
     RUN(test_failed_transfer_emits_no_stage3_block);
     RUN(test_acked_tid_in_retransmit_queue_is_not_resent);
+    RUN(test_failed_transfer_sends_no_notification);
     RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
     RUN(test_trace_events);
     RUN(test_config_check_and_clock);

@@ -59,6 +59,12 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     pk.domain = line / q->channels;
     pk.index = m->index;
     if (s->queue == RQ_QUEUE_CONTROL) { /* a completion notification */
+        if (m->failed) { /* the transfer failed after its notification was queued: it did not
+                            complete, and it has its one ending (ERROR) already (found by
+                            tests/fuzz/fuzz_qos.c: a control packet and a second, DONE, ending) */
+            s->valid = 0;
+            return;
+        }
         if (rnic_ring_full(&q->pkt)) {
             q->stats.seg_stalls_output++;
             return;
