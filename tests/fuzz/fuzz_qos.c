@@ -36,6 +36,7 @@
 #define RNIC_IMPLEMENTATION
 #include "rnicq.h"
 #include "fuzz.h"
+#include <setjmp.h>
 
 #define FQ_LINES 256u
 #define FQ_TIDS 128u  /* 2 x tids the model tracks */
@@ -140,6 +141,7 @@ typedef struct fq_harness {
     uint32_t accepted, completed;
     uint32_t retx_pending_tid; /* a retransmitted block whose RETRANSMIT event is next */
     int drained;               /* the drain reached quiescence and checked it */
+    jmp_buf bail;              /* an open finding's state reached: the input ends there */
 } fq_harness;
 
 static unsigned char fq_mem_a[FQ_MEM] __attribute__((aligned(64)));
@@ -519,6 +521,13 @@ FQ_NOCOV static void fq_complete(fq_harness *h, uint32_t line, uint32_t st, uint
         FZ_CHECK(!x->notify || x->is_inline || x->control_sent);
     } else {
         FZ_CHECK(st == RQ_ERROR);
+        /* finding (reported, not fixed): a transfer that fails while it still has an entry in the
+         * scheduling FIFOs or in segmenter stage 2 frees its lines at once; a new transfer on the
+         * line (a remote read at once: read channels have no status to read first) then meets the
+         * old entry, which stage 1 serves as its own (an inline packet issued under an FID from the
+         * old entry's queue, on a TID in flight). The input ends here unless FQ_STRICT is set. */
+        if ((rnic_ssfifo_is_queued(&h->a.q.sched, line) || (h->a.q.s2.valid && h->a.q.s2.line == line)) && !getenv("FQ_STRICT"))
+            longjmp(h->bail, 1);
         for (t = 0; t < h->ntids; t++)
             if (h->pend[t].valid && h->pend[t].line == line) {
                 if (h->pend[t].retries >= h->cfg.retry_limit && h->pend[t].retx_queued)
@@ -1247,7 +1256,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fq_harness *h = &H;
     fz_in in;
-    uint32_t steps = 0;
+    volatile uint32_t steps = 0; /* (kept across the setjmp) */
     memset(h, 0, sizeof *h);
     h->a.h = h;
     h->a.is_ref = 1;
@@ -1255,6 +1264,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     h->a.digest = h->b.digest = 0xcbf29ce484222325ull;
     h->retx_pending_tid = RNIC_NONE;
     fz_init(&in, data, size);
+    if (setjmp(h->bail)) /* (every engine and model is re-initialised by the next input) */
+        return 0;
     if (!fq_setup(h, &in))
         return 0;
     fq_same(h);
