@@ -692,8 +692,8 @@ FQ_NOCOV static int fq_not_earlier(uint64_t x, uint64_t y, uint64_t now)
 {
     if (x == RNIC_NEVER)
         return 1;
-    if (y == RNIC_NEVER)
-        return 0;
+    if (y == RNIC_NEVER) /* near the wrap RNIC_NEVER may have been an event due at 2^64 - 1 */
+        return now > UINT64_MAX - ((uint64_t)1 << 40);
     return x - now >= y - now;
 }
 
