@@ -268,7 +268,7 @@ for n in $fuzz_harnesses; do
     step "fuzz-short-$n" bash tools/fuzz.sh short "$n"
     prog "fuzz-corpus-replay-gcc-$n" bash -c "gcc ${WARN[*]} -O1 -g ${SAN[*]} -DRNIC_DEBUG -I. -Itests -Itests/fuzz tests/fuzz/fuzz_$n.c tests/fuzz/replay_main.c -o $OBJ/fuzz-replay-$n && $OBJ/fuzz-replay-$n tests/fuzz/corpus/$n"
 done
-step fuzz-harnesses-present bash -c "[ -n \"$fuzz_harnesses\" ] && echo $fuzz_harnesses"
+step fuzz-harnesses-present bash -c "[ -n '$(echo $fuzz_harnesses)' ] && echo $(echo $fuzz_harnesses)"
 
 # ---- 12. as a new user: every README example with its copied header(s), C and C++ ----
 # readme_examples DIR FLAGS...: each example block of README.md, alone in an empty folder with
