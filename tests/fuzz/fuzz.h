@@ -67,6 +67,8 @@ static inline uint64_t fz_hostile(fz_in *in, uint64_t lo, uint64_t hi)
     }
     if (hi <= lo)
         return lo;
+    if (hi - lo == UINT64_MAX) /* the whole 64-bit range: hi - lo + 1 would wrap to 0 */
+        return fz_u64(in);
     return lo + fz_u64(in) % (hi - lo + 1u);
 }
 
