@@ -1177,8 +1177,9 @@ FQ_NOCOV static int fq_setup(fq_harness *h, fz_in *in)
     h->channels = c->write_channels + c->read_channels;
     h->lines = c->domains * h->channels;
     h->ntids = 2u * c->ids.tids;
-    if (h->lines > FQ_LINES || h->ntids > FQ_TIDS || c->domains > FQ_LINES)
-        return 0; /* valid, but larger than the model's tables */
+    if (h->lines > FQ_LINES || h->ntids > FQ_TIDS || c->domains > FQ_LINES || c->aw_fifo >= FQ_FIFO || c->b_fifo >= FQ_FIFO ||
+        c->read_port >= FQ_FIFO || c->transaction_port >= FQ_FIFO || c->packet_queue >= FQ_FIFO || c->remote_port >= FQ_FIFO)
+        return 0; /* valid, but larger than the model's tables and FIFOs */
     h->timeout = rnic_ns_to_cycles(c->timeout_ns, c->clock_hz);
     FZ_CHECK(rq_qos_timeout_cycles(&h->a.q) == h->timeout);
     for (k = 0; k < FQ_LINES; k++) {
