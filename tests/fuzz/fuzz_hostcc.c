@@ -36,7 +36,7 @@ __extension__ typedef __int128 hf_i128;
 #define HF_BUDGET 384u          /* cycles A ticks per input */
 #define HF_HOST_FIFO 64u        /* accepted packets the model remembers (>= rx_packets + rx_port) */
 #define HF_MEM_WORDS 8192u
-#define HF_DRAIN_ROUNDS 512u   /* the drain's advances of HF_DRAIN_CHUNK cycles (liveness bound) */
+#define HF_DRAIN_ROUNDS 64u    /* drain advances in a row without progress (liveness bound) */
 #define HF_DRAIN_CHUNK 8192u
 
 enum { HF_HOST, HF_RX, HF_TX, HF_ENGINES };
@@ -884,14 +884,31 @@ static void hf_loop_step(void)
 
 /* ---------------------------------------------------------------- the end: drain the host */
 
+/* Work the host has done: a chunk of cycles that changes none of it made no progress. */
+static uint64_t hf_host_progress(void)
+{
+    const hcc_host_stats *hs = hcc_host_get_stats(&S.hb);
+    return hs->pcie_writes + hs->credits_returned + hs->iio_lines_in + hs->iio_lines_freed + hs->packets_out +
+           hs->probes;
+}
+
 static void hf_drain(void)
 {
-    uint32_t i, quiet = 0;
+    uint32_t i, quiet = 0, still = 0;
+    uint64_t progress = hf_host_progress();
     const hcc_host_stats *hs;
     FZ_CHECK(hcc_host_set_cpu_load(&S.hb, 0) == RNIC_OK);
     for (i = 0;; i++) {
         rnic_work w;
-        FZ_CHECK(i < HF_DRAIN_ROUNDS); /* liveness: the host empties */
+        /* liveness: the host empties, and never spends a chunk longer than its credit loop
+         * without progress (a slow config, e.g. 1 ms of PCIe latency, takes many chunks) */
+        FZ_CHECK(still < HF_DRAIN_ROUNDS);
+        if (hf_host_progress() != progress) {
+            progress = hf_host_progress();
+            still = 0;
+        } else if (i) {
+            still++;
+        }
         while (hcc_host_pop_rx(&S.hb, &w) == RNIC_OK) {
             hf_host_check_out(&w, hcc_host_now(&S.hb));
             quiet = 0;
@@ -908,7 +925,7 @@ static void hf_drain(void)
             break;
         /* chunks, not one long advance: a write that waits for credits forever is an event
          * every cycle, and the round limit above turns it into a finding, not a timeout */
-        FZ_CHECK(hcc_host_advance(&S.hb, HF_DRAIN_CHUNK) >= 1u);
+        FZ_CHECK(hcc_host_advance(&S.hb, HF_DRAIN_CHUNK + 2u * S.hb.lat) >= 1u);
     }
     hs = hcc_host_get_stats(&S.hb);
     FZ_CHECK(S.fifo_count == 0); /* every accepted packet left once */
