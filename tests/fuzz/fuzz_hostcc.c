@@ -241,6 +241,9 @@ static int hf_config(fz_in *in)
         FZ_CHECK(hcc_tx_init(&S.ta, tc, mem[HF_TX][0], need[HF_TX] - 1u) == RNIC_ENOSPC);
     if (!ok || tc->max_flows > HF_TX_FLOWS)
         return 0; /* more flows than the model follows: the config checks are the run */
+    if (hc->pcie_latency_ns > 4000u || hc->pcie_bps < 1000000000u || hc->mem_Bps < 1000000000u)
+        return 0; /* valid but slow (a credit loop of up to 1 ms is ticked: a write waiting for
+                   * credits is an event every cycle): millions of ticks per input, checks only */
     hc->trace = rc->trace = tc->trace = hf_on_event;
     hc->trace_user = &S.tr[HF_HOST][0];
     FZ_CHECK(hcc_host_init(&S.ha, hc, mem[HF_HOST][0], need[HF_HOST]) == RNIC_OK);
