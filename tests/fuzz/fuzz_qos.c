@@ -652,11 +652,9 @@ FQ_NOCOV static void fq_trace(void *user, const rnic_trace_event *ev)
 FQ_NOCOV static void fq_answer(fq_harness *h, rnic_err ra, rnic_err rb, rnic_err want, const rnic_err_stats *before)
 {
     const rnic_err_stats *now = &rq_qos_get_stats(&h->a.q)->errors;
-    uint32_t k;
     FZ_CHECK(ra == rb);
     FZ_CHECK(ra == want);
-    for (k = 0; k < (uint32_t)RNIC_ERR__COUNT; k++)
-        FZ_CHECK(now->by_cause[k] == before->by_cause[k] + (ra != RNIC_OK && k == (uint32_t)ra));
+    FZ_CHECK_COUNTED(before, now, ra);
     if (ra != RNIC_OK)
         h->refusals++;
 }

@@ -130,17 +130,8 @@ static uint64_t fzt_val(fz_in *in, uint64_t lo, uint64_t hi)
 {
     uint8_t sel = fz_u8(in);
     uint64_t span = hi - lo, v;
-    if ((sel & 15u) == 15u) {
-        switch ((sel >> 4) & 7u) {
-        case 0: return 0;
-        case 1: return 1;
-        case 2: return UINT64_MAX;
-        case 3: return UINT32_MAX;
-        case 4: return hi + 1u;
-        case 5: return (uint64_t)1 << (fz_u8(in) & 63u);
-        default: return fz_u64(in);
-        }
-    }
+    if ((sel & 15u) == 15u)
+        return fz_extreme(in, (sel >> 4) & 7u, hi);
     if (span < 256u)
         v = fz_u8(in);
     else if (span < 65536u)
