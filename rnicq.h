@@ -2034,6 +2034,7 @@ typedef struct rq_qos_config {
 #define RQ_QOS_TRACE_NACK 21u       /* a NACK taken (retransmission queued): id = tid, a = line, b = seq */
 #define RQ_QOS_TRACE_DROP 22u       /* a response dropped: id = tid, a = rnic_err (ESTALE/ENOENT), b = seq */
 #define RQ_QOS_TRACE_COMPLETE 23u   /* a transfer ended: id = line, a = RQ_DONE or RQ_ERROR, b = index */
+#define RQ_QOS_TRACE_RELEASE 24u    /* a failed transfer's lines freed when its last queued entry left: id = line, b = index */
 
 /* Blocks leave the engine as rnic_work records (rq_qos_pop_block / rq_qos_peek_block):
  *   flow   = the transfer's id: its first Transfer Table line, domain x (write_channels +
@@ -2187,7 +2188,9 @@ RQ_API bool rq_qos_ready(const rq_qos *q);
  * Address: bits 0..2 zero, bits 3..4 the 64-bit word in the line, bits 5.. the Transfer Table
  * line (domain x channels per domain + channel); a 16-byte beat covers words w, w + 1 and must
  * be 16-byte aligned. The beat is queued (AW FIFO; RNIC_EBUSY when full) and handled by the
- * write-data stage from the next cycle on, one per cycle; its verdict comes back as a BRESP. */
+ * write-data stage from the next cycle on, one per cycle; its verdict comes back as a BRESP
+ * (a descriptor's last beat: RNIC_ENOSPC for a congestion-managed transfer whose FID pool the
+ * config leaves empty). */
 RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes);
 RQ_API uint32_t rq_qos_space_axi_write(const rq_qos *q); /* free AW FIFO slots */
 /* True when domain's accumulator holds no part of a descriptor: a new descriptor of that
@@ -2215,7 +2218,8 @@ RQ_API uint32_t rq_qos_space_response(const rq_qos *q);
  * from here to there) for protection domain `domain`. The message handler, when it has no
  * response to take, places it in a free read channel of that domain and enqueues it with the
  * lowest priority (after the host's writes). RNIC_ENOENT unknown domain, RNIC_EINVAL a
- * transfer rq_desc_encode refuses (both counted), RNIC_EBUSY port full. */
+ * transfer rq_desc_encode refuses, RNIC_ENOSPC a congestion-managed one whose FID pool the
+ * config leaves empty (all counted), RNIC_EBUSY port full. */
 RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t);
 RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q);
 /* Outputs to the send unit: blocks (rnic_work, fields above) and packets (RNIC_EEMPTY when
@@ -3452,6 +3456,10 @@ static bool rq__arbiter_grant(rq_qos *q, bool handler, bool other_wants);
 static void rq__handler_s3(rq_qos *q);
 static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants);
 static void rq__fail_transfer(rq_qos *q, uint32_t line);
+static bool rq__entry_waits(const rq_qos *q, uint32_t line);
+static void rq__release_lines(rq_qos *q, uint32_t line);
+static void rq__release_held(rq_qos *q, uint32_t line);
+static bool rq__fid_pool_missing(const rq_qos *q, const rq_transfer *t);
 static void rq__retransmit(rq_qos *q);
 static void rq__retx_queue(rq_qos *q, uint32_t tid);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
@@ -3709,14 +3717,46 @@ static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
         rq_status_set(&q->status, line / q->channels, line % q->channels, st);
     if (m->has_fid) /* FIDs return on completion (§3.11) */
         rq__defer_return(q, x->multipath ? RQ_POOL_FID4 : RQ_POOL_FID1, m->fid);
-    q->occupied[line] = RQ__LINE_FREE;
-    if (x->nlines == 2u)
-        q->occupied[line + 1u] = RQ__LINE_FREE;
+    /* a failed transfer's entry may still wait in a scheduling FIFO or stage 2: its lines stay
+     * occupied until stage 2 drops it (rq__release_lines), else a new transfer on the line would
+     * be served from the old entry (found by tests/fuzz/fuzz_qos.c) */
+    if (!rq__entry_waits(q, line))
+        rq__release_lines(q, line);
     if (st == RQ_DONE)
         q->stats.done++;
     else
         q->stats.failed++;
     RQ__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
+}
+
+/* Whether the transfer on `line` still has its entry in a scheduling FIFO or in stage 2. */
+static bool rq__entry_waits(const rq_qos *q, uint32_t line)
+{
+    return rnic_ssfifo_is_queued(&q->sched, line) || (q->s2.valid && q->s2.line == line);
+}
+
+static void rq__release_lines(rq_qos *q, uint32_t line)
+{
+    q->occupied[line] = RQ__LINE_FREE;
+    if (q->xfer[line].nlines == 2u)
+        q->occupied[line + 1u] = RQ__LINE_FREE;
+}
+
+/* A failed transfer's last entry left stage 2: its held lines come free. */
+static void rq__release_held(rq_qos *q, uint32_t line)
+{
+    rq__release_lines(q, line);
+    RQ__TRACE(q, RQ_QOS_TRACE_RELEASE, line, 0, q->meta[line].index);
+}
+
+/* A congestion-managed regular transfer needs an FID of a pool the config may leave empty
+ * (fids_unipath 0, or fid_groups 0 for multipath): it is refused (RNIC_ENOSPC), else it would
+ * wait for good (found by tests/fuzz/fuzz_qos.c). */
+static bool rq__fid_pool_missing(const rq_qos *q, const rq_transfer *t)
+{
+    if (t->kind == RQ_KIND_INLINE || !t->cm)
+        return false;
+    return t->multipath ? q->cfg.ids.fid_groups == 0u : q->cfg.ids.fids_unipath == 0u;
 }
 
 /* IDs returned off the handler's path (a failed transfer's TIDs, FIDs at completion) queue
@@ -3930,6 +3970,8 @@ static void rq__write_stage(rq_qos *q)
         e = RNIC_EINVAL; /* defensive: rq_desc_decode's last-line check already implies the count */
     if (e == RNIC_OK && t.kind == RQ_KIND_REGULAR && (t.dst > UINT64_MAX - t.size || t.src > UINT64_MAX - t.size))
         e = RNIC_ERANGE; /* the addresses would wrap */
+    if (e == RNIC_OK && rq__fid_pool_missing(q, &t))
+        e = RNIC_ENOSPC;
     if (e != RNIC_OK) {
         rq__write_answer(q, &b, e, acc, &a);
         return;
@@ -4030,6 +4072,8 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
     if (!t || rq_desc_encode(t, rr.lines, rr.lines + 4) != RNIC_OK ||
         (t->kind == RQ_KIND_REGULAR && (t->dst > UINT64_MAX - t->size || t->src > UINT64_MAX - t->size)))
         return rq__refuse(q, RNIC_EINVAL, domain, t ? t->src : 0);
+    if (rq__fid_pool_missing(q, t))
+        return rq__refuse(q, RNIC_ENOSPC, domain, t->src);
     rr.domain = domain;
     rr.nlines = rq_desc_lines(rr.lines[3]);
     if (rnic_ring_push(&q->remote, &rr) != RNIC_OK)
@@ -4612,6 +4656,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
                             complete, and it has its one ending (ERROR) already (found by
                             tests/fuzz/fuzz_qos.c: a control packet and a second, DONE, ending) */
             s->valid = 0;
+            rq__release_held(q, line); /* its last entry: the lines are free now */
             return;
         }
         if (rnic_ring_full(&q->pkt)) {
@@ -4637,6 +4682,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         if (rq__queue_takes_id(q, s->queue, &pool))
             rq__defer_return(q, pool, s->id);
         s->valid = 0;
+        rq__release_held(q, line); /* its last entry: the lines are free now */
         return;
     }
     if (x->is_inline) {

@@ -1424,6 +1424,222 @@ static void test_failed_transfer_emits_no_stage3_block(void)
     CHECK_EQ(rq_qos_pending(q), 0);
 }
 
+typedef struct qos_event_log {
+    uint32_t n, kind[64], id[64];
+    uint64_t a[64], cycle[64];
+} qos_event_log;
+
+static void log_engine_events(void *user, const rnic_trace_event *ev)
+{
+    qos_event_log *lg = (qos_event_log *)user;
+    if (ev->kind < RQ_QOS_TRACE_ACCEPT || lg->n == 64u)
+        return;
+    lg->kind[lg->n] = ev->kind;
+    lg->id[lg->n] = ev->id;
+    lg->a[lg->n] = ev->a;
+    lg->cycle[lg->n++] = ev->cycle;
+}
+
+/* Where in the log the k-th (from 0) event of `kind` is, or RNIC_NONE. */
+static uint32_t log_find(const qos_event_log *lg, uint32_t kind, uint32_t k)
+{
+    uint32_t i;
+    for (i = 0; i < lg->n; i++)
+        if (lg->kind[i] == kind && k-- == 0u)
+            return i;
+    return RNIC_NONE;
+}
+
+/* Tick until a BRESP comes out: its status (RNIC_ERR__COUNT when none comes in 20 cycles). */
+static rnic_err next_bresp_status(rq_qos *q)
+{
+    rq_axi_bresp br;
+    uint32_t i;
+    for (i = 0; i < 20u; i++) {
+        if (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+            return br.status;
+        rq_qos_tick(q);
+    }
+    return RNIC_ERR__COUNT;
+}
+
+/* Found by tests/fuzz/fuzz_qos.c (corpus: finding_line_reused_while_queued): a transfer that
+ * failed while an entry of it still waited in the scheduling FIFOs (or segmenter stage 2) freed its
+ * lines at once; a remote read placed on them next (read channels have no status to read first)
+ * was then served from the old entry. The lines now stay occupied until stage 2 drops that entry
+ * (RQ_QOS_TRACE_RELEASE). Remote read X (8 blocks, 4 TIDs) fails on a NACK with its entry waiting
+ * for a TID; remote read Y, waiting for the domain's only read-channel pair, is placed only after
+ * the release, and runs whole and alone. */
+static void test_failed_transfer_keeps_lines_until_its_entry_leaves(void)
+{
+    static unsigned char memf[1u << 16];
+    static rq_qos eng;
+    static qos_event_log lg;
+    rq_qos *q = &eng;
+    rq_qos_config c;
+    rq_transfer x, y;
+    rq_response r;
+    rnic_work w;
+    uint32_t i, k, fail, rel, place_y, y_blocks = 0;
+    const uint32_t line = 32; /* domain 0's first read channel */
+    rq_qos_config_default(&c);
+    c.domains = 1;
+    c.write_channels = 32;
+    c.read_channels = 2;
+    c.accumulators = 1;
+    c.ids.tids = 4;
+    c.ids.flow_blocks = 1;
+    c.ids.fids_unipath = 4;
+    c.ids.fid_groups = 0;
+    c.block_bytes = 64;
+    c.max_outstanding = 8;
+    c.retry_limit = 0;
+    c.trace = log_engine_events;
+    c.trace_user = &lg;
+    memset(&lg, 0, sizeof lg);
+    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memf);
+    if (rq_qos_init(q, &c, memf, sizeof memf) != RNIC_OK)
+        return;
+    while (!rq_qos_ready(q))
+        rq_qos_tick(q);
+    memset(&x, 0, sizeof x);
+    x.kind = RQ_KIND_REGULAR;
+    x.size = 8u * 64u;
+    x.src = 0x10000;
+    x.dst = 0x20000;
+    y = x;
+    y.size = 2u * 64u;
+    y.src = 0x50000;
+    y.dst = 0x60000;
+    CHECK_EQ(rq_qos_push_remote_read(q, 0, &x), RNIC_OK);
+    CHECK_EQ(rq_qos_push_remote_read(q, 0, &y), RNIC_OK); /* waits: X holds the only pair */
+    for (i = 0; i < 40u && rq_qos_pending(q) < 4u; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_pending(q), 4); /* X's blocks 0..3 hold every TID */
+    CHECK_EQ(rq_qos_pop_block(q, &w), RNIC_OK);
+    CHECK_EQ(w.flow, line);
+    CHECK_EQ(w.offset, 0);
+    CHECK(rnic_ssfifo_is_queued(&q->sched, line)); /* white-box: X's entry waits for a TID */
+    r.tid = w.aux;
+    r.seq = w.op;
+    r.ack = 0;
+    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK); /* NACK with no retry left: ERROR */
+    for (i = 0; i < 40u && log_find(&lg, RQ_QOS_TRACE_REMOTE, 1) == RNIC_NONE; i++) {
+        rq_qos_tick(q);
+        while (rq_qos_pop_block(q, &w) == RNIC_OK) /* X's blocks 1..3 issued before it failed */
+            CHECK(w.addr == 0x10000u + w.offset && w.offset >= 64u && w.offset < 256u);
+    }
+    fail = log_find(&lg, RQ_QOS_TRACE_COMPLETE, 0);
+    rel = log_find(&lg, RQ_QOS_TRACE_RELEASE, 0);
+    place_y = log_find(&lg, RQ_QOS_TRACE_REMOTE, 1);
+    CHECK(fail != RNIC_NONE && rel != RNIC_NONE && place_y != RNIC_NONE);
+    if (fail == RNIC_NONE || rel == RNIC_NONE || place_y == RNIC_NONE)
+        return;
+    CHECK_EQ(lg.id[fail], line);
+    CHECK_EQ(lg.a[fail], RQ_ERROR);
+    CHECK_EQ(lg.id[rel], line);
+    CHECK(lg.cycle[rel] > lg.cycle[fail]); /* held while the entry waited */
+    CHECK(rel < place_y);                  /* Y placed only on free lines */
+    CHECK_EQ(lg.id[place_y], line);
+    CHECK_EQ(log_find(&lg, RQ_QOS_TRACE_RELEASE, 1), RNIC_NONE);
+    CHECK(rq_qos_get_stats(q)->remote_waits > 0u);
+    for (i = 0; i < 200u && rq_qos_get_stats(q)->done == 0u; i++) {
+        rq_qos_tick(q);
+        while (rq_qos_pop_block(q, &w) == RNIC_OK) {
+            CHECK_EQ(w.flow, line);
+            CHECK_EQ(w.addr, 0x50000u + w.offset); /* Y's blocks only, none of X's */
+            CHECK_EQ(w.raddr, 0x60000u + w.offset);
+            y_blocks++;
+            r.tid = w.aux;
+            r.seq = w.op;
+            r.ack = 1;
+            CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+        }
+    }
+    CHECK_EQ(y_blocks, 2);
+    CHECK_EQ(rq_qos_get_stats(q)->done, 1);
+    CHECK_EQ(rq_qos_get_stats(q)->failed, 1);
+    k = log_find(&lg, RQ_QOS_TRACE_COMPLETE, 1);
+    CHECK(k != RNIC_NONE && lg.a[k == RNIC_NONE ? 0 : k] == RQ_DONE);
+    CHECK_EQ(rq_qos_pending(q), 0);
+    for (i = 0; i < 8u; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_free_ids(q, RQ_POOL_TID), c.ids.tids);
+    CHECK_EQ(q->occupied[line], 0); /* free again */
+}
+
+/* Found by tests/fuzz/fuzz_qos.c (corpus: finding_cm_empty_fid_pool): a congestion-managed
+ * transfer on a valid config whose FID pool for it is empty (fids_unipath 0, or fid_groups 0 for
+ * multipath) was accepted and then waited for good. It is refused now: RNIC_ENOSPC, counted, as
+ * the descriptor's last beat (AXI write) or at the push (remote read); the others still run. */
+static void test_cm_transfer_without_its_fid_pool_is_refused(void)
+{
+    static unsigned char memf[1u << 16];
+    static rq_qos eng;
+    rq_qos *q = &eng;
+    rq_qos_config c;
+    rq_transfer t;
+    uint64_t l0[4], l1[4];
+    uint32_t multipath, i;
+    for (multipath = 0; multipath < 2u; multipath++) {
+        rq_qos_config_default(&c);
+        c.domains = 1;
+        c.write_channels = 32;
+        c.read_channels = 2;
+        c.accumulators = 1;
+        c.ids.tids = 8;
+        c.ids.flow_blocks = 2;
+        c.ids.fids_unipath = multipath ? 4u : 0u; /* the pool this transfer needs is empty */
+        c.ids.fid_groups = multipath ? 0u : 1u;
+        c.block_bytes = 64;
+        CHECK_EQ(rq_qos_config_check(&c, NULL), RNIC_OK);
+        CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memf);
+        if (rq_qos_init(q, &c, memf, sizeof memf) != RNIC_OK)
+            return;
+        while (!rq_qos_ready(q))
+            rq_qos_tick(q);
+        memset(&t, 0, sizeof t);
+        t.kind = RQ_KIND_REGULAR;
+        t.size = 128;
+        t.src = 0x1000;
+        t.dst = 0x2000;
+        t.cm = 1;
+        t.multipath = (uint8_t)multipath;
+        CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+        write_line128(q, 0, 0, l0);
+        write_line128(q, 0, 1, l1);
+        for (i = 0; i < 3u; i++) /* the first line (3 beats) is written */
+            CHECK_EQ(next_bresp_status(q), RNIC_OK);
+        CHECK_EQ(next_bresp_status(q), RNIC_ENOSPC); /* the last beat: refused */
+        CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ENOSPC], 1);
+        CHECK_EQ(rq_qos_get_stats(q)->descriptors, 0);
+        CHECK_EQ(rq_qos_channel_status(q, 0, 0), RQ_IDLE);
+        CHECK_EQ(rq_qos_push_remote_read(q, 0, &t), RNIC_ENOSPC);
+        CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ENOSPC], 2);
+        t.multipath = (uint8_t)!multipath; /* the other pool is there: accepted, and it ends */
+        CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+        write_line128(q, 0, 0, l0);
+        write_line128(q, 0, 1, l1);
+        for (i = 0; i < 4u; i++)
+            CHECK_EQ(next_bresp_status(q), RNIC_OK);
+        CHECK_EQ(rq_qos_get_stats(q)->descriptors, 1);
+        {
+            rnic_work w;
+            rq_response r;
+            for (i = 0; i < 200u && rq_qos_channel_status(q, 0, 0) != RQ_DONE; i++) {
+                rq_qos_tick(q);
+                while (rq_qos_pop_block(q, &w) == RNIC_OK) {
+                    r.tid = w.aux;
+                    r.seq = w.op;
+                    r.ack = 1;
+                    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+                }
+            }
+        }
+        CHECK_EQ(rq_qos_channel_status(q, 0, 0), RQ_DONE);
+    }
+}
+
 /* Found by tests/fuzz/fuzz_qos.c (corpus: regress_stale_retransmit): a TID queued for
  * retransmission behind another one, whose entry was acknowledged before the retransmission path
  * reached it, then reused by a new block, got that new block retransmitted -- a new number for a
@@ -1895,6 +2111,8 @@ int main(void)
     RUN(test_advance_at_the_last_cycle_before_the_wrap);
     RUN(test_failed_transfer_emits_no_stage3_block);
     RUN(test_acked_tid_in_retransmit_queue_is_not_resent);
+    RUN(test_failed_transfer_keeps_lines_until_its_entry_leaves);
+    RUN(test_cm_transfer_without_its_fid_pool_is_refused);
     RUN(test_failed_transfer_sends_no_notification);
     RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
     RUN(test_trace_events);

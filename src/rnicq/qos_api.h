@@ -64,6 +64,7 @@ typedef struct rq_qos_config {
 #define RQ_QOS_TRACE_NACK 21u       /* a NACK taken (retransmission queued): id = tid, a = line, b = seq */
 #define RQ_QOS_TRACE_DROP 22u       /* a response dropped: id = tid, a = rnic_err (ESTALE/ENOENT), b = seq */
 #define RQ_QOS_TRACE_COMPLETE 23u   /* a transfer ended: id = line, a = RQ_DONE or RQ_ERROR, b = index */
+#define RQ_QOS_TRACE_RELEASE 24u    /* a failed transfer's lines freed when its last queued entry left: id = line, b = index */
 
 /* Blocks leave the engine as rnic_work records (rq_qos_pop_block / rq_qos_peek_block):
  *   flow   = the transfer's id: its first Transfer Table line, domain x (write_channels +
@@ -217,7 +218,9 @@ RQ_API bool rq_qos_ready(const rq_qos *q);
  * Address: bits 0..2 zero, bits 3..4 the 64-bit word in the line, bits 5.. the Transfer Table
  * line (domain x channels per domain + channel); a 16-byte beat covers words w, w + 1 and must
  * be 16-byte aligned. The beat is queued (AW FIFO; RNIC_EBUSY when full) and handled by the
- * write-data stage from the next cycle on, one per cycle; its verdict comes back as a BRESP. */
+ * write-data stage from the next cycle on, one per cycle; its verdict comes back as a BRESP
+ * (a descriptor's last beat: RNIC_ENOSPC for a congestion-managed transfer whose FID pool the
+ * config leaves empty). */
 RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes);
 RQ_API uint32_t rq_qos_space_axi_write(const rq_qos *q); /* free AW FIFO slots */
 /* True when domain's accumulator holds no part of a descriptor: a new descriptor of that
@@ -245,7 +248,8 @@ RQ_API uint32_t rq_qos_space_response(const rq_qos *q);
  * from here to there) for protection domain `domain`. The message handler, when it has no
  * response to take, places it in a free read channel of that domain and enqueues it with the
  * lowest priority (after the host's writes). RNIC_ENOENT unknown domain, RNIC_EINVAL a
- * transfer rq_desc_encode refuses (both counted), RNIC_EBUSY port full. */
+ * transfer rq_desc_encode refuses, RNIC_ENOSPC a congestion-managed one whose FID pool the
+ * config leaves empty (all counted), RNIC_EBUSY port full. */
 RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t);
 RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q);
 /* Outputs to the send unit: blocks (rnic_work, fields above) and packets (RNIC_EEMPTY when

@@ -191,6 +191,8 @@ static void rq__write_stage(rq_qos *q)
         e = RNIC_EINVAL; /* defensive: rq_desc_decode's last-line check already implies the count */
     if (e == RNIC_OK && t.kind == RQ_KIND_REGULAR && (t.dst > UINT64_MAX - t.size || t.src > UINT64_MAX - t.size))
         e = RNIC_ERANGE; /* the addresses would wrap */
+    if (e == RNIC_OK && rq__fid_pool_missing(q, &t))
+        e = RNIC_ENOSPC;
     if (e != RNIC_OK) {
         rq__write_answer(q, &b, e, acc, &a);
         return;

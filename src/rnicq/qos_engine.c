@@ -200,6 +200,10 @@ static bool rq__arbiter_grant(rq_qos *q, bool handler, bool other_wants);
 static void rq__handler_s3(rq_qos *q);
 static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants);
 static void rq__fail_transfer(rq_qos *q, uint32_t line);
+static bool rq__entry_waits(const rq_qos *q, uint32_t line);
+static void rq__release_lines(rq_qos *q, uint32_t line);
+static void rq__release_held(rq_qos *q, uint32_t line);
+static bool rq__fid_pool_missing(const rq_qos *q, const rq_transfer *t);
 static void rq__retransmit(rq_qos *q);
 static void rq__retx_queue(rq_qos *q, uint32_t tid);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
@@ -457,14 +461,46 @@ static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
         rq_status_set(&q->status, line / q->channels, line % q->channels, st);
     if (m->has_fid) /* FIDs return on completion (§3.11) */
         rq__defer_return(q, x->multipath ? RQ_POOL_FID4 : RQ_POOL_FID1, m->fid);
-    q->occupied[line] = RQ__LINE_FREE;
-    if (x->nlines == 2u)
-        q->occupied[line + 1u] = RQ__LINE_FREE;
+    /* a failed transfer's entry may still wait in a scheduling FIFO or stage 2: its lines stay
+     * occupied until stage 2 drops it (rq__release_lines), else a new transfer on the line would
+     * be served from the old entry (found by tests/fuzz/fuzz_qos.c) */
+    if (!rq__entry_waits(q, line))
+        rq__release_lines(q, line);
     if (st == RQ_DONE)
         q->stats.done++;
     else
         q->stats.failed++;
     RQ__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
+}
+
+/* Whether the transfer on `line` still has its entry in a scheduling FIFO or in stage 2. */
+static bool rq__entry_waits(const rq_qos *q, uint32_t line)
+{
+    return rnic_ssfifo_is_queued(&q->sched, line) || (q->s2.valid && q->s2.line == line);
+}
+
+static void rq__release_lines(rq_qos *q, uint32_t line)
+{
+    q->occupied[line] = RQ__LINE_FREE;
+    if (q->xfer[line].nlines == 2u)
+        q->occupied[line + 1u] = RQ__LINE_FREE;
+}
+
+/* A failed transfer's last entry left stage 2: its held lines come free. */
+static void rq__release_held(rq_qos *q, uint32_t line)
+{
+    rq__release_lines(q, line);
+    RQ__TRACE(q, RQ_QOS_TRACE_RELEASE, line, 0, q->meta[line].index);
+}
+
+/* A congestion-managed regular transfer needs an FID of a pool the config may leave empty
+ * (fids_unipath 0, or fid_groups 0 for multipath): it is refused (RNIC_ENOSPC), else it would
+ * wait for good (found by tests/fuzz/fuzz_qos.c). */
+static bool rq__fid_pool_missing(const rq_qos *q, const rq_transfer *t)
+{
+    if (t->kind == RQ_KIND_INLINE || !t->cm)
+        return false;
+    return t->multipath ? q->cfg.ids.fid_groups == 0u : q->cfg.ids.fids_unipath == 0u;
 }
 
 /* IDs returned off the handler's path (a failed transfer's TIDs, FIDs at completion) queue

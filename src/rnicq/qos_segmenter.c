@@ -63,6 +63,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
                             complete, and it has its one ending (ERROR) already (found by
                             tests/fuzz/fuzz_qos.c: a control packet and a second, DONE, ending) */
             s->valid = 0;
+            rq__release_held(q, line); /* its last entry: the lines are free now */
             return;
         }
         if (rnic_ring_full(&q->pkt)) {
@@ -88,6 +89,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         if (rq__queue_takes_id(q, s->queue, &pool))
             rq__defer_return(q, pool, s->id);
         s->valid = 0;
+        rq__release_held(q, line); /* its last entry: the lines are free now */
         return;
     }
     if (x->is_inline) {

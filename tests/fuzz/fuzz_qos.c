@@ -36,7 +36,6 @@
 #define RNIC_IMPLEMENTATION
 #include "rnicq.h"
 #include "fuzz.h"
-#include <setjmp.h>
 
 #define FQ_LINES 256u
 #define FQ_TIDS 128u  /* 2 x tids the model tracks */
@@ -56,6 +55,7 @@
 
 typedef struct fq_xfer { /* a live transfer, by its first line */
     uint8_t live, is_inline, cm, multipath, notify, nlines, control_sent, remote;
+    uint8_t held; /* ended in ERROR with its entry still queued: its lines stay taken until it leaves */
     uint64_t src, dst, size;
     uint32_t total, first, last;
     uint32_t index, next_block, acked, outstanding;
@@ -110,7 +110,8 @@ typedef struct fq_harness {
     uint32_t lines, channels, ntids;
     uint64_t timeout;
     fq_xfer x[FQ_LINES];
-    uint8_t second[FQ_LINES];     /* the second line of a live two-line transfer */
+    uint8_t second[FQ_LINES];     /* the second line of a live (or held) two-line transfer */
+    uint32_t nheld;               /* transfers with held set */
     uint32_t next_index[FQ_LINES];
     uint8_t status[FQ_LINES];     /* per write channel, by line */
     fq_pend pend[FQ_TIDS];
@@ -141,7 +142,6 @@ typedef struct fq_harness {
     uint32_t accepted, completed;
     uint32_t retx_pending_tid; /* a retransmitted block whose RETRANSMIT event is next */
     int drained;               /* the drain reached quiescence and checked it */
-    jmp_buf bail;              /* an open finding's state reached: the input ends there */
 } fq_harness;
 
 static unsigned char fq_mem_a[FQ_MEM] __attribute__((aligned(64)));
@@ -180,9 +180,24 @@ FQ_NOCOV static fq_acc *fq_acc_of(fq_harness *h, uint32_t domain)
     return &h->acc[h->cfg.accumulators == 1u ? 0u : (domain < h->cfg.domains ? domain : 0u)];
 }
 
+/* Whether the transfer on `first` still has an entry in engine A's scheduling FIFOs or stage 2:
+ * the documented rule (docs/rnicq_qos_model.md) is that a failed transfer's lines stay occupied
+ * until its last entry leaves; the model reads where that entry is, not when the lines free. */
+FQ_NOCOV static int fq_entry_waits(const fq_harness *h, uint32_t first)
+{
+    return rnic_ssfifo_is_queued(&h->a.q.sched, first) || (h->a.q.s2.valid && h->a.q.s2.line == first);
+}
+
 FQ_NOCOV static int fq_line_busy(const fq_harness *h, uint32_t line)
 {
-    return h->x[line].live || h->second[line];
+    return h->x[line].live || h->x[line].held || h->second[line];
+}
+
+/* A congestion-managed regular transfer whose FID pool is configured empty: refused (ENOSPC). */
+FQ_NOCOV static int fq_no_fid_pool(const fq_harness *h, const rq_transfer *t)
+{
+    return t->kind == RQ_KIND_REGULAR && t->cm &&
+           (t->multipath ? h->cfg.ids.fid_groups == 0u : h->cfg.ids.fids_unipath == 0u);
 }
 
 /* The verdict of the beat at the head of the AW FIFO; *accepted set when it completes a valid
@@ -247,6 +262,8 @@ FQ_NOCOV static rnic_err fq_beat_verdict(fq_harness *h, const fq_beat *b, int *a
             e = RNIC_EINVAL;
         if (e == RNIC_OK && t->kind == RQ_KIND_REGULAR && (t->dst > UINT64_MAX - t->size || t->src > UINT64_MAX - t->size))
             e = RNIC_ERANGE;
+        if (e == RNIC_OK && fq_no_fid_pool(h, t))
+            e = RNIC_ENOSPC;
         if (e == RNIC_OK) {
             *accepted = 1;
             *first_out = first;
@@ -521,13 +538,12 @@ FQ_NOCOV static void fq_complete(fq_harness *h, uint32_t line, uint32_t st, uint
         FZ_CHECK(!x->notify || x->is_inline || x->control_sent);
     } else {
         FZ_CHECK(st == RQ_ERROR);
-        /* finding (reported, not fixed): a transfer that fails while it still has an entry in the
-         * scheduling FIFOs or in segmenter stage 2 frees its lines at once; a new transfer on the
-         * line (a remote read at once: read channels have no status to read first) then meets the
-         * old entry, which stage 1 serves as its own (an inline packet issued under an FID from the
-         * old entry's queue, on a TID in flight). The input ends here unless FQ_STRICT is set. */
-        if ((rnic_ssfifo_is_queued(&h->a.q.sched, line) || (h->a.q.s2.valid && h->a.q.s2.line == line)) && !getenv("FQ_STRICT"))
-            longjmp(h->bail, 1);
+        /* an entry of it still queued (or in stage 2): the lines stay taken until it leaves
+         * (found here: freed at once, a new transfer on the line was served from the old entry) */
+        if (fq_entry_waits(h, line)) {
+            x->held = 1;
+            h->nheld++;
+        }
         for (t = 0; t < h->ntids; t++)
             if (h->pend[t].valid && h->pend[t].line == line) {
                 if (h->pend[t].retries >= h->cfg.retry_limit && h->pend[t].retx_queued)
@@ -541,7 +557,7 @@ FQ_NOCOV static void fq_complete(fq_harness *h, uint32_t line, uint32_t st, uint
     if (!x->remote)
         h->status[line] = (uint8_t)st;
     x->live = 0;
-    if (x->nlines == 2u)
+    if (x->nlines == 2u && !x->held)
         h->second[line + 1u] = 0;
     h->completed++;
 }
@@ -642,6 +658,17 @@ FQ_NOCOV static void fq_trace(void *user, const rnic_trace_event *ev)
     case RQ_QOS_TRACE_COMPLETE:
         fq_complete(h, ev->id, (uint32_t)ev->a, (uint32_t)ev->b);
         break;
+    case RQ_QOS_TRACE_RELEASE: { /* a held transfer's last entry left: not before, not twice */
+        fq_xfer *x;
+        FZ_CHECK(ev->id < h->lines);
+        x = &h->x[ev->id];
+        FZ_CHECK(x->held && !x->live && !fq_entry_waits(h, ev->id) && ev->b == x->index);
+        x->held = 0;
+        if (x->nlines == 2u)
+            h->second[ev->id + 1u] = 0;
+        h->nheld--;
+        break;
+    }
     default:
         break;
     }
@@ -1050,6 +1077,8 @@ FQ_NOCOV static void fq_remote_read(fq_harness *h, fz_in *in)
     else if (rq_desc_encode(&t, lines, lines + 4) != RNIC_OK ||
              (t.kind == RQ_KIND_REGULAR && (t.dst > UINT64_MAX - t.size || t.src > UINT64_MAX - t.size)))
         want = RNIC_EINVAL;
+    else if (fq_no_fid_pool(h, &t))
+        want = RNIC_ENOSPC;
     else
         want = space == 0u ? RNIC_EBUSY : RNIC_OK;
     ra = rq_qos_push_remote_read(&h->a.q, domain, (how & 0xc0u) == 0xc0u && domain < h->cfg.domains ? NULL : &t);
@@ -1223,20 +1252,12 @@ FQ_NOCOV static void fq_drain(fq_harness *h)
             h->rd_count == 0u && h->rm_count == 0u) {
             uint32_t l;
             if (rq_qos_ready(&h->a.q)) {
-                uint32_t stuck = 0;
-                for (l = 0; l < h->lines; l++) {
-                    const fq_xfer *x = &h->x[l];
-                    /* finding (reported, not fixed): a congestion-managed transfer whose FID pool is
-                     * configured empty (fids_unipath 0, or fid_groups 0 for multipath; both valid
-                     * configs) is accepted and then waits for good, never DONE nor ERROR */
-                    if (x->live && x->cm && x->next_block == 0u &&
-                        (x->multipath ? h->cfg.ids.fid_groups == 0u : h->cfg.ids.fids_unipath == 0u) && !getenv("FQ_STRICT")) {
-                        stuck++;
-                        continue;
-                    }
-                    FZ_CHECK(!x->live); /* every accepted transfer completed */
-                }
-                FZ_CHECK(h->completed + stuck == h->accepted);
+                for (l = 0; l < h->lines; l++)
+                    FZ_CHECK(!h->x[l].live); /* every accepted transfer completed */
+                FZ_CHECK(h->completed == h->accepted);
+                FZ_CHECK(h->nheld == 0u); /* and every failed one's lines came free */
+                for (l = 0; l < h->lines; l++)
+                    FZ_CHECK(!fq_line_busy(h, l) && !h->a.q.occupied[l]);
                 FZ_CHECK(rq_qos_free_ids(&h->a.q, RQ_POOL_TID) == h->cfg.ids.tids);
                 FZ_CHECK(rq_qos_free_ids(&h->a.q, RQ_POOL_FID1) == h->cfg.ids.fids_unipath);
                 FZ_CHECK(rq_qos_free_ids(&h->a.q, RQ_POOL_FID4) == h->cfg.ids.fid_groups);
@@ -1255,7 +1276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fq_harness *h = &H;
     fz_in in;
-    volatile uint32_t steps = 0; /* (kept across the setjmp) */
+    uint32_t steps = 0;
     memset(h, 0, sizeof *h);
     h->a.h = h;
     h->a.is_ref = 1;
@@ -1263,8 +1284,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     h->a.digest = h->b.digest = 0xcbf29ce484222325ull;
     h->retx_pending_tid = RNIC_NONE;
     fz_init(&in, data, size);
-    if (setjmp(h->bail)) /* (every engine and model is re-initialised by the next input) */
-        return 0;
     if (!fq_setup(h, &in))
         return 0;
     fq_same(h);
