@@ -4488,14 +4488,21 @@ TP_API void tp_rx_tick(tp_rx *r)
         return;
     tp__rx_segment(r);
     /* delayed-ACK timers due: one ACK per cycle, when the ACK port has room; stale heap
-     * entries (the flow was acknowledged meanwhile, or re-armed later) are dropped or moved */
+     * entries (the flow was acknowledged meanwhile, or re-armed later) are dropped or moved.
+     * A stale entry is moved to its flow's deadline even when that deadline has passed too, and
+     * only an entry keyed at its own deadline fires: so when several timers are due at once (the
+     * ACK port was full) the earliest deadline fires first, whatever stale keys the heap holds.
+     * Firing the entry found at the top instead made the order depend on which stale entries
+     * earlier ticks had tidied, and a fast-forwarded receiver skips the ticks (next_event is
+     * RNIC_NEVER while the ACK port is full) in which a ticked one tidies: their ACKs differed.
+     * Every key is its flow's deadline or earlier, and deadlines differ (one arming per cycle). */
     while (r->delack.count && !tp__cycle_before(r->now, tp__heap_min(&r->delack))) {
         uint32_t f = r->delack.flow[0];
         tp_rx_flow *fl = &r->flows[f];
-        if (fl->delack_on && tp__cycle_before(r->now, fl->delack_deadline)) {
-            tp__heap_set(&r->delack, f, fl->delack_deadline);
-        } else if (!fl->delack_on) {
+        if (!fl->delack_on) {
             tp__heap_remove(&r->delack, f);
+        } else if (r->delack.key[0] != fl->delack_deadline) {
+            tp__heap_set(&r->delack, f, fl->delack_deadline);
         } else {
             if (tp__wring_full(&r->acks))
                 break;

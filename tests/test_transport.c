@@ -2018,6 +2018,121 @@ static void test_receiver(void)
     }
 }
 
+/* Regression (fuzz finding tests/fuzz/corpus/transport/regress_rx_trace_ticked_vs_ff): a ticked
+ * receiver and a fast-forwarded one (tp_rx_advance_to) given the same inputs emit the same trace
+ * events. Two flows' delayed-ACK timers are re-armed in the opposite order of their stale (lazy)
+ * heap entries and come due while the ACK port is full. The ticked receiver tidied the stale
+ * entries in cycles the other one skips (next_event is RNIC_NEVER while the port is full), so
+ * when the port drained each fired the flow at the top of its own heap: flow 1 (earliest
+ * deadline) ticked, flow 0 (earliest stale entry) fast-forwarded. Now the earliest deadline
+ * fires first in both. */
+typedef struct rxlog {
+    rnic_trace_event ev[64];
+    int n;
+} rxlog;
+
+static void rxlog_trace(void *user, const rnic_trace_event *e)
+{
+    rxlog *l = (rxlog *)user;
+    if (l->n < 64)
+        l->ev[l->n] = *e;
+    l->n++;
+}
+
+static void rx_seg_at(tp_rx *r, uint32_t flow, uint32_t id)
+{
+    rnic_work s;
+    memset(&s, 0, sizeof s);
+    s.flow = flow;
+    s.index = id;
+    s.len = 100;
+    s.op = TP_PKT_DATA;
+    CHECK_EQ(tp_rx_push(r, &s), RNIC_OK);
+}
+
+static void test_rx_delack_order_ticked_vs_ff(void)
+{
+    tp_rx_config rc;
+    amem m[2];
+    tp_rx *r[2];
+    rxlog lg[2];
+    rnic_work a[2][8], w;
+    int na[2] = { 0, 0 }, i, k;
+    uint64_t D, end;
+    /* (flow, id) taken one per cycle: f0 and f1 arm their timers (f0 first), each is acknowledged
+     * by its second segment (the entries stay, lazy), then f1 re-arms before f0; an old duplicate
+     * on flow 2 fills the one-record ACK port */
+    static const uint32_t segs[7][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 }, { 1, 2 }, { 0, 2 }, { 2, 5 } };
+    tp_rx_config_default(&rc);
+    rc.max_flows = 3;
+    rc.window = 64;
+    rc.delack_count = 2;
+    rc.delack_us = 1; /* 100 cycles at 100 MHz */
+    rc.ack_capacity = 1;
+    rc.start_cycle = UINT64_MAX - 150u; /* and across the wrap */
+    rc.trace = rxlog_trace;
+    memset(lg, 0, sizeof lg);
+    for (k = 0; k < 2; k++) {
+        rc.trace_user = &lg[k];
+        r[k] = rx_make(&rc, &m[k]);
+        CHECK_EQ(tp_rx_flow_open(r[k], 0, 0), RNIC_OK);
+        CHECK_EQ(tp_rx_flow_open(r[k], 1, 0), RNIC_OK);
+        CHECK_EQ(tp_rx_flow_open(r[k], 2, 10), RNIC_OK);
+    }
+    D = rc.start_cycle + 100u; /* f0's first deadline (its stale entry) */
+    end = D + 5u + 20u;        /* both re-armed deadlines (D + 4 for f1, D + 5 for f0) are past */
+    for (i = 0; i < 7; i++) {
+        for (k = 0; k < 2; k++) {
+            rx_seg_at(r[k], segs[i][0], segs[i][1]);
+            if (k == 0)
+                tp_rx_tick(r[k]);
+            else
+                tp_rx_advance_to(r[k], tp_rx_now(r[k]) + 1u);
+            if (i < 6) /* the last ACK (flow 2's) stays: the port is full */
+                while (tp_rx_pop_ack(r[k], &w) == RNIC_OK)
+                    ;
+        }
+    }
+    /* the port stays full past both deadlines: ticked every cycle, or one jump */
+    while (tp_rx_now(r[0]) != end)
+        tp_rx_tick(r[0]);
+    CHECK_EQ(tp_rx_advance_to(r[1], end), end - (rc.start_cycle + 7u));
+    CHECK_EQ(tp_rx_now(r[1]), end);
+    /* drained: the two delayed ACKs leave one per cycle (the port holds one) */
+    for (k = 0; k < 2; k++) {
+        CHECK_EQ(tp_rx_pop_ack(r[k], &w), RNIC_OK);
+        CHECK_EQ(w.flow, 2);
+        while (tp_rx_now(r[k]) != end + 10u) {
+            if (k == 0)
+                tp_rx_tick(r[k]);
+            else
+                tp_rx_advance_to(r[k], end + 10u);
+            while (tp_rx_pop_ack(r[k], &w) == RNIC_OK)
+                if (na[k] < 8)
+                    a[k][na[k]++] = w;
+        }
+    }
+    CHECK_EQ(tp_rx_get_stats(r[0])->delayed_acks_sent, 2);
+    CHECK_EQ(tp_rx_get_stats(r[1])->delayed_acks_sent, 2);
+    CHECK_EQ(na[0], 2);
+    CHECK_EQ(na[1], 2);
+    for (k = 0; k < 2; k++) /* the earliest deadline first: f1's, then f0's */
+        CHECK(na[k] == 2 && a[k][0].flow == 1 && a[k][0].cycle == end && a[k][1].flow == 0 && a[k][1].cycle == end + 1u);
+    CHECK_EQ(lg[0].n, lg[1].n);
+    for (i = 0; i < lg[0].n && i < lg[1].n && i < 64; i++) {
+        const rnic_trace_event *x = &lg[0].ev[i], *y = &lg[1].ev[i];
+        if (x->cycle != y->cycle || x->kind != y->kind || x->id != y->id || x->a != y->a || x->b != y->b) {
+            CHECK(!"trace events differ");
+            printf("  event %d: ticked cycle %llu kind %u flow %u a %llu, fast-forwarded cycle %llu kind %u flow %u a %llu\n", i,
+                   (unsigned long long)x->cycle, (unsigned)x->kind, (unsigned)x->id, (unsigned long long)x->a,
+                   (unsigned long long)y->cycle, (unsigned)y->kind, (unsigned)y->id, (unsigned long long)y->a);
+            break;
+        }
+    }
+    for (k = 0; k < 2; k++)
+        rx_free(r[k], &m[k]);
+}
+
 /* Review findings of issue 10, each a regression check: grant tokens survive a refused ack
  * field; an absurd SACK block is clipped and counted (no overflow: UBSan watches); a reversed
  * bitmap range is empty; an absurd timer period is clamped and counted, not a wrapped deadline. */
@@ -2097,6 +2212,7 @@ int main(void)
     RUN(test_receiver);
     RUN(test_exactly_once);
     RUN(test_fast_forward);
+    RUN(test_rx_delack_order_ticked_vs_ff);
     RUN(test_review_regressions);
     return test_summary();
 }
