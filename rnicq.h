@@ -3444,7 +3444,7 @@ static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_acc
 static void rq__write_stage(rq_qos *q);
 static void rq__read_stage(rq_qos *q);
 static void rq__remote_stage(rq_qos *q);
-static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq);
+static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq, uint32_t line, uint32_t index, uint32_t block);
 static void rq__block_to_work(const rq_block_desc *b, rnic_work *w);
 static void rq__disarm(rq_qos *q, uint32_t tid);
 static void rq__timer_sync(rq_qos *q, uint32_t tid);
@@ -4158,9 +4158,14 @@ RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
 
 /* The timeout counts from when the send unit takes a block (or an inline packet), not from when
  * the segmenter queued it: a backlog in front of the send unit is not a lost block. */
-static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq)
+static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq, uint32_t line, uint32_t index, uint32_t block)
 {
-    if (tid < 2u * q->cfg.ids.tids && q->pend[tid].valid && q->pend[tid].seq == seq) {
+    /* the TID and number name the entry, but a short sequence space (seq_bits 2 or 3) lets a
+     * stale copy (its entry acknowledged or failed, the TID reused) carry the new entry's number:
+     * the block must be the entry's own too, else the new block's timeout would start early
+     * (found by tests/fuzz/fuzz_qos.c) */
+    if (tid < 2u * q->cfg.ids.tids && q->pend[tid].valid && q->pend[tid].seq == seq && q->pend[tid].line == line &&
+        q->pend[tid].block == block && q->meta[line].index == index) {
         q->pend[tid].issued = q->now;
         q->pend[tid].taken = 1;
         rq__timer_sync(q, tid);
@@ -4203,9 +4208,10 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
 {
     rnic_err e = rq_qos_peek_block(q, out); /* a NULL record is counted there */
     if (e == RNIC_OK) {
+        uint32_t block = ((const rq_block_desc *)rnic_ring_peek(&q->tx))->block;
         rnic_ring_pop(&q->tx, NULL);
         RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | out->op, ((uint64_t)out->offset << 32) | out->len);
-        rq__taken_by_send_unit(q, out->aux, out->op);
+        rq__taken_by_send_unit(q, out->aux, out->op, out->flow, out->index, block);
     }
     return e;
 }
@@ -4218,7 +4224,7 @@ RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
     if (e == RNIC_OK) {
         RQ__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
         if (out->kind == RQ_PKT_INLINE)
-            rq__taken_by_send_unit(q, out->tid, out->seq);
+            rq__taken_by_send_unit(q, out->tid, out->seq, out->transfer, out->index, 0);
     }
     return e;
 }

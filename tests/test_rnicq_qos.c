@@ -1568,6 +1568,88 @@ static void test_failed_transfer_keeps_lines_until_its_entry_leaves(void)
     CHECK_EQ(q->occupied[line], 0); /* free again */
 }
 
+/* Found by tests/fuzz/fuzz_qos.c (corpus: regress_stale_copy_seq_alias): with a 2-bit sequence
+ * space, a block whose entry was acknowledged before the send unit took it (a stale copy) carries
+ * the same TID and number as the TID's next entry four numbers later; taking the stale copy
+ * started the new block's timeout before the new block had left. X (TID t, number 0) is ACKed in
+ * the port; Y1..Y3 take numbers 1..3; Z gets TID t and number 0 again. The send unit takes only
+ * X: no entry was taken, so no timeout may fire. */
+static void test_stale_copy_with_aliased_number_starts_no_timeout(void)
+{
+    static unsigned char memf[1u << 16];
+    static rq_qos eng;
+    rq_qos *q = &eng;
+    rq_qos_config c;
+    rq_transfer t;
+    rq_response r;
+    rnic_work w, x;
+    rq_axi_bresp br;
+    uint64_t l0[4], l1[4];
+    uint32_t i, ch;
+    rq_qos_config_default(&c);
+    c.domains = 1;
+    c.write_channels = 32;
+    c.read_channels = 1;
+    c.accumulators = 1;
+    c.ids.tids = 4;
+    c.ids.flow_blocks = 1;
+    c.ids.fids_unipath = 4;
+    c.ids.fid_groups = 0;
+    c.block_bytes = 64;
+    c.seq_bits = 2;
+    c.transaction_port = 8;
+    c.timeout_ns = 400; /* 60 cycles at 150 MHz */
+    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memf);
+    if (rq_qos_init(q, &c, memf, sizeof memf) != RNIC_OK)
+        return;
+    while (!rq_qos_ready(q))
+        rq_qos_tick(q);
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_REGULAR;
+    t.size = 64;
+    t.src = 0x10000;
+    t.dst = 0x20000;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    write_line128(q, 0, 0, l0);
+    write_line128(q, 0, 1, l1);
+    for (i = 0; i < 20u && rq_qos_peek_block(q, &x) != RNIC_OK; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_peek_block(q, &x), RNIC_OK); /* X waits in the port */
+    CHECK_EQ(x.op, 0);
+    r.tid = x.aux;
+    r.seq = x.op;
+    r.ack = 1;
+    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK); /* its ACK comes before the send unit takes it */
+    for (i = 0; i < 20u && rq_qos_get_stats(q)->done == 0u; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_get_stats(q)->done, 1);
+    for (ch = 2; ch < 10u; ch += 2u) { /* Y1, Y2, Y3, then Z */
+        t.src += 0x1000;
+        CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+        write_line128(q, 0, ch, l0);
+        write_line128(q, 0, ch + 1u, l1);
+        for (i = 0; i < 20u && rq_qos_pending(q) < ch / 2u; i++) {
+            rq_qos_tick(q);
+            while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+                ;
+        }
+    }
+    CHECK_EQ(rq_qos_pending(q), 4);
+    CHECK_EQ(rq_qos_pop_block(q, &w), RNIC_OK); /* X, the stale copy */
+    CHECK_EQ(w.aux, x.aux);
+    CHECK_EQ(w.flow, 0);
+    CHECK(q->pend[x.aux].valid && q->pend[x.aux].seq == 0u && q->pend[x.aux].line == 8u); /* white-box: Z has X's TID and number */
+    for (i = 0; i < 300u; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_get_stats(q)->timeouts, 0); /* nothing was taken after X */
+    CHECK_EQ(rq_qos_get_stats(q)->retransmits, 0);
+    while (rq_qos_pop_block(q, &w) == RNIC_OK) /* Y1..Y3, Z: taken now, their timeouts run */
+        ;
+    for (i = 0; i < 300u; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_get_stats(q)->timeouts, 4);
+}
+
 /* Found by tests/fuzz/fuzz_qos.c (corpus: finding_cm_empty_fid_pool): a congestion-managed
  * transfer on a valid config whose FID pool for it is empty (fids_unipath 0, or fid_groups 0 for
  * multipath) was accepted and then waited for good. It is refused now: RNIC_ENOSPC, counted, as
@@ -2113,6 +2195,7 @@ int main(void)
     RUN(test_acked_tid_in_retransmit_queue_is_not_resent);
     RUN(test_failed_transfer_keeps_lines_until_its_entry_leaves);
     RUN(test_cm_transfer_without_its_fid_pool_is_refused);
+    RUN(test_stale_copy_with_aliased_number_starts_no_timeout);
     RUN(test_failed_transfer_sends_no_notification);
     RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
     RUN(test_trace_events);

@@ -188,7 +188,7 @@ static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_acc
 static void rq__write_stage(rq_qos *q);
 static void rq__read_stage(rq_qos *q);
 static void rq__remote_stage(rq_qos *q);
-static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq);
+static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq, uint32_t line, uint32_t index, uint32_t block);
 static void rq__block_to_work(const rq_block_desc *b, rnic_work *w);
 static void rq__disarm(rq_qos *q, uint32_t tid);
 static void rq__timer_sync(rq_qos *q, uint32_t tid);

@@ -89,6 +89,7 @@ typedef struct fq_acc {
 
 typedef struct fq_block { /* a block as it should be popped */
     rnic_work w;
+    uint32_t block;
 } fq_block;
 
 typedef struct fq_sent { /* a block or inline packet the send unit took: what a response names */
@@ -377,6 +378,7 @@ FQ_NOCOV static void fq_block_out(fq_harness *h, uint32_t line, uint32_t tid, ui
     blk.w.addr = x->src + off;
     blk.w.raddr = x->dst + off;
     blk.w.flow = line;
+    blk.block = k;
     blk.w.index = x->index;
     blk.w.offset = off;
     blk.w.len = len;
@@ -773,6 +775,7 @@ FQ_NOCOV static void fq_pop_block(fq_harness *h)
 {
     rnic_work wa, wb;
     rnic_err ra = rq_qos_pop_block(&h->a.q, &wa), rb = rq_qos_pop_block(&h->b.q, &wb);
+    uint32_t block = 0;
     FZ_CHECK(ra == rb);
     if (ra != RNIC_OK) {
         FZ_CHECK(ra == RNIC_EEMPTY && h->tx_count == 0u);
@@ -782,6 +785,7 @@ FQ_NOCOV static void fq_pop_block(fq_harness *h)
     {
         const fq_block *e = FQ_FRONT(h->tx, h->tx_head);
         rq_block_desc d;
+        block = e->block;
         FZ_CHECK(h->tx_count > 0u);
         FZ_CHECK(wa.flow == e->w.flow && wa.index == e->w.index && wa.addr == e->w.addr && wa.raddr == e->w.raddr);
         FZ_CHECK(wa.offset == e->w.offset && wa.len == e->w.len && wa.op == e->w.op && wa.aux == e->w.aux);
@@ -789,8 +793,11 @@ FQ_NOCOV static void fq_pop_block(fq_harness *h)
         FZ_CHECK(rq_qos_block_info(&h->a.q, &wa, &d) == RNIC_OK && d.domain == wa.flow / h->channels && d.tid == wa.aux);
         FQ_DROP(h->tx_head, h->tx_count);
     }
-    /* the send unit took it: its timeout starts now (unless it is stale) */
-    if (wa.aux < h->ntids && h->pend[wa.aux].valid && h->pend[wa.aux].seq == wa.op) {
+    /* the send unit took it: its timeout starts now, unless it is a stale copy (its entry gone;
+     * with a short sequence space the TID's new entry can carry the same number: the entry must
+     * be this block's own, the same line, transfer and block) */
+    if (wa.aux < h->ntids && h->pend[wa.aux].valid && h->pend[wa.aux].seq == wa.op && h->pend[wa.aux].line == wa.flow &&
+        h->pend[wa.aux].block == block && h->x[wa.flow].index == wa.index) {
         h->pend[wa.aux].taken = 1;
         h->pend[wa.aux].taken_cycle = rq_qos_now(&h->a.q);
     }
@@ -826,7 +833,8 @@ FQ_NOCOV static void fq_pop_packet(fq_harness *h)
         FQ_DROP(h->pk_head, h->pk_count);
     }
     if (pa.kind == RQ_PKT_INLINE) {
-        if (pa.tid < h->ntids && h->pend[pa.tid].valid && h->pend[pa.tid].seq == pa.seq) {
+        if (pa.tid < h->ntids && h->pend[pa.tid].valid && h->pend[pa.tid].seq == pa.seq && pa.transfer < h->lines && h->pend[pa.tid].line == pa.transfer &&
+            h->pend[pa.tid].block == 0u && h->x[pa.transfer].index == pa.index) {
             h->pend[pa.tid].taken = 1;
             h->pend[pa.tid].taken_cycle = rq_qos_now(&h->a.q);
         }
