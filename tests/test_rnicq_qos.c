@@ -55,6 +55,35 @@ static void write_line128(rq_qos *q, uint32_t domain, uint32_t channel, const ui
     CHECK_EQ(rq_qos_axi_write(q, domain, addr_of(domain, channel, 2), d, 16), RNIC_OK);
 }
 
+/* The small one-domain config the fuzz-found regression tests share: 32 write channels,
+ * `read_channels` read channels, one accumulator set, 64-B blocks, `tids` TIDs of one block each,
+ * `fids_unipath` 1xFIDs and `fid_groups` 4xFID groups. */
+static void small_config(rq_qos_config *c, uint32_t read_channels, uint32_t tids, uint32_t fids_unipath, uint32_t fid_groups)
+{
+    rq_qos_config_default(c);
+    c->domains = 1;
+    c->write_channels = 32;
+    c->read_channels = read_channels;
+    c->accumulators = 1;
+    c->ids.tids = tids;
+    c->ids.flow_blocks = 1;
+    c->ids.fids_unipath = fids_unipath;
+    c->ids.fid_groups = fid_groups;
+    c->block_bytes = 64;
+}
+
+/* rq_qos_init into `mem`, then the ID pools' initialiser runs; false (a failed check) when the
+ * config does not fit. */
+static bool start_qos(rq_qos *q, const rq_qos_config *c, unsigned char *mem, size_t size)
+{
+    CHECK(rq_qos_mem_size(c) > 0 && rq_qos_mem_size(c) <= size);
+    if (rq_qos_init(q, c, mem, size) != RNIC_OK)
+        return false;
+    while (!rq_qos_ready(q))
+        rq_qos_tick(q);
+    return true;
+}
+
 /* §4.2.1: AW at cycle 0, data words at cycles 1 and 2, the transfer enqueued at cycle 2 and
  * visible to the segmenter's dequeue at cycle 3; BRESPs in order. */
 static void test_inline_descriptor_timing(void)
@@ -1371,24 +1400,12 @@ static void test_failed_transfer_emits_no_stage3_block(void)
     rq_axi_bresp br;
     uint64_t l0[4], l1[4];
     uint32_t i, blocks_after = 0;
-    rq_qos_config_default(&c);
-    c.domains = 1;
-    c.write_channels = 32;
-    c.read_channels = 1;
-    c.accumulators = 1;
-    c.ids.tids = 8;
-    c.ids.flow_blocks = 1;
-    c.ids.fids_unipath = 8;
-    c.ids.fid_groups = 0;
-    c.block_bytes = 64;
+    small_config(&c, 1, 8, 8, 0);
     c.transaction_port = 1;
     c.max_outstanding = 3;
     c.retry_limit = 0;
-    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memf);
-    if (rq_qos_init(q, &c, memf, sizeof memf) != RNIC_OK)
+    if (!start_qos(q, &c, memf, sizeof memf))
         return;
-    while (!rq_qos_ready(q))
-        rq_qos_tick(q);
     memset(&t, 0, sizeof t);
     t.kind = RQ_KIND_REGULAR;
     t.size = 4u * 64u; /* 4 blocks */
@@ -1482,26 +1499,14 @@ static void test_failed_transfer_keeps_lines_until_its_entry_leaves(void)
     rnic_work w;
     uint32_t i, k, fail, rel, place_y, y_blocks = 0;
     const uint32_t line = 32; /* domain 0's first read channel */
-    rq_qos_config_default(&c);
-    c.domains = 1;
-    c.write_channels = 32;
-    c.read_channels = 2;
-    c.accumulators = 1;
-    c.ids.tids = 4;
-    c.ids.flow_blocks = 1;
-    c.ids.fids_unipath = 4;
-    c.ids.fid_groups = 0;
-    c.block_bytes = 64;
+    small_config(&c, 2, 4, 4, 0);
     c.max_outstanding = 8;
     c.retry_limit = 0;
     c.trace = log_engine_events;
     c.trace_user = &lg;
     memset(&lg, 0, sizeof lg);
-    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memf);
-    if (rq_qos_init(q, &c, memf, sizeof memf) != RNIC_OK)
+    if (!start_qos(q, &c, memf, sizeof memf))
         return;
-    while (!rq_qos_ready(q))
-        rq_qos_tick(q);
     memset(&x, 0, sizeof x);
     x.kind = RQ_KIND_REGULAR;
     x.size = 8u * 64u;
@@ -1586,24 +1591,12 @@ static void test_stale_copy_with_aliased_number_starts_no_timeout(void)
     rq_axi_bresp br;
     uint64_t l0[4], l1[4];
     uint32_t i, ch;
-    rq_qos_config_default(&c);
-    c.domains = 1;
-    c.write_channels = 32;
-    c.read_channels = 1;
-    c.accumulators = 1;
-    c.ids.tids = 4;
-    c.ids.flow_blocks = 1;
-    c.ids.fids_unipath = 4;
-    c.ids.fid_groups = 0;
-    c.block_bytes = 64;
+    small_config(&c, 1, 4, 4, 0);
     c.seq_bits = 2;
     c.transaction_port = 8;
     c.timeout_ns = 400; /* 60 cycles at 150 MHz */
-    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memf);
-    if (rq_qos_init(q, &c, memf, sizeof memf) != RNIC_OK)
+    if (!start_qos(q, &c, memf, sizeof memf))
         return;
-    while (!rq_qos_ready(q))
-        rq_qos_tick(q);
     memset(&t, 0, sizeof t);
     t.kind = RQ_KIND_REGULAR;
     t.size = 64;
@@ -1664,22 +1657,12 @@ static void test_cm_transfer_without_its_fid_pool_is_refused(void)
     uint64_t l0[4], l1[4];
     uint32_t multipath, i;
     for (multipath = 0; multipath < 2u; multipath++) {
-        rq_qos_config_default(&c);
-        c.domains = 1;
-        c.write_channels = 32;
-        c.read_channels = 2;
-        c.accumulators = 1;
-        c.ids.tids = 8;
+        /* the pool this transfer needs is empty (8 TIDs in 2-block flows: 4 FIDs) */
+        small_config(&c, 2, 8, multipath ? 4u : 0u, multipath ? 0u : 1u);
         c.ids.flow_blocks = 2;
-        c.ids.fids_unipath = multipath ? 4u : 0u; /* the pool this transfer needs is empty */
-        c.ids.fid_groups = multipath ? 0u : 1u;
-        c.block_bytes = 64;
         CHECK_EQ(rq_qos_config_check(&c, NULL), RNIC_OK);
-        CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memf);
-        if (rq_qos_init(q, &c, memf, sizeof memf) != RNIC_OK)
+        if (!start_qos(q, &c, memf, sizeof memf))
             return;
-        while (!rq_qos_ready(q))
-            rq_qos_tick(q);
         memset(&t, 0, sizeof t);
         t.kind = RQ_KIND_REGULAR;
         t.size = 128;
@@ -1741,23 +1724,11 @@ static void test_acked_tid_in_retransmit_queue_is_not_resent(void)
     rq_axi_bresp br;
     uint64_t l0[4], l1[4];
     uint32_t i, ch, tid_x2 = 0, retx_blocks = 0, retx_packets = 0;
-    rq_qos_config_default(&c);
-    c.domains = 1;
-    c.write_channels = 32;
-    c.read_channels = 1;
-    c.accumulators = 1;
-    c.ids.tids = 4;
-    c.ids.flow_blocks = 1;
-    c.ids.fids_unipath = 4;
-    c.ids.fid_groups = 0;
-    c.block_bytes = 64;
+    small_config(&c, 1, 4, 4, 0);
     c.packet_queue = 1;
     c.timeout_ns = 400; /* 60 cycles at 150 MHz */
-    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memr);
-    if (rq_qos_init(q, &c, memr, sizeof memr) != RNIC_OK)
+    if (!start_qos(q, &c, memr, sizeof memr))
         return;
-    while (!rq_qos_ready(q))
-        rq_qos_tick(q);
     memset(&t, 0, sizeof t);
     t.kind = RQ_KIND_INLINE;
     t.size = 4;
