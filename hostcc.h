@@ -3006,6 +3006,8 @@ HCC_API void hcc_host_config_default(hcc_host_config *cfg)
 HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **field)
 {
     const uint64_t tb = (uint64_t)1 << 40;
+    if (field) /* the contract: NULL when the config is valid */
+        *field = NULL;
     if (!cfg)
         return rnic_config_bad(field, "cfg", RNIC_EINVAL);
     if (cfg->clock_hz < 1000000u || cfg->clock_hz > 10000000000ull)
@@ -3315,6 +3317,8 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
 HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **field)
 {
     unsigned i;
+    if (field) /* the contract: NULL when the config is valid */
+        *field = NULL;
     if (!cfg)
         return rnic_config_bad(field, "cfg", RNIC_EINVAL);
     if (cfg->clock_hz < RNIC_CLOCK_MIN_HZ || cfg->clock_hz > RNIC_CLOCK_MAX_HZ)

@@ -979,6 +979,40 @@ static void test_null_engines_and_configs(void)
     CHECK_EQ(rl_mem_size(&rc), 0);
     CHECK_EQ(rq_palos_mem_size(&pc), 0);
     CHECK_EQ(rq_qos_mem_size(&qc), 0);
+    /* a valid config: RNIC_OK and the field pointer set to NULL, in every engine */
+    {
+        tp_config tc;
+        tp_rx_config trc;
+        hcc_host_config hc;
+        hcc_rx_config hrc;
+        hcc_tx_config htc;
+        rl_config_default(&rc);
+        rq_palos_config_default(&pc);
+        rq_qos_config_default(&qc);
+        tp_config_default(&tc);
+        tp_rx_config_default(&trc);
+        hcc_host_config_default(&hc);
+        hcc_rx_config_default(&hrc);
+        hcc_tx_config_default(&htc);
+        pc.source = source_read; /* (the two configs with a required field) */
+        tc.protocol = tp_protocol_newreno();
+        field = "unset";
+        CHECK(rl_config_check(&rc, &field) == RNIC_OK && field == NULL);
+        field = "unset";
+        CHECK(rq_palos_config_check(&pc, &field) == RNIC_OK && field == NULL);
+        field = "unset";
+        CHECK(rq_qos_config_check(&qc, &field) == RNIC_OK && field == NULL);
+        field = "unset";
+        CHECK(tp_config_check(&tc, &field) == RNIC_OK && field == NULL);
+        field = "unset";
+        CHECK(tp_rx_config_check(&trc, &field) == RNIC_OK && field == NULL);
+        field = "unset";
+        CHECK(hcc_host_config_check(&hc, &field) == RNIC_OK && field == NULL);
+        field = "unset";
+        CHECK(hcc_rx_config_check(&hrc, &field) == RNIC_OK && field == NULL);
+        field = "unset";
+        CHECK(hcc_tx_config_check(&htc, &field) == RNIC_OK && field == NULL);
+    }
 }
 
 static void test_tassel_tags(void) { source_fill(700); contract_tags_pass_through(mk_tassel); }

@@ -36,6 +36,8 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
 HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **field)
 {
     unsigned i;
+    if (field) /* the contract: NULL when the config is valid */
+        *field = NULL;
     if (!cfg)
         return rnic_config_bad(field, "cfg", RNIC_EINVAL);
     if (cfg->clock_hz < RNIC_CLOCK_MIN_HZ || cfg->clock_hz > RNIC_CLOCK_MAX_HZ)

@@ -44,6 +44,8 @@ static uint64_t rq__timeout_of(const rq_qos_config *c) { return rnic_ns_to_cycle
 RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
 {
     uint64_t timeout;
+    if (field) /* the contract: NULL when the config is valid */
+        *field = NULL;
 #define RQ__BAD(cond, name, err)                    \
     do {                                            \
         if (cond)                                   \
