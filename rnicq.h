@@ -3870,6 +3870,7 @@ static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *
 static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
 {
     rq_axi_bresp r;
+    RNIC_MEMSET(&r, 0, sizeof r); /* the record's padding too: callers may compare records whole */
     r.cycle = q->now;
     r.domain = b->domain;
     r.addr = b->addr;
@@ -4042,8 +4043,8 @@ static void rq__read_stage(rq_qos *q)
     rq_status st = RQ_IDLE;
     if (!head || rq__after(head->ready, q->now) || rnic_ring_full(&q->r))
         return;
+    RNIC_MEMSET(&out, 0, sizeof out); /* the record's padding too: callers may compare records whole */
     out.cycle = q->now;
-    out.data = 0;
     if (head->mode == 0u) {
         out.status = rq_status_read_one(&q->status, head->domain, head->page, head->index, &st);
         out.data = (uint64_t)st;

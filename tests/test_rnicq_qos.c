@@ -4,6 +4,7 @@
 #define RNIC_IMPLEMENTATION
 #include "rnicq.h"
 #include "test.h"
+#include <stddef.h>
 
 static unsigned char mem_buf[1u << 20];
 static rq_qos engine;
@@ -1643,6 +1644,36 @@ static void test_stale_copy_with_aliased_number_starts_no_timeout(void)
     CHECK_EQ(rq_qos_get_stats(q)->timeouts, 4);
 }
 
+/* BRESP and RDATA records come out with their padding bytes zero, whatever the engine memory and
+ * the stack held: a caller may compare or hash records whole (the rings were filled with 0xAA). */
+static void test_output_records_have_no_stale_padding(void)
+{
+    rq_qos_config c;
+    rq_axi_bresp b;
+    rq_axi_rdata r;
+    uint64_t d[2] = { 0, 0 };
+    size_t i;
+    unsigned char pad_b = 0, pad_r = 0;
+    rq_qos_config_default(&c);
+    memset(mem_buf, 0xAA, sizeof mem_buf);
+    if (!start_qos(&engine, &c, mem_buf, sizeof mem_buf))
+        return;
+    CHECK_EQ(rq_qos_axi_write(&engine, 0, 0, d, 8), RNIC_OK);
+    CHECK_EQ(rq_qos_axi_read(&engine, 0, 0, 0, 0), RNIC_OK);
+    for (i = 0; i < 8u; i++)
+        rq_qos_tick(&engine);
+    memset(&b, 0x55, sizeof b);
+    memset(&r, 0x55, sizeof r);
+    CHECK_EQ(rq_qos_pop_bresp(&engine, &b), RNIC_OK);
+    CHECK_EQ(rq_qos_pop_rdata(&engine, &r), RNIC_OK);
+    for (i = offsetof(rq_axi_bresp, status) + sizeof b.status; i < sizeof b; i++)
+        pad_b |= ((const unsigned char *)&b)[i];
+    for (i = offsetof(rq_axi_rdata, status) + sizeof r.status; i < sizeof r; i++)
+        pad_r |= ((const unsigned char *)&r)[i];
+    CHECK_EQ(pad_b, 0);
+    CHECK_EQ(pad_r, 0);
+}
+
 /* Found by tests/fuzz/fuzz_qos.c (corpus: finding_cm_empty_fid_pool): a congestion-managed
  * transfer on a valid config whose FID pool for it is empty (fids_unipath 0, or fid_groups 0 for
  * multipath) was accepted and then waited for good. It is refused now: RNIC_ENOSPC, counted, as
@@ -2167,6 +2198,7 @@ int main(void)
     RUN(test_failed_transfer_keeps_lines_until_its_entry_leaves);
     RUN(test_cm_transfer_without_its_fid_pool_is_refused);
     RUN(test_stale_copy_with_aliased_number_starts_no_timeout);
+    RUN(test_output_records_have_no_stale_padding);
     RUN(test_failed_transfer_sends_no_notification);
     RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
     RUN(test_trace_events);

@@ -89,6 +89,7 @@ static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *
 static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
 {
     rq_axi_bresp r;
+    RNIC_MEMSET(&r, 0, sizeof r); /* the record's padding too: callers may compare records whole */
     r.cycle = q->now;
     r.domain = b->domain;
     r.addr = b->addr;

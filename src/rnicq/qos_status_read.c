@@ -34,8 +34,8 @@ static void rq__read_stage(rq_qos *q)
     rq_status st = RQ_IDLE;
     if (!head || rq__after(head->ready, q->now) || rnic_ring_full(&q->r))
         return;
+    RNIC_MEMSET(&out, 0, sizeof out); /* the record's padding too: callers may compare records whole */
     out.cycle = q->now;
-    out.data = 0;
     if (head->mode == 0u) {
         out.status = rq_status_read_one(&q->status, head->domain, head->page, head->index, &st);
         out.data = (uint64_t)st;
