@@ -43,10 +43,15 @@ step() {
 
 # prog NAME CMD...: a test program; adds its closing "N passed, N failed" counts.
 prog() {
-    local name=$1 rc last p f
+    local name=$1
     shift
     "$@" >"$LOGS/$name.log" 2>&1
-    rc=$?
+    tally_prog "$name" $?
+}
+
+# tally_prog NAME RC: the counts of a test program that ran into $LOGS/NAME.log and exited RC.
+tally_prog() {
+    local name=$1 rc=$2 last p f
     last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$LOGS/$name.log" | tail -n 1)
     if [ -n "$last" ]; then
         p=${last%% passed*}
@@ -68,6 +73,32 @@ prog() {
     fi
 }
 
+# parallel SPEC...: independent steps two at a time (the machine's two cores), each SPEC
+# "prog NAME CMD" or "step NAME CMD" (CMD one shell command line); their lines and counts follow
+# in SPEC order, as if run one after another.
+parallel() {
+    local spec kind rest name rc
+    export LOGS
+    printf '%s\n' "$@" | xargs -d '\n' -P 2 -I{} bash -c 'spec=$1; rest=${spec#* }; name=${rest%% *}
+        bash -c "${rest#* }" >"$LOGS/$name.log" 2>&1; echo $? >"$LOGS/$name.rc"' _ {}
+    for spec in "$@"; do
+        kind=${spec%% *}
+        rest=${spec#* }
+        name=${rest%% *}
+        rc=$(cat "$LOGS/$name.rc" 2>/dev/null || echo 127)
+        if [ "$kind" = prog ]; then
+            tally_prog "$name" "$rc"
+        elif [ "$rc" -eq 0 ]; then
+            passed=$((passed + 1))
+            echo "ok   $name"
+        else
+            failed=$((failed + 1))
+            echo "FAIL $name"
+            fail_log "$name"
+        fi
+    done
+}
+
 # A gate must also fail on a file that breaks its rule, or it proves nothing.
 expect_fail() { if "$@"; then return 1; else return 0; fi; }
 
@@ -81,11 +112,13 @@ prog doc-names-exist python3 tests/test_doc_names.py
 unit_tests=$(ls tests/test_*.c 2>/dev/null | sed 's|tests/\(.*\)\.c|\1|')
 for cc in gcc clang portable; do
     if step "build-unit-$cc" make -s -j2 $(for t in $unit_tests; do echo "build/tests/$cc/$t"; done); then :; fi
+    specs=()
     for t in $unit_tests; do
         if [ -x "build/tests/$cc/$t" ]; then
-            prog "$t-$cc" "build/tests/$cc/$t"
+            specs+=("prog $t-$cc build/tests/$cc/$t")
         fi
     done
+    parallel "${specs[@]}"
 done
 
 # rnic_hash64 on the built-in XXH64 (forced): every check of test_hash runs on it too
@@ -264,10 +297,12 @@ step determinism-hostcc-exercise hcc_digests
 #          of runs from its seed corpus (make fuzz runs them for 10 M), and each seed corpus replayed
 #          through the same invariant checks by a gcc build (ASan + UBSan) without libFuzzer ----
 fuzz_harnesses=$(ls tests/fuzz/fuzz_*.c 2>/dev/null | sed 's|tests/fuzz/fuzz_\(.*\)\.c|\1|')
-for n in $fuzz_harnesses; do
-    step "fuzz-short-$n" bash tools/fuzz.sh short "$n"
-    prog "fuzz-corpus-replay-gcc-$n" bash -c "gcc ${WARN[*]} -O1 -g ${SAN[*]} -DRNIC_DEBUG -I. -Itests -Itests/fuzz tests/fuzz/fuzz_$n.c tests/fuzz/replay_main.c -o $OBJ/fuzz-replay-$n && $OBJ/fuzz-replay-$n tests/fuzz/corpus/$n"
+specs=()
+for n in $fuzz_harnesses; do # each harness has its own binaries, corpus copy and logs
+    specs+=("step fuzz-short-$n bash tools/fuzz.sh short $n")
+    specs+=("prog fuzz-corpus-replay-gcc-$n gcc ${WARN[*]} -O1 -g ${SAN[*]} -DRNIC_DEBUG -I. -Itests -Itests/fuzz tests/fuzz/fuzz_$n.c tests/fuzz/replay_main.c -o $OBJ/fuzz-replay-$n && $OBJ/fuzz-replay-$n tests/fuzz/corpus/$n")
 done
+parallel "${specs[@]}"
 step fuzz-harnesses-present bash -c "[ -n '$(echo $fuzz_harnesses)' ] && echo $(echo $fuzz_harnesses)"
 
 # ---- 12. as a new user: every README example with its copied header(s), C and C++ ----
