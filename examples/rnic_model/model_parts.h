@@ -318,8 +318,9 @@ typedef struct rm_receiver {
     /* QoS-engine mode (rnic_model --sched qos): latency is measured by the host (post -> DONE
      * seen), not from the tag; a retransmitted block (RM_OP_RETX) whose bytes are all here
      * already is a duplicate, counted, neither lost nor corrupt; a packet beyond a gap (one
-     * before it was dropped) is discarded unacknowledged, as a go-back-N receiver does: its
-     * block times out and comes again (counted; bytes never delivered show as bytes_lost) */
+     * before it never came) is discarded and counted (none expected: the transport delivers
+     * every block it took, in order, and the host resubmits a failed transfer from its start;
+     * bytes never delivered show as bytes_lost) */
     bool latency_at_host, accept_duplicates;
     uint64_t duplicates, duplicate_bytes, beyond_gap;
 } rm_receiver;
@@ -419,6 +420,12 @@ static int rm_receiver_take(rm_receiver *r, const rnic_work *w, rnic_trace *trac
  * channel reads DONE. One transfer per channel pair at a time (the thesis's rule): a QP's next
  * message is written once its previous one read DONE. The application is backlogged: a QP
  * always has its next message the moment its channel is free (`post` = the first beat).
+ * A channel that reads ERROR (a block's retry limit exhausted) does not lose its message: the
+ * host sees the failure and writes the same transfer again (same source, destination and size;
+ * RDMA writes are idempotent), also while draining, until it reads DONE -- its latency counts
+ * from the first post. The receiver already has a prefix of the message's blocks (the engine
+ * emits a transfer's blocks in order, the transport delivers every one it took): the ones the
+ * resubmission sends again arrive as duplicates, the rest continue the flow.
  * The QP <-> flow map is configuration (flow = the channel pair's first Transfer Table line). */
 #define RM_QOS_DESC_BEATS 4u     /* 2 lines x 32 B in 16-byte beats */
 #define RM_QOS_MIN_MSG 33u       /* regular transfers are > 32 B; shorter messages are rounded up */
@@ -430,6 +437,7 @@ typedef struct rm_qos_qp {
     rnic_prng prng;
     uint32_t flow, domain, channel, state;
     uint32_t msgs_posted, msgs_done, errors;
+    uint32_t attempt;        /* ERRORs of the current message: > 0, it is written again (resubmitted) */
     uint64_t raddr;          /* next remote byte of the QP's target buffer */
     uint64_t post_cycle, len;
     uint64_t posted_bytes, done_bytes;
@@ -455,8 +463,9 @@ typedef struct rm_qos_host {
     uint64_t now;
     bool posting;
     uint64_t msgs_posted, bytes_posted, beats, polls, status_reads;
+    uint64_t resubmits;      /* descriptors written again after an ERROR */
     uint64_t model_errors;   /* refused beats, AXI error responses, failed reads: none expected */
-    uint64_t transfer_errors; /* channels that read ERROR (retry limit exhausted) */
+    uint64_t transfer_errors; /* channels that read ERROR (retry limit exhausted): each resubmitted */
 } rm_qos_host;
 
 static int rm_qos_host_init(rm_qos_host *h, rq_qos *q, uint32_t first_domain, uint32_t tenants, uint32_t qps,
@@ -497,19 +506,42 @@ static void rm_qos_host_free(rm_qos_host *h)
     free(h->inflight_by_domain);
 }
 
-/* Start the next message of an idle QP (round robin): encode its descriptor. */
+/* An idle QP the host writes a descriptor for now: its next message (while posting) or its
+ * failed one again (always, the drain included). */
+static bool rm_qos_host_startable(const rm_qos_host *h, const rm_qos_qp *p)
+{
+    return p->state == RM_QP_IDLE && (h->posting || p->attempt);
+}
+
+/* Start the next message of an idle QP (round robin), or resubmit its failed one: encode its
+ * descriptor. */
 static bool rm_qos_host_start(rm_qos_host *h, rnic_trace *trace)
 {
     uint32_t k;
-    if (!h->posting)
-        return false;
     for (k = 0; k < h->nqps; k++) {
         uint32_t i = (h->cursor + k) % h->nqps;
         rm_qos_qp *p = &h->qp[i];
         rq_transfer t;
-        if (p->state != RM_QP_IDLE)
+        if (!rm_qos_host_startable(h, p))
             continue;
         memset(&t, 0, sizeof t);
+        if (p->attempt) { /* the message that read ERROR, again: the same transfer, nothing posted anew */
+            t.kind = RQ_KIND_REGULAR;
+            t.src = ((uint64_t)p->flow << 36) + ((uint64_t)((p->msgs_posted - 1u) & 15u) << 28);
+            t.dst = p->raddr - p->len;
+            t.size = p->len;
+            t.prio = 0;
+            if (rq_desc_encode(&t, h->words[0], h->words[1]) != RNIC_OK) {
+                h->model_errors++;
+                return false;
+            }
+            p->state = RM_QP_WRITING;
+            h->resubmits++;
+            h->writing = i;
+            h->beat = 0;
+            h->cursor = (i + 1u) % h->nqps;
+            return true;
+        }
         p->len = rnic_prng_log_range(&p->prng, h->min_msg, h->max_msg);
         if (p->len < RM_QOS_MIN_MSG)
             p->len = RM_QOS_MIN_MSG;
@@ -538,17 +570,17 @@ static bool rm_qos_host_start(rm_qos_host *h, rnic_trace *trace)
     return false;
 }
 
-static bool rm_qos_host_has_idle(const rm_qos_host *h)
+static bool rm_qos_host_has_startable(const rm_qos_host *h)
 {
     uint32_t i;
     for (i = 0; i < h->nqps; i++)
-        if (h->qp[i].state == RM_QP_IDLE)
+        if (rm_qos_host_startable(h, &h->qp[i]))
             return true;
     return false;
 }
 
-/* A channel's status seen by a poll: DONE (or ERROR) ends the QP's message. `done(ctx, flow,
- * latency, ok)` is told. */
+/* A channel's status seen by a poll: DONE ends the QP's message; ERROR ends the transfer, and
+ * the message is resubmitted. `done(ctx, flow, latency, ok)` is told. */
 static void rm_qos_host_status(rm_qos_host *h, uint32_t domain, uint32_t index, uint64_t bits,
                                void (*done)(void *, uint32_t, uint64_t, int), void *ctx, rnic_trace *trace)
 {
@@ -568,8 +600,10 @@ static void rm_qos_host_status(rm_qos_host *h, uint32_t domain, uint32_t index, 
         if (st == RQ_DONE) {
             p->msgs_done++;
             p->done_bytes += p->len;
+            p->attempt = 0;
         } else {
             p->errors++;
+            p->attempt++; /* rm_qos_host_start writes it again */
             h->transfer_errors++;
         }
         rnic_trace_emit(trace, h->now, (uint16_t)RNIC_ENGINE_MODEL, 4, p->flow, h->now - p->post_cycle, st);
@@ -667,7 +701,7 @@ static uint64_t rm_qos_host_next_event(const rm_qos_host *h)
         return h->now;
     if (h->todo_count && h->issued_count < RM_QOS_RING && rq_qos_space_axi_read(h->q))
         return h->now;
-    if (rq_qos_space_axi_write(h->q) && (h->writing != h->nqps || (h->posting && rm_qos_host_has_idle(h))))
+    if (rq_qos_space_axi_write(h->q) && (h->writing != h->nqps || rm_qos_host_has_startable(h)))
         return h->now;
     if (h->inflight)
         return h->next_poll > h->now ? h->next_poll : h->now;

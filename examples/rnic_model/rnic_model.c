@@ -50,8 +50,11 @@
  *   - Blocks (rq_qos_pop_block) become transport messages; the transport's completion of a
  *     block (all its segments acknowledged) is the block's ACK to the engine (rq_response {tid,
  *     seq, ack 1}). The engine's own timeout (20 us by default from the send unit's take) would
- *     fire behind pacing and congestion: the model sets it from the slowest expected rate
- *     (--qos-timeout-us overrides); a block resent on a timeout arrives as a duplicate (counted).
+ *     fire behind pacing and congestion: the model sets it from the slowest rate a QP can be
+ *     sent at, DCQCN's floor (100 Mb/s: 10.5 ms; --qos-timeout-us overrides), so it is the last
+ *     resort above the reliable transport; a block resent on a timeout arrives as a duplicate
+ *     (counted). A channel that reads ERROR (a block's retry limit reached) is resubmitted by
+ *     the host, same message, until it reads DONE: no byte is given up (counted: resubmits=).
  *
  * Rates: DCQCN writes each QP's rate register; --rates-mbps adds a per-tenant cap, and the
  * register gets min(DCQCN, cap) -- computed in one place (set_rate_cb). Without caps (the
@@ -80,7 +83,7 @@
  * Ends with: RESULT composed=1 qps=... tenants=... transport=dcqcn variant=... share_err_pct=...
  *            jain=... cnps=... naks=... rtx=... ecn_marked=... drops=... pfc_pauses=... pause_us=... queue_max_kb=...
  *            fct_p50_us=... fct_p99_us=... bytes_lost=... digest=... mcycles_per_s=...
- *            pkts_per_s=... delivered_packets=... (checked at the receiver, the drain included) [qos: blocks=... timeouts=... retransmits=... duplicates=...]
+ *            pkts_per_s=... delivered_packets=... (checked at the receiver, the drain included) [qos: blocks=... timeouts=... retransmits=... duplicates=... resubmits=...]
  *            rx_gbps=... fct_mean_us=... host=0|1 [host: cpu_load_x=... rhcc=... ddio=... host_pauses=...
  *            host_pause_us=... host_drops=... host_marked=... pcie_stalled_writes=... pcie_stall_us=...
  *            ddio_miss_pct=... iio_occ_mean=... mba_level_end=... mba_steps=... probes=... r_rev_gbps=...
@@ -351,15 +354,22 @@ static void set_rate_cb(void *user, uint32_t flow, uint64_t bps)
  * send unit taking a block; here the block then waits in the transport behind up to
  * max_outstanding - 1 others and is paced at the QP's rate, so 20 us would retransmit nearly
  * every block. The model's choice: twice the time to send max_outstanding full blocks at the
- * slowest QP's expected rate (its fair share of the bottleneck, or its cap), rounded up to
- * 100 us, at least 20 us (--qos-timeout-us overrides). */
+ * slowest rate the QP's register can hold -- DCQCN's floor (min_rate_bps, also RHCC's R_rev
+ * floor), or a lower cap -- rounded up to 100 us, at least 20 us (--qos-timeout-us overrides).
+ * Not the fair share: DCQCN holds QPs below it for milliseconds (3x host load, 20 ms: the
+ * QPs' mean R_cc 1.8 Gb/s at the end against a 2.9 Gb/s share), and a timeout from the share
+ * fired for blocks that were only queued behind their transfer's other block -- each resend
+ * queued one more block ahead of the next copy, a block reached the retry limit and its
+ * transfer read ERROR.
+ * The transport under the engine is reliable (go-back-N, its own RTO), so the engine's timeout
+ * is the last resort: it fires only when the transport is slower than its floor (long pauses);
+ * then the host resubmits what read ERROR (model_parts.h rm_qos_host). */
 static uint64_t qos_timeout_us(const model *m, const rq_qos_config *qc)
 {
     const options *o = &m->o;
     uint64_t us;
     uint32_t t;
-    /* the slowest QP: its fair share of the bottleneck with every QP backlogged, or its cap */
-    double r_eff = (double)m->line_bps / (double)m->nqps;
+    double r_eff = (double)m->dcqcn.min_rate_bps; /* the slowest a QP is ever sent */
     if (o->qos_timeout_us)
         return o->qos_timeout_us;
     for (t = 0; t < o->tenants; t++)
@@ -769,7 +779,8 @@ static void qos_blocks_to_transport(model *m, nic *n)
     rnic_work w;
     rq_packet pk;
     while (rq_qos_peek_block(&n->qos, &w) == RNIC_OK) {
-        if (w.flow >= m->nflows) {
+        const rm_qos_qp *p;
+        if (w.flow >= m->nflows || (p = &n->qh.qp[qp_index(m, w.flow) % n->qh.nqps])->flow != w.flow) {
             rq_qos_pop_block(&n->qos, &w);
             m->piece_errors++;
             continue;
@@ -777,8 +788,11 @@ static void qos_blocks_to_transport(model *m, nic *n)
         if (tp_space_message(&n->tx, w.flow) == 0)
             break; /* the flow's message queue is full: the transaction port fills, the engine stalls */
         rq_qos_pop_block(&n->qos, &w);
-        w.tag = RM_QOS_TAG(w.aux, w.op, w.index);
-        w.op = RM_OP_WRITE | ((w.flags & RQ_WORK_RETRANSMIT) ? RM_OP_RETX : 0u) |
+        /* the message's number on its flow: the QP's current message (one in flight; a transfer
+         * that read ERROR is written again as the same message, so the engine's transfer index
+         * runs ahead of it), and a resubmission's blocks are retransmissions */
+        w.tag = RM_QOS_TAG(w.aux, w.op, p->msgs_posted - 1u);
+        w.op = RM_OP_WRITE | (((w.flags & RQ_WORK_RETRANSMIT) || p->attempt) ? RM_OP_RETX : 0u) |
                ((w.flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) | ((w.flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
         if (tp_push_message(&n->tx, &w) != RNIC_OK)
             m->model_errors++;
@@ -1186,7 +1200,7 @@ static int all_done(const model *m)
         if (m->o.sched_qos) {
             uint32_t i;
             for (i = 0; i < m->o.tenants * m->o.qps; i++) {
-                if (n->qh.qp[i].msgs_done + n->qh.qp[i].errors != n->qh.qp[i].msgs_posted)
+                if (n->qh.qp[i].msgs_done != n->qh.qp[i].msgs_posted) /* a failed one: resubmitted */
                     return 0;
                 posted += n->qh.qp[i].posted_bytes;
             }
@@ -1721,7 +1735,7 @@ int main(int argc, char **argv)
         double tenant_got[MAX_TENANTS] = { 0 }, tenant_exp[MAX_TENANTS] = { 0 }, tenant_msgs[MAX_TENANTS] = { 0 };
         double worst_share = 0, win_s = (double)window_cycles / (double)CLOCK_HZ, jain_sum = 0, jain_sq = 0;
         double *share = (double *)calloc(m.nqps, sizeof *share);
-        uint64_t received = 0, qos_errors = 0, qos_failed = 0, drops = 0, rate_changes = 0, timeouts = 0;
+        uint64_t received = 0, qos_errors = 0, qos_failed = 0, qos_resubmits = 0, drops = 0, rate_changes = 0, timeouts = 0;
         uint64_t pfc_pauses = 0, paused_cycles = 0;
         const tp_rx_stats *rs = tp_rx_get_stats(&m.rxe);
         FILE *csv = m.csv;
@@ -1787,8 +1801,9 @@ int main(int argc, char **argv)
             rate_changes += m.nics[h].rate_changes;
             timeouts += ts->timeouts;
             if (o->sched_qos) {
-                qos_errors += m.nics[h].qh.model_errors + m.nics[h].qh.transfer_errors;
+                qos_errors += m.nics[h].qh.model_errors; /* a transfer's ERROR is resubmitted, not lost */
                 qos_failed += m.nics[h].qh.transfer_errors;
+                qos_resubmits += m.nics[h].qh.resubmits;
             }
         }
         for (k = 0; k < (int)NET_DROP__COUNT; k++)
@@ -1866,10 +1881,10 @@ int main(int argc, char **argv)
                    (unsigned long long)rs->duplicates, (unsigned long long)m.rx.packets, (unsigned long long)received,
                    (unsigned long long)total_posted, (unsigned long long)m.rx.bad);
             if (o->sched_qos)
-                printf("  qos: %llu blocks arrived twice (resent on a QoS timeout; %llu B, not counted twice); %llu "
-                       "transfers ended in ERROR; %llu model errors\n",
+                printf("  qos: %llu packets arrived twice (resent on a QoS timeout or resubmitted; %llu B, not counted "
+                       "twice); %llu transfers ended in ERROR, %llu resubmitted by the host; %llu model errors\n",
                        (unsigned long long)m.rx.duplicates, (unsigned long long)m.rx.duplicate_bytes,
-                       (unsigned long long)qos_failed, (unsigned long long)(qos_errors - qos_failed));
+                       (unsigned long long)qos_failed, (unsigned long long)qos_resubmits, (unsigned long long)qos_errors);
             if (!drained)
                 printf("  warning: the drain stopped 100 ms after the run with %llu B still queued in the model: "
                        "bytes_lost counts them (RESULT drained=0)\n",
@@ -1962,8 +1977,9 @@ int main(int argc, char **argv)
                 retx += qs->retransmits;
                 tmo += qs->timeouts;
             }
-            printf(" blocks=%llu timeouts=%llu retransmits=%llu duplicates=%llu", (unsigned long long)blocks,
-                   (unsigned long long)tmo, (unsigned long long)retx, (unsigned long long)m.rx.duplicates);
+            printf(" blocks=%llu timeouts=%llu retransmits=%llu duplicates=%llu resubmits=%llu", (unsigned long long)blocks,
+                   (unsigned long long)tmo, (unsigned long long)retx, (unsigned long long)m.rx.duplicates,
+                   (unsigned long long)qos_resubmits);
         }
         printf(" rx_gbps=%.3f fct_mean_us=%.2f", rx_gbps, ls->seen ? fct_sum / (double)ls->seen / (double)CLOCK_HZ * 1e6 : 0.0);
         if (o->host_on) {
