@@ -31,13 +31,19 @@ fail_log() { # name: print the tail of the step's log
 step() {
     local name=$1
     shift
-    if "$@" >"$LOGS/$name.log" 2>&1; then
+    "$@" >"$LOGS/$name.log" 2>&1
+    tally_step "$name" $?
+}
+
+# tally_step NAME RC: a step that ran into $LOGS/NAME.log and exited RC.
+tally_step() {
+    if [ "$2" -eq 0 ]; then
         passed=$((passed + 1))
-        echo "ok   $name"
+        echo "ok   $1"
     else
         failed=$((failed + 1))
-        echo "FAIL $name"
-        fail_log "$name"
+        echo "FAIL $1"
+        fail_log "$1"
     fi
 }
 
@@ -88,13 +94,8 @@ parallel() {
         rc=$(cat "$LOGS/$name.rc" 2>/dev/null || echo 127)
         if [ "$kind" = prog ]; then
             tally_prog "$name" "$rc"
-        elif [ "$rc" -eq 0 ]; then
-            passed=$((passed + 1))
-            echo "ok   $name"
         else
-            failed=$((failed + 1))
-            echo "FAIL $name"
-            fail_log "$name"
+            tally_step "$name" "$rc"
         fi
     done
 }

@@ -1926,7 +1926,8 @@ static int rx_acks(tp_rx *r, rnic_work *out, int max)
     }
     return n;
 }
-static void rx_seg(tp_rx *r, uint32_t flow, uint32_t id)
+/* Data segment `id` of `flow` (100 B) into the receiver's input; rx_seg also ticks once. */
+static void rx_seg_at(tp_rx *r, uint32_t flow, uint32_t id)
 {
     rnic_work s;
     memset(&s, 0, sizeof s);
@@ -1935,6 +1936,11 @@ static void rx_seg(tp_rx *r, uint32_t flow, uint32_t id)
     s.len = 100;
     s.op = TP_PKT_DATA;
     CHECK_EQ(tp_rx_push(r, &s), RNIC_OK);
+}
+
+static void rx_seg(tp_rx *r, uint32_t flow, uint32_t id)
+{
+    rx_seg_at(r, flow, id);
     tp_rx_tick(r);
 }
 
@@ -2039,16 +2045,6 @@ static void rxlog_trace(void *user, const rnic_trace_event *e)
     l->n++;
 }
 
-static void rx_seg_at(tp_rx *r, uint32_t flow, uint32_t id)
-{
-    rnic_work s;
-    memset(&s, 0, sizeof s);
-    s.flow = flow;
-    s.index = id;
-    s.len = 100;
-    s.op = TP_PKT_DATA;
-    CHECK_EQ(tp_rx_push(r, &s), RNIC_OK);
-}
 
 static void test_rx_delack_order_ticked_vs_ff(void)
 {
