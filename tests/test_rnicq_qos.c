@@ -1830,23 +1830,11 @@ static void test_failed_transfer_sends_no_notification(void)
     rq_axi_bresp br;
     uint64_t l0[4], l1[4];
     uint32_t i, k, control = 0;
-    rq_qos_config_default(&c);
-    c.domains = 1;
-    c.write_channels = 32;
-    c.read_channels = 1;
-    c.accumulators = 1;
-    c.ids.tids = 8;
-    c.ids.flow_blocks = 1;
-    c.ids.fids_unipath = 8;
-    c.ids.fid_groups = 0;
-    c.block_bytes = 64;
+    small_config(&c, 1, 8, 8, 0);
     c.packet_queue = 1;
     c.retry_limit = 0;
-    CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof memn);
-    if (rq_qos_init(q, &c, memn, sizeof memn) != RNIC_OK)
+    if (!start_qos(q, &c, memn, sizeof memn))
         return;
-    while (!rq_qos_ready(q))
-        rq_qos_tick(q);
     memset(&t, 0, sizeof t);
     t.kind = RQ_KIND_INLINE; /* V fills the Packet queue and stays there */
     t.size = 4;
