@@ -18,7 +18,9 @@ Each header is built from an explicit, ordered manifest (MANIFEST below):
     module interface               inside the header's own include guard
     implementation                 outside the guards, under <P>_IMPLEMENTATION (or
                                    RNIC_IMPLEMENTATION), with a run-once guard; the common
-                                   implementation parts carry a run-once guard of their own
+                                   implementation parts come first, on a run-once guard of
+                                   their own; RNIC_ENGINES_LINKED keeps only those (the
+                                   engines' code is linked from another object)
 
 Quoted includes are inlined once per header (a repeat is dropped with a note); system
 includes are kept; an unresolvable quoted include is an error. The output carries begin/end
@@ -45,6 +47,9 @@ COMMON_INTERFACE = [
     "src/common/prng.h",
     "src/common/trace.h",
     "src/common/work.h",
+    "src/common/heap.h",
+    "src/common/advance.h",
+    "src/common/node.h",
 ]
 COMMON_IMPLEMENTATION = [
     "src/common/hash.h",
@@ -241,12 +246,17 @@ def generate(name, line_header=None):
     e.text(f"\n/* ======================= {name} implementation ======================= */\n")
     e.text(f"#if defined(RNIC_IMPLEMENTATION) && !defined({p}_IMPLEMENTATION)\n"
            f"#define {p}_IMPLEMENTATION\n#endif\n")
-    e.text(f"#if defined({p}_IMPLEMENTATION) && !defined({p}__IMPLEMENTATION_DONE)\n"
-           f"#define {p}__IMPLEMENTATION_DONE\n")
-    e.text("#ifndef RNIC__COMMON_IMPLEMENTATION_DONE\n#define RNIC__COMMON_IMPLEMENTATION_DONE\n")
+    # The common implementation (rnic_hash64, the trace digest) comes first and on its own
+    # run-once guard, so that a unit compiled with RNIC_ENGINES_LINKED (the engines' code linked
+    # from one object built with RNIC_IMPLEMENTATION: the test suite builds each configuration
+    # once) still gets it.
+    e.text(f"#if defined({p}_IMPLEMENTATION) && !defined(RNIC__COMMON_IMPLEMENTATION_DONE)\n"
+           "#define RNIC__COMMON_IMPLEMENTATION_DONE\n")
     for part in COMMON_IMPLEMENTATION:
         e.part(part)
     e.text("#endif /* RNIC__COMMON_IMPLEMENTATION_DONE */\n")
+    e.text(f"#if defined({p}_IMPLEMENTATION) && !defined({p}__IMPLEMENTATION_DONE) && !defined(RNIC_ENGINES_LINKED)\n"
+           f"#define {p}__IMPLEMENTATION_DONE\n")
     e.text("RNIC_EXTERN_C_BEGIN\n")
     for part in spec["implementation"]:
         e.part(part)

@@ -144,7 +144,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xd9dd09f3u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xb536c2ccu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -230,6 +230,20 @@ RNIC_INLINE bool rnic__mem_reserve(size_t *off, size_t n, size_t elem, size_t *a
     *off += rnic_align_up(n * elem);
     return true;
 }
+
+/* Layout helpers for the X_MEM_SIZE macros (constant expressions that mirror an engine's
+ * layout): n elements of `type` rounded up to RNIC_MEM_ALIGN, as rnic__mem_reserve does. */
+#define RNIC__MEM_ALIGN_UP(n) (((uint64_t)(n) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u))
+#define RNIC__MEM_PART(n, type) ((size_t)RNIC__MEM_ALIGN_UP((uint64_t)(n) * sizeof(type)))
+/* Bits needed to write x (0 for 0), for x < 2^17, as a constant expression. */
+#define RNIC__BITLEN(x)                                                                                    \
+    (((uint64_t)(x) >= 1u) + ((uint64_t)(x) >= 2u) + ((uint64_t)(x) >= 4u) + ((uint64_t)(x) >= 8u) +        \
+     ((uint64_t)(x) >= 16u) + ((uint64_t)(x) >= 32u) + ((uint64_t)(x) >= 64u) + ((uint64_t)(x) >= 128u) +   \
+     ((uint64_t)(x) >= 256u) + ((uint64_t)(x) >= 512u) + ((uint64_t)(x) >= 1024u) +                        \
+     ((uint64_t)(x) >= 2048u) + ((uint64_t)(x) >= 4096u) + ((uint64_t)(x) >= 8192u) +                       \
+     ((uint64_t)(x) >= 16384u) + ((uint64_t)(x) >= 32768u) + ((uint64_t)(x) >= 65536u))
+/* The smallest power of two >= k (1 <= k <= 2^17), as a constant expression. */
+#define RNIC__POW2_AT_LEAST(k) ((uint64_t)1 << RNIC__BITLEN((uint64_t)(k) - 1u))
 /* ==== end src/common/base.h ==== */
 /* ==== begin src/common/error.h ==== */
 /* Error codes, their descriptions and per-cause counters, generated from ONE X-macro list
@@ -304,6 +318,65 @@ RNIC_INLINE uint64_t rnic_err_total(const rnic_err_stats *s)
         sum += s->by_cause[i];
     return sum;
 }
+
+/* Refusal reasons. The only refusal counter is an engine's stats.errors (by error code); where
+ * a finer breakdown helps, the engine lists its reasons ONCE, in the style of RNIC_ERR_LIST:
+ *
+ *   #define X_REASONS(R) \
+ *       R(X_REASON_<NAME>, RNIC_E<CODE>, <counter>, "message naming the config field to change")
+ *
+ * and RNIC_REASONS(x, X, X_REASONS) (at file scope, no semicolon after it) generates
+ *   typedef enum x_reason { X_REASON_<NAME>, ..., X_REASON__COUNT } x_reason;
+ *   typedef struct x_reason_stats { uint64_t <counter>; ... } x_reason_stats;  (x_stats.reasons)
+ *   const char *x_reason_message(x_reason);  the message ("?" for an unknown reason)
+ *   rnic_err x_reason_code(x_reason);        its error code (RNIC_EINVAL for an unknown reason)
+ *   rnic_err x__reason_note(x_reason_stats *, rnic_err_stats *, x_reason);
+ *                                             count one refusal: its reason counter and its code
+ *                                             in errors (one event, two views), return the code.
+ * No reason counts an event another reason counts. RNIC_NO_STRERROR compiles the messages out. */
+#define RNIC__REASON_ENUM(name, code, counter, msg) name,
+#define RNIC__REASON_FIELD(name, code, counter, msg) uint64_t counter;
+#define RNIC__REASON_CODE(name, code, counter, msg) \
+    case name:                                      \
+        return code;
+#define RNIC__REASON_NOTE(name, code, counter, msg) \
+    case name:                                      \
+        s->counter++;                               \
+        break;
+#ifdef RNIC_NO_STRERROR
+#define RNIC__REASON_MSG(name, code, counter, msg) "rnicq refusal",
+#else
+#define RNIC__REASON_MSG(name, code, counter, msg) msg,
+#endif
+#define RNIC_REASONS(x, X, LIST)                                                                   \
+    typedef enum x##_reason { LIST(RNIC__REASON_ENUM) X##_REASON__COUNT } x##_reason;              \
+    typedef struct x##_reason_stats {                                                              \
+        LIST(RNIC__REASON_FIELD)                                                                   \
+    } x##_reason_stats;                                                                            \
+    RNIC_INLINE const char *x##_reason_message(x##_reason r)                                       \
+    {                                                                                              \
+        static const char *const msg[] = { LIST(RNIC__REASON_MSG) "?" };                           \
+        unsigned i = (unsigned)r;                                                                  \
+        return msg[i < (unsigned)X##_REASON__COUNT ? i : (unsigned)X##_REASON__COUNT];             \
+    }                                                                                              \
+    RNIC_INLINE rnic_err x##_reason_code(x##_reason r)                                             \
+    {                                                                                              \
+        switch (r) {                                                                               \
+            LIST(RNIC__REASON_CODE)                                                                \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        return RNIC_EINVAL;                                                                        \
+    }                                                                                              \
+    RNIC_INLINE rnic_err x##__reason_note(x##_reason_stats *s, rnic_err_stats *errors, x##_reason r) \
+    {                                                                                              \
+        switch (r) {                                                                               \
+            LIST(RNIC__REASON_NOTE)                                                                \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        return rnic_err_note(errors, x##_reason_code(r));                                          \
+    }
 /* ==== end src/common/error.h ==== */
 /* ==== begin src/common/fixed.h ==== */
 /* Fixed-point time and rate.
@@ -1638,7 +1711,7 @@ RNIC_INLINE void rnic_trace_serialize(const rnic_trace_event *ev, unsigned char 
 /* (already inlined above: src/common/trace.h) */
 
 /* next_event: nothing happens without new input (or only a pop of a full output would
- * unblock the engine). Every engine's X_next_event returns it; RL_NEVER/RQ_NEVER are aliases. */
+ * unblock the engine). Every engine's X_next_event returns it; the only spelling of "never". */
 #define RNIC_NEVER UINT64_MAX
 
 /* rnic_work.flags. FIRST/LAST/ERROR have one meaning in every engine; bits from
@@ -1683,18 +1756,47 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 #define RNIC_ENGINE_QOS 2u
 #define RNIC_ENGINE_PALOS 3u
 #define RNIC_ENGINE_TRANSPORT 4u
-#define RNIC_ENGINE_HOSTCC 5u
+#define RNIC_ENGINE_HOSTCC 5u   /* until hostcc.h's three engines use their own ids below */
+#define RNIC_ENGINE_TP_RX 6u    /* transport.h's receiver engine (tp_rx) */
+#define RNIC_ENGINE_HCC_HOST 7u /* hostcc.h's host model (hcc_host) */
+#define RNIC_ENGINE_HCC_RX 8u   /* hostcc.h's RHCC receiver controller (hcc_rx) */
+#define RNIC_ENGINE_HCC_TX 9u   /* hostcc.h's sender controller (hcc_tx) */
 #define RNIC_ENGINE_MODEL 16u /* first code for a composed model's own modules */
 
 /* Trace `kind` codes every engine uses for its ports (engine-specific kinds start at 16). */
-#define RNIC_TRACE_PUSH 1u    /* an input accepted: id = flow, a = index or value, b = len */
-#define RNIC_TRACE_REFUSE 2u  /* an input refused: id = flow, a = rnic_err, b = value */
-#define RNIC_TRACE_OUT 3u     /* an output record produced: id = flow, a = tag, b = offset<<32|len */
-#define RNIC_TRACE_POP 4u     /* an output record taken by the caller: id = flow, a = tag */
-#define RNIC_TRACE_RATE 5u    /* a rate register written: id = flow, a = applied bps, b = asked bps */
+#define RNIC_TRACE_PUSH 1u    /* an input accepted: id = flow, a = index (register: value), b = len */
+#define RNIC_TRACE_REFUSE 2u  /* an input refused: id = flow, a = index (register: value), b = rnic_err */
+#define RNIC_TRACE_OUT 3u     /* an output record produced: id = flow, a = index, b = len */
+#define RNIC_TRACE_POP 4u     /* an output record taken by the caller: id = flow, a = index, b = len */
+#define RNIC_TRACE_RATE 5u    /* a rate register written: id = flow, a = applied b/s, b = asked b/s */
 #define RNIC_TRACE_ENGINE_KIND 16u
 
-/* Emit a work record as a trace event of `kind`. */
+/* The trace layout every engine writes (docs/engine_contract.md, "Trace"): `engine` = the
+ * engine's RNIC_ENGINE_* id (or its config's trace_id), `kind` = a common kind above or the
+ * engine's own from RNIC_TRACE_ENGINE_KIND up, `id` = the flow, and for the port kinds
+ * (PUSH, OUT, POP) a = the record's `index`, b = its `len` in bytes; REFUSE: a = the refused
+ * record's index (a register write: the value written), b = the rnic_err; RATE: a = the rate
+ * applied in b/s, b = the rate asked. Engine kinds document their a/b in the engine's doc.
+ *
+ * RNIC__TRACE(x, kind, flow, a, b) is the one trace point of every engine: `x` is the engine
+ * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). It
+ * counts the point in trace.events and calls the callback when one is set. */
+#define RNIC__TRACE(x, kind, flow, a, b)                                                                  \
+    rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow), (uint64_t)(a), \
+                    (uint64_t)(b))
+/* A port event of record `w` (PUSH, OUT, POP): a = w->index, b = w->len. */
+#define RNIC__TRACE_REC(x, kind, w) RNIC__TRACE((x), (kind), (w)->flow, (w)->index, (w)->len)
+/* A refused record: a = its index, b = the error. */
+#define RNIC__TRACE_REFUSE(x, w, err) RNIC__TRACE((x), RNIC_TRACE_REFUSE, (w)->flow, (w)->index, (err))
+
+/* The same port event with the cycle and engine given (a record emitted outside the tick). */
+RNIC_INLINE void rnic_trace_rec(rnic_trace *t, uint64_t cycle, uint16_t engine, uint16_t kind, const rnic_work *w)
+{
+    rnic_trace_emit(t, cycle, engine, kind, w->flow, w->index, w->len);
+}
+
+/* Emit a work record as a trace event of `kind` with the layout before issue 29 (a = tag,
+ * b = offset<<32|len); engines move to rnic_trace_rec / RNIC__TRACE_REC, then it goes. */
 RNIC_INLINE void rnic_trace_work(rnic_trace *t, uint16_t engine, uint16_t kind, const rnic_work *w)
 {
     rnic_trace_emit(t, w->cycle, engine, kind, w->flow, w->tag,
@@ -1728,9 +1830,242 @@ RNIC_INLINE rnic_err rnic_config_bad(const char **field, const char *name, rnic_
     return e;
 }
 /* ==== end src/common/work.h ==== */
+/* ==== begin src/common/heap.h ==== */
+/* An indexed timer heap: a binary min-heap of (cycle key, id) with a position per id, so that
+ * the earliest timer is read in O(1) (an engine's next_event stays exact) and setting, moving
+ * or removing the timer of an id is O(log n). Keys are cycles compared wrap-safe (a before b
+ * when (int64_t)(a - b) < 0), so timers keep their order across the 2^64 wrap as long as they
+ * lie within 2^63 cycles of each other. Each id (0 .. n-1) has at most one timer. The arrays
+ * are the caller's (an engine's layout in caller memory): RNIC__HEAP_MEM(n) bytes. Internal
+ * (the transport engine's per-flow timers use it; Tassel's descriptor heaps order by a 96-bit
+ * virtual time and a tie-break, not cycles per id, and keep their own). */
+/* (already inlined above: src/common/base.h) */
+
+typedef struct rnic__heap {
+    uint32_t count; /* timers held */
+    uint32_t *id;   /* slot -> id */
+    uint64_t *key;  /* slot -> key (cycle) */
+    uint32_t *pos;  /* id -> slot, RNIC_NONE when the id has no timer */
+} rnic__heap;
+
+/* Caller memory of a heap of n ids, laid out as three arrays (id, key, pos), each aligned. */
+#define RNIC__HEAP_MEM(n) (RNIC__MEM_PART((n), uint32_t) + RNIC__MEM_PART((n), uint64_t) + RNIC__MEM_PART((n), uint32_t))
+
+/* Wrap-safe: cycle a comes before cycle b. */
+RNIC_INLINE bool rnic__cycle_before(uint64_t a, uint64_t b) { return (int64_t)(a - b) < 0; }
+
+/* Point the heap at its arrays (each of n entries) and empty it: every id without a timer. */
+RNIC_INLINE void rnic__heap_init(rnic__heap *h, uint32_t *id, uint64_t *key, uint32_t *pos, uint32_t n)
+{
+    uint32_t i;
+    h->id = id;
+    h->key = key;
+    h->pos = pos;
+    h->count = 0;
+    for (i = 0; i < n; i++)
+        pos[i] = RNIC_NONE;
+}
+
+/* Every id without a timer (the arrays stay). */
+RNIC_INLINE void rnic__heap_clear(rnic__heap *h, uint32_t n) { rnic__heap_init(h, h->id, h->key, h->pos, n); }
+
+RNIC_INLINE void rnic__heap_place(rnic__heap *h, uint32_t slot, uint32_t id, uint64_t key)
+{
+    h->id[slot] = id;
+    h->key[slot] = key;
+    h->pos[id] = slot;
+}
+
+RNIC_INLINE void rnic__heap_up(rnic__heap *h, uint32_t slot)
+{
+    uint32_t id = h->id[slot];
+    uint64_t key = h->key[slot];
+    while (slot > 0) {
+        uint32_t parent = (slot - 1u) / 2u;
+        if (!rnic__cycle_before(key, h->key[parent]))
+            break;
+        rnic__heap_place(h, slot, h->id[parent], h->key[parent]);
+        slot = parent;
+    }
+    rnic__heap_place(h, slot, id, key);
+}
+
+RNIC_INLINE void rnic__heap_down(rnic__heap *h, uint32_t slot)
+{
+    uint32_t id = h->id[slot];
+    uint64_t key = h->key[slot];
+    for (;;) {
+        uint32_t child = 2u * slot + 1u;
+        if (child >= h->count)
+            break;
+        if (child + 1u < h->count && rnic__cycle_before(h->key[child + 1u], h->key[child]))
+            child++;
+        if (!rnic__cycle_before(h->key[child], key))
+            break;
+        rnic__heap_place(h, slot, h->id[child], h->key[child]);
+        slot = child;
+    }
+    rnic__heap_place(h, slot, id, key);
+}
+
+/* Set id's timer to key: inserted if absent, moved if present. */
+RNIC_INLINE void rnic__heap_set(rnic__heap *h, uint32_t id, uint64_t key)
+{
+    uint32_t slot = h->pos[id];
+    if (slot == RNIC_NONE) {
+        slot = h->count++;
+        rnic__heap_place(h, slot, id, key);
+        rnic__heap_up(h, slot);
+        return;
+    }
+    if (rnic__cycle_before(key, h->key[slot])) {
+        h->key[slot] = key;
+        rnic__heap_up(h, slot);
+    } else {
+        h->key[slot] = key;
+        rnic__heap_down(h, slot);
+    }
+}
+
+/* Remove id's timer (nothing when it has none). */
+RNIC_INLINE void rnic__heap_remove(rnic__heap *h, uint32_t id)
+{
+    uint32_t slot = h->pos[id], last;
+    if (slot == RNIC_NONE)
+        return;
+    h->pos[id] = RNIC_NONE;
+    last = --h->count;
+    if (slot == last)
+        return;
+    rnic__heap_place(h, slot, h->id[last], h->key[last]);
+    if (slot > 0 && rnic__cycle_before(h->key[slot], h->key[(slot - 1u) / 2u]))
+        rnic__heap_up(h, slot);
+    else
+        rnic__heap_down(h, slot);
+}
+
+/* The earliest key (RNIC_NONE's 64-bit twin, UINT64_MAX, when empty: RNIC_NEVER). */
+RNIC_INLINE uint64_t rnic__heap_min(const rnic__heap *h) { return h->count ? h->key[0] : UINT64_MAX; }
+/* The id of the earliest timer (RNIC_NONE when empty). */
+RNIC_INLINE uint32_t rnic__heap_min_id(const rnic__heap *h) { return h->count ? h->id[0] : RNIC_NONE; }
+/* id's timer, or UINT64_MAX (RNIC_NEVER) when it has none. */
+RNIC_INLINE uint64_t rnic__heap_key(const rnic__heap *h, uint32_t id)
+{
+    return h->pos[id] == RNIC_NONE ? UINT64_MAX : h->key[h->pos[id]];
+}
+/* ==== end src/common/heap.h ==== */
+/* ==== begin src/common/advance.h ==== */
+/* The one advance loop every engine's X_advance runs (docs/engine_contract.md, "advance"):
+ * run `cycles` cycles, jumping over idle stretches and ticking where something happens, and
+ * stop right after the tick in which an output port filled (the caller drains it, then calls
+ * again). An engine supplies three functions:
+ *
+ *   skip(x, left)  skips the idle cycles from now on, at most `left` (> 0), moving its clock and
+ *                  its per-cycle statistics as `skip` ticks would, and returns how many it
+ *                  skipped: 0 when something happens in the current cycle (then it ticks);
+ *   tick(x)        one cycle;
+ *   full(x)        a bit per output port that is full (an engine whose ports stop advance only
+ *                  when none was full before returns one bit for "any full").
+ *
+ * Flags: RNIC__ADVANCE_TICK_AFTER_SKIP ticks right after a skip that ended before `left` ran out
+ * (the engine's skip stops exactly on its next event) instead of asking skip again.
+ * Returns the cycles run (< cycles only when a port filled). Internal: engines wrap it. */
+/* (already inlined above: src/common/base.h) */
+
+#define RNIC__ADVANCE_TICK_AFTER_SKIP 1u
+
+typedef uint64_t (*rnic__skip_fn)(void *x, uint64_t left);
+typedef void (*rnic__tick_fn)(void *x);
+typedef uint32_t (*rnic__full_fn)(const void *x);
+
+RNIC_INLINE uint64_t rnic__advance(void *x, uint64_t cycles, rnic__skip_fn skip, rnic__tick_fn tick,
+                                   rnic__full_fn full, unsigned flags)
+{
+    uint64_t left = cycles;
+    while (left) {
+        uint64_t skipped = skip(x, left);
+        uint32_t before;
+        RNIC_ASSERT(skipped <= left);
+        if (skipped) {
+            left -= skipped;
+            if (!left)
+                break;
+            if (!(flags & RNIC__ADVANCE_TICK_AFTER_SKIP))
+                continue;
+        }
+        before = full(x);
+        tick(x);
+        left--;
+        if (full(x) & ~before)
+            break; /* an output port filled: the caller drains it */
+    }
+    return cycles - left;
+}
+/* ==== end src/common/advance.h ==== */
+/* ==== begin src/common/node.h ==== */
+/* The node interface (docs/engine_contract.md, "The node interface"): every engine also
+ * exports one table of operations, so that a scheduler (the composed model, a fabric, the
+ * contract test) drives any engine without knowing which it is. Ports go by index, with a
+ * name (the <port> of X_push_<port> / X_pop_<port>) and the size of their record; every call
+ * is the engine's own public function behind it (same checks, same counters, same trace).
+ *
+ *   const rnic_node_ops *ops = rl_node_ops();          (one per engine: X_node_ops())
+ *   uint32_t tx = rnic_node_out_port(ops, "tx");       (index by name; RNIC_NONE if absent)
+ *   ops->advance_to(x, ops->next_event(x));  ops->pop(x, tx, &rec);
+ *
+ * A port index outside [0, n_in) / [0, n_out) is RNIC_ENOENT (space: 0), counted in the
+ * engine's errors like any refused input; a NULL engine is RNIC_EINVAL and counted nowhere. */
+/* (already inlined above: src/common/base.h) */
+/* (already inlined above: src/common/error.h) */
+
+typedef struct rnic_node_port {
+    const char *name;  /* the <port> of X_push_<port> / X_pop_<port>, e.g. "tx" */
+    uint32_t rec_size; /* bytes of its record: sizeof(rnic_work) for most ports */
+} rnic_node_port;
+
+typedef struct rnic_node_ops {
+    const char *name; /* the engine's prefix: "rl", "rq_qos", "tp_rx", "hcc_host", ... */
+    uint16_t engine;  /* its trace id by default: RNIC_ENGINE_* */
+    uint32_t n_in, n_out;
+    const rnic_node_port *in, *out; /* n_in inputs, n_out outputs, in the engine doc's order */
+    rnic_err (*push)(void *x, uint32_t port, const void *rec);  /* X_push_<in[port]> */
+    uint32_t (*space)(const void *x, uint32_t port);            /* X_space_<in[port]> */
+    rnic_err (*pop)(void *x, uint32_t port, void *rec);         /* X_pop_<out[port]> (rec NULL: refused) */
+    rnic_err (*peek)(const void *x, uint32_t port, void *rec);  /* X_peek_<out[port]> */
+    void (*tick)(void *x);                                      /* X_tick */
+    uint64_t (*next_event)(const void *x);                      /* X_next_event */
+    uint64_t (*advance)(void *x, uint64_t cycles);              /* X_advance */
+    uint64_t (*advance_to)(void *x, uint64_t cycle);            /* X_advance_to */
+    uint64_t (*now)(const void *x);                             /* X_now */
+    const rnic_err_stats *(*errors)(const void *x);             /* &X_get_stats(x)->errors */
+    const void *(*stats)(const void *x);                        /* X_get_stats(x): an X_stats */
+    size_t stats_size;                                          /* sizeof(X_stats) */
+} rnic_node_ops;
+
+/* Index of the input / output port named `name`, or RNIC_NONE. */
+RNIC_INLINE uint32_t rnic__node_find(const rnic_node_port *p, uint32_t n, const char *name)
+{
+    uint32_t i, k;
+    for (i = 0; name && i < n; i++) {
+        for (k = 0; p[i].name[k] && p[i].name[k] == name[k]; k++)
+            ;
+        if (p[i].name[k] == name[k])
+            return i;
+    }
+    return RNIC_NONE;
+}
+RNIC_INLINE uint32_t rnic_node_in_port(const rnic_node_ops *ops, const char *name)
+{
+    return ops ? rnic__node_find(ops->in, ops->n_in, name) : RNIC_NONE;
+}
+RNIC_INLINE uint32_t rnic_node_out_port(const rnic_node_ops *ops, const char *name)
+{
+    return ops ? rnic__node_find(ops->out, ops->n_out, name) : RNIC_NONE;
+}
+/* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xd9dd09f3u
-#error "rnicq: ratelimit.h needs common core version 200 (id 0xd9dd09f3u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xb536c2ccu
+#error "rnicq: ratelimit.h needs common core version 200 (id 0xb536c2ccu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2077,9 +2412,7 @@ RNIC_EXTERN_C_END
 #if defined(RNIC_IMPLEMENTATION) && !defined(RL_IMPLEMENTATION)
 #define RL_IMPLEMENTATION
 #endif
-#if defined(RL_IMPLEMENTATION) && !defined(RL__IMPLEMENTATION_DONE)
-#define RL__IMPLEMENTATION_DONE
-#ifndef RNIC__COMMON_IMPLEMENTATION_DONE
+#if defined(RL_IMPLEMENTATION) && !defined(RNIC__COMMON_IMPLEMENTATION_DONE)
 #define RNIC__COMMON_IMPLEMENTATION_DONE
 /* ==== begin src/common/hash.h ==== */
 /* rnic_hash64(): the one hash every engine uses (flow hashing for multipath/ECMP, flow
@@ -2251,6 +2584,8 @@ static inline void rnic_trace_digest_hook(void *user, const rnic_trace_event *ev
 }
 /* ==== end src/common/hash.h ==== */
 #endif /* RNIC__COMMON_IMPLEMENTATION_DONE */
+#if defined(RL_IMPLEMENTATION) && !defined(RL__IMPLEMENTATION_DONE) && !defined(RNIC_ENGINES_LINKED)
+#define RL__IMPLEMENTATION_DONE
 RNIC_EXTERN_C_BEGIN
 /* ==== begin src/ratelimit/version.c ==== */
 /* ratelimit.h: version of the implementation (see rl_version in the interface). */

@@ -193,7 +193,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xd9dd09f3u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xb536c2ccu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -279,6 +279,20 @@ RNIC_INLINE bool rnic__mem_reserve(size_t *off, size_t n, size_t elem, size_t *a
     *off += rnic_align_up(n * elem);
     return true;
 }
+
+/* Layout helpers for the X_MEM_SIZE macros (constant expressions that mirror an engine's
+ * layout): n elements of `type` rounded up to RNIC_MEM_ALIGN, as rnic__mem_reserve does. */
+#define RNIC__MEM_ALIGN_UP(n) (((uint64_t)(n) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u))
+#define RNIC__MEM_PART(n, type) ((size_t)RNIC__MEM_ALIGN_UP((uint64_t)(n) * sizeof(type)))
+/* Bits needed to write x (0 for 0), for x < 2^17, as a constant expression. */
+#define RNIC__BITLEN(x)                                                                                    \
+    (((uint64_t)(x) >= 1u) + ((uint64_t)(x) >= 2u) + ((uint64_t)(x) >= 4u) + ((uint64_t)(x) >= 8u) +        \
+     ((uint64_t)(x) >= 16u) + ((uint64_t)(x) >= 32u) + ((uint64_t)(x) >= 64u) + ((uint64_t)(x) >= 128u) +   \
+     ((uint64_t)(x) >= 256u) + ((uint64_t)(x) >= 512u) + ((uint64_t)(x) >= 1024u) +                        \
+     ((uint64_t)(x) >= 2048u) + ((uint64_t)(x) >= 4096u) + ((uint64_t)(x) >= 8192u) +                       \
+     ((uint64_t)(x) >= 16384u) + ((uint64_t)(x) >= 32768u) + ((uint64_t)(x) >= 65536u))
+/* The smallest power of two >= k (1 <= k <= 2^17), as a constant expression. */
+#define RNIC__POW2_AT_LEAST(k) ((uint64_t)1 << RNIC__BITLEN((uint64_t)(k) - 1u))
 /* ==== end src/common/base.h ==== */
 /* ==== begin src/common/error.h ==== */
 /* Error codes, their descriptions and per-cause counters, generated from ONE X-macro list
@@ -353,6 +367,65 @@ RNIC_INLINE uint64_t rnic_err_total(const rnic_err_stats *s)
         sum += s->by_cause[i];
     return sum;
 }
+
+/* Refusal reasons. The only refusal counter is an engine's stats.errors (by error code); where
+ * a finer breakdown helps, the engine lists its reasons ONCE, in the style of RNIC_ERR_LIST:
+ *
+ *   #define X_REASONS(R) \
+ *       R(X_REASON_<NAME>, RNIC_E<CODE>, <counter>, "message naming the config field to change")
+ *
+ * and RNIC_REASONS(x, X, X_REASONS) (at file scope, no semicolon after it) generates
+ *   typedef enum x_reason { X_REASON_<NAME>, ..., X_REASON__COUNT } x_reason;
+ *   typedef struct x_reason_stats { uint64_t <counter>; ... } x_reason_stats;  (x_stats.reasons)
+ *   const char *x_reason_message(x_reason);  the message ("?" for an unknown reason)
+ *   rnic_err x_reason_code(x_reason);        its error code (RNIC_EINVAL for an unknown reason)
+ *   rnic_err x__reason_note(x_reason_stats *, rnic_err_stats *, x_reason);
+ *                                             count one refusal: its reason counter and its code
+ *                                             in errors (one event, two views), return the code.
+ * No reason counts an event another reason counts. RNIC_NO_STRERROR compiles the messages out. */
+#define RNIC__REASON_ENUM(name, code, counter, msg) name,
+#define RNIC__REASON_FIELD(name, code, counter, msg) uint64_t counter;
+#define RNIC__REASON_CODE(name, code, counter, msg) \
+    case name:                                      \
+        return code;
+#define RNIC__REASON_NOTE(name, code, counter, msg) \
+    case name:                                      \
+        s->counter++;                               \
+        break;
+#ifdef RNIC_NO_STRERROR
+#define RNIC__REASON_MSG(name, code, counter, msg) "rnicq refusal",
+#else
+#define RNIC__REASON_MSG(name, code, counter, msg) msg,
+#endif
+#define RNIC_REASONS(x, X, LIST)                                                                   \
+    typedef enum x##_reason { LIST(RNIC__REASON_ENUM) X##_REASON__COUNT } x##_reason;              \
+    typedef struct x##_reason_stats {                                                              \
+        LIST(RNIC__REASON_FIELD)                                                                   \
+    } x##_reason_stats;                                                                            \
+    RNIC_INLINE const char *x##_reason_message(x##_reason r)                                       \
+    {                                                                                              \
+        static const char *const msg[] = { LIST(RNIC__REASON_MSG) "?" };                           \
+        unsigned i = (unsigned)r;                                                                  \
+        return msg[i < (unsigned)X##_REASON__COUNT ? i : (unsigned)X##_REASON__COUNT];             \
+    }                                                                                              \
+    RNIC_INLINE rnic_err x##_reason_code(x##_reason r)                                             \
+    {                                                                                              \
+        switch (r) {                                                                               \
+            LIST(RNIC__REASON_CODE)                                                                \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        return RNIC_EINVAL;                                                                        \
+    }                                                                                              \
+    RNIC_INLINE rnic_err x##__reason_note(x##_reason_stats *s, rnic_err_stats *errors, x##_reason r) \
+    {                                                                                              \
+        switch (r) {                                                                               \
+            LIST(RNIC__REASON_NOTE)                                                                \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        return rnic_err_note(errors, x##_reason_code(r));                                          \
+    }
 /* ==== end src/common/error.h ==== */
 /* ==== begin src/common/fixed.h ==== */
 /* Fixed-point time and rate.
@@ -1687,7 +1760,7 @@ RNIC_INLINE void rnic_trace_serialize(const rnic_trace_event *ev, unsigned char 
 /* (already inlined above: src/common/trace.h) */
 
 /* next_event: nothing happens without new input (or only a pop of a full output would
- * unblock the engine). Every engine's X_next_event returns it; RL_NEVER/RQ_NEVER are aliases. */
+ * unblock the engine). Every engine's X_next_event returns it; the only spelling of "never". */
 #define RNIC_NEVER UINT64_MAX
 
 /* rnic_work.flags. FIRST/LAST/ERROR have one meaning in every engine; bits from
@@ -1732,18 +1805,47 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 #define RNIC_ENGINE_QOS 2u
 #define RNIC_ENGINE_PALOS 3u
 #define RNIC_ENGINE_TRANSPORT 4u
-#define RNIC_ENGINE_HOSTCC 5u
+#define RNIC_ENGINE_HOSTCC 5u   /* until hostcc.h's three engines use their own ids below */
+#define RNIC_ENGINE_TP_RX 6u    /* transport.h's receiver engine (tp_rx) */
+#define RNIC_ENGINE_HCC_HOST 7u /* hostcc.h's host model (hcc_host) */
+#define RNIC_ENGINE_HCC_RX 8u   /* hostcc.h's RHCC receiver controller (hcc_rx) */
+#define RNIC_ENGINE_HCC_TX 9u   /* hostcc.h's sender controller (hcc_tx) */
 #define RNIC_ENGINE_MODEL 16u /* first code for a composed model's own modules */
 
 /* Trace `kind` codes every engine uses for its ports (engine-specific kinds start at 16). */
-#define RNIC_TRACE_PUSH 1u    /* an input accepted: id = flow, a = index or value, b = len */
-#define RNIC_TRACE_REFUSE 2u  /* an input refused: id = flow, a = rnic_err, b = value */
-#define RNIC_TRACE_OUT 3u     /* an output record produced: id = flow, a = tag, b = offset<<32|len */
-#define RNIC_TRACE_POP 4u     /* an output record taken by the caller: id = flow, a = tag */
-#define RNIC_TRACE_RATE 5u    /* a rate register written: id = flow, a = applied bps, b = asked bps */
+#define RNIC_TRACE_PUSH 1u    /* an input accepted: id = flow, a = index (register: value), b = len */
+#define RNIC_TRACE_REFUSE 2u  /* an input refused: id = flow, a = index (register: value), b = rnic_err */
+#define RNIC_TRACE_OUT 3u     /* an output record produced: id = flow, a = index, b = len */
+#define RNIC_TRACE_POP 4u     /* an output record taken by the caller: id = flow, a = index, b = len */
+#define RNIC_TRACE_RATE 5u    /* a rate register written: id = flow, a = applied b/s, b = asked b/s */
 #define RNIC_TRACE_ENGINE_KIND 16u
 
-/* Emit a work record as a trace event of `kind`. */
+/* The trace layout every engine writes (docs/engine_contract.md, "Trace"): `engine` = the
+ * engine's RNIC_ENGINE_* id (or its config's trace_id), `kind` = a common kind above or the
+ * engine's own from RNIC_TRACE_ENGINE_KIND up, `id` = the flow, and for the port kinds
+ * (PUSH, OUT, POP) a = the record's `index`, b = its `len` in bytes; REFUSE: a = the refused
+ * record's index (a register write: the value written), b = the rnic_err; RATE: a = the rate
+ * applied in b/s, b = the rate asked. Engine kinds document their a/b in the engine's doc.
+ *
+ * RNIC__TRACE(x, kind, flow, a, b) is the one trace point of every engine: `x` is the engine
+ * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). It
+ * counts the point in trace.events and calls the callback when one is set. */
+#define RNIC__TRACE(x, kind, flow, a, b)                                                                  \
+    rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow), (uint64_t)(a), \
+                    (uint64_t)(b))
+/* A port event of record `w` (PUSH, OUT, POP): a = w->index, b = w->len. */
+#define RNIC__TRACE_REC(x, kind, w) RNIC__TRACE((x), (kind), (w)->flow, (w)->index, (w)->len)
+/* A refused record: a = its index, b = the error. */
+#define RNIC__TRACE_REFUSE(x, w, err) RNIC__TRACE((x), RNIC_TRACE_REFUSE, (w)->flow, (w)->index, (err))
+
+/* The same port event with the cycle and engine given (a record emitted outside the tick). */
+RNIC_INLINE void rnic_trace_rec(rnic_trace *t, uint64_t cycle, uint16_t engine, uint16_t kind, const rnic_work *w)
+{
+    rnic_trace_emit(t, cycle, engine, kind, w->flow, w->index, w->len);
+}
+
+/* Emit a work record as a trace event of `kind` with the layout before issue 29 (a = tag,
+ * b = offset<<32|len); engines move to rnic_trace_rec / RNIC__TRACE_REC, then it goes. */
 RNIC_INLINE void rnic_trace_work(rnic_trace *t, uint16_t engine, uint16_t kind, const rnic_work *w)
 {
     rnic_trace_emit(t, w->cycle, engine, kind, w->flow, w->tag,
@@ -1777,9 +1879,242 @@ RNIC_INLINE rnic_err rnic_config_bad(const char **field, const char *name, rnic_
     return e;
 }
 /* ==== end src/common/work.h ==== */
+/* ==== begin src/common/heap.h ==== */
+/* An indexed timer heap: a binary min-heap of (cycle key, id) with a position per id, so that
+ * the earliest timer is read in O(1) (an engine's next_event stays exact) and setting, moving
+ * or removing the timer of an id is O(log n). Keys are cycles compared wrap-safe (a before b
+ * when (int64_t)(a - b) < 0), so timers keep their order across the 2^64 wrap as long as they
+ * lie within 2^63 cycles of each other. Each id (0 .. n-1) has at most one timer. The arrays
+ * are the caller's (an engine's layout in caller memory): RNIC__HEAP_MEM(n) bytes. Internal
+ * (the transport engine's per-flow timers use it; Tassel's descriptor heaps order by a 96-bit
+ * virtual time and a tie-break, not cycles per id, and keep their own). */
+/* (already inlined above: src/common/base.h) */
+
+typedef struct rnic__heap {
+    uint32_t count; /* timers held */
+    uint32_t *id;   /* slot -> id */
+    uint64_t *key;  /* slot -> key (cycle) */
+    uint32_t *pos;  /* id -> slot, RNIC_NONE when the id has no timer */
+} rnic__heap;
+
+/* Caller memory of a heap of n ids, laid out as three arrays (id, key, pos), each aligned. */
+#define RNIC__HEAP_MEM(n) (RNIC__MEM_PART((n), uint32_t) + RNIC__MEM_PART((n), uint64_t) + RNIC__MEM_PART((n), uint32_t))
+
+/* Wrap-safe: cycle a comes before cycle b. */
+RNIC_INLINE bool rnic__cycle_before(uint64_t a, uint64_t b) { return (int64_t)(a - b) < 0; }
+
+/* Point the heap at its arrays (each of n entries) and empty it: every id without a timer. */
+RNIC_INLINE void rnic__heap_init(rnic__heap *h, uint32_t *id, uint64_t *key, uint32_t *pos, uint32_t n)
+{
+    uint32_t i;
+    h->id = id;
+    h->key = key;
+    h->pos = pos;
+    h->count = 0;
+    for (i = 0; i < n; i++)
+        pos[i] = RNIC_NONE;
+}
+
+/* Every id without a timer (the arrays stay). */
+RNIC_INLINE void rnic__heap_clear(rnic__heap *h, uint32_t n) { rnic__heap_init(h, h->id, h->key, h->pos, n); }
+
+RNIC_INLINE void rnic__heap_place(rnic__heap *h, uint32_t slot, uint32_t id, uint64_t key)
+{
+    h->id[slot] = id;
+    h->key[slot] = key;
+    h->pos[id] = slot;
+}
+
+RNIC_INLINE void rnic__heap_up(rnic__heap *h, uint32_t slot)
+{
+    uint32_t id = h->id[slot];
+    uint64_t key = h->key[slot];
+    while (slot > 0) {
+        uint32_t parent = (slot - 1u) / 2u;
+        if (!rnic__cycle_before(key, h->key[parent]))
+            break;
+        rnic__heap_place(h, slot, h->id[parent], h->key[parent]);
+        slot = parent;
+    }
+    rnic__heap_place(h, slot, id, key);
+}
+
+RNIC_INLINE void rnic__heap_down(rnic__heap *h, uint32_t slot)
+{
+    uint32_t id = h->id[slot];
+    uint64_t key = h->key[slot];
+    for (;;) {
+        uint32_t child = 2u * slot + 1u;
+        if (child >= h->count)
+            break;
+        if (child + 1u < h->count && rnic__cycle_before(h->key[child + 1u], h->key[child]))
+            child++;
+        if (!rnic__cycle_before(h->key[child], key))
+            break;
+        rnic__heap_place(h, slot, h->id[child], h->key[child]);
+        slot = child;
+    }
+    rnic__heap_place(h, slot, id, key);
+}
+
+/* Set id's timer to key: inserted if absent, moved if present. */
+RNIC_INLINE void rnic__heap_set(rnic__heap *h, uint32_t id, uint64_t key)
+{
+    uint32_t slot = h->pos[id];
+    if (slot == RNIC_NONE) {
+        slot = h->count++;
+        rnic__heap_place(h, slot, id, key);
+        rnic__heap_up(h, slot);
+        return;
+    }
+    if (rnic__cycle_before(key, h->key[slot])) {
+        h->key[slot] = key;
+        rnic__heap_up(h, slot);
+    } else {
+        h->key[slot] = key;
+        rnic__heap_down(h, slot);
+    }
+}
+
+/* Remove id's timer (nothing when it has none). */
+RNIC_INLINE void rnic__heap_remove(rnic__heap *h, uint32_t id)
+{
+    uint32_t slot = h->pos[id], last;
+    if (slot == RNIC_NONE)
+        return;
+    h->pos[id] = RNIC_NONE;
+    last = --h->count;
+    if (slot == last)
+        return;
+    rnic__heap_place(h, slot, h->id[last], h->key[last]);
+    if (slot > 0 && rnic__cycle_before(h->key[slot], h->key[(slot - 1u) / 2u]))
+        rnic__heap_up(h, slot);
+    else
+        rnic__heap_down(h, slot);
+}
+
+/* The earliest key (RNIC_NONE's 64-bit twin, UINT64_MAX, when empty: RNIC_NEVER). */
+RNIC_INLINE uint64_t rnic__heap_min(const rnic__heap *h) { return h->count ? h->key[0] : UINT64_MAX; }
+/* The id of the earliest timer (RNIC_NONE when empty). */
+RNIC_INLINE uint32_t rnic__heap_min_id(const rnic__heap *h) { return h->count ? h->id[0] : RNIC_NONE; }
+/* id's timer, or UINT64_MAX (RNIC_NEVER) when it has none. */
+RNIC_INLINE uint64_t rnic__heap_key(const rnic__heap *h, uint32_t id)
+{
+    return h->pos[id] == RNIC_NONE ? UINT64_MAX : h->key[h->pos[id]];
+}
+/* ==== end src/common/heap.h ==== */
+/* ==== begin src/common/advance.h ==== */
+/* The one advance loop every engine's X_advance runs (docs/engine_contract.md, "advance"):
+ * run `cycles` cycles, jumping over idle stretches and ticking where something happens, and
+ * stop right after the tick in which an output port filled (the caller drains it, then calls
+ * again). An engine supplies three functions:
+ *
+ *   skip(x, left)  skips the idle cycles from now on, at most `left` (> 0), moving its clock and
+ *                  its per-cycle statistics as `skip` ticks would, and returns how many it
+ *                  skipped: 0 when something happens in the current cycle (then it ticks);
+ *   tick(x)        one cycle;
+ *   full(x)        a bit per output port that is full (an engine whose ports stop advance only
+ *                  when none was full before returns one bit for "any full").
+ *
+ * Flags: RNIC__ADVANCE_TICK_AFTER_SKIP ticks right after a skip that ended before `left` ran out
+ * (the engine's skip stops exactly on its next event) instead of asking skip again.
+ * Returns the cycles run (< cycles only when a port filled). Internal: engines wrap it. */
+/* (already inlined above: src/common/base.h) */
+
+#define RNIC__ADVANCE_TICK_AFTER_SKIP 1u
+
+typedef uint64_t (*rnic__skip_fn)(void *x, uint64_t left);
+typedef void (*rnic__tick_fn)(void *x);
+typedef uint32_t (*rnic__full_fn)(const void *x);
+
+RNIC_INLINE uint64_t rnic__advance(void *x, uint64_t cycles, rnic__skip_fn skip, rnic__tick_fn tick,
+                                   rnic__full_fn full, unsigned flags)
+{
+    uint64_t left = cycles;
+    while (left) {
+        uint64_t skipped = skip(x, left);
+        uint32_t before;
+        RNIC_ASSERT(skipped <= left);
+        if (skipped) {
+            left -= skipped;
+            if (!left)
+                break;
+            if (!(flags & RNIC__ADVANCE_TICK_AFTER_SKIP))
+                continue;
+        }
+        before = full(x);
+        tick(x);
+        left--;
+        if (full(x) & ~before)
+            break; /* an output port filled: the caller drains it */
+    }
+    return cycles - left;
+}
+/* ==== end src/common/advance.h ==== */
+/* ==== begin src/common/node.h ==== */
+/* The node interface (docs/engine_contract.md, "The node interface"): every engine also
+ * exports one table of operations, so that a scheduler (the composed model, a fabric, the
+ * contract test) drives any engine without knowing which it is. Ports go by index, with a
+ * name (the <port> of X_push_<port> / X_pop_<port>) and the size of their record; every call
+ * is the engine's own public function behind it (same checks, same counters, same trace).
+ *
+ *   const rnic_node_ops *ops = rl_node_ops();          (one per engine: X_node_ops())
+ *   uint32_t tx = rnic_node_out_port(ops, "tx");       (index by name; RNIC_NONE if absent)
+ *   ops->advance_to(x, ops->next_event(x));  ops->pop(x, tx, &rec);
+ *
+ * A port index outside [0, n_in) / [0, n_out) is RNIC_ENOENT (space: 0), counted in the
+ * engine's errors like any refused input; a NULL engine is RNIC_EINVAL and counted nowhere. */
+/* (already inlined above: src/common/base.h) */
+/* (already inlined above: src/common/error.h) */
+
+typedef struct rnic_node_port {
+    const char *name;  /* the <port> of X_push_<port> / X_pop_<port>, e.g. "tx" */
+    uint32_t rec_size; /* bytes of its record: sizeof(rnic_work) for most ports */
+} rnic_node_port;
+
+typedef struct rnic_node_ops {
+    const char *name; /* the engine's prefix: "rl", "rq_qos", "tp_rx", "hcc_host", ... */
+    uint16_t engine;  /* its trace id by default: RNIC_ENGINE_* */
+    uint32_t n_in, n_out;
+    const rnic_node_port *in, *out; /* n_in inputs, n_out outputs, in the engine doc's order */
+    rnic_err (*push)(void *x, uint32_t port, const void *rec);  /* X_push_<in[port]> */
+    uint32_t (*space)(const void *x, uint32_t port);            /* X_space_<in[port]> */
+    rnic_err (*pop)(void *x, uint32_t port, void *rec);         /* X_pop_<out[port]> (rec NULL: refused) */
+    rnic_err (*peek)(const void *x, uint32_t port, void *rec);  /* X_peek_<out[port]> */
+    void (*tick)(void *x);                                      /* X_tick */
+    uint64_t (*next_event)(const void *x);                      /* X_next_event */
+    uint64_t (*advance)(void *x, uint64_t cycles);              /* X_advance */
+    uint64_t (*advance_to)(void *x, uint64_t cycle);            /* X_advance_to */
+    uint64_t (*now)(const void *x);                             /* X_now */
+    const rnic_err_stats *(*errors)(const void *x);             /* &X_get_stats(x)->errors */
+    const void *(*stats)(const void *x);                        /* X_get_stats(x): an X_stats */
+    size_t stats_size;                                          /* sizeof(X_stats) */
+} rnic_node_ops;
+
+/* Index of the input / output port named `name`, or RNIC_NONE. */
+RNIC_INLINE uint32_t rnic__node_find(const rnic_node_port *p, uint32_t n, const char *name)
+{
+    uint32_t i, k;
+    for (i = 0; name && i < n; i++) {
+        for (k = 0; p[i].name[k] && p[i].name[k] == name[k]; k++)
+            ;
+        if (p[i].name[k] == name[k])
+            return i;
+    }
+    return RNIC_NONE;
+}
+RNIC_INLINE uint32_t rnic_node_in_port(const rnic_node_ops *ops, const char *name)
+{
+    return ops ? rnic__node_find(ops->in, ops->n_in, name) : RNIC_NONE;
+}
+RNIC_INLINE uint32_t rnic_node_out_port(const rnic_node_ops *ops, const char *name)
+{
+    return ops ? rnic__node_find(ops->out, ops->n_out, name) : RNIC_NONE;
+}
+/* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xd9dd09f3u
-#error "rnicq: rnicq.h needs common core version 200 (id 0xd9dd09f3u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xb536c2ccu
+#error "rnicq: rnicq.h needs common core version 200 (id 0xb536c2ccu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2407,7 +2742,7 @@ struct rq_qos {
  * docs/palos_model.md). This is the first building block of the Palos slicer (issue #5). */
 
 typedef struct rq_pw_config {
-    uint32_t max_qps;    /* 1 .. 65536, default 1024 */
+    uint32_t max_flows;    /* 1 .. 65536, default 1024 */
     uint32_t max_groups; /* 1 .. 4096, default 64 */
     uint32_t mtu;        /* N = QPs x mtu; default 1500 (RoCE, §V) */
 } rq_pw_config;
@@ -2491,14 +2826,14 @@ typedef enum rq_palos_mode { RQ_PALOS_CHUNK = 0, RQ_PALOS_PACKET_RR = 1 } rq_pal
 typedef enum rq_palos_class { RQ_PALOS_BANDWIDTH = 0, RQ_PALOS_LATENCY = 1 } rq_palos_class;
 
 typedef struct rq_palos_config {
-    rq_pw_config weights;      /* max_qps, max_groups, mtu (N = QPs x mtu); max_qps x mtu <= 2^30 */
+    rq_pw_config weights;      /* max_flows, max_groups, mtu (N = QPs x mtu); max_flows x mtu <= 2^30 */
     uint32_t mode;             /* rq_palos_mode */
     uint32_t ring_entries;     /* WQE ring size of every QP (overrun check), 1 .. 2^24; default 4096 */
-    uint32_t out_port;         /* launches waiting for the protocol engine (each of up to launch_wqes records);
-                                  default 2 (a shallow hand-off: the schedule, not a queue behind it, decides
-                                  what goes next); out_port x launch_wqes <= 2^20 */
+    uint32_t piece_depth;      /* the piece port: launches waiting for the protocol engine (each of up to
+                                  launch_wqes records); default 2 (a shallow hand-off: the schedule, not a queue
+                                  behind it, decides what goes next); piece_depth x launch_wqes <= 2^20 */
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
-    uint32_t fetch_latency_ns; /* from fetch to slicing (WQE buffer read); default 16 ns (4 cycles at 250 MHz),
+    uint64_t fetch_latency_ns; /* from fetch to slicing (WQE buffer read); default 16 ns (4 cycles at 250 MHz),
                                   converted to cycles (nearest) once at init; at most 2^20 cycles */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
     uint32_t launch_wqes;      /* output WQEs the slicing module launches in one cycle (Fig. 5: "if the message
@@ -2529,10 +2864,6 @@ typedef struct rq_palos_config {
  * not return (RNIC_ENOENT), above priority_max_msg on a latency-class QP (RNIC_ERANGE)), plus: */
 #define RQ_PALOS_VISIT_END (1u << RNIC_WORK_ENGINE_SHIFT) /* the last piece of this QP's visit (its chunk or
                                   its WQEs ran out), or of its part before it stepped aside for a latency batch */
-
-#ifndef RQ_NEVER
-#define RQ_NEVER RNIC_NEVER
-#endif
 
 /* Trace event kinds of the engine (beside RNIC_TRACE_PUSH: a doorbell taken by the doorbell module,
  * id = flow, a = tail, b = WQEs it added; RNIC_TRACE_REFUSE: a refused call, id = flow or group or
@@ -2574,21 +2905,42 @@ RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg); /* 0: invalid confi
  * rq_palos_mem_size(&cfg); tests/test_mem_size_macros.c checks it). Arguments are the config
  * fields that size the memory; at the defaults RQ_PALOS_MEM_SIZE(1024, 64, 16, 2, 64).
  * Evaluates its arguments several times: pass constants. */
-#define RQ_PALOS_MEM_SIZE(weights_max_qps, weights_max_groups, fetch_slots, out_port, launch_wqes)             \
-    (RQ__MEM_PART((weights_max_qps), rq_pw_qp) + RQ__MEM_PART((weights_max_groups), rq_pw_group) +             \
-     RQ__MEM_PART((weights_max_qps), rq_palos_qp) + 3u * RQ__MEM_PART((weights_max_qps), uint32_t) +           \
-     2u * RQ__MEM_PART((fetch_slots), rq_palos_slot) +                                                         \
-     RQ__MEM_PART((uint64_t)(out_port) * (launch_wqes), rnic_work) + RQ__MEM_PART((out_port), uint32_t))
+#define RQ_PALOS_MEM_SIZE(weights_max_flows, weights_max_groups, fetch_slots, piece_depth, launch_wqes)           \
+    (RQ__MEM_PART((weights_max_flows), rq_pw_qp) + RQ__MEM_PART((weights_max_groups), rq_pw_group) +           \
+     RQ__MEM_PART((weights_max_flows), rq__palos_qp) + 3u * RQ__MEM_PART((weights_max_flows), uint32_t) +       \
+     2u * RQ__MEM_PART((fetch_slots), rq__palos_slot) +                                                         \
+     RQ__MEM_PART((uint64_t)(piece_depth) * (launch_wqes), rnic_work) + RQ__MEM_PART((piece_depth), uint32_t))
 RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size);
 
-/* Control path (§IV-B): groups and QPs. A QP must be in a group before its doorbells are taken. */
+/* Control path (§IV-B): groups and flows (QPs). A flow must be open (in a group) before its
+ * doorbells are taken. */
 RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight);
 RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight);
-/* Weight 1 .. 65535, group, traffic class (RQ_PALOS_BANDWIDTH / RQ_PALOS_LATENCY); takes effect
- * at the QP's next visit (a queued QP keeps its queue place). */
-RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls);
-/* Only an idle QP with no posted work (RNIC_ESTATE otherwise). */
-RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow);
+
+/* A flow's control-path settings (the QP table entry, Fig. 6). */
+typedef struct rq_palos_flow_config {
+    uint32_t group;  /* its group (tenant), created first with rq_palos_create_group; default 0 */
+    uint32_t weight; /* 1 .. 65535 inside the group; default 1 */
+    uint32_t cls;    /* rq_palos_class: RQ_PALOS_BANDWIDTH (default) or RQ_PALOS_LATENCY */
+} rq_palos_flow_config;
+RQ_API void rq_palos_flow_config_default(rq_palos_flow_config *fc);
+/* Open a flow in a group with a weight and a traffic class. Opening a flow that is open moves it
+ * or changes its weight or class (the control path rewrites its QP table entry): that takes
+ * effect at its next visit (a queued flow keeps its queue place). RNIC_EINVAL a NULL config or a
+ * bad class, RNIC_ENOENT flow >= weights.max_flows or a group that does not exist, RNIC_ERANGE a
+ * weight out of range (all counted). */
+RQ_API rnic_err rq_palos_flow_open(rq_palos *p, uint32_t flow, const rq_palos_flow_config *fc);
+/* Only an idle flow with no posted work (RNIC_ESTATE otherwise; RNIC_ENOENT not open). */
+RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow);
+/* A flow's state (rq_palos_flow_state below; a struct tag beside the function, as POSIX's stat). */
+struct rq_palos_flow_state {
+    uint32_t open;    /* 1: in a group */
+    uint32_t head;    /* next WQE to slice (ring counter) */
+    uint32_t offset;  /* fetch offset inside WQE head */
+    uint32_t tail;    /* the newest accepted doorbell (the tail register) */
+};
+/* RNIC_EINVAL a NULL engine or out, RNIC_ENOENT flow >= weights.max_flows (not counted: a query). */
+RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, struct rq_palos_flow_state *out);
 
 /* Doorbell: write the flow's tail register (free-running ring counter of the next WQE the host
  * will write). Writes are coalesced: the doorbell module takes one flow per cycle, in the order
@@ -2598,8 +2950,8 @@ RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow);
 RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail);
 RQ_API void rq_palos_tick(rq_palos *p);
 /* The next piece: RNIC_EEMPTY when none (not counted), RNIC_EINVAL for a NULL pointer (counted). */
-RQ_API rnic_err rq_palos_pop(rq_palos *p, rnic_work *out);
-RQ_API rnic_err rq_palos_peek(const rq_palos *p, rnic_work *out); /* a copy, the piece stays */
+RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out);
+RQ_API rnic_err rq_palos_peek_piece(const rq_palos *p, rnic_work *out); /* a copy, the piece stays */
 RQ_API uint64_t rq_palos_now(const rq_palos *p);
 /* Earliest cycle >= now at which a tick changes anything without new input; RNIC_NEVER when
  * nothing happens until new input (a doorbell, a control call) or a pop of a full output port.
@@ -2611,14 +2963,12 @@ RQ_API uint64_t rq_palos_advance(rq_palos *p, uint64_t cycles);
 RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle); /* advance(cycle - now), mod 2^64 */
 /* WQEs posted and not yet sliced to their end, over all QPs. */
 RQ_API uint64_t rq_palos_backlog(const rq_palos *p);
-/* The QP's head (next WQE to slice) and fetch offset inside it. */
-RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t flow, uint32_t *head, uint32_t *offset);
 RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p);
 RQ_API const rq_pw *rq_palos_weights(const rq_palos *p);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rq_palos_qp {
+typedef struct rq__palos_qp {
     uint32_t head;      /* next WQE to slice (ring counter) */
     uint32_t tail;      /* as applied by the doorbell module */
     uint32_t posted;    /* latest accepted doorbell (checked at the port) */
@@ -2629,14 +2979,14 @@ typedef struct rq_palos_qp {
     uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
     uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
     uint8_t db_pending; /* in the doorbell FIFO: posted not yet applied to tail */
-} rq_palos_qp;
+} rq__palos_qp;
 
-typedef struct rq_palos_slot { /* a batch read in flight */
+typedef struct rq__palos_slot { /* a batch read in flight */
     uint64_t ready;
     uint32_t qp, count;
-} rq_palos_slot;
+} rq__palos_slot;
 
-typedef struct rq_palos_visit { /* the slicing module's registers */
+typedef struct rq__palos_visit { /* the slicing module's registers */
     uint64_t ready;            /* cycle its current batch is readable */
     int64_t credit;            /* bytes the visit may still send (< 0: overdrawn, the visit ends) */
     uint32_t active, qp, left; /* WQEs of the batch not yet finished */
@@ -2649,21 +2999,21 @@ typedef struct rq_palos_visit { /* the slicing module's registers */
     uint32_t cut;              /* WQE head already had a piece sent in an earlier visit */
     uint32_t new_batch;        /* the visit read a further batch: the launch ends (one batch per launch) */
     rnic_work wqe;             /* the WQE at the QP's head, as read */
-} rq_palos_visit;
+} rq__palos_visit;
 
 struct rq_palos {
     rq_palos_config cfg;
     rq_pw weights;
-    rq_palos_qp *qps;
-    rnic_ring doorbells;   /* flows with a pending tail, in the order they rang (capacity max_qps) */
+    rq__palos_qp *qps;
+    rnic_ring doorbells;   /* flows with a pending tail, in the order they rang (capacity max_flows) */
     rnic_ring queue[2];    /* schedule queues: [RQ_PALOS_BANDWIDTH], [RQ_PALOS_LATENCY] */
-    rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
-    rnic_ring out;         /* rnic_work: out_port launches of up to launch_wqes records */
-    uint32_t *launch_len;  /* records left in each launch in the port (a FIFO of out_port) */
+    rnic_ring slots[2];    /* rq__palos_slot per class, each in fetch order */
+    rnic_ring out;         /* rnic_work: piece_depth launches of up to launch_wqes records */
+    uint32_t *launch_len;  /* records left in each launch in the port (a FIFO of piece_depth) */
     uint32_t launch_head, launch_count;
     uint32_t launch_now;   /* records of the launch being built in this cycle */
-    rq_palos_visit visit;
-    rq_palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
+    rq__palos_visit visit;
+    rq__palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
     uint64_t now;
     uint32_t fetch_latency; /* cycles (fetch_latency_ns at clock_hz) */
     uint32_t seg_charge;    /* what a cut_align segment costs a bandwidth visit (payload + overhead) */
@@ -2678,9 +3028,7 @@ RNIC_EXTERN_C_END
 #if defined(RNIC_IMPLEMENTATION) && !defined(RQ_IMPLEMENTATION)
 #define RQ_IMPLEMENTATION
 #endif
-#if defined(RQ_IMPLEMENTATION) && !defined(RQ__IMPLEMENTATION_DONE)
-#define RQ__IMPLEMENTATION_DONE
-#ifndef RNIC__COMMON_IMPLEMENTATION_DONE
+#if defined(RQ_IMPLEMENTATION) && !defined(RNIC__COMMON_IMPLEMENTATION_DONE)
 #define RNIC__COMMON_IMPLEMENTATION_DONE
 /* ==== begin src/common/hash.h ==== */
 /* rnic_hash64(): the one hash every engine uses (flow hashing for multipath/ECMP, flow
@@ -2852,6 +3200,8 @@ static inline void rnic_trace_digest_hook(void *user, const rnic_trace_event *ev
 }
 /* ==== end src/common/hash.h ==== */
 #endif /* RNIC__COMMON_IMPLEMENTATION_DONE */
+#if defined(RQ_IMPLEMENTATION) && !defined(RQ__IMPLEMENTATION_DONE) && !defined(RNIC_ENGINES_LINKED)
+#define RQ__IMPLEMENTATION_DONE
 RNIC_EXTERN_C_BEGIN
 /* ==== begin src/rnicq/version.c ==== */
 /* rnicq.h: version of the implementation (see rq_version in the interface). */
@@ -5108,14 +5458,14 @@ RQ_API uint64_t rq_qos_advance_to(rq_qos *q, uint64_t cycle)
 
 RQ_API void rq_pw_config_default(rq_pw_config *cfg)
 {
-    cfg->max_qps = 1024;
+    cfg->max_flows = 1024;
     cfg->max_groups = 64;
     cfg->mtu = 1500;
 }
 
 static bool rq__pw_config_valid(const rq_pw_config *c)
 {
-    return c && c->max_qps >= 1u && c->max_qps <= 65536u && c->max_groups >= 1u && c->max_groups <= 4096u &&
+    return c && c->max_flows >= 1u && c->max_flows <= 65536u && c->max_groups >= 1u && c->max_groups <= 4096u &&
            c->mtu >= 64u && c->mtu <= 65536u;
 }
 
@@ -5123,7 +5473,7 @@ RQ_API size_t rq_pw_mem_size(const rq_pw_config *cfg)
 {
     if (!rq__pw_config_valid(cfg))
         return 0;
-    return rnic_align_up((size_t)cfg->max_qps * sizeof(rq_pw_qp)) + rnic_align_up((size_t)cfg->max_groups * sizeof(rq_pw_group));
+    return rnic_align_up((size_t)cfg->max_flows * sizeof(rq_pw_qp)) + rnic_align_up((size_t)cfg->max_groups * sizeof(rq_pw_group));
 }
 
 RQ_API rnic_err rq_pw_init(rq_pw *w, const rq_pw_config *cfg, void *mem, size_t size)
@@ -5138,8 +5488,8 @@ RQ_API rnic_err rq_pw_init(rq_pw *w, const rq_pw_config *cfg, void *mem, size_t 
     RNIC_MEMSET(mem, 0, need);
     w->cfg = *cfg;
     w->qps = (rq_pw_qp *)mem;
-    w->groups = (rq_pw_group *)(void *)((unsigned char *)mem + rnic_align_up((size_t)cfg->max_qps * sizeof(rq_pw_qp)));
-    for (i = 0; i < cfg->max_qps; i++)
+    w->groups = (rq_pw_group *)(void *)((unsigned char *)mem + rnic_align_up((size_t)cfg->max_flows * sizeof(rq_pw_qp)));
+    for (i = 0; i < cfg->max_flows; i++)
         w->qps[i].group = RNIC_NONE;
     return RNIC_OK;
 }
@@ -5215,7 +5565,7 @@ static rnic_err rq__pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t we
 {
     rq_pw_qp *q;
     rq_pw_group *gr;
-    if (qp >= w->cfg.max_qps || group >= w->cfg.max_groups || !w->groups[group].weight)
+    if (qp >= w->cfg.max_flows || group >= w->cfg.max_groups || !w->groups[group].weight)
         return RNIC_ENOENT;
     if (!rq__pw_weight_ok(weight))
         return RNIC_ERANGE;
@@ -5235,7 +5585,7 @@ static rnic_err rq__pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t we
 
 static rnic_err rq__pw_remove_qp(rq_pw *w, uint32_t qp)
 {
-    if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
+    if (qp >= w->cfg.max_flows || w->qps[qp].group == RNIC_NONE)
         return RNIC_ENOENT;
     rq__pw_leave(w, &w->qps[qp]);
     rq__pw_recompute(w);
@@ -5266,7 +5616,7 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)
 {
     rq_pw_qp *q;
     uint64_t hi, lo, bytes;
-    if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
+    if (qp >= w->cfg.max_flows || w->qps[qp].group == RNIC_NONE)
         return 0;
     q = &w->qps[qp];
     /* weight x granularity (Q32.32) + carry: the bytes, and a new carry below one byte */
@@ -5294,7 +5644,7 @@ RQ_API void rq_palos_config_default(rq_palos_config *cfg)
     rq_pw_config_default(&cfg->weights);
     cfg->mode = RQ_PALOS_CHUNK;
     cfg->ring_entries = 4096;
-    cfg->out_port = 2;
+    cfg->piece_depth = 2;
     cfg->fetch_slots = 16;
     cfg->fetch_latency_ns = 16;
     cfg->max_batch = 64;
@@ -5318,20 +5668,20 @@ static rnic_err rq__palos_check(const rq_palos_config *c, const char **field, bo
     if (field)
         *field = NULL;
     RQ__PALOS_BAD(!c, "cfg");
-    RQ__PALOS_BAD(c->weights.max_qps < 1u || c->weights.max_qps > 65536u, "weights.max_qps");
+    RQ__PALOS_BAD(c->weights.max_flows < 1u || c->weights.max_flows > 65536u, "weights.max_flows");
     RQ__PALOS_BAD(c->weights.max_groups < 1u || c->weights.max_groups > 4096u, "weights.max_groups");
     RQ__PALOS_BAD(c->weights.mtu < 64u || c->weights.mtu > 65536u, "weights.mtu");
     /* chunk <= N <= 2^30 */
-    RQ__PALOS_BAD((uint64_t)c->weights.max_qps * c->weights.mtu > ((uint64_t)1 << 30), "weights.mtu");
+    RQ__PALOS_BAD((uint64_t)c->weights.max_flows * c->weights.mtu > ((uint64_t)1 << 30), "weights.mtu");
     RQ__PALOS_BAD(c->mode > (uint32_t)RQ_PALOS_PACKET_RR, "mode");
     RQ__PALOS_BAD(c->ring_entries < 1u || c->ring_entries > (1u << 24), "ring_entries");
-    RQ__PALOS_BAD(c->out_port < 1u || c->out_port > (1u << 20), "out_port");
+    RQ__PALOS_BAD(c->piece_depth < 1u || c->piece_depth > (1u << 20), "piece_depth");
     RQ__PALOS_BAD(c->fetch_slots < 1u || c->fetch_slots > 4096u, "fetch_slots");
     RQ__PALOS_BAD(c->clock_hz < 1000000u || c->clock_hz > 100000000000u, "clock_hz");
     RQ__PALOS_BAD(rnic_ns_to_cycles(c->fetch_latency_ns, c->clock_hz) > (1u << 20), "fetch_latency_ns");
     RQ__PALOS_BAD(c->max_batch < 1u || c->max_batch > 4096u, "max_batch");
     RQ__PALOS_BAD(c->launch_wqes < 1u || c->launch_wqes > 4096u, "launch_wqes");
-    RQ__PALOS_BAD((uint64_t)c->out_port * c->launch_wqes > (1u << 20), "launch_wqes"); /* port records */
+    RQ__PALOS_BAD((uint64_t)c->piece_depth * c->launch_wqes > (1u << 20), "launch_wqes"); /* port records */
     RQ__PALOS_BAD(c->priority_max_msg < 1u || c->priority_max_msg > (1u << 30), "priority_max_msg");
     RQ__PALOS_BAD(c->packet_overhead > 4096u, "packet_overhead");
     RQ__PALOS_BAD(c->cut_align > (1u << 24), "cut_align");
@@ -5359,20 +5709,20 @@ static size_t rq__palos_layout(const rq_palos_config *c, rq_palos *p, unsigned c
         }                                                  \
     } while (0)
     RQ__PART(rq_pw_mem_size(&c->weights), (void)rq_pw_init(&p->weights, &c->weights, mem + at, n));
-    RQ__PART((size_t)c->weights.max_qps * sizeof(rq_palos_qp), p->qps = (rq_palos_qp *)(void *)(mem + at));
-    /* a flow is in the doorbell FIFO at most once: max_qps entries never overflow */
-    RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_qps),
-             rnic_ring_init(&p->doorbells, sizeof(uint32_t), c->weights.max_qps, mem + at, n));
-    for (k = 0; k < 2u; k++) /* a QP is in at most one queue once: max_qps entries never overflow */
-        RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_qps),
-                 rnic_ring_init(&p->queue[k], sizeof(uint32_t), c->weights.max_qps, mem + at, n));
+    RQ__PART((size_t)c->weights.max_flows * sizeof(rq__palos_qp), p->qps = (rq__palos_qp *)(void *)(mem + at));
+    /* a flow is in the doorbell FIFO at most once: max_flows entries never overflow */
+    RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_flows),
+             rnic_ring_init(&p->doorbells, sizeof(uint32_t), c->weights.max_flows, mem + at, n));
+    for (k = 0; k < 2u; k++) /* a QP is in at most one queue once: max_flows entries never overflow */
+        RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), c->weights.max_flows),
+                 rnic_ring_init(&p->queue[k], sizeof(uint32_t), c->weights.max_flows, mem + at, n));
     for (k = 0; k < 2u; k++)
-        RQ__PART(rnic_ring_mem_size(sizeof(rq_palos_slot), c->fetch_slots),
-                 rnic_ring_init(&p->slots[k], sizeof(rq_palos_slot), c->fetch_slots, mem + at, n));
-    /* out_port launches of at most launch_wqes records each */
-    RQ__PART(rnic_ring_mem_size(sizeof(rnic_work), c->out_port * c->launch_wqes),
-             rnic_ring_init(&p->out, sizeof(rnic_work), c->out_port * c->launch_wqes, mem + at, n));
-    RQ__PART(rnic_align_up((size_t)c->out_port * sizeof(uint32_t)), p->launch_len = (uint32_t *)(void *)(mem + at));
+        RQ__PART(rnic_ring_mem_size(sizeof(rq__palos_slot), c->fetch_slots),
+                 rnic_ring_init(&p->slots[k], sizeof(rq__palos_slot), c->fetch_slots, mem + at, n));
+    /* piece_depth launches of at most launch_wqes records each */
+    RQ__PART(rnic_ring_mem_size(sizeof(rnic_work), c->piece_depth * c->launch_wqes),
+             rnic_ring_init(&p->out, sizeof(rnic_work), c->piece_depth * c->launch_wqes, mem + at, n));
+    RQ__PART(rnic_align_up((size_t)c->piece_depth * sizeof(uint32_t)), p->launch_len = (uint32_t *)(void *)(mem + at));
 #undef RQ__PART
     return off;
 }
@@ -5449,25 +5799,36 @@ RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t 
     return rq__palos_count(p, rq__pw_set_group_weight(&p->weights, group, weight), group, weight);
 }
 
-RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls)
+RQ_API void rq_palos_flow_config_default(rq_palos_flow_config *fc)
+{
+    if (!fc)
+        return;
+    fc->group = 0;
+    fc->weight = 1;
+    fc->cls = RQ_PALOS_BANDWIDTH;
+}
+
+RQ_API rnic_err rq_palos_flow_open(rq_palos *p, uint32_t flow, const rq_palos_flow_config *fc)
 {
     rnic_err e;
     if (!p)
         return RNIC_EINVAL;
-    if (cls > (uint32_t)RQ_PALOS_LATENCY)
-        return rq__palos_count(p, RNIC_EINVAL, flow, cls);
-    e = rq__pw_set_qp(&p->weights, flow, group, weight);
+    if (!fc)
+        return rq__palos_count(p, RNIC_EINVAL, flow, 0);
+    if (fc->cls > (uint32_t)RQ_PALOS_LATENCY)
+        return rq__palos_count(p, RNIC_EINVAL, flow, fc->cls);
+    e = rq__pw_set_qp(&p->weights, flow, fc->group, fc->weight);
     if (e == RNIC_OK)
-        p->qps[flow].cls = (uint8_t)cls;
-    return rq__palos_count(p, e, flow, weight);
+        p->qps[flow].cls = (uint8_t)fc->cls;
+    return rq__palos_count(p, e, flow, fc->weight);
 }
 
-RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow)
+RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow)
 {
-    const rq_palos_qp *q;
+    const rq__palos_qp *q;
     if (!p)
         return RNIC_EINVAL;
-    if (flow >= p->cfg.weights.max_qps || p->weights.qps[flow].group == RNIC_NONE)
+    if (flow >= p->cfg.weights.max_flows || p->weights.qps[flow].group == RNIC_NONE)
         return rq__palos_count(p, RNIC_ENOENT, flow, 0);
     q = &p->qps[flow];
     if (q->where != RQ__PALOS_IDLE || q->posted != q->head)
@@ -5477,11 +5838,11 @@ RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow)
 
 RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
 {
-    rq_palos_qp *q;
+    rq__palos_qp *q;
     uint32_t step;
     if (!p)
         return RNIC_EINVAL;
-    if (flow >= p->cfg.weights.max_qps || p->weights.qps[flow].group == RNIC_NONE)
+    if (flow >= p->cfg.weights.max_flows || p->weights.qps[flow].group == RNIC_NONE)
         return rq__palos_count(p, RNIC_ENOENT, flow, tail);
     q = &p->qps[flow];
     step = tail - q->posted; /* ring counters wrap at 2^32 */
@@ -5506,7 +5867,7 @@ static bool rq__palos_due(uint64_t at, uint64_t now) { return now - at < ((uint6
 
 static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 {
-    rq_palos_qp *q = &p->qps[qp];
+    rq__palos_qp *q = &p->qps[qp];
     uint32_t cls = p->cfg.mode == RQ_PALOS_PACKET_RR ? (uint32_t)RQ_PALOS_BANDWIDTH : q->cls;
     (void)rnic_ring_push(&p->queue[cls], &qp); /* cannot fail: one place per QP */
     q->where = RQ__PALOS_QUEUED;
@@ -5515,7 +5876,7 @@ static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 static void rq__palos_doorbell_module(rq_palos *p)
 {
     uint32_t flow;
-    rq_palos_qp *q;
+    rq__palos_qp *q;
     if (rnic_ring_pop(&p->doorbells, &flow) != RNIC_OK)
         return;
     q = &p->qps[flow];
@@ -5528,7 +5889,7 @@ static void rq__palos_doorbell_module(rq_palos *p)
 }
 
 /* WQEs one batch read takes: those posted from the head, at most max_batch. */
-static uint32_t rq__palos_batch(const rq_palos *p, const rq_palos_qp *q)
+static uint32_t rq__palos_batch(const rq_palos *p, const rq__palos_qp *q)
 {
     uint32_t pending = q->tail - q->head;
     return pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
@@ -5536,8 +5897,8 @@ static uint32_t rq__palos_batch(const rq_palos *p, const rq_palos_qp *q)
 
 static void rq__palos_fetch_module(rq_palos *p)
 {
-    rq_palos_slot s;
-    rq_palos_qp *q;
+    rq__palos_slot s;
+    rq__palos_qp *q;
     uint32_t cls = RQ_PALOS_LATENCY;
     /* strict priority: the latency queue first, into its own slots (§IV-C) */
     if (rnic_ring_empty(&p->queue[cls]) || rnic_ring_full(&p->slots[cls]))
@@ -5604,15 +5965,15 @@ static int64_t rq__palos_go_on_floor(const rq_palos *p)
  * once per launch (and when a visit ends). */
 static void rq__palos_writeback(rq_palos *p)
 {
-    const rq_palos_visit *v = &p->visit;
-    rq_palos_qp *q = &p->qps[v->qp];
+    const rq__palos_visit *v = &p->visit;
+    rq__palos_qp *q = &p->qps[v->qp];
     q->head = v->head;
     q->offset = v->offset;
     q->cut = (uint8_t)v->cut;
 }
 
-/* The output port holds out_port launches. */
-static bool rq__palos_port_full(const rq_palos *p) { return p->launch_count == p->cfg.out_port; }
+/* The output port holds piece_depth launches. */
+static bool rq__palos_port_full(const rq_palos *p) { return p->launch_count == p->cfg.piece_depth; }
 
 /* A record into the output port, part of this cycle's launch (closed by rq__palos_launch_end). */
 static void rq__palos_push(rq_palos *p, const rnic_work *o)
@@ -5626,17 +5987,17 @@ static void rq__palos_push(rq_palos *p, const rnic_work *o)
 static void rq__palos_launch_end(rq_palos *p)
 {
     uint32_t t = p->launch_head + p->launch_count;
-    p->launch_len[t >= p->cfg.out_port ? t - p->cfg.out_port : t] = p->launch_now;
+    p->launch_len[t >= p->cfg.piece_depth ? t - p->cfg.piece_depth : t] = p->launch_now;
     p->launch_count++;
     p->stats.launches++;
     p->launch_now = 0;
     rq__palos_writeback(p);
 }
 
-static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
+static void rq__palos_begin_visit(rq_palos *p, const rq__palos_slot *s)
 {
-    rq_palos_visit *v = &p->visit;
-    rq_palos_qp *q = &p->qps[s->qp];
+    rq__palos_visit *v = &p->visit;
+    rq__palos_qp *q = &p->qps[s->qp];
     uint64_t chunk;
     v->active = 1;
     v->qp = s->qp;
@@ -5670,8 +6031,8 @@ static void rq__palos_begin_visit(rq_palos *p, const rq_palos_slot *s)
 
 static void rq__palos_end_visit(rq_palos *p)
 {
-    rq_palos_visit *v = &p->visit;
-    rq_palos_qp *q = &p->qps[v->qp];
+    rq__palos_visit *v = &p->visit;
+    rq__palos_qp *q = &p->qps[v->qp];
     int64_t cap;
     rq__palos_writeback(p);
     v->active = 0;
@@ -5707,8 +6068,8 @@ static bool rq__palos_wqe_ok(const rnic_work *w)
 /* After a piece or an error record: does the visit go on, read another batch, or end? */
 static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
 {
-    rq_palos_visit *v = &p->visit;
-    const rq_palos_qp *q = &p->qps[v->qp];
+    rq__palos_visit *v = &p->visit;
+    const rq__palos_qp *q = &p->qps[v->qp];
     bool end, paused = false;
     bool error = (o->flags & RNIC_WORK_ERROR) != 0u;
     if (p->cfg.mode == RQ_PALOS_PACKET_RR)
@@ -5718,7 +6079,7 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
     else if (v->left == 0u && v->head != q->tail) {
         /* credit left and WQEs posted beyond the batch: read the next batch for this visit, so
          * that a chunk is never cut short by max_batch (Eq. 1 whatever the message size) */
-        const rq_palos_slot *ls = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
+        const rq__palos_slot *ls = (const rq__palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
         uint32_t pending = q->tail - v->head;
         v->left = pending < p->cfg.max_batch ? pending : p->cfg.max_batch;
         v->ready = p->now + p->fetch_latency;
@@ -5751,7 +6112,7 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
 /* Read the WQE at the QP's head from the source: RNIC_OK, or why it is refused. */
 static rnic_err rq__palos_read_wqe(rq_palos *p)
 {
-    rq_palos_visit *v = &p->visit;
+    rq__palos_visit *v = &p->visit;
     uint32_t got = p->cfg.source(p->cfg.source_user, v->qp, v->head, &v->wqe, 1);
     if (got == 0u) {
         RNIC_MEMSET(&v->wqe, 0, sizeof v->wqe);
@@ -5770,7 +6131,7 @@ static rnic_err rq__palos_read_wqe(rq_palos *p)
  * a refused one (or, with cut_align, the end of a visit whose credit pays no whole segment). */
 static void rq__palos_slice_one(rq_palos *p)
 {
-    rq_palos_visit *v = &p->visit;
+    rq__palos_visit *v = &p->visit;
     rnic_work o;
     uint32_t rest, piece;
     rnic_err e;
@@ -5856,10 +6217,10 @@ static void rq__palos_slice_one(rq_palos *p)
 /* One launch per cycle: up to launch_wqes records of one visit and one batch (Fig. 5). */
 static void rq__palos_slice_module(rq_palos *p)
 {
-    rq_palos_visit *v = &p->visit;
+    rq__palos_visit *v = &p->visit;
     if (!v->active) { /* a ready latency batch, else a paused visit, else a ready bandwidth batch */
-        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
-        rq_palos_slot taken;
+        const rq__palos_slot *s = (const rq__palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_LATENCY]);
+        rq__palos_slot taken;
         uint32_t cls = RQ_PALOS_LATENCY;
         if ((!s || !rq__palos_due(s->ready, p->now)) && p->paused.active) {
             *v = p->paused;
@@ -5867,7 +6228,7 @@ static void rq__palos_slice_module(rq_palos *p)
             RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_RESUME, v->qp, 0, 0);
         } else {
             if (!s || !rq__palos_due(s->ready, p->now)) {
-                s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
+                s = (const rq__palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
                 cls = RQ_PALOS_BANDWIDTH;
             }
             if (!s || !rq__palos_due(s->ready, p->now))
@@ -5906,7 +6267,7 @@ RQ_API void rq_palos_tick(rq_palos *p)
     p->stats.cycles++;
 }
 
-RQ_API rnic_err rq_palos_pop(rq_palos *p, rnic_work *out)
+RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out)
 {
     if (!p)
         return RNIC_EINVAL;
@@ -5915,14 +6276,14 @@ RQ_API rnic_err rq_palos_pop(rq_palos *p, rnic_work *out)
     if (rnic_ring_pop(&p->out, out) != RNIC_OK)
         return RNIC_EEMPTY; /* an empty port is the normal idle answer, not an error */
     if (--p->launch_len[p->launch_head] == 0u) { /* the launch's last record: its place frees */
-        p->launch_head = p->launch_head + 1u == p->cfg.out_port ? 0u : p->launch_head + 1u;
+        p->launch_head = p->launch_head + 1u == p->cfg.piece_depth ? 0u : p->launch_head + 1u;
         p->launch_count--;
     }
     RQ__PALOS_TRACE(p, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_palos_peek(const rq_palos *p, rnic_work *out)
+RQ_API rnic_err rq_palos_peek_piece(const rq_palos *p, rnic_work *out)
 {
     const rnic_work *w;
     if (!p)
@@ -5941,16 +6302,16 @@ RQ_API uint64_t rq_palos_backlog(const rq_palos *p) { return p ? p->backlog : 0u
 RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p) { return p ? &p->stats : NULL; }
 RQ_API const rq_pw *rq_palos_weights(const rq_palos *p) { return p ? &p->weights : NULL; }
 
-RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t flow, uint32_t *head, uint32_t *offset)
+RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, struct rq_palos_flow_state *out)
 {
-    if (!p)
+    if (!p || !out)
         return RNIC_EINVAL;
-    if (flow >= p->cfg.weights.max_qps)
+    if (flow >= p->cfg.weights.max_flows)
         return RNIC_ENOENT;
-    if (head)
-        *head = p->qps[flow].head;
-    if (offset)
-        *offset = p->qps[flow].offset;
+    out->open = p->weights.qps[flow].group != RNIC_NONE;
+    out->head = p->qps[flow].head;
+    out->offset = p->qps[flow].offset;
+    out->tail = p->qps[flow].posted;
     return RNIC_OK;
 }
 
@@ -5958,7 +6319,7 @@ RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t flow, uint32_t 
  * false when nothing happens without new input. Every case is O(1). */
 static bool rq__palos_next(const rq_palos *p, uint64_t *at)
 {
-    const rq_palos_visit *v = &p->visit;
+    const rq__palos_visit *v = &p->visit;
     bool any = false;
     uint32_t k;
     *at = p->now;
@@ -5979,7 +6340,7 @@ static bool rq__palos_next(const rq_palos *p, uint64_t *at)
         return !rq__palos_port_full(p); /* a full port waits for a pop */
     }
     for (k = 0; k < 2u; k++) { /* the earliest head of the slot FIFOs (wrap-safe) */
-        const rq_palos_slot *s = (const rq_palos_slot *)rnic_ring_peek(&p->slots[k]);
+        const rq__palos_slot *s = (const rq__palos_slot *)rnic_ring_peek(&p->slots[k]);
         if (!s)
             continue;
         if (rq__palos_due(s->ready, p->now)) {

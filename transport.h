@@ -53,7 +53,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xd9dd09f3u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xb536c2ccu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -139,6 +139,20 @@ RNIC_INLINE bool rnic__mem_reserve(size_t *off, size_t n, size_t elem, size_t *a
     *off += rnic_align_up(n * elem);
     return true;
 }
+
+/* Layout helpers for the X_MEM_SIZE macros (constant expressions that mirror an engine's
+ * layout): n elements of `type` rounded up to RNIC_MEM_ALIGN, as rnic__mem_reserve does. */
+#define RNIC__MEM_ALIGN_UP(n) (((uint64_t)(n) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u))
+#define RNIC__MEM_PART(n, type) ((size_t)RNIC__MEM_ALIGN_UP((uint64_t)(n) * sizeof(type)))
+/* Bits needed to write x (0 for 0), for x < 2^17, as a constant expression. */
+#define RNIC__BITLEN(x)                                                                                    \
+    (((uint64_t)(x) >= 1u) + ((uint64_t)(x) >= 2u) + ((uint64_t)(x) >= 4u) + ((uint64_t)(x) >= 8u) +        \
+     ((uint64_t)(x) >= 16u) + ((uint64_t)(x) >= 32u) + ((uint64_t)(x) >= 64u) + ((uint64_t)(x) >= 128u) +   \
+     ((uint64_t)(x) >= 256u) + ((uint64_t)(x) >= 512u) + ((uint64_t)(x) >= 1024u) +                        \
+     ((uint64_t)(x) >= 2048u) + ((uint64_t)(x) >= 4096u) + ((uint64_t)(x) >= 8192u) +                       \
+     ((uint64_t)(x) >= 16384u) + ((uint64_t)(x) >= 32768u) + ((uint64_t)(x) >= 65536u))
+/* The smallest power of two >= k (1 <= k <= 2^17), as a constant expression. */
+#define RNIC__POW2_AT_LEAST(k) ((uint64_t)1 << RNIC__BITLEN((uint64_t)(k) - 1u))
 /* ==== end src/common/base.h ==== */
 /* ==== begin src/common/error.h ==== */
 /* Error codes, their descriptions and per-cause counters, generated from ONE X-macro list
@@ -213,6 +227,65 @@ RNIC_INLINE uint64_t rnic_err_total(const rnic_err_stats *s)
         sum += s->by_cause[i];
     return sum;
 }
+
+/* Refusal reasons. The only refusal counter is an engine's stats.errors (by error code); where
+ * a finer breakdown helps, the engine lists its reasons ONCE, in the style of RNIC_ERR_LIST:
+ *
+ *   #define X_REASONS(R) \
+ *       R(X_REASON_<NAME>, RNIC_E<CODE>, <counter>, "message naming the config field to change")
+ *
+ * and RNIC_REASONS(x, X, X_REASONS) (at file scope, no semicolon after it) generates
+ *   typedef enum x_reason { X_REASON_<NAME>, ..., X_REASON__COUNT } x_reason;
+ *   typedef struct x_reason_stats { uint64_t <counter>; ... } x_reason_stats;  (x_stats.reasons)
+ *   const char *x_reason_message(x_reason);  the message ("?" for an unknown reason)
+ *   rnic_err x_reason_code(x_reason);        its error code (RNIC_EINVAL for an unknown reason)
+ *   rnic_err x__reason_note(x_reason_stats *, rnic_err_stats *, x_reason);
+ *                                             count one refusal: its reason counter and its code
+ *                                             in errors (one event, two views), return the code.
+ * No reason counts an event another reason counts. RNIC_NO_STRERROR compiles the messages out. */
+#define RNIC__REASON_ENUM(name, code, counter, msg) name,
+#define RNIC__REASON_FIELD(name, code, counter, msg) uint64_t counter;
+#define RNIC__REASON_CODE(name, code, counter, msg) \
+    case name:                                      \
+        return code;
+#define RNIC__REASON_NOTE(name, code, counter, msg) \
+    case name:                                      \
+        s->counter++;                               \
+        break;
+#ifdef RNIC_NO_STRERROR
+#define RNIC__REASON_MSG(name, code, counter, msg) "rnicq refusal",
+#else
+#define RNIC__REASON_MSG(name, code, counter, msg) msg,
+#endif
+#define RNIC_REASONS(x, X, LIST)                                                                   \
+    typedef enum x##_reason { LIST(RNIC__REASON_ENUM) X##_REASON__COUNT } x##_reason;              \
+    typedef struct x##_reason_stats {                                                              \
+        LIST(RNIC__REASON_FIELD)                                                                   \
+    } x##_reason_stats;                                                                            \
+    RNIC_INLINE const char *x##_reason_message(x##_reason r)                                       \
+    {                                                                                              \
+        static const char *const msg[] = { LIST(RNIC__REASON_MSG) "?" };                           \
+        unsigned i = (unsigned)r;                                                                  \
+        return msg[i < (unsigned)X##_REASON__COUNT ? i : (unsigned)X##_REASON__COUNT];             \
+    }                                                                                              \
+    RNIC_INLINE rnic_err x##_reason_code(x##_reason r)                                             \
+    {                                                                                              \
+        switch (r) {                                                                               \
+            LIST(RNIC__REASON_CODE)                                                                \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        return RNIC_EINVAL;                                                                        \
+    }                                                                                              \
+    RNIC_INLINE rnic_err x##__reason_note(x##_reason_stats *s, rnic_err_stats *errors, x##_reason r) \
+    {                                                                                              \
+        switch (r) {                                                                               \
+            LIST(RNIC__REASON_NOTE)                                                                \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        return rnic_err_note(errors, x##_reason_code(r));                                          \
+    }
 /* ==== end src/common/error.h ==== */
 /* ==== begin src/common/fixed.h ==== */
 /* Fixed-point time and rate.
@@ -1547,7 +1620,7 @@ RNIC_INLINE void rnic_trace_serialize(const rnic_trace_event *ev, unsigned char 
 /* (already inlined above: src/common/trace.h) */
 
 /* next_event: nothing happens without new input (or only a pop of a full output would
- * unblock the engine). Every engine's X_next_event returns it; RL_NEVER/RQ_NEVER are aliases. */
+ * unblock the engine). Every engine's X_next_event returns it; the only spelling of "never". */
 #define RNIC_NEVER UINT64_MAX
 
 /* rnic_work.flags. FIRST/LAST/ERROR have one meaning in every engine; bits from
@@ -1592,18 +1665,47 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 #define RNIC_ENGINE_QOS 2u
 #define RNIC_ENGINE_PALOS 3u
 #define RNIC_ENGINE_TRANSPORT 4u
-#define RNIC_ENGINE_HOSTCC 5u
+#define RNIC_ENGINE_HOSTCC 5u   /* until hostcc.h's three engines use their own ids below */
+#define RNIC_ENGINE_TP_RX 6u    /* transport.h's receiver engine (tp_rx) */
+#define RNIC_ENGINE_HCC_HOST 7u /* hostcc.h's host model (hcc_host) */
+#define RNIC_ENGINE_HCC_RX 8u   /* hostcc.h's RHCC receiver controller (hcc_rx) */
+#define RNIC_ENGINE_HCC_TX 9u   /* hostcc.h's sender controller (hcc_tx) */
 #define RNIC_ENGINE_MODEL 16u /* first code for a composed model's own modules */
 
 /* Trace `kind` codes every engine uses for its ports (engine-specific kinds start at 16). */
-#define RNIC_TRACE_PUSH 1u    /* an input accepted: id = flow, a = index or value, b = len */
-#define RNIC_TRACE_REFUSE 2u  /* an input refused: id = flow, a = rnic_err, b = value */
-#define RNIC_TRACE_OUT 3u     /* an output record produced: id = flow, a = tag, b = offset<<32|len */
-#define RNIC_TRACE_POP 4u     /* an output record taken by the caller: id = flow, a = tag */
-#define RNIC_TRACE_RATE 5u    /* a rate register written: id = flow, a = applied bps, b = asked bps */
+#define RNIC_TRACE_PUSH 1u    /* an input accepted: id = flow, a = index (register: value), b = len */
+#define RNIC_TRACE_REFUSE 2u  /* an input refused: id = flow, a = index (register: value), b = rnic_err */
+#define RNIC_TRACE_OUT 3u     /* an output record produced: id = flow, a = index, b = len */
+#define RNIC_TRACE_POP 4u     /* an output record taken by the caller: id = flow, a = index, b = len */
+#define RNIC_TRACE_RATE 5u    /* a rate register written: id = flow, a = applied b/s, b = asked b/s */
 #define RNIC_TRACE_ENGINE_KIND 16u
 
-/* Emit a work record as a trace event of `kind`. */
+/* The trace layout every engine writes (docs/engine_contract.md, "Trace"): `engine` = the
+ * engine's RNIC_ENGINE_* id (or its config's trace_id), `kind` = a common kind above or the
+ * engine's own from RNIC_TRACE_ENGINE_KIND up, `id` = the flow, and for the port kinds
+ * (PUSH, OUT, POP) a = the record's `index`, b = its `len` in bytes; REFUSE: a = the refused
+ * record's index (a register write: the value written), b = the rnic_err; RATE: a = the rate
+ * applied in b/s, b = the rate asked. Engine kinds document their a/b in the engine's doc.
+ *
+ * RNIC__TRACE(x, kind, flow, a, b) is the one trace point of every engine: `x` is the engine
+ * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). It
+ * counts the point in trace.events and calls the callback when one is set. */
+#define RNIC__TRACE(x, kind, flow, a, b)                                                                  \
+    rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow), (uint64_t)(a), \
+                    (uint64_t)(b))
+/* A port event of record `w` (PUSH, OUT, POP): a = w->index, b = w->len. */
+#define RNIC__TRACE_REC(x, kind, w) RNIC__TRACE((x), (kind), (w)->flow, (w)->index, (w)->len)
+/* A refused record: a = its index, b = the error. */
+#define RNIC__TRACE_REFUSE(x, w, err) RNIC__TRACE((x), RNIC_TRACE_REFUSE, (w)->flow, (w)->index, (err))
+
+/* The same port event with the cycle and engine given (a record emitted outside the tick). */
+RNIC_INLINE void rnic_trace_rec(rnic_trace *t, uint64_t cycle, uint16_t engine, uint16_t kind, const rnic_work *w)
+{
+    rnic_trace_emit(t, cycle, engine, kind, w->flow, w->index, w->len);
+}
+
+/* Emit a work record as a trace event of `kind` with the layout before issue 29 (a = tag,
+ * b = offset<<32|len); engines move to rnic_trace_rec / RNIC__TRACE_REC, then it goes. */
 RNIC_INLINE void rnic_trace_work(rnic_trace *t, uint16_t engine, uint16_t kind, const rnic_work *w)
 {
     rnic_trace_emit(t, w->cycle, engine, kind, w->flow, w->tag,
@@ -1637,9 +1739,242 @@ RNIC_INLINE rnic_err rnic_config_bad(const char **field, const char *name, rnic_
     return e;
 }
 /* ==== end src/common/work.h ==== */
+/* ==== begin src/common/heap.h ==== */
+/* An indexed timer heap: a binary min-heap of (cycle key, id) with a position per id, so that
+ * the earliest timer is read in O(1) (an engine's next_event stays exact) and setting, moving
+ * or removing the timer of an id is O(log n). Keys are cycles compared wrap-safe (a before b
+ * when (int64_t)(a - b) < 0), so timers keep their order across the 2^64 wrap as long as they
+ * lie within 2^63 cycles of each other. Each id (0 .. n-1) has at most one timer. The arrays
+ * are the caller's (an engine's layout in caller memory): RNIC__HEAP_MEM(n) bytes. Internal
+ * (the transport engine's per-flow timers use it; Tassel's descriptor heaps order by a 96-bit
+ * virtual time and a tie-break, not cycles per id, and keep their own). */
+/* (already inlined above: src/common/base.h) */
+
+typedef struct rnic__heap {
+    uint32_t count; /* timers held */
+    uint32_t *id;   /* slot -> id */
+    uint64_t *key;  /* slot -> key (cycle) */
+    uint32_t *pos;  /* id -> slot, RNIC_NONE when the id has no timer */
+} rnic__heap;
+
+/* Caller memory of a heap of n ids, laid out as three arrays (id, key, pos), each aligned. */
+#define RNIC__HEAP_MEM(n) (RNIC__MEM_PART((n), uint32_t) + RNIC__MEM_PART((n), uint64_t) + RNIC__MEM_PART((n), uint32_t))
+
+/* Wrap-safe: cycle a comes before cycle b. */
+RNIC_INLINE bool rnic__cycle_before(uint64_t a, uint64_t b) { return (int64_t)(a - b) < 0; }
+
+/* Point the heap at its arrays (each of n entries) and empty it: every id without a timer. */
+RNIC_INLINE void rnic__heap_init(rnic__heap *h, uint32_t *id, uint64_t *key, uint32_t *pos, uint32_t n)
+{
+    uint32_t i;
+    h->id = id;
+    h->key = key;
+    h->pos = pos;
+    h->count = 0;
+    for (i = 0; i < n; i++)
+        pos[i] = RNIC_NONE;
+}
+
+/* Every id without a timer (the arrays stay). */
+RNIC_INLINE void rnic__heap_clear(rnic__heap *h, uint32_t n) { rnic__heap_init(h, h->id, h->key, h->pos, n); }
+
+RNIC_INLINE void rnic__heap_place(rnic__heap *h, uint32_t slot, uint32_t id, uint64_t key)
+{
+    h->id[slot] = id;
+    h->key[slot] = key;
+    h->pos[id] = slot;
+}
+
+RNIC_INLINE void rnic__heap_up(rnic__heap *h, uint32_t slot)
+{
+    uint32_t id = h->id[slot];
+    uint64_t key = h->key[slot];
+    while (slot > 0) {
+        uint32_t parent = (slot - 1u) / 2u;
+        if (!rnic__cycle_before(key, h->key[parent]))
+            break;
+        rnic__heap_place(h, slot, h->id[parent], h->key[parent]);
+        slot = parent;
+    }
+    rnic__heap_place(h, slot, id, key);
+}
+
+RNIC_INLINE void rnic__heap_down(rnic__heap *h, uint32_t slot)
+{
+    uint32_t id = h->id[slot];
+    uint64_t key = h->key[slot];
+    for (;;) {
+        uint32_t child = 2u * slot + 1u;
+        if (child >= h->count)
+            break;
+        if (child + 1u < h->count && rnic__cycle_before(h->key[child + 1u], h->key[child]))
+            child++;
+        if (!rnic__cycle_before(h->key[child], key))
+            break;
+        rnic__heap_place(h, slot, h->id[child], h->key[child]);
+        slot = child;
+    }
+    rnic__heap_place(h, slot, id, key);
+}
+
+/* Set id's timer to key: inserted if absent, moved if present. */
+RNIC_INLINE void rnic__heap_set(rnic__heap *h, uint32_t id, uint64_t key)
+{
+    uint32_t slot = h->pos[id];
+    if (slot == RNIC_NONE) {
+        slot = h->count++;
+        rnic__heap_place(h, slot, id, key);
+        rnic__heap_up(h, slot);
+        return;
+    }
+    if (rnic__cycle_before(key, h->key[slot])) {
+        h->key[slot] = key;
+        rnic__heap_up(h, slot);
+    } else {
+        h->key[slot] = key;
+        rnic__heap_down(h, slot);
+    }
+}
+
+/* Remove id's timer (nothing when it has none). */
+RNIC_INLINE void rnic__heap_remove(rnic__heap *h, uint32_t id)
+{
+    uint32_t slot = h->pos[id], last;
+    if (slot == RNIC_NONE)
+        return;
+    h->pos[id] = RNIC_NONE;
+    last = --h->count;
+    if (slot == last)
+        return;
+    rnic__heap_place(h, slot, h->id[last], h->key[last]);
+    if (slot > 0 && rnic__cycle_before(h->key[slot], h->key[(slot - 1u) / 2u]))
+        rnic__heap_up(h, slot);
+    else
+        rnic__heap_down(h, slot);
+}
+
+/* The earliest key (RNIC_NONE's 64-bit twin, UINT64_MAX, when empty: RNIC_NEVER). */
+RNIC_INLINE uint64_t rnic__heap_min(const rnic__heap *h) { return h->count ? h->key[0] : UINT64_MAX; }
+/* The id of the earliest timer (RNIC_NONE when empty). */
+RNIC_INLINE uint32_t rnic__heap_min_id(const rnic__heap *h) { return h->count ? h->id[0] : RNIC_NONE; }
+/* id's timer, or UINT64_MAX (RNIC_NEVER) when it has none. */
+RNIC_INLINE uint64_t rnic__heap_key(const rnic__heap *h, uint32_t id)
+{
+    return h->pos[id] == RNIC_NONE ? UINT64_MAX : h->key[h->pos[id]];
+}
+/* ==== end src/common/heap.h ==== */
+/* ==== begin src/common/advance.h ==== */
+/* The one advance loop every engine's X_advance runs (docs/engine_contract.md, "advance"):
+ * run `cycles` cycles, jumping over idle stretches and ticking where something happens, and
+ * stop right after the tick in which an output port filled (the caller drains it, then calls
+ * again). An engine supplies three functions:
+ *
+ *   skip(x, left)  skips the idle cycles from now on, at most `left` (> 0), moving its clock and
+ *                  its per-cycle statistics as `skip` ticks would, and returns how many it
+ *                  skipped: 0 when something happens in the current cycle (then it ticks);
+ *   tick(x)        one cycle;
+ *   full(x)        a bit per output port that is full (an engine whose ports stop advance only
+ *                  when none was full before returns one bit for "any full").
+ *
+ * Flags: RNIC__ADVANCE_TICK_AFTER_SKIP ticks right after a skip that ended before `left` ran out
+ * (the engine's skip stops exactly on its next event) instead of asking skip again.
+ * Returns the cycles run (< cycles only when a port filled). Internal: engines wrap it. */
+/* (already inlined above: src/common/base.h) */
+
+#define RNIC__ADVANCE_TICK_AFTER_SKIP 1u
+
+typedef uint64_t (*rnic__skip_fn)(void *x, uint64_t left);
+typedef void (*rnic__tick_fn)(void *x);
+typedef uint32_t (*rnic__full_fn)(const void *x);
+
+RNIC_INLINE uint64_t rnic__advance(void *x, uint64_t cycles, rnic__skip_fn skip, rnic__tick_fn tick,
+                                   rnic__full_fn full, unsigned flags)
+{
+    uint64_t left = cycles;
+    while (left) {
+        uint64_t skipped = skip(x, left);
+        uint32_t before;
+        RNIC_ASSERT(skipped <= left);
+        if (skipped) {
+            left -= skipped;
+            if (!left)
+                break;
+            if (!(flags & RNIC__ADVANCE_TICK_AFTER_SKIP))
+                continue;
+        }
+        before = full(x);
+        tick(x);
+        left--;
+        if (full(x) & ~before)
+            break; /* an output port filled: the caller drains it */
+    }
+    return cycles - left;
+}
+/* ==== end src/common/advance.h ==== */
+/* ==== begin src/common/node.h ==== */
+/* The node interface (docs/engine_contract.md, "The node interface"): every engine also
+ * exports one table of operations, so that a scheduler (the composed model, a fabric, the
+ * contract test) drives any engine without knowing which it is. Ports go by index, with a
+ * name (the <port> of X_push_<port> / X_pop_<port>) and the size of their record; every call
+ * is the engine's own public function behind it (same checks, same counters, same trace).
+ *
+ *   const rnic_node_ops *ops = rl_node_ops();          (one per engine: X_node_ops())
+ *   uint32_t tx = rnic_node_out_port(ops, "tx");       (index by name; RNIC_NONE if absent)
+ *   ops->advance_to(x, ops->next_event(x));  ops->pop(x, tx, &rec);
+ *
+ * A port index outside [0, n_in) / [0, n_out) is RNIC_ENOENT (space: 0), counted in the
+ * engine's errors like any refused input; a NULL engine is RNIC_EINVAL and counted nowhere. */
+/* (already inlined above: src/common/base.h) */
+/* (already inlined above: src/common/error.h) */
+
+typedef struct rnic_node_port {
+    const char *name;  /* the <port> of X_push_<port> / X_pop_<port>, e.g. "tx" */
+    uint32_t rec_size; /* bytes of its record: sizeof(rnic_work) for most ports */
+} rnic_node_port;
+
+typedef struct rnic_node_ops {
+    const char *name; /* the engine's prefix: "rl", "rq_qos", "tp_rx", "hcc_host", ... */
+    uint16_t engine;  /* its trace id by default: RNIC_ENGINE_* */
+    uint32_t n_in, n_out;
+    const rnic_node_port *in, *out; /* n_in inputs, n_out outputs, in the engine doc's order */
+    rnic_err (*push)(void *x, uint32_t port, const void *rec);  /* X_push_<in[port]> */
+    uint32_t (*space)(const void *x, uint32_t port);            /* X_space_<in[port]> */
+    rnic_err (*pop)(void *x, uint32_t port, void *rec);         /* X_pop_<out[port]> (rec NULL: refused) */
+    rnic_err (*peek)(const void *x, uint32_t port, void *rec);  /* X_peek_<out[port]> */
+    void (*tick)(void *x);                                      /* X_tick */
+    uint64_t (*next_event)(const void *x);                      /* X_next_event */
+    uint64_t (*advance)(void *x, uint64_t cycles);              /* X_advance */
+    uint64_t (*advance_to)(void *x, uint64_t cycle);            /* X_advance_to */
+    uint64_t (*now)(const void *x);                             /* X_now */
+    const rnic_err_stats *(*errors)(const void *x);             /* &X_get_stats(x)->errors */
+    const void *(*stats)(const void *x);                        /* X_get_stats(x): an X_stats */
+    size_t stats_size;                                          /* sizeof(X_stats) */
+} rnic_node_ops;
+
+/* Index of the input / output port named `name`, or RNIC_NONE. */
+RNIC_INLINE uint32_t rnic__node_find(const rnic_node_port *p, uint32_t n, const char *name)
+{
+    uint32_t i, k;
+    for (i = 0; name && i < n; i++) {
+        for (k = 0; p[i].name[k] && p[i].name[k] == name[k]; k++)
+            ;
+        if (p[i].name[k] == name[k])
+            return i;
+    }
+    return RNIC_NONE;
+}
+RNIC_INLINE uint32_t rnic_node_in_port(const rnic_node_ops *ops, const char *name)
+{
+    return ops ? rnic__node_find(ops->in, ops->n_in, name) : RNIC_NONE;
+}
+RNIC_INLINE uint32_t rnic_node_out_port(const rnic_node_ops *ops, const char *name)
+{
+    return ops ? rnic__node_find(ops->out, ops->n_out, name) : RNIC_NONE;
+}
+/* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xd9dd09f3u
-#error "rnicq: transport.h needs common core version 200 (id 0xd9dd09f3u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xb536c2ccu
+#error "rnicq: transport.h needs common core version 200 (id 0xb536c2ccu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -1736,7 +2071,7 @@ TP_API uint32_t tp_bits_find_first_zero(const tp_bits *b, uint32_t from, uint32_
 TP_API uint32_t tp_bits_count(const tp_bits *b, uint32_t from, uint32_t to);
 
 /* Per-flow parameters, fixed while the flow is open (tp_flow_open). */
-typedef struct tp_flow_params {
+typedef struct tp_flow_config {
     uint32_t seg_size;     /* bytes of every segment but the last of a message; 1 .. 65536, default 1000 */
     uint32_t init_seq;     /* id of the flow's first segment (free-running, wraps), default 0 */
     uint32_t init_wnd;     /* initial window in segments, default 10 (protocol init may change it) */
@@ -1745,7 +2080,7 @@ typedef struct tp_flow_params {
     uint64_t max_burst;    /* D: rate credit saturates here (bytes); 0 (default) = 2 segments; rate credit only */
     uint32_t rto_us;       /* retransmission timeout (the minimum RTO), default 200000 (200 ms) */
     uint32_t param[6];     /* protocol parameters (each protocol documents them), default 0 */
-} tp_flow_params;
+} tp_flow_config;
 
 /* What a hook sees (App. F's input ports). Window state is as after the incoming packet's fixed
  * stage (for an incoming event) or as read this cycle (periodic). */
@@ -1775,7 +2110,7 @@ typedef struct tp_event {
     bool timer_running;
     uint64_t rate_bps;       /* rate credit: the flow's rate */
     uint64_t credit;         /* token credit, bytes */
-    const tp_flow_params *params;
+    const tp_flow_config *params;
     uint32_t window_bits;    /* W */
     uint64_t clock_hz;
     const void *config;      /* the protocol's parameter block (tp_protocol.config) */
@@ -1808,7 +2143,7 @@ typedef struct tp_protocol {
     uint32_t credit;         /* TP_CREDIT_* */
     uint32_t ctx_size;
     /* Sets the flow's initial context and actions (window, rate, credit, timer amount). */
-    void (*init)(const tp_flow_params *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act);
+    void (*init)(const tp_flow_config *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act);
     tp_hook_fn incoming;     /* every control packet, the cycle after its fixed stage */
     tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry */
     bool periodic_every_visit; /* false: periodic runs only when the timer expired */
@@ -1866,7 +2201,7 @@ typedef struct tp_stats {
     rnic_err_stats errors;   /* refused input by cause */
 } tp_stats;
 
-/* A snapshot of one flow (tp_flow_view). */
+/* A snapshot of one flow (tp_flow_state). */
 typedef struct tp_flow_view {
     bool open;
     uint32_t wnd_start, wnd_size, highest_sent, data_end, total_sent, outstanding;
@@ -1915,10 +2250,10 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
 #define TP__MEM_POW2_AT_LEAST(n) ((uint64_t)1 << TP__MEM_BITLEN((uint64_t)(n) - 1u))
 TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
 
-TP_API void tp_flow_params_default(tp_flow_params *p);
+TP_API void tp_flow_config_default(tp_flow_config *p);
 /* Adds a connection (§5: flow ids come from outside). RNIC_ENOENT: flow >= max_flows;
  * RNIC_EEXIST: already open; RNIC_EINVAL: bad params (NULL = defaults). */
-TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p);
+TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p);
 /* Removes it; RNIC_EBUSY while it holds unacknowledged data. */
 TP_API rnic_err tp_flow_close(tp *t, uint32_t flow);
 
@@ -1927,7 +2262,11 @@ TP_API rnic_err tp_flow_close(tp *t, uint32_t flow);
  * acknowledged. RNIC_ENOENT unknown or closed flow, RNIC_EINVAL NULL / len 0 / too long,
  * RNIC_EBUSY the flow's message queue is full. Seen by the engine at the next tick. */
 TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg);
-TP_API uint32_t tp_space_message(const tp *t, uint32_t flow);
+/* Free slots of the message store over all flows (max_flows x messages minus the messages
+ * queued): the port's space. A flow's own queue may still be full: tp_flow_message_room. */
+TP_API uint32_t tp_space_message(const tp *t);
+/* Messages the flow's own queue takes now (0 for an unknown or closed flow). */
+TP_API uint32_t tp_flow_message_room(const tp *t, uint32_t flow);
 
 /* A control packet for the sender (ACK, NACK, CNP, GRANT). Queued; the Incoming pipeline takes
  * one per cycle. Checked at its fixed stage: unknown flow, an ack beyond highest_sent, or a
@@ -1950,13 +2289,17 @@ TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out);
 TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out);
 
 /* External pacer mode: an rnic_source_fn (user = the tp) over each flow's segment ring, indexed
- * by a free-running counter; tp_pacer_consumed tells the engine the pacer sent the entry at
- * `index` (it must be the ring's head: RNIC_ESTALE otherwise). */
+ * by a free-running counter; tp_push_consumed tells the engine the pacer sent the entry
+ * (flow, index) of the record (index must be the ring's head: RNIC_ESTALE otherwise; the other
+ * fields are not looked at). Acts at the call. tp_space_consumed: UINT32_MAX with an outside
+ * pacer (a register-like input that never fills), 0 without one. */
 TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max);
-TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index);
+TP_API rnic_err tp_push_consumed(tp *t, const rnic_work *w);
+TP_API uint32_t tp_space_consumed(const tp *t);
 
 TP_API const tp_stats *tp_get_stats(const tp *t);
-TP_API rnic_err tp_flow_view_get(const tp *t, uint32_t flow, tp_flow_view *out);
+/* A snapshot of the flow; RNIC_ENOENT (out->open false) for an unknown or closed flow. */
+TP_API rnic_err tp_flow_state(const tp *t, uint32_t flow, tp_flow_view *out);
 
 /* ---- the compatible receiver (rnic_work records in and out, one packet per cycle) ---- */
 
@@ -2018,13 +2361,18 @@ TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
                                 uint64_t)                                                                      \
                  : 0u))
 TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size);
-/* Opens a flow whose first segment id is init_seq. */
-TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq);
-/* A data segment from the wire (a record tp_pop_segment gave; op is not looked at). The
- * receiver's window must be at least the sender's W, or segments beyond it are dropped (counted
- * in out_window) and resent. */
-TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg);
-TP_API uint32_t tp_rx_space(const tp_rx *r);
+/* Per-flow parameters of the receiver, fixed while the flow is open (every field's default is 0). */
+typedef struct tp_rx_flow_config {
+    uint32_t init_seq;       /* id of the flow's first segment (the sender's init_seq), default 0 */
+} tp_rx_flow_config;
+
+TP_API void tp_rx_flow_config_default(tp_rx_flow_config *fc);
+/* Opens a flow (fc NULL = defaults). RNIC_ENOENT: flow >= max_flows; RNIC_EEXIST: already open. */
+TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config *fc);
+/* A data segment from the wire (a record tp_pop_segment gave). The receiver's window must be at
+ * least the sender's W, or segments beyond it are dropped (counted in out_of_window) and resent. */
+TP_API rnic_err tp_rx_push_segment(tp_rx *r, const rnic_work *seg);
+TP_API uint32_t tp_rx_space_segment(const tp_rx *r);
 TP_API void tp_rx_tick(tp_rx *r);
 TP_API uint64_t tp_rx_next_event(const tp_rx *r);
 TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles);
@@ -2036,8 +2384,17 @@ TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out);
 /* Each segment the first time it arrives (out of order too): exactly-once placement. */
 TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out);
 TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out);
-/* The next segment id the flow expects (its cumulative ack); 0 and RNIC_ENOENT for unknown. */
-TP_API rnic_err tp_rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out);
+/* A snapshot of one receiver flow (tp_rx_flow_state). */
+typedef struct tp_rx_flow_view {
+    bool open;
+    uint32_t expected;       /* the next segment id the flow expects (its cumulative ack) */
+    uint32_t held;           /* segments received beyond expected */
+    uint32_t pending;        /* in-order segments not yet acknowledged (delayed ACK) */
+    bool delack_running;     /* the delayed-ACK timer runs */
+} tp_rx_flow_view;
+
+/* The flow's state; RNIC_ENOENT (all zero) for an unknown or closed flow. */
+TP_API rnic_err tp_rx_flow_state(const tp_rx *r, uint32_t flow, tp_rx_flow_view *out);
 TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r);
 /* ==== end src/transport/api.h ==== */
 /* ==== begin src/transport/protocols.h ==== */
@@ -2048,7 +2405,7 @@ TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r);
  * ACK), and turn it into the engine's segment window: wnd_size = cwnd / seg_size (+ the segments
  * the receiver holds out of order, below). Read the context through tp_flow_view.ctx.
  *
- * tp_flow_params.param[] for all three:
+ * tp_flow_config.param[] for all three:
  *   param[0]  DupThresh, duplicate ACKs that start fast retransmit; 0 = 3
  *   param[1]  bit 0 set: no limited transmit (RFC 3042; on by default, as in ns-3)
  *   param[2]  initial ssthresh in segments; 0 = "infinite" (UINT32_MAX bytes, ns-3's default)
@@ -2120,7 +2477,7 @@ typedef struct tp_sack_ctx {
  * [index, highest_sent) for retransmission and restarts the timer; a timeout (rto_us) marks
  * [wnd_start, highest_sent) and re-arms the timer; TP_PKT_CNP drives the rate.
  *
- * tp_flow_params.param[]:
+ * tp_flow_config.param[]:
  *   param[0]  the flow's window in segments (outstanding PSNs); 0 = cfg.window (W). It takes
  *             effect at the first hook call (init_wnd until the flow's first periodic visit).
  *   param[1..5] unused.
@@ -2290,7 +2647,7 @@ typedef struct tp_flow {
     uint64_t credit_fx;          /* rate: credit in 2^-20 bytes; tokens: bytes */
     uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
     uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
-    tp_flow_params params;
+    tp_flow_config params;
 } tp_flow;
 
 typedef struct tp_heap {         /* indexed binary min-heap of (cycle key, flow), wrap-safe */
@@ -2324,6 +2681,7 @@ struct tp {
     uint32_t wwords;             /* words per bitmap (W / 64) */
     uint32_t ctx_stride;
     uint32_t open_flows;
+    uint64_t msgs_queued;        /* messages queued over all flows (tp_space_message) */
     bool stage2_valid;
     tp_incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
     rnic_trace trace;
@@ -2382,9 +2740,7 @@ RNIC_EXTERN_C_END
 #if defined(RNIC_IMPLEMENTATION) && !defined(TP_IMPLEMENTATION)
 #define TP_IMPLEMENTATION
 #endif
-#if defined(TP_IMPLEMENTATION) && !defined(TP__IMPLEMENTATION_DONE)
-#define TP__IMPLEMENTATION_DONE
-#ifndef RNIC__COMMON_IMPLEMENTATION_DONE
+#if defined(TP_IMPLEMENTATION) && !defined(RNIC__COMMON_IMPLEMENTATION_DONE)
 #define RNIC__COMMON_IMPLEMENTATION_DONE
 /* ==== begin src/common/hash.h ==== */
 /* rnic_hash64(): the one hash every engine uses (flow hashing for multipath/ECMP, flow
@@ -2556,6 +2912,8 @@ static inline void rnic_trace_digest_hook(void *user, const rnic_trace_event *ev
 }
 /* ==== end src/common/hash.h ==== */
 #endif /* RNIC__COMMON_IMPLEMENTATION_DONE */
+#if defined(TP_IMPLEMENTATION) && !defined(TP__IMPLEMENTATION_DONE) && !defined(RNIC_ENGINES_LINKED)
+#define TP__IMPLEMENTATION_DONE
 RNIC_EXTERN_C_BEGIN
 /* ==== begin src/transport/version.c ==== */
 /* transport.h: version of the implementation (see tp_version in the interface). */
@@ -3320,6 +3678,7 @@ static void tp__complete(tp *t)
     tp__wring_push(&t->completions, &done);
     fl->msg_head = fl->msg_head + 1u == t->cfg.messages ? 0 : fl->msg_head + 1u;
     fl->msg_count--;
+    t->msgs_queued--;
     fl->msg_done--;
     fl->msg_gen = fl->msg_gen ? fl->msg_gen - 1u : 0;
     t->stats.completions++;
@@ -3673,7 +4032,7 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     return RNIC_OK;
 }
 
-TP_API void tp_flow_params_default(tp_flow_params *p)
+TP_API void tp_flow_config_default(tp_flow_config *p)
 {
     if (!p)
         return;
@@ -3691,9 +4050,9 @@ static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
     return e;
 }
 
-TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
+TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
 {
-    tp_flow_params def;
+    tp_flow_config def;
     tp_flow *fl;
     tp_actions act;
     if (!t)
@@ -3704,7 +4063,7 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
     if (fl->open)
         return tp__bad(t, flow, RNIC_EEXIST, 0);
     if (!p) {
-        tp_flow_params_default(&def);
+        tp_flow_config_default(&def);
         p = &def;
     }
     if (p->seg_size == 0 || p->seg_size > 65536u || p->init_wnd == 0 || p->rto_us == 0 ||
@@ -3784,6 +4143,7 @@ TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
     m->first_seg = fl->data_end;
     m->nsegs = nsegs;
     fl->msg_count++;
+    t->msgs_queued++;
     fl->data_end += nsegs;
     t->stats.messages++;
     TP__TRACE(t, RNIC_TRACE_PUSH, msg->flow, msg->tag, msg->len);
@@ -3791,7 +4151,16 @@ TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_space_message(const tp *t, uint32_t flow)
+TP_API uint32_t tp_space_message(const tp *t)
+{
+    uint64_t room;
+    if (!t)
+        return 0;
+    room = (uint64_t)t->cfg.max_flows * t->cfg.messages - t->msgs_queued;
+    return room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
+}
+
+TP_API uint32_t tp_flow_message_room(const tp *t, uint32_t flow)
 {
     if (!t || flow >= t->cfg.max_flows || !t->flows[flow].open)
         return 0;
@@ -3954,11 +4323,16 @@ TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_
     return n;
 }
 
-TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index)
+TP_API rnic_err tp_push_consumed(tp *t, const rnic_work *w)
 {
     tp_flow *fl;
+    uint32_t flow, index;
     if (!t)
         return RNIC_EINVAL;
+    if (!w)
+        return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
+    flow = w->flow;
+    index = w->index;
     if (!t->cfg.external_pacer)
         return tp__bad(t, flow, RNIC_ESTATE, index);
     if (flow >= t->cfg.max_flows || !t->flows[flow].open)
@@ -3974,9 +4348,11 @@ TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index)
     return RNIC_OK;
 }
 
+TP_API uint32_t tp_space_consumed(const tp *t) { return t && t->cfg.external_pacer ? UINT32_MAX : 0; }
+
 TP_API const tp_stats *tp_get_stats(const tp *t) { return t ? &t->stats : NULL; }
 
-TP_API rnic_err tp_flow_view_get(const tp *t, uint32_t flow, tp_flow_view *out)
+TP_API rnic_err tp_flow_state(const tp *t, uint32_t flow, tp_flow_view *out)
 {
     const tp_flow *fl;
     if (!t || !out)
@@ -4148,11 +4524,19 @@ static rnic_err tp__rx_bad(tp_rx *r, uint32_t flow, rnic_err e, uint64_t value)
     return e;
 }
 
-TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq)
+TP_API void tp_rx_flow_config_default(tp_rx_flow_config *fc)
+{
+    if (fc)
+        RNIC_MEMSET(fc, 0, sizeof *fc);
+}
+
+TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config *fc)
 {
     tp_rx_flow *fl;
+    uint32_t init_seq;
     if (!r)
         return RNIC_EINVAL;
+    init_seq = fc ? fc->init_seq : 0u;
     if (flow >= r->cfg.max_flows)
         return tp__rx_bad(r, flow, RNIC_ENOENT, init_seq);
     fl = &r->flows[flow];
@@ -4166,7 +4550,7 @@ TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq)
     return RNIC_OK;
 }
 
-TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg)
+TP_API rnic_err tp_rx_push_segment(tp_rx *r, const rnic_work *seg)
 {
     if (!r)
         return RNIC_EINVAL;
@@ -4178,7 +4562,7 @@ TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg)
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_rx_space(const tp_rx *r) { return r ? tp__wring_space(&r->input) : 0; }
+TP_API uint32_t tp_rx_space_segment(const tp_rx *r) { return r ? tp__wring_space(&r->input) : 0; }
 
 /* The run of received segments holding `seg` (seg is received and beyond expected). */
 static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *start, uint32_t *len)
@@ -4611,15 +4995,20 @@ TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_t
 TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->delivered : NULL, out, true); }
 TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp_wring *)(uintptr_t)&r->delivered : NULL, out, false); }
 
-TP_API rnic_err tp_rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out)
+TP_API rnic_err tp_rx_flow_state(const tp_rx *r, uint32_t flow, tp_rx_flow_view *out)
 {
+    const tp_rx_flow *fl;
     if (!r || !out)
         return RNIC_EINVAL;
-    if (flow >= r->cfg.max_flows || !r->flows[flow].open) {
-        *out = 0;
+    RNIC_MEMSET(out, 0, sizeof *out);
+    if (flow >= r->cfg.max_flows || !r->flows[flow].open)
         return RNIC_ENOENT;
-    }
-    *out = r->flows[flow].expected;
+    fl = &r->flows[flow];
+    out->open = true;
+    out->expected = fl->expected;
+    out->held = fl->held;
+    out->pending = fl->pending;
+    out->delack_running = fl->delack_on != 0;
     return RNIC_OK;
 }
 
@@ -4634,9 +5023,9 @@ static bool tp__before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 
 static uint32_t tp__tcp_seg(const tp_event *ev) { return ev->params->seg_size ? ev->params->seg_size : 1u; }
 
-static uint32_t tp__tcp_thresh(const tp_flow_params *p) { return p->param[0] ? p->param[0] : 3u; }
+static uint32_t tp__tcp_thresh(const tp_flow_config *p) { return p->param[0] ? p->param[0] : 3u; }
 
-static bool tp__tcp_lt(const tp_flow_params *p) { return (p->param[1] & 1u) == 0; }
+static bool tp__tcp_lt(const tp_flow_config *p) { return (p->param[1] & 1u) == 0; }
 
 /* us microseconds in cycles of a hz clock, to the nearest cycle (a half up), at least 1
  * (exact for clocks below 10^13 Hz). */
@@ -4650,7 +5039,7 @@ static uint64_t tp__tcp_rto(uint64_t hz, uint32_t us)
 static void tp__tcp_load(tp_tcp_ctx *c, const void *ctx) { RNIC_MEMCPY(c, ctx, sizeof *c); }
 static void tp__tcp_store(void *ctx, const tp_tcp_ctx *c) { RNIC_MEMCPY(ctx, c, sizeof *c); }
 
-static void tp__tcp_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__tcp_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     (void)config;
     tp_tcp_ctx c;
@@ -4929,7 +5318,7 @@ TP_API const tp_protocol *tp_protocol_newreno(void) { return &tp__newreno; }
  * of lost segments (up to cwnd - pipe of them); new data goes only when no lost segment is left.
  * Congestion window arithmetic as Reno/NewReno; entry sets ssthresh = cwnd = FlightSize / 2. */
 
-static uint32_t tp__sack_thresh(const tp_flow_params *p)
+static uint32_t tp__sack_thresh(const tp_flow_config *p)
 {
     uint32_t t = tp__tcp_thresh(p);
     return t > 3u ? 3u : t;
@@ -5001,7 +5390,7 @@ static void tp__sack_send(const tp_event *ev, tp_sack_ctx *c, tp_actions *act, u
     act->wnd_size = tp__tcp_clamp(ev, room > 0 && s == x ? (uint64_t)sent + (uint64_t)room : sent);
 }
 
-static void tp__sack_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__sack_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     tp_sack_ctx c;
     tp__tcp_init(p, config, hz, ctx, act);
@@ -5183,7 +5572,7 @@ static void tp__dcqcn_increase(const tp_dcqcn_params *p, tp_dcqcn_ctx *c, uint64
 
 static uint32_t tp__dcqcn_window(const tp_event *ev) { return ev->params->param[0] ? ev->params->param[0] : ev->window_bits; }
 
-static void tp__dcqcn_init(const tp_flow_params *fp, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__dcqcn_init(const tp_flow_config *fp, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     const tp_dcqcn_params *p = tp__dcqcn_cfg(config);
     tp_dcqcn_ctx c;
@@ -5347,7 +5736,7 @@ static uint32_t tp__irn_flight(const tp_event *ev, uint32_t wnd)
     return end - ev->wnd_start - tp_bits_count(&ev->acked, ev->wnd_start, ev->highest_sent);
 }
 
-static void tp__irn_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__irn_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     const tp_irn_config *k = tp__irn_cfg(config);
     tp_irn_ctx c;
@@ -5459,12 +5848,12 @@ static const tp_ndp_config *tp__ndp_cfg(const void *config)
     return config ? (const tp_ndp_config *)config : &tp__ndp_defaults;
 }
 
-static uint64_t tp__ndp_rto(const tp_ndp_config *k, const tp_flow_params *p, uint64_t hz, uint8_t timeouts)
+static uint64_t tp__ndp_rto(const tp_ndp_config *k, const tp_flow_config *p, uint64_t hz, uint8_t timeouts)
 {
     return tp__tcp_rto(hz, k->rto_us ? k->rto_us : p->rto_us) << timeouts;
 }
 
-static void tp__ndp_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__ndp_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     const tp_ndp_config *k = tp__ndp_cfg(config);
     RNIC_MEMSET(ctx, 0, sizeof(tp_ndp_ctx));

@@ -82,3 +82,17 @@ RNIC_INLINE bool rnic__mem_reserve(size_t *off, size_t n, size_t elem, size_t *a
     *off += rnic_align_up(n * elem);
     return true;
 }
+
+/* Layout helpers for the X_MEM_SIZE macros (constant expressions that mirror an engine's
+ * layout): n elements of `type` rounded up to RNIC_MEM_ALIGN, as rnic__mem_reserve does. */
+#define RNIC__MEM_ALIGN_UP(n) (((uint64_t)(n) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u))
+#define RNIC__MEM_PART(n, type) ((size_t)RNIC__MEM_ALIGN_UP((uint64_t)(n) * sizeof(type)))
+/* Bits needed to write x (0 for 0), for x < 2^17, as a constant expression. */
+#define RNIC__BITLEN(x)                                                                                    \
+    (((uint64_t)(x) >= 1u) + ((uint64_t)(x) >= 2u) + ((uint64_t)(x) >= 4u) + ((uint64_t)(x) >= 8u) +        \
+     ((uint64_t)(x) >= 16u) + ((uint64_t)(x) >= 32u) + ((uint64_t)(x) >= 64u) + ((uint64_t)(x) >= 128u) +   \
+     ((uint64_t)(x) >= 256u) + ((uint64_t)(x) >= 512u) + ((uint64_t)(x) >= 1024u) +                        \
+     ((uint64_t)(x) >= 2048u) + ((uint64_t)(x) >= 4096u) + ((uint64_t)(x) >= 8192u) +                       \
+     ((uint64_t)(x) >= 16384u) + ((uint64_t)(x) >= 32768u) + ((uint64_t)(x) >= 65536u))
+/* The smallest power of two >= k (1 <= k <= 2^17), as a constant expression. */
+#define RNIC__POW2_AT_LEAST(k) ((uint64_t)1 << RNIC__BITLEN((uint64_t)(k) - 1u))

@@ -70,3 +70,62 @@ RNIC_INLINE uint64_t rnic_err_total(const rnic_err_stats *s)
         sum += s->by_cause[i];
     return sum;
 }
+
+/* Refusal reasons. The only refusal counter is an engine's stats.errors (by error code); where
+ * a finer breakdown helps, the engine lists its reasons ONCE, in the style of RNIC_ERR_LIST:
+ *
+ *   #define X_REASONS(R) \
+ *       R(X_REASON_<NAME>, RNIC_E<CODE>, <counter>, "message naming the config field to change")
+ *
+ * and RNIC_REASONS(x, X, X_REASONS) (at file scope, no semicolon after it) generates
+ *   typedef enum x_reason { X_REASON_<NAME>, ..., X_REASON__COUNT } x_reason;
+ *   typedef struct x_reason_stats { uint64_t <counter>; ... } x_reason_stats;  (x_stats.reasons)
+ *   const char *x_reason_message(x_reason);  the message ("?" for an unknown reason)
+ *   rnic_err x_reason_code(x_reason);        its error code (RNIC_EINVAL for an unknown reason)
+ *   rnic_err x__reason_note(x_reason_stats *, rnic_err_stats *, x_reason);
+ *                                             count one refusal: its reason counter and its code
+ *                                             in errors (one event, two views), return the code.
+ * No reason counts an event another reason counts. RNIC_NO_STRERROR compiles the messages out. */
+#define RNIC__REASON_ENUM(name, code, counter, msg) name,
+#define RNIC__REASON_FIELD(name, code, counter, msg) uint64_t counter;
+#define RNIC__REASON_CODE(name, code, counter, msg) \
+    case name:                                      \
+        return code;
+#define RNIC__REASON_NOTE(name, code, counter, msg) \
+    case name:                                      \
+        s->counter++;                               \
+        break;
+#ifdef RNIC_NO_STRERROR
+#define RNIC__REASON_MSG(name, code, counter, msg) "rnicq refusal",
+#else
+#define RNIC__REASON_MSG(name, code, counter, msg) msg,
+#endif
+#define RNIC_REASONS(x, X, LIST)                                                                   \
+    typedef enum x##_reason { LIST(RNIC__REASON_ENUM) X##_REASON__COUNT } x##_reason;              \
+    typedef struct x##_reason_stats {                                                              \
+        LIST(RNIC__REASON_FIELD)                                                                   \
+    } x##_reason_stats;                                                                            \
+    RNIC_INLINE const char *x##_reason_message(x##_reason r)                                       \
+    {                                                                                              \
+        static const char *const msg[] = { LIST(RNIC__REASON_MSG) "?" };                           \
+        unsigned i = (unsigned)r;                                                                  \
+        return msg[i < (unsigned)X##_REASON__COUNT ? i : (unsigned)X##_REASON__COUNT];             \
+    }                                                                                              \
+    RNIC_INLINE rnic_err x##_reason_code(x##_reason r)                                             \
+    {                                                                                              \
+        switch (r) {                                                                               \
+            LIST(RNIC__REASON_CODE)                                                                \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        return RNIC_EINVAL;                                                                        \
+    }                                                                                              \
+    RNIC_INLINE rnic_err x##__reason_note(x##_reason_stats *s, rnic_err_stats *errors, x##_reason r) \
+    {                                                                                              \
+        switch (r) {                                                                               \
+            LIST(RNIC__REASON_NOTE)                                                                \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        return rnic_err_note(errors, x##_reason_code(r));                                          \
+    }

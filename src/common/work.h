@@ -7,7 +7,7 @@
 #include "trace.h"
 
 /* next_event: nothing happens without new input (or only a pop of a full output would
- * unblock the engine). Every engine's X_next_event returns it; RL_NEVER/RQ_NEVER are aliases. */
+ * unblock the engine). Every engine's X_next_event returns it; the only spelling of "never". */
 #define RNIC_NEVER UINT64_MAX
 
 /* rnic_work.flags. FIRST/LAST/ERROR have one meaning in every engine; bits from
@@ -52,18 +52,47 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 #define RNIC_ENGINE_QOS 2u
 #define RNIC_ENGINE_PALOS 3u
 #define RNIC_ENGINE_TRANSPORT 4u
-#define RNIC_ENGINE_HOSTCC 5u
+#define RNIC_ENGINE_HOSTCC 5u   /* until hostcc.h's three engines use their own ids below */
+#define RNIC_ENGINE_TP_RX 6u    /* transport.h's receiver engine (tp_rx) */
+#define RNIC_ENGINE_HCC_HOST 7u /* hostcc.h's host model (hcc_host) */
+#define RNIC_ENGINE_HCC_RX 8u   /* hostcc.h's RHCC receiver controller (hcc_rx) */
+#define RNIC_ENGINE_HCC_TX 9u   /* hostcc.h's sender controller (hcc_tx) */
 #define RNIC_ENGINE_MODEL 16u /* first code for a composed model's own modules */
 
 /* Trace `kind` codes every engine uses for its ports (engine-specific kinds start at 16). */
-#define RNIC_TRACE_PUSH 1u    /* an input accepted: id = flow, a = index or value, b = len */
-#define RNIC_TRACE_REFUSE 2u  /* an input refused: id = flow, a = rnic_err, b = value */
-#define RNIC_TRACE_OUT 3u     /* an output record produced: id = flow, a = tag, b = offset<<32|len */
-#define RNIC_TRACE_POP 4u     /* an output record taken by the caller: id = flow, a = tag */
-#define RNIC_TRACE_RATE 5u    /* a rate register written: id = flow, a = applied bps, b = asked bps */
+#define RNIC_TRACE_PUSH 1u    /* an input accepted: id = flow, a = index (register: value), b = len */
+#define RNIC_TRACE_REFUSE 2u  /* an input refused: id = flow, a = index (register: value), b = rnic_err */
+#define RNIC_TRACE_OUT 3u     /* an output record produced: id = flow, a = index, b = len */
+#define RNIC_TRACE_POP 4u     /* an output record taken by the caller: id = flow, a = index, b = len */
+#define RNIC_TRACE_RATE 5u    /* a rate register written: id = flow, a = applied b/s, b = asked b/s */
 #define RNIC_TRACE_ENGINE_KIND 16u
 
-/* Emit a work record as a trace event of `kind`. */
+/* The trace layout every engine writes (docs/engine_contract.md, "Trace"): `engine` = the
+ * engine's RNIC_ENGINE_* id (or its config's trace_id), `kind` = a common kind above or the
+ * engine's own from RNIC_TRACE_ENGINE_KIND up, `id` = the flow, and for the port kinds
+ * (PUSH, OUT, POP) a = the record's `index`, b = its `len` in bytes; REFUSE: a = the refused
+ * record's index (a register write: the value written), b = the rnic_err; RATE: a = the rate
+ * applied in b/s, b = the rate asked. Engine kinds document their a/b in the engine's doc.
+ *
+ * RNIC__TRACE(x, kind, flow, a, b) is the one trace point of every engine: `x` is the engine
+ * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). It
+ * counts the point in trace.events and calls the callback when one is set. */
+#define RNIC__TRACE(x, kind, flow, a, b)                                                                  \
+    rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow), (uint64_t)(a), \
+                    (uint64_t)(b))
+/* A port event of record `w` (PUSH, OUT, POP): a = w->index, b = w->len. */
+#define RNIC__TRACE_REC(x, kind, w) RNIC__TRACE((x), (kind), (w)->flow, (w)->index, (w)->len)
+/* A refused record: a = its index, b = the error. */
+#define RNIC__TRACE_REFUSE(x, w, err) RNIC__TRACE((x), RNIC_TRACE_REFUSE, (w)->flow, (w)->index, (err))
+
+/* The same port event with the cycle and engine given (a record emitted outside the tick). */
+RNIC_INLINE void rnic_trace_rec(rnic_trace *t, uint64_t cycle, uint16_t engine, uint16_t kind, const rnic_work *w)
+{
+    rnic_trace_emit(t, cycle, engine, kind, w->flow, w->index, w->len);
+}
+
+/* Emit a work record as a trace event of `kind` with the layout before issue 29 (a = tag,
+ * b = offset<<32|len); engines move to rnic_trace_rec / RNIC__TRACE_REC, then it goes. */
 RNIC_INLINE void rnic_trace_work(rnic_trace *t, uint16_t engine, uint16_t kind, const rnic_work *w)
 {
     rnic_trace_emit(t, w->cycle, engine, kind, w->flow, w->tag,
