@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# Makes sure what a make target needs is installed: installs missing Debian packages with
-# apt-get when run as root, otherwise prints the exact command to run and fails.
-#   tools/deps.sh build|test|bench|figures|fuzz|... (one case per make target below)
+# Makes sure what a make target needs is installed, and nothing more: installs the missing Debian
+# packages with apt-get when run as root, otherwise prints the exact command to run and fails.
+#   tools/deps.sh build|run|test|check|bench|figures|fuzz|coverage|firmware|soak
+# build and run (make, make run, make build/<name>) need a C compiler and make only; every other
+# target lists what its own scripts and programs use. A package lock held by another apt or dpkg
+# process (unattended-upgrades, say) is waited for, up to DEPS_LOCK_WAIT seconds (default 300).
 set -u
 need=()
 want_cmd() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
 want_file() { [ -e "$1" ] || need+=("$2"); }
+want_pkg() { dpkg -s "$1" >/dev/null 2>&1 || need+=("$1"); }
 
-want_cmd python3 python3
-want_cmd make make
-want_cmd gcc gcc
-want_cmd pkg-config pkg-config
-want_file /usr/include/stb/stb_ds.h libstb-dev
-case "${1:-test}" in
-test)
+# make's $(CC) is cc unless CC is set; Debian's gcc package provides cc
+want_cc() { command -v "${CC:-cc}" >/dev/null 2>&1 || need+=(gcc); }
+
+want_build() {
+    want_cmd make make
+    want_cc
+}
+
+# what the fast suite (make test: tests/run.sh) uses
+want_test() {
+    want_build
+    want_cmd gcc gcc
+    want_cmd python3 python3       # amalgamate.py --check, tests/test_*.py, tools/*.py
+    want_cmd pkg-config pkg-config # stb's flags; make install's rnicq.pc
+    # stb_ds, the reference dynamic arrays of tests/test_bucketq.c (no program of the project uses it)
+    want_file /usr/include/stb/stb_ds.h libstb-dev
     # the system xxHash: test_hash and test_trace compare rnic_hash64 with the library (the
     # headers themselves need it not: without <xxhash.h> they use their built-in XXH64)
     want_file /usr/include/xxhash.h libxxhash-dev
@@ -21,81 +34,139 @@ test)
     want_cmd clang clang
     want_cmd clang++ clang
     want_cmd llvm-nm llvm
-    # clang's sanitizer runtimes come in their own package on Debian (only a Recommends of clang)
-    dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+    # clang's sanitizer runtimes and libFuzzer come in their own package on Debian (only a
+    # Recommends of clang)
+    want_pkg libclang-rt-14-dev
     # 32-bit x86 build of the determinism test (the 32-bit code paths run, not just compile)
     if ! echo 'int main(void){return 0;}' | gcc -m32 -x c - -o /dev/null 2>/dev/null; then
         need+=(gcc-multilib)
     fi
     want_cmd qemu-i386 qemu-user
-    # tshark reads the RoCEv2 pcap (tools/pcap_check.sh)
-    want_cmd tshark tshark
-    # ns-3 3.37's own TcpNewReno beside Tonic's (examples/ns3; its pkg-config files need GSL's)
-    want_file /usr/include/ns3/tcp-socket-base.h libns3-dev
-    want_file /usr/include/gsl/gsl_rng.h libgsl-dev
-    # the firmware self-test (tools/firmware.sh run rv32 / m4): cross compilers, picolibc, qemu
-    want_cmd riscv64-unknown-elf-gcc gcc-riscv64-unknown-elf
-    want_file /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs picolibc-riscv64-unknown-elf
-    want_cmd arm-none-eabi-gcc gcc-arm-none-eabi
-    want_file /usr/lib/picolibc/arm-none-eabi/picolibc.specs picolibc-arm-none-eabi
-    want_cmd qemu-system-riscv32 qemu-system-misc
-    want_cmd qemu-system-arm qemu-system-arm
-    ;;
-build) ;;
-bench)
-    want_cmd valgrind valgrind # callgrind instruction counts
-    # ns-3's packet-level incast beside the composed RNIC (tools/bench_ns3_speed.sh)
+}
+
+# ns-3 3.37 (Debian's libns3-dev; its pkg-config files need GSL's), built with g++ and pkg-config
+want_ns3() {
     want_cmd g++ g++
+    want_cmd pkg-config pkg-config
+    want_file /usr/include/ns3/tcp-socket-base.h libns3-dev
     want_file /usr/include/ns3/point-to-point-net-device.h libns3-dev
     want_file /usr/include/gsl/gsl_rng.h libgsl-dev
-    ;;
-coverage)
-    # make coverage: gcovr over gcc --coverage builds (tools/coverage.sh); the unit tests need
-    # the system xxHash as under make test
-    want_cmd gcovr gcovr
-    want_file /usr/include/xxhash.h libxxhash-dev
-    ;;
-firmware)
-    # make firmware (tools/firmware.sh): rv32imac and Cortex-M4 cross compilers with picolibc,
-    # and the qemu system emulators that run the self-test with semihosting
+}
+
+# the firmware self-test (tools/firmware.sh): rv32imac and Cortex-M4 cross compilers with
+# picolibc, and the qemu system emulators that run it with semihosting
+want_firmware() {
+    want_build
     want_cmd riscv64-unknown-elf-gcc gcc-riscv64-unknown-elf
     want_file /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs picolibc-riscv64-unknown-elf
     want_cmd arm-none-eabi-gcc gcc-arm-none-eabi
     want_file /usr/lib/picolibc/arm-none-eabi/picolibc.specs picolibc-arm-none-eabi
     want_cmd qemu-system-riscv32 qemu-system-misc
     want_cmd qemu-system-arm qemu-system-arm
+}
+
+# the long checks (make check): ns-3 comparisons, the qemu firmware self-test, the soak, fuzz
+# replays, full-length paper claims, the tshark pcap checks
+want_long() {
+    want_cmd tshark tshark # tools/pcap_check.sh reads the RoCEv2 pcaps
+    want_ns3
+    want_firmware
+    want_cmd awk gawk # tools/soak.sh
+}
+
+target=${1:-test}
+case "$target" in
+build | run) want_build ;;
+test)
+    # tests/run.sh still runs the long checks too (ns-3, qemu firmware, tshark)
+    want_test
+    want_long
     ;;
+check)
+    want_test
+    want_long
+    ;;
+bench)
+    want_build
+    want_cmd valgrind valgrind # callgrind instruction counts (tools/callgrind_*.sh)
+    want_cmd gcc gcc           # tools/callgrind_transport.sh
+    want_cmd python3 python3   # tools/bench_ns3_speed.sh
+    # ns-3's packet-level incast beside the composed RNIC (tools/bench_ns3_speed.sh)
+    want_ns3
+    ;;
+coverage)
+    # gcovr over gcc --coverage builds of the unit tests (tools/coverage.sh), which need what
+    # they need under make test: python3, stb_ds, the system xxHash
+    want_build
+    want_cmd gcc gcc
+    want_cmd gcovr gcovr
+    want_cmd python3 python3
+    want_file /usr/include/stb/stb_ds.h libstb-dev
+    want_file /usr/include/xxhash.h libxxhash-dev
+    ;;
+firmware) want_firmware ;;
 figures)
+    want_build
     want_cmd gnuplot gnuplot-nox
-    want_cmd g++ g++
-    want_file /usr/include/ns3/tcp-socket-base.h libns3-dev
-    want_file /usr/include/gsl/gsl_rng.h libgsl-dev
+    want_cmd python3 python3 # tools/hostcc_experiments.py
+    want_ns3                 # ns-3's TcpNewReno beside Tonic's (examples/ns3)
     ;;
 fuzz)
     # libFuzzer ships in clang's runtime package on Debian (libclang_rt.fuzzer)
+    want_build
     want_cmd clang clang
-    dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+    want_pkg libclang-rt-14-dev
     ;;
 soak)
-    # tools/soak.sh reads /proc/<pid>/status with awk and sed; the model needs only gcc (build)
+    # tools/soak.sh reads /proc/<pid>/status with awk and sed; the model needs only the compiler
+    want_build
     want_cmd awk gawk
     ;;
-*) echo "usage: $0 build|test|bench|figures|fuzz|..." >&2; exit 2 ;;
+*) echo "usage: $0 build|run|test|check|bench|figures|fuzz|coverage|firmware|soak" >&2; exit 2 ;;
 esac
 
 [ ${#need[@]} -eq 0 ] && exit 0
 mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+
+# apt-get "$@", waiting (bounded) while another apt or dpkg process holds a package lock: apt
+# waits up to DPkg::Lock::Timeout for dpkg's locks itself; the loop covers the lists lock of
+# apt-get update and says what it waits for.
+apt_wait() {
+    local log limit=${DEPS_LOCK_WAIT:-300} start=$SECONDS said=0 holder
+    log=$(mktemp) || return 1
+    while :; do
+        if apt-get -o DPkg::Lock::Timeout=10 "$@" >"$log" 2>&1; then
+            rm -f "$log"
+            return 0
+        fi
+        if ! grep -qiE 'could not get lock|unable to acquire|unable to lock' "$log" ||
+            [ $((SECONDS - start)) -ge "$limit" ]; then
+            cat "$log" >&2
+            [ "$said" -eq 0 ] || echo "deps: gave up waiting for the package lock after $((SECONDS - start)) s" >&2
+            rm -f "$log"
+            return 1
+        fi
+        holder=$(grep -oiE 'held by process [0-9]+( \([^)]*\))?' "$log" | head -n 1)
+        if [ $((SECONDS - start)) -ge $((said * 60)) ]; then
+            echo "deps: the package lock is ${holder:-held by another apt or dpkg process}; waiting for it" \
+                "($((SECONDS - start)) of $limit s)" >&2
+            said=$((said + 1))
+        fi
+        sleep 5
+    done
+}
+
 if [ "$(id -u)" -eq 0 ]; then
-    echo "deps: installing ${need[*]}"
+    echo "deps: installing ${need[*]} (for make $target)"
     export DEBIAN_FRONTEND=noninteractive
     # tshark's wireshark-common asks whether non-root users may capture: no, and no prompt
     echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null
-    apt-get update -qq >/dev/null && apt-get install -y -qq "${need[@]}" >/dev/null || {
+    apt_wait update -qq && apt_wait install -y -qq "${need[@]}" || {
         echo "deps: apt-get install ${need[*]} failed" >&2
         exit 1
     }
 else
-    echo "deps: missing Debian packages; run:" >&2
+    echo "deps: missing Debian packages for make $target; run:" >&2
     echo "    sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2
     exit 1
 fi
