@@ -61,28 +61,28 @@ MANIFEST = {
     "ratelimit.h": {
         "prefix": "RL",
         "manual": "src/ratelimit/manual.h",
-        "interface": ["src/ratelimit/api.h"],
-        "implementation": ["src/ratelimit/version.c", "src/ratelimit/engine.c"],
+        "interface": ["src/ratelimit/api.h", "src/ratelimit/node.h"],
+        "implementation": ["src/ratelimit/version.c", "src/ratelimit/engine.c", "src/ratelimit/node.c"],
     },
     "rnicq.h": {
         "prefix": "RQ",
         "manual": "src/rnicq/manual.h",
-        "interface": ["src/rnicq/api.h", "src/rnicq/ids.h", "src/rnicq/blocks.h", "src/rnicq/status.h", "src/rnicq/desc.h", "src/rnicq/qos_api.h", "src/rnicq/palos_weights.h", "src/rnicq/palos_api.h"],
-        "implementation": ["src/rnicq/version.c", "src/rnicq/ids.c", "src/rnicq/blocks.c", "src/rnicq/status.c", "src/rnicq/desc.c", "src/rnicq/qos_engine.c", "src/rnicq/qos_axi_write.c", "src/rnicq/qos_status_read.c", "src/rnicq/qos_remote_read.c", "src/rnicq/qos_send_port.c", "src/rnicq/qos_pending_table.c", "src/rnicq/qos_metadata_arbiter.c", "src/rnicq/qos_message_handler.c", "src/rnicq/qos_retransmit.c", "src/rnicq/qos_segmenter.c", "src/rnicq/qos_tick.c", "src/rnicq/palos_weights.c", "src/rnicq/palos.c"],
+        "interface": ["src/rnicq/api.h", "src/rnicq/ids.h", "src/rnicq/blocks.h", "src/rnicq/status.h", "src/rnicq/desc.h", "src/rnicq/qos_api.h", "src/rnicq/palos_weights.h", "src/rnicq/palos_api.h", "src/rnicq/node.h"],
+        "implementation": ["src/rnicq/version.c", "src/rnicq/ids.c", "src/rnicq/blocks.c", "src/rnicq/status.c", "src/rnicq/desc.c", "src/rnicq/qos_engine.c", "src/rnicq/qos_axi_write.c", "src/rnicq/qos_status_read.c", "src/rnicq/qos_remote_read.c", "src/rnicq/qos_send_port.c", "src/rnicq/qos_pending_table.c", "src/rnicq/qos_metadata_arbiter.c", "src/rnicq/qos_message_handler.c", "src/rnicq/qos_retransmit.c", "src/rnicq/qos_segmenter.c", "src/rnicq/qos_tick.c", "src/rnicq/palos_weights.c", "src/rnicq/palos.c", "src/rnicq/node.c"],
     },
     "transport.h": {
         "prefix": "TP",
         "manual": "src/transport/manual.h",
-        "interface": ["src/transport/api.h", "src/transport/protocols.h", "src/transport/proto_dcqcn.h", "src/transport/proto_irn.h", "src/transport/proto_ndp.h", "src/transport/state.h"],
-        "implementation": ["src/transport/version.c", "src/transport/bitmaps.c", "src/transport/queues.c", "src/transport/data_delivery.c", "src/transport/credit.c", "src/transport/engine.c", "src/transport/receiver.c", "src/transport/proto_reno.c", "src/transport/proto_newreno.c", "src/transport/proto_sack.c", "src/transport/proto_dcqcn.c", "src/transport/proto_irn.c", "src/transport/proto_ndp.c"],
+        "interface": ["src/transport/api.h", "src/transport/protocols.h", "src/transport/proto_dcqcn.h", "src/transport/proto_irn.h", "src/transport/proto_ndp.h", "src/transport/state.h", "src/transport/node.h"],
+        "implementation": ["src/transport/version.c", "src/transport/bitmaps.c", "src/transport/queues.c", "src/transport/data_delivery.c", "src/transport/credit.c", "src/transport/engine.c", "src/transport/receiver.c", "src/transport/proto_reno.c", "src/transport/proto_newreno.c", "src/transport/proto_sack.c", "src/transport/proto_dcqcn.c", "src/transport/proto_irn.c", "src/transport/proto_ndp.c", "src/transport/node.c"],
     },
     "hostcc.h": {
         "prefix": "HCC",
         "manual": "src/hostcc/manual.h",
-        "interface": ["src/hostcc/api.h", "src/hostcc/host.h", "src/hostcc/rx_ctl.h", "src/hostcc/tx_ctl.h"],
+        "interface": ["src/hostcc/api.h", "src/hostcc/host.h", "src/hostcc/rx_ctl.h", "src/hostcc/tx_ctl.h", "src/hostcc/node.h"],
         "implementation": ["src/hostcc/version.c", "src/hostcc/rx_buffer.c", "src/hostcc/pcie.c", "src/hostcc/iio.c",
                            "src/hostcc/memctl.c", "src/hostcc/ddio.c", "src/hostcc/host.c", "src/hostcc/rx_ctl.c",
-                           "src/hostcc/tx_ctl.c"],
+                           "src/hostcc/tx_ctl.c", "src/hostcc/node.c"],
     },
 }
 

@@ -33,7 +33,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xb536c2ccu /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xe67c7fa1u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1951,10 +1951,17 @@ RNIC_INLINE uint32_t rnic_node_out_port(const rnic_node_ops *ops, const char *na
 {
     return ops ? rnic__node_find(ops->out, ops->n_out, name) : RNIC_NONE;
 }
+
+/* For the engines' node tables: a port index out of range, counted as a refused input
+ * (RNIC_ENOENT) in the engine's errors -- reached through its public X_get_stats. */
+RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
+{
+    return rnic_err_note((rnic_err_stats *)(uintptr_t)errors, RNIC_ENOENT);
+}
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xb536c2ccu
-#error "rnicq: hostcc.h needs common core version 200 (id 0xb536c2ccu); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xe67c7fa1u
+#error "rnicq: hostcc.h needs common core version 200 (id 0xe67c7fa1u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2225,25 +2232,25 @@ struct hcc_host {
 #define HCC_RX_MODE_ECN 1u /* hostCC-style: ecn on while I_cur > i_thr; levels unchanged */
 #define HCC_RX_MODE_OFF 2u /* monitor only: statistics, never an action */
 
-/* Action records (rnic_work): op says what changed. */
-#define HCC_RX_OP_MBA 1u /* the MBA level changed */
-#define HCC_RX_OP_ECN 2u /* the ECN marking state changed */
-/* Action record flags (engine bits of rnic_work.flags). HCC_WORK_CE (api.h) is set while ECN
- * marking is on, in every record. */
+/* Action record flags (engine bits of rnic_work.flags; op is never written). HCC_RX_WORK_MBA or
+ * HCC_RX_WORK_ECN says what changed; HCC_WORK_CE (api.h) is set while ECN marking is on, in every
+ * record. */
+#define HCC_RX_WORK_MBA (128u << RNIC_WORK_ENGINE_SHIFT) /* the MBA level changed */
+#define HCC_RX_WORK_ECN (256u << RNIC_WORK_ENGINE_SHIFT) /* the ECN marking state changed */
 #define HCC_RX_WORK_DOWN (16u << RNIC_WORK_ENGINE_SHIFT)   /* the last step went one level down */
 #define HCC_RX_WORK_UP (32u << RNIC_WORK_ENGINE_SHIFT)     /* the last step went one level up */
 #define HCC_RX_WORK_MERGED (64u << RNIC_WORK_ENGINE_SHIFT) /* the port was full: this record replaced
                                                               the newest waiting one (last write wins) */
 
-/* Engine-specific trace kinds (clear of 16..39, which the other hostcc.h engines may use). */
-#define HCC_RX_TRACE_SAMPLE 40u /* a sample decided: a = occupancy-cycles, b = interval cycles */
-#define HCC_RX_TRACE_LEVEL 41u  /* MBA level changed: a = new level, b = old level */
-#define HCC_RX_TRACE_ECN 42u    /* ECN marking changed: a = 1 on / 0 off */
-#define HCC_RX_TRACE_MERGE 43u  /* the action port was full: the newest record was replaced, a = level */
-#define HCC_RX_TRACE_WRAP 44u   /* a sample crossed the counter wrap: a = cum, b = previous cum */
+/* Engine-specific trace kinds (engine RNIC_ENGINE_HCC_RX). */
+#define HCC_RX_TRACE_SAMPLE 16u /* a sample decided: a = occupancy-cycles, b = interval cycles */
+#define HCC_RX_TRACE_LEVEL 17u  /* MBA level changed: a = new level, b = old level */
+#define HCC_RX_TRACE_ECN 18u    /* ECN marking changed: a = 1 on / 0 off */
+#define HCC_RX_TRACE_MERGE 19u  /* the action port was full: the newest record was replaced, a = level, b = ECN on */
+#define HCC_RX_TRACE_WRAP 20u   /* a sample crossed the counter wrap: a = cum, b = previous cum */
 
 /* Bounds config_check enforces. */
-#define HCC_RX_MAX_CAPACITY 65536u
+#define HCC_RX_MAX_DEPTH 65536u
 #define HCC_RX_MAX_LINES_BOUND (1u << 24)
 #define HCC_RX_MAX_UP_SAMPLES (1u << 20)
 #define HCC_RX_MAX_PERIOD_NS 1000000000ull    /* 1 s */
@@ -2271,13 +2278,13 @@ typedef struct hcc_rx_config {
     uint32_t max_lines;        /* plausibility bound: a sample may add at most max_lines per cycle
                                   of its interval (the IIO cannot hold more), default 4096; 1 .. 2^24 */
     uint32_t mode;             /* HCC_RX_MODE_*, default HCC_RX_MODE_MBA */
-    uint32_t sample_capacity;  /* input port depth (samples waiting for a tick), default 4; 1 .. 65536 */
-    uint32_t action_capacity;  /* output port depth, default 16; 1 .. 65536 */
+    uint32_t sample_depth;     /* input port depth (samples waiting for a tick), default 4; 1 .. 65536 */
+    uint32_t action_depth;     /* output port depth, default 16; 1 .. 65536 */
     uint32_t pad_;
     uint64_t start_cycle;      /* hcc_rx_now() after init, default 0 */
     rnic_trace_fn trace;       /* NULL: tracing off */
     void *trace_user;
-    uint16_t trace_id;         /* `engine` of the trace events, default RNIC_ENGINE_HOSTCC */
+    uint16_t trace_id;         /* `engine` of the trace events, default RNIC_ENGINE_HCC_RX */
 } hcc_rx_config;
 
 /* One reading of the cumulative IIO occupancy counter. */
@@ -2302,16 +2309,15 @@ typedef struct hcc_rx_stats {
     uint64_t ecn_cycles;        /* cycles with ECN marking on */
     uint64_t wraps;             /* accepted samples across the counter wrap */
     uint64_t max_icur;          /* largest average occupancy decided, lines (floor) */
-    uint64_t refusals;          /* refused inputs (= the sum of errors) */
-    rnic_err_stats errors;      /* refused input by cause */
+    rnic_err_stats errors;      /* refused input by cause: the one refusal count */
 } hcc_rx_stats;
 
-/* A sample accepted into the input port, with its interval already measured at push. */
-typedef struct hcc_rx_entry {
+/* A sample accepted into the input port, with its interval already measured at push (internal). */
+typedef struct hcc__rx_entry {
     uint64_t cycle;    /* the sample's cycle */
     uint64_t occ;      /* occupancy-cycles since the previous sample (mod 2^counter_bits) */
     uint64_t interval; /* cycles since the previous sample; 0 = the baseline (no previous) */
-} hcc_rx_entry;
+} hcc__rx_entry;
 
 /* Engine state (transparent so firmware can place it statically; use the API). */
 typedef struct hcc_rx {
@@ -2331,7 +2337,7 @@ typedef struct hcc_rx {
     uint8_t last_up;        /* the last change was a step up */
     uint8_t ecn;
     uint8_t pad_;
-    rnic_ring in;           /* hcc_rx_entry */
+    rnic_ring in;           /* hcc__rx_entry */
     rnic_ring out;          /* rnic_work */
     rnic_trace trace;
     uint16_t trace_id;
@@ -2345,8 +2351,8 @@ HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **fiel
 HCC_API size_t hcc_rx_mem_size(const hcc_rx_config *cfg);
 /* HCC_RX_MEM_SIZE: hcc_rx_mem_size as an integer constant expression (exactly hcc_rx_mem_size(&cfg)
  * for a valid config; tested). At the defaults: HCC_RX_MEM_SIZE(4, 16). */
-#define HCC_RX_MEM_SIZE(sample_capacity, action_capacity) \
-    (HCC__MEM_PART((sample_capacity), hcc_rx_entry) + HCC__MEM_PART((action_capacity), rnic_work))
+#define HCC_RX_MEM_SIZE(sample_depth, action_depth) \
+    (RNIC__MEM_PART((sample_depth), hcc__rx_entry) + RNIC__MEM_PART((action_depth), rnic_work))
 /* RNIC_EINVAL: NULL engine, bad config, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, size_t size);
 
@@ -2355,7 +2361,7 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
  * safe: s->cycle - prev in [1, 2^63)); RNIC_ERANGE cum >= 2^counter_bits, or an implausible
  * difference ((cum - prev_cum) mod 2^counter_bits > max_lines x interval; a counter that went
  * backwards is one wrap when that difference is plausible, counted in wraps); RNIC_EBUSY the port
- * is full (sample_capacity samples wait for ticks). Refused samples are counted and change
+ * is full (sample_depth samples wait for ticks). Refused samples are counted and change
  * nothing else. The first accepted sample is the baseline. */
 HCC_API rnic_err hcc_rx_push_sample(hcc_rx *c, const hcc_rx_sample *s);
 HCC_API uint32_t hcc_rx_space_sample(const hcc_rx *c);
@@ -2363,18 +2369,19 @@ HCC_API uint32_t hcc_rx_space_sample(const hcc_rx *c);
 /* One cycle: decide the oldest waiting sample (if any), emit an action record stamped with this
  * cycle on a change, then count the cycle at the (new) level. */
 HCC_API void hcc_rx_tick(hcc_rx *c);
-/* now while a sample waits, else HCC_NEVER (the output never blocks the engine). */
+/* now while a sample waits, else RNIC_NEVER (the output never blocks the engine). */
 HCC_API uint64_t hcc_rx_next_event(const hcc_rx *c);
 /* Up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right after the
  * tick in which the action port became full. Identical to ticking, across 2^64 too. */
 HCC_API uint64_t hcc_rx_advance(hcc_rx *c, uint64_t cycles);
 HCC_API uint64_t hcc_rx_advance_to(hcc_rx *c, uint64_t cycle);
 
-/* Output port: one record per change. cycle = the tick that decided it; op = HCC_RX_OP_MBA or
- * HCC_RX_OP_ECN; index = aux = the level (0..4) after the change; addr = levels_bps[level];
- * raddr = the cycle of the sample that caused it; flags: HCC_RX_WORK_DOWN / HCC_RX_WORK_UP (MBA
- * step direction), HCC_WORK_CE while ECN marking is on, HCC_RX_WORK_MERGED when it replaced a
- * waiting record; flow, len, offset, tag, status = 0. A change that finds the port full
+/* Output port: one record per change. cycle = the tick that decided it; flags: HCC_RX_WORK_MBA
+ * or HCC_RX_WORK_ECN (what changed), HCC_RX_WORK_DOWN / HCC_RX_WORK_UP (MBA step direction),
+ * HCC_WORK_CE while ECN marking is on, HCC_RX_WORK_MERGED when it replaced a waiting record;
+ * index = aux = the level (0..4) after the change; addr = levels_bps[level] (the level's CPU
+ * bandwidth, bytes/s: a rate record's rate); raddr = the cycle of the sample that caused it;
+ * flow, len, offset, tag, op, status = 0. A change that finds the port full
  * overwrites the newest waiting record (the register's last write wins): the newest record
  * always holds the controller's current state. RNIC_EEMPTY when nothing waits; RNIC_EINVAL for
  * a NULL record (counted, by peek too). */
@@ -2407,67 +2414,79 @@ HCC_API uint64_t hcc_rx_sample_due(const hcc_rx *c);
  * receiver's timestamps. */
 
 #define HCC_TX_MAX_FLOWS (1u << 24)
-#define HCC_TX_MAX_CAPACITY (1u << 24)
+#define HCC_TX_MAX_DEPTH (1u << 24)
 #define HCC_TX_MAX_DELAY_NS (1u << 28)   /* upper bound of max_delay_ns (268 ms): no overflow in Eq. 1 */
 #define HCC_TX_MAX_GAIN_Q32 (1ull << 32) /* upper bound of alpha_q32 / beta_q32 (1.0 per ns) */
-#define HCC_TX_MAX_SEND ((uint64_t)1 << 32) /* largest hcc_tx_on_sent byte count (RNIC_LEN_MAX) */
 #define HCC_TX_ALPHA_Q32 2147484u        /* 0.0005 per ns x 2^32, rounded to nearest (2147483.648) */
 
-/* Engine-specific trace kinds (48.. so that they stay clear of hcc_host / hcc_rx kinds). */
-#define HCC_TX_TRACE_REV 48u   /* Eq. 1 applied: id = flow, a = new R_rev (bps), b = D_cur (ns) */
-#define HCC_TX_TRACE_OPEN 49u  /* flow opened: id = flow, a = R_rev, b = R_cc */
-#define HCC_TX_TRACE_CLOSE 50u /* flow closed: id = flow, a = probes not yet emitted (dropped) */
+/* Engine-specific trace kinds (engine RNIC_ENGINE_HCC_TX). */
+#define HCC_TX_TRACE_REV 16u   /* Eq. 1 applied: id = flow, a = new R_rev (b/s), b = D_cur (ns) */
+#define HCC_TX_TRACE_OPEN 17u  /* flow opened: id = flow, a = R_rev, b = R_cc */
+#define HCC_TX_TRACE_CLOSE 18u /* flow closed: id = flow, a = probes not yet emitted (dropped) */
+
+/* Refusal reasons (each also counted in stats.errors by its code): stats.reasons.<counter>,
+ * hcc_tx_reason_message(HCC_TX_REASON_*) names the setting or call to change. */
+#define HCC_TX_REASONS(R)                                                                                  \
+    R(HCC_TX_REASON_UNKNOWN_FLOW, RNIC_ENOENT, unknown_flow,                                               \
+      "hcc_tx: flow >= max_flows or not open (raise max_flows; hcc_tx_flow_open it first)")                \
+    R(HCC_TX_REASON_FLOW_EXISTS, RNIC_EEXIST, flow_exists, "hcc_tx: flow already open (hcc_tx_flow_close it first)") \
+    R(HCC_TX_REASON_ACK_NO_PROBE, RNIC_ENOENT, ack_no_probe,                                               \
+      "hcc_tx: probe ACK with no probe outstanding or a number never issued (index)")                      \
+    R(HCC_TX_REASON_ACK_STALE, RNIC_ESTALE, ack_stale, "hcc_tx: probe ACK for a probe already acknowledged or overtaken") \
+    R(HCC_TX_REASON_ACK_RANGE, RNIC_ERANGE, ack_range,                                                     \
+      "hcc_tx: probe ACK timestamp before its receive timestamp, or D_cur > max_delay_ns (raise max_delay_ns)") \
+    R(HCC_TX_REASON_PROBE_OVERFLOW, RNIC_EBUSY, probe_overflow,                                            \
+      "hcc_tx: a flow's unproduced probe requests would pass 2^32 - 1 (drain the probe port; raise probe_bytes)")
+RNIC_REASONS(hcc_tx, HCC_TX, HCC_TX_REASONS)
 
 typedef struct hcc_tx_config {
     uint64_t clock_hz;      /* default 250 MHz (the composed RNIC's clock); 1 MHz .. 10 GHz */
-    uint64_t line_bps;      /* R_rev ceiling and initial R_cc, default 100 Gb/s; 1 .. 800 Gb/s */
-    uint64_t min_rate_bps;  /* R_rev floor, default 100 Mb/s; 1 .. line_bps */
+    uint64_t link_bps;      /* R_rev ceiling and initial R_cc, default 100 Gb/s; 1 .. 800 Gb/s */
+    uint64_t min_rate_bps;  /* R_rev floor, default 100 Mb/s; 1 .. link_bps */
     uint32_t max_flows;     /* flows [0, max_flows), default 1024; 1 .. HCC_TX_MAX_FLOWS */
     uint32_t probe_bytes;   /* one probe per this many bytes sent, default 32768 (§4); 64 .. 2^30 */
-    uint32_t d_thr_ns;      /* D_thr, default 200 ns (§4); <= max_delay_ns */
-    uint32_t max_delay_ns;  /* a larger D_cur is refused (RNIC_ERANGE), default 1 ms; 1 .. HCC_TX_MAX_DELAY_NS */
+    uint64_t d_thr_ns;      /* D_thr, default 200 ns (§4); <= max_delay_ns */
+    uint64_t max_delay_ns;  /* a larger D_cur is refused (RNIC_ERANGE), default 1 ms; 1 .. HCC_TX_MAX_DELAY_NS */
     uint64_t alpha_q32;     /* alpha per ns, Q0.32, default HCC_TX_ALPHA_Q32 (0.0005); <= 2^32 */
     uint64_t beta_q32;      /* beta per ns, Q0.32, default HCC_TX_ALPHA_Q32 (0.0005); <= 2^32 */
-    uint32_t rate_capacity; /* rate output port depth, default 64; 1 .. HCC_TX_MAX_CAPACITY */
-    uint32_t probe_capacity; /* probe output port depth, default 64; 1 .. HCC_TX_MAX_CAPACITY */
+    uint32_t rate_depth;    /* rate output port depth, default 64; 1 .. HCC_TX_MAX_DEPTH */
+    uint32_t probe_depth;   /* probe output port depth, default 64; 1 .. HCC_TX_MAX_DEPTH */
     uint32_t probe_op;      /* rnic_work.op of probe records (the caller's opcode), default 0 */
     uint64_t start_cycle;   /* hcc_tx_now() after init, default 0 */
     rnic_trace_fn trace;    /* NULL: tracing off */
     void *trace_user;
-    uint16_t trace_id;      /* `engine` of the trace events, default RNIC_ENGINE_HOSTCC */
+    uint16_t trace_id;      /* `engine` of the trace events, default RNIC_ENGINE_HCC_TX */
 } hcc_tx_config;
 
 typedef struct hcc_tx_stats {
     uint64_t cycles;
     uint64_t flows_opened, flows_closed;
-    uint64_t bytes_sent;        /* bytes reported by hcc_tx_on_sent */
+    uint64_t bytes_sent;        /* bytes reported on the sent port (hcc_tx_push_sent) */
     uint64_t probes_requested;  /* probe requests counted (every probe_bytes) */
     uint64_t probes_out;        /* probe records produced */
     uint64_t probes_dropped;    /* requests not yet produced when their flow was closed */
     uint64_t probe_acks;        /* ACKs accepted: Eq. 1 updates */
     uint64_t rev_floor;         /* Eq. 1 results raised to min_rate_bps */
-    uint64_t rev_ceiling;       /* Eq. 1 results lowered to line_bps */
+    uint64_t rev_ceiling;       /* Eq. 1 results lowered to link_bps */
     uint64_t bracket_nonpositive; /* Eq. 1 brackets <= 0 (R_rev -> 0, then the floor) */
     uint64_t rcc_writes;        /* hcc_tx_set_rcc accepted */
-    uint64_t rate_clamped;      /* set_rcc / flow_open rates outside [min_rate, line] clamped into it */
+    uint64_t rate_clamped;      /* set_rcc / flow_open rates outside [min_rate, link] clamped into it */
     uint64_t rate_records;      /* rate records produced */
     uint64_t port_stalls;       /* ticks that left records waiting for a full output port */
-    /* refused input, by reason (each also in errors by code) */
-    uint64_t null_args;         /* RNIC_EINVAL: NULL record pointer */
-    uint64_t unknown_flow;      /* RNIC_ENOENT: flow >= max_flows or not open */
-    uint64_t flow_exists;       /* RNIC_EEXIST: hcc_tx_flow_open of an open flow */
-    uint64_t ack_no_probe;      /* RNIC_ENOENT: ACK with no probe outstanding or a number never issued */
-    uint64_t ack_stale;         /* RNIC_ESTALE: ACK for a probe already acknowledged or overtaken */
-    uint64_t ack_range;         /* RNIC_ERANGE: ACK timestamp < receive timestamp, or delay > max_delay_ns */
-    uint64_t send_range;        /* RNIC_ERANGE: hcc_tx_on_sent of more than HCC_TX_MAX_SEND bytes */
-    uint64_t probe_overflow;    /* RNIC_EBUSY: a flow's unproduced probe requests would pass 2^32 - 1 */
-    rnic_err_stats errors;      /* refused input by cause */
+    hcc_tx_reason_stats reasons; /* refused input by reason (HCC_TX_REASONS; NULL records: errors only) */
+    rnic_err_stats errors;      /* refused input by code: the one refusal count */
 } hcc_tx_stats;
 
-/* Per-flow state (caller memory; read it through hcc_tx_get_flow). */
-typedef struct hcc_tx_flow {
-    uint64_t r_rev;     /* R_rev, bps, in [min_rate_bps, line_bps] */
-    uint64_t r_cc;      /* R_cc, bps: 0 (paused) or in [min_rate_bps, line_bps] */
+/* Per-flow parameters (hcc_tx_flow_open). */
+typedef struct hcc_tx_flow_config {
+    uint64_t init_rate_bps; /* initial R_rev; 0 (default) = link_bps; others clamped into
+                               [min_rate_bps, link_bps] (counted in rate_clamped) */
+} hcc_tx_flow_config;
+
+/* A snapshot of one flow (hcc_tx_flow_state). */
+typedef struct hcc_tx_flow_view {
+    uint64_t r_rev;     /* R_rev, b/s, in [min_rate_bps, link_bps] */
+    uint64_t r_cc;      /* R_cc, b/s: 0 (paused) or in [min_rate_bps, link_bps] */
     uint64_t out_rate;  /* R_trans of the last rate record (UINT64_MAX: none yet) */
     uint64_t d_old;     /* D_old, ns (valid when have_d_old) */
     uint64_t bytes;     /* bytes since the last probe request, < probe_bytes */
@@ -2476,9 +2495,16 @@ typedef struct hcc_tx_flow {
     uint64_t ack_next;   /* the oldest probe number an ACK may still name (<= probe_next) */
     uint32_t probes_due; /* probe requests not yet produced (waiting for the tick or port space) */
     uint32_t rate_seq;   /* rate records produced for the flow (the record's index) */
+    uint8_t open, have_d_old, rate_pending, pad_;
+} hcc_tx_flow_view;
+
+/* Per-flow state (internal; caller memory). */
+typedef struct hcc__tx_flow {
+    uint64_t r_rev, r_cc, out_rate, d_old, bytes, bytes_total, probe_next, ack_next;
+    uint32_t probes_due, rate_seq;
     uint8_t open, queued, have_d_old, rate_pending;
     uint32_t pad_;
-} hcc_tx_flow;
+} hcc__tx_flow;
 
 typedef struct hcc_tx {
     hcc_tx_config cfg;
@@ -2487,7 +2513,7 @@ typedef struct hcc_tx {
     uint64_t pend_probes;     /* sum of probes_due */
     rnic_trace trace;
     uint16_t trace_id;
-    hcc_tx_flow *flows;
+    hcc__tx_flow *flows;
     rnic_ring pending; /* uint32_t: flows with records to produce, FIFO, each at most once */
     rnic_ring rates;   /* rnic_work: rate output port */
     rnic_ring probes;  /* rnic_work: probe output port */
@@ -2501,23 +2527,30 @@ HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *cfg, const char **fiel
 HCC_API size_t hcc_tx_mem_size(const hcc_tx_config *cfg);
 /* HCC_TX_MEM_SIZE: hcc_tx_mem_size as an integer constant expression (exactly hcc_tx_mem_size(&cfg)
  * for a valid config; tested). At the defaults: HCC_TX_MEM_SIZE(1024, 64, 64). */
-#define HCC_TX_MEM_SIZE(max_flows, rate_capacity, probe_capacity)                                   \
-    (HCC__MEM_PART((max_flows), hcc_tx_flow) + HCC__MEM_PART((max_flows), uint32_t) +                \
-     HCC__MEM_PART((rate_capacity), rnic_work) + HCC__MEM_PART((probe_capacity), rnic_work))
+#define HCC_TX_MEM_SIZE(max_flows, rate_depth, probe_depth)                                         \
+    (RNIC__MEM_PART((max_flows), hcc__tx_flow) + RNIC__MEM_PART((max_flows), uint32_t) +             \
+     RNIC__MEM_PART((rate_depth), rnic_work) + RNIC__MEM_PART((probe_depth), rnic_work))
 /* RNIC_EINVAL: bad config, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_tx_init(hcc_tx *c, const hcc_tx_config *cfg, void *mem, size_t size);
 
-/* Open a flow: R_rev = init_rate_bps (clamped into [min_rate, line], counted in rate_clamped),
- * R_cc = line_bps, no D_old, probe numbers from 0; a rate record follows at the next tick.
- * RNIC_ENOENT: flow >= max_flows; RNIC_EEXIST: already open. */
-HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, uint64_t init_rate_bps);
+HCC_API void hcc_tx_flow_config_default(hcc_tx_flow_config *fc);
+/* Open a flow: R_rev = fc->init_rate_bps (0: link_bps; else clamped into [min_rate, link],
+ * counted in rate_clamped), R_cc = link_bps, no D_old, probe numbers from 0; a rate record
+ * follows at the next tick. fc NULL = the defaults. RNIC_ENOENT: flow >= max_flows; RNIC_EEXIST:
+ * already open. */
+HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, const hcc_tx_flow_config *fc);
 /* Close a flow: its unproduced probe requests are dropped (counted), a queued rate record is not
  * produced. RNIC_ENOENT when not open. */
 HCC_API rnic_err hcc_tx_flow_close(hcc_tx *c, uint32_t flow);
-/* `bytes` of the flow's data sent: one probe request per probe_bytes, the remainder carried.
- * RNIC_ENOENT unknown flow; RNIC_ERANGE bytes > HCC_TX_MAX_SEND; RNIC_EBUSY when the flow's
- * unproduced requests would pass 2^32 - 1 (drain the probe port). */
-HCC_API rnic_err hcc_tx_on_sent(hcc_tx *c, uint32_t flow, uint64_t bytes);
+/* The flow's state (a copy). RNIC_EINVAL NULL engine or out; RNIC_ENOENT flow >= max_flows (a
+ * closed flow below it reads open = 0). Not counted: a query, not an input. */
+HCC_API rnic_err hcc_tx_flow_state(const hcc_tx *c, uint32_t flow, hcc_tx_flow_view *out);
+/* Sent port: sent->flow sent sent->len bytes of its data (other fields ignored): one probe
+ * request per probe_bytes, the remainder carried. Applied at the call: the input never fills
+ * (hcc_tx_space_sent = UINT32_MAX; 0 for NULL). RNIC_EINVAL NULL record; RNIC_ENOENT unknown
+ * flow; RNIC_EBUSY when the flow's unproduced requests would pass 2^32 - 1 (drain the probe port). */
+HCC_API rnic_err hcc_tx_push_sent(hcc_tx *c, const rnic_work *sent);
+HCC_API uint32_t hcc_tx_space_sent(const hcc_tx *c);
 /* A probe ACK: ack->flow, ack->index = the probe number, ack->addr = the receiver's receive
  * timestamp (ns), ack->raddr = its ACK timestamp (ns); D_cur = raddr - addr. Eq. 1 at once.
  * Accepted when index is a produced, not yet acknowledged probe newer than the last one
@@ -2528,15 +2561,13 @@ HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack);
 /* Probe ACKs are applied at the call: the input never fills (returns UINT32_MAX; 0 for NULL). */
 HCC_API uint32_t hcc_tx_space_probe_ack(const hcc_tx *c);
 /* R_cc register (the inter-host algorithm's rate): last write wins; 0 pauses (R_trans = 0);
- * other values are clamped into [min_rate, line] (counted). RNIC_ENOENT unknown flow. */
+ * other values are clamped into [min_rate, link] (counted). RNIC_ENOENT unknown flow. */
 HCC_API rnic_err hcc_tx_set_rcc(hcc_tx *c, uint32_t flow, uint64_t bps);
 /* Eq. 2: R_trans = min(R_rev, R_cc), bps; 0 for a NULL engine or a flow that is not open. */
 HCC_API uint64_t hcc_tx_rate(const hcc_tx *c, uint32_t flow);
-/* The flow's state, or NULL for a NULL engine or flow >= max_flows. */
-HCC_API const hcc_tx_flow *hcc_tx_get_flow(const hcc_tx *c, uint32_t flow);
 
 HCC_API void hcc_tx_tick(hcc_tx *c);
-/* hcc_tx_now() while a record waits and its port has room, else HCC_NEVER. */
+/* hcc_tx_now() while a record waits and its port has room, else RNIC_NEVER. */
 HCC_API uint64_t hcc_tx_next_event(const hcc_tx *c);
 /* Up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right after the
  * tick in which an output port became full. Identical to ticking. */
@@ -2555,6 +2586,16 @@ HCC_API rnic_err hcc_tx_peek_rate(const hcc_tx *c, rnic_work *out);
 
 HCC_API const hcc_tx_stats *hcc_tx_get_stats(const hcc_tx *c);
 /* ==== end src/hostcc/tx_ctl.h ==== */
+/* ==== begin src/hostcc/node.h ==== */
+/* hostcc.h: the node table of each engine (docs/engine_contract.md, "The node interface"):
+ * X_node_ops() returns one rnic_node_ops whose calls are the engine's own public functions. */
+/* hcc_host's node table: inputs rx; outputs rx, signal. */
+HCC_API const rnic_node_ops *hcc_host_node_ops(void);
+/* hcc_rx's node table: inputs sample; outputs action. */
+HCC_API const rnic_node_ops *hcc_rx_node_ops(void);
+/* hcc_tx's node table: inputs probe_ack; outputs probe, rate. */
+HCC_API const rnic_node_ops *hcc_tx_node_ops(void);
+/* ==== end src/hostcc/node.h ==== */
 RNIC_EXTERN_C_END
 #endif /* HCC_H_INCLUDED */
 
@@ -3616,9 +3657,7 @@ HCC_API rnic_err hcc_host_set_ecn(hcc_host *h, bool on)
 /* ==== begin src/hostcc/rx_ctl.c ==== */
 /* hostcc.h: rx_ctl.c -- the RHCC receiver controller (docs/hostcc_rx.md). */
 
-#define HCC__RX_TRACE(c, kind, id, a, b)                                                  \
-    rnic_trace_emit(&(c)->trace, (c)->now, (c)->trace_id, (uint16_t)(kind), (uint32_t)(id), \
-                    (uint64_t)(a), (uint64_t)(b))
+#define HCC__RX_TRACE(c, kind, id, a, b) RNIC__TRACE((c), (kind), (id), (a), (b))
 
 HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
 {
@@ -3641,12 +3680,12 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
     cfg->counter_bits = 48u;
     cfg->max_lines = 4096u;
     cfg->mode = HCC_RX_MODE_MBA;
-    cfg->sample_capacity = 4u;
-    cfg->action_capacity = 16u;
+    cfg->sample_depth = 4u;
+    cfg->action_depth = 16u;
     cfg->start_cycle = 0u;
     cfg->trace = NULL;
     cfg->trace_user = NULL;
-    cfg->trace_id = (uint16_t)RNIC_ENGINE_HOSTCC;
+    cfg->trace_id = (uint16_t)RNIC_ENGINE_HCC_RX;
 }
 
 HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **field)
@@ -3680,10 +3719,10 @@ HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **fiel
         return rnic_config_bad(field, "counter_bits", RNIC_EINVAL);
     if (cfg->mode > HCC_RX_MODE_OFF)
         return rnic_config_bad(field, "mode", RNIC_EINVAL);
-    if (cfg->sample_capacity == 0 || cfg->sample_capacity > HCC_RX_MAX_CAPACITY)
-        return rnic_config_bad(field, "sample_capacity", RNIC_EINVAL);
-    if (cfg->action_capacity == 0 || cfg->action_capacity > HCC_RX_MAX_CAPACITY)
-        return rnic_config_bad(field, "action_capacity", RNIC_EINVAL);
+    if (cfg->sample_depth == 0 || cfg->sample_depth > HCC_RX_MAX_DEPTH)
+        return rnic_config_bad(field, "sample_depth", RNIC_EINVAL);
+    if (cfg->action_depth == 0 || cfg->action_depth > HCC_RX_MAX_DEPTH)
+        return rnic_config_bad(field, "action_depth", RNIC_EINVAL);
     if (rnic_ns_to_cycles(cfg->sample_period_ns, cfg->clock_hz) == 0)
         return rnic_config_bad(field, "sample_period_ns", RNIC_EINVAL);
     return RNIC_OK;
@@ -3693,8 +3732,8 @@ HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **fiel
 static size_t hcc__rx_layout(const hcc_rx_config *cfg, size_t *in_at, size_t *out_at)
 {
     size_t off = 0;
-    if (!rnic__mem_reserve(&off, cfg->sample_capacity, sizeof(hcc_rx_entry), in_at) ||
-        !rnic__mem_reserve(&off, cfg->action_capacity, sizeof(rnic_work), out_at))
+    if (!rnic__mem_reserve(&off, cfg->sample_depth, sizeof(hcc__rx_entry), in_at) ||
+        !rnic__mem_reserve(&off, cfg->action_depth, sizeof(rnic_work), out_at))
         return 0;
     return off;
 }
@@ -3720,10 +3759,10 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
         return RNIC_ENOSPC;
     RNIC_MEMSET(c, 0, sizeof *c);
     c->cfg = *cfg;
-    if (rnic_ring_init(&c->in, (uint32_t)sizeof(hcc_rx_entry), cfg->sample_capacity, m + in_at,
-                       (size_t)cfg->sample_capacity * sizeof(hcc_rx_entry)) != RNIC_OK ||
-        rnic_ring_init(&c->out, (uint32_t)sizeof(rnic_work), cfg->action_capacity, m + out_at,
-                       (size_t)cfg->action_capacity * sizeof(rnic_work)) != RNIC_OK)
+    if (rnic_ring_init(&c->in, (uint32_t)sizeof(hcc__rx_entry), cfg->sample_depth, m + in_at,
+                       (size_t)cfg->sample_depth * sizeof(hcc__rx_entry)) != RNIC_OK ||
+        rnic_ring_init(&c->out, (uint32_t)sizeof(rnic_work), cfg->action_depth, m + out_at,
+                       (size_t)cfg->action_depth * sizeof(rnic_work)) != RNIC_OK)
         return RNIC_EINVAL; /* defensive: both rings lie in the layout just computed */
     c->now = cfg->start_cycle;
     c->sample_cycles = rnic_ns_to_cycles(cfg->sample_period_ns, cfg->clock_hz);
@@ -3732,16 +3771,15 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
     c->i_low = cfg->i_low ? cfg->i_low : cfg->i_thr / 2u;
     c->level = cfg->start_level;
     rnic_trace_set(&c->trace, cfg->trace, cfg->trace_user);
-    c->trace_id = cfg->trace_id;
+    c->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HCC_RX;
     return RNIC_OK;
 }
 
-/* Count and trace a refused input; returns e. */
+/* Count (once, in errors) and trace a refused input (a = the value refused, b = the error); returns e. */
 static rnic_err hcc__rx_refuse(hcc_rx *c, rnic_err e, uint64_t value)
 {
     rnic_err_note(&c->stats.errors, e);
-    c->stats.refusals++;
-    HCC__RX_TRACE(c, RNIC_TRACE_REFUSE, 0, e, value);
+    HCC__RX_TRACE(c, RNIC_TRACE_REFUSE, 0, value, e);
     return e;
 }
 
@@ -3755,7 +3793,7 @@ static bool hcc__rx_le_product(uint64_t v, uint64_t a, uint64_t b)
 
 HCC_API rnic_err hcc_rx_push_sample(hcc_rx *c, const hcc_rx_sample *s)
 {
-    hcc_rx_entry e;
+    hcc__rx_entry e;
     bool wrapped = false;
     if (!c)
         return RNIC_EINVAL;
@@ -3794,17 +3832,16 @@ HCC_API uint32_t hcc_rx_space_sample(const hcc_rx *c) { return c ? rnic_ring_spa
 
 /* Queue an action record holding the current state; a full port keeps the newest state by
  * overwriting its newest waiting record. */
-static void hcc__rx_emit(hcc_rx *c, uint32_t op, uint32_t dir_flag, uint64_t sample_cycle)
+static void hcc__rx_emit(hcc_rx *c, uint32_t what, uint32_t dir_flag, uint64_t sample_cycle)
 {
     rnic_work w;
     RNIC_MEMSET(&w, 0, sizeof w);
     w.cycle = c->now;
-    w.op = op;
     w.index = c->level;
     w.aux = c->level;
     w.addr = c->cfg.levels_bps[c->level];
     w.raddr = sample_cycle;
-    w.flags = dir_flag | (c->ecn ? HCC_WORK_CE : 0u);
+    w.flags = what | dir_flag | (c->ecn ? HCC_WORK_CE : 0u);
     c->stats.actions++;
     if (rnic_ring_full(&c->out)) {
         /* the newest waiting record: slot count - 1 from the head */
@@ -3816,11 +3853,11 @@ static void hcc__rx_emit(hcc_rx *c, uint32_t op, uint32_t dir_flag, uint64_t sam
     } else {
         rnic_ring_push(&c->out, &w);
     }
-    rnic_trace_work(&c->trace, c->trace_id, RNIC_TRACE_OUT, &w);
+    RNIC__TRACE_REC(c, RNIC_TRACE_OUT, &w);
 }
 
 /* The decision for one sample (docs/hostcc_rx.md, "Decision"). */
-static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
+static void hcc__rx_decide(hcc_rx *c, const hcc__rx_entry *e)
 {
     bool congested, calm, slack_ok;
     HCC__RX_TRACE(c, HCC_RX_TRACE_SAMPLE, 0, e->occ, e->interval);
@@ -3852,7 +3889,7 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
             else
                 c->stats.ecn_off++;
             HCC__RX_TRACE(c, HCC_RX_TRACE_ECN, 0, c->ecn, 0);
-            hcc__rx_emit(c, HCC_RX_OP_ECN, 0u, e->cycle);
+            hcc__rx_emit(c, HCC_RX_WORK_ECN, 0u, e->cycle);
         }
         return;
     }
@@ -3869,7 +3906,7 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
             c->last_change = e->cycle;
             c->slack_running = c->slack_cycles != 0;
             HCC__RX_TRACE(c, HCC_RX_TRACE_LEVEL, 0, c->level, c->level - 1u);
-            hcc__rx_emit(c, HCC_RX_OP_MBA, HCC_RX_WORK_DOWN, e->cycle);
+            hcc__rx_emit(c, HCC_RX_WORK_MBA, HCC_RX_WORK_DOWN, e->cycle);
         }
     } else if (calm) {
         if (c->calm < c->cfg.up_samples)
@@ -3887,7 +3924,7 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
                 c->last_change = e->cycle;
                 c->slack_running = c->slack_cycles != 0;
                 HCC__RX_TRACE(c, HCC_RX_TRACE_LEVEL, 0, c->level, c->level + 1u);
-                hcc__rx_emit(c, HCC_RX_OP_MBA, HCC_RX_WORK_UP, e->cycle);
+                hcc__rx_emit(c, HCC_RX_WORK_MBA, HCC_RX_WORK_UP, e->cycle);
             }
         }
     } else {
@@ -3906,7 +3943,7 @@ static void hcc__rx_count(hcc_rx *c, uint64_t n)
 
 HCC_API void hcc_rx_tick(hcc_rx *c)
 {
-    hcc_rx_entry e;
+    hcc__rx_entry e;
     if (!c)
         return;
     if (rnic_ring_pop(&c->in, &e) == RNIC_OK)
@@ -3918,7 +3955,7 @@ HCC_API void hcc_rx_tick(hcc_rx *c)
 HCC_API uint64_t hcc_rx_next_event(const hcc_rx *c)
 {
     if (!c || rnic_ring_empty(&c->in))
-        return HCC_NEVER;
+        return RNIC_NEVER;
     return c->now;
 }
 
@@ -3957,7 +3994,7 @@ HCC_API rnic_err hcc_rx_pop_action(hcc_rx *c, rnic_work *out)
         return hcc__rx_refuse(c, RNIC_EINVAL, 0);
     if (rnic_ring_pop(&c->out, out) != RNIC_OK)
         return RNIC_EEMPTY;
-    rnic_trace_work(&c->trace, c->trace_id, RNIC_TRACE_POP, out);
+    RNIC__TRACE_REC(c, RNIC_TRACE_POP, out);
     return RNIC_OK;
 }
 
@@ -3994,16 +4031,11 @@ HCC_API uint64_t hcc_rx_sample_due(const hcc_rx *c)
  * record to produce, so a tick touches only those flows and next_event is O(1). */
 
 #define HCC__TX_DEFAULT_CLOCK 250000000ull
-#define HCC__TX_DEFAULT_LINE 100000000000ull
+#define HCC__TX_DEFAULT_LINK 100000000000ull
 #define HCC__TX_DEFAULT_MIN 100000000ull
 #define HCC__TX_NO_RATE UINT64_MAX
 
-#define HCC__TX_TRACE(c, kind, id, a, b)                                                                   \
-    do {                                                                                                   \
-        if ((c)->trace.fn)                                                                                 \
-            rnic_trace_emit(&(c)->trace, (c)->now, (c)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
-                            (uint64_t)(b));                                                                \
-    } while (0)
+#define HCC__TX_TRACE(c, kind, id, a, b) RNIC__TRACE((c), (kind), (id), (a), (b))
 
 HCC_API void hcc_tx_config_default(hcc_tx_config *cfg)
 {
@@ -4011,7 +4043,7 @@ HCC_API void hcc_tx_config_default(hcc_tx_config *cfg)
         return;
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
     cfg->clock_hz = HCC__TX_DEFAULT_CLOCK;
-    cfg->line_bps = HCC__TX_DEFAULT_LINE;
+    cfg->link_bps = HCC__TX_DEFAULT_LINK;
     cfg->min_rate_bps = HCC__TX_DEFAULT_MIN;
     cfg->max_flows = 1024;
     cfg->probe_bytes = 32768;
@@ -4019,9 +4051,9 @@ HCC_API void hcc_tx_config_default(hcc_tx_config *cfg)
     cfg->max_delay_ns = 1000000;
     cfg->alpha_q32 = HCC_TX_ALPHA_Q32;
     cfg->beta_q32 = HCC_TX_ALPHA_Q32;
-    cfg->rate_capacity = 64;
-    cfg->probe_capacity = 64;
-    cfg->trace_id = RNIC_ENGINE_HOSTCC;
+    cfg->rate_depth = 64;
+    cfg->probe_depth = 64;
+    cfg->trace_id = RNIC_ENGINE_HCC_TX;
 }
 
 HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *c, const char **field)
@@ -4032,9 +4064,9 @@ HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *c, const char **field)
         return rnic_config_bad(field, "cfg", RNIC_EINVAL);
     if (c->clock_hz < 1000000u || c->clock_hz > 10000000000ull)
         return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
-    if (c->line_bps == 0 || c->line_bps > RNIC_RATE_MAX_BPS)
-        return rnic_config_bad(field, "line_bps", RNIC_EINVAL);
-    if (c->min_rate_bps == 0 || c->min_rate_bps > c->line_bps)
+    if (c->link_bps == 0 || c->link_bps > RNIC_RATE_MAX_BPS)
+        return rnic_config_bad(field, "link_bps", RNIC_EINVAL);
+    if (c->min_rate_bps == 0 || c->min_rate_bps > c->link_bps)
         return rnic_config_bad(field, "min_rate_bps", RNIC_EINVAL);
     if (c->max_flows == 0 || c->max_flows > HCC_TX_MAX_FLOWS)
         return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
@@ -4048,10 +4080,10 @@ HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *c, const char **field)
         return rnic_config_bad(field, "alpha_q32", RNIC_EINVAL);
     if (c->beta_q32 > HCC_TX_MAX_GAIN_Q32)
         return rnic_config_bad(field, "beta_q32", RNIC_EINVAL);
-    if (c->rate_capacity == 0 || c->rate_capacity > HCC_TX_MAX_CAPACITY)
-        return rnic_config_bad(field, "rate_capacity", RNIC_EINVAL);
-    if (c->probe_capacity == 0 || c->probe_capacity > HCC_TX_MAX_CAPACITY)
-        return rnic_config_bad(field, "probe_capacity", RNIC_EINVAL);
+    if (c->rate_depth == 0 || c->rate_depth > HCC_TX_MAX_DEPTH)
+        return rnic_config_bad(field, "rate_depth", RNIC_EINVAL);
+    if (c->probe_depth == 0 || c->probe_depth > HCC_TX_MAX_DEPTH)
+        return rnic_config_bad(field, "probe_depth", RNIC_EINVAL);
     return RNIC_OK;
 }
 
@@ -4067,13 +4099,13 @@ static size_t hcc__tx_layout(const hcc_tx_config *cfg, hcc_tx *c, unsigned char 
             rnic_ring_init(&c->ring, sizeof(type), (uint32_t)(count), mem + at,                      \
                            rnic_align_up((size_t)(count) * sizeof(type)));                           \
     } while (0)
-    if (!rnic__mem_reserve(&off, cfg->max_flows, sizeof(hcc_tx_flow), &at))
+    if (!rnic__mem_reserve(&off, cfg->max_flows, sizeof(hcc__tx_flow), &at))
         return 0;
     if (c)
-        c->flows = (hcc_tx_flow *)(void *)(mem + at);
+        c->flows = (hcc__tx_flow *)(void *)(mem + at);
     HCC__TX_RING(pending, uint32_t, cfg->max_flows);
-    HCC__TX_RING(rates, rnic_work, cfg->rate_capacity);
-    HCC__TX_RING(probes, rnic_work, cfg->probe_capacity);
+    HCC__TX_RING(rates, rnic_work, cfg->rate_depth);
+    HCC__TX_RING(probes, rnic_work, cfg->probe_depth);
 #undef HCC__TX_RING
     return off;
 }
@@ -4096,26 +4128,34 @@ HCC_API rnic_err hcc_tx_init(hcc_tx *c, const hcc_tx_config *cfg, void *mem, siz
     RNIC_MEMSET(c, 0, sizeof *c);
     c->cfg = *cfg;
     hcc__tx_layout(cfg, c, (unsigned char *)mem);
-    RNIC_MEMSET(c->flows, 0, (size_t)cfg->max_flows * sizeof(hcc_tx_flow));
+    RNIC_MEMSET(c->flows, 0, (size_t)cfg->max_flows * sizeof(hcc__tx_flow));
     c->now = cfg->start_cycle;
     rnic_trace_set(&c->trace, cfg->trace, cfg->trace_user);
-    c->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HOSTCC;
+    c->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HCC_TX;
     return RNIC_OK;
 }
 
 /* ---- refusals and bookkeeping ---- */
 
-static rnic_err hcc__tx_refuse(hcc_tx *c, uint32_t flow, rnic_err e, uint64_t value, uint64_t *reason)
+/* Count a refused input once (its reason, and its code in errors) and trace it: a = the refused
+ * record's index (a register write or a flow call: the value), b = the error. */
+static rnic_err hcc__tx_refuse(hcc_tx *c, uint32_t flow, hcc_tx_reason r, uint64_t value)
 {
-    rnic_err_note(&c->stats.errors, e);
-    if (reason)
-        (*reason)++;
-    HCC__TX_TRACE(c, RNIC_TRACE_REFUSE, flow, e, value);
+    rnic_err e = hcc_tx__reason_note(&c->stats.reasons, &c->stats.errors, r);
+    HCC__TX_TRACE(c, RNIC_TRACE_REFUSE, flow, value, e);
     return e;
 }
 
+/* A NULL record: counted in errors only (no reason: it is the caller's bug, not the engine's state). */
+static rnic_err hcc__tx_refuse_null(hcc_tx *c)
+{
+    rnic_err_note(&c->stats.errors, RNIC_EINVAL);
+    HCC__TX_TRACE(c, RNIC_TRACE_REFUSE, 0, 0, RNIC_EINVAL);
+    return RNIC_EINVAL;
+}
+
 /* The open flow `flow`, or NULL (counted as unknown_flow by the caller). */
-static hcc_tx_flow *hcc__tx_flow(const hcc_tx *c, uint32_t flow)
+static hcc__tx_flow *hcc__tx_flow_at(const hcc_tx *c, uint32_t flow)
 {
     if (flow >= c->cfg.max_flows || !c->flows[flow].open)
         return NULL;
@@ -4125,8 +4165,8 @@ static hcc_tx_flow *hcc__tx_flow(const hcc_tx *c, uint32_t flow)
 /* Eq. 2: R_trans = min(R_rev, R_cc). The only place it is computed. */
 HCC_API uint64_t hcc_tx_rate(const hcc_tx *c, uint32_t flow)
 {
-    const hcc_tx_flow *f;
-    if (!c || !(f = hcc__tx_flow(c, flow)))
+    const hcc__tx_flow *f;
+    if (!c || !(f = hcc__tx_flow_at(c, flow)))
         return 0;
     return f->r_rev < f->r_cc ? f->r_rev : f->r_cc;
 }
@@ -4135,7 +4175,7 @@ HCC_API uint64_t hcc_tx_rate(const hcc_tx *c, uint32_t flow)
  * and is the flow in the FIFO of flows with records to produce. */
 static void hcc__tx_touch(hcc_tx *c, uint32_t flow)
 {
-    hcc_tx_flow *f = &c->flows[flow];
+    hcc__tx_flow *f = &c->flows[flow];
     uint8_t due = (uint8_t)(f->open && hcc_tx_rate(c, flow) != f->out_rate);
     if (due != f->rate_pending) {
         if (due)
@@ -4157,35 +4197,43 @@ static uint64_t hcc__tx_clamp(const hcc_tx *c, uint64_t bps, bool *clamped)
         *clamped = true;
         return c->cfg.min_rate_bps;
     }
-    if (bps > c->cfg.line_bps) {
+    if (bps > c->cfg.link_bps) {
         *clamped = true;
-        return c->cfg.line_bps;
+        return c->cfg.link_bps;
     }
     return bps;
 }
 
 /* ---- inputs ---- */
 
-HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, uint64_t init_rate_bps)
+HCC_API void hcc_tx_flow_config_default(hcc_tx_flow_config *fc)
 {
-    hcc_tx_flow *f;
-    bool clamped;
+    if (fc)
+        RNIC_MEMSET(fc, 0, sizeof *fc);
+}
+
+HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, const hcc_tx_flow_config *fc)
+{
+    hcc__tx_flow *f;
+    bool clamped = false;
     uint8_t queued;
+    uint64_t init;
     if (!c)
         return RNIC_EINVAL;
+    init = fc && fc->init_rate_bps ? fc->init_rate_bps : c->cfg.link_bps;
     if (flow >= c->cfg.max_flows)
-        return hcc__tx_refuse(c, flow, RNIC_ENOENT, init_rate_bps, &c->stats.unknown_flow);
+        return hcc__tx_refuse(c, flow, HCC_TX_REASON_UNKNOWN_FLOW, init);
     f = &c->flows[flow];
     if (f->open)
-        return hcc__tx_refuse(c, flow, RNIC_EEXIST, init_rate_bps, &c->stats.flow_exists);
+        return hcc__tx_refuse(c, flow, HCC_TX_REASON_FLOW_EXISTS, init);
     queued = f->queued; /* a closed flow may still sit in the FIFO: keep it there once */
     RNIC_MEMSET(f, 0, sizeof *f);
     f->queued = queued;
     f->open = 1;
-    f->r_rev = hcc__tx_clamp(c, init_rate_bps, &clamped);
+    f->r_rev = hcc__tx_clamp(c, init, &clamped);
     if (clamped)
         c->stats.rate_clamped++;
-    f->r_cc = c->cfg.line_bps;
+    f->r_cc = c->cfg.link_bps;
     f->out_rate = HCC__TX_NO_RATE;
     c->stats.flows_opened++;
     HCC__TX_TRACE(c, HCC_TX_TRACE_OPEN, flow, f->r_rev, f->r_cc);
@@ -4195,11 +4243,11 @@ HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, uint64_t init_rate_b
 
 HCC_API rnic_err hcc_tx_flow_close(hcc_tx *c, uint32_t flow)
 {
-    hcc_tx_flow *f;
+    hcc__tx_flow *f;
     if (!c)
         return RNIC_EINVAL;
-    if (!(f = hcc__tx_flow(c, flow)))
-        return hcc__tx_refuse(c, flow, RNIC_ENOENT, 0, &c->stats.unknown_flow);
+    if (!(f = hcc__tx_flow_at(c, flow)))
+        return hcc__tx_refuse(c, flow, HCC_TX_REASON_UNKNOWN_FLOW, 0);
     HCC__TX_TRACE(c, HCC_TX_TRACE_CLOSE, flow, f->probes_due, 0);
     c->stats.probes_dropped += f->probes_due;
     c->pend_probes -= f->probes_due;
@@ -4210,37 +4258,40 @@ HCC_API rnic_err hcc_tx_flow_close(hcc_tx *c, uint32_t flow)
     return RNIC_OK;
 }
 
-HCC_API rnic_err hcc_tx_on_sent(hcc_tx *c, uint32_t flow, uint64_t bytes)
+HCC_API rnic_err hcc_tx_push_sent(hcc_tx *c, const rnic_work *sent)
 {
-    hcc_tx_flow *f;
-    uint64_t sum, n;
+    hcc__tx_flow *f;
+    uint64_t sum, n, bytes;
     if (!c)
         return RNIC_EINVAL;
-    if (!(f = hcc__tx_flow(c, flow)))
-        return hcc__tx_refuse(c, flow, RNIC_ENOENT, bytes, &c->stats.unknown_flow);
-    if (bytes > HCC_TX_MAX_SEND)
-        return hcc__tx_refuse(c, flow, RNIC_ERANGE, bytes, &c->stats.send_range);
+    if (!sent)
+        return hcc__tx_refuse_null(c);
+    bytes = sent->len;
+    if (!(f = hcc__tx_flow_at(c, sent->flow)))
+        return hcc__tx_refuse(c, sent->flow, HCC_TX_REASON_UNKNOWN_FLOW, sent->index);
     sum = f->bytes + bytes; /* < 2^30 + 2^32: no overflow */
     n = rnic_udiv64(sum, c->cfg.probe_bytes);
     if (n > (uint64_t)(UINT32_MAX - f->probes_due))
-        return hcc__tx_refuse(c, flow, RNIC_EBUSY, bytes, &c->stats.probe_overflow);
+        return hcc__tx_refuse(c, sent->flow, HCC_TX_REASON_PROBE_OVERFLOW, sent->index);
     f->bytes = sum - n * c->cfg.probe_bytes;
     f->bytes_total += bytes;
     f->probes_due += (uint32_t)n;
     c->pend_probes += n;
     c->stats.bytes_sent += bytes;
     c->stats.probes_requested += n;
-    HCC__TX_TRACE(c, RNIC_TRACE_PUSH, flow, bytes, n);
-    hcc__tx_touch(c, flow);
+    RNIC__TRACE_REC(c, RNIC_TRACE_PUSH, sent);
+    hcc__tx_touch(c, sent->flow);
     return RNIC_OK;
 }
+
+HCC_API uint32_t hcc_tx_space_sent(const hcc_tx *c) { return c ? UINT32_MAX : 0; }
 
 /* Eq. 1 in fixed point. D values are ns in [0, max_delay_ns] (<= 2^28), alpha, beta <= 2^32
  * (Q0.32), so each term |alpha x (D_cur - D_thr)|, |beta x (D_cur - D_old)| <= 2^60 and the
  * bracket (signed Q32.32) lies in (-2^62, 2^62): int64 arithmetic cannot overflow. The product
  * R_rev x bracket is 128 bits (R_rev < 2^40, bracket < 2^62); the result, floor(R_rev x
  * bracket / 2^32), is saturated at 2^64 - 1 before the clamp to [min_rate, line]. */
-static uint64_t hcc__tx_eq1(hcc_tx *c, const hcc_tx_flow *f, uint64_t d_cur)
+static uint64_t hcc__tx_eq1(hcc_tx *c, const hcc__tx_flow *f, uint64_t d_cur)
 {
     int64_t x = (int64_t)d_cur - (int64_t)c->cfg.d_thr_ns;
     int64_t y = (int64_t)d_cur - (int64_t)f->d_old;
@@ -4256,25 +4307,25 @@ static uint64_t hcc__tx_eq1(hcc_tx *c, const hcc_tx_flow *f, uint64_t d_cur)
     if (r < c->cfg.min_rate_bps) {
         c->stats.rev_floor++;
         r = c->cfg.min_rate_bps;
-    } else if (r > c->cfg.line_bps) {
+    } else if (r > c->cfg.link_bps) {
         c->stats.rev_ceiling++;
-        r = c->cfg.line_bps;
+        r = c->cfg.link_bps;
     }
     return r;
 }
 
 HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack)
 {
-    hcc_tx_flow *f;
+    hcc__tx_flow *f;
     uint64_t outstanding;
     uint32_t d;
     uint64_t d_cur;
     if (!c)
         return RNIC_EINVAL;
     if (!ack)
-        return hcc__tx_refuse(c, 0, RNIC_EINVAL, 0, &c->stats.null_args);
-    if (!(f = hcc__tx_flow(c, ack->flow)))
-        return hcc__tx_refuse(c, ack->flow, RNIC_ENOENT, ack->index, &c->stats.unknown_flow);
+        return hcc__tx_refuse_null(c);
+    if (!(f = hcc__tx_flow_at(c, ack->flow)))
+        return hcc__tx_refuse(c, ack->flow, HCC_TX_REASON_UNKNOWN_FLOW, ack->index);
     outstanding = f->probe_next - f->ack_next; /* <= 2^31: the tick keeps the window */
     d = ack->index - (uint32_t)f->ack_next;     /* distance from the oldest acceptable, mod 2^32 */
     if (d >= outstanding) {
@@ -4282,11 +4333,11 @@ HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack)
          * already acknowledged or overtaken; otherwise never produced */
         uint32_t back = (uint32_t)f->ack_next - ack->index;
         if (back != 0 && back <= 0x80000000u && back <= f->ack_next)
-            return hcc__tx_refuse(c, ack->flow, RNIC_ESTALE, ack->index, &c->stats.ack_stale);
-        return hcc__tx_refuse(c, ack->flow, RNIC_ENOENT, ack->index, &c->stats.ack_no_probe);
+            return hcc__tx_refuse(c, ack->flow, HCC_TX_REASON_ACK_STALE, ack->index);
+        return hcc__tx_refuse(c, ack->flow, HCC_TX_REASON_ACK_NO_PROBE, ack->index);
     }
     if (ack->raddr < ack->addr || ack->raddr - ack->addr > c->cfg.max_delay_ns)
-        return hcc__tx_refuse(c, ack->flow, RNIC_ERANGE, ack->raddr - ack->addr, &c->stats.ack_range);
+        return hcc__tx_refuse(c, ack->flow, HCC_TX_REASON_ACK_RANGE, ack->index);
     d_cur = ack->raddr - ack->addr;
     if (!f->have_d_old) { /* the first ACK: D_old = D_cur (no derivative term) */
         f->d_old = d_cur;
@@ -4296,7 +4347,7 @@ HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack)
     f->d_old = d_cur;
     f->ack_next += (uint64_t)d + 1u;
     c->stats.probe_acks++;
-    HCC__TX_TRACE(c, RNIC_TRACE_PUSH, ack->flow, ack->index, d_cur);
+    RNIC__TRACE_REC(c, RNIC_TRACE_PUSH, ack);
     HCC__TX_TRACE(c, HCC_TX_TRACE_REV, ack->flow, f->r_rev, d_cur);
     hcc__tx_touch(c, ack->flow);
     return RNIC_OK;
@@ -4306,13 +4357,13 @@ HCC_API uint32_t hcc_tx_space_probe_ack(const hcc_tx *c) { return c ? UINT32_MAX
 
 HCC_API rnic_err hcc_tx_set_rcc(hcc_tx *c, uint32_t flow, uint64_t bps)
 {
-    hcc_tx_flow *f;
+    hcc__tx_flow *f;
     uint64_t applied = bps;
     bool clamped = false;
     if (!c)
         return RNIC_EINVAL;
-    if (!(f = hcc__tx_flow(c, flow)))
-        return hcc__tx_refuse(c, flow, RNIC_ENOENT, bps, &c->stats.unknown_flow);
+    if (!(f = hcc__tx_flow_at(c, flow)))
+        return hcc__tx_refuse(c, flow, HCC_TX_REASON_UNKNOWN_FLOW, bps);
     if (bps != 0)
         applied = hcc__tx_clamp(c, bps, &clamped);
     if (clamped)
@@ -4324,15 +4375,35 @@ HCC_API rnic_err hcc_tx_set_rcc(hcc_tx *c, uint32_t flow, uint64_t bps)
     return RNIC_OK;
 }
 
-HCC_API const hcc_tx_flow *hcc_tx_get_flow(const hcc_tx *c, uint32_t flow)
+HCC_API rnic_err hcc_tx_flow_state(const hcc_tx *c, uint32_t flow, hcc_tx_flow_view *out)
 {
-    return c && flow < c->cfg.max_flows ? &c->flows[flow] : NULL;
+    const hcc__tx_flow *f;
+    if (!c || !out)
+        return RNIC_EINVAL;
+    if (flow >= c->cfg.max_flows)
+        return RNIC_ENOENT;
+    f = &c->flows[flow];
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->r_rev = f->r_rev;
+    out->r_cc = f->r_cc;
+    out->out_rate = f->out_rate;
+    out->d_old = f->d_old;
+    out->bytes = f->bytes;
+    out->bytes_total = f->bytes_total;
+    out->probe_next = f->probe_next;
+    out->ack_next = f->ack_next;
+    out->probes_due = f->probes_due;
+    out->rate_seq = f->rate_seq;
+    out->open = f->open;
+    out->have_d_old = f->have_d_old;
+    out->rate_pending = f->rate_pending;
+    return RNIC_OK;
 }
 
 /* ---- the tick: produce the records of the flows in the FIFO, in FIFO order ---- */
 
 /* A tick now produces a record: one waits and its port has room. (Not next_event() == now:
- * at cycle 2^64 - 1 "now" and HCC_NEVER are the same number.) */
+ * at cycle 2^64 - 1 "now" and RNIC_NEVER are the same number.) */
 static bool hcc__tx_due(const hcc_tx *c)
 {
     return (c->pend_rate_flows && !rnic_ring_full(&c->rates)) || (c->pend_probes && !rnic_ring_full(&c->probes));
@@ -4340,7 +4411,7 @@ static bool hcc__tx_due(const hcc_tx *c)
 
 HCC_API uint64_t hcc_tx_next_event(const hcc_tx *c)
 {
-    return c && hcc__tx_due(c) ? c->now : HCC_NEVER;
+    return c && hcc__tx_due(c) ? c->now : RNIC_NEVER;
 }
 
 static void hcc__tx_produce(hcc_tx *c)
@@ -4348,7 +4419,7 @@ static void hcc__tx_produce(hcc_tx *c)
     uint32_t n = rnic_ring_count(&c->pending), i, flow;
     bool stalled = false;
     for (i = 0; i < n; i++) {
-        hcc_tx_flow *f;
+        hcc__tx_flow *f;
         rnic_work w;
         if (rnic_ring_full(&c->rates) && rnic_ring_full(&c->probes)) {
             stalled = true;
@@ -4368,7 +4439,7 @@ static void hcc__tx_produce(hcc_tx *c)
             f->rate_pending = 0;
             c->pend_rate_flows--;
             c->stats.rate_records++;
-            HCC__TX_TRACE(c, RNIC_TRACE_OUT, flow, w.addr, w.index);
+            RNIC__TRACE_REC(c, RNIC_TRACE_OUT, &w);
         }
         while (f->probes_due && !rnic_ring_full(&c->probes)) {
             RNIC_MEMSET(&w, 0, sizeof w);
@@ -4383,7 +4454,7 @@ static void hcc__tx_produce(hcc_tx *c)
             f->probes_due--;
             c->pend_probes--;
             c->stats.probes_out++;
-            HCC__TX_TRACE(c, RNIC_TRACE_OUT, flow, w.tag, w.index);
+            RNIC__TRACE_REC(c, RNIC_TRACE_OUT, &w);
         }
         if (f->rate_pending || f->probes_due) {
             stalled = true;
@@ -4443,10 +4514,10 @@ static rnic_err hcc__tx_pop(hcc_tx *c, rnic_ring *r, rnic_work *out)
     if (!c)
         return RNIC_EINVAL;
     if (!out)
-        return hcc__tx_refuse(c, 0, RNIC_EINVAL, 0, &c->stats.null_args);
+        return hcc__tx_refuse_null(c);
     if (rnic_ring_pop(r, out) != RNIC_OK)
         return RNIC_EEMPTY;
-    HCC__TX_TRACE(c, RNIC_TRACE_POP, out->flow, out->tag, out->index);
+    RNIC__TRACE_REC(c, RNIC_TRACE_POP, out);
     return RNIC_OK;
 }
 
@@ -4456,7 +4527,7 @@ static rnic_err hcc__tx_peek(const hcc_tx *c, const rnic_ring *r, rnic_work *out
     if (!c)
         return RNIC_EINVAL;
     if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
-        return hcc__tx_refuse((hcc_tx *)(uintptr_t)c, 0, RNIC_EINVAL, 0, &((hcc_tx *)(uintptr_t)c)->stats.null_args);
+        return hcc__tx_refuse_null((hcc_tx *)(uintptr_t)c);
     if (!(w = (const rnic_work *)rnic_ring_peek(r)))
         return RNIC_EEMPTY;
     *out = *w;
@@ -4476,6 +4547,213 @@ HCC_API rnic_err hcc_tx_peek_rate(const hcc_tx *c, rnic_work *out)
 
 HCC_API const hcc_tx_stats *hcc_tx_get_stats(const hcc_tx *c) { return c ? &c->stats : NULL; }
 /* ==== end src/hostcc/tx_ctl.c ==== */
+/* ==== begin src/hostcc/node.c ==== */
+/* hostcc.h: node.c -- the node tables (src/common/node.h): ports by index, each call the
+ * engine's own public function, so checks, counters and trace are the engine's. */
+
+/* ---- hcc_host ---- */
+static rnic_err hcc_host__node_push(void *x, uint32_t port, const void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return hcc_host_push_rx((hcc_host *)x, (const rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&hcc_host_get_stats((const hcc_host *)x)->errors);
+    }
+}
+static uint32_t hcc_host__node_space(const void *x, uint32_t port)
+{
+    switch (port) {
+    case 0:
+        return hcc_host_space_rx((const hcc_host *)x);
+    default:
+        return 0;
+    }
+}
+static rnic_err hcc_host__node_pop(void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return hcc_host_pop_rx((hcc_host *)x, (rnic_work *)rec);
+    case 1:
+        return hcc_host_pop_signal((hcc_host *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&hcc_host_get_stats((const hcc_host *)x)->errors);
+    }
+}
+static rnic_err hcc_host__node_peek(const void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return hcc_host_peek_rx((const hcc_host *)x, (rnic_work *)rec);
+    case 1:
+        return hcc_host_peek_signal((const hcc_host *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&hcc_host_get_stats((const hcc_host *)x)->errors);
+    }
+}
+static void hcc_host__node_tick(void *x) { hcc_host_tick((hcc_host *)x); }
+static uint64_t hcc_host__node_next_event(const void *x) { return hcc_host_next_event((const hcc_host *)x); }
+static uint64_t hcc_host__node_advance(void *x, uint64_t n) { return hcc_host_advance((hcc_host *)x, n); }
+static uint64_t hcc_host__node_advance_to(void *x, uint64_t c) { return hcc_host_advance_to((hcc_host *)x, c); }
+static uint64_t hcc_host__node_now(const void *x) { return hcc_host_now((const hcc_host *)x); }
+static const rnic_err_stats *hcc_host__node_errors(const void *x)
+{
+    return x ? &hcc_host_get_stats((const hcc_host *)x)->errors : NULL;
+}
+static const void *hcc_host__node_stats(const void *x) { return hcc_host_get_stats((const hcc_host *)x); }
+static const rnic_node_port hcc_host__node_in[] = {{"rx", (uint32_t)sizeof(rnic_work)}};
+static const rnic_node_port hcc_host__node_out[] = {{"rx", (uint32_t)sizeof(rnic_work)}, {"signal", (uint32_t)sizeof(rnic_work)}};
+HCC_API const rnic_node_ops *hcc_host_node_ops(void)
+{
+    static const rnic_node_ops ops = {
+        "hcc_host", (uint16_t)RNIC_ENGINE_HCC_HOST, 1u, 2u, hcc_host__node_in, hcc_host__node_out,
+        hcc_host__node_push, hcc_host__node_space, hcc_host__node_pop, hcc_host__node_peek, hcc_host__node_tick,
+        hcc_host__node_next_event, hcc_host__node_advance, hcc_host__node_advance_to, hcc_host__node_now,
+        hcc_host__node_errors, hcc_host__node_stats, sizeof(hcc_host_stats)};
+    return &ops;
+}
+
+/* ---- hcc_rx ---- */
+static rnic_err hcc_rx__node_push(void *x, uint32_t port, const void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return hcc_rx_push_sample((hcc_rx *)x, (const hcc_rx_sample *)rec);
+    default:
+        return rnic__node_bad_port(&hcc_rx_get_stats((const hcc_rx *)x)->errors);
+    }
+}
+static uint32_t hcc_rx__node_space(const void *x, uint32_t port)
+{
+    switch (port) {
+    case 0:
+        return hcc_rx_space_sample((const hcc_rx *)x);
+    default:
+        return 0;
+    }
+}
+static rnic_err hcc_rx__node_pop(void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return hcc_rx_pop_action((hcc_rx *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&hcc_rx_get_stats((const hcc_rx *)x)->errors);
+    }
+}
+static rnic_err hcc_rx__node_peek(const void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return hcc_rx_peek_action((const hcc_rx *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&hcc_rx_get_stats((const hcc_rx *)x)->errors);
+    }
+}
+static void hcc_rx__node_tick(void *x) { hcc_rx_tick((hcc_rx *)x); }
+static uint64_t hcc_rx__node_next_event(const void *x) { return hcc_rx_next_event((const hcc_rx *)x); }
+static uint64_t hcc_rx__node_advance(void *x, uint64_t n) { return hcc_rx_advance((hcc_rx *)x, n); }
+static uint64_t hcc_rx__node_advance_to(void *x, uint64_t c) { return hcc_rx_advance_to((hcc_rx *)x, c); }
+static uint64_t hcc_rx__node_now(const void *x) { return hcc_rx_now((const hcc_rx *)x); }
+static const rnic_err_stats *hcc_rx__node_errors(const void *x)
+{
+    return x ? &hcc_rx_get_stats((const hcc_rx *)x)->errors : NULL;
+}
+static const void *hcc_rx__node_stats(const void *x) { return hcc_rx_get_stats((const hcc_rx *)x); }
+static const rnic_node_port hcc_rx__node_in[] = {{"sample", (uint32_t)sizeof(hcc_rx_sample)}};
+static const rnic_node_port hcc_rx__node_out[] = {{"action", (uint32_t)sizeof(rnic_work)}};
+HCC_API const rnic_node_ops *hcc_rx_node_ops(void)
+{
+    static const rnic_node_ops ops = {
+        "hcc_rx", (uint16_t)RNIC_ENGINE_HCC_RX, 1u, 1u, hcc_rx__node_in, hcc_rx__node_out,
+        hcc_rx__node_push, hcc_rx__node_space, hcc_rx__node_pop, hcc_rx__node_peek, hcc_rx__node_tick,
+        hcc_rx__node_next_event, hcc_rx__node_advance, hcc_rx__node_advance_to, hcc_rx__node_now,
+        hcc_rx__node_errors, hcc_rx__node_stats, sizeof(hcc_rx_stats)};
+    return &ops;
+}
+
+/* ---- hcc_tx ---- */
+static rnic_err hcc_tx__node_push(void *x, uint32_t port, const void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return hcc_tx_push_probe_ack((hcc_tx *)x, (const rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&hcc_tx_get_stats((const hcc_tx *)x)->errors);
+    }
+}
+static uint32_t hcc_tx__node_space(const void *x, uint32_t port)
+{
+    switch (port) {
+    case 0:
+        return hcc_tx_space_probe_ack((const hcc_tx *)x);
+    default:
+        return 0;
+    }
+}
+static rnic_err hcc_tx__node_pop(void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return hcc_tx_pop_probe((hcc_tx *)x, (rnic_work *)rec);
+    case 1:
+        return hcc_tx_pop_rate((hcc_tx *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&hcc_tx_get_stats((const hcc_tx *)x)->errors);
+    }
+}
+static rnic_err hcc_tx__node_peek(const void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return hcc_tx_peek_probe((const hcc_tx *)x, (rnic_work *)rec);
+    case 1:
+        return hcc_tx_peek_rate((const hcc_tx *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&hcc_tx_get_stats((const hcc_tx *)x)->errors);
+    }
+}
+static void hcc_tx__node_tick(void *x) { hcc_tx_tick((hcc_tx *)x); }
+static uint64_t hcc_tx__node_next_event(const void *x) { return hcc_tx_next_event((const hcc_tx *)x); }
+static uint64_t hcc_tx__node_advance(void *x, uint64_t n) { return hcc_tx_advance((hcc_tx *)x, n); }
+static uint64_t hcc_tx__node_advance_to(void *x, uint64_t c) { return hcc_tx_advance_to((hcc_tx *)x, c); }
+static uint64_t hcc_tx__node_now(const void *x) { return hcc_tx_now((const hcc_tx *)x); }
+static const rnic_err_stats *hcc_tx__node_errors(const void *x)
+{
+    return x ? &hcc_tx_get_stats((const hcc_tx *)x)->errors : NULL;
+}
+static const void *hcc_tx__node_stats(const void *x) { return hcc_tx_get_stats((const hcc_tx *)x); }
+static const rnic_node_port hcc_tx__node_in[] = {{"probe_ack", (uint32_t)sizeof(rnic_work)}};
+static const rnic_node_port hcc_tx__node_out[] = {{"probe", (uint32_t)sizeof(rnic_work)}, {"rate", (uint32_t)sizeof(rnic_work)}};
+HCC_API const rnic_node_ops *hcc_tx_node_ops(void)
+{
+    static const rnic_node_ops ops = {
+        "hcc_tx", (uint16_t)RNIC_ENGINE_HCC_TX, 1u, 2u, hcc_tx__node_in, hcc_tx__node_out,
+        hcc_tx__node_push, hcc_tx__node_space, hcc_tx__node_pop, hcc_tx__node_peek, hcc_tx__node_tick,
+        hcc_tx__node_next_event, hcc_tx__node_advance, hcc_tx__node_advance_to, hcc_tx__node_now,
+        hcc_tx__node_errors, hcc_tx__node_stats, sizeof(hcc_tx_stats)};
+    return &ops;
+}
+/* ==== end src/hostcc/node.c ==== */
 RNIC_EXTERN_C_END
 #endif /* HCC_IMPLEMENTATION */
 

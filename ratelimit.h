@@ -144,7 +144,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xb536c2ccu /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xe67c7fa1u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -2062,10 +2062,17 @@ RNIC_INLINE uint32_t rnic_node_out_port(const rnic_node_ops *ops, const char *na
 {
     return ops ? rnic__node_find(ops->out, ops->n_out, name) : RNIC_NONE;
 }
+
+/* For the engines' node tables: a port index out of range, counted as a refused input
+ * (RNIC_ENOENT) in the engine's errors -- reached through its public X_get_stats. */
+RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
+{
+    return rnic_err_note((rnic_err_stats *)(uintptr_t)errors, RNIC_ENOENT);
+}
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xb536c2ccu
-#error "rnicq: ratelimit.h needs common core version 200 (id 0xb536c2ccu); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xe67c7fa1u
+#error "rnicq: ratelimit.h needs common core version 200 (id 0xe67c7fa1u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2405,6 +2412,12 @@ struct rl {
     rl_stats stats;
 };
 /* ==== end src/ratelimit/api.h ==== */
+/* ==== begin src/ratelimit/node.h ==== */
+/* ratelimit.h: the node table of each engine (docs/engine_contract.md, "The node interface"):
+ * X_node_ops() returns one rnic_node_ops whose calls are the engine's own public functions. */
+/* rl's node table: inputs none; outputs tx. */
+RL_API const rnic_node_ops *rl_node_ops(void);
+/* ==== end src/ratelimit/node.h ==== */
 RNIC_EXTERN_C_END
 #endif /* RL_H_INCLUDED */
 
@@ -4390,6 +4403,66 @@ RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow)
 RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r) { return r ? r->pcie_latency : 0; }
 /* ==== end src/ratelimit/engine.c ==== */
+/* ==== begin src/ratelimit/node.c ==== */
+/* ratelimit.h: node.c -- the node tables (src/common/node.h): ports by index, each call the
+ * engine's own public function, so checks, counters and trace are the engine's. */
+
+/* ---- rl ---- */
+static rnic_err rl__node_push(void *x, uint32_t port, const void *rec)
+{
+    (void)port;
+    (void)rec;
+    return x ? rnic__node_bad_port(&rl_get_stats((const rl *)x)->errors) : RNIC_EINVAL;
+}
+static uint32_t rl__node_space(const void *x, uint32_t port)
+{
+    (void)x;
+    (void)port;
+    return 0;
+}
+static rnic_err rl__node_pop(void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return rl_pop_tx((rl *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&rl_get_stats((const rl *)x)->errors);
+    }
+}
+static rnic_err rl__node_peek(const void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return rl_peek_tx((const rl *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&rl_get_stats((const rl *)x)->errors);
+    }
+}
+static void rl__node_tick(void *x) { rl_tick((rl *)x); }
+static uint64_t rl__node_next_event(const void *x) { return rl_next_event((const rl *)x); }
+static uint64_t rl__node_advance(void *x, uint64_t n) { return rl_advance((rl *)x, n); }
+static uint64_t rl__node_advance_to(void *x, uint64_t c) { return rl_advance_to((rl *)x, c); }
+static uint64_t rl__node_now(const void *x) { return rl_now((const rl *)x); }
+static const rnic_err_stats *rl__node_errors(const void *x)
+{
+    return x ? &rl_get_stats((const rl *)x)->errors : NULL;
+}
+static const void *rl__node_stats(const void *x) { return rl_get_stats((const rl *)x); }
+static const rnic_node_port rl__node_out[] = {{"tx", (uint32_t)sizeof(rnic_work)}};
+RL_API const rnic_node_ops *rl_node_ops(void)
+{
+    static const rnic_node_ops ops = {
+        "rl", (uint16_t)RNIC_ENGINE_TASSEL, 0u, 1u, NULL, rl__node_out,
+        rl__node_push, rl__node_space, rl__node_pop, rl__node_peek, rl__node_tick,
+        rl__node_next_event, rl__node_advance, rl__node_advance_to, rl__node_now,
+        rl__node_errors, rl__node_stats, sizeof(rl_stats)};
+    return &ops;
+}
+/* ==== end src/ratelimit/node.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RL_IMPLEMENTATION */
 

@@ -193,7 +193,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xb536c2ccu /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xe67c7fa1u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -2111,10 +2111,17 @@ RNIC_INLINE uint32_t rnic_node_out_port(const rnic_node_ops *ops, const char *na
 {
     return ops ? rnic__node_find(ops->out, ops->n_out, name) : RNIC_NONE;
 }
+
+/* For the engines' node tables: a port index out of range, counted as a refused input
+ * (RNIC_ENOENT) in the engine's errors -- reached through its public X_get_stats. */
+RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
+{
+    return rnic_err_note((rnic_err_stats *)(uintptr_t)errors, RNIC_ENOENT);
+}
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xb536c2ccu
-#error "rnicq: rnicq.h needs common core version 200 (id 0xb536c2ccu); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xe67c7fa1u
+#error "rnicq: rnicq.h needs common core version 200 (id 0xe67c7fa1u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -3021,6 +3028,14 @@ struct rq_palos {
     rq_palos_stats stats;
 };
 /* ==== end src/rnicq/palos_api.h ==== */
+/* ==== begin src/rnicq/node.h ==== */
+/* rnicq.h: the node table of each engine (docs/engine_contract.md, "The node interface"):
+ * X_node_ops() returns one rnic_node_ops whose calls are the engine's own public functions. */
+/* rq_qos's node table: inputs response; outputs block, packet, bresp, rdata. */
+RQ_API const rnic_node_ops *rq_qos_node_ops(void);
+/* rq_palos's node table: inputs none; outputs piece. */
+RQ_API const rnic_node_ops *rq_palos_node_ops(void);
+/* ==== end src/rnicq/node.h ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_H_INCLUDED */
 
@@ -6396,6 +6411,143 @@ RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle)
     return rq_palos_advance(p, rnic_cycles_until(p->now, cycle));
 }
 /* ==== end src/rnicq/palos.c ==== */
+/* ==== begin src/rnicq/node.c ==== */
+/* rnicq.h: node.c -- the node tables (src/common/node.h): ports by index, each call the
+ * engine's own public function, so checks, counters and trace are the engine's. */
+
+/* ---- rq_qos ---- */
+static rnic_err rq_qos__node_push(void *x, uint32_t port, const void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return rq_qos_push_response((rq_qos *)x, (const rq_response *)rec);
+    default:
+        return rnic__node_bad_port(&rq_qos_get_stats((const rq_qos *)x)->errors);
+    }
+}
+static uint32_t rq_qos__node_space(const void *x, uint32_t port)
+{
+    switch (port) {
+    case 0:
+        return rq_qos_space_response((const rq_qos *)x);
+    default:
+        return 0;
+    }
+}
+static rnic_err rq_qos__node_pop(void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return rq_qos_pop_block((rq_qos *)x, (rnic_work *)rec);
+    case 1:
+        return rq_qos_pop_packet((rq_qos *)x, (rq_packet *)rec);
+    case 2:
+        return rq_qos_pop_bresp((rq_qos *)x, (rq_axi_bresp *)rec);
+    case 3:
+        return rq_qos_pop_rdata((rq_qos *)x, (rq_axi_rdata *)rec);
+    default:
+        return rnic__node_bad_port(&rq_qos_get_stats((const rq_qos *)x)->errors);
+    }
+}
+static rnic_err rq_qos__node_peek(const void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return rq_qos_peek_block((const rq_qos *)x, (rnic_work *)rec);
+    case 1:
+        return rq_qos_peek_packet((const rq_qos *)x, (rq_packet *)rec);
+    case 2:
+        return rq_qos_peek_bresp((const rq_qos *)x, (rq_axi_bresp *)rec);
+    case 3:
+        return rq_qos_peek_rdata((const rq_qos *)x, (rq_axi_rdata *)rec);
+    default:
+        return rnic__node_bad_port(&rq_qos_get_stats((const rq_qos *)x)->errors);
+    }
+}
+static void rq_qos__node_tick(void *x) { rq_qos_tick((rq_qos *)x); }
+static uint64_t rq_qos__node_next_event(const void *x) { return rq_qos_next_event((const rq_qos *)x); }
+static uint64_t rq_qos__node_advance(void *x, uint64_t n) { return rq_qos_advance((rq_qos *)x, n); }
+static uint64_t rq_qos__node_advance_to(void *x, uint64_t c) { return rq_qos_advance_to((rq_qos *)x, c); }
+static uint64_t rq_qos__node_now(const void *x) { return rq_qos_now((const rq_qos *)x); }
+static const rnic_err_stats *rq_qos__node_errors(const void *x)
+{
+    return x ? &rq_qos_get_stats((const rq_qos *)x)->errors : NULL;
+}
+static const void *rq_qos__node_stats(const void *x) { return rq_qos_get_stats((const rq_qos *)x); }
+static const rnic_node_port rq_qos__node_in[] = {{"response", (uint32_t)sizeof(rq_response)}};
+static const rnic_node_port rq_qos__node_out[] = {{"block", (uint32_t)sizeof(rnic_work)}, {"packet", (uint32_t)sizeof(rq_packet)}, {"bresp", (uint32_t)sizeof(rq_axi_bresp)}, {"rdata", (uint32_t)sizeof(rq_axi_rdata)}};
+RQ_API const rnic_node_ops *rq_qos_node_ops(void)
+{
+    static const rnic_node_ops ops = {
+        "rq_qos", (uint16_t)RNIC_ENGINE_QOS, 1u, 4u, rq_qos__node_in, rq_qos__node_out,
+        rq_qos__node_push, rq_qos__node_space, rq_qos__node_pop, rq_qos__node_peek, rq_qos__node_tick,
+        rq_qos__node_next_event, rq_qos__node_advance, rq_qos__node_advance_to, rq_qos__node_now,
+        rq_qos__node_errors, rq_qos__node_stats, sizeof(rq_qos_stats)};
+    return &ops;
+}
+
+/* ---- rq_palos ---- */
+static rnic_err rq_palos__node_push(void *x, uint32_t port, const void *rec)
+{
+    (void)port;
+    (void)rec;
+    return x ? rnic__node_bad_port(&rq_palos_get_stats((const rq_palos *)x)->errors) : RNIC_EINVAL;
+}
+static uint32_t rq_palos__node_space(const void *x, uint32_t port)
+{
+    (void)x;
+    (void)port;
+    return 0;
+}
+static rnic_err rq_palos__node_pop(void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return rq_palos_pop_piece((rq_palos *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&rq_palos_get_stats((const rq_palos *)x)->errors);
+    }
+}
+static rnic_err rq_palos__node_peek(const void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return rq_palos_peek_piece((const rq_palos *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&rq_palos_get_stats((const rq_palos *)x)->errors);
+    }
+}
+static void rq_palos__node_tick(void *x) { rq_palos_tick((rq_palos *)x); }
+static uint64_t rq_palos__node_next_event(const void *x) { return rq_palos_next_event((const rq_palos *)x); }
+static uint64_t rq_palos__node_advance(void *x, uint64_t n) { return rq_palos_advance((rq_palos *)x, n); }
+static uint64_t rq_palos__node_advance_to(void *x, uint64_t c) { return rq_palos_advance_to((rq_palos *)x, c); }
+static uint64_t rq_palos__node_now(const void *x) { return rq_palos_now((const rq_palos *)x); }
+static const rnic_err_stats *rq_palos__node_errors(const void *x)
+{
+    return x ? &rq_palos_get_stats((const rq_palos *)x)->errors : NULL;
+}
+static const void *rq_palos__node_stats(const void *x) { return rq_palos_get_stats((const rq_palos *)x); }
+static const rnic_node_port rq_palos__node_out[] = {{"piece", (uint32_t)sizeof(rnic_work)}};
+RQ_API const rnic_node_ops *rq_palos_node_ops(void)
+{
+    static const rnic_node_ops ops = {
+        "rq_palos", (uint16_t)RNIC_ENGINE_PALOS, 0u, 1u, NULL, rq_palos__node_out,
+        rq_palos__node_push, rq_palos__node_space, rq_palos__node_pop, rq_palos__node_peek, rq_palos__node_tick,
+        rq_palos__node_next_event, rq_palos__node_advance, rq_palos__node_advance_to, rq_palos__node_now,
+        rq_palos__node_errors, rq_palos__node_stats, sizeof(rq_palos_stats)};
+    return &ops;
+}
+/* ==== end src/rnicq/node.c ==== */
 RNIC_EXTERN_C_END
 #endif /* RQ_IMPLEMENTATION */
 

@@ -53,7 +53,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xb536c2ccu /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xe67c7fa1u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1971,10 +1971,17 @@ RNIC_INLINE uint32_t rnic_node_out_port(const rnic_node_ops *ops, const char *na
 {
     return ops ? rnic__node_find(ops->out, ops->n_out, name) : RNIC_NONE;
 }
+
+/* For the engines' node tables: a port index out of range, counted as a refused input
+ * (RNIC_ENOENT) in the engine's errors -- reached through its public X_get_stats. */
+RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
+{
+    return rnic_err_note((rnic_err_stats *)(uintptr_t)errors, RNIC_ENOENT);
+}
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xb536c2ccu
-#error "rnicq: transport.h needs common core version 200 (id 0xb536c2ccu); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xe67c7fa1u
+#error "rnicq: transport.h needs common core version 200 (id 0xe67c7fa1u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2733,6 +2740,14 @@ struct tp_rx {
     uint64_t pull_early;         /* how far pull_next lies after the exact time, in 1/pull_bps cycles */
 };
 /* ==== end src/transport/state.h ==== */
+/* ==== begin src/transport/node.h ==== */
+/* transport.h: the node table of each engine (docs/engine_contract.md, "The node interface"):
+ * X_node_ops() returns one rnic_node_ops whose calls are the engine's own public functions. */
+/* tp's node table: inputs message, incoming, consumed; outputs segment, completion. */
+TP_API const rnic_node_ops *tp_node_ops(void);
+/* tp_rx's node table: inputs segment; outputs ack, delivered. */
+TP_API const rnic_node_ops *tp_rx_node_ops(void);
+/* ==== end src/transport/node.h ==== */
 RNIC_EXTERN_C_END
 #endif /* TP_H_INCLUDED */
 
@@ -5906,6 +5921,156 @@ static const tp_protocol tp__ndp = {"ndp", TP_CREDIT_TOKEN, sizeof(tp_ndp_ctx), 
 
 TP_API const tp_protocol *tp_protocol_ndp(void) { return &tp__ndp; }
 /* ==== end src/transport/proto_ndp.c ==== */
+/* ==== begin src/transport/node.c ==== */
+/* transport.h: node.c -- the node tables (src/common/node.h): ports by index, each call the
+ * engine's own public function, so checks, counters and trace are the engine's. */
+
+/* ---- tp ---- */
+static rnic_err tp__node_push(void *x, uint32_t port, const void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return tp_push_message((tp *)x, (const rnic_work *)rec);
+    case 1:
+        return tp_push_incoming((tp *)x, (const rnic_work *)rec);
+    case 2:
+        return tp_push_consumed((tp *)x, (const rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&tp_get_stats((const tp *)x)->errors);
+    }
+}
+static uint32_t tp__node_space(const void *x, uint32_t port)
+{
+    switch (port) {
+    case 0:
+        return tp_space_message((const tp *)x);
+    case 1:
+        return tp_space_incoming((const tp *)x);
+    case 2:
+        return tp_space_consumed((const tp *)x);
+    default:
+        return 0;
+    }
+}
+static rnic_err tp__node_pop(void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return tp_pop_segment((tp *)x, (rnic_work *)rec);
+    case 1:
+        return tp_pop_completion((tp *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&tp_get_stats((const tp *)x)->errors);
+    }
+}
+static rnic_err tp__node_peek(const void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return tp_peek_segment((const tp *)x, (rnic_work *)rec);
+    case 1:
+        return tp_peek_completion((const tp *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&tp_get_stats((const tp *)x)->errors);
+    }
+}
+static void tp__node_tick(void *x) { tp_tick((tp *)x); }
+static uint64_t tp__node_next_event(const void *x) { return tp_next_event((const tp *)x); }
+static uint64_t tp__node_advance(void *x, uint64_t n) { return tp_advance((tp *)x, n); }
+static uint64_t tp__node_advance_to(void *x, uint64_t c) { return tp_advance_to((tp *)x, c); }
+static uint64_t tp__node_now(const void *x) { return tp_now((const tp *)x); }
+static const rnic_err_stats *tp__node_errors(const void *x)
+{
+    return x ? &tp_get_stats((const tp *)x)->errors : NULL;
+}
+static const void *tp__node_stats(const void *x) { return tp_get_stats((const tp *)x); }
+static const rnic_node_port tp__node_in[] = {{"message", (uint32_t)sizeof(rnic_work)}, {"incoming", (uint32_t)sizeof(rnic_work)}, {"consumed", (uint32_t)sizeof(rnic_work)}};
+static const rnic_node_port tp__node_out[] = {{"segment", (uint32_t)sizeof(rnic_work)}, {"completion", (uint32_t)sizeof(rnic_work)}};
+TP_API const rnic_node_ops *tp_node_ops(void)
+{
+    static const rnic_node_ops ops = {
+        "tp", (uint16_t)RNIC_ENGINE_TRANSPORT, 3u, 2u, tp__node_in, tp__node_out,
+        tp__node_push, tp__node_space, tp__node_pop, tp__node_peek, tp__node_tick,
+        tp__node_next_event, tp__node_advance, tp__node_advance_to, tp__node_now,
+        tp__node_errors, tp__node_stats, sizeof(tp_stats)};
+    return &ops;
+}
+
+/* ---- tp_rx ---- */
+static rnic_err tp_rx__node_push(void *x, uint32_t port, const void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return tp_rx_push_segment((tp_rx *)x, (const rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&tp_rx_get_stats((const tp_rx *)x)->errors);
+    }
+}
+static uint32_t tp_rx__node_space(const void *x, uint32_t port)
+{
+    switch (port) {
+    case 0:
+        return tp_rx_space_segment((const tp_rx *)x);
+    default:
+        return 0;
+    }
+}
+static rnic_err tp_rx__node_pop(void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return tp_rx_pop_ack((tp_rx *)x, (rnic_work *)rec);
+    case 1:
+        return tp_rx_pop_delivered((tp_rx *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&tp_rx_get_stats((const tp_rx *)x)->errors);
+    }
+}
+static rnic_err tp_rx__node_peek(const void *x, uint32_t port, void *rec)
+{
+    if (!x)
+        return RNIC_EINVAL;
+    switch (port) {
+    case 0:
+        return tp_rx_peek_ack((const tp_rx *)x, (rnic_work *)rec);
+    case 1:
+        return tp_rx_peek_delivered((const tp_rx *)x, (rnic_work *)rec);
+    default:
+        return rnic__node_bad_port(&tp_rx_get_stats((const tp_rx *)x)->errors);
+    }
+}
+static void tp_rx__node_tick(void *x) { tp_rx_tick((tp_rx *)x); }
+static uint64_t tp_rx__node_next_event(const void *x) { return tp_rx_next_event((const tp_rx *)x); }
+static uint64_t tp_rx__node_advance(void *x, uint64_t n) { return tp_rx_advance((tp_rx *)x, n); }
+static uint64_t tp_rx__node_advance_to(void *x, uint64_t c) { return tp_rx_advance_to((tp_rx *)x, c); }
+static uint64_t tp_rx__node_now(const void *x) { return tp_rx_now((const tp_rx *)x); }
+static const rnic_err_stats *tp_rx__node_errors(const void *x)
+{
+    return x ? &tp_rx_get_stats((const tp_rx *)x)->errors : NULL;
+}
+static const void *tp_rx__node_stats(const void *x) { return tp_rx_get_stats((const tp_rx *)x); }
+static const rnic_node_port tp_rx__node_in[] = {{"segment", (uint32_t)sizeof(rnic_work)}};
+static const rnic_node_port tp_rx__node_out[] = {{"ack", (uint32_t)sizeof(rnic_work)}, {"delivered", (uint32_t)sizeof(rnic_work)}};
+TP_API const rnic_node_ops *tp_rx_node_ops(void)
+{
+    static const rnic_node_ops ops = {
+        "tp_rx", (uint16_t)RNIC_ENGINE_TP_RX, 1u, 2u, tp_rx__node_in, tp_rx__node_out,
+        tp_rx__node_push, tp_rx__node_space, tp_rx__node_pop, tp_rx__node_peek, tp_rx__node_tick,
+        tp_rx__node_next_event, tp_rx__node_advance, tp_rx__node_advance_to, tp_rx__node_now,
+        tp_rx__node_errors, tp_rx__node_stats, sizeof(tp_rx_stats)};
+    return &ops;
+}
+/* ==== end src/transport/node.c ==== */
 RNIC_EXTERN_C_END
 #endif /* TP_IMPLEMENTATION */
 

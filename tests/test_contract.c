@@ -58,26 +58,21 @@ static uint32_t source_read(void *user, uint32_t flow, uint32_t index, rnic_work
     return n;
 }
 
-/* ---------------- the adapter: one table of public functions per engine ---------------- */
+/* ---------------- the adapter: each engine's public node table (rnic_node_ops) ---------------- */
 struct rec_log;
 typedef struct eng {
     const char *name;
     void *x;
     void *mem;
-    uint32_t out_capacity; /* depth of the output port the harness drains */
-    int has_tags;          /* records carry the source's tag/op/raddr */
-    void (*tick)(void *);
-    uint64_t (*next_event)(const void *);
-    uint64_t (*advance)(void *, uint64_t);
-    uint64_t (*advance_to)(void *, uint64_t);
-    uint64_t (*now)(const void *);
-    rnic_err (*pop)(void *, rnic_work *);
-    rnic_err (*peek)(const void *, rnic_work *);
-    uint64_t (*refused)(const void *);
-    void (*load)(void *);  /* post the standard workload */
+    const rnic_node_ops *ops; /* the engine's X_node_ops(): every call below goes through it */
+    uint32_t out;             /* the output port the harness drains (index into ops->out) */
+    uint32_t out_capacity;    /* its depth */
+    int has_tags;             /* records carry the source's tag/op/raddr */
+    void (*load)(void *);     /* post the standard workload */
     void (*destroy)(struct eng *);
-    /* optional (NULL for an engine that needs none): */
-    rnic_err (*pop_side)(void *, rnic_work *); /* a second output, drained beside the first */
+    /* optional (0 / NULL for an engine that needs none): */
+    int has_side;                              /* a second output port, drained beside the first */
+    uint32_t side;                             /* its index */
     struct rec_log *side_log;                  /* where its records go (NULL: dropped) */
     int aux_is_time;                           /* aux and offset are delays: a full port changes them */
     int raddr_is_cycle;                        /* raddr is a cycle: it moves with start_cycle */
@@ -89,21 +84,30 @@ typedef struct eng {
     int (*same_state)(const void *, const void *); /* counters (and registers) equal after two runs */
 } eng;
 
-/* Fill an adapter from the functions named X_tick, X_next, ... below (one engine's set). */
-#define ENG_OPS(e, X)                                                                              \
-    ((e).tick = X##_tick, (e).next_event = X##_next, (e).advance = X##_adv, (e).advance_to = X##_adv_to, \
-     (e).now = X##_now, (e).pop = X##_pop, (e).peek = X##_peek, (e).refused = X##_refused,           \
-     (e).load = X##_load, (e).destroy = engine_free)
+static void engine_free(eng *e)
+{
+    free(e->x);
+    free(e->mem);
+}
+
+/* Refused input so far, by the table's errors. */
+static uint64_t eng_refused(const eng *e) { return rnic_err_total(e->ops->errors(e->x)); }
+
+/* The table of engine X (X_node_ops()), draining its output port `out` (and `side`, if any). */
+static void eng_ops(eng *e, const rnic_node_ops *ops, const char *out, const char *side)
+{
+    e->ops = ops;
+    e->out = rnic_node_out_port(ops, out);
+    CHECK(e->out != RNIC_NONE);
+    if (side) {
+        e->has_side = 1;
+        e->side = rnic_node_out_port(ops, side);
+        CHECK(e->side != RNIC_NONE);
+    }
+    e->destroy = engine_free;
+}
 
 /* Tassel */
-static void t_tick(void *x) { rl_tick((rl *)x); }
-static uint64_t t_next(const void *x) { return rl_next_event((const rl *)x); }
-static uint64_t t_adv(void *x, uint64_t n) { return rl_advance((rl *)x, n); }
-static uint64_t t_adv_to(void *x, uint64_t c) { return rl_advance_to((rl *)x, c); }
-static uint64_t t_now(const void *x) { return rl_now((const rl *)x); }
-static rnic_err t_pop(void *x, rnic_work *w) { return rl_pop_tx((rl *)x, w); }
-static rnic_err t_peek(const void *x, rnic_work *w) { return rl_peek_tx((const rl *)x, w); }
-static uint64_t t_refused(const void *x) { return rnic_err_total(&rl_get_stats((const rl *)x)->errors); }
 static void t_load(void *x)
 {
     uint32_t f;
@@ -111,11 +115,6 @@ static void t_load(void *x)
         CHECK_EQ(rl_set_rate((rl *)x, f, 10000000000ull * (f + 1u)), RNIC_OK);
         CHECK_EQ(rl_doorbell((rl *)x, f), RNIC_OK);
     }
-}
-static void engine_free(eng *e)
-{
-    free(e->x);
-    free(e->mem);
 }
 static uint32_t g_tassel_queue = RL_SCHEDULE_FIFO; /* make_tassel's schedule queue */
 static eng make_tassel(uint64_t start, uint32_t tx_capacity)
@@ -140,37 +139,32 @@ static eng make_tassel(uint64_t start, uint32_t tx_capacity)
     CHECK_EQ(rl_init((rl *)e.x, &cfg, e.mem, size), RNIC_OK);
     e.out_capacity = tx_capacity;
     e.has_tags = 1;
-    ENG_OPS(e, t);
+    eng_ops(&e, rl_node_ops(), "tx", NULL);
+    e.load = t_load;
     return e;
 }
 
 /* Palos */
-static void p_tick(void *x) { rq_palos_tick((rq_palos *)x); }
-static uint64_t p_next(const void *x) { return rq_palos_next_event((const rq_palos *)x); }
-static uint64_t p_adv(void *x, uint64_t n) { return rq_palos_advance((rq_palos *)x, n); }
-static uint64_t p_adv_to(void *x, uint64_t c) { return rq_palos_advance_to((rq_palos *)x, c); }
-static uint64_t p_now(const void *x) { return rq_palos_now((const rq_palos *)x); }
-static rnic_err p_pop(void *x, rnic_work *w) { return rq_palos_pop((rq_palos *)x, w); }
-static rnic_err p_peek(const void *x, rnic_work *w) { return rq_palos_peek((const rq_palos *)x, w); }
-static uint64_t p_refused(const void *x) { return rnic_err_total(&rq_palos_get_stats((const rq_palos *)x)->errors); }
 static void p_load(void *x)
 {
     uint32_t f;
     for (f = 0; f < NFLOWS; f++)
         CHECK_EQ(rq_palos_doorbell((rq_palos *)x, f, WQES_PER_FLOW), RNIC_OK);
 }
-static eng make_palos(uint64_t start, uint32_t out_port)
+static eng make_palos(uint64_t start, uint32_t piece_depth)
 {
     eng e;
     rq_palos_config cfg;
+    rq_palos_flow_config fc;
     size_t size;
     uint32_t f;
     memset(&e, 0, sizeof e);
     rq_palos_config_default(&cfg);
-    cfg.weights.max_qps = 16;
+    rq_palos_flow_config_default(&fc);
+    cfg.weights.max_flows = 16;
     cfg.weights.max_groups = 2;
     cfg.weights.mtu = 1024;
-    cfg.out_port = out_port;
+    cfg.piece_depth = piece_depth;
     cfg.start_cycle = start;
     cfg.source = source_read;
     size = rq_palos_mem_size(&cfg);
@@ -181,25 +175,21 @@ static eng make_palos(uint64_t start, uint32_t out_port)
     CHECK_EQ(rq_palos_init((rq_palos *)e.x, &cfg, e.mem, size), RNIC_OK);
     CHECK_EQ(rq_palos_create_group((rq_palos *)e.x, 0, 3), RNIC_OK);
     CHECK_EQ(rq_palos_create_group((rq_palos *)e.x, 1, 1), RNIC_OK);
-    for (f = 0; f < NFLOWS; f++)
-        CHECK_EQ(rq_palos_set_qp((rq_palos *)e.x, f, f & 1u, 1u + f, RQ_PALOS_BANDWIDTH), RNIC_OK);
-    e.out_capacity = out_port;
+    for (f = 0; f < NFLOWS; f++) {
+        fc.group = f & 1u;
+        fc.weight = 1u + f;
+        CHECK_EQ(rq_palos_flow_open((rq_palos *)e.x, f, &fc), RNIC_OK);
+    }
+    e.out_capacity = piece_depth;
     e.has_tags = 1;
-    ENG_OPS(e, p);
+    eng_ops(&e, rq_palos_node_ops(), "piece", NULL);
+    e.load = p_load;
     return e;
 }
 
 /* QoS engine: the output is the block port; the workload is regular transfers written over AXI
  * (the engine's own input), several blocks each, never acknowledged (timeouts then retransmit:
  * the engine stays busy on its own, which next_event must foresee). */
-static void q_tick(void *x) { rq_qos_tick((rq_qos *)x); }
-static uint64_t q_next(const void *x) { return rq_qos_next_event((const rq_qos *)x); }
-static uint64_t q_adv(void *x, uint64_t n) { return rq_qos_advance((rq_qos *)x, n); }
-static uint64_t q_adv_to(void *x, uint64_t c) { return rq_qos_advance_to((rq_qos *)x, c); }
-static uint64_t q_now(const void *x) { return rq_qos_now((const rq_qos *)x); }
-static rnic_err q_pop(void *x, rnic_work *w) { return rq_qos_pop_block((rq_qos *)x, w); }
-static rnic_err q_peek(const void *x, rnic_work *w) { return rq_qos_peek_block((const rq_qos *)x, w); }
-static uint64_t q_refused(const void *x) { return rnic_err_total(&rq_qos_get_stats((const rq_qos *)x)->errors); }
 static void q_load(void *x)
 {
     rq_qos *q = (rq_qos *)x;
@@ -242,7 +232,8 @@ static eng make_qos(uint64_t start, uint32_t port)
     CHECK_EQ(rq_qos_init((rq_qos *)e.x, &cfg, e.mem, size), RNIC_OK);
     e.out_capacity = port;
     e.has_tags = 0; /* AXI descriptors carry no caller tag: block records have tag 0 */
-    ENG_OPS(e, q);
+    eng_ops(&e, rq_qos_node_ops(), "block", NULL);
+    e.load = q_load;
     return e;
 }
 
@@ -250,14 +241,6 @@ static eng make_qos(uint64_t start, uint32_t port)
 /* Transport (Tonic, NewReno): the workload is the source's entries pushed as messages; no ACK
  * ever comes back, so the flows send their initial windows and then time out again and again
  * (the rtx timer, backed off, keeps the engine busy on its own). The output is the segment port. */
-static void x_tick(void *x) { tp_tick((tp *)x); }
-static uint64_t x_next(const void *x) { return tp_next_event((const tp *)x); }
-static uint64_t x_adv(void *x, uint64_t n) { return tp_advance((tp *)x, n); }
-static uint64_t x_adv_to(void *x, uint64_t c) { return tp_advance_to((tp *)x, c); }
-static uint64_t x_now(const void *x) { return tp_now((const tp *)x); }
-static rnic_err x_pop(void *x, rnic_work *w) { return tp_pop_segment((tp *)x, w); }
-static rnic_err x_peek(const void *x, rnic_work *w) { return tp_peek_segment((const tp *)x, w); }
-static uint64_t x_refused(const void *x) { return rnic_err_total(&tp_get_stats((const tp *)x)->errors); }
 static void x_load(void *x)
 {
     uint32_t f, i;
@@ -269,7 +252,7 @@ static eng make_transport(uint64_t start, uint32_t port)
 {
     eng e;
     tp_config cfg;
-    tp_flow_params fp;
+    tp_flow_config fp;
     size_t size;
     uint32_t f;
     memset(&e, 0, sizeof e);
@@ -285,14 +268,15 @@ static eng make_transport(uint64_t start, uint32_t port)
     e.mem = malloc(size);
     CHECK(size != 0);
     CHECK_EQ(tp_init((tp *)e.x, &cfg, e.mem, size), RNIC_OK);
-    tp_flow_params_default(&fp);
+    tp_flow_config_default(&fp);
     fp.seg_size = 512;
     fp.rto_us = 5; /* 500 cycles at 100 MHz */
     for (f = 0; f < NFLOWS; f++)
         CHECK_EQ(tp_flow_open((tp *)e.x, f, &fp), RNIC_OK);
     e.out_capacity = port;
     e.has_tags = 0; /* records are segments: index = segment id, not the source's entry */
-    ENG_OPS(e, x);
+    eng_ops(&e, tp_node_ops(), "segment", NULL);
+    e.load = x_load;
     return e;
 }
 
@@ -307,15 +291,6 @@ static eng make_transport(uint64_t start, uint32_t port)
  * lowered by MBA level 4 then removed; variant 1: a small DDIO (dirty write-backs), PFC off (CE
  * marks and drops), hostCC ECN on then off. aux and offset (delays) are times: a full port
  * changes them. */
-static void hh_tick(void *x) { hcc_host_tick((hcc_host *)x); }
-static uint64_t hh_next(const void *x) { return hcc_host_next_event((const hcc_host *)x); }
-static uint64_t hh_adv(void *x, uint64_t n) { return hcc_host_advance((hcc_host *)x, n); }
-static uint64_t hh_adv_to(void *x, uint64_t c) { return hcc_host_advance_to((hcc_host *)x, c); }
-static uint64_t hh_now(const void *x) { return hcc_host_now((const hcc_host *)x); }
-static rnic_err hh_pop(void *x, rnic_work *w) { return hcc_host_pop_rx((hcc_host *)x, w); }
-static rnic_err hh_peek(const void *x, rnic_work *w) { return hcc_host_peek_rx((const hcc_host *)x, w); }
-static rnic_err hh_sig(void *x, rnic_work *w) { return hcc_host_pop_signal((hcc_host *)x, w); }
-static uint64_t hh_refused(const void *x) { return rnic_err_total(&hcc_host_get_stats((const hcc_host *)x)->errors); }
 static void hh_load(void *x)
 {
     uint32_t f, i;
@@ -404,8 +379,8 @@ static eng make_host_variant(uint64_t start, uint32_t port, int variant)
     e.out_capacity = port;
     e.has_tags = 1;
     e.aux_is_time = 1;
-    ENG_OPS(e, hh);
-    e.pop_side = hh_sig;
+    eng_ops(&e, hcc_host_node_ops(), "rx", "signal");
+    e.load = hh_load;
     e.same_state = hh_same;
     if (variant >= 0) {
         e.load = hh_load_none;
@@ -442,14 +417,6 @@ static uint64_t hr_lines(uint64_t k)
         return 40;
     return 3;
 }
-static void hr_tick(void *x) { hcc_rx_tick((hcc_rx *)x); }
-static uint64_t hr_next(const void *x) { return hcc_rx_next_event((const hcc_rx *)x); }
-static uint64_t hr_adv(void *x, uint64_t n) { return hcc_rx_advance((hcc_rx *)x, n); }
-static uint64_t hr_adv_to(void *x, uint64_t c) { return hcc_rx_advance_to((hcc_rx *)x, c); }
-static uint64_t hr_now(const void *x) { return hcc_rx_now((const hcc_rx *)x); }
-static rnic_err hr_pop(void *x, rnic_work *w) { return hcc_rx_pop_action((hcc_rx *)x, w); }
-static rnic_err hr_peek(const void *x, rnic_work *w) { return hcc_rx_peek_action((const hcc_rx *)x, w); }
-static uint64_t hr_refused(const void *x) { return rnic_err_total(&hcc_rx_get_stats((const hcc_rx *)x)->errors); }
 #define HR_CUM0 ((1ull << 48) - 30000u)
 static void hr_load(void *x)
 {
@@ -516,7 +483,8 @@ static eng make_rx_variant(uint64_t start, uint32_t port, int variant)
     e.has_tags = 0; /* action records carry no source entry */
     e.raddr_is_cycle = 1; /* raddr = the cycle of the sample that caused the change */
     e.same_state = hr_same;
-    ENG_OPS(e, hr);
+    eng_ops(&e, hcc_rx_node_ops(), "action", NULL);
+    e.load = hr_load;
     if (variant >= 0) {
         e.load = hr_load_none;
         e.feed = hr_feed;
@@ -536,15 +504,6 @@ static eng make_rx(uint64_t start, uint32_t port) { return make_rx_variant(start
  * 899 ns: Eq. 1 moves R_rev, so rate records follow), writes R_cc, closes and reopens a flow. */
 #define HT_FEEDS 550u
 #define HT_GAP 100u
-static void ht_tick(void *x) { hcc_tx_tick((hcc_tx *)x); }
-static uint64_t ht_next(const void *x) { return hcc_tx_next_event((const hcc_tx *)x); }
-static uint64_t ht_adv(void *x, uint64_t n) { return hcc_tx_advance((hcc_tx *)x, n); }
-static uint64_t ht_adv_to(void *x, uint64_t c) { return hcc_tx_advance_to((hcc_tx *)x, c); }
-static uint64_t ht_now(const void *x) { return hcc_tx_now((const hcc_tx *)x); }
-static rnic_err ht_pop(void *x, rnic_work *w) { return hcc_tx_pop_probe((hcc_tx *)x, w); }
-static rnic_err ht_peek(const void *x, rnic_work *w) { return hcc_tx_peek_probe((const hcc_tx *)x, w); }
-static rnic_err ht_rate(void *x, rnic_work *w) { return hcc_tx_pop_rate((hcc_tx *)x, w); }
-static uint64_t ht_refused(const void *x) { return rnic_err_total(&hcc_tx_get_stats((const hcc_tx *)x)->errors); }
 static void ht_load(void *x)
 {
     hcc_tx *c = (hcc_tx *)x;
@@ -638,8 +597,8 @@ static eng make_tx_variant(uint64_t start, uint32_t port, int fed)
     CHECK_EQ(hcc_tx_init((hcc_tx *)e.x, &cfg, e.mem, size), RNIC_OK);
     e.out_capacity = port;
     e.has_tags = 0; /* probe records: index = probe number */
-    ENG_OPS(e, ht);
-    e.pop_side = ht_rate;
+    eng_ops(&e, hcc_tx_node_ops(), "probe", "rate");
+    e.load = ht_load;
     e.same_state = ht_same;
     if (fed) {
         e.load = ht_load_none;
@@ -661,13 +620,13 @@ static uint32_t drain(eng *e, rec_log *log)
 {
     rnic_work w;
     uint32_t n = 0;
-    while (e->pop(e->x, &w) == RNIC_OK) {
+    while (e->ops->pop(e->x, e->out, &w) == RNIC_OK) {
         if (log && log->n < MAX_OUT)
             log->w[log->n++] = w;
         n++;
     }
-    if (e->pop_side) /* the second output: drained too, logged apart (not counted in n) */
-        while (e->pop_side(e->x, &w) == RNIC_OK)
+    if (e->has_side) /* the second output: drained too, logged apart (not counted in n) */
+        while (e->ops->pop(e->x, e->side, &w) == RNIC_OK)
             if (e->side_log && e->side_log->n < MAX_OUT)
                 e->side_log->w[e->side_log->n++] = w;
     return n;
@@ -692,9 +651,9 @@ static void run_ticking(eng *e, rec_log *log, uint64_t cycles)
         uint32_t side_n = side ? side->n : 0, main_n;
         if (e->feed)
             e->feed(e);
-        now = e->now(e->x);
-        next = e->next_event(e->x);
-        e->tick(e->x);
+        now = e->ops->now(e->x);
+        next = e->ops->next_event(e->x);
+        e->ops->tick(e->x);
         main_n = drain(e, log);
         if ((main_n || (side && side->n != side_n)) && next != now && late++ == 0)
             printf("  %s: a record at cycle %llu, next_event said %llu\n", e->name, (unsigned long long)now,
@@ -707,20 +666,20 @@ static void run_ticking(eng *e, rec_log *log, uint64_t cycles)
  * Timed inputs (feed) are pushed at their cycles: a jump never passes the next one. */
 static void run_fast(eng *e, rec_log *log, uint64_t cycles)
 {
-    uint64_t end = e->now(e->x) + cycles;
+    uint64_t end = e->ops->now(e->x) + cycles;
     e->load(e->x);
-    while (e->now(e->x) != end) {
+    while (e->ops->now(e->x) != end) {
         uint64_t now, next, left, nin = 0;
         int has_in;
         if (e->feed)
             e->feed(e);
-        now = e->now(e->x);
-        next = e->next_event(e->x);
+        now = e->ops->now(e->x);
+        next = e->ops->next_event(e->x);
         left = end - now;
         has_in = e->next_input ? e->next_input(e, &nin) : 0; /* (an input may be due at 2^64 - 1) */
         CHECK(!has_in || nin != now); /* the feed pushed everything due now */
         if (next == now)
-            CHECK_EQ(e->advance(e->x, 1), 1);
+            CHECK_EQ(e->ops->advance(e->x, 1), 1);
         else {
             uint64_t target = (next == RNIC_NEVER || next - now > left) ? end : next;
             if (has_in && nin - now < target - now)
@@ -728,7 +687,7 @@ static void run_fast(eng *e, rec_log *log, uint64_t cycles)
             e->jumps += target - now > 1u;
             if (target - now > e->longest)
                 e->longest = target - now;
-            CHECK_EQ(e->advance_to(e->x, target), target - now);
+            CHECK_EQ(e->ops->advance_to(e->x, target), target - now);
         }
         drain(e, log);
         if (TEST_FAILS())
@@ -742,16 +701,16 @@ static void contract_null_and_empty(make_fn make)
 {
     eng e = make(0, 8);
     rnic_work w;
-    uint64_t before = e.refused(e.x);
-    CHECK_EQ(e.pop(e.x, NULL), RNIC_EINVAL);
-    CHECK_EQ(e.peek(e.x, NULL), RNIC_EINVAL);
-    CHECK_EQ(e.refused(e.x), before + 2u);
-    CHECK_EQ(e.pop(e.x, &w), RNIC_EEMPTY);
-    CHECK_EQ(e.peek(e.x, &w), RNIC_EEMPTY);
+    uint64_t before = eng_refused(&e);
+    CHECK_EQ(e.ops->pop(e.x, e.out, NULL), RNIC_EINVAL);
+    CHECK_EQ(e.ops->peek(e.x, e.out, NULL), RNIC_EINVAL);
+    CHECK_EQ(eng_refused(&e), before + 2u);
+    CHECK_EQ(e.ops->pop(e.x, e.out, &w), RNIC_EEMPTY);
+    CHECK_EQ(e.ops->peek(e.x, e.out, &w), RNIC_EEMPTY);
     /* an engine with no input settles and then says so */
-    e.advance(e.x, 100000);
-    CHECK_EQ(e.next_event(e.x), RNIC_NEVER);
-    CHECK_EQ(e.pop(e.x, &w), RNIC_EEMPTY);
+    e.ops->advance(e.x, 100000);
+    CHECK_EQ(e.ops->next_event(e.x), RNIC_NEVER);
+    CHECK_EQ(e.ops->pop(e.x, e.out, &w), RNIC_EEMPTY);
     e.destroy(&e);
 }
 
@@ -760,12 +719,12 @@ static void contract_null_engine(make_fn make)
 {
     eng e = make(0, 8);
     rnic_work w;
-    e.tick(NULL);
-    CHECK_EQ(e.next_event(NULL), RNIC_NEVER);
-    CHECK_EQ(e.advance(NULL, 100), 0);
-    CHECK_EQ(e.advance_to(NULL, 100), 0);
-    CHECK_EQ(e.pop(NULL, &w), RNIC_EINVAL);
-    CHECK_EQ(e.peek(NULL, &w), RNIC_EINVAL);
+    e.ops->tick(NULL);
+    CHECK_EQ(e.ops->next_event(NULL), RNIC_NEVER);
+    CHECK_EQ(e.ops->advance(NULL, 100), 0);
+    CHECK_EQ(e.ops->advance_to(NULL, 100), 0);
+    CHECK_EQ(e.ops->pop(NULL, e.out, &w), RNIC_EINVAL);
+    CHECK_EQ(e.ops->peek(NULL, e.out, &w), RNIC_EINVAL);
     e.destroy(&e);
 }
 
@@ -811,8 +770,8 @@ static void contract_fast_forward_equals_ticking(make_fn make, uint64_t start_a,
         CHECK_EQ(a.fed_ok, b.fed_ok);
         CHECK_EQ(a.fed_refused, b.fed_refused);
     }
-    CHECK_EQ(a.now(a.x), start_a + 60000u);
-    CHECK_EQ(b.now(b.x), start_b + 60000u);
+    CHECK_EQ(a.ops->now(a.x), start_a + 60000u);
+    CHECK_EQ(b.ops->now(b.x), start_b + 60000u);
     a.destroy(&a);
     b.destroy(&b);
 }
@@ -826,10 +785,10 @@ static void contract_advance_stops_when_output_fills(make_fn make, uint32_t port
     uint32_t popped = 0, i;
     rnic_work w;
     e.load(e.x);
-    ran = e.advance(e.x, 1000000);
+    ran = e.ops->advance(e.x, 1000000);
     CHECK(ran < 1000000u);
-    CHECK_EQ(e.now(e.x), ran);
-    CHECK_EQ(e.peek(e.x, &w), RNIC_OK);
+    CHECK_EQ(e.ops->now(e.x), ran);
+    CHECK_EQ(e.ops->peek(e.x, e.out, &w), RNIC_OK);
     /* the port is full: exactly `port` records wait, and the last came in the last tick */
     log_b.n = 0;
     popped = drain(&e, &log_b);
@@ -838,13 +797,13 @@ static void contract_advance_stops_when_output_fills(make_fn make, uint32_t port
     /* go on to the end, draining whenever it stops: the records are those of a deep port */
     total = ran;
     while (total < 100000u) {
-        uint64_t r = e.advance(e.x, 100000u - total);
+        uint64_t r = e.ops->advance(e.x, 100000u - total);
         total += r;
         drain(&e, &log_b);
         if (r == 0)
             break;
     }
-    CHECK_EQ(e.now(e.x), 100000u);
+    CHECK_EQ(e.ops->now(e.x), 100000u);
     all->n = 0;
     run_ticking(&ref, all, 100000);
     CHECK_EQ(log_b.n, all->n);
@@ -1031,27 +990,27 @@ static void test_tassel_rates_clamp_pause_retime(void)
     CHECK_EQ(rl_set_rate((rl *)e.x, 0, 1), RNIC_OK);                  /* below min: clamped up */
     CHECK_EQ(rl_set_rate((rl *)e.x, 1, 10000000000000ull), RNIC_OK);  /* above link: clamped down */
     CHECK_EQ(rl_set_rate((rl *)e.x, 99, 1000000000ull), RNIC_ENOENT); /* unknown flow: refused */
-    e.advance(e.x, 10);
+    e.ops->advance(e.x, 10);
     CHECK_EQ(st->rate_clamped, 2u);
     clamped = st->rate_clamped;
     (void)clamped;
     /* flow 2 paused: doorbell it, nothing leaves */
     CHECK_EQ(rl_set_rate((rl *)e.x, 2, 0), RNIC_OK);
     CHECK_EQ(rl_doorbell((rl *)e.x, 2), RNIC_OK);
-    e.advance(e.x, 20000);
-    while (e.pop(e.x, &w) == RNIC_OK)
+    e.ops->advance(e.x, 20000);
+    while (e.ops->pop(e.x, e.out, &w) == RNIC_OK)
         CHECK(w.flow != 2u);
     /* resume at 100 Kb/s, then raise to 10 Gb/s: the next packet follows within a packet time
      * at the new rate (700+ B at 10 Gb/s = ~150 cycles) plus two ring reads (2 x 40) */
     CHECK_EQ(rl_set_rate((rl *)e.x, 2, 100000), RNIC_OK);
-    e.advance(e.x, 5000);
-    while (e.pop(e.x, &w) == RNIC_OK)
+    e.ops->advance(e.x, 5000);
+    while (e.ops->pop(e.x, e.out, &w) == RNIC_OK)
         ;
-    t_raise = e.now(e.x);
+    t_raise = e.ops->now(e.x);
     CHECK_EQ(rl_set_rate((rl *)e.x, 2, 10000000000ull), RNIC_OK);
-    while (e.now(e.x) < t_raise + 20000u && !first_after) {
-        e.advance(e.x, 1);
-        while (e.pop(e.x, &w) == RNIC_OK)
+    while (e.ops->now(e.x) < t_raise + 20000u && !first_after) {
+        e.ops->advance(e.x, 1);
+        while (e.ops->pop(e.x, e.out, &w) == RNIC_OK)
             if (w.flow == 2u && !first_after)
                 first_after = w.cycle;
     }
@@ -1227,19 +1186,19 @@ static void test_hcc_rx_advance_stops_then_merges(void)
     run_ticking(&ref, r, 100000);
     CHECK(r->n >= 4u); /* downs and ups: more changes than the port holds */
     e.load(e.x);
-    ran = e.advance(e.x, 1000000);
+    ran = e.ops->advance(e.x, 1000000);
     CHECK(ran < 1000000u);
-    CHECK_EQ(e.now(e.x), ran);
+    CHECK_EQ(e.ops->now(e.x), ran);
     CHECK_EQ(ran, r->w[1].cycle + 1u); /* right after the tick of the second record */
-    ran += e.advance(e.x, 100000u - ran); /* full: changes merge, nothing stops */
+    ran += e.ops->advance(e.x, 100000u - ran); /* full: changes merge, nothing stops */
     CHECK_EQ(ran, 100000u);
-    CHECK_EQ(e.pop(e.x, &w), RNIC_OK);
+    CHECK_EQ(e.ops->pop(e.x, e.out, &w), RNIC_OK);
     CHECK(same_record(&w, &r->w[0], 0));
-    CHECK_EQ(e.pop(e.x, &w), RNIC_OK);
+    CHECK_EQ(e.ops->pop(e.x, e.out, &w), RNIC_OK);
     CHECK_EQ(w.flags, r->w[r->n - 1u].flags | HCC_RX_WORK_MERGED);
     w.flags = r->w[r->n - 1u].flags;
     CHECK(same_record(&w, &r->w[r->n - 1u], 0)); /* the newest record holds the current state */
-    CHECK_EQ(e.pop(e.x, &w), RNIC_EEMPTY);
+    CHECK_EQ(e.ops->pop(e.x, e.out, &w), RNIC_EEMPTY);
     CHECK_EQ(st->merged, r->n - 2u);
     CHECK_EQ(st->actions, r->n);
     CHECK_EQ(hcc_rx_level((hcc_rx *)e.x), hcc_rx_level((hcc_rx *)ref.x));

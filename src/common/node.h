@@ -57,3 +57,10 @@ RNIC_INLINE uint32_t rnic_node_out_port(const rnic_node_ops *ops, const char *na
 {
     return ops ? rnic__node_find(ops->out, ops->n_out, name) : RNIC_NONE;
 }
+
+/* For the engines' node tables: a port index out of range, counted as a refused input
+ * (RNIC_ENOENT) in the engine's errors -- reached through its public X_get_stats. */
+RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
+{
+    return rnic_err_note((rnic_err_stats *)(uintptr_t)errors, RNIC_ENOENT);
+}
