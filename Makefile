@@ -6,7 +6,11 @@ PREFIX ?= /usr/local
 HEADERS := ratelimit.h rnicq.h transport.h hostcc.h
 WARN := -std=c99 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-STB := $(shell pkg-config --cflags --libs stb 2>/dev/null || echo -I/usr/include/stb -lstb)
+STB = $(shell pkg-config --cflags --libs stb 2>/dev/null || echo -I/usr/include/stb -lstb)
+# stb_ds (libstb-dev) is linked only into the programs that include it: the reference model of
+# tests/test_bucketq.c; no example or benchmark uses it, so they build without stb installed
+STB_USERS := test_bucketq
+STB_IF_USED = $(if $(filter $(STB_USERS),$(notdir $@)),$(STB))
 TEST_CFLAGS := $(WARN) -O1 -g $(SAN) -DRNIC_DEBUG -I. -Itests
 PROG_CFLAGS := $(WARN) -O2 -g -I.
 
@@ -156,16 +160,16 @@ unit-tests: $(UNIT_BINS)
 
 build/tests/gcc/%: tests/%.c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
-	gcc $(TEST_CFLAGS) $< -o $@ $(STB) -lxxhash
+	gcc $(TEST_CFLAGS) $< -o $@ $(STB_IF_USED) -lxxhash
 
 build/tests/clang/%: tests/%.c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
-	clang $(TEST_CFLAGS) $< -o $@ $(STB) -lxxhash
+	clang $(TEST_CFLAGS) $< -o $@ $(STB_IF_USED) -lxxhash
 
 # the unit tests again with the 32-bit-target arithmetic paths forced on this host
 build/tests/portable/%: tests/%.c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
-	gcc $(TEST_CFLAGS) -DRNIC_PORTABLE_ARITH $< -o $@ $(STB) -lxxhash
+	gcc $(TEST_CFLAGS) -DRNIC_PORTABLE_ARITH $< -o $@ $(STB_IF_USED) -lxxhash
 
 # the same 2:1 incast at packet level in ns-3 (tools/bench_ns3_speed.sh compares CPU time)
 build/incast_ns3: examples/ns3/incast_ns3.cc
@@ -194,11 +198,11 @@ build/tonic_newreno_ns3: examples/ns3/tonic_newreno_ns3.cc
 
 build/%: examples/%.c $(wildcard examples/*.h) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB) -lm
+	$(CC) $(PROG_CFLAGS) $< -o $@ -lm
 
 build/%: bench/%.c bench/bench_util.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) $< -o $@ $(STB) -lm
+	$(CC) $(PROG_CFLAGS) $< -o $@ -lm
 
 install: $(HEADERS)
 	install -d $(DESTDIR)$(PREFIX)/include/rnicq $(DESTDIR)$(PREFIX)/share/pkgconfig
