@@ -1993,8 +1993,6 @@ HCC_API const char *hcc_version(void);
 
 /* ---- RHCC (docs/hostcc_model.md; the shapes every engine shares: docs/engine_contract.md) ---- */
 
-#define HCC_NEVER RNIC_NEVER /* hcc_*_next_event: nothing will happen without new input */
-
 /* rnic_work.flags bits of hostcc.h. HCC_WORK_CE is the same bit as transport.h's TP_WORK_ECN, so
  * a packet the host marks is an ECN-marked packet to tp_rx's DCQCN notification point. */
 #define HCC_WORK_CE (2u << RNIC_WORK_ENGINE_SHIFT)
@@ -2017,14 +2015,15 @@ HCC_API const char *hcc_version(void);
  * dirty victim). Per cycle, downstream first: memory controller, CPU traffic, DDIO write-backs,
  * IIO, PCIe, RX buffer (PFC). */
 
-/* Records on the signal port (rnic_work.op): PFC frames toward the upstream switch. */
-#define HCC_HOST_SIG_PAUSE 1u
-#define HCC_HOST_SIG_RESUME 2u
+/* Records on the signal port: PFC frames toward the upstream switch, told by an engine bit of
+ * rnic_work.flags (op is never written). */
+#define HCC_HOST_WORK_PAUSE (512u << RNIC_WORK_ENGINE_SHIFT)
+#define HCC_HOST_WORK_RESUME (1024u << RNIC_WORK_ENGINE_SHIFT)
 
-/* Engine-specific trace kinds. */
+/* Engine-specific trace kinds (engine RNIC_ENGINE_HCC_HOST). */
 #define HCC_HOST_TRACE_PAUSE 16u  /* PAUSE sent: a = RX buffer bytes */
 #define HCC_HOST_TRACE_RESUME 17u /* RESUME sent: a = RX buffer bytes, b = cycles paused */
-#define HCC_HOST_TRACE_DROP 18u   /* a packet dropped (RX buffer full): id = flow, a = tag, b = len */
+#define HCC_HOST_TRACE_DROP 18u   /* a packet dropped (RX buffer full): id = flow, a = index, b = len */
 #define HCC_HOST_TRACE_MBA 19u    /* MBA level written: a = level, b = its bytes per second */
 #define HCC_HOST_TRACE_CPU 20u    /* CPU load written: a = applied B/s, b = asked B/s */
 #define HCC_HOST_TRACE_STALL 21u  /* a posted write waited for credits: a = lines needed, b = credits held */
@@ -2038,7 +2037,7 @@ typedef struct hcc_host_config {
     uint32_t xon_bytes;       /* RESUME when occupancy <= xon, default xoff - 16 KB (Choice) */
     uint32_t cnp_bytes;       /* without PFC: mark HCC_WORK_CE above it, default 32 KB (Choice) */
     uint64_t pcie_bps;        /* PCIe link, default 128 Gb/s (3.0 x16); 1 Mb/s .. 2 Tb/s */
-    uint32_t pcie_latency_ns; /* write start -> IIO arrival, and credit return, default 500; <= 1 ms */
+    uint64_t pcie_latency_ns; /* write start -> IIO arrival, and credit return, default 500; <= 1 ms */
     uint32_t pcie_mps;        /* max payload of a posted write, default 256; 64 .. 4096 */
     uint32_t pcie_tlp_overhead; /* bytes per write on the link beyond payload, default 24; <= 256 */
     uint32_t iio_lines;       /* IIO write buffer = the RNIC's credits, 64 B lines, default 256
@@ -2055,12 +2054,12 @@ typedef struct hcc_host_config {
     uint32_t ddio_ways;       /* ways per set, default 2 (Choice); 1 .. 64, divides ddio_lines */
     uint32_t cpu_evict_ppm;   /* DDIO lines evicted per CPU line served, millionths, default
                                  181818 (2 of 11 LLC ways, Choice); <= 1,000,000 */
-    uint32_t rx_port;         /* pop_rx port depth, default 64 */
-    uint32_t signal_port;     /* pop_signal port depth, default 16 */
+    uint32_t rx_depth;        /* rx output port (pop_rx) depth, default 64; 1 .. 2^20 */
+    uint32_t signal_depth;    /* signal output port (pop_signal) depth, default 16; 1 .. 2^20 */
     uint64_t start_cycle;     /* hcc_host_now() after init, default 0 */
     rnic_trace_fn trace;      /* NULL: off */
     void *trace_user;
-    uint16_t trace_id;        /* default RNIC_ENGINE_HOSTCC */
+    uint16_t trace_id;        /* default RNIC_ENGINE_HCC_HOST */
 } hcc_host_config;
 
 typedef struct hcc_host_stats {
@@ -2094,14 +2093,11 @@ HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg);
  * hcc_host_mem_size(&cfg); tests/test_mem_size_macros.c checks it). Arguments are the config
  * fields that size the memory; at the defaults HCC_HOST_MEM_SIZE(4096, 64, 16, 256, 256, 65536).
  * Evaluates its arguments several times: pass constants. */
-#define HCC_HOST_MEM_SIZE(rx_packets, rx_port, signal_port, iio_lines, mem_queue, ddio_lines)                  \
-    (HCC__MEM_PART((rx_packets), rnic_work) + HCC__MEM_PART((rx_port), rnic_work) +                            \
-     HCC__MEM_PART((signal_port), rnic_work) + 2u * HCC__MEM_PART((iio_lines), hcc__host_line) +               \
-     HCC__MEM_PART((iio_lines), hcc__host_ret) + HCC__MEM_PART((mem_queue), hcc__host_mreq) +                  \
-     HCC__MEM_PART((ddio_lines), uint64_t))
-/* The hostcc.h size macros' part: n elements rounded up to RNIC_MEM_ALIGN, as the layouts do. */
-#define HCC__MEM_PART(n, type) \
-    ((size_t)(((uint64_t)(n) * sizeof(type) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u)))
+#define HCC_HOST_MEM_SIZE(rx_packets, rx_depth, signal_depth, iio_lines, mem_queue, ddio_lines)              \
+    (RNIC__MEM_PART((rx_packets), rnic_work) + RNIC__MEM_PART((rx_depth), rnic_work) +                         \
+     RNIC__MEM_PART((signal_depth), rnic_work) + 2u * RNIC__MEM_PART((iio_lines), hcc__host_line) +            \
+     RNIC__MEM_PART((iio_lines), hcc__host_ret) + RNIC__MEM_PART((mem_queue), hcc__host_mreq) +                \
+     RNIC__MEM_PART((ddio_lines), uint64_t))
 /* RNIC_EINVAL: NULL, bad config, misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size);
 
@@ -2119,7 +2115,7 @@ HCC_API uint32_t hcc_host_space_rx(const hcc_host *h);
  * last write, the later): the RNIC's processing delay without the RX-buffer queue. */
 HCC_API rnic_err hcc_host_pop_rx(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_rx(const hcc_host *h, rnic_work *out);
-/* PFC frames: op = HCC_HOST_SIG_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
+/* PFC frames: flags = HCC_HOST_WORK_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
 HCC_API rnic_err hcc_host_pop_signal(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_signal(const hcc_host *h, rnic_work *out);
 
@@ -2163,10 +2159,6 @@ typedef struct hcc__host_mreq { /* one line in the memory controller queue */
     uint32_t bytes;             /* IIO payload bytes (type IIO) */
 } hcc__host_mreq;
 
-typedef struct hcc__host_fifo { /* index ring over caller memory */
-    uint32_t head, count, cap;
-} hcc__host_fifo;
-
 struct hcc_host {
     hcc_host_config cfg;
     uint64_t now;
@@ -2186,18 +2178,14 @@ struct hcc_host {
     uint64_t lat;               /* pcie_latency_ns in cycles */
     int64_t pcie_tok;           /* bits x clock_hz: gains pcie_bps per cycle, capped at it */
     uint32_t credits;
-    hcc__host_line *flight;
-    hcc__host_fifo flight_q;
-    hcc__host_ret *ret;
-    hcc__host_fifo ret_q;
+    rnic_ring flight_q;         /* hcc__host_line: lines on the link */
+    rnic_ring ret_q;            /* hcc__host_ret: credits on their way back */
     /* IIO */
-    hcc__host_line *iio;
-    hcc__host_fifo iio_q;       /* lines waiting to be forwarded */
+    rnic_ring iio_q;            /* hcc__host_line: lines waiting to be forwarded */
     uint32_t iio_at_mem;        /* lines forwarded, waiting for memory (their own or a write-back) */
     uint64_t iio_cum;
     /* memory controller and CPU */
-    hcc__host_mreq *mem;
-    hcc__host_fifo mem_q;
+    rnic_ring mem_q;            /* hcc__host_mreq */
     int64_t mem_tok;            /* bytes x clock_hz */
     uint64_t cpu_load, cpu_rate; /* offered; min(offered, MBA cap) applied at the tick */
     int64_t cpu_tok;
@@ -2593,7 +2581,7 @@ HCC_API const hcc_tx_stats *hcc_tx_get_stats(const hcc_tx *c);
 HCC_API const rnic_node_ops *hcc_host_node_ops(void);
 /* hcc_rx's node table: inputs sample; outputs action. */
 HCC_API const rnic_node_ops *hcc_rx_node_ops(void);
-/* hcc_tx's node table: inputs probe_ack; outputs probe, rate. */
+/* hcc_tx's node table: inputs sent, probe_ack; outputs probe, rate. */
 HCC_API const rnic_node_ops *hcc_tx_node_ops(void);
 /* ==== end src/hostcc/node.h ==== */
 RNIC_EXTERN_C_END
@@ -2791,34 +2779,18 @@ HCC_API const char *hcc_version(void)
 /* ==== end src/hostcc/version.c ==== */
 /* ==== begin src/hostcc/rx_buffer.c ==== */
 /* hostcc.h: hcc_host -- shared helpers and the RNIC RX buffer (step 6 of the cycle: PFC / marking;
- * docs/hostcc_host.md). */
-
-/* ---- index rings over caller memory (used by every block of hcc_host) ---- */
-static uint32_t hcc__host_fifo_slot(const hcc__host_fifo *q, uint32_t i)
-{
-    uint32_t room = q->cap - q->head;
-    return i < room ? q->head + i : i - room;
-}
-static uint32_t hcc__host_fifo_tail(hcc__host_fifo *q) /* slot for a new element; caller checks room */
-{
-    uint32_t s = hcc__host_fifo_slot(q, q->count);
-    q->count++;
-    return s;
-}
-static void hcc__host_fifo_drop(hcc__host_fifo *q)
-{
-    q->head = q->head + 1u == q->cap ? 0 : q->head + 1u;
-    q->count--;
-}
+ * docs/hostcc_host.md). Every queue of hcc_host is an rnic_ring over caller memory. */
 
 static void hcc__host_emit(hcc_host *h, uint16_t kind, uint32_t id, uint64_t a, uint64_t b)
 {
-    rnic_trace_emit(&h->trace, h->now, h->trace_id, kind, id, a, b);
+    RNIC__TRACE(h, kind, id, a, b);
 }
 
+/* Count a refused input once (errors) and trace it: a = the refused record's index (a register
+ * write: the value), b = the error. */
 static rnic_err hcc__host_refuse(hcc_host *h, rnic_err e, uint32_t id, uint64_t value)
 {
-    hcc__host_emit(h, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    hcc__host_emit(h, RNIC_TRACE_REFUSE, id, value, (uint64_t)e);
     return rnic_err_note(&h->stats.errors, e);
 }
 
@@ -2828,14 +2800,14 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt)
     if (!h)
         return RNIC_EINVAL;
     if (!pkt || pkt->len == 0)
-        return hcc__host_refuse(h, RNIC_EINVAL, pkt ? pkt->flow : 0, 0);
+        return hcc__host_refuse(h, RNIC_EINVAL, pkt ? pkt->flow : 0, pkt ? pkt->index : 0);
     if (pkt->len > h->cfg.rx_buffer_bytes || pkt->addr > UINT64_MAX - pkt->len)
-        return hcc__host_refuse(h, RNIC_ERANGE, pkt->flow, pkt->len);
+        return hcc__host_refuse(h, RNIC_ERANGE, pkt->flow, pkt->index);
     if (rnic_ring_full(&h->rx) || pkt->len > h->cfg.rx_buffer_bytes - h->rx_bytes) {
         h->stats.dropped++;
         h->stats.dropped_bytes += pkt->len;
-        hcc__host_emit(h, HCC_HOST_TRACE_DROP, pkt->flow, pkt->tag, pkt->len);
-        return hcc__host_refuse(h, RNIC_EBUSY, pkt->flow, pkt->len);
+        hcc__host_emit(h, HCC_HOST_TRACE_DROP, pkt->flow, pkt->index, pkt->len);
+        return hcc__host_refuse(h, RNIC_EBUSY, pkt->flow, pkt->index);
     }
     w = *pkt;
     w.cycle = h->now; /* arrival */
@@ -2848,7 +2820,7 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt)
     h->rx_bytes += w.len;
     h->stats.packets_in++;
     h->stats.bytes_in += w.len;
-    hcc__host_emit(h, RNIC_TRACE_PUSH, w.flow, w.index, w.len);
+    RNIC__TRACE_REC(h, RNIC_TRACE_PUSH, &w);
     return RNIC_OK;
 }
 
@@ -2870,7 +2842,7 @@ static rnic_err hcc__host_take(hcc_host *h, rnic_ring *r, rnic_work *out, bool p
     *out = *w;
     if (pop) {
         (void)rnic_ring_pop(r, NULL);
-        hcc__host_emit(h, RNIC_TRACE_POP, out->flow, out->tag, out->len);
+        RNIC__TRACE_REC(h, RNIC_TRACE_POP, out);
     }
     return RNIC_OK;
 }
@@ -2916,9 +2888,9 @@ static void hcc__host_rx_step(hcc_host *h)
     RNIC_MEMSET(&s, 0, sizeof s);
     s.cycle = h->now;
     s.addr = h->rx_bytes;
-    s.op = due > 0 ? HCC_HOST_SIG_PAUSE : HCC_HOST_SIG_RESUME;
+    s.flags = due > 0 ? HCC_HOST_WORK_PAUSE : HCC_HOST_WORK_RESUME;
     (void)rnic_ring_push(&h->sig, &s);
-    hcc__host_emit(h, RNIC_TRACE_OUT, 0, 0, 0);
+    RNIC__TRACE_REC(h, RNIC_TRACE_OUT, &s);
     if (due > 0) {
         h->paused = true;
         h->pause_start = h->now;
@@ -2985,7 +2957,7 @@ static void hcc__host_out(hcc_host *h)
     h->stats.delay_sum += o.aux;
     if (o.aux > h->stats.delay_max)
         h->stats.delay_max = o.aux;
-    rnic_trace_work(&h->trace, h->trace_id, RNIC_TRACE_OUT, &o);
+    RNIC__TRACE_REC(h, RNIC_TRACE_OUT, &o);
 }
 
 /* A probe at the head: leaves in order, no TLP, no credit; its bytes free. */
@@ -3003,7 +2975,7 @@ static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
     h->credits -= lines;
     h->pcie_tok -= hcc__host_tlp_cost(h, b);
     for (l = a >> 6; l <= (end - 1u) >> 6; l++) {
-        hcc__host_line *x = &h->flight[hcc__host_fifo_tail(&h->flight_q)];
+        hcc__host_line x;
         /* the payload's first and last byte in this line, inclusive: the line's end byte
          * (lo + 63) is representable on the address space's top line, where lo + 64 wraps to 0
          * (push_rx accepts a packet ending at 2^64 - 1; fuzz_hostcc found it) */
@@ -3012,10 +2984,11 @@ static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
             lo = a;
         if (hi > end - 1u)
             hi = end - 1u;
-        x->cycle = h->now + h->lat;
-        x->addr = l;
-        x->bytes = (uint32_t)(hi - lo + 1u);
-        x->pad = 0;
+        x.cycle = h->now + h->lat;
+        x.addr = l;
+        x.bytes = (uint32_t)(hi - lo + 1u);
+        x.pad = 0;
+        (void)rnic_ring_push_n(&h->flight_q, &x, sizeof x); /* a credit per line: never full */
     }
     h->stats.pcie_writes++;
     h->stats.pcie_bytes += b;
@@ -3035,21 +3008,21 @@ static void hcc__host_pcie_step(hcc_host *h)
     int64_t r = (int64_t)h->cfg.pcie_bps;
     /* credits back */
     while (h->ret_q.count) {
-        hcc__host_ret *x = &h->ret[h->ret_q.head];
+        const hcc__host_ret *x = (const hcc__host_ret *)rnic_ring_peek(&h->ret_q);
         if ((int64_t)(h->now - x->cycle) < 0)
             break;
         h->credits += x->count;
         h->stats.credits_returned += x->count;
-        hcc__host_fifo_drop(&h->ret_q);
+        (void)rnic_ring_pop_n(&h->ret_q, NULL, sizeof *x);
     }
     /* writes arriving at the IIO */
     while (h->flight_q.count) {
-        const hcc__host_line *x = &h->flight[h->flight_q.head];
+        const hcc__host_line *x = (const hcc__host_line *)rnic_ring_peek(&h->flight_q);
         uint32_t occ;
         if ((int64_t)(h->now - x->cycle) < 0)
             break;
-        h->iio[hcc__host_fifo_tail(&h->iio_q)] = *x;
-        hcc__host_fifo_drop(&h->flight_q);
+        (void)rnic_ring_push_n(&h->iio_q, x, sizeof *x); /* the line's credit holds its place */
+        (void)rnic_ring_pop_n(&h->flight_q, NULL, sizeof *x);
         h->stats.iio_lines_in++;
         occ = h->iio_q.count + h->iio_at_mem;
         if (occ > h->stats.iio_max)
@@ -3104,36 +3077,38 @@ static void hcc__host_free_line(hcc_host *h)
     uint64_t due = h->now + h->lat;
     h->stats.iio_lines_freed++;
     if (h->ret_q.count) {
-        hcc__host_ret *t = &h->ret[hcc__host_fifo_slot(&h->ret_q, h->ret_q.count - 1u)];
+        hcc__host_ret *t = (hcc__host_ret *)(void *)rnic__ring_slot(&h->ret_q, h->ret_q.count - 1u);
         if (t->cycle == due) {
             t->count++;
             return;
         }
     }
     {
-        hcc__host_ret *t = &h->ret[hcc__host_fifo_tail(&h->ret_q)];
-        t->cycle = due;
-        t->count = 1;
-        t->pad = 0;
+        hcc__host_ret t;
+        t.cycle = due;
+        t.count = 1;
+        t.pad = 0;
+        (void)rnic_ring_push_n(&h->ret_q, &t, sizeof t); /* one entry per line at most: never full */
     }
 }
 
 static bool hcc__host_mem_room(const hcc_host *h)
 {
-    return h->mem_q.count < h->mem_q.cap;
+    return !rnic_ring_full(&h->mem_q);
 }
 
 static void hcc__host_mem_put(hcc_host *h, uint32_t type, uint32_t bytes)
 {
-    hcc__host_mreq *m = &h->mem[hcc__host_fifo_tail(&h->mem_q)];
-    m->type = type;
-    m->bytes = bytes;
+    hcc__host_mreq m;
+    m.type = type;
+    m.bytes = bytes;
+    (void)rnic_ring_push_n(&h->mem_q, &m, sizeof m); /* the caller checked hcc__host_mem_room */
 }
 
 static void hcc__host_iio_step(hcc_host *h)
 {
     while (h->iio_q.count) {
-        const hcc__host_line *x = &h->iio[h->iio_q.head];
+        const hcc__host_line *x = (const hcc__host_line *)rnic_ring_peek(&h->iio_q);
         bool can_queue = hcc__host_mem_room(h) && h->iio_at_mem < h->cfg.iio_mem_credits;
         if (h->ddio) {
             int r = hcc__host_ddio_write(h, x, can_queue);
@@ -3152,7 +3127,7 @@ static void hcc__host_iio_step(hcc_host *h)
             hcc__host_mem_put(h, HCC__HOST_M_IIO, x->bytes);
             h->iio_at_mem++;
         }
-        hcc__host_fifo_drop(&h->iio_q);
+        (void)rnic_ring_pop_n(&h->iio_q, NULL, sizeof *x);
     }
 }
 /* ==== end src/hostcc/iio.c ==== */
@@ -3179,8 +3154,8 @@ static void hcc__host_mem_step(hcc_host *h)
     int64_t r = (int64_t)h->cfg.mem_Bps, cost = hcc__host_line_cost(h);
     h->mem_tok = h->mem_tok + r > r ? r : h->mem_tok + r;
     while (h->mem_tok > 0 && h->mem_q.count) {
-        hcc__host_mreq m = h->mem[h->mem_q.head];
-        hcc__host_fifo_drop(&h->mem_q);
+        hcc__host_mreq m;
+        (void)rnic_ring_pop_n(&h->mem_q, &m, sizeof m);
         h->mem_tok -= cost;
         switch (m.type) {
         case HCC__HOST_M_CPU_READ:
@@ -3371,12 +3346,12 @@ HCC_API void hcc_host_config_default(hcc_host_config *cfg)
     cfg->ddio_lines = 65536u;
     cfg->ddio_ways = 2u;
     cfg->cpu_evict_ppm = 181818u;
-    cfg->rx_port = 64u;
-    cfg->signal_port = 16u;
+    cfg->rx_depth = 64u;
+    cfg->signal_depth = 16u;
     cfg->start_cycle = 0;
     cfg->trace = NULL;
     cfg->trace_user = NULL;
-    cfg->trace_id = RNIC_ENGINE_HOSTCC;
+    cfg->trace_id = RNIC_ENGINE_HCC_HOST;
 }
 
 HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **field)
@@ -3430,10 +3405,10 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "ddio_ways", RNIC_EINVAL);
     if (cfg->cpu_evict_ppm > 1000000u)
         return rnic_config_bad(field, "cpu_evict_ppm", RNIC_EINVAL);
-    if (cfg->rx_port < 1u || cfg->rx_port > (1u << 20))
-        return rnic_config_bad(field, "rx_port", RNIC_EINVAL);
-    if (cfg->signal_port < 1u || cfg->signal_port > (1u << 20))
-        return rnic_config_bad(field, "signal_port", RNIC_EINVAL);
+    if (cfg->rx_depth < 1u || cfg->rx_depth > (1u << 20))
+        return rnic_config_bad(field, "rx_depth", RNIC_EINVAL);
+    if (cfg->signal_depth < 1u || cfg->signal_depth > (1u << 20))
+        return rnic_config_bad(field, "signal_depth", RNIC_EINVAL);
     return RNIC_OK;
 }
 
@@ -3447,8 +3422,8 @@ static bool hcc__host_layout_of(const hcc_host_config *cfg, hcc__host_layout *l)
     if (hcc_host_config_check(cfg, NULL) != RNIC_OK)
         return false;
     if (!rnic__mem_reserve(&off, cfg->rx_packets, sizeof(rnic_work), &l->rx) ||
-        !rnic__mem_reserve(&off, cfg->rx_port, sizeof(rnic_work), &l->out) ||
-        !rnic__mem_reserve(&off, cfg->signal_port, sizeof(rnic_work), &l->sig) ||
+        !rnic__mem_reserve(&off, cfg->rx_depth, sizeof(rnic_work), &l->out) ||
+        !rnic__mem_reserve(&off, cfg->signal_depth, sizeof(rnic_work), &l->sig) ||
         !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_line), &l->flight) ||
         !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_ret), &l->ret) ||
         !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_line), &l->iio) ||
@@ -3479,19 +3454,19 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     h->cfg = *cfg;
     h->now = cfg->start_cycle;
     h->head_left = cfg->start_cycle;
-    h->trace_id = cfg->trace_id;
+    h->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HCC_HOST;
     rnic_trace_set(&h->trace, cfg->trace, cfg->trace_user);
     (void)rnic_ring_init(&h->rx, sizeof(rnic_work), cfg->rx_packets, m + l.rx, (size_t)cfg->rx_packets * sizeof(rnic_work));
-    (void)rnic_ring_init(&h->out, sizeof(rnic_work), cfg->rx_port, m + l.out, (size_t)cfg->rx_port * sizeof(rnic_work));
-    (void)rnic_ring_init(&h->sig, sizeof(rnic_work), cfg->signal_port, m + l.sig, (size_t)cfg->signal_port * sizeof(rnic_work));
-    h->flight = (hcc__host_line *)(void *)(m + l.flight);
-    h->flight_q.cap = cfg->iio_lines;
-    h->ret = (hcc__host_ret *)(void *)(m + l.ret);
-    h->ret_q.cap = cfg->iio_lines;
-    h->iio = (hcc__host_line *)(void *)(m + l.iio);
-    h->iio_q.cap = cfg->iio_lines;
-    h->mem = (hcc__host_mreq *)(void *)(m + l.mem);
-    h->mem_q.cap = cfg->mem_queue;
+    (void)rnic_ring_init(&h->out, sizeof(rnic_work), cfg->rx_depth, m + l.out, (size_t)cfg->rx_depth * sizeof(rnic_work));
+    (void)rnic_ring_init(&h->sig, sizeof(rnic_work), cfg->signal_depth, m + l.sig, (size_t)cfg->signal_depth * sizeof(rnic_work));
+    (void)rnic_ring_init(&h->flight_q, sizeof(hcc__host_line), cfg->iio_lines, m + l.flight,
+                         (size_t)cfg->iio_lines * sizeof(hcc__host_line));
+    (void)rnic_ring_init(&h->ret_q, sizeof(hcc__host_ret), cfg->iio_lines, m + l.ret,
+                         (size_t)cfg->iio_lines * sizeof(hcc__host_ret));
+    (void)rnic_ring_init(&h->iio_q, sizeof(hcc__host_line), cfg->iio_lines, m + l.iio,
+                         (size_t)cfg->iio_lines * sizeof(hcc__host_line));
+    (void)rnic_ring_init(&h->mem_q, sizeof(hcc__host_mreq), cfg->mem_queue, m + l.mem,
+                         (size_t)cfg->mem_queue * sizeof(hcc__host_mreq));
     h->ddio = cfg->ddio_lines ? (uint64_t *)(void *)(m + l.ddio) : NULL;
     h->ddio_sets = cfg->ddio_lines ? cfg->ddio_lines / cfg->ddio_ways : 0;
     lat = rnic_ns_to_cycles(cfg->pcie_latency_ns, cfg->clock_hz); /* nearest, an exact half up */
@@ -3546,12 +3521,15 @@ static uint64_t hcc__host_next(const hcc_host *h, bool *never)
     if (due != 0 && !rnic_ring_full(&h->sig))
         return h->now;
     if (h->flight_q.count) {
-        next = h->flight[h->flight_q.head].cycle;
+        next = ((const hcc__host_line *)rnic_ring_peek(&h->flight_q))->cycle;
         have = true;
     }
-    if (h->ret_q.count && (!have || (int64_t)(h->ret[h->ret_q.head].cycle - next) < 0)) {
-        next = h->ret[h->ret_q.head].cycle;
-        have = true;
+    if (h->ret_q.count) {
+        uint64_t ret = ((const hcc__host_ret *)rnic_ring_peek(&h->ret_q))->cycle;
+        if (!have || (int64_t)(ret - next) < 0) {
+            next = ret;
+            have = true;
+        }
     }
     if (have && (int64_t)(next - h->now) <= 0)
         return h->now;
@@ -4692,6 +4670,8 @@ static rnic_err hcc_tx__node_push(void *x, uint32_t port, const void *rec)
         return RNIC_EINVAL;
     switch (port) {
     case 0:
+        return hcc_tx_push_sent((hcc_tx *)x, (const rnic_work *)rec);
+    case 1:
         return hcc_tx_push_probe_ack((hcc_tx *)x, (const rnic_work *)rec);
     default:
         return rnic__node_bad_port(&hcc_tx_get_stats((const hcc_tx *)x)->errors);
@@ -4701,6 +4681,8 @@ static uint32_t hcc_tx__node_space(const void *x, uint32_t port)
 {
     switch (port) {
     case 0:
+        return hcc_tx_space_sent((const hcc_tx *)x);
+    case 1:
         return hcc_tx_space_probe_ack((const hcc_tx *)x);
     default:
         return 0;
@@ -4742,12 +4724,12 @@ static const rnic_err_stats *hcc_tx__node_errors(const void *x)
     return x ? &hcc_tx_get_stats((const hcc_tx *)x)->errors : NULL;
 }
 static const void *hcc_tx__node_stats(const void *x) { return hcc_tx_get_stats((const hcc_tx *)x); }
-static const rnic_node_port hcc_tx__node_in[] = {{"probe_ack", (uint32_t)sizeof(rnic_work)}};
+static const rnic_node_port hcc_tx__node_in[] = {{"sent", (uint32_t)sizeof(rnic_work)}, {"probe_ack", (uint32_t)sizeof(rnic_work)}};
 static const rnic_node_port hcc_tx__node_out[] = {{"probe", (uint32_t)sizeof(rnic_work)}, {"rate", (uint32_t)sizeof(rnic_work)}};
 HCC_API const rnic_node_ops *hcc_tx_node_ops(void)
 {
     static const rnic_node_ops ops = {
-        "hcc_tx", (uint16_t)RNIC_ENGINE_HCC_TX, 1u, 2u, hcc_tx__node_in, hcc_tx__node_out,
+        "hcc_tx", (uint16_t)RNIC_ENGINE_HCC_TX, 2u, 2u, hcc_tx__node_in, hcc_tx__node_out,
         hcc_tx__node_push, hcc_tx__node_space, hcc_tx__node_pop, hcc_tx__node_peek, hcc_tx__node_tick,
         hcc_tx__node_next_event, hcc_tx__node_advance, hcc_tx__node_advance_to, hcc_tx__node_now,
         hcc_tx__node_errors, hcc_tx__node_stats, sizeof(hcc_tx_stats)};

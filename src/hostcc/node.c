@@ -142,6 +142,8 @@ static rnic_err hcc_tx__node_push(void *x, uint32_t port, const void *rec)
         return RNIC_EINVAL;
     switch (port) {
     case 0:
+        return hcc_tx_push_sent((hcc_tx *)x, (const rnic_work *)rec);
+    case 1:
         return hcc_tx_push_probe_ack((hcc_tx *)x, (const rnic_work *)rec);
     default:
         return rnic__node_bad_port(&hcc_tx_get_stats((const hcc_tx *)x)->errors);
@@ -151,6 +153,8 @@ static uint32_t hcc_tx__node_space(const void *x, uint32_t port)
 {
     switch (port) {
     case 0:
+        return hcc_tx_space_sent((const hcc_tx *)x);
+    case 1:
         return hcc_tx_space_probe_ack((const hcc_tx *)x);
     default:
         return 0;
@@ -192,12 +196,12 @@ static const rnic_err_stats *hcc_tx__node_errors(const void *x)
     return x ? &hcc_tx_get_stats((const hcc_tx *)x)->errors : NULL;
 }
 static const void *hcc_tx__node_stats(const void *x) { return hcc_tx_get_stats((const hcc_tx *)x); }
-static const rnic_node_port hcc_tx__node_in[] = {{"probe_ack", (uint32_t)sizeof(rnic_work)}};
+static const rnic_node_port hcc_tx__node_in[] = {{"sent", (uint32_t)sizeof(rnic_work)}, {"probe_ack", (uint32_t)sizeof(rnic_work)}};
 static const rnic_node_port hcc_tx__node_out[] = {{"probe", (uint32_t)sizeof(rnic_work)}, {"rate", (uint32_t)sizeof(rnic_work)}};
 HCC_API const rnic_node_ops *hcc_tx_node_ops(void)
 {
     static const rnic_node_ops ops = {
-        "hcc_tx", (uint16_t)RNIC_ENGINE_HCC_TX, 1u, 2u, hcc_tx__node_in, hcc_tx__node_out,
+        "hcc_tx", (uint16_t)RNIC_ENGINE_HCC_TX, 2u, 2u, hcc_tx__node_in, hcc_tx__node_out,
         hcc_tx__node_push, hcc_tx__node_space, hcc_tx__node_pop, hcc_tx__node_peek, hcc_tx__node_tick,
         hcc_tx__node_next_event, hcc_tx__node_advance, hcc_tx__node_advance_to, hcc_tx__node_now,
         hcc_tx__node_errors, hcc_tx__node_stats, sizeof(hcc_tx_stats)};

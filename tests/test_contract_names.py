@@ -1,0 +1,461 @@
+#!/usr/bin/env python3
+"""The contract gate: every public name, config field and trace field of the generated headers
+follows docs/engine_contract.md, or it is a departure the doc justifies.
+
+Rules (docs/engine_contract.md, "Names and linkage", "Lifecycle", "Ports", "Flows", "Config
+fields", "Trace"), checked on the interface part of ratelimit.h, rnicq.h, transport.h, hostcc.h:
+  - an engine's public functions are its lifecycle calls, its ports (X_push_<p> + X_space_<p>,
+    X_pop_<p> + X_peek_<p>, with the contract's argument lists), its flow calls (X_flow_open /
+    X_flow_close / X_flow_state / X_flow_config_default), its registers (X_set_<r>), or a call the
+    doc lists under "Other public calls";
+  - config structs: `clock_hz` (uint64_t) in every engine's, times `uint64_t *_ns` (no `_us`,
+    `_ms`, no narrower `_ns`), rates `uint64_t *_bps`, port depths `*_depth` (no `_capacity`,
+    `_port`, `_fifo`), `max_flows` (no `max_qps`), `link_bps` (no `line_bps`);
+  - "never" is RNIC_NEVER only; the RNIC_ENGINE_* ids are distinct; engine trace kinds >= 16;
+    the internal types the contract names are not public;
+  - compiled: every engine's default clock_hz is 250 MHz and its default trace_id is its own
+    RNIC_ENGINE_* id, the one its node table reports (distinct);
+  - the manuals' examples (src/*/manual.h, the block between "Example:" markers) compile and run
+    as C and as C++ (tests/test_contract_names.py compiles them with gcc / g++).
+
+A departure still present is listed ONCE in DEPARTURES below with the bold title of the bullet
+of docs/engine_contract.md "Where an engine departs, and why" that justifies it. An entry whose
+departure no longer exists fails (the list cannot go stale); so does an entry whose section is
+not in the doc. A negative control feeds the checkers synthetic bad declarations. Ends with
+"N passed, N failed"; exit status 1 on any failure."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEADERS = {"ratelimit.h": "RL", "rnicq.h": "RQ", "transport.h": "TP", "hostcc.h": "HCC"}
+ENGINES = ["rl", "rq_qos", "rq_palos", "tp", "tp_rx", "hcc_host", "hcc_rx", "hcc_tx"]
+ENGINE_HEADER = {"rl": "ratelimit.h", "rq_qos": "rnicq.h", "rq_palos": "rnicq.h", "tp": "transport.h",
+                 "tp_rx": "transport.h", "hcc_host": "hostcc.h", "hcc_rx": "hostcc.h", "hcc_tx": "hostcc.h"}
+LIFECYCLE = {"config_default", "config_check", "mem_size", "init", "tick", "next_event", "advance",
+             "advance_to", "now", "get_stats", "node_ops"}
+# Public type names the contract says are internal (they take `__`).
+INTERNAL_TYPES = ["rl_qp", "rl_desc", "rq_meta", "rq_pend", "tp_wring"]
+DEFAULT_CLOCK_HZ = 250000000
+# Building blocks that are not engines (docs/engine_contract.md, "Other public calls").
+BLOCKS = ["rq_ids_", "rq_status_", "rq_desc_", "rq_pw_", "rq_tid_", "rq_block_", "tp_bits_", "tp_protocol_",
+          "tp_dcqcn_", "tp_irn_", "tp_ndp_"]
+VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
+
+# Departures still present: key -> the bold title of the bullet in docs/engine_contract.md,
+# "Where an engine departs, and why", that justifies it.
+PENDING = "Issue 29 renames not finished"
+DEPARTURES = {
+    "cfg:hcc_host_config.cpu_load_Bps": PENDING,
+    "cfg:hcc_host_config.mem_Bps": PENDING,
+    "cfg:rl_config.desc_capacity": PENDING,
+    "cfg:rl_config.pcie_latency_ns": PENDING,
+    "cfg:rl_config.tx_capacity": PENDING,
+    "cfg:rq_qos_config.aw_fifo": PENDING,
+    "cfg:rq_qos_config.b_fifo": PENDING,
+    "cfg:rq_qos_config.read_port": PENDING,
+    "cfg:rq_qos_config.remote_port": PENDING,
+    "cfg:rq_qos_config.response_port": PENDING,
+    "cfg:rq_qos_config.transaction_port": PENDING,
+    "cfg:tp_config.completion_capacity": PENDING,
+    "cfg:tp_config.incoming_capacity": PENDING,
+    "cfg:tp_config.tx_capacity": PENDING,
+    "cfg:tp_flow_config.rto_us": PENDING,
+    "cfg:tp_irn_config.rto_high_us": PENDING,
+    "cfg:tp_irn_config.rto_low_us": PENDING,
+    "cfg:tp_ndp_config.rto_us": PENDING,
+    "cfg:tp_rx_config.ack_capacity": PENDING,
+    "cfg:tp_rx_config.cnp_interval_us": PENDING,
+    "cfg:tp_rx_config.delack_us": PENDING,
+    "cfg:tp_rx_config.delivered_capacity": PENDING,
+    "cfg:tp_rx_config.input_capacity": PENDING,
+    "never:RL_NEVER": PENDING,
+    "never:RQ_NEVER": PENDING,
+    "never:TP_NEVER": PENDING,
+    "sig:rq_palos_flow_state": PENDING,
+    "type:rl_desc": PENDING,
+    "type:rl_qp": PENDING,
+    "type:rq_meta": PENDING,
+    "type:rq_pend": PENDING,
+    "type:tp_wring": PENDING,
+    "default:rq_qos.clock_hz": PENDING,
+    "default:tp.clock_hz": PENDING,
+    "default:tp_rx.clock_hz": PENDING,
+    "default:tp_rx.trace_id": PENDING,
+    "fn:rq_qos_axi_write": "QoS engine, input names",
+    "fn:rq_qos_axi_read": "QoS engine, input names",
+    "sig:rq_qos_push_remote_read": "QoS engine, input names",
+    "pair:rq_qos_space_axi_write": "QoS engine, input names",
+    "pair:rq_qos_space_axi_read": "QoS engine, input names",
+}
+
+
+# ---------------------------------------------------------------- parsing
+
+def strip_comments(text):
+    return re.sub(r"/\*.*?\*/", " ", re.sub(r"//[^\n]*", "", text), flags=re.S)
+
+
+def interface(name, text):
+    """The header's own interface (between its include guard) and its common core."""
+    p = HEADERS[name]
+    a = text.index(f"#ifndef {p}_H_INCLUDED")
+    b = text.index(f"#endif /* {p}_H_INCLUDED */")
+    c = text.index("#ifndef RNIC_COMMON_H_INCLUDED")
+    return text[a:b], text[c:a]
+
+
+FUNC_RE = re.compile(r"\b(?:RL|RQ|TP|HCC)_API\s+([^;{()]*?)\b([a-z][a-z0-9_]*)\s*\(([^)]*)\)", re.S)
+
+
+def functions(iface):
+    """[(name, return type, [params])] of the API declarations."""
+    out = []
+    for m in FUNC_RE.finditer(strip_comments(iface)):
+        params = [" ".join(p.split()) for p in m.group(3).split(",")] if m.group(3).strip() else []
+        out.append((m.group(2), " ".join(m.group(1).split()), params))
+    return out
+
+
+def configs(iface):
+    """{struct name: [(type, field)]} of every `typedef struct *_config`."""
+    out = {}
+    for m in re.finditer(r"typedef struct (\w+_config) \{(.*?)\} \1;", strip_comments(iface), re.S):
+        fields = []
+        for decl in m.group(2).split(";"):
+            decl = " ".join(decl.split())
+            if not decl:
+                continue
+            mm = re.match(r"(.*?)\s*\b(\w+)\s*(\[[^\]]*\])?\s*((?:,\s*\w+\s*)*)$", decl)
+            if not mm:
+                continue
+            typ = mm.group(1).strip()
+            names = [mm.group(2)] + [n.strip() for n in mm.group(4).split(",") if n.strip()]
+            if "," in decl and not mm.group(4):  # "uint32_t a, b, c"
+                head = decl.split(",")
+                first = head[0].split()
+                typ, names = " ".join(first[:-1]), [first[-1]] + [h.strip() for h in head[1:]]
+            fields += [(typ, n) for n in names]
+        out[m.group(1)] = fields
+    return out
+
+
+def engine_of(name):
+    """The engine whose prefix `name` has (longest match), or None (a building block's name)."""
+    best = None
+    if any(name.startswith(b) for b in BLOCKS) or name in VERSIONS:
+        return None
+    for e in ENGINES:
+        if name.startswith(e + "_") and (best is None or len(e) > len(best)):
+            best = e
+    return best
+
+
+# ---------------------------------------------------------------- the checkers
+
+def check_functions(funcs, others):
+    """Findings (key, message) for an engine's public functions."""
+    found = []
+    names = {f[0] for f in funcs}
+    for name, ret, params in funcs:
+        e = engine_of(name)
+        if e is None:
+            continue
+        rest = name[len(e) + 1:]
+        obj = e  # the engine's type is its prefix
+        m = re.match(r"(push|space|pop|peek)(?:_([a-z0-9_]+))?$", rest)
+        if rest in LIFECYCLE:
+            continue
+        if m:
+            kind, port = m.group(1), m.group(2)
+            if not port:
+                found.append((f"nameless:{name}", f"{name}: a port call without a port name"))
+                continue
+            twin = {"push": "space", "space": "push", "pop": "peek", "peek": "pop"}[kind]
+            if f"{e}_{twin}_{port}" not in names:
+                found.append((f"pair:{name}", f"{name} has no {e}_{twin}_{port}"))
+            want = {"push": (2, rf"^{obj} \*\w*$", r"^const \w+ \*\w*$"),
+                    "space": (1, rf"^const {obj} \*\w*$", None),
+                    "pop": (2, rf"^{obj} \*\w*$", r"^\w+ \*\w*$"),
+                    "peek": (2, rf"^const {obj} \*\w*$", r"^\w+ \*\w*$")}[kind]
+            ok = len(params) == want[0] and re.match(want[1], params[0]) and \
+                (want[2] is None or re.match(want[2], params[1]))
+            ok = ok and ret == ("uint32_t" if kind == "space" else "rnic_err")
+            if not ok:
+                found.append((f"sig:{name}", f"{name}({', '.join(params)}) is not the contract's {kind} shape"))
+            continue
+        if rest.startswith("flow_"):
+            sig = {"flow_open": (3, rf"^{obj} \*\w*$", r"^uint32_t \w+$", rf"^const {e}_flow_config \*\w*$"),
+                   "flow_close": (2, rf"^{obj} \*\w*$", r"^uint32_t \w+$", None),
+                   "flow_state": (3, rf"^const {obj} \*\w*$", r"^uint32_t \w+$", rf"^{e}_flow_view \*\w*$"),
+                   "flow_config_default": (1, rf"^{e}_flow_config \*\w*$", None, None)}.get(rest)
+            if sig is None:
+                if name not in others:
+                    found.append((f"fn:{name}", f"{name}: a flow call the contract does not name"))
+                continue
+            ok = len(params) == sig[0] and all(s is None or re.match(s, params[i]) for i, s in enumerate(sig[1:]) if i < len(params))
+            if rest in ("flow_open", "flow_close", "flow_state"):
+                ok = ok and ret == "rnic_err"
+            if not ok:
+                found.append((f"sig:{name}", f"{name}({', '.join(params)}) is not the contract's {rest} shape"))
+            continue
+        if rest.startswith("set_"):
+            if not params or not re.match(rf"^{obj} \*\w*$", params[0]) or ret != "rnic_err":
+                found.append((f"sig:{name}", f"{name}: a register write takes the engine and answers rnic_err"))
+            continue
+        if name not in others:
+            found.append((f"fn:{name}", f"{name}: not a lifecycle, port, flow or register call, and not in "
+                                        f"docs/engine_contract.md \"Other public calls\""))
+    return found
+
+
+TIME_OTHER = re.compile(r"_(us|ms|s)$")
+
+
+def check_config(struct, fields, engine_struct):
+    found = []
+    names = {n for _, n in fields}
+    for typ, n in fields:
+        key = f"cfg:{struct}.{n}"
+        if TIME_OTHER.search(n):
+            found.append((key, f"{struct}.{n}: times are uint64_t *_ns"))
+        elif n.endswith("_ns") and typ != "uint64_t":
+            found.append((key, f"{struct}.{n}: a time in ns is uint64_t, not {typ}"))
+        elif n.endswith("_bps") and typ != "uint64_t" and not n.endswith("levels_bps"):
+            found.append((key, f"{struct}.{n}: a rate in b/s is uint64_t, not {typ}"))
+        elif n.endswith("_Bps"):
+            found.append((key, f"{struct}.{n}: rates are b/s, named *_bps"))
+        elif re.search(r"_(capacity|port|fifo)$", n):
+            found.append((key, f"{struct}.{n}: a port depth is <port>_depth"))
+        elif n.endswith("_depth") and typ != "uint32_t":
+            found.append((key, f"{struct}.{n}: a depth is uint32_t"))
+        elif n in ("max_qps", "line_bps"):
+            found.append((key, f"{struct}.{n}: the contract's name is " + ("max_flows" if n == "max_qps" else "link_bps")))
+    if engine_struct:
+        clock = [t for t, n in fields if n == "clock_hz"]
+        if clock != ["uint64_t"]:
+            found.append((f"cfg:{struct}.clock_hz", f"{struct}: no uint64_t clock_hz"))
+    return found
+
+
+def check_macros(text):
+    found = []
+    for m in re.finditer(r"^\s*#\s*define\s+(\w+_NEVER)\b", text, re.M):
+        if m.group(1) != "RNIC_NEVER":
+            found.append((f"never:{m.group(1)}", f"{m.group(1)}: \"never\" is RNIC_NEVER only"))
+    for m in re.finditer(r"^\s*#\s*define\s+((?:RL|RQ|TP|HCC)_\w*TRACE_\w+)\s+(\d+)u?\b", text, re.M):
+        if int(m.group(2)) < 16:
+            found.append((f"kind:{m.group(1)}", f"{m.group(1)} = {m.group(2)}: engine trace kinds start at 16"))
+    return found
+
+
+def check_engine_ids(text):
+    found, seen = [], {}
+    for m in re.finditer(r"^\s*#\s*define\s+(RNIC_ENGINE_\w+)\s+(\d+)u?\b", text, re.M):
+        name, value = m.group(1), int(m.group(2))
+        if name == "RNIC_ENGINE_MODEL":
+            continue
+        if value in seen and seen[value] != name:
+            found.append((f"engine_id:{name}", f"{name} = {value} = {seen[value]}"))
+        seen.setdefault(value, name)
+    return found
+
+
+def check_types(text):
+    found = []
+    for t in INTERNAL_TYPES:
+        if re.search(rf"\btypedef\s+(?:struct|union|enum)?\s*\w*\s*\b{t}\b|\}}\s*{t}\s*;", text):
+            found.append((f"type:{t}", f"{t}: an internal type, named {t.split('_', 1)[0]}__{t.split('_', 1)[1]}"))
+    return found
+
+
+# ---------------------------------------------------------------- the doc
+
+def doc_sections(doc):
+    """Bold titles of the bullets of "Where an engine departs, and why"."""
+    m = re.search(r"^## Where an engine departs, and why\n(.*?)(?=^## |\Z)", doc, re.S | re.M)
+    return set(re.findall(r"^- \*\*(.+?)\*\*", m.group(1), re.M)) if m else set()
+
+
+def doc_other_calls(doc):
+    m = re.search(r"^## Other public calls\n(.*?)(?=^## |\Z)", doc, re.S | re.M)
+    return set(n for n in re.findall(r"`([a-z][a-z0-9_]*)`", m.group(1)) if not n.endswith("_")) if m else set()
+
+
+# ---------------------------------------------------------------- compiled checks
+
+PROBE = r"""
+#define RNIC_IMPLEMENTATION
+#include "ratelimit.h"
+#include "rnicq.h"
+#include "transport.h"
+#include "hostcc.h"
+#include <stdio.h>
+#define SHOW(X, cfgexpr) do { X##_config c; X##_config_default(&c); \
+    printf(#X " %llu %u %u\n", (unsigned long long)(cfgexpr), (unsigned)c.trace_id, (unsigned)X##_node_ops()->engine); } while (0)
+int main(void)
+{
+    SHOW(rl, c.clock_hz); SHOW(rq_qos, c.clock_hz); SHOW(rq_palos, c.clock_hz); SHOW(tp, c.clock_hz);
+    SHOW(tp_rx, c.clock_hz); SHOW(hcc_host, c.clock_hz); SHOW(hcc_rx, c.clock_hz); SHOW(hcc_tx, c.clock_hz);
+    return 0;
+}
+"""
+
+
+def compile_run(src, lang, tmp, name):
+    cc = "g++" if lang == "c++" else "gcc"
+    if not shutil.which(cc):
+        return None, f"{cc} not found"
+    path = os.path.join(tmp, name + (".cpp" if lang == "c++" else ".c"))
+    exe = os.path.join(tmp, name + "-" + lang.replace("+", "x"))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(src)
+    std = ["-std=c++11"] if lang == "c++" else ["-std=c99"]
+    r = subprocess.run([cc] + std + ["-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-I" + ROOT, path, "-o", exe],
+                       capture_output=True, text=True)
+    if r.returncode:
+        return None, r.stderr[-2000:]
+    r = subprocess.run([exe], capture_output=True, text=True, timeout=120)
+    if r.returncode:
+        return None, f"exit {r.returncode}: {r.stdout[-1000:]}{r.stderr[-1000:]}"
+    return r.stdout, None
+
+
+def check_defaults(out):
+    found, ids = [], {}
+    for line in out.splitlines():
+        e, clock, trace_id, node_id = line.split()
+        if int(clock) != DEFAULT_CLOCK_HZ:
+            found.append((f"default:{e}.clock_hz", f"{e}_config_default: clock_hz {clock}, not {DEFAULT_CLOCK_HZ}"))
+        if trace_id != node_id:
+            found.append((f"default:{e}.trace_id", f"{e}_config_default: trace_id {trace_id}, its node table says {node_id}"))
+        if trace_id in ids:
+            found.append((f"default:{e}.trace_id", f"{e}: default trace_id {trace_id} = {ids[trace_id]}'s"))
+        ids.setdefault(trace_id, e)
+    return found
+
+
+def manual_examples():
+    """(manual path, example C text) of every manual with an example block."""
+    out = []
+    for mod in sorted(os.listdir(os.path.join(ROOT, "src"))):
+        path = os.path.join(ROOT, "src", mod, "manual.h")
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        m = re.search(r"^ \* ---- example begin ----\n(.*?)^ \* ---- example end ----", text, re.S | re.M)
+        if m:
+            out.append((os.path.relpath(path, ROOT), "\n".join(l[3:] if l.startswith(" * ") else l[2:]
+                                                               for l in m.group(1).splitlines()) + "\n"))
+    return out
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    passed = failed = 0
+
+    def result(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+            print(f"ok {what}")
+        else:
+            failed += 1
+            print(f"not ok {what}")
+
+    with open(os.path.join(ROOT, "docs", "engine_contract.md"), encoding="utf-8") as f:
+        doc = f.read()
+    sections = doc_sections(doc)
+    others = doc_other_calls(doc)
+    result(len(sections) > 0, "docs/engine_contract.md has \"Where an engine departs, and why\"")
+    result(len(others) > 0, "docs/engine_contract.md has \"Other public calls\"")
+    missing_blocks = [b for b in BLOCKS if f"`{b}`" not in doc]
+    result(not missing_blocks, "docs/engine_contract.md names every building block" +
+           ("" if not missing_blocks else f" (not: {' '.join(missing_blocks)})"))
+
+    findings = []
+    all_funcs = set()
+    common_done = False
+    for name in HEADERS:
+        with open(os.path.join(ROOT, name), encoding="utf-8") as f:
+            text = f.read()
+        iface, common = interface(name, text)
+        funcs = functions(iface)
+        all_funcs |= {f[0] for f in funcs}
+        findings += check_functions(funcs, others)
+        for struct, fields in configs(iface).items():
+            findings += check_config(struct, fields, struct[:-len("_config")] in ENGINES)
+        findings += check_macros(iface) + check_types(iface)
+        if not common_done:
+            findings += check_macros(common) + check_engine_ids(common)
+            common_done = True
+        # every engine of this header has the whole lifecycle
+        for e in ENGINES:
+            if ENGINE_HEADER[e] == name:
+                for call in sorted(LIFECYCLE):
+                    if f"{e}_{call}" not in all_funcs:
+                        findings.append((f"missing:{e}_{call}", f"{e}_{call} missing"))
+
+    # doc-listed other calls exist
+    for n in sorted(others):
+        if engine_of(n) and n not in all_funcs:
+            findings.append((f"doc:{n}", f"docs/engine_contract.md lists {n}, no header declares it"))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out, err = compile_run(PROBE, "c", tmp, "probe")
+        result(out is not None, "defaults probe compiles and runs" + ("" if out is not None else f": {err}"))
+        if out is not None:
+            findings += check_defaults(out)
+        examples = manual_examples()
+        for path, src in examples:
+            for lang in ("c", "c++"):
+                o, err = compile_run(src, lang, tmp, "example")
+                result(o is not None, f"{path} example as {lang}" + ("" if o is not None else f": {err}"))
+
+    keys = {}
+    for key, msg in findings:
+        keys.setdefault(key, msg)
+    for key in sorted(keys):
+        if key in DEPARTURES:
+            continue
+        result(False, f"departs from docs/engine_contract.md: {keys[key]}")
+    unexplained = [k for k in keys if k not in DEPARTURES]
+    result(not unexplained, f"every public name, config field and trace field follows the contract "
+                            f"({len(keys) - len(unexplained)} listed departures)")
+    for key, section in sorted(DEPARTURES.items()):
+        result(key in keys, f"departure {key} still exists (else remove it from DEPARTURES)")
+        result(section in sections, f"departure {key}: section \"{section}\" in docs/engine_contract.md")
+
+    # negative control: each checker flags a synthetic bad declaration
+    bad = """RL_API rnic_err rl_pop(rl *r, rnic_work *out);
+RL_API rnic_err rl_push_foo(rl *r, uint32_t flow, const rnic_work *w);
+RL_API uint32_t rl_mystery(const rl *r);
+typedef struct rl_config { uint32_t rto_us; uint32_t delay_ns; uint32_t tx_capacity; uint32_t max_qps; uint32_t line_bps; } rl_config;
+#define RL_NEVER RNIC_NEVER
+#define RL_TRACE_X 3u
+typedef struct rl_qp { int x; } rl_qp;
+"""
+    neg = check_functions(functions(bad), set())
+    for s, fl in configs(bad).items():
+        neg += check_config(s, fl, True)
+    neg += check_macros(bad) + check_types(bad) + check_engine_ids("#define RNIC_ENGINE_A 3u\n#define RNIC_ENGINE_B 3u\n")
+    neg += check_defaults("rl 150000000 1 1\nrq_qos 250000000 1 2\n")
+    want = {"nameless:rl_pop", "sig:rl_push_foo", "pair:rl_push_foo", "fn:rl_mystery", "cfg:rl_config.rto_us",
+            "cfg:rl_config.delay_ns", "cfg:rl_config.tx_capacity", "cfg:rl_config.max_qps", "cfg:rl_config.line_bps",
+            "cfg:rl_config.clock_hz", "never:RL_NEVER", "kind:RL_TRACE_X", "type:rl_qp", "engine_id:RNIC_ENGINE_B",
+            "default:rl.clock_hz", "default:rq_qos.trace_id"}
+    got = {k for k, _ in neg}
+    result(want <= got, "negative control: the checkers flag every synthetic departure" +
+           ("" if want <= got else f" (missed {' '.join(sorted(want - got))})"))
+
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
