@@ -97,6 +97,7 @@
 #include "transport.h"
 #include "hostcc.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1369,18 +1370,33 @@ static double pct(const uint64_t *v, size_t n, double p)
     return (double)v[i];
 }
 
-/* A whole decimal (or 0x hex) number in [lo, hi]; anything else is refused with a message. */
+/* A command-line error: one line on stderr naming the argument and why, exit status 2. */
+static void bad_arg(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("rnic_model: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n(rnic_model --help lists every option)\n", stderr);
+    exit(2);
+}
+
+/* A whole decimal number in [lo, hi]: digits only (leading zeros are still decimal: 010 is ten;
+ * no sign, blank, 0x or suffix); anything else is refused naming the option. */
 static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi)
 {
-    char *end;
+    const char *c;
     unsigned long long v;
+    for (c = s; *c >= '0' && *c <= '9'; c++)
+        ;
+    if (c == s || *c)
+        bad_arg("%s: '%s' is not a decimal number%s", opt, s,
+                s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? " (hexadecimal is not accepted)" : "");
     errno = 0;
-    v = strtoull(s, &end, 0);
-    if (!*s || *s == '-' || *end || errno || v < lo || v > hi) {
-        fprintf(stderr, "rnic_model: %s %s: expected a whole number in [%llu, %llu]\n", opt, s, (unsigned long long)lo,
-                (unsigned long long)hi);
-        exit(2);
-    }
+    v = strtoull(s, NULL, 10);
+    if (errno == ERANGE || v < lo || v > hi)
+        bad_arg("%s: %s is out of range %llu..%llu", opt, s, (unsigned long long)lo, (unsigned long long)hi);
     return v;
 }
 
@@ -1388,36 +1404,173 @@ static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t 
 static uint32_t parse_list(const char *opt, const char *s, uint64_t *out, uint32_t max, uint64_t lo, uint64_t hi)
 {
     char item[64];
+    const char *all = s;
     uint32_t n = 0;
     while (*s) {
         size_t len = strcspn(s, ",");
-        if (n == max || len == 0 || len >= sizeof item) {
-            fprintf(stderr, "rnic_model: %s: expected 1 .. %u comma-separated numbers\n", opt, max);
-            exit(2);
-        }
+        if (n == max || len == 0 || len >= sizeof item)
+            bad_arg("%s: '%s' is not a list of 1..%u comma-separated numbers", opt, all, max);
         memcpy(item, s, len);
         item[len] = 0;
         out[n++] = parse_u64(opt, item, lo, hi);
         s += len;
-        if (*s == ',' && !*++s) {
-            fprintf(stderr, "rnic_model: %s: trailing comma\n", opt);
-            exit(2);
-        }
+        if (*s == ',' && !*++s)
+            bad_arg("%s: '%s' ends in a comma", opt, all);
     }
+    if (!n)
+        bad_arg("%s: '' is not a list of 1..%u comma-separated numbers", opt, max);
     return n;
 }
 
-static void usage(int code)
+/* The index of v in names[0 .. n-1]; anything else is refused naming the option and the choices. */
+static int parse_choice(const char *opt, const char *v, const char *const *names, int n)
 {
-    fprintf(stderr, "usage: rnic_model [--hosts H] [--tenants T] [--qps N] [--weights w,..] [--rates-mbps r,..]\n"
-                    "       [--sizes MIN,MAX[,MIN,MAX..]] [--depth D] [--payload B] [--dcqcn htsim|paper|mellanox]\n"
-                    "       [--cnp-interval-us U] [--loss-ppm P] [--pfc on|off] [--duration-us U] [--warmup-us U] [--seed S]\n"
-                    "       [--csv FILE] [--queue-csv FILE] [--pcap FILE] [--snaplen B] [--trace-csv FILE] [--vcd FILE]\n"
-                    "       [--tick-only] [--quiet] [--sched palos|qos] [--poll-cycles P] [--qos-timeout-us U]\n"
-                    "       [--host on|off] [--cpu-load 0|1|2|3] [--rhcc off|rx|tx|both|ecn] [--ddio on|off]\n"
-                    "       [--rx-footprint-mb N] [--probe-ts head|arrival] [--cpu-outstanding N]\n"
-                    "       [--rhcc-slack fast-down|uniform] [--lat-samples N|all] [--progress-log]\n");
-    exit(code);
+    char list[128] = "";
+    int i;
+    for (i = 0; i < n; i++)
+        if (!strcmp(v, names[i]))
+            return i;
+    for (i = 0; i < n; i++) {
+        strncat(list, names[i], sizeof list - strlen(list) - 1u);
+        if (i + 1 < n)
+            strncat(list, i + 2 < n ? ", " : " or ", sizeof list - strlen(list) - 1u);
+    }
+    bad_arg("%s: '%s' is not one of %s", opt, v, list);
+    return 0;
+}
+
+static const char *const off_on[2] = { "off", "on" };
+static const char *const on_off[2] = { "on", "off" };
+static const char *const sched_name[2] = { "palos", "qos" };
+static const char *const probe_ts_name[2] = { "head", "arrival" };
+static const char *const slack_name[2] = { "fast-down", "uniform" };
+
+/* The options that take a value (a missing value is named as such, an unknown option as unknown). */
+static const char *const value_opts[] = {
+    "--hosts", "--tenants", "--qps", "--weights", "--rates-mbps", "--sizes", "--depth", "--payload", "--dcqcn",
+    "--cnp-interval-us", "--loss-ppm", "--pfc", "--duration-us", "--warmup-us", "--seed", "--lat-samples", "--csv",
+    "--queue-csv", "--pcap", "--snaplen", "--trace-csv", "--vcd", "--sched", "--poll-cycles", "--qos-timeout-us",
+    "--host", "--cpu-load", "--rhcc", "--ddio", "--probe-ts", "--rhcc-slack", "--cpu-outstanding", "--rx-footprint-mb"
+};
+
+static int takes_value(const char *a)
+{
+    size_t i;
+    for (i = 0; i < sizeof value_opts / sizeof value_opts[0]; i++)
+        if (!strcmp(a, value_opts[i]))
+            return 1;
+    return 0;
+}
+
+/* The built-in scenario (make run): a 2:1 incast of two tenants. */
+static void options_default(options *o)
+{
+    uint32_t t;
+    memset(o, 0, sizeof *o);
+    o->hosts = 2;     /* a 2:1 incast */
+    o->tenants = 2;   /* tenant 0: the incast's bulk messages; tenant 1: background, small messages */
+    o->qps = 8;
+    for (t = 0; t < MAX_TENANTS; t++) {
+        o->weight[t] = 1;
+        o->cap_bps[t] = 0;
+        o->min_msg[t] = t == 0 ? 65536u : 1024u;
+        o->max_msg[t] = t == 0 ? 1048576u : 16384u;
+    }
+    o->depth = 8;
+    o->payload = 1024;
+    o->cnp_interval_us = 50;
+    o->dcqcn_variant = 2; /* htsim: at 100 Gb/s the paper's 40 Mb/s step needs ~60 ms to recover a cut */
+    o->duration_us = 10000;
+    o->warmup_us = 2000;
+    o->seed = 1;
+    o->snaplen = 128;
+    o->poll_cycles = 250; /* qos: 1 us */
+    o->host_on = 1;       /* the receiving host, at the paper's 3x CPU memory traffic, RHCC on both sides */
+    o->cpu_load_x = 3;
+    o->rhcc = RHCC_BOTH;
+    o->ddio = 1;
+    o->footprint_mb = 16;
+    o->lat_samples = RM_LAT_SAMPLES_DEFAULT;
+    o->cpu_outstanding = 400; /* dual Xeon 6240: 36 cores x ~11 line-fill buffers (Choice: docs/hostcc_model.md) */
+}
+
+/* --help: on stdout, one line per option: meaning [unit]; default; range (the defaults are the
+ * ones options_default sets, the ranges the ones the parser in main checks). */
+static void usage(void)
+{
+    options d;
+    options_default(&d);
+    printf("usage: rnic_model [OPTION VALUE | FLAG]...\n"
+           "The composed RNIC: H sender hosts x T tenants x N QPs -> one receiving host (an H:1 incast) at %llu Gb/s,\n"
+           "one %u MHz clock; a RESULT line at the end. Numbers are whole decimal numbers (010 is ten).\n"
+           "Each line: option, meaning [unit]; default; range.\n",
+           (unsigned long long)(LINK_BPS / 1000000000u), (unsigned)(CLOCK_HZ / 1000000u));
+    printf("scenario:\n");
+    printf("  --hosts H              sender hosts [hosts]; default %u; range 1..16\n", d.hosts);
+    printf("  --tenants T            tenants on each sender host [tenants]; default %u; range 1..%u\n", d.tenants,
+           MAX_TENANTS);
+    printf("  --qps N                QPs per tenant per host [QPs]; default %u; range 1..1024 (--sched qos: 1..32)\n",
+           d.qps);
+    printf("  --weights W,..         Palos weight of each tenant, the last one repeats [weight]; default %u each; "
+           "range 1..65535, at most one per tenant\n", d.weight[0]);
+    printf("  --rates-mbps R,..      rate cap of each tenant's QPs on Tassel's registers, the last one repeats [Mb/s]; "
+           "default none (DCQCN alone); range 1..800000, at most one per tenant\n");
+    printf("  --sizes MIN,MAX[,..]   message sizes of each tenant, uniform in MIN..MAX, the last pair repeats [bytes]; "
+           "default %u,%u,%u,%u; range 1..1073741824, MIN <= MAX\n", d.min_msg[0], d.max_msg[0], d.min_msg[1],
+           d.max_msg[1]);
+    printf("  --depth D              messages posted per QP at a time [messages]; default %u; range 1..4096\n", d.depth);
+    printf("  --payload B            segment (RoCEv2 packet payload) size [bytes]; default %u; range 256..4096\n",
+           d.payload);
+    printf("  --dcqcn V              DCQCN parameters: htsim (the paper's algorithm, increase steps scaled to the "
+           "link), paper or mellanox; default %s\n", variant_name[d.dcqcn_variant]);
+    printf("  --cnp-interval-us U    least time between two CNPs of a flow [us]; default %u; range 1..1000000\n",
+           d.cnp_interval_us);
+    printf("  --loss-ppm P           random loss of packets toward the receiver [per million]; default %u; "
+           "range 0..100000\n", d.loss_ppm);
+    printf("  --pfc on|off           PFC at the switch and the receiving host (off: CE marks only); default %s\n",
+           on_off[d.no_pfc]);
+    printf("  --duration-us U        simulated time, the drain not included [us]; default %llu; range 2..1000000000\n",
+           (unsigned long long)d.duration_us);
+    printf("  --warmup-us U          start of the measurement window [us]; default %llu; range 0..1000000000, "
+           "below --duration-us\n", (unsigned long long)d.warmup_us);
+    printf("  --seed S               seed of the message sizes, ECN marking and losses; default %llu; range 0..%llu\n",
+           (unsigned long long)d.seed, (unsigned long long)UINT64_MAX);
+    printf("  --sched palos|qos      the slicer: Palos, or the RED-SEA QoS engine; default %s\n",
+           sched_name[d.sched_qos]);
+    printf("  --poll-cycles P        --sched qos: the host's status polling period [cycles]; default %u; "
+           "range 1..1000000000\n", d.poll_cycles);
+    printf("  --qos-timeout-us U     --sched qos: the engine's retransmission timeout, 0 = from DCQCN's rate floor "
+           "[us]; default %llu; range 0..1000000\n", (unsigned long long)d.qos_timeout_us);
+    printf("receiving host (hostcc.h):\n");
+    printf("  --host on|off          the receiving host's data path (RX buffer, PCIe, IIO, memory); default %s\n",
+           off_on[d.host_on]);
+    printf("  --cpu-load X           CPU memory traffic, the paper's 0x..3x [level]; default %u; range 0..3\n",
+           d.cpu_load_x);
+    printf("  --rhcc M               RHCC controllers: off, rx, tx, both or ecn (hostCC-style CE marks); default %s\n",
+           rhcc_name[d.rhcc]);
+    printf("  --ddio on|off          DDIO (writes into the LLC); default %s\n", off_on[d.ddio]);
+    printf("  --rx-footprint-mb N    receive buffers' total size [MB]; default %u; range 1..4096\n", d.footprint_mb);
+    printf("  --probe-ts head|arrival  a probe's receive stamp: at the RX buffer's head or at its entry; default %s\n",
+           probe_ts_name[d.probe_ts_arrival]);
+    printf("  --cpu-outstanding N    CPU cache lines in flight at most [lines]; default %u; range 1..1048576\n",
+           d.cpu_outstanding);
+    printf("  --rhcc-slack fast-down|uniform  fast-down: a step down right after a step up skips hostCC's slack; "
+           "uniform: the slack before every step; default %s\n", slack_name[d.uniform_slack]);
+    printf("output:\n");
+    printf("  --csv FILE             per-QP results as CSV; default none\n");
+    printf("  --queue-csv FILE       the bottleneck queue every 10 us as CSV; default none\n");
+    printf("  --pcap FILE            every packet as a RoCEv2 pcap; default none\n");
+    printf("  --snaplen B            --pcap: bytes kept of each frame [bytes]; default %u; range 64..65535\n",
+           d.snaplen);
+    printf("  --trace-csv FILE       every engine's trace events as CSV; default none\n");
+    printf("  --vcd FILE             the engines' ports as a VCD waveform; default none\n");
+    printf("  --lat-samples N|all    latencies kept for the FCT percentiles (then a uniform sample; all: every one) "
+           "[samples]; default %lu; range 1..268435456 or all\n", (unsigned long)d.lat_samples);
+    printf("  --quiet                no scenario lines before the run; the RESULT line only\n");
+    printf("  --tick-only            tick every cycle instead of fast-forwarding (the same digest)\n");
+    printf("  --progress-log         progress lines on stderr (tools/soak.sh)\n");
+    printf("  --help, -h             this text, exit status 0; a bad option exits 2 naming it\n");
+    exit(0);
 }
 
 static void open_vcd(model *m)
@@ -1460,40 +1613,18 @@ int main(int argc, char **argv)
     uint32_t rev_n = 0;
 
     memset(&m, 0, sizeof m);
-    o->hosts = 2;     /* a 2:1 incast */
-    o->tenants = 2;   /* tenant 0: the incast's bulk messages; tenant 1: background, small messages */
-    o->qps = 8;
-    for (t = 0; t < MAX_TENANTS; t++) {
-        o->weight[t] = 1;
-        o->cap_bps[t] = 0;
-        o->min_msg[t] = t == 0 ? 65536u : 1024u;
-        o->max_msg[t] = t == 0 ? 1048576u : 16384u;
-    }
-    o->depth = 8;
-    o->payload = 1024;
-    o->cnp_interval_us = 50;
-    o->dcqcn_variant = 2; /* htsim: at 100 Gb/s the paper's 40 Mb/s step needs ~60 ms to recover a cut */
-    o->duration_us = 10000;
-    o->warmup_us = 2000;
-    o->seed = 1;
-    o->snaplen = 128;
-    o->poll_cycles = 250; /* qos: 1 us */
-    o->host_on = 1;       /* the receiving host, at the paper's 3x CPU memory traffic, RHCC on both sides */
-    o->cpu_load_x = 3;
-    o->rhcc = RHCC_BOTH;
-    o->ddio = 1;
-    o->footprint_mb = 16;
-    o->lat_samples = RM_LAT_SAMPLES_DEFAULT;
-    o->cpu_outstanding = 400; /* dual Xeon 6240: 36 cores x ~11 line-fill buffers (Choice: docs/hostcc_model.md) */
+    options_default(o);
     for (k = 1; k < argc; k++) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (!strcmp(a, "--tick-only")) { o->tick_only = 1; continue; }
         if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
         if (!strcmp(a, "--progress-log")) { o->progress_log = 1; continue; }
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(0);
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage();
+        if (!takes_value(a))
+            bad_arg("unknown option '%s'", a);
         if (!v)
-            usage(2);
+            bad_arg("%s needs a value", a);
         k++;
         if (!strcmp(a, "--hosts")) o->hosts = (uint32_t)parse_u64(a, v, 1, 16);
         else if (!strcmp(a, "--tenants")) o->tenants = (uint32_t)parse_u64(a, v, 1, MAX_TENANTS);
@@ -1510,34 +1641,22 @@ int main(int argc, char **argv)
             rates_given = nparsed;
         } else if (!strcmp(a, "--sizes")) { /* MIN,MAX per tenant; the last pair repeats */
             nparsed = parse_list(a, v, tmp, 2u * MAX_TENANTS, 1, 1u << 30);
-            if (nparsed % 2u) {
-                fprintf(stderr, "rnic_model: --sizes MIN,MAX[,MIN,MAX..] with 1 <= MIN <= MAX <= 2^30\n");
-                exit(2);
-            }
+            if (nparsed % 2u)
+                bad_arg("%s: '%s' is not a list of MIN,MAX pairs", a, v);
             for (t = 0; t < MAX_TENANTS; t++) {
                 uint32_t pr = t < nparsed / 2u ? t : nparsed / 2u - 1u;
                 o->min_msg[t] = (uint32_t)tmp[2u * pr];
                 o->max_msg[t] = (uint32_t)tmp[2u * pr + 1u];
-                if (o->max_msg[t] < o->min_msg[t]) {
-                    fprintf(stderr, "rnic_model: --sizes: MIN above MAX\n");
-                    exit(2);
-                }
+                if (o->max_msg[t] < o->min_msg[t])
+                    bad_arg("%s: '%s': MIN %u is above MAX %u", a, v, o->min_msg[t], o->max_msg[t]);
             }
             sizes_given = nparsed / 2u;
         } else if (!strcmp(a, "--depth")) o->depth = (uint32_t)parse_u64(a, v, 1, 4096);
         else if (!strcmp(a, "--payload")) o->payload = (uint32_t)parse_u64(a, v, 256, 4096);
-        else if (!strcmp(a, "--dcqcn")) {
-            if (!strcmp(v, "mellanox")) o->dcqcn_variant = 1;
-            else if (!strcmp(v, "htsim")) o->dcqcn_variant = 2;
-            else if (!strcmp(v, "paper")) o->dcqcn_variant = 0;
-            else usage(2);
-        } else if (!strcmp(a, "--cnp-interval-us")) o->cnp_interval_us = (uint32_t)parse_u64(a, v, 1, 1000000);
+        else if (!strcmp(a, "--dcqcn")) o->dcqcn_variant = parse_choice(a, v, variant_name, 3); /* 0 paper, 1 mellanox, 2 htsim */
+        else if (!strcmp(a, "--cnp-interval-us")) o->cnp_interval_us = (uint32_t)parse_u64(a, v, 1, 1000000);
         else if (!strcmp(a, "--loss-ppm")) o->loss_ppm = (uint32_t)parse_u64(a, v, 0, 100000);
-        else if (!strcmp(a, "--pfc")) {
-            if (!strcmp(v, "off")) o->no_pfc = 1;
-            else if (!strcmp(v, "on")) o->no_pfc = 0;
-            else usage(2);
-        }
+        else if (!strcmp(a, "--pfc")) o->no_pfc = parse_choice(a, v, on_off, 2);
         else if (!strcmp(a, "--duration-us")) o->duration_us = parse_u64(a, v, 2, 1000000000ull); /* up to 1,000 s */
         else if (!strcmp(a, "--warmup-us")) o->warmup_us = parse_u64(a, v, 0, 1000000000ull);
         else if (!strcmp(a, "--seed")) o->seed = parse_u64(a, v, 0, UINT64_MAX);
@@ -1549,37 +1668,18 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--snaplen")) o->snaplen = (uint32_t)parse_u64(a, v, 64, 65535);
         else if (!strcmp(a, "--trace-csv")) o->trace_csv = v;
         else if (!strcmp(a, "--vcd")) o->vcd = v;
-        else if (!strcmp(a, "--sched")) {
-            if (!strcmp(v, "qos")) o->sched_qos = 1;
-            else if (!strcmp(v, "palos")) o->sched_qos = 0;
-            else usage(2);
-        } else if (!strcmp(a, "--poll-cycles")) o->poll_cycles = (uint32_t)parse_u64(a, v, 1, 1000000000ull);
-        else if (!strcmp(a, "--qos-timeout-us")) o->qos_timeout_us = parse_u64(a, v, 0, 1000000000ull);
-        else if (!strcmp(a, "--host")) {
-            if (!strcmp(v, "on")) o->host_on = 1;
-            else if (!strcmp(v, "off")) o->host_on = 0;
-            else usage(2);
-        } else if (!strcmp(a, "--cpu-load") && (host_opts_given = 1)) o->cpu_load_x = (uint32_t)parse_u64(a, v, 0, 3);
-        else if (!strcmp(a, "--rhcc") && (host_opts_given = 1)) {
-            for (o->rhcc = 0; o->rhcc < 5 && strcmp(v, rhcc_name[o->rhcc]); o->rhcc++)
-                ;
-            if (o->rhcc == 5)
-                usage(2);
-        } else if (!strcmp(a, "--ddio") && (host_opts_given = 1)) {
-            if (!strcmp(v, "on")) o->ddio = 1;
-            else if (!strcmp(v, "off")) o->ddio = 0;
-            else usage(2);
-        } else if (!strcmp(a, "--probe-ts") && (host_opts_given = 1)) {
-            if (!strcmp(v, "arrival")) o->probe_ts_arrival = 1;
-            else if (!strcmp(v, "head")) o->probe_ts_arrival = 0;
-            else usage(2);
-        } else if (!strcmp(a, "--rhcc-slack") && (host_opts_given = 1)) {
-            if (!strcmp(v, "uniform")) o->uniform_slack = 1;
-            else if (!strcmp(v, "fast-down")) o->uniform_slack = 0;
-            else usage(2);
-        } else if (!strcmp(a, "--cpu-outstanding") && (host_opts_given = 1)) o->cpu_outstanding = (uint32_t)parse_u64(a, v, 1, 1u << 20);
+        else if (!strcmp(a, "--sched")) o->sched_qos = parse_choice(a, v, sched_name, 2);
+        else if (!strcmp(a, "--poll-cycles")) o->poll_cycles = (uint32_t)parse_u64(a, v, 1, 1000000000ull);
+        else if (!strcmp(a, "--qos-timeout-us")) o->qos_timeout_us = parse_u64(a, v, 0, 1000000u);
+        else if (!strcmp(a, "--host")) o->host_on = parse_choice(a, v, off_on, 2);
+        else if (!strcmp(a, "--cpu-load") && (host_opts_given = 1)) o->cpu_load_x = (uint32_t)parse_u64(a, v, 0, 3);
+        else if (!strcmp(a, "--rhcc") && (host_opts_given = 1)) o->rhcc = parse_choice(a, v, rhcc_name, 5);
+        else if (!strcmp(a, "--ddio") && (host_opts_given = 1)) o->ddio = parse_choice(a, v, off_on, 2);
+        else if (!strcmp(a, "--probe-ts") && (host_opts_given = 1)) o->probe_ts_arrival = parse_choice(a, v, probe_ts_name, 2);
+        else if (!strcmp(a, "--rhcc-slack") && (host_opts_given = 1)) o->uniform_slack = parse_choice(a, v, slack_name, 2);
+        else if (!strcmp(a, "--cpu-outstanding") && (host_opts_given = 1)) o->cpu_outstanding = (uint32_t)parse_u64(a, v, 1, 1u << 20);
         else if (!strcmp(a, "--rx-footprint-mb") && (host_opts_given = 1)) o->footprint_mb = (uint32_t)parse_u64(a, v, 1, 4096);
-        else usage(2);
+        else bad_arg("unknown option '%s'", a); /* in value_opts but not parsed here */
     }
     if (!o->host_on && host_opts_given)
         fprintf(stderr, "rnic_model: --host off: the receiving host's options (--cpu-load, --rhcc, ...) do nothing\n");
