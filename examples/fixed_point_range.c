@@ -18,6 +18,7 @@
 #include "ratelimit.h"
 #include <stdio.h>
 #include <string.h>
+#include "cli.h"
 
 #define PACKETS 100000u
 #define SEGMENT 1000u /* drift test: packets between rate changes */
@@ -98,25 +99,43 @@ static long double drift(uint64_t clock, unsigned first, rnic_prng *prng, long d
     return (paced - exact) / exact;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--csv FILE]\n"
+           "Q32.32 cycles-per-byte pacing over clocks 100 MHz .. 1 GHz and rates 100 Kb/s .. 800 Gb/s: the achieved\n"
+           "rate's error and the drift over rate changes; a RESULT line at the end.\n"
+           "  --csv FILE   every clock x rate cell and drift test as CSV; default none\n"
+           "  --help, -h   this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0));
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     FILE *csv = NULL;
+    const char *csv_path = NULL;
+    int i;
     rnic_prng prng;
     long double max_rate_err = -1, max_drift = -1, max_gap = 0;
     uint64_t worst_clock = 0, worst_rate = 0;
     unsigned c, r;
     char b1[32], b2[32];
 
-    if (argc == 3 && strcmp(argv[1], "--csv") == 0) {
-        csv = fopen(argv[2], "w");
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--csv"))
+            csv_path = CLI_VALUE(i);
+        else
+            cli_unknown(argv[0], argv[i]);
+    }
+    if (csv_path) {
+        csv = fopen(csv_path, "w");
         if (!csv) {
-            perror(argv[2]);
+            perror(csv_path);
             return 1;
         }
         fprintf(csv, "test,clock_hz,rate_bps,packets,sizes,cpb_raw,cpb_err_ppm,err_ppm\n");
-    } else if (argc != 1) {
-        fprintf(stderr, "usage: %s [--csv FILE]\n", argv[0]);
-        return 2;
     }
     rnic_prng_seed(&prng, SEED);
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 
 #define SIM_CYCLE_PS 4000u         /* 250 MHz */
 #define SIM_LINK_PS_PER_BYTE 80u   /* 100 Gb/s */
@@ -281,8 +282,9 @@ static double sim_run(sim *s, uint64_t warm_us, uint64_t measure_us)
 }
 
 /* The options every Palos experiment takes: --csv FILE (opened here for writing; NULL without
- * it), --quick, and --msg BYTES where msg is not NULL. Exits 2 on a bad option, 1 when the
- * CSV file cannot be opened. */
+ * it), --quick, and --msg BYTES where msg is not NULL (*msg: its default). --help prints them on
+ * stdout and exits 0; a bad option exits 2 naming it (cli.h), a CSV file that cannot be opened
+ * exits 1. */
 static inline FILE *sim_options(int argc, char **argv, int *quick, uint32_t *msg)
 {
     const char *csv = NULL;
@@ -290,16 +292,26 @@ static inline FILE *sim_options(int argc, char **argv, int *quick, uint32_t *msg
     int a;
     *quick = 0;
     for (a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (msg && !strcmp(argv[a], "--msg") && a + 1 < argc)
-            *msg = (uint32_t)strtoul(argv[++a], NULL, 10);
+        if (cli_is_help(argv[a])) {
+            printf("usage: %s [--csv FILE] [--quick]%s\n"
+                   "A Palos experiment on the paper's setup (examples/palos_sim.h: 250 MHz, PCIe 128 Gb/s, 100 Gb/s\n"
+                   "link, MTU 1500 B); a RESULT line at the end.\n"
+                   "  --csv FILE      the figure's data as CSV; default none\n"
+                   "  --quick         shorter measurement windows (make test); default off\n",
+                   cli_prog(argv[0]), msg ? " [--msg BYTES]" : "");
+            if (msg)
+                printf("  --msg BYTES     the latency-sensitive flow's message size [bytes]; default %u; range 1..4096\n",
+                       (unsigned)*msg);
+            printf("  --help, -h      this text, exit status 0; a bad option exits 2 naming it\n");
+            exit(0);
+        } else if (!strcmp(argv[a], "--csv"))
+            csv = CLI_VALUE(a);
+        else if (msg && !strcmp(argv[a], "--msg"))
+            *msg = (uint32_t)CLI_U64(a, 1, 4096);
         else if (!strcmp(argv[a], "--quick"))
             *quick = 1;
-        else {
-            fprintf(stderr, "usage: %s [--csv FILE] [--quick]%s\n", argv[0], msg ? " [--msg BYTES]" : "");
-            exit(2);
-        }
+        else
+            cli_unknown(argv[0], argv[a]);
     }
     if (csv && !(f = fopen(csv, "w"))) {
         perror(csv);

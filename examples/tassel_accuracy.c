@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 
 #define CLOCK_HZ 250000000ull
 #define WARMUP 128u
@@ -90,6 +91,18 @@ static int run(uint64_t link_bps, uint64_t rate_bps, uint32_t fetch_wqes, uint32
     return 0;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--csv FILE] [--packets N]\n"
+           "Tassel Fig. 7: one backlogged QP paced at 100 Kb/s .. 400 Gb/s, 4096 B packets, 250 MHz: the rate and\n"
+           "gap errors; a RESULT line at the end.\n"
+           "  --csv FILE    one row per rate as CSV; default none\n"
+           "  --packets N   packets measured per rate [packets]; default 2000; range 2..100000000\n"
+           "  --help, -h    this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0));
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     /* n = 8 is the paper's fetch size. One QP then sends at most n packets per fetch round
@@ -109,16 +122,17 @@ int main(int argc, char **argv)
     uint32_t packets = 2000, i;
     double max_rate_err = 0, max_gap_err = 0;
     for (i = 1; i < (uint32_t)argc; i++) {
-        if (!strcmp(argv[i], "--csv") && i + 1 < (uint32_t)argc) {
-            if (!(csv = fopen(argv[++i], "w"))) {
+        if (cli_is_help(argv[i])) {
+            usage(argv[0]);
+        } else if (!strcmp(argv[i], "--csv")) {
+            if (!(csv = fopen(CLI_VALUE(i), "w"))) {
                 perror(argv[i]);
                 return 2;
             }
-        } else if (!strcmp(argv[i], "--packets") && i + 1 < (uint32_t)argc) {
-            packets = (uint32_t)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--packets")) {
+            packets = (uint32_t)CLI_U64(i, 2, 100000000);
         } else {
-            fprintf(stderr, "usage: %s [--csv FILE] [--packets N]\n", argv[0]);
-            return 2;
+            cli_unknown(argv[0], argv[i]);
         }
     }
     printf("Tassel accuracy (Fig. 7): one backlogged QP, 4096 B packets, 250 MHz, n WQEs per fetch\n");

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 
 #define CLOCK_HZ 250000000ull
 #define LINK_BPS 100000000000ull
@@ -174,16 +175,36 @@ static double oversub(uint32_t flows, uint32_t fixed, uint64_t fixed_bps, uint64
 
 static double gbps(uint64_t bytes) { return (double)bytes * 8.0 / ((double)BIN / (double)CLOCK_HZ) / 1e9; }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--csv FILE]\n"
+           "Tassel rate changes: a raise, a cut and oversubscription at 250 MHz on a 100 Gb/s link; a RESULT line\n"
+           "at the end.\n"
+           "  --csv FILE   the rates in 0.5 ms bins from 40 to 80 ms as CSV (make figures); default none\n"
+           "  --help, -h   this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0));
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     static uint64_t raise_bins[3][NBIN], lower_bins[3][NBIN], over_bins[3][NBIN];
-    const char *csv = argc == 3 && strcmp(argv[1], "--csv") == 0 ? argv[2] : NULL;
+    const char *csv = NULL;
     run x;
     uint64_t L; /* the PCIe latency in cycles: rl_config_default's pcie_latency_ns at CLOCK_HZ */
     const double new_pkt = (double)MSG * 8.0 * (double)CLOCK_HZ / 10e9; /* 819.2 cycles */
     uint64_t raise_first, early = 0;
     double raise_err, lower_err, util2, util16k, phi2, phi16k, util, first_target;
-    int met;
+    int met, i;
+
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--csv"))
+            csv = CLI_VALUE(i);
+        else
+            cli_unknown(argv[0], argv[i]);
+    }
 
     /* raise */
     if (!run_init(&x, 1024, 60))

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 
 #define CLOCK_HZ 250000000ull
 #define LINK_BPS 100000000000ull
@@ -320,7 +321,10 @@ static int parse_list(const char *s, uint32_t *list, int *n)
     char *e;
     *n = 0;
     while (*s) {
-        unsigned long v = strtoul(s, &e, 10);
+        unsigned long v;
+        if (*s < '0' || *s > '9') /* decimal digits only: no sign, blank or 0x */
+            return 0;
+        v = strtoul(s, &e, 10);
         if (e == s || v < 1 || v >= RL_MAX_FLOWS || *n == MAX_LIST)
             return 0;
         list[(*n)++] = (uint32_t)v;
@@ -329,6 +333,20 @@ static int parse_list(const char *s, uint32_t *list, int *n)
             return 0;
     }
     return *n > 0;
+}
+
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--quick] [--qps-list N,N,...] [--csv FILE]\n"
+           "Tassel wake-up storm: 1 QP at 80 Gb/s + N QPs at 100 Kb/s all due together; the fast QP's gap, burst and\n"
+           "rate error for each N; a RESULT line at the end.\n"
+           "  --quick             N up to 1000 (make test); default off\n"
+           "  --qps-list N,N,...  the slow-QP counts N to run [QPs]; default 100,250,500,1000,2000,4000,8000,16000;\n"
+           "                      range 1..%u each, at most %u of them\n"
+           "  --csv FILE          one row per N as CSV; default none\n"
+           "  --help, -h          this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0), RL_MAX_FLOWS - 1u, (unsigned)MAX_LIST);
+    exit(0);
 }
 
 int main(int argc, char **argv)
@@ -341,18 +359,19 @@ int main(int argc, char **argv)
     result control, x, last, opt_control, olast;
     result fifo_rows[MAX_LIST];
     for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
-        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
-            csv = argv[++i];
-        else if (strcmp(argv[i], "--qps-list") == 0 && i + 1 < argc) {
-            if (!parse_list(argv[++i], list, &nlist)) {
-                fprintf(stderr, "--qps-list: comma-separated counts 1 .. %u\n", RL_MAX_FLOWS - 1u);
-                return 2;
-            }
+        else if (strcmp(argv[i], "--csv") == 0)
+            csv = CLI_VALUE(i);
+        else if (strcmp(argv[i], "--qps-list") == 0) {
+            const char *v = CLI_VALUE(i);
+            if (!parse_list(v, list, &nlist))
+                cli_error(argv[0], "--qps-list: '%s' is not a list of at most %u decimal counts in 1..%u", v,
+                          (unsigned)MAX_LIST, RL_MAX_FLOWS - 1u);
         } else {
-            fprintf(stderr, "usage: %s [--quick] [--qps-list N,N,...] [--csv FILE]\n", argv[0]);
-            return 2;
+            cli_unknown(argv[0], argv[i]);
         }
     }
     if (!nlist)
