@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 #include <time.h>
+#include "cli.h"
 
 /* CNP counting: a copy of DCQCN whose incoming hook counts CNPs per flow */
 static tp_hook_fn dcqcn_incoming;
@@ -33,6 +34,20 @@ static void count_incoming(const tp_event *ev, void *ctx, tp_actions *act)
     if (ev->pkt_type == TP_PKT_CNP && ev->flow < cnp_flows)
         cnp_count[ev->flow]++;
     dcqcn_incoming(ev, ctx, act);
+}
+
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--ms N | --quick] [--flows-per-host N] [--no-pfc] [--csv F]\n"
+           "Tonic 6.2.2 Multiple Flows: two senders x N DCQCN flows into one 40 Gb/s port; a RESULT line at the end.\n"
+           "  --ms N                simulated time [ms]; default 1000; range 0.001..1000000\n"
+           "  --quick               --ms 100 (make test)\n"
+           "  --flows-per-host N    DCQCN flows per sender [flows]; default 100; range 1..10000\n"
+           "  --no-pfc              no PFC at the switch (the buffer overflows and drops); default PFC on\n"
+           "  --csv F               one row per flow as CSV; default none\n"
+           "  --help, -h            this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0));
+    exit(0);
 }
 
 int main(int argc, char **argv)
@@ -47,20 +62,20 @@ int main(int argc, char **argv)
     uint64_t cnps = 0, cmin = UINT64_MAX, cmax = 0;
     const char *csv = NULL;
     for (i = 1; i < (uint32_t)argc; i++) {
-        if (!strcmp(argv[i], "--ms") && i + 1 < (uint32_t)argc)
-            ms = atof(argv[++i]);
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--ms"))
+            ms = CLI_DOUBLE(i, 0.001, 1000000);
         else if (!strcmp(argv[i], "--quick"))
             ms = 100.0;
-        else if (!strcmp(argv[i], "--flows-per-host") && i + 1 < (uint32_t)argc)
-            fph = (uint32_t)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--csv") && i + 1 < (uint32_t)argc)
-            csv = argv[++i];
+        else if (!strcmp(argv[i], "--flows-per-host"))
+            fph = (uint32_t)CLI_U64(i, 1, 10000);
+        else if (!strcmp(argv[i], "--csv"))
+            csv = CLI_VALUE(i);
         else if (!strcmp(argv[i], "--no-pfc"))
             pfc = false;
-        else {
-            fprintf(stderr, "usage: %s [--ms N | --quick] [--flows-per-host N] [--no-pfc] [--csv F]\n", argv[0]);
-            return 2;
-        }
+        else
+            cli_unknown(argv[0], argv[i]);
     }
     if (ms <= 0 || fph == 0)
         return 2;

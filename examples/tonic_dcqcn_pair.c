@@ -30,6 +30,7 @@
 #include <math.h>
 #include <string.h>
 #include <time.h>
+#include "cli.h"
 
 #define LINK_BPS 40000000000ull
 #define SEG 1000u
@@ -260,6 +261,18 @@ static double mean_tail(const double *x, uint32_t n)
     return n > from ? s / (n - from) : 0.0;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--ms N | --quick] [--csv F]\n"
+           "Tonic Fig. 4: two DCQCN flows share a 40 Gb/s link, beside the DCQCN fluid model; a RESULT line at the end.\n"
+           "  --ms N       simulated time [ms]; default 1000; range 1..1000000\n"
+           "  --quick      --ms 50 (make test)\n"
+           "  --csv F      rates, DCQCN registers and queue every 100 us as CSV; default none\n"
+           "  --help, -h   this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0));
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     ts_config c;
@@ -273,16 +286,16 @@ int main(int argc, char **argv)
     const char *csv = NULL;
     FILE *out = NULL;
     for (i = 1; i < (uint32_t)argc; i++) {
-        if (!strcmp(argv[i], "--ms") && i + 1 < (uint32_t)argc)
-            ms = atof(argv[++i]);
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--ms"))
+            ms = CLI_DOUBLE(i, 1, 1000000);
         else if (!strcmp(argv[i], "--quick"))
             ms = 50.0;
-        else if (!strcmp(argv[i], "--csv") && i + 1 < (uint32_t)argc)
-            csv = argv[++i];
-        else {
-            fprintf(stderr, "usage: %s [--ms N | --quick] [--csv F]\n", argv[0]);
-            return 2;
-        }
+        else if (!strcmp(argv[i], "--csv"))
+            csv = CLI_VALUE(i);
+        else
+            cli_unknown(argv[0], argv[i]);
     }
     if (ms < 1.0)
         ms = 1.0;

@@ -34,10 +34,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 
 #define XS_MAX 16u
 
 #include "rnic_model/xs_driver.h"
+
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--quick] [--kb N] [--iw N] [--clock-mhz N]\n"
+           "NDP on Tonic: a 16:1 incast at 100 Gb/s through a trimming switch; a RESULT line at the end.\n"
+           "  --quick         --kb 64 (make test)\n"
+           "  --kb N          each sender's message [KB]; default 1000; range 1..4000000\n"
+           "  --iw N          the initial window [packets of 1,000 B]; default 52 (one BDP); range 1..1000000\n"
+           "  --clock-mhz N   the engines' clock [MHz]; default 100; range 10..10000\n"
+           "  --help, -h      this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0));
+    exit(0);
+}
 
 int main(int argc, char **argv)
 {
@@ -51,18 +65,18 @@ int main(int argc, char **argv)
     uint64_t rtx = 0, timeouts = 0, delivered = 0, trimmed;
     double fct_ms, ideal_ms, first_us = -1.0;
     for (i = 1; i < (uint32_t)argc; i++) {
-        if (!strcmp(argv[i], "--quick"))
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--quick"))
             quick = 1;
-        else if (!strcmp(argv[i], "--kb") && i + 1 < (uint32_t)argc)
-            kb = (uint32_t)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--iw") && i + 1 < (uint32_t)argc)
-            iw = (uint32_t)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--clock-mhz") && i + 1 < (uint32_t)argc)
-            mhz = (uint32_t)atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: %s [--quick] [--kb N] [--iw N] [--clock-mhz N]\n", argv[0]);
-            return 2;
-        }
+        else if (!strcmp(argv[i], "--kb"))
+            kb = (uint32_t)CLI_U64(i, 1, 4000000);
+        else if (!strcmp(argv[i], "--iw"))
+            iw = (uint32_t)CLI_U64(i, 1, 1000000);
+        else if (!strcmp(argv[i], "--clock-mhz"))
+            mhz = (uint32_t)CLI_U64(i, 10, 10000);
+        else
+            cli_unknown(argv[0], argv[i]);
     }
     if (quick)
         kb = 64;

@@ -12,6 +12,7 @@
 #include "rnic_model/tonic_sim.h"
 #include <string.h>
 #include <time.h>
+#include "cli.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -93,6 +94,22 @@ static uint32_t run_ns3(const char *bin, double seconds, uint32_t fph, const cha
     return n;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--ms N | --quick] [--flows-per-host N] [--csv F] [--ns3 BIN] [--ns3-csv F]\n"
+           "Tonic Fig. 3c: two senders x N NewReno flows, beside ns-3's TcpNewReno when its program is built; a RESULT\n"
+           "line at the end.\n"
+           "  --ms N               simulated time [ms]; default 5000; range 0.001..1000000\n"
+           "  --quick              --ms 100 (make test), ns-3's CSV to build/tonic_newreno_200_quick_ns3.csv\n"
+           "  --flows-per-host N   NewReno flows per sender [flows]; default 100; range 1..10000\n"
+           "  --csv F              the model's flow,host,mbps as CSV; default none\n"
+           "  --ns3 BIN            the ns-3 program (not run when missing); default build/tonic_newreno_ns3\n"
+           "  --ns3-csv F          where ns-3 writes its CSV; default build/tonic_newreno_200_ns3.csv\n"
+           "  --help, -h           this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0));
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     ts_config c;
@@ -102,24 +119,24 @@ int main(int argc, char **argv)
     const char *csv = NULL, *ns3 = "build/tonic_newreno_ns3", *ns3_csv = "build/tonic_newreno_200_ns3.csv";
     FILE *probe;
     for (i = 1; i < (uint32_t)argc; i++) {
-        if (!strcmp(argv[i], "--ms") && i + 1 < (uint32_t)argc)
-            ms = atof(argv[++i]);
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--ms"))
+            ms = CLI_DOUBLE(i, 0.001, 1000000);
         else if (!strcmp(argv[i], "--quick")) { /* make test: 100 ms instead of the paper's 5 s */
             ms = 100.0;
             ns3_csv = "build/tonic_newreno_200_quick_ns3.csv"; /* leave the full run's CSV (the figure's) alone */
         }
-        else if (!strcmp(argv[i], "--flows-per-host") && i + 1 < (uint32_t)argc)
-            fph = (uint32_t)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--csv") && i + 1 < (uint32_t)argc)
-            csv = argv[++i];
-        else if (!strcmp(argv[i], "--ns3") && i + 1 < (uint32_t)argc)
-            ns3 = argv[++i];
-        else if (!strcmp(argv[i], "--ns3-csv") && i + 1 < (uint32_t)argc)
-            ns3_csv = argv[++i];
-        else {
-            fprintf(stderr, "usage: %s [--ms N | --quick] [--flows-per-host N] [--csv F] [--ns3 BIN] [--ns3-csv F]\n", argv[0]);
-            return 2;
-        }
+        else if (!strcmp(argv[i], "--flows-per-host"))
+            fph = (uint32_t)CLI_U64(i, 1, 10000);
+        else if (!strcmp(argv[i], "--csv"))
+            csv = CLI_VALUE(i);
+        else if (!strcmp(argv[i], "--ns3"))
+            ns3 = CLI_VALUE(i);
+        else if (!strcmp(argv[i], "--ns3-csv"))
+            ns3_csv = CLI_VALUE(i);
+        else
+            cli_unknown(argv[0], argv[i]);
     }
     ts_config_default(&c);
     c.protocol = tp_protocol_newreno();

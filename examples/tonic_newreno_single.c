@@ -15,6 +15,7 @@
 #include "rnic_model/tonic_sim.h"
 #include <string.h>
 #include <time.h>
+#include "cli.h"
 
 #define MAX_DROPS 256
 
@@ -178,6 +179,25 @@ static int run_model(const uint64_t *drops, uint32_t ndrops, double ms, const ch
     return 0;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--ms N | --quick] [--seed S] [--drops a,b,..] [--csv F] [--ns3 BIN] [--ns3-csv F]\n"
+           "Tonic Fig. 3a/3b: one NewReno flow with packets dropped at the receiver, beside ns-3's TcpNewReno when its\n"
+           "program is built; a RESULT line at the end.\n"
+           "  --ms N           simulated time [ms]; default 500; range 0.001..1000000\n"
+           "  --quick          --ms 400 (make test), ns-3's CSV to build/tonic_newreno_single_quick_ns3.csv\n"
+           "  --seed S         seed of the drop list (12 losses in the first 40 %% of the run); default 3;\n"
+           "                   range 0..%llu\n"
+           "  --drops a,b,..   drop these packets instead, by their ordinal at the receiver (0: the first), sorted;\n"
+           "                   default the seeded list; at most %u, each 0..%llu\n"
+           "  --csv F          the model's trace (t_us,kind,seq,value) as CSV; default none\n"
+           "  --ns3 BIN        the ns-3 program (not run when missing); default build/tonic_newreno_ns3\n"
+           "  --ns3-csv F      where ns-3 writes its trace; default build/tonic_newreno_single_ns3.csv\n"
+           "  --help, -h       this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0), (unsigned long long)UINT64_MAX, (unsigned)MAX_DROPS, (unsigned long long)UINT64_MAX);
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     ts_sim s;
@@ -190,32 +210,38 @@ int main(int argc, char **argv)
     bool have_drops = false, have_ns3;
     FILE *probe;
     for (i = 1; i < (uint32_t)argc; i++) {
-        if (!strcmp(argv[i], "--ms") && i + 1 < (uint32_t)argc)
-            ms = atof(argv[++i]);
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--ms"))
+            ms = CLI_DOUBLE(i, 0.001, 1000000);
         else if (!strcmp(argv[i], "--quick")) { /* make test: the losses in 160 ms, the timeout 200 ms later */
             ms = 400.0;
             ns3_csv = "build/tonic_newreno_single_quick_ns3.csv"; /* leave the full run's CSV (the figure's) alone */
         }
-        else if (!strcmp(argv[i], "--seed") && i + 1 < (uint32_t)argc)
-            seed = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--csv") && i + 1 < (uint32_t)argc)
-            csv = argv[++i];
-        else if (!strcmp(argv[i], "--ns3") && i + 1 < (uint32_t)argc)
-            ns3 = argv[++i];
-        else if (!strcmp(argv[i], "--ns3-csv") && i + 1 < (uint32_t)argc)
-            ns3_csv = argv[++i];
-        else if (!strcmp(argv[i], "--drops") && i + 1 < (uint32_t)argc) {
-            char *p = argv[++i];
+        else if (!strcmp(argv[i], "--seed"))
+            seed = CLI_U64(i, 0, UINT64_MAX);
+        else if (!strcmp(argv[i], "--csv"))
+            csv = CLI_VALUE(i);
+        else if (!strcmp(argv[i], "--ns3"))
+            ns3 = CLI_VALUE(i);
+        else if (!strcmp(argv[i], "--ns3-csv"))
+            ns3_csv = CLI_VALUE(i);
+        else if (!strcmp(argv[i], "--drops")) {
+            const char *v = CLI_VALUE(i), *p = v;
             have_drops = true;
-            while (*p && ndrops < MAX_DROPS) {
-                drops[ndrops++] = strtoull(p, &p, 10);
-                if (*p == ',')
-                    p++;
+            while (*p) {
+                char item[32];
+                size_t len = strcspn(p, ",");
+                if (ndrops == MAX_DROPS || len == 0 || len >= sizeof item || (p[len] == ',' && !p[len + 1]))
+                    cli_error(argv[0], "--drops: '%s' is not a list of at most %u comma-separated decimal ordinals", v,
+                              (unsigned)MAX_DROPS);
+                memcpy(item, p, len);
+                item[len] = 0;
+                drops[ndrops++] = cli_u64(argv[0], "--drops", item, 0, UINT64_MAX);
+                p += len + (p[len] == ',');
             }
-        } else {
-            fprintf(stderr, "usage: %s [--ms N | --quick] [--seed S] [--drops a,b] [--csv F] [--ns3 BIN] [--ns3-csv F]\n", argv[0]);
-            return 2;
-        }
+        } else
+            cli_unknown(argv[0], argv[i]);
     }
     if (!have_drops) {
         /* about 1.2 packets per us at 10 Gb/s: 12 losses in the first 40 % of the run; then the

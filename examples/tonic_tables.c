@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 
 /* ---- Table 3 ---- */
 static long count_loc(const char *path)
@@ -116,6 +117,21 @@ static int ch_pop(channel *c, uint64_t now, rnic_work *out)
     return 0;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--flows N] [--kb-per-flow N] [--loss-ppm N] [--src DIR] [--verbose]\n"
+           "Tonic's Table 3 (lines of code and context bytes per protocol) and Table 4 (the scale limits: every byte of\n"
+           "every flow through a lossy, reordering channel exactly once); RESULT lines at the end.\n"
+           "  --flows N          concurrent flows [flows]; default 2048; range 1..%u\n"
+           "  --kb-per-flow N    data per flow [KB]; default 96; range 1..1000000\n"
+           "  --loss-ppm N       the channel's loss [per million packets]; default 10000; range 0..500000\n"
+           "  --src DIR          where the protocols' sources are counted; default src/transport\n"
+           "  --verbose          list every flow's state at the end (not only those with data left); default off\n"
+           "  --help, -h         this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0), TP_MAX_FLOWS);
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     static const char *names[6] = { "reno", "newreno", "sack", "ndp", "dcqcn", "irn" };
@@ -133,20 +149,20 @@ int main(int argc, char **argv)
     const char *src = "src/transport";
     int ok, verbose = 0;
     for (i = 1; i < (uint32_t)argc; i++) {
-        if (!strcmp(argv[i], "--flows") && i + 1 < (uint32_t)argc)
-            flows = (uint32_t)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--kb-per-flow") && i + 1 < (uint32_t)argc)
-            kb = (uint32_t)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--loss-ppm") && i + 1 < (uint32_t)argc)
-            loss_ppm = (uint32_t)atoi(argv[++i]);
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--flows"))
+            flows = (uint32_t)CLI_U64(i, 1, TP_MAX_FLOWS);
+        else if (!strcmp(argv[i], "--kb-per-flow"))
+            kb = (uint32_t)CLI_U64(i, 1, 1000000);
+        else if (!strcmp(argv[i], "--loss-ppm"))
+            loss_ppm = (uint32_t)CLI_U64(i, 0, 500000);
         else if (!strcmp(argv[i], "--verbose"))
             verbose = 1;
-        else if (!strcmp(argv[i], "--src") && i + 1 < (uint32_t)argc)
-            src = argv[++i];
-        else {
-            fprintf(stderr, "usage: %s [--flows N] [--kb-per-flow N] [--loss-ppm N] [--src DIR] [--verbose]\n", argv[0]);
-            return 2;
-        }
+        else if (!strcmp(argv[i], "--src"))
+            src = CLI_VALUE(i);
+        else
+            cli_unknown(argv[0], argv[i]);
     }
     protos[0] = tp_protocol_reno();
     protos[1] = tp_protocol_newreno();
