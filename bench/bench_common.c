@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../examples/cli.h"
 
 #define REPS 5
 
@@ -411,18 +412,34 @@ static bq_result bench_bq(rnic_prng *p, uint32_t nitems, uint32_t ops)
     return res;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--quick]\n"
+           "The common core's search structures (bitmap ffs, shared-space FIFO, bucket queue) against naive baselines,\n"
+           "ns per operation; a RESULT line at the end.\n"
+           "  --quick      10x fewer iterations (a smoke test); default off\n"
+           "  --help, -h   this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0));
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-    uint32_t div = quick ? 10u : 1u;
+    int quick = 0, i;
+    uint32_t div;
     rnic_prng p;
     ffs_result a;
     fifo_result b;
     bq_result c1, c64;
-    if (argc > 1 && !quick) {
-        fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-        return 2;
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else
+            cli_unknown(argv[0], argv[i]);
     }
+    div = quick ? 10u : 1u;
     rnic_prng_seed(&p, 20240601u);
     printf("bench_common%s: best of %d repetitions, ns per operation\n", quick ? " (--quick)" : "", REPS);
     a = bench_ffs(&p, FFS_TAPE / div);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../examples/cli.h"
 #include "bench_util.h"
 
 typedef struct pending_resp {
@@ -413,6 +414,20 @@ static uint64_t ff_run(rq_qos *q, int fast, uint64_t cycles, uint64_t *ticks)
     return h;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--quick] [--transfers N] [--seed S] [--ticked]\n"
+           "Host speed of the RED-SEA QoS engine on the thesis's verification workload (random transfers of\n"
+           "1 B .. 1 MB); a RESULT line at the end.\n"
+           "  --quick         10,000 transfers, one repetition (a smoke test); default off\n"
+           "  --transfers N   transfers per repetition [transfers]; default 100000 (--quick: 10000); range 1..100000000\n"
+           "  --seed S        seed of the workload; default 7; range 0..%llu\n"
+           "  --ticked        tick every cycle instead of skipping idle stretches; default off\n"
+           "  --help, -h      this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0), (unsigned long long)UINT64_MAX);
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     uint32_t n = 0;
@@ -424,18 +439,18 @@ int main(int argc, char **argv)
     run_result r;
     double t0, t1, best = 1e30;
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick"))
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--quick"))
             quick = 1;
         else if (!strcmp(argv[i], "--ticked"))
             ticked = 1;
-        else if (!strcmp(argv[i], "--transfers") && i + 1 < argc)
-            n = (uint32_t)strtoul(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 0);
-        else {
-            fprintf(stderr, "usage: bench_qos [--quick] [--transfers N] [--seed S] [--ticked]\n");
-            return 2;
-        }
+        else if (!strcmp(argv[i], "--transfers"))
+            n = (uint32_t)CLI_U64(i, 1, 100000000);
+        else if (!strcmp(argv[i], "--seed"))
+            seed = CLI_U64(i, 0, UINT64_MAX);
+        else
+            cli_unknown(argv[0], argv[i]);
     }
     if (n == 0) /* --quick: a tenth of the thesis's 100,000 transfers, run once */
         n = quick ? 10000u : 100000u;

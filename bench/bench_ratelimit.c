@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../examples/cli.h"
 #include "bench_util.h"
 
 #define CLOCK_HZ 250000000ull
@@ -201,16 +202,43 @@ static double bench_heap(uint32_t n, const uint64_t *rates, uint64_t packets, ui
     return (t1 - t0) * 1e9 / (double)sent;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--quick]\n"
+           "       %s --point QPS fair|logu PACKETS [heap]\n"
+           "Cost per packet decision of Tassel vs a binary-heap WF2Q+ limiter at 1 K, 10 K and 64 K backlogged QPs;\n"
+           "a RESULT line at the end.\n"
+           "  --quick           100,000 packets per point, one repetition; default 1,000,000 packets, best of 3\n"
+           "  --point QPS fair|logu PACKETS [heap]\n"
+           "                    one point for callgrind (tools/callgrind_per_decision.sh): QPS backlogged QPs\n"
+           "                    [QPs] range 1..65536; fair (all at link / QPS) or logu (log-uniform 100 Mb/s ..\n"
+           "                    100 Gb/s) rates; PACKETS decisions [packets] range 1..10000000000; heap: the baseline\n"
+           "  --help, -h        this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0), cli_prog(argv0));
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     static const uint32_t sizes[] = { 1024, 10240, 65536 };
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
-    if (argc >= 5 && !strcmp(argv[1], "--point")) { /* one point for callgrind */
-        uint32_t n = (uint32_t)strtoul(argv[2], NULL, 0);
-        uint64_t pk = strtoull(argv[4], NULL, 0), cs = 0;
-        uint64_t *rt = (uint64_t *)malloc((n ? n : 1) * sizeof(uint64_t));
-        if (!rt || n == 0 || n > 65536 || pk == 0)
-            return 2;
+    int quick = argc == 2 && !strcmp(argv[1], "--quick");
+    if (argc > 1 && cli_is_help(argv[1]))
+        usage(argv[0]);
+    if (argc > 1 && !strcmp(argv[1], "--point")) { /* one point for callgrind */
+        uint32_t n;
+        uint64_t pk, cs = 0;
+        uint64_t *rt;
+        if (argc < 5 || argc > 6)
+            cli_error(argv[0], "--point needs QPS fair|logu PACKETS [heap]");
+        n = (uint32_t)cli_u64(argv[0], "--point QPS", argv[2], 1, 65536);
+        if (strcmp(argv[3], "fair") && strcmp(argv[3], "logu"))
+            cli_error(argv[0], "--point: '%s' is not one of fair or logu", argv[3]);
+        pk = cli_u64(argv[0], "--point PACKETS", argv[4], 1, 10000000000ull);
+        if (argc == 6 && strcmp(argv[5], "heap"))
+            cli_error(argv[0], "--point: '%s' is not heap", argv[5]);
+        rt = (uint64_t *)malloc(n * sizeof(uint64_t));
+        if (!rt)
+            return 1;
         make_rates(rt, n, !strcmp(argv[3], "fair"), 42);
         if (argc >= 6 && !strcmp(argv[5], "heap"))
             bench_heap(n, rt, pk, &cs);
@@ -220,6 +248,8 @@ int main(int argc, char **argv)
         free(rt);
         return 0;
     }
+    if (argc > 1 && !quick)
+        cli_unknown(argv[0], argv[argc > 2 && !strcmp(argv[1], "--quick") ? 2 : 1]);
     uint64_t packets = quick ? 100000u : 1000000u, checksum = 0;
     uint64_t *rates = (uint64_t *)malloc(65536 * sizeof(uint64_t));
     double eng[2][3], hp[2][3];

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../examples/cli.h"
 #include "bench_util.h"
 
 /* ---- allocation counter (glibc): every malloc/calloc/realloc/free of the process, the
@@ -445,6 +446,23 @@ static int callgrind_mode(void)
     return 0;
 }
 
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--long] [--quick]\n"
+           "       %s --one FLOWS W LOSS CYCLES | --callgrind\n"
+           "Host speed of Tonic (transport.h) at 128, 1,024 and 2,048 flows, with and without loss, and its memory over a\n"
+           "long lossy run; a RESULT line at the end.\n"
+           "  --long       an extra 10^8-cycle lossy run; default off\n"
+           "  --quick      fewer cycles per point (a smoke test); default off\n"
+           "  --one FLOWS W LOSS CYCLES\n"
+           "               one engine point for profiling: FLOWS [flows] range 1..%u, window W [segments] range 1..%u,\n"
+           "               LOSS 0 or 1, CYCLES [cycles] range 1..1000000000000\n"
+           "  --callgrind  1,024 flows with loss for tools/callgrind_transport.sh\n"
+           "  --help, -h   this text, exit status 0; a bad option exits 2 naming it\n",
+           cli_prog(argv0), cli_prog(argv0), TP_MAX_FLOWS, TP_MAX_WINDOW);
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     static const uint32_t flows[3] = {128u, 1024u, 2048u};
@@ -453,22 +471,31 @@ int main(int argc, char **argv)
     result eng[3][2], w256[2], nv[3], rss;
     unsigned long allocs = 0;
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--long"))
+        if (cli_is_help(argv[i]))
+            usage(argv[0]);
+        else if (!strcmp(argv[i], "--long"))
             long_mode = 1;
         else if (!strcmp(argv[i], "--quick"))
             quick = 1;
         else if (!strcmp(argv[i], "--callgrind"))
             return callgrind_mode();
-        else if (!strcmp(argv[i], "--one") && i + 4 < argc) { /* --one FLOWS W LOSS(0/1) CYCLES: one engine point */
-            result r = run((uint32_t)atoi(argv[i + 1]), (uint32_t)atoi(argv[i + 2]), atoi(argv[i + 3]), 0, 1000000u,
-                           strtoull(argv[i + 4], NULL, 10));
-            print_result("engine", (uint32_t)atoi(argv[i + 1]), (uint32_t)atoi(argv[i + 2]), atoi(argv[i + 3]), &r);
+        else if (!strcmp(argv[i], "--one")) { /* --one FLOWS W LOSS(0/1) CYCLES: one engine point */
+            uint32_t nf, w;
+            int ls;
+            uint64_t cyc;
+            result r;
+            if (i + 4 >= argc)
+                cli_error(argv[0], "--one needs FLOWS W LOSS CYCLES");
+            nf = (uint32_t)cli_u64(argv[0], "--one FLOWS", argv[i + 1], 1, TP_MAX_FLOWS);
+            w = (uint32_t)cli_u64(argv[0], "--one W", argv[i + 2], 1, TP_MAX_WINDOW);
+            ls = (int)cli_u64(argv[0], "--one LOSS", argv[i + 3], 0, 1);
+            cyc = cli_u64(argv[0], "--one CYCLES", argv[i + 4], 1, 1000000000000ull);
+            r = run(nf, w, ls, 0, 1000000u, cyc);
+            print_result("engine", nf, w, ls, &r);
             return 0;
         }
-        else {
-            fprintf(stderr, "usage: %s [--long] [--quick] [--callgrind] [--one FLOWS W LOSS CYCLES]\n", argv[0]);
-            return 2;
-        }
+        else
+            cli_unknown(argv[0], argv[i]);
     }
     { /* the allocation counter must see a call, or allocs=0 below proves nothing */
         unsigned long a0 = alloc_count();
