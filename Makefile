@@ -1,5 +1,6 @@
-# rnicq -- `make run` runs the main job, `make test` runs every test (ends "N passed, N failed").
-# Other targets: bench, figures, fuzz, headers, install PREFIX=..., build/<name>, clean.
+# rnicq -- `make run` runs the main job, `make test` the fast tests, `make check` the long ones
+# (each ends "N passed, N failed"). Other targets: bench, results, figures, fuzz, coverage, soak,
+# firmware, headers, install PREFIX=..., build/<name>, clean.
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 
@@ -25,7 +26,7 @@ MAIN_EXAMPLE := rnic_model
 MAIN_ARGS := --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv --pcap build/rnic_model.pcap
 MODEL_SRC := $(wildcard examples/rnic_model/*.c examples/rnic_model/*.h)
 
-.PHONY: all programs run test bench figures fuzz coverage headers install clean unit-tests
+.PHONY: all programs run test check bench figures fuzz coverage headers install clean unit-tests
 .DELETE_ON_ERROR:
 
 # Each user-facing target installs what it needs first, then builds with a nested make so
@@ -41,9 +42,16 @@ run:
 	@$(MAKE) --no-print-directory build/$(MAIN_EXAMPLE)
 	./build/$(MAIN_EXAMPLE) $(MAIN_ARGS)
 
+# make test: the fast suite (at most 5 minutes on an idle 2-core machine); make check: the long
+# checks (ns-3 comparisons, firmware under qemu, soak, fuzz short runs and corpus replays, the
+# portable-arithmetic unit tests, the rest of the build matrix). .ci/run runs both, then make run.
 test:
 	@bash tools/deps.sh test
-	@bash tests/run.sh
+	@bash tests/run.sh test
+
+check:
+	@bash tools/deps.sh check
+	@bash tests/run.sh check
 
 bench:
 	@bash tools/deps.sh bench
@@ -158,18 +166,25 @@ headers:
 
 unit-tests: $(UNIT_BINS)
 
-build/tests/gcc/%: tests/%.c tests/test.h $(HEADERS)
-	@mkdir -p $(@D)
-	gcc $(TEST_CFLAGS) $< -o $@ $(STB_IF_USED) -lxxhash
+# The engines' code is compiled once per configuration (tests/impl.c) and linked into every unit
+# program, which includes the headers with RNIC_ENGINES_LINKED. A test that reaches into an
+# engine's private functions builds its own copy (OWN_IMPL_UNITS).
+OWN_IMPL_UNITS := test_ratelimit_parts
+unit_impl = $(if $(filter $(OWN_IMPL_UNITS),$(1)),,-DRNIC_ENGINES_LINKED $(2))
+CC_gcc := gcc
+CC_clang := clang
+CC_portable := gcc
+CFG_portable := -DRNIC_PORTABLE_ARITH
 
-build/tests/clang/%: tests/%.c tests/test.h $(HEADERS)
+build/tests/%/impl.o: tests/impl.c $(HEADERS)
 	@mkdir -p $(@D)
-	clang $(TEST_CFLAGS) $< -o $@ $(STB_IF_USED) -lxxhash
+	$(CC_$*) $(TEST_CFLAGS) $(CFG_$*) -c $< -o $@
 
-# the unit tests again with the 32-bit-target arithmetic paths forced on this host
-build/tests/portable/%: tests/%.c tests/test.h $(HEADERS)
+# the unit tests three times: gcc, clang, and gcc with the 32-bit-target arithmetic paths forced
+.SECONDEXPANSION:
+$(UNIT_BINS): build/tests/%: tests/$$(notdir $$*).c tests/test.h $(HEADERS) build/tests/$$(firstword $$(subst /, ,$$*))/impl.o
 	@mkdir -p $(@D)
-	gcc $(TEST_CFLAGS) -DRNIC_PORTABLE_ARITH $< -o $@ $(STB_IF_USED) -lxxhash
+	$(CC_$(firstword $(subst /, ,$*))) $(TEST_CFLAGS) $(CFG_$(firstword $(subst /, ,$*))) $(call unit_impl,$(notdir $*),$(@D)/impl.o) $< -o $@ $(STB_IF_USED) -lxxhash
 
 # the same 2:1 incast at packet level in ns-3 (tools/bench_ns3_speed.sh compares CPU time)
 build/incast_ns3: examples/ns3/incast_ns3.cc

@@ -68,7 +68,7 @@ MANIFEST = {
         "prefix": "RQ",
         "manual": "src/rnicq/manual.h",
         "interface": ["src/rnicq/api.h", "src/rnicq/ids.h", "src/rnicq/blocks.h", "src/rnicq/status.h", "src/rnicq/desc.h", "src/rnicq/qos_api.h", "src/rnicq/palos_weights.h", "src/rnicq/palos_api.h", "src/rnicq/node.h"],
-        "implementation": ["src/rnicq/version.c", "src/rnicq/ids.c", "src/rnicq/blocks.c", "src/rnicq/status.c", "src/rnicq/desc.c", "src/rnicq/qos_engine.c", "src/rnicq/qos_axi_write.c", "src/rnicq/qos_status_read.c", "src/rnicq/qos_remote_read.c", "src/rnicq/qos_send_port.c", "src/rnicq/qos_pending_table.c", "src/rnicq/qos_metadata_arbiter.c", "src/rnicq/qos_message_handler.c", "src/rnicq/qos_retransmit.c", "src/rnicq/qos_segmenter.c", "src/rnicq/qos_tick.c", "src/rnicq/palos_weights.c", "src/rnicq/palos.c", "src/rnicq/node.c"],
+        "implementation": ["src/rnicq/version.c", "src/rnicq/ids.c", "src/rnicq/blocks.c", "src/rnicq/status.c", "src/rnicq/desc.c", "src/rnicq/qos_engine.c", "src/rnicq/qos_axi_write.c", "src/rnicq/qos_status_read.c", "src/rnicq/qos_remote_read.c", "src/rnicq/qos_send_port.c", "src/rnicq/qos_pending_table.c", "src/rnicq/qos_metadata_arbiter.c", "src/rnicq/qos_message_handler.c", "src/rnicq/qos_retransmit.c", "src/rnicq/qos_segmenter.c", "src/rnicq/qos_tick.c", "src/rnicq/palos_weights.c", "src/rnicq/palos_engine.c", "src/rnicq/palos_doorbell.c", "src/rnicq/palos_fetch.c", "src/rnicq/palos_slicer.c", "src/rnicq/palos_port.c", "src/rnicq/palos_tick.c", "src/rnicq/node.c"],
     },
     "transport.h": {
         "prefix": "TP",

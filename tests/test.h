@@ -1,6 +1,7 @@
 /* Minimal test harness: RUN(fn) runs one test case; CHECK* record failures (the first few
  * per case are printed with file:line); test_summary() prints the closing line
- * "N passed, N failed" (test cases) that tests/run.sh adds up, and returns the exit code. */
+ * "N passed, N failed" (test cases) that tests/run.sh adds up, after "assertions N" (every CHECK
+ * evaluated), and returns the exit code. */
 #ifndef RNIC_TEST_H
 #define RNIC_TEST_H
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 static int test__cases_passed, test__cases_failed, test__case_fails;
+static unsigned long long test__assertions; /* every CHECK evaluated, printed by test_summary() */
 static const char *test__case_name = "?";
 
 static void test__fail(const char *file, int line, const char *what)
@@ -20,6 +22,7 @@ static void test__fail(const char *file, int line, const char *what)
 
 #define CHECK(cond)                                     \
     do {                                                \
+        test__assertions++;                             \
         if (!(cond))                                    \
             test__fail(__FILE__, __LINE__, #cond);      \
     } while (0)
@@ -28,6 +31,7 @@ static void test__fail(const char *file, int line, const char *what)
 #define CHECK_EQ(a, b)                                                                       \
     do {                                                                                     \
         uint64_t test__a = (uint64_t)(a), test__b = (uint64_t)(b);                           \
+        test__assertions++;                                                                  \
         if (test__a != test__b) {                                                            \
             char test__buf[256];                                                             \
             snprintf(test__buf, sizeof test__buf, "%s == %s (%" PRIu64 " vs %" PRIu64 ")", #a, \
@@ -56,6 +60,7 @@ static void test__run(const char *name, void (*fn)(void))
 
 static int test_summary(void)
 {
+    printf("assertions %llu\n", test__assertions);
     printf("%d passed, %d failed\n", test__cases_passed, test__cases_failed);
     return test__cases_failed != 0;
 }
