@@ -20,7 +20,7 @@
  *
  * Static memory: HCC_HOST_MEM_SIZE(rx_packets, rx_port, signal_port, iio_lines, mem_queue,
  * ddio_lines), HCC_RX_MEM_SIZE(sample_capacity, action_capacity) and HCC_TX_MEM_SIZE(max_flows,
- * rate_capacity, probe_capacity) are the three X_mem_size as integer constant expressions (equal
+ * rate_depth, probe_depth) are the three X_mem_size as integer constant expressions (equal
  * for any valid config; tested), so firmware sizes static buffers without calling them.
  *
  * Conventions (all rnicq headers): prefix hcc_/HCC_; define HCC_IMPLEMENTATION (or
@@ -33,7 +33,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xe67c7fa1u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xa5707df6u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1545,7 +1545,8 @@ typedef void (*rnic_trace_fn)(void *user, const rnic_trace_event *ev);
 typedef struct rnic_trace {
     rnic_trace_fn fn; /* NULL: tracing off */
     void *user;       /* passed back to fn */
-    uint64_t events;  /* trace points reached (counted with or without fn) */
+    uint64_t events;  /* events emitted through rnic_trace_emit (the engines' trace points,
+                         RNIC__TRACE, emit only while fn is set) */
 } rnic_trace;
 
 #define RNIC_TRACE_BYTES 32u
@@ -1668,11 +1669,15 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
  * applied in b/s, b = the rate asked. Engine kinds document their a/b in the engine's doc.
  *
  * RNIC__TRACE(x, kind, flow, a, b) is the one trace point of every engine: `x` is the engine
- * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). It
- * counts the point in trace.events and calls the callback when one is set. */
-#define RNIC__TRACE(x, kind, flow, a, b)                                                                  \
-    rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow), (uint64_t)(a), \
-                    (uint64_t)(b))
+ * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). With no
+ * callback set it costs one branch: nothing is evaluated or counted (trace.events counts the
+ * events delivered). A statement, not an expression. */
+#define RNIC__TRACE(x, kind, flow, a, b)                                                                   \
+    do {                                                                                                   \
+        if ((x)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow),      \
+                            (uint64_t)(a), (uint64_t)(b));                                                 \
+    } while (0)
 /* A port event of record `w` (PUSH, OUT, POP): a = w->index, b = w->len. */
 #define RNIC__TRACE_REC(x, kind, w) RNIC__TRACE((x), (kind), (w)->flow, (w)->index, (w)->len)
 /* A refused record: a = its index, b = the error. */
@@ -1960,8 +1965,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xe67c7fa1u
-#error "rnicq: hostcc.h needs common core version 200 (id 0xe67c7fa1u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa5707df6u
+#error "rnicq: hostcc.h needs common core version 200 (id 0xa5707df6u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2243,7 +2248,7 @@ struct hcc_host {
 #define HCC_RX_MAX_UP_SAMPLES (1u << 20)
 #define HCC_RX_MAX_PERIOD_NS 1000000000ull    /* 1 s */
 #define HCC_RX_MAX_SLACK_NS 10000000000ull    /* 10 s */
-#define HCC_RX_MAX_LEVEL_BPS 1000000000000ull /* 1 TB/s */
+#define HCC_RX_MAX_LEVEL_BPS 8000000000000ull /* 8 Tb/s (1 TB/s) */
 
 typedef struct hcc_rx_config {
     uint64_t clock_hz;         /* default 250 MHz; RNIC_CLOCK_MIN_HZ .. RNIC_CLOCK_MAX_HZ */
@@ -2260,8 +2265,8 @@ typedef struct hcc_rx_config {
     bool fast_down;            /* a step down right after a step UP ignores the slack (undo a
                                   relaxation that brought congestion back at once), default false
                                   (Choice; the composed RNIC turns it on) */
-    uint64_t levels_bps[HCC_MBA_LEVELS]; /* bytes/s left to CPU traffic per level, default the
-                                  paper's 33.2/26.5/20.0/15.0/10.0 GB/s; 1 .. 1 TB/s, non-increasing */
+    uint64_t levels_bps[HCC_MBA_LEVELS]; /* b/s left to CPU traffic per level, default the paper's
+                                  33.2/26.5/20.0/15.0/10.0 GB/s (x 8); 1 .. 8 Tb/s, non-increasing */
     uint32_t counter_bits;     /* width of the cumulative counter, default 48; 8 .. 64 */
     uint32_t max_lines;        /* plausibility bound: a sample may add at most max_lines per cycle
                                   of its interval (the IIO cannot hold more), default 4096; 1 .. 2^24 */
@@ -2367,8 +2372,10 @@ HCC_API uint64_t hcc_rx_advance_to(hcc_rx *c, uint64_t cycle);
 /* Output port: one record per change. cycle = the tick that decided it; flags: HCC_RX_WORK_MBA
  * or HCC_RX_WORK_ECN (what changed), HCC_RX_WORK_DOWN / HCC_RX_WORK_UP (MBA step direction),
  * HCC_WORK_CE while ECN marking is on, HCC_RX_WORK_MERGED when it replaced a waiting record;
- * index = aux = the level (0..4) after the change; addr = levels_bps[level] (the level's CPU
- * bandwidth, bytes/s: a rate record's rate); raddr = the cycle of the sample that caused it;
+ * index = the change's number (free-running from 0; a merged record takes the number of the
+ * change it holds); aux = the level (0..4) after the change; addr = levels_bps[level] (the
+ * level's CPU bandwidth in b/s: a rate record's rate); raddr = the cycle of the sample that
+ * caused it (a departure: docs/engine_contract.md);
  * flow, len, offset, tag, op, status = 0. A change that finds the port full
  * overwrites the newest waiting record (the register's last write wins): the newest record
  * always holds the controller's current state. RNIC_EEMPTY when nothing waits; RNIC_EINVAL for
@@ -2379,7 +2386,7 @@ HCC_API rnic_err hcc_rx_peek_action(const hcc_rx *c, rnic_work *out);
 HCC_API uint64_t hcc_rx_now(const hcc_rx *c);
 HCC_API const hcc_rx_stats *hcc_rx_get_stats(const hcc_rx *c);
 HCC_API uint32_t hcc_rx_level(const hcc_rx *c);      /* current MBA level, 0..4 */
-HCC_API uint64_t hcc_rx_level_bps(const hcc_rx *c);  /* levels_bps of the current level */
+HCC_API uint64_t hcc_rx_level_bps(const hcc_rx *c);  /* levels_bps of the current level, b/s */
 HCC_API bool hcc_rx_ecn(const hcc_rx *c);            /* ECN marking on (ECN mode only) */
 /* Average IIO occupancy of the last decided sample, lines (floor); 0 before the first decision. */
 HCC_API uint64_t hcc_rx_occupancy(const hcc_rx *c);
@@ -2564,8 +2571,8 @@ HCC_API uint64_t hcc_tx_advance_to(hcc_tx *c, uint64_t cycle);
 HCC_API uint64_t hcc_tx_now(const hcc_tx *c);
 
 /* Probe output: flow, index = probe number, flags = HCC_WORK_PROBE, op = cfg.probe_op, cycle.
- * Rate output: flow, addr = R_trans (bps, the value for Tassel's rate register), raddr = R_rev,
- * index = the flow's rate record number, cycle. Other fields 0. RNIC_EEMPTY when empty;
+ * Rate output (a rate port): flow, addr = R_trans (b/s, the value for Tassel's rate register),
+ * index = the flow's rate record number, cycle. Other fields 0 (R_rev: hcc_tx_flow_state). RNIC_EEMPTY when empty;
  * RNIC_EINVAL for a NULL record (counted). */
 HCC_API rnic_err hcc_tx_pop_probe(hcc_tx *c, rnic_work *out);
 HCC_API rnic_err hcc_tx_peek_probe(const hcc_tx *c, rnic_work *out);
@@ -3650,11 +3657,11 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
     cfg->start_level = 0u;
     cfg->slack_ns = 150000u;
     cfg->fast_down = false;
-    cfg->levels_bps[0] = HCC_MBA_LEVEL_0_BPS;
-    cfg->levels_bps[1] = HCC_MBA_LEVEL_1_BPS;
-    cfg->levels_bps[2] = HCC_MBA_LEVEL_2_BPS;
-    cfg->levels_bps[3] = HCC_MBA_LEVEL_3_BPS;
-    cfg->levels_bps[4] = HCC_MBA_LEVEL_4_BPS;
+    cfg->levels_bps[0] = 8u * HCC_MBA_LEVEL_0_BPS; /* bytes/s -> b/s */
+    cfg->levels_bps[1] = 8u * HCC_MBA_LEVEL_1_BPS;
+    cfg->levels_bps[2] = 8u * HCC_MBA_LEVEL_2_BPS;
+    cfg->levels_bps[3] = 8u * HCC_MBA_LEVEL_3_BPS;
+    cfg->levels_bps[4] = 8u * HCC_MBA_LEVEL_4_BPS;
     cfg->counter_bits = 48u;
     cfg->max_lines = 4096u;
     cfg->mode = HCC_RX_MODE_MBA;
@@ -3815,7 +3822,7 @@ static void hcc__rx_emit(hcc_rx *c, uint32_t what, uint32_t dir_flag, uint64_t s
     rnic_work w;
     RNIC_MEMSET(&w, 0, sizeof w);
     w.cycle = c->now;
-    w.index = c->level;
+    w.index = (uint32_t)c->stats.actions; /* the change's number */
     w.aux = c->level;
     w.addr = c->cfg.levels_bps[c->level];
     w.raddr = sample_cycle;
@@ -4410,7 +4417,6 @@ static void hcc__tx_produce(hcc_tx *c)
             w.cycle = c->now;
             w.flow = flow;
             w.addr = hcc_tx_rate(c, flow);
-            w.raddr = f->r_rev;
             w.index = f->rate_seq++;
             rnic_ring_push(&c->rates, &w);
             f->out_rate = w.addr;

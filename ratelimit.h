@@ -75,9 +75,9 @@
  * CONFIG (rl_config; rl_config_default sets the defaults)
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
  *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency_ns 1000 (1 us) | fetch_wqes n = 8 (<= 64) |
- *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | schedule_queue RL_SCHEDULE_FIFO (the
+ *   desc_depth k = 60 (<= 256) | tx_depth 64 | schedule_queue RL_SCHEDULE_FIFO (the
  *   paper's; RL_SCHEDULE_RANKED: the option above, +24 B per flow) | fetch_bps 0 (no
- *   read-channel limit; 1 Mb/s .. 10 Tb/s) | wqe_bytes 64 (1 .. 4096) | qp_stats 1 (per-flow
+ *   read-channel limit; 1 Mb/s .. 10 Tb/s) | wqe_bytes 64 (1 .. 4096) | flow_stats 1 (per-flow
  *   packet and byte counters; 0: none, 16 B less per flow) | start_cycle 0 |
  *   source (required) | trace NULL, trace_id RNIC_ENGINE_TASSEL.
  *   Times are given in ns and converted once, by rl_init, to cycles at clock_hz, rounded to
@@ -104,7 +104,7 @@
  *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
  *   software timeline is a radix calendar (exact P-heap order, its hardware timing modelled) and
  *   the descriptor buffer a small heap and a sorted ring, so a cycle's cost does not grow with
- *   max_flows. Memory per flow (rl_mem_per_qp): 96 B, 80 B with qp_stats 0 (the paper's
+ *   max_flows. Memory per flow (rl_mem_per_flow): 96 B, 80 B with flow_stats 0 (the paper's
  *   hardware keeps 17 B; rates and the WQE cursor, QPC fields there, are kept here).
  *   A fetch is issued only while the descriptor buffer has a slot for it (one reserved per
  *   fetch in flight; counted in fetch_gated). Under exactly 100 % booked load (Phi = 2 at
@@ -129,8 +129,8 @@
  *   is completed by one ERROR record on the TX port and counted when it leaves.
  *
  * STATIC MEMORY
- *   RL_MEM_SIZE(max_flows, qp_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_capacity,
- *   desc_capacity, fetch_wqes) is rl_mem_size as an integer constant expression (equal for any
+ *   RL_MEM_SIZE(max_flows, flow_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_depth,
+ *   desc_depth, fetch_wqes) is rl_mem_size as an integer constant expression (equal for any
  *   valid config; tested), so firmware sizes a static buffer without calling rl_mem_size:
  *     static rl r;
  *     static uint64_t mem[RL_MEM_SIZE(16, 1, RL_SCHEDULE_FIFO, 1000, 250000000, 64, 60, 8) / 8];
@@ -144,7 +144,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xe67c7fa1u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xa5707df6u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1656,7 +1656,8 @@ typedef void (*rnic_trace_fn)(void *user, const rnic_trace_event *ev);
 typedef struct rnic_trace {
     rnic_trace_fn fn; /* NULL: tracing off */
     void *user;       /* passed back to fn */
-    uint64_t events;  /* trace points reached (counted with or without fn) */
+    uint64_t events;  /* events emitted through rnic_trace_emit (the engines' trace points,
+                         RNIC__TRACE, emit only while fn is set) */
 } rnic_trace;
 
 #define RNIC_TRACE_BYTES 32u
@@ -1779,11 +1780,15 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
  * applied in b/s, b = the rate asked. Engine kinds document their a/b in the engine's doc.
  *
  * RNIC__TRACE(x, kind, flow, a, b) is the one trace point of every engine: `x` is the engine
- * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). It
- * counts the point in trace.events and calls the callback when one is set. */
-#define RNIC__TRACE(x, kind, flow, a, b)                                                                  \
-    rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow), (uint64_t)(a), \
-                    (uint64_t)(b))
+ * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). With no
+ * callback set it costs one branch: nothing is evaluated or counted (trace.events counts the
+ * events delivered). A statement, not an expression. */
+#define RNIC__TRACE(x, kind, flow, a, b)                                                                   \
+    do {                                                                                                   \
+        if ((x)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow),      \
+                            (uint64_t)(a), (uint64_t)(b));                                                 \
+    } while (0)
 /* A port event of record `w` (PUSH, OUT, POP): a = w->index, b = w->len. */
 #define RNIC__TRACE_REC(x, kind, w) RNIC__TRACE((x), (kind), (w)->flow, (w)->index, (w)->len)
 /* A refused record: a = its index, b = the error. */
@@ -2071,8 +2076,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xe67c7fa1u
-#error "rnicq: ratelimit.h needs common core version 200 (id 0xe67c7fa1u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa5707df6u
+#error "rnicq: ratelimit.h needs common core version 200 (id 0xa5707df6u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2106,8 +2111,7 @@ RL_API const char *rl_version(void);
  * shares: docs/engine_contract.md) ---- */
 
 #define RL_MAX_FLOWS 65536u
-#define RL_NEVER RNIC_NEVER /* rl_next_event: nothing will happen without new input */
-#define RL_MAX_DESC 256u    /* upper bound of desc_capacity (k) */
+#define RL_MAX_DESC 256u    /* upper bound of desc_depth (k) */
 #define RL_MAX_FETCH 64u    /* upper bound of fetch_wqes (n) */
 
 /* rl_config.schedule_queue: the order in which queued QPs get their WQE fetch. */
@@ -2130,21 +2134,21 @@ typedef struct rl_config {
     uint64_t min_rate_bps; /* smallest flow rate; smaller non-zero writes are clamped up, default 100 Kb/s */
     uint32_t max_flows;    /* 1 .. RL_MAX_FLOWS, default 1024 */
     uint32_t mtu;          /* packet payload bytes, 64 .. 65536, default 4096 */
-    uint32_t pcie_latency_ns; /* WQE fetch latency and wheel span, default 1000 ns (the paper's 1 us
+    uint64_t pcie_latency_ns; /* WQE fetch latency and wheel span, default 1000 ns (the paper's 1 us
                                  PCIe latency, 250 cycles at 250 MHz). Converted once by rl_init to
                                  cycles at clock_hz, to the nearest cycle (an exact half rounds up);
                                  that must be 1 .. 2^20 cycles. rl_pcie_latency_cycles gives it. */
     uint32_t fetch_wqes;   /* n: WQEs fetched (and packets cut) per round, 1 .. 64, default 8 */
-    uint32_t desc_capacity; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
-    uint32_t tx_capacity;  /* TX output port depth, default 64 */
+    uint32_t desc_depth; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
+    uint32_t tx_depth;  /* TX output port depth, default 64 */
     uint32_t schedule_queue; /* RL_SCHEDULE_FIFO (default) or RL_SCHEDULE_RANKED */
     uint64_t fetch_bps;    /* PCIe read bandwidth for WQE fetches: 0 = unlimited (default, the
                               paper's model: a fetch costs only its latency); else 1 Mb/s .. 10 Tb/s,
                               a fetch of fetch_wqes x wqe_bytes holds the read channel for its
                               bytes at this rate (docs/tassel_model.md, step 7) */
     uint32_t wqe_bytes;    /* bytes read per WQE, 1 .. 4096, default 64 (RDMA's WQE size) */
-    uint32_t qp_stats;     /* 1 (default): per-flow packet and byte counters, 16 B per flow;
-                              0: none (rl_get_qp_stats answers NULL; the TX port's records carry
+    uint32_t flow_stats;     /* 1 (default): per-flow packet and byte counters, 16 B per flow;
+                              0: none (rl_get_flow_stats answers NULL; the TX port's records carry
                               flow and len for a caller that counts) */
     uint64_t start_cycle;  /* rl_now() after init, default 0 (a composed model may start every
                               engine at one cycle; tests start near 2^64 to cross the wrap) */
@@ -2155,9 +2159,9 @@ typedef struct rl_config {
     uint16_t trace_id;     /* `engine` of the trace events, default RNIC_ENGINE_TASSEL */
 } rl_config;
 
-typedef struct rl_qp_stats {
+typedef struct rl_flow_stats {
     uint64_t packets, bytes;
-} rl_qp_stats;
+} rl_flow_stats;
 
 typedef struct rl_stats {
     uint64_t cycles, packets, bytes;
@@ -2192,7 +2196,7 @@ RL_API rnic_err rl_config_check(const rl_config *cfg, const char **field);
 /* Bytes of caller memory rl_init needs for cfg; 0 when cfg is invalid (rl_config_check says why). */
 RL_API size_t rl_mem_size(const rl_config *cfg);
 /* Engine state bytes per flow (what scales with max_flows) for cfg; 0 when invalid. */
-RL_API size_t rl_mem_per_qp(const rl_config *cfg);
+RL_API size_t rl_mem_per_flow(const rl_config *cfg);
 
 /* RL_MEM_SIZE: rl_mem_size as an integer constant expression, so firmware can size a static
  * buffer at compile time (a config valid for rl_config_check; the value is exactly
@@ -2201,18 +2205,18 @@ RL_API size_t rl_mem_per_qp(const rl_config *cfg);
  * to the nearest, as rl_init does). Round the result up to 8-byte words for a uint64_t array:
  *   static uint64_t mem[RL_MEM_SIZE(16, 1, RL_SCHEDULE_FIFO, 1000, 250000000, 64, 60, 8) / 8];
  * The macro evaluates its arguments several times: pass constants. */
-#define RL_MEM_SIZE(max_flows, qp_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_capacity, desc_capacity, \
+#define RL_MEM_SIZE(max_flows, flow_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_depth, desc_depth, \
                     fetch_wqes)                                                                              \
-    (RL__MEM_PART((max_flows), rl_qp) + RL__MEM_PART((qp_stats) ? (max_flows) : 0u, rl_qp_stats) +            \
+    (RL__MEM_PART((max_flows), rl__qp) + RL__MEM_PART((flow_stats) ? (max_flows) : 0u, rl_flow_stats) +            \
      2u * RL__MEM_PART((max_flows), uint32_t) + 2u * RL__MEM_PART(RL__MEM_TL_SLOTS, uint32_t) +              \
-     2u * RL__MEM_PART(RL__MEM_BITLEN(max_flows) + 2u, rl_timed_qp) +                                        \
-     RL__MEM_PART((schedule_queue) == RL_SCHEDULE_RANKED ? (max_flows) : 0u, rl_ranked) +                    \
+     2u * RL__MEM_PART(RL__MEM_BITLEN(max_flows) + 2u, rl__timed_qp) +                                        \
+     RL__MEM_PART((schedule_queue) == RL_SCHEDULE_RANKED ? (max_flows) : 0u, rl__ranked) +                    \
      RL__MEM_PART(RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz), uint32_t) +                      \
      RL__MEM_PART((RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz) + 63u) / 64u, uint64_t) +         \
-     RL__MEM_PART(RL__MEM_PCIE_CYCLES(pcie_latency_ns, clock_hz) + 1u, rl_timed_qp) +                        \
-     RL__MEM_PART((tx_capacity), rnic_work) + RL__MEM_PART((desc_capacity), rl_desc) +                        \
-     RL__MEM_PART(((desc_capacity) + 63u) / 64u, uint64_t) + RL__MEM_PART((desc_capacity), rl_dkey) +        \
-     RL__MEM_PART(RL__MEM_POW2_AT_LEAST(desc_capacity), rl_dkey) + RL__MEM_PART((desc_capacity), uint16_t) + \
+     RL__MEM_PART(RL__MEM_PCIE_CYCLES(pcie_latency_ns, clock_hz) + 1u, rl__timed_qp) +                        \
+     RL__MEM_PART((tx_depth), rnic_work) + RL__MEM_PART((desc_depth), rl__desc) +                        \
+     RL__MEM_PART(((desc_depth) + 63u) / 64u, uint64_t) + RL__MEM_PART((desc_depth), rl__dkey) +        \
+     RL__MEM_PART(RL__MEM_POW2_AT_LEAST(desc_depth), rl__dkey) + RL__MEM_PART((desc_depth), uint16_t) + \
      RL__MEM_PART((fetch_wqes), rnic_work))
 /* RL_MEM_SIZE's parts, mirroring rl_init's layout: n elements rounded up to RNIC_MEM_ALIGN; the
  * timeline's 11 levels x 64 list heads and tails; the P-heap height (bits of max_flows); the
@@ -2246,7 +2250,7 @@ RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit);
 
 /* Advance exactly one cycle. */
 RL_API void rl_tick(rl *r);
-/* Earliest cycle >= now at which a tick changes anything without new input; RL_NEVER when
+/* Earliest cycle >= now at which a tick changes anything without new input; RNIC_NEVER when
  * nothing will (also when only a pop of the full TX port would unblock it). */
 RL_API uint64_t rl_next_event(const rl *r);
 /* Run up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right
@@ -2267,8 +2271,29 @@ RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out);
 
 RL_API uint64_t rl_now(const rl *r);
 RL_API const rl_stats *rl_get_stats(const rl *r);
-/* Per-flow counters; NULL for an unknown flow, or when cfg.qp_stats is 0. */
-RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow);
+/* Per-flow counters; NULL for an unknown flow, or when cfg.flow_stats is 0. */
+RL_API const rl_flow_stats *rl_get_flow_stats(const rl *r, uint32_t flow);
+
+/* A flow's registers and scheduling state, as rl_flow_state reads them. */
+#define RL_FLOW_IDLE 0u     /* nothing to send (no doorbell since its data ran out) */
+#define RL_FLOW_QUEUED 1u   /* in the schedule queue, waiting for its WQE fetch */
+#define RL_FLOW_PARKED 2u   /* waiting for credit or a non-zero rate */
+#define RL_FLOW_FETCHING 3u /* a WQE fetch in flight */
+#define RL_FLOW_DORMANT 4u  /* in the timeline, until its reschedule time */
+#define RL_FLOW_DRAINING 5u /* its WQEs ran out: its stored packets leave, a doorbell re-queues it */
+typedef struct rl_flow_view {
+    uint64_t rate_bps;         /* the rate applied (while paused: the last non-zero one) */
+    uint64_t pending_rate_bps; /* the rate register as written, not yet applied (0: a pause) */
+    uint64_t packets, bytes;   /* sent (0 when cfg.flow_stats is 0) */
+    uint32_t state;            /* RL_FLOW_* */
+    uint32_t pending;          /* register writes the EMUX has not applied: 1 doorbell, 2 rate, 4 credit */
+    uint32_t index, offset;    /* the next WQE to fetch (free-running index) and the byte offset in it */
+    uint32_t outstanding;      /* packets held in the descriptor buffer */
+    bool credit, paused;       /* has credit; rate 0 applied */
+} rl_flow_view;
+/* Copy flow's state into *out. RNIC_EINVAL: NULL engine or out (counted when the engine is
+ * not NULL); RNIC_ENOENT: flow >= max_flows (counted). */
+RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out);
 /* Current oversubscription factor Phi (Q32.32). */
 RL_API uint64_t rl_phi_q32(const rl *r);
 /* The WQE fetch latency in cycles: cfg.pcie_latency_ns at clock_hz, to the nearest cycle. */
@@ -2276,7 +2301,7 @@ RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rl_qp { /* per-flow scheduling state, packed into 72 bytes (+ 8 B of links in rl) */
+typedef struct rl__qp { /* per-flow scheduling state, packed into 72 bytes (+ 8 B of links in rl) */
     uint64_t finish_cycle;     /* virtual finish of the last packet stored for this flow ... */
     uint64_t prev_start_cycle; /* virtual start of the last packet sent (of the activation if none) */
     uint64_t resched;          /* timeline key while DORMANT: reschedule time, whole virtual cycle */
@@ -2288,56 +2313,56 @@ typedef struct rl_qp { /* per-flow scheduling state, packed into 72 bytes (+ 8 B
                                    rate register written, not yet applied (0: pause): 40-bit
                                    b/s (<= 800 Gb/s), the top byte in rate_hi / pend_rate_hi */
     uint32_t reg_next;         /* link in the register-write FIFO (RNIC_NONE ends) */
-    uint16_t outstanding;      /* descriptors held (up to desc_capacity = 256) */
+    uint16_t outstanding;      /* descriptors held (up to desc_depth = 256) */
     uint16_t tl_list;          /* its timeline list (level x 64 + digit, 0xffff: late) */
     uint16_t prev_len_lo;      /* bytes of the last packet sent (0: none), low 16 of 17 bits */
     uint8_t rate_hi, pend_rate_hi;
     uint8_t state, pend;       /* RL__ state; registers written (RL__PEND_*) */
     uint8_t tl_loc;            /* where the flow is in the timeline path */
     uint8_t flags;             /* credit, doorbell pending, paused, the credit written, prev_len bit 16 */
-} rl_qp;
+} rl__qp;
 
-typedef struct rl_desc { /* one urgent packet (or error record) in the descriptor buffer */
+typedef struct rl__desc { /* one urgent packet (or error record) in the descriptor buffer */
     rnic_ftime start, finish;
     uint64_t number; /* global descriptor number: tie-break and stable identity */
     uint64_t addr, raddr, tag; /* the WQE's, carried to the record */
     uint32_t flow, index, offset, len, flags, op;
     int32_t status;
     uint32_t pad_;
-} rl_desc;
+} rl__desc;
 
-typedef struct rl_timed_qp { /* a flow in a fixed-latency pipeline */
+typedef struct rl__timed_qp { /* a flow in a fixed-latency pipeline */
     uint64_t cycle;
     uint32_t qp;
-} rl_timed_qp;
+} rl__timed_qp;
 
-typedef struct rl_ranked { /* a QP in the ranked schedule queue (RL_SCHEDULE_RANKED) */
+typedef struct rl__ranked { /* a QP in the ranked schedule queue (RL_SCHEDULE_RANKED) */
     uint64_t rank;  /* virtual finish of a full packet from its next start, 2^-16 cycles */
     uint64_t order; /* push number: ties leave in push order */
     uint32_t qp, pad_;
-} rl_ranked;
+} rl__ranked;
 
-typedef struct rl_dkey { /* a descriptor heap entry: the slot and its key (start or finish) */
+typedef struct rl__dkey { /* a descriptor heap entry: the slot and its key (start or finish) */
     uint64_t cycle;
     uint32_t frac;
     uint16_t slot, pad_;
-} rl_dkey;
+} rl__dkey;
 
-typedef struct rl_due { /* fast-forward: when a time reaches `target`, cached while inc holds */
+typedef struct rl__due { /* fast-forward: when a time reaches `target`, cached while inc holds */
     rnic_ftime target;
     uint64_t epoch; /* rl.phi_epoch it was computed in */
     uint64_t at;    /* the cycle */
     uint32_t valid, pad_;
-} rl_due;
+} rl__due;
 
-typedef struct rl_flow_fifo { /* a FIFO of flows linked through the flows' records */
+typedef struct rl__flow_fifo { /* a FIFO of flows linked through the flows' records */
     uint32_t head, tail, count;
-} rl_flow_fifo;
+} rl__flow_fifo;
 
-typedef struct rl_timed_queue { /* a fixed-latency pipeline: flows by the cycle they come out */
-    rl_timed_qp *slot;
+typedef struct rl__timed_queue { /* a fixed-latency pipeline: flows by the cycle they come out */
+    rl__timed_qp *slot;
     uint32_t head, count, capacity, pad_;
-} rl_timed_queue;
+} rl__timed_queue;
 
 struct rl {
     rl_config cfg;
@@ -2350,7 +2375,7 @@ struct rl {
     rnic_q32 lookahead;     /* Lambda = L / max(1, Phi) */
     rnic_q32 link_cpb;
     uint64_t phi_epoch;     /* bumped whenever inc and the lookahead are recomputed */
-    rl_due tl_due, wheel_due, wait_due; /* fast-forward caches (rl__next_gap) */
+    rl__due tl_due, wheel_due, wait_due; /* fast-forward caches (rl__next_gap) */
     uint64_t sum_active_bps;
     rnic_ftime link_t;      /* when the link finishes the last packet */
     uint64_t link_free;     /* first cycle the link is idle */
@@ -2364,8 +2389,8 @@ struct rl {
     uint64_t desc_numbers;
     rnic_trace trace;
     uint16_t trace_id;
-    rl_qp *qps;
-    rl_qp_stats *qp_stats;
+    rl__qp *qps;
+    rl_flow_stats *flow_stats;
     /* timeline (P-heap order): settled entries in a radix calendar on (key, insertion order):
      * 11 levels of 64 lists (6-bit digits of the key, engine.c); keys are flows' `resched`,
      * doubly linked lists through tl_next/tl_prev (RNIC_NONE ends; dense arrays, not in the
@@ -2380,12 +2405,12 @@ struct rl {
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */
     uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
-    rl_flow_fifo registers;       /* flows with a register write pending (through reg_next) */
-    rl_flow_fifo insert_requests; /* flows waiting for a P-heap operation slot (through tl_next) */
-    rl_timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
-    rl_timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
-    rl_flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next) */
-    rl_ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
+    rl__flow_fifo registers;       /* flows with a register write pending (through reg_next) */
+    rl__flow_fifo insert_requests; /* flows waiting for a P-heap operation slot (through tl_next) */
+    rl__timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
+    rl__timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
+    rl__flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next) */
+    rl__ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
     uint32_t ranked_count;
     uint64_t ranked_pushes;
     /* RL_SCHEDULE_RANKED: the reschedule wheel, wheel_size (= L) slots of one QP each; slot
@@ -2395,13 +2420,13 @@ struct rl {
     uint64_t wheel_low;
     uint32_t wheel_base, wheel_size, wheel_count;
     uint32_t lookahead_cycles; /* L + height + 1 (+ one MTU on the link when ranked) */
-    rl_timed_queue fetches;    /* outstanding WQE fetches (cycle: when they return) */
+    rl__timed_queue fetches;    /* outstanding WQE fetches (cycle: when they return) */
     rnic_ring tx;              /* rnic_work: output port */
-    /* descriptor buffer (caller memory, desc_capacity entries) */
-    rl_desc *desc;
+    /* descriptor buffer (caller memory, desc_depth entries) */
+    rl__desc *desc;
     uint64_t *desc_used;       /* slot holds a packet */
-    rl_dkey *desc_waiting;     /* binary heap of slots by start: not yet eligible */
-    rl_dkey *desc_ready;       /* eligible slots sorted by (finish, number): a ring of
+    rl__dkey *desc_waiting;     /* binary heap of slots by start: not yet eligible */
+    rl__dkey *desc_ready;       /* eligible slots sorted by (finish, number): a ring of
                                   ready_mask + 1 (a power of two >= k) from ready_head */
     uint16_t *desc_scratch;    /* a re-timed flow's slots, in number order */
     uint32_t n_waiting, n_ready;
@@ -2620,7 +2645,7 @@ RL_API const char *rl_version(void)
  * (k <= 256 urgent packets) keeps two small binary heaps of slots: waiting by start, eligible
  * by (finish, number), so no cycle scans the buffer. */
 
-enum { RL__IDLE, RL__QUEUED, RL__PARKED, RL__FETCHING, RL__DORMANT, RL__DRAINING };
+enum { RL__IDLE, RL__QUEUED, RL__PARKED, RL__FETCHING, RL__DORMANT, RL__DRAINING }; /* = RL_FLOW_* */
 /* where a DORMANT flow is on the timeline path */
 enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL };
 #define RL__PEND_DOORBELL 1u
@@ -2635,17 +2660,10 @@ enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL
 #define RL__MAX_LINK 800000000000ull
 #define RL__MAX_WQE 0x80000000u
 
-#define RL__TRACE(r, kind, id, a, b)                                                                        \
-    do {                                                                                                   \
-        if ((r)->trace.fn)                                                                                 \
-            rnic_trace_emit(&(r)->trace, (r)->now, (r)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
-                            (uint64_t)(b));                                                                \
-    } while (0)
-
 RL_API const char *rl_version(void);
 
-/* The engine's pipelines (rl_timed_queue): typed, no copies through void pointers; none can
- * overflow (each is sized for the pipeline's length). The flow FIFOs (rl_flow_fifo) are linked
+/* The engine's pipelines (rl__timed_queue): typed, no copies through void pointers; none can
+ * overflow (each is sized for the pipeline's length). The flow FIFOs (rl__flow_fifo) are linked
  * through the flows' records: a flow is in each at most once. */
 #define RL__Q_AT(q, i) /* the i-th entry from the head (head, i < capacity <= 2^20 + 1: no overflow) */ \
     ((q)->slot[(q)->head + (i) >= (q)->capacity ? (q)->head + (i) - (q)->capacity : (q)->head + (i)])
@@ -2661,7 +2679,7 @@ RL_API const char *rl_version(void);
         (q)->count--;                                                                \
     } while (0)
 
-/* Packed rl_qp fields (api.h). */
+/* Packed rl__qp fields (api.h). */
 #define RL__QF_CREDIT 1u       /* has credit */
 #define RL__QF_DOORBELL 2u     /* a doorbell arrived while DRAINING */
 #define RL__QF_PAUSED 4u       /* rate 0 applied */
@@ -2669,30 +2687,30 @@ RL_API const char *rl_version(void);
 #define RL__QF_LEN_HI 16u      /* bit 16 of prev_len (an MTU of 65536) */
 #define RL__QF(q, bit) (((q)->flags & (bit)) != 0)
 #define RL__QF_SET(q, bit, on) ((q)->flags = (uint8_t)((on) ? (q)->flags | (bit) : (q)->flags & ~(bit)))
-RNIC_INLINE rnic_ftime rl__finish(const rl_qp *q)
+RNIC_INLINE rnic_ftime rl__finish(const rl__qp *q)
 {
     rnic_ftime t;
     t.cycle = q->finish_cycle;
     t.frac = q->finish_frac;
     return t;
 }
-RNIC_INLINE void rl__set_finish(rl_qp *q, rnic_ftime t)
+RNIC_INLINE void rl__set_finish(rl__qp *q, rnic_ftime t)
 {
     q->finish_cycle = t.cycle;
     q->finish_frac = t.frac;
 }
-RNIC_INLINE rnic_ftime rl__prev_start(const rl_qp *q)
+RNIC_INLINE rnic_ftime rl__prev_start(const rl__qp *q)
 {
     rnic_ftime t;
     t.cycle = q->prev_start_cycle;
     t.frac = q->prev_start_frac;
     return t;
 }
-RNIC_INLINE uint64_t rl__rate(const rl_qp *q) { return (uint64_t)q->rate_hi << 32 | q->rate_lo; }
-RNIC_INLINE uint64_t rl__pend_rate(const rl_qp *q) { return (uint64_t)q->pend_rate_hi << 32 | q->pend_rate_lo; }
-RNIC_INLINE uint32_t rl__prev_len(const rl_qp *q) { return (uint32_t)q->prev_len_lo | (RL__QF(q, RL__QF_LEN_HI) ? 0x10000u : 0u); }
+RNIC_INLINE uint64_t rl__rate(const rl__qp *q) { return (uint64_t)q->rate_hi << 32 | q->rate_lo; }
+RNIC_INLINE uint64_t rl__pend_rate(const rl__qp *q) { return (uint64_t)q->pend_rate_hi << 32 | q->pend_rate_lo; }
+RNIC_INLINE uint32_t rl__prev_len(const rl__qp *q) { return (uint32_t)q->prev_len_lo | (RL__QF(q, RL__QF_LEN_HI) ? 0x10000u : 0u); }
 /* the last packet sent: its start and length (len <= mtu <= 65536: 17 bits) */
-RNIC_INLINE void rl__set_prev(rl_qp *q, rnic_ftime start, uint32_t len)
+RNIC_INLINE void rl__set_prev(rl__qp *q, rnic_ftime start, uint32_t len)
 {
     q->prev_start_cycle = start.cycle;
     q->prev_start_frac = start.frac;
@@ -2740,10 +2758,10 @@ RL_API void rl_config_default(rl_config *cfg)
     cfg->mtu = 4096;
     cfg->pcie_latency_ns = 1000; /* 1 us: 250 cycles at 250 MHz */
     cfg->fetch_wqes = 8;
-    cfg->desc_capacity = 60;
-    cfg->tx_capacity = 64;
+    cfg->desc_depth = 60;
+    cfg->tx_depth = 64;
     cfg->wqe_bytes = 64;
-    cfg->qp_stats = 1;
+    cfg->flow_stats = 1;
     cfg->trace_id = RNIC_ENGINE_TASSEL;
 }
 
@@ -2771,10 +2789,10 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "pcie_latency_ns", RNIC_EINVAL);
     if (c->fetch_wqes == 0 || c->fetch_wqes > RL_MAX_FETCH)
         return rnic_config_bad(field, "fetch_wqes", RNIC_EINVAL);
-    if (c->desc_capacity == 0 || c->desc_capacity > RL_MAX_DESC)
-        return rnic_config_bad(field, "desc_capacity", RNIC_EINVAL);
-    if (c->tx_capacity == 0)
-        return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
+    if (c->desc_depth == 0 || c->desc_depth > RL_MAX_DESC)
+        return rnic_config_bad(field, "desc_depth", RNIC_EINVAL);
+    if (c->tx_depth == 0)
+        return rnic_config_bad(field, "tx_depth", RNIC_EINVAL);
     if (c->schedule_queue > RL_SCHEDULE_RANKED)
         return rnic_config_bad(field, "schedule_queue", RNIC_EINVAL);
     if (c->fetch_bps && (c->fetch_bps < 1000000u || c->fetch_bps > 10000000000000ull ||
@@ -2782,8 +2800,8 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "fetch_bps", RNIC_EINVAL);
     if (c->wqe_bytes == 0 || c->wqe_bytes > 4096u)
         return rnic_config_bad(field, "wqe_bytes", RNIC_EINVAL);
-    if (c->qp_stats > 1u)
-        return rnic_config_bad(field, "qp_stats", RNIC_EINVAL);
+    if (c->flow_stats > 1u)
+        return rnic_config_bad(field, "flow_stats", RNIC_EINVAL);
     return RNIC_OK;
 }
 
@@ -2808,7 +2826,7 @@ static size_t rl__ready_ring(size_t k)
 /* One layout for rl_mem_size and rl_init. Returns bytes, 0 if the layout overflows. */
 static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
 {
-    size_t off = 0, at, n = c->max_flows, h = rl__height(c->max_flows) + 2u, k = c->desc_capacity;
+    size_t off = 0, at, n = c->max_flows, h = rl__height(c->max_flows) + 2u, k = c->desc_depth;
     bool ranked = c->schedule_queue == RL_SCHEDULE_RANKED;
     size_t wheel = ranked ? (size_t)rl__pcie_cycles(c) : 0u;
 #define RL__ARRAY(field, type, count)                                 \
@@ -2832,23 +2850,23 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
             rnic_ring_init(&r->ring, sizeof(type), (uint32_t)(count), mem + at,       \
                            rnic_align_up((size_t)(count) * sizeof(type)));            \
     } while (0)
-    RL__ARRAY(qps, rl_qp, n);
-    RL__ARRAY(qp_stats, rl_qp_stats, c->qp_stats ? n : 0u);
+    RL__ARRAY(qps, rl__qp, n);
+    RL__ARRAY(flow_stats, rl_flow_stats, c->flow_stats ? n : 0u);
     RL__ARRAY(tl_next, uint32_t, n);
     RL__ARRAY(tl_prev, uint32_t, n);
     RL__ARRAY(tl_head, uint32_t, RL__TL_LEVELS * 64u);
     RL__ARRAY(tl_tail, uint32_t, RL__TL_LEVELS * 64u);
-    RL__QUEUE(inserts_in_flight, rl_timed_qp, h);
-    RL__QUEUE(deliveries, rl_timed_qp, h);
-    RL__ARRAY(ranked, rl_ranked, ranked ? n : 0u);
+    RL__QUEUE(inserts_in_flight, rl__timed_qp, h);
+    RL__QUEUE(deliveries, rl__timed_qp, h);
+    RL__ARRAY(ranked, rl__ranked, ranked ? n : 0u);
     RL__ARRAY(wheel_qp, uint32_t, wheel);
     RL__ARRAY(wheel_used, uint64_t, (wheel + 63u) / 64u);
-    RL__QUEUE(fetches, rl_timed_qp, (size_t)rl__pcie_cycles(c) + 1u);
-    RL__RING(tx, rnic_work, c->tx_capacity);
-    RL__ARRAY(desc, rl_desc, k);
+    RL__QUEUE(fetches, rl__timed_qp, (size_t)rl__pcie_cycles(c) + 1u);
+    RL__RING(tx, rnic_work, c->tx_depth);
+    RL__ARRAY(desc, rl__desc, k);
     RL__ARRAY(desc_used, uint64_t, (k + 63u) / 64u);
-    RL__ARRAY(desc_waiting, rl_dkey, k);
-    RL__ARRAY(desc_ready, rl_dkey, rl__ready_ring(k));
+    RL__ARRAY(desc_waiting, rl__dkey, k);
+    RL__ARRAY(desc_ready, rl__dkey, rl__ready_ring(k));
     RL__ARRAY(desc_scratch, uint16_t, k);
     RL__ARRAY(fetched, rnic_work, c->fetch_wqes);
 #undef RL__ARRAY
@@ -2862,14 +2880,14 @@ RL_API size_t rl_mem_size(const rl_config *cfg)
     return rl_config_check(cfg, NULL) == RNIC_OK ? rl__layout(cfg, NULL, NULL) : 0;
 }
 
-RL_API size_t rl_mem_per_qp(const rl_config *cfg)
+RL_API size_t rl_mem_per_flow(const rl_config *cfg)
 {
     /* everything sized by max_flows: the flow's record, its two timeline / FIFO links, its
      * statistics when kept, its ranked-queue entry in the ranked option */
     if (rl_config_check(cfg, NULL) != RNIC_OK)
         return 0;
-    return sizeof(rl_qp) + 2u * sizeof(uint32_t) + (cfg->qp_stats ? sizeof(rl_qp_stats) : 0u) +
-           (cfg->schedule_queue == RL_SCHEDULE_RANKED ? sizeof(rl_ranked) : 0u);
+    return sizeof(rl__qp) + 2u * sizeof(uint32_t) + (cfg->flow_stats ? sizeof(rl_flow_stats) : 0u) +
+           (cfg->schedule_queue == RL_SCHEDULE_RANKED ? sizeof(rl__ranked) : 0u);
 }
 
 /* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
@@ -2924,8 +2942,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     RNIC_MEMSET(r, 0, sizeof *r);
     r->cfg = *cfg;
     rl__layout(cfg, r, (unsigned char *)mem);
-    if (!cfg->qp_stats)
-        r->qp_stats = NULL; /* the layout points the 0-entry array at the next one */
+    if (!cfg->flow_stats)
+        r->flow_stats = NULL; /* the layout points the 0-entry array at the next one */
     r->heap_height = rl__height(cfg->max_flows);
     r->pcie_latency = (uint32_t)rl__pcie_cycles(cfg); /* 1 .. 2^20: checked above */
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
@@ -2955,9 +2973,9 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
     r->tl_base = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
     r->desc_latest = RNIC_NONE;
-    r->ready_mask = (uint32_t)rl__ready_ring(cfg->desc_capacity) - 1u;
+    r->ready_mask = (uint32_t)rl__ready_ring(cfg->desc_depth) - 1u;
     for (i = 0; i < cfg->max_flows; i++) {
-        rl_qp *q = &r->qps[i];
+        rl__qp *q = &r->qps[i];
         RNIC_MEMSET(q, 0, sizeof *q);
         q->rate_lo = (uint32_t)cfg->link_bps;
         q->rate_hi = (uint8_t)(cfg->link_bps >> 32); /* <= 800 Gb/s < 2^40 */
@@ -2965,10 +2983,10 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
         q->flags = RL__QF_CREDIT;
         q->reg_next = RNIC_NONE;
         r->tl_next[i] = r->tl_prev[i] = RNIC_NONE;
-        if (cfg->qp_stats)
-            r->qp_stats[i].packets = r->qp_stats[i].bytes = 0;
+        if (cfg->flow_stats)
+            r->flow_stats[i].packets = r->flow_stats[i].bytes = 0;
     }
-    rnic_bitmap_zero(r->desc_used, cfg->desc_capacity);
+    rnic_bitmap_zero(r->desc_used, cfg->desc_depth);
     rl__update_phi(r);
     r->A_mono = rl__activation(r);
     return RNIC_OK;
@@ -2979,19 +2997,19 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
 static rnic_err rl__refuse(rl *r, uint32_t flow, rnic_err e, uint64_t value)
 {
     rnic_err_note(&r->stats.errors, e);
-    RL__TRACE(r, RNIC_TRACE_REFUSE, flow, e, value);
+    RNIC__TRACE(r, RNIC_TRACE_REFUSE, flow, value, e);
     return e;
 }
 
 static void rl__write(rl *r, uint32_t flow, uint8_t reg, uint64_t value)
 {
-    rl_qp *q = &r->qps[flow];
+    rl__qp *q = &r->qps[flow];
     if (q->pend & reg)
         r->stats.coalesced++;
     if (!q->pend)
         RL__FIFO_PUSH(&r->registers, RL__REG_NEXT, flow); /* each flow at most once */
     q->pend |= reg;
-    RL__TRACE(r, RNIC_TRACE_PUSH, flow, value, reg);
+    RNIC__TRACE(r, RNIC_TRACE_PUSH, flow, value, reg);
 }
 
 RL_API rnic_err rl_doorbell(rl *r, uint32_t flow)
@@ -3017,7 +3035,7 @@ RL_API rnic_err rl_set_rate(rl *r, uint32_t flow, uint64_t bps)
     }
     r->qps[flow].pend_rate_lo = (uint32_t)bps;
     r->qps[flow].pend_rate_hi = (uint8_t)(bps >> 32); /* <= link_bps <= 800 Gb/s < 2^40 */
-    RL__TRACE(r, RNIC_TRACE_RATE, flow, bps, asked);
+    RNIC__TRACE(r, RNIC_TRACE_RATE, flow, bps, asked);
     rl__write(r, flow, RL__PEND_RATE, bps);
     return RNIC_OK;
 }
@@ -3035,7 +3053,7 @@ RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit)
 
 /* ---- flow activity ---- */
 
-static void rl__activate(rl *r, rl_qp *q)
+static void rl__activate(rl *r, rl__qp *q)
 {
     if (RL__QF(q, RL__QF_PAUSED))
         return;
@@ -3043,7 +3061,7 @@ static void rl__activate(rl *r, rl_qp *q)
     rl__update_phi(r);
 }
 
-static void rl__deactivate(rl *r, rl_qp *q)
+static void rl__deactivate(rl *r, rl__qp *q)
 {
     q->state = RL__IDLE;
     if (RL__QF(q, RL__QF_PAUSED))
@@ -3065,7 +3083,7 @@ static uint32_t rl__sched_count(const rl *r)
 }
 
 /* (rank, order) before: wrap-safe on the rank (live ranks lie within 2^63 of each other). */
-static bool rl__ranked_less(const rl_ranked *a, const rl_ranked *b)
+static bool rl__ranked_less(const rl__ranked *a, const rl__ranked *b)
 {
     if (a->rank != b->rank)
         return a->rank - b->rank >= ((uint64_t)1 << 63);
@@ -3074,9 +3092,9 @@ static bool rl__ranked_less(const rl_ranked *a, const rl_ranked *b)
 
 static void rl__ranked_push(rl *r, uint32_t qp)
 {
-    const rl_qp *q = &r->qps[qp];
+    const rl__qp *q = &r->qps[qp];
     rnic_ftime f = rl__finish(q);
-    rl_ranked e;
+    rl__ranked e;
     uint32_t i = r->ranked_count++;
     rnic_ftime_add_bytes(&f, r->cfg.mtu, q->cpb); /* a full packet from the next start */
     e.rank = rl__rank_of(f);
@@ -3093,7 +3111,7 @@ static void rl__ranked_push(rl *r, uint32_t qp)
 static uint32_t rl__ranked_pop(rl *r)
 {
     uint32_t top = r->ranked[0].qp, n = --r->ranked_count, i = 0;
-    rl_ranked last;
+    rl__ranked last;
     if (n == 0)
         return top;
     last = r->ranked[n];
@@ -3198,7 +3216,7 @@ static void rl__wheel_remove(rl *r, uint32_t qp)
  * ceil(max(res, A_mono)). */
 static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
 {
-    rl_qp *q = &r->qps[qpi];
+    rl__qp *q = &r->qps[qpi];
     if (rnic_ftime_before(res, r->A_mono))
         res = r->A_mono;
     q->resched = rnic_ftime_ceil(res);
@@ -3207,21 +3225,21 @@ static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
         q->tl_loc = RL__TL_REQUEST;
         RL__FIFO_PUSH(&r->insert_requests, RL__TL_NEXT, qpi); /* at most once per flow */
     }
-    RL__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
+    RNIC__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
 }
 
 /* ---- descriptor buffer ---- */
 
 static uint32_t rl__desc_free_slot(const rl *r)
 {
-    return rnic_bitmap_ffz_from(r->desc_used, r->cfg.desc_capacity, 0);
+    return rnic_bitmap_ffz_from(r->desc_used, r->cfg.desc_depth, 0);
 }
 
 /* The descriptor heaps' orders: waiting by start (any order among equal starts: they become
  * eligible together); eligible by (finish, descriptor number), the transmit order. */
 static bool rl__desc_less(const rl *r, bool by_finish, uint32_t a, uint32_t b)
 {
-    const rl_desc *x = &r->desc[a], *y = &r->desc[b];
+    const rl__desc *x = &r->desc[a], *y = &r->desc[b];
     if (!by_finish)
         return rnic_ftime_before(x->start, y->start);
     if (x->finish.cycle != y->finish.cycle || x->finish.frac != y->finish.frac)
@@ -3231,7 +3249,7 @@ static bool rl__desc_less(const rl *r, bool by_finish, uint32_t a, uint32_t b)
 
 /* The same orders on heap entries that carry their key inline (no trip to the slot, except
  * for a tie on finish): rnic_ftime_before on (cycle, frac), then the descriptor number. */
-static bool rl__dkey_less(const rl *r, bool by_finish, const rl_dkey *a, const rl_dkey *b)
+static bool rl__dkey_less(const rl *r, bool by_finish, const rl__dkey *a, const rl__dkey *b)
 {
     /* rnic_ftime_before's 96-bit difference, on the inline fields (through rnic_ftime
      * copies it costs ~50 more instructions per decision, measured) */
@@ -3241,10 +3259,10 @@ static bool rl__dkey_less(const rl *r, bool by_finish, const rl_dkey *a, const r
     return (hi >> 63) == 0;
 }
 
-static void rl__dheap_push(rl *r, rl_dkey *h, uint32_t *count, bool by_finish, uint32_t slot)
+static void rl__dheap_push(rl *r, rl__dkey *h, uint32_t *count, bool by_finish, uint32_t slot)
 {
     uint32_t i = (*count)++;
-    rl_dkey e;
+    rl__dkey e;
     const rnic_ftime *t = by_finish ? &r->desc[slot].finish : &r->desc[slot].start;
     e.cycle = t->cycle;
     e.frac = t->frac;
@@ -3259,10 +3277,10 @@ static void rl__dheap_push(rl *r, rl_dkey *h, uint32_t *count, bool by_finish, u
 
 /* Pop the top: the hole goes down to a leaf along the smaller children (one comparison per
  * level), then the last entry rises from there (it came from the bottom: rarely far). */
-static uint32_t rl__dheap_pop(rl *r, rl_dkey *h, uint32_t *count, bool by_finish)
+static uint32_t rl__dheap_pop(rl *r, rl__dkey *h, uint32_t *count, bool by_finish)
 {
     uint32_t top = h[0].slot, n, i = 0;
-    rl_dkey last;
+    rl__dkey last;
     n = --(*count);
     if (n == 0)
         return top;
@@ -3286,7 +3304,7 @@ static uint32_t rl__dheap_pop(rl *r, rl_dkey *h, uint32_t *count, bool by_finish
 
 /* Rebuild a heap without slot `slot` and without flow qi's slots (RNIC_NONE: none of that
  * kind), pushing in place: writes stay at or below the element being read. */
-static void rl__dheap_remove(rl *r, rl_dkey *h, uint32_t *count, bool by_finish, uint32_t slot, uint32_t qi)
+static void rl__dheap_remove(rl *r, rl__dkey *h, uint32_t *count, bool by_finish, uint32_t slot, uint32_t qi)
 {
     uint32_t i, n = *count;
     *count = 0;
@@ -3304,7 +3322,7 @@ static void rl__dheap_remove(rl *r, rl_dkey *h, uint32_t *count, bool by_finish,
  * common case instead of a sift over log2(k) levels per pop. */
 static void rl__ready_push(rl *r, uint32_t slot)
 {
-    rl_dkey *a = r->desc_ready, e;
+    rl__dkey *a = r->desc_ready, e;
     uint32_t n = r->n_ready, m = r->ready_mask, h = r->ready_head, lo = 0, hi, i;
     const rnic_ftime *f = &r->desc[slot].finish;
     e.cycle = f->cycle;
@@ -3347,7 +3365,7 @@ static uint32_t rl__ready_pop(rl *r)
 /* Drop slot `slot` and flow qi's slots (RNIC_NONE: none of that kind), keeping the order. */
 static void rl__ready_remove(rl *r, uint32_t slot, uint32_t qi)
 {
-    rl_dkey *a = r->desc_ready;
+    rl__dkey *a = r->desc_ready;
     uint32_t i, kept = 0, m = r->ready_mask, h = r->ready_head;
     for (i = 0; i < r->n_ready; i++) {
         uint32_t x = a[(h + i) & m].slot;
@@ -3365,7 +3383,7 @@ static uint32_t rl__desc_latest_scan(const rl *r)
     uint32_t s, best = RNIC_NONE;
     if (!r->desc_count)
         return RNIC_NONE;
-    for (s = 0; s < r->cfg.desc_capacity; s++)
+    for (s = 0; s < r->cfg.desc_depth; s++)
         if (rnic_bitmap_test(r->desc_used, s) && (best == RNIC_NONE || rl__desc_less(r, true, best, s)))
             best = s;
     return best;
@@ -3393,7 +3411,7 @@ static bool rl__head_beats(const rl *r, uint32_t slot)
 
 /* The next start N after T moves to max(T, prev_start + prev_len * new_cpb): the last
  * packet sent is charged at the new rate from its start (N <= T: nothing owed, N stays). */
-static rnic_ftime rl__retimed_start(const rl *r, const rl_qp *q, rnic_ftime N, rnic_q32 new_cpb)
+static rnic_ftime rl__retimed_start(const rl *r, const rl__qp *q, rnic_ftime N, rnic_q32 new_cpb)
 {
     rnic_ftime c = rl__prev_start(q);
     if (!rnic_ftime_before(r->T, N))
@@ -3406,7 +3424,7 @@ static rnic_ftime rl__retimed_start(const rl *r, const rl_qp *q, rnic_ftime N, r
 static uint32_t rl__collect(rl *r, uint32_t qi)
 {
     uint32_t s, n = 0, i;
-    for (s = 0; s < r->cfg.desc_capacity; s++) {
+    for (s = 0; s < r->cfg.desc_depth; s++) {
         if (!rnic_bitmap_test(r->desc_used, s) || r->desc[s].flow != qi)
             continue;
         for (i = n++; i > 0 && r->desc[r->desc_scratch[i - 1u]].number > r->desc[s].number; i--)
@@ -3422,14 +3440,14 @@ static uint32_t rl__collect(rl *r, uint32_t qi)
  * the cursor moves back to the first dropped one. Returns the packets dropped. */
 static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
 {
-    rl_qp *q = &r->qps[qi];
+    rl__qp *q = &r->qps[qi];
     uint32_t n = q->outstanding ? rl__collect(r, qi) : 0, i, dropped = 0;
     rnic_ftime t = n ? r->desc[r->desc_scratch[0]].start : rl__finish(q);
     if (keep)
         t = rl__retimed_start(r, q, t, new_cpb);
     for (i = 0; i < n; i++) {
         uint32_t s = r->desc_scratch[i];
-        rl_desc *d = &r->desc[s];
+        rl__desc *d = &r->desc[s];
         if (keep && dropped == 0 && rnic_ftime_before(t, r->A_mono)) {
             d->start = t;
             rnic_ftime_add_bytes(&t, d->len, new_cpb);
@@ -3466,7 +3484,7 @@ static void rl__tl_remove(rl *r, uint32_t qp);
  * key when it settles; a flow already dequeued goes on to its fetch. */
 static void rl__rekey(rl *r, uint32_t qi)
 {
-    rl_qp *q = &r->qps[qi];
+    rl__qp *q = &r->qps[qi];
     rnic_ftime res = rl__finish(q);
     if (q->tl_loc == RL__TL_LEAVING)
         return;
@@ -3485,7 +3503,7 @@ static void rl__rekey(rl *r, uint32_t qi)
             RL__FIFO_PUSH(&r->insert_requests, RL__TL_NEXT, qi);
         }
     }
-    RL__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
+    RNIC__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
 }
 
 /* Ranked option: an urgent packet of finish f that finds the buffer full takes the slot of
@@ -3497,8 +3515,8 @@ static void rl__rekey(rl *r, uint32_t qi)
 static uint32_t rl__evict_later(rl *r, rnic_ftime f)
 {
     uint32_t victim = rl__desc_latest(r);
-    rl_qp *q;
-    rl_desc *d;
+    rl__qp *q;
+    rl__desc *d;
     if (victim == RNIC_NONE || !rnic_ftime_before(f, r->desc[victim].finish))
         return RNIC_NONE;
     r->desc_latest = RNIC_NONE;
@@ -3524,12 +3542,12 @@ static uint32_t rl__evict_later(rl *r, rnic_ftime f)
 static void rl__park(rl *r, uint32_t qi)
 {
     r->qps[qi].state = RL__PARKED;
-    RL__TRACE(r, RL_TRACE_PARK, qi, RL__QF(&r->qps[qi], RL__QF_CREDIT), RL__QF(&r->qps[qi], RL__QF_PAUSED));
+    RNIC__TRACE(r, RL_TRACE_PARK, qi, RL__QF(&r->qps[qi], RL__QF_CREDIT), RL__QF(&r->qps[qi], RL__QF_PAUSED));
 }
 
 static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
 {
-    rl_qp *q = &r->qps[qi];
+    rl__qp *q = &r->qps[qi];
     bool active = q->state != RL__IDLE;
     rnic_q32 cpb = 0;
     uint32_t dropped;
@@ -3544,7 +3562,7 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
         }
         if (q->state == RL__DRAINING)
             rl__park(r, qi);
-        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
+        RNIC__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
         return;
     }
     rnic_rate_to_cpb(bps, r->cfg.clock_hz, &cpb); /* clamped at the write: representable */
@@ -3562,7 +3580,7 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
             rl__enqueue_schedule(r, qi);
         else if (q->state == RL__DORMANT)
             rl__rekey(r, qi);
-        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, 0);
+        RNIC__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, 0);
     } else if (cpb != q->cpb) {
         dropped = rl__retime(r, qi, cpb, true);
         r->stats.retimes++;
@@ -3570,7 +3588,7 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
             rl__rekey(r, qi);
         else if (q->state == RL__DRAINING && dropped)
             rl__reschedule(r, qi, rl__finish(q));
-        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
+        RNIC__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
     }
     if (active) {
         r->sum_active_bps += rl__rate(q);
@@ -3582,7 +3600,7 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
 static void rl__emux(rl *r)
 {
     uint32_t flow;
-    rl_qp *q;
+    rl__qp *q;
     uint8_t pend;
     if (!r->registers.count) /* defensive: rl_tick calls this only with a register pending */
         return;
@@ -3591,7 +3609,7 @@ static void rl__emux(rl *r)
     q = &r->qps[flow];
     pend = q->pend;
     q->pend = 0;
-    RL__TRACE(r, RL_TRACE_APPLY, flow, pend, 0);
+    RNIC__TRACE(r, RL_TRACE_APPLY, flow, pend, 0);
     if (pend & RL__PEND_RATE) {
         r->stats.rate_updates++;
         rl__apply_rate(r, flow, rl__pend_rate(q));
@@ -3636,7 +3654,7 @@ static uint32_t rl__packets_left(const rl *r, uint32_t wi, uint32_t w, uint32_t 
  * after it would be cut and dropped, so they are only counted (rl__packets_left). */
 static void rl__round(rl *r, uint32_t qpi)
 {
-    rl_qp *q = &r->qps[qpi];
+    rl__qp *q = &r->qps[qpi];
     uint32_t n = r->cfg.fetch_wqes, w, wi = 0, off, p = 0, m = 0, slot;
     rnic_ftime t, last_start;
     bool stopped = false;
@@ -3660,7 +3678,7 @@ static void rl__round(rl *r, uint32_t qpi)
         uint32_t len, flags = off == 0 ? RNIC_WORK_FIRST : 0u;
         int32_t status = 0;
         bool last;
-        rl_desc *d;
+        rl__desc *d;
         if (e->flags & RNIC_WORK_ERROR)
             status = e->status > 0 && e->status < (int32_t)RNIC_ERR__COUNT ? e->status : (int32_t)RNIC_EINVAL;
         else if (e->len == 0 || e->len > RL__MAX_WQE || off >= e->len)
@@ -3728,7 +3746,7 @@ static void rl__round(rl *r, uint32_t qpi)
         p += rl__packets_left(r, wi, w, off, n - p);
     r->stats.packets_computed += p;
     r->stats.packets_dropped += p - m;
-    RL__TRACE(r, RL_TRACE_ROUND, qpi, m, p);
+    RNIC__TRACE(r, RL_TRACE_ROUND, qpi, m, p);
     /* data beyond the stored packets: a cut packet not stored, uncut bytes of fetched WQEs,
      * or a full fetch (the source may hold more) */
     if (!(stopped || wi < w || w == n)) {
@@ -3918,7 +3936,7 @@ static bool rl__key_due(const rl *r, uint64_t key)
 static void rl__settle(rl *r, bool inclusive)
 {
     while (r->inserts_in_flight.count) {
-        const rl_timed_qp *e = &RL__Q_HEAD(&r->inserts_in_flight);
+        const rl__timed_qp *e = &RL__Q_HEAD(&r->inserts_in_flight);
         if (!rl__reached(r->now, e->cycle) || (!inclusive && e->cycle == r->now))
             break;
         rl__tl_insert(r, e->qp);
@@ -3929,7 +3947,7 @@ static void rl__settle(rl *r, bool inclusive)
 /* Steps 3 and 4. */
 static void rl__timeline(rl *r)
 {
-    rl_timed_qp tq;
+    rl__timed_qp tq;
     bool due, request;
     rl__settle(r, true);
     if (rl__reached(r->now, r->heap_next_op)) {
@@ -3982,9 +4000,9 @@ static void rl__eligibility(rl *r)
 static void rl__transmit(rl *r)
 {
     uint32_t i;
-    rl_desc *d;
+    rl__desc *d;
     rnic_work out;
-    rl_qp *q;
+    rl__qp *q;
     rnic_ftime now_t;
     if (!rl__reached(r->now, r->link_free) || r->n_ready == 0)
         return;
@@ -4007,8 +4025,7 @@ static void rl__transmit(rl *r)
     out.status = d->status;
     out.aux = 0;
     rnic_ring_push(&r->tx, &out);
-    if (r->trace.fn)
-        rnic_trace_work(&r->trace, r->trace_id, RNIC_TRACE_OUT, &out);
+    RNIC__TRACE_REC(r, RNIC_TRACE_OUT, &out);
     now_t = rnic_ftime_at(r->now);
     if (rnic_ftime_before(r->link_t, now_t))
         r->link_t = now_t;
@@ -4025,9 +4042,9 @@ static void rl__transmit(rl *r)
     } else {
         r->stats.packets++;
         r->stats.bytes += d->len;
-        if (r->qp_stats) {
-            r->qp_stats[d->flow].packets++;
-            r->qp_stats[d->flow].bytes += d->len;
+        if (r->flow_stats) {
+            r->flow_stats[d->flow].packets++;
+            r->flow_stats[d->flow].bytes += d->len;
         }
     }
     q = &r->qps[d->flow];
@@ -4049,7 +4066,7 @@ RNIC_INLINE bool rl__fetch_gate_open(const rl *r)
 {
     if (!rl__sched_count(r))
         return false;
-    if (r->desc_count + r->fetches.count < r->cfg.desc_capacity)
+    if (r->desc_count + r->fetches.count < r->cfg.desc_depth)
         return true;
     return rl__ranked_mode(r) &&
            rl__head_beats(r, rl__desc_latest(r));
@@ -4059,8 +4076,8 @@ RNIC_INLINE bool rl__fetch_gate_open(const rl *r)
 static void rl__issue_fetch(rl *r)
 {
     uint32_t qp;
-    rl_qp *q;
-    rl_timed_qp f;
+    rl__qp *q;
+    rl__timed_qp f;
     /* a fetch is issued only when the buffer will have a slot for it: one free slot reserved
      * per fetch in flight (without the gate, rounds that find the buffer full refetch in a
      * loop: ~40 PCIe reads per packet sent when over k flows have urgent packets) */
@@ -4093,7 +4110,7 @@ static void rl__issue_fetch(rl *r)
     f.qp = qp;
     f.cycle = r->now + r->pcie_latency;
     RL__Q_PUSH(&r->fetches, f); /* at most L + 1 in flight: cannot be full */
-    RL__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
+    RNIC__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
 }
 
 /* The 2^63 horizon of wrap-safe comparisons: a time that stays put while now or T moves on
@@ -4133,7 +4150,7 @@ static void rl__catch_up(rl *r)
 
 RL_API void rl_tick(rl *r)
 {
-    const rl_timed_qp *f;
+    const rl__timed_qp *f;
     uint64_t t_before;
     if (!r)
         return;
@@ -4202,7 +4219,7 @@ static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, b
  * one phi_epoch `from` (T, or A = T + lookahead) moves by exactly inc per cycle, so the answer
  * stays right until inc changes or the target does. The cache is the engine's memory behind
  * a const pointer (rl_next_event is const to its callers); nothing observable changes. */
-static bool rl__cache_hit(const rl *r, const rl_due *c, rnic_ftime target, uint64_t *gap)
+static bool rl__cache_hit(const rl *r, const rl__due *c, rnic_ftime target, uint64_t *gap)
 {
     if (!c->valid || c->epoch != r->phi_epoch || c->target.cycle != target.cycle || c->target.frac != target.frac)
         return false;
@@ -4210,9 +4227,9 @@ static bool rl__cache_hit(const rl *r, const rl_due *c, rnic_ftime target, uint6
     return true;
 }
 
-static uint64_t rl__cached_gap(const rl *r, const rl_due *cache, rnic_ftime from, rnic_ftime target, bool strict)
+static uint64_t rl__cached_gap(const rl *r, const rl__due *cache, rnic_ftime from, rnic_ftime target, bool strict)
 {
-    rl_due *c = (rl_due *)(uintptr_t)cache;
+    rl__due *c = (rl__due *)(uintptr_t)cache;
     uint64_t j;
     if (rl__cache_hit(r, c, target, &j))
         return j;
@@ -4225,7 +4242,7 @@ static uint64_t rl__cached_gap(const rl *r, const rl_due *cache, rnic_ftime from
 }
 
 /* Cycles until a timeline or wheel key falls due (A + j*inc > key); UINT64_MAX: beyond 2^64. */
-static uint64_t rl__key_gap(const rl *r, const rl_due *cache, uint64_t key)
+static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
 {
     uint64_t gap;
     if (cache && rl__cache_hit(r, cache, rnic_ftime_at(key), &gap)) /* before A is computed (due stays due within an epoch) */
@@ -4287,11 +4304,11 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
          * settling that would leave before it (settled and due), at an operation slot */
         uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
         uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
-        const rl_timed_queue *q = &r->inserts_in_flight;
+        const rl__timed_queue *q = &r->inserts_in_flight;
         if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
             n = 0; /* every enqueue in flight leaves after the settled minimum */
         for (i = 0; i < n; i++) {
-            const rl_timed_qp *e = &RL__Q_AT(q, i);
+            const rl__timed_qp *e = &RL__Q_AT(q, i);
             uint64_t key = r->qps[e->qp].resched, settle, k;
             if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
                 continue; /* leaves after the settled minimum */
@@ -4315,53 +4332,51 @@ RL_API uint64_t rl_next_event(const rl *r)
 {
     uint64_t gap;
     if (!r || !rl__next_gap(r, &gap))
-        return RL_NEVER;
-    return r->now + gap; /* an event exactly at cycle 2^64 - 1 reads as RL_NEVER: use rl_advance */
+        return RNIC_NEVER;
+    return r->now + gap; /* an event exactly at cycle 2^64 - 1 reads as RNIC_NEVER: use rl_advance */
 }
 
+/* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`),
+ * counting the stalls the skipped cycles would have counted; 0 when something happens now. */
+static uint64_t rl__skip(void *x, uint64_t left)
+{
+    rl *r = (rl *)x;
+    uint64_t gap, skip, rest;
+    skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
+    if (!skip)
+        return 0;
+    if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
+        uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
+        if (wait < skip)
+            r->stats.tx_stalls += skip - wait;
+    }
+    if (rl__fetch_gate_open(r)) /* queued flows wait for the read channel meanwhile */
+        r->stats.fetch_throttled += skip;
+    else if (rl__sched_count(r)) /* ... or at the descriptor gate */
+        r->stats.fetch_gated += skip;
+    rest = skip;
+    while (rest) { /* jumps of at most 2^61 cycles: rest * inc stays below 2^63 (inc <= 1) */
+        uint64_t jump = rest < RL__JUMP ? rest : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
+        rnic_ftime_add_bytes(&r->T, jump, r->inc);
+        if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
+            r->A_mono = rl__activation(r);
+        else
+            rl__update_activation(r);
+        r->now += jump;
+        r->stats.cycles += jump;
+        rest -= jump;
+        if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
+            rl__catch_up(r);
+    }
+    return skip;
+}
+static void rl__tick_fn(void *x) { rl_tick((rl *)x); }
+static uint32_t rl__full(const void *x) { return rnic_ring_full(&((const rl *)x)->tx) ? 1u : 0u; }
+
+/* The common advance loop; a skip stops exactly on the next event, so the tick follows at once. */
 RL_API uint64_t rl_advance(rl *r, uint64_t cycles)
 {
-    uint64_t left = cycles;
-    if (!r)
-        return 0;
-    while (left) {
-        uint64_t gap, skip;
-        bool was_full;
-        skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
-        if (skip) {
-            if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
-                uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
-                if (wait < skip)
-                    r->stats.tx_stalls += skip - wait;
-            }
-            if (rl__fetch_gate_open(r)) /* queued flows wait for the read channel meanwhile */
-                r->stats.fetch_throttled += skip;
-            else if (rl__sched_count(r)) /* ... or at the descriptor gate */
-                r->stats.fetch_gated += skip;
-            left -= skip;
-            while (skip) { /* jumps of at most 2^61 cycles: skip * inc stays below 2^63 (inc <= 1) */
-                uint64_t jump = skip < RL__JUMP ? skip : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
-                rnic_ftime_add_bytes(&r->T, jump, r->inc);
-                if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
-                    r->A_mono = rl__activation(r);
-                else
-                    rl__update_activation(r);
-                r->now += jump;
-                r->stats.cycles += jump;
-                skip -= jump;
-                if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
-                    rl__catch_up(r);
-            }
-            if (!left)
-                break;
-        }
-        was_full = rnic_ring_full(&r->tx);
-        rl_tick(r);
-        left--;
-        if (!was_full && rnic_ring_full(&r->tx))
-            break; /* the TX port filled: the caller drains it */
-    }
-    return cycles - left;
+    return r ? rnic__advance(r, cycles, rl__skip, rl__tick_fn, rl__full, RNIC__ADVANCE_TICK_AFTER_SKIP) : 0;
 }
 
 RL_API uint64_t rl_advance_to(rl *r, uint64_t cycle)
@@ -4377,7 +4392,7 @@ RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out)
         return rl__refuse(r, 0, RNIC_EINVAL, 0);
     if (rnic_ring_pop(&r->tx, out) != RNIC_OK)
         return RNIC_EEMPTY;
-    RL__TRACE(r, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
+    RNIC__TRACE_REC(r, RNIC_TRACE_POP, out);
     return RNIC_OK;
 }
 
@@ -4396,9 +4411,35 @@ RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out)
 
 RL_API uint64_t rl_now(const rl *r) { return r ? r->now : 0; }
 RL_API const rl_stats *rl_get_stats(const rl *r) { return r ? &r->stats : NULL; }
-RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow)
+RL_API const rl_flow_stats *rl_get_flow_stats(const rl *r, uint32_t flow)
 {
-    return r && r->qp_stats && flow < r->cfg.max_flows ? &r->qp_stats[flow] : NULL;
+    return r && r->flow_stats && flow < r->cfg.max_flows ? &r->flow_stats[flow] : NULL;
+}
+RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out)
+{
+    const rl__qp *q;
+    if (!r)
+        return RNIC_EINVAL;
+    if (!out) /* counted like peek's: only the statistics change */
+        return rl__refuse((rl *)(uintptr_t)r, flow, RNIC_EINVAL, 0);
+    if (flow >= r->cfg.max_flows)
+        return rl__refuse((rl *)(uintptr_t)r, flow, RNIC_ENOENT, 0);
+    q = &r->qps[flow];
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->rate_bps = rl__rate(q);
+    out->pending_rate_bps = rl__pend_rate(q);
+    if (r->flow_stats) {
+        out->packets = r->flow_stats[flow].packets;
+        out->bytes = r->flow_stats[flow].bytes;
+    }
+    out->state = q->state; /* RL__IDLE .. RL__DRAINING = RL_FLOW_IDLE .. RL_FLOW_DRAINING */
+    out->pending = q->pend;
+    out->index = q->index;
+    out->offset = q->offset;
+    out->outstanding = q->outstanding;
+    out->credit = RL__QF(q, RL__QF_CREDIT);
+    out->paused = RL__QF(q, RL__QF_PAUSED);
+    return RNIC_OK;
 }
 RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r) { return r ? r->pcie_latency : 0; }

@@ -3,11 +3,12 @@
 /* ==== begin src/rnicq/manual.h ==== */
 /* rnicq.h -- the RED-SEA QoS engine and the Palos chunk slicer of an RDMA NIC, cycle by cycle.
  *
- * Papers: "Hardware Support for Quality of Service in an RDMA Engine" (Bartzis, FORTH/UoC 2022,
- * shared/seeds/004) and "Palos: fair and flexible flow scheduling on RNIC" (shared/seeds/001).
- * Exact cycle semantics: docs/rnicq_qos_model.md and docs/palos_model.md.
- *
  * WHAT IT MODELS
+ *   Papers: "Hardware Support for Quality of Service in an RDMA Engine" (N. Bartzis, master's
+ *   thesis, University of Crete and FORTH-ICS, 2022: the RED-SEA QoS engine) and "Palos: Fair
+ *   and Flexible Flow Scheduling on RNIC" (the Palos paper). Exact cycle semantics and every
+ *   departure: docs/rnicq_qos_model.md and docs/palos_model.md; the contract every engine
+ *   follows: docs/engine_contract.md.
  *   rq_qos, the RED-SEA QoS engine: 2,048 Transfer Table channels in 16 protection domains
  *   written by AXI beats through accumulators (one set per domain, or the thesis's single set),
  *   descriptors with inline payloads, 2-bit status registers with 32-channel read-and-clear,
@@ -17,11 +18,13 @@
  *   handler's 3-state FSM and the metadata arbiter, Transfer Table port 0 shared by local and
  *   remote descriptor writes, remote read requests, and the timeout scanner and retransmission
  *   the thesis left as future work (sharing the pending table's port with the handler).
+ *   Source: one file per hardware block of the thesis's chapter 3 (src/rnicq/qos_*.c).
  *   rq_palos, Palos: doorbells, latency and bandwidth schedule queues, pipelined WQE fetch,
  *   data-chunk scheduling by WQE reconstruction (slicing and combining, several WQEs launched
- *   per cycle), hierarchical group/QP weights rq_pw (Eq. 1/2), a strict-priority latency
- *   class, and the packet round-robin baseline. Building blocks usable alone: rq_ids,
- *   rq_block_plan, rq_status_regs, rq_desc_encode / rq_desc_decode, rq_pw.
+ *   per cycle), hierarchical group/flow weights rq_pw (Eq. 1/2), a strict-priority latency
+ *   class, and the packet round-robin baseline. Source: one file per box of its Fig. 5
+ *   (src/rnicq/palos_*.c). Building blocks usable alone: rq_ids, rq_block_plan,
+ *   rq_status_regs, rq_desc_encode / rq_desc_decode, rq_pw.
  *
  * DO THIS (the QoS engine; a complete program: make test compiles and runs this text as C and C++)
  *   #define RQ_IMPLEMENTATION                 // (or RNIC_IMPLEMENTATION) in one .c file
@@ -41,7 +44,7 @@
  *       rq_axi_rdata rd;
  *       uint32_t l, w, blocks = 0;
  *       void *mem;
- *       rq_qos_config_default(&cfg);            // the thesis's sizes, 150 MHz, 20 us timeout
+ *       rq_qos_config_default(&cfg);            // the thesis's sizes, 20 us timeout, 250 MHz
  *       mem = malloc(rq_qos_mem_size(&cfg));    // caller-owned memory
  *       if (!mem || rq_qos_init(&q, &cfg, mem, rq_qos_mem_size(&cfg)) != RNIC_OK)
  *           return 1;
@@ -62,7 +65,7 @@
  *           while (rq_qos_pop_block(&q, &blk) == RNIC_OK) { // flow = line, addr/raddr/offset/len
  *               rq_response ack;
  *               ack.tid = blk.aux;              // the block's TID and sequence number: the
- *               ack.seq = blk.op;               // send unit ACKs it (rq_qos_pop_packet gives
+ *               ack.seq = RQ_WORK_SEQ(blk.flags); // send unit ACKs it (rq_qos_pop_packet gives
  *               ack.ack = 1;                    // inline and control packets)
  *               rq_qos_push_response(&q, &ack);
  *               blocks++;
@@ -96,6 +99,7 @@
  *   {
  *       static rq_palos p;
  *       rq_palos_config cfg;
+ *       rq_palos_flow_config fc;
  *       rnic_work w;
  *       void *mem;
  *       uint32_t i, pieces = 0, done = 0;
@@ -106,7 +110,10 @@
  *       if (!mem || rq_palos_init(&p, &cfg, mem, rq_palos_mem_size(&cfg)) != RNIC_OK)
  *           return 1;
  *       rq_palos_create_group(&p, 0, 10);       // tenant 0, weight 10
- *       rq_palos_set_qp(&p, 7, 0, 3, RQ_PALOS_BANDWIDTH); // QP 7 in group 0, weight 3
+ *       rq_palos_flow_config_default(&fc);      // bandwidth class
+ *       fc.group = 0;
+ *       fc.weight = 3;
+ *       rq_palos_flow_open(&p, 7, &fc);         // QP 7 in group 0, weight 3
  *       memset(ring, 0, sizeof ring);
  *       for (i = 0; i < 5u; i++) {
  *           ring[i].addr = 0x100000u * (i + 1u);
@@ -114,7 +121,7 @@
  *       }
  *       rq_palos_doorbell(&p, 7, 5);            // QP 7's tail register: WQEs 0..4
  *       do {                                    // event-driven: skip idle cycles
- *           while (rq_palos_pop(&p, &w) == RNIC_OK) { // pieces as rnic_work: flow, index,
+ *           while (rq_palos_pop_piece(&p, &w) == RNIC_OK) { // pieces as rnic_work: flow, index,
  *               pieces++;                       // offset, len, addr, raddr, tag, op, flags
  *               done += (w.flags & RNIC_WORK_LAST) != 0;
  *           }
@@ -124,76 +131,121 @@
  *       return 0;
  *   }
  *
- * CONFIG (rq_qos_config / rq_palos_config; *_config_default sets the defaults, *_config_check
- * names the first bad field)
- *   QoS: clock_hz 150 MHz; domains 16; write_channels 64, read_channels 64 per domain;
- *   intra_priorities 16 (66 queues); block_bytes 65536; max_outstanding 2 (1 .. 15, the 4-bit
- *   counter); accumulators 16 (= domains) or 1; ids: tids 512, flow_blocks 4, 64 unipath FIDs,
- *   16 multipath groups; aw_fifo 8, b_fifo 8, read_port 8, transaction_port 4, packet_queue 16,
- *   response_port 8, remote_port 8; seq_bits 12; timeout_ns 20,000; retry_limit 3;
- *   start_cycle 0; trace NULL.
- *   Palos: weights (max_qps 1,024, max_groups 64, mtu 1500); mode CHUNK (or PACKET_RR);
- *   ring_entries 4096; out_port 2 launches; launch_wqes 64 output WQEs per cycle; fetch_slots 16;
- *   fetch_latency_ns 16; max_batch 64; priority_max_msg 4096; packet_overhead 0; cut_align 0;
- *   clock_hz 250 MHz; source (the caller's WQE reader) required.
+ * CONFIG (rq_qos_config / rq_palos_config: every field, its default and range; *_config_default
+ * sets the defaults, *_config_check names the first bad field)
+ *   QoS (rq_qos_config):
+ *     clock_hz           250 MHz (every engine's; the thesis's FPGA: 150 MHz)   1 MHz .. 1 THz
+ *     domains            16 protection domains                                  1 .. 1024
+ *     write_channels     64 per domain                                          a multiple of 32
+ *     read_channels      64 per domain (remote reads)          >= 1; domains x (write + read) <= 2^20
+ *     intra_priorities   16 (2 + 4 x 16 = 66 scheduling queues)                 1 .. 16
+ *     block_bytes        65536                                       a power of 2, 64 .. 2^30
+ *     max_outstanding    2 blocks in flight per transfer                  1 .. 15 (4-bit counter)
+ *     ids.tids           512 TIDs                                           a power of 2, 4 .. 2^20
+ *     ids.flow_blocks    4 blocks per FID                                   a power of 2, <= 64
+ *     ids.fids_unipath   64 unipath FIDs; ids.fid_groups 16 multipath groups
+ *                        fids_unipath + 4 x fid_groups = tids / flow_blocks
+ *     accumulators       16 (= domains: one set per domain)                     domains or 1
+ *     axi_write_depth    8 AXI write beats (the AW FIFO)                        >= 1
+ *     bresp_depth        8 write responses (the B FIFO)                         >= 1
+ *     axi_read_depth     8 status reads, and as many answers (RDATA)            >= 1
+ *     block_depth        4 blocks for the send unit                             >= 1
+ *     packet_depth       16 inline and control packets                          >= 1
+ *     response_depth     8 ACK/NACKs for the message handler                    >= 1
+ *     remote_read_depth  8 remote read requests                                 >= 1
+ *     seq_bits           12 (the global block sequence number's width)          2 .. 16
+ *     timeout_ns         20,000 (uint64_t)                     1 .. 2^40 cycles at clock_hz
+ *     retry_limit        3 retransmissions of a block before ERROR              0 .. 255
+ *     start_cycle        0 (rq_qos_now after init; any value, the clock wraps at 2^64)
+ *     trace, trace_user  NULL (no events); trace_id RNIC_ENGINE_QOS
+ *   Palos (rq_palos_config):
+ *     weights.max_flows  1,024 flows                                           1 .. 65536
+ *     weights.max_groups 64 groups (tenants)                                   1 .. 4096
+ *     weights.mtu        1500 (N = max_flows x mtu)          64 .. 65536; max_flows x mtu <= 2^30
+ *     mode               RQ_PALOS_CHUNK (or RQ_PALOS_PACKET_RR, the baseline)
+ *     ring_entries       4096 WQEs per flow's ring                             1 .. 2^24
+ *     piece_depth        2 launches in the piece port             1 .. 2^20; x launch_wqes <= 2^20
+ *     launch_wqes        64 output WQEs per launch (per cycle)                 1 .. 4096
+ *     fetch_slots        16 batch reads in flight per class                    1 .. 4096
+ *     fetch_latency_ns   16 (uint64_t; 4 cycles at 250 MHz)                    <= 2^20 cycles
+ *     max_batch          64 WQEs per read                                      1 .. 4096
+ *     priority_max_msg   4096 bytes, the latency class's largest message       1 .. 2^30
+ *     packet_overhead    0 bytes charged per packet of a piece                 0 .. 4096
+ *     cut_align          0 (off): cuts at multiples of it                      0 .. 2^24
+ *     clock_hz           250 MHz                                               1 MHz .. 100 GHz
+ *     start_cycle        0; source: the caller's WQE reader (required); trace NULL;
+ *                        trace_id RNIC_ENGINE_PALOS
+ *   A Palos flow (rq_palos_flow_config, rq_palos_flow_config_default): group 0, weight 1
+ *   (1 .. 65535), cls RQ_PALOS_BANDWIDTH (or RQ_PALOS_LATENCY).
  *
  * PORTS (per cycle; latency)
- *   QoS inputs: 1 AXI write beat handled per cycle, one cycle after it enters the 8-deep AW
- *   FIFO (the last descriptor word -> inline packet in 2 cycles, 4 from the write address; one
- *   256-bit descriptor per 2 cycles on the 128-bit path); 1 status read (answer next cycle);
- *   the message handler takes 1 response per 3 cycles (S1 accept, S2 pending entry, S3
- *   metadata); remote reads: one Transfer Table line per cycle when the AXI stage writes none.
- *   QoS outputs: 1 block per cycle from the segmenter (stage 2 for a first block, else stage 3;
- *   measured 0.99 over 100 cycles); inline and control packets to the Packet queue; BRESP per
- *   beat; status read data. Scheduling FIFOs: 1 enqueue (handler > segmenter > AXI > remote)
- *   and 1 dequeue per cycle. Timeout scanner: 1 pending entry per cycle (1,024 per sweep),
- *   waiting a cycle when the handler's S1 reads the table.
- *   Palos: 1 doorbell applied, 1 fetch issued, 1 launch of up to launch_wqes output WQEs.
+ *   QoS inputs: axi_write (rq_qos_axi_write / rq_qos_space_axi_write): 1 AXI write beat
+ *   handled per cycle, one cycle after it enters the AW FIFO (the last descriptor word ->
+ *   inline packet in 2 cycles, 4 from the write address; one 256-bit descriptor per 2 cycles on
+ *   the 128-bit path); axi_read (rq_qos_axi_read): 1 status read, answered next cycle;
+ *   response (rq_qos_push_response): the message handler takes 1 per 3 cycles (S1 accept, S2
+ *   pending entry, S3 metadata); remote_read (rq_qos_push_remote_read): one Transfer Table
+ *   line per cycle when the AXI stage writes none.
+ *   QoS outputs: block (rq_qos_pop_block / _peek_block, rnic_work: flow = the transfer's line,
+ *   aux = TID, RQ_WORK_SEQ(flags) = its sequence number): 1 block per cycle from the segmenter
+ *   (stage 2 for a first block, else stage 3); packet (rq_packet: inline and control packets);
+ *   bresp (one per beat); rdata (status read answers). Scheduling FIFOs: 1 enqueue (handler >
+ *   segmenter > AXI > remote) and 1 dequeue per cycle. Timeout scanner: 1 pending entry per
+ *   cycle (1,024 per sweep), waiting a cycle when the handler's S1 reads the table.
+ *   Palos: registers rq_palos_doorbell (the tail, coalesced), rq_palos_flow_open / _close,
+ *   rq_palos_create_group / _set_group_weight; output piece (rq_palos_pop_piece /
+ *   _peek_piece, rnic_work). Per cycle: 1 doorbell applied, 1 fetch issued, 1 launch of up to
+ *   launch_wqes output WQEs.
  *
- * LIMITS AND WHAT IT DOES NOT DO
- *   The QoS engine matches a response by TID and its 12-bit global sequence number (equality,
- *   as the thesis): a response delayed by 4,096 block issues or more (all transfers together;
- *   27 us at one block per cycle and 150 MHz) can match a newer block on the same TID when the
- *   numbers coincide, so the network must deliver responses within that window (a larger
- *   seq_bits widens it). A full B FIFO stalls the AXI write stage (counted in bresp_stalls):
- *   the thesis's FIFO "does not induce any stalling" because its interconnect always takes
- *   responses; a caller must drain BRESPs the same way. Pending-table writes (stage 2, S3, the
- *   NACK and timeout marks, retransmission) are not arbitrated against each other. No data
- *   moves: blocks and packets are descriptors for a send unit.
- *   Palos: its departures from the paper are listed in docs/palos_model.md.
+ * WHAT IT DOES NOT DO
+ *   No data moves: blocks and packets are descriptors for a send unit, pieces are WQEs for a
+ *   protocol engine. The QoS engine does not arbitrate pending-table writes against each other
+ *   (stage 2, S3, the NACK and timeout marks, retransmission). Palos's departures from its
+ *   paper are listed in docs/palos_model.md.
  *
  * ERRORS
- *   Refused input returns an rnic_err, is counted in the engine's statistics (errors by cause;
- *   port_full for RNIC_EBUSY) and changes nothing else: full input port RNIC_EBUSY, NULL record
- *   RNIC_EINVAL, unknown domain / line / TID RNIC_ENOENT, another domain's page RNIC_EPERM,
- *   misaligned beat RNIC_EALIGN, interleaved descriptor RNIC_ESTATE (an AXI error response),
- *   stale or duplicate response RNIC_ESTALE (dropped, counted), bad descriptor RNIC_EINVAL or
- *   RNIC_ERANGE, bad config RNIC_EINVAL with the field named, too little memory RNIC_ENOSPC.
- *   Palos: unknown QP or group RNIC_ENOENT, weight outside 1 .. 65535 RNIC_ERANGE, a group that
- *   exists RNIC_EEXIST, removing a busy QP RNIC_ESTATE, a doorbell that does not move the tail
- *   forward RNIC_ESTALE, one past the ring RNIC_ENOSPC; a WQE the source cannot supply or
- *   marks bad completes as an ERROR record.
+ *   Refused input returns an rnic_err, is counted once in the engine's statistics (errors, by
+ *   cause; RNIC_EBUSY is back-pressure) and changes nothing else: full input port RNIC_EBUSY,
+ *   NULL record RNIC_EINVAL, unknown domain / line / TID RNIC_ENOENT, another domain's page
+ *   RNIC_EPERM, misaligned beat RNIC_EALIGN, interleaved descriptor RNIC_ESTATE (an AXI error
+ *   response), stale or duplicate response RNIC_ESTALE (dropped, counted), bad descriptor
+ *   RNIC_EINVAL or RNIC_ERANGE, a congestion-managed transfer without FIDs RNIC_ENOSPC, bad
+ *   config RNIC_EINVAL with the field named, too little memory RNIC_ENOSPC.
+ *   Palos: unknown flow or group RNIC_ENOENT, weight outside 1 .. 65535 RNIC_ERANGE, a group
+ *   that exists RNIC_EEXIST, closing a busy flow RNIC_ESTATE, a NULL flow config or a bad class
+ *   RNIC_EINVAL, a doorbell that does not move the tail forward RNIC_ESTALE, one past the ring
+ *   RNIC_ENOSPC; a WQE the source cannot supply or marks bad completes as an ERROR record.
  *
- * STATIC MEMORY
- *   RQ_QOS_MEM_SIZE(domains, write_channels, read_channels, intra_priorities, accumulators,
- *   ids.tids, ids.fids_unipath, ids.fid_groups, aw_fifo, b_fifo, read_port, transaction_port,
- *   packet_queue, response_port, remote_port) and RQ_PALOS_MEM_SIZE(weights.max_qps,
- *   weights.max_groups, fetch_slots, out_port, launch_wqes) are rq_qos_mem_size and
- *   rq_palos_mem_size as integer constant expressions (equal for any valid config; tested), so
- *   firmware sizes static buffers without calling them:
+ * LIMITS
+ *   The QoS engine matches a response by TID and its seq_bits-wide global sequence number
+ *   (equality, as the thesis): a response delayed by 2^seq_bits block issues or more (all
+ *   transfers together) can match a newer block on the same TID when the numbers coincide, so
+ *   the network must deliver responses within that window (a larger seq_bits widens it). A
+ *   full B FIFO stalls the AXI write stage (counted in bresp_stalls): the thesis's FIFO "does
+ *   not induce any stalling" because its interconnect always takes responses; a caller must
+ *   drain BRESPs the same way. At most 2^20 Transfer Table lines and 2^20 TIDs; Palos at most
+ *   65,536 flows, 2^31-byte WQEs.
+ *   Static memory: RQ_QOS_MEM_SIZE(domains, write_channels, read_channels, intra_priorities,
+ *   accumulators, ids.tids, ids.fids_unipath, ids.fid_groups, axi_write_depth, bresp_depth,
+ *   axi_read_depth, block_depth, packet_depth, response_depth, remote_read_depth) and
+ *   RQ_PALOS_MEM_SIZE(weights.max_flows, weights.max_groups, fetch_slots, piece_depth,
+ *   launch_wqes) are rq_qos_mem_size and rq_palos_mem_size as integer constant expressions
+ *   (equal for any valid config; tested), so firmware sizes static buffers without calling
+ *   them:
  *     static uint64_t mem[RQ_PALOS_MEM_SIZE(1024, 64, 16, 2, 64) / 8];   // the defaults
  *
- * Conventions (all rnicq headers): prefix rq_/RQ_; define RQ_IMPLEMENTATION (or
- * RNIC_IMPLEMENTATION) in one .c file before including; RQ_STATIC makes the API static;
- * no allocation, no floating point, no globals; version: RQ_VERSION_MAJOR/MINOR/PATCH and
- * rq_version(). See README.md.
+ * VERSION
+ *   RQ_VERSION_MAJOR / MINOR / PATCH and rq_version(). Conventions (all rnicq headers): prefix
+ *   rq_/RQ_ (internal names rq__); define RQ_IMPLEMENTATION (or RNIC_IMPLEMENTATION) in one .c
+ *   file before including; RQ_STATIC makes the API static; no allocation, no floating point, no
+ *   globals. Renames of issue 29: docs/CHANGES.md.
  */
 /* ==== end src/rnicq/manual.h ==== */
 
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xe67c7fa1u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xa5707df6u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1705,7 +1757,8 @@ typedef void (*rnic_trace_fn)(void *user, const rnic_trace_event *ev);
 typedef struct rnic_trace {
     rnic_trace_fn fn; /* NULL: tracing off */
     void *user;       /* passed back to fn */
-    uint64_t events;  /* trace points reached (counted with or without fn) */
+    uint64_t events;  /* events emitted through rnic_trace_emit (the engines' trace points,
+                         RNIC__TRACE, emit only while fn is set) */
 } rnic_trace;
 
 #define RNIC_TRACE_BYTES 32u
@@ -1828,11 +1881,15 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
  * applied in b/s, b = the rate asked. Engine kinds document their a/b in the engine's doc.
  *
  * RNIC__TRACE(x, kind, flow, a, b) is the one trace point of every engine: `x` is the engine
- * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). It
- * counts the point in trace.events and calls the callback when one is set. */
-#define RNIC__TRACE(x, kind, flow, a, b)                                                                  \
-    rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow), (uint64_t)(a), \
-                    (uint64_t)(b))
+ * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). With no
+ * callback set it costs one branch: nothing is evaluated or counted (trace.events counts the
+ * events delivered). A statement, not an expression. */
+#define RNIC__TRACE(x, kind, flow, a, b)                                                                   \
+    do {                                                                                                   \
+        if ((x)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow),      \
+                            (uint64_t)(a), (uint64_t)(b));                                                 \
+    } while (0)
 /* A port event of record `w` (PUSH, OUT, POP): a = w->index, b = w->len. */
 #define RNIC__TRACE_REC(x, kind, w) RNIC__TRACE((x), (kind), (w)->flow, (w)->index, (w)->len)
 /* A refused record: a = its index, b = the error. */
@@ -2120,8 +2177,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xe67c7fa1u
-#error "rnicq: rnicq.h needs common core version 200 (id 0xe67c7fa1u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa5707df6u
+#error "rnicq: rnicq.h needs common core version 200 (id 0xa5707df6u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2320,7 +2377,8 @@ RQ_API rnic_err rq_desc_encode(const rq_transfer *t, uint64_t line0[4], uint64_t
 #define RQ_QUEUE_TID_ONLY 1u
 
 typedef struct rq_qos_config {
-    uint64_t clock_hz;         /* default 150 MHz (the thesis's FPGA clock); times in ns use it */
+    uint64_t clock_hz;         /* default 250 MHz (every engine's; the thesis's FPGA ran at 150 MHz:
+                                * set 150000000 for its cycle figures); times in ns use it */
     uint32_t domains;          /* protection domains (pages), default 16 */
     uint32_t write_channels;   /* per domain, default 64 (a multiple of 32) */
     uint32_t read_channels;    /* per domain, default 64 */
@@ -2334,18 +2392,18 @@ typedef struct rq_qos_config {
                                 * domain, as §3.6.1 recommends) or 1 (the thesis as built: a
                                 * beat of another domain that interleaves a descriptor gets an
                                 * AXI error, RNIC_ESTATE) */
-    uint32_t aw_fifo;          /* AXI write beats accepted ahead of the data stage, default 8 */
-    uint32_t b_fifo;           /* AXI write responses waiting to be popped, default 8 */
-    uint32_t read_port;        /* status reads waiting, default 8 */
-    uint32_t transaction_port; /* block descriptors waiting for the send unit, default 4 */
-    uint32_t packet_queue;     /* inline and control packets waiting, default 16 */
-    uint32_t response_port;    /* ACK/NACKs waiting for the message handler, default 8 */
+    uint32_t axi_write_depth;  /* AXI write beats accepted ahead of the data stage (the AW FIFO), default 8 */
+    uint32_t bresp_depth;      /* AXI write responses waiting to be popped (the B FIFO), default 8 */
+    uint32_t axi_read_depth;   /* status reads waiting, and their answers (RDATA), default 8 */
+    uint32_t block_depth;      /* block descriptors waiting for the send unit, default 4 */
+    uint32_t packet_depth;     /* inline and control packets waiting (the Packet queue), default 16 */
+    uint32_t response_depth;   /* ACK/NACKs waiting for the message handler, default 8 */
     uint32_t seq_bits;         /* global block sequence number width, default 12 */
     uint64_t timeout_ns;       /* a block unacknowledged this long after the send unit took it
                                 * is retransmitted; default 20,000 (20 us, §2), converted once at
-                                * init with clock_hz to the nearest cycle (3,000 at 150 MHz) */
+                                * init with clock_hz to the nearest cycle (5,000 at 250 MHz) */
     uint32_t retry_limit;      /* retransmissions of one block before the transfer is ERROR, default 3 */
-    uint32_t remote_port;      /* remote read requests waiting, default 8 */
+    uint32_t remote_read_depth; /* remote read requests waiting, default 8 */
     uint64_t start_cycle;      /* the engine's first cycle (rq_qos_now after init), default 0;
                                 * e.g. just below 2^64 to test a run across the wrap */
     rnic_trace_fn trace;       /* trace events (below), NULL = off (one branch per trace point) */
@@ -2388,9 +2446,11 @@ typedef struct rq_qos_config {
  *   offset = the block's byte offset in the transfer (block 0: 0; block k: the first
  *            block's size + (k - 1) x block_bytes: blocks follow the receiver's boundaries)
  *   len    = the block's bytes; cycle = the cycle it was issued
- *   aux    = its TID, op = its sequence number (what an ACK/NACK rq_response carries back)
+ *   aux    = its TID; its sequence number is in the engine bits of flags, RQ_WORK_SEQ(flags)
+ *            (the TID and number are what an ACK/NACK rq_response carries back)
  *   flags  = RNIC_WORK_FIRST on block 0, RNIC_WORK_LAST on the transfer's last block, and
- *            the RQ_WORK_* bits below; tag = 0 (an AXI descriptor carries no tag); status 0.
+ *            the RQ_WORK_* bits below; tag = 0 (an AXI descriptor carries no tag), op = 0 and
+ *            raddr as above (the engine writes no caller field: op is never the number); status 0.
  * LAST marks the last piece, not the end of the engine's use of the source memory: a block
  * may still be retransmitted until its ACK; the transfer is consumed when its channel reads
  * DONE or ERROR (rq_qos_axi_read). rq_qos_block_info turns a record back into the
@@ -2400,6 +2460,8 @@ typedef struct rq_qos_config {
 #define RQ_WORK_CHAINED (1u << (RNIC_WORK_ENGINE_SHIFT + 2u))  /* congestion managed, not the first block */
 #define RQ_WORK_HAS_NEXT (1u << (RNIC_WORK_ENGINE_SHIFT + 3u)) /* congestion managed, more blocks follow */
 #define RQ_WORK_CM (1u << (RNIC_WORK_ENGINE_SHIFT + 4u))       /* congestion managed (TIDs from the flow's FID) */
+#define RQ_WORK_SEQ_SHIFT 16u /* flags bits 16..31: the block's sequence number (seq_bits <= 16 wide) */
+#define RQ_WORK_SEQ(flags) ((uint32_t)(flags) >> RQ_WORK_SEQ_SHIFT)
 
 /* A block descriptor for the send unit (the Transaction Table entry, §3.3), all fields spelt
  * out: what rq_qos_block_info decodes from a block's rnic_work record. */
@@ -2459,7 +2521,6 @@ typedef struct rq_qos_stats {
     uint64_t enqueue_stalls;    /* cycles a complete descriptor waited for the FIFO's enqueue port */
     uint64_t bresp_stalls;      /* cycles the write stage waited for room in the B FIFO */
     uint64_t status_reads;
-    uint64_t port_full;         /* pushes refused with RNIC_EBUSY (back-pressure) */
     uint64_t blocks, inline_packets, control_packets, retransmits, timeouts, nacks;
     uint64_t acks, responses_dropped; /* dropped: stale, duplicate or unknown (ESTALE/ENOENT) */
     uint64_t done, failed;            /* transfers completed / ERROR after the retry limit */
@@ -2491,24 +2552,25 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg);
  * defaults: RQ_QOS_MEM_SIZE(16, 64, 64, 16, 16, 512, 64, 16, 8, 8, 8, 4, 16, 8, 8). Evaluates its
  * arguments several times: pass constants. */
 #define RQ_QOS_MEM_SIZE(domains, write_channels, read_channels, intra_priorities, accumulators, ids_tids,        \
-                        ids_fids_unipath, ids_fid_groups, aw_fifo, b_fifo, read_port, transaction_port,          \
-                        packet_queue, response_port, remote_port)                                                \
+                        ids_fids_unipath, ids_fid_groups, axi_write_depth, bresp_depth, axi_read_depth, block_depth,          \
+                        packet_depth, response_depth, remote_read_depth)                                                \
     (RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels) * 4u, uint64_t) +                         \
      RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), uint8_t) +                               \
-     RQ__MEM_PART((accumulators), rq_accumulator) +                                                               \
+     RQ__MEM_PART((accumulators), rq__accumulator) +                                                               \
      RQ__MEM_SSFIFO(2u + 4u * (uint64_t)(intra_priorities), RQ__MEM_LINES(domains, write_channels, read_channels)) + \
      RQ__MEM_PART((ids_tids), uint32_t) + RQ__MEM_PART((ids_fids_unipath) ? (ids_fids_unipath) : 1u, uint32_t) +  \
      RQ__MEM_PART((ids_fid_groups) ? (ids_fid_groups) : 1u, uint32_t) +                                          \
      RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) +                                      \
      RQ__MEM_PART((uint64_t)(domains) * ((write_channels) / 32u), uint64_t) +                                    \
-     RQ__MEM_PART((aw_fifo), rq_axi_beat) + RQ__MEM_PART((b_fifo), rq_axi_bresp) +                               \
-     RQ__MEM_PART((read_port), rq_axi_read) + RQ__MEM_PART((read_port), rq_axi_rdata) +                          \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq_meta) +                               \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq_xfer) +                               \
-     RQ__MEM_PART(2u * (uint64_t)(ids_tids), rq_pend) + RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) + \
-     RQ__MEM_PART((transaction_port), rq_block_desc) + RQ__MEM_PART((packet_queue), rq_packet) +                 \
-     RQ__MEM_PART((response_port), rq_response) + RQ__MEM_PART(2u * (uint64_t)(ids_tids), uint32_t) +            \
-     RQ__MEM_PART(3u * (uint64_t)(ids_tids), uint64_t) + RQ__MEM_PART((remote_port), rq_remote_read))
+     RQ__MEM_PART((axi_write_depth), rq__axi_beat) + RQ__MEM_PART((bresp_depth), rq_axi_bresp) +                               \
+     RQ__MEM_PART((axi_read_depth), rq__axi_read) + RQ__MEM_PART((axi_read_depth), rq_axi_rdata) +                          \
+     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__meta) +                               \
+     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__xfer) +                               \
+     RQ__MEM_PART(2u * (uint64_t)(ids_tids), rq__pend) + RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) + \
+     RQ__MEM_PART((block_depth), rq_block_desc) + RQ__MEM_PART((packet_depth), rq_packet) +                 \
+     RQ__MEM_PART((response_depth), rq_response) + RQ__MEM_PART(2u * (uint64_t)(ids_tids), uint32_t) +            \
+     RQ__MEM_PART(3u * (uint64_t)(ids_tids), uint64_t) + RQ__MEM_PART((remote_read_depth), rq__remote_read) +     \
+     RQ__MEM_PART(2u + 4u * (uint64_t)(intra_priorities), uint32_t))
 /* RQ_QOS_MEM_SIZE's parts, mirroring rq_qos_init's layout: n elements rounded up to
  * RNIC_MEM_ALIGN; the Transfer Table's lines; the scheduling FIFOs (rnic_ssfifo's layout). The
  * ID-return ring's two-word entries are sized as uint64_t (the same 8 bytes). */
@@ -2577,7 +2639,6 @@ RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out);
 RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_desc *out);
 /* Blocks and inline transfers issued and not yet acknowledged. */
 RQ_API uint32_t rq_qos_pending(const rq_qos *q);
-#define RQ_NEVER RNIC_NEVER
 /* Earliest cycle >= now at which a tick changes anything but stall counters without new
  * input; RNIC_NEVER when nothing will, including when the engine only waits for a pop of a
  * full output. O(1) but for stage 1's look at the scheduling queues (at most the queues
@@ -2604,26 +2665,26 @@ RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rq_axi_beat {
+typedef struct rq__axi_beat {
     uint64_t ready;   /* first cycle the write-data stage may take it */
     uint64_t data[2];
     uint32_t domain, addr, bytes;
-} rq_axi_beat;
+} rq__axi_beat;
 
-typedef struct rq_axi_read {
+typedef struct rq__axi_read {
     uint64_t ready;
     uint32_t domain, page, index, mode;
-} rq_axi_read;
+} rq__axi_read;
 
-typedef struct rq_accumulator { /* one per protection domain, or one in total (cfg.accumulators) */
+typedef struct rq__accumulator { /* one per protection domain, or one in total (cfg.accumulators) */
     uint64_t words[4];
     uint32_t line;        /* line being assembled, RNIC_NONE when none */
     uint32_t have;        /* bit w: word w arrived */
     uint32_t expect_line; /* second line of a two-line descriptor, RNIC_NONE when none */
     uint32_t domain;      /* the domain whose descriptor it holds (a shared set) */
-} rq_accumulator;
+} rq__accumulator;
 
-typedef struct rq_xfer { /* per first line: what the segmenter and handler read of a descriptor,
+typedef struct rq__xfer { /* per first line: what the segmenter and handler read of a descriptor,
                            * decoded once when it is accepted (addresses and size stay in the
                            * Transfer Table words) */
     uint32_t total;       /* blocks (the Fig. 3.11 circuit; 1 for inline) */
@@ -2633,9 +2694,9 @@ typedef struct rq_xfer { /* per first line: what the segmenter and handler read 
     uint8_t nlines;       /* 1 or 2 */
     uint8_t extra_read;   /* stage 2 reads a second line first (inline payload over 8 B) */
     uint8_t pad;
-} rq_xfer;
+} rq__xfer;
 
-typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
+typedef struct rq__meta { /* Transfer Metadata Table entry (§3.2), per line */
     uint32_t total;       /* blocks of the transfer (known from its first block) */
     uint32_t block_num;   /* blocks issued */
     uint16_t fid;         /* FID, or the first FID of a multipath group */
@@ -2644,9 +2705,9 @@ typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
     uint8_t has_fid, last_issued, control_sent, failed, pad[3];
     uint32_t index;       /* this transfer's number on the line */
     uint32_t next_index;  /* the next transfer's (kept across transfers) */
-} rq_meta;
+} rq__meta;
 
-typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
+typedef struct rq__pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint64_t issued;      /* cycle of the last (re)transmission */
     uint64_t due;         /* armed: issued + timeout (fast-forward bookkeeping) */
     uint32_t line, block;
@@ -2657,16 +2718,16 @@ typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint8_t in_retx;      /* the TID is in the retransmission queue (at most once; it may outlive the
                            * entry that asked: an ACK or a failure can come first, and the TID's next
                            * entry then is not retransmitted for it) */
-} rq_pend;
+} rq__pend;
 
-typedef struct rq_remote_read { /* a remote read request waiting for the handler */
+typedef struct rq__remote_read { /* a remote read request waiting for the handler */
     uint64_t lines[8];
     uint32_t domain, nlines;
-} rq_remote_read;
+} rq__remote_read;
 
-typedef struct rq_stage2 { /* segmenter stage-2 register */
+typedef struct rq__stage2_reg { /* segmenter stage-2 register */
     uint32_t valid, line, queue, id, wait;
-} rq_stage2;
+} rq__stage2_reg;
 
 /* The message handler's FSM states (Fig. 3.13): ready (S1 takes a response), S2 (the pending
  * entry is read), S3 (the metadata is read and updated). */
@@ -2674,13 +2735,13 @@ enum { RQ__MH_READY = 0, RQ__MH_S2 = 1, RQ__MH_S3 = 2 };
 /* A Transfer Table line's occupancy: free, the first line of a live transfer, its second line. */
 enum { RQ__LINE_FREE = 0, RQ__LINE_FIRST = 1, RQ__LINE_SECOND = 2 };
 
-typedef struct rq_handler { /* message handler FSM */
+typedef struct rq__handler { /* message handler FSM */
     uint32_t state;       /* RQ__MH_READY, RQ__MH_S2, RQ__MH_S3 */
     rq_response r;
     uint64_t next;        /* cycle of the next state's work */
     uint32_t s3_ran;      /* S3 was this cycle's state: S1 takes the next response next cycle */
     uint32_t s1_ran;      /* S1 read the Pending Transactions Table this cycle (the scanner waits) */
-} rq_handler;
+} rq__handler;
 
 struct rq_qos {
     rq_qos_config cfg;
@@ -2690,39 +2751,40 @@ struct rq_qos {
     uint32_t nqueues;
     uint64_t *table;          /* Transfer Table: lines x 4 words */
     uint8_t *occupied;        /* per line: RQ__LINE_FREE, RQ__LINE_FIRST, RQ__LINE_SECOND */
-    rq_accumulator *acc;      /* per domain */
+    rq__accumulator *acc;      /* per domain */
     rnic_ssfifo sched;
     rq_ids ids;
     rq_status_regs status;
-    rnic_ring aw;             /* rq_axi_beat */
+    rnic_ring aw;             /* rq__axi_beat */
     rnic_ring b;              /* rq_axi_bresp */
-    rnic_ring rd;             /* rq_axi_read */
+    rnic_ring rd;             /* rq__axi_read */
     rnic_ring r;              /* rq_axi_rdata */
     bool enq_port_used;       /* this cycle's scheduling-FIFO enqueue (ACK > segmenter > AXI > remote) */
     bool table_port_used;     /* this cycle's Transfer Table port-0 line write (AXI > remote) */
     uint32_t remote_line;     /* the read channel the head remote read is being written to, or RNIC_NONE */
     uint32_t remote_written;  /* its lines written so far (one per cycle through port 0) */
-    rq_meta *meta;            /* per line */
-    rq_xfer *xfer;            /* per line (first lines of live transfers) */
-    rq_pend *pend;            /* per TID (2 x tids) */
+    rq__meta *meta;            /* per line */
+    rq__xfer *xfer;            /* per line (first lines of live transfers) */
+    rq__pend *pend;            /* per TID (2 x tids) */
     rnic_ring tx;             /* rq_block_desc: to the send unit */
     rnic_ring pkt;            /* rq_packet: the Packet queue */
     rnic_ring resp;           /* rq_response: from the network */
     rnic_ring retx;           /* uint32_t TIDs to retransmit */
     rnic_ring id_returns;     /* {pool, id}: IDs going back one per cycle */
-    rnic_ring remote;         /* rq_remote_read */
-    rq_stage2 s2;
+    rnic_ring remote;         /* rq__remote_read */
+    rq__stage2_reg s2;
     rq_block_desc s3;
     bool s3_valid;
     bool arb_handler_last;    /* metadata arbiter: the handler was served last */
     uint32_t s1_pick;         /* the queue stage 1's probe chose this cycle (RNIC_NONE: none) */
     uint64_t tid_wait_mask[2]; /* have-FID queues whose head waits at the tid_bitmap (known busy) */
-    uint32_t tid_waited[128]; /* ... and the TID each waits for; the bit clears when it is back */
+    uint32_t *tid_waited;     /* ... and the TID each waits for, per scheduling queue (caller memory); the bit
+                               * clears when it is back */
     uint64_t queue_class[5][2]; /* queue masks (<= 66 queues), indexed by RQ__CLASS_*: the
                                  * queues taking a TID, a FID, a FID group (= rq_id_pool), the
                                  * have-FID queues, the multipath (4xFID) queues */
     uint64_t pool_closed[8][2]; /* by a bit set of unavailable pools: the queues they close */
-    rq_handler mh;
+    rq__handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */
@@ -2939,15 +3001,15 @@ RQ_API void rq_palos_flow_config_default(rq_palos_flow_config *fc);
 RQ_API rnic_err rq_palos_flow_open(rq_palos *p, uint32_t flow, const rq_palos_flow_config *fc);
 /* Only an idle flow with no posted work (RNIC_ESTATE otherwise; RNIC_ENOENT not open). */
 RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow);
-/* A flow's state (rq_palos_flow_state below; a struct tag beside the function, as POSIX's stat). */
-struct rq_palos_flow_state {
+/* A flow's state (the struct is rq_palos_flow_view: a C name cannot be both a function and a type). */
+typedef struct rq_palos_flow_view {
     uint32_t open;    /* 1: in a group */
     uint32_t head;    /* next WQE to slice (ring counter) */
     uint32_t offset;  /* fetch offset inside WQE head */
     uint32_t tail;    /* the newest accepted doorbell (the tail register) */
-};
+} rq_palos_flow_view;
 /* RNIC_EINVAL a NULL engine or out, RNIC_ENOENT flow >= weights.max_flows (not counted: a query). */
-RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, struct rq_palos_flow_state *out);
+RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, rq_palos_flow_view *out);
 
 /* Doorbell: write the flow's tail register (free-running ring counter of the next WQE the host
  * will write). Writes are coalesced: the doorbell module takes one flow per cycle, in the order
@@ -3633,7 +3695,7 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     if (!cfg)
         return;
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
-    cfg->clock_hz = 150000000ull;
+    cfg->clock_hz = 250000000ull; /* every engine's default; the thesis's FPGA: 150 MHz */
     cfg->domains = 16;
     cfg->write_channels = 64;
     cfg->read_channels = 64;
@@ -3642,16 +3704,16 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->max_outstanding = 2;
     rq_ids_config_default(&cfg->ids);
     cfg->accumulators = 16; /* one set per domain */
-    cfg->aw_fifo = 8;
-    cfg->b_fifo = 8;
-    cfg->read_port = 8;
-    cfg->transaction_port = 4;
-    cfg->packet_queue = 16;
-    cfg->response_port = 8;
+    cfg->axi_write_depth = 8;
+    cfg->bresp_depth = 8;
+    cfg->axi_read_depth = 8;
+    cfg->block_depth = 4;
+    cfg->packet_depth = 16;
+    cfg->response_depth = 8;
     cfg->seq_bits = 12;
-    cfg->timeout_ns = 20000; /* §2: 20 us (3,000 cycles at 150 MHz) */
+    cfg->timeout_ns = 20000; /* §2: 20 us (5,000 cycles at 250 MHz) */
     cfg->retry_limit = 3;
-    cfg->remote_port = 8;
+    cfg->remote_read_depth = 8;
     cfg->trace_id = RNIC_ENGINE_QOS;
 }
 
@@ -3686,13 +3748,13 @@ RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
     RQ__BAD(rq_ids_mem_size(&c->ids) == 0, "ids", RNIC_EINVAL);
     RQ__BAD(c->max_outstanding == 0 || c->max_outstanding > 15u, "max_outstanding", RNIC_EINVAL); /* 4-bit counter */
     RQ__BAD(c->accumulators != 1u && c->accumulators != c->domains, "accumulators", RNIC_EINVAL);
-    RQ__BAD(c->aw_fifo == 0, "aw_fifo", RNIC_EINVAL);
-    RQ__BAD(c->b_fifo == 0, "b_fifo", RNIC_EINVAL);
-    RQ__BAD(c->read_port == 0, "read_port", RNIC_EINVAL);
-    RQ__BAD(c->transaction_port == 0, "transaction_port", RNIC_EINVAL);
-    RQ__BAD(c->packet_queue == 0, "packet_queue", RNIC_EINVAL);
-    RQ__BAD(c->response_port == 0, "response_port", RNIC_EINVAL);
-    RQ__BAD(c->remote_port == 0, "remote_port", RNIC_EINVAL);
+    RQ__BAD(c->axi_write_depth == 0, "axi_write_depth", RNIC_EINVAL);
+    RQ__BAD(c->bresp_depth == 0, "bresp_depth", RNIC_EINVAL);
+    RQ__BAD(c->axi_read_depth == 0, "axi_read_depth", RNIC_EINVAL);
+    RQ__BAD(c->block_depth == 0, "block_depth", RNIC_EINVAL);
+    RQ__BAD(c->packet_depth == 0, "packet_depth", RNIC_EINVAL);
+    RQ__BAD(c->response_depth == 0, "response_depth", RNIC_EINVAL);
+    RQ__BAD(c->remote_read_depth == 0, "remote_read_depth", RNIC_EINVAL);
     RQ__BAD(c->seq_bits < 2u || c->seq_bits > 16u, "seq_bits", RNIC_EINVAL);
     timeout = rq__timeout_of(c);
     RQ__BAD(timeout == 0 || timeout > RQ__MAX_TIMEOUT, "timeout_ns", RNIC_EINVAL);
@@ -3745,29 +3807,30 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     } while (0)
     RQ__PART((size_t)lines * 4u * sizeof(uint64_t), q->table = (uint64_t *)(void *)(mem + at));
     RQ__PART(lines, q->occupied = mem + at);
-    RQ__PART((size_t)c->accumulators * sizeof(rq_accumulator), q->acc = (rq_accumulator *)(void *)(mem + at));
+    RQ__PART((size_t)c->accumulators * sizeof(rq__accumulator), q->acc = (rq__accumulator *)(void *)(mem + at));
     RQ__PART(rnic_ssfifo_mem_size(&fc), rnic_ssfifo_init(&q->sched, &fc, mem + at, n));
     RQ__PART(rq_ids_mem_size(&c->ids), rq_ids_init(&q->ids, &c->ids, mem + at, n));
     RQ__PART(rq_status_mem_size(c->domains, c->write_channels),
              rq_status_init(&q->status, c->domains, c->write_channels, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_beat), c->aw_fifo), rnic_ring_init(&q->aw, sizeof(rq_axi_beat), c->aw_fifo, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_bresp), c->b_fifo), rnic_ring_init(&q->b, sizeof(rq_axi_bresp), c->b_fifo, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_read), c->read_port), rnic_ring_init(&q->rd, sizeof(rq_axi_read), c->read_port, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_rdata), c->read_port), rnic_ring_init(&q->r, sizeof(rq_axi_rdata), c->read_port, mem + at, n));
-    RQ__PART((size_t)lines * sizeof(rq_meta), q->meta = (rq_meta *)(void *)(mem + at));
-    RQ__PART((size_t)lines * sizeof(rq_xfer), q->xfer = (rq_xfer *)(void *)(mem + at));
-    RQ__PART((size_t)2u * c->ids.tids * sizeof(rq_pend), q->pend = (rq_pend *)(void *)(mem + at));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq__axi_beat), c->axi_write_depth), rnic_ring_init(&q->aw, sizeof(rq__axi_beat), c->axi_write_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_bresp), c->bresp_depth), rnic_ring_init(&q->b, sizeof(rq_axi_bresp), c->bresp_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq__axi_read), c->axi_read_depth), rnic_ring_init(&q->rd, sizeof(rq__axi_read), c->axi_read_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_rdata), c->axi_read_depth), rnic_ring_init(&q->r, sizeof(rq_axi_rdata), c->axi_read_depth, mem + at, n));
+    RQ__PART((size_t)lines * sizeof(rq__meta), q->meta = (rq__meta *)(void *)(mem + at));
+    RQ__PART((size_t)lines * sizeof(rq__xfer), q->xfer = (rq__xfer *)(void *)(mem + at));
+    RQ__PART((size_t)2u * c->ids.tids * sizeof(rq__pend), q->pend = (rq__pend *)(void *)(mem + at));
     RQ__PART((size_t)RNIC_BITMAP_WORDS(2u * c->ids.tids) * sizeof(uint64_t), q->due_map = (uint64_t *)(void *)(mem + at));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_block_desc), c->transaction_port),
-             rnic_ring_init(&q->tx, sizeof(rq_block_desc), c->transaction_port, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_packet), c->packet_queue), rnic_ring_init(&q->pkt, sizeof(rq_packet), c->packet_queue, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_response), c->response_port),
-             rnic_ring_init(&q->resp, sizeof(rq_response), c->response_port, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_block_desc), c->block_depth),
+             rnic_ring_init(&q->tx, sizeof(rq_block_desc), c->block_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_packet), c->packet_depth), rnic_ring_init(&q->pkt, sizeof(rq_packet), c->packet_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_response), c->response_depth),
+             rnic_ring_init(&q->resp, sizeof(rq_response), c->response_depth, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), 2u * c->ids.tids), rnic_ring_init(&q->retx, sizeof(uint32_t), 2u * c->ids.tids, mem + at, n));
     RQ__PART(rnic_ring_mem_size(2u * sizeof(uint32_t), 3u * c->ids.tids),
              rnic_ring_init(&q->id_returns, 2u * sizeof(uint32_t), 3u * c->ids.tids, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_remote_read), c->remote_port),
-             rnic_ring_init(&q->remote, sizeof(rq_remote_read), c->remote_port, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq__remote_read), c->remote_read_depth),
+             rnic_ring_init(&q->remote, sizeof(rq__remote_read), c->remote_read_depth, mem + at, n));
+    RQ__PART((size_t)fc.nqueues * sizeof(uint32_t), q->tid_waited = (uint32_t *)(void *)(mem + at));
 #undef RQ__PART
     return off;
 }
@@ -3789,25 +3852,25 @@ static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
 static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value);
 static bool rq__after(uint64_t a, uint64_t b);
-static rq_accumulator *rq__acc(const rq_qos *q, uint32_t domain);
+static rq__accumulator *rq__acc(const rq_qos *q, uint32_t domain);
 static rnic_err rq__peek_null(const rq_qos *q);
 static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out, size_t size);
 static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out, size_t size);
 static void rq__decode_line(const rq_qos *q, uint32_t line, rq_transfer *t);
 static uint64_t rq__src_of(const rq_qos *q, uint32_t line);
 static uint64_t rq__dst_of(const rq_qos *q, uint32_t line);
-static uint32_t rq__requeue_of(const rq_qos *q, const rq_xfer *x);
+static uint32_t rq__requeue_of(const rq_qos *q, const rq__xfer *x);
 static uint32_t rq__next_seq(rq_qos *q);
-static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *m, uint32_t block, uint32_t taken);
-static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uint32_t block, rq_block_desc *b);
+static uint32_t rq__block_tid(const rq_qos *q, const rq__xfer *x, const rq__meta *m, uint32_t block, uint32_t taken);
+static void rq__fill_block(const rq_qos *q, const rq__xfer *x, uint32_t line, uint32_t block, rq_block_desc *b);
 static void rq__finish(rq_qos *q, uint32_t line, rq_status st);
 static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id);
 static void rq__drain_returns(rq_qos *q);
 static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_t nlines);
-static void rq__meta_start(rq_meta *m);
-static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *line_out, uint32_t *word_out);
-static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status);
-static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_accumulator *acc, rq_accumulator *a);
+static void rq__meta_start(rq__meta *m);
+static rnic_err rq__beat_check(const rq_qos *q, const rq__axi_beat *b, uint32_t *line_out, uint32_t *word_out);
+static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status);
+static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a);
 static void rq__write_stage(rq_qos *q);
 static void rq__read_stage(rq_qos *q);
 static void rq__remote_stage(rq_qos *q);
@@ -3928,11 +3991,9 @@ static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
     RQ__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
 }
 
-/* A refused input: counted (port_full too for back-pressure) and traced. */
+/* A refused input: counted once, by cause (RNIC_EBUSY: back-pressure), and traced. */
 static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value)
 {
-    if (e == RNIC_EBUSY)
-        q->stats.port_full++;
     rnic_err_note(&q->stats.errors, e);
     RQ__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     return e;
@@ -3956,14 +4017,14 @@ RQ_API uint32_t rq_qos_space_response(const rq_qos *q) { return q ? rnic_ring_sp
 RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q) { return q ? rnic_ring_space(&q->remote) : 0; }
 
 /* The accumulator set a domain's beats go to (one per domain, or the thesis's single set). */
-static rq_accumulator *rq__acc(const rq_qos *q, uint32_t domain)
+static rq__accumulator *rq__acc(const rq_qos *q, uint32_t domain)
 {
     return &q->acc[q->cfg.accumulators == 1u ? 0u : domain];
 }
 
 RQ_API bool rq_qos_domain_idle(const rq_qos *q, uint32_t domain)
 {
-    const rq_accumulator *a;
+    const rq__accumulator *a;
     if (!q || domain >= q->cfg.domains)
         return false;
     a = rq__acc(q, domain);
@@ -4032,7 +4093,7 @@ static uint64_t rq__src_of(const rq_qos *q, uint32_t line) { return q->table[(si
 static uint64_t rq__dst_of(const rq_qos *q, uint32_t line) { return q->table[(size_t)line * 4u + 1u]; }
 
 /* Scheduling queue a transfer returns to once it has its IDs (have-FID / TID-only). */
-static uint32_t rq__requeue_of(const rq_qos *q, const rq_xfer *x)
+static uint32_t rq__requeue_of(const rq_qos *q, const rq__xfer *x)
 {
     if (x->is_inline || !x->cm)
         return RQ_QUEUE_TID_ONLY;
@@ -4046,7 +4107,7 @@ static uint32_t rq__next_seq(rq_qos *q)
     return s;
 }
 
-static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *m, uint32_t block, uint32_t taken)
+static uint32_t rq__block_tid(const rq_qos *q, const rq__xfer *x, const rq__meta *m, uint32_t block, uint32_t taken)
 {
     if (!x->cm)
         return taken;
@@ -4054,7 +4115,7 @@ static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *
 }
 
 /* Block `block` of the regular transfer on `line` (stage 3's arithmetic, §3.9.3). */
-static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uint32_t block, rq_block_desc *b)
+static void rq__fill_block(const rq_qos *q, const rq__xfer *x, uint32_t line, uint32_t block, rq_block_desc *b)
 {
     uint64_t off = block == 0u ? 0u : x->first + (uint64_t)(block - 1u) * q->cfg.block_bytes; /* first + (n - 1) x BLOCK */
     uint32_t size = block == 0u ? x->first : block + 1u == x->total ? x->last : q->cfg.block_bytes;
@@ -4078,8 +4139,8 @@ static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uin
 /* A transfer's end (DONE or ERROR): status, IDs of the flow back, its lines free. */
 static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
 {
-    rq_meta *m = &q->meta[line];
-    const rq_xfer *x = &q->xfer[line];
+    rq__meta *m = &q->meta[line];
+    const rq__xfer *x = &q->xfer[line];
     if (line % q->channels < q->cfg.write_channels) /* read channels have no status register */
         rq_status_set(&q->status, line / q->channels, line % q->channels, st);
     if (m->has_fid) /* FIDs return on completion (§3.11) */
@@ -4150,7 +4211,7 @@ static void rq__drain_returns(rq_qos *q)
 
 RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes)
 {
-    rq_axi_beat b;
+    rq__axi_beat b;
     if (!q)
         return RNIC_EINVAL;
     if (!data)
@@ -4180,7 +4241,7 @@ RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q
 /* The descriptor decoded once, when it is accepted (validated there). */
 static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_t nlines)
 {
-    rq_xfer *x = &q->xfer[line];
+    rq__xfer *x = &q->xfer[line];
     uint32_t p = q->cfg.intra_priorities;
     RNIC_MEMSET(x, 0, sizeof *x);
     x->is_inline = t->kind == RQ_KIND_INLINE;
@@ -4206,7 +4267,7 @@ static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_
 /* A fresh metadata entry for a transfer accepted on its line; the line's transfer count
  * carries over (the thesis avoids this write with a first-block bit carried in the
  * scheduling FIFO entry, §3.9.1; the effect is the same). */
-static void rq__meta_start(rq_meta *m)
+static void rq__meta_start(rq__meta *m)
 {
     uint32_t index = m->next_index;
     RNIC_MEMSET(m, 0, sizeof *m);
@@ -4215,7 +4276,7 @@ static void rq__meta_start(rq_meta *m)
 }
 
 /* Why a beat is refused before it touches the accumulator (RNIC_OK: it may go on). */
-static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *line_out, uint32_t *word_out)
+static rnic_err rq__beat_check(const rq_qos *q, const rq__axi_beat *b, uint32_t *line_out, uint32_t *word_out)
 {
     uint32_t word = (b->addr >> 3) & 3u, line = b->addr >> 5, channel;
     if ((b->addr & 7u) || (b->bytes != 8u && b->bytes != 16u) || (b->bytes == 16u && (word & 1u)))
@@ -4232,7 +4293,7 @@ static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *
     return RNIC_OK;
 }
 
-static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
+static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
 {
     rq_axi_bresp r;
     RNIC_MEMSET(&r, 0, sizeof r); /* the record's padding too: callers may compare records whole */
@@ -4253,7 +4314,7 @@ static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
 /* Every way the write-data stage ends with its beat: the beat leaves the AW FIFO and gets its
  * BRESP (status e); the domain's accumulator takes its new value *a (acc NULL: unchanged).
  * A refusal (e != RNIC_OK) with an accumulator abandons the descriptor being assembled. */
-static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_accumulator *acc, rq_accumulator *a)
+static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
 {
     if (acc) {
         if (e != RNIC_OK) {
@@ -4268,9 +4329,9 @@ static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_acc
 
 static void rq__write_stage(rq_qos *q)
 {
-    const rq_axi_beat *head = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
-    rq_axi_beat b;
-    rq_accumulator a, *acc;
+    const rq__axi_beat *head = (const rq__axi_beat *)rnic_ring_peek(&q->aw);
+    rq__axi_beat b;
+    rq__accumulator a, *acc;
     rq_transfer t;
     uint32_t line = 0, word = 0, first, nlines, queue;
     rnic_err e;
@@ -4377,7 +4438,7 @@ static void rq__write_stage(rq_qos *q)
 
 RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode)
 {
-    rq_axi_read rd;
+    rq__axi_read rd;
     if (!q)
         return RNIC_EINVAL;
     rd.ready = q->now + 1u;
@@ -4403,7 +4464,7 @@ RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q
 
 static void rq__read_stage(rq_qos *q)
 {
-    const rq_axi_read *head = (const rq_axi_read *)rnic_ring_peek(&q->rd);
+    const rq__axi_read *head = (const rq__axi_read *)rnic_ring_peek(&q->rd);
     rq_axi_rdata out;
     rq_status st = RQ_IDLE;
     if (!head || rq__after(head->ready, q->now) || rnic_ring_full(&q->r))
@@ -4432,7 +4493,7 @@ static void rq__read_stage(rq_qos *q)
 
 RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t)
 {
-    rq_remote_read rr;
+    rq__remote_read rr;
     if (!q)
         return RNIC_EINVAL;
     if (domain >= q->cfg.domains)
@@ -4457,7 +4518,7 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
  * first), and enqueues it with its last line (the lowest enqueue priority). */
 static void rq__remote_stage(rq_qos *q)
 {
-    const rq_remote_read *rr = (const rq_remote_read *)rnic_ring_peek(&q->remote);
+    const rq__remote_read *rr = (const rq__remote_read *)rnic_ring_peek(&q->remote);
     uint32_t base, ch, line = q->remote_line;
     rq_transfer t;
     bool last;
@@ -4551,11 +4612,12 @@ static void rq__block_to_work(const rq_block_desc *b, rnic_work *w)
     w->index = b->index;
     w->offset = b->offset;
     w->len = b->size;
-    w->op = b->seq;
+    w->op = 0; /* the caller's field: the engine puts nothing there (the number is in flags) */
     w->aux = b->tid;
     w->flags = (b->block == 0u ? RNIC_WORK_FIRST : 0u) | (b->last ? RNIC_WORK_LAST : 0u) |
                (b->retransmit ? RQ_WORK_RETRANSMIT : 0u) | (b->notify ? RQ_WORK_NOTIFY : 0u) |
-               (b->chained ? RQ_WORK_CHAINED : 0u) | (b->has_next ? RQ_WORK_HAS_NEXT : 0u) | (b->cm ? RQ_WORK_CM : 0u);
+               (b->chained ? RQ_WORK_CHAINED : 0u) | (b->has_next ? RQ_WORK_HAS_NEXT : 0u) | (b->cm ? RQ_WORK_CM : 0u) |
+               (b->seq << RQ_WORK_SEQ_SHIFT);
 }
 
 RQ_API rnic_err rq_qos_peek_block(const rq_qos *q, rnic_work *out)
@@ -4578,8 +4640,9 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
     if (e == RNIC_OK) {
         uint32_t block = ((const rq_block_desc *)rnic_ring_peek(&q->tx))->block;
         rnic_ring_pop(&q->tx, NULL);
-        RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | out->op, ((uint64_t)out->offset << 32) | out->len);
-        rq__taken_by_send_unit(q, out->aux, out->op, out->flow, out->index, block);
+        RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | RQ_WORK_SEQ(out->flags),
+                  ((uint64_t)out->offset << 32) | out->len);
+        rq__taken_by_send_unit(q, out->aux, RQ_WORK_SEQ(out->flags), out->flow, out->index, block);
     }
     return e;
 }
@@ -4608,7 +4671,7 @@ RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_
     out->dst = w->raddr;
     out->size = w->len;
     out->tid = w->aux;
-    out->seq = w->op;
+    out->seq = RQ_WORK_SEQ(w->flags);
     out->transfer = w->flow;
     out->domain = w->flow / q->channels;
     out->offset = w->offset;
@@ -4640,7 +4703,7 @@ RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_
 
 static void rq__disarm(rq_qos *q, uint32_t tid)
 {
-    rq_pend *pe = &q->pend[tid];
+    rq__pend *pe = &q->pend[tid];
     if (pe->armed == RQ__ARMED_LIST) {
         if (pe->armed_prev != RNIC_NONE)
             q->pend[pe->armed_prev].armed_next = pe->armed_next;
@@ -4661,7 +4724,7 @@ static void rq__disarm(rq_qos *q, uint32_t tid)
 /* After any change to pend[tid]. */
 static void rq__timer_sync(rq_qos *q, uint32_t tid)
 {
-    rq_pend *pe = &q->pend[tid];
+    rq__pend *pe = &q->pend[tid];
     uint64_t due;
     if (!(pe->valid && pe->taken && !pe->retx_queued)) {
         rq__disarm(q, tid);
@@ -4719,7 +4782,7 @@ static uint64_t rq__next_timeout(const rq_qos *q)
         gap = ((uint64_t)i - q->scan) & (n - 1u);
     }
     if (h != RNIC_NONE) {
-        const rq_pend *pe = &q->pend[h];
+        const rq__pend *pe = &q->pend[h];
         g = (pe->due - q->now) + (((uint64_t)h - (q->scan + (pe->due - q->now))) & (n - 1u));
         if (g < gap)
             gap = g;
@@ -4735,7 +4798,7 @@ static uint64_t rq__next_timeout(const rq_qos *q)
  * scanner waits on its entry (the handler first: a response in hand must not wait). */
 static void rq__timeout_scan(rq_qos *q)
 {
-    rq_pend *pe = &q->pend[q->scan];
+    rq__pend *pe = &q->pend[q->scan];
     if (q->mh.s1_ran) {
         q->stats.scan_waits++;
         return;
@@ -4773,11 +4836,11 @@ static bool rq__arbiter_grant(rq_qos *q, bool handler, bool other_wants)
 /* S3 (first in the cycle: its enqueue has the highest priority): apply an ACK. */
 static void rq__handler_s3(rq_qos *q)
 {
-    rq_handler *h = &q->mh;
-    rq_pend *pe;
+    rq__handler *h = &q->mh;
+    rq__pend *pe;
     uint32_t line, acks, queue = RNIC_NONE;
-    rq_meta *m;
-    const rq_xfer *x;
+    rq__meta *m;
+    const rq__xfer *x;
     bool tid_back;
     if (h->state != RQ__MH_S3 || rq__after(h->next, q->now))
         return;
@@ -4822,8 +4885,8 @@ static void rq__handler_s3(rq_qos *q)
  * Returns true when it took the metadata read port this cycle. */
 static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
 {
-    rq_handler *h = &q->mh;
-    rq_pend *pe;
+    rq__handler *h = &q->mh;
+    rq__pend *pe;
     if (h->state == RQ__MH_READY) {
         if (!h->s3_ran && rnic_ring_pop_n(&q->resp, &h->r, sizeof h->r) == RNIC_OK) {
             h->state = RQ__MH_S2;
@@ -4867,8 +4930,8 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
 static void rq__fail_transfer(rq_qos *q, uint32_t line)
 {
     uint32_t i;
-    rq_meta *m = &q->meta[line];
-    const rq_xfer *x = &q->xfer[line];
+    rq__meta *m = &q->meta[line];
+    const rq__xfer *x = &q->xfer[line];
     for (i = 0; i < 2u * q->cfg.ids.tids; i++) /* its blocks in flight are forgotten */
         if (q->pend[i].valid && q->pend[i].line == line) {
             q->pend[i].valid = 0;
@@ -4902,7 +4965,7 @@ static void rq__retransmit(rq_qos *q)
 {
     const uint32_t *head = (const uint32_t *)rnic_ring_peek(&q->retx);
     uint32_t tid;
-    rq_pend *pe;
+    rq__pend *pe;
     rq_transfer t;
     if (!head)
         return;
@@ -5004,10 +5067,10 @@ static void rq__stage3(rq_qos *q, bool *issued)
 /* Stage 2: everything is checked first; nothing changes unless the whole step can happen. */
 static void rq__stage2(rq_qos *q, bool stage3_issued)
 {
-    rq_stage2 *s = &q->s2;
+    rq__stage2_reg *s = &q->s2;
     rq_transfer t;
-    rq_meta *m;
-    const rq_xfer *x;
+    rq__meta *m;
+    const rq__xfer *x;
     rq_packet pk;
     uint32_t line, tid, block, requeue = RNIC_NONE;
     bool control = false, bypass;
@@ -5155,7 +5218,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
 /* The TID of the tid_bitmap wait of queue qi's head. */
 static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi)
 {
-    const rq_meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
+    const rq__meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
     return rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num)
                                                    : rq_tid_unipath(&q->ids, m->fid, m->block_num);
 }
@@ -5330,8 +5393,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
  * wait on a full output or on new input counts as work. */
 static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls)
 {
-    const rq_axi_beat *beat = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
-    const rq_axi_read *rd = (const rq_axi_read *)rnic_ring_peek(&q->rd);
+    const rq__axi_beat *beat = (const rq__axi_beat *)rnic_ring_peek(&q->aw);
+    const rq__axi_read *rd = (const rq__axi_read *)rnic_ring_peek(&q->rd);
     const uint32_t *retx = (const uint32_t *)rnic_ring_peek(&q->retx);
     bool tx_full = rnic_ring_full(&q->tx), pkt_full = rnic_ring_full(&q->pkt);
     *wake = UINT64_MAX;
@@ -5340,7 +5403,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
         q->mh.state != RQ__MH_READY || !rq_ids_ready(&q->ids))
         return false;
     if (retx) { /* the retransmission path waits only on its output */
-        const rq_pend *pe = &q->pend[*retx];
+        const rq__pend *pe = &q->pend[*retx];
         if (!pe->valid || !pe->retx_queued || pe->retries >= q->cfg.retry_limit)
             return false;
         if (!(q->xfer[pe->line].is_inline ? pkt_full : tx_full))
@@ -5352,10 +5415,10 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
         (*seg_stalls)++;
     }
     if (q->s2.valid) {
-        const rq_meta *m = &q->meta[q->s2.line];
+        const rq__meta *m = &q->meta[q->s2.line];
         if (q->s2.wait || m->failed)
             return false;
-        const rq_xfer *x = &q->xfer[q->s2.line];
+        const rq__xfer *x = &q->xfer[q->s2.line];
         if (q->s2.queue == RQ_QUEUE_CONTROL || x->is_inline) {
             if (!pkt_full)
                 return false;
@@ -5643,10 +5706,15 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)
     return bytes; /* 0 when the chunk is under a byte: the fraction waits for the next round */
 }
 /* ==== end src/rnicq/palos_weights.c ==== */
-/* ==== begin src/rnicq/palos.c ==== */
-/* The Palos chunk slicer (interface and workflow: palos_api.h; contract: docs/palos_model.md).
- * Tick path: 32-bit arithmetic beside the 64-bit clock (a 32-bit divide per piece when
- * packet_overhead is set, one more per cut when cut_align is), no allocation, no floating point. */
+/* ==== begin src/rnicq/palos_engine.c ==== */
+/* The Palos chunk slicer (interface and Fig. 5 workflow: palos_api.h; contract: docs/palos_model.md):
+ * configuration, memory, init, the trace point, the control path (groups and flows, §IV-B), the
+ * flow state and statistics. One file per box of Fig. 5 follows: palos_doorbell.c (the doorbell
+ * module and the schedule queues), palos_fetch.c (WQE fetch), palos_slicer.c (message slicing),
+ * palos_port.c (the output port of pieces); palos_tick.c runs them in a cycle's order and
+ * fast-forwards. Tick path: 32-bit arithmetic beside the 64-bit clock (a 32-bit divide per piece
+ * when packet_overhead is set, one more per cut when cut_align is), no allocation, no floating
+ * point. */
 
 enum { RQ__PALOS_IDLE = 0, RQ__PALOS_QUEUED = 1, RQ__PALOS_FETCHING = 2 };
 #define RQ__PALOS_MAX_PIECE 0x80000000u /* 2^31: the largest WQE and the largest credit */
@@ -5851,6 +5919,39 @@ RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow)
     return rq__palos_count(p, rq__pw_remove_qp(&p->weights, flow), flow, 0);
 }
 
+RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p ? p->now : 0u; }
+RQ_API uint64_t rq_palos_backlog(const rq_palos *p) { return p ? p->backlog : 0u; }
+RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p) { return p ? &p->stats : NULL; }
+RQ_API const rq_pw *rq_palos_weights(const rq_palos *p) { return p ? &p->weights : NULL; }
+
+RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, rq_palos_flow_view *out)
+{
+    if (!p || !out)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_flows)
+        return RNIC_ENOENT;
+    out->open = p->weights.qps[flow].group != RNIC_NONE;
+    out->head = p->qps[flow].head;
+    out->offset = p->qps[flow].offset;
+    out->tail = p->qps[flow].posted;
+    return RNIC_OK;
+}
+
+/* ---- per-cycle modules ---- */
+
+/* Wrap-safe: cycle `at` has come by `now` (times in flight are far below 2^63 apart). */
+static bool rq__palos_due(uint64_t at, uint64_t now) { return now - at < ((uint64_t)1 << 63); }
+
+/* The output port (palos_port.c), used by the slicing module before it. */
+static bool rq__palos_port_full(const rq_palos *p);
+static void rq__palos_push(rq_palos *p, const rnic_work *o);
+static void rq__palos_launch_end(rq_palos *p);
+/* ==== end src/rnicq/palos_engine.c ==== */
+/* ==== begin src/rnicq/palos_doorbell.c ==== */
+/* Palos Fig. 5, steps 1-2: the tail registers (rq_palos_doorbell), the doorbell module that
+ * applies one flow's newest tail per cycle, and the schedule queues an idle flow enters (the
+ * latency class's and the bandwidth class's FIFOs of flow ids). */
+
 RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
 {
     rq__palos_qp *q;
@@ -5875,11 +5976,6 @@ RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
     return RNIC_OK;
 }
 
-/* ---- per-cycle modules ---- */
-
-/* Wrap-safe: cycle `at` has come by `now` (times in flight are far below 2^63 apart). */
-static bool rq__palos_due(uint64_t at, uint64_t now) { return now - at < ((uint64_t)1 << 63); }
-
 static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 {
     rq__palos_qp *q = &p->qps[qp];
@@ -5902,6 +5998,11 @@ static void rq__palos_doorbell_module(rq_palos *p)
     if (q->where == RQ__PALOS_IDLE)
         rq__palos_enqueue(p, flow);
 }
+/* ==== end src/rnicq/palos_doorbell.c ==== */
+/* ==== begin src/rnicq/palos_fetch.c ==== */
+/* Palos Fig. 5, steps 3-4: WQE fetch. One flow per cycle from the schedule queues (latency
+ * first) into a free fetch slot of its class: a batch of up to max_batch WQEs, readable
+ * fetch_latency_ns later. */
 
 /* WQEs one batch read takes: those posted from the head, at most max_batch. */
 static uint32_t rq__palos_batch(const rq_palos *p, const rq__palos_qp *q)
@@ -5927,6 +6028,12 @@ static void rq__palos_fetch_module(rq_palos *p)
     (void)rnic_ring_push(&p->slots[cls], &s);
     RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, s.qp, s.count, s.ready);
 }
+/* ==== end src/rnicq/palos_fetch.c ==== */
+/* ==== begin src/rnicq/palos_slicer.c ==== */
+/* Palos Fig. 5, steps 5-6: message slicing. A visit's credit (the flow's chunk from rq_pw plus
+ * what it carried), WQEs passed whole or cut where the credit ends, several launched per cycle,
+ * the head and fetch offset written back once per launch, the visit's end (deficit round robin);
+ * the latency class's one message per visit and a bandwidth visit stepping aside for it. */
 
 /* Bytes the current visit is charged per packet on top of the payload: packet_overhead, none
  * for a latency-class visit (its limit is a message size, §IV-C). */
@@ -5985,28 +6092,6 @@ static void rq__palos_writeback(rq_palos *p)
     q->head = v->head;
     q->offset = v->offset;
     q->cut = (uint8_t)v->cut;
-}
-
-/* The output port holds piece_depth launches. */
-static bool rq__palos_port_full(const rq_palos *p) { return p->launch_count == p->cfg.piece_depth; }
-
-/* A record into the output port, part of this cycle's launch (closed by rq__palos_launch_end). */
-static void rq__palos_push(rq_palos *p, const rnic_work *o)
-{
-    (void)rnic_ring_push(&p->out, o); /* cannot fail: a free launch holds launch_wqes records */
-    p->launch_now++;
-}
-
-/* The launch of this cycle takes its place in the port; step 6 writes the QP's head and fetch
- * offset back. */
-static void rq__palos_launch_end(rq_palos *p)
-{
-    uint32_t t = p->launch_head + p->launch_count;
-    p->launch_len[t >= p->cfg.piece_depth ? t - p->cfg.piece_depth : t] = p->launch_now;
-    p->launch_count++;
-    p->stats.launches++;
-    p->launch_now = 0;
-    rq__palos_writeback(p);
 }
 
 static void rq__palos_begin_visit(rq_palos *p, const rq__palos_slot *s)
@@ -6269,17 +6354,31 @@ static void rq__palos_slice_module(rq_palos *p)
     if (p->launch_now)
         rq__palos_launch_end(p);
 }
+/* ==== end src/rnicq/palos_slicer.c ==== */
+/* ==== begin src/rnicq/palos_port.c ==== */
+/* Palos: the output port of pieces (rnic_work records toward the protocol engine), piece_depth
+ * launches of up to launch_wqes records each; rq_palos_pop_piece / rq_palos_peek_piece. */
 
-RQ_API void rq_palos_tick(rq_palos *p)
+/* The output port holds piece_depth launches. */
+static bool rq__palos_port_full(const rq_palos *p) { return p->launch_count == p->cfg.piece_depth; }
+
+/* A record into the output port, part of this cycle's launch (closed by rq__palos_launch_end). */
+static void rq__palos_push(rq_palos *p, const rnic_work *o)
 {
-    if (!p)
-        return;
-    /* back to front: each module sees what the one before it did in the previous cycle */
-    rq__palos_slice_module(p);
-    rq__palos_fetch_module(p);
-    rq__palos_doorbell_module(p);
-    p->now++;
-    p->stats.cycles++;
+    (void)rnic_ring_push(&p->out, o); /* cannot fail: a free launch holds launch_wqes records */
+    p->launch_now++;
+}
+
+/* The launch of this cycle takes its place in the port; step 6 writes the QP's head and fetch
+ * offset back. */
+static void rq__palos_launch_end(rq_palos *p)
+{
+    uint32_t t = p->launch_head + p->launch_count;
+    p->launch_len[t >= p->cfg.piece_depth ? t - p->cfg.piece_depth : t] = p->launch_now;
+    p->launch_count++;
+    p->stats.launches++;
+    p->launch_now = 0;
+    rq__palos_writeback(p);
 }
 
 RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out)
@@ -6311,23 +6410,21 @@ RQ_API rnic_err rq_palos_peek_piece(const rq_palos *p, rnic_work *out)
     *out = *w;
     return RNIC_OK;
 }
+/* ==== end src/rnicq/palos_port.c ==== */
+/* ==== begin src/rnicq/palos_tick.c ==== */
+/* Palos: one cycle (the modules back to front) and fast-forward (rq_palos_next_event,
+ * rq_palos_advance). */
 
-RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p ? p->now : 0u; }
-RQ_API uint64_t rq_palos_backlog(const rq_palos *p) { return p ? p->backlog : 0u; }
-RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p) { return p ? &p->stats : NULL; }
-RQ_API const rq_pw *rq_palos_weights(const rq_palos *p) { return p ? &p->weights : NULL; }
-
-RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, struct rq_palos_flow_state *out)
+RQ_API void rq_palos_tick(rq_palos *p)
 {
-    if (!p || !out)
-        return RNIC_EINVAL;
-    if (flow >= p->cfg.weights.max_flows)
-        return RNIC_ENOENT;
-    out->open = p->weights.qps[flow].group != RNIC_NONE;
-    out->head = p->qps[flow].head;
-    out->offset = p->qps[flow].offset;
-    out->tail = p->qps[flow].posted;
-    return RNIC_OK;
+    if (!p)
+        return;
+    /* back to front: each module sees what the one before it did in the previous cycle */
+    rq__palos_slice_module(p);
+    rq__palos_fetch_module(p);
+    rq__palos_doorbell_module(p);
+    p->now++;
+    p->stats.cycles++;
 }
 
 /* The next cycle at which a tick changes anything: true and *at (now when it is due now), or
@@ -6410,7 +6507,7 @@ RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle)
         return 0;
     return rq_palos_advance(p, rnic_cycles_until(p->now, cycle));
 }
-/* ==== end src/rnicq/palos.c ==== */
+/* ==== end src/rnicq/palos_tick.c ==== */
 /* ==== begin src/rnicq/node.c ==== */
 /* rnicq.h: node.c -- the node tables (src/common/node.h): ports by index, each call the
  * engine's own public function, so checks, counters and trace are the engine's. */

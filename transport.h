@@ -53,7 +53,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xe67c7fa1u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xa5707df6u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1565,7 +1565,8 @@ typedef void (*rnic_trace_fn)(void *user, const rnic_trace_event *ev);
 typedef struct rnic_trace {
     rnic_trace_fn fn; /* NULL: tracing off */
     void *user;       /* passed back to fn */
-    uint64_t events;  /* trace points reached (counted with or without fn) */
+    uint64_t events;  /* events emitted through rnic_trace_emit (the engines' trace points,
+                         RNIC__TRACE, emit only while fn is set) */
 } rnic_trace;
 
 #define RNIC_TRACE_BYTES 32u
@@ -1688,11 +1689,15 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
  * applied in b/s, b = the rate asked. Engine kinds document their a/b in the engine's doc.
  *
  * RNIC__TRACE(x, kind, flow, a, b) is the one trace point of every engine: `x` is the engine
- * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). It
- * counts the point in trace.events and calls the callback when one is set. */
-#define RNIC__TRACE(x, kind, flow, a, b)                                                                  \
-    rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow), (uint64_t)(a), \
-                    (uint64_t)(b))
+ * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). With no
+ * callback set it costs one branch: nothing is evaluated or counted (trace.events counts the
+ * events delivered). A statement, not an expression. */
+#define RNIC__TRACE(x, kind, flow, a, b)                                                                   \
+    do {                                                                                                   \
+        if ((x)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow),      \
+                            (uint64_t)(a), (uint64_t)(b));                                                 \
+    } while (0)
 /* A port event of record `w` (PUSH, OUT, POP): a = w->index, b = w->len. */
 #define RNIC__TRACE_REC(x, kind, w) RNIC__TRACE((x), (kind), (w)->flow, (w)->index, (w)->len)
 /* A refused record: a = its index, b = the error. */
@@ -1980,8 +1985,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xe67c7fa1u
-#error "rnicq: transport.h needs common core version 200 (id 0xe67c7fa1u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa5707df6u
+#error "rnicq: transport.h needs common core version 200 (id 0xa5707df6u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2014,7 +2019,6 @@ TP_API const char *tp_version(void);
 /* ---- Tonic (cycle semantics: docs/transport_model.md; the shapes every engine shares:
  * docs/engine_contract.md) ---- */
 
-#define TP_NEVER RNIC_NEVER
 #define TP_MAX_FLOWS 65536u
 #define TP_MAX_WINDOW 256u     /* W: segments tracked per flow (Table 4) */
 #define TP_MAX_RING 64u        /* N: segment addresses per flow in the credit engine */
@@ -2085,7 +2089,7 @@ typedef struct tp_flow_config {
     uint64_t init_rate_bps; /* initial rate for rate credit, default = cfg.link_bps */
     uint64_t init_credit;  /* initial token credit in bytes, default 0 */
     uint64_t max_burst;    /* D: rate credit saturates here (bytes); 0 (default) = 2 segments; rate credit only */
-    uint32_t rto_us;       /* retransmission timeout (the minimum RTO), default 200000 (200 ms) */
+    uint64_t rto_ns;       /* retransmission timeout (the minimum RTO), default 200000000 (200 ms); > 0 */
     uint32_t param[6];     /* protocol parameters (each protocol documents them), default 0 */
 } tp_flow_config;
 
@@ -2176,16 +2180,16 @@ typedef struct tp_pacer {
 } tp_pacer;
 
 typedef struct tp_config {
-    uint64_t clock_hz;       /* default 100 MHz (the prototype's 10 ns cycle) */
+    uint64_t clock_hz;       /* default 250 MHz (every engine's; the Tonic prototype ran at 100 MHz) */
     uint64_t link_bps;       /* the highest rate (rate credit), default 100 Gb/s */
     uint64_t min_rate_bps;   /* default 100 Kb/s */
     uint32_t max_flows;      /* 1 .. TP_MAX_FLOWS, default 1024 */
     uint32_t window;         /* W: 64, 128 or 256 segments, default 128 */
     uint32_t ring;           /* N: segment addresses per flow in the credit engine, 1 .. 64, default 4 */
-    uint32_t messages;       /* messages queued per flow, 1 .. 256, default 8 */
-    uint32_t incoming_capacity; /* control-packet input FIFO, default 64 */
-    uint32_t tx_capacity;    /* segment output port, default 16 */
-    uint32_t completion_capacity; /* completion output port, default 64 */
+    uint32_t message_depth;  /* message port: messages queued per flow, 1 .. 256, default 8 */
+    uint32_t incoming_depth; /* incoming port (control-packet FIFO), 1 .. 65536, default 64 */
+    uint32_t segment_depth;  /* segment output port, 1 .. 65536, default 16 */
+    uint32_t completion_depth; /* completion output port, 1 .. 65536, default 64 */
     const tp_protocol *protocol; /* required */
     bool external_pacer;     /* rate credit by an outside pacer (ratelimit.h): see tp_pacer_source */
     tp_pacer pacer;
@@ -2232,16 +2236,16 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
  * sizeof(tp_ndp_ctx); or the credit type's budget TP_CTX_MAX_*, an upper bound for any protocol
  * of that type). At the defaults with NewReno: TP_MEM_SIZE(1024, 128, 4, 8, 64, 16, 64,
  * sizeof(tp_tcp_ctx)). Evaluates its arguments several times: pass constants. */
-#define TP_MEM_SIZE(max_flows, window, ring, messages, incoming_capacity, tx_capacity, completion_capacity,     \
+#define TP_MEM_SIZE(max_flows, window, ring, message_depth, incoming_depth, segment_depth, completion_depth,    \
                     ctx_size)                                                                                  \
     (TP__MEM_PART((max_flows), tp_flow) + TP__MEM_PART((uint64_t)(max_flows) * 3u * ((window) / 64u), uint64_t) + \
      TP__MEM_PART((uint64_t)(max_flows) * TP__MEM_ALIGN(ctx_size), uint8_t) +                                  \
      TP__MEM_PART(TP__MEM_ALIGN(ctx_size) * 2u + 8u, uint8_t) +                                                \
-     TP__MEM_PART((uint64_t)(max_flows) * (messages), tp_msg) +                                               \
+     TP__MEM_PART((uint64_t)(max_flows) * (message_depth), tp_msg) +                                               \
      TP__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * TP__MEM_PART((max_flows), uint32_t) +      \
-     2u * TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(incoming_capacity), rnic_work) +       \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(tx_capacity), rnic_work) +                                             \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(completion_capacity), rnic_work))
+     2u * TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(incoming_depth), rnic_work) +       \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(segment_depth), rnic_work) +                                             \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(completion_depth), rnic_work))
 /* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts, mirroring the init layouts: n elements rounded up
  * to RNIC_MEM_ALIGN; a timer heap (flow, key, position per flow); a port's power-of-two slots. */
 #define TP__MEM_ALIGN(n) (((uint64_t)(n) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u))
@@ -2311,25 +2315,25 @@ TP_API rnic_err tp_flow_state(const tp *t, uint32_t flow, tp_flow_view *out);
 /* ---- the compatible receiver (rnic_work records in and out, one packet per cycle) ---- */
 
 typedef struct tp_rx_config {
-    uint64_t clock_hz;       /* default 100 MHz */
+    uint64_t clock_hz;       /* default 250 MHz */
     uint32_t max_flows;      /* default 1024 */
     uint32_t window;         /* receive bitmap bits: 64, 128 or 256, default 128 */
     uint32_t delack_count;   /* ACK every n-th in-order segment (ns-3 DelAckCount), 1 = off; default 2 */
-    uint32_t delack_us;      /* delayed-ACK timeout, default 200000 (ns-3's 200 ms) */
+    uint64_t delack_ns;      /* delayed-ACK timeout, default 200000000 (ns-3's 200 ms); 1 ns .. 100 s */
     bool nack;               /* out-of-order arrivals answer TP_PKT_NACK instead of an ACK */
     bool sack;               /* ACKs carry a SACK block (default true; false: cumulative only, a TCP without SACK) */
     bool ack_first;          /* a flow's first segment is acknowledged at once, as ns-3's TCP receiver does
                                 (its delayed-ACK pairs then start at the second segment); default false */
     bool go_back_n;          /* RoCEv2 responder: out-of-sequence data is discarded (not delivered) and
                                 answered with a NAK (TP_PKT_NACK, index = expected PSN); default false */
-    uint32_t cnp_interval_us; /* DCQCN notification point: at most one CNP (TP_PKT_CNP) per flow per
-                                interval for CE-marked data (TP_WORK_ECN); 0 (default) = no CNPs */
+    uint64_t cnp_interval_ns; /* DCQCN notification point: at most one CNP (TP_PKT_CNP) per flow per
+                                interval for CE-marked data (TP_WORK_ECN); 0 (default) = no CNPs; <= 100 s */
     uint32_t cnp_mode;       /* TP_RX_CNP_*: what a mark inside the interval does */
     uint64_t pull_bps;       /* NDP: every arrival (data or trimmed header) queues one pull
                                 (TP_PKT_GRANT, aux = the segment's len); pulls leave paced at this rate
                                 (len + pull_overhead_bytes per pull); 0 (default) = no pulls */
     uint32_t pull_overhead_bytes; /* per-packet wire bytes the pull pacing adds to len; default 64 */
-    uint32_t input_capacity, ack_capacity, delivered_capacity; /* defaults 64, 64, 64 */
+    uint32_t segment_depth, ack_depth, delivered_depth; /* port depths (1 .. 65536), defaults 64, 64, 64 */
     uint64_t start_cycle;
     rnic_trace_fn trace;
     void *trace_user;
@@ -2352,17 +2356,17 @@ TP_API void tp_rx_config_default(tp_rx_config *cfg);
 TP_API rnic_err tp_rx_config_check(const tp_rx_config *cfg, const char **field);
 TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
 /* TP_RX_MEM_SIZE: tp_rx_mem_size as an integer constant expression (exactly tp_rx_mem_size(&cfg)
- * for a config tp_rx_config_check accepts; tested). cnp_interval_us, cnp_mode and pull_bps only
+ * for a config tp_rx_config_check accepts; tested). cnp_interval_ns, cnp_mode and pull_bps only
  * say whether the CNP timers and the pull queue exist (the pull queue holds max_flows x window
  * entries, at most 65,536). At the defaults: TP_RX_MEM_SIZE(1024, 128, 64, 64, 64, 0, 0, 0). */
-#define TP_RX_MEM_SIZE(max_flows, window, input_capacity, ack_capacity, delivered_capacity, cnp_interval_us,    \
+#define TP_RX_MEM_SIZE(max_flows, window, segment_depth, ack_depth, delivered_depth, cnp_interval_ns,          \
                        cnp_mode, pull_bps)                                                                      \
     (TP__MEM_PART((max_flows), tp_rx_flow) + TP__MEM_PART((uint64_t)(max_flows) * ((window) / 64u), uint64_t) + \
-     TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(input_capacity), rnic_work) +                \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(ack_capacity), rnic_work) +                                            \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(delivered_capacity), rnic_work) +                                      \
-     ((cnp_interval_us) ? TP__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
-     ((cnp_interval_us) && (cnp_mode) == TP_RX_CNP_DEFERRED ? TP__MEM_HEAP(max_flows) : 0u) +                  \
+     TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(segment_depth), rnic_work) +                \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(ack_depth), rnic_work) +                                            \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(delivered_depth), rnic_work) +                                      \
+     ((cnp_interval_ns) ? TP__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
+     ((cnp_interval_ns) && (cnp_mode) == TP_RX_CNP_DEFERRED ? TP__MEM_HEAP(max_flows) : 0u) +                  \
      ((pull_bps) ? TP__MEM_PART((uint64_t)(max_flows) * (window) < 65536u ? (uint64_t)(max_flows) * (window)  \
                                                                           : 65536u,                            \
                                 uint64_t)                                                                      \
@@ -2417,7 +2421,7 @@ TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r);
  *   param[1]  bit 0 set: no limited transmit (RFC 3042; on by default, as in ns-3)
  *   param[2]  initial ssthresh in segments; 0 = "infinite" (UINT32_MAX bytes, ns-3's default)
  * The initial window is init_wnd segments (default 10, ns-3's InitialCwnd); the base RTO is
- * rto_us, doubled per consecutive timeout up to 60 s (ns-3) and reset when new data is acked.
+ * rto_ns, doubled per consecutive timeout up to 60 s (ns-3) and reset when new data is acked.
  *
  * A duplicate ACK (Reno, NewReno) is RFC 5681's without the window-update part: a TP_PKT_ACK or
  * TP_PKT_NACK whose cumulative ack equals wnd_start while data is outstanding. SACK uses RFC
@@ -2481,14 +2485,14 @@ typedef struct tp_sack_ctx {
  *
  * Go-back-N (RoCEv2): TP_PKT_ACK slides the window (the engine) and restarts the rtx timer when it
  * acknowledges something; TP_PKT_NACK (a NAK: index = the PSN the responder expects) marks
- * [index, highest_sent) for retransmission and restarts the timer; a timeout (rto_us) marks
+ * [index, highest_sent) for retransmission and restarts the timer; a timeout (rto_ns) marks
  * [wnd_start, highest_sent) and re-arms the timer; TP_PKT_CNP drives the rate.
  *
  * tp_flow_config.param[]:
  *   param[0]  the flow's window in segments (outstanding PSNs); 0 = cfg.window (W). It takes
  *             effect at the first hook call (init_wnd until the flow's first periodic visit).
  *   param[1..5] unused.
- * The line rate is tp_dcqcn_params.line_bps, or the flow's initial rate when 0 (init_rate_bps,
+ * The line rate is tp_dcqcn_params.link_bps, or the flow's initial rate when 0 (init_rate_bps,
  * else cfg.link_bps). Fractions are Q1.31 in a uint32: TP_DCQCN_ONE = 1.0. */
 
 #define TP_DCQCN_ONE 0x80000000u
@@ -2523,8 +2527,8 @@ typedef struct tp_dcqcn_params {
     uint32_t flags;              /* TP_DCQCN_F_*: paper HOLD_AT_LINE, Mlx STAGE | CAP_TARGET */
     uint64_t rai_bps;            /* R_AI: paper 40 Mb/s (htsim's own constructor: line / 20), Mlx 5 Mb/s */
     uint64_t rhai_bps;           /* R_HAI: paper 200 Mb/s (htsim: line / 10), Mlx 50 Mb/s */
-    uint64_t min_rate_bps;       /* floor of a cut: 100 Mb/s (both); >= 100 Kb/s */
-    uint64_t line_bps;           /* line rate; 0 = the flow's initial rate */
+    uint64_t rate_floor_bps;     /* DCQCN's minimum rate, the floor of a cut: 100 Mb/s (both); >= 100 Kb/s */
+    uint64_t link_bps;           /* line rate; 0 = the flow's initial rate */
 } tp_dcqcn_params;
 
 /* Fills *p with preset TP_DCQCN_PAPER or TP_DCQCN_MELLANOX (another id: all zero, which
@@ -2532,8 +2536,8 @@ typedef struct tp_dcqcn_params {
 TP_API void tp_dcqcn_preset(tp_dcqcn_params *p, uint32_t preset);
 /* RNIC_OK for NULL (the paper preset) or a sane block; RNIC_EINVAL for g = 0 or >= 1, alpha_init
  * or first_cnp_rate above 1 (or the latter 0), F outside 1 .. 254, a period of 0 or above 1 s,
- * a decrease delay above its period, unknown flags, min_rate outside 100 Kb/s .. 800 Gb/s, R_AI or
- * R_HAI above 800 Gb/s, line_bps above 800 Gb/s or below min_rate. tp_protocol.check of DCQCN. */
+ * a decrease delay above its period, unknown flags, rate_floor_bps outside 100 Kb/s .. 800 Gb/s, R_AI or
+ * R_HAI above 800 Gb/s, link_bps above 800 Gb/s or below rate_floor_bps. tp_protocol.check of DCQCN. */
 TP_API rnic_err tp_dcqcn_params_check(const void *config);
 
 /* tp_dcqcn_ctx.flags */
@@ -2571,8 +2575,8 @@ typedef struct tp_dcqcn_ctx {
  * engine's link rate. A variant is a copy of *tp_protocol_irn() with .config pointing at another
  * tp_irn_config (checked by tp_config_check). */
 typedef struct tp_irn_config {
-    uint32_t rto_low_us;   /* RTO_low, used when at most rto_low_pkts packets are in flight; default 100 */
-    uint32_t rto_high_us;  /* RTO_high otherwise; default 320 */
+    uint64_t rto_low_ns;   /* RTO_low, used when at most rto_low_pkts packets are in flight; default 100000 (100 us) */
+    uint64_t rto_high_ns;  /* RTO_high otherwise; default 320000 (320 us) */
     uint32_t rto_low_pkts; /* N; default 3 */
     uint32_t bdp_bytes;    /* BDP-FC in-flight cap in bytes (link rate x base RTT); 0 (default) = the engine's W */
     uint64_t rate_bps;     /* fixed sending rate; 0 (default) = line rate (cfg.link_bps or params.init_rate_bps) */
@@ -2580,7 +2584,7 @@ typedef struct tp_irn_config {
 
 /* Defaults above. */
 TP_API void tp_irn_config_default(tp_irn_config *c);
-/* RNIC_EINVAL: NULL, an RTO of 0 or above 10 s, rto_low_us > rto_high_us. */
+/* RNIC_EINVAL: NULL, an RTO of 0 or above 10 s, rto_low_ns > rto_high_ns. */
 TP_API rnic_err tp_irn_config_check(const void *config);
 
 /* The per-flow context (13 bytes: ctx_size stops before the padding). */
@@ -2611,13 +2615,13 @@ typedef struct tp_ndp_config {
                              unless params.init_credit is set); default 16. NDP sends about one BDP:
                              set it to link rate x RTT / seg_size */
     uint32_t window;      /* in-flight limit in segments; 0 (default) = the engine's W */
-    uint32_t rto_us;      /* base retransmission timeout; 0 (default) = params.rto_us. Doubled per
+    uint64_t rto_ns;      /* base retransmission timeout; 0 (default) = the flow's rto_ns. Doubled per
                              consecutive timeout (up to 2^6 x), back to base when a packet arrives */
 } tp_ndp_config;
 
 /* Defaults above. */
 TP_API void tp_ndp_config_default(tp_ndp_config *c);
-/* RNIC_EINVAL: NULL, init_window 0 or above 65536, window above TP_MAX_WINDOW, rto_us above 100 s. */
+/* RNIC_EINVAL: NULL, init_window 0 or above 65536, window above TP_MAX_WINDOW, rto_ns above 100 s. */
 TP_API rnic_err tp_ndp_config_check(const void *config);
 
 /* The per-flow context (1 byte). */
@@ -2641,7 +2645,7 @@ typedef struct tp_flow {
     uint32_t marked;             /* bits set in marked_for_rtx (a count the hardware keeps beside the bitmap) */
     uint64_t timer_deadline, timer_amount;
     uint64_t timer_fire;         /* the periodic scan's visit at or after the deadline */
-    uint32_t msg_head, msg_count; /* message queue (ring of cfg.messages) */
+    uint32_t msg_head, msg_count; /* message queue (ring of cfg.message_depth) */
     uint32_t msg_gen;            /* messages ahead of the one holding highest_sent */
     uint32_t msg_number;         /* messages ever pushed */
     uint32_t msg_done;           /* head messages acknowledged, completion not yet out */
@@ -2697,7 +2701,7 @@ struct tp {
     uint64_t *bits;              /* per flow: acked, marked, rtx_cnt, W bits each */
     unsigned char *ctx;          /* per flow: user context */
     unsigned char *scratch;      /* two contexts: a hook's working copy and the periodic one */
-    tp_msg *msgs;                /* per flow: cfg.messages */
+    tp_msg *msgs;                /* per flow: cfg.message_depth */
     rnic_work *rings;            /* per flow: cfg.ring segment addresses */
     tp_fifo active, ready, compl_flows;
     tp_heap rtx_timers, rate_timers;
@@ -3423,7 +3427,7 @@ static void tp__note_completions(tp *t, uint32_t f)
 {
     tp_flow *fl = &t->flows[f];
     while (fl->msg_done < fl->msg_count) {
-        const tp_msg *m = &t->msgs[(size_t)f * t->cfg.messages + (fl->msg_head + fl->msg_done) % t->cfg.messages];
+        const tp_msg *m = &t->msgs[(size_t)f * t->cfg.message_depth + (fl->msg_head + fl->msg_done) % t->cfg.message_depth];
         if (tp__dist(m->first_seg + m->nsegs, fl->wnd_start) < 0)
             break;
         fl->msg_done++;
@@ -3605,7 +3609,7 @@ static void tp__generate(tp *t)
     tp_bits marked;
     const tp_msg *m = NULL;
     rnic_work seg;
-    uint32_t f, sent, end, s, k, M = t->cfg.messages;
+    uint32_t f, sent, end, s, k, M = t->cfg.message_depth;
     bool rtx;
     if (t->active.count == 0)
         return;
@@ -3627,7 +3631,7 @@ static void tp__generate(tp *t)
         rnic_bitmap_clear(tp__bitmap(t, f, TP__MARKED), pos);
         fl->marked--;
         rnic_bitmap_set(tp__bitmap(t, f, TP__RTXCNT), pos);
-        for (k = 0; k < fl->msg_count; k++) { /* the message holding s: at most cfg.messages */
+        for (k = 0; k < fl->msg_count; k++) { /* the message holding s: at most cfg.message_depth */
             uint32_t at = fl->msg_head + k;
             m = &t->msgs[(size_t)f * M + (at >= M ? at - M : at)];
             if (s - m->first_seg < m->nsegs)
@@ -3683,7 +3687,7 @@ static void tp__complete(tp *t)
     f = tp__fifo_pop(&t->compl_flows);
     fl = &t->flows[f];
     fl->in_compl = 0;
-    m = &t->msgs[(size_t)f * t->cfg.messages + fl->msg_head];
+    m = &t->msgs[(size_t)f * t->cfg.message_depth + fl->msg_head];
     done = m->w;
     done.flags = RNIC_WORK_FIRST | RNIC_WORK_LAST;
     done.status = RNIC_OK;
@@ -3691,7 +3695,7 @@ static void tp__complete(tp *t)
     done.offset = 0;
     done.cycle = t->now;
     tp__wring_push(&t->completions, &done);
-    fl->msg_head = fl->msg_head + 1u == t->cfg.messages ? 0 : fl->msg_head + 1u;
+    fl->msg_head = fl->msg_head + 1u == t->cfg.message_depth ? 0 : fl->msg_head + 1u;
     fl->msg_count--;
     t->msgs_queued--;
     fl->msg_done--;
@@ -3928,7 +3932,7 @@ static void tp__credit_transmit(tp *t)
 /* transport.h: the engine's lifecycle, ports and clock: one tick runs the modules of Fig. 2 in
  * the order of docs/transport_model.md ("One cycle"). */
 
-#define TP__DEFAULT_CLOCK 100000000ull
+#define TP__DEFAULT_CLOCK 250000000ull /* every engine's default clock (docs/engine_contract.md) */
 #define TP__DEFAULT_LINK 100000000000ull
 
 TP_API void tp_config_default(tp_config *cfg)
@@ -3942,10 +3946,10 @@ TP_API void tp_config_default(tp_config *cfg)
     cfg->max_flows = 1024;
     cfg->window = 128;
     cfg->ring = 4;
-    cfg->messages = 8;
-    cfg->incoming_capacity = 64;
-    cfg->tx_capacity = 16;
-    cfg->completion_capacity = 64;
+    cfg->message_depth = 8;
+    cfg->incoming_depth = 64;
+    cfg->segment_depth = 16;
+    cfg->completion_depth = 64;
     cfg->trace_id = RNIC_ENGINE_TRANSPORT;
 }
 
@@ -3974,14 +3978,14 @@ TP_API rnic_err tp_config_check(const tp_config *c, const char **field)
         return rnic_config_bad(field, "window", RNIC_EINVAL);
     if (!tp__pow2(c->ring) || c->ring > TP_MAX_RING)
         return rnic_config_bad(field, "ring", RNIC_EINVAL);
-    if (c->messages == 0 || c->messages > TP_MAX_MESSAGES)
-        return rnic_config_bad(field, "messages", RNIC_EINVAL);
-    if (c->incoming_capacity == 0 || c->incoming_capacity > 65536u)
-        return rnic_config_bad(field, "incoming_capacity", RNIC_EINVAL);
-    if (c->tx_capacity == 0 || c->tx_capacity > 65536u)
-        return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
-    if (c->completion_capacity == 0 || c->completion_capacity > 65536u)
-        return rnic_config_bad(field, "completion_capacity", RNIC_EINVAL);
+    if (c->message_depth == 0 || c->message_depth > TP_MAX_MESSAGES)
+        return rnic_config_bad(field, "message_depth", RNIC_EINVAL);
+    if (c->incoming_depth == 0 || c->incoming_depth > 65536u)
+        return rnic_config_bad(field, "incoming_depth", RNIC_EINVAL);
+    if (c->segment_depth == 0 || c->segment_depth > 65536u)
+        return rnic_config_bad(field, "segment_depth", RNIC_EINVAL);
+    if (c->completion_depth == 0 || c->completion_depth > 65536u)
+        return rnic_config_bad(field, "completion_depth", RNIC_EINVAL);
     if (!c->protocol || c->protocol->credit > TP_CREDIT_TOKEN ||
         c->protocol->ctx_size > tp__ctx_budget(c->protocol->credit))
         return rnic_config_bad(field, "protocol", RNIC_EINVAL);
@@ -4001,16 +4005,16 @@ static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
     TP__LAYOUT_ARRAY(t, bits, uint64_t, (size_t)F * 3u * wwords);
     TP__LAYOUT_ARRAY(t, ctx, unsigned char, (size_t)F * stride);
     TP__LAYOUT_ARRAY(t, scratch, unsigned char, (size_t)stride * 2u + 8u);
-    TP__LAYOUT_ARRAY(t, msgs, tp_msg, (size_t)F * c->messages);
+    TP__LAYOUT_ARRAY(t, msgs, tp_msg, (size_t)F * c->message_depth);
     TP__LAYOUT_ARRAY(t, rings, rnic_work, (size_t)F * c->ring);
     TP__LAYOUT_ARRAY(t, active.ids, uint32_t, F);
     TP__LAYOUT_ARRAY(t, ready.ids, uint32_t, F);
     TP__LAYOUT_ARRAY(t, compl_flows.ids, uint32_t, F);
     TP__LAYOUT_HEAP(t, rtx_timers, F);
     TP__LAYOUT_HEAP(t, rate_timers, F);
-    TP__LAYOUT_PORT(t, incoming, c->incoming_capacity);
-    TP__LAYOUT_PORT(t, tx, c->tx_capacity);
-    TP__LAYOUT_PORT(t, completions, c->completion_capacity);
+    TP__LAYOUT_PORT(t, incoming, c->incoming_depth);
+    TP__LAYOUT_PORT(t, tx, c->segment_depth);
+    TP__LAYOUT_PORT(t, completions, c->completion_depth);
     return off;
 }
 
@@ -4055,7 +4059,7 @@ TP_API void tp_flow_config_default(tp_flow_config *p)
     p->seg_size = 1000;
     p->init_wnd = 10;
     p->max_burst = 0; /* 2 segments */
-    p->rto_us = 200000;
+    p->rto_ns = 200000000u;
 }
 
 static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
@@ -4081,7 +4085,7 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
         tp_flow_config_default(&def);
         p = &def;
     }
-    if (p->seg_size == 0 || p->seg_size > 65536u || p->init_wnd == 0 || p->rto_us == 0 ||
+    if (p->seg_size == 0 || p->seg_size > 65536u || p->init_wnd == 0 || p->rto_ns == 0 ||
         (t->proto->credit == TP_CREDIT_RATE && p->max_burst != 0 &&
          (p->max_burst < p->seg_size || p->max_burst > ((uint64_t)1 << 40))))
         return tp__bad(t, flow, RNIC_EINVAL, p->seg_size);
@@ -4099,7 +4103,7 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
     tp__actions_preset(fl, &act);
     act.wnd_size = p->init_wnd;
     act.rate_bps = p->init_rate_bps ? p->init_rate_bps : t->cfg.link_bps;
-    act.timer_amount = rnic_ns_to_cycles((uint64_t)p->rto_us * 1000u, t->cfg.clock_hz);
+    act.timer_amount = rnic_ns_to_cycles(p->rto_ns, t->cfg.clock_hz);
     act.add_credit = p->init_credit;
     if (t->proto->init)
         t->proto->init(p, t->proto->config, t->cfg.clock_hz, tp__ctx(t, flow), &act);
@@ -4150,9 +4154,9 @@ TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
     nsegs = msg->len / fl->params.seg_size + (msg->len % fl->params.seg_size != 0);
     if ((uint64_t)(fl->data_end - fl->wnd_start) + nsegs >= ((uint64_t)1 << 31)) /* ids must stay comparable */
         return tp__bad(t, msg->flow, RNIC_ERANGE, msg->len);
-    if (fl->msg_count == t->cfg.messages)
+    if (fl->msg_count == t->cfg.message_depth)
         return tp__bad(t, msg->flow, RNIC_EBUSY, msg->len);
-    m = &t->msgs[(size_t)msg->flow * t->cfg.messages + (fl->msg_head + fl->msg_count) % t->cfg.messages];
+    m = &t->msgs[(size_t)msg->flow * t->cfg.message_depth + (fl->msg_head + fl->msg_count) % t->cfg.message_depth];
     m->w = *msg;
     m->w.aux = fl->msg_number++;
     m->first_seg = fl->data_end;
@@ -4171,7 +4175,7 @@ TP_API uint32_t tp_space_message(const tp *t)
     uint64_t room;
     if (!t)
         return 0;
-    room = (uint64_t)t->cfg.max_flows * t->cfg.messages - t->msgs_queued;
+    room = (uint64_t)t->cfg.max_flows * t->cfg.message_depth - t->msgs_queued;
     return room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
 }
 
@@ -4179,7 +4183,7 @@ TP_API uint32_t tp_flow_message_room(const tp *t, uint32_t flow)
 {
     if (!t || flow >= t->cfg.max_flows || !t->flows[flow].open)
         return 0;
-    return t->cfg.messages - t->flows[flow].msg_count;
+    return t->cfg.message_depth - t->flows[flow].msg_count;
 }
 
 TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt)
@@ -4403,7 +4407,7 @@ TP_API rnic_err tp_flow_state(const tp *t, uint32_t flow, tp_flow_view *out)
  * is acknowledged every delack_count-th segment or when the delayed-ACK timer fires; an
  * out-of-order, duplicate or gap-filling segment is acknowledged at once (RFC 5681 §4.2).
  * Options (each off by default, and then nothing above changes): a RoCEv2 go-back-N responder
- * (go_back_n), the DCQCN notification point (cnp_interval_us, cnp_mode) and NDP's pull queue
+ * (go_back_n), the DCQCN notification point (cnp_interval_ns, cnp_mode) and NDP's pull queue
  * with trimmed headers answered by NACKs (pull_bps). docs/transport_model.md, "Receiver options". */
 
 #define TP__RX_PULL_MAX 65536u /* pull-queue entries at most (max_flows * window below that) */
@@ -4424,11 +4428,11 @@ TP_API void tp_rx_config_default(tp_rx_config *cfg)
     cfg->max_flows = 1024;
     cfg->window = 128;
     cfg->delack_count = 2;
-    cfg->delack_us = 200000;
+    cfg->delack_ns = 200000000u;
     cfg->sack = true;
-    cfg->input_capacity = 64;
-    cfg->ack_capacity = 64;
-    cfg->delivered_capacity = 64;
+    cfg->segment_depth = 64;
+    cfg->ack_depth = 64;
+    cfg->delivered_depth = 64;
     cfg->pull_overhead_bytes = 64;
     cfg->trace_id = RNIC_ENGINE_TRANSPORT;
 }
@@ -4447,16 +4451,16 @@ TP_API rnic_err tp_rx_config_check(const tp_rx_config *c, const char **field)
         return rnic_config_bad(field, "window", RNIC_EINVAL);
     if (c->delack_count == 0 || c->delack_count > 65536u)
         return rnic_config_bad(field, "delack_count", RNIC_EINVAL);
-    if (c->delack_us == 0 || c->delack_us > 100000000u)
-        return rnic_config_bad(field, "delack_us", RNIC_EINVAL);
-    if (c->input_capacity == 0 || c->input_capacity > 65536u)
-        return rnic_config_bad(field, "input_capacity", RNIC_EINVAL);
-    if (c->ack_capacity == 0 || c->ack_capacity > 65536u)
-        return rnic_config_bad(field, "ack_capacity", RNIC_EINVAL);
-    if (c->delivered_capacity == 0 || c->delivered_capacity > 65536u)
-        return rnic_config_bad(field, "delivered_capacity", RNIC_EINVAL);
-    if (c->cnp_interval_us > 100000000u || (c->cnp_interval_us && c->ack_capacity < 2u))
-        return rnic_config_bad(field, "cnp_interval_us", RNIC_EINVAL); /* a segment's ACK and its CNP */
+    if (c->delack_ns == 0 || c->delack_ns > 100000000000ull)
+        return rnic_config_bad(field, "delack_ns", RNIC_EINVAL);
+    if (c->segment_depth == 0 || c->segment_depth > 65536u)
+        return rnic_config_bad(field, "segment_depth", RNIC_EINVAL);
+    if (c->ack_depth == 0 || c->ack_depth > 65536u)
+        return rnic_config_bad(field, "ack_depth", RNIC_EINVAL);
+    if (c->delivered_depth == 0 || c->delivered_depth > 65536u)
+        return rnic_config_bad(field, "delivered_depth", RNIC_EINVAL);
+    if (c->cnp_interval_ns > 100000000000ull || (c->cnp_interval_ns && c->ack_depth < 2u))
+        return rnic_config_bad(field, "cnp_interval_ns", RNIC_EINVAL); /* a segment's ACK and its CNP */
     if (c->cnp_mode > TP_RX_CNP_DEFERRED)
         return rnic_config_bad(field, "cnp_mode", RNIC_EINVAL);
     if (c->pull_bps && (c->pull_bps < RNIC_RATE_MIN_BPS || c->pull_bps > RNIC_RATE_MAX_BPS))
@@ -4479,12 +4483,12 @@ static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
     TP__LAYOUT_ARRAY(r, flows, tp_rx_flow, F);
     TP__LAYOUT_ARRAY(r, bits, uint64_t, (size_t)F * (c->window / 64u));
     TP__LAYOUT_HEAP(r, delack, F);
-    TP__LAYOUT_PORT(r, input, c->input_capacity);
-    TP__LAYOUT_PORT(r, acks, c->ack_capacity);
-    TP__LAYOUT_PORT(r, delivered, c->delivered_capacity);
-    if (c->cnp_interval_us)
+    TP__LAYOUT_PORT(r, input, c->segment_depth);
+    TP__LAYOUT_PORT(r, acks, c->ack_depth);
+    TP__LAYOUT_PORT(r, delivered, c->delivered_depth);
+    if (c->cnp_interval_ns)
         TP__LAYOUT_ARRAY(r, cnp_last, uint64_t, F);
-    if (c->cnp_interval_us && c->cnp_mode == TP_RX_CNP_DEFERRED)
+    if (c->cnp_interval_ns && c->cnp_mode == TP_RX_CNP_DEFERRED)
         TP__LAYOUT_HEAP(r, cnp, F);
     if (c->pull_bps)
         TP__LAYOUT_ARRAY(r, pulls, uint64_t, tp__rx_pull_cap(c));
@@ -4512,13 +4516,13 @@ TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t 
     tp__rx_layout(cfg, r, (unsigned char *)mem);
     r->now = cfg->start_cycle;
     r->wwords = cfg->window / 64u;
-    r->delack_cycles = rnic_ns_to_cycles((uint64_t)cfg->delack_us * 1000u, cfg->clock_hz);
+    r->delack_cycles = rnic_ns_to_cycles(cfg->delack_ns, cfg->clock_hz);
     if (r->delack_cycles == 0)
         r->delack_cycles = 1;
     tp__heap_clear(&r->delack, cfg->max_flows);
-    r->seg_acks = cfg->cnp_interval_us ? 2u : 1u;
-    if (cfg->cnp_interval_us) {
-        r->cnp_cycles = rnic_ns_to_cycles((uint64_t)cfg->cnp_interval_us * 1000u, cfg->clock_hz);
+    r->seg_acks = cfg->cnp_interval_ns ? 2u : 1u;
+    if (cfg->cnp_interval_ns) {
+        r->cnp_cycles = rnic_ns_to_cycles(cfg->cnp_interval_ns, cfg->clock_hz);
         if (r->cnp_cycles == 0)
             r->cnp_cycles = 1;
         if (cfg->cnp_mode == TP_RX_CNP_DEFERRED)
@@ -5044,10 +5048,9 @@ static bool tp__tcp_lt(const tp_flow_config *p) { return (p->param[1] & 1u) == 0
 
 /* us microseconds in cycles of a hz clock, to the nearest cycle (a half up), at least 1
  * (exact for clocks below 10^13 Hz). */
-static uint64_t tp__tcp_rto(uint64_t hz, uint32_t us)
+static uint64_t tp__tcp_rto(uint64_t hz, uint64_t ns)
 {
-    /* rnic_udiv64: no 64-bit divide helper on 32-bit cores */
-    uint64_t c = (uint64_t)(us / 1000000u) * hz + rnic_udiv64((uint64_t)(us % 1000000u) * hz + 500000u, 1000000u);
+    uint64_t c = rnic_ns_to_cycles(ns, hz); /* rounded to nearest, as the us form was */
     return c ? c : 1u;
 }
 
@@ -5066,7 +5069,7 @@ static void tp__tcp_init(const tp_flow_config *p, const void *config, uint64_t h
     c.recover = p->init_seq;
     tp__tcp_store(ctx, &c);
     act->wnd_size = p->init_wnd;
-    act->timer_amount = tp__tcp_rto(hz, p->rto_us);
+    act->timer_amount = tp__tcp_rto(hz, p->rto_ns);
 }
 
 /* An ACK for the TCPs: ACK or NACK (a NACK carries the same cumulative ack). */
@@ -5121,7 +5124,7 @@ static uint32_t tp__tcp_wnd(const tp_event *ev, const tp_tcp_ctx *c, uint32_t se
 /* New data acknowledged: restart the timer at the base RTO (RFC 6298 5.3, ns-3 NewAck). */
 static void tp__tcp_restart(const tp_event *ev, tp_actions *act)
 {
-    act->timer_amount = tp__tcp_rto(ev->clock_hz, ev->params->rto_us);
+    act->timer_amount = tp__tcp_rto(ev->clock_hz, ev->params->rto_ns);
     act->reset_timer = true;
 }
 
@@ -5514,9 +5517,9 @@ TP_API rnic_err tp_dcqcn_params_check(const void *config)
         p->first_cnp_rate > TP_DCQCN_ONE || p->f == 0 || p->f > 254u || tp__dcqcn_bad_period(p->alpha_period_ns) ||
         tp__dcqcn_bad_period(p->rate_period_ns) ||
         (p->decrease_period_ns && (tp__dcqcn_bad_period(p->decrease_period_ns) || p->decrease_delay_ns > p->decrease_period_ns)) ||
-        (p->flags & ~(uint32_t)TP_DCQCN_F__ALL) || p->min_rate_bps < RNIC_RATE_MIN_BPS ||
-        p->min_rate_bps > RNIC_RATE_MAX_BPS || p->rai_bps > RNIC_RATE_MAX_BPS || p->rhai_bps > RNIC_RATE_MAX_BPS ||
-        (p->line_bps && (p->line_bps > RNIC_RATE_MAX_BPS || p->line_bps < p->min_rate_bps)))
+        (p->flags & ~(uint32_t)TP_DCQCN_F__ALL) || p->rate_floor_bps < RNIC_RATE_MIN_BPS ||
+        p->rate_floor_bps > RNIC_RATE_MAX_BPS || p->rai_bps > RNIC_RATE_MAX_BPS || p->rhai_bps > RNIC_RATE_MAX_BPS ||
+        (p->link_bps && (p->link_bps > RNIC_RATE_MAX_BPS || p->link_bps < p->rate_floor_bps)))
         return RNIC_EINVAL;
     return RNIC_OK;
 }
@@ -5593,7 +5596,7 @@ static void tp__dcqcn_init(const tp_flow_config *fp, const void *config, uint64_
     tp_dcqcn_ctx c;
     (void)hz;
     RNIC_MEMSET(&c, 0, sizeof c);
-    c.line = p->line_bps ? p->line_bps : act->rate_bps;
+    c.line = p->link_bps ? p->link_bps : act->rate_bps;
     c.target = act->rate_bps;
     c.alpha = p->alpha_init;
     RNIC_MEMCPY(ctx, &c, sizeof c);
@@ -5621,7 +5624,7 @@ static void tp__dcqcn_incoming(const tp_event *ev, void *ctx, tp_actions *act)
         if (p->flags & TP_DCQCN_F_ALPHA_FIRST)
             c.alpha = tp__dcqcn_ewma(c.alpha, p->g, true);
         c.target = rc;
-        rc = tp__dcqcn_cut(rc, c.alpha, p->min_rate_bps);
+        rc = tp__dcqcn_cut(rc, c.alpha, p->rate_floor_bps);
         if (!(p->flags & TP_DCQCN_F_ALPHA_FIRST))
             c.alpha = tp__dcqcn_ewma(c.alpha, p->g, true);
         c.t = c.bc = 0, c.bc_base = ev->total_sent;
@@ -5685,7 +5688,7 @@ static void tp__dcqcn_periodic(const tp_event *ev, void *ctx, tp_actions *act)
         if (c.flags & TP_DCQCN_S_DEC_CNP) {
             if ((p->flags & TP_DCQCN_F_CLAMP_TARGET) || c.t > 0)
                 c.target = rc;
-            rc = tp__dcqcn_cut(rc, c.alpha, p->min_rate_bps);
+            rc = tp__dcqcn_cut(rc, c.alpha, p->rate_floor_bps);
             c.t = 0;
             c.flags = (uint8_t)((c.flags & ~TP_DCQCN_S_DEC_CNP) | TP_DCQCN_S_RATE_ON);
             c.rate_at = at + tp__dcqcn_cyc(ev, p->rate_period_ns); /* restart the rate timer */
@@ -5714,7 +5717,7 @@ TP_API const tp_protocol *tp_protocol_dcqcn(void) { return &tp__dcqcn; }
  * not acked, counting the segments the window lets go next), RTO_high otherwise, set on every
  * event and restarted when new data is acked. */
 
-static const tp_irn_config tp__irn_defaults = {100u, 320u, 3u, 0u, 0u};
+static const tp_irn_config tp__irn_defaults = {100000u, 320000u, 3u, 0u, 0u};
 
 TP_API void tp_irn_config_default(tp_irn_config *c)
 {
@@ -5725,7 +5728,7 @@ TP_API void tp_irn_config_default(tp_irn_config *c)
 TP_API rnic_err tp_irn_config_check(const void *config)
 {
     const tp_irn_config *c = (const tp_irn_config *)config;
-    if (!c || c->rto_low_us == 0 || c->rto_high_us > 10000000u || c->rto_low_us > c->rto_high_us)
+    if (!c || c->rto_low_ns == 0 || c->rto_high_ns > 10000000000ull || c->rto_low_ns > c->rto_high_ns)
         return RNIC_EINVAL;
     return RNIC_OK;
 }
@@ -5738,7 +5741,7 @@ static const tp_irn_config *tp__irn_cfg(const void *config)
 /* The timer period for `flight` packets in flight. */
 static uint64_t tp__irn_rto(const tp_irn_config *k, uint64_t hz, uint32_t flight)
 {
-    return tp__tcp_rto(hz, flight <= k->rto_low_pkts ? k->rto_low_us : k->rto_high_us);
+    return tp__tcp_rto(hz, flight <= k->rto_low_pkts ? k->rto_low_ns : k->rto_high_ns);
 }
 
 /* The packets in flight once the flow has sent what it may: unacked segments up to the end of its
@@ -5853,7 +5856,7 @@ TP_API void tp_ndp_config_default(tp_ndp_config *c)
 TP_API rnic_err tp_ndp_config_check(const void *config)
 {
     const tp_ndp_config *c = (const tp_ndp_config *)config;
-    if (!c || c->init_window == 0 || c->init_window > 65536u || c->window > TP_MAX_WINDOW || c->rto_us > 100000000u)
+    if (!c || c->init_window == 0 || c->init_window > 65536u || c->window > TP_MAX_WINDOW || c->rto_ns > 100000000000ull)
         return RNIC_EINVAL;
     return RNIC_OK;
 }
@@ -5865,7 +5868,7 @@ static const tp_ndp_config *tp__ndp_cfg(const void *config)
 
 static uint64_t tp__ndp_rto(const tp_ndp_config *k, const tp_flow_config *p, uint64_t hz, uint8_t timeouts)
 {
-    return tp__tcp_rto(hz, k->rto_us ? k->rto_us : p->rto_us) << timeouts;
+    return tp__tcp_rto(hz, k->rto_ns ? k->rto_ns : p->rto_ns) << timeouts;
 }
 
 static void tp__ndp_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)

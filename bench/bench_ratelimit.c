@@ -11,7 +11,7 @@
  *     one point, for `valgrind --tool=callgrind --collect-atstart=no
  *     --toggle-collect=measured_run` (tools/callgrind_per_decision.sh): instructions per decision
  * Ends with: RESULT ns_1k=... ns_64k=... heap_ns_64k=... speedup_64k=... flatness=... mem_per_qp=...
- * mem_per_qp_nostats=... (cfg.qp_stats = 0) */
+ * mem_per_qp_nostats=... (cfg.flow_stats = 0) */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
@@ -76,7 +76,7 @@ static double bench_engine(uint32_t n, const uint64_t *rates, uint64_t packets, 
     rl_config_default(&cfg);
     cfg.max_flows = n;
     cfg.source = backlog;
-    cfg.tx_capacity = 1024;
+    cfg.tx_depth = 1024;
     mem = malloc(rl_mem_size(&cfg));
     if (!r || !mem || rl_init(r, &cfg, mem, rl_mem_size(&cfg)) != RNIC_OK)
         exit(1);
@@ -282,19 +282,19 @@ int main(int argc, char **argv)
         double h64k = hp[0][2] > hp[1][2] ? hp[0][2] : hp[1][2];
         /* speedup: per workload (same rates for both), the worse of the two */
         double sp0 = hp[0][2] / eng[0][2], sp1 = hp[1][2] / eng[1][2];
-        /* memory: engine state bytes per QP (rl_mem_per_qp) at 64 K QPs, FIFO and ranked, and
+        /* memory: engine state bytes per QP (rl_mem_per_flow) at 64 K QPs, FIFO and ranked, and
          * whether sizeof(rl) stays the same at the smallest and largest k */
         rl_config mc;
         size_t mem_fifo, mem_ranked, mem_nostats;
         rl_config_default(&mc);
         mc.max_flows = 65536;
         mc.source = backlog;
-        mem_fifo = rl_mem_per_qp(&mc);
-        mc.qp_stats = 0; /* the per-QP counters are optional */
-        mem_nostats = rl_mem_per_qp(&mc);
-        mc.qp_stats = 1;
+        mem_fifo = rl_mem_per_flow(&mc);
+        mc.flow_stats = 0; /* the per-QP counters are optional */
+        mem_nostats = rl_mem_per_flow(&mc);
+        mc.flow_stats = 1;
         mc.schedule_queue = RL_SCHEDULE_RANKED;
-        mem_ranked = rl_mem_per_qp(&mc);
+        mem_ranked = rl_mem_per_flow(&mc);
         printf("RESULT ns_1k=%.1f ns_10k=%.1f ns_64k=%.1f heap_ns_64k=%.1f speedup_64k=%.2f flatness=%.2f mem_per_qp=%zu "
                "mem_per_qp_nostats=%zu mem_per_qp_ranked=%zu sizeof_rl=%zu\n",
                n1k, eng[0][1] > eng[1][1] ? eng[0][1] : eng[1][1], n64k, h64k, sp0 < sp1 ? sp0 : sp1, n64k / n1k,

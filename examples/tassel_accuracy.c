@@ -61,7 +61,7 @@ static int run(uint64_t link_bps, uint64_t rate_bps, uint32_t fetch_wqes, uint32
      * from packet WARMUP on, when the QP is in steady state. */
     while (n < packets + WARMUP) {
         uint64_t ne = rl_next_event(r);
-        if (ne == RL_NEVER)
+        if (ne == RNIC_NEVER)
             break;
         rl_advance(r, ne - rl_now(r) + 1u);
         while (rl_pop_tx(r, &tx) == RNIC_OK) {

@@ -57,7 +57,7 @@ typedef struct run {
     uint64_t bins[3][NBIN]; /* bytes per 0.5 ms bin: flow 0, flow 1, all flows */
 } run;
 
-static int run_init(run *x, uint32_t flows, uint32_t desc_capacity)
+static int run_init(run *x, uint32_t flows, uint32_t desc_depth)
 {
     rl_config cfg;
     size_t size;
@@ -66,7 +66,7 @@ static int run_init(run *x, uint32_t flows, uint32_t desc_capacity)
     cfg.clock_hz = CLOCK_HZ;
     cfg.link_bps = LINK_BPS;
     cfg.max_flows = flows;
-    cfg.desc_capacity = desc_capacity;
+    cfg.desc_depth = desc_depth;
     cfg.source = backlog;
     size = rl_mem_size(&cfg);
     x->r = (rl *)malloc(sizeof *x->r);

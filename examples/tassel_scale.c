@@ -442,7 +442,7 @@ static int run_tassel(const scenario *s, meter *m, engine_info *info)
     cfg.clock_hz = CLOCK_HZ;
     cfg.link_bps = LINK_BPS;
     cfg.max_flows = s->n;
-    cfg.desc_capacity = desc_capacity_k;
+    cfg.desc_depth = desc_capacity_k;
     cfg.source = source;
     cfg.source_user = s->wqe;
     size = rl_mem_size(&cfg);
@@ -464,16 +464,16 @@ static int run_tassel(const scenario *s, meter *m, engine_info *info)
         return 1;
     }
     /* Fast-forward: nothing happens before rl_next_event, and at most one packet leaves per
-     * cycle, so advancing to it plus tx_capacity cycles cannot overflow the emptied TX port. */
+     * cycle, so advancing to it plus tx_depth cycles cannot overflow the emptied TX port. */
     while (rl_now(r) < s->t1) {
         uint64_t now = rl_now(r), ne = rl_next_event(r);
-        if (ne == RL_NEVER) {
+        if (ne == RNIC_NEVER) {
             fprintf(stderr, "engine went idle with backlogged QPs\n");
             return 1;
         }
         if (ne > s->t1)
             ne = s->t1;
-        rl_advance(r, ne - now + cfg.tx_capacity);
+        rl_advance(r, ne - now + cfg.tx_depth);
         drain_tx(r, m, s);
     }
     st = rl_get_stats(r);

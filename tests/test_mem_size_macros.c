@@ -134,7 +134,7 @@ static void test_static_buffers(void)
     hcc_tx_config sc;
 
     rl_config_default(&rc);
-    rc.max_flows = 16, rc.schedule_queue = RL_SCHEDULE_RANKED, rc.pcie_latency_ns = 160, rc.tx_capacity = 8;
+    rc.max_flows = 16, rc.schedule_queue = RL_SCHEDULE_RANKED, rc.pcie_latency_ns = 160, rc.tx_depth = 8;
     rc.source = src_none;
     CHECK_EQ(sizeof rl_buf, rl_mem_size(&rc));
     CHECK_EQ(rl_init(&r, &rc, rl_buf, sizeof rl_buf), RNIC_OK);
@@ -147,7 +147,7 @@ static void test_static_buffers(void)
     CHECK_EQ(rq_qos_init(&q, &qc, qos_buf, sizeof qos_buf), RNIC_OK);
 
     rq_palos_config_default(&pc);
-    pc.weights.max_qps = 16, pc.weights.max_groups = 2;
+    pc.weights.max_flows = 16, pc.weights.max_groups = 2;
     pc.source = src_none;
     CHECK_EQ(sizeof palos_buf, rq_palos_mem_size(&pc));
     CHECK_EQ(rq_palos_init(&p, &pc, palos_buf, sizeof palos_buf), RNIC_OK);
@@ -159,23 +159,23 @@ static void test_static_buffers(void)
     CHECK_EQ(tp_init(&t, &tc, tp_buf, sizeof tp_buf), RNIC_OK);
 
     tp_rx_config_default(&xc);
-    xc.max_flows = 4, xc.cnp_interval_us = 50, xc.cnp_mode = TP_RX_CNP_DEFERRED;
+    xc.max_flows = 4, xc.cnp_interval_ns = 50000, xc.cnp_mode = TP_RX_CNP_DEFERRED;
     CHECK_EQ(sizeof tp_rx_buf, tp_rx_mem_size(&xc));
     CHECK_EQ(tp_rx_init(&x, &xc, tp_rx_buf, sizeof tp_rx_buf), RNIC_OK);
 
     hcc_host_config_default(&hc);
-    hc.rx_packets = 64, hc.rx_port = 8, hc.signal_port = 4, hc.iio_lines = 64, hc.iio_mem_credits = 8;
+    hc.rx_packets = 64, hc.rx_depth = 8, hc.signal_depth = 4, hc.iio_lines = 64, hc.iio_mem_credits = 8;
     hc.mem_queue = 64, hc.ddio_lines = 256;
     CHECK_EQ(sizeof hcc_host_buf, hcc_host_mem_size(&hc));
     CHECK_EQ(hcc_host_init(&h, &hc, hcc_host_buf, sizeof hcc_host_buf), RNIC_OK);
 
     hcc_rx_config_default(&cc);
-    cc.sample_capacity = 4, cc.action_capacity = 4;
+    cc.sample_depth = 4, cc.action_depth = 4;
     CHECK_EQ(sizeof hcc_rx_buf, hcc_rx_mem_size(&cc));
     CHECK_EQ(hcc_rx_init(&c, &cc, hcc_rx_buf, sizeof hcc_rx_buf), RNIC_OK);
 
     hcc_tx_config_default(&sc);
-    sc.max_flows = 4, sc.rate_capacity = 8, sc.probe_capacity = 8;
+    sc.max_flows = 4, sc.rate_depth = 8, sc.probe_depth = 8;
     CHECK_EQ(sizeof hcc_tx_buf, hcc_tx_mem_size(&sc));
     CHECK_EQ(hcc_tx_init(&s, &sc, hcc_tx_buf, sizeof hcc_tx_buf), RNIC_OK);
 }
@@ -201,16 +201,16 @@ static void test_random_rl(void)
         rl_config_default(&c);
         c.source = src_none;
         c.max_flows = draw32(&p, 0, RL_MAX_FLOWS + 1u);
-        c.qp_stats = draw32(&p, 0, 1);
+        c.flow_stats = draw32(&p, 0, 1);
         c.schedule_queue = draw32(&p, 0, RL_SCHEDULE_RANKED);
         c.clock_hz = draw(&p, 1000000u, 10000000000ull);
         c.pcie_latency_ns = draw32(&p, 0, 1000000u);
-        c.tx_capacity = draw32(&p, 1, 4096);
-        c.desc_capacity = draw32(&p, 1, RL_MAX_DESC);
+        c.tx_depth = draw32(&p, 1, 4096);
+        c.desc_depth = draw32(&p, 1, RL_MAX_DESC);
         c.fetch_wqes = draw32(&p, 1, RL_MAX_FETCH);
         COMPARE(valid,
-                RL_MEM_SIZE(c.max_flows, c.qp_stats, c.schedule_queue, c.pcie_latency_ns, c.clock_hz, c.tx_capacity,
-                            c.desc_capacity, c.fetch_wqes),
+                RL_MEM_SIZE(c.max_flows, c.flow_stats, c.schedule_queue, c.pcie_latency_ns, c.clock_hz, c.tx_depth,
+                            c.desc_depth, c.fetch_wqes),
                 rl_mem_size(&c));
     }
     printf("rl: %u valid configs of %u\n", valid, i);
@@ -238,17 +238,17 @@ static void test_random_qos(void)
         per_block = c.ids.tids / c.ids.flow_blocks;
         c.ids.fid_groups = draw32(&p, 0, per_block / 4u);
         c.ids.fids_unipath = per_block - 4u * c.ids.fid_groups;
-        c.aw_fifo = draw32(&p, 1, 256);
-        c.b_fifo = draw32(&p, 1, 256);
-        c.read_port = draw32(&p, 1, 256);
-        c.transaction_port = draw32(&p, 1, 256);
-        c.packet_queue = draw32(&p, 1, 256);
-        c.response_port = draw32(&p, 1, 256);
-        c.remote_port = draw32(&p, 1, 256);
+        c.axi_write_depth = draw32(&p, 1, 256);
+        c.bresp_depth = draw32(&p, 1, 256);
+        c.axi_read_depth = draw32(&p, 1, 256);
+        c.block_depth = draw32(&p, 1, 256);
+        c.packet_depth = draw32(&p, 1, 256);
+        c.response_depth = draw32(&p, 1, 256);
+        c.remote_read_depth = draw32(&p, 1, 256);
         COMPARE(valid,
                 RQ_QOS_MEM_SIZE(c.domains, c.write_channels, c.read_channels, c.intra_priorities, c.accumulators,
-                                c.ids.tids, c.ids.fids_unipath, c.ids.fid_groups, c.aw_fifo, c.b_fifo, c.read_port,
-                                c.transaction_port, c.packet_queue, c.response_port, c.remote_port),
+                                c.ids.tids, c.ids.fids_unipath, c.ids.fid_groups, c.axi_write_depth, c.bresp_depth, c.axi_read_depth,
+                                c.block_depth, c.packet_depth, c.response_depth, c.remote_read_depth),
                 rq_qos_mem_size(&c));
     }
     printf("qos: %u valid configs of %u\n", valid, i);
@@ -264,13 +264,13 @@ static void test_random_palos(void)
         rq_palos_config c;
         rq_palos_config_default(&c);
         c.source = src_none;
-        c.weights.max_qps = draw32(&p, 1, 65536);
+        c.weights.max_flows = draw32(&p, 1, 65536);
         c.weights.max_groups = draw32(&p, 1, 4096);
         c.weights.mtu = draw32(&p, 64, 16384);
         c.fetch_slots = draw32(&p, 1, 4096);
-        c.out_port = draw32(&p, 1, 4096);
+        c.piece_depth = draw32(&p, 1, 4096);
         c.launch_wqes = draw32(&p, 1, 4096);
-        COMPARE(valid, RQ_PALOS_MEM_SIZE(c.weights.max_qps, c.weights.max_groups, c.fetch_slots, c.out_port, c.launch_wqes),
+        COMPARE(valid, RQ_PALOS_MEM_SIZE(c.weights.max_flows, c.weights.max_groups, c.fetch_slots, c.piece_depth, c.launch_wqes),
                 rq_palos_mem_size(&c));
     }
     printf("palos: %u valid configs of %u\n", valid, i);
@@ -297,21 +297,21 @@ static void test_random_tp(void)
         c.max_flows = draw32(&p, 1, 8192);
         c.window = pick(&p, windows, 3);
         c.ring = draw32(&p, 1, TP_MAX_RING);
-        c.messages = draw32(&p, 1, TP_MAX_MESSAGES);
-        c.incoming_capacity = draw32(&p, 1, 65536);
-        c.tx_capacity = draw32(&p, 1, 65536);
-        c.completion_capacity = draw32(&p, 1, 65536);
+        c.message_depth = draw32(&p, 1, TP_MAX_MESSAGES);
+        c.incoming_depth = draw32(&p, 1, 65536);
+        c.segment_depth = draw32(&p, 1, 65536);
+        c.completion_depth = draw32(&p, 1, 65536);
         COMPARE(valid,
-                TP_MEM_SIZE(c.max_flows, c.window, c.ring, c.messages, c.incoming_capacity, c.tx_capacity,
-                            c.completion_capacity, c.protocol->ctx_size),
+                TP_MEM_SIZE(c.max_flows, c.window, c.ring, c.message_depth, c.incoming_depth, c.segment_depth,
+                            c.completion_depth, c.protocol->ctx_size),
                 tp_mem_size(&c));
         /* the budget of the protocol's credit type is an upper bound */
         budget = c.protocol->credit == TP_CREDIT_WINDOW ? TP_CTX_MAX_WINDOW
                  : c.protocol->credit == TP_CREDIT_RATE ? TP_CTX_MAX_RATE
                                                         : TP_CTX_MAX_TOKEN;
         if (tp_mem_size(&c))
-            CHECK(TP_MEM_SIZE(c.max_flows, c.window, c.ring, c.messages, c.incoming_capacity, c.tx_capacity,
-                              c.completion_capacity, budget) >= tp_mem_size(&c));
+            CHECK(TP_MEM_SIZE(c.max_flows, c.window, c.ring, c.message_depth, c.incoming_depth, c.segment_depth,
+                              c.completion_depth, budget) >= tp_mem_size(&c));
     }
     printf("tp: %u valid configs of %u\n", valid, i);
     CHECK(valid >= MIN_VALID);
@@ -327,15 +327,15 @@ static void test_random_tp_rx(void)
         tp_rx_config_default(&c);
         c.max_flows = draw32(&p, 1, 8192);
         c.window = pick(&p, windows, 3);
-        c.input_capacity = draw32(&p, 1, 65536);
-        c.ack_capacity = draw32(&p, 1, 65536);
-        c.delivered_capacity = draw32(&p, 1, 65536);
-        c.cnp_interval_us = rnic_prng_below(&p, 2) ? draw32(&p, 1, 1000) : 0u;
+        c.segment_depth = draw32(&p, 1, 65536);
+        c.ack_depth = draw32(&p, 1, 65536);
+        c.delivered_depth = draw32(&p, 1, 65536);
+        c.cnp_interval_ns = rnic_prng_below(&p, 2) ? (uint64_t)draw32(&p, 1, 1000) * 1000u : 0u;
         c.cnp_mode = draw32(&p, 0, TP_RX_CNP_DEFERRED);
         c.pull_bps = rnic_prng_below(&p, 2) ? draw(&p, RNIC_RATE_MIN_BPS, 400000000000ull) : 0u;
         COMPARE(valid,
-                TP_RX_MEM_SIZE(c.max_flows, c.window, c.input_capacity, c.ack_capacity, c.delivered_capacity,
-                               c.cnp_interval_us, c.cnp_mode, c.pull_bps),
+                TP_RX_MEM_SIZE(c.max_flows, c.window, c.segment_depth, c.ack_depth, c.delivered_depth,
+                               c.cnp_interval_ns, c.cnp_mode, c.pull_bps),
                 tp_rx_mem_size(&c));
     }
     printf("tp_rx: %u valid configs of %u\n", valid, i);
@@ -353,25 +353,25 @@ static void test_random_hcc(void)
         hcc_tx_config t;
         hcc_host_config_default(&h);
         h.rx_packets = draw32(&p, 1, 1u << 16);
-        h.rx_port = draw32(&p, 1, 1u << 12);
-        h.signal_port = draw32(&p, 1, 1u << 12);
+        h.rx_depth = draw32(&p, 1, 1u << 12);
+        h.signal_depth = draw32(&p, 1, 1u << 12);
         h.pcie_mps = 64u << rnic_prng_below(&p, 7);
         h.iio_lines = draw32(&p, h.pcie_mps / 64u + 1u, 1u << 16);
         h.iio_mem_credits = draw32(&p, 1, h.iio_lines);
         h.mem_queue = draw32(&p, 2, 1u << 16);
         h.ddio_ways = 1u << rnic_prng_below(&p, 4);
         h.ddio_lines = rnic_prng_below(&p, 3) ? h.ddio_ways * draw32(&p, 1, 1u << 14) : 0u;
-        COMPARE(valid_host, HCC_HOST_MEM_SIZE(h.rx_packets, h.rx_port, h.signal_port, h.iio_lines, h.mem_queue, h.ddio_lines),
+        COMPARE(valid_host, HCC_HOST_MEM_SIZE(h.rx_packets, h.rx_depth, h.signal_depth, h.iio_lines, h.mem_queue, h.ddio_lines),
                 hcc_host_mem_size(&h));
         hcc_rx_config_default(&r);
-        r.sample_capacity = draw32(&p, 1, HCC_RX_MAX_CAPACITY);
-        r.action_capacity = draw32(&p, 1, HCC_RX_MAX_CAPACITY);
-        COMPARE(valid_rx, HCC_RX_MEM_SIZE(r.sample_capacity, r.action_capacity), hcc_rx_mem_size(&r));
+        r.sample_depth = draw32(&p, 1, HCC_RX_MAX_DEPTH);
+        r.action_depth = draw32(&p, 1, HCC_RX_MAX_DEPTH);
+        COMPARE(valid_rx, HCC_RX_MEM_SIZE(r.sample_depth, r.action_depth), hcc_rx_mem_size(&r));
         hcc_tx_config_default(&t);
         t.max_flows = draw32(&p, 1, HCC_TX_MAX_FLOWS);
-        t.rate_capacity = draw32(&p, 1, HCC_TX_MAX_CAPACITY);
-        t.probe_capacity = draw32(&p, 1, HCC_TX_MAX_CAPACITY);
-        COMPARE(valid_tx, HCC_TX_MEM_SIZE(t.max_flows, t.rate_capacity, t.probe_capacity), hcc_tx_mem_size(&t));
+        t.rate_depth = draw32(&p, 1, HCC_TX_MAX_DEPTH);
+        t.probe_depth = draw32(&p, 1, HCC_TX_MAX_DEPTH);
+        COMPARE(valid_tx, HCC_TX_MEM_SIZE(t.max_flows, t.rate_depth, t.probe_depth), hcc_tx_mem_size(&t));
     }
     printf("hcc: host %u, rx %u, tx %u valid configs of %u\n", valid_host, valid_rx, valid_tx, i);
     CHECK(valid_host >= MIN_VALID && valid_rx >= MIN_VALID && valid_tx >= MIN_VALID);

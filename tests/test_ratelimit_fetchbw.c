@@ -179,7 +179,7 @@ static void backlogged(uint32_t nq, uint32_t wqe_len, uint64_t fetch_bps, uint64
     /* every packet sent was read: its WQE was fetched in the window, or was stored or in flight
      * when the window opened (held + in flight < k, at most n packets per fetch) */
     if (wqe_len == 64)
-        CHECK(m->packets * 64u <= m->fetch_bytes + (uint64_t)c.desc_capacity * c.fetch_wqes * 64u);
+        CHECK(m->packets * 64u <= m->fetch_bytes + (uint64_t)c.desc_depth * c.fetch_wqes * 64u);
     snprintf(fbuf, sizeof fbuf, "%.0f Gb/s", (double)fetch_bps / 1e9);
     printf("RESULT fetchbw %u QPs, %u B WQEs, fetch_bps %s: reads %.2f Gb/s (%.4f fetches/cycle), link %.2f Gb/s "
            "(%.2f %% of 100), %.2f Mpps; throttled %.3f, gated %.3f of cycles (%" PRIu64 " cycles after %" PRIu64
@@ -407,7 +407,7 @@ static void test_d_parked_pop_charges_nothing(void)
         }
         CHECK(tl.fetches > f0);
         CHECK_EQ(rl_get_stats(e.r)->fetch_bytes - before, 512u * (tl.fetches - f0));
-        CHECK(rl_get_qp_stats(e.r, 0)->packets > 0 && rl_get_qp_stats(e.r, 2)->packets > 0);
+        CHECK(rl_get_flow_stats(e.r, 0)->packets > 0 && rl_get_flow_stats(e.r, 2)->packets > 0);
     }
     eng_free(&e);
     src_free(&s);
@@ -563,7 +563,7 @@ static void mixed_run(uint64_t seed, uint64_t start, int mode, uint64_t cycles, 
     c.fetch_wqes = 4;
     c.wqe_bytes = 100;
     c.fetch_bps = 2500000000ull; /* 400 B per fetch at 2.5 Gb/s: 320 cycles */
-    c.tx_capacity = 8;
+    c.tx_depth = 8;
     c.start_cycle = start;
     c.source = source_fn;
     c.source_user = &s;

@@ -2,17 +2,17 @@
  *
  * The record keeps virtual times split into cycle / fraction, rates as 40 bits (rates up to
  * 800 Gb/s exceed 2^32 b/s), the last packet's length as 17 bits (mtu may be 65,536) and flags
- * in bits; per-QP statistics are optional (cfg.qp_stats). Expectations come from api.h,
+ * in bits; per-QP statistics are optional (cfg.flow_stats). Expectations come from api.h,
  * docs/tassel_model.md and arithmetic done here, never from the engine's own output:
- * 1. rl_mem_per_qp is truthful: rl_mem_size grows by (n2 - n1) x rl_mem_per_qp between two
+ * 1. rl_mem_per_flow is truthful: rl_mem_size grows by (n2 - n1) x rl_mem_per_flow between two
  *    flow counts, within a stated slack; statistics off saves exactly 16 B per QP (api.h:
  *    "16 B per flow", two uint64_t counters).
- * 2. qp_stats = 0 changes nothing else: one seeded random workload (rates incl. changes,
+ * 2. flow_stats = 0 changes nothing else: one seeded random workload (rates incl. changes,
  *    pauses and clamped values, credits, doorbells, WQE sizes incl. bad entries) run on two
  *    engines in lockstep gives identical TX records (every field), advance results and
- *    rl_stats; rl_get_qp_stats is NULL for every flow with statistics off, and with them on
+ *    rl_stats; rl_get_flow_stats is NULL for every flow with statistics off, and with them on
  *    equals the packets / bytes counted here from the non-error TX records.
- * 3. rl_config_check refuses qp_stats = 2 naming "qp_stats"; rl_mem_size / rl_mem_per_qp
+ * 3. rl_config_check refuses flow_stats = 2 naming "flow_stats"; rl_mem_size / rl_mem_per_flow
  *    answer 0 and rl_init refuses it.
  * 4. 40-bit rates: on an 800 Gb/s link, flows at 500 and 400 Gb/s give Phi = round(900e9 x 2^32
  *    / 800e9) (the doc: `rnic_q32_ratio`, nearest), then 1.0 after 400 -> 300 Gb/s, then
@@ -96,7 +96,7 @@ static uint32_t source_fn(void *user, uint32_t flow, uint32_t index, rnic_work *
     return n;
 }
 
-/* ---- 1. rl_mem_per_qp against rl_mem_size ---- */
+/* ---- 1. rl_mem_per_flow against rl_mem_size ---- */
 
 /* Every array the layout places is rounded up separately (RNIC_MEM_ALIGN, <= 64 B), so one
  * array's rounding changes by less than 64 B between two flow counts; three arrays are sized by
@@ -115,13 +115,13 @@ static void check_growth(uint32_t sched, uint32_t stats, uint32_t n1, uint32_t n
     size_t m1, m2, p1, p2;
     rl_config_default(&c);
     c.schedule_queue = sched;
-    c.qp_stats = stats;
+    c.flow_stats = stats;
     c.max_flows = n1;
     m1 = rl_mem_size(&c);
-    p1 = rl_mem_per_qp(&c);
+    p1 = rl_mem_per_flow(&c);
     c.max_flows = n2;
     m2 = rl_mem_size(&c);
-    p2 = rl_mem_per_qp(&c);
+    p2 = rl_mem_per_flow(&c);
     CHECK(m1 > 0 && m2 > m1);
     CHECK(p1 > 0);
     CHECK_EQ(p1, p2); /* per QP: does not depend on the flow count */
@@ -129,7 +129,7 @@ static void check_growth(uint32_t sched, uint32_t stats, uint32_t n1, uint32_t n
         printf("  sched %u stats %u: mem_size(%u) - mem_size(%u) = %zu, (n2 - n1) x %zu = %" PRIu64 "\n",
                (unsigned)sched, (unsigned)stats, (unsigned)n2, (unsigned)n1, m2 - m1, p1,
                (uint64_t)(n2 - n1) * p1);
-        CHECK(!"rl_mem_size growth != (n2 - n1) x rl_mem_per_qp");
+        CHECK(!"rl_mem_size growth != (n2 - n1) x rl_mem_per_flow");
     }
 }
 
@@ -149,14 +149,14 @@ static void test_mem_per_qp(void)
                 check_growth(sched, stats, cross[i][0], cross[i][1], MEM_SLACK + MEM_SLACK_LOG);
         }
     rl_config_default(&c);
-    CHECK_EQ(c.qp_stats, 1); /* api.h: 1 is the default */
-    fifo1 = rl_mem_per_qp(&c);
-    c.qp_stats = 0;
-    fifo0 = rl_mem_per_qp(&c);
+    CHECK_EQ(c.flow_stats, 1); /* api.h: 1 is the default */
+    fifo1 = rl_mem_per_flow(&c);
+    c.flow_stats = 0;
+    fifo0 = rl_mem_per_flow(&c);
     c.schedule_queue = RL_SCHEDULE_RANKED;
-    rank0 = rl_mem_per_qp(&c);
-    c.qp_stats = 1;
-    rank1 = rl_mem_per_qp(&c);
+    rank0 = rl_mem_per_flow(&c);
+    c.flow_stats = 1;
+    rank1 = rl_mem_per_flow(&c);
     /* statistics: two uint64_t counters, api.h "16 B per flow" */
     CHECK_EQ(fifo1 - fifo0, 16);
     CHECK_EQ(fifo1 - fifo0, 2 * sizeof(uint64_t));
@@ -168,21 +168,21 @@ static void test_mem_per_qp(void)
         rl_config_default(&a);
         a.max_flows = 65536;
         b = a;
-        b.qp_stats = 0;
+        b.flow_stats = 0;
         CHECK(absdiff((uint64_t)(rl_mem_size(&a) - rl_mem_size(&b)), 16u * 65536u) <= 64u);
     }
     c.schedule_queue = RL_SCHEDULE_FIFO;
     c.max_flows = 65536;
-    c.qp_stats = 1;
+    c.flow_stats = 1;
     m64 = rl_mem_size(&c);
-    c.qp_stats = 0;
+    c.flow_stats = 0;
     m64n = rl_mem_size(&c);
     printf("RESULT mem_per_qp=%zu mem_per_qp_nostats=%zu mem_per_qp_ranked=%zu mem_per_qp_ranked_nostats=%zu "
            "sizeof_rl=%zu mem_size_64k=%zu mem_size_64k_nostats=%zu\n",
            fifo1, fifo0, rank1, rank0, sizeof(rl), m64, m64n);
 }
 
-/* ---- 2. qp_stats = 0 changes nothing else ---- */
+/* ---- 2. flow_stats = 0 changes nothing else ---- */
 
 static uint64_t rng_state;
 static uint32_t rnd(uint32_t n)
@@ -216,7 +216,7 @@ static void drain_both(eng *a, eng *b, counts *k)
                 printf("  record %" PRIu64 " differs: cycle %" PRIu64 "/%" PRIu64 " flow %u/%u len %u/%u\n",
                        k->records, wa.cycle, wb.cycle, (unsigned)wa.flow, (unsigned)wb.flow, (unsigned)wa.len,
                        (unsigned)wb.len);
-            CHECK(!"TX records differ with qp_stats 0");
+            CHECK(!"TX records differ with flow_stats 0");
         }
         k->records++;
         if ((wa.flags & RNIC_WORK_LAST) && wa.flow < NQ_MAX)
@@ -262,17 +262,17 @@ static void lockstep(uint32_t sched, uint64_t seed)
     rl_config_default(&c);
     c.max_flows = NQ + 4; /* flows NQ .. NQ + 3 stay unused */
     c.mtu = 1024;
-    c.desc_capacity = 24;
-    c.tx_capacity = 16;
+    c.desc_depth = 24;
+    c.tx_depth = 16;
     c.schedule_queue = sched;
     c.source = source_fn;
     c.source_user = &s;
-    c.qp_stats = 1;
+    c.flow_stats = 1;
     if (!eng_init(&on, &c)) {
         CHECK(!"rl_init stats on");
         return;
     }
-    c.qp_stats = 0;
+    c.flow_stats = 0;
     if (!eng_init(&off, &c)) {
         CHECK(!"rl_init stats off");
         eng_free(&on);
@@ -339,15 +339,15 @@ static void lockstep(uint32_t sched, uint64_t seed)
     CHECK(sa->errors.by_cause[RNIC_ENOENT] > 0);
     CHECK(sa->packets > 2000);
     for (f = 0; f < c.max_flows; f++) {
-        const rl_qp_stats *q = rl_get_qp_stats(on.r, f);
-        CHECK(rl_get_qp_stats(off.r, f) == NULL);
+        const rl_flow_stats *q = rl_get_flow_stats(on.r, f);
+        CHECK(rl_get_flow_stats(off.r, f) == NULL);
         CHECK(q != NULL);
         if (q) {
             CHECK_EQ(q->packets, f < NQ ? k.packets[f] : 0);
             CHECK_EQ(q->bytes, f < NQ ? k.bytes[f] : 0);
         }
     }
-    CHECK(rl_get_qp_stats(on.r, c.max_flows) == NULL);
+    CHECK(rl_get_flow_stats(on.r, c.max_flows) == NULL);
     /* everything posted went out: one LAST record (a packet or an error record) per WQE */
     for (f = 0; f < NQ; f++)
         CHECK_EQ(k.last[f], s.avail[f]);
@@ -365,7 +365,7 @@ static void test_qp_stats_off_identical(void)
     lockstep(RL_SCHEDULE_RANKED, 987654321u);
 }
 
-/* ---- 3. qp_stats = 2 refused ---- */
+/* ---- 3. flow_stats = 2 refused ---- */
 
 static void test_qp_stats_refused(void)
 {
@@ -380,24 +380,24 @@ static void test_qp_stats_refused(void)
     good.source = source_fn;
     good.source_user = &s;
     c = good;
-    c.qp_stats = 0;
+    c.flow_stats = 0;
     CHECK(rl_config_check(&c, &field) == RNIC_OK);
     CHECK(field == NULL);
-    c.qp_stats = 2;
+    c.flow_stats = 2;
     CHECK(rl_config_check(&c, &field) == RNIC_EINVAL);
-    CHECK(field != NULL && strcmp(field, "qp_stats") == 0);
+    CHECK(field != NULL && strcmp(field, "flow_stats") == 0);
     CHECK_EQ(rl_mem_size(&c), 0);
-    CHECK_EQ(rl_mem_per_qp(&c), 0);
-    c.qp_stats = UINT32_MAX;
+    CHECK_EQ(rl_mem_per_flow(&c), 0);
+    c.flow_stats = UINT32_MAX;
     field = NULL;
     CHECK(rl_config_check(&c, &field) == RNIC_EINVAL);
-    CHECK(field != NULL && strcmp(field, "qp_stats") == 0);
+    CHECK(field != NULL && strcmp(field, "flow_stats") == 0);
     /* rl_init with ample memory (the good config's size) still refuses */
     sz = rl_mem_size(&good);
     e.r = (rl *)calloc(1, sizeof *e.r);
     e.mem = malloc(sz);
     if (e.r && e.mem) {
-        c.qp_stats = 2;
+        c.flow_stats = 2;
         CHECK(rl_init(e.r, &c, e.mem, sz) == RNIC_EINVAL);
         CHECK(rl_init(e.r, &good, e.mem, sz) == RNIC_OK);
     }
@@ -475,7 +475,7 @@ static void test_rate_40bit(void)
         double gbps;
         rnic_work w;
         c.fetch_wqes = 64;
-        c.desc_capacity = 256;
+        c.desc_depth = 256;
         s.avail[0] = UINT32_MAX;
         if (!eng_init(&e, &c)) {
             CHECK(!"rl_init 600G");

@@ -29,7 +29,7 @@ static rl *make_engine(uint32_t max_qps)
     rl_config c;
     rl_config_default(&c);
     c.max_flows = max_qps;
-    c.desc_capacity = RL_MAX_DESC;
+    c.desc_depth = RL_MAX_DESC;
     c.source = no_wqes;
     if (rl_mem_size(&c) > sizeof mem_buf || rl_init(&engine, &c, mem_buf, sizeof mem_buf) != RNIC_OK)
         return NULL;
@@ -126,7 +126,7 @@ static void test_descriptor_heaps(void)
     for (round = 0; round < 200 && !TEST_FAILS(); round++) {
         rl *r = make_engine(4);
         bool by_finish = round & 1u;
-        rl_dkey *h = by_finish ? r->desc_ready : r->desc_waiting;
+        rl__dkey *h = by_finish ? r->desc_ready : r->desc_waiting;
         uint32_t *count = by_finish ? &r->n_ready : &r->n_waiting, live = 0, steps;
         static uint8_t used[RL_MAX_DESC];
         uint64_t spread = (uint64_t)1 << rnic_prng_below(&p, 40);
@@ -160,7 +160,7 @@ static void test_descriptor_heaps(void)
             } else {
                 uint32_t best = RNIC_NONE, got;
                 for (i = 0; i < RL_MAX_DESC; i++) {
-                    const rl_desc *x, *y;
+                    const rl__desc *x, *y;
                     if (!used[i])
                         continue;
                     if (best == RNIC_NONE) {
@@ -255,7 +255,7 @@ static void test_64k_qps_deliver_everything(void)
     rl_config_default(&c);
     c.max_flows = BIG_QPS;
     c.source = big_source;
-    c.tx_capacity = 256;
+    c.tx_depth = 256;
     CHECK(rl_mem_size(&c) <= sizeof big_mem);
     if (rl_init(r, &c, big_mem, sizeof big_mem) != RNIC_OK) {
         CHECK(!"rl_init");
@@ -272,7 +272,7 @@ static void test_64k_qps_deliver_everything(void)
         CHECK(rl_set_rate(r, i, rnic_prng_log_range(&p, 100000000ull, 10000000000ull)) == RNIC_OK);
         CHECK(rl_doorbell(r, i) == RNIC_OK);
     }
-    while (rl_next_event(r) != RL_NEVER && guard++ < 100000000u && !TEST_FAILS()) {
+    while (rl_next_event(r) != RNIC_NEVER && guard++ < 100000000u && !TEST_FAILS()) {
         rl_advance(r, 4096);
         big_drain(r, c.mtu);
     }
@@ -282,7 +282,7 @@ static void test_64k_qps_deliver_everything(void)
     CHECK_EQ(rnic_err_total(&rl_get_stats(r)->errors), 0);
     for (i = 0; i < BIG_QPS && !TEST_FAILS(); i++) {
         CHECK_EQ(next_wqe[i], BIG_WQES);
-        CHECK_EQ(rl_get_qp_stats(r, i)->bytes, (uint64_t)big_len[i][0] + big_len[i][1]);
+        CHECK_EQ(rl_get_flow_stats(r, i)->bytes, (uint64_t)big_len[i][0] + big_len[i][1]);
     }
     CHECK_EQ(rl_phi_q32(r), 0); /* every QP went idle again */
     printf("  %" PRIu64 " packets, %" PRIu64 " bytes, %" PRIu64 " cycles, max Phi %.1f\n", big_packets, big_got,
@@ -309,14 +309,14 @@ static uint32_t mixed_source(void *user, uint32_t flow, uint32_t index, rnic_wor
 static unsigned char wrap_mem[2][1u << 20];
 static rl wrap_eng[2];
 
-static rl *wrap_engine(int which, uint64_t start, uint32_t tx_capacity)
+static rl *wrap_engine(int which, uint64_t start, uint32_t tx_depth)
 {
     rl_config c;
     rl_config_default(&c);
     c.max_flows = 16;
     c.source = mixed_source;
     c.start_cycle = start;
-    c.tx_capacity = tx_capacity;
+    c.tx_depth = tx_depth;
     c.pcie_latency_ns = 400; /* L = 100 cycles at the default 250 MHz */
     if (rl_mem_size(&c) > sizeof wrap_mem[which] ||
         rl_init(&wrap_eng[which], &c, wrap_mem[which], sizeof wrap_mem[which]) != RNIC_OK)
@@ -395,8 +395,8 @@ static void test_wrap_2_64(void)
             }
             nA = rl_next_event(A);
             nB = rl_next_event(B);
-            if ((nA == RL_NEVER) != (nB == RL_NEVER) || (nA != RL_NEVER && nA - 0 != nB - startB)) {
-                if (!(nB == RL_NEVER && nA == UINT64_MAX - startB)) { /* an event exactly at 2^64 - 1 */
+            if ((nA == RNIC_NEVER) != (nB == RNIC_NEVER) || (nA != RNIC_NEVER && nA - 0 != nB - startB)) {
+                if (!(nB == RNIC_NEVER && nA == UINT64_MAX - startB)) { /* an event exactly at 2^64 - 1 */
                     printf("  wrap run %u at +%" PRIu64 ": next_event %" PRIu64 " vs %" PRIu64 " (shifted)\n",
                            (unsigned)run, t, nA, nB - startB);
                     CHECK(!"rl_next_event differs across the wrap");

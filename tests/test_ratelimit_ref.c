@@ -307,8 +307,8 @@ static void ref_init(ref *r, const rl_config *c)
     r->mtu = c->mtu;
     r->L = ref_ns_to_cycles(c->pcie_latency_ns, c->clock_hz);
     r->n = c->fetch_wqes;
-    r->k = c->desc_capacity;
-    r->txcap = c->tx_capacity;
+    r->k = c->desc_depth;
+    r->txcap = c->tx_depth;
     r->fetch = c->source;
     r->user = c->source_user;
     r->q = (ref_qp *)calloc(r->nq, sizeof *r->q);
@@ -1098,8 +1098,8 @@ static void cfg_str(char *buf, size_t n, const rl_config *c)
              "clock %" PRIu64 " link %" PRIu64 " min_rate %" PRIu64
              " max_flows %u mtu %u L %u ns n %u k %u txcap %u fetch_bps %" PRIu64 " wqe_bytes %u%s",
              c->clock_hz, c->link_bps, c->min_rate_bps, (unsigned)c->max_flows, (unsigned)c->mtu,
-             (unsigned)c->pcie_latency_ns, (unsigned)c->fetch_wqes, (unsigned)c->desc_capacity,
-             (unsigned)c->tx_capacity, c->fetch_bps, (unsigned)c->wqe_bytes,
+             (unsigned)c->pcie_latency_ns, (unsigned)c->fetch_wqes, (unsigned)c->desc_depth,
+             (unsigned)c->tx_depth, c->fetch_bps, (unsigned)c->wqe_bytes,
              c->schedule_queue == RL_SCHEDULE_RANKED ? " RANKED (replay with RL_REF_RANKED=1)" : "");
 }
 
@@ -1324,16 +1324,16 @@ static void pair_final(pair *p)
     STRICT(s->errors.by_cause[RNIC_EBUSY], 0);
     STRICT(rl_phi_q32(p->e.r), p->r.phi);
     for (i = 0; i < p->cfg.max_flows && !p->failed; i++) {
-        const rl_qp_stats *qs = rl_get_qp_stats(p->e.r, i);
+        const rl_flow_stats *qs = rl_get_flow_stats(p->e.r, i);
         if (!qs) {
-            pair_fail(p, "rl_get_qp_stats(%u) is NULL", (unsigned)i);
+            pair_fail(p, "rl_get_flow_stats(%u) is NULL", (unsigned)i);
             break;
         }
         STRICT(qs->packets, p->r.q[i].packets);
         STRICT(qs->bytes, p->r.q[i].bytes);
     }
-    if (rl_get_qp_stats(p->e.r, p->cfg.max_flows) != NULL)
-        pair_fail(p, "rl_get_qp_stats(max_flows) is not NULL");
+    if (rl_get_flow_stats(p->e.r, p->cfg.max_flows) != NULL)
+        pair_fail(p, "rl_get_flow_stats(max_flows) is not NULL");
 #undef STRICT
     soft_check(0, s->doorbells, p->r.doorbells, p);
     soft_check(1, s->rate_updates, p->r.rate_updates, p);
@@ -1419,10 +1419,10 @@ static void rand_cfg(rnic_prng *g, rl_config *c)
     c->fetch_wqes = (uint32_t)rnic_prng_range(g, 1, 8);
     if (rnic_prng_chance(g, 1, 20))
         c->fetch_wqes = (uint32_t)rnic_prng_range(g, 9, RL_MAX_FETCH);
-    c->desc_capacity = (uint32_t)rnic_prng_log_range(g, 1, 64);
+    c->desc_depth = (uint32_t)rnic_prng_log_range(g, 1, 64);
     if (rnic_prng_chance(g, 1, 20))
-        c->desc_capacity = (uint32_t)rnic_prng_range(g, 65, RL_MAX_DESC);
-    c->tx_capacity = (uint32_t)rnic_prng_range(g, 1, 8);
+        c->desc_depth = (uint32_t)rnic_prng_range(g, 65, RL_MAX_DESC);
+    c->tx_depth = (uint32_t)rnic_prng_range(g, 1, 8);
     c->link_bps = rnic_prng_log_range(g, 10000000000ull, 400000000000ull);
     if (rnic_prng_chance(g, 1, 4))
         c->link_bps = 10000000000ull * rnic_prng_range(g, 1, 40); /* round numbers: exact spans */
@@ -1591,8 +1591,8 @@ static int run_workload(uint64_t wseed, const rl_config *fixed, int tie, int tra
         c.mtu = fixed->mtu;
         c.pcie_latency_ns = fixed->pcie_latency_ns;
         c.fetch_wqes = fixed->fetch_wqes;
-        c.desc_capacity = fixed->desc_capacity;
-        c.tx_capacity = fixed->tx_capacity;
+        c.desc_depth = fixed->desc_depth;
+        c.tx_depth = fixed->tx_depth;
         g_dyadic = tie ? 3 : 0;
     }
     c.schedule_queue = g_ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
@@ -1611,7 +1611,7 @@ static int run_workload(uint64_t wseed, const rl_config *fixed, int tie, int tra
         wl_inputs(&p, &g, &w, &next_id, 1);
         pair_tick(&p);
         if (rnic_prng_below(&g, 1000) < w.p_pop)
-            pair_pop(&p, w.bursty_pop ? c.tx_capacity : (uint32_t)rnic_prng_range(&g, 1, 2));
+            pair_pop(&p, w.bursty_pop ? c.tx_depth : (uint32_t)rnic_prng_range(&g, 1, 2));
     }
     /* drain: no new input, pop everything, until quiet */
     for (cyc = 0; cyc < 4000 && !p.failed; cyc++) {
@@ -1660,8 +1660,8 @@ static void edge_config(uint32_t i, rl_config *c)
     c->mtu = edges[i].mtu;
     c->pcie_latency_ns = ns_for_cycles(edges[i].L, edges[i].clock);
     c->fetch_wqes = edges[i].n;
-    c->desc_capacity = edges[i].k;
-    c->tx_capacity = edges[i].tx;
+    c->desc_depth = edges[i].k;
+    c->tx_depth = edges[i].tx;
 }
 
 static void test_differential_edges(void)
@@ -1739,8 +1739,8 @@ static void test_differential_full_buffer_one_qp(void)
         c.mtu = 64;
         c.pcie_latency_ns = 60; /* 60 cycles at 1 GHz */
         c.fetch_wqes = RL_MAX_FETCH;
-        c.desc_capacity = ks[t % 4];
-        c.tx_capacity = 1;
+        c.desc_depth = ks[t % 4];
+        c.tx_depth = 1;
         if (!pair_init(&p, &c, 1000u + t))
             break;
         for (qp = 0; qp < nq; qp++) {
@@ -1925,7 +1925,7 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
         rand_cfg(&g, &c);
         c.schedule_queue = g_ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
         rand_fetch(&g, &c);
-        c.tx_capacity = (uint32_t)rnic_prng_range(&g, 1, 64);
+        c.tx_depth = (uint32_t)rnic_prng_range(&g, 1, 64);
         rand_wl(&g, &c, &w);
         end = rnic_prng_range(&g, 5000, 40000);
         host_init(&h, c.max_flows);
@@ -1968,10 +1968,10 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
                     got = rl_advance(B.r, chunk - done);
                     if (got < chunk - done) {
                         uint32_t held = B.r->tx.count; /* white-box: the port must be full when it stops */
-                        if (held != c.tx_capacity) {
+                        if (held != c.tx_depth) {
                             printf("  FF workload %" PRIu64 ": rl_advance stopped after %" PRIu64 " of %" PRIu64
                                    " cycles with the TX port not full (%u of %u)\n",
-                                   wseed, got, chunk - done, (unsigned)held, (unsigned)c.tx_capacity);
+                                   wseed, got, chunk - done, (unsigned)held, (unsigned)c.tx_depth);
                             bad = 1;
                         }
                         g_ff_stops++;
@@ -2159,7 +2159,7 @@ static void test_next_event_basic(void)
     c.source = host_fetch;
     c.source_user = &f;
     CHECK(eng_init(&E, &c) == RNIC_OK);
-    CHECK_EQ(rl_next_event(E.r), RL_NEVER); /* fresh engine: nothing will ever happen */
+    CHECK_EQ(rl_next_event(E.r), RNIC_NEVER); /* fresh engine: nothing will ever happen */
     CHECK_EQ(rl_advance(E.r, 1000000), 1000000);
     CHECK_EQ(rl_now(E.r), 1000000);
     CHECK_EQ(rl_get_stats(E.r)->cycles, 1000000);
@@ -2169,7 +2169,7 @@ static void test_next_event_basic(void)
     CHECK_EQ(rl_next_event(E.r), 1000000);
     CHECK_EQ(rl_advance_to(E.r, 1100000), 100000);
     CHECK_EQ(rl_now(E.r), 1100000);
-    CHECK_EQ(rl_next_event(E.r), RL_NEVER); /* it fetched nothing and went idle */
+    CHECK_EQ(rl_next_event(E.r), RNIC_NEVER); /* it fetched nothing and went idle */
     CHECK_EQ(rl_get_stats(E.r)->packets, 0);
     CHECK_EQ(rl_phi_q32(E.r), 0);
     eng_free(&E);
@@ -2352,8 +2352,8 @@ static void storm_run(int ranked, uint32_t nslow, storm_result *res)
     c.mtu = 1024;
     c.pcie_latency_ns = 200; /* L = 50 cycles: the wheel has 50 slots */
     c.fetch_wqes = 8;
-    c.desc_capacity = 60;
-    c.tx_capacity = 64;
+    c.desc_depth = 60;
+    c.tx_depth = 64;
     c.schedule_queue = ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO;
     host_init(&h, c.max_flows);
     for (i = 0; i < 1500; i++)
@@ -2440,8 +2440,8 @@ static void bad_setup(bad_run *b, uint32_t nq)
     b->c.mtu = 1024;
     b->c.pcie_latency_ns = 200; /* 50 cycles at 250 MHz */
     b->c.fetch_wqes = 4;
-    b->c.desc_capacity = 8;
-    b->c.tx_capacity = 4;
+    b->c.desc_depth = 8;
+    b->c.tx_depth = 4;
     host_init(&b->h, nq);
     b->f.h = &b->h;
     b->c.source = host_fetch;
@@ -2737,9 +2737,9 @@ static void test_bad_config(void)
     CHECK(rl_init(r, NULL, mem, sz) == RNIC_EINVAL);
     CHECK(rl_config_check(NULL, &field) == RNIC_EINVAL && field && strcmp(field, "cfg") == 0);
     for (i = 0; i < 18; i++) {
-        static const char *const names[18] = { "max_flows", "max_flows", "link_bps", "mtu", "desc_capacity",
-                                                "desc_capacity", "fetch_wqes", "fetch_wqes", "link_bps",
-                                                "tx_capacity", "tx_capacity", "mtu", "mtu", "pcie_latency_ns",
+        static const char *const names[18] = { "max_flows", "max_flows", "link_bps", "mtu", "desc_depth",
+                                                "desc_depth", "fetch_wqes", "fetch_wqes", "link_bps",
+                                                "tx_depth", "tx_depth", "mtu", "mtu", "pcie_latency_ns",
                                                 "min_rate_bps", "clock_hz", "pcie_latency_ns",
                                                 "pcie_latency_ns" };
         c = good;
@@ -2755,13 +2755,13 @@ static void test_bad_config(void)
         case 1: c.max_flows = RL_MAX_FLOWS + 1u; break;
         case 2: c.link_bps = 800000000001ull; break;
         case 3: c.mtu = 0; break;
-        case 4: c.desc_capacity = 0; break;
-        case 5: c.desc_capacity = RL_MAX_DESC + 1u; break;
+        case 4: c.desc_depth = 0; break;
+        case 5: c.desc_depth = RL_MAX_DESC + 1u; break;
         case 6: c.fetch_wqes = 0; break;
         case 7: c.fetch_wqes = RL_MAX_FETCH + 1u; break;
         case 8: c.link_bps = 0; break;
-        case 9: c.tx_capacity = 0; break;
-        default: c.tx_capacity = 0; break;
+        case 9: c.tx_depth = 0; break;
+        default: c.tx_depth = 0; break;
         }
         if (rl_mem_size(&c) != 0)
             printf("  invalid config %d: rl_mem_size %zu (expected 0)\n", i, rl_mem_size(&c));
@@ -2790,8 +2790,8 @@ static void test_bad_config(void)
     CHECK(rl_doorbell(r, 4) == RNIC_ENOENT);
     CHECK(rl_set_rate(r, 0, good.min_rate_bps) == RNIC_OK);
     CHECK(rl_set_rate(r, 0, good.link_bps) == RNIC_OK);
-    CHECK(rl_get_qp_stats(r, 4) == NULL);
-    CHECK(rl_get_qp_stats(r, 3) != NULL);
+    CHECK(rl_get_flow_stats(r, 4) == NULL);
+    CHECK(rl_get_flow_stats(r, 3) != NULL);
     CHECK(rl_doorbell(NULL, 0) == RNIC_EINVAL);
     CHECK(rl_pop_tx(NULL, NULL) == RNIC_EINVAL);
     {

@@ -170,8 +170,8 @@ void fw_run_tassel(fw_result *out)
     cfg.mtu = 1024;
     cfg.pcie_latency_ns = FW_RL_PCIE_NS;
     cfg.clock_hz = FW_RL_CLOCK;
-    cfg.tx_capacity = FW_RL_TX;
-    cfg.desc_capacity = FW_RL_DESC;
+    cfg.tx_depth = FW_RL_TX;
+    cfg.desc_depth = FW_RL_DESC;
     cfg.fetch_wqes = FW_RL_FETCH;
     cfg.source = fw_src_read;
     cfg.trace = FW_DIGEST_HOOK;
@@ -247,6 +247,7 @@ void fw_run_qos(fw_result *out)
     uint32_t k, l, half, done = 0, cyc, ack_head = 0, ack_count = 0, blocks = 0;
     fw_begin(out);
     rq_qos_config_default(&cfg);
+    cfg.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     cfg.domains = FW_QOS_DOMAINS;
     cfg.write_channels = FW_QOS_WCH;
     cfg.read_channels = FW_QOS_RCH;
@@ -256,8 +257,8 @@ void fw_run_qos(fw_result *out)
     cfg.ids.flow_blocks = 4;
     cfg.ids.fids_unipath = 8;
     cfg.ids.fid_groups = 2;
-    cfg.aw_fifo = 32;
-    cfg.b_fifo = 32;
+    cfg.axi_write_depth = 32;
+    cfg.bresp_depth = 32;
     cfg.block_bytes = 2048;
     cfg.timeout_ns = 4000; /* 600 cycles at 150 MHz */
     cfg.trace = FW_DIGEST_HOOK;
@@ -314,7 +315,7 @@ void fw_run_qos(fw_result *out)
                 uint32_t at = (ack_head + ack_count) % FW_QOS_ACKS;
                 fw_qos_acks[at].due = blk.cycle + 40u;
                 fw_qos_acks[at].r.tid = blk.aux;
-                fw_qos_acks[at].r.seq = blk.op;
+                fw_qos_acks[at].r.seq = RQ_WORK_SEQ(blk.flags);
                 fw_qos_acks[at].r.ack = 1;
                 ack_count++;
             }
@@ -353,11 +354,11 @@ void fw_run_palos(fw_result *out)
     fw_begin(out);
     fw_src_fill(2500u);
     rq_palos_config_default(&cfg);
-    cfg.weights.max_qps = FW_PALOS_QPS;
+    cfg.weights.max_flows = FW_PALOS_QPS;
     cfg.weights.max_groups = FW_PALOS_GROUPS;
     cfg.weights.mtu = 1024;
     cfg.fetch_slots = FW_PALOS_SLOTS;
-    cfg.out_port = FW_PALOS_PORT;
+    cfg.piece_depth = FW_PALOS_PORT;
     cfg.launch_wqes = FW_PALOS_LAUNCH;
     cfg.source = fw_src_read;
     cfg.trace = FW_DIGEST_HOOK;
@@ -370,8 +371,12 @@ void fw_run_palos(fw_result *out)
     FW_CHECK(out, rq_palos_create_group(&fw_palos, 0, 3) == RNIC_OK);
     FW_CHECK(out, rq_palos_create_group(&fw_palos, 1, 1) == RNIC_OK);
     for (f = 0; f < FW_PALOS_QPS; f++) {
-        FW_CHECK(out, rq_palos_set_qp(&fw_palos, f, f & 1u, 1u + (f & 3u),
-                                      f >= 6u ? RQ_PALOS_LATENCY : RQ_PALOS_BANDWIDTH) == RNIC_OK);
+        rq_palos_flow_config fc;
+        rq_palos_flow_config_default(&fc);
+        fc.group = f & 1u;
+        fc.weight = 1u + (f & 3u);
+        fc.cls = f >= 6u ? RQ_PALOS_LATENCY : RQ_PALOS_BANDWIDTH;
+        FW_CHECK(out, rq_palos_flow_open(&fw_palos, f, &fc) == RNIC_OK);
         FW_CHECK(out, rq_palos_doorbell(&fw_palos, f, 5) == RNIC_OK);
     }
     FW_CHECK(out, rq_palos_doorbell(&fw_palos, FW_PALOS_QPS, 1) != RNIC_OK); /* unknown QP: refused */
@@ -383,7 +388,7 @@ void fw_run_palos(fw_result *out)
         out->cycles++;
         if (cyc % 3u)
             continue;
-        while (rq_palos_pop(&fw_palos, &w) == RNIC_OK) {
+        while (rq_palos_pop_piece(&fw_palos, &w) == RNIC_OK) {
             fw_fold_work(out, &w);
             bytes += fw_src_accounted(&w);
             carried &= fw_src_carried(&w);
@@ -479,7 +484,7 @@ static void fw_run_tp(fw_result *out, int rate)
 {
     tp_config cfg;
     tp_rx_config rc;
-    tp_flow_params fp;
+    tp_flow_config fp;
     rnic_work w;
     const rnic_work *d;
     uint32_t f, m, cyc, completions = 0;
@@ -488,10 +493,11 @@ static void fw_run_tp(fw_result *out, int rate)
     static tp_protocol dcqcn;
     fw_begin(out);
     tp_config_default(&cfg);
+    cfg.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     cfg.max_flows = FW_TP_FLOWS;
     cfg.window = FW_TP_WINDOW;
     cfg.ring = FW_TP_RING;
-    cfg.messages = FW_TP_MSGS;
+    cfg.message_depth = FW_TP_MSGS;
     cfg.trace = FW_DIGEST_HOOK;
     cfg.trace_user = &out->digest;
     if (rate) {
@@ -507,6 +513,7 @@ static void fw_run_tp(fw_result *out, int rate)
         cfg.protocol = tp_protocol_newreno();
     }
     tp_rx_config_default(&rc);
+    rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     rc.max_flows = FW_TP_FLOWS;
     rc.window = FW_TP_WINDOW;
     rc.trace = FW_DIGEST_HOOK;
@@ -516,12 +523,12 @@ static void fw_run_tp(fw_result *out, int rate)
         rc.sack = false;
         rc.delack_count = 1;
         rc.ack_first = true;
-        rc.cnp_interval_us = 4;
+        rc.cnp_interval_ns = 4000u;
         rc.cnp_mode = TP_RX_CNP_IMMEDIATE;
     } else {
         rc.delack_count = 2;
-        rc.delack_us = 20;
-        rc.cnp_interval_us = 4; /* no marks on this run's link: the CNP timers exist, unused */
+        rc.delack_ns = 20000u;
+        rc.cnp_interval_ns = 4000u; /* no marks on this run's link: the CNP timers exist, unused */
     }
     FW_CHECK(out, sizeof fw_tp_mem >= tp_mem_size(&cfg));
     FW_CHECK(out, sizeof fw_tp_rx_mem == tp_rx_mem_size(&rc));
@@ -530,14 +537,14 @@ static void fw_run_tp(fw_result *out, int rate)
         out->ok = 0;
         return;
     }
-    tp_flow_params_default(&fp);
+    tp_flow_config_default(&fp);
     fp.seg_size = 1000;
-    fp.rto_us = 40; /* 4,000 cycles at 100 MHz */
+    fp.rto_ns = 40000u; /* 4,000 cycles at 100 MHz */
     if (rate)
         fp.init_wnd = FW_TP_WINDOW;
     for (f = 0; f < FW_TP_FLOWS; f++) {
         FW_CHECK(out, tp_flow_open(&fw_tp, f, &fp) == RNIC_OK);
-        FW_CHECK(out, tp_rx_flow_open(&fw_tp_rx, f, 0) == RNIC_OK);
+        FW_CHECK(out, tp_rx_flow_open(&fw_tp_rx, f, NULL) == RNIC_OK);
         for (m = 0; m < FW_TP_MSGS_PER_FLOW; m++) {
             RNIC_MEMSET(&w, 0, sizeof w);
             w.flow = f;
@@ -555,8 +562,8 @@ static void fw_run_tp(fw_result *out, int rate)
     fw_link_init(&fw_ack_link, 1, 200, 0, FW_LINK_SLOTS);
     for (cyc = 0; cyc < 400000u && completions < FW_TP_FLOWS * FW_TP_MSGS_PER_FLOW; cyc++) {
         uint64_t now = tp_now(&fw_tp);
-        while ((d = fw_link_due(&fw_data_link, now)) != NULL && tp_rx_space(&fw_tp_rx)) {
-            (void)tp_rx_push(&fw_tp_rx, d);
+        while ((d = fw_link_due(&fw_data_link, now)) != NULL && tp_rx_space_segment(&fw_tp_rx)) {
+            (void)tp_rx_push_segment(&fw_tp_rx, d);
             fw_link_taken(&fw_data_link);
         }
         while ((d = fw_link_due(&fw_ack_link, now)) != NULL && tp_space_incoming(&fw_tp)) {
@@ -648,8 +655,8 @@ void fw_run_hostcc(fw_result *out)
         hc.cpu_outstanding = 40u;
         hc.ddio_lines = pass == 0u ? 0u : FW_HCC_DDIO;
         hc.cpu_load_Bps = 30300000000ull; /* 3x */
-        hc.rx_port = FW_HCC_RX_PORT;
-        hc.signal_port = FW_HCC_SIG_PORT;
+        hc.rx_depth = FW_HCC_RX_PORT;
+        hc.signal_depth = FW_HCC_SIG_PORT;
         hc.trace = FW_DIGEST_HOOK;
         hc.trace_user = &out->digest;
         hcc_rx_config_default(&rc);
@@ -659,15 +666,15 @@ void fw_run_hostcc(fw_result *out)
         rc.up_samples = 2u;
         rc.slack_ns = 2000u;
         rc.mode = pass == 0u ? HCC_RX_MODE_MBA : HCC_RX_MODE_ECN;
-        rc.sample_capacity = 4u;
-        rc.action_capacity = 4u;
+        rc.sample_depth = 4u;
+        rc.action_depth = 4u;
         rc.trace = FW_DIGEST_HOOK;
         rc.trace_user = &out->digest;
         hcc_tx_config_default(&tc);
         tc.max_flows = 4u;
         tc.probe_bytes = 4096u;
-        tc.rate_capacity = 8u;
-        tc.probe_capacity = 8u;
+        tc.rate_depth = 8u;
+        tc.probe_depth = 8u;
         tc.trace = FW_DIGEST_HOOK;
         tc.trace_user = &out->digest;
         /* pass 0 has no DDIO: the buffer sized for pass 1 is larger than it needs */
@@ -682,7 +689,7 @@ void fw_run_hostcc(fw_result *out)
             return;
         }
         for (f = 0; f < 4u; f++)
-            FW_CHECK(out, hcc_tx_flow_open(t, f, 100000000000ull) == RNIC_OK);
+            FW_CHECK(out, hcc_tx_flow_open(t, f, NULL) == RNIC_OK); /* at link_bps, 100 Gb/s */
         FW_CHECK(out, hcc_host_push_rx(h, NULL) == RNIC_EINVAL); /* refused, counted */
         for (cyc = 0; cyc < 8000u; cyc++) {
             if ((cyc & 15u) == 0 && (cyc < 4000u || cyc >= 6500u) && !hcc_host_paused(h)) {
@@ -707,14 +714,14 @@ void fw_run_hostcc(fw_result *out)
             while (hcc_host_pop_rx(h, &w) == RNIC_OK) {
                 fw_fold_work(out, &w);
                 last_delay = w.aux;
-                (void)hcc_tx_on_sent(t, w.flow, w.len);
+                (void)hcc_tx_push_sent(t, &w);
             }
             while (hcc_host_pop_signal(h, &w) == RNIC_OK)
                 fw_fold_work(out, &w);
             while (hcc_rx_pop_action(c, &w) == RNIC_OK) {
                 fw_fold_work(out, &w);
-                if (w.op == HCC_RX_OP_MBA)
-                    (void)hcc_host_set_mba_level(h, w.index);
+                if (w.flags & HCC_RX_WORK_MBA)
+                    (void)hcc_host_set_mba_level(h, w.aux);
                 else
                     (void)hcc_host_set_ecn(h, (w.flags & HCC_WORK_CE) != 0);
             }

@@ -22,7 +22,8 @@ typedef void (*rnic_trace_fn)(void *user, const rnic_trace_event *ev);
 typedef struct rnic_trace {
     rnic_trace_fn fn; /* NULL: tracing off */
     void *user;       /* passed back to fn */
-    uint64_t events;  /* trace points reached (counted with or without fn) */
+    uint64_t events;  /* events emitted through rnic_trace_emit (the engines' trace points,
+                         RNIC__TRACE, emit only while fn is set) */
 } rnic_trace;
 
 #define RNIC_TRACE_BYTES 32u

@@ -75,11 +75,15 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
  * applied in b/s, b = the rate asked. Engine kinds document their a/b in the engine's doc.
  *
  * RNIC__TRACE(x, kind, flow, a, b) is the one trace point of every engine: `x` is the engine
- * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). It
- * counts the point in trace.events and calls the callback when one is set. */
-#define RNIC__TRACE(x, kind, flow, a, b)                                                                  \
-    rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow), (uint64_t)(a), \
-                    (uint64_t)(b))
+ * (any struct with `trace` (rnic_trace), `now` (cycle) and `trace_id` (uint16_t) fields). With no
+ * callback set it costs one branch: nothing is evaluated or counted (trace.events counts the
+ * events delivered). A statement, not an expression. */
+#define RNIC__TRACE(x, kind, flow, a, b)                                                                   \
+    do {                                                                                                   \
+        if ((x)->trace.fn)                                                                                 \
+            rnic_trace_emit(&(x)->trace, (x)->now, (x)->trace_id, (uint16_t)(kind), (uint32_t)(flow),      \
+                            (uint64_t)(a), (uint64_t)(b));                                                 \
+    } while (0)
 /* A port event of record `w` (PUSH, OUT, POP): a = w->index, b = w->len. */
 #define RNIC__TRACE_REC(x, kind, w) RNIC__TRACE((x), (kind), (w)->flow, (w)->index, (w)->len)
 /* A refused record: a = its index, b = the error. */

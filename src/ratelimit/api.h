@@ -23,8 +23,7 @@ RL_API const char *rl_version(void);
  * shares: docs/engine_contract.md) ---- */
 
 #define RL_MAX_FLOWS 65536u
-#define RL_NEVER RNIC_NEVER /* rl_next_event: nothing will happen without new input */
-#define RL_MAX_DESC 256u    /* upper bound of desc_capacity (k) */
+#define RL_MAX_DESC 256u    /* upper bound of desc_depth (k) */
 #define RL_MAX_FETCH 64u    /* upper bound of fetch_wqes (n) */
 
 /* rl_config.schedule_queue: the order in which queued QPs get their WQE fetch. */
@@ -47,21 +46,21 @@ typedef struct rl_config {
     uint64_t min_rate_bps; /* smallest flow rate; smaller non-zero writes are clamped up, default 100 Kb/s */
     uint32_t max_flows;    /* 1 .. RL_MAX_FLOWS, default 1024 */
     uint32_t mtu;          /* packet payload bytes, 64 .. 65536, default 4096 */
-    uint32_t pcie_latency_ns; /* WQE fetch latency and wheel span, default 1000 ns (the paper's 1 us
+    uint64_t pcie_latency_ns; /* WQE fetch latency and wheel span, default 1000 ns (the paper's 1 us
                                  PCIe latency, 250 cycles at 250 MHz). Converted once by rl_init to
                                  cycles at clock_hz, to the nearest cycle (an exact half rounds up);
                                  that must be 1 .. 2^20 cycles. rl_pcie_latency_cycles gives it. */
     uint32_t fetch_wqes;   /* n: WQEs fetched (and packets cut) per round, 1 .. 64, default 8 */
-    uint32_t desc_capacity; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
-    uint32_t tx_capacity;  /* TX output port depth, default 64 */
+    uint32_t desc_depth; /* k: descriptor buffer for urgent packets, 1 .. 256, default 60 */
+    uint32_t tx_depth;  /* TX output port depth, default 64 */
     uint32_t schedule_queue; /* RL_SCHEDULE_FIFO (default) or RL_SCHEDULE_RANKED */
     uint64_t fetch_bps;    /* PCIe read bandwidth for WQE fetches: 0 = unlimited (default, the
                               paper's model: a fetch costs only its latency); else 1 Mb/s .. 10 Tb/s,
                               a fetch of fetch_wqes x wqe_bytes holds the read channel for its
                               bytes at this rate (docs/tassel_model.md, step 7) */
     uint32_t wqe_bytes;    /* bytes read per WQE, 1 .. 4096, default 64 (RDMA's WQE size) */
-    uint32_t qp_stats;     /* 1 (default): per-flow packet and byte counters, 16 B per flow;
-                              0: none (rl_get_qp_stats answers NULL; the TX port's records carry
+    uint32_t flow_stats;     /* 1 (default): per-flow packet and byte counters, 16 B per flow;
+                              0: none (rl_get_flow_stats answers NULL; the TX port's records carry
                               flow and len for a caller that counts) */
     uint64_t start_cycle;  /* rl_now() after init, default 0 (a composed model may start every
                               engine at one cycle; tests start near 2^64 to cross the wrap) */
@@ -72,9 +71,9 @@ typedef struct rl_config {
     uint16_t trace_id;     /* `engine` of the trace events, default RNIC_ENGINE_TASSEL */
 } rl_config;
 
-typedef struct rl_qp_stats {
+typedef struct rl_flow_stats {
     uint64_t packets, bytes;
-} rl_qp_stats;
+} rl_flow_stats;
 
 typedef struct rl_stats {
     uint64_t cycles, packets, bytes;
@@ -109,7 +108,7 @@ RL_API rnic_err rl_config_check(const rl_config *cfg, const char **field);
 /* Bytes of caller memory rl_init needs for cfg; 0 when cfg is invalid (rl_config_check says why). */
 RL_API size_t rl_mem_size(const rl_config *cfg);
 /* Engine state bytes per flow (what scales with max_flows) for cfg; 0 when invalid. */
-RL_API size_t rl_mem_per_qp(const rl_config *cfg);
+RL_API size_t rl_mem_per_flow(const rl_config *cfg);
 
 /* RL_MEM_SIZE: rl_mem_size as an integer constant expression, so firmware can size a static
  * buffer at compile time (a config valid for rl_config_check; the value is exactly
@@ -118,18 +117,18 @@ RL_API size_t rl_mem_per_qp(const rl_config *cfg);
  * to the nearest, as rl_init does). Round the result up to 8-byte words for a uint64_t array:
  *   static uint64_t mem[RL_MEM_SIZE(16, 1, RL_SCHEDULE_FIFO, 1000, 250000000, 64, 60, 8) / 8];
  * The macro evaluates its arguments several times: pass constants. */
-#define RL_MEM_SIZE(max_flows, qp_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_capacity, desc_capacity, \
+#define RL_MEM_SIZE(max_flows, flow_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_depth, desc_depth, \
                     fetch_wqes)                                                                              \
-    (RL__MEM_PART((max_flows), rl_qp) + RL__MEM_PART((qp_stats) ? (max_flows) : 0u, rl_qp_stats) +            \
+    (RL__MEM_PART((max_flows), rl__qp) + RL__MEM_PART((flow_stats) ? (max_flows) : 0u, rl_flow_stats) +            \
      2u * RL__MEM_PART((max_flows), uint32_t) + 2u * RL__MEM_PART(RL__MEM_TL_SLOTS, uint32_t) +              \
-     2u * RL__MEM_PART(RL__MEM_BITLEN(max_flows) + 2u, rl_timed_qp) +                                        \
-     RL__MEM_PART((schedule_queue) == RL_SCHEDULE_RANKED ? (max_flows) : 0u, rl_ranked) +                    \
+     2u * RL__MEM_PART(RL__MEM_BITLEN(max_flows) + 2u, rl__timed_qp) +                                        \
+     RL__MEM_PART((schedule_queue) == RL_SCHEDULE_RANKED ? (max_flows) : 0u, rl__ranked) +                    \
      RL__MEM_PART(RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz), uint32_t) +                      \
      RL__MEM_PART((RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz) + 63u) / 64u, uint64_t) +         \
-     RL__MEM_PART(RL__MEM_PCIE_CYCLES(pcie_latency_ns, clock_hz) + 1u, rl_timed_qp) +                        \
-     RL__MEM_PART((tx_capacity), rnic_work) + RL__MEM_PART((desc_capacity), rl_desc) +                        \
-     RL__MEM_PART(((desc_capacity) + 63u) / 64u, uint64_t) + RL__MEM_PART((desc_capacity), rl_dkey) +        \
-     RL__MEM_PART(RL__MEM_POW2_AT_LEAST(desc_capacity), rl_dkey) + RL__MEM_PART((desc_capacity), uint16_t) + \
+     RL__MEM_PART(RL__MEM_PCIE_CYCLES(pcie_latency_ns, clock_hz) + 1u, rl__timed_qp) +                        \
+     RL__MEM_PART((tx_depth), rnic_work) + RL__MEM_PART((desc_depth), rl__desc) +                        \
+     RL__MEM_PART(((desc_depth) + 63u) / 64u, uint64_t) + RL__MEM_PART((desc_depth), rl__dkey) +        \
+     RL__MEM_PART(RL__MEM_POW2_AT_LEAST(desc_depth), rl__dkey) + RL__MEM_PART((desc_depth), uint16_t) + \
      RL__MEM_PART((fetch_wqes), rnic_work))
 /* RL_MEM_SIZE's parts, mirroring rl_init's layout: n elements rounded up to RNIC_MEM_ALIGN; the
  * timeline's 11 levels x 64 list heads and tails; the P-heap height (bits of max_flows); the
@@ -163,7 +162,7 @@ RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit);
 
 /* Advance exactly one cycle. */
 RL_API void rl_tick(rl *r);
-/* Earliest cycle >= now at which a tick changes anything without new input; RL_NEVER when
+/* Earliest cycle >= now at which a tick changes anything without new input; RNIC_NEVER when
  * nothing will (also when only a pop of the full TX port would unblock it). */
 RL_API uint64_t rl_next_event(const rl *r);
 /* Run up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right
@@ -184,8 +183,29 @@ RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out);
 
 RL_API uint64_t rl_now(const rl *r);
 RL_API const rl_stats *rl_get_stats(const rl *r);
-/* Per-flow counters; NULL for an unknown flow, or when cfg.qp_stats is 0. */
-RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow);
+/* Per-flow counters; NULL for an unknown flow, or when cfg.flow_stats is 0. */
+RL_API const rl_flow_stats *rl_get_flow_stats(const rl *r, uint32_t flow);
+
+/* A flow's registers and scheduling state, as rl_flow_state reads them. */
+#define RL_FLOW_IDLE 0u     /* nothing to send (no doorbell since its data ran out) */
+#define RL_FLOW_QUEUED 1u   /* in the schedule queue, waiting for its WQE fetch */
+#define RL_FLOW_PARKED 2u   /* waiting for credit or a non-zero rate */
+#define RL_FLOW_FETCHING 3u /* a WQE fetch in flight */
+#define RL_FLOW_DORMANT 4u  /* in the timeline, until its reschedule time */
+#define RL_FLOW_DRAINING 5u /* its WQEs ran out: its stored packets leave, a doorbell re-queues it */
+typedef struct rl_flow_view {
+    uint64_t rate_bps;         /* the rate applied (while paused: the last non-zero one) */
+    uint64_t pending_rate_bps; /* the rate register as written, not yet applied (0: a pause) */
+    uint64_t packets, bytes;   /* sent (0 when cfg.flow_stats is 0) */
+    uint32_t state;            /* RL_FLOW_* */
+    uint32_t pending;          /* register writes the EMUX has not applied: 1 doorbell, 2 rate, 4 credit */
+    uint32_t index, offset;    /* the next WQE to fetch (free-running index) and the byte offset in it */
+    uint32_t outstanding;      /* packets held in the descriptor buffer */
+    bool credit, paused;       /* has credit; rate 0 applied */
+} rl_flow_view;
+/* Copy flow's state into *out. RNIC_EINVAL: NULL engine or out (counted when the engine is
+ * not NULL); RNIC_ENOENT: flow >= max_flows (counted). */
+RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out);
 /* Current oversubscription factor Phi (Q32.32). */
 RL_API uint64_t rl_phi_q32(const rl *r);
 /* The WQE fetch latency in cycles: cfg.pcie_latency_ns at clock_hz, to the nearest cycle. */
@@ -193,7 +213,7 @@ RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rl_qp { /* per-flow scheduling state, packed into 72 bytes (+ 8 B of links in rl) */
+typedef struct rl__qp { /* per-flow scheduling state, packed into 72 bytes (+ 8 B of links in rl) */
     uint64_t finish_cycle;     /* virtual finish of the last packet stored for this flow ... */
     uint64_t prev_start_cycle; /* virtual start of the last packet sent (of the activation if none) */
     uint64_t resched;          /* timeline key while DORMANT: reschedule time, whole virtual cycle */
@@ -205,56 +225,56 @@ typedef struct rl_qp { /* per-flow scheduling state, packed into 72 bytes (+ 8 B
                                    rate register written, not yet applied (0: pause): 40-bit
                                    b/s (<= 800 Gb/s), the top byte in rate_hi / pend_rate_hi */
     uint32_t reg_next;         /* link in the register-write FIFO (RNIC_NONE ends) */
-    uint16_t outstanding;      /* descriptors held (up to desc_capacity = 256) */
+    uint16_t outstanding;      /* descriptors held (up to desc_depth = 256) */
     uint16_t tl_list;          /* its timeline list (level x 64 + digit, 0xffff: late) */
     uint16_t prev_len_lo;      /* bytes of the last packet sent (0: none), low 16 of 17 bits */
     uint8_t rate_hi, pend_rate_hi;
     uint8_t state, pend;       /* RL__ state; registers written (RL__PEND_*) */
     uint8_t tl_loc;            /* where the flow is in the timeline path */
     uint8_t flags;             /* credit, doorbell pending, paused, the credit written, prev_len bit 16 */
-} rl_qp;
+} rl__qp;
 
-typedef struct rl_desc { /* one urgent packet (or error record) in the descriptor buffer */
+typedef struct rl__desc { /* one urgent packet (or error record) in the descriptor buffer */
     rnic_ftime start, finish;
     uint64_t number; /* global descriptor number: tie-break and stable identity */
     uint64_t addr, raddr, tag; /* the WQE's, carried to the record */
     uint32_t flow, index, offset, len, flags, op;
     int32_t status;
     uint32_t pad_;
-} rl_desc;
+} rl__desc;
 
-typedef struct rl_timed_qp { /* a flow in a fixed-latency pipeline */
+typedef struct rl__timed_qp { /* a flow in a fixed-latency pipeline */
     uint64_t cycle;
     uint32_t qp;
-} rl_timed_qp;
+} rl__timed_qp;
 
-typedef struct rl_ranked { /* a QP in the ranked schedule queue (RL_SCHEDULE_RANKED) */
+typedef struct rl__ranked { /* a QP in the ranked schedule queue (RL_SCHEDULE_RANKED) */
     uint64_t rank;  /* virtual finish of a full packet from its next start, 2^-16 cycles */
     uint64_t order; /* push number: ties leave in push order */
     uint32_t qp, pad_;
-} rl_ranked;
+} rl__ranked;
 
-typedef struct rl_dkey { /* a descriptor heap entry: the slot and its key (start or finish) */
+typedef struct rl__dkey { /* a descriptor heap entry: the slot and its key (start or finish) */
     uint64_t cycle;
     uint32_t frac;
     uint16_t slot, pad_;
-} rl_dkey;
+} rl__dkey;
 
-typedef struct rl_due { /* fast-forward: when a time reaches `target`, cached while inc holds */
+typedef struct rl__due { /* fast-forward: when a time reaches `target`, cached while inc holds */
     rnic_ftime target;
     uint64_t epoch; /* rl.phi_epoch it was computed in */
     uint64_t at;    /* the cycle */
     uint32_t valid, pad_;
-} rl_due;
+} rl__due;
 
-typedef struct rl_flow_fifo { /* a FIFO of flows linked through the flows' records */
+typedef struct rl__flow_fifo { /* a FIFO of flows linked through the flows' records */
     uint32_t head, tail, count;
-} rl_flow_fifo;
+} rl__flow_fifo;
 
-typedef struct rl_timed_queue { /* a fixed-latency pipeline: flows by the cycle they come out */
-    rl_timed_qp *slot;
+typedef struct rl__timed_queue { /* a fixed-latency pipeline: flows by the cycle they come out */
+    rl__timed_qp *slot;
     uint32_t head, count, capacity, pad_;
-} rl_timed_queue;
+} rl__timed_queue;
 
 struct rl {
     rl_config cfg;
@@ -267,7 +287,7 @@ struct rl {
     rnic_q32 lookahead;     /* Lambda = L / max(1, Phi) */
     rnic_q32 link_cpb;
     uint64_t phi_epoch;     /* bumped whenever inc and the lookahead are recomputed */
-    rl_due tl_due, wheel_due, wait_due; /* fast-forward caches (rl__next_gap) */
+    rl__due tl_due, wheel_due, wait_due; /* fast-forward caches (rl__next_gap) */
     uint64_t sum_active_bps;
     rnic_ftime link_t;      /* when the link finishes the last packet */
     uint64_t link_free;     /* first cycle the link is idle */
@@ -281,8 +301,8 @@ struct rl {
     uint64_t desc_numbers;
     rnic_trace trace;
     uint16_t trace_id;
-    rl_qp *qps;
-    rl_qp_stats *qp_stats;
+    rl__qp *qps;
+    rl_flow_stats *flow_stats;
     /* timeline (P-heap order): settled entries in a radix calendar on (key, insertion order):
      * 11 levels of 64 lists (6-bit digits of the key, engine.c); keys are flows' `resched`,
      * doubly linked lists through tl_next/tl_prev (RNIC_NONE ends; dense arrays, not in the
@@ -297,12 +317,12 @@ struct rl {
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
     uint32_t heap_count;               /* settled entries */
     uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
-    rl_flow_fifo registers;       /* flows with a register write pending (through reg_next) */
-    rl_flow_fifo insert_requests; /* flows waiting for a P-heap operation slot (through tl_next) */
-    rl_timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
-    rl_timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
-    rl_flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next) */
-    rl_ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
+    rl__flow_fifo registers;       /* flows with a register write pending (through reg_next) */
+    rl__flow_fifo insert_requests; /* flows waiting for a P-heap operation slot (through tl_next) */
+    rl__timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
+    rl__timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
+    rl__flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next) */
+    rl__ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
     uint32_t ranked_count;
     uint64_t ranked_pushes;
     /* RL_SCHEDULE_RANKED: the reschedule wheel, wheel_size (= L) slots of one QP each; slot
@@ -312,13 +332,13 @@ struct rl {
     uint64_t wheel_low;
     uint32_t wheel_base, wheel_size, wheel_count;
     uint32_t lookahead_cycles; /* L + height + 1 (+ one MTU on the link when ranked) */
-    rl_timed_queue fetches;    /* outstanding WQE fetches (cycle: when they return) */
+    rl__timed_queue fetches;    /* outstanding WQE fetches (cycle: when they return) */
     rnic_ring tx;              /* rnic_work: output port */
-    /* descriptor buffer (caller memory, desc_capacity entries) */
-    rl_desc *desc;
+    /* descriptor buffer (caller memory, desc_depth entries) */
+    rl__desc *desc;
     uint64_t *desc_used;       /* slot holds a packet */
-    rl_dkey *desc_waiting;     /* binary heap of slots by start: not yet eligible */
-    rl_dkey *desc_ready;       /* eligible slots sorted by (finish, number): a ring of
+    rl__dkey *desc_waiting;     /* binary heap of slots by start: not yet eligible */
+    rl__dkey *desc_ready;       /* eligible slots sorted by (finish, number): a ring of
                                   ready_mask + 1 (a power of two >= k) from ready_head */
     uint16_t *desc_scratch;    /* a re-timed flow's slots, in number order */
     uint32_t n_waiting, n_ready;

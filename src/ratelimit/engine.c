@@ -6,7 +6,7 @@
  * (k <= 256 urgent packets) keeps two small binary heaps of slots: waiting by start, eligible
  * by (finish, number), so no cycle scans the buffer. */
 
-enum { RL__IDLE, RL__QUEUED, RL__PARKED, RL__FETCHING, RL__DORMANT, RL__DRAINING };
+enum { RL__IDLE, RL__QUEUED, RL__PARKED, RL__FETCHING, RL__DORMANT, RL__DRAINING }; /* = RL_FLOW_* */
 /* where a DORMANT flow is on the timeline path */
 enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL };
 #define RL__PEND_DOORBELL 1u
@@ -21,17 +21,10 @@ enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL
 #define RL__MAX_LINK 800000000000ull
 #define RL__MAX_WQE 0x80000000u
 
-#define RL__TRACE(r, kind, id, a, b)                                                                        \
-    do {                                                                                                   \
-        if ((r)->trace.fn)                                                                                 \
-            rnic_trace_emit(&(r)->trace, (r)->now, (r)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
-                            (uint64_t)(b));                                                                \
-    } while (0)
-
 RL_API const char *rl_version(void);
 
-/* The engine's pipelines (rl_timed_queue): typed, no copies through void pointers; none can
- * overflow (each is sized for the pipeline's length). The flow FIFOs (rl_flow_fifo) are linked
+/* The engine's pipelines (rl__timed_queue): typed, no copies through void pointers; none can
+ * overflow (each is sized for the pipeline's length). The flow FIFOs (rl__flow_fifo) are linked
  * through the flows' records: a flow is in each at most once. */
 #define RL__Q_AT(q, i) /* the i-th entry from the head (head, i < capacity <= 2^20 + 1: no overflow) */ \
     ((q)->slot[(q)->head + (i) >= (q)->capacity ? (q)->head + (i) - (q)->capacity : (q)->head + (i)])
@@ -47,7 +40,7 @@ RL_API const char *rl_version(void);
         (q)->count--;                                                                \
     } while (0)
 
-/* Packed rl_qp fields (api.h). */
+/* Packed rl__qp fields (api.h). */
 #define RL__QF_CREDIT 1u       /* has credit */
 #define RL__QF_DOORBELL 2u     /* a doorbell arrived while DRAINING */
 #define RL__QF_PAUSED 4u       /* rate 0 applied */
@@ -55,30 +48,30 @@ RL_API const char *rl_version(void);
 #define RL__QF_LEN_HI 16u      /* bit 16 of prev_len (an MTU of 65536) */
 #define RL__QF(q, bit) (((q)->flags & (bit)) != 0)
 #define RL__QF_SET(q, bit, on) ((q)->flags = (uint8_t)((on) ? (q)->flags | (bit) : (q)->flags & ~(bit)))
-RNIC_INLINE rnic_ftime rl__finish(const rl_qp *q)
+RNIC_INLINE rnic_ftime rl__finish(const rl__qp *q)
 {
     rnic_ftime t;
     t.cycle = q->finish_cycle;
     t.frac = q->finish_frac;
     return t;
 }
-RNIC_INLINE void rl__set_finish(rl_qp *q, rnic_ftime t)
+RNIC_INLINE void rl__set_finish(rl__qp *q, rnic_ftime t)
 {
     q->finish_cycle = t.cycle;
     q->finish_frac = t.frac;
 }
-RNIC_INLINE rnic_ftime rl__prev_start(const rl_qp *q)
+RNIC_INLINE rnic_ftime rl__prev_start(const rl__qp *q)
 {
     rnic_ftime t;
     t.cycle = q->prev_start_cycle;
     t.frac = q->prev_start_frac;
     return t;
 }
-RNIC_INLINE uint64_t rl__rate(const rl_qp *q) { return (uint64_t)q->rate_hi << 32 | q->rate_lo; }
-RNIC_INLINE uint64_t rl__pend_rate(const rl_qp *q) { return (uint64_t)q->pend_rate_hi << 32 | q->pend_rate_lo; }
-RNIC_INLINE uint32_t rl__prev_len(const rl_qp *q) { return (uint32_t)q->prev_len_lo | (RL__QF(q, RL__QF_LEN_HI) ? 0x10000u : 0u); }
+RNIC_INLINE uint64_t rl__rate(const rl__qp *q) { return (uint64_t)q->rate_hi << 32 | q->rate_lo; }
+RNIC_INLINE uint64_t rl__pend_rate(const rl__qp *q) { return (uint64_t)q->pend_rate_hi << 32 | q->pend_rate_lo; }
+RNIC_INLINE uint32_t rl__prev_len(const rl__qp *q) { return (uint32_t)q->prev_len_lo | (RL__QF(q, RL__QF_LEN_HI) ? 0x10000u : 0u); }
 /* the last packet sent: its start and length (len <= mtu <= 65536: 17 bits) */
-RNIC_INLINE void rl__set_prev(rl_qp *q, rnic_ftime start, uint32_t len)
+RNIC_INLINE void rl__set_prev(rl__qp *q, rnic_ftime start, uint32_t len)
 {
     q->prev_start_cycle = start.cycle;
     q->prev_start_frac = start.frac;
@@ -126,10 +119,10 @@ RL_API void rl_config_default(rl_config *cfg)
     cfg->mtu = 4096;
     cfg->pcie_latency_ns = 1000; /* 1 us: 250 cycles at 250 MHz */
     cfg->fetch_wqes = 8;
-    cfg->desc_capacity = 60;
-    cfg->tx_capacity = 64;
+    cfg->desc_depth = 60;
+    cfg->tx_depth = 64;
     cfg->wqe_bytes = 64;
-    cfg->qp_stats = 1;
+    cfg->flow_stats = 1;
     cfg->trace_id = RNIC_ENGINE_TASSEL;
 }
 
@@ -157,10 +150,10 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "pcie_latency_ns", RNIC_EINVAL);
     if (c->fetch_wqes == 0 || c->fetch_wqes > RL_MAX_FETCH)
         return rnic_config_bad(field, "fetch_wqes", RNIC_EINVAL);
-    if (c->desc_capacity == 0 || c->desc_capacity > RL_MAX_DESC)
-        return rnic_config_bad(field, "desc_capacity", RNIC_EINVAL);
-    if (c->tx_capacity == 0)
-        return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
+    if (c->desc_depth == 0 || c->desc_depth > RL_MAX_DESC)
+        return rnic_config_bad(field, "desc_depth", RNIC_EINVAL);
+    if (c->tx_depth == 0)
+        return rnic_config_bad(field, "tx_depth", RNIC_EINVAL);
     if (c->schedule_queue > RL_SCHEDULE_RANKED)
         return rnic_config_bad(field, "schedule_queue", RNIC_EINVAL);
     if (c->fetch_bps && (c->fetch_bps < 1000000u || c->fetch_bps > 10000000000000ull ||
@@ -168,8 +161,8 @@ RL_API rnic_err rl_config_check(const rl_config *c, const char **field)
         return rnic_config_bad(field, "fetch_bps", RNIC_EINVAL);
     if (c->wqe_bytes == 0 || c->wqe_bytes > 4096u)
         return rnic_config_bad(field, "wqe_bytes", RNIC_EINVAL);
-    if (c->qp_stats > 1u)
-        return rnic_config_bad(field, "qp_stats", RNIC_EINVAL);
+    if (c->flow_stats > 1u)
+        return rnic_config_bad(field, "flow_stats", RNIC_EINVAL);
     return RNIC_OK;
 }
 
@@ -194,7 +187,7 @@ static size_t rl__ready_ring(size_t k)
 /* One layout for rl_mem_size and rl_init. Returns bytes, 0 if the layout overflows. */
 static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
 {
-    size_t off = 0, at, n = c->max_flows, h = rl__height(c->max_flows) + 2u, k = c->desc_capacity;
+    size_t off = 0, at, n = c->max_flows, h = rl__height(c->max_flows) + 2u, k = c->desc_depth;
     bool ranked = c->schedule_queue == RL_SCHEDULE_RANKED;
     size_t wheel = ranked ? (size_t)rl__pcie_cycles(c) : 0u;
 #define RL__ARRAY(field, type, count)                                 \
@@ -218,23 +211,23 @@ static size_t rl__layout(const rl_config *c, rl *r, unsigned char *mem)
             rnic_ring_init(&r->ring, sizeof(type), (uint32_t)(count), mem + at,       \
                            rnic_align_up((size_t)(count) * sizeof(type)));            \
     } while (0)
-    RL__ARRAY(qps, rl_qp, n);
-    RL__ARRAY(qp_stats, rl_qp_stats, c->qp_stats ? n : 0u);
+    RL__ARRAY(qps, rl__qp, n);
+    RL__ARRAY(flow_stats, rl_flow_stats, c->flow_stats ? n : 0u);
     RL__ARRAY(tl_next, uint32_t, n);
     RL__ARRAY(tl_prev, uint32_t, n);
     RL__ARRAY(tl_head, uint32_t, RL__TL_LEVELS * 64u);
     RL__ARRAY(tl_tail, uint32_t, RL__TL_LEVELS * 64u);
-    RL__QUEUE(inserts_in_flight, rl_timed_qp, h);
-    RL__QUEUE(deliveries, rl_timed_qp, h);
-    RL__ARRAY(ranked, rl_ranked, ranked ? n : 0u);
+    RL__QUEUE(inserts_in_flight, rl__timed_qp, h);
+    RL__QUEUE(deliveries, rl__timed_qp, h);
+    RL__ARRAY(ranked, rl__ranked, ranked ? n : 0u);
     RL__ARRAY(wheel_qp, uint32_t, wheel);
     RL__ARRAY(wheel_used, uint64_t, (wheel + 63u) / 64u);
-    RL__QUEUE(fetches, rl_timed_qp, (size_t)rl__pcie_cycles(c) + 1u);
-    RL__RING(tx, rnic_work, c->tx_capacity);
-    RL__ARRAY(desc, rl_desc, k);
+    RL__QUEUE(fetches, rl__timed_qp, (size_t)rl__pcie_cycles(c) + 1u);
+    RL__RING(tx, rnic_work, c->tx_depth);
+    RL__ARRAY(desc, rl__desc, k);
     RL__ARRAY(desc_used, uint64_t, (k + 63u) / 64u);
-    RL__ARRAY(desc_waiting, rl_dkey, k);
-    RL__ARRAY(desc_ready, rl_dkey, rl__ready_ring(k));
+    RL__ARRAY(desc_waiting, rl__dkey, k);
+    RL__ARRAY(desc_ready, rl__dkey, rl__ready_ring(k));
     RL__ARRAY(desc_scratch, uint16_t, k);
     RL__ARRAY(fetched, rnic_work, c->fetch_wqes);
 #undef RL__ARRAY
@@ -248,14 +241,14 @@ RL_API size_t rl_mem_size(const rl_config *cfg)
     return rl_config_check(cfg, NULL) == RNIC_OK ? rl__layout(cfg, NULL, NULL) : 0;
 }
 
-RL_API size_t rl_mem_per_qp(const rl_config *cfg)
+RL_API size_t rl_mem_per_flow(const rl_config *cfg)
 {
     /* everything sized by max_flows: the flow's record, its two timeline / FIFO links, its
      * statistics when kept, its ranked-queue entry in the ranked option */
     if (rl_config_check(cfg, NULL) != RNIC_OK)
         return 0;
-    return sizeof(rl_qp) + 2u * sizeof(uint32_t) + (cfg->qp_stats ? sizeof(rl_qp_stats) : 0u) +
-           (cfg->schedule_queue == RL_SCHEDULE_RANKED ? sizeof(rl_ranked) : 0u);
+    return sizeof(rl__qp) + 2u * sizeof(uint32_t) + (cfg->flow_stats ? sizeof(rl_flow_stats) : 0u) +
+           (cfg->schedule_queue == RL_SCHEDULE_RANKED ? sizeof(rl__ranked) : 0u);
 }
 
 /* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
@@ -310,8 +303,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     RNIC_MEMSET(r, 0, sizeof *r);
     r->cfg = *cfg;
     rl__layout(cfg, r, (unsigned char *)mem);
-    if (!cfg->qp_stats)
-        r->qp_stats = NULL; /* the layout points the 0-entry array at the next one */
+    if (!cfg->flow_stats)
+        r->flow_stats = NULL; /* the layout points the 0-entry array at the next one */
     r->heap_height = rl__height(cfg->max_flows);
     r->pcie_latency = (uint32_t)rl__pcie_cycles(cfg); /* 1 .. 2^20: checked above */
     rnic_rate_to_cpb(cfg->link_bps, cfg->clock_hz, &link_cpb);
@@ -341,9 +334,9 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
     r->tl_base = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
     r->desc_latest = RNIC_NONE;
-    r->ready_mask = (uint32_t)rl__ready_ring(cfg->desc_capacity) - 1u;
+    r->ready_mask = (uint32_t)rl__ready_ring(cfg->desc_depth) - 1u;
     for (i = 0; i < cfg->max_flows; i++) {
-        rl_qp *q = &r->qps[i];
+        rl__qp *q = &r->qps[i];
         RNIC_MEMSET(q, 0, sizeof *q);
         q->rate_lo = (uint32_t)cfg->link_bps;
         q->rate_hi = (uint8_t)(cfg->link_bps >> 32); /* <= 800 Gb/s < 2^40 */
@@ -351,10 +344,10 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
         q->flags = RL__QF_CREDIT;
         q->reg_next = RNIC_NONE;
         r->tl_next[i] = r->tl_prev[i] = RNIC_NONE;
-        if (cfg->qp_stats)
-            r->qp_stats[i].packets = r->qp_stats[i].bytes = 0;
+        if (cfg->flow_stats)
+            r->flow_stats[i].packets = r->flow_stats[i].bytes = 0;
     }
-    rnic_bitmap_zero(r->desc_used, cfg->desc_capacity);
+    rnic_bitmap_zero(r->desc_used, cfg->desc_depth);
     rl__update_phi(r);
     r->A_mono = rl__activation(r);
     return RNIC_OK;
@@ -365,19 +358,19 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
 static rnic_err rl__refuse(rl *r, uint32_t flow, rnic_err e, uint64_t value)
 {
     rnic_err_note(&r->stats.errors, e);
-    RL__TRACE(r, RNIC_TRACE_REFUSE, flow, e, value);
+    RNIC__TRACE(r, RNIC_TRACE_REFUSE, flow, value, e);
     return e;
 }
 
 static void rl__write(rl *r, uint32_t flow, uint8_t reg, uint64_t value)
 {
-    rl_qp *q = &r->qps[flow];
+    rl__qp *q = &r->qps[flow];
     if (q->pend & reg)
         r->stats.coalesced++;
     if (!q->pend)
         RL__FIFO_PUSH(&r->registers, RL__REG_NEXT, flow); /* each flow at most once */
     q->pend |= reg;
-    RL__TRACE(r, RNIC_TRACE_PUSH, flow, value, reg);
+    RNIC__TRACE(r, RNIC_TRACE_PUSH, flow, value, reg);
 }
 
 RL_API rnic_err rl_doorbell(rl *r, uint32_t flow)
@@ -403,7 +396,7 @@ RL_API rnic_err rl_set_rate(rl *r, uint32_t flow, uint64_t bps)
     }
     r->qps[flow].pend_rate_lo = (uint32_t)bps;
     r->qps[flow].pend_rate_hi = (uint8_t)(bps >> 32); /* <= link_bps <= 800 Gb/s < 2^40 */
-    RL__TRACE(r, RNIC_TRACE_RATE, flow, bps, asked);
+    RNIC__TRACE(r, RNIC_TRACE_RATE, flow, bps, asked);
     rl__write(r, flow, RL__PEND_RATE, bps);
     return RNIC_OK;
 }
@@ -421,7 +414,7 @@ RL_API rnic_err rl_set_credit(rl *r, uint32_t flow, bool has_credit)
 
 /* ---- flow activity ---- */
 
-static void rl__activate(rl *r, rl_qp *q)
+static void rl__activate(rl *r, rl__qp *q)
 {
     if (RL__QF(q, RL__QF_PAUSED))
         return;
@@ -429,7 +422,7 @@ static void rl__activate(rl *r, rl_qp *q)
     rl__update_phi(r);
 }
 
-static void rl__deactivate(rl *r, rl_qp *q)
+static void rl__deactivate(rl *r, rl__qp *q)
 {
     q->state = RL__IDLE;
     if (RL__QF(q, RL__QF_PAUSED))
@@ -451,7 +444,7 @@ static uint32_t rl__sched_count(const rl *r)
 }
 
 /* (rank, order) before: wrap-safe on the rank (live ranks lie within 2^63 of each other). */
-static bool rl__ranked_less(const rl_ranked *a, const rl_ranked *b)
+static bool rl__ranked_less(const rl__ranked *a, const rl__ranked *b)
 {
     if (a->rank != b->rank)
         return a->rank - b->rank >= ((uint64_t)1 << 63);
@@ -460,9 +453,9 @@ static bool rl__ranked_less(const rl_ranked *a, const rl_ranked *b)
 
 static void rl__ranked_push(rl *r, uint32_t qp)
 {
-    const rl_qp *q = &r->qps[qp];
+    const rl__qp *q = &r->qps[qp];
     rnic_ftime f = rl__finish(q);
-    rl_ranked e;
+    rl__ranked e;
     uint32_t i = r->ranked_count++;
     rnic_ftime_add_bytes(&f, r->cfg.mtu, q->cpb); /* a full packet from the next start */
     e.rank = rl__rank_of(f);
@@ -479,7 +472,7 @@ static void rl__ranked_push(rl *r, uint32_t qp)
 static uint32_t rl__ranked_pop(rl *r)
 {
     uint32_t top = r->ranked[0].qp, n = --r->ranked_count, i = 0;
-    rl_ranked last;
+    rl__ranked last;
     if (n == 0)
         return top;
     last = r->ranked[n];
@@ -584,7 +577,7 @@ static void rl__wheel_remove(rl *r, uint32_t qp)
  * ceil(max(res, A_mono)). */
 static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
 {
-    rl_qp *q = &r->qps[qpi];
+    rl__qp *q = &r->qps[qpi];
     if (rnic_ftime_before(res, r->A_mono))
         res = r->A_mono;
     q->resched = rnic_ftime_ceil(res);
@@ -593,21 +586,21 @@ static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
         q->tl_loc = RL__TL_REQUEST;
         RL__FIFO_PUSH(&r->insert_requests, RL__TL_NEXT, qpi); /* at most once per flow */
     }
-    RL__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
+    RNIC__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
 }
 
 /* ---- descriptor buffer ---- */
 
 static uint32_t rl__desc_free_slot(const rl *r)
 {
-    return rnic_bitmap_ffz_from(r->desc_used, r->cfg.desc_capacity, 0);
+    return rnic_bitmap_ffz_from(r->desc_used, r->cfg.desc_depth, 0);
 }
 
 /* The descriptor heaps' orders: waiting by start (any order among equal starts: they become
  * eligible together); eligible by (finish, descriptor number), the transmit order. */
 static bool rl__desc_less(const rl *r, bool by_finish, uint32_t a, uint32_t b)
 {
-    const rl_desc *x = &r->desc[a], *y = &r->desc[b];
+    const rl__desc *x = &r->desc[a], *y = &r->desc[b];
     if (!by_finish)
         return rnic_ftime_before(x->start, y->start);
     if (x->finish.cycle != y->finish.cycle || x->finish.frac != y->finish.frac)
@@ -617,7 +610,7 @@ static bool rl__desc_less(const rl *r, bool by_finish, uint32_t a, uint32_t b)
 
 /* The same orders on heap entries that carry their key inline (no trip to the slot, except
  * for a tie on finish): rnic_ftime_before on (cycle, frac), then the descriptor number. */
-static bool rl__dkey_less(const rl *r, bool by_finish, const rl_dkey *a, const rl_dkey *b)
+static bool rl__dkey_less(const rl *r, bool by_finish, const rl__dkey *a, const rl__dkey *b)
 {
     /* rnic_ftime_before's 96-bit difference, on the inline fields (through rnic_ftime
      * copies it costs ~50 more instructions per decision, measured) */
@@ -627,10 +620,10 @@ static bool rl__dkey_less(const rl *r, bool by_finish, const rl_dkey *a, const r
     return (hi >> 63) == 0;
 }
 
-static void rl__dheap_push(rl *r, rl_dkey *h, uint32_t *count, bool by_finish, uint32_t slot)
+static void rl__dheap_push(rl *r, rl__dkey *h, uint32_t *count, bool by_finish, uint32_t slot)
 {
     uint32_t i = (*count)++;
-    rl_dkey e;
+    rl__dkey e;
     const rnic_ftime *t = by_finish ? &r->desc[slot].finish : &r->desc[slot].start;
     e.cycle = t->cycle;
     e.frac = t->frac;
@@ -645,10 +638,10 @@ static void rl__dheap_push(rl *r, rl_dkey *h, uint32_t *count, bool by_finish, u
 
 /* Pop the top: the hole goes down to a leaf along the smaller children (one comparison per
  * level), then the last entry rises from there (it came from the bottom: rarely far). */
-static uint32_t rl__dheap_pop(rl *r, rl_dkey *h, uint32_t *count, bool by_finish)
+static uint32_t rl__dheap_pop(rl *r, rl__dkey *h, uint32_t *count, bool by_finish)
 {
     uint32_t top = h[0].slot, n, i = 0;
-    rl_dkey last;
+    rl__dkey last;
     n = --(*count);
     if (n == 0)
         return top;
@@ -672,7 +665,7 @@ static uint32_t rl__dheap_pop(rl *r, rl_dkey *h, uint32_t *count, bool by_finish
 
 /* Rebuild a heap without slot `slot` and without flow qi's slots (RNIC_NONE: none of that
  * kind), pushing in place: writes stay at or below the element being read. */
-static void rl__dheap_remove(rl *r, rl_dkey *h, uint32_t *count, bool by_finish, uint32_t slot, uint32_t qi)
+static void rl__dheap_remove(rl *r, rl__dkey *h, uint32_t *count, bool by_finish, uint32_t slot, uint32_t qi)
 {
     uint32_t i, n = *count;
     *count = 0;
@@ -690,7 +683,7 @@ static void rl__dheap_remove(rl *r, rl_dkey *h, uint32_t *count, bool by_finish,
  * common case instead of a sift over log2(k) levels per pop. */
 static void rl__ready_push(rl *r, uint32_t slot)
 {
-    rl_dkey *a = r->desc_ready, e;
+    rl__dkey *a = r->desc_ready, e;
     uint32_t n = r->n_ready, m = r->ready_mask, h = r->ready_head, lo = 0, hi, i;
     const rnic_ftime *f = &r->desc[slot].finish;
     e.cycle = f->cycle;
@@ -733,7 +726,7 @@ static uint32_t rl__ready_pop(rl *r)
 /* Drop slot `slot` and flow qi's slots (RNIC_NONE: none of that kind), keeping the order. */
 static void rl__ready_remove(rl *r, uint32_t slot, uint32_t qi)
 {
-    rl_dkey *a = r->desc_ready;
+    rl__dkey *a = r->desc_ready;
     uint32_t i, kept = 0, m = r->ready_mask, h = r->ready_head;
     for (i = 0; i < r->n_ready; i++) {
         uint32_t x = a[(h + i) & m].slot;
@@ -751,7 +744,7 @@ static uint32_t rl__desc_latest_scan(const rl *r)
     uint32_t s, best = RNIC_NONE;
     if (!r->desc_count)
         return RNIC_NONE;
-    for (s = 0; s < r->cfg.desc_capacity; s++)
+    for (s = 0; s < r->cfg.desc_depth; s++)
         if (rnic_bitmap_test(r->desc_used, s) && (best == RNIC_NONE || rl__desc_less(r, true, best, s)))
             best = s;
     return best;
@@ -779,7 +772,7 @@ static bool rl__head_beats(const rl *r, uint32_t slot)
 
 /* The next start N after T moves to max(T, prev_start + prev_len * new_cpb): the last
  * packet sent is charged at the new rate from its start (N <= T: nothing owed, N stays). */
-static rnic_ftime rl__retimed_start(const rl *r, const rl_qp *q, rnic_ftime N, rnic_q32 new_cpb)
+static rnic_ftime rl__retimed_start(const rl *r, const rl__qp *q, rnic_ftime N, rnic_q32 new_cpb)
 {
     rnic_ftime c = rl__prev_start(q);
     if (!rnic_ftime_before(r->T, N))
@@ -792,7 +785,7 @@ static rnic_ftime rl__retimed_start(const rl *r, const rl_qp *q, rnic_ftime N, r
 static uint32_t rl__collect(rl *r, uint32_t qi)
 {
     uint32_t s, n = 0, i;
-    for (s = 0; s < r->cfg.desc_capacity; s++) {
+    for (s = 0; s < r->cfg.desc_depth; s++) {
         if (!rnic_bitmap_test(r->desc_used, s) || r->desc[s].flow != qi)
             continue;
         for (i = n++; i > 0 && r->desc[r->desc_scratch[i - 1u]].number > r->desc[s].number; i--)
@@ -808,14 +801,14 @@ static uint32_t rl__collect(rl *r, uint32_t qi)
  * the cursor moves back to the first dropped one. Returns the packets dropped. */
 static uint32_t rl__retime(rl *r, uint32_t qi, rnic_q32 new_cpb, bool keep)
 {
-    rl_qp *q = &r->qps[qi];
+    rl__qp *q = &r->qps[qi];
     uint32_t n = q->outstanding ? rl__collect(r, qi) : 0, i, dropped = 0;
     rnic_ftime t = n ? r->desc[r->desc_scratch[0]].start : rl__finish(q);
     if (keep)
         t = rl__retimed_start(r, q, t, new_cpb);
     for (i = 0; i < n; i++) {
         uint32_t s = r->desc_scratch[i];
-        rl_desc *d = &r->desc[s];
+        rl__desc *d = &r->desc[s];
         if (keep && dropped == 0 && rnic_ftime_before(t, r->A_mono)) {
             d->start = t;
             rnic_ftime_add_bytes(&t, d->len, new_cpb);
@@ -852,7 +845,7 @@ static void rl__tl_remove(rl *r, uint32_t qp);
  * key when it settles; a flow already dequeued goes on to its fetch. */
 static void rl__rekey(rl *r, uint32_t qi)
 {
-    rl_qp *q = &r->qps[qi];
+    rl__qp *q = &r->qps[qi];
     rnic_ftime res = rl__finish(q);
     if (q->tl_loc == RL__TL_LEAVING)
         return;
@@ -871,7 +864,7 @@ static void rl__rekey(rl *r, uint32_t qi)
             RL__FIFO_PUSH(&r->insert_requests, RL__TL_NEXT, qi);
         }
     }
-    RL__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
+    RNIC__TRACE(r, RL_TRACE_RESCHEDULE, qi, q->resched, 1);
 }
 
 /* Ranked option: an urgent packet of finish f that finds the buffer full takes the slot of
@@ -883,8 +876,8 @@ static void rl__rekey(rl *r, uint32_t qi)
 static uint32_t rl__evict_later(rl *r, rnic_ftime f)
 {
     uint32_t victim = rl__desc_latest(r);
-    rl_qp *q;
-    rl_desc *d;
+    rl__qp *q;
+    rl__desc *d;
     if (victim == RNIC_NONE || !rnic_ftime_before(f, r->desc[victim].finish))
         return RNIC_NONE;
     r->desc_latest = RNIC_NONE;
@@ -910,12 +903,12 @@ static uint32_t rl__evict_later(rl *r, rnic_ftime f)
 static void rl__park(rl *r, uint32_t qi)
 {
     r->qps[qi].state = RL__PARKED;
-    RL__TRACE(r, RL_TRACE_PARK, qi, RL__QF(&r->qps[qi], RL__QF_CREDIT), RL__QF(&r->qps[qi], RL__QF_PAUSED));
+    RNIC__TRACE(r, RL_TRACE_PARK, qi, RL__QF(&r->qps[qi], RL__QF_CREDIT), RL__QF(&r->qps[qi], RL__QF_PAUSED));
 }
 
 static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
 {
-    rl_qp *q = &r->qps[qi];
+    rl__qp *q = &r->qps[qi];
     bool active = q->state != RL__IDLE;
     rnic_q32 cpb = 0;
     uint32_t dropped;
@@ -930,7 +923,7 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
         }
         if (q->state == RL__DRAINING)
             rl__park(r, qi);
-        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
+        RNIC__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
         return;
     }
     rnic_rate_to_cpb(bps, r->cfg.clock_hz, &cpb); /* clamped at the write: representable */
@@ -948,7 +941,7 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
             rl__enqueue_schedule(r, qi);
         else if (q->state == RL__DORMANT)
             rl__rekey(r, qi);
-        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, 0);
+        RNIC__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, 0);
     } else if (cpb != q->cpb) {
         dropped = rl__retime(r, qi, cpb, true);
         r->stats.retimes++;
@@ -956,7 +949,7 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
             rl__rekey(r, qi);
         else if (q->state == RL__DRAINING && dropped)
             rl__reschedule(r, qi, rl__finish(q));
-        RL__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
+        RNIC__TRACE(r, RL_TRACE_RETIME, qi, q->finish_cycle, dropped);
     }
     if (active) {
         r->sum_active_bps += rl__rate(q);
@@ -968,7 +961,7 @@ static void rl__apply_rate(rl *r, uint32_t qi, uint64_t bps)
 static void rl__emux(rl *r)
 {
     uint32_t flow;
-    rl_qp *q;
+    rl__qp *q;
     uint8_t pend;
     if (!r->registers.count) /* defensive: rl_tick calls this only with a register pending */
         return;
@@ -977,7 +970,7 @@ static void rl__emux(rl *r)
     q = &r->qps[flow];
     pend = q->pend;
     q->pend = 0;
-    RL__TRACE(r, RL_TRACE_APPLY, flow, pend, 0);
+    RNIC__TRACE(r, RL_TRACE_APPLY, flow, pend, 0);
     if (pend & RL__PEND_RATE) {
         r->stats.rate_updates++;
         rl__apply_rate(r, flow, rl__pend_rate(q));
@@ -1022,7 +1015,7 @@ static uint32_t rl__packets_left(const rl *r, uint32_t wi, uint32_t w, uint32_t 
  * after it would be cut and dropped, so they are only counted (rl__packets_left). */
 static void rl__round(rl *r, uint32_t qpi)
 {
-    rl_qp *q = &r->qps[qpi];
+    rl__qp *q = &r->qps[qpi];
     uint32_t n = r->cfg.fetch_wqes, w, wi = 0, off, p = 0, m = 0, slot;
     rnic_ftime t, last_start;
     bool stopped = false;
@@ -1046,7 +1039,7 @@ static void rl__round(rl *r, uint32_t qpi)
         uint32_t len, flags = off == 0 ? RNIC_WORK_FIRST : 0u;
         int32_t status = 0;
         bool last;
-        rl_desc *d;
+        rl__desc *d;
         if (e->flags & RNIC_WORK_ERROR)
             status = e->status > 0 && e->status < (int32_t)RNIC_ERR__COUNT ? e->status : (int32_t)RNIC_EINVAL;
         else if (e->len == 0 || e->len > RL__MAX_WQE || off >= e->len)
@@ -1114,7 +1107,7 @@ static void rl__round(rl *r, uint32_t qpi)
         p += rl__packets_left(r, wi, w, off, n - p);
     r->stats.packets_computed += p;
     r->stats.packets_dropped += p - m;
-    RL__TRACE(r, RL_TRACE_ROUND, qpi, m, p);
+    RNIC__TRACE(r, RL_TRACE_ROUND, qpi, m, p);
     /* data beyond the stored packets: a cut packet not stored, uncut bytes of fetched WQEs,
      * or a full fetch (the source may hold more) */
     if (!(stopped || wi < w || w == n)) {
@@ -1304,7 +1297,7 @@ static bool rl__key_due(const rl *r, uint64_t key)
 static void rl__settle(rl *r, bool inclusive)
 {
     while (r->inserts_in_flight.count) {
-        const rl_timed_qp *e = &RL__Q_HEAD(&r->inserts_in_flight);
+        const rl__timed_qp *e = &RL__Q_HEAD(&r->inserts_in_flight);
         if (!rl__reached(r->now, e->cycle) || (!inclusive && e->cycle == r->now))
             break;
         rl__tl_insert(r, e->qp);
@@ -1315,7 +1308,7 @@ static void rl__settle(rl *r, bool inclusive)
 /* Steps 3 and 4. */
 static void rl__timeline(rl *r)
 {
-    rl_timed_qp tq;
+    rl__timed_qp tq;
     bool due, request;
     rl__settle(r, true);
     if (rl__reached(r->now, r->heap_next_op)) {
@@ -1368,9 +1361,9 @@ static void rl__eligibility(rl *r)
 static void rl__transmit(rl *r)
 {
     uint32_t i;
-    rl_desc *d;
+    rl__desc *d;
     rnic_work out;
-    rl_qp *q;
+    rl__qp *q;
     rnic_ftime now_t;
     if (!rl__reached(r->now, r->link_free) || r->n_ready == 0)
         return;
@@ -1393,8 +1386,7 @@ static void rl__transmit(rl *r)
     out.status = d->status;
     out.aux = 0;
     rnic_ring_push(&r->tx, &out);
-    if (r->trace.fn)
-        rnic_trace_work(&r->trace, r->trace_id, RNIC_TRACE_OUT, &out);
+    RNIC__TRACE_REC(r, RNIC_TRACE_OUT, &out);
     now_t = rnic_ftime_at(r->now);
     if (rnic_ftime_before(r->link_t, now_t))
         r->link_t = now_t;
@@ -1411,9 +1403,9 @@ static void rl__transmit(rl *r)
     } else {
         r->stats.packets++;
         r->stats.bytes += d->len;
-        if (r->qp_stats) {
-            r->qp_stats[d->flow].packets++;
-            r->qp_stats[d->flow].bytes += d->len;
+        if (r->flow_stats) {
+            r->flow_stats[d->flow].packets++;
+            r->flow_stats[d->flow].bytes += d->len;
         }
     }
     q = &r->qps[d->flow];
@@ -1435,7 +1427,7 @@ RNIC_INLINE bool rl__fetch_gate_open(const rl *r)
 {
     if (!rl__sched_count(r))
         return false;
-    if (r->desc_count + r->fetches.count < r->cfg.desc_capacity)
+    if (r->desc_count + r->fetches.count < r->cfg.desc_depth)
         return true;
     return rl__ranked_mode(r) &&
            rl__head_beats(r, rl__desc_latest(r));
@@ -1445,8 +1437,8 @@ RNIC_INLINE bool rl__fetch_gate_open(const rl *r)
 static void rl__issue_fetch(rl *r)
 {
     uint32_t qp;
-    rl_qp *q;
-    rl_timed_qp f;
+    rl__qp *q;
+    rl__timed_qp f;
     /* a fetch is issued only when the buffer will have a slot for it: one free slot reserved
      * per fetch in flight (without the gate, rounds that find the buffer full refetch in a
      * loop: ~40 PCIe reads per packet sent when over k flows have urgent packets) */
@@ -1479,7 +1471,7 @@ static void rl__issue_fetch(rl *r)
     f.qp = qp;
     f.cycle = r->now + r->pcie_latency;
     RL__Q_PUSH(&r->fetches, f); /* at most L + 1 in flight: cannot be full */
-    RL__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
+    RNIC__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
 }
 
 /* The 2^63 horizon of wrap-safe comparisons: a time that stays put while now or T moves on
@@ -1519,7 +1511,7 @@ static void rl__catch_up(rl *r)
 
 RL_API void rl_tick(rl *r)
 {
-    const rl_timed_qp *f;
+    const rl__timed_qp *f;
     uint64_t t_before;
     if (!r)
         return;
@@ -1588,7 +1580,7 @@ static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, b
  * one phi_epoch `from` (T, or A = T + lookahead) moves by exactly inc per cycle, so the answer
  * stays right until inc changes or the target does. The cache is the engine's memory behind
  * a const pointer (rl_next_event is const to its callers); nothing observable changes. */
-static bool rl__cache_hit(const rl *r, const rl_due *c, rnic_ftime target, uint64_t *gap)
+static bool rl__cache_hit(const rl *r, const rl__due *c, rnic_ftime target, uint64_t *gap)
 {
     if (!c->valid || c->epoch != r->phi_epoch || c->target.cycle != target.cycle || c->target.frac != target.frac)
         return false;
@@ -1596,9 +1588,9 @@ static bool rl__cache_hit(const rl *r, const rl_due *c, rnic_ftime target, uint6
     return true;
 }
 
-static uint64_t rl__cached_gap(const rl *r, const rl_due *cache, rnic_ftime from, rnic_ftime target, bool strict)
+static uint64_t rl__cached_gap(const rl *r, const rl__due *cache, rnic_ftime from, rnic_ftime target, bool strict)
 {
-    rl_due *c = (rl_due *)(uintptr_t)cache;
+    rl__due *c = (rl__due *)(uintptr_t)cache;
     uint64_t j;
     if (rl__cache_hit(r, c, target, &j))
         return j;
@@ -1611,7 +1603,7 @@ static uint64_t rl__cached_gap(const rl *r, const rl_due *cache, rnic_ftime from
 }
 
 /* Cycles until a timeline or wheel key falls due (A + j*inc > key); UINT64_MAX: beyond 2^64. */
-static uint64_t rl__key_gap(const rl *r, const rl_due *cache, uint64_t key)
+static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
 {
     uint64_t gap;
     if (cache && rl__cache_hit(r, cache, rnic_ftime_at(key), &gap)) /* before A is computed (due stays due within an epoch) */
@@ -1673,11 +1665,11 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
          * settling that would leave before it (settled and due), at an operation slot */
         uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
         uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
-        const rl_timed_queue *q = &r->inserts_in_flight;
+        const rl__timed_queue *q = &r->inserts_in_flight;
         if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
             n = 0; /* every enqueue in flight leaves after the settled minimum */
         for (i = 0; i < n; i++) {
-            const rl_timed_qp *e = &RL__Q_AT(q, i);
+            const rl__timed_qp *e = &RL__Q_AT(q, i);
             uint64_t key = r->qps[e->qp].resched, settle, k;
             if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
                 continue; /* leaves after the settled minimum */
@@ -1701,53 +1693,51 @@ RL_API uint64_t rl_next_event(const rl *r)
 {
     uint64_t gap;
     if (!r || !rl__next_gap(r, &gap))
-        return RL_NEVER;
-    return r->now + gap; /* an event exactly at cycle 2^64 - 1 reads as RL_NEVER: use rl_advance */
+        return RNIC_NEVER;
+    return r->now + gap; /* an event exactly at cycle 2^64 - 1 reads as RNIC_NEVER: use rl_advance */
 }
 
+/* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`),
+ * counting the stalls the skipped cycles would have counted; 0 when something happens now. */
+static uint64_t rl__skip(void *x, uint64_t left)
+{
+    rl *r = (rl *)x;
+    uint64_t gap, skip, rest;
+    skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
+    if (!skip)
+        return 0;
+    if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
+        uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
+        if (wait < skip)
+            r->stats.tx_stalls += skip - wait;
+    }
+    if (rl__fetch_gate_open(r)) /* queued flows wait for the read channel meanwhile */
+        r->stats.fetch_throttled += skip;
+    else if (rl__sched_count(r)) /* ... or at the descriptor gate */
+        r->stats.fetch_gated += skip;
+    rest = skip;
+    while (rest) { /* jumps of at most 2^61 cycles: rest * inc stays below 2^63 (inc <= 1) */
+        uint64_t jump = rest < RL__JUMP ? rest : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
+        rnic_ftime_add_bytes(&r->T, jump, r->inc);
+        if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
+            r->A_mono = rl__activation(r);
+        else
+            rl__update_activation(r);
+        r->now += jump;
+        r->stats.cycles += jump;
+        rest -= jump;
+        if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
+            rl__catch_up(r);
+    }
+    return skip;
+}
+static void rl__tick_fn(void *x) { rl_tick((rl *)x); }
+static uint32_t rl__full(const void *x) { return rnic_ring_full(&((const rl *)x)->tx) ? 1u : 0u; }
+
+/* The common advance loop; a skip stops exactly on the next event, so the tick follows at once. */
 RL_API uint64_t rl_advance(rl *r, uint64_t cycles)
 {
-    uint64_t left = cycles;
-    if (!r)
-        return 0;
-    while (left) {
-        uint64_t gap, skip;
-        bool was_full;
-        skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
-        if (skip) {
-            if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
-                uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
-                if (wait < skip)
-                    r->stats.tx_stalls += skip - wait;
-            }
-            if (rl__fetch_gate_open(r)) /* queued flows wait for the read channel meanwhile */
-                r->stats.fetch_throttled += skip;
-            else if (rl__sched_count(r)) /* ... or at the descriptor gate */
-                r->stats.fetch_gated += skip;
-            left -= skip;
-            while (skip) { /* jumps of at most 2^61 cycles: skip * inc stays below 2^63 (inc <= 1) */
-                uint64_t jump = skip < RL__JUMP ? skip : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
-                rnic_ftime_add_bytes(&r->T, jump, r->inc);
-                if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
-                    r->A_mono = rl__activation(r);
-                else
-                    rl__update_activation(r);
-                r->now += jump;
-                r->stats.cycles += jump;
-                skip -= jump;
-                if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
-                    rl__catch_up(r);
-            }
-            if (!left)
-                break;
-        }
-        was_full = rnic_ring_full(&r->tx);
-        rl_tick(r);
-        left--;
-        if (!was_full && rnic_ring_full(&r->tx))
-            break; /* the TX port filled: the caller drains it */
-    }
-    return cycles - left;
+    return r ? rnic__advance(r, cycles, rl__skip, rl__tick_fn, rl__full, RNIC__ADVANCE_TICK_AFTER_SKIP) : 0;
 }
 
 RL_API uint64_t rl_advance_to(rl *r, uint64_t cycle)
@@ -1763,7 +1753,7 @@ RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out)
         return rl__refuse(r, 0, RNIC_EINVAL, 0);
     if (rnic_ring_pop(&r->tx, out) != RNIC_OK)
         return RNIC_EEMPTY;
-    RL__TRACE(r, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
+    RNIC__TRACE_REC(r, RNIC_TRACE_POP, out);
     return RNIC_OK;
 }
 
@@ -1782,9 +1772,35 @@ RL_API rnic_err rl_peek_tx(const rl *r, rnic_work *out)
 
 RL_API uint64_t rl_now(const rl *r) { return r ? r->now : 0; }
 RL_API const rl_stats *rl_get_stats(const rl *r) { return r ? &r->stats : NULL; }
-RL_API const rl_qp_stats *rl_get_qp_stats(const rl *r, uint32_t flow)
+RL_API const rl_flow_stats *rl_get_flow_stats(const rl *r, uint32_t flow)
 {
-    return r && r->qp_stats && flow < r->cfg.max_flows ? &r->qp_stats[flow] : NULL;
+    return r && r->flow_stats && flow < r->cfg.max_flows ? &r->flow_stats[flow] : NULL;
+}
+RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out)
+{
+    const rl__qp *q;
+    if (!r)
+        return RNIC_EINVAL;
+    if (!out) /* counted like peek's: only the statistics change */
+        return rl__refuse((rl *)(uintptr_t)r, flow, RNIC_EINVAL, 0);
+    if (flow >= r->cfg.max_flows)
+        return rl__refuse((rl *)(uintptr_t)r, flow, RNIC_ENOENT, 0);
+    q = &r->qps[flow];
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->rate_bps = rl__rate(q);
+    out->pending_rate_bps = rl__pend_rate(q);
+    if (r->flow_stats) {
+        out->packets = r->flow_stats[flow].packets;
+        out->bytes = r->flow_stats[flow].bytes;
+    }
+    out->state = q->state; /* RL__IDLE .. RL__DRAINING = RL_FLOW_IDLE .. RL_FLOW_DRAINING */
+    out->pending = q->pend;
+    out->index = q->index;
+    out->offset = q->offset;
+    out->outstanding = q->outstanding;
+    out->credit = RL__QF(q, RL__QF_CREDIT);
+    out->paused = RL__QF(q, RL__QF_PAUSED);
+    return RNIC_OK;
 }
 RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r) { return r ? r->pcie_latency : 0; }

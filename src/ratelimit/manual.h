@@ -72,9 +72,9 @@
  * CONFIG (rl_config; rl_config_default sets the defaults)
  *   clock_hz 250 MHz | link_bps 100 Gb/s (<= 800 Gb/s) | min_rate_bps 100 Kb/s |
  *   max_flows 1024 (<= 65536) | mtu 4096 | pcie_latency_ns 1000 (1 us) | fetch_wqes n = 8 (<= 64) |
- *   desc_capacity k = 60 (<= 256) | tx_capacity 64 | schedule_queue RL_SCHEDULE_FIFO (the
+ *   desc_depth k = 60 (<= 256) | tx_depth 64 | schedule_queue RL_SCHEDULE_FIFO (the
  *   paper's; RL_SCHEDULE_RANKED: the option above, +24 B per flow) | fetch_bps 0 (no
- *   read-channel limit; 1 Mb/s .. 10 Tb/s) | wqe_bytes 64 (1 .. 4096) | qp_stats 1 (per-flow
+ *   read-channel limit; 1 Mb/s .. 10 Tb/s) | wqe_bytes 64 (1 .. 4096) | flow_stats 1 (per-flow
  *   packet and byte counters; 0: none, 16 B less per flow) | start_cycle 0 |
  *   source (required) | trace NULL, trace_id RNIC_ENGINE_TASSEL.
  *   Times are given in ns and converted once, by rl_init, to cycles at clock_hz, rounded to
@@ -101,7 +101,7 @@
  *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
  *   software timeline is a radix calendar (exact P-heap order, its hardware timing modelled) and
  *   the descriptor buffer a small heap and a sorted ring, so a cycle's cost does not grow with
- *   max_flows. Memory per flow (rl_mem_per_qp): 96 B, 80 B with qp_stats 0 (the paper's
+ *   max_flows. Memory per flow (rl_mem_per_flow): 96 B, 80 B with flow_stats 0 (the paper's
  *   hardware keeps 17 B; rates and the WQE cursor, QPC fields there, are kept here).
  *   A fetch is issued only while the descriptor buffer has a slot for it (one reserved per
  *   fetch in flight; counted in fetch_gated). Under exactly 100 % booked load (Phi = 2 at
@@ -126,8 +126,8 @@
  *   is completed by one ERROR record on the TX port and counted when it leaves.
  *
  * STATIC MEMORY
- *   RL_MEM_SIZE(max_flows, qp_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_capacity,
- *   desc_capacity, fetch_wqes) is rl_mem_size as an integer constant expression (equal for any
+ *   RL_MEM_SIZE(max_flows, flow_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_depth,
+ *   desc_depth, fetch_wqes) is rl_mem_size as an integer constant expression (equal for any
  *   valid config; tested), so firmware sizes a static buffer without calling rl_mem_size:
  *     static rl r;
  *     static uint64_t mem[RL_MEM_SIZE(16, 1, RL_SCHEDULE_FIFO, 1000, 250000000, 64, 60, 8) / 8];

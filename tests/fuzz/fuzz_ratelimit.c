@@ -166,7 +166,7 @@ static void fr_tick_a(void)
     uint64_t now = rl_now(&S.a), ne = rl_next_event(&S.a), events = S.events_a;
     rl_stats before, after;
     uint32_t tx = S.a.tx.count;
-    FZ_CHECK(ne == RL_NEVER || ne - now < ((uint64_t)1 << 63)); /* never in the past */
+    FZ_CHECK(ne == RNIC_NEVER || ne - now < ((uint64_t)1 << 63)); /* never in the past */
     if (!S.promised) {
         S.promise = ne;
         S.promised = 1;
@@ -178,7 +178,7 @@ static void fr_tick_a(void)
         FZ_CHECK(S.events_a == events);
         FZ_CHECK(S.a.tx.count == tx);
         FZ_CHECK(memcmp(&before, &after, sizeof before) == 0);
-    } else { /* the promised cycle (RL_NEVER at now = 2^64 - 1 too: it may mean an event
+    } else { /* the promised cycle (RNIC_NEVER at now = 2^64 - 1 too: it may mean an event
               * there, documented): anything may happen, read the next promise after it */
         rl_tick(&S.a);
         S.promised = 0;
@@ -294,8 +294,8 @@ static void fr_check_counters(const rl *r)
     FZ_CHECK(s->rate_clamped == S.clamped);
     FZ_CHECK(s->source_overrun == S.overrun_calls[r == &S.b]);
     for (fl = 0; fl < S.cfg.max_flows && fl < FR_FLOWS; fl++) {
-        const rl_qp_stats *q = rl_get_qp_stats(r, fl);
-        FZ_CHECK((q != NULL) == (S.cfg.qp_stats == 1u));
+        const rl_flow_stats *q = rl_get_flow_stats(r, fl);
+        FZ_CHECK((q != NULL) == (S.cfg.flow_stats == 1u));
         FZ_CHECK(!q || (q->packets == S.flow[fl].packets && q->bytes == S.flow[fl].bytes));
     }
 }
@@ -438,14 +438,14 @@ static int fr_config(fz_in *in)
     c->mtu = (uint32_t)fz_hostile(in, 64u, 2048u);
     c->pcie_latency_ns = (uint32_t)fz_hostile(in, 4u, 120u);
     c->fetch_wqes = (uint32_t)fz_hostile(in, 1u, 8u);
-    c->desc_capacity = (uint32_t)fz_hostile(in, 1u, 16u);
-    c->tx_capacity = (uint32_t)fz_hostile(in, 1u, 8u);
+    c->desc_depth = (uint32_t)fz_hostile(in, 1u, 16u);
+    c->tx_depth = (uint32_t)fz_hostile(in, 1u, 8u);
     c->schedule_queue = (sel & 8u) ? (uint32_t)fz_hostile(in, 0u, 1u) : 0u;
     if (sel & 16u)
         c->fetch_bps = fz_hostile(in, 1000000u, 200000000000ull);
     if (sel & 32u)
         c->wqe_bytes = (uint32_t)fz_hostile(in, 1u, 256u);
-    c->qp_stats = (sel & 64u) ? (uint32_t)fz_hostile(in, 0u, 1u) : 1u;
+    c->flow_stats = (sel & 64u) ? (uint32_t)fz_hostile(in, 0u, 1u) : 1u;
     if (sel & 128u)
         c->start_cycle = fz_u8(in) & 1u ? UINT64_MAX - fz_u16(in) : fz_u64(in);
     c->source = fr_source;
@@ -454,11 +454,11 @@ static int fr_config(fz_in *in)
     need = rl_mem_size(c);
     if (e != RNIC_OK) { /* refused with a code and a field name, by every entry point */
         FZ_CHECK(e == RNIC_EINVAL && field != NULL && need == 0);
-        FZ_CHECK(rl_mem_per_qp(c) == 0);
+        FZ_CHECK(rl_mem_per_flow(c) == 0);
         FZ_CHECK(rl_init(&S.a, c, mem_a, sizeof mem_a) == RNIC_EINVAL);
         return 0;
     }
-    FZ_CHECK(field == NULL && need > 0 && rl_mem_per_qp(c) > 0);
+    FZ_CHECK(field == NULL && need > 0 && rl_mem_per_flow(c) > 0);
     FZ_CHECK(rl_init(&S.a, c, mem_a, need - 1u) == RNIC_ENOSPC);
     FZ_CHECK(rl_init(&S.a, c, (unsigned char *)mem_a + 1, need) == RNIC_EINVAL); /* misaligned */
     if (c->max_flows > FR_FLOWS || need > sizeof mem_a)
@@ -473,7 +473,7 @@ static int fr_config(fz_in *in)
     FZ_CHECK(rl_init(&S.b, c, mem_b, need) == RNIC_OK);
     c->trace = fr_trace_a;
     c->source_user = &S.a;
-    FZ_CHECK(rl_now(&S.a) == c->start_cycle && rl_next_event(&S.a) == RL_NEVER);
+    FZ_CHECK(rl_now(&S.a) == c->start_cycle && rl_next_event(&S.a) == RNIC_NEVER);
     return 1;
 }
 
@@ -496,9 +496,9 @@ static void fr_drain(void)
             fr_check_record(&w);
             quiet = 0;
         }
-        /* RL_NEVER also reads "an event at cycle 2^64 - 1" (documented): one more advance
-         * runs past it; an engine that still says RL_NEVER after it and sent nothing is done */
-        if (rl_next_event(&S.b) != RL_NEVER)
+        /* RNIC_NEVER also reads "an event at cycle 2^64 - 1" (documented): one more advance
+         * runs past it; an engine that still says RNIC_NEVER after it and sent nothing is done */
+        if (rl_next_event(&S.b) != RNIC_NEVER)
             quiet = 0;
         else if (quiet++)
             break;
