@@ -45,8 +45,13 @@ static rq_palos *make(void **mem)
     }
     for (g = 0; g < 16u; g++)
         (void)rq_palos_create_group(p, g, g + 1u);
-    for (q = 0; q < NQPS; q++)
-        (void)rq_palos_set_qp(p, q, q % 16u, 1u + q % 4u, RQ_PALOS_BANDWIDTH);
+    for (q = 0; q < NQPS; q++) {
+        rq_palos_flow_config fc;
+        rq_palos_flow_config_default(&fc);
+        fc.group = q % 16u;
+        fc.weight = 1u + q % 4u;
+        (void)rq_palos_flow_open(p, q, &fc);
+    }
     return p;
 }
 
@@ -62,11 +67,13 @@ static result palos_loop(rq_palos *p, uint64_t cycles, int drain)
     uint64_t end = rq_palos_now(p) + cycles;
     while (rq_palos_now(p) < end) {
         /* the host tops up one QP's ring per cycle */
-        (void)rq_palos_qp_position(p, q, &head, NULL);
+        rq_palos_flow_view st;
+        (void)rq_palos_flow_state(p, q, &st);
+        head = st.head;
         (void)rq_palos_doorbell(p, q, head + 1024u);
         q = (q + 1u) % NQPS;
         rq_palos_tick(p);
-        while (rq_palos_pop(p, &o) == RNIC_OK) {
+        while (rq_palos_pop_piece(p, &o) == RNIC_OK) {
             r.outs++;
             r.bytes += o.len;
             if (!drain)
@@ -98,14 +105,14 @@ static result sparse_run(rq_palos *p, uint64_t cycles, int fast, uint64_t seed)
             (void)rq_palos_doorbell(p, q, posted[q]);
             next += 10000u;
         }
-        while (rq_palos_pop(p, &o) == RNIC_OK) {
+        while (rq_palos_pop_piece(p, &o) == RNIC_OK) {
             r.outs++;
             r.digest = r.digest * 1000003u + o.cycle * 31u + o.flow * 7u + o.len;
         }
         if (fast) {
             /* idle until the next event (RNIC_NEVER: until the host's next doorbell) */
             uint64_t ne = rq_palos_next_event(p), to = next < end ? next : end;
-            if (ne != rq_palos_now(p) && rq_palos_peek(p, &o) == RNIC_EEMPTY) {
+            if (ne != rq_palos_now(p) && rq_palos_peek_piece(p, &o) == RNIC_EEMPTY) {
                 (void)rq_palos_advance_to(p, ne < to ? ne : to);
                 continue;
             }

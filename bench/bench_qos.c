@@ -10,7 +10,7 @@
  * anything to do are skipped with rq_qos_advance_to; --ticked ticks every cycle instead. The
  * engine sees the inputs of the historical every-cycle loop at the same cycles (same blocks,
  * packets, cycles per seed); the refused offers that loop made to a full response port are not
- * made (rq_qos_stats.port_full and errors count only the status reads refused).
+ * made (rq_qos_stats.errors counts only the status reads refused).
  * Then the same workload once ticked and once event-driven, each with a digest of every input
  * accepted and every record taken: RESULT qos_harness_identical=1 when the digests, the
  * counts and the final rq_qos_stats (memcmp) agree.
@@ -299,9 +299,9 @@ static ALWAYS_INLINE run_result qos_core(rq_qos *q, uint32_t n, uint64_t seed, i
         for (; bresp_due && rq_qos_pop_bresp(q, &br) == RNIC_OK; bresp_due--) /* none is popped before it is due */
             DG(br.cycle), DG(br.domain), DG(br.addr), DG(br.status);
         while (rs.n < MAX_RESP && rq_qos_pop_block(q, &b) == RNIC_OK) {
-            resp_add(&rs, now + rnic_prng_range(&p, 5, 600), b.aux /* TID */, b.op /* sequence number */);
+            resp_add(&rs, now + rnic_prng_range(&p, 5, 600), b.aux /* TID */, RQ_WORK_SEQ(b.flags) /* sequence number */);
             res.blocks++;
-            DG(b.cycle), DG(b.flow), DG(b.index), DG(b.offset), DG(b.len), DG(b.flags), DG(b.aux), DG(b.op), DG(b.addr),
+            DG(b.cycle), DG(b.flow), DG(b.index), DG(b.offset), DG(b.len), DG(b.flags), DG(b.aux), DG(RQ_WORK_SEQ(b.flags)), DG(b.addr),
                 DG(b.raddr);
         }
         while (rs.n < MAX_RESP && rq_qos_pop_packet(q, &pk) == RNIC_OK) {
@@ -401,7 +401,7 @@ static uint64_t ff_run(rq_qos *q, int fast, uint64_t cycles, uint64_t *ticks)
             if (nresp < MAX_RESP) {
                 resp[nresp].at = rq_qos_now(q) + 2000u;
                 resp[nresp].r.tid = b.aux;
-                resp[nresp].r.seq = b.op;
+                resp[nresp].r.seq = RQ_WORK_SEQ(b.flags);
                 resp[nresp].r.ack = 1;
                 nresp++;
             }
@@ -455,6 +455,7 @@ int main(int argc, char **argv)
     if (n == 0) /* --quick: a tenth of the thesis's 100,000 transfers, run once */
         n = quick ? 10000u : 100000u;
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     q = (rq_qos *)malloc(sizeof *q);
     mem = malloc(rq_qos_mem_size(&c));
     memset(&r, 0, sizeof r);
@@ -489,12 +490,11 @@ int main(int argc, char **argv)
             h[k] = 0xcbf29ce484222325ull;
             v[k] = qos_verify(q, n, seed, k, &h[k]);
             st[k] = *rq_qos_get_stats(q);
-            { /* the statistics but the refused-input counters (port_full, errors: the historical harness offered responses to a full port) */
+            { /* the statistics but the refused-input counter (errors: the historical harness offered responses to a full port) */
                 rq_qos_stats s0 = st[k];
                 const unsigned char *bytes = (const unsigned char *)&s0;
                 size_t j;
                 memset(&s0.errors, 0, sizeof s0.errors);
-                s0.port_full = 0;
                 sh[k] = 0xcbf29ce484222325ull;
                 for (j = 0; j < sizeof s0; j++)
                     dg_mix(&sh[k], bytes[j]);
@@ -504,7 +504,7 @@ int main(int argc, char **argv)
                v[0].blocks == v[1].blocks && v[0].packets == v[1].packets && v[0].cycles == v[1].cycles &&
                v[0].blocks == r.blocks && v[0].cycles == r.cycles && v[0].packets == r.packets;
         printf("bench_qos harness: seed %llu, %llu blocks in %llu cycles, ticked / event-driven: digest %016llx / %016llx, "
-               "stats %s, stats digest (port_full, errors excluded) %016llx; event-driven ticked %llu of %llu cycles\n",
+               "stats %s, stats digest (errors excluded) %016llx; event-driven ticked %llu of %llu cycles\n",
                (unsigned long long)seed, (unsigned long long)v[0].blocks, (unsigned long long)v[0].cycles,
                (unsigned long long)h[0], (unsigned long long)h[1],
                memcmp(&st[0], &st[1], sizeof st[0]) == 0 ? "identical" : "DIFFER", (unsigned long long)sh[0],

@@ -23,6 +23,7 @@ int main(void)
 {
     rq_palos p;
     rq_palos_config cfg;
+    rq_palos_flow_config fc;
     rnic_work w;
     void *mem;
     uint32_t i, pieces = 0, done = 0;
@@ -33,7 +34,10 @@ int main(void)
     if (!mem || rq_palos_init(&p, &cfg, mem, rq_palos_mem_size(&cfg)) != RNIC_OK)
         return 1;
     rq_palos_create_group(&p, 0, 10);                 /* tenant 0, weight 10 */
-    rq_palos_set_qp(&p, 7, 0, 3, RQ_PALOS_BANDWIDTH); /* QP 7 in group 0, weight 3 */
+    rq_palos_flow_config_default(&fc);                /* QP 7 in group 0, weight 3 */
+    fc.group = 0;
+    fc.weight = 3;
+    rq_palos_flow_open(&p, 7, &fc);
     for (i = 0; i < 5u; i++) {
         ring[i].addr = 0x100000u * (i + 1u);
         ring[i].len = 3000;
@@ -41,7 +45,7 @@ int main(void)
     }
     rq_palos_doorbell(&p, 7, 5); /* WQEs 0..4 posted */
     do {                         /* event-driven: skip idle cycles, stop when the port fills */
-        while (rq_palos_pop(&p, &w) == RNIC_OK) {
+        while (rq_palos_pop_piece(&p, &w) == RNIC_OK) {
             pieces++;
             done += (w.flags & RNIC_WORK_LAST) != 0;
             printf("cycle %3llu qp %u wqe %u tag %llu offset %4u len %4u%s%s\n", (unsigned long long)w.cycle,

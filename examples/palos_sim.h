@@ -92,7 +92,7 @@ static void sim_init_full(sim *s, uint32_t mode, uint32_t packet_overhead, uint6
     size_t n;
     memset(s, 0, sizeof *s);
     rq_palos_config_default(&s->cfg);
-    s->cfg.weights.max_qps = SIM_MAX_QPS;
+    s->cfg.weights.max_flows = SIM_MAX_QPS;
     s->cfg.weights.mtu = SIM_MTU;
     s->cfg.mode = mode;
     s->cfg.ring_entries = SIM_RING;
@@ -139,8 +139,13 @@ static void sim_group(sim *s, uint32_t group, uint32_t weight)
 static uint32_t sim_add_qp(sim *s, uint32_t group, uint32_t weight, uint32_t cls, int kind, uint32_t msg)
 {
     uint32_t q = s->nqp++;
-    if (q >= SIM_MAX_QPS || rq_palos_set_qp(s->p, q, group, weight, cls) != RNIC_OK) {
-        fprintf(stderr, "set_qp %u failed\n", (unsigned)q);
+    rq_palos_flow_config fc;
+    rq_palos_flow_config_default(&fc);
+    fc.group = group;
+    fc.weight = weight;
+    fc.cls = cls;
+    if (q >= SIM_MAX_QPS || rq_palos_flow_open(s->p, q, &fc) != RNIC_OK) {
+        fprintf(stderr, "flow_open %u failed\n", (unsigned)q);
         exit(1);
     }
     s->qp[q].used = 1;
@@ -156,8 +161,8 @@ static void sim_host(sim *s)
     uint32_t i;
     for (i = 0; i < s->nqp; i++) {
         sim_qp *q = &s->qp[i];
-        uint32_t head = 0;
-        (void)rq_palos_qp_position(s->p, i, &head, NULL);
+        rq_palos_flow_view st;
+        uint32_t head = rq_palos_flow_state(s->p, i, &st) == RNIC_OK ? st.head : 0u;
         if (q->kind == SIM_BACKLOGGED) {
             if (q->posted - head < SIM_RING / 2u && rq_palos_doorbell(s->p, i, head + SIM_RING) == RNIC_OK)
                 q->posted = head + SIM_RING;
@@ -177,7 +182,7 @@ static uint32_t sim_packets(uint32_t len) { return (len + SIM_MTU - 1u) / SIM_MT
 static uint32_t sim_peek_len_packets(const sim *s)
 {
     rnic_work o;
-    return rq_palos_peek(s->p, &o) == RNIC_OK ? sim_packets(o.len) + 1u : 0u;
+    return rq_palos_peek_piece(s->p, &o) == RNIC_OK ? sim_packets(o.len) + 1u : 0u;
 }
 
 static void sim_protocol(sim *s)
@@ -208,7 +213,7 @@ static void sim_protocol(sim *s)
         s->fly_head = (s->fly_head + 1u) % SIM_INFLIGHT;
         s->fly_count--;
     }
-    if (s->fly_bytes >= SIM_WINDOW_BYTES || s->fly_count + sim_peek_len_packets(s) > SIM_INFLIGHT || rq_palos_pop(s->p, &o) != RNIC_OK)
+    if (s->fly_bytes >= SIM_WINDOW_BYTES || s->fly_count + sim_peek_len_packets(s) > SIM_INFLIGHT || rq_palos_pop_piece(s->p, &o) != RNIC_OK)
         return;
     if (o.flags & RNIC_WORK_ERROR) {
         fprintf(stderr, "unexpected WQE error\n");

@@ -1,7 +1,7 @@
 /* Palos Fig. 11: changing a QP's weight does not move another group. Group A: QP 1-3 weighted 2;
  * group B: QP 4 (weight 1, 2, .., 6 in turn), QP 5 weighted 2 and QP 6 weighted 3; the groups
  * weighted alike; all send 2 MB messages (backlogged), on the paper's setup
- * (examples/palos_sim.h). One run: QP 4's weight is changed with rq_palos_set_qp while traffic
+ * (examples/palos_sim.h). One run: QP 4's weight is changed with rq_palos_flow_open while traffic
  * flows, and every phase is measured after a settling time. Bandwidths are on the wire (the
  * paper's "both groups keep 50 Gb/s"), payload beside them. Run twice: chunks charged in wire
  * bytes (packet_overhead = 82: a chunk is a share of the link, the headline) and in payload bytes
@@ -25,6 +25,7 @@ typedef struct outcome {
 static outcome run(uint32_t ovh, uint64_t us, FILE *f)
 {
     uint32_t w4, k, qw[6] = {2, 2, 2, 1, 2, 3};
+    rq_palos_flow_config fc;
     sim s;
     double a_first = 0, pa_first = 0;
     outcome r = {0, 1e30, 0, 0, 0};
@@ -37,8 +38,11 @@ static outcome run(uint32_t ovh, uint64_t us, FILE *f)
     for (w4 = 1; w4 <= 6u; w4++) {
         double secs, g[6], ga, gb, pa = 0, pb = 0, tot = 0;
         qw[3] = w4;
-        if (rq_palos_set_qp(s.p, 3, 1, w4, RQ_PALOS_BANDWIDTH) != RNIC_OK) {
-            fprintf(stderr, "set_qp failed\n");
+        rq_palos_flow_config_default(&fc);
+        fc.group = 1;
+        fc.weight = w4;
+        if (rq_palos_flow_open(s.p, 3, &fc) != RNIC_OK) { /* an open flow: a new weight */
+            fprintf(stderr, "flow_open failed\n");
             exit(1);
         }
         secs = sim_run(&s, 50, us); /* settle, then measure */

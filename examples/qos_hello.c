@@ -18,7 +18,8 @@ int main(void)
     rq_axi_bresp br;
     rq_axi_rdata rd;
     uint32_t l, w, blocks = 0;
-    rq_qos_config_default(&cfg); /* the thesis's sizes, 150 MHz, 20 us timeout */
+    rq_qos_config_default(&cfg); /* the thesis's sizes, 20 us timeout */
+    cfg.clock_hz = 150000000u;   /* the thesis's FPGA clock (the default is 250 MHz) */
     void *mem = malloc(rq_qos_mem_size(&cfg));
     if (!mem || rq_qos_init(&q, &cfg, mem, rq_qos_mem_size(&cfg)) != RNIC_OK)
         return 1;
@@ -34,7 +35,7 @@ int main(void)
         while (rq_qos_pop_bresp(&q, &br) == RNIC_OK) /* drain: a full B FIFO stalls the host path */
             ;
         while (rq_qos_pop_block(&q, &blk) == RNIC_OK) { /* the send unit ACKs every block */
-            rq_response ack = { blk.aux, blk.op, 1 };    /* its TID, its sequence number, ACK */
+            rq_response ack = { blk.aux, RQ_WORK_SEQ(blk.flags), 1 };    /* its TID, its sequence number, ACK */
             rq_qos_push_response(&q, &ack);
             blocks++;
         }

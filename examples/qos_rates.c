@@ -22,7 +22,8 @@ static rq_qos *make(void **mem)
     rq_qos_config c;
     rq_qos *q = (rq_qos *)malloc(sizeof *q);
     rq_qos_config_default(&c);
-    c.transaction_port = 16; /* room for the handler measurement's 16 blocks (the others never fill 4) */
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
+    c.block_depth = 16; /* room for the handler measurement's 16 blocks (the others never fill 4) */
     *mem = malloc(rq_qos_mem_size(&c));
     if (!q || !*mem || rq_qos_init(q, &c, *mem, rq_qos_mem_size(&c)) != RNIC_OK) {
         fprintf(stderr, "setup failed\n");
@@ -176,7 +177,7 @@ int main(void)
         uint32_t n = 0, applied = 0;
         while (n < 16u && rq_qos_pop_block(q, &b) == RNIC_OK) {
             rs[n].tid = b.aux;
-            rs[n].seq = b.op;
+            rs[n].seq = RQ_WORK_SEQ(b.flags);
             rs[n].ack = 1;
             n++;
         }

@@ -46,6 +46,7 @@ static void sim_init(sim *s, uint64_t ack_cycles)
     rq_qos_config c;
     memset(s, 0, sizeof *s);
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     s->q = (rq_qos *)malloc(sizeof *s->q);
     s->mem = malloc(rq_qos_mem_size(&c));
     if (!s->q || !s->mem || rq_qos_init(s->q, &c, s->mem, rq_qos_mem_size(&c)) != RNIC_OK) {
@@ -114,7 +115,7 @@ static void sim_cycle(sim *s)
             s->blk_left -= len;
             if (s->blk_left == 0) {
                 s->have_blk = 0;
-                schedule_ack(s, s->busy_until + s->ack_cycles, s->blk.aux, s->blk.op);
+                schedule_ack(s, s->busy_until + s->ack_cycles, s->blk.aux, RQ_WORK_SEQ(s->blk.flags));
             }
         }
     }

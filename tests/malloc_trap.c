@@ -114,12 +114,14 @@ static void test_palos_ticks_without_allocating(void)
 {
     static rq_palos p;
     rq_palos_config cfg;
+    rq_palos_flow_config fc;
     rnic_work o;
     void *mem;
     uint32_t qp, round;
     uint64_t sent = 0, traced = 0;
     rq_palos_config_default(&cfg);
-    cfg.weights.max_qps = 32;
+    rq_palos_flow_config_default(&fc);
+    cfg.weights.max_flows = 32;
     cfg.packet_overhead = 82;
     cfg.cut_align = 1024;
     cfg.source = trap_wqe;
@@ -129,22 +131,29 @@ static void test_palos_ticks_without_allocating(void)
     CHECK(mem != NULL && rq_palos_init(&p, &cfg, mem, rq_palos_mem_size(&cfg)) == RNIC_OK);
     trap_armed = 1;
     CHECK(rq_palos_create_group(&p, 0, 3) == RNIC_OK && rq_palos_create_group(&p, 1, 5) == RNIC_OK);
-    for (qp = 0; qp < 32; qp++)
-        CHECK(rq_palos_set_qp(&p, qp, qp % 2u, 1u + qp % 4u, qp == 0 ? RQ_PALOS_LATENCY : RQ_PALOS_BANDWIDTH) == RNIC_OK);
+    for (qp = 0; qp < 32; qp++) {
+        fc.group = qp % 2u;
+        fc.weight = 1u + qp % 4u;
+        fc.cls = qp == 0 ? RQ_PALOS_LATENCY : RQ_PALOS_BANDWIDTH;
+        CHECK(rq_palos_flow_open(&p, qp, &fc) == RNIC_OK);
+    }
     for (round = 1; round <= 20; round++) {
         for (qp = 0; qp < 32; qp++)
             (void)rq_palos_doorbell(&p, qp, round * 100u);
-        (void)rq_palos_set_qp(&p, 5, 1, round % 7u + 1u, RQ_PALOS_BANDWIDTH);
+        fc.group = 1;
+        fc.weight = round % 7u + 1u;
+        fc.cls = RQ_PALOS_BANDWIDTH;
+        (void)rq_palos_flow_open(&p, 5, &fc);
         while (rq_palos_backlog(&p) > 1000u) {
             rq_palos_tick(&p);
-            while (rq_palos_pop(&p, &o) == RNIC_OK)
+            while (rq_palos_pop_piece(&p, &o) == RNIC_OK)
                 sent += o.len;
-            (void)rq_palos_peek(&p, &o);
+            (void)rq_palos_peek_piece(&p, &o);
         }
     }
     for (round = 0; round < 4u; round++) { /* advance stops when the output fills: drain, go on */
         (void)rq_palos_advance(&p, 100000);
-        while (rq_palos_pop(&p, &o) == RNIC_OK)
+        while (rq_palos_pop_piece(&p, &o) == RNIC_OK)
             sent += o.len;
     }
     (void)rq_palos_advance_to(&p, rq_palos_now(&p) + 1000u);

@@ -313,15 +313,15 @@ static void test_palos_weights_memory_group_weight_and_unknown_qp(void)
     rq_pw w;
     size_t need;
     rq_pw_config_default(&c);
-    c.max_qps = 4;
+    c.max_flows = 4;
     c.max_groups = 2;
     c.mtu = 1500;
     need = rq_pw_mem_size(&c);
     CHECK(need > 0 && need <= sizeof arena);
-    c.max_qps = 0;
+    c.max_flows = 0;
     CHECK_EQ(rq_pw_mem_size(&c), 0);
     CHECK_EQ(rq_pw_init(&w, &c, ARENA, sizeof arena), RNIC_EINVAL);
-    c.max_qps = 4;
+    c.max_flows = 4;
     CHECK_EQ(rq_pw_init(NULL, &c, ARENA, need), RNIC_EINVAL);
     CHECK_EQ(rq_pw_init(&w, &c, (unsigned char *)ARENA + 4, need), RNIC_EINVAL);
     CHECK_EQ(rq_pw_init(&w, &c, ARENA, need - 1u), RNIC_ENOSPC);
@@ -374,11 +374,11 @@ static void test_qos_init_memory_and_bad_domain_queries(void)
 
 static uint64_t qos_arena[2][1u << 17];
 
-static rq_qos *qos_new(rq_qos *q, unsigned which, uint32_t b_fifo)
+static rq_qos *qos_new(rq_qos *q, unsigned which, uint32_t bresp_depth)
 {
     rq_qos_config c;
     rq_qos_config_default(&c);
-    c.b_fifo = b_fifo;
+    c.bresp_depth = bresp_depth;
     if (rq_qos_mem_size(&c) == 0 || rq_qos_mem_size(&c) > sizeof qos_arena[0] ||
         rq_qos_init(q, &c, qos_arena[which], sizeof qos_arena[0]) != RNIC_OK)
         return NULL;

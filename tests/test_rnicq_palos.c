@@ -13,9 +13,32 @@
 #include "rnicq.h"
 #include "test.h"
 
+/* The flow control calls with the settings as arguments (rq_palos_flow_open takes a config) and
+ * a flow's head and fetch offset (rq_palos_flow_state), either pointer may be NULL. */
+static rnic_err open_flow(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls)
+{
+    rq_palos_flow_config fc;
+    rq_palos_flow_config_default(&fc);
+    fc.group = group;
+    fc.weight = weight;
+    fc.cls = cls;
+    return rq_palos_flow_open(p, flow, &fc);
+}
+
+static rnic_err flow_pos(const rq_palos *p, uint32_t flow, uint32_t *head, uint32_t *off)
+{
+    rq_palos_flow_view st;
+    rnic_err e = rq_palos_flow_state(p, flow, &st);
+    if (e == RNIC_OK && head)
+        *head = st.head;
+    if (e == RNIC_OK && off)
+        *off = st.offset;
+    return e;
+}
+
 #define MAXQ 64u
 #define MAXG 16u
-#define FCAP 1024u /* model FIFOs: every port (out_port x launch_wqes records) and slot count used below is at most this */
+#define FCAP 1024u /* model FIFOs: every port (piece_depth x launch_wqes records) and slot count used below is at most this */
 #define PIECE_MAX 0x80000000u
 /* cycle a is after cycle b, modulo 2^64 (the clock may start near the wrap) */
 #define LATER(a, b) ((uint64_t)(a) - (uint64_t)(b) - 1u < ((uint64_t)1 << 63) - 1u)
@@ -224,7 +247,7 @@ static void m_end_visit(model *m)
     m_enqueue(m, m->vqp);
 }
 
-/* A record joins this cycle's launch (Fig. 5: several WQEs at one time); the port holds out_port
+/* A record joins this cycle's launch (Fig. 5: several WQEs at one time); the port holds piece_depth
  * launches. */
 static void m_emit(model *m, const rnic_work *o)
 {
@@ -233,7 +256,7 @@ static void m_emit(model *m, const rnic_work *o)
     m->out_vid[at] = m->vid;
     m->st.out_wqes++;
     if (m->launch_now++ == 0u) {
-        CHECK(m->ln_n < m->c.out_port);
+        CHECK(m->ln_n < m->c.piece_depth);
         m->ln[(m->ln_h + m->ln_n++) % FCAP] = 0;
         m->st.launches++;
     }
@@ -374,7 +397,7 @@ static void m_slice(model *m)
         m_end_visit(m);
         return;
     }
-    if (m->ln_n == m->c.out_port) { /* the port holds out_port launches */
+    if (m->ln_n == m->c.piece_depth) { /* the port holds piece_depth launches */
         m->st.out_stalls++;
         return;
     }
@@ -519,7 +542,7 @@ static rnic_err m_doorbell(model *m, uint32_t x, uint32_t tail)
 {
     mq *q;
     uint32_t step;
-    if (x >= m->c.weights.max_qps || x >= MAXQ || !m->in[x])
+    if (x >= m->c.weights.max_flows || x >= MAXQ || !m->in[x])
         return RNIC_ENOENT;
     q = &m->q[x];
     step = tail - q->posted;
@@ -664,7 +687,7 @@ static void w_group(world *W, uint32_t g, uint32_t weight)
 
 static void w_qp(world *W, uint32_t x, uint32_t g, uint32_t weight, uint32_t cls)
 {
-    CHECK_EQ(rq_palos_set_qp(&W->e, x, g, weight, cls), RNIC_OK);
+    CHECK_EQ(open_flow(&W->e, x, g, weight, cls), RNIC_OK);
     W->m.in[x] = 1;
     W->m.qg[x] = g;
     W->m.qw[x] = weight;
@@ -893,11 +916,11 @@ static void log_record(world *W, const rnic_work *o, uint32_t vid)
 static int pop_one(world *W)
 {
     rnic_work o, mo, pk;
-    rnic_err pe = rq_palos_peek(&W->e, &pk);
+    rnic_err pe = rq_palos_peek_piece(&W->e, &pk);
     uint32_t vid = UINT32_MAX;
     int have_m = 0;
     rnic_err e;
-    e = rq_palos_pop(&W->e, &o);
+    e = rq_palos_pop_piece(&W->e, &o);
     if (W->use_model)
         have_m = m_pop(&W->m, &mo, &vid);
     if (e != RNIC_OK) {
@@ -999,7 +1022,7 @@ static void final_checks(world *W)
                 bytes += h->w[i].len;
             }
         }
-        CHECK_EQ(rq_palos_qp_position(&W->e, x, &head, &off), RNIC_OK);
+        CHECK_EQ(flow_pos(&W->e, x, &head, &off), RNIC_OK);
         CHECK_EQ(head, h->start + h->count);
         CHECK_EQ(off, 0);
         CHECK_EQ(h->done, h->count);
@@ -1011,7 +1034,7 @@ static void final_checks(world *W)
     CHECK_EQ(rq_palos_backlog(&W->e), 0);
     {
         rnic_work w;
-        CHECK_EQ(rq_palos_peek(&W->e, &w), RNIC_EEMPTY);
+        CHECK_EQ(rq_palos_peek_piece(&W->e, &w), RNIC_EEMPTY);
     }
     CHECK(!W->v_open);
     CHECK_EQ(W->bad_reads, 0);
@@ -1066,8 +1089,8 @@ static void run_world(world *W, const drive *d)
                 ;
         if (W->use_model && rnic_prng_chance(&W->r, 1, 16)) { /* position of a random QP */
             uint32_t head = 0, off = 0;
-            x = (uint32_t)rnic_prng_below(&W->r, W->c.weights.max_qps < MAXQ ? W->c.weights.max_qps : MAXQ);
-            CHECK_EQ(rq_palos_qp_position(&W->e, x, &head, &off), RNIC_OK);
+            x = (uint32_t)rnic_prng_below(&W->r, W->c.weights.max_flows < MAXQ ? W->c.weights.max_flows : MAXQ);
+            CHECK_EQ(flow_pos(&W->e, x, &head, &off), RNIC_OK);
             CHECK_EQ(head, W->m.q[x].head);
             CHECK_EQ(off, W->m.q[x].offset);
         }
@@ -1140,14 +1163,14 @@ static void commit_weights(world *W, const uint32_t *ids, uint32_t n, uint32_t n
         w_qp(W, ids[i], qg[i], qw[i], cls ? cls[i] : (uint32_t)RQ_PALOS_BANDWIDTH);
 }
 
-static void pick_ids(rnic_prng *r, uint32_t *ids, uint32_t n, uint32_t max_qps)
+static void pick_ids(rnic_prng *r, uint32_t *ids, uint32_t n, uint32_t max_flows)
 {
     uint32_t i, j;
     for (i = 0; i < n; i++) {
         uint32_t x;
         int dup;
         do {
-            x = (uint32_t)rnic_prng_below(r, max_qps);
+            x = (uint32_t)rnic_prng_below(r, max_flows);
             dup = 0;
             for (j = 0; j < i; j++)
                 dup |= ids[j] == x;
@@ -1217,11 +1240,11 @@ static uint32_t build_random(world *W, uint64_t seed, const scen_opts *so, uint3
     rnic_prng_seed(&cr, seed ^ 0x9a105ull);
     rq_palos_config_default(&c);
     c.mode = so->mode;
-    c.weights.max_qps = (uint32_t)rnic_prng_range(&cr, 20, MAXQ);
+    c.weights.max_flows = (uint32_t)rnic_prng_range(&cr, 20, MAXQ);
     c.weights.max_groups = (uint32_t)rnic_prng_range(&cr, 1, MAXG);
     c.weights.mtu = mtus[rnic_prng_below(&cr, sizeof mtus / sizeof mtus[0])];
     c.ring_entries = rnic_prng_chance(&cr, 1, 2) ? (uint32_t)rnic_prng_range(&cr, 1, 64) : 4096u;
-    c.out_port = (uint32_t)rnic_prng_range(&cr, 1, 16);
+    c.piece_depth = (uint32_t)rnic_prng_range(&cr, 1, 16);
     c.fetch_slots = (uint32_t)rnic_prng_range(&cr, 1, 16);
     c.clock_hz = rnic_prng_chance(&cr, 1, 2) ? 250000000u : (uint64_t)rnic_prng_range(&cr, 100, 2000) * 1000000u;
     c.fetch_latency_ns = (uint32_t)rnic_prng_range(&cr, 0, 120);
@@ -1248,7 +1271,7 @@ static uint32_t build_random(world *W, uint64_t seed, const scen_opts *so, uint3
         return 0;
     ng = (uint32_t)rnic_prng_range(&W->r, 1, c.weights.max_groups < 4u ? c.weights.max_groups : 4u);
     n = (uint32_t)rnic_prng_range(&W->r, 1, 20);
-    pick_ids(&W->r, ids, n, c.weights.max_qps);
+    pick_ids(&W->r, ids, n, c.weights.max_flows);
     draw_weights(W, ids, n, ng, rnic_prng_chance(&W->r, 1, 4) ? 65535u : 12u, (uint64_t)c.packet_overhead + 8u);
     for (i = 0; i < n; i++)
         cls[i] = so->latency && rnic_prng_chance(&W->r, 1, 4) ? (uint32_t)RQ_PALOS_LATENCY : (uint32_t)RQ_PALOS_BANDWIDTH;
@@ -1456,7 +1479,7 @@ static uint32_t build_backlogged(world *W, uint64_t seed, uint32_t mode, uint32_
     uint32_t n, ng, i, j, cls[MAXQ] = {0};
     rq_palos_config_default(&c);
     c.mode = mode;
-    c.weights.max_qps = 32;
+    c.weights.max_flows = 32;
     c.weights.max_groups = 8;
     c.weights.mtu = mtu;
     c.fetch_latency_ns = 96; /* 24 cycles at 250 MHz */
@@ -1468,7 +1491,7 @@ static uint32_t build_backlogged(world *W, uint64_t seed, uint32_t mode, uint32_
     W->keep_log = 1;
     ng = (uint32_t)rnic_prng_range(&W->r, 1, 4);
     n = (uint32_t)rnic_prng_range(&W->r, 1, 20);
-    pick_ids(&W->r, order, n, c.weights.max_qps);
+    pick_ids(&W->r, order, n, c.weights.max_flows);
     draw_weights(W, order, n, ng, 1000, (uint64_t)ovh + 16u);
     for (i = 0; i < n; i++)
         cls[i] = latency && rnic_prng_chance(&W->r, 1, 3) ? (uint32_t)RQ_PALOS_LATENCY : (uint32_t)RQ_PALOS_BANDWIDTH;
@@ -1538,7 +1561,7 @@ static void test_chunk_per_visit_and_shares(void)
  * cycle 0 -> fetched in cycle 1 -> batch readable 16 ns = 4 cycles later -> sliced from cycle 5.
  * With launch_wqes = L the visit leaves in ceil(23 / L) launches, record i in cycle 5 + i / L
  * (L = 1: the old slicer, 23 cycles), and the QP's head is written back once per launch. */
-static void launch_run(uint32_t L, uint32_t max_batch, uint32_t out_port, uint32_t hold_until, uint32_t *cycles,
+static void launch_run(uint32_t L, uint32_t max_batch, uint32_t piece_depth, uint32_t hold_until, uint32_t *cycles,
                        uint32_t *heads, rq_palos_stats *st)
 {
     world *W = &W0;
@@ -1546,11 +1569,11 @@ static void launch_run(uint32_t L, uint32_t max_batch, uint32_t out_port, uint32
     host_qp *h;
     uint32_t i, cyc, head = 0;
     rq_palos_config_default(&c);
-    c.weights.max_qps = 4;
+    c.weights.max_flows = 4;
     c.weights.max_groups = 1;
     c.launch_wqes = L;
     c.max_batch = max_batch;
-    c.out_port = out_port;
+    c.piece_depth = piece_depth;
     if (!world_setup(W, &c, 5))
         return;
     W->keep_log = 1;
@@ -1562,7 +1585,7 @@ static void launch_run(uint32_t L, uint32_t max_batch, uint32_t out_port, uint32
     w_ring(W, 0, 23);
     for (cyc = 0; cyc < 60u; cyc++) {
         w_tick(W); /* cycle cyc */
-        CHECK_EQ(rq_palos_qp_position(&W->e, 0, &head, NULL), RNIC_OK);
+        CHECK_EQ(flow_pos(&W->e, 0, &head, NULL), RNIC_OK);
         heads[cyc] = head;
         if (cyc + 1u >= hold_until)
             while (pop_one(W))
@@ -1613,7 +1636,7 @@ static void test_multi_wqe_launch(void)
         CHECK_EQ(cycles[i], 5u + 4u * (i / 10u));
     CHECK_EQ(st.launches, 3);
     CHECK_EQ(st.refetches, 2);
-    /* the port holds out_port launches: out_port 1, L 8, nothing popped before cycle 12. Launch 1
+    /* the port holds piece_depth launches: piece_depth 1, L 8, nothing popped before cycle 12. Launch 1
      * (8 records) fills the port in cycle 5; the slicer waits in cycles 6..11 (6 stalls); the pop
      * before cycle 12 frees it: launch 2 in 12, launch 3 (7 records) in 13 */
     launch_run(8, 64, 1, 12, cycles, heads, &st);
@@ -1643,10 +1666,10 @@ static void test_errors_counted_once(void)
     CHECK_EQ(rq_palos_create_group(p, 2, 0), RNIC_ERANGE);
     CHECK_EQ(rq_palos_create_group(p, 0, 1), RNIC_EEXIST);
     CHECK_EQ(rq_palos_set_group_weight(p, 3, 5), RNIC_ENOENT);
-    CHECK_EQ(rq_palos_set_qp(p, 1, 3, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT);
-    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 0, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
-    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 5, 9), RNIC_EINVAL);
-    CHECK_EQ(rq_palos_remove_qp(p, 5), RNIC_ENOENT);
+    CHECK_EQ(open_flow(p, 1, 3, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT);
+    CHECK_EQ(open_flow(p, 1, 0, 0, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
+    CHECK_EQ(open_flow(p, 1, 0, 5, 9), RNIC_EINVAL);
+    CHECK_EQ(rq_palos_flow_close(p, 5), RNIC_ENOENT);
     CHECK_EQ(rq_palos_doorbell(p, 5, 1), RNIC_ENOENT);
     /* 8 refusals, 8 counts over both places */
     CHECK_EQ(rnic_err_total(es) + rnic_err_total(pwe), 8);
@@ -1658,7 +1681,7 @@ static void test_errors_counted_once(void)
     world_free(W);
     /* the weights table alone counts its own refusals (once) */
     rq_pw_config_default(&pc);
-    pc.max_qps = 8;
+    pc.max_flows = 8;
     pc.max_groups = 2;
     CHECK(rq_pw_mem_size(&pc) <= sizeof pw_mem);
     CHECK_EQ(rq_pw_init(&w, &pc, pw_mem, sizeof pw_mem), RNIC_OK);
@@ -1677,7 +1700,7 @@ static void test_chunk_exact_small(void)
     uint32_t i;
     uint64_t sent = 0;
     rq_palos_config_default(&c);
-    c.weights.max_qps = 4;
+    c.weights.max_flows = 4;
     c.weights.max_groups = 2;
     c.weights.mtu = 1500;
     if (!world_setup(W, &c, 7))
@@ -1758,10 +1781,10 @@ static void test_latency_priority(void)
         world *W = &W0;
         rq_palos_config c;
         uint32_t x, i, order[3] = { 1, 5, 9 }, L = 7, lat_visits = 0, expect_off = 0;
-        uint64_t ready = RQ_NEVER, bw_start = 0, longest_bw = 0;
+        uint64_t ready = RNIC_NEVER, bw_start = 0, longest_bw = 0;
         int in_bw = 0;
         rq_palos_config_default(&c);
-        c.weights.max_qps = 16;
+        c.weights.max_flows = 16;
         c.weights.max_groups = 2;
         c.fetch_slots = slots;
         c.clock_hz = 500000000u; /* 2 ns cycles */
@@ -1818,7 +1841,7 @@ static void test_latency_priority(void)
                 }
             }
             if (expect_off == 100000u)
-                ready = RQ_NEVER;
+                ready = RNIC_NEVER;
         }
         CHECK_EQ(expect_off, 100000);
         CHECK_EQ(lat_visits, 25);
@@ -1846,7 +1869,7 @@ static void test_latency_combine_cut(void)
         uint32_t order[1] = { 3 }, i;
         const uint32_t *len = part ? len_b : len_a;
         rq_palos_config_default(&c);
-        c.weights.max_qps = 8;
+        c.weights.max_flows = 8;
         c.weights.max_groups = 1;
         if (!world_setup(W, &c, 11))
             return;
@@ -1889,7 +1912,7 @@ static void test_latency_message_under_overhead(void)
     host_qp *h;
     uint32_t i, head = 0, off = 0;
     rq_palos_config_default(&c);
-    c.weights.max_qps = 4;
+    c.weights.max_flows = 4;
     c.weights.max_groups = 1;
     c.packet_overhead = 82;
     c.priority_max_msg = 64;
@@ -1914,8 +1937,8 @@ static void test_latency_message_under_overhead(void)
     CHECK_EQ(W->h[2].done, 1); /* the bandwidth QP moves */
     CHECK_EQ(W->h[1].done, 1); /* the latency QP should too */
     CHECK_EQ(rq_palos_backlog(&W->e), 0);
-    CHECK_EQ(rq_palos_next_event(&W->e), RQ_NEVER);
-    (void)rq_palos_qp_position(&W->e, 1, &head, &off);
+    CHECK_EQ(rq_palos_next_event(&W->e), RNIC_NEVER);
+    (void)flow_pos(&W->e, 1, &head, &off);
     if (W->h[1].done != 1)
         printf("  latency QP still at head %u after %" PRIu64 " visits (priority_max_msg 64, packet_overhead 82)\n", head,
                rq_palos_get_stats(&W->e)->priority_visits);
@@ -1933,7 +1956,7 @@ static void test_error_record_closes_visit(void)
     host_qp *h;
     uint32_t i;
     rq_palos_config_default(&c);
-    c.weights.max_qps = 4;
+    c.weights.max_flows = 4;
     c.weights.max_groups = 2;
     c.weights.mtu = 64;
     if (!world_setup(W, &c, 15))
@@ -1983,7 +2006,7 @@ static void test_largest_wqe(void)
     uint32_t order[1] = { 0 };
     /* the latency class: a WQE of exactly priority_max_msg goes whole, one byte more is refused */
     rq_palos_config_default(&c);
-    c.weights.max_qps = 2;
+    c.weights.max_flows = 2;
     c.weights.max_groups = 1;
     c.priority_max_msg = 1u << 30;
     if (!world_setup(W, &c, 12))
@@ -2007,9 +2030,9 @@ static void test_largest_wqe(void)
     world_free(W);
     /* the bandwidth class: 2^31 B is the largest WQE (cut in 64 KB chunks), 2^31 + 1 is refused */
     rq_palos_config_default(&c);
-    c.weights.max_qps = 16384;
+    c.weights.max_flows = 16384;
     c.weights.max_groups = 1;
-    c.weights.mtu = 65536; /* max_qps x mtu = 2^30 */
+    c.weights.mtu = 65536; /* max_flows x mtu = 2^30 */
     if (!world_setup(W, &c, 12))
         return;
     W->keep_log = 1;
@@ -2050,11 +2073,11 @@ static uint32_t never_read(void *ctx, uint32_t qp, uint32_t index, rnic_work *ou
 
 static void test_bad_config(void)
 {
-    static const char *const names[] = { "weights.max_qps", "weights.max_groups", "weights.mtu", "weights.mtu", "mode",
-                                         "ring_entries", "ring_entries", "clock_hz", "out_port", "fetch_slots",
+    static const char *const names[] = { "weights.max_flows", "weights.max_groups", "weights.mtu", "weights.mtu", "mode",
+                                         "ring_entries", "ring_entries", "clock_hz", "piece_depth", "fetch_slots",
                                          "fetch_slots", "max_batch", "max_batch", "priority_max_msg", "packet_overhead",
-                                         "weights.max_qps", "weights.max_groups", "weights.mtu", "fetch_latency_ns",
-                                         "priority_max_msg", "clock_hz", "out_port", "cut_align", "fetch_latency_ns",
+                                         "weights.max_flows", "weights.max_groups", "weights.mtu", "fetch_latency_ns",
+                                         "priority_max_msg", "clock_hz", "piece_depth", "cut_align", "fetch_latency_ns",
                                          "launch_wqes", "launch_wqes", "launch_wqes" };
     rq_palos_config c, bad;
     rq_palos p;
@@ -2067,7 +2090,7 @@ static void test_bad_config(void)
     CHECK_EQ(c.trace_id, RNIC_ENGINE_PALOS);
     CHECK_EQ(c.cut_align, 0);
     CHECK(c.source == NULL && c.trace == NULL);
-    c.weights.max_qps = 64;
+    c.weights.max_flows = 64;
     need = rq_palos_mem_size(&c); /* sized without a source */
     CHECK(need > 0 && need <= sizeof buf_mem);
     CHECK_EQ(rq_palos_config_check(&c, &field), RNIC_EINVAL); /* but init needs one */
@@ -2079,33 +2102,33 @@ static void test_bad_config(void)
     for (k = 0; k < sizeof names / sizeof names[0]; k++) {
         bad = c;
         switch (k) {
-        case 0: bad.weights.max_qps = 0; break;
+        case 0: bad.weights.max_flows = 0; break;
         case 1: bad.weights.max_groups = 0; break;
         case 2: bad.weights.mtu = 63; break;
-        case 3: bad.weights.max_qps = 16385; bad.weights.mtu = 65536; break; /* N > 2^30 */
+        case 3: bad.weights.max_flows = 16385; bad.weights.mtu = 65536; break; /* N > 2^30 */
         case 4: bad.mode = 2; break;
         case 5: bad.ring_entries = 0; break;
         case 6: bad.ring_entries = (1u << 24) + 1u; break;
         case 7: bad.clock_hz = 999999u; break;
-        case 8: bad.out_port = 0; break;
+        case 8: bad.piece_depth = 0; break;
         case 9: bad.fetch_slots = 0; break;
         case 10: bad.fetch_slots = 4097; break;
         case 11: bad.max_batch = 0; break;
         case 12: bad.max_batch = 4097; break;
         case 13: bad.priority_max_msg = 0; break;
         case 14: bad.packet_overhead = 4097; break;
-        case 15: bad.weights.max_qps = 65537; break;
+        case 15: bad.weights.max_flows = 65537; break;
         case 16: bad.weights.max_groups = 4097; break;
         case 17: bad.weights.mtu = 65537; break;
         case 18: bad.fetch_latency_ns = 4u * ((1u << 20) + 1u); break; /* 2^20 + 1 cycles at 250 MHz */
         case 19: bad.priority_max_msg = (1u << 30) + 1u; break;
         case 20: bad.clock_hz = 100000000001u; break;
-        case 21: bad.out_port = (1u << 20) + 1u; break;
+        case 21: bad.piece_depth = (1u << 20) + 1u; break;
         case 22: bad.cut_align = (1u << 24) + 1u; break;
         case 23: bad.clock_hz = 1000000000u; bad.fetch_latency_ns = (1u << 20) + 1u; break; /* cycles, not ns */
         case 24: bad.launch_wqes = 0; break;
         case 25: bad.launch_wqes = 4097; break;
-        default: bad.out_port = 1u << 20; break; /* valid alone; x 64 records per launch is not */
+        default: bad.piece_depth = 1u << 20; break; /* valid alone; x 64 records per launch is not */
         }
         CHECK_EQ(rq_palos_mem_size(&bad), 0);
         CHECK_EQ(rq_palos_init(&p, &bad, buf_mem, sizeof buf_mem), RNIC_EINVAL);
@@ -2126,7 +2149,7 @@ static void test_bad_config(void)
     CHECK_EQ(p.fetch_latency, 4); /* 16 ns at 250 MHz */
     /* boundaries that are valid */
     bad = c;
-    bad.weights.max_qps = 16384;
+    bad.weights.max_flows = 16384;
     bad.weights.mtu = 65536; /* N = 2^30 */
     CHECK(rq_palos_mem_size(&bad) > 0);
     bad = c;
@@ -2154,26 +2177,25 @@ static void test_bad_config(void)
     /* NULL engine or record: RNIC_EINVAL everywhere, nothing else happens */
     {
         rnic_work w;
-        CHECK_EQ(rq_palos_pop(NULL, &w), RNIC_EINVAL);
-        CHECK_EQ(rq_palos_peek(NULL, &w), RNIC_EINVAL);
-        CHECK_EQ(rq_palos_pop(&p, NULL), RNIC_EINVAL);
-        CHECK_EQ(rq_palos_peek(&p, NULL), RNIC_EINVAL);
+        CHECK_EQ(rq_palos_pop_piece(NULL, &w), RNIC_EINVAL);
+        CHECK_EQ(rq_palos_peek_piece(NULL, &w), RNIC_EINVAL);
+        CHECK_EQ(rq_palos_pop_piece(&p, NULL), RNIC_EINVAL);
+        CHECK_EQ(rq_palos_peek_piece(&p, NULL), RNIC_EINVAL);
         CHECK_EQ(rq_palos_get_stats(&p)->errors.by_cause[RNIC_EINVAL], 2); /* counted */
-        CHECK_EQ(rq_palos_peek(&p, &w), RNIC_EEMPTY);
-        CHECK_EQ(rq_palos_pop(&p, &w), RNIC_EEMPTY);
+        CHECK_EQ(rq_palos_peek_piece(&p, &w), RNIC_EEMPTY);
+        CHECK_EQ(rq_palos_pop_piece(&p, &w), RNIC_EEMPTY);
         CHECK_EQ(rnic_err_total(&rq_palos_get_stats(&p)->errors), 2); /* an empty port is not an error */
         CHECK_EQ(rq_palos_doorbell(NULL, 0, 1), RNIC_EINVAL);
         CHECK_EQ(rq_palos_create_group(NULL, 0, 1), RNIC_EINVAL);
         CHECK_EQ(rq_palos_set_group_weight(NULL, 0, 1), RNIC_EINVAL);
-        CHECK_EQ(rq_palos_set_qp(NULL, 0, 0, 1, 0), RNIC_EINVAL);
-        CHECK_EQ(rq_palos_remove_qp(NULL, 0), RNIC_EINVAL);
-        CHECK_EQ(rq_palos_qp_position(NULL, 0, NULL, NULL), RNIC_EINVAL);
+        CHECK_EQ(open_flow(NULL, 0, 0, 1, 0), RNIC_EINVAL);
+        CHECK_EQ(rq_palos_flow_close(NULL, 0), RNIC_EINVAL);
+        CHECK_EQ(flow_pos(NULL, 0, NULL, NULL), RNIC_EINVAL);
         CHECK_EQ(rq_palos_next_event(NULL), RNIC_NEVER);
         CHECK_EQ(rq_palos_advance(NULL, 10), 0);
         CHECK_EQ(rq_palos_advance_to(NULL, 10), 0);
         rq_palos_tick(NULL);
         CHECK(rq_palos_get_stats(NULL) == NULL);
-        CHECK_EQ(RQ_NEVER, RNIC_NEVER);
     }
 }
 
@@ -2183,7 +2205,7 @@ static world *small_world(uint32_t ring, uint32_t db_port)
     world *W = &W0;
     rq_palos_config c;
     rq_palos_config_default(&c);
-    c.weights.max_qps = 8;
+    c.weights.max_flows = 8;
     c.weights.max_groups = 4;
     c.ring_entries = ring;
     (void)db_port; /* doorbells are registers now: no port to fill */
@@ -2224,13 +2246,13 @@ static void test_bad_control(void)
     CHECK_EQ(es->by_cause[RNIC_ENOENT], 3);
     CHECK_EQ(es->by_cause[RNIC_EEXIST], 1);
     /* QPs */
-    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 0, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
-    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 65536, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
-    CHECK_EQ(rq_palos_set_qp(p, 1, 3, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT); /* unknown group */
-    CHECK_EQ(rq_palos_set_qp(p, 1, 7, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT); /* beyond max_groups */
-    CHECK_EQ(rq_palos_set_qp(p, 8, 0, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT); /* beyond max_qps */
-    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 5, 2), RNIC_EINVAL);                  /* bad class */
-    CHECK_EQ(rq_palos_set_qp(p, 1, 0, 5, UINT32_MAX), RNIC_EINVAL);
+    CHECK_EQ(open_flow(p, 1, 0, 0, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
+    CHECK_EQ(open_flow(p, 1, 0, 65536, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
+    CHECK_EQ(open_flow(p, 1, 3, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT); /* unknown group */
+    CHECK_EQ(open_flow(p, 1, 7, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT); /* beyond max_groups */
+    CHECK_EQ(open_flow(p, 8, 0, 5, RQ_PALOS_BANDWIDTH), RNIC_ENOENT); /* beyond max_flows */
+    CHECK_EQ(open_flow(p, 1, 0, 5, 2), RNIC_EINVAL);                  /* bad class */
+    CHECK_EQ(open_flow(p, 1, 0, 5, UINT32_MAX), RNIC_EINVAL);
     CHECK_EQ(es->by_cause[RNIC_ERANGE], 6);
     CHECK_EQ(es->by_cause[RNIC_ENOENT], 6);
     CHECK_EQ(es->by_cause[RNIC_EINVAL], 2);
@@ -2238,29 +2260,48 @@ static void test_bad_control(void)
     CHECK_EQ(pw->qps[1].weight, 4);
     CHECK_EQ(pw->qps[3].group, RNIC_NONE);
     CHECK_EQ(p->qps[1].cls, RQ_PALOS_BANDWIDTH);
-    CHECK_EQ(rq_palos_set_qp(p, 3, 1, 65535, RQ_PALOS_LATENCY), RNIC_OK); /* the largest weight */
-    CHECK_EQ(rq_palos_set_qp(p, 3, 1, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    CHECK_EQ(open_flow(p, 3, 1, 65535, RQ_PALOS_LATENCY), RNIC_OK); /* the largest weight */
+    CHECK_EQ(open_flow(p, 3, 1, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
     W->m.in[3] = 1;
     W->m.qg[3] = 1;
     W->m.qw[3] = 1;
-    CHECK_EQ(rq_palos_pop(p, NULL), RNIC_EINVAL);
+    CHECK_EQ(rq_palos_pop_piece(p, NULL), RNIC_EINVAL);
     CHECK_EQ(es->by_cause[RNIC_EINVAL], 3);
-    CHECK_EQ(rq_palos_pop(p, &o), RNIC_EEMPTY); /* the idle answer, not counted */
+    CHECK_EQ(rq_palos_pop_piece(p, &o), RNIC_EEMPTY); /* the idle answer, not counted */
     CHECK_EQ(es->by_cause[RNIC_EEMPTY], 0);
-    CHECK_EQ(rq_palos_qp_position(p, 8, NULL, NULL), RNIC_ENOENT);
-    /* remove_qp */
-    CHECK_EQ(rq_palos_remove_qp(p, 5), RNIC_ENOENT); /* never set */
-    CHECK_EQ(rq_palos_remove_qp(p, 8), RNIC_ENOENT);
+    CHECK_EQ(flow_pos(p, 8, NULL, NULL), RNIC_ENOENT);
+    { /* the flow calls' own arguments: a NULL config is refused and counted; the state's fields */
+        rq_palos_flow_view st;
+        rq_palos_flow_config fc;
+        memset(&st, 0xff, sizeof st);
+        rq_palos_flow_config_default(&fc);
+        CHECK_EQ(fc.group, 0);
+        CHECK_EQ(fc.weight, 1);
+        CHECK_EQ(fc.cls, RQ_PALOS_BANDWIDTH);
+        CHECK_EQ(rq_palos_flow_open(p, 3, NULL), RNIC_EINVAL);
+        CHECK_EQ(es->by_cause[RNIC_EINVAL], 4);
+        CHECK_EQ(rq_palos_flow_state(p, 3, NULL), RNIC_EINVAL);
+        CHECK_EQ(rq_palos_flow_state(p, 3, &st), RNIC_OK);
+        CHECK_EQ(st.open, 1);
+        CHECK_EQ(st.head, 0);
+        CHECK_EQ(st.tail, 0);
+        CHECK_EQ(rq_palos_flow_state(p, 5, &st), RNIC_OK);
+        CHECK_EQ(st.open, 0); /* never opened */
+        CHECK_EQ(es->by_cause[RNIC_EINVAL], 4); /* a query refuses without counting */
+    }
+    /* flow_close */
+    CHECK_EQ(rq_palos_flow_close(p, 5), RNIC_ENOENT); /* never set */
+    CHECK_EQ(rq_palos_flow_close(p, 8), RNIC_ENOENT);
     {
         host_qp *h = w_wqes(W, 1, 3);
         for (i = 0; i < 3; i++)
             gen_wqe(W, 1, i, 3000, 0);
         w_ring(W, 1, 3);
-        CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_ESTATE); /* posted work, doorbell in the port */
+        CHECK_EQ(rq_palos_flow_close(p, 1), RNIC_ESTATE); /* posted work, doorbell in the port */
         w_tick(W);
-        CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_ESTATE); /* queued */
+        CHECK_EQ(rq_palos_flow_close(p, 1), RNIC_ESTATE); /* queued */
         w_tick(W);
-        CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_ESTATE); /* fetching */
+        CHECK_EQ(rq_palos_flow_close(p, 1), RNIC_ESTATE); /* fetching */
         CHECK_EQ(es->by_cause[RNIC_ESTATE], 3);
         CHECK_EQ(pw->qps[1].group, 0);
         for (i = 0; i < 200u && !all_done(W); i++) {
@@ -2271,11 +2312,11 @@ static void test_bad_control(void)
         CHECK(all_done(W));
         CHECK_EQ(h->done, 3);
     }
-    CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_OK);
+    CHECK_EQ(rq_palos_flow_close(p, 1), RNIC_OK);
     W->m.in[1] = 0;
     CHECK_EQ(pw->qps[1].group, RNIC_NONE);
     CHECK_EQ(rq_palos_doorbell(p, 1, 4), RNIC_ENOENT); /* no longer in a group */
-    CHECK_EQ(rq_palos_remove_qp(p, 1), RNIC_ENOENT);
+    CHECK_EQ(rq_palos_flow_close(p, 1), RNIC_ENOENT);
     CHECK_EQ(rq_palos_backlog(p), 0);
     world_free(W);
 }
@@ -2297,7 +2338,7 @@ static void test_bad_doorbells(void)
         gen_wqe(W, 2, i, 2000, 0);
     }
     CHECK_EQ(rq_palos_doorbell(p, 0, 1), RNIC_ENOENT); /* not in a group */
-    CHECK_EQ(rq_palos_doorbell(p, 8, 1), RNIC_ENOENT); /* beyond max_qps */
+    CHECK_EQ(rq_palos_doorbell(p, 8, 1), RNIC_ENOENT); /* beyond max_flows */
     CHECK_EQ(rq_palos_doorbell(p, UINT32_MAX, 1), RNIC_ENOENT);
     CHECK_EQ(rq_palos_doorbell(p, 1, 0), RNIC_ESTALE); /* does not move */
     CHECK_EQ(rq_palos_doorbell(p, 1, 9), RNIC_ENOSPC); /* 9 > ring of 8 */
@@ -2308,6 +2349,13 @@ static void test_bad_doorbells(void)
     CHECK_EQ(rq_palos_backlog(p), 0);
     CHECK_EQ(p->doorbells.count, 0);
     w_ring(W, 1, 5);                                      /* tail 5 */
+    {
+        rq_palos_flow_view st;
+        memset(&st, 0xff, sizeof st);
+        CHECK_EQ(rq_palos_flow_state(p, 1, &st), RNIC_OK);
+        CHECK_EQ(st.tail, 5); /* the tail register: the newest accepted doorbell */
+        CHECK_EQ(st.head, 0);
+    }
     CHECK_EQ(rq_palos_doorbell(p, 1, 5), RNIC_ESTALE);    /* the same tail again */
     CHECK_EQ(rq_palos_doorbell(p, 1, 4), RNIC_ESTALE);    /* backwards */
     CHECK_EQ(rq_palos_doorbell(p, 1, 9), RNIC_ENOSPC);    /* head still 0 */
@@ -2321,7 +2369,7 @@ static void test_bad_doorbells(void)
     CHECK_EQ(rq_palos_backlog(p), 14);
     CHECK_EQ(p->doorbells.count, 2);                      /* one FIFO entry per flow */
     CHECK_EQ(rq_palos_get_stats(p)->doorbell_writes, 4);
-    CHECK_EQ(rq_palos_qp_position(p, 1, &head, &off), RNIC_OK);
+    CHECK_EQ(flow_pos(p, 1, &head, &off), RNIC_OK);
     CHECK_EQ(head, 0);
     CHECK_EQ(off, 0);
     CHECK_EQ(rq_palos_get_stats(p)->doorbells, 0);
@@ -2362,7 +2410,7 @@ static void test_bad_wqes(void)
     uint32_t order[1] = { 4 }, i;
     static const uint32_t want_len[9] = { 100, 0, 200, 0, 50, 0, 0, 0, 10 };
     rq_palos_config_default(&c);
-    c.weights.max_qps = 8;
+    c.weights.max_flows = 8;
     c.weights.max_groups = 1;
     if (!world_setup(W, &c, 13))
         return;
@@ -2431,7 +2479,7 @@ static void test_wrapped_counters(void)
         w_tick(W);
     }
     CHECK(all_done(W));
-    CHECK_EQ(rq_palos_qp_position(p, 1, &head, &off), RNIC_OK);
+    CHECK_EQ(flow_pos(p, 1, &head, &off), RNIC_OK);
     CHECK_EQ(head, start + 30u);
     CHECK_EQ(rq_palos_backlog(p), 0);
     world_free(W);
@@ -2469,8 +2517,8 @@ static void tick_checking_next_event(rq_palos *p, unsigned char *snap_qps, size_
 static uint32_t g_hook_ids[MAXQ], g_hook_n;
 static int chunks_ok(const model *m);
 
-/* The output port is full when it holds out_port launches (docs/palos_model.md). */
-static int port_full(const rq_palos *p) { return p->launch_count == p->cfg.out_port; }
+/* The output port is full when it holds piece_depth launches (docs/palos_model.md). */
+static int port_full(const rq_palos *p) { return p->launch_count == p->cfg.piece_depth; }
 
 static void test_fast_forward(void)
 {
@@ -2505,12 +2553,12 @@ static void test_fast_forward(void)
                 if (W->m.gw[g])
                     CHECK_EQ(rq_palos_create_group(&b, g, W->m.gw[g]), RNIC_OK);
             for (i = 0; i < n; i++) {
-                CHECK_EQ(rq_palos_set_qp(&b, ids[i], W->m.qg[ids[i]], W->m.qw[ids[i]], W->h[ids[i]].cls), RNIC_OK);
+                CHECK_EQ(open_flow(&b, ids[i], W->m.qg[ids[i]], W->m.qw[ids[i]], W->h[ids[i]].cls), RNIC_OK);
                 b.qps[ids[i]].head = b.qps[ids[i]].tail = b.qps[ids[i]].posted = W->h[ids[i]].start;
             }
         }
-        qb = (size_t)W->c.weights.max_qps * sizeof(rq_palos_qp);
-        pb = (size_t)W->c.weights.max_qps * sizeof(rq_pw_qp);
+        qb = (size_t)W->c.weights.max_flows * sizeof(rq__palos_qp);
+        pb = (size_t)W->c.weights.max_flows * sizeof(rq_pw_qp);
         sq = (unsigned char *)malloc(qb);
         sp = (unsigned char *)malloc(pb);
         for (bursts = 0; bursts < 100000u && !all_done(W) && TEST_FAILS() == 0; bursts++) {
@@ -2560,7 +2608,7 @@ static void test_fast_forward(void)
             if (bursts > 3000u || !rnic_prng_chance(r, 1, 5)) /* sometimes nobody pops: the out port fills */
                 for (k = (uint32_t)rnic_prng_range(r, 1, 20); k > 0u; k--) {
                     rnic_work oa, ob;
-                    rnic_err ea = rq_palos_pop(&W->e, &oa), eb = rq_palos_pop(&b, &ob);
+                    rnic_err ea = rq_palos_pop_piece(&W->e, &oa), eb = rq_palos_pop_piece(&b, &ob);
                     CHECK_EQ(ea, eb);
                     if (ea != RNIC_OK || eb != RNIC_OK)
                         break;
@@ -2577,8 +2625,8 @@ static void test_fast_forward(void)
                 memcpy(g_hook_ids, ids, sizeof g_hook_ids);
                 g_hook_n = n;
                 if (chunks_ok(&W->m)) {
-                    CHECK_EQ(rq_palos_set_qp(&W->e, x, W->m.qg[x], k, W->h[x].cls), RNIC_OK);
-                    CHECK_EQ(rq_palos_set_qp(&b, x, W->m.qg[x], k, W->h[x].cls), RNIC_OK);
+                    CHECK_EQ(open_flow(&W->e, x, W->m.qg[x], k, W->h[x].cls), RNIC_OK);
+                    CHECK_EQ(open_flow(&b, x, W->m.qg[x], k, W->h[x].cls), RNIC_OK);
                     W->weights_fixed = 0;
                 } else
                     W->m.qw[x] = old;
@@ -2590,8 +2638,8 @@ static void test_fast_forward(void)
         CHECK(all_done(W));
         CHECK(memcmp(rq_palos_get_stats(&W->e), rq_palos_get_stats(&b), sizeof(rq_palos_stats)) == 0);
         CHECK(memcmp(W->e.qps, b.qps, qb) == 0);
-        /* idle: next_event is RQ_NEVER, and advancing changes nothing but the clock */
-        CHECK_EQ(rq_palos_next_event(&b), RQ_NEVER);
+        /* idle: next_event is RNIC_NEVER, and advancing changes nothing but the clock */
+        CHECK_EQ(rq_palos_next_event(&b), RNIC_NEVER);
         CHECK_EQ(rq_palos_advance(&b, 1000000), 1000000);
         CHECK_EQ(b.now, W->e.now + 1000000u);
         CHECK_EQ(rq_palos_get_stats(&b)->out_wqes, rq_palos_get_stats(&W->e)->out_wqes);
@@ -2694,7 +2742,7 @@ static void test_weight_changes_shift_shares(void)
     static const uint32_t qg[4] = { 0, 0, 1, 1 }, qw[4] = { 1, 3, 1, 1 };
     static const double want[2][4] = { { 1.0 / 8, 3.0 / 8, 1.0 / 4, 1.0 / 4 }, { 1.0 / 8, 1.0 / 8, 3.0 / 8, 3.0 / 8 } };
     rq_palos_config_default(&c);
-    c.weights.max_qps = 4;
+    c.weights.max_flows = 4;
     c.weights.max_groups = 2;
     if (!world_setup(W, &c, 21))
         return;
@@ -2770,13 +2818,13 @@ static void adv_run(rq_palos *p, uint32_t nqps, uint64_t cycles, uint64_t *by_gr
     uint32_t q = 0, head = 0;
     while (rq_palos_now(p) < end) {
         if (group_of[q] != RNIC_NONE) { /* keep the ring at least half full: one QP looked at per cycle */
-            (void)rq_palos_qp_position(p, q, &head, NULL);
+            (void)flow_pos(p, q, &head, NULL);
             if (p->qps[q].posted - head < p->cfg.ring_entries / 2u)
                 CHECK(rq_palos_doorbell(p, q, head + p->cfg.ring_entries) == RNIC_OK);
         }
         q = (q + 1u) % nqps;
         rq_palos_tick(p);
-        if (rq_palos_pop(p, &o) == RNIC_OK && !(o.flags & RNIC_WORK_ERROR))
+        if (rq_palos_pop_piece(p, &o) == RNIC_OK && !(o.flags & RNIC_WORK_ERROR))
             by_group[group_of[o.flow]] += o.len;
     }
 }
@@ -2795,7 +2843,7 @@ static void test_isolation_adversarial_tenants(void)
         double worst = 0;
         rnic_prng_seed(&r, base + trial);
         rq_palos_config_default(&c);
-        c.weights.max_qps = 128;
+        c.weights.max_flows = 128;
         c.weights.max_groups = 8;
         CHECK(rq_palos_mem_size(&c) <= sizeof mem);
         c.source = adv_wqe;
@@ -2811,7 +2859,7 @@ static void test_isolation_adversarial_tenants(void)
             gw[g] = 1u + (uint32_t)rnic_prng_below(&r, 50);
             CHECK(rq_palos_create_group(&p, g, gw[g]) == RNIC_OK);
             for (k = 0; k < n; k++, nq++) {
-                CHECK(rq_palos_set_qp(&p, nq, g, 1u + (uint32_t)rnic_prng_below(&r, 20), RQ_PALOS_BANDWIDTH) == RNIC_OK);
+                CHECK(open_flow(&p, nq, g, 1u + (uint32_t)rnic_prng_below(&r, 20), RQ_PALOS_BANDWIDTH) == RNIC_OK);
                 group_of[nq] = g;
             }
         }
@@ -2823,12 +2871,12 @@ static void test_isolation_adversarial_tenants(void)
             if (round) {
                 uint32_t add = (uint32_t)rnic_prng_below(&r, 30), k;
                 for (k = 0; k < add && nq < 128u; k++, nq++) {
-                    CHECK(rq_palos_set_qp(&p, nq, 1, 1u + (uint32_t)rnic_prng_below(&r, 65535), RQ_PALOS_BANDWIDTH) == RNIC_OK);
+                    CHECK(open_flow(&p, nq, 1, 1u + (uint32_t)rnic_prng_below(&r, 65535), RQ_PALOS_BANDWIDTH) == RNIC_OK);
                     group_of[nq] = 1;
                 }
                 for (q = 0; q < nq; q++)
                     if (group_of[q] == 1u && rnic_prng_chance(&r, 1, 2))
-                        CHECK(rq_palos_set_qp(&p, q, 1, 1u + (uint32_t)rnic_prng_below(&r, 65535), RQ_PALOS_BANDWIDTH) == RNIC_OK);
+                        CHECK(open_flow(&p, q, 1, 1u + (uint32_t)rnic_prng_below(&r, 65535), RQ_PALOS_BANDWIDTH) == RNIC_OK);
             }
             adv_run(&p, nq, 50000, bytes, group_of); /* settle */
             memset(bytes, 0, sizeof bytes);
@@ -2938,8 +2986,8 @@ static void test_trace_events(void)
         /* refused calls: one REFUSE each, id and the code */
         g_tr.n = 0;
         CHECK_EQ(rq_palos_doorbell(&W->e, MAXQ + 5u, 1), RNIC_ENOENT);
-        CHECK_EQ(rq_palos_set_qp(&W->e, 0, 0, 0, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
-        CHECK_EQ(rq_palos_pop(&W->e, NULL), RNIC_EINVAL);
+        CHECK_EQ(open_flow(&W->e, 0, 0, 0, RQ_PALOS_BANDWIDTH), RNIC_ERANGE);
+        CHECK_EQ(rq_palos_pop_piece(&W->e, NULL), RNIC_EINVAL);
         CHECK_EQ(g_tr.n, 3);
         if (g_tr.n == 3u) {
             CHECK_EQ(g_tr.ev[0].kind, RNIC_TRACE_REFUSE);
@@ -2981,7 +3029,7 @@ static void test_cut_align_shares(void)
         rnic_work o;
         rnic_prng_seed(&r, base + trial);
         rq_palos_config_default(&c);
-        c.weights.max_qps = 32;
+        c.weights.max_flows = 32;
         c.weights.max_groups = 8;
         c.weights.mtu = mtu_of[rnic_prng_below(&r, 3)];
         k = (uint32_t)rnic_prng_below(&r, 4);
@@ -3003,17 +3051,17 @@ static void test_cut_align_shares(void)
                 sum_w[g] += qw[nq];
                 group_of[nq] = g;
                 a.msg[nq] = (uint32_t)rnic_prng_log_range(&r, 1024, 1u << 20); /* 1 KB .. 1 MB */
-                CHECK_EQ(rq_palos_set_qp(&p, nq, g, qw[nq], RQ_PALOS_BANDWIDTH), RNIC_OK);
+                CHECK_EQ(open_flow(&p, nq, g, qw[nq], RQ_PALOS_BANDWIDTH), RNIC_OK);
             }
         }
         memset(charged, 0, sizeof charged);
         for (cyc = 0; cyc < 450000u && TEST_FAILS() == 0; cyc++) {
             q = (uint32_t)(cyc % nq); /* keep every ring at least half full */
-            (void)rq_palos_qp_position(&p, q, &head, NULL);
+            (void)flow_pos(&p, q, &head, NULL);
             if (p.qps[q].posted - head < c.ring_entries / 2u)
                 CHECK_EQ(rq_palos_doorbell(&p, q, head + c.ring_entries), RNIC_OK);
             rq_palos_tick(&p);
-            while (rq_palos_pop(&p, &o) == RNIC_OK) {
+            while (rq_palos_pop_piece(&p, &o) == RNIC_OK) {
                 CHECK(!(o.flags & RNIC_WORK_ERROR));
                 if (!(o.flags & RNIC_WORK_LAST)) { /* a cut: on a segment boundary */
                     CHECK_EQ(((uint64_t)o.offset + o.len) % c.cut_align, 0);
@@ -3080,7 +3128,7 @@ static void test_tiny_share_progresses(void)
     memset(&t, 0, sizeof t);
     t.len = 64;
     rq_palos_config_default(&c);
-    c.weights.max_qps = 3;
+    c.weights.max_flows = 3;
     c.weights.max_groups = 2;
     c.weights.mtu = 64;
     CHECK(rq_palos_mem_size(&c) <= sizeof mem);
@@ -3089,15 +3137,15 @@ static void test_tiny_share_progresses(void)
     CHECK_EQ(rq_palos_init(&p, &c, mem, sizeof mem), RNIC_OK);
     CHECK_EQ(rq_palos_create_group(&p, 0, 1), RNIC_OK);
     CHECK_EQ(rq_palos_create_group(&p, 1, 65535), RNIC_OK);
-    CHECK_EQ(rq_palos_set_qp(&p, 0, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
-    CHECK_EQ(rq_palos_set_qp(&p, 1, 0, 65535, RQ_PALOS_BANDWIDTH), RNIC_OK);
-    CHECK_EQ(rq_palos_set_qp(&p, 2, 1, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    CHECK_EQ(open_flow(&p, 0, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    CHECK_EQ(open_flow(&p, 1, 0, 65535, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    CHECK_EQ(open_flow(&p, 2, 1, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
     /* Eq. 2: group 0's granularity = 1 x 192 / (65536 x 65536) B per weight unit = 192 in Q32.32 */
     CHECK_EQ(rq_palos_weights(&p)->groups[0].granularity, 192);
     CHECK_EQ(rq_palos_doorbell(&p, 1, 4), RNIC_OK); /* QP 1: 4 x 64 B, Eq. 1: 0.00293 B per round */
     while (rq_palos_backlog(&p) && rq_palos_now(&p) < 2000000u) {
         rq_palos_tick(&p);
-        while (rq_palos_pop(&p, &o) == RNIC_OK)
+        while (rq_palos_pop_piece(&p, &o) == RNIC_OK)
             bytes += o.len;
     }
     CHECK_EQ(bytes, 256);
@@ -3121,17 +3169,17 @@ static void test_error_after_pieces(void)
     t.fail_after_first = 1;
     t.fail_index = 0;
     rq_palos_config_default(&c);
-    c.weights.max_qps = 2;
+    c.weights.max_flows = 2;
     c.source = tiny_wqe;
     c.source_user = &t;
     CHECK_EQ(rq_palos_init(&p, &c, mem, sizeof mem), RNIC_OK);
     CHECK_EQ(rq_palos_create_group(&p, 0, 1), RNIC_OK);
-    CHECK_EQ(rq_palos_set_qp(&p, 0, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
-    CHECK_EQ(rq_palos_set_qp(&p, 1, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK); /* chunks of 1500 */
+    CHECK_EQ(open_flow(&p, 0, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    CHECK_EQ(open_flow(&p, 1, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK); /* chunks of 1500 */
     CHECK_EQ(rq_palos_doorbell(&p, 0, 2), RNIC_OK);
     for (i = 0; i < 200u && n < 16u; i++) {
         rq_palos_tick(&p);
-        while (n < 16u && rq_palos_pop(&p, &o[n]) == RNIC_OK)
+        while (n < 16u && rq_palos_pop_piece(&p, &o[n]) == RNIC_OK)
             n++;
     }
     /* WQE 0: 1500 B out, then unreadable: its end is an error record at offset 1500, not FIRST */

@@ -13,6 +13,7 @@ static rq_qos *make_qos(void)
 {
     rq_qos_config c;
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     CHECK(rq_qos_mem_size(&c) > 0 && rq_qos_mem_size(&c) <= sizeof mem_buf);
     if (rq_qos_init(&engine, &c, mem_buf, sizeof mem_buf) != RNIC_OK)
         return NULL;
@@ -62,6 +63,7 @@ static void write_line128(rq_qos *q, uint32_t domain, uint32_t channel, const ui
 static void small_config(rq_qos_config *c, uint32_t read_channels, uint32_t tids, uint32_t fids_unipath, uint32_t fid_groups)
 {
     rq_qos_config_default(c);
+    c->clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     c->domains = 1;
     c->write_channels = 32;
     c->read_channels = read_channels;
@@ -208,7 +210,7 @@ static void test_write_errors(void)
     for (i = 0; i < 8; i++)
         CHECK_EQ(rq_qos_axi_write(q, 5, addr_of(5, 1, 0), d, 8), RNIC_OK);
     CHECK_EQ(rq_qos_axi_write(q, 5, addr_of(5, 1, 0), d, 8), RNIC_EBUSY);
-    CHECK_EQ(rq_qos_get_stats(q)->port_full, 1);
+    CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EBUSY], 3); /* counted once, by cause (2 above) */
 }
 
 /* One accumulator per domain: interleaved descriptor writes from two domains both succeed;
@@ -301,7 +303,7 @@ static void test_random_descriptors_land_in_their_queues(void)
     rnic_prng_seed(&p, 0x90500u);
     /* build the beats of N descriptors, 8 interleaved streams */
     {
-        static rq_axi_beat beats[N * 8];
+        static rq__axi_beat beats[N * 8];
         uint32_t nb = 0, k;
         static uint32_t stream_first[N], stream_len[N];
         for (n = 0; n < N; n++) {
@@ -337,7 +339,7 @@ static void test_random_descriptors_land_in_their_queues(void)
                     uint32_t first_half = (uint32_t)rnic_prng_below(&p, 2) * 2u;
                     for (j = 0; j < 2; j++) {
                         uint32_t w = j == 0 ? first_half : 2u - first_half;
-                        rq_axi_beat *b = &beats[nb++];
+                        rq__axi_beat *b = &beats[nb++];
                         b->domain = d;
                         b->addr = addr_of(d, ch + ln, w);
                         b->data[0] = l[ln][w];
@@ -351,7 +353,7 @@ static void test_random_descriptors_land_in_their_queues(void)
                         perm[x] = tmp;
                     }
                     for (j = 0; j < 4; j++) {
-                        rq_axi_beat *b = &beats[nb++];
+                        rq__axi_beat *b = &beats[nb++];
                         b->domain = d;
                         b->addr = addr_of(d, ch + ln, perm[j]);
                         b->data[0] = l[ln][perm[j]];
@@ -380,7 +382,7 @@ static void test_random_descriptors_land_in_their_queues(void)
                 if (nlive && rq_qos_space_axi_write(q) > 0) {
                     k = (uint32_t)rnic_prng_below(&p, nlive);
                     {
-                        rq_axi_beat *b = &beats[stream_first[live[k]] + pos[k]];
+                        rq__axi_beat *b = &beats[stream_first[live[k]] + pos[k]];
                         CHECK_EQ(rq_qos_axi_write(q, b->domain, b->addr, b->data, b->bytes), RNIC_OK);
                     }
                     if (++pos[k] == stream_len[live[k]]) {
@@ -628,7 +630,8 @@ static void test_end_to_end_random_transfers(void)
             CHECK_EQ((rec.flags & RNIC_WORK_LAST) != 0, k + 1u == x->total);
             CHECK_EQ((rec.flags & RQ_WORK_RETRANSMIT) != 0, b.retransmit);
             CHECK_EQ(rec.aux, b.tid);
-            CHECK_EQ(rec.op, b.seq);
+            CHECK_EQ(RQ_WORK_SEQ(rec.flags), b.seq);
+            CHECK_EQ(rec.op, 0); /* the caller's field: the engine writes nothing there */
             CHECK_EQ(b.domain, x->domain);
             if (!x->t.cm) {
                 CHECK(b.tid < 512u);
@@ -833,6 +836,7 @@ static void test_fast_forward_matches_ticks(void)
     uint32_t nin = 0, na = 0, nb = 0, i, k, t;
     uint64_t cyc, end = 400000, ticks_b = 0;
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     c.timeout_ns = 13333; /* 1,999.95 cycles at 150 MHz: 2,000 */
     CHECK_EQ(rq_qos_init(&qa, &c, mem_buf, sizeof mem_buf), RNIC_OK);
     CHECK_EQ(rq_qos_timeout_cycles(&qa), 2000);
@@ -1094,8 +1098,10 @@ static void test_null_pointers_peeks_and_space(void)
     CHECK_EQ(w.addr, 0x100);
     CHECK_EQ(w.raddr, 0x20000);
     CHECK_EQ(w.offset, 0);
-    CHECK_EQ(w.flags, RNIC_WORK_FIRST | RNIC_WORK_LAST);
+    CHECK_EQ(w.flags & ((1u << RQ_WORK_SEQ_SHIFT) - 1u), RNIC_WORK_FIRST | RNIC_WORK_LAST);
+    CHECK_EQ(w.op, 0);
     CHECK_EQ(rq_qos_block_info(q, &w, &bd), RNIC_OK);
+    CHECK_EQ(bd.seq, RQ_WORK_SEQ(w.flags));
     CHECK_EQ(bd.domain, 2);
     CHECK_EQ(bd.block, 0);
     CHECK_EQ(rq_qos_pop_block(q, &w), RNIC_EEMPTY);
@@ -1113,7 +1119,7 @@ static void test_null_pointers_peeks_and_space(void)
     CHECK_EQ(rq_qos_pop_rdata(q, &rd2), RNIC_OK);
     CHECK(memcmp(&rd, &rd2, sizeof rd) == 0);
     CHECK_EQ(rd.data, RQ_BUSY);
-    /* a full input: EBUSY, counted as back-pressure in port_full and in errors */
+    /* a full input: EBUSY, counted once as back-pressure in errors */
     r.tid = 4000;
     r.seq = 0;
     r.ack = 1;
@@ -1121,7 +1127,6 @@ static void test_null_pointers_peeks_and_space(void)
         CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
     CHECK_EQ(rq_qos_space_response(q), 0);
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_EBUSY);
-    CHECK_EQ(rq_qos_get_stats(q)->port_full, 1);
     CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EBUSY], 1);
 }
 
@@ -1209,6 +1214,7 @@ static void test_advance_is_ticking_with_full_outputs_and_wrap(void)
     uint32_t k, i, started = 0;
     memset(&run, 0, sizeof run);
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     run.start[0] = run.start[1] = 0;
     run.start[2] = UINT64_MAX - 150000u;
     for (k = 0; k < 3; k++) {
@@ -1272,7 +1278,7 @@ static void test_advance_is_ticking_with_full_outputs_and_wrap(void)
                     continue;
                 ar->at = t + rnic_prng_range(&p, 50, 3000);
                 ar->r.tid = i < rec[0].nw ? rec[0].w[i].aux : rec[0].pk[i - rec[0].nw].tid;
-                ar->r.seq = i < rec[0].nw ? rec[0].w[i].op : rec[0].pk[i - rec[0].nw].seq;
+                ar->r.seq = i < rec[0].nw ? RQ_WORK_SEQ(rec[0].w[i].flags) : rec[0].pk[i - rec[0].nw].seq;
                 ar->r.ack = r >= 25;
                 run.nresp++;
             }
@@ -1339,6 +1345,7 @@ static void test_advance_at_the_last_cycle_before_the_wrap(void)
     rq_qos_config c;
     uint32_t i, k;
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     c.domains = 1;
     c.write_channels = 32;
     c.read_channels = 1;
@@ -1402,7 +1409,7 @@ static void test_failed_transfer_emits_no_stage3_block(void)
     uint64_t l0[4], l1[4];
     uint32_t i, blocks_after = 0;
     small_config(&c, 1, 8, 8, 0);
-    c.transaction_port = 1;
+    c.block_depth = 1;
     c.max_outstanding = 3;
     c.retry_limit = 0;
     if (!start_qos(q, &c, memf, sizeof memf))
@@ -1423,7 +1430,7 @@ static void test_failed_transfer_emits_no_stage3_block(void)
         rq_qos_tick(q);
     CHECK(q->s3_valid && rnic_ring_full(&q->tx)); /* white-box: the state the fuzzer found */
     r.tid = w.aux;
-    r.seq = w.op;
+    r.seq = RQ_WORK_SEQ(w.flags);
     r.ack = 0;
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK); /* NACK with no retry left: ERROR */
     for (i = 0; i < 20u && rq_qos_channel_status(q, 0, 0) != RQ_ERROR; i++)
@@ -1527,7 +1534,7 @@ static void test_failed_transfer_keeps_lines_until_its_entry_leaves(void)
     CHECK_EQ(w.offset, 0);
     CHECK(rnic_ssfifo_is_queued(&q->sched, line)); /* white-box: X's entry waits for a TID */
     r.tid = w.aux;
-    r.seq = w.op;
+    r.seq = RQ_WORK_SEQ(w.flags);
     r.ack = 0;
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK); /* NACK with no retry left: ERROR */
     for (i = 0; i < 40u && log_find(&lg, RQ_QOS_TRACE_REMOTE, 1) == RNIC_NONE; i++) {
@@ -1557,7 +1564,7 @@ static void test_failed_transfer_keeps_lines_until_its_entry_leaves(void)
             CHECK_EQ(w.raddr, 0x60000u + w.offset);
             y_blocks++;
             r.tid = w.aux;
-            r.seq = w.op;
+            r.seq = RQ_WORK_SEQ(w.flags);
             r.ack = 1;
             CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
         }
@@ -1594,7 +1601,7 @@ static void test_stale_copy_with_aliased_number_starts_no_timeout(void)
     uint32_t i, ch;
     small_config(&c, 1, 4, 4, 0);
     c.seq_bits = 2;
-    c.transaction_port = 8;
+    c.block_depth = 8;
     c.timeout_ns = 400; /* 60 cycles at 150 MHz */
     if (!start_qos(q, &c, memf, sizeof memf))
         return;
@@ -1609,9 +1616,9 @@ static void test_stale_copy_with_aliased_number_starts_no_timeout(void)
     for (i = 0; i < 20u && rq_qos_peek_block(q, &x) != RNIC_OK; i++)
         rq_qos_tick(q);
     CHECK_EQ(rq_qos_peek_block(q, &x), RNIC_OK); /* X waits in the port */
-    CHECK_EQ(x.op, 0);
+    CHECK_EQ(RQ_WORK_SEQ(x.flags), 0);
     r.tid = x.aux;
-    r.seq = x.op;
+    r.seq = RQ_WORK_SEQ(x.flags);
     r.ack = 1;
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK); /* its ACK comes before the send unit takes it */
     for (i = 0; i < 20u && rq_qos_get_stats(q)->done == 0u; i++)
@@ -1655,6 +1662,7 @@ static void test_output_records_have_no_stale_padding(void)
     size_t i;
     unsigned char pad_b = 0, pad_r = 0;
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     memset(mem_buf, 0xAA, sizeof mem_buf);
     if (!start_qos(&engine, &c, mem_buf, sizeof mem_buf))
         return;
@@ -1726,7 +1734,7 @@ static void test_cm_transfer_without_its_fid_pool_is_refused(void)
                 rq_qos_tick(q);
                 while (rq_qos_pop_block(q, &w) == RNIC_OK) {
                     r.tid = w.aux;
-                    r.seq = w.op;
+                    r.seq = RQ_WORK_SEQ(w.flags);
                     r.ack = 1;
                     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
                 }
@@ -1756,7 +1764,7 @@ static void test_acked_tid_in_retransmit_queue_is_not_resent(void)
     uint64_t l0[4], l1[4];
     uint32_t i, ch, tid_x2 = 0, retx_blocks = 0, retx_packets = 0;
     small_config(&c, 1, 4, 4, 0);
-    c.packet_queue = 1;
+    c.packet_depth = 1;
     c.timeout_ns = 400; /* 60 cycles at 150 MHz */
     if (!start_qos(q, &c, memr, sizeof memr))
         return;
@@ -1831,7 +1839,7 @@ static void test_failed_transfer_sends_no_notification(void)
     uint64_t l0[4], l1[4];
     uint32_t i, k, control = 0;
     small_config(&c, 1, 8, 8, 0);
-    c.packet_queue = 1;
+    c.packet_depth = 1;
     c.retry_limit = 0;
     if (!start_qos(q, &c, memn, sizeof memn))
         return;
@@ -1856,11 +1864,11 @@ static void test_failed_transfer_sends_no_notification(void)
         CHECK_EQ(rq_qos_pop_block(q, &w[k]), RNIC_OK);
     }
     r.tid = w[0].aux; /* block 0 ACKed: the notification is queued (the Packet queue is full) */
-    r.seq = w[0].op;
+    r.seq = RQ_WORK_SEQ(w[0].flags);
     r.ack = 1;
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
     r.tid = w[1].aux; /* block 1 NACKed with no retry left: T fails */
-    r.seq = w[1].op;
+    r.seq = RQ_WORK_SEQ(w[1].flags);
     r.ack = 0;
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
     for (i = 0; i < 20u && rq_qos_channel_status(q, 0, 2) != RQ_ERROR; i++)
@@ -2011,11 +2019,11 @@ static uint64_t tr_run(rq_qos *q, int fast, rnic_work *blocks, uint32_t *nblocks
             h = h * 31u + rnic_hash64(&w, sizeof w, 0);
             if (*nblocks < 4096u)
                 blocks[(*nblocks)++] = w;
-            if (w.op % 5u != 0u && nresp < 2048u) {
+            if (RQ_WORK_SEQ(w.flags) % 5u != 0u && nresp < 2048u) {
                 resp[nresp].at = t + 100u + w.aux % 7u; /* bunched: the response port fills */
                 resp[nresp].r.tid = w.aux;
-                resp[nresp].r.seq = w.op;
-                resp[nresp].r.ack = w.op % 7u != 0u;
+                resp[nresp].r.seq = RQ_WORK_SEQ(w.flags);
+                resp[nresp].r.ack = RQ_WORK_SEQ(w.flags) % 7u != 0u;
                 nresp++;
             }
         }
@@ -2082,6 +2090,7 @@ static void test_trace_events(void)
     const char *field = NULL;
     memset(lg, 0, sizeof lg);
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     CHECK_EQ(c.trace_id, RNIC_ENGINE_QOS);
     for (k = 0; k < 3; k++) {
         c.trace = k < 2u ? tr_hook : NULL;
@@ -2133,6 +2142,10 @@ static void test_config_check_and_clock(void)
     rq_qos_config_default(&c);
     CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_OK);
     CHECK_EQ(c.timeout_ns, 20000);
+    CHECK_EQ(c.clock_hz, 250000000u); /* every engine's default clock */
+    CHECK_EQ(rq_qos_init(&e, &c, mem, sizeof mem), RNIC_OK);
+    CHECK_EQ(rq_qos_timeout_cycles(&e), 5000);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock */
     CHECK_EQ(rq_qos_init(&e, &c, mem, sizeof mem), RNIC_OK);
     CHECK_EQ(rq_qos_timeout_cycles(&e), 3000);
     c.clock_hz = 200000000u;

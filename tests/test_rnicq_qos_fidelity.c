@@ -90,7 +90,8 @@ static void test_handler_one_ack_per_three_cycles(void)
     uint32_t i, n = 0, acks = 0;
     uint64_t at[8];
     rq_qos_config_default(&c);
-    c.transaction_port = 16;
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
+    c.block_depth = 16;
     if (!(q = make(&c)))
         return;
     regular(&t, 1000, false, false); /* one block each, no requeue: the segmenter stays idle */
@@ -107,7 +108,7 @@ static void test_handler_one_ack_per_three_cycles(void)
     CHECK_EQ(n, 8);
     for (i = 0; i < n; i++) { /* all eight responses wait in the port at once */
         r.tid = w[i].aux;
-        r.seq = w[i].op;
+        r.seq = RQ_WORK_SEQ(w[i].flags);
         r.ack = 1;
         CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
     }
@@ -137,8 +138,9 @@ static void test_tid_bitmap_holds_the_flow(void)
     uint32_t i, cm_blocks = 0, other_blocks = 0, fid = 0, first_tid = 0, first_seq = 0;
     uint64_t stalls;
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     c.max_outstanding = 6; /* more than ids.flow_blocks = 4: legal, the 4-bit counter allows 15 */
-    c.transaction_port = 64;
+    c.block_depth = 64;
     if (!(q = make(&c)))
         return;
     regular(&t, 8u * 65536u, true, false); /* 8 blocks, CM, unipath */
@@ -155,7 +157,7 @@ static void test_tid_bitmap_holds_the_flow(void)
             if (cm_blocks == 0u) {
                 fid = w.aux >> 2;
                 first_tid = w.aux;
-                first_seq = w.op;
+                first_seq = RQ_WORK_SEQ(w.flags);
             }
             CHECK_EQ(w.aux, (fid << 2) + cm_blocks % 4u); /* its TIDs in turn */
             cm_blocks++;
@@ -196,6 +198,7 @@ static void test_table_port0_is_shared(void)
     uint64_t c0, remote_at = 0;
     uint32_t i;
     rq_qos_config_default(&c);
+    c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
     if (!(q = make(&c)))
         return;
     regular(&t, 4096, false, false); /* two lines: 4 beats, line 0 complete with beat 2 */
@@ -247,6 +250,7 @@ static void test_single_accumulator(void)
         rq_axi_bresp b;
         uint32_t i, errs = 0, err_domain = 99;
         rq_qos_config_default(&c);
+        c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
         c.accumulators = sets == 0u ? 1u : c.domains;
         if (!(q = make(&c)))
             return;
@@ -291,6 +295,7 @@ static void test_single_accumulator(void)
         rq_qos_config c;
         const char *field = NULL;
         rq_qos_config_default(&c);
+        c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
         c.accumulators = 2;
         CHECK_EQ(rq_qos_config_check(&c, &field), RNIC_EINVAL);
         CHECK(field && strcmp(field, "accumulators") == 0);
@@ -315,6 +320,7 @@ static void test_scanner_shares_the_pending_port(void)
         rq_response r;
         uint32_t i;
         rq_qos_config_default(&c);
+        c.clock_hz = 150000000u; /* the thesis's FPGA clock (the default is 250 MHz) */
         CHECK_EQ(rq_qos_init(q, &c, mem2[k], sizeof mem2[k]), RNIC_OK);
         while (!rq_qos_ready(q))
             rq_qos_tick(q);

@@ -456,7 +456,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
             for (i = 0; i < o->qps; i++)
                 rm_host_set_sizes(&n->host, first + t * o->qps + i, o->min_msg[t], o->max_msg[t]);
         rq_palos_config_default(&pc);
-        pc.weights.max_qps = m->nflows;
+        pc.weights.max_flows = m->nflows;
         pc.weights.max_groups = o->tenants;
         pc.weights.mtu = PALOS_CHUNK;
         pc.clock_hz = CLOCK_HZ;
@@ -555,8 +555,11 @@ static void nic_init(model *m, nic *n, uint32_t h)
     for (t = 0; t < o->tenants; t++)
         for (i = 0; i < o->qps; i++) {
             uint32_t flow = qp_flow(m, first + t * o->qps + i);
-            if (!o->sched_qos && (e = rq_palos_set_qp(&n->palos, flow, t, 1, RQ_PALOS_BANDWIDTH)) != RNIC_OK)
-                die("rq_palos_set_qp", e);
+            rq_palos_flow_config pf;
+            rq_palos_flow_config_default(&pf); /* weight 1, bandwidth class */
+            pf.group = t;
+            if (!o->sched_qos && (e = rq_palos_flow_open(&n->palos, flow, &pf)) != RNIC_OK)
+                die("rq_palos_flow_open", e);
             if (n->htx_on && (e = hcc_tx_flow_open(&n->htx, flow, m->line_bps)) != RNIC_OK)
                 die("hcc_tx_flow_open", e);
             write_rate_register(n, flow, m->line_bps); /* Tassel's register before the transport's first word */
@@ -792,7 +795,8 @@ static void qos_blocks_to_transport(model *m, nic *n)
         /* the message's number on its flow: the QP's current message (one in flight; a transfer
          * that read ERROR is written again as the same message, so the engine's transfer index
          * runs ahead of it), and a resubmission's blocks are retransmissions */
-        w.tag = RM_QOS_TAG(w.aux, w.op, p->msgs_posted - 1u);
+        w.tag = RM_QOS_TAG(w.aux, RQ_WORK_SEQ(w.flags), p->msgs_posted - 1u);
+        w.flags &= (1u << RQ_WORK_SEQ_SHIFT) - 1u; /* the block's number travels in the tag */
         w.op = RM_OP_WRITE | (((w.flags & RQ_WORK_RETRANSMIT) || p->attempt) ? RM_OP_RETX : 0u) |
                ((w.flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) | ((w.flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
         if (tp_push_message(&n->tx, &w) != RNIC_OK)
@@ -1045,10 +1049,10 @@ static void transfer(model *m)
             rm_qos_host_step(&n->qh, on_qos_done, m, &m->trace);
             continue;
         }
-        while (rq_palos_peek(&n->palos, &w) == RNIC_OK) {
+        while (rq_palos_peek_piece(&n->palos, &w) == RNIC_OK) {
             if (!(w.flags & RNIC_WORK_ERROR) && tp_space_message(&n->tx, w.flow) == 0)
                 break; /* the flow's message queue is full: Palos waits (its output port fills) */
-            rq_palos_pop(&n->palos, &w);
+            rq_palos_pop_piece(&n->palos, &w);
             if (w.flags & RNIC_WORK_LAST)
                 if (rm_host_consumed(&n->host, w.flow, w.index) != 0)
                     m->order_errors++;
@@ -1114,7 +1118,7 @@ static int can_move(model *m)
                 return 1;
             continue;
         }
-        if (rq_palos_peek(&n->palos, &w) == RNIC_OK && ((w.flags & RNIC_WORK_ERROR) || tp_space_message(&n->tx, w.flow)))
+        if (rq_palos_peek_piece(&n->palos, &w) == RNIC_OK && ((w.flags & RNIC_WORK_ERROR) || tp_space_message(&n->tx, w.flow)))
             return 1;
         if (rm_host_next_event(&n->host) <= m->now)
             return 1;

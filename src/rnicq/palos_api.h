@@ -38,14 +38,14 @@ typedef enum rq_palos_mode { RQ_PALOS_CHUNK = 0, RQ_PALOS_PACKET_RR = 1 } rq_pal
 typedef enum rq_palos_class { RQ_PALOS_BANDWIDTH = 0, RQ_PALOS_LATENCY = 1 } rq_palos_class;
 
 typedef struct rq_palos_config {
-    rq_pw_config weights;      /* max_qps, max_groups, mtu (N = QPs x mtu); max_qps x mtu <= 2^30 */
+    rq_pw_config weights;      /* max_flows, max_groups, mtu (N = QPs x mtu); max_flows x mtu <= 2^30 */
     uint32_t mode;             /* rq_palos_mode */
     uint32_t ring_entries;     /* WQE ring size of every QP (overrun check), 1 .. 2^24; default 4096 */
-    uint32_t out_port;         /* launches waiting for the protocol engine (each of up to launch_wqes records);
-                                  default 2 (a shallow hand-off: the schedule, not a queue behind it, decides
-                                  what goes next); out_port x launch_wqes <= 2^20 */
+    uint32_t piece_depth;      /* the piece port: launches waiting for the protocol engine (each of up to
+                                  launch_wqes records); default 2 (a shallow hand-off: the schedule, not a queue
+                                  behind it, decides what goes next); piece_depth x launch_wqes <= 2^20 */
     uint32_t fetch_slots;      /* batch reads in flight per class; default 16 */
-    uint32_t fetch_latency_ns; /* from fetch to slicing (WQE buffer read); default 16 ns (4 cycles at 250 MHz),
+    uint64_t fetch_latency_ns; /* from fetch to slicing (WQE buffer read); default 16 ns (4 cycles at 250 MHz),
                                   converted to cycles (nearest) once at init; at most 2^20 cycles */
     uint32_t max_batch;        /* WQEs per read, 1 .. 4096; default 64 */
     uint32_t launch_wqes;      /* output WQEs the slicing module launches in one cycle (Fig. 5: "if the message
@@ -76,10 +76,6 @@ typedef struct rq_palos_config {
  * not return (RNIC_ENOENT), above priority_max_msg on a latency-class QP (RNIC_ERANGE)), plus: */
 #define RQ_PALOS_VISIT_END (1u << RNIC_WORK_ENGINE_SHIFT) /* the last piece of this QP's visit (its chunk or
                                   its WQEs ran out), or of its part before it stepped aside for a latency batch */
-
-#ifndef RQ_NEVER
-#define RQ_NEVER RNIC_NEVER
-#endif
 
 /* Trace event kinds of the engine (beside RNIC_TRACE_PUSH: a doorbell taken by the doorbell module,
  * id = flow, a = tail, b = WQEs it added; RNIC_TRACE_REFUSE: a refused call, id = flow or group or
@@ -121,21 +117,42 @@ RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg); /* 0: invalid confi
  * rq_palos_mem_size(&cfg); tests/test_mem_size_macros.c checks it). Arguments are the config
  * fields that size the memory; at the defaults RQ_PALOS_MEM_SIZE(1024, 64, 16, 2, 64).
  * Evaluates its arguments several times: pass constants. */
-#define RQ_PALOS_MEM_SIZE(weights_max_qps, weights_max_groups, fetch_slots, out_port, launch_wqes)             \
-    (RQ__MEM_PART((weights_max_qps), rq_pw_qp) + RQ__MEM_PART((weights_max_groups), rq_pw_group) +             \
-     RQ__MEM_PART((weights_max_qps), rq_palos_qp) + 3u * RQ__MEM_PART((weights_max_qps), uint32_t) +           \
-     2u * RQ__MEM_PART((fetch_slots), rq_palos_slot) +                                                         \
-     RQ__MEM_PART((uint64_t)(out_port) * (launch_wqes), rnic_work) + RQ__MEM_PART((out_port), uint32_t))
+#define RQ_PALOS_MEM_SIZE(weights_max_flows, weights_max_groups, fetch_slots, piece_depth, launch_wqes)           \
+    (RQ__MEM_PART((weights_max_flows), rq_pw_qp) + RQ__MEM_PART((weights_max_groups), rq_pw_group) +           \
+     RQ__MEM_PART((weights_max_flows), rq__palos_qp) + 3u * RQ__MEM_PART((weights_max_flows), uint32_t) +       \
+     2u * RQ__MEM_PART((fetch_slots), rq__palos_slot) +                                                         \
+     RQ__MEM_PART((uint64_t)(piece_depth) * (launch_wqes), rnic_work) + RQ__MEM_PART((piece_depth), uint32_t))
 RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size);
 
-/* Control path (§IV-B): groups and QPs. A QP must be in a group before its doorbells are taken. */
+/* Control path (§IV-B): groups and flows (QPs). A flow must be open (in a group) before its
+ * doorbells are taken. */
 RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight);
 RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight);
-/* Weight 1 .. 65535, group, traffic class (RQ_PALOS_BANDWIDTH / RQ_PALOS_LATENCY); takes effect
- * at the QP's next visit (a queued QP keeps its queue place). */
-RQ_API rnic_err rq_palos_set_qp(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls);
-/* Only an idle QP with no posted work (RNIC_ESTATE otherwise). */
-RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow);
+
+/* A flow's control-path settings (the QP table entry, Fig. 6). */
+typedef struct rq_palos_flow_config {
+    uint32_t group;  /* its group (tenant), created first with rq_palos_create_group; default 0 */
+    uint32_t weight; /* 1 .. 65535 inside the group; default 1 */
+    uint32_t cls;    /* rq_palos_class: RQ_PALOS_BANDWIDTH (default) or RQ_PALOS_LATENCY */
+} rq_palos_flow_config;
+RQ_API void rq_palos_flow_config_default(rq_palos_flow_config *fc);
+/* Open a flow in a group with a weight and a traffic class. Opening a flow that is open moves it
+ * or changes its weight or class (the control path rewrites its QP table entry): that takes
+ * effect at its next visit (a queued flow keeps its queue place). RNIC_EINVAL a NULL config or a
+ * bad class, RNIC_ENOENT flow >= weights.max_flows or a group that does not exist, RNIC_ERANGE a
+ * weight out of range (all counted). */
+RQ_API rnic_err rq_palos_flow_open(rq_palos *p, uint32_t flow, const rq_palos_flow_config *fc);
+/* Only an idle flow with no posted work (RNIC_ESTATE otherwise; RNIC_ENOENT not open). */
+RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow);
+/* A flow's state (the struct is rq_palos_flow_view: a C name cannot be both a function and a type). */
+typedef struct rq_palos_flow_view {
+    uint32_t open;    /* 1: in a group */
+    uint32_t head;    /* next WQE to slice (ring counter) */
+    uint32_t offset;  /* fetch offset inside WQE head */
+    uint32_t tail;    /* the newest accepted doorbell (the tail register) */
+} rq_palos_flow_view;
+/* RNIC_EINVAL a NULL engine or out, RNIC_ENOENT flow >= weights.max_flows (not counted: a query). */
+RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, rq_palos_flow_view *out);
 
 /* Doorbell: write the flow's tail register (free-running ring counter of the next WQE the host
  * will write). Writes are coalesced: the doorbell module takes one flow per cycle, in the order
@@ -145,8 +162,8 @@ RQ_API rnic_err rq_palos_remove_qp(rq_palos *p, uint32_t flow);
 RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail);
 RQ_API void rq_palos_tick(rq_palos *p);
 /* The next piece: RNIC_EEMPTY when none (not counted), RNIC_EINVAL for a NULL pointer (counted). */
-RQ_API rnic_err rq_palos_pop(rq_palos *p, rnic_work *out);
-RQ_API rnic_err rq_palos_peek(const rq_palos *p, rnic_work *out); /* a copy, the piece stays */
+RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out);
+RQ_API rnic_err rq_palos_peek_piece(const rq_palos *p, rnic_work *out); /* a copy, the piece stays */
 RQ_API uint64_t rq_palos_now(const rq_palos *p);
 /* Earliest cycle >= now at which a tick changes anything without new input; RNIC_NEVER when
  * nothing happens until new input (a doorbell, a control call) or a pop of a full output port.
@@ -158,14 +175,12 @@ RQ_API uint64_t rq_palos_advance(rq_palos *p, uint64_t cycles);
 RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle); /* advance(cycle - now), mod 2^64 */
 /* WQEs posted and not yet sliced to their end, over all QPs. */
 RQ_API uint64_t rq_palos_backlog(const rq_palos *p);
-/* The QP's head (next WQE to slice) and fetch offset inside it. */
-RQ_API rnic_err rq_palos_qp_position(const rq_palos *p, uint32_t flow, uint32_t *head, uint32_t *offset);
 RQ_API const rq_palos_stats *rq_palos_get_stats(const rq_palos *p);
 RQ_API const rq_pw *rq_palos_weights(const rq_palos *p);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rq_palos_qp {
+typedef struct rq__palos_qp {
     uint32_t head;      /* next WQE to slice (ring counter) */
     uint32_t tail;      /* as applied by the doorbell module */
     uint32_t posted;    /* latest accepted doorbell (checked at the port) */
@@ -176,14 +191,14 @@ typedef struct rq_palos_qp {
     uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
     uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
     uint8_t db_pending; /* in the doorbell FIFO: posted not yet applied to tail */
-} rq_palos_qp;
+} rq__palos_qp;
 
-typedef struct rq_palos_slot { /* a batch read in flight */
+typedef struct rq__palos_slot { /* a batch read in flight */
     uint64_t ready;
     uint32_t qp, count;
-} rq_palos_slot;
+} rq__palos_slot;
 
-typedef struct rq_palos_visit { /* the slicing module's registers */
+typedef struct rq__palos_visit { /* the slicing module's registers */
     uint64_t ready;            /* cycle its current batch is readable */
     int64_t credit;            /* bytes the visit may still send (< 0: overdrawn, the visit ends) */
     uint32_t active, qp, left; /* WQEs of the batch not yet finished */
@@ -196,21 +211,21 @@ typedef struct rq_palos_visit { /* the slicing module's registers */
     uint32_t cut;              /* WQE head already had a piece sent in an earlier visit */
     uint32_t new_batch;        /* the visit read a further batch: the launch ends (one batch per launch) */
     rnic_work wqe;             /* the WQE at the QP's head, as read */
-} rq_palos_visit;
+} rq__palos_visit;
 
 struct rq_palos {
     rq_palos_config cfg;
     rq_pw weights;
-    rq_palos_qp *qps;
-    rnic_ring doorbells;   /* flows with a pending tail, in the order they rang (capacity max_qps) */
+    rq__palos_qp *qps;
+    rnic_ring doorbells;   /* flows with a pending tail, in the order they rang (capacity max_flows) */
     rnic_ring queue[2];    /* schedule queues: [RQ_PALOS_BANDWIDTH], [RQ_PALOS_LATENCY] */
-    rnic_ring slots[2];    /* rq_palos_slot per class, each in fetch order */
-    rnic_ring out;         /* rnic_work: out_port launches of up to launch_wqes records */
-    uint32_t *launch_len;  /* records left in each launch in the port (a FIFO of out_port) */
+    rnic_ring slots[2];    /* rq__palos_slot per class, each in fetch order */
+    rnic_ring out;         /* rnic_work: piece_depth launches of up to launch_wqes records */
+    uint32_t *launch_len;  /* records left in each launch in the port (a FIFO of piece_depth) */
     uint32_t launch_head, launch_count;
     uint32_t launch_now;   /* records of the launch being built in this cycle */
-    rq_palos_visit visit;
-    rq_palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
+    rq__palos_visit visit;
+    rq__palos_visit paused; /* a long bandwidth visit stepped aside for a latency batch */
     uint64_t now;
     uint32_t fetch_latency; /* cycles (fetch_latency_ns at clock_hz) */
     uint32_t seg_charge;    /* what a cut_align segment costs a bandwidth visit (payload + overhead) */

@@ -3,14 +3,14 @@
 
 RQ_API void rq_pw_config_default(rq_pw_config *cfg)
 {
-    cfg->max_qps = 1024;
+    cfg->max_flows = 1024;
     cfg->max_groups = 64;
     cfg->mtu = 1500;
 }
 
 static bool rq__pw_config_valid(const rq_pw_config *c)
 {
-    return c && c->max_qps >= 1u && c->max_qps <= 65536u && c->max_groups >= 1u && c->max_groups <= 4096u &&
+    return c && c->max_flows >= 1u && c->max_flows <= 65536u && c->max_groups >= 1u && c->max_groups <= 4096u &&
            c->mtu >= 64u && c->mtu <= 65536u;
 }
 
@@ -18,7 +18,7 @@ RQ_API size_t rq_pw_mem_size(const rq_pw_config *cfg)
 {
     if (!rq__pw_config_valid(cfg))
         return 0;
-    return rnic_align_up((size_t)cfg->max_qps * sizeof(rq_pw_qp)) + rnic_align_up((size_t)cfg->max_groups * sizeof(rq_pw_group));
+    return rnic_align_up((size_t)cfg->max_flows * sizeof(rq_pw_qp)) + rnic_align_up((size_t)cfg->max_groups * sizeof(rq_pw_group));
 }
 
 RQ_API rnic_err rq_pw_init(rq_pw *w, const rq_pw_config *cfg, void *mem, size_t size)
@@ -33,8 +33,8 @@ RQ_API rnic_err rq_pw_init(rq_pw *w, const rq_pw_config *cfg, void *mem, size_t 
     RNIC_MEMSET(mem, 0, need);
     w->cfg = *cfg;
     w->qps = (rq_pw_qp *)mem;
-    w->groups = (rq_pw_group *)(void *)((unsigned char *)mem + rnic_align_up((size_t)cfg->max_qps * sizeof(rq_pw_qp)));
-    for (i = 0; i < cfg->max_qps; i++)
+    w->groups = (rq_pw_group *)(void *)((unsigned char *)mem + rnic_align_up((size_t)cfg->max_flows * sizeof(rq_pw_qp)));
+    for (i = 0; i < cfg->max_flows; i++)
         w->qps[i].group = RNIC_NONE;
     return RNIC_OK;
 }
@@ -110,7 +110,7 @@ static rnic_err rq__pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t we
 {
     rq_pw_qp *q;
     rq_pw_group *gr;
-    if (qp >= w->cfg.max_qps || group >= w->cfg.max_groups || !w->groups[group].weight)
+    if (qp >= w->cfg.max_flows || group >= w->cfg.max_groups || !w->groups[group].weight)
         return RNIC_ENOENT;
     if (!rq__pw_weight_ok(weight))
         return RNIC_ERANGE;
@@ -130,7 +130,7 @@ static rnic_err rq__pw_set_qp(rq_pw *w, uint32_t qp, uint32_t group, uint32_t we
 
 static rnic_err rq__pw_remove_qp(rq_pw *w, uint32_t qp)
 {
-    if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
+    if (qp >= w->cfg.max_flows || w->qps[qp].group == RNIC_NONE)
         return RNIC_ENOENT;
     rq__pw_leave(w, &w->qps[qp]);
     rq__pw_recompute(w);
@@ -161,7 +161,7 @@ RQ_API uint64_t rq_pw_next_chunk(rq_pw *w, uint32_t qp)
 {
     rq_pw_qp *q;
     uint64_t hi, lo, bytes;
-    if (qp >= w->cfg.max_qps || w->qps[qp].group == RNIC_NONE)
+    if (qp >= w->cfg.max_flows || w->qps[qp].group == RNIC_NONE)
         return 0;
     q = &w->qps[qp];
     /* weight x granularity (Q32.32) + carry: the bytes, and a new carry below one byte */

@@ -9,7 +9,7 @@
  * docs/palos_model.md). This is the first building block of the Palos slicer (issue #5). */
 
 typedef struct rq_pw_config {
-    uint32_t max_qps;    /* 1 .. 65536, default 1024 */
+    uint32_t max_flows;    /* 1 .. 65536, default 1024 */
     uint32_t max_groups; /* 1 .. 4096, default 64 */
     uint32_t mtu;        /* N = QPs x mtu; default 1500 (RoCE, §V) */
 } rq_pw_config;

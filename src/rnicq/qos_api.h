@@ -8,7 +8,8 @@
 #define RQ_QUEUE_TID_ONLY 1u
 
 typedef struct rq_qos_config {
-    uint64_t clock_hz;         /* default 150 MHz (the thesis's FPGA clock); times in ns use it */
+    uint64_t clock_hz;         /* default 250 MHz (every engine's; the thesis's FPGA ran at 150 MHz:
+                                * set 150000000 for its cycle figures); times in ns use it */
     uint32_t domains;          /* protection domains (pages), default 16 */
     uint32_t write_channels;   /* per domain, default 64 (a multiple of 32) */
     uint32_t read_channels;    /* per domain, default 64 */
@@ -22,18 +23,18 @@ typedef struct rq_qos_config {
                                 * domain, as §3.6.1 recommends) or 1 (the thesis as built: a
                                 * beat of another domain that interleaves a descriptor gets an
                                 * AXI error, RNIC_ESTATE) */
-    uint32_t aw_fifo;          /* AXI write beats accepted ahead of the data stage, default 8 */
-    uint32_t b_fifo;           /* AXI write responses waiting to be popped, default 8 */
-    uint32_t read_port;        /* status reads waiting, default 8 */
-    uint32_t transaction_port; /* block descriptors waiting for the send unit, default 4 */
-    uint32_t packet_queue;     /* inline and control packets waiting, default 16 */
-    uint32_t response_port;    /* ACK/NACKs waiting for the message handler, default 8 */
+    uint32_t axi_write_depth;  /* AXI write beats accepted ahead of the data stage (the AW FIFO), default 8 */
+    uint32_t bresp_depth;      /* AXI write responses waiting to be popped (the B FIFO), default 8 */
+    uint32_t axi_read_depth;   /* status reads waiting, and their answers (RDATA), default 8 */
+    uint32_t block_depth;      /* block descriptors waiting for the send unit, default 4 */
+    uint32_t packet_depth;     /* inline and control packets waiting (the Packet queue), default 16 */
+    uint32_t response_depth;   /* ACK/NACKs waiting for the message handler, default 8 */
     uint32_t seq_bits;         /* global block sequence number width, default 12 */
     uint64_t timeout_ns;       /* a block unacknowledged this long after the send unit took it
                                 * is retransmitted; default 20,000 (20 us, §2), converted once at
-                                * init with clock_hz to the nearest cycle (3,000 at 150 MHz) */
+                                * init with clock_hz to the nearest cycle (5,000 at 250 MHz) */
     uint32_t retry_limit;      /* retransmissions of one block before the transfer is ERROR, default 3 */
-    uint32_t remote_port;      /* remote read requests waiting, default 8 */
+    uint32_t remote_read_depth; /* remote read requests waiting, default 8 */
     uint64_t start_cycle;      /* the engine's first cycle (rq_qos_now after init), default 0;
                                 * e.g. just below 2^64 to test a run across the wrap */
     rnic_trace_fn trace;       /* trace events (below), NULL = off (one branch per trace point) */
@@ -76,9 +77,11 @@ typedef struct rq_qos_config {
  *   offset = the block's byte offset in the transfer (block 0: 0; block k: the first
  *            block's size + (k - 1) x block_bytes: blocks follow the receiver's boundaries)
  *   len    = the block's bytes; cycle = the cycle it was issued
- *   aux    = its TID, op = its sequence number (what an ACK/NACK rq_response carries back)
+ *   aux    = its TID; its sequence number is in the engine bits of flags, RQ_WORK_SEQ(flags)
+ *            (the TID and number are what an ACK/NACK rq_response carries back)
  *   flags  = RNIC_WORK_FIRST on block 0, RNIC_WORK_LAST on the transfer's last block, and
- *            the RQ_WORK_* bits below; tag = 0 (an AXI descriptor carries no tag); status 0.
+ *            the RQ_WORK_* bits below; tag = 0 (an AXI descriptor carries no tag), op = 0 and
+ *            raddr as above (the engine writes no caller field: op is never the number); status 0.
  * LAST marks the last piece, not the end of the engine's use of the source memory: a block
  * may still be retransmitted until its ACK; the transfer is consumed when its channel reads
  * DONE or ERROR (rq_qos_axi_read). rq_qos_block_info turns a record back into the
@@ -88,6 +91,8 @@ typedef struct rq_qos_config {
 #define RQ_WORK_CHAINED (1u << (RNIC_WORK_ENGINE_SHIFT + 2u))  /* congestion managed, not the first block */
 #define RQ_WORK_HAS_NEXT (1u << (RNIC_WORK_ENGINE_SHIFT + 3u)) /* congestion managed, more blocks follow */
 #define RQ_WORK_CM (1u << (RNIC_WORK_ENGINE_SHIFT + 4u))       /* congestion managed (TIDs from the flow's FID) */
+#define RQ_WORK_SEQ_SHIFT 16u /* flags bits 16..31: the block's sequence number (seq_bits <= 16 wide) */
+#define RQ_WORK_SEQ(flags) ((uint32_t)(flags) >> RQ_WORK_SEQ_SHIFT)
 
 /* A block descriptor for the send unit (the Transaction Table entry, §3.3), all fields spelt
  * out: what rq_qos_block_info decodes from a block's rnic_work record. */
@@ -147,7 +152,6 @@ typedef struct rq_qos_stats {
     uint64_t enqueue_stalls;    /* cycles a complete descriptor waited for the FIFO's enqueue port */
     uint64_t bresp_stalls;      /* cycles the write stage waited for room in the B FIFO */
     uint64_t status_reads;
-    uint64_t port_full;         /* pushes refused with RNIC_EBUSY (back-pressure) */
     uint64_t blocks, inline_packets, control_packets, retransmits, timeouts, nacks;
     uint64_t acks, responses_dropped; /* dropped: stale, duplicate or unknown (ESTALE/ENOENT) */
     uint64_t done, failed;            /* transfers completed / ERROR after the retry limit */
@@ -179,24 +183,25 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg);
  * defaults: RQ_QOS_MEM_SIZE(16, 64, 64, 16, 16, 512, 64, 16, 8, 8, 8, 4, 16, 8, 8). Evaluates its
  * arguments several times: pass constants. */
 #define RQ_QOS_MEM_SIZE(domains, write_channels, read_channels, intra_priorities, accumulators, ids_tids,        \
-                        ids_fids_unipath, ids_fid_groups, aw_fifo, b_fifo, read_port, transaction_port,          \
-                        packet_queue, response_port, remote_port)                                                \
+                        ids_fids_unipath, ids_fid_groups, axi_write_depth, bresp_depth, axi_read_depth, block_depth,          \
+                        packet_depth, response_depth, remote_read_depth)                                                \
     (RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels) * 4u, uint64_t) +                         \
      RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), uint8_t) +                               \
-     RQ__MEM_PART((accumulators), rq_accumulator) +                                                               \
+     RQ__MEM_PART((accumulators), rq__accumulator) +                                                               \
      RQ__MEM_SSFIFO(2u + 4u * (uint64_t)(intra_priorities), RQ__MEM_LINES(domains, write_channels, read_channels)) + \
      RQ__MEM_PART((ids_tids), uint32_t) + RQ__MEM_PART((ids_fids_unipath) ? (ids_fids_unipath) : 1u, uint32_t) +  \
      RQ__MEM_PART((ids_fid_groups) ? (ids_fid_groups) : 1u, uint32_t) +                                          \
      RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) +                                      \
      RQ__MEM_PART((uint64_t)(domains) * ((write_channels) / 32u), uint64_t) +                                    \
-     RQ__MEM_PART((aw_fifo), rq_axi_beat) + RQ__MEM_PART((b_fifo), rq_axi_bresp) +                               \
-     RQ__MEM_PART((read_port), rq_axi_read) + RQ__MEM_PART((read_port), rq_axi_rdata) +                          \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq_meta) +                               \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq_xfer) +                               \
-     RQ__MEM_PART(2u * (uint64_t)(ids_tids), rq_pend) + RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) + \
-     RQ__MEM_PART((transaction_port), rq_block_desc) + RQ__MEM_PART((packet_queue), rq_packet) +                 \
-     RQ__MEM_PART((response_port), rq_response) + RQ__MEM_PART(2u * (uint64_t)(ids_tids), uint32_t) +            \
-     RQ__MEM_PART(3u * (uint64_t)(ids_tids), uint64_t) + RQ__MEM_PART((remote_port), rq_remote_read))
+     RQ__MEM_PART((axi_write_depth), rq__axi_beat) + RQ__MEM_PART((bresp_depth), rq_axi_bresp) +                               \
+     RQ__MEM_PART((axi_read_depth), rq__axi_read) + RQ__MEM_PART((axi_read_depth), rq_axi_rdata) +                          \
+     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__meta) +                               \
+     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__xfer) +                               \
+     RQ__MEM_PART(2u * (uint64_t)(ids_tids), rq__pend) + RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) + \
+     RQ__MEM_PART((block_depth), rq_block_desc) + RQ__MEM_PART((packet_depth), rq_packet) +                 \
+     RQ__MEM_PART((response_depth), rq_response) + RQ__MEM_PART(2u * (uint64_t)(ids_tids), uint32_t) +            \
+     RQ__MEM_PART(3u * (uint64_t)(ids_tids), uint64_t) + RQ__MEM_PART((remote_read_depth), rq__remote_read) +     \
+     RQ__MEM_PART(2u + 4u * (uint64_t)(intra_priorities), uint32_t))
 /* RQ_QOS_MEM_SIZE's parts, mirroring rq_qos_init's layout: n elements rounded up to
  * RNIC_MEM_ALIGN; the Transfer Table's lines; the scheduling FIFOs (rnic_ssfifo's layout). The
  * ID-return ring's two-word entries are sized as uint64_t (the same 8 bytes). */
@@ -265,7 +270,6 @@ RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out);
 RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_desc *out);
 /* Blocks and inline transfers issued and not yet acknowledged. */
 RQ_API uint32_t rq_qos_pending(const rq_qos *q);
-#define RQ_NEVER RNIC_NEVER
 /* Earliest cycle >= now at which a tick changes anything but stall counters without new
  * input; RNIC_NEVER when nothing will, including when the engine only waits for a pop of a
  * full output. O(1) but for stage 1's look at the scheduling queues (at most the queues
@@ -292,26 +296,26 @@ RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t);
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
-typedef struct rq_axi_beat {
+typedef struct rq__axi_beat {
     uint64_t ready;   /* first cycle the write-data stage may take it */
     uint64_t data[2];
     uint32_t domain, addr, bytes;
-} rq_axi_beat;
+} rq__axi_beat;
 
-typedef struct rq_axi_read {
+typedef struct rq__axi_read {
     uint64_t ready;
     uint32_t domain, page, index, mode;
-} rq_axi_read;
+} rq__axi_read;
 
-typedef struct rq_accumulator { /* one per protection domain, or one in total (cfg.accumulators) */
+typedef struct rq__accumulator { /* one per protection domain, or one in total (cfg.accumulators) */
     uint64_t words[4];
     uint32_t line;        /* line being assembled, RNIC_NONE when none */
     uint32_t have;        /* bit w: word w arrived */
     uint32_t expect_line; /* second line of a two-line descriptor, RNIC_NONE when none */
     uint32_t domain;      /* the domain whose descriptor it holds (a shared set) */
-} rq_accumulator;
+} rq__accumulator;
 
-typedef struct rq_xfer { /* per first line: what the segmenter and handler read of a descriptor,
+typedef struct rq__xfer { /* per first line: what the segmenter and handler read of a descriptor,
                            * decoded once when it is accepted (addresses and size stay in the
                            * Transfer Table words) */
     uint32_t total;       /* blocks (the Fig. 3.11 circuit; 1 for inline) */
@@ -321,9 +325,9 @@ typedef struct rq_xfer { /* per first line: what the segmenter and handler read 
     uint8_t nlines;       /* 1 or 2 */
     uint8_t extra_read;   /* stage 2 reads a second line first (inline payload over 8 B) */
     uint8_t pad;
-} rq_xfer;
+} rq__xfer;
 
-typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
+typedef struct rq__meta { /* Transfer Metadata Table entry (§3.2), per line */
     uint32_t total;       /* blocks of the transfer (known from its first block) */
     uint32_t block_num;   /* blocks issued */
     uint16_t fid;         /* FID, or the first FID of a multipath group */
@@ -332,9 +336,9 @@ typedef struct rq_meta { /* Transfer Metadata Table entry (§3.2), per line */
     uint8_t has_fid, last_issued, control_sent, failed, pad[3];
     uint32_t index;       /* this transfer's number on the line */
     uint32_t next_index;  /* the next transfer's (kept across transfers) */
-} rq_meta;
+} rq__meta;
 
-typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
+typedef struct rq__pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint64_t issued;      /* cycle of the last (re)transmission */
     uint64_t due;         /* armed: issued + timeout (fast-forward bookkeeping) */
     uint32_t line, block;
@@ -345,16 +349,16 @@ typedef struct rq_pend { /* Pending Transactions Table entry (§3.5), per TID */
     uint8_t in_retx;      /* the TID is in the retransmission queue (at most once; it may outlive the
                            * entry that asked: an ACK or a failure can come first, and the TID's next
                            * entry then is not retransmitted for it) */
-} rq_pend;
+} rq__pend;
 
-typedef struct rq_remote_read { /* a remote read request waiting for the handler */
+typedef struct rq__remote_read { /* a remote read request waiting for the handler */
     uint64_t lines[8];
     uint32_t domain, nlines;
-} rq_remote_read;
+} rq__remote_read;
 
-typedef struct rq_stage2 { /* segmenter stage-2 register */
+typedef struct rq__stage2_reg { /* segmenter stage-2 register */
     uint32_t valid, line, queue, id, wait;
-} rq_stage2;
+} rq__stage2_reg;
 
 /* The message handler's FSM states (Fig. 3.13): ready (S1 takes a response), S2 (the pending
  * entry is read), S3 (the metadata is read and updated). */
@@ -362,13 +366,13 @@ enum { RQ__MH_READY = 0, RQ__MH_S2 = 1, RQ__MH_S3 = 2 };
 /* A Transfer Table line's occupancy: free, the first line of a live transfer, its second line. */
 enum { RQ__LINE_FREE = 0, RQ__LINE_FIRST = 1, RQ__LINE_SECOND = 2 };
 
-typedef struct rq_handler { /* message handler FSM */
+typedef struct rq__handler { /* message handler FSM */
     uint32_t state;       /* RQ__MH_READY, RQ__MH_S2, RQ__MH_S3 */
     rq_response r;
     uint64_t next;        /* cycle of the next state's work */
     uint32_t s3_ran;      /* S3 was this cycle's state: S1 takes the next response next cycle */
     uint32_t s1_ran;      /* S1 read the Pending Transactions Table this cycle (the scanner waits) */
-} rq_handler;
+} rq__handler;
 
 struct rq_qos {
     rq_qos_config cfg;
@@ -378,39 +382,40 @@ struct rq_qos {
     uint32_t nqueues;
     uint64_t *table;          /* Transfer Table: lines x 4 words */
     uint8_t *occupied;        /* per line: RQ__LINE_FREE, RQ__LINE_FIRST, RQ__LINE_SECOND */
-    rq_accumulator *acc;      /* per domain */
+    rq__accumulator *acc;      /* per domain */
     rnic_ssfifo sched;
     rq_ids ids;
     rq_status_regs status;
-    rnic_ring aw;             /* rq_axi_beat */
+    rnic_ring aw;             /* rq__axi_beat */
     rnic_ring b;              /* rq_axi_bresp */
-    rnic_ring rd;             /* rq_axi_read */
+    rnic_ring rd;             /* rq__axi_read */
     rnic_ring r;              /* rq_axi_rdata */
     bool enq_port_used;       /* this cycle's scheduling-FIFO enqueue (ACK > segmenter > AXI > remote) */
     bool table_port_used;     /* this cycle's Transfer Table port-0 line write (AXI > remote) */
     uint32_t remote_line;     /* the read channel the head remote read is being written to, or RNIC_NONE */
     uint32_t remote_written;  /* its lines written so far (one per cycle through port 0) */
-    rq_meta *meta;            /* per line */
-    rq_xfer *xfer;            /* per line (first lines of live transfers) */
-    rq_pend *pend;            /* per TID (2 x tids) */
+    rq__meta *meta;            /* per line */
+    rq__xfer *xfer;            /* per line (first lines of live transfers) */
+    rq__pend *pend;            /* per TID (2 x tids) */
     rnic_ring tx;             /* rq_block_desc: to the send unit */
     rnic_ring pkt;            /* rq_packet: the Packet queue */
     rnic_ring resp;           /* rq_response: from the network */
     rnic_ring retx;           /* uint32_t TIDs to retransmit */
     rnic_ring id_returns;     /* {pool, id}: IDs going back one per cycle */
-    rnic_ring remote;         /* rq_remote_read */
-    rq_stage2 s2;
+    rnic_ring remote;         /* rq__remote_read */
+    rq__stage2_reg s2;
     rq_block_desc s3;
     bool s3_valid;
     bool arb_handler_last;    /* metadata arbiter: the handler was served last */
     uint32_t s1_pick;         /* the queue stage 1's probe chose this cycle (RNIC_NONE: none) */
     uint64_t tid_wait_mask[2]; /* have-FID queues whose head waits at the tid_bitmap (known busy) */
-    uint32_t tid_waited[128]; /* ... and the TID each waits for; the bit clears when it is back */
+    uint32_t *tid_waited;     /* ... and the TID each waits for, per scheduling queue (caller memory); the bit
+                               * clears when it is back */
     uint64_t queue_class[5][2]; /* queue masks (<= 66 queues), indexed by RQ__CLASS_*: the
                                  * queues taking a TID, a FID, a FID group (= rq_id_pool), the
                                  * have-FID queues, the multipath (4xFID) queues */
     uint64_t pool_closed[8][2]; /* by a bit set of unavailable pools: the queues they close */
-    rq_handler mh;
+    rq__handler mh;
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */

@@ -4,7 +4,7 @@
 
 RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, const uint64_t data[2], uint32_t bytes)
 {
-    rq_axi_beat b;
+    rq__axi_beat b;
     if (!q)
         return RNIC_EINVAL;
     if (!data)
@@ -34,7 +34,7 @@ RQ_API rnic_err rq_qos_peek_bresp(const rq_qos *q, rq_axi_bresp *out) { return q
 /* The descriptor decoded once, when it is accepted (validated there). */
 static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_t nlines)
 {
-    rq_xfer *x = &q->xfer[line];
+    rq__xfer *x = &q->xfer[line];
     uint32_t p = q->cfg.intra_priorities;
     RNIC_MEMSET(x, 0, sizeof *x);
     x->is_inline = t->kind == RQ_KIND_INLINE;
@@ -60,7 +60,7 @@ static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_
 /* A fresh metadata entry for a transfer accepted on its line; the line's transfer count
  * carries over (the thesis avoids this write with a first-block bit carried in the
  * scheduling FIFO entry, §3.9.1; the effect is the same). */
-static void rq__meta_start(rq_meta *m)
+static void rq__meta_start(rq__meta *m)
 {
     uint32_t index = m->next_index;
     RNIC_MEMSET(m, 0, sizeof *m);
@@ -69,7 +69,7 @@ static void rq__meta_start(rq_meta *m)
 }
 
 /* Why a beat is refused before it touches the accumulator (RNIC_OK: it may go on). */
-static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *line_out, uint32_t *word_out)
+static rnic_err rq__beat_check(const rq_qos *q, const rq__axi_beat *b, uint32_t *line_out, uint32_t *word_out)
 {
     uint32_t word = (b->addr >> 3) & 3u, line = b->addr >> 5, channel;
     if ((b->addr & 7u) || (b->bytes != 8u && b->bytes != 16u) || (b->bytes == 16u && (word & 1u)))
@@ -86,7 +86,7 @@ static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *
     return RNIC_OK;
 }
 
-static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
+static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
 {
     rq_axi_bresp r;
     RNIC_MEMSET(&r, 0, sizeof r); /* the record's padding too: callers may compare records whole */
@@ -107,7 +107,7 @@ static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status)
 /* Every way the write-data stage ends with its beat: the beat leaves the AW FIFO and gets its
  * BRESP (status e); the domain's accumulator takes its new value *a (acc NULL: unchanged).
  * A refusal (e != RNIC_OK) with an accumulator abandons the descriptor being assembled. */
-static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_accumulator *acc, rq_accumulator *a)
+static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
 {
     if (acc) {
         if (e != RNIC_OK) {
@@ -122,9 +122,9 @@ static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_acc
 
 static void rq__write_stage(rq_qos *q)
 {
-    const rq_axi_beat *head = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
-    rq_axi_beat b;
-    rq_accumulator a, *acc;
+    const rq__axi_beat *head = (const rq__axi_beat *)rnic_ring_peek(&q->aw);
+    rq__axi_beat b;
+    rq__accumulator a, *acc;
     rq_transfer t;
     uint32_t line = 0, word = 0, first, nlines, queue;
     rnic_err e;

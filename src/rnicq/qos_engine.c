@@ -12,7 +12,7 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     if (!cfg)
         return;
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
-    cfg->clock_hz = 150000000ull;
+    cfg->clock_hz = 250000000ull; /* every engine's default; the thesis's FPGA: 150 MHz */
     cfg->domains = 16;
     cfg->write_channels = 64;
     cfg->read_channels = 64;
@@ -21,16 +21,16 @@ RQ_API void rq_qos_config_default(rq_qos_config *cfg)
     cfg->max_outstanding = 2;
     rq_ids_config_default(&cfg->ids);
     cfg->accumulators = 16; /* one set per domain */
-    cfg->aw_fifo = 8;
-    cfg->b_fifo = 8;
-    cfg->read_port = 8;
-    cfg->transaction_port = 4;
-    cfg->packet_queue = 16;
-    cfg->response_port = 8;
+    cfg->axi_write_depth = 8;
+    cfg->bresp_depth = 8;
+    cfg->axi_read_depth = 8;
+    cfg->block_depth = 4;
+    cfg->packet_depth = 16;
+    cfg->response_depth = 8;
     cfg->seq_bits = 12;
-    cfg->timeout_ns = 20000; /* §2: 20 us (3,000 cycles at 150 MHz) */
+    cfg->timeout_ns = 20000; /* §2: 20 us (5,000 cycles at 250 MHz) */
     cfg->retry_limit = 3;
-    cfg->remote_port = 8;
+    cfg->remote_read_depth = 8;
     cfg->trace_id = RNIC_ENGINE_QOS;
 }
 
@@ -65,13 +65,13 @@ RQ_API rnic_err rq_qos_config_check(const rq_qos_config *c, const char **field)
     RQ__BAD(rq_ids_mem_size(&c->ids) == 0, "ids", RNIC_EINVAL);
     RQ__BAD(c->max_outstanding == 0 || c->max_outstanding > 15u, "max_outstanding", RNIC_EINVAL); /* 4-bit counter */
     RQ__BAD(c->accumulators != 1u && c->accumulators != c->domains, "accumulators", RNIC_EINVAL);
-    RQ__BAD(c->aw_fifo == 0, "aw_fifo", RNIC_EINVAL);
-    RQ__BAD(c->b_fifo == 0, "b_fifo", RNIC_EINVAL);
-    RQ__BAD(c->read_port == 0, "read_port", RNIC_EINVAL);
-    RQ__BAD(c->transaction_port == 0, "transaction_port", RNIC_EINVAL);
-    RQ__BAD(c->packet_queue == 0, "packet_queue", RNIC_EINVAL);
-    RQ__BAD(c->response_port == 0, "response_port", RNIC_EINVAL);
-    RQ__BAD(c->remote_port == 0, "remote_port", RNIC_EINVAL);
+    RQ__BAD(c->axi_write_depth == 0, "axi_write_depth", RNIC_EINVAL);
+    RQ__BAD(c->bresp_depth == 0, "bresp_depth", RNIC_EINVAL);
+    RQ__BAD(c->axi_read_depth == 0, "axi_read_depth", RNIC_EINVAL);
+    RQ__BAD(c->block_depth == 0, "block_depth", RNIC_EINVAL);
+    RQ__BAD(c->packet_depth == 0, "packet_depth", RNIC_EINVAL);
+    RQ__BAD(c->response_depth == 0, "response_depth", RNIC_EINVAL);
+    RQ__BAD(c->remote_read_depth == 0, "remote_read_depth", RNIC_EINVAL);
     RQ__BAD(c->seq_bits < 2u || c->seq_bits > 16u, "seq_bits", RNIC_EINVAL);
     timeout = rq__timeout_of(c);
     RQ__BAD(timeout == 0 || timeout > RQ__MAX_TIMEOUT, "timeout_ns", RNIC_EINVAL);
@@ -124,29 +124,30 @@ static size_t rq__qos_layout(const rq_qos_config *c, rq_qos *q, unsigned char *m
     } while (0)
     RQ__PART((size_t)lines * 4u * sizeof(uint64_t), q->table = (uint64_t *)(void *)(mem + at));
     RQ__PART(lines, q->occupied = mem + at);
-    RQ__PART((size_t)c->accumulators * sizeof(rq_accumulator), q->acc = (rq_accumulator *)(void *)(mem + at));
+    RQ__PART((size_t)c->accumulators * sizeof(rq__accumulator), q->acc = (rq__accumulator *)(void *)(mem + at));
     RQ__PART(rnic_ssfifo_mem_size(&fc), rnic_ssfifo_init(&q->sched, &fc, mem + at, n));
     RQ__PART(rq_ids_mem_size(&c->ids), rq_ids_init(&q->ids, &c->ids, mem + at, n));
     RQ__PART(rq_status_mem_size(c->domains, c->write_channels),
              rq_status_init(&q->status, c->domains, c->write_channels, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_beat), c->aw_fifo), rnic_ring_init(&q->aw, sizeof(rq_axi_beat), c->aw_fifo, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_bresp), c->b_fifo), rnic_ring_init(&q->b, sizeof(rq_axi_bresp), c->b_fifo, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_read), c->read_port), rnic_ring_init(&q->rd, sizeof(rq_axi_read), c->read_port, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_rdata), c->read_port), rnic_ring_init(&q->r, sizeof(rq_axi_rdata), c->read_port, mem + at, n));
-    RQ__PART((size_t)lines * sizeof(rq_meta), q->meta = (rq_meta *)(void *)(mem + at));
-    RQ__PART((size_t)lines * sizeof(rq_xfer), q->xfer = (rq_xfer *)(void *)(mem + at));
-    RQ__PART((size_t)2u * c->ids.tids * sizeof(rq_pend), q->pend = (rq_pend *)(void *)(mem + at));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq__axi_beat), c->axi_write_depth), rnic_ring_init(&q->aw, sizeof(rq__axi_beat), c->axi_write_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_bresp), c->bresp_depth), rnic_ring_init(&q->b, sizeof(rq_axi_bresp), c->bresp_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq__axi_read), c->axi_read_depth), rnic_ring_init(&q->rd, sizeof(rq__axi_read), c->axi_read_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_axi_rdata), c->axi_read_depth), rnic_ring_init(&q->r, sizeof(rq_axi_rdata), c->axi_read_depth, mem + at, n));
+    RQ__PART((size_t)lines * sizeof(rq__meta), q->meta = (rq__meta *)(void *)(mem + at));
+    RQ__PART((size_t)lines * sizeof(rq__xfer), q->xfer = (rq__xfer *)(void *)(mem + at));
+    RQ__PART((size_t)2u * c->ids.tids * sizeof(rq__pend), q->pend = (rq__pend *)(void *)(mem + at));
     RQ__PART((size_t)RNIC_BITMAP_WORDS(2u * c->ids.tids) * sizeof(uint64_t), q->due_map = (uint64_t *)(void *)(mem + at));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_block_desc), c->transaction_port),
-             rnic_ring_init(&q->tx, sizeof(rq_block_desc), c->transaction_port, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_packet), c->packet_queue), rnic_ring_init(&q->pkt, sizeof(rq_packet), c->packet_queue, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_response), c->response_port),
-             rnic_ring_init(&q->resp, sizeof(rq_response), c->response_port, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_block_desc), c->block_depth),
+             rnic_ring_init(&q->tx, sizeof(rq_block_desc), c->block_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_packet), c->packet_depth), rnic_ring_init(&q->pkt, sizeof(rq_packet), c->packet_depth, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq_response), c->response_depth),
+             rnic_ring_init(&q->resp, sizeof(rq_response), c->response_depth, mem + at, n));
     RQ__PART(rnic_ring_mem_size(sizeof(uint32_t), 2u * c->ids.tids), rnic_ring_init(&q->retx, sizeof(uint32_t), 2u * c->ids.tids, mem + at, n));
     RQ__PART(rnic_ring_mem_size(2u * sizeof(uint32_t), 3u * c->ids.tids),
              rnic_ring_init(&q->id_returns, 2u * sizeof(uint32_t), 3u * c->ids.tids, mem + at, n));
-    RQ__PART(rnic_ring_mem_size(sizeof(rq_remote_read), c->remote_port),
-             rnic_ring_init(&q->remote, sizeof(rq_remote_read), c->remote_port, mem + at, n));
+    RQ__PART(rnic_ring_mem_size(sizeof(rq__remote_read), c->remote_read_depth),
+             rnic_ring_init(&q->remote, sizeof(rq__remote_read), c->remote_read_depth, mem + at, n));
+    RQ__PART((size_t)fc.nqueues * sizeof(uint32_t), q->tid_waited = (uint32_t *)(void *)(mem + at));
 #undef RQ__PART
     return off;
 }
@@ -168,25 +169,25 @@ static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
 static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value);
 static bool rq__after(uint64_t a, uint64_t b);
-static rq_accumulator *rq__acc(const rq_qos *q, uint32_t domain);
+static rq__accumulator *rq__acc(const rq_qos *q, uint32_t domain);
 static rnic_err rq__peek_null(const rq_qos *q);
 static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out, size_t size);
 static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out, size_t size);
 static void rq__decode_line(const rq_qos *q, uint32_t line, rq_transfer *t);
 static uint64_t rq__src_of(const rq_qos *q, uint32_t line);
 static uint64_t rq__dst_of(const rq_qos *q, uint32_t line);
-static uint32_t rq__requeue_of(const rq_qos *q, const rq_xfer *x);
+static uint32_t rq__requeue_of(const rq_qos *q, const rq__xfer *x);
 static uint32_t rq__next_seq(rq_qos *q);
-static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *m, uint32_t block, uint32_t taken);
-static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uint32_t block, rq_block_desc *b);
+static uint32_t rq__block_tid(const rq_qos *q, const rq__xfer *x, const rq__meta *m, uint32_t block, uint32_t taken);
+static void rq__fill_block(const rq_qos *q, const rq__xfer *x, uint32_t line, uint32_t block, rq_block_desc *b);
 static void rq__finish(rq_qos *q, uint32_t line, rq_status st);
 static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id);
 static void rq__drain_returns(rq_qos *q);
 static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_t nlines);
-static void rq__meta_start(rq_meta *m);
-static rnic_err rq__beat_check(const rq_qos *q, const rq_axi_beat *b, uint32_t *line_out, uint32_t *word_out);
-static void rq__bresp(rq_qos *q, const rq_axi_beat *b, rnic_err status);
-static void rq__write_answer(rq_qos *q, const rq_axi_beat *b, rnic_err e, rq_accumulator *acc, rq_accumulator *a);
+static void rq__meta_start(rq__meta *m);
+static rnic_err rq__beat_check(const rq_qos *q, const rq__axi_beat *b, uint32_t *line_out, uint32_t *word_out);
+static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status);
+static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a);
 static void rq__write_stage(rq_qos *q);
 static void rq__read_stage(rq_qos *q);
 static void rq__remote_stage(rq_qos *q);
@@ -307,11 +308,9 @@ static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
     RQ__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
 }
 
-/* A refused input: counted (port_full too for back-pressure) and traced. */
+/* A refused input: counted once, by cause (RNIC_EBUSY: back-pressure), and traced. */
 static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value)
 {
-    if (e == RNIC_EBUSY)
-        q->stats.port_full++;
     rnic_err_note(&q->stats.errors, e);
     RQ__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     return e;
@@ -335,14 +334,14 @@ RQ_API uint32_t rq_qos_space_response(const rq_qos *q) { return q ? rnic_ring_sp
 RQ_API uint32_t rq_qos_space_remote_read(const rq_qos *q) { return q ? rnic_ring_space(&q->remote) : 0; }
 
 /* The accumulator set a domain's beats go to (one per domain, or the thesis's single set). */
-static rq_accumulator *rq__acc(const rq_qos *q, uint32_t domain)
+static rq__accumulator *rq__acc(const rq_qos *q, uint32_t domain)
 {
     return &q->acc[q->cfg.accumulators == 1u ? 0u : domain];
 }
 
 RQ_API bool rq_qos_domain_idle(const rq_qos *q, uint32_t domain)
 {
-    const rq_accumulator *a;
+    const rq__accumulator *a;
     if (!q || domain >= q->cfg.domains)
         return false;
     a = rq__acc(q, domain);
@@ -411,7 +410,7 @@ static uint64_t rq__src_of(const rq_qos *q, uint32_t line) { return q->table[(si
 static uint64_t rq__dst_of(const rq_qos *q, uint32_t line) { return q->table[(size_t)line * 4u + 1u]; }
 
 /* Scheduling queue a transfer returns to once it has its IDs (have-FID / TID-only). */
-static uint32_t rq__requeue_of(const rq_qos *q, const rq_xfer *x)
+static uint32_t rq__requeue_of(const rq_qos *q, const rq__xfer *x)
 {
     if (x->is_inline || !x->cm)
         return RQ_QUEUE_TID_ONLY;
@@ -425,7 +424,7 @@ static uint32_t rq__next_seq(rq_qos *q)
     return s;
 }
 
-static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *m, uint32_t block, uint32_t taken)
+static uint32_t rq__block_tid(const rq_qos *q, const rq__xfer *x, const rq__meta *m, uint32_t block, uint32_t taken)
 {
     if (!x->cm)
         return taken;
@@ -433,7 +432,7 @@ static uint32_t rq__block_tid(const rq_qos *q, const rq_xfer *x, const rq_meta *
 }
 
 /* Block `block` of the regular transfer on `line` (stage 3's arithmetic, §3.9.3). */
-static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uint32_t block, rq_block_desc *b)
+static void rq__fill_block(const rq_qos *q, const rq__xfer *x, uint32_t line, uint32_t block, rq_block_desc *b)
 {
     uint64_t off = block == 0u ? 0u : x->first + (uint64_t)(block - 1u) * q->cfg.block_bytes; /* first + (n - 1) x BLOCK */
     uint32_t size = block == 0u ? x->first : block + 1u == x->total ? x->last : q->cfg.block_bytes;
@@ -457,8 +456,8 @@ static void rq__fill_block(const rq_qos *q, const rq_xfer *x, uint32_t line, uin
 /* A transfer's end (DONE or ERROR): status, IDs of the flow back, its lines free. */
 static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
 {
-    rq_meta *m = &q->meta[line];
-    const rq_xfer *x = &q->xfer[line];
+    rq__meta *m = &q->meta[line];
+    const rq__xfer *x = &q->xfer[line];
     if (line % q->channels < q->cfg.write_channels) /* read channels have no status register */
         rq_status_set(&q->status, line / q->channels, line % q->channels, st);
     if (m->has_fid) /* FIDs return on completion (§3.11) */

@@ -5,11 +5,11 @@
 /* S3 (first in the cycle: its enqueue has the highest priority): apply an ACK. */
 static void rq__handler_s3(rq_qos *q)
 {
-    rq_handler *h = &q->mh;
-    rq_pend *pe;
+    rq__handler *h = &q->mh;
+    rq__pend *pe;
     uint32_t line, acks, queue = RNIC_NONE;
-    rq_meta *m;
-    const rq_xfer *x;
+    rq__meta *m;
+    const rq__xfer *x;
     bool tid_back;
     if (h->state != RQ__MH_S3 || rq__after(h->next, q->now))
         return;
@@ -54,8 +54,8 @@ static void rq__handler_s3(rq_qos *q)
  * Returns true when it took the metadata read port this cycle. */
 static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
 {
-    rq_handler *h = &q->mh;
-    rq_pend *pe;
+    rq__handler *h = &q->mh;
+    rq__pend *pe;
     if (h->state == RQ__MH_READY) {
         if (!h->s3_ran && rnic_ring_pop_n(&q->resp, &h->r, sizeof h->r) == RNIC_OK) {
             h->state = RQ__MH_S2;

@@ -12,7 +12,7 @@
 
 static void rq__disarm(rq_qos *q, uint32_t tid)
 {
-    rq_pend *pe = &q->pend[tid];
+    rq__pend *pe = &q->pend[tid];
     if (pe->armed == RQ__ARMED_LIST) {
         if (pe->armed_prev != RNIC_NONE)
             q->pend[pe->armed_prev].armed_next = pe->armed_next;
@@ -33,7 +33,7 @@ static void rq__disarm(rq_qos *q, uint32_t tid)
 /* After any change to pend[tid]. */
 static void rq__timer_sync(rq_qos *q, uint32_t tid)
 {
-    rq_pend *pe = &q->pend[tid];
+    rq__pend *pe = &q->pend[tid];
     uint64_t due;
     if (!(pe->valid && pe->taken && !pe->retx_queued)) {
         rq__disarm(q, tid);
@@ -91,7 +91,7 @@ static uint64_t rq__next_timeout(const rq_qos *q)
         gap = ((uint64_t)i - q->scan) & (n - 1u);
     }
     if (h != RNIC_NONE) {
-        const rq_pend *pe = &q->pend[h];
+        const rq__pend *pe = &q->pend[h];
         g = (pe->due - q->now) + (((uint64_t)h - (q->scan + (pe->due - q->now))) & (n - 1u));
         if (g < gap)
             gap = g;
@@ -107,7 +107,7 @@ static uint64_t rq__next_timeout(const rq_qos *q)
  * scanner waits on its entry (the handler first: a response in hand must not wait). */
 static void rq__timeout_scan(rq_qos *q)
 {
-    rq_pend *pe = &q->pend[q->scan];
+    rq__pend *pe = &q->pend[q->scan];
     if (q->mh.s1_ran) {
         q->stats.scan_waits++;
         return;

@@ -3,7 +3,7 @@
 
 RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_transfer *t)
 {
-    rq_remote_read rr;
+    rq__remote_read rr;
     if (!q)
         return RNIC_EINVAL;
     if (domain >= q->cfg.domains)
@@ -28,7 +28,7 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
  * first), and enqueues it with its last line (the lowest enqueue priority). */
 static void rq__remote_stage(rq_qos *q)
 {
-    const rq_remote_read *rr = (const rq_remote_read *)rnic_ring_peek(&q->remote);
+    const rq__remote_read *rr = (const rq__remote_read *)rnic_ring_peek(&q->remote);
     uint32_t base, ch, line = q->remote_line;
     rq_transfer t;
     bool last;

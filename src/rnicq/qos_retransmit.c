@@ -4,8 +4,8 @@
 static void rq__fail_transfer(rq_qos *q, uint32_t line)
 {
     uint32_t i;
-    rq_meta *m = &q->meta[line];
-    const rq_xfer *x = &q->xfer[line];
+    rq__meta *m = &q->meta[line];
+    const rq__xfer *x = &q->xfer[line];
     for (i = 0; i < 2u * q->cfg.ids.tids; i++) /* its blocks in flight are forgotten */
         if (q->pend[i].valid && q->pend[i].line == line) {
             q->pend[i].valid = 0;
@@ -39,7 +39,7 @@ static void rq__retransmit(rq_qos *q)
 {
     const uint32_t *head = (const uint32_t *)rnic_ring_peek(&q->retx);
     uint32_t tid;
-    rq_pend *pe;
+    rq__pend *pe;
     rq_transfer t;
     if (!head)
         return;

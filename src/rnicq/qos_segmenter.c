@@ -37,10 +37,10 @@ static void rq__stage3(rq_qos *q, bool *issued)
 /* Stage 2: everything is checked first; nothing changes unless the whole step can happen. */
 static void rq__stage2(rq_qos *q, bool stage3_issued)
 {
-    rq_stage2 *s = &q->s2;
+    rq__stage2_reg *s = &q->s2;
     rq_transfer t;
-    rq_meta *m;
-    const rq_xfer *x;
+    rq__meta *m;
+    const rq__xfer *x;
     rq_packet pk;
     uint32_t line, tid, block, requeue = RNIC_NONE;
     bool control = false, bypass;
@@ -188,7 +188,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
 /* The TID of the tid_bitmap wait of queue qi's head. */
 static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi)
 {
-    const rq_meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
+    const rq__meta *m = &q->meta[rnic_ssfifo_peek(&q->sched, qi)];
     return rq__queue_is(q, RQ__CLASS_MULTIPATH, qi) ? rq_tid_multipath(&q->ids, m->fid, m->block_num)
                                                    : rq_tid_unipath(&q->ids, m->fid, m->block_num);
 }

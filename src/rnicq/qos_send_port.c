@@ -40,11 +40,12 @@ static void rq__block_to_work(const rq_block_desc *b, rnic_work *w)
     w->index = b->index;
     w->offset = b->offset;
     w->len = b->size;
-    w->op = b->seq;
+    w->op = 0; /* the caller's field: the engine puts nothing there (the number is in flags) */
     w->aux = b->tid;
     w->flags = (b->block == 0u ? RNIC_WORK_FIRST : 0u) | (b->last ? RNIC_WORK_LAST : 0u) |
                (b->retransmit ? RQ_WORK_RETRANSMIT : 0u) | (b->notify ? RQ_WORK_NOTIFY : 0u) |
-               (b->chained ? RQ_WORK_CHAINED : 0u) | (b->has_next ? RQ_WORK_HAS_NEXT : 0u) | (b->cm ? RQ_WORK_CM : 0u);
+               (b->chained ? RQ_WORK_CHAINED : 0u) | (b->has_next ? RQ_WORK_HAS_NEXT : 0u) | (b->cm ? RQ_WORK_CM : 0u) |
+               (b->seq << RQ_WORK_SEQ_SHIFT);
 }
 
 RQ_API rnic_err rq_qos_peek_block(const rq_qos *q, rnic_work *out)
@@ -67,8 +68,9 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
     if (e == RNIC_OK) {
         uint32_t block = ((const rq_block_desc *)rnic_ring_peek(&q->tx))->block;
         rnic_ring_pop(&q->tx, NULL);
-        RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | out->op, ((uint64_t)out->offset << 32) | out->len);
-        rq__taken_by_send_unit(q, out->aux, out->op, out->flow, out->index, block);
+        RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | RQ_WORK_SEQ(out->flags),
+                  ((uint64_t)out->offset << 32) | out->len);
+        rq__taken_by_send_unit(q, out->aux, RQ_WORK_SEQ(out->flags), out->flow, out->index, block);
     }
     return e;
 }
@@ -97,7 +99,7 @@ RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_
     out->dst = w->raddr;
     out->size = w->len;
     out->tid = w->aux;
-    out->seq = w->op;
+    out->seq = RQ_WORK_SEQ(w->flags);
     out->transfer = w->flow;
     out->domain = w->flow / q->channels;
     out->offset = w->offset;

@@ -3,7 +3,7 @@
 
 RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint32_t index, uint32_t mode)
 {
-    rq_axi_read rd;
+    rq__axi_read rd;
     if (!q)
         return RNIC_EINVAL;
     rd.ready = q->now + 1u;
@@ -29,7 +29,7 @@ RQ_API rnic_err rq_qos_peek_rdata(const rq_qos *q, rq_axi_rdata *out) { return q
 
 static void rq__read_stage(rq_qos *q)
 {
-    const rq_axi_read *head = (const rq_axi_read *)rnic_ring_peek(&q->rd);
+    const rq__axi_read *head = (const rq__axi_read *)rnic_ring_peek(&q->rd);
     rq_axi_rdata out;
     rq_status st = RQ_IDLE;
     if (!head || rq__after(head->ready, q->now) || rnic_ring_full(&q->r))

@@ -45,8 +45,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
  * wait on a full output or on new input counts as work. */
 static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls)
 {
-    const rq_axi_beat *beat = (const rq_axi_beat *)rnic_ring_peek(&q->aw);
-    const rq_axi_read *rd = (const rq_axi_read *)rnic_ring_peek(&q->rd);
+    const rq__axi_beat *beat = (const rq__axi_beat *)rnic_ring_peek(&q->aw);
+    const rq__axi_read *rd = (const rq__axi_read *)rnic_ring_peek(&q->rd);
     const uint32_t *retx = (const uint32_t *)rnic_ring_peek(&q->retx);
     bool tx_full = rnic_ring_full(&q->tx), pkt_full = rnic_ring_full(&q->pkt);
     *wake = UINT64_MAX;
@@ -55,7 +55,7 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
         q->mh.state != RQ__MH_READY || !rq_ids_ready(&q->ids))
         return false;
     if (retx) { /* the retransmission path waits only on its output */
-        const rq_pend *pe = &q->pend[*retx];
+        const rq__pend *pe = &q->pend[*retx];
         if (!pe->valid || !pe->retx_queued || pe->retries >= q->cfg.retry_limit)
             return false;
         if (!(q->xfer[pe->line].is_inline ? pkt_full : tx_full))
@@ -67,10 +67,10 @@ static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, u
         (*seg_stalls)++;
     }
     if (q->s2.valid) {
-        const rq_meta *m = &q->meta[q->s2.line];
+        const rq__meta *m = &q->meta[q->s2.line];
         if (q->s2.wait || m->failed)
             return false;
-        const rq_xfer *x = &q->xfer[q->s2.line];
+        const rq__xfer *x = &q->xfer[q->s2.line];
         if (q->s2.queue == RQ_QUEUE_CONTROL || x->is_inline) {
             if (!pkt_full)
                 return false;

@@ -32,6 +32,29 @@
 #include "rnicq.h"
 #include "fuzz.h"
 
+/* The flow control calls with the settings as arguments (rq_palos_flow_open takes a config) and
+ * a flow's head and fetch offset (rq_palos_flow_state), either pointer may be NULL. */
+static rnic_err open_flow(rq_palos *p, uint32_t flow, uint32_t group, uint32_t weight, uint32_t cls)
+{
+    rq_palos_flow_config fc;
+    rq_palos_flow_config_default(&fc);
+    fc.group = group;
+    fc.weight = weight;
+    fc.cls = cls;
+    return rq_palos_flow_open(p, flow, &fc);
+}
+
+static rnic_err flow_pos(const rq_palos *p, uint32_t flow, uint32_t *head, uint32_t *off)
+{
+    rq_palos_flow_view st;
+    rnic_err e = rq_palos_flow_state(p, flow, &st);
+    if (e == RNIC_OK && head)
+        *head = st.head;
+    if (e == RNIC_OK && off)
+        *off = st.offset;
+    return e;
+}
+
 #define FP_FLOWS 8u        /* flows the model tracks (configs may have more: never assigned) */
 #define FP_RING 64u        /* host ring slots per flow in the model */
 #define FP_TICK_BUDGET 160u /* ticks of engine A per input, and as many to drain (speed) */
@@ -94,7 +117,7 @@ typedef struct fp_harness {
     fp_engine a, b;
     fp_flow flow[FP_FLOWS];
     fp_group group[FP_FLOWS];
-    uint32_t nflows;          /* flows the model may assign: min(max_qps, FP_FLOWS) */
+    uint32_t nflows;          /* flows the model may assign: min(max_flows, FP_FLOWS) */
     uint32_t db_fifo[FP_FLOWS], db_head, db_count; /* flows waiting for the doorbell module */
     uint64_t refusals;        /* calls refused (counted) */
     uint64_t error_records;   /* error records popped from A */
@@ -366,8 +389,8 @@ FP_NOCOV static void fp_same(fp_harness *h)
     FZ_CHECK(rq_palos_backlog(a) == rq_palos_backlog(b));
     for (k = 0; k < h->nflows; k++) {
         const fp_flow *f = &h->flow[k];
-        FZ_CHECK(rq_palos_qp_position(a, k, &ha, &oa) == RNIC_OK);
-        FZ_CHECK(rq_palos_qp_position(b, k, &hb, &ob) == RNIC_OK);
+        FZ_CHECK(flow_pos(a, k, &ha, &oa) == RNIC_OK);
+        FZ_CHECK(flow_pos(b, k, &hb, &ob) == RNIC_OK);
         FZ_CHECK(ha == hb && oa == ob);
         /* the QP table's head and fetch offset are the emitted records' (written back per launch) */
         FZ_CHECK(ha == f->e_idx && oa == f->e_off);
@@ -429,7 +452,7 @@ FP_NOCOV static void fp_run(fp_harness *h, uint64_t n, int use_to)
         uint64_t r = use_to ? rq_palos_advance_to(b, target) : rq_palos_advance(b, n - ran);
         FZ_CHECK(r <= n - ran);
         if (r < n - ran) /* stopped early: only right after the tick that filled the port */
-            FZ_CHECK(b->launch_count == b->cfg.out_port && r >= 1u);
+            FZ_CHECK(b->launch_count == b->cfg.piece_depth && r >= 1u);
         if (r == 0u)
             break;
         ran += r;
@@ -498,16 +521,16 @@ FP_NOCOV static void fp_pop(fp_harness *h, int peek_first)
     rnic_work wa, wb;
     rnic_err ra, rb;
     if (peek_first) {
-        ra = rq_palos_peek(&h->a.p, &wa);
-        rb = rq_palos_peek(&h->b.p, &wb);
+        ra = rq_palos_peek_piece(&h->a.p, &wa);
+        rb = rq_palos_peek_piece(&h->b.p, &wb);
         FZ_CHECK(ra == rb);
         if (ra == RNIC_OK)
             FZ_CHECK(memcmp(&wa, &wb, sizeof wa) == 0);
         else
             FZ_CHECK(ra == RNIC_EEMPTY);
     }
-    ra = rq_palos_pop(&h->a.p, &wa);
-    rb = rq_palos_pop(&h->b.p, &wb);
+    ra = rq_palos_pop_piece(&h->a.p, &wa);
+    rb = rq_palos_pop_piece(&h->b.p, &wb);
     FZ_CHECK(ra == rb);
     if (ra == RNIC_OK) {
         FZ_CHECK(memcmp(&wa, &wb, sizeof wa) == 0);
@@ -528,17 +551,17 @@ FP_NOCOV static uint64_t fp_val(fz_in *in, int hostile, uint64_t lo, uint64_t hi
 FP_NOCOV static int fp_config_valid(const rq_palos_config *c)
 {
     uint64_t fetch = rnic_ns_to_cycles(c->fetch_latency_ns, c->clock_hz);
-    if (c->weights.max_qps < 1u || c->weights.max_qps > 65536u || c->weights.max_groups < 1u ||
+    if (c->weights.max_flows < 1u || c->weights.max_flows > 65536u || c->weights.max_groups < 1u ||
         c->weights.max_groups > 4096u || c->weights.mtu < 64u || c->weights.mtu > 65536u ||
-        (uint64_t)c->weights.max_qps * c->weights.mtu > ((uint64_t)1 << 30))
+        (uint64_t)c->weights.max_flows * c->weights.mtu > ((uint64_t)1 << 30))
         return 0;
-    if (c->mode > 1u || c->ring_entries < 1u || c->ring_entries > (1u << 24) || c->out_port < 1u ||
-        c->out_port > (1u << 20) || c->fetch_slots < 1u || c->fetch_slots > 4096u)
+    if (c->mode > 1u || c->ring_entries < 1u || c->ring_entries > (1u << 24) || c->piece_depth < 1u ||
+        c->piece_depth > (1u << 20) || c->fetch_slots < 1u || c->fetch_slots > 4096u)
         return 0;
     if (c->clock_hz < 1000000u || c->clock_hz > 100000000000u || fetch > (1u << 20))
         return 0;
     if (c->max_batch < 1u || c->max_batch > 4096u || c->launch_wqes < 1u || c->launch_wqes > 4096u ||
-        (uint64_t)c->out_port * c->launch_wqes > (1u << 20))
+        (uint64_t)c->piece_depth * c->launch_wqes > (1u << 20))
         return 0;
     if (c->priority_max_msg < 1u || c->priority_max_msg > (1u << 30) || c->packet_overhead > 4096u ||
         c->cut_align > (1u << 24) || !c->source)
@@ -555,12 +578,12 @@ FP_NOCOV static int fp_setup(fp_harness *h, fz_in *in)
     int hostile = (fz_u8(in) & 7u) == 0u; /* 1 in 8 inputs: every field may be extreme */
     rnic_err e;
     rq_palos_config_default(c);
-    c->weights.max_qps = (uint32_t)fp_val(in, hostile, 1, FP_FLOWS);
+    c->weights.max_flows = (uint32_t)fp_val(in, hostile, 1, FP_FLOWS);
     c->weights.max_groups = (uint32_t)fp_val(in, hostile, 1, FP_FLOWS);
     c->weights.mtu = (uint32_t)fp_val(in, hostile, 64, 2048);
     c->mode = (uint32_t)fp_val(in, hostile, 0, 1);
     c->ring_entries = (uint32_t)fp_val(in, hostile, 1, FP_RING);
-    c->out_port = (uint32_t)fp_val(in, hostile, 1, 4);
+    c->piece_depth = (uint32_t)fp_val(in, hostile, 1, 4);
     c->fetch_slots = (uint32_t)fp_val(in, hostile, 1, 4);
     c->fetch_latency_ns = (uint32_t)fp_val(in, hostile, 0, 40);
     c->max_batch = (uint32_t)fp_val(in, hostile, 1, 8);
@@ -600,7 +623,7 @@ FP_NOCOV static int fp_setup(fp_harness *h, fz_in *in)
     FZ_CHECK(rq_palos_init(&h->b.p, c, fp_mem_b, need) == RNIC_OK);
     c->source_user = &h->a;
     c->trace_user = &h->a;
-    h->nflows = c->weights.max_qps < FP_FLOWS ? c->weights.max_qps : FP_FLOWS;
+    h->nflows = c->weights.max_flows < FP_FLOWS ? c->weights.max_flows : FP_FLOWS;
     return 1;
 }
 
@@ -608,7 +631,7 @@ FP_NOCOV static int fp_setup(fp_harness *h, fz_in *in)
 
 FP_NOCOV static uint32_t fp_pick_flow(const fp_harness *h, fz_in *in)
 {
-    return (uint32_t)fz_hostile(in, 0, h->nflows); /* nflows itself: unassigned or beyond max_qps */
+    return (uint32_t)fz_hostile(in, 0, h->nflows); /* nflows itself: unassigned or beyond max_flows */
 }
 
 FP_NOCOV static void fp_write_wqes(fp_harness *h, fz_in *in)
@@ -681,7 +704,7 @@ FP_NOCOV static void fp_control(fp_harness *h, fz_in *in)
     int known_group = group < h->cfg.weights.max_groups && group < FP_FLOWS && h->group[group].weight != 0u;
     if (group >= FP_FLOWS && group < h->cfg.weights.max_groups)
         return; /* a group the model does not track */
-    if (flow >= FP_FLOWS && flow < h->cfg.weights.max_qps)
+    if (flow >= FP_FLOWS && flow < h->cfg.weights.max_flows)
         return; /* a QP the model does not track */
     switch (what) {
     case 0:
@@ -706,10 +729,10 @@ FP_NOCOV static void fp_control(fp_harness *h, fz_in *in)
         break;
     case 2:
         want = cls > 1u ? RNIC_EINVAL
-               : (flow >= h->cfg.weights.max_qps || !known_group) ? RNIC_ENOENT
+               : (flow >= h->cfg.weights.max_flows || !known_group) ? RNIC_ENOENT
                : (weight < 1u || weight > 65535u) ? RNIC_ERANGE : RNIC_OK;
-        ra = rq_palos_set_qp(&h->a.p, flow, group, weight, cls);
-        rb = rq_palos_set_qp(&h->b.p, flow, group, weight, cls);
+        ra = open_flow(&h->a.p, flow, group, weight, cls);
+        rb = open_flow(&h->b.p, flow, group, weight, cls);
         fp_answer(h, ra, rb, want, &before);
         if (ra == RNIC_OK) {
             h->flow[flow].group = group;
@@ -723,10 +746,10 @@ FP_NOCOV static void fp_control(fp_harness *h, fz_in *in)
     default: {
         const fp_flow *f = flow < FP_FLOWS ? &h->flow[flow] : NULL;
         /* only an idle QP with nothing posted; all emitted and nothing in a doorbell means idle */
-        want = (flow >= h->cfg.weights.max_qps || !f || f->group == RNIC_NONE) ? RNIC_ENOENT
+        want = (flow >= h->cfg.weights.max_flows || !f || f->group == RNIC_NONE) ? RNIC_ENOENT
                : (f->posted != f->e_idx || f->db_pending) ? RNIC_ESTATE : RNIC_OK;
-        ra = rq_palos_remove_qp(&h->a.p, flow);
-        rb = rq_palos_remove_qp(&h->b.p, flow);
+        ra = rq_palos_flow_close(&h->a.p, flow);
+        rb = rq_palos_flow_close(&h->b.p, flow);
         fp_answer(h, ra, rb, want, &before);
         if (ra == RNIC_OK) {
             h->flow[flow].group = RNIC_NONE;
@@ -742,11 +765,11 @@ FP_NOCOV static void fp_null_calls(fp_harness *h, fz_in *in)
     rnic_err_stats before = rq_palos_get_stats(&h->a.p)->errors;
     rnic_err ra, rb;
     if (fz_u8(in) & 1u) {
-        ra = rq_palos_pop(&h->a.p, NULL);
-        rb = rq_palos_pop(&h->b.p, NULL);
+        ra = rq_palos_pop_piece(&h->a.p, NULL);
+        rb = rq_palos_pop_piece(&h->b.p, NULL);
     } else {
-        ra = rq_palos_peek(&h->a.p, NULL);
-        rb = rq_palos_peek(&h->b.p, NULL);
+        ra = rq_palos_peek_piece(&h->a.p, NULL);
+        rb = rq_palos_peek_piece(&h->b.p, NULL);
     }
     fp_answer(h, ra, rb, RNIC_EINVAL, &before);
     /* a NULL engine is refused and changes nothing */
@@ -760,7 +783,7 @@ FP_NOCOV static void fp_drain(fp_harness *h)
     for (rounds = 0; rounds < 200u && h->ticks < 2u * FP_TICK_BUDGET; rounds++) {
         uint64_t next = rq_palos_next_event(&h->a.p), gap;
         rnic_work w;
-        while (rq_palos_peek(&h->a.p, &w) == RNIC_OK)
+        while (rq_palos_peek_piece(&h->a.p, &w) == RNIC_OK)
             fp_pop(h, 0);
         next = rq_palos_next_event(&h->a.p);
         if (next == RNIC_NEVER && UINT64_MAX - rq_palos_now(&h->a.p) <= (uint64_t)h->a.p.fetch_latency + 2u) {

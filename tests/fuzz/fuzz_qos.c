@@ -382,13 +382,12 @@ FQ_NOCOV static void fq_block_out(fq_harness *h, uint32_t line, uint32_t tid, ui
     blk.w.index = x->index;
     blk.w.offset = off;
     blk.w.len = len;
-    blk.w.op = seq;
-    blk.w.aux = tid;
+    blk.w.aux = tid; /* op stays 0: the engine writes no caller field; the number is in flags */
     blk.w.flags = (k == 0u ? RNIC_WORK_FIRST : 0u) | (k + 1u == x->total ? RNIC_WORK_LAST : 0u) |
                   (h->retx_pending_tid == tid ? RQ_WORK_RETRANSMIT : 0u) |
                   (x->notify && k + 1u == x->total ? RQ_WORK_NOTIFY : 0u) |
                   (x->cm ? RQ_WORK_CM : 0u) | (x->cm && k > 0u ? RQ_WORK_CHAINED : 0u) |
-                  (x->cm && k + 1u < x->total ? RQ_WORK_HAS_NEXT : 0u);
+                  (x->cm && k + 1u < x->total ? RQ_WORK_HAS_NEXT : 0u) | (seq << RQ_WORK_SEQ_SHIFT);
     FQ_PUSH(h->tx, h->tx_head, h->tx_count, blk);
 }
 
@@ -699,8 +698,8 @@ FQ_NOCOV static void fq_same(fq_harness *h)
     FZ_CHECK(rq_qos_pending(a) == rq_qos_pending(b));
     for (k = 0; k < 3u; k++)
         FZ_CHECK(rq_qos_free_ids(a, (rq_id_pool)k) == rq_qos_free_ids(b, (rq_id_pool)k));
-    FZ_CHECK(rq_qos_space_axi_write(a) == rq_qos_space_axi_write(b) && rq_qos_space_axi_write(a) == h->cfg.aw_fifo - h->aw_count);
-    FZ_CHECK(rq_qos_space_axi_read(a) == rq_qos_space_axi_read(b) && rq_qos_space_axi_read(a) == h->cfg.read_port - h->rd_count);
+    FZ_CHECK(rq_qos_space_axi_write(a) == rq_qos_space_axi_write(b) && rq_qos_space_axi_write(a) == h->cfg.axi_write_depth - h->aw_count);
+    FZ_CHECK(rq_qos_space_axi_read(a) == rq_qos_space_axi_read(b) && rq_qos_space_axi_read(a) == h->cfg.axi_read_depth - h->rd_count);
     FZ_CHECK(rq_qos_space_response(a) == rq_qos_space_response(b));
     FZ_CHECK(rq_qos_space_remote_read(a) == rq_qos_space_remote_read(b));
     /* every counted error is a refused call, a refused beat or status read, or a dropped response */
@@ -796,12 +795,12 @@ FQ_NOCOV static void fq_pop_block(fq_harness *h)
     /* the send unit took it: its timeout starts now, unless it is a stale copy (its entry gone;
      * with a short sequence space the TID's new entry can carry the same number: the entry must
      * be this block's own, the same line, transfer and block) */
-    if (wa.aux < h->ntids && h->pend[wa.aux].valid && h->pend[wa.aux].seq == wa.op && h->pend[wa.aux].line == wa.flow &&
+    if (wa.aux < h->ntids && h->pend[wa.aux].valid && h->pend[wa.aux].seq == RQ_WORK_SEQ(wa.flags) && h->pend[wa.aux].line == wa.flow &&
         h->pend[wa.aux].block == block && h->x[wa.flow].index == wa.index) {
         h->pend[wa.aux].taken = 1;
         h->pend[wa.aux].taken_cycle = rq_qos_now(&h->a.q);
     }
-    h->sent[h->sent_next] = (fq_sent){ wa.aux, wa.op, h->issues };
+    h->sent[h->sent_next] = (fq_sent){ wa.aux, RQ_WORK_SEQ(wa.flags), h->issues };
     h->sent_next = (h->sent_next + 1u) % FQ_SENT;
     if (h->nsent < FQ_SENT)
         h->nsent++;
@@ -921,7 +920,7 @@ FQ_NOCOV static int fq_push_beat(fq_harness *h, uint32_t domain, uint32_t addr, 
         fq_pop_all(h);
     }
     before = rq_qos_get_stats(&h->a.q)->errors;
-    want = h->aw_count == h->cfg.aw_fifo ? RNIC_EBUSY : RNIC_OK;
+    want = h->aw_count == h->cfg.axi_write_depth ? RNIC_EBUSY : RNIC_OK;
     ra = rq_qos_axi_write(&h->a.q, domain, addr, data, bytes);
     rb = rq_qos_axi_write(&h->b.q, domain, addr, data, bytes);
     fq_answer(h, ra, rb, want, &before);
@@ -1012,7 +1011,7 @@ FQ_NOCOV static void fq_status_read(fq_harness *h, fz_in *in)
     r.page = (how & 3u) == 3u ? (uint32_t)fz_hostile(in, 0, h->cfg.domains) : r.domain;
     r.mode = (how & 4u) ? 1u : (how & 0xf8u) == 0xf8u ? (uint32_t)fz_hostile(in, 0, 2) : 0u;
     r.index = (uint32_t)fz_hostile(in, 0, r.mode == 1u ? h->cfg.write_channels / 32u - 1u : h->cfg.write_channels - 1u);
-    want = h->rd_count == h->cfg.read_port ? RNIC_EBUSY : RNIC_OK;
+    want = h->rd_count == h->cfg.axi_read_depth ? RNIC_EBUSY : RNIC_OK;
     ra = rq_qos_axi_read(&h->a.q, r.domain, r.page, r.index, r.mode);
     rb = rq_qos_axi_read(&h->b.q, r.domain, r.page, r.index, r.mode);
     fq_answer(h, ra, rb, want, &before);
@@ -1047,7 +1046,7 @@ FQ_NOCOV static void fq_response(fq_harness *h, fz_in *in)
          * counts records out (a block numbered in stage 2 may still wait in stage 3: 4 more), and
          * until the handler takes this one (3 cycles per response, the port's depth before it) up
          * to 2 more issues a cycle (a new block and a retransmission) */
-        if (h->issues - s->issue + 4u + 6u * ((uint64_t)h->cfg.response_port + 1u) >= ((uint64_t)1 << h->cfg.seq_bits))
+        if (h->issues - s->issue + 4u + 6u * ((uint64_t)h->cfg.response_depth + 1u) >= ((uint64_t)1 << h->cfg.seq_bits))
             return;
         r.tid = s->tid;
         r.seq = s->seq;
@@ -1148,8 +1147,8 @@ FQ_NOCOV static int fq_config_valid(const rq_qos_config *c)
         return 0;
     if (c->max_outstanding < 1u || c->max_outstanding > 15u || (c->accumulators != 1u && c->accumulators != c->domains))
         return 0;
-    if (!c->aw_fifo || !c->b_fifo || !c->read_port || !c->transaction_port || !c->packet_queue || !c->response_port ||
-        !c->remote_port || c->seq_bits < 2u || c->seq_bits > 16u || c->retry_limit > 255u)
+    if (!c->axi_write_depth || !c->bresp_depth || !c->axi_read_depth || !c->block_depth || !c->packet_depth || !c->response_depth ||
+        !c->remote_read_depth || c->seq_bits < 2u || c->seq_bits > 16u || c->retry_limit > 255u)
         return 0;
     timeout = rnic_ns_to_cycles(c->timeout_ns, c->clock_hz);
     return timeout >= 1u && timeout <= ((uint64_t)1 << 40);
@@ -1178,13 +1177,13 @@ FQ_NOCOV static int fq_setup(fq_harness *h, fz_in *in)
     if (hostile && (fz_u8(in) & 7u) == 0u)
         c->ids.fids_unipath++;
     c->accumulators = (fz_u8(in) & 1u) ? 1u : c->domains;
-    c->aw_fifo = (uint32_t)fq_val(in, hostile, 1, 4);
-    c->b_fifo = (uint32_t)fq_val(in, hostile, 1, 4);
-    c->read_port = (uint32_t)fq_val(in, hostile, 1, 4);
-    c->transaction_port = (uint32_t)fq_val(in, hostile, 1, 4);
-    c->packet_queue = (uint32_t)fq_val(in, hostile, 1, 4);
-    c->response_port = (uint32_t)fq_val(in, hostile, 1, 4);
-    c->remote_port = (uint32_t)fq_val(in, hostile, 1, 3);
+    c->axi_write_depth = (uint32_t)fq_val(in, hostile, 1, 4);
+    c->bresp_depth = (uint32_t)fq_val(in, hostile, 1, 4);
+    c->axi_read_depth = (uint32_t)fq_val(in, hostile, 1, 4);
+    c->block_depth = (uint32_t)fq_val(in, hostile, 1, 4);
+    c->packet_depth = (uint32_t)fq_val(in, hostile, 1, 4);
+    c->response_depth = (uint32_t)fq_val(in, hostile, 1, 4);
+    c->remote_read_depth = (uint32_t)fq_val(in, hostile, 1, 3);
     c->seq_bits = (uint32_t)fq_val(in, hostile, 2, 12);
     c->timeout_ns = fq_val(in, hostile, 30, 400) * 1000u / 150u; /* 30 .. 400 cycles at 150 MHz */
     c->retry_limit = (uint32_t)fq_val(in, hostile, 0, 3);
@@ -1212,8 +1211,8 @@ FQ_NOCOV static int fq_setup(fq_harness *h, fz_in *in)
     h->channels = c->write_channels + c->read_channels;
     h->lines = c->domains * h->channels;
     h->ntids = 2u * c->ids.tids;
-    if (h->lines > FQ_LINES || h->ntids > FQ_TIDS || c->domains > FQ_LINES || c->aw_fifo >= FQ_FIFO || c->b_fifo >= FQ_FIFO ||
-        c->read_port >= FQ_FIFO || c->transaction_port >= FQ_FIFO || c->packet_queue >= FQ_FIFO || c->remote_port >= FQ_FIFO)
+    if (h->lines > FQ_LINES || h->ntids > FQ_TIDS || c->domains > FQ_LINES || c->axi_write_depth >= FQ_FIFO || c->bresp_depth >= FQ_FIFO ||
+        c->axi_read_depth >= FQ_FIFO || c->block_depth >= FQ_FIFO || c->packet_depth >= FQ_FIFO || c->remote_read_depth >= FQ_FIFO)
         return 0; /* valid, but larger than the model's tables and FIFOs */
     h->timeout = rnic_ns_to_cycles(c->timeout_ns, c->clock_hz);
     FZ_CHECK(rq_qos_timeout_cycles(&h->a.q) == h->timeout);
@@ -1240,7 +1239,7 @@ FQ_NOCOV static void fq_drain(fq_harness *h)
             /* the network keeps the documented bound here too: an ACK the handler may take
              * 2^seq_bits issues after the number was given could meet a newer block under it */
             if (s->tid < h->ntids && h->pend[s->tid].valid && h->pend[s->tid].seq == s->seq && !h->pend[s->tid].drain_acked &&
-                h->issues - h->pend[s->tid].issue + 4u + 6u * ((uint64_t)h->cfg.response_port + 1u) < ((uint64_t)1 << h->cfg.seq_bits) &&
+                h->issues - h->pend[s->tid].issue + 4u + 6u * ((uint64_t)h->cfg.response_depth + 1u) < ((uint64_t)1 << h->cfg.seq_bits) &&
                 rq_qos_space_response(&h->a.q)) {
                 rnic_err_stats before = rq_qos_get_stats(&h->a.q)->errors;
                 rnic_err ra, rb;

@@ -22,11 +22,11 @@ class Input:
     def extreme(self, which): return self.u8(7 | (which << 3))  # 0:0 1:1 2:U64MAX 3:U32MAX 4:hi+1
 
     # config (not hostile): the values are the decoded ones
-    def config(self, qps=3, groups=2, mtu=256, mode=0, ring=32, out_port=2, slots=2, fetch_ns=16,
+    def config(self, qps=3, groups=2, mtu=256, mode=0, ring=32, piece_depth=2, slots=2, fetch_ns=16,
                batch=4, launch=4, pmm=1024, ovh=0, cut=0, start=None):
         self.u8(1)
         self.below(qps - 1).below(groups - 1).below(mtu - 64).below(mode).below(ring - 1)
-        self.below(out_port - 1).below(slots - 1).below(fetch_ns).below(batch - 1).below(launch - 1)
+        self.below(piece_depth - 1).below(slots - 1).below(fetch_ns).below(batch - 1).below(launch - 1)
         self.below(pmm - 1)
         if ovh: self.u8(1).below(ovh)
         else: self.u8(0)
@@ -151,8 +151,8 @@ def main():
     i = setup3(Input().config(start=5))
     i.write(0, [(300, 1), (100, 0)]).write(1, [(200, 1)]).doorbell(0).doorbell(1).run(3).run_adv(30).pops(8)
     save("clock_wrap", i)
-    # a full output port: out_port 1, launch 1, no pops for a while (advance stops, stalls)
-    i = setup3(Input().config(out_port=1, launch=1, fetch_ns=0))
+    # a full output port: piece_depth 1, launch 1, no pops for a while (advance stops, stalls)
+    i = setup3(Input().config(piece_depth=1, launch=1, fetch_ns=0))
     i.write(0, [(64, 0)] * 4).write(1, [(64, 0)] * 4).doorbell(0).doorbell(1).run_adv(40).run_adv(20, True)
     i.pops(2).run_adv(10).pops(8).run(8).pops(8)
     save("full_port", i)
@@ -164,7 +164,7 @@ def main():
     save("weight_change", i)
     # invalid configs (hostile mode: extremes for fields)
     bad = Input().u8(0)
-    bad.extreme(0)  # max_qps 0
+    bad.extreme(0)  # max_flows 0
     save("config_bad_qps", bad)
     bad = Input().u8(8)
     for k in range(14):

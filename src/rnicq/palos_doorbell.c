@@ -1,0 +1,50 @@
+/* Palos Fig. 5, steps 1-2: the tail registers (rq_palos_doorbell), the doorbell module that
+ * applies one flow's newest tail per cycle, and the schedule queues an idle flow enters (the
+ * latency class's and the bandwidth class's FIFOs of flow ids). */
+
+RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
+{
+    rq__palos_qp *q;
+    uint32_t step;
+    if (!p)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_flows || p->weights.qps[flow].group == RNIC_NONE)
+        return rq__palos_count(p, RNIC_ENOENT, flow, tail);
+    q = &p->qps[flow];
+    step = tail - q->posted; /* ring counters wrap at 2^32 */
+    if (step == 0u || step > 0x80000000u)
+        return rq__palos_count(p, RNIC_ESTALE, flow, tail);
+    if (tail - q->head > p->cfg.ring_entries)
+        return rq__palos_count(p, RNIC_ENOSPC, flow, tail);
+    q->posted = tail; /* the newest tail: writes before the module takes it are coalesced */
+    p->backlog += step;
+    p->stats.doorbell_writes++;
+    if (!q->db_pending) {
+        q->db_pending = 1;
+        (void)rnic_ring_push(&p->doorbells, &flow); /* cannot fail: one place per flow */
+    }
+    return RNIC_OK;
+}
+
+static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
+{
+    rq__palos_qp *q = &p->qps[qp];
+    uint32_t cls = p->cfg.mode == RQ_PALOS_PACKET_RR ? (uint32_t)RQ_PALOS_BANDWIDTH : q->cls;
+    (void)rnic_ring_push(&p->queue[cls], &qp); /* cannot fail: one place per QP */
+    q->where = RQ__PALOS_QUEUED;
+}
+
+static void rq__palos_doorbell_module(rq_palos *p)
+{
+    uint32_t flow;
+    rq__palos_qp *q;
+    if (rnic_ring_pop(&p->doorbells, &flow) != RNIC_OK)
+        return;
+    q = &p->qps[flow];
+    RQ__PALOS_TRACE(p, RNIC_TRACE_PUSH, flow, q->posted, (uint32_t)(q->posted - q->tail));
+    q->tail = q->posted;
+    q->db_pending = 0;
+    p->stats.doorbells++;
+    if (q->where == RQ__PALOS_IDLE)
+        rq__palos_enqueue(p, flow);
+}
