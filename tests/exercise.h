@@ -198,8 +198,8 @@ static RNIC__MAYBE_UNUSED uint64_t exercise_hostcc(uint64_t *mem, size_t mem_wor
         hc.cpu_outstanding = 40u;
         hc.ddio_lines = pass == 0u ? 0u : 256u;
         hc.cpu_load_Bps = 30300000000ull; /* 3x */
-        hc.rx_port = 8u;
-        hc.signal_port = 4u;
+        hc.rx_depth = 8u;
+        hc.signal_depth = 4u;
         hc.trace = exercise__on_event;
         hc.trace_user = &digest;
         hcc_rx_config_default(&rc);
@@ -209,14 +209,14 @@ static RNIC__MAYBE_UNUSED uint64_t exercise_hostcc(uint64_t *mem, size_t mem_wor
         rc.up_samples = 2u;
         rc.slack_ns = 2000u;
         rc.mode = pass == 0u ? HCC_RX_MODE_MBA : HCC_RX_MODE_ECN;
-        rc.action_capacity = 4u;
+        rc.action_depth = 4u;
         rc.trace = exercise__on_event;
         rc.trace_user = &digest;
         hcc_tx_config_default(&tc);
         tc.max_flows = 4u;
         tc.probe_bytes = 4096u;
-        tc.rate_capacity = 8u;
-        tc.probe_capacity = 8u;
+        tc.rate_depth = 8u;
+        tc.probe_depth = 8u;
         tc.trace = exercise__on_event;
         tc.trace_user = &digest;
         hs = exercise__round8(hcc_host_mem_size(&hc));
@@ -228,7 +228,7 @@ static RNIC__MAYBE_UNUSED uint64_t exercise_hostcc(uint64_t *mem, size_t mem_wor
             hcc_tx_init(&t, &tc, base + hs + rs, ts) != RNIC_OK)
             return 0;
         for (f = 0; f < 4u; f++)
-            (void)hcc_tx_flow_open(&t, f, 100000000000ull);
+            (void)hcc_tx_flow_open(&t, f, NULL); /* at link_bps, 100 Gb/s */
         /* refused input: counted, traced, nothing else */
         (void)hcc_host_push_rx(&h, NULL);
         (void)hcc_tx_push_probe_ack(&t, NULL);
@@ -262,14 +262,14 @@ static RNIC__MAYBE_UNUSED uint64_t exercise_hostcc(uint64_t *mem, size_t mem_wor
             while (hcc_host_pop_rx(&h, &w) == RNIC_OK) { /* delivered: the sender counts it sent */
                 exercise__mix(&digest, w.cycle ^ ((uint64_t)w.aux << 32) ^ w.flags);
                 last_delay = w.aux;
-                (void)hcc_tx_on_sent(&t, w.flow, w.len);
+                (void)hcc_tx_push_sent(&t, &w);
             }
             while (hcc_host_pop_signal(&h, &w) == RNIC_OK)
                 exercise__mix(&digest, w.cycle ^ ((uint64_t)w.op << 48));
             while (hcc_rx_pop_action(&c, &w) == RNIC_OK) { /* the controller's register writes */
-                exercise__mix(&digest, w.cycle ^ ((uint64_t)w.index << 56) ^ w.flags);
-                if (w.op == HCC_RX_OP_MBA) {
-                    (void)hcc_host_set_mba_level(&h, w.index);
+                exercise__mix(&digest, w.cycle ^ ((uint64_t)w.aux << 56) ^ w.flags);
+                if (w.flags & HCC_RX_WORK_MBA) {
+                    (void)hcc_host_set_mba_level(&h, w.aux);
                     r.mba_writes++;
                 } else
                     (void)hcc_host_set_ecn(&h, (w.flags & HCC_WORK_CE) != 0);

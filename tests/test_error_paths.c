@@ -93,10 +93,10 @@ HOST_BAD(cpu_outstanding_big, c->cpu_outstanding = (1u << 20) + 1u)
 HOST_BAD(cpu_load_Bps, c->cpu_load_Bps = ((uint64_t)1 << 40) + 1u)
 HOST_BAD(ddio_lines, c->ddio_lines = (1u << 26) + 1u)
 HOST_BAD(cpu_evict_ppm, c->cpu_evict_ppm = 1000001u)
-HOST_BAD(rx_port, c->rx_port = 0)
-HOST_BAD(rx_port_big, c->rx_port = (1u << 20) + 1u)
-HOST_BAD(signal_port, c->signal_port = 0)
-HOST_BAD(signal_port_big, c->signal_port = (1u << 20) + 1u)
+HOST_BAD(rx_depth, c->rx_depth = 0)
+HOST_BAD(rx_depth_big, c->rx_depth = (1u << 20) + 1u)
+HOST_BAD(signal_depth, c->signal_depth = 0)
+HOST_BAD(signal_depth_big, c->signal_depth = (1u << 20) + 1u)
 
 static void test_hcc_host_config_bounds_name_their_field(void)
 {
@@ -114,8 +114,8 @@ static void test_hcc_host_config_bounds_name_their_field(void)
         {host_bad_mem_queue_big, "mem_queue"}, {host_bad_cpu_outstanding, "cpu_outstanding"},
         {host_bad_cpu_outstanding_big, "cpu_outstanding"}, {host_bad_cpu_load_Bps, "cpu_load_Bps"},
         {host_bad_ddio_lines, "ddio_lines"}, {host_bad_cpu_evict_ppm, "cpu_evict_ppm"},
-        {host_bad_rx_port, "rx_port"}, {host_bad_rx_port_big, "rx_port"}, {host_bad_signal_port, "signal_port"},
-        {host_bad_signal_port_big, "signal_port"},
+        {host_bad_rx_depth, "rx_depth"}, {host_bad_rx_depth_big, "rx_depth"}, {host_bad_signal_depth, "signal_depth"},
+        {host_bad_signal_depth_big, "signal_depth"},
     };
     hcc_host_config def, c;
     const char *field;
@@ -142,6 +142,7 @@ static void test_hostcc_null_engine_and_bad_inputs(void)
 {
     hcc_rx_config rc;
     hcc_tx_config tc;
+    hcc_tx_flow_config fc;
     hcc_tx *tx = (hcc_tx *)malloc(sizeof *tx);
     const char *field = NULL;
     CHECK_EQ(hcc_host_set_ecn(NULL, true), RNIC_EINVAL);
@@ -160,17 +161,21 @@ static void test_hostcc_null_engine_and_bad_inputs(void)
     /* an opening rate outside [min_rate, line] is clamped into it and counted (contract: rates
      * are clamped and counted, never refused) */
     hcc_tx_config_default(&tc);
+    hcc_tx_flow_config_default(&fc);
     CHECK(tx != NULL && hcc_tx_mem_size(&tc) <= sizeof arena);
     if (!tx)
         return;
     CHECK_EQ(hcc_tx_init(tx, &tc, ARENA, sizeof arena), RNIC_OK);
-    CHECK_EQ(hcc_tx_flow_open(tx, 0, tc.line_bps + 1u), RNIC_OK);
+    fc.init_rate_bps = tc.link_bps + 1u;
+    CHECK_EQ(hcc_tx_flow_open(tx, 0, &fc), RNIC_OK);
     CHECK_EQ(hcc_tx_get_stats(tx)->rate_clamped, 1);
-    CHECK_EQ(hcc_tx_rate(tx, 0), tc.line_bps);
-    CHECK_EQ(hcc_tx_flow_open(tx, 1, tc.line_bps), RNIC_OK); /* in range: not counted */
+    CHECK_EQ(hcc_tx_rate(tx, 0), tc.link_bps);
+    fc.init_rate_bps = tc.link_bps;
+    CHECK_EQ(hcc_tx_flow_open(tx, 1, &fc), RNIC_OK); /* in range: not counted */
     CHECK_EQ(hcc_tx_get_stats(tx)->rate_clamped, 1);
     if (tc.min_rate_bps > 0) {
-        CHECK_EQ(hcc_tx_flow_open(tx, 2, tc.min_rate_bps - 1u), RNIC_OK);
+        fc.init_rate_bps = tc.min_rate_bps - 1u;
+        CHECK_EQ(hcc_tx_flow_open(tx, 2, &fc), RNIC_OK);
         CHECK_EQ(hcc_tx_get_stats(tx)->rate_clamped, 2);
         CHECK_EQ(hcc_tx_rate(tx, 2), tc.min_rate_bps);
     }

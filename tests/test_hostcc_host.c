@@ -106,7 +106,7 @@ static void test_config(void)
         CHECK_EQ(hcc_host_init(NULL, &c, m, n), RNIC_EINVAL);
         CHECK_EQ(hcc_host_init(&h, &c, m, n), RNIC_OK);
         CHECK_EQ(hcc_host_pcie_credits(&h), c.iio_lines);
-        CHECK_EQ(hcc_host_next_event(&h), HCC_NEVER);
+        CHECK_EQ(hcc_host_next_event(&h), RNIC_NEVER);
         free(m);
     }
 }
@@ -156,7 +156,7 @@ static void test_single_packet(void)
     CHECK_EQ(hcc_host_get_stats(&e->h)->mem_lines_iio, 16);
     CHECK_EQ(hcc_host_pcie_credits(&e->h), c.iio_lines);
     CHECK_EQ(hcc_host_iio_occupancy(&e->h), 0);
-    CHECK_EQ(hcc_host_next_event(&e->h), HCC_NEVER);
+    CHECK_EQ(hcc_host_next_event(&e->h), RNIC_NEVER);
     /* an unaligned packet: 1000 B at 0x...40 -> writes of 192, 256, 256, 256, 40: 5 writes, 16 lines */
     w = pkt(1, 0x200040, 1000, 43);
     CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
@@ -237,7 +237,7 @@ static void drain_out(eng *e, run_out *r)
         r->delay_sum += o.aux;
     }
     while (hcc_host_pop_signal(&e->h, &o) == RNIC_OK) {
-        if (o.op == HCC_HOST_SIG_PAUSE)
+        if ((o.flags & HCC_HOST_WORK_PAUSE))
             r->pause_seen++;
         else
             r->resume_seen++;
@@ -341,7 +341,7 @@ static void test_conservation(void)
         c.iio_mem_credits = 1 + (uint32_t)rnd_below(c.iio_lines);
         c.mem_queue = 2 + (uint32_t)rnd_below(300);
         c.cpu_outstanding = 1 + (uint32_t)rnd_below(200);
-        c.rx_port = 4;
+        c.rx_depth = 4;
         e = mk(&c);
         for (i = 0; i < 60000; i++) {
             if (rnd_below(8) == 0) {
@@ -371,7 +371,7 @@ static void test_conservation(void)
         }
         /* drain: no new packets, no CPU load */
         hcc_host_set_cpu_load(&e->h, 0);
-        for (i = 0; i < 1000000 && hcc_host_next_event(&e->h) != HCC_NEVER; i++) {
+        for (i = 0; i < 1000000 && hcc_host_next_event(&e->h) != RNIC_NEVER; i++) {
             hcc_host_advance(&e->h, 1000);
             while (hcc_host_pop_rx(&e->h, &o) == RNIC_OK) {
                 popped++;
@@ -622,13 +622,13 @@ static void test_pfc(void)
         hcc_host_tick(&e->h);
         while (hcc_host_pop_signal(&e->h, &o) == RNIC_OK) {
             CHECK_EQ(o.cycle, hcc_host_now(&e->h) - 1);
-            if (o.op == HCC_HOST_SIG_PAUSE) {
+            if ((o.flags & HCC_HOST_WORK_PAUSE)) {
                 pause_sig = true;
                 CHECK(o.addr >= c.xoff_bytes);
                 pause_at = o.cycle;
                 pauses++;
             } else {
-                CHECK_EQ(o.op, HCC_HOST_SIG_RESUME);
+                CHECK_EQ(o.flags & (HCC_HOST_WORK_PAUSE | HCC_HOST_WORK_RESUME), HCC_HOST_WORK_RESUME);
                 resume_sig = true;
                 CHECK(o.addr <= c.xon_bytes);
                 dur += o.cycle - pause_at;
@@ -780,7 +780,7 @@ static void test_bad_input(void)
     CHECK_EQ(hcc_host_push_rx(NULL, &w), RNIC_EINVAL);
     CHECK_EQ(hcc_host_pop_rx(NULL, &w), RNIC_EINVAL);
     CHECK_EQ(hcc_host_set_mba_level(NULL, 1), RNIC_EINVAL);
-    CHECK_EQ(hcc_host_next_event(NULL), HCC_NEVER);
+    CHECK_EQ(hcc_host_next_event(NULL), RNIC_NEVER);
     hcc_host_tick(NULL);
     CHECK_EQ(hcc_host_get_stats(NULL) == NULL, 1);
     for (i = 0; i < 20000; i++) {
@@ -855,8 +855,8 @@ static void ff_run(int mode, uint64_t seed, rec *out, size_t *n, rec *sig, size_
     c.xoff_bytes = 24 * 1024;
     c.xon_bytes = 16 * 1024;
     c.ddio_lines = 4096;
-    c.rx_port = 8;
-    c.signal_port = 2;
+    c.rx_depth = 8;
+    c.signal_depth = 2;
     e = mk(&c);
     rng_s = seed;
     *n = 0;

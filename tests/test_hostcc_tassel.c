@@ -62,7 +62,7 @@ static void test_eq2_reaches_tassel(void)
     rc.source = backlog;
     hcc_tx_config_default(&hc);
     hc.clock_hz = CLK;
-    hc.line_bps = LINE;
+    hc.link_bps = LINE;
     hc.min_rate_bps = FLOOR;
     hc.max_flows = 8;
     rmem = malloc(rl_mem_size(&rc));
@@ -72,7 +72,7 @@ static void test_eq2_reaches_tassel(void)
         return;
     CHECK_EQ(rl_init(r, &rc, rmem, rl_mem_size(&rc)), RNIC_OK);
     CHECK_EQ(hcc_tx_init(tx, &hc, hmem, hcc_tx_mem_size(&hc)), RNIC_OK);
-    CHECK_EQ(hcc_tx_flow_open(tx, FLOW, LINE), RNIC_OK);
+    CHECK_EQ(hcc_tx_flow_open(tx, FLOW, NULL), RNIC_OK);
     CHECK_EQ(rl_set_rate(r, FLOW, LINE), RNIC_OK);
     CHECK_EQ(rl_doorbell(r, FLOW), RNIC_OK);
     rnic_prng_seed(&g, 12);
@@ -110,7 +110,7 @@ static void test_eq2_reaches_tassel(void)
             while (rl_now(r) < t) {
                 rl_advance_to(r, t);
                 while (rl_pop_tx(r, &w) == RNIC_OK) {
-                    CHECK_EQ(hcc_tx_on_sent(tx, w.flow, w.len), RNIC_OK);
+                    CHECK_EQ(hcc_tx_push_sent(tx, &w), RNIC_OK);
                     if (w.cycle > start + PHASE - MEASURE)
                         bytes += w.len;
                 }

@@ -90,11 +90,36 @@ static unsigned drain_probes(hcc_tx *c)
     return n;
 }
 
+/* The flow calls with plain arguments (hcc_tx_flow_open takes a config, the sent port a record,
+ * hcc_tx_flow_state fills a view). */
+static rnic_err tx_open(hcc_tx *c, uint32_t flow, uint64_t init_rate_bps)
+{
+    hcc_tx_flow_config fc;
+    hcc_tx_flow_config_default(&fc);
+    fc.init_rate_bps = init_rate_bps;
+    return hcc_tx_flow_open(c, flow, &fc);
+}
+static rnic_err tx_sent(hcc_tx *c, uint32_t flow, uint32_t bytes)
+{
+    rnic_work w;
+    memset(&w, 0, sizeof w);
+    w.flow = flow;
+    w.len = bytes;
+    return hcc_tx_push_sent(c, &w);
+}
+static hcc_tx_flow_view tx_flow(const hcc_tx *c, uint32_t flow)
+{
+    hcc_tx_flow_view v;
+    memset(&v, 0, sizeof v);
+    CHECK_EQ(hcc_tx_flow_state(c, flow, &v), RNIC_OK);
+    return v;
+}
+
 /* Produce one probe of `flow` (send probe_bytes, tick, pop it) and return its number. */
 static uint32_t one_probe(hcc_tx *c, uint32_t flow)
 {
     rnic_work w;
-    CHECK_EQ(hcc_tx_on_sent(c, flow, c->cfg.probe_bytes), RNIC_OK);
+    CHECK_EQ(tx_sent(c, flow, c->cfg.probe_bytes), RNIC_OK);
     hcc_tx_tick(c);
     memset(&w, 0, sizeof w);
     CHECK_EQ(hcc_tx_pop_probe(c, &w), RNIC_OK);
@@ -129,7 +154,7 @@ static void test_constant_and_config(void)
     CHECK_EQ(cfg.probe_bytes, 32768u);
     CHECK_EQ(cfg.d_thr_ns, 200u);
     CHECK_EQ(cfg.clock_hz, 250000000u);
-    CHECK_EQ(cfg.line_bps, 100000000000ull);
+    CHECK_EQ(cfg.link_bps, 100000000000ull);
     CHECK_EQ(hcc_tx_config_check(&cfg, &field), RNIC_OK);
     CHECK(field == NULL);
 #define BAD(stmt, name)                                                                 \
@@ -142,10 +167,10 @@ static void test_constant_and_config(void)
         CHECK_EQ(hcc_tx_mem_size(&b), 0);                                               \
     } while (0)
     BAD(b.clock_hz = 0, "clock_hz");
-    BAD(b.line_bps = 0, "line_bps");
-    BAD(b.line_bps = 900000000000ull, "line_bps");
+    BAD(b.link_bps = 0, "link_bps");
+    BAD(b.link_bps = 900000000000ull, "link_bps");
     BAD(b.min_rate_bps = 0, "min_rate_bps");
-    BAD(b.min_rate_bps = b.line_bps + 1u, "min_rate_bps");
+    BAD(b.min_rate_bps = b.link_bps + 1u, "min_rate_bps");
     BAD(b.max_flows = 0, "max_flows");
     BAD(b.probe_bytes = 63, "probe_bytes");
     BAD(b.max_delay_ns = 0, "max_delay_ns");
@@ -153,8 +178,8 @@ static void test_constant_and_config(void)
     BAD(b.d_thr_ns = b.max_delay_ns + 1u, "d_thr_ns");
     BAD(b.alpha_q32 = HCC_TX_MAX_GAIN_Q32 + 1u, "alpha_q32");
     BAD(b.beta_q32 = HCC_TX_MAX_GAIN_Q32 + 1u, "beta_q32");
-    BAD(b.rate_capacity = 0, "rate_capacity");
-    BAD(b.probe_capacity = 0, "probe_capacity");
+    BAD(b.rate_depth = 0, "rate_depth");
+    BAD(b.probe_depth = 0, "probe_depth");
 #undef BAD
     CHECK_EQ(hcc_tx_config_check(NULL, &field), RNIC_EINVAL);
     /* memory */
@@ -175,7 +200,7 @@ static void test_constant_and_config(void)
     }
     env_default(&e);
     CHECK_EQ(hcc_tx_now(&e.c), 0);
-    CHECK_EQ(hcc_tx_next_event(&e.c), HCC_NEVER);
+    CHECK_EQ(hcc_tx_next_event(&e.c), RNIC_NEVER);
     env_free(&e);
 }
 
@@ -189,18 +214,18 @@ static void test_eq1_exact_step(void)
     uint32_t p;
     uint64_t r0 = 2ull << 32;
     env_default(&e);
-    CHECK_EQ(hcc_tx_flow_open(&e.c, 0, r0), RNIC_OK);
+    CHECK_EQ(tx_open(&e.c, 0, r0), RNIC_OK);
     p = one_probe(&e.c, 0);
     CHECK_EQ(ack(&e.c, 0, p, 1000, 1300), RNIC_OK);
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 0)->r_rev, 2u * (4294967296ull - 214748400ull));
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 0)->d_old, 300);
+    CHECK_EQ(tx_flow(&e.c, 0).r_rev, 2u * (4294967296ull - 214748400ull));
+    CHECK_EQ(tx_flow(&e.c, 0).d_old, 300);
     /* second: D = 200 (= D_thr), D_old = 300: bracket = 2^32 + beta x 100 */
     p = one_probe(&e.c, 0);
     CHECK_EQ(ack(&e.c, 0, p, 5000, 5200), RNIC_OK);
     /* R'' = floor(2 (2^32 - a)(2^32 + a) / 2^32) = 2^33 - ceil(2 a^2 / 2^32), a = 214748400:
      * 2 a^2 = 92233750605120000 = 21474843 x 2^32 + 2233385472 -> ceil = 21474844 */
     CHECK_EQ(2ull * 214748400ull * 214748400ull, 21474843ull * 4294967296ull + 2233385472ull);
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 0)->r_rev, (2ull << 32) - 21474844ull);
+    CHECK_EQ(tx_flow(&e.c, 0).r_rev, (2ull << 32) - 21474844ull);
     CHECK_EQ(e.c.stats.probe_acks, 2);
     env_free(&e);
 }
@@ -237,10 +262,10 @@ static void test_eq1_against_reference(void)
     a = (double)cfg.alpha_q32 / 4294967296.0;
     dalpha = fabs(a - 0.0005);
     lo = (double)cfg.min_rate_bps;
-    hi = (double)cfg.line_bps;
+    hi = (double)cfg.link_bps;
     for (f = 0; f < FLOWS; f++) {
         uint64_t init = f < 4 ? rnd_range(20000000000ull, 60000000000ull) : rnd_range(200000000ull, 90000000000ull);
-        CHECK_EQ(hcc_tx_flow_open(&e.c, f, init), RNIC_OK);
+        CHECK_EQ(tx_open(&e.c, f, init), RNIC_OK);
         ref[f] = (double)init;
         bound[f] = 0;
         have_old[f] = 0;
@@ -250,7 +275,7 @@ static void test_eq1_against_reference(void)
     for (s = 0; s < STEPS && TEST_FAILS() == 0; s++) {
         /* all flows send 32 KB, one tick produces their probes */
         for (f = 0; f < FLOWS; f++)
-            CHECK_EQ(hcc_tx_on_sent(&e.c, f, 32768), RNIC_OK);
+            CHECK_EQ(tx_sent(&e.c, f, 32768), RNIC_OK);
         hcc_tx_tick(&e.c);
         for (f = 0; f < FLOWS; f++) {
             rnic_work w;
@@ -262,7 +287,7 @@ static void test_eq1_against_reference(void)
             /* flows 0..3: near D_thr (rarely clamped); 4..5: wide (clamps at both ends);
              * 6..7: random walk of the delay */
             uint64_t d, rx = rnd_range(0, 1ull << 40);
-            double r_old = (double)hcc_tx_get_flow(&e.c, f)->r_rev, rfix, rreal, x, y, dpo, rel;
+            double r_old = (double)tx_flow(&e.c, f).r_rev, rfix, rreal, x, y, dpo, rel;
             if (f < 4)
                 d = rnd_range(160, 240);
             else if (f < 6)
@@ -275,7 +300,7 @@ static void test_eq1_against_reference(void)
             dpo = have_old[f] ? dold[f] : (double)d;
             CHECK_EQ(ack(&e.c, f, probe_no[f], rx, rx + d), RNIC_OK);
             probe_no[f]++;
-            rfix = (double)hcc_tx_get_flow(&e.c, f)->r_rev;
+            rfix = (double)tx_flow(&e.c, f).r_rev;
             /* (2) the paper's real arithmetic, one step from the same R */
             x = (double)d - 200.0;
             y = (double)d - dpo;
@@ -329,30 +354,30 @@ static void test_clamps(void)
     uint32_t p;
     env_default(&e);
     /* floor: D = 2400 ns: bracket = 1 - 0.0005 x 2200 < 0 -> 0 -> min_rate */
-    CHECK_EQ(hcc_tx_flow_open(&e.c, 1, 5000000000ull), RNIC_OK);
+    CHECK_EQ(tx_open(&e.c, 1, 5000000000ull), RNIC_OK);
     p = one_probe(&e.c, 1);
     CHECK_EQ(ack(&e.c, 1, p, 10, 2410), RNIC_OK);
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 1)->r_rev, e.cfg.min_rate_bps);
+    CHECK_EQ(tx_flow(&e.c, 1).r_rev, e.cfg.min_rate_bps);
     CHECK_EQ(e.c.stats.bracket_nonpositive, 1);
     CHECK_EQ(e.c.stats.rev_floor, 1);
     /* D = 300 after D_old = 2400: bracket = 2^32 - 100 a + 2100 a = 2^32 + 2000 a (about 2.0) */
     p = one_probe(&e.c, 1);
     CHECK_EQ(ack(&e.c, 1, p, 10, 310), RNIC_OK);
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 1)->r_rev,
+    CHECK_EQ(tx_flow(&e.c, 1).r_rev,
              (e.cfg.min_rate_bps * (4294967296ull + 2000ull * HCC_TX_ALPHA_Q32)) >> 32); /* 200000016 */
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 1)->r_rev, 200000016ull);
+    CHECK_EQ(tx_flow(&e.c, 1).r_rev, 200000016ull);
     p = one_probe(&e.c, 1);
     CHECK_EQ(ack(&e.c, 1, p, 10, 310), RNIC_OK); /* bracket 0.95: 1.9e8 */
     /* a positive bracket that lands under the floor: D = 1000 after 300: 1 - 0.4 - 0.35 = 0.25 */
     p = one_probe(&e.c, 1);
     CHECK_EQ(ack(&e.c, 1, p, 10, 1010), RNIC_OK);
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 1)->r_rev, e.cfg.min_rate_bps);
+    CHECK_EQ(tx_flow(&e.c, 1).r_rev, e.cfg.min_rate_bps);
     CHECK_EQ(e.c.stats.rev_floor, 2);
     /* ceiling: at line, D = 0 < D_thr: bracket 1.1 -> line */
-    CHECK_EQ(hcc_tx_flow_open(&e.c, 2, e.cfg.line_bps), RNIC_OK);
+    CHECK_EQ(tx_open(&e.c, 2, e.cfg.link_bps), RNIC_OK);
     p = one_probe(&e.c, 2);
     CHECK_EQ(ack(&e.c, 2, p, 77, 77), RNIC_OK);
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 2)->r_rev, e.cfg.line_bps);
+    CHECK_EQ(tx_flow(&e.c, 2).r_rev, e.cfg.link_bps);
     CHECK_EQ(e.c.stats.rev_ceiling, 1);
     /* R_rev never leaves [min, line] over random delays, including the largest accepted one */
     {
@@ -362,8 +387,8 @@ static void test_clamps(void)
             uint64_t d = (i % 97) == 0 ? e.cfg.max_delay_ns : rnd_range(0, 3000), r;
             p = one_probe(&e.c, 2);
             CHECK_EQ(ack(&e.c, 2, p, 1000, 1000 + d), RNIC_OK);
-            r = hcc_tx_get_flow(&e.c, 2)->r_rev;
-            CHECK(r >= e.cfg.min_rate_bps && r <= e.cfg.line_bps);
+            r = tx_flow(&e.c, 2).r_rev;
+            CHECK(r >= e.cfg.min_rate_bps && r <= e.cfg.link_bps);
         }
     }
     /* the largest gains and delays the config allows: no overflow, still clamped */
@@ -376,16 +401,16 @@ static void test_clamps(void)
         cfg.max_delay_ns = HCC_TX_MAX_DELAY_NS;
         cfg.d_thr_ns = HCC_TX_MAX_DELAY_NS;
         env_init(&g, &cfg);
-        CHECK_EQ(hcc_tx_flow_open(&g.c, 0, cfg.min_rate_bps), RNIC_OK);
+        CHECK_EQ(tx_open(&g.c, 0, cfg.min_rate_bps), RNIC_OK);
         p = one_probe(&g.c, 0);
         CHECK_EQ(ack(&g.c, 0, p, 0, HCC_TX_MAX_DELAY_NS), RNIC_OK); /* bracket = 1 */
-        CHECK_EQ(hcc_tx_get_flow(&g.c, 0)->r_rev, cfg.min_rate_bps);
+        CHECK_EQ(tx_flow(&g.c, 0).r_rev, cfg.min_rate_bps);
         p = one_probe(&g.c, 0);
         CHECK_EQ(ack(&g.c, 0, p, 0, 0), RNIC_OK); /* bracket = 1 + 2^28 + 2^28: huge -> line */
-        CHECK_EQ(hcc_tx_get_flow(&g.c, 0)->r_rev, cfg.line_bps);
+        CHECK_EQ(tx_flow(&g.c, 0).r_rev, cfg.link_bps);
         p = one_probe(&g.c, 0);
         CHECK_EQ(ack(&g.c, 0, p, 0, HCC_TX_MAX_DELAY_NS), RNIC_OK); /* bracket = 1 - 2^28: negative */
-        CHECK_EQ(hcc_tx_get_flow(&g.c, 0)->r_rev, cfg.min_rate_bps);
+        CHECK_EQ(tx_flow(&g.c, 0).r_rev, cfg.min_rate_bps);
         env_free(&g);
     }
     env_free(&e);
@@ -402,15 +427,15 @@ static void test_probe_cadence(void)
     hcc_tx_config cfg;
     hcc_tx_config_default(&cfg);
     cfg.max_flows = 3;
-    cfg.probe_capacity = 4096;
+    cfg.probe_depth = 4096;
     env_init(&e, &cfg);
     for (i = 0; i < 3; i++)
-        CHECK_EQ(hcc_tx_flow_open(&e.c, i, 10000000000ull), RNIC_OK);
+        CHECK_EQ(tx_open(&e.c, i, 10000000000ull), RNIC_OK);
     /* boundary: 32767 bytes -> none, one more -> exactly one */
-    CHECK_EQ(hcc_tx_on_sent(&e.c, 0, 32767), RNIC_OK);
+    CHECK_EQ(tx_sent(&e.c, 0, 32767), RNIC_OK);
     hcc_tx_tick(&e.c);
     CHECK_EQ(drain_probes(&e.c), 0);
-    CHECK_EQ(hcc_tx_on_sent(&e.c, 0, 1), RNIC_OK);
+    CHECK_EQ(tx_sent(&e.c, 0, 1), RNIC_OK);
     CHECK_EQ(hcc_tx_next_event(&e.c), hcc_tx_now(&e.c));
     hcc_tx_tick(&e.c);
     CHECK_EQ(hcc_tx_pop_probe(&e.c, &w), RNIC_OK);
@@ -418,7 +443,7 @@ static void test_probe_cadence(void)
     CHECK_EQ(w.index, 0);
     CHECK_EQ(w.flags, HCC_WORK_PROBE);
     CHECK_EQ(w.cycle, hcc_tx_now(&e.c) - 1u);
-    CHECK_EQ(hcc_tx_next_event(&e.c), HCC_NEVER);
+    CHECK_EQ(hcc_tx_next_event(&e.c), RNIC_NEVER);
     total[0] = 32768;
     seen[0] = 1;
     /* random send sizes, three flows interleaved: probes = floor(total / 32768), numbered 0.. */
@@ -426,7 +451,7 @@ static void test_probe_cadence(void)
     for (i = 0; i < 20000 && TEST_FAILS() == 0; i++) {
         uint32_t f = (uint32_t)(rnd() % 3u);
         uint64_t b = (rnd() % 10u) == 0 ? rnd_range(0, 1u << 20) : rnd_range(1, 9000);
-        CHECK_EQ(hcc_tx_on_sent(&e.c, f, b), RNIC_OK);
+        CHECK_EQ(tx_sent(&e.c, f, b), RNIC_OK);
         total[f] += b;
         if (rnd() % 4u == 0) {
             hcc_tx_tick(&e.c);
@@ -438,7 +463,7 @@ static void test_probe_cadence(void)
             }
             for (f = 0; f < 3; f++) {
                 CHECK_EQ(seen[f], total[f] / 32768u);
-                CHECK_EQ(hcc_tx_get_flow(&e.c, f)->bytes, total[f] % 32768u);
+                CHECK_EQ(tx_flow(&e.c, f).bytes, total[f] % 32768u);
             }
         }
     }
@@ -447,7 +472,7 @@ static void test_probe_cadence(void)
     /* one large send: 1 MiB -> 32 probes at once */
     {
         uint64_t before = seen[1];
-        CHECK_EQ(hcc_tx_on_sent(&e.c, 1, 1u << 20), RNIC_OK);
+        CHECK_EQ(tx_sent(&e.c, 1, 1u << 20), RNIC_OK);
         hcc_tx_tick(&e.c);
         while (hcc_tx_pop_probe(&e.c, &w) == RNIC_OK)
             seen[w.flow]++;
@@ -467,8 +492,8 @@ static void test_eq2_rate_records(void)
     unsigned i;
     uint64_t line;
     env_default(&e);
-    line = e.cfg.line_bps;
-    CHECK_EQ(hcc_tx_flow_open(&e.c, 3, 40000000000ull), RNIC_OK);
+    line = e.cfg.link_bps;
+    CHECK_EQ(tx_open(&e.c, 3, 40000000000ull), RNIC_OK);
     CHECK_EQ(hcc_tx_rate(&e.c, 3), 40000000000ull); /* min(40 G, R_cc = line) */
     CHECK_EQ(hcc_tx_next_event(&e.c), 0);
     CHECK_EQ(hcc_tx_pop_rate(&e.c, &w), RNIC_EEMPTY); /* produced by the tick, not by the call */
@@ -476,12 +501,12 @@ static void test_eq2_rate_records(void)
     CHECK_EQ(hcc_tx_pop_rate(&e.c, &w), RNIC_OK);
     CHECK_EQ(w.flow, 3);
     CHECK_EQ(w.addr, 40000000000ull);
-    CHECK_EQ(w.raddr, 40000000000ull);
+    CHECK_EQ(w.raddr, 0); /* never written (R_rev: hcc_tx_flow_state) */
     CHECK_EQ(w.cycle, 0);
-    CHECK_EQ(hcc_tx_next_event(&e.c), HCC_NEVER);
+    CHECK_EQ(hcc_tx_next_event(&e.c), RNIC_NEVER);
     /* R_cc above R_rev: R_trans unchanged -> no record */
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 3, 50000000000ull), RNIC_OK);
-    CHECK_EQ(hcc_tx_next_event(&e.c), HCC_NEVER);
+    CHECK_EQ(hcc_tx_next_event(&e.c), RNIC_NEVER);
     hcc_tx_tick(&e.c);
     CHECK_EQ(drain_rates(&e.c, NULL), 0);
     /* R_cc below: a record with R_cc */
@@ -490,7 +515,7 @@ static void test_eq2_rate_records(void)
     hcc_tx_tick(&e.c);
     CHECK_EQ(drain_rates(&e.c, &w), 1);
     CHECK_EQ(w.addr, 10000000000ull);
-    CHECK_EQ(w.raddr, 40000000000ull);
+    CHECK_EQ(tx_flow(&e.c, 3).r_rev, 40000000000ull);
     CHECK_EQ(w.cycle, 2);
     /* the same value again: nothing */
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 3, 10000000000ull), RNIC_OK);
@@ -500,7 +525,7 @@ static void test_eq2_rate_records(void)
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 3, 20000000000ull), RNIC_OK);
     CHECK_EQ(hcc_tx_next_event(&e.c), hcc_tx_now(&e.c));
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 3, 10000000000ull), RNIC_OK);
-    CHECK_EQ(hcc_tx_next_event(&e.c), HCC_NEVER);
+    CHECK_EQ(hcc_tx_next_event(&e.c), RNIC_NEVER);
     hcc_tx_tick(&e.c);
     CHECK_EQ(drain_rates(&e.c, NULL), 0);
     /* two changes before a tick: one record with the newest */
@@ -517,7 +542,7 @@ static void test_eq2_rate_records(void)
     CHECK_EQ(e.c.stats.rate_clamped, 0);
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 3, UINT64_MAX), RNIC_OK);
     CHECK_EQ(e.c.stats.rate_clamped, 1);
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 3)->r_cc, line);
+    CHECK_EQ(tx_flow(&e.c, 3).r_cc, line);
     hcc_tx_tick(&e.c);
     CHECK_EQ(drain_rates(&e.c, &w), 1);
     CHECK_EQ(w.addr, 40000000000ull);
@@ -531,10 +556,10 @@ static void test_eq2_rate_records(void)
     {
         uint32_t p = one_probe(&e.c, 3);
         CHECK_EQ(ack(&e.c, 3, p, 0, 400), RNIC_OK);
-        CHECK(hcc_tx_get_flow(&e.c, 3)->r_rev < 40000000000ull);
+        CHECK(tx_flow(&e.c, 3).r_rev < 40000000000ull);
         hcc_tx_tick(&e.c);
         CHECK_EQ(drain_rates(&e.c, &w), 1);
-        CHECK_EQ(w.addr, hcc_tx_get_flow(&e.c, 3)->r_rev);
+        CHECK_EQ(w.addr, tx_flow(&e.c, 3).r_rev);
     }
     /* random: hcc_tx_rate = min(R_rev, R_cc), and a record exactly when the value changed */
     test_rng = 5;
@@ -550,8 +575,8 @@ static void test_eq2_rate_records(void)
                 uint32_t p = one_probe(&e.c, 3);
                 CHECK_EQ(ack(&e.c, 3, p, 0, rnd_range(150, 260)), RNIC_OK);
             }
-            want = hcc_tx_get_flow(&e.c, 3)->r_rev < hcc_tx_get_flow(&e.c, 3)->r_cc ? hcc_tx_get_flow(&e.c, 3)->r_rev
-                                                                                      : hcc_tx_get_flow(&e.c, 3)->r_cc;
+            want = tx_flow(&e.c, 3).r_rev < tx_flow(&e.c, 3).r_cc ? tx_flow(&e.c, 3).r_rev
+                                                                                      : tx_flow(&e.c, 3).r_cc;
             CHECK_EQ(hcc_tx_rate(&e.c, 3), want);
             hcc_tx_tick(&e.c);
             n = drain_rates(&e.c, &w);
@@ -597,15 +622,15 @@ static void test_bad_input(void)
     uint32_t p0, p1;
     memset(&w, 0, sizeof w);
     env_default(&e);
-    CHECK_EQ(hcc_tx_flow_open(&e.c, 0, 10000000000ull), RNIC_OK);
-    CHECK_EQ(hcc_tx_flow_open(&e.c, 1, 10000000000ull), RNIC_OK);
+    CHECK_EQ(tx_open(&e.c, 0, 10000000000ull), RNIC_OK);
+    CHECK_EQ(tx_open(&e.c, 1, 10000000000ull), RNIC_OK);
     hcc_tx_tick(&e.c);
     drain_rates(&e.c, NULL);
     p0 = one_probe(&e.c, 0);
     p1 = one_probe(&e.c, 0);
     CHECK_EQ(p0, 0);
     CHECK_EQ(p1, 1);
-    CHECK_EQ(hcc_tx_on_sent(&e.c, 0, 100), RNIC_OK);
+    CHECK_EQ(tx_sent(&e.c, 0, 100), RNIC_OK);
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 0, 7000000000ull), RNIC_OK); /* a rate record pending */
     snap_take(&s, &e);
 #define REFUSED(call, code, counter)                                                            \
@@ -620,58 +645,71 @@ static void test_bad_input(void)
     } while (0)
     /* NULL pointers */
     CHECK_EQ(hcc_tx_push_probe_ack(NULL, &w), RNIC_EINVAL);
-    CHECK_EQ(hcc_tx_on_sent(NULL, 0, 1), RNIC_EINVAL);
+    CHECK_EQ(tx_sent(NULL, 0, 1), RNIC_EINVAL);
     CHECK_EQ(hcc_tx_set_rcc(NULL, 0, 1), RNIC_EINVAL);
-    CHECK_EQ(hcc_tx_flow_open(NULL, 0, 1), RNIC_EINVAL);
+    CHECK_EQ(tx_open(NULL, 0, 1), RNIC_EINVAL);
     CHECK_EQ(hcc_tx_pop_rate(NULL, &w), RNIC_EINVAL);
     CHECK_EQ(hcc_tx_rate(NULL, 0), 0);
     CHECK(hcc_tx_get_stats(NULL) == NULL);
-    CHECK_EQ(hcc_tx_next_event(NULL), HCC_NEVER);
+    CHECK_EQ(hcc_tx_next_event(NULL), RNIC_NEVER);
     hcc_tx_tick(NULL);
     CHECK_EQ(hcc_tx_advance(NULL, 5), 0);
-    REFUSED(hcc_tx_push_probe_ack(&e.c, NULL), RNIC_EINVAL, null_args);
-    REFUSED(hcc_tx_pop_rate(&e.c, NULL), RNIC_EINVAL, null_args);
-    REFUSED(hcc_tx_peek_rate(&e.c, NULL), RNIC_EINVAL, null_args);
-    REFUSED(hcc_tx_pop_probe(&e.c, NULL), RNIC_EINVAL, null_args);
-    REFUSED(hcc_tx_peek_probe(&e.c, NULL), RNIC_EINVAL, null_args);
+    REFUSED(hcc_tx_push_probe_ack(&e.c, NULL), RNIC_EINVAL, errors.by_cause[RNIC_EINVAL]);
+    REFUSED(hcc_tx_push_sent(&e.c, NULL), RNIC_EINVAL, errors.by_cause[RNIC_EINVAL]);
+    CHECK_EQ(hcc_tx_space_sent(&e.c), UINT32_MAX);
+    CHECK_EQ(hcc_tx_space_sent(NULL), 0);
+    { /* a query, not an input: refused without a count */
+        hcc_tx_flow_view v;
+        uint64_t before = rnic_err_total(&e.c.stats.errors);
+        CHECK_EQ(hcc_tx_flow_state(&e.c, 16, &v), RNIC_ENOENT);
+        CHECK_EQ(hcc_tx_flow_state(&e.c, 0, NULL), RNIC_EINVAL);
+        CHECK_EQ(hcc_tx_flow_state(NULL, 0, &v), RNIC_EINVAL);
+        CHECK_EQ(hcc_tx_flow_state(&e.c, 5, &v), RNIC_OK);
+        CHECK_EQ(v.open, 0);
+        CHECK_EQ(rnic_err_total(&e.c.stats.errors), before);
+    }
+    REFUSED(hcc_tx_pop_rate(&e.c, NULL), RNIC_EINVAL, errors.by_cause[RNIC_EINVAL]);
+    REFUSED(hcc_tx_peek_rate(&e.c, NULL), RNIC_EINVAL, errors.by_cause[RNIC_EINVAL]);
+    REFUSED(hcc_tx_pop_probe(&e.c, NULL), RNIC_EINVAL, errors.by_cause[RNIC_EINVAL]);
+    REFUSED(hcc_tx_peek_probe(&e.c, NULL), RNIC_EINVAL, errors.by_cause[RNIC_EINVAL]);
     /* unknown / unopened flows */
-    REFUSED(hcc_tx_on_sent(&e.c, 16, 100), RNIC_ENOENT, unknown_flow);
-    REFUSED(hcc_tx_on_sent(&e.c, 5, 100), RNIC_ENOENT, unknown_flow);
-    REFUSED(hcc_tx_set_rcc(&e.c, 16, 100), RNIC_ENOENT, unknown_flow);
-    REFUSED(hcc_tx_set_rcc(&e.c, 5, 100), RNIC_ENOENT, unknown_flow);
-    REFUSED(hcc_tx_flow_open(&e.c, 16, 100), RNIC_ENOENT, unknown_flow);
-    REFUSED(hcc_tx_flow_close(&e.c, 5), RNIC_ENOENT, unknown_flow);
-    REFUSED(ack(&e.c, 16, 0, 0, 100), RNIC_ENOENT, unknown_flow);
-    REFUSED(ack(&e.c, 5, 0, 0, 100), RNIC_ENOENT, unknown_flow);
-    REFUSED(hcc_tx_flow_open(&e.c, 0, 100), RNIC_EEXIST, flow_exists);
+    REFUSED(tx_sent(&e.c, 16, 100), RNIC_ENOENT, reasons.unknown_flow);
+    REFUSED(tx_sent(&e.c, 5, 100), RNIC_ENOENT, reasons.unknown_flow);
+    REFUSED(hcc_tx_set_rcc(&e.c, 16, 100), RNIC_ENOENT, reasons.unknown_flow);
+    REFUSED(hcc_tx_set_rcc(&e.c, 5, 100), RNIC_ENOENT, reasons.unknown_flow);
+    REFUSED(tx_open(&e.c, 16, 100), RNIC_ENOENT, reasons.unknown_flow);
+    REFUSED(hcc_tx_flow_close(&e.c, 5), RNIC_ENOENT, reasons.unknown_flow);
+    REFUSED(ack(&e.c, 16, 0, 0, 100), RNIC_ENOENT, reasons.unknown_flow);
+    REFUSED(ack(&e.c, 5, 0, 0, 100), RNIC_ENOENT, reasons.unknown_flow);
+    REFUSED(tx_open(&e.c, 0, 100), RNIC_EEXIST, reasons.flow_exists);
     CHECK(hcc_tx_rate(&e.c, 5) == 0 && hcc_tx_rate(&e.c, 16) == 0);
     /* probe ACKs: none outstanding on flow 1; a number never produced on flow 0 */
-    REFUSED(ack(&e.c, 1, 0, 0, 100), RNIC_ENOENT, ack_no_probe);
-    REFUSED(ack(&e.c, 0, 2, 0, 100), RNIC_ENOENT, ack_no_probe);
-    REFUSED(ack(&e.c, 0, 0x90000000u, 0, 100), RNIC_ENOENT, ack_no_probe);
-    REFUSED(ack(&e.c, 0, 0xffffffffu, 0, 100), RNIC_ENOENT, ack_no_probe);
+    REFUSED(ack(&e.c, 1, 0, 0, 100), RNIC_ENOENT, reasons.ack_no_probe);
+    REFUSED(ack(&e.c, 0, 2, 0, 100), RNIC_ENOENT, reasons.ack_no_probe);
+    REFUSED(ack(&e.c, 0, 0x90000000u, 0, 100), RNIC_ENOENT, reasons.ack_no_probe);
+    REFUSED(ack(&e.c, 0, 0xffffffffu, 0, 100), RNIC_ENOENT, reasons.ack_no_probe);
     /* timestamps */
-    REFUSED(ack(&e.c, 0, 0, 500, 499), RNIC_ERANGE, ack_range);
-    REFUSED(ack(&e.c, 0, 0, 500, 500 + e.cfg.max_delay_ns + 1u), RNIC_ERANGE, ack_range);
-    REFUSED(ack(&e.c, 0, 0, UINT64_MAX, 0), RNIC_ERANGE, ack_range);
+    REFUSED(ack(&e.c, 0, 0, 500, 499), RNIC_ERANGE, reasons.ack_range);
+    REFUSED(ack(&e.c, 0, 0, 500, 500 + e.cfg.max_delay_ns + 1u), RNIC_ERANGE, reasons.ack_range);
+    REFUSED(ack(&e.c, 0, 0, UINT64_MAX, 0), RNIC_ERANGE, reasons.ack_range);
     /* send sizes */
-    REFUSED(hcc_tx_on_sent(&e.c, 0, HCC_TX_MAX_SEND + 1u), RNIC_ERANGE, send_range);
+    /* (a sent record's len is at most 2^32 - 1 bytes: no size is out of range) */
     /* stale: accept probe 1 (overtaking 0); then 0 and 1 are stale */
     free(s.mem);
     CHECK_EQ(ack(&e.c, 0, 1, 1000, 1000 + e.cfg.max_delay_ns), RNIC_OK); /* the largest delay is accepted */
-    CHECK_EQ(hcc_tx_get_flow(&e.c, 0)->r_rev, e.cfg.min_rate_bps);
+    CHECK_EQ(tx_flow(&e.c, 0).r_rev, e.cfg.min_rate_bps);
     snap_take(&s, &e);
-    REFUSED(ack(&e.c, 0, 1, 0, 100), RNIC_ESTALE, ack_stale);
-    REFUSED(ack(&e.c, 0, 0, 0, 100), RNIC_ESTALE, ack_stale);
-    REFUSED(ack(&e.c, 0, 2, 0, 100), RNIC_ENOENT, ack_no_probe); /* none outstanding now */
+    REFUSED(ack(&e.c, 0, 1, 0, 100), RNIC_ESTALE, reasons.ack_stale);
+    REFUSED(ack(&e.c, 0, 0, 0, 100), RNIC_ESTALE, reasons.ack_stale);
+    REFUSED(ack(&e.c, 0, 2, 0, 100), RNIC_ENOENT, reasons.ack_no_probe); /* none outstanding now */
     /* full output ports are not input errors: records wait (test_backpressure) */
     free(s.mem);
     /* probe-request overflow: 2^32 - 1 unproduced requests at most (EBUSY, back-pressure) */
     e.c.flows[1].probes_due = UINT32_MAX - 1u; /* white-box: reach the bound without 2^47 bytes */
     e.c.pend_probes += UINT32_MAX - 1u;
     snap_take(&s, &e);
-    REFUSED(hcc_tx_on_sent(&e.c, 1, 2u * 32768u), RNIC_EBUSY, probe_overflow);
-    CHECK_EQ(hcc_tx_on_sent(&e.c, 1, 32768u), RNIC_OK);
+    REFUSED(tx_sent(&e.c, 1, 2u * 32768u), RNIC_EBUSY, reasons.probe_overflow);
+    CHECK_EQ(tx_sent(&e.c, 1, 32768u), RNIC_OK);
     free(s.mem);
 #undef REFUSED
     env_free(&e);
@@ -687,16 +725,16 @@ static void test_backpressure(void)
     unsigned rates = 0, probes = 0;
     hcc_tx_config_default(&cfg);
     cfg.max_flows = 8;
-    cfg.rate_capacity = 2;
-    cfg.probe_capacity = 4;
+    cfg.rate_depth = 2;
+    cfg.probe_depth = 4;
     env_init(&e, &cfg);
     for (f = 0; f < 5; f++)
-        CHECK_EQ(hcc_tx_flow_open(&e.c, f, 1000000000ull * (f + 1u)), RNIC_OK);
-    CHECK_EQ(hcc_tx_on_sent(&e.c, 0, 1u << 20), RNIC_OK); /* 32 probes */
+        CHECK_EQ(tx_open(&e.c, f, 1000000000ull * (f + 1u)), RNIC_OK);
+    CHECK_EQ(tx_sent(&e.c, 0, 1u << 20), RNIC_OK); /* 32 probes */
     CHECK_EQ(hcc_tx_advance(&e.c, 1000), 1);               /* stops: ports filled in the first tick */
     CHECK_EQ(e.c.rates.count, 2);
     CHECK_EQ(e.c.probes.count, 4);
-    CHECK_EQ(hcc_tx_next_event(&e.c), HCC_NEVER); /* waits only for pops */
+    CHECK_EQ(hcc_tx_next_event(&e.c), RNIC_NEVER); /* waits only for pops */
     CHECK_EQ(hcc_tx_advance(&e.c, 1000), 1000);
     CHECK_EQ(e.c.stats.port_stalls, 1);
     while (TEST_FAILS() == 0 && (rates < 5 || probes < 32)) {
@@ -710,7 +748,7 @@ static void test_backpressure(void)
             expect_idx++;
             probes++;
         }
-        CHECK_EQ(hcc_tx_next_event(&e.c), e.c.pend_probes || e.c.pend_rate_flows ? hcc_tx_now(&e.c) : HCC_NEVER);
+        CHECK_EQ(hcc_tx_next_event(&e.c), e.c.pend_probes || e.c.pend_rate_flows ? hcc_tx_now(&e.c) : RNIC_NEVER);
         hcc_tx_tick(&e.c);
         if (e.c.stats.cycles > 100000)
             break;
@@ -719,19 +757,19 @@ static void test_backpressure(void)
     CHECK_EQ(drain_probes(&e.c) + probes, 32);
     CHECK_EQ(e.c.stats.probes_out, 32);
     CHECK_EQ(e.c.stats.rate_records, 5);
-    CHECK_EQ(hcc_tx_next_event(&e.c), HCC_NEVER);
+    CHECK_EQ(hcc_tx_next_event(&e.c), RNIC_NEVER);
     CHECK_EQ(e.c.pend_probes, 0);
     CHECK_EQ(e.c.pend_rate_flows, 0);
     /* close drops the unproduced requests (counted) and never produces a record for it */
-    CHECK_EQ(hcc_tx_on_sent(&e.c, 1, 10u * 32768u), RNIC_OK);
+    CHECK_EQ(tx_sent(&e.c, 1, 10u * 32768u), RNIC_OK);
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 1, 1500000000ull), RNIC_OK);
     CHECK_EQ(hcc_tx_flow_close(&e.c, 1), RNIC_OK);
     CHECK_EQ(e.c.stats.probes_dropped, 10);
-    CHECK_EQ(hcc_tx_next_event(&e.c), HCC_NEVER);
+    CHECK_EQ(hcc_tx_next_event(&e.c), RNIC_NEVER);
     /* reopen before the FIFO entry left: one entry, a fresh rate record, probes from 0 */
-    CHECK_EQ(hcc_tx_flow_open(&e.c, 1, 3000000000ull), RNIC_OK);
+    CHECK_EQ(tx_open(&e.c, 1, 3000000000ull), RNIC_OK);
     CHECK_EQ(e.c.pending.count, 1);
-    CHECK_EQ(hcc_tx_on_sent(&e.c, 1, 32768u), RNIC_OK);
+    CHECK_EQ(tx_sent(&e.c, 1, 32768u), RNIC_OK);
     hcc_tx_tick(&e.c);
     CHECK_EQ(drain_rates(&e.c, &w), 1);
     CHECK_EQ(w.addr, 3000000000ull);
@@ -766,14 +804,14 @@ static void run_ff(uint64_t start, int fast, rec_log *l, hcc_tx_stats *st, uint6
     uint32_t probe_no[4] = { 0, 0, 0, 0 }, acked[4] = { 0, 0, 0, 0 };
     hcc_tx_config_default(&cfg);
     cfg.max_flows = 4;
-    cfg.rate_capacity = 3;
-    cfg.probe_capacity = 5;
+    cfg.rate_depth = 3;
+    cfg.probe_depth = 5;
     cfg.start_cycle = start;
     env_init(&e, &cfg);
     l->n = 0;
     test_rng = 4242;
     for (k = 0; k < 4; k++)
-        CHECK_EQ(hcc_tx_flow_open(&e.c, k, 2000000000ull + k), RNIC_OK);
+        CHECK_EQ(tx_open(&e.c, k, 2000000000ull + k), RNIC_OK);
     for (k = 0; k < 600; k++) {
         uint32_t f = (uint32_t)(rnd() % 4u);
         uint64_t gap = (rnd() % 3u == 0) ? rnd_range(0, 3) : rnd_range(1, 5000);
@@ -787,7 +825,7 @@ static void run_ff(uint64_t start, int fast, rec_log *l, hcc_tx_stats *st, uint6
                 hcc_tx_tick(&e.c);
         }
         if (op == 0)
-            hcc_tx_on_sent(&e.c, f, rnd_range(1, 200000));
+            tx_sent(&e.c, f, rnd_range(1, 200000));
         else if (op == 1)
             hcc_tx_set_rcc(&e.c, f, rnd_range(0, 120000000000ull));
         else if (op == 2 && acked[f] < probe_no[f]) {
@@ -808,7 +846,7 @@ static void run_ff(uint64_t start, int fast, rec_log *l, hcc_tx_stats *st, uint6
     env_free(&e);
 }
 
-/* A record due exactly at cycle 2^64 - 1: next_event reads like HCC_NEVER, advance tells them apart. */
+/* A record due exactly at cycle 2^64 - 1: next_event reads like RNIC_NEVER, advance tells them apart. */
 static void test_due_at_last_cycle(void)
 {
     env e;
@@ -818,7 +856,7 @@ static void test_due_at_last_cycle(void)
     cfg.max_flows = 2;
     cfg.start_cycle = UINT64_MAX;
     env_init(&e, &cfg);
-    CHECK_EQ(hcc_tx_flow_open(&e.c, 0, 1000000000ull), RNIC_OK);
+    CHECK_EQ(tx_open(&e.c, 0, 1000000000ull), RNIC_OK);
     CHECK_EQ(hcc_tx_next_event(&e.c), UINT64_MAX);
     CHECK_EQ(hcc_tx_advance(&e.c, 10), 10);
     CHECK_EQ(hcc_tx_pop_rate(&e.c, &w), RNIC_OK);
@@ -865,7 +903,13 @@ static void test_fast_forward(void)
 typedef struct trace_count {
     unsigned kinds[64];
     uint64_t last_cycle;
+    rnic_trace_event last;
 } trace_count;
+
+static void last_fn(void *user, const rnic_trace_event *ev)
+{
+    ((trace_count *)user)->last = *ev;
+}
 
 static void trace_fn(void *user, const rnic_trace_event *ev)
 {
@@ -873,7 +917,7 @@ static void trace_fn(void *user, const rnic_trace_event *ev)
     if (ev->kind < 64)
         t->kinds[ev->kind]++;
     t->last_cycle = ev->cycle;
-    CHECK_EQ(ev->engine, RNIC_ENGINE_HOSTCC);
+    CHECK_EQ(ev->engine, RNIC_ENGINE_HCC_TX);
 }
 
 static void test_trace(void)
@@ -889,7 +933,7 @@ static void test_trace(void)
     cfg.trace = trace_fn;
     cfg.trace_user = &t;
     env_init(&e, &cfg);
-    CHECK_EQ(hcc_tx_flow_open(&e.c, 0, 5000000000ull), RNIC_OK);
+    CHECK_EQ(tx_open(&e.c, 0, 5000000000ull), RNIC_OK);
     CHECK_EQ(t.kinds[HCC_TX_TRACE_OPEN], 1);
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 0, 4000000000ull), RNIC_OK);
     CHECK_EQ(t.kinds[RNIC_TRACE_RATE], 1);
@@ -898,7 +942,7 @@ static void test_trace(void)
     CHECK_EQ(hcc_tx_pop_rate(&e.c, &w), RNIC_OK);
     CHECK_EQ(t.kinds[RNIC_TRACE_POP], 1);
     p = one_probe(&e.c, 0);
-    CHECK_EQ(t.kinds[RNIC_TRACE_PUSH], 1); /* on_sent */
+    CHECK_EQ(t.kinds[RNIC_TRACE_PUSH], 1); /* push_sent */
     CHECK_EQ(t.kinds[RNIC_TRACE_OUT], 2);
     CHECK_EQ(ack(&e.c, 0, p, 0, 300), RNIC_OK);
     CHECK_EQ(t.kinds[RNIC_TRACE_PUSH], 2);
@@ -907,6 +951,56 @@ static void test_trace(void)
     CHECK_EQ(t.kinds[RNIC_TRACE_REFUSE], 1);
     CHECK_EQ(hcc_tx_flow_close(&e.c, 0), RNIC_OK);
     CHECK_EQ(t.kinds[HCC_TX_TRACE_CLOSE], 1);
+    env_free(&e);
+}
+
+/* Issue 29's contract: a NULL flow config opens at link_bps (not counted as a clamp); the sent
+ * port's PUSH event carries the record's index and len; every reason has its code and a message
+ * and counts once with its code in errors. */
+static void test_flow_config_and_reasons(void)
+{
+    env e;
+    hcc_tx_config cfg;
+    trace_count t;
+    rnic_work w;
+    hcc_tx_flow_config fc;
+    unsigned r;
+    memset(&t, 0, sizeof t);
+    hcc_tx_config_default(&cfg);
+    cfg.max_flows = 2;
+    cfg.link_bps = 40000000000ull;
+    cfg.trace = last_fn;
+    cfg.trace_user = &t;
+    env_init(&e, &cfg);
+    hcc_tx_flow_config_default(&fc);
+    CHECK_EQ(fc.init_rate_bps, 0);
+    CHECK_EQ(hcc_tx_flow_open(&e.c, 0, NULL), RNIC_OK);
+    CHECK_EQ(tx_flow(&e.c, 0).r_rev, cfg.link_bps);
+    CHECK_EQ(hcc_tx_flow_open(&e.c, 1, &fc), RNIC_OK);
+    CHECK_EQ(tx_flow(&e.c, 1).r_rev, cfg.link_bps);
+    CHECK_EQ(e.c.stats.rate_clamped, 0);
+    memset(&w, 0, sizeof w);
+    w.flow = 1;
+    w.index = 77;
+    w.len = 40000;
+    CHECK_EQ(hcc_tx_push_sent(&e.c, &w), RNIC_OK);
+    CHECK_EQ(t.last.kind, RNIC_TRACE_PUSH);
+    CHECK_EQ(t.last.id, 1);
+    CHECK_EQ(t.last.a, 77);
+    CHECK_EQ(t.last.b, 40000);
+    CHECK_EQ(tx_flow(&e.c, 1).probes_due, 1);
+    CHECK_EQ(tx_flow(&e.c, 1).bytes, 40000u - 32768u);
+    CHECK_EQ(hcc_tx_flow_open(&e.c, 1, NULL), RNIC_EEXIST);
+    CHECK_EQ(t.last.kind, RNIC_TRACE_REFUSE);
+    CHECK_EQ(t.last.b, RNIC_EEXIST);
+    CHECK_EQ(e.c.stats.reasons.flow_exists, 1);
+    CHECK_EQ(e.c.stats.errors.by_cause[RNIC_EEXIST], 1);
+    for (r = 0; r < (unsigned)HCC_TX_REASON__COUNT; r++) {
+        CHECK(strncmp(hcc_tx_reason_message((hcc_tx_reason)r), "hcc_tx: ", 8) == 0);
+        CHECK(hcc_tx_reason_code((hcc_tx_reason)r) != RNIC_OK);
+    }
+    CHECK_EQ(hcc_tx_reason_code(HCC_TX_REASON_ACK_STALE), RNIC_ESTALE);
+    CHECK(strcmp(hcc_tx_reason_message(HCC_TX_REASON__COUNT), "?") == 0);
     env_free(&e);
 }
 
@@ -931,6 +1025,7 @@ int main(void)
     RUN(test_fast_forward);
     RUN(test_due_at_last_cycle);
     RUN(test_trace);
+    RUN(test_flow_config_and_reasons);
     RUN(test_no_allocation);
     return test_summary();
 }

@@ -355,7 +355,7 @@ static void set_rate_cb(void *user, uint32_t flow, uint64_t bps)
  * send unit taking a block; here the block then waits in the transport behind up to
  * max_outstanding - 1 others and is paced at the QP's rate, so 20 us would retransmit nearly
  * every block. The model's choice: twice the time to send max_outstanding full blocks at the
- * slowest rate the QP's register can hold -- DCQCN's floor (min_rate_bps, also RHCC's R_rev
+ * slowest rate the QP's register can hold -- DCQCN's floor (rate_floor_bps, also RHCC's R_rev
  * floor), or a lower cap -- rounded up to 100 us, at least 20 us (--qos-timeout-us overrides).
  * Not the fair share: DCQCN holds QPs below it for milliseconds (3x host load, 20 ms: the
  * QPs' mean R_cc 1.8 Gb/s at the end against a 2.9 Gb/s share), and a timeout from the share
@@ -529,15 +529,15 @@ static void nic_init(model *m, nic *n, uint32_t h)
         hcc_tx_config hc;
         hcc_tx_config_default(&hc);
         hc.clock_hz = CLOCK_HZ;
-        hc.line_bps = m->line_bps;
-        hc.min_rate_bps = m->dcqcn.min_rate_bps;
+        hc.link_bps = m->line_bps;
+        hc.min_rate_bps = m->dcqcn.rate_floor_bps;
         hc.max_flows = m->nflows;
-        hc.rate_capacity = m->nflows + 1u; /* a record per flow at most waits: never full */
-        hc.probe_capacity = 1024;
+        hc.rate_depth = m->nflows + 1u; /* a record per flow at most waits: never full */
+        hc.probe_depth = 1024;
         hc.max_delay_ns = HCC_TX_MAX_DELAY_NS; /* a host stall of any length is a delay, not bad input */
         hc.trace = on_trace;
         hc.trace_user = m;
-        hc.trace_id = (uint16_t)(RNIC_ENGINE_HOSTCC + 32u * h);
+        hc.trace_id = (uint16_t)(RNIC_ENGINE_HCC_TX + 32u * h);
         if ((e = hcc_tx_config_check(&hc, &field)) != RNIC_OK) {
             fprintf(stderr, "rnic_model: RHCC sender config: %s: %s\n", field ? field : "?", rnic_strerror(e));
             exit(1);
@@ -560,7 +560,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
             pf.group = t;
             if (!o->sched_qos && (e = rq_palos_flow_open(&n->palos, flow, &pf)) != RNIC_OK)
                 die("rq_palos_flow_open", e);
-            if (n->htx_on && (e = hcc_tx_flow_open(&n->htx, flow, m->line_bps)) != RNIC_OK)
+            if (n->htx_on && (e = hcc_tx_flow_open(&n->htx, flow, NULL)) != RNIC_OK) /* at link_bps */
                 die("hcc_tx_flow_open", e);
             write_rate_register(n, flow, m->line_bps); /* Tassel's register before the transport's first word */
             if ((e = tp_flow_open(&n->tx, flow, &fp)) != RNIC_OK)
@@ -635,10 +635,10 @@ static void receiver_init(model *m)
         /* room for both windows, so the windows and not the queue set the shares (the FCFS rule
          * of docs/hostcc_host.md) */
         hc.mem_queue = hc.cpu_outstanding + hc.iio_mem_credits;
-        hc.rx_port = 256;
+        hc.rx_depth = 256;
         hc.trace = on_trace;
         hc.trace_user = m;
-        hc.trace_id = (uint16_t)(RNIC_ENGINE_HOSTCC + 32u * o->hosts);
+        hc.trace_id = (uint16_t)(RNIC_ENGINE_HCC_HOST + 32u * o->hosts);
         if ((e = hcc_host_config_check(&hc, &field)) != RNIC_OK) {
             fprintf(stderr, "rnic_model: host config: %s: %s\n", field ? field : "?", rnic_strerror(e));
             exit(1);
@@ -659,7 +659,7 @@ static void receiver_init(model *m)
             xc.fast_down = !o->uniform_slack; /* undo a trial step up at once (docs/hostcc_rx.md) */
             xc.trace = on_trace;
             xc.trace_user = m;
-            xc.trace_id = (uint16_t)(RNIC_ENGINE_HOSTCC + 32u * (o->hosts + 1u));
+            xc.trace_id = (uint16_t)(RNIC_ENGINE_HCC_RX + 32u * (o->hosts + 1u));
             if ((e = hcc_rx_config_check(&xc, &field)) != RNIC_OK) {
                 fprintf(stderr, "rnic_model: RHCC receiver config: %s: %s\n", field ? field : "?", rnic_strerror(e));
                 exit(1);
@@ -860,7 +860,7 @@ static void pfc_frames(model *m)
         rnic_work s;
         while (m->pfc_count < PFC_QUEUE && hcc_host_pop_signal(&m->hh, &s) == RNIC_OK) {
             f.port = HOST_PFC_PORT;
-            f.quanta = s.op == HCC_HOST_SIG_PAUSE ? 0xffffu : 0u;
+            f.quanta = (s.flags & HCC_HOST_WORK_PAUSE) ? 0xffffu : 0u;
             f.cycle = m->now + hop;
             m->pfc[(m->pfc_head + m->pfc_count++) % PFC_QUEUE] = f;
             m->host_pfc_frames++;
@@ -902,9 +902,9 @@ static void host_transfer(model *m)
                 m->model_errors++;
         }
         while (hcc_rx_pop_action(&m->hrx, &w) == RNIC_OK) {
-            e = w.op == HCC_RX_OP_MBA ? hcc_host_set_mba_level(&m->hh, w.index)
-                                      : hcc_host_set_ecn(&m->hh, (w.flags & HCC_WORK_CE) != 0);
-            m->mba_writes += w.op == HCC_RX_OP_MBA;
+            e = (w.flags & HCC_RX_WORK_MBA) ? hcc_host_set_mba_level(&m->hh, w.aux)
+                                            : hcc_host_set_ecn(&m->hh, (w.flags & HCC_WORK_CE) != 0);
+            m->mba_writes += (w.flags & HCC_RX_WORK_MBA) != 0;
             if (e != RNIC_OK)
                 m->model_errors++;
         }
@@ -1038,7 +1038,7 @@ static void transfer(model *m)
         }
         while (rm_pipe_space(&n->dma) && rl_pop_tx(&n->tassel, &w) == RNIC_OK)
             if (tassel_packet(m, n, &w)) {
-                if (n->htx_on && hcc_tx_on_sent(&n->htx, w.flow, w.len) != RNIC_OK)
+                if (n->htx_on && hcc_tx_push_sent(&n->htx, &w) != RNIC_OK)
                     m->model_errors++;
                 rm_pipe_push(&n->dma, &w);
             }
@@ -1815,10 +1815,10 @@ int main(int argc, char **argv)
         m.hw1_taken = 1;
         for (h = 0; h < o->hosts; h++)
             for (i = 0; i < m.nflows && m.nics[h].htx_on; i++) {
-                const hcc_tx_flow *hf = hcc_tx_get_flow(&m.nics[h].htx, i);
-                if (hf && hf->open) {
-                    rev_sum += (double)hf->r_rev;
-                    rcc_sum += (double)hf->r_cc;
+                hcc_tx_flow_view hf;
+                if (hcc_tx_flow_state(&m.nics[h].htx, i, &hf) == RNIC_OK && hf.open) {
+                    rev_sum += (double)hf.r_rev;
+                    rcc_sum += (double)hf.r_cc;
                     rev_n++;
                 }
             }

@@ -21,8 +21,6 @@ HCC_API const char *hcc_version(void);
 
 /* ---- RHCC (docs/hostcc_model.md; the shapes every engine shares: docs/engine_contract.md) ---- */
 
-#define HCC_NEVER RNIC_NEVER /* hcc_*_next_event: nothing will happen without new input */
-
 /* rnic_work.flags bits of hostcc.h. HCC_WORK_CE is the same bit as transport.h's TP_WORK_ECN, so
  * a packet the host marks is an ECN-marked packet to tp_rx's DCQCN notification point. */
 #define HCC_WORK_CE (2u << RNIC_WORK_ENGINE_SHIFT)

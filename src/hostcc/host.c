@@ -27,12 +27,12 @@ HCC_API void hcc_host_config_default(hcc_host_config *cfg)
     cfg->ddio_lines = 65536u;
     cfg->ddio_ways = 2u;
     cfg->cpu_evict_ppm = 181818u;
-    cfg->rx_port = 64u;
-    cfg->signal_port = 16u;
+    cfg->rx_depth = 64u;
+    cfg->signal_depth = 16u;
     cfg->start_cycle = 0;
     cfg->trace = NULL;
     cfg->trace_user = NULL;
-    cfg->trace_id = RNIC_ENGINE_HOSTCC;
+    cfg->trace_id = RNIC_ENGINE_HCC_HOST;
 }
 
 HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **field)
@@ -86,10 +86,10 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "ddio_ways", RNIC_EINVAL);
     if (cfg->cpu_evict_ppm > 1000000u)
         return rnic_config_bad(field, "cpu_evict_ppm", RNIC_EINVAL);
-    if (cfg->rx_port < 1u || cfg->rx_port > (1u << 20))
-        return rnic_config_bad(field, "rx_port", RNIC_EINVAL);
-    if (cfg->signal_port < 1u || cfg->signal_port > (1u << 20))
-        return rnic_config_bad(field, "signal_port", RNIC_EINVAL);
+    if (cfg->rx_depth < 1u || cfg->rx_depth > (1u << 20))
+        return rnic_config_bad(field, "rx_depth", RNIC_EINVAL);
+    if (cfg->signal_depth < 1u || cfg->signal_depth > (1u << 20))
+        return rnic_config_bad(field, "signal_depth", RNIC_EINVAL);
     return RNIC_OK;
 }
 
@@ -103,8 +103,8 @@ static bool hcc__host_layout_of(const hcc_host_config *cfg, hcc__host_layout *l)
     if (hcc_host_config_check(cfg, NULL) != RNIC_OK)
         return false;
     if (!rnic__mem_reserve(&off, cfg->rx_packets, sizeof(rnic_work), &l->rx) ||
-        !rnic__mem_reserve(&off, cfg->rx_port, sizeof(rnic_work), &l->out) ||
-        !rnic__mem_reserve(&off, cfg->signal_port, sizeof(rnic_work), &l->sig) ||
+        !rnic__mem_reserve(&off, cfg->rx_depth, sizeof(rnic_work), &l->out) ||
+        !rnic__mem_reserve(&off, cfg->signal_depth, sizeof(rnic_work), &l->sig) ||
         !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_line), &l->flight) ||
         !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_ret), &l->ret) ||
         !rnic__mem_reserve(&off, cfg->iio_lines, sizeof(hcc__host_line), &l->iio) ||
@@ -135,19 +135,19 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     h->cfg = *cfg;
     h->now = cfg->start_cycle;
     h->head_left = cfg->start_cycle;
-    h->trace_id = cfg->trace_id;
+    h->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HCC_HOST;
     rnic_trace_set(&h->trace, cfg->trace, cfg->trace_user);
     (void)rnic_ring_init(&h->rx, sizeof(rnic_work), cfg->rx_packets, m + l.rx, (size_t)cfg->rx_packets * sizeof(rnic_work));
-    (void)rnic_ring_init(&h->out, sizeof(rnic_work), cfg->rx_port, m + l.out, (size_t)cfg->rx_port * sizeof(rnic_work));
-    (void)rnic_ring_init(&h->sig, sizeof(rnic_work), cfg->signal_port, m + l.sig, (size_t)cfg->signal_port * sizeof(rnic_work));
-    h->flight = (hcc__host_line *)(void *)(m + l.flight);
-    h->flight_q.cap = cfg->iio_lines;
-    h->ret = (hcc__host_ret *)(void *)(m + l.ret);
-    h->ret_q.cap = cfg->iio_lines;
-    h->iio = (hcc__host_line *)(void *)(m + l.iio);
-    h->iio_q.cap = cfg->iio_lines;
-    h->mem = (hcc__host_mreq *)(void *)(m + l.mem);
-    h->mem_q.cap = cfg->mem_queue;
+    (void)rnic_ring_init(&h->out, sizeof(rnic_work), cfg->rx_depth, m + l.out, (size_t)cfg->rx_depth * sizeof(rnic_work));
+    (void)rnic_ring_init(&h->sig, sizeof(rnic_work), cfg->signal_depth, m + l.sig, (size_t)cfg->signal_depth * sizeof(rnic_work));
+    (void)rnic_ring_init(&h->flight_q, sizeof(hcc__host_line), cfg->iio_lines, m + l.flight,
+                         (size_t)cfg->iio_lines * sizeof(hcc__host_line));
+    (void)rnic_ring_init(&h->ret_q, sizeof(hcc__host_ret), cfg->iio_lines, m + l.ret,
+                         (size_t)cfg->iio_lines * sizeof(hcc__host_ret));
+    (void)rnic_ring_init(&h->iio_q, sizeof(hcc__host_line), cfg->iio_lines, m + l.iio,
+                         (size_t)cfg->iio_lines * sizeof(hcc__host_line));
+    (void)rnic_ring_init(&h->mem_q, sizeof(hcc__host_mreq), cfg->mem_queue, m + l.mem,
+                         (size_t)cfg->mem_queue * sizeof(hcc__host_mreq));
     h->ddio = cfg->ddio_lines ? (uint64_t *)(void *)(m + l.ddio) : NULL;
     h->ddio_sets = cfg->ddio_lines ? cfg->ddio_lines / cfg->ddio_ways : 0;
     lat = rnic_ns_to_cycles(cfg->pcie_latency_ns, cfg->clock_hz); /* nearest, an exact half up */
@@ -202,12 +202,15 @@ static uint64_t hcc__host_next(const hcc_host *h, bool *never)
     if (due != 0 && !rnic_ring_full(&h->sig))
         return h->now;
     if (h->flight_q.count) {
-        next = h->flight[h->flight_q.head].cycle;
+        next = ((const hcc__host_line *)rnic_ring_peek(&h->flight_q))->cycle;
         have = true;
     }
-    if (h->ret_q.count && (!have || (int64_t)(h->ret[h->ret_q.head].cycle - next) < 0)) {
-        next = h->ret[h->ret_q.head].cycle;
-        have = true;
+    if (h->ret_q.count) {
+        uint64_t ret = ((const hcc__host_ret *)rnic_ring_peek(&h->ret_q))->cycle;
+        if (!have || (int64_t)(ret - next) < 0) {
+            next = ret;
+            have = true;
+        }
     }
     if (have && (int64_t)(next - h->now) <= 0)
         return h->now;

@@ -6,14 +6,15 @@
  * dirty victim). Per cycle, downstream first: memory controller, CPU traffic, DDIO write-backs,
  * IIO, PCIe, RX buffer (PFC). */
 
-/* Records on the signal port (rnic_work.op): PFC frames toward the upstream switch. */
-#define HCC_HOST_SIG_PAUSE 1u
-#define HCC_HOST_SIG_RESUME 2u
+/* Records on the signal port: PFC frames toward the upstream switch, told by an engine bit of
+ * rnic_work.flags (op is never written). */
+#define HCC_HOST_WORK_PAUSE (512u << RNIC_WORK_ENGINE_SHIFT)
+#define HCC_HOST_WORK_RESUME (1024u << RNIC_WORK_ENGINE_SHIFT)
 
-/* Engine-specific trace kinds. */
+/* Engine-specific trace kinds (engine RNIC_ENGINE_HCC_HOST). */
 #define HCC_HOST_TRACE_PAUSE 16u  /* PAUSE sent: a = RX buffer bytes */
 #define HCC_HOST_TRACE_RESUME 17u /* RESUME sent: a = RX buffer bytes, b = cycles paused */
-#define HCC_HOST_TRACE_DROP 18u   /* a packet dropped (RX buffer full): id = flow, a = tag, b = len */
+#define HCC_HOST_TRACE_DROP 18u   /* a packet dropped (RX buffer full): id = flow, a = index, b = len */
 #define HCC_HOST_TRACE_MBA 19u    /* MBA level written: a = level, b = its bytes per second */
 #define HCC_HOST_TRACE_CPU 20u    /* CPU load written: a = applied B/s, b = asked B/s */
 #define HCC_HOST_TRACE_STALL 21u  /* a posted write waited for credits: a = lines needed, b = credits held */
@@ -27,7 +28,7 @@ typedef struct hcc_host_config {
     uint32_t xon_bytes;       /* RESUME when occupancy <= xon, default xoff - 16 KB (Choice) */
     uint32_t cnp_bytes;       /* without PFC: mark HCC_WORK_CE above it, default 32 KB (Choice) */
     uint64_t pcie_bps;        /* PCIe link, default 128 Gb/s (3.0 x16); 1 Mb/s .. 2 Tb/s */
-    uint32_t pcie_latency_ns; /* write start -> IIO arrival, and credit return, default 500; <= 1 ms */
+    uint64_t pcie_latency_ns; /* write start -> IIO arrival, and credit return, default 500; <= 1 ms */
     uint32_t pcie_mps;        /* max payload of a posted write, default 256; 64 .. 4096 */
     uint32_t pcie_tlp_overhead; /* bytes per write on the link beyond payload, default 24; <= 256 */
     uint32_t iio_lines;       /* IIO write buffer = the RNIC's credits, 64 B lines, default 256
@@ -44,12 +45,12 @@ typedef struct hcc_host_config {
     uint32_t ddio_ways;       /* ways per set, default 2 (Choice); 1 .. 64, divides ddio_lines */
     uint32_t cpu_evict_ppm;   /* DDIO lines evicted per CPU line served, millionths, default
                                  181818 (2 of 11 LLC ways, Choice); <= 1,000,000 */
-    uint32_t rx_port;         /* pop_rx port depth, default 64 */
-    uint32_t signal_port;     /* pop_signal port depth, default 16 */
+    uint32_t rx_depth;        /* rx output port (pop_rx) depth, default 64; 1 .. 2^20 */
+    uint32_t signal_depth;    /* signal output port (pop_signal) depth, default 16; 1 .. 2^20 */
     uint64_t start_cycle;     /* hcc_host_now() after init, default 0 */
     rnic_trace_fn trace;      /* NULL: off */
     void *trace_user;
-    uint16_t trace_id;        /* default RNIC_ENGINE_HOSTCC */
+    uint16_t trace_id;        /* default RNIC_ENGINE_HCC_HOST */
 } hcc_host_config;
 
 typedef struct hcc_host_stats {
@@ -83,14 +84,11 @@ HCC_API size_t hcc_host_mem_size(const hcc_host_config *cfg);
  * hcc_host_mem_size(&cfg); tests/test_mem_size_macros.c checks it). Arguments are the config
  * fields that size the memory; at the defaults HCC_HOST_MEM_SIZE(4096, 64, 16, 256, 256, 65536).
  * Evaluates its arguments several times: pass constants. */
-#define HCC_HOST_MEM_SIZE(rx_packets, rx_port, signal_port, iio_lines, mem_queue, ddio_lines)                  \
-    (HCC__MEM_PART((rx_packets), rnic_work) + HCC__MEM_PART((rx_port), rnic_work) +                            \
-     HCC__MEM_PART((signal_port), rnic_work) + 2u * HCC__MEM_PART((iio_lines), hcc__host_line) +               \
-     HCC__MEM_PART((iio_lines), hcc__host_ret) + HCC__MEM_PART((mem_queue), hcc__host_mreq) +                  \
-     HCC__MEM_PART((ddio_lines), uint64_t))
-/* The hostcc.h size macros' part: n elements rounded up to RNIC_MEM_ALIGN, as the layouts do. */
-#define HCC__MEM_PART(n, type) \
-    ((size_t)(((uint64_t)(n) * sizeof(type) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u)))
+#define HCC_HOST_MEM_SIZE(rx_packets, rx_depth, signal_depth, iio_lines, mem_queue, ddio_lines)              \
+    (RNIC__MEM_PART((rx_packets), rnic_work) + RNIC__MEM_PART((rx_depth), rnic_work) +                         \
+     RNIC__MEM_PART((signal_depth), rnic_work) + 2u * RNIC__MEM_PART((iio_lines), hcc__host_line) +            \
+     RNIC__MEM_PART((iio_lines), hcc__host_ret) + RNIC__MEM_PART((mem_queue), hcc__host_mreq) +                \
+     RNIC__MEM_PART((ddio_lines), uint64_t))
 /* RNIC_EINVAL: NULL, bad config, misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *mem, size_t size);
 
@@ -108,7 +106,7 @@ HCC_API uint32_t hcc_host_space_rx(const hcc_host *h);
  * last write, the later): the RNIC's processing delay without the RX-buffer queue. */
 HCC_API rnic_err hcc_host_pop_rx(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_rx(const hcc_host *h, rnic_work *out);
-/* PFC frames: op = HCC_HOST_SIG_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
+/* PFC frames: flags = HCC_HOST_WORK_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
 HCC_API rnic_err hcc_host_pop_signal(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_signal(const hcc_host *h, rnic_work *out);
 
@@ -152,10 +150,6 @@ typedef struct hcc__host_mreq { /* one line in the memory controller queue */
     uint32_t bytes;             /* IIO payload bytes (type IIO) */
 } hcc__host_mreq;
 
-typedef struct hcc__host_fifo { /* index ring over caller memory */
-    uint32_t head, count, cap;
-} hcc__host_fifo;
-
 struct hcc_host {
     hcc_host_config cfg;
     uint64_t now;
@@ -175,18 +169,14 @@ struct hcc_host {
     uint64_t lat;               /* pcie_latency_ns in cycles */
     int64_t pcie_tok;           /* bits x clock_hz: gains pcie_bps per cycle, capped at it */
     uint32_t credits;
-    hcc__host_line *flight;
-    hcc__host_fifo flight_q;
-    hcc__host_ret *ret;
-    hcc__host_fifo ret_q;
+    rnic_ring flight_q;         /* hcc__host_line: lines on the link */
+    rnic_ring ret_q;            /* hcc__host_ret: credits on their way back */
     /* IIO */
-    hcc__host_line *iio;
-    hcc__host_fifo iio_q;       /* lines waiting to be forwarded */
+    rnic_ring iio_q;            /* hcc__host_line: lines waiting to be forwarded */
     uint32_t iio_at_mem;        /* lines forwarded, waiting for memory (their own or a write-back) */
     uint64_t iio_cum;
     /* memory controller and CPU */
-    hcc__host_mreq *mem;
-    hcc__host_fifo mem_q;
+    rnic_ring mem_q;            /* hcc__host_mreq */
     int64_t mem_tok;            /* bytes x clock_hz */
     uint64_t cpu_load, cpu_rate; /* offered; min(offered, MBA cap) applied at the tick */
     int64_t cpu_tok;

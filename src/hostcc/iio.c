@@ -19,36 +19,38 @@ static void hcc__host_free_line(hcc_host *h)
     uint64_t due = h->now + h->lat;
     h->stats.iio_lines_freed++;
     if (h->ret_q.count) {
-        hcc__host_ret *t = &h->ret[hcc__host_fifo_slot(&h->ret_q, h->ret_q.count - 1u)];
+        hcc__host_ret *t = (hcc__host_ret *)(void *)rnic__ring_slot(&h->ret_q, h->ret_q.count - 1u);
         if (t->cycle == due) {
             t->count++;
             return;
         }
     }
     {
-        hcc__host_ret *t = &h->ret[hcc__host_fifo_tail(&h->ret_q)];
-        t->cycle = due;
-        t->count = 1;
-        t->pad = 0;
+        hcc__host_ret t;
+        t.cycle = due;
+        t.count = 1;
+        t.pad = 0;
+        (void)rnic_ring_push_n(&h->ret_q, &t, sizeof t); /* one entry per line at most: never full */
     }
 }
 
 static bool hcc__host_mem_room(const hcc_host *h)
 {
-    return h->mem_q.count < h->mem_q.cap;
+    return !rnic_ring_full(&h->mem_q);
 }
 
 static void hcc__host_mem_put(hcc_host *h, uint32_t type, uint32_t bytes)
 {
-    hcc__host_mreq *m = &h->mem[hcc__host_fifo_tail(&h->mem_q)];
-    m->type = type;
-    m->bytes = bytes;
+    hcc__host_mreq m;
+    m.type = type;
+    m.bytes = bytes;
+    (void)rnic_ring_push_n(&h->mem_q, &m, sizeof m); /* the caller checked hcc__host_mem_room */
 }
 
 static void hcc__host_iio_step(hcc_host *h)
 {
     while (h->iio_q.count) {
-        const hcc__host_line *x = &h->iio[h->iio_q.head];
+        const hcc__host_line *x = (const hcc__host_line *)rnic_ring_peek(&h->iio_q);
         bool can_queue = hcc__host_mem_room(h) && h->iio_at_mem < h->cfg.iio_mem_credits;
         if (h->ddio) {
             int r = hcc__host_ddio_write(h, x, can_queue);
@@ -67,6 +69,6 @@ static void hcc__host_iio_step(hcc_host *h)
             hcc__host_mem_put(h, HCC__HOST_M_IIO, x->bytes);
             h->iio_at_mem++;
         }
-        hcc__host_fifo_drop(&h->iio_q);
+        (void)rnic_ring_pop_n(&h->iio_q, NULL, sizeof *x);
     }
 }

@@ -17,7 +17,7 @@
  *
  * Static memory: HCC_HOST_MEM_SIZE(rx_packets, rx_port, signal_port, iio_lines, mem_queue,
  * ddio_lines), HCC_RX_MEM_SIZE(sample_capacity, action_capacity) and HCC_TX_MEM_SIZE(max_flows,
- * rate_capacity, probe_capacity) are the three X_mem_size as integer constant expressions (equal
+ * rate_depth, probe_depth) are the three X_mem_size as integer constant expressions (equal
  * for any valid config; tested), so firmware sizes static buffers without calling them.
  *
  * Conventions (all rnicq headers): prefix hcc_/HCC_; define HCC_IMPLEMENTATION (or

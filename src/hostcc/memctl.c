@@ -20,8 +20,8 @@ static void hcc__host_mem_step(hcc_host *h)
     int64_t r = (int64_t)h->cfg.mem_Bps, cost = hcc__host_line_cost(h);
     h->mem_tok = h->mem_tok + r > r ? r : h->mem_tok + r;
     while (h->mem_tok > 0 && h->mem_q.count) {
-        hcc__host_mreq m = h->mem[h->mem_q.head];
-        hcc__host_fifo_drop(&h->mem_q);
+        hcc__host_mreq m;
+        (void)rnic_ring_pop_n(&h->mem_q, &m, sizeof m);
         h->mem_tok -= cost;
         switch (m.type) {
         case HCC__HOST_M_CPU_READ:

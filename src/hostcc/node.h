@@ -4,5 +4,5 @@
 HCC_API const rnic_node_ops *hcc_host_node_ops(void);
 /* hcc_rx's node table: inputs sample; outputs action. */
 HCC_API const rnic_node_ops *hcc_rx_node_ops(void);
-/* hcc_tx's node table: inputs probe_ack; outputs probe, rate. */
+/* hcc_tx's node table: inputs sent, probe_ack; outputs probe, rate. */
 HCC_API const rnic_node_ops *hcc_tx_node_ops(void);

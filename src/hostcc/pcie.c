@@ -51,7 +51,7 @@ static void hcc__host_out(hcc_host *h)
     h->stats.delay_sum += o.aux;
     if (o.aux > h->stats.delay_max)
         h->stats.delay_max = o.aux;
-    rnic_trace_work(&h->trace, h->trace_id, RNIC_TRACE_OUT, &o);
+    RNIC__TRACE_REC(h, RNIC_TRACE_OUT, &o);
 }
 
 /* A probe at the head: leaves in order, no TLP, no credit; its bytes free. */
@@ -69,7 +69,7 @@ static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
     h->credits -= lines;
     h->pcie_tok -= hcc__host_tlp_cost(h, b);
     for (l = a >> 6; l <= (end - 1u) >> 6; l++) {
-        hcc__host_line *x = &h->flight[hcc__host_fifo_tail(&h->flight_q)];
+        hcc__host_line x;
         /* the payload's first and last byte in this line, inclusive: the line's end byte
          * (lo + 63) is representable on the address space's top line, where lo + 64 wraps to 0
          * (push_rx accepts a packet ending at 2^64 - 1; fuzz_hostcc found it) */
@@ -78,10 +78,11 @@ static void hcc__host_issue(hcc_host *h, uint32_t b, uint32_t lines, bool last)
             lo = a;
         if (hi > end - 1u)
             hi = end - 1u;
-        x->cycle = h->now + h->lat;
-        x->addr = l;
-        x->bytes = (uint32_t)(hi - lo + 1u);
-        x->pad = 0;
+        x.cycle = h->now + h->lat;
+        x.addr = l;
+        x.bytes = (uint32_t)(hi - lo + 1u);
+        x.pad = 0;
+        (void)rnic_ring_push_n(&h->flight_q, &x, sizeof x); /* a credit per line: never full */
     }
     h->stats.pcie_writes++;
     h->stats.pcie_bytes += b;
@@ -101,21 +102,21 @@ static void hcc__host_pcie_step(hcc_host *h)
     int64_t r = (int64_t)h->cfg.pcie_bps;
     /* credits back */
     while (h->ret_q.count) {
-        hcc__host_ret *x = &h->ret[h->ret_q.head];
+        const hcc__host_ret *x = (const hcc__host_ret *)rnic_ring_peek(&h->ret_q);
         if ((int64_t)(h->now - x->cycle) < 0)
             break;
         h->credits += x->count;
         h->stats.credits_returned += x->count;
-        hcc__host_fifo_drop(&h->ret_q);
+        (void)rnic_ring_pop_n(&h->ret_q, NULL, sizeof *x);
     }
     /* writes arriving at the IIO */
     while (h->flight_q.count) {
-        const hcc__host_line *x = &h->flight[h->flight_q.head];
+        const hcc__host_line *x = (const hcc__host_line *)rnic_ring_peek(&h->flight_q);
         uint32_t occ;
         if ((int64_t)(h->now - x->cycle) < 0)
             break;
-        h->iio[hcc__host_fifo_tail(&h->iio_q)] = *x;
-        hcc__host_fifo_drop(&h->flight_q);
+        (void)rnic_ring_push_n(&h->iio_q, x, sizeof *x); /* the line's credit holds its place */
+        (void)rnic_ring_pop_n(&h->flight_q, NULL, sizeof *x);
         h->stats.iio_lines_in++;
         occ = h->iio_q.count + h->iio_at_mem;
         if (occ > h->stats.iio_max)

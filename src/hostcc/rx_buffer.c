@@ -1,32 +1,16 @@
 /* hostcc.h: hcc_host -- shared helpers and the RNIC RX buffer (step 6 of the cycle: PFC / marking;
- * docs/hostcc_host.md). */
-
-/* ---- index rings over caller memory (used by every block of hcc_host) ---- */
-static uint32_t hcc__host_fifo_slot(const hcc__host_fifo *q, uint32_t i)
-{
-    uint32_t room = q->cap - q->head;
-    return i < room ? q->head + i : i - room;
-}
-static uint32_t hcc__host_fifo_tail(hcc__host_fifo *q) /* slot for a new element; caller checks room */
-{
-    uint32_t s = hcc__host_fifo_slot(q, q->count);
-    q->count++;
-    return s;
-}
-static void hcc__host_fifo_drop(hcc__host_fifo *q)
-{
-    q->head = q->head + 1u == q->cap ? 0 : q->head + 1u;
-    q->count--;
-}
+ * docs/hostcc_host.md). Every queue of hcc_host is an rnic_ring over caller memory. */
 
 static void hcc__host_emit(hcc_host *h, uint16_t kind, uint32_t id, uint64_t a, uint64_t b)
 {
-    rnic_trace_emit(&h->trace, h->now, h->trace_id, kind, id, a, b);
+    RNIC__TRACE(h, kind, id, a, b);
 }
 
+/* Count a refused input once (errors) and trace it: a = the refused record's index (a register
+ * write: the value), b = the error. */
 static rnic_err hcc__host_refuse(hcc_host *h, rnic_err e, uint32_t id, uint64_t value)
 {
-    hcc__host_emit(h, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    hcc__host_emit(h, RNIC_TRACE_REFUSE, id, value, (uint64_t)e);
     return rnic_err_note(&h->stats.errors, e);
 }
 
@@ -36,14 +20,14 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt)
     if (!h)
         return RNIC_EINVAL;
     if (!pkt || pkt->len == 0)
-        return hcc__host_refuse(h, RNIC_EINVAL, pkt ? pkt->flow : 0, 0);
+        return hcc__host_refuse(h, RNIC_EINVAL, pkt ? pkt->flow : 0, pkt ? pkt->index : 0);
     if (pkt->len > h->cfg.rx_buffer_bytes || pkt->addr > UINT64_MAX - pkt->len)
-        return hcc__host_refuse(h, RNIC_ERANGE, pkt->flow, pkt->len);
+        return hcc__host_refuse(h, RNIC_ERANGE, pkt->flow, pkt->index);
     if (rnic_ring_full(&h->rx) || pkt->len > h->cfg.rx_buffer_bytes - h->rx_bytes) {
         h->stats.dropped++;
         h->stats.dropped_bytes += pkt->len;
-        hcc__host_emit(h, HCC_HOST_TRACE_DROP, pkt->flow, pkt->tag, pkt->len);
-        return hcc__host_refuse(h, RNIC_EBUSY, pkt->flow, pkt->len);
+        hcc__host_emit(h, HCC_HOST_TRACE_DROP, pkt->flow, pkt->index, pkt->len);
+        return hcc__host_refuse(h, RNIC_EBUSY, pkt->flow, pkt->index);
     }
     w = *pkt;
     w.cycle = h->now; /* arrival */
@@ -56,7 +40,7 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt)
     h->rx_bytes += w.len;
     h->stats.packets_in++;
     h->stats.bytes_in += w.len;
-    hcc__host_emit(h, RNIC_TRACE_PUSH, w.flow, w.index, w.len);
+    RNIC__TRACE_REC(h, RNIC_TRACE_PUSH, &w);
     return RNIC_OK;
 }
 
@@ -78,7 +62,7 @@ static rnic_err hcc__host_take(hcc_host *h, rnic_ring *r, rnic_work *out, bool p
     *out = *w;
     if (pop) {
         (void)rnic_ring_pop(r, NULL);
-        hcc__host_emit(h, RNIC_TRACE_POP, out->flow, out->tag, out->len);
+        RNIC__TRACE_REC(h, RNIC_TRACE_POP, out);
     }
     return RNIC_OK;
 }
@@ -124,9 +108,9 @@ static void hcc__host_rx_step(hcc_host *h)
     RNIC_MEMSET(&s, 0, sizeof s);
     s.cycle = h->now;
     s.addr = h->rx_bytes;
-    s.op = due > 0 ? HCC_HOST_SIG_PAUSE : HCC_HOST_SIG_RESUME;
+    s.flags = due > 0 ? HCC_HOST_WORK_PAUSE : HCC_HOST_WORK_RESUME;
     (void)rnic_ring_push(&h->sig, &s);
-    hcc__host_emit(h, RNIC_TRACE_OUT, 0, 0, 0);
+    RNIC__TRACE_REC(h, RNIC_TRACE_OUT, &s);
     if (due > 0) {
         h->paused = true;
         h->pause_start = h->now;

@@ -1,8 +1,6 @@
 /* hostcc.h: rx_ctl.c -- the RHCC receiver controller (docs/hostcc_rx.md). */
 
-#define HCC__RX_TRACE(c, kind, id, a, b)                                                  \
-    rnic_trace_emit(&(c)->trace, (c)->now, (c)->trace_id, (uint16_t)(kind), (uint32_t)(id), \
-                    (uint64_t)(a), (uint64_t)(b))
+#define HCC__RX_TRACE(c, kind, id, a, b) RNIC__TRACE((c), (kind), (id), (a), (b))
 
 HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
 {
@@ -17,20 +15,20 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
     cfg->start_level = 0u;
     cfg->slack_ns = 150000u;
     cfg->fast_down = false;
-    cfg->levels_bps[0] = HCC_MBA_LEVEL_0_BPS;
-    cfg->levels_bps[1] = HCC_MBA_LEVEL_1_BPS;
-    cfg->levels_bps[2] = HCC_MBA_LEVEL_2_BPS;
-    cfg->levels_bps[3] = HCC_MBA_LEVEL_3_BPS;
-    cfg->levels_bps[4] = HCC_MBA_LEVEL_4_BPS;
+    cfg->levels_bps[0] = 8u * HCC_MBA_LEVEL_0_BPS; /* bytes/s -> b/s */
+    cfg->levels_bps[1] = 8u * HCC_MBA_LEVEL_1_BPS;
+    cfg->levels_bps[2] = 8u * HCC_MBA_LEVEL_2_BPS;
+    cfg->levels_bps[3] = 8u * HCC_MBA_LEVEL_3_BPS;
+    cfg->levels_bps[4] = 8u * HCC_MBA_LEVEL_4_BPS;
     cfg->counter_bits = 48u;
     cfg->max_lines = 4096u;
     cfg->mode = HCC_RX_MODE_MBA;
-    cfg->sample_capacity = 4u;
-    cfg->action_capacity = 16u;
+    cfg->sample_depth = 4u;
+    cfg->action_depth = 16u;
     cfg->start_cycle = 0u;
     cfg->trace = NULL;
     cfg->trace_user = NULL;
-    cfg->trace_id = (uint16_t)RNIC_ENGINE_HOSTCC;
+    cfg->trace_id = (uint16_t)RNIC_ENGINE_HCC_RX;
 }
 
 HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **field)
@@ -64,10 +62,10 @@ HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **fiel
         return rnic_config_bad(field, "counter_bits", RNIC_EINVAL);
     if (cfg->mode > HCC_RX_MODE_OFF)
         return rnic_config_bad(field, "mode", RNIC_EINVAL);
-    if (cfg->sample_capacity == 0 || cfg->sample_capacity > HCC_RX_MAX_CAPACITY)
-        return rnic_config_bad(field, "sample_capacity", RNIC_EINVAL);
-    if (cfg->action_capacity == 0 || cfg->action_capacity > HCC_RX_MAX_CAPACITY)
-        return rnic_config_bad(field, "action_capacity", RNIC_EINVAL);
+    if (cfg->sample_depth == 0 || cfg->sample_depth > HCC_RX_MAX_DEPTH)
+        return rnic_config_bad(field, "sample_depth", RNIC_EINVAL);
+    if (cfg->action_depth == 0 || cfg->action_depth > HCC_RX_MAX_DEPTH)
+        return rnic_config_bad(field, "action_depth", RNIC_EINVAL);
     if (rnic_ns_to_cycles(cfg->sample_period_ns, cfg->clock_hz) == 0)
         return rnic_config_bad(field, "sample_period_ns", RNIC_EINVAL);
     return RNIC_OK;
@@ -77,8 +75,8 @@ HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **fiel
 static size_t hcc__rx_layout(const hcc_rx_config *cfg, size_t *in_at, size_t *out_at)
 {
     size_t off = 0;
-    if (!rnic__mem_reserve(&off, cfg->sample_capacity, sizeof(hcc_rx_entry), in_at) ||
-        !rnic__mem_reserve(&off, cfg->action_capacity, sizeof(rnic_work), out_at))
+    if (!rnic__mem_reserve(&off, cfg->sample_depth, sizeof(hcc__rx_entry), in_at) ||
+        !rnic__mem_reserve(&off, cfg->action_depth, sizeof(rnic_work), out_at))
         return 0;
     return off;
 }
@@ -104,10 +102,10 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
         return RNIC_ENOSPC;
     RNIC_MEMSET(c, 0, sizeof *c);
     c->cfg = *cfg;
-    if (rnic_ring_init(&c->in, (uint32_t)sizeof(hcc_rx_entry), cfg->sample_capacity, m + in_at,
-                       (size_t)cfg->sample_capacity * sizeof(hcc_rx_entry)) != RNIC_OK ||
-        rnic_ring_init(&c->out, (uint32_t)sizeof(rnic_work), cfg->action_capacity, m + out_at,
-                       (size_t)cfg->action_capacity * sizeof(rnic_work)) != RNIC_OK)
+    if (rnic_ring_init(&c->in, (uint32_t)sizeof(hcc__rx_entry), cfg->sample_depth, m + in_at,
+                       (size_t)cfg->sample_depth * sizeof(hcc__rx_entry)) != RNIC_OK ||
+        rnic_ring_init(&c->out, (uint32_t)sizeof(rnic_work), cfg->action_depth, m + out_at,
+                       (size_t)cfg->action_depth * sizeof(rnic_work)) != RNIC_OK)
         return RNIC_EINVAL; /* defensive: both rings lie in the layout just computed */
     c->now = cfg->start_cycle;
     c->sample_cycles = rnic_ns_to_cycles(cfg->sample_period_ns, cfg->clock_hz);
@@ -116,16 +114,15 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
     c->i_low = cfg->i_low ? cfg->i_low : cfg->i_thr / 2u;
     c->level = cfg->start_level;
     rnic_trace_set(&c->trace, cfg->trace, cfg->trace_user);
-    c->trace_id = cfg->trace_id;
+    c->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HCC_RX;
     return RNIC_OK;
 }
 
-/* Count and trace a refused input; returns e. */
+/* Count (once, in errors) and trace a refused input (a = the value refused, b = the error); returns e. */
 static rnic_err hcc__rx_refuse(hcc_rx *c, rnic_err e, uint64_t value)
 {
     rnic_err_note(&c->stats.errors, e);
-    c->stats.refusals++;
-    HCC__RX_TRACE(c, RNIC_TRACE_REFUSE, 0, e, value);
+    HCC__RX_TRACE(c, RNIC_TRACE_REFUSE, 0, value, e);
     return e;
 }
 
@@ -139,7 +136,7 @@ static bool hcc__rx_le_product(uint64_t v, uint64_t a, uint64_t b)
 
 HCC_API rnic_err hcc_rx_push_sample(hcc_rx *c, const hcc_rx_sample *s)
 {
-    hcc_rx_entry e;
+    hcc__rx_entry e;
     bool wrapped = false;
     if (!c)
         return RNIC_EINVAL;
@@ -178,17 +175,16 @@ HCC_API uint32_t hcc_rx_space_sample(const hcc_rx *c) { return c ? rnic_ring_spa
 
 /* Queue an action record holding the current state; a full port keeps the newest state by
  * overwriting its newest waiting record. */
-static void hcc__rx_emit(hcc_rx *c, uint32_t op, uint32_t dir_flag, uint64_t sample_cycle)
+static void hcc__rx_emit(hcc_rx *c, uint32_t what, uint32_t dir_flag, uint64_t sample_cycle)
 {
     rnic_work w;
     RNIC_MEMSET(&w, 0, sizeof w);
     w.cycle = c->now;
-    w.op = op;
-    w.index = c->level;
+    w.index = (uint32_t)c->stats.actions; /* the change's number */
     w.aux = c->level;
     w.addr = c->cfg.levels_bps[c->level];
     w.raddr = sample_cycle;
-    w.flags = dir_flag | (c->ecn ? HCC_WORK_CE : 0u);
+    w.flags = what | dir_flag | (c->ecn ? HCC_WORK_CE : 0u);
     c->stats.actions++;
     if (rnic_ring_full(&c->out)) {
         /* the newest waiting record: slot count - 1 from the head */
@@ -200,11 +196,11 @@ static void hcc__rx_emit(hcc_rx *c, uint32_t op, uint32_t dir_flag, uint64_t sam
     } else {
         rnic_ring_push(&c->out, &w);
     }
-    rnic_trace_work(&c->trace, c->trace_id, RNIC_TRACE_OUT, &w);
+    RNIC__TRACE_REC(c, RNIC_TRACE_OUT, &w);
 }
 
 /* The decision for one sample (docs/hostcc_rx.md, "Decision"). */
-static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
+static void hcc__rx_decide(hcc_rx *c, const hcc__rx_entry *e)
 {
     bool congested, calm, slack_ok;
     HCC__RX_TRACE(c, HCC_RX_TRACE_SAMPLE, 0, e->occ, e->interval);
@@ -236,7 +232,7 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
             else
                 c->stats.ecn_off++;
             HCC__RX_TRACE(c, HCC_RX_TRACE_ECN, 0, c->ecn, 0);
-            hcc__rx_emit(c, HCC_RX_OP_ECN, 0u, e->cycle);
+            hcc__rx_emit(c, HCC_RX_WORK_ECN, 0u, e->cycle);
         }
         return;
     }
@@ -253,7 +249,7 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
             c->last_change = e->cycle;
             c->slack_running = c->slack_cycles != 0;
             HCC__RX_TRACE(c, HCC_RX_TRACE_LEVEL, 0, c->level, c->level - 1u);
-            hcc__rx_emit(c, HCC_RX_OP_MBA, HCC_RX_WORK_DOWN, e->cycle);
+            hcc__rx_emit(c, HCC_RX_WORK_MBA, HCC_RX_WORK_DOWN, e->cycle);
         }
     } else if (calm) {
         if (c->calm < c->cfg.up_samples)
@@ -271,7 +267,7 @@ static void hcc__rx_decide(hcc_rx *c, const hcc_rx_entry *e)
                 c->last_change = e->cycle;
                 c->slack_running = c->slack_cycles != 0;
                 HCC__RX_TRACE(c, HCC_RX_TRACE_LEVEL, 0, c->level, c->level + 1u);
-                hcc__rx_emit(c, HCC_RX_OP_MBA, HCC_RX_WORK_UP, e->cycle);
+                hcc__rx_emit(c, HCC_RX_WORK_MBA, HCC_RX_WORK_UP, e->cycle);
             }
         }
     } else {
@@ -290,7 +286,7 @@ static void hcc__rx_count(hcc_rx *c, uint64_t n)
 
 HCC_API void hcc_rx_tick(hcc_rx *c)
 {
-    hcc_rx_entry e;
+    hcc__rx_entry e;
     if (!c)
         return;
     if (rnic_ring_pop(&c->in, &e) == RNIC_OK)
@@ -302,7 +298,7 @@ HCC_API void hcc_rx_tick(hcc_rx *c)
 HCC_API uint64_t hcc_rx_next_event(const hcc_rx *c)
 {
     if (!c || rnic_ring_empty(&c->in))
-        return HCC_NEVER;
+        return RNIC_NEVER;
     return c->now;
 }
 
@@ -341,7 +337,7 @@ HCC_API rnic_err hcc_rx_pop_action(hcc_rx *c, rnic_work *out)
         return hcc__rx_refuse(c, RNIC_EINVAL, 0);
     if (rnic_ring_pop(&c->out, out) != RNIC_OK)
         return RNIC_EEMPTY;
-    rnic_trace_work(&c->trace, c->trace_id, RNIC_TRACE_POP, out);
+    RNIC__TRACE_REC(c, RNIC_TRACE_POP, out);
     return RNIC_OK;
 }
 

@@ -17,30 +17,30 @@
 #define HCC_RX_MODE_ECN 1u /* hostCC-style: ecn on while I_cur > i_thr; levels unchanged */
 #define HCC_RX_MODE_OFF 2u /* monitor only: statistics, never an action */
 
-/* Action records (rnic_work): op says what changed. */
-#define HCC_RX_OP_MBA 1u /* the MBA level changed */
-#define HCC_RX_OP_ECN 2u /* the ECN marking state changed */
-/* Action record flags (engine bits of rnic_work.flags). HCC_WORK_CE (api.h) is set while ECN
- * marking is on, in every record. */
+/* Action record flags (engine bits of rnic_work.flags; op is never written). HCC_RX_WORK_MBA or
+ * HCC_RX_WORK_ECN says what changed; HCC_WORK_CE (api.h) is set while ECN marking is on, in every
+ * record. */
+#define HCC_RX_WORK_MBA (128u << RNIC_WORK_ENGINE_SHIFT) /* the MBA level changed */
+#define HCC_RX_WORK_ECN (256u << RNIC_WORK_ENGINE_SHIFT) /* the ECN marking state changed */
 #define HCC_RX_WORK_DOWN (16u << RNIC_WORK_ENGINE_SHIFT)   /* the last step went one level down */
 #define HCC_RX_WORK_UP (32u << RNIC_WORK_ENGINE_SHIFT)     /* the last step went one level up */
 #define HCC_RX_WORK_MERGED (64u << RNIC_WORK_ENGINE_SHIFT) /* the port was full: this record replaced
                                                               the newest waiting one (last write wins) */
 
-/* Engine-specific trace kinds (clear of 16..39, which the other hostcc.h engines may use). */
-#define HCC_RX_TRACE_SAMPLE 40u /* a sample decided: a = occupancy-cycles, b = interval cycles */
-#define HCC_RX_TRACE_LEVEL 41u  /* MBA level changed: a = new level, b = old level */
-#define HCC_RX_TRACE_ECN 42u    /* ECN marking changed: a = 1 on / 0 off */
-#define HCC_RX_TRACE_MERGE 43u  /* the action port was full: the newest record was replaced, a = level */
-#define HCC_RX_TRACE_WRAP 44u   /* a sample crossed the counter wrap: a = cum, b = previous cum */
+/* Engine-specific trace kinds (engine RNIC_ENGINE_HCC_RX). */
+#define HCC_RX_TRACE_SAMPLE 16u /* a sample decided: a = occupancy-cycles, b = interval cycles */
+#define HCC_RX_TRACE_LEVEL 17u  /* MBA level changed: a = new level, b = old level */
+#define HCC_RX_TRACE_ECN 18u    /* ECN marking changed: a = 1 on / 0 off */
+#define HCC_RX_TRACE_MERGE 19u  /* the action port was full: the newest record was replaced, a = level, b = ECN on */
+#define HCC_RX_TRACE_WRAP 20u   /* a sample crossed the counter wrap: a = cum, b = previous cum */
 
 /* Bounds config_check enforces. */
-#define HCC_RX_MAX_CAPACITY 65536u
+#define HCC_RX_MAX_DEPTH 65536u
 #define HCC_RX_MAX_LINES_BOUND (1u << 24)
 #define HCC_RX_MAX_UP_SAMPLES (1u << 20)
 #define HCC_RX_MAX_PERIOD_NS 1000000000ull    /* 1 s */
 #define HCC_RX_MAX_SLACK_NS 10000000000ull    /* 10 s */
-#define HCC_RX_MAX_LEVEL_BPS 1000000000000ull /* 1 TB/s */
+#define HCC_RX_MAX_LEVEL_BPS 8000000000000ull /* 8 Tb/s (1 TB/s) */
 
 typedef struct hcc_rx_config {
     uint64_t clock_hz;         /* default 250 MHz; RNIC_CLOCK_MIN_HZ .. RNIC_CLOCK_MAX_HZ */
@@ -57,19 +57,19 @@ typedef struct hcc_rx_config {
     bool fast_down;            /* a step down right after a step UP ignores the slack (undo a
                                   relaxation that brought congestion back at once), default false
                                   (Choice; the composed RNIC turns it on) */
-    uint64_t levels_bps[HCC_MBA_LEVELS]; /* bytes/s left to CPU traffic per level, default the
-                                  paper's 33.2/26.5/20.0/15.0/10.0 GB/s; 1 .. 1 TB/s, non-increasing */
+    uint64_t levels_bps[HCC_MBA_LEVELS]; /* b/s left to CPU traffic per level, default the paper's
+                                  33.2/26.5/20.0/15.0/10.0 GB/s (x 8); 1 .. 8 Tb/s, non-increasing */
     uint32_t counter_bits;     /* width of the cumulative counter, default 48; 8 .. 64 */
     uint32_t max_lines;        /* plausibility bound: a sample may add at most max_lines per cycle
                                   of its interval (the IIO cannot hold more), default 4096; 1 .. 2^24 */
     uint32_t mode;             /* HCC_RX_MODE_*, default HCC_RX_MODE_MBA */
-    uint32_t sample_capacity;  /* input port depth (samples waiting for a tick), default 4; 1 .. 65536 */
-    uint32_t action_capacity;  /* output port depth, default 16; 1 .. 65536 */
+    uint32_t sample_depth;     /* input port depth (samples waiting for a tick), default 4; 1 .. 65536 */
+    uint32_t action_depth;     /* output port depth, default 16; 1 .. 65536 */
     uint32_t pad_;
     uint64_t start_cycle;      /* hcc_rx_now() after init, default 0 */
     rnic_trace_fn trace;       /* NULL: tracing off */
     void *trace_user;
-    uint16_t trace_id;         /* `engine` of the trace events, default RNIC_ENGINE_HOSTCC */
+    uint16_t trace_id;         /* `engine` of the trace events, default RNIC_ENGINE_HCC_RX */
 } hcc_rx_config;
 
 /* One reading of the cumulative IIO occupancy counter. */
@@ -94,16 +94,15 @@ typedef struct hcc_rx_stats {
     uint64_t ecn_cycles;        /* cycles with ECN marking on */
     uint64_t wraps;             /* accepted samples across the counter wrap */
     uint64_t max_icur;          /* largest average occupancy decided, lines (floor) */
-    uint64_t refusals;          /* refused inputs (= the sum of errors) */
-    rnic_err_stats errors;      /* refused input by cause */
+    rnic_err_stats errors;      /* refused input by cause: the one refusal count */
 } hcc_rx_stats;
 
-/* A sample accepted into the input port, with its interval already measured at push. */
-typedef struct hcc_rx_entry {
+/* A sample accepted into the input port, with its interval already measured at push (internal). */
+typedef struct hcc__rx_entry {
     uint64_t cycle;    /* the sample's cycle */
     uint64_t occ;      /* occupancy-cycles since the previous sample (mod 2^counter_bits) */
     uint64_t interval; /* cycles since the previous sample; 0 = the baseline (no previous) */
-} hcc_rx_entry;
+} hcc__rx_entry;
 
 /* Engine state (transparent so firmware can place it statically; use the API). */
 typedef struct hcc_rx {
@@ -123,7 +122,7 @@ typedef struct hcc_rx {
     uint8_t last_up;        /* the last change was a step up */
     uint8_t ecn;
     uint8_t pad_;
-    rnic_ring in;           /* hcc_rx_entry */
+    rnic_ring in;           /* hcc__rx_entry */
     rnic_ring out;          /* rnic_work */
     rnic_trace trace;
     uint16_t trace_id;
@@ -137,8 +136,8 @@ HCC_API rnic_err hcc_rx_config_check(const hcc_rx_config *cfg, const char **fiel
 HCC_API size_t hcc_rx_mem_size(const hcc_rx_config *cfg);
 /* HCC_RX_MEM_SIZE: hcc_rx_mem_size as an integer constant expression (exactly hcc_rx_mem_size(&cfg)
  * for a valid config; tested). At the defaults: HCC_RX_MEM_SIZE(4, 16). */
-#define HCC_RX_MEM_SIZE(sample_capacity, action_capacity) \
-    (HCC__MEM_PART((sample_capacity), hcc_rx_entry) + HCC__MEM_PART((action_capacity), rnic_work))
+#define HCC_RX_MEM_SIZE(sample_depth, action_depth) \
+    (RNIC__MEM_PART((sample_depth), hcc__rx_entry) + RNIC__MEM_PART((action_depth), rnic_work))
 /* RNIC_EINVAL: NULL engine, bad config, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, size_t size);
 
@@ -147,7 +146,7 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
  * safe: s->cycle - prev in [1, 2^63)); RNIC_ERANGE cum >= 2^counter_bits, or an implausible
  * difference ((cum - prev_cum) mod 2^counter_bits > max_lines x interval; a counter that went
  * backwards is one wrap when that difference is plausible, counted in wraps); RNIC_EBUSY the port
- * is full (sample_capacity samples wait for ticks). Refused samples are counted and change
+ * is full (sample_depth samples wait for ticks). Refused samples are counted and change
  * nothing else. The first accepted sample is the baseline. */
 HCC_API rnic_err hcc_rx_push_sample(hcc_rx *c, const hcc_rx_sample *s);
 HCC_API uint32_t hcc_rx_space_sample(const hcc_rx *c);
@@ -155,18 +154,21 @@ HCC_API uint32_t hcc_rx_space_sample(const hcc_rx *c);
 /* One cycle: decide the oldest waiting sample (if any), emit an action record stamped with this
  * cycle on a change, then count the cycle at the (new) level. */
 HCC_API void hcc_rx_tick(hcc_rx *c);
-/* now while a sample waits, else HCC_NEVER (the output never blocks the engine). */
+/* now while a sample waits, else RNIC_NEVER (the output never blocks the engine). */
 HCC_API uint64_t hcc_rx_next_event(const hcc_rx *c);
 /* Up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right after the
  * tick in which the action port became full. Identical to ticking, across 2^64 too. */
 HCC_API uint64_t hcc_rx_advance(hcc_rx *c, uint64_t cycles);
 HCC_API uint64_t hcc_rx_advance_to(hcc_rx *c, uint64_t cycle);
 
-/* Output port: one record per change. cycle = the tick that decided it; op = HCC_RX_OP_MBA or
- * HCC_RX_OP_ECN; index = aux = the level (0..4) after the change; addr = levels_bps[level];
- * raddr = the cycle of the sample that caused it; flags: HCC_RX_WORK_DOWN / HCC_RX_WORK_UP (MBA
- * step direction), HCC_WORK_CE while ECN marking is on, HCC_RX_WORK_MERGED when it replaced a
- * waiting record; flow, len, offset, tag, status = 0. A change that finds the port full
+/* Output port: one record per change. cycle = the tick that decided it; flags: HCC_RX_WORK_MBA
+ * or HCC_RX_WORK_ECN (what changed), HCC_RX_WORK_DOWN / HCC_RX_WORK_UP (MBA step direction),
+ * HCC_WORK_CE while ECN marking is on, HCC_RX_WORK_MERGED when it replaced a waiting record;
+ * index = the change's number (free-running from 0; a merged record takes the number of the
+ * change it holds); aux = the level (0..4) after the change; addr = levels_bps[level] (the
+ * level's CPU bandwidth in b/s: a rate record's rate); raddr = the cycle of the sample that
+ * caused it (a departure: docs/engine_contract.md);
+ * flow, len, offset, tag, op, status = 0. A change that finds the port full
  * overwrites the newest waiting record (the register's last write wins): the newest record
  * always holds the controller's current state. RNIC_EEMPTY when nothing waits; RNIC_EINVAL for
  * a NULL record (counted, by peek too). */
@@ -176,7 +178,7 @@ HCC_API rnic_err hcc_rx_peek_action(const hcc_rx *c, rnic_work *out);
 HCC_API uint64_t hcc_rx_now(const hcc_rx *c);
 HCC_API const hcc_rx_stats *hcc_rx_get_stats(const hcc_rx *c);
 HCC_API uint32_t hcc_rx_level(const hcc_rx *c);      /* current MBA level, 0..4 */
-HCC_API uint64_t hcc_rx_level_bps(const hcc_rx *c);  /* levels_bps of the current level */
+HCC_API uint64_t hcc_rx_level_bps(const hcc_rx *c);  /* levels_bps of the current level, b/s */
 HCC_API bool hcc_rx_ecn(const hcc_rx *c);            /* ECN marking on (ECN mode only) */
 /* Average IIO occupancy of the last decided sample, lines (floor); 0 before the first decision. */
 HCC_API uint64_t hcc_rx_occupancy(const hcc_rx *c);

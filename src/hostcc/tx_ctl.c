@@ -4,16 +4,11 @@
  * record to produce, so a tick touches only those flows and next_event is O(1). */
 
 #define HCC__TX_DEFAULT_CLOCK 250000000ull
-#define HCC__TX_DEFAULT_LINE 100000000000ull
+#define HCC__TX_DEFAULT_LINK 100000000000ull
 #define HCC__TX_DEFAULT_MIN 100000000ull
 #define HCC__TX_NO_RATE UINT64_MAX
 
-#define HCC__TX_TRACE(c, kind, id, a, b)                                                                   \
-    do {                                                                                                   \
-        if ((c)->trace.fn)                                                                                 \
-            rnic_trace_emit(&(c)->trace, (c)->now, (c)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
-                            (uint64_t)(b));                                                                \
-    } while (0)
+#define HCC__TX_TRACE(c, kind, id, a, b) RNIC__TRACE((c), (kind), (id), (a), (b))
 
 HCC_API void hcc_tx_config_default(hcc_tx_config *cfg)
 {
@@ -21,7 +16,7 @@ HCC_API void hcc_tx_config_default(hcc_tx_config *cfg)
         return;
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
     cfg->clock_hz = HCC__TX_DEFAULT_CLOCK;
-    cfg->line_bps = HCC__TX_DEFAULT_LINE;
+    cfg->link_bps = HCC__TX_DEFAULT_LINK;
     cfg->min_rate_bps = HCC__TX_DEFAULT_MIN;
     cfg->max_flows = 1024;
     cfg->probe_bytes = 32768;
@@ -29,9 +24,9 @@ HCC_API void hcc_tx_config_default(hcc_tx_config *cfg)
     cfg->max_delay_ns = 1000000;
     cfg->alpha_q32 = HCC_TX_ALPHA_Q32;
     cfg->beta_q32 = HCC_TX_ALPHA_Q32;
-    cfg->rate_capacity = 64;
-    cfg->probe_capacity = 64;
-    cfg->trace_id = RNIC_ENGINE_HOSTCC;
+    cfg->rate_depth = 64;
+    cfg->probe_depth = 64;
+    cfg->trace_id = RNIC_ENGINE_HCC_TX;
 }
 
 HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *c, const char **field)
@@ -42,9 +37,9 @@ HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *c, const char **field)
         return rnic_config_bad(field, "cfg", RNIC_EINVAL);
     if (c->clock_hz < 1000000u || c->clock_hz > 10000000000ull)
         return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
-    if (c->line_bps == 0 || c->line_bps > RNIC_RATE_MAX_BPS)
-        return rnic_config_bad(field, "line_bps", RNIC_EINVAL);
-    if (c->min_rate_bps == 0 || c->min_rate_bps > c->line_bps)
+    if (c->link_bps == 0 || c->link_bps > RNIC_RATE_MAX_BPS)
+        return rnic_config_bad(field, "link_bps", RNIC_EINVAL);
+    if (c->min_rate_bps == 0 || c->min_rate_bps > c->link_bps)
         return rnic_config_bad(field, "min_rate_bps", RNIC_EINVAL);
     if (c->max_flows == 0 || c->max_flows > HCC_TX_MAX_FLOWS)
         return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
@@ -58,10 +53,10 @@ HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *c, const char **field)
         return rnic_config_bad(field, "alpha_q32", RNIC_EINVAL);
     if (c->beta_q32 > HCC_TX_MAX_GAIN_Q32)
         return rnic_config_bad(field, "beta_q32", RNIC_EINVAL);
-    if (c->rate_capacity == 0 || c->rate_capacity > HCC_TX_MAX_CAPACITY)
-        return rnic_config_bad(field, "rate_capacity", RNIC_EINVAL);
-    if (c->probe_capacity == 0 || c->probe_capacity > HCC_TX_MAX_CAPACITY)
-        return rnic_config_bad(field, "probe_capacity", RNIC_EINVAL);
+    if (c->rate_depth == 0 || c->rate_depth > HCC_TX_MAX_DEPTH)
+        return rnic_config_bad(field, "rate_depth", RNIC_EINVAL);
+    if (c->probe_depth == 0 || c->probe_depth > HCC_TX_MAX_DEPTH)
+        return rnic_config_bad(field, "probe_depth", RNIC_EINVAL);
     return RNIC_OK;
 }
 
@@ -77,13 +72,13 @@ static size_t hcc__tx_layout(const hcc_tx_config *cfg, hcc_tx *c, unsigned char 
             rnic_ring_init(&c->ring, sizeof(type), (uint32_t)(count), mem + at,                      \
                            rnic_align_up((size_t)(count) * sizeof(type)));                           \
     } while (0)
-    if (!rnic__mem_reserve(&off, cfg->max_flows, sizeof(hcc_tx_flow), &at))
+    if (!rnic__mem_reserve(&off, cfg->max_flows, sizeof(hcc__tx_flow), &at))
         return 0;
     if (c)
-        c->flows = (hcc_tx_flow *)(void *)(mem + at);
+        c->flows = (hcc__tx_flow *)(void *)(mem + at);
     HCC__TX_RING(pending, uint32_t, cfg->max_flows);
-    HCC__TX_RING(rates, rnic_work, cfg->rate_capacity);
-    HCC__TX_RING(probes, rnic_work, cfg->probe_capacity);
+    HCC__TX_RING(rates, rnic_work, cfg->rate_depth);
+    HCC__TX_RING(probes, rnic_work, cfg->probe_depth);
 #undef HCC__TX_RING
     return off;
 }
@@ -106,26 +101,34 @@ HCC_API rnic_err hcc_tx_init(hcc_tx *c, const hcc_tx_config *cfg, void *mem, siz
     RNIC_MEMSET(c, 0, sizeof *c);
     c->cfg = *cfg;
     hcc__tx_layout(cfg, c, (unsigned char *)mem);
-    RNIC_MEMSET(c->flows, 0, (size_t)cfg->max_flows * sizeof(hcc_tx_flow));
+    RNIC_MEMSET(c->flows, 0, (size_t)cfg->max_flows * sizeof(hcc__tx_flow));
     c->now = cfg->start_cycle;
     rnic_trace_set(&c->trace, cfg->trace, cfg->trace_user);
-    c->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HOSTCC;
+    c->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HCC_TX;
     return RNIC_OK;
 }
 
 /* ---- refusals and bookkeeping ---- */
 
-static rnic_err hcc__tx_refuse(hcc_tx *c, uint32_t flow, rnic_err e, uint64_t value, uint64_t *reason)
+/* Count a refused input once (its reason, and its code in errors) and trace it: a = the refused
+ * record's index (a register write or a flow call: the value), b = the error. */
+static rnic_err hcc__tx_refuse(hcc_tx *c, uint32_t flow, hcc_tx_reason r, uint64_t value)
 {
-    rnic_err_note(&c->stats.errors, e);
-    if (reason)
-        (*reason)++;
-    HCC__TX_TRACE(c, RNIC_TRACE_REFUSE, flow, e, value);
+    rnic_err e = hcc_tx__reason_note(&c->stats.reasons, &c->stats.errors, r);
+    HCC__TX_TRACE(c, RNIC_TRACE_REFUSE, flow, value, e);
     return e;
 }
 
+/* A NULL record: counted in errors only (no reason: it is the caller's bug, not the engine's state). */
+static rnic_err hcc__tx_refuse_null(hcc_tx *c)
+{
+    rnic_err_note(&c->stats.errors, RNIC_EINVAL);
+    HCC__TX_TRACE(c, RNIC_TRACE_REFUSE, 0, 0, RNIC_EINVAL);
+    return RNIC_EINVAL;
+}
+
 /* The open flow `flow`, or NULL (counted as unknown_flow by the caller). */
-static hcc_tx_flow *hcc__tx_flow(const hcc_tx *c, uint32_t flow)
+static hcc__tx_flow *hcc__tx_flow_at(const hcc_tx *c, uint32_t flow)
 {
     if (flow >= c->cfg.max_flows || !c->flows[flow].open)
         return NULL;
@@ -135,8 +138,8 @@ static hcc_tx_flow *hcc__tx_flow(const hcc_tx *c, uint32_t flow)
 /* Eq. 2: R_trans = min(R_rev, R_cc). The only place it is computed. */
 HCC_API uint64_t hcc_tx_rate(const hcc_tx *c, uint32_t flow)
 {
-    const hcc_tx_flow *f;
-    if (!c || !(f = hcc__tx_flow(c, flow)))
+    const hcc__tx_flow *f;
+    if (!c || !(f = hcc__tx_flow_at(c, flow)))
         return 0;
     return f->r_rev < f->r_cc ? f->r_rev : f->r_cc;
 }
@@ -145,7 +148,7 @@ HCC_API uint64_t hcc_tx_rate(const hcc_tx *c, uint32_t flow)
  * and is the flow in the FIFO of flows with records to produce. */
 static void hcc__tx_touch(hcc_tx *c, uint32_t flow)
 {
-    hcc_tx_flow *f = &c->flows[flow];
+    hcc__tx_flow *f = &c->flows[flow];
     uint8_t due = (uint8_t)(f->open && hcc_tx_rate(c, flow) != f->out_rate);
     if (due != f->rate_pending) {
         if (due)
@@ -167,35 +170,43 @@ static uint64_t hcc__tx_clamp(const hcc_tx *c, uint64_t bps, bool *clamped)
         *clamped = true;
         return c->cfg.min_rate_bps;
     }
-    if (bps > c->cfg.line_bps) {
+    if (bps > c->cfg.link_bps) {
         *clamped = true;
-        return c->cfg.line_bps;
+        return c->cfg.link_bps;
     }
     return bps;
 }
 
 /* ---- inputs ---- */
 
-HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, uint64_t init_rate_bps)
+HCC_API void hcc_tx_flow_config_default(hcc_tx_flow_config *fc)
 {
-    hcc_tx_flow *f;
-    bool clamped;
+    if (fc)
+        RNIC_MEMSET(fc, 0, sizeof *fc);
+}
+
+HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, const hcc_tx_flow_config *fc)
+{
+    hcc__tx_flow *f;
+    bool clamped = false;
     uint8_t queued;
+    uint64_t init;
     if (!c)
         return RNIC_EINVAL;
+    init = fc && fc->init_rate_bps ? fc->init_rate_bps : c->cfg.link_bps;
     if (flow >= c->cfg.max_flows)
-        return hcc__tx_refuse(c, flow, RNIC_ENOENT, init_rate_bps, &c->stats.unknown_flow);
+        return hcc__tx_refuse(c, flow, HCC_TX_REASON_UNKNOWN_FLOW, init);
     f = &c->flows[flow];
     if (f->open)
-        return hcc__tx_refuse(c, flow, RNIC_EEXIST, init_rate_bps, &c->stats.flow_exists);
+        return hcc__tx_refuse(c, flow, HCC_TX_REASON_FLOW_EXISTS, init);
     queued = f->queued; /* a closed flow may still sit in the FIFO: keep it there once */
     RNIC_MEMSET(f, 0, sizeof *f);
     f->queued = queued;
     f->open = 1;
-    f->r_rev = hcc__tx_clamp(c, init_rate_bps, &clamped);
+    f->r_rev = hcc__tx_clamp(c, init, &clamped);
     if (clamped)
         c->stats.rate_clamped++;
-    f->r_cc = c->cfg.line_bps;
+    f->r_cc = c->cfg.link_bps;
     f->out_rate = HCC__TX_NO_RATE;
     c->stats.flows_opened++;
     HCC__TX_TRACE(c, HCC_TX_TRACE_OPEN, flow, f->r_rev, f->r_cc);
@@ -205,11 +216,11 @@ HCC_API rnic_err hcc_tx_flow_open(hcc_tx *c, uint32_t flow, uint64_t init_rate_b
 
 HCC_API rnic_err hcc_tx_flow_close(hcc_tx *c, uint32_t flow)
 {
-    hcc_tx_flow *f;
+    hcc__tx_flow *f;
     if (!c)
         return RNIC_EINVAL;
-    if (!(f = hcc__tx_flow(c, flow)))
-        return hcc__tx_refuse(c, flow, RNIC_ENOENT, 0, &c->stats.unknown_flow);
+    if (!(f = hcc__tx_flow_at(c, flow)))
+        return hcc__tx_refuse(c, flow, HCC_TX_REASON_UNKNOWN_FLOW, 0);
     HCC__TX_TRACE(c, HCC_TX_TRACE_CLOSE, flow, f->probes_due, 0);
     c->stats.probes_dropped += f->probes_due;
     c->pend_probes -= f->probes_due;
@@ -220,37 +231,40 @@ HCC_API rnic_err hcc_tx_flow_close(hcc_tx *c, uint32_t flow)
     return RNIC_OK;
 }
 
-HCC_API rnic_err hcc_tx_on_sent(hcc_tx *c, uint32_t flow, uint64_t bytes)
+HCC_API rnic_err hcc_tx_push_sent(hcc_tx *c, const rnic_work *sent)
 {
-    hcc_tx_flow *f;
-    uint64_t sum, n;
+    hcc__tx_flow *f;
+    uint64_t sum, n, bytes;
     if (!c)
         return RNIC_EINVAL;
-    if (!(f = hcc__tx_flow(c, flow)))
-        return hcc__tx_refuse(c, flow, RNIC_ENOENT, bytes, &c->stats.unknown_flow);
-    if (bytes > HCC_TX_MAX_SEND)
-        return hcc__tx_refuse(c, flow, RNIC_ERANGE, bytes, &c->stats.send_range);
+    if (!sent)
+        return hcc__tx_refuse_null(c);
+    bytes = sent->len;
+    if (!(f = hcc__tx_flow_at(c, sent->flow)))
+        return hcc__tx_refuse(c, sent->flow, HCC_TX_REASON_UNKNOWN_FLOW, sent->index);
     sum = f->bytes + bytes; /* < 2^30 + 2^32: no overflow */
     n = rnic_udiv64(sum, c->cfg.probe_bytes);
     if (n > (uint64_t)(UINT32_MAX - f->probes_due))
-        return hcc__tx_refuse(c, flow, RNIC_EBUSY, bytes, &c->stats.probe_overflow);
+        return hcc__tx_refuse(c, sent->flow, HCC_TX_REASON_PROBE_OVERFLOW, sent->index);
     f->bytes = sum - n * c->cfg.probe_bytes;
     f->bytes_total += bytes;
     f->probes_due += (uint32_t)n;
     c->pend_probes += n;
     c->stats.bytes_sent += bytes;
     c->stats.probes_requested += n;
-    HCC__TX_TRACE(c, RNIC_TRACE_PUSH, flow, bytes, n);
-    hcc__tx_touch(c, flow);
+    RNIC__TRACE_REC(c, RNIC_TRACE_PUSH, sent);
+    hcc__tx_touch(c, sent->flow);
     return RNIC_OK;
 }
+
+HCC_API uint32_t hcc_tx_space_sent(const hcc_tx *c) { return c ? UINT32_MAX : 0; }
 
 /* Eq. 1 in fixed point. D values are ns in [0, max_delay_ns] (<= 2^28), alpha, beta <= 2^32
  * (Q0.32), so each term |alpha x (D_cur - D_thr)|, |beta x (D_cur - D_old)| <= 2^60 and the
  * bracket (signed Q32.32) lies in (-2^62, 2^62): int64 arithmetic cannot overflow. The product
  * R_rev x bracket is 128 bits (R_rev < 2^40, bracket < 2^62); the result, floor(R_rev x
  * bracket / 2^32), is saturated at 2^64 - 1 before the clamp to [min_rate, line]. */
-static uint64_t hcc__tx_eq1(hcc_tx *c, const hcc_tx_flow *f, uint64_t d_cur)
+static uint64_t hcc__tx_eq1(hcc_tx *c, const hcc__tx_flow *f, uint64_t d_cur)
 {
     int64_t x = (int64_t)d_cur - (int64_t)c->cfg.d_thr_ns;
     int64_t y = (int64_t)d_cur - (int64_t)f->d_old;
@@ -266,25 +280,25 @@ static uint64_t hcc__tx_eq1(hcc_tx *c, const hcc_tx_flow *f, uint64_t d_cur)
     if (r < c->cfg.min_rate_bps) {
         c->stats.rev_floor++;
         r = c->cfg.min_rate_bps;
-    } else if (r > c->cfg.line_bps) {
+    } else if (r > c->cfg.link_bps) {
         c->stats.rev_ceiling++;
-        r = c->cfg.line_bps;
+        r = c->cfg.link_bps;
     }
     return r;
 }
 
 HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack)
 {
-    hcc_tx_flow *f;
+    hcc__tx_flow *f;
     uint64_t outstanding;
     uint32_t d;
     uint64_t d_cur;
     if (!c)
         return RNIC_EINVAL;
     if (!ack)
-        return hcc__tx_refuse(c, 0, RNIC_EINVAL, 0, &c->stats.null_args);
-    if (!(f = hcc__tx_flow(c, ack->flow)))
-        return hcc__tx_refuse(c, ack->flow, RNIC_ENOENT, ack->index, &c->stats.unknown_flow);
+        return hcc__tx_refuse_null(c);
+    if (!(f = hcc__tx_flow_at(c, ack->flow)))
+        return hcc__tx_refuse(c, ack->flow, HCC_TX_REASON_UNKNOWN_FLOW, ack->index);
     outstanding = f->probe_next - f->ack_next; /* <= 2^31: the tick keeps the window */
     d = ack->index - (uint32_t)f->ack_next;     /* distance from the oldest acceptable, mod 2^32 */
     if (d >= outstanding) {
@@ -292,11 +306,11 @@ HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack)
          * already acknowledged or overtaken; otherwise never produced */
         uint32_t back = (uint32_t)f->ack_next - ack->index;
         if (back != 0 && back <= 0x80000000u && back <= f->ack_next)
-            return hcc__tx_refuse(c, ack->flow, RNIC_ESTALE, ack->index, &c->stats.ack_stale);
-        return hcc__tx_refuse(c, ack->flow, RNIC_ENOENT, ack->index, &c->stats.ack_no_probe);
+            return hcc__tx_refuse(c, ack->flow, HCC_TX_REASON_ACK_STALE, ack->index);
+        return hcc__tx_refuse(c, ack->flow, HCC_TX_REASON_ACK_NO_PROBE, ack->index);
     }
     if (ack->raddr < ack->addr || ack->raddr - ack->addr > c->cfg.max_delay_ns)
-        return hcc__tx_refuse(c, ack->flow, RNIC_ERANGE, ack->raddr - ack->addr, &c->stats.ack_range);
+        return hcc__tx_refuse(c, ack->flow, HCC_TX_REASON_ACK_RANGE, ack->index);
     d_cur = ack->raddr - ack->addr;
     if (!f->have_d_old) { /* the first ACK: D_old = D_cur (no derivative term) */
         f->d_old = d_cur;
@@ -306,7 +320,7 @@ HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack)
     f->d_old = d_cur;
     f->ack_next += (uint64_t)d + 1u;
     c->stats.probe_acks++;
-    HCC__TX_TRACE(c, RNIC_TRACE_PUSH, ack->flow, ack->index, d_cur);
+    RNIC__TRACE_REC(c, RNIC_TRACE_PUSH, ack);
     HCC__TX_TRACE(c, HCC_TX_TRACE_REV, ack->flow, f->r_rev, d_cur);
     hcc__tx_touch(c, ack->flow);
     return RNIC_OK;
@@ -316,13 +330,13 @@ HCC_API uint32_t hcc_tx_space_probe_ack(const hcc_tx *c) { return c ? UINT32_MAX
 
 HCC_API rnic_err hcc_tx_set_rcc(hcc_tx *c, uint32_t flow, uint64_t bps)
 {
-    hcc_tx_flow *f;
+    hcc__tx_flow *f;
     uint64_t applied = bps;
     bool clamped = false;
     if (!c)
         return RNIC_EINVAL;
-    if (!(f = hcc__tx_flow(c, flow)))
-        return hcc__tx_refuse(c, flow, RNIC_ENOENT, bps, &c->stats.unknown_flow);
+    if (!(f = hcc__tx_flow_at(c, flow)))
+        return hcc__tx_refuse(c, flow, HCC_TX_REASON_UNKNOWN_FLOW, bps);
     if (bps != 0)
         applied = hcc__tx_clamp(c, bps, &clamped);
     if (clamped)
@@ -334,15 +348,35 @@ HCC_API rnic_err hcc_tx_set_rcc(hcc_tx *c, uint32_t flow, uint64_t bps)
     return RNIC_OK;
 }
 
-HCC_API const hcc_tx_flow *hcc_tx_get_flow(const hcc_tx *c, uint32_t flow)
+HCC_API rnic_err hcc_tx_flow_state(const hcc_tx *c, uint32_t flow, hcc_tx_flow_view *out)
 {
-    return c && flow < c->cfg.max_flows ? &c->flows[flow] : NULL;
+    const hcc__tx_flow *f;
+    if (!c || !out)
+        return RNIC_EINVAL;
+    if (flow >= c->cfg.max_flows)
+        return RNIC_ENOENT;
+    f = &c->flows[flow];
+    RNIC_MEMSET(out, 0, sizeof *out);
+    out->r_rev = f->r_rev;
+    out->r_cc = f->r_cc;
+    out->out_rate = f->out_rate;
+    out->d_old = f->d_old;
+    out->bytes = f->bytes;
+    out->bytes_total = f->bytes_total;
+    out->probe_next = f->probe_next;
+    out->ack_next = f->ack_next;
+    out->probes_due = f->probes_due;
+    out->rate_seq = f->rate_seq;
+    out->open = f->open;
+    out->have_d_old = f->have_d_old;
+    out->rate_pending = f->rate_pending;
+    return RNIC_OK;
 }
 
 /* ---- the tick: produce the records of the flows in the FIFO, in FIFO order ---- */
 
 /* A tick now produces a record: one waits and its port has room. (Not next_event() == now:
- * at cycle 2^64 - 1 "now" and HCC_NEVER are the same number.) */
+ * at cycle 2^64 - 1 "now" and RNIC_NEVER are the same number.) */
 static bool hcc__tx_due(const hcc_tx *c)
 {
     return (c->pend_rate_flows && !rnic_ring_full(&c->rates)) || (c->pend_probes && !rnic_ring_full(&c->probes));
@@ -350,7 +384,7 @@ static bool hcc__tx_due(const hcc_tx *c)
 
 HCC_API uint64_t hcc_tx_next_event(const hcc_tx *c)
 {
-    return c && hcc__tx_due(c) ? c->now : HCC_NEVER;
+    return c && hcc__tx_due(c) ? c->now : RNIC_NEVER;
 }
 
 static void hcc__tx_produce(hcc_tx *c)
@@ -358,7 +392,7 @@ static void hcc__tx_produce(hcc_tx *c)
     uint32_t n = rnic_ring_count(&c->pending), i, flow;
     bool stalled = false;
     for (i = 0; i < n; i++) {
-        hcc_tx_flow *f;
+        hcc__tx_flow *f;
         rnic_work w;
         if (rnic_ring_full(&c->rates) && rnic_ring_full(&c->probes)) {
             stalled = true;
@@ -371,14 +405,13 @@ static void hcc__tx_produce(hcc_tx *c)
             w.cycle = c->now;
             w.flow = flow;
             w.addr = hcc_tx_rate(c, flow);
-            w.raddr = f->r_rev;
             w.index = f->rate_seq++;
             rnic_ring_push(&c->rates, &w);
             f->out_rate = w.addr;
             f->rate_pending = 0;
             c->pend_rate_flows--;
             c->stats.rate_records++;
-            HCC__TX_TRACE(c, RNIC_TRACE_OUT, flow, w.addr, w.index);
+            RNIC__TRACE_REC(c, RNIC_TRACE_OUT, &w);
         }
         while (f->probes_due && !rnic_ring_full(&c->probes)) {
             RNIC_MEMSET(&w, 0, sizeof w);
@@ -393,7 +426,7 @@ static void hcc__tx_produce(hcc_tx *c)
             f->probes_due--;
             c->pend_probes--;
             c->stats.probes_out++;
-            HCC__TX_TRACE(c, RNIC_TRACE_OUT, flow, w.tag, w.index);
+            RNIC__TRACE_REC(c, RNIC_TRACE_OUT, &w);
         }
         if (f->rate_pending || f->probes_due) {
             stalled = true;
@@ -453,10 +486,10 @@ static rnic_err hcc__tx_pop(hcc_tx *c, rnic_ring *r, rnic_work *out)
     if (!c)
         return RNIC_EINVAL;
     if (!out)
-        return hcc__tx_refuse(c, 0, RNIC_EINVAL, 0, &c->stats.null_args);
+        return hcc__tx_refuse_null(c);
     if (rnic_ring_pop(r, out) != RNIC_OK)
         return RNIC_EEMPTY;
-    HCC__TX_TRACE(c, RNIC_TRACE_POP, out->flow, out->tag, out->index);
+    RNIC__TRACE_REC(c, RNIC_TRACE_POP, out);
     return RNIC_OK;
 }
 
@@ -466,7 +499,7 @@ static rnic_err hcc__tx_peek(const hcc_tx *c, const rnic_ring *r, rnic_work *out
     if (!c)
         return RNIC_EINVAL;
     if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
-        return hcc__tx_refuse((hcc_tx *)(uintptr_t)c, 0, RNIC_EINVAL, 0, &((hcc_tx *)(uintptr_t)c)->stats.null_args);
+        return hcc__tx_refuse_null((hcc_tx *)(uintptr_t)c);
     if (!(w = (const rnic_work *)rnic_ring_peek(r)))
         return RNIC_EEMPTY;
     *out = *w;
