@@ -215,7 +215,7 @@ build/%: examples/%.c $(wildcard examples/*.h) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) $< -o $@ -lm
 
-build/%: bench/%.c bench/bench_util.h $(HEADERS)
+build/%: bench/%.c bench/bench_util.h examples/cli.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) $< -o $@ -lm
 
