@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure what a make target needs is installed, and nothing more: installs the missing Debian
 # packages with apt-get when run as root, otherwise prints the exact command to run and fails.
-#   tools/deps.sh build|run|test|check|bench|figures|fuzz|coverage|firmware|soak
+#   tools/deps.sh build|run|test|check|bench|figures|fuzz|coverage|firmware|soak|results
 # build and run (make, make run, make build/<name>) need a C compiler and make only; every other
 # target lists what its own scripts and programs use. A package lock held by another apt or dpkg
 # process (unattended-upgrades, say) is waited for, up to DEPS_LOCK_WAIT seconds (default 300).
@@ -19,10 +19,16 @@ want_build() {
     want_cc
 }
 
-# what the fast suite (make test: tests/run.sh) uses
-want_test() {
+# what both suites of tests/run.sh use: the unit tests (gcc, clang with ASan + UBSan; stb_ds in
+# test_bucketq's reference model; the system xxHash beside rnic_hash64), the C++ builds (g++,
+# clang++), the freestanding gates (clang's cross targets, llvm-nm), the 32-bit digest
+want_suite() {
     want_build
     want_cmd gcc gcc
+    want_cmd g++ g++
+    want_cmd clang clang
+    want_cmd clang++ clang
+    want_cmd llvm-nm llvm
     want_cmd python3 python3       # amalgamate.py --check, tests/test_*.py, tools/*.py
     want_cmd pkg-config pkg-config # stb's flags; make install's rnicq.pc
     # stb_ds, the reference dynamic arrays of tests/test_bucketq.c (no program of the project uses it)
@@ -30,10 +36,6 @@ want_test() {
     # the system xxHash: test_hash and test_trace compare rnic_hash64 with the library (the
     # headers themselves need it not: without <xxhash.h> they use their built-in XXH64)
     want_file /usr/include/xxhash.h libxxhash-dev
-    want_cmd g++ g++
-    want_cmd clang clang
-    want_cmd clang++ clang
-    want_cmd llvm-nm llvm
     # clang's sanitizer runtimes and libFuzzer come in their own package on Debian (only a
     # Recommends of clang)
     want_pkg libclang-rt-14-dev
@@ -42,6 +44,13 @@ want_test() {
         need+=(gcc-multilib)
     fi
     want_cmd qemu-i386 qemu-user
+}
+
+# make test (tests/run.sh, lines tagged T): the suite's tools and tshark (tools/pcap_check.sh
+# reads the RoCEv2 pcaps)
+want_test() {
+    want_suite
+    want_cmd tshark tshark
 }
 
 # ns-3 3.37 (Debian's libns3-dev; its pkg-config files need GSL's), built with g++ and pkg-config
@@ -65,27 +74,21 @@ want_firmware() {
     want_cmd qemu-system-arm qemu-system-arm
 }
 
-# the long checks (make check): ns-3 comparisons, the qemu firmware self-test, the soak, fuzz
-# replays, full-length paper claims, the tshark pcap checks
-want_long() {
-    want_cmd tshark tshark # tools/pcap_check.sh reads the RoCEv2 pcaps
+# make check (tests/run.sh check, lines tagged C): the suite's tools, and ns-3 (the NewReno
+# comparisons), the firmware self-test under qemu, libFuzzer (the fuzz short runs; clang's runtime
+# package above), awk for the soak (tools/soak.sh)
+want_check() {
+    want_suite
     want_ns3
     want_firmware
-    want_cmd awk gawk # tools/soak.sh
+    want_cmd awk gawk
 }
 
 target=${1:-test}
 case "$target" in
 build | run) want_build ;;
-test)
-    # tests/run.sh still runs the long checks too (ns-3, qemu firmware, tshark)
-    want_test
-    want_long
-    ;;
-check)
-    want_test
-    want_long
-    ;;
+test) want_test ;;
+check) want_check ;;
 bench)
     want_build
     want_cmd valgrind valgrind # callgrind instruction counts (tools/callgrind_*.sh)
@@ -105,6 +108,14 @@ coverage)
     want_file /usr/include/xxhash.h libxxhash-dev
     ;;
 firmware) want_firmware ;;
+results)
+    # make results (tools/results.py): the deterministic experiments, the NewReno pair beside
+    # ns-3's, tshark over make run's pcap
+    want_build
+    want_cmd python3 python3
+    want_cmd tshark tshark
+    want_ns3
+    ;;
 figures)
     want_build
     want_cmd gnuplot gnuplot-nox
@@ -122,7 +133,7 @@ soak)
     want_build
     want_cmd awk gawk
     ;;
-*) echo "usage: $0 build|run|test|check|bench|figures|fuzz|coverage|firmware|soak" >&2; exit 2 ;;
+*) echo "usage: $0 build|run|test|check|bench|figures|fuzz|coverage|firmware|soak|results" >&2; exit 2 ;;
 esac
 
 [ ${#need[@]} -eq 0 ] && exit 0
