@@ -52,7 +52,6 @@ DEPARTURES = {
     "cfg:hcc_host_config.cpu_load_Bps": PENDING,
     "cfg:hcc_host_config.mem_Bps": PENDING,
     "type:tp_wring": PENDING,
-    "example:src/hostcc/manual.h": PENDING,
     "example:src/transport/manual.h": PENDING,
     "default:tp_rx.trace_id": PENDING,
     "fn:rq_qos_axi_write": "QoS engine, input names",
