@@ -61,8 +61,13 @@ MANIFEST = {
     "ratelimit.h": {
         "prefix": "RL",
         "manual": "src/ratelimit/manual.h",
-        "interface": ["src/ratelimit/api.h", "src/ratelimit/node.h"],
-        "implementation": ["src/ratelimit/version.c", "src/ratelimit/engine.c", "src/ratelimit/node.c"],
+        "interface": ["src/ratelimit/api.h", "src/ratelimit/state.h", "src/ratelimit/node.h"],
+        "implementation": ["src/ratelimit/version.c", "src/ratelimit/flow.c", "src/ratelimit/oversubscription.c",
+                           "src/ratelimit/engine.c", "src/ratelimit/registers.c", "src/ratelimit/schedule_queue.c",
+                           "src/ratelimit/descriptors.c", "src/ratelimit/rate_change.c",
+                           "src/ratelimit/fetch_and_drop.c", "src/ratelimit/timeline.c", "src/ratelimit/transmit.c",
+                           "src/ratelimit/fetch.c", "src/ratelimit/tick.c", "src/ratelimit/fast_forward.c",
+                           "src/ratelimit/ports.c", "src/ratelimit/node.c"],
     },
     "rnicq.h": {
         "prefix": "RQ",

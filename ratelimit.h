@@ -2207,32 +2207,23 @@ RL_API size_t rl_mem_per_flow(const rl_config *cfg);
  * The macro evaluates its arguments several times: pass constants. */
 #define RL_MEM_SIZE(max_flows, flow_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_depth, desc_depth, \
                     fetch_wqes)                                                                              \
-    (RL__MEM_PART((max_flows), rl__qp) + RL__MEM_PART((flow_stats) ? (max_flows) : 0u, rl_flow_stats) +            \
-     2u * RL__MEM_PART((max_flows), uint32_t) + 2u * RL__MEM_PART(RL__MEM_TL_SLOTS, uint32_t) +              \
-     2u * RL__MEM_PART(RL__MEM_BITLEN(max_flows) + 2u, rl__timed_qp) +                                        \
-     RL__MEM_PART((schedule_queue) == RL_SCHEDULE_RANKED ? (max_flows) : 0u, rl__ranked) +                    \
-     RL__MEM_PART(RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz), uint32_t) +                      \
-     RL__MEM_PART((RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz) + 63u) / 64u, uint64_t) +         \
-     RL__MEM_PART(RL__MEM_PCIE_CYCLES(pcie_latency_ns, clock_hz) + 1u, rl__timed_qp) +                        \
-     RL__MEM_PART((tx_depth), rnic_work) + RL__MEM_PART((desc_depth), rl__desc) +                        \
-     RL__MEM_PART(((desc_depth) + 63u) / 64u, uint64_t) + RL__MEM_PART((desc_depth), rl__dkey) +        \
-     RL__MEM_PART(RL__MEM_POW2_AT_LEAST(desc_depth), rl__dkey) + RL__MEM_PART((desc_depth), uint16_t) + \
-     RL__MEM_PART((fetch_wqes), rnic_work))
+    (RNIC__MEM_PART((max_flows), rl__qp) + RNIC__MEM_PART((flow_stats) ? (max_flows) : 0u, rl_flow_stats) +            \
+     2u * RNIC__MEM_PART((max_flows), uint32_t) + 2u * RNIC__MEM_PART(RL__MEM_TL_SLOTS, uint32_t) +              \
+     2u * RNIC__MEM_PART(RNIC__BITLEN(max_flows) + 2u, rl__timed_qp) +                                        \
+     RNIC__MEM_PART((schedule_queue) == RL_SCHEDULE_RANKED ? (max_flows) : 0u, rl__ranked) +                    \
+     RNIC__MEM_PART(RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz), uint32_t) +                      \
+     RNIC__MEM_PART((RL__MEM_WHEEL(schedule_queue, pcie_latency_ns, clock_hz) + 63u) / 64u, uint64_t) +         \
+     RNIC__MEM_PART(RL__MEM_PCIE_CYCLES(pcie_latency_ns, clock_hz) + 1u, rl__timed_qp) +                        \
+     RNIC__MEM_PART((tx_depth), rnic_work) + RNIC__MEM_PART((desc_depth), rl__desc) +                        \
+     RNIC__MEM_PART(((desc_depth) + 63u) / 64u, uint64_t) + RNIC__MEM_PART((desc_depth), rl__dkey) +        \
+     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(desc_depth), rl__dkey) + RNIC__MEM_PART((desc_depth), uint16_t) + \
+     RNIC__MEM_PART((fetch_wqes), rnic_work))
 /* RL_MEM_SIZE's parts, mirroring rl_init's layout: n elements rounded up to RNIC_MEM_ALIGN; the
  * timeline's 11 levels x 64 list heads and tails; the P-heap height (bits of max_flows); the
  * fetch latency in cycles and the ranked option's wheel; the eligible ring (a power of two). */
-#define RL__MEM_PART(n, type) \
-    ((size_t)(((uint64_t)(n) * sizeof(type) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u)))
 #define RL__MEM_TL_SLOTS (11u * 64u)
 #define RL__MEM_PCIE_CYCLES(ns, hz) (((uint64_t)(ns) * (uint64_t)(hz) + 500000000u) / 1000000000u)
 #define RL__MEM_WHEEL(q, ns, hz) ((q) == RL_SCHEDULE_RANKED ? RL__MEM_PCIE_CYCLES(ns, hz) : 0u)
-#define RL__MEM_BITLEN(x)                                                                                  \
-    (((uint64_t)(x) >= 1u) + ((uint64_t)(x) >= 2u) + ((uint64_t)(x) >= 4u) + ((uint64_t)(x) >= 8u) +        \
-     ((uint64_t)(x) >= 16u) + ((uint64_t)(x) >= 32u) + ((uint64_t)(x) >= 64u) + ((uint64_t)(x) >= 128u) +   \
-     ((uint64_t)(x) >= 256u) + ((uint64_t)(x) >= 512u) + ((uint64_t)(x) >= 1024u) +                        \
-     ((uint64_t)(x) >= 2048u) + ((uint64_t)(x) >= 4096u) + ((uint64_t)(x) >= 8192u) +                       \
-     ((uint64_t)(x) >= 16384u) + ((uint64_t)(x) >= 32768u) + ((uint64_t)(x) >= 65536u))
-#define RL__MEM_POW2_AT_LEAST(k) ((uint64_t)1 << RL__MEM_BITLEN((uint64_t)(k) - 1u))
 /* RNIC_EINVAL: bad config, NULL source, NULL or misaligned memory; RNIC_ENOSPC: size too small. */
 RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size);
 
@@ -2298,6 +2289,11 @@ RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out);
 RL_API uint64_t rl_phi_q32(const rl *r);
 /* The WQE fetch latency in cycles: cfg.pcie_latency_ns at clock_hz, to the nearest cycle. */
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
+
+/* ==== end src/ratelimit/api.h ==== */
+/* ==== begin src/ratelimit/state.h ==== */
+/* ratelimit.h: state.h -- the engine state, transparent so that firmware can place it
+ * statically (sizeof(rl)); use the API. The types here are internal (rl__*). */
 
 /* ---- engine state (transparent so firmware can place it statically; use the API) ---- */
 
@@ -2392,7 +2388,7 @@ struct rl {
     rl__qp *qps;
     rl_flow_stats *flow_stats;
     /* timeline (P-heap order): settled entries in a radix calendar on (key, insertion order):
-     * 11 levels of 64 lists (6-bit digits of the key, engine.c); keys are flows' `resched`,
+     * 11 levels of 64 lists (6-bit digits of the key, timeline.c); keys are flows' `resched`,
      * doubly linked lists through tl_next/tl_prev (RNIC_NONE ends; dense arrays, not in the
      * flows' records: a list operation touches its neighbours' links, not their records) */
     uint32_t *tl_next, *tl_prev; /* per flow: the timeline's lists, or the insert-request /
@@ -2436,7 +2432,7 @@ struct rl {
     rnic_work *fetched;        /* fetch_wqes entries: the source's answer */
     rl_stats stats;
 };
-/* ==== end src/ratelimit/api.h ==== */
+/* ==== end src/ratelimit/state.h ==== */
 /* ==== begin src/ratelimit/node.h ==== */
 /* ratelimit.h: the node table of each engine (docs/engine_contract.md, "The node interface"):
  * X_node_ops() returns one rnic_node_ops whose calls are the engine's own public functions. */
@@ -2636,14 +2632,25 @@ RL_API const char *rl_version(void)
 #undef RL__STR
 #undef RL__STR2
 /* ==== end src/ratelimit/version.c ==== */
-/* ==== begin src/ratelimit/engine.c ==== */
-/* Tassel rate limiter engine. Cycle semantics: docs/tassel_model.md (every step below is
- * numbered as there). Software representation: the timeline of dormant flows is a radix
- * calendar on (key, insertion order) -- exactly the P-heap's order, amortised O(1) instead of the
- * O(log n) cache misses of a binary heap -- whose hardware timing (an operation every 2
- * cycles, `height` cycles each) is modelled with two small pipelines; the descriptor buffer
- * (k <= 256 urgent packets) keeps two small binary heaps of slots: waiting by start, eligible
- * by (finish, number), so no cycle scans the buffer. */
+/* ==== begin src/ratelimit/flow.c ==== */
+/* ratelimit.h: flow.c -- Tassel's engine, one hardware block per file (Fig. 5 of the paper; cycle
+ * semantics: docs/tassel_model.md, every step numbered as there):
+ *   flow.c              the per-flow record (the QPC: virtual times, rates, cursor), flow FIFOs
+ *   oversubscription.c  Phi and the system-time step (the oversubscription fallback)
+ *   engine.c            configuration, memory layout, rl_init
+ *   registers.c         the per-flow registers (doorbell, rate, credit), flow activity
+ *   schedule_queue.c    the schedule FIFO (or the ranked option) and the reschedule wheel
+ *   descriptors.c       the descriptor buffer: waiting heap by start, eligible ring by finish
+ *   rate_change.c       re-timing on a rate write; the EMUX (step 1)
+ *   fetch_and_drop.c    a returned fetch: cut, keep m urgent packets, drop the rest, reschedule
+ *   timeline.c          the P-heap timeline (a radix calendar on (key, insertion order) -- exactly
+ *                       the P-heap's order, amortised O(1) -- whose hardware timing, an operation
+ *                       every 2 cycles of `height` cycles, is modelled with two small pipelines)
+ *   transmit.c          eligibility (step 5) and the link (step 6)
+ *   fetch.c             WQE fetches (step 7): descriptor gate, read channel, latency L
+ *   tick.c              rl_tick: one cycle, the steps in order
+ *   fast_forward.c      rl_next_event, rl_advance (the common advance loop)
+ *   ports.c             the TX port and the read accessors */
 
 enum { RL__IDLE, RL__QUEUED, RL__PARKED, RL__FETCHING, RL__DORMANT, RL__DRAINING }; /* = RL_FLOW_* */
 /* where a DORMANT flow is on the timeline path */
@@ -2741,6 +2748,50 @@ RNIC_INLINE void rl__set_prev(rl__qp *q, rnic_ftime start, uint32_t len)
 static bool rl__reached(uint64_t now, uint64_t t) { return now - t < ((uint64_t)1 << 63); }
 /* Wrap-safe: timeline key a is earlier than b (within 2^63). */
 static bool rl__key_before(uint64_t a, uint64_t b) { return (a - b) >> 63 != 0; }
+
+/* ==== end src/ratelimit/flow.c ==== */
+/* ==== begin src/ratelimit/oversubscription.c ==== */
+/* ratelimit.h: oversubscription.c -- the oversubscription fallback (Section 3.3): Phi, the system-time step inc = 1 / max(1, Phi) and the activation time T + Lambda (docs/tassel_model.md, "Oversubscription"). */
+
+/* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
+ * sum changed. Under oversubscription the system time slows down by Phi, so every flow becomes
+ * eligible at rate / Phi and the link is shared in proportion to the rates (Fig. 8b);
+ * the lookahead covers the whole reactivation path (P-heap dequeue, FIFO -> fetch issue, the
+ * PCIe read), so a rescheduled flow's WQEs are back by its next packet's start. */
+static void rl__update_phi(rl *r)
+{
+    rnic_q32 phi = 0, over;
+    if (r->sum_active_bps && rnic_q32_ratio(r->sum_active_bps, r->cfg.link_bps, &phi) != RNIC_OK)
+        phi = 0; /* a sum too small to represent is Phi = 0 (inc = 1 anyway) */
+    r->phi = phi;
+    over = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE; /* max(1, Phi) */
+    r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
+    r->lookahead = rnic_udiv128_64(r->lookahead_cycles, 0, over, NULL);
+    r->phi_epoch++; /* the fast-forward caches' due cycles assumed the old inc */
+    r->a_tracks = 0; /* the lookahead changed: A_mono is max(A_mono, A) again */
+    if (phi > r->stats.max_phi_q32)
+        r->stats.max_phi_q32 = phi;
+}
+
+static rnic_ftime rl__activation(const rl *r)
+{
+    rnic_ftime a = r->T;
+    rnic_ftime_add_q32(&a, r->lookahead);
+    return a;
+}
+
+static void rl__update_activation(rl *r)
+{
+    rnic_ftime a = rl__activation(r);
+    if (rnic_ftime_before(r->A_mono, a))
+        r->A_mono = a;
+    /* while A_mono is A itself it moves with T: the tick adds inc to both (exact, modulo 2^96) */
+    r->a_tracks = r->A_mono.cycle == a.cycle && r->A_mono.frac == a.frac;
+}
+
+/* ==== end src/ratelimit/oversubscription.c ==== */
+/* ==== begin src/ratelimit/engine.c ==== */
+/* ratelimit.h: engine.c -- configuration, memory layout in caller memory, and rl_init. */
 
 /* L in cycles: pcie_latency_ns at clock_hz, to the nearest cycle (half up); computed once, by
  * rl_init, so the tick path works in whole cycles (docs/engine_contract.md, "Time"). */
@@ -2890,42 +2941,6 @@ RL_API size_t rl_mem_per_flow(const rl_config *cfg)
            (cfg->schedule_queue == RL_SCHEDULE_RANKED ? sizeof(rl__ranked) : 0u);
 }
 
-/* Phi, inc = 1 / max(1, Phi) and Lambda = (L + height + 1) / max(1, Phi) after the active rate
- * sum changed. Under oversubscription the system time slows down by Phi, so every flow becomes
- * eligible at rate / Phi and the link is shared in proportion to the rates (Fig. 8b);
- * the lookahead covers the whole reactivation path (P-heap dequeue, FIFO -> fetch issue, the
- * PCIe read), so a rescheduled flow's WQEs are back by its next packet's start. */
-static void rl__update_phi(rl *r)
-{
-    rnic_q32 phi = 0, over;
-    if (r->sum_active_bps && rnic_q32_ratio(r->sum_active_bps, r->cfg.link_bps, &phi) != RNIC_OK)
-        phi = 0; /* a sum too small to represent is Phi = 0 (inc = 1 anyway) */
-    r->phi = phi;
-    over = phi > RNIC_Q32_ONE ? phi : RNIC_Q32_ONE; /* max(1, Phi) */
-    r->inc = rnic_udiv128_64(1, 0, over, NULL);      /* 1 / max(1, Phi): the clock slows down */
-    r->lookahead = rnic_udiv128_64(r->lookahead_cycles, 0, over, NULL);
-    r->phi_epoch++; /* the fast-forward caches' due cycles assumed the old inc */
-    r->a_tracks = 0; /* the lookahead changed: A_mono is max(A_mono, A) again */
-    if (phi > r->stats.max_phi_q32)
-        r->stats.max_phi_q32 = phi;
-}
-
-static rnic_ftime rl__activation(const rl *r)
-{
-    rnic_ftime a = r->T;
-    rnic_ftime_add_q32(&a, r->lookahead);
-    return a;
-}
-
-static void rl__update_activation(rl *r)
-{
-    rnic_ftime a = rl__activation(r);
-    if (rnic_ftime_before(r->A_mono, a))
-        r->A_mono = a;
-    /* while A_mono is A itself it moves with T: the tick adds inc to both (exact, modulo 2^96) */
-    r->a_tracks = r->A_mono.cycle == a.cycle && r->A_mono.frac == a.frac;
-}
-
 RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
 {
     size_t need;
@@ -2991,6 +3006,10 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->A_mono = rl__activation(r);
     return RNIC_OK;
 }
+
+/* ==== end src/ratelimit/engine.c ==== */
+/* ==== begin src/ratelimit/registers.c ==== */
+/* ratelimit.h: registers.c -- the per-flow registers (doorbell, rate, credit) written by the host, and flow activity (the active rate sum). */
 
 /* ---- inputs: per-flow registers ---- */
 
@@ -3069,6 +3088,10 @@ static void rl__deactivate(rl *r, rl__qp *q)
     r->sum_active_bps -= rl__rate(q);
     rl__update_phi(r);
 }
+
+/* ==== end src/ratelimit/registers.c ==== */
+/* ==== begin src/ratelimit/schedule_queue.c ==== */
+/* ratelimit.h: schedule_queue.c -- the schedule queue (the paper's FIFO, or the ranked option) and the reschedule wheel. */
 
 /* ---- the schedule queue: the paper's FIFO, or ranked (smallest virtual finish first) ---- */
 
@@ -3227,6 +3250,10 @@ static void rl__reschedule(rl *r, uint32_t qpi, rnic_ftime res)
     }
     RNIC__TRACE(r, RL_TRACE_RESCHEDULE, qpi, q->resched, 0);
 }
+
+/* ==== end src/ratelimit/schedule_queue.c ==== */
+/* ==== begin src/ratelimit/descriptors.c ==== */
+/* ratelimit.h: descriptors.c -- the descriptor buffer (k urgent packets): the waiting heap by start, the eligible ring by (finish, number). */
 
 /* ---- descriptor buffer ---- */
 
@@ -3406,6 +3433,10 @@ static bool rl__head_beats(const rl *r, uint32_t slot)
     fin = rl__rank_of(r->desc[slot].finish);
     return r->ranked[0].rank != fin && r->ranked[0].rank - fin >= ((uint64_t)1 << 63);
 }
+
+/* ==== end src/ratelimit/descriptors.c ==== */
+/* ==== begin src/ratelimit/rate_change.c ==== */
+/* ratelimit.h: rate_change.c -- rate changes (re-timing what is scheduled) and the EMUX (step 1) that applies the registers. */
 
 /* ---- rate changes: re-timing what is scheduled (docs/tassel_model.md, "Rate changes") ---- */
 
@@ -3634,6 +3665,10 @@ static void rl__emux(rl *r)
     }
 }
 
+/* ==== end src/ratelimit/rate_change.c ==== */
+/* ==== begin src/ratelimit/fetch_and_drop.c ==== */
+/* ratelimit.h: fetch_and_drop.c -- the fetch-and-drop scheduler (Fig. 5): a returned fetch cuts packets, keeps the m urgent ones, drops the rest and reschedules the flow. */
+
 /* Packets the fetched WQEs from entry wi at byte offset off still hold, counted up to `cap`
  * (a bad entry is one error record) -- what the cut loop would cut without storing them. */
 static uint32_t rl__packets_left(const rl *r, uint32_t wi, uint32_t w, uint32_t off, uint32_t cap)
@@ -3760,6 +3795,10 @@ static void rl__round(rl *r, uint32_t qpi)
      * the last one stored (p >= 1 here: a full fetch or WQEs left means something was cut) */
     rl__reschedule(r, qpi, stopped ? t : last_start);
 }
+
+/* ==== end src/ratelimit/fetch_and_drop.c ==== */
+/* ==== begin src/ratelimit/timeline.c ==== */
+/* ratelimit.h: timeline.c -- the timeline of dormant flows: the P-heap's order as a radix calendar, its hardware timing (one operation every 2 cycles, height cycles each) modelled. */
 
 /* ---- timeline: a radix calendar on (key, insertion order) ----
  * Keys are split into 6-bit digits. Level l holds the keys that agree with tl_base above digit
@@ -3989,6 +4028,10 @@ static void rl__timeline(rl *r)
     }
 }
 
+/* ==== end src/ratelimit/timeline.c ==== */
+/* ==== begin src/ratelimit/transmit.c ==== */
+/* ratelimit.h: transmit.c -- eligibility (step 5) and the link: one packet at a time on an idle link, smallest finish first (step 6). */
+
 /* Step 5: waiting descriptors whose start has come become eligible. */
 static void rl__eligibility(rl *r)
 {
@@ -4060,6 +4103,10 @@ static void rl__transmit(rl *r)
     }
 }
 
+/* ==== end src/ratelimit/transmit.c ==== */
+/* ==== begin src/ratelimit/fetch.c ==== */
+/* ratelimit.h: fetch.c -- WQE fetches (step 7): the descriptor gate, the PCIe read channel (fetch_bps) and the fetch pipeline of latency L. */
+
 /* Step 7's descriptor gate: a QP is queued and the buffer has a slot for its fetch (ranked:
  * or the queue head would displace a later-finishing stored packet). */
 RNIC_INLINE bool rl__fetch_gate_open(const rl *r)
@@ -4112,6 +4159,10 @@ static void rl__issue_fetch(rl *r)
     RL__Q_PUSH(&r->fetches, f); /* at most L + 1 in flight: cannot be full */
     RNIC__TRACE(r, RL_TRACE_FETCH, qp, q->index, q->offset);
 }
+
+/* ==== end src/ratelimit/fetch.c ==== */
+/* ==== begin src/ratelimit/tick.c ==== */
+/* ratelimit.h: tick.c -- one clock cycle (rl_tick: the steps in order) and the 2^62-cycle epoch catch-up. */
 
 /* The 2^63 horizon of wrap-safe comparisons: a time that stays put while now or T moves on
  * would read as future after 2^63 cycles (the link busy, the P-heap closed, an idle flow's
@@ -4181,6 +4232,10 @@ RL_API void rl_tick(rl *r)
     if (!(r->now << (64 - RL__EPOCH_BITS)) || (r->T.cycle ^ t_before) >> RL__EPOCH_BITS)
         rl__catch_up(r);
 }
+
+/* ==== end src/ratelimit/tick.c ==== */
+/* ==== begin src/ratelimit/fast_forward.c ==== */
+/* ratelimit.h: fast_forward.c -- rl_next_event (exact, from cached due cycles) and rl_advance / rl_advance_to on the common advance loop. */
 
 /* ---- fast-forward ---- */
 
@@ -4384,6 +4439,10 @@ RL_API uint64_t rl_advance_to(rl *r, uint64_t cycle)
     return r ? rl_advance(r, rnic_cycles_until(r->now, cycle)) : 0;
 }
 
+/* ==== end src/ratelimit/fast_forward.c ==== */
+/* ==== begin src/ratelimit/ports.c ==== */
+/* ratelimit.h: ports.c -- the TX output port and the read accessors (stats, flow state, Phi, L). */
+
 RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out)
 {
     if (!r)
@@ -4443,7 +4502,7 @@ RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out)
 }
 RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r) { return r ? r->pcie_latency : 0; }
-/* ==== end src/ratelimit/engine.c ==== */
+/* ==== end src/ratelimit/ports.c ==== */
 /* ==== begin src/ratelimit/node.c ==== */
 /* ratelimit.h: node.c -- the node tables (src/common/node.h): ports by index, each call the
  * engine's own public function, so checks, counters and trace are the engine's. */

@@ -2513,16 +2513,50 @@ typedef struct rq_axi_rdata {
     rnic_err status; /* RNIC_OK, RNIC_EPERM (another domain's page), RNIC_ENOENT */
 } rq_axi_rdata;
 
+/* Why an input was refused or a beat, status read or response answered with an error: each
+ * such event is counted once, in stats.errors by its code and in stats.reasons by its reason
+ * (rq_qos_reason_message names what to change). RNIC_REASONS generates rq_qos_reason,
+ * rq_qos_reason_stats, rq_qos_reason_message and rq_qos_reason_code. */
+#define RQ_QOS_REASONS(R)                                                                                      \
+    R(RQ_QOS_REASON_NULL, RNIC_EINVAL, null_pointer, "a NULL record or data pointer")                          \
+    R(RQ_QOS_REASON_AXI_WRITE_FULL, RNIC_EBUSY, axi_write_full,                                                \
+      "the AW FIFO is full: raise axi_write_depth, and pop BRESPs (a full B FIFO stalls the write stage)")      \
+    R(RQ_QOS_REASON_AXI_READ_FULL, RNIC_EBUSY, axi_read_full, "the status read port is full: raise axi_read_depth, pop RDATA") \
+    R(RQ_QOS_REASON_RESPONSE_FULL, RNIC_EBUSY, response_full,                                                  \
+      "the response port is full: raise response_depth (the message handler takes one per 3 cycles)")         \
+    R(RQ_QOS_REASON_REMOTE_READ_FULL, RNIC_EBUSY, remote_read_full, "the remote read port is full: raise remote_read_depth") \
+    R(RQ_QOS_REASON_REMOTE_READ_DOMAIN, RNIC_ENOENT, remote_read_domain, "a remote read for a domain >= domains") \
+    R(RQ_QOS_REASON_REMOTE_READ_INVALID, RNIC_EINVAL, remote_read_invalid,                                    \
+      "a remote read transfer rq_desc_encode refuses, or whose addresses wrap")                                \
+    R(RQ_QOS_REASON_REMOTE_READ_NO_FID, RNIC_ENOSPC, remote_read_no_fid,                                       \
+      "a congestion-managed remote read whose FID pool is empty: set ids.fids_unipath / ids.fid_groups")       \
+    R(RQ_QOS_REASON_BEAT_ALIGN, RNIC_EALIGN, beat_align, "an AXI beat with bad address bits or size (8 or 16 bytes, aligned)") \
+    R(RQ_QOS_REASON_BEAT_UNKNOWN, RNIC_ENOENT, beat_unknown, "an AXI beat for a domain >= domains or a line beyond the table") \
+    R(RQ_QOS_REASON_BEAT_PERM, RNIC_EPERM, beat_perm, "an AXI beat to another domain's page or to a read channel") \
+    R(RQ_QOS_REASON_BEAT_INTERLEAVED, RNIC_ESTATE, beat_interleaved,                                           \
+      "descriptor beats interleaved (with accumulators 1, another domain's): accumulators = domains")          \
+    R(RQ_QOS_REASON_CHANNEL_BUSY, RNIC_EBUSY, channel_busy,                                                    \
+      "a descriptor to a channel whose transfer is live or whose DONE/ERROR is unread: read its status first") \
+    R(RQ_QOS_REASON_DESC_INVALID, RNIC_EINVAL, desc_invalid, "a descriptor rq_desc_decode refuses (size 0, kind, lines)") \
+    R(RQ_QOS_REASON_DESC_RANGE, RNIC_ERANGE, desc_range, "a descriptor whose addresses would wrap past 2^64 - 1") \
+    R(RQ_QOS_REASON_DESC_NO_FID, RNIC_ENOSPC, desc_no_fid,                                                     \
+      "a congestion-managed transfer whose FID pool is empty: set ids.fids_unipath / ids.fid_groups")          \
+    R(RQ_QOS_REASON_READ_PERM, RNIC_EPERM, read_perm, "a status read of another domain's page")                \
+    R(RQ_QOS_REASON_READ_UNKNOWN, RNIC_ENOENT, read_unknown, "a status read of an unknown page or channel")     \
+    R(RQ_QOS_REASON_READ_MODE, RNIC_EINVAL, read_mode, "a status read mode other than 0 (one channel) or 1 (32)") \
+    R(RQ_QOS_REASON_RESPONSE_UNKNOWN, RNIC_ENOENT, response_unknown, "a response for a TID >= 2 x ids.tids (dropped)") \
+    R(RQ_QOS_REASON_RESPONSE_STALE, RNIC_ESTALE, response_stale,                                               \
+      "a stale or duplicate response, dropped (delayed past 2^seq_bits block issues: raise seq_bits)")
+RNIC_REASONS(rq_qos, RQ_QOS, RQ_QOS_REASONS)
+
 typedef struct rq_qos_stats {
     uint64_t cycles;
     uint64_t beats, lines_written, descriptors, transfers_enqueued;
-    uint64_t beats_refused;     /* beats answered with an AXI error (causes in errors) */
-    uint64_t descriptors_refused;
     uint64_t enqueue_stalls;    /* cycles a complete descriptor waited for the FIFO's enqueue port */
     uint64_t bresp_stalls;      /* cycles the write stage waited for room in the B FIFO */
     uint64_t status_reads;
     uint64_t blocks, inline_packets, control_packets, retransmits, timeouts, nacks;
-    uint64_t acks, responses_dropped; /* dropped: stale, duplicate or unknown (ESTALE/ENOENT) */
+    uint64_t acks;
     uint64_t done, failed;            /* transfers completed / ERROR after the retry limit */
     uint64_t seg_stalls_output;       /* segmenter cycles stalled by a full output port */
     uint64_t seg_stalls_enqueue;      /* ... by the scheduling FIFO's enqueue port */
@@ -2535,7 +2569,8 @@ typedef struct rq_qos_stats {
                                        * Transactions Table's port (the handler read it, §3.5) */
     uint64_t remote_reads;            /* remote read requests placed in a read channel */
     uint64_t remote_waits;            /* cycles one waited: no free read channel or no enqueue port */
-    rnic_err_stats errors;      /* refused input by cause */
+    rnic_err_stats errors;      /* refused input and error answers, by code (each event once) */
+    rq_qos_reason_stats reasons; /* the same events by reason (RQ_QOS_REASONS) */
 } rq_qos_stats;
 
 typedef struct rq_qos rq_qos;
@@ -3850,7 +3885,8 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
 static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_t b);
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
-static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value);
+static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value);
+static rnic_err rq__note(rq_qos *q, rnic_err e, rq_qos_reason r);
 static bool rq__after(uint64_t a, uint64_t b);
 static rq__accumulator *rq__acc(const rq_qos *q, uint32_t domain);
 static rnic_err rq__peek_null(const rq_qos *q);
@@ -3991,10 +4027,18 @@ static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
     RQ__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
 }
 
-/* A refused input: counted once, by cause (RNIC_EBUSY: back-pressure), and traced. */
-static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value)
+/* Count an error event once: its code e in errors and, when r is e's reason, the reason. */
+static rnic_err rq__note(rq_qos *q, rnic_err e, rq_qos_reason r)
 {
-    rnic_err_note(&q->stats.errors, e);
+    if (rq_qos_reason_code(r) == e)
+        return rq_qos__reason_note(&q->stats.reasons, &q->stats.errors, r);
+    return rnic_err_note(&q->stats.errors, e);
+}
+
+/* A refused input: counted once (errors by code, reasons by reason) and traced. */
+static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value)
+{
+    rnic_err e = rq__note(q, rq_qos_reason_code(r), r);
     RQ__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     return e;
 }
@@ -4054,7 +4098,7 @@ RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
  * statistics change, as for every refused call). */
 static rnic_err rq__peek_null(const rq_qos *q)
 { /* counted and traced like any refused call: the engine is the caller's, only statistics change */
-    return rq__refuse((rq_qos *)(uintptr_t)q, RNIC_EINVAL, RNIC_NONE, 0);
+    return rq__refuse((rq_qos *)(uintptr_t)q, RQ_QOS_REASON_NULL, RNIC_NONE, 0);
 }
 
 /* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record). */
@@ -4074,7 +4118,7 @@ static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out,
 static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out, size_t size)
 {
     if (!out)
-        return rq__refuse(q, RNIC_EINVAL, RNIC_NONE, 0);
+        return rq__refuse(q, RQ_QOS_REASON_NULL, RNIC_NONE, 0);
     return rnic_ring_pop_n(ring, out, size);
 }
 
@@ -4215,7 +4259,7 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     if (!q)
         return RNIC_EINVAL;
     if (!data)
-        return rq__refuse(q, RNIC_EINVAL, addr >> 5, ((uint64_t)domain << 32) | addr);
+        return rq__refuse(q, RQ_QOS_REASON_NULL, addr >> 5, ((uint64_t)domain << 32) | addr);
     b.ready = q->now + 1u; /* the AW FIFO costs one cycle (§3.6.1 i) */
     b.data[0] = data[0];
     b.data[1] = bytes == 16u ? data[1] : 0;
@@ -4223,7 +4267,7 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     b.addr = addr;
     b.bytes = bytes;
     if (rnic_ring_push_n(&q->aw, &b, sizeof b) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, addr >> 5, ((uint64_t)domain << 32) | addr);
+        return rq__refuse(q, RQ_QOS_REASON_AXI_WRITE_FULL, addr >> 5, ((uint64_t)domain << 32) | addr);
     RQ__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
     return RNIC_OK;
 }
@@ -4304,8 +4348,15 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
     rnic_ring_push_n(&q->b, &r, sizeof r); /* room checked by the caller */
     q->stats.beats++;
     if (status != RNIC_OK) {
-        q->stats.beats_refused++;
-        rnic_err_note(&q->stats.errors, status);
+        rq_qos_reason why = status == RNIC_EALIGN   ? RQ_QOS_REASON_BEAT_ALIGN
+                            : status == RNIC_ENOENT ? RQ_QOS_REASON_BEAT_UNKNOWN
+                            : status == RNIC_EPERM  ? RQ_QOS_REASON_BEAT_PERM
+                            : status == RNIC_ESTATE ? RQ_QOS_REASON_BEAT_INTERLEAVED
+                            : status == RNIC_EBUSY  ? RQ_QOS_REASON_CHANNEL_BUSY
+                            : status == RNIC_ERANGE ? RQ_QOS_REASON_DESC_RANGE
+                            : status == RNIC_ENOSPC ? RQ_QOS_REASON_DESC_NO_FID
+                                                    : RQ_QOS_REASON_DESC_INVALID;
+        (void)rq__note(q, status, why);
         RQ__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
     }
     RQ__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
@@ -4317,10 +4368,8 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
 static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
 {
     if (acc) {
-        if (e != RNIC_OK) {
+        if (e != RNIC_OK)
             a->expect_line = RNIC_NONE; /* the descriptor is abandoned */
-            q->stats.descriptors_refused++;
-        }
         *acc = *a;
     }
     rnic_ring_pop(&q->aw, NULL);
@@ -4447,7 +4496,7 @@ RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint3
     rd.index = index;
     rd.mode = mode;
     if (rnic_ring_push_n(&q->rd, &rd, sizeof rd) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, domain, ((uint64_t)page << 32) | index);
+        return rq__refuse(q, RQ_QOS_REASON_AXI_READ_FULL, domain, ((uint64_t)page << 32) | index);
     RQ__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
     return RNIC_OK;
 }
@@ -4480,7 +4529,9 @@ static void rq__read_stage(rq_qos *q)
         out.status = RNIC_EINVAL;
     }
     if (out.status != RNIC_OK)
-        rnic_err_note(&q->stats.errors, out.status);
+        (void)rq__note(q, out.status, out.status == RNIC_EPERM    ? RQ_QOS_REASON_READ_PERM
+                                      : out.status == RNIC_ENOENT ? RQ_QOS_REASON_READ_UNKNOWN
+                                                                  : RQ_QOS_REASON_READ_MODE);
     q->stats.status_reads++;
     RQ__TRACE(q, RNIC_TRACE_OUT, head->domain, out.data, (uint64_t)out.status);
     rnic_ring_pop(&q->rd, NULL);
@@ -4497,16 +4548,16 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
     if (!q)
         return RNIC_EINVAL;
     if (domain >= q->cfg.domains)
-        return rq__refuse(q, RNIC_ENOENT, domain, t ? t->src : 0);
+        return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_DOMAIN, domain, t ? t->src : 0);
     if (!t || rq_desc_encode(t, rr.lines, rr.lines + 4) != RNIC_OK ||
         (t->kind == RQ_KIND_REGULAR && (t->dst > UINT64_MAX - t->size || t->src > UINT64_MAX - t->size)))
-        return rq__refuse(q, RNIC_EINVAL, domain, t ? t->src : 0);
+        return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_INVALID, domain, t ? t->src : 0);
     if (rq__fid_pool_missing(q, t))
-        return rq__refuse(q, RNIC_ENOSPC, domain, t->src);
+        return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_NO_FID, domain, t->src);
     rr.domain = domain;
     rr.nlines = rq_desc_lines(rr.lines[3]);
     if (rnic_ring_push(&q->remote, &rr) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, domain, t->src);
+        return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_FULL, domain, t->src);
     RQ__TRACE(q, RNIC_TRACE_PUSH, domain, t->src, t->size);
     return RNIC_OK;
 }
@@ -4578,9 +4629,9 @@ RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
     if (!q)
         return RNIC_EINVAL;
     if (!r)
-        return rq__refuse(q, RNIC_EINVAL, 0, 0);
+        return rq__refuse(q, RQ_QOS_REASON_NULL, 0, 0);
     if (rnic_ring_push_n(&q->resp, r, sizeof *r) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, r->tid, r->seq);
+        return rq__refuse(q, RQ_QOS_REASON_RESPONSE_FULL, r->tid, r->seq);
     RQ__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
     return RNIC_OK;
 }
@@ -4899,8 +4950,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
         return false;
     pe = h->r.tid < 2u * q->cfg.ids.tids ? &q->pend[h->r.tid] : NULL;
     if (!pe || !pe->valid || pe->seq != h->r.seq) { /* unknown, stale or duplicate */
-        q->stats.responses_dropped++;
-        rnic_err_note(&q->stats.errors, !pe ? RNIC_ENOENT : RNIC_ESTALE);
+        (void)rq__note(q, !pe ? RNIC_ENOENT : RNIC_ESTALE, !pe ? RQ_QOS_REASON_RESPONSE_UNKNOWN : RQ_QOS_REASON_RESPONSE_STALE);
         RQ__TRACE(q, RQ_QOS_TRACE_DROP, h->r.tid, (uint64_t)(!pe ? RNIC_ENOENT : RNIC_ESTALE), h->r.seq);
         h->state = RQ__MH_READY;
         return false;

@@ -1,0 +1,204 @@
+/* ratelimit.h: fast_forward.c -- rl_next_event (exact, from cached due cycles) and rl_advance / rl_advance_to on the common advance loop. */
+
+/* ---- fast-forward ---- */
+
+/* ftime as a 128-bit count of 2^-32 cycles, (hi, lo). */
+static void rl__ft128(rnic_ftime t, uint64_t *hi, uint64_t *lo)
+{
+    *hi = t.cycle >> 32;
+    *lo = (t.cycle << 32) | t.frac;
+}
+
+/* Smallest j >= 0 such that x + j * inc reaches `target` (x + j*inc >= target, or > when
+ * strict); UINT64_MAX when that is beyond 2^64 cycles. */
+static uint64_t rl__cycles_until(const rl *r, rnic_ftime x, rnic_ftime target, bool strict)
+{
+    uint64_t xh, xl, th, tl, dh, dl, rem, j;
+    if (strict ? rnic_ftime_before(target, x) : !rnic_ftime_before(x, target))
+        return 0;
+    rl__ft128(x, &xh, &xl);
+    rl__ft128(target, &th, &tl);
+    dl = tl - xl;
+    dh = (th - xh - (tl < xl)) & 0xffffffffu; /* modulo 2^96: target may lie past 2^64 */
+    if (dh >= r->inc)
+        return UINT64_MAX;
+    if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: whole cycles, no divide */
+        j = (dh << 32) | (dl >> 32);
+        rem = dl & 0xffffffffu;
+    } else {
+        j = rnic_udiv128_64(dh, dl, r->inc, &rem);
+    }
+    if (strict || rem)
+        j++;
+    return j;
+}
+
+/* rl__cycles_until(from, target, strict), remembered in *cache as an absolute cycle: within
+ * one phi_epoch `from` (T, or A = T + lookahead) moves by exactly inc per cycle, so the answer
+ * stays right until inc changes or the target does. The cache is the engine's memory behind
+ * a const pointer (rl_next_event is const to its callers); nothing observable changes. */
+static bool rl__cache_hit(const rl *r, const rl__due *c, rnic_ftime target, uint64_t *gap)
+{
+    if (!c->valid || c->epoch != r->phi_epoch || c->target.cycle != target.cycle || c->target.frac != target.frac)
+        return false;
+    *gap = rl__reached(r->now, c->at) ? 0u : c->at - r->now;
+    return true;
+}
+
+static uint64_t rl__cached_gap(const rl *r, const rl__due *cache, rnic_ftime from, rnic_ftime target, bool strict)
+{
+    rl__due *c = (rl__due *)(uintptr_t)cache;
+    uint64_t j;
+    if (rl__cache_hit(r, c, target, &j))
+        return j;
+    j = rl__cycles_until(r, from, target, strict);
+    c->valid = j < ((uint64_t)1 << 62); /* far ones are recomputed: `at` must stay within reach */
+    c->epoch = r->phi_epoch;
+    c->target = target;
+    c->at = r->now + j;
+    return j;
+}
+
+/* Cycles until a timeline or wheel key falls due (A + j*inc > key); UINT64_MAX: beyond 2^64. */
+static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
+{
+    uint64_t gap;
+    if (cache && rl__cache_hit(r, cache, rnic_ftime_at(key), &gap)) /* before A is computed (due stays due within an epoch) */
+        return gap;
+    if (rl__key_due(r, key))
+        return 0;
+    return cache ? rl__cached_gap(r, cache, rl__activation(r), rnic_ftime_at(key), true)
+                 : rl__cycles_until(r, rl__activation(r), rnic_ftime_at(key), true);
+}
+
+/* Cycles from now to the next event (false: none without new input). Distances, not
+ * cycles, so that the 2^64 wrap needs no special case. */
+static bool rl__next_gap(const rl *r, uint64_t *gap)
+{
+    uint64_t best = UINT64_MAX, c, op;
+    bool any = false;
+    if (r->registers.count) {
+        *gap = 0;
+        return true;
+    }
+    /* the cheap registers first: a tick is due now about half the time, and then nothing
+     * later needs computing */
+#define RL__IN(d) /* an event `d` cycles from now */ \
+    do {                                          \
+        uint64_t d_ = (d);                        \
+        if (d_ == 0) {                            \
+            *gap = 0;                             \
+            return true;                          \
+        }                                         \
+        if (d_ < best)                            \
+            best = d_;                            \
+        any = true;                               \
+    } while (0)
+#define RL__AT(cycle) /* an event at an absolute cycle (a past one is due now) */ \
+    RL__IN(rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now)
+    if (r->fetches.count)
+        RL__AT(RL__Q_HEAD(&r->fetches).cycle);
+    if (r->deliveries.count)
+        RL__AT(RL__Q_HEAD(&r->deliveries).cycle);
+    if (r->n_ready && !rnic_ring_full(&r->tx))
+        RL__AT(r->link_free);
+    if (rl__fetch_gate_open(r)) /* step 7 pops, when the read channel is free */
+        RL__AT(r->fetch_cpb ? r->fetch_free : r->now);
+    op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
+    if (r->insert_requests.count)
+        RL__IN(op);
+    if (r->n_waiting) { /* when T reaches the earliest waiting packet's start */
+        c = rl__cached_gap(r, &r->wait_due, r->T, r->desc[r->desc_waiting[0].slot].start, false);
+        if (c != UINT64_MAX)
+            RL__IN(c);
+    }
+    if (r->wheel_count) { /* when the wheel's smallest key falls due */
+        uint64_t j = rl__key_gap(r, &r->wheel_due, r->qps[r->wheel_qp[rl__wheel_first(r)]].resched);
+        if (j != UINT64_MAX)
+            RL__IN(j);
+    }
+    if (r->heap_count || r->inserts_in_flight.count) {
+        /* the next dequeue: when the smallest settled key falls due, or an enqueue still
+         * settling that would leave before it (settled and due), at an operation slot */
+        uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
+        uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
+        const rl__timed_queue *q = &r->inserts_in_flight;
+        if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
+            n = 0; /* every enqueue in flight leaves after the settled minimum */
+        for (i = 0; i < n; i++) {
+            const rl__timed_qp *e = &RL__Q_AT(q, i);
+            uint64_t key = r->qps[e->qp].resched, settle, k;
+            if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
+                continue; /* leaves after the settled minimum */
+            settle = rl__reached(r->now, e->cycle) ? 0u : e->cycle - r->now;
+            k = rl__key_gap(r, NULL, key);
+            if (k < settle)
+                k = settle;
+            if (k < j)
+                j = k;
+        }
+        if (j != UINT64_MAX)
+            RL__IN(j > op ? j : op);
+    }
+#undef RL__AT
+#undef RL__IN
+    *gap = best;
+    return any;
+}
+
+RL_API uint64_t rl_next_event(const rl *r)
+{
+    uint64_t gap;
+    if (!r || !rl__next_gap(r, &gap))
+        return RNIC_NEVER;
+    return r->now + gap; /* an event exactly at cycle 2^64 - 1 reads as RNIC_NEVER: use rl_advance */
+}
+
+/* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`),
+ * counting the stalls the skipped cycles would have counted; 0 when something happens now. */
+static uint64_t rl__skip(void *x, uint64_t left)
+{
+    rl *r = (rl *)x;
+    uint64_t gap, skip, rest;
+    skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
+    if (!skip)
+        return 0;
+    if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
+        uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
+        if (wait < skip)
+            r->stats.tx_stalls += skip - wait;
+    }
+    if (rl__fetch_gate_open(r)) /* queued flows wait for the read channel meanwhile */
+        r->stats.fetch_throttled += skip;
+    else if (rl__sched_count(r)) /* ... or at the descriptor gate */
+        r->stats.fetch_gated += skip;
+    rest = skip;
+    while (rest) { /* jumps of at most 2^61 cycles: rest * inc stays below 2^63 (inc <= 1) */
+        uint64_t jump = rest < RL__JUMP ? rest : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
+        rnic_ftime_add_bytes(&r->T, jump, r->inc);
+        if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
+            r->A_mono = rl__activation(r);
+        else
+            rl__update_activation(r);
+        r->now += jump;
+        r->stats.cycles += jump;
+        rest -= jump;
+        if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
+            rl__catch_up(r);
+    }
+    return skip;
+}
+static void rl__tick_fn(void *x) { rl_tick((rl *)x); }
+static uint32_t rl__full(const void *x) { return rnic_ring_full(&((const rl *)x)->tx) ? 1u : 0u; }
+
+/* The common advance loop; a skip stops exactly on the next event, so the tick follows at once. */
+RL_API uint64_t rl_advance(rl *r, uint64_t cycles)
+{
+    return r ? rnic__advance(r, cycles, rl__skip, rl__tick_fn, rl__full, RNIC__ADVANCE_TICK_AFTER_SKIP) : 0;
+}
+
+RL_API uint64_t rl_advance_to(rl *r, uint64_t cycle)
+{
+    return r ? rl_advance(r, rnic_cycles_until(r->now, cycle)) : 0;
+}
+
