@@ -163,9 +163,10 @@ static bench *bench_new(uint32_t nflows, uint32_t window, int loss, int naive)
     rnic_prng_seed(&b->g, 20200225u + nflows + window);
     b->drop_below = loss ? (UINT64_MAX / 1000u) * LOSS_PERMILLE : 0;
     tp_rx_config_default(&rc);
+    rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     rc.max_flows = nflows;
     rc.window = window;
-    rc.delack_us = DELACK_US;
+    rc.delack_ns = (uint64_t)DELACK_US * 1000u;
     rc.sack = false; /* NewReno: cumulative ACKs only, as ns-3 with Sack=false (the paper's runs) */
     b->rx = (tp_rx *)malloc(sizeof(tp_rx));
     b->rmem = malloc(tp_rx_mem_size(&rc));
@@ -173,7 +174,7 @@ static bench *bench_new(uint32_t nflows, uint32_t window, int loss, int naive)
         die("tp_rx_init failed");
     b->mem_bytes = tp_rx_mem_size(&rc);
     for (f = 0; f < nflows; f++)
-        if (tp_rx_flow_open(b->rx, f, 0) != RNIC_OK)
+        if (tp_rx_flow_open(b->rx, f, NULL) != RNIC_OK)
             die("tp_rx_flow_open failed");
     if (naive) {
         b->nv = (naive_flow *)calloc(nflows, sizeof *b->nv);
@@ -182,9 +183,10 @@ static bench *bench_new(uint32_t nflows, uint32_t window, int loss, int naive)
         return b;
     } else {
         tp_config c;
-        tp_flow_params p;
+        tp_flow_config p;
         const char *field;
         tp_config_default(&c);
+        c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
         c.max_flows = nflows;
         c.window = window;
         c.protocol = PROTOCOL;
@@ -197,9 +199,9 @@ static bench *bench_new(uint32_t nflows, uint32_t window, int loss, int naive)
         if (!b->t || !b->tmem || tp_init(b->t, &c, b->tmem, tp_mem_size(&c)) != RNIC_OK)
             die("tp_init failed");
         b->mem_bytes += tp_mem_size(&c);
-        tp_flow_params_default(&p);
+        tp_flow_config_default(&p);
         p.seg_size = SEG;
-        p.rto_us = RTO_US;
+        p.rto_ns = (uint64_t)RTO_US * 1000u;
         for (f = 0; f < nflows; f++) {
             if (tp_flow_open(b->t, f, &p) != RNIC_OK)
                 die("tp_flow_open failed");
@@ -236,7 +238,7 @@ static void wire_data(bench *b, const rnic_work *seg, uint32_t s)
 static void receiver_cycle(bench *b, uint32_t s)
 {
     rnic_work w;
-    if (b->data.full[s] && tp_rx_push(b->rx, &b->data.w[s]) != RNIC_OK)
+    if (b->data.full[s] && tp_rx_push_segment(b->rx, &b->data.w[s]) != RNIC_OK)
         b->refused++;
     b->data.full[s] = 0;
     tp_rx_tick(b->rx);

@@ -103,7 +103,7 @@ static int fl_init(fluid *m, const tp_dcqcn_params *dp, double rtt_s, double cnp
     m->F = dp->f;
     m->rai = (double)dp->rai_bps / (SEG * 8.0);
     m->rhai = (double)dp->rhai_bps / (SEG * 8.0);
-    m->rmin = (double)dp->min_rate_bps / (SEG * 8.0);
+    m->rmin = (double)dp->rate_floor_bps / (SEG * 8.0);
     m->kmin = kmin_b / (SEG + HDR);
     m->kmax = kmax_b / (SEG + HDR);
     m->pmax = pmax;
@@ -360,7 +360,7 @@ int main(int argc, char **argv)
         for (f = 0; f < 2; f++) {
             g[f] = (double)(s.acked_bytes[f] - prev[f]) * 8.0 / (SAMPLE_US * 1e-6) / 1e9;
             prev[f] = s.acked_bytes[f];
-            tp_flow_view_get(&s.senders[f], f, &v[f]);
+            tp_flow_state(&s.senders[f], f, &v[f]);
         }
         ra[i] = g[0] * (SEG + HDR) / SEG;
         rb[i] = g[1] * (SEG + HDR) / SEG;

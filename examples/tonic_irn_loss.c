@@ -40,7 +40,7 @@ typedef struct gbn_ctx {
 
 static uint32_t gbn_window;
 
-static void gbn_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void gbn_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     gbn_ctx c;
     (void)config;
@@ -136,9 +136,10 @@ static run_out run_one(int irn, uint32_t ppm, uint32_t nmsg, const uint64_t *siz
     ip.config = &ic;
     gbn_window = ic.bdp_bytes / c.seg;
     c.proto = irn ? &ip : &gbn_proto;
-    tp_flow_params_default(&c.fp);
+    tp_flow_config_default(&c.fp);
     c.fp.seg_size = c.seg;
     tp_rx_config_default(&c.rc);
+    c.rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.rc.delack_count = 1; /* an ACK per packet (RoCE and IRN acknowledge every packet here) */
     c.rc.nack = irn != 0;
     c.rc.go_back_n = irn == 0;

@@ -100,13 +100,14 @@ int main(int argc, char **argv)
     c.sizes = sizes;
     tp_ndp_config_default(&nc);
     nc.init_window = iw;
-    nc.rto_us = 1000;
+    nc.rto_ns = 1000000u;
     np = *tp_protocol_ndp();
     np.config = &nc;
     c.proto = &np;
-    tp_flow_params_default(&c.fp);
+    tp_flow_config_default(&c.fp);
     c.fp.seg_size = c.seg;
     tp_rx_config_default(&c.rc);
+    c.rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.rc.nack = false;
     c.rc.pull_bps = c.link_bps;
     c.rc.pull_overhead_bytes = c.hdr;

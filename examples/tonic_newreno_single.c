@@ -53,7 +53,7 @@ static void observe(observer *o)
     tp_flow_view v;
     const tp_tcp_ctx *c;
     double now = t_us(o->sim, o->sim->now);
-    if (tp_flow_view_get(&o->sim->senders[0], 0, &v) != RNIC_OK)
+    if (tp_flow_state(&o->sim->senders[0], 0, &v) != RNIC_OK)
         return;
     c = (const tp_tcp_ctx *)v.ctx;
     if (!o->have_cwnd || c->cwnd != o->last_cwnd) {

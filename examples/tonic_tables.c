@@ -18,6 +18,15 @@
 #include "../transport.h"
 #include <stdio.h>
 #include <stdlib.h>
+
+/* The flow's cumulative ack, through tp_rx_flow_state. */
+static rnic_err rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out)
+{
+    tp_rx_flow_view v;
+    rnic_err e = tp_rx_flow_state(r, flow, &v);
+    *out = v.expected;
+    return e;
+}
 #include <string.h>
 #include "cli.h"
 
@@ -60,7 +69,7 @@ static void pad_check(const tp_event *ev, const unsigned char *ctx)
             pad_violations++;
 }
 
-static void pad_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *a)
+static void pad_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *a)
 {
     uint32_t i;
     tp_protocol_newreno()->init(p, config, hz, ctx, a);
@@ -187,18 +196,20 @@ int main(int argc, char **argv)
     padded.incoming = pad_incoming;
     padded.periodic = pad_periodic;
     tp_config_default(&cfg);
+    cfg.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     cfg.max_flows = flows;
     cfg.window = 256;
     cfg.protocol = &padded;
-    cfg.incoming_capacity = 4096;
+    cfg.incoming_depth = 4096;
     mem = malloc(tp_mem_size(&cfg));
     tp_rx_config_default(&rc);
+    rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     rc.max_flows = flows;
     rc.window = 256;
     rc.sack = false;
-    rc.input_capacity = 4096;
-    rc.ack_capacity = 4096;
-    rc.delivered_capacity = 4096;
+    rc.segment_depth = 4096;
+    rc.ack_depth = 4096;
+    rc.delivered_depth = 4096;
     rmem = malloc(tp_rx_mem_size(&rc));
     seen = (uint32_t *)calloc(flows, sizeof *seen);
     if (!mem || !rmem || !seen || tp_init(&t, &cfg, mem, tp_mem_size(&cfg)) != RNIC_OK ||
@@ -207,14 +218,14 @@ int main(int argc, char **argv)
         return 1;
     }
     for (f = 0; f < flows; f++) {
-        tp_flow_params p;
+        tp_flow_config p;
         rnic_work m;
-        tp_flow_params_default(&p);
+        tp_flow_config_default(&p);
         p.init_wnd = 256;
-        p.rto_us = 100;
+        p.rto_ns = 100000u;
         p.param[5] = f;
         tp_flow_open(&t, f, &p);
-        tp_rx_flow_open(&r, f, 0);
+        tp_rx_flow_open(&r, f, NULL);
         memset(&m, 0, sizeof m);
         m.flow = f;
         m.len = kb * 1000u / 2u + f % 1000u; /* two messages, the last segment of each shorter */
@@ -236,8 +247,8 @@ int main(int argc, char **argv)
         while (tp_pop_segment(&t, &w) == RNIC_OK) /* 10 us at 100 MHz, 1 % lost, some a little late */
             if (rnic_prng_below(&g, 1000000) >= loss_ppm)
                 ch_push(&data, &w, now + 1000u + (rnic_prng_below(&g, 50) == 0 ? 3u : 0u));
-        while (tp_rx_space(&r) && ch_pop(&data, now, &w) == 0)
-            tp_rx_push(&r, &w);
+        while (tp_rx_space_segment(&r) && ch_pop(&data, now, &w) == 0)
+            tp_rx_push_segment(&r, &w);
         while (tp_rx_pop_ack(&r, &w) == RNIC_OK)
             ch_push(&acks, &w, now + 1000u);
         while (tp_space_incoming(&t) && ch_pop(&acks, now, &w) == 0)
@@ -256,8 +267,8 @@ int main(int argc, char **argv)
         for (f = 0; f < flows; f++) {
             tp_flow_view v;
             uint32_t exp;
-            tp_flow_view_get(&t, f, &v);
-            tp_rx_expected(&r, f, &exp);
+            tp_flow_state(&t, f, &v);
+            rx_expected(&r, f, &exp);
             if (v.messages || verbose) {
                 const tp_newreno_ctx *c = (const tp_newreno_ctx *)v.ctx;
                 printf("flow %u: wnd_start %u hs %u end %u wnd %u out %u timer %d deadline %llu amount %llu rx expected %u cwnd %u state %u\n", f, v.wnd_start, v.highest_sent, v.data_end, v.wnd_size, v.outstanding, v.timer_running, (unsigned long long)v.timer_deadline, (unsigned long long)v.timer_amount, exp, c->cwnd, c->state);
@@ -266,7 +277,7 @@ int main(int argc, char **argv)
     ok = completions == 2u * flows && delivered == total && tp_rx_get_stats(&r)->bytes == total && pad_violations == 0;
     for (f = 0; f < flows && ok; f++) {
         uint32_t exp;
-        tp_rx_expected(&r, f, &exp);
+        rx_expected(&r, f, &exp);
         ok = exp == seen[f];
     }
     printf("Table 4 (paper: 2,048 flows, 256-segment window, 448 B user state with window credit)\n");

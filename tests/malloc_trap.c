@@ -301,26 +301,28 @@ static void test_transport_ticks_without_allocating(void)
     static tp_rx r;
     tp_config cfg;
     tp_rx_config rc;
-    tp_flow_params fp;
+    tp_flow_config fp;
     rnic_work w;
     void *mem, *rmem;
     uint32_t f;
     uint64_t n = 0, delivered = 0;
     tp_config_default(&cfg);
+    cfg.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     cfg.max_flows = 16;
     cfg.protocol = tp_protocol_newreno();
     mem = malloc(tp_mem_size(&cfg));
     CHECK(mem != NULL && tp_init(&t, &cfg, mem, tp_mem_size(&cfg)) == RNIC_OK);
     tp_rx_config_default(&rc);
+    rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     rc.max_flows = 16;
     rmem = malloc(tp_rx_mem_size(&rc));
     CHECK(rmem != NULL && tp_rx_init(&r, &rc, rmem, tp_rx_mem_size(&rc)) == RNIC_OK);
     trap_armed = 1;
-    tp_flow_params_default(&fp);
-    fp.rto_us = 100; /* short: timeouts happen */
+    tp_flow_config_default(&fp);
+    fp.rto_ns = 100000u; /* short: timeouts happen */
     for (f = 0; f < 16; f++) {
         tp_flow_open(&t, f, &fp);
-        tp_rx_flow_open(&r, f, 0);
+        tp_rx_flow_open(&r, f, NULL);
         RNIC_MEMSET(&w, 0, sizeof w);
         w.flow = f;
         w.len = 200000;
@@ -331,7 +333,7 @@ static void test_transport_ticks_without_allocating(void)
         tp_rx_tick(&r);
         while (tp_pop_segment(&t, &w) == RNIC_OK)
             if (++n % 100u != 7u) /* 1 % loss */
-                tp_rx_push(&r, &w);
+                tp_rx_push_segment(&r, &w);
         while (tp_rx_pop_ack(&r, &w) == RNIC_OK)
             tp_push_incoming(&t, &w);
         while (tp_rx_pop_delivered(&r, &w) == RNIC_OK)

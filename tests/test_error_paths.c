@@ -608,6 +608,7 @@ static tp *tp_new(bool external_pacer)
     tp_config c;
     tp *t = (tp *)malloc(sizeof *t);
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = 4;
     c.external_pacer = external_pacer;
     /* an outside pacer needs a rate protocol */
@@ -622,35 +623,35 @@ static tp *tp_new(bool external_pacer)
 static void test_transport_null_and_unknown_flows(void)
 {
     tp *t;
-    tp_flow_params fp;
+    tp_flow_config fp;
     tp_flow_view v;
     rnic_work w;
     uint64_t before;
     memset(&w, 0, sizeof w);
     tp_config_default(NULL); /* documented no-ops on NULL */
-    tp_flow_params_default(NULL);
-    tp_flow_params_default(&fp);
+    tp_flow_config_default(NULL);
+    tp_flow_config_default(&fp);
     CHECK_EQ(tp_flow_open(NULL, 0, &fp), RNIC_EINVAL);
     CHECK_EQ(tp_flow_close(NULL, 0), RNIC_EINVAL);
     CHECK_EQ(tp_push_incoming(NULL, &w), RNIC_EINVAL);
-    CHECK_EQ(tp_pacer_consumed(NULL, 0, 0), RNIC_EINVAL);
+    CHECK_EQ(tp_push_consumed(NULL, &(rnic_work){.flow = 0, .index = 0}), RNIC_EINVAL);
     CHECK_EQ(tp_pacer_source(NULL, 0, 0, &w, 1), 0);
-    CHECK_EQ(tp_flow_view_get(NULL, 0, &v), RNIC_EINVAL);
+    CHECK_EQ(tp_flow_state(NULL, 0, &v), RNIC_EINVAL);
 
     t = tp_new(false);
     CHECK(t != NULL);
     if (!t)
         return;
-    /* tp_pacer_consumed without an outside pacer: a state error, counted */
+    /* tp_push_consumed without an outside pacer: a state error, counted; a NULL record EINVAL */
     before = t->stats.errors.by_cause[RNIC_ESTATE];
-    CHECK_EQ(tp_pacer_consumed(t, 0, 0), RNIC_ESTATE);
+    CHECK_EQ(tp_push_consumed(t, &(rnic_work){.flow = 0, .index = 0}), RNIC_ESTATE);
     CHECK_EQ(t->stats.errors.by_cause[RNIC_ESTATE], before + 1u);
-    CHECK_EQ(tp_flow_view_get(t, 0, NULL), RNIC_EINVAL);
-    CHECK_EQ(tp_flow_view_get(t, 4, &v), RNIC_ENOENT); /* beyond max_flows */
-    CHECK_EQ(tp_flow_view_get(t, 1, &v), RNIC_ENOENT); /* never opened */
+    CHECK_EQ(tp_flow_state(t, 0, NULL), RNIC_EINVAL);
+    CHECK_EQ(tp_flow_state(t, 4, &v), RNIC_ENOENT); /* beyond max_flows */
+    CHECK_EQ(tp_flow_state(t, 1, &v), RNIC_ENOENT); /* never opened */
     CHECK(!v.open);
     CHECK_EQ(tp_flow_open(t, 1, &fp), RNIC_OK);
-    CHECK_EQ(tp_flow_view_get(t, 1, &v), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 1, &v), RNIC_OK);
     CHECK(v.open);
     free(t);
 
@@ -659,8 +660,8 @@ static void test_transport_null_and_unknown_flows(void)
     if (!t)
         return;
     before = t->stats.errors.by_cause[RNIC_ENOENT];
-    CHECK_EQ(tp_pacer_consumed(t, 4, 0), RNIC_ENOENT); /* beyond max_flows */
-    CHECK_EQ(tp_pacer_consumed(t, 2, 0), RNIC_ENOENT); /* not open */
+    CHECK_EQ(tp_push_consumed(t, &(rnic_work){.flow = 4, .index = 0}), RNIC_ENOENT); /* beyond max_flows */
+    CHECK_EQ(tp_push_consumed(t, &(rnic_work){.flow = 2, .index = 0}), RNIC_ENOENT); /* not open */
     CHECK_EQ(t->stats.errors.by_cause[RNIC_ENOENT], before + 2u);
     CHECK_EQ(tp_pacer_source(t, 2, 0, &w, 1), 0);      /* a closed flow has no entries */
     CHECK_EQ(tp_pacer_source(t, 9, 0, &w, 1), 0);
@@ -670,7 +671,7 @@ static void test_transport_null_and_unknown_flows(void)
 /* A programmable rate protocol (Tonic §3.5) that asks, on each CNP, for a rate above the link,
  * then one below min_rate, then 0: the contract clamps the first two into [min_rate, link] and
  * counts them (rate_clamped); 0 pauses the flow and is not a clamp. */
-static void clamp_proto_init(const tp_flow_params *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act)
+static void clamp_proto_init(const tp_flow_config *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act)
 {
     (void)config;
     (void)clock_hz;
@@ -695,7 +696,7 @@ static void test_transport_out_of_range_rates_clamped_and_counted(void)
     tp_protocol proto;
     tp_config c;
     tp *t = (tp *)malloc(sizeof *t);
-    tp_flow_params fp;
+    tp_flow_config fp;
     tp_flow_view v;
     rnic_work cnp;
     uint64_t want[3];
@@ -707,16 +708,17 @@ static void test_transport_out_of_range_rates_clamped_and_counted(void)
     proto.init = clamp_proto_init;
     proto.incoming = clamp_proto_incoming;
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = 2;
     c.protocol = &proto;
     CHECK(t != NULL && tp_mem_size(&c) > 0 && tp_mem_size(&c) <= sizeof arena);
     if (!t)
         return;
     CHECK_EQ(tp_init(t, &c, ARENA, sizeof arena), RNIC_OK);
-    tp_flow_params_default(&fp);
+    tp_flow_config_default(&fp);
     fp.init_rate_bps = c.link_bps / 2u;
     CHECK_EQ(tp_flow_open(t, 0, &fp), RNIC_OK);
-    CHECK_EQ(tp_flow_view_get(t, 0, &v), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 0, &v), RNIC_OK);
     CHECK_EQ(v.rate_bps, c.link_bps / 2u);
     CHECK_EQ(t->stats.rate_clamped, 0);
     want[0] = c.link_bps;
@@ -729,7 +731,7 @@ static void test_transport_out_of_range_rates_clamped_and_counted(void)
         CHECK_EQ(tp_push_incoming(t, &cnp), RNIC_OK);
         for (k = 0; k < 20; k++)
             tp_tick(t);
-        CHECK_EQ(tp_flow_view_get(t, 0, &v), RNIC_OK);
+        CHECK_EQ(tp_flow_state(t, 0, &v), RNIC_OK);
         CHECK_EQ(v.rate_bps, want[i]);
         CHECK_EQ(t->stats.rate_clamped, i < 2u ? i + 1u : 2u);
     }
@@ -742,13 +744,13 @@ static void test_transport_out_of_range_rates_clamped_and_counted(void)
 static void test_transport_message_beyond_the_id_space_refused(void)
 {
     tp *t = tp_new(false);
-    tp_flow_params fp;
+    tp_flow_config fp;
     tp_flow_view v;
     rnic_work m;
     CHECK(t != NULL);
     if (!t)
         return;
-    tp_flow_params_default(&fp);
+    tp_flow_config_default(&fp);
     fp.seg_size = 1;
     fp.max_burst = 2;
     CHECK_EQ(tp_flow_open(t, 0, &fp), RNIC_OK);
@@ -757,12 +759,12 @@ static void test_transport_message_beyond_the_id_space_refused(void)
     m.len = 0x80000000u; /* 2^31 one-byte segments */
     CHECK_EQ(tp_push_message(t, &m), RNIC_ERANGE);
     CHECK_EQ(t->stats.errors.by_cause[RNIC_ERANGE], 1);
-    CHECK_EQ(tp_flow_view_get(t, 0, &v), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 0, &v), RNIC_OK);
     CHECK_EQ(v.data_end, v.wnd_start);
     CHECK_EQ(v.messages, 0);
     m.len = 0x7fffffffu;
     CHECK_EQ(tp_push_message(t, &m), RNIC_OK);
-    CHECK_EQ(tp_flow_view_get(t, 0, &v), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 0, &v), RNIC_OK);
     CHECK_EQ(v.data_end - v.wnd_start, 0x7fffffffu);
     m.len = 1; /* one more segment would reach 2^31 */
     CHECK_EQ(tp_push_message(t, &m), RNIC_ERANGE);
@@ -773,7 +775,7 @@ static void test_transport_message_beyond_the_id_space_refused(void)
 /* tp_actions.mark_rtx is clipped to the sent part of the window (api.h): a window protocol that
  * marks [wnd_start - 5, highest_sent + 100) on a CNP gets exactly the sent, unacknowledged
  * segments retransmitted, once each, in order */
-static void wide_mark_init(const tp_flow_params *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act)
+static void wide_mark_init(const tp_flow_config *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act)
 {
     (void)p, (void)config, (void)clock_hz, (void)ctx;
     act->wnd_size = 4;
@@ -796,7 +798,7 @@ static void test_transport_marks_clipped_to_the_sent_window(void)
     tp_protocol proto;
     tp_config c;
     tp *t = (tp *)malloc(sizeof *t);
-    tp_flow_params fp;
+    tp_flow_config fp;
     rnic_work m, s, cnp;
     uint32_t k, sent = 0, rtx = 0, first = 0;
     memset(&proto, 0, sizeof proto);
@@ -806,13 +808,14 @@ static void test_transport_marks_clipped_to_the_sent_window(void)
     proto.init = wide_mark_init;
     proto.incoming = wide_mark_incoming;
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = 2;
     c.protocol = &proto;
     CHECK(t != NULL && tp_mem_size(&c) > 0 && tp_mem_size(&c) <= sizeof arena);
     if (!t)
         return;
     CHECK_EQ(tp_init(t, &c, ARENA, sizeof arena), RNIC_OK);
-    tp_flow_params_default(&fp);
+    tp_flow_config_default(&fp);
     CHECK_EQ(tp_flow_open(t, 0, &fp), RNIC_OK);
     memset(&m, 0, sizeof m);
     m.flow = 0;
@@ -849,21 +852,22 @@ static void test_transport_dcqcn_window_parameter(void)
 {
     tp_config c;
     tp *t = (tp *)malloc(sizeof *t);
-    tp_flow_params fp;
+    tp_flow_config fp;
     tp_flow_view v0, v1;
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = 2;
     c.protocol = tp_protocol_dcqcn();
     CHECK(t != NULL && tp_mem_size(&c) > 0 && tp_mem_size(&c) <= sizeof arena);
     if (!t)
         return;
     CHECK_EQ(tp_init(t, &c, ARENA, sizeof arena), RNIC_OK);
-    tp_flow_params_default(&fp);
+    tp_flow_config_default(&fp);
     CHECK_EQ(tp_flow_open(t, 0, &fp), RNIC_OK);
     fp.param[0] = 7;
     CHECK_EQ(tp_flow_open(t, 1, &fp), RNIC_OK);
-    CHECK_EQ(tp_flow_view_get(t, 0, &v0), RNIC_OK);
-    CHECK_EQ(tp_flow_view_get(t, 1, &v1), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 0, &v0), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 1, &v1), RNIC_OK);
     CHECK_EQ(v1.wnd_size, 7);
     CHECK(v0.wnd_size != 7u);
     free(t);
@@ -877,17 +881,18 @@ static uint32_t run_segments(const tp_protocol *proto, const rnic_work *extra, r
     static uint64_t mem[1u << 15];
     tp_config c;
     tp *t = (tp *)malloc(sizeof *t);
-    tp_flow_params fp;
+    tp_flow_config fp;
     rnic_work m, s;
     uint32_t n = 0, k;
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = 2;
     c.protocol = proto;
     if (!t || tp_mem_size(&c) == 0 || tp_mem_size(&c) > sizeof mem || tp_init(t, &c, mem, sizeof mem) != RNIC_OK) {
         free(t);
         return 0;
     }
-    tp_flow_params_default(&fp);
+    tp_flow_config_default(&fp);
     CHECK_EQ(tp_flow_open(t, 1, &fp), RNIC_OK);
     memset(&m, 0, sizeof m);
     m.flow = 1;
@@ -967,31 +972,32 @@ static void test_transport_receiver_null_and_unknown_flow(void)
     tp_rx_config c;
     tp_rx *r = (tp_rx *)malloc(sizeof *r);
     rnic_work w;
-    uint32_t exp = 7;
+    tp_rx_flow_view exp;
     const char *field = NULL;
     tp_rx_config_default(NULL);
     CHECK_EQ(tp_rx_config_check(NULL, &field), RNIC_EINVAL);
     CHECK(str_eq(field, "cfg"));
-    CHECK_EQ(tp_rx_flow_open(NULL, 0, 0), RNIC_EINVAL);
+    CHECK_EQ(tp_rx_flow_open(NULL, 0, NULL), RNIC_EINVAL);
     CHECK_EQ(tp_rx_advance(NULL, 10), 0);
     CHECK_EQ(tp_rx_pop_ack(NULL, &w), RNIC_EINVAL);
     CHECK_EQ(tp_rx_peek_delivered(NULL, &w), RNIC_EINVAL);
-    CHECK_EQ(tp_rx_expected(NULL, 0, &exp), RNIC_EINVAL);
+    CHECK_EQ(tp_rx_flow_state(NULL, 0, &exp), RNIC_EINVAL);
     tp_rx_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = 4;
     CHECK(r != NULL && tp_rx_mem_size(&c) > 0 && tp_rx_mem_size(&c) <= sizeof arena);
     if (!r)
         return;
     CHECK_EQ(tp_rx_init(r, &c, ARENA, sizeof arena), RNIC_OK);
-    CHECK_EQ(tp_rx_expected(r, 0, NULL), RNIC_EINVAL);
-    CHECK_EQ(tp_rx_expected(r, 1, &exp), RNIC_ENOENT); /* not open: 0 and ENOENT */
-    CHECK_EQ(exp, 0);
-    exp = 7;
-    CHECK_EQ(tp_rx_expected(r, 4, &exp), RNIC_ENOENT); /* beyond max_flows */
-    CHECK_EQ(exp, 0);
-    CHECK_EQ(tp_rx_flow_open(r, 1, 1000u), RNIC_OK);
-    CHECK_EQ(tp_rx_expected(r, 1, &exp), RNIC_OK);
-    CHECK_EQ(exp, 1000);
+    CHECK_EQ(tp_rx_flow_state(r, 0, NULL), RNIC_EINVAL);
+    CHECK_EQ(tp_rx_flow_state(r, 1, &exp), RNIC_ENOENT); /* not open: all zero and ENOENT */
+    CHECK(!exp.open && exp.expected == 0);
+    exp.expected = 7;
+    CHECK_EQ(tp_rx_flow_state(r, 4, &exp), RNIC_ENOENT); /* beyond max_flows */
+    CHECK_EQ(exp.expected, 0);
+    CHECK_EQ(tp_rx_flow_open(r, 1, &(tp_rx_flow_config){.init_seq = 1000u}), RNIC_OK);
+    CHECK_EQ(tp_rx_flow_state(r, 1, &exp), RNIC_OK);
+    CHECK(exp.open && exp.expected == 1000 && exp.held == 0 && exp.pending == 0);
     free(r);
 }
 

@@ -11,6 +11,15 @@
 #include "ratelimit.h"
 #include "test.h"
 
+/* The flow's cumulative ack, through tp_rx_flow_state. */
+static rnic_err rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out)
+{
+    tp_rx_flow_view v;
+    rnic_err e = tp_rx_flow_state(r, flow, &v);
+    *out = v.expected;
+    return e;
+}
+
 /* ---------------------------------------------------------------- memory (aligned, freed) */
 
 typedef struct amem {
@@ -95,7 +104,7 @@ static rnic_work ack_pkt(uint32_t flow, uint32_t op, uint32_t cum, uint32_t sack
 typedef struct gbn_ctx {
     uint32_t dup;
 } gbn_ctx;
-static void gbn_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *a)
+static void gbn_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *a)
 {
     (void)hz;
     (void)config;
@@ -316,7 +325,7 @@ static void net_trace(void *user, const rnic_trace_event *e)
     if (e->kind != TP_TRACE_GENERATE)
         return;
     n->gen_events++;
-    if (tp_flow_view_get(n->t, e->id, &v) != RNIC_OK || (uint32_t)e->a - v.wnd_start >= v.wnd_size)
+    if (tp_flow_state(n->t, e->id, &v) != RNIC_OK || (uint32_t)e->a - v.wnd_start >= v.wnd_size)
         n->bad_window++;
 }
 
@@ -333,28 +342,30 @@ static void net_init(net *n, const wl *w)
     rnic_prng_seed(&n->ack_rng, w->seed ^ 0x2222u);
     rnic_prng_seed(&n->msg_rng, w->seed ^ 0x3333u);
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = w->max_flows;
     c.window = w->W;
     c.ring = w->N;
-    c.messages = w->messages;
+    c.message_depth = w->messages;
     c.protocol = w->proto;
     c.start_cycle = w->start;
     c.trace = net_trace;
     c.trace_user = n;
     n->t = tp_make(&c, &n->tm);
     tp_rx_config_default(&rc);
+    rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     rc.max_flows = w->max_flows;
     rc.window = w->W;
-    rc.delack_us = w->delack_us;
+    rc.delack_ns = (uint64_t)w->delack_us * 1000u;
     rc.start_cycle = w->start;
     n->r = rx_make(&rc, &n->rm);
     n->now = w->start;
     n->fl = (wl_flow *)calloc(w->nflows, sizeof *n->fl);
     for (f = 0; f < w->nflows; f++) {
         wl_flow *x = &n->fl[f];
-        tp_flow_params pr;
+        tp_flow_config pr;
         uint32_t id = f * (w->max_flows / w->nflows);
-        tp_flow_params_default(&pr);
+        tp_flow_config_default(&pr);
         x->seg = (uint32_t)rnic_prng_log_range(&p, 64, w->max_seg);
         x->init_seq = w->wrap_seq ? (uint32_t)(0u - 100u - (uint32_t)rnic_prng_below(&p, 50)) : (uint32_t)rnic_prng_next(&p);
         x->wnd = rnic_prng_chance(&p, 1, 3) ? (uint32_t)rnic_prng_range(&p, 1, w->W) : w->W;
@@ -364,9 +375,9 @@ static void net_init(net *n, const wl *w)
         pr.init_seq = x->init_seq;
         pr.init_wnd = x->wnd;
         pr.init_rate_bps = x->rate;
-        pr.rto_us = w->rto_us;
+        pr.rto_ns = (uint64_t)w->rto_us * 1000u;
         CHECK_EQ(tp_flow_open(n->t, id, &pr), RNIC_OK);
-        CHECK_EQ(tp_rx_flow_open(n->r, id, x->init_seq), RNIC_OK);
+        CHECK_EQ(tp_rx_flow_open(n->r, id, &(tp_rx_flow_config){.init_seq = x->init_seq}), RNIC_OK);
         x->nmsgs = w->msgs_per_flow;
         x->len = (uint32_t *)calloc(x->nmsgs, sizeof *x->len);
         x->first_seg = (uint32_t *)calloc(x->nmsgs + 1u, sizeof *x->first_seg);
@@ -520,7 +531,7 @@ static void net_deliver(net *n)
         bool ok = true;
         chan_pop(&n->ch);
         if (e.src == 0)
-            ok = tp_rx_space(n->r) > 0 && tp_rx_push(n->r, &e.w) == RNIC_OK;
+            ok = tp_rx_space_segment(n->r) > 0 && tp_rx_push_segment(n->r, &e.w) == RNIC_OK;
         else if (e.src == 1)
             ok = tp_space_incoming(n->t) > 0 && tp_push_incoming(n->t, &e.w) == RNIC_OK;
         else
@@ -626,9 +637,9 @@ static void net_check_end(net *n)
                 missing += x->cnt[k][i] == 0;
             }
         CHECK_EQ(x->completed, x->nmsgs);
-        CHECK_EQ(tp_rx_expected(n->r, flow_id(n, f), &exp), RNIC_OK);
+        CHECK_EQ(rx_expected(n->r, flow_id(n, f), &exp), RNIC_OK);
         CHECK_EQ(exp, x->first_seg[x->nmsgs]);
-        CHECK_EQ(tp_flow_view_get(n->t, flow_id(n, f), &v), RNIC_OK);
+        CHECK_EQ(tp_flow_state(n->t, flow_id(n, f), &v), RNIC_OK);
         if (v.wnd_start != x->first_seg[x->nmsgs])
             printf("  flow %u stuck: wnd_start %u highest %u data_end %u wnd %u outstanding %u timer %d deadline %" PRIu64
                    " amount %" PRIu64 " now %" PRIu64 " total_sent %u\n",
@@ -797,13 +808,13 @@ static tp *mk(tp_config *c, amem *m, const tp_protocol *proto, uint32_t W, uint3
 
 static void open_flow(tp *t, uint32_t flow, uint32_t seg, uint32_t init_seq, uint32_t wnd, uint32_t rto_us, uint64_t rate)
 {
-    tp_flow_params pr;
-    tp_flow_params_default(&pr);
+    tp_flow_config pr;
+    tp_flow_config_default(&pr);
     pr.seg_size = seg;
     pr.max_burst = 2u * (uint64_t)seg;
     pr.init_seq = init_seq;
     pr.init_wnd = wnd;
-    pr.rto_us = rto_us;
+    pr.rto_ns = (uint64_t)rto_us * 1000u;
     pr.init_rate_bps = rate;
     CHECK_EQ(tp_flow_open(t, flow, &pr), RNIC_OK);
 }
@@ -877,7 +888,7 @@ static void test_generation_rules(void)
         CHECK_EQ(!!(o[i].flags & TP_WORK_RTX), i < 4);
         CHECK_EQ(o[i].offset, 100u * expect[i]);
     }
-    CHECK_EQ(tp_flow_view_get(t, 1, &v), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 1, &v), RNIC_OK);
     CHECK_EQ(v.highest_sent, s0 + 12u);
     CHECK_EQ(v.total_sent, 16); /* retransmissions included */
     CHECK_EQ(tp_get_stats(t)->segments_rtx, 4);
@@ -887,17 +898,18 @@ static void test_generation_rules(void)
     t = mk(&c, &m, &proto_ctl, 64, 4, 4);
     tp_free(t, &m);
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.window = 64;
     c.ring = 4;
     c.max_flows = 4;
-    c.tx_capacity = 1;
+    c.segment_depth = 1;
     c.protocol = &proto_ctl;
     t = tp_make(&c, &m);
     open_flow(t, 2, 100, 7, 64, 1000000000u, 0);
     push_msg(t, 2, 10000, 0, 1);
     for (i = 0; i < 50; i++)
         tp_tick(t);
-    CHECK_EQ(tp_flow_view_get(t, 2, &v), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 2, &v), RNIC_OK);
     CHECK_EQ(v.outstanding, 4);
     CHECK_EQ(v.highest_sent - 7u, 5); /* one in the port, four in the ring */
     CHECK(tp_get_stats(t)->tx_stalls > 0);
@@ -909,7 +921,7 @@ static void test_generation_rules(void)
                 CHECK_EQ(a.index, next);
                 next++;
             }
-            CHECK_EQ(tp_flow_view_get(t, 2, &v), RNIC_OK);
+            CHECK_EQ(tp_flow_state(t, 2, &v), RNIC_OK);
             CHECK(v.outstanding <= 4);
         }
         CHECK_EQ(next, 7u + 64u); /* the window (64, no ACKs) */
@@ -1101,6 +1113,7 @@ static void timer_case(int kind)
     uint64_t D, T;
     const uint32_t s0 = 500;
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = F;
     c.window = 64;
     c.protocol = &proto_mrg;
@@ -1174,6 +1187,7 @@ static void test_merge_rules(void)
         rnic_work a;
         int i, visits3 = 0, visits5 = 0, bad = 0;
         tp_config_default(&c);
+        c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
         c.max_flows = F;
         c.window = 64;
         c.protocol = pi ? &proto_mrg_per : &proto_mrg_in;
@@ -1198,7 +1212,7 @@ static void test_merge_rules(void)
         CHECK_EQ(bad, 0);
         CHECK_EQ(visits3, 200 / 8);
         CHECK_EQ(visits5, 200 / 8);
-        CHECK_EQ(tp_flow_view_get(t, 3, &v), RNIC_OK);
+        CHECK_EQ(tp_flow_state(t, 3, &v), RNIC_OK);
         if (pi == 0) { /* incoming's update wins: the periodic one of that cycle is lost */
             CHECK_EQ(((const mrg_ctx *)v.ctx)->in_cnt, 1);
             CHECK_EQ(((const mrg_ctx *)v.ctx)->per_cnt, (uint32_t)visits3 - 1u);
@@ -1206,7 +1220,7 @@ static void test_merge_rules(void)
             CHECK_EQ(((const mrg_ctx *)v.ctx)->in_cnt, 0);
             CHECK_EQ(((const mrg_ctx *)v.ctx)->per_cnt, (uint32_t)visits3);
         }
-        CHECK_EQ(tp_flow_view_get(t, 5, &v), RNIC_OK);
+        CHECK_EQ(tp_flow_state(t, 5, &v), RNIC_OK);
         CHECK_EQ(((const mrg_ctx *)v.ctx)->per_cnt, (uint32_t)visits5);
         tp_free(t, &m);
     }
@@ -1275,9 +1289,10 @@ static void test_rate_credit(void)
             count *= 2u;
         d = (dep *)calloc(count, sizeof *d);
         tp_config_default(&c);
+        c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
         c.window = 256;
         c.max_flows = 4;
-        c.messages = 64;
+        c.message_depth = 64;
         c.protocol = &proto_rate;
         c.start_cycle = start;
         t = tp_make(&c, &m);
@@ -1330,6 +1345,7 @@ static void test_rate_credit(void)
         uint64_t t0, push_at;
         int n = 0;
         tp_config_default(&c);
+        c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
         c.max_flows = 2;
         c.protocol = &proto_rate;
         t = tp_make(&c, &m);
@@ -1395,6 +1411,7 @@ static void test_rate_credit(void)
         uint64_t granted = 0, sent = 0, ref;
         int cyc, bad = 0;
         tp_config_default(&c);
+        c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
         c.max_flows = 2;
         c.protocol = &proto_tok;
         c.window = 256;
@@ -1468,6 +1485,7 @@ static void test_external_pacer(void)
     int k;
     memset(&pl, 0, sizeof pl);
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = 4;
     c.ring = 4;
     c.protocol = &proto_rate;
@@ -1484,7 +1502,7 @@ static void test_external_pacer(void)
         tp_tick(t);
     CHECK_EQ(pl.doorbells[2], 4); /* one per segment entering the ring, N = 4 */
     CHECK_EQ(tp_pop_segment(t, &o), RNIC_EEMPTY);
-    CHECK_EQ(tp_flow_view_get(t, 2, &v), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 2, &v), RNIC_OK);
     CHECK_EQ(v.outstanding, 4);
     n = tp_pacer_source(t, 2, 0, out, 8);
     CHECK_EQ(n, 4);
@@ -1499,13 +1517,13 @@ static void test_external_pacer(void)
     CHECK_EQ(tp_pacer_source(t, 2, 4, out, 8), 0);
     {
         uint64_t e0 = tp_get_stats(t)->errors.by_cause[RNIC_ESTALE];
-        CHECK_EQ(tp_pacer_consumed(t, 2, 1), RNIC_ESTALE);
+        CHECK_EQ(tp_push_consumed(t, &(rnic_work){.flow = 2, .index = 1}), RNIC_ESTALE);
         CHECK_EQ(tp_get_stats(t)->errors.by_cause[RNIC_ESTALE], e0 + 1u);
-        CHECK_EQ(tp_flow_view_get(t, 2, &v), RNIC_OK);
+        CHECK_EQ(tp_flow_state(t, 2, &v), RNIC_OK);
         CHECK_EQ(v.outstanding, 4);
     }
-    CHECK_EQ(tp_pacer_consumed(t, 2, 0), RNIC_OK);
-    CHECK_EQ(tp_flow_view_get(t, 2, &v), RNIC_OK);
+    CHECK_EQ(tp_push_consumed(t, &(rnic_work){.flow = 2, .index = 0}), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 2, &v), RNIC_OK);
     CHECK_EQ(v.outstanding, 3);
     for (k = 0; k < 5; k++)
         tp_tick(t);
@@ -1543,7 +1561,7 @@ static void test_external_pacer(void)
         c.clock_hz = 250000000u;
         c.max_flows = 8;
         c.ring = 8;
-        c.messages = 16;
+        c.message_depth = 16;
         c.protocol = &proto_rate;
         c.external_pacer = true;
         c.pacer.doorbell = pl_doorbell;
@@ -1581,12 +1599,12 @@ static void test_external_pacer(void)
                                o.flags, f < 6 ? got[f] : 0);
                     continue;
                 }
-                CHECK_EQ(tp_pacer_consumed(t, f, o.index), RNIC_OK);
+                CHECK_EQ(tp_push_consumed(t, &(rnic_work){.flow = f, .index = o.index}), RNIC_OK);
                 got[f]++;
                 all++;
                 {
                     tp_flow_view fv;
-                    CHECK_EQ(tp_flow_view_get(t, f, &fv), RNIC_OK);
+                    CHECK_EQ(tp_flow_state(t, f, &fv), RNIC_OK);
                     a = ack_pkt(f, TP_PKT_ACK, fv.wnd_start + 1u, 0, 0, 0);
                     if (tp_space_incoming(t))
                         CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
@@ -1644,6 +1662,7 @@ static void test_bad_input(void)
 
     /* config checks name the bad field */
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.protocol = &proto_gbn;
     CHECK_EQ(tp_config_check(&c, &field), RNIC_OK);
 #define TP_BAD(stmt, name)                                                              \
@@ -1664,11 +1683,11 @@ static void test_bad_input(void)
     TP_BAD(bad.window = 512, "window");
     TP_BAD(bad.ring = 0, "ring");
     TP_BAD(bad.ring = 128, "ring");
-    TP_BAD(bad.messages = 0, "messages");
-    TP_BAD(bad.messages = TP_MAX_MESSAGES + 1u, "messages");
-    TP_BAD(bad.incoming_capacity = 0, "incoming_capacity");
-    TP_BAD(bad.tx_capacity = 0, "tx_capacity");
-    TP_BAD(bad.completion_capacity = 0, "completion_capacity");
+    TP_BAD(bad.message_depth = 0, "message_depth");
+    TP_BAD(bad.message_depth = TP_MAX_MESSAGES + 1u, "message_depth");
+    TP_BAD(bad.incoming_depth = 0, "incoming_depth");
+    TP_BAD(bad.segment_depth = 0, "segment_depth");
+    TP_BAD(bad.completion_depth = 0, "completion_depth");
     TP_BAD(bad.protocol = NULL, "protocol");
     TP_BAD(bad.protocol = &pbad, "protocol");
     TP_BAD(bad.protocol = &p449, "protocol"); /* Table 4 budgets: 448 / 340 / 256 bytes */
@@ -1686,6 +1705,7 @@ static void test_bad_input(void)
     CHECK_EQ(tp_config_check(NULL, &field), RNIC_EINVAL);
 
     tp_rx_config_default(&rc);
+    rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     CHECK_EQ(tp_rx_config_check(&rc, &field), RNIC_OK);
 #define RX_BAD(stmt, name)                                                              \
     do {                                                                                \
@@ -1700,10 +1720,10 @@ static void test_bad_input(void)
     RX_BAD(rbad.max_flows = 0, "max_flows");
     RX_BAD(rbad.window = 32, "window");
     RX_BAD(rbad.delack_count = 0, "delack_count");
-    RX_BAD(rbad.delack_us = 0, "delack_us");
-    RX_BAD(rbad.input_capacity = 0, "input_capacity");
-    RX_BAD(rbad.ack_capacity = 0, "ack_capacity");
-    RX_BAD(rbad.delivered_capacity = 0, "delivered_capacity");
+    RX_BAD(rbad.delack_ns = 0, "delack_ns");
+    RX_BAD(rbad.segment_depth = 0, "segment_depth");
+    RX_BAD(rbad.ack_depth = 0, "ack_depth");
+    RX_BAD(rbad.delivered_depth = 0, "delivered_depth");
 #undef RX_BAD
 
     /* memory: too small, misaligned */
@@ -1732,13 +1752,14 @@ static void test_bad_input(void)
 
     /* ports and flows */
     tp_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     c.max_flows = 4;
-    c.messages = 2;
-    c.incoming_capacity = 2;
+    c.message_depth = 2;
+    c.incoming_depth = 2;
     c.protocol = &proto_ctl;
     t = tp_make(&c, &m);
     tp_tick(NULL);
-    CHECK_EQ(tp_next_event(NULL), TP_NEVER);
+    CHECK_EQ(tp_next_event(NULL), RNIC_NEVER);
     memset(&w, 0, sizeof w);
     w.len = 100;
     CHECK_EQ(tp_push_message(NULL, &w), RNIC_EINVAL);
@@ -1761,8 +1782,8 @@ static void test_bad_input(void)
     CHECK_EQ(tp_flow_open(t, 4, NULL), RNIC_ENOENT);
     expect_err++;
     {
-        tp_flow_params pr;
-        tp_flow_params_default(&pr);
+        tp_flow_config pr;
+        tp_flow_config_default(&pr);
         pr.seg_size = 0;
         CHECK_EQ(tp_flow_open(t, 1, &pr), RNIC_EINVAL);
         expect_err++;
@@ -1776,7 +1797,7 @@ static void test_bad_input(void)
     w.len = 500;
     CHECK_EQ(tp_push_message(t, &w), RNIC_OK);
     CHECK_EQ(tp_push_message(t, &w), RNIC_OK);
-    CHECK_EQ(tp_space_message(t, 1), 0);
+    CHECK_EQ(tp_flow_message_room(t, 1), 0);
     CHECK_EQ(tp_push_message(t, &w), RNIC_EBUSY);
     expect_err++; /* messages = 2 */
     CHECK_EQ(errs_total(&tp_get_stats(t)->errors), expect_err);
@@ -1785,7 +1806,7 @@ static void test_bad_input(void)
         while (tp_pop_segment(t, &o) == RNIC_OK)
             ;
     }
-    CHECK_EQ(tp_flow_view_get(t, 1, &v0), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 1, &v0), RNIC_OK);
     CHECK_EQ(v0.highest_sent, 23); /* window 3 */
     /* bad packet types */
     a = ack_pkt(1, 0, 20, 0, 0, 0);
@@ -1805,7 +1826,7 @@ static void test_bad_input(void)
     tp_tick(t);
     expect_err++;
     CHECK_EQ(tp_get_stats(t)->errors.by_cause[RNIC_ERANGE], e0 + 1u);
-    CHECK_EQ(tp_flow_view_get(t, 1, &v1), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 1, &v1), RNIC_OK);
     CHECK(views_equal(&v0, &v1));
     /* unknown flow in an ACK: refused at the fixed stage */
     a = ack_pkt(3, TP_PKT_ACK, 0, 0, 0, 0);
@@ -1820,7 +1841,7 @@ static void test_bad_input(void)
         while (tp_pop_segment(t, &o) == RNIC_OK)
             ;
     }
-    CHECK_EQ(tp_flow_view_get(t, 1, &v0), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 1, &v0), RNIC_OK);
     CHECK_EQ(v0.wnd_start, 21);
     CHECK_EQ(v0.highest_sent, 24);
     e0 = tp_get_stats(t)->acks_stale;
@@ -1830,19 +1851,19 @@ static void test_bad_input(void)
     tp_tick(t);
     expect_err++;
     CHECK_EQ(tp_get_stats(t)->acks_stale, e0 + 1u);
-    CHECK_EQ(tp_flow_view_get(t, 1, &v1), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 1, &v1), RNIC_OK);
     CHECK(views_equal(&v0, &v1));
     e0 = tp_get_stats(t)->acks_dup;
     a = ack_pkt(1, TP_PKT_ACK, 21, 0, 0, 0);
     CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
     CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
     CHECK_EQ(tp_push_incoming(t, &a), RNIC_EBUSY);
-    expect_err++; /* incoming_capacity = 2 */
+    expect_err++; /* incoming_depth = 2 */
     tp_tick(t);
     tp_tick(t);
     tp_tick(t);
     CHECK_EQ(tp_get_stats(t)->acks_dup, e0 + 2u);
-    CHECK_EQ(tp_flow_view_get(t, 1, &v1), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 1, &v1), RNIC_OK);
     CHECK(views_equal(&v0, &v1));
     /* close with data outstanding */
     CHECK_EQ(tp_flow_close(t, 1), RNIC_EBUSY);
@@ -1853,7 +1874,7 @@ static void test_bad_input(void)
     /* acknowledge everything: then it closes */
     for (i = 0; i < 40; i++) {
         tp_flow_view v;
-        tp_flow_view_get(t, 1, &v);
+        tp_flow_state(t, 1, &v);
         if (v.highest_sent != v.wnd_start && tp_space_incoming(t)) {
             a = ack_pkt(1, TP_PKT_ACK, v.highest_sent, 0, 0, 0);
             CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
@@ -1864,7 +1885,7 @@ static void test_bad_input(void)
         while (tp_pop_completion(t, &o) == RNIC_OK)
             ;
     }
-    CHECK_EQ(tp_flow_view_get(t, 1, &v1), RNIC_OK);
+    CHECK_EQ(tp_flow_state(t, 1, &v1), RNIC_OK);
     CHECK_EQ(v1.wnd_start, 30);
     CHECK_EQ(v1.messages, 0);
     CHECK_EQ(tp_flow_close(t, 1), RNIC_OK);
@@ -1882,26 +1903,27 @@ static void test_bad_input(void)
         uint64_t rx_err = 0;
         rnic_work s;
         tp_rx_config_default(&rc);
+        rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
         rc.max_flows = 4;
-        rc.input_capacity = 2;
+        rc.segment_depth = 2;
         r = rx_make(&rc, &m);
         tp_rx_tick(NULL);
-        CHECK_EQ(tp_rx_push(NULL, &s), RNIC_EINVAL);
-        CHECK_EQ(tp_rx_push(r, NULL), RNIC_EINVAL);
+        CHECK_EQ(tp_rx_push_segment(NULL, &s), RNIC_EINVAL);
+        CHECK_EQ(tp_rx_push_segment(r, NULL), RNIC_EINVAL);
         rx_err++;
         CHECK_EQ(tp_rx_pop_ack(r, NULL), RNIC_EINVAL);
         rx_err++;
-        CHECK_EQ(tp_rx_flow_open(r, 4, 0), RNIC_ENOENT);
+        CHECK_EQ(tp_rx_flow_open(r, 4, NULL), RNIC_ENOENT);
         rx_err++;
-        CHECK_EQ(tp_rx_flow_open(r, 0, 0), RNIC_OK);
-        CHECK_EQ(tp_rx_flow_open(r, 0, 0), RNIC_EEXIST);
+        CHECK_EQ(tp_rx_flow_open(r, 0, NULL), RNIC_OK);
+        CHECK_EQ(tp_rx_flow_open(r, 0, NULL), RNIC_EEXIST);
         rx_err++;
         memset(&s, 0, sizeof s);
         s.op = TP_PKT_DATA;
         s.flow = 2; /* not open: refused when processed */
-        CHECK_EQ(tp_rx_push(r, &s), RNIC_OK);
-        CHECK_EQ(tp_rx_push(r, &s), RNIC_OK);
-        CHECK_EQ(tp_rx_push(r, &s), RNIC_EBUSY);
+        CHECK_EQ(tp_rx_push_segment(r, &s), RNIC_OK);
+        CHECK_EQ(tp_rx_push_segment(r, &s), RNIC_OK);
+        CHECK_EQ(tp_rx_push_segment(r, &s), RNIC_EBUSY);
         rx_err++;
         tp_rx_tick(r);
         tp_rx_tick(r);
@@ -1935,7 +1957,7 @@ static void rx_seg_at(tp_rx *r, uint32_t flow, uint32_t id)
     s.index = id;
     s.len = 100;
     s.op = TP_PKT_DATA;
-    CHECK_EQ(tp_rx_push(r, &s), RNIC_OK);
+    CHECK_EQ(tp_rx_push_segment(r, &s), RNIC_OK);
 }
 
 static void rx_seg(tp_rx *r, uint32_t flow, uint32_t id)
@@ -1956,12 +1978,13 @@ static void test_receiver(void)
         uint64_t at;
         int n, i, delivered = 0;
         tp_rx_config_default(&rc);
+        rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
         rc.max_flows = 2;
         rc.window = 64;
-        rc.delack_us = 10; /* 1000 cycles at 100 MHz */
+        rc.delack_ns = 10000u; /* 1000 cycles at 100 MHz */
         rc.nack = pass == 1;
         r = rx_make(&rc, &m);
-        CHECK_EQ(tp_rx_flow_open(r, 1, s0), RNIC_OK);
+        CHECK_EQ(tp_rx_flow_open(r, 1, &(tp_rx_flow_config){.init_seq = s0}), RNIC_OK);
         rx_seg(r, 1, s0);
         CHECK_EQ(rx_acks(r, a, 8), 0); /* the first in-order segment waits */
         rx_seg(r, 1, s0 + 1u);
@@ -2010,7 +2033,7 @@ static void test_receiver(void)
         CHECK(n < 1 || (a[0].index == s0 + 8u && a[0].len == 0));
         {
             uint32_t e = 0;
-            CHECK_EQ(tp_rx_expected(r, 1, &e), RNIC_OK);
+            CHECK_EQ(rx_expected(r, 1, &e), RNIC_OK);
             CHECK_EQ(e, s0 + 8u);
         }
         while (tp_rx_pop_delivered(r, &d) == RNIC_OK)
@@ -2060,20 +2083,21 @@ static void test_rx_delack_order_ticked_vs_ff(void)
      * on flow 2 fills the one-record ACK port */
     static const uint32_t segs[7][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 }, { 1, 2 }, { 0, 2 }, { 2, 5 } };
     tp_rx_config_default(&rc);
+    rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     rc.max_flows = 3;
     rc.window = 64;
     rc.delack_count = 2;
-    rc.delack_us = 1; /* 100 cycles at 100 MHz */
-    rc.ack_capacity = 1;
+    rc.delack_ns = 1000u; /* 100 cycles at 100 MHz */
+    rc.ack_depth = 1;
     rc.start_cycle = UINT64_MAX - 150u; /* and across the wrap */
     rc.trace = rxlog_trace;
     memset(lg, 0, sizeof lg);
     for (k = 0; k < 2; k++) {
         rc.trace_user = &lg[k];
         r[k] = rx_make(&rc, &m[k]);
-        CHECK_EQ(tp_rx_flow_open(r[k], 0, 0), RNIC_OK);
-        CHECK_EQ(tp_rx_flow_open(r[k], 1, 0), RNIC_OK);
-        CHECK_EQ(tp_rx_flow_open(r[k], 2, 10), RNIC_OK);
+        CHECK_EQ(tp_rx_flow_open(r[k], 0, NULL), RNIC_OK);
+        CHECK_EQ(tp_rx_flow_open(r[k], 1, NULL), RNIC_OK);
+        CHECK_EQ(tp_rx_flow_open(r[k], 2, &(tp_rx_flow_config){.init_seq = 10}), RNIC_OK);
     }
     D = rc.start_cycle + 100u; /* f0's first deadline (its stale entry) */
     end = D + 5u + 20u;        /* both re-armed deadlines (D + 4 for f1, D + 5 for f0) are past */
@@ -2166,12 +2190,12 @@ static void test_review_regressions(void)
     open_flow(t, 0, 100, 0, 8, 1000, 0);
     push_msg(t, 0, 800, 0, 1);
     CHECK_EQ(tick_pop(t, 20, out, 64), 8);
-    tp_flow_view_get(t, 0, &v);
+    tp_flow_state(t, 0, &v);
     a = ack_pkt(0, TP_PKT_ACK, 2, 0x80000001u, 0xfffffff0u, 0);
     CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
     tick_pop(t, 3, out, 64);
     CHECK_EQ(tp_get_stats(t)->sack_clipped, 1);
-    tp_flow_view_get(t, 0, &v);
+    tp_flow_state(t, 0, &v);
     CHECK_EQ(v.wnd_start, 2);
     tp_free(t, &m2);
     /* a reversed range is empty */

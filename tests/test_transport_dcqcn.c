@@ -75,7 +75,7 @@ static void doorbell(void *user, uint32_t flow)
 }
 
 /* One flow (id 0) at 100 Gb/s, 1 GHz. external: rates through set_rate (no data leaves). */
-static void rig_open(rig *x, const tp_dcqcn_params *prm, uint32_t max_flows, bool external, const tp_flow_params *fp)
+static void rig_open(rig *x, const tp_dcqcn_params *prm, uint32_t max_flows, bool external, const tp_flow_config *fp)
 {
     tp_config c;
     size_t need, r;
@@ -140,7 +140,7 @@ static tp_dcqcn_ctx ctx_of(const tp *t)
     tp_flow_view v;
     tp_dcqcn_ctx c;
     memset(&c, 0, sizeof c);
-    if (tp_flow_view_get(t, 0, &v) == RNIC_OK)
+    if (tp_flow_state(t, 0, &v) == RNIC_OK)
         memcpy(&c, v.ctx, sizeof c);
     return c;
 }
@@ -513,7 +513,7 @@ static void test_min_rate_floor(void)
         want = want / 2 < 100000000u ? 100000000u : want / 2;
         {
             tp_flow_view v;
-            tp_flow_view_get(x.t, 0, &v);
+            tp_flow_state(x.t, 0, &v);
             CHECK_EQ(v.rate_bps, want);
         }
     }
@@ -546,7 +546,7 @@ static void test_byte_counter(void)
         tp_tick(x.t);
         while (tp_pop_segment(x.t, &seg) == RNIC_OK) /* the fake receiver: ACK at once */
             push_pkt(x.t, TP_PKT_ACK, seg.index + 1u);
-        tp_flow_view_get(x.t, 0, &v);
+        tp_flow_state(x.t, 0, &v);
         if (c == cnp_at + 1u) { /* the CNP hook: RC = 50, the counter restarts at what was sent */
             CHECK_EQ(v.rate_bps, LINE / 2);
             rt = rc, rc /= 2;
@@ -596,13 +596,13 @@ static void test_gbn_nack(void)
     msg.len = 60000u; /* 60 segments */
     CHECK_EQ(tp_push_message(x.t, &msg), RNIC_OK);
     for (c = 0; c < 20000u; c++) {
-        tp_flow_view_get(x.t, 0, &v);
+        tp_flow_state(x.t, 0, &v);
         if (!nacked && v.highest_sent >= 25u) { /* PSN 5 .. 7 arrived, 8 was lost: ACK 5, NAK 8 */
             push_pkt(x.t, TP_PKT_ACK, 5);
             tp_tick(x.t);
             hs = 0;
             push_pkt(x.t, TP_PKT_NACK, 8);
-            tp_flow_view_get(x.t, 0, &v);
+            tp_flow_state(x.t, 0, &v);
             hs = v.highest_sent; /* the hook runs next cycle, before that cycle's generation */
             hook = tp_now(x.t) + 1u;
             nacked = true;
@@ -638,13 +638,13 @@ static void test_gbn_timeout(void)
 {
     rig x;
     tp_dcqcn_params p;
-    tp_flow_params fp;
+    tp_flow_config fp;
     rnic_work msg, seg;
     uint32_t i, round = 0, next = 0;
     uint64_t first_gen = 0, last_to = 0;
     tp_dcqcn_preset(&p, TP_DCQCN_PAPER);
-    tp_flow_params_default(&fp);
-    fp.rto_us = 20; /* 20,000 cycles */
+    tp_flow_config_default(&fp);
+    fp.rto_ns = 20000u; /* 20,000 cycles */
     rig_open(&x, &p, 1, false, &fp);
     memset(&msg, 0, sizeof msg);
     msg.flow = 0;
@@ -699,6 +699,7 @@ static void test_params_check(void)
     tp_dcqcn_preset(&b, 7u);
     CHECK_EQ(tp_dcqcn_params_check(&b), RNIC_EINVAL);
     tp_config_default(&cfg);
+    cfg.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     cfg.protocol = &proto;
     for (k = 0; k < 2; k++) {
         for (i = 0; i < 19; i++) {
@@ -709,7 +710,7 @@ static void test_params_check(void)
             case 2: b.f = 0; break;
             case 3: b.alpha_period_ns = 0; break;
             case 4: b.rate_period_ns = 0; break;
-            case 5: b.min_rate_bps = 200000000000ull, b.line_bps = 100000000000ull; break;
+            case 5: b.rate_floor_bps = 200000000000ull, b.link_bps = 100000000000ull; break;
             case 6: b.alpha_init = TP_DCQCN_ONE + 1u; break;
             case 7: b.first_cnp_rate = 0; break;
             case 8: b.first_cnp_rate = TP_DCQCN_ONE + 1u; break;
@@ -717,11 +718,11 @@ static void test_params_check(void)
             case 10: b.rate_period_ns = 1000000001u; break;
             case 11: b.decrease_period_ns = 1000u, b.decrease_delay_ns = 1001u; break;
             case 12: b.flags = 32u; break;
-            case 13: b.min_rate_bps = 0; break;
-            case 14: b.min_rate_bps = RNIC_RATE_MAX_BPS + 1u; break;
+            case 13: b.rate_floor_bps = 0; break;
+            case 14: b.rate_floor_bps = RNIC_RATE_MAX_BPS + 1u; break;
             case 15: b.rai_bps = RNIC_RATE_MAX_BPS + 1u; break;
             case 16: b.rhai_bps = RNIC_RATE_MAX_BPS + 1u; break;
-            case 17: b.line_bps = RNIC_RATE_MAX_BPS + 1u; break;
+            case 17: b.link_bps = RNIC_RATE_MAX_BPS + 1u; break;
             default: b.g = 0xffffffffu; break;
             }
             CHECK_EQ(tp_dcqcn_params_check(&b), RNIC_EINVAL);
@@ -734,7 +735,7 @@ static void test_params_check(void)
     }
     /* boundaries that are fine */
     b = good[0];
-    b.g = TP_DCQCN_ONE - 1u, b.f = 254, b.rate_period_ns = 1000000000u, b.line_bps = b.min_rate_bps;
+    b.g = TP_DCQCN_ONE - 1u, b.f = 254, b.rate_period_ns = 1000000000u, b.link_bps = b.rate_floor_bps;
     CHECK_EQ(tp_dcqcn_params_check(&b), RNIC_OK);
 }
 

@@ -81,7 +81,7 @@ static void *aligned(size_t n) { return malloc(n + RNIC_MEM_ALIGN); }
 static void *align_up(void *p) { return (void *)(((uintptr_t)p + (RNIC_MEM_ALIGN - 1u)) & ~(uintptr_t)(RNIC_MEM_ALIGN - 1u)); }
 
 /* A loop for `proto`, one flow, `nseg` segments of 1,000 B pushed as `nmsg` messages. */
-static lp *lp_new(const tp_protocol *proto, const tp_flow_params *fp, uint32_t nseg, uint32_t nmsg)
+static lp *lp_new(const tp_protocol *proto, const tp_flow_config *fp, uint32_t nseg, uint32_t nmsg)
 {
     lp *L = (lp *)calloc(1, sizeof *L);
     tp_config tc;
@@ -89,6 +89,7 @@ static lp *lp_new(const tp_protocol *proto, const tp_flow_params *fp, uint32_t n
     size_t n;
     uint32_t i, per = (nseg + nmsg - 1u) / nmsg, left = nseg;
     tp_config_default(&tc);
+    tc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     tc.max_flows = 1;
     tc.window = 128;
     tc.protocol = proto;
@@ -101,6 +102,7 @@ static lp *lp_new(const tp_protocol *proto, const tp_flow_params *fp, uint32_t n
     L->ndp = proto->credit == TP_CREDIT_TOKEN;
     if (!L->ndp) {
         tp_rx_config_default(&rc);
+        rc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
         rc.max_flows = 1;
         rc.window = 128;
         rc.nack = true;
@@ -108,7 +110,7 @@ static lp *lp_new(const tp_protocol *proto, const tp_flow_params *fp, uint32_t n
         rc.delack_count = 1;
         n = tp_rx_mem_size(&rc);
         L->rmem = aligned(n);
-        if (!n || tp_rx_init(&L->r, &rc, align_up(L->rmem), n) != RNIC_OK || tp_rx_flow_open(&L->r, 0, fp->init_seq) != RNIC_OK) {
+        if (!n || tp_rx_init(&L->r, &rc, align_up(L->rmem), n) != RNIC_OK || tp_rx_flow_open(&L->r, 0, &(tp_rx_flow_config){.init_seq = fp->init_seq}) != RNIC_OK) {
             printf("receiver init failed\n");
             exit(2);
         }
@@ -205,9 +207,9 @@ static void lp_cycle(lp *L)
         if (L->ndp) {
             ndp_arrival(L, w);
         } else {
-            if (tp_rx_space(&L->r) == 0)
+            if (tp_rx_space_segment(&L->r) == 0)
                 break;
-            tp_rx_push(&L->r, w);
+            tp_rx_push_segment(&L->r, w);
         }
         ch_pop(&L->data);
     }
@@ -266,7 +268,7 @@ static void lp_cycle(lp *L)
     }
     while (tp_pop_completion(&L->t, &s) == RNIC_OK)
         L->completions++;
-    tp_flow_view_get(&L->t, 0, &v);
+    tp_flow_state(&L->t, 0, &v);
     if (v.highest_sent - v.wnd_start > L->max_flight)
         L->max_flight = v.highest_sent - v.wnd_start;
     if (L->cap && v.highest_sent - v.wnd_start > L->cap)
@@ -328,9 +330,9 @@ static const tp_protocol *irn_with(uint32_t bdp_bytes)
     return &irn_proto;
 }
 
-static void irn_params(tp_flow_params *p, uint32_t init_seq)
+static void irn_params(tp_flow_config *p, uint32_t init_seq)
 {
-    tp_flow_params_default(p);
+    tp_flow_config_default(p);
     p->seg_size = 1000;
     p->init_seq = init_seq;
 }
@@ -339,7 +341,7 @@ static void irn_params(tp_flow_params *p, uint32_t init_seq)
 static void irn_retransmits_exactly_dropped(void)
 {
     static const uint32_t drops[] = {5, 6, 7, 40, 41, 63, 100, 150, 151, 152, 153, 180};
-    tp_flow_params p;
+    tp_flow_config p;
     lp *L;
     uint32_t i;
     irn_params(&p, 0);
@@ -362,7 +364,7 @@ static void irn_retransmits_exactly_dropped(void)
 static void irn_tail_loss_timeout(void)
 {
     static const uint32_t drops[] = {3, 30, 31, 96, 97, 98, 99};
-    tp_flow_params p;
+    tp_flow_config p;
     lp *L;
     uint32_t i;
     irn_params(&p, 0xffffffc0u); /* ids wrap inside the flow */
@@ -385,7 +387,7 @@ static void irn_random_loss(void)
     uint32_t seed, ppm;
     for (ppm = 10000; ppm <= 50000; ppm += 40000)
         for (seed = 1; seed <= 6; seed++) {
-            tp_flow_params p;
+            tp_flow_config p;
             lp *L;
             irn_params(&p, seed * 0x9e3779b9u);
             L = lp_new(irn_with(32000), &p, 1500, 6);
@@ -413,7 +415,7 @@ static void irn_rto_low_high(void)
     static const uint64_t expect[] = {10000, 10000, 32000, 32000, 10000};
     uint32_t i;
     for (i = 0; i < 5; i++) {
-        tp_flow_params p;
+        tp_flow_config p;
         lp *L;
         uint32_t j;
         uint64_t last_ack = 0, t0;
@@ -450,16 +452,17 @@ static void irn_config(void)
     tp_protocol v = *tp_protocol_irn();
     tp_config tc;
     tp_irn_config_default(&c);
-    CHECK_EQ(c.rto_low_us, 100);
-    CHECK_EQ(c.rto_high_us, 320);
+    CHECK_EQ(c.rto_low_ns, 100000);
+    CHECK_EQ(c.rto_high_ns, 320000);
     CHECK_EQ(c.rto_low_pkts, 3);
     CHECK_EQ(tp_irn_config_check(&c), RNIC_OK);
     CHECK_EQ(tp_irn_config_check(NULL), RNIC_EINVAL);
-    c.rto_low_us = 400;
+    c.rto_low_ns = 400000u;
     CHECK_EQ(tp_irn_config_check(&c), RNIC_EINVAL);
-    c.rto_low_us = 0;
+    c.rto_low_ns = 0u;
     CHECK_EQ(tp_irn_config_check(&c), RNIC_EINVAL);
     tp_config_default(&tc);
+    tc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     tc.protocol = &v;
     v.config = &c;
     CHECK_EQ(tp_config_check(&tc, NULL), RNIC_EINVAL);
@@ -472,7 +475,7 @@ static void irn_config(void)
 /* A fixed rate parameter paces the flow: 1,000 segments at 10 Gb/s take >= 800 us. */
 static void irn_fixed_rate(void)
 {
-    tp_flow_params p;
+    tp_flow_config p;
     lp *L;
     irn_params(&p, 0);
     tp_irn_config_default(&irn_cfg);
@@ -497,25 +500,25 @@ static const tp_protocol *ndp_with(uint32_t iw, uint32_t rto_us)
 {
     tp_ndp_config_default(&ndp_cfg);
     ndp_cfg.init_window = iw;
-    ndp_cfg.rto_us = rto_us;
+    ndp_cfg.rto_ns = (uint64_t)rto_us * 1000u;
     ndp_proto = *tp_protocol_ndp();
     ndp_proto.config = &ndp_cfg;
     return &ndp_proto;
 }
 
-static void ndp_params(tp_flow_params *p, uint32_t init_seq)
+static void ndp_params(tp_flow_config *p, uint32_t init_seq)
 {
-    tp_flow_params_default(p);
+    tp_flow_config_default(p);
     p->seg_size = 1000;
     p->init_seq = init_seq;
-    p->rto_us = 1000000; /* 1 s: no timeout unless a test wants one */
+    p->rto_ns = 1000000000u; /* 1 s: no timeout unless a test wants one */
 }
 
 /* Exactly the initial window before any pull; then one segment per pull; the credit left at the
  * end is the initial window plus the pulled bytes minus the bytes sent. */
 static void ndp_init_window_then_pulls(void)
 {
-    tp_flow_params p;
+    tp_flow_config p;
     lp *L;
     tp_flow_view v;
     ndp_params(&p, 0);
@@ -533,7 +536,7 @@ static void ndp_init_window_then_pulls(void)
     check_once(L, 2);
     CHECK_EQ(L->segments_out, 60);
     CHECK_EQ(L->pulls_sent, 60);
-    tp_flow_view_get(&L->t, 0, &v);
+    tp_flow_state(&L->t, 0, &v);
     CHECK_EQ(v.credit, 8000u + 60u * 1000u - 60u * 1000u);
     lp_free(L);
 }
@@ -542,7 +545,7 @@ static void ndp_init_window_then_pulls(void)
 static void ndp_trim_resent_once(void)
 {
     static const uint32_t trims[] = {3, 10, 11, 12, 39};
-    tp_flow_params p;
+    tp_flow_config p;
     lp *L;
     uint32_t i;
     ndp_params(&p, 0);
@@ -565,7 +568,7 @@ static void ndp_random_trim(void)
     uint32_t seed, ppm;
     for (ppm = 100000; ppm <= 300000; ppm += 200000)
         for (seed = 1; seed <= 8; seed++) {
-            tp_flow_params p;
+            tp_flow_config p;
             lp *L;
             ndp_params(&p, seed * 0x7f4a7c15u);
             L = lp_new(ndp_with(12, 0), &p, 800, 5);
@@ -587,7 +590,7 @@ static void ndp_random_trim(void)
  * 3 leaves no credit once the other pulls are spent). */
 static void ndp_timeout_tail(void)
 {
-    tp_flow_params p;
+    tp_flow_config p;
     lp *L;
     uint64_t last = 0;
     ndp_params(&p, 0);
@@ -619,11 +622,12 @@ typedef struct ndp_direct {
 static void nd_open(ndp_direct *d)
 {
     tp_config tc;
-    tp_flow_params p;
+    tp_flow_config p;
     rnic_work m;
     size_t n;
     memset(d, 0, sizeof *d);
     tp_config_default(&tc);
+    tc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     tc.max_flows = 1;
     tc.ring = 1;
     tc.protocol = ndp_with(3, 0);
@@ -675,7 +679,7 @@ static void nd_rtx_waits_in_ring(ndp_direct *d)
     nd_incoming(d, TP_PKT_NACK, 0, 1, 0, 0);
     nd_run(d, 10);
     CHECK_EQ(d->nout, 3);
-    tp_flow_view_get(&d->t, 0, &v);
+    tp_flow_state(&d->t, 0, &v);
     CHECK_EQ(v.outstanding, 1); /* the retransmission of 1, in the ring */
     CHECK_EQ(v.credit, 0);
 }
@@ -701,7 +705,7 @@ static void ndp_acked_rtx_in_ring_skipped(void)
     nd_run(&d, 10);
     CHECK_EQ(tp_get_stats(&d.t)->segments_skipped, 1);
     CHECK_EQ(d.nout, 3); /* nothing sent: no credit */
-    tp_flow_view_get(&d.t, 0, &v);
+    tp_flow_state(&d.t, 0, &v);
     CHECK_EQ(v.highest_sent, 4); /* segment 3 generated into the freed ring */
     CHECK_EQ(v.outstanding, 1);
     CHECK(v.timer_running); /* armed by the generation: a timeout would bring credit */
@@ -721,7 +725,7 @@ static void ndp_acked_rtx_in_ring_skipped(void)
     while (tp_pop_completion(&d.t, &c) == RNIC_OK)
         completions++;
     CHECK_EQ(completions, 2);
-    tp_flow_view_get(&d.t, 0, &v);
+    tp_flow_state(&d.t, 0, &v);
     CHECK_EQ(v.credit, 0); /* both pulls went to new data, none to the skipped entry */
     CHECK_EQ(tp_get_stats(&d.t)->segments_rtx, 1);
     CHECK_EQ(tp_get_stats(&d.t)->segments_out, 5);
@@ -739,7 +743,7 @@ static void ndp_sacked_rtx_in_ring_skipped(void)
     nd_incoming(&d, TP_PKT_ACK, 0, 1, 1, 0); /* SACK [1, 2) */
     nd_run(&d, 10);
     CHECK_EQ(tp_get_stats(&d.t)->segments_skipped, 1);
-    tp_flow_view_get(&d.t, 0, &v);
+    tp_flow_state(&d.t, 0, &v);
     CHECK_EQ(v.outstanding, 0);
     CHECK_EQ(v.credit, 0);
     CHECK(v.timer_running);
@@ -766,6 +770,7 @@ static void ndp_config(void)
     c.init_window = 0;
     CHECK_EQ(tp_ndp_config_check(&c), RNIC_EINVAL);
     tp_config_default(&tc);
+    tc.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     tc.protocol = &v;
     v.config = &c;
     CHECK_EQ(tp_config_check(&tc, NULL), RNIC_EINVAL);

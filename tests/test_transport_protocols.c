@@ -25,7 +25,7 @@ static bool before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 
 typedef struct emu {
     const tp_protocol *p;
-    tp_flow_params fp;
+    tp_flow_config fp;
     uint64_t hz, now, deadline, amount;
     uint64_t acked[W / 64], marked[W / 64], rtxc[W / 64];
     uint32_t ws, wnd, hs, end;
@@ -108,7 +108,7 @@ static void emu_generate(emu *e)
     }
 }
 
-static void emu_init(emu *e, const tp_protocol *p, const tp_flow_params *fp, uint32_t nseg, uint64_t hz)
+static void emu_init(emu *e, const tp_protocol *p, const tp_flow_config *fp, uint32_t nseg, uint64_t hz)
 {
     tp_actions a;
     memset(e, 0, sizeof *e);
@@ -199,7 +199,7 @@ typedef struct ref {
 
 #define F(a, s) ((a)[(s) % RN])
 
-static void ref_init(ref *r, int kind, const tp_flow_params *fp, uint32_t nseg, uint64_t hz)
+static void ref_init(ref *r, int kind, const tp_flow_config *fp, uint32_t nseg, uint64_t hz)
 {
     memset(r, 0, sizeof *r);
     r->kind = kind, r->seg = fp->seg_size;
@@ -209,7 +209,7 @@ static void ref_init(ref *r, int kind, const tp_flow_params *fp, uint32_t nseg, 
     r->end = fp->init_seq + nseg;
     r->cwnd = r->infl = fp->init_wnd * fp->seg_size;
     r->ssth = fp->param[2] ? fp->param[2] * fp->seg_size : 0xffffffffu;
-    r->rto_base = r->rto = ((uint64_t)fp->rto_us * hz + 500000u) / 1000000u;
+    r->rto_base = r->rto = (fp->rto_ns * hz + 500000000u) / 1000000000u;
     r->gb_end = fp->init_seq, r->hz = hz;
 }
 
@@ -549,7 +549,7 @@ static void compare(pair *p, const char *what)
     }
 }
 
-static void pair_init(pair *p, int kind, const tp_flow_params *fp, uint32_t nseg, uint64_t hz)
+static void pair_init(pair *p, int kind, const tp_flow_config *fp, uint32_t nseg, uint64_t hz)
 {
     memset(p, 0, sizeof *p);
     emu_init(&p->e, proto_of(kind), fp, nseg, hz);
@@ -660,7 +660,7 @@ static void loop_receive(loop *l, uint32_t s)
 }
 
 /* Runs to completion (or `limit` ticks); returns whether every segment was acknowledged. */
-static bool loop_run(loop *l, int kind, const tp_flow_params *fp, uint32_t nseg, uint64_t limit)
+static bool loop_run(loop *l, int kind, const tp_flow_config *fp, uint32_t nseg, uint64_t limit)
 {
     pair *p = &l->p;
     pair_init(p, kind, fp, nseg, 1000000u);
@@ -689,10 +689,10 @@ static bool loop_run(loop *l, int kind, const tp_flow_params *fp, uint32_t nseg,
 
 static loop L; /* large: static */
 
-static void params(tp_flow_params *fp, uint32_t seg, uint32_t init_seq)
+static void params(tp_flow_config *fp, uint32_t seg, uint32_t init_seq)
 {
     memset(fp, 0, sizeof *fp);
-    fp->seg_size = seg, fp->init_seq = init_seq, fp->init_wnd = 10, fp->rto_us = 300;
+    fp->seg_size = seg, fp->init_seq = init_seq, fp->init_wnd = 10, fp->rto_ns = 300000u;
 }
 
 static void loop_setup(const uint32_t *drops, uint32_t ndrops, uint32_t ppm, uint64_t seed, uint32_t delack)
@@ -710,7 +710,7 @@ static void loop_setup(const uint32_t *drops, uint32_t ndrops, uint32_t ppm, uin
  * ProcessAck then runs IncreaseWindow once: + max(1, 500 * 500 / 2500) = 100 B). */
 static void test_classic_recovery(void)
 {
-    tp_flow_params fp;
+    tp_flow_config fp;
     emu e;
     tp_tcp_ctx c;
     uint32_t ws;
@@ -756,7 +756,7 @@ static void test_classic_recovery(void)
  * back (RFC 6582 3.2 step 5); only the first partial ACK restarts the timer. */
 static void test_newreno_partial(void)
 {
-    tp_flow_params fp;
+    tp_flow_config fp;
     emu e;
     tp_tcp_ctx c;
     uint32_t ws, i;
@@ -789,7 +789,7 @@ static void test_timeouts(void)
 {
     int k;
     for (k = K_RENO; k <= K_SACK; k++) {
-        tp_flow_params fp;
+        tp_flow_config fp;
         emu e;
         tp_tcp_ctx c;
         params(&fp, 1000, 0xfffffff0u);
@@ -818,7 +818,7 @@ static void test_timeouts(void)
 
 static uint32_t run_list(int kind, const uint32_t *drops, uint32_t n, uint32_t init_seq, const char *name)
 {
-    tp_flow_params fp;
+    tp_flow_config fp;
     bool done;
     params(&fp, 1000, init_seq);
     loop_setup(drops, n, 0, 1, 1);
@@ -885,7 +885,7 @@ static void test_random_losses(void)
     rnic_prng_seed(&g, 20201);
     for (k = K_RENO; k <= K_SACK; k++)
         for (i = 0; i < 60 && TEST_FAILS() == 0; i++) {
-            tp_flow_params fp;
+            tp_flow_config fp;
             uint32_t nseg = 100 + (uint32_t)rnic_prng_below(&g, 400);
             uint32_t init = (uint32_t)rnic_prng_next(&g);
             if (i % 3 == 0)
@@ -912,13 +912,13 @@ static void test_misc(void)
     int k;
     for (k = K_RENO; k <= K_SACK; k++) {
         const tp_protocol *p = proto_of(k);
-        tp_flow_params fp;
+        tp_flow_config fp;
         emu e;
         tp_event ev;
         tp_actions a;
         unsigned char before_ctx[64];
         params(&fp, 1000, 5);
-        fp.rto_us = 200000;
+        fp.rto_ns = 200000000u;
         emu_init(&e, p, &fp, 50, 250000000u);
         CHECK_EQ(e.amount, 50000000u);
         CHECK(p->ctx_size <= TP_CTX_MAX_WINDOW && p->ctx_size <= sizeof before_ctx);
@@ -934,7 +934,7 @@ static void test_misc(void)
         emu_preset(&e, &a);
         p->periodic(&ev, e.ctx, &a);
         CHECK(memcmp(before_ctx, e.ctx, p->ctx_size) == 0 && !a.mark_rtx && !a.reset_timer);
-        fp.rto_us = 500000;
+        fp.rto_ns = 500000000u;
         emu_init(&e, p, &fp, 50, 3u);
         CHECK_EQ(e.amount, 2); /* 1.5 cycles: a half up */
     }

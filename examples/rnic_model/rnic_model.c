@@ -35,7 +35,7 @@
  * gets each slicer piece as a message and cuts it into --payload segments; a segment id is the
  * packet's PSN. Tassel reads the segment rings through tp_pacer_source, its MTU is the segment
  * size (one packet per ring entry), and the model tells the transport each sent entry
- * (tp_pacer_consumed) as Tonic's "segment transmitted" event. A message (WQE) completes when the
+ * (tp_push_consumed) as Tonic's "segment transmitted" event. A message (WQE) completes when the
  * transport reports every segment of its last piece acknowledged; the host then posts another.
  *
  * --sched qos: the QoS engine (rnicq.h rq_qos_, one per host, at the model's 250 MHz clock)
@@ -370,7 +370,7 @@ static uint64_t qos_timeout_us(const model *m, const rq_qos_config *qc)
     const options *o = &m->o;
     uint64_t us;
     uint32_t t;
-    double r_eff = (double)m->dcqcn.min_rate_bps; /* the slowest a QP is ever sent */
+    double r_eff = (double)m->dcqcn.rate_floor_bps; /* the slowest a QP is ever sent */
     if (o->qos_timeout_us)
         return o->qos_timeout_us;
     for (t = 0; t < o->tenants; t++)
@@ -429,7 +429,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
     rq_palos_config pc;
     rl_config rc;
     tp_config tc;
-    tp_flow_params fp;
+    tp_flow_config fp;
     net_link_config lc;
     const char *field = NULL;
     size_t size;
@@ -481,13 +481,13 @@ static void nic_init(model *m, nic *n, uint32_t h)
     tp_config_default(&tc);
     tc.clock_hz = CLOCK_HZ;
     tc.link_bps = m->line_bps;
-    tc.min_rate_bps = m->dcqcn.min_rate_bps;
+    tc.min_rate_bps = m->dcqcn.rate_floor_bps;
     tc.max_flows = m->nflows;
     tc.window = TP_WINDOW;
     tc.ring = SEG_RING;
-    tc.messages = TP_MESSAGES;
-    tc.incoming_capacity = 1024;
-    tc.completion_capacity = 256;
+    tc.message_depth = TP_MESSAGES;
+    tc.incoming_depth = 1024;
+    tc.completion_depth = 256;
     tc.protocol = &m->proto;
     tc.external_pacer = true;
     tc.pacer.doorbell = doorbell_cb;
@@ -548,10 +548,10 @@ static void nic_init(model *m, nic *n, uint32_t h)
             die("hcc_tx_init", n->htx_mem ? e : RNIC_ENOSPC);
     }
 
-    tp_flow_params_default(&fp);
+    tp_flow_config_default(&fp);
     fp.seg_size = o->payload;
     fp.init_rate_bps = m->line_bps; /* DCQCN starts at line rate */
-    fp.rto_us = 2000;               /* RoCE NICs: a few ms (PFC makes loss rare) */
+    fp.rto_ns = 2000000u;               /* RoCE NICs: a few ms (PFC makes loss rare) */
     for (t = 0; t < o->tenants; t++)
         for (i = 0; i < o->qps; i++) {
             uint32_t flow = qp_flow(m, first + t * o->qps + i);
@@ -565,7 +565,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
             write_rate_register(n, flow, m->line_bps); /* Tassel's register before the transport's first word */
             if ((e = tp_flow_open(&n->tx, flow, &fp)) != RNIC_OK)
                 die("tp_flow_open", e);
-            if ((e = tp_rx_flow_open(&m->rxe, flow, fp.init_seq)) != RNIC_OK)
+            if ((e = tp_rx_flow_open(&m->rxe, flow, &(tp_rx_flow_config){.init_seq = fp.init_seq})) != RNIC_OK)
                 die("tp_rx_flow_open", e);
         }
     n->rate_changes = 0;
@@ -605,11 +605,11 @@ static void receiver_init(model *m)
     rc.delack_count = 1; /* an ACK per packet, as RoCE NICs and the HPCC simulator do */
     rc.sack = false;
     rc.go_back_n = true;
-    rc.cnp_interval_us = o->cnp_interval_us;
+    rc.cnp_interval_ns = (uint64_t)o->cnp_interval_us * 1000u;
     rc.cnp_mode = TP_RX_CNP_IMMEDIATE;
-    rc.input_capacity = 256;
-    rc.ack_capacity = 4096;
-    rc.delivered_capacity = 256;
+    rc.segment_depth = 256;
+    rc.ack_depth = 4096;
+    rc.delivered_depth = 256;
     rc.trace = on_trace;
     rc.trace_user = m;
     rc.trace_id = (uint16_t)(RNIC_ENGINE_TRANSPORT + 32u * o->hosts);
@@ -789,7 +789,7 @@ static void qos_blocks_to_transport(model *m, nic *n)
             m->piece_errors++;
             continue;
         }
-        if (tp_space_message(&n->tx, w.flow) == 0)
+        if (tp_flow_message_room(&n->tx, w.flow) == 0)
             break; /* the flow's message queue is full: the transaction port fills, the engine stalls */
         rq_qos_pop_block(&n->qos, &w);
         /* the message's number on its flow: the QP's current message (one in flight; a transfer
@@ -835,7 +835,7 @@ static int tassel_packet(model *m, nic *n, rnic_work *w)
         return 0;
     }
     if (tp_pacer_source(&n->tx, w->flow, index, &seg, 1) != 1 || seg.len != w->len || !(w->flags & RNIC_WORK_LAST) ||
-        tp_pacer_consumed(&n->tx, w->flow, index) != RNIC_OK) {
+        tp_push_consumed(&n->tx, &(rnic_work){.flow = w->flow, .index = index}) != RNIC_OK) {
         m->order_errors++;
         return 0;
     }
@@ -942,10 +942,10 @@ static void host_transfer(model *m)
                 m->model_errors++;
             continue;
         }
-        if (!tp_rx_space(&m->rxe))
+        if (!tp_rx_space_segment(&m->rxe))
             break;
         hcc_host_pop_rx(&m->hh, &w);
-        if (tp_rx_push(&m->rxe, &w) != RNIC_OK)
+        if (tp_rx_push_segment(&m->rxe, &w) != RNIC_OK)
             m->model_errors++;
     }
 }
@@ -961,9 +961,9 @@ static void transfer(model *m)
     uint32_t h, R = m->o.hosts;
     if (m->o.host_on)
         host_transfer(m);
-    while (!m->o.host_on && tp_rx_space(&m->rxe) && net_switch_pop(&m->sw, R, &p) == RNIC_OK) {
+    while (!m->o.host_on && tp_rx_space_segment(&m->rxe) && net_switch_pop(&m->sw, R, &p) == RNIC_OK) {
         p.w.flags = p.ecn ? (p.w.flags | TP_WORK_ECN) : (p.w.flags & ~TP_WORK_ECN);
-        if (tp_rx_push(&m->rxe, &p.w) != RNIC_OK)
+        if (tp_rx_push_segment(&m->rxe, &p.w) != RNIC_OK)
             m->model_errors++;
     }
     while (tp_rx_pop_delivered(&m->rxe, &w) == RNIC_OK) {
@@ -1050,7 +1050,7 @@ static void transfer(model *m)
             continue;
         }
         while (rq_palos_peek_piece(&n->palos, &w) == RNIC_OK) {
-            if (!(w.flags & RNIC_WORK_ERROR) && tp_space_message(&n->tx, w.flow) == 0)
+            if (!(w.flags & RNIC_WORK_ERROR) && tp_flow_message_room(&n->tx, w.flow) == 0)
                 break; /* the flow's message queue is full: Palos waits (its output port fills) */
             rq_palos_pop_piece(&n->palos, &w);
             if (w.flags & RNIC_WORK_LAST)
@@ -1081,11 +1081,11 @@ static int can_move(model *m)
         if (net_switch_peek(&m->sw, R, &p) == RNIC_OK || hcc_host_peek_signal(&m->hh, &w) == RNIC_OK)
             return 1;
         if (hcc_host_peek_rx(&m->hh, &w) == RNIC_OK &&
-            ((w.flags & HCC_WORK_PROBE) ? net_link_space(&m->rx_up) != 0 : tp_rx_space(&m->rxe) != 0))
+            ((w.flags & HCC_WORK_PROBE) ? net_link_space(&m->rx_up) != 0 : tp_rx_space_segment(&m->rxe) != 0))
             return 1;
         if (m->hrx_on && (hcc_rx_sample_due(&m->hrx) <= m->now || hcc_rx_peek_action(&m->hrx, &w) == RNIC_OK))
             return 1;
-    } else if (tp_rx_space(&m->rxe) && net_switch_peek(&m->sw, R, &p) == RNIC_OK)
+    } else if (tp_rx_space_segment(&m->rxe) && net_switch_peek(&m->sw, R, &p) == RNIC_OK)
         return 1;
     if (tp_rx_peek_delivered(&m->rxe, &w) == RNIC_OK)
         return 1;
@@ -1112,13 +1112,13 @@ static int can_move(model *m)
             rq_packet pk;
             if (rq_qos_space_response(&n->qos) && rm_pipe_next_event(&n->ack) <= m->now)
                 return 1;
-            if (rq_qos_peek_block(&n->qos, &w) == RNIC_OK && (w.flow >= m->nflows || tp_space_message(&n->tx, w.flow)))
+            if (rq_qos_peek_block(&n->qos, &w) == RNIC_OK && (w.flow >= m->nflows || tp_flow_message_room(&n->tx, w.flow)))
                 return 1;
             if (rq_qos_peek_packet(&n->qos, &pk) == RNIC_OK || rm_qos_host_next_event(&n->qh) <= m->now)
                 return 1;
             continue;
         }
-        if (rq_palos_peek_piece(&n->palos, &w) == RNIC_OK && ((w.flags & RNIC_WORK_ERROR) || tp_space_message(&n->tx, w.flow)))
+        if (rq_palos_peek_piece(&n->palos, &w) == RNIC_OK && ((w.flags & RNIC_WORK_ERROR) || tp_flow_message_room(&n->tx, w.flow)))
             return 1;
         if (rm_host_next_event(&n->host) <= m->now)
             return 1;
@@ -1875,7 +1875,7 @@ int main(int argc, char **argv)
             jain_sq += (got / exp_gbps) * (got / exp_gbps);
             total_posted += posted;
             received += m.rx.f[f].bytes;
-            tp_flow_view_get(&n->tx, f, &fv);
+            tp_flow_state(&n->tx, f, &fv);
             if (csv) {
                 size_t lo = 0, hi, count = ls->n;
                 while (count) { /* first latency of flow f: binary search on the sorted keys */

@@ -44,7 +44,7 @@ typedef struct ts_config {
     uint32_t delack_count, delack_us; /* 2, 200,000 (ns-3's defaults) */
     bool sack;                 /* ACKs carry a SACK block (false for the NewReno runs: ns-3 with Sack=false) */
     const tp_protocol *protocol; /* per sim: every sender runs it (a variant: a copy with its own config) */
-    const tp_flow_params *flow_params; /* NULL: defaults with seg_size, init_wnd, rto_us above; else
+    const tp_flow_config *flow_params; /* NULL: defaults with seg_size, init_wnd, rto_us above; else
                                   used as given for every flow (seg_size is taken from it) */
     uint32_t tx_capacity;      /* the senders' segment output port; 0 = the engine's default */
     uint32_t uplink_queue_packets; /* each host's NIC queue in front of its uplink; default 1024 */
@@ -182,30 +182,30 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
         tc.protocol = c->protocol;
         tc.external_pacer = false; /* Tonic's own rate credit */
         if (c->tx_capacity)
-            tc.tx_capacity = c->tx_capacity;
+            tc.segment_depth = c->tx_capacity;
         tc.trace_id = (uint16_t)(RNIC_ENGINE_MODEL + h);
         n = tp_mem_size(&tc);
         s->sender_mem[h] = ts__alloc(n);
         if (!s->sender_mem[h] || tp_init(&s->senders[h], &tc, s->sender_mem[h], n) != RNIC_OK)
             return -1;
         for (i = 0; i < c->flows_per_sender; i++) {
-            tp_flow_params p;
+            tp_flow_config p;
             uint32_t f = h * c->flows_per_sender + i;
             rnic_work m;
             if (c->flow_params) {
                 p = *c->flow_params;
             } else {
-                tp_flow_params_default(&p);
+                tp_flow_config_default(&p);
                 p.seg_size = c->seg_size;
                 p.init_wnd = c->init_wnd;
-                p.rto_us = c->rto_us;
+                p.rto_ns = (uint64_t)c->rto_us * 1000u;
             }
             if (tp_flow_open(&s->senders[h], f, &p) != RNIC_OK)
                 return -1;
             memset(&m, 0, sizeof m);
             m.flow = f;
             m.len = (uint32_t)(c->message_bytes > 0xffffffffull ? 0xffffffffull : c->message_bytes);
-            while (tp_space_message(&s->senders[h], f) > 0 && tp_push_message(&s->senders[h], &m) == RNIC_OK)
+            while (tp_flow_message_room(&s->senders[h], f) > 0 && tp_push_message(&s->senders[h], &m) == RNIC_OK)
                 m.tag++;
         }
     }
@@ -214,12 +214,12 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
     rc.max_flows = nflows;
     rc.window = c->window;
     rc.delack_count = c->delack_count;
-    rc.delack_us = c->delack_us;
+    rc.delack_ns = (uint64_t)c->delack_us * 1000u;
     rc.sack = c->sack;
     rc.ack_first = c->ack_first; /* ns-3's receiver ACKs the first data segment at once */
     rc.nack = c->nack;
     rc.go_back_n = c->go_back_n;
-    rc.cnp_interval_us = c->cnp_interval_us;
+    rc.cnp_interval_ns = (uint64_t)c->cnp_interval_us * 1000u;
     rc.cnp_mode = c->cnp_mode;
     rc.pull_bps = c->pull_bps;
     if (c->pull_overhead_bytes)
@@ -231,7 +231,7 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
             return -1;
     }
     for (i = 0; i < nflows; i++)
-        tp_rx_flow_open(&s->rx, i, 0);
+        tp_rx_flow_open(&s->rx, i, NULL);
     s->acked_bytes = (uint64_t *)calloc(nflows, sizeof(uint64_t));
     return s->acked_bytes ? 0 : -1;
 }
@@ -322,10 +322,10 @@ static inline void ts_cycle(ts_sim *s)
         s->pfc_pipe[(s->pfc_head + s->pfc_count++) % s->pfc_size] = f;
     }
     /* the switch delivers: data to the receiver, ACKs to the senders */
-    while (tp_rx_space(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
+    while (tp_rx_space_segment(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
         p.w.flags = p.ecn ? (p.w.flags | TP_WORK_ECN) : (p.w.flags & ~TP_WORK_ECN);
         p.w.flags = p.trimmed ? (p.w.flags | TP_WORK_TRIMMED) : (p.w.flags & ~TP_WORK_TRIMMED);
-        tp_rx_push(&s->rx, &p.w);
+        tp_rx_push_segment(&s->rx, &p.w);
     }
     for (h = 0; h < R; h++)
         while (tp_space_incoming(&s->senders[h]) > 0 && net_switch_pop(&s->sw, h, &p) == RNIC_OK) {

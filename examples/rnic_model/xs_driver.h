@@ -12,7 +12,7 @@ typedef struct xs_cfg {
     uint64_t clock_hz, link_bps, prop_ns, buffer_bytes;
     uint32_t seg, hdr, ctrl_bytes;
     const tp_protocol *proto;
-    tp_flow_params fp;
+    tp_flow_config fp;
     tp_rx_config rc;           /* clock, flows, window set by xs_init */
     uint32_t drop_ppm;         /* random data loss at the receiver's port */
     uint64_t trim_bytes;       /* NDP trimming at the switch (0 = off) */
@@ -104,7 +104,7 @@ static int xs_init(xs *s, const xs_cfg *c)
     if (!s->rmem || tp_rx_init(&s->rx, &s->c.rc, s->rmem, n) != RNIC_OK)
         return -1;
     for (h = 0; h < c->senders; h++) {
-        tp_rx_flow_open(&s->rx, h, c->fp.init_seq);
+        tp_rx_flow_open(&s->rx, h, &(tp_rx_flow_config){.init_seq = c->fp.init_seq});
         for (k = 0; k < c->nmsg; k++)
             s->total_bytes += c->sizes[h * c->nmsg + k];
         xs_post(s, h);
@@ -166,9 +166,9 @@ static void xs_cycle(xs *s)
             net_switch_push(&s->sw, &p);
         }
     }
-    while (tp_rx_space(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
+    while (tp_rx_space_segment(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
         p.w.flags = p.trimmed ? (p.w.flags | TP_WORK_TRIMMED) : (p.w.flags & ~TP_WORK_TRIMMED);
-        tp_rx_push(&s->rx, &p.w);
+        tp_rx_push_segment(&s->rx, &p.w);
     }
     for (h = 0; h < R; h++)
         while (tp_space_incoming(s->snd[h]) > 0 && net_switch_pop(&s->sw, h, &p) == RNIC_OK)

@@ -22,7 +22,6 @@ TP_API const char *tp_version(void);
 /* ---- Tonic (cycle semantics: docs/transport_model.md; the shapes every engine shares:
  * docs/engine_contract.md) ---- */
 
-#define TP_NEVER RNIC_NEVER
 #define TP_MAX_FLOWS 65536u
 #define TP_MAX_WINDOW 256u     /* W: segments tracked per flow (Table 4) */
 #define TP_MAX_RING 64u        /* N: segment addresses per flow in the credit engine */
@@ -86,16 +85,16 @@ TP_API uint32_t tp_bits_find_first_zero(const tp_bits *b, uint32_t from, uint32_
 TP_API uint32_t tp_bits_count(const tp_bits *b, uint32_t from, uint32_t to);
 
 /* Per-flow parameters, fixed while the flow is open (tp_flow_open). */
-typedef struct tp_flow_params {
+typedef struct tp_flow_config {
     uint32_t seg_size;     /* bytes of every segment but the last of a message; 1 .. 65536, default 1000 */
     uint32_t init_seq;     /* id of the flow's first segment (free-running, wraps), default 0 */
     uint32_t init_wnd;     /* initial window in segments, default 10 (protocol init may change it) */
     uint64_t init_rate_bps; /* initial rate for rate credit, default = cfg.link_bps */
     uint64_t init_credit;  /* initial token credit in bytes, default 0 */
     uint64_t max_burst;    /* D: rate credit saturates here (bytes); 0 (default) = 2 segments; rate credit only */
-    uint32_t rto_us;       /* retransmission timeout (the minimum RTO), default 200000 (200 ms) */
+    uint64_t rto_ns;       /* retransmission timeout (the minimum RTO), default 200000000 (200 ms); > 0 */
     uint32_t param[6];     /* protocol parameters (each protocol documents them), default 0 */
-} tp_flow_params;
+} tp_flow_config;
 
 /* What a hook sees (App. F's input ports). Window state is as after the incoming packet's fixed
  * stage (for an incoming event) or as read this cycle (periodic). */
@@ -125,7 +124,7 @@ typedef struct tp_event {
     bool timer_running;
     uint64_t rate_bps;       /* rate credit: the flow's rate */
     uint64_t credit;         /* token credit, bytes */
-    const tp_flow_params *params;
+    const tp_flow_config *params;
     uint32_t window_bits;    /* W */
     uint64_t clock_hz;
     const void *config;      /* the protocol's parameter block (tp_protocol.config) */
@@ -158,7 +157,7 @@ typedef struct tp_protocol {
     uint32_t credit;         /* TP_CREDIT_* */
     uint32_t ctx_size;
     /* Sets the flow's initial context and actions (window, rate, credit, timer amount). */
-    void (*init)(const tp_flow_params *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act);
+    void (*init)(const tp_flow_config *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act);
     tp_hook_fn incoming;     /* every control packet, the cycle after its fixed stage */
     tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry */
     bool periodic_every_visit; /* false: periodic runs only when the timer expired */
@@ -184,16 +183,16 @@ typedef struct tp_pacer {
 } tp_pacer;
 
 typedef struct tp_config {
-    uint64_t clock_hz;       /* default 100 MHz (the prototype's 10 ns cycle) */
+    uint64_t clock_hz;       /* default 250 MHz (every engine's; the Tonic prototype ran at 100 MHz) */
     uint64_t link_bps;       /* the highest rate (rate credit), default 100 Gb/s */
     uint64_t min_rate_bps;   /* default 100 Kb/s */
     uint32_t max_flows;      /* 1 .. TP_MAX_FLOWS, default 1024 */
     uint32_t window;         /* W: 64, 128 or 256 segments, default 128 */
     uint32_t ring;           /* N: segment addresses per flow in the credit engine, 1 .. 64, default 4 */
-    uint32_t messages;       /* messages queued per flow, 1 .. 256, default 8 */
-    uint32_t incoming_capacity; /* control-packet input FIFO, default 64 */
-    uint32_t tx_capacity;    /* segment output port, default 16 */
-    uint32_t completion_capacity; /* completion output port, default 64 */
+    uint32_t message_depth;  /* message port: messages queued per flow, 1 .. 256, default 8 */
+    uint32_t incoming_depth; /* incoming port (control-packet FIFO), 1 .. 65536, default 64 */
+    uint32_t segment_depth;  /* segment output port, 1 .. 65536, default 16 */
+    uint32_t completion_depth; /* completion output port, 1 .. 65536, default 64 */
     const tp_protocol *protocol; /* required */
     bool external_pacer;     /* rate credit by an outside pacer (ratelimit.h): see tp_pacer_source */
     tp_pacer pacer;
@@ -216,7 +215,7 @@ typedef struct tp_stats {
     rnic_err_stats errors;   /* refused input by cause */
 } tp_stats;
 
-/* A snapshot of one flow (tp_flow_view). */
+/* A snapshot of one flow (tp_flow_state). */
 typedef struct tp_flow_view {
     bool open;
     uint32_t wnd_start, wnd_size, highest_sent, data_end, total_sent, outstanding;
@@ -240,16 +239,16 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
  * sizeof(tp_ndp_ctx); or the credit type's budget TP_CTX_MAX_*, an upper bound for any protocol
  * of that type). At the defaults with NewReno: TP_MEM_SIZE(1024, 128, 4, 8, 64, 16, 64,
  * sizeof(tp_tcp_ctx)). Evaluates its arguments several times: pass constants. */
-#define TP_MEM_SIZE(max_flows, window, ring, messages, incoming_capacity, tx_capacity, completion_capacity,     \
+#define TP_MEM_SIZE(max_flows, window, ring, message_depth, incoming_depth, segment_depth, completion_depth,    \
                     ctx_size)                                                                                  \
     (TP__MEM_PART((max_flows), tp_flow) + TP__MEM_PART((uint64_t)(max_flows) * 3u * ((window) / 64u), uint64_t) + \
      TP__MEM_PART((uint64_t)(max_flows) * TP__MEM_ALIGN(ctx_size), uint8_t) +                                  \
      TP__MEM_PART(TP__MEM_ALIGN(ctx_size) * 2u + 8u, uint8_t) +                                                \
-     TP__MEM_PART((uint64_t)(max_flows) * (messages), tp_msg) +                                               \
+     TP__MEM_PART((uint64_t)(max_flows) * (message_depth), tp_msg) +                                               \
      TP__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * TP__MEM_PART((max_flows), uint32_t) +      \
-     2u * TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(incoming_capacity), rnic_work) +       \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(tx_capacity), rnic_work) +                                             \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(completion_capacity), rnic_work))
+     2u * TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(incoming_depth), rnic_work) +       \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(segment_depth), rnic_work) +                                             \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(completion_depth), rnic_work))
 /* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts, mirroring the init layouts: n elements rounded up
  * to RNIC_MEM_ALIGN; a timer heap (flow, key, position per flow); a port's power-of-two slots. */
 #define TP__MEM_ALIGN(n) (((uint64_t)(n) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u))
@@ -265,10 +264,10 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
 #define TP__MEM_POW2_AT_LEAST(n) ((uint64_t)1 << TP__MEM_BITLEN((uint64_t)(n) - 1u))
 TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
 
-TP_API void tp_flow_params_default(tp_flow_params *p);
+TP_API void tp_flow_config_default(tp_flow_config *p);
 /* Adds a connection (§5: flow ids come from outside). RNIC_ENOENT: flow >= max_flows;
  * RNIC_EEXIST: already open; RNIC_EINVAL: bad params (NULL = defaults). */
-TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p);
+TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p);
 /* Removes it; RNIC_EBUSY while it holds unacknowledged data. */
 TP_API rnic_err tp_flow_close(tp *t, uint32_t flow);
 
@@ -277,7 +276,11 @@ TP_API rnic_err tp_flow_close(tp *t, uint32_t flow);
  * acknowledged. RNIC_ENOENT unknown or closed flow, RNIC_EINVAL NULL / len 0 / too long,
  * RNIC_EBUSY the flow's message queue is full. Seen by the engine at the next tick. */
 TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg);
-TP_API uint32_t tp_space_message(const tp *t, uint32_t flow);
+/* Free slots of the message store over all flows (max_flows x messages minus the messages
+ * queued): the port's space. A flow's own queue may still be full: tp_flow_message_room. */
+TP_API uint32_t tp_space_message(const tp *t);
+/* Messages the flow's own queue takes now (0 for an unknown or closed flow). */
+TP_API uint32_t tp_flow_message_room(const tp *t, uint32_t flow);
 
 /* A control packet for the sender (ACK, NACK, CNP, GRANT). Queued; the Incoming pipeline takes
  * one per cycle. Checked at its fixed stage: unknown flow, an ack beyond highest_sent, or a
@@ -300,36 +303,40 @@ TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out);
 TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out);
 
 /* External pacer mode: an rnic_source_fn (user = the tp) over each flow's segment ring, indexed
- * by a free-running counter; tp_pacer_consumed tells the engine the pacer sent the entry at
- * `index` (it must be the ring's head: RNIC_ESTALE otherwise). */
+ * by a free-running counter; tp_push_consumed tells the engine the pacer sent the entry
+ * (flow, index) of the record (index must be the ring's head: RNIC_ESTALE otherwise; the other
+ * fields are not looked at). Acts at the call. tp_space_consumed: UINT32_MAX with an outside
+ * pacer (a register-like input that never fills), 0 without one. */
 TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max);
-TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index);
+TP_API rnic_err tp_push_consumed(tp *t, const rnic_work *w);
+TP_API uint32_t tp_space_consumed(const tp *t);
 
 TP_API const tp_stats *tp_get_stats(const tp *t);
-TP_API rnic_err tp_flow_view_get(const tp *t, uint32_t flow, tp_flow_view *out);
+/* A snapshot of the flow; RNIC_ENOENT (out->open false) for an unknown or closed flow. */
+TP_API rnic_err tp_flow_state(const tp *t, uint32_t flow, tp_flow_view *out);
 
 /* ---- the compatible receiver (rnic_work records in and out, one packet per cycle) ---- */
 
 typedef struct tp_rx_config {
-    uint64_t clock_hz;       /* default 100 MHz */
+    uint64_t clock_hz;       /* default 250 MHz */
     uint32_t max_flows;      /* default 1024 */
     uint32_t window;         /* receive bitmap bits: 64, 128 or 256, default 128 */
     uint32_t delack_count;   /* ACK every n-th in-order segment (ns-3 DelAckCount), 1 = off; default 2 */
-    uint32_t delack_us;      /* delayed-ACK timeout, default 200000 (ns-3's 200 ms) */
+    uint64_t delack_ns;      /* delayed-ACK timeout, default 200000000 (ns-3's 200 ms); 1 ns .. 100 s */
     bool nack;               /* out-of-order arrivals answer TP_PKT_NACK instead of an ACK */
     bool sack;               /* ACKs carry a SACK block (default true; false: cumulative only, a TCP without SACK) */
     bool ack_first;          /* a flow's first segment is acknowledged at once, as ns-3's TCP receiver does
                                 (its delayed-ACK pairs then start at the second segment); default false */
     bool go_back_n;          /* RoCEv2 responder: out-of-sequence data is discarded (not delivered) and
                                 answered with a NAK (TP_PKT_NACK, index = expected PSN); default false */
-    uint32_t cnp_interval_us; /* DCQCN notification point: at most one CNP (TP_PKT_CNP) per flow per
-                                interval for CE-marked data (TP_WORK_ECN); 0 (default) = no CNPs */
+    uint64_t cnp_interval_ns; /* DCQCN notification point: at most one CNP (TP_PKT_CNP) per flow per
+                                interval for CE-marked data (TP_WORK_ECN); 0 (default) = no CNPs; <= 100 s */
     uint32_t cnp_mode;       /* TP_RX_CNP_*: what a mark inside the interval does */
     uint64_t pull_bps;       /* NDP: every arrival (data or trimmed header) queues one pull
                                 (TP_PKT_GRANT, aux = the segment's len); pulls leave paced at this rate
                                 (len + pull_overhead_bytes per pull); 0 (default) = no pulls */
     uint32_t pull_overhead_bytes; /* per-packet wire bytes the pull pacing adds to len; default 64 */
-    uint32_t input_capacity, ack_capacity, delivered_capacity; /* defaults 64, 64, 64 */
+    uint32_t segment_depth, ack_depth, delivered_depth; /* port depths (1 .. 65536), defaults 64, 64, 64 */
     uint64_t start_cycle;
     rnic_trace_fn trace;
     void *trace_user;
@@ -352,29 +359,34 @@ TP_API void tp_rx_config_default(tp_rx_config *cfg);
 TP_API rnic_err tp_rx_config_check(const tp_rx_config *cfg, const char **field);
 TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
 /* TP_RX_MEM_SIZE: tp_rx_mem_size as an integer constant expression (exactly tp_rx_mem_size(&cfg)
- * for a config tp_rx_config_check accepts; tested). cnp_interval_us, cnp_mode and pull_bps only
+ * for a config tp_rx_config_check accepts; tested). cnp_interval_ns, cnp_mode and pull_bps only
  * say whether the CNP timers and the pull queue exist (the pull queue holds max_flows x window
  * entries, at most 65,536). At the defaults: TP_RX_MEM_SIZE(1024, 128, 64, 64, 64, 0, 0, 0). */
-#define TP_RX_MEM_SIZE(max_flows, window, input_capacity, ack_capacity, delivered_capacity, cnp_interval_us,    \
+#define TP_RX_MEM_SIZE(max_flows, window, segment_depth, ack_depth, delivered_depth, cnp_interval_ns,          \
                        cnp_mode, pull_bps)                                                                      \
     (TP__MEM_PART((max_flows), tp_rx_flow) + TP__MEM_PART((uint64_t)(max_flows) * ((window) / 64u), uint64_t) + \
-     TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(input_capacity), rnic_work) +                \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(ack_capacity), rnic_work) +                                            \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(delivered_capacity), rnic_work) +                                      \
-     ((cnp_interval_us) ? TP__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
-     ((cnp_interval_us) && (cnp_mode) == TP_RX_CNP_DEFERRED ? TP__MEM_HEAP(max_flows) : 0u) +                  \
+     TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(segment_depth), rnic_work) +                \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(ack_depth), rnic_work) +                                            \
+     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(delivered_depth), rnic_work) +                                      \
+     ((cnp_interval_ns) ? TP__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
+     ((cnp_interval_ns) && (cnp_mode) == TP_RX_CNP_DEFERRED ? TP__MEM_HEAP(max_flows) : 0u) +                  \
      ((pull_bps) ? TP__MEM_PART((uint64_t)(max_flows) * (window) < 65536u ? (uint64_t)(max_flows) * (window)  \
                                                                           : 65536u,                            \
                                 uint64_t)                                                                      \
                  : 0u))
 TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t size);
-/* Opens a flow whose first segment id is init_seq. */
-TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq);
-/* A data segment from the wire (a record tp_pop_segment gave; op is not looked at). The
- * receiver's window must be at least the sender's W, or segments beyond it are dropped (counted
- * in out_window) and resent. */
-TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg);
-TP_API uint32_t tp_rx_space(const tp_rx *r);
+/* Per-flow parameters of the receiver, fixed while the flow is open (every field's default is 0). */
+typedef struct tp_rx_flow_config {
+    uint32_t init_seq;       /* id of the flow's first segment (the sender's init_seq), default 0 */
+} tp_rx_flow_config;
+
+TP_API void tp_rx_flow_config_default(tp_rx_flow_config *fc);
+/* Opens a flow (fc NULL = defaults). RNIC_ENOENT: flow >= max_flows; RNIC_EEXIST: already open. */
+TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config *fc);
+/* A data segment from the wire (a record tp_pop_segment gave). The receiver's window must be at
+ * least the sender's W, or segments beyond it are dropped (counted in out_of_window) and resent. */
+TP_API rnic_err tp_rx_push_segment(tp_rx *r, const rnic_work *seg);
+TP_API uint32_t tp_rx_space_segment(const tp_rx *r);
 TP_API void tp_rx_tick(tp_rx *r);
 TP_API uint64_t tp_rx_next_event(const tp_rx *r);
 TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles);
@@ -386,6 +398,15 @@ TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out);
 /* Each segment the first time it arrives (out of order too): exactly-once placement. */
 TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out);
 TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out);
-/* The next segment id the flow expects (its cumulative ack); 0 and RNIC_ENOENT for unknown. */
-TP_API rnic_err tp_rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out);
+/* A snapshot of one receiver flow (tp_rx_flow_state). */
+typedef struct tp_rx_flow_view {
+    bool open;
+    uint32_t expected;       /* the next segment id the flow expects (its cumulative ack) */
+    uint32_t held;           /* segments received beyond expected */
+    uint32_t pending;        /* in-order segments not yet acknowledged (delayed ACK) */
+    bool delack_running;     /* the delayed-ACK timer runs */
+} tp_rx_flow_view;
+
+/* The flow's state; RNIC_ENOENT (all zero) for an unknown or closed flow. */
+TP_API rnic_err tp_rx_flow_state(const tp_rx *r, uint32_t flow, tp_rx_flow_view *out);
 TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r);

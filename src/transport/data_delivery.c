@@ -223,7 +223,7 @@ static void tp__note_completions(tp *t, uint32_t f)
 {
     tp_flow *fl = &t->flows[f];
     while (fl->msg_done < fl->msg_count) {
-        const tp_msg *m = &t->msgs[(size_t)f * t->cfg.messages + (fl->msg_head + fl->msg_done) % t->cfg.messages];
+        const tp_msg *m = &t->msgs[(size_t)f * t->cfg.message_depth + (fl->msg_head + fl->msg_done) % t->cfg.message_depth];
         if (tp__dist(m->first_seg + m->nsegs, fl->wnd_start) < 0)
             break;
         fl->msg_done++;
@@ -405,7 +405,7 @@ static void tp__generate(tp *t)
     tp_bits marked;
     const tp_msg *m = NULL;
     rnic_work seg;
-    uint32_t f, sent, end, s, k, M = t->cfg.messages;
+    uint32_t f, sent, end, s, k, M = t->cfg.message_depth;
     bool rtx;
     if (t->active.count == 0)
         return;
@@ -427,7 +427,7 @@ static void tp__generate(tp *t)
         rnic_bitmap_clear(tp__bitmap(t, f, TP__MARKED), pos);
         fl->marked--;
         rnic_bitmap_set(tp__bitmap(t, f, TP__RTXCNT), pos);
-        for (k = 0; k < fl->msg_count; k++) { /* the message holding s: at most cfg.messages */
+        for (k = 0; k < fl->msg_count; k++) { /* the message holding s: at most cfg.message_depth */
             uint32_t at = fl->msg_head + k;
             m = &t->msgs[(size_t)f * M + (at >= M ? at - M : at)];
             if (s - m->first_seg < m->nsegs)
@@ -483,7 +483,7 @@ static void tp__complete(tp *t)
     f = tp__fifo_pop(&t->compl_flows);
     fl = &t->flows[f];
     fl->in_compl = 0;
-    m = &t->msgs[(size_t)f * t->cfg.messages + fl->msg_head];
+    m = &t->msgs[(size_t)f * t->cfg.message_depth + fl->msg_head];
     done = m->w;
     done.flags = RNIC_WORK_FIRST | RNIC_WORK_LAST;
     done.status = RNIC_OK;
@@ -491,8 +491,9 @@ static void tp__complete(tp *t)
     done.offset = 0;
     done.cycle = t->now;
     tp__wring_push(&t->completions, &done);
-    fl->msg_head = fl->msg_head + 1u == t->cfg.messages ? 0 : fl->msg_head + 1u;
+    fl->msg_head = fl->msg_head + 1u == t->cfg.message_depth ? 0 : fl->msg_head + 1u;
     fl->msg_count--;
+    t->msgs_queued--;
     fl->msg_done--;
     fl->msg_gen = fl->msg_gen ? fl->msg_gen - 1u : 0;
     t->stats.completions++;

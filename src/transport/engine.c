@@ -1,7 +1,7 @@
 /* transport.h: the engine's lifecycle, ports and clock: one tick runs the modules of Fig. 2 in
  * the order of docs/transport_model.md ("One cycle"). */
 
-#define TP__DEFAULT_CLOCK 100000000ull
+#define TP__DEFAULT_CLOCK 250000000ull /* every engine's default clock (docs/engine_contract.md) */
 #define TP__DEFAULT_LINK 100000000000ull
 
 TP_API void tp_config_default(tp_config *cfg)
@@ -15,10 +15,10 @@ TP_API void tp_config_default(tp_config *cfg)
     cfg->max_flows = 1024;
     cfg->window = 128;
     cfg->ring = 4;
-    cfg->messages = 8;
-    cfg->incoming_capacity = 64;
-    cfg->tx_capacity = 16;
-    cfg->completion_capacity = 64;
+    cfg->message_depth = 8;
+    cfg->incoming_depth = 64;
+    cfg->segment_depth = 16;
+    cfg->completion_depth = 64;
     cfg->trace_id = RNIC_ENGINE_TRANSPORT;
 }
 
@@ -47,14 +47,14 @@ TP_API rnic_err tp_config_check(const tp_config *c, const char **field)
         return rnic_config_bad(field, "window", RNIC_EINVAL);
     if (!tp__pow2(c->ring) || c->ring > TP_MAX_RING)
         return rnic_config_bad(field, "ring", RNIC_EINVAL);
-    if (c->messages == 0 || c->messages > TP_MAX_MESSAGES)
-        return rnic_config_bad(field, "messages", RNIC_EINVAL);
-    if (c->incoming_capacity == 0 || c->incoming_capacity > 65536u)
-        return rnic_config_bad(field, "incoming_capacity", RNIC_EINVAL);
-    if (c->tx_capacity == 0 || c->tx_capacity > 65536u)
-        return rnic_config_bad(field, "tx_capacity", RNIC_EINVAL);
-    if (c->completion_capacity == 0 || c->completion_capacity > 65536u)
-        return rnic_config_bad(field, "completion_capacity", RNIC_EINVAL);
+    if (c->message_depth == 0 || c->message_depth > TP_MAX_MESSAGES)
+        return rnic_config_bad(field, "message_depth", RNIC_EINVAL);
+    if (c->incoming_depth == 0 || c->incoming_depth > 65536u)
+        return rnic_config_bad(field, "incoming_depth", RNIC_EINVAL);
+    if (c->segment_depth == 0 || c->segment_depth > 65536u)
+        return rnic_config_bad(field, "segment_depth", RNIC_EINVAL);
+    if (c->completion_depth == 0 || c->completion_depth > 65536u)
+        return rnic_config_bad(field, "completion_depth", RNIC_EINVAL);
     if (!c->protocol || c->protocol->credit > TP_CREDIT_TOKEN ||
         c->protocol->ctx_size > tp__ctx_budget(c->protocol->credit))
         return rnic_config_bad(field, "protocol", RNIC_EINVAL);
@@ -74,16 +74,16 @@ static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
     TP__LAYOUT_ARRAY(t, bits, uint64_t, (size_t)F * 3u * wwords);
     TP__LAYOUT_ARRAY(t, ctx, unsigned char, (size_t)F * stride);
     TP__LAYOUT_ARRAY(t, scratch, unsigned char, (size_t)stride * 2u + 8u);
-    TP__LAYOUT_ARRAY(t, msgs, tp_msg, (size_t)F * c->messages);
+    TP__LAYOUT_ARRAY(t, msgs, tp_msg, (size_t)F * c->message_depth);
     TP__LAYOUT_ARRAY(t, rings, rnic_work, (size_t)F * c->ring);
     TP__LAYOUT_ARRAY(t, active.ids, uint32_t, F);
     TP__LAYOUT_ARRAY(t, ready.ids, uint32_t, F);
     TP__LAYOUT_ARRAY(t, compl_flows.ids, uint32_t, F);
     TP__LAYOUT_HEAP(t, rtx_timers, F);
     TP__LAYOUT_HEAP(t, rate_timers, F);
-    TP__LAYOUT_PORT(t, incoming, c->incoming_capacity);
-    TP__LAYOUT_PORT(t, tx, c->tx_capacity);
-    TP__LAYOUT_PORT(t, completions, c->completion_capacity);
+    TP__LAYOUT_PORT(t, incoming, c->incoming_depth);
+    TP__LAYOUT_PORT(t, tx, c->segment_depth);
+    TP__LAYOUT_PORT(t, completions, c->completion_depth);
     return off;
 }
 
@@ -120,7 +120,7 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     return RNIC_OK;
 }
 
-TP_API void tp_flow_params_default(tp_flow_params *p)
+TP_API void tp_flow_config_default(tp_flow_config *p)
 {
     if (!p)
         return;
@@ -128,7 +128,7 @@ TP_API void tp_flow_params_default(tp_flow_params *p)
     p->seg_size = 1000;
     p->init_wnd = 10;
     p->max_burst = 0; /* 2 segments */
-    p->rto_us = 200000;
+    p->rto_ns = 200000000u;
 }
 
 static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
@@ -138,9 +138,9 @@ static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
     return e;
 }
 
-TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
+TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
 {
-    tp_flow_params def;
+    tp_flow_config def;
     tp_flow *fl;
     tp_actions act;
     if (!t)
@@ -151,10 +151,10 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
     if (fl->open)
         return tp__bad(t, flow, RNIC_EEXIST, 0);
     if (!p) {
-        tp_flow_params_default(&def);
+        tp_flow_config_default(&def);
         p = &def;
     }
-    if (p->seg_size == 0 || p->seg_size > 65536u || p->init_wnd == 0 || p->rto_us == 0 ||
+    if (p->seg_size == 0 || p->seg_size > 65536u || p->init_wnd == 0 || p->rto_ns == 0 ||
         (t->proto->credit == TP_CREDIT_RATE && p->max_burst != 0 &&
          (p->max_burst < p->seg_size || p->max_burst > ((uint64_t)1 << 40))))
         return tp__bad(t, flow, RNIC_EINVAL, p->seg_size);
@@ -172,7 +172,7 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_params *p)
     tp__actions_preset(fl, &act);
     act.wnd_size = p->init_wnd;
     act.rate_bps = p->init_rate_bps ? p->init_rate_bps : t->cfg.link_bps;
-    act.timer_amount = rnic_ns_to_cycles((uint64_t)p->rto_us * 1000u, t->cfg.clock_hz);
+    act.timer_amount = rnic_ns_to_cycles(p->rto_ns, t->cfg.clock_hz);
     act.add_credit = p->init_credit;
     if (t->proto->init)
         t->proto->init(p, t->proto->config, t->cfg.clock_hz, tp__ctx(t, flow), &act);
@@ -223,14 +223,15 @@ TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
     nsegs = msg->len / fl->params.seg_size + (msg->len % fl->params.seg_size != 0);
     if ((uint64_t)(fl->data_end - fl->wnd_start) + nsegs >= ((uint64_t)1 << 31)) /* ids must stay comparable */
         return tp__bad(t, msg->flow, RNIC_ERANGE, msg->len);
-    if (fl->msg_count == t->cfg.messages)
+    if (fl->msg_count == t->cfg.message_depth)
         return tp__bad(t, msg->flow, RNIC_EBUSY, msg->len);
-    m = &t->msgs[(size_t)msg->flow * t->cfg.messages + (fl->msg_head + fl->msg_count) % t->cfg.messages];
+    m = &t->msgs[(size_t)msg->flow * t->cfg.message_depth + (fl->msg_head + fl->msg_count) % t->cfg.message_depth];
     m->w = *msg;
     m->w.aux = fl->msg_number++;
     m->first_seg = fl->data_end;
     m->nsegs = nsegs;
     fl->msg_count++;
+    t->msgs_queued++;
     fl->data_end += nsegs;
     t->stats.messages++;
     TP__TRACE(t, RNIC_TRACE_PUSH, msg->flow, msg->tag, msg->len);
@@ -238,11 +239,20 @@ TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_space_message(const tp *t, uint32_t flow)
+TP_API uint32_t tp_space_message(const tp *t)
+{
+    uint64_t room;
+    if (!t)
+        return 0;
+    room = (uint64_t)t->cfg.max_flows * t->cfg.message_depth - t->msgs_queued;
+    return room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
+}
+
+TP_API uint32_t tp_flow_message_room(const tp *t, uint32_t flow)
 {
     if (!t || flow >= t->cfg.max_flows || !t->flows[flow].open)
         return 0;
-    return t->cfg.messages - t->flows[flow].msg_count;
+    return t->cfg.message_depth - t->flows[flow].msg_count;
 }
 
 TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt)
@@ -401,11 +411,16 @@ TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_
     return n;
 }
 
-TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index)
+TP_API rnic_err tp_push_consumed(tp *t, const rnic_work *w)
 {
     tp_flow *fl;
+    uint32_t flow, index;
     if (!t)
         return RNIC_EINVAL;
+    if (!w)
+        return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
+    flow = w->flow;
+    index = w->index;
     if (!t->cfg.external_pacer)
         return tp__bad(t, flow, RNIC_ESTATE, index);
     if (flow >= t->cfg.max_flows || !t->flows[flow].open)
@@ -421,9 +436,11 @@ TP_API rnic_err tp_pacer_consumed(tp *t, uint32_t flow, uint32_t index)
     return RNIC_OK;
 }
 
+TP_API uint32_t tp_space_consumed(const tp *t) { return t && t->cfg.external_pacer ? UINT32_MAX : 0; }
+
 TP_API const tp_stats *tp_get_stats(const tp *t) { return t ? &t->stats : NULL; }
 
-TP_API rnic_err tp_flow_view_get(const tp *t, uint32_t flow, tp_flow_view *out)
+TP_API rnic_err tp_flow_state(const tp *t, uint32_t flow, tp_flow_view *out)
 {
     const tp_flow *fl;
     if (!t || !out)

@@ -28,9 +28,9 @@ TP_API rnic_err tp_dcqcn_params_check(const void *config)
         p->first_cnp_rate > TP_DCQCN_ONE || p->f == 0 || p->f > 254u || tp__dcqcn_bad_period(p->alpha_period_ns) ||
         tp__dcqcn_bad_period(p->rate_period_ns) ||
         (p->decrease_period_ns && (tp__dcqcn_bad_period(p->decrease_period_ns) || p->decrease_delay_ns > p->decrease_period_ns)) ||
-        (p->flags & ~(uint32_t)TP_DCQCN_F__ALL) || p->min_rate_bps < RNIC_RATE_MIN_BPS ||
-        p->min_rate_bps > RNIC_RATE_MAX_BPS || p->rai_bps > RNIC_RATE_MAX_BPS || p->rhai_bps > RNIC_RATE_MAX_BPS ||
-        (p->line_bps && (p->line_bps > RNIC_RATE_MAX_BPS || p->line_bps < p->min_rate_bps)))
+        (p->flags & ~(uint32_t)TP_DCQCN_F__ALL) || p->rate_floor_bps < RNIC_RATE_MIN_BPS ||
+        p->rate_floor_bps > RNIC_RATE_MAX_BPS || p->rai_bps > RNIC_RATE_MAX_BPS || p->rhai_bps > RNIC_RATE_MAX_BPS ||
+        (p->link_bps && (p->link_bps > RNIC_RATE_MAX_BPS || p->link_bps < p->rate_floor_bps)))
         return RNIC_EINVAL;
     return RNIC_OK;
 }
@@ -101,13 +101,13 @@ static void tp__dcqcn_increase(const tp_dcqcn_params *p, tp_dcqcn_ctx *c, uint64
 
 static uint32_t tp__dcqcn_window(const tp_event *ev) { return ev->params->param[0] ? ev->params->param[0] : ev->window_bits; }
 
-static void tp__dcqcn_init(const tp_flow_params *fp, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__dcqcn_init(const tp_flow_config *fp, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     const tp_dcqcn_params *p = tp__dcqcn_cfg(config);
     tp_dcqcn_ctx c;
     (void)hz;
     RNIC_MEMSET(&c, 0, sizeof c);
-    c.line = p->line_bps ? p->line_bps : act->rate_bps;
+    c.line = p->link_bps ? p->link_bps : act->rate_bps;
     c.target = act->rate_bps;
     c.alpha = p->alpha_init;
     RNIC_MEMCPY(ctx, &c, sizeof c);
@@ -135,7 +135,7 @@ static void tp__dcqcn_incoming(const tp_event *ev, void *ctx, tp_actions *act)
         if (p->flags & TP_DCQCN_F_ALPHA_FIRST)
             c.alpha = tp__dcqcn_ewma(c.alpha, p->g, true);
         c.target = rc;
-        rc = tp__dcqcn_cut(rc, c.alpha, p->min_rate_bps);
+        rc = tp__dcqcn_cut(rc, c.alpha, p->rate_floor_bps);
         if (!(p->flags & TP_DCQCN_F_ALPHA_FIRST))
             c.alpha = tp__dcqcn_ewma(c.alpha, p->g, true);
         c.t = c.bc = 0, c.bc_base = ev->total_sent;
@@ -199,7 +199,7 @@ static void tp__dcqcn_periodic(const tp_event *ev, void *ctx, tp_actions *act)
         if (c.flags & TP_DCQCN_S_DEC_CNP) {
             if ((p->flags & TP_DCQCN_F_CLAMP_TARGET) || c.t > 0)
                 c.target = rc;
-            rc = tp__dcqcn_cut(rc, c.alpha, p->min_rate_bps);
+            rc = tp__dcqcn_cut(rc, c.alpha, p->rate_floor_bps);
             c.t = 0;
             c.flags = (uint8_t)((c.flags & ~TP_DCQCN_S_DEC_CNP) | TP_DCQCN_S_RATE_ON);
             c.rate_at = at + tp__dcqcn_cyc(ev, p->rate_period_ns); /* restart the rate timer */

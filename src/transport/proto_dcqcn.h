@@ -20,14 +20,14 @@
  *
  * Go-back-N (RoCEv2): TP_PKT_ACK slides the window (the engine) and restarts the rtx timer when it
  * acknowledges something; TP_PKT_NACK (a NAK: index = the PSN the responder expects) marks
- * [index, highest_sent) for retransmission and restarts the timer; a timeout (rto_us) marks
+ * [index, highest_sent) for retransmission and restarts the timer; a timeout (rto_ns) marks
  * [wnd_start, highest_sent) and re-arms the timer; TP_PKT_CNP drives the rate.
  *
- * tp_flow_params.param[]:
+ * tp_flow_config.param[]:
  *   param[0]  the flow's window in segments (outstanding PSNs); 0 = cfg.window (W). It takes
  *             effect at the first hook call (init_wnd until the flow's first periodic visit).
  *   param[1..5] unused.
- * The line rate is tp_dcqcn_params.line_bps, or the flow's initial rate when 0 (init_rate_bps,
+ * The line rate is tp_dcqcn_params.link_bps, or the flow's initial rate when 0 (init_rate_bps,
  * else cfg.link_bps). Fractions are Q1.31 in a uint32: TP_DCQCN_ONE = 1.0. */
 
 #define TP_DCQCN_ONE 0x80000000u
@@ -62,8 +62,8 @@ typedef struct tp_dcqcn_params {
     uint32_t flags;              /* TP_DCQCN_F_*: paper HOLD_AT_LINE, Mlx STAGE | CAP_TARGET */
     uint64_t rai_bps;            /* R_AI: paper 40 Mb/s (htsim's own constructor: line / 20), Mlx 5 Mb/s */
     uint64_t rhai_bps;           /* R_HAI: paper 200 Mb/s (htsim: line / 10), Mlx 50 Mb/s */
-    uint64_t min_rate_bps;       /* floor of a cut: 100 Mb/s (both); >= 100 Kb/s */
-    uint64_t line_bps;           /* line rate; 0 = the flow's initial rate */
+    uint64_t rate_floor_bps;     /* DCQCN's minimum rate, the floor of a cut: 100 Mb/s (both); >= 100 Kb/s */
+    uint64_t link_bps;           /* line rate; 0 = the flow's initial rate */
 } tp_dcqcn_params;
 
 /* Fills *p with preset TP_DCQCN_PAPER or TP_DCQCN_MELLANOX (another id: all zero, which
@@ -71,8 +71,8 @@ typedef struct tp_dcqcn_params {
 TP_API void tp_dcqcn_preset(tp_dcqcn_params *p, uint32_t preset);
 /* RNIC_OK for NULL (the paper preset) or a sane block; RNIC_EINVAL for g = 0 or >= 1, alpha_init
  * or first_cnp_rate above 1 (or the latter 0), F outside 1 .. 254, a period of 0 or above 1 s,
- * a decrease delay above its period, unknown flags, min_rate outside 100 Kb/s .. 800 Gb/s, R_AI or
- * R_HAI above 800 Gb/s, line_bps above 800 Gb/s or below min_rate. tp_protocol.check of DCQCN. */
+ * a decrease delay above its period, unknown flags, rate_floor_bps outside 100 Kb/s .. 800 Gb/s, R_AI or
+ * R_HAI above 800 Gb/s, link_bps above 800 Gb/s or below rate_floor_bps. tp_protocol.check of DCQCN. */
 TP_API rnic_err tp_dcqcn_params_check(const void *config);
 
 /* tp_dcqcn_ctx.flags */

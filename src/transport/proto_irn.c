@@ -8,7 +8,7 @@
  * not acked, counting the segments the window lets go next), RTO_high otherwise, set on every
  * event and restarted when new data is acked. */
 
-static const tp_irn_config tp__irn_defaults = {100u, 320u, 3u, 0u, 0u};
+static const tp_irn_config tp__irn_defaults = {100000u, 320000u, 3u, 0u, 0u};
 
 TP_API void tp_irn_config_default(tp_irn_config *c)
 {
@@ -19,7 +19,7 @@ TP_API void tp_irn_config_default(tp_irn_config *c)
 TP_API rnic_err tp_irn_config_check(const void *config)
 {
     const tp_irn_config *c = (const tp_irn_config *)config;
-    if (!c || c->rto_low_us == 0 || c->rto_high_us > 10000000u || c->rto_low_us > c->rto_high_us)
+    if (!c || c->rto_low_ns == 0 || c->rto_high_ns > 10000000000ull || c->rto_low_ns > c->rto_high_ns)
         return RNIC_EINVAL;
     return RNIC_OK;
 }
@@ -32,7 +32,7 @@ static const tp_irn_config *tp__irn_cfg(const void *config)
 /* The timer period for `flight` packets in flight. */
 static uint64_t tp__irn_rto(const tp_irn_config *k, uint64_t hz, uint32_t flight)
 {
-    return tp__tcp_rto(hz, flight <= k->rto_low_pkts ? k->rto_low_us : k->rto_high_us);
+    return tp__tcp_rto(hz, flight <= k->rto_low_pkts ? k->rto_low_ns : k->rto_high_ns);
 }
 
 /* The packets in flight once the flow has sent what it may: unacked segments up to the end of its
@@ -45,7 +45,7 @@ static uint32_t tp__irn_flight(const tp_event *ev, uint32_t wnd)
     return end - ev->wnd_start - tp_bits_count(&ev->acked, ev->wnd_start, ev->highest_sent);
 }
 
-static void tp__irn_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__irn_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     const tp_irn_config *k = tp__irn_cfg(config);
     tp_irn_ctx c;

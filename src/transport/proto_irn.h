@@ -9,8 +9,8 @@
  * engine's link rate. A variant is a copy of *tp_protocol_irn() with .config pointing at another
  * tp_irn_config (checked by tp_config_check). */
 typedef struct tp_irn_config {
-    uint32_t rto_low_us;   /* RTO_low, used when at most rto_low_pkts packets are in flight; default 100 */
-    uint32_t rto_high_us;  /* RTO_high otherwise; default 320 */
+    uint64_t rto_low_ns;   /* RTO_low, used when at most rto_low_pkts packets are in flight; default 100000 (100 us) */
+    uint64_t rto_high_ns;  /* RTO_high otherwise; default 320000 (320 us) */
     uint32_t rto_low_pkts; /* N; default 3 */
     uint32_t bdp_bytes;    /* BDP-FC in-flight cap in bytes (link rate x base RTT); 0 (default) = the engine's W */
     uint64_t rate_bps;     /* fixed sending rate; 0 (default) = line rate (cfg.link_bps or params.init_rate_bps) */
@@ -18,7 +18,7 @@ typedef struct tp_irn_config {
 
 /* Defaults above. */
 TP_API void tp_irn_config_default(tp_irn_config *c);
-/* RNIC_EINVAL: NULL, an RTO of 0 or above 10 s, rto_low_us > rto_high_us. */
+/* RNIC_EINVAL: NULL, an RTO of 0 or above 10 s, rto_low_ns > rto_high_ns. */
 TP_API rnic_err tp_irn_config_check(const void *config);
 
 /* The per-flow context (13 bytes: ctx_size stops before the padding). */

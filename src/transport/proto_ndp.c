@@ -13,7 +13,7 @@ TP_API void tp_ndp_config_default(tp_ndp_config *c)
 TP_API rnic_err tp_ndp_config_check(const void *config)
 {
     const tp_ndp_config *c = (const tp_ndp_config *)config;
-    if (!c || c->init_window == 0 || c->init_window > 65536u || c->window > TP_MAX_WINDOW || c->rto_us > 100000000u)
+    if (!c || c->init_window == 0 || c->init_window > 65536u || c->window > TP_MAX_WINDOW || c->rto_ns > 100000000000ull)
         return RNIC_EINVAL;
     return RNIC_OK;
 }
@@ -23,12 +23,12 @@ static const tp_ndp_config *tp__ndp_cfg(const void *config)
     return config ? (const tp_ndp_config *)config : &tp__ndp_defaults;
 }
 
-static uint64_t tp__ndp_rto(const tp_ndp_config *k, const tp_flow_params *p, uint64_t hz, uint8_t timeouts)
+static uint64_t tp__ndp_rto(const tp_ndp_config *k, const tp_flow_config *p, uint64_t hz, uint8_t timeouts)
 {
-    return tp__tcp_rto(hz, k->rto_us ? k->rto_us : p->rto_us) << timeouts;
+    return tp__tcp_rto(hz, k->rto_ns ? k->rto_ns : p->rto_ns) << timeouts;
 }
 
-static void tp__ndp_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__ndp_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     const tp_ndp_config *k = tp__ndp_cfg(config);
     RNIC_MEMSET(ctx, 0, sizeof(tp_ndp_ctx));

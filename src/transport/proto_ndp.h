@@ -16,13 +16,13 @@ typedef struct tp_ndp_config {
                              unless params.init_credit is set); default 16. NDP sends about one BDP:
                              set it to link rate x RTT / seg_size */
     uint32_t window;      /* in-flight limit in segments; 0 (default) = the engine's W */
-    uint32_t rto_us;      /* base retransmission timeout; 0 (default) = params.rto_us. Doubled per
+    uint64_t rto_ns;      /* base retransmission timeout; 0 (default) = the flow's rto_ns. Doubled per
                              consecutive timeout (up to 2^6 x), back to base when a packet arrives */
 } tp_ndp_config;
 
 /* Defaults above. */
 TP_API void tp_ndp_config_default(tp_ndp_config *c);
-/* RNIC_EINVAL: NULL, init_window 0 or above 65536, window above TP_MAX_WINDOW, rto_us above 100 s. */
+/* RNIC_EINVAL: NULL, init_window 0 or above 65536, window above TP_MAX_WINDOW, rto_ns above 100 s. */
 TP_API rnic_err tp_ndp_config_check(const void *config);
 
 /* The per-flow context (1 byte). */

@@ -6,23 +6,22 @@ static bool tp__before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 
 static uint32_t tp__tcp_seg(const tp_event *ev) { return ev->params->seg_size ? ev->params->seg_size : 1u; }
 
-static uint32_t tp__tcp_thresh(const tp_flow_params *p) { return p->param[0] ? p->param[0] : 3u; }
+static uint32_t tp__tcp_thresh(const tp_flow_config *p) { return p->param[0] ? p->param[0] : 3u; }
 
-static bool tp__tcp_lt(const tp_flow_params *p) { return (p->param[1] & 1u) == 0; }
+static bool tp__tcp_lt(const tp_flow_config *p) { return (p->param[1] & 1u) == 0; }
 
 /* us microseconds in cycles of a hz clock, to the nearest cycle (a half up), at least 1
  * (exact for clocks below 10^13 Hz). */
-static uint64_t tp__tcp_rto(uint64_t hz, uint32_t us)
+static uint64_t tp__tcp_rto(uint64_t hz, uint64_t ns)
 {
-    /* rnic_udiv64: no 64-bit divide helper on 32-bit cores */
-    uint64_t c = (uint64_t)(us / 1000000u) * hz + rnic_udiv64((uint64_t)(us % 1000000u) * hz + 500000u, 1000000u);
+    uint64_t c = rnic_ns_to_cycles(ns, hz); /* rounded to nearest, as the us form was */
     return c ? c : 1u;
 }
 
 static void tp__tcp_load(tp_tcp_ctx *c, const void *ctx) { RNIC_MEMCPY(c, ctx, sizeof *c); }
 static void tp__tcp_store(void *ctx, const tp_tcp_ctx *c) { RNIC_MEMCPY(ctx, c, sizeof *c); }
 
-static void tp__tcp_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__tcp_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     (void)config;
     tp_tcp_ctx c;
@@ -34,7 +33,7 @@ static void tp__tcp_init(const tp_flow_params *p, const void *config, uint64_t h
     c.recover = p->init_seq;
     tp__tcp_store(ctx, &c);
     act->wnd_size = p->init_wnd;
-    act->timer_amount = tp__tcp_rto(hz, p->rto_us);
+    act->timer_amount = tp__tcp_rto(hz, p->rto_ns);
 }
 
 /* An ACK for the TCPs: ACK or NACK (a NACK carries the same cumulative ack). */
@@ -89,7 +88,7 @@ static uint32_t tp__tcp_wnd(const tp_event *ev, const tp_tcp_ctx *c, uint32_t se
 /* New data acknowledged: restart the timer at the base RTO (RFC 6298 5.3, ns-3 NewAck). */
 static void tp__tcp_restart(const tp_event *ev, tp_actions *act)
 {
-    act->timer_amount = tp__tcp_rto(ev->clock_hz, ev->params->rto_us);
+    act->timer_amount = tp__tcp_rto(ev->clock_hz, ev->params->rto_ns);
     act->reset_timer = true;
 }
 

@@ -5,7 +5,7 @@
  * of lost segments (up to cwnd - pipe of them); new data goes only when no lost segment is left.
  * Congestion window arithmetic as Reno/NewReno; entry sets ssthresh = cwnd = FlightSize / 2. */
 
-static uint32_t tp__sack_thresh(const tp_flow_params *p)
+static uint32_t tp__sack_thresh(const tp_flow_config *p)
 {
     uint32_t t = tp__tcp_thresh(p);
     return t > 3u ? 3u : t;
@@ -77,7 +77,7 @@ static void tp__sack_send(const tp_event *ev, tp_sack_ctx *c, tp_actions *act, u
     act->wnd_size = tp__tcp_clamp(ev, room > 0 && s == x ? (uint64_t)sent + (uint64_t)room : sent);
 }
 
-static void tp__sack_init(const tp_flow_params *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
+static void tp__sack_init(const tp_flow_config *p, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
     tp_sack_ctx c;
     tp__tcp_init(p, config, hz, ctx, act);

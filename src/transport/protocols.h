@@ -5,12 +5,12 @@
  * ACK), and turn it into the engine's segment window: wnd_size = cwnd / seg_size (+ the segments
  * the receiver holds out of order, below). Read the context through tp_flow_view.ctx.
  *
- * tp_flow_params.param[] for all three:
+ * tp_flow_config.param[] for all three:
  *   param[0]  DupThresh, duplicate ACKs that start fast retransmit; 0 = 3
  *   param[1]  bit 0 set: no limited transmit (RFC 3042; on by default, as in ns-3)
  *   param[2]  initial ssthresh in segments; 0 = "infinite" (UINT32_MAX bytes, ns-3's default)
  * The initial window is init_wnd segments (default 10, ns-3's InitialCwnd); the base RTO is
- * rto_us, doubled per consecutive timeout up to 60 s (ns-3) and reset when new data is acked.
+ * rto_ns, doubled per consecutive timeout up to 60 s (ns-3) and reset when new data is acked.
  *
  * A duplicate ACK (Reno, NewReno) is RFC 5681's without the window-update part: a TP_PKT_ACK or
  * TP_PKT_NACK whose cumulative ack equals wnd_start while data is outstanding. SACK uses RFC

@@ -5,7 +5,7 @@
  * is acknowledged every delack_count-th segment or when the delayed-ACK timer fires; an
  * out-of-order, duplicate or gap-filling segment is acknowledged at once (RFC 5681 §4.2).
  * Options (each off by default, and then nothing above changes): a RoCEv2 go-back-N responder
- * (go_back_n), the DCQCN notification point (cnp_interval_us, cnp_mode) and NDP's pull queue
+ * (go_back_n), the DCQCN notification point (cnp_interval_ns, cnp_mode) and NDP's pull queue
  * with trimmed headers answered by NACKs (pull_bps). docs/transport_model.md, "Receiver options". */
 
 #define TP__RX_PULL_MAX 65536u /* pull-queue entries at most (max_flows * window below that) */
@@ -26,11 +26,11 @@ TP_API void tp_rx_config_default(tp_rx_config *cfg)
     cfg->max_flows = 1024;
     cfg->window = 128;
     cfg->delack_count = 2;
-    cfg->delack_us = 200000;
+    cfg->delack_ns = 200000000u;
     cfg->sack = true;
-    cfg->input_capacity = 64;
-    cfg->ack_capacity = 64;
-    cfg->delivered_capacity = 64;
+    cfg->segment_depth = 64;
+    cfg->ack_depth = 64;
+    cfg->delivered_depth = 64;
     cfg->pull_overhead_bytes = 64;
     cfg->trace_id = RNIC_ENGINE_TRANSPORT;
 }
@@ -49,16 +49,16 @@ TP_API rnic_err tp_rx_config_check(const tp_rx_config *c, const char **field)
         return rnic_config_bad(field, "window", RNIC_EINVAL);
     if (c->delack_count == 0 || c->delack_count > 65536u)
         return rnic_config_bad(field, "delack_count", RNIC_EINVAL);
-    if (c->delack_us == 0 || c->delack_us > 100000000u)
-        return rnic_config_bad(field, "delack_us", RNIC_EINVAL);
-    if (c->input_capacity == 0 || c->input_capacity > 65536u)
-        return rnic_config_bad(field, "input_capacity", RNIC_EINVAL);
-    if (c->ack_capacity == 0 || c->ack_capacity > 65536u)
-        return rnic_config_bad(field, "ack_capacity", RNIC_EINVAL);
-    if (c->delivered_capacity == 0 || c->delivered_capacity > 65536u)
-        return rnic_config_bad(field, "delivered_capacity", RNIC_EINVAL);
-    if (c->cnp_interval_us > 100000000u || (c->cnp_interval_us && c->ack_capacity < 2u))
-        return rnic_config_bad(field, "cnp_interval_us", RNIC_EINVAL); /* a segment's ACK and its CNP */
+    if (c->delack_ns == 0 || c->delack_ns > 100000000000ull)
+        return rnic_config_bad(field, "delack_ns", RNIC_EINVAL);
+    if (c->segment_depth == 0 || c->segment_depth > 65536u)
+        return rnic_config_bad(field, "segment_depth", RNIC_EINVAL);
+    if (c->ack_depth == 0 || c->ack_depth > 65536u)
+        return rnic_config_bad(field, "ack_depth", RNIC_EINVAL);
+    if (c->delivered_depth == 0 || c->delivered_depth > 65536u)
+        return rnic_config_bad(field, "delivered_depth", RNIC_EINVAL);
+    if (c->cnp_interval_ns > 100000000000ull || (c->cnp_interval_ns && c->ack_depth < 2u))
+        return rnic_config_bad(field, "cnp_interval_ns", RNIC_EINVAL); /* a segment's ACK and its CNP */
     if (c->cnp_mode > TP_RX_CNP_DEFERRED)
         return rnic_config_bad(field, "cnp_mode", RNIC_EINVAL);
     if (c->pull_bps && (c->pull_bps < RNIC_RATE_MIN_BPS || c->pull_bps > RNIC_RATE_MAX_BPS))
@@ -81,12 +81,12 @@ static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
     TP__LAYOUT_ARRAY(r, flows, tp_rx_flow, F);
     TP__LAYOUT_ARRAY(r, bits, uint64_t, (size_t)F * (c->window / 64u));
     TP__LAYOUT_HEAP(r, delack, F);
-    TP__LAYOUT_PORT(r, input, c->input_capacity);
-    TP__LAYOUT_PORT(r, acks, c->ack_capacity);
-    TP__LAYOUT_PORT(r, delivered, c->delivered_capacity);
-    if (c->cnp_interval_us)
+    TP__LAYOUT_PORT(r, input, c->segment_depth);
+    TP__LAYOUT_PORT(r, acks, c->ack_depth);
+    TP__LAYOUT_PORT(r, delivered, c->delivered_depth);
+    if (c->cnp_interval_ns)
         TP__LAYOUT_ARRAY(r, cnp_last, uint64_t, F);
-    if (c->cnp_interval_us && c->cnp_mode == TP_RX_CNP_DEFERRED)
+    if (c->cnp_interval_ns && c->cnp_mode == TP_RX_CNP_DEFERRED)
         TP__LAYOUT_HEAP(r, cnp, F);
     if (c->pull_bps)
         TP__LAYOUT_ARRAY(r, pulls, uint64_t, tp__rx_pull_cap(c));
@@ -114,13 +114,13 @@ TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t 
     tp__rx_layout(cfg, r, (unsigned char *)mem);
     r->now = cfg->start_cycle;
     r->wwords = cfg->window / 64u;
-    r->delack_cycles = rnic_ns_to_cycles((uint64_t)cfg->delack_us * 1000u, cfg->clock_hz);
+    r->delack_cycles = rnic_ns_to_cycles(cfg->delack_ns, cfg->clock_hz);
     if (r->delack_cycles == 0)
         r->delack_cycles = 1;
     tp__heap_clear(&r->delack, cfg->max_flows);
-    r->seg_acks = cfg->cnp_interval_us ? 2u : 1u;
-    if (cfg->cnp_interval_us) {
-        r->cnp_cycles = rnic_ns_to_cycles((uint64_t)cfg->cnp_interval_us * 1000u, cfg->clock_hz);
+    r->seg_acks = cfg->cnp_interval_ns ? 2u : 1u;
+    if (cfg->cnp_interval_ns) {
+        r->cnp_cycles = rnic_ns_to_cycles(cfg->cnp_interval_ns, cfg->clock_hz);
         if (r->cnp_cycles == 0)
             r->cnp_cycles = 1;
         if (cfg->cnp_mode == TP_RX_CNP_DEFERRED)
@@ -141,11 +141,19 @@ static rnic_err tp__rx_bad(tp_rx *r, uint32_t flow, rnic_err e, uint64_t value)
     return e;
 }
 
-TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq)
+TP_API void tp_rx_flow_config_default(tp_rx_flow_config *fc)
+{
+    if (fc)
+        RNIC_MEMSET(fc, 0, sizeof *fc);
+}
+
+TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config *fc)
 {
     tp_rx_flow *fl;
+    uint32_t init_seq;
     if (!r)
         return RNIC_EINVAL;
+    init_seq = fc ? fc->init_seq : 0u;
     if (flow >= r->cfg.max_flows)
         return tp__rx_bad(r, flow, RNIC_ENOENT, init_seq);
     fl = &r->flows[flow];
@@ -159,7 +167,7 @@ TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, uint32_t init_seq)
     return RNIC_OK;
 }
 
-TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg)
+TP_API rnic_err tp_rx_push_segment(tp_rx *r, const rnic_work *seg)
 {
     if (!r)
         return RNIC_EINVAL;
@@ -171,7 +179,7 @@ TP_API rnic_err tp_rx_push(tp_rx *r, const rnic_work *seg)
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_rx_space(const tp_rx *r) { return r ? tp__wring_space(&r->input) : 0; }
+TP_API uint32_t tp_rx_space_segment(const tp_rx *r) { return r ? tp__wring_space(&r->input) : 0; }
 
 /* The run of received segments holding `seg` (seg is received and beyond expected). */
 static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *start, uint32_t *len)
@@ -604,15 +612,20 @@ TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_t
 TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->delivered : NULL, out, true); }
 TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp_wring *)(uintptr_t)&r->delivered : NULL, out, false); }
 
-TP_API rnic_err tp_rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out)
+TP_API rnic_err tp_rx_flow_state(const tp_rx *r, uint32_t flow, tp_rx_flow_view *out)
 {
+    const tp_rx_flow *fl;
     if (!r || !out)
         return RNIC_EINVAL;
-    if (flow >= r->cfg.max_flows || !r->flows[flow].open) {
-        *out = 0;
+    RNIC_MEMSET(out, 0, sizeof *out);
+    if (flow >= r->cfg.max_flows || !r->flows[flow].open)
         return RNIC_ENOENT;
-    }
-    *out = r->flows[flow].expected;
+    fl = &r->flows[flow];
+    out->open = true;
+    out->expected = fl->expected;
+    out->held = fl->held;
+    out->pending = fl->pending;
+    out->delack_running = fl->delack_on != 0;
     return RNIC_OK;
 }
 

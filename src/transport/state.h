@@ -13,7 +13,7 @@ typedef struct tp_flow {
     uint32_t marked;             /* bits set in marked_for_rtx (a count the hardware keeps beside the bitmap) */
     uint64_t timer_deadline, timer_amount;
     uint64_t timer_fire;         /* the periodic scan's visit at or after the deadline */
-    uint32_t msg_head, msg_count; /* message queue (ring of cfg.messages) */
+    uint32_t msg_head, msg_count; /* message queue (ring of cfg.message_depth) */
     uint32_t msg_gen;            /* messages ahead of the one holding highest_sent */
     uint32_t msg_number;         /* messages ever pushed */
     uint32_t msg_done;           /* head messages acknowledged, completion not yet out */
@@ -26,7 +26,7 @@ typedef struct tp_flow {
     uint64_t credit_fx;          /* rate: credit in 2^-20 bytes; tokens: bytes */
     uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
     uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
-    tp_flow_params params;
+    tp_flow_config params;
 } tp_flow;
 
 typedef struct tp_heap {         /* indexed binary min-heap of (cycle key, flow), wrap-safe */
@@ -60,6 +60,7 @@ struct tp {
     uint32_t wwords;             /* words per bitmap (W / 64) */
     uint32_t ctx_stride;
     uint32_t open_flows;
+    uint64_t msgs_queued;        /* messages queued over all flows (tp_space_message) */
     bool stage2_valid;
     tp_incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
     rnic_trace trace;
@@ -68,7 +69,7 @@ struct tp {
     uint64_t *bits;              /* per flow: acked, marked, rtx_cnt, W bits each */
     unsigned char *ctx;          /* per flow: user context */
     unsigned char *scratch;      /* two contexts: a hook's working copy and the periodic one */
-    tp_msg *msgs;                /* per flow: cfg.messages */
+    tp_msg *msgs;                /* per flow: cfg.message_depth */
     rnic_work *rings;            /* per flow: cfg.ring segment addresses */
     tp_fifo active, ready, compl_flows;
     tp_heap rtx_timers, rate_timers;

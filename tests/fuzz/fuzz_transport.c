@@ -42,6 +42,15 @@
 #include "transport.h"
 #include "fuzz.h"
 
+/* The flow's cumulative ack, through tp_rx_flow_state. */
+static rnic_err rx_expected(const tp_rx *r, uint32_t flow, uint32_t *out)
+{
+    tp_rx_flow_view v;
+    rnic_err e = tp_rx_flow_state(r, flow, &v);
+    *out = v.expected;
+    return e;
+}
+
 #define FZT_FLOWS 4u            /* flows the model follows (ids above are valid-but-closed or unknown) */
 #define FZT_SEGS 2048u          /* segment ids tracked per flow (more than a run can generate) */
 #define FZT_MSGS 64u            /* messages per flow over a run */
@@ -348,13 +357,13 @@ static void decode_protocol(void)
         S.dcqcn.flags = fzt_u32(in, 0, TP_DCQCN_F__ALL);
         S.dcqcn.rai_bps = fzt_val(in, 0, 10000000000ull);
         S.dcqcn.rhai_bps = fzt_val(in, 0, 10000000000ull);
-        S.dcqcn.min_rate_bps = fzt_val(in, 100000, 10000000000ull);
+        S.dcqcn.rate_floor_bps = fzt_val(in, 100000, 10000000000ull);
         S.dcqcn.g = fzt_u32(in, 1, TP_DCQCN_ONE - 1u);
         S.proto.config = &S.dcqcn;
     } else if (S.proto_id == 4) {
         tp_irn_config_default(&S.irn);
-        S.irn.rto_low_us = fzt_u32(in, 1, 10);
-        S.irn.rto_high_us = S.irn.rto_low_us + fzt_u32(in, 0, 20);
+        S.irn.rto_low_ns = (uint64_t)fzt_u32(in, 1, 10) * 1000u;
+        S.irn.rto_high_ns = S.irn.rto_low_ns + (uint64_t)fzt_u32(in, 0, 20) * 1000u;
         S.irn.rto_low_pkts = fzt_u32(in, 0, 8);
         S.irn.bdp_bytes = fzt_u32(in, 0, 20000);
         S.irn.rate_bps = fzt_val(in, 0, 100000000000ull);
@@ -363,7 +372,7 @@ static void decode_protocol(void)
         tp_ndp_config_default(&S.ndp);
         S.ndp.init_window = fzt_u32(in, 1, 16);
         S.ndp.window = fzt_u32(in, 0, 64);
-        S.ndp.rto_us = fzt_u32(in, 0, 20);
+        S.ndp.rto_ns = (uint64_t)fzt_u32(in, 0, 20) * 1000u;
         S.proto.config = &S.ndp;
     }
 }
@@ -382,8 +391,8 @@ static bool setup_engines(void)
         FZ_CHECK(tp_init(&S.tx[0], &S.cfg, mem_tx[0], sizeof mem_tx[0]) == RNIC_EINVAL);
         return false;
     }
-    if (need > sizeof mem_tx[0] || S.cfg.max_flows > 64u || S.cfg.incoming_capacity > 16u ||
-        S.cfg.tx_capacity > 16u || S.cfg.completion_capacity > 16u || S.cfg.messages > 64u) {
+    if (need > sizeof mem_tx[0] || S.cfg.max_flows > 64u || S.cfg.incoming_depth > 16u ||
+        S.cfg.segment_depth > 16u || S.cfg.completion_depth > 16u || S.cfg.message_depth > 64u) {
         if (need > sizeof mem_tx[0])
             FZ_CHECK(tp_init(&S.tx[0], &S.cfg, mem_tx[0], sizeof mem_tx[0]) == RNIC_ENOSPC);
         FZ_CHECK(tp_init(&S.tx[0], &S.cfg, mem_tx[0], need - 1u) == RNIC_ENOSPC);
@@ -397,8 +406,8 @@ static bool setup_engines(void)
         FZ_CHECK(tp_rx_init(&S.rx[0], &S.rcfg, mem_rx[0], sizeof mem_rx[0]) == RNIC_EINVAL);
         return false;
     }
-    if (rneed > sizeof mem_rx[0] || S.rcfg.max_flows > 64u || S.rcfg.input_capacity > 16u ||
-        S.rcfg.ack_capacity > 16u || S.rcfg.delivered_capacity > 16u) {
+    if (rneed > sizeof mem_rx[0] || S.rcfg.max_flows > 64u || S.rcfg.segment_depth > 16u ||
+        S.rcfg.ack_depth > 16u || S.rcfg.delivered_depth > 16u) {
         FZ_CHECK(tp_rx_init(&S.rx[0], &S.rcfg, mem_rx[0], rneed - 1u) == RNIC_ENOSPC);
         return false;
     }
@@ -420,13 +429,13 @@ static bool setup_engines(void)
 }
 
 /* Opens sender flow f (both instances) with params p; the model follows. */
-static void open_flow(uint32_t f, const tp_flow_params *p, uint32_t expect_seq)
+static void open_flow(uint32_t f, const tp_flow_config *p, uint32_t expect_seq)
 {
     fzt_flow *m = &S.fl[f];
     rnic_err rc[2];
     int i;
     tp_stats before = *tp_get_stats(&S.tx[0]);
-    bool valid = p->seg_size >= 1u && p->seg_size <= 65536u && p->init_wnd >= 1u && p->rto_us >= 1u &&
+    bool valid = p->seg_size >= 1u && p->seg_size <= 65536u && p->init_wnd >= 1u && p->rto_ns >= 1u &&
                  (!rate_proto() || p->max_burst == 0 || (p->max_burst >= p->seg_size && p->max_burst <= ((uint64_t)1 << 40)));
     /* the window and rate model start where tp_flow_open starts the flow, before its trace */
     m->m_wnd_start = m->m_highest = p->init_seq;
@@ -453,16 +462,16 @@ static void open_flow(uint32_t f, const tp_flow_params *p, uint32_t expect_seq)
     }
 }
 
-static void decode_params(tp_flow_params *p)
+static void decode_params(tp_flow_config *p)
 {
     fz_in *in = &S.in;
-    tp_flow_params_default(p);
+    tp_flow_config_default(p);
     p->seg_size = fzt_u32(in, 1, 300);
     p->init_wnd = fzt_u32(in, 1, 64);
     p->init_rate_bps = fzt_val(in, 0, S.cfg.link_bps);
     p->init_credit = fzt_val(in, 0, 4096);
     p->max_burst = fzt_val(in, 0, 4096);
-    p->rto_us = fzt_u32(in, 1, 8);
+    p->rto_ns = (uint64_t)fzt_u32(in, 1, 8) * 1000u;
     p->param[0] = fzt_u32(in, 0, 64);
 }
 
@@ -539,16 +548,16 @@ static void push_rx(const rnic_work *w, bool forged)
 {
     rnic_err rc[2];
     tp_rx_stats before = *tp_rx_get_stats(&S.rx[0]);
-    uint32_t space = tp_rx_space(&S.rx[0]);
+    uint32_t space = tp_rx_space_segment(&S.rx[0]);
     int i;
-    FZ_CHECK(space == tp_rx_space(&S.rx[1]));
+    FZ_CHECK(space == tp_rx_space_segment(&S.rx[1]));
     for (i = 0; i < 2; i++)
-        rc[i] = tp_rx_push(&S.rx[i], w);
+        rc[i] = tp_rx_push_segment(&S.rx[i], w);
     FZ_CHECK(rc[0] == rc[1]);
     FZ_CHECK(rc[0] == (!w ? RNIC_EINVAL : space == 0 ? RNIC_EBUSY : RNIC_OK));
     check_counted(rc[0], &before.errors, &tp_rx_get_stats(&S.rx[0])->errors, true);
     if (rc[0] == RNIC_OK) {
-        FZ_CHECK(tp_rx_space(&S.rx[0]) == space - 1u);
+        FZ_CHECK(tp_rx_space_segment(&S.rx[0]) == space - 1u);
         mirror_push(&S.rx_in, w, forged);
     }
 }
@@ -611,7 +620,7 @@ static void snap_tx(fzt_snap *s)
     s->events = S.ttx[0].events;
     s->spaces = tp_space_incoming(&S.tx[0]);
     for (f = 0; f < S.nflows; f++)
-        s->spaces = (s->spaces << 8) ^ tp_space_message(&S.tx[0], f);
+        s->spaces = (s->spaces << 8) ^ tp_flow_message_room(&S.tx[0], f);
 }
 
 /* What the fixed stage will do with the packet at the head of the incoming FIFO. */
@@ -619,7 +628,7 @@ static rnic_err predict_incoming(const rnic_work *w, bool forged)
 {
     tp_flow_view v;
     uint32_t d;
-    if (w->flow >= S.cfg.max_flows || tp_flow_view_get(&S.tx[0], w->flow, &v) != RNIC_OK)
+    if (w->flow >= S.cfg.max_flows || tp_flow_state(&S.tx[0], w->flow, &v) != RNIC_OK)
         return RNIC_ENOENT;
     if (w->op == TP_PKT_CNP)
         return RNIC_OK;
@@ -673,19 +682,19 @@ static void tick_rx_a(void)
     uint64_t now = tp_rx_now(r), ne = tp_rx_next_event(r);
     bool idle = ne != now, consumed, unknown = false;
     rnic_err_stats e0 = tp_rx_get_stats(r)->errors;
-    uint32_t space0 = tp_rx_space(r);
+    uint32_t space0 = tp_rx_space_segment(r);
     tp_rx_stats s0 = rx_stats_cmp(r), s1;
     uint64_t ev0 = S.trx[0].events;
     FZ_CHECK(ne == RNIC_NEVER || !cyc_before(ne, now));
     if (S.rx_in.count) {
         const rnic_work *w = &S.rx_in.w[S.rx_in.head];
         uint32_t exp;
-        unknown = w->flow >= S.rcfg.max_flows || tp_rx_expected(r, w->flow, &exp) != RNIC_OK;
+        unknown = w->flow >= S.rcfg.max_flows || rx_expected(r, w->flow, &exp) != RNIC_OK;
     }
     tp_rx_tick(r);
     FZ_CHECK(tp_rx_now(r) == now + 1u);
-    consumed = tp_rx_space(r) == space0 + 1u;
-    FZ_CHECK(consumed || tp_rx_space(r) == space0);
+    consumed = tp_rx_space_segment(r) == space0 + 1u;
+    FZ_CHECK(consumed || tp_rx_space_segment(r) == space0);
     FZ_CHECK(!consumed || !idle); /* a segment taken was an event */
     if (consumed) {
         FZ_CHECK(S.rx_in.count > 0);
@@ -730,7 +739,7 @@ static void compare_pairs(void)
     }
     for (f = 0; f < S.nflows; f++) {
         tp_flow_view va, vb;
-        rnic_err ea = tp_flow_view_get(&S.tx[0], f, &va), eb = tp_flow_view_get(&S.tx[1], f, &vb);
+        rnic_err ea = tp_flow_state(&S.tx[0], f, &va), eb = tp_flow_state(&S.tx[1], f, &vb);
         uint32_t xa, xb;
         FZ_CHECK(ea == eb && va.open == vb.open && (ea == RNIC_OK) == S.fl[f].open);
         if (ea == RNIC_OK) {
@@ -740,7 +749,7 @@ static void compare_pairs(void)
             FZ_CHECK(va.data_end - S.fl[f].base_seq == S.fl[f].data_end_rel);
             FZ_CHECK(va.highest_sent - va.wnd_start <= S.cfg.window);
         }
-        FZ_CHECK(tp_rx_expected(&S.rx[0], f, &xa) == tp_rx_expected(&S.rx[1], f, &xb) && xa == xb);
+        FZ_CHECK(rx_expected(&S.rx[0], f, &xa) == rx_expected(&S.rx[1], f, &xb) && xa == xb);
     }
 }
 
@@ -865,8 +874,8 @@ static void pacer_take(uint32_t max)
             rnic_err e[2];
             tp_stats before = *tp_get_stats(&S.tx[0]);
             FZ_CHECK(tp_pacer_source(&S.tx[1], f, S.fl[f].pacer_index, &w[1], 1) == 1 && equal_work(&w[0], &w[1]));
-            e[0] = tp_pacer_consumed(&S.tx[0], f, S.fl[f].pacer_index);
-            e[1] = tp_pacer_consumed(&S.tx[1], f, S.fl[f].pacer_index);
+            e[0] = tp_push_consumed(&S.tx[0], &(rnic_work){.flow = f, .index = S.fl[f].pacer_index});
+            e[1] = tp_push_consumed(&S.tx[1], &(rnic_work){.flow = f, .index = S.fl[f].pacer_index});
             FZ_CHECK(e[0] == RNIC_OK && e[1] == RNIC_OK);
             check_counted(RNIC_OK, &before.errors, &tp_get_stats(&S.tx[0])->errors, true);
             S.fl[f].pacer_index++;
@@ -990,8 +999,8 @@ static void op_push_message(void)
     m.aux = 0xdeadu;          /* the engine numbers messages in aux */
     m.cycle = 12345u;         /* ignored */
     m.tag = S.tag_next++;
-    space = tp_space_message(&S.tx[0], m.flow);
-    if (m.flow >= S.cfg.max_flows || tp_flow_view_get(&S.tx[0], m.flow, &v) != RNIC_OK) {
+    space = tp_flow_message_room(&S.tx[0], m.flow);
+    if (m.flow >= S.cfg.max_flows || tp_flow_state(&S.tx[0], m.flow, &v) != RNIC_OK) {
         expect = RNIC_ENOENT;
         FZ_CHECK(space == 0);
     } else if (m.len == 0) {
@@ -1005,7 +1014,7 @@ static void op_push_message(void)
             expect = RNIC_EBUSY;
         else
             expect = f->nmsgs < FZT_MSGS ? RNIC_OK : RNIC_ERR__COUNT; /* the model is full: not pushed */
-        FZ_CHECK(space == S.cfg.messages - v.messages);
+        FZ_CHECK(space == S.cfg.message_depth - v.messages);
     }
     if (expect == RNIC_ERR__COUNT)
         return;
@@ -1015,7 +1024,7 @@ static void op_push_message(void)
     check_counted(rc[0], &before.errors, &tp_get_stats(&S.tx[0])->errors, true);
     if (rc[0] == RNIC_OK) {
         fzt_msg *mm = &f->msgs[f->nmsgs++];
-        FZ_CHECK(tp_space_message(&S.tx[0], m.flow) == space - 1u);
+        FZ_CHECK(tp_flow_message_room(&S.tx[0], m.flow) == space - 1u);
         mm->tag = m.tag;
         mm->addr = m.addr;
         mm->raddr = m.raddr;
@@ -1039,7 +1048,7 @@ static void op_forge_incoming(void)
     memset(&w, 0, sizeof w);
     w.flow = pick_flow();
     w.op = (how & 7u) < 6u ? TP_PKT_ACK + (how & 3u) : (how & 7u) == 6u ? 0u : 6u + fz_u8(in);
-    if (tp_flow_view_get(&S.tx[0], w.flow, &v) != RNIC_OK)
+    if (tp_flow_state(&S.tx[0], w.flow, &v) != RNIC_OK)
         v.wnd_start = v.highest_sent = fz_u32(in);
     switch ((how >> 3) & 7u) {
     case 0: w.index = v.wnd_start; break;                               /* duplicate ack */
@@ -1072,7 +1081,7 @@ static void op_forge_data(void)
     w.len = fz_u16(in);
     w.tag = 0xf00du;
     w.flags = (uint32_t)fz_u8(in) << RNIC_WORK_ENGINE_SHIFT;
-    if (w.flow < S.rcfg.max_flows && tp_rx_expected(&S.rx[0], w.flow, &exp) == RNIC_OK) {
+    if (w.flow < S.rcfg.max_flows && rx_expected(&S.rx[0], w.flow, &exp) == RNIC_OK) {
         if ((how & 3u) == 0) {
             push_rx(NULL, true);
             return;
@@ -1101,10 +1110,10 @@ static void op_close_reopen(void)
     rnic_err rc[2];
     tp_stats before = *tp_get_stats(&S.tx[0]);
     tp_flow_view v;
-    bool open = f < S.cfg.max_flows && tp_flow_view_get(&S.tx[0], f, &v) == RNIC_OK;
+    bool open = f < S.cfg.max_flows && tp_flow_state(&S.tx[0], f, &v) == RNIC_OK;
     int i;
     if (f < S.nflows && !S.fl[f].open) { /* reopen where the receiver expects the flow to go on */
-        tp_flow_params p;
+        tp_flow_config p;
         decode_params(&p);
         p.init_seq = S.fl[f].base_seq + S.fl[f].data_end_rel;
         open_flow(f, &p, p.init_seq);
@@ -1161,13 +1170,13 @@ static void op_hostile_calls(void)
     case 4: { /* the pacer's consumed with an index that is not the ring's head, or an unknown flow */
         uint32_t f = pick_flow(), idx = fz_u32(&S.in);
         tp_flow_view v;
-        bool known = f < S.cfg.max_flows && tp_flow_view_get(&S.tx[0], f, &v) == RNIC_OK;
+        bool known = f < S.cfg.max_flows && tp_flow_state(&S.tx[0], f, &v) == RNIC_OK;
         rnic_err expect;
         if (known && f < S.nflows && idx == S.fl[f].pacer_index)
             idx++; /* never the head: a real consumption is the pacer's job */
         expect = !S.cfg.external_pacer ? RNIC_ESTATE : !known ? RNIC_ENOENT : RNIC_ESTALE;
         for (i = 0; i < 2; i++)
-            rc[i] = tp_pacer_consumed(&S.tx[i], f, idx);
+            rc[i] = tp_push_consumed(&S.tx[i], &(rnic_work){.flow = f, .index = idx});
         FZ_CHECK(rc[0] == expect && rc[1] == expect);
         check_counted(rc[0], &tb.errors, &tp_get_stats(&S.tx[0])->errors, true);
         break;
@@ -1178,7 +1187,7 @@ static void op_hostile_calls(void)
         tp_flow_view v;
         if (f < S.nflows && !S.fl[f].open)
             return;
-        expect = f >= S.cfg.max_flows ? RNIC_ENOENT : tp_flow_view_get(&S.tx[0], f, &v) == RNIC_OK ? RNIC_EEXIST : RNIC_ERR__COUNT;
+        expect = f >= S.cfg.max_flows ? RNIC_ENOENT : tp_flow_state(&S.tx[0], f, &v) == RNIC_OK ? RNIC_EEXIST : RNIC_ERR__COUNT;
         if (expect == RNIC_ERR__COUNT)
             return; /* a valid id the model does not follow: leave it closed */
         for (i = 0; i < 2; i++)
@@ -1188,7 +1197,7 @@ static void op_hostile_calls(void)
         if (f < S.rcfg.max_flows && f >= S.nflows)
             break; /* a receiver flow never opened: leave it closed */
         for (i = 0; i < 2; i++)
-            rc[i] = tp_rx_flow_open(&S.rx[i], f, 0);
+            rc[i] = tp_rx_flow_open(&S.rx[i], f, NULL);
         expect = f >= S.rcfg.max_flows ? RNIC_ENOENT : RNIC_EEXIST;
         FZ_CHECK(rc[0] == expect && rc[1] == expect);
         check_counted(rc[0], &rb.errors, &tp_rx_get_stats(&S.rx[0])->errors, true);
@@ -1241,8 +1250,8 @@ static void final_checks(void)
     }
 #endif
     /* no dead lock: unfinished work always has an event coming */
-    if (pending && S.nchan == 0 && tp_space_incoming(&S.tx[1]) == S.cfg.incoming_capacity &&
-        tp_rx_space(&S.rx[1]) == S.rcfg.input_capacity && tp_next_event(&S.tx[1]) == RNIC_NEVER &&
+    if (pending && S.nchan == 0 && tp_space_incoming(&S.tx[1]) == S.cfg.incoming_depth &&
+        tp_rx_space_segment(&S.rx[1]) == S.rcfg.segment_depth && tp_next_event(&S.tx[1]) == RNIC_NEVER &&
         tp_rx_next_event(&S.rx[1]) == RNIC_NEVER) {
         /* ... unless a retransmission timer's heap entry is due at cycle 2^64 - 1, which reads
          * RNIC_NEVER (docs/engine_contract.md; the entry may be a stale one, earlier than its
@@ -1252,7 +1261,7 @@ static void final_checks(void)
         uint64_t timeouts = tp_get_stats(&S.tx[1])->timeouts, to_wrap = (uint64_t)0 - tp_now(&S.tx[1]), ran;
         for (f = 0; f < S.nflows; f++) {
             tp_flow_view v;
-            if (tp_flow_view_get(&S.tx[1], f, &v) == RNIC_OK && v.timer_running)
+            if (tp_flow_state(&S.tx[1], f, &v) == RNIC_OK && v.timer_running)
                 running = true;
         }
         FZ_CHECK(running);
@@ -1285,10 +1294,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t r = fzt_val(in, 0, 3);
         S.cfg.ring = r <= 3u ? 1u << r : (uint32_t)r;
     }
-    S.cfg.messages = fzt_u32(in, 1, 8);
-    S.cfg.incoming_capacity = fzt_u32(in, 1, 16);
-    S.cfg.tx_capacity = fzt_u32(in, 1, 8);
-    S.cfg.completion_capacity = fzt_u32(in, 1, 8);
+    S.cfg.message_depth = fzt_u32(in, 1, 8);
+    S.cfg.incoming_depth = fzt_u32(in, 1, 16);
+    S.cfg.segment_depth = fzt_u32(in, 1, 8);
+    S.cfg.completion_depth = fzt_u32(in, 1, 8);
     switch (fz_u8(in) & 3u) { /* the clock may start just before the 2^64 wrap */
     case 1: S.start = UINT64_MAX - fzt_val(in, 0, 3000); break;
     case 2: S.start = ((uint64_t)1 << 32) - fzt_val(in, 0, 3000); break;
@@ -1304,24 +1313,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rxflags = fz_u8(in);
     S.rcfg.max_flows = rxflags & 0x40 ? fzt_u32(in, 1, FZT_FLOWS) : S.cfg.max_flows;
     S.rcfg.delack_count = fzt_u32(in, 1, 4);
-    S.rcfg.delack_us = fzt_u32(in, 1, 4);
+    S.rcfg.delack_ns = (uint64_t)fzt_u32(in, 1, 4) * 1000u;
     S.rcfg.sack = (S.proto_id != 1) != ((rxflags & 1u) != 0);
     S.rcfg.nack = (S.proto_id == 4) != ((rxflags & 2u) != 0);
     S.rcfg.ack_first = (rxflags & 4u) != 0;
     S.rcfg.go_back_n = (S.proto_id == 3) != ((rxflags & 8u) != 0);
     S.rcfg.cnp_mode = (rxflags >> 4) & 1u;
-    S.rcfg.cnp_interval_us = fzt_u32(in, 0, 5);
+    S.rcfg.cnp_interval_ns = (uint64_t)fzt_u32(in, 0, 5) * 1000u;
     S.rcfg.pull_bps = S.proto_id == 5 || (rxflags & 0x20) ? fzt_val(in, 100000000ull, S.cfg.link_bps) : 0;
-    S.rcfg.input_capacity = fzt_u32(in, 1, 16);
-    S.rcfg.ack_capacity = fzt_u32(in, 1, 16);
-    S.rcfg.delivered_capacity = fzt_u32(in, 1, 16);
+    S.rcfg.segment_depth = fzt_u32(in, 1, 16);
+    S.rcfg.ack_depth = fzt_u32(in, 1, 16);
+    S.rcfg.delivered_depth = fzt_u32(in, 1, 16);
     S.base_delay = fzt_val(in, 1, 16) & 0xffu;
     chan_decode();
     if (!setup_engines())
         return 0;
     S.nflows = S.cfg.max_flows < FZT_FLOWS ? S.cfg.max_flows : FZT_FLOWS;
     for (f = 0; f < S.nflows; f++) {
-        tp_flow_params p;
+        tp_flow_config p;
         uint32_t exp;
         int i;
         decode_params(&p);
@@ -1335,8 +1344,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         open_flow(f, &p, p.init_seq);
         if (f < S.rcfg.max_flows) {
             for (i = 0; i < 2; i++)
-                FZ_CHECK(tp_rx_flow_open(&S.rx[i], f, p.init_seq) == RNIC_OK);
-            FZ_CHECK(tp_rx_expected(&S.rx[0], f, &exp) == RNIC_OK && exp == p.init_seq);
+                FZ_CHECK(tp_rx_flow_open(&S.rx[i], f, &(tp_rx_flow_config){.init_seq = p.init_seq}) == RNIC_OK);
+            FZ_CHECK(rx_expected(&S.rx[0], f, &exp) == RNIC_OK && exp == p.init_seq);
         }
     }
     S.drain_tx = S.drain_ack = S.drain_compl = 64;
