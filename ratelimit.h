@@ -3,10 +3,11 @@
 /* ==== begin src/ratelimit/manual.h ==== */
 /* ratelimit.h -- Tassel: an accurate, scalable rate limiter for RDMA NICs, cycle by cycle.
  *
- * Paper: "Accurate and Scalable Rate Limiter for RDMA NICs" (Tassel), APNet 2023
- * (shared/seeds/000). Exact cycle semantics: docs/tassel_model.md.
- *
  * WHAT IT MODELS
+ *   Paper: Zilong Wang, Xinchun Wan, Chaoliang Zeng, Kai Chen, "Accurate and Scalable Rate
+ *   Limiter for RDMA NICs", 7th Asia-Pacific Workshop on Networking (APNet 2023). Exact cycle
+ *   semantics, step by step: docs/tassel_model.md; the shapes every engine shares:
+ *   docs/engine_contract.md.
  *   WF2Q+ non-work-conserving rate limiting per QP (start = max(finish, system time) on
  *   activation, finish = start + len / rate, eligible when start <= system time, smallest
  *   finish first, one packet at a time on an idle link); the oversubscription fallback
@@ -25,8 +26,10 @@
  *   packet displace a stored one that finishes later: a fast flow no longer starves when many
  *   slow flows come due together (examples/tassel_storm.c; docs/tassel_model.md,
  *   "Schedule-queue option").
+ *   More programs: examples/tassel_accuracy.c (Fig. 7), tassel_scale.c (Fig. 8),
+ *   tassel_rate_change.c, tassel_storm.c.
  *
- * DO THIS (a complete program: make test compiles and runs this text as C and C++)
+ * DO THIS (the steps as a complete program; the tests compile and run it as C and C++)
  *   #define RL_IMPLEMENTATION            // (or RNIC_IMPLEMENTATION) in one .c file
  *   #include "ratelimit.h"
  *   #include <stdio.h>
@@ -54,14 +57,14 @@
  *       void *mem;
  *       rnic_work pkt;
  *       uint64_t bytes = 0;
- *       rl_config_default(&cfg);            // 250 MHz, 100 Gb/s, 1024 flows, n = 8, k = 60
- *       cfg.source = wqes;
- *       mem = malloc(rl_mem_size(&cfg));    // or a static buffer: caller-owned, 8-byte aligned
+ *       rl_config_default(&cfg);            // 1. defaults: 250 MHz, 100 Gb/s, 1024 flows, n = 8, k = 60
+ *       cfg.source = wqes;                  // 2. where the WQEs are
+ *       mem = malloc(rl_mem_size(&cfg));    // 3. caller-owned memory (or a static buffer), 8-byte aligned
  *       if (!r || !mem || rl_init(r, &cfg, mem, rl_mem_size(&cfg)) != RNIC_OK)
  *           return 1;
- *       rl_set_rate(r, 7, 25000000000ull); // flow 7 at 25 Gb/s (e.g. min(R_cc, R_rev))
- *       rl_doorbell(r, 7);                  // flow 7 has WQEs
- *       while (rl_now(r) < 250000) {        // 1 ms
+ *       rl_set_rate(r, 7, 25000000000ull); // 4. registers: flow 7 at 25 Gb/s (e.g. min(R_cc, R_rev))
+ *       rl_doorbell(r, 7);                  //    flow 7 has WQEs
+ *       while (rl_now(r) < 250000) {        // 5. run 1 ms, draining the TX port
  *           rl_advance_to(r, 250000);       // stops early when the TX port fills
  *           while (rl_pop_tx(r, &pkt) == RNIC_OK)
  *               bytes += pkt.len;           // pkt.flags & RNIC_WORK_LAST: WQE pkt.tag done
@@ -83,8 +86,13 @@
  *   Times are given in ns and converted once, by rl_init, to cycles at clock_hz, rounded to
  *   the nearest cycle (a half rounds up): pcie_latency_ns 1000 at 250 MHz is L = 250 cycles
  *   (rl_pcie_latency_cycles), and must come to 1 .. 2^20 cycles.
+ *   Static memory: RL_MEM_SIZE(max_flows, flow_stats, schedule_queue, pcie_latency_ns, clock_hz,
+ *   tx_depth, desc_depth, fetch_wqes) is rl_mem_size as an integer constant expression (equal for any
+ *   valid config; tested), so firmware sizes a static buffer without calling rl_mem_size:
+ *     static rl r;
+ *     static uint64_t mem[RL_MEM_SIZE(16, 1, RL_SCHEDULE_FIFO, 1000, 250000000, 64, 60, 8) / 8];
  *
- * PORTS (per cycle; latency)
+ * PORTS (throughput per cycle; latency)
  *   Registers (rl_doorbell, rl_set_rate, rl_set_credit): per flow, last write wins, never
  *     busy; the EMUX applies one flow's pending writes per cycle (step 1), FIFO over flows.
  *   WQE fetch: one issued per cycle; the source is read L = rl_pcie_latency_cycles() later.
@@ -98,13 +106,26 @@
  *   Rate changes re-time the flow's schedule at once: a raise acts within one packet time at
  *     the new rate plus the fetch path, a decrease never lets an old-rate packet leave early.
  *
- * LIMITS AND WHAT IT DOES NOT DO
+ * WHAT IT DOES NOT DO
+ *   No packet payload, no transport, no congestion control: it decides who sends what, when
+ *   (the rates come from the caller: a congestion controller, hostcc.h's hcc_tx). It does not
+ *   read WQEs itself beyond the source callback (non-destructive: an entry may be read again,
+ *   fetch-and-drop does) and keeps no per-packet memory beyond the k-entry descriptor buffer.
+ *   The timeline orders whole virtual cycles (ties in insertion order).
+ *
+ * ERRORS
+ *   Refused input returns an rnic_err, is counted in rl_get_stats()->errors, and changes
+ *   nothing: unknown flow RNIC_ENOENT, NULL output pointer RNIC_EINVAL, bad config or memory
+ *   RNIC_EINVAL (rl_config_check names the field), too little memory RNIC_ENOSPC. A WQE with
+ *   length 0 or > 2^31 (RNIC_EINVAL), or one the source marks RNIC_WORK_ERROR (its status),
+ *   is completed by one ERROR record on the TX port and counted when it leaves.
+ *
+ * LIMITS
  *   One flow sends at most n packets per fetch round trip (L + height + 1 cycles): with n = 8,
  *   4 KB packets and 1 us that is ~260 Gb/s, so a 400 G link needs n = 16 for one flow at
- *   line rate. The timeline orders whole virtual cycles (ties in insertion order); the
- *   software timeline is a radix calendar (exact P-heap order, its hardware timing modelled) and
- *   the descriptor buffer a small heap and a sorted ring, so a cycle's cost does not grow with
- *   max_flows. Memory per flow (rl_mem_per_flow): 96 B, 80 B with flow_stats 0 (the paper's
+ *   line rate. The software timeline is a radix calendar (exact P-heap order, its hardware
+ *   timing modelled) and the descriptor buffer a small heap and a sorted ring, so a cycle's
+ *   cost does not grow with max_flows. Memory per flow (rl_mem_per_flow): 96 B, 80 B with flow_stats 0 (the paper's
  *   hardware keeps 17 B; rates and the WQE cursor, QPC fields there, are kept here).
  *   A fetch is issued only while the descriptor buffer has a slot for it (one reserved per
  *   fetch in flight; counted in fetch_gated). Under exactly 100 % booked load (Phi = 2 at
@@ -117,23 +138,13 @@
  *   A source that returns more WQEs than asked is clamped to the ask (stats.source_overrun).
  *   Times that stay put (the link's, an idle flow's finish) are brought up to the clock every
  *   2^62 cycles, so any idle stretch (rl_advance(r, UINT64_MAX) included) is safe, except a
- *   flow kept without credit for 2^63 cycles. A start time beyond the horizon cannot occur: a packet's span is at most
- *   mtu * cpb < 2^16 * 2^32 = 2^48 cycles by construction, and times wrap modulo 2^64.
- *   No packet payload, no transport: it decides who sends what, when.
+ *   flow kept without credit for 2^63 cycles. A start time beyond the horizon cannot occur: a
+ *   packet's span is at most mtu * cpb < 2^16 * 2^32 = 2^48 cycles by construction, and times wrap modulo 2^64.
  *
- * ERRORS
- *   Refused input returns an rnic_err, is counted in rl_get_stats()->errors, and changes
- *   nothing: unknown flow RNIC_ENOENT, NULL output pointer RNIC_EINVAL, bad config or memory
- *   RNIC_EINVAL (rl_config_check names the field), too little memory RNIC_ENOSPC. A WQE with
- *   length 0 or > 2^31 (RNIC_EINVAL), or one the source marks RNIC_WORK_ERROR (its status),
- *   is completed by one ERROR record on the TX port and counted when it leaves.
- *
- * STATIC MEMORY
- *   RL_MEM_SIZE(max_flows, flow_stats, schedule_queue, pcie_latency_ns, clock_hz, tx_depth,
- *   desc_depth, fetch_wqes) is rl_mem_size as an integer constant expression (equal for any
- *   valid config; tested), so firmware sizes a static buffer without calling rl_mem_size:
- *     static rl r;
- *     static uint64_t mem[RL_MEM_SIZE(16, 1, RL_SCHEDULE_FIFO, 1000, 250000000, 64, 60, 8) / 8];
+ * VERSION
+ *   RL_VERSION_MAJOR.MINOR.PATCH, and rl_version() for the implementation linked in (two units
+ *   built from different releases are caught by comparing them). Renames by release:
+ *   docs/CHANGES.md.
  *
  * Conventions (all rnicq headers): prefix rl_/RL_; define RL_IMPLEMENTATION (or
  * RNIC_IMPLEMENTATION) in one .c file before including; RL_STATIC makes the API static;
@@ -2088,7 +2099,7 @@ RNIC_EXTERN_C_BEGIN
 /* ==== begin src/ratelimit/api.h ==== */
 /* ratelimit.h: linkage and version. */
 #define RL_VERSION_MAJOR 0
-#define RL_VERSION_MINOR 2
+#define RL_VERSION_MINOR 3
 #define RL_VERSION_PATCH 0
 
 /* RL_API decorates every public function: extern by default, `static` when the user

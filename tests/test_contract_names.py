@@ -49,11 +49,8 @@ VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
 # "Where an engine departs, and why", that justifies it.
 PENDING = "Issue 29 renames not finished"
 DEPARTURES = {
-    "cfg:hcc_host_config.cpu_load_Bps": PENDING,
-    "cfg:hcc_host_config.mem_Bps": PENDING,
     "type:tp_wring": PENDING,
     "example:src/transport/manual.h": PENDING,
-    "default:tp_rx.trace_id": PENDING,
     "fn:rq_qos_axi_write": "QoS engine, input names",
     "fn:rq_qos_axi_read": "QoS engine, input names",
     "sig:rq_qos_push_remote_read": "QoS engine, input names",

@@ -1,6 +1,6 @@
 /* ratelimit.h: linkage and version. */
 #define RL_VERSION_MAJOR 0
-#define RL_VERSION_MINOR 2
+#define RL_VERSION_MINOR 3
 #define RL_VERSION_PATCH 0
 
 /* RL_API decorates every public function: extern by default, `static` when the user
