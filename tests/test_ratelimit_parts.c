@@ -557,11 +557,90 @@ static void test_registers_and_trace(void)
     CHECK_EQ(eng.trace.events, 0);
 }
 
+/* The trace layout of docs/engine_contract.md: OUT and POP carry the record's index and len,
+ * REFUSE the value written and the error. */
+typedef struct trace_keep {
+    rnic_trace_event out[64], pop[64], refuse[4];
+    uint32_t nout, npop, nrefuse;
+} trace_keep;
+static void keep_event(void *user, const rnic_trace_event *ev)
+{
+    trace_keep *t = (trace_keep *)user;
+    if (ev->kind == RNIC_TRACE_OUT && t->nout < 64)
+        t->out[t->nout++] = *ev;
+    if (ev->kind == RNIC_TRACE_POP && t->npop < 64)
+        t->pop[t->npop++] = *ev;
+    if (ev->kind == RNIC_TRACE_REFUSE && t->nrefuse < 4)
+        t->refuse[t->nrefuse++] = *ev;
+}
+
+/* rl_flow_state: the registers and counters of a flow, as written and as sent; refusals counted. */
+static void test_flow_state_and_trace_layout(void)
+{
+    static unsigned char mem[1u << 20];
+    static rl eng;
+    static trace_keep tk;
+    rl_config c;
+    rl_flow_view v;
+    rnic_work w[64];
+    uint32_t n = 0, i;
+    uint64_t bytes = 0, before;
+    rl_config_default(&c);
+    c.max_flows = 16;
+    c.source = mixed_source;
+    c.trace = keep_event;
+    c.trace_user = &tk;
+    memset(&tk, 0, sizeof tk);
+    CHECK(rl_init(&eng, &c, mem, sizeof mem) == RNIC_OK);
+    CHECK(rl_flow_state(&eng, 3, &v) == RNIC_OK);
+    CHECK(v.state == RL_FLOW_IDLE && v.rate_bps == c.link_bps && v.packets == 0 && v.pending == 0); /* reset: the link rate */
+    CHECK(rl_set_rate(&eng, 3, 20000000000ull) == RNIC_OK);
+    CHECK(rl_set_credit(&eng, 3, true) == RNIC_OK);
+    CHECK(rl_doorbell(&eng, 3) == RNIC_OK);
+    CHECK(rl_flow_state(&eng, 3, &v) == RNIC_OK); /* written, not yet applied by the EMUX */
+    CHECK_EQ(v.pending, 7);
+    CHECK_EQ(v.pending_rate_bps, 20000000000ull);
+    CHECK_EQ(v.rate_bps, c.link_bps);
+    while (rl_now(&eng) < 20000 && n < 64) {
+        rl_advance_to(&eng, 20000);
+        while (n < 64 && rl_pop_tx(&eng, &w[n]) == RNIC_OK)
+            bytes += w[n++].len;
+    }
+    CHECK(n > 4);
+    CHECK(rl_flow_state(&eng, 3, &v) == RNIC_OK);
+    CHECK_EQ(v.pending, 0);
+    CHECK_EQ(v.rate_bps, 20000000000ull);
+    CHECK(v.credit && !v.paused && v.state != RL_FLOW_IDLE);
+    CHECK_EQ(v.packets, rl_get_flow_stats(&eng, 3)->packets);
+    CHECK_EQ(v.bytes, rl_get_flow_stats(&eng, 3)->bytes);
+    CHECK(v.bytes >= bytes);
+    /* every record popped: an OUT and a POP event with its index and len */
+    CHECK(tk.npop >= n && tk.nout >= n);
+    for (i = 0; i < n && i < tk.npop; i++) {
+        CHECK_EQ(tk.pop[i].id, w[i].flow);
+        CHECK_EQ(tk.pop[i].a, w[i].index);
+        CHECK_EQ(tk.pop[i].b, w[i].len);
+        CHECK_EQ(tk.out[i].a, w[i].index);
+        CHECK_EQ(tk.out[i].b, w[i].len);
+        CHECK_EQ(tk.out[i].cycle, w[i].cycle);
+    }
+    /* refusals: counted once each, traced with the value and the error */
+    before = rnic_err_total(&rl_get_stats(&eng)->errors);
+    CHECK(rl_flow_state(&eng, 16, &v) == RNIC_ENOENT);
+    CHECK(rl_flow_state(&eng, 3, NULL) == RNIC_EINVAL);
+    CHECK(rl_flow_state(NULL, 3, &v) == RNIC_EINVAL);
+    CHECK(rl_set_rate(&eng, 99, 12345) == RNIC_ENOENT);
+    CHECK_EQ(rnic_err_total(&rl_get_stats(&eng)->errors), before + 3u);
+    CHECK_EQ(rl_get_stats(&eng)->errors.by_cause[RNIC_ENOENT], 2);
+    CHECK(tk.nrefuse == 3 && tk.refuse[2].id == 99 && tk.refuse[2].a == 12345 && tk.refuse[2].b == RNIC_ENOENT);
+}
+
 int main(void)
 {
     RUN(test_timeline_order);
     RUN(test_descriptor_heaps);
     RUN(test_registers_and_trace);
+    RUN(test_flow_state_and_trace_layout);
     RUN(test_advance_stops_at_full_port);
     RUN(test_wrap_2_64);
     RUN(test_source_overrun);
