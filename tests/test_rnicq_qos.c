@@ -4,6 +4,16 @@
 #define RNIC_IMPLEMENTATION
 #include "rnicq.h"
 #include "test.h"
+
+/* The refusal counts the statistics no longer keep apart from the reasons (issue 29): beats
+ * answered with an AXI error, responses dropped. */
+static uint64_t beats_refused(const rq_qos_stats *s)
+{
+    const rq_qos_reason_stats *r = &s->reasons;
+    return r->beat_align + r->beat_unknown + r->beat_perm + r->beat_interleaved + r->channel_busy + r->desc_invalid +
+           r->desc_range + r->desc_no_fid;
+}
+static uint64_t responses_dropped(const rq_qos_stats *s) { return s->reasons.response_unknown + s->reasons.response_stale; }
 #include <stddef.h>
 
 static unsigned char mem_buf[1u << 20];
@@ -149,7 +159,7 @@ static void test_host_path_rates(void)
     CHECK_EQ(rq_qos_get_stats(q)->beats, 100);
     CHECK_EQ(last_done, 100); /* cycles 0..100: 101 cycles */
     CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, 50); /* one per 2 cycles */
-    CHECK_EQ(rq_qos_get_stats(q)->beats_refused, 0);
+    CHECK_EQ(beats_refused(rq_qos_get_stats(q)), 0);
 }
 
 /* Bad writes are refused with an AXI error, counted, and change nothing. */
@@ -205,12 +215,29 @@ static void test_write_errors(void)
         ;
     CHECK_EQ(r.status, RNIC_EINVAL);
     CHECK_EQ(rq_qos_channel_status(q, 0, 7), RQ_IDLE);
-    CHECK_EQ(rq_qos_get_stats(q)->descriptors_refused, 1);
+    CHECK_EQ(rq_qos_get_stats(q)->reasons.desc_invalid, 1);
     /* the AW FIFO holds 8 beats: the ninth push is back-pressure */
     for (i = 0; i < 8; i++)
         CHECK_EQ(rq_qos_axi_write(q, 5, addr_of(5, 1, 0), d, 8), RNIC_OK);
     CHECK_EQ(rq_qos_axi_write(q, 5, addr_of(5, 1, 0), d, 8), RNIC_EBUSY);
     CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_EBUSY], 3); /* counted once, by cause (2 above) */
+    /* the same events by reason: two descriptors to a busy channel, one full AW FIFO */
+    CHECK_EQ(rq_qos_get_stats(q)->reasons.channel_busy, 2);
+    CHECK_EQ(rq_qos_get_stats(q)->reasons.axi_write_full, 1);
+    CHECK_EQ(rq_qos_reason_code(RQ_QOS_REASON_AXI_WRITE_FULL), RNIC_EBUSY);
+    CHECK(strstr(rq_qos_reason_message(RQ_QOS_REASON_AXI_WRITE_FULL), "axi_write_depth") != NULL);
+    CHECK(strcmp(rq_qos_reason_message((rq_qos_reason)RQ_QOS_REASON__COUNT), "?") == 0);
+    { /* every reason counts an event errors counts under the reason's code, and nothing else */
+        const rq_qos_stats *st = rq_qos_get_stats(q);
+        const uint64_t *rs = (const uint64_t *)(const void *)&st->reasons;
+        uint64_t by_code[RNIC_ERR__COUNT];
+        unsigned k;
+        memset(by_code, 0, sizeof by_code);
+        for (k = 0; k < (unsigned)RQ_QOS_REASON__COUNT; k++)
+            by_code[rq_qos_reason_code((rq_qos_reason)k)] += rs[k];
+        for (k = 0; k < RNIC_ERR__COUNT; k++)
+            CHECK_EQ(by_code[k], st->errors.by_cause[k]);
+    }
 }
 
 /* One accumulator per domain: interleaved descriptor writes from two domains both succeed;
@@ -403,7 +430,7 @@ static void test_random_descriptors_land_in_their_queues(void)
         }
     }
     CHECK_EQ(rq_qos_get_stats(q)->transfers_enqueued, N);
-    CHECK_EQ(rq_qos_get_stats(q)->beats_refused, 0);
+    CHECK_EQ(beats_refused(rq_qos_get_stats(q)), 0);
     /* every queue holds its transfers; every transfer is in the queue the rule names (white-box
      * on purpose: the scheduling FIFOs, the metadata and stage 2 are internals) */
     for (qi = 0; qi < q->nqueues; qi++) {
@@ -723,7 +750,7 @@ static void test_end_to_end_random_transfers(void)
             }
         }
     }
-    stale = rq_qos_get_stats(q)->responses_dropped;
+    stale = responses_dropped(rq_qos_get_stats(q));
     printf("  %u transfers (%u black holes) in %" PRIu64 " cycles: %" PRIu64 " blocks (%" PRIu64
            " retransmitted), %" PRIu64 " packets, %" PRIu64 " timeouts, %" PRIu64 " NACKs, %" PRIu64
            " stale/duplicate responses dropped, %u ERROR\n",
@@ -772,7 +799,7 @@ static void test_bad_responses(void)
     CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
     for (i = 0; i < 8; i++)
         rq_qos_tick(q);
-    CHECK_EQ(rq_qos_get_stats(q)->responses_dropped, 2);
+    CHECK_EQ(responses_dropped(rq_qos_get_stats(q)), 2);
     CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ENOENT], 1);
     CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ESTALE], 1);
     CHECK_EQ(rq_qos_pending(q), 1); /* still waiting for its real ACK */
@@ -783,7 +810,7 @@ static void test_bad_responses(void)
     for (i = 0; i < 10; i++)
         rq_qos_tick(q);
     CHECK_EQ(rq_qos_channel_status(q, 2, 8), RQ_DONE);
-    CHECK_EQ(rq_qos_get_stats(q)->responses_dropped, 3);
+    CHECK_EQ(responses_dropped(rq_qos_get_stats(q)), 3);
     CHECK_EQ(rq_qos_get_stats(q)->errors.by_cause[RNIC_ESTALE], 2);
     CHECK_EQ(rq_qos_pending(q), 0);
     CHECK_EQ(rq_qos_free_ids(q, RQ_POOL_TID), 512);
@@ -2114,14 +2141,14 @@ static void test_trace_events(void)
         CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_RETRANSMIT], st->retransmits);
         CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_ACK], st->acks);
         CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_NACK], st->nacks);
-        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_DROP], st->responses_dropped);
+        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_DROP], responses_dropped(st));
         CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_COMPLETE], st->done + st->failed);
         /* the ports: every record produced was taken by the last drain (nothing left: the
          * outputs are empty), every accepted or refused input seen by the driver was traced */
         CHECK_EQ(lg[k].by_kind[RNIC_TRACE_POP], cnt[k].pops);
         CHECK_EQ(lg[k].by_kind[RNIC_TRACE_OUT], cnt[k].pops + st->status_reads);
         CHECK_EQ(lg[k].by_kind[RNIC_TRACE_PUSH], cnt[k].pushes);
-        CHECK_EQ(lg[k].by_kind[RNIC_TRACE_REFUSE], cnt[k].refused + st->beats_refused);
+        CHECK_EQ(lg[k].by_kind[RNIC_TRACE_REFUSE], cnt[k].refused + beats_refused(st));
         CHECK(st->timeouts > 0u); CHECK(st->nacks > 0u); CHECK(st->done > 0u); CHECK(cnt[k].refused > 0u);
     }
     for (i = 0; i < nb[0] && i < nb[1]; i++)

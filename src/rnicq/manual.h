@@ -202,7 +202,8 @@
  *
  * ERRORS
  *   Refused input returns an rnic_err, is counted once in the engine's statistics (errors, by
- *   cause; RNIC_EBUSY is back-pressure) and changes nothing else: full input port RNIC_EBUSY,
+ *   code; for the QoS engine also stats.reasons, by reason: RQ_QOS_REASONS, with
+ *   rq_qos_reason_message naming what to change) and changes nothing else: full input port RNIC_EBUSY,
  *   NULL record RNIC_EINVAL, unknown domain / line / TID RNIC_ENOENT, another domain's page
  *   RNIC_EPERM, misaligned beat RNIC_EALIGN, interleaved descriptor RNIC_ESTATE (an AXI error
  *   response), stale or duplicate response RNIC_ESTALE (dropped, counted), bad descriptor

@@ -144,16 +144,50 @@ typedef struct rq_axi_rdata {
     rnic_err status; /* RNIC_OK, RNIC_EPERM (another domain's page), RNIC_ENOENT */
 } rq_axi_rdata;
 
+/* Why an input was refused or a beat, status read or response answered with an error: each
+ * such event is counted once, in stats.errors by its code and in stats.reasons by its reason
+ * (rq_qos_reason_message names what to change). RNIC_REASONS generates rq_qos_reason,
+ * rq_qos_reason_stats, rq_qos_reason_message and rq_qos_reason_code. */
+#define RQ_QOS_REASONS(R)                                                                                      \
+    R(RQ_QOS_REASON_NULL, RNIC_EINVAL, null_pointer, "a NULL record or data pointer")                          \
+    R(RQ_QOS_REASON_AXI_WRITE_FULL, RNIC_EBUSY, axi_write_full,                                                \
+      "the AW FIFO is full: raise axi_write_depth, and pop BRESPs (a full B FIFO stalls the write stage)")      \
+    R(RQ_QOS_REASON_AXI_READ_FULL, RNIC_EBUSY, axi_read_full, "the status read port is full: raise axi_read_depth, pop RDATA") \
+    R(RQ_QOS_REASON_RESPONSE_FULL, RNIC_EBUSY, response_full,                                                  \
+      "the response port is full: raise response_depth (the message handler takes one per 3 cycles)")         \
+    R(RQ_QOS_REASON_REMOTE_READ_FULL, RNIC_EBUSY, remote_read_full, "the remote read port is full: raise remote_read_depth") \
+    R(RQ_QOS_REASON_REMOTE_READ_DOMAIN, RNIC_ENOENT, remote_read_domain, "a remote read for a domain >= domains") \
+    R(RQ_QOS_REASON_REMOTE_READ_INVALID, RNIC_EINVAL, remote_read_invalid,                                    \
+      "a remote read transfer rq_desc_encode refuses, or whose addresses wrap")                                \
+    R(RQ_QOS_REASON_REMOTE_READ_NO_FID, RNIC_ENOSPC, remote_read_no_fid,                                       \
+      "a congestion-managed remote read whose FID pool is empty: set ids.fids_unipath / ids.fid_groups")       \
+    R(RQ_QOS_REASON_BEAT_ALIGN, RNIC_EALIGN, beat_align, "an AXI beat with bad address bits or size (8 or 16 bytes, aligned)") \
+    R(RQ_QOS_REASON_BEAT_UNKNOWN, RNIC_ENOENT, beat_unknown, "an AXI beat for a domain >= domains or a line beyond the table") \
+    R(RQ_QOS_REASON_BEAT_PERM, RNIC_EPERM, beat_perm, "an AXI beat to another domain's page or to a read channel") \
+    R(RQ_QOS_REASON_BEAT_INTERLEAVED, RNIC_ESTATE, beat_interleaved,                                           \
+      "descriptor beats interleaved (with accumulators 1, another domain's): accumulators = domains")          \
+    R(RQ_QOS_REASON_CHANNEL_BUSY, RNIC_EBUSY, channel_busy,                                                    \
+      "a descriptor to a channel whose transfer is live or whose DONE/ERROR is unread: read its status first") \
+    R(RQ_QOS_REASON_DESC_INVALID, RNIC_EINVAL, desc_invalid, "a descriptor rq_desc_decode refuses (size 0, kind, lines)") \
+    R(RQ_QOS_REASON_DESC_RANGE, RNIC_ERANGE, desc_range, "a descriptor whose addresses would wrap past 2^64 - 1") \
+    R(RQ_QOS_REASON_DESC_NO_FID, RNIC_ENOSPC, desc_no_fid,                                                     \
+      "a congestion-managed transfer whose FID pool is empty: set ids.fids_unipath / ids.fid_groups")          \
+    R(RQ_QOS_REASON_READ_PERM, RNIC_EPERM, read_perm, "a status read of another domain's page")                \
+    R(RQ_QOS_REASON_READ_UNKNOWN, RNIC_ENOENT, read_unknown, "a status read of an unknown page or channel")     \
+    R(RQ_QOS_REASON_READ_MODE, RNIC_EINVAL, read_mode, "a status read mode other than 0 (one channel) or 1 (32)") \
+    R(RQ_QOS_REASON_RESPONSE_UNKNOWN, RNIC_ENOENT, response_unknown, "a response for a TID >= 2 x ids.tids (dropped)") \
+    R(RQ_QOS_REASON_RESPONSE_STALE, RNIC_ESTALE, response_stale,                                               \
+      "a stale or duplicate response, dropped (delayed past 2^seq_bits block issues: raise seq_bits)")
+RNIC_REASONS(rq_qos, RQ_QOS, RQ_QOS_REASONS)
+
 typedef struct rq_qos_stats {
     uint64_t cycles;
     uint64_t beats, lines_written, descriptors, transfers_enqueued;
-    uint64_t beats_refused;     /* beats answered with an AXI error (causes in errors) */
-    uint64_t descriptors_refused;
     uint64_t enqueue_stalls;    /* cycles a complete descriptor waited for the FIFO's enqueue port */
     uint64_t bresp_stalls;      /* cycles the write stage waited for room in the B FIFO */
     uint64_t status_reads;
     uint64_t blocks, inline_packets, control_packets, retransmits, timeouts, nacks;
-    uint64_t acks, responses_dropped; /* dropped: stale, duplicate or unknown (ESTALE/ENOENT) */
+    uint64_t acks;
     uint64_t done, failed;            /* transfers completed / ERROR after the retry limit */
     uint64_t seg_stalls_output;       /* segmenter cycles stalled by a full output port */
     uint64_t seg_stalls_enqueue;      /* ... by the scheduling FIFO's enqueue port */
@@ -166,7 +200,8 @@ typedef struct rq_qos_stats {
                                        * Transactions Table's port (the handler read it, §3.5) */
     uint64_t remote_reads;            /* remote read requests placed in a read channel */
     uint64_t remote_waits;            /* cycles one waited: no free read channel or no enqueue port */
-    rnic_err_stats errors;      /* refused input by cause */
+    rnic_err_stats errors;      /* refused input and error answers, by code (each event once) */
+    rq_qos_reason_stats reasons; /* the same events by reason (RQ_QOS_REASONS) */
 } rq_qos_stats;
 
 typedef struct rq_qos rq_qos;

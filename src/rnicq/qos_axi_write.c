@@ -8,7 +8,7 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     if (!q)
         return RNIC_EINVAL;
     if (!data)
-        return rq__refuse(q, RNIC_EINVAL, addr >> 5, ((uint64_t)domain << 32) | addr);
+        return rq__refuse(q, RQ_QOS_REASON_NULL, addr >> 5, ((uint64_t)domain << 32) | addr);
     b.ready = q->now + 1u; /* the AW FIFO costs one cycle (§3.6.1 i) */
     b.data[0] = data[0];
     b.data[1] = bytes == 16u ? data[1] : 0;
@@ -16,7 +16,7 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     b.addr = addr;
     b.bytes = bytes;
     if (rnic_ring_push_n(&q->aw, &b, sizeof b) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, addr >> 5, ((uint64_t)domain << 32) | addr);
+        return rq__refuse(q, RQ_QOS_REASON_AXI_WRITE_FULL, addr >> 5, ((uint64_t)domain << 32) | addr);
     RQ__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
     return RNIC_OK;
 }
@@ -97,8 +97,15 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
     rnic_ring_push_n(&q->b, &r, sizeof r); /* room checked by the caller */
     q->stats.beats++;
     if (status != RNIC_OK) {
-        q->stats.beats_refused++;
-        rnic_err_note(&q->stats.errors, status);
+        rq_qos_reason why = status == RNIC_EALIGN   ? RQ_QOS_REASON_BEAT_ALIGN
+                            : status == RNIC_ENOENT ? RQ_QOS_REASON_BEAT_UNKNOWN
+                            : status == RNIC_EPERM  ? RQ_QOS_REASON_BEAT_PERM
+                            : status == RNIC_ESTATE ? RQ_QOS_REASON_BEAT_INTERLEAVED
+                            : status == RNIC_EBUSY  ? RQ_QOS_REASON_CHANNEL_BUSY
+                            : status == RNIC_ERANGE ? RQ_QOS_REASON_DESC_RANGE
+                            : status == RNIC_ENOSPC ? RQ_QOS_REASON_DESC_NO_FID
+                                                    : RQ_QOS_REASON_DESC_INVALID;
+        (void)rq__note(q, status, why);
         RQ__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
     }
     RQ__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
@@ -110,10 +117,8 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
 static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
 {
     if (acc) {
-        if (e != RNIC_OK) {
+        if (e != RNIC_OK)
             a->expect_line = RNIC_NONE; /* the descriptor is abandoned */
-            q->stats.descriptors_refused++;
-        }
         *acc = *a;
     }
     rnic_ring_pop(&q->aw, NULL);

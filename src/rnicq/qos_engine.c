@@ -167,7 +167,8 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
 static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_t b);
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
-static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value);
+static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value);
+static rnic_err rq__note(rq_qos *q, rnic_err e, rq_qos_reason r);
 static bool rq__after(uint64_t a, uint64_t b);
 static rq__accumulator *rq__acc(const rq_qos *q, uint32_t domain);
 static rnic_err rq__peek_null(const rq_qos *q);
@@ -308,10 +309,18 @@ static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
     RQ__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
 }
 
-/* A refused input: counted once, by cause (RNIC_EBUSY: back-pressure), and traced. */
-static rnic_err rq__refuse(rq_qos *q, rnic_err e, uint32_t id, uint64_t value)
+/* Count an error event once: its code e in errors and, when r is e's reason, the reason. */
+static rnic_err rq__note(rq_qos *q, rnic_err e, rq_qos_reason r)
 {
-    rnic_err_note(&q->stats.errors, e);
+    if (rq_qos_reason_code(r) == e)
+        return rq_qos__reason_note(&q->stats.reasons, &q->stats.errors, r);
+    return rnic_err_note(&q->stats.errors, e);
+}
+
+/* A refused input: counted once (errors by code, reasons by reason) and traced. */
+static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value)
+{
+    rnic_err e = rq__note(q, rq_qos_reason_code(r), r);
     RQ__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     return e;
 }
@@ -371,7 +380,7 @@ RQ_API uint32_t rq_qos_queue_of(const rq_qos *q, const rq_transfer *t)
  * statistics change, as for every refused call). */
 static rnic_err rq__peek_null(const rq_qos *q)
 { /* counted and traced like any refused call: the engine is the caller's, only statistics change */
-    return rq__refuse((rq_qos *)(uintptr_t)q, RNIC_EINVAL, RNIC_NONE, 0);
+    return rq__refuse((rq_qos *)(uintptr_t)q, RQ_QOS_REASON_NULL, RNIC_NONE, 0);
 }
 
 /* Copy the oldest record of an output ring (RNIC_EINVAL for a NULL record). */
@@ -391,7 +400,7 @@ static rnic_err rq__peek_ring(const rq_qos *q, const rnic_ring *ring, void *out,
 static rnic_err rq__pop_ring(rq_qos *q, rnic_ring *ring, void *out, size_t size)
 {
     if (!out)
-        return rq__refuse(q, RNIC_EINVAL, RNIC_NONE, 0);
+        return rq__refuse(q, RQ_QOS_REASON_NULL, RNIC_NONE, 0);
     return rnic_ring_pop_n(ring, out, size);
 }
 

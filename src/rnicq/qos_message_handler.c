@@ -68,8 +68,7 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
         return false;
     pe = h->r.tid < 2u * q->cfg.ids.tids ? &q->pend[h->r.tid] : NULL;
     if (!pe || !pe->valid || pe->seq != h->r.seq) { /* unknown, stale or duplicate */
-        q->stats.responses_dropped++;
-        rnic_err_note(&q->stats.errors, !pe ? RNIC_ENOENT : RNIC_ESTALE);
+        (void)rq__note(q, !pe ? RNIC_ENOENT : RNIC_ESTALE, !pe ? RQ_QOS_REASON_RESPONSE_UNKNOWN : RQ_QOS_REASON_RESPONSE_STALE);
         RQ__TRACE(q, RQ_QOS_TRACE_DROP, h->r.tid, (uint64_t)(!pe ? RNIC_ENOENT : RNIC_ESTALE), h->r.seq);
         h->state = RQ__MH_READY;
         return false;

@@ -7,16 +7,16 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
     if (!q)
         return RNIC_EINVAL;
     if (domain >= q->cfg.domains)
-        return rq__refuse(q, RNIC_ENOENT, domain, t ? t->src : 0);
+        return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_DOMAIN, domain, t ? t->src : 0);
     if (!t || rq_desc_encode(t, rr.lines, rr.lines + 4) != RNIC_OK ||
         (t->kind == RQ_KIND_REGULAR && (t->dst > UINT64_MAX - t->size || t->src > UINT64_MAX - t->size)))
-        return rq__refuse(q, RNIC_EINVAL, domain, t ? t->src : 0);
+        return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_INVALID, domain, t ? t->src : 0);
     if (rq__fid_pool_missing(q, t))
-        return rq__refuse(q, RNIC_ENOSPC, domain, t->src);
+        return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_NO_FID, domain, t->src);
     rr.domain = domain;
     rr.nlines = rq_desc_lines(rr.lines[3]);
     if (rnic_ring_push(&q->remote, &rr) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, domain, t->src);
+        return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_FULL, domain, t->src);
     RQ__TRACE(q, RNIC_TRACE_PUSH, domain, t->src, t->size);
     return RNIC_OK;
 }

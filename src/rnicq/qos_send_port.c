@@ -6,9 +6,9 @@ RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
     if (!q)
         return RNIC_EINVAL;
     if (!r)
-        return rq__refuse(q, RNIC_EINVAL, 0, 0);
+        return rq__refuse(q, RQ_QOS_REASON_NULL, 0, 0);
     if (rnic_ring_push_n(&q->resp, r, sizeof *r) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, r->tid, r->seq);
+        return rq__refuse(q, RQ_QOS_REASON_RESPONSE_FULL, r->tid, r->seq);
     RQ__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
     return RNIC_OK;
 }

@@ -12,7 +12,7 @@ RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint3
     rd.index = index;
     rd.mode = mode;
     if (rnic_ring_push_n(&q->rd, &rd, sizeof rd) != RNIC_OK)
-        return rq__refuse(q, RNIC_EBUSY, domain, ((uint64_t)page << 32) | index);
+        return rq__refuse(q, RQ_QOS_REASON_AXI_READ_FULL, domain, ((uint64_t)page << 32) | index);
     RQ__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
     return RNIC_OK;
 }
@@ -45,7 +45,9 @@ static void rq__read_stage(rq_qos *q)
         out.status = RNIC_EINVAL;
     }
     if (out.status != RNIC_OK)
-        rnic_err_note(&q->stats.errors, out.status);
+        (void)rq__note(q, out.status, out.status == RNIC_EPERM    ? RQ_QOS_REASON_READ_PERM
+                                      : out.status == RNIC_ENOENT ? RQ_QOS_REASON_READ_UNKNOWN
+                                                                  : RQ_QOS_REASON_READ_MODE);
     q->stats.status_reads++;
     RQ__TRACE(q, RNIC_TRACE_OUT, head->domain, out.data, (uint64_t)out.status);
     rnic_ring_pop(&q->rd, NULL);

@@ -1327,8 +1327,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 (unsigned long long)h->ticks, h->accepted, h->completed, (unsigned long long)st->done,
                 (unsigned long long)st->failed, (unsigned long long)st->blocks, (unsigned long long)st->inline_packets,
                 (unsigned long long)st->control_packets, (unsigned long long)st->retransmits, (unsigned long long)st->timeouts,
-                (unsigned long long)st->nacks, (unsigned long long)st->acks, (unsigned long long)st->responses_dropped,
-                (unsigned long long)st->beats_refused, (unsigned long long)st->remote_reads, (unsigned long long)h->refusals,
+                (unsigned long long)st->nacks, (unsigned long long)st->acks, (unsigned long long)(st->reasons.response_stale + st->reasons.response_unknown),
+                (unsigned long long)(st->reasons.beat_align + st->reasons.beat_unknown + st->reasons.beat_perm + st->reasons.beat_interleaved +
+                                    st->reasons.channel_busy + st->reasons.desc_invalid + st->reasons.desc_range + st->reasons.desc_no_fid), (unsigned long long)st->remote_reads, (unsigned long long)h->refusals,
                 h->drained);
     }
 #endif
