@@ -44,7 +44,7 @@
  *       uint32_t cyc, sent = 0, steps = 0, rates = 0;
  *       hcc_host_config_default(&hc);           // 256 KB RX buffer, PCIe 128 Gb/s, 33.2 GB/s, 250 MHz
  *       hc.ddio_lines = 0;                      // no DDIO: every line goes to memory
- *       hc.cpu_load_Bps = 30300000000ull;       // the paper's 3x CPU memory traffic
+ *       hc.cpu_load_bps = 8u * 30300000000ull;  // the paper's 3x CPU memory traffic, 30.3 GB/s
  *       hcc_rx_config_default(&rc);             // I_thr 32 lines, 150 us slack, five MBA levels
  *       hcc_tx_config_default(&tc);             // a probe per 32 KB, Eq. 1, link 100 Gb/s
  *       hm = malloc(hcc_host_mem_size(&hc));    // caller-owned memory
@@ -111,10 +111,10 @@
  *     pcie_tlp_overhead  24 bytes per write on the link               <= 256
  *     iio_lines          256 64 B lines = the RNIC's credits    (pcie_mps + 62) / 64 + 1 .. 2^20
  *     iio_mem_credits    64 IIO lines at the memory controller        1 .. iio_lines
- *     mem_Bps            33.2 GB/s memory bandwidth (bytes/s)          1 MB/s .. 2^40
+ *     mem_bps            265.6 Gb/s (33.2 GB/s) memory bandwidth       8 Mb/s .. 2^43
  *     mem_queue          256 memory controller entries                 2 .. 2^20
  *     cpu_outstanding    180 CPU lines in flight (18 cores x 10)      1 .. 2^20
- *     cpu_load_Bps       0, the initial CPU offered load (bytes/s)    <= 2^40
+ *     cpu_load_bps       0, the initial CPU offered load (b/s)        <= 2^43
  *     mba_level          0, the initial MBA level                     0 .. 4
  *     ddio_lines         65536 (4 MB); 0 = DDIO off                   <= 2^26
  *     ddio_ways          2 ways per set                               1 .. 64, divides ddio_lines
@@ -219,7 +219,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xa5707df6u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x741b0a8bu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1832,7 +1832,7 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 #define RNIC_ENGINE_QOS 2u
 #define RNIC_ENGINE_PALOS 3u
 #define RNIC_ENGINE_TRANSPORT 4u
-#define RNIC_ENGINE_HOSTCC 5u   /* until hostcc.h's three engines use their own ids below */
+/* 5 was RNIC_ENGINE_HOSTCC, shared by the three hostcc.h engines until issue 29: not reused */
 #define RNIC_ENGINE_TP_RX 6u    /* transport.h's receiver engine (tp_rx) */
 #define RNIC_ENGINE_HCC_HOST 7u /* hostcc.h's host model (hcc_host) */
 #define RNIC_ENGINE_HCC_RX 8u   /* hostcc.h's RHCC receiver controller (hcc_rx) */
@@ -1873,14 +1873,6 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 RNIC_INLINE void rnic_trace_rec(rnic_trace *t, uint64_t cycle, uint16_t engine, uint16_t kind, const rnic_work *w)
 {
     rnic_trace_emit(t, cycle, engine, kind, w->flow, w->index, w->len);
-}
-
-/* Emit a work record as a trace event of `kind` with the layout before issue 29 (a = tag,
- * b = offset<<32|len); engines move to rnic_trace_rec / RNIC__TRACE_REC, then it goes. */
-RNIC_INLINE void rnic_trace_work(rnic_trace *t, uint16_t engine, uint16_t kind, const rnic_work *w)
-{
-    rnic_trace_emit(t, w->cycle, engine, kind, w->flow, w->tag,
-                    ((uint64_t)w->offset << 32) | w->len);
 }
 
 /* advance / advance_to arithmetic, shared so every engine treats the 2^64 wrap the same way.
@@ -2151,8 +2143,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa5707df6u
-#error "rnicq: hostcc.h needs common core version 200 (id 0xa5707df6u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x741b0a8bu
+#error "rnicq: hostcc.h needs common core version 200 (id 0x741b0a8bu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2189,13 +2181,14 @@ HCC_API const char *hcc_version(void);
 #define HCC_WORK_CE (2u << RNIC_WORK_ENGINE_SHIFT)
 #define HCC_WORK_PROBE (8u << RNIC_WORK_ENGINE_SHIFT) /* a sender-controller probe (clear of transport.h's 1, 2, 4) */
 
-/* The paper's five MBA levels (§3.2, footnote 3): bandwidth left to CPU traffic, bytes per second. */
+/* The paper's five MBA levels (§3.2, footnote 3): bandwidth left to CPU traffic, in b/s (the
+ * paper's 33.2 / 26.5 / 20 / 15 / 10 GB/s x 8). */
 #define HCC_MBA_LEVELS 5u
-#define HCC_MBA_LEVEL_0_BPS 33200000000ull
-#define HCC_MBA_LEVEL_1_BPS 26500000000ull
-#define HCC_MBA_LEVEL_2_BPS 20000000000ull
-#define HCC_MBA_LEVEL_3_BPS 15000000000ull
-#define HCC_MBA_LEVEL_4_BPS 10000000000ull
+#define HCC_MBA_LEVEL_0_BPS (8u * 33200000000ull)
+#define HCC_MBA_LEVEL_1_BPS (8u * 26500000000ull)
+#define HCC_MBA_LEVEL_2_BPS (8u * 20000000000ull)
+#define HCC_MBA_LEVEL_3_BPS (8u * 15000000000ull)
+#define HCC_MBA_LEVEL_4_BPS (8u * 10000000000ull)
 /* ==== end src/hostcc/api.h ==== */
 /* ==== begin src/hostcc/host.h ==== */
 /* ---- hcc_host: the receiving host's data path (docs/hostcc_model.md "The receiving host";
@@ -2215,8 +2208,8 @@ HCC_API const char *hcc_version(void);
 #define HCC_HOST_TRACE_PAUSE 16u  /* PAUSE sent: a = RX buffer bytes */
 #define HCC_HOST_TRACE_RESUME 17u /* RESUME sent: a = RX buffer bytes, b = cycles paused */
 #define HCC_HOST_TRACE_DROP 18u   /* a packet dropped (RX buffer full): id = flow, a = index, b = len */
-#define HCC_HOST_TRACE_MBA 19u    /* MBA level written: a = level, b = its bytes per second */
-#define HCC_HOST_TRACE_CPU 20u    /* CPU load written: a = applied B/s, b = asked B/s */
+#define HCC_HOST_TRACE_MBA 19u    /* MBA level written: a = level, b = its b/s */
+#define HCC_HOST_TRACE_CPU 20u    /* CPU load written: a = applied b/s, b = asked b/s */
 #define HCC_HOST_TRACE_STALL 21u  /* a posted write waited for credits: a = lines needed, b = credits held */
 
 typedef struct hcc_host_config {
@@ -2236,10 +2229,10 @@ typedef struct hcc_host_config {
                                  + 1, the lines one write may touch (pcie_mps/64 + 1 for a multiple
                                  of 64); <= 2^20 */
     uint32_t iio_mem_credits; /* IIO lines at the memory controller at most, default 64 (Choice); 1 .. iio_lines */
-    uint64_t mem_Bps;         /* memory bandwidth, default 33.2 GB/s; 1 MB/s .. 2^40 */
+    uint64_t mem_bps;         /* memory bandwidth, b/s, default 265.6 Gb/s (33.2 GB/s); 8 Mb/s .. 2^43 */
     uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
     uint32_t cpu_outstanding; /* CPU lines in flight at most, default 180 (18 cores x 10 LFBs); 1 .. 2^20 */
-    uint64_t cpu_load_Bps;    /* initial CPU offered load (set_cpu_load), default 0 */
+    uint64_t cpu_load_bps;    /* initial CPU offered load, b/s (set_cpu_load), default 0; <= 2^43 */
     uint32_t mba_level;       /* initial MBA level, 0 .. 4, default 0 */
     uint32_t ddio_lines;      /* DDIO lines, default 65536 (4 MB); 0 = DDIO off; <= 2^26 */
     uint32_t ddio_ways;       /* ways per set, default 2 (Choice); 1 .. 64, divides ddio_lines */
@@ -2311,12 +2304,12 @@ HCC_API rnic_err hcc_host_pop_signal(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_signal(const hcc_host *h, rnic_work *out);
 
 /* Registers (applied from the next tick). Level > 4: RNIC_ERANGE, refused and counted. A CPU
- * load above max(mem_Bps, HCC_MBA_LEVEL_0_BPS) is clamped to it (cpu_load_clamped), never refused. */
+ * load (b/s) above max(mem_bps, HCC_MBA_LEVEL_0_BPS) is clamped to it (cpu_load_clamped), never refused. */
 HCC_API rnic_err hcc_host_set_mba_level(hcc_host *h, uint32_t level);
-HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bytes_per_s);
+HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bps);
 HCC_API rnic_err hcc_host_set_ecn(hcc_host *h, bool on);
 HCC_API uint32_t hcc_host_mba_level(const hcc_host *h);
-HCC_API uint64_t hcc_host_cpu_load(const hcc_host *h);
+HCC_API uint64_t hcc_host_cpu_load(const hcc_host *h); /* b/s */
 
 /* Cumulative IIO occupancy (lines x cycles, added at the end of every tick), modulo 2^48. */
 HCC_API uint64_t hcc_host_iio_occupancy_cum(const hcc_host *h);
@@ -2377,7 +2370,7 @@ struct hcc_host {
     uint64_t iio_cum;
     /* memory controller and CPU */
     rnic_ring mem_q;            /* hcc__host_mreq */
-    int64_t mem_tok;            /* bytes x clock_hz */
+    int64_t mem_tok;            /* bits x clock_hz */
     uint64_t cpu_load, cpu_rate; /* offered; min(offered, MBA cap) applied at the tick */
     int64_t cpu_tok;
     uint32_t cpu_out;           /* CPU lines in the memory queue */
@@ -3325,7 +3318,7 @@ static void hcc__host_iio_step(hcc_host *h)
 }
 /* ==== end src/hostcc/iio.c ==== */
 /* ==== begin src/hostcc/memctl.c ==== */
-/* hostcc.h: hcc_host -- memory controller (step 1: FCFS service at mem_Bps) and CPU traffic
+/* hostcc.h: hcc_host -- memory controller (step 1: FCFS service at mem_bps) and CPU traffic
  * (step 2: 1:1 read/write lines at min(offered, MBA cap)) (docs/hostcc_host.md "Memory"). */
 
 static const uint64_t hcc__host_mba_bps[HCC_MBA_LEVELS] = {
@@ -3335,16 +3328,17 @@ static const uint64_t hcc__host_mba_bps[HCC_MBA_LEVELS] = {
 /* ddio.c: a CPU line served evicts cpu_evict_ppm millionths of a DDIO line. */
 static void hcc__host_ddio_cpu_line(hcc_host *h);
 
+/* A 64 B line, in the token unit of the memory and CPU buckets: bits x clock_hz. */
 static int64_t hcc__host_line_cost(const hcc_host *h)
 {
-    return (int64_t)(64u * h->cfg.clock_hz);
+    return (int64_t)(512u * h->cfg.clock_hz);
 }
 
 /* Step 1: serve lines from the head of the queue while the tokens are positive (the previous
  * line's service has ended within this cycle); tokens capped at one cycle's worth. */
 static void hcc__host_mem_step(hcc_host *h)
 {
-    int64_t r = (int64_t)h->cfg.mem_Bps, cost = hcc__host_line_cost(h);
+    int64_t r = (int64_t)h->cfg.mem_bps, cost = hcc__host_line_cost(h);
     h->mem_tok = h->mem_tok + r > r ? r : h->mem_tok + r;
     while (h->mem_tok > 0 && h->mem_q.count) {
         hcc__host_mreq m;
@@ -3408,18 +3402,18 @@ HCC_API rnic_err hcc_host_set_mba_level(hcc_host *h, uint32_t level)
     return RNIC_OK;
 }
 
-HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bytes_per_s)
+HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bps)
 {
-    uint64_t ceil_bps, v = bytes_per_s;
+    uint64_t ceil_bps, v = bps;
     if (!h)
         return RNIC_EINVAL;
-    ceil_bps = h->cfg.mem_Bps > HCC_MBA_LEVEL_0_BPS ? h->cfg.mem_Bps : HCC_MBA_LEVEL_0_BPS;
+    ceil_bps = h->cfg.mem_bps > HCC_MBA_LEVEL_0_BPS ? h->cfg.mem_bps : HCC_MBA_LEVEL_0_BPS;
     if (v > ceil_bps) {
         v = ceil_bps;
         h->stats.cpu_load_clamped++;
     }
     h->cpu_load = v;
-    hcc__host_emit(h, HCC_HOST_TRACE_CPU, 0, v, bytes_per_s);
+    hcc__host_emit(h, HCC_HOST_TRACE_CPU, 0, v, bps);
     return RNIC_OK;
 }
 
@@ -3531,10 +3525,10 @@ HCC_API void hcc_host_config_default(hcc_host_config *cfg)
     cfg->pcie_tlp_overhead = 24u;
     cfg->iio_lines = 256u;
     cfg->iio_mem_credits = 64u;
-    cfg->mem_Bps = 33200000000ull;
+    cfg->mem_bps = 8u * 33200000000ull;
     cfg->mem_queue = 256u;
     cfg->cpu_outstanding = 180u;
-    cfg->cpu_load_Bps = 0;
+    cfg->cpu_load_bps = 0;
     cfg->mba_level = 0;
     cfg->ddio_lines = 65536u;
     cfg->ddio_ways = 2u;
@@ -3582,14 +3576,14 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "iio_lines", RNIC_EINVAL);
     if (cfg->iio_mem_credits < 1u || cfg->iio_mem_credits > cfg->iio_lines)
         return rnic_config_bad(field, "iio_mem_credits", RNIC_EINVAL);
-    if (cfg->mem_Bps < 1000000u || cfg->mem_Bps > tb)
-        return rnic_config_bad(field, "mem_Bps", RNIC_EINVAL);
+    if (cfg->mem_bps < 8000000u || cfg->mem_bps > 8u * tb)
+        return rnic_config_bad(field, "mem_bps", RNIC_EINVAL);
     if (cfg->mem_queue < 2u || cfg->mem_queue > (1u << 20))
         return rnic_config_bad(field, "mem_queue", RNIC_EINVAL);
     if (cfg->cpu_outstanding < 1u || cfg->cpu_outstanding > (1u << 20))
         return rnic_config_bad(field, "cpu_outstanding", RNIC_EINVAL);
-    if (cfg->cpu_load_Bps > tb)
-        return rnic_config_bad(field, "cpu_load_Bps", RNIC_EINVAL);
+    if (cfg->cpu_load_bps > 8u * tb)
+        return rnic_config_bad(field, "cpu_load_bps", RNIC_EINVAL);
     if (cfg->mba_level >= HCC_MBA_LEVELS)
         return rnic_config_bad(field, "mba_level", RNIC_EINVAL);
     if (cfg->ddio_lines > (1u << 26))
@@ -3666,9 +3660,9 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     h->lat = lat;
     h->credits = cfg->iio_lines;
     h->pcie_tok = (int64_t)cfg->pcie_bps;
-    h->mem_tok = (int64_t)cfg->mem_Bps;
+    h->mem_tok = (int64_t)cfg->mem_bps;
     h->mba_level = cfg->mba_level;
-    h->cpu_load = cfg->cpu_load_Bps;
+    h->cpu_load = cfg->cpu_load_bps;
     return RNIC_OK;
 }
 
@@ -3756,7 +3750,7 @@ HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
 static void hcc__host_skip(hcc_host *h, uint64_t k)
 {
     uint64_t occ = (uint64_t)h->iio_q.count + h->iio_at_mem;
-    int64_t r = (int64_t)h->cfg.pcie_bps, m = (int64_t)h->cfg.mem_Bps;
+    int64_t r = (int64_t)h->cfg.pcie_bps, m = (int64_t)h->cfg.mem_bps;
     if (h->paused)
         h->stats.pause_cycles += k;
     h->iio_cum = (h->iio_cum + (occ * (k & HCC__HOST_CUM_MASK))) & HCC__HOST_CUM_MASK;
@@ -3843,11 +3837,11 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
     cfg->start_level = 0u;
     cfg->slack_ns = 150000u;
     cfg->fast_down = false;
-    cfg->levels_bps[0] = 8u * HCC_MBA_LEVEL_0_BPS; /* bytes/s -> b/s */
-    cfg->levels_bps[1] = 8u * HCC_MBA_LEVEL_1_BPS;
-    cfg->levels_bps[2] = 8u * HCC_MBA_LEVEL_2_BPS;
-    cfg->levels_bps[3] = 8u * HCC_MBA_LEVEL_3_BPS;
-    cfg->levels_bps[4] = 8u * HCC_MBA_LEVEL_4_BPS;
+    cfg->levels_bps[0] = HCC_MBA_LEVEL_0_BPS;
+    cfg->levels_bps[1] = HCC_MBA_LEVEL_1_BPS;
+    cfg->levels_bps[2] = HCC_MBA_LEVEL_2_BPS;
+    cfg->levels_bps[3] = HCC_MBA_LEVEL_3_BPS;
+    cfg->levels_bps[4] = HCC_MBA_LEVEL_4_BPS;
     cfg->counter_bits = 48u;
     cfg->max_lines = 4096u;
     cfg->mode = HCC_RX_MODE_MBA;

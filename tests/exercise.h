@@ -197,7 +197,7 @@ static RNIC__MAYBE_UNUSED uint64_t exercise_hostcc(uint64_t *mem, size_t mem_wor
         hc.mem_queue = 64u;
         hc.cpu_outstanding = 40u;
         hc.ddio_lines = pass == 0u ? 0u : 256u;
-        hc.cpu_load_Bps = 30300000000ull; /* 3x */
+        hc.cpu_load_bps = 8u * 30300000000ull; /* 3x: 30.3 GB/s */
         hc.rx_depth = 8u;
         hc.signal_depth = 4u;
         hc.trace = exercise__on_event;

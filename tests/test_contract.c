@@ -363,7 +363,7 @@ static eng make_host_variant(uint64_t start, uint32_t port, int variant)
     cfg.rx_depth = port;
     cfg.start_cycle = start;
     if (variant >= 0) {
-        cfg.cpu_load_Bps = 30300000000ull; /* the paper's 3x */
+        cfg.cpu_load_bps = 8u * 30300000000ull; /* the paper's 3x, b/s */
         cfg.rx_buffer_bytes = 64u * 1024u;
         cfg.xoff_bytes = 48u * 1024u;
         cfg.xon_bytes = 32u * 1024u;
@@ -1198,7 +1198,7 @@ static void test_hcc_host_next_event_never_late(void)
         if (pass == 1) {
             cfg.iio_lines = 5;
             cfg.iio_mem_credits = 2;
-            cfg.mem_Bps = 200000000ull; /* 200 MB/s: a line every 80 cycles */
+            cfg.mem_bps = 8u * 200000000ull; /* 200 MB/s: a line every 80 cycles */
             cfg.ddio_lines = 0;
         }
         mem = malloc(hcc_host_mem_size(&cfg));

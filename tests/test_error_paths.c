@@ -84,13 +84,13 @@ HOST_BAD(pcie_latency_ns, c->pcie_latency_ns = 1000001u)
 HOST_BAD(pcie_mps, c->pcie_mps = 63u)
 HOST_BAD(pcie_mps_big, c->pcie_mps = 4097u)
 HOST_BAD(pcie_tlp_overhead, c->pcie_tlp_overhead = 257u)
-HOST_BAD(mem_Bps, c->mem_Bps = 999999u)
-HOST_BAD(mem_Bps_big, c->mem_Bps = ((uint64_t)1 << 40) + 1u)
+HOST_BAD(mem_bps, c->mem_bps = 7999999u)
+HOST_BAD(mem_bps_big, c->mem_bps = ((uint64_t)1 << 43) + 1u)
 HOST_BAD(mem_queue, c->mem_queue = 1u)
 HOST_BAD(mem_queue_big, c->mem_queue = (1u << 20) + 1u)
 HOST_BAD(cpu_outstanding, c->cpu_outstanding = 0)
 HOST_BAD(cpu_outstanding_big, c->cpu_outstanding = (1u << 20) + 1u)
-HOST_BAD(cpu_load_Bps, c->cpu_load_Bps = ((uint64_t)1 << 40) + 1u)
+HOST_BAD(cpu_load_bps, c->cpu_load_bps = ((uint64_t)1 << 43) + 1u)
 HOST_BAD(ddio_lines, c->ddio_lines = (1u << 26) + 1u)
 HOST_BAD(cpu_evict_ppm, c->cpu_evict_ppm = 1000001u)
 HOST_BAD(rx_depth, c->rx_depth = 0)
@@ -110,9 +110,9 @@ static void test_hcc_host_config_bounds_name_their_field(void)
         {host_bad_cnp_bytes, "cnp_bytes"}, {host_bad_pcie_bps, "pcie_bps"}, {host_bad_pcie_bps_big, "pcie_bps"},
         {host_bad_pcie_latency_ns, "pcie_latency_ns"}, {host_bad_pcie_mps, "pcie_mps"},
         {host_bad_pcie_mps_big, "pcie_mps"}, {host_bad_pcie_tlp_overhead, "pcie_tlp_overhead"},
-        {host_bad_mem_Bps, "mem_Bps"}, {host_bad_mem_Bps_big, "mem_Bps"}, {host_bad_mem_queue, "mem_queue"},
+        {host_bad_mem_bps, "mem_bps"}, {host_bad_mem_bps_big, "mem_bps"}, {host_bad_mem_queue, "mem_queue"},
         {host_bad_mem_queue_big, "mem_queue"}, {host_bad_cpu_outstanding, "cpu_outstanding"},
-        {host_bad_cpu_outstanding_big, "cpu_outstanding"}, {host_bad_cpu_load_Bps, "cpu_load_Bps"},
+        {host_bad_cpu_outstanding_big, "cpu_outstanding"}, {host_bad_cpu_load_bps, "cpu_load_bps"},
         {host_bad_ddio_lines, "ddio_lines"}, {host_bad_cpu_evict_ppm, "cpu_evict_ppm"},
         {host_bad_rx_depth, "rx_depth"}, {host_bad_rx_depth_big, "rx_depth"}, {host_bad_signal_depth, "signal_depth"},
         {host_bad_signal_depth_big, "signal_depth"},

@@ -6,7 +6,7 @@
 
 #define CLK 250000000ull
 #define MB 1000000ull
-#define GBPS(x) ((uint64_t)((x) * 1e9 + 0.5)) /* GB/s -> B/s */
+#define GBPS(x) (8u * (uint64_t)((x) * 1e9 + 0.5)) /* GB/s -> b/s */
 
 static uint64_t rng_s = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void)
@@ -74,7 +74,7 @@ static void test_config(void)
     hcc_host_config_default(&c);
     CHECK_EQ(c.clock_hz, 250000000u);
     CHECK_EQ(c.pcie_bps, 128000000000ull);
-    CHECK_EQ(c.mem_Bps, 33200000000ull);
+    CHECK_EQ(c.mem_bps, 8u * 33200000000ull);
     CHECK_EQ(c.ddio_lines, 4u * 1024 * 1024 / 64);
     CHECK_EQ(c.pcie_mps, 256);
     CHECK_EQ(c.pcie_tlp_overhead, 24);
@@ -337,7 +337,7 @@ static void test_conservation(void)
         c.cnp_bytes = 16 * 1024;
         c.ddio_lines = round < 2 ? 0 : (round < 4 ? 1024 : 256);
         c.ddio_ways = round < 4 ? 4 : 1;
-        c.mem_Bps = GBPS(8 + rnd_below(20));
+        c.mem_bps = GBPS(8 + rnd_below(20));
         c.iio_mem_credits = 1 + (uint32_t)rnd_below(c.iio_lines);
         c.mem_queue = 2 + (uint32_t)rnd_below(300);
         c.cpu_outstanding = 1 + (uint32_t)rnd_below(200);
@@ -414,7 +414,7 @@ static void saturate(hcc_host_config *c, uint64_t L, uint64_t warm, uint64_t spa
     rnic_work o;
     const hcc_host_stats *s;
     c->pfc = false;
-    c->cpu_load_Bps = L;
+    c->cpu_load_bps = L;
     e = mk(c);
     s = hcc_host_get_stats(&e->h);
     for (i = 0; i < warm + span; i++) {
@@ -510,7 +510,7 @@ static void test_iio_cum(void)
     uint64_t i, ref = 0, addr = 0;
     rnic_work o;
     hcc_host_config_default(&c);
-    c.mem_Bps = GBPS(10); /* slow memory: the IIO fills */
+    c.mem_bps = GBPS(10); /* slow memory: the IIO fills */
     c.pfc = false;
     e = mk(&c);
     hcc_host_set_cpu_load(&e->h, GBPS(5));
@@ -547,7 +547,7 @@ static void test_pcie_stalls(void)
     const hcc_host_stats *s;
     hcc_host_config_default(&c);
     c.ddio_lines = 0;
-    c.mem_Bps = GBPS(4); /* far below PCIe: the credits run out */
+    c.mem_bps = GBPS(4); /* far below PCIe: the credits run out */
     c.pfc = false;
     e = mk(&c);
     s = hcc_host_get_stats(&e->h);
@@ -672,7 +672,7 @@ static void test_nopfc_marking(void)
     hcc_host_config_default(&c);
     c.ddio_lines = 0;
     c.pfc = false;
-    c.mem_Bps = GBPS(2);
+    c.mem_bps = GBPS(2);
     e = mk(&c);
     s = hcc_host_get_stats(&e->h);
     for (i = 0; i < 60000; i++) {
@@ -945,7 +945,7 @@ static void host_sweep(void)
         double tput, delay, miss;
         const hcc_host_stats *s;
         hcc_host_config_default(&c);
-        c.cpu_load_Bps = GBPS(load[k]);
+        c.cpu_load_bps = GBPS(load[k]);
         c.ddio_lines = ddio_of[v];
         e = mk(&c);
         s = hcc_host_get_stats(&e->h);

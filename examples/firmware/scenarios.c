@@ -654,7 +654,7 @@ void fw_run_hostcc(fw_result *out)
         hc.mem_queue = FW_HCC_MEMQ;
         hc.cpu_outstanding = 40u;
         hc.ddio_lines = pass == 0u ? 0u : FW_HCC_DDIO;
-        hc.cpu_load_Bps = 30300000000ull; /* 3x */
+        hc.cpu_load_bps = 8u * 30300000000ull; /* 3x: 30.3 GB/s */
         hc.rx_depth = FW_HCC_RX_PORT;
         hc.signal_depth = FW_HCC_SIG_PORT;
         hc.trace = FW_DIGEST_HOOK;

@@ -628,7 +628,7 @@ static void receiver_init(model *m)
         hcc_host_config_default(&hc);
         hc.clock_hz = CLOCK_HZ;
         hc.pfc = !o->no_pfc; /* without PFC the RX buffer marks CE above cnp_bytes and drops when full */
-        hc.cpu_load_Bps = cpu_load_Bps[o->cpu_load_x];
+        hc.cpu_load_bps = 8u * cpu_load_Bps[o->cpu_load_x]; /* bytes/s -> b/s */
         hc.ddio_lines = o->ddio ? hc.ddio_lines : 0u;
         if (o->cpu_outstanding)
             hc.cpu_outstanding = o->cpu_outstanding;

@@ -26,10 +26,11 @@ HCC_API const char *hcc_version(void);
 #define HCC_WORK_CE (2u << RNIC_WORK_ENGINE_SHIFT)
 #define HCC_WORK_PROBE (8u << RNIC_WORK_ENGINE_SHIFT) /* a sender-controller probe (clear of transport.h's 1, 2, 4) */
 
-/* The paper's five MBA levels (§3.2, footnote 3): bandwidth left to CPU traffic, bytes per second. */
+/* The paper's five MBA levels (§3.2, footnote 3): bandwidth left to CPU traffic, in b/s (the
+ * paper's 33.2 / 26.5 / 20 / 15 / 10 GB/s x 8). */
 #define HCC_MBA_LEVELS 5u
-#define HCC_MBA_LEVEL_0_BPS 33200000000ull
-#define HCC_MBA_LEVEL_1_BPS 26500000000ull
-#define HCC_MBA_LEVEL_2_BPS 20000000000ull
-#define HCC_MBA_LEVEL_3_BPS 15000000000ull
-#define HCC_MBA_LEVEL_4_BPS 10000000000ull
+#define HCC_MBA_LEVEL_0_BPS (8u * 33200000000ull)
+#define HCC_MBA_LEVEL_1_BPS (8u * 26500000000ull)
+#define HCC_MBA_LEVEL_2_BPS (8u * 20000000000ull)
+#define HCC_MBA_LEVEL_3_BPS (8u * 15000000000ull)
+#define HCC_MBA_LEVEL_4_BPS (8u * 10000000000ull)

@@ -19,10 +19,10 @@ HCC_API void hcc_host_config_default(hcc_host_config *cfg)
     cfg->pcie_tlp_overhead = 24u;
     cfg->iio_lines = 256u;
     cfg->iio_mem_credits = 64u;
-    cfg->mem_Bps = 33200000000ull;
+    cfg->mem_bps = 8u * 33200000000ull;
     cfg->mem_queue = 256u;
     cfg->cpu_outstanding = 180u;
-    cfg->cpu_load_Bps = 0;
+    cfg->cpu_load_bps = 0;
     cfg->mba_level = 0;
     cfg->ddio_lines = 65536u;
     cfg->ddio_ways = 2u;
@@ -70,14 +70,14 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "iio_lines", RNIC_EINVAL);
     if (cfg->iio_mem_credits < 1u || cfg->iio_mem_credits > cfg->iio_lines)
         return rnic_config_bad(field, "iio_mem_credits", RNIC_EINVAL);
-    if (cfg->mem_Bps < 1000000u || cfg->mem_Bps > tb)
-        return rnic_config_bad(field, "mem_Bps", RNIC_EINVAL);
+    if (cfg->mem_bps < 8000000u || cfg->mem_bps > 8u * tb)
+        return rnic_config_bad(field, "mem_bps", RNIC_EINVAL);
     if (cfg->mem_queue < 2u || cfg->mem_queue > (1u << 20))
         return rnic_config_bad(field, "mem_queue", RNIC_EINVAL);
     if (cfg->cpu_outstanding < 1u || cfg->cpu_outstanding > (1u << 20))
         return rnic_config_bad(field, "cpu_outstanding", RNIC_EINVAL);
-    if (cfg->cpu_load_Bps > tb)
-        return rnic_config_bad(field, "cpu_load_Bps", RNIC_EINVAL);
+    if (cfg->cpu_load_bps > 8u * tb)
+        return rnic_config_bad(field, "cpu_load_bps", RNIC_EINVAL);
     if (cfg->mba_level >= HCC_MBA_LEVELS)
         return rnic_config_bad(field, "mba_level", RNIC_EINVAL);
     if (cfg->ddio_lines > (1u << 26))
@@ -154,9 +154,9 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     h->lat = lat;
     h->credits = cfg->iio_lines;
     h->pcie_tok = (int64_t)cfg->pcie_bps;
-    h->mem_tok = (int64_t)cfg->mem_Bps;
+    h->mem_tok = (int64_t)cfg->mem_bps;
     h->mba_level = cfg->mba_level;
-    h->cpu_load = cfg->cpu_load_Bps;
+    h->cpu_load = cfg->cpu_load_bps;
     return RNIC_OK;
 }
 
@@ -244,7 +244,7 @@ HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
 static void hcc__host_skip(hcc_host *h, uint64_t k)
 {
     uint64_t occ = (uint64_t)h->iio_q.count + h->iio_at_mem;
-    int64_t r = (int64_t)h->cfg.pcie_bps, m = (int64_t)h->cfg.mem_Bps;
+    int64_t r = (int64_t)h->cfg.pcie_bps, m = (int64_t)h->cfg.mem_bps;
     if (h->paused)
         h->stats.pause_cycles += k;
     h->iio_cum = (h->iio_cum + (occ * (k & HCC__HOST_CUM_MASK))) & HCC__HOST_CUM_MASK;

@@ -15,8 +15,8 @@
 #define HCC_HOST_TRACE_PAUSE 16u  /* PAUSE sent: a = RX buffer bytes */
 #define HCC_HOST_TRACE_RESUME 17u /* RESUME sent: a = RX buffer bytes, b = cycles paused */
 #define HCC_HOST_TRACE_DROP 18u   /* a packet dropped (RX buffer full): id = flow, a = index, b = len */
-#define HCC_HOST_TRACE_MBA 19u    /* MBA level written: a = level, b = its bytes per second */
-#define HCC_HOST_TRACE_CPU 20u    /* CPU load written: a = applied B/s, b = asked B/s */
+#define HCC_HOST_TRACE_MBA 19u    /* MBA level written: a = level, b = its b/s */
+#define HCC_HOST_TRACE_CPU 20u    /* CPU load written: a = applied b/s, b = asked b/s */
 #define HCC_HOST_TRACE_STALL 21u  /* a posted write waited for credits: a = lines needed, b = credits held */
 
 typedef struct hcc_host_config {
@@ -36,10 +36,10 @@ typedef struct hcc_host_config {
                                  + 1, the lines one write may touch (pcie_mps/64 + 1 for a multiple
                                  of 64); <= 2^20 */
     uint32_t iio_mem_credits; /* IIO lines at the memory controller at most, default 64 (Choice); 1 .. iio_lines */
-    uint64_t mem_Bps;         /* memory bandwidth, default 33.2 GB/s; 1 MB/s .. 2^40 */
+    uint64_t mem_bps;         /* memory bandwidth, b/s, default 265.6 Gb/s (33.2 GB/s); 8 Mb/s .. 2^43 */
     uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
     uint32_t cpu_outstanding; /* CPU lines in flight at most, default 180 (18 cores x 10 LFBs); 1 .. 2^20 */
-    uint64_t cpu_load_Bps;    /* initial CPU offered load (set_cpu_load), default 0 */
+    uint64_t cpu_load_bps;    /* initial CPU offered load, b/s (set_cpu_load), default 0; <= 2^43 */
     uint32_t mba_level;       /* initial MBA level, 0 .. 4, default 0 */
     uint32_t ddio_lines;      /* DDIO lines, default 65536 (4 MB); 0 = DDIO off; <= 2^26 */
     uint32_t ddio_ways;       /* ways per set, default 2 (Choice); 1 .. 64, divides ddio_lines */
@@ -111,12 +111,12 @@ HCC_API rnic_err hcc_host_pop_signal(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_signal(const hcc_host *h, rnic_work *out);
 
 /* Registers (applied from the next tick). Level > 4: RNIC_ERANGE, refused and counted. A CPU
- * load above max(mem_Bps, HCC_MBA_LEVEL_0_BPS) is clamped to it (cpu_load_clamped), never refused. */
+ * load (b/s) above max(mem_bps, HCC_MBA_LEVEL_0_BPS) is clamped to it (cpu_load_clamped), never refused. */
 HCC_API rnic_err hcc_host_set_mba_level(hcc_host *h, uint32_t level);
-HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bytes_per_s);
+HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bps);
 HCC_API rnic_err hcc_host_set_ecn(hcc_host *h, bool on);
 HCC_API uint32_t hcc_host_mba_level(const hcc_host *h);
-HCC_API uint64_t hcc_host_cpu_load(const hcc_host *h);
+HCC_API uint64_t hcc_host_cpu_load(const hcc_host *h); /* b/s */
 
 /* Cumulative IIO occupancy (lines x cycles, added at the end of every tick), modulo 2^48. */
 HCC_API uint64_t hcc_host_iio_occupancy_cum(const hcc_host *h);
@@ -177,7 +177,7 @@ struct hcc_host {
     uint64_t iio_cum;
     /* memory controller and CPU */
     rnic_ring mem_q;            /* hcc__host_mreq */
-    int64_t mem_tok;            /* bytes x clock_hz */
+    int64_t mem_tok;            /* bits x clock_hz */
     uint64_t cpu_load, cpu_rate; /* offered; min(offered, MBA cap) applied at the tick */
     int64_t cpu_tok;
     uint32_t cpu_out;           /* CPU lines in the memory queue */

@@ -41,7 +41,7 @@
  *       uint32_t cyc, sent = 0, steps = 0, rates = 0;
  *       hcc_host_config_default(&hc);           // 256 KB RX buffer, PCIe 128 Gb/s, 33.2 GB/s, 250 MHz
  *       hc.ddio_lines = 0;                      // no DDIO: every line goes to memory
- *       hc.cpu_load_Bps = 30300000000ull;       // the paper's 3x CPU memory traffic
+ *       hc.cpu_load_bps = 8u * 30300000000ull;  // the paper's 3x CPU memory traffic, 30.3 GB/s
  *       hcc_rx_config_default(&rc);             // I_thr 32 lines, 150 us slack, five MBA levels
  *       hcc_tx_config_default(&tc);             // a probe per 32 KB, Eq. 1, link 100 Gb/s
  *       hm = malloc(hcc_host_mem_size(&hc));    // caller-owned memory
@@ -108,10 +108,10 @@
  *     pcie_tlp_overhead  24 bytes per write on the link               <= 256
  *     iio_lines          256 64 B lines = the RNIC's credits    (pcie_mps + 62) / 64 + 1 .. 2^20
  *     iio_mem_credits    64 IIO lines at the memory controller        1 .. iio_lines
- *     mem_Bps            33.2 GB/s memory bandwidth (bytes/s)          1 MB/s .. 2^40
+ *     mem_bps            265.6 Gb/s (33.2 GB/s) memory bandwidth       8 Mb/s .. 2^43
  *     mem_queue          256 memory controller entries                 2 .. 2^20
  *     cpu_outstanding    180 CPU lines in flight (18 cores x 10)      1 .. 2^20
- *     cpu_load_Bps       0, the initial CPU offered load (bytes/s)    <= 2^40
+ *     cpu_load_bps       0, the initial CPU offered load (b/s)        <= 2^43
  *     mba_level          0, the initial MBA level                     0 .. 4
  *     ddio_lines         65536 (4 MB); 0 = DDIO off                   <= 2^26
  *     ddio_ways          2 ways per set                               1 .. 64, divides ddio_lines

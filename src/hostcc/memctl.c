@@ -1,4 +1,4 @@
-/* hostcc.h: hcc_host -- memory controller (step 1: FCFS service at mem_Bps) and CPU traffic
+/* hostcc.h: hcc_host -- memory controller (step 1: FCFS service at mem_bps) and CPU traffic
  * (step 2: 1:1 read/write lines at min(offered, MBA cap)) (docs/hostcc_host.md "Memory"). */
 
 static const uint64_t hcc__host_mba_bps[HCC_MBA_LEVELS] = {
@@ -8,16 +8,17 @@ static const uint64_t hcc__host_mba_bps[HCC_MBA_LEVELS] = {
 /* ddio.c: a CPU line served evicts cpu_evict_ppm millionths of a DDIO line. */
 static void hcc__host_ddio_cpu_line(hcc_host *h);
 
+/* A 64 B line, in the token unit of the memory and CPU buckets: bits x clock_hz. */
 static int64_t hcc__host_line_cost(const hcc_host *h)
 {
-    return (int64_t)(64u * h->cfg.clock_hz);
+    return (int64_t)(512u * h->cfg.clock_hz);
 }
 
 /* Step 1: serve lines from the head of the queue while the tokens are positive (the previous
  * line's service has ended within this cycle); tokens capped at one cycle's worth. */
 static void hcc__host_mem_step(hcc_host *h)
 {
-    int64_t r = (int64_t)h->cfg.mem_Bps, cost = hcc__host_line_cost(h);
+    int64_t r = (int64_t)h->cfg.mem_bps, cost = hcc__host_line_cost(h);
     h->mem_tok = h->mem_tok + r > r ? r : h->mem_tok + r;
     while (h->mem_tok > 0 && h->mem_q.count) {
         hcc__host_mreq m;
@@ -81,18 +82,18 @@ HCC_API rnic_err hcc_host_set_mba_level(hcc_host *h, uint32_t level)
     return RNIC_OK;
 }
 
-HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bytes_per_s)
+HCC_API rnic_err hcc_host_set_cpu_load(hcc_host *h, uint64_t bps)
 {
-    uint64_t ceil_bps, v = bytes_per_s;
+    uint64_t ceil_bps, v = bps;
     if (!h)
         return RNIC_EINVAL;
-    ceil_bps = h->cfg.mem_Bps > HCC_MBA_LEVEL_0_BPS ? h->cfg.mem_Bps : HCC_MBA_LEVEL_0_BPS;
+    ceil_bps = h->cfg.mem_bps > HCC_MBA_LEVEL_0_BPS ? h->cfg.mem_bps : HCC_MBA_LEVEL_0_BPS;
     if (v > ceil_bps) {
         v = ceil_bps;
         h->stats.cpu_load_clamped++;
     }
     h->cpu_load = v;
-    hcc__host_emit(h, HCC_HOST_TRACE_CPU, 0, v, bytes_per_s);
+    hcc__host_emit(h, HCC_HOST_TRACE_CPU, 0, v, bps);
     return RNIC_OK;
 }
 

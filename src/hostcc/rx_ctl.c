@@ -15,11 +15,11 @@ HCC_API void hcc_rx_config_default(hcc_rx_config *cfg)
     cfg->start_level = 0u;
     cfg->slack_ns = 150000u;
     cfg->fast_down = false;
-    cfg->levels_bps[0] = 8u * HCC_MBA_LEVEL_0_BPS; /* bytes/s -> b/s */
-    cfg->levels_bps[1] = 8u * HCC_MBA_LEVEL_1_BPS;
-    cfg->levels_bps[2] = 8u * HCC_MBA_LEVEL_2_BPS;
-    cfg->levels_bps[3] = 8u * HCC_MBA_LEVEL_3_BPS;
-    cfg->levels_bps[4] = 8u * HCC_MBA_LEVEL_4_BPS;
+    cfg->levels_bps[0] = HCC_MBA_LEVEL_0_BPS;
+    cfg->levels_bps[1] = HCC_MBA_LEVEL_1_BPS;
+    cfg->levels_bps[2] = HCC_MBA_LEVEL_2_BPS;
+    cfg->levels_bps[3] = HCC_MBA_LEVEL_3_BPS;
+    cfg->levels_bps[4] = HCC_MBA_LEVEL_4_BPS;
     cfg->counter_bits = 48u;
     cfg->max_lines = 4096u;
     cfg->mode = HCC_RX_MODE_MBA;

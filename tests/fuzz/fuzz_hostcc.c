@@ -148,9 +148,9 @@ static int hf_config(fz_in *in)
         hc->mem_queue = (uint32_t)fz_hostile(in, 2u, 32u);
     }
     if (sel & 16u) {
-        hc->mem_Bps = fz_hostile(in, 1000000000u, 40000000000ull);
+        hc->mem_bps = 8u * fz_hostile(in, 1000000000u, 40000000000ull);
         hc->cpu_outstanding = (uint32_t)fz_hostile(in, 1u, 32u);
-        hc->cpu_load_Bps = fz_hostile(in, 0u, 40000000000ull);
+        hc->cpu_load_bps = 8u * fz_hostile(in, 0u, 40000000000ull);
         hc->mba_level = (uint32_t)fz_hostile(in, 0u, 4u);
     }
     if (sel & 32u) {
@@ -241,7 +241,7 @@ static int hf_config(fz_in *in)
         FZ_CHECK(hcc_tx_init(&S.ta, tc, mem[HF_TX][0], need[HF_TX] - 1u) == RNIC_ENOSPC);
     if (!ok || tc->max_flows > HF_TX_FLOWS)
         return 0; /* more flows than the model follows: the config checks are the run */
-    if (hc->pcie_latency_ns > 4000u || hc->pcie_bps < 1000000000u || hc->mem_Bps < 1000000000u)
+    if (hc->pcie_latency_ns > 4000u || hc->pcie_bps < 1000000000u || hc->mem_bps < 8000000000u)
         return 0; /* valid but slow (a credit loop of up to 1 ms is ticked: a write waiting for
                    * credits is an event every cycle): millions of ticks per input, checks only */
     hc->trace = rc->trace = tc->trace = hf_on_event;
@@ -494,8 +494,8 @@ static void hf_host_registers(fz_in *in)
         FZ_CHECK(hcc_host_mba_level(&S.ha) == S.mba_level);
     }
     if (k & 2u) { /* CPU load: clamped above the ceiling, never refused */
-        uint64_t v = (k & 8u) ? fz_hostile(in, 0u, 40000000000ull) : 0u;
-        uint64_t ceil_bps = S.hc.mem_Bps > HCC_MBA_LEVEL_0_BPS ? S.hc.mem_Bps : HCC_MBA_LEVEL_0_BPS;
+        uint64_t v = (k & 8u) ? 8u * fz_hostile(in, 0u, 40000000000ull) : 0u; /* b/s */
+        uint64_t ceil_bps = S.hc.mem_bps > HCC_MBA_LEVEL_0_BPS ? S.hc.mem_bps : HCC_MBA_LEVEL_0_BPS;
         FZ_CHECK(hcc_host_set_cpu_load(&S.ha, v) == RNIC_OK && hcc_host_set_cpu_load(&S.hb, v) == RNIC_OK);
         after = *hcc_host_get_stats(&S.ha);
         FZ_CHECK(after.cpu_load_clamped == before.cpu_load_clamped + (v > ceil_bps));
