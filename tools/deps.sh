@@ -11,8 +11,12 @@ want_cmd() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
 want_file() { [ -e "$1" ] || need+=("$2"); }
 want_pkg() { dpkg -s "$1" >/dev/null 2>&1 || need+=("$1"); }
 
-# make's $(CC) is cc unless CC is set; Debian's gcc package provides cc
-want_cc() { command -v "${CC:-cc}" >/dev/null 2>&1 || need+=(gcc); }
+# make's $(CC) is cc unless CC is set (its first word: CC="ccache gcc"); Debian's gcc package
+# provides cc
+want_cc() {
+    local cc=${CC:-cc}
+    command -v "${cc%% *}" >/dev/null 2>&1 || need+=(gcc)
+}
 
 want_build() {
     want_cmd make make
