@@ -1687,10 +1687,9 @@ int main(int argc, char **argv)
     }
     if (!o->host_on && host_opts_given)
         fprintf(stderr, "rnic_model: --host off: the receiving host's options (--cpu-load, --rhcc, ...) do nothing\n");
-    if (o->warmup_us >= o->duration_us) {
-        fprintf(stderr, "rnic_model: --warmup-us must be shorter than --duration-us\n");
-        exit(2);
-    }
+    if (o->warmup_us >= o->duration_us)
+        bad_arg("--warmup-us %llu must be shorter than --duration-us %llu", (unsigned long long)o->warmup_us,
+                (unsigned long long)o->duration_us);
     if (weights_given > o->tenants || rates_given > o->tenants || sizes_given > o->tenants) {
         fprintf(stderr, "rnic_model: %u tenants but %u weights, %u rates and %u size pairs given\n", o->tenants,
                 weights_given, rates_given, sizes_given);
