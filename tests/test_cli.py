@@ -26,14 +26,19 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 passed = 0
 failed = 0
+# a test case is one program (its checks are the assertions): the case fails when any check does
+case = "build"
+case_failed = {}
 
 
 def check(name, cond, detail=""):
     global passed, failed
+    case_failed.setdefault(case, False)
     if cond:
         passed += 1
     else:
         failed += 1
+        case_failed[case] = True
         print("FAIL %s%s" % (name, (": " + detail) if detail else ""))
 
 
@@ -171,15 +176,20 @@ def main():
     if build:  # one make for all, two jobs (the suite's build-examples-and-benches step builds the same)
         rc, out, err = run(["make", "-s", "-j2"] + ["build/" + name for name, _ in progs], timeout=1200)
         check("make the %d programs" % len(progs), rc == 0, (out + err)[-400:])
+    global case
     nopts = 0
     for name, srcs in progs:
+        case = name
         if not os.path.exists(os.path.join(ROOT, "build", name)):
             check(name + " is built", False, "build/%s missing" % name)
             continue
         nopts += len(check_program(name, srcs))
+    case = "rnic_model"
     check_rnic_model()
     print("test_cli: %d programs, %d options in their --help" % (len(progs), nopts))
-    print("%d passed, %d failed" % (passed, failed))
+    bad = sum(1 for v in case_failed.values() if v)
+    print("assertions %d" % (passed + failed))
+    print("%d passed, %d failed" % (len(case_failed) - bad, bad))
     return 1 if failed else 0
 
 
