@@ -26,7 +26,7 @@ MAIN_EXAMPLE := rnic_model
 MAIN_ARGS := --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv --pcap build/rnic_model.pcap
 MODEL_SRC := $(wildcard examples/rnic_model/*.c examples/rnic_model/*.h)
 
-.PHONY: all programs run test check bench figures fuzz coverage headers install clean unit-tests
+.PHONY: all programs run test check bench results figures fuzz coverage headers install clean unit-tests
 .DELETE_ON_ERROR:
 
 # Each user-facing target installs what it needs first, then builds with a nested make so
@@ -52,6 +52,13 @@ test:
 check:
 	@bash tools/deps.sh check
 	@bash tests/run.sh check
+
+# every deterministic experiment (tools/results.py's manifest): rewrites docs/results.md and the
+# README's generated blocks; RESULTS_ARGS="--log FILE" also takes make bench / soak / fuzz /
+# firmware / coverage output saved to FILE, "--quick" only the short runs, "--all" the long ones
+results:
+	@bash tools/deps.sh figures
+	python3 tools/results.py $(RESULTS_ARGS)
 
 bench:
 	@bash tools/deps.sh bench

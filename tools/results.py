@@ -1,0 +1,860 @@
+#!/usr/bin/env python3
+"""The one place every measured figure of rnicq comes from.
+
+MANIFEST below lists every experiment: an id, the exact command (programs under build/, built
+with `make -s build/<name>`), the header it belongs to, whether its output is deterministic
+(simulation outputs are; host timings, callgrind counts, fuzz rates are not), how long it takes,
+and the paper's numbers where the paper gives one. Every key of every RESULT line an experiment
+prints is a figure.
+
+  python3 tools/results.py                 run the deterministic experiments of the quick and full
+                                           tiers, write docs/results.md and README.md's blocks
+  python3 tools/results.py --quick         only the quick tier (the rest keeps its committed values)
+  python3 tools/results.py --all           also the long tier (tens of minutes: ns-3's 200 flows,
+                                           Tassel at 65,536 QPs)
+  python3 tools/results.py --only ID,..    only these experiments
+  python3 tools/results.py --log FILE      also take the non-deterministic figures (make bench,
+                                           make soak, make fuzz, make firmware, make coverage
+                                           output saved to FILE; --bench-log is the same option);
+                                           shown as measured, with the date of FILE
+  python3 tools/results.py --figures       regenerate the PNGs of docs/figures (gnuplot) and
+                                           record the sha256 of the CSV data each is drawn from
+  python3 tools/results.py --check         re-run the quick deterministic experiments and the cheap
+                                           figures' data; exit 1 naming every stale value
+                                           (committed vs now); README.md at most 300 lines
+  python3 tools/results.py --check --full  the same for every tier but "long" (make check)
+  python3 tools/results.py --check --all   every tier
+
+Without --log, non-deterministic figures keep the values (and dates) committed in
+docs/results.md. Generated regions: README.md between `<!-- results:begin NAME -->` and
+`<!-- results:end NAME -->`; docs/results.md entirely (its last lines hold the data as JSON,
+read back by the next run). Ends with "N passed, N failed" in --check mode.
+"""
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS_MD = os.path.join(ROOT, "docs", "results.md")
+README = os.path.join(ROOT, "README.md")
+README_MAX_LINES = 300
+
+# Keys that read a host clock, in experiments that are otherwise deterministic.
+HOST_KEYS = {"model_host_s", "ns3_host_s", "mcycles_per_s", "pkts_per_s", "wall_s"}
+
+GROUPS = [
+    ("common", "Common core (every header)"),
+    ("ratelimit", "ratelimit.h: Tassel"),
+    ("qos", "rnicq.h: the RED-SEA QoS engine"),
+    ("palos", "rnicq.h: Palos"),
+    ("transport", "transport.h: Tonic"),
+    ("hostcc", "hostcc.h: RHCC and the receiving host"),
+    ("model", "The composed RNIC (`make run`)"),
+    ("firmware", "Firmware, fuzzing, coverage, soak"),
+]
+
+# Tiers: "quick" is checked by `make test` (--check), "full" by `make check` (--check --full),
+# "long" only by --check --all; "measured" experiments are not deterministic: their figures come
+# from a saved log (--log) and are never checked.
+#
+# Each experiment: id, group, title, cmd (list, run from the repository root), tier, secs (about,
+# on the 2-core development machine), build (make targets), line_id (keys naming a RESULT line
+# when several lines share keys), paper ({figure: the paper's number}), label ({figure: meaning}),
+# match (measured only: a key that identifies its RESULT lines in a log), cmd_text (measured:
+# how the log is produced).
+MODEL = ["./build/rnic_model"]
+MANIFEST = [
+    # ---- common core ----
+    dict(id="fixed_point_range", group="common", tier="quick", secs=0.3,
+         title="Fixed-point pacing error over 100 Kb/s .. 800 Gb/s and 100 MHz .. 1 GHz",
+         cmd=["./build/fixed_point_range"],
+         label={"max_rate_err_ppm": "worst achieved-rate error (ppm; target 1)",
+                "max_drift_ppm": "worst drift with a rate change every 1,000 packets (ppm)"}),
+    dict(id="bench_common", group="common", tier="measured", match="bitmap_ffs_ns",
+         title="Common structures against naive baselines (host ns per operation)",
+         cmd_text="make bench (./build/bench_common)"),
+    # ---- ratelimit.h ----
+    dict(id="tassel_accuracy", group="ratelimit", tier="quick", secs=0.2,
+         title="Fig. 7: one backlogged QP, 100 Kb/s .. 400 Gb/s",
+         cmd=["./build/tassel_accuracy"],
+         label={"max_rate_err_pct": "worst rate error (%)",
+                "max_gap_err_cycles": "worst gap error (cycles)",
+                "single_qp_cap_gbps_n8": "one QP's cap with n = 8 (Gb/s)"},
+         paper={"max_rate_err_pct": "accurate 100 Kb/s .. 100 Gb/s (Fig. 7, no number)"}),
+    dict(id="tassel_rate_change", group="ratelimit", tier="quick", secs=0.4,
+         title="Rate changes act promptly (issue 9)",
+         cmd=["./build/tassel_rate_change"],
+         label={"raise_first_pkt_cycles": "first packet after a raise (cycles)",
+                "raise_first_target_cycles": "target: one new-rate packet + 2 x PCIe latency (cycles)"}),
+    dict(id="tassel_scale_quick", group="ratelimit", tier="quick", secs=12,
+         title="Fig. 8 at 1,024 QPs, short (the run make test checks)",
+         cmd=["./build/tassel_scale", "--quick"],
+         label={"max_err_pct_phi1": "(a) worst QP, limits sum to 95 % of the link (%)",
+                "max_err_pct_phi2": "(b) worst QP, Phi = 2 (%)"}),
+    dict(id="tassel_scale", group="ratelimit", tier="long", secs=900,
+         title="Fig. 8: scalability, 1,024 and 65,536 QPs, 10 s simulated per case",
+         cmd=["./build/tassel_scale"],
+         label={"max_err_pct_phi1": "(a) worst QP at 65,536 QPs, k = 256 (%)",
+                "max_err_pct_phi2": "(b) worst QP at 65,536 QPs, Phi = 2, k = 256 (%)",
+                "phi2_64k_k60_pct": "(b) worst QP at 65,536 QPs with the paper's k = 60 (%)",
+                "tb_max_err_pct": "token-bucket baseline, worst QP (%)",
+                "rr_max_err_pct": "round-robin baseline, worst QP (%)"},
+         paper={"max_err_pct_phi1": "on the diagonal (Fig. 8a, 1,024 QPs)",
+                "max_err_pct_phi2": "on rate / Phi (Fig. 8b, 1,024 QPs)"}),
+    dict(id="tassel_storm", group="ratelimit", tier="full", secs=40,
+         title="Wake-up storms and the ranked schedule queue (issue 13), up to 16,000 slow QPs",
+         cmd=["./build/tassel_storm", "--csv", "build/tassel_storm.csv"],
+         label={"fifo_gap_x": "FIFO schedule queue: fast QP's largest gap / ideal",
+                "option_gap_x": "ranked schedule queue: fast QP's largest gap / ideal"}),
+    dict(id="bench_ratelimit", group="ratelimit", tier="measured", match="ns_1k",
+         title="Host ns per packet decision against a two-heap WF2Q+",
+         cmd_text="make bench (./build/bench_ratelimit)"),
+    dict(id="callgrind_ratelimit", group="ratelimit", tier="measured", match="ir_fair_1k",
+         title="Instructions per decision (callgrind)",
+         cmd_text="make bench (bash tools/callgrind_per_decision.sh)"),
+    # ---- rnicq.h: QoS engine ----
+    dict(id="qos_hello", group="qos", tier="quick", secs=0.2,
+         title="One 200,000 B transfer through the engine",
+         cmd=["./build/qos_hello"]),
+    dict(id="qos_rates", group="qos", tier="quick", secs=0.1,
+         title="Rates (thesis sec. 4.2.1, Fig. 4.3)",
+         cmd=["./build/qos_rates"],
+         label={"inline_latency_cycles": "inline 8 B transfer: last descriptor word -> Packet queue (cycles)",
+                "inline_latency_from_aw_cycles": "the same from the write address (cycles)",
+                "host_transfers_per_cycle": "host path, back-to-back descriptors (transfers per cycle)",
+                "segmenter_blocks_per_cycle": "segmenter (blocks per cycle)",
+                "handler_cycles_per_ack": "message handler (cycles per ACK)"},
+         paper={"inline_latency_cycles": "2", "inline_latency_from_aw_cycles": "4",
+                "host_transfers_per_cycle": "0.5", "segmenter_blocks_per_cycle": "1",
+                "handler_cycles_per_ack": "3"}),
+    dict(id="qos_throughput", group="qos", tier="quick", secs=0.8,
+         title="Throughput against transfer size (thesis Fig. 4.4-4.6)",
+         cmd=["./build/qos_throughput"],
+         label={"peak_gbps": "peak (Gb/s)", "out_128b_gbps": "128 B transfers, 32 outstanding (Gb/s)",
+                "single_small_latency_ns": "small transfer, one at a time (ns)",
+                "line_rate_size_out": "outstanding: 95 % of line rate from (B)",
+                "line_rate_size_single": "one at a time: 95 % of line rate from (B)"},
+         paper={"peak_gbps": "68.3", "out_128b_gbps": "21.6", "single_small_latency_ns": "360",
+                "line_rate_size_out": "16384"}),
+    dict(id="bench_qos", group="qos", tier="measured", match="transfers_per_s",
+         also=["qos_harness_identical", "qos_ff_identical"],
+         title="100,000 random transfers, host speed; fast-forward on a sparse workload",
+         cmd_text="make bench (./build/bench_qos)"),
+    dict(id="callgrind_qos", group="qos", tier="measured", match="qos_ir_per_block",
+         title="Instructions per block (callgrind)", cmd_text="make bench (bash tools/callgrind_qos.sh)"),
+    # ---- rnicq.h: Palos ----
+    dict(id="palos_hello", group="palos", tier="quick", secs=0.2,
+         title="Five 3,000 B WQEs of one QP sliced", cmd=["./build/palos_hello"]),
+    dict(id="palos_isolation", group="palos", tier="quick", secs=2.4,
+         title="Fig. 2 (packet round robin) and Fig. 7 (Palos): 64 B small flows beside large ones",
+         cmd=["./build/palos_isolation"],
+         label={"palos_small_share": "Palos, wire-charged chunks: small flows' share",
+                "palos_large_share": "Palos, wire-charged chunks: large flows' share",
+                "rr_small_share_64": "round robin, 64 B: small flows' share of peak",
+                "rr_large_share_64": "round robin, 64 B: large flows' share of peak"},
+         paper={"palos_small_share": "16/17 = 0.9412", "palos_large_share": "1/17 = 0.0588",
+                "rr_small_share_64": "ConnectX-5: 0.45", "rr_large_share_64": "ConnectX-5: 0.67"}),
+    dict(id="palos_latency", group="palos", tier="quick", secs=3.4,
+         title="Fig. 3 / Fig. 8: latency growth of a 64 B flow beside large flows",
+         cmd=["./build/palos_latency"],
+         label={"latency_growth_rr": "round robin, 24 large flows (x)",
+                "latency_growth_palos_prio": "Palos + priority, 24 large flows (x)",
+                "growth16_rr": "round robin, 16 large flows (x)",
+                "growth16_palos_prio": "Palos + priority, 16 large flows (x)"},
+         paper={"latency_growth_rr": "ConnectX-5: 7.8", "growth16_rr": "ConnectX-5: 5",
+                "growth16_palos_prio": "1.79"}),
+    dict(id="palos_groups", group="palos", tier="quick", secs=1.6,
+         title="Fig. 9: group A's message rate, 1 .. 8 large flows in group B",
+         cmd=["./build/palos_groups"],
+         label={"groupA_drift_pct": "Palos: group A's drift (%)",
+                "rr_groupA_at8": "round robin: group A at 8 flows (of its rate at 1)",
+                "rr_groupB_at8": "round robin: group B at 8 flows (x)"},
+         paper={"groupA_drift_pct": "flat", "rr_groupA_at8": "ConnectX-5: 0.10",
+                "rr_groupB_at8": "ConnectX-5: 1.55"}),
+    dict(id="palos_weights", group="palos", tier="quick", secs=0.3,
+         title="Fig. 10: 32 QPs against Eq. 1", cmd=["./build/palos_weights"],
+         label={"max_err_pct": "worst QP's distance from Eq. 1 (%)"},
+         paper={"max_err_pct": "\"precisely\""}),
+    dict(id="palos_weight_change", group="palos", tier="quick", secs=0.4,
+         title="Fig. 11: QP 4's weight 1 .. 6", cmd=["./build/palos_weight_change"],
+         label={"groupA_gbps_min": "group A, lowest (Gb/s)", "groupA_gbps_max": "group A, highest (Gb/s)"},
+         paper={"groupA_gbps_min": "50", "groupA_gbps_max": "50"}),
+    dict(id="bench_palos", group="palos", tier="measured", match="ns_per_out_wqe",
+         title="1,024 QPs backlogged: host ns per output WQE; fast-forward on a sparse workload",
+         cmd_text="make bench (./build/bench_palos)"),
+    dict(id="callgrind_palos", group="palos", tier="measured", match="palos_ir_per_out_wqe",
+         title="Instructions per output WQE (callgrind)", cmd_text="make bench (bash tools/callgrind_palos.sh)"),
+    # ---- transport.h ----
+    dict(id="tonic_tables", group="transport", tier="quick", secs=0.8, line_id=["proto", "table"],
+         title="Table 3 (protocol sizes) and Table 4 (scale limits)", cmd=["./build/tonic_tables"],
+         paper={"loc[proto=reno]": "48", "loc[proto=newreno]": "74", "loc[proto=sack]": "193",
+                "loc[proto=ndp]": "20", "loc[proto=dcqcn]": "63", "loc[proto=irn]": "54",
+                "ctx_bytes[proto=reno]": "8", "ctx_bytes[proto=newreno]": "13",
+                "ctx_bytes[proto=sack]": "19", "ctx_bytes[proto=ndp]": "1",
+                "ctx_bytes[proto=dcqcn]": "30", "ctx_bytes[proto=irn]": "14",
+                "flows[table=4]": "2048", "window[table=4]": "256", "ctx_bytes[table=4]": "448"}),
+    dict(id="tonic_newreno_single", group="transport", tier="full", secs=25,
+         title="Fig. 3a/3b: one NewReno flow beside ns-3 3.37's TcpNewReno",
+         cmd=["./build/tonic_newreno_single", "--csv", "build/tonic_newreno_single.csv",
+              "--ns3-csv", "build/tonic_newreno_single_ns3.csv"], build=["build/tonic_newreno_ns3"],
+         label={"cwnd_mean_diff_pct": "time-averaged cwnd, model vs ns-3 (%)"}),
+    dict(id="tonic_newreno_200", group="transport", tier="long", secs=420,
+         title="Fig. 3c: 200 NewReno flows for 5 s beside ns-3 (ns-3 takes minutes)",
+         cmd=["./build/tonic_newreno_200", "--csv", "build/tonic_newreno_200.csv",
+              "--ns3-csv", "build/tonic_newreno_200_ns3.csv"], build=["build/tonic_newreno_ns3"],
+         label={"cdf_ks_distance": "Kolmogorov-Smirnov distance of the two CDFs"}),
+    dict(id="tonic_dcqcn_pair", group="transport", tier="full", secs=40,
+         title="Fig. 4: two DCQCN flows, 40 Gb/s, 1 s",
+         cmd=["./build/tonic_dcqcn_pair", "--csv", "build/tonic_dcqcn_pair.csv"],
+         paper={"rate_a_gbps": "20", "rate_b_gbps": "20"}),
+    dict(id="tonic_dcqcn_200", group="transport", tier="full", secs=30,
+         title="200 DCQCN flows, 40 Gb/s, 1 s",
+         cmd=["./build/tonic_dcqcn_200", "--csv", "build/tonic_dcqcn_200.csv"],
+         paper={"mean_mbps": "203", "stdev_mbps": "0.2"}),
+    dict(id="tonic_irn_loss", group="transport", tier="full", secs=8, line_id=["loss_pct", "exp"],
+         title="IRN against RoCE go-back-N under random loss (4:1, 100 Gb/s, no PFC)",
+         cmd=["./build/tonic_irn_loss"]),
+    dict(id="tonic_irn_loss_quick", group="transport", tier="quick", secs=0.6, line_id=["loss_pct", "exp"],
+         title="IRN against go-back-N, short (the run make test checks)",
+         cmd=["./build/tonic_irn_loss", "--quick"]),
+    dict(id="tonic_ndp_incast", group="transport", tier="full", secs=3, line_id=["exp"],
+         title="NDP 16:1 incast of 1 MB each at 100 Gb/s", cmd=["./build/tonic_ndp_incast"]),
+    dict(id="tonic_ndp_incast_quick", group="transport", tier="quick", secs=0.3, line_id=["exp"],
+         title="NDP incast, short (the run make test checks)", cmd=["./build/tonic_ndp_incast", "--quick"]),
+    dict(id="transport_bench", group="transport", tier="measured", match="mcycles_per_s_1k",
+         title="Closed loop, every flow backlogged: simulated cycles per host second",
+         cmd_text="make bench (./build/transport_bench)"),
+    dict(id="callgrind_transport", group="transport", tier="measured", match="ir_per_cycle_1k",
+         title="Instructions per simulated cycle (callgrind)",
+         cmd_text="make bench (bash tools/callgrind_transport.sh)"),
+    # ---- hostcc.h ----
+    dict(id="hostcc_quick", group="hostcc", tier="quick", secs=20, line_id=["variant", "exp"],
+         title="The paper's Fig. 2 / 4 / 6 on the composed RNIC, short runs (make test's claims)",
+         cmd=["python3", "tools/hostcc_experiments.py", "--quick", "--jobs", "1"], build=["build/rnic_model"]),
+    dict(id="hostcc", group="hostcc", tier="full", secs=60, line_id=["variant", "exp"],
+         title="The paper's Fig. 2 / 4 / 6 on the composed RNIC (one sender, 4 QPs, 20 ms per run)",
+         cmd=["python3", "tools/hostcc_experiments.py", "--jobs", "1", "--csv-dir", "build/hostcc"],
+         build=["build/rnic_model"],
+         paper={"tput_drop_3x_pfc_pct[exp=hostcc_fig2]": "62", "tput_drop_3x_nopfc_pct[exp=hostcc_fig2]": "68",
+                "lat_x_3x_pfc[exp=hostcc_fig2]": "2.4", "lat_x_3x_nopfc[exp=hostcc_fig2]": "2.6",
+                "stall_cut_1x_pct[exp=hostcc_fig6]": "80", "stall_cut_2x_pct[exp=hostcc_fig6]": "93",
+                "stall_cut_3x_pct[exp=hostcc_fig6]": "97", "pause_cut_3x_pct[exp=hostcc_fig6]": "64",
+                "tput_gain_3x[exp=hostcc_fig6]": "up to 2", "lat_gain_3x[exp=hostcc_fig6]": "1.4"}),
+    # ---- the composed RNIC ----
+    dict(id="rnic_model", group="model", tier="quick", secs=3, run_block=True,
+         title="`make run`: the default scenario (2:1 incast, RoCEv2 + DCQCN + RHCC into a busy host)",
+         cmd=None,  # the Makefile's run command, read from MAIN_EXAMPLE / MAIN_ARGS
+         label={"rx_gbps": "receiver throughput (Gb/s)", "share_err_pct": "worst tenant's distance from its fair share (%)",
+                "jain": "Jain's index over QPs' throughput / fair share", "bytes_lost": "bytes lost",
+                "pause_us": "senders' links paused by PFC (us)", "queue_max_kb": "bottleneck queue, max (KB)",
+                "mba_steps": "RHCC receiver: MBA steps in the window",
+                "pcie_stall_us": "receiving host: PCIe writes stalled for credits (us)"}),
+    dict(id="model_pcap", group="model", tier="full", secs=15, build=[],
+         title="tshark over `make run`'s pcap (run after rnic_model)",
+         cmd=["bash", "tools/pcap_check.sh", "build/rnic_model.pcap"], needs=["rnic_model"]),
+    dict(id="model_rhcc_off", group="model", tier="full", secs=8,
+         title="The default scenario without RHCC", cmd=MODEL + ["--quiet", "--rhcc", "off"]),
+    dict(id="model_host_off", group="model", tier="full", secs=4,
+         title="The default scenario without the receiving-host model", cmd=MODEL + ["--quiet", "--host", "off"]),
+    dict(id="model_pfc_off", group="model", tier="full", secs=4,
+         title="The default scenario without PFC", cmd=MODEL + ["--quiet", "--pfc", "off"]),
+    dict(id="model_dcqcn_paper", group="model", tier="full", secs=4,
+         title="The default scenario with DCQCN's paper increase steps (40 Mb/s)",
+         cmd=MODEL + ["--quiet", "--dcqcn", "paper"]),
+    dict(id="model_rate_caps", group="model", tier="full", secs=4,
+         title="Rate caps 2,000 and 1,500 Mb/s per tenant, no congestion (issue 9)",
+         cmd=MODEL + ["--quiet", "--rates-mbps", "2000,1500", "--qps", "12", "--sizes", "64,262144", "--depth", "16"]),
+    dict(id="model_loss", group="model", tier="full", secs=4,
+         title="0.1 % random loss at the switch, PFC off: go-back-N recovers every byte",
+         cmd=MODEL + ["--quiet", "--loss-ppm", "1000", "--pfc", "off"]),
+    dict(id="ns3_speed", group="model", tier="measured", match="ns3_cpu_s",
+         title="Host speed against ns-3 3.37 simulating the same 2:1 incast at packet level (10 ms)",
+         cmd_text="make bench (bash tools/bench_ns3_speed.sh build/incast_ns3 build/rnic_model)"),
+    # ---- firmware, fuzzing, coverage, soak (long or host-dependent: from their logs) ----
+    dict(id="firmware", group="firmware", tier="measured", match="fw_rv32_passed",
+         title="Every engine's self-test on rv32imac and Cortex-M4 under qemu", cmd_text="make firmware"),
+    dict(id="fuzz", group="firmware", tier="measured", match="fuzz_execs_min", also=["fuzz_harness"],
+         line_id=["fuzz_harness"], title="libFuzzer long runs, every harness", cmd_text="make fuzz"),
+    dict(id="coverage", group="firmware", tier="measured", match="line_cov_pct",
+         title="Line and branch coverage of src/", cmd_text="make coverage"),
+    dict(id="soak", group="firmware", tier="measured", match="soak_cycles",
+         title="The composed RNIC for 10^9 cycles, RSS sampled every second", cmd_text="make soak"),
+]
+BY_ID = {e["id"]: e for e in MANIFEST}
+
+# The README's headline table: (experiment id, figure, what).
+HEADLINE = [
+    ("tassel_accuracy", "max_rate_err_pct", "Tassel, Fig. 7: worst rate error, 100 Kb/s .. 400 Gb/s (%)"),
+    ("tassel_scale_quick", "max_err_pct_phi2", "Tassel, Fig. 8b: worst of 1,024 QPs at Phi = 2, short run (%)"),
+    ("qos_throughput", "peak_gbps", "QoS engine: peak throughput (Gb/s)"),
+    ("qos_rates", "inline_latency_cycles", "QoS engine: inline transfer latency (cycles)"),
+    ("palos_isolation", "palos_small_share", "Palos, Fig. 7: 64 B flows' share beside large flows"),
+    ("palos_latency", "growth16_palos_prio", "Palos, Fig. 8: latency growth with priority, 16 flows (x)"),
+    ("tonic_newreno_single", "cwnd_mean_diff_pct", "Tonic, Fig. 3a: mean cwnd against ns-3's NewReno (%)"),
+    ("tonic_dcqcn_200", "mean_mbps", "Tonic: 200 DCQCN flows, mean per flow (Mb/s)"),
+    ("hostcc", "tput_drop_3x_pfc_pct[exp=hostcc_fig2]", "RHCC, Fig. 2: throughput drop at 3x CPU load, PFC (%)"),
+    ("hostcc", "tput_gain_3x[exp=hostcc_fig6]", "RHCC, Fig. 6: throughput gain with RHCC at 3x (x)"),
+    ("rnic_model", "rx_gbps", "Composed RNIC: receiver throughput (Gb/s)"),
+]
+
+# Figures: the data each PNG is drawn from (deterministic), the commands that write it and
+# the gnuplot command that draws it. tier as above ("quick" data is checked by make test).
+FIGURES = [
+    dict(png="fixed_point_error.png", tier="quick", csv=["build/fixed_point_range.csv"],
+         run=[["./build/fixed_point_range", "--csv", "build/fixed_point_range.csv"]],
+         plot=["-e", "csv='build/fixed_point_range.csv'; out='docs/figures/fixed_point_error.png'", "docs/figures/fixed_point_error.gp"]),
+    dict(png="tassel_fig7.png", tier="quick", csv=["build/tassel_accuracy.csv"],
+         run=[["./build/tassel_accuracy", "--csv", "build/tassel_accuracy.csv"]],
+         plot=["-e", "csv='build/tassel_accuracy.csv'; out='docs/figures/tassel_fig7.png'", "docs/figures/tassel_fig7.gp"]),
+    dict(png="tassel_fig8a.png", tier="long", csv=["build/tassel_scale.csv"],
+         run=[["./build/tassel_scale", "--qps", "1024", "--csv", "build/tassel_scale.csv"]],
+         plot=["-e", "csv='build/tassel_scale.csv'; out='docs/figures/tassel_fig8a.png'; over=0", "docs/figures/tassel_fig8.gp"]),
+    dict(png="tassel_fig8b.png", tier="long", csv=["build/tassel_scale.csv"], run=[], after="tassel_fig8a.png",
+         plot=["-e", "csv='build/tassel_scale.csv'; out='docs/figures/tassel_fig8b.png'; over=1", "docs/figures/tassel_fig8.gp"]),
+    dict(png="tassel_rate_change.png", tier="quick", csv=["build/tassel_rate_change.csv"],
+         run=[["./build/tassel_rate_change", "--csv", "build/tassel_rate_change.csv"]],
+         plot=["-e", "csv='build/tassel_rate_change.csv'; out='docs/figures/tassel_rate_change.png'", "docs/figures/tassel_rate_change.gp"]),
+    dict(png="tassel_storm.png", tier="full", csv=["build/tassel_storm.csv"], exp="tassel_storm", run=[],
+         plot=["-e", "csv='build/tassel_storm.csv'; out='docs/figures/tassel_storm.png'", "docs/figures/tassel_storm.gp"]),
+    dict(png="qos_throughput.png", tier="quick", csv=["build/qos_throughput.csv"],
+         run=[["./build/qos_throughput", "--csv", "build/qos_throughput.csv"]],
+         plot=["-e", "csv='build/qos_throughput.csv'; out='docs/figures/qos_throughput.png'", "docs/figures/qos_throughput.gp"]),
+    dict(png="palos_fig7.png", tier="quick", csv=["build/palos_isolation.csv"],
+         run=[["./build/palos_isolation", "--csv", "build/palos_isolation.csv"]],
+         plot=["-e", "csv='build/palos_isolation.csv'; out='docs/figures/palos_fig7.png'", "docs/figures/palos_fig7.gp"]),
+    dict(png="palos_fig8.png", tier="quick", csv=["build/palos_latency.csv"],
+         run=[["./build/palos_latency", "--csv", "build/palos_latency.csv"]],
+         plot=["-e", "csv='build/palos_latency.csv'; out='docs/figures/palos_fig8.png'", "docs/figures/palos_fig8.gp"]),
+    dict(png="palos_fig9.png", tier="quick", csv=["build/palos_groups.csv"],
+         run=[["./build/palos_groups", "--csv", "build/palos_groups.csv"]],
+         plot=["-e", "csv='build/palos_groups.csv'; out='docs/figures/palos_fig9.png'", "docs/figures/palos_fig9.gp"]),
+    dict(png="palos_fig10.png", tier="quick", csv=["build/palos_weights.csv"],
+         run=[["./build/palos_weights", "--csv", "build/palos_weights.csv"]],
+         plot=["-e", "csv='build/palos_weights.csv'; out='docs/figures/palos_fig10.png'", "docs/figures/palos_fig10.gp"]),
+    dict(png="palos_fig11.png", tier="quick", csv=["build/palos_weight_change.csv"],
+         run=[["./build/palos_weight_change", "--csv", "build/palos_weight_change.csv"]],
+         plot=["-e", "csv='build/palos_weight_change.csv'; out='docs/figures/palos_fig11.png'", "docs/figures/palos_fig11.gp"]),
+    dict(png="tonic_fig3ab.png", tier="full", csv=["build/tonic_newreno_single.csv", "build/tonic_newreno_single_ns3.csv"],
+         exp="tonic_newreno_single", run=[],
+         plot=["-e", "model='build/tonic_newreno_single.csv'; ns3='build/tonic_newreno_single_ns3.csv'; out='docs/figures/tonic_fig3ab.png'", "docs/figures/tonic_fig3ab.gp"]),
+    dict(png="tonic_fig3c.png", tier="long", csv=["build/tonic_newreno_200.csv", "build/tonic_newreno_200_ns3.csv"],
+         exp="tonic_newreno_200", run=[],
+         plot=["-e", "model='build/tonic_newreno_200.csv'; ns3='build/tonic_newreno_200_ns3.csv'; out='docs/figures/tonic_fig3c.png'", "docs/figures/tonic_fig3c.gp"]),
+    dict(png="tonic_fig4.png", tier="full", csv=["build/tonic_dcqcn_pair.csv"],
+         exp="tonic_dcqcn_pair", run=[],
+         plot=["-e", "csv='build/tonic_dcqcn_pair.csv'; out='docs/figures/tonic_fig4.png'", "docs/figures/tonic_fig4.gp"]),
+    dict(png="tonic_dcqcn_200.png", tier="full", csv=["build/tonic_dcqcn_200.csv"],
+         exp="tonic_dcqcn_200", run=[],
+         plot=["-e", "csv='build/tonic_dcqcn_200.csv'; out='docs/figures/tonic_dcqcn_200.png'", "docs/figures/tonic_dcqcn_200.gp"]),
+    dict(png="rnic_model.png", tier="quick", csv=["build/rnic_model.csv", "build/rnic_model_queue.csv"],
+         run=[["./build/rnic_model", "--quiet", "--csv", "build/rnic_model.csv", "--queue-csv", "build/rnic_model_queue.csv"]],
+         plot=["-e", "csv='build/rnic_model.csv'; qcsv='build/rnic_model_queue.csv'; out='docs/figures/rnic_model.png'", "docs/figures/rnic_model.gp"]),
+    dict(png="hostcc_fig2.png", tier="full", csv=["build/hostcc/hostcc_fig2.csv"],
+         exp="hostcc", run=[],
+         plot=["-e", "dir='build/hostcc'; out='docs/figures/hostcc_fig2.png'", "docs/figures/hostcc_fig2.gp"]),
+    dict(png="hostcc_fig4.png", tier="full", csv=["build/hostcc/hostcc_fig4.csv"], run=[], exp="hostcc",
+         plot=["-e", "dir='build/hostcc'; out='docs/figures/hostcc_fig4.png'", "docs/figures/hostcc_fig4.gp"]),
+    dict(png="hostcc_fig6.png", tier="full", csv=["build/hostcc/hostcc_fig6.csv"], run=[], exp="hostcc",
+         plot=["-e", "dir='build/hostcc'; out='docs/figures/hostcc_fig6.png'", "docs/figures/hostcc_fig6.gp"]),
+]
+TIER_ORDER = {"quick": 0, "full": 1, "long": 2}
+
+
+# ---------------------------------------------------------------------------------------------
+def parse_result(line):
+    """'RESULT a=1 b=x' -> [('a', '1'), ('b', 'x')] (order kept)."""
+    out = []
+    for tok in line.split()[1:]:
+        if "=" in tok:
+            k, v = tok.split("=", 1)
+            out.append((k, v))
+    return out
+
+
+def figures_of(exp, lines):
+    """The figures of an experiment's RESULT lines: [(name, value)], name = key, or key[k=v] when
+    several lines share a key (k = the first of the experiment's line_id keys the line has)."""
+    parsed = [parse_result(l) for l in lines]
+    seen = {}
+    for p in parsed:
+        for k, _ in p:
+            seen[k] = seen.get(k, 0) + 1
+    figs = []
+    for p in parsed:
+        d = dict(p)
+        lab = None
+        for lk in exp.get("line_id", []):
+            if lk in d:
+                lab = f"{lk}={d[lk]}"
+                break
+        for k, v in p:
+            if lab and k == lab.split("=")[0]:
+                continue
+            name = f"{k}[{lab}]" if (seen[k] > 1 and lab) else k
+            figs.append((name, v))
+    return figs
+
+
+def base_key(name):
+    return name.split("[", 1)[0]
+
+
+def makefile_run_cmd():
+    """The command `make run` runs: ./build/$(MAIN_EXAMPLE) $(MAIN_ARGS), read from the Makefile."""
+    with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as f:
+        mk = f.read()
+    ex = re.search(r"^MAIN_EXAMPLE\s*:?=\s*(\S+)", mk, re.M)
+    args = re.search(r"^MAIN_ARGS\s*:?=\s*(.*)$", mk, re.M)
+    return ["./build/" + (ex.group(1) if ex else "rnic_model")] + (args.group(1).split() if args else [])
+
+
+def exp_cmd(exp):
+    return makefile_run_cmd() if exp.get("run_block") else exp["cmd"]
+
+
+def exp_builds(exp):
+    if exp.get("build") is not None and not exp.get("cmd"):
+        return list(exp["build"])
+    cmd = exp_cmd(exp)
+    b = [c[2:] for c in cmd if c.startswith("./build/")]
+    return b + list(exp.get("build", []))
+
+
+def make(targets):
+    targets = sorted(set(targets))
+    if not targets:
+        return True
+    r = subprocess.run(["make", "-s", "--no-print-directory"] + targets, cwd=ROOT)
+    return r.returncode == 0
+
+
+def cpu_children():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def run_exp(exp):
+    """Runs one experiment: (stdout, RESULT lines, cpu s, wall s, returncode)."""
+    cmd = exp_cmd(exp)
+    c0, w0 = cpu_children(), time.time()
+    r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cpu, wall = cpu_children() - c0, time.time() - w0
+    lines = [l.strip() for l in r.stdout.splitlines() if l.startswith("RESULT")]
+    if exp["id"].startswith("hostcc"):  # its last line is the sweep's own bookkeeping
+        lines = [l for l in lines if "exp=hostcc_sweep" not in l]
+    return r.stdout, lines, cpu, wall, r.returncode, r.stderr
+
+
+def mask_host(text):
+    """The run block without what reads the host's clock (compared by --check)."""
+    text = re.sub(r"in [0-9.]+ s host time", "in - s host time", text)
+    return re.sub(r"\b(%s)=[^ \n]*" % "|".join(sorted(HOST_KEYS)), r"\1=-", text)
+
+
+# ---------------------------------------------------------------------------------------------
+def load_data():
+    """The JSON data at the end of the committed docs/results.md (empty when none)."""
+    try:
+        with open(RESULTS_MD, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return {"experiments": {}, "figures": {}}
+    m = re.search(r"<!-- results-data\n(.*)\n-->", text, re.S)
+    if not m:
+        return {"experiments": {}, "figures": {}}
+    return json.loads(m.group(1))
+
+
+def read_logs(paths, date_text):
+    """RESULT lines of saved make bench / soak / fuzz / firmware / coverage output, given to the
+    measured experiments whose match key they carry."""
+    got = {}
+    for p in paths:
+        with open(p, encoding="utf-8", errors="replace") as f:
+            lines = [l.strip() for l in f if l.startswith("RESULT")]
+        date = date_text or datetime.datetime.utcfromtimestamp(os.path.getmtime(p)).strftime("%Y-%m-%d")
+        for exp in MANIFEST:
+            if exp["tier"] != "measured":
+                continue
+            keys = [exp["match"]] + exp.get("also", [])
+            mine = [l for l in lines if any(k in dict(parse_result(l)) for k in keys)]
+            if mine:
+                got[exp["id"]] = {"lines": mine, "date": date, "source": os.path.basename(p)}
+    return got
+
+
+# ---------------------------------------------------------------------------------------------
+def fmt_cmd(cmd):
+    return " ".join(cmd)
+
+
+def render_results_md(data):
+    out = []
+    w = out.append
+    w("# Measured results")
+    w("")
+    w("Every figure rnicq reports, each beside the command that printed it. This file is written by")
+    w("`python3 tools/results.py` (`make results`); do not edit it: edit the manifest in that script.")
+    w("Deterministic figures come from simulations: `make test` re-runs the quick ones")
+    w("(`tools/results.py --check`) and `make check` the rest (`--check --full`), and fails when a")
+    w("committed figure differs. Figures marked *measured* read a host clock, an instruction counter or")
+    w("a long run (benchmarks, fuzzing, soak, firmware under qemu, coverage): they are shown as measured")
+    w("on the date given, from a saved log (`tools/results.py --log FILE`), and are not checked.")
+    w("Where the paper gives a number it is beside ours; the comparisons, and what each departure")
+    w("means, are in the `docs/*_model.md` of each engine.")
+    w("")
+    for gid, gtitle in GROUPS:
+        exps = [e for e in MANIFEST if e["group"] == gid and e["id"] in data["experiments"]]
+        if not exps:
+            continue
+        w(f"## {gtitle}")
+        w("")
+        for e in exps:
+            d = data["experiments"][e["id"]]
+            w(f"### `{e['id']}`: {e['title']}")
+            w("")
+            if e["tier"] == "measured":
+                w(f"Command: `{e['cmd_text']}`. *Measured* {d.get('date', '?')} (log `{d.get('source', '?')}`); not checked.")
+            else:
+                when = {"quick": "checked by `make test`", "full": "checked by `make check`",
+                        "long": "checked by `tools/results.py --check --all`"}[e["tier"]]
+                w(f"Command: `{fmt_cmd(d['cmd'])}`. Deterministic, about {fmt_secs(d.get('cpu_s'))} of CPU; {when}.")
+            w("")
+            w("| figure | value | paper | meaning |")
+            w("|---|---:|---|---|")
+            paper = e.get("paper", {})
+            label = e.get("label", {})
+            for name, val in d["figures"]:
+                host = e["tier"] != "measured" and base_key(name) in HOST_KEYS
+                v = f"{val} (host, measured)" if host else val
+                w(f"| `{name}` | {v} | {paper.get(name, '')} | {label.get(name, '')} |")
+            w("")
+    w("## Figures")
+    w("")
+    w("Each PNG in `docs/figures/` is drawn by gnuplot from CSV data a deterministic program writes;")
+    w("`python3 tools/results.py --figures` redraws them and records the data's sha256 here, and")
+    w("`--check` re-runs the cheap ones' data so that a stale figure fails.")
+    w("")
+    w("| figure | data (sha256) | command | checked by |")
+    w("|---|---|---|---|")
+    for f in FIGURES:
+        rec = data["figures"].get(f["png"])
+        if not rec:
+            continue
+        sums = ", ".join(f"`{os.path.basename(c)}` `{rec['sha256'].get(c, '?')[:16]}`" for c in f["csv"])
+        if f.get("exp"):
+            cmd = fmt_cmd(exp_cmd(BY_ID[f["exp"]]))
+        else:
+            cmd = "; ".join(fmt_cmd(r) for r in f["run"]) or f"(the data of {f['after']})"
+        chk = {"quick": "`make test`", "full": "`make check`", "long": "`--check --all`"}[f["tier"]]
+        w(f"| `docs/figures/{f['png']}` | {sums} | `{cmd}` | {chk} |")
+    w("")
+    w("<!-- results-data")
+    w(dump_data(data))
+    w("-->")
+    return "\n".join(out) + "\n"
+
+
+def dump_data(data):
+    """The data as JSON, one line per experiment and per figure (readable diffs)."""
+    parts = []
+    for sect in ("experiments", "figures"):
+        items = sorted(data.get(sect, {}).items())
+        body = ",\n".join(f" {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in items)
+        parts.append(f"{json.dumps(sect)}: {{\n{body}\n}}")
+    return "{\n" + ",\n".join(parts) + "\n}"
+
+
+def fmt_secs(s):
+    if s is None:
+        return "?"
+    if s < 1:
+        return "under 1 s"
+    if s < 120:
+        return f"{s:.0f} s"
+    return f"{s / 60:.0f} min"
+
+
+def fig_value(data, eid, name):
+    d = data["experiments"].get(eid)
+    if not d:
+        return None
+    for n, v in d["figures"]:
+        if n == name:
+            return v
+    return None
+
+
+def render_blocks(data):
+    """The README's generated blocks: NAME -> text between the markers."""
+    blocks = {}
+    rm = data["experiments"].get("rnic_model")
+    if rm:
+        body = ["```", "$ make run", fmt_cmd(rm["cmd"])] + rm["stdout"].rstrip("\n").split("\n") + ["```"]
+        blocks["run"] = "\n".join(body)
+    rows = ["| what | rnicq | paper | command |", "|---|---:|---|---|"]
+    for eid, name, what in HEADLINE:
+        v = fig_value(data, eid, name)
+        if v is None:
+            continue
+        e = BY_ID[eid]
+        paper = e.get("paper", {}).get(name, "")
+        cmd = "make run" if e.get("run_block") else fmt_cmd(data["experiments"][eid]["cmd"])
+        rows.append(f"| {what} | {v} | {paper} | `{cmd}` |")
+    blocks["headline"] = "\n".join(rows)
+    return blocks
+
+
+BLOCK_RE = re.compile(r"(<!-- results:begin (\w+) -->\n)(.*?)(<!-- results:end \2 -->)", re.S)
+
+
+def apply_blocks(text, blocks):
+    def one(m):
+        body = blocks[m.group(2)] + "\n" if m.group(2) in blocks else m.group(3)
+        return m.group(1) + body + m.group(4)
+    return BLOCK_RE.sub(one, text)
+
+
+def read_blocks(text):
+    return {m.group(2): m.group(3).rstrip("\n") for m in BLOCK_RE.finditer(text)}
+
+
+# ---------------------------------------------------------------------------------------------
+def sha256(path):
+    h = hashlib.sha256()
+    with open(os.path.join(ROOT, path), "rb") as f:
+        h.update(f.read())
+    return h.hexdigest()
+
+
+def figure_data(f, log):
+    """Runs a figure's data commands; {csv: sha256} or None on failure."""
+    for cmd in f["run"]:
+        r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            log(f"figure {f['png']}: {fmt_cmd(cmd)} failed: {r.stderr.strip()[-300:]}")
+            return None
+    try:
+        return {c: sha256(c) for c in f["csv"]}
+    except OSError as e:
+        log(f"figure {f['png']}: {e}")
+        return None
+
+
+def figure_builds(f):
+    return [c[2:] for r in f["run"] for c in r if c.startswith("./build/")] + (
+        ["build/rnic_model"] if any("hostcc_experiments" in " ".join(r) for r in f["run"]) else [])
+
+
+# ---------------------------------------------------------------------------------------------
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="compare the committed figures with a fresh run")
+    ap.add_argument("--full", action="store_true", help="also the 'full' tier (make check)")
+    ap.add_argument("--all", action="store_true", help="every tier, the long ones too (check or write)")
+    ap.add_argument("--quick", action="store_true", help="write mode: run the quick tier only (default: quick and full)")
+    ap.add_argument("--only", default="", help="comma-separated experiment ids (write or check)")
+    ap.add_argument("--log", "--bench-log", action="append", default=[], dest="logs",
+                    help="saved output of make bench / soak / fuzz / firmware / coverage (repeatable)")
+    ap.add_argument("--log-date", default=None, help="the date to show for --log (default: the file's mtime)")
+    ap.add_argument("--figures", action="store_true", help="redraw docs/figures/*.png and record their data's sha256")
+    ap.add_argument("--list", action="store_true", help="print the manifest and exit")
+    a = ap.parse_args()
+
+    if a.list:
+        for e in MANIFEST:
+            c = e.get("cmd_text") or fmt_cmd(exp_cmd(e))
+            print(f"{e['id']:24} {e['tier']:8} {str(e.get('secs', '-')):>5}  {c}")
+        for f in FIGURES:
+            print(f"{f['png']:24} {f['tier']:8} figure  {'; '.join(fmt_cmd(r) for r in f['run'])}")
+        return 0
+
+    if a.check:
+        top = 2 if a.all else 1 if a.full else 0
+    else:
+        top = 0 if a.quick else 2 if a.all else 1
+    only = set(x for x in a.only.split(",") if x)
+    for x in only:
+        if x not in BY_ID:
+            print(f"unknown experiment id {x!r} (see --list)")
+            return 2
+
+    def chosen(e):
+        if e["tier"] == "measured":
+            return False
+        if only:
+            return e["id"] in only
+        return TIER_ORDER[e["tier"]] <= top
+
+    exps = [e for e in MANIFEST if chosen(e)]
+    for e in exps:  # dependencies (the pcap check reads rnic_model's pcap)
+        for n in e.get("needs", []):
+            if BY_ID[n] not in exps:
+                exps.insert(0, BY_ID[n])
+    ids = {e["id"] for e in exps}
+    figs = [f for f in FIGURES if (a.figures or a.check) and (
+        f.get("exp") in ids if f.get("exp") else not only and TIER_ORDER[f["tier"]] <= top)]
+
+    old = load_data()
+    new = json.loads(json.dumps(old))
+    new.setdefault("experiments", {})
+    new.setdefault("figures", {})
+    problems = []
+    passed = failed = 0
+    log = lambda s: print(s, flush=True)
+
+    builds = [b for e in exps for b in exp_builds(e)] + [b for f in figs for b in figure_builds(f)]
+    if not make(builds):
+        log("not ok build: make " + " ".join(sorted(set(builds))))
+        print(f"{passed} passed, {failed + 1} failed")
+        return 1
+
+    cpu_total = 0.0
+    t_start = time.time()
+    for e in exps:
+        stdout, lines, cpu, wall, rc, err = run_exp(e)
+        cpu_total += cpu
+        if rc != 0 or not lines:
+            failed += 1
+            log(f"not ok {e['id']}: `{fmt_cmd(exp_cmd(e))}` exit {rc}, {len(lines)} RESULT lines {err.strip()[-400:]}")
+            continue
+        figs_now = figures_of(e, lines)
+        rec = {"cmd": exp_cmd(e), "figures": figs_now, "cpu_s": round(cpu, 1)}
+        if e.get("run_block"):
+            rec["stdout"] = stdout
+        if a.check:
+            committed = old["experiments"].get(e["id"])
+            cfig = dict(committed["figures"]) if committed else {}
+            for name, v in figs_now:
+                if base_key(name) in HOST_KEYS:
+                    continue
+                if cfig.get(name) == v:
+                    passed += 1
+                else:
+                    failed += 1
+                    problems.append(f"stale {e['id']}.{name}: committed {cfig.get(name, '(none)')} vs now {v}")
+            for name in cfig:
+                if name not in dict(figs_now) and base_key(name) not in HOST_KEYS:
+                    failed += 1
+                    problems.append(f"stale {e['id']}.{name}: committed {cfig[name]} vs now (not printed)")
+            if e.get("run_block") and committed:
+                if mask_host(committed.get("stdout", "")) == mask_host(stdout):
+                    passed += 1
+                else:
+                    failed += 1
+                    problems.append(f"stale {e['id']}: the output of `make run` differs from the committed block")
+            # the committed host-clock values stay
+            if committed:
+                hv = {n: v for n, v in committed["figures"] if base_key(n) in HOST_KEYS}
+                rec["figures"] = [(n, hv.get(n, v)) if base_key(n) in HOST_KEYS else (n, v) for n, v in figs_now]
+                if e.get("run_block"):
+                    rec["stdout"] = committed.get("stdout", stdout)
+                rec["cpu_s"] = committed.get("cpu_s", rec["cpu_s"])
+        log(f"ran {e['id']}: {len(lines)} RESULT lines, {cpu:.1f} s CPU, {wall:.1f} s wall")
+        new["experiments"][e["id"]] = rec
+
+    for f in figs:
+        if f.get("after") and not f["run"]:
+            src = next(x for x in FIGURES if x["png"] == f["after"])
+            if src not in figs:
+                continue
+        c0 = cpu_children()
+        sums = figure_data(f, log)
+        cpu_total += cpu_children() - c0
+        if sums is None:
+            failed += 1
+            continue
+        if a.check:
+            cs = old["figures"].get(f["png"], {}).get("sha256", {})
+            for c, s in sums.items():
+                if cs.get(c) == s:
+                    passed += 1
+                else:
+                    failed += 1
+                    problems.append(f"stale figure docs/figures/{f['png']}: data {c} committed {cs.get(c, '(none)')[:16]} vs now {s[:16]} (redraw: python3 tools/results.py --figures)")
+        else:
+            if shutil.which("gnuplot"):
+                r = subprocess.run(["gnuplot"] + f["plot"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+                if r.returncode != 0:
+                    failed += 1
+                    log(f"not ok gnuplot {f['png']}: {r.stderr.strip()[-300:]}")
+                    continue
+                log(f"drew docs/figures/{f['png']}")
+            else:
+                log(f"gnuplot missing: docs/figures/{f['png']} not redrawn (apt-get install gnuplot-nox)")
+                continue
+            new["figures"][f["png"]] = {"sha256": sums}
+
+    if a.logs:
+        for eid, rec in read_logs(a.logs, a.log_date).items():
+            new["experiments"][eid] = {"figures": figures_of(BY_ID[eid], rec["lines"]),
+                                       "date": rec["date"], "source": rec["source"], "lines": rec["lines"]}
+            log(f"took {eid} from {rec['source']} ({rec['date']})")
+
+    md = render_results_md(new)
+    with open(README, encoding="utf-8") as fh:
+        readme = fh.read()
+    blocks = render_blocks(new)
+    readme_new = apply_blocks(readme, blocks)
+
+    if a.check:
+        with open(RESULTS_MD, encoding="utf-8") as fh:
+            md_old = fh.read()
+        if md_old == md:
+            passed += 1
+        else:
+            failed += 1
+            problems.append("docs/results.md differs from what tools/results.py writes from the same data "
+                            "(edited by hand?): " + first_diff(md_old, md))
+        rb_old, rb_new = read_blocks(readme), read_blocks(readme_new)
+        for name in sorted(blocks):
+            if name not in rb_old:
+                failed += 1
+                problems.append(f"README.md has no generated block {name} (<!-- results:begin {name} -->)")
+            elif mask_host(rb_old[name]) == mask_host(rb_new[name]):
+                passed += 1
+            else:
+                failed += 1
+                problems.append(f"stale README.md block {name}: " + first_diff(rb_old[name], rb_new[name]))
+        n = readme.count("\n")
+        if n <= README_MAX_LINES:
+            passed += 1
+        else:
+            failed += 1
+            problems.append(f"README.md has {n} lines (at most {README_MAX_LINES})")
+        for p in problems:
+            log("not ok " + p)
+        log(f"checked in {time.time() - t_start:.0f} s wall, {cpu_total:.1f} s CPU")
+        print(f"{passed} passed, {failed} failed")
+        return 1 if failed else 0
+
+    with open(RESULTS_MD, "w", encoding="utf-8") as fh:
+        fh.write(md)
+    with open(README, "w", encoding="utf-8") as fh:
+        fh.write(readme_new)
+    log(f"wrote docs/results.md and README.md's blocks ({', '.join(sorted(blocks))}) in "
+        f"{time.time() - t_start:.0f} s wall, {cpu_total:.1f} s CPU")
+    if failed:
+        print(f"{failed} experiments failed")
+    return 1 if failed else 0
+
+
+def first_diff(a, b):
+    al, bl = a.split("\n"), b.split("\n")
+    for i, (x, y) in enumerate(zip(al, bl)):
+        if x != y:
+            return f"line {i + 1}: committed {x.strip()[:160]!r} vs now {y.strip()[:160]!r}"
+    return f"committed {len(al)} lines vs now {len(bl)}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
