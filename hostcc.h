@@ -3770,32 +3770,31 @@ static void hcc__host_skip(hcc_host *h, uint64_t k)
     h->now += k;
 }
 
+/* rnic__advance's callbacks: skip the cycles before the next event (all of `left` when there is
+ * none), 0 when it is now; the rx and the signal port each stop advance when they fill. */
+static uint64_t hcc__host_skip_fn(void *x, uint64_t left)
+{
+    hcc_host *h = (hcc_host *)x;
+    bool never;
+    uint64_t next = hcc__host_next(h, &never), span;
+    if (never)
+        span = left;
+    else /* 0 when the event is now (or, wrap-safe, passed) */
+        span = (int64_t)(next - h->now) <= 0 ? 0 : (next - h->now < left ? next - h->now : left);
+    if (span)
+        hcc__host_skip(h, span);
+    return span;
+}
+static void hcc__host_tick_fn(void *x) { hcc_host_tick((hcc_host *)x); }
+static uint32_t hcc__host_full(const void *x)
+{
+    const hcc_host *h = (const hcc_host *)x;
+    return (rnic_ring_full(&h->out) ? 1u : 0u) | (rnic_ring_full(&h->sig) ? 2u : 0u);
+}
+
 HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles)
 {
-    uint64_t left = cycles;
-    if (!h)
-        return 0;
-    while (left) {
-        bool never;
-        uint64_t next = hcc__host_next(h, &never), span;
-        if (never)
-            span = left;
-        else /* 0 when the event is now (or, wrap-safe, passed) */
-            span = (int64_t)(next - h->now) <= 0 ? 0 : (next - h->now < left ? next - h->now : left);
-        if (span) {
-            hcc__host_skip(h, span);
-            left -= span;
-            continue;
-        }
-        {
-            bool out_full = rnic_ring_full(&h->out), sig_full = rnic_ring_full(&h->sig);
-            hcc_host_tick(h);
-            left--;
-            if ((!out_full && rnic_ring_full(&h->out)) || (!sig_full && rnic_ring_full(&h->sig)))
-                break;
-        }
-    }
-    return cycles - left;
+    return h ? rnic__advance(h, cycles, hcc__host_skip_fn, hcc__host_tick_fn, hcc__host_full, 0u) : 0;
 }
 
 HCC_API uint64_t hcc_host_advance_to(hcc_host *h, uint64_t cycle)
@@ -4124,26 +4123,23 @@ HCC_API uint64_t hcc_rx_next_event(const hcc_rx *c)
     return c->now;
 }
 
+/* rnic__advance's callbacks: idle (no sample waits) until the next push, so a skip runs all of
+ * `left`; the action port is the one output that stops advance when it fills. */
+static uint64_t hcc__rx_skip(void *x, uint64_t left)
+{
+    hcc_rx *c = (hcc_rx *)x;
+    if (!rnic_ring_empty(&c->in))
+        return 0;
+    hcc__rx_count(c, left);
+    c->now += left;
+    return left;
+}
+static void hcc__rx_tick_fn(void *x) { hcc_rx_tick((hcc_rx *)x); }
+static uint32_t hcc__rx_full(const void *x) { return rnic_ring_full(&((const hcc_rx *)x)->out) ? 1u : 0u; }
+
 HCC_API uint64_t hcc_rx_advance(hcc_rx *c, uint64_t cycles)
 {
-    uint64_t left = cycles;
-    if (!c)
-        return 0;
-    while (left) {
-        bool was_full;
-        if (rnic_ring_empty(&c->in)) { /* idle: nothing happens until the next push */
-            hcc__rx_count(c, left);
-            c->now += left;
-            left = 0;
-            break;
-        }
-        was_full = rnic_ring_full(&c->out);
-        hcc_rx_tick(c);
-        left--;
-        if (!was_full && rnic_ring_full(&c->out))
-            break; /* the action port filled: the caller drains it */
-    }
-    return cycles - left;
+    return c ? rnic__advance(c, cycles, hcc__rx_skip, hcc__rx_tick_fn, hcc__rx_full, 0u) : 0;
 }
 
 HCC_API uint64_t hcc_rx_advance_to(hcc_rx *c, uint64_t cycle)
@@ -4641,27 +4637,27 @@ HCC_API void hcc_tx_tick(hcc_tx *c)
     c->stats.cycles++;
 }
 
+/* rnic__advance's callbacks: nothing happens until new input once no record is due, so a skip
+ * runs all of `left`; either output port filling stops advance. */
+static uint64_t hcc__tx_skip(void *x, uint64_t left)
+{
+    hcc_tx *c = (hcc_tx *)x;
+    if (hcc__tx_due(c))
+        return 0;
+    c->now += left;
+    c->stats.cycles += left;
+    return left;
+}
+static void hcc__tx_tick_fn(void *x) { hcc_tx_tick((hcc_tx *)x); }
+static uint32_t hcc__tx_full(const void *x)
+{
+    const hcc_tx *c = (const hcc_tx *)x;
+    return (rnic_ring_full(&c->rates) ? 1u : 0u) | (rnic_ring_full(&c->probes) ? 2u : 0u);
+}
+
 HCC_API uint64_t hcc_tx_advance(hcc_tx *c, uint64_t cycles)
 {
-    uint64_t left = cycles;
-    if (!c)
-        return 0;
-    while (left) {
-        bool rates_full, probes_full;
-        if (!hcc__tx_due(c)) { /* nothing until new input: jump */
-            c->now += left;
-            c->stats.cycles += left;
-            left = 0;
-            break;
-        }
-        rates_full = rnic_ring_full(&c->rates);
-        probes_full = rnic_ring_full(&c->probes);
-        hcc_tx_tick(c);
-        left--;
-        if ((!rates_full && rnic_ring_full(&c->rates)) || (!probes_full && rnic_ring_full(&c->probes)))
-            break; /* an output port filled: the caller drains it */
-    }
-    return cycles - left;
+    return c ? rnic__advance(c, cycles, hcc__tx_skip, hcc__tx_tick_fn, hcc__tx_full, 0u) : 0;
 }
 
 HCC_API uint64_t hcc_tx_advance_to(hcc_tx *c, uint64_t cycle)

@@ -155,7 +155,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xa5707df6u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x741b0a8bu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1768,7 +1768,7 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 #define RNIC_ENGINE_QOS 2u
 #define RNIC_ENGINE_PALOS 3u
 #define RNIC_ENGINE_TRANSPORT 4u
-#define RNIC_ENGINE_HOSTCC 5u   /* until hostcc.h's three engines use their own ids below */
+/* 5 was RNIC_ENGINE_HOSTCC, shared by the three hostcc.h engines until issue 29: not reused */
 #define RNIC_ENGINE_TP_RX 6u    /* transport.h's receiver engine (tp_rx) */
 #define RNIC_ENGINE_HCC_HOST 7u /* hostcc.h's host model (hcc_host) */
 #define RNIC_ENGINE_HCC_RX 8u   /* hostcc.h's RHCC receiver controller (hcc_rx) */
@@ -1809,14 +1809,6 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 RNIC_INLINE void rnic_trace_rec(rnic_trace *t, uint64_t cycle, uint16_t engine, uint16_t kind, const rnic_work *w)
 {
     rnic_trace_emit(t, cycle, engine, kind, w->flow, w->index, w->len);
-}
-
-/* Emit a work record as a trace event of `kind` with the layout before issue 29 (a = tag,
- * b = offset<<32|len); engines move to rnic_trace_rec / RNIC__TRACE_REC, then it goes. */
-RNIC_INLINE void rnic_trace_work(rnic_trace *t, uint16_t engine, uint16_t kind, const rnic_work *w)
-{
-    rnic_trace_emit(t, w->cycle, engine, kind, w->flow, w->tag,
-                    ((uint64_t)w->offset << 32) | w->len);
 }
 
 /* advance / advance_to arithmetic, shared so every engine treats the 2^64 wrap the same way.
@@ -2087,8 +2079,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa5707df6u
-#error "rnicq: ratelimit.h needs common core version 200 (id 0xa5707df6u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x741b0a8bu
+#error "rnicq: ratelimit.h needs common core version 200 (id 0x741b0a8bu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 

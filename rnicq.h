@@ -246,7 +246,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xa5707df6u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x741b0a8bu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1859,7 +1859,7 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 #define RNIC_ENGINE_QOS 2u
 #define RNIC_ENGINE_PALOS 3u
 #define RNIC_ENGINE_TRANSPORT 4u
-#define RNIC_ENGINE_HOSTCC 5u   /* until hostcc.h's three engines use their own ids below */
+/* 5 was RNIC_ENGINE_HOSTCC, shared by the three hostcc.h engines until issue 29: not reused */
 #define RNIC_ENGINE_TP_RX 6u    /* transport.h's receiver engine (tp_rx) */
 #define RNIC_ENGINE_HCC_HOST 7u /* hostcc.h's host model (hcc_host) */
 #define RNIC_ENGINE_HCC_RX 8u   /* hostcc.h's RHCC receiver controller (hcc_rx) */
@@ -1900,14 +1900,6 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 RNIC_INLINE void rnic_trace_rec(rnic_trace *t, uint64_t cycle, uint16_t engine, uint16_t kind, const rnic_work *w)
 {
     rnic_trace_emit(t, cycle, engine, kind, w->flow, w->index, w->len);
-}
-
-/* Emit a work record as a trace event of `kind` with the layout before issue 29 (a = tag,
- * b = offset<<32|len); engines move to rnic_trace_rec / RNIC__TRACE_REC, then it goes. */
-RNIC_INLINE void rnic_trace_work(rnic_trace *t, uint16_t engine, uint16_t kind, const rnic_work *w)
-{
-    rnic_trace_emit(t, w->cycle, engine, kind, w->flow, w->tag,
-                    ((uint64_t)w->offset << 32) | w->len);
 }
 
 /* advance / advance_to arithmetic, shared so every engine treats the 2^64 wrap the same way.
@@ -2178,8 +2170,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa5707df6u
-#error "rnicq: rnicq.h needs common core version 200 (id 0xa5707df6u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x741b0a8bu
+#error "rnicq: rnicq.h needs common core version 200 (id 0x741b0a8bu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2590,33 +2582,31 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg);
 #define RQ_QOS_MEM_SIZE(domains, write_channels, read_channels, intra_priorities, accumulators, ids_tids,        \
                         ids_fids_unipath, ids_fid_groups, axi_write_depth, bresp_depth, axi_read_depth, block_depth,          \
                         packet_depth, response_depth, remote_read_depth)                                                \
-    (RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels) * 4u, uint64_t) +                         \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), uint8_t) +                               \
-     RQ__MEM_PART((accumulators), rq__accumulator) +                                                               \
+    (RNIC__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels) * 4u, uint64_t) +                         \
+     RNIC__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), uint8_t) +                               \
+     RNIC__MEM_PART((accumulators), rq__accumulator) +                                                               \
      RQ__MEM_SSFIFO(2u + 4u * (uint64_t)(intra_priorities), RQ__MEM_LINES(domains, write_channels, read_channels)) + \
-     RQ__MEM_PART((ids_tids), uint32_t) + RQ__MEM_PART((ids_fids_unipath) ? (ids_fids_unipath) : 1u, uint32_t) +  \
-     RQ__MEM_PART((ids_fid_groups) ? (ids_fid_groups) : 1u, uint32_t) +                                          \
-     RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) +                                      \
-     RQ__MEM_PART((uint64_t)(domains) * ((write_channels) / 32u), uint64_t) +                                    \
-     RQ__MEM_PART((axi_write_depth), rq__axi_beat) + RQ__MEM_PART((bresp_depth), rq_axi_bresp) +                               \
-     RQ__MEM_PART((axi_read_depth), rq__axi_read) + RQ__MEM_PART((axi_read_depth), rq_axi_rdata) +                          \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__meta) +                               \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__xfer) +                               \
-     RQ__MEM_PART(2u * (uint64_t)(ids_tids), rq__pend) + RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) + \
-     RQ__MEM_PART((block_depth), rq_block_desc) + RQ__MEM_PART((packet_depth), rq_packet) +                 \
-     RQ__MEM_PART((response_depth), rq_response) + RQ__MEM_PART(2u * (uint64_t)(ids_tids), uint32_t) +            \
-     RQ__MEM_PART(3u * (uint64_t)(ids_tids), uint64_t) + RQ__MEM_PART((remote_read_depth), rq__remote_read) +     \
-     RQ__MEM_PART(2u + 4u * (uint64_t)(intra_priorities), uint32_t))
-/* RQ_QOS_MEM_SIZE's parts, mirroring rq_qos_init's layout: n elements rounded up to
- * RNIC_MEM_ALIGN; the Transfer Table's lines; the scheduling FIFOs (rnic_ssfifo's layout). The
- * ID-return ring's two-word entries are sized as uint64_t (the same 8 bytes). */
-#define RQ__MEM_PART(n, type) \
-    ((size_t)(((uint64_t)(n) * sizeof(type) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u)))
+     RNIC__MEM_PART((ids_tids), uint32_t) + RNIC__MEM_PART((ids_fids_unipath) ? (ids_fids_unipath) : 1u, uint32_t) +  \
+     RNIC__MEM_PART((ids_fid_groups) ? (ids_fid_groups) : 1u, uint32_t) +                                          \
+     RNIC__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) +                                      \
+     RNIC__MEM_PART((uint64_t)(domains) * ((write_channels) / 32u), uint64_t) +                                    \
+     RNIC__MEM_PART((axi_write_depth), rq__axi_beat) + RNIC__MEM_PART((bresp_depth), rq_axi_bresp) +                               \
+     RNIC__MEM_PART((axi_read_depth), rq__axi_read) + RNIC__MEM_PART((axi_read_depth), rq_axi_rdata) +                          \
+     RNIC__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__meta) +                               \
+     RNIC__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__xfer) +                               \
+     RNIC__MEM_PART(2u * (uint64_t)(ids_tids), rq__pend) + RNIC__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) + \
+     RNIC__MEM_PART((block_depth), rq_block_desc) + RNIC__MEM_PART((packet_depth), rq_packet) +                 \
+     RNIC__MEM_PART((response_depth), rq_response) + RNIC__MEM_PART(2u * (uint64_t)(ids_tids), uint32_t) +            \
+     RNIC__MEM_PART(3u * (uint64_t)(ids_tids), uint64_t) + RNIC__MEM_PART((remote_read_depth), rq__remote_read) +     \
+     RNIC__MEM_PART(2u + 4u * (uint64_t)(intra_priorities), uint32_t))
+/* RQ_QOS_MEM_SIZE's parts, mirroring rq_qos_init's layout (RNIC__MEM_PART: n elements rounded
+ * up to RNIC_MEM_ALIGN): the Transfer Table's lines; the scheduling FIFOs (rnic_ssfifo's layout).
+ * The ID-return ring's two-word entries are sized as uint64_t (the same 8 bytes). */
 #define RQ__MEM_LINES(domains, write_channels, read_channels) \
     ((uint64_t)(domains) * ((uint64_t)(write_channels) + (uint64_t)(read_channels)))
 #define RQ__MEM_SSFIFO(nqueues, nentries)                                                                      \
-    (RQ__MEM_PART(RNIC_BITMAP_WORDS(nqueues), uint64_t) + RQ__MEM_PART(RNIC_BITMAP_WORDS(nentries), uint64_t) + \
-     RQ__MEM_PART((nentries), uint32_t) + 3u * RQ__MEM_PART((nqueues), uint32_t))
+    (RNIC__MEM_PART(RNIC_BITMAP_WORDS(nqueues), uint64_t) + RNIC__MEM_PART(RNIC_BITMAP_WORDS(nentries), uint64_t) + \
+     RNIC__MEM_PART((nentries), uint32_t) + 3u * RNIC__MEM_PART((nqueues), uint32_t))
 RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size);
 RQ_API void rq_qos_tick(rq_qos *q);
 RQ_API uint64_t rq_qos_now(const rq_qos *q);
@@ -3011,10 +3001,10 @@ RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg); /* 0: invalid confi
  * fields that size the memory; at the defaults RQ_PALOS_MEM_SIZE(1024, 64, 16, 2, 64).
  * Evaluates its arguments several times: pass constants. */
 #define RQ_PALOS_MEM_SIZE(weights_max_flows, weights_max_groups, fetch_slots, piece_depth, launch_wqes)           \
-    (RQ__MEM_PART((weights_max_flows), rq_pw_qp) + RQ__MEM_PART((weights_max_groups), rq_pw_group) +           \
-     RQ__MEM_PART((weights_max_flows), rq__palos_qp) + 3u * RQ__MEM_PART((weights_max_flows), uint32_t) +       \
-     2u * RQ__MEM_PART((fetch_slots), rq__palos_slot) +                                                         \
-     RQ__MEM_PART((uint64_t)(piece_depth) * (launch_wqes), rnic_work) + RQ__MEM_PART((piece_depth), uint32_t))
+    (RNIC__MEM_PART((weights_max_flows), rq_pw_qp) + RNIC__MEM_PART((weights_max_groups), rq_pw_group) +           \
+     RNIC__MEM_PART((weights_max_flows), rq__palos_qp) + 3u * RNIC__MEM_PART((weights_max_flows), uint32_t) +       \
+     2u * RNIC__MEM_PART((fetch_slots), rq__palos_slot) +                                                         \
+     RNIC__MEM_PART((uint64_t)(piece_depth) * (launch_wqes), rnic_work) + RNIC__MEM_PART((piece_depth), uint32_t))
 RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size);
 
 /* Control path (§IV-B): groups and flows (QPs). A flow must be open (in a group) before its
@@ -3123,6 +3113,8 @@ struct rq_palos {
     uint32_t fetch_latency; /* cycles (fetch_latency_ns at clock_hz) */
     uint32_t seg_charge;    /* what a cut_align segment costs a bandwidth visit (payload + overhead) */
     uint64_t backlog;
+    rnic_trace trace;       /* cfg.trace, cfg.trace_user (RNIC__TRACE) */
+    uint16_t trace_id;
     rq_palos_stats stats;
 };
 /* ==== end src/rnicq/palos_api.h ==== */
@@ -3883,7 +3875,6 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
 #define RQ__ARMED_DUE 2u
 
 /* The blocks' internal functions, defined in the files that follow (amalgamation order). */
-static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_t b);
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
 static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value);
@@ -4004,28 +3995,18 @@ RQ_API uint64_t rq_qos_now(const rq_qos *q) { return q ? q->now : 0; }
 RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q) { return q ? q->timeout : 0; }
 
 /* Trace points cost one branch when tracing is off. */
-#define RQ__TRACE(q, kind, id, a, b)                     \
-    do {                                                 \
-        if ((q)->trace.fn)                               \
-            rq__trace((q), (kind), (id), (a), (b));       \
-    } while (0)
-
-static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_t b)
-{
-    rnic_trace_emit(&q->trace, q->now, q->trace_id, (uint16_t)kind, id, a, b);
-}
 
 /* Outputs are pushed (room checked by the caller) and traced in one place. */
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b)
 {
     rnic_ring_push_n(&q->tx, b, sizeof *b);
-    RQ__TRACE(q, RNIC_TRACE_OUT, b->transfer, ((uint64_t)b->tid << 32) | b->seq, ((uint64_t)b->offset << 32) | b->size);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, b->transfer, ((uint64_t)b->tid << 32) | b->seq, ((uint64_t)b->offset << 32) | b->size);
 }
 
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
 {
     rnic_ring_push_n(&q->pkt, pk, sizeof *pk);
-    RQ__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
 }
 
 /* Count an error event once: its code e in errors and, when r is e's reason, the reason. */
@@ -4040,7 +4021,7 @@ static rnic_err rq__note(rq_qos *q, rnic_err e, rq_qos_reason r)
 static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value)
 {
     rnic_err e = rq__note(q, rq_qos_reason_code(r), r);
-    RQ__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    RNIC__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     return e;
 }
 
@@ -4199,7 +4180,7 @@ static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
         q->stats.done++;
     else
         q->stats.failed++;
-    RQ__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
+    RNIC__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
 }
 
 /* Whether the transfer on `line` still has its entry in a scheduling FIFO or in stage 2. */
@@ -4219,7 +4200,7 @@ static void rq__release_lines(rq_qos *q, uint32_t line)
 static void rq__release_held(rq_qos *q, uint32_t line)
 {
     rq__release_lines(q, line);
-    RQ__TRACE(q, RQ_QOS_TRACE_RELEASE, line, 0, q->meta[line].index);
+    RNIC__TRACE(q, RQ_QOS_TRACE_RELEASE, line, 0, q->meta[line].index);
 }
 
 /* A congestion-managed regular transfer needs an FID of a pool the config may leave empty
@@ -4269,7 +4250,7 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     b.bytes = bytes;
     if (rnic_ring_push_n(&q->aw, &b, sizeof b) != RNIC_OK)
         return rq__refuse(q, RQ_QOS_REASON_AXI_WRITE_FULL, addr >> 5, ((uint64_t)domain << 32) | addr);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
+    RNIC__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
     return RNIC_OK;
 }
 
@@ -4277,7 +4258,7 @@ RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out)
 {
     rnic_err e = q ? rq__pop_ring(q, &q->b, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK)
-        RQ__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
+        RNIC__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
     return e;
 }
 
@@ -4358,9 +4339,9 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
                             : status == RNIC_ENOSPC ? RQ_QOS_REASON_DESC_NO_FID
                                                     : RQ_QOS_REASON_DESC_INVALID;
         (void)rq__note(q, status, why);
-        RQ__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
+        RNIC__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
     }
-    RQ__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
 }
 
 /* Every way the write-data stage ends with its beat: the beat leaves the AW FIFO and gets its
@@ -4478,7 +4459,7 @@ static void rq__write_stage(rq_qos *q)
     q->stats.lines_written++;
     q->stats.descriptors++;
     q->stats.transfers_enqueued++;
-    RQ__TRACE(q, RQ_QOS_TRACE_ACCEPT, first, queue, q->meta[first].index);
+    RNIC__TRACE(q, RQ_QOS_TRACE_ACCEPT, first, queue, q->meta[first].index);
     rq__write_answer(q, &b, RNIC_OK, acc, &a);
 }
 /* ==== end src/rnicq/qos_axi_write.c ==== */
@@ -4498,7 +4479,7 @@ RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint3
     rd.mode = mode;
     if (rnic_ring_push_n(&q->rd, &rd, sizeof rd) != RNIC_OK)
         return rq__refuse(q, RQ_QOS_REASON_AXI_READ_FULL, domain, ((uint64_t)page << 32) | index);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
+    RNIC__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
     return RNIC_OK;
 }
 
@@ -4506,7 +4487,7 @@ RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out)
 {
     rnic_err e = q ? rq__pop_ring(q, &q->r, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK)
-        RQ__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
+        RNIC__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
     return e;
 }
 
@@ -4534,7 +4515,7 @@ static void rq__read_stage(rq_qos *q)
                                       : out.status == RNIC_ENOENT ? RQ_QOS_REASON_READ_UNKNOWN
                                                                   : RQ_QOS_REASON_READ_MODE);
     q->stats.status_reads++;
-    RQ__TRACE(q, RNIC_TRACE_OUT, head->domain, out.data, (uint64_t)out.status);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, head->domain, out.data, (uint64_t)out.status);
     rnic_ring_pop(&q->rd, NULL);
     rnic_ring_push_n(&q->r, &out, sizeof out);
 }
@@ -4559,7 +4540,7 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
     rr.nlines = rq_desc_lines(rr.lines[3]);
     if (rnic_ring_push(&q->remote, &rr) != RNIC_OK)
         return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_FULL, domain, t->src);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, t->src, t->size);
+    RNIC__TRACE(q, RNIC_TRACE_PUSH, domain, t->src, t->size);
     return RNIC_OK;
 }
 
@@ -4617,7 +4598,7 @@ static void rq__remote_stage(rq_qos *q)
     q->remote_line = RNIC_NONE;
     q->stats.remote_reads++;
     q->stats.transfers_enqueued++;
-    RQ__TRACE(q, RQ_QOS_TRACE_REMOTE, line, rq_qos_queue_of(q, &t), q->meta[line].index);
+    RNIC__TRACE(q, RQ_QOS_TRACE_REMOTE, line, rq_qos_queue_of(q, &t), q->meta[line].index);
     rnic_ring_pop(&q->remote, NULL);
 }
 /* ==== end src/rnicq/qos_remote_read.c ==== */
@@ -4633,7 +4614,7 @@ RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
         return rq__refuse(q, RQ_QOS_REASON_NULL, 0, 0);
     if (rnic_ring_push_n(&q->resp, r, sizeof *r) != RNIC_OK)
         return rq__refuse(q, RQ_QOS_REASON_RESPONSE_FULL, r->tid, r->seq);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
+    RNIC__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
     return RNIC_OK;
 }
 
@@ -4692,7 +4673,7 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
     if (e == RNIC_OK) {
         uint32_t block = ((const rq_block_desc *)rnic_ring_peek(&q->tx))->block;
         rnic_ring_pop(&q->tx, NULL);
-        RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | RQ_WORK_SEQ(out->flags),
+        RNIC__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | RQ_WORK_SEQ(out->flags),
                   ((uint64_t)out->offset << 32) | out->len);
         rq__taken_by_send_unit(q, out->aux, RQ_WORK_SEQ(out->flags), out->flow, out->index, block);
     }
@@ -4705,7 +4686,7 @@ RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
     rnic_err e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK) {
-        RQ__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
+        RNIC__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
         if (out->kind == RQ_PKT_INLINE)
             rq__taken_by_send_unit(q, out->tid, out->seq, out->transfer, out->index, 0);
     }
@@ -4862,7 +4843,7 @@ static void rq__timeout_scan(rq_qos *q)
         rq__timer_sync(q, q->scan);
         rq__retx_queue(q, q->scan);
         q->stats.timeouts++;
-        RQ__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
+        RNIC__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
     }
     q->scan = q->scan + 1u == 2u * q->cfg.ids.tids ? 0u : q->scan + 1u;
 }
@@ -4915,7 +4896,7 @@ static void rq__handler_s3(rq_qos *q)
     q->npending--;
     m->outstanding--;
     q->stats.acks++;
-    RQ__TRACE(q, RQ_QOS_TRACE_ACK, h->r.tid, line, h->r.seq);
+    RNIC__TRACE(q, RQ_QOS_TRACE_ACK, h->r.tid, line, h->r.seq);
     acks = m->block_num - m->outstanding;
     if (m->block_num == m->total && !m->failed) {
         if (acks == m->total && (!x->notify || m->control_sent)) {
@@ -4952,13 +4933,13 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
     pe = h->r.tid < 2u * q->cfg.ids.tids ? &q->pend[h->r.tid] : NULL;
     if (!pe || !pe->valid || pe->seq != h->r.seq) { /* unknown, stale or duplicate */
         (void)rq__note(q, !pe ? RNIC_ENOENT : RNIC_ESTALE, !pe ? RQ_QOS_REASON_RESPONSE_UNKNOWN : RQ_QOS_REASON_RESPONSE_STALE);
-        RQ__TRACE(q, RQ_QOS_TRACE_DROP, h->r.tid, (uint64_t)(!pe ? RNIC_ENOENT : RNIC_ESTALE), h->r.seq);
+        RNIC__TRACE(q, RQ_QOS_TRACE_DROP, h->r.tid, (uint64_t)(!pe ? RNIC_ENOENT : RNIC_ESTALE), h->r.seq);
         h->state = RQ__MH_READY;
         return false;
     }
     if (!h->r.ack) { /* NACK: retransmit the block (beyond the thesis, §5) */
         q->stats.nacks++;
-        RQ__TRACE(q, RQ_QOS_TRACE_NACK, h->r.tid, pe->line, h->r.seq);
+        RNIC__TRACE(q, RQ_QOS_TRACE_NACK, h->r.tid, pe->line, h->r.seq);
         if (!pe->retx_queued) {
             pe->retx_queued = 1;
             rq__timer_sync(q, h->r.tid);
@@ -5073,7 +5054,7 @@ static void rq__retransmit(rq_qos *q)
     pe->retx_queued = 0;
     rq__timer_sync(q, tid);
     q->stats.retransmits++;
-    RQ__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
+    RNIC__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
     rnic_ring_pop(&q->retx, NULL);
     pe->in_retx = 0;
 }
@@ -5881,31 +5862,13 @@ RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem
     p->cfg = *cfg;
     p->now = cfg->start_cycle;
     p->fetch_latency = (uint32_t)rnic_ns_to_cycles(cfg->fetch_latency_ns, cfg->clock_hz);
+    rnic_trace_set(&p->trace, cfg->trace, cfg->trace_user); /* the common trace point, RNIC__TRACE */
+    p->trace_id = cfg->trace_id;
     /* a segment's charge: cut_align <= 2^24 plus at most 4096 per 64 B packet fits 32 bits */
     p->seg_charge = cfg->cut_align + cfg->packet_overhead * ((cfg->cut_align + cfg->weights.mtu - 1u) / cfg->weights.mtu);
     (void)rq__palos_layout(cfg, p, (unsigned char *)mem);
     return RNIC_OK;
 }
-
-/* ---- trace (zero cost beyond one branch when cfg.trace is NULL) ---- */
-
-static void rq__palos_emit(const rq_palos *p, uint16_t kind, uint32_t id, uint64_t a, uint64_t b)
-{
-    rnic_trace_event ev;
-    ev.cycle = p->now;
-    ev.engine = p->cfg.trace_id;
-    ev.kind = kind;
-    ev.id = id;
-    ev.a = a;
-    ev.b = b;
-    p->cfg.trace(p->cfg.trace_user, &ev);
-}
-
-#define RQ__PALOS_TRACE(p, kind, id, a, b)                           \
-    do {                                                             \
-        if ((p)->cfg.trace)                                          \
-            rq__palos_emit((p), (uint16_t)(kind), (id), (a), (b));   \
-    } while (0)
 
 /* ---- control path ---- */
 
@@ -5914,7 +5877,7 @@ static rnic_err rq__palos_count(rq_palos *p, rnic_err e, uint32_t id, uint64_t v
 {
     if (e != RNIC_OK) {
         (void)rnic_err_note(&p->stats.errors, e);
-        RQ__PALOS_TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+        RNIC__TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     }
     return e;
 }
@@ -6042,7 +6005,7 @@ static void rq__palos_doorbell_module(rq_palos *p)
     if (rnic_ring_pop(&p->doorbells, &flow) != RNIC_OK)
         return;
     q = &p->qps[flow];
-    RQ__PALOS_TRACE(p, RNIC_TRACE_PUSH, flow, q->posted, (uint32_t)(q->posted - q->tail));
+    RNIC__TRACE(p, RNIC_TRACE_PUSH, flow, q->posted, (uint32_t)(q->posted - q->tail));
     q->tail = q->posted;
     q->db_pending = 0;
     p->stats.doorbells++;
@@ -6077,7 +6040,7 @@ static void rq__palos_fetch_module(rq_palos *p)
     s.ready = p->now + p->fetch_latency;
     q->where = RQ__PALOS_FETCHING;
     (void)rnic_ring_push(&p->slots[cls], &s);
-    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, s.qp, s.count, s.ready);
+    RNIC__TRACE(p, RQ_PALOS_TRACE_FETCH, s.qp, s.count, s.ready);
 }
 /* ==== end src/rnicq/palos_fetch.c ==== */
 /* ==== begin src/rnicq/palos_slicer.c ==== */
@@ -6177,7 +6140,7 @@ static void rq__palos_begin_visit(rq_palos *p, const rq__palos_slot *s)
             v->credit = RQ__PALOS_MAX_PIECE;
     }
     p->stats.visits++;
-    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_VISIT_START, s->qp, (uint64_t)v->credit, v->small);
+    RNIC__TRACE(p, RQ_PALOS_TRACE_VISIT_START, s->qp, (uint64_t)v->credit, v->small);
 }
 
 static void rq__palos_end_visit(rq_palos *p)
@@ -6207,7 +6170,7 @@ static void rq__palos_end_visit(rq_palos *p)
         }
         rq__palos_enqueue(p, v->qp);
     }
-    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_VISIT_END, v->qp, (uint64_t)q->credit, (uint32_t)(q->posted - q->head));
+    RNIC__TRACE(p, RQ_PALOS_TRACE_VISIT_END, v->qp, (uint64_t)q->credit, (uint32_t)(q->posted - q->head));
 }
 
 static bool rq__palos_wqe_ok(const rnic_work *w)
@@ -6237,7 +6200,7 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
         v->new_batch = 1; /* a launch holds WQEs of one batch */
         p->stats.refetches++;
         end = false;
-        RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, v->qp, v->left, v->ready);
+        RNIC__TRACE(p, RQ_PALOS_TRACE_FETCH, v->qp, v->left, v->ready);
         if (!v->latency && !p->paused.active && ls && rq__palos_due(ls->ready, p->now + 1u)) {
             /* a latency batch is waiting: this long visit steps aside at its batch boundary
              * and resumes after it (strict priority without waiting out a whole chunk) */
@@ -6253,9 +6216,9 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
         o->flags |= RQ_PALOS_VISIT_END;
     rq__palos_push(p, o);
     p->stats.out_wqes++;
-    RQ__PALOS_TRACE(p, RNIC_TRACE_OUT, o->flow, o->tag, ((uint64_t)o->offset << 32) | o->len);
+    RNIC__TRACE(p, RNIC_TRACE_OUT, o->flow, o->tag, ((uint64_t)o->offset << 32) | o->len);
     if (paused)
-        RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_PAUSE, o->flow, 0, 0);
+        RNIC__TRACE(p, RQ_PALOS_TRACE_PAUSE, o->flow, 0, 0);
     if (end)
         rq__palos_end_visit(p);
 }
@@ -6376,7 +6339,7 @@ static void rq__palos_slice_module(rq_palos *p)
         if ((!s || !rq__palos_due(s->ready, p->now)) && p->paused.active) {
             *v = p->paused;
             p->paused.active = 0;
-            RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_RESUME, v->qp, 0, 0);
+            RNIC__TRACE(p, RQ_PALOS_TRACE_RESUME, v->qp, 0, 0);
         } else {
             if (!s || !rq__palos_due(s->ready, p->now)) {
                 s = (const rq__palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);
@@ -6444,7 +6407,7 @@ RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out)
         p->launch_head = p->launch_head + 1u == p->cfg.piece_depth ? 0u : p->launch_head + 1u;
         p->launch_count--;
     }
-    RQ__PALOS_TRACE(p, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
+    RNIC__TRACE(p, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
     return RNIC_OK;
 }
 
@@ -6525,31 +6488,30 @@ RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
     return rq__palos_next(p, &at) ? at : RNIC_NEVER;
 }
 
+/* rnic__advance's three functions. skip: the idle cycles up to the next event (at most `left`;
+ * 0 when something happens now), counting out_stalls for a visit blocked on the output port as
+ * the skipped ticks would. */
+static uint64_t rq__palos_skip(void *x, uint64_t left)
+{
+    rq_palos *p = (rq_palos *)x;
+    uint64_t at, skip = left;
+    bool has = rq__palos_next(p, &at);
+    if (has && at == p->now)
+        return 0;
+    if (has && at - p->now < skip)
+        skip = at - p->now;
+    if (p->visit.active && rq__palos_due(p->visit.ready, p->now)) /* blocked on the output port */
+        p->stats.out_stalls += skip;
+    p->now += skip;
+    p->stats.cycles += skip;
+    return skip;
+}
+static void rq__palos_tick_fn(void *x) { rq_palos_tick((rq_palos *)x); }
+static uint32_t rq__palos_full(const void *x) { return rq__palos_port_full((const rq_palos *)x) ? 1u : 0u; }
+
 RQ_API uint64_t rq_palos_advance(rq_palos *p, uint64_t cycles)
 {
-    uint64_t ran = 0, at, skip;
-    if (!p)
-        return 0;
-    while (ran < cycles) {
-        bool has = rq__palos_next(p, &at);
-        if (has && at == p->now) {
-            bool was_full = rq__palos_port_full(p);
-            rq_palos_tick(p);
-            ran++;
-            if (!was_full && rq__palos_port_full(p))
-                break; /* the caller drains the port, then calls again */
-            continue;
-        }
-        skip = cycles - ran;
-        if (has && at - p->now < skip)
-            skip = at - p->now;
-        if (p->visit.active && rq__palos_due(p->visit.ready, p->now)) /* blocked on the output port */
-            p->stats.out_stalls += skip;
-        p->now += skip;
-        p->stats.cycles += skip;
-        ran += skip;
-    }
-    return ran;
+    return p ? rnic__advance(p, cycles, rq__palos_skip, rq__palos_tick_fn, rq__palos_full, 0u) : 0u;
 }
 
 RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle)

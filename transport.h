@@ -3,57 +3,193 @@
 /* ==== begin src/transport/manual.h ==== */
 /* transport.h -- Tonic: programmable transport logic of an RDMA NIC, cycle by cycle.
  *
- * Models "Enabling Programmable Transport Protocols in High-Speed NICs" (Arashloo et al.,
- * NSDI 2020; shared/seeds/003), one file per box of its Fig. 2 (docs/transport_model.md is the
- * cycle contract, with every choice the paper leaves open marked):
+ * WHAT IT MODELS
+ *   "Enabling Programmable Transport Protocols in High-Speed NICs" (Arashloo, Lavrov,
+ *   Ghobadi, Rexford, Walker, Wentzlaff; NSDI 2020), one file per box of its Fig. 2
+ *   (docs/transport_model.md is the cycle contract, with every choice the paper leaves open):
  *   - tp: the data delivery engine (Table 2 state with acked / marked-for-rtx / rtx-cnt ring
  *     bitmaps of W <= 256 segments; Incoming in two stages, Periodic updates, Segment
  *     generation, Segment transmitted; the merge rules of §3.4) and the credit engine (a ring of
  *     N segment addresses per flow, ready-to-transmit, one segment out per cycle; credit by
  *     window, rate with App. B's multi-precision timers, grant tokens, or an outside pacer that
- *     reads the rings as an rnic_source_fn, e.g. ratelimit.h);
+ *     reads the rings as an rnic_source_fn, e.g. ratelimit.h's Tassel);
  *   - tp_protocol: a protocol is a credit type, a user context (Table 4's budgets: 448 / 340 /
- *     256 B) and two hooks whose inputs and outputs are App. F's ports (tp_event, tp_actions);
- *     Reno, NewReno (RFC 6582, as ns-3's TcpNewReno) and SACK (RFC 6675, one block) ship here;
- *   - tp_rx: the compatible receiver (cumulative ACK + one SACK block, NACK, delayed ACKs).
+ *     256 B) and two hooks whose inputs and outputs are App. F's ports (tp_event, tp_actions).
+ *     Reno, NewReno (RFC 6582, as ns-3's TcpNewReno), SACK (RFC 6675, one block), RoCEv2
+ *     go-back-N + DCQCN (docs/transport_dcqcn.md), IRN and NDP (docs/transport_irn_ndp.md) ship;
+ *   - tp_rx: the compatible receiver (cumulative ACK + one SACK block, NACK, delayed ACKs as
+ *     ns-3's TCP, and as options a RoCEv2 go-back-N responder, DCQCN's notification point and
+ *     NDP's pull queue).
+ *   examples/tonic_*.c reproduce Fig. 3, Fig. 4 and Tables 3/4; examples/rnic_model composes tp
+ *   with Palos, Tassel (outside pacer), a switch and tp_rx.
  *
- * DO THIS: see README.md "transport.h -- Tonic" for a complete closed loop (a 1 MB message over a
- * lossy wire) and examples/tonic_*.c for Fig. 3 and Tables 3/4.
+ * DO THIS (a complete program: make test compiles and runs this text as C and C++)
+ *   #define TP_IMPLEMENTATION            // (or RNIC_IMPLEMENTATION) in one .c file
+ *   #include "transport.h"
+ *   #include <stdio.h>
+ *   #include <stdlib.h>
+ *   #include <string.h>
  *
- * WRITING A PROTOCOL: fill a static const tp_protocol { name, credit (TP_CREDIT_*), ctx_size,
- * init, incoming, periodic, periodic_every_visit, merge, config, check }. init(params, config,
- * clock_hz, ctx, act) sets the context (zeroed before) and may change act's preset window, rate,
- * credit and timer period. config is the protocol's constant parameter block (NULL: defaults; a
- * variant is a copy of the protocol with another config, validated by check in tp_config_check);
- * hooks see it as ev->config.
- * Hooks get a tp_event (the packet and the flow's state, bitmaps as read-only tp_bits views) and
- * a tp_actions preset to "no change"; they may mark a range for retransmission, set the window,
- * rate, token credit, timer period, and restart the timer. The engine arms the rtx timer itself
- * when it generates a segment while the timer is stopped, stops it when nothing is in flight,
- * and calls periodic(timeout = true) when it expires (the timer is then stopped: re-arm it).
- * The context is a byte array with no alignment promise: copy it in and out (RNIC_MEMCPY).
- * Hooks must not loop over the window or allocate (they are one cycle of hardware).
+ *   int main(void)
+ *   {
+ *       tp_config cfg;
+ *       tp_rx_config rcfg;
+ *       tp_flow_config fc;
+ *       tp *t = (tp *)malloc(sizeof *t);
+ *       tp_rx *r = (tp_rx *)malloc(sizeof *r);
+ *       rnic_work w, msg;
+ *       uint64_t delivered = 0, sent = 0;
+ *       void *mem, *rmem;
+ *       tp_config_default(&cfg);            // 250 MHz, W = 128 segments, N = 4 per flow
+ *       cfg.max_flows = 4;
+ *       cfg.protocol = tp_protocol_newreno();
+ *       tp_rx_config_default(&rcfg);        // cumulative ACKs, delayed every 2nd segment
+ *       rcfg.max_flows = 4;
+ *       rcfg.sack = false;
+ *       mem = malloc(tp_mem_size(&cfg));    // or a static buffer (TP_MEM_SIZE below)
+ *       rmem = malloc(tp_rx_mem_size(&rcfg));
+ *       if (!t || !r || !mem || !rmem || tp_init(t, &cfg, mem, tp_mem_size(&cfg)) != RNIC_OK ||
+ *           tp_rx_init(r, &rcfg, rmem, tp_rx_mem_size(&rcfg)) != RNIC_OK)
+ *           return 1;
+ *       tp_flow_config_default(&fc);        // 1,000 B segments, initial window 10, RTO 200 ms
+ *       tp_flow_open(t, 1, &fc);
+ *       tp_rx_flow_open(r, 1, NULL);        // NULL: the receiver flow's defaults (init_seq 0)
+ *       memset(&msg, 0, sizeof msg);
+ *       msg.flow = 1;
+ *       msg.len = 1000000;                  // one 1 MB message: 1,000 segments
+ *       msg.tag = 42;                       // comes back on the completion
+ *       tp_push_message(t, &msg);
+ *       for (;;) {
+ *           tp_tick(t);
+ *           tp_rx_tick(r);
+ *           while (tp_pop_segment(t, &w) == RNIC_OK)
+ *               if (++sent % 100 != 0)      // the wire loses every 100th segment
+ *                   tp_rx_push_segment(r, &w);
+ *           while (tp_rx_pop_ack(r, &w) == RNIC_OK)
+ *               tp_push_incoming(t, &w);    // TP_WORK_PKT_TYPE(w.flags): TP_PKT_ACK here
+ *           while (tp_rx_pop_delivered(r, &w) == RNIC_OK)
+ *               delivered += w.len;         // each segment once, as it first arrives
+ *           if (tp_pop_completion(t, &w) == RNIC_OK)
+ *               break;
+ *       }
+ *       printf("message %u done at cycle %u: %u bytes placed once, %u retransmissions\n",
+ *              (unsigned)w.tag, (unsigned)tp_now(t), (unsigned)delivered,
+ *              (unsigned)tp_get_stats(t)->segments_rtx);
+ *       free(mem);
+ *       free(rmem);
+ *       free(t);
+ *       free(r);
+ *       return 0;
+ *   }
  *
- * STATIC MEMORY
- *   TP_MEM_SIZE(max_flows, window, ring, messages, incoming_capacity, tx_capacity,
- *   completion_capacity, protocol->ctx_size) and TP_RX_MEM_SIZE(max_flows, window,
- *   input_capacity, ack_capacity, delivered_capacity, cnp_interval_us, cnp_mode, pull_bps) are
+ * WRITING A PROTOCOL
+ *   Fill a static const tp_protocol { name, credit (TP_CREDIT_*), ctx_size, init, incoming,
+ *   periodic, periodic_every_visit, merge, config, check }. init(flow config, config, clock_hz,
+ *   ctx, act) sets the context (zeroed before) and may change act's preset window, rate, credit
+ *   and timer period. config is the protocol's constant parameter block (NULL: defaults; a
+ *   variant is a copy of the protocol with another config, validated by check in
+ *   tp_config_check); hooks see it as ev->config. Hooks get a tp_event (the packet and the
+ *   flow's state, bitmaps as read-only tp_bits views) and a tp_actions preset to "no change";
+ *   they may mark a range for retransmission, set the window, rate, token credit, timer period,
+ *   and restart the timer. The engine arms the rtx timer itself when it generates a segment
+ *   while the timer is stopped, stops it when nothing is in flight, and calls periodic(timeout =
+ *   true) when it expires (the timer is then stopped: re-arm it). The context is a byte array
+ *   with no alignment promise: copy it in and out (RNIC_MEMCPY). Hooks must not loop over the
+ *   window or allocate (they are one cycle of hardware).
+ *
+ * CONFIG (every field, its default and range; X_config_default sets the defaults)
+ *   tp_config: clock_hz 250 MHz (100 MHz .. 1 GHz; the paper's prototype ran at 100 MHz, which
+ *   examples/tonic_*.c set) | link_bps 100 Gb/s (100 Kb/s .. 800 Gb/s) | min_rate_bps 100 Kb/s
+ *   (.. link_bps; rate credit is clamped to [min_rate_bps, link_bps]) | max_flows 1024
+ *   (1 .. 65536) | window W 128 (64, 128 or 256 segments) | ring N 4 (power of two, 1 .. 64) |
+ *   message_depth 8 (messages queued per flow, 1 .. 256) | incoming_depth 64, segment_depth 16,
+ *   completion_depth 64 (1 .. 65536) | protocol (required) | external_pacer false (rate credit
+ *   only), pacer {doorbell, set_rate, user} | start_cycle 0 | trace NULL, trace_user, trace_id
+ *   RNIC_ENGINE_TRANSPORT.
+ *   tp_flow_config (tp_flow_open; tp_flow_config_default): seg_size 1000 (1 .. 65536) |
+ *   init_seq 0 | init_wnd 10 (>= 1) | init_rate_bps 0 (= link_bps) | init_credit 0 bytes |
+ *   max_burst 0 (= 2 segments; else seg_size .. 2^40 bytes, rate credit) | rto_ns 200 ms (> 0) |
+ *   param[6] 0 (each protocol documents them).
+ *   tp_rx_config: clock_hz 250 MHz | max_flows 1024 (1 .. 65536) | window 128 (64, 128, 256) |
+ *   delack_count 2 (1 .. 65536; 1 = no delayed ACKs) | delack_ns 200 ms (1 ns .. 100 s) | nack
+ *   false | sack true | ack_first false | go_back_n false | cnp_interval_ns 0 (no CNPs; <= 100 s,
+ *   needs ack_depth >= 2) | cnp_mode TP_RX_CNP_IMMEDIATE (or _DEFERRED) | pull_bps 0 (no pulls;
+ *   else 100 Kb/s .. 800 Gb/s) | pull_overhead_bytes 64 (<= 65536) | segment_depth 64, ack_depth
+ *   64, delivered_depth 64 (1 .. 65536) | start_cycle 0 | trace NULL, trace_id RNIC_ENGINE_TP_RX.
+ *   tp_rx_flow_config (tp_rx_flow_open; NULL or tp_rx_flow_config_default): init_seq 0.
+ *   Protocol blocks: tp_dcqcn_params (tp_dcqcn_preset: TP_DCQCN_PAPER / _MELLANOX; rate_floor_bps
+ *   100 Mb/s), tp_irn_config (rto_low_ns 100 us, rto_high_ns 320 us, rto_low_pkts 3, bdp_bytes,
+ *   rate_bps), tp_ndp_config (init_window 16, window, rto_ns 0 = the flow's): their sections below.
+ *   Times are given in ns and converted once, at init / flow open, to cycles at clock_hz
+ *   (rounded to nearest, at least 1).
+ *
+ * PORTS (records are rnic_work; per cycle; latency)
+ *   tp inputs: message (tp_push_message / tp_space_message = free slots of the message store;
+ *   tp_flow_message_room(t, flow) = room in the flow's own queue, which refuses with RNIC_EBUSY
+ *   when full): flow, len (1 .. 2^32 - 1), addr, raddr, tag, op; seen by the next tick.
+ *   incoming (tp_push_incoming / tp_space_incoming): control packets, the type in the engine
+ *   bits of flags (TP_WORK_PKT(TP_PKT_ACK | _NACK | _CNP | _GRANT)), index = cumulative ack,
+ *   offset/len = one SACK block, aux = grant bytes, TP_WORK_ECN = an ECN echo; one per cycle:
+ *   its fixed stage, then the protocol's hook the next cycle. consumed (tp_push_consumed /
+ *   tp_space_consumed, external_pacer only): the pacer sent ring entry (flow, index); acts at
+ *   the call. Outputs segment (tp_pop_segment / tp_peek_segment): one per cycle out of the
+ *   credit engine; index = segment id, offset/len/addr/raddr of the piece, tag and op of the
+ *   message, FIRST/LAST, TP_WORK_RTX, aux = the message's number on the flow; a segment
+ *   generated in cycle t leaves at t + 1 at the earliest. completion (tp_pop_completion /
+ *   tp_peek_completion): the message record (FIRST|LAST, len, tag) once every segment is
+ *   acknowledged.
+ *   tp_rx input: segment (tp_rx_push_segment / tp_rx_space_segment): one taken per cycle.
+ *   Outputs ack (tp_rx_pop_ack / _peek_ack): control packets for tp (op 0, tag = the segment's)
+ *   in the tick that took the segment (delayed ACKs, deferred CNPs and paced pulls later);
+ *   delivered (tp_rx_pop_delivered / _peek_delivered): each segment the first time it arrives.
+ *   Flows: tp_flow_open / tp_flow_close / tp_flow_state, tp_rx_flow_open / tp_rx_flow_state.
+ *   Trace (docs/engine_contract.md): PUSH / OUT / POP a = the record's index, b = its len;
+ *   REFUSE a = index, b = the rnic_err; RATE a = b/s applied, b = asked; TP_TRACE_* below.
+ *
+ * WHAT IT DOES NOT DO
+ *   No packet formats, headers or wire: records are rnic_work and the caller is the network (a
+ *   composed model: examples/rnic_model). No connection set-up: flow ids come from outside (§5).
+ *   No payload: addresses are carried, bytes are not moved. One SACK block per ACK. The paper's
+ *   Verilog timing (clock, pipeline depth) is the cycle contract of docs/transport_model.md, not
+ *   a gate-level model.
+ *
+ * ERRORS
+ *   Refused input returns an rnic_err, is counted once (stats.errors by cause) and traced
+ *   (REFUSE), and changes nothing else: NULL engine or record RNIC_EINVAL; a full port or flow
+ *   message queue RNIC_EBUSY; an unknown or closed flow RNIC_ENOENT, an open one opened again
+ *   RNIC_EEXIST, a flow closed while it holds data RNIC_EBUSY; a message of len 0 or a bad flow
+ *   config RNIC_EINVAL, ids that would stop being comparable RNIC_ERANGE; a control packet of
+ *   an unknown type RNIC_EINVAL; at its fixed stage, a cumulative ack behind wnd_start
+ *   RNIC_ESTALE and one beyond what was sent RNIC_ERANGE; tp_push_consumed without an outside
+ *   pacer RNIC_ESTATE, not the ring's head RNIC_ESTALE; a bad config RNIC_EINVAL with the field
+ *   named by X_config_check; too little memory RNIC_ENOSPC. Hook outputs out of range are
+ *   clamped and counted (rate_clamped, window_clamped, timer_clamped), never refused.
+ *
+ * LIMITS
+ *   Segment ids are free-running uint32 compared modulo 2^32: a flow keeps fewer than 2^31
+ *   segments queued. W <= 256, N <= 64, 256 messages per flow, 65,536 flows. next_event is a
+ *   lower bound for timers (lazy heaps: docs/engine_contract.md, "Tonic"). A delayed ACK or
+ *   timer due exactly at cycle 2^64 - 1 reads RNIC_NEVER from X_next_event; X_advance is exact.
+ *   Static memory: TP_MEM_SIZE(max_flows, window, ring, message_depth, incoming_depth,
+ *   segment_depth, completion_depth, protocol->ctx_size) and TP_RX_MEM_SIZE(max_flows, window,
+ *   segment_depth, ack_depth, delivered_depth, cnp_interval_ns, cnp_mode, pull_bps) are
  *   tp_mem_size and tp_rx_mem_size as integer constant expressions (equal for any valid config;
  *   tested), so firmware sizes static buffers without calling them:
  *     static uint64_t mem[TP_MEM_SIZE(4, 128, 4, 8, 64, 16, 64, sizeof(tp_tcp_ctx)) / 8];
  *   (a credit type's budget, e.g. TP_CTX_MAX_RATE, as ctx_size fits any protocol of that type).
  *
- * Conventions (all rnicq headers): prefix tp_/TP_; define TP_IMPLEMENTATION (or
- * RNIC_IMPLEMENTATION) in one .c file before including; TP_STATIC makes the API static;
- * no allocation, no floating point, no globals; every bad input is an rnic_err code
- * counted in the engine's statistics. See README.md.
+ * VERSION
+ *   TP_VERSION_MAJOR / MINOR / PATCH and tp_version(). Conventions (all rnicq headers): prefix
+ *   tp_/TP_ (internal names tp__); define TP_IMPLEMENTATION (or RNIC_IMPLEMENTATION) in one .c
+ *   file before including; TP_STATIC makes the API static; no allocation, no floating point, no
+ *   globals. Renames of issue 29: docs/CHANGES.md.
  */
 /* ==== end src/transport/manual.h ==== */
 
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0xa5707df6u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x741b0a8bu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -1666,7 +1802,7 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 #define RNIC_ENGINE_QOS 2u
 #define RNIC_ENGINE_PALOS 3u
 #define RNIC_ENGINE_TRANSPORT 4u
-#define RNIC_ENGINE_HOSTCC 5u   /* until hostcc.h's three engines use their own ids below */
+/* 5 was RNIC_ENGINE_HOSTCC, shared by the three hostcc.h engines until issue 29: not reused */
 #define RNIC_ENGINE_TP_RX 6u    /* transport.h's receiver engine (tp_rx) */
 #define RNIC_ENGINE_HCC_HOST 7u /* hostcc.h's host model (hcc_host) */
 #define RNIC_ENGINE_HCC_RX 8u   /* hostcc.h's RHCC receiver controller (hcc_rx) */
@@ -1707,14 +1843,6 @@ typedef uint32_t (*rnic_source_fn)(void *user, uint32_t flow, uint32_t index, rn
 RNIC_INLINE void rnic_trace_rec(rnic_trace *t, uint64_t cycle, uint16_t engine, uint16_t kind, const rnic_work *w)
 {
     rnic_trace_emit(t, cycle, engine, kind, w->flow, w->index, w->len);
-}
-
-/* Emit a work record as a trace event of `kind` with the layout before issue 29 (a = tag,
- * b = offset<<32|len); engines move to rnic_trace_rec / RNIC__TRACE_REC, then it goes. */
-RNIC_INLINE void rnic_trace_work(rnic_trace *t, uint16_t engine, uint16_t kind, const rnic_work *w)
-{
-    rnic_trace_emit(t, w->cycle, engine, kind, w->flow, w->tag,
-                    ((uint64_t)w->offset << 32) | w->len);
 }
 
 /* advance / advance_to arithmetic, shared so every engine treats the 2^64 wrap the same way.
@@ -1985,8 +2113,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa5707df6u
-#error "rnicq: transport.h needs common core version 200 (id 0xa5707df6u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x741b0a8bu
+#error "rnicq: transport.h needs common core version 200 (id 0x741b0a8bu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -1997,7 +2125,7 @@ RNIC_EXTERN_C_BEGIN
 /* ==== begin src/transport/api.h ==== */
 /* transport.h: linkage and version. */
 #define TP_VERSION_MAJOR 0
-#define TP_VERSION_MINOR 2
+#define TP_VERSION_MINOR 3
 #define TP_VERSION_PATCH 0
 
 /* TP_API decorates every public function: extern by default, `static` when the user
@@ -2040,9 +2168,11 @@ TP_API const char *tp_version(void);
  * segment id, offset = byte offset in its message, len, addr/raddr = the message's + offset,
  * tag and op = the message's (carried untouched), FIRST/LAST = first/last segment of the
  * message, TP_WORK_RTX for a retransmission, aux = the message's number on the flow. A control
- * packet to the sender: flow, op = its type below, index = cumulative ack (the next segment id
- * the receiver expects), offset/len = one SACK block [offset, offset + len) of segment ids (len 0:
- * none), aux = the packet's data (grant bytes, ...), TP_WORK_ECN for an ECN echo. */
+ * packet to the sender: flow, its type below in the engine bits of flags (TP_WORK_PKT(type);
+ * read with TP_WORK_PKT_TYPE(flags)), index = cumulative ack (the next segment id the receiver
+ * expects), offset/len = one SACK block [offset, offset + len) of segment ids (len 0: none),
+ * aux = the packet's data (grant bytes, ...), TP_WORK_ECN for an ECN echo. `op` is never read
+ * nor written by either engine (the receiver's control packets carry op 0, tag = the segment's). */
 #define TP_PKT_DATA 1u
 #define TP_PKT_ACK 2u
 #define TP_PKT_NACK 3u  /* an ACK sent for an out-of-order arrival: index = cumulative, offset/len = the run holding it */
@@ -2053,15 +2183,20 @@ TP_API const char *tp_version(void);
 #define TP_WORK_RTX (1u << RNIC_WORK_ENGINE_SHIFT)      /* a retransmission */
 #define TP_WORK_ECN (2u << RNIC_WORK_ENGINE_SHIFT)      /* on the wire: CE mark; on an ACK: ECN echo */
 #define TP_WORK_TRIMMED (4u << RNIC_WORK_ENGINE_SHIFT)  /* a data segment whose payload a switch trimmed (NDP): only its header arrived */
+/* A control packet's type (TP_PKT_*): three engine bits of flags. */
+#define TP_WORK_PKT_SHIFT (RNIC_WORK_ENGINE_SHIFT + 4u)
+#define TP_WORK_PKT_MASK (7u << TP_WORK_PKT_SHIFT)
+#define TP_WORK_PKT(type) (((uint32_t)(type) << TP_WORK_PKT_SHIFT) & TP_WORK_PKT_MASK) /* flags bits of a type */
+#define TP_WORK_PKT_TYPE(flags) (((uint32_t)(flags) & TP_WORK_PKT_MASK) >> TP_WORK_PKT_SHIFT) /* the type in flags */
 
 /* Engine-specific trace kinds. */
-#define TP_TRACE_GENERATE 16u  /* segment generation: id = flow, a = segment id, b = 1 if retransmission */
-#define TP_TRACE_ACK 17u       /* incoming fixed stage: id = flow, a = new wnd_start, b = newly acked */
-#define TP_TRACE_TIMEOUT 18u   /* rtx timer expired: id = flow, a = wnd_start */
+#define TP_TRACE_GENERATE 16u  /* segment generation: a = segment id, b = 1 if retransmission */
+#define TP_TRACE_ACK 17u       /* incoming fixed stage: a = new wnd_start, b = newly acked */
+#define TP_TRACE_TIMEOUT 18u   /* rtx timer expired: a = wnd_start, b = highest_sent */
 #define TP_TRACE_MERGE 19u     /* a timeout discarded: an ACK hit the flow in the same cycle */
 #define TP_TRACE_MARK 20u      /* a hook marked [a, b) for retransmission */
 #define TP_TRACE_WINDOW 21u    /* window size changed: a = new size, b = old */
-#define TP_TRACE_COMPLETE 22u  /* a message fully acknowledged: a = tag */
+#define TP_TRACE_COMPLETE 22u  /* a message fully acknowledged: a = its number on the flow (the completion's aux), b = len */
 #define TP_TRACE_SKIP 23u      /* a retransmission acknowledged in the ring left it unsent: a = segment id, b = len */
 
 /* A read-only view of one per-flow ring bitmap: segment s lives at bit s mod nbits (nbits = the
@@ -2202,7 +2337,7 @@ typedef struct tp_config {
 typedef struct tp_stats {
     uint64_t cycles;
     uint64_t messages, segments_new, segments_rtx, segments_out, bytes_out;
-    uint64_t acks, acks_dup, acks_stale, newly_acked, completions;
+    uint64_t acks, acks_dup, newly_acked, completions; /* stale ACKs: errors.by_cause[RNIC_ESTALE] */
     uint64_t timeouts, timeouts_discarded, marks, periodic_runs;
     uint64_t tx_stalls;      /* cycles a ready segment waited for the full TX port */
     uint64_t rate_clamped, window_clamped, timer_clamped; /* hook outputs brought into range */
@@ -2238,27 +2373,16 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
  * sizeof(tp_tcp_ctx)). Evaluates its arguments several times: pass constants. */
 #define TP_MEM_SIZE(max_flows, window, ring, message_depth, incoming_depth, segment_depth, completion_depth,    \
                     ctx_size)                                                                                  \
-    (TP__MEM_PART((max_flows), tp_flow) + TP__MEM_PART((uint64_t)(max_flows) * 3u * ((window) / 64u), uint64_t) + \
-     TP__MEM_PART((uint64_t)(max_flows) * TP__MEM_ALIGN(ctx_size), uint8_t) +                                  \
-     TP__MEM_PART(TP__MEM_ALIGN(ctx_size) * 2u + 8u, uint8_t) +                                                \
-     TP__MEM_PART((uint64_t)(max_flows) * (message_depth), tp_msg) +                                               \
-     TP__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * TP__MEM_PART((max_flows), uint32_t) +      \
-     2u * TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(incoming_depth), rnic_work) +       \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(segment_depth), rnic_work) +                                             \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(completion_depth), rnic_work))
-/* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts, mirroring the init layouts: n elements rounded up
- * to RNIC_MEM_ALIGN; a timer heap (flow, key, position per flow); a port's power-of-two slots. */
-#define TP__MEM_ALIGN(n) (((uint64_t)(n) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u))
-#define TP__MEM_PART(n, type) ((size_t)TP__MEM_ALIGN((uint64_t)(n) * sizeof(type)))
-#define TP__MEM_HEAP(nflows) \
-    (TP__MEM_PART((nflows), uint32_t) + TP__MEM_PART((nflows), uint64_t) + TP__MEM_PART((nflows), uint32_t))
-#define TP__MEM_BITLEN(x)                                                                                  \
-    (((uint64_t)(x) >= 1u) + ((uint64_t)(x) >= 2u) + ((uint64_t)(x) >= 4u) + ((uint64_t)(x) >= 8u) +        \
-     ((uint64_t)(x) >= 16u) + ((uint64_t)(x) >= 32u) + ((uint64_t)(x) >= 64u) + ((uint64_t)(x) >= 128u) +   \
-     ((uint64_t)(x) >= 256u) + ((uint64_t)(x) >= 512u) + ((uint64_t)(x) >= 1024u) +                        \
-     ((uint64_t)(x) >= 2048u) + ((uint64_t)(x) >= 4096u) + ((uint64_t)(x) >= 8192u) +                       \
-     ((uint64_t)(x) >= 16384u) + ((uint64_t)(x) >= 32768u) + ((uint64_t)(x) >= 65536u))
-#define TP__MEM_POW2_AT_LEAST(n) ((uint64_t)1 << TP__MEM_BITLEN((uint64_t)(n) - 1u))
+    (RNIC__MEM_PART((max_flows), tp__flow) + RNIC__MEM_PART((uint64_t)(max_flows) * 3u * ((window) / 64u), uint64_t) + \
+     RNIC__MEM_PART((uint64_t)(max_flows) * RNIC__MEM_ALIGN_UP(ctx_size), uint8_t) +                                  \
+     RNIC__MEM_PART(RNIC__MEM_ALIGN_UP(ctx_size) * 2u + 8u, uint8_t) +                                                \
+     RNIC__MEM_PART((uint64_t)(max_flows) * (message_depth), tp__msg) +                                               \
+     RNIC__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * RNIC__MEM_PART((max_flows), uint32_t) +      \
+     2u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART(RNIC__POW2_AT_LEAST(incoming_depth), rnic_work) +       \
+     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(segment_depth), rnic_work) +                                             \
+     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(completion_depth), rnic_work))
+/* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts mirror the init layouts with the common core's
+ * RNIC__MEM_PART, RNIC__MEM_ALIGN_UP, RNIC__HEAP_MEM (a timer heap) and RNIC__POW2_AT_LEAST (a port). */
 TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
 
 TP_API void tp_flow_config_default(tp_flow_config *p);
@@ -2337,7 +2461,7 @@ typedef struct tp_rx_config {
     uint64_t start_cycle;
     rnic_trace_fn trace;
     void *trace_user;
-    uint16_t trace_id;
+    uint16_t trace_id;       /* default RNIC_ENGINE_TP_RX */
 } tp_rx_config;
 
 #define TP_RX_CNP_IMMEDIATE 0u /* a mark within the interval sends nothing (HPCC simulator, NIC firmware) */
@@ -2361,13 +2485,13 @@ TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
  * entries, at most 65,536). At the defaults: TP_RX_MEM_SIZE(1024, 128, 64, 64, 64, 0, 0, 0). */
 #define TP_RX_MEM_SIZE(max_flows, window, segment_depth, ack_depth, delivered_depth, cnp_interval_ns,          \
                        cnp_mode, pull_bps)                                                                      \
-    (TP__MEM_PART((max_flows), tp_rx_flow) + TP__MEM_PART((uint64_t)(max_flows) * ((window) / 64u), uint64_t) + \
-     TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(segment_depth), rnic_work) +                \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(ack_depth), rnic_work) +                                            \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(delivered_depth), rnic_work) +                                      \
-     ((cnp_interval_ns) ? TP__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
-     ((cnp_interval_ns) && (cnp_mode) == TP_RX_CNP_DEFERRED ? TP__MEM_HEAP(max_flows) : 0u) +                  \
-     ((pull_bps) ? TP__MEM_PART((uint64_t)(max_flows) * (window) < 65536u ? (uint64_t)(max_flows) * (window)  \
+    (RNIC__MEM_PART((max_flows), tp__rx_flow) + RNIC__MEM_PART((uint64_t)(max_flows) * ((window) / 64u), uint64_t) + \
+     RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART(RNIC__POW2_AT_LEAST(segment_depth), rnic_work) +                \
+     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(ack_depth), rnic_work) +                                            \
+     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(delivered_depth), rnic_work) +                                      \
+     ((cnp_interval_ns) ? RNIC__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
+     ((cnp_interval_ns) && (cnp_mode) == TP_RX_CNP_DEFERRED ? RNIC__HEAP_MEM(max_flows) : 0u) +                  \
+     ((pull_bps) ? RNIC__MEM_PART((uint64_t)(max_flows) * (window) < 65536u ? (uint64_t)(max_flows) * (window)  \
                                                                           : 65536u,                            \
                                 uint64_t)                                                                      \
                  : 0u))
@@ -2633,12 +2757,12 @@ typedef struct tp_ndp_ctx {
 /* transport.h: engine state (transparent so firmware can place it statically; use the API).
  * Everything that scales with flows, window, ring or messages lives in caller memory. */
 
-typedef struct tp_msg {          /* a message queued on a flow, until fully acknowledged */
+typedef struct tp__msg {          /* a message queued on a flow, until fully acknowledged */
     rnic_work w;                 /* as pushed: flow, len, addr, raddr, tag, op */
     uint32_t first_seg, nsegs;   /* its segment ids [first_seg, first_seg + nsegs) */
-} tp_msg;
+} tp__msg;
 
-typedef struct tp_flow {
+typedef struct tp__flow {
     /* data delivery engine, Table 2 */
     uint32_t wnd_start, wnd_size, highest_sent, data_end, total_sent;
     uint32_t outstanding;        /* segment addresses in the credit engine's ring */
@@ -2659,30 +2783,23 @@ typedef struct tp_flow {
     uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
     uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
     tp_flow_config params;
-} tp_flow;
+} tp__flow;
 
-typedef struct tp_heap {         /* indexed binary min-heap of (cycle key, flow), wrap-safe */
-    uint32_t count;
-    uint32_t *flow;              /* heap slots -> flow */
-    uint64_t *key;               /* heap slots -> key */
-    uint32_t *pos;               /* flow -> heap slot, RNIC_NONE when absent */
-} tp_heap;
-
-typedef struct tp_fifo {         /* a FIFO of flow ids, each at most once (round robin) */
+typedef struct tp__fifo {         /* a FIFO of flow ids, each at most once (round robin) */
     uint32_t *ids;
     uint32_t capacity, head, count;
-} tp_fifo;
+} tp__fifo;
 
-typedef struct tp_wring {       /* a bounded FIFO of rnic_work (a port): power-of-two slots */
+typedef struct tp__wring {       /* a bounded FIFO of rnic_work (a port): power-of-two slots */
     rnic_work *slot;
     uint32_t mask, capacity, head, count;
-} tp_wring;
+} tp__wring;
 
-typedef struct tp_incoming {     /* a control packet between the Incoming pipeline's stages */
+typedef struct tp__incoming {     /* a control packet between the Incoming pipeline's stages */
     rnic_work pkt;
     uint32_t newly_acked, newly_sacked, old_wnd_start, new_wnd_start;
     uint32_t sack_start, sack_len; /* the block after clipping */
-} tp_incoming;
+} tp__incoming;
 
 struct tp {
     tp_config cfg;
@@ -2694,22 +2811,22 @@ struct tp {
     uint32_t open_flows;
     uint64_t msgs_queued;        /* messages queued over all flows (tp_space_message) */
     bool stage2_valid;
-    tp_incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
+    tp__incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
     rnic_trace trace;
     uint16_t trace_id;
-    tp_flow *flows;
+    tp__flow *flows;
     uint64_t *bits;              /* per flow: acked, marked, rtx_cnt, W bits each */
     unsigned char *ctx;          /* per flow: user context */
     unsigned char *scratch;      /* two contexts: a hook's working copy and the periodic one */
-    tp_msg *msgs;                /* per flow: cfg.message_depth */
+    tp__msg *msgs;                /* per flow: cfg.message_depth */
     rnic_work *rings;            /* per flow: cfg.ring segment addresses */
-    tp_fifo active, ready, compl_flows;
-    tp_heap rtx_timers, rate_timers;
-    tp_wring incoming, tx, completions;
+    tp__fifo active, ready, compl_flows;
+    rnic__heap rtx_timers, rate_timers;
+    tp__wring incoming, tx, completions;
     tp_stats stats;
 };
 
-typedef struct tp_rx_flow {
+typedef struct tp__rx_flow {
     uint32_t expected;           /* next in-order segment id (the cumulative ack) */
     uint32_t pending;            /* in-order segments not yet acknowledged (delayed ACK) */
     uint32_t held;               /* segments received beyond expected (bits set) */
@@ -2719,7 +2836,7 @@ typedef struct tp_rx_flow {
     uint8_t nak_sent;            /* go-back-N: a NAK went out for the current gap (IB "NAK sent" state) */
     uint8_t cnp_sent;            /* CNP notification point: a CNP was ever sent (cnp_last is valid) */
     uint8_t cnp_pending;         /* deferred CNPs: a mark inside the interval waits for its end */
-} tp_rx_flow;
+} tp__rx_flow;
 
 struct tp_rx {
     tp_rx_config cfg;
@@ -2728,16 +2845,16 @@ struct tp_rx {
     uint64_t delack_cycles;
     rnic_trace trace;
     uint16_t trace_id;
-    tp_rx_flow *flows;
+    tp__rx_flow *flows;
     uint64_t *bits;              /* per flow: received beyond expected, W bits */
-    tp_heap delack;
-    tp_wring input, acks, delivered;
+    rnic__heap delack;
+    tp__wring input, acks, delivered;
     tp_rx_stats stats;
     /* options (laid out only when on, so the default memory is unchanged) */
     uint32_t seg_acks;           /* ACK-port records one data segment may produce (1, or 2 with CNPs) */
     uint64_t cnp_cycles;         /* CNP interval in cycles; 0 = no CNPs */
     uint64_t *cnp_last;          /* per flow: cycle of its last CNP */
-    tp_heap cnp;                 /* deferred CNPs: flows with a pending mark, keyed by their interval's end */
+    rnic__heap cnp;                 /* deferred CNPs: flows with a pending mark, keyed by their interval's end */
     uint64_t *pulls;             /* NDP pull queue (FIFO, all flows): flow << 32 | len */
     uint32_t pull_cap, pull_head, pull_count;
     uint64_t pull_next;          /* earliest cycle the next pull may leave */
@@ -3006,10 +3123,10 @@ TP_API uint32_t tp_bits_count(const tp_bits *b, uint32_t from, uint32_t to)
 /* ==== end src/transport/bitmaps.c ==== */
 /* ==== begin src/transport/queues.c ==== */
 /* transport.h: the small queues behind the engines' sets (§3.1): round-robin FIFOs of flow ids
- * (the active set, ready-to-transmit, flows with completions) and an indexed min-heap of per-flow
- * timers (retransmission, rate and delayed-ACK timers) so that next_event is exact and O(1). */
+ * (the active set, ready-to-transmit, flows with completions) and the ports; the per-flow timers
+ * (retransmission, rate and delayed-ACK) are rnic__heap (src/common/heap.h), so next_event is O(1). */
 
-static bool tp__fifo_push(tp_fifo *f, uint32_t id)
+static bool tp__fifo_push(tp__fifo *f, uint32_t id)
 {
     uint32_t at;
     if (f->count == f->capacity)
@@ -3022,7 +3139,7 @@ static bool tp__fifo_push(tp_fifo *f, uint32_t id)
     return true;
 }
 
-static uint32_t tp__fifo_pop(tp_fifo *f)
+static uint32_t tp__fifo_pop(tp__fifo *f)
 {
     uint32_t id = f->ids[f->head];
     f->head = f->head + 1u == f->capacity ? 0 : f->head + 1u;
@@ -3030,84 +3147,9 @@ static uint32_t tp__fifo_pop(tp_fifo *f)
     return id;
 }
 
-/* Wrap-safe: cycle a comes before cycle b. */
-static bool tp__cycle_before(uint64_t a, uint64_t b) { return (int64_t)(a - b) < 0; }
-
-static void tp__heap_place(tp_heap *h, uint32_t slot, uint32_t flow, uint64_t key)
-{
-    h->flow[slot] = flow;
-    h->key[slot] = key;
-    h->pos[flow] = slot;
-}
-
-static void tp__heap_up(tp_heap *h, uint32_t slot)
-{
-    uint32_t flow = h->flow[slot];
-    uint64_t key = h->key[slot];
-    while (slot > 0) {
-        uint32_t parent = (slot - 1u) / 2u;
-        if (!tp__cycle_before(key, h->key[parent]))
-            break;
-        tp__heap_place(h, slot, h->flow[parent], h->key[parent]);
-        slot = parent;
-    }
-    tp__heap_place(h, slot, flow, key);
-}
-
-static void tp__heap_down(tp_heap *h, uint32_t slot)
-{
-    uint32_t flow = h->flow[slot];
-    uint64_t key = h->key[slot];
-    for (;;) {
-        uint32_t child = 2u * slot + 1u;
-        if (child >= h->count)
-            break;
-        if (child + 1u < h->count && tp__cycle_before(h->key[child + 1u], h->key[child]))
-            child++;
-        if (!tp__cycle_before(h->key[child], key))
-            break;
-        tp__heap_place(h, slot, h->flow[child], h->key[child]);
-        slot = child;
-    }
-    tp__heap_place(h, slot, flow, key);
-}
-
-/* Insert flow with key, or move it to key if present. */
-static void tp__heap_set(tp_heap *h, uint32_t flow, uint64_t key)
-{
-    uint32_t slot = h->pos[flow];
-    if (slot == RNIC_NONE) {
-        slot = h->count++;
-        tp__heap_place(h, slot, flow, key);
-        tp__heap_up(h, slot);
-        return;
-    }
-    if (tp__cycle_before(key, h->key[slot])) {
-        h->key[slot] = key;
-        tp__heap_up(h, slot);
-    } else {
-        h->key[slot] = key;
-        tp__heap_down(h, slot);
-    }
-}
-
-static void tp__heap_remove(tp_heap *h, uint32_t flow)
-{
-    uint32_t slot = h->pos[flow], last;
-    if (slot == RNIC_NONE)
-        return;
-    h->pos[flow] = RNIC_NONE;
-    last = --h->count;
-    if (slot == last)
-        return;
-    tp__heap_place(h, slot, h->flow[last], h->key[last]);
-    if (slot > 0 && tp__cycle_before(h->key[slot], h->key[(slot - 1u) / 2u]))
-        tp__heap_up(h, slot);
-    else
-        tp__heap_down(h, slot);
-}
-
-static uint64_t tp__heap_min(const tp_heap *h) { return h->count ? h->key[0] : RNIC_NEVER; }
+/* Wrap-safe: cycle a comes before cycle b. The timer heaps are the common core's rnic__heap
+ * (src/common/heap.h: the indexed heap this file used to hold, generalised). */
+#define tp__cycle_before rnic__cycle_before
 
 /* Ports: FIFOs of rnic_work with a fixed element type, so a push or pop is one 64-byte copy. */
 static uint32_t tp__wring_slots(uint32_t capacity)
@@ -3118,7 +3160,7 @@ static uint32_t tp__wring_slots(uint32_t capacity)
     return n;
 }
 
-static void tp__wring_init(tp_wring *r, rnic_work *slots, uint32_t capacity)
+static void tp__wring_init(tp__wring *r, rnic_work *slots, uint32_t capacity)
 {
     r->slot = slots;
     r->mask = tp__wring_slots(capacity) - 1u;
@@ -3126,17 +3168,17 @@ static void tp__wring_init(tp_wring *r, rnic_work *slots, uint32_t capacity)
     r->head = r->count = 0;
 }
 
-static bool tp__wring_full(const tp_wring *r) { return r->count == r->capacity; }
-static bool tp__wring_empty(const tp_wring *r) { return r->count == 0; }
-static uint32_t tp__wring_space(const tp_wring *r) { return r->capacity - r->count; }
+static bool tp__wring_full(const tp__wring *r) { return r->count == r->capacity; }
+static bool tp__wring_empty(const tp__wring *r) { return r->count == 0; }
+static uint32_t tp__wring_space(const tp__wring *r) { return r->capacity - r->count; }
 
-static void tp__wring_push(tp_wring *r, const rnic_work *w) /* the caller checked it is not full */
+static void tp__wring_push(tp__wring *r, const rnic_work *w) /* the caller checked it is not full */
 {
     r->slot[(r->head + r->count) & r->mask] = *w;
     r->count++;
 }
 
-static bool tp__wring_pop(tp_wring *r, rnic_work *out)
+static bool tp__wring_pop(tp__wring *r, rnic_work *out)
 {
     if (r->count == 0)
         return false;
@@ -3147,7 +3189,7 @@ static bool tp__wring_pop(tp_wring *r, rnic_work *out)
 }
 
 /* A port's next record: taken (pop) or copied (peek); RNIC_EEMPTY when none. */
-static rnic_err tp__wring_take(tp_wring *r, rnic_work *out, bool pop)
+static rnic_err tp__wring_take(tp__wring *r, rnic_work *out, bool pop)
 {
     if (r->count == 0)
         return RNIC_EEMPTY;
@@ -3156,15 +3198,6 @@ static rnic_err tp__wring_take(tp_wring *r, rnic_work *out, bool pop)
     else
         *out = r->slot[r->head];
     return RNIC_OK;
-}
-
-/* Every flow absent from a timer heap. */
-static void tp__heap_clear(tp_heap *h, uint32_t nflows)
-{
-    uint32_t i;
-    h->count = 0;
-    for (i = 0; i < nflows; i++)
-        h->pos[i] = RNIC_NONE;
 }
 
 /* Cycles an engine may skip from `now` with `left` to run: its next event `next` when `any`
@@ -3189,7 +3222,7 @@ static uint64_t tp__idle_cycles(uint64_t now, uint64_t next, bool any, uint64_t 
     } while (0)
 #define TP__LAYOUT_HEAP(obj, heap, nflows)                            \
     do {                                                              \
-        TP__LAYOUT_ARRAY(obj, heap.flow, uint32_t, nflows);           \
+        TP__LAYOUT_ARRAY(obj, heap.id, uint32_t, nflows);             \
         TP__LAYOUT_ARRAY(obj, heap.key, uint64_t, nflows);            \
         TP__LAYOUT_ARRAY(obj, heap.pos, uint32_t, nflows);            \
     } while (0)
@@ -3206,13 +3239,6 @@ static uint64_t tp__idle_cycles(uint64_t now, uint64_t next, bool any, uint64_t 
  * protocol's stage the next cycle), Periodic updates (one flow id per cycle), Segment generation
  * (one active flow per cycle: retransmissions first, then new data inside the window) and
  * Segment transmitted (step 9). Cycle contract: docs/transport_model.md. */
-
-#define TP__TRACE(t, kind, id, a, b)                                                                       \
-    do {                                                                                                   \
-        if ((t)->trace.fn)                                                                                 \
-            rnic_trace_emit(&(t)->trace, (t)->now, (t)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
-                            (uint64_t)(b));                                                                \
-    } while (0)
 
 #define TP__ACKED 0u
 #define TP__MARKED 1u
@@ -3265,7 +3291,7 @@ static uint32_t tp__range_words(uint32_t nbits, uint32_t start, uint32_t count, 
 /* Is there a segment to (re)generate, and room in the credit engine's ring? */
 static bool tp__eligible(const tp *t, uint32_t f)
 {
-    const tp_flow *fl = &t->flows[f];
+    const tp__flow *fl = &t->flows[f];
     tp_bits marked;
     uint32_t sent, end;
     if (!fl->open || fl->outstanding >= t->cfg.ring)
@@ -3282,7 +3308,7 @@ static bool tp__eligible(const tp *t, uint32_t f)
 
 static void tp__activate(tp *t, uint32_t f)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     if (!fl->in_active && tp__eligible(t, f) && tp__fifo_push(&t->active, f))
         fl->in_active = 1;
 }
@@ -3302,13 +3328,13 @@ static uint64_t tp__visit_at(const tp *t, uint32_t f, uint64_t at)
  * to the flow's current visit or drops it. An entry is never later than its flow's visit. */
 static void tp__timer_start(tp *t, uint32_t f, uint64_t deadline, uint64_t earliest)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     uint32_t slot = t->rtx_timers.pos[f];
     fl->timer_deadline = deadline;
     fl->timer_fire = tp__visit_at(t, f, tp__cycle_before(deadline, earliest) ? earliest : deadline);
     fl->timer_on = 1;
     if (slot == RNIC_NONE || tp__cycle_before(fl->timer_fire, t->rtx_timers.key[slot]))
-        tp__heap_set(&t->rtx_timers, f, fl->timer_fire);
+        rnic__heap_set(&t->rtx_timers, f, fl->timer_fire);
 }
 
 static void tp__timer_stop(tp *t, uint32_t f) { t->flows[f].timer_on = 0; }
@@ -3319,21 +3345,21 @@ static bool tp__timer_running(const tp *t, uint32_t f) { return t->flows[f].time
  * one firing now leaves the heap (the periodic scan sees the firing one this cycle). */
 static void tp__timers_due(tp *t)
 {
-    while (t->rtx_timers.count && !tp__cycle_before(t->now, tp__heap_min(&t->rtx_timers))) {
-        uint32_t f = t->rtx_timers.flow[0];
-        const tp_flow *fl = &t->flows[f];
+    while (t->rtx_timers.count && !tp__cycle_before(t->now, rnic__heap_min(&t->rtx_timers))) {
+        uint32_t f = t->rtx_timers.id[0];
+        const tp__flow *fl = &t->flows[f];
         if (fl->timer_on && tp__cycle_before(t->now, fl->timer_fire))
-            tp__heap_set(&t->rtx_timers, f, fl->timer_fire);
+            rnic__heap_set(&t->rtx_timers, f, fl->timer_fire);
         else
-            tp__heap_remove(&t->rtx_timers, f);
+            rnic__heap_remove(&t->rtx_timers, f);
     }
 }
 
-static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now); /* credit.c */
+static uint64_t tp__rate_credit_at(const tp__flow *fl, uint64_t now); /* credit.c */
 
 static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
 {
-    const tp_flow *fl = &t->flows[f];
+    const tp__flow *fl = &t->flows[f];
     /* every field written (no memset: this runs for every hook call) */
     ev->timeout = false;
     ev->pkt = NULL;
@@ -3366,7 +3392,7 @@ static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
     ev->config = t->proto->config;
 }
 
-static void tp__actions_preset(const tp_flow *fl, tp_actions *a)
+static void tp__actions_preset(const tp__flow *fl, tp_actions *a)
 {
     RNIC_MEMSET(a, 0, sizeof *a);
     a->wnd_size = fl->wnd_size;
@@ -3382,7 +3408,7 @@ static void tp__credit_acked(tp *t, uint32_t f);
  * re-armed timer may be seen by the periodic scan. */
 static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     uint32_t w = a->wnd_size;
     if (a->mark_rtx) {
         uint32_t sent = fl->highest_sent - fl->wnd_start;
@@ -3395,7 +3421,7 @@ static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
             fl->marked += tp__range_words(t->cfg.window, fl->wnd_start + (uint32_t)lo, (uint32_t)(hi - lo),
                                           tp__bitmap(t, f, TP__MARKED), NULL, NULL, tp__bitmap(t, f, TP__ACKED), 1);
             t->stats.marks++;
-            TP__TRACE(t, TP_TRACE_MARK, f, fl->wnd_start + (uint32_t)lo, fl->wnd_start + (uint32_t)hi);
+            RNIC__TRACE(t, TP_TRACE_MARK, f, fl->wnd_start + (uint32_t)lo, fl->wnd_start + (uint32_t)hi);
         }
     }
     if (w < 1u || w > t->cfg.window) {
@@ -3403,7 +3429,7 @@ static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
         t->stats.window_clamped++;
     }
     if (w != fl->wnd_size) {
-        TP__TRACE(t, TP_TRACE_WINDOW, f, w, fl->wnd_size);
+        RNIC__TRACE(t, TP_TRACE_WINDOW, f, w, fl->wnd_size);
         fl->wnd_size = w;
     }
     fl->timer_amount = a->timer_amount;
@@ -3425,9 +3451,9 @@ static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
 /* Completions: head messages whose segments are all below wnd_start. */
 static void tp__note_completions(tp *t, uint32_t f)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     while (fl->msg_done < fl->msg_count) {
-        const tp_msg *m = &t->msgs[(size_t)f * t->cfg.message_depth + (fl->msg_head + fl->msg_done) % t->cfg.message_depth];
+        const tp__msg *m = &t->msgs[(size_t)f * t->cfg.message_depth + (fl->msg_head + fl->msg_done) % t->cfg.message_depth];
         if (tp__dist(m->first_seg + m->nsegs, fl->wnd_start) < 0)
             break;
         fl->msg_done++;
@@ -3439,14 +3465,14 @@ static void tp__note_completions(tp *t, uint32_t f)
 static void tp__refuse(tp *t, uint32_t f, rnic_err e, uint64_t value)
 {
     rnic_err_note(&t->stats.errors, e);
-    TP__TRACE(t, RNIC_TRACE_REFUSE, f, (uint64_t)e, value);
+    RNIC__TRACE(t, RNIC_TRACE_REFUSE, f, value, e);
 }
 
 /* Incoming, fixed stage: validate, move the window, slide the bitmaps, record the SACK block. */
 static void tp__incoming_fixed(tp *t)
 {
-    tp_incoming *in = &t->stage2;
-    tp_flow *fl;
+    tp__incoming *in = &t->stage2;
+    tp__flow *fl;
     uint32_t f, sent, d, before = 0, fresh = 0;
     if (!tp__wring_pop(&t->incoming, &in->pkt))
         return;
@@ -3461,12 +3487,11 @@ static void tp__incoming_fixed(tp *t)
     in->newly_sacked = 0;
     in->sack_start = fl->wnd_start;
     in->sack_len = 0;
-    if (in->pkt.op == TP_PKT_GRANT && in->pkt.aux) /* tokens count even when the ack fields are refused */
+    if (TP_WORK_PKT_TYPE(in->pkt.flags) == TP_PKT_GRANT && in->pkt.aux) /* tokens count even when the ack fields are refused */
         tp__credit_add(t, f, in->pkt.aux);
-    if (in->pkt.op != TP_PKT_CNP) {
+    if (TP_WORK_PKT_TYPE(in->pkt.flags) != TP_PKT_CNP) {
         sent = fl->highest_sent - fl->wnd_start;
         if (tp__dist(fl->wnd_start, in->pkt.index) < 0) {
-            t->stats.acks_stale++;
             tp__refuse(t, f, RNIC_ESTALE, in->pkt.index);
             return;
         }
@@ -3519,7 +3544,7 @@ static void tp__incoming_fixed(tp *t)
             tp__credit_acked(t, f);
     }
     t->stats.acks++;
-    TP__TRACE(t, TP_TRACE_ACK, f, fl->wnd_start, in->newly_acked);
+    RNIC__TRACE(t, TP_TRACE_ACK, f, fl->wnd_start, in->newly_acked);
     t->stage2_valid = true;
     tp__activate(t, f);
 }
@@ -3527,9 +3552,9 @@ static void tp__incoming_fixed(tp *t)
 /* Incoming, programmable stage (one cycle after the fixed stage). */
 static void tp__incoming_hook(tp *t)
 {
-    const tp_incoming *in = &t->stage2;
+    const tp__incoming *in = &t->stage2;
     uint32_t f = in->pkt.flow;
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     tp_event ev;
     tp_actions act;
     t->stage2_valid = false;
@@ -3537,10 +3562,10 @@ static void tp__incoming_hook(tp *t)
         return;
     tp__event_fill(t, f, &ev);
     ev.pkt = &in->pkt;
-    ev.pkt_type = in->pkt.op;
+    ev.pkt_type = TP_WORK_PKT_TYPE(in->pkt.flags);
     ev.pkt_data = in->pkt.aux;
     ev.ecn = (in->pkt.flags & TP_WORK_ECN) != 0;
-    ev.cum_ack = in->pkt.op == TP_PKT_CNP ? fl->wnd_start : in->pkt.index;
+    ev.cum_ack = ev.pkt_type == TP_PKT_CNP ? fl->wnd_start : in->pkt.index;
     ev.sack_start = in->sack_start;
     ev.sack_len = in->sack_len;
     ev.newly_acked = in->newly_acked;
@@ -3559,7 +3584,7 @@ static void tp__incoming_hook(tp *t)
 static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *pre)
 {
     uint32_t f = t->scan;
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     tp_event ev;
     tp_actions act;
     bool timeout = false;
@@ -3568,14 +3593,14 @@ static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *p
             /* §3.4: a timeout in the cycle of an ACK for the flow is discarded; a timer the ACK
              * did not re-arm is seen again at the flow's next visit */
             t->stats.timeouts_discarded++;
-            TP__TRACE(t, TP_TRACE_MERGE, f, fl->wnd_start, 0);
+            RNIC__TRACE(t, TP_TRACE_MERGE, f, fl->wnd_start, 0);
             if (tp__timer_running(t, f) && fl->timer_fire == t->now)
                 tp__timer_start(t, f, fl->timer_deadline, t->now + 1u);
         } else if (fired) {
             timeout = true;
             tp__timer_stop(t, f);
             t->stats.timeouts++;
-            TP__TRACE(t, TP_TRACE_TIMEOUT, f, fl->wnd_start, fl->highest_sent);
+            RNIC__TRACE(t, TP_TRACE_TIMEOUT, f, fl->wnd_start, fl->highest_sent);
         }
         if (timeout || (t->proto->periodic_every_visit && t->proto->periodic)) {
             unsigned char *ctx = tp__ctx(t, f);
@@ -3605,9 +3630,9 @@ static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg);
 /* Segment generation: one flow from the active set. */
 static void tp__generate(tp *t)
 {
-    tp_flow *fl;
+    tp__flow *fl;
     tp_bits marked;
-    const tp_msg *m = NULL;
+    const tp__msg *m = NULL;
     rnic_work seg;
     uint32_t f, sent, end, s, k, M = t->cfg.message_depth;
     bool rtx;
@@ -3663,7 +3688,7 @@ static void tp__generate(tp *t)
     fl->outstanding++;
     if (!tp__timer_running(t, f)) /* RFC 6298 5.1 */
         tp__timer_start(t, f, t->now + fl->timer_amount, t->now + 1u);
-    TP__TRACE(t, TP_TRACE_GENERATE, f, s, rtx);
+    RNIC__TRACE(t, TP_TRACE_GENERATE, f, s, rtx);
     tp__credit_enqueue(t, f, &seg);
     tp__activate(t, f);
 }
@@ -3678,8 +3703,8 @@ static void tp__segment_sent(tp *t, uint32_t f)
 /* One completion per cycle: the head message of a flow whose segments are all acknowledged. */
 static void tp__complete(tp *t)
 {
-    tp_flow *fl;
-    tp_msg *m;
+    tp__flow *fl;
+    tp__msg *m;
     rnic_work done;
     uint32_t f;
     if (t->compl_flows.count == 0 || tp__wring_full(&t->completions))
@@ -3701,7 +3726,7 @@ static void tp__complete(tp *t)
     fl->msg_done--;
     fl->msg_gen = fl->msg_gen ? fl->msg_gen - 1u : 0;
     t->stats.completions++;
-    TP__TRACE(t, TP_TRACE_COMPLETE, f, done.tag, done.len);
+    RNIC__TRACE(t, TP_TRACE_COMPLETE, f, done.aux, done.len);
     if (fl->msg_done && tp__fifo_push(&t->compl_flows, f))
         fl->in_compl = 1;
 }
@@ -3719,7 +3744,7 @@ static rnic_work *tp__ring(const tp *t, uint32_t f) { return t->rings + (size_t)
 
 /* App. B: R_j = the rate in bytes per 2^(4j) cycles, an integer register each (32 bits,
  * saturating: a saturated register is not used). */
-static void tp__rate_levels(tp *t, tp_flow *fl)
+static void tp__rate_levels(tp *t, tp__flow *fl)
 {
     rnic_q32 bpc = 0;
     uint32_t j;
@@ -3731,11 +3756,11 @@ static void tp__rate_levels(tp *t, tp_flow *fl)
     }
 }
 
-static uint64_t tp__credit_cap(const tp_flow *fl) { return fl->params.max_burst << TP__FX; }
+static uint64_t tp__credit_cap(const tp__flow *fl) { return fl->params.max_burst << TP__FX; }
 
 /* Rate: the credit earned by `now` with the finest register (R_5, 2^-20 bytes per cycle),
  * saturating at the burst D; the engine writes it back (tp__rate_accrue), hooks only read it. */
-static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now)
+static uint64_t tp__rate_credit_at(const tp__flow *fl, uint64_t now)
 {
     uint64_t cap = tp__credit_cap(fl), dt = now - fl->credit_at, r = fl->rate_level[5];
     if (fl->credit_fx >= cap || r == 0)
@@ -3745,13 +3770,13 @@ static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now)
     return fl->credit_fx + dt * r;
 }
 
-static void tp__rate_accrue(tp *t, tp_flow *fl)
+static void tp__rate_accrue(tp *t, tp__flow *fl)
 {
     fl->credit_fx = tp__rate_credit_at(fl, t->now);
     fl->credit_at = t->now;
 }
 
-static bool tp__has_credit(tp *t, tp_flow *fl, uint32_t len)
+static bool tp__has_credit(tp *t, tp__flow *fl, uint32_t len)
 {
     if (t->proto->credit == TP_CREDIT_WINDOW)
         return true;
@@ -3763,7 +3788,7 @@ static bool tp__has_credit(tp *t, tp_flow *fl, uint32_t len)
 
 /* App. B: the cycles until the flow has `len` bytes of credit, by the register that gives the
  * earliest time (each gives a time >= the exact one, since each R_j is rounded down). */
-static uint64_t tp__rate_wait(const tp_flow *fl, uint32_t len)
+static uint64_t tp__rate_wait(const tp__flow *fl, uint32_t len)
 {
     uint64_t need = ((uint64_t)len << TP__FX) - fl->credit_fx, best = RNIC_NEVER;
     uint32_t j;
@@ -3788,7 +3813,7 @@ static uint64_t tp__rate_wait(const tp_flow *fl, uint32_t len)
  * safe answer (docs/transport_model.md, "Credit engine"). */
 static bool tp__ring_head_acked(const tp *t, uint32_t f)
 {
-    const tp_flow *fl = &t->flows[f];
+    const tp__flow *fl = &t->flows[f];
     const rnic_work *head = &tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)];
     if (!(head->flags & TP_WORK_RTX))
         return false;
@@ -3801,19 +3826,19 @@ static bool tp__ring_head_acked(const tp *t, uint32_t f)
 /* Does the flow qualify for ready-to-tx now, or when? (the Enqueue / Transmit decision) */
 static void tp__credit_check(tp *t, uint32_t f)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     uint32_t len;
     if (t->cfg.external_pacer || fl->in_ready || fl->ring_count == 0)
         return;
     len = tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)].len;
     if (tp__ring_head_acked(t, f) || tp__has_credit(t, fl, len)) { /* an acked head needs no credit */
-        tp__heap_remove(&t->rate_timers, f);
+        rnic__heap_remove(&t->rate_timers, f);
         if (tp__fifo_push(&t->ready, f))
             fl->in_ready = 1;
     } else if (t->proto->credit == TP_CREDIT_RATE && fl->rate_bps) {
         uint64_t wait = tp__rate_wait(fl, len);
         if (wait != RNIC_NEVER)
-            tp__heap_set(&t->rate_timers, f, t->now + wait);
+            rnic__heap_set(&t->rate_timers, f, t->now + wait);
     }
 }
 
@@ -3822,14 +3847,14 @@ static void tp__credit_check(tp *t, uint32_t f)
  * then is the flow re-checked, so a waiting rate flow keeps the timer it has. */
 static void tp__credit_acked(tp *t, uint32_t f)
 {
-    const tp_flow *fl = &t->flows[f];
+    const tp__flow *fl = &t->flows[f];
     if (!t->cfg.external_pacer && !fl->in_ready && fl->ring_count && tp__ring_head_acked(t, f))
         tp__credit_check(t, f);
 }
 
 static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     tp__ring(t, f)[(fl->ring_head + fl->ring_count) & (t->cfg.ring - 1u)] = *seg;
     fl->ring_count++;
     if (t->cfg.external_pacer) {
@@ -3843,7 +3868,7 @@ static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg)
 
 static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     uint64_t asked = bps;
     if (bps != 0 && (bps < t->cfg.min_rate_bps || bps > t->cfg.link_bps)) {
         bps = bps < t->cfg.min_rate_bps ? t->cfg.min_rate_bps : t->cfg.link_bps;
@@ -3853,19 +3878,19 @@ static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps)
         tp__rate_accrue(t, fl); /* credit earned so far at the old rate */
     fl->rate_bps = bps;
     tp__rate_levels(t, fl);
-    TP__TRACE(t, RNIC_TRACE_RATE, f, bps, asked);
+    RNIC__TRACE(t, RNIC_TRACE_RATE, f, bps, asked);
     if (t->cfg.external_pacer) {
         if (t->cfg.pacer.set_rate)
             t->cfg.pacer.set_rate(t->cfg.pacer.user, f, bps);
         return;
     }
-    tp__heap_remove(&t->rate_timers, f); /* re-time a pending wait at the new rate */
+    rnic__heap_remove(&t->rate_timers, f); /* re-time a pending wait at the new rate */
     tp__credit_check(t, f);
 }
 
 static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     if (t->proto->credit != TP_CREDIT_TOKEN)
         return;
     fl->credit_fx = fl->credit_fx > UINT64_MAX - bytes ? UINT64_MAX : fl->credit_fx + bytes;
@@ -3875,9 +3900,9 @@ static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes)
 /* Rate timers due this cycle put their flows in ready-to-tx. */
 static void tp__credit_timers(tp *t)
 {
-    while (t->rate_timers.count && !tp__cycle_before(t->now, tp__heap_min(&t->rate_timers))) {
-        uint32_t f = t->rate_timers.flow[0];
-        tp__heap_remove(&t->rate_timers, f);
+    while (t->rate_timers.count && !tp__cycle_before(t->now, rnic__heap_min(&t->rate_timers))) {
+        uint32_t f = t->rate_timers.id[0];
+        rnic__heap_remove(&t->rate_timers, f);
         tp__credit_check(t, f);
     }
 }
@@ -3885,7 +3910,7 @@ static void tp__credit_timers(tp *t)
 /* Transmit: one segment address out per cycle from the head of ready-to-tx. */
 static void tp__credit_transmit(tp *t)
 {
-    tp_flow *fl;
+    tp__flow *fl;
     rnic_work seg;
     uint32_t f;
     if (t->ready.count == 0)
@@ -3904,7 +3929,7 @@ static void tp__credit_transmit(tp *t)
         fl->ring_head++;
         fl->ring_count--;
         t->stats.segments_skipped++;
-        TP__TRACE(t, TP_TRACE_SKIP, f, seg.index, seg.len);
+        RNIC__TRACE(t, TP_TRACE_SKIP, f, seg.index, seg.len);
         tp__segment_sent(t, f);
         tp__credit_check(t, f);
         return;
@@ -3923,7 +3948,7 @@ static void tp__credit_transmit(tp *t)
     tp__wring_push(&t->tx, &seg);
     t->stats.segments_out++;
     t->stats.bytes_out += seg.len;
-    TP__TRACE(t, RNIC_TRACE_OUT, f, seg.tag, ((uint64_t)seg.offset << 32) | seg.len);
+    RNIC__TRACE(t, RNIC_TRACE_OUT, f, seg.index, seg.len);
     tp__segment_sent(t, f);
     tp__credit_check(t, f);
 }
@@ -4001,11 +4026,11 @@ static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
 {
     size_t off = 0, at;
     uint32_t F = c->max_flows, wwords = c->window / 64u, stride = (uint32_t)rnic_align_up(c->protocol->ctx_size);
-    TP__LAYOUT_ARRAY(t, flows, tp_flow, F);
+    TP__LAYOUT_ARRAY(t, flows, tp__flow, F);
     TP__LAYOUT_ARRAY(t, bits, uint64_t, (size_t)F * 3u * wwords);
     TP__LAYOUT_ARRAY(t, ctx, unsigned char, (size_t)F * stride);
     TP__LAYOUT_ARRAY(t, scratch, unsigned char, (size_t)stride * 2u + 8u);
-    TP__LAYOUT_ARRAY(t, msgs, tp_msg, (size_t)F * c->message_depth);
+    TP__LAYOUT_ARRAY(t, msgs, tp__msg, (size_t)F * c->message_depth);
     TP__LAYOUT_ARRAY(t, rings, rnic_work, (size_t)F * c->ring);
     TP__LAYOUT_ARRAY(t, active.ids, uint32_t, F);
     TP__LAYOUT_ARRAY(t, ready.ids, uint32_t, F);
@@ -4044,8 +4069,8 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     t->wwords = cfg->window / 64u;
     t->ctx_stride = (uint32_t)rnic_align_up(cfg->protocol->ctx_size);
     t->active.capacity = t->ready.capacity = t->compl_flows.capacity = cfg->max_flows;
-    tp__heap_clear(&t->rtx_timers, cfg->max_flows);
-    tp__heap_clear(&t->rate_timers, cfg->max_flows);
+    rnic__heap_clear(&t->rtx_timers, cfg->max_flows);
+    rnic__heap_clear(&t->rate_timers, cfg->max_flows);
     rnic_trace_set(&t->trace, cfg->trace, cfg->trace_user);
     t->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     return RNIC_OK;
@@ -4072,7 +4097,7 @@ static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
 TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
 {
     tp_flow_config def;
-    tp_flow *fl;
+    tp__flow *fl;
     tp_actions act;
     if (!t)
         return RNIC_EINVAL;
@@ -4114,13 +4139,13 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
     act.rate_bps = fl->rate_bps;
     tp__apply(t, flow, &act, t->now);
     t->open_flows++;
-    TP__TRACE(t, RNIC_TRACE_PUSH, flow, p->init_seq, p->seg_size);
+    RNIC__TRACE(t, RNIC_TRACE_PUSH, flow, p->init_seq, p->seg_size);
     return RNIC_OK;
 }
 
 TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
 {
-    tp_flow *fl;
+    tp__flow *fl;
     if (!t)
         return RNIC_EINVAL;
     if (flow >= t->cfg.max_flows || !t->flows[flow].open)
@@ -4130,8 +4155,8 @@ TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
         (t->stage2_valid && t->stage2.pkt.flow == flow))
         return tp__bad(t, flow, RNIC_EBUSY, fl->msg_count);
     tp__timer_stop(t, flow);
-    tp__heap_remove(&t->rtx_timers, flow);
-    tp__heap_remove(&t->rate_timers, flow);
+    rnic__heap_remove(&t->rtx_timers, flow);
+    rnic__heap_remove(&t->rate_timers, flow);
     fl->open = 0;
     t->open_flows--;
     return RNIC_OK;
@@ -4139,23 +4164,23 @@ TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
 
 TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
 {
-    tp_flow *fl;
-    tp_msg *m;
+    tp__flow *fl;
+    tp__msg *m;
     uint32_t nsegs;
     if (!t)
         return RNIC_EINVAL;
     if (!msg)
         return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
     if (msg->flow >= t->cfg.max_flows || !t->flows[msg->flow].open)
-        return tp__bad(t, msg->flow, RNIC_ENOENT, msg->len);
+        return tp__bad(t, msg->flow, RNIC_ENOENT, msg->index);
     fl = &t->flows[msg->flow];
     if (msg->len == 0)
-        return tp__bad(t, msg->flow, RNIC_EINVAL, msg->len);
+        return tp__bad(t, msg->flow, RNIC_EINVAL, msg->index);
     nsegs = msg->len / fl->params.seg_size + (msg->len % fl->params.seg_size != 0);
     if ((uint64_t)(fl->data_end - fl->wnd_start) + nsegs >= ((uint64_t)1 << 31)) /* ids must stay comparable */
-        return tp__bad(t, msg->flow, RNIC_ERANGE, msg->len);
+        return tp__bad(t, msg->flow, RNIC_ERANGE, msg->index);
     if (fl->msg_count == t->cfg.message_depth)
-        return tp__bad(t, msg->flow, RNIC_EBUSY, msg->len);
+        return tp__bad(t, msg->flow, RNIC_EBUSY, msg->index);
     m = &t->msgs[(size_t)msg->flow * t->cfg.message_depth + (fl->msg_head + fl->msg_count) % t->cfg.message_depth];
     m->w = *msg;
     m->w.aux = fl->msg_number++;
@@ -4165,7 +4190,7 @@ TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
     t->msgs_queued++;
     fl->data_end += nsegs;
     t->stats.messages++;
-    TP__TRACE(t, RNIC_TRACE_PUSH, msg->flow, msg->tag, msg->len);
+    RNIC__TRACE(t, RNIC_TRACE_PUSH, msg->flow, msg->index, msg->len);
     tp__activate(t, msg->flow);
     return RNIC_OK;
 }
@@ -4190,8 +4215,8 @@ TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt)
 {
     if (!t)
         return RNIC_EINVAL;
-    if (!pkt || pkt->op < TP_PKT_ACK || pkt->op > TP_PKT_GRANT)
-        return tp__bad(t, pkt ? pkt->flow : RNIC_NONE, RNIC_EINVAL, pkt ? pkt->op : 0);
+    if (!pkt || TP_WORK_PKT_TYPE(pkt->flags) < TP_PKT_ACK || TP_WORK_PKT_TYPE(pkt->flags) > TP_PKT_GRANT)
+        return tp__bad(t, pkt ? pkt->flow : RNIC_NONE, RNIC_EINVAL, pkt ? pkt->index : 0);
     if (tp__wring_full(&t->incoming))
         return tp__bad(t, pkt->flow, RNIC_EBUSY, pkt->index);
     tp__wring_push(&t->incoming, pkt);
@@ -4207,7 +4232,7 @@ TP_API void tp_tick(tp *t)
     if (!t)
         return;
     /* no timer entry is older than now: each is a periodic visit computed when armed */
-    RNIC_ASSERT(t->rtx_timers.count == 0 || !tp__cycle_before(tp__heap_min(&t->rtx_timers), t->now));
+    RNIC_ASSERT(t->rtx_timers.count == 0 || !tp__cycle_before(rnic__heap_min(&t->rtx_timers), t->now));
     tp__timers_due(t);
     f = t->scan;
     fired = t->flows[f].open && tp__timer_running(t, f) && t->flows[f].timer_fire == t->now;
@@ -4219,7 +4244,7 @@ TP_API void tp_tick(tp *t)
      * (§3.4): when both touch one flow, the periodic hook works on the context as it was at
      * the start of the cycle */
     if (t->stage2_valid) {
-        hit = t->stage2.pkt.op != TP_PKT_CNP ? t->stage2.pkt.flow : RNIC_NONE; /* an ACK (§3.4) */
+        hit = TP_WORK_PKT_TYPE(t->stage2.pkt.flags) != TP_PKT_CNP ? t->stage2.pkt.flow : RNIC_NONE; /* an ACK (§3.4) */
         if (hit == f && t->proto->periodic_every_visit)
             RNIC_MEMCPY(t->scratch + t->ctx_stride, tp__ctx(t, f), t->ctx_stride);
         tp__incoming_hook(t);
@@ -4308,7 +4333,7 @@ TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle)
 
 TP_API uint64_t tp_now(const tp *t) { return t ? t->now : 0; }
 
-static rnic_err tp__take(tp *t, tp_wring *ring, rnic_work *out, bool pop)
+static rnic_err tp__take(tp *t, tp__wring *ring, rnic_work *out, bool pop)
 {
     rnic_err e;
     if (!t)
@@ -4317,19 +4342,19 @@ static rnic_err tp__take(tp *t, tp_wring *ring, rnic_work *out, bool pop)
         return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
     e = tp__wring_take(ring, out, pop);
     if (e == RNIC_OK && pop)
-        TP__TRACE(t, RNIC_TRACE_POP, out->flow, out->tag, out->index);
+        RNIC__TRACE(t, RNIC_TRACE_POP, out->flow, out->index, out->len);
     return e;
 }
 
 TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out) { return tp__take(t, t ? &t->tx : NULL, out, true); }
-TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp_wring *)(uintptr_t)&t->tx : NULL, out, false); }
+TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp__wring *)(uintptr_t)&t->tx : NULL, out, false); }
 TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out) { return tp__take(t, t ? &t->completions : NULL, out, true); }
-TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp_wring *)(uintptr_t)&t->completions : NULL, out, false); }
+TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp__wring *)(uintptr_t)&t->completions : NULL, out, false); }
 
 TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
 {
     const tp *t = (const tp *)user;
-    const tp_flow *fl;
+    const tp__flow *fl;
     uint32_t n = 0, skip;
     if (!t || !out || flow >= t->cfg.max_flows || !t->flows[flow].open)
         return 0;
@@ -4344,7 +4369,7 @@ TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_
 
 TP_API rnic_err tp_push_consumed(tp *t, const rnic_work *w)
 {
-    tp_flow *fl;
+    tp__flow *fl;
     uint32_t flow, index;
     if (!t)
         return RNIC_EINVAL;
@@ -4373,7 +4398,7 @@ TP_API const tp_stats *tp_get_stats(const tp *t) { return t ? &t->stats : NULL; 
 
 TP_API rnic_err tp_flow_state(const tp *t, uint32_t flow, tp_flow_view *out)
 {
-    const tp_flow *fl;
+    const tp__flow *fl;
     if (!t || !out)
         return RNIC_EINVAL;
     if (flow >= t->cfg.max_flows)
@@ -4412,13 +4437,6 @@ TP_API rnic_err tp_flow_state(const tp *t, uint32_t flow, tp_flow_view *out)
 
 #define TP__RX_PULL_MAX 65536u /* pull-queue entries at most (max_flows * window below that) */
 
-#define TP__RX_TRACE(r, kind, id, a, b)                                                                    \
-    do {                                                                                                   \
-        if ((r)->trace.fn)                                                                                 \
-            rnic_trace_emit(&(r)->trace, (r)->now, (r)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
-                            (uint64_t)(b));                                                                \
-    } while (0)
-
 TP_API void tp_rx_config_default(tp_rx_config *cfg)
 {
     if (!cfg)
@@ -4434,7 +4452,7 @@ TP_API void tp_rx_config_default(tp_rx_config *cfg)
     cfg->ack_depth = 64;
     cfg->delivered_depth = 64;
     cfg->pull_overhead_bytes = 64;
-    cfg->trace_id = RNIC_ENGINE_TRANSPORT;
+    cfg->trace_id = RNIC_ENGINE_TP_RX;
 }
 
 TP_API rnic_err tp_rx_config_check(const tp_rx_config *c, const char **field)
@@ -4480,7 +4498,7 @@ static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
 {
     size_t off = 0, at;
     uint32_t F = c->max_flows;
-    TP__LAYOUT_ARRAY(r, flows, tp_rx_flow, F);
+    TP__LAYOUT_ARRAY(r, flows, tp__rx_flow, F);
     TP__LAYOUT_ARRAY(r, bits, uint64_t, (size_t)F * (c->window / 64u));
     TP__LAYOUT_HEAP(r, delack, F);
     TP__LAYOUT_PORT(r, input, c->segment_depth);
@@ -4519,27 +4537,27 @@ TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t 
     r->delack_cycles = rnic_ns_to_cycles(cfg->delack_ns, cfg->clock_hz);
     if (r->delack_cycles == 0)
         r->delack_cycles = 1;
-    tp__heap_clear(&r->delack, cfg->max_flows);
+    rnic__heap_clear(&r->delack, cfg->max_flows);
     r->seg_acks = cfg->cnp_interval_ns ? 2u : 1u;
     if (cfg->cnp_interval_ns) {
         r->cnp_cycles = rnic_ns_to_cycles(cfg->cnp_interval_ns, cfg->clock_hz);
         if (r->cnp_cycles == 0)
             r->cnp_cycles = 1;
         if (cfg->cnp_mode == TP_RX_CNP_DEFERRED)
-            tp__heap_clear(&r->cnp, cfg->max_flows);
+            rnic__heap_clear(&r->cnp, cfg->max_flows);
     }
     if (cfg->pull_bps)
         r->pull_cap = tp__rx_pull_cap(cfg);
     r->pull_next = cfg->start_cycle;
     rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
-    r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
+    r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TP_RX;
     return RNIC_OK;
 }
 
 static rnic_err tp__rx_bad(tp_rx *r, uint32_t flow, rnic_err e, uint64_t value)
 {
     rnic_err_note(&r->stats.errors, e);
-    TP__RX_TRACE(r, RNIC_TRACE_REFUSE, flow, (uint64_t)e, value);
+    RNIC__TRACE(r, RNIC_TRACE_REFUSE, flow, value, e);
     return e;
 }
 
@@ -4551,7 +4569,7 @@ TP_API void tp_rx_flow_config_default(tp_rx_flow_config *fc)
 
 TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config *fc)
 {
-    tp_rx_flow *fl;
+    tp__rx_flow *fl;
     uint32_t init_seq;
     if (!r)
         return RNIC_EINVAL;
@@ -4587,7 +4605,7 @@ TP_API uint32_t tp_rx_space_segment(const tp_rx *r) { return r ? tp__wring_space
 static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *start, uint32_t *len)
 {
     tp_bits v;
-    const tp_rx_flow *fl = &r->flows[f];
+    const tp__rx_flow *fl = &r->flows[f];
     uint32_t lo = seg, end;
     v.words = r->bits + (size_t)f * r->wwords;
     v.nbits = r->cfg.window;
@@ -4602,16 +4620,15 @@ static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *sta
 
 static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, uint32_t sack_len, uint64_t tag)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     rnic_work a;
     RNIC_MEMSET(&a, 0, sizeof a);
     a.flow = f;
-    a.op = op;
     a.index = fl->expected;
     a.offset = r->cfg.sack ? sack_start : 0u;
     a.len = r->cfg.sack ? sack_len : 0u;
     a.tag = tag;
-    a.flags = fl->ecn ? TP_WORK_ECN : 0u;
+    a.flags = TP_WORK_PKT(op) | (fl->ecn ? TP_WORK_ECN : 0u);
     a.cycle = r->now;
     fl->ecn = 0;
     fl->pending = 0;
@@ -4620,7 +4637,7 @@ static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, u
     r->stats.acks++;
     if (op == TP_PKT_NACK)
         r->stats.naks++;
-    TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)sack_start << 32) | sack_len);
+    RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
 }
 
 /* A control record that is not an acknowledgment proper (CNP, pull): index = expected, no
@@ -4630,17 +4647,17 @@ static void tp__rx_ctl(tp_rx *r, uint32_t f, uint32_t op, uint32_t aux)
     rnic_work a;
     RNIC_MEMSET(&a, 0, sizeof a);
     a.flow = f;
-    a.op = op;
+    a.flags = TP_WORK_PKT(op);
     a.index = r->flows[f].expected;
     a.aux = aux;
     a.cycle = r->now;
     tp__wring_push(&r->acks, &a);
-    TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, aux);
+    RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
 }
 
 static void tp__rx_cnp_send(tp_rx *r, uint32_t f)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     tp__rx_ctl(r, f, TP_PKT_CNP, 0);
     r->stats.cnps++;
     fl->cnp_sent = 1;
@@ -4653,14 +4670,14 @@ static void tp__rx_cnp_send(tp_rx *r, uint32_t f)
  * CNP at the interval's end (deferred). */
 static void tp__rx_cnp_mark(tp_rx *r, uint32_t f)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     if (!fl->cnp_sent || r->now - r->cnp_last[f] >= r->cnp_cycles) {
         if (fl->cnp_pending)
-            tp__heap_remove(&r->cnp, f);
+            rnic__heap_remove(&r->cnp, f);
         tp__rx_cnp_send(r, f);
     } else if (r->cfg.cnp_mode == TP_RX_CNP_DEFERRED && !fl->cnp_pending) {
         fl->cnp_pending = 1;
-        tp__heap_set(&r->cnp, f, r->cnp_last[f] + r->cnp_cycles);
+        rnic__heap_set(&r->cnp, f, r->cnp_last[f] + r->cnp_cycles);
     }
 }
 
@@ -4699,18 +4716,18 @@ static bool tp__rx_blocked(const tp_rx *r)
 
 static void tp__rx_delack_arm(tp_rx *r, uint32_t f)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     uint32_t slot = r->delack.pos[f];
     fl->delack_on = 1;
     fl->delack_deadline = r->now + r->delack_cycles;
     if (slot == RNIC_NONE || tp__cycle_before(fl->delack_deadline, r->delack.key[slot]))
-        tp__heap_set(&r->delack, f, fl->delack_deadline);
+        rnic__heap_set(&r->delack, f, fl->delack_deadline);
 }
 
 /* Go-back-N (RoCEv2 responder): only the expected segment is accepted. */
 static void tp__rx_gbn(tp_rx *r, uint32_t f, rnic_work *seg)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     uint32_t d = seg->index - fl->expected;
     bool filled;
     if ((int32_t)d < 0) { /* duplicate: re-acknowledge with the expected PSN */
@@ -4747,7 +4764,7 @@ static void tp__rx_gbn(tp_rx *r, uint32_t f, rnic_work *seg)
  * an ACK). */
 static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     uint32_t d = seg->index - fl->expected, start = 0, len = 0;
     r->stats.trimmed++;
     if ((int32_t)d < 0) {
@@ -4764,12 +4781,11 @@ static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
         rnic_work a;
         RNIC_MEMSET(&a, 0, sizeof a);
         a.flow = f;
-        a.op = TP_PKT_NACK;
         a.index = fl->expected;
         a.offset = seg->index;
         a.len = 0;
         a.tag = seg->tag;
-        a.flags = TP_WORK_TRIMMED | (fl->ecn ? TP_WORK_ECN : 0u);
+        a.flags = TP_WORK_PKT(TP_PKT_NACK) | TP_WORK_TRIMMED | (fl->ecn ? TP_WORK_ECN : 0u);
         a.cycle = r->now;
         fl->ecn = 0;
         fl->pending = 0;
@@ -4777,7 +4793,7 @@ static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
         tp__wring_push(&r->acks, &a);
         r->stats.acks++;
         r->stats.naks++;
-        TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)a.offset << 32) | a.len);
+        RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
     }
 }
 
@@ -4786,7 +4802,7 @@ static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
 static void tp__rx_selective(tp_rx *r, uint32_t f, const rnic_work *seg_in)
 {
     rnic_work seg = *seg_in;
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     uint64_t *bits = r->bits + (size_t)f * r->wwords;
     uint32_t d, pos, start = 0, len = 0;
     bool gap_before, dup;
@@ -4846,7 +4862,7 @@ static void tp__rx_selective(tp_rx *r, uint32_t f, const rnic_work *seg_in)
 static void tp__rx_segment(tp_rx *r)
 {
     rnic_work seg;
-    tp_rx_flow *fl;
+    tp__rx_flow *fl;
     uint32_t f;
     bool marked;
     if (tp__wring_empty(&r->input))
@@ -4899,26 +4915,26 @@ TP_API void tp_rx_tick(tp_rx *r)
      * earlier ticks had tidied, and a fast-forwarded receiver skips the ticks (next_event is
      * RNIC_NEVER while the ACK port is full) in which a ticked one tidies: their ACKs differed.
      * Every key is its flow's deadline or earlier, and deadlines differ (one arming per cycle). */
-    while (r->delack.count && !tp__cycle_before(r->now, tp__heap_min(&r->delack))) {
-        uint32_t f = r->delack.flow[0];
-        tp_rx_flow *fl = &r->flows[f];
+    while (r->delack.count && !tp__cycle_before(r->now, rnic__heap_min(&r->delack))) {
+        uint32_t f = r->delack.id[0];
+        tp__rx_flow *fl = &r->flows[f];
         if (!fl->delack_on) {
-            tp__heap_remove(&r->delack, f);
+            rnic__heap_remove(&r->delack, f);
         } else if (r->delack.key[0] != fl->delack_deadline) {
-            tp__heap_set(&r->delack, f, fl->delack_deadline);
+            rnic__heap_set(&r->delack, f, fl->delack_deadline);
         } else {
             if (tp__wring_full(&r->acks))
                 break;
-            tp__heap_remove(&r->delack, f);
+            rnic__heap_remove(&r->delack, f);
             r->stats.delayed_acks_sent++;
             tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, fl->last_tag);
             break;
         }
     }
     /* deferred CNPs whose interval ended: every one due, while the ACK port has room */
-    while (r->cnp.count && !tp__cycle_before(r->now, tp__heap_min(&r->cnp)) && !tp__wring_full(&r->acks)) {
-        uint32_t f = r->cnp.flow[0];
-        tp__heap_remove(&r->cnp, f);
+    while (r->cnp.count && !tp__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__wring_full(&r->acks)) {
+        uint32_t f = r->cnp.id[0];
+        rnic__heap_remove(&r->cnp, f);
         tp__rx_cnp_send(r, f);
     }
     /* the pull pacer: the pull at the head of the queue, once the last one's gap has passed */
@@ -5000,7 +5016,7 @@ TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
 TP_API uint64_t tp_rx_advance_to(tp_rx *r, uint64_t cycle) { return r ? tp_rx_advance(r, rnic_cycles_until(r->now, cycle)) : 0; }
 TP_API uint64_t tp_rx_now(const tp_rx *r) { return r ? r->now : 0; }
 
-static rnic_err tp__rx_take(tp_rx *r, tp_wring *ring, rnic_work *out, bool pop)
+static rnic_err tp__rx_take(tp_rx *r, tp__wring *ring, rnic_work *out, bool pop)
 {
     if (!r)
         return RNIC_EINVAL;
@@ -5010,13 +5026,13 @@ static rnic_err tp__rx_take(tp_rx *r, tp_wring *ring, rnic_work *out, bool pop)
 }
 
 TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->acks : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp_wring *)(uintptr_t)&r->acks : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp__wring *)(uintptr_t)&r->acks : NULL, out, false); }
 TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->delivered : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp_wring *)(uintptr_t)&r->delivered : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp__wring *)(uintptr_t)&r->delivered : NULL, out, false); }
 
 TP_API rnic_err tp_rx_flow_state(const tp_rx *r, uint32_t flow, tp_rx_flow_view *out)
 {
-    const tp_rx_flow *fl;
+    const tp__rx_flow *fl;
     if (!r || !out)
         return RNIC_EINVAL;
     RNIC_MEMSET(out, 0, sizeof *out);

@@ -49,8 +49,6 @@ VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
 # "Where an engine departs, and why", that justifies it.
 PENDING = "Issue 29 renames not finished"
 DEPARTURES = {
-    "type:tp_wring": PENDING,
-    "example:src/transport/manual.h": PENDING,
     "fn:rq_qos_axi_write": "QoS engine, input names",
     "fn:rq_qos_axi_read": "QoS engine, input names",
     "sig:rq_qos_push_remote_read": "QoS engine, input names",
