@@ -264,32 +264,31 @@ static void hcc__host_skip(hcc_host *h, uint64_t k)
     h->now += k;
 }
 
+/* rnic__advance's callbacks: skip the cycles before the next event (all of `left` when there is
+ * none), 0 when it is now; the rx and the signal port each stop advance when they fill. */
+static uint64_t hcc__host_skip_fn(void *x, uint64_t left)
+{
+    hcc_host *h = (hcc_host *)x;
+    bool never;
+    uint64_t next = hcc__host_next(h, &never), span;
+    if (never)
+        span = left;
+    else /* 0 when the event is now (or, wrap-safe, passed) */
+        span = (int64_t)(next - h->now) <= 0 ? 0 : (next - h->now < left ? next - h->now : left);
+    if (span)
+        hcc__host_skip(h, span);
+    return span;
+}
+static void hcc__host_tick_fn(void *x) { hcc_host_tick((hcc_host *)x); }
+static uint32_t hcc__host_full(const void *x)
+{
+    const hcc_host *h = (const hcc_host *)x;
+    return (rnic_ring_full(&h->out) ? 1u : 0u) | (rnic_ring_full(&h->sig) ? 2u : 0u);
+}
+
 HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles)
 {
-    uint64_t left = cycles;
-    if (!h)
-        return 0;
-    while (left) {
-        bool never;
-        uint64_t next = hcc__host_next(h, &never), span;
-        if (never)
-            span = left;
-        else /* 0 when the event is now (or, wrap-safe, passed) */
-            span = (int64_t)(next - h->now) <= 0 ? 0 : (next - h->now < left ? next - h->now : left);
-        if (span) {
-            hcc__host_skip(h, span);
-            left -= span;
-            continue;
-        }
-        {
-            bool out_full = rnic_ring_full(&h->out), sig_full = rnic_ring_full(&h->sig);
-            hcc_host_tick(h);
-            left--;
-            if ((!out_full && rnic_ring_full(&h->out)) || (!sig_full && rnic_ring_full(&h->sig)))
-                break;
-        }
-    }
-    return cycles - left;
+    return h ? rnic__advance(h, cycles, hcc__host_skip_fn, hcc__host_tick_fn, hcc__host_full, 0u) : 0;
 }
 
 HCC_API uint64_t hcc_host_advance_to(hcc_host *h, uint64_t cycle)

@@ -302,26 +302,23 @@ HCC_API uint64_t hcc_rx_next_event(const hcc_rx *c)
     return c->now;
 }
 
+/* rnic__advance's callbacks: idle (no sample waits) until the next push, so a skip runs all of
+ * `left`; the action port is the one output that stops advance when it fills. */
+static uint64_t hcc__rx_skip(void *x, uint64_t left)
+{
+    hcc_rx *c = (hcc_rx *)x;
+    if (!rnic_ring_empty(&c->in))
+        return 0;
+    hcc__rx_count(c, left);
+    c->now += left;
+    return left;
+}
+static void hcc__rx_tick_fn(void *x) { hcc_rx_tick((hcc_rx *)x); }
+static uint32_t hcc__rx_full(const void *x) { return rnic_ring_full(&((const hcc_rx *)x)->out) ? 1u : 0u; }
+
 HCC_API uint64_t hcc_rx_advance(hcc_rx *c, uint64_t cycles)
 {
-    uint64_t left = cycles;
-    if (!c)
-        return 0;
-    while (left) {
-        bool was_full;
-        if (rnic_ring_empty(&c->in)) { /* idle: nothing happens until the next push */
-            hcc__rx_count(c, left);
-            c->now += left;
-            left = 0;
-            break;
-        }
-        was_full = rnic_ring_full(&c->out);
-        hcc_rx_tick(c);
-        left--;
-        if (!was_full && rnic_ring_full(&c->out))
-            break; /* the action port filled: the caller drains it */
-    }
-    return cycles - left;
+    return c ? rnic__advance(c, cycles, hcc__rx_skip, hcc__rx_tick_fn, hcc__rx_full, 0u) : 0;
 }
 
 HCC_API uint64_t hcc_rx_advance_to(hcc_rx *c, uint64_t cycle)

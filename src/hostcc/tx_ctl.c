@@ -449,27 +449,27 @@ HCC_API void hcc_tx_tick(hcc_tx *c)
     c->stats.cycles++;
 }
 
+/* rnic__advance's callbacks: nothing happens until new input once no record is due, so a skip
+ * runs all of `left`; either output port filling stops advance. */
+static uint64_t hcc__tx_skip(void *x, uint64_t left)
+{
+    hcc_tx *c = (hcc_tx *)x;
+    if (hcc__tx_due(c))
+        return 0;
+    c->now += left;
+    c->stats.cycles += left;
+    return left;
+}
+static void hcc__tx_tick_fn(void *x) { hcc_tx_tick((hcc_tx *)x); }
+static uint32_t hcc__tx_full(const void *x)
+{
+    const hcc_tx *c = (const hcc_tx *)x;
+    return (rnic_ring_full(&c->rates) ? 1u : 0u) | (rnic_ring_full(&c->probes) ? 2u : 0u);
+}
+
 HCC_API uint64_t hcc_tx_advance(hcc_tx *c, uint64_t cycles)
 {
-    uint64_t left = cycles;
-    if (!c)
-        return 0;
-    while (left) {
-        bool rates_full, probes_full;
-        if (!hcc__tx_due(c)) { /* nothing until new input: jump */
-            c->now += left;
-            c->stats.cycles += left;
-            left = 0;
-            break;
-        }
-        rates_full = rnic_ring_full(&c->rates);
-        probes_full = rnic_ring_full(&c->probes);
-        hcc_tx_tick(c);
-        left--;
-        if ((!rates_full && rnic_ring_full(&c->rates)) || (!probes_full && rnic_ring_full(&c->probes)))
-            break; /* an output port filled: the caller drains it */
-    }
-    return cycles - left;
+    return c ? rnic__advance(c, cycles, hcc__tx_skip, hcc__tx_tick_fn, hcc__tx_full, 0u) : 0;
 }
 
 HCC_API uint64_t hcc_tx_advance_to(hcc_tx *c, uint64_t cycle)
