@@ -13,6 +13,9 @@ fields", "Trace"), checked on the interface part of ratelimit.h, rnicq.h, transp
     `_port`, `_fifo`), `max_flows` (no `max_qps`), `link_bps` (no `line_bps`);
   - "never" is RNIC_NEVER only; the RNIC_ENGINE_* ids are distinct; engine trace kinds >= 16;
     the internal types the contract names are not public;
+  - the shared machinery of src/common is used, not copied: no engine source emits trace events
+    but through RNIC__TRACE, defines its own *__MEM_PART / *__MEM_BITLEN, or writes its own timer
+    heap (*__heap_up/down/set/remove), and every engine's X_advance runs rnic__advance;
   - compiled: every engine's default clock_hz is 250 MHz and its default trace_id is its own
     RNIC_ENGINE_* id, the one its node table reports (distinct);
   - the manuals' examples (src/*/manual.h, each "DO THIS" block) compile and run as C and as C++
@@ -49,6 +52,9 @@ VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
 # "Where an engine departs, and why", that justifies it.
 PENDING = "Issue 29 renames not finished"
 DEPARTURES = {
+    "shared:advance:rq_qos": PENDING,
+    "shared:advance:tp": PENDING,
+    "shared:advance:tp_rx": PENDING,
     "fn:rq_qos_axi_write": "QoS engine, input names",
     "fn:rq_qos_axi_read": "QoS engine, input names",
     "sig:rq_qos_push_remote_read": "QoS engine, input names",
@@ -236,6 +242,37 @@ def check_types(text):
     return found
 
 
+def check_shared(sources):
+    """The shared machinery of src/common is used, not copied (docs/engine_contract.md, "Shared
+    machinery"): `sources` maps a path under src/<module>/ to its text."""
+    found = []
+    for path, text in sorted(sources.items()):
+        code = strip_comments(text)
+        if re.search(r"\brnic_trace_(emit|rec)\s*\(", code):
+            found.append((f"shared:emit:{path}", f"{path}: emits trace events itself, not through RNIC__TRACE"))
+        for m in re.finditer(r"^\s*#\s*define\s+(\w+__MEM_(?:PART|BITLEN|POW2_AT_LEAST|ALIGN))\b", code, re.M):
+            found.append((f"shared:layout:{m.group(1)}", f"{path}: {m.group(1)} copies RNIC__MEM_PART / RNIC__BITLEN"))
+        for m in re.finditer(r"^static\s+[^;{(]*\b(\w+__heap_(?:up|down|set|remove))\s*\(", code, re.M):
+            found.append((f"shared:heap:{m.group(1)}", f"{path}: {m.group(1)}: a timer heap of its own, not rnic__heap"))
+        for m in re.finditer(r"\b(?:RL|RQ|TP|HCC)_API\s+uint64_t\s+([a-z_]+)_advance\s*\([^)]*\)\s*\{", code):
+            body = code[m.end():code.find("\n}", m.end())]
+            if m.group(1) in ENGINES and "rnic__advance(" not in body:
+                found.append((f"shared:advance:{m.group(1)}", f"{m.group(1)}_advance does not run the common loop rnic__advance"))
+    return found
+
+
+def module_sources():
+    out = {}
+    for mod in sorted(os.listdir(os.path.join(ROOT, "src"))):
+        if mod == "common" or not os.path.isdir(os.path.join(ROOT, "src", mod)):
+            continue
+        for name in sorted(os.listdir(os.path.join(ROOT, "src", mod))):
+            if name.endswith((".c", ".h")):
+                with open(os.path.join(ROOT, "src", mod, name), encoding="utf-8") as f:
+                    out[f"src/{mod}/{name}"] = f.read()
+    return out
+
+
 # ---------------------------------------------------------------- the doc
 
 def doc_sections(doc):
@@ -372,6 +409,8 @@ def main():
                     if f"{e}_{call}" not in all_funcs:
                         findings.append((f"missing:{e}_{call}", f"{e}_{call} missing"))
 
+    findings += check_shared(module_sources())
+
     # doc-listed other calls exist
     for n in sorted(others):
         if engine_of(n) and n not in all_funcs:
@@ -424,10 +463,14 @@ typedef struct rl_qp { int x; } rl_qp;
         neg += check_config(s, fl, True)
     neg += check_macros(bad) + check_types(bad) + check_engine_ids("#define RNIC_ENGINE_A 3u\n#define RNIC_ENGINE_B 3u\n")
     neg += check_defaults("rl 150000000 1 1\nrq_qos 250000000 1 2\n")
+    neg += check_shared({"src/x/a.c": "#define XX__MEM_PART(n, t) 0\nstatic void xx__heap_up(int *h) { }\n"
+                                      "RL_API uint64_t rl_advance(rl *r, uint64_t n)\n{\n    return n;\n}\n"
+                                      "static void f(void) { rnic_trace_emit(0, 0, 0, 0, 0, 0, 0); }\n"})
     want = {"nameless:rl_pop", "sig:rl_push_foo", "pair:rl_push_foo", "fn:rl_mystery", "cfg:rl_config.rto_us",
             "cfg:rl_config.delay_ns", "cfg:rl_config.tx_capacity", "cfg:rl_config.max_qps", "cfg:rl_config.line_bps",
             "cfg:rl_config.clock_hz", "never:RL_NEVER", "kind:RL_TRACE_X", "type:rl_qp", "engine_id:RNIC_ENGINE_B",
-            "default:rl.clock_hz", "default:rq_qos.trace_id"}
+            "default:rl.clock_hz", "default:rq_qos.trace_id", "shared:layout:XX__MEM_PART",
+            "shared:heap:xx__heap_up", "shared:advance:rl", "shared:emit:src/x/a.c"}
     got = {k for k, _ in neg}
     result(want <= got, "negative control: the checkers flag every synthetic departure" +
            ("" if want <= got else f" (missed {' '.join(sorted(want - got))})"))
