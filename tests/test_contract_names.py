@@ -52,7 +52,6 @@ VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
 # "Where an engine departs, and why", that justifies it.
 PENDING = "Issue 29 renames not finished"
 DEPARTURES = {
-    "shared:advance:rq_qos": PENDING,
     "shared:advance:tp": PENDING,
     "shared:advance:tp_rx": PENDING,
     "fn:rq_qos_axi_write": "QoS engine, input names",
