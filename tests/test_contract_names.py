@@ -13,6 +13,8 @@ fields", "Trace"), checked on the interface part of ratelimit.h, rnicq.h, transp
     `_port`, `_fifo`), `max_flows` (no `max_qps`), `link_bps` (no `line_bps`);
   - "never" is RNIC_NEVER only; the RNIC_ENGINE_* ids are distinct; engine trace kinds >= 16;
     the internal types the contract names are not public;
+  - refusals counted once: every X_stats has `rnic_err_stats errors`, no second refusal counter
+    (null_args, refusals, port_full, ...), and `X_reason_stats reasons` with a reason list;
   - the shared machinery of src/common is used, not copied: no engine source emits trace events
     but through RNIC__TRACE, defines its own *__MEM_PART / *__MEM_BITLEN, or writes its own timer
     heap (*__heap_up/down/set/remove), and every engine's X_advance runs rnic__advance;
@@ -241,6 +243,25 @@ def check_types(text):
     return found
 
 
+def check_stats(iface):
+    """Refusals counted once (docs/engine_contract.md, "Refusals"): every engine's X_stats has
+    `rnic_err_stats errors`, no second refusal counter, and `X_reason_stats reasons` when the
+    engine has a reason list."""
+    found = []
+    code = strip_comments(iface)
+    for m in re.finditer(r"typedef struct (\w+)_stats \{(.*?)\} \1_stats;", code, re.S):
+        e, body = m.group(1), m.group(2)
+        if e not in ENGINES:
+            continue
+        if not re.search(r"\brnic_err_stats\s+errors\s*;", body):
+            found.append((f"stats:{e}.errors", f"{e}_stats has no rnic_err_stats errors"))
+        for bad in re.findall(r"\b(null_args|refusals|refused|port_full|rejected)\b", body):
+            found.append((f"stats:{e}.{bad}", f"{e}_stats.{bad}: a second refusal counter (errors counts them)"))
+        if re.search(rf"\bRNIC_REASONS\(\s*{e}\s*,", code) and not re.search(rf"\b{e}_reason_stats\s+reasons\s*;", body):
+            found.append((f"stats:{e}.reasons", f"{e} has a reason list but {e}_stats has no `{e}_reason_stats reasons`"))
+    return found
+
+
 def check_shared(sources):
     """The shared machinery of src/common is used, not copied (docs/engine_contract.md, "Shared
     machinery"): `sources` maps a path under src/<module>/ to its text."""
@@ -397,7 +418,7 @@ def main():
         findings += check_functions(funcs, others)
         for struct, fields in configs(iface).items():
             findings += check_config(struct, fields, struct[:-len("_config")] in ENGINES)
-        findings += check_macros(iface) + check_types(iface)
+        findings += check_macros(iface) + check_types(iface) + check_stats(iface)
         if not common_done:
             findings += check_macros(common) + check_engine_ids(common)
             common_done = True
@@ -460,6 +481,7 @@ typedef struct rl_qp { int x; } rl_qp;
     neg = check_functions(functions(bad), set())
     for s, fl in configs(bad).items():
         neg += check_config(s, fl, True)
+    neg += check_stats("typedef struct rl_stats { uint64_t null_args; } rl_stats;\n")
     neg += check_macros(bad) + check_types(bad) + check_engine_ids("#define RNIC_ENGINE_A 3u\n#define RNIC_ENGINE_B 3u\n")
     neg += check_defaults("rl 150000000 1 1\nrq_qos 250000000 1 2\n")
     neg += check_shared({"src/x/a.c": "#define XX__MEM_PART(n, t) 0\nstatic void xx__heap_up(int *h) { }\n"
@@ -469,7 +491,7 @@ typedef struct rl_qp { int x; } rl_qp;
             "cfg:rl_config.delay_ns", "cfg:rl_config.tx_capacity", "cfg:rl_config.max_qps", "cfg:rl_config.line_bps",
             "cfg:rl_config.clock_hz", "never:RL_NEVER", "kind:RL_TRACE_X", "type:rl_qp", "engine_id:RNIC_ENGINE_B",
             "default:rl.clock_hz", "default:rq_qos.trace_id", "shared:layout:XX__MEM_PART",
-            "shared:heap:xx__heap_up", "shared:advance:rl", "shared:emit:src/x/a.c"}
+            "shared:heap:xx__heap_up", "shared:advance:rl", "shared:emit:src/x/a.c", "stats:rl.errors", "stats:rl.null_args"}
     got = {k for k, _ in neg}
     result(want <= got, "negative control: the checkers flag every synthetic departure" +
            ("" if want <= got else f" (missed {' '.join(sorted(want - got))})"))
