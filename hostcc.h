@@ -186,8 +186,9 @@
  *   inter-host algorithm (R_cc is written by the caller, e.g. DCQCN).
  *
  * ERRORS
- *   Refused input returns an rnic_err, is counted once (stats.errors by cause; hcc_tx also its
- *   reason in stats.reasons, HCC_TX_REASONS, hcc_tx_reason_message naming what to change) and
+ *   Refused input returns an rnic_err, is counted once (stats.errors by cause; hcc_tx's inputs
+ *   and hcc_rx's samples also under their reason in stats.reasons, HCC_TX_REASONS /
+ *   HCC_RX_REASONS, X_reason_message naming what to change) and
  *   changes nothing else: NULL record RNIC_EINVAL; a full hcc_rx sample port or a packet the RX
  *   buffer cannot hold RNIC_EBUSY (the packet is dropped); a packet of len 0 RNIC_EINVAL, longer
  *   than the buffer or wrapping the address space RNIC_ERANGE; a sample backwards in time
@@ -2421,6 +2422,20 @@ struct hcc_host {
 #define HCC_RX_TRACE_MERGE 19u  /* the action port was full: the newest record was replaced, a = level, b = ECN on */
 #define HCC_RX_TRACE_WRAP 20u   /* a sample crossed the counter wrap: a = cum, b = previous cum */
 
+/* Refusal reasons of the sample port (each also counted in stats.errors by its code; a NULL
+ * record counts in errors only): stats.reasons.<counter>, hcc_rx_reason_message(HCC_RX_REASON_*)
+ * names what to change. */
+#define HCC_RX_REASONS(R)                                                                                  \
+    R(HCC_RX_REASON_PORT_FULL, RNIC_EBUSY, port_full,                                                      \
+      "hcc_rx: the sample port is full (tick between samples, or raise sample_depth)")                    \
+    R(HCC_RX_REASON_NOT_AFTER, RNIC_EINVAL, not_after,                                                     \
+      "hcc_rx: a sample's cycle is not after the previous sample's (backwards or duplicate)")             \
+    R(HCC_RX_REASON_CUM_RANGE, RNIC_ERANGE, cum_range,                                                     \
+      "hcc_rx: cum >= 2^counter_bits (set counter_bits to the counter's width)")                          \
+    R(HCC_RX_REASON_IMPLAUSIBLE, RNIC_ERANGE, implausible,                                                 \
+      "hcc_rx: the counter moved more than max_lines per cycle since the previous sample (raise max_lines)")
+RNIC_REASONS(hcc_rx, HCC_RX, HCC_RX_REASONS)
+
 /* Bounds config_check enforces. */
 #define HCC_RX_MAX_DEPTH 65536u
 #define HCC_RX_MAX_LINES_BOUND (1u << 24)
@@ -2481,6 +2496,7 @@ typedef struct hcc_rx_stats {
     uint64_t ecn_cycles;        /* cycles with ECN marking on */
     uint64_t wraps;             /* accepted samples across the counter wrap */
     uint64_t max_icur;          /* largest average occupancy decided, lines (floor) */
+    hcc_rx_reason_stats reasons; /* refused samples by reason (HCC_RX_REASONS; NULL records: errors only) */
     rnic_err_stats errors;      /* refused input by cause: the one refusal count */
 } hcc_rx_stats;
 
@@ -3939,10 +3955,19 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
     return RNIC_OK;
 }
 
-/* Count (once, in errors) and trace a refused input (a = the value refused, b = the error); returns e. */
+/* Count a refused NULL record (errors only) and trace it (a = 0, b = the error); returns e. */
 static rnic_err hcc__rx_refuse(hcc_rx *c, rnic_err e, uint64_t value)
 {
     rnic_err_note(&c->stats.errors, e);
+    HCC__RX_TRACE(c, RNIC_TRACE_REFUSE, 0, value, e);
+    return e;
+}
+
+/* Count a refused sample once (its reason, and its code in errors) and trace it (a = the value
+ * refused, b = the error); returns the code. */
+static rnic_err hcc__rx_refuse_why(hcc_rx *c, hcc_rx_reason r, uint64_t value)
+{
+    rnic_err e = hcc_rx__reason_note(&c->stats.reasons, &c->stats.errors, r);
     HCC__RX_TRACE(c, RNIC_TRACE_REFUSE, 0, value, e);
     return e;
 }
@@ -3964,19 +3989,19 @@ HCC_API rnic_err hcc_rx_push_sample(hcc_rx *c, const hcc_rx_sample *s)
     if (!s)
         return hcc__rx_refuse(c, RNIC_EINVAL, 0);
     if (rnic_ring_full(&c->in))
-        return hcc__rx_refuse(c, RNIC_EBUSY, s->cycle);
+        return hcc__rx_refuse_why(c, HCC_RX_REASON_PORT_FULL, s->cycle);
     if (s->cum > c->cum_mask)
-        return hcc__rx_refuse(c, RNIC_ERANGE, s->cum);
+        return hcc__rx_refuse_why(c, HCC_RX_REASON_CUM_RANGE, s->cum);
     e.cycle = s->cycle;
     e.occ = 0;
     e.interval = 0;
     if (c->have_last) {
         e.interval = s->cycle - c->last_cycle;
         if (e.interval == 0 || e.interval >= ((uint64_t)1 << 63)) /* duplicate or backwards */
-            return hcc__rx_refuse(c, RNIC_EINVAL, s->cycle);
+            return hcc__rx_refuse_why(c, HCC_RX_REASON_NOT_AFTER, s->cycle);
         e.occ = (s->cum - c->last_cum) & c->cum_mask;
         if (!hcc__rx_le_product(e.occ, c->cfg.max_lines, e.interval))
-            return hcc__rx_refuse(c, RNIC_ERANGE, s->cum);
+            return hcc__rx_refuse_why(c, HCC_RX_REASON_IMPLAUSIBLE, s->cum);
         wrapped = s->cum < c->last_cum;
     }
     rnic_ring_push(&c->in, &e); /* cannot fail: checked for room above */

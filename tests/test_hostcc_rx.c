@@ -618,6 +618,11 @@ static void test_wrap_and_implausible(void)
     CHECK_EQ(hcc_rx_push_sample(&e->c, &x), RNIC_ERANGE);
     CHECK_EQ(e->c.stats.errors.by_cause[RNIC_ERANGE], 3);
     CHECK_EQ(rnic_err_total(&e->c.stats.errors), 3); /* each refusal counted once */
+    CHECK_EQ(e->c.stats.reasons.cum_range, 1);         /* ... under its one reason */
+    CHECK_EQ(e->c.stats.reasons.implausible, 2);
+    CHECK_EQ(hcc_rx_reason_code(HCC_RX_REASON_IMPLAUSIBLE), RNIC_ERANGE);
+    CHECK(strstr(hcc_rx_reason_message(HCC_RX_REASON_IMPLAUSIBLE), "max_lines") != NULL);
+    CHECK(strstr(hcc_rx_reason_message(HCC_RX_REASON_CUM_RANGE), "counter_bits") != NULL);
     CHECK_EQ(e->c.stats.samples, 2);
     CHECK_EQ(e->c.stats.wraps, 1);
     CHECK_EQ(hcc_rx_space_sample(&e->c), cfg.sample_depth);
@@ -697,9 +702,11 @@ static void test_time_backwards(void)
     CHECK(a->c.stats.level_downs > 0 && a->c.stats.level_ups > 0); /* the sequence did something */
     CHECK_EQ(a->c.stats.errors.by_cause[RNIC_EINVAL], 19 * 3);
     CHECK_EQ(rnic_err_total(&a->c.stats.errors), 19 * 3);
+    CHECK_EQ(a->c.stats.reasons.not_after, 19 * 3);
     sa = a->c.stats;
     sb = b->c.stats;
     memset(&sa.errors, 0, sizeof sa.errors);
+    memset(&sa.reasons, 0, sizeof sa.reasons);
     CHECK(memcmp(&sa, &sb, sizeof sa) == 0);
     CHECK_EQ(hcc_rx_level(&a->c), hcc_rx_level(&b->c));
     eng_free(a);
@@ -940,6 +947,8 @@ static void test_ports_and_null(void)
     x.cum = 40u * 500u;
     CHECK_EQ(hcc_rx_push_sample(&e->c, &x), RNIC_EBUSY);
     CHECK_EQ(e->c.stats.errors.by_cause[RNIC_EBUSY], 1);
+    CHECK_EQ(e->c.stats.reasons.port_full, 1);
+    CHECK(strstr(hcc_rx_reason_message(HCC_RX_REASON_PORT_FULL), "sample_depth") != NULL);
     CHECK_EQ(rnic_err_total(&e->c.stats.errors), 4);
     CHECK_EQ(e->c.stats.samples, 1);
     CHECK_EQ(hcc_rx_next_event(&e->c), 0);

@@ -183,8 +183,9 @@
  *   inter-host algorithm (R_cc is written by the caller, e.g. DCQCN).
  *
  * ERRORS
- *   Refused input returns an rnic_err, is counted once (stats.errors by cause; hcc_tx also its
- *   reason in stats.reasons, HCC_TX_REASONS, hcc_tx_reason_message naming what to change) and
+ *   Refused input returns an rnic_err, is counted once (stats.errors by cause; hcc_tx's inputs
+ *   and hcc_rx's samples also under their reason in stats.reasons, HCC_TX_REASONS /
+ *   HCC_RX_REASONS, X_reason_message naming what to change) and
  *   changes nothing else: NULL record RNIC_EINVAL; a full hcc_rx sample port or a packet the RX
  *   buffer cannot hold RNIC_EBUSY (the packet is dropped); a packet of len 0 RNIC_EINVAL, longer
  *   than the buffer or wrapping the address space RNIC_ERANGE; a sample backwards in time

@@ -118,10 +118,19 @@ HCC_API rnic_err hcc_rx_init(hcc_rx *c, const hcc_rx_config *cfg, void *mem, siz
     return RNIC_OK;
 }
 
-/* Count (once, in errors) and trace a refused input (a = the value refused, b = the error); returns e. */
+/* Count a refused NULL record (errors only) and trace it (a = 0, b = the error); returns e. */
 static rnic_err hcc__rx_refuse(hcc_rx *c, rnic_err e, uint64_t value)
 {
     rnic_err_note(&c->stats.errors, e);
+    HCC__RX_TRACE(c, RNIC_TRACE_REFUSE, 0, value, e);
+    return e;
+}
+
+/* Count a refused sample once (its reason, and its code in errors) and trace it (a = the value
+ * refused, b = the error); returns the code. */
+static rnic_err hcc__rx_refuse_why(hcc_rx *c, hcc_rx_reason r, uint64_t value)
+{
+    rnic_err e = hcc_rx__reason_note(&c->stats.reasons, &c->stats.errors, r);
     HCC__RX_TRACE(c, RNIC_TRACE_REFUSE, 0, value, e);
     return e;
 }
@@ -143,19 +152,19 @@ HCC_API rnic_err hcc_rx_push_sample(hcc_rx *c, const hcc_rx_sample *s)
     if (!s)
         return hcc__rx_refuse(c, RNIC_EINVAL, 0);
     if (rnic_ring_full(&c->in))
-        return hcc__rx_refuse(c, RNIC_EBUSY, s->cycle);
+        return hcc__rx_refuse_why(c, HCC_RX_REASON_PORT_FULL, s->cycle);
     if (s->cum > c->cum_mask)
-        return hcc__rx_refuse(c, RNIC_ERANGE, s->cum);
+        return hcc__rx_refuse_why(c, HCC_RX_REASON_CUM_RANGE, s->cum);
     e.cycle = s->cycle;
     e.occ = 0;
     e.interval = 0;
     if (c->have_last) {
         e.interval = s->cycle - c->last_cycle;
         if (e.interval == 0 || e.interval >= ((uint64_t)1 << 63)) /* duplicate or backwards */
-            return hcc__rx_refuse(c, RNIC_EINVAL, s->cycle);
+            return hcc__rx_refuse_why(c, HCC_RX_REASON_NOT_AFTER, s->cycle);
         e.occ = (s->cum - c->last_cum) & c->cum_mask;
         if (!hcc__rx_le_product(e.occ, c->cfg.max_lines, e.interval))
-            return hcc__rx_refuse(c, RNIC_ERANGE, s->cum);
+            return hcc__rx_refuse_why(c, HCC_RX_REASON_IMPLAUSIBLE, s->cum);
         wrapped = s->cum < c->last_cum;
     }
     rnic_ring_push(&c->in, &e); /* cannot fail: checked for room above */

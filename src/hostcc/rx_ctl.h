@@ -34,6 +34,20 @@
 #define HCC_RX_TRACE_MERGE 19u  /* the action port was full: the newest record was replaced, a = level, b = ECN on */
 #define HCC_RX_TRACE_WRAP 20u   /* a sample crossed the counter wrap: a = cum, b = previous cum */
 
+/* Refusal reasons of the sample port (each also counted in stats.errors by its code; a NULL
+ * record counts in errors only): stats.reasons.<counter>, hcc_rx_reason_message(HCC_RX_REASON_*)
+ * names what to change. */
+#define HCC_RX_REASONS(R)                                                                                  \
+    R(HCC_RX_REASON_PORT_FULL, RNIC_EBUSY, port_full,                                                      \
+      "hcc_rx: the sample port is full (tick between samples, or raise sample_depth)")                    \
+    R(HCC_RX_REASON_NOT_AFTER, RNIC_EINVAL, not_after,                                                     \
+      "hcc_rx: a sample's cycle is not after the previous sample's (backwards or duplicate)")             \
+    R(HCC_RX_REASON_CUM_RANGE, RNIC_ERANGE, cum_range,                                                     \
+      "hcc_rx: cum >= 2^counter_bits (set counter_bits to the counter's width)")                          \
+    R(HCC_RX_REASON_IMPLAUSIBLE, RNIC_ERANGE, implausible,                                                 \
+      "hcc_rx: the counter moved more than max_lines per cycle since the previous sample (raise max_lines)")
+RNIC_REASONS(hcc_rx, HCC_RX, HCC_RX_REASONS)
+
 /* Bounds config_check enforces. */
 #define HCC_RX_MAX_DEPTH 65536u
 #define HCC_RX_MAX_LINES_BOUND (1u << 24)
@@ -94,6 +108,7 @@ typedef struct hcc_rx_stats {
     uint64_t ecn_cycles;        /* cycles with ECN marking on */
     uint64_t wraps;             /* accepted samples across the counter wrap */
     uint64_t max_icur;          /* largest average occupancy decided, lines (floor) */
+    hcc_rx_reason_stats reasons; /* refused samples by reason (HCC_RX_REASONS; NULL records: errors only) */
     rnic_err_stats errors;      /* refused input by cause: the one refusal count */
 } hcc_rx_stats;
 
