@@ -13,6 +13,8 @@ fields", "Trace"), checked on the interface part of ratelimit.h, rnicq.h, transp
     `_port`, `_fifo`), `max_flows` (no `max_qps`), `link_bps` (no `line_bps`);
   - "never" is RNIC_NEVER only; the RNIC_ENGINE_* ids are distinct; engine trace kinds >= 16;
     the internal types the contract names are not public;
+  - every engine's node table has exactly its ports (an input per X_push_<p>, an output per
+    X_pop_<p>);
   - refusals counted once: every X_stats has `rnic_err_stats errors`, no second refusal counter
     (null_args, refusals, port_full, ...), and `X_reason_stats reasons` with a reason list;
   - the shared machinery of src/common is used, not copied: no engine source emits trace events
@@ -262,6 +264,32 @@ def check_stats(iface):
     return found
 
 
+def check_nodes(text, funcs):
+    """Every engine's node table (src/<module>/node.c, in the header's implementation) has
+    exactly the engine's ports: an input per X_push_<p> of the contract's shape, an output per
+    X_pop_<p>, in any order (docs/engine_contract.md, "The node interface")."""
+    found = []
+    tables = {}
+    for m in re.finditer(r"static const rnic_node_port (\w+)__node_(in|out)\[\] = \{(.*?)\};", text, re.S):
+        tables[(m.group(1), m.group(2))] = set(re.findall(r'"(\w+)"', m.group(3)))
+    bad_sig = {k for k, _ in check_functions(funcs, set()) if k.startswith("sig:")}
+    for e in ENGINES:
+        if not any(f[0].startswith(e + "_") and engine_of(f[0]) == e for f in funcs):
+            continue
+        if not re.search(rf"\b{e}_node_ops\s*\(\s*void\s*\)\s*\{{", text):
+            found.append((f"node:{e}", f"{e}_node_ops() is not defined"))
+            continue
+        for kind, verb in (("in", "push"), ("out", "pop")):
+            want = {f[0][len(f"{e}_{verb}_"):] for f in funcs
+                    if f[0].startswith(f"{e}_{verb}_") and engine_of(f[0]) == e and f"sig:{f[0]}" not in bad_sig}
+            have = tables.get((e, kind), set())
+            for p in sorted(want - have):
+                found.append((f"node:{e}.{kind}.{p}", f"{e}_node_ops() lacks the {kind}put port {p}"))
+            for p in sorted(have - want):
+                found.append((f"node:{e}.{kind}.{p}", f"{e}_node_ops() has an {kind}put port {p} with no {e}_{verb}_{p}"))
+    return found
+
+
 def check_shared(sources):
     """The shared machinery of src/common is used, not copied (docs/engine_contract.md, "Shared
     machinery"): `sources` maps a path under src/<module>/ to its text."""
@@ -416,6 +444,7 @@ def main():
         funcs = functions(iface)
         all_funcs |= {f[0] for f in funcs}
         findings += check_functions(funcs, others)
+        findings += check_nodes(text, funcs)
         for struct, fields in configs(iface).items():
             findings += check_config(struct, fields, struct[:-len("_config")] in ENGINES)
         findings += check_macros(iface) + check_types(iface) + check_stats(iface)
@@ -482,6 +511,10 @@ typedef struct rl_qp { int x; } rl_qp;
     for s, fl in configs(bad).items():
         neg += check_config(s, fl, True)
     neg += check_stats("typedef struct rl_stats { uint64_t null_args; } rl_stats;\n")
+    neg += check_nodes('static const rnic_node_port rl__node_out[] = {{"tx", 64}};\n'
+                       "RL_API const rnic_node_ops *rl_node_ops(void)\n{\n}\n",
+                       functions("RL_API rnic_err rl_pop_tx(rl *r, rnic_work *w);\nRL_API rnic_err rl_peek_tx(const rl *r, rnic_work *w);\n"
+                                 "RL_API rnic_err rl_pop_ack(rl *r, rnic_work *w);\nRL_API rnic_err rl_peek_ack(const rl *r, rnic_work *w);\n"))
     neg += check_macros(bad) + check_types(bad) + check_engine_ids("#define RNIC_ENGINE_A 3u\n#define RNIC_ENGINE_B 3u\n")
     neg += check_defaults("rl 150000000 1 1\nrq_qos 250000000 1 2\n")
     neg += check_shared({"src/x/a.c": "#define XX__MEM_PART(n, t) 0\nstatic void xx__heap_up(int *h) { }\n"
@@ -491,7 +524,7 @@ typedef struct rl_qp { int x; } rl_qp;
             "cfg:rl_config.delay_ns", "cfg:rl_config.tx_capacity", "cfg:rl_config.max_qps", "cfg:rl_config.line_bps",
             "cfg:rl_config.clock_hz", "never:RL_NEVER", "kind:RL_TRACE_X", "type:rl_qp", "engine_id:RNIC_ENGINE_B",
             "default:rl.clock_hz", "default:rq_qos.trace_id", "shared:layout:XX__MEM_PART",
-            "shared:heap:xx__heap_up", "shared:advance:rl", "shared:emit:src/x/a.c", "stats:rl.errors", "stats:rl.null_args"}
+            "shared:heap:xx__heap_up", "shared:advance:rl", "shared:emit:src/x/a.c", "stats:rl.errors", "stats:rl.null_args", "node:rl.out.ack"}
     got = {k for k, _ in neg}
     result(want <= got, "negative control: the checkers flag every synthetic departure" +
            ("" if want <= got else f" (missed {' '.join(sorted(want - got))})"))
