@@ -5066,7 +5066,8 @@ static bool tp__tcp_lt(const tp_flow_config *p) { return (p->param[1] & 1u) == 0
  * (exact for clocks below 10^13 Hz). */
 static uint64_t tp__tcp_rto(uint64_t hz, uint64_t ns)
 {
-    uint64_t c = rnic_ns_to_cycles(ns, hz); /* rounded to nearest, as the us form was */
+    /* rounded to nearest, as the us form was; no 64-bit divide helper needed on 32-bit cores */
+    uint64_t c = rnic_ns_to_cycles(ns, hz);
     return c ? c : 1u;
 }
 

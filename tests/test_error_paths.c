@@ -726,7 +726,7 @@ static void test_transport_out_of_range_rates_clamped_and_counted(void)
     want[2] = 0;
     memset(&cnp, 0, sizeof cnp);
     cnp.flow = 0;
-    cnp.op = TP_PKT_CNP;
+    cnp.flags = TP_WORK_PKT(TP_PKT_CNP);
     for (i = 0; i < 3; i++) {
         CHECK_EQ(tp_push_incoming(t, &cnp), RNIC_OK);
         for (k = 0; k < 20; k++)
@@ -833,7 +833,7 @@ static void test_transport_marks_clipped_to_the_sent_window(void)
     CHECK_EQ(sent, 4);
     memset(&cnp, 0, sizeof cnp);
     cnp.flow = 0;
-    cnp.op = TP_PKT_CNP;
+    cnp.flags = TP_WORK_PKT(TP_PKT_CNP);
     CHECK_EQ(tp_push_incoming(t, &cnp), RNIC_OK);
     for (k = 0; k < 200u; k++) {
         tp_tick(t);
@@ -940,7 +940,7 @@ static void test_transport_periodic_every_visit_variants_and_unused_packets(void
     }
     memset(&grant, 0, sizeof grant);
     grant.flow = 1;
-    grant.op = TP_PKT_GRANT;
+    grant.flags = TP_WORK_PKT(TP_PKT_GRANT);
     grant.aux = 1000000u;
     na = run_segments(tp_protocol_dcqcn(), NULL, a, 64);
     nb = run_segments(tp_protocol_dcqcn(), &grant, b, 64);
@@ -949,7 +949,7 @@ static void test_transport_periodic_every_visit_variants_and_unused_packets(void
     CHECK(same_segments(a, b, na < nb ? na : nb));
     memset(&cnp, 0, sizeof cnp);
     cnp.flow = 1;
-    cnp.op = TP_PKT_CNP;
+    cnp.flags = TP_WORK_PKT(TP_PKT_CNP);
     na = run_segments(tp_protocol_irn(), NULL, a, 64);
     nb = run_segments(tp_protocol_irn(), &cnp, b, 64);
     CHECK(na > 0u);

@@ -89,7 +89,7 @@ static rnic_work ack_pkt(uint32_t flow, uint32_t op, uint32_t cum, uint32_t sack
     rnic_work a;
     memset(&a, 0, sizeof a);
     a.flow = flow;
-    a.op = op;
+    a.flags = TP_WORK_PKT(op);
     a.index = cum;
     a.offset = sack_start;
     a.len = sack_len;
@@ -655,7 +655,6 @@ static void net_check_end(net *n)
     CHECK_EQ(missing, 0);
     /* reordered ACKs arrive behind wnd_start: refused as stale (and counted), nothing else */
     CHECK_EQ(errs_total(&tp_get_stats(n->t)->errors), tp_get_stats(n->t)->errors.by_cause[RNIC_ESTALE]);
-    CHECK_EQ(tp_get_stats(n->t)->acks_stale, tp_get_stats(n->t)->errors.by_cause[RNIC_ESTALE]);
     CHECK_EQ(errs_total(&tp_rx_get_stats(n->r)->errors), 0);
     CHECK_EQ(tp_get_stats(n->t)->segments_out, tp_get_stats(n->t)->segments_new + tp_get_stats(n->t)->segments_rtx);
 }
@@ -1812,10 +1811,10 @@ static void test_bad_input(void)
     a = ack_pkt(1, 0, 20, 0, 0, 0);
     CHECK_EQ(tp_push_incoming(t, &a), RNIC_EINVAL);
     expect_err++;
-    a.op = TP_PKT_DATA;
+    a.flags = TP_WORK_PKT(TP_PKT_DATA);
     CHECK_EQ(tp_push_incoming(t, &a), RNIC_EINVAL);
     expect_err++;
-    a.op = TP_PKT_GRANT + 1u;
+    a.flags = TP_WORK_PKT(TP_PKT_GRANT + 1u);
     CHECK_EQ(tp_push_incoming(t, &a), RNIC_EINVAL);
     expect_err++;
     /* an ACK beyond highest_sent: refused at its fixed stage, nothing changes */
@@ -1844,13 +1843,13 @@ static void test_bad_input(void)
     CHECK_EQ(tp_flow_state(t, 1, &v0), RNIC_OK);
     CHECK_EQ(v0.wnd_start, 21);
     CHECK_EQ(v0.highest_sent, 24);
-    e0 = tp_get_stats(t)->acks_stale;
+    e0 = tp_get_stats(t)->errors.by_cause[RNIC_ESTALE];
     a = ack_pkt(1, TP_PKT_ACK, 20, 0, 0, 0);
     CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
     tp_tick(t);
     tp_tick(t);
     expect_err++;
-    CHECK_EQ(tp_get_stats(t)->acks_stale, e0 + 1u);
+    CHECK_EQ(tp_get_stats(t)->errors.by_cause[RNIC_ESTALE], e0 + 1u);
     CHECK_EQ(tp_flow_state(t, 1, &v1), RNIC_OK);
     CHECK(views_equal(&v0, &v1));
     e0 = tp_get_stats(t)->acks_dup;
@@ -1990,7 +1989,7 @@ static void test_receiver(void)
         rx_seg(r, 1, s0 + 1u);
         n = rx_acks(r, a, 8);
         CHECK_EQ(n, 1); /* every second */
-        CHECK(n < 1 || (a[0].index == s0 + 2u && a[0].len == 0 && a[0].op == TP_PKT_ACK && a[0].flow == 1));
+        CHECK(n < 1 || (a[0].index == s0 + 2u && a[0].len == 0 && TP_WORK_PKT_TYPE(a[0].flags) == TP_PKT_ACK && a[0].flow == 1));
         at = tp_rx_now(r);
         rx_seg(r, 1, s0 + 2u); /* processed in cycle `at`: the delayed-ACK timer runs to at + 1000 */
         for (i = 0; i < 998; i++)
@@ -2007,7 +2006,7 @@ static void test_receiver(void)
         n = rx_acks(r, a, 8);
         CHECK_EQ(n, 1);
         CHECK(n < 1 || (a[0].index == s0 + 3u && a[0].offset == s0 + 5u && a[0].len == 1 &&
-                        a[0].op == (pass ? TP_PKT_NACK : TP_PKT_ACK)));
+                        TP_WORK_PKT_TYPE(a[0].flags) == (pass ? TP_PKT_NACK : TP_PKT_ACK)));
         rx_seg(r, 1, s0 + 7u);
         rx_seg(r, 1, s0 + 6u);
         n = rx_acks(r, a, 8);
@@ -2018,14 +2017,14 @@ static void test_receiver(void)
         rx_seg(r, 1, s0 + 6u);
         n = rx_acks(r, a, 8);
         CHECK_EQ(n, 1);
-        CHECK(n < 1 || (a[0].index == s0 + 3u && a[0].offset == s0 + 5u && a[0].len == 3 && a[0].op == TP_PKT_ACK));
+        CHECK(n < 1 || (a[0].index == s0 + 3u && a[0].offset == s0 + 5u && a[0].len == 3 && TP_WORK_PKT_TYPE(a[0].flags) == TP_PKT_ACK));
         /* the gap filled: immediate cumulative ACK over the whole run */
         rx_seg(r, 1, s0 + 4u);
         rx_seg(r, 1, s0 + 3u);
         n = rx_acks(r, a, 8);
         CHECK_EQ(n, 2);
         CHECK(n < 2 || (a[0].offset == s0 + 4u && a[0].len == 4));
-        CHECK(n < 2 || (a[1].index == s0 + 8u && a[1].len == 0 && a[1].op == TP_PKT_ACK));
+        CHECK(n < 2 || (a[1].index == s0 + 8u && a[1].len == 0 && TP_WORK_PKT_TYPE(a[1].flags) == TP_PKT_ACK));
         /* an old duplicate: immediate ACK */
         rx_seg(r, 1, s0 + 1u);
         n = rx_acks(r, a, 8);
@@ -2183,7 +2182,7 @@ static void test_review_regressions(void)
     a = ack_pkt(0, TP_PKT_GRANT, 990, 0, 0, 250); /* cum 990 < wnd_start 1000: stale */
     CHECK_EQ(tp_push_incoming(t, &a), RNIC_OK);
     CHECK_EQ(tick_pop(t, 20, out, 64), 2); /* 250 bytes of tokens: two 100-byte segments */
-    CHECK_EQ(tp_get_stats(t)->acks_stale, 1);
+    CHECK_EQ(tp_get_stats(t)->errors.by_cause[RNIC_ESTALE], 1);
     tp_free(t, &m1);
     /* SACK block with an offset 2^31 away and a length far over W */
     t = mk(&c, &m2, &proto_gbn, 128, 4, 4);

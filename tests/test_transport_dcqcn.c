@@ -124,7 +124,7 @@ static void push_pkt(tp *t, uint32_t op, uint32_t index)
     rnic_work w;
     memset(&w, 0, sizeof w);
     w.flow = 0;
-    w.op = op;
+    w.flags = TP_WORK_PKT(op);
     w.index = index;
     CHECK_EQ(tp_push_incoming(t, &w), RNIC_OK);
 }

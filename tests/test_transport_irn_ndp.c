@@ -154,9 +154,8 @@ static void ndp_arrival(lp *L, const rnic_work *s)
     memset(&a, 0, sizeof a);
     a.flow = 0;
     if (s->flags & TP_WORK_TRIMMED) { /* trim notice */
-        a.op = TP_PKT_NACK;
         a.offset = s->index;
-        a.flags = TP_WORK_TRIMMED;
+        a.flags = TP_WORK_PKT(TP_PKT_NACK) | TP_WORK_TRIMMED;
     } else {
         if (!L->got[d]) {
             L->got[d] = 1;
@@ -167,7 +166,7 @@ static void ndp_arrival(lp *L, const rnic_work *s)
         } else {
             L->delivered[d]++; /* a duplicate: counted, so "once" can fail */
         }
-        a.op = TP_PKT_ACK;
+        a.flags = TP_WORK_PKT(TP_PKT_ACK);
         if ((int32_t)(s->index - L->expected) > 0) { /* beyond the cumulative ack: SACK just it */
             a.offset = s->index;
             a.len = 1;
@@ -186,7 +185,7 @@ static void ndp_pulls(lp *L)
         return;
     memset(&g, 0, sizeof g);
     g.flow = 0;
-    g.op = TP_PKT_GRANT;
+    g.flags = TP_WORK_PKT(TP_PKT_GRANT);
     g.index = L->expected;
     g.aux = L->pull_len[L->pull_head];
     L->pull_head = (L->pull_head + 1u) % MAXSEG;
@@ -659,12 +658,12 @@ static void nd_incoming(ndp_direct *d, uint32_t op, uint32_t index, uint32_t off
 {
     rnic_work a;
     memset(&a, 0, sizeof a);
-    a.op = op;
+    a.flags = TP_WORK_PKT(op);
     a.index = index;
     a.offset = offset;
     a.len = len;
     a.aux = aux;
-    a.flags = op == TP_PKT_NACK ? TP_WORK_TRIMMED : 0u;
+    a.flags |= op == TP_PKT_NACK ? TP_WORK_TRIMMED : 0u;
     CHECK_EQ(tp_push_incoming(&d->t, &a), RNIC_OK);
 }
 

@@ -71,7 +71,7 @@ static void recs_add(recs *l, const rnic_work *w)
         l->v = (rec *)realloc(l->v, l->cap * sizeof(rec));
     }
     x.cycle = w->cycle;
-    x.op = w->op;
+    x.op = TP_WORK_PKT_TYPE(w->flags); /* the control packet's type */
     x.flow = w->flow;
     x.index = w->index;
     x.offset = w->offset;
@@ -759,7 +759,7 @@ static void test_trimmed_scenario(void)
         CHECK_EQ(a.v[k].index, 1);
         CHECK_EQ(a.v[k].offset, 2);
         CHECK_EQ(a.v[k].len, 0);
-        CHECK_EQ(a.v[k].flags, TP_WORK_TRIMMED);
+        CHECK_EQ(a.v[k].flags, TP_WORK_PKT(TP_PKT_NACK) | TP_WORK_TRIMMED);
         CHECK_EQ(a.v[k].cycle, 1);
     }
     s = seg_make(0, 1, 1000, TP_WORK_TRIMMED); /* the expected one trimmed too */
@@ -1197,7 +1197,7 @@ static void test_options_off(void)
         CHECK_EQ(a.v[0].index, 1);
         CHECK_EQ(a.v[0].offset, 2);
         CHECK_EQ(a.v[0].len, 1);
-        CHECK_EQ(a.v[0].flags, TP_WORK_ECN);
+        CHECK_EQ(a.v[0].flags, TP_WORK_PKT(TP_PKT_ACK) | TP_WORK_ECN);
     }
     CHECK_EQ(d.n, 2);
     while (tp_rx_now(r) < 100000)
@@ -1267,9 +1267,9 @@ static void test_full_port(void)
     CHECK_EQ(tp_rx_now(r), 50);
     CHECK_EQ(tp_rx_get_stats(r)->segments, 1);
     CHECK_EQ(tp_rx_pop_ack(r, &o), RNIC_OK);
-    CHECK_EQ(o.op, TP_PKT_ACK);
+    CHECK_EQ(TP_WORK_PKT_TYPE(o.flags), TP_PKT_ACK);
     CHECK_EQ(tp_rx_pop_ack(r, &o), RNIC_OK);
-    CHECK_EQ(o.op, TP_PKT_CNP);
+    CHECK_EQ(TP_WORK_PKT_TYPE(o.flags), TP_PKT_CNP);
     CHECK_EQ(o.cycle, 0);
     CHECK_EQ(tp_rx_next_event(r), 50);
     tp_rx_tick(r); /* cycle 50: segment 1's ACK (its mark waits for 100), segment 0's pull */

@@ -750,7 +750,7 @@ static void pcap_control(model *m, const rnic_work *w)
     pcap_addresses(&f, host_of(m, w->flow), 0);
     f.udp_sport = (uint16_t)(0xc000u | (w->flow & 0x3fffu));
     f.dest_qp = 0x100u + w->flow;
-    if (w->op == TP_PKT_CNP) {
+    if (TP_WORK_PKT_TYPE(w->flags) == TP_PKT_CNP) {
         f.opcode = ROCE_OP_CNP;
         f.ecn = ROCE_ECN_NOT_ECT;
         f.dscp = 48; /* CNPs ride a high priority (NIC default DSCP 48) */
@@ -758,8 +758,8 @@ static void pcap_control(model *m, const rnic_work *w)
         f.opcode = ROCE_OP_ACK;
         f.ecn = ROCE_ECN_ECT0;
         f.psn = (w->index - 1u) & 0xffffffu; /* an ACK names the last PSN received in order */
-        f.aeth_syndrome = w->op == TP_PKT_NACK ? 0x60u : 0x1fu; /* NAK: PSN sequence error; ACK: no credit count */
-        if (w->op == TP_PKT_NACK)
+        f.aeth_syndrome = TP_WORK_PKT_TYPE(w->flags) == TP_PKT_NACK ? 0x60u : 0x1fu; /* NAK: PSN sequence error; ACK: no credit count */
+        if (TP_WORK_PKT_TYPE(w->flags) == TP_PKT_NACK)
             f.psn = w->index & 0xffffffu; /* a NAK names the PSN expected */
         f.aeth_msn = 0;
     }
@@ -976,10 +976,10 @@ static void transfer(model *m)
         p.w = w;
         p.src = R;
         p.dst = host_of(m, w.flow);
-        p.wire_bytes = w.op == TP_PKT_CNP ? CNP_WIRE : ACK_WIRE;
-        m->acks_out += w.op == TP_PKT_ACK;
-        m->naks_out += w.op == TP_PKT_NACK;
-        m->cnps_out += w.op == TP_PKT_CNP;
+        p.wire_bytes = TP_WORK_PKT_TYPE(w.flags) == TP_PKT_CNP ? CNP_WIRE : ACK_WIRE;
+        m->acks_out += TP_WORK_PKT_TYPE(w.flags) == TP_PKT_ACK;
+        m->naks_out += TP_WORK_PKT_TYPE(w.flags) == TP_PKT_NACK;
+        m->cnps_out += TP_WORK_PKT_TYPE(w.flags) == TP_PKT_CNP;
         if (m->pcap_on)
             pcap_control(m, &w);
         if (net_link_push(&m->rx_up, &p) != RNIC_OK)

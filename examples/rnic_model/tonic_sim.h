@@ -362,9 +362,9 @@ static inline void ts_cycle(ts_sim *s)
         p.w = w;
         p.src = R;
         p.dst = w.flow / s->cfg.flows_per_sender;
-        if (w.op == TP_PKT_CNP)
+        if (TP_WORK_PKT_TYPE(w.flags) == TP_PKT_CNP)
             p.wire_bytes = s->cfg.cnp_bytes;
-        else if (w.op == TP_PKT_NACK || w.op == TP_PKT_GRANT)
+        else if (TP_WORK_PKT_TYPE(w.flags) == TP_PKT_NACK || TP_WORK_PKT_TYPE(w.flags) == TP_PKT_GRANT)
             p.wire_bytes = s->cfg.ctrl_bytes;
         else
             p.wire_bytes = s->cfg.ack_bytes ? s->cfg.ack_bytes : s->cfg.header_bytes;

@@ -196,7 +196,7 @@ static void xs_cycle(xs *s)
     while (net_link_space(&s->up[R]) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
         tp_rx_pop_ack(&s->rx, &w);
         memset(&p, 0, sizeof p);
-        if (s->c.trim_notice_len0 && w.op == TP_PKT_NACK)
+        if (s->c.trim_notice_len0 && TP_WORK_PKT_TYPE(w.flags) == TP_PKT_NACK)
             w.len = 0; /* a trim notice names a segment NOT received: not a SACK block */
         p.w = w;
         p.src = R;

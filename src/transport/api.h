@@ -1,6 +1,6 @@
 /* transport.h: linkage and version. */
 #define TP_VERSION_MAJOR 0
-#define TP_VERSION_MINOR 2
+#define TP_VERSION_MINOR 3
 #define TP_VERSION_PATCH 0
 
 /* TP_API decorates every public function: extern by default, `static` when the user
@@ -43,9 +43,11 @@ TP_API const char *tp_version(void);
  * segment id, offset = byte offset in its message, len, addr/raddr = the message's + offset,
  * tag and op = the message's (carried untouched), FIRST/LAST = first/last segment of the
  * message, TP_WORK_RTX for a retransmission, aux = the message's number on the flow. A control
- * packet to the sender: flow, op = its type below, index = cumulative ack (the next segment id
- * the receiver expects), offset/len = one SACK block [offset, offset + len) of segment ids (len 0:
- * none), aux = the packet's data (grant bytes, ...), TP_WORK_ECN for an ECN echo. */
+ * packet to the sender: flow, its type below in the engine bits of flags (TP_WORK_PKT(type);
+ * read with TP_WORK_PKT_TYPE(flags)), index = cumulative ack (the next segment id the receiver
+ * expects), offset/len = one SACK block [offset, offset + len) of segment ids (len 0: none),
+ * aux = the packet's data (grant bytes, ...), TP_WORK_ECN for an ECN echo. `op` is never read
+ * nor written by either engine (the receiver's control packets carry op 0, tag = the segment's). */
 #define TP_PKT_DATA 1u
 #define TP_PKT_ACK 2u
 #define TP_PKT_NACK 3u  /* an ACK sent for an out-of-order arrival: index = cumulative, offset/len = the run holding it */
@@ -56,15 +58,20 @@ TP_API const char *tp_version(void);
 #define TP_WORK_RTX (1u << RNIC_WORK_ENGINE_SHIFT)      /* a retransmission */
 #define TP_WORK_ECN (2u << RNIC_WORK_ENGINE_SHIFT)      /* on the wire: CE mark; on an ACK: ECN echo */
 #define TP_WORK_TRIMMED (4u << RNIC_WORK_ENGINE_SHIFT)  /* a data segment whose payload a switch trimmed (NDP): only its header arrived */
+/* A control packet's type (TP_PKT_*): three engine bits of flags. */
+#define TP_WORK_PKT_SHIFT (RNIC_WORK_ENGINE_SHIFT + 4u)
+#define TP_WORK_PKT_MASK (7u << TP_WORK_PKT_SHIFT)
+#define TP_WORK_PKT(type) (((uint32_t)(type) << TP_WORK_PKT_SHIFT) & TP_WORK_PKT_MASK) /* flags bits of a type */
+#define TP_WORK_PKT_TYPE(flags) (((uint32_t)(flags) & TP_WORK_PKT_MASK) >> TP_WORK_PKT_SHIFT) /* the type in flags */
 
 /* Engine-specific trace kinds. */
-#define TP_TRACE_GENERATE 16u  /* segment generation: id = flow, a = segment id, b = 1 if retransmission */
-#define TP_TRACE_ACK 17u       /* incoming fixed stage: id = flow, a = new wnd_start, b = newly acked */
-#define TP_TRACE_TIMEOUT 18u   /* rtx timer expired: id = flow, a = wnd_start */
+#define TP_TRACE_GENERATE 16u  /* segment generation: a = segment id, b = 1 if retransmission */
+#define TP_TRACE_ACK 17u       /* incoming fixed stage: a = new wnd_start, b = newly acked */
+#define TP_TRACE_TIMEOUT 18u   /* rtx timer expired: a = wnd_start, b = highest_sent */
 #define TP_TRACE_MERGE 19u     /* a timeout discarded: an ACK hit the flow in the same cycle */
 #define TP_TRACE_MARK 20u      /* a hook marked [a, b) for retransmission */
 #define TP_TRACE_WINDOW 21u    /* window size changed: a = new size, b = old */
-#define TP_TRACE_COMPLETE 22u  /* a message fully acknowledged: a = tag */
+#define TP_TRACE_COMPLETE 22u  /* a message fully acknowledged: a = its number on the flow (the completion's aux), b = len */
 #define TP_TRACE_SKIP 23u      /* a retransmission acknowledged in the ring left it unsent: a = segment id, b = len */
 
 /* A read-only view of one per-flow ring bitmap: segment s lives at bit s mod nbits (nbits = the
@@ -205,7 +212,7 @@ typedef struct tp_config {
 typedef struct tp_stats {
     uint64_t cycles;
     uint64_t messages, segments_new, segments_rtx, segments_out, bytes_out;
-    uint64_t acks, acks_dup, acks_stale, newly_acked, completions;
+    uint64_t acks, acks_dup, newly_acked, completions; /* stale ACKs: errors.by_cause[RNIC_ESTALE] */
     uint64_t timeouts, timeouts_discarded, marks, periodic_runs;
     uint64_t tx_stalls;      /* cycles a ready segment waited for the full TX port */
     uint64_t rate_clamped, window_clamped, timer_clamped; /* hook outputs brought into range */
@@ -241,27 +248,16 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
  * sizeof(tp_tcp_ctx)). Evaluates its arguments several times: pass constants. */
 #define TP_MEM_SIZE(max_flows, window, ring, message_depth, incoming_depth, segment_depth, completion_depth,    \
                     ctx_size)                                                                                  \
-    (TP__MEM_PART((max_flows), tp_flow) + TP__MEM_PART((uint64_t)(max_flows) * 3u * ((window) / 64u), uint64_t) + \
-     TP__MEM_PART((uint64_t)(max_flows) * TP__MEM_ALIGN(ctx_size), uint8_t) +                                  \
-     TP__MEM_PART(TP__MEM_ALIGN(ctx_size) * 2u + 8u, uint8_t) +                                                \
-     TP__MEM_PART((uint64_t)(max_flows) * (message_depth), tp_msg) +                                               \
-     TP__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * TP__MEM_PART((max_flows), uint32_t) +      \
-     2u * TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(incoming_depth), rnic_work) +       \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(segment_depth), rnic_work) +                                             \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(completion_depth), rnic_work))
-/* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts, mirroring the init layouts: n elements rounded up
- * to RNIC_MEM_ALIGN; a timer heap (flow, key, position per flow); a port's power-of-two slots. */
-#define TP__MEM_ALIGN(n) (((uint64_t)(n) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u))
-#define TP__MEM_PART(n, type) ((size_t)TP__MEM_ALIGN((uint64_t)(n) * sizeof(type)))
-#define TP__MEM_HEAP(nflows) \
-    (TP__MEM_PART((nflows), uint32_t) + TP__MEM_PART((nflows), uint64_t) + TP__MEM_PART((nflows), uint32_t))
-#define TP__MEM_BITLEN(x)                                                                                  \
-    (((uint64_t)(x) >= 1u) + ((uint64_t)(x) >= 2u) + ((uint64_t)(x) >= 4u) + ((uint64_t)(x) >= 8u) +        \
-     ((uint64_t)(x) >= 16u) + ((uint64_t)(x) >= 32u) + ((uint64_t)(x) >= 64u) + ((uint64_t)(x) >= 128u) +   \
-     ((uint64_t)(x) >= 256u) + ((uint64_t)(x) >= 512u) + ((uint64_t)(x) >= 1024u) +                        \
-     ((uint64_t)(x) >= 2048u) + ((uint64_t)(x) >= 4096u) + ((uint64_t)(x) >= 8192u) +                       \
-     ((uint64_t)(x) >= 16384u) + ((uint64_t)(x) >= 32768u) + ((uint64_t)(x) >= 65536u))
-#define TP__MEM_POW2_AT_LEAST(n) ((uint64_t)1 << TP__MEM_BITLEN((uint64_t)(n) - 1u))
+    (RNIC__MEM_PART((max_flows), tp__flow) + RNIC__MEM_PART((uint64_t)(max_flows) * 3u * ((window) / 64u), uint64_t) + \
+     RNIC__MEM_PART((uint64_t)(max_flows) * RNIC__MEM_ALIGN_UP(ctx_size), uint8_t) +                                  \
+     RNIC__MEM_PART(RNIC__MEM_ALIGN_UP(ctx_size) * 2u + 8u, uint8_t) +                                                \
+     RNIC__MEM_PART((uint64_t)(max_flows) * (message_depth), tp__msg) +                                               \
+     RNIC__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * RNIC__MEM_PART((max_flows), uint32_t) +      \
+     2u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART(RNIC__POW2_AT_LEAST(incoming_depth), rnic_work) +       \
+     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(segment_depth), rnic_work) +                                             \
+     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(completion_depth), rnic_work))
+/* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts mirror the init layouts with the common core's
+ * RNIC__MEM_PART, RNIC__MEM_ALIGN_UP, RNIC__HEAP_MEM (a timer heap) and RNIC__POW2_AT_LEAST (a port). */
 TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
 
 TP_API void tp_flow_config_default(tp_flow_config *p);
@@ -340,7 +336,7 @@ typedef struct tp_rx_config {
     uint64_t start_cycle;
     rnic_trace_fn trace;
     void *trace_user;
-    uint16_t trace_id;
+    uint16_t trace_id;       /* default RNIC_ENGINE_TP_RX */
 } tp_rx_config;
 
 #define TP_RX_CNP_IMMEDIATE 0u /* a mark within the interval sends nothing (HPCC simulator, NIC firmware) */
@@ -364,13 +360,13 @@ TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
  * entries, at most 65,536). At the defaults: TP_RX_MEM_SIZE(1024, 128, 64, 64, 64, 0, 0, 0). */
 #define TP_RX_MEM_SIZE(max_flows, window, segment_depth, ack_depth, delivered_depth, cnp_interval_ns,          \
                        cnp_mode, pull_bps)                                                                      \
-    (TP__MEM_PART((max_flows), tp_rx_flow) + TP__MEM_PART((uint64_t)(max_flows) * ((window) / 64u), uint64_t) + \
-     TP__MEM_HEAP(max_flows) + TP__MEM_PART(TP__MEM_POW2_AT_LEAST(segment_depth), rnic_work) +                \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(ack_depth), rnic_work) +                                            \
-     TP__MEM_PART(TP__MEM_POW2_AT_LEAST(delivered_depth), rnic_work) +                                      \
-     ((cnp_interval_ns) ? TP__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
-     ((cnp_interval_ns) && (cnp_mode) == TP_RX_CNP_DEFERRED ? TP__MEM_HEAP(max_flows) : 0u) +                  \
-     ((pull_bps) ? TP__MEM_PART((uint64_t)(max_flows) * (window) < 65536u ? (uint64_t)(max_flows) * (window)  \
+    (RNIC__MEM_PART((max_flows), tp__rx_flow) + RNIC__MEM_PART((uint64_t)(max_flows) * ((window) / 64u), uint64_t) + \
+     RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART(RNIC__POW2_AT_LEAST(segment_depth), rnic_work) +                \
+     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(ack_depth), rnic_work) +                                            \
+     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(delivered_depth), rnic_work) +                                      \
+     ((cnp_interval_ns) ? RNIC__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
+     ((cnp_interval_ns) && (cnp_mode) == TP_RX_CNP_DEFERRED ? RNIC__HEAP_MEM(max_flows) : 0u) +                  \
+     ((pull_bps) ? RNIC__MEM_PART((uint64_t)(max_flows) * (window) < 65536u ? (uint64_t)(max_flows) * (window)  \
                                                                           : 65536u,                            \
                                 uint64_t)                                                                      \
                  : 0u))

@@ -10,7 +10,7 @@ static rnic_work *tp__ring(const tp *t, uint32_t f) { return t->rings + (size_t)
 
 /* App. B: R_j = the rate in bytes per 2^(4j) cycles, an integer register each (32 bits,
  * saturating: a saturated register is not used). */
-static void tp__rate_levels(tp *t, tp_flow *fl)
+static void tp__rate_levels(tp *t, tp__flow *fl)
 {
     rnic_q32 bpc = 0;
     uint32_t j;
@@ -22,11 +22,11 @@ static void tp__rate_levels(tp *t, tp_flow *fl)
     }
 }
 
-static uint64_t tp__credit_cap(const tp_flow *fl) { return fl->params.max_burst << TP__FX; }
+static uint64_t tp__credit_cap(const tp__flow *fl) { return fl->params.max_burst << TP__FX; }
 
 /* Rate: the credit earned by `now` with the finest register (R_5, 2^-20 bytes per cycle),
  * saturating at the burst D; the engine writes it back (tp__rate_accrue), hooks only read it. */
-static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now)
+static uint64_t tp__rate_credit_at(const tp__flow *fl, uint64_t now)
 {
     uint64_t cap = tp__credit_cap(fl), dt = now - fl->credit_at, r = fl->rate_level[5];
     if (fl->credit_fx >= cap || r == 0)
@@ -36,13 +36,13 @@ static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now)
     return fl->credit_fx + dt * r;
 }
 
-static void tp__rate_accrue(tp *t, tp_flow *fl)
+static void tp__rate_accrue(tp *t, tp__flow *fl)
 {
     fl->credit_fx = tp__rate_credit_at(fl, t->now);
     fl->credit_at = t->now;
 }
 
-static bool tp__has_credit(tp *t, tp_flow *fl, uint32_t len)
+static bool tp__has_credit(tp *t, tp__flow *fl, uint32_t len)
 {
     if (t->proto->credit == TP_CREDIT_WINDOW)
         return true;
@@ -54,7 +54,7 @@ static bool tp__has_credit(tp *t, tp_flow *fl, uint32_t len)
 
 /* App. B: the cycles until the flow has `len` bytes of credit, by the register that gives the
  * earliest time (each gives a time >= the exact one, since each R_j is rounded down). */
-static uint64_t tp__rate_wait(const tp_flow *fl, uint32_t len)
+static uint64_t tp__rate_wait(const tp__flow *fl, uint32_t len)
 {
     uint64_t need = ((uint64_t)len << TP__FX) - fl->credit_fx, best = RNIC_NEVER;
     uint32_t j;
@@ -79,7 +79,7 @@ static uint64_t tp__rate_wait(const tp_flow *fl, uint32_t len)
  * safe answer (docs/transport_model.md, "Credit engine"). */
 static bool tp__ring_head_acked(const tp *t, uint32_t f)
 {
-    const tp_flow *fl = &t->flows[f];
+    const tp__flow *fl = &t->flows[f];
     const rnic_work *head = &tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)];
     if (!(head->flags & TP_WORK_RTX))
         return false;
@@ -92,19 +92,19 @@ static bool tp__ring_head_acked(const tp *t, uint32_t f)
 /* Does the flow qualify for ready-to-tx now, or when? (the Enqueue / Transmit decision) */
 static void tp__credit_check(tp *t, uint32_t f)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     uint32_t len;
     if (t->cfg.external_pacer || fl->in_ready || fl->ring_count == 0)
         return;
     len = tp__ring(t, f)[fl->ring_head & (t->cfg.ring - 1u)].len;
     if (tp__ring_head_acked(t, f) || tp__has_credit(t, fl, len)) { /* an acked head needs no credit */
-        tp__heap_remove(&t->rate_timers, f);
+        rnic__heap_remove(&t->rate_timers, f);
         if (tp__fifo_push(&t->ready, f))
             fl->in_ready = 1;
     } else if (t->proto->credit == TP_CREDIT_RATE && fl->rate_bps) {
         uint64_t wait = tp__rate_wait(fl, len);
         if (wait != RNIC_NEVER)
-            tp__heap_set(&t->rate_timers, f, t->now + wait);
+            rnic__heap_set(&t->rate_timers, f, t->now + wait);
     }
 }
 
@@ -113,14 +113,14 @@ static void tp__credit_check(tp *t, uint32_t f)
  * then is the flow re-checked, so a waiting rate flow keeps the timer it has. */
 static void tp__credit_acked(tp *t, uint32_t f)
 {
-    const tp_flow *fl = &t->flows[f];
+    const tp__flow *fl = &t->flows[f];
     if (!t->cfg.external_pacer && !fl->in_ready && fl->ring_count && tp__ring_head_acked(t, f))
         tp__credit_check(t, f);
 }
 
 static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     tp__ring(t, f)[(fl->ring_head + fl->ring_count) & (t->cfg.ring - 1u)] = *seg;
     fl->ring_count++;
     if (t->cfg.external_pacer) {
@@ -134,7 +134,7 @@ static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg)
 
 static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     uint64_t asked = bps;
     if (bps != 0 && (bps < t->cfg.min_rate_bps || bps > t->cfg.link_bps)) {
         bps = bps < t->cfg.min_rate_bps ? t->cfg.min_rate_bps : t->cfg.link_bps;
@@ -144,19 +144,19 @@ static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps)
         tp__rate_accrue(t, fl); /* credit earned so far at the old rate */
     fl->rate_bps = bps;
     tp__rate_levels(t, fl);
-    TP__TRACE(t, RNIC_TRACE_RATE, f, bps, asked);
+    RNIC__TRACE(t, RNIC_TRACE_RATE, f, bps, asked);
     if (t->cfg.external_pacer) {
         if (t->cfg.pacer.set_rate)
             t->cfg.pacer.set_rate(t->cfg.pacer.user, f, bps);
         return;
     }
-    tp__heap_remove(&t->rate_timers, f); /* re-time a pending wait at the new rate */
+    rnic__heap_remove(&t->rate_timers, f); /* re-time a pending wait at the new rate */
     tp__credit_check(t, f);
 }
 
 static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     if (t->proto->credit != TP_CREDIT_TOKEN)
         return;
     fl->credit_fx = fl->credit_fx > UINT64_MAX - bytes ? UINT64_MAX : fl->credit_fx + bytes;
@@ -166,9 +166,9 @@ static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes)
 /* Rate timers due this cycle put their flows in ready-to-tx. */
 static void tp__credit_timers(tp *t)
 {
-    while (t->rate_timers.count && !tp__cycle_before(t->now, tp__heap_min(&t->rate_timers))) {
-        uint32_t f = t->rate_timers.flow[0];
-        tp__heap_remove(&t->rate_timers, f);
+    while (t->rate_timers.count && !tp__cycle_before(t->now, rnic__heap_min(&t->rate_timers))) {
+        uint32_t f = t->rate_timers.id[0];
+        rnic__heap_remove(&t->rate_timers, f);
         tp__credit_check(t, f);
     }
 }
@@ -176,7 +176,7 @@ static void tp__credit_timers(tp *t)
 /* Transmit: one segment address out per cycle from the head of ready-to-tx. */
 static void tp__credit_transmit(tp *t)
 {
-    tp_flow *fl;
+    tp__flow *fl;
     rnic_work seg;
     uint32_t f;
     if (t->ready.count == 0)
@@ -195,7 +195,7 @@ static void tp__credit_transmit(tp *t)
         fl->ring_head++;
         fl->ring_count--;
         t->stats.segments_skipped++;
-        TP__TRACE(t, TP_TRACE_SKIP, f, seg.index, seg.len);
+        RNIC__TRACE(t, TP_TRACE_SKIP, f, seg.index, seg.len);
         tp__segment_sent(t, f);
         tp__credit_check(t, f);
         return;
@@ -214,7 +214,7 @@ static void tp__credit_transmit(tp *t)
     tp__wring_push(&t->tx, &seg);
     t->stats.segments_out++;
     t->stats.bytes_out += seg.len;
-    TP__TRACE(t, RNIC_TRACE_OUT, f, seg.tag, ((uint64_t)seg.offset << 32) | seg.len);
+    RNIC__TRACE(t, RNIC_TRACE_OUT, f, seg.index, seg.len);
     tp__segment_sent(t, f);
     tp__credit_check(t, f);
 }

@@ -3,13 +3,6 @@
  * (one active flow per cycle: retransmissions first, then new data inside the window) and
  * Segment transmitted (step 9). Cycle contract: docs/transport_model.md. */
 
-#define TP__TRACE(t, kind, id, a, b)                                                                       \
-    do {                                                                                                   \
-        if ((t)->trace.fn)                                                                                 \
-            rnic_trace_emit(&(t)->trace, (t)->now, (t)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
-                            (uint64_t)(b));                                                                \
-    } while (0)
-
 #define TP__ACKED 0u
 #define TP__MARKED 1u
 #define TP__RTXCNT 2u
@@ -61,7 +54,7 @@ static uint32_t tp__range_words(uint32_t nbits, uint32_t start, uint32_t count, 
 /* Is there a segment to (re)generate, and room in the credit engine's ring? */
 static bool tp__eligible(const tp *t, uint32_t f)
 {
-    const tp_flow *fl = &t->flows[f];
+    const tp__flow *fl = &t->flows[f];
     tp_bits marked;
     uint32_t sent, end;
     if (!fl->open || fl->outstanding >= t->cfg.ring)
@@ -78,7 +71,7 @@ static bool tp__eligible(const tp *t, uint32_t f)
 
 static void tp__activate(tp *t, uint32_t f)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     if (!fl->in_active && tp__eligible(t, f) && tp__fifo_push(&t->active, f))
         fl->in_active = 1;
 }
@@ -98,13 +91,13 @@ static uint64_t tp__visit_at(const tp *t, uint32_t f, uint64_t at)
  * to the flow's current visit or drops it. An entry is never later than its flow's visit. */
 static void tp__timer_start(tp *t, uint32_t f, uint64_t deadline, uint64_t earliest)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     uint32_t slot = t->rtx_timers.pos[f];
     fl->timer_deadline = deadline;
     fl->timer_fire = tp__visit_at(t, f, tp__cycle_before(deadline, earliest) ? earliest : deadline);
     fl->timer_on = 1;
     if (slot == RNIC_NONE || tp__cycle_before(fl->timer_fire, t->rtx_timers.key[slot]))
-        tp__heap_set(&t->rtx_timers, f, fl->timer_fire);
+        rnic__heap_set(&t->rtx_timers, f, fl->timer_fire);
 }
 
 static void tp__timer_stop(tp *t, uint32_t f) { t->flows[f].timer_on = 0; }
@@ -115,21 +108,21 @@ static bool tp__timer_running(const tp *t, uint32_t f) { return t->flows[f].time
  * one firing now leaves the heap (the periodic scan sees the firing one this cycle). */
 static void tp__timers_due(tp *t)
 {
-    while (t->rtx_timers.count && !tp__cycle_before(t->now, tp__heap_min(&t->rtx_timers))) {
-        uint32_t f = t->rtx_timers.flow[0];
-        const tp_flow *fl = &t->flows[f];
+    while (t->rtx_timers.count && !tp__cycle_before(t->now, rnic__heap_min(&t->rtx_timers))) {
+        uint32_t f = t->rtx_timers.id[0];
+        const tp__flow *fl = &t->flows[f];
         if (fl->timer_on && tp__cycle_before(t->now, fl->timer_fire))
-            tp__heap_set(&t->rtx_timers, f, fl->timer_fire);
+            rnic__heap_set(&t->rtx_timers, f, fl->timer_fire);
         else
-            tp__heap_remove(&t->rtx_timers, f);
+            rnic__heap_remove(&t->rtx_timers, f);
     }
 }
 
-static uint64_t tp__rate_credit_at(const tp_flow *fl, uint64_t now); /* credit.c */
+static uint64_t tp__rate_credit_at(const tp__flow *fl, uint64_t now); /* credit.c */
 
 static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
 {
-    const tp_flow *fl = &t->flows[f];
+    const tp__flow *fl = &t->flows[f];
     /* every field written (no memset: this runs for every hook call) */
     ev->timeout = false;
     ev->pkt = NULL;
@@ -162,7 +155,7 @@ static void tp__event_fill(const tp *t, uint32_t f, tp_event *ev)
     ev->config = t->proto->config;
 }
 
-static void tp__actions_preset(const tp_flow *fl, tp_actions *a)
+static void tp__actions_preset(const tp__flow *fl, tp_actions *a)
 {
     RNIC_MEMSET(a, 0, sizeof *a);
     a->wnd_size = fl->wnd_size;
@@ -178,7 +171,7 @@ static void tp__credit_acked(tp *t, uint32_t f);
  * re-armed timer may be seen by the periodic scan. */
 static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     uint32_t w = a->wnd_size;
     if (a->mark_rtx) {
         uint32_t sent = fl->highest_sent - fl->wnd_start;
@@ -191,7 +184,7 @@ static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
             fl->marked += tp__range_words(t->cfg.window, fl->wnd_start + (uint32_t)lo, (uint32_t)(hi - lo),
                                           tp__bitmap(t, f, TP__MARKED), NULL, NULL, tp__bitmap(t, f, TP__ACKED), 1);
             t->stats.marks++;
-            TP__TRACE(t, TP_TRACE_MARK, f, fl->wnd_start + (uint32_t)lo, fl->wnd_start + (uint32_t)hi);
+            RNIC__TRACE(t, TP_TRACE_MARK, f, fl->wnd_start + (uint32_t)lo, fl->wnd_start + (uint32_t)hi);
         }
     }
     if (w < 1u || w > t->cfg.window) {
@@ -199,7 +192,7 @@ static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
         t->stats.window_clamped++;
     }
     if (w != fl->wnd_size) {
-        TP__TRACE(t, TP_TRACE_WINDOW, f, w, fl->wnd_size);
+        RNIC__TRACE(t, TP_TRACE_WINDOW, f, w, fl->wnd_size);
         fl->wnd_size = w;
     }
     fl->timer_amount = a->timer_amount;
@@ -221,9 +214,9 @@ static void tp__apply(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
 /* Completions: head messages whose segments are all below wnd_start. */
 static void tp__note_completions(tp *t, uint32_t f)
 {
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     while (fl->msg_done < fl->msg_count) {
-        const tp_msg *m = &t->msgs[(size_t)f * t->cfg.message_depth + (fl->msg_head + fl->msg_done) % t->cfg.message_depth];
+        const tp__msg *m = &t->msgs[(size_t)f * t->cfg.message_depth + (fl->msg_head + fl->msg_done) % t->cfg.message_depth];
         if (tp__dist(m->first_seg + m->nsegs, fl->wnd_start) < 0)
             break;
         fl->msg_done++;
@@ -235,14 +228,14 @@ static void tp__note_completions(tp *t, uint32_t f)
 static void tp__refuse(tp *t, uint32_t f, rnic_err e, uint64_t value)
 {
     rnic_err_note(&t->stats.errors, e);
-    TP__TRACE(t, RNIC_TRACE_REFUSE, f, (uint64_t)e, value);
+    RNIC__TRACE(t, RNIC_TRACE_REFUSE, f, value, e);
 }
 
 /* Incoming, fixed stage: validate, move the window, slide the bitmaps, record the SACK block. */
 static void tp__incoming_fixed(tp *t)
 {
-    tp_incoming *in = &t->stage2;
-    tp_flow *fl;
+    tp__incoming *in = &t->stage2;
+    tp__flow *fl;
     uint32_t f, sent, d, before = 0, fresh = 0;
     if (!tp__wring_pop(&t->incoming, &in->pkt))
         return;
@@ -257,12 +250,11 @@ static void tp__incoming_fixed(tp *t)
     in->newly_sacked = 0;
     in->sack_start = fl->wnd_start;
     in->sack_len = 0;
-    if (in->pkt.op == TP_PKT_GRANT && in->pkt.aux) /* tokens count even when the ack fields are refused */
+    if (TP_WORK_PKT_TYPE(in->pkt.flags) == TP_PKT_GRANT && in->pkt.aux) /* tokens count even when the ack fields are refused */
         tp__credit_add(t, f, in->pkt.aux);
-    if (in->pkt.op != TP_PKT_CNP) {
+    if (TP_WORK_PKT_TYPE(in->pkt.flags) != TP_PKT_CNP) {
         sent = fl->highest_sent - fl->wnd_start;
         if (tp__dist(fl->wnd_start, in->pkt.index) < 0) {
-            t->stats.acks_stale++;
             tp__refuse(t, f, RNIC_ESTALE, in->pkt.index);
             return;
         }
@@ -315,7 +307,7 @@ static void tp__incoming_fixed(tp *t)
             tp__credit_acked(t, f);
     }
     t->stats.acks++;
-    TP__TRACE(t, TP_TRACE_ACK, f, fl->wnd_start, in->newly_acked);
+    RNIC__TRACE(t, TP_TRACE_ACK, f, fl->wnd_start, in->newly_acked);
     t->stage2_valid = true;
     tp__activate(t, f);
 }
@@ -323,9 +315,9 @@ static void tp__incoming_fixed(tp *t)
 /* Incoming, programmable stage (one cycle after the fixed stage). */
 static void tp__incoming_hook(tp *t)
 {
-    const tp_incoming *in = &t->stage2;
+    const tp__incoming *in = &t->stage2;
     uint32_t f = in->pkt.flow;
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     tp_event ev;
     tp_actions act;
     t->stage2_valid = false;
@@ -333,10 +325,10 @@ static void tp__incoming_hook(tp *t)
         return;
     tp__event_fill(t, f, &ev);
     ev.pkt = &in->pkt;
-    ev.pkt_type = in->pkt.op;
+    ev.pkt_type = TP_WORK_PKT_TYPE(in->pkt.flags);
     ev.pkt_data = in->pkt.aux;
     ev.ecn = (in->pkt.flags & TP_WORK_ECN) != 0;
-    ev.cum_ack = in->pkt.op == TP_PKT_CNP ? fl->wnd_start : in->pkt.index;
+    ev.cum_ack = ev.pkt_type == TP_PKT_CNP ? fl->wnd_start : in->pkt.index;
     ev.sack_start = in->sack_start;
     ev.sack_len = in->sack_len;
     ev.newly_acked = in->newly_acked;
@@ -355,7 +347,7 @@ static void tp__incoming_hook(tp *t)
 static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *pre)
 {
     uint32_t f = t->scan;
-    tp_flow *fl = &t->flows[f];
+    tp__flow *fl = &t->flows[f];
     tp_event ev;
     tp_actions act;
     bool timeout = false;
@@ -364,14 +356,14 @@ static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *p
             /* §3.4: a timeout in the cycle of an ACK for the flow is discarded; a timer the ACK
              * did not re-arm is seen again at the flow's next visit */
             t->stats.timeouts_discarded++;
-            TP__TRACE(t, TP_TRACE_MERGE, f, fl->wnd_start, 0);
+            RNIC__TRACE(t, TP_TRACE_MERGE, f, fl->wnd_start, 0);
             if (tp__timer_running(t, f) && fl->timer_fire == t->now)
                 tp__timer_start(t, f, fl->timer_deadline, t->now + 1u);
         } else if (fired) {
             timeout = true;
             tp__timer_stop(t, f);
             t->stats.timeouts++;
-            TP__TRACE(t, TP_TRACE_TIMEOUT, f, fl->wnd_start, fl->highest_sent);
+            RNIC__TRACE(t, TP_TRACE_TIMEOUT, f, fl->wnd_start, fl->highest_sent);
         }
         if (timeout || (t->proto->periodic_every_visit && t->proto->periodic)) {
             unsigned char *ctx = tp__ctx(t, f);
@@ -401,9 +393,9 @@ static void tp__credit_enqueue(tp *t, uint32_t f, const rnic_work *seg);
 /* Segment generation: one flow from the active set. */
 static void tp__generate(tp *t)
 {
-    tp_flow *fl;
+    tp__flow *fl;
     tp_bits marked;
-    const tp_msg *m = NULL;
+    const tp__msg *m = NULL;
     rnic_work seg;
     uint32_t f, sent, end, s, k, M = t->cfg.message_depth;
     bool rtx;
@@ -459,7 +451,7 @@ static void tp__generate(tp *t)
     fl->outstanding++;
     if (!tp__timer_running(t, f)) /* RFC 6298 5.1 */
         tp__timer_start(t, f, t->now + fl->timer_amount, t->now + 1u);
-    TP__TRACE(t, TP_TRACE_GENERATE, f, s, rtx);
+    RNIC__TRACE(t, TP_TRACE_GENERATE, f, s, rtx);
     tp__credit_enqueue(t, f, &seg);
     tp__activate(t, f);
 }
@@ -474,8 +466,8 @@ static void tp__segment_sent(tp *t, uint32_t f)
 /* One completion per cycle: the head message of a flow whose segments are all acknowledged. */
 static void tp__complete(tp *t)
 {
-    tp_flow *fl;
-    tp_msg *m;
+    tp__flow *fl;
+    tp__msg *m;
     rnic_work done;
     uint32_t f;
     if (t->compl_flows.count == 0 || tp__wring_full(&t->completions))
@@ -497,7 +489,7 @@ static void tp__complete(tp *t)
     fl->msg_done--;
     fl->msg_gen = fl->msg_gen ? fl->msg_gen - 1u : 0;
     t->stats.completions++;
-    TP__TRACE(t, TP_TRACE_COMPLETE, f, done.tag, done.len);
+    RNIC__TRACE(t, TP_TRACE_COMPLETE, f, done.aux, done.len);
     if (fl->msg_done && tp__fifo_push(&t->compl_flows, f))
         fl->in_compl = 1;
 }

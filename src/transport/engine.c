@@ -70,11 +70,11 @@ static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
 {
     size_t off = 0, at;
     uint32_t F = c->max_flows, wwords = c->window / 64u, stride = (uint32_t)rnic_align_up(c->protocol->ctx_size);
-    TP__LAYOUT_ARRAY(t, flows, tp_flow, F);
+    TP__LAYOUT_ARRAY(t, flows, tp__flow, F);
     TP__LAYOUT_ARRAY(t, bits, uint64_t, (size_t)F * 3u * wwords);
     TP__LAYOUT_ARRAY(t, ctx, unsigned char, (size_t)F * stride);
     TP__LAYOUT_ARRAY(t, scratch, unsigned char, (size_t)stride * 2u + 8u);
-    TP__LAYOUT_ARRAY(t, msgs, tp_msg, (size_t)F * c->message_depth);
+    TP__LAYOUT_ARRAY(t, msgs, tp__msg, (size_t)F * c->message_depth);
     TP__LAYOUT_ARRAY(t, rings, rnic_work, (size_t)F * c->ring);
     TP__LAYOUT_ARRAY(t, active.ids, uint32_t, F);
     TP__LAYOUT_ARRAY(t, ready.ids, uint32_t, F);
@@ -113,8 +113,8 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     t->wwords = cfg->window / 64u;
     t->ctx_stride = (uint32_t)rnic_align_up(cfg->protocol->ctx_size);
     t->active.capacity = t->ready.capacity = t->compl_flows.capacity = cfg->max_flows;
-    tp__heap_clear(&t->rtx_timers, cfg->max_flows);
-    tp__heap_clear(&t->rate_timers, cfg->max_flows);
+    rnic__heap_clear(&t->rtx_timers, cfg->max_flows);
+    rnic__heap_clear(&t->rate_timers, cfg->max_flows);
     rnic_trace_set(&t->trace, cfg->trace, cfg->trace_user);
     t->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     return RNIC_OK;
@@ -141,7 +141,7 @@ static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
 TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
 {
     tp_flow_config def;
-    tp_flow *fl;
+    tp__flow *fl;
     tp_actions act;
     if (!t)
         return RNIC_EINVAL;
@@ -183,13 +183,13 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
     act.rate_bps = fl->rate_bps;
     tp__apply(t, flow, &act, t->now);
     t->open_flows++;
-    TP__TRACE(t, RNIC_TRACE_PUSH, flow, p->init_seq, p->seg_size);
+    RNIC__TRACE(t, RNIC_TRACE_PUSH, flow, p->init_seq, p->seg_size);
     return RNIC_OK;
 }
 
 TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
 {
-    tp_flow *fl;
+    tp__flow *fl;
     if (!t)
         return RNIC_EINVAL;
     if (flow >= t->cfg.max_flows || !t->flows[flow].open)
@@ -199,8 +199,8 @@ TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
         (t->stage2_valid && t->stage2.pkt.flow == flow))
         return tp__bad(t, flow, RNIC_EBUSY, fl->msg_count);
     tp__timer_stop(t, flow);
-    tp__heap_remove(&t->rtx_timers, flow);
-    tp__heap_remove(&t->rate_timers, flow);
+    rnic__heap_remove(&t->rtx_timers, flow);
+    rnic__heap_remove(&t->rate_timers, flow);
     fl->open = 0;
     t->open_flows--;
     return RNIC_OK;
@@ -208,23 +208,23 @@ TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
 
 TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
 {
-    tp_flow *fl;
-    tp_msg *m;
+    tp__flow *fl;
+    tp__msg *m;
     uint32_t nsegs;
     if (!t)
         return RNIC_EINVAL;
     if (!msg)
         return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
     if (msg->flow >= t->cfg.max_flows || !t->flows[msg->flow].open)
-        return tp__bad(t, msg->flow, RNIC_ENOENT, msg->len);
+        return tp__bad(t, msg->flow, RNIC_ENOENT, msg->index);
     fl = &t->flows[msg->flow];
     if (msg->len == 0)
-        return tp__bad(t, msg->flow, RNIC_EINVAL, msg->len);
+        return tp__bad(t, msg->flow, RNIC_EINVAL, msg->index);
     nsegs = msg->len / fl->params.seg_size + (msg->len % fl->params.seg_size != 0);
     if ((uint64_t)(fl->data_end - fl->wnd_start) + nsegs >= ((uint64_t)1 << 31)) /* ids must stay comparable */
-        return tp__bad(t, msg->flow, RNIC_ERANGE, msg->len);
+        return tp__bad(t, msg->flow, RNIC_ERANGE, msg->index);
     if (fl->msg_count == t->cfg.message_depth)
-        return tp__bad(t, msg->flow, RNIC_EBUSY, msg->len);
+        return tp__bad(t, msg->flow, RNIC_EBUSY, msg->index);
     m = &t->msgs[(size_t)msg->flow * t->cfg.message_depth + (fl->msg_head + fl->msg_count) % t->cfg.message_depth];
     m->w = *msg;
     m->w.aux = fl->msg_number++;
@@ -234,7 +234,7 @@ TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
     t->msgs_queued++;
     fl->data_end += nsegs;
     t->stats.messages++;
-    TP__TRACE(t, RNIC_TRACE_PUSH, msg->flow, msg->tag, msg->len);
+    RNIC__TRACE(t, RNIC_TRACE_PUSH, msg->flow, msg->index, msg->len);
     tp__activate(t, msg->flow);
     return RNIC_OK;
 }
@@ -259,8 +259,8 @@ TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt)
 {
     if (!t)
         return RNIC_EINVAL;
-    if (!pkt || pkt->op < TP_PKT_ACK || pkt->op > TP_PKT_GRANT)
-        return tp__bad(t, pkt ? pkt->flow : RNIC_NONE, RNIC_EINVAL, pkt ? pkt->op : 0);
+    if (!pkt || TP_WORK_PKT_TYPE(pkt->flags) < TP_PKT_ACK || TP_WORK_PKT_TYPE(pkt->flags) > TP_PKT_GRANT)
+        return tp__bad(t, pkt ? pkt->flow : RNIC_NONE, RNIC_EINVAL, pkt ? pkt->index : 0);
     if (tp__wring_full(&t->incoming))
         return tp__bad(t, pkt->flow, RNIC_EBUSY, pkt->index);
     tp__wring_push(&t->incoming, pkt);
@@ -276,7 +276,7 @@ TP_API void tp_tick(tp *t)
     if (!t)
         return;
     /* no timer entry is older than now: each is a periodic visit computed when armed */
-    RNIC_ASSERT(t->rtx_timers.count == 0 || !tp__cycle_before(tp__heap_min(&t->rtx_timers), t->now));
+    RNIC_ASSERT(t->rtx_timers.count == 0 || !tp__cycle_before(rnic__heap_min(&t->rtx_timers), t->now));
     tp__timers_due(t);
     f = t->scan;
     fired = t->flows[f].open && tp__timer_running(t, f) && t->flows[f].timer_fire == t->now;
@@ -288,7 +288,7 @@ TP_API void tp_tick(tp *t)
      * (§3.4): when both touch one flow, the periodic hook works on the context as it was at
      * the start of the cycle */
     if (t->stage2_valid) {
-        hit = t->stage2.pkt.op != TP_PKT_CNP ? t->stage2.pkt.flow : RNIC_NONE; /* an ACK (§3.4) */
+        hit = TP_WORK_PKT_TYPE(t->stage2.pkt.flags) != TP_PKT_CNP ? t->stage2.pkt.flow : RNIC_NONE; /* an ACK (§3.4) */
         if (hit == f && t->proto->periodic_every_visit)
             RNIC_MEMCPY(t->scratch + t->ctx_stride, tp__ctx(t, f), t->ctx_stride);
         tp__incoming_hook(t);
@@ -377,7 +377,7 @@ TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle)
 
 TP_API uint64_t tp_now(const tp *t) { return t ? t->now : 0; }
 
-static rnic_err tp__take(tp *t, tp_wring *ring, rnic_work *out, bool pop)
+static rnic_err tp__take(tp *t, tp__wring *ring, rnic_work *out, bool pop)
 {
     rnic_err e;
     if (!t)
@@ -386,19 +386,19 @@ static rnic_err tp__take(tp *t, tp_wring *ring, rnic_work *out, bool pop)
         return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
     e = tp__wring_take(ring, out, pop);
     if (e == RNIC_OK && pop)
-        TP__TRACE(t, RNIC_TRACE_POP, out->flow, out->tag, out->index);
+        RNIC__TRACE(t, RNIC_TRACE_POP, out->flow, out->index, out->len);
     return e;
 }
 
 TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out) { return tp__take(t, t ? &t->tx : NULL, out, true); }
-TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp_wring *)(uintptr_t)&t->tx : NULL, out, false); }
+TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp__wring *)(uintptr_t)&t->tx : NULL, out, false); }
 TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out) { return tp__take(t, t ? &t->completions : NULL, out, true); }
-TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp_wring *)(uintptr_t)&t->completions : NULL, out, false); }
+TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp__wring *)(uintptr_t)&t->completions : NULL, out, false); }
 
 TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
 {
     const tp *t = (const tp *)user;
-    const tp_flow *fl;
+    const tp__flow *fl;
     uint32_t n = 0, skip;
     if (!t || !out || flow >= t->cfg.max_flows || !t->flows[flow].open)
         return 0;
@@ -413,7 +413,7 @@ TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_
 
 TP_API rnic_err tp_push_consumed(tp *t, const rnic_work *w)
 {
-    tp_flow *fl;
+    tp__flow *fl;
     uint32_t flow, index;
     if (!t)
         return RNIC_EINVAL;
@@ -442,7 +442,7 @@ TP_API const tp_stats *tp_get_stats(const tp *t) { return t ? &t->stats : NULL; 
 
 TP_API rnic_err tp_flow_state(const tp *t, uint32_t flow, tp_flow_view *out)
 {
-    const tp_flow *fl;
+    const tp__flow *fl;
     if (!t || !out)
         return RNIC_EINVAL;
     if (flow >= t->cfg.max_flows)

@@ -10,13 +10,6 @@
 
 #define TP__RX_PULL_MAX 65536u /* pull-queue entries at most (max_flows * window below that) */
 
-#define TP__RX_TRACE(r, kind, id, a, b)                                                                    \
-    do {                                                                                                   \
-        if ((r)->trace.fn)                                                                                 \
-            rnic_trace_emit(&(r)->trace, (r)->now, (r)->trace_id, (uint16_t)(kind), (id), (uint64_t)(a),   \
-                            (uint64_t)(b));                                                                \
-    } while (0)
-
 TP_API void tp_rx_config_default(tp_rx_config *cfg)
 {
     if (!cfg)
@@ -32,7 +25,7 @@ TP_API void tp_rx_config_default(tp_rx_config *cfg)
     cfg->ack_depth = 64;
     cfg->delivered_depth = 64;
     cfg->pull_overhead_bytes = 64;
-    cfg->trace_id = RNIC_ENGINE_TRANSPORT;
+    cfg->trace_id = RNIC_ENGINE_TP_RX;
 }
 
 TP_API rnic_err tp_rx_config_check(const tp_rx_config *c, const char **field)
@@ -78,7 +71,7 @@ static size_t tp__rx_layout(const tp_rx_config *c, tp_rx *r, unsigned char *mem)
 {
     size_t off = 0, at;
     uint32_t F = c->max_flows;
-    TP__LAYOUT_ARRAY(r, flows, tp_rx_flow, F);
+    TP__LAYOUT_ARRAY(r, flows, tp__rx_flow, F);
     TP__LAYOUT_ARRAY(r, bits, uint64_t, (size_t)F * (c->window / 64u));
     TP__LAYOUT_HEAP(r, delack, F);
     TP__LAYOUT_PORT(r, input, c->segment_depth);
@@ -117,27 +110,27 @@ TP_API rnic_err tp_rx_init(tp_rx *r, const tp_rx_config *cfg, void *mem, size_t 
     r->delack_cycles = rnic_ns_to_cycles(cfg->delack_ns, cfg->clock_hz);
     if (r->delack_cycles == 0)
         r->delack_cycles = 1;
-    tp__heap_clear(&r->delack, cfg->max_flows);
+    rnic__heap_clear(&r->delack, cfg->max_flows);
     r->seg_acks = cfg->cnp_interval_ns ? 2u : 1u;
     if (cfg->cnp_interval_ns) {
         r->cnp_cycles = rnic_ns_to_cycles(cfg->cnp_interval_ns, cfg->clock_hz);
         if (r->cnp_cycles == 0)
             r->cnp_cycles = 1;
         if (cfg->cnp_mode == TP_RX_CNP_DEFERRED)
-            tp__heap_clear(&r->cnp, cfg->max_flows);
+            rnic__heap_clear(&r->cnp, cfg->max_flows);
     }
     if (cfg->pull_bps)
         r->pull_cap = tp__rx_pull_cap(cfg);
     r->pull_next = cfg->start_cycle;
     rnic_trace_set(&r->trace, cfg->trace, cfg->trace_user);
-    r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
+    r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TP_RX;
     return RNIC_OK;
 }
 
 static rnic_err tp__rx_bad(tp_rx *r, uint32_t flow, rnic_err e, uint64_t value)
 {
     rnic_err_note(&r->stats.errors, e);
-    TP__RX_TRACE(r, RNIC_TRACE_REFUSE, flow, (uint64_t)e, value);
+    RNIC__TRACE(r, RNIC_TRACE_REFUSE, flow, value, e);
     return e;
 }
 
@@ -149,7 +142,7 @@ TP_API void tp_rx_flow_config_default(tp_rx_flow_config *fc)
 
 TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config *fc)
 {
-    tp_rx_flow *fl;
+    tp__rx_flow *fl;
     uint32_t init_seq;
     if (!r)
         return RNIC_EINVAL;
@@ -185,7 +178,7 @@ TP_API uint32_t tp_rx_space_segment(const tp_rx *r) { return r ? tp__wring_space
 static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *start, uint32_t *len)
 {
     tp_bits v;
-    const tp_rx_flow *fl = &r->flows[f];
+    const tp__rx_flow *fl = &r->flows[f];
     uint32_t lo = seg, end;
     v.words = r->bits + (size_t)f * r->wwords;
     v.nbits = r->cfg.window;
@@ -200,16 +193,15 @@ static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *sta
 
 static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, uint32_t sack_len, uint64_t tag)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     rnic_work a;
     RNIC_MEMSET(&a, 0, sizeof a);
     a.flow = f;
-    a.op = op;
     a.index = fl->expected;
     a.offset = r->cfg.sack ? sack_start : 0u;
     a.len = r->cfg.sack ? sack_len : 0u;
     a.tag = tag;
-    a.flags = fl->ecn ? TP_WORK_ECN : 0u;
+    a.flags = TP_WORK_PKT(op) | (fl->ecn ? TP_WORK_ECN : 0u);
     a.cycle = r->now;
     fl->ecn = 0;
     fl->pending = 0;
@@ -218,7 +210,7 @@ static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, u
     r->stats.acks++;
     if (op == TP_PKT_NACK)
         r->stats.naks++;
-    TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)sack_start << 32) | sack_len);
+    RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
 }
 
 /* A control record that is not an acknowledgment proper (CNP, pull): index = expected, no
@@ -228,17 +220,17 @@ static void tp__rx_ctl(tp_rx *r, uint32_t f, uint32_t op, uint32_t aux)
     rnic_work a;
     RNIC_MEMSET(&a, 0, sizeof a);
     a.flow = f;
-    a.op = op;
+    a.flags = TP_WORK_PKT(op);
     a.index = r->flows[f].expected;
     a.aux = aux;
     a.cycle = r->now;
     tp__wring_push(&r->acks, &a);
-    TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, aux);
+    RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
 }
 
 static void tp__rx_cnp_send(tp_rx *r, uint32_t f)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     tp__rx_ctl(r, f, TP_PKT_CNP, 0);
     r->stats.cnps++;
     fl->cnp_sent = 1;
@@ -251,14 +243,14 @@ static void tp__rx_cnp_send(tp_rx *r, uint32_t f)
  * CNP at the interval's end (deferred). */
 static void tp__rx_cnp_mark(tp_rx *r, uint32_t f)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     if (!fl->cnp_sent || r->now - r->cnp_last[f] >= r->cnp_cycles) {
         if (fl->cnp_pending)
-            tp__heap_remove(&r->cnp, f);
+            rnic__heap_remove(&r->cnp, f);
         tp__rx_cnp_send(r, f);
     } else if (r->cfg.cnp_mode == TP_RX_CNP_DEFERRED && !fl->cnp_pending) {
         fl->cnp_pending = 1;
-        tp__heap_set(&r->cnp, f, r->cnp_last[f] + r->cnp_cycles);
+        rnic__heap_set(&r->cnp, f, r->cnp_last[f] + r->cnp_cycles);
     }
 }
 
@@ -297,18 +289,18 @@ static bool tp__rx_blocked(const tp_rx *r)
 
 static void tp__rx_delack_arm(tp_rx *r, uint32_t f)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     uint32_t slot = r->delack.pos[f];
     fl->delack_on = 1;
     fl->delack_deadline = r->now + r->delack_cycles;
     if (slot == RNIC_NONE || tp__cycle_before(fl->delack_deadline, r->delack.key[slot]))
-        tp__heap_set(&r->delack, f, fl->delack_deadline);
+        rnic__heap_set(&r->delack, f, fl->delack_deadline);
 }
 
 /* Go-back-N (RoCEv2 responder): only the expected segment is accepted. */
 static void tp__rx_gbn(tp_rx *r, uint32_t f, rnic_work *seg)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     uint32_t d = seg->index - fl->expected;
     bool filled;
     if ((int32_t)d < 0) { /* duplicate: re-acknowledge with the expected PSN */
@@ -345,7 +337,7 @@ static void tp__rx_gbn(tp_rx *r, uint32_t f, rnic_work *seg)
  * an ACK). */
 static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
 {
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     uint32_t d = seg->index - fl->expected, start = 0, len = 0;
     r->stats.trimmed++;
     if ((int32_t)d < 0) {
@@ -362,12 +354,11 @@ static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
         rnic_work a;
         RNIC_MEMSET(&a, 0, sizeof a);
         a.flow = f;
-        a.op = TP_PKT_NACK;
         a.index = fl->expected;
         a.offset = seg->index;
         a.len = 0;
         a.tag = seg->tag;
-        a.flags = TP_WORK_TRIMMED | (fl->ecn ? TP_WORK_ECN : 0u);
+        a.flags = TP_WORK_PKT(TP_PKT_NACK) | TP_WORK_TRIMMED | (fl->ecn ? TP_WORK_ECN : 0u);
         a.cycle = r->now;
         fl->ecn = 0;
         fl->pending = 0;
@@ -375,7 +366,7 @@ static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
         tp__wring_push(&r->acks, &a);
         r->stats.acks++;
         r->stats.naks++;
-        TP__RX_TRACE(r, RNIC_TRACE_OUT, f, a.index, ((uint64_t)a.offset << 32) | a.len);
+        RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
     }
 }
 
@@ -384,7 +375,7 @@ static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
 static void tp__rx_selective(tp_rx *r, uint32_t f, const rnic_work *seg_in)
 {
     rnic_work seg = *seg_in;
-    tp_rx_flow *fl = &r->flows[f];
+    tp__rx_flow *fl = &r->flows[f];
     uint64_t *bits = r->bits + (size_t)f * r->wwords;
     uint32_t d, pos, start = 0, len = 0;
     bool gap_before, dup;
@@ -444,7 +435,7 @@ static void tp__rx_selective(tp_rx *r, uint32_t f, const rnic_work *seg_in)
 static void tp__rx_segment(tp_rx *r)
 {
     rnic_work seg;
-    tp_rx_flow *fl;
+    tp__rx_flow *fl;
     uint32_t f;
     bool marked;
     if (tp__wring_empty(&r->input))
@@ -497,26 +488,26 @@ TP_API void tp_rx_tick(tp_rx *r)
      * earlier ticks had tidied, and a fast-forwarded receiver skips the ticks (next_event is
      * RNIC_NEVER while the ACK port is full) in which a ticked one tidies: their ACKs differed.
      * Every key is its flow's deadline or earlier, and deadlines differ (one arming per cycle). */
-    while (r->delack.count && !tp__cycle_before(r->now, tp__heap_min(&r->delack))) {
-        uint32_t f = r->delack.flow[0];
-        tp_rx_flow *fl = &r->flows[f];
+    while (r->delack.count && !tp__cycle_before(r->now, rnic__heap_min(&r->delack))) {
+        uint32_t f = r->delack.id[0];
+        tp__rx_flow *fl = &r->flows[f];
         if (!fl->delack_on) {
-            tp__heap_remove(&r->delack, f);
+            rnic__heap_remove(&r->delack, f);
         } else if (r->delack.key[0] != fl->delack_deadline) {
-            tp__heap_set(&r->delack, f, fl->delack_deadline);
+            rnic__heap_set(&r->delack, f, fl->delack_deadline);
         } else {
             if (tp__wring_full(&r->acks))
                 break;
-            tp__heap_remove(&r->delack, f);
+            rnic__heap_remove(&r->delack, f);
             r->stats.delayed_acks_sent++;
             tp__rx_ack(r, f, TP_PKT_ACK, 0, 0, fl->last_tag);
             break;
         }
     }
     /* deferred CNPs whose interval ended: every one due, while the ACK port has room */
-    while (r->cnp.count && !tp__cycle_before(r->now, tp__heap_min(&r->cnp)) && !tp__wring_full(&r->acks)) {
-        uint32_t f = r->cnp.flow[0];
-        tp__heap_remove(&r->cnp, f);
+    while (r->cnp.count && !tp__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__wring_full(&r->acks)) {
+        uint32_t f = r->cnp.id[0];
+        rnic__heap_remove(&r->cnp, f);
         tp__rx_cnp_send(r, f);
     }
     /* the pull pacer: the pull at the head of the queue, once the last one's gap has passed */
@@ -598,7 +589,7 @@ TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
 TP_API uint64_t tp_rx_advance_to(tp_rx *r, uint64_t cycle) { return r ? tp_rx_advance(r, rnic_cycles_until(r->now, cycle)) : 0; }
 TP_API uint64_t tp_rx_now(const tp_rx *r) { return r ? r->now : 0; }
 
-static rnic_err tp__rx_take(tp_rx *r, tp_wring *ring, rnic_work *out, bool pop)
+static rnic_err tp__rx_take(tp_rx *r, tp__wring *ring, rnic_work *out, bool pop)
 {
     if (!r)
         return RNIC_EINVAL;
@@ -608,13 +599,13 @@ static rnic_err tp__rx_take(tp_rx *r, tp_wring *ring, rnic_work *out, bool pop)
 }
 
 TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->acks : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp_wring *)(uintptr_t)&r->acks : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp__wring *)(uintptr_t)&r->acks : NULL, out, false); }
 TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->delivered : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp_wring *)(uintptr_t)&r->delivered : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp__wring *)(uintptr_t)&r->delivered : NULL, out, false); }
 
 TP_API rnic_err tp_rx_flow_state(const tp_rx *r, uint32_t flow, tp_rx_flow_view *out)
 {
-    const tp_rx_flow *fl;
+    const tp__rx_flow *fl;
     if (!r || !out)
         return RNIC_EINVAL;
     RNIC_MEMSET(out, 0, sizeof *out);

@@ -1,12 +1,12 @@
 /* transport.h: engine state (transparent so firmware can place it statically; use the API).
  * Everything that scales with flows, window, ring or messages lives in caller memory. */
 
-typedef struct tp_msg {          /* a message queued on a flow, until fully acknowledged */
+typedef struct tp__msg {          /* a message queued on a flow, until fully acknowledged */
     rnic_work w;                 /* as pushed: flow, len, addr, raddr, tag, op */
     uint32_t first_seg, nsegs;   /* its segment ids [first_seg, first_seg + nsegs) */
-} tp_msg;
+} tp__msg;
 
-typedef struct tp_flow {
+typedef struct tp__flow {
     /* data delivery engine, Table 2 */
     uint32_t wnd_start, wnd_size, highest_sent, data_end, total_sent;
     uint32_t outstanding;        /* segment addresses in the credit engine's ring */
@@ -27,30 +27,23 @@ typedef struct tp_flow {
     uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
     uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
     tp_flow_config params;
-} tp_flow;
+} tp__flow;
 
-typedef struct tp_heap {         /* indexed binary min-heap of (cycle key, flow), wrap-safe */
-    uint32_t count;
-    uint32_t *flow;              /* heap slots -> flow */
-    uint64_t *key;               /* heap slots -> key */
-    uint32_t *pos;               /* flow -> heap slot, RNIC_NONE when absent */
-} tp_heap;
-
-typedef struct tp_fifo {         /* a FIFO of flow ids, each at most once (round robin) */
+typedef struct tp__fifo {         /* a FIFO of flow ids, each at most once (round robin) */
     uint32_t *ids;
     uint32_t capacity, head, count;
-} tp_fifo;
+} tp__fifo;
 
-typedef struct tp_wring {       /* a bounded FIFO of rnic_work (a port): power-of-two slots */
+typedef struct tp__wring {       /* a bounded FIFO of rnic_work (a port): power-of-two slots */
     rnic_work *slot;
     uint32_t mask, capacity, head, count;
-} tp_wring;
+} tp__wring;
 
-typedef struct tp_incoming {     /* a control packet between the Incoming pipeline's stages */
+typedef struct tp__incoming {     /* a control packet between the Incoming pipeline's stages */
     rnic_work pkt;
     uint32_t newly_acked, newly_sacked, old_wnd_start, new_wnd_start;
     uint32_t sack_start, sack_len; /* the block after clipping */
-} tp_incoming;
+} tp__incoming;
 
 struct tp {
     tp_config cfg;
@@ -62,22 +55,22 @@ struct tp {
     uint32_t open_flows;
     uint64_t msgs_queued;        /* messages queued over all flows (tp_space_message) */
     bool stage2_valid;
-    tp_incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
+    tp__incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
     rnic_trace trace;
     uint16_t trace_id;
-    tp_flow *flows;
+    tp__flow *flows;
     uint64_t *bits;              /* per flow: acked, marked, rtx_cnt, W bits each */
     unsigned char *ctx;          /* per flow: user context */
     unsigned char *scratch;      /* two contexts: a hook's working copy and the periodic one */
-    tp_msg *msgs;                /* per flow: cfg.message_depth */
+    tp__msg *msgs;                /* per flow: cfg.message_depth */
     rnic_work *rings;            /* per flow: cfg.ring segment addresses */
-    tp_fifo active, ready, compl_flows;
-    tp_heap rtx_timers, rate_timers;
-    tp_wring incoming, tx, completions;
+    tp__fifo active, ready, compl_flows;
+    rnic__heap rtx_timers, rate_timers;
+    tp__wring incoming, tx, completions;
     tp_stats stats;
 };
 
-typedef struct tp_rx_flow {
+typedef struct tp__rx_flow {
     uint32_t expected;           /* next in-order segment id (the cumulative ack) */
     uint32_t pending;            /* in-order segments not yet acknowledged (delayed ACK) */
     uint32_t held;               /* segments received beyond expected (bits set) */
@@ -87,7 +80,7 @@ typedef struct tp_rx_flow {
     uint8_t nak_sent;            /* go-back-N: a NAK went out for the current gap (IB "NAK sent" state) */
     uint8_t cnp_sent;            /* CNP notification point: a CNP was ever sent (cnp_last is valid) */
     uint8_t cnp_pending;         /* deferred CNPs: a mark inside the interval waits for its end */
-} tp_rx_flow;
+} tp__rx_flow;
 
 struct tp_rx {
     tp_rx_config cfg;
@@ -96,16 +89,16 @@ struct tp_rx {
     uint64_t delack_cycles;
     rnic_trace trace;
     uint16_t trace_id;
-    tp_rx_flow *flows;
+    tp__rx_flow *flows;
     uint64_t *bits;              /* per flow: received beyond expected, W bits */
-    tp_heap delack;
-    tp_wring input, acks, delivered;
+    rnic__heap delack;
+    tp__wring input, acks, delivered;
     tp_rx_stats stats;
     /* options (laid out only when on, so the default memory is unchanged) */
     uint32_t seg_acks;           /* ACK-port records one data segment may produce (1, or 2 with CNPs) */
     uint64_t cnp_cycles;         /* CNP interval in cycles; 0 = no CNPs */
     uint64_t *cnp_last;          /* per flow: cycle of its last CNP */
-    tp_heap cnp;                 /* deferred CNPs: flows with a pending mark, keyed by their interval's end */
+    rnic__heap cnp;                 /* deferred CNPs: flows with a pending mark, keyed by their interval's end */
     uint64_t *pulls;             /* NDP pull queue (FIFO, all flows): flow << 32 | len */
     uint32_t pull_cap, pull_head, pull_count;
     uint64_t pull_next;          /* earliest cycle the next pull may leave */

@@ -571,7 +571,7 @@ static void push_incoming(const rnic_work *w, bool forged)
     for (i = 0; i < 2; i++)
         rc[i] = tp_push_incoming(&S.tx[i], w);
     FZ_CHECK(rc[0] == rc[1]);
-    FZ_CHECK(rc[0] == (!w || w->op < TP_PKT_ACK || w->op > TP_PKT_GRANT ? RNIC_EINVAL : space == 0 ? RNIC_EBUSY : RNIC_OK));
+    FZ_CHECK(rc[0] == (!w || TP_WORK_PKT_TYPE(w->flags) < TP_PKT_ACK || TP_WORK_PKT_TYPE(w->flags) > TP_PKT_GRANT ? RNIC_EINVAL : space == 0 ? RNIC_EBUSY : RNIC_OK));
     check_counted(rc[0], &before.errors, &tp_get_stats(&S.tx[0])->errors, true);
     if (rc[0] == RNIC_OK)
         mirror_push(&S.tx_in, w, forged);
@@ -630,7 +630,7 @@ static rnic_err predict_incoming(const rnic_work *w, bool forged)
     uint32_t d;
     if (w->flow >= S.cfg.max_flows || tp_flow_state(&S.tx[0], w->flow, &v) != RNIC_OK)
         return RNIC_ENOENT;
-    if (w->op == TP_PKT_CNP)
+    if (TP_WORK_PKT_TYPE(w->flags) == TP_PKT_CNP)
         return RNIC_OK;
     if ((int32_t)(w->index - v.wnd_start) < 0)
         return RNIC_ESTALE;
@@ -650,7 +650,7 @@ static void tick_tx_a(void)
     bool idle = ne != now, have = S.tx_in.count > 0;
     rnic_err predicted = RNIC_OK;
     rnic_err_stats e0 = tp_get_stats(t)->errors;
-    uint64_t stale0 = tp_get_stats(t)->acks_stale;
+    uint64_t stale0 = tp_get_stats(t)->errors.by_cause[RNIC_ESTALE];
     uint32_t space0 = tp_space_incoming(t);
     fzt_snap s0, s1;
     FZ_CHECK(ne == RNIC_NEVER || !cyc_before(ne, now));
@@ -666,7 +666,7 @@ static void tick_tx_a(void)
     if (have) {
         mirror_pop(&S.tx_in);
         check_counted(predicted, &e0, &tp_get_stats(t)->errors, true);
-        FZ_CHECK(tp_get_stats(t)->acks_stale == stale0 + (predicted == RNIC_ESTALE));
+        FZ_CHECK(tp_get_stats(t)->errors.by_cause[RNIC_ESTALE] == stale0 + (predicted == RNIC_ESTALE));
     } else {
         FZ_CHECK(memcmp(&e0, &tp_get_stats(t)->errors, sizeof e0) == 0);
     }
@@ -802,7 +802,7 @@ static void check_ack(const rnic_work *w)
     fzt_flow *f;
     int32_t cum;
     uint32_t i;
-    FZ_CHECK(w->op >= TP_PKT_ACK && w->op <= TP_PKT_GRANT);
+    FZ_CHECK(TP_WORK_PKT_TYPE(w->flags) >= TP_PKT_ACK && TP_WORK_PKT_TYPE(w->flags) <= TP_PKT_GRANT && w->op == 0);
     FZ_CHECK(w->flow < S.rcfg.max_flows);
     if (w->flow >= S.nflows)
         return;
@@ -812,7 +812,7 @@ static void check_ack(const rnic_work *w)
     if ((uint32_t)cum > f->delivered_prefix)
         drain_delivered(); /* its segments' records may still wait in the delivered port */
     FZ_CHECK((uint32_t)cum <= f->delivered_prefix);
-    if (w->op == TP_PKT_CNP || w->op == TP_PKT_GRANT || (w->flags & TP_WORK_TRIMMED)) {
+    if (TP_WORK_PKT_TYPE(w->flags) == TP_PKT_CNP || TP_WORK_PKT_TYPE(w->flags) == TP_PKT_GRANT || (w->flags & TP_WORK_TRIMMED)) {
         FZ_CHECK(w->len == 0);
         return;
     }
@@ -1047,7 +1047,7 @@ static void op_forge_incoming(void)
     uint8_t how = fz_u8(in);
     memset(&w, 0, sizeof w);
     w.flow = pick_flow();
-    w.op = (how & 7u) < 6u ? TP_PKT_ACK + (how & 3u) : (how & 7u) == 6u ? 0u : 6u + fz_u8(in);
+    w.op = (how & 7u) < 6u ? TP_PKT_ACK + (how & 3u) : (how & 7u) == 6u ? 0u : 6u + fz_u8(in); /* carried, never read */
     if (tp_flow_state(&S.tx[0], w.flow, &v) != RNIC_OK)
         v.wnd_start = v.highest_sent = fz_u32(in);
     switch ((how >> 3) & 7u) {
@@ -1064,7 +1064,7 @@ static void op_forge_incoming(void)
         w.len = (uint32_t)fzt_val(in, 0, 300);
     }
     w.aux = (uint32_t)fzt_val(in, 0, 4096);
-    w.flags = how & 0x80 ? TP_WORK_ECN : 0u;
+    w.flags = TP_WORK_PKT(w.op) | (how & 0x80 ? TP_WORK_ECN : 0u); /* the type: op's low 3 bits */
     push_incoming(&w, true);
 }
 
