@@ -20,8 +20,9 @@ fields", "Trace"), checked on the interface part of ratelimit.h, rnicq.h, transp
   - the shared machinery of src/common is used, not copied: no engine source emits trace events
     but through RNIC__TRACE, defines its own *__MEM_PART / *__MEM_BITLEN, or writes its own timer
     heap (*__heap_up/down/set/remove), and every engine's X_advance runs rnic__advance;
-  - compiled: every engine's default clock_hz is 250 MHz and its default trace_id is its own
-    RNIC_ENGINE_* id, the one its node table reports (distinct);
+  - compiled: every engine's default clock_hz is 250 MHz, its default trace_id is its own
+    RNIC_ENGINE_* id, the one its node table reports (distinct), and its default min_rate_bps
+    (where it has one) is 100 Kb/s;
   - the manuals' examples (src/*/manual.h, each "DO THIS" block) compile and run as C and as C++
     (gcc / g++, -Wall -Wextra -Wpedantic -Werror).
 
@@ -56,6 +57,7 @@ VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
 # "Where an engine departs, and why", that justifies it.
 PENDING = "Issue 29 renames not finished"
 DEPARTURES = {
+    "default:hcc_tx.min_rate_bps": PENDING,
     "shared:advance:tp": PENDING,
     "shared:advance:tp_rx": PENDING,
     "fn:rq_qos_axi_write": "QoS engine, input names",
@@ -336,22 +338,21 @@ def doc_other_calls(doc):
 
 # ---------------------------------------------------------------- compiled checks
 
-PROBE = r"""
-#define RNIC_IMPLEMENTATION
-#include "ratelimit.h"
-#include "rnicq.h"
-#include "transport.h"
-#include "hostcc.h"
-#include <stdio.h>
-#define SHOW(X, cfgexpr) do { X##_config c; X##_config_default(&c); \
-    printf(#X " %llu %u %u\n", (unsigned long long)(cfgexpr), (unsigned)c.trace_id, (unsigned)X##_node_ops()->engine); } while (0)
-int main(void)
-{
-    SHOW(rl, c.clock_hz); SHOW(rq_qos, c.clock_hz); SHOW(rq_palos, c.clock_hz); SHOW(tp, c.clock_hz);
-    SHOW(tp_rx, c.clock_hz); SHOW(hcc_host, c.clock_hz); SHOW(hcc_rx, c.clock_hz); SHOW(hcc_tx, c.clock_hz);
-    return 0;
-}
-"""
+DEFAULT_MIN_RATE_BPS = 100000
+
+
+def make_probe(with_min_rate):
+    """A program printing, per engine: default clock_hz, default trace_id, its node table's
+    engine id, and default min_rate_bps ("-" for an engine whose config has no such field)."""
+    lines = []
+    for e in ENGINES:
+        mr = "(unsigned long long)c.min_rate_bps" if e in with_min_rate else None
+        fmt = "%llu" if mr else "-"
+        args = f", {mr}" if mr else ""
+        lines.append(f'    {{ {e}_config c; {e}_config_default(&c); printf("{e} %llu %u %u {fmt}\\n", '
+                     f'(unsigned long long)c.clock_hz, (unsigned)c.trace_id, (unsigned){e}_node_ops()->engine{args}); }}')
+    return ("#define RNIC_IMPLEMENTATION\n#include \"ratelimit.h\"\n#include \"rnicq.h\"\n#include \"transport.h\"\n"
+            "#include \"hostcc.h\"\n#include <stdio.h>\nint main(void)\n{\n" + "\n".join(lines) + "\n    return 0;\n}\n")
 
 
 def compile_run(src, lang, tmp, name):
@@ -376,7 +377,10 @@ def compile_run(src, lang, tmp, name):
 def check_defaults(out):
     found, ids = [], {}
     for line in out.splitlines():
-        e, clock, trace_id, node_id = line.split()
+        e, clock, trace_id, node_id, min_rate = line.split()
+        if min_rate != "-" and int(min_rate) != DEFAULT_MIN_RATE_BPS:
+            found.append((f"default:{e}.min_rate_bps", f"{e}_config_default: min_rate_bps {min_rate}, not "
+                                                       f"{DEFAULT_MIN_RATE_BPS} (a protocol floor is rate_floor_bps)"))
         if int(clock) != DEFAULT_CLOCK_HZ:
             found.append((f"default:{e}.clock_hz", f"{e}_config_default: clock_hz {clock}, not {DEFAULT_CLOCK_HZ}"))
         if trace_id != node_id:
@@ -436,6 +440,7 @@ def main():
 
     findings = []
     all_funcs = set()
+    with_min_rate = set()
     common_done = False
     for name in HEADERS:
         with open(os.path.join(ROOT, name), encoding="utf-8") as f:
@@ -447,6 +452,8 @@ def main():
         findings += check_nodes(text, funcs)
         for struct, fields in configs(iface).items():
             findings += check_config(struct, fields, struct[:-len("_config")] in ENGINES)
+            if struct[:-len("_config")] in ENGINES and any(n == "min_rate_bps" for _, n in fields):
+                with_min_rate.add(struct[:-len("_config")])
         findings += check_macros(iface) + check_types(iface) + check_stats(iface)
         if not common_done:
             findings += check_macros(common) + check_engine_ids(common)
@@ -466,7 +473,7 @@ def main():
             findings.append((f"doc:{n}", f"docs/engine_contract.md lists {n}, no header declares it"))
 
     with tempfile.TemporaryDirectory() as tmp:
-        out, err = compile_run(PROBE, "c", tmp, "probe")
+        out, err = compile_run(make_probe(with_min_rate), "c", tmp, "probe")
         result(out is not None, "defaults probe compiles and runs" + ("" if out is not None else f": {err}"))
         if out is not None:
             findings += check_defaults(out)
@@ -516,14 +523,14 @@ typedef struct rl_qp { int x; } rl_qp;
                        functions("RL_API rnic_err rl_pop_tx(rl *r, rnic_work *w);\nRL_API rnic_err rl_peek_tx(const rl *r, rnic_work *w);\n"
                                  "RL_API rnic_err rl_pop_ack(rl *r, rnic_work *w);\nRL_API rnic_err rl_peek_ack(const rl *r, rnic_work *w);\n"))
     neg += check_macros(bad) + check_types(bad) + check_engine_ids("#define RNIC_ENGINE_A 3u\n#define RNIC_ENGINE_B 3u\n")
-    neg += check_defaults("rl 150000000 1 1\nrq_qos 250000000 1 2\n")
+    neg += check_defaults("rl 150000000 1 1 -\nrq_qos 250000000 1 2 100000000\n")
     neg += check_shared({"src/x/a.c": "#define XX__MEM_PART(n, t) 0\nstatic void xx__heap_up(int *h) { }\n"
                                       "RL_API uint64_t rl_advance(rl *r, uint64_t n)\n{\n    return n;\n}\n"
                                       "static void f(void) { rnic_trace_emit(0, 0, 0, 0, 0, 0, 0); }\n"})
     want = {"nameless:rl_pop", "sig:rl_push_foo", "pair:rl_push_foo", "fn:rl_mystery", "cfg:rl_config.rto_us",
             "cfg:rl_config.delay_ns", "cfg:rl_config.tx_capacity", "cfg:rl_config.max_qps", "cfg:rl_config.line_bps",
             "cfg:rl_config.clock_hz", "never:RL_NEVER", "kind:RL_TRACE_X", "type:rl_qp", "engine_id:RNIC_ENGINE_B",
-            "default:rl.clock_hz", "default:rq_qos.trace_id", "shared:layout:XX__MEM_PART",
+            "default:rl.clock_hz", "default:rq_qos.trace_id", "default:rq_qos.min_rate_bps", "shared:layout:XX__MEM_PART",
             "shared:heap:xx__heap_up", "shared:advance:rl", "shared:emit:src/x/a.c", "stats:rl.errors", "stats:rl.null_args", "node:rl.out.ack"}
     got = {k for k, _ in neg}
     result(want <= got, "negative control: the checkers flag every synthetic departure" +
