@@ -19,7 +19,8 @@ fields", "Trace"), checked on the interface part of ratelimit.h, rnicq.h, transp
     (null_args, refusals, port_full, ...), and `X_reason_stats reasons` with a reason list;
   - the shared machinery of src/common is used, not copied: no engine source emits trace events
     but through RNIC__TRACE, defines its own *__MEM_PART / *__MEM_BITLEN, or writes its own timer
-    heap (*__heap_up/down/set/remove), and every engine's X_advance runs rnic__advance;
+    heap (*__heap_up/down/set/remove), every engine's X_advance runs rnic__advance, and every
+    OUT / POP trace event carries the record's index and len (a, b);
   - compiled: every engine's default clock_hz is 250 MHz, its default trace_id is its own
     RNIC_ENGINE_* id, the one its node table reports (distinct), and its default min_rate_bps
     (where it has one) is 100 Kb/s;
@@ -58,8 +59,12 @@ VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
 PENDING = "Issue 29 renames not finished"
 DEPARTURES = {
     "default:hcc_tx.min_rate_bps": PENDING,
-    "shared:advance:tp": PENDING,
-    "shared:advance:tp_rx": PENDING,
+    "trace:src/rnicq/palos_port.c": PENDING,
+    "trace:src/rnicq/palos_slicer.c": PENDING,
+    "trace:src/rnicq/qos_axi_write.c": PENDING,
+    "trace:src/rnicq/qos_engine.c": PENDING,
+    "trace:src/rnicq/qos_send_port.c": PENDING,
+    "trace:src/rnicq/qos_status_read.c": PENDING,
     "fn:rq_qos_axi_write": "QoS engine, input names",
     "fn:rq_qos_axi_read": "QoS engine, input names",
     "sig:rq_qos_push_remote_read": "QoS engine, input names",
@@ -304,6 +309,13 @@ def check_shared(sources):
             found.append((f"shared:layout:{m.group(1)}", f"{path}: {m.group(1)} copies RNIC__MEM_PART / RNIC__BITLEN"))
         for m in re.finditer(r"^static\s+[^;{(]*\b(\w+__heap_(?:up|down|set|remove))\s*\(", code, re.M):
             found.append((f"shared:heap:{m.group(1)}", f"{path}: {m.group(1)}: a timer heap of its own, not rnic__heap"))
+        for m in re.finditer(r"\bRNIC__TRACE\s*\(([^;]*?)\)\s*;", code, re.S):
+            args = [a.strip() for a in re.split(r",(?![^()]*\))", m.group(1))]
+            if len(args) == 5 and args[1] in ("RNIC_TRACE_OUT", "RNIC_TRACE_POP") and not (
+                    re.fullmatch(r"\(?[\w.>-]+(\.|->)index\)?", args[3]) and re.fullmatch(r"\(?[\w.>-]+(\.|->)len\)?", args[4])):
+                found.append((f"trace:{path}", f"{path}: an OUT/POP event whose a/b are not the record's index/len "
+                                               f"(RNIC__TRACE_REC writes them)"))
+                break
         for m in re.finditer(r"\b(?:RL|RQ|TP|HCC)_API\s+uint64_t\s+([a-z_]+)_advance\s*\([^)]*\)\s*\{", code):
             body = code[m.end():code.find("\n}", m.end())]
             if m.group(1) in ENGINES and "rnic__advance(" not in body:
@@ -526,12 +538,14 @@ typedef struct rl_qp { int x; } rl_qp;
     neg += check_defaults("rl 150000000 1 1 -\nrq_qos 250000000 1 2 100000000\n")
     neg += check_shared({"src/x/a.c": "#define XX__MEM_PART(n, t) 0\nstatic void xx__heap_up(int *h) { }\n"
                                       "RL_API uint64_t rl_advance(rl *r, uint64_t n)\n{\n    return n;\n}\n"
-                                      "static void f(void) { rnic_trace_emit(0, 0, 0, 0, 0, 0, 0); }\n"})
+                                      "static void f(void) { rnic_trace_emit(0, 0, 0, 0, 0, 0, 0); }\n"
+                                      "static void g(x *q, rnic_work *w) { RNIC__TRACE(q, RNIC_TRACE_POP, w->flow, w->tag, w->len); }\n"})
     want = {"nameless:rl_pop", "sig:rl_push_foo", "pair:rl_push_foo", "fn:rl_mystery", "cfg:rl_config.rto_us",
             "cfg:rl_config.delay_ns", "cfg:rl_config.tx_capacity", "cfg:rl_config.max_qps", "cfg:rl_config.line_bps",
             "cfg:rl_config.clock_hz", "never:RL_NEVER", "kind:RL_TRACE_X", "type:rl_qp", "engine_id:RNIC_ENGINE_B",
             "default:rl.clock_hz", "default:rq_qos.trace_id", "default:rq_qos.min_rate_bps", "shared:layout:XX__MEM_PART",
-            "shared:heap:xx__heap_up", "shared:advance:rl", "shared:emit:src/x/a.c", "stats:rl.errors", "stats:rl.null_args", "node:rl.out.ack"}
+            "shared:heap:xx__heap_up", "shared:advance:rl", "shared:emit:src/x/a.c", "stats:rl.errors", "stats:rl.null_args", "node:rl.out.ack",
+            "trace:src/x/a.c"}
     got = {k for k, _ in neg}
     result(want <= got, "negative control: the checkers flag every synthetic departure" +
            ("" if want <= got else f" (missed {' '.join(sorted(want - got))})"))
