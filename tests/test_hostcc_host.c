@@ -764,6 +764,85 @@ static void test_ddio(void)
 }
 
 /* ---- bad input is refused and counted, state intact (a twin that never saw it agrees) ---- */
+/* ---- trace: the contract's layout under the engine's own id (issue 29) ---- */
+typedef struct tr_log {
+    rnic_trace_event ev[64];
+    unsigned n;
+} tr_log;
+static void tr_note(void *user, const rnic_trace_event *ev)
+{
+    tr_log *l = (tr_log *)user;
+    if (l->n < 64u)
+        l->ev[l->n] = *ev;
+    l->n++;
+}
+static const rnic_trace_event *tr_find(const tr_log *l, uint16_t kind, unsigned from)
+{
+    unsigned i;
+    for (i = from; i < l->n && i < 64u; i++)
+        if (l->ev[i].kind == kind)
+            return &l->ev[i];
+    return NULL;
+}
+static void test_trace_layout(void)
+{
+    hcc_host_config c;
+    tr_log l;
+    eng *e;
+    rnic_work w, o;
+    const rnic_trace_event *ev;
+    unsigned i, mark;
+    memset(&l, 0, sizeof l);
+    hcc_host_config_default(&c);
+    CHECK_EQ(c.trace_id, RNIC_ENGINE_HCC_HOST);
+    c.rx_buffer_bytes = 4096;
+    c.xoff_bytes = 2000;
+    c.xon_bytes = 500;
+    c.cnp_bytes = 2048;
+    c.trace = tr_note;
+    c.trace_user = &l;
+    e = mk(&c);
+    w = pkt(3, 0x10000, 1500, 77);
+    w.index = 41;
+    CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
+    ev = tr_find(&l, RNIC_TRACE_PUSH, 0);
+    CHECK(ev != NULL);
+    if (ev)
+        CHECK(ev->engine == RNIC_ENGINE_HCC_HOST && ev->id == 3 && ev->a == 41 && ev->b == 1500);
+    w.index = 42;
+    CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_OK);
+    w.index = 43;
+    CHECK_EQ(hcc_host_push_rx(&e->h, &w), RNIC_EBUSY); /* 4500 > 4096: dropped */
+    ev = tr_find(&l, HCC_HOST_TRACE_DROP, 0);
+    CHECK(ev != NULL);
+    if (ev)
+        CHECK(ev->a == 43 && ev->b == 1500);
+    ev = tr_find(&l, RNIC_TRACE_REFUSE, 0);
+    CHECK(ev != NULL);
+    if (ev)
+        CHECK(ev->a == 43 && ev->b == RNIC_EBUSY);
+    mark = l.n;
+    hcc_host_advance(&e->h, 2000);
+    ev = tr_find(&l, HCC_HOST_TRACE_PAUSE, mark); /* 3000 bytes, a write leaves: >= xoff */
+    CHECK(ev != NULL);
+    CHECK(hcc_host_pop_signal(&e->h, &o) == RNIC_OK && (o.flags & HCC_HOST_WORK_PAUSE) && o.op == 0);
+    ev = tr_find(&l, RNIC_TRACE_OUT, mark);
+    CHECK(ev != NULL);
+    mark = l.n;
+    for (i = 0; i < 2u; i++) {
+        CHECK_EQ(hcc_host_pop_rx(&e->h, &o), RNIC_OK);
+        CHECK_EQ(o.index, 41u + i);
+        CHECK_EQ(o.tag, 77);
+    }
+    ev = tr_find(&l, RNIC_TRACE_POP, mark);
+    CHECK(ev != NULL);
+    if (ev)
+        CHECK(ev->a == 41 && ev->b == 1500 && ev->id == 3);
+    for (i = 0; i < l.n && i < 64u; i++)
+        CHECK_EQ(l.ev[i].engine, RNIC_ENGINE_HCC_HOST);
+    rm(e);
+}
+
 static void test_bad_input(void)
 {
     hcc_host_config c;
@@ -1070,6 +1149,7 @@ int main(void)
     RUN(test_nopfc_marking);
     RUN(test_ddio);
     RUN(test_bad_input);
+    RUN(test_trace_layout);
     RUN(test_fast_forward);
     RUN(host_sweep);
     RUN(test_top_line_of_address_space);
