@@ -895,6 +895,20 @@ static void test_fast_forward_equals_ticking(void)
         CHECK(la.n > ns);
         for (i = 0; i < la.n && i < lb.n; i++)
             CHECK(memcmp(&la.ev[i], &lb.ev[i], sizeof(rnic_trace_event)) == 0);
+        { /* the contract's layout: the engine's own id, its kinds from 16, an action's OUT a = its
+           * index (the change's number), b = its len (0) */
+            uint64_t outs = 0;
+            for (i = 0; i < la.n; i++) {
+                CHECK_EQ(la.ev[i].engine, RNIC_ENGINE_HCC_RX);
+                CHECK(la.ev[i].kind < 16u || (la.ev[i].kind >= HCC_RX_TRACE_SAMPLE && la.ev[i].kind <= HCC_RX_TRACE_WRAP));
+                if (la.ev[i].kind == RNIC_TRACE_OUT) {
+                    CHECK_EQ(la.ev[i].a, outs);
+                    CHECK_EQ(la.ev[i].b, 0);
+                    outs++;
+                }
+            }
+            CHECK_EQ(outs, a->c.stats.actions);
+        }
         CHECK_EQ(a->c.stats.time_at_level[0] + a->c.stats.time_at_level[1] + a->c.stats.time_at_level[2] +
                      a->c.stats.time_at_level[3] + a->c.stats.time_at_level[4],
                  a->c.stats.cycles);
