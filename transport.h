@@ -2378,11 +2378,11 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
      RNIC__MEM_PART(RNIC__MEM_ALIGN_UP(ctx_size) * 2u + 8u, uint8_t) +                                                \
      RNIC__MEM_PART((uint64_t)(max_flows) * (message_depth), tp__msg) +                                               \
      RNIC__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * RNIC__MEM_PART((max_flows), uint32_t) +      \
-     2u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART(RNIC__POW2_AT_LEAST(incoming_depth), rnic_work) +       \
-     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(segment_depth), rnic_work) +                                             \
-     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(completion_depth), rnic_work))
+     2u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART((incoming_depth), rnic_work) +       \
+     RNIC__MEM_PART((segment_depth), rnic_work) +                                             \
+     RNIC__MEM_PART((completion_depth), rnic_work))
 /* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts mirror the init layouts with the common core's
- * RNIC__MEM_PART, RNIC__MEM_ALIGN_UP, RNIC__HEAP_MEM (a timer heap) and RNIC__POW2_AT_LEAST (a port). */
+ * RNIC__MEM_PART, RNIC__MEM_ALIGN_UP and RNIC__HEAP_MEM (a timer heap); a port is `depth` records. */
 TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
 
 TP_API void tp_flow_config_default(tp_flow_config *p);
@@ -2486,9 +2486,9 @@ TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
 #define TP_RX_MEM_SIZE(max_flows, window, segment_depth, ack_depth, delivered_depth, cnp_interval_ns,          \
                        cnp_mode, pull_bps)                                                                      \
     (RNIC__MEM_PART((max_flows), tp__rx_flow) + RNIC__MEM_PART((uint64_t)(max_flows) * ((window) / 64u), uint64_t) + \
-     RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART(RNIC__POW2_AT_LEAST(segment_depth), rnic_work) +                \
-     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(ack_depth), rnic_work) +                                            \
-     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(delivered_depth), rnic_work) +                                      \
+     RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART((segment_depth), rnic_work) +                \
+     RNIC__MEM_PART((ack_depth), rnic_work) +                                            \
+     RNIC__MEM_PART((delivered_depth), rnic_work) +                                      \
      ((cnp_interval_ns) ? RNIC__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
      ((cnp_interval_ns) && (cnp_mode) == TP_RX_CNP_DEFERRED ? RNIC__HEAP_MEM(max_flows) : 0u) +                  \
      ((pull_bps) ? RNIC__MEM_PART((uint64_t)(max_flows) * (window) < 65536u ? (uint64_t)(max_flows) * (window)  \
@@ -2790,11 +2790,6 @@ typedef struct tp__fifo {         /* a FIFO of flow ids, each at most once (roun
     uint32_t capacity, head, count;
 } tp__fifo;
 
-typedef struct tp__wring {       /* a bounded FIFO of rnic_work (a port): power-of-two slots */
-    rnic_work *slot;
-    uint32_t mask, capacity, head, count;
-} tp__wring;
-
 typedef struct tp__incoming {     /* a control packet between the Incoming pipeline's stages */
     rnic_work pkt;
     uint32_t newly_acked, newly_sacked, old_wnd_start, new_wnd_start;
@@ -2822,7 +2817,7 @@ struct tp {
     rnic_work *rings;            /* per flow: cfg.ring segment addresses */
     tp__fifo active, ready, compl_flows;
     rnic__heap rtx_timers, rate_timers;
-    tp__wring incoming, tx, completions;
+    rnic_ring incoming, tx, completions; /* ports */
     tp_stats stats;
 };
 
@@ -2848,7 +2843,7 @@ struct tp_rx {
     tp__rx_flow *flows;
     uint64_t *bits;              /* per flow: received beyond expected, W bits */
     rnic__heap delack;
-    tp__wring input, acks, delivered;
+    rnic_ring input, acks, delivered; /* ports */
     tp_rx_stats stats;
     /* options (laid out only when on, so the default memory is unchanged) */
     uint32_t seg_acks;           /* ACK-port records one data segment may produce (1, or 2 with CNPs) */
@@ -3151,52 +3146,37 @@ static uint32_t tp__fifo_pop(tp__fifo *f)
  * (src/common/heap.h: the indexed heap this file used to hold, generalised). */
 #define tp__cycle_before rnic__cycle_before
 
-/* Ports: FIFOs of rnic_work with a fixed element type, so a push or pop is one 64-byte copy. */
-static uint32_t tp__wring_slots(uint32_t capacity)
+/* Ports: the common rnic_ring (src/common/ring.h) of rnic_work, exactly `depth` slots; pushes and
+ * pops use the fixed-size variants, so each is one 64-byte copy. The engines check for room
+ * before they push, so a push never fails here. */
+static void tp__port_init(rnic_ring *r, rnic_work *slots, uint32_t depth)
 {
-    uint32_t n = 1;
-    while (n < capacity)
-        n <<= 1;
-    return n;
+    rnic_err e = rnic_ring_init(r, (uint32_t)sizeof(rnic_work), depth, slots, (size_t)depth * sizeof(rnic_work));
+    RNIC_ASSERT(e == RNIC_OK);
+    (void)e;
 }
 
-static void tp__wring_init(tp__wring *r, rnic_work *slots, uint32_t capacity)
+static bool tp__port_full(const rnic_ring *r) { return rnic_ring_full(r); }
+static bool tp__port_empty(const rnic_ring *r) { return rnic_ring_empty(r); }
+static uint32_t tp__port_space(const rnic_ring *r) { return rnic_ring_space(r); }
+
+static void tp__port_push(rnic_ring *r, const rnic_work *w) /* the caller checked it is not full */
 {
-    r->slot = slots;
-    r->mask = tp__wring_slots(capacity) - 1u;
-    r->capacity = capacity;
-    r->head = r->count = 0;
+    rnic_err e = rnic_ring_push_n(r, w, sizeof *w);
+    RNIC_ASSERT(e == RNIC_OK);
+    (void)e;
 }
 
-static bool tp__wring_full(const tp__wring *r) { return r->count == r->capacity; }
-static bool tp__wring_empty(const tp__wring *r) { return r->count == 0; }
-static uint32_t tp__wring_space(const tp__wring *r) { return r->capacity - r->count; }
-
-static void tp__wring_push(tp__wring *r, const rnic_work *w) /* the caller checked it is not full */
-{
-    r->slot[(r->head + r->count) & r->mask] = *w;
-    r->count++;
-}
-
-static bool tp__wring_pop(tp__wring *r, rnic_work *out)
-{
-    if (r->count == 0)
-        return false;
-    *out = r->slot[r->head];
-    r->head = (r->head + 1u) & r->mask;
-    r->count--;
-    return true;
-}
+static bool tp__port_pop(rnic_ring *r, rnic_work *out) { return rnic_ring_pop_n(r, out, sizeof *out) == RNIC_OK; }
 
 /* A port's next record: taken (pop) or copied (peek); RNIC_EEMPTY when none. */
-static rnic_err tp__wring_take(tp__wring *r, rnic_work *out, bool pop)
+static rnic_err tp__port_take(rnic_ring *r, rnic_work *out, bool pop)
 {
-    if (r->count == 0)
+    if (rnic_ring_empty(r))
         return RNIC_EEMPTY;
     if (pop)
-        tp__wring_pop(r, out);
-    else
-        *out = r->slot[r->head];
+        return rnic_ring_pop_n(r, out, sizeof *out);
+    RNIC_MEMCPY(out, rnic_ring_peek(r), sizeof *out);
     return RNIC_OK;
 }
 
@@ -3226,12 +3206,12 @@ static uint64_t tp__idle_cycles(uint64_t now, uint64_t next, bool any, uint64_t 
         TP__LAYOUT_ARRAY(obj, heap.key, uint64_t, nflows);            \
         TP__LAYOUT_ARRAY(obj, heap.pos, uint32_t, nflows);            \
     } while (0)
-#define TP__LAYOUT_PORT(obj, port, capacity)                                                \
+#define TP__LAYOUT_PORT(obj, port, depth)                                                   \
     do {                                                                                    \
-        if (!rnic__mem_reserve(&off, tp__wring_slots(capacity), sizeof(rnic_work), &at))    \
+        if (!rnic__mem_reserve(&off, (depth), sizeof(rnic_work), &at))                      \
             return 0;                                                                       \
         if ((obj) && mem)                                                                   \
-            tp__wring_init(&(obj)->port, (rnic_work *)(void *)(mem + at), (capacity));      \
+            tp__port_init(&(obj)->port, (rnic_work *)(void *)(mem + at), (depth));          \
     } while (0)
 /* ==== end src/transport/queues.c ==== */
 /* ==== begin src/transport/data_delivery.c ==== */
@@ -3474,7 +3454,7 @@ static void tp__incoming_fixed(tp *t)
     tp__incoming *in = &t->stage2;
     tp__flow *fl;
     uint32_t f, sent, d, before = 0, fresh = 0;
-    if (!tp__wring_pop(&t->incoming, &in->pkt))
+    if (!tp__port_pop(&t->incoming, &in->pkt))
         return;
     f = in->pkt.flow;
     if (f >= t->cfg.max_flows || !t->flows[f].open) {
@@ -3707,7 +3687,7 @@ static void tp__complete(tp *t)
     tp__msg *m;
     rnic_work done;
     uint32_t f;
-    if (t->compl_flows.count == 0 || tp__wring_full(&t->completions))
+    if (t->compl_flows.count == 0 || tp__port_full(&t->completions))
         return;
     f = tp__fifo_pop(&t->compl_flows);
     fl = &t->flows[f];
@@ -3719,7 +3699,7 @@ static void tp__complete(tp *t)
     done.index = m->first_seg;
     done.offset = 0;
     done.cycle = t->now;
-    tp__wring_push(&t->completions, &done);
+    tp__port_push(&t->completions, &done);
     fl->msg_head = fl->msg_head + 1u == t->cfg.message_depth ? 0 : fl->msg_head + 1u;
     fl->msg_count--;
     t->msgs_queued--;
@@ -3915,7 +3895,7 @@ static void tp__credit_transmit(tp *t)
     uint32_t f;
     if (t->ready.count == 0)
         return;
-    if (tp__wring_full(&t->tx)) {
+    if (tp__port_full(&t->tx)) {
         t->stats.tx_stalls++;
         return;
     }
@@ -3945,7 +3925,7 @@ static void tp__credit_transmit(tp *t)
     fl->ring_head++;
     fl->ring_count--;
     seg.cycle = t->now;
-    tp__wring_push(&t->tx, &seg);
+    tp__port_push(&t->tx, &seg);
     t->stats.segments_out++;
     t->stats.bytes_out += seg.len;
     RNIC__TRACE(t, RNIC_TRACE_OUT, f, seg.index, seg.len);
@@ -4217,13 +4197,13 @@ TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt)
         return RNIC_EINVAL;
     if (!pkt || TP_WORK_PKT_TYPE(pkt->flags) < TP_PKT_ACK || TP_WORK_PKT_TYPE(pkt->flags) > TP_PKT_GRANT)
         return tp__bad(t, pkt ? pkt->flow : RNIC_NONE, RNIC_EINVAL, pkt ? pkt->index : 0);
-    if (tp__wring_full(&t->incoming))
+    if (tp__port_full(&t->incoming))
         return tp__bad(t, pkt->flow, RNIC_EBUSY, pkt->index);
-    tp__wring_push(&t->incoming, pkt);
+    tp__port_push(&t->incoming, pkt);
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_space_incoming(const tp *t) { return t ? tp__wring_space(&t->incoming) : 0; }
+TP_API uint32_t tp_space_incoming(const tp *t) { return t ? tp__port_space(&t->incoming) : 0; }
 
 TP_API void tp_tick(tp *t)
 {
@@ -4268,8 +4248,8 @@ static uint64_t tp__next(const tp *t, bool *any)
     bool have = false;
     *any = true;
     if (t->incoming.count || t->stage2_valid || t->active.count ||
-        (t->ready.count && !tp__wring_full(&t->tx)) ||
-        (t->compl_flows.count && !tp__wring_full(&t->completions)) ||
+        (t->ready.count && !tp__port_full(&t->tx)) ||
+        (t->compl_flows.count && !tp__port_full(&t->completions)) ||
         (t->proto->periodic_every_visit && t->proto->periodic && t->open_flows))
         return t->now;
     if (t->rtx_timers.count) {
@@ -4302,28 +4282,28 @@ static void tp__skip(tp *t, uint64_t n)
     t->stats.cycles += n;
 }
 
+/* rnic__advance's callbacks: skip the idle cycles before the next event (at most `left`; 0 when
+ * something happens now), one tick, and one bit for "an output port is full" (advance stops
+ * after the tick that filled one when none was full before). */
+static uint64_t tp__skip_fn(void *x, uint64_t left)
+{
+    tp *t = (tp *)x;
+    bool any;
+    uint64_t next = tp__next(t, &any), span = tp__idle_cycles(t->now, next, any, left);
+    if (span)
+        tp__skip(t, span);
+    return span;
+}
+static void tp__tick_fn(void *x) { tp_tick((tp *)x); }
+static uint32_t tp__full_fn(const void *x)
+{
+    const tp *t = (const tp *)x;
+    return tp__port_full(&t->tx) || tp__port_full(&t->completions);
+}
+
 TP_API uint64_t tp_advance(tp *t, uint64_t cycles)
 {
-    uint64_t done = 0;
-    if (!t)
-        return 0;
-    while (done < cycles) {
-        bool any;
-        uint64_t next = tp__next(t, &any), span = tp__idle_cycles(t->now, next, any, cycles - done);
-        if (span) {
-            tp__skip(t, span);
-            done += span;
-            continue;
-        }
-        {
-            bool was_full = tp__wring_full(&t->tx) || tp__wring_full(&t->completions);
-            tp_tick(t);
-            done++;
-            if (!was_full && (tp__wring_full(&t->tx) || tp__wring_full(&t->completions)))
-                break;
-        }
-    }
-    return done;
+    return t ? rnic__advance(t, cycles, tp__skip_fn, tp__tick_fn, tp__full_fn, 0u) : 0;
 }
 
 TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle)
@@ -4333,23 +4313,23 @@ TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle)
 
 TP_API uint64_t tp_now(const tp *t) { return t ? t->now : 0; }
 
-static rnic_err tp__take(tp *t, tp__wring *ring, rnic_work *out, bool pop)
+static rnic_err tp__take(tp *t, rnic_ring *ring, rnic_work *out, bool pop)
 {
     rnic_err e;
     if (!t)
         return RNIC_EINVAL;
     if (!out)
         return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
-    e = tp__wring_take(ring, out, pop);
+    e = tp__port_take(ring, out, pop);
     if (e == RNIC_OK && pop)
         RNIC__TRACE(t, RNIC_TRACE_POP, out->flow, out->index, out->len);
     return e;
 }
 
 TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out) { return tp__take(t, t ? &t->tx : NULL, out, true); }
-TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp__wring *)(uintptr_t)&t->tx : NULL, out, false); }
+TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->tx : NULL, out, false); }
 TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out) { return tp__take(t, t ? &t->completions : NULL, out, true); }
-TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp__wring *)(uintptr_t)&t->completions : NULL, out, false); }
+TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->completions : NULL, out, false); }
 
 TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
 {
@@ -4593,13 +4573,13 @@ TP_API rnic_err tp_rx_push_segment(tp_rx *r, const rnic_work *seg)
         return RNIC_EINVAL;
     if (!seg)
         return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
-    if (tp__wring_full(&r->input))
+    if (tp__port_full(&r->input))
         return tp__rx_bad(r, seg->flow, RNIC_EBUSY, seg->index);
-    tp__wring_push(&r->input, seg);
+    tp__port_push(&r->input, seg);
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_rx_space_segment(const tp_rx *r) { return r ? tp__wring_space(&r->input) : 0; }
+TP_API uint32_t tp_rx_space_segment(const tp_rx *r) { return r ? tp__port_space(&r->input) : 0; }
 
 /* The run of received segments holding `seg` (seg is received and beyond expected). */
 static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *start, uint32_t *len)
@@ -4633,7 +4613,7 @@ static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, u
     fl->ecn = 0;
     fl->pending = 0;
     fl->delack_on = 0; /* its heap entry, if any, is dropped when it comes due (lazy) */
-    tp__wring_push(&r->acks, &a);
+    tp__port_push(&r->acks, &a);
     r->stats.acks++;
     if (op == TP_PKT_NACK)
         r->stats.naks++;
@@ -4651,7 +4631,7 @@ static void tp__rx_ctl(tp_rx *r, uint32_t f, uint32_t op, uint32_t aux)
     a.index = r->flows[f].expected;
     a.aux = aux;
     a.cycle = r->now;
-    tp__wring_push(&r->acks, &a);
+    tp__port_push(&r->acks, &a);
     RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
 }
 
@@ -4710,7 +4690,7 @@ static void tp__rx_pull_pace(tp_rx *r, uint32_t len)
 /* A segment cannot be taken this cycle: an output it may produce has no room. */
 static bool tp__rx_blocked(const tp_rx *r)
 {
-    return tp__wring_space(&r->acks) < r->seg_acks || tp__wring_full(&r->delivered) ||
+    return tp__port_space(&r->acks) < r->seg_acks || tp__port_full(&r->delivered) ||
            (r->cfg.pull_bps && r->pull_count == r->pull_cap);
 }
 
@@ -4746,7 +4726,7 @@ static void tp__rx_gbn(tp_rx *r, uint32_t f, rnic_work *seg)
     r->stats.segments++;
     r->stats.bytes += seg->len;
     seg->cycle = r->now;
-    tp__wring_push(&r->delivered, seg);
+    tp__port_push(&r->delivered, seg);
     fl->expected++;
     filled = fl->nak_sent != 0; /* the resent segment closes the gap: acknowledged at once */
     fl->nak_sent = 0;
@@ -4790,7 +4770,7 @@ static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
         fl->ecn = 0;
         fl->pending = 0;
         fl->delack_on = 0;
-        tp__wring_push(&r->acks, &a);
+        tp__port_push(&r->acks, &a);
         r->stats.acks++;
         r->stats.naks++;
         RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
@@ -4826,7 +4806,7 @@ static void tp__rx_selective(tp_rx *r, uint32_t f, const rnic_work *seg_in)
     r->stats.segments++;
     r->stats.bytes += seg.len;
     seg.cycle = r->now;
-    tp__wring_push(&r->delivered, &seg);
+    tp__port_push(&r->delivered, &seg);
     if (d > 0) { /* out of order: an immediate (duplicate) ACK, or a NACK */
         rnic_bitmap_set(bits, pos);
         fl->held++;
@@ -4865,13 +4845,13 @@ static void tp__rx_segment(tp_rx *r)
     tp__rx_flow *fl;
     uint32_t f;
     bool marked;
-    if (tp__wring_empty(&r->input))
+    if (tp__port_empty(&r->input))
         return;
     if (tp__rx_blocked(r)) {
         r->stats.ack_stalls++;
         return;
     }
-    tp__wring_pop(&r->input, &seg);
+    tp__port_pop(&r->input, &seg);
     f = seg.flow;
     if (f >= r->cfg.max_flows || !r->flows[f].open) {
         tp__rx_bad(r, f, RNIC_ENOENT, seg.index);
@@ -4923,7 +4903,7 @@ TP_API void tp_rx_tick(tp_rx *r)
         } else if (r->delack.key[0] != fl->delack_deadline) {
             rnic__heap_set(&r->delack, f, fl->delack_deadline);
         } else {
-            if (tp__wring_full(&r->acks))
+            if (tp__port_full(&r->acks))
                 break;
             rnic__heap_remove(&r->delack, f);
             r->stats.delayed_acks_sent++;
@@ -4932,13 +4912,13 @@ TP_API void tp_rx_tick(tp_rx *r)
         }
     }
     /* deferred CNPs whose interval ended: every one due, while the ACK port has room */
-    while (r->cnp.count && !tp__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__wring_full(&r->acks)) {
+    while (r->cnp.count && !tp__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__port_full(&r->acks)) {
         uint32_t f = r->cnp.id[0];
         rnic__heap_remove(&r->cnp, f);
         tp__rx_cnp_send(r, f);
     }
     /* the pull pacer: the pull at the head of the queue, once the last one's gap has passed */
-    if (r->pull_count && !tp__cycle_before(r->now, r->pull_next) && !tp__wring_full(&r->acks)) {
+    if (r->pull_count && !tp__cycle_before(r->now, r->pull_next) && !tp__port_full(&r->acks)) {
         uint64_t e = r->pulls[r->pull_head];
         uint32_t len = (uint32_t)e;
         r->pull_head = r->pull_head + 1u == r->pull_cap ? 0 : r->pull_head + 1u;
@@ -4968,9 +4948,9 @@ static uint64_t tp__rx_next(const tp_rx *r, bool *any)
     uint64_t m = RNIC_NEVER;
     bool have = false;
     *any = true;
-    if (!tp__wring_empty(&r->input) && !tp__rx_blocked(r))
+    if (!tp__port_empty(&r->input) && !tp__rx_blocked(r))
         return r->now;
-    if (tp__wring_full(&r->acks)) { /* every timer's record needs the ACK port */
+    if (tp__port_full(&r->acks)) { /* every timer's record needs the ACK port */
         *any = false;
         return RNIC_NEVER;
     }
@@ -4990,45 +4970,44 @@ TP_API uint64_t tp_rx_next_event(const tp_rx *r)
     return r ? tp__rx_next(r, &any) : RNIC_NEVER;
 }
 
+/* rnic__advance's callbacks (as tp's): idle skip, one tick, one bit for "an output is full". */
+static uint64_t tp__rx_skip_fn(void *x, uint64_t left)
+{
+    tp_rx *r = (tp_rx *)x;
+    bool any;
+    uint64_t next = tp__rx_next(r, &any), span = tp__idle_cycles(r->now, next, any, left);
+    r->now += span;
+    r->stats.cycles += span;
+    return span;
+}
+static void tp__rx_tick_fn(void *x) { tp_rx_tick((tp_rx *)x); }
+static uint32_t tp__rx_full_fn(const void *x)
+{
+    const tp_rx *r = (const tp_rx *)x;
+    return tp__port_full(&r->acks) || tp__port_full(&r->delivered);
+}
+
 TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
 {
-    uint64_t done = 0;
-    if (!r)
-        return 0;
-    while (done < cycles) {
-        bool was_full, any;
-        uint64_t next = tp__rx_next(r, &any), span = tp__idle_cycles(r->now, next, any, cycles - done);
-        if (span) {
-            r->now += span;
-            r->stats.cycles += span;
-            done += span;
-            continue;
-        }
-        was_full = tp__wring_full(&r->acks) || tp__wring_full(&r->delivered);
-        tp_rx_tick(r);
-        done++;
-        if (!was_full && (tp__wring_full(&r->acks) || tp__wring_full(&r->delivered)))
-            break;
-    }
-    return done;
+    return r ? rnic__advance(r, cycles, tp__rx_skip_fn, tp__rx_tick_fn, tp__rx_full_fn, 0u) : 0;
 }
 
 TP_API uint64_t tp_rx_advance_to(tp_rx *r, uint64_t cycle) { return r ? tp_rx_advance(r, rnic_cycles_until(r->now, cycle)) : 0; }
 TP_API uint64_t tp_rx_now(const tp_rx *r) { return r ? r->now : 0; }
 
-static rnic_err tp__rx_take(tp_rx *r, tp__wring *ring, rnic_work *out, bool pop)
+static rnic_err tp__rx_take(tp_rx *r, rnic_ring *ring, rnic_work *out, bool pop)
 {
     if (!r)
         return RNIC_EINVAL;
     if (!out)
         return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
-    return tp__wring_take(ring, out, pop);
+    return tp__port_take(ring, out, pop);
 }
 
 TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->acks : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp__wring *)(uintptr_t)&r->acks : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->acks : NULL, out, false); }
 TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->delivered : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp__wring *)(uintptr_t)&r->delivered : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->delivered : NULL, out, false); }
 
 TP_API rnic_err tp_rx_flow_state(const tp_rx *r, uint32_t flow, tp_rx_flow_view *out)
 {
@@ -5062,7 +5041,7 @@ static uint32_t tp__tcp_thresh(const tp_flow_config *p) { return p->param[0] ? p
 
 static bool tp__tcp_lt(const tp_flow_config *p) { return (p->param[1] & 1u) == 0; }
 
-/* us microseconds in cycles of a hz clock, to the nearest cycle (a half up), at least 1
+/* ns nanoseconds in cycles of a hz clock, to the nearest cycle (a half up), at least 1
  * (exact for clocks below 10^13 Hz). */
 static uint64_t tp__tcp_rto(uint64_t hz, uint64_t ns)
 {

@@ -253,11 +253,11 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
      RNIC__MEM_PART(RNIC__MEM_ALIGN_UP(ctx_size) * 2u + 8u, uint8_t) +                                                \
      RNIC__MEM_PART((uint64_t)(max_flows) * (message_depth), tp__msg) +                                               \
      RNIC__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * RNIC__MEM_PART((max_flows), uint32_t) +      \
-     2u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART(RNIC__POW2_AT_LEAST(incoming_depth), rnic_work) +       \
-     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(segment_depth), rnic_work) +                                             \
-     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(completion_depth), rnic_work))
+     2u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART((incoming_depth), rnic_work) +       \
+     RNIC__MEM_PART((segment_depth), rnic_work) +                                             \
+     RNIC__MEM_PART((completion_depth), rnic_work))
 /* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts mirror the init layouts with the common core's
- * RNIC__MEM_PART, RNIC__MEM_ALIGN_UP, RNIC__HEAP_MEM (a timer heap) and RNIC__POW2_AT_LEAST (a port). */
+ * RNIC__MEM_PART, RNIC__MEM_ALIGN_UP and RNIC__HEAP_MEM (a timer heap); a port is `depth` records. */
 TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
 
 TP_API void tp_flow_config_default(tp_flow_config *p);
@@ -361,9 +361,9 @@ TP_API size_t tp_rx_mem_size(const tp_rx_config *cfg);
 #define TP_RX_MEM_SIZE(max_flows, window, segment_depth, ack_depth, delivered_depth, cnp_interval_ns,          \
                        cnp_mode, pull_bps)                                                                      \
     (RNIC__MEM_PART((max_flows), tp__rx_flow) + RNIC__MEM_PART((uint64_t)(max_flows) * ((window) / 64u), uint64_t) + \
-     RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART(RNIC__POW2_AT_LEAST(segment_depth), rnic_work) +                \
-     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(ack_depth), rnic_work) +                                            \
-     RNIC__MEM_PART(RNIC__POW2_AT_LEAST(delivered_depth), rnic_work) +                                      \
+     RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART((segment_depth), rnic_work) +                \
+     RNIC__MEM_PART((ack_depth), rnic_work) +                                            \
+     RNIC__MEM_PART((delivered_depth), rnic_work) +                                      \
      ((cnp_interval_ns) ? RNIC__MEM_PART((max_flows), uint64_t) : 0u) +                                          \
      ((cnp_interval_ns) && (cnp_mode) == TP_RX_CNP_DEFERRED ? RNIC__HEAP_MEM(max_flows) : 0u) +                  \
      ((pull_bps) ? RNIC__MEM_PART((uint64_t)(max_flows) * (window) < 65536u ? (uint64_t)(max_flows) * (window)  \

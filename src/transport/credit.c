@@ -181,7 +181,7 @@ static void tp__credit_transmit(tp *t)
     uint32_t f;
     if (t->ready.count == 0)
         return;
-    if (tp__wring_full(&t->tx)) {
+    if (tp__port_full(&t->tx)) {
         t->stats.tx_stalls++;
         return;
     }
@@ -211,7 +211,7 @@ static void tp__credit_transmit(tp *t)
     fl->ring_head++;
     fl->ring_count--;
     seg.cycle = t->now;
-    tp__wring_push(&t->tx, &seg);
+    tp__port_push(&t->tx, &seg);
     t->stats.segments_out++;
     t->stats.bytes_out += seg.len;
     RNIC__TRACE(t, RNIC_TRACE_OUT, f, seg.index, seg.len);

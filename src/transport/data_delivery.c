@@ -237,7 +237,7 @@ static void tp__incoming_fixed(tp *t)
     tp__incoming *in = &t->stage2;
     tp__flow *fl;
     uint32_t f, sent, d, before = 0, fresh = 0;
-    if (!tp__wring_pop(&t->incoming, &in->pkt))
+    if (!tp__port_pop(&t->incoming, &in->pkt))
         return;
     f = in->pkt.flow;
     if (f >= t->cfg.max_flows || !t->flows[f].open) {
@@ -470,7 +470,7 @@ static void tp__complete(tp *t)
     tp__msg *m;
     rnic_work done;
     uint32_t f;
-    if (t->compl_flows.count == 0 || tp__wring_full(&t->completions))
+    if (t->compl_flows.count == 0 || tp__port_full(&t->completions))
         return;
     f = tp__fifo_pop(&t->compl_flows);
     fl = &t->flows[f];
@@ -482,7 +482,7 @@ static void tp__complete(tp *t)
     done.index = m->first_seg;
     done.offset = 0;
     done.cycle = t->now;
-    tp__wring_push(&t->completions, &done);
+    tp__port_push(&t->completions, &done);
     fl->msg_head = fl->msg_head + 1u == t->cfg.message_depth ? 0 : fl->msg_head + 1u;
     fl->msg_count--;
     t->msgs_queued--;

@@ -261,13 +261,13 @@ TP_API rnic_err tp_push_incoming(tp *t, const rnic_work *pkt)
         return RNIC_EINVAL;
     if (!pkt || TP_WORK_PKT_TYPE(pkt->flags) < TP_PKT_ACK || TP_WORK_PKT_TYPE(pkt->flags) > TP_PKT_GRANT)
         return tp__bad(t, pkt ? pkt->flow : RNIC_NONE, RNIC_EINVAL, pkt ? pkt->index : 0);
-    if (tp__wring_full(&t->incoming))
+    if (tp__port_full(&t->incoming))
         return tp__bad(t, pkt->flow, RNIC_EBUSY, pkt->index);
-    tp__wring_push(&t->incoming, pkt);
+    tp__port_push(&t->incoming, pkt);
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_space_incoming(const tp *t) { return t ? tp__wring_space(&t->incoming) : 0; }
+TP_API uint32_t tp_space_incoming(const tp *t) { return t ? tp__port_space(&t->incoming) : 0; }
 
 TP_API void tp_tick(tp *t)
 {
@@ -312,8 +312,8 @@ static uint64_t tp__next(const tp *t, bool *any)
     bool have = false;
     *any = true;
     if (t->incoming.count || t->stage2_valid || t->active.count ||
-        (t->ready.count && !tp__wring_full(&t->tx)) ||
-        (t->compl_flows.count && !tp__wring_full(&t->completions)) ||
+        (t->ready.count && !tp__port_full(&t->tx)) ||
+        (t->compl_flows.count && !tp__port_full(&t->completions)) ||
         (t->proto->periodic_every_visit && t->proto->periodic && t->open_flows))
         return t->now;
     if (t->rtx_timers.count) {
@@ -346,28 +346,28 @@ static void tp__skip(tp *t, uint64_t n)
     t->stats.cycles += n;
 }
 
+/* rnic__advance's callbacks: skip the idle cycles before the next event (at most `left`; 0 when
+ * something happens now), one tick, and one bit for "an output port is full" (advance stops
+ * after the tick that filled one when none was full before). */
+static uint64_t tp__skip_fn(void *x, uint64_t left)
+{
+    tp *t = (tp *)x;
+    bool any;
+    uint64_t next = tp__next(t, &any), span = tp__idle_cycles(t->now, next, any, left);
+    if (span)
+        tp__skip(t, span);
+    return span;
+}
+static void tp__tick_fn(void *x) { tp_tick((tp *)x); }
+static uint32_t tp__full_fn(const void *x)
+{
+    const tp *t = (const tp *)x;
+    return tp__port_full(&t->tx) || tp__port_full(&t->completions);
+}
+
 TP_API uint64_t tp_advance(tp *t, uint64_t cycles)
 {
-    uint64_t done = 0;
-    if (!t)
-        return 0;
-    while (done < cycles) {
-        bool any;
-        uint64_t next = tp__next(t, &any), span = tp__idle_cycles(t->now, next, any, cycles - done);
-        if (span) {
-            tp__skip(t, span);
-            done += span;
-            continue;
-        }
-        {
-            bool was_full = tp__wring_full(&t->tx) || tp__wring_full(&t->completions);
-            tp_tick(t);
-            done++;
-            if (!was_full && (tp__wring_full(&t->tx) || tp__wring_full(&t->completions)))
-                break;
-        }
-    }
-    return done;
+    return t ? rnic__advance(t, cycles, tp__skip_fn, tp__tick_fn, tp__full_fn, 0u) : 0;
 }
 
 TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle)
@@ -377,23 +377,23 @@ TP_API uint64_t tp_advance_to(tp *t, uint64_t cycle)
 
 TP_API uint64_t tp_now(const tp *t) { return t ? t->now : 0; }
 
-static rnic_err tp__take(tp *t, tp__wring *ring, rnic_work *out, bool pop)
+static rnic_err tp__take(tp *t, rnic_ring *ring, rnic_work *out, bool pop)
 {
     rnic_err e;
     if (!t)
         return RNIC_EINVAL;
     if (!out)
         return tp__bad(t, RNIC_NONE, RNIC_EINVAL, 0);
-    e = tp__wring_take(ring, out, pop);
+    e = tp__port_take(ring, out, pop);
     if (e == RNIC_OK && pop)
         RNIC__TRACE(t, RNIC_TRACE_POP, out->flow, out->index, out->len);
     return e;
 }
 
 TP_API rnic_err tp_pop_segment(tp *t, rnic_work *out) { return tp__take(t, t ? &t->tx : NULL, out, true); }
-TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp__wring *)(uintptr_t)&t->tx : NULL, out, false); }
+TP_API rnic_err tp_peek_segment(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->tx : NULL, out, false); }
 TP_API rnic_err tp_pop_completion(tp *t, rnic_work *out) { return tp__take(t, t ? &t->completions : NULL, out, true); }
-TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (tp__wring *)(uintptr_t)&t->completions : NULL, out, false); }
+TP_API rnic_err tp_peek_completion(const tp *t, rnic_work *out) { return tp__take((tp *)(uintptr_t)t, t ? (rnic_ring *)(uintptr_t)&t->completions : NULL, out, false); }
 
 TP_API uint32_t tp_pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
 {

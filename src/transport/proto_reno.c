@@ -10,7 +10,7 @@ static uint32_t tp__tcp_thresh(const tp_flow_config *p) { return p->param[0] ? p
 
 static bool tp__tcp_lt(const tp_flow_config *p) { return (p->param[1] & 1u) == 0; }
 
-/* us microseconds in cycles of a hz clock, to the nearest cycle (a half up), at least 1
+/* ns nanoseconds in cycles of a hz clock, to the nearest cycle (a half up), at least 1
  * (exact for clocks below 10^13 Hz). */
 static uint64_t tp__tcp_rto(uint64_t hz, uint64_t ns)
 {

@@ -27,52 +27,37 @@ static uint32_t tp__fifo_pop(tp__fifo *f)
  * (src/common/heap.h: the indexed heap this file used to hold, generalised). */
 #define tp__cycle_before rnic__cycle_before
 
-/* Ports: FIFOs of rnic_work with a fixed element type, so a push or pop is one 64-byte copy. */
-static uint32_t tp__wring_slots(uint32_t capacity)
+/* Ports: the common rnic_ring (src/common/ring.h) of rnic_work, exactly `depth` slots; pushes and
+ * pops use the fixed-size variants, so each is one 64-byte copy. The engines check for room
+ * before they push, so a push never fails here. */
+static void tp__port_init(rnic_ring *r, rnic_work *slots, uint32_t depth)
 {
-    uint32_t n = 1;
-    while (n < capacity)
-        n <<= 1;
-    return n;
+    rnic_err e = rnic_ring_init(r, (uint32_t)sizeof(rnic_work), depth, slots, (size_t)depth * sizeof(rnic_work));
+    RNIC_ASSERT(e == RNIC_OK);
+    (void)e;
 }
 
-static void tp__wring_init(tp__wring *r, rnic_work *slots, uint32_t capacity)
+static bool tp__port_full(const rnic_ring *r) { return rnic_ring_full(r); }
+static bool tp__port_empty(const rnic_ring *r) { return rnic_ring_empty(r); }
+static uint32_t tp__port_space(const rnic_ring *r) { return rnic_ring_space(r); }
+
+static void tp__port_push(rnic_ring *r, const rnic_work *w) /* the caller checked it is not full */
 {
-    r->slot = slots;
-    r->mask = tp__wring_slots(capacity) - 1u;
-    r->capacity = capacity;
-    r->head = r->count = 0;
+    rnic_err e = rnic_ring_push_n(r, w, sizeof *w);
+    RNIC_ASSERT(e == RNIC_OK);
+    (void)e;
 }
 
-static bool tp__wring_full(const tp__wring *r) { return r->count == r->capacity; }
-static bool tp__wring_empty(const tp__wring *r) { return r->count == 0; }
-static uint32_t tp__wring_space(const tp__wring *r) { return r->capacity - r->count; }
-
-static void tp__wring_push(tp__wring *r, const rnic_work *w) /* the caller checked it is not full */
-{
-    r->slot[(r->head + r->count) & r->mask] = *w;
-    r->count++;
-}
-
-static bool tp__wring_pop(tp__wring *r, rnic_work *out)
-{
-    if (r->count == 0)
-        return false;
-    *out = r->slot[r->head];
-    r->head = (r->head + 1u) & r->mask;
-    r->count--;
-    return true;
-}
+static bool tp__port_pop(rnic_ring *r, rnic_work *out) { return rnic_ring_pop_n(r, out, sizeof *out) == RNIC_OK; }
 
 /* A port's next record: taken (pop) or copied (peek); RNIC_EEMPTY when none. */
-static rnic_err tp__wring_take(tp__wring *r, rnic_work *out, bool pop)
+static rnic_err tp__port_take(rnic_ring *r, rnic_work *out, bool pop)
 {
-    if (r->count == 0)
+    if (rnic_ring_empty(r))
         return RNIC_EEMPTY;
     if (pop)
-        tp__wring_pop(r, out);
-    else
-        *out = r->slot[r->head];
+        return rnic_ring_pop_n(r, out, sizeof *out);
+    RNIC_MEMCPY(out, rnic_ring_peek(r), sizeof *out);
     return RNIC_OK;
 }
 
@@ -102,10 +87,10 @@ static uint64_t tp__idle_cycles(uint64_t now, uint64_t next, bool any, uint64_t 
         TP__LAYOUT_ARRAY(obj, heap.key, uint64_t, nflows);            \
         TP__LAYOUT_ARRAY(obj, heap.pos, uint32_t, nflows);            \
     } while (0)
-#define TP__LAYOUT_PORT(obj, port, capacity)                                                \
+#define TP__LAYOUT_PORT(obj, port, depth)                                                   \
     do {                                                                                    \
-        if (!rnic__mem_reserve(&off, tp__wring_slots(capacity), sizeof(rnic_work), &at))    \
+        if (!rnic__mem_reserve(&off, (depth), sizeof(rnic_work), &at))                      \
             return 0;                                                                       \
         if ((obj) && mem)                                                                   \
-            tp__wring_init(&(obj)->port, (rnic_work *)(void *)(mem + at), (capacity));      \
+            tp__port_init(&(obj)->port, (rnic_work *)(void *)(mem + at), (depth));          \
     } while (0)

@@ -166,13 +166,13 @@ TP_API rnic_err tp_rx_push_segment(tp_rx *r, const rnic_work *seg)
         return RNIC_EINVAL;
     if (!seg)
         return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
-    if (tp__wring_full(&r->input))
+    if (tp__port_full(&r->input))
         return tp__rx_bad(r, seg->flow, RNIC_EBUSY, seg->index);
-    tp__wring_push(&r->input, seg);
+    tp__port_push(&r->input, seg);
     return RNIC_OK;
 }
 
-TP_API uint32_t tp_rx_space_segment(const tp_rx *r) { return r ? tp__wring_space(&r->input) : 0; }
+TP_API uint32_t tp_rx_space_segment(const tp_rx *r) { return r ? tp__port_space(&r->input) : 0; }
 
 /* The run of received segments holding `seg` (seg is received and beyond expected). */
 static void tp__rx_block(const tp_rx *r, uint32_t f, uint32_t seg, uint32_t *start, uint32_t *len)
@@ -206,7 +206,7 @@ static void tp__rx_ack(tp_rx *r, uint32_t f, uint32_t op, uint32_t sack_start, u
     fl->ecn = 0;
     fl->pending = 0;
     fl->delack_on = 0; /* its heap entry, if any, is dropped when it comes due (lazy) */
-    tp__wring_push(&r->acks, &a);
+    tp__port_push(&r->acks, &a);
     r->stats.acks++;
     if (op == TP_PKT_NACK)
         r->stats.naks++;
@@ -224,7 +224,7 @@ static void tp__rx_ctl(tp_rx *r, uint32_t f, uint32_t op, uint32_t aux)
     a.index = r->flows[f].expected;
     a.aux = aux;
     a.cycle = r->now;
-    tp__wring_push(&r->acks, &a);
+    tp__port_push(&r->acks, &a);
     RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
 }
 
@@ -283,7 +283,7 @@ static void tp__rx_pull_pace(tp_rx *r, uint32_t len)
 /* A segment cannot be taken this cycle: an output it may produce has no room. */
 static bool tp__rx_blocked(const tp_rx *r)
 {
-    return tp__wring_space(&r->acks) < r->seg_acks || tp__wring_full(&r->delivered) ||
+    return tp__port_space(&r->acks) < r->seg_acks || tp__port_full(&r->delivered) ||
            (r->cfg.pull_bps && r->pull_count == r->pull_cap);
 }
 
@@ -319,7 +319,7 @@ static void tp__rx_gbn(tp_rx *r, uint32_t f, rnic_work *seg)
     r->stats.segments++;
     r->stats.bytes += seg->len;
     seg->cycle = r->now;
-    tp__wring_push(&r->delivered, seg);
+    tp__port_push(&r->delivered, seg);
     fl->expected++;
     filled = fl->nak_sent != 0; /* the resent segment closes the gap: acknowledged at once */
     fl->nak_sent = 0;
@@ -363,7 +363,7 @@ static void tp__rx_trimmed(tp_rx *r, uint32_t f, const rnic_work *seg)
         fl->ecn = 0;
         fl->pending = 0;
         fl->delack_on = 0;
-        tp__wring_push(&r->acks, &a);
+        tp__port_push(&r->acks, &a);
         r->stats.acks++;
         r->stats.naks++;
         RNIC__TRACE(r, RNIC_TRACE_OUT, f, a.index, a.len);
@@ -399,7 +399,7 @@ static void tp__rx_selective(tp_rx *r, uint32_t f, const rnic_work *seg_in)
     r->stats.segments++;
     r->stats.bytes += seg.len;
     seg.cycle = r->now;
-    tp__wring_push(&r->delivered, &seg);
+    tp__port_push(&r->delivered, &seg);
     if (d > 0) { /* out of order: an immediate (duplicate) ACK, or a NACK */
         rnic_bitmap_set(bits, pos);
         fl->held++;
@@ -438,13 +438,13 @@ static void tp__rx_segment(tp_rx *r)
     tp__rx_flow *fl;
     uint32_t f;
     bool marked;
-    if (tp__wring_empty(&r->input))
+    if (tp__port_empty(&r->input))
         return;
     if (tp__rx_blocked(r)) {
         r->stats.ack_stalls++;
         return;
     }
-    tp__wring_pop(&r->input, &seg);
+    tp__port_pop(&r->input, &seg);
     f = seg.flow;
     if (f >= r->cfg.max_flows || !r->flows[f].open) {
         tp__rx_bad(r, f, RNIC_ENOENT, seg.index);
@@ -496,7 +496,7 @@ TP_API void tp_rx_tick(tp_rx *r)
         } else if (r->delack.key[0] != fl->delack_deadline) {
             rnic__heap_set(&r->delack, f, fl->delack_deadline);
         } else {
-            if (tp__wring_full(&r->acks))
+            if (tp__port_full(&r->acks))
                 break;
             rnic__heap_remove(&r->delack, f);
             r->stats.delayed_acks_sent++;
@@ -505,13 +505,13 @@ TP_API void tp_rx_tick(tp_rx *r)
         }
     }
     /* deferred CNPs whose interval ended: every one due, while the ACK port has room */
-    while (r->cnp.count && !tp__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__wring_full(&r->acks)) {
+    while (r->cnp.count && !tp__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__port_full(&r->acks)) {
         uint32_t f = r->cnp.id[0];
         rnic__heap_remove(&r->cnp, f);
         tp__rx_cnp_send(r, f);
     }
     /* the pull pacer: the pull at the head of the queue, once the last one's gap has passed */
-    if (r->pull_count && !tp__cycle_before(r->now, r->pull_next) && !tp__wring_full(&r->acks)) {
+    if (r->pull_count && !tp__cycle_before(r->now, r->pull_next) && !tp__port_full(&r->acks)) {
         uint64_t e = r->pulls[r->pull_head];
         uint32_t len = (uint32_t)e;
         r->pull_head = r->pull_head + 1u == r->pull_cap ? 0 : r->pull_head + 1u;
@@ -541,9 +541,9 @@ static uint64_t tp__rx_next(const tp_rx *r, bool *any)
     uint64_t m = RNIC_NEVER;
     bool have = false;
     *any = true;
-    if (!tp__wring_empty(&r->input) && !tp__rx_blocked(r))
+    if (!tp__port_empty(&r->input) && !tp__rx_blocked(r))
         return r->now;
-    if (tp__wring_full(&r->acks)) { /* every timer's record needs the ACK port */
+    if (tp__port_full(&r->acks)) { /* every timer's record needs the ACK port */
         *any = false;
         return RNIC_NEVER;
     }
@@ -563,45 +563,44 @@ TP_API uint64_t tp_rx_next_event(const tp_rx *r)
     return r ? tp__rx_next(r, &any) : RNIC_NEVER;
 }
 
+/* rnic__advance's callbacks (as tp's): idle skip, one tick, one bit for "an output is full". */
+static uint64_t tp__rx_skip_fn(void *x, uint64_t left)
+{
+    tp_rx *r = (tp_rx *)x;
+    bool any;
+    uint64_t next = tp__rx_next(r, &any), span = tp__idle_cycles(r->now, next, any, left);
+    r->now += span;
+    r->stats.cycles += span;
+    return span;
+}
+static void tp__rx_tick_fn(void *x) { tp_rx_tick((tp_rx *)x); }
+static uint32_t tp__rx_full_fn(const void *x)
+{
+    const tp_rx *r = (const tp_rx *)x;
+    return tp__port_full(&r->acks) || tp__port_full(&r->delivered);
+}
+
 TP_API uint64_t tp_rx_advance(tp_rx *r, uint64_t cycles)
 {
-    uint64_t done = 0;
-    if (!r)
-        return 0;
-    while (done < cycles) {
-        bool was_full, any;
-        uint64_t next = tp__rx_next(r, &any), span = tp__idle_cycles(r->now, next, any, cycles - done);
-        if (span) {
-            r->now += span;
-            r->stats.cycles += span;
-            done += span;
-            continue;
-        }
-        was_full = tp__wring_full(&r->acks) || tp__wring_full(&r->delivered);
-        tp_rx_tick(r);
-        done++;
-        if (!was_full && (tp__wring_full(&r->acks) || tp__wring_full(&r->delivered)))
-            break;
-    }
-    return done;
+    return r ? rnic__advance(r, cycles, tp__rx_skip_fn, tp__rx_tick_fn, tp__rx_full_fn, 0u) : 0;
 }
 
 TP_API uint64_t tp_rx_advance_to(tp_rx *r, uint64_t cycle) { return r ? tp_rx_advance(r, rnic_cycles_until(r->now, cycle)) : 0; }
 TP_API uint64_t tp_rx_now(const tp_rx *r) { return r ? r->now : 0; }
 
-static rnic_err tp__rx_take(tp_rx *r, tp__wring *ring, rnic_work *out, bool pop)
+static rnic_err tp__rx_take(tp_rx *r, rnic_ring *ring, rnic_work *out, bool pop)
 {
     if (!r)
         return RNIC_EINVAL;
     if (!out)
         return tp__rx_bad(r, RNIC_NONE, RNIC_EINVAL, 0);
-    return tp__wring_take(ring, out, pop);
+    return tp__port_take(ring, out, pop);
 }
 
 TP_API rnic_err tp_rx_pop_ack(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->acks : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp__wring *)(uintptr_t)&r->acks : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_ack(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->acks : NULL, out, false); }
 TP_API rnic_err tp_rx_pop_delivered(tp_rx *r, rnic_work *out) { return tp__rx_take(r, r ? &r->delivered : NULL, out, true); }
-TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (tp__wring *)(uintptr_t)&r->delivered : NULL, out, false); }
+TP_API rnic_err tp_rx_peek_delivered(const tp_rx *r, rnic_work *out) { return tp__rx_take((tp_rx *)(uintptr_t)r, r ? (rnic_ring *)(uintptr_t)&r->delivered : NULL, out, false); }
 
 TP_API rnic_err tp_rx_flow_state(const tp_rx *r, uint32_t flow, tp_rx_flow_view *out)
 {

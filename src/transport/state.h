@@ -34,11 +34,6 @@ typedef struct tp__fifo {         /* a FIFO of flow ids, each at most once (roun
     uint32_t capacity, head, count;
 } tp__fifo;
 
-typedef struct tp__wring {       /* a bounded FIFO of rnic_work (a port): power-of-two slots */
-    rnic_work *slot;
-    uint32_t mask, capacity, head, count;
-} tp__wring;
-
 typedef struct tp__incoming {     /* a control packet between the Incoming pipeline's stages */
     rnic_work pkt;
     uint32_t newly_acked, newly_sacked, old_wnd_start, new_wnd_start;
@@ -66,7 +61,7 @@ struct tp {
     rnic_work *rings;            /* per flow: cfg.ring segment addresses */
     tp__fifo active, ready, compl_flows;
     rnic__heap rtx_timers, rate_timers;
-    tp__wring incoming, tx, completions;
+    rnic_ring incoming, tx, completions; /* ports */
     tp_stats stats;
 };
 
@@ -92,7 +87,7 @@ struct tp_rx {
     tp__rx_flow *flows;
     uint64_t *bits;              /* per flow: received beyond expected, W bits */
     rnic__heap delack;
-    tp__wring input, acks, delivered;
+    rnic_ring input, acks, delivered; /* ports */
     tp_rx_stats stats;
     /* options (laid out only when on, so the default memory is unchanged) */
     uint32_t seg_acks;           /* ACK-port records one data segment may produce (1, or 2 with CNPs) */
