@@ -24,6 +24,7 @@ prints is a figure.
                                            (committed vs now); README.md at most 300 lines
   python3 tools/results.py --check --full  the same for every tier but "long" (make check)
   python3 tools/results.py --check --all   every tier
+  python3 tools/results.py --check --only-tier full   the full tier alone (make check, after make test)
 
 Without --log, non-deterministic figures keep the values (and dates) committed in
 docs/results.md. Generated regions: README.md between `<!-- results:begin NAME -->` and
@@ -523,7 +524,7 @@ def render_results_md(data):
             w(f"### `{e['id']}`: {e['title']}")
             w("")
             if e["tier"] == "measured":
-                w(f"Command: `{e['cmd_text']}`. *Measured* {d.get('date', '?')} (log `{d.get('source', '?')}`); not checked.")
+                w(f"Command: `{e['cmd_text']}`. *Measured* {d.get('date', '?')} (from {d.get('source', '?')}); not checked.")
             else:
                 when = {"quick": "checked by `make test`", "full": "checked by `make check`",
                         "long": "checked by `tools/results.py --check --all`"}[e["tier"]]
@@ -660,6 +661,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="compare the committed figures with a fresh run")
     ap.add_argument("--full", action="store_true", help="also the 'full' tier (make check)")
+    ap.add_argument("--only-tier", choices=["quick", "full", "long"], default=None,
+                    help="only this tier (e.g. make check: --check --only-tier full, make test having checked quick)")
     ap.add_argument("--all", action="store_true", help="every tier, the long ones too (check or write)")
     ap.add_argument("--quick", action="store_true", help="write mode: run the quick tier only (default: quick and full)")
     ap.add_argument("--only", default="", help="comma-separated experiment ids (write or check)")
@@ -693,6 +696,8 @@ def main():
             return False
         if only:
             return e["id"] in only
+        if a.only_tier:
+            return e["tier"] == a.only_tier
         return TIER_ORDER[e["tier"]] <= top
 
     exps = [e for e in MANIFEST if chosen(e)]
@@ -702,7 +707,8 @@ def main():
                 exps.insert(0, BY_ID[n])
     ids = {e["id"] for e in exps}
     figs = [f for f in FIGURES if (a.figures or a.check) and (
-        f.get("exp") in ids if f.get("exp") else not only and TIER_ORDER[f["tier"]] <= top)]
+        f.get("exp") in ids if f.get("exp") else not only and (
+            f["tier"] == a.only_tier if a.only_tier else TIER_ORDER[f["tier"]] <= top))]
 
     old = load_data()
     new = json.loads(json.dumps(old))
