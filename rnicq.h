@@ -5525,36 +5525,33 @@ static uint32_t rq__full_outputs(const rq_qos *q)
            (rnic_ring_full(&q->r) ? 8u : 0u);
 }
 
+/* rnic__advance's three functions. skip: the quiet cycles up to the next event (at most `left`;
+ * 0 when something happens now): the scanner moves (no entry is due before the gap's end), the
+ * stalled stages count their stalls, nothing in the FIFOs carries over. */
+static uint64_t rq__qos_skip(void *x, uint64_t left)
+{
+    rq_qos *q = (rq_qos *)x;
+    uint32_t bresp_stalls, seg_stalls, tid_stalls;
+    uint64_t gap = rq__next_event(q, &bresp_stalls, &seg_stalls, &tid_stalls);
+    uint64_t skip = gap < left ? gap : left;
+    if (!skip)
+        return 0;
+    q->scan = (uint32_t)((q->scan + skip) & (2u * q->cfg.ids.tids - 1u));
+    rnic_ssfifo_tick(&q->sched);
+    q->stats.bresp_stalls += skip * bresp_stalls;
+    q->stats.seg_stalls_output += skip * seg_stalls;
+    q->stats.seg_stalls_tid += skip * tid_stalls;
+    q->now += skip;
+    q->stats.cycles += skip;
+    rq__timers_due(q);
+    return skip;
+}
+static void rq__qos_tick_fn(void *x) { rq_qos_tick((rq_qos *)x); }
+static uint32_t rq__qos_full(const void *x) { return rq__full_outputs((const rq_qos *)x); }
+
 RQ_API uint64_t rq_qos_advance(rq_qos *q, uint64_t cycles)
 {
-    uint64_t ran = 0;
-    if (!q)
-        return 0;
-    while (ran < cycles) {
-        uint32_t bresp_stalls, seg_stalls, tid_stalls, full;
-        uint64_t gap = rq__next_event(q, &bresp_stalls, &seg_stalls, &tid_stalls);
-        uint64_t skip = gap < cycles - ran ? gap : cycles - ran;
-        if (skip) {
-            /* quiet cycles: the scanner moves (no entry is due before the gap's end), the stalled
-             * stages count their stalls, nothing in the FIFOs carries over */
-            q->scan = (uint32_t)((q->scan + skip) & (2u * q->cfg.ids.tids - 1u));
-            rnic_ssfifo_tick(&q->sched);
-            q->stats.bresp_stalls += skip * bresp_stalls;
-            q->stats.seg_stalls_output += skip * seg_stalls;
-            q->stats.seg_stalls_tid += skip * tid_stalls;
-            q->now += skip;
-            q->stats.cycles += skip;
-            ran += skip;
-            rq__timers_due(q);
-            continue;
-        }
-        full = rq__full_outputs(q);
-        rq_qos_tick(q);
-        ran++;
-        if (rq__full_outputs(q) & ~full)
-            break; /* an output filled: the caller drains it */
-    }
-    return ran;
+    return q ? rnic__advance(q, cycles, rq__qos_skip, rq__qos_tick_fn, rq__qos_full, 0u) : 0u;
 }
 
 RQ_API uint64_t rq_qos_advance_to(rq_qos *q, uint64_t cycle)

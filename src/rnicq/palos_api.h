@@ -118,10 +118,10 @@ RQ_API size_t rq_palos_mem_size(const rq_palos_config *cfg); /* 0: invalid confi
  * fields that size the memory; at the defaults RQ_PALOS_MEM_SIZE(1024, 64, 16, 2, 64).
  * Evaluates its arguments several times: pass constants. */
 #define RQ_PALOS_MEM_SIZE(weights_max_flows, weights_max_groups, fetch_slots, piece_depth, launch_wqes)           \
-    (RQ__MEM_PART((weights_max_flows), rq_pw_qp) + RQ__MEM_PART((weights_max_groups), rq_pw_group) +           \
-     RQ__MEM_PART((weights_max_flows), rq__palos_qp) + 3u * RQ__MEM_PART((weights_max_flows), uint32_t) +       \
-     2u * RQ__MEM_PART((fetch_slots), rq__palos_slot) +                                                         \
-     RQ__MEM_PART((uint64_t)(piece_depth) * (launch_wqes), rnic_work) + RQ__MEM_PART((piece_depth), uint32_t))
+    (RNIC__MEM_PART((weights_max_flows), rq_pw_qp) + RNIC__MEM_PART((weights_max_groups), rq_pw_group) +           \
+     RNIC__MEM_PART((weights_max_flows), rq__palos_qp) + 3u * RNIC__MEM_PART((weights_max_flows), uint32_t) +       \
+     2u * RNIC__MEM_PART((fetch_slots), rq__palos_slot) +                                                         \
+     RNIC__MEM_PART((uint64_t)(piece_depth) * (launch_wqes), rnic_work) + RNIC__MEM_PART((piece_depth), uint32_t))
 RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem, size_t size);
 
 /* Control path (§IV-B): groups and flows (QPs). A flow must be open (in a group) before its
@@ -230,5 +230,7 @@ struct rq_palos {
     uint32_t fetch_latency; /* cycles (fetch_latency_ns at clock_hz) */
     uint32_t seg_charge;    /* what a cut_align segment costs a bandwidth visit (payload + overhead) */
     uint64_t backlog;
+    rnic_trace trace;       /* cfg.trace, cfg.trace_user (RNIC__TRACE) */
+    uint16_t trace_id;
     rq_palos_stats stats;
 };

@@ -41,7 +41,7 @@ static void rq__palos_doorbell_module(rq_palos *p)
     if (rnic_ring_pop(&p->doorbells, &flow) != RNIC_OK)
         return;
     q = &p->qps[flow];
-    RQ__PALOS_TRACE(p, RNIC_TRACE_PUSH, flow, q->posted, (uint32_t)(q->posted - q->tail));
+    RNIC__TRACE(p, RNIC_TRACE_PUSH, flow, q->posted, (uint32_t)(q->posted - q->tail));
     q->tail = q->posted;
     q->db_pending = 0;
     p->stats.doorbells++;

@@ -121,31 +121,13 @@ RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem
     p->cfg = *cfg;
     p->now = cfg->start_cycle;
     p->fetch_latency = (uint32_t)rnic_ns_to_cycles(cfg->fetch_latency_ns, cfg->clock_hz);
+    rnic_trace_set(&p->trace, cfg->trace, cfg->trace_user); /* the common trace point, RNIC__TRACE */
+    p->trace_id = cfg->trace_id;
     /* a segment's charge: cut_align <= 2^24 plus at most 4096 per 64 B packet fits 32 bits */
     p->seg_charge = cfg->cut_align + cfg->packet_overhead * ((cfg->cut_align + cfg->weights.mtu - 1u) / cfg->weights.mtu);
     (void)rq__palos_layout(cfg, p, (unsigned char *)mem);
     return RNIC_OK;
 }
-
-/* ---- trace (zero cost beyond one branch when cfg.trace is NULL) ---- */
-
-static void rq__palos_emit(const rq_palos *p, uint16_t kind, uint32_t id, uint64_t a, uint64_t b)
-{
-    rnic_trace_event ev;
-    ev.cycle = p->now;
-    ev.engine = p->cfg.trace_id;
-    ev.kind = kind;
-    ev.id = id;
-    ev.a = a;
-    ev.b = b;
-    p->cfg.trace(p->cfg.trace_user, &ev);
-}
-
-#define RQ__PALOS_TRACE(p, kind, id, a, b)                           \
-    do {                                                             \
-        if ((p)->cfg.trace)                                          \
-            rq__palos_emit((p), (uint16_t)(kind), (id), (a), (b));   \
-    } while (0)
 
 /* ---- control path ---- */
 
@@ -154,7 +136,7 @@ static rnic_err rq__palos_count(rq_palos *p, rnic_err e, uint32_t id, uint64_t v
 {
     if (e != RNIC_OK) {
         (void)rnic_err_note(&p->stats.errors, e);
-        RQ__PALOS_TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+        RNIC__TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     }
     return e;
 }

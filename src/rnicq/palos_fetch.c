@@ -24,5 +24,5 @@ static void rq__palos_fetch_module(rq_palos *p)
     s.ready = p->now + p->fetch_latency;
     q->where = RQ__PALOS_FETCHING;
     (void)rnic_ring_push(&p->slots[cls], &s);
-    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, s.qp, s.count, s.ready);
+    RNIC__TRACE(p, RQ_PALOS_TRACE_FETCH, s.qp, s.count, s.ready);
 }

@@ -94,7 +94,7 @@ static void rq__palos_begin_visit(rq_palos *p, const rq__palos_slot *s)
             v->credit = RQ__PALOS_MAX_PIECE;
     }
     p->stats.visits++;
-    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_VISIT_START, s->qp, (uint64_t)v->credit, v->small);
+    RNIC__TRACE(p, RQ_PALOS_TRACE_VISIT_START, s->qp, (uint64_t)v->credit, v->small);
 }
 
 static void rq__palos_end_visit(rq_palos *p)
@@ -124,7 +124,7 @@ static void rq__palos_end_visit(rq_palos *p)
         }
         rq__palos_enqueue(p, v->qp);
     }
-    RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_VISIT_END, v->qp, (uint64_t)q->credit, (uint32_t)(q->posted - q->head));
+    RNIC__TRACE(p, RQ_PALOS_TRACE_VISIT_END, v->qp, (uint64_t)q->credit, (uint32_t)(q->posted - q->head));
 }
 
 static bool rq__palos_wqe_ok(const rnic_work *w)
@@ -154,7 +154,7 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
         v->new_batch = 1; /* a launch holds WQEs of one batch */
         p->stats.refetches++;
         end = false;
-        RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_FETCH, v->qp, v->left, v->ready);
+        RNIC__TRACE(p, RQ_PALOS_TRACE_FETCH, v->qp, v->left, v->ready);
         if (!v->latency && !p->paused.active && ls && rq__palos_due(ls->ready, p->now + 1u)) {
             /* a latency batch is waiting: this long visit steps aside at its batch boundary
              * and resumes after it (strict priority without waiting out a whole chunk) */
@@ -170,9 +170,9 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
         o->flags |= RQ_PALOS_VISIT_END;
     rq__palos_push(p, o);
     p->stats.out_wqes++;
-    RQ__PALOS_TRACE(p, RNIC_TRACE_OUT, o->flow, o->tag, ((uint64_t)o->offset << 32) | o->len);
+    RNIC__TRACE(p, RNIC_TRACE_OUT, o->flow, o->tag, ((uint64_t)o->offset << 32) | o->len);
     if (paused)
-        RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_PAUSE, o->flow, 0, 0);
+        RNIC__TRACE(p, RQ_PALOS_TRACE_PAUSE, o->flow, 0, 0);
     if (end)
         rq__palos_end_visit(p);
 }
@@ -293,7 +293,7 @@ static void rq__palos_slice_module(rq_palos *p)
         if ((!s || !rq__palos_due(s->ready, p->now)) && p->paused.active) {
             *v = p->paused;
             p->paused.active = 0;
-            RQ__PALOS_TRACE(p, RQ_PALOS_TRACE_RESUME, v->qp, 0, 0);
+            RNIC__TRACE(p, RQ_PALOS_TRACE_RESUME, v->qp, 0, 0);
         } else {
             if (!s || !rq__palos_due(s->ready, p->now)) {
                 s = (const rq__palos_slot *)rnic_ring_peek(&p->slots[RQ_PALOS_BANDWIDTH]);

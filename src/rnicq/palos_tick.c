@@ -60,31 +60,30 @@ RQ_API uint64_t rq_palos_next_event(const rq_palos *p)
     return rq__palos_next(p, &at) ? at : RNIC_NEVER;
 }
 
+/* rnic__advance's three functions. skip: the idle cycles up to the next event (at most `left`;
+ * 0 when something happens now), counting out_stalls for a visit blocked on the output port as
+ * the skipped ticks would. */
+static uint64_t rq__palos_skip(void *x, uint64_t left)
+{
+    rq_palos *p = (rq_palos *)x;
+    uint64_t at, skip = left;
+    bool has = rq__palos_next(p, &at);
+    if (has && at == p->now)
+        return 0;
+    if (has && at - p->now < skip)
+        skip = at - p->now;
+    if (p->visit.active && rq__palos_due(p->visit.ready, p->now)) /* blocked on the output port */
+        p->stats.out_stalls += skip;
+    p->now += skip;
+    p->stats.cycles += skip;
+    return skip;
+}
+static void rq__palos_tick_fn(void *x) { rq_palos_tick((rq_palos *)x); }
+static uint32_t rq__palos_full(const void *x) { return rq__palos_port_full((const rq_palos *)x) ? 1u : 0u; }
+
 RQ_API uint64_t rq_palos_advance(rq_palos *p, uint64_t cycles)
 {
-    uint64_t ran = 0, at, skip;
-    if (!p)
-        return 0;
-    while (ran < cycles) {
-        bool has = rq__palos_next(p, &at);
-        if (has && at == p->now) {
-            bool was_full = rq__palos_port_full(p);
-            rq_palos_tick(p);
-            ran++;
-            if (!was_full && rq__palos_port_full(p))
-                break; /* the caller drains the port, then calls again */
-            continue;
-        }
-        skip = cycles - ran;
-        if (has && at - p->now < skip)
-            skip = at - p->now;
-        if (p->visit.active && rq__palos_due(p->visit.ready, p->now)) /* blocked on the output port */
-            p->stats.out_stalls += skip;
-        p->now += skip;
-        p->stats.cycles += skip;
-        ran += skip;
-    }
-    return ran;
+    return p ? rnic__advance(p, cycles, rq__palos_skip, rq__palos_tick_fn, rq__palos_full, 0u) : 0u;
 }
 
 RQ_API uint64_t rq_palos_advance_to(rq_palos *p, uint64_t cycle)

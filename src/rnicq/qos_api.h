@@ -220,33 +220,31 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg);
 #define RQ_QOS_MEM_SIZE(domains, write_channels, read_channels, intra_priorities, accumulators, ids_tids,        \
                         ids_fids_unipath, ids_fid_groups, axi_write_depth, bresp_depth, axi_read_depth, block_depth,          \
                         packet_depth, response_depth, remote_read_depth)                                                \
-    (RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels) * 4u, uint64_t) +                         \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), uint8_t) +                               \
-     RQ__MEM_PART((accumulators), rq__accumulator) +                                                               \
+    (RNIC__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels) * 4u, uint64_t) +                         \
+     RNIC__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), uint8_t) +                               \
+     RNIC__MEM_PART((accumulators), rq__accumulator) +                                                               \
      RQ__MEM_SSFIFO(2u + 4u * (uint64_t)(intra_priorities), RQ__MEM_LINES(domains, write_channels, read_channels)) + \
-     RQ__MEM_PART((ids_tids), uint32_t) + RQ__MEM_PART((ids_fids_unipath) ? (ids_fids_unipath) : 1u, uint32_t) +  \
-     RQ__MEM_PART((ids_fid_groups) ? (ids_fid_groups) : 1u, uint32_t) +                                          \
-     RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) +                                      \
-     RQ__MEM_PART((uint64_t)(domains) * ((write_channels) / 32u), uint64_t) +                                    \
-     RQ__MEM_PART((axi_write_depth), rq__axi_beat) + RQ__MEM_PART((bresp_depth), rq_axi_bresp) +                               \
-     RQ__MEM_PART((axi_read_depth), rq__axi_read) + RQ__MEM_PART((axi_read_depth), rq_axi_rdata) +                          \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__meta) +                               \
-     RQ__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__xfer) +                               \
-     RQ__MEM_PART(2u * (uint64_t)(ids_tids), rq__pend) + RQ__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) + \
-     RQ__MEM_PART((block_depth), rq_block_desc) + RQ__MEM_PART((packet_depth), rq_packet) +                 \
-     RQ__MEM_PART((response_depth), rq_response) + RQ__MEM_PART(2u * (uint64_t)(ids_tids), uint32_t) +            \
-     RQ__MEM_PART(3u * (uint64_t)(ids_tids), uint64_t) + RQ__MEM_PART((remote_read_depth), rq__remote_read) +     \
-     RQ__MEM_PART(2u + 4u * (uint64_t)(intra_priorities), uint32_t))
-/* RQ_QOS_MEM_SIZE's parts, mirroring rq_qos_init's layout: n elements rounded up to
- * RNIC_MEM_ALIGN; the Transfer Table's lines; the scheduling FIFOs (rnic_ssfifo's layout). The
- * ID-return ring's two-word entries are sized as uint64_t (the same 8 bytes). */
-#define RQ__MEM_PART(n, type) \
-    ((size_t)(((uint64_t)(n) * sizeof(type) + (RNIC_MEM_ALIGN - 1u)) & ~(uint64_t)(RNIC_MEM_ALIGN - 1u)))
+     RNIC__MEM_PART((ids_tids), uint32_t) + RNIC__MEM_PART((ids_fids_unipath) ? (ids_fids_unipath) : 1u, uint32_t) +  \
+     RNIC__MEM_PART((ids_fid_groups) ? (ids_fid_groups) : 1u, uint32_t) +                                          \
+     RNIC__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) +                                      \
+     RNIC__MEM_PART((uint64_t)(domains) * ((write_channels) / 32u), uint64_t) +                                    \
+     RNIC__MEM_PART((axi_write_depth), rq__axi_beat) + RNIC__MEM_PART((bresp_depth), rq_axi_bresp) +                               \
+     RNIC__MEM_PART((axi_read_depth), rq__axi_read) + RNIC__MEM_PART((axi_read_depth), rq_axi_rdata) +                          \
+     RNIC__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__meta) +                               \
+     RNIC__MEM_PART(RQ__MEM_LINES(domains, write_channels, read_channels), rq__xfer) +                               \
+     RNIC__MEM_PART(2u * (uint64_t)(ids_tids), rq__pend) + RNIC__MEM_PART(RNIC_BITMAP_WORDS(2u * (uint64_t)(ids_tids)), uint64_t) + \
+     RNIC__MEM_PART((block_depth), rq_block_desc) + RNIC__MEM_PART((packet_depth), rq_packet) +                 \
+     RNIC__MEM_PART((response_depth), rq_response) + RNIC__MEM_PART(2u * (uint64_t)(ids_tids), uint32_t) +            \
+     RNIC__MEM_PART(3u * (uint64_t)(ids_tids), uint64_t) + RNIC__MEM_PART((remote_read_depth), rq__remote_read) +     \
+     RNIC__MEM_PART(2u + 4u * (uint64_t)(intra_priorities), uint32_t))
+/* RQ_QOS_MEM_SIZE's parts, mirroring rq_qos_init's layout (RNIC__MEM_PART: n elements rounded
+ * up to RNIC_MEM_ALIGN): the Transfer Table's lines; the scheduling FIFOs (rnic_ssfifo's layout).
+ * The ID-return ring's two-word entries are sized as uint64_t (the same 8 bytes). */
 #define RQ__MEM_LINES(domains, write_channels, read_channels) \
     ((uint64_t)(domains) * ((uint64_t)(write_channels) + (uint64_t)(read_channels)))
 #define RQ__MEM_SSFIFO(nqueues, nentries)                                                                      \
-    (RQ__MEM_PART(RNIC_BITMAP_WORDS(nqueues), uint64_t) + RQ__MEM_PART(RNIC_BITMAP_WORDS(nentries), uint64_t) + \
-     RQ__MEM_PART((nentries), uint32_t) + 3u * RQ__MEM_PART((nqueues), uint32_t))
+    (RNIC__MEM_PART(RNIC_BITMAP_WORDS(nqueues), uint64_t) + RNIC__MEM_PART(RNIC_BITMAP_WORDS(nentries), uint64_t) + \
+     RNIC__MEM_PART((nentries), uint32_t) + 3u * RNIC__MEM_PART((nqueues), uint32_t))
 RQ_API rnic_err rq_qos_init(rq_qos *q, const rq_qos_config *cfg, void *mem, size_t size);
 RQ_API void rq_qos_tick(rq_qos *q);
 RQ_API uint64_t rq_qos_now(const rq_qos *q);

@@ -17,7 +17,7 @@ RQ_API rnic_err rq_qos_axi_write(rq_qos *q, uint32_t domain, uint32_t addr, cons
     b.bytes = bytes;
     if (rnic_ring_push_n(&q->aw, &b, sizeof b) != RNIC_OK)
         return rq__refuse(q, RQ_QOS_REASON_AXI_WRITE_FULL, addr >> 5, ((uint64_t)domain << 32) | addr);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
+    RNIC__TRACE(q, RNIC_TRACE_PUSH, addr >> 5, ((uint64_t)domain << 32) | addr, bytes);
     return RNIC_OK;
 }
 
@@ -25,7 +25,7 @@ RQ_API rnic_err rq_qos_pop_bresp(rq_qos *q, rq_axi_bresp *out)
 {
     rnic_err e = q ? rq__pop_ring(q, &q->b, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK)
-        RQ__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
+        RNIC__TRACE(q, RNIC_TRACE_POP, out->addr >> 5, (uint64_t)out->status, out->addr);
     return e;
 }
 
@@ -106,9 +106,9 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
                             : status == RNIC_ENOSPC ? RQ_QOS_REASON_DESC_NO_FID
                                                     : RQ_QOS_REASON_DESC_INVALID;
         (void)rq__note(q, status, why);
-        RQ__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
+        RNIC__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
     }
-    RQ__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
 }
 
 /* Every way the write-data stage ends with its beat: the beat leaves the AW FIFO and gets its
@@ -226,6 +226,6 @@ static void rq__write_stage(rq_qos *q)
     q->stats.lines_written++;
     q->stats.descriptors++;
     q->stats.transfers_enqueued++;
-    RQ__TRACE(q, RQ_QOS_TRACE_ACCEPT, first, queue, q->meta[first].index);
+    RNIC__TRACE(q, RQ_QOS_TRACE_ACCEPT, first, queue, q->meta[first].index);
     rq__write_answer(q, &b, RNIC_OK, acc, &a);
 }

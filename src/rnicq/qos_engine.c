@@ -164,7 +164,6 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
 #define RQ__ARMED_DUE 2u
 
 /* The blocks' internal functions, defined in the files that follow (amalgamation order). */
-static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_t b);
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
 static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value);
@@ -285,28 +284,18 @@ RQ_API uint64_t rq_qos_now(const rq_qos *q) { return q ? q->now : 0; }
 RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q) { return q ? q->timeout : 0; }
 
 /* Trace points cost one branch when tracing is off. */
-#define RQ__TRACE(q, kind, id, a, b)                     \
-    do {                                                 \
-        if ((q)->trace.fn)                               \
-            rq__trace((q), (kind), (id), (a), (b));       \
-    } while (0)
-
-static void rq__trace(rq_qos *q, uint32_t kind, uint32_t id, uint64_t a, uint64_t b)
-{
-    rnic_trace_emit(&q->trace, q->now, q->trace_id, (uint16_t)kind, id, a, b);
-}
 
 /* Outputs are pushed (room checked by the caller) and traced in one place. */
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b)
 {
     rnic_ring_push_n(&q->tx, b, sizeof *b);
-    RQ__TRACE(q, RNIC_TRACE_OUT, b->transfer, ((uint64_t)b->tid << 32) | b->seq, ((uint64_t)b->offset << 32) | b->size);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, b->transfer, ((uint64_t)b->tid << 32) | b->seq, ((uint64_t)b->offset << 32) | b->size);
 }
 
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
 {
     rnic_ring_push_n(&q->pkt, pk, sizeof *pk);
-    RQ__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
 }
 
 /* Count an error event once: its code e in errors and, when r is e's reason, the reason. */
@@ -321,7 +310,7 @@ static rnic_err rq__note(rq_qos *q, rnic_err e, rq_qos_reason r)
 static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value)
 {
     rnic_err e = rq__note(q, rq_qos_reason_code(r), r);
-    RQ__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    RNIC__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     return e;
 }
 
@@ -480,7 +469,7 @@ static void rq__finish(rq_qos *q, uint32_t line, rq_status st)
         q->stats.done++;
     else
         q->stats.failed++;
-    RQ__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
+    RNIC__TRACE(q, RQ_QOS_TRACE_COMPLETE, line, (uint64_t)st, m->index);
 }
 
 /* Whether the transfer on `line` still has its entry in a scheduling FIFO or in stage 2. */
@@ -500,7 +489,7 @@ static void rq__release_lines(rq_qos *q, uint32_t line)
 static void rq__release_held(rq_qos *q, uint32_t line)
 {
     rq__release_lines(q, line);
-    RQ__TRACE(q, RQ_QOS_TRACE_RELEASE, line, 0, q->meta[line].index);
+    RNIC__TRACE(q, RQ_QOS_TRACE_RELEASE, line, 0, q->meta[line].index);
 }
 
 /* A congestion-managed regular transfer needs an FID of a pool the config may leave empty

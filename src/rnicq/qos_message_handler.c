@@ -32,7 +32,7 @@ static void rq__handler_s3(rq_qos *q)
     q->npending--;
     m->outstanding--;
     q->stats.acks++;
-    RQ__TRACE(q, RQ_QOS_TRACE_ACK, h->r.tid, line, h->r.seq);
+    RNIC__TRACE(q, RQ_QOS_TRACE_ACK, h->r.tid, line, h->r.seq);
     acks = m->block_num - m->outstanding;
     if (m->block_num == m->total && !m->failed) {
         if (acks == m->total && (!x->notify || m->control_sent)) {
@@ -69,13 +69,13 @@ static bool rq__handler_s1_s2(rq_qos *q, bool segmenter_wants)
     pe = h->r.tid < 2u * q->cfg.ids.tids ? &q->pend[h->r.tid] : NULL;
     if (!pe || !pe->valid || pe->seq != h->r.seq) { /* unknown, stale or duplicate */
         (void)rq__note(q, !pe ? RNIC_ENOENT : RNIC_ESTALE, !pe ? RQ_QOS_REASON_RESPONSE_UNKNOWN : RQ_QOS_REASON_RESPONSE_STALE);
-        RQ__TRACE(q, RQ_QOS_TRACE_DROP, h->r.tid, (uint64_t)(!pe ? RNIC_ENOENT : RNIC_ESTALE), h->r.seq);
+        RNIC__TRACE(q, RQ_QOS_TRACE_DROP, h->r.tid, (uint64_t)(!pe ? RNIC_ENOENT : RNIC_ESTALE), h->r.seq);
         h->state = RQ__MH_READY;
         return false;
     }
     if (!h->r.ack) { /* NACK: retransmit the block (beyond the thesis, §5) */
         q->stats.nacks++;
-        RQ__TRACE(q, RQ_QOS_TRACE_NACK, h->r.tid, pe->line, h->r.seq);
+        RNIC__TRACE(q, RQ_QOS_TRACE_NACK, h->r.tid, pe->line, h->r.seq);
         if (!pe->retx_queued) {
             pe->retx_queued = 1;
             rq__timer_sync(q, h->r.tid);

@@ -119,7 +119,7 @@ static void rq__timeout_scan(rq_qos *q)
         rq__timer_sync(q, q->scan);
         rq__retx_queue(q, q->scan);
         q->stats.timeouts++;
-        RQ__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
+        RNIC__TRACE(q, RQ_QOS_TRACE_TIMEOUT, q->scan, pe->line, pe->seq);
     }
     q->scan = q->scan + 1u == 2u * q->cfg.ids.tids ? 0u : q->scan + 1u;
 }

@@ -17,7 +17,7 @@ RQ_API rnic_err rq_qos_push_remote_read(rq_qos *q, uint32_t domain, const rq_tra
     rr.nlines = rq_desc_lines(rr.lines[3]);
     if (rnic_ring_push(&q->remote, &rr) != RNIC_OK)
         return rq__refuse(q, RQ_QOS_REASON_REMOTE_READ_FULL, domain, t->src);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, t->src, t->size);
+    RNIC__TRACE(q, RNIC_TRACE_PUSH, domain, t->src, t->size);
     return RNIC_OK;
 }
 
@@ -75,6 +75,6 @@ static void rq__remote_stage(rq_qos *q)
     q->remote_line = RNIC_NONE;
     q->stats.remote_reads++;
     q->stats.transfers_enqueued++;
-    RQ__TRACE(q, RQ_QOS_TRACE_REMOTE, line, rq_qos_queue_of(q, &t), q->meta[line].index);
+    RNIC__TRACE(q, RQ_QOS_TRACE_REMOTE, line, rq_qos_queue_of(q, &t), q->meta[line].index);
     rnic_ring_pop(&q->remote, NULL);
 }

@@ -96,7 +96,7 @@ static void rq__retransmit(rq_qos *q)
     pe->retx_queued = 0;
     rq__timer_sync(q, tid);
     q->stats.retransmits++;
-    RQ__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
+    RNIC__TRACE(q, RQ_QOS_TRACE_RETRANSMIT, tid, pe->line, pe->seq);
     rnic_ring_pop(&q->retx, NULL);
     pe->in_retx = 0;
 }

@@ -9,7 +9,7 @@ RQ_API rnic_err rq_qos_push_response(rq_qos *q, const rq_response *r)
         return rq__refuse(q, RQ_QOS_REASON_NULL, 0, 0);
     if (rnic_ring_push_n(&q->resp, r, sizeof *r) != RNIC_OK)
         return rq__refuse(q, RQ_QOS_REASON_RESPONSE_FULL, r->tid, r->seq);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
+    RNIC__TRACE(q, RNIC_TRACE_PUSH, r->tid, r->seq, r->ack);
     return RNIC_OK;
 }
 
@@ -68,7 +68,7 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
     if (e == RNIC_OK) {
         uint32_t block = ((const rq_block_desc *)rnic_ring_peek(&q->tx))->block;
         rnic_ring_pop(&q->tx, NULL);
-        RQ__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | RQ_WORK_SEQ(out->flags),
+        RNIC__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | RQ_WORK_SEQ(out->flags),
                   ((uint64_t)out->offset << 32) | out->len);
         rq__taken_by_send_unit(q, out->aux, RQ_WORK_SEQ(out->flags), out->flow, out->index, block);
     }
@@ -81,7 +81,7 @@ RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
     rnic_err e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK) {
-        RQ__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
+        RNIC__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
         if (out->kind == RQ_PKT_INLINE)
             rq__taken_by_send_unit(q, out->tid, out->seq, out->transfer, out->index, 0);
     }

@@ -13,7 +13,7 @@ RQ_API rnic_err rq_qos_axi_read(rq_qos *q, uint32_t domain, uint32_t page, uint3
     rd.mode = mode;
     if (rnic_ring_push_n(&q->rd, &rd, sizeof rd) != RNIC_OK)
         return rq__refuse(q, RQ_QOS_REASON_AXI_READ_FULL, domain, ((uint64_t)page << 32) | index);
-    RQ__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
+    RNIC__TRACE(q, RNIC_TRACE_PUSH, domain, ((uint64_t)page << 32) | index, mode);
     return RNIC_OK;
 }
 
@@ -21,7 +21,7 @@ RQ_API rnic_err rq_qos_pop_rdata(rq_qos *q, rq_axi_rdata *out)
 {
     rnic_err e = q ? rq__pop_ring(q, &q->r, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK)
-        RQ__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
+        RNIC__TRACE(q, RNIC_TRACE_POP, 0, out->data, (uint64_t)out->status);
     return e;
 }
 
@@ -49,7 +49,7 @@ static void rq__read_stage(rq_qos *q)
                                       : out.status == RNIC_ENOENT ? RQ_QOS_REASON_READ_UNKNOWN
                                                                   : RQ_QOS_REASON_READ_MODE);
     q->stats.status_reads++;
-    RQ__TRACE(q, RNIC_TRACE_OUT, head->domain, out.data, (uint64_t)out.status);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, head->domain, out.data, (uint64_t)out.status);
     rnic_ring_pop(&q->rd, NULL);
     rnic_ring_push_n(&q->r, &out, sizeof out);
 }
