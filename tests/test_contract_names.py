@@ -14,7 +14,7 @@ fields", "Trace"), checked on the interface part of ratelimit.h, rnicq.h, transp
   - "never" is RNIC_NEVER only; the RNIC_ENGINE_* ids are distinct; engine trace kinds >= 16;
     the internal types the contract names are not public;
   - every engine's node table has exactly its ports (an input per X_push_<p>, an output per
-    X_pop_<p>);
+    X_pop_<p>), and the doc's table of them says so;
   - refusals counted once: every X_stats has `rnic_err_stats errors`, no second refusal counter
     (null_args, refusals, port_full, ...), and `X_reason_stats reasons` with a reason list;
   - the shared machinery of src/common is used, not copied: no engine source emits trace events
@@ -297,6 +297,27 @@ def check_nodes(text, funcs):
     return found
 
 
+def check_doc_nodes(doc, texts):
+    """The ports table of docs/engine_contract.md, "The node interface", is the node tables'."""
+    found = []
+    m = re.search(r"^## The node interface\n(.*?)(?=^## |\Z)", doc, re.S | re.M)
+    rows = {}
+    for line in (m.group(1) if m else "").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and re.fullmatch(r"`\w+`", cells[0]):
+            rows[cells[0].strip("`")] = (set(re.findall(r"`(\w+)`", cells[1])), set(re.findall(r"`(\w+)`", cells[2])))
+    for e in ENGINES:
+        tab = {}
+        for t in texts:
+            for mm in re.finditer(rf"static const rnic_node_port {e}__node_(in|out)\[\] = \{{(.*?)\}};", t, re.S):
+                tab[mm.group(1)] = set(re.findall(r'"(\w+)"', mm.group(2)))
+        have = (tab.get("in", set()), tab.get("out", set()))
+        if rows.get(e) != have:
+            found.append((f"docnode:{e}", f"docs/engine_contract.md, \"The node interface\": {e}'s ports are "
+                                           f"in {sorted(have[0])} out {sorted(have[1])}"))
+    return found
+
+
 def check_shared(sources):
     """The shared machinery of src/common is used, not copied (docs/engine_contract.md, "Shared
     machinery"): `sources` maps a path under src/<module>/ to its text."""
@@ -478,6 +499,7 @@ def main():
                         findings.append((f"missing:{e}_{call}", f"{e}_{call} missing"))
 
     findings += check_shared(module_sources())
+    findings += check_doc_nodes(doc, [open(os.path.join(ROOT, h), encoding="utf-8").read() for h in HEADERS])
 
     # doc-listed other calls exist
     for n in sorted(others):
