@@ -19,11 +19,11 @@ T() { if [ "$SUITE" = test ]; then "$@"; fi; }  # make test
 C() { if [ "$SUITE" = check ]; then "$@"; fi; } # make check
 read -r -a STB <<<"$(pkg-config --cflags --libs stb 2>/dev/null)"
 
-PREFIX_RE='^(rnic|rl|rq|tp|hcc)_'
 # Undefined symbols a freestanding engine object may reference: the memory primitives the
 # compiler itself emits (ARM EABI spells them __aeabi_mem*), and 64-bit integer shift/multiply helpers. Anything else (malloc,
 # soft-float, 64-bit divide, ...) fails the gate.
 FS_ALLOWED='^(memcpy|memset|memmove|__aeabi_mem(cpy|move|set|clr)[48]?|__ashldi3|__lshrdi3|__ashrdi3|__muldi3|__aeabi_l(lsl|lsr|asr|mul))$'
+FORBIDDEN_RE='^(malloc|calloc|realloc|free|__(add|sub|mul|div|neg|cmp|eq|ne|lt|le|gt|ge|unord|fix|fixuns|float|floatun|extend|trunc)[sdt]f.*|__aeabi_[fd].*|__aeabi_u?ldivmod|__(u?div|u?mod)di3)$'
 
 # ---- 1. generated headers match src/; the Python checks (every tests/test_*.py) ----
 T step amalgamate-check python3 amalgamate.py --check
