@@ -2969,6 +2969,25 @@ typedef struct rq_palos_config {
 #define RQ_PALOS_TRACE_PAUSE 19u       /* a bandwidth visit steps aside for a latency batch: id = flow */
 #define RQ_PALOS_TRACE_RESUME 20u      /* and resumes: id = flow */
 
+/* Why a call or a WQE was refused: each refusal is counted once, in stats.errors by its code
+ * and, when it has one, in stats.reasons by its reason (rq_palos_reason_message names what to
+ * change). A WQE the source itself flagged RNIC_WORK_ERROR keeps the source's code: errors only. */
+#define RQ_PALOS_REASONS(R)                                                                                    \
+    R(RQ_PALOS_REASON_NULL, RNIC_EINVAL, null_pointer, "a NULL record or flow config")                        \
+    R(RQ_PALOS_REASON_FLOW_CLASS, RNIC_EINVAL, flow_class, "a flow class other than RQ_PALOS_BANDWIDTH / RQ_PALOS_LATENCY") \
+    R(RQ_PALOS_REASON_UNKNOWN, RNIC_ENOENT, unknown,                                                          \
+      "a flow >= weights.max_flows or not open, or a group not created or >= weights.max_groups")              \
+    R(RQ_PALOS_REASON_WEIGHT_RANGE, RNIC_ERANGE, weight_range, "a group or flow weight outside 1 .. 65535")   \
+    R(RQ_PALOS_REASON_GROUP_EXISTS, RNIC_EEXIST, group_exists, "a group created twice (change it with rq_palos_set_group_weight)") \
+    R(RQ_PALOS_REASON_FLOW_BUSY, RNIC_ESTATE, flow_busy, "closing a flow with posted work or in the schedule: drain it first") \
+    R(RQ_PALOS_REASON_DOORBELL_STALE, RNIC_ESTALE, doorbell_stale, "a doorbell whose tail does not move forward") \
+    R(RQ_PALOS_REASON_RING_OVERRUN, RNIC_ENOSPC, ring_overrun,                                                \
+      "a doorbell more than ring_entries ahead of the flow's head: raise ring_entries")                        \
+    R(RQ_PALOS_REASON_WQE_MISSING, RNIC_ENOENT, wqe_missing, "a posted WQE the source did not return")        \
+    R(RQ_PALOS_REASON_WQE_BAD, RNIC_ERANGE, wqe_bad,                                                          \
+      "a WQE of length 0 or above 2^31, past 2^64 - 1, or above priority_max_msg in the latency class")
+RNIC_REASONS(rq_palos, RQ_PALOS, RQ_PALOS_REASONS)
+
 typedef struct rq_palos_stats {
     uint64_t cycles;
     uint64_t doorbell_writes;/* accepted tail-register writes */
@@ -2984,9 +3003,11 @@ typedef struct rq_palos_stats {
     uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
     uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
-    uint64_t bad_wqes;       /* completed with RNIC_WORK_ERROR */
+    uint64_t bad_wqes;       /* error records produced (WQEs completed with RNIC_WORK_ERROR; an output
+                                count like wqes_done: each refused WQE is also in errors, by its code) */
     rnic_err_stats errors;   /* refused calls and refused WQEs by cause, each counted once: a control call the
                                 weights table refuses is counted here, not in rq_palos_weights(p)->errors */
+    rq_palos_reason_stats reasons; /* the same refusals by reason (RQ_PALOS_REASONS) */
 } rq_palos_stats;
 
 typedef struct rq_palos rq_palos;
@@ -5869,28 +5890,47 @@ RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem
 
 /* ---- control path ---- */
 
+/* Count a refusal once: its code e in errors and, when r is e's reason, the reason. */
+static rnic_err rq__palos_note(rq_palos *p, rnic_err e, rq_palos_reason r)
+{
+    if (rq_palos_reason_code(r) == e)
+        return rq_palos__reason_note(&p->stats.reasons, &p->stats.errors, r);
+    return rnic_err_note(&p->stats.errors, e);
+}
+
+/* The reason of a control call's refusal by the weights table (rq__pw_*). */
+static rq_palos_reason rq__palos_control_reason(rnic_err e)
+{
+    return e == RNIC_ERANGE ? RQ_PALOS_REASON_WEIGHT_RANGE : e == RNIC_EEXIST ? RQ_PALOS_REASON_GROUP_EXISTS : RQ_PALOS_REASON_UNKNOWN;
+}
+
 /* Count a refused call (and trace it); RNIC_OK passes through. */
-static rnic_err rq__palos_count(rq_palos *p, rnic_err e, uint32_t id, uint64_t value)
+static rnic_err rq__palos_count(rq_palos *p, rnic_err e, rq_palos_reason r, uint32_t id, uint64_t value)
 {
     if (e != RNIC_OK) {
-        (void)rnic_err_note(&p->stats.errors, e);
+        (void)rq__palos_note(p, e, r);
         RNIC__TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     }
     return e;
+}
+/* A control call's result from the weights table, counted under its reason. */
+static rnic_err rq__palos_control(rq_palos *p, rnic_err e, uint32_t id, uint64_t value)
+{
+    return rq__palos_count(p, e, rq__palos_control_reason(e), id, value);
 }
 
 RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight)
 {
     if (!p)
         return RNIC_EINVAL;
-    return rq__palos_count(p, rq__pw_create_group(&p->weights, group, weight), group, weight);
+    return rq__palos_control(p, rq__pw_create_group(&p->weights, group, weight), group, weight);
 }
 
 RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight)
 {
     if (!p)
         return RNIC_EINVAL;
-    return rq__palos_count(p, rq__pw_set_group_weight(&p->weights, group, weight), group, weight);
+    return rq__palos_control(p, rq__pw_set_group_weight(&p->weights, group, weight), group, weight);
 }
 
 RQ_API void rq_palos_flow_config_default(rq_palos_flow_config *fc)
@@ -5908,13 +5948,13 @@ RQ_API rnic_err rq_palos_flow_open(rq_palos *p, uint32_t flow, const rq_palos_fl
     if (!p)
         return RNIC_EINVAL;
     if (!fc)
-        return rq__palos_count(p, RNIC_EINVAL, flow, 0);
+        return rq__palos_count(p, RNIC_EINVAL, RQ_PALOS_REASON_NULL, flow, 0);
     if (fc->cls > (uint32_t)RQ_PALOS_LATENCY)
-        return rq__palos_count(p, RNIC_EINVAL, flow, fc->cls);
+        return rq__palos_count(p, RNIC_EINVAL, RQ_PALOS_REASON_FLOW_CLASS, flow, fc->cls);
     e = rq__pw_set_qp(&p->weights, flow, fc->group, fc->weight);
     if (e == RNIC_OK)
         p->qps[flow].cls = (uint8_t)fc->cls;
-    return rq__palos_count(p, e, flow, fc->weight);
+    return rq__palos_control(p, e, flow, fc->weight);
 }
 
 RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow)
@@ -5923,11 +5963,11 @@ RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow)
     if (!p)
         return RNIC_EINVAL;
     if (flow >= p->cfg.weights.max_flows || p->weights.qps[flow].group == RNIC_NONE)
-        return rq__palos_count(p, RNIC_ENOENT, flow, 0);
+        return rq__palos_count(p, RNIC_ENOENT, RQ_PALOS_REASON_UNKNOWN, flow, 0);
     q = &p->qps[flow];
     if (q->where != RQ__PALOS_IDLE || q->posted != q->head)
-        return rq__palos_count(p, RNIC_ESTATE, flow, 0);
-    return rq__palos_count(p, rq__pw_remove_qp(&p->weights, flow), flow, 0);
+        return rq__palos_count(p, RNIC_ESTATE, RQ_PALOS_REASON_FLOW_BUSY, flow, 0);
+    return rq__palos_control(p, rq__pw_remove_qp(&p->weights, flow), flow, 0);
 }
 
 RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p ? p->now : 0u; }
@@ -5970,13 +6010,13 @@ RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
     if (!p)
         return RNIC_EINVAL;
     if (flow >= p->cfg.weights.max_flows || p->weights.qps[flow].group == RNIC_NONE)
-        return rq__palos_count(p, RNIC_ENOENT, flow, tail);
+        return rq__palos_count(p, RNIC_ENOENT, RQ_PALOS_REASON_UNKNOWN, flow, tail);
     q = &p->qps[flow];
     step = tail - q->posted; /* ring counters wrap at 2^32 */
     if (step == 0u || step > 0x80000000u)
-        return rq__palos_count(p, RNIC_ESTALE, flow, tail);
+        return rq__palos_count(p, RNIC_ESTALE, RQ_PALOS_REASON_DOORBELL_STALE, flow, tail);
     if (tail - q->head > p->cfg.ring_entries)
-        return rq__palos_count(p, RNIC_ENOSPC, flow, tail);
+        return rq__palos_count(p, RNIC_ENOSPC, RQ_PALOS_REASON_RING_OVERRUN, flow, tail);
     q->posted = tail; /* the newest tail: writes before the module takes it are coalesced */
     p->backlog += step;
     p->stats.doorbell_writes++;
@@ -6267,7 +6307,7 @@ static void rq__palos_slice_one(rq_palos *p)
             v->left--;
             p->backlog--;
             p->stats.bad_wqes++;
-            (void)rnic_err_note(&p->stats.errors, e);
+            (void)rq__palos_note(p, e, e == RNIC_ENOENT ? RQ_PALOS_REASON_WQE_MISSING : RQ_PALOS_REASON_WQE_BAD);
             rq__palos_step_done(p, &o, false);
             return;
         }
@@ -6397,7 +6437,7 @@ RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out)
     if (!p)
         return RNIC_EINVAL;
     if (!out)
-        return rq__palos_count(p, RNIC_EINVAL, RNIC_NONE, 0);
+        return rq__palos_count(p, RNIC_EINVAL, RQ_PALOS_REASON_NULL, RNIC_NONE, 0);
     if (rnic_ring_pop(&p->out, out) != RNIC_OK)
         return RNIC_EEMPTY; /* an empty port is the normal idle answer, not an error */
     if (--p->launch_len[p->launch_head] == 0u) { /* the launch's last record: its place frees */
@@ -6414,7 +6454,7 @@ RQ_API rnic_err rq_palos_peek_piece(const rq_palos *p, rnic_work *out)
     if (!p)
         return RNIC_EINVAL;
     if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
-        return rq__palos_count((rq_palos *)(uintptr_t)p, RNIC_EINVAL, RNIC_NONE, 0);
+        return rq__palos_count((rq_palos *)(uintptr_t)p, RNIC_EINVAL, RQ_PALOS_REASON_NULL, RNIC_NONE, 0);
     w = (const rnic_work *)rnic_ring_peek(&p->out);
     if (!w)
         return RNIC_EEMPTY;

@@ -2318,6 +2318,22 @@ static void test_bad_control(void)
     CHECK_EQ(rq_palos_doorbell(p, 1, 4), RNIC_ENOENT); /* no longer in a group */
     CHECK_EQ(rq_palos_flow_close(p, 1), RNIC_ENOENT);
     CHECK_EQ(rq_palos_backlog(p), 0);
+    { /* the same refusals by reason: each reason counts under its code, and they add up to errors */
+        const rq_palos_stats *st = rq_palos_get_stats(p);
+        const uint64_t *rs = (const uint64_t *)(const void *)&st->reasons;
+        uint64_t by_code[RNIC_ERR__COUNT];
+        unsigned k;
+        CHECK_EQ(st->reasons.flow_busy, 3);
+        CHECK_EQ(st->reasons.group_exists, 1);
+        CHECK_EQ(st->reasons.flow_class, 2);
+        CHECK_EQ(rq_palos_reason_code(RQ_PALOS_REASON_RING_OVERRUN), RNIC_ENOSPC);
+        CHECK(strstr(rq_palos_reason_message(RQ_PALOS_REASON_RING_OVERRUN), "ring_entries") != NULL);
+        memset(by_code, 0, sizeof by_code);
+        for (k = 0; k < (unsigned)RQ_PALOS_REASON__COUNT; k++)
+            by_code[rq_palos_reason_code((rq_palos_reason)k)] += rs[k];
+        for (k = 0; k < (unsigned)RNIC_ERR__COUNT; k++)
+            CHECK_EQ(by_code[k], st->errors.by_cause[k]);
+    }
     world_free(W);
 }
 
@@ -2439,6 +2455,7 @@ static void test_bad_wqes(void)
         CHECK_EQ(!!(o->flags & F_END), i == 8u); /* all in one visit */
     }
     CHECK_EQ(rq_palos_get_stats(&W->e)->bad_wqes, 5);
+    CHECK_EQ(rq_palos_get_stats(&W->e)->reasons.wqe_bad, 4); /* the fifth: the source's own code */
     CHECK_EQ(rq_palos_get_stats(&W->e)->wqes_done, 4);
     CHECK_EQ(rq_palos_get_stats(&W->e)->out_bytes, 360);
     CHECK_EQ(rq_palos_backlog(&W->e), 0);

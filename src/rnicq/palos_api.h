@@ -86,6 +86,25 @@ typedef struct rq_palos_config {
 #define RQ_PALOS_TRACE_PAUSE 19u       /* a bandwidth visit steps aside for a latency batch: id = flow */
 #define RQ_PALOS_TRACE_RESUME 20u      /* and resumes: id = flow */
 
+/* Why a call or a WQE was refused: each refusal is counted once, in stats.errors by its code
+ * and, when it has one, in stats.reasons by its reason (rq_palos_reason_message names what to
+ * change). A WQE the source itself flagged RNIC_WORK_ERROR keeps the source's code: errors only. */
+#define RQ_PALOS_REASONS(R)                                                                                    \
+    R(RQ_PALOS_REASON_NULL, RNIC_EINVAL, null_pointer, "a NULL record or flow config")                        \
+    R(RQ_PALOS_REASON_FLOW_CLASS, RNIC_EINVAL, flow_class, "a flow class other than RQ_PALOS_BANDWIDTH / RQ_PALOS_LATENCY") \
+    R(RQ_PALOS_REASON_UNKNOWN, RNIC_ENOENT, unknown,                                                          \
+      "a flow >= weights.max_flows or not open, or a group not created or >= weights.max_groups")              \
+    R(RQ_PALOS_REASON_WEIGHT_RANGE, RNIC_ERANGE, weight_range, "a group or flow weight outside 1 .. 65535")   \
+    R(RQ_PALOS_REASON_GROUP_EXISTS, RNIC_EEXIST, group_exists, "a group created twice (change it with rq_palos_set_group_weight)") \
+    R(RQ_PALOS_REASON_FLOW_BUSY, RNIC_ESTATE, flow_busy, "closing a flow with posted work or in the schedule: drain it first") \
+    R(RQ_PALOS_REASON_DOORBELL_STALE, RNIC_ESTALE, doorbell_stale, "a doorbell whose tail does not move forward") \
+    R(RQ_PALOS_REASON_RING_OVERRUN, RNIC_ENOSPC, ring_overrun,                                                \
+      "a doorbell more than ring_entries ahead of the flow's head: raise ring_entries")                        \
+    R(RQ_PALOS_REASON_WQE_MISSING, RNIC_ENOENT, wqe_missing, "a posted WQE the source did not return")        \
+    R(RQ_PALOS_REASON_WQE_BAD, RNIC_ERANGE, wqe_bad,                                                          \
+      "a WQE of length 0 or above 2^31, past 2^64 - 1, or above priority_max_msg in the latency class")
+RNIC_REASONS(rq_palos, RQ_PALOS, RQ_PALOS_REASONS)
+
 typedef struct rq_palos_stats {
     uint64_t cycles;
     uint64_t doorbell_writes;/* accepted tail-register writes */
@@ -101,9 +120,11 @@ typedef struct rq_palos_stats {
     uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
     uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
-    uint64_t bad_wqes;       /* completed with RNIC_WORK_ERROR */
+    uint64_t bad_wqes;       /* error records produced (WQEs completed with RNIC_WORK_ERROR; an output
+                                count like wqes_done: each refused WQE is also in errors, by its code) */
     rnic_err_stats errors;   /* refused calls and refused WQEs by cause, each counted once: a control call the
                                 weights table refuses is counted here, not in rq_palos_weights(p)->errors */
+    rq_palos_reason_stats reasons; /* the same refusals by reason (RQ_PALOS_REASONS) */
 } rq_palos_stats;
 
 typedef struct rq_palos rq_palos;

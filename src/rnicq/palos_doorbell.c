@@ -9,13 +9,13 @@ RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
     if (!p)
         return RNIC_EINVAL;
     if (flow >= p->cfg.weights.max_flows || p->weights.qps[flow].group == RNIC_NONE)
-        return rq__palos_count(p, RNIC_ENOENT, flow, tail);
+        return rq__palos_count(p, RNIC_ENOENT, RQ_PALOS_REASON_UNKNOWN, flow, tail);
     q = &p->qps[flow];
     step = tail - q->posted; /* ring counters wrap at 2^32 */
     if (step == 0u || step > 0x80000000u)
-        return rq__palos_count(p, RNIC_ESTALE, flow, tail);
+        return rq__palos_count(p, RNIC_ESTALE, RQ_PALOS_REASON_DOORBELL_STALE, flow, tail);
     if (tail - q->head > p->cfg.ring_entries)
-        return rq__palos_count(p, RNIC_ENOSPC, flow, tail);
+        return rq__palos_count(p, RNIC_ENOSPC, RQ_PALOS_REASON_RING_OVERRUN, flow, tail);
     q->posted = tail; /* the newest tail: writes before the module takes it are coalesced */
     p->backlog += step;
     p->stats.doorbell_writes++;

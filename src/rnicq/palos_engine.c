@@ -131,28 +131,47 @@ RQ_API rnic_err rq_palos_init(rq_palos *p, const rq_palos_config *cfg, void *mem
 
 /* ---- control path ---- */
 
+/* Count a refusal once: its code e in errors and, when r is e's reason, the reason. */
+static rnic_err rq__palos_note(rq_palos *p, rnic_err e, rq_palos_reason r)
+{
+    if (rq_palos_reason_code(r) == e)
+        return rq_palos__reason_note(&p->stats.reasons, &p->stats.errors, r);
+    return rnic_err_note(&p->stats.errors, e);
+}
+
+/* The reason of a control call's refusal by the weights table (rq__pw_*). */
+static rq_palos_reason rq__palos_control_reason(rnic_err e)
+{
+    return e == RNIC_ERANGE ? RQ_PALOS_REASON_WEIGHT_RANGE : e == RNIC_EEXIST ? RQ_PALOS_REASON_GROUP_EXISTS : RQ_PALOS_REASON_UNKNOWN;
+}
+
 /* Count a refused call (and trace it); RNIC_OK passes through. */
-static rnic_err rq__palos_count(rq_palos *p, rnic_err e, uint32_t id, uint64_t value)
+static rnic_err rq__palos_count(rq_palos *p, rnic_err e, rq_palos_reason r, uint32_t id, uint64_t value)
 {
     if (e != RNIC_OK) {
-        (void)rnic_err_note(&p->stats.errors, e);
+        (void)rq__palos_note(p, e, r);
         RNIC__TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
     }
     return e;
+}
+/* A control call's result from the weights table, counted under its reason. */
+static rnic_err rq__palos_control(rq_palos *p, rnic_err e, uint32_t id, uint64_t value)
+{
+    return rq__palos_count(p, e, rq__palos_control_reason(e), id, value);
 }
 
 RQ_API rnic_err rq_palos_create_group(rq_palos *p, uint32_t group, uint32_t weight)
 {
     if (!p)
         return RNIC_EINVAL;
-    return rq__palos_count(p, rq__pw_create_group(&p->weights, group, weight), group, weight);
+    return rq__palos_control(p, rq__pw_create_group(&p->weights, group, weight), group, weight);
 }
 
 RQ_API rnic_err rq_palos_set_group_weight(rq_palos *p, uint32_t group, uint32_t weight)
 {
     if (!p)
         return RNIC_EINVAL;
-    return rq__palos_count(p, rq__pw_set_group_weight(&p->weights, group, weight), group, weight);
+    return rq__palos_control(p, rq__pw_set_group_weight(&p->weights, group, weight), group, weight);
 }
 
 RQ_API void rq_palos_flow_config_default(rq_palos_flow_config *fc)
@@ -170,13 +189,13 @@ RQ_API rnic_err rq_palos_flow_open(rq_palos *p, uint32_t flow, const rq_palos_fl
     if (!p)
         return RNIC_EINVAL;
     if (!fc)
-        return rq__palos_count(p, RNIC_EINVAL, flow, 0);
+        return rq__palos_count(p, RNIC_EINVAL, RQ_PALOS_REASON_NULL, flow, 0);
     if (fc->cls > (uint32_t)RQ_PALOS_LATENCY)
-        return rq__palos_count(p, RNIC_EINVAL, flow, fc->cls);
+        return rq__palos_count(p, RNIC_EINVAL, RQ_PALOS_REASON_FLOW_CLASS, flow, fc->cls);
     e = rq__pw_set_qp(&p->weights, flow, fc->group, fc->weight);
     if (e == RNIC_OK)
         p->qps[flow].cls = (uint8_t)fc->cls;
-    return rq__palos_count(p, e, flow, fc->weight);
+    return rq__palos_control(p, e, flow, fc->weight);
 }
 
 RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow)
@@ -185,11 +204,11 @@ RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow)
     if (!p)
         return RNIC_EINVAL;
     if (flow >= p->cfg.weights.max_flows || p->weights.qps[flow].group == RNIC_NONE)
-        return rq__palos_count(p, RNIC_ENOENT, flow, 0);
+        return rq__palos_count(p, RNIC_ENOENT, RQ_PALOS_REASON_UNKNOWN, flow, 0);
     q = &p->qps[flow];
     if (q->where != RQ__PALOS_IDLE || q->posted != q->head)
-        return rq__palos_count(p, RNIC_ESTATE, flow, 0);
-    return rq__palos_count(p, rq__pw_remove_qp(&p->weights, flow), flow, 0);
+        return rq__palos_count(p, RNIC_ESTATE, RQ_PALOS_REASON_FLOW_BUSY, flow, 0);
+    return rq__palos_control(p, rq__pw_remove_qp(&p->weights, flow), flow, 0);
 }
 
 RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p ? p->now : 0u; }

@@ -28,7 +28,7 @@ RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out)
     if (!p)
         return RNIC_EINVAL;
     if (!out)
-        return rq__palos_count(p, RNIC_EINVAL, RNIC_NONE, 0);
+        return rq__palos_count(p, RNIC_EINVAL, RQ_PALOS_REASON_NULL, RNIC_NONE, 0);
     if (rnic_ring_pop(&p->out, out) != RNIC_OK)
         return RNIC_EEMPTY; /* an empty port is the normal idle answer, not an error */
     if (--p->launch_len[p->launch_head] == 0u) { /* the launch's last record: its place frees */
@@ -45,7 +45,7 @@ RQ_API rnic_err rq_palos_peek_piece(const rq_palos *p, rnic_work *out)
     if (!p)
         return RNIC_EINVAL;
     if (!out) /* counted like pop's: the engine is the caller's, only the statistics change */
-        return rq__palos_count((rq_palos *)(uintptr_t)p, RNIC_EINVAL, RNIC_NONE, 0);
+        return rq__palos_count((rq_palos *)(uintptr_t)p, RNIC_EINVAL, RQ_PALOS_REASON_NULL, RNIC_NONE, 0);
     w = (const rnic_work *)rnic_ring_peek(&p->out);
     if (!w)
         return RNIC_EEMPTY;

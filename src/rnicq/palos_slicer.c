@@ -224,7 +224,7 @@ static void rq__palos_slice_one(rq_palos *p)
             v->left--;
             p->backlog--;
             p->stats.bad_wqes++;
-            (void)rnic_err_note(&p->stats.errors, e);
+            (void)rq__palos_note(p, e, e == RNIC_ENOENT ? RQ_PALOS_REASON_WQE_MISSING : RQ_PALOS_REASON_WQE_BAD);
             rq__palos_step_done(p, &o, false);
             return;
         }
