@@ -142,7 +142,8 @@
  *   Outputs ack (tp_rx_pop_ack / _peek_ack): control packets for tp (op 0, tag = the segment's)
  *   in the tick that took the segment (delayed ACKs, deferred CNPs and paced pulls later);
  *   delivered (tp_rx_pop_delivered / _peek_delivered): each segment the first time it arrives.
- *   Flows: tp_flow_open / tp_flow_close / tp_flow_state, tp_rx_flow_open / tp_rx_flow_state.
+ *   Flows: tp_flow_open / tp_flow_close / tp_flow_state, tp_rx_flow_open / tp_rx_flow_close /
+ *   tp_rx_flow_state.
  *   Trace (docs/engine_contract.md): PUSH / OUT / POP a = the record's index, b = its len;
  *   REFUSE a = index, b = the rnic_err; RATE a = b/s applied, b = asked; TP_TRACE_* below.
  *
@@ -2504,6 +2505,10 @@ typedef struct tp_rx_flow_config {
 TP_API void tp_rx_flow_config_default(tp_rx_flow_config *fc);
 /* Opens a flow (fc NULL = defaults). RNIC_ENOENT: flow >= max_flows; RNIC_EEXIST: already open. */
 TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config *fc);
+/* Removes it. RNIC_ENOENT: unknown or closed; RNIC_EBUSY while it owes an acknowledgment (a
+ * delayed ACK or a deferred CNP) or holds segments beyond its cumulative ack. Pulls already
+ * queued for it (NDP) still leave. */
+TP_API rnic_err tp_rx_flow_close(tp_rx *r, uint32_t flow);
 /* A data segment from the wire (a record tp_pop_segment gave). The receiver's window must be at
  * least the sender's W, or segments beyond it are dropped (counted in out_of_window) and resent. */
 TP_API rnic_err tp_rx_push_segment(tp_rx *r, const rnic_work *seg);
@@ -4564,6 +4569,21 @@ TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config
     fl->expected = init_seq;
     fl->pending = r->cfg.ack_first ? r->cfg.delack_count - 1u : 0u;
     fl->open = 1;
+    return RNIC_OK;
+}
+
+TP_API rnic_err tp_rx_flow_close(tp_rx *r, uint32_t flow)
+{
+    tp__rx_flow *fl;
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows || !r->flows[flow].open)
+        return tp__rx_bad(r, flow, RNIC_ENOENT, 0);
+    fl = &r->flows[flow];
+    if (fl->delack_on || fl->cnp_pending || fl->held)
+        return tp__rx_bad(r, flow, RNIC_EBUSY, fl->expected);
+    rnic__heap_remove(&r->delack, flow); /* a stale (lazy) entry */
+    fl->open = 0;
     return RNIC_OK;
 }
 

@@ -1235,6 +1235,73 @@ static void test_options_off(void)
     CHECK_EQ(tp_rx_config_check(&c2, &field), RNIC_OK);
 }
 
+/* tp_rx_flow_close: refused while the flow owes a delayed ACK or holds segments beyond its
+ * cumulative ack (each refusal counted once), then closed; a closed flow's segments are refused
+ * and its state reads ENOENT; it opens again with a new first id. */
+static void test_flow_close(void)
+{
+    tp_rx_config c;
+    rxh h;
+    tp_rx *r;
+    tp_rx_flow_view v;
+    recs a = {0}, d = {0};
+    rnic_work s;
+    uint64_t busy, noent, k;
+    tp_rx_config_default(&c);
+    c.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
+    c.max_flows = 4;
+    c.delack_ns = 1000u; /* 100 cycles */
+    r = rx_new(&h, &c);
+    if (!r) {
+        CHECK(r != NULL);
+        return;
+    }
+    CHECK_EQ(tp_rx_flow_close(NULL, 0), RNIC_EINVAL);
+    noent = tp_rx_get_stats(r)->errors.by_cause[RNIC_ENOENT];
+    CHECK_EQ(tp_rx_flow_close(r, 1), RNIC_ENOENT); /* never opened */
+    CHECK_EQ(tp_rx_flow_close(r, 4), RNIC_ENOENT); /* beyond max_flows */
+    CHECK_EQ(tp_rx_get_stats(r)->errors.by_cause[RNIC_ENOENT], noent + 2u);
+    CHECK_EQ(tp_rx_flow_open(r, 1, NULL), RNIC_OK);
+    s = seg_make(1, 0, 100, 0);
+    step(r, &s, &a, &d); /* in order, the first of two: a delayed ACK is owed */
+    CHECK_EQ(a.n, 0);
+    CHECK_EQ(tp_rx_flow_state(r, 1, &v), RNIC_OK);
+    CHECK(v.open && v.expected == 1 && v.pending == 1 && v.delack_running && v.held == 0);
+    busy = tp_rx_get_stats(r)->errors.by_cause[RNIC_EBUSY];
+    CHECK_EQ(tp_rx_flow_close(r, 1), RNIC_EBUSY);
+    s = seg_make(1, 2, 100, 0);
+    step(r, &s, &a, &d); /* out of order: acknowledged at once, but held beyond expected */
+    CHECK_EQ(a.n, 1);
+    CHECK_EQ(tp_rx_flow_state(r, 1, &v), RNIC_OK);
+    CHECK(v.held == 1 && !v.delack_running);
+    CHECK_EQ(tp_rx_flow_close(r, 1), RNIC_EBUSY);
+    CHECK_EQ(tp_rx_get_stats(r)->errors.by_cause[RNIC_EBUSY], busy + 2u);
+    s = seg_make(1, 1, 100, 0);
+    step(r, &s, &a, &d); /* fills the gap: expected 3, nothing held, ACKed at once */
+    CHECK_EQ(a.n, 2);
+    CHECK_EQ(tp_rx_flow_state(r, 1, &v), RNIC_OK);
+    CHECK(v.expected == 3 && v.held == 0 && !v.delack_running);
+    CHECK_EQ(tp_rx_flow_close(r, 1), RNIC_OK);
+    CHECK_EQ(tp_rx_flow_state(r, 1, &v), RNIC_ENOENT);
+    CHECK(!v.open);
+    CHECK_EQ(tp_rx_flow_close(r, 1), RNIC_ENOENT);
+    noent = tp_rx_get_stats(r)->errors.by_cause[RNIC_ENOENT];
+    s = seg_make(1, 3, 100, 0);
+    step(r, &s, &a, &d); /* a closed flow's segment: refused at its tick, nothing out */
+    CHECK_EQ(tp_rx_get_stats(r)->errors.by_cause[RNIC_ENOENT], noent + 1u);
+    CHECK_EQ(a.n, 2);
+    CHECK_EQ(d.n, 3);
+    for (k = 0; k < 300; k++)
+        step(r, NULL, &a, &d);
+    CHECK_EQ(a.n, 2); /* no timer of the closed flow fires */
+    CHECK_EQ(tp_rx_flow_open(r, 1, &(tp_rx_flow_config){.init_seq = 100}), RNIC_OK);
+    CHECK_EQ(tp_rx_flow_state(r, 1, &v), RNIC_OK);
+    CHECK(v.open && v.expected == 100 && v.pending == 0 && v.held == 0);
+    rx_del(&h);
+    free(a.v);
+    free(d.v);
+}
+
 /* A full ACK port holds everything back (the deferred CNP's timer and the pulls too); nothing
  * is lost, and next_event says NEVER until a pop makes room. */
 static void test_full_port(void)
@@ -1320,5 +1387,6 @@ int main(void)
     RUN(test_fast_forward);
     RUN(test_options_off);
     RUN(test_full_port);
+    RUN(test_flow_close);
     return test_summary();
 }

@@ -379,6 +379,10 @@ typedef struct tp_rx_flow_config {
 TP_API void tp_rx_flow_config_default(tp_rx_flow_config *fc);
 /* Opens a flow (fc NULL = defaults). RNIC_ENOENT: flow >= max_flows; RNIC_EEXIST: already open. */
 TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config *fc);
+/* Removes it. RNIC_ENOENT: unknown or closed; RNIC_EBUSY while it owes an acknowledgment (a
+ * delayed ACK or a deferred CNP) or holds segments beyond its cumulative ack. Pulls already
+ * queued for it (NDP) still leave. */
+TP_API rnic_err tp_rx_flow_close(tp_rx *r, uint32_t flow);
 /* A data segment from the wire (a record tp_pop_segment gave). The receiver's window must be at
  * least the sender's W, or segments beyond it are dropped (counted in out_of_window) and resent. */
 TP_API rnic_err tp_rx_push_segment(tp_rx *r, const rnic_work *seg);

@@ -139,7 +139,8 @@
  *   Outputs ack (tp_rx_pop_ack / _peek_ack): control packets for tp (op 0, tag = the segment's)
  *   in the tick that took the segment (delayed ACKs, deferred CNPs and paced pulls later);
  *   delivered (tp_rx_pop_delivered / _peek_delivered): each segment the first time it arrives.
- *   Flows: tp_flow_open / tp_flow_close / tp_flow_state, tp_rx_flow_open / tp_rx_flow_state.
+ *   Flows: tp_flow_open / tp_flow_close / tp_flow_state, tp_rx_flow_open / tp_rx_flow_close /
+ *   tp_rx_flow_state.
  *   Trace (docs/engine_contract.md): PUSH / OUT / POP a = the record's index, b = its len;
  *   REFUSE a = index, b = the rnic_err; RATE a = b/s applied, b = asked; TP_TRACE_* below.
  *

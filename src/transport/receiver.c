@@ -160,6 +160,21 @@ TP_API rnic_err tp_rx_flow_open(tp_rx *r, uint32_t flow, const tp_rx_flow_config
     return RNIC_OK;
 }
 
+TP_API rnic_err tp_rx_flow_close(tp_rx *r, uint32_t flow)
+{
+    tp__rx_flow *fl;
+    if (!r)
+        return RNIC_EINVAL;
+    if (flow >= r->cfg.max_flows || !r->flows[flow].open)
+        return tp__rx_bad(r, flow, RNIC_ENOENT, 0);
+    fl = &r->flows[flow];
+    if (fl->delack_on || fl->cnp_pending || fl->held)
+        return tp__rx_bad(r, flow, RNIC_EBUSY, fl->expected);
+    rnic__heap_remove(&r->delack, flow); /* a stale (lazy) entry */
+    fl->open = 0;
+    return RNIC_OK;
+}
+
 TP_API rnic_err tp_rx_push_segment(tp_rx *r, const rnic_work *seg)
 {
     if (!r)
