@@ -142,7 +142,7 @@
  *   hcc_tx_config:
  *     clock_hz           250 MHz (checked, kept: no timed behaviour)  1 MHz .. 10 GHz
  *     link_bps           100 Gb/s: R_rev ceiling, initial R_cc        1 .. 800 Gb/s
- *     min_rate_bps       100 Mb/s: R_rev floor                        1 .. link_bps
+ *     rate_floor_bps       100 Mb/s: R_rev floor                        1 .. link_bps
  *     max_flows          1024                                         1 .. 2^24
  *     probe_bytes        32768: a probe per this many bytes sent      64 .. 2^30
  *     d_thr_ns           200 (uint64_t)                               <= max_delay_ns
@@ -153,7 +153,7 @@
  *     probe_op           0: the op of probe records (the caller's opcode)
  *     start_cycle        0; trace NULL; trace_user; trace_id RNIC_ENGINE_HCC_TX (0 = it)
  *   An hcc_tx flow (hcc_tx_flow_config, hcc_tx_flow_config_default; NULL = the defaults):
- *   init_rate_bps 0 = link_bps, else clamped into [min_rate_bps, link_bps] (counted).
+ *   init_rate_bps 0 = link_bps, else clamped into [rate_floor_bps, link_bps] (counted).
  *
  * PORTS (records are rnic_work unless named; per cycle; latency)
  *   hcc_host: input rx (hcc_host_push_rx / hcc_host_space_rx): packets from the wire, taken at
@@ -2632,7 +2632,9 @@ RNIC_REASONS(hcc_tx, HCC_TX, HCC_TX_REASONS)
 typedef struct hcc_tx_config {
     uint64_t clock_hz;      /* default 250 MHz (the composed RNIC's clock); 1 MHz .. 10 GHz */
     uint64_t link_bps;      /* R_rev ceiling and initial R_cc, default 100 Gb/s; 1 .. 800 Gb/s */
-    uint64_t min_rate_bps;  /* R_rev floor, default 100 Mb/s; 1 .. link_bps */
+    uint64_t rate_floor_bps;  /* RHCC's rate floor (R_rev, and R_cc writes, clamp up to it: a protocol's
+                                 floor like DCQCN's, not a register's min_rate_bps), default 100 Mb/s;
+                                 1 .. link_bps */
     uint32_t max_flows;     /* flows [0, max_flows), default 1024; 1 .. HCC_TX_MAX_FLOWS */
     uint32_t probe_bytes;   /* one probe per this many bytes sent, default 32768 (§4); 64 .. 2^30 */
     uint64_t d_thr_ns;      /* D_thr, default 200 ns (§4); <= max_delay_ns */
@@ -2656,7 +2658,7 @@ typedef struct hcc_tx_stats {
     uint64_t probes_out;        /* probe records produced */
     uint64_t probes_dropped;    /* requests not yet produced when their flow was closed */
     uint64_t probe_acks;        /* ACKs accepted: Eq. 1 updates */
-    uint64_t rev_floor;         /* Eq. 1 results raised to min_rate_bps */
+    uint64_t rev_floor;         /* Eq. 1 results raised to rate_floor_bps */
     uint64_t rev_ceiling;       /* Eq. 1 results lowered to link_bps */
     uint64_t bracket_nonpositive; /* Eq. 1 brackets <= 0 (R_rev -> 0, then the floor) */
     uint64_t rcc_writes;        /* hcc_tx_set_rcc accepted */
@@ -2670,13 +2672,13 @@ typedef struct hcc_tx_stats {
 /* Per-flow parameters (hcc_tx_flow_open). */
 typedef struct hcc_tx_flow_config {
     uint64_t init_rate_bps; /* initial R_rev; 0 (default) = link_bps; others clamped into
-                               [min_rate_bps, link_bps] (counted in rate_clamped) */
+                               [rate_floor_bps, link_bps] (counted in rate_clamped) */
 } hcc_tx_flow_config;
 
 /* A snapshot of one flow (hcc_tx_flow_state). */
 typedef struct hcc_tx_flow_view {
-    uint64_t r_rev;     /* R_rev, b/s, in [min_rate_bps, link_bps] */
-    uint64_t r_cc;      /* R_cc, b/s: 0 (paused) or in [min_rate_bps, link_bps] */
+    uint64_t r_rev;     /* R_rev, b/s, in [rate_floor_bps, link_bps] */
+    uint64_t r_cc;      /* R_cc, b/s: 0 (paused) or in [rate_floor_bps, link_bps] */
     uint64_t out_rate;  /* R_trans of the last rate record (UINT64_MAX: none yet) */
     uint64_t d_old;     /* D_old, ns (valid when have_d_old) */
     uint64_t bytes;     /* bytes since the last probe request, < probe_bytes */
@@ -4230,7 +4232,7 @@ HCC_API void hcc_tx_config_default(hcc_tx_config *cfg)
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
     cfg->clock_hz = HCC__TX_DEFAULT_CLOCK;
     cfg->link_bps = HCC__TX_DEFAULT_LINK;
-    cfg->min_rate_bps = HCC__TX_DEFAULT_MIN;
+    cfg->rate_floor_bps = HCC__TX_DEFAULT_MIN;
     cfg->max_flows = 1024;
     cfg->probe_bytes = 32768;
     cfg->d_thr_ns = 200;
@@ -4252,8 +4254,8 @@ HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *c, const char **field)
         return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
     if (c->link_bps == 0 || c->link_bps > RNIC_RATE_MAX_BPS)
         return rnic_config_bad(field, "link_bps", RNIC_EINVAL);
-    if (c->min_rate_bps == 0 || c->min_rate_bps > c->link_bps)
-        return rnic_config_bad(field, "min_rate_bps", RNIC_EINVAL);
+    if (c->rate_floor_bps == 0 || c->rate_floor_bps > c->link_bps)
+        return rnic_config_bad(field, "rate_floor_bps", RNIC_EINVAL);
     if (c->max_flows == 0 || c->max_flows > HCC_TX_MAX_FLOWS)
         return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
     if (c->probe_bytes < 64u || c->probe_bytes > (1u << 30))
@@ -4379,9 +4381,9 @@ static void hcc__tx_touch(hcc_tx *c, uint32_t flow)
 static uint64_t hcc__tx_clamp(const hcc_tx *c, uint64_t bps, bool *clamped)
 {
     *clamped = false;
-    if (bps < c->cfg.min_rate_bps) {
+    if (bps < c->cfg.rate_floor_bps) {
         *clamped = true;
-        return c->cfg.min_rate_bps;
+        return c->cfg.rate_floor_bps;
     }
     if (bps > c->cfg.link_bps) {
         *clamped = true;
@@ -4490,9 +4492,9 @@ static uint64_t hcc__tx_eq1(hcc_tx *c, const hcc__tx_flow *f, uint64_t d_cur)
         rnic_mul64x64(f->r_rev, (uint64_t)bracket, &hi, &lo);
         r = (hi >> 32) ? UINT64_MAX : (hi << 32) | (lo >> 32);
     }
-    if (r < c->cfg.min_rate_bps) {
+    if (r < c->cfg.rate_floor_bps) {
         c->stats.rev_floor++;
-        r = c->cfg.min_rate_bps;
+        r = c->cfg.rate_floor_bps;
     } else if (r > c->cfg.link_bps) {
         c->stats.rev_ceiling++;
         r = c->cfg.link_bps;

@@ -1741,10 +1741,10 @@ static void test_hcc_bad_configs_named(void)
     CHECK_EQ(hcc_tx_mem_size(&tc), 0);
     CHECK_EQ(hcc_tx_init(&t, &tc, mem, sizeof mem), RNIC_EINVAL);
     hcc_tx_config_default(&tc);
-    tc.min_rate_bps = tc.link_bps + 1u;
+    tc.rate_floor_bps = tc.link_bps + 1u;
     field = "unset";
     CHECK_EQ(hcc_tx_config_check(&tc, &field), RNIC_EINVAL);
-    CHECK(field && !strcmp(field, "min_rate_bps"));
+    CHECK(field && !strcmp(field, "rate_floor_bps"));
     CHECK_EQ(hcc_tx_mem_size(&tc), 0);
 }
 

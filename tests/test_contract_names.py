@@ -58,7 +58,6 @@ VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
 # "Where an engine departs, and why", that justifies it.
 PENDING = "Issue 29 renames not finished"
 DEPARTURES = {
-    "default:hcc_tx.min_rate_bps": PENDING,
     "trace:src/rnicq/palos_port.c": PENDING,
     "trace:src/rnicq/palos_slicer.c": PENDING,
     "trace:src/rnicq/qos_axi_write.c": PENDING,

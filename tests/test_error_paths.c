@@ -173,11 +173,11 @@ static void test_hostcc_null_engine_and_bad_inputs(void)
     fc.init_rate_bps = tc.link_bps;
     CHECK_EQ(hcc_tx_flow_open(tx, 1, &fc), RNIC_OK); /* in range: not counted */
     CHECK_EQ(hcc_tx_get_stats(tx)->rate_clamped, 1);
-    if (tc.min_rate_bps > 0) {
-        fc.init_rate_bps = tc.min_rate_bps - 1u;
+    if (tc.rate_floor_bps > 0) {
+        fc.init_rate_bps = tc.rate_floor_bps - 1u;
         CHECK_EQ(hcc_tx_flow_open(tx, 2, &fc), RNIC_OK);
         CHECK_EQ(hcc_tx_get_stats(tx)->rate_clamped, 2);
-        CHECK_EQ(hcc_tx_rate(tx, 2), tc.min_rate_bps);
+        CHECK_EQ(hcc_tx_rate(tx, 2), tc.rate_floor_bps);
     }
     free(tx);
 }

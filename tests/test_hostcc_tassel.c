@@ -63,7 +63,7 @@ static void test_eq2_reaches_tassel(void)
     hcc_tx_config_default(&hc);
     hc.clock_hz = CLK;
     hc.link_bps = LINE;
-    hc.min_rate_bps = FLOOR;
+    hc.rate_floor_bps = FLOOR;
     hc.max_flows = 8;
     rmem = malloc(rl_mem_size(&rc));
     hmem = malloc(hcc_tx_mem_size(&hc));

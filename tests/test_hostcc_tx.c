@@ -169,8 +169,8 @@ static void test_constant_and_config(void)
     BAD(b.clock_hz = 0, "clock_hz");
     BAD(b.link_bps = 0, "link_bps");
     BAD(b.link_bps = 900000000000ull, "link_bps");
-    BAD(b.min_rate_bps = 0, "min_rate_bps");
-    BAD(b.min_rate_bps = b.link_bps + 1u, "min_rate_bps");
+    BAD(b.rate_floor_bps = 0, "rate_floor_bps");
+    BAD(b.rate_floor_bps = b.link_bps + 1u, "rate_floor_bps");
     BAD(b.max_flows = 0, "max_flows");
     BAD(b.probe_bytes = 63, "probe_bytes");
     BAD(b.max_delay_ns = 0, "max_delay_ns");
@@ -261,7 +261,7 @@ static void test_eq1_against_reference(void)
     env_init(&e, &cfg);
     a = (double)cfg.alpha_q32 / 4294967296.0;
     dalpha = fabs(a - 0.0005);
-    lo = (double)cfg.min_rate_bps;
+    lo = (double)cfg.rate_floor_bps;
     hi = (double)cfg.link_bps;
     for (f = 0; f < FLOWS; f++) {
         uint64_t init = f < 4 ? rnd_range(20000000000ull, 60000000000ull) : rnd_range(200000000ull, 90000000000ull);
@@ -357,21 +357,21 @@ static void test_clamps(void)
     CHECK_EQ(tx_open(&e.c, 1, 5000000000ull), RNIC_OK);
     p = one_probe(&e.c, 1);
     CHECK_EQ(ack(&e.c, 1, p, 10, 2410), RNIC_OK);
-    CHECK_EQ(tx_flow(&e.c, 1).r_rev, e.cfg.min_rate_bps);
+    CHECK_EQ(tx_flow(&e.c, 1).r_rev, e.cfg.rate_floor_bps);
     CHECK_EQ(e.c.stats.bracket_nonpositive, 1);
     CHECK_EQ(e.c.stats.rev_floor, 1);
     /* D = 300 after D_old = 2400: bracket = 2^32 - 100 a + 2100 a = 2^32 + 2000 a (about 2.0) */
     p = one_probe(&e.c, 1);
     CHECK_EQ(ack(&e.c, 1, p, 10, 310), RNIC_OK);
     CHECK_EQ(tx_flow(&e.c, 1).r_rev,
-             (e.cfg.min_rate_bps * (4294967296ull + 2000ull * HCC_TX_ALPHA_Q32)) >> 32); /* 200000016 */
+             (e.cfg.rate_floor_bps * (4294967296ull + 2000ull * HCC_TX_ALPHA_Q32)) >> 32); /* 200000016 */
     CHECK_EQ(tx_flow(&e.c, 1).r_rev, 200000016ull);
     p = one_probe(&e.c, 1);
     CHECK_EQ(ack(&e.c, 1, p, 10, 310), RNIC_OK); /* bracket 0.95: 1.9e8 */
     /* a positive bracket that lands under the floor: D = 1000 after 300: 1 - 0.4 - 0.35 = 0.25 */
     p = one_probe(&e.c, 1);
     CHECK_EQ(ack(&e.c, 1, p, 10, 1010), RNIC_OK);
-    CHECK_EQ(tx_flow(&e.c, 1).r_rev, e.cfg.min_rate_bps);
+    CHECK_EQ(tx_flow(&e.c, 1).r_rev, e.cfg.rate_floor_bps);
     CHECK_EQ(e.c.stats.rev_floor, 2);
     /* ceiling: at line, D = 0 < D_thr: bracket 1.1 -> line */
     CHECK_EQ(tx_open(&e.c, 2, e.cfg.link_bps), RNIC_OK);
@@ -388,7 +388,7 @@ static void test_clamps(void)
             p = one_probe(&e.c, 2);
             CHECK_EQ(ack(&e.c, 2, p, 1000, 1000 + d), RNIC_OK);
             r = tx_flow(&e.c, 2).r_rev;
-            CHECK(r >= e.cfg.min_rate_bps && r <= e.cfg.link_bps);
+            CHECK(r >= e.cfg.rate_floor_bps && r <= e.cfg.link_bps);
         }
     }
     /* the largest gains and delays the config allows: no overflow, still clamped */
@@ -401,16 +401,16 @@ static void test_clamps(void)
         cfg.max_delay_ns = HCC_TX_MAX_DELAY_NS;
         cfg.d_thr_ns = HCC_TX_MAX_DELAY_NS;
         env_init(&g, &cfg);
-        CHECK_EQ(tx_open(&g.c, 0, cfg.min_rate_bps), RNIC_OK);
+        CHECK_EQ(tx_open(&g.c, 0, cfg.rate_floor_bps), RNIC_OK);
         p = one_probe(&g.c, 0);
         CHECK_EQ(ack(&g.c, 0, p, 0, HCC_TX_MAX_DELAY_NS), RNIC_OK); /* bracket = 1 */
-        CHECK_EQ(tx_flow(&g.c, 0).r_rev, cfg.min_rate_bps);
+        CHECK_EQ(tx_flow(&g.c, 0).r_rev, cfg.rate_floor_bps);
         p = one_probe(&g.c, 0);
         CHECK_EQ(ack(&g.c, 0, p, 0, 0), RNIC_OK); /* bracket = 1 + 2^28 + 2^28: huge -> line */
         CHECK_EQ(tx_flow(&g.c, 0).r_rev, cfg.link_bps);
         p = one_probe(&g.c, 0);
         CHECK_EQ(ack(&g.c, 0, p, 0, HCC_TX_MAX_DELAY_NS), RNIC_OK); /* bracket = 1 - 2^28: negative */
-        CHECK_EQ(tx_flow(&g.c, 0).r_rev, cfg.min_rate_bps);
+        CHECK_EQ(tx_flow(&g.c, 0).r_rev, cfg.rate_floor_bps);
         env_free(&g);
     }
     env_free(&e);
@@ -548,7 +548,7 @@ static void test_eq2_rate_records(void)
     CHECK_EQ(w.addr, 40000000000ull);
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 3, 1), RNIC_OK);
     CHECK_EQ(e.c.stats.rate_clamped, 2);
-    CHECK_EQ(hcc_tx_rate(&e.c, 3), e.cfg.min_rate_bps);
+    CHECK_EQ(hcc_tx_rate(&e.c, 3), e.cfg.rate_floor_bps);
     /* an Eq. 1 update that lowers R_rev below R_cc produces a record with the new R_rev */
     CHECK_EQ(hcc_tx_set_rcc(&e.c, 3, line), RNIC_OK);
     hcc_tx_tick(&e.c);
@@ -569,7 +569,7 @@ static void test_eq2_rate_records(void)
             uint64_t want;
             unsigned n;
             if (rnd() % 2u) {
-                uint64_t v = (rnd() % 5u == 0) ? last : rnd_range(e.cfg.min_rate_bps, line);
+                uint64_t v = (rnd() % 5u == 0) ? last : rnd_range(e.cfg.rate_floor_bps, line);
                 CHECK_EQ(hcc_tx_set_rcc(&e.c, 3, v), RNIC_OK);
             } else {
                 uint32_t p = one_probe(&e.c, 3);
@@ -697,7 +697,7 @@ static void test_bad_input(void)
     /* stale: accept probe 1 (overtaking 0); then 0 and 1 are stale */
     free(s.mem);
     CHECK_EQ(ack(&e.c, 0, 1, 1000, 1000 + e.cfg.max_delay_ns), RNIC_OK); /* the largest delay is accepted */
-    CHECK_EQ(tx_flow(&e.c, 0).r_rev, e.cfg.min_rate_bps);
+    CHECK_EQ(tx_flow(&e.c, 0).r_rev, e.cfg.rate_floor_bps);
     snap_take(&s, &e);
     REFUSED(ack(&e.c, 0, 1, 0, 100), RNIC_ESTALE, reasons.ack_stale);
     REFUSED(ack(&e.c, 0, 0, 0, 100), RNIC_ESTALE, reasons.ack_stale);

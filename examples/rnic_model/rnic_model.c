@@ -530,7 +530,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
         hcc_tx_config_default(&hc);
         hc.clock_hz = CLOCK_HZ;
         hc.link_bps = m->line_bps;
-        hc.min_rate_bps = m->dcqcn.rate_floor_bps;
+        hc.rate_floor_bps = m->dcqcn.rate_floor_bps;
         hc.max_flows = m->nflows;
         hc.rate_depth = m->nflows + 1u; /* a record per flow at most waits: never full */
         hc.probe_depth = 1024;

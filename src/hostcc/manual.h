@@ -139,7 +139,7 @@
  *   hcc_tx_config:
  *     clock_hz           250 MHz (checked, kept: no timed behaviour)  1 MHz .. 10 GHz
  *     link_bps           100 Gb/s: R_rev ceiling, initial R_cc        1 .. 800 Gb/s
- *     min_rate_bps       100 Mb/s: R_rev floor                        1 .. link_bps
+ *     rate_floor_bps       100 Mb/s: R_rev floor                        1 .. link_bps
  *     max_flows          1024                                         1 .. 2^24
  *     probe_bytes        32768: a probe per this many bytes sent      64 .. 2^30
  *     d_thr_ns           200 (uint64_t)                               <= max_delay_ns
@@ -150,7 +150,7 @@
  *     probe_op           0: the op of probe records (the caller's opcode)
  *     start_cycle        0; trace NULL; trace_user; trace_id RNIC_ENGINE_HCC_TX (0 = it)
  *   An hcc_tx flow (hcc_tx_flow_config, hcc_tx_flow_config_default; NULL = the defaults):
- *   init_rate_bps 0 = link_bps, else clamped into [min_rate_bps, link_bps] (counted).
+ *   init_rate_bps 0 = link_bps, else clamped into [rate_floor_bps, link_bps] (counted).
  *
  * PORTS (records are rnic_work unless named; per cycle; latency)
  *   hcc_host: input rx (hcc_host_push_rx / hcc_host_space_rx): packets from the wire, taken at

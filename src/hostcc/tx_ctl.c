@@ -17,7 +17,7 @@ HCC_API void hcc_tx_config_default(hcc_tx_config *cfg)
     RNIC_MEMSET(cfg, 0, sizeof *cfg);
     cfg->clock_hz = HCC__TX_DEFAULT_CLOCK;
     cfg->link_bps = HCC__TX_DEFAULT_LINK;
-    cfg->min_rate_bps = HCC__TX_DEFAULT_MIN;
+    cfg->rate_floor_bps = HCC__TX_DEFAULT_MIN;
     cfg->max_flows = 1024;
     cfg->probe_bytes = 32768;
     cfg->d_thr_ns = 200;
@@ -39,8 +39,8 @@ HCC_API rnic_err hcc_tx_config_check(const hcc_tx_config *c, const char **field)
         return rnic_config_bad(field, "clock_hz", RNIC_EINVAL);
     if (c->link_bps == 0 || c->link_bps > RNIC_RATE_MAX_BPS)
         return rnic_config_bad(field, "link_bps", RNIC_EINVAL);
-    if (c->min_rate_bps == 0 || c->min_rate_bps > c->link_bps)
-        return rnic_config_bad(field, "min_rate_bps", RNIC_EINVAL);
+    if (c->rate_floor_bps == 0 || c->rate_floor_bps > c->link_bps)
+        return rnic_config_bad(field, "rate_floor_bps", RNIC_EINVAL);
     if (c->max_flows == 0 || c->max_flows > HCC_TX_MAX_FLOWS)
         return rnic_config_bad(field, "max_flows", RNIC_EINVAL);
     if (c->probe_bytes < 64u || c->probe_bytes > (1u << 30))
@@ -166,9 +166,9 @@ static void hcc__tx_touch(hcc_tx *c, uint32_t flow)
 static uint64_t hcc__tx_clamp(const hcc_tx *c, uint64_t bps, bool *clamped)
 {
     *clamped = false;
-    if (bps < c->cfg.min_rate_bps) {
+    if (bps < c->cfg.rate_floor_bps) {
         *clamped = true;
-        return c->cfg.min_rate_bps;
+        return c->cfg.rate_floor_bps;
     }
     if (bps > c->cfg.link_bps) {
         *clamped = true;
@@ -277,9 +277,9 @@ static uint64_t hcc__tx_eq1(hcc_tx *c, const hcc__tx_flow *f, uint64_t d_cur)
         rnic_mul64x64(f->r_rev, (uint64_t)bracket, &hi, &lo);
         r = (hi >> 32) ? UINT64_MAX : (hi << 32) | (lo >> 32);
     }
-    if (r < c->cfg.min_rate_bps) {
+    if (r < c->cfg.rate_floor_bps) {
         c->stats.rev_floor++;
-        r = c->cfg.min_rate_bps;
+        r = c->cfg.rate_floor_bps;
     } else if (r > c->cfg.link_bps) {
         c->stats.rev_ceiling++;
         r = c->cfg.link_bps;

@@ -40,7 +40,9 @@ RNIC_REASONS(hcc_tx, HCC_TX, HCC_TX_REASONS)
 typedef struct hcc_tx_config {
     uint64_t clock_hz;      /* default 250 MHz (the composed RNIC's clock); 1 MHz .. 10 GHz */
     uint64_t link_bps;      /* R_rev ceiling and initial R_cc, default 100 Gb/s; 1 .. 800 Gb/s */
-    uint64_t min_rate_bps;  /* R_rev floor, default 100 Mb/s; 1 .. link_bps */
+    uint64_t rate_floor_bps;  /* RHCC's rate floor (R_rev, and R_cc writes, clamp up to it: a protocol's
+                                 floor like DCQCN's, not a register's min_rate_bps), default 100 Mb/s;
+                                 1 .. link_bps */
     uint32_t max_flows;     /* flows [0, max_flows), default 1024; 1 .. HCC_TX_MAX_FLOWS */
     uint32_t probe_bytes;   /* one probe per this many bytes sent, default 32768 (§4); 64 .. 2^30 */
     uint64_t d_thr_ns;      /* D_thr, default 200 ns (§4); <= max_delay_ns */
@@ -64,7 +66,7 @@ typedef struct hcc_tx_stats {
     uint64_t probes_out;        /* probe records produced */
     uint64_t probes_dropped;    /* requests not yet produced when their flow was closed */
     uint64_t probe_acks;        /* ACKs accepted: Eq. 1 updates */
-    uint64_t rev_floor;         /* Eq. 1 results raised to min_rate_bps */
+    uint64_t rev_floor;         /* Eq. 1 results raised to rate_floor_bps */
     uint64_t rev_ceiling;       /* Eq. 1 results lowered to link_bps */
     uint64_t bracket_nonpositive; /* Eq. 1 brackets <= 0 (R_rev -> 0, then the floor) */
     uint64_t rcc_writes;        /* hcc_tx_set_rcc accepted */
@@ -78,13 +80,13 @@ typedef struct hcc_tx_stats {
 /* Per-flow parameters (hcc_tx_flow_open). */
 typedef struct hcc_tx_flow_config {
     uint64_t init_rate_bps; /* initial R_rev; 0 (default) = link_bps; others clamped into
-                               [min_rate_bps, link_bps] (counted in rate_clamped) */
+                               [rate_floor_bps, link_bps] (counted in rate_clamped) */
 } hcc_tx_flow_config;
 
 /* A snapshot of one flow (hcc_tx_flow_state). */
 typedef struct hcc_tx_flow_view {
-    uint64_t r_rev;     /* R_rev, b/s, in [min_rate_bps, link_bps] */
-    uint64_t r_cc;      /* R_cc, b/s: 0 (paused) or in [min_rate_bps, link_bps] */
+    uint64_t r_rev;     /* R_rev, b/s, in [rate_floor_bps, link_bps] */
+    uint64_t r_cc;      /* R_cc, b/s: 0 (paused) or in [rate_floor_bps, link_bps] */
     uint64_t out_rate;  /* R_trans of the last rate record (UINT64_MAX: none yet) */
     uint64_t d_old;     /* D_old, ns (valid when have_d_old) */
     uint64_t bytes;     /* bytes since the last probe request, < probe_bytes */

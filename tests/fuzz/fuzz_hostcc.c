@@ -196,7 +196,7 @@ static int hf_config(fz_in *in)
     tc->start_cycle = start;
     if (sel & 1024u) {
         tc->link_bps = fz_hostile(in, 1000000000u, 400000000000ull);
-        tc->min_rate_bps = fz_hostile(in, 1u, tc->link_bps);
+        tc->rate_floor_bps = fz_hostile(in, 1u, tc->link_bps);
         tc->max_flows = (uint32_t)fz_hostile(in, 1u, HF_TX_FLOWS);
         tc->probe_bytes = (uint32_t)fz_hostile(in, 64u, 8192u);
     }
@@ -592,7 +592,7 @@ static void hf_tx_check_rate(const rnic_work *w)
     hf_txflow *f;
     FZ_CHECK(w->flow < S.tc.max_flows);
     f = &S.fl[w->flow];
-    FZ_CHECK(f->r_rev >= S.tc.min_rate_bps && f->r_rev <= S.tc.link_bps); /* R_rev in its bounds */
+    FZ_CHECK(f->r_rev >= S.tc.rate_floor_bps && f->r_rev <= S.tc.link_bps); /* R_rev in its bounds */
     FZ_CHECK(w->raddr == 0 && w->op == 0 && w->tag == 0);                  /* never written */
     /* produced after the flow's last input (each input drains the ports first): the model's
      * R_rev and min(R_rev, R_cc), and a change from the record before */
@@ -658,15 +658,15 @@ static uint64_t hf_eq1(const hf_txflow *f, uint64_t d_cur)
     hf_i128 bracket = ((hf_i128)1 << 32) - (hf_i128)S.tc.alpha_q32 * ((hf_i128)d_cur - S.tc.d_thr_ns) -
                       (hf_i128)S.tc.beta_q32 * ((hf_i128)d_cur - (hf_i128)f->d_old);
     hf_i128 r = bracket <= 0 ? 0 : ((hf_i128)f->r_rev * bracket) >> 32;
-    if (r < (hf_i128)S.tc.min_rate_bps)
-        return S.tc.min_rate_bps;
+    if (r < (hf_i128)S.tc.rate_floor_bps)
+        return S.tc.rate_floor_bps;
     return r > (hf_i128)S.tc.link_bps ? S.tc.link_bps : (uint64_t)r;
 }
 
 static uint64_t hf_clamp_tx(uint64_t bps, int *clamped)
 {
-    *clamped = bps < S.tc.min_rate_bps || bps > S.tc.link_bps;
-    return bps < S.tc.min_rate_bps ? S.tc.min_rate_bps : bps > S.tc.link_bps ? S.tc.link_bps : bps;
+    *clamped = bps < S.tc.rate_floor_bps || bps > S.tc.link_bps;
+    return bps < S.tc.rate_floor_bps ? S.tc.rate_floor_bps : bps > S.tc.link_bps ? S.tc.link_bps : bps;
 }
 
 /* One tx input (kind 0 open, 1 close, 2 sent, 3 ACK, 4 R_cc) checked against the model. */
@@ -685,7 +685,7 @@ static void hf_tx_input(fz_in *in, uint32_t kind)
     before = *hcc_tx_get_stats(&S.ta);
     switch (kind) {
     case 0:
-        v = fz_hostile(in, S.tc.min_rate_bps, S.tc.link_bps);
+        v = fz_hostile(in, S.tc.rate_floor_bps, S.tc.link_bps);
         want = !f ? RNIC_ENOENT : open ? RNIC_EEXIST : RNIC_OK;
         hcc_tx_flow_config_default(&fc);
         fc.init_rate_bps = v; /* 0: link_bps */
@@ -733,7 +733,7 @@ static void hf_tx_input(fz_in *in, uint32_t kind)
         break;
     }
     default:
-        v = fz_u8(in) < 40u ? 0u : fz_hostile(in, S.tc.min_rate_bps, S.tc.link_bps);
+        v = fz_u8(in) < 40u ? 0u : fz_hostile(in, S.tc.rate_floor_bps, S.tc.link_bps);
         want = open ? RNIC_OK : RNIC_ENOENT;
         ea = hcc_tx_set_rcc(&S.ta, flow, v);
         eb = hcc_tx_set_rcc(&S.tb, flow, v);
