@@ -2960,9 +2960,12 @@ typedef struct rq_palos_config {
 #define RQ_PALOS_VISIT_END (1u << RNIC_WORK_ENGINE_SHIFT) /* the last piece of this QP's visit (its chunk or
                                   its WQEs ran out), or of its part before it stepped aside for a latency batch */
 
-/* Trace event kinds of the engine (beside RNIC_TRACE_PUSH: a doorbell taken by the doorbell module,
- * id = flow, a = tail, b = WQEs it added; RNIC_TRACE_REFUSE: a refused call, id = flow or group or
- * RNIC_NONE, a = rnic_err, b = the value refused; RNIC_TRACE_OUT per piece; RNIC_TRACE_POP). */
+/* Trace events in the contract's layout (docs/engine_contract.md, "Trace"): RNIC_TRACE_PUSH, a
+ * doorbell taken by the doorbell module: id = flow, a = the tail (the register's value), b = WQEs
+ * it added; RNIC_TRACE_REFUSE, a refused call: id = flow or group or RNIC_NONE, a = the value
+ * refused (tail, weight, class), b = the rnic_err; RNIC_TRACE_OUT (a piece or error record
+ * produced) and RNIC_TRACE_POP (taken): id = flow, a = the WQE's index, b = the piece's len. The
+ * engine's own kinds: */
 #define RQ_PALOS_TRACE_VISIT_START 16u /* id = flow, a = credit of the visit (int64), b = its chunk */
 #define RQ_PALOS_TRACE_VISIT_END 17u   /* id = flow, a = credit carried (int64), b = WQEs left posted */
 #define RQ_PALOS_TRACE_FETCH 18u       /* a batch read: id = flow, a = WQEs, b = cycle it is readable */
@@ -5909,7 +5912,7 @@ static rnic_err rq__palos_count(rq_palos *p, rnic_err e, rq_palos_reason r, uint
 {
     if (e != RNIC_OK) {
         (void)rq__palos_note(p, e, r);
-        RNIC__TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+        RNIC__TRACE(p, RNIC_TRACE_REFUSE, id, value, (uint64_t)e); /* a = the value refused, b = the code */
     }
     return e;
 }
@@ -6253,7 +6256,7 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
         o->flags |= RQ_PALOS_VISIT_END;
     rq__palos_push(p, o);
     p->stats.out_wqes++;
-    RNIC__TRACE(p, RNIC_TRACE_OUT, o->flow, o->tag, ((uint64_t)o->offset << 32) | o->len);
+    RNIC__TRACE_REC(p, RNIC_TRACE_OUT, o); /* the contract's layout: id = flow, a = index, b = len */
     if (paused)
         RNIC__TRACE(p, RQ_PALOS_TRACE_PAUSE, o->flow, 0, 0);
     if (end)
@@ -6444,7 +6447,7 @@ RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out)
         p->launch_head = p->launch_head + 1u == p->cfg.piece_depth ? 0u : p->launch_head + 1u;
         p->launch_count--;
     }
-    RNIC__TRACE(p, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
+    RNIC__TRACE_REC(p, RNIC_TRACE_POP, out);
     return RNIC_OK;
 }
 

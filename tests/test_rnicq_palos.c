@@ -2970,15 +2970,16 @@ static void test_trace_events(void)
                     const rnic_work *o = &W->log[out_i].o;
                     CHECK_EQ(ev->cycle, o->cycle);
                     CHECK_EQ(ev->id, o->flow);
-                    CHECK_EQ(ev->a, o->tag);
-                    CHECK_EQ(ev->b, ((uint64_t)o->offset << 32) | o->len);
+                    CHECK_EQ(ev->a, o->index); /* the contract's layout: a = index, b = len */
+                    CHECK_EQ(ev->b, o->len);
                 }
                 out_i++;
             } else if (ev->kind == RNIC_TRACE_POP) {
                 CHECK(pop_i < out_i); /* taken after it was produced */
                 if (pop_i < W->nlog) {
                     CHECK_EQ(ev->id, W->log[pop_i].o.flow);
-                    CHECK_EQ(ev->a, W->log[pop_i].o.tag);
+                    CHECK_EQ(ev->a, W->log[pop_i].o.index);
+                    CHECK_EQ(ev->b, W->log[pop_i].o.len);
                 }
                 pop_i++;
             } else if (ev->kind == RNIC_TRACE_PUSH)
@@ -3009,9 +3010,11 @@ static void test_trace_events(void)
         if (g_tr.n == 3u) {
             CHECK_EQ(g_tr.ev[0].kind, RNIC_TRACE_REFUSE);
             CHECK_EQ(g_tr.ev[0].id, MAXQ + 5u);
-            CHECK_EQ(g_tr.ev[0].a, RNIC_ENOENT);
-            CHECK_EQ(g_tr.ev[1].a, RNIC_ERANGE);
-            CHECK_EQ(g_tr.ev[2].a, RNIC_EINVAL);
+            CHECK_EQ(g_tr.ev[0].a, 1);        /* the value refused: the tail */
+            CHECK_EQ(g_tr.ev[0].b, RNIC_ENOENT); /* the code */
+            CHECK_EQ(g_tr.ev[1].a, 0);        /* the weight */
+            CHECK_EQ(g_tr.ev[1].b, RNIC_ERANGE);
+            CHECK_EQ(g_tr.ev[2].b, RNIC_EINVAL);
         }
         if (TEST_FAILS())
             printf("  scenario seed %" PRIu64 "\n", base + s);

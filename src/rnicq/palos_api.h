@@ -77,9 +77,12 @@ typedef struct rq_palos_config {
 #define RQ_PALOS_VISIT_END (1u << RNIC_WORK_ENGINE_SHIFT) /* the last piece of this QP's visit (its chunk or
                                   its WQEs ran out), or of its part before it stepped aside for a latency batch */
 
-/* Trace event kinds of the engine (beside RNIC_TRACE_PUSH: a doorbell taken by the doorbell module,
- * id = flow, a = tail, b = WQEs it added; RNIC_TRACE_REFUSE: a refused call, id = flow or group or
- * RNIC_NONE, a = rnic_err, b = the value refused; RNIC_TRACE_OUT per piece; RNIC_TRACE_POP). */
+/* Trace events in the contract's layout (docs/engine_contract.md, "Trace"): RNIC_TRACE_PUSH, a
+ * doorbell taken by the doorbell module: id = flow, a = the tail (the register's value), b = WQEs
+ * it added; RNIC_TRACE_REFUSE, a refused call: id = flow or group or RNIC_NONE, a = the value
+ * refused (tail, weight, class), b = the rnic_err; RNIC_TRACE_OUT (a piece or error record
+ * produced) and RNIC_TRACE_POP (taken): id = flow, a = the WQE's index, b = the piece's len. The
+ * engine's own kinds: */
 #define RQ_PALOS_TRACE_VISIT_START 16u /* id = flow, a = credit of the visit (int64), b = its chunk */
 #define RQ_PALOS_TRACE_VISIT_END 17u   /* id = flow, a = credit carried (int64), b = WQEs left posted */
 #define RQ_PALOS_TRACE_FETCH 18u       /* a batch read: id = flow, a = WQEs, b = cycle it is readable */

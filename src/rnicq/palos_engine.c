@@ -150,7 +150,7 @@ static rnic_err rq__palos_count(rq_palos *p, rnic_err e, rq_palos_reason r, uint
 {
     if (e != RNIC_OK) {
         (void)rq__palos_note(p, e, r);
-        RNIC__TRACE(p, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+        RNIC__TRACE(p, RNIC_TRACE_REFUSE, id, value, (uint64_t)e); /* a = the value refused, b = the code */
     }
     return e;
 }

@@ -35,7 +35,7 @@ RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out)
         p->launch_head = p->launch_head + 1u == p->cfg.piece_depth ? 0u : p->launch_head + 1u;
         p->launch_count--;
     }
-    RNIC__TRACE(p, RNIC_TRACE_POP, out->flow, out->tag, ((uint64_t)out->offset << 32) | out->len);
+    RNIC__TRACE_REC(p, RNIC_TRACE_POP, out);
     return RNIC_OK;
 }
 

@@ -170,7 +170,7 @@ static void rq__palos_step_done(rq_palos *p, rnic_work *o, bool cut)
         o->flags |= RQ_PALOS_VISIT_END;
     rq__palos_push(p, o);
     p->stats.out_wqes++;
-    RNIC__TRACE(p, RNIC_TRACE_OUT, o->flow, o->tag, ((uint64_t)o->offset << 32) | o->len);
+    RNIC__TRACE_REC(p, RNIC_TRACE_OUT, o); /* the contract's layout: id = flow, a = index, b = len */
     if (paused)
         RNIC__TRACE(p, RQ_PALOS_TRACE_PAUSE, o->flow, 0, 0);
     if (end)
