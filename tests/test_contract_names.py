@@ -58,8 +58,6 @@ VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
 # "Where an engine departs, and why", that justifies it.
 PENDING = "Issue 29 renames not finished"
 DEPARTURES = {
-    "trace:src/rnicq/palos_port.c": PENDING,
-    "trace:src/rnicq/palos_slicer.c": PENDING,
     "trace:src/rnicq/qos_axi_write.c": PENDING,
     "trace:src/rnicq/qos_engine.c": PENDING,
     "trace:src/rnicq/qos_send_port.c": PENDING,
