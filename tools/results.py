@@ -440,6 +440,22 @@ def make(targets):
     return r.returncode == 0
 
 
+# --check writes the programs' output files (CSV, pcap) into a scratch directory instead of
+# build/, so that a make target running beside it cannot change the data it hashes.
+OUT_DIR = None
+
+
+def out_path(arg):
+    """build/X.csv, build/X.pcap, build/hostcc -> the scratch directory in --check mode."""
+    if OUT_DIR and arg.startswith("build/") and (arg.endswith((".csv", ".pcap")) or arg == "build/hostcc"):
+        return os.path.join(OUT_DIR, arg[len("build/"):].replace("/", "_"))
+    return arg
+
+
+def mapped(cmd):
+    return [out_path(c) for c in cmd]
+
+
 def cpu_children():
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
@@ -447,10 +463,12 @@ def cpu_children():
 
 def run_exp(exp):
     """Runs one experiment: (stdout, RESULT lines, cpu s, wall s, returncode)."""
-    cmd = exp_cmd(exp)
+    cmd = mapped(exp_cmd(exp))
     c0, w0 = cpu_children(), time.time()
     r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     cpu, wall = cpu_children() - c0, time.time() - w0
+    if OUT_DIR:  # the output as the unmapped command prints it
+        r.stdout = r.stdout.replace(OUT_DIR + "/", "build/")
     lines = [l.strip() for l in r.stdout.splitlines() if l.startswith("RESULT")]
     if exp["id"].startswith("hostcc"):  # its last line is the sweep's own bookkeeping
         lines = [l for l in lines if "exp=hostcc_sweep" not in l]
@@ -634,7 +652,12 @@ def read_blocks(text):
 # ---------------------------------------------------------------------------------------------
 def sha256(path):
     h = hashlib.sha256()
-    with open(os.path.join(ROOT, path), "rb") as f:
+    p = path
+    if OUT_DIR and path.startswith("build/hostcc/"):
+        p = os.path.join(out_path("build/hostcc"), os.path.basename(path))
+    else:
+        p = out_path(path)
+    with open(os.path.join(ROOT, p), "rb") as f:
         h.update(f.read())
     return h.hexdigest()
 
@@ -642,7 +665,7 @@ def sha256(path):
 def figure_data(f, log):
     """Runs a figure's data commands; {csv: sha256} or None on failure."""
     for cmd in f["run"]:
-        r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        r = subprocess.run(mapped(cmd), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode != 0:
             log(f"figure {f['png']}: {fmt_cmd(cmd)} failed: {r.stderr.strip()[-300:]}")
             return None
@@ -712,6 +735,9 @@ def main():
         f.get("exp") in ids if f.get("exp") else not only and (
             f["tier"] == a.only_tier if a.only_tier else TIER_ORDER[f["tier"]] <= top))]
 
+    global OUT_DIR
+    if a.check:
+        OUT_DIR = tempfile.mkdtemp(prefix="rnicq-results-")
     old = load_data()
     new = json.loads(json.dumps(old))
     new.setdefault("experiments", {})
@@ -855,6 +881,7 @@ def main():
             problems.append(f"README.md has {n} lines (at most {README_MAX_LINES})")
         for p in problems:
             log("not ok " + p)
+        shutil.rmtree(OUT_DIR, ignore_errors=True)
         log(f"checked in {time.time() - t_start:.0f} s wall, {cpu_total:.1f} s CPU")
         print(f"{passed} passed, {failed} failed")
         return 1 if failed else 0
