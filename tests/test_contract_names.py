@@ -498,6 +498,16 @@ def main():
     findings += check_shared(module_sources())
     findings += check_doc_nodes(doc, [open(os.path.join(ROOT, h), encoding="utf-8").read() for h in HEADERS])
 
+    # the doc names every reason list there is, and no other
+    lists = set()
+    for h in HEADERS:
+        with open(os.path.join(ROOT, h), encoding="utf-8") as f:
+            lists |= set(re.findall(r"^#\s*define\s+((?:RL|RQ|TP|HCC)_\w+_REASONS)\(R\)", f.read(), re.M))
+    m = re.search(r"^The reason lists: (.*?)\n\n", doc, re.S | re.M)
+    named = set(re.findall(r"`(\w+_REASONS)`", m.group(1))) if m else set()
+    for n in sorted(lists ^ named):
+        findings.append((f"doc:{n}", f"docs/engine_contract.md \"The reason lists\" and the headers differ on {n}"))
+
     # doc-listed other calls exist
     for n in sorted(others):
         if engine_of(n) and n not in all_funcs:
