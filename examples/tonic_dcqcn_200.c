@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     ts_config c;
     ts_sim s;
     tp_protocol proto;
-    tp_dcqcn_params dp;
+    tp_dcqcn_config dp;
     bool pfc = true;
     double ms = 1000.0, seconds, t0, t1, *mbps, sum = 0, sq = 0, mn = 1e300, mx = 0, mean, sd;
     uint32_t fph = 100, i, n;

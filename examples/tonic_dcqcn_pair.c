@@ -86,7 +86,7 @@ static double fl_incr(double p, double x)
 /* (1 - p)^x */
 static double fl_none(double p, double x) { return p >= 1.0 ? 0.0 : exp(x * log1p(-p)); }
 
-static int fl_init(fluid *m, const tp_dcqcn_params *dp, double rtt_s, double cnp_interval_s, double kmin_b,
+static int fl_init(fluid *m, const tp_dcqcn_config *dp, double rtt_s, double cnp_interval_s, double kmin_b,
                    double kmax_b, double pmax)
 {
     uint32_t i;
@@ -278,7 +278,7 @@ int main(int argc, char **argv)
     ts_config c;
     ts_sim s;
     tp_protocol proto;
-    tp_dcqcn_params dp;
+    tp_dcqcn_config dp;
     fluid fm;
     double ms = 1000.0, t0, t1, *ra, *rb, *fa, *fb, ma, mb, fma, fmb, jn;
     uint32_t i, n, per_ms = 1000u / SAMPLE_US, fsteps;

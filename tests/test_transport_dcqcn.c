@@ -42,7 +42,7 @@ typedef struct rig {
     amem m;
     tp *t;
     tp_protocol proto;
-    tp_dcqcn_params prm;
+    tp_dcqcn_config prm;
     rec *r;
     gen_rec *g;
 } rig;
@@ -75,7 +75,7 @@ static void doorbell(void *user, uint32_t flow)
 }
 
 /* One flow (id 0) at 100 Gb/s, 1 GHz. external: rates through set_rate (no data leaves). */
-static void rig_open(rig *x, const tp_dcqcn_params *prm, uint32_t max_flows, bool external, const tp_flow_config *fp)
+static void rig_open(rig *x, const tp_dcqcn_config *prm, uint32_t max_flows, bool external, const tp_flow_config *fp)
 {
     tp_config c;
     size_t need, r;
@@ -266,7 +266,7 @@ static int ref_mlx(double until_ns, const double *cnp, int ncnp, bool clamp, ref
 #define CNP_AT 10u
 #define T0 (CNP_AT + 1u)
 
-static void golden_run2(const tp_dcqcn_params *prm, const ref_ev *want, int nwant, uint64_t until, const double *cnp,
+static void golden_run2(const tp_dcqcn_config *prm, const ref_ev *want, int nwant, uint64_t until, const double *cnp,
                         int ncnp)
 {
     rig x;
@@ -287,7 +287,7 @@ static void golden_run2(const tp_dcqcn_params *prm, const ref_ev *want, int nwan
     rig_close(&x);
 }
 
-static void golden_run(const tp_dcqcn_params *prm, const ref_ev *want, int nwant, uint64_t until)
+static void golden_run(const tp_dcqcn_config *prm, const ref_ev *want, int nwant, uint64_t until)
 {
     golden_run2(prm, want, nwant, until, NULL, 0);
 }
@@ -296,7 +296,7 @@ static void test_golden_paper(void)
 {
     static const double issue[] = {50, 75, 87.5, 93.75, 96.875, 98.4375, 99.23875};
     ref_ev want[64];
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     int n, i;
     tp_dcqcn_preset(&p, TP_DCQCN_PAPER);
     /* R_AI = 40 Mb/s: 50 .. 98.4375 every 55 us, then (100 + 0.04 + 98.4375) / 2 at 330 us */
@@ -316,7 +316,7 @@ static void test_golden_paper(void)
 static void test_golden_htsim(void)
 {
     ref_ev want[64];
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     int n;
     tp_dcqcn_preset(&p, TP_DCQCN_PAPER);
     p.rai_bps = LINE / 20; /* htsim's constructor: R_AI = link / 20, R_HAI = link / 10 */
@@ -333,7 +333,7 @@ static void test_golden_mellanox(void)
 {
     static const double issue[] = {50.7767, 75.3883, 87.6942, 93.8471, 96.9235, 98.4618};
     ref_ev want[64];
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     int n, i;
     tp_dcqcn_preset(&p, TP_DCQCN_MELLANOX);
     n = ref_mlx(4001.0 + 5 * 300000.0, NULL, 0, false, want);
@@ -353,7 +353,7 @@ static void test_mellanox_cnps(void)
 {
     static const double cnp[] = {100500, 700500, 1500300, 1500700, 1501900};
     ref_ev want[64];
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     int n, clamp;
     for (clamp = 0; clamp < 2; clamp++) {
         tp_dcqcn_preset(&p, TP_DCQCN_MELLANOX);
@@ -370,7 +370,7 @@ static void test_mellanox_cnps(void)
 static void test_late_visits(void)
 {
     rig x;
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     uint64_t scan0, k, want_at;
     uint32_t i;
     tp_dcqcn_preset(&p, TP_DCQCN_PAPER);
@@ -405,7 +405,7 @@ static void test_late_visits(void)
 static void test_alpha_mlx_random(void)
 {
     rig x;
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     rnic_prng rng;
     double a = 1, err, worst = 0;
     uint32_t k;
@@ -441,7 +441,7 @@ static void test_alpha_mlx_random(void)
 static void test_alpha_paper_random(void)
 {
     rig x;
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     rnic_prng rng;
     double a = 1, err, worst = 0;
     uint64_t now = 0, next_decay = 0, cnp_hook;
@@ -479,7 +479,7 @@ static void test_alpha_paper_random(void)
 static void test_order_flag(void)
 {
     rig x;
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     double a0 = 0.5, a1 = (1 - G) * a0 + G;
     tp_dcqcn_preset(&p, TP_DCQCN_PAPER);
     p.alpha_init = TP_DCQCN_ONE / 2;
@@ -502,7 +502,7 @@ static void test_order_flag(void)
 static void test_min_rate_floor(void)
 {
     rig x;
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     uint64_t want = LINE;
     uint32_t i;
     tp_dcqcn_preset(&p, TP_DCQCN_PAPER);
@@ -526,7 +526,7 @@ static void test_min_rate_floor(void)
 static void test_byte_counter(void)
 {
     rig x;
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     tp_flow_view v;
     rnic_work msg, seg;
     double rc = 100, rt = 100;
@@ -583,7 +583,7 @@ static void test_byte_counter(void)
 static void test_gbn_nack(void)
 {
     rig x;
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     tp_flow_view v;
     rnic_work msg, seg;
     uint32_t hs = 0, i, j, next;
@@ -637,7 +637,7 @@ static void test_gbn_nack(void)
 static void test_gbn_timeout(void)
 {
     rig x;
-    tp_dcqcn_params p;
+    tp_dcqcn_config p;
     tp_flow_config fp;
     rnic_work msg, seg;
     uint32_t i, round = 0, next = 0;
@@ -684,20 +684,20 @@ static void test_gbn_timeout(void)
 
 static void test_params_check(void)
 {
-    tp_dcqcn_params good[2], b;
+    tp_dcqcn_config good[2], b;
     tp_protocol proto = *tp_protocol_dcqcn();
     tp_config cfg;
     const char *field = NULL;
     int i, k;
     tp_dcqcn_preset(&good[0], TP_DCQCN_PAPER);
     tp_dcqcn_preset(&good[1], TP_DCQCN_MELLANOX);
-    CHECK_EQ(tp_dcqcn_params_check(NULL), RNIC_OK);
-    CHECK_EQ(tp_dcqcn_params_check(&good[0]), RNIC_OK);
-    CHECK_EQ(tp_dcqcn_params_check(&good[1]), RNIC_OK);
-    CHECK_EQ(tp_dcqcn_params_check(tp_protocol_dcqcn()->config), RNIC_OK);
+    CHECK_EQ(tp_dcqcn_config_check(NULL), RNIC_OK);
+    CHECK_EQ(tp_dcqcn_config_check(&good[0]), RNIC_OK);
+    CHECK_EQ(tp_dcqcn_config_check(&good[1]), RNIC_OK);
+    CHECK_EQ(tp_dcqcn_config_check(tp_protocol_dcqcn()->config), RNIC_OK);
     CHECK(memcmp(tp_protocol_dcqcn()->config, &good[0], sizeof good[0]) == 0);
     tp_dcqcn_preset(&b, 7u);
-    CHECK_EQ(tp_dcqcn_params_check(&b), RNIC_EINVAL);
+    CHECK_EQ(tp_dcqcn_config_check(&b), RNIC_EINVAL);
     tp_config_default(&cfg);
     cfg.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     cfg.protocol = &proto;
@@ -725,7 +725,7 @@ static void test_params_check(void)
             case 17: b.link_bps = RNIC_RATE_MAX_BPS + 1u; break;
             default: b.g = 0xffffffffu; break;
             }
-            CHECK_EQ(tp_dcqcn_params_check(&b), RNIC_EINVAL);
+            CHECK_EQ(tp_dcqcn_config_check(&b), RNIC_EINVAL);
             proto.config = &b;
             CHECK_EQ(tp_config_check(&cfg, &field), RNIC_EINVAL);
             CHECK(field && strcmp(field, "protocol.config") == 0);
@@ -736,7 +736,7 @@ static void test_params_check(void)
     /* boundaries that are fine */
     b = good[0];
     b.g = TP_DCQCN_ONE - 1u, b.f = 254, b.rate_period_ns = 1000000000u, b.link_bps = b.rate_floor_bps;
-    CHECK_EQ(tp_dcqcn_params_check(&b), RNIC_OK);
+    CHECK_EQ(tp_dcqcn_config_check(&b), RNIC_OK);
 }
 
 static void test_state(void)

@@ -489,7 +489,7 @@ static void fw_run_tp(fw_result *out, int rate)
     const rnic_work *d;
     uint32_t f, m, cyc, completions = 0;
     uint64_t pushed = 0, delivered = 0, completed = 0;
-    tp_dcqcn_params dp;
+    tp_dcqcn_config dp;
     static tp_protocol dcqcn;
     fw_begin(out);
     tp_config_default(&cfg);

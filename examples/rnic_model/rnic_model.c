@@ -208,7 +208,7 @@ typedef struct model {
     uint32_t nqps;
     uint32_t lines_per_domain; /* qos: write + read channels per domain */
     uint64_t line_bps;     /* payload capacity of a 100 Gb/s link at --payload segments */
-    tp_dcqcn_params dcqcn;
+    tp_dcqcn_config dcqcn;
     tp_protocol proto;
     nic *nics;
     net_switch sw;

@@ -114,7 +114,7 @@
  *   else 100 Kb/s .. 800 Gb/s) | pull_overhead_bytes 64 (<= 65536) | segment_depth 64, ack_depth
  *   64, delivered_depth 64 (1 .. 65536) | start_cycle 0 | trace NULL, trace_id RNIC_ENGINE_TP_RX.
  *   tp_rx_flow_config (tp_rx_flow_open; NULL or tp_rx_flow_config_default): init_seq 0.
- *   Protocol blocks: tp_dcqcn_params (tp_dcqcn_preset: TP_DCQCN_PAPER / _MELLANOX; rate_floor_bps
+ *   Protocol blocks: tp_dcqcn_config (tp_dcqcn_preset: TP_DCQCN_PAPER / _MELLANOX; rate_floor_bps
  *   100 Mb/s), tp_irn_config (rto_low_ns 100 us, rto_high_ns 320 us, rto_low_pkts 3, bdp_bytes,
  *   rate_bps), tp_ndp_config (init_window 16, window, rto_ns 0 = the flow's): their sections below.
  *   Times are given in ns and converted once, at init / flow open, to cycles at clock_hz

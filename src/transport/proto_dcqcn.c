@@ -3,13 +3,13 @@
  * deadline, runs once per visit, and its next deadline keeps the cadence (deadline + period; a
  * visit more than one period late skips the missed updates to the first cadence point after now). */
 
-static const tp_dcqcn_params tp__dcqcn_presets[2] = {
+static const tp_dcqcn_config tp__dcqcn_presets[2] = {
     {TP_DCQCN_ONE >> 8, TP_DCQCN_ONE, TP_DCQCN_ONE, 55000u, 55000u, 0u, 0u, 10000000u, 5u, TP_DCQCN_F_HOLD_AT_LINE,
      40000000u, 200000000u, 100000000u, 0u},
     {TP_DCQCN_ONE >> 8, TP_DCQCN_ONE, TP_DCQCN_ONE, 1000u, 300000u, 4000u, 1u, 0u, 1u,
      TP_DCQCN_F_STAGE | TP_DCQCN_F_CAP_TARGET, 5000000u, 50000000u, 100000000u, 0u}};
 
-TP_API void tp_dcqcn_preset(tp_dcqcn_params *p, uint32_t preset)
+TP_API void tp_dcqcn_preset(tp_dcqcn_config *p, uint32_t preset)
 {
     if (p && preset <= TP_DCQCN_MELLANOX)
         *p = tp__dcqcn_presets[preset];
@@ -19,9 +19,9 @@ TP_API void tp_dcqcn_preset(tp_dcqcn_params *p, uint32_t preset)
 
 static bool tp__dcqcn_bad_period(uint32_t ns) { return ns == 0 || ns > 1000000000u; }
 
-TP_API rnic_err tp_dcqcn_params_check(const void *config)
+TP_API rnic_err tp_dcqcn_config_check(const void *config)
 {
-    const tp_dcqcn_params *p = (const tp_dcqcn_params *)config;
+    const tp_dcqcn_config *p = (const tp_dcqcn_config *)config;
     if (!p)
         return RNIC_OK;
     if (p->g == 0 || p->g >= TP_DCQCN_ONE || p->alpha_init > TP_DCQCN_ONE || p->first_cnp_rate == 0 ||
@@ -35,7 +35,7 @@ TP_API rnic_err tp_dcqcn_params_check(const void *config)
     return RNIC_OK;
 }
 
-static const tp_dcqcn_params *tp__dcqcn_cfg(const void *cfg) { return cfg ? (const tp_dcqcn_params *)cfg : tp__dcqcn_presets; }
+static const tp_dcqcn_config *tp__dcqcn_cfg(const void *cfg) { return cfg ? (const tp_dcqcn_config *)cfg : tp__dcqcn_presets; }
 
 /* A period in cycles (nearest, at least 1): below 2^31 for periods <= 1 s at <= 1 GHz. */
 static uint32_t tp__dcqcn_cyc(const tp_event *ev, uint32_t ns)
@@ -78,7 +78,7 @@ static uint64_t tp__dcqcn_cut(uint64_t rc, uint32_t alpha, uint64_t floor)
 static uint8_t tp__dcqcn_inc8(uint8_t x) { return (uint8_t)(x < 255u ? x + 1u : x); }
 
 /* Fast recovery, additive or hyper increase (T / BC or stage already counted). */
-static void tp__dcqcn_increase(const tp_dcqcn_params *p, tp_dcqcn_ctx *c, uint64_t *rc)
+static void tp__dcqcn_increase(const tp_dcqcn_config *p, tp_dcqcn_ctx *c, uint64_t *rc)
 {
     uint64_t rt = c->target, add = 0;
     uint32_t hi = c->t > c->bc ? c->t : c->bc, lo = c->t > c->bc ? c->bc : c->t;
@@ -103,7 +103,7 @@ static uint32_t tp__dcqcn_window(const tp_event *ev) { return ev->params->param[
 
 static void tp__dcqcn_init(const tp_flow_config *fp, const void *config, uint64_t hz, void *ctx, tp_actions *act)
 {
-    const tp_dcqcn_params *p = tp__dcqcn_cfg(config);
+    const tp_dcqcn_config *p = tp__dcqcn_cfg(config);
     tp_dcqcn_ctx c;
     (void)hz;
     RNIC_MEMSET(&c, 0, sizeof c);
@@ -117,7 +117,7 @@ static void tp__dcqcn_init(const tp_flow_config *fp, const void *config, uint64_
 
 static void tp__dcqcn_incoming(const tp_event *ev, void *ctx, tp_actions *act)
 {
-    const tp_dcqcn_params *p = tp__dcqcn_cfg(ev->config);
+    const tp_dcqcn_config *p = tp__dcqcn_cfg(ev->config);
     tp_dcqcn_ctx c;
     uint64_t rc = ev->rate_bps;
     act->wnd_size = tp__dcqcn_window(ev);
@@ -160,7 +160,7 @@ static void tp__dcqcn_incoming(const tp_event *ev, void *ctx, tp_actions *act)
 
 static void tp__dcqcn_periodic(const tp_event *ev, void *ctx, tp_actions *act)
 {
-    const tp_dcqcn_params *p = tp__dcqcn_cfg(ev->config);
+    const tp_dcqcn_config *p = tp__dcqcn_cfg(ev->config);
     tp_dcqcn_ctx c;
     uint64_t rc = ev->rate_bps;
     act->wnd_size = tp__dcqcn_window(ev);
@@ -213,6 +213,6 @@ static void tp__dcqcn_periodic(const tp_event *ev, void *ctx, tp_actions *act)
  * ACK / NAK in the cycle of the flow's visit (the ACK's marks and timer restart apply before). */
 static const tp_protocol tp__dcqcn = {"dcqcn", TP_CREDIT_RATE, sizeof(tp_dcqcn_ctx), tp__dcqcn_init,
                                       tp__dcqcn_incoming, tp__dcqcn_periodic, true, TP_MERGE_PERIODIC,
-                                      &tp__dcqcn_presets[TP_DCQCN_PAPER], tp_dcqcn_params_check};
+                                      &tp__dcqcn_presets[TP_DCQCN_PAPER], tp_dcqcn_config_check};
 
 TP_API const tp_protocol *tp_protocol_dcqcn(void) { return &tp__dcqcn; }

@@ -106,7 +106,7 @@ typedef struct fzt {
     fz_in in;
     uint32_t proto_id;
     tp_protocol proto;
-    tp_dcqcn_params dcqcn;
+    tp_dcqcn_config dcqcn;
     tp_irn_config irn;
     tp_ndp_config ndp;
     tp_config cfg;
