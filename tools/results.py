@@ -210,7 +210,7 @@ MANIFEST = [
          cmd=["./build/tonic_newreno_single", "--csv", "build/tonic_newreno_single.csv",
               "--ns3-csv", "build/tonic_newreno_single_ns3.csv"], build=["build/tonic_newreno_ns3"],
          label={"cwnd_mean_diff_pct": "time-averaged cwnd, model vs ns-3 (%)"}),
-    dict(id="tonic_newreno_200", group="transport", tier="long", secs=420,
+    dict(id="tonic_newreno_200", group="transport", tier="long", secs=190,
          title="Fig. 3c: 200 NewReno flows for 5 s beside ns-3 (ns-3 takes minutes)",
          cmd=["./build/tonic_newreno_200", "--csv", "build/tonic_newreno_200.csv",
               "--ns3-csv", "build/tonic_newreno_200_ns3.csv"], build=["build/tonic_newreno_ns3"],
