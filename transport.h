@@ -3147,9 +3147,8 @@ static uint32_t tp__fifo_pop(tp__fifo *f)
     return id;
 }
 
-/* Wrap-safe: cycle a comes before cycle b. The timer heaps are the common core's rnic__heap
- * (src/common/heap.h: the indexed heap this file used to hold, generalised). */
-#define tp__cycle_before rnic__cycle_before
+/* The timer heaps are the common core's rnic__heap (src/common/heap.h: the indexed heap this
+ * file used to hold, generalised), compared wrap-safely with rnic__cycle_before. */
 
 /* Ports: the common rnic_ring (src/common/ring.h) of rnic_work, exactly `depth` slots; pushes and
  * pops use the fixed-size variants, so each is one 64-byte copy. The engines check for room
@@ -3316,9 +3315,9 @@ static void tp__timer_start(tp *t, uint32_t f, uint64_t deadline, uint64_t earli
     tp__flow *fl = &t->flows[f];
     uint32_t slot = t->rtx_timers.pos[f];
     fl->timer_deadline = deadline;
-    fl->timer_fire = tp__visit_at(t, f, tp__cycle_before(deadline, earliest) ? earliest : deadline);
+    fl->timer_fire = tp__visit_at(t, f, rnic__cycle_before(deadline, earliest) ? earliest : deadline);
     fl->timer_on = 1;
-    if (slot == RNIC_NONE || tp__cycle_before(fl->timer_fire, t->rtx_timers.key[slot]))
+    if (slot == RNIC_NONE || rnic__cycle_before(fl->timer_fire, t->rtx_timers.key[slot]))
         rnic__heap_set(&t->rtx_timers, f, fl->timer_fire);
 }
 
@@ -3330,10 +3329,10 @@ static bool tp__timer_running(const tp *t, uint32_t f) { return t->flows[f].time
  * one firing now leaves the heap (the periodic scan sees the firing one this cycle). */
 static void tp__timers_due(tp *t)
 {
-    while (t->rtx_timers.count && !tp__cycle_before(t->now, rnic__heap_min(&t->rtx_timers))) {
+    while (t->rtx_timers.count && !rnic__cycle_before(t->now, rnic__heap_min(&t->rtx_timers))) {
         uint32_t f = t->rtx_timers.id[0];
         const tp__flow *fl = &t->flows[f];
-        if (fl->timer_on && tp__cycle_before(t->now, fl->timer_fire))
+        if (fl->timer_on && rnic__cycle_before(t->now, fl->timer_fire))
             rnic__heap_set(&t->rtx_timers, f, fl->timer_fire);
         else
             rnic__heap_remove(&t->rtx_timers, f);
@@ -3885,7 +3884,7 @@ static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes)
 /* Rate timers due this cycle put their flows in ready-to-tx. */
 static void tp__credit_timers(tp *t)
 {
-    while (t->rate_timers.count && !tp__cycle_before(t->now, rnic__heap_min(&t->rate_timers))) {
+    while (t->rate_timers.count && !rnic__cycle_before(t->now, rnic__heap_min(&t->rate_timers))) {
         uint32_t f = t->rate_timers.id[0];
         rnic__heap_remove(&t->rate_timers, f);
         tp__credit_check(t, f);
@@ -4217,7 +4216,7 @@ TP_API void tp_tick(tp *t)
     if (!t)
         return;
     /* no timer entry is older than now: each is a periodic visit computed when armed */
-    RNIC_ASSERT(t->rtx_timers.count == 0 || !tp__cycle_before(rnic__heap_min(&t->rtx_timers), t->now));
+    RNIC_ASSERT(t->rtx_timers.count == 0 || !rnic__cycle_before(rnic__heap_min(&t->rtx_timers), t->now));
     tp__timers_due(t);
     f = t->scan;
     fired = t->flows[f].open && tp__timer_running(t, f) && t->flows[f].timer_fire == t->now;
@@ -4261,7 +4260,7 @@ static uint64_t tp__next(const tp *t, bool *any)
         next = t->rtx_timers.key[0];
         have = true;
     }
-    if (t->rate_timers.count && (!have || tp__cycle_before(t->rate_timers.key[0], next))) {
+    if (t->rate_timers.count && (!have || rnic__cycle_before(t->rate_timers.key[0], next))) {
         next = t->rate_timers.key[0];
         have = true;
     }
@@ -4269,7 +4268,7 @@ static uint64_t tp__next(const tp *t, bool *any)
         *any = false;
         return RNIC_NEVER;
     }
-    return tp__cycle_before(next, t->now) ? t->now : next;
+    return rnic__cycle_before(next, t->now) ? t->now : next;
 }
 
 TP_API uint64_t tp_next_event(const tp *t)
@@ -4720,7 +4719,7 @@ static void tp__rx_delack_arm(tp_rx *r, uint32_t f)
     uint32_t slot = r->delack.pos[f];
     fl->delack_on = 1;
     fl->delack_deadline = r->now + r->delack_cycles;
-    if (slot == RNIC_NONE || tp__cycle_before(fl->delack_deadline, r->delack.key[slot]))
+    if (slot == RNIC_NONE || rnic__cycle_before(fl->delack_deadline, r->delack.key[slot]))
         rnic__heap_set(&r->delack, f, fl->delack_deadline);
 }
 
@@ -4915,7 +4914,7 @@ TP_API void tp_rx_tick(tp_rx *r)
      * earlier ticks had tidied, and a fast-forwarded receiver skips the ticks (next_event is
      * RNIC_NEVER while the ACK port is full) in which a ticked one tidies: their ACKs differed.
      * Every key is its flow's deadline or earlier, and deadlines differ (one arming per cycle). */
-    while (r->delack.count && !tp__cycle_before(r->now, rnic__heap_min(&r->delack))) {
+    while (r->delack.count && !rnic__cycle_before(r->now, rnic__heap_min(&r->delack))) {
         uint32_t f = r->delack.id[0];
         tp__rx_flow *fl = &r->flows[f];
         if (!fl->delack_on) {
@@ -4932,13 +4931,13 @@ TP_API void tp_rx_tick(tp_rx *r)
         }
     }
     /* deferred CNPs whose interval ended: every one due, while the ACK port has room */
-    while (r->cnp.count && !tp__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__port_full(&r->acks)) {
+    while (r->cnp.count && !rnic__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__port_full(&r->acks)) {
         uint32_t f = r->cnp.id[0];
         rnic__heap_remove(&r->cnp, f);
         tp__rx_cnp_send(r, f);
     }
     /* the pull pacer: the pull at the head of the queue, once the last one's gap has passed */
-    if (r->pull_count && !tp__cycle_before(r->now, r->pull_next) && !tp__port_full(&r->acks)) {
+    if (r->pull_count && !rnic__cycle_before(r->now, r->pull_next) && !tp__port_full(&r->acks)) {
         uint64_t e = r->pulls[r->pull_head];
         uint32_t len = (uint32_t)e;
         r->pull_head = r->pull_head + 1u == r->pull_cap ? 0 : r->pull_head + 1u;
@@ -4954,9 +4953,9 @@ TP_API void tp_rx_tick(tp_rx *r)
 /* The earlier of m (valid when *have) and the event at `at` (not before now). */
 static uint64_t tp__rx_min(const tp_rx *r, uint64_t m, bool *have, uint64_t at)
 {
-    if (tp__cycle_before(at, r->now))
+    if (rnic__cycle_before(at, r->now))
         at = r->now;
-    if (!*have || tp__cycle_before(at, m)) {
+    if (!*have || rnic__cycle_before(at, m)) {
         *have = true;
         return at;
     }
@@ -5522,7 +5521,7 @@ TP_API void tp_dcqcn_preset(tp_dcqcn_config *p, uint32_t preset)
         RNIC_MEMSET(p, 0, sizeof *p);
 }
 
-static bool tp__dcqcn_bad_period(uint32_t ns) { return ns == 0 || ns > 1000000000u; }
+static bool tp__dcqcn_bad_period(uint64_t ns) { return ns == 0 || ns > 1000000000u; }
 
 TP_API rnic_err tp_dcqcn_config_check(const void *config)
 {
@@ -5543,7 +5542,7 @@ TP_API rnic_err tp_dcqcn_config_check(const void *config)
 static const tp_dcqcn_config *tp__dcqcn_cfg(const void *cfg) { return cfg ? (const tp_dcqcn_config *)cfg : tp__dcqcn_presets; }
 
 /* A period in cycles (nearest, at least 1): below 2^31 for periods <= 1 s at <= 1 GHz. */
-static uint32_t tp__dcqcn_cyc(const tp_event *ev, uint32_t ns)
+static uint32_t tp__dcqcn_cyc(const tp_event *ev, uint64_t ns)
 {
     uint64_t c = rnic_ns_to_cycles(ns, ev->clock_hz);
     return c ? (uint32_t)c : 1u;

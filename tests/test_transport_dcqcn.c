@@ -702,7 +702,7 @@ static void test_params_check(void)
     cfg.clock_hz = 100000000u; /* Tonic's 100 MHz (the default was 100 MHz before issue 29) */
     cfg.protocol = &proto;
     for (k = 0; k < 2; k++) {
-        for (i = 0; i < 19; i++) {
+        for (i = 0; i < 22; i++) {
             b = good[k];
             switch (i) {
             case 0: b.g = 0; break;
@@ -723,6 +723,10 @@ static void test_params_check(void)
             case 15: b.rai_bps = RNIC_RATE_MAX_BPS + 1u; break;
             case 16: b.rhai_bps = RNIC_RATE_MAX_BPS + 1u; break;
             case 17: b.link_bps = RNIC_RATE_MAX_BPS + 1u; break;
+            /* 64-bit periods past 2^32 ns: refused whole, not read modulo 2^32 (a 1,000 ns period) */
+            case 18: b.alpha_period_ns = (1ull << 32) + 1000u; break;
+            case 19: b.rate_period_ns = (1ull << 32) + 1000u; break;
+            case 20: b.decrease_period_ns = (1ull << 32) + 1000u, b.decrease_delay_ns = 1u; break;
             default: b.g = 0xffffffffu; break;
             }
             CHECK_EQ(tp_dcqcn_config_check(&b), RNIC_EINVAL);

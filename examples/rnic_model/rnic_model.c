@@ -430,6 +430,7 @@ static void nic_init(model *m, nic *n, uint32_t h)
     rl_config rc;
     tp_config tc;
     tp_flow_config fp;
+    tp_rx_flow_config rfc;
     net_link_config lc;
     const char *field = NULL;
     size_t size;
@@ -565,7 +566,9 @@ static void nic_init(model *m, nic *n, uint32_t h)
             write_rate_register(n, flow, m->line_bps); /* Tassel's register before the transport's first word */
             if ((e = tp_flow_open(&n->tx, flow, &fp)) != RNIC_OK)
                 die("tp_flow_open", e);
-            if ((e = tp_rx_flow_open(&m->rxe, flow, &(tp_rx_flow_config){.init_seq = fp.init_seq})) != RNIC_OK)
+            tp_rx_flow_config_default(&rfc);
+            rfc.init_seq = fp.init_seq;
+            if ((e = tp_rx_flow_open(&m->rxe, flow, &rfc)) != RNIC_OK)
                 die("tp_rx_flow_open", e);
         }
     n->rate_changes = 0;
@@ -834,8 +837,12 @@ static int tassel_packet(model *m, nic *n, rnic_work *w)
         m->piece_errors++;
         return 0;
     }
+    rnic_work consumed;
+    memset(&consumed, 0, sizeof consumed);
+    consumed.flow = w->flow;
+    consumed.index = index;
     if (tp_pacer_source(&n->tx, w->flow, index, &seg, 1) != 1 || seg.len != w->len || !(w->flags & RNIC_WORK_LAST) ||
-        tp_push_consumed(&n->tx, &(rnic_work){.flow = w->flow, .index = index}) != RNIC_OK) {
+        tp_push_consumed(&n->tx, &consumed) != RNIC_OK) {
         m->order_errors++;
         return 0;
     }

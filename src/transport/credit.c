@@ -166,7 +166,7 @@ static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes)
 /* Rate timers due this cycle put their flows in ready-to-tx. */
 static void tp__credit_timers(tp *t)
 {
-    while (t->rate_timers.count && !tp__cycle_before(t->now, rnic__heap_min(&t->rate_timers))) {
+    while (t->rate_timers.count && !rnic__cycle_before(t->now, rnic__heap_min(&t->rate_timers))) {
         uint32_t f = t->rate_timers.id[0];
         rnic__heap_remove(&t->rate_timers, f);
         tp__credit_check(t, f);

@@ -94,9 +94,9 @@ static void tp__timer_start(tp *t, uint32_t f, uint64_t deadline, uint64_t earli
     tp__flow *fl = &t->flows[f];
     uint32_t slot = t->rtx_timers.pos[f];
     fl->timer_deadline = deadline;
-    fl->timer_fire = tp__visit_at(t, f, tp__cycle_before(deadline, earliest) ? earliest : deadline);
+    fl->timer_fire = tp__visit_at(t, f, rnic__cycle_before(deadline, earliest) ? earliest : deadline);
     fl->timer_on = 1;
-    if (slot == RNIC_NONE || tp__cycle_before(fl->timer_fire, t->rtx_timers.key[slot]))
+    if (slot == RNIC_NONE || rnic__cycle_before(fl->timer_fire, t->rtx_timers.key[slot]))
         rnic__heap_set(&t->rtx_timers, f, fl->timer_fire);
 }
 
@@ -108,10 +108,10 @@ static bool tp__timer_running(const tp *t, uint32_t f) { return t->flows[f].time
  * one firing now leaves the heap (the periodic scan sees the firing one this cycle). */
 static void tp__timers_due(tp *t)
 {
-    while (t->rtx_timers.count && !tp__cycle_before(t->now, rnic__heap_min(&t->rtx_timers))) {
+    while (t->rtx_timers.count && !rnic__cycle_before(t->now, rnic__heap_min(&t->rtx_timers))) {
         uint32_t f = t->rtx_timers.id[0];
         const tp__flow *fl = &t->flows[f];
-        if (fl->timer_on && tp__cycle_before(t->now, fl->timer_fire))
+        if (fl->timer_on && rnic__cycle_before(t->now, fl->timer_fire))
             rnic__heap_set(&t->rtx_timers, f, fl->timer_fire);
         else
             rnic__heap_remove(&t->rtx_timers, f);

@@ -276,7 +276,7 @@ TP_API void tp_tick(tp *t)
     if (!t)
         return;
     /* no timer entry is older than now: each is a periodic visit computed when armed */
-    RNIC_ASSERT(t->rtx_timers.count == 0 || !tp__cycle_before(rnic__heap_min(&t->rtx_timers), t->now));
+    RNIC_ASSERT(t->rtx_timers.count == 0 || !rnic__cycle_before(rnic__heap_min(&t->rtx_timers), t->now));
     tp__timers_due(t);
     f = t->scan;
     fired = t->flows[f].open && tp__timer_running(t, f) && t->flows[f].timer_fire == t->now;
@@ -320,7 +320,7 @@ static uint64_t tp__next(const tp *t, bool *any)
         next = t->rtx_timers.key[0];
         have = true;
     }
-    if (t->rate_timers.count && (!have || tp__cycle_before(t->rate_timers.key[0], next))) {
+    if (t->rate_timers.count && (!have || rnic__cycle_before(t->rate_timers.key[0], next))) {
         next = t->rate_timers.key[0];
         have = true;
     }
@@ -328,7 +328,7 @@ static uint64_t tp__next(const tp *t, bool *any)
         *any = false;
         return RNIC_NEVER;
     }
-    return tp__cycle_before(next, t->now) ? t->now : next;
+    return rnic__cycle_before(next, t->now) ? t->now : next;
 }
 
 TP_API uint64_t tp_next_event(const tp *t)

@@ -17,7 +17,7 @@ TP_API void tp_dcqcn_preset(tp_dcqcn_config *p, uint32_t preset)
         RNIC_MEMSET(p, 0, sizeof *p);
 }
 
-static bool tp__dcqcn_bad_period(uint32_t ns) { return ns == 0 || ns > 1000000000u; }
+static bool tp__dcqcn_bad_period(uint64_t ns) { return ns == 0 || ns > 1000000000u; }
 
 TP_API rnic_err tp_dcqcn_config_check(const void *config)
 {
@@ -38,7 +38,7 @@ TP_API rnic_err tp_dcqcn_config_check(const void *config)
 static const tp_dcqcn_config *tp__dcqcn_cfg(const void *cfg) { return cfg ? (const tp_dcqcn_config *)cfg : tp__dcqcn_presets; }
 
 /* A period in cycles (nearest, at least 1): below 2^31 for periods <= 1 s at <= 1 GHz. */
-static uint32_t tp__dcqcn_cyc(const tp_event *ev, uint32_t ns)
+static uint32_t tp__dcqcn_cyc(const tp_event *ev, uint64_t ns)
 {
     uint64_t c = rnic_ns_to_cycles(ns, ev->clock_hz);
     return c ? (uint32_t)c : 1u;

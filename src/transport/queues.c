@@ -23,9 +23,8 @@ static uint32_t tp__fifo_pop(tp__fifo *f)
     return id;
 }
 
-/* Wrap-safe: cycle a comes before cycle b. The timer heaps are the common core's rnic__heap
- * (src/common/heap.h: the indexed heap this file used to hold, generalised). */
-#define tp__cycle_before rnic__cycle_before
+/* The timer heaps are the common core's rnic__heap (src/common/heap.h: the indexed heap this
+ * file used to hold, generalised), compared wrap-safely with rnic__cycle_before. */
 
 /* Ports: the common rnic_ring (src/common/ring.h) of rnic_work, exactly `depth` slots; pushes and
  * pops use the fixed-size variants, so each is one 64-byte copy. The engines check for room

@@ -308,7 +308,7 @@ static void tp__rx_delack_arm(tp_rx *r, uint32_t f)
     uint32_t slot = r->delack.pos[f];
     fl->delack_on = 1;
     fl->delack_deadline = r->now + r->delack_cycles;
-    if (slot == RNIC_NONE || tp__cycle_before(fl->delack_deadline, r->delack.key[slot]))
+    if (slot == RNIC_NONE || rnic__cycle_before(fl->delack_deadline, r->delack.key[slot]))
         rnic__heap_set(&r->delack, f, fl->delack_deadline);
 }
 
@@ -503,7 +503,7 @@ TP_API void tp_rx_tick(tp_rx *r)
      * earlier ticks had tidied, and a fast-forwarded receiver skips the ticks (next_event is
      * RNIC_NEVER while the ACK port is full) in which a ticked one tidies: their ACKs differed.
      * Every key is its flow's deadline or earlier, and deadlines differ (one arming per cycle). */
-    while (r->delack.count && !tp__cycle_before(r->now, rnic__heap_min(&r->delack))) {
+    while (r->delack.count && !rnic__cycle_before(r->now, rnic__heap_min(&r->delack))) {
         uint32_t f = r->delack.id[0];
         tp__rx_flow *fl = &r->flows[f];
         if (!fl->delack_on) {
@@ -520,13 +520,13 @@ TP_API void tp_rx_tick(tp_rx *r)
         }
     }
     /* deferred CNPs whose interval ended: every one due, while the ACK port has room */
-    while (r->cnp.count && !tp__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__port_full(&r->acks)) {
+    while (r->cnp.count && !rnic__cycle_before(r->now, rnic__heap_min(&r->cnp)) && !tp__port_full(&r->acks)) {
         uint32_t f = r->cnp.id[0];
         rnic__heap_remove(&r->cnp, f);
         tp__rx_cnp_send(r, f);
     }
     /* the pull pacer: the pull at the head of the queue, once the last one's gap has passed */
-    if (r->pull_count && !tp__cycle_before(r->now, r->pull_next) && !tp__port_full(&r->acks)) {
+    if (r->pull_count && !rnic__cycle_before(r->now, r->pull_next) && !tp__port_full(&r->acks)) {
         uint64_t e = r->pulls[r->pull_head];
         uint32_t len = (uint32_t)e;
         r->pull_head = r->pull_head + 1u == r->pull_cap ? 0 : r->pull_head + 1u;
@@ -542,9 +542,9 @@ TP_API void tp_rx_tick(tp_rx *r)
 /* The earlier of m (valid when *have) and the event at `at` (not before now). */
 static uint64_t tp__rx_min(const tp_rx *r, uint64_t m, bool *have, uint64_t at)
 {
-    if (tp__cycle_before(at, r->now))
+    if (rnic__cycle_before(at, r->now))
         at = r->now;
-    if (!*have || tp__cycle_before(at, m)) {
+    if (!*have || rnic__cycle_before(at, m)) {
         *have = true;
         return at;
     }
