@@ -103,7 +103,7 @@ MANIFEST = [
                 "max_err_pct_phi2": "(b) worst QP, Phi = 2 (%)"},
          paper={"max_err_pct_phi1": "on the diagonal (Fig. 8a, no number)",
                 "max_err_pct_phi2": "on rate / Phi (Fig. 8b, no number)"}),
-    dict(id="tassel_scale", group="ratelimit", tier="long", secs=900,
+    dict(id="tassel_scale", group="ratelimit", tier="long", secs=270,
          title="Fig. 8: scalability, 1,024 and 65,536 QPs, 10 s simulated per case",
          cmd=["./build/tassel_scale"],
          label={"max_err_pct_phi1": "(a) worst QP at 65,536 QPs, k = 256 (%)",
