@@ -12,7 +12,10 @@ STB = $(shell pkg-config --cflags --libs stb 2>/dev/null || echo -I/usr/include/
 # tests/test_bucketq.c; no example or benchmark uses it, so they build without stb installed
 STB_USERS := test_bucketq
 STB_IF_USED = $(if $(filter $(STB_USERS),$(notdir $@)),$(STB))
-TEST_CFLAGS := $(WARN) -O1 -g $(SAN) -DRNIC_DEBUG -I. -Itests
+STB_CFLAGS = $(shell pkg-config --cflags stb 2>/dev/null || echo -I/usr/include/stb)
+STB_CFLAGS_IF_USED = $(if $(filter $(STB_USERS),$(notdir $(basename $@))),$(STB_CFLAGS))
+# -g1: line tables (ASan and UBSan name file:line) at three quarters of -g's compile time
+TEST_CFLAGS := $(WARN) -O1 -g1 $(SAN) -DRNIC_DEBUG -I. -Itests
 PROG_CFLAGS := $(WARN) -O2 -g -I.
 
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
@@ -174,24 +177,36 @@ headers:
 unit-tests: $(UNIT_BINS)
 
 # The engines' code is compiled once per configuration (tests/impl.c) and linked into every unit
-# program, which includes the headers with RNIC_ENGINES_LINKED. A test that reaches into an
-# engine's private functions builds its own copy (OWN_IMPL_UNITS).
+# program, whose own code is compiled once per compiler (build/tests/<cc>/obj/) with the headers
+# under RNIC_ENGINES_LINKED. A test that reaches into an engine's private functions builds its
+# own copy of the engines (OWN_IMPL_UNITS). The portable configuration (gcc with the 32-bit-target
+# arithmetic forced) links gcc's test objects to its own engines, except the tests of the common
+# core's inline arithmetic and the OWN_IMPL_UNITS, which it compiles with the flag itself.
 OWN_IMPL_UNITS := test_ratelimit_parts
-unit_impl = $(if $(filter $(OWN_IMPL_UNITS),$(1)),,-DRNIC_ENGINES_LINKED $(2))
+PORTABLE_OWN_UNITS := $(OWN_IMPL_UNITS) test_bitmap test_bucketq test_fixed test_hash test_prng test_ring test_seq test_ssfifo test_error test_trace
 CC_gcc := gcc
 CC_clang := clang
 CC_portable := gcc
 CFG_portable := -DRNIC_PORTABLE_ARITH
+unit_cfg = $(firstword $(subst /, ,$(1)))
+# the directory of the object unit $(2) of configuration $(1) links
+unit_obj = build/tests/$(if $(filter portable,$(1)),$(if $(filter $(PORTABLE_OWN_UNITS),$(2)),portable,gcc),$(1))/obj/$(2).o
 
 build/tests/%/impl.o: tests/impl.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC_$*) $(TEST_CFLAGS) $(CFG_$*) -c $< -o $@
 
-# the unit tests three times: gcc, clang, and gcc with the 32-bit-target arithmetic paths forced
+# the objects stay (they are not intermediate files to delete after the build)
+.PRECIOUS: build/tests/%.o
 .SECONDEXPANSION:
-$(UNIT_BINS): build/tests/%: tests/$$(notdir $$*).c tests/test.h $(HEADERS) build/tests/$$(firstword $$(subst /, ,$$*))/impl.o
+build/tests/%.o: tests/$$(notdir $$*).c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC_$(firstword $(subst /, ,$*))) $(TEST_CFLAGS) $(CFG_$(firstword $(subst /, ,$*))) $(call unit_impl,$(notdir $*),$(@D)/impl.o) $< -o $@ $(STB_IF_USED) -lxxhash
+	$(CC_$(call unit_cfg,$*)) $(TEST_CFLAGS) $(CFG_$(call unit_cfg,$*)) $(if $(filter $(OWN_IMPL_UNITS),$(notdir $*)),,-DRNIC_ENGINES_LINKED) $(STB_CFLAGS_IF_USED) -c $< -o $@
+
+# the unit tests three times: gcc, clang, and gcc with the 32-bit-target arithmetic paths forced
+$(UNIT_BINS): build/tests/%: $$(call unit_obj,$$(call unit_cfg,$$*),$$(notdir $$*)) build/tests/$$(call unit_cfg,$$*)/impl.o
+	@mkdir -p $(@D)
+	$(CC_$(call unit_cfg,$*)) $(TEST_CFLAGS) $< $(if $(filter $(OWN_IMPL_UNITS),$(notdir $*)),,$(@D)/impl.o) -o $@ $(STB_IF_USED) -lxxhash
 
 # the same 2:1 incast at packet level in ns-3 (tools/bench_ns3_speed.sh compares CPU time)
 build/incast_ns3: examples/ns3/incast_ns3.cc
@@ -203,14 +218,14 @@ build/rnic_model: $(MODEL_SRC) $(HEADERS)
 	$(CC) $(PROG_CFLAGS) -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o $@ -lm
 
 # the RoCEv2 frame test includes a header of the composed model besides the generated ones
-$(foreach cc,gcc clang portable,build/tests/$(cc)/test_roce_pcap): examples/rnic_model/roce_pcap.h
+$(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_roce_pcap.o): examples/rnic_model/roce_pcap.h
 # the composed model's bounded latency store (the soak's fix) has its own unit test
-$(foreach cc,gcc clang portable,build/tests/$(cc)/test_lat_store): examples/rnic_model/lat_store.h
+$(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_lat_store.o): examples/rnic_model/lat_store.h
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h
 build/tonic_irn_loss build/tonic_ndp_incast: examples/rnic_model/net.h examples/rnic_model/xs_driver.h
-$(foreach cc,gcc clang portable,build/tests/$(cc)/test_net): examples/rnic_model/net.h
+$(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_net.o): examples/rnic_model/net.h
 
 # ns-3's own TcpNewReno on the Tonic Fig. 3 topology (Debian's ns-3 3.37: libns3-dev, libgsl-dev)
 NS3_MODULES := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control

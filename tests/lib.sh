@@ -8,6 +8,7 @@
 #   smoke NAME CMD...  something that must run (a build, a program whose output later claims
 #                      read): a failure fails the suite, a success is not counted as a test
 #   parallel SPEC...   independent entries two at a time (the machine's two cores)
+#   group_begin ... group_end   the entries between them, two at a time (later: after them)
 # The suite ends with the totals and the closing line "N passed, N failed"; the ten longest
 # steps (wall and CPU seconds) are listed before it. Logs: $LOGS/<name>.log, times $LOGS/<name>.time
 set -u
@@ -94,24 +95,78 @@ tally() { # kind name rc
     esac
 }
 
-prog() { local n=$1; shift; run_logged "$n" "$@"; tally prog "$n" $?; }
-step() { local n=$1; shift; run_logged "$n" "$@"; tally step "$n" $?; }
-claim() { local n=$1; shift; run_logged "$n" "$@"; tally claim "$n" $?; }
-smoke() { local n=$1; shift; run_logged "$n" "$@"; tally smoke "$n" $?; }
+run_kind() { # kind name cmd...: now, or collected when inside a group
+    local k=$1 n=$2
+    if [ "$grouping" = 1 ]; then
+        enqueue "$@"
+        return 0
+    fi
+    shift 2
+    run_logged "$n" "$@"
+    tally "$k" "$n" $?
+}
+prog() { run_kind prog "$@"; }
+step() { run_kind step "$@"; }
+claim() { run_kind claim "$@"; }
+smoke() { run_kind smoke "$@"; }
 
 # parallel SPEC...: independent entries two at a time, each SPEC "KIND NAME CMD" (KIND prog, step,
-# claim or smoke; CMD one shell command line that may call the functions exported by the suite);
-# their lines and counts follow in SPEC order, as if run one after another.
+# claim or smoke; CMD a shell command line, run with eval in a subshell, so it may call the
+# suite's functions and read its arrays); their lines and counts follow in SPEC order, as if run
+# one after another.
 parallel() {
-    local spec kind rest name
-    printf '%s\n' "$@" | xargs -d '\n' -P 2 -I{} bash -c 'spec=$1; rest=${spec#* }; name=${rest%% *}
-        TIMEFORMAT="%R %U %S"; { time { bash -c "${rest#* }" >"$LOGS/$name.log" 2>&1; echo $? >"$LOGS/$name.rc"; }; } 2>"$LOGS/$name.time"' _ {}
+    local spec kind rest name running=0
+    for spec in "$@"; do
+        rest=${spec#* }
+        name=${rest%% *}
+        (
+            { time { eval "${rest#* }" >"$LOGS/$name.log" 2>&1; echo $? >"$LOGS/$name.rc"; }; } 2>"$LOGS/$name.time"
+        ) &
+        running=$((running + 1))
+        if [ "$running" -ge 2 ]; then
+            wait -n
+            running=$((running - 1))
+        fi
+    done
+    wait
     for spec in "$@"; do
         kind=${spec%% *}
         rest=${spec#* }
         name=${rest%% *}
         tally "$kind" "$name" "$(cat "$LOGS/$name.rc" 2>/dev/null || echo 127)"
     done
+}
+
+# group_begin ... group_end: the prog/step/claim/smoke lines between them are collected and run
+# two at a time at group_end (in the order written); a line prefixed `later` runs after them, in
+# order (a step that reads what the group's steps wrote).
+grouping=0
+group_specs=()
+group_later=()
+group_begin() {
+    grouping=1
+    group_specs=()
+    group_later=()
+}
+enqueue() { # kind name cmd...
+    group_specs+=("$1 $2 $(printf '%q ' "${@:3}")")
+}
+later() {
+    if [ "$grouping" = 1 ]; then
+        group_later+=("$(printf '%q ' "$@")")
+    else
+        "$@"
+    fi
+}
+group_end() {
+    local l
+    grouping=0
+    [ ${#group_specs[@]} -eq 0 ] || parallel "${group_specs[@]}"
+    for l in "${group_later[@]}"; do
+        eval "$l"
+    done
+    group_specs=()
+    group_later=()
 }
 
 # A gate must also fail on a file that breaks its rule, or it proves nothing.

@@ -2,9 +2,8 @@
 # Every check of rnicq, in two suites that share this file:
 #   tests/run.sh         make test: the fast suite (at most 5 minutes on an idle 2-core machine)
 #   tests/run.sh check   make check: the long checks -- ns-3 comparisons, the firmware under qemu,
-#                        the soak, the fuzz short runs and corpus replays, the unit tests with the
-#                        32-bit-target arithmetic, the rest of the build matrix, the benchmarks'
-#                        quick runs, the results' full staleness check
+#                        the soak, the fuzz short runs and corpus replays, the rest of the build
+#                        matrix, the benchmarks' quick runs, the results' full staleness check
 # A line tagged T runs in make test, C in make check. One line per step (tests/lib.sh says what
 # counts as a test); ends with the totals and "N passed, N failed"; exits non-zero when anything
 # failed. Logs of every step: build/<suite>-logs/<step>.log (and .time: wall, user, system s).
@@ -26,30 +25,34 @@ FS_ALLOWED='^(memcpy|memset|memmove|__aeabi_mem(cpy|move|set|clr)[48]?|__ashldi3
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|__(add|sub|mul|div|neg|cmp|eq|ne|lt|le|gt|ge|unord|fix|fixuns|float|floatun|extend|trunc)[sdt]f.*|__aeabi_[fd].*|__aeabi_u?ldivmod|__(u?div|u?mod)di3)$'
 
 # ---- 1. generated headers match src/; the Python checks (every tests/test_*.py) ----
+group_begin
 T step amalgamate-check python3 amalgamate.py --check
 for t in tests/test_*.py; do
     n=$(basename "$t" .py)
     [ "$n" = test_cli ] && continue # after the programs are built (section 14)
     T prog "${n#test_}" python3 "$t"
 done
+group_end
 
-# ---- 2. unit and property tests, ASan + UBSan: gcc and clang (make test), and gcc with the
-#         32-bit-target arithmetic (shift-subtract divide, de Bruijn ctz) forced (make check).
-#         The engines are compiled once per configuration (tests/impl.c) and linked into each ----
+# ---- 2. unit and property tests, ASan + UBSan, three configurations: gcc, clang, and gcc with
+#         the 32-bit-target arithmetic (shift-subtract divide, de Bruijn ctz) forced. The engines
+#         are compiled once per configuration (tests/impl.c) and each test once per compiler, then
+#         linked (Makefile: the portable configuration links gcc's objects to its own engines) ----
 unit_tests=$(ls tests/test_*.c 2>/dev/null | sed 's|tests/\(.*\)\.c|\1|')
-unit_configs=$(T echo gcc clang; C echo portable)
-unit_bins=$(for cc in $unit_configs; do for t in $unit_tests; do echo "build/tests/$cc/$t"; done; done)
-# shellcheck disable=SC2086
-smoke build-unit-tests make -s -j2 $unit_bins
-specs=()
-for cc in $unit_configs; do
-    for t in $unit_tests; do
-        [ -x "build/tests/$cc/$t" ] && specs+=("prog $t-$cc build/tests/$cc/$t") || specs+=("prog $t-$cc false")
+if [ "$SUITE" = test ]; then
+    unit_bins=$(for cc in gcc clang portable; do for t in $unit_tests; do echo "build/tests/$cc/$t"; done; done)
+    # shellcheck disable=SC2086
+    smoke build-unit-tests make -s -j2 $unit_bins
+    group_begin
+    for cc in gcc clang portable; do
+        for t in $unit_tests; do
+            prog "$t-$cc" "build/tests/$cc/$t"
+        done
     done
-done
-parallel "${specs[@]}"
+    group_end
+fi
 # rnic_hash64 on the built-in XXH64 (forced): every check of test_hash runs on it too
-T prog test_hash-builtin-xxh64-gcc bash -c "make -s build/tests/gcc/impl.o && gcc ${WARN[*]} -O1 -g ${SAN[*]} -DRNIC_DEBUG -DRNIC_NO_XXHASH -DRNIC_ENGINES_LINKED -I. -Itests tests/test_hash.c build/tests/gcc/impl.o -o $OBJ/test_hash-builtin -lxxhash && $OBJ/test_hash-builtin"
+T prog test_hash-builtin-xxh64-gcc bash -c "make -s build/tests/gcc/impl.o && gcc ${WARN[*]} -O1 -g1 ${SAN[*]} -DRNIC_DEBUG -DRNIC_NO_XXHASH -DRNIC_ENGINES_LINKED -I. -Itests tests/test_hash.c build/tests/gcc/impl.o -o $OBJ/test_hash-builtin -lxxhash && $OBJ/test_hash-builtin"
 
 # ---- 3. determinism: one scenario, many builds, one digest ----
 # The scenario's digest and the XXH64 of a fixed string, pinned in tests/expected_digest.txt:
@@ -59,22 +62,21 @@ T prog test_hash-builtin-xxh64-gcc bash -c "make -s build/tests/gcc/impl.o && gc
 # make check the other six.
 digest_of() { grep -o 'digest [0-9a-f]* hash [0-9a-f]*' "$LOGS/$1.log" | head -n 1; }
 CXXFLAGS_ALL="${CXXWARN[*]} -O1 ${SAN[*]} -I. -Itests"
-specs=()
-T eval 'specs+=("prog digest-gcc-O0 gcc ${WARN[*]} -O0 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O0 && $OBJ/digest-gcc-O0")'
-C eval 'specs+=("prog digest-gcc-O3 gcc ${WARN[*]} -O3 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O3 && $OBJ/digest-gcc-O3")'
-T eval 'specs+=("prog digest-clang-O2-san clang ${WARN[*]} -O2 ${SAN[*]} -I. -Itests tests/digest.c -o $OBJ/digest-clang && $OBJ/digest-clang")'
+group_begin # sections 3 to 13: one group, two at a time
+T prog digest-gcc-O0 bash -c "gcc ${WARN[*]} -O0 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O0 && $OBJ/digest-gcc-O0"
+C prog digest-gcc-O3 bash -c "gcc ${WARN[*]} -O3 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O3 && $OBJ/digest-gcc-O3"
+T prog digest-clang-O2-san bash -c "clang ${WARN[*]} -O2 ${SAN[*]} -I. -Itests tests/digest.c -o $OBJ/digest-clang && $OBJ/digest-clang"
 # 32-bit x86 (static, run under qemu-i386): the portable divide and de Bruijn ctz paths run
-T eval 'specs+=("prog digest-gcc-m32 gcc ${WARN[*]} -m32 -static -O2 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-m32 && qemu-i386 $OBJ/digest-gcc-m32")'
-C eval 'specs+=("prog digest-gcc-portable-arith gcc ${WARN[*]} -O2 -DRNIC_PORTABLE_ARITH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-pa && $OBJ/digest-gcc-pa")'
-C eval 'specs+=("prog digest-gcc-O2-no-builtin gcc ${WARN[*]} -O2 -fno-builtin -I. -Itests tests/digest.c -o $OBJ/digest-gcc-nb && $OBJ/digest-gcc-nb")'
+T prog digest-gcc-m32 bash -c "gcc ${WARN[*]} -m32 -static -O2 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-m32 && qemu-i386 $OBJ/digest-gcc-m32"
+C prog digest-gcc-portable-arith bash -c "gcc ${WARN[*]} -O2 -DRNIC_PORTABLE_ARITH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-pa && $OBJ/digest-gcc-pa"
+C prog digest-gcc-O2-no-builtin bash -c "gcc ${WARN[*]} -O2 -fno-builtin -I. -Itests tests/digest.c -o $OBJ/digest-gcc-nb && $OBJ/digest-gcc-nb"
 # the built-in XXH64 instead of the system xxHash: the same pinned digest (64-bit and 32-bit)
-C eval 'specs+=("prog digest-gcc-O2-builtin-xxh64 gcc ${WARN[*]} -O2 -DRNIC_NO_XXHASH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-bx && $OBJ/digest-gcc-bx")'
-C eval 'specs+=("prog digest-gcc-m32-builtin-xxh64 gcc ${WARN[*]} -m32 -static -O0 -DRNIC_NO_XXHASH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-m32-bx && qemu-i386 $OBJ/digest-gcc-m32-bx")'
+C prog digest-gcc-O2-builtin-xxh64 bash -c "gcc ${WARN[*]} -O2 -DRNIC_NO_XXHASH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-bx && $OBJ/digest-gcc-bx"
+C prog digest-gcc-m32-builtin-xxh64 bash -c "gcc ${WARN[*]} -m32 -static -O0 -DRNIC_NO_XXHASH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-m32-bx && qemu-i386 $OBJ/digest-gcc-m32-bx"
 # ---- 4. C++: every header from a C++ TU, g++ and clang++ (they print the digest too) ----
-T eval 'specs+=("prog cxx-g++ g++ $CXXFLAGS_ALL tests/cxx_all.cpp -o $OBJ/cxx-g++ && $OBJ/cxx-g++")'
-T eval 'specs+=("prog cxx-clang++ clang++ $CXXFLAGS_ALL tests/cxx_all.cpp -o $OBJ/cxx-clang++ && $OBJ/cxx-clang++")'
-C eval 'specs+=("prog cxx-g++-digest-c-file g++ -x c++ -std=c++11 -Wall -Wextra -Werror -O2 -I. -Itests tests/digest.c -o $OBJ/digest-cxx && $OBJ/digest-cxx")'
-parallel "${specs[@]}"
+T prog cxx-g++ bash -c "g++ $CXXFLAGS_ALL tests/cxx_all.cpp -o $OBJ/cxx-g++ && $OBJ/cxx-g++"
+T prog cxx-clang++ bash -c "clang++ $CXXFLAGS_ALL tests/cxx_all.cpp -o $OBJ/cxx-clang++ && $OBJ/cxx-clang++"
+C prog cxx-g++-digest-c-file bash -c "g++ -x c++ -std=c++11 -Wall -Wextra -Werror -O2 -I. -Itests tests/digest.c -o $OBJ/digest-cxx && $OBJ/digest-cxx"
 ref=$(cat tests/expected_digest.txt)
 check_digests() {
     [ -n "$ref" ] || { echo "no pinned digest"; return 1; }
@@ -89,7 +91,7 @@ check_digests() {
     echo "pinned (tests/expected_digest.txt): $ref"
     [ "$n" -ge 5 ] && return $bad
 }
-step determinism-same-digest-everywhere check_digests
+later step determinism-same-digest-everywhere check_digests
 
 # ---- 4b. mixed C/C++ linking: C implementation called from C++, and the reverse ----
 T prog mixed-c-impl-cxx-caller bash -c "gcc ${WARN[*]} -O1 -I. -c tests/mixed_impl.c -o $OBJ/mixed_impl.o && g++ ${CXXWARN[*]} -O1 -I. -Itests tests/mixed_user.cpp $OBJ/mixed_impl.o -o $OBJ/mixed1 && $OBJ/mixed1"
@@ -108,17 +110,19 @@ for cc in gcc clang; do
 done
 
 # ---- 7. a different common core (version or content id) must refuse to meet this one ----
-version_clash() { # sed-expression
-    sed "$1" ratelimit.h >"$OBJ/old_ratelimit.h"
-    printf '#include "%s/old_ratelimit.h"\n#include "rnicq.h"\nint main(void){return 0;}\n' "$PWD/$OBJ" >"$OBJ/clash.c"
-    if gcc -std=c99 -I. -c "$OBJ/clash.c" -o "$OBJ/clash.o" 2>"$OBJ/clash.err"; then
+version_clash() { # name sed-expression (name keeps the files of two checks apart)
+    local d="$OBJ/clash-$1"
+    mkdir -p "$d"
+    sed "$2" ratelimit.h >"$d/old_ratelimit.h"
+    printf '#include "%s/old_ratelimit.h"\n#include "rnicq.h"\nint main(void){return 0;}\n' "$PWD/$d" >"$d/clash.c"
+    if gcc -std=c99 -I. -c "$d/clash.c" -o "$d/clash.o" 2>"$d/clash.err"; then
         echo "two common-core versions were accepted together"
         return 1
     fi
-    grep -q 'needs common core version' "$OBJ/clash.err"
+    grep -q 'needs common core version' "$d/clash.err"
 }
-T step version-clash-is-an-error version_clash 's/^#define RNIC_COMMON_VERSION [0-9]*$/#define RNIC_COMMON_VERSION 999999/'
-T step common-id-clash-is-an-error version_clash 's/^#define RNIC_COMMON_ID 0x[0-9a-f]*u/#define RNIC_COMMON_ID 0x12345678u/'
+T step version-clash-is-an-error version_clash version 's/^#define RNIC_COMMON_VERSION [0-9]*$/#define RNIC_COMMON_VERSION 999999/'
+T step common-id-clash-is-an-error version_clash id 's/^#define RNIC_COMMON_ID 0x[0-9a-f]*u/#define RNIC_COMMON_ID 0x12345678u/'
 T step same-common-core-meets-itself bash -c "printf '#include \"rnicq.h\"\n#include \"hostcc.h\"\nint main(void){return 0;}\n' | gcc -std=c99 -Werror -I. -x c - -o $OBJ/same"
 
 # ---- 8. freestanding rv32imac and Cortex-M4, no libc headers; symbol gates ----
@@ -218,18 +222,16 @@ hcc_digests() { # exercise_hostcc: the C build (malloc-trap) and both C++ builds
     done
     echo "$c"
 }
-T step determinism-hostcc-exercise hcc_digests
+later T step determinism-hostcc-exercise hcc_digests
 # ---- 11b. fuzzing: every libFuzzer harness (tests/fuzz/fuzz_<engine>.c) for a short fixed number
 #          of runs from its seed corpus (make fuzz runs them for 10 M), and each seed corpus replayed
 #          through the same invariant checks by a gcc build (ASan + UBSan) without libFuzzer;
 #          make check ----
 fuzz_harnesses=$(ls tests/fuzz/fuzz_*.c 2>/dev/null | sed 's|tests/fuzz/fuzz_\(.*\)\.c|\1|')
-specs=()
 for n in $fuzz_harnesses; do # each harness has its own binaries, corpus copy and logs
-    specs+=("step fuzz-short-$n bash tools/fuzz.sh short $n")
-    specs+=("prog fuzz-corpus-replay-gcc-$n gcc ${WARN[*]} -O1 -g ${SAN[*]} -DRNIC_DEBUG -I. -Itests -Itests/fuzz tests/fuzz/fuzz_$n.c tests/fuzz/replay_main.c -o $OBJ/fuzz-replay-$n && $OBJ/fuzz-replay-$n tests/fuzz/corpus/$n")
+    C step "fuzz-short-$n" bash tools/fuzz.sh short "$n"
+    C prog "fuzz-corpus-replay-gcc-$n" bash -c "gcc ${WARN[*]} -O1 -g ${SAN[*]} -DRNIC_DEBUG -I. -Itests -Itests/fuzz tests/fuzz/fuzz_$n.c tests/fuzz/replay_main.c -o $OBJ/fuzz-replay-$n && $OBJ/fuzz-replay-$n tests/fuzz/corpus/$n"
 done
-C parallel "${specs[@]}"
 C step fuzz-harnesses-present bash -c "[ -n '$(echo $fuzz_harnesses)' ] && echo $(echo $fuzz_harnesses)"
 # ---- 12. as a new user: every README example with its copied header(s), C and C++ ----
 # readme_examples DIR FLAGS...: each example block of README.md, alone in an empty folder with
@@ -328,7 +330,7 @@ roce_pcap_broken() { # what: ipsum | port | icrc -- one byte of frame 1 (whole, 
 }
 T step roce-pcap-every-opcode-tshark roce_pcap_demo
 for what in ipsum port icrc; do
-    T step "roce-pcap-negative-control-$what" roce_pcap_broken "$what"
+    later T step "roce-pcap-negative-control-$what" roce_pcap_broken "$what"
 done
 
 # ---- 13. make install + pkg-config ----
@@ -344,12 +346,11 @@ install_check() {
     return $rc
 }
 T step install-and-pkg-config install_check
+group_end
 
 # ---- 14. the examples: built, each run once (its output saved for the claims below) ----
 T smoke build-examples-and-benches make -s -j2 programs
 C smoke build-examples-and-benches make -s -j2 programs
-# the command line of every program: --help, decimal numbers, errors naming the argument
-T prog cli python3 tests/test_cli.py --no-build
 # saved NAME FILE: the saved output of example NAME's run (section 14) copied to FILE
 saved() { [ -s "$OBJ/ex-$1.out" ] && cp "$OBJ/ex-$1.out" "$2"; }
 run_example() { # name args...: the program's output in $OBJ/ex-NAME.out; it must end with a RESULT line
@@ -359,7 +360,6 @@ run_example() { # name args...: the program's output in $OBJ/ex-NAME.out; it mus
     tail -n 1 "$OBJ/ex-$name.out"
     tail -n 1 "$OBJ/ex-$name.out" | grep -Eq '^RESULT( [A-Za-z0-9_]+=[^ ]+)+$'
 }
-export -f run_example
 # the arguments each example runs with here: --quick for those with a long full run (the full
 # runs: make figures, make results); the NewReno pair without ns-3 (make check compares them)
 example_args() {
@@ -369,15 +369,16 @@ example_args() {
     *) echo ;;
     esac
 }
-specs=()
+group_begin
+# the command line of every program: --help, decimal numbers, errors naming the argument
+T prog cli python3 tests/test_cli.py --no-build
 for ex in $(ls examples/*.c 2>/dev/null | sed 's|examples/\(.*\)\.c|\1|'); do
-    specs+=("smoke example-$ex run_example $ex $(example_args "$ex")")
+    # shellcheck disable=SC2046
+    T smoke "example-$ex" run_example "$ex" $(example_args "$ex")
 done
-T parallel "${specs[@]}"
+group_end
 
 # ---- 15. the papers' claims, checked on the examples' saved outputs ----
-# awk_true EXPR: exit 0 when the awk expression over the values holds
-awk_true() { awk "BEGIN { exit !($1) }"; }
 tassel_fig7_claim() { # Fig. 7: rate error <= 0.01 %, gap error <= 1 cycle, 100 Kb/s .. 400 Gb/s
     saved tassel_accuracy "$OBJ/fig7.out" || return 1
     local e g
@@ -646,11 +647,10 @@ hostcc_claim() { # RHCC (seed 002) on the composed RNIC with the receiving host,
         awk_true "$dp > 0 && $dn > 0 && $lp > 1 && $ln > 1 && $sc >= 80 && $pc > 0 && $tg > 1"
 }
 C claim hostcc-fig2-contention-hurts-fig6-rhcc-cuts-stalls hostcc_claim
-specs=()
+group_begin
 for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do # timings: make bench reports them
-    specs+=("smoke bench-$b-quick ./build/$b --quick")
+    C smoke "bench-$b-quick" "./build/$b" --quick
 done
-C parallel "${specs[@]}"
 # ---- 16. the composed RNIC (examples/rnic_model, `make run`) on a short default scenario ----
 MODEL_ARGS=(--duration-us 3000 --warmup-us 1000 --quiet)
 # the rate-cap scenario issue 9 checked: no congestion (84 of 92.6 Gb/s), DCQCN idle, every QP
@@ -701,7 +701,7 @@ model_pcap() { # the run's packets are RoCEv2 that tshark reads with 0 malformed
     [ -s "$OBJ/model.pcap" ] || return 1
     bash tools/pcap_check.sh "$OBJ/model.pcap"
 }
-T claim rnic-model-pcap-tshark-0-malformed model_pcap
+later T claim rnic-model-pcap-tshark-0-malformed model_pcap
 model_vcd() { # the VCD of chosen ports is well formed and shows every packet the trace CSV has
     local want got
     ./build/rnic_model "${MODEL_ARGS[@]}" --duration-us 800 --warmup-us 100 --vcd "$OBJ/model.vcd" --trace-csv "$OBJ/trace.csv" >/dev/null || return 1
@@ -769,9 +769,8 @@ soak_negative_control() { # the same bound fails on a growing run, because it gr
 C step soak-short-negative-control-growth-detected soak_negative_control
 
 # ---- 17. every figure in README.md and docs/results.md is what the programs print now ----
-if [ -e tools/results.py ]; then
-    T prog results-current python3 tools/results.py --check
-    C prog results-current-full python3 tools/results.py --check --full
-fi
+T prog results-current python3 tools/results.py --check
+C prog results-current-full python3 tools/results.py --check --only-tier full
+group_end # the benchmarks' quick runs, the composed RNIC's claims, the results, the soak
 
 suite_end "make $SUITE"
