@@ -265,7 +265,7 @@ static RNIC__MAYBE_UNUSED uint64_t exercise_hostcc(uint64_t *mem, size_t mem_wor
                 (void)hcc_tx_push_sent(&t, &w);
             }
             while (hcc_host_pop_signal(&h, &w) == RNIC_OK)
-                exercise__mix(&digest, w.cycle ^ ((uint64_t)w.op << 48));
+                exercise__mix(&digest, w.cycle ^ ((uint64_t)w.flags << 32));
             while (hcc_rx_pop_action(&c, &w) == RNIC_OK) { /* the controller's register writes */
                 exercise__mix(&digest, w.cycle ^ ((uint64_t)w.aux << 56) ^ w.flags);
                 if (w.flags & HCC_RX_WORK_MBA) {
