@@ -16,7 +16,7 @@ STB_CFLAGS = $(shell pkg-config --cflags stb 2>/dev/null || echo -I/usr/include/
 STB_CFLAGS_IF_USED = $(if $(filter $(STB_USERS),$(notdir $(basename $@))),$(STB_CFLAGS))
 # -g1: line tables (ASan and UBSan name file:line) at three quarters of -g's compile time
 TEST_CFLAGS := $(WARN) -O1 -g1 $(SAN) -DRNIC_DEBUG -I. -Itests
-PROG_CFLAGS := $(WARN) -O2 -g -I.
+PROG_CFLAGS := $(WARN) -O2 -g1 -I.
 
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))

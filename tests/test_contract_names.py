@@ -525,12 +525,7 @@ def main():
             if os.path.exists(os.path.join(ROOT, path)) and \
                     not any(p == path and src.strip() for p, _, src in examples):
                 findings.append((f"example:{path}", f"{path}: no DO THIS program"))
-        for path, n, src in examples:
-            if not src.strip():
-                continue
-            for lang in ("c", "c++"):
-                o, err = compile_run(src, lang, tmp, "example")
-                result(o is not None, f"{path} example {n} as {lang}" + ("" if o is not None else f": {err}"))
+        # each program is compiled and run as C and C++ by tests/test_manual_examples.py
 
     keys = {}
     for key, msg in findings:
