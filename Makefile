@@ -60,7 +60,7 @@ check:
 # README's generated blocks; RESULTS_ARGS="--log FILE" also takes make bench / soak / fuzz /
 # firmware / coverage output saved to FILE, "--quick" only the short runs, "--all" the long ones
 results:
-	@bash tools/deps.sh figures
+	@bash tools/deps.sh results
 	python3 tools/results.py $(RESULTS_ARGS)
 
 bench:

@@ -118,6 +118,7 @@ results)
     want_build
     want_cmd python3 python3
     want_cmd tshark tshark
+    want_cmd gnuplot gnuplot-nox # --figures redraws docs/figures
     want_ns3
     ;;
 figures)
