@@ -39,6 +39,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_manual_examples import do_this_blocks  # noqa: E402 (one reader of the manuals)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADERS = {"ratelimit.h": "RL", "rnicq.h": "RQ", "transport.h": "TP", "hostcc.h": "HCC"}
 ENGINES = ["rl", "rq_qos", "rq_palos", "tp", "tp_rx", "hcc_host", "hcc_rx", "hcc_tx"]
@@ -422,9 +425,8 @@ def check_defaults(out):
 
 
 def manual_examples():
-    """(manual, n, example C text) of every "DO THIS" block of every manual (src/*/manual.h): the
-    indented lines after a line " * DO THIS ..." up to the next unindented line (the next
-    section), with " *   " removed."""
+    """(manual, n, example C text) of every "DO THIS" block of every manual (src/*/manual.h),
+    read as tests/test_manual_examples.py reads them."""
     out = []
     for mod in sorted(os.listdir(os.path.join(ROOT, "src"))):
         path = os.path.join(ROOT, "src", mod, "manual.h")
@@ -432,15 +434,8 @@ def manual_examples():
             continue
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
-        block = None
-        for line in lines + [" * END"]:
-            if block is not None and re.match(r"^ \* \S", line):
-                out.append((os.path.relpath(path, ROOT), len(out) + 1, "\n".join(block) + "\n"))
-                block = None
-            if line.startswith(" * DO THIS"):
-                block = []
-            elif block is not None:
-                block.append(line[5:] if line.startswith(" *   ") else "" if line.rstrip() == " *" else line)
+        for src in do_this_blocks(lines):
+            out.append((os.path.relpath(path, ROOT), len(out) + 1, src))
     return out
 
 

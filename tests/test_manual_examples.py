@@ -29,9 +29,15 @@ def examples(header):
     start = text.find("==== begin src/")  # the manual, after the generator's own comment
     start = text.find("/*", start if start >= 0 else 0)
     end = text.find("*/", start)
-    lines = text[start:end].splitlines() + [" * END"]
+    return do_this_blocks(text[start:end].splitlines())
+
+
+def do_this_blocks(lines):
+    """The program text of each "DO THIS" block among a manual's comment lines: the indented
+    lines after a line " * DO THIS ..." up to the next section line, with " *   " removed (the
+    contract gate, tests/test_contract_names.py, reads the manuals with it too)."""
     out, block = [], None
-    for line in lines:
+    for line in lines + [" * END"]:
         if block is not None and re.match(r"^ \* \S", line):
             out.append("\n".join(block) + "\n")
             block = None
