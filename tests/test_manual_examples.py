@@ -68,13 +68,13 @@ def main():
                 shutil.copy(os.path.join(ROOT, header), tmp)
                 with open(os.path.join(tmp, "main.c"), "w", encoding="utf-8") as f:
                     f.write(src)
-                rc, out = run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-DRNIC_NO_XXHASH", "main.c",
+                rc, out = run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O0", "-DRNIC_NO_XXHASH", "main.c",
                                "-o", "main-c"], tmp)
                 if rc == 0:
                     rc, out_c = run(["./main-c"], tmp)
                     out = out_c if rc else out
                 if rc == 0:
-                    rc, out = run(["g++", "-x", "c++", "-Wall", "-Wextra", "-Werror", "-O1", "-DRNIC_NO_XXHASH", "main.c", "-o",
+                    rc, out = run(["g++", "-x", "c++", "-Wall", "-Wextra", "-Werror", "-O0", "-DRNIC_NO_XXHASH", "main.c", "-o",
                                    "main-cxx"], tmp)
                 if rc == 0:
                     rc, out_cxx = run(["./main-cxx"], tmp)
