@@ -226,6 +226,8 @@ $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_lat_store.o): example
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h
 build/tonic_irn_loss build/tonic_ndp_incast: examples/rnic_model/net.h examples/rnic_model/xs_driver.h
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_net.o): examples/rnic_model/net.h
+# the fabric's event scheduler (examples/rnic_model/fabric.h)
+$(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_fabric.o): examples/rnic_model/fabric.h
 
 # ns-3's own TcpNewReno on the Tonic Fig. 3 topology (Debian's ns-3 3.37: libns3-dev, libgsl-dev)
 NS3_MODULES := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control
