@@ -318,8 +318,9 @@ roce_pcap_demo() {
         "$OBJ/roce-writer" --write "$OBJ/roce_demo.pcap" || return 1
     r=$(bash tools/pcap_check.sh "$OBJ/roce_demo.pcap") || { echo "$r"; return 1; }
     echo "$r"
-    # the demo holds whole and truncated frames, and tshark must have shown ICRCs to compare
-    echo "$r" | grep -Eq '^RESULT .* truncated=[1-9][0-9]* icrc_checked=[1-9][0-9]* .*icrc_shown_by_tshark=[1-9]'
+    # the demo holds whole and truncated frames, and tshark must have shown ICRCs to compare;
+    # the WRITE Onlys and the one whole WRITE message had their RETH DMA lengths checked
+    echo "$r" | grep -Eq '^RESULT .* truncated=[1-9][0-9]* icrc_checked=[1-9][0-9]* .*icrc_shown_by_tshark=[1-9].* reth_checked=[5-9] reth_bad=0'
 }
 roce_pcap_broken() { # what: ipsum | port | icrc -- one byte of frame 1 (whole, with a payload)
     local at
@@ -330,10 +331,33 @@ roce_pcap_broken() { # what: ipsum | port | icrc -- one byte of frame 1 (whole, 
     bash tools/pcap_check.sh "$OBJ/roce_broken.pcap"
     [ $? -eq 1 ]
 }
+roce_pcap_bad_reth() { # the first WRITE Only's RETH DMA length one more than its payload: reth_bad
+    local r
+    [ -s "$OBJ/roce_demo.pcap" ] || return 1
+    python3 - "$OBJ/roce_demo.pcap" "$OBJ/roce_bad_reth.pcap" <<'PY' || return 1
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+at = 24
+while at + 16 <= len(d):
+    incl = struct.unpack("<I", d[at + 8:at + 12])[0]
+    f = at + 16
+    if incl >= 70 and d[f + 42] == 0x0A:  # BTH opcode RDMA WRITE Only
+        n = struct.unpack(">I", d[f + 66:f + 70])[0] + 1
+        d[f + 66:f + 70] = struct.pack(">I", n)
+        break
+    at = f + incl
+open(sys.argv[2], "wb").write(bytes(d))
+PY
+    r=$(bash tools/pcap_check.sh "$OBJ/roce_bad_reth.pcap")
+    local rc=$?
+    echo "$r" | tail -n 2
+    [ $rc -eq 1 ] && echo "$r" | grep -q ' reth_bad=1 '
+}
 T step roce-pcap-every-opcode-tshark roce_pcap_demo
 for what in ipsum port icrc; do
     later T step "roce-pcap-negative-control-$what" roce_pcap_broken "$what"
 done
+later T step roce-pcap-negative-control-reth roce_pcap_bad_reth
 
 # ---- 13. make install + pkg-config ----
 install_check() {
@@ -672,6 +696,15 @@ model_loss() { # go-back-N end to end: 0.1 % random loss at the switch, PFC off:
         [ "$(result_value "$OBJ/model-loss.out" rtx)" -gt 0 ] && [ "$(result_value "$OBJ/model-loss.out" drained)" = 1 ]
 }
 T claim rnic-model-go-back-n-every-byte-once-under-loss model_loss
+model_undrained() { # 10 % loss under go-back-N does not drain in the 100 ms drain: RESULT first, then exit status 3
+    ./build/rnic_model --loss-ppm 100000 --pfc off --tenants 1 --qps 1 --sizes 1048576,1048576 --duration-us 100 \
+        --warmup-us 50 --quiet >"$OBJ/model-undrained.out" 2>"$OBJ/model-undrained.err"
+    local rc=$?
+    echo "exit status $rc; $(tail -n 1 "$OBJ/model-undrained.err")"
+    [ "$rc" = 3 ] && [ "$(result_value "$OBJ/model-undrained.out" drained)" = 0 ] &&
+        [ "$(result_value "$OBJ/model-undrained.out" bytes_lost)" -gt 0 ]
+}
+C claim rnic-model-undrained-run-exits-3 model_undrained
 T claim rnic-model-incast-dcqcn-no-loss-fair-and-caps-within-1pct model_claim
 model_digests() { # builds...: one digest from build/rnic_model, from it ticking every cycle
     # (--tick-only, the fast-forward's oracle) and from each named build: g++ (make test); gcc -O0,

@@ -823,7 +823,9 @@ static int write_demo(const char *path)
             s.payload_len = (s.opcode == ROCE_OP_ACK || s.opcode == ROCE_OP_CNP) ? 0u : 1u + 61u * i + (uint32_t)k;
             if (s.opcode == ROCE_OP_WRITE_FIRST || s.opcode == ROCE_OP_WRITE_MIDDLE || s.opcode == ROCE_OP_SEND_FIRST)
                 s.payload_len = i == 3 ? 1024u : 64u * (i + 1u); /* First/Middle carry whole PMTU-like units */
-            s.reth_len = s.payload_len;
+            /* the RETH holds the whole message's DMA length (IBA 9.3.3): a WRITE Only's is its
+             * payload; these WRITE Firsts start messages of four such units that never finish */
+            s.reth_len = s.opcode == ROCE_OP_WRITE_FIRST ? 4u * s.payload_len : s.payload_len;
             s.aeth_msn = psn & 0xffffffu;
             s.payload_seed = psn;
             if (roce_pcap_write(&p, t, &s) != 0)
@@ -831,6 +833,21 @@ static int write_demo(const char *path)
             t += 1234;
         }
     }
+    /* one whole RDMA WRITE message on its own QP: First + Middle + Last, consecutive PSNs, the
+     * First's RETH = the three payloads (tools/pcap_check.sh adds them up) */
+    s.ecn = ROCE_ECN_ECT0;
+    s.dest_qp = 0x000456;
+    s.reth_len = 1024u + 1024u + 100u;
+    for (i = 0; i < 3; i++) {
+        s.opcode = i == 0 ? ROCE_OP_WRITE_FIRST : i == 1 ? ROCE_OP_WRITE_MIDDLE : ROCE_OP_WRITE_LAST;
+        s.psn = 700u + i;
+        s.payload_len = i == 2 ? 100u : 1024u;
+        s.payload_seed = 700u + i;
+        if (roce_pcap_write(&p, t, &s) != 0)
+            return 1;
+        t += 1234;
+    }
+    s.dest_qp = 0x000123;
     /* a go-back-N exchange with the shortcuts: a CE-marked packet, the CNP it causes, a lost
      * packet's NAK (PSN sequence error, PSN = the one expected), the retransmission's ACK */
     s.ecn = ROCE_ECN_ECT0;

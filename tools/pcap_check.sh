@@ -20,12 +20,18 @@
 #               above 4, the last defined): counted as errors
 #   cnps        RoCEv2 CNPs (BTH opcode 0x81)
 #   ce_marked   frames whose IPv4 ECN field is CE (3)
+#   reth_checked / reth_bad  RDMA WRITE messages whose RETH DMA length was checked against
+#               the payload the frames carry (IBA 9.3.3: the RETH of WRITE First / Only holds
+#               the length of the whole message): a WRITE Only's DMA length must equal its
+#               payload; a WRITE First's must exceed it, and equal the payload of First +
+#               Middle.. + Last when those follow with consecutive PSNs on the QP (a message
+#               whose PSNs jump -- a retransmission in between -- counts in reth_unverified)
 # Heuristic payload dissectors (RPC-over-RDMA, SMB Direct, iSER, ...) are turned off: the
 # payload is opaque bytes, and one guessing a protocol in them and failing is not a RoCE error.
 # Prints `RESULT pcap_frames=N malformed=M roce_frames=K truncated=T icrc_checked=C icrc_bad=B
-# icrc_shown_by_tshark=S acks=A naks=K nak_psn_seq=Q rnr_naks=R aeth_bad=X cnps=P ce_marked=E`;
-# exits 1 when malformed > 0, roce_frames != pcap_frames, icrc_bad > 0, aeth_bad > 0 or there
-# is no frame, 2 when it cannot run.
+# icrc_shown_by_tshark=S acks=A naks=K nak_psn_seq=Q rnr_naks=R aeth_bad=X cnps=P ce_marked=E
+# reth_checked=W reth_bad=V reth_unverified=U`; exits 1 when malformed > 0, roce_frames !=
+# pcap_frames, icrc_bad > 0, aeth_bad > 0, reth_bad > 0 or there is no frame, 2 when it cannot run.
 set -u
 file=${1:-}
 [ -n "$file" ] || { echo "usage: $0 FILE.pcap" >&2; exit 2; }
@@ -154,12 +160,61 @@ for line in open(fields_path, encoding='utf-8', errors='replace'):
             if bad <= 5:
                 print('bad ICRC frame %d: in frame %s, tshark %s, computed %08x (stored LE)'
                       % (fnum, raw[-4:].hex(), f[6], want))
+# RETH DMA lengths, from the frames' bytes (IPv4 without options, UDP, BTH at offset 42)
+OP_W_FIRST, OP_W_MIDDLE, OP_W_LAST, OP_W_ONLY = 0x06, 0x07, 0x08, 0x0a
+reth_checked = reth_bad = reth_unverified = 0
+open_msg = {}  # dest QP -> [DMA length, payload so far, next PSN]
+for n, (orig, raw) in enumerate(recs, 1):
+    if len(raw) < 70 or raw[12:14] != b'\x08\x00' or raw[23] != 17:
+        continue
+    op = raw[42]
+    if op not in (OP_W_FIRST, OP_W_MIDDLE, OP_W_LAST, OP_W_ONLY):
+        continue
+    ip_len = struct.unpack('>H', raw[16:18])[0]
+    pad = (raw[43] >> 4) & 3
+    qp = raw[47:50]
+    psn = struct.unpack('>I', b'\x00' + raw[51:54])[0]
+    has_reth = op in (OP_W_FIRST, OP_W_ONLY)
+    payload = ip_len - 20 - 8 - 12 - (16 if has_reth else 0) - 4 - pad
+    if has_reth:
+        dma = struct.unpack('>I', raw[66:70])[0]
+        if qp in open_msg:
+            reth_unverified += 1  # the previous message on this QP did not end in order
+            del open_msg[qp]
+        if op == OP_W_ONLY or dma <= payload:
+            reth_checked += 1
+            if dma != payload or op == OP_W_FIRST:
+                reth_bad += 1
+                if reth_bad <= 5:
+                    print('bad RETH DMA length frame %d: opcode 0x%02x, DMA length %d, payload %d' % (n, op, dma, payload))
+            continue
+        open_msg[qp] = [dma, payload, (psn + 1) & 0xffffff, n]
+        continue
+    m = open_msg.get(qp)
+    if m is None:
+        continue
+    if psn != m[2]:
+        reth_unverified += 1
+        del open_msg[qp]
+        continue
+    m[1] += payload
+    m[2] = (psn + 1) & 0xffffff
+    if op == OP_W_LAST:
+        reth_checked += 1
+        if m[1] != m[0]:
+            reth_bad += 1
+            if reth_bad <= 5:
+                print('bad RETH DMA length: the message from frame %d carries %d B, its RETH says %d' % (m[3], m[1], m[0]))
+        del open_msg[qp]
+reth_unverified += len(open_msg)
 if frames != len(recs):
     print('tshark read %d frames, the file holds %d records' % (frames, len(recs)))
     malformed += abs(len(recs) - frames)
 print('RESULT pcap_frames=%d malformed=%d roce_frames=%d truncated=%d icrc_checked=%d icrc_bad=%d icrc_shown_by_tshark=%d'
       ' acks=%d naks=%d nak_psn_seq=%d rnr_naks=%d aeth_bad=%d cnps=%d ce_marked=%d'
+      ' reth_checked=%d reth_bad=%d reth_unverified=%d'
       % (frames, malformed, roce, truncated, checked, bad, shown_by_tshark,
-         acks, naks, nak_psn_seq, rnr_naks, aeth_bad, cnps, ce_marked))
-sys.exit(1 if frames == 0 or malformed or roce != frames or bad or aeth_bad else 0)
+         acks, naks, nak_psn_seq, rnr_naks, aeth_bad, cnps, ce_marked,
+         reth_checked, reth_bad, reth_unverified))
+sys.exit(1 if frames == 0 or malformed or roce != frames or bad or aeth_bad or reth_bad else 0)
 EOF

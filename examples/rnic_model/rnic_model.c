@@ -89,7 +89,9 @@
  *            ddio_miss_pct=... iio_occ_mean=... mba_level_end=... mba_steps=... probes=... r_rev_gbps=...
  *            r_cc_gbps=... host_delay_mean_ns=...] drained=... sched=palos|qos [lat_kept=... lat_seen=...
  *            when the percentiles come from a sample]
- * (the host's counters are over the measurement window, after the warm-up) */
+ * (the host's counters are over the measurement window, after the warm-up)
+ * Exit status: 0; 3 when the run did not drain or lost bytes (the RESULT line is printed
+ * first); 1 on a set-up error; 2 on a bad argument. */
 #define _POSIX_C_SOURCE 200809L
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
@@ -724,6 +726,27 @@ static void pcap_addresses(roce_frame_spec *f, uint32_t h, int to_receiver)
     f->dst_mac[5] = to_receiver ? 0xfe : (uint8_t)(h + 1u);
 }
 
+/* The DMA length of the message a packet belongs to (the RETH of WRITE First / Only). Palos
+ * mode: the WQE the host posted as message RM_TAG_SEQ(tag) of the flow, still in the host's
+ * ring (a slot is reused only after `depth` later messages were posted, and a message stays
+ * outstanding until every byte is acknowledged: no packet of it is sent after that). qos mode:
+ * the QP's one message in flight. A WQE that is not found is a model error (never expected). */
+static uint32_t message_dma_len(model *m, const rnic_work *w)
+{
+    nic *n = &m->nics[host_of(m, w->flow)];
+    if (m->o.sched_qos)
+        return (uint32_t)n->qh.qp[qp_index(m, w->flow) % n->qh.nqps].len;
+    {
+        const rm_host *h = &n->host;
+        uint32_t seq = RM_TAG_SEQ(w->tag), local = w->flow - h->first_flow;
+        const rnic_work *q = &h->wqe[(size_t)local * h->ring + (seq % h->ring)];
+        if (local < h->nflows && q->flow == w->flow && RM_TAG_SEQ(q->tag) == seq)
+            return q->len;
+    }
+    m->model_errors++;
+    return w->len;
+}
+
 static void pcap_data(model *m, const rnic_work *w)
 {
     roce_frame_spec f;
@@ -737,8 +760,8 @@ static void pcap_data(model *m, const rnic_work *w)
     f.ack_req = 1;               /* RoCE asks an ACK per packet here (the receiver ACKs each) */
     f.reth_va = w->raddr;
     f.reth_rkey = 0x1000u + w->flow;
-    f.reth_len = w->len; /* the packet's length: the message's DMA length on WRITE Only; on WRITE First the
-                            record does not carry the message length, so the RETH under-states it */
+    if (f.opcode == ROCE_OP_WRITE_FIRST || f.opcode == ROCE_OP_WRITE_ONLY)
+        f.reth_len = message_dma_len(m, w); /* the whole message's (IBA 9.3.3) */
     f.payload_len = w->len;
     f.payload_seed = w->tag;
     f.payload_offset = w->raddr; /* content depends on the byte's place only */
@@ -1620,6 +1643,7 @@ int main(int argc, char **argv)
     uint32_t nparsed, weights_given = 0, rates_given = 0, sizes_given = 0;
     int host_opts_given = 0;
     int drained;
+    uint64_t bytes_lost = 0; /* the exit status is 3 unless the run drained and lost nothing */
     double rev_sum = 0, rcc_sum = 0;
     uint32_t rev_n = 0;
 
@@ -2065,6 +2089,7 @@ int main(int argc, char **argv)
                        (unsigned long long)m.vcd.events, m.vcd.nports, (unsigned long long)m.vcd.late);
             rm_vcd_close(&m.vcd);
         }
+        bytes_lost = total_posted - received + m.rx.bad + m.order_errors + m.piece_errors + m.model_errors + qos_errors;
         printf("RESULT composed=1 qps=%u tenants=%u transport=dcqcn variant=%s share_err_pct=%.3f jain=%.4f cnps=%llu "
                "naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_pauses=%llu pause_us=%.1f queue_max_kb=%.1f "
                "fct_p50_us=%.2f fct_p99_us=%.2f "
@@ -2075,8 +2100,7 @@ int main(int argc, char **argv)
                (unsigned long long)m.sw.port[o->hosts].stats.marked, (unsigned long long)drops,
                (unsigned long long)pfc_pauses, (double)paused_cycles / (double)CLOCK_HZ * 1e6,
                (double)m.queue_max / 1024.0, fct50, fct99,
-               (unsigned long long)(total_posted - received + m.rx.bad + m.order_errors + m.piece_errors + m.model_errors +
-                                    qos_errors),
+               (unsigned long long)bytes_lost,
                (unsigned long long)m.digest, (double)m.now / host_s / 1e6, (double)m.rx.packets / host_s,
                (unsigned long long)m.rx.packets);
         if (o->sched_qos) {
@@ -2121,5 +2145,10 @@ int main(int argc, char **argv)
     free(m.hrx_mem);
     rm_receiver_free(&m.rx);
     free(m.nics);
+    if (!drained || bytes_lost) { /* a script must not take a run that lost bytes for a good one */
+        fprintf(stderr, "rnic_model: the run %s (bytes_lost=%llu drained=%d): exit status 3\n",
+                bytes_lost ? "lost bytes" : "did not drain", (unsigned long long)bytes_lost, drained);
+        return 3;
+    }
     return 0;
 }
