@@ -767,8 +767,10 @@ T claim rnic-model-qos-engine model_qos
 # ERROR are resubmitted by the host: every byte arrives once and the run drains.
 model_qos_error() {
     local f
-    ./build/rnic_model --sched qos --dcqcn mellanox --duration-us 3000 --quiet >"$OBJ/model-qos-auto.out" || return 1
-    ./build/rnic_model --sched qos --dcqcn mellanox --duration-us 3000 --qos-timeout-us 800 --quiet \
+    # both tenants with 64 KB .. 1 MB transfers (the sizes every QP had before --sched qos kept
+    # each tenant's own; tenant 1's default 1 .. 16 KB ones rarely time out)
+    ./build/rnic_model --sched qos --dcqcn mellanox --sizes 65536,1048576 --duration-us 3000 --quiet >"$OBJ/model-qos-auto.out" || return 1
+    ./build/rnic_model --sched qos --dcqcn mellanox --sizes 65536,1048576 --duration-us 3000 --qos-timeout-us 800 --quiet \
         >"$OBJ/model-qos-err.out" || return 1
     for f in auto err; do
         echo "$f: $(grep -o ' \(bytes_lost\|timeouts\|duplicates\|resubmits\|drained\)=[0-9]*' "$OBJ/model-qos-$f.out" | tr -d '\n')"

@@ -441,6 +441,7 @@ typedef struct rm_qos_qp {
     uint64_t raddr;          /* next remote byte of the QP's target buffer */
     uint64_t post_cycle, len;
     uint64_t posted_bytes, done_bytes;
+    uint32_t min_msg, max_msg; /* its tenant's message sizes (rm_qos_host_set_sizes; the host's by default) */
 } rm_qos_qp;
 
 typedef struct rm_qos_read {
@@ -495,9 +496,22 @@ static int rm_qos_host_init(rm_qos_host *h, rq_qos *q, uint32_t first_domain, ui
         p->flow = p->domain * lines_per_domain + p->channel;
         rnic_prng_seed(&p->prng, seed ^ ((uint64_t)p->flow * 0x9e3779b97f4a7c15ull));
         p->raddr = (uint64_t)p->flow << 40;
+        p->min_msg = min_msg;
+        p->max_msg = max_msg;
     }
     h->posting = true;
     return 0;
+}
+
+/* Message sizes of one tenant's QPs: log-uniform in [min_msg, max_msg]. */
+static void rm_qos_host_set_sizes(rm_qos_host *h, uint32_t tenant, uint32_t min_msg, uint32_t max_msg)
+{
+    uint32_t i;
+    for (i = 0; i < h->nqps; i++)
+        if (i / h->qps_per_tenant == tenant) {
+            h->qp[i].min_msg = min_msg;
+            h->qp[i].max_msg = max_msg;
+        }
 }
 
 static void rm_qos_host_free(rm_qos_host *h)
@@ -542,7 +556,7 @@ static bool rm_qos_host_start(rm_qos_host *h, rnic_trace *trace)
             h->cursor = (i + 1u) % h->nqps;
             return true;
         }
-        p->len = rnic_prng_log_range(&p->prng, h->min_msg, h->max_msg);
+        p->len = rnic_prng_log_range(&p->prng, p->min_msg, p->max_msg);
         if (p->len < RM_QOS_MIN_MSG)
             p->len = RM_QOS_MIN_MSG;
         t.kind = RQ_KIND_REGULAR;

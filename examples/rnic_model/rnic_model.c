@@ -391,6 +391,7 @@ static void nic_init_qos(model *m, nic *n, uint32_t h)
     const char *field = NULL;
     size_t size;
     rnic_err e;
+    uint32_t t;
 
     rq_qos_config_default(&qc);
     qc.clock_hz = CLOCK_HZ; /* the model's single clock */
@@ -412,6 +413,8 @@ static void nic_init_qos(model *m, nic *n, uint32_t h)
         fprintf(stderr, "rnic_model: out of memory\n");
         exit(1);
     }
+    for (t = 0; t < o->tenants; t++) /* each tenant's own sizes, as in Palos mode */
+        rm_qos_host_set_sizes(&n->qh, t, o->min_msg[t], o->max_msg[t]);
 }
 
 static void link_config(net_link_config *lc, uint32_t queue_packets)
@@ -1721,6 +1724,10 @@ int main(int argc, char **argv)
     if (o->warmup_us >= o->duration_us)
         bad_arg("--warmup-us %llu must be shorter than --duration-us %llu", (unsigned long long)o->warmup_us,
                 (unsigned long long)o->duration_us);
+    if (weights_given && o->sched_qos) {
+        fprintf(stderr, "rnic_model: --weights are Palos's; the QoS engine (--sched qos) has no tenant weights\n");
+        exit(2);
+    }
     if (weights_given > o->tenants || rates_given > o->tenants || sizes_given > o->tenants) {
         fprintf(stderr, "rnic_model: %u tenants but %u weights, %u rates and %u size pairs given\n", o->tenants,
                 weights_given, rates_given, sizes_given);
@@ -1823,8 +1830,11 @@ int main(int argc, char **argv)
                    o->ddio ? "4 MB" : "off", o->footprint_mb, rhcc_name[o->rhcc],
                    o->rhcc == RHCC_TX || o->rhcc == RHCC_BOTH ? " (Tassel's registers = min(R_rev, DCQCN))" : "");
         for (t = 0; t < o->tenants; t++) {
-            printf("  tenant %u: messages %u B .. %u B, %u posted per QP, Palos weight %u, rate cap ", t,
-                   o->min_msg[o->sched_qos ? 0 : t], o->max_msg[o->sched_qos ? 0 : t], o->depth, o->weight[t]);
+            printf("  tenant %u: messages %u B .. %u B, ", t, o->min_msg[t], o->max_msg[t]);
+            if (o->sched_qos) /* one transfer in flight per QP; the engine serves the domains alike */
+                printf("1 in flight per QP, QoS engine domain (no weights), rate cap ");
+            else
+                printf("%u posted per QP, Palos weight %u, rate cap ", o->depth, o->weight[t]);
             if (o->cap_bps[t])
                 printf("%.3f Gb/s\n", (double)o->cap_bps[t] / 1e9);
             else
