@@ -2406,19 +2406,21 @@ typedef struct rq_qos_config {
 
 /* Trace events (rnic_trace_event; cycle = the engine's cycle: a push or pop between ticks
  * carries the cycle the next tick will process):
- *   RNIC_TRACE_PUSH / RNIC_TRACE_REFUSE (a = the rnic_err, b = the push's a), per input:
+ *   RNIC_TRACE_PUSH / RNIC_TRACE_REFUSE (REFUSE: a = the push's a, b = the rnic_err), per input:
  *     AXI write beat      id = its line (addr >> 5), a = domain << 32 | addr, b = bytes
  *     AXI status read     id = domain, a = page << 32 | index, b = mode
  *     response            id = tid, a = seq, b = 1 ACK / 0 NACK
  *     remote read request id = domain, a = src, b = size
  *   RNIC_TRACE_REFUSE also for a beat or descriptor the write stage answers with an AXI error
- *     (id = line, a = the rnic_err, b = addr);
+ *     (id = line, a = addr, b = the rnic_err);
  *   RNIC_TRACE_OUT (produced) and RNIC_TRACE_POP (taken), per output:
- *     block   id = flow (transfer line), a = tid << 32 | seq, b = offset << 32 | len
- *     packet  id = transfer line, a = tid << 32 | seq, b = kind << 32 | size
+ *     block   id = flow (transfer line), a = index, b = len (the record's, as every engine's)
+ *     packet  id = transfer line, a = index, b = size
  *     BRESP   id = line (addr >> 5), a = status, b = addr
  *     RDATA   id = domain, a = data, b = status
- *   and the engine's own kinds below. */
+ *   every block or packet OUT is followed at once by its RQ_QOS_TRACE_BLOCK_ID (TID, sequence
+ *   number, offset and what left: the ids an ACK / NACK names); a POP carries index and len only
+ *   (the caller holds the record and its ids); and the engine's own kinds below. */
 #define RQ_QOS_TRACE_ACCEPT 16u     /* descriptor accepted, enqueued: id = line, a = queue, b = index */
 #define RQ_QOS_TRACE_REMOTE 17u     /* remote read placed, enqueued: id = line, a = queue, b = index */
 #define RQ_QOS_TRACE_TIMEOUT 18u    /* the scanner found a block due: id = tid, a = line, b = seq */
@@ -2428,6 +2430,9 @@ typedef struct rq_qos_config {
 #define RQ_QOS_TRACE_DROP 22u       /* a response dropped: id = tid, a = rnic_err (ESTALE/ENOENT), b = seq */
 #define RQ_QOS_TRACE_COMPLETE 23u   /* a transfer ended: id = line, a = RQ_DONE or RQ_ERROR, b = index */
 #define RQ_QOS_TRACE_RELEASE 24u    /* a failed transfer's lines freed when its last queued entry left: id = line, b = index */
+#define RQ_QOS_TRACE_BLOCK_ID 25u   /* right after a block or packet OUT: id = transfer line, a = tid << 32 | seq,
+                                     * b = offset << 32 | what (a packet's rq_packet_kind, or RQ_QOS_OUT_BLOCK) */
+#define RQ_QOS_OUT_BLOCK 2u         /* RQ_QOS_TRACE_BLOCK_ID's `what` for a block (after the packet kinds 0, 1) */
 
 /* Blocks leave the engine as rnic_work records (rq_qos_pop_block / rq_qos_peek_block):
  *   flow   = the transfer's id: its first Transfer Table line, domain x (write_channels +
@@ -4020,17 +4025,22 @@ RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q) { return q ? q->timeout :
 
 /* Trace points cost one branch when tracing is off. */
 
-/* Outputs are pushed (room checked by the caller) and traced in one place. */
+/* Outputs are pushed (room checked by the caller) and traced in one place: OUT in the contract's
+ * layout (index, bytes), then the ids it drops (TID, number, offset, what) that a consumer needs
+ * to pair the record with its ACK / NACK, timeout or retransmission. */
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b)
 {
     rnic_ring_push_n(&q->tx, b, sizeof *b);
-    RNIC__TRACE(q, RNIC_TRACE_OUT, b->transfer, ((uint64_t)b->tid << 32) | b->seq, ((uint64_t)b->offset << 32) | b->size);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, b->transfer, b->index, b->size);
+    RNIC__TRACE(q, RQ_QOS_TRACE_BLOCK_ID, b->transfer, ((uint64_t)b->tid << 32) | b->seq,
+                ((uint64_t)b->offset << 32) | RQ_QOS_OUT_BLOCK);
 }
 
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
 {
     rnic_ring_push_n(&q->pkt, pk, sizeof *pk);
-    RNIC__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, pk->transfer, pk->index, pk->size);
+    RNIC__TRACE(q, RQ_QOS_TRACE_BLOCK_ID, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, pk->kind); /* offset 0 */
 }
 
 /* Count an error event once: its code e in errors and, when r is e's reason, the reason. */
@@ -4045,7 +4055,7 @@ static rnic_err rq__note(rq_qos *q, rnic_err e, rq_qos_reason r)
 static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value)
 {
     rnic_err e = rq__note(q, rq_qos_reason_code(r), r);
-    RNIC__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    RNIC__TRACE(q, RNIC_TRACE_REFUSE, id, value, (uint64_t)e); /* a = the value refused, b = the code */
     return e;
 }
 
@@ -4363,7 +4373,7 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
                             : status == RNIC_ENOSPC ? RQ_QOS_REASON_DESC_NO_FID
                                                     : RQ_QOS_REASON_DESC_INVALID;
         (void)rq__note(q, status, why);
-        RNIC__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
+        RNIC__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, b->addr, (uint64_t)status); /* a = what was refused, b = the code */
     }
     RNIC__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
 }
@@ -4697,8 +4707,7 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
     if (e == RNIC_OK) {
         uint32_t block = ((const rq_block_desc *)rnic_ring_peek(&q->tx))->block;
         rnic_ring_pop(&q->tx, NULL);
-        RNIC__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | RQ_WORK_SEQ(out->flags),
-                  ((uint64_t)out->offset << 32) | out->len);
+        RNIC__TRACE_REC(q, RNIC_TRACE_POP, out);
         rq__taken_by_send_unit(q, out->aux, RQ_WORK_SEQ(out->flags), out->flow, out->index, block);
     }
     return e;
@@ -4710,7 +4719,7 @@ RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
     rnic_err e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK) {
-        RNIC__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
+        RNIC__TRACE(q, RNIC_TRACE_POP, out->transfer, out->index, out->size);
         if (out->kind == RQ_PKT_INLINE)
             rq__taken_by_send_unit(q, out->tid, out->seq, out->transfer, out->index, 0);
     }

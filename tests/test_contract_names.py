@@ -20,7 +20,8 @@ fields", "Trace"), checked on the interface part of ratelimit.h, rnicq.h, transp
   - the shared machinery of src/common is used, not copied: no engine source emits trace events
     but through RNIC__TRACE, defines its own *__MEM_PART / *__MEM_BITLEN, or writes its own timer
     heap (*__heap_up/down/set/remove), every engine's X_advance runs rnic__advance, and every
-    OUT / POP trace event carries the record's index and len (a, b);
+    OUT / POP trace event carries the record's index and len (a, b; `size` where the record,
+    rq_packet or rq_block_desc, names its byte length so);
   - compiled: every engine's default clock_hz is 250 MHz, its default trace_id is its own
     RNIC_ENGINE_* id, the one its node table reports (distinct), and its default min_rate_bps
     (where it has one) is 100 Kb/s;
@@ -59,11 +60,8 @@ VERSIONS = {"rl_version", "rq_version", "tp_version", "hcc_version"}
 
 # Departures still present: key -> the bold title of the bullet in docs/engine_contract.md,
 # "Where an engine departs, and why", that justifies it.
-PENDING = "Issue 29 renames not finished"
 DEPARTURES = {
     "trace:src/rnicq/qos_axi_write.c": "QoS engine, bus records",
-    "trace:src/rnicq/qos_engine.c": PENDING,
-    "trace:src/rnicq/qos_send_port.c": PENDING,
     "trace:src/rnicq/qos_status_read.c": "QoS engine, bus records",
     "fn:rq_qos_axi_write": "QoS engine, input names",
     "fn:rq_qos_axi_read": "QoS engine, input names",
@@ -333,7 +331,7 @@ def check_shared(sources):
         for m in re.finditer(r"\bRNIC__TRACE\s*\(([^;]*?)\)\s*;", code, re.S):
             args = [a.strip() for a in re.split(r",(?![^()]*\))", m.group(1))]
             if len(args) == 5 and args[1] in ("RNIC_TRACE_OUT", "RNIC_TRACE_POP") and not (
-                    re.fullmatch(r"\(?[\w.>-]+(\.|->)index\)?", args[3]) and re.fullmatch(r"\(?[\w.>-]+(\.|->)len\)?", args[4])):
+                    re.fullmatch(r"\(?[\w.>-]+(\.|->)index\)?", args[3]) and re.fullmatch(r"\(?[\w.>-]+(\.|->)(len|size)\)?", args[4])):
                 found.append((f"trace:{path}", f"{path}: an OUT/POP event whose a/b are not the record's index/len "
                                                f"(RNIC__TRACE_REC writes them)"))
                 break
@@ -558,16 +556,22 @@ typedef struct rl_qp { int x; } rl_qp;
     neg += check_shared({"src/x/a.c": "#define XX__MEM_PART(n, t) 0\nstatic void xx__heap_up(int *h) { }\n"
                                       "RL_API uint64_t rl_advance(rl *r, uint64_t n)\n{\n    return n;\n}\n"
                                       "static void f(void) { rnic_trace_emit(0, 0, 0, 0, 0, 0, 0); }\n"
-                                      "static void g(x *q, rnic_work *w) { RNIC__TRACE(q, RNIC_TRACE_POP, w->flow, w->tag, w->len); }\n"})
+                                      "static void g(x *q, rnic_work *w) { RNIC__TRACE(q, RNIC_TRACE_POP, w->flow, w->tag, w->len); }\n",
+                       # a record named by `size` passes only with its index beside it: the old ids-first layout fails
+                       "src/x/b.c": "static void h(x *q, const rq_packet *pk) { RNIC__TRACE(q, RNIC_TRACE_OUT, pk->transfer, "
+                                    "((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size); }\n",
+                       "src/x/c.c": "static void k(x *q, const rq_packet *pk) { RNIC__TRACE(q, RNIC_TRACE_POP, pk->transfer, pk->seq, pk->size); }\n",
+                       "src/x/d.c": "static void m(x *q, const rq_packet *pk) { RNIC__TRACE(q, RNIC_TRACE_OUT, pk->transfer, pk->index, pk->size); }\n"})
     want = {"nameless:rl_pop", "sig:rl_push_foo", "pair:rl_push_foo", "fn:rl_mystery", "cfg:rl_config.rto_us",
             "cfg:rl_config.delay_ns", "cfg:rl_config.tx_capacity", "cfg:rl_config.max_qps", "cfg:rl_config.line_bps",
             "cfg:rl_config.clock_hz", "never:RL_NEVER", "kind:RL_TRACE_X", "type:rl_qp", "engine_id:RNIC_ENGINE_B",
             "default:rl.clock_hz", "default:rq_qos.trace_id", "default:rq_qos.min_rate_bps", "shared:layout:XX__MEM_PART",
             "shared:heap:xx__heap_up", "shared:advance:rl", "shared:emit:src/x/a.c", "stats:rl.errors", "stats:rl.null_args", "node:rl.out.ack",
-            "trace:src/x/a.c"}
+            "trace:src/x/a.c", "trace:src/x/b.c", "trace:src/x/c.c"}
     got = {k for k, _ in neg}
     result(want <= got, "negative control: the checkers flag every synthetic departure" +
            ("" if want <= got else f" (missed {' '.join(sorted(want - got))})"))
+    result("trace:src/x/d.c" not in got, "positive control: an OUT event with the record's index and size passes")
 
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -2148,6 +2148,8 @@ static void test_trace_events(void)
          * outputs are empty), every accepted or refused input seen by the driver was traced */
         CHECK_EQ(lg[k].by_kind[RNIC_TRACE_POP], cnt[k].pops);
         CHECK_EQ(lg[k].by_kind[RNIC_TRACE_OUT], cnt[k].pops + st->status_reads);
+        /* the ids event follows every block and packet OUT: all records but the BRESPs (one a beat) */
+        CHECK_EQ(lg[k].by_kind[RQ_QOS_TRACE_BLOCK_ID], cnt[k].pops - st->beats);
         CHECK_EQ(lg[k].by_kind[RNIC_TRACE_PUSH], cnt[k].pushes);
         CHECK_EQ(lg[k].by_kind[RNIC_TRACE_REFUSE], cnt[k].refused + beats_refused(st));
         CHECK(st->timeouts > 0u); CHECK(st->nacks > 0u); CHECK(st->done > 0u); CHECK(cnt[k].refused > 0u);
@@ -2158,6 +2160,225 @@ static void test_trace_events(void)
            lg[0].digest, nb[0]);
 }
 
+
+/* The block and packet trace events in the contract's layout (docs/engine_contract.md, "Trace"):
+ * OUT and POP carry a = the record's index, b = its bytes; every block or packet OUT is followed
+ * at once by RQ_QOS_TRACE_BLOCK_ID with the ids the layout leaves out (tid << 32 | seq,
+ * offset << 32 | RQ_QOS_OUT_BLOCK or the packet's kind); REFUSE carries a = the value refused,
+ * b = the rnic_err. The expectations are the records the send unit popped and the receiver's
+ * block boundaries (64-B blocks: a 160-B transfer to an aligned destination is 64 + 64 + 32 B). */
+typedef struct layout_event {
+    uint32_t kind, id;
+    uint64_t a, b;
+} layout_event;
+
+typedef struct layout_log {
+    uint32_t n;
+    layout_event ev[512];
+} layout_log;
+
+static void layout_hook(void *user, const rnic_trace_event *ev)
+{
+    layout_log *lg = (layout_log *)user;
+    if (lg->n < 512u) {
+        lg->ev[lg->n].kind = ev->kind;
+        lg->ev[lg->n].id = ev->id;
+        lg->ev[lg->n].a = ev->a;
+        lg->ev[lg->n].b = ev->b;
+        lg->n++;
+    }
+}
+
+/* The last event is `kind` with these fields. */
+static void check_last(const layout_log *lg, uint32_t kind, uint32_t id, uint64_t a, uint64_t b)
+{
+    CHECK(lg->n > 0u);
+    if (lg->n == 0u)
+        return;
+    CHECK_EQ(lg->ev[lg->n - 1u].kind, kind);
+    CHECK_EQ(lg->ev[lg->n - 1u].id, id);
+    CHECK_EQ(lg->ev[lg->n - 1u].a, a);
+    CHECK_EQ(lg->ev[lg->n - 1u].b, b);
+}
+
+/* Run an inline transfer on `channel` to DONE and read its status (cleared): the line's next
+ * transfer gets index 1, so an index in a trace event is not 0 by accident. */
+static void layout_warm_channel(rq_qos *q, layout_log *lg, uint32_t channel)
+{
+    rq_transfer t;
+    rq_packet pk;
+    rq_response r;
+    rq_axi_bresp br;
+    rq_axi_rdata rd;
+    uint64_t l0[4], l1[4];
+    uint32_t i;
+    memset(&t, 0, sizeof t);
+    t.kind = RQ_KIND_INLINE;
+    t.size = 4;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    write_line128(q, 0, channel, l0);
+    for (i = 0; i < 20u && rq_qos_pop_packet(q, &pk) != RNIC_OK; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(pk.transfer, channel);
+    CHECK_EQ(pk.index, 0);
+    check_last(lg, RNIC_TRACE_POP, channel, 0, 4);
+    r.tid = pk.tid;
+    r.seq = pk.seq;
+    r.ack = 1;
+    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+    for (i = 0; i < 20u && rq_qos_channel_status(q, 0, channel) != RQ_DONE; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_axi_read(q, 0, 0, channel, 0), RNIC_OK);
+    for (i = 0; i < 4u; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(rq_qos_pop_rdata(q, &rd), RNIC_OK);
+    CHECK_EQ(rd.data, RQ_DONE);
+    while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+        ;
+}
+
+static void test_trace_block_and_packet_layout(void)
+{
+    static unsigned char meml[1u << 16];
+    static rq_qos eng;
+    static layout_log lg;
+    rq_qos *q = &eng;
+    rq_qos_config c;
+    rq_transfer t;
+    rq_response r;
+    rq_packet pk, pks[8];
+    rnic_work w, blocks[8];
+    rq_axi_bresp br;
+    uint64_t l0[4], l1[4], d[2] = { 1, 2 };
+    uint32_t i, k, nb = 0, np = 0, nout = 0, nid = 0, bi = 0, pi = 0, nacked = 0, control = 0;
+    uint32_t first_offsets = 0, retx = 0;
+    small_config(&c, 1, 8, 8, 0);
+    c.trace = layout_hook;
+    c.trace_user = &lg;
+    memset(&lg, 0, sizeof lg);
+    if (!start_qos(q, &c, meml, sizeof meml))
+        return;
+    layout_warm_channel(q, &lg, 0);
+    layout_warm_channel(q, &lg, 2);
+    lg.n = 0;
+    memset(&t, 0, sizeof t); /* V: inline, 4 B, channel 0 (index 1) */
+    t.kind = RQ_KIND_INLINE;
+    t.size = 4;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    write_line128(q, 0, 0, l0);
+    t.kind = RQ_KIND_REGULAR; /* T: 160 B to 0x1000 with notification, channels 2-3 (index 1) */
+    t.size = 160;
+    t.src = 0x8000;
+    t.dst = 0x1000;
+    t.notify = true;
+    CHECK_EQ(rq_desc_encode(&t, l0, l1), RNIC_OK);
+    write_line128(q, 0, 2, l0);
+    write_line128(q, 0, 3, l1);
+    /* the send unit takes everything; block 1 is NACKed once, the rest ACKed */
+    for (i = 0; i < 400u && control == 0u; i++) {
+        rq_qos_tick(q);
+        while (rq_qos_pop_bresp(q, &br) == RNIC_OK)
+            ;
+        while (nb < 8u && rq_qos_pop_block(q, &w) == RNIC_OK) {
+            check_last(&lg, RNIC_TRACE_POP, w.flow, w.index, w.len); /* POP: index, len */
+            blocks[nb++] = w;
+            r.tid = w.aux;
+            r.seq = RQ_WORK_SEQ(w.flags);
+            r.ack = !(w.offset == 64u && nacked++ == 0u);
+            CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+        }
+        while (np < 8u && rq_qos_pop_packet(q, &pk) == RNIC_OK) {
+            check_last(&lg, RNIC_TRACE_POP, pk.transfer, pk.index, pk.size); /* POP: index, size */
+            pks[np++] = pk;
+            control += pk.kind == RQ_PKT_CONTROL;
+            if (pk.kind == RQ_PKT_INLINE) {
+                r.tid = pk.tid;
+                r.seq = pk.seq;
+                r.ack = 1;
+                CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+            }
+        }
+    }
+    CHECK_EQ(nb, 4);      /* 3 blocks and block 1 again */
+    CHECK_EQ(np, 2);      /* V's inline packet and T's notification */
+    CHECK_EQ(control, 1);
+    for (k = 0; k < nb; k++) { /* the receiver's boundaries, T's index on its line */
+        CHECK_EQ(blocks[k].flow, 2);
+        CHECK_EQ(blocks[k].index, 1);
+        if (blocks[k].flags & RQ_WORK_RETRANSMIT) {
+            CHECK_EQ(blocks[k].offset, 64);
+            CHECK_EQ(blocks[k].len, 64);
+            retx++;
+        } else {
+            CHECK_EQ(blocks[k].len, blocks[k].offset == 128u ? 32u : 64u);
+            first_offsets |= 1u << (blocks[k].offset / 64u);
+        }
+    }
+    CHECK_EQ(first_offsets, 7); /* 0, 64, 128 once each */
+    CHECK_EQ(retx, 1);
+    CHECK(pks[0].kind == RQ_PKT_INLINE && pks[0].transfer == 0u && pks[0].index == 1u && pks[0].size == 4u);
+    CHECK(pks[1].kind == RQ_PKT_CONTROL && pks[1].transfer == 2u && pks[1].index == 1u);
+    /* every block / packet OUT, in order, against the records popped from its port */
+    for (k = 0; k < lg.n; k++) {
+        const layout_event *e = &lg.ev[k], *id = k + 1u < lg.n ? &lg.ev[k + 1u] : NULL;
+        if (e->kind == RQ_QOS_TRACE_BLOCK_ID) {
+            nid++;
+            CHECK(k > 0u && lg.ev[k - 1u].kind == RNIC_TRACE_OUT && lg.ev[k - 1u].id == e->id);
+        }
+        if (e->kind != RNIC_TRACE_OUT || !id || id->kind != RQ_QOS_TRACE_BLOCK_ID)
+            continue; /* a BRESP's OUT has no ids event */
+        nout++;
+        CHECK_EQ(id->id, e->id);
+        if ((uint32_t)id->b == RQ_QOS_OUT_BLOCK) {
+            CHECK(bi < nb);
+            if (bi >= nb)
+                continue;
+            w = blocks[bi++];
+            CHECK_EQ(e->id, w.flow);
+            CHECK_EQ(e->a, w.index);
+            CHECK_EQ(e->b, w.len);
+            CHECK_EQ(id->a, ((uint64_t)w.aux << 32) | RQ_WORK_SEQ(w.flags));
+            CHECK_EQ(id->b, ((uint64_t)w.offset << 32) | RQ_QOS_OUT_BLOCK);
+        } else {
+            CHECK(pi < np);
+            if (pi >= np)
+                continue;
+            pk = pks[pi++];
+            CHECK_EQ(e->id, pk.transfer);
+            CHECK_EQ(e->a, pk.index);
+            CHECK_EQ(e->b, pk.size);
+            CHECK_EQ(id->a, ((uint64_t)pk.tid << 32) | pk.seq);
+            CHECK_EQ(id->b, pk.kind); /* offset 0 */
+        }
+    }
+    CHECK_EQ(bi, nb);
+    CHECK_EQ(pi, np);
+    CHECK_EQ(nout, nb + np);
+    CHECK_EQ(nid, nb + np);
+    /* REFUSE: a = the value refused, b = the code */
+    CHECK_EQ(rq_qos_push_response(q, NULL), RNIC_EINVAL);
+    check_last(&lg, RNIC_TRACE_REFUSE, 0, 0, RNIC_EINVAL);
+    r.tid = 4000; /* unknown: the port fills before the handler drops them */
+    r.seq = 5;
+    r.ack = 1;
+    for (i = 0; i < c.response_depth; i++)
+        CHECK_EQ(rq_qos_push_response(q, &r), RNIC_OK);
+    CHECK_EQ(rq_qos_push_response(q, &r), RNIC_EBUSY);
+    check_last(&lg, RNIC_TRACE_REFUSE, 4000, 5, RNIC_EBUSY);
+    k = lg.n;
+    CHECK_EQ(rq_qos_axi_write(q, 0, addr_of(0, 5, 0) | 4u, d, 8), RNIC_OK); /* misaligned: the write stage refuses it */
+    for (i = 0; i < 4u && rq_qos_pop_bresp(q, &br) != RNIC_OK; i++)
+        rq_qos_tick(q);
+    CHECK_EQ(br.status, RNIC_EALIGN);
+    for (i = k; i < lg.n && lg.ev[i].kind != RNIC_TRACE_REFUSE; i++)
+        ;
+    CHECK(i < lg.n);
+    if (i < lg.n) {
+        CHECK_EQ(lg.ev[i].id, 5);
+        CHECK_EQ(lg.ev[i].a, addr_of(0, 5, 0) | 4u);
+        CHECK_EQ(lg.ev[i].b, RNIC_EALIGN);
+    }
+}
 
 /* config_check names the bad field; clock_hz converts the timeout (20 us: 3,000 cycles at
  * 150 MHz, 6,000 at 300 MHz -- the thesis's 4,000 at its 200 MHz send-unit clock). */
@@ -2231,6 +2452,7 @@ int main(void)
     RUN(test_failed_transfer_sends_no_notification);
     RUN(test_advance_is_ticking_with_full_outputs_and_wrap);
     RUN(test_trace_events);
+    RUN(test_trace_block_and_packet_layout);
     RUN(test_config_check_and_clock);
     return test_summary();
 }

@@ -44,19 +44,21 @@ typedef struct rq_qos_config {
 
 /* Trace events (rnic_trace_event; cycle = the engine's cycle: a push or pop between ticks
  * carries the cycle the next tick will process):
- *   RNIC_TRACE_PUSH / RNIC_TRACE_REFUSE (a = the rnic_err, b = the push's a), per input:
+ *   RNIC_TRACE_PUSH / RNIC_TRACE_REFUSE (REFUSE: a = the push's a, b = the rnic_err), per input:
  *     AXI write beat      id = its line (addr >> 5), a = domain << 32 | addr, b = bytes
  *     AXI status read     id = domain, a = page << 32 | index, b = mode
  *     response            id = tid, a = seq, b = 1 ACK / 0 NACK
  *     remote read request id = domain, a = src, b = size
  *   RNIC_TRACE_REFUSE also for a beat or descriptor the write stage answers with an AXI error
- *     (id = line, a = the rnic_err, b = addr);
+ *     (id = line, a = addr, b = the rnic_err);
  *   RNIC_TRACE_OUT (produced) and RNIC_TRACE_POP (taken), per output:
- *     block   id = flow (transfer line), a = tid << 32 | seq, b = offset << 32 | len
- *     packet  id = transfer line, a = tid << 32 | seq, b = kind << 32 | size
+ *     block   id = flow (transfer line), a = index, b = len (the record's, as every engine's)
+ *     packet  id = transfer line, a = index, b = size
  *     BRESP   id = line (addr >> 5), a = status, b = addr
  *     RDATA   id = domain, a = data, b = status
- *   and the engine's own kinds below. */
+ *   every block or packet OUT is followed at once by its RQ_QOS_TRACE_BLOCK_ID (TID, sequence
+ *   number, offset and what left: the ids an ACK / NACK names); a POP carries index and len only
+ *   (the caller holds the record and its ids); and the engine's own kinds below. */
 #define RQ_QOS_TRACE_ACCEPT 16u     /* descriptor accepted, enqueued: id = line, a = queue, b = index */
 #define RQ_QOS_TRACE_REMOTE 17u     /* remote read placed, enqueued: id = line, a = queue, b = index */
 #define RQ_QOS_TRACE_TIMEOUT 18u    /* the scanner found a block due: id = tid, a = line, b = seq */
@@ -66,6 +68,9 @@ typedef struct rq_qos_config {
 #define RQ_QOS_TRACE_DROP 22u       /* a response dropped: id = tid, a = rnic_err (ESTALE/ENOENT), b = seq */
 #define RQ_QOS_TRACE_COMPLETE 23u   /* a transfer ended: id = line, a = RQ_DONE or RQ_ERROR, b = index */
 #define RQ_QOS_TRACE_RELEASE 24u    /* a failed transfer's lines freed when its last queued entry left: id = line, b = index */
+#define RQ_QOS_TRACE_BLOCK_ID 25u   /* right after a block or packet OUT: id = transfer line, a = tid << 32 | seq,
+                                     * b = offset << 32 | what (a packet's rq_packet_kind, or RQ_QOS_OUT_BLOCK) */
+#define RQ_QOS_OUT_BLOCK 2u         /* RQ_QOS_TRACE_BLOCK_ID's `what` for a block (after the packet kinds 0, 1) */
 
 /* Blocks leave the engine as rnic_work records (rq_qos_pop_block / rq_qos_peek_block):
  *   flow   = the transfer's id: its first Transfer Table line, domain x (write_channels +

@@ -106,7 +106,7 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
                             : status == RNIC_ENOSPC ? RQ_QOS_REASON_DESC_NO_FID
                                                     : RQ_QOS_REASON_DESC_INVALID;
         (void)rq__note(q, status, why);
-        RNIC__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, (uint64_t)status, b->addr);
+        RNIC__TRACE(q, RNIC_TRACE_REFUSE, b->addr >> 5, b->addr, (uint64_t)status); /* a = what was refused, b = the code */
     }
     RNIC__TRACE(q, RNIC_TRACE_OUT, b->addr >> 5, (uint64_t)status, b->addr);
 }

@@ -285,17 +285,22 @@ RQ_API uint64_t rq_qos_timeout_cycles(const rq_qos *q) { return q ? q->timeout :
 
 /* Trace points cost one branch when tracing is off. */
 
-/* Outputs are pushed (room checked by the caller) and traced in one place. */
+/* Outputs are pushed (room checked by the caller) and traced in one place: OUT in the contract's
+ * layout (index, bytes), then the ids it drops (TID, number, offset, what) that a consumer needs
+ * to pair the record with its ACK / NACK, timeout or retransmission. */
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b)
 {
     rnic_ring_push_n(&q->tx, b, sizeof *b);
-    RNIC__TRACE(q, RNIC_TRACE_OUT, b->transfer, ((uint64_t)b->tid << 32) | b->seq, ((uint64_t)b->offset << 32) | b->size);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, b->transfer, b->index, b->size);
+    RNIC__TRACE(q, RQ_QOS_TRACE_BLOCK_ID, b->transfer, ((uint64_t)b->tid << 32) | b->seq,
+                ((uint64_t)b->offset << 32) | RQ_QOS_OUT_BLOCK);
 }
 
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk)
 {
     rnic_ring_push_n(&q->pkt, pk, sizeof *pk);
-    RNIC__TRACE(q, RNIC_TRACE_OUT, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, ((uint64_t)pk->kind << 32) | pk->size);
+    RNIC__TRACE(q, RNIC_TRACE_OUT, pk->transfer, pk->index, pk->size);
+    RNIC__TRACE(q, RQ_QOS_TRACE_BLOCK_ID, pk->transfer, ((uint64_t)pk->tid << 32) | pk->seq, pk->kind); /* offset 0 */
 }
 
 /* Count an error event once: its code e in errors and, when r is e's reason, the reason. */
@@ -310,7 +315,7 @@ static rnic_err rq__note(rq_qos *q, rnic_err e, rq_qos_reason r)
 static rnic_err rq__refuse(rq_qos *q, rq_qos_reason r, uint32_t id, uint64_t value)
 {
     rnic_err e = rq__note(q, rq_qos_reason_code(r), r);
-    RNIC__TRACE(q, RNIC_TRACE_REFUSE, id, (uint64_t)e, value);
+    RNIC__TRACE(q, RNIC_TRACE_REFUSE, id, value, (uint64_t)e); /* a = the value refused, b = the code */
     return e;
 }
 

@@ -68,8 +68,7 @@ RQ_API rnic_err rq_qos_pop_block(rq_qos *q, rnic_work *out)
     if (e == RNIC_OK) {
         uint32_t block = ((const rq_block_desc *)rnic_ring_peek(&q->tx))->block;
         rnic_ring_pop(&q->tx, NULL);
-        RNIC__TRACE(q, RNIC_TRACE_POP, out->flow, ((uint64_t)out->aux << 32) | RQ_WORK_SEQ(out->flags),
-                  ((uint64_t)out->offset << 32) | out->len);
+        RNIC__TRACE_REC(q, RNIC_TRACE_POP, out);
         rq__taken_by_send_unit(q, out->aux, RQ_WORK_SEQ(out->flags), out->flow, out->index, block);
     }
     return e;
@@ -81,7 +80,7 @@ RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
     rnic_err e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK) {
-        RNIC__TRACE(q, RNIC_TRACE_POP, out->transfer, ((uint64_t)out->tid << 32) | out->seq, ((uint64_t)out->kind << 32) | out->size);
+        RNIC__TRACE(q, RNIC_TRACE_POP, out->transfer, out->index, out->size);
         if (out->kind == RQ_PKT_INLINE)
             rq__taken_by_send_unit(q, out->tid, out->seq, out->transfer, out->index, 0);
     }

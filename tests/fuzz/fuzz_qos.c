@@ -13,6 +13,9 @@
  * of A at a cycle next_event says is quiet must emit nothing and change no statistic but the
  * clock and the stall counters, and the next event may not come earlier after it.
  * A model kept here from the documentation follows A's trace and checks:
+ *   - the trace layout: a block or packet OUT / POP carries the record's index and bytes
+ *     (a, b), each OUT is followed at once by its RQ_QOS_TRACE_BLOCK_ID (TID, sequence
+ *     number, offset, block or packet kind), which the checks below are driven by;
  *   - every AXI write beat's verdict (BRESP) from the documented rules (alignment, unknown
  *     domain or line, another domain's page or a read channel: EPERM, a busy or unread channel,
  *     interleaving, the descriptor's validity): no cross-domain write ever succeeds; every
@@ -43,6 +46,8 @@
 #define FQ_SENT 32u
 #define FQ_TICK_BUDGET 200u /* ticks of engine A per program (and twice that to drain): speed */
 #define FQ_MEM (1u << 18)
+#define FQ_OUT_BLOCK 1u
+#define FQ_OUT_PACKET 2u
 
 #if defined(__clang__) && defined(__has_attribute)
 #if __has_attribute(no_sanitize)
@@ -142,6 +147,11 @@ typedef struct fq_harness {
     uint64_t ticks;
     uint32_t accepted, completed;
     uint32_t retx_pending_tid; /* a retransmitted block whose RETRANSMIT event is next */
+    uint32_t out_pending;      /* FQ_OUT_BLOCK / FQ_OUT_PACKET: an OUT whose RQ_QOS_TRACE_BLOCK_ID is the next event */
+    uint32_t out_line, out_index, out_len; /* that OUT's id, a, b */
+    uint64_t pops;             /* POP events of engine A, and the last one's id, a, b */
+    uint32_t pop_id;
+    uint64_t pop_a, pop_b;
     int drained;               /* the drain reached quiescence and checked it */
 } fq_harness;
 
@@ -583,6 +593,8 @@ FQ_NOCOV static void fq_trace(void *user, const rnic_trace_event *ev)
     if (!e->is_ref)
         return;
     FZ_CHECK(ev->engine == RNIC_ENGINE_QOS && ev->cycle == e->q.now);
+    /* a block or packet OUT (the contract's index, bytes) is followed at once by its ids */
+    FZ_CHECK((h->out_pending != 0u) == (ev->kind == RQ_QOS_TRACE_BLOCK_ID));
     switch (ev->kind) {
     case RQ_QOS_TRACE_ACCEPT:
         FZ_CHECK(!h->accept_pending);
@@ -592,17 +604,41 @@ FQ_NOCOV static void fq_trace(void *user, const rnic_trace_event *ev)
         h->accept_index = (uint32_t)ev->b;
         break;
     case RNIC_TRACE_OUT: /* which port: the one whose ring was pushed (RDATA is pushed after) */
-        if (e->q.tx.pushed != e->seen_tx) {
-            e->seen_tx++;
-            fq_block_out(h, ev->id, (uint32_t)(ev->a >> 32), (uint32_t)ev->a, (uint32_t)(ev->b >> 32), (uint32_t)ev->b);
-        } else if (e->q.pkt.pushed != e->seen_pkt) {
-            e->seen_pkt++;
-            fq_packet_out(h, ev->id, (uint32_t)(ev->a >> 32), (uint32_t)ev->a, (uint32_t)(ev->b >> 32), (uint32_t)ev->b);
+        if (e->q.tx.pushed != e->seen_tx || e->q.pkt.pushed != e->seen_pkt) {
+            /* a = the record's index, b = its bytes: checked with the ids of the next event */
+            FZ_CHECK(ev->a <= UINT32_MAX && ev->b <= UINT32_MAX);
+            h->out_pending = e->q.tx.pushed != e->seen_tx ? FQ_OUT_BLOCK : FQ_OUT_PACKET;
+            h->out_line = ev->id;
+            h->out_index = (uint32_t)ev->a;
+            h->out_len = (uint32_t)ev->b;
+            if (h->out_pending == FQ_OUT_BLOCK)
+                e->seen_tx++;
+            else
+                e->seen_pkt++;
         } else if (e->q.b.pushed != e->seen_b) {
             e->seen_b++;
             fq_bresp_out(h, (rnic_err)ev->a, (uint32_t)ev->b);
         } else
             fq_rdata_out(h, ev->a, (rnic_err)ev->b);
+        break;
+    case RQ_QOS_TRACE_BLOCK_ID: { /* id = line, a = tid << 32 | seq, b = offset << 32 | what */
+        uint32_t what = (uint32_t)ev->b, off = (uint32_t)(ev->b >> 32);
+        FZ_CHECK(ev->id == h->out_line && h->out_line < h->lines && h->out_index == h->x[h->out_line].index);
+        if (h->out_pending == FQ_OUT_BLOCK) {
+            FZ_CHECK(what == RQ_QOS_OUT_BLOCK);
+            fq_block_out(h, ev->id, (uint32_t)(ev->a >> 32), (uint32_t)ev->a, off, h->out_len);
+        } else {
+            FZ_CHECK((what == RQ_PKT_INLINE || what == RQ_PKT_CONTROL) && off == 0u);
+            fq_packet_out(h, ev->id, (uint32_t)(ev->a >> 32), (uint32_t)ev->a, what, h->out_len);
+        }
+        h->out_pending = 0;
+        break;
+    }
+    case RNIC_TRACE_POP: /* checked against the record by the pop that caused it */
+        h->pops++;
+        h->pop_id = ev->id;
+        h->pop_a = ev->a;
+        h->pop_b = ev->b;
         break;
     case RQ_QOS_TRACE_RETRANSMIT:
         FZ_CHECK(ev->id < h->ntids && h->retx_pending_tid == ev->id);
@@ -694,6 +730,7 @@ FQ_NOCOV static void fq_same(fq_harness *h)
     FZ_CHECK(rq_qos_now(a) == rq_qos_now(b));
     FZ_CHECK(memcmp(rq_qos_get_stats(a), rq_qos_get_stats(b), sizeof(rq_qos_stats)) == 0);
     FZ_CHECK(h->a.digest == h->b.digest && h->a.events == h->b.events);
+    FZ_CHECK(h->out_pending == 0u); /* no block or packet OUT without its RQ_QOS_TRACE_BLOCK_ID */
     FZ_CHECK(rq_qos_next_event(a) == rq_qos_next_event(b));
     FZ_CHECK(rq_qos_pending(a) == rq_qos_pending(b));
     for (k = 0; k < 3u; k++)
@@ -773,14 +810,17 @@ FQ_NOCOV static void fq_run(fq_harness *h, uint64_t n, int use_to)
 FQ_NOCOV static void fq_pop_block(fq_harness *h)
 {
     rnic_work wa, wb;
+    uint64_t pops = h->pops;
     rnic_err ra = rq_qos_pop_block(&h->a.q, &wa), rb = rq_qos_pop_block(&h->b.q, &wb);
     uint32_t block = 0;
     FZ_CHECK(ra == rb);
     if (ra != RNIC_OK) {
-        FZ_CHECK(ra == RNIC_EEMPTY && h->tx_count == 0u);
+        FZ_CHECK(ra == RNIC_EEMPTY && h->tx_count == 0u && h->pops == pops);
         return;
     }
     FZ_CHECK(memcmp(&wa, &wb, sizeof wa) == 0);
+    /* its POP event in the contract's layout: id = flow, a = index, b = len */
+    FZ_CHECK(h->pops == pops + 1u && h->pop_id == wa.flow && h->pop_a == wa.index && h->pop_b == wa.len);
     {
         const fq_block *e = FQ_FRONT(h->tx, h->tx_head);
         rq_block_desc d;
@@ -810,15 +850,18 @@ FQ_NOCOV static void fq_pop_packet(fq_harness *h)
 {
     rq_packet pa, pb;
     rnic_err ra, rb;
+    uint64_t pops = h->pops;
     memset(&pa, 0, sizeof pa);
     memset(&pb, 0, sizeof pb);
     ra = rq_qos_pop_packet(&h->a.q, &pa);
     rb = rq_qos_pop_packet(&h->b.q, &pb);
     FZ_CHECK(ra == rb);
     if (ra != RNIC_OK) {
-        FZ_CHECK(ra == RNIC_EEMPTY && h->pk_count == 0u);
+        FZ_CHECK(ra == RNIC_EEMPTY && h->pk_count == 0u && h->pops == pops);
         return;
     }
+    /* its POP event: id = transfer, a = index, b = size (the packet's bytes) */
+    FZ_CHECK(h->pops == pops + 1u && h->pop_id == pa.transfer && h->pop_a == pa.index && h->pop_b == pa.size);
     FZ_CHECK(pa.cycle == pb.cycle && pa.dst == pb.dst && pa.notify_target == pb.notify_target && pa.kind == pb.kind &&
              pa.tid == pb.tid && pa.seq == pb.seq && pa.transfer == pb.transfer && pa.domain == pb.domain &&
              pa.size == pb.size && pa.index == pb.index && pa.retransmit == pb.retransmit &&
