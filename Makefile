@@ -9,8 +9,9 @@ WARN := -std=c99 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 STB = $(shell pkg-config --cflags --libs stb 2>/dev/null || echo -I/usr/include/stb -lstb)
 # stb_ds (libstb-dev) is linked only into the programs that include it: the reference model of
-# tests/test_bucketq.c; no example or benchmark uses it, so they build without stb installed
-STB_USERS := test_bucketq
+# tests/test_bucketq.c and the scenario reader's test (examples/rnic_model/scenario.h); no other
+# example or benchmark uses it, so they build without stb installed
+STB_USERS := test_bucketq test_scenario
 STB_IF_USED = $(if $(filter $(STB_USERS),$(notdir $@)),$(STB))
 STB_CFLAGS = $(shell pkg-config --cflags stb 2>/dev/null || echo -I/usr/include/stb)
 STB_CFLAGS_IF_USED = $(if $(filter $(STB_USERS),$(notdir $(basename $@))),$(STB_CFLAGS))
@@ -221,6 +222,8 @@ build/rnic_model: $(MODEL_SRC) $(HEADERS)
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_roce_pcap.o): examples/rnic_model/roce_pcap.h
 # the composed model's bounded latency store (the soak's fix) has its own unit test
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_lat_store.o): examples/rnic_model/lat_store.h
+# the scenario file's reader (parser, --set overrides, validation, dump) has its own unit test
+$(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_scenario.o): examples/rnic_model/scenario.h
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h
