@@ -87,7 +87,7 @@ static void scn_diff(const scn *a, const scn *b, diff_out *d)
     else
         for (i = 0; i < arrlenu(a->topo.nodes); i++)
             if (strcmp(a->topo.nodes[i].name, b->topo.nodes[i].name) ||
-                a->topo.nodes[i].is_switch != b->topo.nodes[i].is_switch) {
+                a->topo.nodes[i].is_switch != b->topo.nodes[i].is_switch || a->topo.nodes[i].tier != b->topo.nodes[i].tier) {
                 diff_add(d, "topology.node");
                 break;
             }
@@ -334,7 +334,13 @@ static void rnd_value(uint64_t *x, const scn_key *k, char *text, size_t cap, uin
         break;
     }
     case SCN_T_NODE:
-        snprintf(text, cap, "n%u_%u %s", (unsigned)serial, (unsigned)(rnd(x) % 1000u), rnd(x) & 1u ? "host" : "switch");
+        switch (rnd(x) % 3u) {
+        case 0: snprintf(text, cap, "n%u_%u host", (unsigned)serial, (unsigned)(rnd(x) % 1000u)); break;
+        case 1: snprintf(text, cap, "n%u_%u switch", (unsigned)serial, (unsigned)(rnd(x) % 1000u)); break;
+        default:
+            snprintf(text, cap, "n%u_%u switch %u", (unsigned)serial, (unsigned)(rnd(x) % 1000u),
+                     (unsigned)rnd_in(x, 1, 15));
+        }
         break;
     case SCN_T_LINK:
         snprintf(text, cap, "n%u l%u %llu %llu%s", (unsigned)serial, (unsigned)(rnd(x) % 9u),
@@ -588,6 +594,8 @@ static void test_shipped_scenarios(void)
             CHECK_EQ(scn_node_index(&s, "b0"), 2);
             CHECK_EQ(scn_node_index(&s, "s1"), 5);
             CHECK_EQ(scn_node_index(&s, "nope"), (uint64_t)(int64_t)-1);
+            CHECK_EQ(s.topo.nodes[4].tier, 1); /* s0: no tier written, 1 */
+            CHECK_EQ(s.topo.nodes[5].tier, 2); /* s1: written 2 */
         }
         scn_free(&s);
     }
@@ -643,6 +651,12 @@ static void test_error_lines(void)
         { "[tenant w]\npairs = 0-1\n", 2, "tenant.w.pairs", SCN_EVALUE, "not a pair" },
         { "[topology]\nnode = h0 router\n", 2, "topology.node", SCN_EVALUE, "unknown node kind 'router'" },
         { "[topology]\nnode = h0 host\nnode = h0 switch\n", 3, "topology.node", SCN_EDUPLICATE, "defined twice" },
+        { "[topology]\nnode = s0 switch 16\n", 2, "topology.node", SCN_ERANGE, "TIER: 16 is above the limit 15" },
+        { "[topology]\nnode = s0 switch 0\n", 2, "topology.node", SCN_ERANGE, "TIER: 0 is below the minimum 1" },
+        { "[topology]\nnode = h0 host 1\n", 2, "topology.node", SCN_EVALUE, "takes no tier" },
+        { "[topology]\nnode = h0 switch 2 3\n", 2, "topology.node", SCN_EVALUE, "NAME switch [TIER]" },
+        { "[topology]\nnode = abcdefghijklmnopqrstuvwx host\n", 2, "topology.node", SCN_EVALUE, "longer than 23" },
+        { "[tenant abcdefghijklmnopqrstuvwx]\n", 1, "", SCN_ESYNTAX, "longer than 23" },
         { "[topology]\nlink = a b 100\n", 2, "topology.link", SCN_EVALUE, "A B GBPS DELAY_NS" },
         { "[topology]\nlink = a b 0 10\n", 2, "topology.link", SCN_ERANGE, "GBPS: 0 is below the minimum 1" },
         { "[topology]\nhosts = 8,8,8\n", 2, "topology.hosts", SCN_EVALUE, "not a whole number" },
@@ -808,7 +822,9 @@ static void test_set_after_file(void)
     CHECK_EQ(scn_set(&s, "topology.shape", "explicit", &err), SCN_OK);
     CHECK_EQ(scn_set(&s, "topology.node", "h0 host", &err), SCN_OK);
     CHECK_EQ(scn_set(&s, "topology.node", "h1 host", &err), SCN_OK);
-    CHECK_EQ(scn_set(&s, "topology.node", "sw switch", &err), SCN_OK);
+    CHECK_EQ(scn_set(&s, "topology.node", "sw switch 3", &err), SCN_OK);
+    CHECK_EQ(s.topo.nodes[2].tier, 3);
+    CHECK_EQ(s.topo.nodes[0].tier, 0);
     CHECK_EQ(scn_set(&s, "topology.node", "h1 switch", &err), SCN_EDUPLICATE);
     CHECK_EQ(scn_set(&s, "topology.link", "h0 sw 100 1000", &err), SCN_OK);
     CHECK_EQ(scn_set(&s, "topology.link", "h1 sw 40 500 12", &err), SCN_OK);
@@ -832,6 +848,61 @@ static void test_set_after_file(void)
     CHECK_EQ(scn_parse_text(&s, "c.conf", "[tenant z]\n", &err), SCN_OK);
     CHECK_EQ(arrlenu(s.tenants), 1);
     scn_free(&s);
+}
+
+/* The complete example of docs/scenario.md parses, validates, and means what its comments say. */
+static void test_doc_example(void)
+{
+    FILE *f = fopen("docs/scenario.md", "rb");
+    char *doc, *start, *end;
+    long n;
+    scn s;
+    scn_error err;
+    int rc;
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    doc = (char *)malloc((size_t)n + 1u);
+    CHECK(doc && fread(doc, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    if (!doc)
+        return;
+    doc[n] = '\0';
+    start = strstr(doc, "## A complete example");
+    start = start ? strstr(start, "```ini\n") : NULL;
+    end = start ? strstr(start + 7, "\n```\n") : NULL;
+    CHECK(start && end);
+    if (start && end) {
+        end[1] = '\0';
+        scn_config_default(&s);
+        rc = scn_parse_text(&s, "docs/scenario.md example", start + 7, &err);
+        CHECK_EQ(rc, SCN_OK);
+        if (!rc)
+            rc = scn_validate(&s, &err);
+        CHECK_EQ(rc, SCN_OK);
+        if (rc)
+            printf("  %s\n", err.message);
+        CHECK_EQ(scn_host_count(&s), 16);
+        CHECK_EQ(scn_switch_count(&s), 6);
+        CHECK_EQ(arrlenu(s.tenants), 3);
+        CHECK_EQ(s.sw.dt_alpha.num, 1);
+        CHECK_EQ(s.sw.dt_alpha.den, 2);
+        CHECK_EQ(s.run.duration_us, 20000);
+        if (arrlenu(s.tenants) == 3) {
+            CHECK_EQ(arrlenu(s.tenants[1].src), 14); /* 1-3, 5-15 */
+            CHECK_EQ(s.tenants[1].msg_bytes.min, 1048576);
+            CHECK_EQ(s.tenants[1].msg_bytes.max, 1048576);
+            CHECK_EQ(s.tenants[2].protocol, SCN_IRN);
+            CHECK_EQ(arrlenu(s.tenants[2].pairs), 2);
+        }
+        CHECK(!strcmp(s.out.csv, "build/run.csv"));
+        CHECK(!s.out.pcap[0]);
+        scn_free(&s);
+    }
+    free(doc);
 }
 
 static void test_missing_file(void)
@@ -890,6 +961,10 @@ static void test_validate(void)
           "at least 2 host" },
         { "[topology]\nshape = explicit\nnode = h0 host\nnode = h1 host\nlink = h0 h0 100 1\nlink = h1 h0 100 1\n",
           "topology.link", "to itself" },
+        { "[topology]\nshape = explicit\nnode = h0 host\nnode = h1 host\nnode = s switch\nlink = h0 s 100 1\n"
+          "link = h1 s 100 1\nlink = h0 h1 100 1\n", "topology.link", "host 'h0' has 2 links" },
+        { "[topology]\nshape = explicit\nnode = h0 host\nnode = h1 host\nnode = s switch\nnode = t switch 2\n"
+          "link = h0 s 100 1\nlink = h1 t 100 1\n", "topology.link", "2 separate pieces" },
         { "[topology]\nshape = leaf_spine\nleaves = 1\nhosts_per_leaf = 1\n", "topology.hosts_per_leaf",
           "at least 2" },
         { "[topology]\nshape = fat_tree\nk = 64\n[tenant a]\npattern = permutation\n", "", "" }, /* 65536 hosts: fine */
@@ -986,6 +1061,7 @@ int main(void)
     RUN(test_number_edges);
     RUN(test_set_after_file);
     RUN(test_missing_file);
+    RUN(test_doc_example);
     RUN(test_validate);
     RUN(test_host_lists);
     return test_summary();

@@ -59,7 +59,8 @@
 #define SCN_DEF static
 #endif
 
-#define SCN_NAME_MAX 32u       /* tenant and node names, the terminating NUL included */
+#define SCN_NAME_MAX 24u       /* tenant and node names, the NUL included (topo.h's limit) */
+#define SCN_MAX_TIER 15u       /* an explicit switch's tier: 1 edge/leaf, 2 aggregation/spine, 3 core .. */
 #define SCN_PATH_MAX 256u      /* output paths, the terminating NUL included */
 #define SCN_MAX_HOSTS 65536u   /* hosts of any shape (a k = 64 fat tree); host ids are below it */
 #define SCN_MAX_TENANTS 16u    /* the composed model's MAX_TENANTS */
@@ -98,7 +99,11 @@ typedef struct scn_counts { uint32_t n, v[2]; } scn_counts;     /* "8" (n 1) or 
 typedef struct scn_sizes { uint32_t min, max; } scn_sizes;     /* "1024,16384" or "4096" */
 typedef struct scn_fraction { uint32_t num, den; } scn_fraction; /* "1", "1/2"; kept unreduced */
 typedef struct scn_pair { uint32_t src, dst; } scn_pair;       /* "0>1" */
-typedef struct scn_node { char name[SCN_NAME_MAX]; uint32_t is_switch; } scn_node;
+typedef struct scn_node {
+    char name[SCN_NAME_MAX];
+    uint32_t is_switch;
+    uint32_t tier;                                             /* switches 1..SCN_MAX_TIER, hosts 0 */
+} scn_node;
 typedef struct scn_link {
     char a[SCN_NAME_MAX], b[SCN_NAME_MAX]; /* node names (scn_node_index) */
     uint64_t gbps, delay_ns;
@@ -175,7 +180,7 @@ typedef enum scn_type {
     SCN_T_SIZES,    /* list: "MIN,MAX" or one value, each in [min, max], MIN <= MAX (scn_sizes) */
     SCN_T_HOSTS,    /* list: host ids "1-15", "1,3,5", "" (uint32_t * stb_ds) */
     SCN_T_PAIRS,    /* list: "0>1, 2>3" (scn_pair * stb_ds) */
-    SCN_T_NODE,     /* repeatable: "NAME host|switch" appends to topo.nodes */
+    SCN_T_NODE,     /* repeatable: "NAME host" or "NAME switch [TIER]" appends to topo.nodes */
     SCN_T_LINK      /* repeatable: "A B GBPS DELAY_NS [LOSS_PPM]" appends to topo.links */
 } scn_type;
 
@@ -247,7 +252,7 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
         SCN__KEY(SCN_SEC_RUN, "drain_limit_us", SCN_T_U64, scn, run.drain_limit_us, 1, 1000000000, NULL,
                  "longest drain [us]"),
         SCN__KEY(SCN_SEC_TOPOLOGY, "shape", SCN_T_CHOICE, scn, topo.shape, 0, 0, shape,
-                 "star | dumbbell | leaf_spine | fat_tree | explicit"),
+                 "the network's shape"),
         SCN__KEY(SCN_SEC_TOPOLOGY, "k", SCN_T_U64, scn, topo.k, 2, 64, NULL,
                  "fat_tree: ports per switch, even; k^3/4 hosts"),
         SCN__KEY(SCN_SEC_TOPOLOGY, "hosts", SCN_T_COUNTS, scn, topo.hosts, 1, SCN_MAX_HOSTS, NULL,
@@ -265,12 +270,13 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
         SCN__KEY(SCN_SEC_TOPOLOGY, "loss_ppm", SCN_T_U64, scn, topo.loss_ppm, 0, 1000000, NULL,
                  "random loss on every link of a built shape [per million]"),
         SCN__KEY(SCN_SEC_TOPOLOGY, "node", SCN_T_NODE, scn, topo.nodes, 0, 0, NULL,
-                 "explicit: NAME host|switch (repeatable; hosts get ids in this order)"),
+                 "explicit: one node; hosts take ids 0, 1, ... in node order; a switch's tier defaults to 1"),
         SCN__KEY(SCN_SEC_TOPOLOGY, "link", SCN_T_LINK, scn, topo.links, 0, 0, NULL,
-                 "explicit: A B GBPS DELAY_NS [LOSS_PPM] (repeatable)"),
+                 "explicit: one full-duplex link between two nodes"),
         SCN__KEY(SCN_SEC_SWITCH, "buffer_kb", SCN_T_U64, scn, sw.buffer_kb, 1, 1048576, NULL,
                  "shared buffer of each switch [KB]"),
-        SCN__KEY(SCN_SEC_SWITCH, "ecn", SCN_T_CHOICE, scn, sw.ecn, 0, 0, ecn, "off | red (RED marking at dequeue)"),
+        SCN__KEY(SCN_SEC_SWITCH, "ecn", SCN_T_CHOICE, scn, sw.ecn, 0, 0, ecn,
+                 "ECN marking of the switch queues: RED at dequeue, or none"),
         SCN__KEY(SCN_SEC_SWITCH, "ecn_kmin_kb", SCN_T_U64, scn, sw.ecn_kmin_kb, 0, 1048576, NULL,
                  "queue where marking starts [KB]"),
         SCN__KEY(SCN_SEC_SWITCH, "ecn_kmax_kb", SCN_T_U64, scn, sw.ecn_kmax_kb, 0, 1048576, NULL,
@@ -289,7 +295,8 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
         SCN__KEY(SCN_SEC_SWITCH, "trim", SCN_T_BOOL, scn, sw.trim, 0, 1, NULL, "NDP payload trimming"),
         SCN__KEY(SCN_SEC_SWITCH, "ecmp", SCN_T_BOOL, scn, sw.ecmp, 0, 1, NULL,
                  "ECMP by a hash of the flow's headers (off: the first shortest path)"),
-        SCN__KEY(SCN_SEC_NIC, "sched", SCN_T_CHOICE, scn, nic.sched, 0, 0, sched, "palos | qos"),
+        SCN__KEY(SCN_SEC_NIC, "sched", SCN_T_CHOICE, scn, nic.sched, 0, 0, sched,
+                 "the NIC's scheduler: Palos, or the RED-SEA QoS engine"),
         SCN__KEY(SCN_SEC_NIC, "pcie_gbps", SCN_T_U64, scn, nic.pcie_gbps, 1, 1600, NULL, "PCIe bandwidth [Gb/s]"),
         SCN__KEY(SCN_SEC_NIC, "pcie_latency_ns", SCN_T_U64, scn, nic.pcie_latency_ns, 0, 1000000, NULL,
                  "PCIe latency [ns]"),
@@ -302,7 +309,8 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
                  "the receiving host's data path (RX buffer, PCIe, IIO, memory)"),
         SCN__KEY(SCN_SEC_HOST, "cpu_load", SCN_T_U64, scn, host.cpu_load, 0, 3, NULL,
                  "CPU memory traffic, the RHCC paper's 0x..3x"),
-        SCN__KEY(SCN_SEC_HOST, "rhcc", SCN_T_CHOICE, scn, host.rhcc, 0, 0, rhcc, "off | rx | tx | both | ecn"),
+        SCN__KEY(SCN_SEC_HOST, "rhcc", SCN_T_CHOICE, scn, host.rhcc, 0, 0, rhcc,
+                 "RHCC's controllers: receiver, sender, both, or hostCC-style CE marks"),
         SCN__KEY(SCN_SEC_HOST, "ddio", SCN_T_BOOL, scn, host.ddio, 0, 1, NULL, "DDIO (writes into the LLC)"),
         SCN__KEY(SCN_SEC_HOST, "footprint_mb", SCN_T_U64, scn, host.footprint_mb, 1, 4096, NULL,
                  "receive buffers' total size [MB]"),
@@ -310,16 +318,16 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
         SCN__KEY(SCN_SEC_TENANT, "cap_mbps", SCN_T_U64, scn_tenant, cap_mbps, 0, 1600000, NULL,
                  "rate cap per QP, 0 = none [Mb/s]"),
         SCN__KEY(SCN_SEC_TENANT, "protocol", SCN_T_CHOICE, scn_tenant, protocol, 0, 0, proto,
-                 "dcqcn | irn | ndp | reno | newreno | sack"),
+                 "transport protocol of the tenant's QPs"),
         SCN__KEY(SCN_SEC_TENANT, "variant", SCN_T_CHOICE, scn_tenant, variant, 0, 0, variant,
-                 "default | dcqcn: paper | mellanox | htsim (default = htsim)"),
+                 "DCQCN's parameters; default: the protocol's own (dcqcn: htsim)"),
         SCN__KEY(SCN_SEC_TENANT, "qps", SCN_T_U64, scn_tenant, qps, 1, 1024, NULL, "QPs per sending host"),
         SCN__KEY(SCN_SEC_TENANT, "msg_bytes", SCN_T_SIZES, scn_tenant, msg_bytes, 1, 1073741824, NULL,
                  "MIN,MAX (uniform in log) or one size [bytes]"),
         SCN__KEY(SCN_SEC_TENANT, "depth", SCN_T_U64, scn_tenant, depth, 1, 4096, NULL,
                  "messages outstanding per QP"),
         SCN__KEY(SCN_SEC_TENANT, "pattern", SCN_T_CHOICE, scn_tenant, pattern, 0, 0, pattern,
-                 "incast | permutation | all_to_all | pairs"),
+                 "who sends to whom"),
         SCN__KEY(SCN_SEC_TENANT, "dst", SCN_T_HOSTS, scn_tenant, dst, 0, SCN_MAX_HOSTS - 1, NULL,
                  "incast: destination hosts"),
         SCN__KEY(SCN_SEC_TENANT, "src", SCN_T_HOSTS, scn_tenant, src, 0, SCN_MAX_HOSTS - 1, NULL,
@@ -413,7 +421,7 @@ SCN_DEF const char *scn__check_name(const char *b, const char *e)
     if (b == e)
         return "an empty name";
     if ((size_t)(e - b) >= SCN_NAME_MAX)
-        return "a name longer than 31 characters";
+        return "a name longer than 23 characters";
     for (p = b; p < e; p++)
         if (!scn__name_char(*p))
             return "a name with a character other than letters, digits, '_' and '-'";
@@ -860,20 +868,27 @@ SCN_DEF int scn__apply(scn *s, void *base, const scn_key *k, const char *value, 
         return SCN_OK;
     }
     case SCN_T_NODE: {
-        const char *wb[3], *we[3], *bad;
+        const char *wb[4], *we[4], *bad;
         scn_node n;
-        size_t nw = scn__words(b, e, wb, we, 2);
-        if (nw != 2)
-            SCN__BAD(SCN_EVALUE, "'%.*s' is not NAME host|switch", (int)(e - b), b);
+        size_t nw = scn__words(b, e, wb, we, 3);
+        if (nw < 2 || nw > 3)
+            SCN__BAD(SCN_EVALUE, "'%.*s' is not NAME host, or NAME switch [TIER]", (int)(e - b), b);
         if ((bad = scn__check_name(wb[0], we[0])) != NULL)
             SCN__BAD(SCN_EVALUE, "'%.*s' is %s", (int)(we[0] - wb[0]), wb[0], bad);
         memset(&n, 0, sizeof n);
         memcpy(n.name, wb[0], (size_t)(we[0] - wb[0]));
-        if (we[1] - wb[1] == 4 && !memcmp(wb[1], "host", 4))
-            n.is_switch = 0;
-        else if (we[1] - wb[1] == 6 && !memcmp(wb[1], "switch", 6))
+        if (we[1] - wb[1] == 4 && !memcmp(wb[1], "host", 4)) {
+            if (nw == 3)
+                SCN__BAD(SCN_EVALUE, "host '%s' takes no tier (hosts are tier 0)", n.name);
+        } else if (we[1] - wb[1] == 6 && !memcmp(wb[1], "switch", 6)) {
             n.is_switch = 1;
-        else
+            n.tier = 1;
+            if (nw == 3) {
+                if ((rc = scn__number(wb[2], we[2], 1, SCN_MAX_TIER, &v, why, sizeof why)) != SCN_OK)
+                    SCN__BAD((scn_code)rc, "TIER: %s", why);
+                n.tier = (uint32_t)v;
+            }
+        } else
             SCN__BAD(SCN_EVALUE, "unknown node kind '%.*s' (host | switch)", (int)(we[1] - wb[1]), wb[1]);
         for (i = 0; i < arrlenu(s->topo.nodes); i++)
             if (!strcmp(s->topo.nodes[i].name, n.name))
@@ -982,6 +997,10 @@ SCN_DEF int scn_parse_text(scn *s, const char *name, const char *text, scn_error
     const scn_key *keys = scn_keys(&nkeys);
     if (!name)
         name = "(text)";
+    if (!s || !text) {
+        shfree(map);
+        return scn__fail(err, SCN_EVALUE, name, 0, SCN_SECTIONS, NULL, NULL, "no scenario or no text (NULL)");
+    }
     sh_new_strdup(seen);
     while (*p && rc == SCN_OK) {
         const char *b = p, *e, *eq, *hash;
@@ -1156,10 +1175,13 @@ SCN_DEF int scn_parse_text(scn *s, const char *name, const char *text, scn_error
  * its message naming the path and the system's reason. */
 SCN_DEF int scn_parse_file(scn *s, const char *path, scn_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f;
     char *text = NULL;
     size_t n = 0, got;
     int rc;
+    if (!s || !path)
+        return scn__fail(err, SCN_EVALUE, path ? path : "", 0, SCN_SECTIONS, NULL, NULL, "no scenario or no path (NULL)");
+    f = fopen(path, "rb");
     if (!f)
         return scn__fail(err, SCN_EIO, path, 0, SCN_SECTIONS, NULL, NULL, "cannot open: %s", strerror(errno));
     for (;;) {
@@ -1195,7 +1217,7 @@ SCN_DEF int scn_parse_file(scn *s, const char *path, scn_error *err)
  * the line `key = value` stood in that section. node and link append. Errors name "--set". */
 SCN_DEF int scn_set(scn *s, const char *section_dot_key, const char *value, scn_error *err)
 {
-    const char *dot = strchr(section_dot_key, '.'), *keyname;
+    const char *dot, *keyname;
     scn__keymap *map;
     scn__where w;
     char id[160];
@@ -1207,6 +1229,9 @@ SCN_DEF int scn_set(scn *s, const char *section_dot_key, const char *value, scn_
     w.file = "--set";
     w.line = 0;
     w.tenant = NULL;
+    if (!s || !section_dot_key || !value)
+        return scn__fail(err, SCN_EVALUE, "--set", 0, SCN_SECTIONS, NULL, NULL, "no scenario, key or value (NULL)");
+    dot = strchr(section_dot_key, '.');
     if (!dot)
         return scn__fail(err, SCN_ESYNTAX, "--set", 0, SCN_SECTIONS, NULL, NULL,
                          "'%s': expected SECTION.KEY=VALUE (tenant.NAME.KEY=VALUE)", section_dot_key);
@@ -1379,16 +1404,54 @@ SCN_DEF int scn_validate(const scn *s, scn_error *err)
             if (!l->gbps)
                 return SCN__INVALID(SCN_SEC_TOPOLOGY, NULL, "link", "link %s %s has rate 0", l->a, l->b);
         }
-        for (i = 0; i < arrlenu(s->topo.nodes); i++) {
-            int linked = 0;
-            for (j = 0; j < arrlenu(s->topo.links) && !linked; j++)
-                linked = !strcmp(s->topo.links[j].a, s->topo.nodes[i].name) ||
-                         !strcmp(s->topo.links[j].b, s->topo.nodes[i].name);
-            if (!linked)
-                return SCN__INVALID(SCN_SEC_TOPOLOGY, NULL, "node", "node '%s' has no link", s->topo.nodes[i].name);
-        }
         if (scn_host_count(s) < 2)
             return SCN__INVALID(SCN_SEC_TOPOLOGY, NULL, "node", "explicit needs at least 2 host nodes");
+        {
+            size_t nn = arrlenu(s->topo.nodes), pieces = nn, *root = (size_t *)malloc((nn + 1u) * sizeof *root);
+            uint32_t *links = (uint32_t *)calloc(nn + 1u, sizeof *links);
+            int rc = SCN_OK;
+            if (!root || !links) {
+                free(root);
+                free(links);
+                return SCN__INVALID(SCN_SEC_TOPOLOGY, NULL, "node", "out of memory");
+            }
+            for (i = 0; i < nn; i++)
+                root[i] = i;
+            for (i = 0; i < arrlenu(s->topo.links); i++) { /* union-find: the graph in one piece */
+                size_t a = (size_t)scn_node_index(s, s->topo.links[i].a), b = (size_t)scn_node_index(s, s->topo.links[i].b);
+                links[a]++;
+                links[b]++;
+                while (root[a] != a)
+                    a = root[a] = root[root[a]];
+                while (root[b] != b)
+                    b = root[b] = root[root[b]];
+                if (a != b) {
+                    root[a] = b;
+                    pieces--;
+                }
+            }
+            for (i = 0; i < nn && rc == SCN_OK; i++) {
+                const scn_node *n = &s->topo.nodes[i];
+                if (n->is_switch && (n->tier < 1 || n->tier > SCN_MAX_TIER))
+                    rc = SCN__INVALID(SCN_SEC_TOPOLOGY, NULL, "node", "switch '%s': tier %u is outside 1..%u", n->name,
+                                      (unsigned)n->tier, SCN_MAX_TIER);
+                else if (!n->is_switch && n->tier)
+                    rc = SCN__INVALID(SCN_SEC_TOPOLOGY, NULL, "node", "host '%s' has tier %u (hosts are tier 0)",
+                                      n->name, (unsigned)n->tier);
+                else if (!links[i])
+                    rc = SCN__INVALID(SCN_SEC_TOPOLOGY, NULL, "node", "node '%s' has no link", n->name);
+                else if (!n->is_switch && links[i] > 1)
+                    rc = SCN__INVALID(SCN_SEC_TOPOLOGY, NULL, "link", "host '%s' has %u links (a host has exactly one)",
+                                      n->name, (unsigned)links[i]);
+            }
+            if (rc == SCN_OK && pieces > 1)
+                rc = SCN__INVALID(SCN_SEC_TOPOLOGY, NULL, "link", "the nodes and links form %u separate pieces, not one",
+                                  (unsigned)pieces);
+            free(root);
+            free(links);
+            if (rc != SCN_OK)
+                return rc;
+        }
         break;
     }
     hosts = scn_host_count(s);
@@ -1558,7 +1621,10 @@ SCN_DEF void scn__dump_key(FILE *f, const scn *s, const void *base, const scn_ke
     }
     case SCN_T_NODE:
         for (i = 0; i < arrlenu(s->topo.nodes); i++)
-            fprintf(f, "node = %s %s\n", s->topo.nodes[i].name, s->topo.nodes[i].is_switch ? "switch" : "host");
+            if (s->topo.nodes[i].is_switch)
+                fprintf(f, "node = %s switch %u\n", s->topo.nodes[i].name, (unsigned)s->topo.nodes[i].tier);
+            else
+                fprintf(f, "node = %s host\n", s->topo.nodes[i].name);
         break;
     case SCN_T_LINK:
         for (i = 0; i < arrlenu(s->topo.links); i++) {
