@@ -6,6 +6,8 @@
  * drop list's exact ordinals, the drop probability inside a binomial bound, ECN marks over K,
  * fast-forward (advance_to next_event) against ticking every cycle on a random workload
  * (across the 2^64 wrap), and bad input refused with a code and counted. */
+#define RNIC_IMPLEMENTATION /* the common core's rnic_hash64 (the Makefile's RNIC_ENGINES_LINKED keeps the engines out) */
+#include "../ratelimit.h"
 #include "../examples/rnic_model/net.h"
 #include "test.h"
 
@@ -990,15 +992,647 @@ static void test_new_config_checks(void)
     CHECK_EQ(net_switch_config_check(&b, &field), RNIC_OK);
 }
 
+/* ---- ECMP ----
+ * The reference packs (src, dst, flow) as 12 little-endian bytes itself and hashes them with
+ * the built-in XXH64 written from the specification (rnic__xxh64), while the switch calls
+ * rnic_hash64 (the system's xxHash where present); the choice is set[h % n]. 65,536 host ids,
+ * two multi-port sets and plain routes; random flows spread within 10 % per port; another
+ * seed agrees with this one on about 1/n of the flows (decorrelated switches). */
+static uint64_t ref_flow_hash(uint32_t src, uint32_t dst, uint32_t flow, uint64_t s)
+{
+    unsigned char b[12];
+    uint32_t i;
+    for (i = 0; i < 4; i++) {
+        b[i] = (unsigned char)(src >> (8 * i));
+        b[4 + i] = (unsigned char)(dst >> (8 * i));
+        b[8 + i] = (unsigned char)(flow >> (8 * i));
+    }
+    return rnic__xxh64(b, sizeof b, s);
+}
+
+enum { ECMP_HOSTS = 65536, ECMP_N = 60000 };
+
+static void make_ecmp_switch(net_switch *sw, uint64_t ecmp_seed)
+{
+    static const uint32_t four[] = { 1, 3, 5, 7 }, two[] = { 6, 2 };
+    net_switch_config c;
+    uint32_t d;
+    net_switch_config_default(&c);
+    c.ports = 8;
+    c.hosts = ECMP_HOSTS;
+    c.ecmp_seed = ecmp_seed;
+    CHECK_EQ(net_switch_init(sw, &c), RNIC_OK);
+    for (d = 0; d < ECMP_HOSTS; d++) {
+        rnic_err e = d % 3 == 0 ? net_switch_route_ecmp(sw, d, four, 4)
+                     : d % 3 == 1 ? net_switch_route_ecmp(sw, d, two, 2) : net_switch_route(sw, d, d % 8);
+        if (e != RNIC_OK)
+            CHECK_EQ(e, RNIC_OK);
+    }
+    CHECK_EQ(sw->ecmp_count, 2); /* every dst shares the two sets */
+}
+
+static void test_ecmp_choice(void)
+{
+    static const uint32_t four[] = { 1, 3, 5, 7 }, two[] = { 6, 2 };
+    net_switch *sw = (net_switch *)calloc(2, sizeof *sw);
+    rnic_prng rng;
+    uint64_t s1 = seed * 31 + 5, s2 = s1 ^ 0x5555aaaa5555aaaaull, want[8] = { 0 }, chosen = 0;
+    uint32_t i, p, same4 = 0, n4 = 0, same2 = 0, n2 = 0, wrong = 0;
+    make_ecmp_switch(&sw[0], s1);
+    make_ecmp_switch(&sw[1], s2);
+    rnic_prng_seed(&rng, seed + 11);
+    for (i = 0; i < ECMP_N; i++) {
+        net_pkt pk;
+        uint32_t src = (uint32_t)rnic_prng_below(&rng, ECMP_HOSTS), dst = (uint32_t)rnic_prng_below(&rng, ECMP_HOSTS);
+        uint32_t flow = (uint32_t)rnic_prng_next(&rng), exp, other, got = 8;
+        uint64_t before[8];
+        if (i == 0)
+            dst = ECMP_HOSTS - 1u; /* the largest host id */
+        pk = mkpkt(src, dst, 64, i);
+        pk.w.flow = flow;
+        CHECK_EQ(net_switch_flow_hash(&pk, s1), ref_flow_hash(src, dst, flow, s1));
+        for (p = 0; p < 8; p++)
+            before[p] = sw[0].port[p].stats.arrivals;
+        CHECK_EQ(net_switch_push(&sw[0], &pk), RNIC_OK);
+        CHECK_EQ(net_switch_push(&sw[1], &pk), RNIC_OK);
+        for (p = 0; p < 8; p++)
+            if (sw[0].port[p].stats.arrivals != before[p])
+                got = p;
+        if (dst % 3 == 0) {
+            exp = four[ref_flow_hash(src, dst, flow, s1) % 4];
+            other = four[ref_flow_hash(src, dst, flow, s2) % 4];
+            same4 += exp == other;
+            n4++;
+            want[exp]++;
+            chosen++;
+        } else if (dst % 3 == 1) {
+            exp = two[ref_flow_hash(src, dst, flow, s1) % 2];
+            other = two[ref_flow_hash(src, dst, flow, s2) % 2];
+            same2 += exp == other;
+            n2++;
+            want[exp]++;
+            chosen++;
+        } else {
+            exp = dst % 8;
+        }
+        wrong += got != exp;
+    }
+    CHECK_EQ(wrong, 0);
+    for (p = 0; p < 8; p++)
+        CHECK_EQ(sw[0].port[p].stats.ecmp_chosen, want[p]); /* counted per port */
+    CHECK_EQ(sw[0].port[0].stats.ecmp_chosen + sw[0].port[4].stats.ecmp_chosen, 0);
+    {
+        uint64_t total = 0;
+        for (p = 0; p < 8; p++)
+            total += sw[0].port[p].stats.ecmp_chosen;
+        CHECK_EQ(total, chosen);
+    }
+    /* spread: each member of a set within 10 % of its fair share */
+    for (p = 0; p < 4; p++) {
+        uint64_t w = want[four[p]], mean = n4 / 4u;
+        CHECK(w * 10 >= mean * 9 && w * 10 <= mean * 11);
+    }
+    for (p = 0; p < 2; p++) {
+        uint64_t w = want[two[p]], mean = n2 / 2u;
+        CHECK(w * 10 >= mean * 9 && w * 10 <= mean * 11);
+    }
+    /* another seed: agreement near 1/n (the two seeds' choices independent) */
+    CHECK(same4 * 100 >= n4 * 22 && same4 * 100 <= n4 * 28);
+    CHECK(same2 * 100 >= n2 * 46 && same2 * 100 <= n2 * 54);
+    printf("RESULT ecmp flows %u four-way %u per port %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+           " two-way %u per port %" PRIu64 " %" PRIu64 " agree_other_seed four %u two %u\n",
+           ECMP_N, n4, want[1], want[3], want[5], want[7], n2, want[6], want[2], same4, same2);
+    net_switch_free(&sw[0]);
+    net_switch_free(&sw[1]);
+    free(sw);
+}
+
+/* ---- PFC thresholds derived from the port count, rate and delay ----
+ * The reference, written from the sources: headroom per ingress = 2 x prop x rate + 2 MTU (a
+ * frame in service on each side) + the reaction time (D-Resp: 30,720 / 40,960 / 201,728 /
+ * 463,360 bit times at 10 / 25 / 100 / 400 Gb/s) + 1 MTU (this model admits the whole packet
+ * that crosses xoff), prop x rate rounded down and + 1 byte as the model's cycle rounding;
+ * xoff = (buffer - ports x headroom) / ports; xon = xoff - 2 MTU. Every port count 2..64 at
+ * each rate and MTU must be accepted with a 12 MB buffer and 1 us links. */
+static void test_pfc_derive(void)
+{
+    static const uint64_t gbps[] = { 10, 25, 100, 400 }, resp_bits[] = { 30720, 40960, 201728, 463360 };
+    static const uint32_t mtus[] = { 1500, 9216 };
+    const uint64_t buffer = 12ull << 20;
+    net_switch_config c;
+    const char *field = NULL;
+    uint32_t r, m, ports, accepted = 0;
+    for (r = 0; r < 4; r++)
+        for (m = 0; m < 2; m++)
+            for (ports = 2; ports <= 64; ports++) {
+                uint64_t mtu = mtus[m], prop_bytes = 1000u * gbps[r] / 8u + 1u; /* 1000 cycles at 1 GHz */
+                uint64_t h = 2u * prop_bytes + 2u * mtu + resp_bits[r] / 8u + mtu;
+                uint64_t xoff = (buffer - ports * h) / ports, xon = xoff > 2u * mtu ? xoff - 2u * mtu : xoff / 2u;
+                net_switch_config_default(&c);
+                c.ports = ports;
+                c.hosts = ports;
+                c.buffer_bytes = buffer;
+                c.link = link_cfg(gbps[r] * 1000000000ull, 1000, 1000000000ull);
+                c.link.max_wire_bytes = mtus[m];
+                CHECK_EQ(net_switch_pfc_derive(&c, ports, &c.link), RNIC_OK);
+                CHECK_EQ(c.pfc_port_headroom_bytes, h);
+                CHECK_EQ(c.pfc_xoff_bytes, xoff);
+                CHECK_EQ(c.pfc_xon_bytes, xon);
+                CHECK_EQ(c.pfc_headroom_bytes, 0);
+                CHECK_EQ(net_switch_config_check(&c, &field), RNIC_OK);
+                accepted += net_switch_config_check(&c, NULL) == RNIC_OK;
+            }
+    CHECK_EQ(accepted, 4u * 2u * 63u);
+    /* the composed model's switch: 4 MiB, 100 Gb/s, 100 ns at 250 MHz, MTU 9216, 3..33 ports */
+    for (ports = 3; ports <= 33; ports++) {
+        net_switch_config_default(&c);
+        c.ports = ports;
+        c.hosts = ports;
+        c.buffer_bytes = 4ull << 20;
+        c.link = link_cfg(100000000000ull, 100, 250000000ull);
+        CHECK_EQ(net_switch_pfc_derive(&c, ports, &c.link), RNIC_OK);
+        CHECK_EQ(c.pfc_port_headroom_bytes, 3u * 9216u + 2u * (25u * 100u / 2u + 1u) + 201728u / 8u);
+        CHECK_EQ(net_switch_config_check(&c, &field), RNIC_OK);
+    }
+    /* the boundary: headroom alone filling the buffer is refused, naming the field; one byte of
+     * xoff per port is accepted */
+    net_switch_config_default(&c);
+    c.ports = 16;
+    c.hosts = 16;
+    c.link = link_cfg(100000000000ull, 1000, 1000000000ull);
+    c.link.max_wire_bytes = 1500;
+    {
+        uint64_t h = net_pfc_headroom_bytes(&c.link);
+        CHECK_EQ(h, 2u * 12501u + 3u * 1500u + 25216u);
+        c.buffer_bytes = 16u * h;
+        CHECK_EQ(net_switch_pfc_derive(&c, 16, &c.link), RNIC_ERANGE);
+        CHECK_EQ(net_switch_config_check(&c, &field), RNIC_ERANGE);
+        CHECK(field && !strcmp(field, "pfc_port_headroom_bytes"));
+        c.buffer_bytes = 16u * h + 16u;
+        CHECK_EQ(net_switch_pfc_derive(&c, 16, &c.link), RNIC_OK);
+        CHECK_EQ(c.pfc_xoff_bytes, 1);
+        CHECK_EQ(net_switch_config_check(&c, &field), RNIC_OK);
+        c.pfc_xoff_bytes = 2; /* an override past the reservation */
+        CHECK_EQ(net_switch_config_check(&c, &field), RNIC_ERANGE);
+        CHECK(field && !strcmp(field, "pfc_xoff_bytes"));
+    }
+    /* the reaction table itself, and the rates between its rows */
+    CHECK_EQ(net_pfc_reaction_quanta(10000000000ull), 60);
+    CHECK_EQ(net_pfc_reaction_quanta(1000000000ull), 60);
+    CHECK_EQ(net_pfc_reaction_quanta(25000000000ull), 80);
+    CHECK_EQ(net_pfc_reaction_quanta(40000000000ull), 118);
+    CHECK_EQ(net_pfc_reaction_quanta(50000000000ull), 394);
+    CHECK_EQ(net_pfc_reaction_quanta(100000000000ull), 394);
+    CHECK_EQ(net_pfc_reaction_quanta(400000000000ull), 905);
+    CHECK_EQ(net_pfc_reaction_quanta(800000000000ull), 1810);
+    printf("RESULT pfc_derive accepted %u configs (2..64 ports x 10/25/100/400G x MTU 1500/9216, 12 MiB, 1 us);"
+           " 64 ports 100G MTU 9216 headroom %" PRIu64 " B\n",
+           accepted, (uint64_t)(2u * 12501u + 3u * 9216u + 25216u));
+}
+
+/* ---- strict priority for control packets, by hand ----
+ * 10 Gb/s at 100 MHz (100 bits a cycle), prop 250 cycles. Cycle 0: data A, B, C (1000 B, 80
+ * cycles each) to port 1; cycle 10: control K1, K2 (64 B, 5.12 cycles); cycle 100: control K3.
+ * Priority: A 0-80 (it was serialising), K1 80-85.12, K2 -90.24, B -170.24, K3 (B was
+ * serialising at 100) -175.36, C -255.36: popped at 330, 336, 341, 421, 426, 506.
+ * FIFO: A 80, B 160, C 240, K1 245.12, K2 250.24, K3 255.36: 330, 410, 490, 496, 501, 506. */
+static void test_control_priority_by_hand(void)
+{
+    static const uint32_t want_order[2][6] = { { 0, 1, 2, 10, 11, 12 }, { 0, 10, 11, 1, 12, 2 } };
+    static const uint64_t want_cycle[2][6] = { { 330, 410, 490, 496, 501, 506 }, { 330, 336, 341, 421, 426, 506 } };
+    uint32_t prio;
+    for (prio = 0; prio < 2; prio++) {
+        net_switch sw;
+        net_switch_config c;
+        net_pkt p;
+        uint64_t now;
+        uint32_t n = 0, i;
+        net_switch_config_default(&c);
+        c.ports = 2;
+        c.hosts = 2;
+        c.control_priority = prio;
+        CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+        CHECK_EQ(net_switch_route(&sw, 1, 1), RNIC_OK);
+        for (now = 0; now < 600; now++) {
+            net_switch_advance_to(&sw, now);
+            while (net_switch_pop(&sw, 1, &p) == RNIC_OK) {
+                if (n < 6) {
+                    CHECK_EQ(p.w.index, want_order[prio][n]);
+                    CHECK_EQ(now, want_cycle[prio][n]);
+                    CHECK_EQ(p.control, p.w.index >= 10);
+                }
+                n++;
+            }
+            if (now == 0)
+                for (i = 0; i < 3; i++) {
+                    p = mkpkt(0, 1, 1000, i);
+                    CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+                }
+            if (now == 10 || now == 100)
+                for (i = now == 10 ? 10u : 12u; i < (now == 10 ? 12u : 13u); i++) {
+                    p = mkpkt(0, 1, 64, i);
+                    p.control = 1;
+                    CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+                }
+        }
+        CHECK_EQ(n, 6);
+        CHECK_EQ(sw.port[1].stats.control_admitted, 3);
+        CHECK_EQ(sw.port[1].control_bytes, 0);
+        CHECK_EQ(sw.occupancy, 0);
+        net_switch_free(&sw);
+    }
+}
+
+/* ---- dynamic threshold (and control priority) against a brute-force shared buffer ----
+ * Four ports at 10 Gb/s, 100 MHz (100 bits a cycle), prop 50 cycles, a 30,000 B buffer; random
+ * arrivals in bursts and lulls, half of them to port 0, a quarter control. The reference keeps,
+ * per port, one FIFO per class (one in all without priority), the packet in service with its
+ * exact end in bit times (a packet starts at the end of the one before it, or at its arrival
+ * cycle on an idle port; done = ceil(end / 100)), and admits a packet while its queue's bytes x
+ * den < num x (buffer - occupancy) and it fits the buffer. Ticked every cycle: every verdict,
+ * the occupancy after every cycle and every packet's pop cycle and port must agree. */
+enum { DT_PORTS = 4, DT_CYCLES = 150000, DT_PKTS = 24000, DT_Q = 1024, DT_PROP = 50 };
+
+typedef struct dt_ref_port {
+    uint32_t q[2][DT_Q], head[2], n[2]; /* class 0 data (all, without priority), 1 control */
+    uint64_t bytes[2];                  /* buffer bytes per class, the packet in service included */
+    bool busy;
+    uint32_t cur;
+    uint64_t end_bt, done;
+} dt_ref_port;
+
+typedef struct dt_run {
+    dt_ref_port port[DT_PORTS];
+    uint32_t wire[DT_PKTS], ctrl[DT_PKTS], cls[DT_PKTS];
+    uint64_t ref_pop[DT_PKTS], got_pop[DT_PKTS];
+    uint32_t ref_port[DT_PKTS], got_port[DT_PKTS];
+    uint64_t occ, drops_dt, drops_buf, overtakes;
+} dt_run;
+
+static void dt_start(dt_run *r, uint32_t p, uint32_t idx, uint64_t start_bt)
+{
+    dt_ref_port *rp = &r->port[p];
+    rp->busy = true;
+    rp->cur = idx;
+    rp->end_bt = start_bt + 8u * (uint64_t)r->wire[idx];
+    rp->done = ref_ceil_div(rp->end_bt, 100);
+}
+
+static void test_dynamic_threshold_reference(void)
+{
+    static const uint32_t alpha[][2] = { { 0, 1 }, { 1, 4 }, { 1, 2 }, { 1, 1 }, { 2, 1 }, { 8, 1 } };
+    dt_run *r = (dt_run *)malloc(sizeof *r);
+    uint32_t a, prio;
+    uint64_t dt_total = 0, buf_total = 0;
+    if (!r) {
+        CHECK(r != NULL);
+        return;
+    }
+    for (prio = 0; prio < 2; prio++)
+        for (a = 0; a < sizeof alpha / sizeof alpha[0]; a++) {
+            net_switch sw;
+            net_switch_config c;
+            rnic_prng rng;
+            uint64_t t, buffer = 30000;
+            uint32_t n = 0, i, p, bad_occ = 0, bad_verdict = 0, same = 0, popped = 0;
+            memset(r, 0, sizeof *r);
+            net_switch_config_default(&c);
+            c.ports = DT_PORTS;
+            c.hosts = DT_PORTS;
+            c.buffer_bytes = buffer;
+            c.link = link_cfg(10000000000ull, 500, 100000000ull);
+            c.link.max_wire_bytes = 1500;
+            c.dt_alpha_num = alpha[a][0];
+            c.dt_alpha_den = alpha[a][1];
+            c.control_priority = prio;
+            CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+            for (p = 0; p < DT_PORTS; p++)
+                CHECK_EQ(net_switch_route(&sw, p, p), RNIC_OK);
+            rnic_prng_seed(&rng, seed + 100 + a);
+            for (i = 0; i < DT_PKTS; i++)
+                r->got_pop[i] = r->ref_pop[i] = UINT64_MAX;
+            for (t = 0; t < DT_CYCLES + 20000; t++) {
+                uint32_t phase = (uint32_t)(t / 5000u) % 3u, k, arrivals = 0;
+                net_pkt pk;
+                /* the reference: departures due by t, the next packet (control first) starts at
+                 * the end of the one before */
+                for (p = 0; p < DT_PORTS; p++) {
+                    dt_ref_port *rp = &r->port[p];
+                    while (rp->busy && rp->done <= t) {
+                        uint32_t d = rp->cur, cl;
+                        r->occ -= r->wire[d];
+                        rp->bytes[r->cls[d]] -= r->wire[d];
+                        r->ref_pop[d] = rp->done + DT_PROP;
+                        r->ref_port[d] = p;
+                        rp->busy = false;
+                        cl = rp->n[1] ? 1u : 0u;
+                        if (rp->n[cl]) {
+                            uint32_t nx = rp->q[cl][rp->head[cl]];
+                            rp->head[cl] = (rp->head[cl] + 1u) % DT_Q;
+                            rp->n[cl]--;
+                            if (cl == 1 && rp->n[0])
+                                r->overtakes++; /* a control packet goes before waiting data */
+                            dt_start(r, p, nx, rp->end_bt);
+                        }
+                    }
+                }
+                net_switch_advance_to(&sw, t);
+                for (p = 0; p < DT_PORTS; p++)
+                    while (net_switch_pop(&sw, p, &pk) == RNIC_OK)
+                        if (pk.w.index < DT_PKTS) {
+                            r->got_pop[pk.w.index] = t;
+                            r->got_port[pk.w.index] = p;
+                            popped++;
+                        }
+                if (t < DT_CYCLES && n < DT_PKTS)
+                    arrivals = rnic_prng_chance(&rng, 1, phase == 0 ? 20 : phase == 1 ? 8 : 60) ? 1u + (uint32_t)rnic_prng_below(&rng, 2) : 0u;
+                for (k = 0; k < arrivals && n < DT_PKTS; k++, n++) {
+                    uint32_t port = rnic_prng_chance(&rng, 1, 2) ? 0u : 1u + (uint32_t)rnic_prng_below(&rng, 3);
+                    uint32_t ctl = rnic_prng_chance(&rng, 1, 4) ? 1u : 0u;
+                    uint32_t wb = ctl ? (uint32_t)rnic_prng_range(&rng, 64, 128) : (uint32_t)rnic_prng_range(&rng, 64, 1500);
+                    dt_ref_port *rp = &r->port[port];
+                    uint64_t q, free_b, before_dt = sw.stats.dropped[NET_DROP_THRESHOLD], before_buf = sw.stats.dropped[NET_DROP_BUFFER];
+                    uint32_t verdict; /* 0 admitted, 1 threshold, 2 buffer */
+                    r->wire[n] = wb;
+                    r->ctrl[n] = ctl;
+                    r->cls[n] = prio ? ctl : 0u;
+                    q = rp->bytes[r->cls[n]];
+                    free_b = buffer > r->occ ? buffer - r->occ : 0;
+                    if (alpha[a][0] && q * alpha[a][1] >= alpha[a][0] * free_b) {
+                        verdict = 1;
+                        r->drops_dt++;
+                    } else if (r->occ + wb > buffer) {
+                        verdict = 2;
+                        r->drops_buf++;
+                    } else {
+                        verdict = 0;
+                        r->occ += wb;
+                        rp->bytes[r->cls[n]] += wb;
+                        if (!rp->busy) {
+                            dt_start(r, port, n, t * 100u);
+                        } else {
+                            uint32_t cl = r->cls[n];
+                            CHECK(rp->n[cl] < DT_Q);
+                            rp->q[cl][(rp->head[cl] + rp->n[cl]++) % DT_Q] = n;
+                        }
+                    }
+                    pk = mkpkt(9, port, wb, n);
+                    pk.control = ctl;
+                    CHECK_EQ(net_switch_push(&sw, &pk), RNIC_OK);
+                    bad_verdict += (sw.stats.dropped[NET_DROP_THRESHOLD] - before_dt != (verdict == 1)) ||
+                                   (sw.stats.dropped[NET_DROP_BUFFER] - before_buf != (verdict == 2));
+                }
+                bad_occ += sw.occupancy != r->occ;
+            }
+            CHECK_EQ(bad_verdict, 0);
+            CHECK_EQ(bad_occ, 0);
+            for (i = 0; i < n; i++)
+                same += r->got_pop[i] == r->ref_pop[i] && (r->ref_pop[i] == UINT64_MAX || r->got_port[i] == r->ref_port[i]);
+            CHECK_EQ(same, n);
+            CHECK_EQ(popped + r->drops_dt + r->drops_buf, n); /* everything admitted came out */
+            CHECK_EQ(sw.stats.dropped[NET_DROP_THRESHOLD], r->drops_dt);
+            CHECK_EQ(sw.stats.dropped[NET_DROP_BUFFER], r->drops_buf);
+            if (alpha[a][0] == 0)
+                CHECK_EQ(r->drops_dt, 0);
+            if (alpha[a][0] && alpha[a][0] * 2 <= alpha[a][1])
+                CHECK(r->drops_dt > 0); /* a small alpha binds */
+            if (prio)
+                CHECK(r->overtakes > 0);
+            dt_total += r->drops_dt;
+            buf_total += r->drops_buf;
+            printf("RESULT dynamic_threshold priority %u alpha %u/%u packets %u threshold_drops %" PRIu64
+                   " buffer_drops %" PRIu64 " max_occupancy %" PRIu64 " control_overtakes %" PRIu64 "\n",
+                   prio, alpha[a][0], alpha[a][1], n, r->drops_dt, r->drops_buf, sw.stats.max_occupancy, r->overtakes);
+            net_switch_free(&sw);
+        }
+    CHECK(dt_total > 0);
+    CHECK(buf_total > 0);
+    free(r);
+}
+
+/* ---- PFC with derived thresholds: N:1 incast at 100 Gb/s ----
+ * N senders behind 100 Gb/s uplinks (1 us, 250 MHz, MTU 1500, 16-packet NIC queues) send 8 MiB
+ * in all, random sizes, to one receiver port of a switch with a 2 MiB buffer whose thresholds
+ * net_switch_pfc_derive set for N + 1 ports. PFC frames reach the uplinks one propagation
+ * delay after the switch sends them. No packet may be dropped anywhere, every packet must
+ * arrive once, and no ingress may hold more than xoff + its headroom. Without PFC the same
+ * incast loses packets. */
+typedef struct pinc_stats {
+    uint64_t sent, delivered, dropped, xoff, resume, max_in, xoff_bytes, headroom, max_occ, end;
+    bool resumed;
+} pinc_stats;
+
+static void incast_derived(uint32_t senders, bool pfc, pinc_stats *st)
+{
+    enum { PIPE = 8192 };
+    const uint64_t total = 8ull << 20, buffer = 2ull << 20;
+    net_link *up = (net_link *)calloc(senders, sizeof *up);
+    net_switch sw;
+    net_switch_config c;
+    net_link_config lc = link_cfg(100000000000ull, 1000, 250000000ull);
+    net_pfc_frame *pipe = (net_pfc_frame *)calloc(PIPE, sizeof *pipe), f;
+    uint64_t *sent_bytes = (uint64_t *)calloc(senders, sizeof *sent_bytes), now;
+    uint8_t *seen = (uint8_t *)calloc(total / 64u + senders, 1);
+    uint32_t ph = 0, pn = 0, h, R = senders;
+    bool *paused = (bool *)calloc(senders + 1u, sizeof *paused);
+    rnic_prng rng;
+    memset(st, 0, sizeof *st);
+    rnic_prng_seed(&rng, seed + senders);
+    lc.max_wire_bytes = 1500;
+    net_switch_config_default(&c);
+    c.ports = senders + 1u;
+    c.hosts = senders + 1u;
+    c.buffer_bytes = buffer;
+    c.link = lc;
+    if (pfc)
+        CHECK_EQ(net_switch_pfc_derive(&c, c.ports, &c.link), RNIC_OK);
+    CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+    st->xoff_bytes = c.pfc_xoff_bytes;
+    st->headroom = c.pfc_port_headroom_bytes;
+    for (h = 0; h <= senders; h++)
+        CHECK_EQ(net_switch_route(&sw, h, h), RNIC_OK);
+    lc.queue_packets = 16;
+    for (h = 0; h < senders; h++)
+        CHECK_EQ(net_link_init(&up[h], &lc), RNIC_OK);
+    for (now = 0; now < 3000000; now++) {
+        net_pkt p;
+        bool idle = true;
+        for (h = 0; h < senders; h++)
+            net_link_advance_to(&up[h], now);
+        net_switch_advance_to(&sw, now);
+        while (pn && pipe[ph].cycle <= now) { /* PFC frames reaching their uplink */
+            f = pipe[ph];
+            ph = (ph + 1u) % PIPE;
+            pn--;
+            if (f.port < senders)
+                CHECK_EQ(net_link_pause_quanta(&up[f.port], f.quanta), RNIC_OK);
+        }
+        for (h = 0; h < senders; h++)
+            while (net_link_pop(&up[h], &p) == RNIC_OK)
+                CHECK_EQ(net_switch_push_from(&sw, h, &p), RNIC_OK);
+        while (net_switch_pop_pfc(&sw, &f) == RNIC_OK) {
+            CHECK(f.port < senders && pn < PIPE);
+            if (f.port >= senders || pn >= PIPE)
+                continue;
+            paused[f.port] = f.quanta != 0;
+            f.cycle += sw.port[f.port].link.prop;
+            pipe[(ph + pn++) % PIPE] = f;
+        }
+        while (net_switch_pop(&sw, R, &p) == RNIC_OK) {
+            CHECK(p.w.index < st->sent && !seen[p.w.index]);
+            if (p.w.index < st->sent)
+                seen[p.w.index] = 1;
+            st->delivered++;
+        }
+        for (h = 0; h < senders; h++)
+            while (sent_bytes[h] < total / senders && net_link_space(&up[h])) {
+                p = mkpkt(h, R, (uint32_t)rnic_prng_range(&rng, 64, 1500), (uint32_t)st->sent++);
+                p.w.flow = h;
+                sent_bytes[h] += p.wire_bytes;
+                CHECK_EQ(net_link_push(&up[h], &p), RNIC_OK);
+            }
+        st->dropped = sw.stats.dropped[NET_DROP_BUFFER] + sw.stats.dropped[NET_DROP_THRESHOLD];
+        for (h = 0; h < senders; h++)
+            idle = idle && sent_bytes[h] >= total / senders;
+        if (idle && st->delivered + st->dropped == st->sent && !pn && net_switch_next_event(&sw) == RNIC_NEVER)
+            break;
+    }
+    st->end = now;
+    st->max_occ = sw.stats.max_occupancy;
+    st->resumed = true;
+    st->dropped = 0; /* every cause, every port */
+    for (h = 0; h <= senders; h++) {
+        uint32_t k;
+        st->xoff += sw.port[h].stats.pfc_xoff;
+        st->resume += sw.port[h].stats.pfc_resume;
+        for (k = 0; k < NET_DROP__COUNT; k++)
+            st->dropped += sw.port[h].stats.dropped[k];
+        if (sw.port[h].pfc_xoff || paused[h])
+            st->resumed = false;
+        if (sw.port[h].stats.pfc_max_bytes > st->max_in)
+            st->max_in = sw.port[h].stats.pfc_max_bytes;
+    }
+    CHECK_EQ(sw.stats.pfc_frames_lost, 0);
+    for (h = 0; h < senders; h++)
+        net_link_free(&up[h]);
+    net_switch_free(&sw);
+    free(up);
+    free(pipe);
+    free(sent_bytes);
+    free(seen);
+    free(paused);
+}
+
+static void test_pfc_incast_derived(void)
+{
+    static const uint32_t ns[] = { 2, 8, 32 };
+    uint32_t i;
+    for (i = 0; i < 3; i++) {
+        pinc_stats on, off;
+        incast_derived(ns[i], false, &off);
+        CHECK(off.dropped > 0); /* the buffer alone does not hold this incast */
+        incast_derived(ns[i], true, &on);
+        CHECK_EQ(on.dropped, 0);
+        CHECK_EQ(on.delivered, on.sent);
+        CHECK(on.sent > 5000);
+        CHECK(on.xoff > 0);
+        CHECK_EQ(on.xoff, on.resume);
+        CHECK(on.resumed);
+        CHECK(on.max_in <= on.xoff_bytes + on.headroom); /* the reservation held */
+        CHECK(on.max_occ <= 2ull << 20);
+        printf("RESULT incast_derived %u:1 100G pfc on: sent %" PRIu64 " delivered %" PRIu64 " dropped %" PRIu64
+               " pauses %" PRIu64 " xoff %" PRIu64 " headroom %" PRIu64 " max_ingress_bytes %" PRIu64
+               " max_occupancy %" PRIu64 " done_at %" PRIu64 "; pfc off: dropped %" PRIu64 " of %" PRIu64 "\n",
+               ns[i], on.sent, on.delivered, on.dropped, on.xoff, on.xoff_bytes, on.headroom, on.max_in, on.max_occ,
+               on.end, off.dropped, off.sent);
+    }
+}
+
+/* ---- bad input to the new calls: refused with a code, counted, state intact ---- */
+static void test_bad_input_fabric(void)
+{
+    static const uint32_t good[] = { 1, 2 }, other[] = { 2, 1 }, out_of_range[] = { 1, 4 }, five[] = { 0, 1, 2, 3, 0 };
+    net_switch sw;
+    net_switch_config c, copy;
+    net_link_config lc = link_cfg(100000000000ull, 1000, 1000000000ull);
+    net_pkt p, q;
+    const char *field = NULL;
+    uint64_t now;
+    /* configs */
+    net_switch_config_default(&c);
+    copy = c;
+    CHECK_EQ(net_switch_pfc_derive(&c, 0, &lc), RNIC_ERANGE); /* zero ports */
+    CHECK_EQ(net_switch_pfc_derive(&c, 4097, &lc), RNIC_ERANGE);
+    CHECK_EQ(net_switch_pfc_derive(NULL, 4, &lc), RNIC_EINVAL);
+    CHECK_EQ(net_switch_pfc_derive(&c, 4, NULL), RNIC_EINVAL);
+    CHECK(!memcmp(&c, &copy, sizeof c)); /* untouched */
+    c.ports = 0;
+    CHECK_EQ(net_switch_config_check(&c, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "ports"));
+    c = copy;
+    c.dt_alpha_num = 1;
+    c.dt_alpha_den = 0;
+    CHECK_EQ(net_switch_config_check(&c, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "dt_alpha_den"));
+    CHECK_EQ(net_switch_init(&sw, &c), RNIC_ERANGE);
+    net_switch_free(&sw);
+    c.dt_alpha_num = 0; /* 0 / 0 is off, like 0 / 1 */
+    CHECK_EQ(net_switch_config_check(&c, &field), RNIC_OK);
+    c = copy;
+    c.ecmp_groups = 65537;
+    CHECK_EQ(net_switch_config_check(&c, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "ecmp_groups"));
+    /* ECMP routes */
+    c = copy;
+    c.ports = 4;
+    c.hosts = 8;
+    c.ecmp_groups = 1;
+    CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+    CHECK_EQ(net_switch_route(&sw, 5, 3), RNIC_OK);
+    CHECK_EQ(net_switch_route_ecmp(&sw, 5, NULL, 2), RNIC_EINVAL);
+    CHECK_EQ(net_switch_route_ecmp(&sw, 5, good, 0), RNIC_EINVAL); /* an empty set */
+    CHECK_EQ(net_switch_route_ecmp(&sw, 5, out_of_range, 2), RNIC_ENOENT);
+    CHECK_EQ(net_switch_route_ecmp(&sw, 8, good, 2), RNIC_ENOENT);  /* no host 8 */
+    CHECK_EQ(net_switch_route_ecmp(&sw, 5, five, 5), RNIC_ERANGE);  /* more ports than the switch has */
+    CHECK_EQ(net_switch_route_ecmp(NULL, 5, good, 2), RNIC_EINVAL);
+    CHECK_EQ(net_switch_route_ecmp(&sw, 6, good, 2), RNIC_OK);      /* the one set there is room for */
+    CHECK_EQ(net_switch_route_ecmp(&sw, 7, good, 2), RNIC_OK);      /* the same set again: shared */
+    CHECK_EQ(net_switch_route_ecmp(&sw, 5, other, 2), RNIC_ENOSPC); /* another order is another set */
+    CHECK_EQ(sw.stats.errors.by_cause[RNIC_EINVAL], 2);
+    CHECK_EQ(sw.stats.errors.by_cause[RNIC_ENOENT], 2);
+    CHECK_EQ(sw.stats.errors.by_cause[RNIC_ERANGE], 1);
+    CHECK_EQ(sw.stats.errors.by_cause[RNIC_ENOSPC], 1);
+    CHECK_EQ(sw.ecmp_count, 1);
+    CHECK_EQ(sw.ecmp_used, 2);
+    /* dst 5 still goes to port 3, alone */
+    p = mkpkt(0, 5, 100, 42);
+    CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+    CHECK_EQ(sw.port[3].stats.arrivals, 1);
+    CHECK_EQ(sw.port[3].stats.ecmp_chosen, 0);
+    for (now = 1; now < 2000 && net_switch_pop(&sw, 3, &q) != RNIC_OK; now++)
+        net_switch_advance_to(&sw, now);
+    CHECK_EQ(q.w.index, 42);
+    /* a one-port set is a plain route */
+    CHECK_EQ(net_switch_route_ecmp(&sw, 5, good + 1, 1), RNIC_OK);
+    CHECK_EQ(sw.route[5], 2);
+    net_switch_free(&sw);
+}
+
 /* ---- fast-forward: a random workload, two drivers, one log ----
  * Three hosts; hosts 0 and 1 send random-sized packets to random destinations at scheduled
  * cycles over their uplinks (net_link) into a 3-port switch (small buffer, ECN, a drop list,
  * a drop probability); everything popped or dropped is logged with its cycle. One driver
  * ticks every cycle, the other jumps to the minimum next_event (and the next scheduled
- * send); their logs must be identical. */
+ * send); their logs must be identical. The fabric's modes add a fourth port, an ECMP route
+ * {2, 3, 2, 2} to host 2 (flows 0..63), a quarter of the packets small control packets served
+ * first, and the dynamic threshold (without PFC) or PFC. */
 enum { FF_PKTS = 6000, FF_HOSTS = 3, FF_PIPE = 1024 };
-/* modes: the step ECN and drops alone; + RED at dequeue and trimming; + RED, PFC and trimming */
-enum { FF_PLAIN = 0, FF_RED_TRIM = 1, FF_PFC = 2 };
+/* modes: the step ECN and drops alone; + RED at dequeue and trimming; + RED, PFC and trimming;
+ * + RED, trimming, ECMP, control priority and the dynamic threshold; + RED, trimming, ECMP,
+ * control priority and PFC */
+enum { FF_PLAIN = 0, FF_RED_TRIM = 1, FF_PFC = 2, FF_DT_ECMP = 3, FF_PFC_ECMP = 4, FF_MODES = 5 };
+static bool ff_pfc(uint32_t mode) { return mode == FF_PFC || mode == FF_PFC_ECMP; }
+static bool ff_fabric(uint32_t mode) { return mode >= FF_DT_ECMP; }
 
 typedef struct ff_event {
     uint64_t cycle;
@@ -1014,6 +1648,7 @@ typedef struct ff_run {
     ff_event *log;
     size_t n;
     uint64_t visited;
+    uint32_t mode;
     net_pfc_frame pipe[FF_PIPE]; /* PFC frames on their way to the uplinks (cycle = arrival) */
     uint32_t ph, pn;
 } ff_run;
@@ -1045,8 +1680,9 @@ static void ff_init(ff_run *r, uint64_t start, uint32_t mode)
     uint32_t i;
     memset(r, 0, sizeof *r);
     r->start = start;
+    r->mode = mode;
     r->next[1] = 1;
-    r->log = (ff_event *)calloc(4u * FF_PKTS + 4000000u * (mode == FF_PFC), sizeof *r->log);
+    r->log = (ff_event *)calloc(4u * FF_PKTS + 4000000u * ff_pfc(mode), sizeof *r->log);
     rnic_prng_seed(&rng, seed + 7);
     for (i = 0; i < FF_PKTS; i++) {
         t += rnic_prng_below(&rng, 100) < 70 ? 0 : rnic_prng_below(&rng, 150); /* bursts and gaps */
@@ -1054,13 +1690,23 @@ static void ff_init(ff_run *r, uint64_t start, uint32_t mode)
         r->pkt[i] = mkpkt(i % 2u, (uint32_t)rnic_prng_below(&rng, 4) == 0 ? (i % 2u) ^ 1u : 2u,
                           (uint32_t)rnic_prng_range(&rng, 64, 1500), i);
     }
+    if (ff_fabric(mode)) { /* a stream of its own: the first modes' workload stays as it was */
+        rnic_prng_seed(&rng, seed + 17);
+        for (i = 0; i < FF_PKTS; i++) {
+            r->pkt[i].w.flow = (uint32_t)rnic_prng_below(&rng, 64);
+            if (rnic_prng_chance(&rng, 1, 4)) {
+                r->pkt[i].control = 1;
+                r->pkt[i].wire_bytes = (uint32_t)rnic_prng_range(&rng, 64, 128);
+            }
+        }
+    }
     lc.queue_packets = 8;
     for (i = 0; i < 2; i++) {
         CHECK_EQ(net_link_init(&r->up[i], &lc), RNIC_OK);
         net_link_advance_to(&r->up[i], start);
     }
     net_switch_config_default(&c);
-    c.ports = FF_HOSTS;
+    c.ports = ff_fabric(mode) ? FF_HOSTS + 1u : FF_HOSTS;
     c.hosts = FF_HOSTS;
     c.buffer_bytes = 20000;
     c.ecn_k_bytes = 6000;
@@ -1069,13 +1715,21 @@ static void ff_init(ff_run *r, uint64_t start, uint32_t mode)
         c.ecn_kmax_bytes = 12000;
         c.ecn_pmax_ppm = 300000;
         c.ecn_seed = seed + 3;
-        c.trim_bytes = mode == FF_PFC ? 15000 : 8000;
+        c.trim_bytes = mode == FF_PFC ? 15000 : mode == FF_PFC_ECMP ? 9000 : 8000;
     }
-    if (mode == FF_PFC) { /* 3 x (6000 + 1500 + 6252 + 3000) = 50256 <= 20000 + 31000 */
+    if (ff_fabric(mode)) {
+        c.control_priority = 1;
+        c.ecmp_seed = seed + 5;
+    }
+    if (mode == FF_DT_ECMP) {
+        c.dt_alpha_num = 1;
+        c.dt_alpha_den = 2;
+    }
+    if (ff_pfc(mode)) { /* 3 x (6000 + 1500 + 6252 + 3000) = 50256 <= 20000 + 31000 (4 ports: 67008 <= 20000 + 48000) */
         c.link.max_wire_bytes = 1500;
         c.pfc_xoff_bytes = 6000;
         c.pfc_xon_bytes = 3000;
-        c.pfc_headroom_bytes = 31000;
+        c.pfc_headroom_bytes = ff_fabric(mode) ? 48000 : 31000;
         c.pfc_quanta = 80; /* 410 cycles: refreshed every 205 */
     }
     c.on_drop = ff_on_drop;
@@ -1083,6 +1737,10 @@ static void ff_init(ff_run *r, uint64_t start, uint32_t mode)
     CHECK_EQ(net_switch_init(&r->sw, &c), RNIC_OK);
     for (i = 0; i < FF_HOSTS; i++)
         CHECK_EQ(net_switch_route(&r->sw, i, i), RNIC_OK);
+    if (ff_fabric(mode)) {
+        static const uint32_t to_host2[] = { 2, 3, 2, 2 }; /* weighted 3:1, so port 2 stays the bottleneck */
+        CHECK_EQ(net_switch_route_ecmp(&r->sw, 2, to_host2, 4), RNIC_OK);
+    }
     CHECK_EQ(net_switch_set_drop_list(&r->sw, 2, list, 5), RNIC_OK);
     CHECK_EQ(net_switch_set_drop_ppm(&r->sw, 2, 20000, seed), RNIC_OK);
     CHECK_EQ(net_switch_set_drop_ppm(&r->sw, 0, 50000, seed), RNIC_OK);
@@ -1114,10 +1772,17 @@ static void ff_step(ff_run *r, uint64_t now)
         p = mkpkt(f.port, f.port, 0, f.quanta);
         ff_note(r, now, 4, &p, f.port);
     }
-    for (port = 0; port < FF_HOSTS; port++)
-        if (port != 2 || (now & 3u) == 0)
-            while (net_switch_pop(&r->sw, port, &p) == RNIC_OK)
+    for (port = 0; port < r->sw.cfg.ports; port++)
+        if (port < 2 || (now & 3u) == 0)
+            while (net_switch_pop(&r->sw, port, &p) == RNIC_OK) {
                 ff_note(r, now, 1, &p, port);
+                /* with PFC in the fabric's mode, host 2 pauses egress port 2 now and then (as a
+                 * downstream switch would), so control packets overtake data on a paused link */
+                if (r->sw.cfg.control_priority && ff_pfc(r->mode) && port == 2 && p.w.index % 16u == 0) {
+                    CHECK_EQ(net_link_pause_quanta(&r->sw.port[2].link, 60), RNIC_OK);
+                    ff_note(r, now, 5, &p, port);
+                }
+            }
     for (h = 0; h < 2; h++)
         while (net_link_pop(&r->up[h], &p) == RNIC_OK) {
             CHECK_EQ(net_switch_push_from(&r->sw, h, &p), RNIC_OK);
@@ -1177,7 +1842,7 @@ static void test_fast_forward_identical(void)
         free(ff);
         return;
     }
-    for (mode = 0; mode < 3; mode++)
+    for (mode = 0; mode < FF_MODES; mode++)
     for (s = 0; s < 2; s++) {
         uint64_t now = starts[s], limit = 5000000, pfc_frames = 0, paused = 0;
         size_t i, same = 0;
@@ -1195,7 +1860,7 @@ static void test_fast_forward_identical(void)
             ff_step(ff, now);
             for (h = 0; h < 2; h++)
                 gap = min64(gap, ff_gap(now, net_link_next_event(&ff->up[h]), false));
-            for (h = 0; h < FF_HOSTS; h++) {
+            for (h = 0; h < ff->sw.cfg.ports; h++) {
                 const net_link *l = &ff->sw.port[h].link;
                 uint64_t t = net_link_next_event(l);
                 gap = min64(gap, ff_gap(now, t, net_link_peek(l, &w) == RNIC_OK));
@@ -1203,7 +1868,7 @@ static void test_fast_forward_identical(void)
                     port_gap = min64(port_gap, t - now);
                 /* with PFC a departure is an event even while a packet waits for its pop (it
                  * may send a RESUME), and next_event then answers now: ask the queue's head */
-                if (mode == FF_PFC && l->count > l->arrived + l->on_wire)
+                if (ff_pfc(mode) && l->count > l->arrived + l->on_wire)
                     gap = min64(gap, ff_gap(now, l->slot[(l->head + l->arrived + l->on_wire) % l->size].done, false));
                 if (ff->sw.port[h].pfc_xoff) { /* a pause refresh */
                     t = ff->sw.port[h].pfc_refresh_at;
@@ -1233,16 +1898,24 @@ static void test_fast_forward_identical(void)
                        ff->log[i].what, ff->log[i].index, ff->log[i].port);
         /* the workload exercised every path */
         CHECK_EQ(tick->sw.stats.dropped[NET_DROP_BUFFER] > 0, mode == FF_PLAIN);
+        CHECK_EQ(tick->sw.stats.dropped[NET_DROP_THRESHOLD] > 0, mode == FF_DT_ECMP);
         CHECK_EQ(tick->sw.stats.dropped[NET_DROP_LIST], 5);
         CHECK(tick->sw.stats.dropped[NET_DROP_RANDOM] > 0);
         CHECK(tick->sw.port[2].stats.marked > 0);
         CHECK_EQ(tick->sw.port[2].stats.red_marked > 0, mode != FF_PLAIN);
         CHECK_EQ(tick->sw.port[2].stats.trimmed > 0, mode != FF_PLAIN);
-        for (h = 0; h < FF_HOSTS; h++)
+        if (mode == FF_PFC_ECMP) /* host 2 paused egress port 2 */
+            CHECK(tick->sw.port[2].link.stats.pauses > 0 && tick->sw.port[2].link.stats.paused_cycles > 0);
+        if (ff_fabric(mode)) { /* both paths to host 2 used, control packets served */
+            CHECK(tick->sw.port[2].stats.ecmp_chosen > 0 && tick->sw.port[3].stats.ecmp_chosen > 0);
+            CHECK(tick->sw.port[2].stats.control_admitted > 0 && tick->sw.port[3].stats.control_admitted > 0);
+            CHECK_EQ(tick->sw.port[2].control_bytes + tick->sw.port[3].control_bytes, 0);
+        }
+        for (h = 0; h < tick->sw.cfg.ports; h++)
             pfc_frames += tick->sw.port[h].stats.pfc_xoff + tick->sw.port[h].stats.pfc_refresh + tick->sw.port[h].stats.pfc_resume;
         for (h = 0; h < 2; h++)
             paused += tick->up[h].stats.paused_cycles;
-        if (mode == FF_PFC) {
+        if (ff_pfc(mode)) {
             CHECK(tick->sw.port[0].stats.pfc_xoff + tick->sw.port[1].stats.pfc_xoff > 0);
             CHECK(tick->sw.port[0].stats.pfc_refresh + tick->sw.port[1].stats.pfc_refresh > 0);
             CHECK_EQ(tick->sw.port[0].stats.pfc_xoff, tick->sw.port[0].stats.pfc_resume);
@@ -1254,12 +1927,15 @@ static void test_fast_forward_identical(void)
         }
         CHECK(ff->visited * 4 < tick->visited); /* and fast-forward skipped most cycles */
         printf("RESULT fast_forward mode %u start %" PRIu64 " events %zu ticked %" PRIu64 " visited %" PRIu64
-               " drops buffer %" PRIu64 " list %" PRIu64 " random %" PRIu64 " marked %" PRIu64 " red %" PRIu64
-               " trimmed %" PRIu64 " pfc_frames %" PRIu64 " paused_cycles %" PRIu64 "\n",
+               " drops buffer %" PRIu64 " threshold %" PRIu64 " list %" PRIu64 " random %" PRIu64 " marked %" PRIu64
+               " red %" PRIu64 " trimmed %" PRIu64 " pfc_frames %" PRIu64 " paused_cycles %" PRIu64
+               " ecmp_port2 %" PRIu64 " ecmp_port3 %" PRIu64 " control %" PRIu64 "\n",
                mode, starts[s], tick->n, tick->visited, ff->visited, tick->sw.stats.dropped[NET_DROP_BUFFER],
-               tick->sw.stats.dropped[NET_DROP_LIST], tick->sw.stats.dropped[NET_DROP_RANDOM],
-               tick->sw.port[2].stats.marked, tick->sw.port[2].stats.red_marked, tick->sw.port[2].stats.trimmed,
-               pfc_frames, paused);
+               tick->sw.stats.dropped[NET_DROP_THRESHOLD], tick->sw.stats.dropped[NET_DROP_LIST],
+               tick->sw.stats.dropped[NET_DROP_RANDOM], tick->sw.port[2].stats.marked, tick->sw.port[2].stats.red_marked,
+               tick->sw.port[2].stats.trimmed, pfc_frames, paused, tick->sw.port[2].stats.ecmp_chosen,
+               ff_fabric(mode) ? tick->sw.port[3].stats.ecmp_chosen : 0u,
+               tick->sw.port[2].stats.control_admitted + (ff_fabric(mode) ? tick->sw.port[3].stats.control_admitted : 0u));
         ff_free(tick);
         ff_free(ff);
     }
@@ -1374,7 +2050,13 @@ int main(void)
     RUN(test_trimming);
     RUN(test_pfc_incast);
     RUN(test_new_config_checks);
+    RUN(test_ecmp_choice);
+    RUN(test_pfc_derive);
+    RUN(test_control_priority_by_hand);
+    RUN(test_dynamic_threshold_reference);
+    RUN(test_pfc_incast_derived);
     RUN(test_fast_forward_identical);
     RUN(test_bad_input);
+    RUN(test_bad_input_fabric);
     return test_summary();
 }

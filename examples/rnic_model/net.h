@@ -1,8 +1,11 @@
 /* net.h -- a small cycle-stepped network for the transport experiments (examples/rnic_model/):
  * point-to-point links with a rate and a propagation delay, and an output-queued switch with
  * one shared buffer, drop-tail, and two injected-loss modes (a deterministic drop list, a
- * seeded drop probability). Hosted example code, not an engine: it uses malloc/free at init
- * (nowhere else) and no floating point. Every function is static inline.
+ * seeded drop probability), ECMP routes, and the fabric's options below. Hosted example code,
+ * not an engine: it uses malloc/free at init (nowhere else) and no floating point. Every
+ * function is static inline. It needs the common core's implementation in the translation unit
+ * (rnic_hash64): define RNIC_IMPLEMENTATION (or an engine's X_IMPLEMENTATION; with
+ * RNIC_ENGINES_LINKED when the engines are compiled elsewhere) before including ratelimit.h.
  *
  * Time follows the engine contract (docs/engine_contract.md) in the small: a part's state is a
  * function of its inputs and `now` only, so net_X_advance_to(c) jumping straight to `c` gives
@@ -23,15 +26,23 @@
  *
  * The switch: ingress is instantaneous (a packet pushed at cycle t is in its egress queue at
  * t, and starts on an idle egress link at t). A packet holds switch buffer from admission until
- * its last byte is serialised on the egress link. Checks, in order, for a packet routed to
- * port p: the drop list (ordinal = number of earlier packets routed to p), the drop
- * probability (one draw of port p's PRNG per routed packet), then the shared buffer
- * (admitted when occupancy + wire_bytes <= buffer_bytes, else drop-tail). An admitted packet
- * is marked CE (ecn = 1) when p's egress queue holds more than ecn_k_bytes (0 = no marking).
- * Options (all off by default; docs/network_model.md gives the choices and sources): RED
- * marking when a packet's last byte leaves (ecn_kmin/kmax/pmax), PFC per ingress port
- * (pfc_xoff/xon/headroom/quanta: PAUSE frames are an output, net_switch_pop_pfc; a link obeys
- * them through net_link_pause), and NDP trimming (trim_bytes, trim_header_bytes).
+ * its last byte is serialised on the egress link. The route of its dst gives port p: one port
+ * (net_switch_route), or a set (net_switch_route_ecmp) of which it takes ports[h % n], h =
+ * XXH64 of (src, dst, w.flow) seeded with ecmp_seed (counted in port[p].stats.ecmp_chosen).
+ * Checks, in order: the drop list (ordinal = number of earlier packets routed to p), the drop
+ * probability (one draw of port p's PRNG per routed packet), trimming, the dynamic threshold,
+ * then the shared buffer (admitted when occupancy + wire_bytes <= buffer_bytes, else
+ * drop-tail). An admitted packet is marked CE (ecn = 1) when p's egress queue holds more than
+ * ecn_k_bytes (0 = no marking). Options (all off by default; docs/network_model.md gives the
+ * choices and sources): RED marking when a packet's last byte leaves (ecn_kmin/kmax/pmax), PFC
+ * per ingress port (pfc_xoff/xon/headroom/quanta: PAUSE frames are an output,
+ * net_switch_pop_pfc; a link obeys them through net_link_pause; net_switch_pfc_derive sets the
+ * thresholds from the port count, link rate, delay and MTU), NDP trimming (trim_bytes,
+ * trim_header_bytes), a dynamic threshold per egress queue (Choudhury & Hahne: dt_alpha_num /
+ * dt_alpha_den; not applied to what PFC keeps lossless) and strict priority for control packets
+ * (control_priority: net_pkt.control packets go ahead of every data packet not yet started on
+ * their egress link, FIFO among themselves; a data packet being serialised finishes). With all
+ * of them off the switch behaves exactly as before they existed.
  *
  * API:
  *   void     net_link_config_default(net_link_config *c);
@@ -50,12 +61,17 @@
  *   rnic_err net_link_pause_quanta(net_link *l, uint32_t quanta);
  *   uint64_t net_pfc_quanta_cycles(const net_link_config *c, uint32_t quanta);
  *   uint64_t net_pfc_in_flight_bytes(const net_link_config *c);
+ *   uint32_t net_pfc_reaction_quanta(uint64_t rate_bps);
+ *   uint64_t net_pfc_headroom_bytes(const net_link_config *link);
+ *   rnic_err net_switch_pfc_derive(net_switch_config *c, uint32_t ports, const net_link_config *link);
  *   void     net_switch_red_preset(net_switch_config *c, uint32_t preset);
  *   void     net_switch_config_default(net_switch_config *c);
  *   rnic_err net_switch_config_check(const net_switch_config *c, const char **field);
  *   rnic_err net_switch_init(net_switch *sw, const net_switch_config *c);
  *   void     net_switch_free(net_switch *sw);
  *   rnic_err net_switch_route(net_switch *sw, uint32_t dst, uint32_t port);
+ *   rnic_err net_switch_route_ecmp(net_switch *sw, uint32_t dst, const uint32_t *ports, uint32_t n);
+ *   uint64_t net_switch_flow_hash(const net_pkt *p, uint64_t seed);
  *   rnic_err net_switch_set_drop_list(net_switch *sw, uint32_t port, const uint64_t *ordinals, uint32_t n);
  *   rnic_err net_switch_set_drop_ppm(net_switch *sw, uint32_t port, uint32_t ppm, uint64_t seed);
  *   rnic_err net_switch_push(net_switch *sw, const net_pkt *p);
@@ -73,6 +89,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if !defined(RNIC__COMMON_IMPLEMENTATION_DONE)
+#error "net.h needs rnic_hash64 (the ECMP hash is XXH64): define RNIC_IMPLEMENTATION (or an engine's X_IMPLEMENTATION, plus RNIC_ENGINES_LINKED when the engines are built elsewhere) before including ratelimit.h"
+#endif
+
 /* A packet on the network: the transport's record travels untouched inside it. */
 typedef struct net_pkt {
     rnic_work w;          /* flow, index = segment id, len = payload, op = packet type, ... */
@@ -82,6 +102,8 @@ typedef struct net_pkt {
     uint32_t trimmed;     /* 1: a switch cut the payload off (NDP): wire_bytes = the header, w.len unchanged */
     uint32_t in_port;     /* the switch port it entered by (net_switch_push_from; NET_NO_PORT otherwise);
                              the switch sets it on the packet it queues, links carry it untouched */
+    uint32_t control;     /* 1: a control packet (ACK, NAK, CNP, probe ACK, grant), set by the sender:
+                             served before data where the switch's control_priority is on */
 } net_pkt;
 
 /* ================================ link =================================================== */
@@ -266,6 +288,46 @@ static inline rnic_err net_link_push(net_link *l, const net_pkt *p)
     return RNIC_OK;
 }
 
+/* Re-time every packet of the input queue that has not started: they follow the packet in
+ * service (head_started: the head's busy period has begun) as one busy period, or start at now
+ * if none is in service, or a new busy period at the pause's end if that is later. Exact: each
+ * slot keeps its busy period (epoch, cum_bits). O(queued packets). */
+static inline void net__reschedule(net_link *l, bool head_started)
+{
+    uint32_t i, first = l->arrived + l->on_wire, end = l->count;
+    uint64_t epoch, bits;
+    if (head_started) {
+        net_link_slot *h = net__at(l, first);
+        epoch = h->epoch;
+        bits = h->cum_bits;
+        first++;
+    } else {
+        epoch = l->now;
+        bits = 0;
+    }
+    if (l->paused && net__after_end(l, l->pause_until, epoch, bits)) {
+        epoch = l->pause_until;
+        bits = 0;
+    }
+    for (i = first; i < end; i++) {
+        net_link_slot *s = net__at(l, i);
+        bits += (uint64_t)s->p.wire_bytes * 8u;
+        s->epoch = epoch;
+        s->cum_bits = bits;
+        s->done = net__done(l, epoch, bits);
+    }
+    l->epoch = epoch;
+    l->bits = bits;
+}
+
+/* The head of the input queue is in service iff its busy period has started (a packet behind
+ * the head never has: it would start at the head's exact end, which is after now since the
+ * head's done is). */
+static inline bool net__head_started(const net_link *l)
+{
+    return net__queued(l) && rnic_cycle_before_eq(net__at(l, l->arrived + l->on_wire)->epoch, l->now);
+}
+
 /* PFC (802.1Qbb): from now, the serialiser starts no packet before cycle `until`; a packet being
  * serialised finishes. until at or before now (e.g. = now) resumes at once. A new call replaces
  * the running pause (a PAUSE frame replaces the timer, quanta 0 = RESUME). The queued packets that
@@ -274,9 +336,6 @@ static inline rnic_err net_link_push(net_link *l, const net_pkt *p)
  * advancing the link to the cycle the pause frame arrives. O(queued packets). */
 static inline rnic_err net_link_pause(net_link *l, uint64_t until)
 {
-    uint32_t i, n, first;
-    uint64_t epoch, bits;
-    net_link_slot *h;
     if (!l || !l->slot)
         return RNIC_EINVAL;
     if (rnic_cycle_before(l->now, until)) {
@@ -288,34 +347,8 @@ static inline rnic_err net_link_pause(net_link *l, uint64_t until)
         l->stats.resumes++;
     }
     l->pause_until = until;
-    n = net__queued(l);
-    if (!n)
-        return RNIC_OK;
-    first = l->arrived + l->on_wire;
-    h = net__at(l, first);
-    /* the head has started iff its busy period has (a packet behind the head never has: it
-     * would start at the head's exact end, which is after now since the head's done is) */
-    if (rnic_cycle_before_eq(h->epoch, l->now)) {
-        epoch = h->epoch;
-        bits = h->cum_bits;
-        first++;
-    } else {
-        epoch = l->now;
-        bits = 0;
-    }
-    if (l->paused && net__after_end(l, until, epoch, bits)) {
-        epoch = until;
-        bits = 0;
-    }
-    for (i = first; i < l->arrived + l->on_wire + n; i++) {
-        net_link_slot *s = net__at(l, i);
-        bits += (uint64_t)s->p.wire_bytes * 8u;
-        s->epoch = epoch;
-        s->cum_bits = bits;
-        s->done = net__done(l, epoch, bits);
-    }
-    l->epoch = epoch;
-    l->bits = bits;
+    if (net__queued(l))
+        net__reschedule(l, net__head_started(l));
     return RNIC_OK;
 }
 
@@ -426,7 +459,9 @@ static inline uint64_t net_link_queued_bytes(const net_link *l) { return l ? l->
 
 /* ================================ switch ================================================= */
 
-enum { NET_DROP_BUFFER = 0, NET_DROP_LIST = 1, NET_DROP_RANDOM = 2, NET_DROP__COUNT = 3 };
+/* drop causes: the whole buffer full (drop-tail), the drop list, the drop probability, and the
+ * egress queue over its dynamic threshold (dt_alpha) */
+enum { NET_DROP_BUFFER = 0, NET_DROP_LIST = 1, NET_DROP_RANDOM = 2, NET_DROP_THRESHOLD = 3, NET_DROP__COUNT = 4 };
 #define NET_NO_PORT UINT32_MAX
 #define NET_PFC_MAX_QUANTA 65535u
 
@@ -458,6 +493,22 @@ typedef struct net_switch_config {
      * over xon; down to xon -> RESUME. Admission then allows buffer_bytes + pfc_headroom_bytes. */
     uint64_t pfc_xoff_bytes, pfc_xon_bytes, pfc_headroom_bytes;
     uint32_t pfc_quanta;       /* default 65535 (the largest) */
+    /* PFC headroom reserved per ingress (net_switch_pfc_derive sets it; 0 = none declared): the
+     * bytes a neighbour can still send after its PAUSE. Checked, not used per packet: the check
+     * refuses ports x headroom over the buffer (+ pfc_headroom_bytes), and ports x (xoff +
+     * headroom) over it. */
+    uint64_t pfc_port_headroom_bytes;
+    /* Dynamic threshold (Choudhury & Hahne), off while dt_alpha_num = 0: an egress queue admits a
+     * packet while its bytes < dt_alpha_num / dt_alpha_den x (buffer_bytes - occupancy). Not
+     * applied to packets PFC counts (a known ingress while PFC is on): those are lossless. */
+    uint32_t dt_alpha_num, dt_alpha_den; /* default 0 / 1 */
+    /* Strict priority for control packets (net_pkt.control), off while 0: two queues per egress
+     * port, control served first, non-preemptive (a data packet being serialised finishes) */
+    uint32_t control_priority;
+    /* ECMP (net_switch_route_ecmp): a packet to a multi-port route takes ports[h % n], h = XXH64
+     * of (src, dst, w.flow) seeded with ecmp_seed (a different seed per switch decorrelates them) */
+    uint64_t ecmp_seed;
+    uint32_t ecmp_groups;      /* distinct port sets the switch can hold; default 64 */
     /* Trimming (NDP), off while trim_bytes = 0: a packet over trim_header_bytes that finds its
      * egress queue holding more than trim_bytes (or would not fit the buffer) keeps only its
      * header: wire_bytes = trim_header_bytes, trimmed = 1 */
@@ -479,6 +530,8 @@ typedef struct net_port_stats {
     /* PFC, counted on the port whose neighbour is paused (its ingress) */
     uint64_t pfc_xoff, pfc_refresh, pfc_resume; /* PAUSE frames (first, refresh), RESUME frames */
     uint64_t pfc_max_bytes;             /* most bytes from this ingress in the buffer at once */
+    uint64_t ecmp_chosen;               /* packets an ECMP route sent here (before any drop) */
+    uint64_t control_admitted;          /* control packets admitted (served first when control_priority) */
 } net_port_stats;
 
 typedef struct net_port {
@@ -491,8 +544,14 @@ typedef struct net_port {
     uint64_t in_bytes;         /* PFC: buffer bytes of packets that entered by this port */
     bool pfc_xoff;             /* PFC: its neighbour is paused (a PAUSE sent, no RESUME since) */
     uint64_t pfc_refresh_at;   /* PFC: when the pause is refreshed, while pfc_xoff */
+    uint64_t control_bytes;    /* control_priority: buffer bytes of control packets queued here */
     net_port_stats stats;
 } net_port;
+
+/* An ECMP port set: ports ecmp_port[first .. first + n) */
+typedef struct net_ecmp_group {
+    uint32_t first, n;
+} net_ecmp_group;
 
 typedef struct net_switch_stats {
     uint64_t dropped[NET_DROP__COUNT];
@@ -504,7 +563,10 @@ typedef struct net_switch_stats {
 typedef struct net_switch {
     net_switch_config cfg;
     net_port *port;
-    uint32_t *route;           /* dst -> port, NET_NO_PORT when unknown */
+    uint32_t *route;           /* dst -> port, NET__ECMP + group for a port set, NET_NO_PORT when unknown */
+    net_ecmp_group *ecmp;      /* the distinct port sets (cfg.ecmp_groups of them at most) */
+    uint32_t *ecmp_port;       /* their ports, cfg.ecmp_groups x cfg.ports slots */
+    uint32_t ecmp_count, ecmp_used; /* sets and port slots in use */
     uint64_t occupancy;        /* buffer bytes in use = sum of the egress queues */
     uint64_t now;
     uint64_t pfc_quanta_cycles, pfc_refresh_cycles;
@@ -521,6 +583,8 @@ static inline void net_switch_config_default(net_switch_config *c)
     c->buffer_bytes = 5500000; /* the Tonic experiments' 5.5 MB */
     c->pfc_quanta = NET_PFC_MAX_QUANTA;
     c->trim_header_bytes = 64;
+    c->dt_alpha_den = 1;
+    c->ecmp_groups = 64;
     net_link_config_default(&c->link);
 }
 
@@ -565,6 +629,72 @@ static inline uint64_t net_pfc_in_flight_bytes(const net_link_config *c)
     return 2u * (rnic_udiv128_64(hi, lo, per, NULL) + 1u) + 2u * (uint64_t)c->max_wire_bytes;
 }
 
+/* The PAUSE reaction time of a link of this rate, in pause quanta (512 bit times): the upper
+ * bounds IEEE 802.3 Annex 31B sets for a station to stop sending after it receives a PAUSE (the
+ * D-Resp term of the 802.1Qbb headroom computation): 60 quanta at 10 Gb/s, 80 at 25, 118 at 40,
+ * 394 at 100 and 905 at 400 Gb/s. A rate between two takes the higher rate's (more headroom),
+ * slower links 10 Gb/s's; above 400 Gb/s, 905 scaled with the rate and rounded up (ours). */
+static inline uint32_t net_pfc_reaction_quanta(uint64_t rate_bps)
+{
+    static const uint64_t gbps[] = { 10, 25, 40, 100, 400 };
+    static const uint32_t quanta[] = { 60, 80, 118, 394, 905 };
+    uint64_t mbps = rate_bps / 1000000u + (rate_bps % 1000000u != 0);
+    uint32_t i;
+    for (i = 0; i < 5; i++)
+        if (mbps <= gbps[i] * 1000u)
+            return quanta[i];
+    if (mbps > ((uint64_t)1 << 40))
+        return UINT32_MAX;
+    return (uint32_t)((mbps * 905u + 400000u - 1u) / 400000u);
+}
+
+/* PFC headroom one ingress needs: what its neighbour can still put into the switch after the
+ * switch decides to pause it (the 802.1Qbb headroom: 2 x propagation x rate + one MTU being
+ * sent on each side + the reaction time x rate), plus one MTU because this model compares the
+ * ingress's bytes with xoff after admitting a whole packet: MTU + net_pfc_in_flight_bytes +
+ * net_pfc_reaction_quanta x 64 bytes. UINT64_MAX when absurd (over 2^40). */
+static inline uint64_t net_pfc_headroom_bytes(const net_link_config *link)
+{
+    uint64_t flight = net_pfc_in_flight_bytes(link), react = net_pfc_reaction_quanta(link->rate_bps);
+    if (flight > ((uint64_t)1 << 40) || react > (1u << 24))
+        return UINT64_MAX;
+    return link->max_wire_bytes + flight + react * 64u;
+}
+
+/* Derives the PFC thresholds of a switch with `ports` ports whose links are `link` (normally
+ * c->ports and &c->link) from c->buffer_bytes (set it first), and turns PFC on:
+ *   pfc_port_headroom_bytes = H = net_pfc_headroom_bytes(link), reserved for every ingress out of
+ *                             buffer_bytes (pfc_headroom_bytes = 0: no pool on top);
+ *   pfc_xoff_bytes          = (buffer_bytes - ports x H) / ports: the rest shared statically;
+ *   pfc_xon_bytes           = xoff - 2 MTU (xoff / 2 when xoff <= 2 MTU).
+ * Every field can be overridden afterwards; net_switch_config_check verifies them. RNIC_EINVAL
+ * for NULL; RNIC_ERANGE for ports 0 or over 4096 or an absurd link (c unchanged), and when the
+ * headroom leaves no byte of xoff per port (fields set, xoff = 1, so the check refuses them). */
+static inline rnic_err net_switch_pfc_derive(net_switch_config *c, uint32_t ports, const net_link_config *link)
+{
+    uint64_t h, reserved, xoff, two_mtu;
+    if (!c || !link)
+        return RNIC_EINVAL;
+    if (ports == 0 || ports > 4096)
+        return RNIC_ERANGE;
+    h = net_pfc_headroom_bytes(link);
+    if (h == UINT64_MAX)
+        return RNIC_ERANGE;
+    reserved = (uint64_t)ports * h;
+    c->pfc_port_headroom_bytes = h;
+    c->pfc_headroom_bytes = 0;
+    if (reserved >= c->buffer_bytes || (c->buffer_bytes - reserved) / ports == 0) {
+        c->pfc_xoff_bytes = 1;
+        c->pfc_xon_bytes = 0;
+        return RNIC_ERANGE;
+    }
+    xoff = (c->buffer_bytes - reserved) / ports;
+    two_mtu = 2u * (uint64_t)link->max_wire_bytes;
+    c->pfc_xoff_bytes = xoff;
+    c->pfc_xon_bytes = xoff > two_mtu ? xoff - two_mtu : xoff / 2u;
+    return RNIC_OK;
+}
+
 static inline rnic_err net_switch_config_check(const net_switch_config *c, const char **field)
 {
     net_link_config lc;
@@ -601,10 +731,21 @@ static inline rnic_err net_switch_config_check(const net_switch_config *c, const
         /* lossless: every ingress at once over xoff by one packet, plus what was in flight */
         if (flight > ((uint64_t)1 << 40))
             return rnic_config_bad(field, "pfc_xoff_bytes", RNIC_ERANGE);
+        if (c->pfc_port_headroom_bytes) { /* a declared per-ingress headroom must fit with xoff */
+            uint64_t all = c->buffer_bytes + c->pfc_headroom_bytes;
+            if (c->pfc_port_headroom_bytes > ((uint64_t)1 << 40) || (uint64_t)c->ports * c->pfc_port_headroom_bytes >= all)
+                return rnic_config_bad(field, "pfc_port_headroom_bytes", RNIC_ERANGE);
+            if ((uint64_t)c->ports * (c->pfc_xoff_bytes + c->pfc_port_headroom_bytes) > all)
+                return rnic_config_bad(field, "pfc_xoff_bytes", RNIC_ERANGE);
+        }
         need = (uint64_t)c->ports * (c->pfc_xoff_bytes + c->link.max_wire_bytes + flight);
         if (need > c->buffer_bytes + c->pfc_headroom_bytes)
             return rnic_config_bad(field, "pfc_xoff_bytes", RNIC_ERANGE);
     }
+    if (c->dt_alpha_num && c->dt_alpha_den == 0)
+        return rnic_config_bad(field, "dt_alpha_den", RNIC_ERANGE);
+    if (c->ecmp_groups > 65536u || (uint64_t)c->ecmp_groups * c->ports > (1u << 24))
+        return rnic_config_bad(field, "ecmp_groups", RNIC_ERANGE);
     if (c->trim_bytes && (c->trim_header_bytes < c->link.min_wire_bytes || c->trim_header_bytes > c->link.max_wire_bytes))
         return rnic_config_bad(field, "trim_header_bytes", RNIC_ERANGE);
     q = net__egress_queue_packets(c);
@@ -624,9 +765,13 @@ static inline void net_switch_free(net_switch *sw)
     free(sw->port);
     free(sw->route);
     free(sw->pfc);
+    free(sw->ecmp);
+    free(sw->ecmp_port);
     sw->port = NULL;
     sw->route = NULL;
     sw->pfc = NULL;
+    sw->ecmp = NULL;
+    sw->ecmp_port = NULL;
 }
 
 static inline rnic_err net_switch_init(net_switch *sw, const net_switch_config *c)
@@ -646,7 +791,9 @@ static inline rnic_err net_switch_init(net_switch *sw, const net_switch_config *
     sw->route = (uint32_t *)malloc((size_t)c->hosts * sizeof *sw->route);
     sw->pfc_size = 4u * c->ports + 4u;
     sw->pfc = (net_pfc_frame *)calloc(sw->pfc_size, sizeof *sw->pfc);
-    if (!sw->port || !sw->route || !sw->pfc) {
+    sw->ecmp = (net_ecmp_group *)calloc((size_t)c->ecmp_groups + 1u, sizeof *sw->ecmp);
+    sw->ecmp_port = (uint32_t *)calloc((size_t)c->ecmp_groups * c->ports + 1u, sizeof *sw->ecmp_port);
+    if (!sw->port || !sw->route || !sw->pfc || !sw->ecmp || !sw->ecmp_port) {
         net_switch_free(sw);
         return RNIC_ENOSPC;
     }
@@ -674,6 +821,62 @@ static inline rnic_err net_switch_route(net_switch *sw, uint32_t dst, uint32_t p
         return rnic_err_note(&sw->stats.errors, RNIC_ENOENT);
     sw->route[dst] = port;
     return RNIC_OK;
+}
+
+#define NET__ECMP 0x80000000u /* a route at or over this is a port set: NET__ECMP + its group */
+
+/* Route dst over a set of ports: a packet to dst takes ports[h % n], h = XXH64 of its (src,
+ * dst, w.flow) seeded with cfg.ecmp_seed, so a flow keeps one path. Order matters, and a port
+ * may repeat (weights). The switch keeps each distinct set once (cfg.ecmp_groups at most), so
+ * every dst of a leaf can share one; n = 1 is a plain route. Refused and counted, the route
+ * unchanged: NULL ports or n = 0 (EINVAL), n over the port count (ERANGE), dst or a port out of
+ * range (ENOENT), no room for a new set (ENOSPC). */
+static inline rnic_err net_switch_route_ecmp(net_switch *sw, uint32_t dst, const uint32_t *ports, uint32_t n)
+{
+    uint32_t i, g;
+    if (!sw || !sw->port)
+        return RNIC_EINVAL;
+    if (!ports || n == 0)
+        return rnic_err_note(&sw->stats.errors, RNIC_EINVAL);
+    if (n > sw->cfg.ports)
+        return rnic_err_note(&sw->stats.errors, RNIC_ERANGE);
+    if (dst >= sw->cfg.hosts)
+        return rnic_err_note(&sw->stats.errors, RNIC_ENOENT);
+    for (i = 0; i < n; i++)
+        if (ports[i] >= sw->cfg.ports)
+            return rnic_err_note(&sw->stats.errors, RNIC_ENOENT);
+    if (n == 1) {
+        sw->route[dst] = ports[0];
+        return RNIC_OK;
+    }
+    for (g = 0; g < sw->ecmp_count; g++)
+        if (sw->ecmp[g].n == n && !memcmp(&sw->ecmp_port[sw->ecmp[g].first], ports, (size_t)n * sizeof *ports))
+            break;
+    if (g == sw->ecmp_count) {
+        if (g >= sw->cfg.ecmp_groups)
+            return rnic_err_note(&sw->stats.errors, RNIC_ENOSPC);
+        memcpy(&sw->ecmp_port[sw->ecmp_used], ports, (size_t)n * sizeof *ports);
+        sw->ecmp[g].first = sw->ecmp_used;
+        sw->ecmp[g].n = n;
+        sw->ecmp_used += n;
+        sw->ecmp_count++;
+    }
+    sw->route[dst] = NET__ECMP + g;
+    return RNIC_OK;
+}
+
+/* The ECMP hash of a packet: XXH64 of src, dst and w.flow as 12 little-endian bytes. */
+static inline uint64_t net_switch_flow_hash(const net_pkt *p, uint64_t seed)
+{
+    unsigned char b[12];
+    uint32_t v[3], i, k;
+    v[0] = p->src;
+    v[1] = p->dst;
+    v[2] = p->w.flow;
+    for (i = 0; i < 3; i++)
+        for (k = 0; k < 4; k++)
+            b[4u * i + k] = (unsigned char)(v[i] >> (8u * k));
+    return rnic_hash64(b, sizeof b, seed);
 }
 
 /* Drop the packets routed to `port` whose ordinals (0-based, counting every packet routed to
@@ -733,6 +936,39 @@ static inline void net__pfc_emit(net_switch *sw, uint32_t port, uint32_t quanta,
     f->cycle = cycle;
 }
 
+/* control_priority: the control packet just pushed (the last of the input queue) moves ahead of
+ * every data packet that has not started; head_started was read before the push. The data
+ * behind it are re-timed exactly (net__reschedule). O(data packets queued). */
+static inline void net__control_first(net_link *l, bool head_started)
+{
+    uint32_t last = l->count - 1u, i = l->arrived + l->on_wire + (head_started ? 1u : 0u), j;
+    net_link_slot moved;
+    while (i < last && net__at(l, i)->p.control)
+        i++;
+    if (i == last)
+        return;
+    moved = *net__at(l, last);
+    for (j = last; j > i; j--)
+        *net__at(l, j) = *net__at(l, j - 1u);
+    *net__at(l, i) = moved;
+    net__reschedule(l, head_started);
+}
+
+/* The dynamic threshold: does egress port pt's queue (its control or data queue under
+ * control_priority, else the whole port) admit p? bytes x den < num x (buffer - occupancy),
+ * in 128 bits. */
+static inline bool net__dt_admits(const net_switch *sw, const net_port *pt, const net_pkt *p)
+{
+    const net_switch_config *c = &sw->cfg;
+    uint64_t q = pt->link.queued_bytes, free_bytes, q_hi, q_lo, t_hi, t_lo;
+    if (c->control_priority)
+        q = p->control ? pt->control_bytes : q - pt->control_bytes;
+    free_bytes = c->buffer_bytes > sw->occupancy ? c->buffer_bytes - sw->occupancy : 0u;
+    rnic_mul64x64(q, c->dt_alpha_den, &q_hi, &q_lo);
+    rnic_mul64x64(free_bytes, c->dt_alpha_num, &t_hi, &t_lo);
+    return q_hi < t_hi || (q_hi == t_hi && q_lo < t_lo);
+}
+
 /* A packet enters the switch at now by port in_port (the link from that port's neighbour;
  * NET_NO_PORT: unknown, then PFC does not count it). RNIC_OK when it was taken -- admitted to its
  * egress queue (maybe trimmed) or dropped (a drop is the network's business, counted in
@@ -745,7 +981,7 @@ static inline rnic_err net_switch_push_from(net_switch *sw, uint32_t in_port, co
     net_pkt in;
     uint32_t port;
     uint64_t ordinal, limit;
-    bool listed, unlucky;
+    bool listed, unlucky, ecmp, started;
     if (!sw || !sw->port)
         return RNIC_EINVAL;
     if (!p)
@@ -756,10 +992,16 @@ static inline rnic_err net_switch_push_from(net_switch *sw, uint32_t in_port, co
         return rnic_err_note(&sw->stats.errors, RNIC_ENOENT);
     if (p->wire_bytes < sw->cfg.link.min_wire_bytes || p->wire_bytes > sw->cfg.link.max_wire_bytes)
         return rnic_err_note(&sw->stats.errors, RNIC_ERANGE);
+    if ((ecmp = port >= NET__ECMP)) {
+        const net_ecmp_group *g = &sw->ecmp[port - NET__ECMP];
+        port = sw->ecmp_port[g->first + (uint32_t)(net_switch_flow_hash(p, sw->cfg.ecmp_seed) % g->n)];
+    }
     pt = &sw->port[port];
     if (!net_link_space(&pt->link))
         return rnic_err_note(&sw->stats.errors, RNIC_EBUSY);
     ordinal = pt->stats.arrivals++;
+    if (ecmp)
+        pt->stats.ecmp_chosen++;
     while (pt->drop_next < pt->drop_len && pt->drop_list[pt->drop_next] < ordinal)
         pt->drop_next++;
     listed = pt->drop_next < pt->drop_len && pt->drop_list[pt->drop_next] == ordinal;
@@ -782,6 +1024,11 @@ static inline rnic_err net_switch_push_from(net_switch *sw, uint32_t in_port, co
         in.trimmed = 1;
         pt->stats.trimmed++;
     }
+    /* the dynamic threshold leaves alone what PFC keeps lossless */
+    if (sw->cfg.dt_alpha_num && !(net__pfc_on(&sw->cfg) && in_port != NET_NO_PORT) && !net__dt_admits(sw, pt, &in)) {
+        net__drop(sw, pt, port, &in, NET_DROP_THRESHOLD);
+        return RNIC_OK;
+    }
     if (sw->occupancy + in.wire_bytes > limit) {
         net__drop(sw, pt, port, &in, NET_DROP_BUFFER);
         return RNIC_OK;
@@ -790,8 +1037,16 @@ static inline rnic_err net_switch_push_from(net_switch *sw, uint32_t in_port, co
         in.ecn = 1;
         pt->stats.marked++;
     }
+    started = net__head_started(&pt->link);
     if (net_link_push(&pt->link, &in) != RNIC_OK) /* cannot happen: space and size checked */
         return rnic_err_note(&sw->stats.errors, RNIC_ESTATE);
+    if (in.control) {
+        pt->stats.control_admitted++;
+        if (sw->cfg.control_priority) {
+            pt->control_bytes += in.wire_bytes;
+            net__control_first(&pt->link, started);
+        }
+    }
     sw->occupancy += in.wire_bytes;
     if (sw->occupancy > sw->stats.max_occupancy)
         sw->stats.max_occupancy = sw->occupancy;
@@ -884,6 +1139,8 @@ static inline void net__switch_depart(net_switch *sw, uint32_t port)
     uint64_t q = pt->link.queued_bytes; /* the bytes behind it */
     const net_switch_config *c = &sw->cfg;
     sw->occupancy -= s->p.wire_bytes;
+    if (c->control_priority && s->p.control)
+        pt->control_bytes -= s->p.wire_bytes;
     if (c->ecn_pmax_ppm && q > c->ecn_kmin_bytes &&
         (q > c->ecn_kmax_bytes ||
          rnic_prng_chance(&pt->ecn_prng, (uint64_t)c->ecn_pmax_ppm * (q - c->ecn_kmin_bytes),
