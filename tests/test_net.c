@@ -1254,6 +1254,51 @@ static void test_control_priority_by_hand(void)
         CHECK_EQ(sw.occupancy, 0);
         net_switch_free(&sw);
     }
+    /* A paused egress (a downstream PAUSE until 300, sent at 100 after A left at 80): data B
+     * pushed at 110 waits for 300; control K at 120 goes ahead of it although nothing is in
+     * service. Priority: K 300-305.12, B -385.12: popped at 556, 636. FIFO: B 300-380, K
+     * -385.12: 630, 636. Then a pause at 700 until 1000 with data C in service (700-780):
+     * control L pushed at 710 waits for 1000 (non-preemptive, paused), 1000-1005.12: 1256. */
+    for (prio = 0; prio < 2; prio++) {
+        static const uint32_t order[2][4] = { { 0, 1, 10, 2 }, { 0, 10, 1, 2 } };
+        static const uint64_t when[2][5] = { { 330, 630, 636, 1030, 1256 }, { 330, 556, 636, 1030, 1256 } };
+        net_switch sw;
+        net_switch_config c;
+        net_pkt p;
+        uint64_t now;
+        uint32_t n = 0;
+        net_switch_config_default(&c);
+        c.ports = 2;
+        c.hosts = 2;
+        c.control_priority = prio;
+        CHECK_EQ(net_switch_init(&sw, &c), RNIC_OK);
+        CHECK_EQ(net_switch_route(&sw, 1, 1), RNIC_OK);
+        for (now = 0; now < 1400; now++) {
+            net_switch_advance_to(&sw, now);
+            while (net_switch_pop(&sw, 1, &p) == RNIC_OK) {
+                if (n < 5) {
+                    CHECK_EQ(p.w.index, n < 4 ? order[prio][n] : 11u);
+                    CHECK_EQ(now, when[prio][n]);
+                }
+                n++;
+            }
+            if (now == 100)
+                CHECK_EQ(net_link_pause(&sw.port[1].link, 300), RNIC_OK);
+            if (now == 700) {
+                p = mkpkt(0, 1, 1000, 2); /* C: starts at once, then the pause */
+                CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+                CHECK_EQ(net_link_pause(&sw.port[1].link, 1000), RNIC_OK);
+            }
+            if (now == 0 || now == 110 || now == 120 || now == 710) {
+                p = mkpkt(0, 1, now == 120 || now == 710 ? 64 : 1000, now == 0 ? 0u : now == 110 ? 1u : now == 120 ? 10u : 11u);
+                p.control = now == 120 || now == 710;
+                CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
+            }
+        }
+        CHECK_EQ(n, 5);
+        CHECK_EQ(sw.occupancy, 0);
+        net_switch_free(&sw);
+    }
 }
 
 /* ---- dynamic threshold (and control priority) against a brute-force shared buffer ----

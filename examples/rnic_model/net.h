@@ -936,22 +936,60 @@ static inline void net__pfc_emit(net_switch *sw, uint32_t port, uint32_t quanta,
     f->cycle = cycle;
 }
 
+/* control_priority keeps an egress link's schedule lazily: only the head of its input queue
+ * has its (epoch, cum_bits, done) right (the packet in service, or the next to start); the
+ * packets behind get theirs when they reach the head, here, from the one that just left: they
+ * start at its exact end, or at the pause's end if that is later -- what the link computes
+ * eagerly at push (net__reschedule), so the times are the same. Called by the switch's own
+ * departures, before net_link_advance_to updates `paused` (so a pause that ran out in this
+ * advance still holds back what it should). */
+static inline void net__schedule_head(net_link *l, const net_link_slot *left)
+{
+    net_link_slot *h;
+    uint64_t epoch = left->epoch, bits = left->cum_bits;
+    if (!net__queued(l))
+        return;
+    h = net__at(l, l->arrived + l->on_wire);
+    if (l->paused && net__after_end(l, l->pause_until, epoch, bits)) {
+        epoch = l->pause_until;
+        bits = 0;
+    }
+    bits += (uint64_t)h->p.wire_bytes * 8u;
+    h->epoch = epoch;
+    h->cum_bits = bits;
+    h->done = net__done(l, epoch, bits);
+}
+
 /* control_priority: the control packet just pushed (the last of the input queue) moves ahead of
- * every data packet that has not started; head_started was read before the push. The data
- * behind it are re-timed exactly (net__reschedule). O(data packets queued). */
+ * every data packet that has not started, behind the control packets already waiting;
+ * head_started was read before the push. The slots in front of it move one place towards the
+ * ring's head, or the data behind it one place back, whichever are fewer: O(min(packets in
+ * front, data packets behind)). The link's tail (epoch, bits) already counts it; the packets
+ * behind it are re-timed lazily (net__schedule_head). */
 static inline void net__control_first(net_link *l, bool head_started)
 {
-    uint32_t last = l->count - 1u, i = l->arrived + l->on_wire + (head_started ? 1u : 0u), j;
+    uint32_t last = l->count - 1u, first = l->arrived + l->on_wire, i = first + (head_started ? 1u : 0u), j;
     net_link_slot moved;
     while (i < last && net__at(l, i)->p.control)
         i++;
-    if (i == last)
+    if (i == last) /* nothing to overtake: in place, timed by the push */
         return;
     moved = *net__at(l, last);
-    for (j = last; j > i; j--)
-        *net__at(l, j) = *net__at(l, j - 1u);
+    if (i <= last - i) { /* the slot before the head is free: `last` was the tail */
+        l->head = (l->head + l->size - 1u) % l->size;
+        for (j = 0; j < i; j++)
+            *net__at(l, j) = *net__at(l, j + 1u);
+    } else {
+        for (j = last; j > i; j--)
+            *net__at(l, j) = *net__at(l, j - 1u);
+    }
     *net__at(l, i) = moved;
-    net__reschedule(l, head_started);
+    if (i == first) { /* nothing had started (a pause): it opens the waiting busy period */
+        net_link_slot *h = net__at(l, i), *next = net__at(l, i + 1u);
+        h->epoch = next->epoch;
+        h->cum_bits = (uint64_t)h->p.wire_bytes * 8u;
+        h->done = net__done(l, h->epoch, h->cum_bits);
+    }
 }
 
 /* The dynamic threshold: does egress port pt's queue (its control or data queue under
@@ -1138,6 +1176,8 @@ static inline void net__switch_depart(net_switch *sw, uint32_t port)
     net_link_slot *s = net__depart(&pt->link);
     uint64_t q = pt->link.queued_bytes; /* the bytes behind it */
     const net_switch_config *c = &sw->cfg;
+    if (c->control_priority)
+        net__schedule_head(&pt->link, s);
     sw->occupancy -= s->p.wire_bytes;
     if (c->control_priority && s->p.control)
         pt->control_bytes -= s->p.wire_bytes;
