@@ -1623,6 +1623,13 @@ static void test_bad_input_fabric(void)
     CHECK_EQ(net_switch_pfc_derive(&c, 4097, &lc), RNIC_ERANGE);
     CHECK_EQ(net_switch_pfc_derive(NULL, 4, &lc), RNIC_EINVAL);
     CHECK_EQ(net_switch_pfc_derive(&c, 4, NULL), RNIC_EINVAL);
+    {
+        net_link_config absurd = lc;
+        absurd.clock_hz = 0; /* no propagation delay can be had in cycles */
+        CHECK_EQ(net_pfc_headroom_bytes(&absurd), UINT64_MAX);
+        CHECK_EQ(net_switch_pfc_derive(&c, 4, &absurd), RNIC_ERANGE);
+        CHECK_EQ(net_pfc_reaction_quanta(UINT64_MAX), UINT32_MAX);
+    }
     CHECK(!memcmp(&c, &copy, sizeof c)); /* untouched */
     c.ports = 0;
     CHECK_EQ(net_switch_config_check(&c, &field), RNIC_ERANGE);
@@ -1640,6 +1647,11 @@ static void test_bad_input_fabric(void)
     c.ecmp_groups = 65537;
     CHECK_EQ(net_switch_config_check(&c, &field), RNIC_ERANGE);
     CHECK(field && !strcmp(field, "ecmp_groups"));
+    c = copy;
+    c.pfc_xoff_bytes = 1000;
+    c.pfc_port_headroom_bytes = ((uint64_t)1 << 40) + 1u;
+    CHECK_EQ(net_switch_config_check(&c, &field), RNIC_ERANGE);
+    CHECK(field && !strcmp(field, "pfc_port_headroom_bytes"));
     /* ECMP routes */
     c = copy;
     c.ports = 4;
