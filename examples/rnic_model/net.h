@@ -41,8 +41,10 @@
  * trim_header_bytes), a dynamic threshold per egress queue (Choudhury & Hahne: dt_alpha_num /
  * dt_alpha_den; not applied to what PFC keeps lossless) and strict priority for control packets
  * (control_priority: net_pkt.control packets go ahead of every data packet not yet started on
- * their egress link, FIFO among themselves; a data packet being serialised finishes). With all
- * of them off the switch behaves exactly as before they existed.
+ * their egress link, FIFO among themselves; a data packet being serialised finishes; the switch
+ * then times its egress links lazily, so advance them only through net_switch_advance_to --
+ * net_link_pause on them is fine). With all of them off the switch behaves exactly as before
+ * they existed.
  *
  * API:
  *   void     net_link_config_default(net_link_config *c);
