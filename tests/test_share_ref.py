@@ -289,6 +289,34 @@ def test_nic_is_work_conserving_around_a_network_limit():
     assert labels == ["nic:0", "link:10"], labels
 
 
+@case
+def test_fixed_point_converges_where_plain_iteration_cycles():
+    # Host 2's NIC (25 G) sends flows 1, 2 (tenant 0, weight 2) and 4 (tenant 2, weight 4); host 0
+    # absorbs at most 22 G, from flows 0 and 4 (11 each); so tenant 2 uses 11 of NIC 2's
+    # 25 G / D and tenant 0's two QPs split the rest, which also just fills link 101 beside flow 0.
+    # Flow 3 alone into host 1: 22. Undamped, the NIC and the network answer each other in turn
+    # and the iteration cycles between two points (kept as a check that damping is needed).
+    links = {0: 50 * G, 1: 50 * G, 2: 25 * G, 3: 50 * G, 100: 200 * G, 101: 25 * G, 102: 200 * G,
+             103: 200 * G, 104: 25 * G, 105: 200 * G}
+    doc = synthetic(links, {h: h for h in range(4)}, [(2, 0), (3, 0), (4, 0)],
+                    [(1, 0, 1, [1, 100, 101, 102], [0]), (2, 3, 0, [2, 101, 105], [3, 104]),
+                     (2, 3, 0, [2, 100, 101], [3]), (3, 1, 2, [3, 102, 103, 105], [1, 104, 105]),
+                     (2, 0, 2, [2, 100, 104, 105], [0])], host_rx=22 * G)
+    rate, _ = solve(doc)
+    for i, want in enumerate([11 * G, (25 * G / D - 11 * G) / 2, (25 * G / D - 11 * G) / 2, 22 * G, 11 * G]):
+        near(rate[i], want, f"flow {i}")
+    damping, rounds = share_ref.DAMPING, share_ref.MAX_ROUNDS
+    share_ref.DAMPING, share_ref.MAX_ROUNDS = 1.0, 200
+    try:
+        solve(doc)
+        cycled = False
+    except RuntimeError:
+        cycled = True
+    finally:
+        share_ref.DAMPING, share_ref.MAX_ROUNDS = damping, rounds
+    assert cycled, "the plain iteration converged here: this case no longer shows why damping is needed"
+
+
 # ---------------------------------------------------------------- the property test
 def splitmix64(state):
     state[0] = (state[0] + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF

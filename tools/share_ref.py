@@ -227,35 +227,54 @@ def network_maxmin(resources, bounds):
     (its bound)."""
     n = len(bounds)
     rate, frozen_by = [0.0] * n, [None] * n
-    rising = {i for i in range(n) if bounds[i] > 0}
-    level = 0.0
+    on = [[] for _ in range(n)]                      # per flow: (resource index, coefficient)
+    for k, (_, _, coef) in enumerate(resources):
+        for i, c in coef.items():
+            on[i].append((k, c))
+    active = [0.0] * len(resources)                  # sum of the rising flows' coefficients
+    rising_on = [0] * len(resources)                 # how many rising flows cross it
+    frozen_load = [0.0] * len(resources)
+    rising = set()
+    for i in range(n):
+        if bounds[i] > 0:
+            rising.add(i)
+            for k, c in on[i]:
+                active[k] += c
+                rising_on[k] += 1
+    by_bound = sorted(rising, key=lambda i: bounds[i])
+    next_bound, level = 0, 0.0
+
+    def freeze(i, value, why):
+        rate[i], frozen_by[i] = value, why
+        rising.discard(i)
+        for k, c in on[i]:
+            active[k] -= c
+            rising_on[k] -= 1
+            frozen_load[k] += c * value
+
     while rising:
-        step, full = INF, []
-        for name, cap, coef in resources:
-            active = sum(c for i, c in coef.items() if i in rising)
-            if active <= 0:
-                continue
-            frozen_load = sum(c * rate[i] for i, c in coef.items() if i not in rising)
-            lvl = max(cap - frozen_load, 0.0) / active
-            full.append((lvl, name, coef))
-            step = min(step, lvl)
-        step = min(step, min(bounds[i] for i in rising))
+        while by_bound[next_bound] not in rising:  # skip flows frozen by a resource
+            next_bound += 1
+        step = bounds[by_bound[next_bound]]
+        levels = {}
+        for k, (_, cap, _) in enumerate(resources):
+            if rising_on[k]:
+                levels[k] = max(cap - frozen_load[k], 0.0) / active[k] if active[k] > 0 else INF
+                step = min(step, levels[k])
         if step == INF:
             raise InputError("a flow has neither a bound nor a finite resource")
         level = max(level, step)
         tol = level * EPS * 16 + EPS
-        for i in list(rising):
-            if bounds[i] <= level + tol:
-                rate[i] = bounds[i]
-                rising.discard(i)
-        for lvl, name, coef in full:
+        for i in by_bound[next_bound:]:
+            if bounds[i] > level + tol:
+                break
+            if i in rising:
+                freeze(i, bounds[i], None)
+        for k, lvl in levels.items():
             if lvl <= level + tol:
-                for i in coef:
+                for i in list(resources[k][2]):
                     if i in rising:
-                        rate[i], frozen_by[i] = level, name
-                        rising.discard(i)
-        for i in rising:
-            rate[i] = level
+                        freeze(i, level, resources[k][0])
     return rate, frozen_by
 
 
