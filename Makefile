@@ -9,8 +9,8 @@ WARN := -std=c99 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 STB = $(shell pkg-config --cflags --libs stb 2>/dev/null || echo -I/usr/include/stb -lstb)
 # stb_ds (libstb-dev) is linked only into the programs that include it: the reference model of
-# tests/test_bucketq.c and the scenario reader's test (examples/rnic_model/scenario.h); no other
-# example or benchmark uses it, so they build without stb installed
+# tests/test_bucketq.c, the scenario reader (examples/rnic_model/scenario.h: its test and
+# build/rnic_model); the other examples and the benchmarks build without stb installed
 STB_USERS := test_bucketq test_scenario
 STB_IF_USED = $(if $(filter $(STB_USERS),$(notdir $@)),$(STB))
 STB_CFLAGS = $(shell pkg-config --cflags stb 2>/dev/null || echo -I/usr/include/stb)
@@ -216,7 +216,7 @@ build/incast_ns3: examples/ns3/incast_ns3.cc
 
 build/rnic_model: $(MODEL_SRC) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o $@ -lm
+	$(CC) $(PROG_CFLAGS) -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o $@ $(STB) -lm
 
 # the RoCEv2 frame test includes a header of the composed model besides the generated ones
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_roce_pcap.o): examples/rnic_model/roce_pcap.h

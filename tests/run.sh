@@ -712,9 +712,9 @@ model_digests() { # builds...: one digest from build/rnic_model, from it ticking
     local d ref="" bad=0 name b runs=("build/rnic_model" "build/rnic_model --tick-only")
     for b in "$@"; do
         case $b in
-        g++) g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -O2 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gxx" || return 1 ;;
-        gcc-O0) gcc "${WARN[@]}" -O0 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gcc-O0" || return 1 ;;
-        clang-O2-san) clang "${WARN[@]}" -O2 "${SAN[@]}" -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-clang-O2-san" || return 1 ;;
+        g++) g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -O2 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gxx" $(pkg-config --cflags --libs stb) || return 1 ;;
+        gcc-O0) gcc "${WARN[@]}" -O0 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gcc-O0" $(pkg-config --cflags --libs stb) || return 1 ;;
+        clang-O2-san) clang "${WARN[@]}" -O2 "${SAN[@]}" -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-clang-O2-san" $(pkg-config --cflags --libs stb) || return 1 ;;
         *) return 1 ;;
         esac
         runs+=("$OBJ/model-${b/g++/gxx}")
@@ -781,6 +781,34 @@ model_qos_error() {
         [[ "$(result_value "$OBJ/model-qos-err.out" resubmits)" =~ ^[1-9][0-9]*$ ]]
 }
 T claim rnic-model-qos-error-resubmitted-long-run-drains model_qos_error
+# ---- 16c. the fabric (issue 30): every shipped scenario, the event scheduler against ticking
+#          every node every cycle (short runs, no drain: the digest of every event), and N:1 star
+#          incasts with PFC: no drop, every byte checked, drained ----
+FABRIC_SHORT=(--set run.duration_us=200 --set run.warmup_us=50 --set run.drain=off --quiet)
+fabric_digests() {
+    local f d1 d2 bad=0
+    for f in scenarios/*.conf; do
+        d1=$(./build/rnic_model --scenario "$f" "${FABRIC_SHORT[@]}" | sed -n 's/^RESULT.* digest=\([0-9a-f]*\).*/\1/p')
+        d2=$(./build/rnic_model --scenario "$f" "${FABRIC_SHORT[@]}" --tick-only | sed -n 's/^RESULT.* digest=\([0-9a-f]*\).*/\1/p')
+        echo "$f: event $d1 tick-only $d2"
+        [ -n "$d1" ] && [ "$d1" = "$d2" ] || bad=1
+    done
+    return $bad
+}
+T claim fabric-every-scenario-tick-only-same-digest fabric_digests
+fabric_incasts() { # N = 2, 8, 32 senders of tenant bulk (tenant rpc: every host but the receiver)
+    local n out
+    for n in 2 8 32; do
+        out="$OBJ/fabric-incast-$n.out"
+        ./build/rnic_model --scenario scenarios/star_incast.conf --set topology.hosts=$((n + 1)) \
+            --set tenant.bulk.src=1-$n --set run.duration_us=300 --set run.warmup_us=100 \
+            --set tenant.bulk.msg_bytes=4096,65536 --set tenant.bulk.depth=2 --set tenant.rpc.depth=2 --quiet >"$out" || return 1
+        echo "$n:1 $(grep -o ' \(flows\|drops\|pfc_frames\|bytes_lost\|drained\|delivered_packets\)=[0-9]*' "$out" | tr -d '\n')"
+        [ "$(result_value "$out" drops)" = 0 ] && [ "$(result_value "$out" bytes_lost)" = 0 ] &&
+            [ "$(result_value "$out" drained)" = 1 ] && [ "$(result_value "$out" delivered_packets)" -gt 0 ] || return 1
+    done
+}
+T claim fabric-star-incast-2-8-32-lossless-every-byte fabric_incasts
 # ---- 16b. soak, short (tools/soak.sh; `make soak` runs 10^9 cycles; make check the short one): the composed RNIC's RSS
 #          stays flat after its warm-up. 3x10^7 cycles; warm-up = the first 20 % (6x10^6 cycles:
 #          the links' and switch ports' packet rings, calloc'd, are all touched by ~3.4x10^6).

@@ -21,6 +21,10 @@ want_cc() {
 want_build() {
     want_cmd make make
     want_cc
+    # the composed model's scenario files (examples/rnic_model/scenario.h) keep their tables in
+    # stb_ds, linked from Debian's libstb (pkg-config stb)
+    want_cmd pkg-config pkg-config
+    want_file /usr/include/stb/stb_ds.h libstb-dev
 }
 
 # what both suites of tests/run.sh use: the unit tests (gcc, clang with ASan + UBSan; stb_ds in
@@ -35,7 +39,7 @@ want_suite() {
     want_cmd llvm-nm llvm
     want_cmd python3 python3       # amalgamate.py --check, tests/test_*.py, tools/*.py
     want_cmd pkg-config pkg-config # stb's flags; make install's rnicq.pc
-    # stb_ds, the reference dynamic arrays of tests/test_bucketq.c (no program of the project uses it)
+    # stb_ds, the reference dynamic arrays of tests/test_bucketq.c and the composed model's scenario tables
     want_file /usr/include/stb/stb_ds.h libstb-dev
     # the system xxHash: test_hash and test_trace compare rnic_hash64 with the library (the
     # headers themselves need it not: without <xxhash.h> they use their built-in XXH64)

@@ -109,6 +109,8 @@
 #include "net.h"
 #include "roce_pcap.h"
 #include "vcd.h"
+/* the fabric: `--scenario FILE` (issue 30); stb_ds (Debian libstb-dev: -lstb) holds the scenario's tables */
+#include "fm_main.h"
 
 #define MAX_TENANTS 16u
 #define CLOCK_HZ 250000000ull
@@ -1542,6 +1544,10 @@ static void usage(void)
            "one %u MHz clock; a RESULT line at the end. Numbers are whole decimal numbers (010 is ten).\n"
            "Each line: option, meaning [unit]; default; range.\n",
            (unsigned long long)(LINK_BPS / 1000000000u), (unsigned)(CLOCK_HZ / 1000000u));
+    printf("a fabric (issue 30; docs/scenario.md, docs/fabric_model.md):\n");
+    printf("  --scenario FILE        run a scenario file on the fabric of full-duplex NICs and switches instead; then only\n"
+           "                         --set section.key=value (repeatable), --tick-only, --quiet, --trace-csv FILE,\n"
+           "                         --flows-json FILE and --shares-csv FILE apply; default none (the fixed incast below)\n");
     printf("scenario:\n");
     printf("  --hosts H              sender hosts [hosts]; default %u; range 1..16\n", d.hosts);
     printf("  --tenants T            tenants on each sender host [tenants]; default %u; range 1..%u\n", d.tenants,
@@ -1640,6 +1646,12 @@ int main(int argc, char **argv)
     model m;
     options *o = &m.o;
     uint64_t tmp[2u * MAX_TENANTS], end, window_cycles, total_posted = 0;
+    {
+        int a;
+        for (a = 1; a < argc; a++)
+            if (!strcmp(argv[a], "--scenario"))
+                return fm_main(argc, argv); /* a scenario file runs on the fabric */
+    }
     double t0, host_s;
     uint32_t h, t, i;
     int k;

@@ -1,0 +1,493 @@
+/* fm_build.h -- a scenario (scenario.h) becomes a fabric of NICs and switches (fm_nic.h,
+ * fm_switch.h) on a topology (topo.h) under the one scheduler (fabric.h); then the run, the
+ * drain and the report (issue 30; docs/fabric_model.md).
+ *
+ * Traffic: each tenant's QPs per sending host go to the pattern's destinations round robin
+ * (QP j of host h -> dst[j mod |dst|]): incast (every host not a destination sends to the
+ * destinations, or the `src` list), permutation (a random derangement per tenant, drawn from
+ * the run's seed: no host sends to itself), all_to_all (every other host), pairs (each pair
+ * gets the tenant's qps QPs).
+ * Switch links: every egress link takes its own rate and delay from the topology (the shared
+ * buffer's PFC thresholds are derived from the fastest link of the switch: the most headroom). */
+#ifndef RNIC_FM_BUILD_H
+#define RNIC_FM_BUILD_H
+#include <time.h>
+#include "fm_switch.h"
+#include "scenario.h"
+#include "topo.h"
+
+typedef struct fm_model {
+    fm_world w;
+    topo t;
+    uint64_t end;              /* the measurement window's end (cycles) */
+    uint64_t drain_limit;      /* cycles after `end` the drain may take */
+    int drained;
+    double host_s;
+} fm_model;
+
+static void fm__fail(const char *what, const char *why)
+{
+    fprintf(stderr, "rnic_model: %s: %s\n", what, why);
+    exit(1);
+}
+
+static void fm__build_topo(fm_model *m, const scn *s)
+{
+    topo *t = &m->t;
+    uint64_t host_bps = s->topo.link_gbps * 1000000000ull, fab_bps = s->topo.fabric_gbps * 1000000000ull;
+    uint32_t delay = (uint32_t)s->topo.link_delay_ns;
+    rnic_err e = RNIC_OK;
+    const char *why = NULL;
+    size_t i;
+    topo_init(t);
+    switch (s->topo.shape) {
+    case SCN_STAR:
+        e = topo_star(t, s->topo.hosts.v[0], host_bps, delay);
+        break;
+    case SCN_DUMBBELL:
+        e = topo_dumbbell(t, s->topo.hosts.v[0], s->topo.hosts.n > 1 ? s->topo.hosts.v[1] : s->topo.hosts.v[0], host_bps,
+                          fab_bps, delay);
+        break;
+    case SCN_LEAF_SPINE:
+        e = topo_leaf_spine(t, s->topo.leaves, s->topo.spines, s->topo.hosts_per_leaf, host_bps, fab_bps, delay);
+        break;
+    case SCN_FAT_TREE:
+        e = topo_fat_tree(t, s->topo.k, host_bps, delay);
+        break;
+    default: /* explicit */
+        for (i = 0; i < arrlenu(s->topo.nodes) && e == RNIC_OK; i++)
+            if ((s->topo.nodes[i].is_switch ? topo_add_switch(t, s->topo.nodes[i].name, 1u)
+                                            : topo_add_host(t, s->topo.nodes[i].name)) == TOPO_NONE)
+                e = RNIC_EINVAL;
+        for (i = 0; i < arrlenu(s->topo.links) && e == RNIC_OK; i++)
+            e = topo_connect_by_name(t, s->topo.links[i].a, s->topo.links[i].b, s->topo.links[i].gbps * 1000000000ull,
+                                     (uint32_t)s->topo.links[i].delay_ns, s->topo.links[i].loss_ppm);
+        if (e == RNIC_OK)
+            e = topo_finish(t, &why);
+        break;
+    }
+    if (e != RNIC_OK)
+        fm__fail("topology", topo_why(t)[0] ? topo_why(t) : rnic_strerror(e));
+}
+
+/* A derangement of 0..n-1 (no fixed point when n > 1): Fisher-Yates, then fixed points swapped
+ * with their neighbour (still a permutation; fixed points cannot remain for n > 1). */
+static void fm__derangement(uint32_t *pi, uint32_t n, uint64_t seed)
+{
+    rnic_prng r;
+    uint32_t i;
+    rnic_prng_seed(&r, seed);
+    for (i = 0; i < n; i++)
+        pi[i] = i;
+    for (i = n; i > 1; i--) {
+        uint32_t j = (uint32_t)rnic_prng_below(&r, i), x = pi[i - 1u];
+        pi[i - 1u] = pi[j];
+        pi[j] = x;
+    }
+    for (i = 0; i < n && n > 1; i++)
+        if (pi[i] == i) {
+            uint32_t j = (i + 1u) % n, x = pi[i];
+            pi[i] = pi[j];
+            pi[j] = x;
+        }
+}
+
+static void fm__add_flow(fm_world *w, uint32_t src, uint32_t dst, uint32_t tenant, uint32_t *nsend, uint32_t *nrecv)
+{
+    fm_flow *f = &w->flow[w->nflows++];
+    f->src = src;
+    f->dst = dst;
+    f->tenant = tenant;
+    f->local = nsend[src]++;
+    f->rx = nrecv[dst]++;
+}
+
+/* The flow table from the tenants' patterns (two passes: count, then fill). */
+static void fm__build_flows(fm_model *m, const scn *s)
+{
+    fm_world *w = &m->w;
+    uint32_t H = w->hosts, pass, t, h, j, *pi = (uint32_t *)calloc(H, sizeof *pi), *dsts = (uint32_t *)calloc(H, sizeof *dsts);
+    uint32_t *nsend = (uint32_t *)calloc(H, sizeof *nsend), *nrecv = (uint32_t *)calloc(H, sizeof *nrecv);
+    uint64_t count = 0;
+    if (!pi || !dsts || !nsend || !nrecv)
+        fm__fail("flows", "no memory");
+    for (pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            if (!count || count > (1u << 24))
+                fm__fail("flows", count ? "more than 2^24 QPs" : "no QP: every tenant's pattern is empty");
+            w->flow = (fm_flow *)calloc(count, sizeof *w->flow);
+            if (!w->flow)
+                fm__fail("flows", "no memory");
+            memset(nsend, 0, H * sizeof *nsend);
+            memset(nrecv, 0, H * sizeof *nrecv);
+        }
+        for (t = 0; t < arrlenu(s->tenants); t++) {
+            const scn_tenant *tn = &s->tenants[t];
+            if (tn->pattern == SCN_PAIRS) {
+                size_t i;
+                for (i = 0; i < arrlenu(tn->pairs); i++)
+                    for (j = 0; j < tn->qps; j++) {
+                        if (pass)
+                            fm__add_flow(w, tn->pairs[i].src, tn->pairs[i].dst, t, nsend, nrecv);
+                        count += !pass;
+                    }
+                continue;
+            }
+            if (tn->pattern == SCN_PERMUTATION)
+                fm__derangement(pi, H, s->run.seed * 0x9e3779b97f4a7c15ull + t + 1u);
+            for (h = 0; h < H; h++) {
+                uint32_t nd = 0, d;
+                int sends = 1;
+                if (arrlenu(tn->src)) {
+                    size_t i;
+                    sends = 0;
+                    for (i = 0; i < arrlenu(tn->src); i++)
+                        sends |= tn->src[i] == h;
+                }
+                if (tn->pattern == SCN_INCAST) {
+                    size_t i;
+                    int is_dst = 0;
+                    if (!arrlenu(tn->dst))
+                        dsts[nd++] = 0;
+                    for (i = 0; i < arrlenu(tn->dst); i++)
+                        dsts[nd++] = tn->dst[i];
+                    for (i = 0; i < nd; i++)
+                        is_dst |= dsts[i] == h;
+                    if (is_dst && !arrlenu(tn->src))
+                        sends = 0;
+                } else if (tn->pattern == SCN_PERMUTATION) {
+                    dsts[nd++] = pi[h];
+                } else { /* all to all */
+                    for (d = 0; d < H; d++)
+                        if (d != h)
+                            dsts[nd++] = d;
+                }
+                if (!sends || !nd)
+                    continue;
+                for (j = 0; j < tn->qps; j++) {
+                    d = dsts[j % nd];
+                    if (d == h)
+                        continue; /* a host does not send to itself over the network */
+                    if (pass)
+                        fm__add_flow(w, h, d, t, nsend, nrecv);
+                    count += !pass;
+                }
+            }
+        }
+    }
+    w->flow_of = (uint32_t **)calloc(H, sizeof *w->flow_of);
+    if (!w->flow_of)
+        fm__fail("flows", "no memory");
+    for (h = 0; h < H; h++)
+        if (nsend[h] && !(w->flow_of[h] = (uint32_t *)calloc(nsend[h], sizeof **w->flow_of)))
+            fm__fail("flows", "no memory");
+    for (j = 0; j < w->nflows; j++)
+        w->flow_of[w->flow[j].src][w->flow[j].local] = j;
+    free(pi);
+    free(dsts);
+    free(nsend);
+    free(nrecv);
+}
+
+static void fm__params(fm_world *w, const scn *s)
+{
+    fm_params *p = &w->p;
+    size_t t;
+    memset(p, 0, sizeof *p);
+    p->clock_hz = 250000000ull;
+    p->link_bps = s->topo.link_gbps * 1000000000ull;
+    p->link_prop_ns = (uint32_t)s->topo.link_delay_ns;
+    p->pcie_bps = s->nic.pcie_gbps * 1000000000ull;
+    p->pcie_latency_ns = (uint32_t)s->nic.pcie_latency_ns;
+    p->payload = s->nic.payload;
+    p->tenants = (uint32_t)arrlenu(s->tenants);
+    for (t = 0; t < p->tenants && t < FM_MAX_TENANTS; t++) {
+        const scn_tenant *tn = &s->tenants[t];
+        p->tenant[t].weight = tn->weight;
+        p->tenant[t].cap_bps = tn->cap_mbps * 1000000ull;
+        p->tenant[t].min_msg = tn->msg_bytes.min;
+        p->tenant[t].max_msg = tn->msg_bytes.max;
+        p->tenant[t].depth = tn->depth;
+    }
+    p->dcqcn_variant = s->tenants[0].variant == SCN_VARIANT_PAPER ? 0 : s->tenants[0].variant == SCN_VARIANT_MELLANOX ? 1 : 2;
+    p->cnp_interval_us = s->nic.cnp_interval_us;
+    p->host_on = s->host.model != 0;
+    p->cpu_load_x = s->host.cpu_load;
+    p->rhcc = (int)s->host.rhcc; /* scn_rhcc and FM_RHCC_* list the same modes in the same order */
+    p->ddio = s->host.ddio != 0;
+    p->footprint_mb = s->host.footprint_mb;
+    p->pfc = s->sw.pfc != 0;
+    p->lat_samples = 65536u;
+    p->seed = s->run.seed;
+}
+
+static void fm__build_switch(fm_model *m, const scn *s, uint32_t i)
+{
+    fm_world *w = &m->w;
+    fm_switch *x = &w->sw[i];
+    topo *t = &m->t;
+    uint32_t node = topo_switch_node(t, i), ports = t->node[node].ports, p, d, fastest = 0;
+    net_switch_config sc;
+    const char *field = NULL;
+    rnic_err e;
+    uint32_t *set = (uint32_t *)calloc(ports + 1u, sizeof *set);
+    memset(x, 0, sizeof *x);
+    x->w = w;
+    x->index = i;
+    x->peer = (fm_peer *)calloc(ports, sizeof *x->peer);
+    if (!x->peer || !set)
+        fm__fail("switch", "no memory");
+    net_switch_config_default(&sc);
+    sc.ports = ports;
+    sc.hosts = w->hosts;
+    sc.buffer_bytes = s->sw.buffer_kb << 10;
+    if (s->sw.ecn == SCN_ECN_RED) {
+        sc.ecn_kmin_bytes = s->sw.ecn_kmin_kb << 10;
+        sc.ecn_kmax_bytes = s->sw.ecn_kmax_kb << 10;
+        sc.ecn_pmax_ppm = s->sw.ecn_pmax_pct * 10000u;
+    }
+    sc.ecn_seed = s->run.seed ^ ((uint64_t)(i + 1u) * 0x9e3779b97f4a7c15ull);
+    sc.ecmp_seed = s->run.seed ^ ((uint64_t)(i + 1u) * 0xc2b2ae3d27d4eb4full);
+    sc.ecmp_groups = ports + 1u;
+    sc.control_priority = 1;
+    sc.dt_alpha_num = s->sw.dt_alpha.num;
+    sc.dt_alpha_den = s->sw.dt_alpha.den ? s->sw.dt_alpha.den : 1u;
+    sc.link.clock_hz = w->p.clock_hz;
+    sc.link.prop_ns = w->p.link_prop_ns;
+    sc.link.rate_bps = w->p.link_bps;
+    sc.link.out_packets = 4096;
+    for (p = 0; p < ports; p++) { /* the fastest link sets the headroom */
+        uint32_t l = topo_port_link(t, node, p);
+        if (t->link[l].rate_bps > sc.link.rate_bps)
+            sc.link.rate_bps = t->link[l].rate_bps;
+        if (t->link[l].delay_ns > sc.link.prop_ns)
+            sc.link.prop_ns = t->link[l].delay_ns;
+        fastest = l;
+    }
+    (void)fastest;
+    if (s->sw.pfc) {
+        if (net_switch_pfc_derive(&sc, ports, &sc.link) != RNIC_OK)
+            fm__fail("switch PFC", "the headroom of every port does not fit the buffer (raise switch.buffer_kb)");
+        if (s->sw.pfc_xoff_kb)
+            sc.pfc_xoff_bytes = s->sw.pfc_xoff_kb << 10;
+        if (s->sw.pfc_xon_kb)
+            sc.pfc_xon_bytes = s->sw.pfc_xon_kb << 10;
+        if (s->sw.pfc_headroom_kb)
+            sc.pfc_port_headroom_bytes = s->sw.pfc_headroom_kb << 10;
+    }
+    if ((e = net_switch_config_check(&sc, &field)) != RNIC_OK) {
+        fprintf(stderr, "rnic_model: switch %u config: %s: %s\n", i, field ? field : "?", rnic_strerror(e));
+        exit(1);
+    }
+    if ((e = net_switch_init(&x->sw, &sc)) != RNIC_OK)
+        fm__fail("switch", rnic_strerror(e));
+    for (p = 0; p < ports; p++) {
+        uint32_t peer_port = 0, peer = topo_peer(t, node, p, &peer_port), l = topo_port_link(t, node, p);
+        net_link_config lc = x->sw.port[p].link.cfg;
+        x->peer[p].is_switch = t->node[peer].kind == TOPO_SWITCH;
+        x->peer[p].index = t->node[peer].index;
+        x->peer[p].port = peer_port;
+        if (t->link[l].rate_bps != lc.rate_bps || t->link[l].delay_ns != lc.prop_ns) { /* this port's own link */
+            lc.rate_bps = t->link[l].rate_bps;
+            lc.prop_ns = t->link[l].delay_ns;
+            net_link_free(&x->sw.port[p].link);
+            if (net_link_init(&x->sw.port[p].link, &lc) != RNIC_OK)
+                fm__fail("switch link", "bad rate or delay");
+        }
+        if (t->link[l].loss_ppm && net_switch_set_drop_ppm(&x->sw, p, t->link[l].loss_ppm, s->run.seed + node) != RNIC_OK)
+            fm__fail("switch", "loss");
+    }
+    for (d = 0; d < w->hosts; d++) {
+        uint32_t n = topo_route_count(t, node, d), k;
+        for (k = 0; k < n; k++)
+            set[k] = topo_route_port(t, node, d, k);
+        if (n && (e = (s->sw.ecmp ? net_switch_route_ecmp(&x->sw, d, set, n) : net_switch_route(&x->sw, d, set[0]))) != RNIC_OK)
+            fm__fail("switch route", rnic_strerror(e));
+    }
+    free(set);
+}
+
+/* Build everything; `tick_only`: the scheduler ticks every node every cycle. */
+static void fm_model_init(fm_model *m, const scn *s, int tick_only)
+{
+    fm_world *w = &m->w;
+    fab_config fc;
+    uint32_t h, i, t;
+    memset(m, 0, sizeof *m);
+    fm__build_topo(m, s);
+    w->hosts = m->t.n_hosts;
+    w->switches = m->t.n_switches;
+    fm__params(w, s);
+    w->line_bps = w->p.link_bps * w->p.payload / (w->p.payload + FM_WIRE_OVERHEAD);
+    for (t = 0; t < w->p.tenants; t++)
+        if (w->p.tenant[t].cap_bps > w->line_bps)
+            w->p.tenant[t].cap_bps = w->line_bps;
+    tp_dcqcn_preset(&w->dcqcn, w->p.dcqcn_variant == 1 ? TP_DCQCN_MELLANOX : TP_DCQCN_PAPER);
+    if (w->p.dcqcn_variant == 2) {
+        w->dcqcn.rai_bps = w->line_bps / 20u;
+        w->dcqcn.rhai_bps = w->line_bps / 10u;
+    }
+    w->proto = *tp_protocol_dcqcn();
+    w->proto.config = &w->dcqcn;
+    w->trace.fn = fm_on_trace;
+    w->trace.user = w;
+    w->window_start = rnic_ns_to_cycles(s->run.warmup_us * 1000u, w->p.clock_hz);
+    w->window_end = rnic_ns_to_cycles(s->run.duration_us * 1000u, w->p.clock_hz);
+    m->end = w->window_end;
+    m->drain_limit = s->run.drain ? rnic_ns_to_cycles(s->run.drain_limit_us * 1000u, w->p.clock_hz) : 0;
+    fm__build_flows(m, s);
+    w->nic = (fm_nic *)calloc(w->hosts, sizeof *w->nic);
+    w->sw = (fm_switch *)calloc(w->switches, sizeof *w->sw);
+    if (!w->nic || !w->sw)
+        fm__fail("nodes", "no memory");
+    memset(&fc, 0, sizeof fc);
+    fc.max_nodes = w->hosts + w->switches;
+    fc.tick_only = tick_only;
+    if (fab_init(&w->f, &fc) != RNIC_OK)
+        fm__fail("scheduler", "no memory");
+    for (h = 0; h < w->hosts; h++) {
+        uint32_t node = topo_host_node(&m->t, h), port = 0, peer = topo_peer(&m->t, node, 0, &port);
+        fm_nic_init(&w->nic[h], w, h);
+        w->nic[h].sw = m->t.node[peer].index;
+        w->nic[h].sw_port = port;
+        w->nic[h].fab_id = fab_add(&w->f, &fm_nic_ops, &w->nic[h]);
+    }
+    for (i = 0; i < w->switches; i++) {
+        fm__build_switch(m, s, i);
+        w->sw[i].fab_id = fab_add(&w->f, &fm_switch_ops, &w->sw[i]);
+    }
+}
+
+static void fm_model_free(fm_model *m)
+{
+    fm_world *w = &m->w;
+    uint32_t i;
+    for (i = 0; i < w->hosts; i++) {
+        fm_nic_free(&w->nic[i]);
+        free(w->flow_of ? w->flow_of[i] : NULL);
+    }
+    for (i = 0; i < w->switches; i++) {
+        net_switch_free(&w->sw[i].sw);
+        free(w->sw[i].peer);
+    }
+    free(w->nic);
+    free(w->sw);
+    free(w->flow);
+    free(w->flow_of);
+    fab_free(&w->f);
+    topo_free(&m->t);
+}
+
+/* Every posted byte checked at its receiver and every message acknowledged. */
+static int fm_model_drained(const fm_model *m)
+{
+    const fm_world *w = &m->w;
+    uint64_t posted = 0, got = 0;
+    uint32_t h;
+    for (h = 0; h < w->hosts; h++) {
+        const tp_stats *ts = tp_get_stats(&w->nic[h].tx);
+        if (ts->completions != ts->messages)
+            return 0;
+        posted += w->nic[h].host.bytes_posted;
+        got += w->nic[h].rx.bytes;
+    }
+    return posted == got;
+}
+
+/* The run: the window, then (drain on) no new messages until everything posted arrived. */
+static void fm_model_run(fm_model *m)
+{
+    fm_world *w = &m->w;
+    uint64_t step = rnic_ns_to_cycles(10000u, w->p.clock_hz), stop;
+    uint32_t h;
+    clock_t c0 = clock();
+    fab_run_until(&w->f, m->end);
+    for (h = 0; h < w->hosts; h++)
+        w->nic[h].host.posting = false;
+    m->drained = fm_model_drained(m);
+    stop = m->end + m->drain_limit;
+    while (!m->drained && w->f.now < stop) {
+        fab_run_until(&w->f, w->f.now + step < stop ? w->f.now + step : stop);
+        m->drained = fm_model_drained(m);
+    }
+    m->host_s = (double)(clock() - c0) / CLOCKS_PER_SEC;
+}
+
+/* The directed links a packet from host src to host dst of sender flow `flow` crosses, chosen
+ * the way every switch chooses (its route, its ECMP hash of the packet's header): link l of the
+ * topology is 2l from its end a to b, 2l + 1 back. Returns the count (at most max). */
+static uint32_t fm_model_path(const fm_model *m, uint32_t src, uint32_t dst, uint32_t flow, uint32_t *links, uint32_t max)
+{
+    const topo *t = &m->t;
+    const fm_world *w = &m->w;
+    uint32_t node = topo_host_node(t, src), port = 0, n = 0;
+    net_pkt pk;
+    memset(&pk, 0, sizeof pk);
+    pk.src = src;
+    pk.dst = dst;
+    pk.w.flow = flow;
+    while (n < max) {
+        uint32_t l = topo_port_link(t, node, port), peer_port = 0, peer = topo_peer(t, node, port, &peer_port), route;
+        const net_switch *x;
+        links[n++] = 2u * l + (t->link[l].a == node ? 0u : 1u);
+        if (t->node[peer].kind == TOPO_HOST)
+            break;
+        x = &w->sw[t->node[peer].index].sw;
+        route = x->route[dst];
+        if (route == NET_NO_PORT)
+            break;
+        if (route >= NET__ECMP) {
+            const net_ecmp_group *g = &x->ecmp[route - NET__ECMP];
+            route = x->ecmp_port[g->first + (uint32_t)(net_switch_flow_hash(&pk, x->cfg.ecmp_seed) % g->n)];
+        }
+        node = peer;
+        port = route;
+    }
+    return n;
+}
+
+/* --flows-json: the links, NICs, tenants and every flow's data and ACK paths, for the share
+ * reference (tools/share_ref.py; docs/share_reference.md has the format). */
+static int fm_model_write_flows(const fm_model *m, const char *path)
+{
+    const fm_world *w = &m->w;
+    const topo *t = &m->t;
+    uint32_t i, l, links[64], n, k;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\n  \"payload\": %u, \"wire_overhead\": %u, \"ack_wire\": %u, \"host_rx_bps\": 0,\n  \"links\": [",
+            w->p.payload, FM_WIRE_OVERHEAD, FM_ACK_WIRE);
+    for (l = 0; l < t->n_links; l++)
+        for (k = 0; k < 2; k++)
+            fprintf(f, "%s\n    {\"id\": %u, \"bps\": %llu, \"from\": \"%s\", \"to\": \"%s\"}", l || k ? "," : "",
+                    2u * l + k, (unsigned long long)t->link[l].rate_bps, t->node[k ? t->link[l].b : t->link[l].a].name,
+                    t->node[k ? t->link[l].a : t->link[l].b].name);
+    fprintf(f, "\n  ],\n  \"nics\": [");
+    for (i = 0; i < w->hosts; i++) {
+        fm_model_path(m, i, i, 0, links, 1);
+        fprintf(f, "%s\n    {\"host\": %u, \"uplink\": %u}", i ? "," : "", i, links[0]);
+    }
+    fprintf(f, "\n  ],\n  \"tenants\": [");
+    for (i = 0; i < w->p.tenants; i++)
+        fprintf(f, "%s\n    {\"id\": %u, \"weight\": %u, \"cap_bps\": %llu}", i ? "," : "", i, w->p.tenant[i].weight,
+                (unsigned long long)w->p.tenant[i].cap_bps);
+    fprintf(f, "\n  ],\n  \"flows\": [");
+    for (i = 0; i < w->nflows; i++) {
+        const fm_flow *fl = &w->flow[i];
+        fprintf(f, "%s\n    {\"id\": %u, \"src\": %u, \"dst\": %u, \"tenant\": %u, \"path\": [", i ? "," : "", i, fl->src,
+                fl->dst, fl->tenant);
+        n = fm_model_path(m, fl->src, fl->dst, fl->local, links, 64);
+        for (k = 0; k < n; k++)
+            fprintf(f, "%s%u", k ? ", " : "", links[k]);
+        fprintf(f, "], \"ack_path\": [");
+        n = fm_model_path(m, fl->dst, fl->src, fl->local, links, 64);
+        for (k = 0; k < n; k++)
+            fprintf(f, "%s%u", k ? ", " : "", links[k]);
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n  ]\n}\n");
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+#endif /* RNIC_FM_BUILD_H */

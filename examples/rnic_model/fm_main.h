@@ -1,0 +1,197 @@
+/* fm_main.h -- `rnic_model --scenario FILE [--set section.key=value ...] [--tick-only] [--quiet]
+ * [--trace-csv FILE]`: a scenario file run on the fabric (issue 30; docs/fabric_model.md,
+ * docs/scenario.md), and its report.
+ *
+ * Ends with: RESULT fabric=1 hosts=... switches=... flows=... tenants=... rx_gbps=...
+ *   tenant<i>_gbps=... (each tenant's delivered payload over the window) cnps=... naks=... rtx=...
+ *   ecn_marked=... drops=... pfc_frames=... host_drops=... bytes_lost=... drained=... digest=...
+ *   delivered_packets=... node_runs=... cycles_visited=... mcycles_per_s=...
+ * Every counter is over the whole run (the drain included) except *_gbps (the window).
+ * Exit status 3 when the run lost bytes or, draining, did not drain; 2 on a bad scenario. */
+#ifndef RNIC_FM_MAIN_H
+#define RNIC_FM_MAIN_H
+#include "fm_build.h"
+
+static void fm_report(fm_model *m, int quiet)
+{
+    fm_world *w = &m->w;
+    uint32_t h, i, t;
+    uint64_t posted = 0, got = 0, bad = 0, errors = w->model_errors, pkts = 0, cnps = 0, naks = 0, rtx = 0;
+    uint64_t marked = 0, drops = 0, pfc = 0, host_drops = 0, lost;
+    uint64_t tenant_bytes[FM_MAX_TENANTS];
+    double window_s = (double)(w->window_end - w->window_start) / (double)w->p.clock_hz, total_gbps = 0;
+    memset(tenant_bytes, 0, sizeof tenant_bytes);
+    for (h = 0; h < w->hosts; h++) {
+        fm_nic *n = &w->nic[h];
+        posted += n->host.bytes_posted;
+        got += n->rx.bytes;
+        bad += n->rx.bad;
+        errors += n->model_errors + n->order_errors + n->piece_errors;
+        pkts += n->rx.packets;
+        cnps += n->cnps_out;
+        naks += n->naks_out;
+        rtx += n->rtx_pkts;
+        if (n->hh_on)
+            host_drops += hcc_host_get_stats(&n->hh)->dropped;
+        for (i = 0; i < n->nrecv; i++)
+            tenant_bytes[w->flow[n->recv_flow[i]].tenant] += n->rx.f[i].window_bytes;
+    }
+    for (i = 0; i < w->switches; i++) {
+        const net_switch *s = &w->sw[i].sw;
+        uint32_t p;
+        for (p = 0; p < s->cfg.ports; p++) {
+            marked += s->port[p].stats.marked;
+            uint32_t c;
+            for (c = 0; c < NET_DROP__COUNT; c++)
+                drops += s->port[p].stats.dropped[c];
+        }
+        pfc += w->sw[i].pfc_frames;
+    }
+    lost = (m->drained ? posted - got : 0) + bad + errors;
+    if (!quiet) {
+        printf("rnic_model: fabric of %u hosts and %u switches, %u QPs in %u tenants; %s scheduler\n", w->hosts,
+               w->switches, w->nflows, w->p.tenants, w->f.cfg.tick_only ? "tick-every-cycle" : "event");
+        for (t = 0; t < w->p.tenants; t++) {
+            double g = (double)tenant_bytes[t] * 8.0 / window_s / 1e9;
+            uint32_t q = 0;
+            for (i = 0; i < w->nflows; i++)
+                q += w->flow[i].tenant == t;
+            printf("  tenant %u: %u QPs, weight %u, cap %s, %.3f Gb/s delivered over the window\n", t, q,
+                   w->p.tenant[t].weight, w->p.tenant[t].cap_bps ? "per QP" : "none", g);
+        }
+        printf("  %llu B posted, %llu B checked at the receivers, %llu bad; %llu CNPs, %llu NAKs, %llu retransmitted, "
+               "%llu CE marks, %llu drops, %llu PFC frames, %llu host RX drops; %s\n",
+               (unsigned long long)posted, (unsigned long long)got, (unsigned long long)bad, (unsigned long long)cnps,
+               (unsigned long long)naks, (unsigned long long)rtx, (unsigned long long)marked, (unsigned long long)drops,
+               (unsigned long long)pfc, (unsigned long long)host_drops, m->drained ? "drained" : "NOT drained");
+        printf("  scheduler: %llu node runs at %llu cycles of %llu simulated, %.2f s host time\n",
+               (unsigned long long)w->f.stats.runs, (unsigned long long)w->f.stats.cycles_visited,
+               (unsigned long long)w->f.now, m->host_s);
+    }
+    for (t = 0; t < w->p.tenants; t++)
+        total_gbps += (double)tenant_bytes[t] * 8.0 / window_s / 1e9;
+    printf("RESULT fabric=1 hosts=%u switches=%u flows=%u tenants=%u rx_gbps=%.3f", w->hosts, w->switches, w->nflows,
+           w->p.tenants, total_gbps);
+    for (t = 0; t < w->p.tenants; t++)
+        printf(" tenant%u_gbps=%.3f", t, (double)tenant_bytes[t] * 8.0 / window_s / 1e9);
+    printf(" cnps=%llu naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_frames=%llu host_drops=%llu bytes_lost=%llu "
+           "drained=%d digest=%016llx delivered_packets=%llu node_runs=%llu cycles_visited=%llu mcycles_per_s=%.2f\n",
+           (unsigned long long)cnps, (unsigned long long)naks, (unsigned long long)rtx, (unsigned long long)marked,
+           (unsigned long long)drops, (unsigned long long)pfc, (unsigned long long)host_drops, (unsigned long long)lost,
+           m->drained, (unsigned long long)w->digest, (unsigned long long)pkts, (unsigned long long)w->f.stats.runs,
+           (unsigned long long)w->f.stats.cycles_visited, m->host_s > 0 ? (double)w->f.now / m->host_s / 1e6 : 0.0);
+}
+
+/* --shares-csv: each tenant's delivered payload over the window (tools/share_ref.py --compare). */
+static int fm_model_write_shares(const fm_model *m, const char *path)
+{
+    const fm_world *w = &m->w;
+    uint64_t bytes[FM_MAX_TENANTS];
+    double window_s = (double)(w->window_end - w->window_start) / (double)w->p.clock_hz;
+    uint32_t h, i, t;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    memset(bytes, 0, sizeof bytes);
+    for (h = 0; h < w->hosts; h++)
+        for (i = 0; i < w->nic[h].nrecv; i++)
+            bytes[w->flow[w->nic[h].recv_flow[i]].tenant] += w->nic[h].rx.f[i].window_bytes;
+    fprintf(f, "tenant,measured_gbps\n");
+    for (t = 0; t < w->p.tenants; t++)
+        fprintf(f, "%u,%.6f\n", t, (double)bytes[t] * 8.0 / window_s / 1e9);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static int fm_main(int argc, char **argv)
+{
+    scn s;
+    scn_error err;
+    fm_model m;
+    const char *file = NULL, *trace_csv = NULL, *flows_json = NULL, *shares_csv = NULL;
+    int tick_only = 0, quiet = 0, i, rc;
+    uint64_t lost_check;
+    scn_config_default(&s);
+    for (i = 1; i < argc; i++) /* the file first, then every --set in order */
+        if (!strcmp(argv[i], "--scenario") && i + 1 < argc)
+            file = argv[++i];
+    if (!file) {
+        fprintf(stderr, "rnic_model: --scenario needs a file\n");
+        return 2;
+    }
+    if (scn_parse_file(&s, file, &err) != SCN_OK) {
+        fprintf(stderr, "rnic_model: %s\n", err.message);
+        scn_free(&s);
+        return 2;
+    }
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--scenario")) {
+            i++;
+        } else if (!strcmp(a, "--set") && i + 1 < argc) {
+            char key[128];
+            const char *eq = strchr(argv[++i], '=');
+            size_t n = eq ? (size_t)(eq - argv[i]) : 0;
+            if (!eq || n == 0 || n >= sizeof key) {
+                fprintf(stderr, "rnic_model: --set %s: expected section.key=value\n", argv[i]);
+                scn_free(&s);
+                return 2;
+            }
+            memcpy(key, argv[i], n);
+            key[n] = '\0';
+            if (scn_set(&s, key, eq + 1, &err) != SCN_OK) {
+                fprintf(stderr, "rnic_model: %s\n", err.message);
+                scn_free(&s);
+                return 2;
+            }
+        } else if (!strcmp(a, "--tick-only")) {
+            tick_only = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--trace-csv") && i + 1 < argc) {
+            trace_csv = argv[++i];
+        } else if (!strcmp(a, "--flows-json") && i + 1 < argc) {
+            flows_json = argv[++i];
+        } else if (!strcmp(a, "--shares-csv") && i + 1 < argc) {
+            shares_csv = argv[++i];
+        } else {
+            fprintf(stderr, "rnic_model: %s: not an option of a scenario run (--scenario FILE [--set section.key=value] "
+                            "[--tick-only] [--quiet] [--trace-csv FILE] [--flows-json FILE] [--shares-csv FILE])\n", a);
+            scn_free(&s);
+            return 2;
+        }
+    }
+    if (scn_validate(&s, &err) != SCN_OK) {
+        fprintf(stderr, "rnic_model: %s\n", err.message);
+        scn_free(&s);
+        return 2;
+    }
+    fm_model_init(&m, &s, tick_only);
+    if (trace_csv) {
+        if (!(m.w.trace_csv = fopen(trace_csv, "w"))) {
+            perror(trace_csv);
+            return 1;
+        }
+        fprintf(m.w.trace_csv, "cycle,engine,kind,id,a,b\n");
+    }
+    if (flows_json && fm_model_write_flows(&m, flows_json) != 0) {
+        perror(flows_json);
+        return 1;
+    }
+    fm_model_run(&m);
+    fm_report(&m, quiet);
+    if (shares_csv && fm_model_write_shares(&m, shares_csv) != 0) {
+        perror(shares_csv);
+        return 1;
+    }
+    lost_check = m.w.model_errors;
+    for (i = 0; i < (int)m.w.hosts; i++)
+        lost_check += m.w.nic[i].rx.bad + m.w.nic[i].model_errors + m.w.nic[i].order_errors + m.w.nic[i].piece_errors;
+    rc = (lost_check || (s.run.drain && !m.drained)) ? 3 : 0;
+    if (m.w.trace_csv)
+        fclose(m.w.trace_csv);
+    fm_model_free(&m);
+    scn_free(&s);
+    return rc;
+}
+
+#endif /* RNIC_FM_MAIN_H */

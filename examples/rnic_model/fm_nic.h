@@ -1,0 +1,719 @@
+/* fm_nic.h -- a full-duplex RNIC as one node of the fabric (issue 30; docs/fabric_model.md).
+ *
+ * Requester side: the host's WQE rings and doorbells over PCIe (rm_host) -> Palos (per-tenant
+ * groups, weights) -> the transport (RoCEv2 go-back-N + DCQCN) -> Tassel (the rate registers:
+ * min(DCQCN or RHCC's Eq. 2, the tenant's cap)) -> DMA (PCIe reads) -> the TX MAC and its link.
+ * Responder side: packets from the switch -> the receiving host's data path (hcc_host: RX
+ * buffer, PCIe, memory; RHCC's receiver on its IIO counter) -> the transport receiver -> the
+ * checker (every byte of every flow, in order). The receiver's ACKs, NAKs and CNPs and the
+ * host's probe ACKs leave through the same TX MAC, ahead of data.
+ *
+ * Per-QP back-pressure into Palos: Palos's output is one FIFO; a piece for a QP whose message
+ * queue in the transport is full waits at the head (the transport's per-flow queue is 64
+ * pieces deep, so one QP blocks the others only when it has 64 pieces queued -- see the note).
+ *
+ * The node contract (fabric.h): fm_nic_advance_to executes the engines' cycles, fm_nic_run
+ * moves what can move at cycle t (downstream first), fm_nic_next_event is the earliest engine
+ * event (or t when a record still waits on a full neighbour: polled next cycle).
+ * fm_nic_accept is how a switch hands it a packet (RNIC_EBUSY: no room, the switch keeps it). */
+#ifndef RNIC_FM_NIC_H
+#define RNIC_FM_NIC_H
+#include "fm_world.h"
+
+typedef struct fm_nic {
+    fm_world *w;
+    uint32_t h;                 /* host number */
+    uint32_t fab_id;            /* its node in the fabric */
+    uint32_t sw, sw_port;       /* the switch it hangs on and its port there */
+    /* requester */
+    uint32_t nsend;             /* QPs it sends (local flows 0 .. nsend - 1) */
+    uint32_t *send_flow;        /* local -> global */
+    rm_host host;
+    rq_palos palos;
+    void *palos_mem;
+    tp tx;
+    void *tp_mem;
+    rl tassel;
+    void *rl_mem;
+    rm_pipe dma;
+    net_link up;                /* TX MAC + its link to the switch */
+    hcc_tx htx;
+    void *htx_mem;
+    int htx_on;
+    /* responder */
+    uint32_t nrecv;             /* flows it receives (rx flows 0 .. nrecv - 1) */
+    uint32_t *recv_flow;        /* rx -> global */
+    tp_rx rxe;
+    void *rxe_mem;
+    rm_receiver rx;
+    hcc_host hh;
+    void *hh_mem;
+    hcc_rx hrx;
+    void *hrx_mem;
+    int hh_on, hrx_on;
+    uint64_t region_bytes;
+    /* host PFC edges toward the switch's port to this NIC, on their way (one hop) */
+    uint64_t pause_at[16];
+    uint32_t pause_on[16], pause_head, pause_count;
+    uint64_t now;
+    /* counters over the whole run */
+    uint64_t sent_pkts, rtx_pkts, acks_out, naks_out, cnps_out, probes_sent, probe_acks_out;
+    uint64_t piece_errors, order_errors, model_errors, rate_changes, mba_writes, host_pfc_frames;
+} fm_nic;
+
+static void fm_nic__die(const char *what, rnic_err e)
+{
+    fprintf(stderr, "rnic_model: %s: %s\n", what, rnic_strerror(e));
+    exit(1);
+}
+
+static void fm_nic__ring_palos(void *ctx, uint32_t flow, uint32_t tail)
+{
+    fm_nic *n = (fm_nic *)ctx;
+    rnic_err e = rq_palos_doorbell(&n->palos, flow, tail);
+    if (e != RNIC_OK)
+        fm_nic__die("Palos doorbell refused", e);
+}
+
+static void fm_nic__doorbell(void *user, uint32_t flow)
+{
+    fm_nic *n = (fm_nic *)user;
+    rnic_err e = rl_doorbell(&n->tassel, flow);
+    if (e != RNIC_OK)
+        fm_nic__die("Tassel doorbell refused", e);
+}
+
+/* The rate register: min(the transport side's rate, the tenant's cap). */
+static void fm_nic__write_rate(fm_nic *n, uint32_t local, uint64_t bps)
+{
+    uint64_t cap = n->w->p.tenant[n->w->flow[n->send_flow[local]].tenant].cap_bps;
+    rnic_err e;
+    if (cap && bps > cap)
+        bps = cap;
+    n->rate_changes++;
+    if ((e = rl_set_rate(&n->tassel, local, bps)) != RNIC_OK)
+        fm_nic__die("rl_set_rate", e);
+}
+
+static void fm_nic__set_rate(void *user, uint32_t flow, uint64_t bps)
+{
+    fm_nic *n = (fm_nic *)user;
+    rnic_err e;
+    if (!n->htx_on) {
+        fm_nic__write_rate(n, flow, bps);
+        return;
+    }
+    if ((e = hcc_tx_set_rcc(&n->htx, flow, bps)) != RNIC_OK)
+        fm_nic__die("hcc_tx_set_rcc", e);
+}
+
+static void *fm__alloc_engine(size_t size, const char *what)
+{
+    void *p = size ? malloc(size) : NULL;
+    if (!p) {
+        fprintf(stderr, "rnic_model: %s: no memory (%zu B)\n", what, size);
+        exit(1);
+    }
+    return p;
+}
+
+static void fm__config_fail(const char *what, const char *field, rnic_err e)
+{
+    fprintf(stderr, "rnic_model: %s config: %s: %s\n", what, field ? field : "?", rnic_strerror(e));
+    exit(1);
+}
+
+/* Set up NIC h: the flows it sends and receives come from w->flow (fm_build.h fills it). */
+static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
+{
+    const fm_params *p = &w->p;
+    uint32_t g, t, i, pcie_cycles = (uint32_t)rnic_ns_to_cycles(p->pcie_latency_ns, p->clock_hz);
+    const char *field = NULL;
+    net_link_config lc;
+    rnic_err e;
+
+    memset(n, 0, sizeof *n);
+    n->w = w;
+    n->h = h;
+    for (g = 0; g < w->nflows; g++) {
+        n->nsend += w->flow[g].src == h;
+        n->nrecv += w->flow[g].dst == h;
+    }
+    n->send_flow = (uint32_t *)calloc(n->nsend + 1u, sizeof *n->send_flow);
+    n->recv_flow = (uint32_t *)calloc(n->nrecv + 1u, sizeof *n->recv_flow);
+    if (!n->send_flow || !n->recv_flow)
+        fm_nic__die("flow tables", RNIC_ENOSPC);
+    for (g = 0; g < w->nflows; g++) {
+        if (w->flow[g].src == h)
+            n->send_flow[w->flow[g].local] = g;
+        if (w->flow[g].dst == h)
+            n->recv_flow[w->flow[g].rx] = g;
+    }
+    n->htx_on = p->host_on && (p->rhcc == FM_RHCC_TX || p->rhcc == FM_RHCC_BOTH);
+    n->hh_on = p->host_on;
+    n->hrx_on = p->host_on && (p->rhcc == FM_RHCC_RX || p->rhcc == FM_RHCC_BOTH || p->rhcc == FM_RHCC_ECN);
+
+    /* ---- requester ---- */
+    {
+        uint32_t maxdepth = 1;
+        for (t = 0; t < p->tenants; t++)
+            if (p->tenant[t].depth > maxdepth)
+                maxdepth = p->tenant[t].depth;
+        if (rm_host_init(&n->host, 0, n->nsend ? n->nsend : 1u, maxdepth * 2u, maxdepth, p->tenant[0].min_msg,
+                         p->tenant[0].max_msg, pcie_cycles, p->seed + h))
+            fm_nic__die("host", RNIC_ENOSPC);
+        for (i = 0; i < n->nsend; i++) {
+            const fm_tenant *tn = &p->tenant[w->flow[n->send_flow[i]].tenant];
+            rm_host_set_sizes(&n->host, i, tn->min_msg, tn->max_msg);
+            n->host.gen[i].raddr = (uint64_t)n->send_flow[i] << 40; /* the global flow's buffer */
+        }
+        if (!n->nsend)
+            n->host.posting = false;
+    }
+    net_link_config_default(&lc);
+    lc.rate_bps = p->link_bps;
+    lc.prop_ns = p->link_prop_ns;
+    lc.clock_hz = p->clock_hz;
+    lc.queue_packets = 8u; /* the TX MAC's FIFO (control frames and data) */
+    lc.out_packets = 4096;
+    if (rm_pipe_init(&n->dma, 64u, p->pcie_bps, p->clock_hz, 0, pcie_cycles) || net_link_init(&n->up, &lc) != RNIC_OK)
+        fm_nic__die("DMA / link", RNIC_ENOSPC);
+    {
+        rq_palos_config pc;
+        size_t size;
+        rq_palos_config_default(&pc);
+        pc.weights.max_flows = n->nsend ? n->nsend : 1u;
+        pc.weights.max_groups = p->tenants;
+        pc.weights.mtu = FM_PALOS_CHUNK;
+        pc.clock_hz = p->clock_hz;
+        pc.cut_align = p->payload;
+        pc.source = rm_host_source;
+        pc.source_user = &n->host;
+        pc.trace = fm_on_trace;
+        pc.trace_user = w;
+        pc.trace_id = fm_trace_id(RNIC_ENGINE_PALOS, h);
+        size = rq_palos_mem_size(&pc);
+        n->palos_mem = fm__alloc_engine(size, "Palos");
+        if ((e = rq_palos_init(&n->palos, &pc, n->palos_mem, size)) != RNIC_OK)
+            fm_nic__die("rq_palos_init", e);
+        for (t = 0; t < p->tenants; t++)
+            if ((e = rq_palos_create_group(&n->palos, t, p->tenant[t].weight)) != RNIC_OK)
+                fm_nic__die("rq_palos_create_group", e);
+    }
+    {
+        tp_config tc;
+        size_t size;
+        tp_config_default(&tc);
+        tc.clock_hz = p->clock_hz;
+        tc.link_bps = w->line_bps;
+        tc.min_rate_bps = w->dcqcn.rate_floor_bps;
+        tc.max_flows = n->nsend ? n->nsend : 1u;
+        tc.window = FM_TP_WINDOW;
+        tc.ring = FM_SEG_RING;
+        tc.message_depth = FM_TP_MESSAGES;
+        tc.incoming_depth = 1024;
+        tc.completion_depth = 256;
+        tc.protocol = &w->proto;
+        tc.external_pacer = true;
+        tc.pacer.doorbell = fm_nic__doorbell;
+        tc.pacer.set_rate = fm_nic__set_rate;
+        tc.pacer.user = n;
+        tc.trace = fm_on_trace;
+        tc.trace_user = w;
+        tc.trace_id = fm_trace_id(RNIC_ENGINE_TRANSPORT, h);
+        if ((e = tp_config_check(&tc, &field)) != RNIC_OK)
+            fm__config_fail("transport", field, e);
+        size = tp_mem_size(&tc);
+        n->tp_mem = fm__alloc_engine(size, "transport");
+        if ((e = tp_init(&n->tx, &tc, n->tp_mem, size)) != RNIC_OK)
+            fm_nic__die("tp_init", e);
+    }
+    {
+        rl_config rc;
+        size_t size;
+        rl_config_default(&rc);
+        rc.clock_hz = p->clock_hz;
+        rc.link_bps = w->line_bps;
+        rc.max_flows = n->nsend ? n->nsend : 1u;
+        rc.mtu = p->payload;
+        rc.pcie_latency_ns = FM_RING_READ_NS;
+        rc.source = tp_pacer_source;
+        rc.source_user = &n->tx;
+        rc.trace = fm_on_trace;
+        rc.trace_user = w;
+        rc.trace_id = fm_trace_id(RNIC_ENGINE_TASSEL, h);
+        if ((e = rl_config_check(&rc, &field)) != RNIC_OK)
+            fm__config_fail("Tassel", field, e);
+        size = rl_mem_size(&rc);
+        n->rl_mem = fm__alloc_engine(size, "Tassel");
+        if ((e = rl_init(&n->tassel, &rc, n->rl_mem, size)) != RNIC_OK)
+            fm_nic__die("rl_init", e);
+    }
+    if (n->htx_on) {
+        hcc_tx_config hc;
+        size_t size;
+        hcc_tx_config_default(&hc);
+        hc.clock_hz = p->clock_hz;
+        hc.link_bps = w->line_bps;
+        hc.rate_floor_bps = w->dcqcn.rate_floor_bps;
+        hc.max_flows = n->nsend ? n->nsend : 1u;
+        hc.rate_depth = n->nsend + 1u;
+        hc.probe_depth = 1024;
+        hc.max_delay_ns = HCC_TX_MAX_DELAY_NS; /* a host stall of any length is a delay, not bad input */
+        hc.trace = fm_on_trace;
+        hc.trace_user = w;
+        hc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_TX, h);
+        if ((e = hcc_tx_config_check(&hc, &field)) != RNIC_OK)
+            fm__config_fail("RHCC sender", field, e);
+        size = hcc_tx_mem_size(&hc);
+        n->htx_mem = fm__alloc_engine(size, "RHCC sender");
+        if ((e = hcc_tx_init(&n->htx, &hc, n->htx_mem, size)) != RNIC_OK)
+            fm_nic__die("hcc_tx_init", e);
+    }
+    {
+        tp_flow_config fp;
+        tp_flow_config_default(&fp);
+        fp.seg_size = p->payload;
+        fp.init_rate_bps = w->line_bps;
+        fp.rto_ns = 2000000u;
+        for (i = 0; i < n->nsend; i++) {
+            rq_palos_flow_config pf;
+            rq_palos_flow_config_default(&pf);
+            pf.group = w->flow[n->send_flow[i]].tenant;
+            if ((e = rq_palos_flow_open(&n->palos, i, &pf)) != RNIC_OK)
+                fm_nic__die("rq_palos_flow_open", e);
+            if (n->htx_on && (e = hcc_tx_flow_open(&n->htx, i, NULL)) != RNIC_OK)
+                fm_nic__die("hcc_tx_flow_open", e);
+            fm_nic__write_rate(n, i, w->line_bps);
+            if ((e = tp_flow_open(&n->tx, i, &fp)) != RNIC_OK)
+                fm_nic__die("tp_flow_open", e);
+        }
+    }
+
+    /* ---- responder ---- */
+    {
+        tp_rx_config rc;
+        tp_rx_flow_config rfc;
+        size_t size;
+        tp_rx_config_default(&rc);
+        rc.clock_hz = p->clock_hz;
+        rc.max_flows = n->nrecv ? n->nrecv : 1u;
+        rc.window = FM_TP_WINDOW;
+        rc.delack_count = 1;
+        rc.sack = false;
+        rc.go_back_n = true;
+        rc.cnp_interval_ns = (uint64_t)p->cnp_interval_us * 1000u;
+        rc.cnp_mode = TP_RX_CNP_IMMEDIATE;
+        rc.segment_depth = 256;
+        rc.ack_depth = 4096;
+        rc.delivered_depth = 256;
+        rc.trace = fm_on_trace;
+        rc.trace_user = w;
+        rc.trace_id = fm_trace_id(RNIC_ENGINE_TP_RX, h);
+        if ((e = tp_rx_config_check(&rc, &field)) != RNIC_OK)
+            fm__config_fail("receiver", field, e);
+        size = tp_rx_mem_size(&rc);
+        n->rxe_mem = fm__alloc_engine(size, "receiver");
+        if ((e = tp_rx_init(&n->rxe, &rc, n->rxe_mem, size)) != RNIC_OK)
+            fm_nic__die("tp_rx_init", e);
+        tp_rx_flow_config_default(&rfc);
+        for (i = 0; i < n->nrecv; i++)
+            if ((e = tp_rx_flow_open(&n->rxe, i, &rfc)) != RNIC_OK)
+                fm_nic__die("tp_rx_flow_open", e);
+        if (rm_receiver_init(&n->rx, n->nrecv ? n->nrecv : 1u, p->lat_samples, p->seed + 7919u * h))
+            fm_nic__die("checker", RNIC_ENOSPC);
+        for (i = 0; i < n->nrecv; i++)
+            n->rx.f[i].next_raddr = (uint64_t)n->recv_flow[i] << 40;
+        n->rx.window_start = w->window_start;
+        n->rx.window_end = w->window_end;
+    }
+    if (n->hh_on) {
+        static const uint64_t cpu_load_Bps[4] = { 0, 19000000000ull, 25300000000ull, 30300000000ull };
+        hcc_host_config hc;
+        size_t size;
+        hcc_host_config_default(&hc);
+        hc.clock_hz = p->clock_hz;
+        hc.pfc = p->pfc != 0;
+        hc.cpu_load_bps = 8u * cpu_load_Bps[p->cpu_load_x & 3u];
+        hc.ddio_lines = p->ddio ? hc.ddio_lines : 0u;
+        hc.mem_queue = hc.cpu_outstanding + hc.iio_mem_credits;
+        hc.rx_depth = 256;
+        hc.trace = fm_on_trace;
+        hc.trace_user = w;
+        hc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_HOST, h);
+        if ((e = hcc_host_config_check(&hc, &field)) != RNIC_OK)
+            fm__config_fail("host", field, e);
+        size = hcc_host_mem_size(&hc);
+        n->hh_mem = fm__alloc_engine(size, "host");
+        if ((e = hcc_host_init(&n->hh, &hc, n->hh_mem, size)) != RNIC_OK)
+            fm_nic__die("hcc_host_init", e);
+        n->region_bytes = n->nrecv ? ((uint64_t)p->footprint_mb << 20) / n->nrecv / 64u * 64u : 64u;
+        if (n->region_bytes < 64u)
+            n->region_bytes = 64u;
+    }
+    if (n->hrx_on) {
+        hcc_rx_config xc;
+        size_t size;
+        hcc_rx_config_default(&xc);
+        xc.clock_hz = p->clock_hz;
+        xc.mode = p->rhcc == FM_RHCC_ECN ? HCC_RX_MODE_ECN : HCC_RX_MODE_MBA;
+        xc.fast_down = true;
+        xc.trace = fm_on_trace;
+        xc.trace_user = w;
+        xc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_RX, h);
+        if ((e = hcc_rx_config_check(&xc, &field)) != RNIC_OK)
+            fm__config_fail("RHCC receiver", field, e);
+        size = hcc_rx_mem_size(&xc);
+        n->hrx_mem = fm__alloc_engine(size, "RHCC receiver");
+        if ((e = hcc_rx_init(&n->hrx, &xc, n->hrx_mem, size)) != RNIC_OK)
+            fm_nic__die("hcc_rx_init", e);
+    }
+    n->rate_changes = 0;
+}
+
+static void fm_nic_free(fm_nic *n)
+{
+    rm_host_free(&n->host);
+    rm_pipe_free(&n->dma);
+    net_link_free(&n->up);
+    rm_receiver_free(&n->rx);
+    free(n->palos_mem);
+    free(n->tp_mem);
+    free(n->rl_mem);
+    free(n->htx_mem);
+    free(n->rxe_mem);
+    free(n->hh_mem);
+    free(n->hrx_mem);
+    free(n->send_flow);
+    free(n->recv_flow);
+}
+
+/* Hand the TX MAC's arrived packets to the switch (its ingress never blocks but on a full
+ * egress queue's packet count: then the packet waits and the NIC is polled). */
+static void fm_nic__to_switch(fm_nic *n, uint64_t t);
+
+/* A packet from the switch, at cycle t (the NIC brought to t). */
+static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
+{
+    fm_world *w = n->w;
+    rnic_work x = pk->w;
+    uint32_t type = TP_WORK_PKT_TYPE(x.flags);
+    rnic_err e;
+    if (x.op == FM_PROBE_ACK_OP && (x.flags & HCC_WORK_PROBE)) { /* to the RHCC sender: Eq. 1 */
+        if (!n->htx_on || x.flow >= n->nsend || hcc_tx_push_probe_ack(&n->htx, &x) != RNIC_OK)
+            n->model_errors++;
+        return RNIC_OK;
+    }
+    if (type == TP_PKT_ACK || type == TP_PKT_NACK || type == TP_PKT_CNP || type == TP_PKT_GRANT) {
+        if (!tp_space_incoming(&n->tx))
+            return RNIC_EBUSY;
+        if (tp_push_incoming(&n->tx, &x) != RNIC_OK)
+            n->model_errors++;
+        return RNIC_OK;
+    }
+    /* data (or a probe) for the responder: the sender's flow number -> this NIC's */
+    if (pk->src >= w->hosts || !w->flow_of[pk->src] || x.flow >= w->nic[pk->src].nsend ||
+        w->flow[w->flow_of[pk->src][x.flow]].dst != n->h) {
+        n->model_errors++;
+        return RNIC_OK;
+    }
+    {
+        uint32_t g = w->flow_of[pk->src][x.flow];
+        x.flow = w->flow[g].rx;
+    }
+    x.flags = pk->ecn ? (x.flags | TP_WORK_ECN) : (x.flags & ~TP_WORK_ECN);
+    if (n->hh_on) {
+        x.addr = (uint64_t)x.flow * n->region_bytes +
+                 ((x.flags & HCC_WORK_PROBE) ? 0u : (x.raddr & ((1ull << 40) - 1u)) % n->region_bytes);
+        e = hcc_host_push_rx(&n->hh, &x);
+        if (e != RNIC_OK && e != RNIC_EBUSY) /* EBUSY: the RX buffer was full, the host dropped and counted it */
+            n->model_errors++;
+        return RNIC_OK;
+    }
+    if (x.flags & HCC_WORK_PROBE) {
+        n->model_errors++;
+        return RNIC_OK;
+    }
+    if (!tp_rx_space_segment(&n->rxe))
+        return RNIC_EBUSY;
+    if (tp_rx_push_segment(&n->rxe, &x) != RNIC_OK)
+        n->model_errors++;
+    return RNIC_OK;
+}
+
+/* The sender-side identity of receiver flow rx: (source host, its flow number there). */
+static void fm_nic__origin(const fm_nic *n, uint32_t rx, uint32_t *src, uint32_t *local)
+{
+    const fm_flow *f = &n->w->flow[n->recv_flow[rx < n->nrecv ? rx : 0u]];
+    *src = f->src;
+    *local = f->local;
+}
+
+static void fm_nic__responder(fm_nic *n)
+{
+    rnic_work x;
+    net_pkt pk;
+    rnic_err e;
+    if (n->hrx_on) {
+        if (hcc_rx_sample_due(&n->hrx) <= n->now) {
+            hcc_rx_sample smp;
+            smp.cycle = n->now;
+            smp.cum = hcc_host_iio_occupancy_cum(&n->hh);
+            if (hcc_rx_push_sample(&n->hrx, &smp) != RNIC_OK)
+                n->model_errors++;
+        }
+        while (hcc_rx_pop_action(&n->hrx, &x) == RNIC_OK) {
+            e = (x.flags & HCC_RX_WORK_MBA) ? hcc_host_set_mba_level(&n->hh, x.aux)
+                                            : hcc_host_set_ecn(&n->hh, (x.flags & HCC_WORK_CE) != 0);
+            n->mba_writes += (x.flags & HCC_RX_WORK_MBA) != 0;
+            if (e != RNIC_OK)
+                n->model_errors++;
+        }
+    }
+    while (n->hh_on && hcc_host_peek_rx(&n->hh, &x) == RNIC_OK) {
+        if (x.flags & HCC_WORK_PROBE) {
+            uint32_t src, local;
+            if (!net_link_space(&n->up))
+                break;
+            hcc_host_pop_rx(&n->hh, &x);
+            fm_nic__origin(n, x.flow, &src, &local);
+            memset(&pk, 0, sizeof pk);
+            pk.w.flow = local;
+            pk.w.index = x.index;
+            pk.w.op = FM_PROBE_ACK_OP;
+            pk.w.flags = HCC_WORK_PROBE;
+            pk.w.addr = rnic_cycles_to_ns(x.cycle - x.offset, n->w->p.clock_hz); /* received: RX-buffer head */
+            pk.w.raddr = rnic_cycles_to_ns(x.cycle, n->w->p.clock_hz);         /* processed */
+            pk.src = n->h;
+            pk.dst = src;
+            pk.wire_bytes = FM_ACK_WIRE;
+            pk.control = 1;
+            n->probe_acks_out++;
+            if (net_link_push(&n->up, &pk) != RNIC_OK)
+                n->model_errors++;
+            continue;
+        }
+        if (!tp_rx_space_segment(&n->rxe))
+            break;
+        hcc_host_pop_rx(&n->hh, &x);
+        if (tp_rx_push_segment(&n->rxe, &x) != RNIC_OK)
+            n->model_errors++;
+    }
+    while (tp_rx_pop_delivered(&n->rxe, &x) == RNIC_OK) {
+        n->rx.now = n->now;
+        x.aux = (x.flags & TP_WORK_ECN) ? RM_ECN_CE : RM_ECN_ECT0;
+        rm_receiver_take(&n->rx, &x, &n->w->trace);
+    }
+    while (net_link_space(&n->up) && tp_rx_pop_ack(&n->rxe, &x) == RNIC_OK) {
+        uint32_t src, local, type = TP_WORK_PKT_TYPE(x.flags);
+        fm_nic__origin(n, x.flow, &src, &local);
+        memset(&pk, 0, sizeof pk);
+        pk.w = x;
+        pk.w.flow = local;
+        pk.src = n->h;
+        pk.dst = src;
+        pk.wire_bytes = type == TP_PKT_CNP ? FM_CNP_WIRE : FM_ACK_WIRE;
+        pk.control = 1;
+        n->acks_out += type == TP_PKT_ACK;
+        n->naks_out += type == TP_PKT_NACK;
+        n->cnps_out += type == TP_PKT_CNP;
+        if (net_link_push(&n->up, &pk) != RNIC_OK)
+            n->model_errors++;
+    }
+    while (n->hh_on && n->pause_count < 16u && hcc_host_pop_signal(&n->hh, &x) == RNIC_OK) {
+        uint32_t k = (n->pause_head + n->pause_count++) % 16u;
+        n->pause_at[k] = n->now + n->up.prop + rnic_ns_to_cycles(6u, n->w->p.clock_hz);
+        n->pause_on[k] = (x.flags & HCC_HOST_WORK_PAUSE) != 0;
+        n->host_pfc_frames++;
+    }
+}
+
+/* A packet Tassel sent: the segment-ring entry it came from is the packet. */
+static int fm_nic__tassel_packet(fm_nic *n, rnic_work *x)
+{
+    rnic_work seg, consumed;
+    if (x->flags & RNIC_WORK_ERROR) {
+        n->piece_errors++;
+        return 0;
+    }
+    memset(&consumed, 0, sizeof consumed);
+    consumed.flow = x->flow;
+    consumed.index = x->index;
+    if (tp_pacer_source(&n->tx, x->flow, x->index, &seg, 1) != 1 || seg.len != x->len || !(x->flags & RNIC_WORK_LAST) ||
+        tp_push_consumed(&n->tx, &consumed) != RNIC_OK) {
+        n->order_errors++;
+        return 0;
+    }
+    *x = seg;
+    if (seg.flags & TP_WORK_RTX)
+        n->rtx_pkts++;
+    n->sent_pkts++;
+    return 1;
+}
+
+static void fm_nic__requester(fm_nic *n)
+{
+    rnic_work x;
+    net_pkt pk;
+    while (n->htx_on && hcc_tx_pop_rate(&n->htx, &x) == RNIC_OK)
+        fm_nic__write_rate(n, x.flow, x.addr);
+    while (n->htx_on && net_link_space(&n->up) && hcc_tx_pop_probe(&n->htx, &x) == RNIC_OK) {
+        memset(&pk, 0, sizeof pk);
+        pk.w.flow = x.flow;
+        pk.w.index = x.index;
+        pk.w.len = FM_PROBE_LEN;
+        pk.w.flags = HCC_WORK_PROBE;
+        pk.src = n->h;
+        pk.dst = n->w->flow[n->send_flow[x.flow]].dst;
+        pk.wire_bytes = FM_PROBE_WIRE;
+        n->probes_sent++;
+        if (net_link_push(&n->up, &pk) != RNIC_OK)
+            n->model_errors++;
+    }
+    while (net_link_space(&n->up) && rm_pipe_pop(&n->dma, &x) == RNIC_OK) {
+        memset(&pk, 0, sizeof pk);
+        pk.w = x;
+        pk.src = n->h;
+        pk.dst = n->w->flow[n->send_flow[x.flow]].dst;
+        pk.wire_bytes = x.len + FM_WIRE_OVERHEAD;
+        if (net_link_push(&n->up, &pk) != RNIC_OK)
+            n->model_errors++;
+    }
+    while (rm_pipe_space(&n->dma) && rl_pop_tx(&n->tassel, &x) == RNIC_OK)
+        if (fm_nic__tassel_packet(n, &x)) {
+            if (n->htx_on && hcc_tx_push_sent(&n->htx, &x) != RNIC_OK)
+                n->model_errors++;
+            rm_pipe_push(&n->dma, &x);
+        }
+    while (tp_pop_completion(&n->tx, &x) == RNIC_OK)
+        if (x.op & RM_OP_MSG_LAST)
+            rm_host_completed(&n->host, x.flow);
+    while (rq_palos_peek_piece(&n->palos, &x) == RNIC_OK) {
+        if (!(x.flags & RNIC_WORK_ERROR) && tp_flow_message_room(&n->tx, x.flow) == 0)
+            break; /* the QP's message queue is full: Palos's output waits */
+        rq_palos_pop_piece(&n->palos, &x);
+        if ((x.flags & RNIC_WORK_LAST) && rm_host_consumed(&n->host, x.flow, x.index) != 0)
+            n->order_errors++;
+        if (x.flags & RNIC_WORK_ERROR) {
+            n->piece_errors++;
+            continue;
+        }
+        x.op |= ((x.flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) | ((x.flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
+        x.flags = 0;
+        if (tp_push_message(&n->tx, &x) != RNIC_OK)
+            n->model_errors++;
+    }
+    rm_host_step(&n->host, fm_nic__ring_palos, n, &n->w->trace);
+}
+
+/* Something can move now inside the NIC (or toward the switch). */
+static int fm_nic__can_move(fm_nic *n)
+{
+    rnic_work x;
+    net_pkt pk;
+    if (n->pause_count && n->pause_at[n->pause_head] <= n->now)
+        return 1;
+    if (net_link_peek(&n->up, &pk) == RNIC_OK)
+        return 1;
+    if (n->hh_on) {
+        if (hcc_host_peek_signal(&n->hh, &x) == RNIC_OK)
+            return 1;
+        if (hcc_host_peek_rx(&n->hh, &x) == RNIC_OK &&
+            ((x.flags & HCC_WORK_PROBE) ? net_link_space(&n->up) != 0 : tp_rx_space_segment(&n->rxe) != 0))
+            return 1;
+    }
+    if (n->hrx_on && (hcc_rx_sample_due(&n->hrx) <= n->now || hcc_rx_peek_action(&n->hrx, &x) == RNIC_OK))
+        return 1;
+    if (tp_rx_peek_delivered(&n->rxe, &x) == RNIC_OK)
+        return 1;
+    if (net_link_space(&n->up) && tp_rx_peek_ack(&n->rxe, &x) == RNIC_OK)
+        return 1;
+    if (n->htx_on && (hcc_tx_peek_rate(&n->htx, &x) == RNIC_OK ||
+                      (net_link_space(&n->up) && hcc_tx_peek_probe(&n->htx, &x) == RNIC_OK)))
+        return 1;
+    if (net_link_space(&n->up) && rm_pipe_next_event(&n->dma) <= n->now)
+        return 1;
+    if (rm_pipe_space(&n->dma) && rl_peek_tx(&n->tassel, &x) == RNIC_OK)
+        return 1;
+    if (tp_peek_completion(&n->tx, &x) == RNIC_OK)
+        return 1;
+    if (rq_palos_peek_piece(&n->palos, &x) == RNIC_OK && ((x.flags & RNIC_WORK_ERROR) || tp_flow_message_room(&n->tx, x.flow)))
+        return 1;
+    return rm_host_next_event(&n->host) <= n->now;
+}
+
+static uint64_t fm__min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Advance one engine to `target`; an engine stops early only when an output port fills, which
+ * the NIC's run empties (it never holds more than the port's depth): a stop is a model error. */
+#define FM_ADVANCE(now_fn, advance_fn, eng, target)                                                  \
+    do {                                                                                             \
+        while (now_fn(eng) < (target))                                                               \
+            if (advance_fn((eng), (target)) == 0)                                                    \
+                break;                                                                               \
+        if (now_fn(eng) != (target)) {                                                               \
+            fprintf(stderr, "rnic_model: %s stopped early at %llu (target %llu)\n", #eng,             \
+                    (unsigned long long)now_fn(eng), (unsigned long long)(target));                 \
+            exit(1);                                                                                 \
+        }                                                                                            \
+    } while (0)
+
+static void fm_nic_advance_to(void *self, uint64_t cycle)
+{
+    fm_nic *n = (fm_nic *)self;
+    if (cycle <= n->now)
+        return;
+    /* the slicer, the transport, RHCC's sender, then Tassel (the transport's doorbells and rate
+     * changes reach Tassel in the cycle they happen); the receiving side */
+    FM_ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, cycle);
+    FM_ADVANCE(tp_now, tp_advance_to, &n->tx, cycle);
+    if (n->htx_on)
+        FM_ADVANCE(hcc_tx_now, hcc_tx_advance_to, &n->htx, cycle);
+    FM_ADVANCE(rl_now, rl_advance_to, &n->tassel, cycle);
+    if (n->hh_on)
+        FM_ADVANCE(hcc_host_now, hcc_host_advance_to, &n->hh, cycle);
+    if (n->hrx_on)
+        FM_ADVANCE(hcc_rx_now, hcc_rx_advance_to, &n->hrx, cycle);
+    FM_ADVANCE(tp_rx_now, tp_rx_advance_to, &n->rxe, cycle);
+    n->now = cycle;
+    n->host.now = cycle;
+    n->rx.now = cycle;
+    rm_pipe_advance_to(&n->dma, cycle);
+    net_link_advance_to(&n->up, cycle);
+}
+
+static uint64_t fm_nic_next_event(const void *self)
+{
+    fm_nic *n = (fm_nic *)(uintptr_t)self; /* peeks only: nothing observable changes */
+    uint64_t next;
+    if (fm_nic__can_move(n))
+        return n->now;
+    next = fm__min(net_link_next_event(&n->up), rm_pipe_next_event(&n->dma));
+    if (n->pause_count)
+        next = fm__min(next, n->pause_at[n->pause_head]);
+    next = fm__min(next, tp_rx_next_event(&n->rxe));
+    if (n->hh_on)
+        next = fm__min(next, hcc_host_next_event(&n->hh));
+    if (n->hrx_on)
+        next = fm__min(next, fm__min(hcc_rx_next_event(&n->hrx), hcc_rx_sample_due(&n->hrx)));
+    if (n->htx_on)
+        next = fm__min(next, hcc_tx_next_event(&n->htx));
+    next = fm__min(next, rl_next_event(&n->tassel));
+    next = fm__min(next, tp_next_event(&n->tx));
+    next = fm__min(next, rq_palos_next_event(&n->palos));
+    return fm__min(next, rm_host_next_event(&n->host));
+}
+
+static void fm_nic_run(void *self, uint64_t t)
+{
+    fm_nic *n = (fm_nic *)self;
+    (void)t;
+    fm_nic__responder(n);
+    fm_nic__to_switch(n, t);
+    fm_nic__requester(n);
+    fm_nic__to_switch(n, t);
+}
+
+static const fab_node_ops fm_nic_ops = { fm_nic_advance_to, fm_nic_run, fm_nic_next_event };
+
+#endif /* RNIC_FM_NIC_H */

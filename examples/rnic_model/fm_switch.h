@@ -1,0 +1,141 @@
+/* fm_switch.h -- a switch of the fabric as one node (issue 30; docs/fabric_model.md): net.h's
+ * output-queued switch (shared buffer, RED/ECN, PFC per ingress, control packets first, ECMP),
+ * its egress links, and where each port leads (a NIC, or another switch's port). Its run hands
+ * every packet that reached the far end of an egress link to that neighbour (a NIC through
+ * fm_nic_accept, a switch through net_switch_push_from), and carries its PAUSE / RESUME frames
+ * one hop back to the neighbour whose link it pauses. */
+#ifndef RNIC_FM_SWITCH_H
+#define RNIC_FM_SWITCH_H
+#include "fm_nic.h"
+
+#define FM_PFC_QUEUE 256u /* PAUSE / RESUME frames travelling back to neighbours */
+
+typedef struct fm_peer {
+    uint32_t is_switch;        /* 0: NIC, 1: switch */
+    uint32_t index;            /* host number or switch number */
+    uint32_t port;             /* the neighbour switch's port (is_switch) */
+} fm_peer;
+
+typedef struct fm_switch {
+    fm_world *w;
+    uint32_t index, fab_id;
+    net_switch sw;
+    fm_peer *peer;             /* per port */
+    net_pfc_frame pfc[FM_PFC_QUEUE];
+    uint32_t pfc_head, pfc_count;
+    uint64_t pfc_frames;
+    uint64_t now;
+} fm_switch;
+
+/* The link a PAUSE from switch s's ingress `port` stops: the neighbour's link into that port. */
+static net_link *fm_switch__upstream_link(fm_world *w, const fm_switch *s, uint32_t port, uint32_t *fab_id)
+{
+    const fm_peer *pr = &s->peer[port];
+    if (pr->is_switch) {
+        *fab_id = w->sw[pr->index].fab_id;
+        return &w->sw[pr->index].sw.port[pr->port].link;
+    }
+    *fab_id = w->nic[pr->index].fab_id;
+    return &w->nic[pr->index].up;
+}
+
+static void fm_switch_advance_to(void *self, uint64_t cycle)
+{
+    fm_switch *s = (fm_switch *)self;
+    if (cycle <= s->now)
+        return;
+    net_switch_advance_to(&s->sw, cycle);
+    s->now = cycle;
+}
+
+static void fm_switch_run(void *self, uint64_t t)
+{
+    fm_switch *s = (fm_switch *)self;
+    fm_world *w = s->w;
+    net_pfc_frame fr;
+    net_pkt pk;
+    uint32_t p;
+    uint64_t hop;
+    /* PAUSE / RESUME frames: one hop back (propagation + a 64 B frame), then the link obeys */
+    while (s->pfc_count < FM_PFC_QUEUE && net_switch_pop_pfc(&s->sw, &fr) == RNIC_OK) {
+        hop = s->sw.port[fr.port].link.prop + rnic_ns_to_cycles(6u, w->p.clock_hz);
+        fr.cycle = t + hop;
+        s->pfc[(s->pfc_head + s->pfc_count++) % FM_PFC_QUEUE] = fr;
+        s->pfc_frames++;
+    }
+    while (s->pfc_count && s->pfc[s->pfc_head].cycle <= t) {
+        uint32_t id;
+        net_link *l = fm_switch__upstream_link(w, s, s->pfc[s->pfc_head].port, &id);
+        fab_bring(&w->f, id, t);
+        if (net_link_pause_quanta(l, s->pfc[s->pfc_head].quanta) != RNIC_OK)
+            w->model_errors++;
+        fab_wake(&w->f, id);
+        s->pfc_head = (s->pfc_head + 1u) % FM_PFC_QUEUE;
+        s->pfc_count--;
+    }
+    /* packets at the far end of each egress link, to the neighbour */
+    for (p = 0; p < s->sw.cfg.ports; p++) {
+        const fm_peer *pr = &s->peer[p];
+        while (net_switch_peek(&s->sw, p, &pk) == RNIC_OK) {
+            rnic_err e;
+            if (pr->is_switch) {
+                fm_switch *d = &w->sw[pr->index];
+                fab_bring(&w->f, d->fab_id, t);
+                e = net_switch_push_from(&d->sw, pr->port, &pk);
+                if (e == RNIC_OK)
+                    fab_wake(&w->f, d->fab_id);
+            } else {
+                fm_nic *n = &w->nic[pr->index];
+                fab_bring(&w->f, n->fab_id, t);
+                e = fm_nic_accept(n, &pk);
+                if (e == RNIC_OK)
+                    fab_wake(&w->f, n->fab_id);
+            }
+            if (e != RNIC_OK)
+                break; /* the neighbour has no room: the packet waits (polled) */
+            net_switch_pop(&s->sw, p, &pk);
+        }
+    }
+}
+
+static uint64_t fm_switch_next_event(const void *self)
+{
+    const fm_switch *s = (const fm_switch *)self;
+    uint64_t next = net_switch_next_event(&s->sw);
+    if (s->sw.pfc_count)
+        return s->now;
+    if (s->pfc_count && s->pfc[s->pfc_head].cycle < next)
+        next = s->pfc[s->pfc_head].cycle;
+    return next;
+}
+
+static const fab_node_ops fm_switch_ops = { fm_switch_advance_to, fm_switch_run, fm_switch_next_event };
+
+/* The NIC's TX MAC -> its switch, and the host's PFC edges to the switch's port toward it. */
+static void fm_nic__to_switch(fm_nic *n, uint64_t t)
+{
+    fm_world *w = n->w;
+    fm_switch *s = &w->sw[n->sw];
+    net_pkt pk;
+    int woke = 0;
+    while (n->pause_count && n->pause_at[n->pause_head] <= t) {
+        fab_bring(&w->f, s->fab_id, t);
+        if (net_link_pause(&s->sw.port[n->sw_port].link, n->pause_on[n->pause_head] ? t + FM_HOST_PAUSE_CYCLES : t) !=
+            RNIC_OK)
+            n->model_errors++;
+        n->pause_head = (n->pause_head + 1u) % 16u;
+        n->pause_count--;
+        woke = 1;
+    }
+    while (net_link_peek(&n->up, &pk) == RNIC_OK) {
+        fab_bring(&w->f, s->fab_id, t);
+        if (net_switch_push_from(&s->sw, n->sw_port, &pk) != RNIC_OK)
+            break; /* the switch's egress queue is full (packet count): waits, polled */
+        net_link_pop(&n->up, &pk);
+        woke = 1;
+    }
+    if (woke)
+        fab_wake(&w->f, s->fab_id);
+}
+
+#endif /* RNIC_FM_SWITCH_H */

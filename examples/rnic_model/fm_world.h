@@ -1,0 +1,106 @@
+/* fm_world.h -- what every node of the composed fabric shares (issue 30; docs/fabric_model.md):
+ * the run's parameters, the flow table (which host sends each QP to which host, its tenant,
+ * its number at the sender and at the receiver), the trace digest, and the node lists. The
+ * nodes (fm_nic.h, fm_switch.h) and the builder (fm_build.h) include it.
+ *
+ * Flow numbering. A QP is flow g in the global table (0 .. nflows - 1). Its sending NIC knows
+ * it as `local` (0 .. that NIC's QPs - 1: the index of its transport, Tassel and Palos flows),
+ * its receiving NIC as `rx` (0 .. the flows that NIC receives - 1: its transport receiver's and
+ * checker's flow). A data packet carries the sender's number (w.flow = local) and its source
+ * host (net_pkt.src); the receiver finds g = flow_of[src][local] -> rx. Its ACKs carry `local`
+ * back. Hosted example code: allocation at set-up only. */
+#ifndef RNIC_FM_WORLD_H
+#define RNIC_FM_WORLD_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fabric.h"
+#include "model_parts.h"
+#include "net.h"
+
+#define FM_MAX_TENANTS 16u
+#define FM_WIRE_OVERHEAD 82u /* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 + preamble/IFG 20 */
+#define FM_ACK_WIRE 86u      /* ... + AETH 4, no payload */
+#define FM_CNP_WIRE 98u      /* ... + 16 reserved bytes */
+#define FM_PROBE_LEN 64u     /* an RHCC probe's payload: one 64 B posted write at the receiver */
+#define FM_PROBE_WIRE (FM_PROBE_LEN + FM_WIRE_OVERHEAD)
+#define FM_PROBE_ACK_OP 0x40u /* rnic_work.op of a probe ACK (clear of TP_PKT_*) */
+#define FM_RING_READ_NS 40u  /* Tassel reads the transport's on-chip segment rings */
+#define FM_SEG_RING 64u      /* segment addresses per flow in the credit engine */
+#define FM_TP_WINDOW 256u    /* segments tracked per flow */
+#define FM_TP_MESSAGES 64u   /* slicer pieces queued per flow in the transport */
+#define FM_PALOS_CHUNK 16384u
+#define FM_HOST_PAUSE_CYCLES (1ull << 62) /* a host's XOFF holds until its XON */
+
+enum { FM_RHCC_OFF, FM_RHCC_RX, FM_RHCC_TX, FM_RHCC_BOTH, FM_RHCC_ECN };
+
+typedef struct fm_tenant {
+    uint32_t weight;            /* Palos group weight */
+    uint64_t cap_bps;           /* per QP, 0 = none */
+    uint32_t min_msg, max_msg;
+    uint32_t depth;             /* messages outstanding per QP */
+} fm_tenant;
+
+typedef struct fm_params {
+    uint64_t clock_hz;
+    uint64_t link_bps;          /* a host's link (every NIC's TX MAC) */
+    uint32_t link_prop_ns;
+    uint64_t pcie_bps;
+    uint32_t pcie_latency_ns;
+    uint32_t payload;           /* segment payload, bytes */
+    uint32_t tenants;
+    fm_tenant tenant[FM_MAX_TENANTS];
+    int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim */
+    uint32_t cnp_interval_us;
+    int host_on;                /* every NIC's receiving host (hcc_host) */
+    uint32_t cpu_load_x;        /* 0..3 */
+    int rhcc;                   /* FM_RHCC_* */
+    int ddio;
+    uint32_t footprint_mb;
+    int pfc;                    /* switches' (and hosts') PFC */
+    size_t lat_samples;
+    uint64_t seed;
+} fm_params;
+
+typedef struct fm_flow {
+    uint32_t src, dst, tenant;
+    uint32_t local;             /* its number at the sending NIC */
+    uint32_t rx;                /* its number at the receiving NIC */
+} fm_flow;
+
+struct fm_nic;
+struct fm_switch;
+
+typedef struct fm_world {
+    fm_params p;
+    fabric f;
+    uint32_t hosts, switches;
+    struct fm_nic *nic;         /* hosts */
+    struct fm_switch *sw;       /* switches */
+    fm_flow *flow;
+    uint32_t nflows;
+    uint32_t **flow_of;         /* [src host][local] -> g */
+    uint64_t line_bps;          /* payload capacity of a host link at the segment size */
+    tp_dcqcn_config dcqcn;
+    tp_protocol proto;
+    uint64_t window_start, window_end;
+    uint64_t digest;
+    rnic_trace trace;           /* the model's own modules' events */
+    FILE *trace_csv;
+    uint64_t model_errors;      /* records a node could not place where the model guarantees room */
+} fm_world;
+
+/* Every engine's and module's trace event: one digest, optionally a CSV line. */
+static void fm_on_trace(void *user, const rnic_trace_event *ev)
+{
+    fm_world *w = (fm_world *)user;
+    w->digest = rnic_trace_digest_fold(w->digest, ev);
+    if (w->trace_csv)
+        fprintf(w->trace_csv, "%llu,%u,%u,%u,%llu,%llu\n", (unsigned long long)ev->cycle, ev->engine, ev->kind, ev->id,
+                (unsigned long long)ev->a, (unsigned long long)ev->b);
+}
+
+/* The engines' trace ids: engine kind + 32 x node (a node's engines stay apart in the trace). */
+static uint16_t fm_trace_id(uint32_t engine, uint32_t node) { return (uint16_t)(engine + 32u * node); }
+
+#endif /* RNIC_FM_WORLD_H */
