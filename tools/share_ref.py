@@ -36,8 +36,10 @@ The model (every choice, and why):
   above; the NIC's ACK load taken from r too). Let W(b) be per-flow max-min water-filling over the
   network links and receiving hosts with flow f never above b_f. The answer is
       r = W( min(cap, G(r)) ),
-  iterated from r = cap (or unbounded) for the demands and r = 0 for the ACK load until no rate
-  moves by more than 1e-12 of the largest link. Why this is the hardware: Palos is work-conserving
+  iterated from r = cap (or unbounded) for the demands and r = 0 for the ACK load; the first round
+  takes W's answer whole, later rounds move the demands halfway to it (damped: undamped, the NIC
+  and the network can answer each other in turn and cycle between two points), until no rate
+  moves by more than 1e-12 of the fastest link's bps. Why this is the hardware: Palos is work-conserving
   and gives a backlogged QP its weighted share of what the others leave (G); congestion control
   then settles each QP at its max-min share of the network, never above what its NIC lets it send
   (W with bound G); a QP that congestion control holds below its NIC share asks the NIC for less,
