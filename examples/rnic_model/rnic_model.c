@@ -691,11 +691,15 @@ static void receiver_init(model *m)
     sc.ecn_kmax_bytes = ECN_KMAX;
     sc.ecn_pmax_ppm = ECN_PMAX_PPM;
     sc.ecn_seed = o->seed;
+    link_config(&sc.link, 1u);
     if (!o->no_pfc) {
+        /* the fixed thresholds of the 2:1 run where they fit the buffer (its results unchanged);
+         * with more hosts, thresholds derived from the port count, rate and delay (net.h) */
         sc.pfc_xoff_bytes = PFC_XOFF;
         sc.pfc_xon_bytes = PFC_XON;
+        if (net_switch_config_check(&sc, NULL) != RNIC_OK && (e = net_switch_pfc_derive(&sc, sc.ports, &sc.link)) != RNIC_OK)
+            die("switch PFC thresholds", e);
     }
-    link_config(&sc.link, 1u);
     if ((e = net_switch_init(&m->sw, &sc)) != RNIC_OK)
         die("switch", e);
     for (h = 0; h <= o->hosts; h++)
