@@ -456,6 +456,59 @@ def test_random_feasible_and_max_min_fair():
     print(f"  {runs} random cases, flows per bottleneck kind: {kinds}")
 
 
+def leaf_spine_case(state):
+    """A real shape: leaves x hosts per leaf, spines; every link both ways at its tier's speed;
+    each flow's data goes up through a random spine (ECMP) and its ACKs come back the same way
+    or through another spine."""
+    leaves, per, spines = 2 + below(state, 3), 1 + below(state, 3), 1 + below(state, 3)
+    speeds = [25 * G, 50 * G, 100 * G]
+    host_bps, fabric_bps = speeds[below(state, 3)], speeds[below(state, 3)]
+    links, ids = {}, {}
+
+    def link(a, b, bps):
+        ids[a, b] = len(links)
+        links[len(links)] = bps
+
+    hosts = leaves * per
+    for h in range(hosts):
+        link(("h", h), ("l", h // per), host_bps)
+        link(("l", h // per), ("h", h), host_bps)
+    for l in range(leaves):
+        for sp in range(spines):
+            link(("l", l), ("s", sp), fabric_bps)
+            link(("s", sp), ("l", l), fabric_bps)
+
+    def route(a, b):
+        la, lb = ("l", a // per), ("l", b // per)
+        if la == lb:
+            return [ids[("h", a), la], ids[la, ("h", b)]]
+        sp = ("s", below(state, spines))
+        return [ids[("h", a), la], ids[la, sp], ids[sp, lb], ids[lb, ("h", b)]]
+
+    ntenants = 1 + below(state, 3)
+    tenants = [(1 + below(state, 4), 0 if below(state, 3) else (1 + below(state, 40)) * G)
+               for _ in range(ntenants)]
+    flows = []
+    for _ in range(1 + below(state, 16)):
+        src = below(state, hosts)
+        dst = (src + 1 + below(state, hosts - 1)) % hosts
+        flows.append((src, dst, below(state, ntenants), route(src, dst), route(dst, src)))
+    host_rx = 0 if below(state, 3) else (10 + below(state, 90)) * G
+    return synthetic(links, {h: ids[("h", h), ("l", h // per)] for h in range(hosts)}, tenants, flows, host_rx)
+
+
+@case
+def test_random_leaf_spine_feasible_and_fair():
+    seed = int(os.environ.get("RNIC_TEST_SEED", "0x5a4e"), 0) ^ 0x1eaf
+    state = [seed]
+    for n in range(200):
+        doc = leaf_spine_case(state)
+        rate, labels = solve(doc)
+        faults = check_fair(doc, rate)
+        assert not faults, f"case {n}: {faults[:3]}: {json.dumps(doc)}"
+        assert not any(l.startswith("acks:") for l in labels), f"case {n}: ACKs alone filled an uplink: {labels}"
+
+
 # ---------------------------------------------------------------- bad input
 @case
 def test_bad_input_exits_2_with_a_clear_message():
@@ -512,6 +565,12 @@ def test_per_flow_csv():
     assert rows[0]["bottleneck"] == "cap" and rows[1]["bottleneck"] == "link:5", rows
     near(float(rows[0]["expected_gbps"]), 10.0, "flow 0 Gb/s", rel=1e-6)
     near(float(rows[1]["expected_gbps"]), C / D / G - 10.0, "flow 1 Gb/s", rel=1e-6)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "out.csv")
+        code, out, err = run_cli(doc, "--per-flow", path)
+        assert code == 0 and out.count("\n") == 1, (out, err)   # the RESULT line alone on stdout
+        with open(path) as fh:
+            assert list(csv.DictReader(fh)) == rows, "the file differs from stdout's CSV"
 
 
 @case
