@@ -820,6 +820,20 @@ fabric_incasts() { # N = 2, 8, 32 senders of tenant bulk (tenant rpc: every host
     done
 }
 T claim fabric-star-incast-2-8-32-lossless-every-byte fabric_incasts
+fabric_weights() { # one sending host, two tenants, its NIC's link binds: Palos's weights 1:3 and 3:1
+    # divide it; each tenant within 2 % of tools/share_ref.py's share over a 20 ms run
+    local w out e
+    for w in "1 3" "3 1"; do
+        set -- $w
+        out="$OBJ/fabric-weights-$1-$2.out"
+        bash tools/fabric_run.sh scenarios/one_sender_two_tenants.conf --set tenant.a.weight=$1 --set tenant.b.weight=$2 \
+            --quiet >"$out" || return 1
+        e=$(result_value "$out" share_err_pct)
+        echo "weights $1:$2: $(grep -o ' \(tenant[01]_gbps\|share_err_pct\)=[0-9.]*' "$out" | tr -d '\n')"
+        [ -n "$e" ] && awk_true "$e <= 2" || return 1
+    done
+}
+T claim fabric-one-sender-weights-1-3-and-3-1-within-2pct fabric_weights
 # ---- 16b. soak, short (tools/soak.sh; `make soak` runs 10^9 cycles; make check the short one): the composed RNIC's RSS
 #          stays flat after its warm-up. 3x10^7 cycles; warm-up = the first 20 % (6x10^6 cycles:
 #          the links' and switch ports' packet rings, calloc'd, are all touched by ~3.4x10^6).
