@@ -834,6 +834,16 @@ fabric_weights() { # one sending host, two tenants, its NIC's link binds: Palos'
     done
 }
 T claim fabric-one-sender-weights-1-3-and-3-1-within-2pct fabric_weights
+fabric_k8() { # a k = 8 fat tree (128 hosts, 80 switches, 1,024 QPs) runs: every byte it checked is good, and
+    # its memory per host is reported
+    local out="$OBJ/fabric-k8.out"
+    ./build/rnic_model --scenario scenarios/fat_tree_k4.conf --set topology.k=8 --set run.duration_us=100 \
+        --set run.warmup_us=20 --set run.drain=off --quiet >"$out" || return 1
+    echo "$(grep -o ' \(hosts\|switches\|flows\|rss_kb\|rss_per_host_kb\|delivered_packets\|bytes_lost\)=[0-9]*' "$out" | tr -d '\n')"
+    [ "$(result_value "$out" hosts)" = 128 ] && [ "$(result_value "$out" switches)" = 80 ] &&
+        [ "$(result_value "$out" bytes_lost)" = 0 ] && [ "$(result_value "$out" delivered_packets)" -gt 0 ]
+}
+C claim fabric-fat-tree-k8-128-hosts-runs fabric_k8
 # ---- 16b. soak, short (tools/soak.sh; `make soak` runs 10^9 cycles; make check the short one): the composed RNIC's RSS
 #          stays flat after its warm-up. 3x10^7 cycles; warm-up = the first 20 % (6x10^6 cycles:
 #          the links' and switch ports' packet rings, calloc'd, are all touched by ~3.4x10^6).

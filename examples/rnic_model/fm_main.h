@@ -5,11 +5,13 @@
  * Ends with: RESULT fabric=1 hosts=... switches=... flows=... tenants=... rx_gbps=...
  *   tenant<i>_gbps=... (each tenant's delivered payload over the window) cnps=... naks=... rtx=...
  *   ecn_marked=... drops=... pfc_frames=... host_drops=... bytes_lost=... drained=... digest=...
- *   delivered_packets=... node_runs=... cycles_visited=... mcycles_per_s=...
+ *   delivered_packets=... node_runs=... cycles_visited=... mcycles_per_s=... (rss_kb= and
+ *   rss_per_host_kb= come before cnps=: the process's peak resident memory, whole and per host)
  * Every counter is over the whole run (the drain included) except *_gbps (the window).
  * Exit status 3 when the run lost bytes or, draining, did not drain; 2 on a bad scenario. */
 #ifndef RNIC_FM_MAIN_H
 #define RNIC_FM_MAIN_H
+#include <sys/resource.h>
 #include "fm_build.h"
 
 static void fm_report(fm_model *m, int quiet)
@@ -74,6 +76,11 @@ static void fm_report(fm_model *m, int quiet)
            w->p.tenants, total_gbps);
     for (t = 0; t < w->p.tenants; t++)
         printf(" tenant%u_gbps=%.3f", t, (double)tenant_bytes[t] * 8.0 / window_s / 1e9);
+    {
+        struct rusage ru; /* the process's peak resident memory (Linux: KB), whole and per host */
+        long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+        printf(" rss_kb=%ld rss_per_host_kb=%ld", rss, w->hosts ? rss / (long)w->hosts : 0);
+    }
     printf(" cnps=%llu naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_frames=%llu host_drops=%llu bytes_lost=%llu "
            "drained=%d digest=%016llx delivered_packets=%llu node_runs=%llu cycles_visited=%llu mcycles_per_s=%.2f\n",
            (unsigned long long)cnps, (unsigned long long)naks, (unsigned long long)rtx, (unsigned long long)marked,
