@@ -436,6 +436,28 @@ def test_checker_catches_unfair_and_infeasible():
 
 
 @case
+def test_greedy_equal_share_against_bisection():
+    # The NIC's within-tenant split for a backlogged flow, checked against a bisection on the
+    # level phi: sum over the others of min(demand, phi), plus phi, equals the budget.
+    state = [int(os.environ.get("RNIC_TEST_SEED", "0x5a4e"), 0) ^ 0x9e]
+    for n in range(300):
+        m = 1 + below(state, 9)
+        budget = float(below(state, 100))
+        demands = [[0.0, 5.0, float("inf")][below(state, 3)] if below(state, 4) == 0 else float(below(state, 60))
+                   for _ in range(m)]
+        got = share_ref.greedy_equal_shares(budget, demands)
+        for i in range(m):
+            lo, hi = 0.0, budget
+            for _ in range(200):
+                mid = (lo + hi) / 2
+                if sum(min(d, mid) for j, d in enumerate(demands) if j != i) + mid <= budget:
+                    lo = mid
+                else:
+                    hi = mid
+            near(got[i], lo, f"case {n} item {i} of {demands} budget {budget}", rel=1e-9)
+
+
+@case
 def test_random_feasible_and_max_min_fair():
     seed = int(os.environ.get("RNIC_TEST_SEED", "0x5a4e"), 0)
     print(f"seed {seed}")

@@ -37,9 +37,11 @@ The model (every choice, and why):
   network links and receiving hosts with flow f never above b_f. The answer is
       r = W( min(cap, G(r)) ),
   iterated from r = cap (or unbounded) for the demands and r = 0 for the ACK load; the first round
-  takes W's answer whole, later rounds move the demands halfway to it (damped: undamped, the NIC
-  and the network can answer each other in turn and cycle between two points), until no rate
-  moves by more than 1e-12 of the fastest link's bps. Why this is the hardware: Palos is work-conserving
+  takes W's answer whole, later rounds move the demands part of the way to it (damped: undamped,
+  the NIC and the network can answer each other in turn and cycle between two points): the step
+  starts at 1/2, halves after a round that moved more than the one before (down to 1/1024), grows
+  by 1.25 (up to 1/2) after one that moved less, and the iteration stops when no rate moves by
+  more than 1e-9 of the fastest link's bps (exit 3 after 20,000 rounds). Why this is the hardware: Palos is work-conserving
   and gives a backlogged QP its weighted share of what the others leave (G); congestion control
   then settles each QP at its max-min share of the network, never above what its NIC lets it send
   (W with bound G); a QP that congestion control holds below its NIC share asks the NIC for less,
@@ -64,8 +66,11 @@ import math
 import sys
 
 EPS = 1e-12          # relative: a resource within EPS of full is full, a flow within EPS of its bound is bound
-MAX_ROUNDS = 10000   # fixed-point rounds before giving up with exit 3
-DAMPING = 0.5        # how far each fixed-point round moves the demands toward the new rates
+MAX_ROUNDS = 20000   # fixed-point rounds before giving up with exit 3
+DAMPING = 0.5        # how far each fixed-point round first moves the demands toward the new rates
+MIN_STEP = 1 / 1024  # the smallest that step becomes after halving
+GROW = 1.25          # how much the step grows back after a round that moved less than the one before
+CONVERGED = 1e-9     # done when no rate moves by more than this fraction of the fastest link
 INF = math.inf
 
 
@@ -207,19 +212,38 @@ def water_fill(capacity, demands, weights):
     return alloc
 
 
-def nic_division(capacity, tenant_of, tenant_weight, demands):
-    """Palos's hierarchical division of one NIC: tenants by weight, then a tenant's part equally
-    among its flows, both work-conserving. Inputs per flow; returns per-flow allocations."""
-    tids = sorted(set(tenant_of))
-    members = {t: [i for i, u in enumerate(tenant_of) if u == t] for t in tids}
-    tenant_alloc = water_fill(capacity, [sum(demands[i] for i in members[t]) for t in tids],
-                              [tenant_weight[t] for t in tids])
-    alloc = [0.0] * len(demands)
-    for t, part in zip(tids, tenant_alloc):
-        idx = members[t]
-        for i, a in zip(idx, water_fill(part, [demands[i] for i in idx], [1.0] * len(idx))):
-            alloc[i] = a
-    return alloc
+def greedy_equal_shares(budget, demands):
+    """For each item i: what it gets when the budget is divided equally (work-conserving) among
+    all the items, i asking without limit and every other item j asking demands[j]. O(n log n):
+    with the others sorted, i's level phi solves sum_j min(e_j, phi) + phi = budget."""
+    m = len(demands)
+    if m == 0 or budget <= 0:
+        return [0.0] * m
+    capped = [min(d, budget) for d in demands]       # asking more than the budget is asking without limit
+    order = sorted(range(m), key=lambda i: capped[i])
+    s = [capped[i] for i in order]
+    prefix = [0.0] * (m + 1)
+    for k in range(m):
+        prefix[k + 1] = prefix[k] + s[k]
+    offer = [0.0] * m
+    for p, i in enumerate(order):                    # i sits at sorted position p
+        def e(j):                                     # the others, sorted
+            return s[j] if j < p else s[j + 1]
+
+        def r(k):                                     # the sum of the k smallest others
+            return prefix[k] if k <= p else prefix[k + 1] - s[p]
+
+        # h(k) = r(k) + (m - k) e(k - 1) is non-decreasing; the largest k with h(k) <= budget is
+        # the number of others below i's level.
+        lo, hi = 0, m - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if r(mid) + (m - mid) * e(mid - 1) <= budget:
+                lo = mid
+            else:
+                hi = mid - 1
+        offer[i] = (budget - r(lo)) / (m - lo)
+    return offer
 
 
 def network_maxmin(resources, bounds):
@@ -290,22 +314,19 @@ def solve(prob):
     uplinks = set(prob["host_of_uplink"])
 
     # Network resources: every link but the NIC uplinks, then each receiving host's memory.
-    coef = {}
+    on_link, acks_at_uplink = {}, {}
     for i, f in enumerate(flows):
-        for lid in f["path"]:
-            if lid not in uplinks:
-                coef.setdefault(lid, {})[i] = coef.get(lid, {}).get(i, 0.0) + dc
-        for lid in f["ack_path"]:
-            if lid not in uplinks and ac > 0:
-                coef.setdefault(lid, {})[i] = coef.get(lid, {}).get(i, 0.0) + ac
+        for lids, c in ((f["path"], dc), (f["ack_path"], ac)):
+            for lid in lids:
+                if lid not in uplinks and c > 0:
+                    on_link.setdefault(lid, {})
+                    on_link[lid][i] = on_link[lid].get(i, 0.0) + c
+                elif lid in uplinks and lids is f["ack_path"] and c > 0:
+                    acks_at_uplink.setdefault(lid, {})[i] = c
+    resources = [(f"link:{lid}", links[lid], on_link[lid]) for lid in sorted(on_link)]
     # An uplink sends its responder's ACKs ahead of Palos's data, up to the whole link: it limits
     # the flows whose ACKs cross it only when those ACKs alone would fill it.
-    for i, f in enumerate(flows):
-        for lid in f["ack_path"]:
-            if lid in uplinks and ac > 0:
-                coef.setdefault(("ack", lid), {})[i] = ac
-    resources = [(f"link:{lid}" if not isinstance(lid, tuple) else f"acks:{lid[1]}", links[lid if not isinstance(lid, tuple) else lid[1]], coef[lid])
-                 for lid in sorted(coef, key=str)]
+    resources += [(f"acks:{lid}", links[lid], acks_at_uplink[lid]) for lid in sorted(acks_at_uplink)]
     if prob["host_rx"] > 0:
         by_dst = {}
         for i, f in enumerate(flows):
@@ -321,32 +342,51 @@ def solve(prob):
                 acks_on.setdefault(lid, []).append(i)
     tenant_weight = {t: v["weight"] for t, v in prob["tenants"].items()}
 
+    members = {up: {} for up in at_nic}                # per NIC: tenant -> its flows there
+    for up, idx in at_nic.items():
+        for i in idx:
+            members[up].setdefault(flows[i]["tenant"], []).append(i)
+
     def nic_offers(demand, ack_rate):
+        """G: each flow's share of its NIC when it is backlogged and the others ask `demand`."""
         offer = [INF] * n
-        for up, idx in at_nic.items():
+        for up, by_tenant in members.items():
             ack_load = ac * sum(ack_rate[i] for i in acks_on.get(up, []))
             capacity = max(links[up] - ack_load, 0.0) / dc
-            tenant_of = [flows[i]["tenant"] for i in idx]
-            for k, i in enumerate(idx):  # f backlogged, the others ask what they get
-                asks = [demand[j] for j in idx]
-                asks[k] = INF
-                offer[i] = nic_division(capacity, tenant_of, tenant_weight, asks)[k]
+            tids = sorted(by_tenant)
+            asks = [min(sum(min(demand[i], capacity) for i in by_tenant[t]), capacity) for t in tids]
+            weights = [tenant_weight[t] for t in tids]
+            for k, t in enumerate(tids):
+                # A backlogged flow makes its tenant backlogged; the tenant's part is then split
+                # equally among its flows, the backlogged one asking without limit.
+                tenant_asks = asks[:k] + [capacity] + asks[k + 1:]
+                part = water_fill(capacity, tenant_asks, weights)[k]
+                idx = by_tenant[t]
+                for i, o in zip(idx, greedy_equal_shares(part, [demand[i] for i in idx])):
+                    offer[i] = o
         return offer
 
     scale = max(links.values()) if links else 1.0
-    demand, ack_rate, rounds = cap[:], [0.0] * n, 0
+    demand, ack_rate, rounds, step, last = cap[:], [0.0] * n, 0, DAMPING, INF
     while True:
         offer = nic_offers(demand, ack_rate)
         rate, frozen_by = network_maxmin(resources, [min(c, o) for c, o in zip(cap, offer)])
-        if rounds and max((abs(a - b) for a, b in zip(rate, demand)), default=0.0) <= EPS * scale:
+        residual = max((abs(a - b) for a, b in zip(rate, demand)), default=0.0)
+        if rounds and residual <= CONVERGED * scale:
             break
         rounds += 1
         if rounds > MAX_ROUNDS:
-            raise RuntimeError(f"no fixed point after {MAX_ROUNDS} rounds")
-        # The first step takes W's answer whole; later ones move halfway (damped), which turns the
-        # two-cycles a plain iteration can fall into (the NIC and the network answering each other
-        # in turn) into convergence. A fixed point of the damped map is one of the plain map.
-        demand = rate[:] if rounds == 1 else [d + DAMPING * (r - d) for d, r in zip(demand, rate)]
+            raise RuntimeError(f"no fixed point after {MAX_ROUNDS} rounds (last step {step:g}, "
+                               f"rates still moving by {residual / 1e9:.3g} Gb/s)")
+        # The first round takes W's answer whole; later ones move part of the way (damped): the
+        # NIC and the network can answer each other in turn and cycle between two points, more so
+        # where a flow's only bytes on a link are ACKs (a little room on the link is 13 times as
+        # much for that flow). A round that moves further than the one before halves the step,
+        # one that moves less lets it grow back a little.
+        if rounds > 2:
+            step = max(step / 2, MIN_STEP) if residual > last else min(step * GROW, DAMPING)
+        last = residual
+        demand = rate[:] if rounds == 1 else [d + step * (r - d) for d, r in zip(demand, rate)]
         ack_rate = demand
 
     labels = []
