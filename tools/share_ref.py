@@ -37,18 +37,19 @@ The model (every choice, and why):
   network links and receiving hosts with flow f never above b_f. The answer is
       r = W( min(cap, G(r)) ),
   iterated from r = cap (or unbounded) for the demands and r = 0 for the ACK load; the first round
-  takes W's answer whole, later rounds move the demands part of the way to it (damped: undamped,
-  the NIC and the network can answer each other in turn and cycle between two points): the step
-  starts at 1/2, halves after a round that moved more than the one before (down to 1/1024), grows
-  by 1.25 (up to 1/2) after one that moved less, and the iteration stops when no rate moves by
-  more than 1e-9 of the fastest link's bps (exit 3 after 20,000 rounds). Why this is the hardware: Palos is work-conserving
-  and gives a backlogged QP its weighted share of what the others leave (G); congestion control
-  then settles each QP at its max-min share of the network, never above what its NIC lets it send
-  (W with bound G); a QP that congestion control holds below its NIC share asks the NIC for less,
-  and the others take the difference (G at the next step). Starting from the NIC's division with
-  every QP backlogged picks, where both could hold, the answer in which the upstream NIC's weights
-  stand: a downstream link that carries exactly what one NIC shaped (one sender, one receiver, a
-  switch between) is full but never queues, so congestion control does not redivide it.
+  takes W's answer whole, later rounds move each flow's demand its own step of the way to it
+  (damped: undamped, the NIC and the network can answer each other in turn and cycle between two
+  points): a flow's step starts at 1/2, halves when its answer swings back (down to 1/1024),
+  grows by 1.25 (up to 1) while its answer keeps moving the same way, and the iteration stops
+  when no rate moves by more than 1e-9 of the fastest link's bps (exit 3 after 20,000 rounds).
+  Why this is the hardware: Palos is work-conserving and gives a backlogged QP its weighted share
+  of what the others leave (G); congestion control then settles each QP at its max-min share of
+  the network, never above what its NIC lets it send (W with bound G); a QP that congestion
+  control holds below its NIC share asks the NIC for less, and the others take the difference (G
+  at the next step). Starting from the NIC's division with every QP backlogged picks, where both
+  could hold, the answer in which the upstream NIC's weights stand: a downstream link that carries
+  exactly what one NIC shaped (one sender, one receiver, a switch between) is full but never
+  queues, so congestion control does not redivide it.
 - Bottleneck of a flow (the per-flow CSV): `cap`, `nic:<uplink id>` (its NIC share binds),
   `link:<id>`, `host_rx:<host>`, `acks:<uplink id>` (the resource that froze it in W); caps
   first, then the NIC.
@@ -67,9 +68,9 @@ import sys
 
 EPS = 1e-12          # relative: a resource within EPS of full is full, a flow within EPS of its bound is bound
 MAX_ROUNDS = 20000   # fixed-point rounds before giving up with exit 3
-DAMPING = 0.5        # how far each fixed-point round first moves the demands toward the new rates
-MIN_STEP = 1 / 1024  # the smallest that step becomes after halving
-GROW = 1.25          # how much the step grows back after a round that moved less than the one before
+DAMPING = 0.5        # each flow's first damped step: how far its demand moves toward its new rate
+MIN_STEP = 1 / 1024  # the smallest a flow's step becomes after halving
+GROW = 1.25          # a flow's step grows by this (up to 1) while its rate keeps moving the same way
 CONVERGED = 1e-9     # done when no rate moves by more than this fraction of the fastest link
 INF = math.inf
 
@@ -305,53 +306,61 @@ def network_maxmin(resources, bounds):
 
 
 # ---------------------------------------------------------------- the fixed point
-def solve(prob):
+def solve(prob, ack_priority=False):
     """Returns (rates per flow in b/s of payload, bottleneck label per flow); raises
-    RuntimeError when the fixed point does not converge."""
+    RuntimeError when the fixed point does not converge. ack_priority: ACKs go first on every
+    link, not only at uplinks (see the docstring at the top)."""
     flows, links, dc, ac = prob["flows"], prob["links"], prob["data_coef"], prob["ack_coef"]
     n = len(flows)
     cap = [prob["tenants"][f["tenant"]]["cap"] for f in flows]
     uplinks = set(prob["host_of_uplink"])
 
-    # Network resources: every link but the NIC uplinks, then each receiving host's memory.
-    on_link, acks_at_uplink = {}, {}
+    # Network resources: every link but the NIC uplinks, then each receiving host's memory. A
+    # link where ACKs go first (every uplink; every link with ack_priority) loses their bytes off
+    # the top and holds the flows they acknowledge only when those ACKs alone would fill it.
+    on_link, acks_first = {}, {}
     for i, f in enumerate(flows):
-        for lids, c in ((f["path"], dc), (f["ack_path"], ac)):
-            for lid in lids:
-                if lid not in uplinks and c > 0:
-                    on_link.setdefault(lid, {})
-                    on_link[lid][i] = on_link[lid].get(i, 0.0) + c
-                elif lid in uplinks and lids is f["ack_path"] and c > 0:
-                    acks_at_uplink.setdefault(lid, {})[i] = c
-    resources = [(f"link:{lid}", links[lid], on_link[lid]) for lid in sorted(on_link)]
-    # An uplink sends its responder's ACKs ahead of Palos's data, up to the whole link: it limits
-    # the flows whose ACKs cross it only when those ACKs alone would fill it.
-    resources += [(f"acks:{lid}", links[lid], acks_at_uplink[lid]) for lid in sorted(acks_at_uplink)]
+        for lid in f["path"][1:]:
+            on_link.setdefault(lid, {})
+            on_link[lid][i] = on_link[lid].get(i, 0.0) + dc
+        for lid in f["ack_path"]:
+            if ac <= 0:
+                continue
+            if lid in uplinks or ack_priority:
+                acks_first.setdefault(lid, {})[i] = ac
+            else:
+                on_link.setdefault(lid, {})
+                on_link[lid][i] = on_link[lid].get(i, 0.0) + ac
+    link_ids = sorted(on_link)
+    resources = [(f"link:{lid}", links[lid], on_link[lid]) for lid in link_ids]
+    resources += [(f"acks:{lid}", links[lid], acks_first[lid]) for lid in sorted(acks_first)]
     if prob["host_rx"] > 0:
         by_dst = {}
         for i, f in enumerate(flows):
             by_dst.setdefault(f["dst"], {})[i] = 1.0
         resources += [(f"host_rx:{h}", prob["host_rx"], by_dst[h]) for h in sorted(by_dst)]
 
-    # Per NIC: its flows, and the flows whose ACKs cross its uplink (priority load).
-    at_nic, acks_on = {}, {}
-    for i, f in enumerate(flows):
-        at_nic.setdefault(f["path"][0], []).append(i)
-        for lid in f["ack_path"]:
-            if lid in uplinks:
-                acks_on.setdefault(lid, []).append(i)
-    tenant_weight = {t: v["weight"] for t, v in prob["tenants"].items()}
+    def network(bound, ack_rate):
+        """W: the data capacity of a network link is its bps less the ACKs that go first on it."""
+        if not ack_priority:
+            return network_maxmin(resources, bound)
+        now = list(resources)
+        for k, lid in enumerate(link_ids):
+            if lid in acks_first:
+                load = sum(c * ack_rate[i] for i, c in acks_first[lid].items())
+                now[k] = (now[k][0], max(links[lid] - load, 0.0), now[k][2])
+        return network_maxmin(now, bound)
 
-    members = {up: {} for up in at_nic}                # per NIC: tenant -> its flows there
-    for up, idx in at_nic.items():
-        for i in idx:
-            members[up].setdefault(flows[i]["tenant"], []).append(i)
+    tenant_weight = {t: v["weight"] for t, v in prob["tenants"].items()}
+    members = {}                                      # per NIC: tenant -> its flows there
+    for i, f in enumerate(flows):
+        members.setdefault(f["path"][0], {}).setdefault(f["tenant"], []).append(i)
 
     def nic_offers(demand, ack_rate):
         """G: each flow's share of its NIC when it is backlogged and the others ask `demand`."""
         offer = [INF] * n
         for up, by_tenant in members.items():
-            ack_load = ac * sum(ack_rate[i] for i in acks_on.get(up, []))
+            ack_load = sum(c * ack_rate[i] for i, c in acks_first.get(up, {}).items())
             capacity = max(links[up] - ack_load, 0.0) / dc
             tids = sorted(by_tenant)
             asks = [min(sum(min(demand[i], capacity) for i in by_tenant[t]), capacity) for t in tids]
@@ -367,31 +376,45 @@ def solve(prob):
         return offer
 
     scale = max(links.values()) if links else 1.0
-    demand, ack_rate, rounds, step, last = cap[:], [0.0] * n, 0, DAMPING, INF
-    while True:
-        offer = nic_offers(demand, ack_rate)
-        rate, frozen_by = network_maxmin(resources, [min(c, o) for c, o in zip(cap, offer)])
-        residual = max((abs(a - b) for a, b in zip(rate, demand)), default=0.0)
-        if rounds and residual <= CONVERGED * scale:
-            break
-        rounds += 1
-        if rounds > MAX_ROUNDS:
-            raise RuntimeError(f"no fixed point after {MAX_ROUNDS} rounds (last step {step:g}, "
-                               f"rates still moving by {residual / 1e9:.3g} Gb/s)")
-        # The first round takes W's answer whole; later ones move part of the way (damped): the
-        # NIC and the network can answer each other in turn and cycle between two points, more so
-        # where a flow's only bytes on a link are ACKs (a little room on the link is 13 times as
-        # much for that flow). A round that moves further than the one before halves the step,
-        # one that moves less lets it grow back a little.
-        if rounds > 2:
-            step = max(step / 2, MIN_STEP) if residual > last else min(step * GROW, DAMPING)
-        last = residual
-        demand = rate[:] if rounds == 1 else [d + step * (r - d) for d, r in zip(demand, rate)]
-        ack_rate = demand
+
+    def iterate(halve_all_when_worse):
+        """The damped fixed-point iteration; returns (rate, frozen_by, offer) or None."""
+        demand, ack_rate, rounds = cap[:], [0.0] * n, 0
+        step, last, last_residual = [DAMPING] * n, [0.0] * n, INF
+        while True:
+            offer = nic_offers(demand, ack_rate)
+            rate, frozen_by = network([min(c, o) for c, o in zip(cap, offer)], ack_rate)
+            move = [r - d for r, d in zip(rate, demand)]
+            residual = max((abs(m) for m in move), default=0.0)
+            if rounds and residual <= CONVERGED * scale:
+                return rate, frozen_by, offer
+            rounds += 1
+            if rounds > MAX_ROUNDS:
+                return None
+            if rounds == 1:                           # the first round takes W's answer whole
+                demand = rate[:]
+            else:
+                # Each flow moves its own step of the way: a flow whose answer swings back halves
+                # its step, one whose answer keeps moving the same way lengthens it; the second
+                # schedule also halves every step after a round that moved more than the last.
+                worse = halve_all_when_worse and residual > last_residual
+                for i in range(n):
+                    if move[i] * last[i] < 0 or worse:
+                        step[i] = max(step[i] / 2, MIN_STEP)
+                    elif move[i] * last[i] > 0:
+                        step[i] = min(step[i] * GROW, 1.0)
+                    demand[i] += step[i] * move[i]
+            last, last_residual = move, residual
+            ack_rate = demand
+
+    found = iterate(False) or iterate(True)
+    if found is None:
+        raise RuntimeError(f"no fixed point after {MAX_ROUNDS} rounds with either step schedule")
+    rate, frozen_by, offer = found
 
     labels = []
     for i, f in enumerate(flows):
-        tol = EPS * 16 * max(rate[i], 1.0)
+        tol = EPS * 16 * max(rate[i], 1.0) + CONVERGED * scale
         if cap[i] < INF and rate[i] >= cap[i] - tol:
             labels.append("cap")
         elif frozen_by[i] is None or rate[i] >= offer[i] - tol:
@@ -444,6 +467,8 @@ def main(argv=None):
                     help="write flow,tenant,expected_gbps,bottleneck to CSV (default stdout)")
     ap.add_argument("--compare", metavar="MEASURED.csv")
     ap.add_argument("--tolerance-pct", type=float, default=2.0)
+    ap.add_argument("--ack-priority", action="store_true",
+                    help="ACKs go first on every link (switches' strict priority), not only at uplinks")
     ap.add_argument("--by-fraction", action="store_true",
                     help="compare each tenant's fraction of the total, not its Gb/s")
     args = ap.parse_args(argv)
@@ -459,7 +484,7 @@ def main(argv=None):
         if not math.isfinite(args.tolerance_pct) or args.tolerance_pct < 0:
             raise InputError("--tolerance-pct must be a number >= 0")
         try:
-            rate, labels = solve(prob)
+            rate, labels = solve(prob, args.ack_priority)
         except RuntimeError as e:
             print(f"share_ref: {e}", file=sys.stderr)
             return 3
