@@ -193,7 +193,8 @@
  *   segmenter > AXI > remote) and 1 dequeue per cycle. Timeout scanner: 1 pending entry per
  *   cycle (1,024 per sweep), waiting a cycle when the handler's S1 reads the table.
  *   Palos: registers rq_palos_doorbell (the tail, coalesced), rq_palos_flow_open / _close,
- *   rq_palos_create_group / _set_group_weight; output piece (rq_palos_pop_piece /
+ *   rq_palos_create_group / _set_group_weight, rq_palos_flow_hold (per-QP back-pressure: a held
+ *   QP is not served, at once); output piece (rq_palos_pop_piece /
  *   _peek_piece, rnic_work). Per cycle: 1 doorbell applied, 1 fetch issued, 1 launch of up to
  *   launch_wqes output WQEs.
  *
@@ -2976,6 +2977,8 @@ typedef struct rq_palos_config {
 #define RQ_PALOS_TRACE_FETCH 18u       /* a batch read: id = flow, a = WQEs, b = cycle it is readable */
 #define RQ_PALOS_TRACE_PAUSE 19u       /* a bandwidth visit steps aside for a latency batch: id = flow */
 #define RQ_PALOS_TRACE_RESUME 20u      /* and resumes: id = flow */
+#define RQ_PALOS_TRACE_HOLD 21u        /* rq_palos_flow_hold changed a flow's hold: id = flow, a = 1 held / 0
+                                          released, b = WQEs posted not yet sliced */
 
 /* Why a call or a WQE was refused: each refusal is counted once, in stats.errors by its code
  * and, when it has one, in stats.reasons by its reason (rq_palos_reason_message names what to
@@ -3011,6 +3014,12 @@ typedef struct rq_palos_stats {
     uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
     uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
+    uint64_t holds;          /* rq_palos_flow_hold writes that held a flow (writes that change nothing: none) */
+    uint64_t releases;       /* and that released one */
+    uint64_t held_visit_ends;/* visits a hold ended early: before a further launch, or before it began (a
+                                fetched batch of a held QP is dropped, its credit untouched) */
+    uint64_t held_parks;     /* a held QP with WQEs kept out of its schedule queue (at a visit's end, a
+                                doorbell on an idle QP, or taken from the queue by the fetch module) */
     uint64_t bad_wqes;       /* error records produced (WQEs completed with RNIC_WORK_ERROR; an output
                                 count like wqes_done: each refused WQE is also in errors, by its code) */
     rnic_err_stats errors;   /* refused calls and refused WQEs by cause, each counted once: a control call the
@@ -3062,6 +3071,7 @@ typedef struct rq_palos_flow_view {
     uint32_t head;    /* next WQE to slice (ring counter) */
     uint32_t offset;  /* fetch offset inside WQE head */
     uint32_t tail;    /* the newest accepted doorbell (the tail register) */
+    uint32_t held;    /* 1: rq_palos_flow_hold holds it (not served) */
 } rq_palos_flow_view;
 /* RNIC_EINVAL a NULL engine or out, RNIC_ENOENT flow >= weights.max_flows (not counted: a query). */
 RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, rq_palos_flow_view *out);
@@ -3072,6 +3082,16 @@ RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, rq_palos_f
  * that does not move forward, RNIC_ENOSPC a tail more than ring_entries ahead of the flow's head
  * (ring overrun); all counted, the register unchanged. Never RNIC_EBUSY. */
 RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail);
+/* Back-pressure (beyond the paper, issue 30): the protocol engine's per-QP ready bit, a register
+ * write effective at once. A held flow is not served: it does not enter a schedule queue (at a
+ * visit's end, a doorbell on an idle flow, or when the fetch module takes it from its queue it is
+ * parked instead), a fetched batch of it is dropped when its visit would begin, and a visit of it
+ * in progress ends before its next launch (the records already launched stay in the port; none
+ * of them is marked VISIT_END by the hold). Its carried credit is kept as a visit's end leaves it.
+ * hold = false: a parked flow with WQEs re-enters the tail of its class's queue at once. Writing
+ * the state a flow is in: RNIC_OK, nothing changes. RNIC_ENOENT flow >= weights.max_flows or not
+ * open (counted); closing a flow clears its hold. */
+RQ_API rnic_err rq_palos_flow_hold(rq_palos *p, uint32_t flow, bool hold);
 RQ_API void rq_palos_tick(rq_palos *p);
 /* The next piece: RNIC_EEMPTY when none (not counted), RNIC_EINVAL for a NULL pointer (counted). */
 RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out);
@@ -3103,6 +3123,7 @@ typedef struct rq__palos_qp {
     uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
     uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
     uint8_t db_pending; /* in the doorbell FIFO: posted not yet applied to tail */
+    uint8_t held;       /* rq_palos_flow_hold: not served (parked: IDLE with WQEs applied) */
 } rq__palos_qp;
 
 typedef struct rq__palos_slot { /* a batch read in flight */
@@ -5979,7 +6000,35 @@ RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow)
     q = &p->qps[flow];
     if (q->where != RQ__PALOS_IDLE || q->posted != q->head)
         return rq__palos_count(p, RNIC_ESTATE, RQ_PALOS_REASON_FLOW_BUSY, flow, 0);
+    p->qps[flow].held = 0; /* a flow opened again later starts served */
     return rq__palos_control(p, rq__pw_remove_qp(&p->weights, flow), flow, 0);
+}
+
+static void rq__palos_enqueue(rq_palos *p, uint32_t qp); /* palos_doorbell.c */
+
+/* The protocol engine's ready bit for a flow (issue 30): a held flow is parked wherever it would
+ * be served next (palos_doorbell.c, palos_fetch.c, palos_slicer.c); a release puts a parked flow
+ * with WQEs back at the tail of its queue at once. */
+RQ_API rnic_err rq_palos_flow_hold(rq_palos *p, uint32_t flow, bool hold)
+{
+    rq__palos_qp *q;
+    if (!p)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_flows || p->weights.qps[flow].group == RNIC_NONE)
+        return rq__palos_count(p, RNIC_ENOENT, RQ_PALOS_REASON_UNKNOWN, flow, hold ? 1u : 0u);
+    q = &p->qps[flow];
+    if ((q->held != 0u) == hold)
+        return RNIC_OK; /* the register already holds this value */
+    q->held = (uint8_t)hold;
+    if (hold)
+        p->stats.holds++;
+    else {
+        p->stats.releases++;
+        if (q->where == RQ__PALOS_IDLE && q->tail != q->head)
+            rq__palos_enqueue(p, flow); /* parked with WQEs the doorbell module applied */
+    }
+    RNIC__TRACE(p, RQ_PALOS_TRACE_HOLD, flow, hold ? 1u : 0u, (uint32_t)(q->posted - q->head));
+    return RNIC_OK;
 }
 
 RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p ? p->now : 0u; }
@@ -5997,6 +6046,7 @@ RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, rq_palos_f
     out->head = p->qps[flow].head;
     out->offset = p->qps[flow].offset;
     out->tail = p->qps[flow].posted;
+    out->held = p->qps[flow].held;
     return RNIC_OK;
 }
 
@@ -6039,10 +6089,17 @@ RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
     return RNIC_OK;
 }
 
+/* An idle QP with WQEs joins the tail of its class's queue, or, held, is parked (stays IDLE
+ * until rq_palos_flow_hold releases it). */
 static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 {
     rq__palos_qp *q = &p->qps[qp];
     uint32_t cls = p->cfg.mode == RQ_PALOS_PACKET_RR ? (uint32_t)RQ_PALOS_BANDWIDTH : q->cls;
+    if (q->held) {
+        q->where = RQ__PALOS_IDLE;
+        p->stats.held_parks++;
+        return;
+    }
     (void)rnic_ring_push(&p->queue[cls], &qp); /* cannot fail: one place per QP */
     q->where = RQ__PALOS_QUEUED;
 }
@@ -6085,6 +6142,11 @@ static void rq__palos_fetch_module(rq_palos *p)
     if (rnic_ring_full(&p->slots[cls]) || rnic_ring_pop(&p->queue[cls], &s.qp) != RNIC_OK)
         return;
     q = &p->qps[s.qp];
+    if (q->held) { /* held while queued: parked instead of fetched (this cycle's dequeue) */
+        q->where = RQ__PALOS_IDLE;
+        p->stats.held_parks++;
+        return;
+    }
     s.count = rq__palos_batch(p, q);
     s.ready = p->now + p->fetch_latency;
     q->where = RQ__PALOS_FETCHING;
@@ -6397,8 +6459,23 @@ static void rq__palos_slice_module(rq_palos *p)
             if (!s || !rq__palos_due(s->ready, p->now))
                 return;
             (void)rnic_ring_pop(&p->slots[cls], &taken);
+            if (p->qps[taken.qp].held) {
+                /* held since it was fetched: the visit does not begin (no chunk is drawn, the
+                 * carried credit stays), the batch is dropped and the QP parked */
+                p->qps[taken.qp].where = RQ__PALOS_IDLE;
+                p->stats.held_visit_ends++;
+                p->stats.held_parks++;
+                return;
+            }
             rq__palos_begin_visit(p, &taken);
         }
+    }
+    if (p->qps[v->qp].held) {
+        /* held: the visit ends before its next launch, as a visit whose credit ran out would
+         * (credit carried, the QP parked by rq__palos_enqueue while WQEs remain) */
+        p->stats.held_visit_ends++;
+        rq__palos_end_visit(p);
+        return;
     }
     if (!rq__palos_due(v->ready, p->now))
         return; /* waiting for the next batch of this visit */
@@ -6506,6 +6583,8 @@ static bool rq__palos_next(const rq_palos *p, uint64_t *at)
     if (!v->active && p->paused.active)
         return true; /* a paused visit resumes (or a latency batch goes first) */
     if (v->active) {
+        if (p->qps[v->qp].held)
+            return true; /* the hold ends the visit */
         if (!rq__palos_due(v->ready, p->now)) {
             *at = v->ready; /* the visit's next batch */
             return true;

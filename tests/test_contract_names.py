@@ -169,13 +169,16 @@ def check_functions(funcs, others):
             sig = {"flow_open": (3, rf"^{obj} \*\w*$", r"^uint32_t \w+$", rf"^const {e}_flow_config \*\w*$"),
                    "flow_close": (2, rf"^{obj} \*\w*$", r"^uint32_t \w+$", None),
                    "flow_state": (3, rf"^const {obj} \*\w*$", r"^uint32_t \w+$", rf"^{e}_flow_view \*\w*$"),
-                   "flow_config_default": (1, rf"^{e}_flow_config \*\w*$", None, None)}.get(rest)
+                   "flow_config_default": (1, rf"^{e}_flow_config \*\w*$", None, None),
+                   # a per-flow register (issue 30, rq_palos_flow_hold: the protocol engine's ready
+                   # bit): the engine, the flow, the value; answers rnic_err like a register write
+                   "flow_hold": (3, rf"^{obj} \*\w*$", r"^uint32_t \w+$", r"^bool \w+$")}.get(rest)
             if sig is None:
                 if name not in others:
                     found.append((f"fn:{name}", f"{name}: a flow call the contract does not name"))
                 continue
             ok = len(params) == sig[0] and all(s is None or re.match(s, params[i]) for i, s in enumerate(sig[1:]) if i < len(params))
-            if rest in ("flow_open", "flow_close", "flow_state"):
+            if rest in ("flow_open", "flow_close", "flow_state", "flow_hold"):
                 ok = ok and ret == "rnic_err"
             if not ok:
                 found.append((f"sig:{name}", f"{name}({', '.join(params)}) is not the contract's {rest} shape"))

@@ -596,6 +596,7 @@ typedef struct world {
     rnic_prng r;
     uint32_t bad_reads;
     int weights_fixed; /* no control-path change since the start */
+    int holds;         /* rq_palos_flow_hold writes in this run (a visit may end without VISIT_END) */
     /* the visit being reassembled */
     int v_open;
     uint32_t v_qp, v_vid, v_first;
@@ -850,7 +851,10 @@ static void check_record(world *W, const rnic_work *o, uint32_t vid)
             h->off = 0;
         }
     }
-    /* visits: runs of one QP, closed by VISIT_END */
+    /* visits: runs of one QP, closed by VISIT_END (or by a hold, which marks no record: the
+     * visit ended before its next launch, palos_api.h) */
+    if (W->v_open && W->holds && o->flow != W->v_qp)
+        W->v_open = 0;
     if (W->v_open) {
         CHECK_EQ(o->flow, W->v_qp);
         if (W->use_model)
@@ -2532,14 +2536,17 @@ static void tick_checking_next_event(rq_palos *p, unsigned char *snap_qps, size_
 }
 
 static uint32_t g_hook_ids[MAXQ], g_hook_n;
+static rq_palos_stats g_hold_ff; /* the hold statistics summed over test_fast_forward_holds's runs */
 static int chunks_ok(const model *m);
 
 /* The output port is full when it holds piece_depth launches (docs/palos_model.md). */
 static int port_full(const rq_palos *p) { return p->launch_count == p->cfg.piece_depth; }
 
-static void test_fast_forward(void)
+/* with_holds: random rq_palos_flow_hold writes (issue 30) to both engines, interleaved with the
+ * doorbells, pops and weight changes, all released before the drain. */
+static void fast_forward_run(int with_holds)
 {
-    uint64_t base = test_seed(0x9a1050006ull), s;
+    uint64_t base = test_seed(with_holds ? 0x9a1050030ull : 0x9a1050006ull), s;
     for (s = 0; s < 24u && TEST_FAILS() == 0; s++) {
         world *W = &W0;
         uint32_t ids[MAXQ], n, bursts;
@@ -2561,6 +2568,7 @@ static void test_fast_forward(void)
             break;
         }
         W->use_model = 0; /* engine A (ticked) against engine B (fast-forwarded) */
+        W->holds = with_holds;
         need = rq_palos_mem_size(&W->c);
         bmem = malloc(need);
         CHECK_EQ(rq_palos_init(&b, &W->c, bmem, need), RNIC_OK);
@@ -2648,9 +2656,40 @@ static void test_fast_forward(void)
                 } else
                     W->m.qw[x] = old;
             }
+            if (with_holds && bursts < 2500u && rnic_prng_chance(r, 1, 4)) {
+                /* a hold or release (sometimes one that changes nothing, sometimes a flow that is
+                 * not open) to both; from burst 2500 on every flow is released so the run drains */
+                bool hold = rnic_prng_chance(r, 1, 2);
+                rnic_err ea, eb;
+                rq_palos_flow_view va, vb;
+                x = rnic_prng_chance(r, 1, 20) ? W->c.weights.max_flows - 1u + (uint32_t)rnic_prng_below(r, 2) : ids[rnic_prng_below(r, n)];
+                ea = rq_palos_flow_hold(&W->e, x, hold);
+                eb = rq_palos_flow_hold(&b, x, hold);
+                CHECK_EQ(ea, eb);
+                if (x < MAXQ && W->h[x].used) {
+                    CHECK_EQ(ea, RNIC_OK);
+                    CHECK_EQ(rq_palos_flow_state(&W->e, x, &va), RNIC_OK);
+                    CHECK_EQ(rq_palos_flow_state(&b, x, &vb), RNIC_OK);
+                    CHECK_EQ(va.held, (uint32_t)hold);
+                    CHECK_EQ(vb.held, (uint32_t)hold);
+                } else if (x >= W->c.weights.max_flows)
+                    CHECK_EQ(ea, RNIC_ENOENT);
+            }
+            if (with_holds && bursts == 2500u)
+                for (k = 0; k < n; k++) {
+                    CHECK_EQ(rq_palos_flow_hold(&W->e, ids[k], false), RNIC_OK);
+                    CHECK_EQ(rq_palos_flow_hold(&b, ids[k], false), RNIC_OK);
+                }
             CHECK_EQ(rq_palos_next_event(&W->e), rq_palos_next_event(&b));
             CHECK(memcmp(rq_palos_get_stats(&W->e), rq_palos_get_stats(&b), sizeof(rq_palos_stats)) == 0);
             CHECK_EQ(rq_palos_backlog(&W->e), rq_palos_backlog(&b));
+        }
+        if (with_holds) { /* the holds did something: visits ended early, QPs parked */
+            const rq_palos_stats *st = rq_palos_get_stats(&b);
+            g_hold_ff.holds += st->holds;
+            g_hold_ff.releases += st->releases;
+            g_hold_ff.held_visit_ends += st->held_visit_ends;
+            g_hold_ff.held_parks += st->held_parks;
         }
         CHECK(all_done(W));
         CHECK(memcmp(rq_palos_get_stats(&W->e), rq_palos_get_stats(&b), sizeof(rq_palos_stats)) == 0);
@@ -2667,6 +2706,17 @@ static void test_fast_forward(void)
         free(bmem);
         world_free(W);
     }
+}
+
+static void test_fast_forward(void) { fast_forward_run(0); }
+
+static void test_fast_forward_holds(void)
+{
+    memset(&g_hold_ff, 0, sizeof g_hold_ff);
+    fast_forward_run(1);
+    printf("  holds %" PRIu64 ", releases %" PRIu64 ", held visit ends %" PRIu64 ", parks %" PRIu64 "\n", g_hold_ff.holds,
+           g_hold_ff.releases, g_hold_ff.held_visit_ends, g_hold_ff.held_parks);
+    CHECK(g_hold_ff.holds > 100u && g_hold_ff.held_visit_ends > 10u && g_hold_ff.held_parks > 10u);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -3220,6 +3270,335 @@ static void test_error_after_pieces(void)
     CHECK_EQ(rq_palos_backlog(&p), 0);
 }
 
+
+/* ---------------------------------------------------------------------------------------------
+ * 8. Back-pressure: rq_palos_flow_hold (issue 30). Two tenants, one QP each: A (group weight 3,
+ * 64 B messages, so a visit of its 2,250 B chunk spans several batches and launches) and B
+ * (group weight 1, 4 KB messages cut to its 750 B chunk). By Eq. 2 with N = 2 QPs x 1500 B:
+ * chunk A = 3/4 x 3000 = 2250 B, chunk B = 1/4 x 3000 = 750 B, no fractions.
+ * ------------------------------------------------------------------------------------------- */
+#define HOLD_CHUNK_A 2250
+#define HOLD_CHUNK_B 750
+
+typedef struct hold_ev { /* the trace events of QP 0 (A) the tests look at */
+    uint64_t cycle;
+    uint32_t kind;
+    uint64_t a, b;
+} hold_ev;
+
+typedef struct hold_rig {
+    rq_palos p;
+    uint32_t msg[2];
+    hold_ev *ev;
+    uint32_t nev, cap;
+    uint32_t refuses;               /* RNIC_TRACE_REFUSE events, any id */
+    uint32_t holds_traced;          /* RQ_PALOS_TRACE_HOLD events, any id */
+    uint64_t mem[1u << 14];
+    /* observed at the port */
+    uint64_t bytes[2];              /* bytes of pieces taken while `counting` (both QPs eligible) */
+    int counting;
+    uint64_t last_stamp[2], count[2];
+    uint32_t next_index[2], next_off[2];
+} hold_rig;
+
+static uint32_t hold_wqe(void *ctx, uint32_t qp, uint32_t index, rnic_work *w, uint32_t max)
+{
+    const hold_rig *g = (const hold_rig *)ctx;
+    (void)max;
+    if (qp > 1u)
+        return 0;
+    memset(w, 0, sizeof *w);
+    w->addr = ((uint64_t)(qp + 1u) << 40) + (uint64_t)index * g->msg[qp];
+    w->len = g->msg[qp];
+    w->tag = index;
+    return 1;
+}
+
+static void hold_trace(void *user, const rnic_trace_event *e)
+{
+    hold_rig *g = (hold_rig *)user;
+    if (e->kind == RNIC_TRACE_REFUSE)
+        g->refuses++;
+    if (e->kind == RQ_PALOS_TRACE_HOLD)
+        g->holds_traced++;
+    if (e->id != 0u || (e->kind != RNIC_TRACE_OUT && e->kind != RQ_PALOS_TRACE_VISIT_START &&
+                        e->kind != RQ_PALOS_TRACE_VISIT_END && e->kind != RQ_PALOS_TRACE_HOLD))
+        return;
+    if (g->nev == g->cap) {
+        CHECK(g->cap < (1u << 24));
+        if (g->cap >= (1u << 24))
+            return;
+        g->cap = g->cap ? 2u * g->cap : 65536u;
+        g->ev = (hold_ev *)realloc(g->ev, g->cap * sizeof *g->ev);
+    }
+    g->ev[g->nev].cycle = e->cycle;
+    g->ev[g->nev].kind = e->kind;
+    g->ev[g->nev].a = e->a;
+    g->ev[g->nev].b = e->b;
+    g->nev++;
+}
+
+static void hold_setup(hold_rig *g, int trace)
+{
+    rq_palos_config c;
+    memset(g, 0, sizeof *g);
+    rq_palos_config_default(&c);
+    c.weights.max_flows = 4;
+    c.weights.max_groups = 2;
+    c.max_batch = 8;   /* a 2,250 B chunk of 64 B WQEs reads several batches */
+    c.launch_wqes = 4; /* and goes in several launches */
+    c.source = hold_wqe;
+    c.source_user = g;
+    if (trace) {
+        c.trace = hold_trace;
+        c.trace_user = g;
+    }
+    g->msg[0] = 64;
+    g->msg[1] = 4096;
+    CHECK(rq_palos_mem_size(&c) <= sizeof g->mem);
+    CHECK_EQ(rq_palos_init(&g->p, &c, g->mem, sizeof g->mem), RNIC_OK);
+    CHECK_EQ(rq_palos_create_group(&g->p, 0, 3), RNIC_OK);
+    CHECK_EQ(rq_palos_create_group(&g->p, 1, 1), RNIC_OK);
+    CHECK_EQ(open_flow(&g->p, 0, 0, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+    CHECK_EQ(open_flow(&g->p, 1, 1, 1, RQ_PALOS_BANDWIDTH), RNIC_OK);
+}
+
+/* One cycle: both rings kept backlogged (doorbells as the host would ring), a tick, every
+ * piece popped and checked: each QP's pieces rebuild its WQEs in order (nothing lost or cut
+ * differently by a hold: A's 64 B WQEs go whole). */
+static void hold_cycle(hold_rig *g)
+{
+    rnic_work o;
+    uint32_t x;
+    for (x = 0; x < 2u; x++) {
+        rq_palos_flow_view v;
+        CHECK_EQ(rq_palos_flow_state(&g->p, x, &v), RNIC_OK);
+        if (v.tail - v.head < 1024u)
+            CHECK_EQ(rq_palos_doorbell(&g->p, x, v.head + 2048u), RNIC_OK);
+    }
+    rq_palos_tick(&g->p);
+    while (rq_palos_pop_piece(&g->p, &o) == RNIC_OK) {
+        x = o.flow;
+        CHECK(x < 2u && !(o.flags & RNIC_WORK_ERROR));
+        if (x >= 2u)
+            continue;
+        CHECK_EQ(o.index, g->next_index[x]);
+        CHECK_EQ(o.offset, g->next_off[x]);
+        if (x == 0u)
+            CHECK_EQ(o.flags & (RNIC_WORK_FIRST | RNIC_WORK_LAST), RNIC_WORK_FIRST | RNIC_WORK_LAST);
+        else
+            CHECK(o.len <= HOLD_CHUNK_B);
+        if (o.flags & RNIC_WORK_LAST) {
+            g->next_index[x]++;
+            g->next_off[x] = 0;
+        } else
+            g->next_off[x] += o.len;
+        if (g->counting) /* popped in the cycle they are stamped */
+            g->bytes[x] += o.len;
+        g->last_stamp[x] = o.cycle;
+        g->count[x]++;
+    }
+}
+
+static void hold_run(hold_rig *g, uint64_t cycles)
+{
+    uint64_t end = rq_palos_now(&g->p) + cycles;
+    while (rq_palos_now(&g->p) < end && TEST_FAILS() == 0)
+        hold_cycle(g);
+}
+
+/* The credits of A's visits (VISIT_START a) in trace order, up to max. */
+static uint32_t hold_visit_credits(const hold_rig *g, int64_t *out, uint32_t max)
+{
+    uint32_t i, n = 0;
+    for (i = 0; i < g->nev && n < max; i++)
+        if (g->ev[i].kind == RQ_PALOS_TRACE_VISIT_START)
+            out[n++] = (int64_t)g->ev[i].a;
+    return n;
+}
+
+/* (a) and (b): A held mid-visit and while queued; B goes on; A resumes; Eq. 1 over the time both
+ * were eligible; the carried credit kept exactly as deficit round robin carries it. */
+static void test_hold_two_tenants(void)
+{
+    static hold_rig g, twin;
+    static int64_t cred_g[4096], cred_t[4096];
+    uint64_t X, Y, Xq, b_before;
+    uint32_t i, n_g, n_t, start_ev, end_ev;
+    const rq_palos_stats *st = rq_palos_get_stats(&g.p);
+    rq_palos_flow_view v;
+    int64_t c0, sent, carried;
+    hold_setup(&g, 1);
+    hold_setup(&twin, 1);
+    hold_run(&g, 5000);
+    g.counting = 1; /* settled: both eligible */
+    hold_run(&g, 45000);
+    /* (b) held while queued or being fetched (not in the slicer): A's visit does not begin */
+    for (i = 0; i < 100000u && TEST_FAILS() == 0 && (g.p.qps[0].where == 0u || (g.p.visit.active && g.p.visit.qp == 0u)); i++)
+        hold_cycle(&g);
+    CHECK(i < 100000u);
+    Xq = rq_palos_now(&g.p);
+    g.counting = 0;
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, true), RNIC_OK);
+    CHECK_EQ(rq_palos_flow_state(&g.p, 0, &v), RNIC_OK);
+    CHECK_EQ(v.held, 1);
+    start_ev = g.nev;
+    hold_run(&g, 3000);
+    for (i = start_ev; i < g.nev; i++)
+        CHECK(g.ev[i].kind != RQ_PALOS_TRACE_VISIT_START && g.ev[i].kind != RNIC_TRACE_OUT);
+    CHECK(g.last_stamp[0] < Xq);
+    CHECK_EQ(st->holds, 1);
+    CHECK_EQ(st->held_parks, 1); /* queued: parked by the fetch module; fetching: by the slicer */
+    CHECK_EQ(st->held_visit_ends, g.p.stats.held_visit_ends);
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, false), RNIC_OK);
+    CHECK_EQ(rq_palos_next_event(&g.p), rq_palos_now(&g.p)); /* the fetch module is due at once */
+    g.counting = 1;
+    hold_run(&g, 20000);
+    /* the same credits visit after visit as the twin that never held: A's visit credits depend on
+     * its own carried deficit only (always backlogged, 64 B WQEs), so a hold before a visit begins
+     * must leave the sequence unchanged */
+    hold_run(&twin, 73000);
+    n_g = hold_visit_credits(&g, cred_g, 4096);
+    n_t = hold_visit_credits(&twin, cred_t, 4096);
+    CHECK(n_g > 100u && n_t >= n_g);
+    for (i = 0; i < n_g && i < n_t; i++)
+        if (cred_g[i] != cred_t[i]) {
+            printf("  A's visit %u: credit %" PRId64 ", without the hold %" PRId64 "\n", i, cred_g[i], cred_t[i]);
+            CHECK(0);
+            break;
+        }
+    /* every visit's credit is the credit carried by the previous visit's end plus the chunk */
+    for (i = 0, carried = 0; i < g.nev; i++) {
+        if (g.ev[i].kind == RQ_PALOS_TRACE_VISIT_START) {
+            CHECK_EQ(g.ev[i].b, HOLD_CHUNK_A);
+            CHECK_EQ((int64_t)g.ev[i].a, carried + HOLD_CHUNK_A);
+        } else if (g.ev[i].kind == RQ_PALOS_TRACE_VISIT_END)
+            carried = (int64_t)g.ev[i].a;
+    }
+
+    /* (a) held mid-visit: A's visit has launched pieces and has more to go */
+    for (i = 0; i < 100000u && TEST_FAILS() == 0 && !(g.p.visit.active && g.p.visit.qp == 0u && g.p.visit.emitted_wqes > 0u); i++)
+        hold_cycle(&g);
+    CHECK(i < 100000u);
+    X = rq_palos_now(&g.p);
+    for (i = g.nev; i-- > 0u;)
+        if (g.ev[i].kind == RQ_PALOS_TRACE_VISIT_START)
+            break;
+    c0 = (int64_t)g.ev[i].a;
+    for (sent = 0; ++i < g.nev;)
+        if (g.ev[i].kind == RNIC_TRACE_OUT)
+            sent += (int64_t)g.ev[i].b;
+    CHECK(sent > 0 && sent < c0); /* mid-visit: credit left */
+    b_before = g.count[1];
+    g.counting = 0;
+    end_ev = g.nev;
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, true), RNIC_OK);
+    CHECK_EQ(rq_palos_next_event(&g.p), X); /* the slicer ends the visit now */
+    hold_run(&g, 20000);
+    Y = rq_palos_now(&g.p);
+    CHECK(g.last_stamp[0] < X); /* no piece of A after the launch in progress */
+    CHECK(g.count[1] - b_before >= (Y - X) / 8u); /* B goes on (one 750 B visit per 4 cycles here) */
+    CHECK_EQ(st->holds, 2);
+    CHECK_EQ(st->releases, 1);
+    /* the hold's visit end: at X, carrying the visit's credit less what it sent (nothing lost) */
+    CHECK(end_ev < g.nev && g.ev[end_ev].kind == RQ_PALOS_TRACE_HOLD);
+    CHECK(end_ev + 1u < g.nev && g.ev[end_ev + 1u].kind == RQ_PALOS_TRACE_VISIT_END);
+    if (end_ev + 1u < g.nev) {
+        CHECK_EQ(g.ev[end_ev + 1u].cycle, X);
+        CHECK_EQ((int64_t)g.ev[end_ev + 1u].a, c0 - sent);
+        carried = (int64_t)g.ev[end_ev + 1u].a;
+    }
+    CHECK_EQ(g.nev, end_ev + 2u); /* nothing more of A while it is held */
+    CHECK_EQ(st->held_parks, 2);
+    CHECK(st->held_visit_ends >= 1u);
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, false), RNIC_OK);
+    CHECK_EQ(rq_palos_flow_state(&g.p, 0, &v), RNIC_OK);
+    CHECK_EQ(v.held, 0);
+    end_ev = g.nev;
+    g.counting = 1; /* both eligible again */
+    hold_run(&g, 200000);
+    /* A resumes within a fetch and a B launch or two; its first visit: carried + chunk */
+    for (i = end_ev; i < g.nev && g.ev[i].kind != RQ_PALOS_TRACE_VISIT_START; i++)
+        ;
+    CHECK(i < g.nev);
+    if (i < g.nev) {
+        CHECK_EQ((int64_t)g.ev[i].a, carried + HOLD_CHUNK_A);
+        CHECK(g.ev[i].cycle - Y <= 16u);
+    }
+    /* Eq. 1 over the time both were eligible (before, between and after the holds): A 3/4 */
+    {
+        double share = (double)g.bytes[0] / (double)(g.bytes[0] + g.bytes[1]);
+        printf("  A's share while both were eligible %.5f (Eq. 1: 0.75), B's bytes while A was held %" PRIu64 "\n", share,
+               (g.count[1] - b_before) * HOLD_CHUNK_B);
+        CHECK(share > 0.75 * 0.995 && share < 0.75 * 1.005);
+    }
+    free(g.ev);
+    free(twin.ev);
+}
+
+/* (d) bad input is refused, counted and traced, the state intact; writes of the state a flow is
+ * in change nothing; closing a flow clears its hold. */
+static void test_hold_bad_input(void)
+{
+    static hold_rig g;
+    static rq_palos snap;
+    static uint64_t snap_mem[1u << 14];
+    const rq_palos_stats *st;
+    rq_palos_flow_view v;
+    hold_setup(&g, 1);
+    st = rq_palos_get_stats(&g.p);
+    CHECK_EQ(rq_palos_flow_hold(NULL, 0, true), RNIC_EINVAL);
+    memcpy(&snap, &g.p, sizeof snap);
+    memcpy(snap_mem, g.mem, sizeof snap_mem);
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 4, true), RNIC_ENOENT);          /* >= max_flows */
+    CHECK_EQ(rq_palos_flow_hold(&g.p, UINT32_MAX, false), RNIC_ENOENT);
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 2, true), RNIC_ENOENT);          /* not open */
+    CHECK_EQ(st->errors.by_cause[RNIC_ENOENT], 3);
+    CHECK_EQ(st->reasons.unknown, 3);
+    CHECK_EQ(g.refuses, 3);
+    CHECK_EQ(st->holds + st->releases, 0);
+    snap.stats = g.p.stats; /* only the statistics and the trace's event count moved */
+    snap.trace.events = g.p.trace.events;
+    CHECK(memcmp(&snap, &g.p, sizeof snap) == 0);
+    CHECK(memcmp(snap_mem, g.mem, sizeof snap_mem) == 0);
+    /* the state it is in: RNIC_OK, nothing at all changes (no statistic, no event) */
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, false), RNIC_OK);
+    CHECK(memcmp(&snap, &g.p, sizeof snap) == 0);
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, true), RNIC_OK);
+    memcpy(&snap, &g.p, sizeof snap);
+    memcpy(snap_mem, g.mem, sizeof snap_mem);
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, true), RNIC_OK);
+    CHECK(memcmp(&snap, &g.p, sizeof snap) == 0);
+    CHECK(memcmp(snap_mem, g.mem, sizeof snap_mem) == 0);
+    CHECK_EQ(st->holds, 1);
+    CHECK_EQ(g.holds_traced, 1);
+    /* a held idle flow: nothing due; a doorbell parks it (the doorbell module), a release queues it */
+    CHECK_EQ(rq_palos_next_event(&g.p), RNIC_NEVER);
+    CHECK_EQ(rq_palos_doorbell(&g.p, 0, 3), RNIC_OK);
+    CHECK_EQ(rq_palos_advance(&g.p, 100), 100);
+    CHECK_EQ(st->doorbells, 1);
+    CHECK_EQ(st->held_parks, 1);
+    CHECK_EQ(st->visits, 0);
+    CHECK_EQ(rq_palos_next_event(&g.p), RNIC_NEVER); /* parked: nothing happens until a release */
+    CHECK_EQ(rq_palos_flow_state(&g.p, 0, &v), RNIC_OK);
+    CHECK_EQ(v.held, 1);
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, false), RNIC_OK);
+    CHECK_EQ(rq_palos_next_event(&g.p), rq_palos_now(&g.p));
+    CHECK_EQ(rq_palos_advance(&g.p, 100), 100);
+    CHECK_EQ(st->wqes_done, 3);
+    CHECK_EQ(g.holds_traced, 2);
+    /* closing a held flow clears its hold: opened again, it is served */
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, true), RNIC_OK);
+    CHECK_EQ(rq_palos_flow_close(&g.p, 0), RNIC_OK);
+    CHECK_EQ(rq_palos_flow_state(&g.p, 0, &v), RNIC_OK);
+    CHECK_EQ(v.held, 0);
+    CHECK_EQ(v.open, 0);
+    CHECK_EQ(rq_palos_flow_hold(&g.p, 0, true), RNIC_ENOENT); /* closed */
+    CHECK_EQ(st->errors.by_cause[RNIC_ENOENT], 4);
+    CHECK_EQ(st->errors.by_cause[RNIC_EINVAL], 0);
+    free(g.ev);
+}
+
 int main(void)
 {
     RUN(test_random_streams);
@@ -3246,5 +3625,8 @@ int main(void)
     RUN(test_trace_events);
     RUN(test_tiny_share_progresses);
     RUN(test_error_after_pieces);
+    RUN(test_fast_forward_holds);
+    RUN(test_hold_two_tenants);
+    RUN(test_hold_bad_input);
     return test_summary();
 }

@@ -190,7 +190,8 @@
  *   segmenter > AXI > remote) and 1 dequeue per cycle. Timeout scanner: 1 pending entry per
  *   cycle (1,024 per sweep), waiting a cycle when the handler's S1 reads the table.
  *   Palos: registers rq_palos_doorbell (the tail, coalesced), rq_palos_flow_open / _close,
- *   rq_palos_create_group / _set_group_weight; output piece (rq_palos_pop_piece /
+ *   rq_palos_create_group / _set_group_weight, rq_palos_flow_hold (per-QP back-pressure: a held
+ *   QP is not served, at once); output piece (rq_palos_pop_piece /
  *   _peek_piece, rnic_work). Per cycle: 1 doorbell applied, 1 fetch issued, 1 launch of up to
  *   launch_wqes output WQEs.
  *

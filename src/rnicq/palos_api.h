@@ -88,6 +88,8 @@ typedef struct rq_palos_config {
 #define RQ_PALOS_TRACE_FETCH 18u       /* a batch read: id = flow, a = WQEs, b = cycle it is readable */
 #define RQ_PALOS_TRACE_PAUSE 19u       /* a bandwidth visit steps aside for a latency batch: id = flow */
 #define RQ_PALOS_TRACE_RESUME 20u      /* and resumes: id = flow */
+#define RQ_PALOS_TRACE_HOLD 21u        /* rq_palos_flow_hold changed a flow's hold: id = flow, a = 1 held / 0
+                                          released, b = WQEs posted not yet sliced */
 
 /* Why a call or a WQE was refused: each refusal is counted once, in stats.errors by its code
  * and, when it has one, in stats.reasons by its reason (rq_palos_reason_message names what to
@@ -123,6 +125,12 @@ typedef struct rq_palos_stats {
     uint64_t refetches;      /* further batch reads inside a visit (its chunk outlasted a batch) */
     uint64_t preemptions;    /* bandwidth visits paused at a batch boundary for a latency batch */
     uint64_t out_stalls;     /* cycles the slicing module waited on a full output port */
+    uint64_t holds;          /* rq_palos_flow_hold writes that held a flow (writes that change nothing: none) */
+    uint64_t releases;       /* and that released one */
+    uint64_t held_visit_ends;/* visits a hold ended early: before a further launch, or before it began (a
+                                fetched batch of a held QP is dropped, its credit untouched) */
+    uint64_t held_parks;     /* a held QP with WQEs kept out of its schedule queue (at a visit's end, a
+                                doorbell on an idle QP, or taken from the queue by the fetch module) */
     uint64_t bad_wqes;       /* error records produced (WQEs completed with RNIC_WORK_ERROR; an output
                                 count like wqes_done: each refused WQE is also in errors, by its code) */
     rnic_err_stats errors;   /* refused calls and refused WQEs by cause, each counted once: a control call the
@@ -174,6 +182,7 @@ typedef struct rq_palos_flow_view {
     uint32_t head;    /* next WQE to slice (ring counter) */
     uint32_t offset;  /* fetch offset inside WQE head */
     uint32_t tail;    /* the newest accepted doorbell (the tail register) */
+    uint32_t held;    /* 1: rq_palos_flow_hold holds it (not served) */
 } rq_palos_flow_view;
 /* RNIC_EINVAL a NULL engine or out, RNIC_ENOENT flow >= weights.max_flows (not counted: a query). */
 RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, rq_palos_flow_view *out);
@@ -184,6 +193,16 @@ RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, rq_palos_f
  * that does not move forward, RNIC_ENOSPC a tail more than ring_entries ahead of the flow's head
  * (ring overrun); all counted, the register unchanged. Never RNIC_EBUSY. */
 RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail);
+/* Back-pressure (beyond the paper, issue 30): the protocol engine's per-QP ready bit, a register
+ * write effective at once. A held flow is not served: it does not enter a schedule queue (at a
+ * visit's end, a doorbell on an idle flow, or when the fetch module takes it from its queue it is
+ * parked instead), a fetched batch of it is dropped when its visit would begin, and a visit of it
+ * in progress ends before its next launch (the records already launched stay in the port; none
+ * of them is marked VISIT_END by the hold). Its carried credit is kept as a visit's end leaves it.
+ * hold = false: a parked flow with WQEs re-enters the tail of its class's queue at once. Writing
+ * the state a flow is in: RNIC_OK, nothing changes. RNIC_ENOENT flow >= weights.max_flows or not
+ * open (counted); closing a flow clears its hold. */
+RQ_API rnic_err rq_palos_flow_hold(rq_palos *p, uint32_t flow, bool hold);
 RQ_API void rq_palos_tick(rq_palos *p);
 /* The next piece: RNIC_EEMPTY when none (not counted), RNIC_EINVAL for a NULL pointer (counted). */
 RQ_API rnic_err rq_palos_pop_piece(rq_palos *p, rnic_work *out);
@@ -215,6 +234,7 @@ typedef struct rq__palos_qp {
     uint8_t where;      /* RQ__PALOS_IDLE / QUEUED / FETCHING */
     uint8_t cut;        /* WQE head already had a piece sent in an earlier visit */
     uint8_t db_pending; /* in the doorbell FIFO: posted not yet applied to tail */
+    uint8_t held;       /* rq_palos_flow_hold: not served (parked: IDLE with WQEs applied) */
 } rq__palos_qp;
 
 typedef struct rq__palos_slot { /* a batch read in flight */

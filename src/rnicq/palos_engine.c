@@ -208,7 +208,35 @@ RQ_API rnic_err rq_palos_flow_close(rq_palos *p, uint32_t flow)
     q = &p->qps[flow];
     if (q->where != RQ__PALOS_IDLE || q->posted != q->head)
         return rq__palos_count(p, RNIC_ESTATE, RQ_PALOS_REASON_FLOW_BUSY, flow, 0);
+    p->qps[flow].held = 0; /* a flow opened again later starts served */
     return rq__palos_control(p, rq__pw_remove_qp(&p->weights, flow), flow, 0);
+}
+
+static void rq__palos_enqueue(rq_palos *p, uint32_t qp); /* palos_doorbell.c */
+
+/* The protocol engine's ready bit for a flow (issue 30): a held flow is parked wherever it would
+ * be served next (palos_doorbell.c, palos_fetch.c, palos_slicer.c); a release puts a parked flow
+ * with WQEs back at the tail of its queue at once. */
+RQ_API rnic_err rq_palos_flow_hold(rq_palos *p, uint32_t flow, bool hold)
+{
+    rq__palos_qp *q;
+    if (!p)
+        return RNIC_EINVAL;
+    if (flow >= p->cfg.weights.max_flows || p->weights.qps[flow].group == RNIC_NONE)
+        return rq__palos_count(p, RNIC_ENOENT, RQ_PALOS_REASON_UNKNOWN, flow, hold ? 1u : 0u);
+    q = &p->qps[flow];
+    if ((q->held != 0u) == hold)
+        return RNIC_OK; /* the register already holds this value */
+    q->held = (uint8_t)hold;
+    if (hold)
+        p->stats.holds++;
+    else {
+        p->stats.releases++;
+        if (q->where == RQ__PALOS_IDLE && q->tail != q->head)
+            rq__palos_enqueue(p, flow); /* parked with WQEs the doorbell module applied */
+    }
+    RNIC__TRACE(p, RQ_PALOS_TRACE_HOLD, flow, hold ? 1u : 0u, (uint32_t)(q->posted - q->head));
+    return RNIC_OK;
 }
 
 RQ_API uint64_t rq_palos_now(const rq_palos *p) { return p ? p->now : 0u; }
@@ -226,6 +254,7 @@ RQ_API rnic_err rq_palos_flow_state(const rq_palos *p, uint32_t flow, rq_palos_f
     out->head = p->qps[flow].head;
     out->offset = p->qps[flow].offset;
     out->tail = p->qps[flow].posted;
+    out->held = p->qps[flow].held;
     return RNIC_OK;
 }
 

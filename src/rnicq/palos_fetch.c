@@ -20,6 +20,11 @@ static void rq__palos_fetch_module(rq_palos *p)
     if (rnic_ring_full(&p->slots[cls]) || rnic_ring_pop(&p->queue[cls], &s.qp) != RNIC_OK)
         return;
     q = &p->qps[s.qp];
+    if (q->held) { /* held while queued: parked instead of fetched (this cycle's dequeue) */
+        q->where = RQ__PALOS_IDLE;
+        p->stats.held_parks++;
+        return;
+    }
     s.count = rq__palos_batch(p, q);
     s.ready = p->now + p->fetch_latency;
     q->where = RQ__PALOS_FETCHING;

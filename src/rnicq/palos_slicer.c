@@ -302,8 +302,23 @@ static void rq__palos_slice_module(rq_palos *p)
             if (!s || !rq__palos_due(s->ready, p->now))
                 return;
             (void)rnic_ring_pop(&p->slots[cls], &taken);
+            if (p->qps[taken.qp].held) {
+                /* held since it was fetched: the visit does not begin (no chunk is drawn, the
+                 * carried credit stays), the batch is dropped and the QP parked */
+                p->qps[taken.qp].where = RQ__PALOS_IDLE;
+                p->stats.held_visit_ends++;
+                p->stats.held_parks++;
+                return;
+            }
             rq__palos_begin_visit(p, &taken);
         }
+    }
+    if (p->qps[v->qp].held) {
+        /* held: the visit ends before its next launch, as a visit whose credit ran out would
+         * (credit carried, the QP parked by rq__palos_enqueue while WQEs remain) */
+        p->stats.held_visit_ends++;
+        rq__palos_end_visit(p);
+        return;
     }
     if (!rq__palos_due(v->ready, p->now))
         return; /* waiting for the next batch of this visit */

@@ -29,6 +29,8 @@ static bool rq__palos_next(const rq_palos *p, uint64_t *at)
     if (!v->active && p->paused.active)
         return true; /* a paused visit resumes (or a latency batch goes first) */
     if (v->active) {
+        if (p->qps[v->qp].held)
+            return true; /* the hold ends the visit */
         if (!rq__palos_due(v->ready, p->now)) {
             *at = v->ready; /* the visit's next batch */
             return true;
