@@ -4,7 +4,7 @@ outside the model (issue 30, "Done when") from the flows and links the model wri
 `--flows-json FILE`. Python 3, standard library only. docs/share_reference.md is the manual.
 
 usage: tools/share_ref.py FLOWS.json [--per-flow [CSV]] [--compare MEASURED.csv]
-                          [--tolerance-pct 2] [--by-fraction]
+                          [--tolerance-pct 2] [--by-fraction] [--ack-priority]
 prints  RESULT share_ref=1 flows=N tenants=T tenant<id>_gbps=... total_gbps=...
         [share_err_pct=E tolerance_pct=X]   (with --compare)
 exit    0 fine; 1 --compare found a tenant further than --tolerance-pct from its expected share;
@@ -28,7 +28,11 @@ The model (every choice, and why):
 - Every other link (the network) and every receiving host's memory: congestion control divides
   them per flow, unweighted max-min. A flow counts on a link if its data or its ACKs cross it
   (the ACK bytes at their own per-byte weight); when the link saturates every flow on it that is
-  still rising freezes, including one that only sends ACKs there. `host_rx_bps` > 0 caps each
+  still rising freezes, including one that only sends ACKs there (issue 30's rule). With
+  --ack-priority, ACKs go first on every link as at an uplink (the fabric's switches serve
+  control packets at strict priority, and congestion control marks data, not ACKs): only data
+  counts in a link's max-min, ACK bytes come off its top, and ACKs hold the flows they acknowledge
+  only where ACKs alone fill a link. `host_rx_bps` > 0 caps each
   receiving host's absorbed payload (the sum over the flows whose dst is that host, coefficient 1),
   shared max-min among its incoming flows like a link.
 - The combination, a fixed point. Let G_f(r) be the rate the NIC scheduler gives flow f when f is
@@ -41,7 +45,9 @@ The model (every choice, and why):
   (damped: undamped, the NIC and the network can answer each other in turn and cycle between two
   points): a flow's step starts at 1/2, halves when its answer swings back (down to 1/1024),
   grows by 1.25 (up to 1) while its answer keeps moving the same way, and the iteration stops
-  when no rate moves by more than 1e-9 of the fastest link's bps (exit 3 after 20,000 rounds).
+  when no rate moves by more than 1e-9 of the fastest link's bps. After 20,000 rounds a second
+  schedule starts over that also halves every step after a round that moved the rates more than
+  the one before; exit 3 if that does not converge either.
   Why this is the hardware: Palos is work-conserving and gives a backlogged QP its weighted share
   of what the others leave (G); congestion control then settles each QP at its max-min share of
   the network, never above what its NIC lets it send (W with bound G); a QP that congestion
@@ -51,7 +57,7 @@ The model (every choice, and why):
   exactly what one NIC shaped (one sender, one receiver, a switch between) is full but never
   queues, so congestion control does not redivide it.
 - Bottleneck of a flow (the per-flow CSV): `cap`, `nic:<uplink id>` (its NIC share binds),
-  `link:<id>`, `host_rx:<host>`, `acks:<uplink id>` (the resource that froze it in W); caps
+  `link:<id>`, `host_rx:<host>`, `acks:<link id>` (the resource that froze it in W); caps
   first, then the NIC.
 - A tenant's rate is the sum over its flows; a tenant without flows has 0 and is not compared.
 - --compare reads a CSV with a header naming at least `tenant` and `measured_gbps` (per tenant, or
@@ -461,12 +467,13 @@ def share_error(expected, measured, by_fraction):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("flows_json")
+    ap = argparse.ArgumentParser(description="The expected payload rate of every flow and tenant of a composed-RNIC "
+                                 "run, from the model's --flows-json file (docs/share_reference.md).")
+    ap.add_argument("flows_json", metavar="FLOWS.json")
     ap.add_argument("--per-flow", nargs="?", const="-", metavar="CSV",
                     help="write flow,tenant,expected_gbps,bottleneck to CSV (default stdout)")
-    ap.add_argument("--compare", metavar="MEASURED.csv")
-    ap.add_argument("--tolerance-pct", type=float, default=2.0)
+    ap.add_argument("--compare", metavar="MEASURED.csv", help="tenant,measured_gbps rows: print share_err_pct=")
+    ap.add_argument("--tolerance-pct", type=float, default=2.0, help="--compare exits 1 above this (default 2)")
     ap.add_argument("--ack-priority", action="store_true",
                     help="ACKs go first on every link (switches' strict priority), not only at uplinks")
     ap.add_argument("--by-fraction", action="store_true",
