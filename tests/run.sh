@@ -834,6 +834,15 @@ fabric_weights() { # one sending host, two tenants, its NIC's link binds: Palos'
     done
 }
 T claim fabric-one-sender-weights-1-3-and-3-1-within-2pct fabric_weights
+fabric_caps() { # a 2:1 incast with caps on both tenants (1 and 1.5 Gb/s per QP): each within 2 % of the
+    # reference over 20 ms -- no QP slowed by its cap blocks another (per-QP holds into Palos)
+    local out="$OBJ/fabric-caps.out" e
+    bash tools/fabric_run.sh scenarios/incast_caps.conf --set tenant.free.cap_mbps=1500 --quiet >"$out" || return 1
+    e=$(result_value "$out" share_err_pct)
+    echo "$(grep -o ' \(tenant[01]_gbps\|palos_holds\|share_err_pct\)=[0-9.]*' "$out" | tr -d '\n')"
+    [ -n "$e" ] && awk_true "$e <= 2"
+}
+T claim fabric-incast-caps-on-both-within-2pct fabric_caps
 fabric_k8() { # a k = 8 fat tree (128 hosts, 80 switches, 1,024 QPs) runs: every byte it checked is good, and
     # its memory per host is reported
     local out="$OBJ/fabric-k8.out"

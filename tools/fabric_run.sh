@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/fabric_run.sh [--by-fraction] [--tolerance-pct P] SCENARIO [rnic_model options...]
-# Runs build/rnic_model --scenario SCENARIO, then the share reference (tools/share_ref.py) on the
+# Runs build/rnic_model --scenario SCENARIO, then the share reference (tools/share_ref.py, with
+# --ack-priority: the fabric's switches serve control packets first) on the
 # run's flows and paths (--flows-json) against each tenant's measured payload (--shares-csv), and
 # prints the model's report with its RESULT line extended by `share_err_pct=E` (the largest
 # tenant's distance from its expected share, %) and `share_mode=gbps|fraction`.
@@ -30,7 +31,7 @@ if [ ! -s "$dir/flows.json" ] || [ ! -s "$dir/shares.csv" ]; then
     cat "$dir/out"
     exit $((rc ? rc : 1))
 fi
-python3 tools/share_ref.py "$dir/flows.json" --compare "$dir/shares.csv" "${by_fraction[@]}" --tolerance-pct 1000000 \
+python3 tools/share_ref.py "$dir/flows.json" --compare "$dir/shares.csv" "${by_fraction[@]}" --ack-priority --tolerance-pct 1000000 \
     >"$dir/ref" 2>"$dir/ref.err"
 ref_rc=$?
 err=$(sed -n 's/^RESULT.* share_err_pct=\([^ ]*\).*/\1/p' "$dir/ref")

@@ -6,7 +6,8 @@
  *   tenant<i>_gbps=... (each tenant's delivered payload over the window) cnps=... naks=... rtx=...
  *   ecn_marked=... drops=... pfc_frames=... host_drops=... bytes_lost=... drained=... digest=...
  *   delivered_packets=... node_runs=... cycles_visited=... mcycles_per_s=... (rss_kb= and
- *   rss_per_host_kb= come before cnps=: the process's peak resident memory, whole and per host)
+ *   rss_per_host_kb= come before cnps=: the process's peak resident memory, whole and per host;
+ *   palos_holds= head_waits=: per-QP back-pressure into Palos, and runs a piece still waited)
  * Every counter is over the whole run (the drain included) except *_gbps (the window).
  * Exit status 3 when the run lost bytes or, draining, did not drain; 2 on a bad scenario. */
 #ifndef RNIC_FM_MAIN_H
@@ -19,7 +20,7 @@ static void fm_report(fm_model *m, int quiet)
     fm_world *w = &m->w;
     uint32_t h, i, t;
     uint64_t posted = 0, got = 0, bad = 0, errors = w->model_errors, pkts = 0, cnps = 0, naks = 0, rtx = 0;
-    uint64_t marked = 0, drops = 0, pfc = 0, host_drops = 0, lost;
+    uint64_t marked = 0, drops = 0, pfc = 0, host_drops = 0, holds = 0, head_waits = 0, lost;
     uint64_t tenant_bytes[FM_MAX_TENANTS];
     double window_s = (double)(w->window_end - w->window_start) / (double)w->p.clock_hz, total_gbps = 0;
     memset(tenant_bytes, 0, sizeof tenant_bytes);
@@ -33,6 +34,8 @@ static void fm_report(fm_model *m, int quiet)
         cnps += n->cnps_out;
         naks += n->naks_out;
         rtx += n->rtx_pkts;
+        holds += n->holds;
+        head_waits += n->head_waits;
         if (n->hh_on)
             host_drops += hcc_host_get_stats(&n->hh)->dropped;
         for (i = 0; i < n->nrecv; i++)
@@ -66,6 +69,8 @@ static void fm_report(fm_model *m, int quiet)
                (unsigned long long)posted, (unsigned long long)got, (unsigned long long)bad, (unsigned long long)cnps,
                (unsigned long long)naks, (unsigned long long)rtx, (unsigned long long)marked, (unsigned long long)drops,
                (unsigned long long)pfc, (unsigned long long)host_drops, m->drained ? "drained" : "NOT drained");
+        printf("  Palos: %llu QP holds (a QP's transport queue nearly full), %llu runs with a piece waiting at the "
+               "port head\n", (unsigned long long)holds, (unsigned long long)head_waits);
         printf("  scheduler: %llu node runs at %llu cycles of %llu simulated, %.2f s host time\n",
                (unsigned long long)w->f.stats.runs, (unsigned long long)w->f.stats.cycles_visited,
                (unsigned long long)w->f.now, m->host_s);
@@ -81,6 +86,7 @@ static void fm_report(fm_model *m, int quiet)
         long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
         printf(" rss_kb=%ld rss_per_host_kb=%ld", rss, w->hosts ? rss / (long)w->hosts : 0);
     }
+    printf(" palos_holds=%llu head_waits=%llu", (unsigned long long)holds, (unsigned long long)head_waits);
     printf(" cnps=%llu naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_frames=%llu host_drops=%llu bytes_lost=%llu "
            "drained=%d digest=%016llx delivered_packets=%llu node_runs=%llu cycles_visited=%llu mcycles_per_s=%.2f\n",
            (unsigned long long)cnps, (unsigned long long)naks, (unsigned long long)rtx, (unsigned long long)marked,

@@ -40,6 +40,9 @@ typedef struct fm_nic {
     hcc_tx htx;
     void *htx_mem;
     int htx_on;
+    uint8_t *held;              /* per send flow: held in Palos (a slow QP with pieces queued) */
+    uint64_t *rate;             /* per send flow: its rate register */
+    uint32_t nheld;
     /* responder */
     uint32_t nrecv;             /* flows it receives (rx flows 0 .. nrecv - 1) */
     uint32_t *recv_flow;        /* rx -> global */
@@ -59,6 +62,8 @@ typedef struct fm_nic {
     /* counters over the whole run */
     uint64_t sent_pkts, rtx_pkts, acks_out, naks_out, cnps_out, probes_sent, probe_acks_out;
     uint64_t piece_errors, order_errors, model_errors, rate_changes, mba_writes, host_pfc_frames;
+    uint64_t holds, releases;   /* Palos holds and releases written */
+    uint64_t head_waits;        /* runs that left a piece at Palos's port head for a full queue (holds prevent it) */
 } fm_nic;
 
 static void fm_nic__die(const char *what, rnic_err e)
@@ -91,6 +96,7 @@ static void fm_nic__write_rate(fm_nic *n, uint32_t local, uint64_t bps)
     if (cap && bps > cap)
         bps = cap;
     n->rate_changes++;
+    n->rate[local] = bps;
     if ((e = rl_set_rate(&n->tassel, local, bps)) != RNIC_OK)
         fm_nic__die("rl_set_rate", e);
 }
@@ -141,7 +147,9 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
     }
     n->send_flow = (uint32_t *)calloc(n->nsend + 1u, sizeof *n->send_flow);
     n->recv_flow = (uint32_t *)calloc(n->nrecv + 1u, sizeof *n->recv_flow);
-    if (!n->send_flow || !n->recv_flow)
+    n->held = (uint8_t *)calloc(n->nsend + 1u, sizeof *n->held);
+    n->rate = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->rate);
+    if (!n->send_flow || !n->recv_flow || !n->held || !n->rate)
         fm_nic__die("flow tables", RNIC_ENOSPC);
     for (g = 0; g < w->nflows; g++) {
         if (w->flow[g].src == h)
@@ -386,6 +394,51 @@ static void fm_nic_free(fm_nic *n)
     free(n->hrx_mem);
     free(n->send_flow);
     free(n->recv_flow);
+    free(n->held);
+    free(n->rate);
+}
+
+/* Pieces QP f has queued in the transport. */
+static uint32_t fm_nic__queued(const fm_nic *n, uint32_t f) { return FM_TP_MESSAGES - tp_flow_message_room(&n->tx, f); }
+
+/* Back-pressure (fm_world.h): a slow QP is held in Palos once FM_QP_HOLD pieces wait for it ... */
+static void fm_nic__hold_check(fm_nic *n, uint32_t f)
+{
+    if (n->held[f] || fm_nic__queued(n, f) < FM_QP_HOLD || n->rate[f] >= n->w->line_bps / 2u)
+        return; /* (fm_nic__slow, written out: it is defined below) */
+    if (rq_palos_flow_hold(&n->palos, f, true) != RNIC_OK) {
+        n->model_errors++;
+        return;
+    }
+    n->held[f] = 1;
+    n->nheld++;
+    n->holds++;
+}
+
+/* ... released when the transport has taken them down to FM_QP_RELEASE (or its rate rose); and
+ * the pieces the fast QPs have queued together (the NIC's budget, FM_NIC_BACKLOG). */
+static int fm_nic__slow(const fm_nic *n, uint32_t f) { return n->rate[f] < n->w->line_bps / 2u; }
+
+static uint32_t fm_nic__release_check(fm_nic *n)
+{
+    uint32_t f, backlog = 0;
+    for (f = 0; f < n->nsend; f++) {
+        uint32_t q = fm_nic__queued(n, f);
+        if (n->held[f] && (q <= FM_QP_RELEASE || !fm_nic__slow(n, f))) {
+            if (rq_palos_flow_hold(&n->palos, f, false) != RNIC_OK) {
+                n->model_errors++;
+                continue;
+            }
+            n->held[f] = 0;
+            n->nheld--;
+            n->releases++;
+        }
+        if (!fm_nic__slow(n, f))
+            backlog += q;
+        else
+            fm_nic__hold_check(n, f); /* its rate may have just fallen */
+    }
+    return backlog;
 }
 
 /* Hand the TX MAC's arrived packets to the switch (its ingress never blocks but on a full
@@ -555,6 +608,7 @@ static void fm_nic__requester(fm_nic *n)
 {
     rnic_work x;
     net_pkt pk;
+    uint32_t backlog;
     while (n->htx_on && hcc_tx_pop_rate(&n->htx, &x) == RNIC_OK)
         fm_nic__write_rate(n, x.flow, x.addr);
     while (n->htx_on && net_link_space(&n->up) && hcc_tx_pop_probe(&n->htx, &x) == RNIC_OK) {
@@ -588,9 +642,12 @@ static void fm_nic__requester(fm_nic *n)
     while (tp_pop_completion(&n->tx, &x) == RNIC_OK)
         if (x.op & RM_OP_MSG_LAST)
             rm_host_completed(&n->host, x.flow);
-    while (rq_palos_peek_piece(&n->palos, &x) == RNIC_OK) {
-        if (!(x.flags & RNIC_WORK_ERROR) && tp_flow_message_room(&n->tx, x.flow) == 0)
-            break; /* the QP's message queue is full: Palos's output waits */
+    backlog = fm_nic__release_check(n);
+    while (backlog < FM_NIC_BACKLOG && rq_palos_peek_piece(&n->palos, &x) == RNIC_OK) {
+        if (!(x.flags & RNIC_WORK_ERROR) && tp_flow_message_room(&n->tx, x.flow) == 0) {
+            n->head_waits++; /* the QP's message queue is full: Palos's output waits (a hold came too late) */
+            break;
+        }
         rq_palos_pop_piece(&n->palos, &x);
         if ((x.flags & RNIC_WORK_LAST) && rm_host_consumed(&n->host, x.flow, x.index) != 0)
             n->order_errors++;
@@ -602,6 +659,10 @@ static void fm_nic__requester(fm_nic *n)
         x.flags = 0;
         if (tp_push_message(&n->tx, &x) != RNIC_OK)
             n->model_errors++;
+        if (fm_nic__slow(n, x.flow))
+            fm_nic__hold_check(n, x.flow);
+        else
+            backlog++;
     }
     rm_host_step(&n->host, fm_nic__ring_palos, n, &n->w->trace);
 }
@@ -612,6 +673,8 @@ static int fm_nic__can_move(fm_nic *n)
     rnic_work x;
     net_pkt pk;
     if (n->pause_count && n->pause_at[n->pause_head] <= n->now)
+        return 1;
+    if (n->nheld) /* a held QP's queue frees inside the transport's ticks: looked at every cycle */
         return 1;
     if (net_link_peek(&n->up, &pk) == RNIC_OK)
         return 1;
@@ -638,7 +701,7 @@ static int fm_nic__can_move(fm_nic *n)
     if (tp_peek_completion(&n->tx, &x) == RNIC_OK)
         return 1;
     if (rq_palos_peek_piece(&n->palos, &x) == RNIC_OK && ((x.flags & RNIC_WORK_ERROR) || tp_flow_message_room(&n->tx, x.flow)))
-        return 1;
+        return 1; /* (the backlog budget may keep it: looked at every cycle, as the budget frees in the transport's ticks) */
     return rm_host_next_event(&n->host) <= n->now;
 }
 

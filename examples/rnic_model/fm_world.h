@@ -28,7 +28,22 @@
 #define FM_RING_READ_NS 40u  /* Tassel reads the transport's on-chip segment rings */
 #define FM_SEG_RING 64u      /* segment addresses per flow in the credit engine */
 #define FM_TP_WINDOW 256u    /* segments tracked per flow */
-#define FM_TP_MESSAGES 64u   /* slicer pieces queued per flow in the transport */
+#define FM_TP_MESSAGES 128u  /* slicer pieces queued per flow in the transport */
+/* Back-pressure from the transport into Palos (rq_palos_flow_hold), two rules (ours; see
+ * docs/fabric_model.md):
+ * - Palos decides the NIC's output order only if the transport does not hold a backlog of many
+ *   QPs (Tassel would then divide the link among them by rate, whatever Palos's weights): the
+ *   NIC takes a piece from Palos only while the QPs it has not held have fewer than
+ *   FM_NIC_BACKLOG pieces queued in the transport together;
+ * - a slow QP -- its rate register (min(DCQCN or RHCC, the tenant's cap)) below half the link --
+ *   would fill that budget or, queued deep, block Palos's one output port: it is held in Palos
+ *   once it has FM_QP_HOLD pieces queued (set aside, out of the budget) and released at
+ *   FM_QP_RELEASE. After a hold the visit in progress may still emit one launch (a 16 KB chunk
+ *   plus carried credit, in pieces of at least a 1 KB segment: 33 records): the transport's
+ *   per-QP queue (FM_TP_MESSAGES) has room for them. */
+#define FM_NIC_BACKLOG 8u
+#define FM_QP_HOLD 2u
+#define FM_QP_RELEASE 1u
 #define FM_PALOS_CHUNK 16384u
 #define FM_HOST_PAUSE_CYCLES (1ull << 62) /* a host's XOFF holds until its XON */
 
