@@ -42,6 +42,7 @@ typedef struct fm_nic {
     int htx_on;
     uint8_t *held;              /* per send flow: held in Palos (a slow QP with pieces queued) */
     uint64_t *rate;             /* per send flow: its rate register */
+    uint64_t *given, *sent;     /* per send flow: bytes given to the transport, bytes sent once */
     uint32_t nheld;
     /* responder */
     uint32_t nrecv;             /* flows it receives (rx flows 0 .. nrecv - 1) */
@@ -149,7 +150,9 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
     n->recv_flow = (uint32_t *)calloc(n->nrecv + 1u, sizeof *n->recv_flow);
     n->held = (uint8_t *)calloc(n->nsend + 1u, sizeof *n->held);
     n->rate = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->rate);
-    if (!n->send_flow || !n->recv_flow || !n->held || !n->rate)
+    n->given = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->given);
+    n->sent = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->sent);
+    if (!n->send_flow || !n->recv_flow || !n->held || !n->rate || !n->given || !n->sent)
         fm_nic__die("flow tables", RNIC_ENOSPC);
     for (g = 0; g < w->nflows; g++) {
         if (w->flow[g].src == h)
@@ -396,6 +399,8 @@ static void fm_nic_free(fm_nic *n)
     free(n->recv_flow);
     free(n->held);
     free(n->rate);
+    free(n->given);
+    free(n->sent);
 }
 
 /* Pieces QP f has queued in the transport. */
@@ -416,12 +421,13 @@ static void fm_nic__hold_check(fm_nic *n, uint32_t f)
 }
 
 /* ... released when the transport has taken them down to FM_QP_RELEASE (or its rate rose); and
- * the pieces the fast QPs have queued together (the NIC's budget, FM_NIC_BACKLOG). */
+ * the bytes the fast QPs have queued together (the NIC's budget, FM_NIC_BACKLOG). */
 static int fm_nic__slow(const fm_nic *n, uint32_t f) { return n->rate[f] < n->w->line_bps / 2u; }
 
-static uint32_t fm_nic__release_check(fm_nic *n)
+static uint64_t fm_nic__release_check(fm_nic *n)
 {
-    uint32_t f, backlog = 0;
+    uint32_t f;
+    uint64_t backlog = 0;
     for (f = 0; f < n->nsend; f++) {
         uint32_t q = fm_nic__queued(n, f);
         if (n->held[f] && (q <= FM_QP_RELEASE || !fm_nic__slow(n, f))) {
@@ -434,7 +440,7 @@ static uint32_t fm_nic__release_check(fm_nic *n)
             n->releases++;
         }
         if (!fm_nic__slow(n, f))
-            backlog += q;
+            backlog += n->given[f] - n->sent[f];
         else
             fm_nic__hold_check(n, f); /* its rate may have just fallen */
     }
@@ -600,6 +606,8 @@ static int fm_nic__tassel_packet(fm_nic *n, rnic_work *x)
     *x = seg;
     if (seg.flags & TP_WORK_RTX)
         n->rtx_pkts++;
+    else
+        n->sent[seg.flow] += seg.len; /* (the segment's flow is the NIC's send flow) */
     n->sent_pkts++;
     return 1;
 }
@@ -608,7 +616,7 @@ static void fm_nic__requester(fm_nic *n)
 {
     rnic_work x;
     net_pkt pk;
-    uint32_t backlog;
+    uint64_t backlog;
     while (n->htx_on && hcc_tx_pop_rate(&n->htx, &x) == RNIC_OK)
         fm_nic__write_rate(n, x.flow, x.addr);
     while (n->htx_on && net_link_space(&n->up) && hcc_tx_pop_probe(&n->htx, &x) == RNIC_OK) {
@@ -659,10 +667,11 @@ static void fm_nic__requester(fm_nic *n)
         x.flags = 0;
         if (tp_push_message(&n->tx, &x) != RNIC_OK)
             n->model_errors++;
+        n->given[x.flow] += x.len;
         if (fm_nic__slow(n, x.flow))
             fm_nic__hold_check(n, x.flow);
         else
-            backlog++;
+            backlog += x.len;
     }
     rm_host_step(&n->host, fm_nic__ring_palos, n, &n->w->trace);
 }

@@ -33,15 +33,16 @@
  * docs/fabric_model.md):
  * - Palos decides the NIC's output order only if the transport does not hold a backlog of many
  *   QPs (Tassel would then divide the link among them by rate, whatever Palos's weights): the
- *   NIC takes a piece from Palos only while the QPs it has not held have fewer than
- *   FM_NIC_BACKLOG pieces queued in the transport together;
+ *   NIC takes a piece from Palos only while the fast QPs have fewer than FM_NIC_BACKLOG bytes
+ *   queued in the transport together (given to it, not yet sent once: 64 KB covers Palos's
+ *   refill, a fetch and a slice, about 5 us at 100 Gb/s, and is four of Palos's 16 KB chunks);
  * - a slow QP -- its rate register (min(DCQCN or RHCC, the tenant's cap)) below half the link --
  *   would fill that budget or, queued deep, block Palos's one output port: it is held in Palos
  *   once it has FM_QP_HOLD pieces queued (set aside, out of the budget) and released at
  *   FM_QP_RELEASE. After a hold the visit in progress may still emit one launch (a 16 KB chunk
  *   plus carried credit, in pieces of at least a 1 KB segment: 33 records): the transport's
  *   per-QP queue (FM_TP_MESSAGES) has room for them. */
-#define FM_NIC_BACKLOG 8u
+#define FM_NIC_BACKLOG (64u * 1024u)
 #define FM_QP_HOLD 2u
 #define FM_QP_RELEASE 1u
 #define FM_PALOS_CHUNK 16384u
