@@ -2979,6 +2979,8 @@ typedef struct rq_palos_config {
 #define RQ_PALOS_TRACE_RESUME 20u      /* and resumes: id = flow */
 #define RQ_PALOS_TRACE_HOLD 21u        /* rq_palos_flow_hold changed a flow's hold: id = flow, a = 1 held / 0
                                           released, b = WQEs posted not yet sliced */
+#define RQ_PALOS_TRACE_PARK 22u        /* a held QP kept out of its schedule queue (stats.held_parks): id = flow,
+                                          a = the credit it keeps (int64), b = WQEs posted not yet sliced */
 
 /* Why a call or a WQE was refused: each refusal is counted once, in stats.errors by its code
  * and, when it has one, in stats.reasons by its reason (rq_palos_reason_message names what to
@@ -6089,15 +6091,23 @@ RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
     return RNIC_OK;
 }
 
-/* An idle QP with WQEs joins the tail of its class's queue, or, held, is parked (stays IDLE
- * until rq_palos_flow_hold releases it). */
+/* A held QP is parked: IDLE, out of every queue, its carried credit untouched, until
+ * rq_palos_flow_hold releases it. */
+static void rq__palos_park(rq_palos *p, uint32_t qp)
+{
+    rq__palos_qp *q = &p->qps[qp];
+    q->where = RQ__PALOS_IDLE;
+    p->stats.held_parks++;
+    RNIC__TRACE(p, RQ_PALOS_TRACE_PARK, qp, (uint64_t)q->credit, (uint32_t)(q->posted - q->head));
+}
+
+/* An idle QP with WQEs joins the tail of its class's queue, or, held, is parked. */
 static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 {
     rq__palos_qp *q = &p->qps[qp];
     uint32_t cls = p->cfg.mode == RQ_PALOS_PACKET_RR ? (uint32_t)RQ_PALOS_BANDWIDTH : q->cls;
     if (q->held) {
-        q->where = RQ__PALOS_IDLE;
-        p->stats.held_parks++;
+        rq__palos_park(p, qp);
         return;
     }
     (void)rnic_ring_push(&p->queue[cls], &qp); /* cannot fail: one place per QP */
@@ -6143,8 +6153,7 @@ static void rq__palos_fetch_module(rq_palos *p)
         return;
     q = &p->qps[s.qp];
     if (q->held) { /* held while queued: parked instead of fetched (this cycle's dequeue) */
-        q->where = RQ__PALOS_IDLE;
-        p->stats.held_parks++;
+        rq__palos_park(p, s.qp);
         return;
     }
     s.count = rq__palos_batch(p, q);
@@ -6462,9 +6471,8 @@ static void rq__palos_slice_module(rq_palos *p)
             if (p->qps[taken.qp].held) {
                 /* held since it was fetched: the visit does not begin (no chunk is drawn, the
                  * carried credit stays), the batch is dropped and the QP parked */
-                p->qps[taken.qp].where = RQ__PALOS_IDLE;
                 p->stats.held_visit_ends++;
-                p->stats.held_parks++;
+                rq__palos_park(p, taken.qp);
                 return;
             }
             rq__palos_begin_visit(p, &taken);

@@ -90,6 +90,8 @@ typedef struct rq_palos_config {
 #define RQ_PALOS_TRACE_RESUME 20u      /* and resumes: id = flow */
 #define RQ_PALOS_TRACE_HOLD 21u        /* rq_palos_flow_hold changed a flow's hold: id = flow, a = 1 held / 0
                                           released, b = WQEs posted not yet sliced */
+#define RQ_PALOS_TRACE_PARK 22u        /* a held QP kept out of its schedule queue (stats.held_parks): id = flow,
+                                          a = the credit it keeps (int64), b = WQEs posted not yet sliced */
 
 /* Why a call or a WQE was refused: each refusal is counted once, in stats.errors by its code
  * and, when it has one, in stats.reasons by its reason (rq_palos_reason_message names what to

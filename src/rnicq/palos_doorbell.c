@@ -26,15 +26,23 @@ RQ_API rnic_err rq_palos_doorbell(rq_palos *p, uint32_t flow, uint32_t tail)
     return RNIC_OK;
 }
 
-/* An idle QP with WQEs joins the tail of its class's queue, or, held, is parked (stays IDLE
- * until rq_palos_flow_hold releases it). */
+/* A held QP is parked: IDLE, out of every queue, its carried credit untouched, until
+ * rq_palos_flow_hold releases it. */
+static void rq__palos_park(rq_palos *p, uint32_t qp)
+{
+    rq__palos_qp *q = &p->qps[qp];
+    q->where = RQ__PALOS_IDLE;
+    p->stats.held_parks++;
+    RNIC__TRACE(p, RQ_PALOS_TRACE_PARK, qp, (uint64_t)q->credit, (uint32_t)(q->posted - q->head));
+}
+
+/* An idle QP with WQEs joins the tail of its class's queue, or, held, is parked. */
 static void rq__palos_enqueue(rq_palos *p, uint32_t qp)
 {
     rq__palos_qp *q = &p->qps[qp];
     uint32_t cls = p->cfg.mode == RQ_PALOS_PACKET_RR ? (uint32_t)RQ_PALOS_BANDWIDTH : q->cls;
     if (q->held) {
-        q->where = RQ__PALOS_IDLE;
-        p->stats.held_parks++;
+        rq__palos_park(p, qp);
         return;
     }
     (void)rnic_ring_push(&p->queue[cls], &qp); /* cannot fail: one place per QP */

@@ -21,8 +21,7 @@ static void rq__palos_fetch_module(rq_palos *p)
         return;
     q = &p->qps[s.qp];
     if (q->held) { /* held while queued: parked instead of fetched (this cycle's dequeue) */
-        q->where = RQ__PALOS_IDLE;
-        p->stats.held_parks++;
+        rq__palos_park(p, s.qp);
         return;
     }
     s.count = rq__palos_batch(p, q);

@@ -305,9 +305,8 @@ static void rq__palos_slice_module(rq_palos *p)
             if (p->qps[taken.qp].held) {
                 /* held since it was fetched: the visit does not begin (no chunk is drawn, the
                  * carried credit stays), the batch is dropped and the QP parked */
-                p->qps[taken.qp].where = RQ__PALOS_IDLE;
                 p->stats.held_visit_ends++;
-                p->stats.held_parks++;
+                rq__palos_park(p, taken.qp);
                 return;
             }
             rq__palos_begin_visit(p, &taken);

@@ -27,7 +27,12 @@
  *     QP of its class is visited at most once (round robin): together, bytes within a bounded
  *     distance of the weighted share;
  *   - PACKET_RR: one packet, min(MTU, rest), per visit; cut_align: cuts on segment boundaries;
- *     latency class: one message per visit. */
+ *     latency class: one message per visit;
+ *   - holds (rq_palos_flow_hold, issue 30): a held flow begins no visit and emits no record; its
+ *     visit ends before the next launch, carrying its credit as any visit end does, and its next
+ *     visit after the release starts with exactly that credit plus its chunk; a write of the state
+ *     a flow is in changes nothing (no event, no statistic); flow_state's `held` is the model's;
+ *     every hold is released before the drain, which must then empty everything. */
 #define RNIC_IMPLEMENTATION
 #include "rnicq.h"
 #include "fuzz.h"
@@ -88,6 +93,8 @@ typedef struct fp_flow {
     uint32_t group, weight, cls; /* model of the weights table; group RNIC_NONE: unassigned */
     uint8_t db_pending;
     uint8_t ever_latency;
+    uint8_t held;          /* rq_palos_flow_hold's register, as written */
+    uint8_t carry_kept;    /* parked by a hold with `carried` valid: the next visit starts from it */
     /* the current (or paused) visit of this flow */
     uint8_t in_visit, visit_latency;
     uint32_t visit_msgs;   /* WQEs completed (non-error) in this visit */
@@ -127,6 +134,8 @@ typedef struct fp_harness {
     uint64_t last_pop_cycle;
     int have_pop;
     uint64_t tag_next;
+    uint64_t holds, releases; /* hold writes that changed the register */
+    uint32_t hold_events;     /* RQ_PALOS_TRACE_HOLD events of A */
 } fp_harness;
 
 static unsigned char fp_mem_a[FP_MEM] __attribute__((aligned(64)));
@@ -251,6 +260,15 @@ FP_NOCOV static void fp_trace(void *user, const rnic_trace_event *ev)
         FZ_CHECK(ev->id < h->nflows);
         f = &h->flow[ev->id];
         FZ_CHECK(!f->in_visit); /* one visit of a QP at a time (active or paused) */
+        FZ_CHECK(!f->held);     /* a held QP's visit does not begin */
+        if (f->carry_kept && !f->streak && h->cfg.mode == RQ_PALOS_CHUNK && !latency) {
+            /* the first visit after a hold: the credit its last visit's end carried, plus the chunk */
+            int64_t want = f->carried + (int64_t)ev->b;
+            if (want > (int64_t)0x80000000)
+                want = (int64_t)0x80000000;
+            FZ_CHECK((int64_t)ev->a == want);
+        }
+        f->carry_kept = 0;
         f->in_visit = 1;
         f->visit_latency = (uint8_t)latency;
         f->visit_msgs = 0;
@@ -300,6 +318,7 @@ FP_NOCOV static void fp_trace(void *user, const rnic_trace_event *ev)
         f = &h->flow[ev->id];
         FZ_CHECK(f->in_visit);
         f->in_visit = 0;
+        f->carry_kept = 0; /* set again below when a hold parks it with WQEs */
         left = f->visit_credit - f->visit_charged;
         if (h->cfg.mode == RQ_PALOS_CHUNK && !f->visit_latency) {
             /* every piece starts with credit above 0 and costs at most the credit, or is a WQE no
@@ -312,7 +331,10 @@ FP_NOCOV static void fp_trace(void *user, const rnic_trace_event *ev)
                 cap += (int64_t)fp_charge(h, seg, 0) + h->cfg.packet_overhead;
             }
             f->carried = left < cap ? left : cap;
-            if (x->p.qps[ev->id].where != 0u) /* still backlogged: exactly that is carried */
+            if (f->held && f->applied != f->e_idx) { /* parked by a hold with WQEs: carried as if backlogged */
+                FZ_CHECK((int64_t)ev->a == f->carried);
+                f->carry_kept = 1;
+            } else if (x->p.qps[ev->id].where != 0u) /* still backlogged: exactly that is carried */
                 FZ_CHECK((int64_t)ev->a == f->carried);
             else /* emptied: a deficit is kept, a surplus dropped */
                 FZ_CHECK((int64_t)ev->a == (left < 0 ? left : 0));
@@ -332,6 +354,7 @@ FP_NOCOV static void fp_trace(void *user, const rnic_trace_event *ev)
         FZ_CHECK(ev->id < h->nflows);
         f = &h->flow[ev->id];
         FZ_CHECK(f->in_visit);
+        FZ_CHECK(!f->held); /* no record of a held QP after the hold was written */
         FZ_CHECK(f->e_idx != f->posted);     /* something posted is left */
         FZ_CHECK(ev->a == f->e_idx);         /* in order: the WQE the model expects next */
         off = f->e_off;                      /* contiguous (the records' offsets are checked at the pop) */
@@ -355,6 +378,15 @@ FP_NOCOV static void fp_trace(void *user, const rnic_trace_event *ev)
             f->e_off = off + len;
         break;
     }
+    case RQ_PALOS_TRACE_HOLD: /* only a write that changes the register; b = WQEs posted, not sliced */
+        FZ_CHECK(ev->id < h->nflows);
+        f = &h->flow[ev->id];
+        FZ_CHECK(ev->a == f->held && ev->b == (uint32_t)(f->posted - f->e_idx));
+        h->hold_events++;
+        break;
+    case RQ_PALOS_TRACE_PARK: /* only a held QP is parked, and not in a visit */
+        FZ_CHECK(ev->id < h->nflows && h->flow[ev->id].held && ev->b == (uint32_t)(h->flow[ev->id].posted - h->flow[ev->id].e_idx));
+        break;
     case RNIC_TRACE_REFUSE:
         break;
     default:
@@ -395,7 +427,13 @@ FP_NOCOV static void fp_same(fp_harness *h)
         /* the QP table's head and fetch offset are the emitted records' (written back per launch) */
         FZ_CHECK(ha == f->e_idx && oa == f->e_off);
         outstanding += f->posted - f->e_idx;
+        {
+            rq_palos_flow_view va, vb;
+            FZ_CHECK(rq_palos_flow_state(a, k, &va) == RNIC_OK && rq_palos_flow_state(b, k, &vb) == RNIC_OK);
+            FZ_CHECK(va.held == f->held && vb.held == f->held);
+        }
     }
+    FZ_CHECK(rq_palos_get_stats(a)->holds == h->holds && rq_palos_get_stats(a)->releases == h->releases);
     /* backlog: WQEs posted and not sliced to their end (model: posted minus emitted ends) */
     FZ_CHECK(rq_palos_backlog(a) == outstanding);
     /* every counted error is a refused call or an error record */
@@ -753,11 +791,43 @@ FP_NOCOV static void fp_control(fp_harness *h, fz_in *in)
         fp_answer(h, ra, rb, want, &before);
         if (ra == RNIC_OK) {
             h->flow[flow].group = RNIC_NONE;
+            h->flow[flow].held = 0; /* closing clears the hold */
+            h->flow[flow].carry_kept = 0;
             fp_reset_streaks(h);
         }
         break;
     }
     }
+}
+
+/* A hold or release (issue 30): unknown flows refused and counted; a write of the state a flow is
+ * in changes nothing; a hold ends the QP's backlogged run (round robin and DRR checks restart,
+ * the carried credit is checked at its next visit instead). */
+FP_NOCOV static void fp_hold(fp_harness *h, fz_in *in, bool hold)
+{
+    uint32_t flow = fp_pick_flow(h, in);
+    rnic_err_stats before = rq_palos_get_stats(&h->a.p)->errors;
+    fp_flow *f = flow < FP_FLOWS ? &h->flow[flow] : NULL;
+    uint32_t ev0 = h->hold_events;
+    int change;
+    rnic_err want, ra, rb;
+    if (flow >= FP_FLOWS && flow < h->cfg.weights.max_flows)
+        return; /* a QP the model does not track */
+    want = (flow >= h->nflows || !f || f->group == RNIC_NONE) ? RNIC_ENOENT : RNIC_OK;
+    change = want == RNIC_OK && f->held != (uint8_t)hold;
+    if (change) { /* the model's register first: the trace event reads it */
+        f->held = (uint8_t)hold;
+        if (hold) {
+            h->holds++;
+            f->carry_kept = f->streak; /* backlogged: `carried` is the credit it keeps */
+            f->streak = 0;
+        } else
+            h->releases++;
+    }
+    ra = rq_palos_flow_hold(&h->a.p, flow, hold);
+    rb = rq_palos_flow_hold(&h->b.p, flow, hold);
+    fp_answer(h, ra, rb, want, &before);
+    FZ_CHECK(h->hold_events == ev0 + (uint32_t)change);
 }
 
 FP_NOCOV static void fp_null_calls(fp_harness *h, fz_in *in)
@@ -779,7 +849,14 @@ FP_NOCOV static void fp_null_calls(fp_harness *h, fz_in *in)
 /* After the program: run until quiet, popping everything; then nothing posted may be left. */
 FP_NOCOV static void fp_drain(fp_harness *h)
 {
-    uint32_t rounds;
+    uint32_t rounds, q;
+    for (q = 0; q < h->nflows; q++) /* every hold released: then everything drains */
+        if (h->flow[q].held) {
+            h->flow[q].held = 0;
+            h->releases++;
+            FZ_CHECK(rq_palos_flow_hold(&h->a.p, q, false) == RNIC_OK && rq_palos_flow_hold(&h->b.p, q, false) == RNIC_OK);
+        }
+    fp_same(h);
     for (rounds = 0; rounds < 200u && h->ticks < 2u * FP_TICK_BUDGET; rounds++) {
         uint64_t next = rq_palos_next_event(&h->a.p), gap;
         rnic_work w;
@@ -823,6 +900,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fp_same(h);
     while (fz_more(&in) && steps++ < 400u && h->ticks < FP_TICK_BUDGET) {
         uint8_t op = fz_u8(&in);
+        if (op >= 240u) { /* holds and releases (the rest of the byte keeps the older meanings) */
+            fp_hold(h, &in, (op & 1u) != 0u);
+            fp_same(h);
+            continue;
+        }
         switch (op % 10u) {
         case 0: fp_write_wqes(h, &in); break;
         case 1: case 2: fp_doorbell(h, &in); break;
