@@ -848,6 +848,14 @@ fabric_caps() { # a 2:1 incast with a cap on one tenant (1 Gb/s per QP; the othe
     done
 }
 T claim fabric-incast-cap-on-one-and-on-both-within-2pct fabric_caps
+fabric_pcap() { # the fabric's TX MACs as RoCEv2 frames: tshark reads them, 0 malformed, RETH DMA lengths right
+    local r
+    ./build/rnic_model --scenario scenarios/explicit.conf "${FABRIC_SHORT[@]}" --pcap "$OBJ/fabric.pcap" >/dev/null || return 1
+    r=$(bash tools/pcap_check.sh "$OBJ/fabric.pcap") || { echo "$r"; return 1; }
+    echo "$r" | tail -n 1
+    echo "$r" | grep -Eq '^RESULT .* reth_checked=[1-9][0-9]* reth_bad=0'
+}
+T claim fabric-pcap-tshark-0-malformed-reth-lengths fabric_pcap
 fabric_k8() { # a k = 8 fat tree (128 hosts, 80 switches, 1,024 QPs) runs: every byte it checked is good, and
     # its memory per host is reported
     local out="$OBJ/fabric-k8.out"

@@ -115,12 +115,33 @@ static int fm_model_write_shares(const fm_model *m, const char *path)
     return fclose(f) == 0 ? 0 : -1;
 }
 
+/* --csv (or [output] csv): one line per QP -- its hosts, tenant, payload over the window, and
+ * what it delivered and completed over the whole run. */
+static int fm_model_write_flows_csv(const fm_model *m, const char *path)
+{
+    const fm_world *w = &m->w;
+    double window_s = (double)(w->window_end - w->window_start) / (double)w->p.clock_hz;
+    uint32_t g;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "flow,src,dst,tenant,window_gbps,delivered_bytes,messages\n");
+    for (g = 0; g < w->nflows; g++) {
+        const fm_flow *fl = &w->flow[g];
+        const rm_rx_flow *r = &w->nic[fl->dst].rx.f[fl->rx];
+        fprintf(f, "%u,%u,%u,%u,%.6f,%llu,%llu\n", g, fl->src, fl->dst, fl->tenant,
+                (double)r->window_bytes * 8.0 / window_s / 1e9, (unsigned long long)r->bytes, (unsigned long long)r->msgs);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 static int fm_main(int argc, char **argv)
 {
     scn s;
     scn_error err;
     fm_model m;
-    const char *file = NULL, *trace_csv = NULL, *flows_json = NULL, *shares_csv = NULL;
+    const char *file = NULL, *trace_csv = NULL, *flows_json = NULL, *shares_csv = NULL, *pcap = NULL, *csv = NULL;
+    roce_pcap pcap_file;
     int tick_only = 0, quiet = 0, i, rc;
     uint64_t lost_check;
     scn_config_default(&s);
@@ -166,9 +187,13 @@ static int fm_main(int argc, char **argv)
             flows_json = argv[++i];
         } else if (!strcmp(a, "--shares-csv") && i + 1 < argc) {
             shares_csv = argv[++i];
+        } else if (!strcmp(a, "--pcap") && i + 1 < argc) {
+            pcap = argv[++i];
+        } else if (!strcmp(a, "--csv") && i + 1 < argc) {
+            csv = argv[++i];
         } else {
             fprintf(stderr, "rnic_model: %s: not an option of a scenario run (--scenario FILE [--set section.key=value] "
-                            "[--tick-only] [--quiet] [--trace-csv FILE] [--flows-json FILE] [--shares-csv FILE])\n", a);
+                            "[--tick-only] [--quiet] [--trace-csv FILE] [--flows-json FILE] [--shares-csv FILE] [--pcap FILE] [--csv FILE])\n", a);
             scn_free(&s);
             return 2;
         }
@@ -178,7 +203,20 @@ static int fm_main(int argc, char **argv)
         scn_free(&s);
         return 2;
     }
+    if (!pcap && s.out.pcap[0])
+        pcap = s.out.pcap;
+    if (!csv && s.out.csv[0])
+        csv = s.out.csv;
+    if (!trace_csv && s.out.trace_csv[0])
+        trace_csv = s.out.trace_csv;
     fm_model_init(&m, &s, tick_only);
+    if (pcap) {
+        if (roce_pcap_open(&pcap_file, pcap, s.out.snaplen ? s.out.snaplen : 128u) != 0) {
+            perror(pcap);
+            return 1;
+        }
+        m.w.pcap = &pcap_file;
+    }
     if (trace_csv) {
         if (!(m.w.trace_csv = fopen(trace_csv, "w"))) {
             perror(trace_csv);
@@ -195,6 +233,15 @@ static int fm_main(int argc, char **argv)
     if (shares_csv && fm_model_write_shares(&m, shares_csv) != 0) {
         perror(shares_csv);
         return 1;
+    }
+    if (csv && fm_model_write_flows_csv(&m, csv) != 0) {
+        perror(csv);
+        return 1;
+    }
+    if (pcap) {
+        if (!quiet)
+            printf("  pcap: %s (%llu frames)\n", pcap, (unsigned long long)pcap_file.frames);
+        roce_pcap_close(&pcap_file);
     }
     lost_check = m.w.model_errors;
     for (i = 0; i < (int)m.w.hosts; i++)

@@ -18,7 +18,7 @@
  * fm_nic_accept is how a switch hands it a packet (RNIC_EBUSY: no room, the switch keeps it). */
 #ifndef RNIC_FM_NIC_H
 #define RNIC_FM_NIC_H
-#include "fm_world.h"
+#include "fm_taps.h"
 
 typedef struct fm_nic {
     fm_world *w;
@@ -565,6 +565,8 @@ static void fm_nic__responder(fm_nic *n)
     }
     while (net_link_space(&n->up) && tp_rx_pop_ack(&n->rxe, &x) == RNIC_OK) {
         uint32_t src, local, type = TP_WORK_PKT_TYPE(x.flags);
+        if (n->w->pcap && x.flow < n->nrecv)
+            fm_tap_control(n->w, n->now, n->recv_flow[x.flow], &x);
         fm_nic__origin(n, x.flow, &src, &local);
         memset(&pk, 0, sizeof pk);
         pk.w = x;
@@ -612,6 +614,20 @@ static int fm_nic__tassel_packet(fm_nic *n, rnic_work *x)
     return 1;
 }
 
+/* The DMA length of the message packet x belongs to (the RETH's): the WQE the host posted as
+ * message RM_TAG_SEQ(tag) of the flow, still in its ring (a slot is reused only after `depth`
+ * later messages, and a message stays outstanding until every byte is acknowledged). */
+static uint32_t fm_nic__dma_len(fm_nic *n, const rnic_work *x)
+{
+    const rm_host *h = &n->host;
+    uint32_t seq = RM_TAG_SEQ(x->tag);
+    const rnic_work *q = &h->wqe[(size_t)x->flow * h->ring + (seq % h->ring)];
+    if (x->flow < h->nflows && q->flow == x->flow && RM_TAG_SEQ(q->tag) == seq)
+        return q->len;
+    n->model_errors++;
+    return x->len;
+}
+
 static void fm_nic__requester(fm_nic *n)
 {
     rnic_work x;
@@ -633,6 +649,8 @@ static void fm_nic__requester(fm_nic *n)
             n->model_errors++;
     }
     while (net_link_space(&n->up) && rm_pipe_pop(&n->dma, &x) == RNIC_OK) {
+        if (n->w->pcap)
+            fm_tap_data(n->w, n->now, n->send_flow[x.flow], &x, fm_nic__dma_len(n, &x), 0);
         memset(&pk, 0, sizeof pk);
         pk.w = x;
         pk.src = n->h;

@@ -103,6 +103,7 @@ typedef struct fm_world {
     uint64_t digest;
     rnic_trace trace;           /* the model's own modules' events */
     FILE *trace_csv;
+    struct roce_pcap *pcap;     /* the TX MACs' frames (fm_taps.h), NULL = off */
     uint64_t model_errors;      /* records a node could not place where the model guarantees room */
 } fm_world;
 
