@@ -32,7 +32,9 @@
  * next batch boundary and resumes after): it is strict priority, outside the weights, for flows
  * the control path marks as latency-sensitive.
  * PACKET_RR mode is the commodity baseline (§II-B): every visit sends one packet,
- * min(MTU, rest of the WQE), and there is no priority queue. */
+ * min(MTU, rest of the WQE), and there is no priority queue.
+ * Beyond the paper (issue 30): rq_palos_flow_hold, the protocol engine's per-QP ready bit, keeps a
+ * QP whose downstream queue is full out of the schedule, so it never blocks the others. */
 
 typedef enum rq_palos_mode { RQ_PALOS_CHUNK = 0, RQ_PALOS_PACKET_RR = 1 } rq_palos_mode;
 typedef enum rq_palos_class { RQ_PALOS_BANDWIDTH = 0, RQ_PALOS_LATENCY = 1 } rq_palos_class;
