@@ -76,6 +76,8 @@ bench:
 	@bash tools/callgrind_palos.sh
 	@echo "== callgrind: instructions per simulated Tonic cycle (1,024 NewReno flows, 1 % loss)"
 	@bash tools/callgrind_transport.sh
+	@echo "== callgrind: the fabric's instructions per delivered packet, 16 and 128 hosts"
+	@bash tools/bench_fabric_scale.sh
 	@$(MAKE) --no-print-directory build/incast_ns3 build/rnic_model
 	@echo "== ns-3 3.37 vs the composed RNIC: 2:1 incast at 100 Gb/s, 1 KB payloads, 10 ms simulated (CPU s)"
 	@bash tools/bench_ns3_speed.sh build/incast_ns3 build/rnic_model

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The fabric's cost per delivered packet as the network grows (issue 30: "the scheduler's cost
+# per event is flat from 16 to 128 hosts"): callgrind instructions of a fat-tree permutation
+# (scenarios/fat_tree_k4.conf, no receiving-host model, no drain) at k = 4 (16 hosts, 20
+# switches) and k = 8 (128 hosts, 80 switches), each run counted twice -- for RUN_US and for 1 us
+# -- so that the difference is the run without the set-up (topology, engines, memory).
+#   tools/bench_fabric_scale.sh [RUN_US]          (default 40)
+# Ends with: RESULT fabric_ir_per_pkt_16=... fabric_ir_per_pkt_128=... fabric_scale_ratio=...
+#   (ratio = 128-host cost per delivered packet / 16-host cost; flat = 1)
+#   fabric_runs_per_pkt_16=... fabric_runs_per_pkt_128=... (node runs per delivered packet)
+set -eu
+cd "$(dirname "$0")/.."
+run_us=${1:-40}
+command -v valgrind >/dev/null || { echo "bench_fabric_scale: valgrind is not installed (bash tools/deps.sh bench)" >&2; exit 2; }
+make -s build/rnic_model
+out=build/callgrind
+mkdir -p "$out"
+count() { # k us -> "instructions delivered_packets node_runs"
+    local f="$out/fabric_k$1_$2.out" log ir pk runs
+    log=$(valgrind --tool=callgrind --callgrind-out-file="$f" ./build/rnic_model --scenario scenarios/fat_tree_k4.conf \
+        --set topology.k="$1" --set host.model=off --set run.drain=off --set run.duration_us="$2" --set run.warmup_us=0 \
+        --quiet 2>/dev/null | grep '^RESULT')
+    ir=$(awk '/^(summary|totals):/ { ir = $2 } END { printf "%.0f", ir + 0 }' "$f")
+    pk=$(echo "$log" | sed -n 's/.* delivered_packets=\([0-9]*\).*/\1/p')
+    runs=$(echo "$log" | sed -n 's/.* node_runs=\([0-9]*\).*/\1/p')
+    echo "$ir ${pk:-0} ${runs:-0}"
+}
+declare -A per runs_per
+for k in 4 8; do
+    read -r ir_run pk_run n_run <<<"$(count $k "$run_us")"
+    read -r ir_base pk_base n_base <<<"$(count $k 1)"
+    hosts=$((k * k * k / 4))
+    pk=$((pk_run - pk_base))
+    [ "$pk" -gt 0 ] || { echo "bench_fabric_scale: k=$k delivered no packet" >&2; exit 1; }
+    per[$hosts]=$(awk -v a="$ir_run" -v b="$ir_base" -v p="$pk" 'BEGIN { printf "%.0f", (a - b) / p }')
+    runs_per[$hosts]=$(awk -v a="$n_run" -v b="$n_base" -v p="$pk" 'BEGIN { printf "%.2f", (a - b) / p }')
+    echo "k=$k ($hosts hosts): $(awk -v a="$ir_run" -v b="$ir_base" 'BEGIN { printf "%.0f", a - b }') instructions for $pk packets over ${run_us} us -> ${per[$hosts]} per packet, ${runs_per[$hosts]} node runs per packet"
+done
+awk -v a="${per[16]}" -v b="${per[128]}" -v ra="${runs_per[16]}" -v rb="${runs_per[128]}" 'BEGIN {
+    printf "RESULT fabric_ir_per_pkt_16=%s fabric_ir_per_pkt_128=%s fabric_scale_ratio=%.3f fabric_runs_per_pkt_16=%s fabric_runs_per_pkt_128=%s\n", a, b, b / a, ra, rb }'
