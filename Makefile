@@ -16,7 +16,12 @@ STB_IF_USED = $(if $(filter $(STB_USERS),$(notdir $@)),$(STB))
 STB_CFLAGS = $(shell pkg-config --cflags stb 2>/dev/null || echo -I/usr/include/stb)
 STB_CFLAGS_IF_USED = $(if $(filter $(STB_USERS),$(notdir $(basename $@))),$(STB_CFLAGS))
 # -g1: line tables (ASan and UBSan name file:line) at three quarters of -g's compile time
-TEST_CFLAGS := $(WARN) -O1 -g1 $(SAN) -DRNIC_DEBUG -I. -Itests
+TEST_CFLAGS := $(WARN) -g1 $(SAN) -DRNIC_DEBUG -I. -Itests
+# the unit tests' optimisation per configuration: gcc's -Og compiles the sanitized tests in half
+# the time of -O1 for about a fifth more run time (make test: 20 CPU-s less); clang has no -Og
+OPT_gcc := -Og
+OPT_portable := -Og
+OPT_clang := -O1
 PROG_CFLAGS := $(WARN) -O2 -g1 -I.
 
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
@@ -197,19 +202,19 @@ unit_obj = build/tests/$(if $(filter portable,$(1)),$(if $(filter $(PORTABLE_OWN
 
 build/tests/%/impl.o: tests/impl.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC_$*) $(TEST_CFLAGS) $(CFG_$*) -c $< -o $@
+	$(CC_$*) $(TEST_CFLAGS) $(OPT_$*) $(CFG_$*) -c $< -o $@
 
 # the objects stay (they are not intermediate files to delete after the build)
 .PRECIOUS: build/tests/%.o
 .SECONDEXPANSION:
 build/tests/%.o: tests/$$(notdir $$*).c tests/test.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC_$(call unit_cfg,$*)) $(TEST_CFLAGS) $(CFG_$(call unit_cfg,$*)) $(if $(filter $(OWN_IMPL_UNITS),$(notdir $*)),,-DRNIC_ENGINES_LINKED) $(STB_CFLAGS_IF_USED) -c $< -o $@
+	$(CC_$(call unit_cfg,$*)) $(TEST_CFLAGS) $(OPT_$(call unit_cfg,$*)) $(CFG_$(call unit_cfg,$*)) $(if $(filter $(OWN_IMPL_UNITS),$(notdir $*)),,-DRNIC_ENGINES_LINKED) $(STB_CFLAGS_IF_USED) -c $< -o $@
 
 # the unit tests three times: gcc, clang, and gcc with the 32-bit-target arithmetic paths forced
 $(UNIT_BINS): build/tests/%: $$(call unit_obj,$$(call unit_cfg,$$*),$$(notdir $$*)) build/tests/$$(call unit_cfg,$$*)/impl.o
 	@mkdir -p $(@D)
-	$(CC_$(call unit_cfg,$*)) $(TEST_CFLAGS) $< $(if $(filter $(OWN_IMPL_UNITS),$(notdir $*)),,$(@D)/impl.o) -o $@ $(STB_IF_USED) -lxxhash
+	$(CC_$(call unit_cfg,$*)) $(TEST_CFLAGS) $(OPT_$(call unit_cfg,$*)) $< $(if $(filter $(OWN_IMPL_UNITS),$(notdir $*)),,$(@D)/impl.o) -o $@ $(STB_IF_USED) -lxxhash
 
 # the same 2:1 incast at packet level in ns-3 (tools/bench_ns3_speed.sh compares CPU time)
 build/incast_ns3: examples/ns3/incast_ns3.cc
