@@ -38,18 +38,27 @@ group_end
 #         the 32-bit-target arithmetic (shift-subtract divide, de Bruijn ctz) forced. The engines
 #         are compiled once per configuration (tests/impl.c) and each test once per compiler, then
 #         linked (Makefile: the portable configuration links gcc's objects to its own engines) ----
-unit_tests=$(ls tests/test_*.c 2>/dev/null | sed 's|tests/\(.*\)\.c|\1|')
 if [ "$SUITE" = test ]; then
-    unit_bins=$(for cc in gcc clang portable; do for t in $unit_tests; do echo "build/tests/$cc/$t"; done; done)
+    unit_bins=$(make -s --no-print-directory unit-list)
     # shellcheck disable=SC2086
     smoke build-unit-tests make -s -j2 $unit_bins
     group_begin
-    for cc in gcc clang portable; do
-        for t in $unit_tests; do
-            prog "$t-$cc" "build/tests/$cc/$t"
-        done
+    for b in $unit_bins; do
+        cc=${b#build/tests/}
+        prog "$(basename "$b")-${cc%%/*}" "$b"
     done
     group_end
+    # the tests the portable configuration skips call nothing of tests/impl.c (else they must run there)
+    portable_same() {
+        local t und bad=0
+        nm --defined-only -g build/tests/gcc/impl.o | awk '{print $NF}' | sort >"$OBJ/impl.syms"
+        for t in $(make -s --no-print-directory portable-same); do
+            und=$(nm --undefined-only "build/tests/gcc/obj/$t.o" | awk '{print $NF}' | sort | comm -12 - "$OBJ/impl.syms")
+            [ -z "$und" ] || { echo "$t calls the engines' implementation ($(echo $und)): run it in the portable configuration"; bad=1; }
+        done
+        return $bad
+    }
+    step portable-skips-only-engine-free-tests portable_same
 fi
 # rnic_hash64 on the built-in XXH64 (forced): every check of test_hash runs on it too
 T prog test_hash-builtin-xxh64-gcc bash -c "make -s build/tests/gcc/impl.o && gcc ${WARN[*]} -O1 -g1 ${SAN[*]} -DRNIC_DEBUG -DRNIC_NO_XXHASH -DRNIC_ENGINES_LINKED -I. -Itests tests/test_hash.c build/tests/gcc/impl.o -o $OBJ/test_hash-builtin -lxxhash && $OBJ/test_hash-builtin"
