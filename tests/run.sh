@@ -807,7 +807,7 @@ T claim rnic-model-qos-error-resubmitted-long-run-drains model_qos_error
 # ---- 16c. the fabric (issue 30): every shipped scenario, the event scheduler against ticking
 #          every node every cycle (short runs, no drain: the digest of every event), and N:1 star
 #          incasts with PFC: no drop, every byte checked, drained ----
-FABRIC_SHORT=(--set run.duration_us=100 --set run.warmup_us=20 --set run.drain=off --quiet)
+FABRIC_SHORT=(--set run.duration_us=60 --set run.warmup_us=10 --set run.drain=off --quiet)
 fabric_digests() {
     local f d1 d2 bad=0
     for f in scenarios/*.conf; do
