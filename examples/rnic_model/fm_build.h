@@ -226,7 +226,7 @@ static void fm__build_switch(fm_model *m, const scn *s, uint32_t i)
     fm_world *w = &m->w;
     fm_switch *x = &w->sw[i];
     topo *t = &m->t;
-    uint32_t node = topo_switch_node(t, i), ports = t->node[node].ports, p, d, fastest = 0;
+    uint32_t node = topo_switch_node(t, i), ports = t->node[node].ports, p, d;
     net_switch_config sc;
     const char *field = NULL;
     rnic_err e;
@@ -262,9 +262,7 @@ static void fm__build_switch(fm_model *m, const scn *s, uint32_t i)
             sc.link.rate_bps = t->link[l].rate_bps;
         if (t->link[l].delay_ns > sc.link.prop_ns)
             sc.link.prop_ns = t->link[l].delay_ns;
-        fastest = l;
     }
-    (void)fastest;
     if (s->sw.pfc) {
         if (net_switch_pfc_derive(&sc, ports, &sc.link) != RNIC_OK)
             fm__fail("switch PFC", "the headroom of every port does not fit the buffer (raise switch.buffer_kb)");

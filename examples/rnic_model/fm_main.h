@@ -15,7 +15,9 @@
 #include <sys/resource.h>
 #include "fm_build.h"
 
-static void fm_report(fm_model *m, int quiet)
+/* Prints the report; returns the bytes checked bad plus the records the model could not place
+ * (nonzero: the run lost or corrupted data). */
+static uint64_t fm_report(fm_model *m, int quiet)
 {
     fm_world *w = &m->w;
     uint32_t h, i, t;
@@ -93,6 +95,7 @@ static void fm_report(fm_model *m, int quiet)
            (unsigned long long)drops, (unsigned long long)pfc, (unsigned long long)host_drops, (unsigned long long)lost,
            m->drained, (unsigned long long)w->digest, (unsigned long long)pkts, (unsigned long long)w->f.stats.runs,
            (unsigned long long)w->f.stats.cycles_visited, m->host_s > 0 ? (double)w->f.now / m->host_s / 1e6 : 0.0);
+    return bad + errors;
 }
 
 /* --shares-csv: each tenant's delivered payload over the window (tools/share_ref.py --compare). */
@@ -143,7 +146,7 @@ static int fm_main(int argc, char **argv)
     const char *file = NULL, *trace_csv = NULL, *flows_json = NULL, *shares_csv = NULL, *pcap = NULL, *csv = NULL;
     roce_pcap pcap_file;
     int tick_only = 0, quiet = 0, i, rc;
-    uint64_t lost_check;
+    uint64_t damaged;
     scn_config_default(&s);
     for (i = 1; i < argc; i++) /* the file first, then every --set in order */
         if (!strcmp(argv[i], "--scenario") && i + 1 < argc)
@@ -229,7 +232,7 @@ static int fm_main(int argc, char **argv)
         return 1;
     }
     fm_model_run(&m);
-    fm_report(&m, quiet);
+    damaged = fm_report(&m, quiet);
     if (shares_csv && fm_model_write_shares(&m, shares_csv) != 0) {
         perror(shares_csv);
         return 1;
@@ -243,10 +246,7 @@ static int fm_main(int argc, char **argv)
             printf("  pcap: %s (%llu frames)\n", pcap, (unsigned long long)pcap_file.frames);
         roce_pcap_close(&pcap_file);
     }
-    lost_check = m.w.model_errors;
-    for (i = 0; i < (int)m.w.hosts; i++)
-        lost_check += m.w.nic[i].rx.bad + m.w.nic[i].model_errors + m.w.nic[i].order_errors + m.w.nic[i].piece_errors;
-    rc = (lost_check || (s.run.drain && !m.drained)) ? 3 : 0;
+    rc = (damaged || (s.run.drain && !m.drained)) ? 3 : 0;
     if (m.w.trace_csv)
         fclose(m.w.trace_csv);
     fm_model_free(&m);

@@ -406,11 +406,14 @@ static void fm_nic_free(fm_nic *n)
 /* Pieces QP f has queued in the transport. */
 static uint32_t fm_nic__queued(const fm_nic *n, uint32_t f) { return FM_TP_MESSAGES - tp_flow_message_room(&n->tx, f); }
 
+/* A slow QP: its rate register below half the link (a cap, DCQCN at a congested link). */
+static int fm_nic__slow(const fm_nic *n, uint32_t f) { return n->rate[f] < n->w->line_bps / 2u; }
+
 /* Back-pressure (fm_world.h): a slow QP is held in Palos once FM_QP_HOLD pieces wait for it ... */
 static void fm_nic__hold_check(fm_nic *n, uint32_t f)
 {
-    if (n->held[f] || fm_nic__queued(n, f) < FM_QP_HOLD || n->rate[f] >= n->w->line_bps / 2u)
-        return; /* (fm_nic__slow, written out: it is defined below) */
+    if (n->held[f] || fm_nic__queued(n, f) < FM_QP_HOLD || !fm_nic__slow(n, f))
+        return;
     if (rq_palos_flow_hold(&n->palos, f, true) != RNIC_OK) {
         n->model_errors++;
         return;
@@ -422,7 +425,6 @@ static void fm_nic__hold_check(fm_nic *n, uint32_t f)
 
 /* ... released when the transport has taken them down to FM_QP_RELEASE (or its rate rose); and
  * the bytes the fast QPs have queued together (the NIC's budget, FM_NIC_BACKLOG). */
-static int fm_nic__slow(const fm_nic *n, uint32_t f) { return n->rate[f] < n->w->line_bps / 2u; }
 
 static uint64_t fm_nic__release_check(fm_nic *n)
 {
