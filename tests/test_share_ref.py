@@ -257,6 +257,22 @@ def test_ack_priority_acks_come_off_the_top_everywhere():
 
 
 @case
+def test_full_duplex_ring_keeps_the_weights():
+    # Three hosts in a ring, each sending two tenants (1:3) to the next and receiving from the one
+    # before: every uplink carries its NIC's data and the ACKs of what it receives, every downlink
+    # the data one NIC shaped and the ACKs of what its host sends -- the same load, so each NIC's
+    # payload capacity is S = C / (D + A) and every downlink is exactly full at the weights (a
+    # tie: its max-min could hold too). The NIC's division stands: S / 4 and 3 S / 4.
+    s_nic = C / (D + A)
+    for prio in (False, True):
+        doc = star(3, [(1, 0), (3, 0)], [(h, (h + 1) % 3, t) for h in range(3) for t in (0, 1)])
+        rate, _ = share_ref.solve(share_ref.load(doc), prio)
+        for h in range(3):
+            near(rate[2 * h], s_nic / 4, f"host {h}'s weight-1 tenant, ack_priority={prio}", rel=1e-6)
+            near(rate[2 * h + 1], 3 * s_nic / 4, f"host {h}'s weight-3 tenant, ack_priority={prio}", rel=1e-6)
+
+
+@case
 def test_acks_on_an_uplink_come_off_the_top():
     # Host 0 sends flow 0 and receives flow 1 (capped at 40 Gb/s) whose ACKs leave on host 0's
     # uplink ahead of Palos: flow 0 gets (C - A * 40 G) / D.

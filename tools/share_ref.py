@@ -40,7 +40,8 @@ The model (every choice, and why):
   above; the NIC's ACK load taken from r too). Let W(b) be per-flow max-min water-filling over the
   network links and receiving hosts with flow f never above b_f. The answer is
       r = W( min(cap, G(r)) ),
-  iterated from r = cap (or unbounded) for the demands and r = 0 for the ACK load; the first round
+  iterated from r = cap (or unbounded) for the demands and, for the ACK load, the NICs' own
+  division with every flow backlogged (its fixed point: the ACKs of what that division sends); the first round
   takes W's answer whole, later rounds move each flow's demand its own step of the way to it
   (damped: undamped, the NIC and the network can answer each other in turn and cycle between two
   points): a flow's step starts at 1/2, halves when its answer swings back (down to 1/1024),
@@ -383,9 +384,26 @@ def solve(prob, ack_priority=False):
 
     scale = max(links.values()) if links else 1.0
 
+    def nic_division():
+        """The NIC's division with every flow backlogged (capped), its ACK load the ACKs of what
+        every NIC sends at that division: the fixed point of a contraction (an ACK costs
+        ack_coef / data_coef of a data byte), so the ACK load the iteration starts from is the
+        one the NICs' own division makes. Starting from no ACK load instead starts each NIC
+        above its division, and where a downstream link carries exactly what the NICs shaped
+        (a tie: both its max-min and the NICs' weights could hold) the iteration then settles
+        short of the weights."""
+        ack_rate = [0.0] * n
+        for _ in range(MAX_ROUNDS):
+            nxt = [min(c, o) for c, o in zip(cap, nic_offers(cap, ack_rate))]
+            nxt = [x if x < INF else 0.0 for x in nxt]
+            if max((abs(a - b) for a, b in zip(nxt, ack_rate)), default=0.0) <= CONVERGED * scale:
+                return nxt
+            ack_rate = nxt
+        return ack_rate
+
     def iterate(halve_all_when_worse):
         """The damped fixed-point iteration; returns (rate, frozen_by, offer) or None."""
-        demand, ack_rate, rounds = cap[:], [0.0] * n, 0
+        demand, ack_rate, rounds = cap[:], nic_division(), 0
         step, last, last_residual = [DAMPING] * n, [0.0] * n, INF
         while True:
             offer = nic_offers(demand, ack_rate)
