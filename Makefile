@@ -34,10 +34,12 @@ PORTABLE_SAME := test_common_machinery test_fabric test_lat_store test_net test_
 UNIT_BINS := $(foreach cc,gcc clang,$(addprefix build/tests/$(cc)/,$(UNIT))) \
              $(addprefix build/tests/portable/,$(filter-out $(PORTABLE_SAME),$(UNIT)))
 
-# The main job: the composed RNIC (examples/rnic_model/) on its built-in default scenario,
-# writing its per-QP CSV and a RoCEv2 pcap under build/.
+# The main job: the composed RNIC (examples/rnic_model/) on its default scenario (a 16-host
+# leaf-spine, scenarios/default.conf), writing per-QP, per-link and queue CSVs and a RoCEv2 pcap
+# under build/; tools/fabric_run.sh adds each tenant's distance from its expected share
+# (tools/share_ref.py) to the RESULT line.
 MAIN_EXAMPLE := rnic_model
-MAIN_ARGS := --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv --pcap build/rnic_model.pcap
+MAIN_CMD := bash tools/fabric_run.sh --by-fraction scenarios/default.conf
 MODEL_SRC := $(wildcard examples/rnic_model/*.c examples/rnic_model/*.h)
 
 .PHONY: all programs run test check bench results figures fuzz coverage headers install clean unit-tests
@@ -54,7 +56,7 @@ programs: $(addprefix build/,$(EXAMPLES) $(BENCHES)) build/rnic_model
 run:
 	@bash tools/deps.sh build
 	@$(MAKE) --no-print-directory build/$(MAIN_EXAMPLE)
-	./build/$(MAIN_EXAMPLE) $(MAIN_ARGS)
+	$(MAIN_CMD)
 
 # make test: the fast suite (at most 5 minutes on an idle 2-core machine); make check: the long
 # checks (ns-3 comparisons, firmware under qemu, soak, fuzz short runs and corpus replays, the

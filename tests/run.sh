@@ -678,7 +678,7 @@ C prog results-current-full python3 tools/results.py --check --only-tier full
 for b in $(ls bench/*.c 2>/dev/null | sed 's|bench/\(.*\)\.c|\1|'); do # timings: make bench reports them
     C smoke "bench-$b-quick" "./build/$b" --quick
 done
-# ---- 16. the composed RNIC (examples/rnic_model, `make run`) on a short default scenario ----
+# ---- 16. the 2:1 incast program (examples/rnic_model without --scenario) on its short default ----
 MODEL_ARGS=(--duration-us 3000 --warmup-us 1000 --quiet)
 # the rate-cap scenario issue 9 checked: no congestion (84 of 92.6 Gb/s), DCQCN idle, every QP
 # backlogged (16 messages outstanding: a completion now waits for the ACK) -> shares = the caps
@@ -819,6 +819,19 @@ fabric_digests() {
     return $bad
 }
 T claim fabric-every-scenario-tick-only-same-digest fabric_digests
+fabric_sampling() { # the links' queue samples bring nodes up to date mid-run (fm_links.h): every 1 us or every
+    # 10 us, the same run -- every RESULT field but the host's clock and memory, and the queue's
+    # sampled maximum, is identical
+    local q
+    for q in 1 10; do
+        ./build/rnic_model --scenario scenarios/default.conf "${FABRIC_SHORT[@]}" --set output.queue_sample_us=$q \
+            --set output.pcap= --set output.csv= --set output.queue_csv= --set output.links_csv= |
+            grep '^RESULT' | tr ' ' '\n' | grep -Ev '^(rss_kb|rss_per_host_kb|mcycles_per_s|queue_max_kb)=' >"$OBJ/fabric-sample-$q.out" || return 1
+    done
+    grep -h '^digest=' "$OBJ/fabric-sample-1.out"
+    grep -q '^delivered_packets=[1-9]' "$OBJ/fabric-sample-1.out" && cmp -s "$OBJ/fabric-sample-1.out" "$OBJ/fabric-sample-10.out"
+}
+T claim fabric-queue-sampling-changes-no-result fabric_sampling
 fabric_incasts() { # N = 2, 8, 32 senders of tenant bulk (tenant rpc: every host but the receiver)
     local n out
     for n in 2 8 32; do
@@ -878,6 +891,16 @@ fabric_k8() { # a k = 8 fat tree (128 hosts, 80 switches, 1,024 QPs) runs: every
         [ "$(result_value "$out" bytes_lost)" = 0 ] && [ "$(result_value "$out" delivered_packets)" -gt 0 ]
 }
 C claim fabric-fat-tree-k8-128-hosts-runs fabric_k8
+fabric_default_share() { # make run's scenario over 20 ms: each tenant's fraction of what the receivers absorbed
+    # within 2 % of tools/share_ref.py's, no byte lost, drained
+    local out="$OBJ/fabric-default-20ms.out" e
+    bash tools/fabric_run.sh --by-fraction scenarios/default.conf --set run.duration_us=20000 --set output.pcap= \
+        --set output.csv= --set output.queue_csv= --set output.links_csv= --quiet >"$out" || return 1
+    e=$(result_value "$out" share_err_pct)
+    echo "$(grep -o ' \(rx_gbps\|tenant[01]_gbps\|share_err_pct\|bytes_lost\|drained\)=[0-9.]*' "$out" | tr -d '\n')"
+    [ -n "$e" ] && awk_true "$e <= 2" && [ "$(result_value "$out" bytes_lost)" = 0 ] && [ "$(result_value "$out" drained)" = 1 ]
+}
+C claim fabric-default-scenario-20ms-shares-within-2pct fabric_default_share
 # ---- 16b. soak, short (tools/soak.sh; `make soak` runs 10^9 cycles; make check the short one): the composed RNIC's RSS
 #          stays flat after its warm-up. 3x10^7 cycles; warm-up = the first 20 % (6x10^6 cycles:
 #          the links' and switch ports' packet rings, calloc'd, are all touched by ~3.4x10^6).

@@ -38,7 +38,8 @@ static uint64_t g_seed;
     X("nic.sched", nic.sched) X("nic.pcie_gbps", nic.pcie_gbps) X("nic.pcie_latency_ns", nic.pcie_latency_ns) \
     X("nic.payload", nic.payload) X("nic.mtu", nic.mtu) X("nic.cnp_interval_us", nic.cnp_interval_us) \
     X("host.model", host.model) X("host.cpu_load", host.cpu_load) X("host.rhcc", host.rhcc)        \
-    X("host.ddio", host.ddio) X("host.footprint_mb", host.footprint_mb) X("output.snaplen", out.snaplen)
+    X("host.ddio", host.ddio) X("host.footprint_mb", host.footprint_mb) X("output.snaplen", out.snaplen) \
+    X("output.pcap_us", out.pcap_us) X("output.queue_sample_us", out.queue_sample_us)
 #define TENANT_FIELDS(X)                                                                           \
     X("weight", weight) X("cap_mbps", cap_mbps) X("protocol", protocol) X("variant", variant)     \
     X("qps", qps) X("depth", depth) X("pattern", pattern)
@@ -107,6 +108,7 @@ static void scn_diff(const scn *a, const scn *b, diff_out *d)
         }
     if (strcmp(a->out.csv, b->out.csv)) diff_add(d, "output.csv");
     if (strcmp(a->out.queue_csv, b->out.queue_csv)) diff_add(d, "output.queue_csv");
+    if (strcmp(a->out.links_csv, b->out.links_csv)) diff_add(d, "output.links_csv");
     if (strcmp(a->out.pcap, b->out.pcap)) diff_add(d, "output.pcap");
     if (strcmp(a->out.trace_csv, b->out.trace_csv)) diff_add(d, "output.trace_csv");
     if (strcmp(a->out.vcd, b->out.vcd)) diff_add(d, "output.vcd");
@@ -549,8 +551,22 @@ static void test_shipped_scenarios(void)
             CHECK_EQ(scn_host_count(&s), hosts);
             CHECK_EQ(arrlenu(s.tenants), 2);
             for (t = 0; t < arrlenu(s.tenants); t++) {
-                CHECK(s.tenants[t].pattern == SCN_PERMUTATION || s.tenants[t].pattern == SCN_ALL_TO_ALL);
+                CHECK(s.tenants[t].pattern == SCN_PERMUTATION || s.tenants[t].pattern == SCN_ALL_TO_ALL ||
+                      s.tenants[t].pattern == SCN_PAIRS);
                 CHECK_EQ(arrlenu(s.tenants[t].src), 0); /* every host */
+                if (s.tenants[t].pattern == SCN_PAIRS) { /* every host once a source, once a destination */
+                    uint64_t h;
+                    size_t k;
+                    for (h = 0; h < hosts; h++) {
+                        unsigned as_src = 0, as_dst = 0;
+                        for (k = 0; k < arrlenu(s.tenants[t].pairs); k++) {
+                            as_src += s.tenants[t].pairs[k].src == h;
+                            as_dst += s.tenants[t].pairs[k].dst == h;
+                        }
+                        CHECK_EQ(as_src, 1);
+                        CHECK_EQ(as_dst, 1);
+                    }
+                }
             }
             if (arrlenu(s.tenants) == 2)
                 CHECK((s.tenants[0].weight == 1 && s.tenants[1].weight == 3) || s.tenants[0].cap_mbps ||

@@ -25,6 +25,8 @@ want_build() {
     # stb_ds, linked from Debian's libstb (pkg-config stb)
     want_cmd pkg-config pkg-config
     want_file /usr/include/stb/stb_ds.h libstb-dev
+    # make run: tools/fabric_run.sh computes the expected tenant shares with tools/share_ref.py
+    want_cmd python3 python3
 }
 
 # what both suites of tests/run.sh use: the unit tests (gcc, clang with ASan + UBSan; stb_ds in

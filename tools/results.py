@@ -50,7 +50,7 @@ README = os.path.join(ROOT, "README.md")
 README_MAX_LINES = 300
 
 # Keys that read a host clock, in experiments that are otherwise deterministic.
-HOST_KEYS = {"model_host_s", "ns3_host_s", "mcycles_per_s", "pkts_per_s", "wall_s"}
+HOST_KEYS = {"model_host_s", "ns3_host_s", "mcycles_per_s", "pkts_per_s", "wall_s", "rss_kb", "rss_per_host_kb"}
 
 GROUPS = [
     ("common", "Common core (every header)"),
@@ -253,25 +253,24 @@ MANIFEST = [
                 "stall_cut_3x_pct": "97", "pause_cut_3x_pct": "64",
                 "tput_gain_3x": "up to 2", "lat_gain_3x": "1.4"}),
     # ---- the composed RNIC ----
-    dict(id="rnic_model", group="model", tier="quick", secs=3, run_block=True,
-         title="`make run`: the default scenario (2:1 incast, RoCEv2 + DCQCN + RHCC into a busy host)",
-         cmd=None,  # the Makefile's run command, read from MAIN_EXAMPLE / MAIN_ARGS
-         label={"rx_gbps": "receiver throughput (Gb/s)", "share_err_pct": "worst tenant's distance from its fair share (%)",
-                "jain": "Jain's index over QPs' throughput / fair share", "bytes_lost": "bytes lost",
-                "pause_us": "senders' links paused by PFC (us)", "queue_max_kb": "bottleneck queue, max (KB)",
-                "mba_steps": "RHCC receiver: MBA steps in the window",
-                "pcie_stall_us": "receiving host: PCIe writes stalled for credits (us)"}),
+    dict(id="rnic_model", group="model", tier="full", secs=60, run_block=True,
+         title="`make run`: the default scenario (a 16-host leaf-spine, every host sending and receiving, two tenants, DCQCN, the host model and RHCC)",
+         cmd=None,  # the Makefile's run command, read from MAIN_CMD
+         label={"rx_gbps": "payload the receivers absorbed (Gb/s)",
+                "share_err_pct": "worst tenant's distance from its expected share (%)",
+                "link_util_max_pct": "busiest link's use of its line rate (%)",
+                "queue_max_kb": "deepest queue sampled (KB)", "bytes_lost": "bytes lost"}),
     dict(id="model_pcap", group="model", tier="full", secs=15, build=[],
          title="tshark over `make run`'s pcap (run after rnic_model)",
-         cmd=["bash", "tools/pcap_check.sh", "build/rnic_model.pcap"], needs=["rnic_model"]),
+         cmd=["bash", "tools/pcap_check.sh", "build/run.pcap"], needs=["rnic_model"]),
     dict(id="model_rhcc_off", group="model", tier="full", secs=8,
-         title="The default scenario without RHCC", cmd=MODEL + ["--quiet", "--rhcc", "off"]),
+         title="The 2:1 incast program (rnic_model without --scenario) without RHCC", cmd=MODEL + ["--quiet", "--rhcc", "off"]),
     dict(id="model_host_off", group="model", tier="full", secs=4,
-         title="The default scenario without the receiving-host model", cmd=MODEL + ["--quiet", "--host", "off"]),
+         title="The 2:1 incast program without the receiving-host model", cmd=MODEL + ["--quiet", "--host", "off"]),
     dict(id="model_pfc_off", group="model", tier="full", secs=4,
-         title="The default scenario without PFC", cmd=MODEL + ["--quiet", "--pfc", "off"]),
+         title="The 2:1 incast program without PFC", cmd=MODEL + ["--quiet", "--pfc", "off"]),
     dict(id="model_dcqcn_paper", group="model", tier="full", secs=4,
-         title="The default scenario with DCQCN's paper increase steps (40 Mb/s)",
+         title="The 2:1 incast program with DCQCN's paper increase steps (40 Mb/s)",
          cmd=MODEL + ["--quiet", "--dcqcn", "paper"]),
     dict(id="model_rate_caps", group="model", tier="full", secs=4,
          title="Rate caps 2,000 and 1,500 Mb/s per tenant, no congestion (issue 9)",
@@ -306,7 +305,7 @@ HEADLINE = [
     ("tonic_dcqcn_200", "mean_mbps", "Tonic: 200 DCQCN flows, mean per flow (Mb/s)"),
     ("hostcc", "tput_drop_3x_pfc_pct", "RHCC, Fig. 2: throughput drop at 3x CPU load, PFC (%)"),
     ("hostcc", "tput_gain_3x", "RHCC, Fig. 6: throughput gain with RHCC at 3x (x)"),
-    ("rnic_model", "rx_gbps", "Composed RNIC: receiver throughput (Gb/s)"),
+    ("rnic_model", "share_err_pct", "Fabric (`make run`): worst tenant's distance from its expected share (%)"),
 ]
 
 # Figures: the data each PNG is drawn from (deterministic), the commands that write it and
@@ -412,12 +411,13 @@ def base_key(name):
 
 
 def makefile_run_cmd():
-    """The command `make run` runs: ./build/$(MAIN_EXAMPLE) $(MAIN_ARGS), read from the Makefile."""
+    """The command `make run` runs: $(MAIN_CMD), read from the Makefile."""
     with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as f:
         mk = f.read()
-    ex = re.search(r"^MAIN_EXAMPLE\s*:?=\s*(\S+)", mk, re.M)
-    args = re.search(r"^MAIN_ARGS\s*:?=\s*(.*)$", mk, re.M)
-    return ["./build/" + (ex.group(1) if ex else "rnic_model")] + (args.group(1).split() if args else [])
+    cmd = re.search(r"^MAIN_CMD\s*:?=\s*(.*)$", mk, re.M)
+    if not cmd:
+        raise SystemExit("results.py: the Makefile has no MAIN_CMD (the command `make run` runs)")
+    return cmd.group(1).split()
 
 
 def exp_cmd(exp):
@@ -503,7 +503,7 @@ def run_exp(exp):
 
 def mask_host(text):
     """The run block without what reads the host's clock (compared by --check)."""
-    text = re.sub(r"in [0-9.]+ s host time", "in - s host time", text)
+    text = re.sub(r"[0-9.]+ s host time", "- s host time", text)
     return re.sub(r"\b(%s)=[^ \n]*" % "|".join(sorted(HOST_KEYS)), r"\1=-", text)
 
 

@@ -12,7 +12,7 @@
 #ifndef RNIC_FM_BUILD_H
 #define RNIC_FM_BUILD_H
 #include <time.h>
-#include "fm_switch.h"
+#include "fm_links.h"
 #include "scenario.h"
 #include "topo.h"
 
@@ -23,6 +23,8 @@ typedef struct fm_model {
     uint64_t drain_limit;      /* cycles after `end` the drain may take */
     int drained;
     double host_s;
+    fm_links links;            /* every directed link over the window (fm_links.h) */
+    uint64_t sample_us;        /* its queue samples' period */
 } fm_model;
 
 static void fm__fail(const char *what, const char *why)
@@ -327,8 +329,6 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only)
     }
     w->proto = *tp_protocol_dcqcn();
     w->proto.config = &w->dcqcn;
-    w->trace.fn = fm_on_trace;
-    w->trace.user = w;
     w->window_start = rnic_ns_to_cycles(s->run.warmup_us * 1000u, w->p.clock_hz);
     w->window_end = rnic_ns_to_cycles(s->run.duration_us * 1000u, w->p.clock_hz);
     m->end = w->window_end;
@@ -354,6 +354,9 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only)
         fm__build_switch(m, s, i);
         w->sw[i].fab_id = fab_add(&w->f, &fm_switch_ops, &w->sw[i]);
     }
+    m->sample_us = s->out.queue_sample_us;
+    if (fm_links_init(&m->links, w, &m->t, rnic_ns_to_cycles(s->out.queue_sample_us * 1000u, w->p.clock_hz)) != 0)
+        fm__fail("links", "no memory");
 }
 
 static void fm_model_free(fm_model *m)
@@ -373,6 +376,7 @@ static void fm_model_free(fm_model *m)
     free(w->flow);
     free(w->flow_of);
     fab_free(&w->f);
+    fm_links_free(&m->links);
     topo_free(&m->t);
 }
 
@@ -399,7 +403,7 @@ static void fm_model_run(fm_model *m)
     uint64_t step = rnic_ns_to_cycles(10000u, w->p.clock_hz), stop;
     uint32_t h;
     clock_t c0 = clock();
-    fab_run_until(&w->f, m->end);
+    fm_links_run_window(&m->links, w, &m->t); /* to the window's end, sampling the links */
     for (h = 0; h < w->hosts; h++)
         w->nic[h].host.posting = false;
     m->drained = fm_model_drained(m);

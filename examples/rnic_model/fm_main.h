@@ -7,7 +7,9 @@
  *   ecn_marked=... drops=... pfc_frames=... host_drops=... bytes_lost=... drained=... digest=...
  *   delivered_packets=... node_runs=... cycles_visited=... mcycles_per_s=... (rss_kb= and
  *   rss_per_host_kb= come before cnps=: the process's peak resident memory, whole and per host;
- *   palos_holds= head_waits=: per-QP back-pressure into Palos, and runs a piece still waited)
+ *   palos_holds= head_waits=: per-QP back-pressure into Palos, and runs a piece still waited;
+ *   link_util_max_pct= queue_max_kb=: the busiest link's use of its line rate and the deepest
+ *   queue sampled, both over the window, fm_links.h)
  * Every counter is over the whole run (the drain included) except *_gbps (the window).
  * Exit status 3 when the run lost bytes or, draining, did not drain; 2 on a bad scenario. */
 #ifndef RNIC_FM_MAIN_H
@@ -25,7 +27,16 @@ static uint64_t fm_report(fm_model *m, int quiet)
     uint64_t marked = 0, drops = 0, pfc = 0, host_drops = 0, holds = 0, head_waits = 0, lost;
     uint64_t tenant_bytes[FM_MAX_TENANTS];
     double window_s = (double)(w->window_end - w->window_start) / (double)w->p.clock_hz, total_gbps = 0;
+    uint32_t busiest = 0, deepest = 0;
+    double util_max = 0;
     memset(tenant_bytes, 0, sizeof tenant_bytes);
+    for (i = 0; i < m->links.n; i++) {
+        double u = fm_links_util_pct(&m->links, w, i);
+        if (u > util_max)
+            util_max = u, busiest = i;
+        if (m->links.l[i].queue_max > m->links.l[deepest].queue_max)
+            deepest = i;
+    }
     for (h = 0; h < w->hosts; h++) {
         fm_nic *n = &w->nic[h];
         posted += n->host.bytes_posted;
@@ -73,6 +84,13 @@ static uint64_t fm_report(fm_model *m, int quiet)
                (unsigned long long)pfc, (unsigned long long)host_drops, m->drained ? "drained" : "NOT drained");
         printf("  Palos: %llu QP holds (a QP's transport queue nearly full), %llu runs with a piece waiting at the "
                "port head\n", (unsigned long long)holds, (unsigned long long)head_waits);
+        if (m->links.n) {
+            const fm_link_mon *b = &m->links.l[busiest], *d = &m->links.l[deepest];
+            printf("  links over the window: busiest %s>%s at %.2f %% of its line rate; deepest queue %.1f KB at %s>%s "
+                   "(sampled every %llu us)\n", m->t.node[b->from].name, m->t.node[b->to].name, util_max,
+                   (double)d->queue_max / 1000.0, m->t.node[d->from].name, m->t.node[d->to].name,
+                   (unsigned long long)m->sample_us);
+        }
         printf("  scheduler: %llu node runs at %llu cycles of %llu simulated, %.2f s host time\n",
                (unsigned long long)w->f.stats.runs, (unsigned long long)w->f.stats.cycles_visited,
                (unsigned long long)w->f.now, m->host_s);
@@ -89,11 +107,13 @@ static uint64_t fm_report(fm_model *m, int quiet)
         printf(" rss_kb=%ld rss_per_host_kb=%ld", rss, w->hosts ? rss / (long)w->hosts : 0);
     }
     printf(" palos_holds=%llu head_waits=%llu", (unsigned long long)holds, (unsigned long long)head_waits);
+    printf(" link_util_max_pct=%.3f queue_max_kb=%.3f", util_max,
+           m->links.n ? (double)m->links.l[deepest].queue_max / 1000.0 : 0.0);
     printf(" cnps=%llu naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_frames=%llu host_drops=%llu bytes_lost=%llu "
            "drained=%d digest=%016llx delivered_packets=%llu node_runs=%llu cycles_visited=%llu mcycles_per_s=%.2f\n",
            (unsigned long long)cnps, (unsigned long long)naks, (unsigned long long)rtx, (unsigned long long)marked,
            (unsigned long long)drops, (unsigned long long)pfc, (unsigned long long)host_drops, (unsigned long long)lost,
-           m->drained, (unsigned long long)w->digest, (unsigned long long)pkts, (unsigned long long)w->f.stats.runs,
+           m->drained, (unsigned long long)fm_world_digest(w), (unsigned long long)pkts, (unsigned long long)w->f.stats.runs,
            (unsigned long long)w->f.stats.cycles_visited, m->host_s > 0 ? (double)w->f.now / m->host_s / 1e6 : 0.0);
     return bad + errors;
 }
@@ -144,6 +164,7 @@ static int fm_main(int argc, char **argv)
     scn_error err;
     fm_model m;
     const char *file = NULL, *trace_csv = NULL, *flows_json = NULL, *shares_csv = NULL, *pcap = NULL, *csv = NULL;
+    const char *queue_csv = NULL, *links_csv = NULL;
     roce_pcap pcap_file;
     int tick_only = 0, quiet = 0, i, rc;
     uint64_t damaged;
@@ -194,9 +215,13 @@ static int fm_main(int argc, char **argv)
             pcap = argv[++i];
         } else if (!strcmp(a, "--csv") && i + 1 < argc) {
             csv = argv[++i];
+        } else if (!strcmp(a, "--queue-csv") && i + 1 < argc) {
+            queue_csv = argv[++i];
+        } else if (!strcmp(a, "--links-csv") && i + 1 < argc) {
+            links_csv = argv[++i];
         } else {
             fprintf(stderr, "rnic_model: %s: not an option of a scenario run (--scenario FILE [--set section.key=value] "
-                            "[--tick-only] [--quiet] [--trace-csv FILE] [--flows-json FILE] [--shares-csv FILE] [--pcap FILE] [--csv FILE])\n", a);
+                            "[--tick-only] [--quiet] [--trace-csv FILE] [--flows-json FILE] [--shares-csv FILE] [--pcap FILE] [--csv FILE] [--queue-csv FILE] [--links-csv FILE])\n", a);
             scn_free(&s);
             return 2;
         }
@@ -212,6 +237,15 @@ static int fm_main(int argc, char **argv)
         csv = s.out.csv;
     if (!trace_csv && s.out.trace_csv[0])
         trace_csv = s.out.trace_csv;
+    if (!queue_csv && s.out.queue_csv[0])
+        queue_csv = s.out.queue_csv;
+    if (!links_csv && s.out.links_csv[0])
+        links_csv = s.out.links_csv;
+    if (s.out.vcd[0]) { /* parsed for the 2:1 program's VCD; the fabric has no waveform tap */
+        fprintf(stderr, "rnic_model: output.vcd: the fabric writes no VCD (use queue_csv, links_csv, trace_csv, pcap)\n");
+        scn_free(&s);
+        return 2;
+    }
     fm_model_init(&m, &s, tick_only);
     if (pcap) {
         if (roce_pcap_open(&pcap_file, pcap, s.out.snaplen ? s.out.snaplen : 128u) != 0) {
@@ -219,6 +253,14 @@ static int fm_main(int argc, char **argv)
             return 1;
         }
         m.w.pcap = &pcap_file;
+        m.w.pcap_end = s.out.pcap_us ? rnic_ns_to_cycles(s.out.pcap_us * 1000u, m.w.p.clock_hz) : 0;
+    }
+    if (queue_csv) {
+        if (!(m.links.queue_csv = fopen(queue_csv, "w"))) {
+            perror(queue_csv);
+            return 1;
+        }
+        fprintf(m.links.queue_csv, "t_us,link,from,to,queue_bytes\n");
     }
     if (trace_csv) {
         if (!(m.w.trace_csv = fopen(trace_csv, "w"))) {
@@ -237,6 +279,15 @@ static int fm_main(int argc, char **argv)
         perror(shares_csv);
         return 1;
     }
+    if (links_csv && fm_links_write_csv(&m.links, &m.w, &m.t, links_csv) != 0) {
+        perror(links_csv);
+        return 1;
+    }
+    if (m.links.queue_csv && fclose(m.links.queue_csv) != 0) {
+        perror(queue_csv);
+        return 1;
+    }
+    m.links.queue_csv = NULL;
     if (csv && fm_model_write_flows_csv(&m, csv) != 0) {
         perror(csv);
         return 1;

@@ -25,6 +25,9 @@ typedef struct fm_nic {
     uint32_t h;                 /* host number */
     uint32_t fab_id;            /* its node in the fabric */
     uint32_t sw, sw_port;       /* the switch it hangs on and its port there */
+    rnic_trace trace;           /* its engines' and modules' events -> digest (and the trace CSV) */
+    uint64_t digest;            /* a NIC's own: the fabric may bring nodes up to date in any order,
+                                   so one fold across NICs would depend on it (fm_world_digest) */
     /* requester */
     uint32_t nsend;             /* QPs it sends (local flows 0 .. nsend - 1) */
     uint32_t *send_flow;        /* local -> global */
@@ -131,6 +134,29 @@ static void fm__config_fail(const char *what, const char *field, rnic_err e)
 }
 
 /* Set up NIC h: the flows it sends and receives come from w->flow (fm_build.h fills it). */
+static void fm_nic__on_trace(void *user, const rnic_trace_event *ev)
+{
+    fm_nic *n = (fm_nic *)user;
+    n->digest = rnic_trace_digest_fold(n->digest, ev);
+    if (n->w->trace_csv)
+        fm_trace_csv_line(n->w->trace_csv, ev);
+}
+
+/* The run's digest: every NIC's own, folded in host order. */
+static uint64_t fm_world_digest(const fm_world *w)
+{
+    uint64_t d = 0;
+    uint32_t h;
+    for (h = 0; h < w->hosts; h++) {
+        rnic_trace_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.id = (uint16_t)h;
+        ev.a = w->nic[h].digest;
+        d = rnic_trace_digest_fold(d, &ev);
+    }
+    return d;
+}
+
 static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
 {
     const fm_params *p = &w->p;
@@ -142,6 +168,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
     memset(n, 0, sizeof *n);
     n->w = w;
     n->h = h;
+    n->trace.fn = fm_nic__on_trace;
+    n->trace.user = n;
     for (g = 0; g < w->nflows; g++) {
         n->nsend += w->flow[g].src == h;
         n->nrecv += w->flow[g].dst == h;
@@ -200,8 +228,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         pc.cut_align = p->payload;
         pc.source = rm_host_source;
         pc.source_user = &n->host;
-        pc.trace = fm_on_trace;
-        pc.trace_user = w;
+        pc.trace = fm_nic__on_trace;
+        pc.trace_user = n;
         pc.trace_id = fm_trace_id(RNIC_ENGINE_PALOS, h);
         size = rq_palos_mem_size(&pc);
         n->palos_mem = fm__alloc_engine(size, "Palos");
@@ -229,8 +257,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         tc.pacer.doorbell = fm_nic__doorbell;
         tc.pacer.set_rate = fm_nic__set_rate;
         tc.pacer.user = n;
-        tc.trace = fm_on_trace;
-        tc.trace_user = w;
+        tc.trace = fm_nic__on_trace;
+        tc.trace_user = n;
         tc.trace_id = fm_trace_id(RNIC_ENGINE_TRANSPORT, h);
         if ((e = tp_config_check(&tc, &field)) != RNIC_OK)
             fm__config_fail("transport", field, e);
@@ -250,8 +278,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         rc.pcie_latency_ns = FM_RING_READ_NS;
         rc.source = tp_pacer_source;
         rc.source_user = &n->tx;
-        rc.trace = fm_on_trace;
-        rc.trace_user = w;
+        rc.trace = fm_nic__on_trace;
+        rc.trace_user = n;
         rc.trace_id = fm_trace_id(RNIC_ENGINE_TASSEL, h);
         if ((e = rl_config_check(&rc, &field)) != RNIC_OK)
             fm__config_fail("Tassel", field, e);
@@ -271,8 +299,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         hc.rate_depth = n->nsend + 1u;
         hc.probe_depth = 1024;
         hc.max_delay_ns = HCC_TX_MAX_DELAY_NS; /* a host stall of any length is a delay, not bad input */
-        hc.trace = fm_on_trace;
-        hc.trace_user = w;
+        hc.trace = fm_nic__on_trace;
+        hc.trace_user = n;
         hc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_TX, h);
         if ((e = hcc_tx_config_check(&hc, &field)) != RNIC_OK)
             fm__config_fail("RHCC sender", field, e);
@@ -318,8 +346,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         rc.segment_depth = 256;
         rc.ack_depth = 4096;
         rc.delivered_depth = 256;
-        rc.trace = fm_on_trace;
-        rc.trace_user = w;
+        rc.trace = fm_nic__on_trace;
+        rc.trace_user = n;
         rc.trace_id = fm_trace_id(RNIC_ENGINE_TP_RX, h);
         if ((e = tp_rx_config_check(&rc, &field)) != RNIC_OK)
             fm__config_fail("receiver", field, e);
@@ -349,8 +377,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         hc.ddio_lines = p->ddio ? hc.ddio_lines : 0u;
         hc.mem_queue = hc.cpu_outstanding + hc.iio_mem_credits;
         hc.rx_depth = 256;
-        hc.trace = fm_on_trace;
-        hc.trace_user = w;
+        hc.trace = fm_nic__on_trace;
+        hc.trace_user = n;
         hc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_HOST, h);
         if ((e = hcc_host_config_check(&hc, &field)) != RNIC_OK)
             fm__config_fail("host", field, e);
@@ -369,8 +397,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         xc.clock_hz = p->clock_hz;
         xc.mode = p->rhcc == FM_RHCC_ECN ? HCC_RX_MODE_ECN : HCC_RX_MODE_MBA;
         xc.fast_down = true;
-        xc.trace = fm_on_trace;
-        xc.trace_user = w;
+        xc.trace = fm_nic__on_trace;
+        xc.trace_user = n;
         xc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_RX, h);
         if ((e = hcc_rx_config_check(&xc, &field)) != RNIC_OK)
             fm__config_fail("RHCC receiver", field, e);
@@ -563,7 +591,7 @@ static void fm_nic__responder(fm_nic *n)
     while (tp_rx_pop_delivered(&n->rxe, &x) == RNIC_OK) {
         n->rx.now = n->now;
         x.aux = (x.flags & TP_WORK_ECN) ? RM_ECN_CE : RM_ECN_ECT0;
-        rm_receiver_take(&n->rx, &x, &n->w->trace);
+        rm_receiver_take(&n->rx, &x, &n->trace);
     }
     while (net_link_space(&n->up) && tp_rx_pop_ack(&n->rxe, &x) == RNIC_OK) {
         uint32_t src, local, type = TP_WORK_PKT_TYPE(x.flags);
@@ -693,7 +721,7 @@ static void fm_nic__requester(fm_nic *n)
         else
             backlog += x.len;
     }
-    rm_host_step(&n->host, fm_nic__ring_palos, n, &n->w->trace);
+    rm_host_step(&n->host, fm_nic__ring_palos, n, &n->trace);
 }
 
 /* Something can move now inside the NIC (or toward the switch). */

@@ -20,6 +20,8 @@ static void fm_tap__addresses(roce_frame_spec *f, uint32_t src, uint32_t dst)
 
 static void fm_tap__write(fm_world *w, uint64_t cycle, const roce_frame_spec *f)
 {
+    if (w->pcap_end && cycle >= w->pcap_end)
+        return; /* [output] pcap_us: the first microseconds only */
     if (roce_pcap_write(w->pcap, rnic_cycles_to_ns(cycle, w->p.clock_hz), f) != 0) {
         fprintf(stderr, "rnic_model: pcap write failed\n");
         w->pcap = NULL;

@@ -1,6 +1,6 @@
 /* fm_world.h -- what every node of the composed fabric shares (issue 30; docs/fabric_model.md):
  * the run's parameters, the flow table (which host sends each QP to which host, its tenant,
- * its number at the sender and at the receiver), the trace digest, and the node lists. The
+ * its number at the sender and at the receiver), the trace CSV, and the node lists. The
  * nodes (fm_nic.h, fm_switch.h) and the builder (fm_build.h) include it.
  *
  * Flow numbering. A QP is flow g in the global table (0 .. nflows - 1). Its sending NIC knows
@@ -100,21 +100,17 @@ typedef struct fm_world {
     tp_dcqcn_config dcqcn;
     tp_protocol proto;
     uint64_t window_start, window_end;
-    uint64_t digest;
-    rnic_trace trace;           /* the model's own modules' events */
     FILE *trace_csv;
     struct roce_pcap *pcap;     /* the TX MACs' frames (fm_taps.h), NULL = off */
+    uint64_t pcap_end;          /* frames leaving at this cycle or later are not written; 0 = all */
     uint64_t model_errors;      /* records a node could not place where the model guarantees room */
 } fm_world;
 
-/* Every engine's and module's trace event: one digest, optionally a CSV line. */
-static void fm_on_trace(void *user, const rnic_trace_event *ev)
+/* One trace event as a line of the trace CSV (cycle,engine,kind,id,a,b). */
+static void fm_trace_csv_line(FILE *f, const rnic_trace_event *ev)
 {
-    fm_world *w = (fm_world *)user;
-    w->digest = rnic_trace_digest_fold(w->digest, ev);
-    if (w->trace_csv)
-        fprintf(w->trace_csv, "%llu,%u,%u,%u,%llu,%llu\n", (unsigned long long)ev->cycle, ev->engine, ev->kind, ev->id,
-                (unsigned long long)ev->a, (unsigned long long)ev->b);
+    fprintf(f, "%llu,%u,%u,%u,%llu,%llu\n", (unsigned long long)ev->cycle, ev->engine, ev->kind, ev->id,
+            (unsigned long long)ev->a, (unsigned long long)ev->b);
 }
 
 /* The engines' trace ids: engine kind + 32 x node (a node's engines stay apart in the trace). */

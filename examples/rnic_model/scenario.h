@@ -163,9 +163,11 @@ typedef struct scn {
     } host;
     scn_tenant *tenants;           /* stb_ds */
     struct {
-        char csv[SCN_PATH_MAX], queue_csv[SCN_PATH_MAX], pcap[SCN_PATH_MAX], trace_csv[SCN_PATH_MAX],
-            vcd[SCN_PATH_MAX];     /* "" = none */
+        char csv[SCN_PATH_MAX], queue_csv[SCN_PATH_MAX], links_csv[SCN_PATH_MAX], pcap[SCN_PATH_MAX],
+            trace_csv[SCN_PATH_MAX], vcd[SCN_PATH_MAX]; /* "" = none */
         uint32_t snaplen;
+        uint64_t pcap_us;          /* 0 = the whole run */
+        uint64_t queue_sample_us;  /* links' queue samples: every N us of the window */
     } out;
 } scn;
 
@@ -337,12 +339,18 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
         SCN__KEY(SCN_SEC_OUTPUT, "csv", SCN_T_STRING, scn, out.csv, 0, 0, NULL, "per-QP results, empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "queue_csv", SCN_T_STRING, scn, out.queue_csv, 0, 0, NULL,
                  "queues over time, empty = none"),
+        SCN__KEY(SCN_SEC_OUTPUT, "links_csv", SCN_T_STRING, scn, out.links_csv, 0, 0, NULL,
+                 "per-link utilization, queue, marks, drops, pauses over the window, empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "pcap", SCN_T_STRING, scn, out.pcap, 0, 0, NULL, "every packet, empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "trace_csv", SCN_T_STRING, scn, out.trace_csv, 0, 0, NULL,
                  "engines' trace events, empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "vcd", SCN_T_STRING, scn, out.vcd, 0, 0, NULL, "VCD waveform, empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "snaplen", SCN_T_U64, scn, out.snaplen, 64, 65535, NULL,
                  "pcap bytes kept per frame"),
+        SCN__KEY(SCN_SEC_OUTPUT, "queue_sample_us", SCN_T_U64, scn, out.queue_sample_us, 1, 1000000, NULL,
+                 "queue samples (queue_csv, queue_max_kb) every N us of the window"),
+        SCN__KEY(SCN_SEC_OUTPUT, "pcap_us", SCN_T_U64, scn, out.pcap_us, 0, 1000000000, NULL,
+                 "pcap: frames sent in the first N us only, 0 = all"),
     };
     *count = sizeof keys / sizeof keys[0];
     return keys;
@@ -726,6 +734,7 @@ SCN_DEF void scn_config_default(scn *s)
     arrput(t.dst, 0u);
     arrput(s->tenants, t);
     s->out.snaplen = 128;
+    s->out.queue_sample_us = 10;
 }
 
 SCN_DEF void scn_free(scn *s)

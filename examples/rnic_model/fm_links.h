@@ -1,0 +1,153 @@
+/* fm_links.h -- every directed link of the fabric over the measurement window (issue 30's
+ * reports): its utilization, its queue sampled over time (the switch's egress queue, or the
+ * NIC's TX queue into its uplink), the CE marks and drops at its switch port, and the time PFC
+ * held it. The links are the NICs' uplinks and the switches' egress ports; each one is read
+ * after bringing its node up to the sample's cycle, which the node contract allows at any cycle
+ * (tick-only mode does it every cycle), so sampling changes no result and no digest.
+ * Counters here are differences across the window [warmup_us, duration_us). */
+#ifndef RNIC_FM_LINKS_H
+#define RNIC_FM_LINKS_H
+#include "fm_switch.h"
+#include "topo.h"
+
+
+typedef struct fm_link_snap {
+    uint64_t sent_bytes, paused_cycles, marked, dropped;
+} fm_link_snap;
+
+typedef struct fm_link_mon {
+    net_link *link;
+    const net_port *port;      /* the switch port it leaves by; NULL for a NIC's uplink */
+    uint32_t fab_id;           /* the node that owns it */
+    uint32_t from, to;         /* topology node ids */
+    fm_link_snap start, end;
+    uint64_t queue_max;        /* bytes, the largest sample in the window */
+} fm_link_mon;
+
+typedef struct fm_links {
+    fm_link_mon *l;
+    uint32_t n;
+    uint64_t period;           /* cycles between queue samples */
+    FILE *queue_csv;           /* t_us,link,from,to,queue_bytes per sample, NULL = none */
+} fm_links;
+
+static fm_link_snap fm_links__snap(const fm_link_mon *m)
+{
+    fm_link_snap s;
+    uint32_t c;
+    s.sent_bytes = m->link->stats.sent_bytes;
+    s.paused_cycles = m->link->stats.paused_cycles;
+    s.marked = m->port ? m->port->stats.marked : 0;
+    s.dropped = 0;
+    if (m->port)
+        for (c = 0; c < NET_DROP__COUNT; c++)
+            s.dropped += m->port->stats.dropped[c];
+    return s;
+}
+
+/* Lists the links: NIC h's uplink, then each switch's egress ports in order. Returns 0, or -1
+ * without memory. */
+static int fm_links_init(fm_links *x, fm_world *w, const topo *t, uint64_t period)
+{
+    uint32_t h, i, p, node, peer_port, k = 0;
+    memset(x, 0, sizeof *x);
+    x->n = w->hosts;
+    for (i = 0; i < w->switches; i++)
+        x->n += w->sw[i].sw.cfg.ports;
+    x->l = (fm_link_mon *)calloc(x->n ? x->n : 1u, sizeof *x->l);
+    if (!x->l)
+        return -1;
+    x->period = period ? period : 1u;
+    for (h = 0; h < w->hosts; h++, k++) {
+        node = topo_host_node(t, h);
+        x->l[k].link = &w->nic[h].up;
+        x->l[k].fab_id = w->nic[h].fab_id;
+        x->l[k].from = node;
+        x->l[k].to = topo_peer(t, node, 0, &peer_port);
+    }
+    for (node = 0; node < t->n_nodes; node++) {
+        const fm_switch *s;
+        if (t->node[node].kind != TOPO_SWITCH)
+            continue;
+        s = &w->sw[t->node[node].index];
+        for (p = 0; p < s->sw.cfg.ports; p++, k++) {
+            x->l[k].link = &s->sw.port[p].link;
+            x->l[k].port = &s->sw.port[p];
+            x->l[k].fab_id = s->fab_id;
+            x->l[k].from = node;
+            x->l[k].to = topo_peer(t, node, p, &peer_port);
+        }
+    }
+    x->n = k;
+    return 0;
+}
+
+static void fm_links_free(fm_links *x)
+{
+    free(x->l);
+    memset(x, 0, sizeof *x);
+}
+
+/* At cycle t (every cycle before t run): bring each link's node to t, then record. what: 0 the
+ * window's start, 1 a queue sample inside it, 2 its end. */
+static void fm_links_sample(fm_links *x, fm_world *w, const topo *t, uint64_t cycle, int what)
+{
+    uint32_t i;
+    for (i = 0; i < x->n; i++) {
+        fm_link_mon *m = &x->l[i];
+        uint64_t q;
+        fab_bring(&w->f, m->fab_id, cycle);
+        q = net_link_queued_bytes(m->link);
+        if (what == 0)
+            m->start = fm_links__snap(m);
+        else if (what == 2)
+            m->end = fm_links__snap(m);
+        if (q > m->queue_max)
+            m->queue_max = q;
+        if (x->queue_csv && what == 1)
+            fprintf(x->queue_csv, "%.3f,%u,%s,%s,%llu\n", (double)cycle * 1e6 / (double)w->p.clock_hz, i,
+                    t->node[m->from].name, t->node[m->to].name, (unsigned long long)q);
+    }
+}
+
+/* The run's window with samples every x->period cycles: runs the fabric to the window's end. */
+static void fm_links_run_window(fm_links *x, fm_world *w, const topo *t)
+{
+    uint64_t c = w->window_start;
+    fab_run_until(&w->f, c);
+    fm_links_sample(x, w, t, c, 0);
+    while (c < w->window_end) {
+        c = c + x->period < w->window_end ? c + x->period : w->window_end;
+        fab_run_until(&w->f, c);
+        fm_links_sample(x, w, t, c, c < w->window_end ? 1 : 2);
+    }
+}
+
+static double fm_links_util_pct(const fm_links *x, const fm_world *w, uint32_t i)
+{
+    const fm_link_mon *m = &x->l[i];
+    double s = (double)(w->window_end - w->window_start) / (double)w->p.clock_hz;
+    double bps = (double)m->link->cfg.rate_bps;
+    return s > 0 && bps > 0 ? (double)(m->end.sent_bytes - m->start.sent_bytes) * 8.0 / s / bps * 100.0 : 0.0;
+}
+
+/* The links CSV: one row per directed link, every figure over the window. */
+static int fm_links_write_csv(const fm_links *x, const fm_world *w, const topo *t, const char *path)
+{
+    uint32_t i;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "link,from,to,line_gbps,util_pct,queue_max_kb,ce_marks,drops,paused_us\n");
+    for (i = 0; i < x->n; i++) {
+        const fm_link_mon *m = &x->l[i];
+        fprintf(f, "%u,%s,%s,%.3f,%.3f,%.3f,%llu,%llu,%.3f\n", i, t->node[m->from].name, t->node[m->to].name,
+                (double)m->link->cfg.rate_bps / 1e9, fm_links_util_pct(x, w, i), (double)m->queue_max / 1000.0,
+                (unsigned long long)(m->end.marked - m->start.marked),
+                (unsigned long long)(m->end.dropped - m->start.dropped),
+                (double)(m->end.paused_cycles - m->start.paused_cycles) * 1e6 / (double)w->p.clock_hz);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+#endif /* RNIC_FM_LINKS_H */
