@@ -70,6 +70,10 @@ static void fm__build_topo(fm_model *m, const scn *s)
     }
     if (e != RNIC_OK)
         fm__fail("topology", topo_why(t)[0] ? topo_why(t) : rnic_strerror(e));
+    if (s->topo.shape != SCN_EXPLICIT) /* topology.loss_ppm: every link of a built shape (an explicit
+                                          link has its own); a switch drops at that link's egress */
+        for (i = 0; i < t->n_links; i++)
+            t->link[i].loss_ppm = s->topo.loss_ppm;
 }
 
 /* A derangement of 0..n-1 (no fixed point when n > 1): Fisher-Yates, then fixed points swapped
@@ -210,8 +214,17 @@ static void fm__params(fm_world *w, const scn *s)
         p->tenant[t].min_msg = tn->msg_bytes.min;
         p->tenant[t].max_msg = tn->msg_bytes.max;
         p->tenant[t].depth = tn->depth;
+        p->tenant[t].protocol = tn->protocol; /* scn_protocol and FM_PROTO_* list the same protocols in the same order */
+        p->tenant[t].dcqcn_variant = tn->variant == SCN_VARIANT_PAPER ? 0 : tn->variant == SCN_VARIANT_MELLANOX ? 1 : 2;
+        if (tn->cap_mbps && tn->protocol != SCN_DCQCN && tn->protocol != SCN_IRN) {
+            /* a cap is a rate register in Tassel; window and token QPs are not paced by it */
+            fprintf(stderr, "rnic_model: tenant %s: cap_mbps needs a rate protocol (dcqcn, irn): %s runs on the "
+                            "transport's own window/token credit, which has no rate register to cap\n",
+                    tn->name, scn_protocol_names()[tn->protocol]);
+            exit(2);
+        }
     }
-    p->dcqcn_variant = s->tenants[0].variant == SCN_VARIANT_PAPER ? 0 : s->tenants[0].variant == SCN_VARIANT_MELLANOX ? 1 : 2;
+    p->dcqcn_variant = p->tenant[0].dcqcn_variant;
     p->cnp_interval_us = s->nic.cnp_interval_us;
     p->host_on = s->host.model != 0;
     p->cpu_load_x = s->host.cpu_load;
@@ -219,6 +232,7 @@ static void fm__params(fm_world *w, const scn *s)
     p->ddio = s->host.ddio != 0;
     p->footprint_mb = s->host.footprint_mb;
     p->pfc = s->sw.pfc != 0;
+    p->trim = s->sw.trim != 0;
     p->lat_samples = 65536u;
     p->seed = s->run.seed;
 }
@@ -265,6 +279,8 @@ static void fm__build_switch(fm_model *m, const scn *s, uint32_t i)
         if (t->link[l].delay_ns > sc.link.prop_ns)
             sc.link.prop_ns = t->link[l].delay_ns;
     }
+    if (s->sw.trim) /* NDP: the trimmed header goes on to the receiver (fm_nic_accept: TP_WORK_TRIMMED) */
+        sc.trim_bytes = FM_TRIM_PACKETS * (uint64_t)(w->p.payload + FM_WIRE_OVERHEAD);
     if (s->sw.pfc) {
         if (net_switch_pfc_derive(&sc, ports, &sc.link) != RNIC_OK)
             fm__fail("switch PFC", "the headroom of every port does not fit the buffer (raise switch.buffer_kb)");
@@ -307,6 +323,93 @@ static void fm__build_switch(fm_model *m, const scn *s, uint32_t i)
     free(set);
 }
 
+/* DCQCN's parameters of a variant: 0 paper, 1 mellanox, 2 htsim (the paper's with htsim's
+ * R_AI = line / 20 and R_HAI = line / 10). */
+static void fm__dcqcn_variant(tp_dcqcn_config *c, int variant, uint64_t line_bps)
+{
+    tp_dcqcn_preset(c, variant == 1 ? TP_DCQCN_MELLANOX : TP_DCQCN_PAPER);
+    if (variant == 2) {
+        c->rai_bps = line_bps / 20u;
+        c->rhai_bps = line_bps / 10u;
+    }
+}
+
+/* NDP's initial window: about one bandwidth-delay product of a host link (NDP's rule; tp_ndp_config),
+ * in full segments, at least FM_NDP_INIT_WINDOW, at most the engine's window. The base RTT is
+ * estimated from the topology (ours): one way, 2 x the highest switch tier + 1 hops (a star's 2,
+ * plus one for slack), each the longest link delay plus a full packet's serialization; both ways,
+ * plus the PCIe latency twice (the DMA read of the data, the completion) and 1 us of turnaround. */
+static uint32_t fm__bdp_segments(const fm_model *m)
+{
+    const topo *t = &m->t;
+    const fm_world *w = &m->w;
+    uint64_t delay = 0, tier = 1, wire = w->p.payload + FM_WIRE_OVERHEAD, rtt_ns, bdp;
+    uint32_t i;
+    for (i = 0; i < t->n_links; i++)
+        if (t->link[i].delay_ns > delay)
+            delay = t->link[i].delay_ns;
+    for (i = 0; i < t->n_nodes; i++)
+        if (t->node[i].kind == TOPO_SWITCH && t->node[i].tier > tier)
+            tier = t->node[i].tier;
+    rtt_ns = 2u * (2u * tier + 1u) * (delay + wire * 8u * 1000000000ull / w->p.link_bps) + 2u * w->p.pcie_latency_ns + 1000u;
+    bdp = (w->p.link_bps / 8u * rtt_ns / 1000000000ull + wire - 1u) / wire;
+    return bdp < FM_NDP_INIT_WINDOW ? FM_NDP_INIT_WINDOW : bdp > FM_TP_WINDOW ? FM_TP_WINDOW : (uint32_t)bdp;
+}
+
+/* The transport kinds: one per distinct (protocol, DCQCN variant) among the tenants, in the
+ * order of their first tenant (a run of DCQCN tenants of one variant has one kind, as before
+ * per-tenant protocols: its NICs run exactly the transport they ran then). */
+static void fm__kinds(fm_world *w, uint32_t ndp_window)
+{
+    uint32_t t, k;
+    w->nkinds = 0;
+    for (t = 0; t < w->p.tenants; t++) {
+        fm_tenant *tn = &w->p.tenant[t];
+        fm_kind *kd;
+        for (k = 0; k < w->nkinds; k++)
+            if (w->kind[k].protocol == tn->protocol &&
+                (tn->protocol != FM_PROTO_DCQCN || w->kind[k].dcqcn_variant == tn->dcqcn_variant))
+                break;
+        tn->kind = k;
+        if (k < w->nkinds)
+            continue;
+        kd = &w->kind[w->nkinds++];
+        memset(kd, 0, sizeof *kd);
+        kd->protocol = tn->protocol;
+        kd->dcqcn_variant = tn->protocol == FM_PROTO_DCQCN ? tn->dcqcn_variant : 0;
+        kd->rate = tn->protocol == FM_PROTO_DCQCN || tn->protocol == FM_PROTO_IRN;
+        kd->in_order = tn->protocol == FM_PROTO_DCQCN;
+        switch (tn->protocol) {
+        case FM_PROTO_DCQCN:
+            kd->proto = *tp_protocol_dcqcn();
+            fm__dcqcn_variant(&kd->dcqcn, kd->dcqcn_variant, w->line_bps);
+            kd->proto.config = &kd->dcqcn;
+            break;
+        case FM_PROTO_IRN:
+            kd->proto = *tp_protocol_irn();
+            tp_irn_config_default(&kd->irn);
+            kd->irn.rate_bps = w->line_bps; /* no congestion control (IRN's headline set-up): line rate */
+            kd->proto.config = &kd->irn;
+            break;
+        case FM_PROTO_NDP:
+            kd->proto = *tp_protocol_ndp();
+            tp_ndp_config_default(&kd->ndp);
+            kd->ndp.init_window = ndp_window;
+            kd->proto.config = &kd->ndp;
+            break;
+        case FM_PROTO_RENO:
+            kd->proto = *tp_protocol_reno();
+            break;
+        case FM_PROTO_NEWRENO:
+            kd->proto = *tp_protocol_newreno();
+            break;
+        default:
+            kd->proto = *tp_protocol_sack();
+            break;
+        }
+    }
+}
+
 /* Build everything; `tick_only`: the scheduler ticks every node every cycle. */
 static void fm_model_init(fm_model *m, const scn *s, int tick_only)
 {
@@ -322,13 +425,8 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only)
     for (t = 0; t < w->p.tenants; t++)
         if (w->p.tenant[t].cap_bps > w->line_bps)
             w->p.tenant[t].cap_bps = w->line_bps;
-    tp_dcqcn_preset(&w->dcqcn, w->p.dcqcn_variant == 1 ? TP_DCQCN_MELLANOX : TP_DCQCN_PAPER);
-    if (w->p.dcqcn_variant == 2) {
-        w->dcqcn.rai_bps = w->line_bps / 20u;
-        w->dcqcn.rhai_bps = w->line_bps / 10u;
-    }
-    w->proto = *tp_protocol_dcqcn();
-    w->proto.config = &w->dcqcn;
+    fm__dcqcn_variant(&w->dcqcn, w->p.dcqcn_variant, w->line_bps);
+    fm__kinds(w, fm__bdp_segments(m));
     w->window_start = rnic_ns_to_cycles(s->run.warmup_us * 1000u, w->p.clock_hz);
     w->window_end = rnic_ns_to_cycles(s->run.duration_us * 1000u, w->p.clock_hz);
     m->end = w->window_end;
@@ -387,9 +485,12 @@ static int fm_model_drained(const fm_model *m)
     uint64_t posted = 0, got = 0;
     uint32_t h;
     for (h = 0; h < w->hosts; h++) {
-        const tp_stats *ts = tp_get_stats(&w->nic[h].tx);
-        if (ts->completions != ts->messages)
-            return 0;
+        uint32_t k;
+        for (k = 0; k < w->nic[h].ntp; k++) {
+            const tp_stats *ts = tp_get_stats(&w->nic[h].tpi[k].t);
+            if (ts->completions != ts->messages)
+                return 0;
+        }
         posted += w->nic[h].host.bytes_posted;
         got += w->nic[h].rx.bytes;
     }

@@ -74,7 +74,12 @@ static uint64_t fm_report(fm_model *m, int quiet)
             uint32_t q = 0;
             for (i = 0; i < w->nflows; i++)
                 q += w->flow[i].tenant == t;
-            printf("  tenant %u: %u QPs, weight %u, cap %s, %.3f Gb/s delivered over the window\n", t, q,
+            printf("  tenant %u: %u QPs, %s%s, weight %u, cap %s, %.3f Gb/s delivered over the window\n", t, q,
+                   scn_protocol_names()[w->p.tenant[t].protocol],
+                   w->p.tenant[t].protocol != FM_PROTO_DCQCN ? ""
+                   : w->p.tenant[t].dcqcn_variant == 0       ? " (paper)"
+                   : w->p.tenant[t].dcqcn_variant == 1       ? " (mellanox)"
+                                                              : " (htsim)",
                    w->p.tenant[t].weight, w->p.tenant[t].cap_bps ? "per QP" : "none", g);
         }
         printf("  %llu B posted, %llu B checked at the receivers, %llu bad; %llu CNPs, %llu NAKs, %llu retransmitted, "

@@ -20,6 +20,42 @@
 #define RNIC_FM_NIC_H
 #include "fm_taps.h"
 
+struct fm_nic;
+
+/* One transport of a NIC's requester side: the QPs of one kind (fm_world.h) it sends, numbered
+ * 0 .. nflows - 1 here; nic_flow[i] is QP i's local number (Palos's, Tassel's, the host's). */
+typedef struct fm_tp_inst {
+    struct fm_nic *n;
+    uint32_t kind;
+    tp t;
+    void *mem;
+    uint32_t nflows;
+    uint32_t *nic_flow;
+} fm_tp_inst;
+
+/* One transport receiver of a NIC's responder side: the flows of one kind it receives, numbered
+ * 0 .. nflows - 1 here; nic_flow[i] is the flow's rx number (the checker's). */
+typedef struct fm_rx_inst {
+    uint32_t kind;
+    tp_rx r;
+    void *mem;
+    uint32_t nflows;
+    uint32_t *nic_flow;
+} fm_rx_inst;
+
+/* The byte checker for a receiver that delivers out of order (selective repeat, NDP): segments
+ * beyond the flow's contiguous frontier wait here (sorted by address, at most FM_TP_WINDOW of
+ * them: the sender's window) until the frontier reaches them; then rm_receiver's in-order checks
+ * (address, message sequence, first/last) run on them in order. A byte placed twice or a segment
+ * overlapping one already placed is bad; a byte never placed is lost. */
+typedef struct fm_ooo_seg {
+    rnic_work w;
+} fm_ooo_seg;
+typedef struct fm_ooo {
+    uint32_t count;
+    fm_ooo_seg seg[FM_TP_WINDOW];
+} fm_ooo;
+
 typedef struct fm_nic {
     fm_world *w;
     uint32_t h;                 /* host number */
@@ -34,8 +70,10 @@ typedef struct fm_nic {
     rm_host host;
     rq_palos palos;
     void *palos_mem;
-    tp tx;
-    void *tp_mem;
+    fm_tp_inst tpi[FM_MAX_TENANTS]; /* one transport per kind it sends (instance 0: its first QP's kind) */
+    uint32_t ntp;
+    uint8_t *send_inst;         /* per send flow: its transport */
+    uint32_t *send_idx;         /* per send flow: its number there */
     rl tassel;
     void *rl_mem;
     rm_pipe dma;
@@ -50,8 +88,11 @@ typedef struct fm_nic {
     /* responder */
     uint32_t nrecv;             /* flows it receives (rx flows 0 .. nrecv - 1) */
     uint32_t *recv_flow;        /* rx -> global */
-    tp_rx rxe;
-    void *rxe_mem;
+    fm_rx_inst rxi[FM_MAX_TENANTS]; /* one receiver per kind it receives */
+    uint32_t nrx;
+    uint8_t *recv_inst;         /* per rx flow: its receiver */
+    uint32_t *recv_idx;         /* per rx flow: its number there */
+    fm_ooo **ooo;               /* per rx flow: the out-of-order checker (NULL: in-order kind, rm_receiver alone) */
     rm_receiver rx;
     hcc_host hh;
     void *hh_mem;
@@ -64,7 +105,8 @@ typedef struct fm_nic {
     uint32_t pause_on[16], pause_head, pause_count;
     uint64_t now;
     /* counters over the whole run */
-    uint64_t sent_pkts, rtx_pkts, acks_out, naks_out, cnps_out, probes_sent, probe_acks_out;
+    uint64_t sent_pkts, rtx_pkts, acks_out, naks_out, cnps_out, grants_out, probes_sent, probe_acks_out;
+    uint64_t trimmed_in, trimmed_dropped; /* trimmed headers taken by an NDP receiver / dropped (another protocol's) */
     uint64_t piece_errors, order_errors, model_errors, rate_changes, mba_writes, host_pfc_frames;
     uint64_t holds, releases;   /* Palos holds and releases written */
     uint64_t head_waits;        /* runs that left a piece at Palos's port head for a full queue (holds prevent it) */
@@ -86,8 +128,8 @@ static void fm_nic__ring_palos(void *ctx, uint32_t flow, uint32_t tail)
 
 static void fm_nic__doorbell(void *user, uint32_t flow)
 {
-    fm_nic *n = (fm_nic *)user;
-    rnic_err e = rl_doorbell(&n->tassel, flow);
+    fm_tp_inst *ti = (fm_tp_inst *)user;
+    rnic_err e = rl_doorbell(&ti->n->tassel, flow < ti->nflows ? ti->nic_flow[flow] : flow);
     if (e != RNIC_OK)
         fm_nic__die("Tassel doorbell refused", e);
 }
@@ -107,14 +149,29 @@ static void fm_nic__write_rate(fm_nic *n, uint32_t local, uint64_t bps)
 
 static void fm_nic__set_rate(void *user, uint32_t flow, uint64_t bps)
 {
-    fm_nic *n = (fm_nic *)user;
+    fm_tp_inst *ti = (fm_tp_inst *)user;
+    fm_nic *n = ti->n;
     rnic_err e;
+    flow = flow < ti->nflows ? ti->nic_flow[flow] : flow;
     if (!n->htx_on) {
         fm_nic__write_rate(n, flow, bps);
         return;
     }
     if ((e = hcc_tx_set_rcc(&n->htx, flow, bps)) != RNIC_OK)
         fm_nic__die("hcc_tx_set_rcc", e);
+}
+
+/* Tassel's source: the segment ring of local QP `flow` in its transport. */
+static uint32_t fm_nic__pacer_source(void *user, uint32_t flow, uint32_t index, rnic_work *out, uint32_t max)
+{
+    fm_nic *n = (fm_nic *)user;
+    uint32_t k, i;
+    if (flow >= n->nsend)
+        return 0;
+    k = tp_pacer_source(&n->tpi[n->send_inst[flow]].t, n->send_idx[flow], index, out, max);
+    for (i = 0; i < k; i++)
+        out[i].flow = flow;
+    return k;
 }
 
 static void *fm__alloc_engine(size_t size, const char *what)
@@ -157,10 +214,77 @@ static uint64_t fm_world_digest(const fm_world *w)
     return d;
 }
 
+/* The trace ids of a NIC's second and later transports and receivers (engine codes past the
+ * model's own modules: a digest input only). */
+#define FM_TRACE_TP_MORE 20u
+#define FM_TRACE_RX_MORE 26u
+
+/* The NIC's transports and receivers: one per kind among the QPs it sends / the flows it
+ * receives, in the order of its first such flow; each flow's instance and number there. */
+static void fm_nic__instances(fm_nic *n)
+{
+    fm_world *w = n->w;
+    uint32_t i, k, pass;
+    for (pass = 0; pass < 2; pass++) {
+        for (k = 0; k < n->ntp; k++)
+            n->tpi[k].nflows = 0;
+        for (k = 0; k < n->nrx; k++)
+            n->rxi[k].nflows = 0;
+        for (i = 0; i < n->nsend; i++) {
+            uint32_t kind = w->p.tenant[w->flow[n->send_flow[i]].tenant].kind;
+            for (k = 0; k < n->ntp && n->tpi[k].kind != kind; k++)
+                ;
+            if (k == n->ntp) {
+                n->tpi[k].n = n;
+                n->tpi[k].kind = kind;
+                n->ntp++;
+            }
+            n->send_inst[i] = (uint8_t)k;
+            n->send_idx[i] = n->tpi[k].nflows++;
+            if (pass)
+                n->tpi[k].nic_flow[n->send_idx[i]] = i;
+        }
+        for (i = 0; i < n->nrecv; i++) {
+            uint32_t kind = w->p.tenant[w->flow[n->recv_flow[i]].tenant].kind;
+            for (k = 0; k < n->nrx && n->rxi[k].kind != kind; k++)
+                ;
+            if (k == n->nrx) {
+                n->rxi[k].kind = kind;
+                n->nrx++;
+            }
+            n->recv_inst[i] = (uint8_t)k;
+            n->recv_idx[i] = n->rxi[k].nflows++;
+            if (pass)
+                n->rxi[k].nic_flow[n->recv_idx[i]] = i;
+        }
+        if (pass)
+            break;
+        for (k = 0; k < n->ntp; k++)
+            if (!(n->tpi[k].nic_flow = (uint32_t *)calloc(n->tpi[k].nflows + 1u, sizeof *n->tpi[k].nic_flow)))
+                fm_nic__die("flow tables", RNIC_ENOSPC);
+        for (k = 0; k < n->nrx; k++)
+            if (!(n->rxi[k].nic_flow = (uint32_t *)calloc(n->rxi[k].nflows + 1u, sizeof *n->rxi[k].nic_flow)))
+                fm_nic__die("flow tables", RNIC_ENOSPC);
+    }
+    if (!n->ntp) { /* a NIC that sends nothing still has a transport (of the first kind, no flows open) */
+        n->tpi[0].n = n;
+        n->tpi[0].kind = 0;
+        n->tpi[0].nflows = 0;
+        n->tpi[0].nic_flow = (uint32_t *)calloc(1, sizeof *n->tpi[0].nic_flow);
+        n->ntp = 1;
+    }
+    if (!n->nrx) {
+        n->rxi[0].kind = 0;
+        n->rxi[0].nflows = 0;
+        n->rxi[0].nic_flow = (uint32_t *)calloc(1, sizeof *n->rxi[0].nic_flow);
+        n->nrx = 1;
+    }
+}
+
 static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
 {
     const fm_params *p = &w->p;
-    uint32_t g, t, i, pcie_cycles = (uint32_t)rnic_ns_to_cycles(p->pcie_latency_ns, p->clock_hz);
+    uint32_t g, t, i, k, pcie_cycles = (uint32_t)rnic_ns_to_cycles(p->pcie_latency_ns, p->clock_hz);
     const char *field = NULL;
     net_link_config lc;
     rnic_err e;
@@ -180,7 +304,13 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
     n->rate = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->rate);
     n->given = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->given);
     n->sent = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->sent);
-    if (!n->send_flow || !n->recv_flow || !n->held || !n->rate || !n->given || !n->sent)
+    n->send_inst = (uint8_t *)calloc(n->nsend + 1u, sizeof *n->send_inst);
+    n->send_idx = (uint32_t *)calloc(n->nsend + 1u, sizeof *n->send_idx);
+    n->recv_inst = (uint8_t *)calloc(n->nrecv + 1u, sizeof *n->recv_inst);
+    n->recv_idx = (uint32_t *)calloc(n->nrecv + 1u, sizeof *n->recv_idx);
+    n->ooo = (fm_ooo **)calloc(n->nrecv + 1u, sizeof *n->ooo);
+    if (!n->send_flow || !n->recv_flow || !n->held || !n->rate || !n->given || !n->sent || !n->send_inst ||
+        !n->send_idx || !n->recv_inst || !n->recv_idx || !n->ooo)
         fm_nic__die("flow tables", RNIC_ENOSPC);
     for (g = 0; g < w->nflows; g++) {
         if (w->flow[g].src == h)
@@ -188,6 +318,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         if (w->flow[g].dst == h)
             n->recv_flow[w->flow[g].rx] = g;
     }
+    fm_nic__instances(n);
     n->htx_on = p->host_on && (p->rhcc == FM_RHCC_TX || p->rhcc == FM_RHCC_BOTH);
     n->hh_on = p->host_on;
     n->hrx_on = p->host_on && (p->rhcc == FM_RHCC_RX || p->rhcc == FM_RHCC_BOTH || p->rhcc == FM_RHCC_ECN);
@@ -239,32 +370,34 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
             if ((e = rq_palos_create_group(&n->palos, t, p->tenant[t].weight)) != RNIC_OK)
                 fm_nic__die("rq_palos_create_group", e);
     }
-    {
+    for (k = 0; k < n->ntp; k++) {
+        fm_tp_inst *ti = &n->tpi[k];
+        const fm_kind *kd = &w->kind[ti->kind];
         tp_config tc;
         size_t size;
         tp_config_default(&tc);
         tc.clock_hz = p->clock_hz;
         tc.link_bps = w->line_bps;
         tc.min_rate_bps = w->dcqcn.rate_floor_bps;
-        tc.max_flows = n->nsend ? n->nsend : 1u;
+        tc.max_flows = ti->nflows ? ti->nflows : 1u;
         tc.window = FM_TP_WINDOW;
         tc.ring = FM_SEG_RING;
         tc.message_depth = FM_TP_MESSAGES;
         tc.incoming_depth = 1024;
         tc.completion_depth = 256;
-        tc.protocol = &w->proto;
-        tc.external_pacer = true;
+        tc.protocol = &kd->proto;
+        tc.external_pacer = kd->rate != 0; /* rate credit from Tassel; window and token credit: the engine's own */
         tc.pacer.doorbell = fm_nic__doorbell;
         tc.pacer.set_rate = fm_nic__set_rate;
-        tc.pacer.user = n;
+        tc.pacer.user = ti;
         tc.trace = fm_nic__on_trace;
         tc.trace_user = n;
-        tc.trace_id = fm_trace_id(RNIC_ENGINE_TRANSPORT, h);
+        tc.trace_id = k ? fm_trace_id(FM_TRACE_TP_MORE + k, h) : fm_trace_id(RNIC_ENGINE_TRANSPORT, h);
         if ((e = tp_config_check(&tc, &field)) != RNIC_OK)
             fm__config_fail("transport", field, e);
         size = tp_mem_size(&tc);
-        n->tp_mem = fm__alloc_engine(size, "transport");
-        if ((e = tp_init(&n->tx, &tc, n->tp_mem, size)) != RNIC_OK)
+        ti->mem = fm__alloc_engine(size, "transport");
+        if ((e = tp_init(&ti->t, &tc, ti->mem, size)) != RNIC_OK)
             fm_nic__die("tp_init", e);
     }
     {
@@ -276,8 +409,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         rc.max_flows = n->nsend ? n->nsend : 1u;
         rc.mtu = p->payload;
         rc.pcie_latency_ns = FM_RING_READ_NS;
-        rc.source = tp_pacer_source;
-        rc.source_user = &n->tx;
+        rc.source = fm_nic__pacer_source;
+        rc.source_user = n;
         rc.trace = fm_nic__on_trace;
         rc.trace_user = n;
         rc.trace_id = fm_trace_id(RNIC_ENGINE_TASSEL, h);
@@ -314,8 +447,9 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         tp_flow_config_default(&fp);
         fp.seg_size = p->payload;
         fp.init_rate_bps = w->line_bps;
-        fp.rto_ns = 2000000u;
         for (i = 0; i < n->nsend; i++) {
+            fm_tp_inst *ti = &n->tpi[n->send_inst[i]];
+            fp.rto_ns = w->kind[ti->kind].protocol == FM_PROTO_DCQCN ? FM_RTO_NS : FM_RTO_OTHER_NS;
             rq_palos_flow_config pf;
             rq_palos_flow_config_default(&pf);
             pf.group = w->flow[n->send_flow[i]].tenant;
@@ -324,41 +458,60 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
             if (n->htx_on && (e = hcc_tx_flow_open(&n->htx, i, NULL)) != RNIC_OK)
                 fm_nic__die("hcc_tx_flow_open", e);
             fm_nic__write_rate(n, i, w->line_bps);
-            if ((e = tp_flow_open(&n->tx, i, &fp)) != RNIC_OK)
+            if ((e = tp_flow_open(&ti->t, n->send_idx[i], &fp)) != RNIC_OK)
                 fm_nic__die("tp_flow_open", e);
         }
     }
 
     /* ---- responder ---- */
-    {
+    for (k = 0; k < n->nrx; k++) {
+        fm_rx_inst *ri = &n->rxi[k];
+        uint32_t proto = w->kind[ri->kind].protocol;
         tp_rx_config rc;
         tp_rx_flow_config rfc;
         size_t size;
         tp_rx_config_default(&rc);
         rc.clock_hz = p->clock_hz;
-        rc.max_flows = n->nrecv ? n->nrecv : 1u;
+        rc.max_flows = ri->nflows ? ri->nflows : 1u;
         rc.window = FM_TP_WINDOW;
         rc.delack_count = 1;
-        rc.sack = false;
-        rc.go_back_n = true;
-        rc.cnp_interval_ns = (uint64_t)p->cnp_interval_us * 1000u;
-        rc.cnp_mode = TP_RX_CNP_IMMEDIATE;
         rc.segment_depth = 256;
         rc.ack_depth = 4096;
         rc.delivered_depth = 256;
+        if (proto == FM_PROTO_DCQCN) { /* RoCEv2 responder: go-back-N, NAKs, CNPs for CE marks */
+            rc.sack = false;
+            rc.go_back_n = true;
+            rc.cnp_interval_ns = (uint64_t)p->cnp_interval_us * 1000u;
+            rc.cnp_mode = TP_RX_CNP_IMMEDIATE;
+        } else if (proto == FM_PROTO_IRN) { /* an ACK per in-order packet, a NACK with the run per other one */
+            rc.sack = true;
+            rc.nack = true;
+        } else if (proto == FM_PROTO_NDP) { /* a pull per arrival (data or trimmed header), paced at the link */
+            rc.sack = true;
+            rc.nack = false;
+            rc.pull_bps = p->link_bps;
+            rc.pull_overhead_bytes = FM_WIRE_OVERHEAD;
+        } else { /* TCP: cumulative ACKs (Reno, NewReno), with a SACK block (SACK); an ACK per segment */
+            rc.sack = proto == FM_PROTO_SACK;
+        }
         rc.trace = fm_nic__on_trace;
         rc.trace_user = n;
-        rc.trace_id = fm_trace_id(RNIC_ENGINE_TP_RX, h);
+        rc.trace_id = k ? fm_trace_id(FM_TRACE_RX_MORE + k, h) : fm_trace_id(RNIC_ENGINE_TP_RX, h);
         if ((e = tp_rx_config_check(&rc, &field)) != RNIC_OK)
             fm__config_fail("receiver", field, e);
         size = tp_rx_mem_size(&rc);
-        n->rxe_mem = fm__alloc_engine(size, "receiver");
-        if ((e = tp_rx_init(&n->rxe, &rc, n->rxe_mem, size)) != RNIC_OK)
+        ri->mem = fm__alloc_engine(size, "receiver");
+        if ((e = tp_rx_init(&ri->r, &rc, ri->mem, size)) != RNIC_OK)
             fm_nic__die("tp_rx_init", e);
         tp_rx_flow_config_default(&rfc);
-        for (i = 0; i < n->nrecv; i++)
-            if ((e = tp_rx_flow_open(&n->rxe, i, &rfc)) != RNIC_OK)
+        for (i = 0; i < ri->nflows; i++)
+            if ((e = tp_rx_flow_open(&ri->r, i, &rfc)) != RNIC_OK)
                 fm_nic__die("tp_rx_flow_open", e);
+    }
+    {
+        for (i = 0; i < n->nrecv; i++)
+            if (!w->kind[n->rxi[n->recv_inst[i]].kind].in_order && !(n->ooo[i] = (fm_ooo *)calloc(1, sizeof **n->ooo)))
+                fm_nic__die("checker", RNIC_ENOSPC);
         if (rm_receiver_init(&n->rx, n->nrecv ? n->nrecv : 1u, p->lat_samples, p->seed + 7919u * h))
             fm_nic__die("checker", RNIC_ENOSPC);
         for (i = 0; i < n->nrecv; i++)
@@ -412,15 +565,29 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
 
 static void fm_nic_free(fm_nic *n)
 {
+    uint32_t k, i;
     rm_host_free(&n->host);
     rm_pipe_free(&n->dma);
     net_link_free(&n->up);
     rm_receiver_free(&n->rx);
     free(n->palos_mem);
-    free(n->tp_mem);
+    for (k = 0; k < n->ntp; k++) {
+        free(n->tpi[k].mem);
+        free(n->tpi[k].nic_flow);
+    }
+    for (k = 0; k < n->nrx; k++) {
+        free(n->rxi[k].mem);
+        free(n->rxi[k].nic_flow);
+    }
+    for (i = 0; i < n->nrecv; i++)
+        free(n->ooo[i]);
+    free(n->ooo);
+    free(n->send_inst);
+    free(n->send_idx);
+    free(n->recv_inst);
+    free(n->recv_idx);
     free(n->rl_mem);
     free(n->htx_mem);
-    free(n->rxe_mem);
     free(n->hh_mem);
     free(n->hrx_mem);
     free(n->send_flow);
@@ -432,10 +599,18 @@ static void fm_nic_free(fm_nic *n)
 }
 
 /* Pieces QP f has queued in the transport. */
-static uint32_t fm_nic__queued(const fm_nic *n, uint32_t f) { return FM_TP_MESSAGES - tp_flow_message_room(&n->tx, f); }
+static uint32_t fm_nic__room(const fm_nic *n, uint32_t f)
+{
+    return tp_flow_message_room(&n->tpi[n->send_inst[f]].t, n->send_idx[f]);
+}
+static uint32_t fm_nic__queued(const fm_nic *n, uint32_t f) { return FM_TP_MESSAGES - fm_nic__room(n, f); }
 
 /* A slow QP: its rate register below half the link (a cap, DCQCN at a congested link). */
-static int fm_nic__slow(const fm_nic *n, uint32_t f) { return n->rate[f] < n->w->line_bps / 2u; }
+static int fm_nic__slow(const fm_nic *n, uint32_t f)
+{
+    /* a window or token QP has no rate register (its credit is the transport's own): never slow */
+    return n->w->kind[n->tpi[n->send_inst[f]].kind].rate && n->rate[f] < n->w->line_bps / 2u;
+}
 
 /* Back-pressure (fm_world.h): a slow QP is held in Palos once FM_QP_HOLD pieces wait for it ... */
 static void fm_nic__hold_check(fm_nic *n, uint32_t f)
@@ -494,9 +669,18 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
         return RNIC_OK;
     }
     if (type == TP_PKT_ACK || type == TP_PKT_NACK || type == TP_PKT_CNP || type == TP_PKT_GRANT) {
-        if (!tp_space_incoming(&n->tx))
+        tp *t; /* the transport of the QP's kind (the packet carries its local number) */
+        if (x.flow >= n->nsend) {
+            n->model_errors++;
+            return RNIC_OK;
+        }
+        t = &n->tpi[n->send_inst[x.flow]].t;
+        if (!tp_space_incoming(t))
             return RNIC_EBUSY;
-        if (tp_push_incoming(&n->tx, &x) != RNIC_OK)
+        x.flow = n->send_idx[x.flow];
+        if (type == TP_PKT_NACK && (x.flags & TP_WORK_TRIMMED))
+            x.len = 0; /* a trim notice: never read as a SACK block (examples/tonic_ndp_incast.c's guard) */
+        if (tp_push_incoming(t, &x) != RNIC_OK)
             n->model_errors++;
         return RNIC_OK;
     }
@@ -511,6 +695,26 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
         x.flow = w->flow[g].rx;
     }
     x.flags = pk->ecn ? (x.flags | TP_WORK_ECN) : (x.flags & ~TP_WORK_ECN);
+    if (pk->trimmed) { /* NDP: a switch cut the payload off; the header goes to the receiver (no host
+                          memory write: no payload), which answers it with a trim notice and a pull */
+        const fm_rx_inst *ri = &n->rxi[n->recv_inst[x.flow]];
+        tp_rx *r = &n->rxi[n->recv_inst[x.flow]].r;
+        x.flags |= TP_WORK_TRIMMED;
+        if ((x.flags & HCC_WORK_PROBE) || w->kind[ri->kind].protocol != FM_PROTO_NDP) {
+            /* an RHCC probe, or another protocol's packet, whose payload is gone: dropped (the
+               protocol's loss recovery acts; a lost probe is RHCC's business, as on a lossy link) */
+            n->trimmed_dropped++;
+            return RNIC_OK;
+        }
+        if (!tp_rx_space_segment(r))
+            return RNIC_EBUSY;
+        x.flow = n->recv_idx[x.flow];
+        if (tp_rx_push_segment(r, &x) != RNIC_OK)
+            n->model_errors++;
+        n->trimmed_in++;
+        return RNIC_OK;
+    }
+    x.flags &= ~TP_WORK_TRIMMED;
     if (n->hh_on) {
         x.addr = (uint64_t)x.flow * n->region_bytes +
                  ((x.flags & HCC_WORK_PROBE) ? 0u : (x.raddr & ((1ull << 40) - 1u)) % n->region_bytes);
@@ -523,11 +727,81 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
         n->model_errors++;
         return RNIC_OK;
     }
-    if (!tp_rx_space_segment(&n->rxe))
-        return RNIC_EBUSY;
-    if (tp_rx_push_segment(&n->rxe, &x) != RNIC_OK)
-        n->model_errors++;
+    {
+        tp_rx *r = &n->rxi[n->recv_inst[x.flow]].r;
+        if (!tp_rx_space_segment(r))
+            return RNIC_EBUSY;
+        x.flow = n->recv_idx[x.flow];
+        if (tp_rx_push_segment(r, &x) != RNIC_OK)
+            n->model_errors++;
+    }
     return RNIC_OK;
+}
+
+/* A delivered segment of rx flow x->flow to the byte checker: in order (DCQCN's go-back-N)
+ * straight to rm_receiver; otherwise placed (each byte once: a segment overlapping bytes already
+ * placed is bad) and handed to rm_receiver's in-order checks when the flow's frontier reaches it.
+ * Bytes count when placed (the window's throughput); messages and latency when checked. */
+static void fm_nic__check(fm_nic *n, const rnic_work *x)
+{
+    rm_receiver *r = &n->rx;
+    fm_ooo *o = x->flow < n->nrecv ? n->ooo[x->flow] : NULL;
+    rm_rx_flow *f;
+    rnic_trace silent;
+    uint64_t front, end = x->raddr + x->len;
+    uint32_t i, at;
+    if (!o) {
+        rm_receiver_take(r, x, &n->trace);
+        return;
+    }
+    f = &r->f[x->flow];
+    front = f->next_raddr;
+    rnic_trace_emit(&n->trace, r->now, (uint16_t)(RNIC_ENGINE_MODEL + 2u), 4, x->flow, x->raddr, x->len);
+    r->packets++;
+    if ((x->flags & RNIC_WORK_ERROR) || x->len == 0 || end < x->raddr || x->raddr < front ||
+        end > front + (uint64_t)FM_TP_WINDOW * n->w->p.payload || o->count == FM_TP_WINDOW) {
+        f->errors++;
+        r->bad++; /* a duplicate of checked bytes, a segment beyond the window, or none of room */
+        return;
+    }
+    for (at = 0; at < o->count && o->seg[at].w.raddr < x->raddr; at++)
+        ;
+    if ((at > 0 && o->seg[at - 1u].w.raddr + o->seg[at - 1u].w.len > x->raddr) ||
+        (at < o->count && o->seg[at].w.raddr < end)) {
+        f->errors++;
+        r->bad++; /* overlaps a placed segment: a byte twice */
+        return;
+    }
+    for (i = o->count; i > at; i--)
+        o->seg[i] = o->seg[i - 1u];
+    o->seg[at].w = *x;
+    o->count++;
+    if ((x->aux & 3u) == RM_ECN_CE)
+        r->ce++;
+    r->bytes += x->len;
+    f->bytes += x->len;
+    if (r->now >= r->window_start && r->now < r->window_end)
+        f->window_bytes += x->len;
+    /* the frontier: rm_receiver checks and counts the contiguous run in order (its byte counts
+     * are taken back: counted at placement above) */
+    at = 0;
+    memset(&silent, 0, sizeof silent); /* (the placement above was the trace event) */
+    while (at < o->count && o->seg[at].w.raddr == f->next_raddr) {
+        rnic_work y = o->seg[at++].w;
+        uint64_t pk = r->packets, win = f->window_bytes;
+        y.aux &= ~3u; /* (CE counted at placement) */
+        if (rm_receiver_take(r, &y, &silent) == RM_RX_OK) {
+            r->bytes -= y.len;
+            f->bytes -= y.len;
+            f->window_bytes = win;
+        } else {
+            f->next_raddr += y.len; /* counted bad; the frontier moves past it */
+        }
+        r->packets = pk;
+    }
+    for (i = at; i < o->count; i++)
+        o->seg[i - at] = o->seg[i];
+    o->count -= at;
 }
 
 /* The sender-side identity of receiver flow rx: (source host, its flow number there). */
@@ -543,6 +817,7 @@ static void fm_nic__responder(fm_nic *n)
     rnic_work x;
     net_pkt pk;
     rnic_err e;
+    uint32_t k;
     if (n->hrx_on) {
         if (hcc_rx_sample_due(&n->hrx) <= n->now) {
             hcc_rx_sample smp;
@@ -582,39 +857,56 @@ static void fm_nic__responder(fm_nic *n)
                 n->model_errors++;
             continue;
         }
-        if (!tp_rx_space_segment(&n->rxe))
-            break;
-        hcc_host_pop_rx(&n->hh, &x);
-        if (tp_rx_push_segment(&n->rxe, &x) != RNIC_OK)
-            n->model_errors++;
+        {
+            tp_rx *r = &n->rxi[n->recv_inst[x.flow < n->nrecv ? x.flow : 0u]].r;
+            if (!tp_rx_space_segment(r))
+                break;
+            hcc_host_pop_rx(&n->hh, &x);
+            if (x.flow >= n->nrecv) {
+                n->model_errors++;
+                continue;
+            }
+            x.flow = n->recv_idx[x.flow];
+            if (tp_rx_push_segment(r, &x) != RNIC_OK)
+                n->model_errors++;
+        }
     }
-    while (tp_rx_pop_delivered(&n->rxe, &x) == RNIC_OK) {
-        n->rx.now = n->now;
-        x.aux = (x.flags & TP_WORK_ECN) ? RM_ECN_CE : RM_ECN_ECT0;
-        rm_receiver_take(&n->rx, &x, &n->trace);
+    for (k = 0; k < n->nrx; k++) {
+        fm_rx_inst *ri = &n->rxi[k];
+        while (tp_rx_pop_delivered(&ri->r, &x) == RNIC_OK) {
+            n->rx.now = n->now;
+            x.aux = (x.flags & TP_WORK_ECN) ? RM_ECN_CE : RM_ECN_ECT0;
+            x.flow = x.flow < ri->nflows ? ri->nic_flow[x.flow] : n->nrecv; /* (unknown: the checker counts it bad) */
+            fm_nic__check(n, &x);
+        }
     }
-    while (net_link_space(&n->up) && tp_rx_pop_ack(&n->rxe, &x) == RNIC_OK) {
-        uint32_t src, local, type = TP_WORK_PKT_TYPE(x.flags);
-        if (n->w->pcap && x.flow < n->nrecv)
-            fm_tap_control(n->w, n->now, n->recv_flow[x.flow], &x);
-        fm_nic__origin(n, x.flow, &src, &local);
-        memset(&pk, 0, sizeof pk);
-        pk.w = x;
-        pk.w.flow = local;
-        pk.src = n->h;
-        pk.dst = src;
-        pk.wire_bytes = type == TP_PKT_CNP ? FM_CNP_WIRE : FM_ACK_WIRE;
-        pk.control = 1;
-        n->acks_out += type == TP_PKT_ACK;
-        n->naks_out += type == TP_PKT_NACK;
-        n->cnps_out += type == TP_PKT_CNP;
-        if (net_link_push(&n->up, &pk) != RNIC_OK)
-            n->model_errors++;
+    for (k = 0; k < n->nrx; k++) {
+        fm_rx_inst *ri = &n->rxi[k];
+        while (net_link_space(&n->up) && tp_rx_pop_ack(&ri->r, &x) == RNIC_OK) {
+            uint32_t src, local, type = TP_WORK_PKT_TYPE(x.flags);
+            x.flow = x.flow < ri->nflows ? ri->nic_flow[x.flow] : 0u;
+            if (n->w->pcap && x.flow < n->nrecv)
+                fm_tap_control(n->w, n->now, n->recv_flow[x.flow], &x);
+            fm_nic__origin(n, x.flow, &src, &local);
+            memset(&pk, 0, sizeof pk);
+            pk.w = x;
+            pk.w.flow = local;
+            pk.src = n->h;
+            pk.dst = src;
+            pk.wire_bytes = type == TP_PKT_CNP ? FM_CNP_WIRE : FM_ACK_WIRE;
+            pk.control = 1;
+            n->acks_out += type == TP_PKT_ACK;
+            n->naks_out += type == TP_PKT_NACK;
+            n->cnps_out += type == TP_PKT_CNP;
+            n->grants_out += type == TP_PKT_GRANT;
+            if (net_link_push(&n->up, &pk) != RNIC_OK)
+                n->model_errors++;
+        }
     }
     while (n->hh_on && n->pause_count < 16u && hcc_host_pop_signal(&n->hh, &x) == RNIC_OK) {
-        uint32_t k = (n->pause_head + n->pause_count++) % 16u;
-        n->pause_at[k] = n->now + n->up.prop + rnic_ns_to_cycles(6u, n->w->p.clock_hz);
-        n->pause_on[k] = (x.flags & HCC_HOST_WORK_PAUSE) != 0;
+        uint32_t q = (n->pause_head + n->pause_count++) % 16u;
+        n->pause_at[q] = n->now + n->up.prop + rnic_ns_to_cycles(6u, n->w->p.clock_hz);
+        n->pause_on[q] = (x.flags & HCC_HOST_WORK_PAUSE) != 0;
         n->host_pfc_frames++;
     }
 }
@@ -627,15 +919,19 @@ static int fm_nic__tassel_packet(fm_nic *n, rnic_work *x)
         n->piece_errors++;
         return 0;
     }
-    memset(&consumed, 0, sizeof consumed);
-    consumed.flow = x->flow;
-    consumed.index = x->index;
-    if (tp_pacer_source(&n->tx, x->flow, x->index, &seg, 1) != 1 || seg.len != x->len || !(x->flags & RNIC_WORK_LAST) ||
-        tp_push_consumed(&n->tx, &consumed) != RNIC_OK) {
+    if (x->flow >= n->nsend) {
         n->order_errors++;
         return 0;
     }
-    *x = seg;
+    memset(&consumed, 0, sizeof consumed);
+    consumed.flow = n->send_idx[x->flow];
+    consumed.index = x->index;
+    if (fm_nic__pacer_source(n, x->flow, x->index, &seg, 1) != 1 || seg.len != x->len || !(x->flags & RNIC_WORK_LAST) ||
+        tp_push_consumed(&n->tpi[n->send_inst[x->flow]].t, &consumed) != RNIC_OK) {
+        n->order_errors++;
+        return 0;
+    }
+    *x = seg; /* (its flow: the local number, fm_nic__pacer_source) */
     if (seg.flags & TP_WORK_RTX)
         n->rtx_pkts++;
     else
@@ -658,11 +954,39 @@ static uint32_t fm_nic__dma_len(fm_nic *n, const rnic_work *x)
     return x->len;
 }
 
+/* The transports on their own credit (window, token): their segments go to the DMA, one
+ * transport after the other from a start that rotates with the cycle (none keeps the DMA to
+ * itself; a function of the cycle, not of how often the node runs in it: tick-only = event). */
+static void fm_nic__own_credit(fm_nic *n)
+{
+    uint32_t j;
+    rnic_work x;
+    for (j = 0; j < n->ntp && rm_pipe_space(&n->dma); j++) {
+        fm_tp_inst *ti = &n->tpi[(uint32_t)((n->now + j) % n->ntp)];
+        if (n->w->kind[ti->kind].rate)
+            continue;
+        while (rm_pipe_space(&n->dma) && tp_pop_segment(&ti->t, &x) == RNIC_OK) {
+            if (x.flow >= ti->nflows) {
+                n->order_errors++;
+                continue;
+            }
+            x.flow = ti->nic_flow[x.flow];
+            if (x.flags & TP_WORK_RTX)
+                n->rtx_pkts++;
+            else
+                n->sent[x.flow] += x.len;
+            n->sent_pkts++;
+            rm_pipe_push(&n->dma, &x);
+        }
+    }
+}
+
 static void fm_nic__requester(fm_nic *n)
 {
     rnic_work x;
     net_pkt pk;
     uint64_t backlog;
+    uint32_t k;
     while (n->htx_on && hcc_tx_pop_rate(&n->htx, &x) == RNIC_OK)
         fm_nic__write_rate(n, x.flow, x.addr);
     while (n->htx_on && net_link_space(&n->up) && hcc_tx_pop_probe(&n->htx, &x) == RNIC_OK) {
@@ -695,12 +1019,16 @@ static void fm_nic__requester(fm_nic *n)
                 n->model_errors++;
             rm_pipe_push(&n->dma, &x);
         }
-    while (tp_pop_completion(&n->tx, &x) == RNIC_OK)
-        if (x.op & RM_OP_MSG_LAST)
-            rm_host_completed(&n->host, x.flow);
+    fm_nic__own_credit(n);
+    for (k = 0; k < n->ntp; k++) {
+        fm_tp_inst *ti = &n->tpi[k];
+        while (tp_pop_completion(&ti->t, &x) == RNIC_OK)
+            if ((x.op & RM_OP_MSG_LAST) && x.flow < ti->nflows)
+                rm_host_completed(&n->host, ti->nic_flow[x.flow]);
+    }
     backlog = fm_nic__release_check(n);
     while (backlog < FM_NIC_BACKLOG && rq_palos_peek_piece(&n->palos, &x) == RNIC_OK) {
-        if (!(x.flags & RNIC_WORK_ERROR) && tp_flow_message_room(&n->tx, x.flow) == 0) {
+        if (!(x.flags & RNIC_WORK_ERROR) && x.flow < n->nsend && fm_nic__room(n, x.flow) == 0) {
             n->head_waits++; /* the QP's message queue is full: Palos's output waits (a hold came too late) */
             break;
         }
@@ -713,8 +1041,16 @@ static void fm_nic__requester(fm_nic *n)
         }
         x.op |= ((x.flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) | ((x.flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
         x.flags = 0;
-        if (tp_push_message(&n->tx, &x) != RNIC_OK)
-            n->model_errors++;
+        if (x.flow >= n->nsend) {
+            n->piece_errors++;
+            continue;
+        }
+        {
+            rnic_work m = x;
+            m.flow = n->send_idx[x.flow];
+            if (tp_push_message(&n->tpi[n->send_inst[x.flow]].t, &m) != RNIC_OK)
+                n->model_errors++;
+        }
         n->given[x.flow] += x.len;
         if (fm_nic__slow(n, x.flow))
             fm_nic__hold_check(n, x.flow);
@@ -729,6 +1065,7 @@ static int fm_nic__can_move(fm_nic *n)
 {
     rnic_work x;
     net_pkt pk;
+    uint32_t k;
     if (n->pause_count && n->pause_at[n->pause_head] <= n->now)
         return 1;
     if (n->nheld) /* a held QP's queue frees inside the transport's ticks: looked at every cycle */
@@ -739,15 +1076,16 @@ static int fm_nic__can_move(fm_nic *n)
         if (hcc_host_peek_signal(&n->hh, &x) == RNIC_OK)
             return 1;
         if (hcc_host_peek_rx(&n->hh, &x) == RNIC_OK &&
-            ((x.flags & HCC_WORK_PROBE) ? net_link_space(&n->up) != 0 : tp_rx_space_segment(&n->rxe) != 0))
+            ((x.flags & HCC_WORK_PROBE) ? net_link_space(&n->up) != 0
+                                        : tp_rx_space_segment(&n->rxi[n->recv_inst[x.flow < n->nrecv ? x.flow : 0u]].r) != 0))
             return 1;
     }
     if (n->hrx_on && (hcc_rx_sample_due(&n->hrx) <= n->now || hcc_rx_peek_action(&n->hrx, &x) == RNIC_OK))
         return 1;
-    if (tp_rx_peek_delivered(&n->rxe, &x) == RNIC_OK)
-        return 1;
-    if (net_link_space(&n->up) && tp_rx_peek_ack(&n->rxe, &x) == RNIC_OK)
-        return 1;
+    for (k = 0; k < n->nrx; k++)
+        if (tp_rx_peek_delivered(&n->rxi[k].r, &x) == RNIC_OK ||
+            (net_link_space(&n->up) && tp_rx_peek_ack(&n->rxi[k].r, &x) == RNIC_OK))
+            return 1;
     if (n->htx_on && (hcc_tx_peek_rate(&n->htx, &x) == RNIC_OK ||
                       (net_link_space(&n->up) && hcc_tx_peek_probe(&n->htx, &x) == RNIC_OK)))
         return 1;
@@ -755,9 +1093,12 @@ static int fm_nic__can_move(fm_nic *n)
         return 1;
     if (rm_pipe_space(&n->dma) && rl_peek_tx(&n->tassel, &x) == RNIC_OK)
         return 1;
-    if (tp_peek_completion(&n->tx, &x) == RNIC_OK)
-        return 1;
-    if (rq_palos_peek_piece(&n->palos, &x) == RNIC_OK && ((x.flags & RNIC_WORK_ERROR) || tp_flow_message_room(&n->tx, x.flow)))
+    for (k = 0; k < n->ntp; k++)
+        if (tp_peek_completion(&n->tpi[k].t, &x) == RNIC_OK ||
+            (rm_pipe_space(&n->dma) && tp_peek_segment(&n->tpi[k].t, &x) == RNIC_OK))
+            return 1;
+    if (rq_palos_peek_piece(&n->palos, &x) == RNIC_OK &&
+        ((x.flags & RNIC_WORK_ERROR) || x.flow >= n->nsend || fm_nic__room(n, x.flow)))
         return 1; /* (the backlog budget may keep it: looked at every cycle, as the budget frees in the transport's ticks) */
     return rm_host_next_event(&n->host) <= n->now;
 }
@@ -781,12 +1122,14 @@ static uint64_t fm__min(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static void fm_nic_advance_to(void *self, uint64_t cycle)
 {
     fm_nic *n = (fm_nic *)self;
+    uint32_t k;
     if (cycle <= n->now)
         return;
     /* the slicer, the transport, RHCC's sender, then Tassel (the transport's doorbells and rate
      * changes reach Tassel in the cycle they happen); the receiving side */
     FM_ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, cycle);
-    FM_ADVANCE(tp_now, tp_advance_to, &n->tx, cycle);
+    for (k = 0; k < n->ntp; k++)
+        FM_ADVANCE(tp_now, tp_advance_to, &n->tpi[k].t, cycle);
     if (n->htx_on)
         FM_ADVANCE(hcc_tx_now, hcc_tx_advance_to, &n->htx, cycle);
     FM_ADVANCE(rl_now, rl_advance_to, &n->tassel, cycle);
@@ -794,7 +1137,8 @@ static void fm_nic_advance_to(void *self, uint64_t cycle)
         FM_ADVANCE(hcc_host_now, hcc_host_advance_to, &n->hh, cycle);
     if (n->hrx_on)
         FM_ADVANCE(hcc_rx_now, hcc_rx_advance_to, &n->hrx, cycle);
-    FM_ADVANCE(tp_rx_now, tp_rx_advance_to, &n->rxe, cycle);
+    for (k = 0; k < n->nrx; k++)
+        FM_ADVANCE(tp_rx_now, tp_rx_advance_to, &n->rxi[k].r, cycle);
     n->now = cycle;
     n->host.now = cycle;
     n->rx.now = cycle;
@@ -806,12 +1150,14 @@ static uint64_t fm_nic_next_event(const void *self)
 {
     fm_nic *n = (fm_nic *)(uintptr_t)self; /* peeks only: nothing observable changes */
     uint64_t next;
+    uint32_t k;
     if (fm_nic__can_move(n))
         return n->now;
     next = fm__min(net_link_next_event(&n->up), rm_pipe_next_event(&n->dma));
     if (n->pause_count)
         next = fm__min(next, n->pause_at[n->pause_head]);
-    next = fm__min(next, tp_rx_next_event(&n->rxe));
+    for (k = 0; k < n->nrx; k++)
+        next = fm__min(next, tp_rx_next_event(&n->rxi[k].r));
     if (n->hh_on)
         next = fm__min(next, hcc_host_next_event(&n->hh));
     if (n->hrx_on)
@@ -819,7 +1165,8 @@ static uint64_t fm_nic_next_event(const void *self)
     if (n->htx_on)
         next = fm__min(next, hcc_tx_next_event(&n->htx));
     next = fm__min(next, rl_next_event(&n->tassel));
-    next = fm__min(next, tp_next_event(&n->tx));
+    for (k = 0; k < n->ntp; k++)
+        next = fm__min(next, tp_next_event(&n->tpi[k].t));
     next = fm__min(next, rq_palos_next_event(&n->palos));
     return fm__min(next, rm_host_next_event(&n->host));
 }

@@ -50,11 +50,37 @@
 
 enum { FM_RHCC_OFF, FM_RHCC_RX, FM_RHCC_TX, FM_RHCC_BOTH, FM_RHCC_ECN };
 
+/* A tenant's transport protocol (scenario.h's enum scn_protocol, same order). */
+enum { FM_PROTO_DCQCN, FM_PROTO_IRN, FM_PROTO_NDP, FM_PROTO_RENO, FM_PROTO_NEWRENO, FM_PROTO_SACK };
+#define FM_RTO_NS 2000000u       /* DCQCN's (go-back-N) retransmission timeout, as before issue 30's item 2 */
+#define FM_RTO_OTHER_NS 500000u  /* the other protocols' (ours: a tail loss costs 0.5 ms, not 2 ms; above
+                                    the deepest queue a shipped scenario builds, 4 MB at 100 Gb/s = 0.33 ms) */
+#define FM_NDP_INIT_WINDOW 16u   /* NDP's least initial window (tp_ndp_config's default; fm_build.h: a BDP) */
+#define FM_TRIM_PACKETS 8u       /* switch.trim: a data packet finding more than 8 full packets queued at
+                                    its egress keeps only its header (examples/tonic_ndp_incast.c's choice) */
+
+/* A transport kind: a protocol with its parameters. Tenants with the same protocol and variant
+ * share a kind; a NIC runs one transport (and one receiver) per kind it uses, each with its own
+ * flow numbers. */
+typedef struct fm_kind {
+    uint32_t protocol;          /* FM_PROTO_* */
+    int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim (DCQCN only) */
+    int rate;                   /* rate credit: paced by Tassel (DCQCN, IRN); else the transport's own credit */
+    int in_order;               /* its receiver delivers in order (go-back-N: DCQCN) */
+    tp_protocol proto;          /* .config -> the member below */
+    tp_dcqcn_config dcqcn;
+    tp_irn_config irn;
+    tp_ndp_config ndp;
+} fm_kind;
+
 typedef struct fm_tenant {
     uint32_t weight;            /* Palos group weight */
     uint64_t cap_bps;           /* per QP, 0 = none */
     uint32_t min_msg, max_msg;
     uint32_t depth;             /* messages outstanding per QP */
+    uint32_t protocol;          /* FM_PROTO_* */
+    int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim */
+    uint32_t kind;              /* its entry of fm_world.kind */
 } fm_tenant;
 
 typedef struct fm_params {
@@ -74,6 +100,7 @@ typedef struct fm_params {
     int ddio;
     uint32_t footprint_mb;
     int pfc;                    /* switches' (and hosts') PFC */
+    int trim;                   /* switches trim (NDP) */
     size_t lat_samples;
     uint64_t seed;
 } fm_params;
@@ -97,8 +124,9 @@ typedef struct fm_world {
     uint32_t nflows;
     uint32_t **flow_of;         /* [src host][local] -> g */
     uint64_t line_bps;          /* payload capacity of a host link at the segment size */
-    tp_dcqcn_config dcqcn;
-    tp_protocol proto;
+    tp_dcqcn_config dcqcn;      /* tenant 0's DCQCN variant: the rate floor of the NICs' transports and RHCC */
+    fm_kind kind[FM_MAX_TENANTS];
+    uint32_t nkinds;
     uint64_t window_start, window_end;
     FILE *trace_csv;
     struct roce_pcap *pcap;     /* the TX MACs' frames (fm_taps.h), NULL = off */
