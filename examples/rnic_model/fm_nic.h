@@ -1,16 +1,17 @@
 /* fm_nic.h -- a full-duplex RNIC as one node of the fabric (issue 30; docs/fabric_model.md).
  *
  * Requester side: the host's WQE rings and doorbells over PCIe (rm_host) -> Palos (per-tenant
- * groups, weights) -> the transport (RoCEv2 go-back-N + DCQCN) -> Tassel (the rate registers:
- * min(DCQCN or RHCC's Eq. 2, the tenant's cap)) -> DMA (PCIe reads) -> the TX MAC and its link.
+ * groups, weights) -> the transports, one per kind (protocol + variant, fm_world.h) among the QPs
+ * it sends -> for rate protocols (DCQCN, IRN) Tassel (the rate registers: min(DCQCN or RHCC's
+ * Eq. 2, the tenant's cap)), for window and token ones (Reno, NewReno, SACK, NDP) the transport's
+ * own credit engine -> DMA (PCIe reads) -> the TX MAC and its link.
  * Responder side: packets from the switch -> the receiving host's data path (hcc_host: RX
- * buffer, PCIe, memory; RHCC's receiver on its IIO counter) -> the transport receiver -> the
- * checker (every byte of every flow, in order). The receiver's ACKs, NAKs and CNPs and the
- * host's probe ACKs leave through the same TX MAC, ahead of data.
+ * buffer, PCIe, memory; RHCC's receiver on its IIO counter) -> the transport receiver of the
+ * flow's kind -> the checker (every byte of every flow exactly once: in order for go-back-N,
+ * placed out of order and checked at the frontier for the others). The receivers' ACKs, NAKs,
+ * CNPs and pulls and the host's probe ACKs leave through the same TX MAC, ahead of data.
  *
- * Per-QP back-pressure into Palos: Palos's output is one FIFO; a piece for a QP whose message
- * queue in the transport is full waits at the head (the transport's per-flow queue is 64
- * pieces deep, so one QP blocks the others only when it has 64 pieces queued -- see the note).
+ * Per-QP back-pressure into Palos (fm_world.h): holds per QP on its own transport's queue.
  *
  * The node contract (fabric.h): fm_nic_advance_to executes the engines' cycles, fm_nic_run
  * moves what can move at cycle t (downstream first), fm_nic_next_event is the earliest engine
