@@ -8,8 +8,9 @@
 #     event scheduler's digest;
 #   - NDP through trimming switches (switch.trim = on, PFC off): the trimmed headers are answered
 #     (NAKs = trim notices > 0, retransmissions > 0) and every byte arrives;
-#   - one NIC with two tenants on two protocols (DCQCN + NewReno, IRN + SACK): both tenants'
-#     bytes delivered, nothing lost, tick-only = event;
+#   - one NIC with two tenants on two protocols (DCQCN + NewReno, IRN + SACK, NewReno + DCQCN,
+#     NDP + IRN, with and without loss): both tenants' bytes delivered, nothing lost, tick-only =
+#     event; and per-QP holds across transports: an IRN tenant capped, a NewReno one beside it;
 #   - one QP on an idle 100 Gb/s two-host star reaches 90 % of the payload line rate, the bound
 #     computed here from the scenario's numbers (link rate, payload) and RoCEv2's per-packet
 #     overhead on Ethernet (not from the model's output);
@@ -96,6 +97,16 @@ for p in dcqcn irn reno newreno sack ndp; do
         ge "$(field tenant0_gbps "$r")" "$bound"
     test "$(field bytes_lost "$r")" = 0 || bad "$p line rate: bytes_lost=$(field bytes_lost "$r")"
 done
+
+# Per-QP holds with two transports in one NIC: one sender, tenant a on IRN capped at 2 Gb/s per
+# QP (8 QPs: 16 Gb/s; held in Palos while slow), tenant b on NewReno (weight 3) takes the rest of
+# the link's payload rate: the cap binds only its own QPs.
+r=$("$BIN" --scenario scenarios/one_sender_two_tenants.conf --quiet --set run.duration_us=2000 --set run.warmup_us=500 \
+    --set nic.payload=1024 --set tenant.a.protocol=irn --set tenant.a.cap_mbps=2000 --set tenant.b.protocol=newreno | grep '^RESULT')
+line=$(awk -v p=1024 -v o="$overhead" 'BEGIN { printf "%.3f", 100 * p / (p + o) }')
+check "irn capped + newreno holds" "tenant a $(field tenant0_gbps "$r") within 3 % of 16, tenant b $(field tenant1_gbps "$r") >= 0.97 x ($line - 16), palos_holds=$(field palos_holds "$r") > 0" \
+    awk -v a="$(field tenant0_gbps "$r")" -v b="$(field tenant1_gbps "$r")" -v l="$line" -v h="$(field palos_holds "$r")" \
+    'BEGIN { exit !(a >= 16 * 0.97 && a <= 16 * 1.03 && b >= 0.97 * (l - 16) && h > 0) }'
 
 # DCQCN variants per tenant. Each sending NIC (hosts 1, 2) runs tenant bulk's QPs on its first
 # transport (trace engine 4 = RNIC_ENGINE_TRANSPORT) and tenant rpc's on a second (engine 21:
