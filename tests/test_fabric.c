@@ -317,16 +317,89 @@ static void test_calendar_order(void)
         due[i] = f.node[i].due;
     for (step = 0; step < 20000; step++) {
         uint32_t id = (uint32_t)(rnic_splitmix64(&seed) % 64u), best = RNIC_NONE, k;
-        uint64_t d = rnic_splitmix64(&seed) % 8u == 0 ? RNIC_NEVER : rnic_splitmix64(&seed) % 1000u;
+        /* near (the wheel) and far (the heap behind it) */
+        uint64_t d = rnic_splitmix64(&seed) % 8u == 0 ? RNIC_NEVER : rnic_splitmix64(&seed) % (3u * FAB_WHEEL);
         fab__schedule(&f, id, d);
         due[id] = d;
         for (k = 0; k < 64; k++)
             if (due[k] != RNIC_NEVER && (best == RNIC_NONE || due[k] < due[best]))
                 best = k; /* lowest due, lowest id on a tie */
-        if (best == RNIC_NONE ? f.cal_n != 0 : (f.cal_n == 0 || f.cal[0] != best))
+        if (fab_first_due(&f) != best || fab_next_event(&f) != (best == RNIC_NONE ? RNIC_NEVER : due[best]))
             bad++;
     }
     CHECK_EQ(bad, 0);
+    fab_free(&f);
+}
+
+/* Timers far apart: each node is due at its own random cycles, gaps of 1 cycle to 3 wheel
+ * turns (the wheel and the heap behind it, across many wraps); every node must run exactly at
+ * its due cycles, in id order within a cycle. */
+typedef struct timer_node {
+    uint32_t id, next, count, fired;
+    uint64_t due[64];
+    uint64_t *log;      /* (cycle << 16 | id) of every run, shared */
+    uint32_t *log_n;
+} timer_node;
+static void tm_advance(void *self, uint64_t c) { (void)self; (void)c; }
+static void tm_run(void *self, uint64_t t)
+{
+    timer_node *x = (timer_node *)self;
+    x->log[(*x->log_n)++] = t << 16 | x->id;
+    if (x->next < x->count && x->due[x->next] == t)
+        x->next++;
+    x->fired++;
+}
+static uint64_t tm_next(const void *self)
+{
+    const timer_node *x = (const timer_node *)self;
+    return x->next < x->count ? x->due[x->next] : RNIC_NEVER;
+}
+static const fab_node_ops timer_ops = { tm_advance, tm_run, tm_next };
+
+static int u64_less(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_timers_across_wheel_turns(void)
+{
+    static fabric f;
+    static timer_node node[40];
+    static uint64_t log[40 * 66], want[40 * 66];
+    uint32_t log_n = 0, want_n = 0, i, k;
+    uint64_t seed = test_seed(0x71e3ull);
+    fab_config c;
+    memset(&c, 0, sizeof c);
+    c.max_nodes = 40;
+    CHECK(fab_init(&f, &c) == RNIC_OK);
+    for (i = 0; i < 40; i++) {
+        uint64_t t = 0;
+        node[i].id = i;
+        node[i].log = log;
+        node[i].log_n = &log_n;
+        node[i].count = 1u + (uint32_t)(rnic_splitmix64(&seed) % 64u);
+        want[want_n++] = (uint64_t)0 << 16 | i; /* every node runs at the first cycle */
+        for (k = 0; k < node[i].count; k++) {
+            uint64_t r = rnic_splitmix64(&seed);
+            t += 1u + (r % 4u == 0 ? r % (3u * FAB_WHEEL) : r % 16u); /* mostly near, some far */
+            node[i].due[k] = t;
+            want[want_n++] = t << 16 | i;
+        }
+        CHECK(fab_add(&f, &timer_ops, &node[i]) == i);
+    }
+    fab_run_until(&f, 64u * 3u * FAB_WHEEL + 1u);
+    qsort(want, want_n, sizeof want[0], u64_less); /* by cycle, then id: the order runs must take */
+    CHECK_EQ(log_n, want_n);
+    for (i = 0; i < log_n && i < want_n; i++)
+        if (log[i] != want[i]) {
+            printf("  run %u: cycle %llu node %u, want cycle %llu node %u\n", (unsigned)i,
+                   (unsigned long long)(log[i] >> 16), (unsigned)(log[i] & 0xffffu),
+                   (unsigned long long)(want[i] >> 16), (unsigned)(want[i] & 0xffffu));
+            CHECK(0);
+            break;
+        }
+    CHECK_EQ(fab_next_event(&f), RNIC_NEVER);
     fab_free(&f);
 }
 
@@ -360,6 +433,7 @@ int main(void)
 {
     RUN(test_bad_input);
     RUN(test_calendar_order);
+    RUN(test_timers_across_wheel_turns);
     RUN(test_three_ways_agree);
     RUN(test_missing_wake_is_caught);
     return test_summary();

@@ -2,11 +2,15 @@
  *
  * A fabric is a set of nodes (NICs, switches, anything with the engine contract's time
  * behaviour) that move records to each other. The scheduler keeps each node's due cycle in a
- * calendar (a binary min-heap ordered by (due cycle, node id)); at cycle t it runs every node
- * that is due at t or was woken at t, lowest id first, until none is left, then jumps to the
- * next due cycle. A node runs when a record reaches one of its inputs (the producer calls
- * fab_wake) or at its own next event, and nothing else is polled, so the cost of an event does
- * not grow with the number of nodes (O(log n) heap operations).
+ * calendar; at cycle t it runs every node that is due at t or was woken at t, lowest id first,
+ * until none is left, then jumps to the next due cycle. A node runs when a record reaches one of
+ * its inputs (the producer calls fab_wake) or at its own next event, and nothing else is
+ * polled. The calendar is a timing wheel of FAB_WHEEL one-cycle buckets (a node due within
+ * FAB_WHEEL cycles sits in its cycle's bucket: O(1) to put in, take out or move) with a
+ * (due, id) min-heap behind it for later cycles, and the nodes active in the current cycle are
+ * a three-level bitmap over their ids (O(1) to add, lowest id found with three word scans), so
+ * the cost of an event does not grow with the number of nodes: most nodes are due again within
+ * a few cycles, and none of that touches a heap.
  *
  * The same fabric can tick every node every cycle (fab_config.tick_only): every node is
  * active at every cycle, processed in the same id order. The two modes give identical results
@@ -36,6 +40,7 @@
  *   void     fab_bring(fabric *f, uint32_t id, uint64_t cycle);   advance node id to cycle
  *   uint64_t fab_run_until(fabric *f, uint64_t end);  run every cycle < end; returns the fabric's now
  *   uint64_t fab_next_event(const fabric *f);         the earliest due cycle, RNIC_NEVER when idle
+ *   uint32_t fab_first_due(const fabric *f);         the node due first (lowest id on a tie), RNIC_NONE
  * Hosted example code: fab_init allocates, nothing else does; no floating point. */
 #ifndef RNIC_FABRIC_H
 #define RNIC_FABRIC_H
@@ -66,18 +71,25 @@ typedef struct fab_node {
     const fab_node_ops *ops;
     void *self;
     uint64_t due;       /* its calendar key; RNIC_NEVER: not in the calendar */
-    uint32_t cal_pos;   /* slot in the calendar, RNIC_NONE when absent */
+    uint32_t cal_pos;   /* slot in the far heap, RNIC_NONE when absent */
+    uint32_t prev, next; /* its wheel bucket's list (RNIC_NONE ends), while in_wheel */
+    uint32_t in_wheel;  /* 1 while in a wheel bucket */
     uint32_t active;    /* 1 while in the current cycle's active set */
     uint32_t ran;       /* 1 when it ran this cycle (its due is recomputed after the cycle) */
 } fab_node;
+
+#define FAB_WHEEL 4096u /* one-cycle buckets of the near calendar (a power of two) */
 
 typedef struct fabric {
     fab_config cfg;
     fab_node *node;
     uint32_t n;
-    uint32_t *cal;      /* calendar: heap of node ids by (due, id) */
+    uint32_t *wheel;    /* FAB_WHEEL bucket heads: the nodes due at cycle c sit in c % FAB_WHEEL */
+    uint64_t wheel_bits[FAB_WHEEL / 64u]; /* non-empty buckets */
+    uint32_t wheel_n;   /* nodes in the wheel */
+    uint32_t *cal;      /* the far calendar: a (due, id) min-heap of the nodes due later */
     uint32_t cal_n;
-    uint32_t *act;      /* the current cycle's active set: heap of node ids by id */
+    uint64_t *act[3];   /* the current cycle's active set: bit id of level 0, word bits above */
     uint32_t act_n;
     uint32_t *done;     /* the nodes that ran this cycle */
     uint32_t done_n;
@@ -86,7 +98,9 @@ typedef struct fabric {
     fab_stats stats;
 } fabric;
 
-/* ---- the calendar: (due, id) min-heap with positions ---- */
+static inline uint32_t fab__ctz(uint64_t x) { return (uint32_t)__builtin_ctzll(x); }
+
+/* ---- the far calendar: (due, id) min-heap with positions ---- */
 static inline int fab__cal_less(const fabric *f, uint32_t a, uint32_t b)
 {
     uint64_t da = f->node[a].due, db = f->node[b].due;
@@ -143,73 +157,146 @@ static inline void fab__cal_remove(fabric *f, uint32_t id)
     fab__cal_down(f, f->node[last].cal_pos);
 }
 
+/* ---- the near calendar: the wheel ---- */
+static inline void fab__wheel_insert(fabric *f, uint32_t id)
+{
+    uint32_t b = (uint32_t)(f->node[id].due & (FAB_WHEEL - 1u)), head = f->wheel[b];
+    fab_node *nd = &f->node[id];
+    nd->prev = RNIC_NONE;
+    nd->next = head;
+    if (head != RNIC_NONE)
+        f->node[head].prev = id;
+    f->wheel[b] = id;
+    f->wheel_bits[b >> 6] |= 1ull << (b & 63u);
+    nd->in_wheel = 1;
+    f->wheel_n++;
+}
+
+static inline void fab__wheel_remove(fabric *f, uint32_t id)
+{
+    fab_node *nd = &f->node[id];
+    uint32_t b;
+    if (!nd->in_wheel)
+        return;
+    b = (uint32_t)(nd->due & (FAB_WHEEL - 1u));
+    if (nd->prev != RNIC_NONE)
+        f->node[nd->prev].next = nd->next;
+    else
+        f->wheel[b] = nd->next;
+    if (nd->next != RNIC_NONE)
+        f->node[nd->next].prev = nd->prev;
+    if (f->wheel[b] == RNIC_NONE)
+        f->wheel_bits[b >> 6] &= ~(1ull << (b & 63u));
+    nd->in_wheel = 0;
+    f->wheel_n--;
+}
+
+/* The wheel's earliest bucket at or after `from` (every wheel node is due in [from, from +
+ * FAB_WHEEL)); RNIC_NEVER when the wheel is empty. */
+static inline uint64_t fab__wheel_first(const fabric *f, uint64_t from)
+{
+    uint32_t start = (uint32_t)(from & (FAB_WHEEL - 1u)), w = start >> 6, k;
+    uint64_t bits;
+    if (!f->wheel_n)
+        return RNIC_NEVER;
+    bits = f->wheel_bits[w] & (~0ull << (start & 63u));
+    for (k = 0; k <= FAB_WHEEL / 64u; k++) {
+        if (bits) {
+            uint32_t b = (w << 6) + fab__ctz(bits);
+            return from + ((b - start) & (FAB_WHEEL - 1u));
+        }
+        w = (w + 1u) & (FAB_WHEEL / 64u - 1u);
+        bits = f->wheel_bits[w];
+        if (w == start >> 6)
+            bits &= (1ull << (start & 63u)) - 1u; /* wrapped: the buckets before `start` */
+    }
+    return RNIC_NEVER;
+}
+
+/* The far heap's nodes that came within the wheel's reach of cycle `from` move into it. */
+static inline void fab__wheel_refill(fabric *f, uint64_t from)
+{
+    while (f->cal_n && f->node[f->cal[0]].due - from < FAB_WHEEL) {
+        uint32_t id = f->cal[0];
+        fab__cal_remove(f, id);
+        fab__wheel_insert(f, id);
+    }
+}
+
 /* Put node id in the calendar at `due` (RNIC_NEVER: take it out). */
 static inline void fab__schedule(fabric *f, uint32_t id, uint64_t due)
 {
+    fab__wheel_remove(f, id);
     fab__cal_remove(f, id);
+    if (due < f->now)
+        due = f->now; /* the past is now: it runs at the next cycle processed */
     f->node[id].due = due;
     if (due == RNIC_NEVER)
         return;
+    if (due - f->now < FAB_WHEEL) {
+        fab__wheel_insert(f, id);
+        return;
+    }
     fab__cal_set(f, f->cal_n++, id);
     fab__cal_up(f, f->node[id].cal_pos);
 }
 
-/* ---- the active set of the current cycle: min-heap of ids ---- */
+/* ---- the active set of the current cycle: a three-level bitmap over ids ---- */
 static inline void fab__act_push(fabric *f, uint32_t id)
 {
-    uint32_t slot = f->act_n++;
-    while (slot > 0) {
-        uint32_t parent = (slot - 1u) / 2u;
-        if (f->act[parent] < id)
-            break;
-        f->act[slot] = f->act[parent];
-        slot = parent;
-    }
-    f->act[slot] = id;
+    f->act[0][id >> 6] |= 1ull << (id & 63u);
+    f->act[1][id >> 12] |= 1ull << ((id >> 6) & 63u);
+    f->act[2][id >> 18] |= 1ull << ((id >> 12) & 63u);
     f->node[id].active = 1;
+    f->act_n++;
 }
 
 static inline uint32_t fab__act_pop(fabric *f)
 {
-    uint32_t top = f->act[0], id, slot = 0;
-    id = f->act[--f->act_n];
-    for (;;) {
-        uint32_t c = 2u * slot + 1u;
-        if (c >= f->act_n)
-            break;
-        if (c + 1u < f->act_n && f->act[c + 1u] < f->act[c])
-            c++;
-        if (f->act[c] > id)
-            break;
-        f->act[slot] = f->act[c];
-        slot = c;
+    uint32_t w2 = 0, w1, w0, id;
+    while (!f->act[2][w2])
+        w2++;
+    w1 = (w2 << 6) + fab__ctz(f->act[2][w2]);
+    w0 = (w1 << 6) + fab__ctz(f->act[1][w1]);
+    id = (w0 << 6) + fab__ctz(f->act[0][w0]);
+    f->act[0][w0] &= f->act[0][w0] - 1u;
+    if (!f->act[0][w0]) {
+        f->act[1][w1] &= ~(1ull << (w0 & 63u));
+        if (!f->act[1][w1])
+            f->act[2][w2] &= ~(1ull << (w1 & 63u));
     }
-    if (f->act_n)
-        f->act[slot] = id;
-    f->node[top].active = 0;
-    return top;
+    f->node[id].active = 0;
+    f->act_n--;
+    return id;
 }
+
+static inline void fab_free(fabric *f);
 
 static inline rnic_err fab_init(fabric *f, const fab_config *c)
 {
+    uint32_t words0, words1, words2, i;
     if (!f || !c)
         return RNIC_EINVAL;
     memset(f, 0, sizeof *f);
     if (c->max_nodes == 0 || c->max_nodes > (1u << 24))
         return RNIC_ERANGE;
     f->cfg = *c;
+    words0 = (c->max_nodes + 63u) / 64u;
+    words1 = (words0 + 63u) / 64u;
+    words2 = (words1 + 63u) / 64u;
     f->node = (fab_node *)calloc(c->max_nodes, sizeof *f->node);
     f->cal = (uint32_t *)calloc(c->max_nodes, sizeof *f->cal);
-    f->act = (uint32_t *)calloc(c->max_nodes, sizeof *f->act);
+    f->wheel = (uint32_t *)calloc(FAB_WHEEL, sizeof *f->wheel);
+    f->act[0] = (uint64_t *)calloc(words0, sizeof *f->act[0]);
+    f->act[1] = (uint64_t *)calloc(words1, sizeof *f->act[1]);
+    f->act[2] = (uint64_t *)calloc(words2, sizeof *f->act[2]);
     f->done = (uint32_t *)calloc(c->max_nodes, sizeof *f->done);
-    if (!f->node || !f->cal || !f->act || !f->done) {
-        free(f->node);
-        free(f->cal);
-        free(f->act);
-        free(f->done);
-        memset(f, 0, sizeof *f);
+    if (!f->node || !f->cal || !f->wheel || !f->act[0] || !f->act[1] || !f->act[2] || !f->done) {
+        fab_free(f);
         return RNIC_ENOSPC; /* the host is out of memory */
     }
+    for (i = 0; i < FAB_WHEEL; i++)
+        f->wheel[i] = RNIC_NONE;
     f->now = c->start_cycle;
     return RNIC_OK;
 }
@@ -220,7 +307,10 @@ static inline void fab_free(fabric *f)
         return;
     free(f->node);
     free(f->cal);
-    free(f->act);
+    free(f->wheel);
+    free(f->act[0]);
+    free(f->act[1]);
+    free(f->act[2]);
     free(f->done);
     memset(f, 0, sizeof *f);
 }
@@ -264,11 +354,30 @@ static inline void fab_bring(fabric *f, uint32_t id, uint64_t cycle)
 
 static inline uint64_t fab_next_event(const fabric *f)
 {
+    uint64_t w;
     if (!f)
         return RNIC_NEVER;
     if (f->cfg.tick_only)
         return f->now;
-    return f->cal_n ? f->node[f->cal[0]].due : RNIC_NEVER;
+    w = fab__wheel_first(f, f->now);
+    if (f->cal_n && f->node[f->cal[0]].due < w)
+        return f->node[f->cal[0]].due;
+    return w;
+}
+
+/* The node due first, lowest id on a tie (RNIC_NONE: nothing is due); tests and reports. */
+static inline uint32_t fab_first_due(const fabric *f)
+{
+    uint64_t t = fab_next_event(f);
+    uint32_t id, best = RNIC_NONE;
+    if (!f || t == RNIC_NEVER || f->cfg.tick_only)
+        return RNIC_NONE;
+    for (id = f->wheel[t & (FAB_WHEEL - 1u)]; id != RNIC_NONE && f->node[id].due == t; id = f->node[id].next)
+        if (id < best)
+            best = id;
+    if (f->cal_n && f->node[f->cal[0]].due == t && f->cal[0] < best)
+        best = f->cal[0];
+    return best;
 }
 
 /* One cycle t: the due (or, tick-only, every) node, plus whatever they wake, lowest id first. */
@@ -281,9 +390,9 @@ static inline void fab__cycle(fabric *f, uint64_t t)
         for (i = 0; i < f->n; i++)
             fab__act_push(f, i);
     } else {
-        while (f->cal_n && f->node[f->cal[0]].due <= t) {
-            id = f->cal[0];
-            fab__cal_remove(f, id);
+        fab__wheel_refill(f, t);
+        while ((id = f->wheel[t & (FAB_WHEEL - 1u)]) != RNIC_NONE) {
+            fab__wheel_remove(f, id);
             f->node[id].due = RNIC_NEVER;
             fab__act_push(f, id);
         }
