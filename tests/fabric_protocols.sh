@@ -10,7 +10,9 @@
 #     (NAKs = trim notices > 0, retransmissions > 0) and every byte arrives;
 #   - one NIC with two tenants on two protocols (DCQCN + NewReno, IRN + SACK, NewReno + DCQCN,
 #     NDP + IRN, with and without loss): both tenants' bytes delivered, nothing lost, tick-only =
-#     event; and per-QP holds across transports: an IRN tenant capped, a NewReno one beside it;
+#     event; per-QP holds across transports: an IRN tenant capped, a NewReno one beside it; and
+#     isolation: a DCQCN tenant to an idle host keeps the rest of the link while a window / token
+#     tenant of the same NIC is held back by a congested path;
 #   - one QP on an idle 100 Gb/s two-host star reaches 90 % of the payload line rate, the bound
 #     computed here from the scenario's numbers (link rate, payload) and RoCEv2's per-packet
 #     overhead on Ethernet (not from the model's output);
@@ -107,6 +109,25 @@ line=$(awk -v p=1024 -v o="$overhead" 'BEGIN { printf "%.3f", 100 * p / (p + o) 
 check "irn capped + newreno holds" "tenant a $(field tenant0_gbps "$r") within 3 % of 16, tenant b $(field tenant1_gbps "$r") >= 0.97 x ($line - 16), palos_holds=$(field palos_holds "$r") > 0" \
     awk -v a="$(field tenant0_gbps "$r")" -v b="$(field tenant1_gbps "$r")" -v l="$line" -v h="$(field palos_holds "$r")" \
     'BEGIN { exit !(a >= 16 * 0.97 && a <= 16 * 1.03 && b >= 0.97 * (l - 16) && h > 0) }'
+
+# Isolation between transports in one NIC (scenarios/protocols_isolation.conf): host 1's tenant a
+# (DCQCN) to an idle host, its tenant b on a window / token protocol into a 3:1 incast. Host 2's
+# link gives host 1's tenant b about a third of it, so tenant a should get the rest of host 1's
+# link: at least 90 % of line x 2/3 (line: the payload rate from the scenario's numbers). Before
+# the window transports had budgets of their own, b's unsent bytes filled the NIC's budget and
+# tenant a got 17 to 31 Gb/s here.
+ISO=scenarios/protocols_isolation.conf
+iso_line=$(awk -v g="$(sed -n 's/^link_gbps *= *\([0-9]*\).*/\1/p' $ISO)" -v p="$(sed -n 's/^payload *= *\([0-9]*\).*/\1/p' $ISO)" \
+    -v o="$overhead" 'BEGIN { printf "%.3f", g * p / (p + o) }')
+iso_bound=$(awk -v l="$iso_line" 'BEGIN { printf "%.3f", 0.9 * l * 2 / 3 }')
+CSV=$(mktemp)
+for b in newreno sack "ndp --set switch.trim=on"; do
+    r=$("$BIN" --scenario $ISO --quiet --set tenant.b.protocol=$b --csv "$CSV" | grep '^RESULT')
+    read -r ga gb < <(awk -F, 'NR > 1 && $2 == 1 { s[$4] += $5 } END { printf "%.3f %.3f\n", s[0], s[1] }' "$CSV")
+    check "isolation dcqcn + ${b%% *}" "host 1: tenant a $ga Gb/s >= $iso_bound (0.9 x $iso_line x 2/3), tenant b $gb > 1, bytes_lost=0" \
+        awk -v a="$ga" -v b="$gb" -v m="$iso_bound" -v l="$(field bytes_lost "$r")" 'BEGIN { exit !(a >= m && b > 1 && l == 0) }'
+done
+rm -f "$CSV"
 
 # DCQCN variants per tenant. Each sending NIC (hosts 1, 2) runs tenant bulk's QPs on its first
 # transport (trace engine 4 = RNIC_ENGINE_TRANSPORT) and tenant rpc's on a second (engine 21:

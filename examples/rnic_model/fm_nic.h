@@ -32,6 +32,9 @@ typedef struct fm_tp_inst {
     void *mem;
     uint32_t nflows;
     uint32_t *nic_flow;
+    int held;                   /* window / token kind: its QPs held in Palos (its backlog, fm_world.h) */
+    uint32_t release_from;      /* the QP its next release starts from (a release puts the QPs back in
+                                   Palos's queues in this order: rotated, no QP always first) */
 } fm_tp_inst;
 
 /* One transport receiver of a NIC's responder side: the flows of one kind it receives, numbered
@@ -628,14 +631,55 @@ static void fm_nic__hold_check(fm_nic *n, uint32_t f)
 }
 
 /* ... released when the transport has taken them down to FM_QP_RELEASE (or its rate rose); and
- * the bytes the fast QPs have queued together (the NIC's budget, FM_NIC_BACKLOG). */
+ * the bytes the fast QPs have queued together (the NIC's budget, FM_NIC_BACKLOG; a window or
+ * token QP is never slow: in a NIC of one transport its bytes count in the budget).
+ * In a NIC of several transports a window / token one has its own budget: its QPs are held
+ * together once it has FM_NIC_BACKLOG bytes given and not yet sent, released below half of that
+ * (fm_world.h). */
+static void fm_nic__window_check(fm_nic *n, uint32_t k)
+{
+    fm_tp_inst *ti = &n->tpi[k];
+    uint64_t unsent = 0;
+    uint32_t i;
+    int hold;
+    for (i = 0; i < ti->nflows; i++)
+        unsent += n->given[ti->nic_flow[i]] - n->sent[ti->nic_flow[i]];
+    hold = ti->held ? unsent >= FM_NIC_BACKLOG / 2u : unsent >= FM_NIC_BACKLOG;
+    if (hold == ti->held)
+        return;
+    for (i = 0; i < ti->nflows; i++) {
+        uint32_t f = ti->nic_flow[hold ? i : (ti->release_from + i) % ti->nflows];
+        if (rq_palos_flow_hold(&n->palos, f, hold != 0) != RNIC_OK) {
+            n->model_errors++;
+            continue;
+        }
+        n->held[f] = (uint8_t)(hold != 0);
+        if (hold)
+            n->nheld++;
+        else
+            n->nheld--;
+    }
+    ti->held = hold;
+    if (hold) {
+        n->holds++;
+    } else {
+        n->releases++;
+        ti->release_from = (ti->release_from + 1u) % ti->nflows;
+    }
+}
 
 static uint64_t fm_nic__release_check(fm_nic *n)
 {
-    uint32_t f;
+    uint32_t f, k;
     uint64_t backlog = 0;
+    for (k = 0; k < n->ntp && n->ntp > 1u; k++)
+        if (!n->w->kind[n->tpi[k].kind].rate)
+            fm_nic__window_check(n, k);
     for (f = 0; f < n->nsend; f++) {
-        uint32_t q = fm_nic__queued(n, f);
+        uint32_t q;
+        if (n->ntp > 1u && !n->w->kind[n->tpi[n->send_inst[f]].kind].rate)
+            continue; /* (its transport's budget, above) */
+        q = fm_nic__queued(n, f);
         if (n->held[f] && (q <= FM_QP_RELEASE || !fm_nic__slow(n, f))) {
             if (rq_palos_flow_hold(&n->palos, f, false) != RNIC_OK) {
                 n->model_errors++;
@@ -955,18 +999,35 @@ static uint32_t fm_nic__dma_len(fm_nic *n, const rnic_work *x)
     return x->len;
 }
 
-/* The transports on their own credit (window, token): their segments go to the DMA, one
- * transport after the other from a start that rotates with the cycle (none keeps the DMA to
- * itself; a function of the cycle, not of how often the node runs in it: tick-only = event). */
-static void fm_nic__own_credit(fm_nic *n)
+/* The DMA takes packets from Tassel (the rate QPs) and from each transport on its own credit
+ * (window, token) one at a time in turn, from a start that rotates with the cycle (a function of
+ * the cycle, not of how often the node runs in it: tick-only = event), until it is full or none
+ * has one: no source keeps the DMA to itself. With Tassel alone it takes Tassel's packets in
+ * order, as before per-tenant protocols. */
+static void fm_nic__to_dma(fm_nic *n)
 {
-    uint32_t j;
+    uint32_t sources = n->ntp + 1u, j, moved = 1;
     rnic_work x;
-    for (j = 0; j < n->ntp && rm_pipe_space(&n->dma); j++) {
-        fm_tp_inst *ti = &n->tpi[(uint32_t)((n->now + j) % n->ntp)];
-        if (n->w->kind[ti->kind].rate)
-            continue;
-        while (rm_pipe_space(&n->dma) && tp_pop_segment(&ti->t, &x) == RNIC_OK) {
+    while (moved && rm_pipe_space(&n->dma)) {
+        moved = 0;
+        for (j = 0; j < sources && rm_pipe_space(&n->dma); j++) {
+            uint32_t src = (uint32_t)((n->now + j) % sources);
+            fm_tp_inst *ti;
+            if (src == 0) {
+                if (rl_pop_tx(&n->tassel, &x) != RNIC_OK)
+                    continue;
+                moved = 1;
+                if (fm_nic__tassel_packet(n, &x)) {
+                    if (n->htx_on && hcc_tx_push_sent(&n->htx, &x) != RNIC_OK)
+                        n->model_errors++;
+                    rm_pipe_push(&n->dma, &x);
+                }
+                continue;
+            }
+            ti = &n->tpi[src - 1u];
+            if (n->w->kind[ti->kind].rate || tp_pop_segment(&ti->t, &x) != RNIC_OK)
+                continue;
+            moved = 1;
             if (x.flow >= ti->nflows) {
                 n->order_errors++;
                 continue;
@@ -1014,13 +1075,7 @@ static void fm_nic__requester(fm_nic *n)
         if (net_link_push(&n->up, &pk) != RNIC_OK)
             n->model_errors++;
     }
-    while (rm_pipe_space(&n->dma) && rl_pop_tx(&n->tassel, &x) == RNIC_OK)
-        if (fm_nic__tassel_packet(n, &x)) {
-            if (n->htx_on && hcc_tx_push_sent(&n->htx, &x) != RNIC_OK)
-                n->model_errors++;
-            rm_pipe_push(&n->dma, &x);
-        }
-    fm_nic__own_credit(n);
+    fm_nic__to_dma(n);
     for (k = 0; k < n->ntp; k++) {
         fm_tp_inst *ti = &n->tpi[k];
         while (tp_pop_completion(&ti->t, &x) == RNIC_OK)
@@ -1053,7 +1108,9 @@ static void fm_nic__requester(fm_nic *n)
                 n->model_errors++;
         }
         n->given[x.flow] += x.len;
-        if (fm_nic__slow(n, x.flow))
+        if (n->ntp > 1u && !n->w->kind[n->tpi[n->send_inst[x.flow]].kind].rate)
+            fm_nic__window_check(n, n->send_inst[x.flow]);
+        else if (fm_nic__slow(n, x.flow))
             fm_nic__hold_check(n, x.flow);
         else
             backlog += x.len;

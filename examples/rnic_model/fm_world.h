@@ -41,7 +41,14 @@
  *   once it has FM_QP_HOLD pieces queued (set aside, out of the budget) and released at
  *   FM_QP_RELEASE. After a hold the visit in progress may still emit one launch (a 16 KB chunk
  *   plus carried credit, in pieces of at least a 1 KB segment: 33 records): the transport's
- *   per-QP queue (FM_TP_MESSAGES) has room for them. */
+ *   per-QP queue (FM_TP_MESSAGES) has room for them.
+ * A window or token QP (no rate register) is never slow. In a NIC of one transport its bytes
+ * count in the budget (Palos's weights decide). In a NIC of several transports each window or
+ * token transport has a budget of its own, FM_NIC_BACKLOG bytes given and not yet sent over its
+ * QPs: reached, all its QPs are held in Palos, released below half of it (ours), so a transport
+ * whose QPs cannot send (a congested path) neither fills the rate QPs' budget nor blocks Palos's
+ * port for the other transports' QPs (the price: a hold parks the whole transport, and Palos's
+ * weights between tenants of that transport hold less exactly). */
 #define FM_NIC_BACKLOG (64u * 1024u)
 #define FM_QP_HOLD 2u
 #define FM_QP_RELEASE 1u
