@@ -110,6 +110,16 @@ check "irn capped + newreno holds" "tenant a $(field tenant0_gbps "$r") within 3
     awk -v a="$(field tenant0_gbps "$r")" -v b="$(field tenant1_gbps "$r")" -v l="$line" -v h="$(field palos_holds "$r")" \
     'BEGIN { exit !(a >= 16 * 0.97 && a <= 16 * 1.03 && b >= 0.97 * (l - 16) && h > 0) }'
 
+# Palos's weights between two tenants of one window / token protocol on one NIC (one transport:
+# its QPs' bytes count in the NIC's budget): 1:3 of the sending link's payload rate, within 2 %.
+for p in newreno ndp; do
+    r=$("$BIN" --scenario scenarios/one_sender_two_tenants.conf --quiet --set run.duration_us=2000 --set run.warmup_us=500 \
+        --set nic.payload=1024 --set tenant.a.protocol=$p --set tenant.b.protocol=$p | grep '^RESULT')
+    check "$p weights 1:3" "tenant a $(field tenant0_gbps "$r"), b $(field tenant1_gbps "$r") within 2 % of $line / 4 and 3 x $line / 4" \
+        awk -v a="$(field tenant0_gbps "$r")" -v b="$(field tenant1_gbps "$r")" -v l="$line" \
+        'BEGIN { ea = a / (l / 4) - 1; eb = b / (3 * l / 4) - 1; exit !(ea < 0.02 && ea > -0.02 && eb < 0.02 && eb > -0.02) }'
+done
+
 # Isolation between transports in one NIC (scenarios/protocols_isolation.conf): host 1's tenant a
 # (DCQCN) to an idle host, its tenant b on a window / token protocol into a 3:1 incast. Host 2's
 # link gives host 1's tenant b about a third of it, so tenant a should get the rest of host 1's
