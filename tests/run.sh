@@ -832,6 +832,33 @@ fabric_sampling() { # the links' queue samples bring nodes up to date mid-run (f
     grep -q '^delivered_packets=[1-9]' "$OBJ/fabric-sample-1.out" && cmp -s "$OBJ/fabric-sample-1.out" "$OBJ/fabric-sample-10.out"
 }
 T claim fabric-queue-sampling-changes-no-result fabric_sampling
+fabric_vcd() { # the links' waveform: well formed (tools/vcd_check.py), one scope per link of the links CSV, and
+    # each link's largest queue_bytes value in it is that link's queue_max_kb in the CSV
+    ./build/rnic_model --scenario scenarios/star_incast.conf --set run.duration_us=300 --set run.warmup_us=50 --quiet \
+        --set output.queue_sample_us=1 --vcd "$OBJ/fabric.vcd" --links-csv "$OBJ/fabric-links.csv" >/dev/null || return 1
+    python3 tools/vcd_check.py "$OBJ/fabric.vcd" >"$OBJ/fabric-vcd.out" || { cat "$OBJ/fabric-vcd.out"; return 1; }
+    python3 - "$OBJ/fabric.vcd" "$OBJ/fabric-links.csv" <<'PY'
+import csv, sys
+scope, code_of, top, defs = None, {}, {}, True
+for line in open(sys.argv[1], encoding="ascii"):
+    t = line.split()
+    if defs and t[:2] == ["$scope", "module"]:
+        scope = t[2]
+    elif defs and t[:1] == ["$var"] and t[4] == "queue_bytes":
+        code_of[t[3]] = scope
+    elif t[:1] == ["$enddefinitions"]:
+        defs = False
+    elif not defs and len(t) == 2 and t[0].startswith("b") and t[1] in code_of:
+        top[code_of[t[1]]] = max(top.get(code_of[t[1]], 0), int(t[0][1:], 2))
+rows = list(csv.DictReader(open(sys.argv[2])))
+bad = [r for r in rows if abs(top.get(f"{r['from']}_to_{r['to']}", -1) / 1000 - float(r["queue_max_kb"])) > 0.0005]
+print(f"{len(rows)} links, {len(top)} scopes, deepest {max(top.values())} B; {len(bad)} disagree")
+sys.exit(1 if bad or len(top) != len(rows) or max(top.values()) == 0 else 0)
+PY
+}
+T claim fabric-vcd-well-formed-queues-as-sampled fabric_vcd
+# the six protocols per tenant in the fabric's NIC (tests/fabric_protocols.sh says what it checks)
+T claim fabric-six-protocols-per-tenant bash tests/fabric_protocols.sh
 fabric_incasts() { # N = 2, 8, 32 senders of tenant bulk (tenant rpc: every host but the receiver)
     local n out
     for n in 2 8 32; do

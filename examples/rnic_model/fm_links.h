@@ -4,7 +4,9 @@
  * held it. The links are the NICs' uplinks and the switches' egress ports; each one is read
  * after bringing its node up to the sample's cycle, which the node contract allows at any cycle
  * (tick-only mode does it every cycle), so sampling changes no result and no digest.
- * Counters here are differences across the window [warmup_us, duration_us). */
+ * Counters here are differences across the window [warmup_us, duration_us). With a VCD file
+ * (`[output] vcd`), every sample also dumps each link's queue (bytes) and PFC pause state as a
+ * waveform (one scope per link, time in ns): what a waveform viewer beside an RTL run shows. */
 #ifndef RNIC_FM_LINKS_H
 #define RNIC_FM_LINKS_H
 #include "fm_switch.h"
@@ -29,6 +31,9 @@ typedef struct fm_links {
     uint32_t n;
     uint64_t period;           /* cycles between queue samples */
     FILE *queue_csv;           /* t_us,link,from,to,queue_bytes per sample, NULL = none */
+    FILE *vcd;                 /* the links' waveform, NULL = none */
+    uint64_t *vcd_queue;       /* per link: the values last dumped */
+    uint8_t *vcd_paused;
 } fm_links;
 
 static fm_link_snap fm_links__snap(const fm_link_mon *m)
@@ -82,8 +87,93 @@ static int fm_links_init(fm_links *x, fm_world *w, const topo *t, uint64_t perio
     return 0;
 }
 
+/* VCD identifier of signal k: printable characters '!' .. '~', base 94. */
+static void fm_links__vcd_code(char out[8], uint32_t k)
+{
+    uint32_t i = 0;
+    do {
+        out[i++] = (char)('!' + k % 94u);
+        k /= 94u;
+    } while (k && i < 7u);
+    out[i] = 0;
+}
+
+/* Opens the links' waveform: a scope per link (from_to), its queue (32 bits) and paused (1 bit).
+ * Returns 0, or -1 when the file cannot be written or there is no memory. */
+static int fm_links_vcd_open(fm_links *x, const topo *t, const char *path)
+{
+    uint32_t i;
+    char q[8], p[8];
+    x->vcd_queue = (uint64_t *)calloc(x->n ? x->n : 1u, sizeof *x->vcd_queue);
+    x->vcd_paused = (uint8_t *)calloc(x->n ? x->n : 1u, sizeof *x->vcd_paused);
+    if (!x->vcd_queue || !x->vcd_paused || !(x->vcd = fopen(path, "w")))
+        return -1;
+    fprintf(x->vcd, "$comment rnicq fabric: every link's queue and PFC pause, sampled every queue_sample_us $end\n"
+                    "$timescale 1 ns $end\n$scope module fabric $end\n");
+    for (i = 0; i < x->n; i++) {
+        fm_links__vcd_code(q, 2u * i);
+        fm_links__vcd_code(p, 2u * i + 1u);
+        fprintf(x->vcd, "$scope module %s_to_%s $end\n$var wire 32 %s queue_bytes [31:0] $end\n"
+                        "$var wire 1 %s paused $end\n$upscope $end\n",
+                t->node[x->l[i].from].name, t->node[x->l[i].to].name, q, p);
+    }
+    fprintf(x->vcd, "$upscope $end\n$enddefinitions $end\n");
+    return 0;
+}
+
+static void fm_links__vcd_bits(FILE *f, uint64_t v, const char *code)
+{
+    int i;
+    fputc('b', f);
+    for (i = 31; i >= 0; i--) /* every bit: tools/vcd_check.py wants the declared width */
+        fputc((v >> i) & 1u ? '1' : '0', f);
+    fprintf(f, " %s\n", code);
+}
+
+/* One sample's value changes (all values at the first). */
+static void fm_links__vcd_sample(fm_links *x, const fm_world *w, uint64_t cycle, int first)
+{
+    uint32_t i;
+    char code[8];
+    fprintf(x->vcd, "#%llu\n", (unsigned long long)rnic_cycles_to_ns(cycle, w->p.clock_hz));
+    if (first)
+        fprintf(x->vcd, "$dumpvars\n");
+    for (i = 0; i < x->n; i++) {
+        uint64_t q = net_link_queued_bytes(x->l[i].link);
+        uint8_t p = x->l[i].link->paused ? 1u : 0u;
+        if (q > 0xffffffffull)
+            q = 0xffffffffull;
+        if (first || q != x->vcd_queue[i]) {
+            fm_links__vcd_code(code, 2u * i);
+            fm_links__vcd_bits(x->vcd, q, code);
+            x->vcd_queue[i] = q;
+        }
+        if (first || p != x->vcd_paused[i]) {
+            fm_links__vcd_code(code, 2u * i + 1u);
+            fprintf(x->vcd, "%u%s\n", (unsigned)p, code);
+            x->vcd_paused[i] = p;
+        }
+    }
+    if (first)
+        fprintf(x->vcd, "$end\n");
+}
+
+/* Closes the waveform; returns 0, or -1 when writing it failed. */
+static int fm_links_vcd_close(fm_links *x)
+{
+    int rc = 0;
+    if (x->vcd)
+        rc = fclose(x->vcd) == 0 ? 0 : -1;
+    x->vcd = NULL;
+    return rc;
+}
+
 static void fm_links_free(fm_links *x)
 {
+    if (x->vcd)
+        fclose(x->vcd);
+    free(x->vcd_queue);
+    free(x->vcd_paused);
     free(x->l);
     memset(x, 0, sizeof *x);
 }
@@ -108,6 +198,8 @@ static void fm_links_sample(fm_links *x, fm_world *w, const topo *t, uint64_t cy
             fprintf(x->queue_csv, "%.3f,%u,%s,%s,%llu\n", (double)cycle * 1e6 / (double)w->p.clock_hz, i,
                     t->node[m->from].name, t->node[m->to].name, (unsigned long long)q);
     }
+    if (x->vcd)
+        fm_links__vcd_sample(x, w, cycle, what == 0);
 }
 
 /* The run's window with samples every x->period cycles: runs the fabric to the window's end. */

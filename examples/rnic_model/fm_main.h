@@ -169,7 +169,7 @@ static int fm_main(int argc, char **argv)
     scn_error err;
     fm_model m;
     const char *file = NULL, *trace_csv = NULL, *flows_json = NULL, *shares_csv = NULL, *pcap = NULL, *csv = NULL;
-    const char *queue_csv = NULL, *links_csv = NULL;
+    const char *queue_csv = NULL, *links_csv = NULL, *vcd = NULL;
     roce_pcap pcap_file;
     int tick_only = 0, quiet = 0, i, rc;
     uint64_t damaged;
@@ -224,9 +224,11 @@ static int fm_main(int argc, char **argv)
             queue_csv = argv[++i];
         } else if (!strcmp(a, "--links-csv") && i + 1 < argc) {
             links_csv = argv[++i];
+        } else if (!strcmp(a, "--vcd") && i + 1 < argc) {
+            vcd = argv[++i];
         } else {
             fprintf(stderr, "rnic_model: %s: not an option of a scenario run (--scenario FILE [--set section.key=value] "
-                            "[--tick-only] [--quiet] [--trace-csv FILE] [--flows-json FILE] [--shares-csv FILE] [--pcap FILE] [--csv FILE] [--queue-csv FILE] [--links-csv FILE])\n", a);
+                            "[--tick-only] [--quiet] [--trace-csv FILE] [--flows-json FILE] [--shares-csv FILE] [--pcap FILE] [--csv FILE] [--queue-csv FILE] [--links-csv FILE] [--vcd FILE])\n", a);
             scn_free(&s);
             return 2;
         }
@@ -246,11 +248,8 @@ static int fm_main(int argc, char **argv)
         queue_csv = s.out.queue_csv;
     if (!links_csv && s.out.links_csv[0])
         links_csv = s.out.links_csv;
-    if (s.out.vcd[0]) { /* parsed for the 2:1 program's VCD; the fabric has no waveform tap */
-        fprintf(stderr, "rnic_model: output.vcd: the fabric writes no VCD (use queue_csv, links_csv, trace_csv, pcap)\n");
-        scn_free(&s);
-        return 2;
-    }
+    if (!vcd && s.out.vcd[0])
+        vcd = s.out.vcd;
     fm_model_init(&m, &s, tick_only);
     if (pcap) {
         if (roce_pcap_open(&pcap_file, pcap, s.out.snaplen ? s.out.snaplen : 128u) != 0) {
@@ -259,6 +258,10 @@ static int fm_main(int argc, char **argv)
         }
         m.w.pcap = &pcap_file;
         m.w.pcap_end = s.out.pcap_us ? rnic_ns_to_cycles(s.out.pcap_us * 1000u, m.w.p.clock_hz) : 0;
+    }
+    if (vcd && fm_links_vcd_open(&m.links, &m.t, vcd) != 0) {
+        perror(vcd);
+        return 1;
     }
     if (queue_csv) {
         if (!(m.links.queue_csv = fopen(queue_csv, "w"))) {
@@ -293,6 +296,10 @@ static int fm_main(int argc, char **argv)
         return 1;
     }
     m.links.queue_csv = NULL;
+    if (fm_links_vcd_close(&m.links) != 0) {
+        perror(vcd);
+        return 1;
+    }
     if (csv && fm_model_write_flows_csv(&m, csv) != 0) {
         perror(csv);
         return 1;
