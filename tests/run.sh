@@ -834,7 +834,7 @@ fabric_sampling() { # the links' queue samples bring nodes up to date mid-run (f
 T claim fabric-queue-sampling-changes-no-result fabric_sampling
 fabric_vcd() { # the links' waveform: well formed (tools/vcd_check.py), one scope per link of the links CSV, and
     # each link's largest queue_bytes value in it is that link's queue_max_kb in the CSV
-    ./build/rnic_model --scenario scenarios/star_incast.conf --set run.duration_us=300 --set run.warmup_us=50 --quiet \
+    ./build/rnic_model --scenario scenarios/star_incast.conf --set run.duration_us=300 --set run.warmup_us=50 --set run.drain=off --quiet \
         --set output.queue_sample_us=1 --vcd "$OBJ/fabric.vcd" --links-csv "$OBJ/fabric-links.csv" >/dev/null || return 1
     python3 tools/vcd_check.py "$OBJ/fabric.vcd" >"$OBJ/fabric-vcd.out" || { cat "$OBJ/fabric-vcd.out"; return 1; }
     python3 - "$OBJ/fabric.vcd" "$OBJ/fabric-links.csv" <<'PY'
