@@ -183,6 +183,66 @@ static void test_link_throughput_exact(void)
     link_throughput(100000000000ull, 2500, 1000000000ull, 200000, 64, 9216, UINT64_MAX - 50000); /* across the wrap */
 }
 
+/* The ring grows from NET_RING_FIRST slots as the queue deepens (net__ring_grow), at whatever
+ * head position the ring has reached: bursts of up to 3,000 packets, pops of everything
+ * arrived, control packets overtaking data (the head moves back): every packet comes out once,
+ * data in push order, control packets in theirs -- checked against two FIFOs kept here. */
+static void test_link_ring_grows(void)
+{
+    static net_link l;
+    static uint32_t data_ids[40000], ctl_ids[40000];
+    net_link_config c = link_cfg(100000000000ull, 100, 1000000000ull);
+    uint64_t rng = test_seed(0x714eull), now = 0;
+    uint32_t pushed = 0, data_n = 0, ctl_n = 0, data_out = 0, ctl_out = 0, bad = 0, round, grew = 0;
+    c.queue_packets = 5000;
+    CHECK(net_link_init(&l, &c) == RNIC_OK);
+    CHECK(l.size == NET_RING_FIRST);
+    for (round = 0; round < 60 && pushed < 38000u; round++) {
+        uint32_t burst = (uint32_t)(rnic_splitmix64(&rng) % 3000u), i;
+        net_pkt p, out;
+        for (i = 0; i < burst && net_link_space(&l) && pushed < 38000u; i++) {
+            int ctl = rnic_splitmix64(&rng) % 8u == 0;
+            bool head_started = net__head_started(&l);
+            p = mkpkt(1, 2, ctl ? 64u : 1064u, pushed);
+            p.control = (uint32_t)ctl;
+            CHECK(net_link_push(&l, &p) == RNIC_OK);
+            if (ctl) {
+                net__control_first(&l, head_started);
+                ctl_ids[ctl_n++] = pushed;
+            } else {
+                data_ids[data_n++] = pushed;
+            }
+            pushed++;
+        }
+        grew = l.size > grew ? l.size : grew;
+        now += 1u + rnic_splitmix64(&rng) % 200000u;
+        net_link_advance_to(&l, now);
+        while (net_link_pop(&l, &out) == RNIC_OK) {
+            if (out.control)
+                bad += ctl_out >= ctl_n || out.w.index != ctl_ids[ctl_out++];
+            else
+                bad += data_out >= data_n || out.w.index != data_ids[data_out++];
+        }
+    }
+    net_link_advance_to(&l, now + 100000000u);
+    {
+        net_pkt out;
+        while (net_link_pop(&l, &out) == RNIC_OK) {
+            if (out.control)
+                bad += ctl_out >= ctl_n || out.w.index != ctl_ids[ctl_out++];
+            else
+                bad += data_out >= data_n || out.w.index != data_ids[data_out++];
+        }
+    }
+    printf("  %u packets, ring grown to %u of %u slots\n", (unsigned)pushed, (unsigned)grew, (unsigned)l.cap);
+    CHECK(grew > NET_RING_FIRST);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(data_out, data_n);
+    CHECK_EQ(ctl_out, ctl_n);
+    CHECK_EQ(l.count, 0);
+    net_link_free(&l);
+}
+
 /* The input queue holds queue_packets; a packet leaves it when its last byte is out. */
 static void test_link_queue_bound(void)
 {
@@ -2107,6 +2167,7 @@ int main(void)
     seed = test_seed(10);
     RUN(test_link_latency_by_hand);
     RUN(test_link_queue_bound);
+    RUN(test_link_ring_grows);
     RUN(test_link_throughput_exact);
     RUN(test_switch_drop_tail_by_hand);
     RUN(test_switch_drop_tail_reference);

@@ -96,6 +96,8 @@
 #endif
 
 /* A packet on the network: the transport's record travels untouched inside it. */
+#define NET_RING_FIRST 256u /* a link's ring starts with this many slots (it grows when full) */
+
 typedef struct net_pkt {
     rnic_work w;          /* flow, index = segment id, len = payload, op = packet type, ... */
     uint32_t src, dst;    /* host ids; the switch routes by dst */
@@ -139,7 +141,8 @@ typedef struct net_link_slot {
 typedef struct net_link {
     net_link_config cfg;
     net_link_slot *slot;
-    uint32_t size, head, count, arrived, on_wire;
+    uint32_t size, head, count, arrived, on_wire; /* size: the ring's modulus, grown up to cap */
+    uint32_t cap;            /* slots allocated: queue_packets + out_packets + what the wire holds */
     uint64_t prop;           /* propagation delay in cycles */
     uint64_t queued_bytes;   /* wire bytes in the input queue (the switch's buffer use) */
     uint64_t epoch, bits;    /* current busy period: started at cycle epoch, bits put on wire */
@@ -209,9 +212,25 @@ static inline rnic_err net_link_init(net_link *l, const net_link_config *c)
         return e;
     l->cfg = *c;
     l->prop = rnic_ns_to_cycles(c->prop_ns, c->clock_hz);
-    l->size = c->queue_packets + c->out_packets + (uint32_t)net__wire_bound(c, l->prop);
-    l->slot = (net_link_slot *)calloc(l->size, sizeof *l->slot);
+    l->cap = c->queue_packets + c->out_packets + (uint32_t)net__wire_bound(c, l->prop);
+    /* The ring starts small and doubles when full (net__ring_grow): calloc's pages are touched
+     * only as the ring uses them, so a link whose worst case is a buffer of minimum-size
+     * packets (hundreds of thousands of slots) holds memory for what it really queued. */
+    l->size = l->cap < NET_RING_FIRST ? l->cap : NET_RING_FIRST;
+    l->slot = (net_link_slot *)calloc(l->cap, sizeof *l->slot);
     return l->slot ? RNIC_OK : RNIC_ENOSPC;
+}
+
+/* The ring is full at its modulus: double it (up to cap). The live slots run from head to the
+ * old end, then wrap to 0 .. head - 1; those wrapped ones move to just past the old end (mod
+ * the new size), in increasing order, so the live run is contiguous again under the new
+ * modulus and every slot keeps its place relative to head. */
+static inline void net__ring_grow(net_link *l)
+{
+    uint32_t old = l->size, grown = old > l->cap / 2u ? l->cap : 2u * old, j;
+    for (j = 0; j < l->head; j++)
+        l->slot[(old + j) % grown] = l->slot[j];
+    l->size = grown;
 }
 
 static inline void net_link_free(net_link *l)
@@ -228,7 +247,7 @@ static inline uint32_t net_link_space(const net_link *l)
     if (!l || !l->slot)
         return 0;
     q = l->cfg.queue_packets - net__queued(l);
-    r = l->size - l->count;
+    r = l->cap - l->count;
     return q < r ? q : r;
 }
 
@@ -278,6 +297,8 @@ static inline rnic_err net_link_push(net_link *l, const net_pkt *p)
         l->bits = 0;
     }
     l->bits += (uint64_t)p->wire_bytes * 8u;
+    if (l->count == l->size)
+        net__ring_grow(l);
     s = net__at(l, l->count);
     s->p = *p;
     s->done = net__done(l, l->epoch, l->bits);
