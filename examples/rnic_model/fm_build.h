@@ -224,6 +224,18 @@ static void fm__params(fm_world *w, const scn *s)
             exit(2);
         }
     }
+    p->sched_qos = s->nic.sched == SCN_SCHED_QOS;
+    for (t = 1; p->sched_qos && t < p->tenants && t < FM_MAX_TENANTS; t++)
+        if (s->tenants[t].weight != s->tenants[0].weight) {
+            /* the QoS engine serves every tenant's transfers from one FIFO, a block each in turn:
+               it has no tenant weights to set (docs/fabric_model.md), so weights are refused, not
+               ignored -- as rnic_model --sched qos refuses --weights */
+            fprintf(stderr, "rnic_model: nic.sched = qos with tenant.%s.weight = %u and tenant.%s.weight = %u: the QoS "
+                            "engine has no tenant weights (it serves every QP's transfer in turn, a block at a time); "
+                            "give every tenant the same weight, or use nic.sched = palos\n",
+                    s->tenants[0].name, (unsigned)s->tenants[0].weight, s->tenants[t].name, (unsigned)s->tenants[t].weight);
+            exit(2);
+        }
     p->dcqcn_variant = p->tenant[0].dcqcn_variant;
     p->cnp_interval_us = s->nic.cnp_interval_us;
     p->host_on = s->host.model != 0;
@@ -491,7 +503,9 @@ static int fm_model_drained(const fm_model *m)
             if (ts->completions != ts->messages)
                 return 0;
         }
-        posted += w->nic[h].host.bytes_posted;
+        if (!fm_nic_host_idle(&w->nic[h]))
+            return 0;
+        posted += fm_nic_posted(&w->nic[h]);
         got += w->nic[h].rx.bytes;
     }
     return posted == got;
@@ -506,7 +520,7 @@ static void fm_model_run(fm_model *m)
     clock_t c0 = clock();
     fm_links_run_window(&m->links, w, &m->t); /* to the window's end, sampling the links */
     for (h = 0; h < w->hosts; h++)
-        w->nic[h].host.posting = false;
+        fm_nic_stop_posting(&w->nic[h]);
     m->drained = fm_model_drained(m);
     stop = m->end + m->drain_limit;
     while (!m->drained && w->f.now < stop) {

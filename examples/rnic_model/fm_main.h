@@ -7,7 +7,10 @@
  *   ecn_marked=... drops=... pfc_frames=... host_drops=... bytes_lost=... drained=... digest=...
  *   delivered_packets=... node_runs=... cycles_visited=... mcycles_per_s=... (rss_kb= and
  *   rss_per_host_kb= come before cnps=: the process's peak resident memory, whole and per host;
- *   palos_holds= head_waits=: per-QP back-pressure into Palos, and runs a piece still waited;
+ *   sched=palos|qos palos_holds= head_waits=: the NIC's scheduler, per-QP back-pressure into Palos,
+ *   and runs a piece (a QoS block) still waited; with sched=qos also qos_blocks= qos_timeouts=
+ *   qos_resubmits= duplicates= (blocks given to the transports, the engine's timeouts, transfers
+ *   the host wrote again after an ERROR, packets the receivers got twice);
  *   link_util_max_pct= queue_max_kb=: the busiest link's use of its line rate and the deepest
  *   queue sampled, both over the window, fm_links.h)
  * Every counter is over the whole run (the drain included) except *_gbps (the window).
@@ -25,6 +28,8 @@ static uint64_t fm_report(fm_model *m, int quiet)
     uint32_t h, i, t;
     uint64_t posted = 0, got = 0, bad = 0, errors = w->model_errors, pkts = 0, cnps = 0, naks = 0, rtx = 0;
     uint64_t marked = 0, drops = 0, pfc = 0, host_drops = 0, holds = 0, head_waits = 0, lost;
+    uint64_t qos_blocks = 0, qos_timeouts = 0, qos_resubmits = 0, dups = 0;
+    const char *sched = w->p.sched_qos ? "qos" : "palos";
     uint64_t tenant_bytes[FM_MAX_TENANTS];
     double window_s = (double)(w->window_end - w->window_start) / (double)w->p.clock_hz, total_gbps = 0;
     uint32_t busiest = 0, deepest = 0;
@@ -39,7 +44,7 @@ static uint64_t fm_report(fm_model *m, int quiet)
     }
     for (h = 0; h < w->hosts; h++) {
         fm_nic *n = &w->nic[h];
-        posted += n->host.bytes_posted;
+        posted += fm_nic_posted(n);
         got += n->rx.bytes;
         bad += n->rx.bad;
         errors += n->model_errors + n->order_errors + n->piece_errors;
@@ -49,6 +54,14 @@ static uint64_t fm_report(fm_model *m, int quiet)
         rtx += n->rtx_pkts;
         holds += n->holds;
         head_waits += n->head_waits;
+        if (n->qos_on) {
+            const rq_qos_stats *qs = rq_qos_get_stats(&n->qos);
+            qos_blocks += n->qos_blocks;
+            qos_timeouts += qs->timeouts;
+            qos_resubmits += n->qh.resubmits;
+            dups += n->rx.duplicates;
+            errors += n->qh.model_errors;
+        }
         if (n->hh_on)
             host_drops += hcc_host_get_stats(&n->hh)->dropped;
         for (i = 0; i < n->nrecv; i++)
@@ -67,28 +80,35 @@ static uint64_t fm_report(fm_model *m, int quiet)
     }
     lost = (m->drained ? posted - got : 0) + bad + errors;
     if (!quiet) {
-        printf("rnic_model: fabric of %u hosts and %u switches, %u QPs in %u tenants; %s scheduler\n", w->hosts,
-               w->switches, w->nflows, w->p.tenants, w->f.cfg.tick_only ? "tick-every-cycle" : "event");
+        printf("rnic_model: fabric of %u hosts and %u switches, %u QPs in %u tenants; NIC scheduler %s; %s scheduler\n",
+               w->hosts, w->switches, w->nflows, w->p.tenants,
+               w->p.sched_qos ? "the QoS engine (no tenant weights)" : "Palos", w->f.cfg.tick_only ? "tick-every-cycle" : "event");
         for (t = 0; t < w->p.tenants; t++) {
             double g = (double)tenant_bytes[t] * 8.0 / window_s / 1e9;
             uint32_t q = 0;
             for (i = 0; i < w->nflows; i++)
                 q += w->flow[i].tenant == t;
-            printf("  tenant %u: %u QPs, %s%s, weight %u, cap %s, %.3f Gb/s delivered over the window\n", t, q,
+            printf("  tenant %u: %u QPs, %s%s, %s %u, cap %s, %.3f Gb/s delivered over the window\n", t, q,
                    scn_protocol_names()[w->p.tenant[t].protocol],
                    w->p.tenant[t].protocol != FM_PROTO_DCQCN ? ""
                    : w->p.tenant[t].dcqcn_variant == 0       ? " (paper)"
                    : w->p.tenant[t].dcqcn_variant == 1       ? " (mellanox)"
                                                               : " (htsim)",
-                   w->p.tenant[t].weight, w->p.tenant[t].cap_bps ? "per QP" : "none", g);
+                   w->p.sched_qos ? "QoS domain" : "weight", w->p.sched_qos ? t : w->p.tenant[t].weight,
+                   w->p.tenant[t].cap_bps ? "per QP" : "none", g);
         }
         printf("  %llu B posted, %llu B checked at the receivers, %llu bad; %llu CNPs, %llu NAKs, %llu retransmitted, "
                "%llu CE marks, %llu drops, %llu PFC frames, %llu host RX drops; %s\n",
                (unsigned long long)posted, (unsigned long long)got, (unsigned long long)bad, (unsigned long long)cnps,
                (unsigned long long)naks, (unsigned long long)rtx, (unsigned long long)marked, (unsigned long long)drops,
                (unsigned long long)pfc, (unsigned long long)host_drops, m->drained ? "drained" : "NOT drained");
-        printf("  Palos: %llu QP holds (a QP's transport queue nearly full), %llu runs with a piece waiting at the "
-               "port head\n", (unsigned long long)holds, (unsigned long long)head_waits);
+        if (w->p.sched_qos)
+            printf("  QoS engine: %llu blocks, %llu timeouts, %llu transfers resubmitted, %llu duplicate packets, %llu runs "
+                   "with a block waiting at the port head\n", (unsigned long long)qos_blocks, (unsigned long long)qos_timeouts,
+                   (unsigned long long)qos_resubmits, (unsigned long long)dups, (unsigned long long)head_waits);
+        else
+            printf("  Palos: %llu QP holds (a QP's transport queue nearly full), %llu runs with a piece waiting at the "
+                   "port head\n", (unsigned long long)holds, (unsigned long long)head_waits);
         if (m->links.n) {
             const fm_link_mon *b = &m->links.l[busiest], *d = &m->links.l[deepest];
             printf("  links over the window: busiest %s>%s at %.2f %% of its line rate; deepest queue %.1f KB at %s>%s "
@@ -111,7 +131,10 @@ static uint64_t fm_report(fm_model *m, int quiet)
         long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
         printf(" rss_kb=%ld rss_per_host_kb=%ld", rss, w->hosts ? rss / (long)w->hosts : 0);
     }
-    printf(" palos_holds=%llu head_waits=%llu", (unsigned long long)holds, (unsigned long long)head_waits);
+    printf(" sched=%s palos_holds=%llu head_waits=%llu", sched, (unsigned long long)holds, (unsigned long long)head_waits);
+    if (w->p.sched_qos)
+        printf(" qos_blocks=%llu qos_timeouts=%llu qos_resubmits=%llu duplicates=%llu", (unsigned long long)qos_blocks,
+               (unsigned long long)qos_timeouts, (unsigned long long)qos_resubmits, (unsigned long long)dups);
     printf(" link_util_max_pct=%.3f queue_max_kb=%.3f", util_max,
            m->links.n ? (double)m->links.l[deepest].queue_max / 1000.0 : 0.0);
     printf(" cnps=%llu naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_frames=%llu host_drops=%llu bytes_lost=%llu "

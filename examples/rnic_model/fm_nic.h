@@ -13,6 +13,19 @@
  *
  * Per-QP back-pressure into Palos (fm_world.h): holds per QP on its own transport's queue.
  *
+ * [nic] sched = qos: the RED-SEA QoS engine (rnicq.h rq_qos_) in Palos's place, mapped as
+ * rnic_model --sched qos maps it (docs/fabric_model.md): tenant t is protection domain t of the
+ * NIC's engine, its j-th QP on this NIC the write channels 2j, 2j + 1 (a regular transfer's two
+ * descriptor lines; flow id = the first line); the host core (model_parts.h rm_qos_host) writes
+ * one transfer per QP at a time as four 16-byte AXI beats and polls the channels' status; each
+ * block is one transport message, and the transport's completion of it is the block's ACK to the
+ * engine (a FIFO of them in front of its response port). A channel that reads ERROR is
+ * resubmitted by the host until it reads DONE. Per-QP isolation is the engine's own: a transfer
+ * has at most max_outstanding (2) blocks unacknowledged, so a QP never has more than 2 messages
+ * in its transport queue (FM_TP_MESSAGES = 128): the block at the transaction port's head never
+ * waits for a full queue (head_waits counts it if it ever did), and a slow QP's blocks wait in
+ * the transport, not in the engine's port.
+ *
  * The node contract (fabric.h): fm_nic_advance_to executes the engines' cycles, fm_nic_run
  * moves what can move at cycle t (downstream first), fm_nic_next_event is the earliest engine
  * event (or t when a record still waits on a full neighbour: polled next cycle).
@@ -114,7 +127,19 @@ typedef struct fm_nic {
     uint64_t piece_errors, order_errors, model_errors, rate_changes, mba_writes, host_pfc_frames;
     uint64_t holds, releases;   /* Palos holds and releases written */
     uint64_t head_waits;        /* runs that left a piece at Palos's port head for a full queue (holds prevent it) */
+    /* [nic] sched = qos (the header comment) */
+    int qos_on;
+    rq_qos qos;
+    void *qos_mem;
+    rm_qos_host qh;             /* the host core in front of it */
+    rm_pipe qos_ack;            /* block ACKs (transport completions) waiting for its response port */
+    uint32_t qos_qpt;           /* QPs per domain in the host core (the most any tenant has here) */
+    uint32_t *qos_qp;           /* per send flow: its QP in the host core */
+    uint32_t *qos_local;        /* per host-core QP: its send flow (nsend: a channel pair not used) */
+    uint64_t qos_blocks;        /* blocks given to the transports (retransmitted ones included) */
 } fm_nic;
+
+#define FM_QOS_QP_UNUSED 3u     /* rm_qos_qp.state of a channel pair no QP of this NIC uses: never started */
 
 static void fm_nic__die(const char *what, rnic_err e)
 {
@@ -194,6 +219,25 @@ static void fm__config_fail(const char *what, const char *field, rnic_err e)
     exit(1);
 }
 
+/* The QoS engine's retransmission timeout (us), as rnic_model --sched qos chooses it
+ * (qos_timeout_us there: the transport under the engine is reliable, so the engine's timeout is
+ * the last resort): twice the time to send max_outstanding full blocks at the slowest rate a QP
+ * can be held to -- DCQCN's floor or a lower cap -- rounded up to 100 us, at least 20 us. Window
+ * and token QPs have no rate floor; the same figure serves them (a block waits in the transport
+ * only behind its transfer's other block). Integer arithmetic, at init. */
+static uint64_t fm_nic__qos_timeout_us(const fm_world *w, const rq_qos_config *qc)
+{
+    uint64_t r = w->dcqcn.rate_floor_bps, us;
+    uint32_t t;
+    for (t = 0; t < w->p.tenants; t++)
+        if (w->p.tenant[t].cap_bps && w->p.tenant[t].cap_bps < r)
+            r = w->p.tenant[t].cap_bps;
+    if (!r)
+        r = 1;
+    us = 2u * (uint64_t)qc->max_outstanding * qc->block_bytes * 8u * 1000000u / r / 100u * 100u + 100u;
+    return us < 20u ? 20u : us;
+}
+
 /* Set up NIC h: the flows it sends and receives come from w->flow (fm_build.h fills it). */
 static void fm_nic__on_trace(void *user, const rnic_trace_event *ev)
 {
@@ -201,6 +245,130 @@ static void fm_nic__on_trace(void *user, const rnic_trace_event *ev)
     n->digest = rnic_trace_digest_fold(n->digest, ev);
     if (n->w->trace_csv)
         fm_trace_csv_line(n->w->trace_csv, ev);
+}
+
+/* [nic] sched = qos: NIC n's QoS engine (domain t = tenant t), its host core and the ACK FIFO;
+ * the QP <-> channel-pair map (the header comment). Run after fm_nic__instances. */
+static void fm_nic__qos_init(fm_nic *n)
+{
+    fm_world *w = n->w;
+    const fm_params *p = &w->p;
+    uint32_t count[FM_MAX_TENANTS], t, i, lines;
+    rq_qos_config qc;
+    const char *field = NULL;
+    size_t size;
+    rnic_err e;
+    rq_qos_config_default(&qc);
+    qc.clock_hz = p->clock_hz;
+    qc.timeout_ns = fm_nic__qos_timeout_us(w, &qc) * 1000u;
+    qc.trace = fm_nic__on_trace;
+    qc.trace_user = n;
+    qc.trace_id = fm_trace_id(RNIC_ENGINE_QOS, n->h);
+    memset(count, 0, sizeof count);
+    for (i = 0; i < n->nsend; i++)
+        count[w->flow[n->send_flow[i]].tenant]++;
+    n->qos_qpt = 1;
+    for (t = 0; t < p->tenants; t++) {
+        if (count[t] > qc.write_channels / 2u) {
+            fprintf(stderr, "rnic_model: nic.sched = qos: host %u sends %u QPs of tenant %u (tenant.qps and its "
+                            "pattern); the QoS engine's domain has %u write channels and a transfer takes 2: at most "
+                            "%u QPs per tenant per host\n", n->h, count[t], t, qc.write_channels, qc.write_channels / 2u);
+            exit(2);
+        }
+        if (count[t] > n->qos_qpt)
+            n->qos_qpt = count[t];
+    }
+    if (p->tenants > qc.domains) { /* (FM_MAX_TENANTS is the engine's 16 domains) */
+        fprintf(stderr, "rnic_model: nic.sched = qos: %u tenants; the QoS engine has %u protection domains\n",
+                p->tenants, qc.domains);
+        exit(2);
+    }
+    if ((e = rq_qos_config_check(&qc, &field)) != RNIC_OK)
+        fm__config_fail("QoS engine", field, e);
+    size = rq_qos_mem_size(&qc);
+    n->qos_mem = fm__alloc_engine(size, "QoS engine");
+    if ((e = rq_qos_init(&n->qos, &qc, n->qos_mem, size)) != RNIC_OK)
+        fm_nic__die("rq_qos_init", e);
+    lines = qc.write_channels + qc.read_channels;
+    if (rm_qos_host_init(&n->qh, &n->qos, 0, p->tenants, n->qos_qpt, lines, p->tenant[0].min_msg, p->tenant[0].max_msg,
+                         FM_QOS_POLL_CYCLES, p->seed + n->h) ||
+        rm_pipe_init(&n->qos_ack, 4096u, p->link_bps, p->clock_hz, 0, 1u))
+        fm_nic__die("QoS host", RNIC_ENOSPC);
+    for (t = 0; t < p->tenants; t++)
+        rm_qos_host_set_sizes(&n->qh, t, p->tenant[t].min_msg, p->tenant[t].max_msg);
+    n->qos_qp = (uint32_t *)calloc(n->nsend + 1u, sizeof *n->qos_qp);
+    n->qos_local = (uint32_t *)calloc(n->qh.nqps + 1u, sizeof *n->qos_local);
+    if (!n->qos_qp || !n->qos_local)
+        fm_nic__die("QoS host", RNIC_ENOSPC);
+    for (i = 0; i < n->qh.nqps; i++)
+        n->qos_local[i] = n->nsend;
+    memset(count, 0, sizeof count);
+    for (i = 0; i < n->nsend; i++) {
+        uint32_t g = n->send_flow[i], q = w->flow[g].tenant * n->qos_qpt + count[w->flow[g].tenant]++;
+        n->qos_qp[i] = q;
+        n->qos_local[q] = i;
+        n->qh.qp[q].raddr = (uint64_t)g << 40; /* the global flow's buffer, as the receiver's checker expects */
+    }
+    for (i = 0; i < n->qh.nqps; i++)
+        if (n->qos_local[i] == n->nsend)
+            n->qh.qp[i].state = FM_QOS_QP_UNUSED;
+    n->qh.posting = n->nsend != 0;
+    n->host.posting = false; /* (Palos's host ring is not used) */
+}
+
+/* The send flow of a QoS block's flow id (a transfer's first Transfer Table line); nsend: none. */
+static uint32_t fm_nic__qos_local(const fm_nic *n, uint32_t line)
+{
+    uint32_t lines = n->qh.lines_per_domain, d = line / lines, ch = line % lines, q;
+    if ((ch & 1u) || ch / 2u >= n->qos_qpt || d >= n->qh.tenants)
+        return n->nsend;
+    q = d * n->qos_qpt + ch / 2u;
+    return n->qh.qp[q].flow == line ? n->qos_local[q] : n->nsend;
+}
+
+/* The host core saw a channel DONE (ok) or ERROR: a DONE message's latency (post -> DONE seen)
+ * goes to the receiving NIC's store (where the report reads every flow's), if in the window. */
+static void fm_nic__qos_done(void *ctx, uint32_t line, uint64_t latency, int ok)
+{
+    fm_nic *n = (fm_nic *)ctx;
+    uint32_t local = fm_nic__qos_local(n, line);
+    const fm_flow *f;
+    if (local >= n->nsend) {
+        n->model_errors++;
+        return;
+    }
+    f = &n->w->flow[n->send_flow[local]];
+    if (ok && n->now >= n->w->window_start && n->now < n->w->window_end)
+        rm_receiver_note_latency(&n->w->nic[f->dst].rx, f->rx, latency);
+}
+
+/* Bytes the host has posted (the drain's and the report's count). */
+static uint64_t fm_nic_posted(const fm_nic *n)
+{
+    uint64_t b = 0;
+    uint32_t i;
+    if (!n->qos_on)
+        return n->host.bytes_posted;
+    for (i = 0; i < n->qh.nqps; i++)
+        b += n->qh.qp[i].posted_bytes;
+    return b;
+}
+
+/* The host posts no new message (the drain); a QoS channel that read ERROR is still resubmitted. */
+static void fm_nic_stop_posting(fm_nic *n)
+{
+    n->host.posting = false;
+    n->qh.posting = false;
+}
+
+/* No message of the host is unfinished at the host (QoS: every transfer read DONE). */
+static int fm_nic_host_idle(const fm_nic *n)
+{
+    uint32_t i;
+    for (i = 0; n->qos_on && i < n->qh.nqps; i++)
+        if (n->qh.qp[i].msgs_done != n->qh.qp[i].msgs_posted)
+            return 0;
+    return 1;
 }
 
 /* The run's digest: every NIC's own, folded in host order. */
@@ -352,7 +520,10 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
     lc.out_packets = 4096;
     if (rm_pipe_init(&n->dma, 64u, p->pcie_bps, p->clock_hz, 0, pcie_cycles) || net_link_init(&n->up, &lc) != RNIC_OK)
         fm_nic__die("DMA / link", RNIC_ENOSPC);
-    {
+    n->qos_on = p->sched_qos;
+    if (n->qos_on)
+        fm_nic__qos_init(n);
+    else {
         rq_palos_config pc;
         size_t size;
         rq_palos_config_default(&pc);
@@ -457,7 +628,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
             rq_palos_flow_config pf;
             rq_palos_flow_config_default(&pf);
             pf.group = w->flow[n->send_flow[i]].tenant;
-            if ((e = rq_palos_flow_open(&n->palos, i, &pf)) != RNIC_OK)
+            if (!n->qos_on && (e = rq_palos_flow_open(&n->palos, i, &pf)) != RNIC_OK)
                 fm_nic__die("rq_palos_flow_open", e);
             if (n->htx_on && (e = hcc_tx_flow_open(&n->htx, i, NULL)) != RNIC_OK)
                 fm_nic__die("hcc_tx_flow_open", e);
@@ -522,6 +693,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
             n->rx.f[i].next_raddr = (uint64_t)n->recv_flow[i] << 40;
         n->rx.window_start = w->window_start;
         n->rx.window_end = w->window_end;
+        n->rx.latency_at_host = n->qos_on != 0;   /* post -> DONE seen, at the sender (fm_nic__qos_done) */
+        n->rx.accept_duplicates = n->qos_on != 0; /* a block resent on the engine's timeout arrives twice */
     }
     if (n->hh_on) {
         static const uint64_t cpu_load_Bps[4] = { 0, 19000000000ull, 25300000000ull, 30300000000ull };
@@ -575,6 +748,13 @@ static void fm_nic_free(fm_nic *n)
     net_link_free(&n->up);
     rm_receiver_free(&n->rx);
     free(n->palos_mem);
+    if (n->qos_on) {
+        rm_qos_host_free(&n->qh);
+        rm_pipe_free(&n->qos_ack);
+        free(n->qos_mem);
+        free(n->qos_qp);
+        free(n->qos_local);
+    }
     for (k = 0; k < n->ntp; k++) {
         free(n->tpi[k].mem);
         free(n->tpi[k].nic_flow);
@@ -803,6 +983,11 @@ static void fm_nic__check(fm_nic *n, const rnic_work *x)
     front = f->next_raddr;
     rnic_trace_emit(&n->trace, r->now, (uint16_t)(RNIC_ENGINE_MODEL + 2u), 4, x->flow, x->raddr, x->len);
     r->packets++;
+    if (r->accept_duplicates && (x->op & RM_OP_RETX) && end <= front && end > x->raddr) {
+        r->duplicates++; /* sched = qos: a block resent on the engine's timeout, its bytes checked before */
+        r->duplicate_bytes += x->len;
+        return;
+    }
     if ((x->flags & RNIC_WORK_ERROR) || x->len == 0 || end < x->raddr || x->raddr < front ||
         end > front + (uint64_t)FM_TP_WINDOW * n->w->p.payload || o->count == FM_TP_WINDOW) {
         f->errors++;
@@ -993,6 +1178,8 @@ static uint32_t fm_nic__dma_len(fm_nic *n, const rnic_work *x)
     const rm_host *h = &n->host;
     uint32_t seq = RM_TAG_SEQ(x->tag);
     const rnic_work *q = &h->wqe[(size_t)x->flow * h->ring + (seq % h->ring)];
+    if (n->qos_on && x->flow < n->nsend) /* the QP's one transfer in flight (DONE only once every byte is acknowledged) */
+        return (uint32_t)n->qh.qp[n->qos_qp[x->flow]].len;
     if (x->flow < h->nflows && q->flow == x->flow && RM_TAG_SEQ(q->tag) == seq)
         return q->len;
     n->model_errors++;
@@ -1043,6 +1230,69 @@ static void fm_nic__to_dma(fm_nic *n)
     }
 }
 
+/* sched = qos, the requester's upper half (after the DMA): block ACKs into the engine, the
+ * transports' completions (a block's every segment acknowledged) into the ACK FIFO, blocks into
+ * the transports as messages, and the host core's cycle. As rnic_model --sched qos does. */
+static void fm_nic__qos_requester(fm_nic *n)
+{
+    rnic_work x;
+    rq_packet pk;
+    uint32_t k;
+    while (rq_qos_space_response(&n->qos) && rm_pipe_pop(&n->qos_ack, &x) == RNIC_OK) {
+        rq_response r;
+        r.tid = x.aux;
+        r.seq = x.op;
+        r.ack = 1;
+        if (rq_qos_push_response(&n->qos, &r) != RNIC_OK)
+            n->model_errors++;
+    }
+    for (k = 0; k < n->ntp; k++) {
+        fm_tp_inst *ti = &n->tpi[k];
+        while (tp_pop_completion(&ti->t, &x) == RNIC_OK) {
+            rnic_work a;
+            memset(&a, 0, sizeof a);
+            a.flow = x.flow < ti->nflows ? ti->nic_flow[x.flow] : 0u;
+            a.aux = RM_QOS_TAG_TID(x.tag);
+            a.op = RM_QOS_TAG_SEQ(x.tag);
+            a.len = 8;
+            if (rm_pipe_push(&n->qos_ack, &a) != RNIC_OK)
+                n->model_errors++;
+        }
+    }
+    while (rq_qos_peek_block(&n->qos, &x) == RNIC_OK) {
+        uint32_t local = fm_nic__qos_local(n, x.flow);
+        const rm_qos_qp *p;
+        rnic_work m;
+        if (local >= n->nsend) {
+            rq_qos_pop_block(&n->qos, &x);
+            n->piece_errors++;
+            continue;
+        }
+        if (fm_nic__room(n, local) == 0) {
+            n->head_waits++; /* (never expected: at most max_outstanding blocks per QP in its queue) */
+            break;
+        }
+        rq_qos_pop_block(&n->qos, &x);
+        p = &n->qh.qp[n->qos_qp[local]];
+        /* the message's number on its flow: the QP's current transfer (one in flight; a resubmitted
+           one is the same message, and its blocks are retransmissions) */
+        m = x;
+        m.flow = n->send_idx[local];
+        m.tag = RM_QOS_TAG(x.aux, RQ_WORK_SEQ(x.flags), p->msgs_posted - 1u);
+        m.flags &= (1u << RQ_WORK_SEQ_SHIFT) - 1u;
+        m.op = RM_OP_WRITE | (((x.flags & RQ_WORK_RETRANSMIT) || p->attempt) ? RM_OP_RETX : 0u) |
+               ((x.flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) | ((x.flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
+        if (tp_push_message(&n->tpi[n->send_inst[local]].t, &m) != RNIC_OK)
+            n->model_errors++;
+        n->given[local] += x.len;
+        n->qos_blocks++;
+    }
+    while (rq_qos_pop_packet(&n->qos, &pk) == RNIC_OK)
+        n->piece_errors++; /* no inline transfer and no notification is posted: none expected */
+    n->qh.now = n->now;
+    rm_qos_host_step(&n->qh, fm_nic__qos_done, n, &n->trace);
+}
+
 static void fm_nic__requester(fm_nic *n)
 {
     rnic_work x;
@@ -1076,6 +1326,10 @@ static void fm_nic__requester(fm_nic *n)
             n->model_errors++;
     }
     fm_nic__to_dma(n);
+    if (n->qos_on) {
+        fm_nic__qos_requester(n);
+        return;
+    }
     for (k = 0; k < n->ntp; k++) {
         fm_tp_inst *ti = &n->tpi[k];
         while (tp_pop_completion(&ti->t, &x) == RNIC_OK)
@@ -1155,6 +1409,16 @@ static int fm_nic__can_move(fm_nic *n)
         if (tp_peek_completion(&n->tpi[k].t, &x) == RNIC_OK ||
             (rm_pipe_space(&n->dma) && tp_peek_segment(&n->tpi[k].t, &x) == RNIC_OK))
             return 1;
+    if (n->qos_on) {
+        rq_packet pk2;
+        uint32_t local;
+        if (rq_qos_space_response(&n->qos) && rm_pipe_next_event(&n->qos_ack) <= n->now)
+            return 1;
+        if (rq_qos_peek_block(&n->qos, &x) == RNIC_OK &&
+            ((local = fm_nic__qos_local(n, x.flow)) >= n->nsend || fm_nic__room(n, local)))
+            return 1;
+        return rq_qos_peek_packet(&n->qos, &pk2) == RNIC_OK || rm_qos_host_next_event(&n->qh) <= n->now;
+    }
     if (rq_palos_peek_piece(&n->palos, &x) == RNIC_OK &&
         ((x.flags & RNIC_WORK_ERROR) || x.flow >= n->nsend || fm_nic__room(n, x.flow)))
         return 1; /* (the backlog budget may keep it: looked at every cycle, as the budget frees in the transport's ticks) */
@@ -1185,7 +1449,10 @@ static void fm_nic_advance_to(void *self, uint64_t cycle)
         return;
     /* the slicer, the transport, RHCC's sender, then Tassel (the transport's doorbells and rate
      * changes reach Tassel in the cycle they happen); the receiving side */
-    FM_ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, cycle);
+    if (n->qos_on)
+        FM_ADVANCE(rq_qos_now, rq_qos_advance_to, &n->qos, cycle);
+    else
+        FM_ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, cycle);
     for (k = 0; k < n->ntp; k++)
         FM_ADVANCE(tp_now, tp_advance_to, &n->tpi[k].t, cycle);
     if (n->htx_on)
@@ -1202,6 +1469,10 @@ static void fm_nic_advance_to(void *self, uint64_t cycle)
     n->rx.now = cycle;
     rm_pipe_advance_to(&n->dma, cycle);
     net_link_advance_to(&n->up, cycle);
+    if (n->qos_on) {
+        rm_pipe_advance_to(&n->qos_ack, cycle);
+        n->qh.now = cycle;
+    }
 }
 
 static uint64_t fm_nic_next_event(const void *self)
@@ -1225,6 +1496,9 @@ static uint64_t fm_nic_next_event(const void *self)
     next = fm__min(next, rl_next_event(&n->tassel));
     for (k = 0; k < n->ntp; k++)
         next = fm__min(next, tp_next_event(&n->tpi[k].t));
+    if (n->qos_on)
+        return fm__min(next, fm__min(rq_qos_next_event(&n->qos),
+                                     fm__min(rm_pipe_next_event(&n->qos_ack), rm_qos_host_next_event(&n->qh))));
     next = fm__min(next, rq_palos_next_event(&n->palos));
     return fm__min(next, rm_host_next_event(&n->host));
 }

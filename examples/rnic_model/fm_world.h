@@ -53,6 +53,9 @@
 #define FM_QP_HOLD 2u
 #define FM_QP_RELEASE 1u
 #define FM_PALOS_CHUNK 16384u
+/* [nic] sched = qos (fm_nic.h): the host core polls its channels' status every 1 us (250 cycles
+ * at the model's clock: rnic_model --sched qos's default --poll-cycles) */
+#define FM_QOS_POLL_CYCLES 250u
 #define FM_HOST_PAUSE_CYCLES (1ull << 62) /* a host's XOFF holds until its XON */
 
 enum { FM_RHCC_OFF, FM_RHCC_RX, FM_RHCC_TX, FM_RHCC_BOTH, FM_RHCC_ECN };
@@ -108,6 +111,7 @@ typedef struct fm_params {
     uint32_t footprint_mb;
     int pfc;                    /* switches' (and hosts') PFC */
     int trim;                   /* switches trim (NDP) */
+    int sched_qos;              /* [nic] sched = qos: the RED-SEA QoS engine in Palos's place (fm_nic.h) */
     size_t lat_samples;
     uint64_t seed;
 } fm_params;
