@@ -859,6 +859,8 @@ PY
 T claim fabric-vcd-well-formed-queues-as-sampled fabric_vcd
 # the six protocols per tenant in the fabric's NIC (tests/fabric_protocols.sh says what it checks)
 T claim fabric-six-protocols-per-tenant bash tests/fabric_protocols.sh
+# [nic] sched = qos: the QoS engine in the fabric's NIC (tests/fabric_qos.sh says what it checks)
+T claim fabric-qos-engine-in-the-nic bash tests/fabric_qos.sh
 fabric_incasts() { # N = 2, 8, 32 senders of tenant bulk (tenant rpc: every host but the receiver)
     local n out
     for n in 2 8 32; do

@@ -529,9 +529,15 @@ def main(argv=None):
             expected = {t: tenant_gbps[t] for t in sorted(with_flows)}
             got = {t: measured.get(t, 0.0) for t in expected}
             worst, errs = share_error(expected, got, args.by_fraction)
+            te, tm = sum(expected.values()), sum(got.values())
             for t in expected:
-                notes.append(f"share_ref: tenant {t} expected_gbps={expected[t]:.6f} measured_gbps={got[t]:.6f} "
-                             f"err_pct={errs[t]:.3f}")
+                if args.by_fraction:  # the error is of the fractions: print them, not only the Gb/s
+                    notes.append(f"share_ref: tenant {t} expected_fraction={expected[t] / te if te else 0:.6f} "
+                                 f"measured_fraction={got[t] / tm if tm else 0:.6f} err_pct={errs[t]:.3f} "
+                                 f"(expected_gbps={expected[t]:.6f} measured_gbps={got[t]:.6f})")
+                else:
+                    notes.append(f"share_ref: tenant {t} expected_gbps={expected[t]:.6f} measured_gbps={got[t]:.6f} "
+                                 f"err_pct={errs[t]:.3f}")
             fields.append(f"share_err_pct={worst:.3f} tolerance_pct={args.tolerance_pct:g}")
             status = 1 if worst > args.tolerance_pct else 0
         if args.per_flow and args.per_flow != "-":

@@ -453,6 +453,14 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only)
     fc.tick_only = tick_only;
     if (fab_init(&w->f, &fc) != RNIC_OK)
         fm__fail("scheduler", "no memory");
+    if (!(w->uplink = (fm_uplink *)calloc(w->hosts, sizeof *w->uplink)))
+        fm__fail("nodes", "no memory");
+    for (h = 0; h < w->hosts; h++) { /* each host's own link (explicit topologies may differ) */
+        const topo_link *l = &m->t.link[topo_port_link(&m->t, topo_host_node(&m->t, h), 0)];
+        w->uplink[h].rate_bps = l->rate_bps;
+        w->uplink[h].prop_ns = l->delay_ns;
+        w->uplink[h].loss_ppm = l->loss_ppm;
+    }
     for (h = 0; h < w->hosts; h++) {
         uint32_t node = topo_host_node(&m->t, h), port = 0, peer = topo_peer(&m->t, node, 0, &port);
         fm_nic_init(&w->nic[h], w, h);
@@ -482,6 +490,7 @@ static void fm_model_free(fm_model *m)
         free(w->sw[i].peer);
     }
     free(w->nic);
+    free(w->uplink);
     free(w->sw);
     free(w->flow);
     free(w->flow_of);

@@ -20,6 +20,7 @@ typedef struct fm_link_snap {
 typedef struct fm_link_mon {
     net_link *link;
     const net_port *port;      /* the switch port it leaves by; NULL for a NIC's uplink */
+    const uint64_t *lost;      /* a NIC's uplink: the packets it lost (random loss) */
     uint32_t fab_id;           /* the node that owns it */
     uint32_t from, to;         /* topology node ids */
     fm_link_snap start, end;
@@ -30,7 +31,8 @@ typedef struct fm_links {
     fm_link_mon *l;
     uint32_t n;
     uint64_t period;           /* cycles between queue samples */
-    FILE *queue_csv;           /* t_us,link,from,to,queue_bytes per sample, NULL = none */
+    FILE *queue_csv;           /* t_us,link,from,to,queue_bytes per sample (the window's start and
+                                  end included), NULL = none */
     FILE *vcd;                 /* the links' waveform, NULL = none */
     uint64_t *vcd_queue;       /* per link: the values last dumped */
     uint8_t *vcd_paused;
@@ -43,48 +45,58 @@ static fm_link_snap fm_links__snap(const fm_link_mon *m)
     s.sent_bytes = m->link->stats.sent_bytes;
     s.paused_cycles = m->link->stats.paused_cycles;
     s.marked = m->port ? m->port->stats.marked : 0;
-    s.dropped = 0;
+    s.dropped = m->lost ? *m->lost : 0;
     if (m->port)
         for (c = 0; c < NET_DROP__COUNT; c++)
             s.dropped += m->port->stats.dropped[c];
     return s;
 }
 
-/* Lists the links: NIC h's uplink, then each switch's egress ports in order. Returns 0, or -1
- * without memory. */
+/* The id --flows-json and tools/share_ref.py give the directed link leaving `node` by `port`:
+ * topology link l is 2l from its end a to b, 2l + 1 back. */
+static uint32_t fm_links__id(const topo *t, uint32_t node, uint32_t port)
+{
+    uint32_t l = topo_port_link(t, node, port);
+    return 2u * l + (t->link[l].a == node ? 0u : 1u);
+}
+
+/* Lists every directed link at its --flows-json id: NIC uplinks and switch egress ports cover
+ * each exactly once. Returns 0, or -1 without memory (or when a link is missing). */
 static int fm_links_init(fm_links *x, fm_world *w, const topo *t, uint64_t period)
 {
-    uint32_t h, i, p, node, peer_port, k = 0;
+    uint32_t h, p, node, peer_port, id, seen = 0;
     memset(x, 0, sizeof *x);
-    x->n = w->hosts;
-    for (i = 0; i < w->switches; i++)
-        x->n += w->sw[i].sw.cfg.ports;
+    x->n = 2u * t->n_links;
     x->l = (fm_link_mon *)calloc(x->n ? x->n : 1u, sizeof *x->l);
     if (!x->l)
         return -1;
     x->period = period ? period : 1u;
-    for (h = 0; h < w->hosts; h++, k++) {
+    for (h = 0; h < w->hosts; h++) {
         node = topo_host_node(t, h);
-        x->l[k].link = &w->nic[h].up;
-        x->l[k].fab_id = w->nic[h].fab_id;
-        x->l[k].from = node;
-        x->l[k].to = topo_peer(t, node, 0, &peer_port);
+        id = fm_links__id(t, node, 0);
+        x->l[id].link = &w->nic[h].up;
+        x->l[id].lost = &w->nic[h].up_drops;
+        x->l[id].fab_id = w->nic[h].fab_id;
+        x->l[id].from = node;
+        x->l[id].to = topo_peer(t, node, 0, &peer_port);
+        seen++;
     }
     for (node = 0; node < t->n_nodes; node++) {
         const fm_switch *s;
         if (t->node[node].kind != TOPO_SWITCH)
             continue;
         s = &w->sw[t->node[node].index];
-        for (p = 0; p < s->sw.cfg.ports; p++, k++) {
-            x->l[k].link = &s->sw.port[p].link;
-            x->l[k].port = &s->sw.port[p];
-            x->l[k].fab_id = s->fab_id;
-            x->l[k].from = node;
-            x->l[k].to = topo_peer(t, node, p, &peer_port);
+        for (p = 0; p < s->sw.cfg.ports; p++) {
+            id = fm_links__id(t, node, p);
+            x->l[id].link = &s->sw.port[p].link;
+            x->l[id].port = &s->sw.port[p];
+            x->l[id].fab_id = s->fab_id;
+            x->l[id].from = node;
+            x->l[id].to = topo_peer(t, node, p, &peer_port);
+            seen++;
         }
     }
-    x->n = k;
-    return 0;
+    return seen == x->n ? 0 : -1;
 }
 
 /* VCD identifier of signal k: printable characters '!' .. '~', base 94. */
@@ -194,7 +206,7 @@ static void fm_links_sample(fm_links *x, fm_world *w, const topo *t, uint64_t cy
             m->end = fm_links__snap(m);
         if (q > m->queue_max)
             m->queue_max = q;
-        if (x->queue_csv && what == 1)
+        if (x->queue_csv)
             fprintf(x->queue_csv, "%.3f,%u,%s,%s,%llu\n", (double)cycle * 1e6 / (double)w->p.clock_hz, i,
                     t->node[m->from].name, t->node[m->to].name, (unsigned long long)q);
     }
@@ -223,7 +235,8 @@ static double fm_links_util_pct(const fm_links *x, const fm_world *w, uint32_t i
     return s > 0 && bps > 0 ? (double)(m->end.sent_bytes - m->start.sent_bytes) * 8.0 / s / bps * 100.0 : 0.0;
 }
 
-/* The links CSV: one row per directed link, every figure over the window. */
+/* The links CSV: one row per directed link (`link`: its --flows-json id, the one
+ * tools/share_ref.py names as a bottleneck), every figure over the window. */
 static int fm_links_write_csv(const fm_links *x, const fm_world *w, const topo *t, const char *path)
 {
     uint32_t i;

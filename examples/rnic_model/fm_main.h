@@ -17,6 +17,7 @@
  * Exit status 3 when the run lost bytes or, draining, did not drain; 2 on a bad scenario. */
 #ifndef RNIC_FM_MAIN_H
 #define RNIC_FM_MAIN_H
+#include <errno.h>
 #include <sys/resource.h>
 #include "fm_build.h"
 
@@ -54,6 +55,7 @@ static uint64_t fm_report(fm_model *m, int quiet)
         rtx += n->rtx_pkts;
         holds += n->holds;
         head_waits += n->head_waits;
+        drops += n->up_drops; /* a host's link's random loss (the switches' drops are added below) */
         if (n->qos_on) {
             const rq_qos_stats *qs = rq_qos_get_stats(&n->qos);
             qos_blocks += n->qos_blocks;
@@ -304,7 +306,26 @@ static int fm_main(int argc, char **argv)
         perror(flows_json);
         return 1;
     }
+    { /* the outputs written after the run: fail now, not after it */
+        const char *later[3];
+        int k;
+        later[0] = shares_csv, later[1] = links_csv, later[2] = csv;
+        for (k = 0; k < 3; k++) {
+            FILE *f = later[k] ? fopen(later[k], "w") : NULL;
+            if (later[k] && !f) {
+                fprintf(stderr, "rnic_model: %s: %s\n", later[k], strerror(errno));
+                return 1;
+            }
+            if (f)
+                fclose(f);
+        }
+    }
     fm_model_run(&m);
+    if (pcap) { /* before the report: its RESULT line is the last line */
+        if (!quiet)
+            printf("  pcap: %s (%llu frames)\n", pcap, (unsigned long long)pcap_file.frames);
+        roce_pcap_close(&pcap_file);
+    }
     damaged = fm_report(&m, quiet);
     if (shares_csv && fm_model_write_shares(&m, shares_csv) != 0) {
         perror(shares_csv);
@@ -326,11 +347,6 @@ static int fm_main(int argc, char **argv)
     if (csv && fm_model_write_flows_csv(&m, csv) != 0) {
         perror(csv);
         return 1;
-    }
-    if (pcap) {
-        if (!quiet)
-            printf("  pcap: %s (%llu frames)\n", pcap, (unsigned long long)pcap_file.frames);
-        roce_pcap_close(&pcap_file);
     }
     rc = (damaged || (s.run.drain && !m.drained)) ? 3 : 0;
     if (m.w.trace_csv)

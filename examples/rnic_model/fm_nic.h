@@ -95,6 +95,12 @@ typedef struct fm_nic {
     void *rl_mem;
     rm_pipe dma;
     net_link up;                /* TX MAC + its link to the switch */
+    uint64_t link_bps, line_bps; /* that link's rate, and its payload capacity at the segment size */
+    uint32_t up_loss_ppm;       /* random loss on that link (fm_nic__to_switch draws it) */
+    rnic_prng up_prng;
+    uint64_t up_drops;          /* packets that link lost */
+    uint32_t up_lost_head;      /* the head's draw: 0 none yet, 1 lost, 2 goes through (a head that
+                                   waits for switch room is drawn once) */
     hcc_tx htx;
     void *htx_mem;
     int htx_on;
@@ -292,7 +298,7 @@ static void fm_nic__qos_init(fm_nic *n)
     lines = qc.write_channels + qc.read_channels;
     if (rm_qos_host_init(&n->qh, &n->qos, 0, p->tenants, n->qos_qpt, lines, p->tenant[0].min_msg, p->tenant[0].max_msg,
                          FM_QOS_POLL_CYCLES, p->seed + n->h) ||
-        rm_pipe_init(&n->qos_ack, 4096u, p->link_bps, p->clock_hz, 0, 1u))
+        rm_pipe_init(&n->qos_ack, 4096u, n->link_bps, p->clock_hz, 0, 1u))
         fm_nic__die("QoS host", RNIC_ENOSPC);
     for (t = 0; t < p->tenants; t++)
         rm_qos_host_set_sizes(&n->qh, t, p->tenant[t].min_msg, p->tenant[t].max_msg);
@@ -462,6 +468,10 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
     rnic_err e;
 
     memset(n, 0, sizeof *n);
+    n->link_bps = w->uplink ? w->uplink[h].rate_bps : p->link_bps;
+    n->line_bps = n->link_bps * p->payload / (p->payload + FM_WIRE_OVERHEAD);
+    n->up_loss_ppm = w->uplink ? w->uplink[h].loss_ppm : 0u;
+    rnic_prng_seed(&n->up_prng, p->seed ^ ((uint64_t)(h + 1u) * 0x94d049bb133111ebull));
     n->w = w;
     n->h = h;
     n->trace.fn = fm_nic__on_trace;
@@ -513,8 +523,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
             n->host.posting = false;
     }
     net_link_config_default(&lc);
-    lc.rate_bps = p->link_bps;
-    lc.prop_ns = p->link_prop_ns;
+    lc.rate_bps = n->link_bps;
+    lc.prop_ns = w->uplink ? w->uplink[h].prop_ns : p->link_prop_ns;
     lc.clock_hz = p->clock_hz;
     lc.queue_packets = 8u; /* the TX MAC's FIFO (control frames and data) */
     lc.out_packets = 4096;
@@ -552,7 +562,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         size_t size;
         tp_config_default(&tc);
         tc.clock_hz = p->clock_hz;
-        tc.link_bps = w->line_bps;
+        tc.link_bps = n->line_bps;
         tc.min_rate_bps = w->dcqcn.rate_floor_bps;
         tc.max_flows = ti->nflows ? ti->nflows : 1u;
         tc.window = FM_TP_WINDOW;
@@ -580,7 +590,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         size_t size;
         rl_config_default(&rc);
         rc.clock_hz = p->clock_hz;
-        rc.link_bps = w->line_bps;
+        rc.link_bps = n->line_bps;
         rc.max_flows = n->nsend ? n->nsend : 1u;
         rc.mtu = p->payload;
         rc.pcie_latency_ns = FM_RING_READ_NS;
@@ -601,7 +611,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         size_t size;
         hcc_tx_config_default(&hc);
         hc.clock_hz = p->clock_hz;
-        hc.link_bps = w->line_bps;
+        hc.link_bps = n->line_bps;
         hc.rate_floor_bps = w->dcqcn.rate_floor_bps;
         hc.max_flows = n->nsend ? n->nsend : 1u;
         hc.rate_depth = n->nsend + 1u;
@@ -621,7 +631,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         tp_flow_config fp;
         tp_flow_config_default(&fp);
         fp.seg_size = p->payload;
-        fp.init_rate_bps = w->line_bps;
+        fp.init_rate_bps = n->line_bps;
         for (i = 0; i < n->nsend; i++) {
             fm_tp_inst *ti = &n->tpi[n->send_inst[i]];
             fp.rto_ns = w->kind[ti->kind].protocol == FM_PROTO_DCQCN ? FM_RTO_NS : FM_RTO_OTHER_NS;
@@ -632,7 +642,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
                 fm_nic__die("rq_palos_flow_open", e);
             if (n->htx_on && (e = hcc_tx_flow_open(&n->htx, i, NULL)) != RNIC_OK)
                 fm_nic__die("hcc_tx_flow_open", e);
-            fm_nic__write_rate(n, i, w->line_bps);
+            fm_nic__write_rate(n, i, n->line_bps);
             if ((e = tp_flow_open(&ti->t, n->send_idx[i], &fp)) != RNIC_OK)
                 fm_nic__die("tp_flow_open", e);
         }
@@ -664,7 +674,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         } else if (proto == FM_PROTO_NDP) { /* a pull per arrival (data or trimmed header), paced at the link */
             rc.sack = true;
             rc.nack = false;
-            rc.pull_bps = p->link_bps;
+            rc.pull_bps = n->link_bps;
             rc.pull_overhead_bytes = FM_WIRE_OVERHEAD;
         } else { /* TCP: cumulative ACKs (Reno, NewReno), with a SACK block (SACK); an ACK per segment */
             rc.sack = proto == FM_PROTO_SACK;
@@ -793,7 +803,7 @@ static uint32_t fm_nic__queued(const fm_nic *n, uint32_t f) { return FM_TP_MESSA
 static int fm_nic__slow(const fm_nic *n, uint32_t f)
 {
     /* a window or token QP has no rate register (its credit is the transport's own): never slow */
-    return n->w->kind[n->tpi[n->send_inst[f]].kind].rate && n->rate[f] < n->w->line_bps / 2u;
+    return n->w->kind[n->tpi[n->send_inst[f]].kind].rate && n->rate[f] < n->line_bps / 2u;
 }
 
 /* Back-pressure (fm_world.h): a slow QP is held in Palos once FM_QP_HOLD pieces wait for it ... */

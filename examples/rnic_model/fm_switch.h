@@ -128,10 +128,19 @@ static void fm_nic__to_switch(fm_nic *n, uint64_t t)
         woke = 1;
     }
     while (net_link_peek(&n->up, &pk) == RNIC_OK) {
+        if (n->up_loss_ppm && !n->up_lost_head) /* the host's link loses it at random (drawn once) */
+            n->up_lost_head = rnic_prng_next(&n->up_prng) % 1000000u < n->up_loss_ppm ? 1u : 2u;
+        if (n->up_lost_head == 1u) {
+            net_link_pop(&n->up, &pk);
+            n->up_drops++;
+            n->up_lost_head = 0;
+            continue;
+        }
         fab_bring(&w->f, s->fab_id, t);
         if (net_switch_push_from(&s->sw, n->sw_port, &pk) != RNIC_OK)
             break; /* the switch's egress queue is full (packet count): waits, polled */
         net_link_pop(&n->up, &pk);
+        n->up_lost_head = 0;
         woke = 1;
     }
     if (woke)

@@ -125,6 +125,13 @@ typedef struct fm_flow {
 struct fm_nic;
 struct fm_switch;
 
+/* A host's link to its switch as the topology gives it (an explicit topology's `link` line may
+ * differ from [topology] link_gbps / link_delay_ns): its rate, delay and random loss. */
+typedef struct fm_uplink {
+    uint64_t rate_bps;
+    uint32_t prop_ns, loss_ppm;
+} fm_uplink;
+
 typedef struct fm_world {
     fm_params p;
     fabric f;
@@ -134,7 +141,8 @@ typedef struct fm_world {
     fm_flow *flow;
     uint32_t nflows;
     uint32_t **flow_of;         /* [src host][local] -> g */
-    uint64_t line_bps;          /* payload capacity of a host link at the segment size */
+    uint64_t line_bps;          /* payload capacity of a host link at the segment size (link_gbps) */
+    fm_uplink *uplink;          /* per host: its own link to its switch, from the topology */
     tp_dcqcn_config dcqcn;      /* tenant 0's DCQCN variant: the rate floor of the NICs' transports and RHCC */
     fm_kind kind[FM_MAX_TENANTS];
     uint32_t nkinds;

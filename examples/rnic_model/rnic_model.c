@@ -1551,7 +1551,8 @@ static void usage(void)
     printf("a fabric (issue 30; docs/scenario.md, docs/fabric_model.md):\n");
     printf("  --scenario FILE        run a scenario file on the fabric of full-duplex NICs and switches instead; then only\n"
            "                         --set section.key=value (repeatable), --tick-only, --quiet, --trace-csv FILE,\n"
-           "                         --flows-json FILE and --shares-csv FILE apply; default none (the fixed incast below)\n");
+           "                         --flows-json FILE, --shares-csv FILE, --pcap FILE, --csv FILE, --queue-csv FILE,\n"
+           "                         --links-csv FILE and --vcd FILE apply; default none (the fixed incast below)\n");
     printf("scenario:\n");
     printf("  --hosts H              sender hosts [hosts]; default %u; range 1..16\n", d.hosts);
     printf("  --tenants T            tenants on each sender host [tenants]; default %u; range 1..%u\n", d.tenants,
