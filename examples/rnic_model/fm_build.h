@@ -33,6 +33,32 @@ static void fm__fail(const char *what, const char *why)
     exit(1);
 }
 
+/* The scenario's values, each valid alone, make a network that cannot be built: exit 2 (a bad
+ * scenario), naming the keys to change. */
+static void fm__bad_scenario(const char *keys, const char *why)
+{
+    fprintf(stderr, "rnic_model: %s: %s\n", keys, why);
+    exit(2);
+}
+
+/* The scenario key behind a switch configuration field net_switch_config_check names. */
+static const char *fm__switch_key(const char *field)
+{
+    if (!field)
+        return "[switch]";
+    if (!strcmp(field, "pfc_xon_bytes"))
+        return "switch.pfc_xon_kb (with switch.pfc_xoff_kb)";
+    if (!strcmp(field, "pfc_xoff_bytes"))
+        return "switch.pfc_xoff_kb (with switch.pfc_xon_kb, switch.buffer_kb)";
+    if (!strcmp(field, "pfc_port_headroom_bytes") || !strcmp(field, "pfc_headroom_bytes"))
+        return "switch.pfc_headroom_kb (with switch.buffer_kb)";
+    if (!strcmp(field, "buffer_bytes"))
+        return "switch.buffer_kb";
+    if (!strncmp(field, "ecn", 3) || !strncmp(field, "red", 3))
+        return "switch.ecn_kmin_kb / ecn_kmax_kb / ecn_pmax_pct";
+    return "[switch]";
+}
+
 static void fm__build_topo(fm_model *m, const scn *s)
 {
     topo *t = &m->t;
@@ -69,7 +95,7 @@ static void fm__build_topo(fm_model *m, const scn *s)
         break;
     }
     if (e != RNIC_OK)
-        fm__fail("topology", topo_why(t)[0] ? topo_why(t) : rnic_strerror(e));
+        fm__bad_scenario("[topology]", topo_why(t)[0] ? topo_why(t) : rnic_strerror(e));
     if (s->topo.shape != SCN_EXPLICIT) /* topology.loss_ppm: every link of a built shape (an explicit
                                           link has its own); a switch drops at that link's egress */
         for (i = 0; i < t->n_links; i++)
@@ -295,7 +321,7 @@ static void fm__build_switch(fm_model *m, const scn *s, uint32_t i)
         sc.trim_bytes = FM_TRIM_PACKETS * (uint64_t)(w->p.payload + FM_WIRE_OVERHEAD);
     if (s->sw.pfc) {
         if (net_switch_pfc_derive(&sc, ports, &sc.link) != RNIC_OK)
-            fm__fail("switch PFC", "the headroom of every port does not fit the buffer (raise switch.buffer_kb)");
+            fm__bad_scenario("switch.buffer_kb", "PFC's headroom for every port does not fit the buffer (raise it, or switch.pfc = off)");
         if (s->sw.pfc_xoff_kb)
             sc.pfc_xoff_bytes = s->sw.pfc_xoff_kb << 10;
         if (s->sw.pfc_xon_kb)
@@ -304,8 +330,9 @@ static void fm__build_switch(fm_model *m, const scn *s, uint32_t i)
             sc.pfc_port_headroom_bytes = s->sw.pfc_headroom_kb << 10;
     }
     if ((e = net_switch_config_check(&sc, &field)) != RNIC_OK) {
-        fprintf(stderr, "rnic_model: switch %u config: %s: %s\n", i, field ? field : "?", rnic_strerror(e));
-        exit(1);
+        char why[160];
+        snprintf(why, sizeof why, "switch %u: %s: %s", i, field ? field : "?", rnic_strerror(e));
+        fm__bad_scenario(fm__switch_key(field), why);
     }
     if ((e = net_switch_init(&x->sw, &sc)) != RNIC_OK)
         fm__fail("switch", rnic_strerror(e));
@@ -467,6 +494,25 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only)
         w->nic[h].sw = m->t.node[peer].index;
         w->nic[h].sw_port = port;
         w->nic[h].fab_id = fab_add(&w->f, &fm_nic_ops, &w->nic[h]);
+    }
+    for (h = 0; h < w->hosts; h++) { /* say so where Palos's weights cannot divide the NIC */
+        const fm_nic *n = &w->nic[h];
+        uint32_t f, src0 = 0, wt0 = 0, mixed = 0;
+        for (f = 0; f < n->nsend && !mixed; f++) {
+            uint32_t k = n->send_inst[f], src = w->kind[n->tpi[k].kind].rate ? 0u : k + 1u;
+            uint32_t wt = w->p.tenant[w->flow[n->send_flow[f]].tenant].weight;
+            if (!f)
+                src0 = src, wt0 = wt;
+            else
+                mixed = src != src0 && wt != wt0;
+        }
+        if (mixed) {
+            fprintf(stderr, "rnic_model: note: host %u sends tenants of different weights through different transports "
+                            "(a window or token protocol beside another protocol): the DMA takes turns between "
+                            "transports, so Palos's weights divide each transport's turns, not the NIC "
+                            "(docs/fabric_model.md, The NIC)\n", h);
+            break;
+        }
     }
     for (i = 0; i < w->switches; i++) {
         fm__build_switch(m, s, i);

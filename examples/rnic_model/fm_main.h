@@ -23,7 +23,7 @@
 
 /* Prints the report; returns the bytes checked bad plus the records the model could not place
  * (nonzero: the run lost or corrupted data). */
-static uint64_t fm_report(fm_model *m, int quiet)
+static uint64_t fm_report(fm_model *m, int quiet, const char *last_line)
 {
     fm_world *w = &m->w;
     uint32_t h, i, t;
@@ -124,6 +124,8 @@ static uint64_t fm_report(fm_model *m, int quiet)
     }
     for (t = 0; t < w->p.tenants; t++)
         total_gbps += (double)tenant_bytes[t] * 8.0 / window_s / 1e9;
+    if (!quiet && last_line)
+        printf("%s\n", last_line);
     printf("RESULT fabric=1 hosts=%u switches=%u flows=%u tenants=%u rx_gbps=%.3f", w->hosts, w->switches, w->nflows,
            w->p.tenants, total_gbps);
     for (t = 0; t < w->p.tenants; t++)
@@ -321,12 +323,15 @@ static int fm_main(int argc, char **argv)
         }
     }
     fm_model_run(&m);
-    if (pcap) { /* before the report: its RESULT line is the last line */
-        if (!quiet)
-            printf("  pcap: %s (%llu frames)\n", pcap, (unsigned long long)pcap_file.frames);
-        roce_pcap_close(&pcap_file);
+    {
+        char pcap_line[300 + SCN_PATH_MAX];
+        pcap_line[0] = '\0';
+        if (pcap) { /* reported before the RESULT line, the last line */
+            snprintf(pcap_line, sizeof pcap_line, "  pcap: %s (%llu frames)", pcap, (unsigned long long)pcap_file.frames);
+            roce_pcap_close(&pcap_file);
+        }
+        damaged = fm_report(&m, quiet, pcap ? pcap_line : NULL);
     }
-    damaged = fm_report(&m, quiet);
     if (shares_csv && fm_model_write_shares(&m, shares_csv) != 0) {
         perror(shares_csv);
         return 1;
