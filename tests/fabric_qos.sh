@@ -26,18 +26,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 BIN=${FABRIC_QOS_BIN:-build/rnic_model}
 [ -x "$BIN" ] || make -s "$BIN" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-field() { # RESULT-line field: field NAME LINE
-    sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
-}
-check() { # check NAME CONDITION-DESCRIPTION TEST-EXPRESSION...
-    local name=$1 what=$2
-    shift 2
-    if "$@"; then ok "$name: $what"; else bad "$name: $what"; fi
-}
+. tests/fabric_lib.sh
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 >= b + 0) }'; }
 QOS=(--set nic.sched=qos)
