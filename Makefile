@@ -39,7 +39,7 @@ UNIT_BINS := $(foreach cc,gcc clang,$(addprefix build/tests/$(cc)/,$(UNIT))) \
 # under build/; tools/fabric_run.sh adds each tenant's distance from its expected share
 # (tools/share_ref.py) to the RESULT line.
 MAIN_EXAMPLE := rnic_model
-MAIN_CMD := bash tools/fabric_run.sh --by-fraction scenarios/default.conf
+MAIN_CMD := bash tools/fabric_run.sh --by-fraction scenarios/default.conf --pcap build/run.pcap --csv build/run_qps.csv --links-csv build/run_links.csv --queue-csv build/run_queue.csv
 MODEL_SRC := $(wildcard examples/rnic_model/*.c examples/rnic_model/*.h)
 
 .PHONY: all programs run test check bench results figures fuzz coverage headers install clean unit-tests
