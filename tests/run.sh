@@ -857,10 +857,22 @@ sys.exit(1 if bad or len(top) != len(rows) or max(top.values()) == 0 else 0)
 PY
 }
 T claim fabric-vcd-well-formed-queues-as-sampled fabric_vcd
-# the six protocols per tenant in the fabric's NIC (tests/fabric_protocols.sh says what it checks)
-T claim fabric-six-protocols-per-tenant bash tests/fabric_protocols.sh
+# the six protocols per tenant in the fabric's NIC (tests/fabric_protocols.sh says what it checks):
+# make test the per-protocol incasts (lossless, lossy, tick-only) and NDP's trimming, make check all
+T claim fabric-six-protocols-incasts env FABRIC_QUICK=1 bash tests/fabric_protocols.sh
+C claim fabric-six-protocols-per-tenant bash tests/fabric_protocols.sh
 # [nic] sched = qos: the QoS engine in the fabric's NIC (tests/fabric_qos.sh says what it checks)
-T claim fabric-qos-engine-in-the-nic bash tests/fabric_qos.sh
+C claim fabric-qos-engine-in-the-nic bash tests/fabric_qos.sh
+fabric_qos_smoke() { # make test's share of it: a 2:1 incast with sched = qos drains with every byte, tick-only = event
+    local a=(--scenario scenarios/star_incast.conf --quiet --set topology.hosts=3 --set tenant.bulk.src=1-2
+        --set tenant.bulk.msg_bytes=4096,65536 --set run.duration_us=100 --set run.warmup_us=20 --set nic.sched=qos) r t
+    r=$(./build/rnic_model "${a[@]}" | grep '^RESULT') || return 1
+    t=$(./build/rnic_model "${a[@]}" --tick-only | grep '^RESULT') || return 1
+    echo "$r" | grep -o ' \(sched\|qos_blocks\|bytes_lost\|drained\|digest\)=[^ ]*' | tr -d '\n'; echo
+    [[ "$r" == *" sched=qos "* ]] && [[ "$r" == *" bytes_lost=0 "* ]] && [[ "$r" == *" drained=1 "* ]] || return 1
+    [ "$(echo "$r" | sed -n 's/.* digest=\([0-9a-f]*\).*/\1/p')" = "$(echo "$t" | sed -n 's/.* digest=\([0-9a-f]*\).*/\1/p')" ]
+}
+T claim fabric-qos-incast-drains-tick-only-same fabric_qos_smoke
 fabric_incasts() { # N = 2, 8, 32 senders of tenant bulk (tenant rpc: every host but the receiver)
     local n out
     for n in 2 8 32; do
