@@ -11,6 +11,7 @@
 #define RNIC_FM_LINKS_H
 #include "fm_switch.h"
 #include "topo.h"
+#include "vcd.h"
 
 
 typedef struct fm_link_snap {
@@ -133,15 +134,6 @@ static int fm_links_vcd_open(fm_links *x, const topo *t, const char *path)
     return 0;
 }
 
-static void fm_links__vcd_bits(FILE *f, uint64_t v, const char *code)
-{
-    int i;
-    fputc('b', f);
-    for (i = 31; i >= 0; i--) /* every bit: tools/vcd_check.py wants the declared width */
-        fputc((v >> i) & 1u ? '1' : '0', f);
-    fprintf(f, " %s\n", code);
-}
-
 /* One sample's value changes (all values at the first). */
 static void fm_links__vcd_sample(fm_links *x, const fm_world *w, uint64_t cycle, int first)
 {
@@ -157,7 +149,7 @@ static void fm_links__vcd_sample(fm_links *x, const fm_world *w, uint64_t cycle,
             q = 0xffffffffull;
         if (first || q != x->vcd_queue[i]) {
             fm_links__vcd_code(code, 2u * i);
-            fm_links__vcd_bits(x->vcd, q, code);
+            rm_vcd__bits(x->vcd, q, 32u, code); /* every bit: tools/vcd_check.py wants the declared width */
             x->vcd_queue[i] = q;
         }
         if (first || p != x->vcd_paused[i]) {
