@@ -11,7 +11,7 @@ For each program:
     2 naming the unknown one, not the flag;
   - every option with a value has a default in its line; a numeric one with "range LO..HI" is
     refused at HI + 1 (and LO - 1 when LO > 0), and given as hexadecimal (0x1), exit 2 naming it;
-and for rnic_model: --qps 010 is ten (the RESULT line's qps=, one host, one tenant), never
+and for rnic_model: --qps 010 is ten (the RESULT line's flows=, one host, one tenant), never
 octal's 8; --qps 12x, --qps 0 (out of range), --bogus and a missing value exit 2 with a message
 naming the argument; every strcmp(a, "--...") of its main() is in the help.
 
@@ -148,9 +148,9 @@ def check_rnic_model():
     short = ["--hosts", "1", "--tenants", "1", "--duration-us", "20", "--warmup-us", "0", "--quiet"]
     rc, out, err = run([exe, "--qps", "010"] + short, timeout=120)
     res = [l for l in out.splitlines() if l.startswith("RESULT ")]
-    qps = re.search(r"\bqps=(\d+)", res[-1]).group(1) if res else None
+    qps = re.search(r"\bflows=(\d+)", res[-1]).group(1) if res else None
     check("rnic_model --qps 010 runs", rc == 0 and res, "exit %s, stderr %r" % (rc, err[:200]))
-    check("rnic_model --qps 010 is ten (not octal 8)", qps == "10", "qps=%s" % qps)
+    check("rnic_model --qps 010 is ten (not octal 8)", qps == "10", "flows=%s" % qps)
     cases = [
         (["--qps", "12x"], "--qps: '12x' is not a decimal number"),
         (["--qps", "0x10"], "--qps: '0x10' is not a decimal number"),

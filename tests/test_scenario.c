@@ -37,9 +37,13 @@ static uint64_t g_seed;
 #define NIC_HOST_FIELDS(X)                                                                         \
     X("nic.sched", nic.sched) X("nic.pcie_gbps", nic.pcie_gbps) X("nic.pcie_latency_ns", nic.pcie_latency_ns) \
     X("nic.payload", nic.payload) X("nic.mtu", nic.mtu) X("nic.cnp_interval_us", nic.cnp_interval_us) \
+    X("nic.qos_timeout_us", nic.qos_timeout_us)                                                    \
     X("host.model", host.model) X("host.cpu_load", host.cpu_load) X("host.rhcc", host.rhcc)        \
-    X("host.ddio", host.ddio) X("host.footprint_mb", host.footprint_mb) X("output.snaplen", out.snaplen) \
-    X("output.pcap_us", out.pcap_us) X("output.queue_sample_us", out.queue_sample_us)
+    X("host.ddio", host.ddio) X("host.footprint_mb", host.footprint_mb)                            \
+    X("host.cpu_outstanding", host.cpu_outstanding) X("host.probe_ts", host.probe_ts)              \
+    X("host.rhcc_slack", host.rhcc_slack) X("output.snaplen", out.snaplen)                         \
+    X("output.pcap_us", out.pcap_us) X("output.queue_sample_us", out.queue_sample_us)              \
+    X("output.lat_samples", out.lat_samples)
 #define TENANT_FIELDS(X)                                                                           \
     X("weight", weight) X("cap_mbps", cap_mbps) X("protocol", protocol) X("variant", variant)     \
     X("qps", qps) X("depth", depth) X("pattern", pattern)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/fabric_run.sh [--by-fraction] [--tolerance-pct P] SCENARIO [rnic_model options...]
-# Runs build/rnic_model --scenario SCENARIO, then the share reference (tools/share_ref.py, with
+# Runs build/rnic_model --scenario SCENARIO (SCENARIO "-": the built-in incast, rnic_model
+# without --scenario, shaped by the options), then the share reference (tools/share_ref.py, with
 # --ack-priority: the fabric's switches serve control packets first) on the
 # run's flows and paths (--flows-json) against each tenant's measured payload (--shares-csv), and
 # prints the model's report with its RESULT line extended by `share_err_pct=E` (the largest
@@ -25,7 +26,9 @@ scenario=${1:-}
 shift
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-./build/rnic_model --scenario "$scenario" "$@" --flows-json "$dir/flows.json" --shares-csv "$dir/shares.csv" >"$dir/out"
+scenario_args=(--scenario "$scenario")
+[ "$scenario" = - ] && scenario_args=()
+./build/rnic_model "${scenario_args[@]}" "$@" --flows-json "$dir/flows.json" --shares-csv "$dir/shares.csv" >"$dir/out"
 rc=$?
 if [ ! -s "$dir/flows.json" ] || [ ! -s "$dir/shares.csv" ]; then
     cat "$dir/out"

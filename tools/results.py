@@ -72,7 +72,8 @@ GROUPS = [
 # when several lines share keys), paper ({figure: the paper's number}), label ({figure: meaning}),
 # match (measured only: a key that identifies its RESULT lines in a log), cmd_text (measured:
 # how the log is produced).
-MODEL = ["./build/rnic_model"]
+# the built-in incast (rnic_model without --scenario) with each tenant's distance from the share reference
+INCAST = ["bash", "tools/fabric_run.sh", "-"]
 MANIFEST = [
     # ---- common core ----
     dict(id="fixed_point_range", group="common", tier="quick", secs=0.3,
@@ -264,20 +265,21 @@ MANIFEST = [
          title="tshark over `make run`'s pcap (run after rnic_model)",
          cmd=["bash", "tools/pcap_check.sh", "build/run.pcap"], needs=["rnic_model"]),
     dict(id="model_rhcc_off", group="model", tier="full", secs=8,
-         title="The 2:1 incast program (rnic_model without --scenario) without RHCC", cmd=MODEL + ["--quiet", "--rhcc", "off"]),
+         title="The built-in 2:1 incast (rnic_model without --scenario, on the fabric) without RHCC; share_err_pct against tools/share_ref.py",
+         build=["build/rnic_model"], cmd=INCAST + ["--quiet", "--rhcc", "off"]),
     dict(id="model_host_off", group="model", tier="full", secs=4,
-         title="The 2:1 incast program without the receiving-host model", cmd=MODEL + ["--quiet", "--host", "off"]),
+         title="The built-in 2:1 incast without the receiving-host model", build=["build/rnic_model"], cmd=INCAST + ["--quiet", "--host", "off"]),
     dict(id="model_pfc_off", group="model", tier="full", secs=4,
-         title="The 2:1 incast program without PFC", cmd=MODEL + ["--quiet", "--pfc", "off"]),
+         title="The built-in 2:1 incast without PFC", build=["build/rnic_model"], cmd=INCAST + ["--quiet", "--pfc", "off"]),
     dict(id="model_dcqcn_paper", group="model", tier="full", secs=4,
-         title="The 2:1 incast program with DCQCN's paper increase steps (40 Mb/s)",
-         cmd=MODEL + ["--quiet", "--dcqcn", "paper"]),
+         title="The built-in 2:1 incast with DCQCN's paper increase steps (40 Mb/s)",
+         build=["build/rnic_model"], cmd=INCAST + ["--quiet", "--dcqcn", "paper"]),
     dict(id="model_rate_caps", group="model", tier="full", secs=4,
          title="Rate caps 2,000 and 1,500 Mb/s per tenant, no congestion (issue 9)",
-         cmd=MODEL + ["--quiet", "--rates-mbps", "2000,1500", "--qps", "12", "--sizes", "64,262144", "--depth", "16"]),
+         build=["build/rnic_model"], cmd=INCAST + ["--quiet", "--rates-mbps", "2000,1500", "--qps", "12", "--sizes", "64,262144", "--depth", "16"]),
     dict(id="model_loss", group="model", tier="full", secs=4,
-         title="0.1 % random loss at the switch, PFC off: go-back-N recovers every byte",
-         cmd=MODEL + ["--quiet", "--loss-ppm", "1000", "--pfc", "off"]),
+         title="0.1 % random loss on every link, PFC off: go-back-N recovers every byte",
+         build=["build/rnic_model"], cmd=INCAST + ["--quiet", "--loss-ppm", "1000", "--pfc", "off"]),
     dict(id="ns3_speed", group="model", tier="measured", match="ns3_cpu_s",
          title="Host speed against ns-3 3.37 simulating the same 2:1 incast at packet level (10 ms)",
          cmd_text="make bench (bash tools/bench_ns3_speed.sh build/incast_ns3 build/rnic_model)"),

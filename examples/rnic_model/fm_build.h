@@ -13,6 +13,7 @@
 #define RNIC_FM_BUILD_H
 #include <time.h>
 #include "fm_links.h"
+#include "fm_window.h"
 #include "scenario.h"
 #include "topo.h"
 
@@ -25,6 +26,8 @@ typedef struct fm_model {
     double host_s;
     fm_links links;            /* every directed link over the window (fm_links.h) */
     uint64_t sample_us;        /* its queue samples' period */
+    fm_window win;             /* the receiving hosts over the window (fm_window.h) */
+    int progress_log;          /* "progress cycle=.. packets=.." lines on stderr (tools/soak.sh) */
 } fm_model;
 
 static void fm__fail(const char *what, const char *why)
@@ -269,9 +272,13 @@ static void fm__params(fm_world *w, const scn *s)
     p->rhcc = (int)s->host.rhcc; /* scn_rhcc and FM_RHCC_* list the same modes in the same order */
     p->ddio = s->host.ddio != 0;
     p->footprint_mb = s->host.footprint_mb;
+    p->cpu_outstanding = s->host.cpu_outstanding;
+    p->probe_ts_arrival = s->host.probe_ts == SCN_PROBE_TS_ARRIVAL;
+    p->uniform_slack = s->host.rhcc_slack == SCN_SLACK_UNIFORM;
+    p->qos_timeout_us = s->nic.qos_timeout_us;
     p->pfc = s->sw.pfc != 0;
     p->trim = s->sw.trim != 0;
-    p->lat_samples = 65536u;
+    p->lat_samples = (size_t)s->out.lat_samples;
     p->seed = s->run.seed;
 }
 
@@ -521,6 +528,8 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only)
     m->sample_us = s->out.queue_sample_us;
     if (fm_links_init(&m->links, w, &m->t, rnic_ns_to_cycles(s->out.queue_sample_us * 1000u, w->p.clock_hz)) != 0)
         fm__fail("links", "no memory");
+    if (fm_window_init(&m->win, w->hosts) != 0)
+        fm__fail("window", "no memory");
 }
 
 static void fm_model_free(fm_model *m)
@@ -542,6 +551,7 @@ static void fm_model_free(fm_model *m)
     free(w->flow_of);
     fab_free(&w->f);
     fm_links_free(&m->links);
+    fm_window_free(&m->win);
     topo_free(&m->t);
 }
 
@@ -566,22 +576,52 @@ static int fm_model_drained(const fm_model *m)
     return posted == got;
 }
 
-/* The run: the window, then (drain on) no new messages until everything posted arrived. */
+/* --progress-log: a line per 1/1000 of the window and one per drain step, so a soak's sampler
+ * learns the simulated cycle (tools/soak.sh). Runs the fabric to `target`, stopping at each
+ * line's cycle (the run's results do not depend on where it stops). */
+static void fm__run_logged(fm_model *m, uint64_t target, uint64_t *next_log)
+{
+    fm_world *w = &m->w;
+    while (m->progress_log && *next_log <= target) {
+        uint64_t pkts = 0;
+        uint32_t h;
+        fab_run_until(&w->f, *next_log);
+        for (h = 0; h < w->hosts; h++)
+            pkts += w->nic[h].rx.packets;
+        fprintf(stderr, "progress cycle=%llu packets=%llu\n", (unsigned long long)w->f.now, (unsigned long long)pkts);
+        *next_log += w->window_end / 1000u + 1u;
+    }
+    fab_run_until(&w->f, target);
+}
+
+/* The run: the window (the links sampled every sample period, the hosts at its start and end),
+ * then (drain on) no new messages until everything posted arrived. */
 static void fm_model_run(fm_model *m)
 {
     fm_world *w = &m->w;
-    uint64_t step = rnic_ns_to_cycles(10000u, w->p.clock_hz), stop;
+    uint64_t step = rnic_ns_to_cycles(10000u, w->p.clock_hz), stop, c = w->window_start, next_log = 0;
     uint32_t h;
     clock_t c0 = clock();
-    fm_links_run_window(&m->links, w, &m->t); /* to the window's end, sampling the links */
+    fm__run_logged(m, c, &next_log);
+    fm_links_sample(&m->links, w, &m->t, c, 0);
+    fm_window_take(&m->win, w, c, 0);
+    while (c < w->window_end) {
+        c = c + m->links.period < w->window_end ? c + m->links.period : w->window_end;
+        fm__run_logged(m, c, &next_log);
+        fm_links_sample(&m->links, w, &m->t, c, c < w->window_end ? 1 : 2);
+    }
+    fm_window_take(&m->win, w, c, 1);
     for (h = 0; h < w->hosts; h++)
         fm_nic_stop_posting(&w->nic[h]);
     m->drained = fm_model_drained(m);
     stop = m->end + m->drain_limit;
     while (!m->drained && w->f.now < stop) {
-        fab_run_until(&w->f, w->f.now + step < stop ? w->f.now + step : stop);
+        next_log = w->f.now + step < stop ? w->f.now + step : stop;
+        fm__run_logged(m, next_log, &next_log);
         m->drained = fm_model_drained(m);
     }
+    if (m->progress_log) /* the simulation is over: what follows (the report) is not the run's memory */
+        fprintf(stderr, "progress report cycle=%llu\n", (unsigned long long)w->f.now);
     m->host_s = (double)(clock() - c0) / CLOCKS_PER_SEC;
 }
 

@@ -206,19 +206,6 @@ static void fm_links_sample(fm_links *x, fm_world *w, const topo *t, uint64_t cy
         fm_links__vcd_sample(x, w, cycle, what == 0);
 }
 
-/* The run's window with samples every x->period cycles: runs the fabric to the window's end. */
-static void fm_links_run_window(fm_links *x, fm_world *w, const topo *t)
-{
-    uint64_t c = w->window_start;
-    fab_run_until(&w->f, c);
-    fm_links_sample(x, w, t, c, 0);
-    while (c < w->window_end) {
-        c = c + x->period < w->window_end ? c + x->period : w->window_end;
-        fab_run_until(&w->f, c);
-        fm_links_sample(x, w, t, c, c < w->window_end ? 1 : 2);
-    }
-}
-
 static double fm_links_util_pct(const fm_links *x, const fm_world *w, uint32_t i)
 {
     const fm_link_mon *m = &x->l[i];

@@ -266,7 +266,7 @@ static void fm_nic__qos_init(fm_nic *n)
     rnic_err e;
     rq_qos_config_default(&qc);
     qc.clock_hz = p->clock_hz;
-    qc.timeout_ns = fm_nic__qos_timeout_us(w, &qc) * 1000u;
+    qc.timeout_ns = (p->qos_timeout_us ? p->qos_timeout_us : fm_nic__qos_timeout_us(w, &qc)) * 1000u;
     qc.trace = fm_nic__on_trace;
     qc.trace_user = n;
     qc.trace_id = fm_trace_id(RNIC_ENGINE_QOS, n->h);
@@ -715,6 +715,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         hc.pfc = p->pfc != 0;
         hc.cpu_load_bps = 8u * cpu_load_Bps[p->cpu_load_x & 3u];
         hc.ddio_lines = p->ddio ? hc.ddio_lines : 0u;
+        if (p->cpu_outstanding)
+            hc.cpu_outstanding = p->cpu_outstanding;
         hc.mem_queue = hc.cpu_outstanding + hc.iio_mem_credits;
         hc.rx_depth = 256;
         hc.trace = fm_nic__on_trace;
@@ -736,7 +738,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         hcc_rx_config_default(&xc);
         xc.clock_hz = p->clock_hz;
         xc.mode = p->rhcc == FM_RHCC_ECN ? HCC_RX_MODE_ECN : HCC_RX_MODE_MBA;
-        xc.fast_down = true;
+        xc.fast_down = !p->uniform_slack; /* undo a trial step up at once (docs/hostcc_rx.md) */
         xc.trace = fm_nic__on_trace;
         xc.trace_user = n;
         xc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_RX, h);
@@ -1086,7 +1088,9 @@ static void fm_nic__responder(fm_nic *n)
             pk.w.index = x.index;
             pk.w.op = FM_PROBE_ACK_OP;
             pk.w.flags = HCC_WORK_PROBE;
-            pk.w.addr = rnic_cycles_to_ns(x.cycle - x.offset, n->w->p.clock_hz); /* received: RX-buffer head */
+            /* received: when the probe reached the RX buffer's head (default), so D_cur is the
+               host's own delay; [host] probe_ts = arrival: when it entered the buffer */
+            pk.w.addr = rnic_cycles_to_ns(x.cycle - (n->w->p.probe_ts_arrival ? x.aux : x.offset), n->w->p.clock_hz);
             pk.w.raddr = rnic_cycles_to_ns(x.cycle, n->w->p.clock_hz);         /* processed */
             pk.src = n->h;
             pk.dst = src;

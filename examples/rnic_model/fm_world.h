@@ -109,6 +109,10 @@ typedef struct fm_params {
     int rhcc;                   /* FM_RHCC_* */
     int ddio;
     uint32_t footprint_mb;
+    uint32_t cpu_outstanding;   /* the host's CPU cache lines in flight at most */
+    int probe_ts_arrival;       /* an RHCC probe stamped at RX-buffer entry, not at its head */
+    int uniform_slack;          /* RHCC receiver: hostCC's slack before every step (no fast_down) */
+    uint64_t qos_timeout_us;    /* sched = qos: 0 = from DCQCN's rate floor (fm_nic__qos_timeout_us) */
     int pfc;                    /* switches' (and hosts') PFC */
     int trim;                   /* switches trim (NDP) */
     int sched_qos;              /* [nic] sched = qos: the RED-SEA QoS engine in Palos's place (fm_nic.h) */

@@ -94,6 +94,8 @@ enum scn_protocol { SCN_DCQCN, SCN_IRN, SCN_NDP, SCN_RENO, SCN_NEWRENO, SCN_SACK
 /* default: the protocol's own default (for dcqcn: htsim, today's model's choice) */
 enum scn_variant { SCN_VARIANT_DEFAULT, SCN_VARIANT_PAPER, SCN_VARIANT_MELLANOX, SCN_VARIANT_HTSIM };
 enum scn_pattern { SCN_INCAST, SCN_PERMUTATION, SCN_ALL_TO_ALL, SCN_PAIRS };
+enum scn_probe_ts { SCN_PROBE_TS_HEAD, SCN_PROBE_TS_ARRIVAL };
+enum scn_slack { SCN_SLACK_FAST_DOWN, SCN_SLACK_UNIFORM };
 
 typedef struct scn_counts { uint32_t n, v[2]; } scn_counts;     /* "8" (n 1) or "8,8" (n 2) */
 typedef struct scn_sizes { uint32_t min, max; } scn_sizes;     /* "1024,16384" or "4096" */
@@ -157,9 +159,13 @@ typedef struct scn {
         uint32_t sched;            /* enum scn_sched */
         uint64_t pcie_gbps, pcie_latency_ns;
         uint32_t payload, mtu, cnp_interval_us;
+        uint64_t qos_timeout_us;   /* sched = qos: the engine's retransmission timeout, 0 = automatic */
     } nic;
     struct {
         uint32_t model, cpu_load, rhcc, ddio, footprint_mb;
+        uint32_t cpu_outstanding;  /* CPU cache lines in flight at most */
+        uint32_t probe_ts;         /* enum scn_probe_ts: a probe's receive stamp */
+        uint32_t rhcc_slack;       /* enum scn_slack */
     } host;
     scn_tenant *tenants;           /* stb_ds */
     struct {
@@ -168,6 +174,7 @@ typedef struct scn {
         uint32_t snaplen;
         uint64_t pcap_us;          /* 0 = the whole run */
         uint64_t queue_sample_us;  /* links' queue samples: every N us of the window */
+        uint64_t lat_samples;      /* message latencies kept per receiving NIC, 0 = all */
     } out;
 } scn;
 
@@ -242,6 +249,8 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
     static const char *const proto[] = { "dcqcn", "irn", "ndp", "reno", "newreno", "sack", NULL };
     static const char *const variant[] = { "default", "paper", "mellanox", "htsim", NULL };
     static const char *const pattern[] = { "incast", "permutation", "all_to_all", "pairs", NULL };
+    static const char *const probe_ts[] = { "head", "arrival", NULL };
+    static const char *const slack[] = { "fast_down", "uniform", NULL };
     static const scn_key keys[] = {
         SCN__KEY(SCN_SEC_RUN, "duration_us", SCN_T_U64, scn, run.duration_us, 1, 1000000000, NULL,
                  "simulated time of the run, the drain not included [us]"),
@@ -307,6 +316,8 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
         SCN__KEY(SCN_SEC_NIC, "mtu", SCN_T_U64, scn, nic.mtu, 256, 9000, NULL, "path MTU, at least payload [bytes]"),
         SCN__KEY(SCN_SEC_NIC, "cnp_interval_us", SCN_T_U64, scn, nic.cnp_interval_us, 1, 1000000, NULL,
                  "least time between two CNPs of a flow [us]"),
+        SCN__KEY(SCN_SEC_NIC, "qos_timeout_us", SCN_T_U64, scn, nic.qos_timeout_us, 0, 1000000, NULL,
+                 "sched = qos: the engine's retransmission timeout, 0 = from DCQCN's rate floor [us]"),
         SCN__KEY(SCN_SEC_HOST, "model", SCN_T_BOOL, scn, host.model, 0, 1, NULL,
                  "the receiving host's data path (RX buffer, PCIe, IIO, memory)"),
         SCN__KEY(SCN_SEC_HOST, "cpu_load", SCN_T_U64, scn, host.cpu_load, 0, 3, NULL,
@@ -316,6 +327,12 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
         SCN__KEY(SCN_SEC_HOST, "ddio", SCN_T_BOOL, scn, host.ddio, 0, 1, NULL, "DDIO (writes into the LLC)"),
         SCN__KEY(SCN_SEC_HOST, "footprint_mb", SCN_T_U64, scn, host.footprint_mb, 1, 4096, NULL,
                  "receive buffers' total size [MB]"),
+        SCN__KEY(SCN_SEC_HOST, "cpu_outstanding", SCN_T_U64, scn, host.cpu_outstanding, 1, 1048576, NULL,
+                 "CPU cache lines in flight at most [lines]"),
+        SCN__KEY(SCN_SEC_HOST, "probe_ts", SCN_T_CHOICE, scn, host.probe_ts, 0, 0, probe_ts,
+                 "an RHCC probe's receive stamp: at the RX buffer's head or at its entry"),
+        SCN__KEY(SCN_SEC_HOST, "rhcc_slack", SCN_T_CHOICE, scn, host.rhcc_slack, 0, 0, slack,
+                 "RHCC receiver: a step down right after a step up skips hostCC's slack, or the slack before every step"),
         SCN__KEY(SCN_SEC_TENANT, "weight", SCN_T_U64, scn_tenant, weight, 1, 65535, NULL, "scheduler weight"),
         SCN__KEY(SCN_SEC_TENANT, "cap_mbps", SCN_T_U64, scn_tenant, cap_mbps, 0, 1600000, NULL,
                  "rate cap per QP, 0 = none [Mb/s]"),
@@ -351,6 +368,8 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
                  "queue samples (queue_csv, queue_max_kb) every N us of the window"),
         SCN__KEY(SCN_SEC_OUTPUT, "pcap_us", SCN_T_U64, scn, out.pcap_us, 0, 1000000000, NULL,
                  "pcap: frames sent in the first N us only, 0 = all"),
+        SCN__KEY(SCN_SEC_OUTPUT, "lat_samples", SCN_T_U64, scn, out.lat_samples, 0, 268435456, NULL,
+                 "message latencies kept per receiving NIC for the FCT percentiles, then a uniform sample; 0 = all"),
     };
     *count = sizeof keys / sizeof keys[0];
     return keys;
@@ -725,6 +744,9 @@ SCN_DEF void scn_config_default(scn *s)
     s->host.rhcc = SCN_RHCC_BOTH;
     s->host.ddio = 1;
     s->host.footprint_mb = 16;
+    s->host.cpu_outstanding = 400; /* dual Xeon 6240: 36 cores x ~11 line-fill buffers (docs/hostcc_model.md) */
+    s->host.probe_ts = SCN_PROBE_TS_HEAD;
+    s->host.rhcc_slack = SCN_SLACK_FAST_DOWN;
     scn__tenant_default(&t, "bulk");
     t.msg_bytes.min = 65536;
     t.msg_bytes.max = 1048576;
@@ -735,6 +757,7 @@ SCN_DEF void scn_config_default(scn *s)
     arrput(s->tenants, t);
     s->out.snaplen = 128;
     s->out.queue_sample_us = 10;
+    s->out.lat_samples = 65536;
 }
 
 SCN_DEF void scn_free(scn *s)

@@ -1,6 +1,6 @@
-/* fm_main.h -- `rnic_model --scenario FILE [--set section.key=value ...] [--tick-only] [--quiet]
- * [--trace-csv FILE]`: a scenario file run on the fabric (issue 30; docs/fabric_model.md,
- * docs/scenario.md), and its report.
+/* fm_run.h -- one run of a scenario on the fabric (issue 30; docs/fabric_model.md,
+ * docs/scenario.md): build it, run it, write its outputs and print its report. rnic_model.c
+ * turns the command line into the scenario and the options below.
  *
  * Ends with: RESULT fabric=1 hosts=... switches=... flows=... tenants=... rx_gbps=...
  *   tenant<i>_gbps=... (each tenant's delivered payload over the window) cnps=... naks=... rtx=...
@@ -12,11 +12,13 @@
  *   qos_resubmits= duplicates= (blocks given to the transports, the engine's timeouts, transfers
  *   the host wrote again after an ERROR, packets the receivers got twice);
  *   link_util_max_pct= queue_max_kb=: the busiest link's use of its line rate and the deepest
- *   queue sampled, both over the window, fm_links.h)
- * Every counter is over the whole run (the drain included) except *_gbps (the window).
+ *   queue sampled, both over the window, fm_links.h), then the window's messages and receiving
+ *   hosts (fm_window.h): fct_mean_us= fct_p50_us= fct_p99_us= host=0|1 [host_pauses= ...]
+ * Every counter is over the whole run (the drain included) except *_gbps, link_util_max_pct,
+ * queue_max_kb and fm_window.h's keys after mcycles_per_s (the window).
  * Exit status 3 when the run lost bytes or, draining, did not drain; 2 on a bad scenario. */
-#ifndef RNIC_FM_MAIN_H
-#define RNIC_FM_MAIN_H
+#ifndef RNIC_FM_RUN_H
+#define RNIC_FM_RUN_H
 #include <errno.h>
 #include <sys/resource.h>
 #include "fm_build.h"
@@ -124,6 +126,8 @@ static uint64_t fm_report(fm_model *m, int quiet, const char *last_line)
     }
     for (t = 0; t < w->p.tenants; t++)
         total_gbps += (double)tenant_bytes[t] * 8.0 / window_s / 1e9;
+    if (!quiet)
+        fm_window_print(&m->win, w, 1);
     if (!quiet && last_line)
         printf("%s\n", last_line);
     printf("RESULT fabric=1 hosts=%u switches=%u flows=%u tenants=%u rx_gbps=%.3f", w->hosts, w->switches, w->nflows,
@@ -142,11 +146,13 @@ static uint64_t fm_report(fm_model *m, int quiet, const char *last_line)
     printf(" link_util_max_pct=%.3f queue_max_kb=%.3f", util_max,
            m->links.n ? (double)m->links.l[deepest].queue_max / 1000.0 : 0.0);
     printf(" cnps=%llu naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_frames=%llu host_drops=%llu bytes_lost=%llu "
-           "drained=%d digest=%016llx delivered_packets=%llu node_runs=%llu cycles_visited=%llu mcycles_per_s=%.2f\n",
+           "drained=%d digest=%016llx delivered_packets=%llu node_runs=%llu cycles_visited=%llu mcycles_per_s=%.2f",
            (unsigned long long)cnps, (unsigned long long)naks, (unsigned long long)rtx, (unsigned long long)marked,
            (unsigned long long)drops, (unsigned long long)pfc, (unsigned long long)host_drops, (unsigned long long)lost,
            m->drained, (unsigned long long)fm_world_digest(w), (unsigned long long)pkts, (unsigned long long)w->f.stats.runs,
            (unsigned long long)w->f.stats.cycles_visited, m->host_s > 0 ? (double)w->f.now / m->host_s / 1e6 : 0.0);
+    fm_window_print(&m->win, w, 0);
+    printf("\n");
     return bad + errors;
 }
 
@@ -170,96 +176,86 @@ static int fm_model_write_shares(const fm_model *m, const char *path)
     return fclose(f) == 0 ? 0 : -1;
 }
 
-/* --csv (or [output] csv): one line per QP -- its hosts, tenant, payload over the window, and
- * what it delivered and completed over the whole run. */
+/* The p-th percentile (nearest rank, rounded) of flow `rx`'s kept latencies in `keys` (one NIC's
+ * (flow << 40 | cycles), sorted), in us; 0 when it has none. */
+static double fm__flow_pct_us(const uint64_t *keys, size_t n, uint32_t rx, double p, uint64_t clock_hz)
+{
+    size_t lo = 0, hi, count = n;
+    while (count) { /* the flow's first key: binary search */
+        size_t half = count / 2u;
+        if ((keys[lo + half] >> 40) < rx) {
+            lo += half + 1u;
+            count -= half + 1u;
+        } else
+            count = half;
+    }
+    for (hi = lo; hi < n && (keys[hi] >> 40) == rx; hi++)
+        ;
+    if (hi == lo)
+        return 0.0;
+    return (double)(keys[lo + (size_t)(p / 100.0 * (double)(hi - lo - 1u) + 0.5)] & ((1ull << 40) - 1u)) /
+           (double)clock_hz * 1e6;
+}
+
+/* --csv (or [output] csv): one line per QP -- its hosts, tenant, payload over the window, the
+ * messages it completed in the window and their FCT p50 / p99 (from the receiver's kept
+ * latencies), and what it delivered and completed over the whole run. */
 static int fm_model_write_flows_csv(const fm_model *m, const char *path)
 {
     const fm_world *w = &m->w;
     double window_s = (double)(w->window_end - w->window_start) / (double)w->p.clock_hz;
-    uint32_t g;
-    FILE *f = fopen(path, "w");
-    if (!f)
+    uint64_t **keys = (uint64_t **)calloc(w->hosts ? w->hosts : 1u, sizeof *keys);
+    uint32_t g, h;
+    size_t i;
+    FILE *f = keys ? fopen(path, "w") : NULL;
+    if (!f) {
+        free(keys);
         return -1;
-    fprintf(f, "flow,src,dst,tenant,window_gbps,delivered_bytes,messages\n");
-    for (g = 0; g < w->nflows; g++) {
+    }
+    for (h = 0; h < w->hosts; h++) { /* each NIC's kept latencies by (flow, latency) */
+        const rm_lat_store *ls = &w->nic[h].rx.lat;
+        if (!(keys[h] = (uint64_t *)malloc((ls->n + 1u) * sizeof **keys)))
+            break;
+        for (i = 0; i < ls->n; i++)
+            keys[h][i] = ((uint64_t)ls->flow[i] << 40) | (ls->lat[i] < (1ull << 40) ? ls->lat[i] : (1ull << 40) - 1u);
+        qsort(keys[h], ls->n, sizeof **keys, fm_window__cmp_u64);
+    }
+    fprintf(f, "flow,src,dst,tenant,window_gbps,window_msgs,fct_p50_us,fct_p99_us,delivered_bytes,messages\n");
+    for (g = 0; h == w->hosts && g < w->nflows; g++) {
         const fm_flow *fl = &w->flow[g];
         const rm_rx_flow *r = &w->nic[fl->dst].rx.f[fl->rx];
-        fprintf(f, "%u,%u,%u,%u,%.6f,%llu,%llu\n", g, fl->src, fl->dst, fl->tenant,
-                (double)r->window_bytes * 8.0 / window_s / 1e9, (unsigned long long)r->bytes, (unsigned long long)r->msgs);
+        size_t n = w->nic[fl->dst].rx.lat.n;
+        fprintf(f, "%u,%u,%u,%u,%.6f,%llu,%.3f,%.3f,%llu,%llu\n", g, fl->src, fl->dst, fl->tenant,
+                (double)r->window_bytes * 8.0 / window_s / 1e9, (unsigned long long)r->window_msgs,
+                fm__flow_pct_us(keys[fl->dst], n, fl->rx, 50, w->p.clock_hz),
+                fm__flow_pct_us(keys[fl->dst], n, fl->rx, 99, w->p.clock_hz), (unsigned long long)r->bytes,
+                (unsigned long long)r->msgs);
     }
-    return fclose(f) == 0 ? 0 : -1;
+    for (g = 0; g < w->hosts; g++)
+        free(keys[g]);
+    free(keys);
+    return (fclose(f) == 0 && h == w->hosts) ? 0 : -1;
 }
 
-static int fm_main(int argc, char **argv)
+/* What the command line gives a run besides its scenario (rnic_model.c parses it). Paths
+ * override the scenario's [output] keys; NULL: the key's (or none). */
+typedef struct fm_run_options {
+    const char *trace_csv, *flows_json, *shares_csv, *pcap, *csv, *queue_csv, *links_csv, *vcd;
+    int tick_only, quiet, progress_log;
+} fm_run_options;
+
+/* Validate, build, run and report scenario s (freed here). Returns the exit status: 0, 3 when
+ * the run lost bytes or did not drain, 2 when the scenario is not valid, 1 on an output error. */
+static int fm_run(scn *sp, const fm_run_options *o)
 {
-    scn s;
+    scn s = *sp;
     scn_error err;
     fm_model m;
-    const char *file = NULL, *trace_csv = NULL, *flows_json = NULL, *shares_csv = NULL, *pcap = NULL, *csv = NULL;
-    const char *queue_csv = NULL, *links_csv = NULL, *vcd = NULL;
+    const char *trace_csv = o->trace_csv, *flows_json = o->flows_json, *shares_csv = o->shares_csv, *pcap = o->pcap;
+    const char *csv = o->csv, *queue_csv = o->queue_csv, *links_csv = o->links_csv, *vcd = o->vcd;
     roce_pcap pcap_file;
-    int tick_only = 0, quiet = 0, i, rc;
+    int tick_only = o->tick_only, quiet = o->quiet, rc;
     uint64_t damaged;
-    scn_config_default(&s);
-    for (i = 1; i < argc; i++) /* the file first, then every --set in order */
-        if (!strcmp(argv[i], "--scenario") && i + 1 < argc)
-            file = argv[++i];
-    if (!file) {
-        fprintf(stderr, "rnic_model: --scenario needs a file\n");
-        return 2;
-    }
-    if (scn_parse_file(&s, file, &err) != SCN_OK) {
-        fprintf(stderr, "rnic_model: %s\n", err.message);
-        scn_free(&s);
-        return 2;
-    }
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--scenario")) {
-            i++;
-        } else if (!strcmp(a, "--set") && i + 1 < argc) {
-            char key[128];
-            const char *eq = strchr(argv[++i], '=');
-            size_t n = eq ? (size_t)(eq - argv[i]) : 0;
-            if (!eq || n == 0 || n >= sizeof key) {
-                fprintf(stderr, "rnic_model: --set %s: expected section.key=value\n", argv[i]);
-                scn_free(&s);
-                return 2;
-            }
-            memcpy(key, argv[i], n);
-            key[n] = '\0';
-            if (scn_set(&s, key, eq + 1, &err) != SCN_OK) {
-                fprintf(stderr, "rnic_model: %s\n", err.message);
-                scn_free(&s);
-                return 2;
-            }
-        } else if (!strcmp(a, "--tick-only")) {
-            tick_only = 1;
-        } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--trace-csv") && i + 1 < argc) {
-            trace_csv = argv[++i];
-        } else if (!strcmp(a, "--flows-json") && i + 1 < argc) {
-            flows_json = argv[++i];
-        } else if (!strcmp(a, "--shares-csv") && i + 1 < argc) {
-            shares_csv = argv[++i];
-        } else if (!strcmp(a, "--pcap") && i + 1 < argc) {
-            pcap = argv[++i];
-        } else if (!strcmp(a, "--csv") && i + 1 < argc) {
-            csv = argv[++i];
-        } else if (!strcmp(a, "--queue-csv") && i + 1 < argc) {
-            queue_csv = argv[++i];
-        } else if (!strcmp(a, "--links-csv") && i + 1 < argc) {
-            links_csv = argv[++i];
-        } else if (!strcmp(a, "--vcd") && i + 1 < argc) {
-            vcd = argv[++i];
-        } else {
-            fprintf(stderr, "rnic_model: %s: not an option of a scenario run (--scenario FILE [--set section.key=value] "
-                            "[--tick-only] [--quiet] [--trace-csv FILE] [--flows-json FILE] [--shares-csv FILE] [--pcap FILE] [--csv FILE] [--queue-csv FILE] [--links-csv FILE] [--vcd FILE])\n", a);
-            scn_free(&s);
-            return 2;
-        }
-    }
     if (scn_validate(&s, &err) != SCN_OK) {
         fprintf(stderr, "rnic_model: %s\n", err.message);
         scn_free(&s);
@@ -278,6 +274,7 @@ static int fm_main(int argc, char **argv)
     if (!vcd && s.out.vcd[0])
         vcd = s.out.vcd;
     fm_model_init(&m, &s, tick_only);
+    m.progress_log = o->progress_log;
     if (pcap) {
         if (roce_pcap_open(&pcap_file, pcap, s.out.snaplen ? s.out.snaplen : 128u) != 0) {
             perror(pcap);
@@ -361,4 +358,4 @@ static int fm_main(int argc, char **argv)
     return rc;
 }
 
-#endif /* RNIC_FM_MAIN_H */
+#endif /* RNIC_FM_RUN_H */
