@@ -147,8 +147,8 @@ figures:
 	gnuplot -e "csv='build/tonic_dcqcn_200.csv'; out='docs/figures/tonic_dcqcn_200.png'" docs/figures/tonic_dcqcn_200.gp
 	@echo "wrote docs/figures/tonic_fig4.png docs/figures/tonic_dcqcn_200.png"
 	@$(MAKE) --no-print-directory build/rnic_model
-	./build/rnic_model --quiet --csv build/rnic_model.csv --queue-csv build/rnic_model_queue.csv > /dev/null
-	gnuplot -e "csv='build/rnic_model.csv'; qcsv='build/rnic_model_queue.csv'; out='docs/figures/rnic_model.png'" docs/figures/rnic_model.gp
+	./build/rnic_model --quiet --csv build/incast_qps.csv --queue-csv build/incast_queue.csv > /dev/null
+	gnuplot -e "csv='build/incast_qps.csv'; qcsv='build/incast_queue.csv'; out='docs/figures/rnic_model.png'" docs/figures/rnic_model.gp
 	@echo "wrote docs/figures/rnic_model.png"
 	python3 tools/hostcc_experiments.py --csv-dir build/hostcc > build/hostcc.out || { cat build/hostcc.out; exit 1; }
 	grep '^RESULT' build/hostcc.out
