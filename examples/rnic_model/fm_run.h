@@ -4,7 +4,8 @@
  *
  * Ends with: RESULT fabric=1 hosts=... switches=... flows=... tenants=... rx_gbps=...
  *   tenant<i>_gbps=... (each tenant's delivered payload over the window) cnps=... naks=... rtx=...
- *   ecn_marked=... drops=... pfc_frames=... host_drops=... bytes_lost=... drained=... digest=...
+ *   ecn_marked=... drops=... pfc_frames=... host_drops=... bytes_lost=... bytes_undelivered=...
+ *   (posted, not yet checked at a receiver when the run stopped) drained=... digest=...
  *   delivered_packets=... node_runs=... cycles_visited=... mcycles_per_s=... (rss_kb= and
  *   rss_per_host_kb= come before cnps=: the process's peak resident memory, whole and per host;
  *   sched=palos|qos palos_holds= head_waits=: the NIC's scheduler, per-QP back-pressure into Palos,
@@ -146,10 +147,10 @@ static uint64_t fm_report(fm_model *m, int quiet, const char *last_line)
     printf(" link_util_max_pct=%.3f queue_max_kb=%.3f", util_max,
            m->links.n ? (double)m->links.l[deepest].queue_max / 1000.0 : 0.0);
     printf(" cnps=%llu naks=%llu rtx=%llu ecn_marked=%llu drops=%llu pfc_frames=%llu host_drops=%llu bytes_lost=%llu "
-           "drained=%d digest=%016llx delivered_packets=%llu node_runs=%llu cycles_visited=%llu mcycles_per_s=%.2f",
+           "bytes_undelivered=%llu drained=%d digest=%016llx delivered_packets=%llu node_runs=%llu cycles_visited=%llu mcycles_per_s=%.2f",
            (unsigned long long)cnps, (unsigned long long)naks, (unsigned long long)rtx, (unsigned long long)marked,
            (unsigned long long)drops, (unsigned long long)pfc, (unsigned long long)host_drops, (unsigned long long)lost,
-           m->drained, (unsigned long long)fm_world_digest(w), (unsigned long long)pkts, (unsigned long long)w->f.stats.runs,
+           (unsigned long long)(posted > got ? posted - got : 0), m->drained, (unsigned long long)fm_world_digest(w), (unsigned long long)pkts, (unsigned long long)w->f.stats.runs,
            (unsigned long long)w->f.stats.cycles_visited, m->host_s > 0 ? (double)w->f.now / m->host_s / 1e6 : 0.0);
     fm_window_print(&m->win, w, 0);
     printf("\n");
