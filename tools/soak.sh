@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak: run the composed RNIC (build/rnic_model, its default scenario) for a number of cycles and
+# Soak: run the composed RNIC (build/rnic_model, the built-in incast) for a number of cycles and
 # sample its resident memory over time; its RSS must stay flat once warmed up.
 #
 #   tools/soak.sh [--cycles N] [--warmup-pct P] [--interval S] [--csv FILE] [--max-growth-kb K]
@@ -81,7 +81,7 @@ rc=$?
 host_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 
 value() { sed -n 's/^RESULT.* '"$1"'=\([^ ]*\).*/\1/p' "$out" | head -n 1; }
-sim_cycles=$(sed -n 's/^  simulated .* (\([0-9]*\) cycles).*/\1/p' "$out" | head -n 1)
+sim_cycles=$(sed -n 's/^  scheduler: .* cycles of \([0-9]*\) simulated.*/\1/p' "$out" | head -n 1)
 lost=$(value bytes_lost)
 digest=$(value digest)
 read -r warm end max n < <(awk -F, -v w="$warm_cycle" 'NR > 1 && $2 >= w {
