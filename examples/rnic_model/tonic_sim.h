@@ -1,8 +1,17 @@
 /* tonic_sim.h -- the Tonic experiments' end-to-end set-up (NSDI 2020 §6.2): sender hosts, each a
  * transport.h engine (Tonic) behind a NIC uplink, one output-queued switch (net.h) and one
- * receiving host (transport.h's receiver). Flows are backlogged (bulk data). Everything is
- * cycle-stepped on one clock and fast-forwards over idle stretches; hosted example code (malloc
- * at init, doubles only in reports).
+ * receiving host (transport.h's receiver). Flows are backlogged (bulk data). Everything runs on
+ * one clock under the composed model's event scheduler (fabric.h): the switch (node 0), each
+ * sender (node 1 + h) and the receiver (node S + 1) run at their own next events or when a record
+ * reaches them, so idle stretches and idle parts cost nothing; ts_config.tick_only runs every
+ * node every cycle instead (the same results). Hosted example code (malloc at init, doubles only
+ * in reports).
+ *
+ * In every cycle the switch runs first: PFC frames reach the hosts, the uplinks deliver into the
+ * switch, and the switch hands data to the receiver and ACKs to the senders; then each sender
+ * and the receiver executes its cycle and puts its outputs on its uplink. An uplink is the edge
+ * from a host to the switch: the host pushes onto it at cycle t and wakes the switch, whose next
+ * event covers every uplink.
  *
  *   sender h: tp --TX--> uplink h --> switch port R --> receiver (tp_rx): data
  *   receiver: tp_rx --ACK--> uplink R --> switch port h --> tp_push_incoming: ACKs
@@ -26,9 +35,13 @@
 #define TP_IMPLEMENTATION
 #include "../../transport.h"
 #include "net.h"
+#include "fabric.h"
 #include <stdio.h>
 
 #define TS_MAX_SENDERS 8u
+#ifndef TS_TICK_ONLY
+#define TS_TICK_ONLY 0 /* ts_config_default's tick_only: build an example with -DTS_TICK_ONLY=1 to run it under the oracle */
+#endif
 
 typedef struct ts_config {
     uint64_t clock_hz;         /* 100 MHz */
@@ -73,7 +86,14 @@ typedef struct ts_config {
     void (*on_segment)(void *user, const rnic_work *seg, uint64_t cycle);   /* a segment left a sender */
     void (*on_ack)(void *user, const tp *sender, uint32_t flow, uint64_t cycle); /* an ACK reached a sender */
     void *user;
+    int tick_only;             /* 1: the fabric runs every node every cycle (its oracle); default 0 */
 } ts_config;
+
+struct ts_sim;
+typedef struct ts_node { /* a fabric node's self: the sim, and the sender's host number */
+    struct ts_sim *sim;
+    uint32_t host;
+} ts_node;
 
 typedef struct ts_sim {
     ts_config cfg;
@@ -90,6 +110,12 @@ typedef struct ts_sim {
     net_pfc_frame *pfc_pipe;   /* PFC frames travelling to the hosts: cycle = arrival */
     uint32_t pfc_size, pfc_head, pfc_count;
     uint64_t pfc_pipe_lost;    /* frames the pipe could not hold (never, at its size) */
+    fabric fab;                /* the scheduler: the switch, the senders, the receiver */
+    ts_node node[TS_MAX_SENDERS + 2u];
+    uint32_t switch_id, rx_id, sender_id[TS_MAX_SENDERS];
+    uint64_t switch_cycle;     /* the cycle of the switch's last full run (switch_ran: one happened) */
+    int switch_ran;
+    uint64_t counted_to;       /* 1 + the last cycle counted in processed_cycles */
 } ts_sim;
 
 static inline void ts_config_default(ts_config *c)
@@ -112,11 +138,14 @@ static inline void ts_config_default(ts_config *c)
     c->ctrl_bytes = 64;
     c->cnp_bytes = 78;
     c->ack_first = true;
+    c->tick_only = TS_TICK_ONLY;
 }
 
 static inline void *ts__alloc(size_t n) { return malloc(n); } /* RNIC_MEM_ALIGN is 8 */
 
 static inline uint32_t ts_flows(const ts_sim *s) { return s->cfg.senders * s->cfg.flows_per_sender; }
+
+static inline int ts__fabric_init(ts_sim *s);
 
 static inline int ts_init(ts_sim *s, const ts_config *c)
 {
@@ -233,7 +262,7 @@ static inline int ts_init(ts_sim *s, const ts_config *c)
     for (i = 0; i < nflows; i++)
         tp_rx_flow_open(&s->rx, i, NULL);
     s->acked_bytes = (uint64_t *)calloc(nflows, sizeof(uint64_t));
-    return s->acked_bytes ? 0 : -1;
+    return s->acked_bytes ? ts__fabric_init(s) : -1;
 }
 
 static inline void ts_free(ts_sim *s)
@@ -247,6 +276,7 @@ static inline void ts_free(ts_sim *s)
     free(s->rx_mem);
     free(s->acked_bytes);
     free(s->pfc_pipe);
+    fab_free(&s->fab);
 }
 
 /* The earlier of two event cycles; RNIC_NEVER is later than any cycle (compare it before the
@@ -260,42 +290,126 @@ static inline uint64_t ts__min(uint64_t a, uint64_t b)
     return rnic_cycle_before(a, b) ? a : b;
 }
 
-static inline uint64_t ts_next_event(const ts_sim *s)
+/* ---- the fabric's nodes: the switch (id 0), sender h (id 1 + h), the receiver (id S + 1) ---- */
+
+/* The next packet to reach the far end of uplink l (now while one waits there): the first slot
+ * after the arrived ones (net.h's ring: arrived, on the wire, queued, in FIFO order). Its
+ * departure from the host's queue is the host's event, not the switch's. */
+static inline uint64_t ts__uplink_arrival(const net_link *l)
 {
-    uint64_t next = tp_rx_next_event(&s->rx);
+    if (l->arrived)
+        return l->now;
+    if (!l->count)
+        return RNIC_NEVER;
+    return l->slot[(l->head + l->arrived) % l->size].done + l->prop;
+}
+
+/* The switch's next event: its egress links, PFC frames to send, the next packet reaching it
+ * on an uplink, the next PFC frame reaching its host. */
+static inline uint64_t ts__switch_next(const ts_sim *s)
+{
+    uint64_t next = net_switch_next_event(&s->sw);
     uint32_t h;
-    for (h = 0; h < s->cfg.senders; h++) {
-        rnic_work w;
-        next = ts__min(next, tp_next_event(&s->senders[h]));
-        /* a segment waiting for a full uplink is no work until the uplink's next event */
-        if ((net_link_space(&s->uplink[h]) > 0 && tp_peek_segment(&s->senders[h], &w) == RNIC_OK) ||
-            tp_peek_completion(&s->senders[h], &w) == RNIC_OK)
-            next = s->now;
-    }
     for (h = 0; h <= s->cfg.senders; h++)
-        next = ts__min(next, net_link_next_event(&s->uplink[h]));
-    next = ts__min(next, net_switch_next_event(&s->sw));
-    if (s->pfc_count) /* the next PFC frame reaching its host */
+        next = ts__min(next, ts__uplink_arrival(&s->uplink[h]));
+    if (s->pfc_count)
         next = ts__min(next, s->pfc_pipe[s->pfc_head].cycle == RNIC_NEVER ? RNIC_NEVER - 1u : s->pfc_pipe[s->pfc_head].cycle);
-    {
-        rnic_work w;
-        if ((net_link_space(&s->uplink[s->cfg.senders]) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) ||
-            tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
-            next = s->now;
-    }
     return next;
 }
 
-/* Everything that happens in cycle s->now, then s->now + 1. */
-static inline void ts_cycle(ts_sim *s)
+/* Sender h's next event: the engine's own, now while it has a segment its uplink can take or a
+ * completion; a segment waiting for a full uplink is no work until the uplink's next event. */
+static inline uint64_t ts__sender_next(const ts_sim *s, uint32_t h)
 {
+    const tp *t = &s->senders[h];
+    uint64_t next = tp_next_event(t);
+    rnic_work w;
+    if (tp_peek_completion(t, &w) == RNIC_OK)
+        return tp_now(t);
+    if (tp_peek_segment(t, &w) == RNIC_OK)
+        next = ts__min(next, net_link_space(&s->uplink[h]) > 0 ? tp_now(t) : net_link_next_event(&s->uplink[h]));
+    return next;
+}
+
+static inline uint64_t ts__rx_next(const ts_sim *s)
+{
+    const net_link *up = &s->uplink[s->cfg.senders];
+    uint64_t next = tp_rx_next_event(&s->rx);
+    rnic_work w;
+    if (tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
+        return tp_rx_now(&s->rx);
+    if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK)
+        next = ts__min(next, net_link_space(up) > 0 ? tp_rx_now(&s->rx) : net_link_next_event(up));
+    return next;
+}
+
+/* processed_cycles counts the cycles at which some part had work (its next event was due when
+ * it ran), whichever nodes the scheduler visits: the fabric's first cycle, a cycle the switch
+ * only re-reads, and tick-only mode's idle ticks are not counted. */
+static inline void ts__count(ts_sim *s, uint64_t t, uint64_t next)
+{
+    if (s->counted_to != t + 1u && next != RNIC_NEVER && rnic_cycle_before_eq(next, t)) {
+        s->processed_cycles++;
+        s->counted_to = t + 1u;
+    }
+}
+
+/* ts__switch_next(s) <= t, for the switch brought to t (every departure, arrival and PFC
+ * refresh up to t done): a packet waits at a link's end, a PFC frame waits to leave or reaches
+ * its host. The cheap form of the test, asked at every switch run. */
+static inline int ts__switch_due(const ts_sim *s, uint64_t t)
+{
+    net_pkt p;
+    uint32_t i;
+    if (s->sw.pfc_count || (s->pfc_count && rnic_cycle_before_eq(s->pfc_pipe[s->pfc_head].cycle, t)))
+        return 1;
+    for (i = 0; i <= s->cfg.senders; i++)
+        if (net_link_peek(&s->uplink[i], &p) == RNIC_OK || net_switch_peek(&s->sw, i, &p) == RNIC_OK)
+            return 1;
+    return 0;
+}
+
+/* A host filled its uplink at cycle t: the switch's next event may be earlier now. The fabric
+ * asks it again after any cycle it ran in, so it is woken only when it has not run at t. */
+static inline void ts__wake_switch(ts_sim *s, uint64_t t)
+{
+    if (!(s->switch_ran && s->switch_cycle == t))
+        fab_wake(&s->fab, s->switch_id);
+}
+
+static inline void ts__switch_advance_to(void *self, uint64_t cycle)
+{
+    ts_sim *s = ((ts_node *)self)->sim;
+    uint32_t h;
+    if (!rnic_cycle_before(net_switch_now(&s->sw), cycle))
+        return; /* the uplinks too: they move with the switch, or ahead of it to a host's push */
+    net_switch_advance_to(&s->sw, cycle);
+    for (h = 0; h <= s->cfg.senders; h++) /* the uplinks end at the switch: it keeps them current */
+        net_link_advance_to(&s->uplink[h], cycle);
+}
+
+static inline uint64_t ts__switch_next_event(const void *self) { return ts__switch_next(((const ts_node *)self)->sim); }
+
+/* Cycle t at the switch: PFC frames reach the hosts, the uplinks deliver, the switch's PFC frames
+ * leave, and the switch hands data to the receiver and ACKs to the senders (brought to t, then
+ * woken). A second run in the same cycle (a host woke it after filling its uplink, so that its
+ * next event is looked at again) moves nothing: what it could move now goes at t + 1. */
+static inline void ts__switch_run(void *self, uint64_t t)
+{
+    ts_sim *s = ((ts_node *)self)->sim;
     uint32_t h, i, R = s->cfg.senders;
     net_pkt p;
-    rnic_work w;
     net_pfc_frame f;
+    if (s->switch_ran && s->switch_cycle == t)
+        return;
+    s->switch_ran = 1;
+    s->switch_cycle = t;
+    if (s->counted_to != t + 1u)
+        ts__count(s, t, ts__switch_due(s, t) ? t : RNIC_NEVER);
+    s->now = t;
     /* PFC frames arriving at their hosts now pause / resume the uplinks (before this cycle's
      * pushes onto them) */
-    while (s->pfc_count && rnic_cycle_before_eq(s->pfc_pipe[s->pfc_head].cycle, s->now)) {
+    while (s->pfc_count && rnic_cycle_before_eq(s->pfc_pipe[s->pfc_head].cycle, t)) {
         f = s->pfc_pipe[s->pfc_head];
         s->pfc_head = (s->pfc_head + 1u) % s->pfc_size;
         s->pfc_count--;
@@ -305,7 +419,7 @@ static inline void ts_cycle(ts_sim *s)
      * from a host that rotates every cycle (same-rate hosts arrive phase-locked, and a fixed
      * order would give one host every drop when the buffer is nearly full) */
     for (i = 0; i <= R; i++) {
-        h = (uint32_t)((s->now + i) % (R + 1u));
+        h = (uint32_t)((t + i) % (R + 1u));
         while (net_link_peek(&s->uplink[h], &p) == RNIC_OK) {
             net_link_pop(&s->uplink[h], &p);
             net_switch_push_from(&s->sw, h, &p);
@@ -322,41 +436,108 @@ static inline void ts_cycle(ts_sim *s)
         s->pfc_pipe[(s->pfc_head + s->pfc_count++) % s->pfc_size] = f;
     }
     /* the switch delivers: data to the receiver, ACKs to the senders */
-    while (tp_rx_space_segment(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
-        p.w.flags = p.ecn ? (p.w.flags | TP_WORK_ECN) : (p.w.flags & ~TP_WORK_ECN);
-        p.w.flags = p.trimmed ? (p.w.flags | TP_WORK_TRIMMED) : (p.w.flags & ~TP_WORK_TRIMMED);
-        tp_rx_push_segment(&s->rx, &p.w);
+    if (net_switch_peek(&s->sw, R, &p) == RNIC_OK) {
+        fab_bring(&s->fab, s->rx_id, t);
+        while (tp_rx_space_segment(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
+            p.w.flags = p.ecn ? (p.w.flags | TP_WORK_ECN) : (p.w.flags & ~TP_WORK_ECN);
+            p.w.flags = p.trimmed ? (p.w.flags | TP_WORK_TRIMMED) : (p.w.flags & ~TP_WORK_TRIMMED);
+            tp_rx_push_segment(&s->rx, &p.w);
+        }
+        fab_wake(&s->fab, s->rx_id);
     }
-    for (h = 0; h < R; h++)
+    for (h = 0; h < R; h++) {
+        if (net_switch_peek(&s->sw, h, &p) != RNIC_OK)
+            continue;
+        fab_bring(&s->fab, s->sender_id[h], t);
         while (tp_space_incoming(&s->senders[h]) > 0 && net_switch_pop(&s->sw, h, &p) == RNIC_OK) {
             tp_push_incoming(&s->senders[h], &p.w);
             if (s->cfg.on_ack)
-                s->cfg.on_ack(s->cfg.user, &s->senders[h], p.w.flow, s->now);
+                s->cfg.on_ack(s->cfg.user, &s->senders[h], p.w.flow, t);
         }
-    /* the engines' cycle */
-    for (h = 0; h < R; h++)
-        tp_tick(&s->senders[h]);
-    tp_rx_tick(&s->rx);
-    /* their outputs onto the wire (an output waits in its port while the uplink is full) */
-    for (h = 0; h < R; h++) {
-        while (net_link_space(&s->uplink[h]) > 0 && tp_peek_segment(&s->senders[h], &w) == RNIC_OK) {
-            tp_pop_segment(&s->senders[h], &w);
-            memset(&p, 0, sizeof p);
-            p.w = w;
-            p.src = h;
-            p.dst = R;
-            p.wire_bytes = w.len + s->cfg.header_bytes;
-            net_link_push(&s->uplink[h], &p);
-            if (s->cfg.on_segment)
-                s->cfg.on_segment(s->cfg.user, &w, s->now);
-        }
-        while (tp_pop_completion(&s->senders[h], &w) == RNIC_OK) { /* backlogged: refill */
-            w.flags = 0;
-            w.tag += s->cfg.senders * 1000u;
-            tp_push_message(&s->senders[h], &w);
-        }
+        fab_wake(&s->fab, s->sender_id[h]);
     }
-    while (net_link_space(&s->uplink[R]) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
+}
+
+static inline void ts__sender_advance_to(void *self, uint64_t cycle)
+{
+    const ts_node *n = (const ts_node *)self;
+    tp *t = &n->sim->senders[n->host];
+    if (rnic_cycle_before(tp_now(t), cycle))
+        tp_advance_to(t, cycle);
+}
+
+static inline uint64_t ts__sender_next_event(const void *self)
+{
+    const ts_node *n = (const ts_node *)self;
+    return ts__sender_next(n->sim, n->host);
+}
+
+/* Cycle t at sender h: the engine's cycle, then its segments onto its uplink (a segment waits in
+ * the engine's port while the uplink is full; the switch is woken to look at the uplink's new
+ * next event) and its completions refilled (backlogged). */
+static inline void ts__sender_run(void *self, uint64_t t)
+{
+    const ts_node *n = (const ts_node *)self;
+    ts_sim *s = n->sim;
+    uint32_t h = n->host;
+    tp *e = &s->senders[h];
+    net_link *up = &s->uplink[h];
+    int pushed = 0;
+    net_pkt p;
+    rnic_work w;
+    if (s->counted_to != t + 1u)
+        ts__count(s, t, ts__sender_next(s, h));
+    s->now = t;
+    if (tp_now(e) == t) /* not yet this cycle (a second run in it only moves outputs) */
+        tp_tick(e);
+    net_link_advance_to(up, t);
+    while (net_link_space(up) > 0 && tp_peek_segment(e, &w) == RNIC_OK) {
+        tp_pop_segment(e, &w);
+        memset(&p, 0, sizeof p);
+        p.w = w;
+        p.src = h;
+        p.dst = s->cfg.senders;
+        p.wire_bytes = w.len + s->cfg.header_bytes;
+        net_link_push(up, &p);
+        pushed = 1;
+        if (s->cfg.on_segment)
+            s->cfg.on_segment(s->cfg.user, &w, t);
+    }
+    if (pushed)
+        ts__wake_switch(s, t);
+    while (tp_pop_completion(e, &w) == RNIC_OK) { /* backlogged: refill */
+        w.flags = 0;
+        w.tag += s->cfg.senders * 1000u;
+        tp_push_message(e, &w);
+    }
+}
+
+static inline void ts__rx_advance_to(void *self, uint64_t cycle)
+{
+    tp_rx *r = &((ts_node *)self)->sim->rx;
+    if (rnic_cycle_before(tp_rx_now(r), cycle))
+        tp_rx_advance_to(r, cycle);
+}
+
+static inline uint64_t ts__rx_next_event(const void *self) { return ts__rx_next(((const ts_node *)self)->sim); }
+
+/* Cycle t at the receiver: the engine's cycle, its ACK / NACK / CNP / GRANT records onto its
+ * uplink (waking the switch), its deliveries counted. */
+static inline void ts__rx_run(void *self, uint64_t t)
+{
+    ts_sim *s = ((ts_node *)self)->sim;
+    uint32_t R = s->cfg.senders;
+    net_link *up = &s->uplink[R];
+    int pushed = 0;
+    net_pkt p;
+    rnic_work w;
+    if (s->counted_to != t + 1u)
+        ts__count(s, t, ts__rx_next(s));
+    s->now = t;
+    if (tp_rx_now(&s->rx) == t)
+        tp_rx_tick(&s->rx);
+    net_link_advance_to(up, t);
+    while (net_link_space(up) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
         tp_rx_pop_ack(&s->rx, &w);
         memset(&p, 0, sizeof p);
         p.w = w;
@@ -368,43 +549,96 @@ static inline void ts_cycle(ts_sim *s)
             p.wire_bytes = s->cfg.ctrl_bytes;
         else
             p.wire_bytes = s->cfg.ack_bytes ? s->cfg.ack_bytes : s->cfg.header_bytes;
-        net_link_push(&s->uplink[R], &p);
+        net_link_push(up, &p);
+        pushed = 1;
     }
+    if (pushed)
+        ts__wake_switch(s, t);
     while (tp_rx_pop_delivered(&s->rx, &w) == RNIC_OK) {
         s->acked_bytes[w.flow] += w.len;
         s->rx_bytes += w.len;
         s->rx_segments++;
     }
-    s->processed_cycles++;
-    s->now++;
-    for (h = 0; h <= R; h++)
-        net_link_advance_to(&s->uplink[h], s->now);
-    net_switch_advance_to(&s->sw, s->now);
 }
 
-/* One step towards cycle `end`: skip to the next event (or `end`), or process one cycle. */
+static const fab_node_ops ts__switch_ops = { ts__switch_advance_to, ts__switch_run, ts__switch_next_event };
+static const fab_node_ops ts__sender_ops = { ts__sender_advance_to, ts__sender_run, ts__sender_next_event };
+static const fab_node_ops ts__rx_ops = { ts__rx_advance_to, ts__rx_run, ts__rx_next_event };
+
+/* The fabric: the switch first, so that in every cycle its deliveries reach the engines before
+ * their cycle runs (the order the experiments were calibrated with). */
+static inline int ts__fabric_init(ts_sim *s)
+{
+    fab_config fc;
+    uint32_t h;
+    memset(&fc, 0, sizeof fc);
+    fc.max_nodes = s->cfg.senders + 2u;
+    fc.tick_only = s->cfg.tick_only;
+    if (fab_init(&s->fab, &fc) != RNIC_OK)
+        return -1;
+    s->node[0].sim = s;
+    s->switch_id = fab_add(&s->fab, &ts__switch_ops, &s->node[0]);
+    for (h = 0; h < s->cfg.senders; h++) {
+        s->node[1u + h].sim = s;
+        s->node[1u + h].host = h;
+        s->sender_id[h] = fab_add(&s->fab, &ts__sender_ops, &s->node[1u + h]);
+    }
+    s->node[1u + s->cfg.senders].sim = s;
+    s->rx_id = fab_add(&s->fab, &ts__rx_ops, &s->node[1u + s->cfg.senders]);
+    return s->rx_id == RNIC_NONE ? -1 : 0;
+}
+
+/* Every part to `cycle` (the nodes the scheduler did not visit lag behind), for the examples
+ * that read them between runs. */
+static inline void ts__bring_all(ts_sim *s, uint64_t cycle)
+{
+    uint32_t id;
+    for (id = 0; id < s->fab.n; id++)
+        fab_bring(&s->fab, id, cycle);
+    s->now = cycle;
+}
+
+/* The cycle at which something happens next (s->now while something can move). */
+static inline uint64_t ts_next_event(const ts_sim *s)
+{
+    uint64_t next = ts__min(ts__switch_next(s), ts__rx_next(s));
+    uint32_t h;
+    for (h = 0; h < s->cfg.senders; h++)
+        next = ts__min(next, ts__sender_next(s, h));
+    for (h = 0; h <= s->cfg.senders; h++) /* a packet leaving a host's queue, too */
+        next = ts__min(next, net_link_next_event(&s->uplink[h]));
+    return next;
+}
+
+/* Everything that happens in cycle s->now (the fabric runs the nodes due at it), then s->now + 1. */
+static inline void ts_cycle(ts_sim *s)
+{
+    uint64_t t = s->now;
+    fab_run_until(&s->fab, t + 1u);
+    ts__bring_all(s, t + 1u);
+}
+
+/* One step towards cycle `end`: skip to the next cycle at which a node is due and process it,
+ * or skip to `end`. Every part is at s->now after it (an observer polling between steps sees
+ * each cycle's changes at the cycle after it, as before). */
 static inline void ts_step(ts_sim *s, uint64_t end)
 {
-    uint64_t next = ts_next_event(s);
-    if (next == RNIC_NEVER || rnic_cycle_before(s->now, next)) {
-        uint32_t h;
-        next = ts__min(next, end);
-        for (h = 0; h < s->cfg.senders; h++)
-            tp_advance_to(&s->senders[h], next);
-        tp_rx_advance_to(&s->rx, next);
-        for (h = 0; h <= s->cfg.senders; h++)
-            net_link_advance_to(&s->uplink[h], next);
-        net_switch_advance_to(&s->sw, next);
-        s->now = next;
+    uint64_t next = fab_next_event(&s->fab);
+    if (next == RNIC_NEVER || !rnic_cycle_before(next, end)) {
+        fab_run_until(&s->fab, end);
+        ts__bring_all(s, end);
         return;
     }
-    ts_cycle(s);
+    fab_run_until(&s->fab, next + 1u);
+    ts__bring_all(s, next + 1u);
 }
 
-/* Run until cycle `end`, skipping idle stretches. */
+/* Run until cycle `end`: the fabric visits the cycles at which a node is due. */
 static inline void ts_run_to(ts_sim *s, uint64_t end)
 {
-    while (rnic_cycle_before(s->now, end))
-        ts_step(s, end);
+    if (!rnic_cycle_before(s->now, end))
+        return;
+    fab_run_until(&s->fab, end);
+    ts__bring_all(s, end);
 }
 #endif
