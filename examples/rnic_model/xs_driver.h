@@ -1,9 +1,22 @@
 /* xs_driver.h -- the small S senders -> switch -> receiver driver the IRN and NDP experiments
  * share (examples/tonic_irn_loss.c, examples/tonic_ndp_incast.c): per-message FCTs and up to
  * XS_MAX senders, which tonic_sim.h does not offer. Hosted example code: include it once, after
- * transport.h and net.h, with XS_MAX defined. */
+ * transport.h and net.h, with XS_MAX defined.
+ *
+ * The parts run under the composed model's event scheduler (fabric.h), as in tonic_sim.h: the
+ * switch (node 0), sender h (node 1 + h) and the receiver (node S + 1) run at their own next
+ * events or when a record reaches them. In a cycle the switch runs first (uplinks deliver into
+ * it, it hands data to the receiver and ACKs to the senders, bringing each to the cycle and
+ * waking it), then each engine executes its cycle and puts its outputs on its uplink (waking the
+ * switch, whose next event covers the uplinks' arrivals). xs_cfg.tick_only runs every node
+ * every cycle instead, with the same results. */
 #ifndef RNIC_XS_DRIVER_H
 #define RNIC_XS_DRIVER_H
+#include "fabric.h"
+
+#ifndef XS_TICK_ONLY
+#define XS_TICK_ONLY 0 /* OR-ed into xs_cfg.tick_only: build an example with -DXS_TICK_ONLY=1 to run it under the oracle */
+#endif
 
 /* ---------------- the experiment's network: S senders -> switch -> receiver ---------------- */
 
@@ -20,7 +33,14 @@ typedef struct xs_cfg {
     uint64_t seed;
     uint32_t nmsg;             /* messages per flow */
     const uint64_t *sizes;     /* [flow * nmsg + k] */
+    int tick_only;             /* 1: the fabric runs every node every cycle (its oracle) */
 } xs_cfg;
+
+struct xs;
+typedef struct xs_node { /* a fabric node's self: the driver, and the sender's host number */
+    struct xs *sim;
+    uint32_t host;
+} xs_node;
 
 typedef struct xs {
     xs_cfg c;
@@ -35,6 +55,11 @@ typedef struct xs {
     uint64_t post[XS_MAX], rx_bytes[XS_MAX], total_bytes;
     double *fct_us;            /* one per message */
     uint32_t nfct;
+    fabric fab;                /* the scheduler: the switch, the senders, the receiver */
+    xs_node node[XS_MAX + 2u];
+    uint32_t switch_id, rx_id, sender_id[XS_MAX];
+    uint64_t switch_cycle;     /* the cycle of the switch's last full run (switch_ran: one happened) */
+    int switch_ran;
 } xs;
 
 static void xs_post(xs *s, uint32_t f)
@@ -50,6 +75,8 @@ static void xs_post(xs *s, uint32_t f)
     }
     s->post[f] = s->now;
 }
+
+static int xs__fabric_init(xs *s);
 
 static int xs_init(xs *s, const xs_cfg *c)
 {
@@ -110,7 +137,7 @@ static int xs_init(xs *s, const xs_cfg *c)
         xs_post(s, h);
     }
     s->fct_us = (double *)calloc((size_t)c->senders * c->nmsg, sizeof(double));
-    return s->fct_us ? 0 : -1;
+    return s->fct_us ? xs__fabric_init(s) : -1;
 }
 
 static void xs_free(xs *s)
@@ -125,6 +152,7 @@ static void xs_free(xs *s)
     net_switch_free(&s->sw);
     free(s->rmem);
     free(s->fct_us);
+    fab_free(&s->fab);
 }
 
 static uint64_t xs_min(uint64_t a, uint64_t b)
@@ -136,64 +164,187 @@ static uint64_t xs_min(uint64_t a, uint64_t b)
     return rnic_cycle_before(a, b) ? a : b;
 }
 
-static uint64_t xs_next(const xs *s)
+/* ---- the fabric's nodes: the switch (id 0), sender h (id 1 + h), the receiver (id S + 1) ---- */
+
+/* The next packet to reach the far end of uplink l (now while one waits there): the first slot
+ * after the arrived ones (net.h's ring: arrived, on the wire, queued, in FIFO order). Its
+ * departure from the host's queue is the host's event, not the switch's. */
+static uint64_t xs__uplink_arrival(const net_link *l)
 {
-    uint64_t next = tp_rx_next_event(&s->rx);
+    if (l->arrived)
+        return l->now;
+    if (!l->count)
+        return RNIC_NEVER;
+    return l->slot[(l->head + l->arrived) % l->size].done + l->prop;
+}
+
+static uint64_t xs__switch_next(const xs *s)
+{
+    uint64_t next = net_switch_next_event(&s->sw);
     uint32_t h;
-    rnic_work w;
-    for (h = 0; h < s->c.senders; h++) {
-        next = xs_min(next, tp_next_event(s->snd[h]));
-        if (tp_peek_segment(s->snd[h], &w) == RNIC_OK || tp_peek_completion(s->snd[h], &w) == RNIC_OK)
-            next = s->now;
-    }
     for (h = 0; h <= s->c.senders; h++)
-        next = xs_min(next, net_link_next_event(&s->up[h]));
-    next = xs_min(next, net_switch_next_event(&s->sw));
-    if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK || tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
-        next = s->now;
+        next = xs_min(next, xs__uplink_arrival(&s->up[h]));
     return next;
 }
 
-static void xs_cycle(xs *s)
+/* Sender h's next event: the engine's own, now while it has a completion or a segment its
+ * uplink can take; a segment waiting for a full uplink is no work until the uplink's next event. */
+static uint64_t xs__sender_next(const xs *s, uint32_t h)
 {
+    const tp *t = s->snd[h];
+    uint64_t next = tp_next_event(t);
+    rnic_work w;
+    if (tp_peek_completion(t, &w) == RNIC_OK)
+        return tp_now(t);
+    if (tp_peek_segment(t, &w) == RNIC_OK)
+        next = xs_min(next, net_link_space(&s->up[h]) > 0 ? tp_now(t) : net_link_next_event(&s->up[h]));
+    return next;
+}
+
+static uint64_t xs__rx_next(const xs *s)
+{
+    const net_link *up = &s->up[s->c.senders];
+    uint64_t next = tp_rx_next_event(&s->rx);
+    rnic_work w;
+    if (tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
+        return tp_rx_now(&s->rx);
+    if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK)
+        next = xs_min(next, net_link_space(up) > 0 ? tp_rx_now(&s->rx) : net_link_next_event(up));
+    return next;
+}
+
+/* A host filled its uplink at cycle t: the switch's next event may be earlier now. The fabric
+ * asks it again after any cycle it ran in, so it is woken only when it has not run at t. */
+static void xs__wake_switch(xs *s, uint64_t t)
+{
+    if (!(s->switch_ran && s->switch_cycle == t))
+        fab_wake(&s->fab, s->switch_id);
+}
+
+static void xs__switch_advance_to(void *self, uint64_t cycle)
+{
+    xs *s = ((xs_node *)self)->sim;
+    uint32_t h;
+    if (!rnic_cycle_before(net_switch_now(&s->sw), cycle))
+        return; /* the uplinks too: they move with the switch, or ahead of it to a host's push */
+    net_switch_advance_to(&s->sw, cycle);
+    for (h = 0; h <= s->c.senders; h++) /* the uplinks end at the switch: it keeps them current */
+        net_link_advance_to(&s->up[h], cycle);
+}
+
+static uint64_t xs__switch_next_event(const void *self) { return xs__switch_next(((const xs_node *)self)->sim); }
+
+/* Cycle t at the switch: the uplinks deliver, the switch hands data to the receiver and ACKs to
+ * the senders (brought to t, then woken). A second run in the same cycle moves nothing: what it
+ * could move now goes at t + 1. */
+static void xs__switch_run(void *self, uint64_t t)
+{
+    xs *s = ((xs_node *)self)->sim;
     uint32_t h, i, R = s->c.senders;
     net_pkt p;
-    rnic_work w;
+    if (s->switch_ran && s->switch_cycle == t)
+        return;
+    s->switch_ran = 1;
+    s->switch_cycle = t;
+    s->now = t;
     for (i = 0; i <= R; i++) { /* admit same-cycle arrivals from a rotating host */
-        h = (uint32_t)((s->now + i) % (R + 1u));
+        h = (uint32_t)((t + i) % (R + 1u));
         while (net_link_peek(&s->up[h], &p) == RNIC_OK) {
             net_link_pop(&s->up[h], &p);
             net_switch_push(&s->sw, &p);
         }
     }
-    while (tp_rx_space_segment(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
-        p.w.flags = p.trimmed ? (p.w.flags | TP_WORK_TRIMMED) : (p.w.flags & ~TP_WORK_TRIMMED);
-        tp_rx_push_segment(&s->rx, &p.w);
+    if (net_switch_peek(&s->sw, R, &p) == RNIC_OK) {
+        fab_bring(&s->fab, s->rx_id, t);
+        while (tp_rx_space_segment(&s->rx) > 0 && net_switch_pop(&s->sw, R, &p) == RNIC_OK) {
+            p.w.flags = p.trimmed ? (p.w.flags | TP_WORK_TRIMMED) : (p.w.flags & ~TP_WORK_TRIMMED);
+            tp_rx_push_segment(&s->rx, &p.w);
+        }
+        fab_wake(&s->fab, s->rx_id);
     }
-    for (h = 0; h < R; h++)
+    for (h = 0; h < R; h++) {
+        if (net_switch_peek(&s->sw, h, &p) != RNIC_OK)
+            continue;
+        fab_bring(&s->fab, s->sender_id[h], t);
         while (tp_space_incoming(s->snd[h]) > 0 && net_switch_pop(&s->sw, h, &p) == RNIC_OK)
             tp_push_incoming(s->snd[h], &p.w);
-    for (h = 0; h < R; h++)
-        tp_tick(s->snd[h]);
-    tp_rx_tick(&s->rx);
-    for (h = 0; h < R; h++) {
-        while (net_link_space(&s->up[h]) > 0 && tp_pop_segment(s->snd[h], &w) == RNIC_OK) {
-            memset(&p, 0, sizeof p);
-            p.w = w;
-            p.src = h;
-            p.dst = R;
-            p.wire_bytes = w.len + s->c.hdr;
-            net_link_push(&s->up[h], &p);
-        }
-        while (tp_pop_completion(s->snd[h], &w) == RNIC_OK) {
-            s->fct_us[s->nfct++] = (double)(s->now - s->post[h]) * 1e6 / (double)s->c.clock_hz;
-            s->done_msgs++;
-            s->end_cycle = s->now;
-            if (++s->next_msg[h] < s->c.nmsg)
-                xs_post(s, h);
-        }
+        fab_wake(&s->fab, s->sender_id[h]);
     }
-    while (net_link_space(&s->up[R]) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
+}
+
+static void xs__sender_advance_to(void *self, uint64_t cycle)
+{
+    const xs_node *n = (const xs_node *)self;
+    tp *t = n->sim->snd[n->host];
+    if (rnic_cycle_before(tp_now(t), cycle))
+        tp_advance_to(t, cycle);
+}
+
+static uint64_t xs__sender_next_event(const void *self)
+{
+    const xs_node *n = (const xs_node *)self;
+    return xs__sender_next(n->sim, n->host);
+}
+
+/* Cycle t at sender h: the engine's cycle, its segments onto its uplink (a segment waits in the
+ * engine's port while the uplink is full), its completions timed and the next message posted. */
+static void xs__sender_run(void *self, uint64_t t)
+{
+    const xs_node *n = (const xs_node *)self;
+    xs *s = n->sim;
+    uint32_t h = n->host;
+    tp *e = s->snd[h];
+    net_link *up = &s->up[h];
+    int pushed = 0;
+    net_pkt p;
+    rnic_work w;
+    s->now = t;
+    if (tp_now(e) == t) /* not yet this cycle (a second run in it only moves outputs) */
+        tp_tick(e);
+    net_link_advance_to(up, t);
+    while (net_link_space(up) > 0 && tp_pop_segment(e, &w) == RNIC_OK) {
+        memset(&p, 0, sizeof p);
+        p.w = w;
+        p.src = h;
+        p.dst = s->c.senders;
+        p.wire_bytes = w.len + s->c.hdr;
+        net_link_push(up, &p);
+        pushed = 1;
+    }
+    if (pushed)
+        xs__wake_switch(s, t);
+    while (tp_pop_completion(e, &w) == RNIC_OK) {
+        s->fct_us[s->nfct++] = (double)(t - s->post[h]) * 1e6 / (double)s->c.clock_hz;
+        s->done_msgs++;
+        s->end_cycle = t;
+        if (++s->next_msg[h] < s->c.nmsg)
+            xs_post(s, h);
+    }
+}
+
+static void xs__rx_advance_to(void *self, uint64_t cycle)
+{
+    tp_rx *r = &((xs_node *)self)->sim->rx;
+    if (rnic_cycle_before(tp_rx_now(r), cycle))
+        tp_rx_advance_to(r, cycle);
+}
+
+static uint64_t xs__rx_next_event(const void *self) { return xs__rx_next(((const xs_node *)self)->sim); }
+
+/* Cycle t at the receiver: the engine's cycle, its records onto its uplink, its deliveries counted. */
+static void xs__rx_run(void *self, uint64_t t)
+{
+    xs *s = ((xs_node *)self)->sim;
+    uint32_t R = s->c.senders;
+    net_link *up = &s->up[R];
+    int pushed = 0;
+    net_pkt p;
+    rnic_work w;
+    s->now = t;
+    if (tp_rx_now(&s->rx) == t)
+        tp_rx_tick(&s->rx);
+    net_link_advance_to(up, t);
+    while (net_link_space(up) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
         tp_rx_pop_ack(&s->rx, &w);
         memset(&p, 0, sizeof p);
         if (s->c.trim_notice_len0 && TP_WORK_PKT_TYPE(w.flags) == TP_PKT_NACK)
@@ -202,35 +353,87 @@ static void xs_cycle(xs *s)
         p.src = R;
         p.dst = w.flow;
         p.wire_bytes = s->c.ctrl_bytes;
-        net_link_push(&s->up[R], &p);
+        net_link_push(up, &p);
+        pushed = 1;
     }
+    if (pushed)
+        xs__wake_switch(s, t);
     while (tp_rx_pop_delivered(&s->rx, &w) == RNIC_OK)
         s->rx_bytes[w.flow] += w.len;
-    s->now++;
-    for (h = 0; h <= R; h++)
-        net_link_advance_to(&s->up[h], s->now);
-    net_switch_advance_to(&s->sw, s->now);
 }
 
-/* Run until every message completed (or `limit` cycles). */
+static const fab_node_ops xs__switch_ops = { xs__switch_advance_to, xs__switch_run, xs__switch_next_event };
+static const fab_node_ops xs__sender_ops = { xs__sender_advance_to, xs__sender_run, xs__sender_next_event };
+static const fab_node_ops xs__rx_ops = { xs__rx_advance_to, xs__rx_run, xs__rx_next_event };
+
+/* The fabric: the switch first, so that in every cycle its deliveries reach the engines before
+ * their cycle runs. */
+static int xs__fabric_init(xs *s)
+{
+    fab_config fc;
+    uint32_t h;
+    memset(&fc, 0, sizeof fc);
+    fc.max_nodes = s->c.senders + 2u;
+    fc.tick_only = s->c.tick_only || XS_TICK_ONLY;
+    if (s->c.senders > XS_MAX || fab_init(&s->fab, &fc) != RNIC_OK)
+        return -1;
+    s->node[0].sim = s;
+    s->switch_id = fab_add(&s->fab, &xs__switch_ops, &s->node[0]);
+    for (h = 0; h < s->c.senders; h++) {
+        s->node[1u + h].sim = s;
+        s->node[1u + h].host = h;
+        s->sender_id[h] = fab_add(&s->fab, &xs__sender_ops, &s->node[1u + h]);
+    }
+    s->node[1u + s->c.senders].sim = s;
+    s->rx_id = fab_add(&s->fab, &xs__rx_ops, &s->node[1u + s->c.senders]);
+    return s->rx_id == RNIC_NONE ? -1 : 0;
+}
+
+/* Every part to `cycle` (the nodes the scheduler did not visit lag behind). */
+static void xs__bring_all(xs *s, uint64_t cycle)
+{
+    uint32_t id;
+    for (id = 0; id < s->fab.n; id++)
+        fab_bring(&s->fab, id, cycle);
+    s->now = cycle;
+}
+
+/* The cycle at which something happens next (s->now while something can move). */
+static inline uint64_t xs_next(const xs *s)
+{
+    uint64_t next = xs_min(xs__switch_next(s), xs__rx_next(s));
+    uint32_t h;
+    for (h = 0; h < s->c.senders; h++)
+        next = xs_min(next, xs__sender_next(s, h));
+    for (h = 0; h <= s->c.senders; h++) /* a packet leaving a host's queue, too */
+        next = xs_min(next, net_link_next_event(&s->up[h]));
+    return next;
+}
+
+/* Everything that happens in cycle s->now (the fabric runs the nodes due at it), then s->now + 1. */
+static inline void xs_cycle(xs *s)
+{
+    uint64_t t = s->now;
+    fab_run_until(&s->fab, t + 1u);
+    xs__bring_all(s, t + 1u);
+}
+
+/* Run until every message completed (or `limit` cycles): the fabric visits the cycles at which
+ * a node is due, one at a time, so the run stops right after the cycle that completed the last
+ * message. */
 static void xs_run(xs *s, uint64_t limit)
 {
     uint32_t total = s->c.senders * s->c.nmsg;
     while (s->done_msgs < total && s->now < limit) {
-        uint64_t next = xs_next(s);
-        if (next == RNIC_NEVER || rnic_cycle_before(s->now, next)) {
-            uint32_t h;
-            next = xs_min(next, limit);
-            for (h = 0; h < s->c.senders; h++)
-                tp_advance_to(s->snd[h], next);
-            tp_rx_advance_to(&s->rx, next);
-            for (h = 0; h <= s->c.senders; h++)
-                net_link_advance_to(&s->up[h], next);
-            net_switch_advance_to(&s->sw, next);
-            s->now = next;
-            continue;
+        uint64_t next = fab_next_event(&s->fab);
+        if (next == RNIC_NEVER || next >= limit) {
+            fab_run_until(&s->fab, limit);
+            s->now = limit;
+            break;
         }
-        xs_cycle(s);
+        fab_run_until(&s->fab, next + 1u);
+        s->now = next + 1u;
     }
+    xs__bring_all(s, s->now);
 }
 #endif
