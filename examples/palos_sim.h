@@ -12,13 +12,23 @@
  *             per 256 B) and sends it on the 100 Gb/s link with 82 B of wire overhead per packet
  *             (RoCEv2: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 + preamble/IFG 20).
  * The protocol engine's window, the TLP and wire overheads are this model's choices; the paper
- * does not give them. Times are integer picoseconds; doubles appear only in the reports. */
+ * does not give them. Times are integer picoseconds; doubles appear only in the reports.
+ *
+ * The three parts are nodes of the composed model's event scheduler (fabric.h), run in each
+ * cycle in this order: the host (node 0: every 16th cycle it checks its rings, and at once when
+ * a ping is due), the protocol engine (node 1: packets whose last byte left retire, a piece is
+ * taken) and Palos (node 2: its tick). A node runs at its own next event or when a neighbour
+ * gives it work: a doorbell or a taken piece wakes Palos, a new piece wakes the engine, a ping's
+ * next posting time wakes the host; a node woken after a later one ran in the cycle does its
+ * part at the next cycle, as in the fixed order. Built with -DSIM_TICK_ONLY=1 the fabric runs
+ * every node every cycle instead (what this driver did before), with the same results. */
 #ifndef PALOS_SIM_H
 #define PALOS_SIM_H
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "rnic_model/fabric.h"
 
 #define SIM_CYCLE_PS 4000u         /* 250 MHz */
 #define SIM_LINK_PS_PER_BYTE 80u   /* 100 Gb/s */
@@ -31,6 +41,9 @@
 #define SIM_MAX_QPS 64u
 #define SIM_RING 1024u
 #define SIM_INFLIGHT 65536u
+#ifndef SIM_TICK_ONLY
+#define SIM_TICK_ONLY 0 /* 1: the fabric runs every node every cycle (its oracle) */
+#endif
 
 enum { SIM_BACKLOGGED = 0, SIM_PING = 1 };
 
@@ -51,6 +64,8 @@ typedef struct sim_piece {
     uint32_t qp, len, wire, last;
 } sim_piece;
 
+enum { SIM_NODE_HOST = 0, SIM_NODE_PROTOCOL = 1, SIM_NODE_PALOS = 2 }; /* fabric ids: the in-cycle order */
+
 typedef struct sim {
     rq_palos *p;
     void *mem;
@@ -67,6 +82,10 @@ typedef struct sim {
     uint64_t measure_from_ps;
     uint64_t wire_total;
     rnic_prng rng;
+    fabric fab;              /* the scheduler: host, protocol engine, Palos */
+    uint64_t host_now, proto_now; /* the first cycle the host / the engine has not looked at */
+    uint64_t stage_cycle;    /* the cycle being run, and the last node (id) that did its part in it */
+    uint32_t stage;
 } sim;
 
 /* The host's WQE rings as the slicer's source: every QP's WQEs have its message size. */
@@ -86,6 +105,8 @@ static uint32_t sim_wqe(void *user, uint32_t qp, uint32_t index, rnic_work *w, u
 /* mode: RQ_PALOS_CHUNK or RQ_PALOS_PACKET_RR; packet_overhead: 0 (payload chunks, the paper) or
  * SIM_WIRE_OVERHEAD (chunks in wire bytes); cut_align: 0, or the segment size WQEs are cut at;
  * launch_wqes: 0 for the default, else the records one launch may carry. */
+static void sim__fabric_init(sim *s);
+
 static void sim_init_full(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t seed, uint32_t cut_align,
                           uint32_t launch_wqes)
 {
@@ -110,6 +131,7 @@ static void sim_init_full(sim *s, uint32_t mode, uint32_t packet_overhead, uint6
         exit(1);
     }
     rnic_prng_seed(&s->rng, seed);
+    sim__fabric_init(s);
 }
 
 static inline void sim_init_aligned(sim *s, uint32_t mode, uint32_t packet_overhead, uint64_t seed, uint32_t cut_align)
@@ -124,6 +146,7 @@ static inline void sim_init(sim *s, uint32_t mode, uint32_t packet_overhead, uin
 
 static void sim_free(sim *s)
 {
+    fab_free(&s->fab);
     free(s->mem);
     free(s->p);
 }
@@ -185,10 +208,15 @@ static uint32_t sim_peek_len_packets(const sim *s)
     return rq_palos_peek_piece(s->p, &o) == RNIC_OK ? sim_packets(o.len) + 1u : 0u;
 }
 
-static void sim_protocol(sim *s)
+/* The engine's part of a cycle. Returns SIM_TOOK_PIECE | SIM_PING_SET: what it changed for its
+ * neighbours (a piece taken from Palos's port, a ping's next posting time set). */
+enum { SIM_TOOK_PIECE = 1, SIM_PING_SET = 2 };
+
+static int sim_protocol(sim *s)
 {
     rnic_work o;
     uint32_t left, pkt;
+    int did = 0;
     while (s->fly_count && s->fly[s->fly_head].done_ps <= s->now_ps) {
         sim_piece *f = &s->fly[s->fly_head];
         sim_qp *q = &s->qp[f->qp];
@@ -208,13 +236,15 @@ static void sim_protocol(sim *s)
                     q->lat_max_ps = lat;
             }
             q->ping_next_ps = f->done_ps + 1u + rnic_prng_below(&s->rng, q->gap_max_ps);
+            did |= SIM_PING_SET;
         }
         s->fly_bytes -= f->len;
         s->fly_head = (s->fly_head + 1u) % SIM_INFLIGHT;
         s->fly_count--;
     }
     if (s->fly_bytes >= SIM_WINDOW_BYTES || s->fly_count + sim_peek_len_packets(s) > SIM_INFLIGHT || rq_palos_pop_piece(s->p, &o) != RNIC_OK)
-        return;
+        return did;
+    did |= SIM_TOOK_PIECE;
     if (o.flags & RNIC_WORK_ERROR) {
         fprintf(stderr, "unexpected WQE error\n");
         exit(1);
@@ -241,24 +271,158 @@ static void sim_protocol(sim *s)
         s->fly_count++;
         s->fly_bytes += pkt;
     }
+    return did;
 }
 
-static void sim_cycle(sim *s)
+/* ---- the fabric's nodes ---- */
+
+/* The first cycle t with t * SIM_CYCLE_PS >= ps. */
+static uint64_t sim__cycle_at(uint64_t ps) { return (ps + SIM_CYCLE_PS - 1u) / SIM_CYCLE_PS; }
+
+static uint64_t sim__max(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Does node `id` do its part at cycle t? Not when it already did, nor when a later node of the
+ * cycle did (it was woken after that: its part waits for the next cycle, as in the fixed order). */
+static int sim__stage(sim *s, uint32_t id, uint64_t t)
 {
-    if ((rq_palos_now(s->p) & 15u) == 0u)
-        sim_host(s); /* the host checks its rings every 16 cycles */
-    else {
-        uint32_t i; /* pings are posted at once */
-        for (i = 0; i < s->nqp; i++)
-            if (s->qp[i].kind == SIM_PING && s->qp[i].ping_next_ps && s->now_ps >= s->qp[i].ping_next_ps) {
-                sim_host(s);
-                break;
-            }
-    }
-    sim_protocol(s);
-    rq_palos_tick(s->p);
-    s->now_ps += SIM_CYCLE_PS;
+    if (s->stage_cycle == t && s->stage != RNIC_NONE && s->stage >= id)
+        return 0;
+    s->stage_cycle = t;
+    s->stage = id;
+    s->now_ps = t * SIM_CYCLE_PS;
+    return 1;
 }
+
+static void sim__host_advance_to(void *self, uint64_t cycle)
+{
+    sim *s = (sim *)self;
+    s->host_now = sim__max(s->host_now, cycle);
+}
+
+/* The next 16th cycle, or a ping's posting cycle if that is earlier. */
+static uint64_t sim__host_next_event(const void *self)
+{
+    const sim *s = (const sim *)self;
+    uint64_t next = (s->host_now + 15u) & ~(uint64_t)15u;
+    uint32_t i;
+    for (i = 0; i < s->nqp; i++)
+        if (s->qp[i].kind == SIM_PING && s->qp[i].ping_next_ps) {
+            uint64_t at = sim__max(s->host_now, sim__cycle_at(s->qp[i].ping_next_ps));
+            if (at < next)
+                next = at;
+        }
+    return next;
+}
+
+static void sim__host_run(void *self, uint64_t t)
+{
+    sim *s = (sim *)self;
+    uint32_t i;
+    int due;
+    s->host_now = t + 1u;
+    if (!sim__stage(s, SIM_NODE_HOST, t))
+        return;
+    due = (t & 15u) == 0u; /* the host checks its rings every 16 cycles */
+    for (i = 0; i < s->nqp && !due; i++) /* pings are posted at once */
+        due = s->qp[i].kind == SIM_PING && s->qp[i].ping_next_ps && s->now_ps >= s->qp[i].ping_next_ps;
+    if (!due)
+        return;
+    fab_bring(&s->fab, SIM_NODE_PALOS, t);
+    sim_host(s);
+    fab_wake(&s->fab, SIM_NODE_PALOS);
+}
+
+static void sim__protocol_advance_to(void *self, uint64_t cycle)
+{
+    sim *s = (sim *)self;
+    s->proto_now = sim__max(s->proto_now, cycle);
+}
+
+/* Now while the engine can take a piece, else its oldest packet's last byte leaving the wire. */
+static uint64_t sim__protocol_next_event(const void *self)
+{
+    const sim *s = (const sim *)self;
+    uint32_t pk = sim_peek_len_packets(s);
+    if (pk && s->fly_bytes < SIM_WINDOW_BYTES && s->fly_count + pk <= SIM_INFLIGHT)
+        return s->proto_now;
+    if (!s->fly_count)
+        return RNIC_NEVER;
+    return sim__max(s->proto_now, sim__cycle_at(s->fly[s->fly_head].done_ps));
+}
+
+static void sim__protocol_run(void *self, uint64_t t)
+{
+    sim *s = (sim *)self;
+    int did;
+    s->proto_now = t + 1u;
+    if (!sim__stage(s, SIM_NODE_PROTOCOL, t))
+        return;
+    fab_bring(&s->fab, SIM_NODE_PALOS, t);
+    did = sim_protocol(s);
+    if (did & SIM_TOOK_PIECE)
+        fab_wake(&s->fab, SIM_NODE_PALOS); /* its output port has room again */
+    if (did & SIM_PING_SET)
+        fab_wake(&s->fab, SIM_NODE_HOST); /* it looks again (from the next cycle on) */
+}
+
+static void sim__palos_advance_to(void *self, uint64_t cycle)
+{
+    sim *s = (sim *)self;
+    if (rq_palos_now(s->p) < cycle)
+        rq_palos_advance_to(s->p, cycle);
+}
+
+static uint64_t sim__palos_next_event(const void *self) { return rq_palos_next_event(((const sim *)self)->p); }
+
+static void sim__palos_run(void *self, uint64_t t)
+{
+    sim *s = (sim *)self;
+    rnic_work w;
+    int had;
+    if (!sim__stage(s, SIM_NODE_PALOS, t) || rq_palos_now(s->p) != t)
+        return;
+    had = rq_palos_peek_piece(s->p, &w) == RNIC_OK;
+    rq_palos_tick(s->p);
+    if (!had && rq_palos_peek_piece(s->p, &w) == RNIC_OK)
+        fab_wake(&s->fab, SIM_NODE_PROTOCOL); /* a piece to take (from the next cycle on) */
+}
+
+static const fab_node_ops sim__host_ops = { sim__host_advance_to, sim__host_run, sim__host_next_event };
+static const fab_node_ops sim__protocol_ops = { sim__protocol_advance_to, sim__protocol_run, sim__protocol_next_event };
+static const fab_node_ops sim__palos_ops = { sim__palos_advance_to, sim__palos_run, sim__palos_next_event };
+
+static void sim__fabric_init(sim *s)
+{
+    fab_config fc;
+    memset(&fc, 0, sizeof fc);
+    fc.max_nodes = 3;
+    fc.tick_only = SIM_TICK_ONLY;
+    s->stage = RNIC_NONE;
+    if (fab_init(&s->fab, &fc) != RNIC_OK || fab_add(&s->fab, &sim__host_ops, s) != SIM_NODE_HOST ||
+        fab_add(&s->fab, &sim__protocol_ops, s) != SIM_NODE_PROTOCOL || fab_add(&s->fab, &sim__palos_ops, s) != SIM_NODE_PALOS) {
+        fprintf(stderr, "fabric setup failed\n");
+        exit(1);
+    }
+}
+
+/* Run every cycle before the one at end_ps, every part left there. The nodes look at their
+ * state again first: the caller may have changed it (a weight, a QP) since the last run. */
+static void sim__run_to_ps(sim *s, uint64_t end_ps)
+{
+    uint64_t end = sim__cycle_at(end_ps);
+    uint32_t id;
+    if (end <= s->now_ps / SIM_CYCLE_PS)
+        return;
+    for (id = 0; id < s->fab.n; id++)
+        fab_wake(&s->fab, id);
+    fab_run_until(&s->fab, end);
+    for (id = 0; id < s->fab.n; id++)
+        fab_bring(&s->fab, id, end);
+    s->now_ps = end * SIM_CYCLE_PS;
+}
+
+/* One cycle: the host, the protocol engine, Palos. */
+static inline void sim_cycle(sim *s) { sim__run_to_ps(s, s->now_ps + SIM_CYCLE_PS); }
 
 static void sim_reset_counters(sim *s)
 {
@@ -275,13 +439,9 @@ static void sim_reset_counters(sim *s)
 /* Warm up for warm_us, then measure for measure_us; returns the measured span in seconds. */
 static double sim_run(sim *s, uint64_t warm_us, uint64_t measure_us)
 {
-    uint64_t end = s->now_ps + warm_us * 1000000u;
-    while (s->now_ps < end)
-        sim_cycle(s);
+    sim__run_to_ps(s, s->now_ps + warm_us * 1000000u);
     sim_reset_counters(s);
-    end = s->now_ps + measure_us * 1000000u;
-    while (s->now_ps < end)
-        sim_cycle(s);
+    sim__run_to_ps(s, s->now_ps + measure_us * 1000000u);
     s->measuring = 0;
     return (double)measure_us * 1e-6;
 }
