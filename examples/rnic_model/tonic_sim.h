@@ -10,8 +10,10 @@
  * In every cycle the switch runs first: PFC frames reach the hosts, the uplinks deliver into the
  * switch, and the switch hands data to the receiver and ACKs to the senders; then each sender
  * and the receiver executes its cycle and puts its outputs on its uplink. An uplink is the edge
- * from a host to the switch: the host pushes onto it at cycle t and wakes the switch, whose next
- * event covers every uplink.
+ * from a host to the switch: the host pushes onto it at cycle t (waking the switch unless it ran
+ * at t: its next event covers every uplink's next arrival); the host's own next event covers the
+ * uplink's departures while a segment waits for room on it. processed_cycles counts the cycles
+ * at which some part had work, in either mode.
  *
  *   sender h: tp --TX--> uplink h --> switch port R --> receiver (tp_rx): data
  *   receiver: tp_rx --ACK--> uplink R --> switch port h --> tp_push_incoming: ACKs
@@ -292,10 +294,11 @@ static inline uint64_t ts__min(uint64_t a, uint64_t b)
 
 /* ---- the fabric's nodes: the switch (id 0), sender h (id 1 + h), the receiver (id S + 1) ---- */
 
-/* The next packet to reach the far end of uplink l (now while one waits there): the first slot
- * after the arrived ones (net.h's ring: arrived, on the wire, queued, in FIFO order). Its
- * departure from the host's queue is the host's event, not the switch's. */
-static inline uint64_t ts__uplink_arrival(const net_link *l)
+/* The next packet to reach the far end of link l (now while one waits there): the first slot
+ * after the arrived ones (net.h's ring: arrived, on the wire, queued, in FIFO order; a queued
+ * packet's time changes only when a pause re-times it, which the switch's own run does). A
+ * packet leaving a host's queue is the host's event, not the switch's. */
+static inline uint64_t ts__link_arrival(const net_link *l)
 {
     if (l->arrived)
         return l->now;
@@ -304,14 +307,21 @@ static inline uint64_t ts__uplink_arrival(const net_link *l)
     return l->slot[(l->head + l->arrived) % l->size].done + l->prop;
 }
 
-/* The switch's next event: its egress links, PFC frames to send, the next packet reaching it
- * on an uplink, the next PFC frame reaching its host. */
+/* The switch's next event: the next packet reaching an egress link's end (with PFC, every
+ * event of its egress links: a departure may send a RESUME), PFC frames to send, the next packet
+ * reaching it on an uplink, the next PFC frame reaching its host. Departures alone need no run:
+ * they free buffer and draw RED marks inside advance_to, which replays them in order. */
 static inline uint64_t ts__switch_next(const ts_sim *s)
 {
-    uint64_t next = net_switch_next_event(&s->sw);
+    uint64_t next = RNIC_NEVER;
     uint32_t h;
+    if (s->sw.cfg.pfc_xoff_bytes || s->sw.cfg.control_priority)
+        next = net_switch_next_event(&s->sw);
+    else
+        for (h = 0; h < s->sw.cfg.ports; h++)
+            next = ts__min(next, ts__link_arrival(&s->sw.port[h].link));
     for (h = 0; h <= s->cfg.senders; h++)
-        next = ts__min(next, ts__uplink_arrival(&s->uplink[h]));
+        next = ts__min(next, ts__link_arrival(&s->uplink[h]));
     if (s->pfc_count)
         next = ts__min(next, s->pfc_pipe[s->pfc_head].cycle == RNIC_NEVER ? RNIC_NEVER - 1u : s->pfc_pipe[s->pfc_head].cycle);
     return next;
@@ -589,12 +599,15 @@ static inline int ts__fabric_init(ts_sim *s)
 }
 
 /* Every part to `cycle` (the nodes the scheduler did not visit lag behind), for the examples
- * that read them between runs. */
+ * that read them between runs: fab_bring of every node, its advance_to called directly (ts_step
+ * does this at every step, where the indirect calls cost more than the advancing). */
 static inline void ts__bring_all(ts_sim *s, uint64_t cycle)
 {
-    uint32_t id;
-    for (id = 0; id < s->fab.n; id++)
-        fab_bring(&s->fab, id, cycle);
+    uint32_t h;
+    ts__switch_advance_to(&s->node[0], cycle);
+    for (h = 0; h < s->cfg.senders; h++)
+        ts__sender_advance_to(&s->node[1u + h], cycle);
+    ts__rx_advance_to(&s->node[1u + s->cfg.senders], cycle);
     s->now = cycle;
 }
 
@@ -607,7 +620,7 @@ static inline uint64_t ts_next_event(const ts_sim *s)
         next = ts__min(next, ts__sender_next(s, h));
     for (h = 0; h <= s->cfg.senders; h++) /* a packet leaving a host's queue, too */
         next = ts__min(next, net_link_next_event(&s->uplink[h]));
-    return next;
+    return ts__min(next, net_switch_next_event(&s->sw)); /* and the switch's departures */
 }
 
 /* Everything that happens in cycle s->now (the fabric runs the nodes due at it), then s->now + 1. */
