@@ -166,10 +166,11 @@ static uint64_t xs_min(uint64_t a, uint64_t b)
 
 /* ---- the fabric's nodes: the switch (id 0), sender h (id 1 + h), the receiver (id S + 1) ---- */
 
-/* The next packet to reach the far end of uplink l (now while one waits there): the first slot
- * after the arrived ones (net.h's ring: arrived, on the wire, queued, in FIFO order). Its
- * departure from the host's queue is the host's event, not the switch's. */
-static uint64_t xs__uplink_arrival(const net_link *l)
+/* The next packet to reach the far end of link l (now while one waits there): the first slot
+ * after the arrived ones (net.h's ring: arrived, on the wire, queued, in FIFO order; a queued
+ * packet's time changes only when a pause re-times it, which the switch's own run does). A
+ * packet leaving a host's queue is the host's event, not the switch's. */
+static uint64_t xs__link_arrival(const net_link *l)
 {
     if (l->arrived)
         return l->now;
@@ -178,12 +179,20 @@ static uint64_t xs__uplink_arrival(const net_link *l)
     return l->slot[(l->head + l->arrived) % l->size].done + l->prop;
 }
 
+/* The switch's next event: the next packet reaching an egress link's end or reaching the switch
+ * on an uplink. Departures alone need no run: they free buffer inside advance_to, which replays
+ * them in order. */
 static uint64_t xs__switch_next(const xs *s)
 {
-    uint64_t next = net_switch_next_event(&s->sw);
+    uint64_t next = RNIC_NEVER;
     uint32_t h;
+    if (s->sw.cfg.pfc_xoff_bytes || s->sw.cfg.control_priority)
+        next = net_switch_next_event(&s->sw);
+    else
+        for (h = 0; h < s->sw.cfg.ports; h++)
+            next = xs_min(next, xs__link_arrival(&s->sw.port[h].link));
     for (h = 0; h <= s->c.senders; h++)
-        next = xs_min(next, xs__uplink_arrival(&s->up[h]));
+        next = xs_min(next, xs__link_arrival(&s->up[h]));
     return next;
 }
 
@@ -407,7 +416,7 @@ static inline uint64_t xs_next(const xs *s)
         next = xs_min(next, xs__sender_next(s, h));
     for (h = 0; h <= s->c.senders; h++) /* a packet leaving a host's queue, too */
         next = xs_min(next, net_link_next_event(&s->up[h]));
-    return next;
+    return xs_min(next, net_switch_next_event(&s->sw)); /* and the switch's departures */
 }
 
 /* Everything that happens in cycle s->now (the fabric runs the nodes due at it), then s->now + 1. */
