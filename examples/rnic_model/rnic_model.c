@@ -243,7 +243,10 @@ static void set_key(scn *s, const char *opt, const char *key, const char *value)
 {
     scn_error err;
     if (scn_set(s, key, value, &err) != SCN_OK) {
-        fprintf(stderr, "rnic_model: %s %s: %s\n", opt, value, err.message);
+        if (!strcmp(opt, "--set")) /* the message names --set and the key */
+            fprintf(stderr, "rnic_model: %s\n", err.message);
+        else
+            fprintf(stderr, "rnic_model: %s %s: %s\n", opt, value, err.message);
         scn_free(s);
         exit(2);
     }
