@@ -334,7 +334,7 @@ static inline uint64_t ts__sender_next(const ts_sim *s, uint32_t h)
     const tp *t = &s->senders[h];
     uint64_t next = tp_next_event(t);
     rnic_work w;
-    if (tp_peek_completion(t, &w) == RNIC_OK)
+    if (next == tp_now(t) || tp_peek_completion(t, &w) == RNIC_OK) /* nothing is earlier */
         return tp_now(t);
     if (tp_peek_segment(t, &w) == RNIC_OK)
         next = ts__min(next, net_link_space(&s->uplink[h]) > 0 ? tp_now(t) : net_link_next_event(&s->uplink[h]));
@@ -346,7 +346,7 @@ static inline uint64_t ts__rx_next(const ts_sim *s)
     const net_link *up = &s->uplink[s->cfg.senders];
     uint64_t next = tp_rx_next_event(&s->rx);
     rnic_work w;
-    if (tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
+    if (next == tp_rx_now(&s->rx) || tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK) /* nothing is earlier */
         return tp_rx_now(&s->rx);
     if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK)
         next = ts__min(next, net_link_space(up) > 0 ? tp_rx_now(&s->rx) : net_link_next_event(up));
@@ -500,7 +500,8 @@ static inline void ts__sender_run(void *self, uint64_t t)
     s->now = t;
     if (tp_now(e) == t) /* not yet this cycle (a second run in it only moves outputs) */
         tp_tick(e);
-    net_link_advance_to(up, t);
+    if (tp_peek_segment(e, &w) == RNIC_OK)
+        net_link_advance_to(up, t); /* its room at t */
     while (net_link_space(up) > 0 && tp_peek_segment(e, &w) == RNIC_OK) {
         tp_pop_segment(e, &w);
         memset(&p, 0, sizeof p);
@@ -546,7 +547,8 @@ static inline void ts__rx_run(void *self, uint64_t t)
     s->now = t;
     if (tp_rx_now(&s->rx) == t)
         tp_rx_tick(&s->rx);
-    net_link_advance_to(up, t);
+    if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK)
+        net_link_advance_to(up, t); /* its room at t */
     while (net_link_space(up) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
         tp_rx_pop_ack(&s->rx, &w);
         memset(&p, 0, sizeof p);
