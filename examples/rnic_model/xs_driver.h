@@ -203,7 +203,7 @@ static uint64_t xs__sender_next(const xs *s, uint32_t h)
     const tp *t = s->snd[h];
     uint64_t next = tp_next_event(t);
     rnic_work w;
-    if (tp_peek_completion(t, &w) == RNIC_OK)
+    if (next == tp_now(t) || tp_peek_completion(t, &w) == RNIC_OK) /* nothing is earlier */
         return tp_now(t);
     if (tp_peek_segment(t, &w) == RNIC_OK)
         next = xs_min(next, net_link_space(&s->up[h]) > 0 ? tp_now(t) : net_link_next_event(&s->up[h]));
@@ -215,7 +215,7 @@ static uint64_t xs__rx_next(const xs *s)
     const net_link *up = &s->up[s->c.senders];
     uint64_t next = tp_rx_next_event(&s->rx);
     rnic_work w;
-    if (tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK)
+    if (next == tp_rx_now(&s->rx) || tp_rx_peek_delivered(&s->rx, &w) == RNIC_OK) /* nothing is earlier */
         return tp_rx_now(&s->rx);
     if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK)
         next = xs_min(next, net_link_space(up) > 0 ? tp_rx_now(&s->rx) : net_link_next_event(up));
@@ -310,7 +310,8 @@ static void xs__sender_run(void *self, uint64_t t)
     s->now = t;
     if (tp_now(e) == t) /* not yet this cycle (a second run in it only moves outputs) */
         tp_tick(e);
-    net_link_advance_to(up, t);
+    if (tp_peek_segment(e, &w) == RNIC_OK)
+        net_link_advance_to(up, t); /* its room at t */
     while (net_link_space(up) > 0 && tp_pop_segment(e, &w) == RNIC_OK) {
         memset(&p, 0, sizeof p);
         p.w = w;
@@ -352,7 +353,8 @@ static void xs__rx_run(void *self, uint64_t t)
     s->now = t;
     if (tp_rx_now(&s->rx) == t)
         tp_rx_tick(&s->rx);
-    net_link_advance_to(up, t);
+    if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK)
+        net_link_advance_to(up, t); /* its room at t */
     while (net_link_space(up) > 0 && tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
         tp_rx_pop_ack(&s->rx, &w);
         memset(&p, 0, sizeof p);
