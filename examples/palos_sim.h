@@ -14,14 +14,13 @@
  * The protocol engine's window, the TLP and wire overheads are this model's choices; the paper
  * does not give them. Times are integer picoseconds; doubles appear only in the reports.
  *
- * The three parts are nodes of the composed model's event scheduler (fabric.h), run in each
- * cycle in this order: the host (node 0: every 16th cycle it checks its rings, and at once when
- * a ping is due), the protocol engine (node 1: packets whose last byte left retire, a piece is
- * taken) and Palos (node 2: its tick). A node runs at its own next event or when a neighbour
- * gives it work: a doorbell or a taken piece wakes Palos, a new piece wakes the engine, a ping's
- * next posting time wakes the host; a node woken after a later one ran in the cycle does its
- * part at the next cycle, as in the fixed order. Built with -DSIM_TICK_ONLY=1 the fabric runs
- * every node every cycle instead (what this driver did before), with the same results. */
+ * The host, the protocol engine and Palos are one node of the composed model's event scheduler
+ * (fabric.h), as fm_nic.h's NIC holds its host rings, Palos and transport: it runs at the
+ * earliest of its parts' next events -- the host's every 16th cycle (it checks its rings) or a
+ * ping's posting time, the engine's next packet leaving the wire or a piece it can take, Palos's
+ * next event -- and then does a whole cycle in the fixed order (host, engine, Palos's tick); the
+ * cycles in between change nothing. Built with -DSIM_TICK_ONLY=1 the fabric runs it every cycle
+ * instead (what this driver did before), with the same results. */
 #ifndef PALOS_SIM_H
 #define PALOS_SIM_H
 #include <stdio.h>
@@ -64,8 +63,6 @@ typedef struct sim_piece {
     uint32_t qp, len, wire, last;
 } sim_piece;
 
-enum { SIM_NODE_HOST = 0, SIM_NODE_PROTOCOL = 1, SIM_NODE_PALOS = 2 }; /* fabric ids: the in-cycle order */
-
 typedef struct sim {
     rq_palos *p;
     void *mem;
@@ -82,10 +79,7 @@ typedef struct sim {
     uint64_t measure_from_ps;
     uint64_t wire_total;
     rnic_prng rng;
-    fabric fab;              /* the scheduler: host, protocol engine, Palos */
-    uint64_t host_now, proto_now; /* the first cycle the host / the engine has not looked at */
-    uint64_t stage_cycle;    /* the cycle being run, and the last node (id) that did its part in it */
-    uint32_t stage;
+    fabric fab;              /* the scheduler, with one node: the host, the engine and Palos */
 } sim;
 
 /* The host's WQE rings as the slicer's source: every QP's WQEs have its message size. */
@@ -208,15 +202,10 @@ static uint32_t sim_peek_len_packets(const sim *s)
     return rq_palos_peek_piece(s->p, &o) == RNIC_OK ? sim_packets(o.len) + 1u : 0u;
 }
 
-/* The engine's part of a cycle. Returns SIM_TOOK_PIECE | SIM_PING_SET: what it changed for its
- * neighbours (a piece taken from Palos's port, a ping's next posting time set). */
-enum { SIM_TOOK_PIECE = 1, SIM_PING_SET = 2 };
-
-static int sim_protocol(sim *s)
+static void sim_protocol(sim *s)
 {
     rnic_work o;
     uint32_t left, pkt;
-    int did = 0;
     while (s->fly_count && s->fly[s->fly_head].done_ps <= s->now_ps) {
         sim_piece *f = &s->fly[s->fly_head];
         sim_qp *q = &s->qp[f->qp];
@@ -236,15 +225,13 @@ static int sim_protocol(sim *s)
                     q->lat_max_ps = lat;
             }
             q->ping_next_ps = f->done_ps + 1u + rnic_prng_below(&s->rng, q->gap_max_ps);
-            did |= SIM_PING_SET;
         }
         s->fly_bytes -= f->len;
         s->fly_head = (s->fly_head + 1u) % SIM_INFLIGHT;
         s->fly_count--;
     }
     if (s->fly_bytes >= SIM_WINDOW_BYTES || s->fly_count + sim_peek_len_packets(s) > SIM_INFLIGHT || rq_palos_pop_piece(s->p, &o) != RNIC_OK)
-        return did;
-    did |= SIM_TOOK_PIECE;
+        return;
     if (o.flags & RNIC_WORK_ERROR) {
         fprintf(stderr, "unexpected WQE error\n");
         exit(1);
@@ -271,153 +258,85 @@ static int sim_protocol(sim *s)
         s->fly_count++;
         s->fly_bytes += pkt;
     }
-    return did;
 }
 
-/* ---- the fabric's nodes ---- */
+/* ---- the fabric's node: the host, the protocol engine and Palos ---- */
 
 /* The first cycle t with t * SIM_CYCLE_PS >= ps. */
 static uint64_t sim__cycle_at(uint64_t ps) { return (ps + SIM_CYCLE_PS - 1u) / SIM_CYCLE_PS; }
 
 static uint64_t sim__max(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-/* Does node `id` do its part at cycle t? Not when it already did, nor when a later node of the
- * cycle did (it was woken after that: its part waits for the next cycle, as in the fixed order). */
-static int sim__stage(sim *s, uint32_t id, uint64_t t)
-{
-    if (s->stage_cycle == t && s->stage != RNIC_NONE && s->stage >= id)
-        return 0;
-    s->stage_cycle = t;
-    s->stage = id;
-    s->now_ps = t * SIM_CYCLE_PS;
-    return 1;
-}
-
-static void sim__host_advance_to(void *self, uint64_t cycle)
-{
-    sim *s = (sim *)self;
-    s->host_now = sim__max(s->host_now, cycle);
-}
-
-/* The next 16th cycle, or a ping's posting cycle if that is earlier. */
-static uint64_t sim__host_next_event(const void *self)
-{
-    const sim *s = (const sim *)self;
-    uint64_t next = (s->host_now + 15u) & ~(uint64_t)15u;
-    uint32_t i;
-    for (i = 0; i < s->nqp; i++)
-        if (s->qp[i].kind == SIM_PING && s->qp[i].ping_next_ps) {
-            uint64_t at = sim__max(s->host_now, sim__cycle_at(s->qp[i].ping_next_ps));
-            if (at < next)
-                next = at;
-        }
-    return next;
-}
-
-static void sim__host_run(void *self, uint64_t t)
-{
-    sim *s = (sim *)self;
-    uint32_t i;
-    int due;
-    s->host_now = t + 1u;
-    if (!sim__stage(s, SIM_NODE_HOST, t))
-        return;
-    due = (t & 15u) == 0u; /* the host checks its rings every 16 cycles */
-    for (i = 0; i < s->nqp && !due; i++) /* pings are posted at once */
-        due = s->qp[i].kind == SIM_PING && s->qp[i].ping_next_ps && s->now_ps >= s->qp[i].ping_next_ps;
-    if (!due)
-        return;
-    fab_bring(&s->fab, SIM_NODE_PALOS, t);
-    sim_host(s);
-    fab_wake(&s->fab, SIM_NODE_PALOS);
-}
-
-static void sim__protocol_advance_to(void *self, uint64_t cycle)
-{
-    sim *s = (sim *)self;
-    s->proto_now = sim__max(s->proto_now, cycle);
-}
-
-/* Now while the engine can take a piece, else its oldest packet's last byte leaving the wire. */
-static uint64_t sim__protocol_next_event(const void *self)
-{
-    const sim *s = (const sim *)self;
-    uint32_t pk = sim_peek_len_packets(s);
-    if (pk && s->fly_bytes < SIM_WINDOW_BYTES && s->fly_count + pk <= SIM_INFLIGHT)
-        return s->proto_now;
-    if (!s->fly_count)
-        return RNIC_NEVER;
-    return sim__max(s->proto_now, sim__cycle_at(s->fly[s->fly_head].done_ps));
-}
-
-static void sim__protocol_run(void *self, uint64_t t)
-{
-    sim *s = (sim *)self;
-    int did;
-    s->proto_now = t + 1u;
-    if (!sim__stage(s, SIM_NODE_PROTOCOL, t))
-        return;
-    fab_bring(&s->fab, SIM_NODE_PALOS, t);
-    did = sim_protocol(s);
-    if (did & SIM_TOOK_PIECE)
-        fab_wake(&s->fab, SIM_NODE_PALOS); /* its output port has room again */
-    if (did & SIM_PING_SET)
-        fab_wake(&s->fab, SIM_NODE_HOST); /* it looks again (from the next cycle on) */
-}
-
-static void sim__palos_advance_to(void *self, uint64_t cycle)
+static void sim__advance_to(void *self, uint64_t cycle)
 {
     sim *s = (sim *)self;
     if (rq_palos_now(s->p) < cycle)
         rq_palos_advance_to(s->p, cycle);
 }
 
-static uint64_t sim__palos_next_event(const void *self) { return rq_palos_next_event(((const sim *)self)->p); }
-
-static void sim__palos_run(void *self, uint64_t t)
+/* The earliest cycle at which a part has work: the host's next 16th cycle or a ping's posting
+ * cycle, the engine's next packet leaving the wire (now while it can take a piece), Palos's. */
+static uint64_t sim__next_event(const void *self)
 {
-    sim *s = (sim *)self;
-    rnic_work w;
-    int had;
-    if (!sim__stage(s, SIM_NODE_PALOS, t) || rq_palos_now(s->p) != t)
-        return;
-    had = rq_palos_peek_piece(s->p, &w) == RNIC_OK;
-    rq_palos_tick(s->p);
-    if (!had && rq_palos_peek_piece(s->p, &w) == RNIC_OK)
-        fab_wake(&s->fab, SIM_NODE_PROTOCOL); /* a piece to take (from the next cycle on) */
+    const sim *s = (const sim *)self;
+    uint64_t now = rq_palos_now(s->p), next = rq_palos_next_event(s->p), at;
+    uint32_t i, pk;
+    if (next <= now) /* Palos is busy (the common case): nothing is earlier */
+        return now;
+    pk = sim_peek_len_packets(s);
+    if (pk && s->fly_bytes < SIM_WINDOW_BYTES && s->fly_count + pk <= SIM_INFLIGHT)
+        return now;
+    if ((at = (now + 15u) & ~(uint64_t)15u) < next)
+        next = at;
+    for (i = 0; i < s->nqp; i++)
+        if (s->qp[i].kind == SIM_PING && s->qp[i].ping_next_ps && (at = sim__max(now, sim__cycle_at(s->qp[i].ping_next_ps))) < next)
+            next = at;
+    if (s->fly_count && (at = sim__max(now, sim__cycle_at(s->fly[s->fly_head].done_ps))) < next)
+        next = at;
+    return next;
 }
 
-static const fab_node_ops sim__host_ops = { sim__host_advance_to, sim__host_run, sim__host_next_event };
-static const fab_node_ops sim__protocol_ops = { sim__protocol_advance_to, sim__protocol_run, sim__protocol_next_event };
-static const fab_node_ops sim__palos_ops = { sim__palos_advance_to, sim__palos_run, sim__palos_next_event };
+/* Cycle t: the host (every 16 cycles, or a ping due), the protocol engine, Palos's tick. */
+static void sim__run(void *self, uint64_t t)
+{
+    sim *s = (sim *)self;
+    uint32_t i;
+    int host = (t & 15u) == 0u; /* the host checks its rings every 16 cycles */
+    if (rq_palos_now(s->p) != t)
+        return; /* this cycle is done */
+    s->now_ps = t * SIM_CYCLE_PS;
+    for (i = 0; i < s->nqp && !host; i++) /* pings are posted at once */
+        host = s->qp[i].kind == SIM_PING && s->qp[i].ping_next_ps && s->now_ps >= s->qp[i].ping_next_ps;
+    if (host)
+        sim_host(s);
+    sim_protocol(s);
+    rq_palos_tick(s->p);
+}
+
+static const fab_node_ops sim__ops = { sim__advance_to, sim__run, sim__next_event };
 
 static void sim__fabric_init(sim *s)
 {
     fab_config fc;
     memset(&fc, 0, sizeof fc);
-    fc.max_nodes = 3;
+    fc.max_nodes = 1;
     fc.tick_only = SIM_TICK_ONLY;
-    s->stage = RNIC_NONE;
-    if (fab_init(&s->fab, &fc) != RNIC_OK || fab_add(&s->fab, &sim__host_ops, s) != SIM_NODE_HOST ||
-        fab_add(&s->fab, &sim__protocol_ops, s) != SIM_NODE_PROTOCOL || fab_add(&s->fab, &sim__palos_ops, s) != SIM_NODE_PALOS) {
+    if (fab_init(&s->fab, &fc) != RNIC_OK || fab_add(&s->fab, &sim__ops, s) != 0u) {
         fprintf(stderr, "fabric setup failed\n");
         exit(1);
     }
 }
 
-/* Run every cycle before the one at end_ps, every part left there. The nodes look at their
- * state again first: the caller may have changed it (a weight, a QP) since the last run. */
+/* Run every cycle before the one at end_ps, the node left there. It looks at its state again
+ * first: the caller may have changed it (a weight, a QP) since the last run. */
 static void sim__run_to_ps(sim *s, uint64_t end_ps)
 {
     uint64_t end = sim__cycle_at(end_ps);
-    uint32_t id;
     if (end <= s->now_ps / SIM_CYCLE_PS)
         return;
-    for (id = 0; id < s->fab.n; id++)
-        fab_wake(&s->fab, id);
+    fab_wake(&s->fab, 0);
     fab_run_until(&s->fab, end);
-    for (id = 0; id < s->fab.n; id++)
-        fab_bring(&s->fab, id, end);
+    fab_bring(&s->fab, 0, end);
     s->now_ps = end * SIM_CYCLE_PS;
 }
 
