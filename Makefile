@@ -247,8 +247,10 @@ $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_lat_store.o): example
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_scenario.o): examples/rnic_model/scenario.h
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
-build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h
-build/tonic_irn_loss build/tonic_ndp_incast: examples/rnic_model/net.h examples/rnic_model/xs_driver.h
+build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h examples/rnic_model/fabric.h
+build/tonic_irn_loss build/tonic_ndp_incast: examples/rnic_model/net.h examples/rnic_model/xs_driver.h examples/rnic_model/fabric.h
+# the Palos experiments' driver (examples/palos_sim.h) runs on the fabric's scheduler
+$(addprefix build/,$(filter palos_%,$(EXAMPLES))): examples/rnic_model/fabric.h
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_net.o): examples/rnic_model/net.h
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_topo.o): examples/rnic_model/topo.h
 # the fabric's event scheduler (examples/rnic_model/fabric.h)
