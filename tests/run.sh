@@ -100,7 +100,10 @@ digest_of() { grep -o 'digest [0-9a-f]* hash [0-9a-f]*' "$LOGS/$1.log" | head -n
 # 11 CPU-s, -Og 7.5), clang++ at -O0 (its warnings do not depend on the optimiser; -O1 with the
 # sanitizers took 12 CPU-s to compile, -O0 3.5, the program runs 0.1 s either way)
 CXXFLAGS_ALL="${CXXWARN[*]} ${SAN[*]} -I. -Itests"
-group_begin # sections 3 to 13: one group, two at a time
+group_begin # sections 3 to 14: one group, two at a time
+# make check builds the examples and benchmarks of section 14 here, first, beside the rest (make
+# test built them in section 2, beside the unit tests)
+C smoke build-examples-and-benches make -s -j2 programs
 T prog digest-gcc-O0 bash -c "gcc ${WARN[*]} -O0 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O0 && $OBJ/digest-gcc-O0"
 C prog digest-gcc-O3 bash -c "gcc ${WARN[*]} -O3 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O3 && $OBJ/digest-gcc-O3"
 C prog digest-clang-O2-san bash -c "clang ${WARN[*]} -O2 ${SAN[*]} -I. -Itests tests/digest.c -o $OBJ/digest-clang && $OBJ/digest-clang"
@@ -415,11 +418,9 @@ install_check() {
     return $rc
 }
 T step install-and-pkg-config install_check
-group_end
 
-# ---- 14. the examples: built, each run once (its output saved for the claims below) ----
-# (make test built them in section 2, beside the unit tests)
-C smoke build-examples-and-benches make -s -j2 programs
+# ---- 14. the examples: built (section 2 in make test, the top of section 3 in make check), each
+#          run once (its output saved for the claims below); in the group of sections 3 to 13 ----
 # saved NAME FILE: the saved output of example NAME's run (section 14) copied to FILE
 saved() { [ -s "$OBJ/ex-$1.out" ] && cp "$OBJ/ex-$1.out" "$2"; }
 run_example() { # name args...: the program's output in $OBJ/ex-NAME.out; it must end with a RESULT line
@@ -439,7 +440,6 @@ example_args() {
     *) echo ;;
     esac
 }
-group_begin
 # the command line of every program: --help, decimal numbers, errors naming the argument
 T prog cli python3 tests/test_cli.py --no-build
 for ex in $(ls examples/*.c 2>/dev/null | sed 's|examples/\(.*\)\.c|\1|'); do
