@@ -8,7 +8,8 @@
 #   smoke NAME CMD...  something that must run (a build, a program whose output later claims
 #                      read): a failure fails the suite, a success is not counted as a test
 #   parallel SPEC...   independent entries two at a time (the machine's two cores)
-#   group_begin ... group_end   the entries between them, two at a time (later: after them)
+#   group_begin ... group_end   the entries between them, two at a time (later: after them,
+#                      two at a time too)
 # The suite ends with the totals and the closing line "N passed, N failed"; the ten longest
 # steps (wall and CPU seconds) are listed before it. Logs: $LOGS/<name>.log, times $LOGS/<name>.time
 set -u
@@ -138,8 +139,9 @@ parallel() {
 }
 
 # group_begin ... group_end: the prog/step/claim/smoke lines between them are collected and run
-# two at a time at group_end (in the order written); a line prefixed `later` runs after them, in
-# order (a step that reads what the group's steps wrote).
+# two at a time at group_end (in the order written); a line prefixed `later` runs after them (a
+# step that reads what the group's steps wrote), the later lines two at a time as well: each may
+# read what the group wrote, not what another later line writes.
 grouping=0
 group_specs=()
 group_later=()
@@ -162,9 +164,13 @@ group_end() {
     local l
     grouping=0
     [ ${#group_specs[@]} -eq 0 ] || parallel "${group_specs[@]}"
+    group_specs=()
+    grouping=1 # the later lines, collected the same way
     for l in "${group_later[@]}"; do
         eval "$l"
     done
+    grouping=0
+    [ ${#group_specs[@]} -eq 0 ] || parallel "${group_specs[@]}"
     group_specs=()
     group_later=()
 }

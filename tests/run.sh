@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every check of rnicq, in two suites that share this file:
 #   tests/run.sh         make test: the fast suite (at most 5 minutes on an idle 2-core machine)
-#   tests/run.sh check   make check: the long checks -- ns-3 comparisons, the firmware under qemu,
+#   tests/run.sh check   make check: the long checks -- the property loops make test shortens at
+#                        full length, ns-3 comparisons, the firmware under qemu,
 #                        the soak, the fuzz short runs and corpus replays, the rest of the build
 #                        matrix, the benchmarks' quick runs, the results' full staleness check
 # A line tagged T runs in make test, C in make check. One line per step (tests/lib.sh says what
@@ -25,7 +26,14 @@ FS_ALLOWED='^(memcpy|memset|memmove|__aeabi_mem(cpy|move|set|clr)[48]?|__ashldi3
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|__(add|sub|mul|div|neg|cmp|eq|ne|lt|le|gt|ge|unord|fix|fixuns|float|floatun|extend|trunc)[sdt]f.*|__aeabi_[fd].*|__aeabi_u?ldivmod|__(u?div|u?mod)di3)$'
 
 # ---- 1. generated headers match src/; the Python checks (every tests/test_*.py) ----
+# make test builds the unit tests of section 2 (make -j2) beside these: the Python checks wait on
+# the compilers, and the two cores stay busy (a build alone between two groups left one idle at
+# its end)
+unit_bins=""
+[ "$SUITE" = test ] && unit_bins=$(make -s --no-print-directory unit-list)
 group_begin
+# shellcheck disable=SC2086
+T smoke build-unit-tests make -s -j2 $unit_bins
 T step amalgamate-check python3 amalgamate.py --check
 for t in tests/test_*.py; do
     n=$(basename "$t" .py)
@@ -39,15 +47,14 @@ group_end
 #         are compiled once per configuration (tests/impl.c) and each test once per compiler, then
 #         linked (Makefile: the portable configuration links gcc's objects to its own engines) ----
 if [ "$SUITE" = test ]; then
-    unit_bins=$(make -s --no-print-directory unit-list)
-    # shellcheck disable=SC2086
-    smoke build-unit-tests make -s -j2 $unit_bins
     group_begin
+    # the examples and benchmarks of section 14, built (make -j1) on one core while the other runs
+    # the unit tests (make check builds them in section 14)
+    smoke build-examples-and-benches make -s programs
     for b in $unit_bins; do
         cc=${b#build/tests/}
         prog "$(basename "$b")-${cc%%/*}" "$b"
     done
-    group_end
     # the tests the portable configuration skips call nothing of tests/impl.c (else they must run there)
     portable_same() {
         local t und bad=0
@@ -59,9 +66,28 @@ if [ "$SUITE" = test ]; then
         return $bad
     }
     step portable-skips-only-engine-free-tests portable_same
+    # rnic_hash64 on the built-in XXH64 (forced): every check of test_hash runs on it too
+    prog test_hash-builtin-xxh64-gcc bash -c "make -s build/tests/gcc/impl.o && gcc ${WARN[*]} -O1 -g1 ${SAN[*]} -DRNIC_DEBUG -DRNIC_NO_XXHASH -DRNIC_ENGINES_LINKED -I. -Itests tests/test_hash.c build/tests/gcc/impl.o -o $OBJ/test_hash-builtin -lxxhash && $OBJ/test_hash-builtin"
+    group_end
 fi
-# rnic_hash64 on the built-in XXH64 (forced): every check of test_hash runs on it too
-T prog test_hash-builtin-xxh64-gcc bash -c "make -s build/tests/gcc/impl.o && gcc ${WARN[*]} -O1 -g1 ${SAN[*]} -DRNIC_DEBUG -DRNIC_NO_XXHASH -DRNIC_ENGINES_LINKED -I. -Itests tests/test_hash.c build/tests/gcc/impl.o -o $OBJ/test_hash-builtin -lxxhash && $OBJ/test_hash-builtin"
+# make check: the full length of the property loops that make test runs shorter (test_length() in
+# tests/test.h: a prefix of the same seeded run), in the three configurations, and the proof
+# that each shorter run reaches every line and branch direction of the test and the engines that
+# the full one does (tools/short_covers_long.sh, gcc --coverage)
+if [ "$SUITE" = check ]; then
+    long_units=$(grep -l 'test_length(' tests/test_*.c | sed 's|tests/\(.*\)\.c|\1|')
+    long_bins=$(make -s --no-print-directory unit-list | grep -E "/($(echo $long_units | tr ' ' '|'))\$")
+    # shellcheck disable=SC2086
+    smoke build-long-unit-tests make -s -j2 $long_bins
+    group_begin
+    # shellcheck disable=SC2086
+    step short-runs-cover-the-full-runs bash tools/short_covers_long.sh $long_units
+    for b in $long_bins; do
+        cc=${b#build/tests/}
+        prog "$(basename "$b")-${cc%%/*}-full-length" env RNIC_TEST_LONG=1 "$b"
+    done
+    group_end
+fi
 
 # ---- 3. determinism: one scenario, many builds, one digest ----
 # The scenario's digest and the XXH64 of a fixed string, pinned in tests/expected_digest.txt:
@@ -70,8 +96,14 @@ T prog test_hash-builtin-xxh64-gcc bash -c "make -s build/tests/gcc/impl.o && gc
 # of the eleven (gcc -O0, gcc -O2 with the portable arithmetic, 32-bit x86 under qemu, g++ and
 # clang++ with sanitizers); make check the other six (clang -O2 with sanitizers among them).
 digest_of() { grep -o 'digest [0-9a-f]* hash [0-9a-f]*' "$LOGS/$1.log" | head -n 1; }
-CXXFLAGS_ALL="${CXXWARN[*]} -O1 ${SAN[*]} -I. -Itests"
-group_begin # sections 3 to 13: one group, two at a time
+# g++ at -Og (its flow warnings, -Wmaybe-uninitialized among them, need the optimiser; -O1 took
+# 11 CPU-s, -Og 7.5), clang++ at -O0 (its warnings do not depend on the optimiser; -O1 with the
+# sanitizers took 12 CPU-s to compile, -O0 3.5, the program runs 0.1 s either way)
+CXXFLAGS_ALL="${CXXWARN[*]} ${SAN[*]} -I. -Itests"
+group_begin # sections 3 to 14: one group, two at a time
+# make check builds the examples and benchmarks of section 14 here, first, beside the rest (make
+# test built them in section 2, beside the unit tests)
+C smoke build-examples-and-benches make -s -j2 programs
 T prog digest-gcc-O0 bash -c "gcc ${WARN[*]} -O0 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O0 && $OBJ/digest-gcc-O0"
 C prog digest-gcc-O3 bash -c "gcc ${WARN[*]} -O3 -I. -Itests tests/digest.c -o $OBJ/digest-gcc-O3 && $OBJ/digest-gcc-O3"
 C prog digest-clang-O2-san bash -c "clang ${WARN[*]} -O2 ${SAN[*]} -I. -Itests tests/digest.c -o $OBJ/digest-clang && $OBJ/digest-clang"
@@ -83,8 +115,8 @@ C prog digest-gcc-O2-no-builtin bash -c "gcc ${WARN[*]} -O2 -fno-builtin -I. -It
 C prog digest-gcc-O2-builtin-xxh64 bash -c "gcc ${WARN[*]} -O2 -DRNIC_NO_XXHASH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-bx && $OBJ/digest-gcc-bx"
 C prog digest-gcc-m32-builtin-xxh64 bash -c "gcc ${WARN[*]} -m32 -static -O0 -DRNIC_NO_XXHASH -I. -Itests tests/digest.c -o $OBJ/digest-gcc-m32-bx && qemu-i386 $OBJ/digest-gcc-m32-bx"
 # ---- 4. C++: every header from a C++ TU, g++ and clang++ (they print the digest too) ----
-T prog cxx-g++ bash -c "g++ $CXXFLAGS_ALL tests/cxx_all.cpp -o $OBJ/cxx-g++ && $OBJ/cxx-g++"
-T prog cxx-clang++ bash -c "clang++ $CXXFLAGS_ALL tests/cxx_all.cpp -o $OBJ/cxx-clang++ && $OBJ/cxx-clang++"
+T prog cxx-g++ bash -c "g++ -Og $CXXFLAGS_ALL tests/cxx_all.cpp -o $OBJ/cxx-g++ && $OBJ/cxx-g++"
+T prog cxx-clang++ bash -c "clang++ -O0 $CXXFLAGS_ALL tests/cxx_all.cpp -o $OBJ/cxx-clang++ && $OBJ/cxx-clang++"
 C prog cxx-g++-digest-c-file bash -c "g++ -x c++ -std=c++11 -Wall -Wextra -Werror -O2 -I. -Itests tests/digest.c -o $OBJ/digest-cxx && $OBJ/digest-cxx"
 ref=$(cat tests/expected_digest.txt)
 check_digests() {
@@ -103,8 +135,10 @@ check_digests() {
 later step determinism-same-digest-everywhere check_digests
 
 # ---- 4b. mixed C/C++ linking: C implementation called from C++, and the reverse ----
-T prog mixed-c-impl-cxx-caller bash -c "gcc ${WARN[*]} -O1 -I. -c tests/mixed_impl.c -o $OBJ/mixed_impl.o && g++ ${CXXWARN[*]} -O1 -I. -Itests tests/mixed_user.cpp $OBJ/mixed_impl.o -o $OBJ/mixed1 && $OBJ/mixed1"
-T prog mixed-cxx-impl-c-caller bash -c "gcc ${WARN[*]} -O1 -I. -c tests/mixed_user_c.c -o $OBJ/mixed_c.o && g++ ${CXXWARN[*]} -O1 -DMIXED_IMPLEMENT_HERE -I. -Itests tests/mixed_user.cpp $OBJ/mixed_c.o -o $OBJ/mixed2 && $OBJ/mixed2"
+# (at -O0: a check of the linkage; the optimiser's warnings on the same code come from gcc -Og,
+# g++ -Og and the -O2 builds above; -O1 took 4 CPU-s more)
+T prog mixed-c-impl-cxx-caller bash -c "gcc ${WARN[*]} -O0 -I. -c tests/mixed_impl.c -o $OBJ/mixed_impl.o && g++ ${CXXWARN[*]} -O0 -I. -Itests tests/mixed_user.cpp $OBJ/mixed_impl.o -o $OBJ/mixed1 && $OBJ/mixed1"
+T prog mixed-cxx-impl-c-caller bash -c "gcc ${WARN[*]} -O0 -I. -c tests/mixed_user_c.c -o $OBJ/mixed_c.o && g++ ${CXXWARN[*]} -O0 -DMIXED_IMPLEMENT_HERE -I. -Itests tests/mixed_user.cpp $OBJ/mixed_c.o -o $OBJ/mixed2 && $OBJ/mixed2"
 
 # ---- 5. all headers twice in mixed order; strict warnings on the headers ----
 # (gcc's is a compile check: the exercise it runs runs under sanitizers in section 4's C++
@@ -339,8 +373,8 @@ roce_pcap_broken() { # what: ipsum | port | icrc -- one byte of frame 1 (whole, 
     [ -s "$OBJ/roce_demo.pcap" ] || return 1
     case $1 in ipsum) at=24 ;; port) at=37 ;; icrc) at=60 ;; *) return 1 ;; esac
     python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[40 + int(sys.argv[3])] ^= 1; open(sys.argv[2], "wb").write(bytes(d))' \
-        "$OBJ/roce_demo.pcap" "$OBJ/roce_broken.pcap" "$at" || return 1
-    bash tools/pcap_check.sh "$OBJ/roce_broken.pcap"
+        "$OBJ/roce_demo.pcap" "$OBJ/roce_broken-$1.pcap" "$at" || return 1
+    bash tools/pcap_check.sh "$OBJ/roce_broken-$1.pcap"
     [ $? -eq 1 ]
 }
 roce_pcap_bad_reth() { # the first WRITE Only's RETH DMA length one more than its payload: reth_bad
@@ -384,11 +418,9 @@ install_check() {
     return $rc
 }
 T step install-and-pkg-config install_check
-group_end
 
-# ---- 14. the examples: built, each run once (its output saved for the claims below) ----
-T smoke build-examples-and-benches make -s -j2 programs
-C smoke build-examples-and-benches make -s -j2 programs
+# ---- 14. the examples: built (section 2 in make test, the top of section 3 in make check), each
+#          run once (its output saved for the claims below); in the group of sections 3 to 13 ----
 # saved NAME FILE: the saved output of example NAME's run (section 14) copied to FILE
 saved() { [ -s "$OBJ/ex-$1.out" ] && cp "$OBJ/ex-$1.out" "$2"; }
 run_example() { # name args...: the program's output in $OBJ/ex-NAME.out; it must end with a RESULT line
@@ -408,7 +440,6 @@ example_args() {
     *) echo ;;
     esac
 }
-group_begin
 # the command line of every program: --help, decimal numbers, errors naming the argument
 T prog cli python3 tests/test_cli.py --no-build
 for ex in $(ls examples/*.c 2>/dev/null | sed 's|examples/\(.*\)\.c|\1|'); do

@@ -74,4 +74,15 @@ static inline uint64_t test_seed(uint64_t dflt)
     printf("seed %" PRIu64 "\n", seed);
     return seed;
 }
+
+/* The length of a long seeded property loop: make test runs `quick` (a prefix of the same run that
+ * still reaches every line and branch direction the full run does: tools/short_covers_long.sh),
+ * make check the full length (RNIC_TEST_LONG=1 in the environment). */
+static inline uint64_t test_length(uint64_t quick, uint64_t full)
+{
+    const char *s = getenv("RNIC_TEST_LONG");
+    uint64_t n = s && *s && strcmp(s, "0") != 0 ? full : quick;
+    printf("length %" PRIu64 " of %" PRIu64 "%s\n", n, full, n == full ? "" : " (RNIC_TEST_LONG=1: the full run)");
+    return n;
+}
 #endif

@@ -60,8 +60,9 @@ static void test_timeline_order(void)
     static uint8_t in[N];
     rnic_prng p;
     uint32_t round, n_ref, i, ops = 0, lates = 0, refills = 0, removes = 0;
+    uint32_t rounds = (uint32_t)test_length(15, 40); /* 15: every floor (round % 3) with every shift (round % 5) */
     rnic_prng_seed(&p, 0x71e11e5u);
-    for (round = 0; round < 40 && !TEST_FAILS(); round++) {
+    for (round = 0; round < rounds && !TEST_FAILS(); round++) {
         rl *r = make_engine(N);
         uint64_t floor_key = round % 3 == 0 ? 0 : round % 3 == 1 ? 0u - rnic_prng_below(&p, 1u << 20) : rnic_prng_next(&p) >> (round % 5), ins = 0;
         uint32_t steps = 20000u, bias = rnic_prng_below(&p, 3); /* grow, balanced, shrink */

@@ -1771,7 +1771,7 @@ static void test_differential_full_buffer_one_qp(void)
 static void test_differential_random(void)
 {
     uint64_t seed = test_seed(0x7a55e12ull);
-    uint32_t i, fails = 0, count = RANDOM_WORKLOADS, ranked = 0;
+    uint32_t i, fails = 0, count = (uint32_t)test_length(RANDOM_WORKLOADS / 2u, RANDOM_WORKLOADS), ranked = 0;
     for (i = 0; i < count; i++) {
         g_ranked = REF_RANKED_DIFF && i % 3u == 2u;
         ranked += (uint32_t)g_ranked;
@@ -1807,7 +1807,7 @@ static ref *sanity_ref(const rl_config *cin, host *h, fsrc *f);
 static void test_differential_rate_changes(void)
 {
     uint64_t seed = test_seed(0x7a7ec4ull), before = cov.retimes;
-    uint32_t i, fails = 0, count = RANDOM_WORKLOADS / 3u, ranked = 0;
+    uint32_t i, fails = 0, count = (uint32_t)test_length(RANDOM_WORKLOADS / 9u, RANDOM_WORKLOADS / 3u), ranked = 0;
     g_rate_heavy = 1;
     for (i = 0; i < count; i++) {
         g_ranked = REF_RANKED_DIFF && i % 3u == 2u;

@@ -1311,8 +1311,8 @@ static void random_drive(world *W, drive *d)
  *    cycle model. */
 static void test_random_streams(void)
 {
-    uint64_t base = test_seed(0x9a1050001ull), s;
-    for (s = 0; s < 70u && TEST_FAILS() == 0; s++) {
+    uint64_t base = test_seed(0x9a1050001ull), s, scenarios = test_length(30, 70);
+    for (s = 0; s < scenarios && TEST_FAILS() == 0; s++) {
         world *W = &W0;
         uint32_t ids[MAXQ];
         scen_opts so;
@@ -2900,9 +2900,9 @@ static void test_isolation_adversarial_tenants(void)
 {
     static adv_world a;
     static uint64_t mem[65536];
-    uint64_t base = test_seed(0x9a1050009ull);
+    uint64_t base = test_seed(0x9a1050009ull), trials = test_length(4, 12);
     uint32_t trial;
-    for (trial = 0; trial < 12u && TEST_FAILS() == 0; trial++) {
+    for (trial = 0; trial < trials && TEST_FAILS() == 0; trial++) {
         rnic_prng r;
         rq_palos p;
         rq_palos_config c;

@@ -466,7 +466,7 @@ static void random_run(uint32_t nq, uint32_t ne, uint64_t cycles, uint64_t seed)
 static void test_random_thesis_66x2048(void) { random_run(66, 2048, 200000, g_seed); }
 static void test_random_1x1(void) { random_run(1, 1, 20000, g_seed + 1); }
 static void test_random_2x3(void) { random_run(2, 3, 40000, g_seed + 2); }
-static void test_random_1000x50(void) { random_run(1000, 50, 100000, g_seed + 3); }
+static void test_random_1000x50(void) { random_run(1000, 50, test_length(20000, 100000), g_seed + 3); }
 static void test_random_3x200(void) { random_run(3, 200, 60000, g_seed + 4); }
 static void test_random_130x64(void) { random_run(130, 64, 40000, g_seed + 5); }
 
