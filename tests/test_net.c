@@ -55,7 +55,9 @@ static void test_link_latency_by_hand(void)
     uint64_t t;
     CHECK_EQ(net_link_init(&l, &c), RNIC_OK);
     CHECK_EQ(net_link_next_event(&l), RNIC_NEVER);
+    CHECK_EQ(net_link_next_arrival(&l), RNIC_NEVER);
     CHECK_EQ(net_link_push(&l, &p), RNIC_OK);
+    CHECK_EQ(net_link_next_arrival(&l), 336); /* still queued: its last byte out at 86, + 250 of flight */
     p.w.index = 8;
     CHECK_EQ(net_link_push(&l, &p), RNIC_OK); /* back to back: done at 170.24 -> 171 */
     CHECK_EQ(net_link_queued_bytes(&l), 2128);
@@ -68,17 +70,22 @@ static void test_link_latency_by_hand(void)
     net_link_advance_to(&l, 171);
     CHECK_EQ(net_link_queued_bytes(&l), 0);
     CHECK_EQ(net_link_next_event(&l), 336);
+    CHECK_EQ(net_link_next_arrival(&l), 336); /* both on the wire: the first arrives first */
     net_link_advance_to(&l, 335);
     CHECK_EQ(net_link_pop(&l, &q), RNIC_EEMPTY);
     net_link_advance_to(&l, 336);
     CHECK_EQ(net_link_next_event(&l), 336); /* a packet waits for its pop */
+    CHECK_EQ(net_link_next_arrival(&l), 336);
     CHECK_EQ(net_link_pop(&l, &q), RNIC_OK);
     CHECK_EQ(q.w.index, 7);
     CHECK_EQ(net_link_next_event(&l), 421);
+    CHECK_EQ(net_link_next_arrival(&l), 421); /* the second: out at 171, + 250 */
     net_link_advance_to(&l, 421);
     CHECK_EQ(net_link_pop(&l, &q), RNIC_OK);
     CHECK_EQ(q.w.index, 8);
     CHECK_EQ(net_link_next_event(&l), RNIC_NEVER);
+    CHECK_EQ(net_link_next_arrival(&l), RNIC_NEVER);
+    CHECK_EQ(net_link_next_arrival(NULL), RNIC_NEVER);
     /* after an idle gap a packet starts at its push cycle: 1000 + 86 + 250 */
     net_link_advance_to(&l, 1000);
     CHECK_EQ(net_link_push(&l, &p), RNIC_OK);

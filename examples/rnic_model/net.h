@@ -438,6 +438,19 @@ static inline uint64_t net_link_next_event(const net_link *l)
     return next == RNIC_NEVER ? RNIC_NEVER - 1u : next;
 }
 
+/* The next packet to reach the link's far end: now while one waits there, RNIC_NEVER when the
+ * link holds none. The ring is arrived, on the wire, queued, in FIFO order; a queued packet's
+ * time changes only when a pause re-times it (net_link_pause*). A packet leaving the queue is
+ * net_link_next_event's, not an arrival. */
+static inline uint64_t net_link_next_arrival(const net_link *l)
+{
+    if (!l || !l->slot || !l->count)
+        return RNIC_NEVER;
+    if (l->arrived)
+        return l->now;
+    return net__at(l, 0)->done + l->prop;
+}
+
 /* The head of the input queue leaves it (its last byte is out): now on the wire. */
 static inline bool net__depart_due(const net_link *l, uint64_t cycle)
 {

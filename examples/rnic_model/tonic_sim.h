@@ -294,19 +294,6 @@ static inline uint64_t ts__min(uint64_t a, uint64_t b)
 
 /* ---- the fabric's nodes: the switch (id 0), sender h (id 1 + h), the receiver (id S + 1) ---- */
 
-/* The next packet to reach the far end of link l (now while one waits there): the first slot
- * after the arrived ones (net.h's ring: arrived, on the wire, queued, in FIFO order; a queued
- * packet's time changes only when a pause re-times it, which the switch's own run does). A
- * packet leaving a host's queue is the host's event, not the switch's. */
-static inline uint64_t ts__link_arrival(const net_link *l)
-{
-    if (l->arrived)
-        return l->now;
-    if (!l->count)
-        return RNIC_NEVER;
-    return l->slot[(l->head + l->arrived) % l->size].done + l->prop;
-}
-
 /* The switch's next event: the next packet reaching an egress link's end (with PFC, every
  * event of its egress links: a departure may send a RESUME), PFC frames to send, the next packet
  * reaching it on an uplink, the next PFC frame reaching its host. Departures alone need no run:
@@ -319,9 +306,9 @@ static inline uint64_t ts__switch_next(const ts_sim *s)
         next = net_switch_next_event(&s->sw);
     else
         for (h = 0; h < s->sw.cfg.ports; h++)
-            next = ts__min(next, ts__link_arrival(&s->sw.port[h].link));
+            next = ts__min(next, net_link_next_arrival(&s->sw.port[h].link));
     for (h = 0; h <= s->cfg.senders; h++)
-        next = ts__min(next, ts__link_arrival(&s->uplink[h]));
+        next = ts__min(next, net_link_next_arrival(&s->uplink[h]));
     if (s->pfc_count)
         next = ts__min(next, s->pfc_pipe[s->pfc_head].cycle == RNIC_NEVER ? RNIC_NEVER - 1u : s->pfc_pipe[s->pfc_head].cycle);
     return next;
@@ -611,26 +598,6 @@ static inline void ts__bring_all(ts_sim *s, uint64_t cycle)
         ts__sender_advance_to(&s->node[1u + h], cycle);
     ts__rx_advance_to(&s->node[1u + s->cfg.senders], cycle);
     s->now = cycle;
-}
-
-/* The cycle at which something happens next (s->now while something can move). */
-static inline uint64_t ts_next_event(const ts_sim *s)
-{
-    uint64_t next = ts__min(ts__switch_next(s), ts__rx_next(s));
-    uint32_t h;
-    for (h = 0; h < s->cfg.senders; h++)
-        next = ts__min(next, ts__sender_next(s, h));
-    for (h = 0; h <= s->cfg.senders; h++) /* a packet leaving a host's queue, too */
-        next = ts__min(next, net_link_next_event(&s->uplink[h]));
-    return ts__min(next, net_switch_next_event(&s->sw)); /* and the switch's departures */
-}
-
-/* Everything that happens in cycle s->now (the fabric runs the nodes due at it), then s->now + 1. */
-static inline void ts_cycle(ts_sim *s)
-{
-    uint64_t t = s->now;
-    fab_run_until(&s->fab, t + 1u);
-    ts__bring_all(s, t + 1u);
 }
 
 /* One step towards cycle `end`: skip to the next cycle at which a node is due and process it,

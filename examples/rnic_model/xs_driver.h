@@ -166,19 +166,6 @@ static uint64_t xs_min(uint64_t a, uint64_t b)
 
 /* ---- the fabric's nodes: the switch (id 0), sender h (id 1 + h), the receiver (id S + 1) ---- */
 
-/* The next packet to reach the far end of link l (now while one waits there): the first slot
- * after the arrived ones (net.h's ring: arrived, on the wire, queued, in FIFO order; a queued
- * packet's time changes only when a pause re-times it, which the switch's own run does). A
- * packet leaving a host's queue is the host's event, not the switch's. */
-static uint64_t xs__link_arrival(const net_link *l)
-{
-    if (l->arrived)
-        return l->now;
-    if (!l->count)
-        return RNIC_NEVER;
-    return l->slot[(l->head + l->arrived) % l->size].done + l->prop;
-}
-
 /* The switch's next event: the next packet reaching an egress link's end or reaching the switch
  * on an uplink. Departures alone need no run: they free buffer inside advance_to, which replays
  * them in order. */
@@ -190,9 +177,9 @@ static uint64_t xs__switch_next(const xs *s)
         next = net_switch_next_event(&s->sw);
     else
         for (h = 0; h < s->sw.cfg.ports; h++)
-            next = xs_min(next, xs__link_arrival(&s->sw.port[h].link));
+            next = xs_min(next, net_link_next_arrival(&s->sw.port[h].link));
     for (h = 0; h <= s->c.senders; h++)
-        next = xs_min(next, xs__link_arrival(&s->up[h]));
+        next = xs_min(next, net_link_next_arrival(&s->up[h]));
     return next;
 }
 
@@ -407,26 +394,6 @@ static void xs__bring_all(xs *s, uint64_t cycle)
     for (id = 0; id < s->fab.n; id++)
         fab_bring(&s->fab, id, cycle);
     s->now = cycle;
-}
-
-/* The cycle at which something happens next (s->now while something can move). */
-static inline uint64_t xs_next(const xs *s)
-{
-    uint64_t next = xs_min(xs__switch_next(s), xs__rx_next(s));
-    uint32_t h;
-    for (h = 0; h < s->c.senders; h++)
-        next = xs_min(next, xs__sender_next(s, h));
-    for (h = 0; h <= s->c.senders; h++) /* a packet leaving a host's queue, too */
-        next = xs_min(next, net_link_next_event(&s->up[h]));
-    return xs_min(next, net_switch_next_event(&s->sw)); /* and the switch's departures */
-}
-
-/* Everything that happens in cycle s->now (the fabric runs the nodes due at it), then s->now + 1. */
-static inline void xs_cycle(xs *s)
-{
-    uint64_t t = s->now;
-    fab_run_until(&s->fab, t + 1u);
-    xs__bring_all(s, t + 1u);
 }
 
 /* Run until every message completed (or `limit` cycles): the fabric visits the cycles at which
