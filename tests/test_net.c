@@ -1350,11 +1350,11 @@ static void test_control_priority_by_hand(void)
                 n++;
             }
             if (now == 100)
-                CHECK_EQ(net_link_pause(&sw.port[1].link, 300), RNIC_OK);
+                CHECK_EQ(net_switch_pause_port(&sw, 1, 300), RNIC_OK);
             if (now == 700) {
                 p = mkpkt(0, 1, 1000, 2); /* C: starts at once, then the pause */
                 CHECK_EQ(net_switch_push(&sw, &p), RNIC_OK);
-                CHECK_EQ(net_link_pause(&sw.port[1].link, 1000), RNIC_OK);
+                CHECK_EQ(net_switch_pause_port(&sw, 1, 1000), RNIC_OK);
             }
             if (now == 0 || now == 110 || now == 120 || now == 710) {
                 p = mkpkt(0, 1, now == 120 || now == 710 ? 64 : 1000, now == 0 ? 0u : now == 110 ? 1u : now == 120 ? 10u : 11u);
@@ -1916,7 +1916,7 @@ static void ff_step(ff_run *r, uint64_t now)
                 /* with PFC in the fabric's mode, host 2 pauses egress port 2 now and then (as a
                  * downstream switch would), so control packets overtake data on a paused link */
                 if (r->sw.cfg.control_priority && ff_pfc(r->mode) && port == 2 && p.w.index % 16u == 0) {
-                    CHECK_EQ(net_link_pause_quanta(&r->sw.port[2].link, 60), RNIC_OK);
+                    CHECK_EQ(net_switch_pause_port_quanta(&r->sw, 2, 60), RNIC_OK);
                     ff_note(r, now, 5, &p, port);
                 }
             }
@@ -2122,7 +2122,14 @@ static void test_bad_input(void)
     CHECK_EQ(net_switch_push(NULL, &p), RNIC_EINVAL);
     CHECK_EQ(net_switch_pop(&sw, 0, NULL), RNIC_EINVAL);
     CHECK_EQ(net_switch_set_drop_list(&sw, 0, NULL, 3), RNIC_EINVAL);
-    CHECK_EQ(sw.stats.errors.by_cause[RNIC_ENOENT], 6);
+    CHECK_EQ(net_switch_pause_port(&sw, 2, 100), RNIC_ENOENT); /* the switch's own pause: no port 2 */
+    CHECK_EQ(net_switch_pause_port_quanta(&sw, 7, 10), RNIC_ENOENT);
+    CHECK_EQ(net_switch_pause_port(NULL, 0, 100), RNIC_EINVAL);
+    CHECK_EQ(net_switch_next_ready(&sw, 0), NET_NO_PORT); /* nothing to pop; out of range: none */
+    CHECK_EQ(net_switch_next_ready(&sw, 99), NET_NO_PORT);
+    net_switch_settle(NULL);
+    net_switch_settle_port(&sw, 99);
+    CHECK_EQ(sw.stats.errors.by_cause[RNIC_ENOENT], 8);
     CHECK_EQ(sw.stats.errors.by_cause[RNIC_ERANGE], 2);
     CHECK_EQ(sw.stats.errors.by_cause[RNIC_EINVAL], 3);
     CHECK_EQ(sw.occupancy, 0);

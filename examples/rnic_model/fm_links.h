@@ -21,6 +21,8 @@ typedef struct fm_link_snap {
 typedef struct fm_link_mon {
     net_link *link;
     const net_port *port;      /* the switch port it leaves by; NULL for a NIC's uplink */
+    net_switch *sw;            /* that port's switch, and its number there */
+    uint32_t port_no;
     const uint64_t *lost;      /* a NIC's uplink: the packets it lost (random loss) */
     uint32_t fab_id;           /* the node that owns it */
     uint32_t from, to;         /* topology node ids */
@@ -83,7 +85,7 @@ static int fm_links_init(fm_links *x, fm_world *w, const topo *t, uint64_t perio
         seen++;
     }
     for (node = 0; node < t->n_nodes; node++) {
-        const fm_switch *s;
+        fm_switch *s;
         if (t->node[node].kind != TOPO_SWITCH)
             continue;
         s = &w->sw[t->node[node].index];
@@ -91,6 +93,8 @@ static int fm_links_init(fm_links *x, fm_world *w, const topo *t, uint64_t perio
             id = fm_links__id(t, node, p);
             x->l[id].link = &s->sw.port[p].link;
             x->l[id].port = &s->sw.port[p];
+            x->l[id].sw = &s->sw;
+            x->l[id].port_no = p;
             x->l[id].fab_id = s->fab_id;
             x->l[id].from = node;
             x->l[id].to = topo_peer(t, node, p, &peer_port);
@@ -191,6 +195,8 @@ static void fm_links_sample(fm_links *x, fm_world *w, const topo *t, uint64_t cy
         fm_link_mon *m = &x->l[i];
         uint64_t q;
         fab_bring(&w->f, m->fab_id, cycle);
+        if (m->sw) /* a switch brings a port's link to now only when it has an event: now, its pause time */
+            net_switch_settle_port(m->sw, m->port_no);
         q = net_link_queued_bytes(m->link);
         if (what == 0)
             m->start = fm_links__snap(m);

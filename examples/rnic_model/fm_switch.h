@@ -27,16 +27,21 @@ typedef struct fm_switch {
     uint64_t now;
 } fm_switch;
 
-/* The link a PAUSE from switch s's ingress `port` stops: the neighbour's link into that port. */
-static net_link *fm_switch__upstream_link(fm_world *w, const fm_switch *s, uint32_t port, uint32_t *fab_id)
+/* A PAUSE from switch s's ingress `port` (quanta 0: RESUME) arriving now at the neighbour whose
+ * link into that port it stops: a switch's egress port, or a NIC's uplink. */
+static void fm_switch__pause_upstream(fm_world *w, const fm_switch *s, uint32_t port, uint32_t quanta, uint64_t t)
 {
     const fm_peer *pr = &s->peer[port];
-    if (pr->is_switch) {
-        *fab_id = w->sw[pr->index].fab_id;
-        return &w->sw[pr->index].sw.port[pr->port].link;
-    }
-    *fab_id = w->nic[pr->index].fab_id;
-    return &w->nic[pr->index].up;
+    uint32_t id = pr->is_switch ? w->sw[pr->index].fab_id : w->nic[pr->index].fab_id;
+    rnic_err e;
+    fab_bring(&w->f, id, t);
+    if (pr->is_switch)
+        e = net_switch_pause_port_quanta(&w->sw[pr->index].sw, pr->port, quanta);
+    else
+        e = net_link_pause_quanta(&w->nic[pr->index].up, quanta);
+    if (e != RNIC_OK)
+        w->model_errors++;
+    fab_wake(&w->f, id);
 }
 
 static void fm_switch_advance_to(void *self, uint64_t cycle)
@@ -64,17 +69,12 @@ static void fm_switch_run(void *self, uint64_t t)
         s->pfc_frames++;
     }
     while (s->pfc_count && s->pfc[s->pfc_head].cycle <= t) {
-        uint32_t id;
-        net_link *l = fm_switch__upstream_link(w, s, s->pfc[s->pfc_head].port, &id);
-        fab_bring(&w->f, id, t);
-        if (net_link_pause_quanta(l, s->pfc[s->pfc_head].quanta) != RNIC_OK)
-            w->model_errors++;
-        fab_wake(&w->f, id);
+        fm_switch__pause_upstream(w, s, s->pfc[s->pfc_head].port, s->pfc[s->pfc_head].quanta, t);
         s->pfc_head = (s->pfc_head + 1u) % FM_PFC_QUEUE;
         s->pfc_count--;
     }
-    /* packets at the far end of each egress link, to the neighbour */
-    for (p = 0; p < s->sw.cfg.ports; p++) {
+    /* packets at the far end of each egress link, to the neighbour (the ports that have one) */
+    for (p = net_switch_next_ready(&s->sw, 0); p != NET_NO_PORT; p = net_switch_next_ready(&s->sw, p + 1u)) {
         const fm_peer *pr = &s->peer[p];
         while (net_switch_peek(&s->sw, p, &pk) == RNIC_OK) {
             rnic_err e;
@@ -120,7 +120,7 @@ static void fm_nic__to_switch(fm_nic *n, uint64_t t)
     int woke = 0;
     while (n->pause_count && n->pause_at[n->pause_head] <= t) {
         fab_bring(&w->f, s->fab_id, t);
-        if (net_link_pause(&s->sw.port[n->sw_port].link, n->pause_on[n->pause_head] ? t + FM_HOST_PAUSE_CYCLES : t) !=
+        if (net_switch_pause_port(&s->sw, n->sw_port, n->pause_on[n->pause_head] ? t + FM_HOST_PAUSE_CYCLES : t) !=
             RNIC_OK)
             n->model_errors++;
         n->pause_head = (n->pause_head + 1u) % 16u;

@@ -10,7 +10,8 @@
  * Time follows the engine contract (docs/engine_contract.md) in the small: a part's state is a
  * function of its inputs and `now` only, so net_X_advance_to(c) jumping straight to `c` gives
  * exactly what ticking every cycle gives (tests/test_net.c compares the two on a random
- * workload); net_X_next_event is O(1) for a link and O(ports) for the switch. Like rm_pipe in
+ * workload); net_X_next_event is O(1), and the switch processes an event in O(log ports) (a heap
+ * of its ports' next events; a port with nothing due costs nothing). Like rm_pipe in
  * model_parts.h, next_event answers `now` while a packet waits to be popped (the composed
  * model's "can move" test); otherwise the next cycle a packet finishes serialisation (a queue
  * slot and its bytes free up) or arrives, RNIC_NEVER when empty. Cycles wrap modulo 2^64, and
@@ -42,8 +43,10 @@
  * dt_alpha_den; not applied to what PFC keeps lossless) and strict priority for control packets
  * (control_priority: net_pkt.control packets go ahead of every data packet not yet started on
  * their egress link, FIFO among themselves; a data packet being serialised finishes; the switch
- * then times its egress links lazily, so advance them only through net_switch_advance_to --
- * net_link_pause on them is fine). With all of them off the switch behaves exactly as before
+ * then times its egress links lazily, so advance them only through net_switch_advance_to). The
+ * switch owns its egress links: pause one with net_switch_pause_port(_quanta), not net_link_pause,
+ * and call net_switch_settle (or _settle_port) before reading a port link's paused_cycles or now
+ * (a port's link is brought to the switch's now only when it has an event). With all of them off the switch behaves exactly as before
  * they existed.
  *
  * API:
@@ -81,6 +84,11 @@
  *   rnic_err net_switch_pop_pfc(net_switch *sw, net_pfc_frame *out);
  *   rnic_err net_switch_peek(const net_switch *sw, uint32_t port, net_pkt *out);
  *   rnic_err net_switch_pop(net_switch *sw, uint32_t port, net_pkt *out);
+ *   uint32_t net_switch_next_ready(const net_switch *sw, uint32_t from);  (a port with a packet to pop)
+ *   rnic_err net_switch_pause_port(net_switch *sw, uint32_t port, uint64_t until_cycle);
+ *   rnic_err net_switch_pause_port_quanta(net_switch *sw, uint32_t port, uint32_t quanta);
+ *   void     net_switch_settle(net_switch *sw);
+ *   void     net_switch_settle_port(net_switch *sw, uint32_t port);
  *   uint64_t net_switch_next_event(const net_switch *sw);
  *   void     net_switch_advance_to(net_switch *sw, uint64_t cycle);
  *   uint64_t net_switch_now(const net_switch *sw);
@@ -608,6 +616,17 @@ typedef struct net_switch {
     uint64_t pfc_quanta_cycles, pfc_refresh_cycles;
     net_pfc_frame *pfc;        /* PFC frames waiting for net_switch_pop_pfc (a ring) */
     uint32_t pfc_size, pfc_head, pfc_count;
+    /* The ports' next events, so that an event costs O(log ports), not O(ports): each port's
+     * earliest (cycle, kind) -- its queue head's departure (kind 0), its PFC refresh (1), the
+     * arrival of its oldest packet on the wire (2) -- in a binary min-heap of ports ordered by
+     * (cycle, kind, port), the order the switch processes them in; and a bitmap of the ports
+     * with a packet to pop. A port's link is brought to `now` only when it has an event, is
+     * pushed, paused or popped (net_switch_settle brings them all, for reading their stats). */
+    uint32_t *heap, *heap_at;  /* heap[i] = a port; heap_at[port] = its index */
+    uint64_t *key_cycle;       /* per port: its earliest event's cycle (RNIC_NEVER: none) */
+    uint8_t *key_kind;         /* per port: that event's kind */
+    uint64_t *ready;           /* bit p: port p has an arrived packet (ceil(ports / 64) words) */
+    uint32_t ready_count;      /* the bits set */
     net_switch_stats stats;
 } net_switch;
 
@@ -803,6 +822,15 @@ static inline void net_switch_free(net_switch *sw)
     free(sw->pfc);
     free(sw->ecmp);
     free(sw->ecmp_port);
+    free(sw->heap);
+    free(sw->heap_at);
+    free(sw->key_cycle);
+    free(sw->key_kind);
+    free(sw->ready);
+    sw->heap = sw->heap_at = NULL;
+    sw->key_cycle = NULL;
+    sw->key_kind = NULL;
+    sw->ready = NULL;
     sw->port = NULL;
     sw->route = NULL;
     sw->pfc = NULL;
@@ -829,7 +857,13 @@ static inline rnic_err net_switch_init(net_switch *sw, const net_switch_config *
     sw->pfc = (net_pfc_frame *)calloc(sw->pfc_size, sizeof *sw->pfc);
     sw->ecmp = (net_ecmp_group *)calloc((size_t)c->ecmp_groups + 1u, sizeof *sw->ecmp);
     sw->ecmp_port = (uint32_t *)calloc((size_t)c->ecmp_groups * c->ports + 1u, sizeof *sw->ecmp_port);
-    if (!sw->port || !sw->route || !sw->pfc || !sw->ecmp || !sw->ecmp_port) {
+    sw->heap = (uint32_t *)malloc((size_t)c->ports * sizeof *sw->heap);
+    sw->heap_at = (uint32_t *)malloc((size_t)c->ports * sizeof *sw->heap_at);
+    sw->key_cycle = (uint64_t *)malloc((size_t)c->ports * sizeof *sw->key_cycle);
+    sw->key_kind = (uint8_t *)calloc(c->ports, sizeof *sw->key_kind);
+    sw->ready = (uint64_t *)calloc((c->ports + 63u) / 64u, sizeof *sw->ready);
+    if (!sw->port || !sw->route || !sw->pfc || !sw->ecmp || !sw->ecmp_port || !sw->heap || !sw->heap_at ||
+        !sw->key_cycle || !sw->key_kind || !sw->ready) {
         net_switch_free(sw);
         return RNIC_ENOSPC;
     }
@@ -841,6 +875,8 @@ static inline rnic_err net_switch_init(net_switch *sw, const net_switch_config *
             return RNIC_ENOSPC;
         }
         rnic_prng_seed(&sw->port[p].ecn_prng, c->ecn_seed ^ ((uint64_t)(p + 1u) * 0xbf58476d1ce4e5b9ull));
+        sw->heap[p] = sw->heap_at[p] = p; /* every key RNIC_NEVER: already a heap */
+        sw->key_cycle[p] = RNIC_NEVER;
     }
     if (net__pfc_on(c)) {
         sw->pfc_quanta_cycles = net_pfc_quanta_cycles(&c->link, c->pfc_quanta);
@@ -970,6 +1006,156 @@ static inline void net__pfc_emit(net_switch *sw, uint32_t port, uint32_t quanta,
     f->port = port;
     f->quanta = quanta;
     f->cycle = cycle;
+}
+
+/* ---- the ports' events (net_switch.heap): O(log ports) per event ---- */
+
+/* Is port a's event before port b's? (cycle, then kind, then port; RNIC_NEVER after all) */
+static inline bool net__key_before(const net_switch *sw, uint32_t a, uint32_t b)
+{
+    uint64_t ta = sw->key_cycle[a], tb = sw->key_cycle[b];
+    if (ta != tb) {
+        if (ta == RNIC_NEVER || tb == RNIC_NEVER)
+            return tb == RNIC_NEVER;
+        return rnic_cycle_before(ta, tb);
+    }
+    if (sw->key_kind[a] != sw->key_kind[b])
+        return sw->key_kind[a] < sw->key_kind[b];
+    return a < b;
+}
+
+/* Port `port`'s key changed: move it up or down the heap. */
+static inline void net__heap_fix(net_switch *sw, uint32_t port)
+{
+    uint32_t i = sw->heap_at[port], start = i, n = sw->cfg.ports, c;
+    while (i > 0 && net__key_before(sw, port, sw->heap[(i - 1u) / 2u])) {
+        sw->heap[i] = sw->heap[(i - 1u) / 2u];
+        sw->heap_at[sw->heap[i]] = i;
+        i = (i - 1u) / 2u;
+    }
+    while (i == start && (c = 2u * i + 1u) < n) {
+        if (c + 1u < n && net__key_before(sw, sw->heap[c + 1u], sw->heap[c]))
+            c++;
+        if (!net__key_before(sw, sw->heap[c], port))
+            break;
+        sw->heap[i] = sw->heap[c];
+        sw->heap_at[sw->heap[i]] = i;
+        i = start = c;
+    }
+    sw->heap[i] = port;
+    sw->heap_at[port] = i;
+}
+
+/* Port `port`'s earliest event: its queue head's departure (kind 0), its PFC refresh (1), its
+ * oldest packet on the wire arriving (2); the earlier kind first on a tie. An event due at
+ * 2^64 - 1 is keyed a cycle early (it would read as RNIC_NEVER). */
+static inline void net__rekey(net_switch *sw, uint32_t port)
+{
+    const net_port *pt = &sw->port[port];
+    const net_link *l = &pt->link;
+    uint64_t t = RNIC_NEVER, x;
+    uint8_t kind = 0;
+    if (net__queued(l))
+        t = net__at(l, l->arrived + l->on_wire)->done;
+    if (pt->pfc_xoff && (t == RNIC_NEVER || rnic_cycle_before(pt->pfc_refresh_at, t))) {
+        t = pt->pfc_refresh_at;
+        kind = 1;
+    }
+    if (l->on_wire) {
+        x = net__at(l, l->arrived)->done + l->prop;
+        if (t == RNIC_NEVER || rnic_cycle_before(x, t)) {
+            t = x;
+            kind = 2;
+        }
+    }
+    if (t == RNIC_NEVER && (net__queued(l) || pt->pfc_xoff || l->on_wire))
+        t = RNIC_NEVER - 1u;
+    if (t == sw->key_cycle[port] && kind == sw->key_kind[port])
+        return;
+    sw->key_cycle[port] = t;
+    sw->key_kind[port] = kind;
+    net__heap_fix(sw, port);
+}
+
+/* Bring port `port`'s link to the switch's now (every event of it due by then was processed in
+ * order by net_switch_advance_to): its pause timer and clock. */
+static inline void net__port_bring(net_switch *sw, uint32_t port)
+{
+    net_link *l = &sw->port[port].link;
+    if (l->now != sw->now)
+        net_link_advance_to(l, sw->now);
+}
+
+static inline void net__ready_set(net_switch *sw, uint32_t port, bool on)
+{
+    uint64_t bit = 1ull << (port % 64u), *w = &sw->ready[port / 64u];
+    if (on && !(*w & bit)) {
+        *w |= bit;
+        sw->ready_count++;
+    } else if (!on && (*w & bit)) {
+        *w &= ~bit;
+        sw->ready_count--;
+    }
+}
+
+/* The lowest port at or after `from` with a packet to pop, NET_NO_PORT if none. */
+static inline uint32_t net_switch_next_ready(const net_switch *sw, uint32_t from)
+{
+    uint32_t words = (sw->cfg.ports + 63u) / 64u, i = from / 64u;
+    uint64_t w;
+    if (!sw->ready || from >= sw->cfg.ports)
+        return NET_NO_PORT;
+    w = sw->ready[i] & (~0ull << (from % 64u));
+    for (;;) {
+        if (w)
+            return 64u * i + (uint32_t)rnic_ctz64(w);
+        if (++i >= words)
+            return NET_NO_PORT;
+        w = sw->ready[i];
+    }
+}
+
+/* Bring every port's link to now: read their statistics (paused_cycles) after this. O(ports). */
+static inline void net_switch_settle(net_switch *sw)
+{
+    uint32_t p;
+    if (!sw || !sw->port)
+        return;
+    for (p = 0; p < sw->cfg.ports; p++)
+        net__port_bring(sw, p);
+}
+
+/* Port `port`'s link only (what a monitor reads): as net_switch_settle, O(1). */
+static inline void net_switch_settle_port(net_switch *sw, uint32_t port)
+{
+    if (sw && sw->port && port < sw->cfg.ports)
+        net__port_bring(sw, port);
+}
+
+/* PFC from the neighbour on egress `port`: its link starts no packet before `until` (at or
+ * before now: resume), as net_link_pause; the switch's own way to pause its links, so that its
+ * event heap follows. */
+static inline rnic_err net_switch_pause_port(net_switch *sw, uint32_t port, uint64_t until)
+{
+    rnic_err e;
+    if (!sw || !sw->port)
+        return RNIC_EINVAL;
+    if (port >= sw->cfg.ports)
+        return rnic_err_note(&sw->stats.errors, RNIC_ENOENT);
+    net__port_bring(sw, port);
+    e = net_link_pause(&sw->port[port].link, until);
+    net__rekey(sw, port);
+    return e;
+}
+
+/* A PAUSE frame with `quanta` arriving now on egress `port` (0 resumes). */
+static inline rnic_err net_switch_pause_port_quanta(net_switch *sw, uint32_t port, uint32_t quanta)
+{
+    if (!sw || !sw->port)
+        return RNIC_EINVAL;
+    if (port >= sw->cfg.ports)
+        return rnic_err_note(&sw->stats.errors, RNIC_ENOENT);
+    return net_switch_pause_port(sw, port, sw->now + net_pfc_quanta_cycles(&sw->port[port].link.cfg, quanta));
 }
 
 /* control_priority keeps an egress link's schedule lazily: only the head of its input queue
@@ -1111,6 +1297,7 @@ static inline rnic_err net_switch_push_from(net_switch *sw, uint32_t in_port, co
         in.ecn = 1;
         pt->stats.marked++;
     }
+    net__port_bring(sw, port);
     started = net__head_started(&pt->link);
     if (net_link_push(&pt->link, &in) != RNIC_OK) /* cannot happen: space and size checked */
         return rnic_err_note(&sw->stats.errors, RNIC_ESTATE);
@@ -1121,6 +1308,7 @@ static inline rnic_err net_switch_push_from(net_switch *sw, uint32_t in_port, co
             net__control_first(&pt->link, started);
         }
     }
+    net__rekey(sw, port);
     sw->occupancy += in.wire_bytes;
     if (sw->occupancy > sw->stats.max_occupancy)
         sw->stats.max_occupancy = sw->occupancy;
@@ -1136,6 +1324,7 @@ static inline rnic_err net_switch_push_from(net_switch *sw, uint32_t in_port, co
             ip->pfc_refresh_at = sw->now + sw->pfc_refresh_cycles;
             ip->stats.pfc_xoff++;
             net__pfc_emit(sw, in_port, sw->cfg.pfc_quanta, sw->now);
+            net__rekey(sw, in_port);
         }
     }
     return RNIC_OK;
@@ -1159,13 +1348,17 @@ static inline rnic_err net_switch_peek(const net_switch *sw, uint32_t port, net_
 
 static inline rnic_err net_switch_pop(net_switch *sw, uint32_t port, net_pkt *out)
 {
+    rnic_err e;
     if (!sw || !sw->port)
         return RNIC_EINVAL;
     if (!out)
         return rnic_err_note(&sw->stats.errors, RNIC_EINVAL);
     if (port >= sw->cfg.ports)
         return rnic_err_note(&sw->stats.errors, RNIC_ENOENT);
-    return net_link_pop(&sw->port[port].link, out);
+    e = net_link_pop(&sw->port[port].link, out);
+    if (!sw->port[port].link.arrived)
+        net__ready_set(sw, port, false);
+    return e;
 }
 
 /* The oldest PFC frame the switch has sent and the caller not yet taken; RNIC_EEMPTY if none. */
@@ -1185,23 +1378,11 @@ static inline rnic_err net_switch_pop_pfc(net_switch *sw, net_pfc_frame *out)
 
 static inline uint64_t net_switch_next_event(const net_switch *sw)
 {
-    uint64_t next = RNIC_NEVER;
-    uint32_t p;
     if (!sw || !sw->port)
         return RNIC_NEVER;
-    if (sw->pfc_count)
+    if (sw->pfc_count || sw->ready_count)
         return sw->now;
-    for (p = 0; p < sw->cfg.ports; p++) {
-        uint64_t t = net_link_next_event(&sw->port[p].link);
-        if (t != RNIC_NEVER && (next == RNIC_NEVER || rnic_cycle_before(t, next)))
-            next = t;
-        if (sw->port[p].pfc_xoff) { /* a refresh due at 2^64 - 1 is reported a cycle early */
-            t = sw->port[p].pfc_refresh_at == RNIC_NEVER ? RNIC_NEVER - 1u : sw->port[p].pfc_refresh_at;
-            if (next == RNIC_NEVER || rnic_cycle_before(t, next))
-                next = t;
-        }
-    }
-    return next;
+    return sw->cfg.ports ? sw->key_cycle[sw->heap[0]] : RNIC_NEVER;
 }
 
 /* Egress `port`'s oldest queued packet leaves the switch (its last byte is out): the buffer
@@ -1238,52 +1419,46 @@ static inline void net__switch_depart(net_switch *sw, uint32_t port)
     }
 }
 
-/* Move to `cycle`. Departures are processed in time order (with PFC across all ports, the
- * lower port first within a cycle, then the pause refreshes due), so a jump gives exactly what
- * ticking every cycle gives. */
+/* Move to `cycle`. The ports' events due by then are processed in time order -- departures
+ * first, then PFC refreshes, then arrivals within a cycle, the lower port first -- so a jump gives
+ * exactly what ticking every cycle gives; each costs O(log ports) (the heap), a port with
+ * nothing due costs nothing. */
 static inline void net_switch_advance_to(net_switch *sw, uint64_t cycle)
 {
     uint32_t p;
     if (!sw || !sw->port)
         return;
     sw->now = cycle;
-    if (net__pfc_on(&sw->cfg)) {
-        for (;;) {
-            uint32_t dep = NET_NO_PORT, ref = NET_NO_PORT;
-            uint64_t td = 0, tr = 0;
-            for (p = 0; p < sw->cfg.ports; p++) {
-                net_port *pt = &sw->port[p];
-                if (net__depart_due(&pt->link, cycle)) {
-                    uint64_t t = net__at(&pt->link, pt->link.arrived + pt->link.on_wire)->done;
-                    if (dep == NET_NO_PORT || rnic_cycle_before(t, td)) {
-                        dep = p;
-                        td = t;
-                    }
-                }
-                if (pt->pfc_xoff && net__due(pt->pfc_refresh_at, cycle) &&
-                    (ref == NET_NO_PORT || rnic_cycle_before(pt->pfc_refresh_at, tr))) {
-                    ref = p;
-                    tr = pt->pfc_refresh_at;
-                }
-            }
-            if (dep != NET_NO_PORT && (ref == NET_NO_PORT || rnic_cycle_before_eq(td, tr))) {
-                net__switch_depart(sw, dep);
-            } else if (ref != NET_NO_PORT) {
-                net_port *pt = &sw->port[ref];
-                pt->pfc_refresh_at = tr + sw->pfc_refresh_cycles;
-                pt->stats.pfc_refresh++;
-                net__pfc_emit(sw, ref, sw->cfg.pfc_quanta, tr);
-            } else {
-                break;
-            }
-        }
-    }
-    for (p = 0; p < sw->cfg.ports; p++) {
-        net_link *l = &sw->port[p].link;
-        while (net__depart_due(l, cycle))
+    while (sw->cfg.ports) {
+        uint64_t t;
+        net_port *pt;
+        p = sw->heap[0];
+        t = sw->key_cycle[p];
+        if (t == RNIC_NEVER || !net__due(t, cycle))
+            break;
+        pt = &sw->port[p];
+        if (sw->key_kind[p] == 0) {
+            uint32_t in = net__at(&pt->link, pt->link.arrived + pt->link.on_wire)->p.in_port;
+            bool was = in != NET_NO_PORT && in < sw->cfg.ports && sw->port[in].pfc_xoff;
             net__switch_depart(sw, p);
-        net_link_advance_to(l, cycle);
+            if (was && !sw->port[in].pfc_xoff)
+                net__rekey(sw, in);
+        } else if (sw->key_kind[p] == 1) {
+            uint64_t tr = pt->pfc_refresh_at;
+            pt->pfc_refresh_at = tr + sw->pfc_refresh_cycles;
+            pt->stats.pfc_refresh++;
+            net__pfc_emit(sw, p, sw->cfg.pfc_quanta, tr);
+        } else {
+            net_link *l = &pt->link;
+            net_link_advance_to(l, rnic_cycle_before(l->now, t) ? t : l->now);
+            if (l->arrived)
+                net__ready_set(sw, p, true);
+        }
+        net__rekey(sw, p);
     }
+    /* a port with a packet to pop reads `now` (net_link_next_arrival) */
+    for (p = net_switch_next_ready(sw, 0); p != NET_NO_PORT; p = net_switch_next_ready(sw, p + 1u))
+        net__port_bring(sw, p);
 }
 
 static inline uint64_t net_switch_now(const net_switch *sw) { return sw ? sw->now : 0; }
