@@ -944,6 +944,23 @@ fabric_weights() { # one sending host, two tenants, its NIC's link binds: Palos'
     done
 }
 T claim fabric-one-sender-weights-1-3-and-3-1-within-2pct fabric_weights
+fabric_ack_coalescing() { # [nic] ack_every = 8: one sending host (host 0's uplink carries only its ACKs and
+    # CNPs): every byte still checked, and that uplink carries between an eighth (8 packets per
+    # ACK at most) and half of the ACK bytes it carries with an ACK per packet; the same packets
+    local a out util=() pk=()
+    for a in 1 8; do
+        out="$OBJ/fabric-ack-$a"
+        ./build/rnic_model --scenario scenarios/one_sender_two_tenants.conf --set run.duration_us=500 --set run.warmup_us=100 \
+            --set run.drain=on --set nic.ack_every=$a --links-csv "$out.csv" --quiet >"$out.out" || return 1
+        [ "$(result_value "$out.out" bytes_lost)" = 0 ] && [ "$(result_value "$out.out" drained)" = 1 ] || return 1
+        util+=("$(awk -F, '$2 == "h0" && $3 == "sw0" { print $5 }' "$out.csv")")
+        pk+=("$(result_value "$out.out" delivered_packets)")
+    done
+    echo "h0's uplink (ACKs): ${util[0]} % with an ACK per packet, ${util[1]} % with ack_every = 8; packets ${pk[*]}"
+    [ -n "${util[0]}" ] && [ -n "${util[1]}" ] && [ "${pk[0]}" = "${pk[1]}" ] && [ "${pk[0]}" -gt 0 ] &&
+        awk_true "${util[1]} >= ${util[0]} / 8 * 0.99 && ${util[1]} <= ${util[0]} / 2"
+}
+T claim fabric-ack-coalescing-an-eighth-to-a-half-of-the-acks fabric_ack_coalescing
 fabric_caps() { # a 2:1 incast with a cap on one tenant (1 Gb/s per QP; the other gets the rest), then on
     # both (1 and 1.5 Gb/s): each tenant within 2 % of the reference over 20 ms -- no QP slowed by
     # its cap blocks another (per-QP holds into Palos)

@@ -37,7 +37,8 @@ static uint64_t g_seed;
 #define NIC_HOST_FIELDS(X)                                                                         \
     X("nic.sched", nic.sched) X("nic.pcie_gbps", nic.pcie_gbps) X("nic.pcie_latency_ns", nic.pcie_latency_ns) \
     X("nic.payload", nic.payload) X("nic.mtu", nic.mtu) X("nic.cnp_interval_us", nic.cnp_interval_us) \
-    X("nic.qos_timeout_us", nic.qos_timeout_us)                                                    \
+    X("nic.qos_timeout_us", nic.qos_timeout_us) X("nic.ack_every", nic.ack_every)                  \
+    X("nic.ack_timeout_ns", nic.ack_timeout_ns)                                                    \
     X("host.model", host.model) X("host.cpu_load", host.cpu_load) X("host.rhcc", host.rhcc)        \
     X("host.ddio", host.ddio) X("host.footprint_mb", host.footprint_mb)                            \
     X("host.cpu_outstanding", host.cpu_outstanding) X("host.probe_ts", host.probe_ts)              \

@@ -233,6 +233,24 @@ def test_acks_share_a_link_with_data():
 
 
 @case
+def test_a_flows_own_ack_wire():
+    # The first case with flow 1's responder coalescing ACKs 8:1 (its own ack_wire = ACK / 8):
+    # link 10 fills at D r + (A / 8) r = C; an own ack_wire equal to the top level's changes
+    # nothing, 0 takes flow 1's ACKs off link 10 (flow 0 alone fills it: C / D), and a negative
+    # one is bad input.
+    links = {0: 4 * C, 1: 4 * C, 10: C, 11: C, 12: C}
+    flows = [(0, 2, 0, [0, 10], [12]), (1, 3, 0, [1, 11], [10])]
+    for own, want0 in ((ACK / 8, C / (D + A / 8)), (ACK, C / (D + A)), (0, C / D)):
+        doc = synthetic(links, {0: 0, 1: 1}, [(1, 0)], flows)
+        doc["flows"][1]["ack_wire"] = own
+        rate, _ = solve(doc)
+        near(rate[0], want0, "data flow beside ACKs of %s B per packet" % own)
+    doc["flows"][1]["ack_wire"] = -1
+    code, _, err = run_cli(doc)
+    assert code == 2 and "ack_wire" in err, (code, err)
+
+
+@case
 def test_ack_priority_acks_come_off_the_top_everywhere():
     # The case above with --ack-priority: flow 1's ACKs go first on link 10 and never hold it;
     # flow 1 fills its own link 11 (C / D) and flow 0 gets what its ACKs leave of link 10.

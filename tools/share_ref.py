@@ -13,7 +13,9 @@ exit    0 fine; 1 --compare found a tenant further than --tolerance-pct from its
 The model (every choice, and why):
 - Rates are payload rates (b/s of payload). A flow at payload rate r puts
   r * (payload + wire_overhead) / payload wire bits/s on every link of its `path` and
-  r * ack_wire / payload on every link of its `ack_path` (one ACK per data packet). A link carries
+  r * ack_wire / payload on every link of its `ack_path` (one ACK per data packet; a flow's own
+  `ack_wire`, when it has one, is its ACK bytes per data packet: a responder that coalesces ACKs
+  sends fewer). A link carries
   at most its `bps` of wire bits. A link listed twice for one flow (path and ack_path) carries both.
 - Caps first: a flow never exceeds its tenant's `cap_bps` (per QP, payload; 0 = none).
 - The sending NIC (its `uplink`, the first link of each of its flows' paths): Palos divides the
@@ -193,7 +195,10 @@ def load(doc):
         for lid in path[1:]:
             if lid in host_of_uplink:
                 raise InputError(f"{where}: path crosses host {host_of_uplink[lid]}'s uplink {lid} after its first link")
-        flows.append({"id": fid, "src": src, "dst": dst, "tenant": tid, "path": path, "ack_path": ack_path})
+        # a flow's own ACK bytes per data packet (a responder that coalesces ACKs: fewer), else the top level's
+        f_ack = _number(f, "ack_wire", where, minimum=0) if "ack_wire" in f else ack_wire
+        flows.append({"id": fid, "src": src, "dst": dst, "tenant": tid, "path": path, "ack_path": ack_path,
+                      "ack_coef": f_ack / payload})
 
     return {"payload": payload, "data_coef": (payload + overhead) / payload, "ack_coef": ack_wire / payload,
             "host_rx": float(host_rx), "links": links, "uplink_of": uplink_of,
@@ -317,7 +322,7 @@ def solve(prob, ack_priority=False):
     """Returns (rates per flow in b/s of payload, bottleneck label per flow); raises
     RuntimeError when the fixed point does not converge. ack_priority: ACKs go first on every
     link, not only at uplinks (see the docstring at the top)."""
-    flows, links, dc, ac = prob["flows"], prob["links"], prob["data_coef"], prob["ack_coef"]
+    flows, links, dc = prob["flows"], prob["links"], prob["data_coef"]
     n = len(flows)
     cap = [prob["tenants"][f["tenant"]]["cap"] for f in flows]
     uplinks = set(prob["host_of_uplink"])
@@ -330,14 +335,15 @@ def solve(prob, ack_priority=False):
         for lid in f["path"][1:]:
             on_link.setdefault(lid, {})
             on_link[lid][i] = on_link[lid].get(i, 0.0) + dc
+        fac = f["ack_coef"]
         for lid in f["ack_path"]:
-            if ac <= 0:
+            if fac <= 0:
                 continue
             if lid in uplinks or ack_priority:
-                acks_first.setdefault(lid, {})[i] = ac
+                acks_first.setdefault(lid, {})[i] = fac
             else:
                 on_link.setdefault(lid, {})
-                on_link[lid][i] = on_link[lid].get(i, 0.0) + ac
+                on_link[lid][i] = on_link[lid].get(i, 0.0) + fac
     link_ids = sorted(on_link)
     resources = [(f"link:{lid}", links[lid], on_link[lid]) for lid in link_ids]
     resources += [(f"acks:{lid}", links[lid], acks_first[lid]) for lid in sorted(acks_first)]

@@ -276,6 +276,8 @@ static void fm__params(fm_world *w, const scn *s)
     p->probe_ts_arrival = s->host.probe_ts == SCN_PROBE_TS_ARRIVAL;
     p->uniform_slack = s->host.rhcc_slack == SCN_SLACK_UNIFORM;
     p->qos_timeout_us = s->nic.qos_timeout_us;
+    p->ack_every = s->nic.ack_every;
+    p->ack_timeout_ns = s->nic.ack_timeout_ns;
     p->pfc = s->sw.pfc != 0;
     p->trim = s->sw.trim != 0;
     p->lat_samples = (size_t)s->out.lat_samples;
@@ -687,8 +689,11 @@ static int fm_model_write_flows(const fm_model *m, const char *path)
     fprintf(f, "\n  ],\n  \"flows\": [");
     for (i = 0; i < w->nflows; i++) {
         const fm_flow *fl = &w->flow[i];
-        fprintf(f, "%s\n    {\"id\": %u, \"src\": %u, \"dst\": %u, \"tenant\": %u, \"path\": [", i ? "," : "", i, fl->src,
-                fl->dst, fl->tenant);
+        fprintf(f, "%s\n    {\"id\": %u, \"src\": %u, \"dst\": %u, \"tenant\": %u, ", i ? "," : "", i, fl->src, fl->dst,
+                fl->tenant);
+        if (w->p.tenant[fl->tenant].protocol == FM_PROTO_DCQCN && w->p.ack_every > 1) /* coalesced: an ACK per ack_every packets */
+            fprintf(f, "\"ack_wire\": %.6f, ", (double)FM_ACK_WIRE / (double)w->p.ack_every);
+        fprintf(f, "\"path\": [");
         n = fm_model_path(m, fl->src, fl->dst, fl->local, links, 64);
         for (k = 0; k < n; k++)
             fprintf(f, "%s%u", k ? ", " : "", links[k]);

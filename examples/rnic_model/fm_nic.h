@@ -668,6 +668,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
             rc.go_back_n = true;
             rc.cnp_interval_ns = (uint64_t)p->cnp_interval_us * 1000u;
             rc.cnp_mode = TP_RX_CNP_IMMEDIATE;
+            rc.delack_count = p->ack_every; /* an RC responder may coalesce ACKs (IBTA 9.7.5.1.3 ... */
+            rc.delack_ns = p->ack_timeout_ns; /* ... a NAK still leaves at once) */
         } else if (proto == FM_PROTO_IRN) { /* an ACK per in-order packet, a NACK with the run per other one */
             rc.sack = true;
             rc.nack = true;

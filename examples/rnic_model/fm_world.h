@@ -113,6 +113,8 @@ typedef struct fm_params {
     int probe_ts_arrival;       /* an RHCC probe stamped at RX-buffer entry, not at its head */
     int uniform_slack;          /* RHCC receiver: hostCC's slack before every step (no fast_down) */
     uint64_t qos_timeout_us;    /* sched = qos: 0 = from DCQCN's rate floor (fm_nic__qos_timeout_us) */
+    uint32_t ack_every;         /* [nic] ack_every: a DCQCN responder's ACK coalescing */
+    uint64_t ack_timeout_ns;
     int pfc;                    /* switches' (and hosts') PFC */
     int trim;                   /* switches trim (NDP) */
     int sched_qos;              /* [nic] sched = qos: the RED-SEA QoS engine in Palos's place (fm_nic.h) */

@@ -160,6 +160,8 @@ typedef struct scn {
         uint64_t pcie_gbps, pcie_latency_ns;
         uint32_t payload, mtu, cnp_interval_us;
         uint64_t qos_timeout_us;   /* sched = qos: the engine's retransmission timeout, 0 = automatic */
+        uint32_t ack_every;        /* RoCE responder: an ACK per this many in-order packets (coalesced) */
+        uint64_t ack_timeout_ns;   /* ... or this long after the first one it has not acknowledged */
     } nic;
     struct {
         uint32_t model, cpu_load, rhcc, ddio, footprint_mb;
@@ -318,6 +320,10 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
                  "least time between two CNPs of a flow [us]"),
         SCN__KEY(SCN_SEC_NIC, "qos_timeout_us", SCN_T_U64, scn, nic.qos_timeout_us, 0, 1000000, NULL,
                  "sched = qos: the engine's retransmission timeout, 0 = from DCQCN's rate floor [us]"),
+        SCN__KEY(SCN_SEC_NIC, "ack_every", SCN_T_U64, scn, nic.ack_every, 1, 64, NULL,
+                 "RoCE (DCQCN) responder: one ACK per this many in-order packets, coalesced (1 = every packet)"),
+        SCN__KEY(SCN_SEC_NIC, "ack_timeout_ns", SCN_T_U64, scn, nic.ack_timeout_ns, 1, 1000000000, NULL,
+                 "ack_every > 1: the ACK also leaves this long after the oldest packet it covers [ns]"),
         SCN__KEY(SCN_SEC_HOST, "model", SCN_T_BOOL, scn, host.model, 0, 1, NULL,
                  "the receiving host's data path (RX buffer, PCIe, IIO, memory)"),
         SCN__KEY(SCN_SEC_HOST, "cpu_load", SCN_T_U64, scn, host.cpu_load, 0, 3, NULL,
@@ -744,6 +750,8 @@ SCN_DEF void scn_config_default(scn *s)
     s->host.rhcc = SCN_RHCC_BOTH;
     s->host.ddio = 1;
     s->host.footprint_mb = 16;
+    s->nic.ack_every = 1;
+    s->nic.ack_timeout_ns = 5000; /* under one round trip of the shipped fabrics */
     s->host.cpu_outstanding = 400; /* dual Xeon 6240: 36 cores x ~11 line-fill buffers (docs/hostcc_model.md) */
     s->host.probe_ts = SCN_PROBE_TS_HEAD;
     s->host.rhcc_slack = SCN_SLACK_FAST_DOWN;
