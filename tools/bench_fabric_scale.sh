@@ -11,6 +11,10 @@
 #   sched_ir_per_run_16=... sched_ir_per_run_128=... sched_scale_ratio=... (the scheduler's own
 #   instructions -- every line of fabric.h, inlined or not, by callgrind's source attribution --
 #   per node run: the cost of an event in the scheduler itself)
+#   fabric_ir_per_host_us_16=... fabric_ir_per_host_us_128=... host_us_scale_ratio=... (instructions
+#   per host per simulated us: a NIC is still due nearly every cycle (issue 32), so its work
+#   follows simulated time, and per delivered packet it grows where a host delivers less)
+#   pkts_per_host_us_16=... pkts_per_host_us_128=... (delivered packets per host per us)
 set -eu
 cd "$(dirname "$0")/.."
 run_us=${1:-40}
@@ -30,7 +34,7 @@ count() { # k us -> "instructions delivered_packets node_runs scheduler_instruct
         awk '$0 ~ /%\)/ && $0 ~ /fabric\.h:/ && $0 !~ /=>/ { gsub(",", "", $1); s += $1 } END { printf "%.0f", s + 0 }')
     echo "$ir ${pk:-0} ${runs:-0} ${sched:-0}"
 }
-declare -A per runs_per sched_per
+declare -A per runs_per sched_per per_host_us pk_host_us
 for k in 4 8; do
     read -r ir_run pk_run n_run s_run <<<"$(count $k "$run_us")"
     read -r ir_base pk_base n_base s_base <<<"$(count $k 1)"
@@ -39,9 +43,12 @@ for k in 4 8; do
     [ "$pk" -gt 0 ] || { echo "bench_fabric_scale: k=$k delivered no packet" >&2; exit 1; }
     per[$hosts]=$(awk -v a="$ir_run" -v b="$ir_base" -v p="$pk" 'BEGIN { printf "%.0f", (a - b) / p }')
     runs_per[$hosts]=$(awk -v a="$n_run" -v b="$n_base" -v p="$pk" 'BEGIN { printf "%.2f", (a - b) / p }')
+    per_host_us[$hosts]=$(awk -v a="$ir_run" -v b="$ir_base" -v h="$hosts" -v u="$run_us" 'BEGIN { printf "%.0f", (a - b) / h / (u - 1) }')
+    pk_host_us[$hosts]=$(awk -v p="$pk" -v h="$hosts" -v u="$run_us" 'BEGIN { printf "%.3f", p / h / (u - 1) }')
     sched_per[$hosts]=$(awk -v a="$s_run" -v b="$s_base" -v r="$n_run" -v q="$n_base" 'BEGIN { printf "%.1f", (a - b) / (r - q) }')
     echo "k=$k ($hosts hosts): $(awk -v a="$ir_run" -v b="$ir_base" 'BEGIN { printf "%.0f", a - b }') instructions for $pk packets over ${run_us} us -> ${per[$hosts]} per packet, ${runs_per[$hosts]} node runs per packet, ${sched_per[$hosts]} scheduler instructions per node run"
 done
 awk -v a="${per[16]}" -v b="${per[128]}" -v ra="${runs_per[16]}" -v rb="${runs_per[128]}" \
-    -v sa="${sched_per[16]}" -v sb="${sched_per[128]}" 'BEGIN {
-    printf "RESULT fabric_ir_per_pkt_16=%s fabric_ir_per_pkt_128=%s fabric_scale_ratio=%.3f fabric_runs_per_pkt_16=%s fabric_runs_per_pkt_128=%s sched_ir_per_run_16=%s sched_ir_per_run_128=%s sched_scale_ratio=%.3f\n", a, b, b / a, ra, rb, sa, sb, sb / sa }'
+    -v sa="${sched_per[16]}" -v sb="${sched_per[128]}" -v ha="${per_host_us[16]}" -v hb="${per_host_us[128]}" \
+    -v pa="${pk_host_us[16]}" -v pb="${pk_host_us[128]}" 'BEGIN {
+    printf "RESULT fabric_ir_per_pkt_16=%s fabric_ir_per_pkt_128=%s fabric_scale_ratio=%.3f fabric_runs_per_pkt_16=%s fabric_runs_per_pkt_128=%s sched_ir_per_run_16=%s sched_ir_per_run_128=%s sched_scale_ratio=%.3f fabric_ir_per_host_us_16=%s fabric_ir_per_host_us_128=%s host_us_scale_ratio=%.3f pkts_per_host_us_16=%s pkts_per_host_us_128=%s\n", a, b, b / a, ra, rb, sa, sb, sb / sa, ha, hb, hb / ha, pa, pb }'
