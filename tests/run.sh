@@ -975,6 +975,17 @@ fabric_caps() { # a 2:1 incast with a cap on one tenant (1 Gb/s per QP; the othe
     done
 }
 T claim fabric-incast-cap-on-one-and-on-both-within-2pct fabric_caps
+fabric_one_sender_cap() { # one sending host whose link binds, tenant a capped at 1 Gb/s per QP (8 Gb/s):
+    # Tassel divides an oversubscribed link by the registers (rate / Phi), so the NIC scales the
+    # capped registers and a token bucket holds each QP to its cap -- a gets its cap, b the rest,
+    # each within 2 % of the reference over 20 ms (unscaled, a got a sixth of its cap)
+    local out="$OBJ/fabric-one-sender-cap.out" e
+    bash tools/fabric_run.sh scenarios/one_sender_two_tenants.conf --set tenant.a.cap_mbps=1000 --quiet >"$out" || return 1
+    e=$(result_value "$out" share_err_pct)
+    echo "cap on a:$(grep -o ' \(tenant[01]_gbps\|share_err_pct\)=[0-9.]*' "$out" | tr -d '\n')"
+    [ -n "$e" ] && awk_true "$e <= 2" && [ "$(result_value "$out" bytes_lost)" = 0 ]
+}
+T claim fabric-one-sender-cap-holds-the-rest-to-the-other-within-2pct fabric_one_sender_cap
 fabric_pcap() { # the fabric's TX MACs as RoCEv2 frames: tshark reads them, 0 malformed, RETH DMA lengths right
     local r
     ./build/rnic_model --scenario scenarios/explicit.conf "${FABRIC_SHORT[@]}" --pcap "$OBJ/fabric.pcap" >/dev/null || return 1

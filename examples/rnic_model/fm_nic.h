@@ -105,7 +105,18 @@ typedef struct fm_nic {
     void *htx_mem;
     int htx_on;
     uint8_t *held;              /* per send flow: held in Palos (a slow QP with pieces queued) */
-    uint64_t *rate;             /* per send flow: its rate register */
+    uint64_t *rate;             /* per send flow: its rate: min(the transport side's, the tenant's cap) */
+    uint8_t *cap_bound;         /* per send flow: its cap is below the transport side's rate */
+    uint32_t ncapped;           /* send flows of a capped tenant */
+    uint64_t cap_factor_q16;    /* the cap-bound registers' scale (fm_nic__cap_scale), Q16 */
+    uint64_t cap_next;          /* the cycle the scale is next recomputed */
+    int64_t *cap_tokens;        /* per send flow of a capped tenant: its token bucket (units: one
+                                   payload bit = clock_hz; one cycle adds the cap in b/s) */
+    uint64_t *cap_at;           /* the cycle the bucket was last brought up to date */
+    uint64_t *cap_wake;         /* a gated flow: the cycle its bucket is back at 0 */
+    uint8_t *cap_gated;         /* its Tassel credit is off until then */
+    uint32_t ngated;
+    uint64_t cap_gates;         /* times a bucket ran dry (counted) */
     uint64_t *given, *sent;     /* per send flow: bytes given to the transport, bytes sent once */
     uint32_t nheld;
     /* responder */
@@ -169,17 +180,128 @@ static void fm_nic__doorbell(void *user, uint32_t flow)
         fm_nic__die("Tassel doorbell refused", e);
 }
 
-/* The rate register: min(the transport side's rate, the tenant's cap). */
+/* The rate register of a QP whose cap binds: its cap scaled by cap_factor (at most the link;
+ * Tassel clamps it there). */
+static uint64_t fm_nic__cap_register(const fm_nic *n, uint32_t local)
+{
+    uint64_t r = n->rate[local], x;
+    if (n->cap_factor_q16 == 65536u)
+        return r;
+    x = r / 65536u * n->cap_factor_q16 + (r % 65536u) * n->cap_factor_q16 / 65536u;
+    return x > n->line_bps ? n->line_bps : x;
+}
+
+/* The rate register: min(the transport side's rate, the tenant's cap); a cap that binds is
+ * scaled (fm_nic__cap_scale). */
 static void fm_nic__write_rate(fm_nic *n, uint32_t local, uint64_t bps)
 {
     uint64_t cap = n->w->p.tenant[n->w->flow[n->send_flow[local]].tenant].cap_bps;
     rnic_err e;
+    n->cap_bound[local] = cap && bps > cap;
     if (cap && bps > cap)
         bps = cap;
     n->rate_changes++;
     n->rate[local] = bps;
-    if ((e = rl_set_rate(&n->tassel, local, bps)) != RNIC_OK)
+    if ((e = rl_set_rate(&n->tassel, local, n->cap_bound[local] ? fm_nic__cap_register(n, local) : bps)) != RNIC_OK)
         fm_nic__die("rl_set_rate", e);
+}
+
+/* A tenant's cap is a limit, not a weight. Tassel, oversubscribed (its active rates above the
+ * link), gives every QP its register / Phi (its slowed clock, docs/tassel_model.md): a QP held
+ * at a 1 Gb/s cap beside eight at line rate would get 1/8 of its cap while its share of the link
+ * is far more. So the NIC scales the registers of the active QPs whose cap binds by
+ * U / (L - C) when that is above 1 (U: the other active QPs' registers, C: those caps, L: the
+ * link): then Phi = U / (L - C) and each of them gets its cap, the rest of the link going to the
+ * others by their registers. Recomputed every microsecond (Tassel's active set changes as QPs
+ * drain and refill) and rewritten when the scale moved by more than 1/64; only in a NIC that
+ * sends a capped tenant's QPs. */
+static void fm_nic__cap_scale(fm_nic *n)
+{
+    uint64_t u = 0, c = 0, l = n->line_bps, q16 = 65536u;
+    uint32_t f;
+    rnic_err e;
+    n->cap_next = n->now + rnic_ns_to_cycles(1000u, n->w->p.clock_hz);
+    for (f = 0; f < n->nsend; f++) {
+        rl_flow_view v;
+        if (!n->w->kind[n->tpi[n->send_inst[f]].kind].rate || rl_flow_state(&n->tassel, f, &v) != RNIC_OK ||
+            v.state == RL_FLOW_IDLE || v.paused)
+            continue;
+        if (n->cap_bound[f])
+            c += n->rate[f];
+        else
+            u += n->rate[f];
+    }
+    if (c && c < l && u > l - c)
+        q16 = u / ((l - c + 65535u) / 65536u);
+    if (q16 > 1000u * 65536u)
+        q16 = 1000u * 65536u;
+    if (q16 == n->cap_factor_q16 || (q16 > n->cap_factor_q16 ? q16 - n->cap_factor_q16 : n->cap_factor_q16 - q16) <
+                                         n->cap_factor_q16 / 1024u)
+        return;
+    n->cap_factor_q16 = q16;
+    for (f = 0; f < n->nsend; f++)
+        if (n->cap_bound[f]) {
+            n->rate_changes++;
+            if ((e = rl_set_rate(&n->tassel, f, fm_nic__cap_register(n, f))) != RNIC_OK)
+                fm_nic__die("rl_set_rate", e);
+        }
+}
+
+/* The cap itself is a token bucket per QP of a capped tenant (a scaled register alone would let
+ * the QP above its cap whenever Tassel's active set shrinks between two scalings): it fills at
+ * the cap, holds FM_CAP_BUCKET_SEGS segments, and pays for every payload byte the TX MAC sends;
+ * when it runs dry the QP's Tassel credit goes off until it is back at zero. */
+#define FM_CAP_BUCKET_SEGS 4u
+static uint64_t fm_nic__cap_bps(const fm_nic *n, uint32_t f)
+{
+    return n->w->p.tenant[n->w->flow[n->send_flow[f]].tenant].cap_bps;
+}
+
+static void fm_nic__cap_fill(fm_nic *n, uint32_t f)
+{
+    int64_t depth = (int64_t)FM_CAP_BUCKET_SEGS * n->w->p.payload * 8 * (int64_t)n->w->p.clock_hz;
+    uint64_t add = (n->now - n->cap_at[f]) * fm_nic__cap_bps(n, f);
+    n->cap_at[f] = n->now;
+    n->cap_tokens[f] = add >= (uint64_t)(depth - n->cap_tokens[f]) ? depth : n->cap_tokens[f] + (int64_t)add;
+}
+
+static void fm_nic__cap_pay(fm_nic *n, uint32_t f, uint32_t bytes)
+{
+    uint64_t cap = fm_nic__cap_bps(n, f);
+    if (!cap)
+        return;
+    fm_nic__cap_fill(n, f);
+    n->cap_tokens[f] -= (int64_t)bytes * 8 * (int64_t)n->w->p.clock_hz;
+    if (n->cap_tokens[f] >= 0 || n->cap_gated[f])
+        return;
+    n->cap_gated[f] = 1;
+    n->ngated++;
+    n->cap_gates++;
+    n->cap_wake[f] = n->now + ((uint64_t)-n->cap_tokens[f] + cap - 1u) / cap;
+    if (rl_set_credit(&n->tassel, f, false) != RNIC_OK)
+        n->model_errors++;
+}
+
+static void fm_nic__cap_release(fm_nic *n)
+{
+    uint32_t f;
+    for (f = 0; f < n->nsend && n->ngated; f++)
+        if (n->cap_gated[f] && n->cap_wake[f] <= n->now) {
+            n->cap_gated[f] = 0;
+            n->ngated--;
+            if (rl_set_credit(&n->tassel, f, true) != RNIC_OK)
+                n->model_errors++;
+        }
+}
+
+static uint64_t fm_nic__cap_next_wake(const fm_nic *n)
+{
+    uint64_t next = RNIC_NEVER;
+    uint32_t f;
+    for (f = 0; f < n->nsend; f++)
+        if (n->cap_gated[f] && n->cap_wake[f] < next)
+            next = n->cap_wake[f];
+    return next;
 }
 
 static void fm_nic__set_rate(void *user, uint32_t flow, uint64_t bps)
@@ -484,6 +606,12 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
     n->recv_flow = (uint32_t *)calloc(n->nrecv + 1u, sizeof *n->recv_flow);
     n->held = (uint8_t *)calloc(n->nsend + 1u, sizeof *n->held);
     n->rate = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->rate);
+    n->cap_bound = (uint8_t *)calloc(n->nsend + 1u, sizeof *n->cap_bound);
+    n->cap_tokens = (int64_t *)calloc(n->nsend + 1u, sizeof *n->cap_tokens);
+    n->cap_at = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->cap_at);
+    n->cap_wake = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->cap_wake);
+    n->cap_gated = (uint8_t *)calloc(n->nsend + 1u, sizeof *n->cap_gated);
+    n->cap_factor_q16 = 65536u;
     n->given = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->given);
     n->sent = (uint64_t *)calloc(n->nsend + 1u, sizeof *n->sent);
     n->send_inst = (uint8_t *)calloc(n->nsend + 1u, sizeof *n->send_inst);
@@ -491,12 +619,15 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
     n->recv_inst = (uint8_t *)calloc(n->nrecv + 1u, sizeof *n->recv_inst);
     n->recv_idx = (uint32_t *)calloc(n->nrecv + 1u, sizeof *n->recv_idx);
     n->ooo = (fm_ooo **)calloc(n->nrecv + 1u, sizeof *n->ooo);
-    if (!n->send_flow || !n->recv_flow || !n->held || !n->rate || !n->given || !n->sent || !n->send_inst ||
+    if (!n->send_flow || !n->recv_flow || !n->held || !n->rate || !n->cap_bound || !n->cap_tokens || !n->cap_at ||
+        !n->cap_wake || !n->cap_gated || !n->given || !n->sent || !n->send_inst ||
         !n->send_idx || !n->recv_inst || !n->recv_idx || !n->ooo)
         fm_nic__die("flow tables", RNIC_ENOSPC);
     for (g = 0; g < w->nflows; g++) {
-        if (w->flow[g].src == h)
+        if (w->flow[g].src == h) {
             n->send_flow[w->flow[g].local] = g;
+            n->ncapped += w->p.tenant[w->flow[g].tenant].cap_bps != 0;
+        }
         if (w->flow[g].dst == h)
             n->recv_flow[w->flow[g].rx] = g;
     }
@@ -792,6 +923,11 @@ static void fm_nic_free(fm_nic *n)
     free(n->recv_flow);
     free(n->held);
     free(n->rate);
+    free(n->cap_bound);
+    free(n->cap_tokens);
+    free(n->cap_at);
+    free(n->cap_wake);
+    free(n->cap_gated);
     free(n->given);
     free(n->sent);
 }
@@ -1338,6 +1474,8 @@ static void fm_nic__requester(fm_nic *n)
         pk.src = n->h;
         pk.dst = n->w->flow[n->send_flow[x.flow]].dst;
         pk.wire_bytes = x.len + FM_WIRE_OVERHEAD;
+        if (n->ncapped && x.flow < n->nsend)
+            fm_nic__cap_pay(n, x.flow, x.len);
         if (net_link_push(&n->up, &pk) != RNIC_OK)
             n->model_errors++;
     }
@@ -1499,6 +1637,8 @@ static uint64_t fm_nic_next_event(const void *self)
     if (fm_nic__can_move(n))
         return n->now;
     next = fm__min(net_link_next_event(&n->up), rm_pipe_next_event(&n->dma));
+    if (n->ncapped)
+        next = fm__min(next, fm__min(n->cap_next, n->ngated ? fm_nic__cap_next_wake(n) : RNIC_NEVER));
     if (n->pause_count)
         next = fm__min(next, n->pause_at[n->pause_head]);
     for (k = 0; k < n->nrx; k++)
@@ -1525,6 +1665,10 @@ static void fm_nic_run(void *self, uint64_t t)
     (void)t;
     fm_nic__responder(n);
     fm_nic__to_switch(n, t);
+    if (n->ncapped && n->now >= n->cap_next)
+        fm_nic__cap_scale(n);
+    if (n->ngated)
+        fm_nic__cap_release(n);
     fm_nic__requester(n);
     fm_nic__to_switch(n, t);
 }
