@@ -2127,6 +2127,7 @@ static void test_bad_input(void)
     CHECK_EQ(net_switch_pause_port(NULL, 0, 100), RNIC_EINVAL);
     CHECK_EQ(net_switch_next_ready(&sw, 0), NET_NO_PORT); /* nothing to pop; out of range: none */
     CHECK_EQ(net_switch_next_ready(&sw, 99), NET_NO_PORT);
+    CHECK_EQ(net_switch_next_ready(NULL, 0), NET_NO_PORT);
     net_switch_settle(NULL);
     net_switch_settle_port(&sw, 99);
     CHECK_EQ(sw.stats.errors.by_cause[RNIC_ENOENT], 8);

@@ -180,6 +180,12 @@ static void fm_nic__doorbell(void *user, uint32_t flow)
         fm_nic__die("Tassel doorbell refused", e);
 }
 
+/* Send flow f's tenant's cap (payload b/s per QP; 0 = none). */
+static uint64_t fm_nic__cap_bps(const fm_nic *n, uint32_t f)
+{
+    return n->w->p.tenant[n->w->flow[n->send_flow[f]].tenant].cap_bps;
+}
+
 /* The rate register of a QP whose cap binds: its cap scaled by cap_factor (at most the link;
  * Tassel clamps it there). */
 static uint64_t fm_nic__cap_register(const fm_nic *n, uint32_t local)
@@ -195,7 +201,7 @@ static uint64_t fm_nic__cap_register(const fm_nic *n, uint32_t local)
  * scaled (fm_nic__cap_scale). */
 static void fm_nic__write_rate(fm_nic *n, uint32_t local, uint64_t bps)
 {
-    uint64_t cap = n->w->p.tenant[n->w->flow[n->send_flow[local]].tenant].cap_bps;
+    uint64_t cap = fm_nic__cap_bps(n, local);
     rnic_err e;
     n->cap_bound[local] = cap && bps > cap;
     if (cap && bps > cap)
@@ -252,10 +258,6 @@ static void fm_nic__cap_scale(fm_nic *n)
  * the cap, holds FM_CAP_BUCKET_SEGS segments, and pays for every payload byte the TX MAC sends;
  * when it runs dry the QP's Tassel credit goes off until it is back at zero. */
 #define FM_CAP_BUCKET_SEGS 4u
-static uint64_t fm_nic__cap_bps(const fm_nic *n, uint32_t f)
-{
-    return n->w->p.tenant[n->w->flow[n->send_flow[f]].tenant].cap_bps;
-}
 
 static void fm_nic__cap_fill(fm_nic *n, uint32_t f)
 {

@@ -1101,10 +1101,11 @@ static inline void net__ready_set(net_switch *sw, uint32_t port, bool on)
 /* The lowest port at or after `from` with a packet to pop, NET_NO_PORT if none. */
 static inline uint32_t net_switch_next_ready(const net_switch *sw, uint32_t from)
 {
-    uint32_t words = (sw->cfg.ports + 63u) / 64u, i = from / 64u;
+    uint32_t words, i = from / 64u;
     uint64_t w;
-    if (!sw->ready || from >= sw->cfg.ports)
+    if (!sw || !sw->ready || from >= sw->cfg.ports)
         return NET_NO_PORT;
+    words = (sw->cfg.ports + 63u) / 64u;
     w = sw->ready[i] & (~0ull << (from % 64u));
     for (;;) {
         if (w)
