@@ -220,7 +220,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x741b0a8bu /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xa178aa2cu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -717,6 +717,14 @@ RNIC_INLINE void rnic_ftime_add_q32(rnic_ftime *t, rnic_q32 q)
     uint64_t frac = (uint64_t)t->frac + (q & 0xffffffffu);
     t->frac = (uint32_t)frac;
     t->cycle += (q >> 32) + (frac >> 32);
+}
+
+/* t -= q (a Q32.32 span in cycles), modulo 2^96 like the additions. */
+RNIC_INLINE void rnic_ftime_sub_q32(rnic_ftime *t, rnic_q32 q)
+{
+    uint32_t lo = (uint32_t)(q & 0xffffffffu);
+    t->cycle -= (q >> 32) + (uint64_t)(t->frac < lo);
+    t->frac -= lo;
 }
 
 /* The first whole cycle at or after t (a packet due at t can leave at this cycle). */
@@ -2144,8 +2152,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x741b0a8bu
-#error "rnicq: hostcc.h needs common core version 200 (id 0x741b0a8bu); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa178aa2cu
+#error "rnicq: hostcc.h needs common core version 200 (id 0xa178aa2cu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 

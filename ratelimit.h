@@ -155,7 +155,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x741b0a8bu /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0xa178aa2cu /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -652,6 +652,14 @@ RNIC_INLINE void rnic_ftime_add_q32(rnic_ftime *t, rnic_q32 q)
     uint64_t frac = (uint64_t)t->frac + (q & 0xffffffffu);
     t->frac = (uint32_t)frac;
     t->cycle += (q >> 32) + (frac >> 32);
+}
+
+/* t -= q (a Q32.32 span in cycles), modulo 2^96 like the additions. */
+RNIC_INLINE void rnic_ftime_sub_q32(rnic_ftime *t, rnic_q32 q)
+{
+    uint32_t lo = (uint32_t)(q & 0xffffffffu);
+    t->cycle -= (q >> 32) + (uint64_t)(t->frac < lo);
+    t->frac -= lo;
 }
 
 /* The first whole cycle at or after t (a packet due at t can leave at this cycle). */
@@ -2079,8 +2087,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x741b0a8bu
-#error "rnicq: ratelimit.h needs common core version 200 (id 0x741b0a8bu); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0xa178aa2cu
+#error "rnicq: ratelimit.h needs common core version 200 (id 0xa178aa2cu); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -2783,6 +2791,16 @@ static rnic_ftime rl__activation(const rl *r)
     return a;
 }
 
+/* The lag floor T - Lambda: a QP's next start is never kept further behind the system time
+ * than the lookahead, the reactivation path's latency (docs/tassel_model.md, "A QP's lag").
+ * Lag beyond it would be sent at up to the line rate, above the QP's configured rate. */
+static rnic_ftime rl__lag_floor(const rl *r)
+{
+    rnic_ftime f = r->T;
+    rnic_ftime_sub_q32(&f, r->lookahead);
+    return f;
+}
+
 static void rl__update_activation(rl *r)
 {
     rnic_ftime a = rl__activation(r);
@@ -3444,12 +3462,16 @@ static bool rl__head_beats(const rl *r, uint32_t slot)
 /* ---- rate changes: re-timing what is scheduled (docs/tassel_model.md, "Rate changes") ---- */
 
 /* The next start N after T moves to max(T, prev_start + prev_len * new_cpb): the last
- * packet sent is charged at the new rate from its start (N <= T: nothing owed, N stays). */
+ * packet sent is charged at the new rate from its start. N <= T (nothing owed): N stays, but
+ * no further behind than the lag floor T - Lambda -- a QP starved or cut keeps no lag to
+ * replay at its new rate. */
 static rnic_ftime rl__retimed_start(const rl *r, const rl__qp *q, rnic_ftime N, rnic_q32 new_cpb)
 {
     rnic_ftime c = rl__prev_start(q);
-    if (!rnic_ftime_before(r->T, N))
-        return N;
+    if (!rnic_ftime_before(r->T, N)) {
+        rnic_ftime floor = rl__lag_floor(r);
+        return rnic_ftime_before(N, floor) ? floor : N;
+    }
     rnic_ftime_add_bytes(&c, rl__prev_len(q), new_cpb);
     return rnic_ftime_before(c, r->T) ? r->T : c;
 }

@@ -254,6 +254,7 @@ typedef struct ref {
     uint64_t packets_computed, packets_dropped, desc_full, max_phi, fetch_gated;
     uint64_t fetch_throttled, fetch_bytes, fetches_issued; /* issued: step 7 pops that start a fetch */
     uint64_t doorbells, rate_updates, credit_updates, credit_waits, coalesced, clamped, retimes;
+    uint64_t lag_floored; /* re-timings whose next start was raised to the lag floor T - Lambda */
     uint64_t err[RNIC_ERR__COUNT];
 
     int active; /* the last tick did something besides advancing time (and TX stalls) */
@@ -516,12 +517,16 @@ static void ref_resched(ref *r, uint32_t qp, u128 res)
 }
 
 /* The rate rule: a next start N after T becomes max(T, start of the last packet sent + its
- * length at the new rate); N <= T stays. */
-static u128 ref_next_start(const ref *r, const ref_qp *q, u128 N, uint64_t new_cpb)
+ * length at the new rate); N <= T stays, but at least T - Lambda (the lag floor: no QP keeps
+ * more lag than the lookahead into its new rate). */
+static u128 ref_next_start(ref *r, const ref_qp *q, u128 N, uint64_t new_cpb)
 {
     u128 c = q->sent_start + (u128)q->sent_len * new_cpb;
-    if (N <= r->T)
-        return N;
+    if (N <= r->T) {
+        u128 floor = r->T > r->lambda ? r->T - r->lambda : 0;
+        r->lag_floored += N < floor;
+        return N < floor ? floor : N;
+    }
     return c < r->T ? r->T : c;
 }
 
@@ -1115,7 +1120,7 @@ static const char *const soft_name[20] = { "doorbells", "rate_updates", "credit_
 /* What the differential workloads exercised (summed over workloads, from the reference). */
 static struct {
     uint64_t workloads, cycles, tx, stalls, desc_full, dropped, heap_ops, wait_credit, einval, coalesced, enoent, clamped;
-    uint64_t retimes, pauses, error_records;
+    uint64_t retimes, pauses, error_records, lag_floored;
     uint64_t phi_over1, max_phi;
     uint64_t ranked, wheel_inserts, wheel_collisions, wheel_spills, wheel_releases, evictions; /* ranked workloads */
     uint64_t fetch_limited, fetch_limited_ranked, throttled, throttled_wl; /* workloads with cfg.fetch_bps set */
@@ -1284,6 +1289,7 @@ static void pair_final(pair *p)
     cov.clamped += p->r.clamped;
     cov.coalesced += p->r.coalesced;
     cov.retimes += p->r.retimes;
+    cov.lag_floored += p->r.lag_floored;
     cov.error_records += p->r.error_records;
     cov.phi_over1 += p->r.max_phi > ((uint64_t)1 << 32);
     if (p->r.max_phi > cov.max_phi)
@@ -1806,7 +1812,7 @@ static ref *sanity_ref(const rl_config *cin, host *h, fsrc *f);
  * clamps, pauses and resumes), engine and reference cycle for cycle. */
 static void test_differential_rate_changes(void)
 {
-    uint64_t seed = test_seed(0x7a7ec4ull), before = cov.retimes;
+    uint64_t seed = test_seed(0x7a7ec4ull), before = cov.retimes, floored = cov.lag_floored;
     uint32_t i, fails = 0, count = (uint32_t)test_length(RANDOM_WORKLOADS / 9u, RANDOM_WORKLOADS / 3u), ranked = 0;
     g_rate_heavy = 1;
     for (i = 0; i < count; i++) {
@@ -1816,9 +1822,10 @@ static void test_differential_rate_changes(void)
     }
     g_rate_heavy = 0;
     g_ranked = 0;
-    printf("  rate-change workloads: %u diverged of %u (%u ranked); %" PRIu64 " re-timings\n", (unsigned)fails,
-           (unsigned)count, (unsigned)ranked, cov.retimes - before);
-    CHECK(cov.retimes - before > 10000u);
+    printf("  rate-change workloads: %u diverged of %u (%u ranked); %" PRIu64 " re-timings, %" PRIu64
+           " of them of a QP lagging more than Lambda (starved or cut: its start raised to T - Lambda)\n",
+           (unsigned)fails, (unsigned)count, (unsigned)ranked, cov.retimes - before, cov.lag_floored - floored);
+    CHECK(cov.retimes - before > 10000u && cov.lag_floored - floored > 100u);
 }
 
 /* The issue's cases on the reference alone: a raise from 100 Kb/s to 10 Gb/s acts within one

@@ -262,6 +262,14 @@ RNIC_INLINE void rnic_ftime_add_q32(rnic_ftime *t, rnic_q32 q)
     t->cycle += (q >> 32) + (frac >> 32);
 }
 
+/* t -= q (a Q32.32 span in cycles), modulo 2^96 like the additions. */
+RNIC_INLINE void rnic_ftime_sub_q32(rnic_ftime *t, rnic_q32 q)
+{
+    uint32_t lo = (uint32_t)(q & 0xffffffffu);
+    t->cycle -= (q >> 32) + (uint64_t)(t->frac < lo);
+    t->frac -= lo;
+}
+
 /* The first whole cycle at or after t (a packet due at t can leave at this cycle). */
 RNIC_INLINE rnic_cycle rnic_ftime_ceil(rnic_ftime t)
 {

@@ -27,6 +27,16 @@ static rnic_ftime rl__activation(const rl *r)
     return a;
 }
 
+/* The lag floor T - Lambda: a QP's next start is never kept further behind the system time
+ * than the lookahead, the reactivation path's latency (docs/tassel_model.md, "A QP's lag").
+ * Lag beyond it would be sent at up to the line rate, above the QP's configured rate. */
+static rnic_ftime rl__lag_floor(const rl *r)
+{
+    rnic_ftime f = r->T;
+    rnic_ftime_sub_q32(&f, r->lookahead);
+    return f;
+}
+
 static void rl__update_activation(rl *r)
 {
     rnic_ftime a = rl__activation(r);
