@@ -2180,6 +2180,8 @@ typedef struct rl_stats {
     uint64_t coalesced;         /* register writes merged into one still pending for the flow */
     uint64_t rate_clamped;      /* rate writes outside [min_rate, link] clamped into it */
     uint64_t retimes;           /* rate changes that re-timed a flow's schedule */
+    uint64_t lag_floored;       /* rate changes and rounds that found a flow's next start more than the
+                                   lookahead behind the system time and raised it to T - Lambda */
     uint64_t fetches, wqes_fetched, packets_computed, packets_dropped; /* dropped: fetch-and-drop, refetched later */
     uint64_t source_overrun;    /* fetches whose source returned more WQEs than asked (clamped to the ask) */
     uint64_t error_records;     /* bad WQEs completed with an ERROR record */
@@ -2300,6 +2302,11 @@ RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out);
 RL_API uint64_t rl_phi_q32(const rl *r);
 /* The WQE fetch latency in cycles: cfg.pcie_latency_ns at clock_hz, to the nearest cycle. */
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
+/* The lookahead in cycles, L + P-heap height + 1 (+ one MTU on the wire in ranked mode): the
+ * reactivation path's latency. It is also the lag bound: a flow's next start is never kept more
+ * than this (divided by max(1, Phi) in system time) behind the system time, so a flow sends at
+ * most rate x (W + this) + one packet in any window W (docs/tassel_model.md, "A QP's lag"). */
+RL_API uint32_t rl_lookahead_cycles(const rl *r);
 
 /* ==== end src/ratelimit/api.h ==== */
 /* ==== begin src/ratelimit/state.h ==== */
@@ -3465,12 +3472,15 @@ static bool rl__head_beats(const rl *r, uint32_t slot)
  * packet sent is charged at the new rate from its start. N <= T (nothing owed): N stays, but
  * no further behind than the lag floor T - Lambda -- a QP starved or cut keeps no lag to
  * replay at its new rate. */
-static rnic_ftime rl__retimed_start(const rl *r, const rl__qp *q, rnic_ftime N, rnic_q32 new_cpb)
+static rnic_ftime rl__retimed_start(rl *r, const rl__qp *q, rnic_ftime N, rnic_q32 new_cpb)
 {
     rnic_ftime c = rl__prev_start(q);
     if (!rnic_ftime_before(r->T, N)) {
         rnic_ftime floor = rl__lag_floor(r);
-        return rnic_ftime_before(N, floor) ? floor : N;
+        if (!rnic_ftime_before(N, floor))
+            return N;
+        r->stats.lag_floored++;
+        return floor;
     }
     rnic_ftime_add_bytes(&c, rl__prev_len(q), new_cpb);
     return rnic_ftime_before(c, r->T) ? r->T : c;
@@ -3733,6 +3743,10 @@ static void rl__round(rl *r, uint32_t qpi)
     r->stats.wqes_fetched += w;
     off = q->offset;
     t = last_start = rl__finish(q);
+    if (rnic_ftime_before(t, rl__lag_floor(r))) { /* starved: no lag beyond the lookahead is replayed */
+        t = last_start = rl__lag_floor(r);
+        r->stats.lag_floored++;
+    }
     while (p < n && wi < w) { /* cut at most n packets (an error record counts as one) */
         const rnic_work *e = &r->fetched[wi];
         uint32_t len, flags = off == 0 ? RNIC_WORK_FIRST : 0u;
@@ -4527,6 +4541,7 @@ RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out)
 }
 RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r) { return r ? r->pcie_latency : 0; }
+RL_API uint32_t rl_lookahead_cycles(const rl *r) { return r ? (uint32_t)r->lookahead_cycles : 0; }
 /* ==== end src/ratelimit/ports.c ==== */
 /* ==== begin src/ratelimit/node.c ==== */
 /* ratelimit.h: node.c -- the node tables (src/common/node.h): ports by index, each call the

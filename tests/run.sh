@@ -496,6 +496,21 @@ tassel_rate_change_claim() { # issue 9 item 3: a raise acts within one new-rate 
         awk_true "$f <= 819.2 + 2 * 250 && $t == 1319.2 && $e <= 0.5 && $u >= 0.99 && $l <= 0.5 && $k == 0"
 }
 T claim tassel-rate-change-acts-promptly tassel_rate_change_claim
+tassel_cut_raise_claim() { # issue 31 item 1: B cut to 100 Kb/s then A, B set to 60 / 30 Gb/s on a 100 Gb/s
+    # link: no 1 ms window above 1.01 x the configured rate (B sent 79.99 Gb/s before the lag floor), each
+    # QP within 0.1 % of its rate over the 50 ms, and no burst beyond one packet + rate x (lookahead + one
+    # packet on the wire) after a doorbell, a raise or the cut and raise
+    saved tassel_rate_change "$OBJ/rate_change.out" || return 1
+    local m a b x
+    m=$(result_value "$OBJ/rate_change.out" cut_raise_max_ratio)
+    a=$(result_value "$OBJ/rate_change.out" cut_raise_a_gbps)
+    b=$(result_value "$OBJ/rate_change.out" cut_raise_b_gbps)
+    x=$(result_value "$OBJ/rate_change.out" burst_excess_ratio)
+    echo "cut_raise_max_ratio=$m (<= 1.01) A=$a Gb/s (60) B=$b Gb/s (30) burst_excess_ratio=$x (<= 1)"
+    [ -n "$m" ] && [ -n "$a" ] && [ -n "$b" ] && [ -n "$x" ] &&
+        awk_true "$m <= 1.01 && $a >= 59.94 && $a <= 60.06 && $b >= 29.97 && $b <= 30.03 && $x <= 1"
+}
+T claim tassel-cut-and-raise-keeps-each-qp-at-its-rate tassel_cut_raise_claim
 tassel_storm_claim() { # issue 13 item 1: 1,000 QPs at 100 Kb/s due together starve a QP at 80 Gb/s behind them
     # in the FIFO schedule queue (largest gap > 100 x its ideal 102.4 cycles); the control (N = 0) within 3 % and 1 %;
     # the ranked schedule queue keeps the fast QP within 2 x its ideal gap and every 1 ms window within 1 % at every N

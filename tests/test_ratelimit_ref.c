@@ -779,6 +779,10 @@ static void ref_round(ref *r, uint32_t qp)
 #endif
     for (i = 0; i < p; i++) {
         pk[i].start = i == 0 ? q->finish : pk[i - 1].finish;
+        if (i == 0 && pk[0].start + r->lambda < r->T) { /* the lag floor T - Lambda */
+            pk[0].start = r->T - r->lambda;
+            r->lag_floored++;
+        }
         pk[i].finish = pk[i].start + (u128)pk[i].len * q->cpb;
     }
     /* urgent */
@@ -828,6 +832,8 @@ static void ref_round(ref *r, uint32_t qp)
             q->off = pk[m - 1].off + pk[m - 1].len;
         }
         q->outstanding += m;
+    } else if (p > 0) {
+        q->finish = pk[0].start; /* nothing stored: the schedule continues from the first (floored) start */
     }
     if (m < p)
         remains = 1;

@@ -81,6 +81,8 @@ typedef struct rl_stats {
     uint64_t coalesced;         /* register writes merged into one still pending for the flow */
     uint64_t rate_clamped;      /* rate writes outside [min_rate, link] clamped into it */
     uint64_t retimes;           /* rate changes that re-timed a flow's schedule */
+    uint64_t lag_floored;       /* rate changes and rounds that found a flow's next start more than the
+                                   lookahead behind the system time and raised it to T - Lambda */
     uint64_t fetches, wqes_fetched, packets_computed, packets_dropped; /* dropped: fetch-and-drop, refetched later */
     uint64_t source_overrun;    /* fetches whose source returned more WQEs than asked (clamped to the ask) */
     uint64_t error_records;     /* bad WQEs completed with an ERROR record */
@@ -201,4 +203,9 @@ RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out);
 RL_API uint64_t rl_phi_q32(const rl *r);
 /* The WQE fetch latency in cycles: cfg.pcie_latency_ns at clock_hz, to the nearest cycle. */
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r);
+/* The lookahead in cycles, L + P-heap height + 1 (+ one MTU on the wire in ranked mode): the
+ * reactivation path's latency. It is also the lag bound: a flow's next start is never kept more
+ * than this (divided by max(1, Phi) in system time) behind the system time, so a flow sends at
+ * most rate x (W + this) + one packet in any window W (docs/tassel_model.md, "A QP's lag"). */
+RL_API uint32_t rl_lookahead_cycles(const rl *r);
 

@@ -39,6 +39,10 @@ static void rl__round(rl *r, uint32_t qpi)
     r->stats.wqes_fetched += w;
     off = q->offset;
     t = last_start = rl__finish(q);
+    if (rnic_ftime_before(t, rl__lag_floor(r))) { /* starved: no lag beyond the lookahead is replayed */
+        t = last_start = rl__lag_floor(r);
+        r->stats.lag_floored++;
+    }
     while (p < n && wi < w) { /* cut at most n packets (an error record counts as one) */
         const rnic_work *e = &r->fetched[wi];
         uint32_t len, flags = off == 0 ? RNIC_WORK_FIRST : 0u;

@@ -59,3 +59,4 @@ RL_API rnic_err rl_flow_state(const rl *r, uint32_t flow, rl_flow_view *out)
 }
 RL_API uint64_t rl_phi_q32(const rl *r) { return r ? r->phi : 0; }
 RL_API uint32_t rl_pcie_latency_cycles(const rl *r) { return r ? r->pcie_latency : 0; }
+RL_API uint32_t rl_lookahead_cycles(const rl *r) { return r ? (uint32_t)r->lookahead_cycles : 0; }

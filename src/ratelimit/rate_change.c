@@ -6,12 +6,15 @@
  * packet sent is charged at the new rate from its start. N <= T (nothing owed): N stays, but
  * no further behind than the lag floor T - Lambda -- a QP starved or cut keeps no lag to
  * replay at its new rate. */
-static rnic_ftime rl__retimed_start(const rl *r, const rl__qp *q, rnic_ftime N, rnic_q32 new_cpb)
+static rnic_ftime rl__retimed_start(rl *r, const rl__qp *q, rnic_ftime N, rnic_q32 new_cpb)
 {
     rnic_ftime c = rl__prev_start(q);
     if (!rnic_ftime_before(r->T, N)) {
         rnic_ftime floor = rl__lag_floor(r);
-        return rnic_ftime_before(N, floor) ? floor : N;
+        if (!rnic_ftime_before(N, floor))
+            return N;
+        r->stats.lag_floored++;
+        return floor;
     }
     rnic_ftime_add_bytes(&c, rl__prev_len(q), new_cpb);
     return rnic_ftime_before(c, r->T) ? r->T : c;
