@@ -189,6 +189,12 @@ typedef struct tp_pacer {
     void *user;
 } tp_pacer;
 
+/* Timing profiles (tp_config.timing; docs/transport_model.md, "Timing profiles"). */
+#define TP_TIMING_PAPER 0u     /* the paper's Fig. 2 cycle: the default */
+#define TP_TIMING_TONIC_RTL 1u /* Tonic's published Verilog (minmit/tonic): its pipeline depths, the
+                                  active-flow FIFO's registered write-back and re-pick, its timer rules;
+                                  window credit only, ring >= 16 (its packet queue) */
+
 typedef struct tp_config {
     uint64_t clock_hz;       /* default 250 MHz (every engine's; the Tonic prototype ran at 100 MHz) */
     uint64_t link_bps;       /* the highest rate (rate credit), default 100 Gb/s */
@@ -207,6 +213,7 @@ typedef struct tp_config {
     rnic_trace_fn trace;
     void *trace_user;
     uint16_t trace_id;       /* default RNIC_ENGINE_TRANSPORT */
+    uint32_t timing;         /* TP_TIMING_*, default TP_TIMING_PAPER */
 } tp_config;
 
 typedef struct tp_stats {

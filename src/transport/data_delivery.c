@@ -72,6 +72,8 @@ static bool tp__eligible(const tp *t, uint32_t f)
 static void tp__activate(tp *t, uint32_t f)
 {
     tp__flow *fl = &t->flows[f];
+    if (t->cfg.timing == TP_TIMING_TONIC_RTL) /* the RTL's FIFO is fed by its own write-back ports (rtl.c) */
+        return;
     if (!fl->in_active && tp__eligible(t, f) && tp__fifo_push(&t->active, f))
         fl->in_active = 1;
 }

@@ -62,6 +62,12 @@ TP_API rnic_err tp_config_check(const tp_config *c, const char **field)
         return rnic_config_bad(field, "protocol.config", RNIC_EINVAL);
     if (c->external_pacer && c->protocol->credit != TP_CREDIT_RATE)
         return rnic_config_bad(field, "external_pacer", RNIC_EINVAL);
+    if (c->timing > TP_TIMING_TONIC_RTL)
+        return rnic_config_bad(field, "timing", RNIC_EINVAL);
+    /* the RTL profile models the window credit engine (cr_engine/cwnd) and its 16-entry packet queue */
+    if (c->timing == TP_TIMING_TONIC_RTL &&
+        (c->protocol->credit != TP_CREDIT_WINDOW || c->external_pacer || c->ring < TP__RTL_QUEUE))
+        return rnic_config_bad(field, "timing", RNIC_EINVAL);
     return RNIC_OK;
 }
 
@@ -117,6 +123,8 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     rnic__heap_clear(&t->rate_timers, cfg->max_flows);
     rnic_trace_set(&t->trace, cfg->trace, cfg->trace_user);
     t->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
+    if (cfg->timing == TP_TIMING_TONIC_RTL)
+        tp__rtl_reset(t);
     return RNIC_OK;
 }
 
@@ -182,6 +190,8 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
     tp__credit_set_rate(t, flow, act.rate_bps);
     act.rate_bps = fl->rate_bps;
     tp__apply(t, flow, &act, t->now);
+    if (t->cfg.timing == TP_TIMING_TONIC_RTL)
+        tp__rtl_open(t, flow);
     t->open_flows++;
     RNIC__TRACE(t, RNIC_TRACE_PUSH, flow, p->init_seq, p->seg_size);
     return RNIC_OK;
@@ -235,7 +245,10 @@ TP_API rnic_err tp_push_message(tp *t, const rnic_work *msg)
     fl->data_end += nsegs;
     t->stats.messages++;
     RNIC__TRACE(t, RNIC_TRACE_PUSH, msg->flow, msg->index, msg->len);
-    tp__activate(t, msg->flow);
+    if (t->cfg.timing == TP_TIMING_TONIC_RTL)
+        tp__rtl_wake(t, msg->flow);
+    else
+        tp__activate(t, msg->flow);
     return RNIC_OK;
 }
 
@@ -275,6 +288,10 @@ TP_API void tp_tick(tp *t)
     bool fired;
     if (!t)
         return;
+    if (t->cfg.timing == TP_TIMING_TONIC_RTL) {
+        tp__rtl_tick(t);
+        return;
+    }
     /* no timer entry is older than now: each is a periodic visit computed when armed */
     RNIC_ASSERT(t->rtx_timers.count == 0 || !rnic__cycle_before(rnic__heap_min(&t->rtx_timers), t->now));
     tp__timers_due(t);
@@ -311,6 +328,8 @@ static uint64_t tp__next(const tp *t, bool *any)
     uint64_t next = 0;
     bool have = false;
     *any = true;
+    if (t->cfg.timing == TP_TIMING_TONIC_RTL) /* its registers move every cycle: no idle stretch is skipped */
+        return t->now;
     if (t->incoming.count || t->stage2_valid || t->active.count ||
         (t->ready.count && !tp__port_full(&t->tx)) ||
         (t->compl_flows.count && !tp__port_full(&t->completions)) ||

@@ -19,6 +19,7 @@ typedef struct tp__flow {
     uint32_t msg_done;           /* head messages acknowledged, completion not yet out */
     uint8_t open, in_active, in_compl, in_ready;
     uint8_t timer_on;            /* the rtx timer runs (its heap entry may be older: see queues.c) */
+    uint8_t rtl_idle, rtl_back_pressure; /* TP_TIMING_TONIC_RTL: the context's stored idle and back-pressure flags */
     /* credit engine */
     uint32_t ring_head, ring_count; /* free-running head index; entries */
     uint64_t rate_bps;
@@ -33,6 +34,21 @@ typedef struct tp__fifo {         /* a FIFO of flow ids, each at most once (roun
     uint32_t *ids;
     uint32_t capacity, head, count;
 } tp__fifo;
+
+/* TP_TIMING_TONIC_RTL: the pipeline registers between the RTL's stages (rtl.c). A delay line
+ * of TP__RTL_LINE cycles is a ring of 8 slots indexed by cycle. */
+typedef struct tp__rtl {
+    uint32_t next_l, next_p;     /* segment generation: the flow at the look-up and at the processing stage */
+    uint32_t enq_reg[4];         /* write-backs into the active-flow FIFO, registered: ports 0..3 */
+    uint32_t to_l, to_p;         /* the timeout scan's look-up and processing stages */
+    rnic_work in_l, in0, in1;    /* an ACK at look-up, at Incoming stage 0 and at stage 1 */
+    uint8_t in_l_on, in0_on, in1_on;
+    uint32_t in1_old_wnd_start, in1_newly_acked; /* what stage 0 handed to stage 1 */
+    uint32_t dp_line[8];         /* credit engine's transmit -> data delivery's dequeue stage */
+    rnic_work gen_line[8];       /* segment generation -> credit engine's enqueue stage (flow RNIC_NONE: empty) */
+    uint32_t tx_l, tx_p;         /* credit engine's transmit look-up and processing stages */
+    uint32_t tx_reg[2];          /* write-backs into ready-to-tx, registered: ports 0..1 */
+} tp__rtl;
 
 typedef struct tp__incoming {     /* a control packet between the Incoming pipeline's stages */
     rnic_work pkt;
@@ -63,6 +79,7 @@ struct tp {
     rnic__heap rtx_timers, rate_timers;
     rnic_ring incoming, tx, completions; /* ports */
     tp_stats stats;
+    tp__rtl rtl;                 /* TP_TIMING_TONIC_RTL only */
 };
 
 typedef struct tp__rx_flow {
