@@ -38,8 +38,9 @@ static void tp__newreno_enter(const tp_event *ev, tp_tcp_ctx *c, tp_actions *act
 
 /* May three duplicate ACKs start fast retransmit? Always before recover is set; after, the rule
  * of param[3]: RFC 6582 3.2 step 2 asks the ACK to cover more than recover (the segments
- * outstanding when recovery or the timeout began, and at least one more); ns-3 (m_highRxAckMark
- * >= m_recover) and Tonic's App. F (recover = the highest segment sent, inclusive) let an ACK
+ * outstanding when recovery or the timeout began, and at least one more), and recover stays set;
+ * ns-3 (m_highRxAckMark >= m_recover, and m_recoverActive cleared once the ACK reaches recover)
+ * and Tonic's App. F (recover = the highest segment sent, inclusive, ack > recover) let an ACK
  * that just reaches it do, so the duplicates a go-back-N after a timeout produces start one. */
 static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act);
 
@@ -116,7 +117,9 @@ static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
                 else if (c.state == TP_TCP_LOSS) /* ns-3 counts the segments past recover */
                     segs = ev->new_wnd_start - c.recover;
                 c.state = TP_TCP_OPEN;
-                c.flags &= TP_TCP_F_HEAD;
+                /* ns-3 forgets recover here (m_recoverActive = false); RFC 6582 keeps it for
+                 * the next third duplicate ACK's check */
+                c.flags &= ev->params->param[3] == TP_NEWRENO_RECOVER_RFC6582 ? TP_TCP_F_HEAD | TP_TCP_F_ACTIVE : TP_TCP_F_HEAD;
             }
             tp__tcp_grow(&c, seg, segs);
             if (c.state == TP_TCP_OPEN)
