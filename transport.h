@@ -15,7 +15,8 @@
  *     reads the rings as an rnic_source_fn, e.g. ratelimit.h's Tassel);
  *   - tp_protocol: a protocol is a credit type, a user context (Table 4's budgets: 448 / 340 /
  *     256 B) and two hooks whose inputs and outputs are App. F's ports (tp_event, tp_actions).
- *     Reno, NewReno (RFC 6582, as ns-3's TcpNewReno), SACK (RFC 6675, one block), RoCEv2
+ *     Reno, NewReno (RFC 6582, as ns-3's TcpNewReno; param[3] = TP_NEWRENO_RECOVER_RFC6582 for
+ *     RFC 6582's own recover check), SACK (RFC 6675, one block), RoCEv2
  *     go-back-N + DCQCN (docs/transport_dcqcn.md), IRN and NDP (docs/transport_irn_ndp.md) ship;
  *   - tp_rx: the compatible receiver (cumulative ACK + one SACK block, NACK, delayed ACKs as
  *     ns-3's TCP, and as options a RoCEv2 go-back-N responder, DCQCN's notification point and
@@ -109,7 +110,8 @@
  *   tp_flow_config (tp_flow_open; tp_flow_config_default): seg_size 1000 (1 .. 65536) |
  *   init_seq 0 | init_wnd 10 (>= 1) | init_rate_bps 0 (= link_bps) | init_credit 0 bytes |
  *   max_burst 0 (= 2 segments; else seg_size .. 2^40 bytes, rate credit) | rto_ns 200 ms (> 0) |
- *   param[6] 0 (each protocol documents them).
+ *   param[6] 0 (each protocol documents them; tp_flow_open refuses a value out of a
+ *   protocol's range with RNIC_EINVAL, e.g. NewReno's param[3] above 1).
  *   tp_rx_config: clock_hz 250 MHz | max_flows 1024 (1 .. 65536) | window 128 (64, 128, 256) |
  *   delack_count 2 (1 .. 65536; 1 = no delayed ACKs) | delack_ns 200 ms (1 ns .. 100 s) | nack
  *   false | sack true | ack_first false | go_back_n false | cnp_interval_ns 0 (no CNPs; <= 100 s,
@@ -2403,7 +2405,8 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
 
 TP_API void tp_flow_config_default(tp_flow_config *p);
 /* Adds a connection (§5: flow ids come from outside). RNIC_ENOENT: flow >= max_flows;
- * RNIC_EEXIST: already open; RNIC_EINVAL: bad params (NULL = defaults). */
+ * RNIC_EEXIST: already open; RNIC_EINVAL: bad params (NULL = defaults), or a protocol parameter
+ * out of its documented range (NewReno's param[3]): counted in stats.errors, nothing changed. */
 TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p);
 /* Removes it; RNIC_EBUSY while it holds unacknowledged data. */
 TP_API rnic_err tp_flow_close(tp *t, uint32_t flow);
@@ -2564,6 +2567,9 @@ TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r);
  *   param[0]  DupThresh, duplicate ACKs that start fast retransmit; 0 = 3
  *   param[1]  bit 0 set: no limited transmit (RFC 3042; on by default, as in ns-3)
  *   param[2]  initial ssthresh in segments; 0 = "infinite" (UINT32_MAX bytes, ns-3's default)
+ *   param[3]  NewReno only: the recover rule of the third duplicate ACK (TP_NEWRENO_RECOVER_*);
+ *             any other value: tp_flow_open refuses the flow (RNIC_EINVAL, counted in
+ *             stats.errors). Reno and SACK ignore it.
  * The initial window is init_wnd segments (default 10, ns-3's InitialCwnd); the base RTO is
  * rto_ns, doubled per consecutive timeout up to 60 s (ns-3) and reset when new data is acked.
  *
@@ -2576,6 +2582,13 @@ TP_API const tp_rx_stats *tp_rx_get_stats(const tp_rx *r);
 #define TP_TCP_DISORDER 1u /* duplicate ACKs seen, below DupThresh (limited transmit) */
 #define TP_TCP_RECOVERY 2u /* fast recovery */
 #define TP_TCP_LOSS 3u     /* after a retransmission timeout, until recover is acknowledged */
+
+/* NewReno's recover rule (param[3]): when may three duplicate ACKs start fast retransmit once
+ * recover is set (by a recovery or a timeout)? docs/transport_model.md, "NewReno's recover rule". */
+#define TP_NEWRENO_RECOVER_NS3 0u     /* when the cumulative ACK reaches recover (ack >= recover):
+                                       * ns-3 3.37, and Tonic's App. F and RTL; the default */
+#define TP_NEWRENO_RECOVER_RFC6582 1u /* only when it covers more than recover (ack > recover):
+                                       * RFC 6582 3.2 step 2 */
 
 #define TP_TCP_F_ACTIVE 1u  /* recover is set (ns-3 m_recoverActive) */
 #define TP_TCP_F_PARTIAL 2u /* a partial ACK was seen in this recovery (NewReno: RTO reset only on the first) */
@@ -4581,6 +4594,8 @@ static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
     return e;
 }
 
+static bool tp__flow_params_ok(const tp_protocol *proto, const tp_flow_config *p); /* proto_newreno.c */
+
 TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
 {
     tp_flow_config def;
@@ -4601,6 +4616,8 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
         (t->proto->credit == TP_CREDIT_RATE && p->max_burst != 0 &&
          (p->max_burst < p->seg_size || p->max_burst > ((uint64_t)1 << 40))))
         return tp__bad(t, flow, RNIC_EINVAL, p->seg_size);
+    if (!tp__flow_params_ok(t->proto, p)) /* a protocol parameter out of its range */
+        return tp__bad(t, flow, RNIC_EINVAL, p->param[3]);
     RNIC_MEMSET(fl, 0, sizeof *fl);
     RNIC_MEMSET(t->bits + (size_t)flow * 3u * t->wwords, 0, (size_t)3u * t->wwords * sizeof(uint64_t));
     RNIC_MEMSET(tp__ctx(t, flow), 0, t->ctx_stride);
@@ -5774,6 +5791,30 @@ static void tp__newreno_enter(const tp_event *ev, tp_tcp_ctx *c, tp_actions *act
     act->mark_to = ev->wnd_start + 1u;
 }
 
+/* May three duplicate ACKs start fast retransmit? Always before recover is set; after, the rule
+ * of param[3]: RFC 6582 3.2 step 2 asks the ACK to cover more than recover (the segments
+ * outstanding when recovery or the timeout began, and at least one more), and recover stays set;
+ * ns-3 (m_highRxAckMark >= m_recover, and m_recoverActive cleared once the ACK reaches recover)
+ * and Tonic's App. F (recover = the highest segment sent, inclusive, ack > recover) let an ACK
+ * that just reaches it do, so the duplicates a go-back-N after a timeout produces start one. */
+static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act);
+
+static bool tp__newreno_recover_ok(const tp_event *ev, const tp_tcp_ctx *c)
+{
+    if (!(c->flags & TP_TCP_F_ACTIVE))
+        return true;
+    if (ev->params->param[3] == TP_NEWRENO_RECOVER_RFC6582)
+        return tp__before(c->recover, ev->wnd_start);
+    return !tp__before(ev->wnd_start, c->recover);
+}
+
+/* tp_flow_open asks this of every protocol: NewReno's param[3] is one of TP_NEWRENO_RECOVER_*
+ * (a copy of the protocol has the same hook, so variants are checked too). */
+static bool tp__flow_params_ok(const tp_protocol *proto, const tp_flow_config *p)
+{
+    return proto->incoming != tp__newreno_incoming || p->param[3] <= TP_NEWRENO_RECOVER_RFC6582;
+}
+
 static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
 {
     tp_tcp_ctx c;
@@ -5787,11 +5828,16 @@ static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
             tp__newreno_sack1(&c, sent);
             c.cwnd_infl += seg;
         } else if (c.state != TP_TCP_LOSS) { /* dup ACKs after a timeout are ignored */
+            bool may = tp__newreno_recover_ok(ev, &c);
             c.dupacks++;
             c.state = TP_TCP_DISORDER;
-            /* RFC 6582 4.1 / ns-3: a second fast retransmit needs the ack past recover */
-            if ((c.dupacks == thresh && (!(c.flags & TP_TCP_F_ACTIVE) || !tp__before(ev->wnd_start, c.recover))) ||
-                c.sacked - ((c.flags & TP_TCP_F_HEAD) ? 1u : 0u) >= thresh) /* ns-3 IsLost(head) */
+            if (!may && ev->params->param[3] == TP_NEWRENO_RECOVER_RFC6582) {
+                /* RFC 6582 3.2 step 2: no fast retransmit (by either test), ssthresh kept;
+                 * limited transmit for the first two only (RFC 3042), as below */
+                if (c.dupacks < thresh && tp__tcp_lt(ev->params))
+                    tp__newreno_sack1(&c, sent);
+            } else if ((c.dupacks == thresh && may) ||
+                       c.sacked - ((c.flags & TP_TCP_F_HEAD) ? 1u : 0u) >= thresh) /* ns-3 IsLost(head) */
                 tp__newreno_enter(ev, &c, act, seg);
             else if (tp__tcp_lt(ev->params))
                 tp__newreno_sack1(&c, sent); /* limited transmit: one more segment may go */
@@ -5826,7 +5872,9 @@ static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
                 else if (c.state == TP_TCP_LOSS) /* ns-3 counts the segments past recover */
                     segs = ev->new_wnd_start - c.recover;
                 c.state = TP_TCP_OPEN;
-                c.flags &= TP_TCP_F_HEAD;
+                /* ns-3 forgets recover here (m_recoverActive = false); RFC 6582 keeps it for
+                 * the next third duplicate ACK's check */
+                c.flags &= ev->params->param[3] == TP_NEWRENO_RECOVER_RFC6582 ? TP_TCP_F_HEAD | TP_TCP_F_ACTIVE : TP_TCP_F_HEAD;
             }
             tp__tcp_grow(&c, seg, segs);
             if (c.state == TP_TCP_OPEN)

@@ -47,7 +47,7 @@ static uint64_t g_seed;
     X("output.lat_samples", out.lat_samples)
 #define TENANT_FIELDS(X)                                                                           \
     X("weight", weight) X("cap_mbps", cap_mbps) X("protocol", protocol) X("variant", variant)     \
-    X("qps", qps) X("depth", depth) X("pattern", pattern)
+    X("recover", recover) X("qps", qps) X("depth", depth) X("pattern", pattern)
 
 /* The names of the fields that differ between a and b, "|"-separated, into out. */
 typedef struct diff_out {
@@ -1033,6 +1033,7 @@ static void test_validate(void)
         { "[tenant a]\n", "tenant.a.dst", "needs dst" },
         { "[tenant a]\ndst = 0-2\n", "tenant.a.dst", "no sender" },
         { "[tenant a]\ndst = 0\nprotocol = irn\nvariant = mellanox\n", "tenant.a.variant", "dcqcn only" },
+        { "[tenant a]\ndst = 0\nprotocol = reno\nrecover = rfc6582\n", "tenant.a.recover", "newreno only" },
         { "[nic]\npayload = 4096\nmtu = 1500\n", "nic.payload", "above mtu" },
         { "[switch]\necn_kmin_kb = 500\necn_kmax_kb = 400\n", "switch.ecn_kmin_kb", "above ecn_kmax_kb" },
         { "[switch]\nbuffer_kb = 1000\n", "switch.ecn_kmax_kb", "above buffer_kb" },

@@ -244,6 +244,7 @@ static void fm__params(fm_world *w, const scn *s)
         p->tenant[t].max_msg = tn->msg_bytes.max;
         p->tenant[t].depth = tn->depth;
         p->tenant[t].protocol = tn->protocol; /* scn_protocol and FM_PROTO_* list the same protocols in the same order */
+        p->tenant[t].newreno_recover = tn->recover ? TP_NEWRENO_RECOVER_RFC6582 : TP_NEWRENO_RECOVER_NS3;
         p->tenant[t].dcqcn_variant = tn->variant == SCN_VARIANT_PAPER ? 0 : tn->variant == SCN_VARIANT_MELLANOX ? 1 : 2;
         if (tn->cap_mbps && tn->protocol != SCN_DCQCN && tn->protocol != SCN_IRN) {
             /* a cap is a rate register in Tassel; window and token QPs are not paced by it */

@@ -768,6 +768,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         for (i = 0; i < n->nsend; i++) {
             fm_tp_inst *ti = &n->tpi[n->send_inst[i]];
             fp.rto_ns = w->kind[ti->kind].protocol == FM_PROTO_DCQCN ? FM_RTO_NS : FM_RTO_OTHER_NS;
+            fp.param[3] = w->kind[ti->kind].protocol == FM_PROTO_NEWRENO ? w->p.tenant[w->flow[n->send_flow[i]].tenant].newreno_recover : 0u;
             rq_palos_flow_config pf;
             rq_palos_flow_config_default(&pf);
             pf.group = w->flow[n->send_flow[i]].tenant;

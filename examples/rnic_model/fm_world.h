@@ -89,6 +89,7 @@ typedef struct fm_tenant {
     uint32_t min_msg, max_msg;
     uint32_t depth;             /* messages outstanding per QP */
     uint32_t protocol;          /* FM_PROTO_* */
+    uint32_t newreno_recover;   /* tp_flow_config.param[3] of its NewReno QPs (TP_NEWRENO_RECOVER_*) */
     int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim */
     uint32_t kind;              /* its entry of fm_world.kind */
 } fm_tenant;

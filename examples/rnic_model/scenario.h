@@ -118,6 +118,7 @@ typedef struct scn_tenant {
     uint64_t cap_mbps;  /* per QP; 0 = none */
     uint32_t protocol;  /* enum scn_protocol */
     uint32_t variant;   /* enum scn_variant */
+    uint32_t recover;   /* NewReno's recover rule: 0 ns3, 1 rfc6582 (TP_NEWRENO_RECOVER_*) */
     uint32_t qps;       /* per sending host */
     scn_sizes msg_bytes;
     uint32_t depth;     /* messages outstanding per QP */
@@ -250,6 +251,7 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
     static const char *const shape[] = { "star", "dumbbell", "leaf_spine", "fat_tree", "explicit", NULL };
     static const char *const proto[] = { "dcqcn", "irn", "ndp", "reno", "newreno", "sack", NULL };
     static const char *const variant[] = { "default", "paper", "mellanox", "htsim", NULL };
+    static const char *const recover[] = { "ns3", "rfc6582", NULL };
     static const char *const pattern[] = { "incast", "permutation", "all_to_all", "pairs", NULL };
     static const char *const probe_ts[] = { "head", "arrival", NULL };
     static const char *const slack[] = { "fast_down", "uniform", NULL };
@@ -346,6 +348,8 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
                  "transport protocol of the tenant's QPs"),
         SCN__KEY(SCN_SEC_TENANT, "variant", SCN_T_CHOICE, scn_tenant, variant, 0, 0, variant,
                  "DCQCN's parameters; default: the protocol's own (dcqcn: htsim)"),
+        SCN__KEY(SCN_SEC_TENANT, "recover", SCN_T_CHOICE, scn_tenant, recover, 0, 0, recover,
+                 "NewReno: 3 dup ACKs after a recovery or timeout need the ACK at (ns3, Tonic's) or past (rfc6582) recover"),
         SCN__KEY(SCN_SEC_TENANT, "qps", SCN_T_U64, scn_tenant, qps, 1, 1024, NULL, "QPs per sending host"),
         SCN__KEY(SCN_SEC_TENANT, "msg_bytes", SCN_T_SIZES, scn_tenant, msg_bytes, 1, 1073741824, NULL,
                  "MIN,MAX (uniform in log) or one size [bytes]"),
@@ -688,6 +692,7 @@ SCN_DEF void scn__tenant_default(scn_tenant *t, const char *name)
     t->cap_mbps = 0;
     t->protocol = SCN_DCQCN;
     t->variant = SCN_VARIANT_DEFAULT;
+    t->recover = 0;
     t->qps = 8;
     t->msg_bytes.min = 1024;
     t->msg_bytes.max = 16384;
@@ -1532,6 +1537,9 @@ SCN_DEF int scn_validate(const scn *s, scn_error *err)
         if (tn->protocol != SCN_DCQCN && tn->variant != SCN_VARIANT_DEFAULT)
             return SCN__INVALID(SCN_SEC_TENANT, nm, "variant", "%s applies to dcqcn only (%s takes default)",
                                 scn_variant_names()[tn->variant], scn_protocol_names()[tn->protocol]);
+        if (tn->protocol != SCN_NEWRENO && tn->recover != 0)
+            return SCN__INVALID(SCN_SEC_TENANT, nm, "recover", "rfc6582 applies to newreno only (%s takes ns3)",
+                                scn_protocol_names()[tn->protocol]);
         if ((rc = scn__check_ids(tn->dst, hosts, nm, "dst", err)) != SCN_OK ||
             (rc = scn__check_ids(tn->src, hosts, nm, "src", err)) != SCN_OK)
             return rc;

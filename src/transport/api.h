@@ -269,7 +269,8 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size);
 
 TP_API void tp_flow_config_default(tp_flow_config *p);
 /* Adds a connection (§5: flow ids come from outside). RNIC_ENOENT: flow >= max_flows;
- * RNIC_EEXIST: already open; RNIC_EINVAL: bad params (NULL = defaults). */
+ * RNIC_EEXIST: already open; RNIC_EINVAL: bad params (NULL = defaults), or a protocol parameter
+ * out of its documented range (NewReno's param[3]): counted in stats.errors, nothing changed. */
 TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p);
 /* Removes it; RNIC_EBUSY while it holds unacknowledged data. */
 TP_API rnic_err tp_flow_close(tp *t, uint32_t flow);

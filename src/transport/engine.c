@@ -146,6 +146,8 @@ static rnic_err tp__bad(tp *t, uint32_t flow, rnic_err e, uint64_t value)
     return e;
 }
 
+static bool tp__flow_params_ok(const tp_protocol *proto, const tp_flow_config *p); /* proto_newreno.c */
+
 TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
 {
     tp_flow_config def;
@@ -166,6 +168,8 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
         (t->proto->credit == TP_CREDIT_RATE && p->max_burst != 0 &&
          (p->max_burst < p->seg_size || p->max_burst > ((uint64_t)1 << 40))))
         return tp__bad(t, flow, RNIC_EINVAL, p->seg_size);
+    if (!tp__flow_params_ok(t->proto, p)) /* a protocol parameter out of its range */
+        return tp__bad(t, flow, RNIC_EINVAL, p->param[3]);
     RNIC_MEMSET(fl, 0, sizeof *fl);
     RNIC_MEMSET(t->bits + (size_t)flow * 3u * t->wwords, 0, (size_t)3u * t->wwords * sizeof(uint64_t));
     RNIC_MEMSET(tp__ctx(t, flow), 0, t->ctx_stride);

@@ -12,7 +12,8 @@
  *     reads the rings as an rnic_source_fn, e.g. ratelimit.h's Tassel);
  *   - tp_protocol: a protocol is a credit type, a user context (Table 4's budgets: 448 / 340 /
  *     256 B) and two hooks whose inputs and outputs are App. F's ports (tp_event, tp_actions).
- *     Reno, NewReno (RFC 6582, as ns-3's TcpNewReno), SACK (RFC 6675, one block), RoCEv2
+ *     Reno, NewReno (RFC 6582, as ns-3's TcpNewReno; param[3] = TP_NEWRENO_RECOVER_RFC6582 for
+ *     RFC 6582's own recover check), SACK (RFC 6675, one block), RoCEv2
  *     go-back-N + DCQCN (docs/transport_dcqcn.md), IRN and NDP (docs/transport_irn_ndp.md) ship;
  *   - tp_rx: the compatible receiver (cumulative ACK + one SACK block, NACK, delayed ACKs as
  *     ns-3's TCP, and as options a RoCEv2 go-back-N responder, DCQCN's notification point and
@@ -106,7 +107,8 @@
  *   tp_flow_config (tp_flow_open; tp_flow_config_default): seg_size 1000 (1 .. 65536) |
  *   init_seq 0 | init_wnd 10 (>= 1) | init_rate_bps 0 (= link_bps) | init_credit 0 bytes |
  *   max_burst 0 (= 2 segments; else seg_size .. 2^40 bytes, rate credit) | rto_ns 200 ms (> 0) |
- *   param[6] 0 (each protocol documents them).
+ *   param[6] 0 (each protocol documents them; tp_flow_open refuses a value out of a
+ *   protocol's range with RNIC_EINVAL, e.g. NewReno's param[3] above 1).
  *   tp_rx_config: clock_hz 250 MHz | max_flows 1024 (1 .. 65536) | window 128 (64, 128, 256) |
  *   delack_count 2 (1 .. 65536; 1 = no delayed ACKs) | delack_ns 200 ms (1 ns .. 100 s) | nack
  *   false | sack true | ack_first false | go_back_n false | cnp_interval_ns 0 (no CNPs; <= 100 s,

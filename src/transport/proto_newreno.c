@@ -36,6 +36,30 @@ static void tp__newreno_enter(const tp_event *ev, tp_tcp_ctx *c, tp_actions *act
     act->mark_to = ev->wnd_start + 1u;
 }
 
+/* May three duplicate ACKs start fast retransmit? Always before recover is set; after, the rule
+ * of param[3]: RFC 6582 3.2 step 2 asks the ACK to cover more than recover (the segments
+ * outstanding when recovery or the timeout began, and at least one more), and recover stays set;
+ * ns-3 (m_highRxAckMark >= m_recover, and m_recoverActive cleared once the ACK reaches recover)
+ * and Tonic's App. F (recover = the highest segment sent, inclusive, ack > recover) let an ACK
+ * that just reaches it do, so the duplicates a go-back-N after a timeout produces start one. */
+static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act);
+
+static bool tp__newreno_recover_ok(const tp_event *ev, const tp_tcp_ctx *c)
+{
+    if (!(c->flags & TP_TCP_F_ACTIVE))
+        return true;
+    if (ev->params->param[3] == TP_NEWRENO_RECOVER_RFC6582)
+        return tp__before(c->recover, ev->wnd_start);
+    return !tp__before(ev->wnd_start, c->recover);
+}
+
+/* tp_flow_open asks this of every protocol: NewReno's param[3] is one of TP_NEWRENO_RECOVER_*
+ * (a copy of the protocol has the same hook, so variants are checked too). */
+static bool tp__flow_params_ok(const tp_protocol *proto, const tp_flow_config *p)
+{
+    return proto->incoming != tp__newreno_incoming || p->param[3] <= TP_NEWRENO_RECOVER_RFC6582;
+}
+
 static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
 {
     tp_tcp_ctx c;
@@ -49,11 +73,16 @@ static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
             tp__newreno_sack1(&c, sent);
             c.cwnd_infl += seg;
         } else if (c.state != TP_TCP_LOSS) { /* dup ACKs after a timeout are ignored */
+            bool may = tp__newreno_recover_ok(ev, &c);
             c.dupacks++;
             c.state = TP_TCP_DISORDER;
-            /* RFC 6582 4.1 / ns-3: a second fast retransmit needs the ack past recover */
-            if ((c.dupacks == thresh && (!(c.flags & TP_TCP_F_ACTIVE) || !tp__before(ev->wnd_start, c.recover))) ||
-                c.sacked - ((c.flags & TP_TCP_F_HEAD) ? 1u : 0u) >= thresh) /* ns-3 IsLost(head) */
+            if (!may && ev->params->param[3] == TP_NEWRENO_RECOVER_RFC6582) {
+                /* RFC 6582 3.2 step 2: no fast retransmit (by either test), ssthresh kept;
+                 * limited transmit for the first two only (RFC 3042), as below */
+                if (c.dupacks < thresh && tp__tcp_lt(ev->params))
+                    tp__newreno_sack1(&c, sent);
+            } else if ((c.dupacks == thresh && may) ||
+                       c.sacked - ((c.flags & TP_TCP_F_HEAD) ? 1u : 0u) >= thresh) /* ns-3 IsLost(head) */
                 tp__newreno_enter(ev, &c, act, seg);
             else if (tp__tcp_lt(ev->params))
                 tp__newreno_sack1(&c, sent); /* limited transmit: one more segment may go */
@@ -88,7 +117,9 @@ static void tp__newreno_incoming(const tp_event *ev, void *ctx, tp_actions *act)
                 else if (c.state == TP_TCP_LOSS) /* ns-3 counts the segments past recover */
                     segs = ev->new_wnd_start - c.recover;
                 c.state = TP_TCP_OPEN;
-                c.flags &= TP_TCP_F_HEAD;
+                /* ns-3 forgets recover here (m_recoverActive = false); RFC 6582 keeps it for
+                 * the next third duplicate ACK's check */
+                c.flags &= ev->params->param[3] == TP_NEWRENO_RECOVER_RFC6582 ? TP_TCP_F_HEAD | TP_TCP_F_ACTIVE : TP_TCP_F_HEAD;
             }
             tp__tcp_grow(&c, seg, segs);
             if (c.state == TP_TCP_OPEN)

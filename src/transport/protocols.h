@@ -9,6 +9,9 @@
  *   param[0]  DupThresh, duplicate ACKs that start fast retransmit; 0 = 3
  *   param[1]  bit 0 set: no limited transmit (RFC 3042; on by default, as in ns-3)
  *   param[2]  initial ssthresh in segments; 0 = "infinite" (UINT32_MAX bytes, ns-3's default)
+ *   param[3]  NewReno only: the recover rule of the third duplicate ACK (TP_NEWRENO_RECOVER_*);
+ *             any other value: tp_flow_open refuses the flow (RNIC_EINVAL, counted in
+ *             stats.errors). Reno and SACK ignore it.
  * The initial window is init_wnd segments (default 10, ns-3's InitialCwnd); the base RTO is
  * rto_ns, doubled per consecutive timeout up to 60 s (ns-3) and reset when new data is acked.
  *
@@ -21,6 +24,13 @@
 #define TP_TCP_DISORDER 1u /* duplicate ACKs seen, below DupThresh (limited transmit) */
 #define TP_TCP_RECOVERY 2u /* fast recovery */
 #define TP_TCP_LOSS 3u     /* after a retransmission timeout, until recover is acknowledged */
+
+/* NewReno's recover rule (param[3]): when may three duplicate ACKs start fast retransmit once
+ * recover is set (by a recovery or a timeout)? docs/transport_model.md, "NewReno's recover rule". */
+#define TP_NEWRENO_RECOVER_NS3 0u     /* when the cumulative ACK reaches recover (ack >= recover):
+                                       * ns-3 3.37, and Tonic's App. F and RTL; the default */
+#define TP_NEWRENO_RECOVER_RFC6582 1u /* only when it covers more than recover (ack > recover):
+                                       * RFC 6582 3.2 step 2 */
 
 #define TP_TCP_F_ACTIVE 1u  /* recover is set (ns-3 m_recoverActive) */
 #define TP_TCP_F_PARTIAL 2u /* a partial ACK was seen in this recovery (NewReno: RTO reset only on the first) */
