@@ -779,7 +779,7 @@ static void ref_round(ref *r, uint32_t qp)
 #endif
     for (i = 0; i < p; i++) {
         pk[i].start = i == 0 ? q->finish : pk[i - 1].finish;
-        if (i == 0 && pk[0].start + r->lambda < r->T) { /* the lag floor T - Lambda */
+        if (i == 0 && r->phi <= ((uint64_t)1 << 32) && pk[0].start + r->lambda < r->T) { /* the lag floor, Phi <= 1 */
             pk[0].start = r->T - r->lambda;
             r->lag_floored++;
         }

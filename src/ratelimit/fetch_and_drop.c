@@ -39,7 +39,10 @@ static void rl__round(rl *r, uint32_t qpi)
     r->stats.wqes_fetched += w;
     off = q->offset;
     t = last_start = rl__finish(q);
-    if (rnic_ftime_before(t, rl__lag_floor(r))) { /* starved: no lag beyond the lookahead is replayed */
+    /* Not oversubscribed (T is real time): a QP starved beyond the lookahead could make up its
+     * lag only above its rate, so it replays none of it. Under Phi > 1 the lag is unserved share,
+     * which WF2Q+ gives back (docs/tassel_model.md, "A QP's lag"). */
+    if (r->phi <= RNIC_Q32_ONE && rnic_ftime_before(t, rl__lag_floor(r))) {
         t = last_start = rl__lag_floor(r);
         r->stats.lag_floored++;
     }
