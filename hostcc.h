@@ -101,6 +101,7 @@
  *     clock_hz           250 MHz                                      1 MHz .. 10 GHz
  *     rx_buffer_bytes    256 KB, the RNIC RX buffer                   1 KB .. 2^30
  *     rx_packets         4096 packet slots in it                      1 .. 2^24
+ *     rx_stage_packets   1: receive-pipeline depth (records' offset)  1 .. rx_packets
  *     pfc                true                                         false: mark CE instead
  *     xoff_bytes         buffer - 40 KB: PAUSE at this occupancy      1 .. rx_buffer_bytes
  *     xon_bytes          xoff - 16 KB: RESUME at this occupancy       < xoff_bytes
@@ -114,6 +115,7 @@
  *     mem_bps            265.6 Gb/s (33.2 GB/s) memory bandwidth       8 Mb/s .. 2^43
  *     mem_queue          256 memory controller entries                 2 .. 2^20
  *     cpu_outstanding    180 CPU lines in flight (18 cores x 10)      1 .. 2^20
+ *     cpu_wb_in_window   false: CPU-eviction write-backs outside cpu_outstanding
  *     cpu_load_bps       0, the initial CPU offered load (b/s)        <= 2^43
  *     mba_level          0, the initial MBA level                     0 .. 4
  *     ddio_lines         65536 (4 MB); 0 = DDIO off                   <= 2^26
@@ -2225,6 +2227,10 @@ typedef struct hcc_host_config {
     uint64_t clock_hz;        /* default 250 MHz (the composed RNIC's clock); 1 MHz .. 10 GHz */
     uint32_t rx_buffer_bytes; /* RNIC receive buffer, default 256 KB (Choice); 1 KB .. 2^30 */
     uint32_t rx_packets;      /* packet slots in it, default 4096; 1 .. 2^24 */
+    uint32_t rx_stage_packets; /* the RNIC's receive pipeline: the packets at the front of the RX
+                                  buffer it has taken in (parsed, timestamped) ahead of their DMA
+                                  writes; a record's offset counts from that entry. Default 1 (the
+                                  head: the packet being written); 1 .. rx_packets */
     bool pfc;                 /* default true */
     uint32_t xoff_bytes;      /* PAUSE when occupancy >= xoff, default buffer - 40 KB (Choice) */
     uint32_t xon_bytes;       /* RESUME when occupancy <= xon, default xoff - 16 KB (Choice) */
@@ -2241,6 +2247,9 @@ typedef struct hcc_host_config {
     uint64_t mem_bps;         /* memory bandwidth, b/s, default 265.6 Gb/s (33.2 GB/s); 8 Mb/s .. 2^43 */
     uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
     uint32_t cpu_outstanding; /* CPU lines in flight at most, default 180 (18 cores x 10 LFBs); 1 .. 2^20 */
+    bool cpu_wb_in_window;    /* the write-backs of DDIO lines CPU fills evict count in the CPU's
+                                 cpu_outstanding window (owed and queued), default false: they are
+                                 queued beside it, unbounded, ahead of the IIO (docs/hostcc_host.md) */
     uint64_t cpu_load_bps;    /* initial CPU offered load, b/s (set_cpu_load), default 0; <= 2^43 */
     uint32_t mba_level;       /* initial MBA level, 0 .. 4, default 0 */
     uint32_t ddio_lines;      /* DDIO lines, default 65536 (4 MB); 0 = DDIO off; <= 2^26 */
@@ -2304,8 +2313,10 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt);
 HCC_API uint32_t hcc_host_space_rx(const hcc_host *h);
 
 /* Packets whose last posted write left the RNIC: cycle = that cycle, aux = cycles since arrival,
- * offset = cycles since it reached the head of the RX buffer (arrival or the previous packet's
- * last write, the later): the RNIC's processing delay without the RX-buffer queue. */
+ * offset = cycles since it entered the receive pipeline, the last rx_stage_packets packets of the
+ * RX buffer (its arrival, or the last write of the packet rx_stage_packets ahead of it, the
+ * later; with the default 1: since it reached the head): the RNIC's processing delay without the
+ * rest of the RX-buffer queue. */
 HCC_API rnic_err hcc_host_pop_rx(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_rx(const hcc_host *h, rnic_work *out);
 /* PFC frames: flags = HCC_HOST_WORK_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
@@ -2362,7 +2373,6 @@ struct hcc_host {
     rnic_ring rx;               /* rnic_work; cycle = arrival */
     rnic_ring out, sig;
     uint32_t rx_bytes;
-    uint64_t head_left;         /* cycle the last packet's last write was issued */
     uint32_t head_issued;       /* bytes of the head packet already written */
     bool head_stalled;          /* the head write has waited for credits */
     bool paused, ecn;
@@ -2666,6 +2676,8 @@ typedef struct hcc_tx_stats {
     uint64_t probes_out;        /* probe records produced */
     uint64_t probes_dropped;    /* requests not yet produced when their flow was closed */
     uint64_t probe_acks;        /* ACKs accepted: Eq. 1 updates */
+    uint64_t d_sum_ns, d_max_ns; /* D_cur of those ACKs: sum and largest (ns) */
+    uint64_t d_over_thr;        /* those with D_cur > D_thr (Eq. 1's error term cuts) */
     uint64_t rev_floor;         /* Eq. 1 results raised to rate_floor_bps */
     uint64_t rev_ceiling;       /* Eq. 1 results lowered to link_bps */
     uint64_t bracket_nonpositive; /* Eq. 1 brackets <= 0 (R_rev -> 0, then the floor) */
@@ -3029,6 +3041,10 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt)
         h->stats.marked++;
     }
     (void)rnic_ring_push(&h->rx, &w);
+    /* while buffered, aux holds the cycles from arrival to its entry into the receive pipeline
+     * (hcc__host_out rewrites it): 0 when it arrives within rx_stage_packets of the head */
+    if (h->rx.count <= h->cfg.rx_stage_packets)
+        ((rnic_work *)(void *)rnic__ring_slot(&h->rx, h->rx.count - 1u))->aux = 0;
     h->rx_bytes += w.len;
     h->stats.packets_in++;
     h->stats.bytes_in += w.len;
@@ -3156,11 +3172,15 @@ static void hcc__host_out(hcc_host *h)
 {
     rnic_work o;
     uint64_t head;
+    uint32_t k = h->cfg.rx_stage_packets;
     (void)rnic_ring_pop(&h->rx, &o);
     h->head_issued = 0;
-    /* it reached the head when it arrived or when the packet before it left, the later */
-    head = (int64_t)(h->head_left - o.cycle) > 0 ? h->head_left : o.cycle;
-    h->head_left = h->now;
+    /* it entered the receive pipeline (aux cycles after its arrival, push_rx / below) */
+    head = o.cycle + o.aux;
+    if (h->rx.count >= k) { /* the packet k - 1 behind the head enters it now */
+        rnic_work *e = (rnic_work *)(void *)rnic__ring_slot(&h->rx, k - 1u);
+        e->aux = (h->now - e->cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - e->cycle);
+    }
     o.aux = (h->now - o.cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - o.cycle);
     o.offset = (h->now - head) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - head);
     o.cycle = h->now;
@@ -3395,6 +3415,8 @@ static void hcc__host_mem_step(hcc_host *h)
             break;
         default:
             h->stats.mem_lines_writeback++;
+            if (h->cfg.cpu_wb_in_window)
+                h->cpu_out--; /* the CPU's own write-back left its window */
             break;
         }
     }
@@ -3406,10 +3428,14 @@ static void hcc__host_cpu_step(hcc_host *h)
 {
     int64_t r, cost = hcc__host_line_cost(h);
     uint64_t cap = hcc__host_mba_bps[h->mba_level];
+    uint32_t owed;
     h->cpu_rate = h->cpu_load < cap ? h->cpu_load : cap;
     r = (int64_t)h->cpu_rate;
     h->cpu_tok = h->cpu_tok + r > r ? r : h->cpu_tok + r;
-    while (h->cpu_tok > 0 && h->cpu_out < h->cfg.cpu_outstanding && hcc__host_mem_room(h)) {
+    /* with cpu_wb_in_window, the write-backs the CPU's fills owe (cpu_wb_pending) hold window
+     * slots too: a core cannot fill past the dirty lines it must write back first */
+    owed = h->cfg.cpu_wb_in_window ? h->cpu_wb_pending : 0u;
+    while (h->cpu_tok > 0 && h->cpu_out + owed < h->cfg.cpu_outstanding && hcc__host_mem_room(h)) {
         hcc__host_mem_put(h, h->cpu_write_next ? HCC__HOST_M_CPU_WRITE : HCC__HOST_M_CPU_READ, 64u);
         h->cpu_write_next = !h->cpu_write_next;
         h->cpu_out++;
@@ -3526,6 +3552,8 @@ static void hcc__host_ddio_step(hcc_host *h)
     while (h->cpu_wb_pending && hcc__host_mem_room(h)) {
         hcc__host_mem_put(h, HCC__HOST_M_WB_CPU, 0);
         h->cpu_wb_pending--;
+        if (h->cfg.cpu_wb_in_window)
+            h->cpu_out++; /* served: memctl.c gives the slot back */
     }
 }
 /* ==== end src/hostcc/ddio.c ==== */
@@ -3541,6 +3569,7 @@ HCC_API void hcc_host_config_default(hcc_host_config *cfg)
     cfg->clock_hz = 250000000u;
     cfg->rx_buffer_bytes = 256u * 1024u;
     cfg->rx_packets = 4096u;
+    cfg->rx_stage_packets = 1u;
     cfg->pfc = true;
     cfg->xoff_bytes = 256u * 1024u - 40u * 1024u;
     cfg->xon_bytes = 256u * 1024u - 56u * 1024u;
@@ -3580,6 +3609,8 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "rx_buffer_bytes", RNIC_EINVAL);
     if (cfg->rx_packets < 1u || cfg->rx_packets > (1u << 24))
         return rnic_config_bad(field, "rx_packets", RNIC_EINVAL);
+    if (cfg->rx_stage_packets < 1u || cfg->rx_stage_packets > cfg->rx_packets)
+        return rnic_config_bad(field, "rx_stage_packets", RNIC_EINVAL);
     if (cfg->pfc && (cfg->xoff_bytes == 0 || cfg->xoff_bytes > cfg->rx_buffer_bytes))
         return rnic_config_bad(field, "xoff_bytes", RNIC_EINVAL);
     if (cfg->pfc && cfg->xon_bytes >= cfg->xoff_bytes)
@@ -3666,7 +3697,6 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     RNIC_MEMSET(mem, 0, l.total);
     h->cfg = *cfg;
     h->now = cfg->start_cycle;
-    h->head_left = cfg->start_cycle;
     h->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HCC_HOST;
     rnic_trace_set(&h->trace, cfg->trace, cfg->trace_user);
     (void)rnic_ring_init(&h->rx, sizeof(rnic_work), cfg->rx_packets, m + l.rx, (size_t)cfg->rx_packets * sizeof(rnic_work));
@@ -4543,6 +4573,10 @@ HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack)
     f->d_old = d_cur;
     f->ack_next += (uint64_t)d + 1u;
     c->stats.probe_acks++;
+    c->stats.d_sum_ns += d_cur;
+    if (d_cur > c->stats.d_max_ns)
+        c->stats.d_max_ns = d_cur;
+    c->stats.d_over_thr += d_cur > c->cfg.d_thr_ns;
     RNIC__TRACE_REC(c, RNIC_TRACE_PUSH, ack);
     HCC__TX_TRACE(c, HCC_TX_TRACE_REV, ack->flow, f->r_rev, d_cur);
     hcc__tx_touch(c, ack->flow);

@@ -30,6 +30,7 @@ option the model did not take) is reported and the driver exits 1 without the fi
 
   python3 tools/hostcc_experiments.py [--quick] [--csv-dir DIR] [--model PATH] [--jobs N]
       [--duration-us U] [--warmup-us U] [--seed S] [--ddio on|off] [--rx-footprint-mb N] [--only 2,4,6]
+      [--probe-ts head|arrival|pipeline] [--rx-pipeline N] [--cpu-wb-window on|off]
 
 Output: one line per point (fig2 ..., fig4 ..., fig6 ...), then
   RESULT exp=hostcc_fig2 ..., RESULT exp=hostcc_fig4 ..., RESULT exp=hostcc_fig6 ...,
@@ -110,6 +111,12 @@ def model_cmd(opt, p):
         cmd += ["--rx-footprint-mb", str(opt.rx_footprint_mb)]
     if opt.depth is not None:
         cmd += ["--depth", str(opt.depth)]
+    if opt.probe_ts is not None:
+        cmd += ["--probe-ts", opt.probe_ts]
+    if opt.rx_pipeline is not None:
+        cmd += ["--set", "host.rx_pipeline=%d" % opt.rx_pipeline]
+    if opt.cpu_wb_window is not None:
+        cmd += ["--set", "host.cpu_wb_window=%s" % opt.cpu_wb_window]
     return cmd
 
 
@@ -383,6 +390,11 @@ def main():
     ap.add_argument("--depth", type=int, default=None, help="messages outstanding per QP (model default)")
     ap.add_argument("--ddio", choices=["on", "off"], default=None, help="(model default)")
     ap.add_argument("--rx-footprint-mb", type=int, default=None, help="(model default, 16)")
+    ap.add_argument("--probe-ts", choices=["head", "arrival", "pipeline"], default=None,
+                    help="an RHCC probe's receive stamp (model default head; docs/hostcc_model.md)")
+    ap.add_argument("--rx-pipeline", type=int, default=None, help="with --probe-ts pipeline: its depth, packets (model default 4)")
+    ap.add_argument("--cpu-wb-window", choices=["on", "off"], default=None,
+                    help="CPU-eviction write-backs in the CPU's window (model default off; docs/hostcc_model.md)")
     ap.add_argument("--only", default="2,4,6", help="figures to run, e.g. 2,6")
     ap.add_argument("--timeout-s", type=int, default=900, help="per run")
     opt = ap.parse_args()

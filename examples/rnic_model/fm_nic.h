@@ -855,6 +855,8 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
             hc.cpu_outstanding = p->cpu_outstanding;
         hc.mem_queue = hc.cpu_outstanding + hc.iio_mem_credits;
         hc.rx_depth = 256;
+        hc.rx_stage_packets = p->rx_pipeline;
+        hc.cpu_wb_in_window = p->cpu_wb_window != 0;
         hc.trace = fm_nic__on_trace;
         hc.trace_user = n;
         hc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_HOST, h);
@@ -1230,9 +1232,12 @@ static void fm_nic__responder(fm_nic *n)
             pk.w.op = FM_PROBE_ACK_OP;
             pk.w.flags = HCC_WORK_PROBE;
             /* received: when the probe reached the RX buffer's head (default), so D_cur is the
-               host's own delay; [host] probe_ts = arrival: when it entered the buffer */
+               host's own delay; [host] probe_ts = arrival: when it entered the buffer; = pipeline:
+               when it entered the RNIC's receive pipeline (offset counts from there, the host's
+               rx_stage_packets), the ACK stamped probe_base_ns after it leaves the pipeline
+               (docs/hostcc_model.md "Where the probe delay comes from") */
             pk.w.addr = rnic_cycles_to_ns(x.cycle - (n->w->p.probe_ts_arrival ? x.aux : x.offset), n->w->p.clock_hz);
-            pk.w.raddr = rnic_cycles_to_ns(x.cycle, n->w->p.clock_hz);         /* processed */
+            pk.w.raddr = rnic_cycles_to_ns(x.cycle, n->w->p.clock_hz) + n->w->p.probe_base_ns; /* processed */
             pk.src = n->h;
             pk.dst = src;
             pk.wire_bytes = FM_ACK_WIRE;

@@ -13,7 +13,9 @@
  *   fct_mean_us= (over every latency, kept or not) fct_p50_us= fct_p99_us= (the kept ones)
  *   host=0|1, and with the host model: cpu_load_x= rhcc= ddio= host_pauses= host_pause_us=
  *   host_marked= pcie_stalled_writes= pcie_stall_us= ddio_miss_pct= iio_occ_mean= mba_level_end=
- *   mba_steps= probes= r_rev_gbps= r_cc_gbps= host_delay_mean_ns=
+ *   mba_steps= probes= r_rev_gbps= r_cc_gbps= host_delay_mean_ns=, and with probe_ts arrival or
+ *   pipeline: probe_acks= probe_d_mean_ns= probe_d_over_thr_pct= (the senders' D_cur over the
+ *   window) probe_d_max_run_ns= (its largest since the start)
  * Counts and times are sums over the receiving hosts (those some flow sends to) that have the
  * model (probes: over every RHCC sender); iio_occ_mean and
  * host_delay_mean_ns are means over those hosts' cycles and packets; mba_level_end is the lowest
@@ -25,6 +27,7 @@
 typedef struct fm_host_snap {
     hcc_host_stats hs;
     uint64_t occ, mba_writes, probes;
+    uint64_t acks, d_sum_ns, d_over_thr, d_max_ns; /* the RHCC sender's probe ACKs (hcc_tx_stats) */
 } fm_host_snap;
 
 typedef struct fm_window {
@@ -63,6 +66,13 @@ static void fm_window_take(fm_window *x, fm_world *w, uint64_t cycle, int at_end
             continue;
         fab_bring(&w->f, n->fab_id, cycle);
         s->probes = n->probes_sent;
+        if (n->htx_on) {
+            const hcc_tx_stats *ts = hcc_tx_get_stats(&n->htx);
+            s->acks = ts->probe_acks;
+            s->d_sum_ns = ts->d_sum_ns;
+            s->d_over_thr = ts->d_over_thr;
+            s->d_max_ns = ts->d_max_ns;
+        }
         if (n->hh_on) {
             s->hs = *hcc_host_get_stats(&n->hh);
             s->occ = hcc_host_iio_occupancy_cum(&n->hh);
@@ -101,6 +111,7 @@ static void fm_window_print(const fm_window *x, const fm_world *w, int text)
     uint64_t seen = 0, sum = 0, kept = 0, *lat;
     uint64_t pauses = 0, pause_cycles = 0, marked = 0, stalled = 0, stall_cycles = 0, hits = 0, misses = 0;
     uint64_t cycles = 0, occ = 0, out = 0, delay = 0, mba = 0, probes = 0, served = 0;
+    uint64_t acks = 0, d_sum = 0, d_over = 0, d_max = 0;
     uint32_t h, level = UINT32_MAX, with_host = 0;
     int sampled = 0;
     double hz = (double)w->p.clock_hz, fct_mean, p50, p99;
@@ -125,6 +136,11 @@ static void fm_window_print(const fm_window *x, const fm_world *w, int text)
     for (h = 0; x->taken == 2 && h < w->hosts; h++) {
         const fm_host_snap *a = &x->start[h], *b = &x->end[h];
         probes += b->probes - a->probes;
+        acks += b->acks - a->acks;
+        d_sum += b->d_sum_ns - a->d_sum_ns;
+        d_over += b->d_over_thr - a->d_over_thr;
+        if (b->d_max_ns > d_max)
+            d_max = b->d_max_ns;
         if (!w->nic[h].hh_on || !w->nic[h].nrecv)
             continue; /* a host no flow sends to gets ACKs only: not a receiving host */
         with_host++;
@@ -180,6 +196,12 @@ static void fm_window_print(const fm_window *x, const fm_world *w, int text)
            level == UINT32_MAX ? 0u : level, (unsigned long long)mba, (unsigned long long)probes,
            x->rev_n ? x->rev_sum / x->rev_n / 1e9 : 0.0, x->rev_n ? x->rcc_sum / x->rev_n / 1e9 : 0.0,
            out ? (double)delay / (double)out / hz * 1e9 : 0.0);
+    /* the probe delay D_cur the RHCC senders saw (only where it is modelled: probe_ts arrival or
+       pipeline; with the default head stamp the line is as it was) */
+    if (w->p.probe_ts_arrival || w->p.rx_pipeline > 1u || w->p.probe_base_ns)
+        printf(" probe_acks=%llu probe_d_mean_ns=%.1f probe_d_over_thr_pct=%.2f probe_d_max_run_ns=%llu",
+               (unsigned long long)acks, acks ? (double)d_sum / (double)acks : 0.0,
+               acks ? 100.0 * (double)d_over / (double)acks : 0.0, (unsigned long long)d_max);
 }
 
 #endif /* RNIC_FM_WINDOW_H */

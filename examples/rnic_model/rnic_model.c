@@ -108,7 +108,7 @@ static const char *const on_off[2] = { "on", "off" };
 static const char *const dcqcn_name[3] = { "htsim", "paper", "mellanox" };
 static const char *const sched_name[2] = { "palos", "qos" };
 static const char *const rhcc_name[5] = { "off", "rx", "tx", "both", "ecn" };
-static const char *const probe_ts_name[2] = { "head", "arrival" };
+static const char *const probe_ts_name[3] = { "head", "arrival", "pipeline" };
 static const char *const slack_name[2] = { "fast-down", "uniform" };
 
 /* The options that take a value (a missing value is named as such, an unknown option as unknown). */
@@ -187,7 +187,8 @@ static void usage(void)
     printf("  --ddio on|off          DDIO, writes into the LLC (host.ddio); default on\n");
     printf("  --rx-footprint-mb N    receive buffers' total size per host [MB] (host.footprint_mb); default %u; "
            "range 1..4096\n", (unsigned)d.host.footprint_mb);
-    printf("  --probe-ts head|arrival  an RHCC probe's receive stamp: at the RX buffer's head or at its entry "
+    printf("  --probe-ts head|arrival|pipeline  an RHCC probe's receive stamp: at the RX buffer's head, at its entry, "
+           "or at its entry into the RNIC's receive pipeline (host.rx_pipeline packets, ACK stamp + host.probe_base_ns) "
            "(host.probe_ts); default head\n");
     printf("  --cpu-outstanding N    CPU cache lines in flight at most [lines] (host.cpu_outstanding); default %u; "
            "range 1..1048576\n", (unsigned)d.host.cpu_outstanding);
@@ -385,7 +386,7 @@ int main(int argc, char **argv)
                 { "--rhcc", "host.rhcc", 0, 0, rhcc_name, 5 },
                 { "--ddio", "host.ddio", 0, 0, on_off, 2 },
                 { "--rx-footprint-mb", "host.footprint_mb", 1, 4096, NULL, 0 },
-                { "--probe-ts", "host.probe_ts", 0, 0, probe_ts_name, 2 },
+                { "--probe-ts", "host.probe_ts", 0, 0, probe_ts_name, 3 },
                 { "--cpu-outstanding", "host.cpu_outstanding", 1, 1u << 20, NULL, 0 },
                 { "--rhcc-slack", "host.rhcc_slack", 0, 0, slack_name, 2 },
             };

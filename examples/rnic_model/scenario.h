@@ -94,7 +94,7 @@ enum scn_protocol { SCN_DCQCN, SCN_IRN, SCN_NDP, SCN_RENO, SCN_NEWRENO, SCN_SACK
 /* default: the protocol's own default (for dcqcn: htsim, today's model's choice) */
 enum scn_variant { SCN_VARIANT_DEFAULT, SCN_VARIANT_PAPER, SCN_VARIANT_MELLANOX, SCN_VARIANT_HTSIM };
 enum scn_pattern { SCN_INCAST, SCN_PERMUTATION, SCN_ALL_TO_ALL, SCN_PAIRS };
-enum scn_probe_ts { SCN_PROBE_TS_HEAD, SCN_PROBE_TS_ARRIVAL };
+enum scn_probe_ts { SCN_PROBE_TS_HEAD, SCN_PROBE_TS_ARRIVAL, SCN_PROBE_TS_PIPELINE };
 enum scn_slack { SCN_SLACK_FAST_DOWN, SCN_SLACK_UNIFORM };
 
 typedef struct scn_counts { uint32_t n, v[2]; } scn_counts;     /* "8" (n 1) or "8,8" (n 2) */
@@ -167,7 +167,10 @@ typedef struct scn {
     struct {
         uint32_t model, cpu_load, rhcc, ddio, footprint_mb;
         uint32_t cpu_outstanding;  /* CPU cache lines in flight at most */
+        uint32_t cpu_wb_window;    /* CPU-eviction write-backs count in that window */
         uint32_t probe_ts;         /* enum scn_probe_ts: a probe's receive stamp */
+        uint32_t rx_pipeline;      /* probe_ts = pipeline: the RNIC's receive-pipeline depth [packets] */
+        uint32_t probe_base_ns;    /* probe_ts = pipeline: the RNIC's own probe-to-ACK latency [ns] */
         uint32_t rhcc_slack;       /* enum scn_slack */
     } host;
     scn_tenant *tenants;           /* stb_ds */
@@ -253,7 +256,7 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
     static const char *const variant[] = { "default", "paper", "mellanox", "htsim", NULL };
     static const char *const recover[] = { "ns3", "rfc6582", NULL };
     static const char *const pattern[] = { "incast", "permutation", "all_to_all", "pairs", NULL };
-    static const char *const probe_ts[] = { "head", "arrival", NULL };
+    static const char *const probe_ts[] = { "head", "arrival", "pipeline", NULL };
     static const char *const slack[] = { "fast_down", "uniform", NULL };
     static const scn_key keys[] = {
         SCN__KEY(SCN_SEC_RUN, "duration_us", SCN_T_U64, scn, run.duration_us, 1, 1000000000, NULL,
@@ -337,8 +340,14 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
                  "receive buffers' total size [MB]"),
         SCN__KEY(SCN_SEC_HOST, "cpu_outstanding", SCN_T_U64, scn, host.cpu_outstanding, 1, 1048576, NULL,
                  "CPU cache lines in flight at most [lines]"),
+        SCN__KEY(SCN_SEC_HOST, "cpu_wb_window", SCN_T_BOOL, scn, host.cpu_wb_window, 0, 1, NULL,
+                 "the write-backs of DDIO lines the CPU's fills evict count in its cpu_outstanding window (off: queued beside it, ahead of the IIO)"),
         SCN__KEY(SCN_SEC_HOST, "probe_ts", SCN_T_CHOICE, scn, host.probe_ts, 0, 0, probe_ts,
-                 "an RHCC probe's receive stamp: at the RX buffer's head or at its entry"),
+                 "an RHCC probe's receive stamp: at the RX buffer's head, at its entry, or at its entry into the RNIC's receive pipeline (rx_pipeline packets before the DMA writes; the ACK stamp + probe_base_ns)"),
+        SCN__KEY(SCN_SEC_HOST, "rx_pipeline", SCN_T_U64, scn, host.rx_pipeline, 1, 4096, NULL,
+                 "probe_ts = pipeline: packets of the RX buffer the RNIC has parsed and stamped ahead of their DMA writes [packets]"),
+        SCN__KEY(SCN_SEC_HOST, "probe_base_ns", SCN_T_U64, scn, host.probe_base_ns, 0, 100000, NULL,
+                 "probe_ts = pipeline: the RNIC's probe-to-ACK latency without congestion (the RHCC paper: 120) [ns]"),
         SCN__KEY(SCN_SEC_HOST, "rhcc_slack", SCN_T_CHOICE, scn, host.rhcc_slack, 0, 0, slack,
                  "RHCC receiver: a step down right after a step up skips hostCC's slack, or the slack before every step"),
         SCN__KEY(SCN_SEC_TENANT, "weight", SCN_T_U64, scn_tenant, weight, 1, 65535, NULL, "scheduler weight"),
@@ -759,6 +768,9 @@ SCN_DEF void scn_config_default(scn *s)
     s->nic.ack_timeout_ns = 5000; /* under one round trip of the shipped fabrics */
     s->host.cpu_outstanding = 400; /* dual Xeon 6240: 36 cores x ~11 line-fill buffers (docs/hostcc_model.md) */
     s->host.probe_ts = SCN_PROBE_TS_HEAD;
+    s->host.cpu_wb_window = 0;
+    s->host.rx_pipeline = 4;
+    s->host.probe_base_ns = 120;
     s->host.rhcc_slack = SCN_SLACK_FAST_DOWN;
     scn__tenant_default(&t, "bulk");
     t.msg_bytes.min = 65536;

@@ -77,5 +77,7 @@ static void hcc__host_ddio_step(hcc_host *h)
     while (h->cpu_wb_pending && hcc__host_mem_room(h)) {
         hcc__host_mem_put(h, HCC__HOST_M_WB_CPU, 0);
         h->cpu_wb_pending--;
+        if (h->cfg.cpu_wb_in_window)
+            h->cpu_out++; /* served: memctl.c gives the slot back */
     }
 }

@@ -9,6 +9,7 @@ HCC_API void hcc_host_config_default(hcc_host_config *cfg)
     cfg->clock_hz = 250000000u;
     cfg->rx_buffer_bytes = 256u * 1024u;
     cfg->rx_packets = 4096u;
+    cfg->rx_stage_packets = 1u;
     cfg->pfc = true;
     cfg->xoff_bytes = 256u * 1024u - 40u * 1024u;
     cfg->xon_bytes = 256u * 1024u - 56u * 1024u;
@@ -48,6 +49,8 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "rx_buffer_bytes", RNIC_EINVAL);
     if (cfg->rx_packets < 1u || cfg->rx_packets > (1u << 24))
         return rnic_config_bad(field, "rx_packets", RNIC_EINVAL);
+    if (cfg->rx_stage_packets < 1u || cfg->rx_stage_packets > cfg->rx_packets)
+        return rnic_config_bad(field, "rx_stage_packets", RNIC_EINVAL);
     if (cfg->pfc && (cfg->xoff_bytes == 0 || cfg->xoff_bytes > cfg->rx_buffer_bytes))
         return rnic_config_bad(field, "xoff_bytes", RNIC_EINVAL);
     if (cfg->pfc && cfg->xon_bytes >= cfg->xoff_bytes)
@@ -134,7 +137,6 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
     RNIC_MEMSET(mem, 0, l.total);
     h->cfg = *cfg;
     h->now = cfg->start_cycle;
-    h->head_left = cfg->start_cycle;
     h->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_HCC_HOST;
     rnic_trace_set(&h->trace, cfg->trace, cfg->trace_user);
     (void)rnic_ring_init(&h->rx, sizeof(rnic_work), cfg->rx_packets, m + l.rx, (size_t)cfg->rx_packets * sizeof(rnic_work));

@@ -23,6 +23,10 @@ typedef struct hcc_host_config {
     uint64_t clock_hz;        /* default 250 MHz (the composed RNIC's clock); 1 MHz .. 10 GHz */
     uint32_t rx_buffer_bytes; /* RNIC receive buffer, default 256 KB (Choice); 1 KB .. 2^30 */
     uint32_t rx_packets;      /* packet slots in it, default 4096; 1 .. 2^24 */
+    uint32_t rx_stage_packets; /* the RNIC's receive pipeline: the packets at the front of the RX
+                                  buffer it has taken in (parsed, timestamped) ahead of their DMA
+                                  writes; a record's offset counts from that entry. Default 1 (the
+                                  head: the packet being written); 1 .. rx_packets */
     bool pfc;                 /* default true */
     uint32_t xoff_bytes;      /* PAUSE when occupancy >= xoff, default buffer - 40 KB (Choice) */
     uint32_t xon_bytes;       /* RESUME when occupancy <= xon, default xoff - 16 KB (Choice) */
@@ -39,6 +43,9 @@ typedef struct hcc_host_config {
     uint64_t mem_bps;         /* memory bandwidth, b/s, default 265.6 Gb/s (33.2 GB/s); 8 Mb/s .. 2^43 */
     uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
     uint32_t cpu_outstanding; /* CPU lines in flight at most, default 180 (18 cores x 10 LFBs); 1 .. 2^20 */
+    bool cpu_wb_in_window;    /* the write-backs of DDIO lines CPU fills evict count in the CPU's
+                                 cpu_outstanding window (owed and queued), default false: they are
+                                 queued beside it, unbounded, ahead of the IIO (docs/hostcc_host.md) */
     uint64_t cpu_load_bps;    /* initial CPU offered load, b/s (set_cpu_load), default 0; <= 2^43 */
     uint32_t mba_level;       /* initial MBA level, 0 .. 4, default 0 */
     uint32_t ddio_lines;      /* DDIO lines, default 65536 (4 MB); 0 = DDIO off; <= 2^26 */
@@ -102,8 +109,10 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt);
 HCC_API uint32_t hcc_host_space_rx(const hcc_host *h);
 
 /* Packets whose last posted write left the RNIC: cycle = that cycle, aux = cycles since arrival,
- * offset = cycles since it reached the head of the RX buffer (arrival or the previous packet's
- * last write, the later): the RNIC's processing delay without the RX-buffer queue. */
+ * offset = cycles since it entered the receive pipeline, the last rx_stage_packets packets of the
+ * RX buffer (its arrival, or the last write of the packet rx_stage_packets ahead of it, the
+ * later; with the default 1: since it reached the head): the RNIC's processing delay without the
+ * rest of the RX-buffer queue. */
 HCC_API rnic_err hcc_host_pop_rx(hcc_host *h, rnic_work *out);
 HCC_API rnic_err hcc_host_peek_rx(const hcc_host *h, rnic_work *out);
 /* PFC frames: flags = HCC_HOST_WORK_PAUSE / _RESUME, cycle, addr = RX buffer bytes then. */
@@ -160,7 +169,6 @@ struct hcc_host {
     rnic_ring rx;               /* rnic_work; cycle = arrival */
     rnic_ring out, sig;
     uint32_t rx_bytes;
-    uint64_t head_left;         /* cycle the last packet's last write was issued */
     uint32_t head_issued;       /* bytes of the head packet already written */
     bool head_stalled;          /* the head write has waited for credits */
     bool paused, ecn;

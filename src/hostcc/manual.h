@@ -98,6 +98,7 @@
  *     clock_hz           250 MHz                                      1 MHz .. 10 GHz
  *     rx_buffer_bytes    256 KB, the RNIC RX buffer                   1 KB .. 2^30
  *     rx_packets         4096 packet slots in it                      1 .. 2^24
+ *     rx_stage_packets   1: receive-pipeline depth (records' offset)  1 .. rx_packets
  *     pfc                true                                         false: mark CE instead
  *     xoff_bytes         buffer - 40 KB: PAUSE at this occupancy      1 .. rx_buffer_bytes
  *     xon_bytes          xoff - 16 KB: RESUME at this occupancy       < xoff_bytes
@@ -111,6 +112,7 @@
  *     mem_bps            265.6 Gb/s (33.2 GB/s) memory bandwidth       8 Mb/s .. 2^43
  *     mem_queue          256 memory controller entries                 2 .. 2^20
  *     cpu_outstanding    180 CPU lines in flight (18 cores x 10)      1 .. 2^20
+ *     cpu_wb_in_window   false: CPU-eviction write-backs outside cpu_outstanding
  *     cpu_load_bps       0, the initial CPU offered load (b/s)        <= 2^43
  *     mba_level          0, the initial MBA level                     0 .. 4
  *     ddio_lines         65536 (4 MB); 0 = DDIO off                   <= 2^26

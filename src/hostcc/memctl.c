@@ -49,6 +49,8 @@ static void hcc__host_mem_step(hcc_host *h)
             break;
         default:
             h->stats.mem_lines_writeback++;
+            if (h->cfg.cpu_wb_in_window)
+                h->cpu_out--; /* the CPU's own write-back left its window */
             break;
         }
     }
@@ -60,10 +62,14 @@ static void hcc__host_cpu_step(hcc_host *h)
 {
     int64_t r, cost = hcc__host_line_cost(h);
     uint64_t cap = hcc__host_mba_bps[h->mba_level];
+    uint32_t owed;
     h->cpu_rate = h->cpu_load < cap ? h->cpu_load : cap;
     r = (int64_t)h->cpu_rate;
     h->cpu_tok = h->cpu_tok + r > r ? r : h->cpu_tok + r;
-    while (h->cpu_tok > 0 && h->cpu_out < h->cfg.cpu_outstanding && hcc__host_mem_room(h)) {
+    /* with cpu_wb_in_window, the write-backs the CPU's fills owe (cpu_wb_pending) hold window
+     * slots too: a core cannot fill past the dirty lines it must write back first */
+    owed = h->cfg.cpu_wb_in_window ? h->cpu_wb_pending : 0u;
+    while (h->cpu_tok > 0 && h->cpu_out + owed < h->cfg.cpu_outstanding && hcc__host_mem_room(h)) {
         hcc__host_mem_put(h, h->cpu_write_next ? HCC__HOST_M_CPU_WRITE : HCC__HOST_M_CPU_READ, 64u);
         h->cpu_write_next = !h->cpu_write_next;
         h->cpu_out++;

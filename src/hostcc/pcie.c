@@ -38,11 +38,15 @@ static void hcc__host_out(hcc_host *h)
 {
     rnic_work o;
     uint64_t head;
+    uint32_t k = h->cfg.rx_stage_packets;
     (void)rnic_ring_pop(&h->rx, &o);
     h->head_issued = 0;
-    /* it reached the head when it arrived or when the packet before it left, the later */
-    head = (int64_t)(h->head_left - o.cycle) > 0 ? h->head_left : o.cycle;
-    h->head_left = h->now;
+    /* it entered the receive pipeline (aux cycles after its arrival, push_rx / below) */
+    head = o.cycle + o.aux;
+    if (h->rx.count >= k) { /* the packet k - 1 behind the head enters it now */
+        rnic_work *e = (rnic_work *)(void *)rnic__ring_slot(&h->rx, k - 1u);
+        e->aux = (h->now - e->cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - e->cycle);
+    }
     o.aux = (h->now - o.cycle) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - o.cycle);
     o.offset = (h->now - head) > UINT32_MAX ? UINT32_MAX : (uint32_t)(h->now - head);
     o.cycle = h->now;

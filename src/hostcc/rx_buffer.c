@@ -37,6 +37,10 @@ HCC_API rnic_err hcc_host_push_rx(hcc_host *h, const rnic_work *pkt)
         h->stats.marked++;
     }
     (void)rnic_ring_push(&h->rx, &w);
+    /* while buffered, aux holds the cycles from arrival to its entry into the receive pipeline
+     * (hcc__host_out rewrites it): 0 when it arrives within rx_stage_packets of the head */
+    if (h->rx.count <= h->cfg.rx_stage_packets)
+        ((rnic_work *)(void *)rnic__ring_slot(&h->rx, h->rx.count - 1u))->aux = 0;
     h->rx_bytes += w.len;
     h->stats.packets_in++;
     h->stats.bytes_in += w.len;

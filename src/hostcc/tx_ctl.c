@@ -320,6 +320,10 @@ HCC_API rnic_err hcc_tx_push_probe_ack(hcc_tx *c, const rnic_work *ack)
     f->d_old = d_cur;
     f->ack_next += (uint64_t)d + 1u;
     c->stats.probe_acks++;
+    c->stats.d_sum_ns += d_cur;
+    if (d_cur > c->stats.d_max_ns)
+        c->stats.d_max_ns = d_cur;
+    c->stats.d_over_thr += d_cur > c->cfg.d_thr_ns;
     RNIC__TRACE_REC(c, RNIC_TRACE_PUSH, ack);
     HCC__TX_TRACE(c, HCC_TX_TRACE_REV, ack->flow, f->r_rev, d_cur);
     hcc__tx_touch(c, ack->flow);

@@ -66,6 +66,8 @@ typedef struct hcc_tx_stats {
     uint64_t probes_out;        /* probe records produced */
     uint64_t probes_dropped;    /* requests not yet produced when their flow was closed */
     uint64_t probe_acks;        /* ACKs accepted: Eq. 1 updates */
+    uint64_t d_sum_ns, d_max_ns; /* D_cur of those ACKs: sum and largest (ns) */
+    uint64_t d_over_thr;        /* those with D_cur > D_thr (Eq. 1's error term cuts) */
     uint64_t rev_floor;         /* Eq. 1 results raised to rate_floor_bps */
     uint64_t rev_ceiling;       /* Eq. 1 results lowered to link_bps */
     uint64_t bracket_nonpositive; /* Eq. 1 brackets <= 0 (R_rev -> 0, then the floor) */
