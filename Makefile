@@ -256,6 +256,8 @@ $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_scenario.o): examples
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h examples/rnic_model/fabric.h
+# the two DCQCN experiments share their variant options
+build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/dcqcn_variant.h
 build/tonic_irn_loss build/tonic_ndp_incast: examples/rnic_model/net.h examples/rnic_model/xs_driver.h examples/rnic_model/fabric.h
 # the Palos experiments' driver (examples/palos_sim.h) runs on the fabric's scheduler
 $(addprefix build/,$(filter palos_%,$(EXAMPLES))): examples/rnic_model/fabric.h

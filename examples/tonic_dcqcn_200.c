@@ -5,7 +5,7 @@
  * per 50 us per flow; RED marking at the switch's dequeue, Kmin 5 KB, Kmax 200 KB, Pmax 1 %). The
  * paper reports 203 +- 0.2 Mb/s per flow and a matching distribution of CNPs.
  *
- *   build/tonic_dcqcn_200 [--ms N | --quick] [--flows-per-host N] [--no-pfc] [--csv F]
+ *   build/tonic_dcqcn_200 [--ms N | --quick] [--flows-per-host N] [--no-pfc] [--csv F] [variant options]
  *
  * PFC is on (xoff 1 MB, xon 900 KB per ingress, 100 KB headroom, in the 5.5 MB buffer): the 200
  * flows all start at line rate (40 Gb/s each, limited to 400 Mb/s by the host's round robin) and
@@ -13,16 +13,30 @@
  * the two hosts offer 80 Gb/s to a 40 Gb/s port: without PFC (--no-pfc) the 5.5 MB buffer overflows
  * in the first 2 ms (go-back-N then recovers by NAK and timeouts).
  *
+ * Variant options (one at a time, to measure what each candidate cause of the spread does;
+ * docs/transport_dcqcn.md "The 200-flow experiment beside the paper"): --kmin/--kmax (bytes),
+ * --pmax-ppm, --seed (RED's random stream), --cnp-deferred (htsim's notification point: marks
+ * inside the interval send one CNP at its end), --rate-us / --alpha-us (the two timers),
+ * --byte-counter (bytes), --f, --alpha-first (cut with the updated alpha), --alpha-init-half,
+ * --no-marking (ECN off: PFC and the hosts' round robin alone), --ns3-defaults (the parameters of
+ * the authors' ns-3 code that Tonic's paper names, ref. [44], mix/config.txt: Kmin 40 and Kmax
+ * 1,000 cells of 1,030 B, Pmax 100 %, rate timer 60 us, byte counter 300 KB, alpha updated before
+ * the cut and starting at 0.5, and its fast-recovery count: the increase after the F-th timer event
+ * is additive, which is F - 1 in this model's counting).
+ *
  * Throughput is goodput (payload bytes the receiver delivered for the first time / run time).
  * CSV: flow,host,mbps,cnps (CNPs that reached the flow's sender).
  * RESULT exp=dcqcn_200 flows mean_mbps stdev_mbps min_mbps max_mbps cnps cnps_per_flow_min
- * cnps_per_flow_max. */
+ * cnps_per_flow_max wire_mbps link_util_pct sem_mbps: wire_mbps = mean_mbps x (1,000 + 42) / 1,000
+ * (the rate on the wire, headers included), link_util_pct = 200 x wire_mbps over the 40 Gb/s line
+ * rate, sem_mbps = stdev_mbps / sqrt(flows) (the standard error of the mean over the flows). */
 #define _POSIX_C_SOURCE 200809L
 #include "rnic_model/tonic_sim.h"
 #include <math.h>
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "dcqcn_variant.h"
 
 /* CNP counting: a copy of DCQCN whose incoming hook counts CNPs per flow */
 static tp_hook_fn dcqcn_incoming;
@@ -38,7 +52,7 @@ static void count_incoming(const tp_event *ev, void *ctx, tp_actions *act)
 
 static void usage(const char *argv0)
 {
-    printf("usage: %s [--ms N | --quick] [--flows-per-host N] [--no-pfc] [--csv F]\n"
+    printf("usage: %s [--ms N | --quick] [--flows-per-host N] [--no-pfc] [--csv F] [variant options]\n"
            "Tonic 6.2.2 Multiple Flows: two senders x N DCQCN flows into one 40 Gb/s port; a RESULT line at the end.\n"
            "  --ms N                simulated time [ms]; default 1000; range 0.001..1000000\n"
            "  --quick               --ms 100 (make test)\n"
@@ -47,6 +61,7 @@ static void usage(const char *argv0)
            "  --csv F               one row per flow as CSV; default none\n"
            "  --help, -h            this text, exit status 0; a bad option exits 2 naming it\n",
            cli_prog(argv0));
+    fputs(DCQCN_VARIANT_HELP, stdout);
     exit(0);
 }
 
@@ -56,11 +71,13 @@ int main(int argc, char **argv)
     ts_sim s;
     tp_protocol proto;
     tp_dcqcn_config dp;
+    dcqcn_variant v;
     bool pfc = true;
-    double ms = 1000.0, seconds, t0, t1, *mbps, sum = 0, sq = 0, mn = 1e300, mx = 0, mean, sd;
+    double ms = 1000.0, seconds, t0, t1, *mbps, sum = 0, sq = 0, mn = 1e300, mx = 0, mean, sd, wire;
     uint32_t fph = 100, i, n;
     uint64_t cnps = 0, cmin = UINT64_MAX, cmax = 0;
     const char *csv = NULL;
+    memset(&v, 0, sizeof v);
     for (i = 1; i < (uint32_t)argc; i++) {
         if (cli_is_help(argv[i]))
             usage(argv[0]);
@@ -74,7 +91,7 @@ int main(int argc, char **argv)
             csv = CLI_VALUE(i);
         else if (!strcmp(argv[i], "--no-pfc"))
             pfc = false;
-        else
+        else if (!dcqcn_variant_parse(argc, argv, &i, &v))
             cli_unknown(argv[0], argv[i]);
     }
     if (ms <= 0 || fph == 0)
@@ -111,6 +128,7 @@ int main(int argc, char **argv)
         c.pfc_xon_bytes = 900000;
         c.pfc_headroom_bytes = 100000;
     }
+    dcqcn_variant_apply(&v, &c, &dp);
     n = c.senders * fph;
     cnp_flows = n;
     cnp_count = (uint64_t *)calloc(n, sizeof *cnp_count);
@@ -166,9 +184,11 @@ int main(int argc, char **argv)
                (unsigned long long)s.sw.stats.dropped[NET_DROP_BUFFER], (unsigned long long)pauses,
                (unsigned long long)s.processed_cycles, (unsigned long long)s.now, t1 - t0);
     }
+    wire = mean * (c.seg_size + c.header_bytes) / c.seg_size;
     printf("RESULT exp=dcqcn_200 flows=%u mean_mbps=%.3f stdev_mbps=%.3f min_mbps=%.3f max_mbps=%.3f cnps=%llu "
-           "cnps_per_flow_min=%llu cnps_per_flow_max=%llu\n",
-           n, mean, sd, mn, mx, (unsigned long long)cnps, (unsigned long long)cmin, (unsigned long long)cmax);
+           "cnps_per_flow_min=%llu cnps_per_flow_max=%llu wire_mbps=%.3f link_util_pct=%.3f sem_mbps=%.3f\n",
+           n, mean, sd, mn, mx, (unsigned long long)cnps, (unsigned long long)cmin, (unsigned long long)cmax, wire,
+           100.0 * wire * n * 1e6 / (double)c.link_bps, sd / sqrt((double)n));
     free(mbps);
     free(cnp_count);
     ts_free(&s);

@@ -24,13 +24,16 @@
  * RESULT exp=dcqcn_pair converge_ms rate_a_gbps rate_b_gbps jain fluid_converge_ms fluid_rate_a_gbps
  * fluid_rate_b_gbps: converge_ms = the first time after which both flows stay within 5 % of 20 Gb/s
  * (1 ms windows) to the end (-1: never); rates = means over the last half of the run; in_band_frac =
- * the fraction of 1 ms windows in the last half where both are within 5 % of 20 Gb/s. */
+ * the fraction of 1 ms windows in the last half where both are within 5 % of 20 Gb/s; split_sd_gbps =
+ * the standard deviation of flow a's 1 ms window rate over the last half (fluid_*: the same of the
+ * fluid model). Variant options (examples/dcqcn_variant.h, --help): one candidate cause at a time. */
 #define _POSIX_C_SOURCE 200809L
 #include "rnic_model/tonic_sim.h"
 #include <math.h>
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "dcqcn_variant.h"
 
 #define LINK_BPS 40000000000ull
 #define SEG 1000u
@@ -252,6 +255,23 @@ static double in_band_frac(const double *a, const double *b, uint32_t n, uint32_
     return cnt ? (double)ok / cnt : 0.0;
 }
 
+/* The standard deviation of one series' 1 ms window means over the last half: how far the split
+ * between the two flows wanders around 20 Gb/s. */
+static double split_sd(const double *a, uint32_t n, uint32_t per_ms)
+{
+    uint32_t w, nw = n / per_ms, cnt = 0;
+    double s = 0, sq = 0;
+    for (w = nw / 2; w < nw; w++) {
+        double x = 0;
+        uint32_t k;
+        for (k = 0; k < per_ms; k++)
+            x += a[w * per_ms + k];
+        x /= per_ms;
+        s += x, sq += x * x, cnt++;
+    }
+    return cnt > 1 ? sqrt((sq - s * s / cnt) / (cnt - 1)) : 0.0;
+}
+
 static double mean_tail(const double *x, uint32_t n)
 {
     double s = 0;
@@ -263,13 +283,14 @@ static double mean_tail(const double *x, uint32_t n)
 
 static void usage(const char *argv0)
 {
-    printf("usage: %s [--ms N | --quick] [--csv F]\n"
+    printf("usage: %s [--ms N | --quick] [--csv F] [variant options]\n"
            "Tonic Fig. 4: two DCQCN flows share a 40 Gb/s link, beside the DCQCN fluid model; a RESULT line at the end.\n"
            "  --ms N       simulated time [ms]; default 1000; range 1..1000000\n"
            "  --quick      --ms 50 (make test)\n"
            "  --csv F      rates, DCQCN registers and queue every 100 us as CSV; default none\n"
            "  --help, -h   this text, exit status 0; a bad option exits 2 naming it\n",
            cli_prog(argv0));
+    fputs(DCQCN_VARIANT_HELP, stdout);
     exit(0);
 }
 
@@ -279,12 +300,14 @@ int main(int argc, char **argv)
     ts_sim s;
     tp_protocol proto;
     tp_dcqcn_config dp;
+    dcqcn_variant var;
     fluid fm;
     double ms = 1000.0, t0, t1, *ra, *rb, *fa, *fb, ma, mb, fma, fmb, jn;
     uint32_t i, n, per_ms = 1000u / SAMPLE_US, fsteps;
     uint64_t prev[2] = {0, 0}, cycles_per_sample;
     const char *csv = NULL;
     FILE *out = NULL;
+    memset(&var, 0, sizeof var);
     for (i = 1; i < (uint32_t)argc; i++) {
         if (cli_is_help(argv[i]))
             usage(argv[0]);
@@ -294,7 +317,7 @@ int main(int argc, char **argv)
             ms = 50.0;
         else if (!strcmp(argv[i], "--csv"))
             csv = CLI_VALUE(i);
-        else
+        else if (!dcqcn_variant_parse(argc, argv, &i, &var))
             cli_unknown(argv[0], argv[i]);
     }
     if (ms < 1.0)
@@ -326,6 +349,7 @@ int main(int argc, char **argv)
     c.ecn_kmax_bytes = 200000;
     c.ecn_pmax_ppm = 10000;         /* 1 % */
     c.ecn_seed = 1;
+    dcqcn_variant_apply(&var, &c, &dp);
     if (ts_init(&s, &c) != 0) {
         fprintf(stderr, "set-up failed\n");
         return 1;
@@ -401,9 +425,11 @@ int main(int argc, char **argv)
                (unsigned long long)s.now, t1 - t0);
     }
     printf("RESULT exp=dcqcn_pair converge_ms=%.0f rate_a_gbps=%.3f rate_b_gbps=%.3f jain=%.5f fluid_converge_ms=%.0f "
-           "fluid_rate_a_gbps=%.3f fluid_rate_b_gbps=%.3f in_band_frac=%.3f fluid_in_band_frac=%.3f\n",
+           "fluid_rate_a_gbps=%.3f fluid_rate_b_gbps=%.3f in_band_frac=%.3f fluid_in_band_frac=%.3f split_sd_gbps=%.3f "
+           "fluid_split_sd_gbps=%.3f\n",
            converge_ms(ra, rb, n, per_ms), ma, mb, jn, converge_ms(fa, fb, n, per_ms), fma, fmb,
-           in_band_frac(ra, rb, n, per_ms), in_band_frac(fa, fb, n, per_ms));
+           in_band_frac(ra, rb, n, per_ms), in_band_frac(fa, fb, n, per_ms), split_sd(ra, n, per_ms),
+           split_sd(fa, n, per_ms));
     fl_free(&fm);
     free(ra);
     free(rb);

@@ -672,6 +672,30 @@ dcqcn_200_claim() { # 200 flows (100 ms): the link full (mean >= 97 % of 40 Gb/s
         awk_true "$m >= 0.97 * 40000 * 1000 / 1042 / 200 && $d <= 0.05 * $m && $lo > 0 && $hi <= 1.2 * $lo"
 }
 T claim tonic-dcqcn-200-flows-even-link-full dcqcn_200_claim
+dcqcn_200_rr_claim() { # issue 31 item 4: with ECN marking off, PFC and the hosts' per-packet round robin alone give
+    # every flow the fair share of the link's payload rate (40 Gb/s x 1000/1042 / 200) within 0.1 %, and no CNP: the even
+    # split the Tonic paper attributes to round robin, computed from the link rate alone (100 ms)
+    ./build/tonic_dcqcn_200 --quick --no-marking >"$OBJ/dcqcn-200-rr.out" || return 1
+    tail -n 1 "$OBJ/dcqcn-200-rr.out"
+    local lo hi c
+    lo=$(result_value "$OBJ/dcqcn-200-rr.out" min_mbps)
+    hi=$(result_value "$OBJ/dcqcn-200-rr.out" max_mbps)
+    c=$(result_value "$OBJ/dcqcn-200-rr.out" cnps)
+    [ -n "$lo" ] && [ -n "$hi" ] && [ -n "$c" ] &&
+        awk_true "$lo >= 0.999 * 40000 * 1000 / 1042 / 200 && $hi <= 1.001 * 40000 * 1000 / 1042 / 200 && $c == 0"
+}
+T claim tonic-dcqcn-200-round-robin-alone-even dcqcn_200_rr_claim
+dcqcn_200_noise_claim() { # issue 31 item 4: the 200 flows' spread is sampling noise of a stationary process, not a
+    # bias between flows: the per-flow standard deviation over 250 ms is 2 x that over 1 s (1 / sqrt(T)) within 25 %
+    ./build/tonic_dcqcn_200 --ms 250 >"$OBJ/dcqcn-200-250.out" || return 1
+    ./build/tonic_dcqcn_200 --ms 1000 >"$OBJ/dcqcn-200-1000.out" || return 1
+    local a b
+    a=$(result_value "$OBJ/dcqcn-200-250.out" stdev_mbps)
+    b=$(result_value "$OBJ/dcqcn-200-1000.out" stdev_mbps)
+    echo "stdev 250 ms $a, 1 s $b"
+    [ -n "$a" ] && [ -n "$b" ] && awk_true "$b > 0 && $a / $b >= 1.5 && $a / $b <= 2.5"
+}
+C claim tonic-dcqcn-200-spread-is-noise dcqcn_200_noise_claim
 irn_claim() { # IRN vs go-back-N, 4:1 at 100 Gb/s without PFC: every byte once; at 0.5 and 1 % loss
     # IRN's goodput >= 1.2x go-back-N's and its p99 FCT below go-back-N's (the IRN paper's result)
     saved tonic_irn_loss "$OBJ/irn.out" || return 1
