@@ -517,13 +517,13 @@ static void ref_resched(ref *r, uint32_t qp, u128 res)
 }
 
 /* The rate rule: a next start N after T becomes max(T, start of the last packet sent + its
- * length at the new rate); N <= T stays, but at least T - Lambda (the lag floor: no QP keeps
- * more lag than the lookahead into its new rate). */
+ * length at the new rate); N <= T stays, but while Phi <= 1 (before the write) at least
+ * T - Lambda (the lag floor: no QP keeps more lag than the lookahead into its new rate). */
 static u128 ref_next_start(ref *r, const ref_qp *q, u128 N, uint64_t new_cpb)
 {
     u128 c = q->sent_start + (u128)q->sent_len * new_cpb;
     if (N <= r->T) {
-        u128 floor = r->T > r->lambda ? r->T - r->lambda : 0;
+        u128 floor = r->T > r->lambda && r->phi <= ((uint64_t)1 << 32) ? r->T - r->lambda : 0; /* Phi before the write */
         r->lag_floored += N < floor;
         return N < floor ? floor : N;
     }

@@ -4,14 +4,16 @@
 
 /* The next start N after T moves to max(T, prev_start + prev_len * new_cpb): the last
  * packet sent is charged at the new rate from its start. N <= T (nothing owed): N stays, but
- * no further behind than the lag floor T - Lambda -- a QP starved or cut keeps no lag to
- * replay at its new rate. */
+ * while the link is not oversubscribed (Phi <= 1 before the write) no further behind than the
+ * lag floor T - Lambda -- a QP starved or cut keeps no lag to replay above its new rate. Under
+ * Phi > 1 its lag is unserved share and stays (a rate write every microsecond must not forgive
+ * it, docs/tassel_model.md "A QP's lag"). */
 static rnic_ftime rl__retimed_start(rl *r, const rl__qp *q, rnic_ftime N, rnic_q32 new_cpb)
 {
     rnic_ftime c = rl__prev_start(q);
     if (!rnic_ftime_before(r->T, N)) {
         rnic_ftime floor = rl__lag_floor(r);
-        if (!rnic_ftime_before(N, floor))
+        if (r->phi > RNIC_Q32_ONE || !rnic_ftime_before(N, floor)) /* Phi before the write */
             return N;
         r->stats.lag_floored++;
         return floor;
