@@ -3938,6 +3938,19 @@ static void tp__credit_timers(tp *t)
     }
 }
 
+/* Flow f's ring head leaves on the TX port at this cycle (the caller checked the port has room). */
+static void tp__emit_head(tp *t, uint32_t f, rnic_work *seg)
+{
+    tp__flow *fl = &t->flows[f];
+    fl->ring_head++;
+    fl->ring_count--;
+    seg->cycle = t->now;
+    tp__port_push(&t->tx, seg);
+    t->stats.segments_out++;
+    t->stats.bytes_out += seg->len;
+    RNIC__TRACE(t, RNIC_TRACE_OUT, f, seg->index, seg->len);
+}
+
 /* Transmit: one segment address out per cycle from the head of ready-to-tx. */
 static void tp__credit_transmit(tp *t)
 {
@@ -3973,13 +3986,7 @@ static void tp__credit_transmit(tp *t)
         fl->credit_fx -= seg.len;
     else if (t->proto->credit == TP_CREDIT_RATE)
         fl->credit_fx -= (uint64_t)seg.len << TP__FX;
-    fl->ring_head++;
-    fl->ring_count--;
-    seg.cycle = t->now;
-    tp__port_push(&t->tx, &seg);
-    t->stats.segments_out++;
-    t->stats.bytes_out += seg.len;
-    RNIC__TRACE(t, RNIC_TRACE_OUT, f, seg.index, seg.len);
+    tp__emit_head(t, f, &seg);
     tp__segment_sent(t, f);
     tp__credit_check(t, f);
 }
@@ -4380,13 +4387,7 @@ static void tp__rtl_cr(tp *t)
         if (tp__port_full(&t->tx)) {
             t->stats.tx_stalls++; /* the RTL's outq would stop ready-to-tx reads; here the caller drains */
         } else {
-            fl->ring_head++;
-            fl->ring_count--;
-            seg.cycle = t->now;
-            tp__port_push(&t->tx, &seg);
-            t->stats.segments_out++;
-            t->stats.bytes_out += seg.len;
-            RNIC__TRACE(t, RNIC_TRACE_OUT, x, seg.index, seg.len);
+            tp__emit_head(t, x, &seg);
             r->dp_line[(t->now + TP__RTL_LINE) & 7u] = x;
         }
     }

@@ -393,13 +393,7 @@ static void tp__rtl_cr(tp *t)
         if (tp__port_full(&t->tx)) {
             t->stats.tx_stalls++; /* the RTL's outq would stop ready-to-tx reads; here the caller drains */
         } else {
-            fl->ring_head++;
-            fl->ring_count--;
-            seg.cycle = t->now;
-            tp__port_push(&t->tx, &seg);
-            t->stats.segments_out++;
-            t->stats.bytes_out += seg.len;
-            RNIC__TRACE(t, RNIC_TRACE_OUT, x, seg.index, seg.len);
+            tp__emit_head(t, x, &seg);
             r->dp_line[(t->now + TP__RTL_LINE) & 7u] = x;
         }
     }
