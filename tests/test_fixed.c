@@ -577,6 +577,30 @@ static void test_ftime_add_q32(void)
     }
 }
 
+/* t - q modulo 2^96 against the 128-bit reference (wraps below cycle 0 and borrows from frac). */
+static void test_ftime_sub_q32(void)
+{
+    rnic_prng p;
+    long n;
+    rnic_ftime z = { 0, 5 };
+    rnic_ftime_sub_q32(&z, ((uint64_t)3 << 32) | 6u); /* 0 + 5/2^32 - (3 + 6/2^32): borrow and wrap */
+    CHECK_EQ(z.cycle, UINT64_MAX - 3u);
+    CHECK_EQ(z.frac, UINT32_MAX);
+    rnic_prng_seed(&p, g_seed ^ 0x5b32);
+    for (n = 0; n < 1000000 && TEST_FAILS() == 0; n++) {
+        rnic_ftime t = rand_ftime(&p), want, back;
+        uint64_t q = rand_edge(&p);
+        want = ft_of_raw(ft_raw(t) - q);
+        back = t;
+        rnic_ftime_sub_q32(&t, q);
+        CHECK_EQ(t.cycle, want.cycle);
+        CHECK_EQ(t.frac, want.frac);
+        rnic_ftime_add_q32(&t, q); /* the inverse of add */
+        CHECK_EQ(t.cycle, back.cycle);
+        CHECK_EQ(t.frac, back.frac);
+    }
+}
+
 /* ---- drift: a paced stream against the exact time computed from the TRUE rates ---- */
 
 /* Exact time of `bytes` bytes at bps on clock: integer part into *q, fraction into *f. */
@@ -1001,6 +1025,7 @@ int main(void)
     RUN(test_ftime_add_bytes_exact);
     RUN(test_ftime_add_bytes_overflow_and_wrap);
     RUN(test_ftime_add_q32);
+    RUN(test_ftime_sub_q32);
     RUN(test_drift_paced_stream);
     RUN(test_drift_constant_rate_does_not_grow);
     RUN(test_whole_cycle_departures);
