@@ -139,7 +139,9 @@ rm -f "$CSV"
 # FM_TRACE_TP_MORE + 1) when their variants differ. RATE events (kind 5, a = the applied rate):
 # per QP, the shortest gap in cycles between two increases.
 variant_gaps() { # bulk-variant rpc-variant -> "gap4 gap21" (-1: no two increases)
-    "$BIN" "${INCAST[@]}" --set host.model=off --set run.duration_us=3000 --set run.drain=off \
+    # 6 ms: under the incast a mellanox flow (300 us timer) raises its rate only after 300 us without
+    # a CNP; in 3 ms no flow raised twice once Tassel's lag floor changed the CNP timing (issue 31)
+    "$BIN" "${INCAST[@]}" --set host.model=off --set run.duration_us=6000 --set run.drain=off \
         --set tenant.bulk.variant="$1" --set tenant.rpc.variant="$2" --trace-csv /dev/stdout |
         awk -F, '$3 == 5 && NF == 6 { h = int($2 / 32); e = $2 % 32; if (h < 1 || (e != 4 && e != 21)) next;
                    k = $2 "/" $4;

@@ -102,8 +102,9 @@ le "$(field share_err_pct "$r")" 2 || bad "qos incast_caps: share_err_pct=$(fiel
 # ---- Palos unchanged ----
 r=$("$BIN" --scenario scenarios/default.conf --set run.duration_us=400 --set run.warmup_us=100 --set output.pcap= \
     --set host.cpu_outstanding=180 --quiet | grep '^RESULT')
-check "palos default" "sched=$(field sched "$r"), digest=$(field digest "$r") = d0093ced754b3885 (pinned)" \
-    test "$(field sched "$r")" = palos -a "$(field digest "$r")" = d0093ced754b3885
+# pinned again in issue 31: Tassel's lag floor changes the NICs' departures (was d0093ced754b3885)
+check "palos default" "sched=$(field sched "$r"), digest=$(field digest "$r") = 8145fe4936b5af31 (pinned)" \
+    test "$(field sched "$r")" = palos -a "$(field digest "$r")" = 8145fe4936b5af31
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
