@@ -3478,8 +3478,11 @@ static rnic_ftime rl__retimed_start(rl *r, const rl__qp *q, rnic_ftime N, rnic_q
 {
     rnic_ftime c = rl__prev_start(q);
     if (!rnic_ftime_before(r->T, N)) {
-        rnic_ftime floor = rl__lag_floor(r);
-        if (r->phi > RNIC_Q32_ONE || !rnic_ftime_before(N, floor)) /* Phi before the write */
+        rnic_ftime floor;
+        if (r->phi > RNIC_Q32_ONE) /* Phi before the write */
+            return N;
+        floor = rl__lag_floor(r);
+        if (!rnic_ftime_before(N, floor))
             return N;
         r->stats.lag_floored++;
         return floor;
@@ -3748,9 +3751,12 @@ static void rl__round(rl *r, uint32_t qpi)
     /* Not oversubscribed (T is real time): a QP starved beyond the lookahead could make up its
      * lag only above its rate, so it replays none of it. Under Phi > 1 the lag is unserved share,
      * which WF2Q+ gives back (docs/tassel_model.md, "A QP's lag"). */
-    if (r->phi <= RNIC_Q32_ONE && rnic_ftime_before(t, rl__lag_floor(r))) {
-        t = last_start = rl__lag_floor(r);
-        r->stats.lag_floored++;
+    if (r->phi <= RNIC_Q32_ONE) {
+        rnic_ftime floor = rl__lag_floor(r);
+        if (rnic_ftime_before(t, floor)) {
+            t = last_start = floor;
+            r->stats.lag_floored++;
+        }
     }
     while (p < n && wi < w) { /* cut at most n packets (an error record counts as one) */
         const rnic_work *e = &r->fetched[wi];

@@ -70,7 +70,7 @@ typedef struct run {
 
 static void burst_add(struct burst *b, uint64_t cycle, uint32_t len);
 
-static int run_init(run *x, uint32_t flows, uint32_t desc_depth)
+static int run_init(run *x, uint32_t flows, uint32_t desc_depth, uint32_t sq)
 {
     rl_config cfg;
     size_t size;
@@ -81,6 +81,7 @@ static int run_init(run *x, uint32_t flows, uint32_t desc_depth)
     cfg.max_flows = flows;
     cfg.desc_depth = desc_depth;
     cfg.source = backlog;
+    cfg.schedule_queue = sq;
     size = rl_mem_size(&cfg);
     x->r = (rl *)malloc(sizeof *x->r);
     x->mem = size ? malloc(size) : NULL;
@@ -168,7 +169,7 @@ static double oversub(uint32_t flows, uint32_t fixed, uint64_t fixed_bps, uint64
     run x;
     uint32_t f;
     double util;
-    if (!run_init(&x, flows, k))
+    if (!run_init(&x, flows, k, RL_SCHEDULE_FIFO))
         return -1;
     x.watch = UINT32_MAX;
     for (f = 0; f < flows; f++) {
@@ -238,27 +239,9 @@ static double cut_raise(uint32_t k, int ranked, double *gbps_a, double *gbps_b, 
     rnic_work w;
     run x;
     memset(bytes, 0, sizeof bytes);
-    if (!run_init(&x, 2, k)) {
+    if (!run_init(&x, 2, k, ranked ? RL_SCHEDULE_RANKED : RL_SCHEDULE_FIFO)) {
         run_free(&x);
         return -1;
-    }
-    if (ranked) { /* the option: re-initialise with it */
-        rl_config cfg;
-        size_t size;
-        rl_config_default(&cfg);
-        cfg.clock_hz = CLOCK_HZ;
-        cfg.link_bps = LINK_BPS;
-        cfg.max_flows = 2;
-        cfg.desc_depth = k;
-        cfg.source = backlog;
-        cfg.schedule_queue = RL_SCHEDULE_RANKED;
-        size = rl_mem_size(&cfg);
-        free(x.mem);
-        x.mem = malloc(size);
-        if (!x.mem || rl_init(x.r, &cfg, x.mem, size) != RNIC_OK) {
-            run_free(&x);
-            return -1;
-        }
     }
     for (f = 0; f < 2; f++)
         burst_init(&b[f], after[f]);
@@ -305,7 +288,7 @@ static double doorbell_burst(uint64_t bps, uint32_t *lookahead)
     rnic_work w;
     run x;
     double ratio;
-    if (!run_init(&x, 16, 60)) {
+    if (!run_init(&x, 16, 60, RL_SCHEDULE_FIFO)) {
         run_free(&x);
         return -1;
     }
@@ -361,7 +344,7 @@ int main(int argc, char **argv)
     }
 
     /* raise */
-    if (!run_init(&x, 1024, 60))
+    if (!run_init(&x, 1024, 60, RL_SCHEDULE_FIFO))
         return 1;
     L = rl_pcie_latency_cycles(x.r);
     first_target = new_pkt + 2.0 * (double)L;
@@ -395,7 +378,7 @@ int main(int argc, char **argv)
            phi2, util2, phi16k, util16k);
 
     /* lower */
-    if (!run_init(&x, 1024, 60))
+    if (!run_init(&x, 1024, 60, RL_SCHEDULE_FIFO))
         return 1;
     x.watch = 0;
     rl_set_rate(x.r, 0, 10000000000ull);

@@ -12,8 +12,11 @@ static rnic_ftime rl__retimed_start(rl *r, const rl__qp *q, rnic_ftime N, rnic_q
 {
     rnic_ftime c = rl__prev_start(q);
     if (!rnic_ftime_before(r->T, N)) {
-        rnic_ftime floor = rl__lag_floor(r);
-        if (r->phi > RNIC_Q32_ONE || !rnic_ftime_before(N, floor)) /* Phi before the write */
+        rnic_ftime floor;
+        if (r->phi > RNIC_Q32_ONE) /* Phi before the write */
+            return N;
+        floor = rl__lag_floor(r);
+        if (!rnic_ftime_before(N, floor))
             return N;
         r->stats.lag_floored++;
         return floor;
