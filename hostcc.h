@@ -115,7 +115,8 @@
  *     mem_bps            265.6 Gb/s (33.2 GB/s) memory bandwidth       8 Mb/s .. 2^43
  *     mem_queue          256 memory controller entries                 2 .. 2^20
  *     cpu_outstanding    180 CPU lines in flight (18 cores x 10)      1 .. 2^20
- *     cpu_wb_in_window   false: CPU-eviction write-backs outside cpu_outstanding
+ *     cpu_evict_wb       HCC_HOST_EVICT_WB_IO: a CPU-evicted I/O line's write-back holds an
+ *                        IIO memory credit (_CPU: the CPU's window; _QUEUED: nobody's)
  *     cpu_load_bps       0, the initial CPU offered load (b/s)        <= 2^43
  *     mba_level          0, the initial MBA level                     0 .. 4
  *     ddio_lines         65536 (4 MB); 0 = DDIO off                   <= 2^26
@@ -2215,6 +2216,17 @@ HCC_API const char *hcc_version(void);
 #define HCC_HOST_WORK_PAUSE (512u << RNIC_WORK_ENGINE_SHIFT)
 #define HCC_HOST_WORK_RESUME (1024u << RNIC_WORK_ENGINE_SHIFT)
 
+/* cpu_evict_wb: the write-back of an I/O line a CPU fill evicted is held by
+ * _IO (default): one of the IIO's iio_mem_credits, like the write-back of its own allocations --
+ *   I/O data pays its own way to memory; while iio_mem_credits of them are owed, CPU fills evict
+ *   no more I/O lines (the LLC takes a clean victim: ddio_cpu_evictions_deferred);
+ * _CPU: the CPU's cpu_outstanding window (the fill holds its slot until the write-back is queued);
+ * _QUEUED: nobody: an unbounded count queued ahead of the IIO (the model before issue 31; starves
+ *   the IIO for hundreds of microseconds at a time, kept to reproduce earlier figures). */
+#define HCC_HOST_EVICT_WB_IO 0u
+#define HCC_HOST_EVICT_WB_CPU 1u
+#define HCC_HOST_EVICT_WB_QUEUED 2u
+
 /* Engine-specific trace kinds (engine RNIC_ENGINE_HCC_HOST). */
 #define HCC_HOST_TRACE_PAUSE 16u  /* PAUSE sent: a = RX buffer bytes */
 #define HCC_HOST_TRACE_RESUME 17u /* RESUME sent: a = RX buffer bytes, b = cycles paused */
@@ -2247,9 +2259,9 @@ typedef struct hcc_host_config {
     uint64_t mem_bps;         /* memory bandwidth, b/s, default 265.6 Gb/s (33.2 GB/s); 8 Mb/s .. 2^43 */
     uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
     uint32_t cpu_outstanding; /* CPU lines in flight at most, default 180 (18 cores x 10 LFBs); 1 .. 2^20 */
-    bool cpu_wb_in_window;    /* the write-backs of DDIO lines CPU fills evict count in the CPU's
-                                 cpu_outstanding window (owed and queued), default false: they are
-                                 queued beside it, unbounded, ahead of the IIO (docs/hostcc_host.md) */
+    uint32_t cpu_evict_wb;    /* who holds the write-back of a dirty DDIO line a CPU fill evicts
+                                 until memory serves it (HCC_HOST_EVICT_WB_*; docs/hostcc_model.md
+                                 "CPU-eviction write-backs"): default _IO, the IIO's memory credits */
     uint64_t cpu_load_bps;    /* initial CPU offered load, b/s (set_cpu_load), default 0; <= 2^43 */
     uint32_t mba_level;       /* initial MBA level, 0 .. 4, default 0 */
     uint32_t ddio_lines;      /* DDIO lines, default 65536 (4 MB); 0 = DDIO off; <= 2^26 */
@@ -2279,6 +2291,7 @@ typedef struct hcc_host_stats {
     uint64_t iio_lines_in, iio_lines_freed, iio_max, credits_returned;
     uint64_t mem_lines_iio, mem_lines_cpu_read, mem_lines_cpu_write, mem_lines_writeback;
     uint64_t ddio_hits, ddio_misses, ddio_writebacks, ddio_cpu_evictions;
+    uint64_t ddio_cpu_evictions_deferred;    /* _IO: a CPU fill's I/O eviction waited for a credit */
     uint64_t bytes_to_memory_or_ddio;        /* IIO payload bytes taken by memory or DDIO */
     uint64_t cpu_bytes_served;
     uint64_t cpu_load_clamped;               /* set_cpu_load above the ceiling, clamped */
@@ -2386,6 +2399,8 @@ struct hcc_host {
     /* IIO */
     rnic_ring iio_q;            /* hcc__host_line: lines waiting to be forwarded */
     uint32_t iio_at_mem;        /* lines forwarded, waiting for memory (their own or a write-back) */
+    uint32_t iio_wb_evicted;    /* cpu_evict_wb _IO: CPU-evicted I/O write-backs on IIO memory credits
+                                   (credits, not lines of the IIO buffer: not in its occupancy) */
     uint64_t iio_cum;
     /* memory controller and CPU */
     rnic_ring mem_q;            /* hcc__host_mreq */
@@ -2400,7 +2415,7 @@ struct hcc_host {
     uint32_t ddio_sets;
     uint32_t evict_set;
     uint32_t evict_acc;         /* millionths of an eviction owed */
-    uint32_t cpu_wb_pending;    /* write-backs of CPU evictions waiting for queue room */
+    uint32_t cpu_wb_pending;    /* write-backs of CPU evictions waiting for queue room (_IO: and a credit) */
 };
 /* ==== end src/hostcc/host.h ==== */
 /* ==== begin src/hostcc/rx_ctl.h ==== */
@@ -3296,6 +3311,7 @@ static void hcc__host_pcie_step(hcc_host *h)
 #define HCC__HOST_M_IIO 2u    /* an IIO line written to memory (DDIO off) */
 #define HCC__HOST_M_WB_IIO 3u /* the write-back an IIO line's DDIO allocation waits for */
 #define HCC__HOST_M_WB_CPU 4u /* the write-back of a DDIO line a CPU fill evicted */
+#define HCC__HOST_M_WB_EVICTED_IO 5u /* the same, held by an IIO memory credit (cpu_evict_wb _IO) */
 
 #define HCC__HOST_CUM_MASK ((((uint64_t)1) << 48) - 1u)
 
@@ -3341,7 +3357,7 @@ static void hcc__host_iio_step(hcc_host *h)
 {
     while (h->iio_q.count) {
         const hcc__host_line *x = (const hcc__host_line *)rnic_ring_peek(&h->iio_q);
-        bool can_queue = hcc__host_mem_room(h) && h->iio_at_mem < h->cfg.iio_mem_credits;
+        bool can_queue = hcc__host_mem_room(h) && h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits;
         if (h->ddio) {
             int r = hcc__host_ddio_write(h, x, can_queue);
             if (r < 0)
@@ -3413,9 +3429,13 @@ static void hcc__host_mem_step(hcc_host *h)
             h->iio_at_mem--;
             hcc__host_free_line(h);
             break;
+        case HCC__HOST_M_WB_EVICTED_IO:
+            h->stats.mem_lines_writeback++;
+            h->iio_wb_evicted--; /* the credit goes back to the IIO; no line of its buffer is freed */
+            break;
         default:
             h->stats.mem_lines_writeback++;
-            if (h->cfg.cpu_wb_in_window)
+            if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU)
                 h->cpu_out--; /* the CPU's own write-back left its window */
             break;
         }
@@ -3432,9 +3452,9 @@ static void hcc__host_cpu_step(hcc_host *h)
     h->cpu_rate = h->cpu_load < cap ? h->cpu_load : cap;
     r = (int64_t)h->cpu_rate;
     h->cpu_tok = h->cpu_tok + r > r ? r : h->cpu_tok + r;
-    /* with cpu_wb_in_window, the write-backs the CPU's fills owe (cpu_wb_pending) hold window
-     * slots too: a core cannot fill past the dirty lines it must write back first */
-    owed = h->cfg.cpu_wb_in_window ? h->cpu_wb_pending : 0u;
+    /* cpu_evict_wb _CPU: the write-backs the CPU's fills owe (cpu_wb_pending) hold window slots
+     * too: a core cannot fill past the dirty lines it must write back first */
+    owed = h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU ? h->cpu_wb_pending : 0u;
     while (h->cpu_tok > 0 && h->cpu_out + owed < h->cfg.cpu_outstanding && hcc__host_mem_room(h)) {
         hcc__host_mem_put(h, h->cpu_write_next ? HCC__HOST_M_CPU_WRITE : HCC__HOST_M_CPU_READ, 64u);
         h->cpu_write_next = !h->cpu_write_next;
@@ -3530,6 +3550,13 @@ static void hcc__host_ddio_cpu_line(hcc_host *h)
     while (h->evict_acc >= 1000000u) {
         uint32_t ways = h->cfg.ddio_ways, i;
         uint64_t *set = h->ddio + (size_t)h->evict_set * ways;
+        if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_IO && h->cpu_wb_pending >= h->cfg.iio_mem_credits) {
+            /* every credit's worth of I/O write-backs is owed: the LLC takes a clean CPU victim
+             * instead; the owed eviction waits (kept, not accumulated further) */
+            h->evict_acc = 1000000u;
+            h->stats.ddio_cpu_evictions_deferred++;
+            break;
+        }
         h->evict_acc -= 1000000u;
         h->evict_set = h->evict_set + 1u == h->ddio_sets ? 0 : h->evict_set + 1u;
         for (i = ways; i-- > 0;) {
@@ -3546,13 +3573,20 @@ static void hcc__host_ddio_cpu_line(hcc_host *h)
     }
 }
 
-/* Step 3: write-backs of CPU evictions enter the memory queue while it has room. */
+/* Step 3: write-backs of CPU evictions enter the memory queue while it has room (cpu_evict_wb
+ * _IO: and the IIO has a memory credit free; they are older than the IIO's waiting lines). */
 static void hcc__host_ddio_step(hcc_host *h)
 {
-    while (h->cpu_wb_pending && hcc__host_mem_room(h)) {
-        hcc__host_mem_put(h, HCC__HOST_M_WB_CPU, 0);
+    bool io = h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_IO;
+    while (h->cpu_wb_pending && hcc__host_mem_room(h) && (!io || h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits)) {
         h->cpu_wb_pending--;
-        if (h->cfg.cpu_wb_in_window)
+        if (io) {
+            hcc__host_mem_put(h, HCC__HOST_M_WB_EVICTED_IO, 0);
+            h->iio_wb_evicted++;
+            continue;
+        }
+        hcc__host_mem_put(h, HCC__HOST_M_WB_CPU, 0);
+        if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU)
             h->cpu_out++; /* served: memctl.c gives the slot back */
     }
 }
@@ -3588,6 +3622,7 @@ HCC_API void hcc_host_config_default(hcc_host_config *cfg)
     cfg->ddio_lines = 65536u;
     cfg->ddio_ways = 2u;
     cfg->cpu_evict_ppm = 181818u;
+    cfg->cpu_evict_wb = HCC_HOST_EVICT_WB_IO;
     cfg->rx_depth = 64u;
     cfg->signal_depth = 16u;
     cfg->start_cycle = 0;
@@ -3639,6 +3674,8 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "mem_queue", RNIC_EINVAL);
     if (cfg->cpu_outstanding < 1u || cfg->cpu_outstanding > (1u << 20))
         return rnic_config_bad(field, "cpu_outstanding", RNIC_EINVAL);
+    if (cfg->cpu_evict_wb > HCC_HOST_EVICT_WB_QUEUED)
+        return rnic_config_bad(field, "cpu_evict_wb", RNIC_EINVAL);
     if (cfg->cpu_load_bps > 8u * tb)
         return rnic_config_bad(field, "cpu_load_bps", RNIC_EINVAL);
     if (cfg->mba_level >= HCC_MBA_LEVELS)

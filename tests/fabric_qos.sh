@@ -101,8 +101,10 @@ le "$(field share_err_pct "$r")" 2 || bad "qos incast_caps: share_err_pct=$(fiel
 
 # ---- Palos unchanged ----
 r=$("$BIN" --scenario scenarios/default.conf --set run.duration_us=400 --set run.warmup_us=100 --set output.pcap= \
-    --set host.cpu_outstanding=180 --quiet | grep '^RESULT')
-# pinned again in issue 31: Tassel's lag floor changes the NICs' departures (was d0093ced754b3885)
+    --set host.cpu_outstanding=180 --set host.cpu_evict_wb=queued --set host.probe_ts=head --quiet | grep '^RESULT')
+# pinned again in issue 31: Tassel's lag floor changes the NICs' departures (was d0093ced754b3885);
+# the host is held at its earlier calibration (queued write-backs, head probe stamps) so the pin
+# guards Palos and the NIC, not the host model's defaults
 check "palos default" "sched=$(field sched "$r"), digest=$(field digest "$r") = 8145fe4936b5af31 (pinned)" \
     test "$(field sched "$r")" = palos -a "$(field digest "$r")" = 8145fe4936b5af31
 

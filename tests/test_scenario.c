@@ -42,7 +42,7 @@ static uint64_t g_seed;
     X("host.model", host.model) X("host.cpu_load", host.cpu_load) X("host.rhcc", host.rhcc)        \
     X("host.ddio", host.ddio) X("host.footprint_mb", host.footprint_mb)                            \
     X("host.cpu_outstanding", host.cpu_outstanding) X("host.probe_ts", host.probe_ts)              \
-    X("host.cpu_wb_window", host.cpu_wb_window) X("host.rx_pipeline", host.rx_pipeline)            \
+    X("host.cpu_evict_wb", host.cpu_evict_wb) X("host.rx_pipeline", host.rx_pipeline)             \
     X("host.probe_base_ns", host.probe_base_ns)                                                    \
     X("host.rhcc_slack", host.rhcc_slack) X("output.snaplen", out.snaplen)                         \
     X("output.pcap_us", out.pcap_us) X("output.queue_sample_us", out.queue_sample_us)              \

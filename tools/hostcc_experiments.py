@@ -30,7 +30,7 @@ option the model did not take) is reported and the driver exits 1 without the fi
 
   python3 tools/hostcc_experiments.py [--quick] [--csv-dir DIR] [--model PATH] [--jobs N]
       [--duration-us U] [--warmup-us U] [--seed S] [--ddio on|off] [--rx-footprint-mb N] [--only 2,4,6]
-      [--probe-ts head|arrival|pipeline] [--rx-pipeline N] [--cpu-wb-window on|off]
+      [--probe-ts head|arrival|pipeline] [--rx-pipeline N] [--cpu-evict-wb io|cpu|queued]
 
 Output: one line per point (fig2 ..., fig4 ..., fig6 ...), then
   RESULT exp=hostcc_fig2 ..., RESULT exp=hostcc_fig4 ..., RESULT exp=hostcc_fig6 ...,
@@ -115,8 +115,8 @@ def model_cmd(opt, p):
         cmd += ["--probe-ts", opt.probe_ts]
     if opt.rx_pipeline is not None:
         cmd += ["--set", "host.rx_pipeline=%d" % opt.rx_pipeline]
-    if opt.cpu_wb_window is not None:
-        cmd += ["--set", "host.cpu_wb_window=%s" % opt.cpu_wb_window]
+    if opt.cpu_evict_wb is not None:
+        cmd += ["--set", "host.cpu_evict_wb=%s" % opt.cpu_evict_wb]
     return cmd
 
 
@@ -391,10 +391,10 @@ def main():
     ap.add_argument("--ddio", choices=["on", "off"], default=None, help="(model default)")
     ap.add_argument("--rx-footprint-mb", type=int, default=None, help="(model default, 16)")
     ap.add_argument("--probe-ts", choices=["head", "arrival", "pipeline"], default=None,
-                    help="an RHCC probe's receive stamp (model default head; docs/hostcc_model.md)")
+                    help="an RHCC probe's receive stamp (model default pipeline; docs/hostcc_model.md)")
     ap.add_argument("--rx-pipeline", type=int, default=None, help="with --probe-ts pipeline: its depth, packets (model default 4)")
-    ap.add_argument("--cpu-wb-window", choices=["on", "off"], default=None,
-                    help="CPU-eviction write-backs in the CPU's window (model default off; docs/hostcc_model.md)")
+    ap.add_argument("--cpu-evict-wb", choices=["io", "cpu", "queued"], default=None,
+                    help="who holds a CPU-evicted I/O line's write-back (model default io; docs/hostcc_model.md)")
     ap.add_argument("--only", default="2,4,6", help="figures to run, e.g. 2,6")
     ap.add_argument("--timeout-s", type=int, default=900, help="per run")
     opt = ap.parse_args()

@@ -274,7 +274,7 @@ static void fm__params(fm_world *w, const scn *s)
     p->ddio = s->host.ddio != 0;
     p->footprint_mb = s->host.footprint_mb;
     p->cpu_outstanding = s->host.cpu_outstanding;
-    p->cpu_wb_window = s->host.cpu_wb_window != 0;
+    p->cpu_evict_wb = s->host.cpu_evict_wb;
     p->probe_ts_arrival = s->host.probe_ts == SCN_PROBE_TS_ARRIVAL;
     p->rx_pipeline = s->host.probe_ts == SCN_PROBE_TS_PIPELINE ? s->host.rx_pipeline : 1u;
     p->probe_base_ns = s->host.probe_ts == SCN_PROBE_TS_PIPELINE ? s->host.probe_base_ns : 0u;

@@ -856,7 +856,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         hc.mem_queue = hc.cpu_outstanding + hc.iio_mem_credits;
         hc.rx_depth = 256;
         hc.rx_stage_packets = p->rx_pipeline;
-        hc.cpu_wb_in_window = p->cpu_wb_window != 0;
+        hc.cpu_evict_wb = p->cpu_evict_wb;
         hc.trace = fm_nic__on_trace;
         hc.trace_user = n;
         hc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_HOST, h);

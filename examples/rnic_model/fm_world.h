@@ -111,7 +111,7 @@ typedef struct fm_params {
     int ddio;
     uint32_t footprint_mb;
     uint32_t cpu_outstanding;   /* the host's CPU cache lines in flight at most */
-    int cpu_wb_window;          /* the host's cpu_wb_in_window */
+    uint32_t cpu_evict_wb;      /* the host's cpu_evict_wb (HCC_HOST_EVICT_WB_*) */
     int probe_ts_arrival;       /* an RHCC probe stamped at RX-buffer entry, not at its head */
     uint32_t rx_pipeline;       /* the host's rx_stage_packets: 1 (head) but with probe_ts = pipeline */
     uint32_t probe_base_ns;     /* added to a probe ACK's stamp: 0 but with probe_ts = pipeline */

@@ -189,7 +189,7 @@ static void usage(void)
            "range 1..4096\n", (unsigned)d.host.footprint_mb);
     printf("  --probe-ts head|arrival|pipeline  an RHCC probe's receive stamp: at the RX buffer's head, at its entry, "
            "or at its entry into the RNIC's receive pipeline (host.rx_pipeline packets, ACK stamp + host.probe_base_ns) "
-           "(host.probe_ts); default head\n");
+           "(host.probe_ts); default pipeline\n");
     printf("  --cpu-outstanding N    CPU cache lines in flight at most [lines] (host.cpu_outstanding); default %u; "
            "range 1..1048576\n", (unsigned)d.host.cpu_outstanding);
     printf("  --rhcc-slack fast-down|uniform  fast-down: a step down right after a step up skips hostCC's slack; "

@@ -167,7 +167,7 @@ typedef struct scn {
     struct {
         uint32_t model, cpu_load, rhcc, ddio, footprint_mb;
         uint32_t cpu_outstanding;  /* CPU cache lines in flight at most */
-        uint32_t cpu_wb_window;    /* CPU-eviction write-backs count in that window */
+        uint32_t cpu_evict_wb;     /* HCC_HOST_EVICT_WB_*: who holds a CPU-evicted I/O line's write-back */
         uint32_t probe_ts;         /* enum scn_probe_ts: a probe's receive stamp */
         uint32_t rx_pipeline;      /* probe_ts = pipeline: the RNIC's receive-pipeline depth [packets] */
         uint32_t probe_base_ns;    /* probe_ts = pipeline: the RNIC's own probe-to-ACK latency [ns] */
@@ -257,6 +257,7 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
     static const char *const recover[] = { "ns3", "rfc6582", NULL };
     static const char *const pattern[] = { "incast", "permutation", "all_to_all", "pairs", NULL };
     static const char *const probe_ts[] = { "head", "arrival", "pipeline", NULL };
+    static const char *const evict_wb[] = { "io", "cpu", "queued", NULL }; /* HCC_HOST_EVICT_WB_* order */
     static const char *const slack[] = { "fast_down", "uniform", NULL };
     static const scn_key keys[] = {
         SCN__KEY(SCN_SEC_RUN, "duration_us", SCN_T_U64, scn, run.duration_us, 1, 1000000000, NULL,
@@ -340,8 +341,8 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
                  "receive buffers' total size [MB]"),
         SCN__KEY(SCN_SEC_HOST, "cpu_outstanding", SCN_T_U64, scn, host.cpu_outstanding, 1, 1048576, NULL,
                  "CPU cache lines in flight at most [lines]"),
-        SCN__KEY(SCN_SEC_HOST, "cpu_wb_window", SCN_T_BOOL, scn, host.cpu_wb_window, 0, 1, NULL,
-                 "the write-backs of DDIO lines the CPU's fills evict count in its cpu_outstanding window (off: queued beside it, ahead of the IIO)"),
+        SCN__KEY(SCN_SEC_HOST, "cpu_evict_wb", SCN_T_CHOICE, scn, host.cpu_evict_wb, 0, 0, evict_wb,
+                 "who holds the write-back of a dirty DDIO line a CPU fill evicts: one of the IIO's memory credits (io), the CPU's cpu_outstanding window (cpu), or nobody, queued ahead of the IIO (queued, the model before issue 31)"),
         SCN__KEY(SCN_SEC_HOST, "probe_ts", SCN_T_CHOICE, scn, host.probe_ts, 0, 0, probe_ts,
                  "an RHCC probe's receive stamp: at the RX buffer's head, at its entry, or at its entry into the RNIC's receive pipeline (rx_pipeline packets before the DMA writes; the ACK stamp + probe_base_ns)"),
         SCN__KEY(SCN_SEC_HOST, "rx_pipeline", SCN_T_U64, scn, host.rx_pipeline, 1, 4096, NULL,
@@ -767,8 +768,8 @@ SCN_DEF void scn_config_default(scn *s)
     s->nic.ack_every = 1;
     s->nic.ack_timeout_ns = 5000; /* under one round trip of the shipped fabrics */
     s->host.cpu_outstanding = 400; /* dual Xeon 6240: 36 cores x ~11 line-fill buffers (docs/hostcc_model.md) */
-    s->host.probe_ts = SCN_PROBE_TS_HEAD;
-    s->host.cpu_wb_window = 0;
+    s->host.probe_ts = SCN_PROBE_TS_PIPELINE; /* the paper's 120 - 900 ns probe delays (docs/hostcc_model.md) */
+    s->host.cpu_evict_wb = 0; /* io */
     s->host.rx_pipeline = 4;
     s->host.probe_base_ns = 120;
     s->host.rhcc_slack = SCN_SLACK_FAST_DOWN;

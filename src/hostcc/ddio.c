@@ -55,6 +55,13 @@ static void hcc__host_ddio_cpu_line(hcc_host *h)
     while (h->evict_acc >= 1000000u) {
         uint32_t ways = h->cfg.ddio_ways, i;
         uint64_t *set = h->ddio + (size_t)h->evict_set * ways;
+        if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_IO && h->cpu_wb_pending >= h->cfg.iio_mem_credits) {
+            /* every credit's worth of I/O write-backs is owed: the LLC takes a clean CPU victim
+             * instead; the owed eviction waits (kept, not accumulated further) */
+            h->evict_acc = 1000000u;
+            h->stats.ddio_cpu_evictions_deferred++;
+            break;
+        }
         h->evict_acc -= 1000000u;
         h->evict_set = h->evict_set + 1u == h->ddio_sets ? 0 : h->evict_set + 1u;
         for (i = ways; i-- > 0;) {
@@ -71,13 +78,20 @@ static void hcc__host_ddio_cpu_line(hcc_host *h)
     }
 }
 
-/* Step 3: write-backs of CPU evictions enter the memory queue while it has room. */
+/* Step 3: write-backs of CPU evictions enter the memory queue while it has room (cpu_evict_wb
+ * _IO: and the IIO has a memory credit free; they are older than the IIO's waiting lines). */
 static void hcc__host_ddio_step(hcc_host *h)
 {
-    while (h->cpu_wb_pending && hcc__host_mem_room(h)) {
-        hcc__host_mem_put(h, HCC__HOST_M_WB_CPU, 0);
+    bool io = h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_IO;
+    while (h->cpu_wb_pending && hcc__host_mem_room(h) && (!io || h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits)) {
         h->cpu_wb_pending--;
-        if (h->cfg.cpu_wb_in_window)
+        if (io) {
+            hcc__host_mem_put(h, HCC__HOST_M_WB_EVICTED_IO, 0);
+            h->iio_wb_evicted++;
+            continue;
+        }
+        hcc__host_mem_put(h, HCC__HOST_M_WB_CPU, 0);
+        if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU)
             h->cpu_out++; /* served: memctl.c gives the slot back */
     }
 }

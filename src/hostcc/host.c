@@ -28,6 +28,7 @@ HCC_API void hcc_host_config_default(hcc_host_config *cfg)
     cfg->ddio_lines = 65536u;
     cfg->ddio_ways = 2u;
     cfg->cpu_evict_ppm = 181818u;
+    cfg->cpu_evict_wb = HCC_HOST_EVICT_WB_IO;
     cfg->rx_depth = 64u;
     cfg->signal_depth = 16u;
     cfg->start_cycle = 0;
@@ -79,6 +80,8 @@ HCC_API rnic_err hcc_host_config_check(const hcc_host_config *cfg, const char **
         return rnic_config_bad(field, "mem_queue", RNIC_EINVAL);
     if (cfg->cpu_outstanding < 1u || cfg->cpu_outstanding > (1u << 20))
         return rnic_config_bad(field, "cpu_outstanding", RNIC_EINVAL);
+    if (cfg->cpu_evict_wb > HCC_HOST_EVICT_WB_QUEUED)
+        return rnic_config_bad(field, "cpu_evict_wb", RNIC_EINVAL);
     if (cfg->cpu_load_bps > 8u * tb)
         return rnic_config_bad(field, "cpu_load_bps", RNIC_EINVAL);
     if (cfg->mba_level >= HCC_MBA_LEVELS)

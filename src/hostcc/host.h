@@ -11,6 +11,17 @@
 #define HCC_HOST_WORK_PAUSE (512u << RNIC_WORK_ENGINE_SHIFT)
 #define HCC_HOST_WORK_RESUME (1024u << RNIC_WORK_ENGINE_SHIFT)
 
+/* cpu_evict_wb: the write-back of an I/O line a CPU fill evicted is held by
+ * _IO (default): one of the IIO's iio_mem_credits, like the write-back of its own allocations --
+ *   I/O data pays its own way to memory; while iio_mem_credits of them are owed, CPU fills evict
+ *   no more I/O lines (the LLC takes a clean victim: ddio_cpu_evictions_deferred);
+ * _CPU: the CPU's cpu_outstanding window (the fill holds its slot until the write-back is queued);
+ * _QUEUED: nobody: an unbounded count queued ahead of the IIO (the model before issue 31; starves
+ *   the IIO for hundreds of microseconds at a time, kept to reproduce earlier figures). */
+#define HCC_HOST_EVICT_WB_IO 0u
+#define HCC_HOST_EVICT_WB_CPU 1u
+#define HCC_HOST_EVICT_WB_QUEUED 2u
+
 /* Engine-specific trace kinds (engine RNIC_ENGINE_HCC_HOST). */
 #define HCC_HOST_TRACE_PAUSE 16u  /* PAUSE sent: a = RX buffer bytes */
 #define HCC_HOST_TRACE_RESUME 17u /* RESUME sent: a = RX buffer bytes, b = cycles paused */
@@ -43,9 +54,9 @@ typedef struct hcc_host_config {
     uint64_t mem_bps;         /* memory bandwidth, b/s, default 265.6 Gb/s (33.2 GB/s); 8 Mb/s .. 2^43 */
     uint32_t mem_queue;       /* memory controller queue entries (lines), default 256 (Choice); 2 .. 2^20 */
     uint32_t cpu_outstanding; /* CPU lines in flight at most, default 180 (18 cores x 10 LFBs); 1 .. 2^20 */
-    bool cpu_wb_in_window;    /* the write-backs of DDIO lines CPU fills evict count in the CPU's
-                                 cpu_outstanding window (owed and queued), default false: they are
-                                 queued beside it, unbounded, ahead of the IIO (docs/hostcc_host.md) */
+    uint32_t cpu_evict_wb;    /* who holds the write-back of a dirty DDIO line a CPU fill evicts
+                                 until memory serves it (HCC_HOST_EVICT_WB_*; docs/hostcc_model.md
+                                 "CPU-eviction write-backs"): default _IO, the IIO's memory credits */
     uint64_t cpu_load_bps;    /* initial CPU offered load, b/s (set_cpu_load), default 0; <= 2^43 */
     uint32_t mba_level;       /* initial MBA level, 0 .. 4, default 0 */
     uint32_t ddio_lines;      /* DDIO lines, default 65536 (4 MB); 0 = DDIO off; <= 2^26 */
@@ -75,6 +86,7 @@ typedef struct hcc_host_stats {
     uint64_t iio_lines_in, iio_lines_freed, iio_max, credits_returned;
     uint64_t mem_lines_iio, mem_lines_cpu_read, mem_lines_cpu_write, mem_lines_writeback;
     uint64_t ddio_hits, ddio_misses, ddio_writebacks, ddio_cpu_evictions;
+    uint64_t ddio_cpu_evictions_deferred;    /* _IO: a CPU fill's I/O eviction waited for a credit */
     uint64_t bytes_to_memory_or_ddio;        /* IIO payload bytes taken by memory or DDIO */
     uint64_t cpu_bytes_served;
     uint64_t cpu_load_clamped;               /* set_cpu_load above the ceiling, clamped */
@@ -182,6 +194,8 @@ struct hcc_host {
     /* IIO */
     rnic_ring iio_q;            /* hcc__host_line: lines waiting to be forwarded */
     uint32_t iio_at_mem;        /* lines forwarded, waiting for memory (their own or a write-back) */
+    uint32_t iio_wb_evicted;    /* cpu_evict_wb _IO: CPU-evicted I/O write-backs on IIO memory credits
+                                   (credits, not lines of the IIO buffer: not in its occupancy) */
     uint64_t iio_cum;
     /* memory controller and CPU */
     rnic_ring mem_q;            /* hcc__host_mreq */
@@ -196,5 +210,5 @@ struct hcc_host {
     uint32_t ddio_sets;
     uint32_t evict_set;
     uint32_t evict_acc;         /* millionths of an eviction owed */
-    uint32_t cpu_wb_pending;    /* write-backs of CPU evictions waiting for queue room */
+    uint32_t cpu_wb_pending;    /* write-backs of CPU evictions waiting for queue room (_IO: and a credit) */
 };

@@ -6,6 +6,7 @@
 #define HCC__HOST_M_IIO 2u    /* an IIO line written to memory (DDIO off) */
 #define HCC__HOST_M_WB_IIO 3u /* the write-back an IIO line's DDIO allocation waits for */
 #define HCC__HOST_M_WB_CPU 4u /* the write-back of a DDIO line a CPU fill evicted */
+#define HCC__HOST_M_WB_EVICTED_IO 5u /* the same, held by an IIO memory credit (cpu_evict_wb _IO) */
 
 #define HCC__HOST_CUM_MASK ((((uint64_t)1) << 48) - 1u)
 
@@ -51,7 +52,7 @@ static void hcc__host_iio_step(hcc_host *h)
 {
     while (h->iio_q.count) {
         const hcc__host_line *x = (const hcc__host_line *)rnic_ring_peek(&h->iio_q);
-        bool can_queue = hcc__host_mem_room(h) && h->iio_at_mem < h->cfg.iio_mem_credits;
+        bool can_queue = hcc__host_mem_room(h) && h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits;
         if (h->ddio) {
             int r = hcc__host_ddio_write(h, x, can_queue);
             if (r < 0)

@@ -112,7 +112,8 @@
  *     mem_bps            265.6 Gb/s (33.2 GB/s) memory bandwidth       8 Mb/s .. 2^43
  *     mem_queue          256 memory controller entries                 2 .. 2^20
  *     cpu_outstanding    180 CPU lines in flight (18 cores x 10)      1 .. 2^20
- *     cpu_wb_in_window   false: CPU-eviction write-backs outside cpu_outstanding
+ *     cpu_evict_wb       HCC_HOST_EVICT_WB_IO: a CPU-evicted I/O line's write-back holds an
+ *                        IIO memory credit (_CPU: the CPU's window; _QUEUED: nobody's)
  *     cpu_load_bps       0, the initial CPU offered load (b/s)        <= 2^43
  *     mba_level          0, the initial MBA level                     0 .. 4
  *     ddio_lines         65536 (4 MB); 0 = DDIO off                   <= 2^26

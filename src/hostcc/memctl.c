@@ -47,9 +47,13 @@ static void hcc__host_mem_step(hcc_host *h)
             h->iio_at_mem--;
             hcc__host_free_line(h);
             break;
+        case HCC__HOST_M_WB_EVICTED_IO:
+            h->stats.mem_lines_writeback++;
+            h->iio_wb_evicted--; /* the credit goes back to the IIO; no line of its buffer is freed */
+            break;
         default:
             h->stats.mem_lines_writeback++;
-            if (h->cfg.cpu_wb_in_window)
+            if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU)
                 h->cpu_out--; /* the CPU's own write-back left its window */
             break;
         }
@@ -66,9 +70,9 @@ static void hcc__host_cpu_step(hcc_host *h)
     h->cpu_rate = h->cpu_load < cap ? h->cpu_load : cap;
     r = (int64_t)h->cpu_rate;
     h->cpu_tok = h->cpu_tok + r > r ? r : h->cpu_tok + r;
-    /* with cpu_wb_in_window, the write-backs the CPU's fills owe (cpu_wb_pending) hold window
-     * slots too: a core cannot fill past the dirty lines it must write back first */
-    owed = h->cfg.cpu_wb_in_window ? h->cpu_wb_pending : 0u;
+    /* cpu_evict_wb _CPU: the write-backs the CPU's fills owe (cpu_wb_pending) hold window slots
+     * too: a core cannot fill past the dirty lines it must write back first */
+    owed = h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU ? h->cpu_wb_pending : 0u;
     while (h->cpu_tok > 0 && h->cpu_out + owed < h->cfg.cpu_outstanding && hcc__host_mem_room(h)) {
         hcc__host_mem_put(h, h->cpu_write_next ? HCC__HOST_M_CPU_WRITE : HCC__HOST_M_CPU_READ, 64u);
         h->cpu_write_next = !h->cpu_write_next;

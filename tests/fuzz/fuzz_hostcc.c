@@ -157,6 +157,7 @@ static int hf_config(fz_in *in)
         hc->ddio_ways = (uint32_t)fz_hostile(in, 1u, 4u);
         hc->ddio_lines = hc->ddio_ways * (uint32_t)fz_hostile(in, 1u, 16u);
         hc->cpu_evict_ppm = (uint32_t)fz_hostile(in, 0u, 1000000u);
+        hc->cpu_evict_wb = (uint32_t)fz_hostile(in, 0u, HCC_HOST_EVICT_WB_QUEUED);
     }
     if (sel & 64u) {
         hc->rx_depth = (uint32_t)fz_hostile(in, 1u, 8u);
