@@ -101,6 +101,8 @@ bench:
 	@$(MAKE) --no-print-directory build/incast_ns3 build/rnic_model
 	@echo "== ns-3 3.37 vs the composed RNIC: 2:1 incast at 100 Gb/s, 1 KB payloads, 10 ms simulated (CPU s)"
 	@bash tools/bench_ns3_speed.sh build/incast_ns3 build/rnic_model
+	@echo "== callgrind: the composed RNIC's instructions per delivered packet (2:1 incast, host on / off) beside ns-3's"
+	@bash tools/callgrind_model.sh build/rnic_model build/incast_ns3
 
 figures:
 	@bash tools/deps.sh figures

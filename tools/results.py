@@ -343,6 +343,9 @@ MANIFEST = [
     dict(id="ns3_speed", group="model", tier="measured", match="ns3_cpu_s",
          title="Host speed against ns-3 3.37 simulating the same 2:1 incast at packet level (10 ms)",
          cmd_text="make bench (bash tools/bench_ns3_speed.sh build/incast_ns3 build/rnic_model)"),
+    dict(id="callgrind_model", group="model", tier="measured", match="model_ir_per_pkt_host",
+         title="Instructions per delivered packet (callgrind), the 2:1 incast with and without the host model, beside ns-3 3.37 in the same run (issue 32's targets: 13,000 / 11,000)",
+         cmd_text="make bench (bash tools/callgrind_model.sh)"),
     # ---- firmware, fuzzing, coverage, soak (long or host-dependent: from their logs) ----
     dict(id="firmware", group="firmware", tier="measured", match="fw_rv32_passed",
          title="Every engine's self-test on rv32imac and Cortex-M4 under qemu", cmd_text="make firmware"),
