@@ -3345,6 +3345,13 @@ static bool hcc__host_mem_room(const hcc_host *h)
     return !rnic_ring_full(&h->mem_q);
 }
 
+/* One of the IIO's iio_mem_credits is free: its lines at memory and (cpu_evict_wb _IO) the
+ * CPU-evicted I/O write-backs hold them. */
+static bool hcc__host_iio_credit_free(const hcc_host *h)
+{
+    return h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits;
+}
+
 static void hcc__host_mem_put(hcc_host *h, uint32_t type, uint32_t bytes)
 {
     hcc__host_mreq m;
@@ -3357,7 +3364,7 @@ static void hcc__host_iio_step(hcc_host *h)
 {
     while (h->iio_q.count) {
         const hcc__host_line *x = (const hcc__host_line *)rnic_ring_peek(&h->iio_q);
-        bool can_queue = hcc__host_mem_room(h) && h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits;
+        bool can_queue = hcc__host_mem_room(h) && hcc__host_iio_credit_free(h);
         if (h->ddio) {
             int r = hcc__host_ddio_write(h, x, can_queue);
             if (r < 0)
@@ -3578,15 +3585,12 @@ static void hcc__host_ddio_cpu_line(hcc_host *h)
 static void hcc__host_ddio_step(hcc_host *h)
 {
     bool io = h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_IO;
-    while (h->cpu_wb_pending && hcc__host_mem_room(h) && (!io || h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits)) {
+    while (h->cpu_wb_pending && hcc__host_mem_room(h) && (!io || hcc__host_iio_credit_free(h))) {
         h->cpu_wb_pending--;
-        if (io) {
-            hcc__host_mem_put(h, HCC__HOST_M_WB_EVICTED_IO, 0);
+        hcc__host_mem_put(h, io ? HCC__HOST_M_WB_EVICTED_IO : HCC__HOST_M_WB_CPU, 0);
+        if (io)
             h->iio_wb_evicted++;
-            continue;
-        }
-        hcc__host_mem_put(h, HCC__HOST_M_WB_CPU, 0);
-        if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU)
+        else if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU)
             h->cpu_out++; /* served: memctl.c gives the slot back */
     }
 }

@@ -83,15 +83,12 @@ static void hcc__host_ddio_cpu_line(hcc_host *h)
 static void hcc__host_ddio_step(hcc_host *h)
 {
     bool io = h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_IO;
-    while (h->cpu_wb_pending && hcc__host_mem_room(h) && (!io || h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits)) {
+    while (h->cpu_wb_pending && hcc__host_mem_room(h) && (!io || hcc__host_iio_credit_free(h))) {
         h->cpu_wb_pending--;
-        if (io) {
-            hcc__host_mem_put(h, HCC__HOST_M_WB_EVICTED_IO, 0);
+        hcc__host_mem_put(h, io ? HCC__HOST_M_WB_EVICTED_IO : HCC__HOST_M_WB_CPU, 0);
+        if (io)
             h->iio_wb_evicted++;
-            continue;
-        }
-        hcc__host_mem_put(h, HCC__HOST_M_WB_CPU, 0);
-        if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU)
+        else if (h->cfg.cpu_evict_wb == HCC_HOST_EVICT_WB_CPU)
             h->cpu_out++; /* served: memctl.c gives the slot back */
     }
 }

@@ -40,6 +40,13 @@ static bool hcc__host_mem_room(const hcc_host *h)
     return !rnic_ring_full(&h->mem_q);
 }
 
+/* One of the IIO's iio_mem_credits is free: its lines at memory and (cpu_evict_wb _IO) the
+ * CPU-evicted I/O write-backs hold them. */
+static bool hcc__host_iio_credit_free(const hcc_host *h)
+{
+    return h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits;
+}
+
 static void hcc__host_mem_put(hcc_host *h, uint32_t type, uint32_t bytes)
 {
     hcc__host_mreq m;
@@ -52,7 +59,7 @@ static void hcc__host_iio_step(hcc_host *h)
 {
     while (h->iio_q.count) {
         const hcc__host_line *x = (const hcc__host_line *)rnic_ring_peek(&h->iio_q);
-        bool can_queue = hcc__host_mem_room(h) && h->iio_at_mem + h->iio_wb_evicted < h->cfg.iio_mem_credits;
+        bool can_queue = hcc__host_mem_room(h) && hcc__host_iio_credit_free(h);
         if (h->ddio) {
             int r = hcc__host_ddio_write(h, x, can_queue);
             if (r < 0)
