@@ -79,7 +79,7 @@ MANIFEST = {
         "prefix": "TP",
         "manual": "src/transport/manual.h",
         "interface": ["src/transport/api.h", "src/transport/protocols.h", "src/transport/proto_dcqcn.h", "src/transport/proto_irn.h", "src/transport/proto_ndp.h", "src/transport/state.h", "src/transport/node.h"],
-        "implementation": ["src/transport/version.c", "src/transport/bitmaps.c", "src/transport/queues.c", "src/transport/data_delivery.c", "src/transport/credit.c", "src/transport/rtl.c", "src/transport/engine.c", "src/transport/receiver.c", "src/transport/proto_reno.c", "src/transport/proto_newreno.c", "src/transport/proto_sack.c", "src/transport/proto_dcqcn.c", "src/transport/proto_irn.c", "src/transport/proto_ndp.c", "src/transport/node.c"],
+        "implementation": ["src/transport/version.c", "src/transport/bitmaps.c", "src/transport/queues.c", "src/transport/data_delivery.c", "src/transport/credit.c", "src/transport/rtl.c", "src/transport/engine.c", "src/transport/receiver.c", "src/transport/proto_reno.c", "src/transport/proto_newreno.c", "src/transport/proto_sack.c", "src/transport/proto_dcqcn.c", "src/transport/proto_dcqcn_wake.c", "src/transport/proto_irn.c", "src/transport/proto_ndp.c", "src/transport/node.c"],
     },
     "hostcc.h": {
         "prefix": "HCC",

@@ -2282,7 +2282,19 @@ typedef struct tp_actions {
     uint64_t add_credit;     /* token credit to add (bytes), e.g. for retransmissions on timeout */
     uint64_t timer_amount;   /* new rtx timer period (cycles) */
     bool reset_timer;        /* restart the rtx timer: expires at now + timer_amount */
+    /* Wake-ups (periodic_every_visit protocols; docs/transport_model.md, "Wake-ups"): when the
+     * periodic hook can next change anything, so the engine runs it only at those visits and an
+     * idle stretch can be skipped. Preset TP_WAKE_NEXT: at the flow's next visit, as always. */
+    uint32_t wake;           /* TP_WAKE_* */
+    uint64_t wake_at;        /* TP_WAKE_AT: due at the first visit at or after this cycle; RNIC_NEVER: no time */
+    bool wake_sent_on;       /* TP_WAKE_AT: also due at the first visit after total_sent reaches wake_sent */
+    uint32_t wake_sent;
 } tp_actions;
+
+#define TP_WAKE_NEXT 0u /* the periodic hook runs at the flow's next visit (the preset) */
+#define TP_WAKE_AT 1u   /* periodic: it changes nothing before wake_at / wake_sent (or a timeout,
+                         * or an incoming hook without TP_WAKE_KEEP): skip the visits before */
+#define TP_WAKE_KEEP 2u /* incoming: this hook left the context as it was: the declaration stands */
 
 typedef void (*tp_hook_fn)(const tp_event *ev, void *ctx, tp_actions *act);
 
@@ -2302,7 +2314,8 @@ typedef struct tp_protocol {
     /* Sets the flow's initial context and actions (window, rate, credit, timer amount). */
     void (*init)(const tp_flow_config *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act);
     tp_hook_fn incoming;     /* every control packet, the cycle after its fixed stage */
-    tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry */
+    tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry (and with
+                              * periodic_every_visit, at every visit it has not excused: wake) */
     bool periodic_every_visit; /* false: periodic runs only when the timer expired */
     uint32_t merge;          /* TP_MERGE_* */
     const void *config;      /* NULL: the protocol's defaults */
@@ -2356,7 +2369,8 @@ typedef struct tp_stats {
     uint64_t cycles;
     uint64_t messages, segments_new, segments_rtx, segments_out, bytes_out;
     uint64_t acks, acks_dup, newly_acked, completions; /* stale ACKs: errors.by_cause[RNIC_ESTALE] */
-    uint64_t timeouts, timeouts_discarded, marks, periodic_runs;
+    uint64_t timeouts, timeouts_discarded, marks;
+    uint64_t periodic_runs;  /* periodic hook calls (a visit a wake-up excused runs none) */
     uint64_t tx_stalls;      /* cycles a ready segment waited for the full TX port */
     uint64_t rate_clamped, window_clamped, timer_clamped; /* hook outputs brought into range */
     uint64_t sack_clipped;   /* SACK blocks reaching beyond what was sent (the rest is used) */
@@ -2396,7 +2410,7 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
      RNIC__MEM_PART(RNIC__MEM_ALIGN_UP(ctx_size) * 2u + 8u, uint8_t) +                                                \
      RNIC__MEM_PART((uint64_t)(max_flows) * (message_depth), tp__msg) +                                               \
      RNIC__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * RNIC__MEM_PART((max_flows), uint32_t) +      \
-     2u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART((incoming_depth), rnic_work) +       \
+     3u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART((incoming_depth), rnic_work) +       \
      RNIC__MEM_PART((segment_depth), rnic_work) +                                             \
      RNIC__MEM_PART((completion_depth), rnic_work))
 /* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts mirror the init layouts with the common core's
@@ -2816,6 +2830,10 @@ typedef struct tp__flow {
     uint64_t credit_fx;          /* rate: credit in 2^-20 bytes; tokens: bytes */
     uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
     uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
+    uint64_t wake_visit;         /* TP_WAKE_AT: the visit the periodic hook is due at (RNIC_NEVER: none) */
+    uint32_t wake_sent;          /* ... or the first visit after total_sent reaches this */
+    uint8_t wake_declared;       /* the last hook declared TP_WAKE_AT (else: due every visit) */
+    uint8_t wake_sent_on;
     tp_flow_config params;
 } tp__flow;
 
@@ -2853,6 +2871,7 @@ struct tp {
     uint32_t wwords;             /* words per bitmap (W / 64) */
     uint32_t ctx_stride;
     uint32_t open_flows;
+    uint32_t every_visit_flows;  /* open flows whose periodic hook is due at every visit (no wake declared) */
     uint64_t msgs_queued;        /* messages queued over all flows (tp_space_message) */
     bool stage2_valid;
     tp__incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
@@ -2865,7 +2884,7 @@ struct tp {
     tp__msg *msgs;                /* per flow: cfg.message_depth */
     rnic_work *rings;            /* per flow: cfg.ring segment addresses */
     tp__fifo active, ready, compl_flows;
-    rnic__heap rtx_timers, rate_timers;
+    rnic__heap rtx_timers, rate_timers, wake_timers; /* wake_timers: declared wake-ups, keyed by visit */
     rnic_ring incoming, tx, completions; /* ports */
     tp_stats stats;
     tp__rtl rtl;                 /* TP_TIMING_TONIC_RTL only */
@@ -3431,6 +3450,64 @@ static void tp__actions_preset(const tp__flow *fl, tp_actions *a)
     a->timer_amount = fl->timer_amount;
 }
 
+/* Wake-ups (docs/transport_model.md, "Wake-ups"): a protocol whose periodic hook runs at every
+ * visit may declare when it can next change anything; the visits before are skipped (the hook
+ * would return "no change"), so an engine with open flows need not be due every cycle. */
+static bool tp__wakes(const tp *t) { return t->proto->periodic_every_visit && t->proto->periodic; }
+
+/* Flow f's periodic hook is due at every visit again (nothing declared, an incoming hook changed
+ * the context, or a merge discarded the periodic hook's results). */
+static void tp__wake_every(tp *t, uint32_t f)
+{
+    tp__flow *fl = &t->flows[f];
+    if (!fl->wake_declared)
+        return;
+    fl->wake_declared = 0;
+    fl->wake_visit = RNIC_NEVER;
+    t->every_visit_flows++;
+    rnic__heap_remove(&t->wake_timers, f);
+}
+
+/* A hook's declaration for flow f; `earliest`: the first cycle whose visit it may excuse (the
+ * periodic hook: the next cycle; an incoming hook, which runs before this cycle's visit: now). */
+static void tp__wake_set(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
+{
+    tp__flow *fl = &t->flows[f];
+    if (a->wake == TP_WAKE_KEEP && fl->wake_declared)
+        return;
+    if (a->wake != TP_WAKE_AT) {
+        tp__wake_every(t, f);
+        return;
+    }
+    if (!fl->wake_declared) {
+        fl->wake_declared = 1;
+        t->every_visit_flows--;
+    }
+    fl->wake_sent_on = a->wake_sent_on;
+    fl->wake_sent = a->wake_sent;
+    if (a->wake_at == RNIC_NEVER) {
+        fl->wake_visit = RNIC_NEVER;
+        rnic__heap_remove(&t->wake_timers, f);
+        return;
+    }
+    fl->wake_visit = tp__visit_at(t, f, rnic__cycle_before(a->wake_at, earliest) ? earliest : a->wake_at);
+    rnic__heap_set(&t->wake_timers, f, fl->wake_visit);
+}
+
+/* Segment generation raised total_sent to the declared count: due at the next visit. */
+static void tp__wake_sent(tp *t, uint32_t f)
+{
+    tp__flow *fl = &t->flows[f];
+    uint64_t v;
+    if (!fl->wake_declared || !fl->wake_sent_on || fl->total_sent != fl->wake_sent)
+        return;
+    v = tp__visit_at(t, f, t->now + 1u);
+    if (fl->wake_visit == RNIC_NEVER || rnic__cycle_before(v, fl->wake_visit)) {
+        fl->wake_visit = v;
+        rnic__heap_set(&t->wake_timers, f, v);
+    }
+}
+
 static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps);
 static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes);
 static void tp__credit_acked(tp *t, uint32_t f);
@@ -3607,6 +3684,8 @@ static void tp__incoming_hook(tp *t)
     if (t->proto->incoming)
         t->proto->incoming(&ev, tp__ctx(t, f), &act);
     tp__apply(t, f, &act, t->now);
+    if (tp__wakes(t))
+        tp__wake_set(t, f, &act, t->now);
 }
 
 /* Periodic updates: the flow id `t->scan` this cycle. `hit` is the flow the Incoming hook
@@ -3633,7 +3712,9 @@ static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *p
             t->stats.timeouts++;
             RNIC__TRACE(t, TP_TRACE_TIMEOUT, f, fl->wnd_start, fl->highest_sent);
         }
-        if (timeout || (t->proto->periodic_every_visit && t->proto->periodic)) {
+        /* a declared wake-up excuses this visit: the hook would change nothing (in the cycle of
+         * an ACK for the flow it runs, as its results may replace the incoming hook's) */
+        if (timeout || (tp__wakes(t) && (!fl->wake_declared || fl->wake_visit == t->now || f == hit))) {
             unsigned char *ctx = tp__ctx(t, f);
             bool conflict = f == hit;
             tp__event_fill(t, f, &ev);
@@ -3651,6 +3732,10 @@ static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *p
                 if (conflict)
                     RNIC_MEMCPY(tp__ctx(t, f), ctx, t->ctx_stride);
                 tp__apply(t, f, &act, t->now + 1u);
+                if (tp__wakes(t))
+                    tp__wake_set(t, f, &act, t->now + 1u);
+            } else if (tp__wakes(t)) { /* its results were discarded: it is due again */
+                tp__wake_every(t, f);
             }
         }
     }
@@ -3717,6 +3802,7 @@ static void tp__generate(tp *t)
     seg.cycle = t->now;
     fl->total_sent++;
     fl->outstanding++;
+    tp__wake_sent(t, f);
     if (!tp__timer_running(t, f)) /* RFC 6298 5.1 */
         tp__timer_start(t, f, t->now + fl->timer_amount, t->now + 1u);
     RNIC__TRACE(t, TP_TRACE_GENERATE, f, s, rtx);
@@ -4536,6 +4622,7 @@ static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
     TP__LAYOUT_ARRAY(t, compl_flows.ids, uint32_t, F);
     TP__LAYOUT_HEAP(t, rtx_timers, F);
     TP__LAYOUT_HEAP(t, rate_timers, F);
+    TP__LAYOUT_HEAP(t, wake_timers, F);
     TP__LAYOUT_PORT(t, incoming, c->incoming_depth);
     TP__LAYOUT_PORT(t, tx, c->segment_depth);
     TP__LAYOUT_PORT(t, completions, c->completion_depth);
@@ -4570,6 +4657,7 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     t->active.capacity = t->ready.capacity = t->compl_flows.capacity = cfg->max_flows;
     rnic__heap_clear(&t->rtx_timers, cfg->max_flows);
     rnic__heap_clear(&t->rate_timers, cfg->max_flows);
+    rnic__heap_clear(&t->wake_timers, cfg->max_flows);
     rnic_trace_set(&t->trace, cfg->trace, cfg->trace_user);
     t->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     if (cfg->timing == TP_TIMING_TONIC_RTL)
@@ -4629,7 +4717,10 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
     fl->wnd_size = 1;
     fl->timer_amount = 1;
     fl->credit_at = t->now;
+    fl->wake_visit = RNIC_NEVER;
     fl->open = 1;
+    if (tp__wakes(t)) /* no wake-up declared yet: due at every visit */
+        t->every_visit_flows++;
     tp__actions_preset(fl, &act);
     act.wnd_size = p->init_wnd;
     act.rate_bps = p->init_rate_bps ? p->init_rate_bps : t->cfg.link_bps;
@@ -4664,6 +4755,10 @@ TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
     tp__timer_stop(t, flow);
     rnic__heap_remove(&t->rtx_timers, flow);
     rnic__heap_remove(&t->rate_timers, flow);
+    if (tp__wakes(t)) {
+        tp__wake_every(t, flow);
+        t->every_visit_flows--;
+    }
     fl->open = 0;
     t->open_flows--;
     return RNIC_OK;
@@ -4786,10 +4881,14 @@ static uint64_t tp__next(const tp *t, bool *any)
     if (t->incoming.count || t->stage2_valid || t->active.count ||
         (t->ready.count && !tp__port_full(&t->tx)) ||
         (t->compl_flows.count && !tp__port_full(&t->completions)) ||
-        (t->proto->periodic_every_visit && t->proto->periodic && t->open_flows))
+        t->every_visit_flows)
         return t->now;
     if (t->rtx_timers.count) {
         next = t->rtx_timers.key[0];
+        have = true;
+    }
+    if (t->wake_timers.count && (!have || rnic__cycle_before(t->wake_timers.key[0], next))) {
+        next = t->wake_timers.key[0];
         have = true;
     }
     if (t->rate_timers.count && (!have || rnic__cycle_before(t->rate_timers.key[0], next))) {
@@ -6275,15 +6374,52 @@ static void tp__dcqcn_periodic(const tp_event *ev, void *ctx, tp_actions *act)
     act->rate_bps = rc;
     RNIC_MEMCPY(ctx, &c, sizeof c);
 }
+/* ==== end src/transport/proto_dcqcn.c ==== */
+/* ==== begin src/transport/proto_dcqcn_wake.c ==== */
+/* transport.h: DCQCN's wake-ups and its protocol record. The hardware's periodic module visits
+ * every flow every max_flows cycles; the model runs DCQCN's periodic hook only at the visits where
+ * it can change something (docs/transport_model.md, "Wake-ups"): these wrappers declare them.
+ * They are a simulation aid, not part of the protocol, so Table 3's count (proto_dcqcn.c) leaves
+ * them out; tonic_tables prints their size beside it. */
+
+/* After the periodic hook: the earliest running timer and the byte counter's next step. */
+static void tp__dcqcn_periodic_wake(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    const tp_dcqcn_config *p = tp__dcqcn_cfg(ev->config);
+    tp_dcqcn_ctx c;
+    uint32_t now = (uint32_t)ev->now, seg = ev->params->seg_size;
+    int32_t soon;
+    bool on;
+    tp__dcqcn_periodic(ev, ctx, act);
+    RNIC_MEMCPY(&c, ctx, sizeof c);
+    on = (c.flags & TP_DCQCN_S_ACTIVE) != 0;
+    soon = (int32_t)(c.alpha_at - now); /* every period is below 2^31 cycles */
+    if ((c.flags & TP_DCQCN_S_RATE_ON) && (int32_t)(c.rate_at - now) < soon)
+        soon = (int32_t)(c.rate_at - now);
+    if (p->decrease_period_ns && (int32_t)(c.dec_at - now) < soon)
+        soon = (int32_t)(c.dec_at - now);
+    act->wake = TP_WAKE_AT;
+    act->wake_at = on ? ev->now + (uint64_t)(soon > 0 ? soon : 0) : RNIC_NEVER;
+    /* the byte counter steps once (total_sent - bc_base) x seg_size reaches byte_counter */
+    act->wake_sent_on = on && p->byte_counter;
+    act->wake_sent = c.bc_base + p->byte_counter / seg + (p->byte_counter % seg != 0);
+}
+
+/* Only a CNP moves the context: after an ACK or NAK the declaration stands. */
+static void tp__dcqcn_incoming_wake(const tp_event *ev, void *ctx, tp_actions *act)
+{
+    tp__dcqcn_incoming(ev, ctx, act);
+    act->wake = ev->pkt_type == TP_PKT_CNP ? TP_WAKE_NEXT : TP_WAKE_KEEP;
+}
 
 /* The context changes on CNPs (no ACK conflict, §3.4) and in periodic, whose results win over an
  * ACK / NAK in the cycle of the flow's visit (the ACK's marks and timer restart apply before). */
 static const tp_protocol tp__dcqcn = {"dcqcn", TP_CREDIT_RATE, sizeof(tp_dcqcn_ctx), tp__dcqcn_init,
-                                      tp__dcqcn_incoming, tp__dcqcn_periodic, true, TP_MERGE_PERIODIC,
+                                      tp__dcqcn_incoming_wake, tp__dcqcn_periodic_wake, true, TP_MERGE_PERIODIC,
                                       &tp__dcqcn_presets[TP_DCQCN_PAPER], tp_dcqcn_config_check};
 
 TP_API const tp_protocol *tp_protocol_dcqcn(void) { return &tp__dcqcn; }
-/* ==== end src/transport/proto_dcqcn.c ==== */
+/* ==== end src/transport/proto_dcqcn_wake.c ==== */
 /* ==== begin src/transport/proto_irn.c ==== */
 /* transport.h: IRN (SIGCOMM'18) on rate credit. The scoreboard is the engine's acked bitmap: a
  * NACK's block SACKs the out-of-order run, and every unacked segment below the highest SACKed one

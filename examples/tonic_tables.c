@@ -12,7 +12,8 @@
  *
  * Flows with data left at the end (or every flow with --verbose) are listed with their state.
  *
- * RESULT lines: one per protocol (table3 proto= loc= ctx_bytes= credit=), then
+ * RESULT lines: one per protocol (table3 proto= loc= ctx_bytes= credit=, and wake_loc= for a protocol
+ * with wake-up wrappers in proto_<name>_wake.c: the model's, not the hardware's), then
  * table4 flows= window= ctx_bytes= bytes= delivered_exactly_once= duplicates_at_receiver= ... */
 #define TP_IMPLEMENTATION
 #include "../transport.h"
@@ -184,8 +185,12 @@ int main(int argc, char **argv)
     for (i = 0; i < 6; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/proto_%s.c", src, names[i]);
-        printf("RESULT table=3 proto=%s loc=%ld ctx_bytes=%u credit=%s\n", protos[i]->name, count_loc(path),
+        printf("RESULT table=3 proto=%s loc=%ld ctx_bytes=%u credit=%s", protos[i]->name, count_loc(path),
                protos[i]->ctx_size, credit_name(protos[i]->credit));
+        snprintf(path, sizeof path, "%s/proto_%s_wake.c", src, names[i]);
+        if (count_loc(path) > 0) /* its wake-up wrappers: a simulation aid, not the protocol */
+            printf(" wake_loc=%ld", count_loc(path));
+        printf("\n");
     }
 
     /* Table 4 */

@@ -374,6 +374,19 @@ static inline void ts__wake_switch(ts_sim *s, uint64_t t)
         fab_wake(&s->fab, s->switch_id);
 }
 
+/* The switch changed host h's uplink at cycle t (a PFC frame paused or resumed it, or it took
+ * the packets that had arrived): a host whose record waits for room there has a new next event. */
+static inline void ts__wake_host(ts_sim *s, uint32_t h)
+{
+    rnic_work w;
+    if (h < s->cfg.senders) {
+        if (tp_peek_segment(&s->senders[h], &w) == RNIC_OK)
+            fab_wake(&s->fab, s->sender_id[h]);
+    } else if (tp_rx_peek_ack(&s->rx, &w) == RNIC_OK) {
+        fab_wake(&s->fab, s->rx_id);
+    }
+}
+
 static inline void ts__switch_advance_to(void *self, uint64_t cycle)
 {
     ts_sim *s = ((ts_node *)self)->sim;
@@ -411,16 +424,20 @@ static inline void ts__switch_run(void *self, uint64_t t)
         s->pfc_head = (s->pfc_head + 1u) % s->pfc_size;
         s->pfc_count--;
         net_link_pause_quanta(&s->uplink[f.port], f.quanta);
+        ts__wake_host(s, f.port);
     }
     /* uplinks deliver into the switch; packets arriving in one cycle are admitted starting
      * from a host that rotates every cycle (same-rate hosts arrive phase-locked, and a fixed
      * order would give one host every drop when the buffer is nearly full) */
     for (i = 0; i <= R; i++) {
         h = (uint32_t)((t + i) % (R + 1u));
+        if (net_link_peek(&s->uplink[h], &p) != RNIC_OK)
+            continue;
         while (net_link_peek(&s->uplink[h], &p) == RNIC_OK) {
             net_link_pop(&s->uplink[h], &p);
             net_switch_push_from(&s->sw, h, &p);
         }
+        ts__wake_host(s, h);
     }
     /* PFC frames the switch sent (by its departures up to now, or by these arrivals) start
      * towards their hosts */

@@ -146,7 +146,19 @@ typedef struct tp_actions {
     uint64_t add_credit;     /* token credit to add (bytes), e.g. for retransmissions on timeout */
     uint64_t timer_amount;   /* new rtx timer period (cycles) */
     bool reset_timer;        /* restart the rtx timer: expires at now + timer_amount */
+    /* Wake-ups (periodic_every_visit protocols; docs/transport_model.md, "Wake-ups"): when the
+     * periodic hook can next change anything, so the engine runs it only at those visits and an
+     * idle stretch can be skipped. Preset TP_WAKE_NEXT: at the flow's next visit, as always. */
+    uint32_t wake;           /* TP_WAKE_* */
+    uint64_t wake_at;        /* TP_WAKE_AT: due at the first visit at or after this cycle; RNIC_NEVER: no time */
+    bool wake_sent_on;       /* TP_WAKE_AT: also due at the first visit after total_sent reaches wake_sent */
+    uint32_t wake_sent;
 } tp_actions;
+
+#define TP_WAKE_NEXT 0u /* the periodic hook runs at the flow's next visit (the preset) */
+#define TP_WAKE_AT 1u   /* periodic: it changes nothing before wake_at / wake_sent (or a timeout,
+                         * or an incoming hook without TP_WAKE_KEEP): skip the visits before */
+#define TP_WAKE_KEEP 2u /* incoming: this hook left the context as it was: the declaration stands */
 
 typedef void (*tp_hook_fn)(const tp_event *ev, void *ctx, tp_actions *act);
 
@@ -166,7 +178,8 @@ typedef struct tp_protocol {
     /* Sets the flow's initial context and actions (window, rate, credit, timer amount). */
     void (*init)(const tp_flow_config *p, const void *config, uint64_t clock_hz, void *ctx, tp_actions *act);
     tp_hook_fn incoming;     /* every control packet, the cycle after its fixed stage */
-    tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry */
+    tp_hook_fn periodic;     /* a periodic visit: at least on rtx timer expiry (and with
+                              * periodic_every_visit, at every visit it has not excused: wake) */
     bool periodic_every_visit; /* false: periodic runs only when the timer expired */
     uint32_t merge;          /* TP_MERGE_* */
     const void *config;      /* NULL: the protocol's defaults */
@@ -220,7 +233,8 @@ typedef struct tp_stats {
     uint64_t cycles;
     uint64_t messages, segments_new, segments_rtx, segments_out, bytes_out;
     uint64_t acks, acks_dup, newly_acked, completions; /* stale ACKs: errors.by_cause[RNIC_ESTALE] */
-    uint64_t timeouts, timeouts_discarded, marks, periodic_runs;
+    uint64_t timeouts, timeouts_discarded, marks;
+    uint64_t periodic_runs;  /* periodic hook calls (a visit a wake-up excused runs none) */
     uint64_t tx_stalls;      /* cycles a ready segment waited for the full TX port */
     uint64_t rate_clamped, window_clamped, timer_clamped; /* hook outputs brought into range */
     uint64_t sack_clipped;   /* SACK blocks reaching beyond what was sent (the rest is used) */
@@ -260,7 +274,7 @@ TP_API size_t tp_mem_size(const tp_config *cfg);
      RNIC__MEM_PART(RNIC__MEM_ALIGN_UP(ctx_size) * 2u + 8u, uint8_t) +                                                \
      RNIC__MEM_PART((uint64_t)(max_flows) * (message_depth), tp__msg) +                                               \
      RNIC__MEM_PART((uint64_t)(max_flows) * (ring), rnic_work) + 3u * RNIC__MEM_PART((max_flows), uint32_t) +      \
-     2u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART((incoming_depth), rnic_work) +       \
+     3u * RNIC__HEAP_MEM(max_flows) + RNIC__MEM_PART((incoming_depth), rnic_work) +       \
      RNIC__MEM_PART((segment_depth), rnic_work) +                                             \
      RNIC__MEM_PART((completion_depth), rnic_work))
 /* TP_MEM_SIZE's and TP_RX_MEM_SIZE's parts mirror the init layouts with the common core's

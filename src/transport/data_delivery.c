@@ -165,6 +165,64 @@ static void tp__actions_preset(const tp__flow *fl, tp_actions *a)
     a->timer_amount = fl->timer_amount;
 }
 
+/* Wake-ups (docs/transport_model.md, "Wake-ups"): a protocol whose periodic hook runs at every
+ * visit may declare when it can next change anything; the visits before are skipped (the hook
+ * would return "no change"), so an engine with open flows need not be due every cycle. */
+static bool tp__wakes(const tp *t) { return t->proto->periodic_every_visit && t->proto->periodic; }
+
+/* Flow f's periodic hook is due at every visit again (nothing declared, an incoming hook changed
+ * the context, or a merge discarded the periodic hook's results). */
+static void tp__wake_every(tp *t, uint32_t f)
+{
+    tp__flow *fl = &t->flows[f];
+    if (!fl->wake_declared)
+        return;
+    fl->wake_declared = 0;
+    fl->wake_visit = RNIC_NEVER;
+    t->every_visit_flows++;
+    rnic__heap_remove(&t->wake_timers, f);
+}
+
+/* A hook's declaration for flow f; `earliest`: the first cycle whose visit it may excuse (the
+ * periodic hook: the next cycle; an incoming hook, which runs before this cycle's visit: now). */
+static void tp__wake_set(tp *t, uint32_t f, const tp_actions *a, uint64_t earliest)
+{
+    tp__flow *fl = &t->flows[f];
+    if (a->wake == TP_WAKE_KEEP && fl->wake_declared)
+        return;
+    if (a->wake != TP_WAKE_AT) {
+        tp__wake_every(t, f);
+        return;
+    }
+    if (!fl->wake_declared) {
+        fl->wake_declared = 1;
+        t->every_visit_flows--;
+    }
+    fl->wake_sent_on = a->wake_sent_on;
+    fl->wake_sent = a->wake_sent;
+    if (a->wake_at == RNIC_NEVER) {
+        fl->wake_visit = RNIC_NEVER;
+        rnic__heap_remove(&t->wake_timers, f);
+        return;
+    }
+    fl->wake_visit = tp__visit_at(t, f, rnic__cycle_before(a->wake_at, earliest) ? earliest : a->wake_at);
+    rnic__heap_set(&t->wake_timers, f, fl->wake_visit);
+}
+
+/* Segment generation raised total_sent to the declared count: due at the next visit. */
+static void tp__wake_sent(tp *t, uint32_t f)
+{
+    tp__flow *fl = &t->flows[f];
+    uint64_t v;
+    if (!fl->wake_declared || !fl->wake_sent_on || fl->total_sent != fl->wake_sent)
+        return;
+    v = tp__visit_at(t, f, t->now + 1u);
+    if (fl->wake_visit == RNIC_NEVER || rnic__cycle_before(v, fl->wake_visit)) {
+        fl->wake_visit = v;
+        rnic__heap_set(&t->wake_timers, f, v);
+    }
+}
+
 static void tp__credit_set_rate(tp *t, uint32_t f, uint64_t bps);
 static void tp__credit_add(tp *t, uint32_t f, uint64_t bytes);
 static void tp__credit_acked(tp *t, uint32_t f);
@@ -341,6 +399,8 @@ static void tp__incoming_hook(tp *t)
     if (t->proto->incoming)
         t->proto->incoming(&ev, tp__ctx(t, f), &act);
     tp__apply(t, f, &act, t->now);
+    if (tp__wakes(t))
+        tp__wake_set(t, f, &act, t->now);
 }
 
 /* Periodic updates: the flow id `t->scan` this cycle. `hit` is the flow the Incoming hook
@@ -367,7 +427,9 @@ static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *p
             t->stats.timeouts++;
             RNIC__TRACE(t, TP_TRACE_TIMEOUT, f, fl->wnd_start, fl->highest_sent);
         }
-        if (timeout || (t->proto->periodic_every_visit && t->proto->periodic)) {
+        /* a declared wake-up excuses this visit: the hook would change nothing (in the cycle of
+         * an ACK for the flow it runs, as its results may replace the incoming hook's) */
+        if (timeout || (tp__wakes(t) && (!fl->wake_declared || fl->wake_visit == t->now || f == hit))) {
             unsigned char *ctx = tp__ctx(t, f);
             bool conflict = f == hit;
             tp__event_fill(t, f, &ev);
@@ -385,6 +447,10 @@ static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *p
                 if (conflict)
                     RNIC_MEMCPY(tp__ctx(t, f), ctx, t->ctx_stride);
                 tp__apply(t, f, &act, t->now + 1u);
+                if (tp__wakes(t))
+                    tp__wake_set(t, f, &act, t->now + 1u);
+            } else if (tp__wakes(t)) { /* its results were discarded: it is due again */
+                tp__wake_every(t, f);
             }
         }
     }
@@ -451,6 +517,7 @@ static void tp__generate(tp *t)
     seg.cycle = t->now;
     fl->total_sent++;
     fl->outstanding++;
+    tp__wake_sent(t, f);
     if (!tp__timer_running(t, f)) /* RFC 6298 5.1 */
         tp__timer_start(t, f, t->now + fl->timer_amount, t->now + 1u);
     RNIC__TRACE(t, TP_TRACE_GENERATE, f, s, rtx);

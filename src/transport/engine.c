@@ -87,6 +87,7 @@ static size_t tp__layout(const tp_config *c, tp *t, unsigned char *mem)
     TP__LAYOUT_ARRAY(t, compl_flows.ids, uint32_t, F);
     TP__LAYOUT_HEAP(t, rtx_timers, F);
     TP__LAYOUT_HEAP(t, rate_timers, F);
+    TP__LAYOUT_HEAP(t, wake_timers, F);
     TP__LAYOUT_PORT(t, incoming, c->incoming_depth);
     TP__LAYOUT_PORT(t, tx, c->segment_depth);
     TP__LAYOUT_PORT(t, completions, c->completion_depth);
@@ -121,6 +122,7 @@ TP_API rnic_err tp_init(tp *t, const tp_config *cfg, void *mem, size_t size)
     t->active.capacity = t->ready.capacity = t->compl_flows.capacity = cfg->max_flows;
     rnic__heap_clear(&t->rtx_timers, cfg->max_flows);
     rnic__heap_clear(&t->rate_timers, cfg->max_flows);
+    rnic__heap_clear(&t->wake_timers, cfg->max_flows);
     rnic_trace_set(&t->trace, cfg->trace, cfg->trace_user);
     t->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TRANSPORT;
     if (cfg->timing == TP_TIMING_TONIC_RTL)
@@ -180,7 +182,10 @@ TP_API rnic_err tp_flow_open(tp *t, uint32_t flow, const tp_flow_config *p)
     fl->wnd_size = 1;
     fl->timer_amount = 1;
     fl->credit_at = t->now;
+    fl->wake_visit = RNIC_NEVER;
     fl->open = 1;
+    if (tp__wakes(t)) /* no wake-up declared yet: due at every visit */
+        t->every_visit_flows++;
     tp__actions_preset(fl, &act);
     act.wnd_size = p->init_wnd;
     act.rate_bps = p->init_rate_bps ? p->init_rate_bps : t->cfg.link_bps;
@@ -215,6 +220,10 @@ TP_API rnic_err tp_flow_close(tp *t, uint32_t flow)
     tp__timer_stop(t, flow);
     rnic__heap_remove(&t->rtx_timers, flow);
     rnic__heap_remove(&t->rate_timers, flow);
+    if (tp__wakes(t)) {
+        tp__wake_every(t, flow);
+        t->every_visit_flows--;
+    }
     fl->open = 0;
     t->open_flows--;
     return RNIC_OK;
@@ -337,10 +346,14 @@ static uint64_t tp__next(const tp *t, bool *any)
     if (t->incoming.count || t->stage2_valid || t->active.count ||
         (t->ready.count && !tp__port_full(&t->tx)) ||
         (t->compl_flows.count && !tp__port_full(&t->completions)) ||
-        (t->proto->periodic_every_visit && t->proto->periodic && t->open_flows))
+        t->every_visit_flows)
         return t->now;
     if (t->rtx_timers.count) {
         next = t->rtx_timers.key[0];
+        have = true;
+    }
+    if (t->wake_timers.count && (!have || rnic__cycle_before(t->wake_timers.key[0], next))) {
+        next = t->wake_timers.key[0];
         have = true;
     }
     if (t->rate_timers.count && (!have || rnic__cycle_before(t->rate_timers.key[0], next))) {

@@ -208,11 +208,3 @@ static void tp__dcqcn_periodic(const tp_event *ev, void *ctx, tp_actions *act)
     act->rate_bps = rc;
     RNIC_MEMCPY(ctx, &c, sizeof c);
 }
-
-/* The context changes on CNPs (no ACK conflict, §3.4) and in periodic, whose results win over an
- * ACK / NAK in the cycle of the flow's visit (the ACK's marks and timer restart apply before). */
-static const tp_protocol tp__dcqcn = {"dcqcn", TP_CREDIT_RATE, sizeof(tp_dcqcn_ctx), tp__dcqcn_init,
-                                      tp__dcqcn_incoming, tp__dcqcn_periodic, true, TP_MERGE_PERIODIC,
-                                      &tp__dcqcn_presets[TP_DCQCN_PAPER], tp_dcqcn_config_check};
-
-TP_API const tp_protocol *tp_protocol_dcqcn(void) { return &tp__dcqcn; }

@@ -27,6 +27,10 @@ typedef struct tp__flow {
     uint64_t credit_fx;          /* rate: credit in 2^-20 bytes; tokens: bytes */
     uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
     uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
+    uint64_t wake_visit;         /* TP_WAKE_AT: the visit the periodic hook is due at (RNIC_NEVER: none) */
+    uint32_t wake_sent;          /* ... or the first visit after total_sent reaches this */
+    uint8_t wake_declared;       /* the last hook declared TP_WAKE_AT (else: due every visit) */
+    uint8_t wake_sent_on;
     tp_flow_config params;
 } tp__flow;
 
@@ -64,6 +68,7 @@ struct tp {
     uint32_t wwords;             /* words per bitmap (W / 64) */
     uint32_t ctx_stride;
     uint32_t open_flows;
+    uint32_t every_visit_flows;  /* open flows whose periodic hook is due at every visit (no wake declared) */
     uint64_t msgs_queued;        /* messages queued over all flows (tp_space_message) */
     bool stage2_valid;
     tp__incoming stage2;          /* fixed stage done last cycle, programmable stage this cycle */
@@ -76,7 +81,7 @@ struct tp {
     tp__msg *msgs;                /* per flow: cfg.message_depth */
     rnic_work *rings;            /* per flow: cfg.ring segment addresses */
     tp__fifo active, ready, compl_flows;
-    rnic__heap rtx_timers, rate_timers;
+    rnic__heap rtx_timers, rate_timers, wake_timers; /* wake_timers: declared wake-ups, keyed by visit */
     rnic_ring incoming, tx, completions; /* ports */
     tp_stats stats;
     tp__rtl rtl;                 /* TP_TIMING_TONIC_RTL only */
