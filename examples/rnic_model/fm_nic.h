@@ -119,6 +119,10 @@ typedef struct fm_nic {
     uint64_t cap_gates;         /* times a bucket ran dry (counted) */
     uint64_t *given, *sent;     /* per send flow: bytes given to the transport, bytes sent once */
     uint32_t nheld;
+    uint8_t rate_dirty;     /* a rate register changed since the requester last looked (slow / fast may differ) */
+    uint8_t budget_blocked; /* the requester's last look: a piece waits for the fast QPs' budget */
+    uint8_t hold_retry;     /* a hold or release was refused: look at every QP again */
+    uint64_t fast_unsent;   /* sum over the QPs in the NIC's budget of given - sent (fm_nic__in_budget) */
     /* responder */
     uint32_t nrecv;             /* flows it receives (rx flows 0 .. nrecv - 1) */
     uint32_t *recv_flow;        /* rx -> global */
@@ -199,6 +203,7 @@ static uint64_t fm_nic__cap_register(const fm_nic *n, uint32_t local)
 
 /* The rate register: min(the transport side's rate, the tenant's cap); a cap that binds is
  * scaled (fm_nic__cap_scale). */
+static int fm_nic__in_budget(const fm_nic *n, uint32_t f);
 static void fm_nic__write_rate(fm_nic *n, uint32_t local, uint64_t bps)
 {
     uint64_t cap = fm_nic__cap_bps(n, local);
@@ -206,8 +211,16 @@ static void fm_nic__write_rate(fm_nic *n, uint32_t local, uint64_t bps)
     n->cap_bound[local] = cap && bps > cap;
     if (cap && bps > cap)
         bps = cap;
+    int was = local < n->nsend && fm_nic__in_budget(n, local);
     n->rate_changes++;
     n->rate[local] = bps;
+    n->rate_dirty = 1;
+    if (local < n->nsend && was != fm_nic__in_budget(n, local)) { /* slow <-> fast: its unsent bytes move */
+        if (was)
+            n->fast_unsent -= n->given[local] - n->sent[local];
+        else
+            n->fast_unsent += n->given[local] - n->sent[local];
+    }
     if ((e = rl_set_rate(&n->tassel, local, n->cap_bound[local] ? fm_nic__cap_register(n, local) : bps)) != RNIC_OK)
         fm_nic__die("rl_set_rate", e);
 }
@@ -951,6 +964,29 @@ static int fm_nic__slow(const fm_nic *n, uint32_t f)
     return n->w->kind[n->tpi[n->send_inst[f]].kind].rate && n->rate[f] < n->line_bps / 2u;
 }
 
+/* Does QP f's unsent data count in the NIC's budget (FM_NIC_BACKLOG)? A fast QP's does; a window
+ * or token QP's in a NIC of several transports counts in its transport's own (fm_nic__window_check). */
+static int fm_nic__in_budget(const fm_nic *n, uint32_t f)
+{
+    if (n->ntp > 1u && !n->w->kind[n->tpi[n->send_inst[f]].kind].rate)
+        return 0;
+    return !fm_nic__slow(n, f);
+}
+
+/* Bytes given to or sent by QP f: the budget's sum follows (kept as the requester's loop would add it). */
+static void fm_nic__given_add(fm_nic *n, uint32_t f, uint64_t len)
+{
+    n->given[f] += len;
+    if (fm_nic__in_budget(n, f))
+        n->fast_unsent += len;
+}
+static void fm_nic__sent_add(fm_nic *n, uint32_t f, uint64_t len)
+{
+    n->sent[f] += len;
+    if (fm_nic__in_budget(n, f))
+        n->fast_unsent -= len;
+}
+
 /* Back-pressure (fm_world.h): a slow QP is held in Palos once FM_QP_HOLD pieces wait for it ... */
 static void fm_nic__hold_check(fm_nic *n, uint32_t f)
 {
@@ -958,6 +994,7 @@ static void fm_nic__hold_check(fm_nic *n, uint32_t f)
         return;
     if (rq_palos_flow_hold(&n->palos, f, true) != RNIC_OK) {
         n->model_errors++;
+        n->hold_retry = 1;
         return;
     }
     n->held[f] = 1;
@@ -1003,13 +1040,17 @@ static void fm_nic__window_check(fm_nic *n, uint32_t k)
     }
 }
 
-static uint64_t fm_nic__release_check(fm_nic *n)
+static uint64_t fm_nic__release_check(fm_nic *n, int look)
 {
     uint32_t f, k;
-    uint64_t backlog = 0;
     for (k = 0; k < n->ntp && n->ntp > 1u; k++)
         if (!n->w->kind[n->tpi[k].kind].rate)
             fm_nic__window_check(n, k);
+    /* a QP's hold changes only when its queue shrank (a completion), its rate moved, or a hold
+     * was refused: otherwise every QP is as the last look left it */
+    if (!look && !n->hold_retry)
+        return n->fast_unsent;
+    n->hold_retry = 0;
     for (f = 0; f < n->nsend; f++) {
         uint32_t q;
         if (n->ntp > 1u && !n->w->kind[n->tpi[n->send_inst[f]].kind].rate)
@@ -1018,18 +1059,17 @@ static uint64_t fm_nic__release_check(fm_nic *n)
         if (n->held[f] && (q <= FM_QP_RELEASE || !fm_nic__slow(n, f))) {
             if (rq_palos_flow_hold(&n->palos, f, false) != RNIC_OK) {
                 n->model_errors++;
+                n->hold_retry = 1;
                 continue;
             }
             n->held[f] = 0;
             n->nheld--;
             n->releases++;
         }
-        if (!fm_nic__slow(n, f))
-            backlog += n->given[f] - n->sent[f];
-        else
+        if (fm_nic__slow(n, f))
             fm_nic__hold_check(n, f); /* its rate may have just fallen */
     }
-    return backlog;
+    return n->fast_unsent;
 }
 
 /* Hand the TX MAC's arrived packets to the switch (its ingress never blocks but on a full
@@ -1325,7 +1365,7 @@ static int fm_nic__tassel_packet(fm_nic *n, rnic_work *x)
     if (seg.flags & TP_WORK_RTX)
         n->rtx_pkts++;
     else
-        n->sent[seg.flow] += seg.len; /* (the segment's flow is the NIC's send flow) */
+        fm_nic__sent_add(n, seg.flow, seg.len); /* (the segment's flow is the NIC's send flow) */
     n->sent_pkts++;
     return 1;
 }
@@ -1383,7 +1423,7 @@ static void fm_nic__to_dma(fm_nic *n)
             if (x.flags & TP_WORK_RTX)
                 n->rtx_pkts++;
             else
-                n->sent[x.flow] += x.len;
+                fm_nic__sent_add(n, x.flow, x.len);
             n->sent_pkts++;
             rm_pipe_push(&n->dma, &x);
         }
@@ -1444,7 +1484,7 @@ static void fm_nic__qos_requester(fm_nic *n)
                ((x.flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) | ((x.flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
         if (tp_push_message(&n->tpi[n->send_inst[local]].t, &m) != RNIC_OK)
             n->model_errors++;
-        n->given[local] += x.len;
+        fm_nic__given_add(n, local, x.len);
         n->qos_blocks++;
     }
     while (rq_qos_pop_packet(&n->qos, &pk) == RNIC_OK)
@@ -1459,6 +1499,7 @@ static void fm_nic__requester(fm_nic *n)
     net_pkt pk;
     uint64_t backlog;
     uint32_t k;
+    int look;
     while (n->htx_on && hcc_tx_pop_rate(&n->htx, &x) == RNIC_OK)
         fm_nic__write_rate(n, x.flow, x.addr);
     while (n->htx_on && net_link_space(&n->up) && hcc_tx_pop_probe(&n->htx, &x) == RNIC_OK) {
@@ -1488,17 +1529,21 @@ static void fm_nic__requester(fm_nic *n)
             n->model_errors++;
     }
     fm_nic__to_dma(n);
+    look = n->rate_dirty;
+    n->rate_dirty = 0; /* every rate written so far is seen below */
     if (n->qos_on) {
         fm_nic__qos_requester(n);
         return;
     }
     for (k = 0; k < n->ntp; k++) {
         fm_tp_inst *ti = &n->tpi[k];
-        while (tp_pop_completion(&ti->t, &x) == RNIC_OK)
+        while (tp_pop_completion(&ti->t, &x) == RNIC_OK) {
+            look = 1; /* a queue shrank */
             if ((x.op & RM_OP_MSG_LAST) && x.flow < ti->nflows)
                 rm_host_completed(&n->host, ti->nic_flow[x.flow]);
+        }
     }
-    backlog = fm_nic__release_check(n);
+    backlog = fm_nic__release_check(n, look);
     while (backlog < FM_NIC_BACKLOG && rq_palos_peek_piece(&n->palos, &x) == RNIC_OK) {
         if (!(x.flags & RNIC_WORK_ERROR) && x.flow < n->nsend && fm_nic__room(n, x.flow) == 0) {
             n->head_waits++; /* the QP's message queue is full: Palos's output waits (a hold came too late) */
@@ -1523,7 +1568,7 @@ static void fm_nic__requester(fm_nic *n)
             if (tp_push_message(&n->tpi[n->send_inst[x.flow]].t, &m) != RNIC_OK)
                 n->model_errors++;
         }
-        n->given[x.flow] += x.len;
+        fm_nic__given_add(n, x.flow, x.len);
         if (n->ntp > 1u && !n->w->kind[n->tpi[n->send_inst[x.flow]].kind].rate)
             fm_nic__window_check(n, n->send_inst[x.flow]);
         else if (fm_nic__slow(n, x.flow))
@@ -1531,6 +1576,7 @@ static void fm_nic__requester(fm_nic *n)
         else
             backlog += x.len;
     }
+    n->budget_blocked = backlog >= FM_NIC_BACKLOG && rq_palos_peek_piece(&n->palos, &x) == RNIC_OK;
     rm_host_step(&n->host, fm_nic__ring_palos, n, &n->trace);
 }
 
@@ -1542,7 +1588,9 @@ static int fm_nic__can_move(fm_nic *n)
     uint32_t k;
     if (n->pause_count && n->pause_at[n->pause_head] <= n->now)
         return 1;
-    if (n->nheld) /* a held QP's queue frees inside the transport's ticks: looked at every cycle */
+    /* a held QP is released (or another held) when its queue frees -- a completion, below -- or
+     * its rate changes: then the requester looks again */
+    if (n->nheld && n->rate_dirty)
         return 1;
     if (net_link_peek(&n->up, &pk) == RNIC_OK)
         return 1;
@@ -1581,9 +1629,12 @@ static int fm_nic__can_move(fm_nic *n)
             return 1;
         return rq_qos_peek_packet(&n->qos, &pk2) == RNIC_OK || rm_qos_host_next_event(&n->qh) <= n->now;
     }
+    /* a piece the fast QPs' budget keeps waits until the budget frees: bytes sent and given move
+     * in the NIC's own runs, a QP turns slow or fast with its rate */
     if (rq_palos_peek_piece(&n->palos, &x) == RNIC_OK &&
-        ((x.flags & RNIC_WORK_ERROR) || x.flow >= n->nsend || fm_nic__room(n, x.flow)))
-        return 1; /* (the backlog budget may keep it: looked at every cycle, as the budget frees in the transport's ticks) */
+        ((x.flags & RNIC_WORK_ERROR) || x.flow >= n->nsend || fm_nic__room(n, x.flow)) &&
+        (!n->budget_blocked || n->rate_dirty))
+        return 1;
     return rm_host_next_event(&n->host) <= n->now;
 }
 
