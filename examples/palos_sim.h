@@ -313,7 +313,7 @@ static void sim__run(void *self, uint64_t t)
     rq_palos_tick(s->p);
 }
 
-static const fab_node_ops sim__ops = { sim__advance_to, sim__run, sim__next_event };
+static const fab_node_ops sim__ops = { sim__advance_to, sim__run, sim__next_event, NULL };
 
 static void sim__fabric_init(sim *s)
 {

@@ -158,7 +158,7 @@ static uint64_t st_next_event(const void *self)
     return next;
 }
 
-static const fab_node_ops station_ops = { st_advance_to, st_run, st_next_event };
+static const fab_node_ops station_ops = { st_advance_to, st_run, st_next_event, NULL };
 
 static void build(net_s *n, uint64_t seed, uint32_t count)
 {
@@ -300,7 +300,7 @@ static int nop_runs;
 static void nop_advance(void *self, uint64_t c) { (void)self; (void)c; }
 static void nop_run(void *self, uint64_t c) { (void)self; (void)c; nop_runs++; }
 static uint64_t nop_next(const void *self) { (void)self; return RNIC_NEVER; }
-static const fab_node_ops nop_ops = { nop_advance, nop_run, nop_next };
+static const fab_node_ops nop_ops = { nop_advance, nop_run, nop_next, NULL };
 
 static void test_calendar_order(void)
 {
@@ -354,7 +354,7 @@ static uint64_t tm_next(const void *self)
     const timer_node *x = (const timer_node *)self;
     return x->next < x->count ? x->due[x->next] : RNIC_NEVER;
 }
-static const fab_node_ops timer_ops = { tm_advance, tm_run, tm_next };
+static const fab_node_ops timer_ops = { tm_advance, tm_run, tm_next, NULL };
 
 static int u64_less(const void *a, const void *b)
 {

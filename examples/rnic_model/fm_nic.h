@@ -123,6 +123,11 @@ typedef struct fm_nic {
     uint8_t budget_blocked; /* the requester's last look: a piece waits for the fast QPs' budget */
     uint8_t hold_retry;     /* a hold or release was refused: look at every QP again */
     uint64_t fast_unsent;   /* sum over the QPs in the NIC's budget of given - sent (fm_nic__in_budget) */
+    /* Host-only stretches (fm_nic_step): while nothing but the host model has an event before
+     * `others_next` (next_event's last full answer), the scheduler ticks the host alone and the
+     * other engines stay at `engines_at` (`lagging`) until the NIC next acts or is brought. */
+    uint8_t others_valid, lagging;
+    uint64_t others_next, engines_at;
     /* responder */
     uint32_t nrecv;             /* flows it receives (rx flows 0 .. nrecv - 1) */
     uint32_t *recv_flow;        /* rx -> global */
@@ -1654,9 +1659,30 @@ static uint64_t fm__min(uint64_t a, uint64_t b) { return a < b ? a : b; }
         }                                                                                            \
     } while (0)
 
+static void fm_nic__advance_all(fm_nic *n, uint64_t cycle);
+
+/* The engines other than the host model, brought from a host-only stretch to the NIC's now
+ * (they have no event before others_next, so they only skip: no trace event, no record). */
+static void fm_nic__sync(fm_nic *n)
+{
+    uint64_t now = n->now;
+    if (!n->lagging)
+        return;
+    n->lagging = 0;
+    n->now = n->engines_at;
+    fm_nic__advance_all(n, now);
+}
+
 static void fm_nic_advance_to(void *self, uint64_t cycle)
 {
     fm_nic *n = (fm_nic *)self;
+    fm_nic__sync(n);
+    n->others_valid = 0; /* brought from outside: an input or a register may follow */
+    fm_nic__advance_all(n, cycle);
+}
+
+static void fm_nic__advance_all(fm_nic *n, uint64_t cycle)
+{
     uint32_t k;
     if (cycle <= n->now)
         return;
@@ -1688,11 +1714,22 @@ static void fm_nic_advance_to(void *self, uint64_t cycle)
     }
 }
 
+/* The host model has a record the NIC acts on (fm_nic__can_move's host part, without the room
+ * tests: a record that cannot move yet makes the NIC run, as it did before host-only stretches). */
+static int fm_nic__host_output(const fm_nic *n)
+{
+    rnic_work x;
+    return hcc_host_peek_signal(&n->hh, &x) == RNIC_OK || hcc_host_peek_rx(&n->hh, &x) == RNIC_OK;
+}
+
 static uint64_t fm_nic_next_event(const void *self)
 {
-    fm_nic *n = (fm_nic *)(uintptr_t)self; /* peeks only: nothing observable changes */
+    fm_nic *n = (fm_nic *)(uintptr_t)self; /* peeks only: nothing observable changes (the stretch cache aside) */
     uint64_t next;
     uint32_t k;
+    if (n->lagging) /* a host-only stretch: the others' answer stands */
+        return fm_nic__host_output(n) ? n->now : fm__min(n->others_next, hcc_host_next_event(&n->hh));
+    n->others_valid = 0;
     if (fm_nic__can_move(n))
         return n->now;
     next = fm__min(net_link_next_event(&n->up), rm_pipe_next_event(&n->dma));
@@ -1702,8 +1739,6 @@ static uint64_t fm_nic_next_event(const void *self)
         next = fm__min(next, n->pause_at[n->pause_head]);
     for (k = 0; k < n->nrx; k++)
         next = fm__min(next, tp_rx_next_event(&n->rxi[k].r));
-    if (n->hh_on)
-        next = fm__min(next, hcc_host_next_event(&n->hh));
     if (n->hrx_on)
         next = fm__min(next, fm__min(hcc_rx_next_event(&n->hrx), hcc_rx_sample_due(&n->hrx)));
     if (n->htx_on)
@@ -1712,10 +1747,15 @@ static uint64_t fm_nic_next_event(const void *self)
     for (k = 0; k < n->ntp; k++)
         next = fm__min(next, tp_next_event(&n->tpi[k].t));
     if (n->qos_on)
-        return fm__min(next, fm__min(rq_qos_next_event(&n->qos),
+        next = fm__min(next, fm__min(rq_qos_next_event(&n->qos),
                                      fm__min(rm_pipe_next_event(&n->qos_ack), rm_qos_host_next_event(&n->qh))));
-    next = fm__min(next, rq_palos_next_event(&n->palos));
-    return fm__min(next, rm_host_next_event(&n->host));
+    else
+        next = fm__min(fm__min(next, rq_palos_next_event(&n->palos)), rm_host_next_event(&n->host));
+    if (!n->hh_on)
+        return next;
+    n->others_valid = next > n->now;
+    n->others_next = next;
+    return fm__min(next, hcc_host_next_event(&n->hh));
 }
 
 static void fm_nic_run(void *self, uint64_t t)
@@ -1732,6 +1772,28 @@ static void fm_nic_run(void *self, uint64_t t)
     fm_nic__to_switch(n, t);
 }
 
-static const fab_node_ops fm_nic_ops = { fm_nic_advance_to, fm_nic_run, fm_nic_next_event };
+/* The scheduler's step: before others_next, with no host record to act on, only the host model
+ * ticks (a run would find nothing to do: every other part's next event is later); otherwise
+ * the NIC is brought up to date and runs. The order of trace events is that of ticking every
+ * engine: the others have none before others_next. */
+static void fm_nic_step(void *self, uint64_t t)
+{
+    fm_nic *n = (fm_nic *)self;
+    if (n->others_valid && t < n->others_next && t > n->now) {
+        if (!n->lagging) {
+            n->lagging = 1;
+            n->engines_at = n->now;
+        }
+        FM_ADVANCE(hcc_host_now, hcc_host_advance_to, &n->hh, t);
+        n->now = t;
+        if (!fm_nic__host_output(n))
+            return;
+    }
+    fm_nic__sync(n);
+    fm_nic__advance_all(n, t);
+    fm_nic_run(n, t);
+}
+
+static const fab_node_ops fm_nic_ops = { fm_nic_advance_to, fm_nic_run, fm_nic_next_event, fm_nic_step };
 
 #endif /* RNIC_FM_NIC_H */

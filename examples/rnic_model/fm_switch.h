@@ -109,7 +109,7 @@ static uint64_t fm_switch_next_event(const void *self)
     return next;
 }
 
-static const fab_node_ops fm_switch_ops = { fm_switch_advance_to, fm_switch_run, fm_switch_next_event };
+static const fab_node_ops fm_switch_ops = { fm_switch_advance_to, fm_switch_run, fm_switch_next_event, NULL };
 
 /* The NIC's TX MAC -> its switch, and the host's PFC edges to the switch's port toward it. */
 static void fm_nic__to_switch(fm_nic *n, uint64_t t)

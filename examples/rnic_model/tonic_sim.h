@@ -577,9 +577,9 @@ static inline void ts__rx_run(void *self, uint64_t t)
     }
 }
 
-static const fab_node_ops ts__switch_ops = { ts__switch_advance_to, ts__switch_run, ts__switch_next_event };
-static const fab_node_ops ts__sender_ops = { ts__sender_advance_to, ts__sender_run, ts__sender_next_event };
-static const fab_node_ops ts__rx_ops = { ts__rx_advance_to, ts__rx_run, ts__rx_next_event };
+static const fab_node_ops ts__switch_ops = { ts__switch_advance_to, ts__switch_run, ts__switch_next_event, NULL };
+static const fab_node_ops ts__sender_ops = { ts__sender_advance_to, ts__sender_run, ts__sender_next_event, NULL };
+static const fab_node_ops ts__rx_ops = { ts__rx_advance_to, ts__rx_run, ts__rx_next_event, NULL };
 
 /* The fabric: the switch first, so that in every cycle its deliveries reach the engines before
  * their cycle runs (the order the experiments were calibrated with). */

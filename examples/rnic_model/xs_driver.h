@@ -360,9 +360,9 @@ static void xs__rx_run(void *self, uint64_t t)
         s->rx_bytes[w.flow] += w.len;
 }
 
-static const fab_node_ops xs__switch_ops = { xs__switch_advance_to, xs__switch_run, xs__switch_next_event };
-static const fab_node_ops xs__sender_ops = { xs__sender_advance_to, xs__sender_run, xs__sender_next_event };
-static const fab_node_ops xs__rx_ops = { xs__rx_advance_to, xs__rx_run, xs__rx_next_event };
+static const fab_node_ops xs__switch_ops = { xs__switch_advance_to, xs__switch_run, xs__switch_next_event, NULL };
+static const fab_node_ops xs__sender_ops = { xs__sender_advance_to, xs__sender_run, xs__sender_next_event, NULL };
+static const fab_node_ops xs__rx_ops = { xs__rx_advance_to, xs__rx_run, xs__rx_next_event, NULL };
 
 /* The fabric: the switch first, so that in every cycle its deliveries reach the engines before
  * their cycle runs. */
