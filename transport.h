@@ -2830,7 +2830,8 @@ typedef struct tp__flow {
     uint64_t credit_fx;          /* rate: credit in 2^-20 bytes; tokens: bytes */
     uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
     uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
-    uint64_t wake_visit;         /* TP_WAKE_AT: the visit the periodic hook is due at (RNIC_NEVER: none) */
+    uint64_t wake_visit;         /* TP_WAKE_AT: the visit the periodic hook is due at, while the flow is in
+                                  * wake_timers (a visit may fall on cycle 2^64 - 1: no sentinel) */
     uint32_t wake_sent;          /* ... or the first visit after total_sent reaches this */
     uint8_t wake_declared;       /* the last hook declared TP_WAKE_AT (else: due every visit) */
     uint8_t wake_sent_on;
@@ -3502,7 +3503,7 @@ static void tp__wake_sent(tp *t, uint32_t f)
     if (!fl->wake_declared || !fl->wake_sent_on || fl->total_sent != fl->wake_sent)
         return;
     v = tp__visit_at(t, f, t->now + 1u);
-    if (fl->wake_visit == RNIC_NEVER || rnic__cycle_before(v, fl->wake_visit)) {
+    if (t->wake_timers.pos[f] == RNIC_NONE || rnic__cycle_before(v, fl->wake_visit)) {
         fl->wake_visit = v;
         rnic__heap_set(&t->wake_timers, f, v);
     }
@@ -3714,7 +3715,8 @@ static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *p
         }
         /* a declared wake-up excuses this visit: the hook would change nothing (in the cycle of
          * an ACK for the flow it runs, as its results may replace the incoming hook's) */
-        if (timeout || (tp__wakes(t) && (!fl->wake_declared || fl->wake_visit == t->now || f == hit))) {
+        if (timeout || (tp__wakes(t) && (!fl->wake_declared || f == hit ||
+                                         (t->wake_timers.pos[f] != RNIC_NONE && fl->wake_visit == t->now)))) {
             unsigned char *ctx = tp__ctx(t, f);
             bool conflict = f == hit;
             tp__event_fill(t, f, &ev);

@@ -64,6 +64,7 @@ typedef struct pending_ack {
 } pending_ack;
 
 typedef struct world {
+    uint64_t base;             /* the engines' start cycle: times below are relative to it */
     tp *t[NENG];
     void *mem[NENG];
     tr_log log[NENG];
@@ -98,7 +99,7 @@ static void drain(world *w, rnic_prng *rng, uint32_t ack_delay_max)
             if (rnic_prng_below(rng, 64) != 0 && w->nq < 256u) {
                 pending_ack *p = &w->q[w->nq++];
                 memset(p, 0, sizeof *p);
-                p->at = tp_now(w->t[0]) + 1u + rnic_prng_below(rng, ack_delay_max);
+                p->at = tp_now(w->t[0]) - w->base + 1u + rnic_prng_below(rng, ack_delay_max);
                 p->w.flow = f;
                 p->w.index = s[0].index + 1u; /* cumulative (may run ahead of a loss: go-back-N tolerates it) */
                 p->w.flags = TP_WORK_PKT(TP_PKT_ACK);
@@ -171,6 +172,7 @@ static void run_case(const tp_protocol *proto, uint32_t flows, uint64_t seed, ui
         c.clock_hz = 250000000u;
         c.link_bps = 100000000000ull;
         c.max_flows = flows + (uint32_t)(seed % 3u); /* some ids never open: visits to closed flows */
+        c.start_cycle = seed % 4u == 3u ? UINT64_MAX - 60000u : 0; /* the clock wraps inside the run */
         c.segment_depth = 4;
         c.completion_depth = 4;
         c.protocol = i == 2 ? &twin : proto;
@@ -183,6 +185,7 @@ static void run_case(const tp_protocol *proto, uint32_t flows, uint64_t seed, ui
         w->log[i].h = 1469598103934665603ull;
         CHECK_EQ(tp_init(w->t[i], &c, (void *)(((uintptr_t)w->mem[i] + RNIC_MEM_ALIGN - 1u) & ~(uintptr_t)(RNIC_MEM_ALIGN - 1u)), n), RNIC_OK);
     }
+    w->base = tp_now(w->t[0]);
     for (f = 0; f < flows; f++) {
         tp_flow_config p;
         tp_flow_config_default(&p);
@@ -197,25 +200,26 @@ static void run_case(const tp_protocol *proto, uint32_t flows, uint64_t seed, ui
         if (target > cycles)
             target = cycles;
         /* A fast-forwards towards the next input; B and C tick to wherever A stopped */
-        while (tp_now(w->t[0]) < target) {
-            uint64_t next = tp_next_event(w->t[0]);
+        while (tp_now(w->t[0]) - w->base < target) {
+            uint64_t at = tp_now(w->t[0]) - w->base, next = tp_next_event(w->t[0]) - w->base; /* (never: huge) */
             if (!stepwise) {
-                tp_advance_to(w->t[0], target); /* its own loop: skips, ticks, stops at a full port */
-            } else if (next != tp_now(w->t[0])) { /* idle until min(next, target): skipped */
-                skipped_a += (next < target ? next : target) - tp_now(w->t[0]);
-                tp_advance_to(w->t[0], next < target ? next : target);
+                tp_advance_to(w->t[0], w->base + target); /* its own loop: skips, ticks, stops at a full port */
+            } else if (next != at) { /* idle until min(next, target): skipped */
+                skipped_a += (next < target ? next : target) - at;
+                tp_advance_to(w->t[0], w->base + (next < target ? next : target));
             } else {
                 tp_advance(w->t[0], 1);
             }
-            while (tp_now(w->t[1]) < tp_now(w->t[0])) {
+            while (tp_now(w->t[1]) != tp_now(w->t[0])) {
                 tp_tick(w->t[1]);
                 tp_tick(w->t[2]);
             }
             drain(w, &rng, gap_max);
+            at = tp_now(w->t[0]) - w->base;
             if (next_ack(w) < target) /* an ACK scheduled by this drain comes first */
-                target = next_ack(w) > tp_now(w->t[0]) ? next_ack(w) : tp_now(w->t[0]);
+                target = next_ack(w) > at ? next_ack(w) : at;
         }
-        now = tp_now(w->t[0]);
+        now = tp_now(w->t[0]) - w->base;
         deliver(w, now);
         if (now >= next_msg) {
             rnic_work m;

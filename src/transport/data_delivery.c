@@ -217,7 +217,7 @@ static void tp__wake_sent(tp *t, uint32_t f)
     if (!fl->wake_declared || !fl->wake_sent_on || fl->total_sent != fl->wake_sent)
         return;
     v = tp__visit_at(t, f, t->now + 1u);
-    if (fl->wake_visit == RNIC_NEVER || rnic__cycle_before(v, fl->wake_visit)) {
+    if (t->wake_timers.pos[f] == RNIC_NONE || rnic__cycle_before(v, fl->wake_visit)) {
         fl->wake_visit = v;
         rnic__heap_set(&t->wake_timers, f, v);
     }
@@ -429,7 +429,8 @@ static void tp__periodic(tp *t, uint32_t hit, bool fired, const unsigned char *p
         }
         /* a declared wake-up excuses this visit: the hook would change nothing (in the cycle of
          * an ACK for the flow it runs, as its results may replace the incoming hook's) */
-        if (timeout || (tp__wakes(t) && (!fl->wake_declared || fl->wake_visit == t->now || f == hit))) {
+        if (timeout || (tp__wakes(t) && (!fl->wake_declared || f == hit ||
+                                         (t->wake_timers.pos[f] != RNIC_NONE && fl->wake_visit == t->now)))) {
             unsigned char *ctx = tp__ctx(t, f);
             bool conflict = f == hit;
             tp__event_fill(t, f, &ev);

@@ -27,7 +27,8 @@ typedef struct tp__flow {
     uint64_t credit_fx;          /* rate: credit in 2^-20 bytes; tokens: bytes */
     uint64_t credit_at;          /* rate: cycle the credit was last brought up to date */
     uint64_t rate_wake;          /* rate: when the timer puts the flow in ready-to-tx */
-    uint64_t wake_visit;         /* TP_WAKE_AT: the visit the periodic hook is due at (RNIC_NEVER: none) */
+    uint64_t wake_visit;         /* TP_WAKE_AT: the visit the periodic hook is due at, while the flow is in
+                                  * wake_timers (a visit may fall on cycle 2^64 - 1: no sentinel) */
     uint32_t wake_sent;          /* ... or the first visit after total_sent reaches this */
     uint8_t wake_declared;       /* the last hook declared TP_WAKE_AT (else: due every visit) */
     uint8_t wake_sent_on;
