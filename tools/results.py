@@ -346,6 +346,9 @@ MANIFEST = [
     dict(id="callgrind_model", group="model", tier="measured", match="model_ir_per_pkt_host",
          title="Instructions per delivered packet (callgrind), the 2:1 incast with and without the host model, beside ns-3 3.37 in the same run (issue 32's targets: 13,000 / 11,000)",
          cmd_text="make bench (bash tools/callgrind_model.sh)"),
+    dict(id="fabric_scale", group="model", tier="measured", match="fabric_scale_ratio",
+         title="Instructions per delivered packet on fat-trees of 16 and 128 hosts (callgrind, host model off; issue 32's target: at most 1.3x apart)",
+         cmd_text="make bench (bash tools/bench_fabric_scale.sh)"),
     # ---- firmware, fuzzing, coverage, soak (long or host-dependent: from their logs) ----
     dict(id="firmware", group="firmware", tier="measured", match="fw_rv32_passed",
          title="Every engine's self-test on rv32imac and Cortex-M4 under qemu", cmd_text="make firmware"),
