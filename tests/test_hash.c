@@ -228,6 +228,27 @@ static void test_builtin_equals_libxxhash(void)
     }
 }
 
+/* The trace digest's lane form (rnic__xxh64_lanes4: four little-endian 8-byte lanes, no byte
+ * buffer) against the library on the same 32 bytes: random lanes and seeds, and the extremes. */
+static void test_lanes4_equals_libxxhash(void)
+{
+    const uint64_t edge[] = { 0, 1, UINT64_MAX, 1ull << 63, P1, 0x8000000000000001ull };
+    rnic_prng p;
+    int i, k;
+    rnic_prng_seed(&p, g_seed ^ 0x1a4e5);
+    for (i = 0; i < 20000 && TEST_FAILS() == 0; i++) {
+        uint64_t l[4], seed = i < 36 ? edge[i % 6] : rnic_prng_next(&p);
+        unsigned char buf[32];
+        for (k = 0; k < 4; k++) {
+            int b;
+            l[k] = i < 36 ? edge[(i / 6 + k) % 6] : rnic_prng_next(&p);
+            for (b = 0; b < 8; b++)
+                buf[8 * k + b] = (unsigned char)(l[k] >> (8 * b));
+        }
+        CHECK_EQ(rnic__xxh64_lanes4(l[0], l[1], l[2], l[3], seed), (uint64_t)XXH64(buf, sizeof buf, seed));
+    }
+}
+
 /* RNIC_HASH_BUILTIN says which code rnic_hash64 runs: the built-in exactly when forced with
  * RNIC_NO_XXHASH or when the compiler cannot see <xxhash.h>. */
 static void test_which_implementation(void)
@@ -345,6 +366,7 @@ int main(void)
     RUN(test_matches_spec_transcription);
     RUN(test_builtin_on_xxhsum_vectors);
     RUN(test_builtin_equals_libxxhash);
+    RUN(test_lanes4_equals_libxxhash);
     RUN(test_which_implementation);
     RUN(test_deterministic);
     RUN(test_seed_sensitivity);

@@ -150,13 +150,42 @@ static inline uint64_t rnic_hash64(const void *data, size_t len, uint64_t seed)
     return (uint64_t)RNIC_HASH64(data, len, seed);
 }
 
+/* XXH64 of exactly 32 bytes given as their four little-endian 8-byte lanes: the spec's one
+ * stripe, no tail. A trace event's canonical form is four such lanes, so the digest needs no
+ * byte serialisation (the fold ran at ~600 instructions per event through the byte buffer). */
+RNIC_INLINE uint64_t rnic__xxh64_lanes4(uint64_t l0, uint64_t l1, uint64_t l2, uint64_t l3, uint64_t seed)
+{
+    uint64_t a1 = rnic__xxh_round(seed + RNIC__XXH_P1 + RNIC__XXH_P2, l0), a2 = rnic__xxh_round(seed + RNIC__XXH_P2, l1);
+    uint64_t a3 = rnic__xxh_round(seed, l2), a4 = rnic__xxh_round(seed - RNIC__XXH_P1, l3);
+    uint64_t h = rnic__rotl64(a1, 1) + rnic__rotl64(a2, 7) + rnic__rotl64(a3, 12) + rnic__rotl64(a4, 18);
+    h = rnic__xxh_merge(h, a1);
+    h = rnic__xxh_merge(h, a2);
+    h = rnic__xxh_merge(h, a3);
+    h = rnic__xxh_merge(h, a4);
+    h += 32u;
+    h ^= h >> 33; /* avalanche */
+    h *= RNIC__XXH_P2;
+    h ^= h >> 29;
+    h *= RNIC__XXH_P3;
+    h ^= h >> 32;
+    return h;
+}
+
 /* Fold one trace event into a running digest: XXH64 of its canonical 32 bytes, seeded with
- * the digest so far (order matters). Start from any fixed value, e.g. 0. */
+ * the digest so far (order matters). Start from any fixed value, e.g. 0. With the hash left
+ * as XXH64 (system or built-in: bit-identical) the lanes are hashed directly; a user's own
+ * RNIC_HASH64 gets the serialised bytes. */
 static inline uint64_t rnic_trace_digest_fold(uint64_t digest, const rnic_trace_event *ev)
 {
+#ifdef RNIC_HASH_BUILTIN
+    return rnic__xxh64_lanes4(ev->cycle,
+                              (uint64_t)ev->engine | (uint64_t)ev->kind << 16 | (uint64_t)ev->id << 32,
+                              ev->a, ev->b, digest);
+#else
     unsigned char buf[RNIC_TRACE_BYTES];
     rnic_trace_serialize(ev, buf);
     return rnic_hash64(buf, sizeof buf, digest);
+#endif
 }
 
 /* A ready-made rnic_trace_fn: user points to a uint64_t digest. */
