@@ -598,8 +598,8 @@ static void fm__run_logged(fm_model *m, uint64_t target, uint64_t *next_log)
         *next_log += w->window_end / 1000u + 1u;
     }
     fab_run_until(&w->f, target);
-    for (h = 0; h < w->hosts; h++) /* a NIC in a host-only stretch: its other engines to its now */
-        fm_nic__sync(&w->nic[h]);
+    for (h = 0; h < w->hosts; h++) /* a NIC in a host-only stretch or with lazy engines: all to its now */
+        fm_nic_settle(&w->nic[h]);
 }
 
 /* The run: the window (the links sampled every sample period, the hosts at its start and end),

@@ -73,6 +73,13 @@ typedef struct fm_ooo {
     fm_ooo_seg seg[FM_TP_WINDOW];
 } fm_ooo;
 
+/* The lazy engines' slots (fm_nic.lz_next): Palos, Tassel, the transports, the receivers. */
+#define FM_LZ_PALOS 0u
+#define FM_LZ_RL 1u
+#define FM_LZ_TP(k) (2u + (k))
+#define FM_LZ_RX(k) (2u + FM_MAX_TENANTS + (k))
+#define FM_LZ_N (2u + 2u * FM_MAX_TENANTS)
+
 typedef struct fm_nic {
     fm_world *w;
     uint32_t h;                 /* host number */
@@ -128,6 +135,12 @@ typedef struct fm_nic {
      * other engines stay at `engines_at` (`lagging`) until the NIC next acts or is brought. */
     uint8_t others_valid, lagging;
     uint64_t others_next, engines_at;
+    /* Lazy engines (fm_nic__bring): Palos, Tassel, each transport and each receiver stay at the
+     * cycle they last ran while none of their own events is due and the NIC touches none of
+     * their inputs; next_event keeps each one's answer (lz_next, valid while its bit is set in
+     * lz_ok) until it runs or is touched. */
+    uint64_t lz_next[FM_LZ_N];
+    uint64_t lz_ok;
     /* responder */
     uint32_t nrecv;             /* flows it receives (rx flows 0 .. nrecv - 1) */
     uint32_t *recv_flow;        /* rx -> global */
@@ -173,10 +186,15 @@ static void fm_nic__die(const char *what, rnic_err e)
     exit(1);
 }
 
+static rq_palos *fm_nic__palos(fm_nic *n);
+static rl *fm_nic__rl(fm_nic *n);
+static tp *fm_nic__tp(fm_nic *n, uint32_t k);
+static tp_rx *fm_nic__rx(fm_nic *n, uint32_t k);
+
 static void fm_nic__ring_palos(void *ctx, uint32_t flow, uint32_t tail)
 {
     fm_nic *n = (fm_nic *)ctx;
-    rnic_err e = rq_palos_doorbell(&n->palos, flow, tail);
+    rnic_err e = rq_palos_doorbell(fm_nic__palos(n), flow, tail);
     if (e != RNIC_OK)
         fm_nic__die("Palos doorbell refused", e);
 }
@@ -184,7 +202,9 @@ static void fm_nic__ring_palos(void *ctx, uint32_t flow, uint32_t tail)
 static void fm_nic__doorbell(void *user, uint32_t flow)
 {
     fm_tp_inst *ti = (fm_tp_inst *)user;
-    rnic_err e = rl_doorbell(&ti->n->tassel, flow < ti->nflows ? ti->nic_flow[flow] : flow);
+    /* (inside the transport's tick: Tassel is brought to the NIC's now, where it would stand
+       had every engine been advanced, and still runs the cycles after, below in advance_all) */
+    rnic_err e = rl_doorbell(fm_nic__rl(ti->n), flow < ti->nflows ? ti->nic_flow[flow] : flow);
     if (e != RNIC_OK)
         fm_nic__die("Tassel doorbell refused", e);
 }
@@ -226,7 +246,7 @@ static void fm_nic__write_rate(fm_nic *n, uint32_t local, uint64_t bps)
         else
             n->fast_unsent += n->given[local] - n->sent[local];
     }
-    if ((e = rl_set_rate(&n->tassel, local, n->cap_bound[local] ? fm_nic__cap_register(n, local) : bps)) != RNIC_OK)
+    if ((e = rl_set_rate(fm_nic__rl(n), local, n->cap_bound[local] ? fm_nic__cap_register(n, local) : bps)) != RNIC_OK)
         fm_nic__die("rl_set_rate", e);
 }
 
@@ -247,7 +267,7 @@ static void fm_nic__cap_scale(fm_nic *n)
     n->cap_next = n->now + rnic_ns_to_cycles(1000u, n->w->p.clock_hz);
     for (f = 0; f < n->nsend; f++) {
         rl_flow_view v;
-        if (!n->w->kind[n->tpi[n->send_inst[f]].kind].rate || rl_flow_state(&n->tassel, f, &v) != RNIC_OK ||
+        if (!n->w->kind[n->tpi[n->send_inst[f]].kind].rate || rl_flow_state(fm_nic__rl(n), f, &v) != RNIC_OK ||
             v.state == RL_FLOW_IDLE || v.paused)
             continue;
         if (n->cap_bound[f])
@@ -266,7 +286,7 @@ static void fm_nic__cap_scale(fm_nic *n)
     for (f = 0; f < n->nsend; f++)
         if (n->cap_bound[f]) {
             n->rate_changes++;
-            if ((e = rl_set_rate(&n->tassel, f, fm_nic__cap_register(n, f))) != RNIC_OK)
+            if ((e = rl_set_rate(fm_nic__rl(n), f, fm_nic__cap_register(n, f))) != RNIC_OK)
                 fm_nic__die("rl_set_rate", e);
         }
 }
@@ -298,7 +318,7 @@ static void fm_nic__cap_pay(fm_nic *n, uint32_t f, uint32_t bytes)
     n->ngated++;
     n->cap_gates++;
     n->cap_wake[f] = n->now + ((uint64_t)-n->cap_tokens[f] + cap - 1u) / cap;
-    if (rl_set_credit(&n->tassel, f, false) != RNIC_OK)
+    if (rl_set_credit(fm_nic__rl(n), f, false) != RNIC_OK)
         n->model_errors++;
 }
 
@@ -309,7 +329,7 @@ static void fm_nic__cap_release(fm_nic *n)
         if (n->cap_gated[f] && n->cap_wake[f] <= n->now) {
             n->cap_gated[f] = 0;
             n->ngated--;
-            if (rl_set_credit(&n->tassel, f, true) != RNIC_OK)
+            if (rl_set_credit(fm_nic__rl(n), f, true) != RNIC_OK)
                 n->model_errors++;
         }
 }
@@ -997,7 +1017,7 @@ static void fm_nic__hold_check(fm_nic *n, uint32_t f)
 {
     if (n->held[f] || fm_nic__queued(n, f) < FM_QP_HOLD || !fm_nic__slow(n, f))
         return;
-    if (rq_palos_flow_hold(&n->palos, f, true) != RNIC_OK) {
+    if (rq_palos_flow_hold(fm_nic__palos(n), f, true) != RNIC_OK) {
         n->model_errors++;
         n->hold_retry = 1;
         return;
@@ -1026,7 +1046,7 @@ static void fm_nic__window_check(fm_nic *n, uint32_t k)
         return;
     for (i = 0; i < ti->nflows; i++) {
         uint32_t f = ti->nic_flow[hold ? i : (ti->release_from + i) % ti->nflows];
-        if (rq_palos_flow_hold(&n->palos, f, hold != 0) != RNIC_OK) {
+        if (rq_palos_flow_hold(fm_nic__palos(n), f, hold != 0) != RNIC_OK) {
             n->model_errors++;
             continue;
         }
@@ -1062,7 +1082,7 @@ static uint64_t fm_nic__release_check(fm_nic *n, int look)
             continue; /* (its transport's budget, above) */
         q = fm_nic__queued(n, f);
         if (n->held[f] && (q <= FM_QP_RELEASE || !fm_nic__slow(n, f))) {
-            if (rq_palos_flow_hold(&n->palos, f, false) != RNIC_OK) {
+            if (rq_palos_flow_hold(fm_nic__palos(n), f, false) != RNIC_OK) {
                 n->model_errors++;
                 n->hold_retry = 1;
                 continue;
@@ -1102,6 +1122,7 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
         t = &n->tpi[n->send_inst[x.flow]].t;
         if (!tp_space_incoming(t))
             return RNIC_EBUSY;
+        t = fm_nic__tp(n, n->send_inst[x.flow]);
         x.flow = n->send_idx[x.flow];
         if (type == TP_PKT_NACK && (x.flags & TP_WORK_TRIMMED))
             x.len = 0; /* a trim notice: never read as a SACK block (examples/tonic_ndp_incast.c's guard) */
@@ -1123,7 +1144,8 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
     if (pk->trimmed) { /* NDP: a switch cut the payload off; the header goes to the receiver (no host
                           memory write: no payload), which answers it with a trim notice and a pull */
         const fm_rx_inst *ri = &n->rxi[n->recv_inst[x.flow]];
-        tp_rx *r = &n->rxi[n->recv_inst[x.flow]].r;
+        uint32_t k = n->recv_inst[x.flow];
+        tp_rx *r = &n->rxi[k].r;
         x.flags |= TP_WORK_TRIMMED;
         if ((x.flags & HCC_WORK_PROBE) || w->kind[ri->kind].protocol != FM_PROTO_NDP) {
             /* an RHCC probe, or another protocol's packet, whose payload is gone: dropped (the
@@ -1134,7 +1156,7 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
         if (!tp_rx_space_segment(r))
             return RNIC_EBUSY;
         x.flow = n->recv_idx[x.flow];
-        if (tp_rx_push_segment(r, &x) != RNIC_OK)
+        if (tp_rx_push_segment(fm_nic__rx(n, k), &x) != RNIC_OK)
             n->model_errors++;
         n->trimmed_in++;
         return RNIC_OK;
@@ -1153,11 +1175,11 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
         return RNIC_OK;
     }
     {
-        tp_rx *r = &n->rxi[n->recv_inst[x.flow]].r;
-        if (!tp_rx_space_segment(r))
+        uint32_t k = n->recv_inst[x.flow];
+        if (!tp_rx_space_segment(&n->rxi[k].r))
             return RNIC_EBUSY;
         x.flow = n->recv_idx[x.flow];
-        if (tp_rx_push_segment(r, &x) != RNIC_OK)
+        if (tp_rx_push_segment(fm_nic__rx(n, k), &x) != RNIC_OK)
             n->model_errors++;
     }
     return RNIC_OK;
@@ -1293,8 +1315,8 @@ static void fm_nic__responder(fm_nic *n)
             continue;
         }
         {
-            tp_rx *r = &n->rxi[n->recv_inst[x.flow < n->nrecv ? x.flow : 0u]].r;
-            if (!tp_rx_space_segment(r))
+            uint32_t ki = n->recv_inst[x.flow < n->nrecv ? x.flow : 0u];
+            if (!tp_rx_space_segment(&n->rxi[ki].r))
                 break;
             hcc_host_pop_rx(&n->hh, &x);
             if (x.flow >= n->nrecv) {
@@ -1302,13 +1324,13 @@ static void fm_nic__responder(fm_nic *n)
                 continue;
             }
             x.flow = n->recv_idx[x.flow];
-            if (tp_rx_push_segment(r, &x) != RNIC_OK)
+            if (tp_rx_push_segment(fm_nic__rx(n, ki), &x) != RNIC_OK)
                 n->model_errors++;
         }
     }
     for (k = 0; k < n->nrx; k++) {
         fm_rx_inst *ri = &n->rxi[k];
-        while (tp_rx_pop_delivered(&ri->r, &x) == RNIC_OK) {
+        while (tp_rx_peek_delivered(&ri->r, &x) == RNIC_OK && tp_rx_pop_delivered(fm_nic__rx(n, k), &x) == RNIC_OK) {
             n->rx.now = n->now;
             x.aux = (x.flags & TP_WORK_ECN) ? RM_ECN_CE : RM_ECN_ECT0;
             x.flow = x.flow < ri->nflows ? ri->nic_flow[x.flow] : n->nrecv; /* (unknown: the checker counts it bad) */
@@ -1317,7 +1339,8 @@ static void fm_nic__responder(fm_nic *n)
     }
     for (k = 0; k < n->nrx; k++) {
         fm_rx_inst *ri = &n->rxi[k];
-        while (net_link_space(&n->up) && tp_rx_pop_ack(&ri->r, &x) == RNIC_OK) {
+        while (net_link_space(&n->up) && tp_rx_peek_ack(&ri->r, &x) == RNIC_OK &&
+               tp_rx_pop_ack(fm_nic__rx(n, k), &x) == RNIC_OK) {
             uint32_t src, local, type = TP_WORK_PKT_TYPE(x.flags);
             x.flow = x.flow < ri->nflows ? ri->nic_flow[x.flow] : 0u;
             if (n->w->pcap && x.flow < n->nrecv)
@@ -1362,7 +1385,7 @@ static int fm_nic__tassel_packet(fm_nic *n, rnic_work *x)
     consumed.flow = n->send_idx[x->flow];
     consumed.index = x->index;
     if (fm_nic__pacer_source(n, x->flow, x->index, &seg, 1) != 1 || seg.len != x->len || !(x->flags & RNIC_WORK_LAST) ||
-        tp_push_consumed(&n->tpi[n->send_inst[x->flow]].t, &consumed) != RNIC_OK) {
+        tp_push_consumed(fm_nic__tp(n, n->send_inst[x->flow]), &consumed) != RNIC_OK) {
         n->order_errors++;
         return 0;
     }
@@ -1406,7 +1429,7 @@ static void fm_nic__to_dma(fm_nic *n)
             uint32_t src = (uint32_t)((n->now + j) % sources);
             fm_tp_inst *ti;
             if (src == 0) {
-                if (rl_pop_tx(&n->tassel, &x) != RNIC_OK)
+                if (rl_peek_tx(&n->tassel, &x) != RNIC_OK || rl_pop_tx(fm_nic__rl(n), &x) != RNIC_OK)
                     continue;
                 moved = 1;
                 if (fm_nic__tassel_packet(n, &x)) {
@@ -1417,7 +1440,8 @@ static void fm_nic__to_dma(fm_nic *n)
                 continue;
             }
             ti = &n->tpi[src - 1u];
-            if (n->w->kind[ti->kind].rate || tp_pop_segment(&ti->t, &x) != RNIC_OK)
+            if (n->w->kind[ti->kind].rate || tp_peek_segment(&ti->t, &x) != RNIC_OK ||
+                tp_pop_segment(fm_nic__tp(n, src - 1u), &x) != RNIC_OK)
                 continue;
             moved = 1;
             if (x.flow >= ti->nflows) {
@@ -1453,7 +1477,7 @@ static void fm_nic__qos_requester(fm_nic *n)
     }
     for (k = 0; k < n->ntp; k++) {
         fm_tp_inst *ti = &n->tpi[k];
-        while (tp_pop_completion(&ti->t, &x) == RNIC_OK) {
+        while (tp_peek_completion(&ti->t, &x) == RNIC_OK && tp_pop_completion(fm_nic__tp(n, k), &x) == RNIC_OK) {
             rnic_work a;
             memset(&a, 0, sizeof a);
             a.flow = x.flow < ti->nflows ? ti->nic_flow[x.flow] : 0u;
@@ -1487,7 +1511,7 @@ static void fm_nic__qos_requester(fm_nic *n)
         m.flags &= (1u << RQ_WORK_SEQ_SHIFT) - 1u;
         m.op = RM_OP_WRITE | (((x.flags & RQ_WORK_RETRANSMIT) || p->attempt) ? RM_OP_RETX : 0u) |
                ((x.flags & RNIC_WORK_FIRST) ? RM_OP_MSG_FIRST : 0u) | ((x.flags & RNIC_WORK_LAST) ? RM_OP_MSG_LAST : 0u);
-        if (tp_push_message(&n->tpi[n->send_inst[local]].t, &m) != RNIC_OK)
+        if (tp_push_message(fm_nic__tp(n, n->send_inst[local]), &m) != RNIC_OK)
             n->model_errors++;
         fm_nic__given_add(n, local, x.len);
         n->qos_blocks++;
@@ -1542,7 +1566,7 @@ static void fm_nic__requester(fm_nic *n)
     }
     for (k = 0; k < n->ntp; k++) {
         fm_tp_inst *ti = &n->tpi[k];
-        while (tp_pop_completion(&ti->t, &x) == RNIC_OK) {
+        while (tp_peek_completion(&ti->t, &x) == RNIC_OK && tp_pop_completion(fm_nic__tp(n, k), &x) == RNIC_OK) {
             look = 1; /* a queue shrank */
             if ((x.op & RM_OP_MSG_LAST) && x.flow < ti->nflows)
                 rm_host_completed(&n->host, ti->nic_flow[x.flow]);
@@ -1554,7 +1578,7 @@ static void fm_nic__requester(fm_nic *n)
             n->head_waits++; /* the QP's message queue is full: Palos's output waits (a hold came too late) */
             break;
         }
-        rq_palos_pop_piece(&n->palos, &x);
+        rq_palos_pop_piece(fm_nic__palos(n), &x);
         if ((x.flags & RNIC_WORK_LAST) && rm_host_consumed(&n->host, x.flow, x.index) != 0)
             n->order_errors++;
         if (x.flags & RNIC_WORK_ERROR) {
@@ -1570,7 +1594,7 @@ static void fm_nic__requester(fm_nic *n)
         {
             rnic_work m = x;
             m.flow = n->send_idx[x.flow];
-            if (tp_push_message(&n->tpi[n->send_inst[x.flow]].t, &m) != RNIC_OK)
+            if (tp_push_message(fm_nic__tp(n, n->send_inst[x.flow]), &m) != RNIC_OK)
                 n->model_errors++;
         }
         fm_nic__given_add(n, x.flow, x.len);
@@ -1659,6 +1683,93 @@ static uint64_t fm__min(uint64_t a, uint64_t b) { return a < b ? a : b; }
         }                                                                                            \
     } while (0)
 
+/* ---- lazy engines ----
+ * Palos, Tassel, the transports and the receivers are advanced only when one of their own
+ * events is due before the cycle the NIC is brought to (their next event, kept from the last
+ * next_event, is earlier), or when the NIC touches them: a push, a pop, a register write, a
+ * doorbell (fm_nic__palos / _rl / _tp / _rx bring the engine to the NIC's now first). Until
+ * then an engine stays at an earlier cycle with no event of its own in between, so bringing it
+ * later only skips (no trace event, no record: the order of events is that of advancing every
+ * engine every time), and its output ports hold what they would hold now: the NIC's peeks read
+ * them as they are. The run's readers (fm_nic_settle) bring every engine to the NIC's now. */
+static uint64_t fm_nic__lz_now(const fm_nic *n, uint32_t s)
+{
+    if (s == FM_LZ_PALOS)
+        return rq_palos_now(&n->palos);
+    if (s == FM_LZ_RL)
+        return rl_now(&n->tassel);
+    if (s < FM_LZ_RX(0))
+        return tp_now(&n->tpi[s - FM_LZ_TP(0)].t);
+    return tp_rx_now(&n->rxi[s - FM_LZ_RX(0)].r);
+}
+
+/* Advance slot s's engine to `cycle`; its kept next event no longer holds. */
+static void fm_nic__lz_advance(fm_nic *n, uint32_t s, uint64_t cycle)
+{
+    n->lz_ok &= ~(1ull << s);
+    if (s == FM_LZ_PALOS)
+        FM_ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, cycle);
+    else if (s == FM_LZ_RL)
+        FM_ADVANCE(rl_now, rl_advance_to, &n->tassel, cycle);
+    else if (s < FM_LZ_RX(0))
+        FM_ADVANCE(tp_now, tp_advance_to, &n->tpi[s - FM_LZ_TP(0)].t, cycle);
+    else
+        FM_ADVANCE(tp_rx_now, tp_rx_advance_to, &n->rxi[s - FM_LZ_RX(0)].r, cycle);
+}
+
+/* advance_all's step for slot s: advanced when an event of its own comes before `cycle` (or
+ * its next event is not known). */
+static void fm_nic__lz_due(fm_nic *n, uint32_t s, uint64_t cycle)
+{
+    if (!(n->lz_ok >> s & 1u) || n->lz_next[s] < cycle)
+        fm_nic__lz_advance(n, s, cycle);
+}
+
+/* Slot s's next event (kept until it runs or is touched). */
+static uint64_t fm_nic__lz_next(fm_nic *n, uint32_t s)
+{
+    if (!(n->lz_ok >> s & 1u)) {
+        if (s == FM_LZ_PALOS)
+            n->lz_next[s] = rq_palos_next_event(&n->palos);
+        else if (s == FM_LZ_RL)
+            n->lz_next[s] = rl_next_event(&n->tassel);
+        else if (s < FM_LZ_RX(0))
+            n->lz_next[s] = tp_next_event(&n->tpi[s - FM_LZ_TP(0)].t);
+        else
+            n->lz_next[s] = tp_rx_next_event(&n->rxi[s - FM_LZ_RX(0)].r);
+        n->lz_ok |= 1ull << s;
+    }
+    return n->lz_next[s];
+}
+
+/* Slot s's engine at the NIC's now, about to be touched. */
+static void fm_nic__bring(fm_nic *n, uint32_t s)
+{
+    if (fm_nic__lz_now(n, s) != n->now)
+        fm_nic__lz_advance(n, s, n->now);
+    n->lz_ok &= ~(1ull << s);
+}
+static rq_palos *fm_nic__palos(fm_nic *n)
+{
+    fm_nic__bring(n, FM_LZ_PALOS);
+    return &n->palos;
+}
+static rl *fm_nic__rl(fm_nic *n)
+{
+    fm_nic__bring(n, FM_LZ_RL);
+    return &n->tassel;
+}
+static tp *fm_nic__tp(fm_nic *n, uint32_t k)
+{
+    fm_nic__bring(n, FM_LZ_TP(k));
+    return &n->tpi[k].t;
+}
+static tp_rx *fm_nic__rx(fm_nic *n, uint32_t k)
+{
+    fm_nic__bring(n, FM_LZ_RX(k));
+    return &n->rxi[k].r;
+}
+
 static void fm_nic__advance_all(fm_nic *n, uint64_t cycle);
 
 /* The engines other than the host model, brought from a host-only stretch to the NIC's now
@@ -1671,6 +1782,20 @@ static void fm_nic__sync(fm_nic *n)
     n->lagging = 0;
     n->now = n->engines_at;
     fm_nic__advance_all(n, now);
+}
+
+/* For the run's readers (statistics, the window, the end): every engine at the NIC's now. */
+static void fm_nic_settle(fm_nic *n)
+{
+    uint32_t k;
+    fm_nic__sync(n);
+    if (!n->qos_on)
+        fm_nic__bring(n, FM_LZ_PALOS);
+    fm_nic__bring(n, FM_LZ_RL);
+    for (k = 0; k < n->ntp; k++)
+        fm_nic__bring(n, FM_LZ_TP(k));
+    for (k = 0; k < n->nrx; k++)
+        fm_nic__bring(n, FM_LZ_RX(k));
 }
 
 static void fm_nic_advance_to(void *self, uint64_t cycle)
@@ -1691,18 +1816,18 @@ static void fm_nic__advance_all(fm_nic *n, uint64_t cycle)
     if (n->qos_on)
         FM_ADVANCE(rq_qos_now, rq_qos_advance_to, &n->qos, cycle);
     else
-        FM_ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, cycle);
+        fm_nic__lz_due(n, FM_LZ_PALOS, cycle);
     for (k = 0; k < n->ntp; k++)
-        FM_ADVANCE(tp_now, tp_advance_to, &n->tpi[k].t, cycle);
+        fm_nic__lz_due(n, FM_LZ_TP(k), cycle);
     if (n->htx_on)
         FM_ADVANCE(hcc_tx_now, hcc_tx_advance_to, &n->htx, cycle);
-    FM_ADVANCE(rl_now, rl_advance_to, &n->tassel, cycle);
+    fm_nic__lz_due(n, FM_LZ_RL, cycle);
     if (n->hh_on)
         FM_ADVANCE(hcc_host_now, hcc_host_advance_to, &n->hh, cycle);
     if (n->hrx_on)
         FM_ADVANCE(hcc_rx_now, hcc_rx_advance_to, &n->hrx, cycle);
     for (k = 0; k < n->nrx; k++)
-        FM_ADVANCE(tp_rx_now, tp_rx_advance_to, &n->rxi[k].r, cycle);
+        fm_nic__lz_due(n, FM_LZ_RX(k), cycle);
     n->now = cycle;
     n->host.now = cycle;
     n->rx.now = cycle;
@@ -1738,19 +1863,19 @@ static uint64_t fm_nic_next_event(const void *self)
     if (n->pause_count)
         next = fm__min(next, n->pause_at[n->pause_head]);
     for (k = 0; k < n->nrx; k++)
-        next = fm__min(next, tp_rx_next_event(&n->rxi[k].r));
+        next = fm__min(next, fm_nic__lz_next(n, FM_LZ_RX(k)));
     if (n->hrx_on)
         next = fm__min(next, fm__min(hcc_rx_next_event(&n->hrx), hcc_rx_sample_due(&n->hrx)));
     if (n->htx_on)
         next = fm__min(next, hcc_tx_next_event(&n->htx));
-    next = fm__min(next, rl_next_event(&n->tassel));
+    next = fm__min(next, fm_nic__lz_next(n, FM_LZ_RL));
     for (k = 0; k < n->ntp; k++)
-        next = fm__min(next, tp_next_event(&n->tpi[k].t));
+        next = fm__min(next, fm_nic__lz_next(n, FM_LZ_TP(k)));
     if (n->qos_on)
         next = fm__min(next, fm__min(rq_qos_next_event(&n->qos),
                                      fm__min(rm_pipe_next_event(&n->qos_ack), rm_qos_host_next_event(&n->qh))));
     else
-        next = fm__min(fm__min(next, rq_palos_next_event(&n->palos)), rm_host_next_event(&n->host));
+        next = fm__min(fm__min(next, fm_nic__lz_next(n, FM_LZ_PALOS)), rm_host_next_event(&n->host));
     if (!n->hh_on)
         return next;
     n->others_valid = next > n->now;
