@@ -136,6 +136,7 @@ typedef struct rm_flow_gen {
     uint64_t posted_bytes;
     uint32_t stopped;
     uint32_t min_msg, max_msg; /* the flow's message sizes (rm_host_set_sizes; the host's by default) */
+    uint8_t postable;          /* rm_host_can_post, kept by rm_host__recount */
 } rm_flow_gen;
 
 typedef struct rm_doorbell {
@@ -154,8 +155,23 @@ typedef struct rm_host {
     uint32_t cursor;         /* round-robin over flows for posting */
     uint64_t now;
     bool posting;            /* false: the run is draining, post nothing more */
+    uint32_t postable;       /* flows with room to post (the step and next event scan none while 0) */
     uint64_t msgs_posted, bytes_posted;
 } rm_host;
+
+static bool rm_host_can_post(const rm_host *h, const rm_flow_gen *g);
+/* Flow g's room to post after its counters moved. */
+static void rm_host__recount(rm_host *h, rm_flow_gen *g)
+{
+    uint8_t can = rm_host_can_post(h, g) ? 1u : 0u;
+    if (can != g->postable) {
+        g->postable = can;
+        if (can)
+            h->postable++;
+        else
+            h->postable--;
+    }
+}
 
 static int rm_host_init(rm_host *h, uint32_t first_flow, uint32_t nflows, uint32_t ring, uint32_t depth,
                         uint32_t min_msg, uint32_t max_msg, uint32_t pcie_latency, uint64_t seed)
@@ -180,6 +196,7 @@ static int rm_host_init(rm_host *h, uint32_t first_flow, uint32_t nflows, uint32
         h->gen[i].raddr = (uint64_t)(first_flow + i) << 40;
         h->gen[i].min_msg = min_msg;
         h->gen[i].max_msg = max_msg;
+        rm_host__recount(h, &h->gen[i]);
     }
     h->posting = true;
     return 0;
@@ -222,12 +239,18 @@ static int rm_host_consumed(rm_host *h, uint32_t flow, uint32_t index)
     if (index != g->head)
         return -1; /* a flow's WQEs are consumed in order */
     g->head++;
+    rm_host__recount(h, g);
     return 0;
 }
 
 /* The NIC sent the last byte of the flow's oldest outstanding message: a send completion.
  * The application keeps `depth` messages outstanding (posted, not completed). */
-static void rm_host_completed(rm_host *h, uint32_t flow) { h->gen[flow - h->first_flow].completed++; }
+static void rm_host_completed(rm_host *h, uint32_t flow)
+{
+    rm_flow_gen *g = &h->gen[flow - h->first_flow];
+    g->completed++;
+    rm_host__recount(h, g);
+}
 
 static bool rm_host_can_post(const rm_host *h, const rm_flow_gen *g)
 {
@@ -246,7 +269,7 @@ static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), v
         h->db_head = (h->db_head + 1u) % h->db_cap;
         h->db_count--;
     }
-    if (!h->posting || h->db_count == h->db_cap)
+    if (!h->posting || h->db_count == h->db_cap || !h->postable)
         return;
     for (k = 0; k < h->nflows; k++) {
         uint32_t local = (h->cursor + k) % h->nflows;
@@ -265,6 +288,7 @@ static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), v
             g->raddr += len;
             g->seq++;
             g->tail++;
+            rm_host__recount(h, g);
             g->posted_bytes += len;
             h->msgs_posted++;
             h->bytes_posted += len;
@@ -286,13 +310,10 @@ static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), v
 static uint64_t rm_host_next_event(const rm_host *h)
 {
     uint64_t next = h->db_count ? h->db[h->db_head].at : RNIC_NEVER;
-    uint32_t i;
     if (next <= h->now)
         return h->now;
-    if (h->posting && h->db_count < h->db_cap)
-        for (i = 0; i < h->nflows; i++)
-            if (rm_host_can_post(h, &h->gen[i]))
-                return h->now;
+    if (h->posting && h->db_count < h->db_cap && h->postable)
+        return h->now;
     return next;
 }
 
