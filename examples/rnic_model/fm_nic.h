@@ -141,6 +141,8 @@ typedef struct fm_nic {
      * lz_ok) until it runs or is touched. */
     uint64_t lz_next[FM_LZ_N];
     uint64_t lz_ok;
+    uint8_t still;              /* the last step found nothing to move (fm_nic__idle) and nothing
+                                   reached the NIC since: next_event needs no fm_nic__can_move */
     /* responder */
     uint32_t nrecv;             /* flows it receives (rx flows 0 .. nrecv - 1) */
     uint32_t *recv_flow;        /* rx -> global */
@@ -1108,6 +1110,7 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
     rnic_work x = pk->w;
     uint32_t type = TP_WORK_PKT_TYPE(x.flags);
     rnic_err e;
+    n->still = 0;
     if (x.op == FM_PROBE_ACK_OP && (x.flags & HCC_WORK_PROBE)) { /* to the RHCC sender: Eq. 1 */
         if (!n->htx_on || x.flow >= n->nsend || hcc_tx_push_probe_ack(&n->htx, &x) != RNIC_OK)
             n->model_errors++;
@@ -1667,6 +1670,22 @@ static int fm_nic__can_move(fm_nic *n)
     return rm_host_next_event(&n->host) <= n->now;
 }
 
+/* A run now would change nothing (fm_nic_run, part by part): nothing can move (fm_nic__can_move),
+ * no rate register changed and no hold was refused since the requester last looked, no cap is
+ * due, and no piece or block would be looked at in the scheduler's port (a run counts one that
+ * waits in head_waits). Most steps are only an engine's internal event (a Tassel stage, a timer)
+ * and find this: they do not run. */
+static int fm_nic__idle(fm_nic *n)
+{
+    rnic_work x;
+    if (n->rate_dirty || n->hold_retry || n->ngated || (n->ncapped && n->now >= n->cap_next))
+        return 0;
+    if (n->qos_on ? rq_qos_peek_block(&n->qos, &x) == RNIC_OK
+                  : n->fast_unsent < FM_NIC_BACKLOG && rq_palos_peek_piece(&n->palos, &x) == RNIC_OK)
+        return 0;
+    return !fm_nic__can_move(n);
+}
+
 static uint64_t fm__min(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 /* Advance one engine to `target`; an engine stops early only when an output port fills, which
@@ -1803,6 +1822,7 @@ static void fm_nic_advance_to(void *self, uint64_t cycle)
     fm_nic *n = (fm_nic *)self;
     fm_nic__sync(n);
     n->others_valid = 0; /* brought from outside: an input or a register may follow */
+    n->still = 0;
     fm_nic__advance_all(n, cycle);
 }
 
@@ -1855,8 +1875,9 @@ static uint64_t fm_nic_next_event(const void *self)
     if (n->lagging) /* a host-only stretch: the others' answer stands */
         return fm_nic__host_output(n) ? n->now : fm__min(n->others_next, hcc_host_next_event(&n->hh));
     n->others_valid = 0;
-    if (fm_nic__can_move(n))
+    if (!n->still && fm_nic__can_move(n))
         return n->now;
+    n->still = 0;
     next = fm__min(net_link_next_event(&n->up), rm_pipe_next_event(&n->dma));
     if (n->ncapped)
         next = fm__min(next, fm__min(n->cap_next, n->ngated ? fm_nic__cap_next_wake(n) : RNIC_NEVER));
@@ -1916,6 +1937,10 @@ static void fm_nic_step(void *self, uint64_t t)
     }
     fm_nic__sync(n);
     fm_nic__advance_all(n, t);
+    if (fm_nic__idle(n)) {
+        n->still = 1;
+        return;
+    }
     fm_nic_run(n, t);
 }
 
