@@ -42,6 +42,8 @@ static int hcc__host_ddio_write(hcc_host *h, const hcc__host_line *x, bool can_q
         h->stats.ddio_writebacks++;
         return 0;
     }
+    if (!(set[victim] & HCC__HOST_D_VALID))
+        h->ddio_valid++;
     hcc__host_ddio_mru(set, victim, v);
     h->stats.ddio_misses++;
     return 1;
@@ -71,6 +73,7 @@ static void hcc__host_ddio_cpu_line(hcc_host *h)
                     h->stats.ddio_writebacks++;
                 }
                 set[i] = 0;
+                h->ddio_valid--;
                 h->stats.ddio_cpu_evictions++;
                 break;
             }

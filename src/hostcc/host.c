@@ -192,6 +192,89 @@ static uint64_t hcc__host_cpu_rate_now(const hcc_host *h)
     return h->cpu_load < cap ? h->cpu_load : cap;
 }
 
+/* CPU traffic alone (docs/hostcc_host.md, "CPU traffic alone"): nothing of the RNIC's is in the
+ * host -- no packet, PCIe write or credit in flight, IIO line, owed write-back or non-CPU memory
+ * request, and no valid DDIO line a CPU fill could evict. A tick then moves only the memory and
+ * CPU token buckets, the queue of CPU lines (alternating reads and writes) and their counters;
+ * hcc__host_cpu_span does that without the queue's per-line pushes and pops, and next_event
+ * leaves such traffic out: nothing the ports or the RNIC see changes. */
+static bool hcc__host_cpu_only(const hcc_host *h)
+{
+    return h->rx.count == 0 && h->flight_q.count == 0 && h->ret_q.count == 0 && h->iio_q.count == 0 &&
+           h->iio_at_mem == 0 && h->iio_wb_evicted == 0 && h->cpu_wb_pending == 0 && h->mem_other == 0 &&
+           (!h->ddio || h->ddio_valid == 0 || h->cfg.cpu_evict_ppm == 0);
+}
+
+/* `k` ticks of CPU traffic alone (hcc__host_cpu_only): steps 1 and 2 of every tick on the queue's
+ * length and its head's type; the lines left in the queue written back to it at the end. */
+static void hcc__host_cpu_span(hcc_host *h, uint64_t k)
+{
+    int64_t R = (int64_t)h->cfg.mem_bps, cost = hcc__host_line_cost(h), mt = h->mem_tok, ct = h->cpu_tok, r;
+    uint64_t cap = hcc__host_mba_bps[h->mba_level], rate = h->cpu_load < cap ? h->cpu_load : cap;
+    uint64_t served = 0, pushed = 0, reads = 0, i, n, skip_new;
+    uint32_t c0 = h->mem_q.count, c = c0, hw = h->mem_q.high_water, pops;
+    uint32_t lim = h->cfg.cpu_outstanding < h->mem_q.capacity ? h->cfg.cpu_outstanding : h->mem_q.capacity;
+    bool first_write = h->cpu_write_next, next_write = h->cpu_write_next, head_write = false;
+    hcc__host_mreq m;
+    if (c)
+        head_write = ((const hcc__host_mreq *)rnic_ring_peek(&h->mem_q))->type == HCC__HOST_M_CPU_WRITE;
+    r = (int64_t)rate;
+    for (i = 0; i < k; i++) {
+        mt = mt + R > R ? R : mt + R;
+        while (mt > 0 && c) { /* step 1: the head line is served */
+            reads += !head_write;
+            head_write = !head_write;
+            c--;
+            served++;
+            mt -= cost;
+        }
+        ct = ct + r > r ? r : ct + r;
+        while (ct > 0 && c < lim) { /* step 2: a CPU line enters the queue */
+            if (c == 0)
+                head_write = next_write;
+            next_write = !next_write;
+            c++;
+            pushed++;
+            ct -= cost;
+        }
+        if (c > hw)
+            hw = c;
+    }
+    h->mem_tok = mt;
+    h->cpu_tok = ct;
+    h->cpu_rate = rate;
+    h->cpu_write_next = next_write;
+    h->cpu_out = c;
+    h->stats.mem_lines_cpu_read += reads;
+    h->stats.mem_lines_cpu_write += served - reads;
+    h->stats.cpu_bytes_served += 64u * served;
+    if (h->ddio && h->cfg.cpu_evict_ppm && served) { /* each served line's share of an eviction: no valid line to evict */
+        uint64_t hi, lo, ev, rem;
+        rnic_mul64x64(served, h->cfg.cpu_evict_ppm, &hi, &lo);
+        lo += h->evict_acc;
+        hi += lo < h->evict_acc;
+        ev = rnic_udiv128_64(hi, lo, 1000000u, &rem);
+        h->evict_acc = (uint32_t)rem;
+        ev = h->evict_set + (ev - rnic_udiv64(ev, h->ddio_sets) * h->ddio_sets); /* below 2 x ddio_sets */
+        h->evict_set = (uint32_t)(ev >= h->ddio_sets ? ev - h->ddio_sets : ev);
+    }
+    /* the queue: the original lines served leave from the head; of the new lines, those not
+     * served are written at the tail (new line j is a write when j's parity matches first_write) */
+    pops = served < c0 ? (uint32_t)served : c0;
+    for (i = 0; i < pops; i++)
+        (void)rnic_ring_pop_n(&h->mem_q, NULL, sizeof m);
+    skip_new = served > c0 ? served - c0 : 0;
+    m.bytes = 64u;
+    for (n = skip_new; n < pushed; n++) {
+        m.type = (((n & 1u) == 0) == first_write) ? HCC__HOST_M_CPU_WRITE : HCC__HOST_M_CPU_READ;
+        (void)rnic_ring_push_n(&h->mem_q, &m, sizeof m);
+    }
+    h->mem_q.pushed += skip_new;
+    h->mem_q.popped += served - pops;
+    if (hw > h->mem_q.high_water)
+        h->mem_q.high_water = hw;
+}
+
 /* The next cycle at which a tick changes anything; *never when nothing will (kept apart from an
  * event due at cycle 2^64 - 1, which hcc_host_next_event cannot tell from RNIC_NEVER). */
 static uint64_t hcc__host_next(const hcc_host *h, bool *never)
@@ -201,7 +284,8 @@ static uint64_t hcc__host_next(const hcc_host *h, bool *never)
     bool last, have = false;
     int due;
     *never = false;
-    if (h->mem_q.count || h->iio_q.count || h->cpu_wb_pending || hcc__host_cpu_rate_now(h) || h->cpu_tok > 0)
+    if ((h->mem_q.count || h->iio_q.count || h->cpu_wb_pending || hcc__host_cpu_rate_now(h) || h->cpu_tok > 0) &&
+        !hcc__host_cpu_only(h))
         return h->now;
     due = hcc__host_pfc_due(h);
     if (due != 0 && !rnic_ring_full(&h->sig))
@@ -258,13 +342,17 @@ static void hcc__host_skip(hcc_host *h, uint64_t k)
         h->pcie_tok = r;
     else
         h->pcie_tok = h->pcie_tok + (int64_t)k * r > r ? r : h->pcie_tok + (int64_t)k * r;
-    if (rnic_udiv64((uint64_t)(m - h->mem_tok), (uint64_t)m) < k)
-        h->mem_tok = m;
-    else
-        h->mem_tok = h->mem_tok + (int64_t)k * m > m ? m : h->mem_tok + (int64_t)k * m;
-    if (h->cpu_tok > 0)
-        h->cpu_tok = 0; /* rate 0 (next_event would have said now otherwise) */
-    h->cpu_rate = 0;
+    if (h->mem_q.count || hcc__host_cpu_rate_now(h)) { /* CPU traffic alone (next_event said so) */
+        hcc__host_cpu_span(h, k);
+    } else {
+        if (rnic_udiv64((uint64_t)(m - h->mem_tok), (uint64_t)m) < k)
+            h->mem_tok = m;
+        else
+            h->mem_tok = h->mem_tok + (int64_t)k * m > m ? m : h->mem_tok + (int64_t)k * m;
+        if (h->cpu_tok > 0)
+            h->cpu_tok = 0; /* rate 0 (next_event would have said now otherwise) */
+        h->cpu_rate = 0;
+    }
     h->stats.cycles += k;
     h->now += k;
 }

@@ -211,4 +211,6 @@ struct hcc_host {
     uint32_t evict_set;
     uint32_t evict_acc;         /* millionths of an eviction owed */
     uint32_t cpu_wb_pending;    /* write-backs of CPU evictions waiting for queue room (_IO: and a credit) */
+    uint32_t mem_other;         /* entries of mem_q that are not CPU lines (host.c, "CPU traffic alone") */
+    uint32_t ddio_valid;        /* valid DDIO lines */
 };

@@ -52,6 +52,8 @@ static void hcc__host_mem_put(hcc_host *h, uint32_t type, uint32_t bytes)
     hcc__host_mreq m;
     m.type = type;
     m.bytes = bytes;
+    if (type != HCC__HOST_M_CPU_READ && type != HCC__HOST_M_CPU_WRITE)
+        h->mem_other++;
     (void)rnic_ring_push_n(&h->mem_q, &m, sizeof m); /* the caller checked hcc__host_mem_room */
 }
 

@@ -24,6 +24,8 @@ static void hcc__host_mem_step(hcc_host *h)
         hcc__host_mreq m;
         (void)rnic_ring_pop_n(&h->mem_q, &m, sizeof m);
         h->mem_tok -= cost;
+        if (m.type != HCC__HOST_M_CPU_READ && m.type != HCC__HOST_M_CPU_WRITE)
+            h->mem_other--;
         switch (m.type) {
         case HCC__HOST_M_CPU_READ:
         case HCC__HOST_M_CPU_WRITE:

@@ -304,6 +304,9 @@ static void hf_host_masked(hcc_host_stats *s)
 {
     *s = *hcc_host_get_stats(&S.ha);
     s->cycles = s->pause_cycles = 0;
+    /* CPU traffic alone is no event (docs/hostcc_host.md, "CPU traffic alone"): its counters move
+     * every cycle like `cycles`; ticked and fast-forwarded engines still agree on them (above) */
+    s->mem_lines_cpu_read = s->mem_lines_cpu_write = s->cpu_bytes_served = 0;
 }
 static void hf_rx_masked(hcc_rx_stats *s)
 {
