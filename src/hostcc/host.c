@@ -168,12 +168,15 @@ HCC_API rnic_err hcc_host_init(hcc_host *h, const hcc_host_config *cfg, void *me
 /* One cycle, downstream first (so a hand-off takes one cycle):
  * 1 memory controller, 2 CPU traffic, 3 DDIO write-backs of CPU evictions, 4 IIO,
  * 5 PCIe (credit returns, arrivals, writes), 6 RX buffer (PFC); then the occupancy counter. */
+static void hcc__host_mem_materialize(hcc_host *h);
 HCC_API void hcc_host_tick(hcc_host *h)
 {
     if (!h)
         return;
     if (h->paused)
         h->stats.pause_cycles++;
+    if (h->mem_q_virtual)
+        hcc__host_mem_materialize(h);
     hcc__host_mem_step(h);
     hcc__host_cpu_step(h);
     if (h->ddio)
@@ -211,34 +214,65 @@ static void hcc__host_cpu_span(hcc_host *h, uint64_t k)
 {
     int64_t R = (int64_t)h->cfg.mem_bps, cost = hcc__host_line_cost(h), mt = h->mem_tok, ct = h->cpu_tok, r;
     uint64_t cap = hcc__host_mba_bps[h->mba_level], rate = h->cpu_load < cap ? h->cpu_load : cap;
-    uint64_t served = 0, pushed = 0, reads = 0, i, n, skip_new;
-    uint32_t c0 = h->mem_q.count, c = c0, hw = h->mem_q.high_water, pops;
+    uint64_t served = 0, pushed = 0, reads = 0, i, slots, adv;
+    uint32_t c = h->mem_q.count, hw = h->mem_q.high_water;
     uint32_t lim = h->cfg.cpu_outstanding < h->mem_q.capacity ? h->cfg.cpu_outstanding : h->mem_q.capacity;
-    bool first_write = h->cpu_write_next, next_write = h->cpu_write_next, head_write = false;
-    hcc__host_mreq m;
+    bool next_write = h->cpu_write_next, head_write = false;
+    /* the period jump: a tick's outcome depends only on (mt, ct, c, head_write, next_write), so
+     * once that state repeats the cycles between repeat exactly; whole periods are added at once.
+     * Brent's search: the state is saved at cycles 1, 2, 4, ... of the span and compared after
+     * each cycle until the next save. */
+    int64_t s_mt = mt, s_ct = ct;
+    uint32_t s_c = c;
+    bool s_hw = false, s_nw = next_write, jumped = false;
+    uint64_t s_at = 0, s_len = 1, s_served = 0, s_reads = 0, s_pushed = 0;
     if (c)
-        head_write = ((const hcc__host_mreq *)rnic_ring_peek(&h->mem_q))->type == HCC__HOST_M_CPU_WRITE;
+        head_write = h->mem_q_virtual ? h->mem_q_head_write
+                                      : ((const hcc__host_mreq *)rnic_ring_peek(&h->mem_q))->type == HCC__HOST_M_CPU_WRITE;
+    s_hw = head_write;
     r = (int64_t)rate;
     for (i = 0; i < k; i++) {
+        uint64_t lines;
         mt = mt + R > R ? R : mt + R;
-        while (mt > 0 && c) { /* step 1: the head line is served */
-            reads += !head_write;
-            head_write = !head_write;
-            c--;
-            served++;
-            mt -= cost;
+        if (mt > 0 && c) { /* step 1: head lines are served while the tokens stay positive */
+            lines = rnic_udiv64((uint64_t)mt + (uint64_t)cost - 1u, (uint64_t)cost);
+            if (lines > c)
+                lines = c;
+            reads += head_write ? lines / 2u : (lines + 1u) / 2u; /* reads and writes alternate */
+            head_write ^= (lines & 1u) != 0;
+            c -= (uint32_t)lines;
+            served += lines;
+            mt -= (int64_t)lines * cost;
         }
         ct = ct + r > r ? r : ct + r;
-        while (ct > 0 && c < lim) { /* step 2: a CPU line enters the queue */
+        if (ct > 0 && c < lim) { /* step 2: CPU lines enter the queue while tokens and window allow */
+            lines = rnic_udiv64((uint64_t)ct + (uint64_t)cost - 1u, (uint64_t)cost);
+            if (lines > lim - c)
+                lines = lim - c;
             if (c == 0)
                 head_write = next_write;
-            next_write = !next_write;
-            c++;
-            pushed++;
-            ct -= cost;
+            next_write ^= (lines & 1u) != 0;
+            c += (uint32_t)lines;
+            pushed += lines;
+            ct -= (int64_t)lines * cost;
         }
         if (c > hw)
             hw = c;
+        if (jumped)
+            continue;
+        if (mt == s_mt && ct == s_ct && c == s_c && head_write == s_hw && next_write == s_nw) {
+            uint64_t period = i + 1u - s_at, q = rnic_udiv64(k - (i + 1u), period);
+            served += q * (served - s_served);
+            reads += q * (reads - s_reads);
+            pushed += q * (pushed - s_pushed);
+            i += q * period;
+            jumped = true;
+        } else if (i + 1u - s_at == s_len) {
+            s_at = i + 1u;
+            s_len *= 2u;
+            s_mt = mt, s_ct = ct, s_c = c, s_hw = head_write, s_nw = next_write;
+            s_served = served, s_reads = reads, s_pushed = pushed;
+        }
     }
     h->mem_tok = mt;
     h->cpu_tok = ct;
@@ -258,21 +292,34 @@ static void hcc__host_cpu_span(hcc_host *h, uint64_t k)
         ev = h->evict_set + (ev - rnic_udiv64(ev, h->ddio_sets) * h->ddio_sets); /* below 2 x ddio_sets */
         h->evict_set = (uint32_t)(ev >= h->ddio_sets ? ev - h->ddio_sets : ev);
     }
-    /* the queue: the original lines served leave from the head; of the new lines, those not
-     * served are written at the tail (new line j is a write when j's parity matches first_write) */
-    pops = served < c0 ? (uint32_t)served : c0;
-    for (i = 0; i < pops; i++)
-        (void)rnic_ring_pop_n(&h->mem_q, NULL, sizeof m);
-    skip_new = served > c0 ? served - c0 : 0;
-    m.bytes = 64u;
-    for (n = skip_new; n < pushed; n++) {
-        m.type = (((n & 1u) == 0) == first_write) ? HCC__HOST_M_CPU_WRITE : HCC__HOST_M_CPU_READ;
-        (void)rnic_ring_push_n(&h->mem_q, &m, sizeof m);
-    }
-    h->mem_q.pushed += skip_new;
-    h->mem_q.popped += served - pops;
+    /* the queue: the lines served leave from the head, the new ones join at the tail; its slots
+     * are not written (mem_q_virtual: c CPU lines alternating from head_write) until a tick */
+    /* every line served moved the head one slot (an original line or a new one) */
+    slots = h->mem_q.capacity;
+    adv = served - rnic_udiv64(served, slots) * slots + h->mem_q.head;
+    h->mem_q.head = (uint32_t)(adv >= slots ? adv - slots : adv);
+    h->mem_q.count = c;
+    h->mem_q.pushed += pushed;
+    h->mem_q.popped += served;
     if (hw > h->mem_q.high_water)
         h->mem_q.high_water = hw;
+    h->mem_q_virtual = c != 0;
+    h->mem_q_head_write = head_write;
+}
+
+/* The memory queue's slots, written before a tick reads them (hcc__host_cpu_span left them out). */
+static void hcc__host_mem_materialize(hcc_host *h)
+{
+    hcc__host_mreq m;
+    uint32_t i;
+    bool w = h->mem_q_head_write;
+    RNIC_MEMSET(&m, 0, sizeof m);
+    m.bytes = 64u;
+    for (i = 0; i < h->mem_q.count; i++, w = !w) {
+        m.type = w ? HCC__HOST_M_CPU_WRITE : HCC__HOST_M_CPU_READ;
+        RNIC_MEMCPY(rnic__ring_slot(&h->mem_q, i), &m, sizeof m);
+    }
+    h->mem_q_virtual = false;
 }
 
 /* The next cycle at which a tick changes anything; *never when nothing will (kept apart from an

@@ -213,4 +213,7 @@ struct hcc_host {
     uint32_t cpu_wb_pending;    /* write-backs of CPU evictions waiting for queue room (_IO: and a credit) */
     uint32_t mem_other;         /* entries of mem_q that are not CPU lines (host.c, "CPU traffic alone") */
     uint32_t ddio_valid;        /* valid DDIO lines */
+    bool mem_q_virtual;         /* mem_q's count and head are right but its slots unwritten: count CPU
+                                   lines alternating from mem_q_head_write (hcc__host_cpu_span) */
+    bool mem_q_head_write;
 };
