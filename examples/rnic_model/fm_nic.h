@@ -73,12 +73,13 @@ typedef struct fm_ooo {
     fm_ooo_seg seg[FM_TP_WINDOW];
 } fm_ooo;
 
-/* The lazy engines' slots (fm_nic.lz_next): Palos, Tassel, the transports, the receivers. */
+/* The lazy engines' slots (fm_nic.lz_next): Palos, Tassel, the transports, the receivers, the host model. */
 #define FM_LZ_PALOS 0u
 #define FM_LZ_RL 1u
 #define FM_LZ_TP(k) (2u + (k))
 #define FM_LZ_RX(k) (2u + FM_MAX_TENANTS + (k))
-#define FM_LZ_N (2u + 2u * FM_MAX_TENANTS)
+#define FM_LZ_HH (2u + 2u * FM_MAX_TENANTS) /* the host model */
+#define FM_LZ_N (3u + 2u * FM_MAX_TENANTS)
 
 typedef struct fm_nic {
     fm_world *w;
@@ -192,6 +193,7 @@ static rq_palos *fm_nic__palos(fm_nic *n);
 static rl *fm_nic__rl(fm_nic *n);
 static tp *fm_nic__tp(fm_nic *n, uint32_t k);
 static tp_rx *fm_nic__rx(fm_nic *n, uint32_t k);
+static hcc_host *fm_nic__hh(fm_nic *n);
 
 static void fm_nic__ring_palos(void *ctx, uint32_t flow, uint32_t tail)
 {
@@ -1168,7 +1170,7 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
     if (n->hh_on) {
         x.addr = (uint64_t)x.flow * n->region_bytes +
                  ((x.flags & HCC_WORK_PROBE) ? 0u : (x.raddr & ((1ull << 40) - 1u)) % n->region_bytes);
-        e = hcc_host_push_rx(&n->hh, &x);
+        e = hcc_host_push_rx(fm_nic__hh(n), &x);
         if (e != RNIC_OK && e != RNIC_EBUSY) /* EBUSY: the RX buffer was full, the host dropped and counted it */
             n->model_errors++;
         return RNIC_OK;
@@ -1277,13 +1279,13 @@ static void fm_nic__responder(fm_nic *n)
         if (hcc_rx_sample_due(&n->hrx) <= n->now) {
             hcc_rx_sample smp;
             smp.cycle = n->now;
-            smp.cum = hcc_host_iio_occupancy_cum(&n->hh);
+            smp.cum = hcc_host_iio_occupancy_cum(fm_nic__hh(n));
             if (hcc_rx_push_sample(&n->hrx, &smp) != RNIC_OK)
                 n->model_errors++;
         }
         while (hcc_rx_pop_action(&n->hrx, &x) == RNIC_OK) {
-            e = (x.flags & HCC_RX_WORK_MBA) ? hcc_host_set_mba_level(&n->hh, x.aux)
-                                            : hcc_host_set_ecn(&n->hh, (x.flags & HCC_WORK_CE) != 0);
+            e = (x.flags & HCC_RX_WORK_MBA) ? hcc_host_set_mba_level(fm_nic__hh(n), x.aux)
+                                            : hcc_host_set_ecn(fm_nic__hh(n), (x.flags & HCC_WORK_CE) != 0);
             n->mba_writes += (x.flags & HCC_RX_WORK_MBA) != 0;
             if (e != RNIC_OK)
                 n->model_errors++;
@@ -1294,7 +1296,7 @@ static void fm_nic__responder(fm_nic *n)
             uint32_t src, local;
             if (!net_link_space(&n->up))
                 break;
-            hcc_host_pop_rx(&n->hh, &x);
+            hcc_host_pop_rx(fm_nic__hh(n), &x);
             fm_nic__origin(n, x.flow, &src, &local);
             memset(&pk, 0, sizeof pk);
             pk.w.flow = local;
@@ -1321,7 +1323,7 @@ static void fm_nic__responder(fm_nic *n)
             uint32_t ki = n->recv_inst[x.flow < n->nrecv ? x.flow : 0u];
             if (!tp_rx_space_segment(&n->rxi[ki].r))
                 break;
-            hcc_host_pop_rx(&n->hh, &x);
+            hcc_host_pop_rx(fm_nic__hh(n), &x);
             if (x.flow >= n->nrecv) {
                 n->model_errors++;
                 continue;
@@ -1364,7 +1366,8 @@ static void fm_nic__responder(fm_nic *n)
                 n->model_errors++;
         }
     }
-    while (n->hh_on && n->pause_count < 16u && hcc_host_pop_signal(&n->hh, &x) == RNIC_OK) {
+    while (n->hh_on && n->pause_count < 16u && hcc_host_peek_signal(&n->hh, &x) == RNIC_OK &&
+           hcc_host_pop_signal(fm_nic__hh(n), &x) == RNIC_OK) {
         uint32_t q = (n->pause_head + n->pause_count++) % 16u;
         n->pause_at[q] = n->now + n->up.prop + rnic_ns_to_cycles(6u, n->w->p.clock_hz);
         n->pause_on[q] = (x.flags & HCC_HOST_WORK_PAUSE) != 0;
@@ -1713,6 +1716,8 @@ static uint64_t fm__min(uint64_t a, uint64_t b) { return a < b ? a : b; }
  * them as they are. The run's readers (fm_nic_settle) bring every engine to the NIC's now. */
 static uint64_t fm_nic__lz_now(const fm_nic *n, uint32_t s)
 {
+    if (s == FM_LZ_HH)
+        return hcc_host_now(&n->hh);
     if (s == FM_LZ_PALOS)
         return rq_palos_now(&n->palos);
     if (s == FM_LZ_RL)
@@ -1726,7 +1731,9 @@ static uint64_t fm_nic__lz_now(const fm_nic *n, uint32_t s)
 static void fm_nic__lz_advance(fm_nic *n, uint32_t s, uint64_t cycle)
 {
     n->lz_ok &= ~(1ull << s);
-    if (s == FM_LZ_PALOS)
+    if (s == FM_LZ_HH)
+        FM_ADVANCE(hcc_host_now, hcc_host_advance_to, &n->hh, cycle);
+    else if (s == FM_LZ_PALOS)
         FM_ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, cycle);
     else if (s == FM_LZ_RL)
         FM_ADVANCE(rl_now, rl_advance_to, &n->tassel, cycle);
@@ -1748,7 +1755,9 @@ static void fm_nic__lz_due(fm_nic *n, uint32_t s, uint64_t cycle)
 static uint64_t fm_nic__lz_next(fm_nic *n, uint32_t s)
 {
     if (!(n->lz_ok >> s & 1u)) {
-        if (s == FM_LZ_PALOS)
+        if (s == FM_LZ_HH)
+            n->lz_next[s] = hcc_host_next_event(&n->hh);
+        else if (s == FM_LZ_PALOS)
             n->lz_next[s] = rq_palos_next_event(&n->palos);
         else if (s == FM_LZ_RL)
             n->lz_next[s] = rl_next_event(&n->tassel);
@@ -1788,6 +1797,11 @@ static tp_rx *fm_nic__rx(fm_nic *n, uint32_t k)
     fm_nic__bring(n, FM_LZ_RX(k));
     return &n->rxi[k].r;
 }
+static hcc_host *fm_nic__hh(fm_nic *n)
+{
+    fm_nic__bring(n, FM_LZ_HH);
+    return &n->hh;
+}
 
 static void fm_nic__advance_all(fm_nic *n, uint64_t cycle);
 
@@ -1815,6 +1829,8 @@ static void fm_nic_settle(fm_nic *n)
         fm_nic__bring(n, FM_LZ_TP(k));
     for (k = 0; k < n->nrx; k++)
         fm_nic__bring(n, FM_LZ_RX(k));
+    if (n->hh_on)
+        fm_nic__bring(n, FM_LZ_HH);
 }
 
 static void fm_nic_advance_to(void *self, uint64_t cycle)
@@ -1843,7 +1859,7 @@ static void fm_nic__advance_all(fm_nic *n, uint64_t cycle)
         FM_ADVANCE(hcc_tx_now, hcc_tx_advance_to, &n->htx, cycle);
     fm_nic__lz_due(n, FM_LZ_RL, cycle);
     if (n->hh_on)
-        FM_ADVANCE(hcc_host_now, hcc_host_advance_to, &n->hh, cycle);
+        fm_nic__lz_due(n, FM_LZ_HH, cycle);
     if (n->hrx_on)
         FM_ADVANCE(hcc_rx_now, hcc_rx_advance_to, &n->hrx, cycle);
     for (k = 0; k < n->nrx; k++)
@@ -1873,7 +1889,7 @@ static uint64_t fm_nic_next_event(const void *self)
     uint64_t next;
     uint32_t k;
     if (n->lagging) /* a host-only stretch: the others' answer stands */
-        return fm_nic__host_output(n) ? n->now : fm__min(n->others_next, hcc_host_next_event(&n->hh));
+        return fm_nic__host_output(n) ? n->now : fm__min(n->others_next, fm_nic__lz_next(n, FM_LZ_HH));
     n->others_valid = 0;
     if (!n->still && fm_nic__can_move(n))
         return n->now;
@@ -1901,7 +1917,7 @@ static uint64_t fm_nic_next_event(const void *self)
         return next;
     n->others_valid = next > n->now;
     n->others_next = next;
-    return fm__min(next, hcc_host_next_event(&n->hh));
+    return fm__min(next, fm_nic__lz_next(n, FM_LZ_HH));
 }
 
 static void fm_nic_run(void *self, uint64_t t)
@@ -1930,7 +1946,7 @@ static void fm_nic_step(void *self, uint64_t t)
             n->lagging = 1;
             n->engines_at = n->now;
         }
-        FM_ADVANCE(hcc_host_now, hcc_host_advance_to, &n->hh, t);
+        fm_nic__lz_advance(n, FM_LZ_HH, t);
         n->now = t;
         if (!fm_nic__host_output(n))
             return;
