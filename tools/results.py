@@ -654,6 +654,7 @@ def render_results_md(data):
                 v = f"{val} (host, measured)" if host else val
                 w(f"| `{name}` | {v} | {paper.get(name, '')} | {label.get(name, '')} |")
             w("")
+    speed_table(data, w)
     w("## Figures")
     w("")
     w("Each PNG in `docs/figures/` is drawn by gnuplot from CSV data a deterministic program writes;")
@@ -698,6 +699,39 @@ def fmt_secs(s):
     if s < 120:
         return f"{s:.0f} s"
     return f"{s / 60:.0f} min"
+
+
+# htsim is not packaged in Debian and is not built here: its row is issue 32's own measurement,
+# quoted as the external anchor (the one figure in this file that no program of ours printed).
+HTSIM_ANCHOR = ("2.5 K", "7.07 M", "issue 32's table: htsim (the packet-level simulator of the NDP "
+                "and Ultra Ethernet work), RoCE with PFC, no NIC pipeline, no host; its version and "
+                "command were not recorded there, and it is not re-measured here")
+
+
+def speed_table(data, w):
+    """Issue 32's comparison: ns-3 and rnicq from the same `make bench`, htsim as the anchor."""
+    g = lambda eid, name: fig_value(data, eid, name) or "not measured"
+    if "callgrind_model" not in data["experiments"] or "ns3_speed" not in data["experiments"]:
+        return
+    w("## Speed beside ns-3 and htsim (issue 32)")
+    w("")
+    w("The default 2:1 incast at 100 Gb/s. Instructions per delivered packet: `callgrind_model` "
+      f"({g('callgrind_model', 'sim_us')} us simulated, both simulators in one run); packets per CPU "
+      "second: `ns3_speed` (10 ms simulated, host model off, both in one run). Both from the same "
+      "`make bench` log (the dates above).")
+    w("")
+    w("| simulator | Ir per delivered packet | packets per CPU s |")
+    w("|---|---:|---:|")
+    w(f"| ns-3 3.37, plain UDP, no congestion control (`examples/ns3/incast_ns3.cc`) | "
+      f"{g('callgrind_model', 'ns3_ir_per_pkt')} | {g('ns3_speed', 'ns3_pkts_per_cpu_s')} |")
+    w(f"| rnicq composed model, `--host off` | {g('callgrind_model', 'model_ir_per_pkt_nohost')} | "
+      f"{g('ns3_speed', 'model_pkts_per_cpu_s')} |")
+    w(f"| rnicq composed model, default (host model and RHCC on) | {g('callgrind_model', 'model_ir_per_pkt_host')} | "
+      "not measured (`ns3_speed` runs the model with the host off, as ns-3 has no host) |")
+    w(f"| htsim (external anchor) | {HTSIM_ANCHOR[0]} | {HTSIM_ANCHOR[1]} |")
+    w("")
+    w(f"htsim's row: {HTSIM_ANCHOR[2]}.")
+    w("")
 
 
 def fig_value(data, eid, name):
