@@ -247,7 +247,7 @@
 /* ======================= common core (shared by every rnicq header) ======================= */
 #ifndef RNIC_COMMON_H_INCLUDED
 #define RNIC_COMMON_H_INCLUDED
-#define RNIC_COMMON_ID 0x12ba38c6u /* digest of src/common, written by amalgamate.py */
+#define RNIC_COMMON_ID 0x08460415u /* digest of src/common, written by amalgamate.py */
 /* ==== begin src/common/base.h ==== */
 /* Common base: the only headers the core needs, version, linkage and portability macros.
  *
@@ -2179,8 +2179,8 @@ RNIC_INLINE rnic_err rnic__node_bad_port(const rnic_err_stats *errors)
 }
 /* ==== end src/common/node.h ==== */
 #else /* the common core came from another rnicq header: it must be the same one */
-#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x12ba38c6u
-#error "rnicq: rnicq.h needs common core version 200 (id 0x12ba38c6u); a header with a different common core was included first: copy all headers from one release"
+#if RNIC_COMMON_VERSION != 200 || RNIC_COMMON_ID != 0x08460415u
+#error "rnicq: rnicq.h needs common core version 200 (id 0x08460415u); a header with a different common core was included first: copy all headers from one release"
 #endif
 #endif /* RNIC_COMMON_H_INCLUDED */
 
@@ -3246,6 +3246,26 @@ RNIC_INLINE uint64_t rnic__xxh_merge(uint64_t h, uint64_t acc)
     return h * RNIC__XXH_P1 + RNIC__XXH_P4;
 }
 
+/* The spec's convergence of the four accumulators after the stripes. */
+RNIC_INLINE uint64_t rnic__xxh_converge(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4)
+{
+    uint64_t h = rnic__rotl64(a1, 1) + rnic__rotl64(a2, 7) + rnic__rotl64(a3, 12) + rnic__rotl64(a4, 18);
+    h = rnic__xxh_merge(h, a1);
+    h = rnic__xxh_merge(h, a2);
+    h = rnic__xxh_merge(h, a3);
+    return rnic__xxh_merge(h, a4);
+}
+
+/* The spec's final avalanche. */
+RNIC_INLINE uint64_t rnic__xxh_avalanche(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= RNIC__XXH_P2;
+    h ^= h >> 29;
+    h *= RNIC__XXH_P3;
+    return h ^ (h >> 32);
+}
+
 /* XXH64 of len bytes at data (data may be NULL when len is 0). */
 RNIC_INLINE uint64_t rnic__xxh64(const void *data, size_t len, uint64_t seed)
 {
@@ -3263,11 +3283,7 @@ RNIC_INLINE uint64_t rnic__xxh64(const void *data, size_t len, uint64_t seed)
             p += 32;
             left -= 32;
         } while (left >= 32);
-        h = rnic__rotl64(a1, 1) + rnic__rotl64(a2, 7) + rnic__rotl64(a3, 12) + rnic__rotl64(a4, 18);
-        h = rnic__xxh_merge(h, a1);
-        h = rnic__xxh_merge(h, a2);
-        h = rnic__xxh_merge(h, a3);
-        h = rnic__xxh_merge(h, a4);
+        h = rnic__xxh_converge(a1, a2, a3, a4);
     } else {
         h = seed + RNIC__XXH_P5;
     }
@@ -3286,12 +3302,7 @@ RNIC_INLINE uint64_t rnic__xxh64(const void *data, size_t len, uint64_t seed)
         h ^= (uint64_t)*p * RNIC__XXH_P5;
         h = rnic__rotl64(h, 11) * RNIC__XXH_P1;
     }
-    h ^= h >> 33; /* avalanche */
-    h *= RNIC__XXH_P2;
-    h ^= h >> 29;
-    h *= RNIC__XXH_P3;
-    h ^= h >> 32;
-    return h;
+    return rnic__xxh_avalanche(h);
 }
 
 /* ---- which XXH64 rnic_hash64 calls ---- */
@@ -3355,20 +3366,10 @@ static inline uint64_t rnic_hash64(const void *data, size_t len, uint64_t seed)
  * byte serialisation (the fold ran at ~600 instructions per event through the byte buffer). */
 RNIC_INLINE uint64_t rnic__xxh64_lanes4(uint64_t l0, uint64_t l1, uint64_t l2, uint64_t l3, uint64_t seed)
 {
-    uint64_t a1 = rnic__xxh_round(seed + RNIC__XXH_P1 + RNIC__XXH_P2, l0), a2 = rnic__xxh_round(seed + RNIC__XXH_P2, l1);
-    uint64_t a3 = rnic__xxh_round(seed, l2), a4 = rnic__xxh_round(seed - RNIC__XXH_P1, l3);
-    uint64_t h = rnic__rotl64(a1, 1) + rnic__rotl64(a2, 7) + rnic__rotl64(a3, 12) + rnic__rotl64(a4, 18);
-    h = rnic__xxh_merge(h, a1);
-    h = rnic__xxh_merge(h, a2);
-    h = rnic__xxh_merge(h, a3);
-    h = rnic__xxh_merge(h, a4);
-    h += 32u;
-    h ^= h >> 33; /* avalanche */
-    h *= RNIC__XXH_P2;
-    h ^= h >> 29;
-    h *= RNIC__XXH_P3;
-    h ^= h >> 32;
-    return h;
+    return rnic__xxh_avalanche(rnic__xxh_converge(rnic__xxh_round(seed + RNIC__XXH_P1 + RNIC__XXH_P2, l0),
+                                                  rnic__xxh_round(seed + RNIC__XXH_P2, l1), rnic__xxh_round(seed, l2),
+                                                  rnic__xxh_round(seed - RNIC__XXH_P1, l3)) +
+                               32u);
 }
 
 /* Fold one trace event into a running digest: XXH64 of its canonical 32 bytes, seeded with
