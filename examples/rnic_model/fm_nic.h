@@ -79,7 +79,9 @@ typedef struct fm_ooo {
 #define FM_LZ_TP(k) (2u + (k))
 #define FM_LZ_RX(k) (2u + FM_MAX_TENANTS + (k))
 #define FM_LZ_HH (2u + 2u * FM_MAX_TENANTS) /* the host model */
-#define FM_LZ_N (3u + 2u * FM_MAX_TENANTS)
+#define FM_LZ_HTX (3u + 2u * FM_MAX_TENANTS)  /* RHCC's sender */
+#define FM_LZ_HRX (4u + 2u * FM_MAX_TENANTS)  /* RHCC's receiver */
+#define FM_LZ_N (5u + 2u * FM_MAX_TENANTS)
 
 typedef struct fm_nic {
     fm_world *w;
@@ -194,6 +196,8 @@ static rl *fm_nic__rl(fm_nic *n);
 static tp *fm_nic__tp(fm_nic *n, uint32_t k);
 static tp_rx *fm_nic__rx(fm_nic *n, uint32_t k);
 static hcc_host *fm_nic__hh(fm_nic *n);
+static hcc_tx *fm_nic__htx(fm_nic *n);
+static hcc_rx *fm_nic__hrx(fm_nic *n);
 
 static void fm_nic__ring_palos(void *ctx, uint32_t flow, uint32_t tail)
 {
@@ -358,7 +362,7 @@ static void fm_nic__set_rate(void *user, uint32_t flow, uint64_t bps)
         fm_nic__write_rate(n, flow, bps);
         return;
     }
-    if ((e = hcc_tx_set_rcc(&n->htx, flow, bps)) != RNIC_OK)
+    if ((e = hcc_tx_set_rcc(fm_nic__htx(n), flow, bps)) != RNIC_OK)
         fm_nic__die("hcc_tx_set_rcc", e);
 }
 
@@ -1114,7 +1118,7 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
     rnic_err e;
     n->still = 0;
     if (x.op == FM_PROBE_ACK_OP && (x.flags & HCC_WORK_PROBE)) { /* to the RHCC sender: Eq. 1 */
-        if (!n->htx_on || x.flow >= n->nsend || hcc_tx_push_probe_ack(&n->htx, &x) != RNIC_OK)
+        if (!n->htx_on || x.flow >= n->nsend || hcc_tx_push_probe_ack(fm_nic__htx(n), &x) != RNIC_OK)
             n->model_errors++;
         return RNIC_OK;
     }
@@ -1280,10 +1284,10 @@ static void fm_nic__responder(fm_nic *n)
             hcc_rx_sample smp;
             smp.cycle = n->now;
             smp.cum = hcc_host_iio_occupancy_cum(fm_nic__hh(n));
-            if (hcc_rx_push_sample(&n->hrx, &smp) != RNIC_OK)
+            if (hcc_rx_push_sample(fm_nic__hrx(n), &smp) != RNIC_OK)
                 n->model_errors++;
         }
-        while (hcc_rx_pop_action(&n->hrx, &x) == RNIC_OK) {
+        while (hcc_rx_peek_action(&n->hrx, &x) == RNIC_OK && hcc_rx_pop_action(fm_nic__hrx(n), &x) == RNIC_OK) {
             e = (x.flags & HCC_RX_WORK_MBA) ? hcc_host_set_mba_level(fm_nic__hh(n), x.aux)
                                             : hcc_host_set_ecn(fm_nic__hh(n), (x.flags & HCC_WORK_CE) != 0);
             n->mba_writes += (x.flags & HCC_RX_WORK_MBA) != 0;
@@ -1439,7 +1443,7 @@ static void fm_nic__to_dma(fm_nic *n)
                     continue;
                 moved = 1;
                 if (fm_nic__tassel_packet(n, &x)) {
-                    if (n->htx_on && hcc_tx_push_sent(&n->htx, &x) != RNIC_OK)
+                    if (n->htx_on && hcc_tx_push_sent(fm_nic__htx(n), &x) != RNIC_OK)
                         n->model_errors++;
                     rm_pipe_push(&n->dma, &x);
                 }
@@ -1535,9 +1539,9 @@ static void fm_nic__requester(fm_nic *n)
     uint64_t backlog;
     uint32_t k;
     int look;
-    while (n->htx_on && hcc_tx_pop_rate(&n->htx, &x) == RNIC_OK)
+    while (n->htx_on && hcc_tx_peek_rate(&n->htx, &x) == RNIC_OK && hcc_tx_pop_rate(fm_nic__htx(n), &x) == RNIC_OK)
         fm_nic__write_rate(n, x.flow, x.addr);
-    while (n->htx_on && net_link_space(&n->up) && hcc_tx_pop_probe(&n->htx, &x) == RNIC_OK) {
+    while (n->htx_on && net_link_space(&n->up) && hcc_tx_peek_probe(&n->htx, &x) == RNIC_OK && hcc_tx_pop_probe(fm_nic__htx(n), &x) == RNIC_OK) {
         memset(&pk, 0, sizeof pk);
         pk.w.flow = x.flow;
         pk.w.index = x.index;
@@ -1706,10 +1710,11 @@ static uint64_t fm__min(uint64_t a, uint64_t b) { return a < b ? a : b; }
     } while (0)
 
 /* ---- lazy engines ----
- * Palos, Tassel, the transports and the receivers are advanced only when one of their own
- * events is due before the cycle the NIC is brought to (their next event, kept from the last
- * next_event, is earlier), or when the NIC touches them: a push, a pop, a register write, a
- * doorbell (fm_nic__palos / _rl / _tp / _rx bring the engine to the NIC's now first). Until
+ * Palos, Tassel, the transports, the receivers, the host model and RHCC's sender and receiver
+ * are advanced only when one of their own events is due before the cycle the NIC is brought to
+ * (their next event, kept from the last next_event, is earlier), or when the NIC touches them:
+ * a push, a pop, a register write, a doorbell (fm_nic__palos / _rl / _tp / _rx / _hh / _htx /
+ * _hrx bring the engine to the NIC's now first). Until
  * then an engine stays at an earlier cycle with no event of its own in between, so bringing it
  * later only skips (no trace event, no record: the order of events is that of advancing every
  * engine every time), and its output ports hold what they would hold now: the NIC's peeks read
@@ -1718,6 +1723,10 @@ static uint64_t fm_nic__lz_now(const fm_nic *n, uint32_t s)
 {
     if (s == FM_LZ_HH)
         return hcc_host_now(&n->hh);
+    if (s == FM_LZ_HTX)
+        return hcc_tx_now(&n->htx);
+    if (s == FM_LZ_HRX)
+        return hcc_rx_now(&n->hrx);
     if (s == FM_LZ_PALOS)
         return rq_palos_now(&n->palos);
     if (s == FM_LZ_RL)
@@ -1733,6 +1742,10 @@ static void fm_nic__lz_advance(fm_nic *n, uint32_t s, uint64_t cycle)
     n->lz_ok &= ~(1ull << s);
     if (s == FM_LZ_HH)
         FM_ADVANCE(hcc_host_now, hcc_host_advance_to, &n->hh, cycle);
+    else if (s == FM_LZ_HTX)
+        FM_ADVANCE(hcc_tx_now, hcc_tx_advance_to, &n->htx, cycle);
+    else if (s == FM_LZ_HRX)
+        FM_ADVANCE(hcc_rx_now, hcc_rx_advance_to, &n->hrx, cycle);
     else if (s == FM_LZ_PALOS)
         FM_ADVANCE(rq_palos_now, rq_palos_advance_to, &n->palos, cycle);
     else if (s == FM_LZ_RL)
@@ -1757,6 +1770,10 @@ static uint64_t fm_nic__lz_next(fm_nic *n, uint32_t s)
     if (!(n->lz_ok >> s & 1u)) {
         if (s == FM_LZ_HH)
             n->lz_next[s] = hcc_host_next_event(&n->hh);
+        else if (s == FM_LZ_HTX)
+            n->lz_next[s] = hcc_tx_next_event(&n->htx);
+        else if (s == FM_LZ_HRX)
+            n->lz_next[s] = hcc_rx_next_event(&n->hrx);
         else if (s == FM_LZ_PALOS)
             n->lz_next[s] = rq_palos_next_event(&n->palos);
         else if (s == FM_LZ_RL)
@@ -1802,6 +1819,16 @@ static hcc_host *fm_nic__hh(fm_nic *n)
     fm_nic__bring(n, FM_LZ_HH);
     return &n->hh;
 }
+static hcc_tx *fm_nic__htx(fm_nic *n)
+{
+    fm_nic__bring(n, FM_LZ_HTX);
+    return &n->htx;
+}
+static hcc_rx *fm_nic__hrx(fm_nic *n)
+{
+    fm_nic__bring(n, FM_LZ_HRX);
+    return &n->hrx;
+}
 
 static void fm_nic__advance_all(fm_nic *n, uint64_t cycle);
 
@@ -1831,6 +1858,10 @@ static void fm_nic_settle(fm_nic *n)
         fm_nic__bring(n, FM_LZ_RX(k));
     if (n->hh_on)
         fm_nic__bring(n, FM_LZ_HH);
+    if (n->htx_on)
+        fm_nic__bring(n, FM_LZ_HTX);
+    if (n->hrx_on)
+        fm_nic__bring(n, FM_LZ_HRX);
 }
 
 static void fm_nic_advance_to(void *self, uint64_t cycle)
@@ -1842,28 +1873,69 @@ static void fm_nic_advance_to(void *self, uint64_t cycle)
     fm_nic__advance_all(n, cycle);
 }
 
+/* The earliest cycle at which an engine has an event of its own (RNIC_NEVER: none): the lazy
+ * slots' kept answers and the QoS engine's. */
+static uint64_t fm_nic__engines_next(fm_nic *n)
+{
+    uint64_t e = RNIC_NEVER;
+    uint32_t k;
+    if (n->qos_on)
+        e = rq_qos_next_event(&n->qos);
+    else
+        e = fm_nic__lz_next(n, FM_LZ_PALOS);
+    for (k = 0; k < n->ntp; k++)
+        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_TP(k)));
+    if (n->htx_on)
+        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HTX));
+    e = fm__min(e, fm_nic__lz_next(n, FM_LZ_RL));
+    if (n->hh_on)
+        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HH));
+    if (n->hrx_on)
+        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HRX));
+    for (k = 0; k < n->nrx; k++)
+        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_RX(k)));
+    return e;
+}
+
+/* Execute the engines' cycles before `cycle`, in the order of ticking every engine every cycle:
+ * cycle by cycle (each cycle at which one has an event), and within a cycle the slicer, the
+ * transports, RHCC's sender, Tassel (the transport's doorbells and rate changes reach Tassel in
+ * the cycle they happen), the host model, RHCC's receiver, the receivers. The NIC's now stands
+ * at that cycle meanwhile, so an engine touched from inside another's tick (a doorbell, a rate
+ * write) is brought to the cycle of that tick. Engines with no event before `cycle` stay where
+ * they are (lazy); the QoS engine (not lazy) is brought to `cycle`. */
 static void fm_nic__advance_all(fm_nic *n, uint64_t cycle)
 {
     uint32_t k;
+    uint64_t e;
     if (cycle <= n->now)
         return;
-    /* the slicer, the transport, RHCC's sender, then Tassel (the transport's doorbells and rate
-     * changes reach Tassel in the cycle they happen); the receiving side */
+    while ((e = fm_nic__engines_next(n)) < cycle) {
+        uint64_t step = e + 1u;
+        if (e > n->now) { /* nothing happens before e: the QoS engine skips to it */
+            if (n->qos_on)
+                FM_ADVANCE(rq_qos_now, rq_qos_advance_to, &n->qos, e);
+            n->now = e;
+        }
+        if (n->qos_on)
+            FM_ADVANCE(rq_qos_now, rq_qos_advance_to, &n->qos, step);
+        else
+            fm_nic__lz_due(n, FM_LZ_PALOS, step);
+        for (k = 0; k < n->ntp; k++)
+            fm_nic__lz_due(n, FM_LZ_TP(k), step);
+        if (n->htx_on)
+            fm_nic__lz_due(n, FM_LZ_HTX, step);
+        fm_nic__lz_due(n, FM_LZ_RL, step);
+        if (n->hh_on)
+            fm_nic__lz_due(n, FM_LZ_HH, step);
+        if (n->hrx_on)
+            fm_nic__lz_due(n, FM_LZ_HRX, step);
+        for (k = 0; k < n->nrx; k++)
+            fm_nic__lz_due(n, FM_LZ_RX(k), step);
+        n->now = step;
+    }
     if (n->qos_on)
         FM_ADVANCE(rq_qos_now, rq_qos_advance_to, &n->qos, cycle);
-    else
-        fm_nic__lz_due(n, FM_LZ_PALOS, cycle);
-    for (k = 0; k < n->ntp; k++)
-        fm_nic__lz_due(n, FM_LZ_TP(k), cycle);
-    if (n->htx_on)
-        FM_ADVANCE(hcc_tx_now, hcc_tx_advance_to, &n->htx, cycle);
-    fm_nic__lz_due(n, FM_LZ_RL, cycle);
-    if (n->hh_on)
-        fm_nic__lz_due(n, FM_LZ_HH, cycle);
-    if (n->hrx_on)
-        FM_ADVANCE(hcc_rx_now, hcc_rx_advance_to, &n->hrx, cycle);
-    for (k = 0; k < n->nrx; k++)
-        fm_nic__lz_due(n, FM_LZ_RX(k), cycle);
     n->now = cycle;
     n->host.now = cycle;
     n->rx.now = cycle;
@@ -1883,41 +1955,56 @@ static int fm_nic__host_output(const fm_nic *n)
     return hcc_host_peek_signal(&n->hh, &x) == RNIC_OK || hcc_host_peek_rx(&n->hh, &x) == RNIC_OK;
 }
 
+/* An engine's event at cycle e is executed when the engines are brought to e + 1 (the cycle
+ * after it, where its outputs show): that is when the NIC next has something to look at. */
+static uint64_t fm__after(uint64_t e) { return e == RNIC_NEVER ? RNIC_NEVER : e + 1u; }
+
 static uint64_t fm_nic_next_event(const void *self)
 {
     fm_nic *n = (fm_nic *)(uintptr_t)self; /* peeks only: nothing observable changes (the stretch cache aside) */
-    uint64_t next;
+    uint64_t next, e;
     uint32_t k;
     if (n->lagging) /* a host-only stretch: the others' answer stands */
-        return fm_nic__host_output(n) ? n->now : fm__min(n->others_next, fm_nic__lz_next(n, FM_LZ_HH));
+        return fm_nic__host_output(n) ? n->now : fm__min(n->others_next, fm__after(fm_nic__lz_next(n, FM_LZ_HH)));
     n->others_valid = 0;
     if (!n->still && fm_nic__can_move(n))
         return n->now;
     n->still = 0;
-    next = fm__min(net_link_next_event(&n->up), rm_pipe_next_event(&n->dma));
+    /* The TX MAC's queue: while it has room, a packet leaving it frees room nobody waits for
+     * (whatever could use room would have moved: can_move) and only arrivals at the far end are
+     * events; while it is full, the DMA's head waits for a departure, so the DMA's readiness is
+     * no event and the link's departures are. */
+    if (net_link_space(&n->up))
+        next = fm__min(net_link_next_arrival(&n->up), rm_pipe_next_event(&n->dma));
+    else
+        next = net_link_next_event(&n->up);
     if (n->ncapped)
         next = fm__min(next, fm__min(n->cap_next, n->ngated ? fm_nic__cap_next_wake(n) : RNIC_NEVER));
     if (n->pause_count)
         next = fm__min(next, n->pause_at[n->pause_head]);
-    for (k = 0; k < n->nrx; k++)
-        next = fm__min(next, fm_nic__lz_next(n, FM_LZ_RX(k)));
     if (n->hrx_on)
-        next = fm__min(next, fm__min(hcc_rx_next_event(&n->hrx), hcc_rx_sample_due(&n->hrx)));
-    if (n->htx_on)
-        next = fm__min(next, hcc_tx_next_event(&n->htx));
-    next = fm__min(next, fm_nic__lz_next(n, FM_LZ_RL));
-    for (k = 0; k < n->ntp; k++)
-        next = fm__min(next, fm_nic__lz_next(n, FM_LZ_TP(k)));
+        next = fm__min(next, hcc_rx_sample_due(&n->hrx));
     if (n->qos_on)
-        next = fm__min(next, fm__min(rq_qos_next_event(&n->qos),
-                                     fm__min(rm_pipe_next_event(&n->qos_ack), rm_qos_host_next_event(&n->qh))));
+        next = fm__min(next, fm__min(rm_pipe_next_event(&n->qos_ack), rm_qos_host_next_event(&n->qh)));
     else
-        next = fm__min(fm__min(next, fm_nic__lz_next(n, FM_LZ_PALOS)), rm_host_next_event(&n->host));
+        next = fm__min(next, rm_host_next_event(&n->host));
+    /* the engines but the host model */
+    e = n->qos_on ? rq_qos_next_event(&n->qos) : fm_nic__lz_next(n, FM_LZ_PALOS);
+    for (k = 0; k < n->ntp; k++)
+        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_TP(k)));
+    if (n->htx_on)
+        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HTX));
+    e = fm__min(e, fm_nic__lz_next(n, FM_LZ_RL));
+    if (n->hrx_on)
+        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HRX));
+    for (k = 0; k < n->nrx; k++)
+        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_RX(k)));
+    next = fm__min(next, fm__after(e));
     if (!n->hh_on)
         return next;
     n->others_valid = next > n->now;
     n->others_next = next;
-    return fm__min(next, fm_nic__lz_next(n, FM_LZ_HH));
+    return fm__min(next, fm__after(fm_nic__lz_next(n, FM_LZ_HH)));
 }
 
 static void fm_nic_run(void *self, uint64_t t)
