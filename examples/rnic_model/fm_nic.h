@@ -1736,10 +1736,32 @@ static uint64_t fm_nic__lz_now(const fm_nic *n, uint32_t s)
     return tp_rx_now(&n->rxi[s - FM_LZ_RX(0)].r);
 }
 
-/* Advance slot s's engine to `cycle`; its kept next event no longer holds. */
+/* Advance slot s's engine to `cycle`; its kept next event no longer holds. The usual case,
+ * one cycle with its kept event due now, is that event's tick: advance would first ask the
+ * engine for its next event again (the contract: its skip is 0 then, and a tick is always
+ * allowed). */
 static void fm_nic__lz_advance(fm_nic *n, uint32_t s, uint64_t cycle)
 {
+    uint64_t at = n->lz_next[s];
+    int tick = (n->lz_ok >> s & 1u) && cycle - 1u == at && fm_nic__lz_now(n, s) == at;
     n->lz_ok &= ~(1ull << s);
+    if (tick) {
+        if (s == FM_LZ_HH)
+            hcc_host_tick(&n->hh);
+        else if (s == FM_LZ_HTX)
+            hcc_tx_tick(&n->htx);
+        else if (s == FM_LZ_HRX)
+            hcc_rx_tick(&n->hrx);
+        else if (s == FM_LZ_PALOS)
+            rq_palos_tick(&n->palos);
+        else if (s == FM_LZ_RL)
+            rl_tick(&n->tassel);
+        else if (s < FM_LZ_RX(0))
+            tp_tick(&n->tpi[s - FM_LZ_TP(0)].t);
+        else
+            tp_rx_tick(&n->rxi[s - FM_LZ_RX(0)].r);
+        return;
+    }
     if (s == FM_LZ_HH)
         FM_ADVANCE(hcc_host_now, hcc_host_advance_to, &n->hh, cycle);
     else if (s == FM_LZ_HTX)
