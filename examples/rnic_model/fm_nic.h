@@ -1786,27 +1786,29 @@ static void fm_nic__lz_due(fm_nic *n, uint32_t s, uint64_t cycle)
         fm_nic__lz_advance(n, s, cycle);
 }
 
-/* Slot s's next event (kept until it runs or is touched). */
-static uint64_t fm_nic__lz_next(fm_nic *n, uint32_t s)
+/* Slot s's next event (kept until it runs or is touched): asked of the engine when not kept. */
+static uint64_t fm_nic__lz_ask(fm_nic *n, uint32_t s)
 {
-    if (!(n->lz_ok >> s & 1u)) {
-        if (s == FM_LZ_HH)
-            n->lz_next[s] = hcc_host_next_event(&n->hh);
-        else if (s == FM_LZ_HTX)
-            n->lz_next[s] = hcc_tx_next_event(&n->htx);
-        else if (s == FM_LZ_HRX)
-            n->lz_next[s] = hcc_rx_next_event(&n->hrx);
-        else if (s == FM_LZ_PALOS)
-            n->lz_next[s] = rq_palos_next_event(&n->palos);
-        else if (s == FM_LZ_RL)
-            n->lz_next[s] = rl_next_event(&n->tassel);
-        else if (s < FM_LZ_RX(0))
-            n->lz_next[s] = tp_next_event(&n->tpi[s - FM_LZ_TP(0)].t);
-        else
-            n->lz_next[s] = tp_rx_next_event(&n->rxi[s - FM_LZ_RX(0)].r);
-        n->lz_ok |= 1ull << s;
-    }
+    if (s == FM_LZ_HH)
+        n->lz_next[s] = hcc_host_next_event(&n->hh);
+    else if (s == FM_LZ_HTX)
+        n->lz_next[s] = hcc_tx_next_event(&n->htx);
+    else if (s == FM_LZ_HRX)
+        n->lz_next[s] = hcc_rx_next_event(&n->hrx);
+    else if (s == FM_LZ_PALOS)
+        n->lz_next[s] = rq_palos_next_event(&n->palos);
+    else if (s == FM_LZ_RL)
+        n->lz_next[s] = rl_next_event(&n->tassel);
+    else if (s < FM_LZ_RX(0))
+        n->lz_next[s] = tp_next_event(&n->tpi[s - FM_LZ_TP(0)].t);
+    else
+        n->lz_next[s] = tp_rx_next_event(&n->rxi[s - FM_LZ_RX(0)].r);
+    n->lz_ok |= 1ull << s;
     return n->lz_next[s];
+}
+static inline uint64_t fm_nic__lz_next(fm_nic *n, uint32_t s)
+{
+    return (n->lz_ok >> s & 1u) ? n->lz_next[s] : fm_nic__lz_ask(n, s);
 }
 
 /* Slot s's engine at the NIC's now, about to be touched. */
