@@ -2257,6 +2257,11 @@ RL_API void rl_tick(rl *r);
 /* Earliest cycle >= now at which a tick changes anything without new input; RNIC_NEVER when
  * nothing will (also when only a pop of the full TX port would unblock it). */
 RL_API uint64_t rl_next_event(const rl *r);
+/* A lower bound on the cycle of the next TX record: no tick before it puts a packet on the TX
+ * port without new input (a register write, a doorbell, a pop); RNIC_NEVER when none can come.
+ * For a caller that reads only the TX port: the engine may stay unadvanced until then (its
+ * other events move only its statistics and internal state). */
+RL_API uint64_t rl_next_output(const rl *r);
 /* Run up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right
  * after the tick in which the TX port became full (drain it and call again). Identical
  * results to ticking, across the 2^64 wrap too. */
@@ -4389,8 +4394,9 @@ static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
 }
 
 /* Cycles from now to the next event (false: none without new input). Distances, not
- * cycles, so that the 2^64 wrap needs no special case. */
-static bool rl__next_gap(const rl *r, uint64_t *gap)
+ * cycles, so that the 2^64 wrap needs no special case. `all` false leaves out the events on a
+ * packet's way to the TX port (a fetch's return, eligibility, the link): rl__output_gap's rest. */
+static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
 {
     uint64_t best = UINT64_MAX, c, op;
     bool any = false;
@@ -4413,18 +4419,18 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
     } while (0)
 #define RL__AT(cycle) /* an event at an absolute cycle (a past one is due now) */ \
     RL__IN(rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now)
-    if (r->fetches.count)
+    if (all && r->fetches.count)
         RL__AT(RL__Q_HEAD(&r->fetches).cycle);
     if (r->deliveries.count)
         RL__AT(RL__Q_HEAD(&r->deliveries).cycle);
-    if (r->n_ready && !rnic_ring_full(&r->tx))
+    if (all && r->n_ready && !rnic_ring_full(&r->tx))
         RL__AT(r->link_free);
     if (rl__fetch_gate_open(r)) /* step 7 pops, when the read channel is free */
         RL__AT(r->fetch_cpb ? r->fetch_free : r->now);
     op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
     if (r->insert_requests.count)
         RL__IN(op);
-    if (r->n_waiting) { /* when T reaches the earliest waiting packet's start */
+    if (all && r->n_waiting) { /* when T reaches the earliest waiting packet's start */
         c = rl__cached_gap(r, &r->wait_due, r->T, r->desc[r->desc_waiting[0].slot].start, false);
         if (c != UINT64_MAX)
             RL__IN(c);
@@ -4462,6 +4468,7 @@ static bool rl__next_gap(const rl *r, uint64_t *gap)
     *gap = best;
     return any;
 }
+static bool rl__next_gap(const rl *r, uint64_t *gap) { return rl__next_gap_of(r, gap, true); }
 
 RL_API uint64_t rl_next_event(const rl *r)
 {
@@ -4469,6 +4476,48 @@ RL_API uint64_t rl_next_event(const rl *r)
     if (!r || !rl__next_gap(r, &gap))
         return RNIC_NEVER;
     return r->now + gap; /* an event exactly at cycle 2^64 - 1 reads as RNIC_NEVER: use rl_advance */
+}
+
+/* A lower bound on the next TX record (rl_next_output), as a gap from now. Without input the
+ * rate registers stay as they are, so Phi and the clock step inc change only at a round (a
+ * fetch's return, which may deactivate a QP) or a transmission: until the earlier of the two,
+ * a waiting packet becomes eligible exactly when rl_next_event's wait_due says. A packet
+ * leaves (step 6) at the earliest:
+ *   - a ready one, when the link frees (with room on the TX port: a full port waits for a pop);
+ *   - a waiting one, when T reaches its start (step 5, then step 6 in the same tick);
+ *   - one of a fetch in flight, at its return (step 2 stores it; 5 and 6 follow in the tick);
+ *   - any other: through a fetch not yet issued, which returns pcie_latency cycles after the
+ *     earliest event left (the timeline, the wheel, a delivery, an insert, the fetch gate). */
+static uint64_t rl__output_gap(const rl *r)
+{
+    uint64_t best = UINT64_MAX, c, other;
+#define RL__GAP(cycle) (rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now)
+    if (r->registers.count)
+        return 0; /* a register write lands in the next tick's EMUX: anything may follow */
+    if (r->n_ready && !rnic_ring_full(&r->tx))
+        best = RL__GAP(r->link_free);
+    if (r->n_waiting) {
+        c = rl__cached_gap(r, &r->wait_due, r->T, r->desc[r->desc_waiting[0].slot].start, false);
+        if (c < best)
+            best = c;
+    }
+    if (r->fetches.count && (c = RL__GAP(RL__Q_HEAD(&r->fetches).cycle)) < best)
+        best = c;
+    if (best == 0)
+        return 0;
+    if (rl__next_gap_of(r, &other, false) && other < best && best - other > r->pcie_latency)
+        best = other + r->pcie_latency;
+#undef RL__GAP
+    return best;
+}
+
+RL_API uint64_t rl_next_output(const rl *r)
+{
+    uint64_t gap;
+    if (!r)
+        return RNIC_NEVER;
+    gap = rl__output_gap(r);
+    return gap == UINT64_MAX ? RNIC_NEVER : r->now + gap;
 }
 
 /* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`),

@@ -71,6 +71,11 @@ static int g_ranked; /* the workload being generated runs RL_SCHEDULE_RANKED */
 static int g_dyadic;
 static int g_rate_heavy; /* workloads with many rate writes (raises, cuts, pauses) */
 static uint64_t g_ff_stops; /* rl_advance calls that stopped at a full TX port */
+/* rl_next_output in the fast-forward workloads: packets sent while a bound taken since the last
+ * input or pop said later (must stay 0), packets checked; and for the first packet after an
+ * input or pop, how often the bound taken right then was its exact cycle (not a bound that is
+ * merely always early) */
+static uint64_t g_out_late, g_out_checked, g_out_first, g_out_tight;
 static uint64_t g_ff_fetch_limited, g_ff_throttled; /* fast-forward workloads with cfg.fetch_bps; their throttled cycles */ /* the workload being generated is "dyadic" (see pick_rate) */
 #define Q32 ((u128)1 << 32)
 
@@ -1929,7 +1934,8 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
         fsrc fa, fb, fr;
         eng A, B;
         ref R;
-        uint64_t end, next_in = 0, worst_ne = 0, txn = 0;
+        uint64_t end, next_in = 0, worst_ne = 0, txn = 0, worst_out = 0, first_out = RNIC_NEVER;
+        int first_pending = 0;
         uint32_t next_id = 1;
         int bad = 0, have_ne = 0, reported = 0, r_ok = 1; /* r_ok: the reference still agrees with A */
         char cs[256];
@@ -1969,6 +1975,9 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
             if (now + chunk > end)
                 chunk = end - now;
             have_ne = 0; /* new input or TX pops since: earlier predictions no longer bind */
+            worst_out = 0;
+            first_out = rl_next_output(A.r);
+            first_pending = 1;
             ne_b = rl_next_event(B.r);
             if (ne_b != rl_next_event(A.r)) {
                 printf("  FF workload %" PRIu64 " (%s): cycle %" PRIu64 ": rl_next_event differs between two engines in the same state (%" PRIu64 " vs %" PRIu64 ")\n",
@@ -2011,6 +2020,15 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
                 }
                 rl_stats before = *rl_get_stats(A.r), after;
                 int vis;
+                uint64_t out = rl_next_output(A.r);
+                if (out < c0) {
+                    if (!reported++)
+                        printf("  FF workload %" PRIu64 " (%s): rl_next_output %" PRIu64 " < now %" PRIu64 "\n",
+                               wseed, cs, out, c0);
+                    g_out_late++;
+                }
+                if (out > worst_out) /* RNIC_NEVER included: no packet may leave at all */
+                    worst_out = out;
                 uint64_t phi_before = rl_phi_q32(A.r);
                 fa.nlog = fr.nlog = 0;
                 rl_tick(A.r);
@@ -2020,6 +2038,20 @@ static int ff_one(uint64_t wseed, int trace, uint32_t *ne_late, uint32_t *ref_di
                 before.cycles = after.cycles = before.tx_stalls = after.tx_stalls = 0;
                 before.fetch_gated = after.fetch_gated = 0; /* waiting, like a TX stall */
                 before.fetch_throttled = after.fetch_throttled = 0; /* waiting for the read channel */
+                if (after.packets > before.packets) { /* this tick put a packet on the TX port */
+                    g_out_checked++;
+                    if (first_pending) {
+                        g_out_first++;
+                        g_out_tight += first_out == c0;
+                        first_pending = 0;
+                    }
+                    if (worst_out > c0) {
+                        if (!reported++)
+                            printf("  FF workload %" PRIu64 " (%s): a packet left at cycle %" PRIu64
+                                   " but rl_next_output said %" PRIu64 "\n", wseed, cs, c0, worst_out);
+                        g_out_late++;
+                    }
+                }
                 vis = memcmp(&before, &after, sizeof before) != 0 || phi_before != rl_phi_q32(A.r);
                 if (vis && worst_ne > c0) {
                     if (!reported++)
@@ -2152,8 +2184,13 @@ static void test_fast_forward(void)
     printf("  rl_advance stopped at a full TX port %" PRIu64 " times\n", g_ff_stops);
     printf("  fast-forward with the read channel (fetch_bps set): %" PRIu64 " workloads, %" PRIu64
            " throttled cycles\n", g_ff_fetch_limited, g_ff_throttled);
+    printf("  rl_next_output: %" PRIu64 " packets checked, %" PRIu64 " violations; of %" PRIu64
+           " first packets after an input or pop, %" PRIu64 " left exactly at the bound taken then\n",
+           g_out_checked, g_out_late, g_out_first, g_out_tight);
     CHECK(g_ff_fetch_limited > 20 && g_ff_throttled > 1000);
     CHECK_EQ(ne_late, 0);
+    CHECK_EQ(g_out_late, 0);
+    CHECK(g_out_checked > 10000 && g_out_tight * 10u > g_out_first); /* checked widely; not a bound that is always early */
     CHECK(g_ff_stops > 0); /* the stop was exercised */
 }
 

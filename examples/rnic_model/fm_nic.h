@@ -144,6 +144,8 @@ typedef struct fm_nic {
      * lz_ok) until it runs or is touched. */
     uint64_t lz_next[FM_LZ_N];
     uint64_t lz_ok;
+    uint64_t rl_out;            /* Tassel's rl_next_output, kept while rl_out_ok (fm_nic__rl_out) */
+    uint8_t rl_out_ok;
     uint8_t still;              /* the last step found nothing to move (fm_nic__idle) and nothing
                                    reached the NIC since: next_event needs no fm_nic__can_move */
     /* responder */
@@ -1797,9 +1799,10 @@ static uint64_t fm_nic__lz_ask(fm_nic *n, uint32_t s)
         n->lz_next[s] = hcc_rx_next_event(&n->hrx);
     else if (s == FM_LZ_PALOS)
         n->lz_next[s] = rq_palos_next_event(&n->palos);
-    else if (s == FM_LZ_RL)
+    else if (s == FM_LZ_RL) {
         n->lz_next[s] = rl_next_event(&n->tassel);
-    else if (s < FM_LZ_RX(0))
+        n->rl_out_ok = 0;
+    } else if (s < FM_LZ_RX(0))
         n->lz_next[s] = tp_next_event(&n->tpi[s - FM_LZ_TP(0)].t);
     else
         n->lz_next[s] = tp_rx_next_event(&n->rxi[s - FM_LZ_RX(0)].r);
@@ -1809,6 +1812,17 @@ static uint64_t fm_nic__lz_ask(fm_nic *n, uint32_t s)
 static inline uint64_t fm_nic__lz_next(fm_nic *n, uint32_t s)
 {
     return (n->lz_ok >> s & 1u) ? n->lz_next[s] : fm_nic__lz_ask(n, s);
+}
+
+/* Tassel's next packet out (rl_next_output), asked only when its state moved since. */
+static uint64_t fm_nic__rl_out(fm_nic *n)
+{
+    fm_nic__lz_next(n, FM_LZ_RL); /* a moved Tassel is asked again, which drops the kept bound */
+    if (!n->rl_out_ok) {
+        n->rl_out = rl_next_output(&n->tassel);
+        n->rl_out_ok = 1;
+    }
+    return n->rl_out;
 }
 
 /* Slot s's engine at the NIC's now, about to be touched. */
@@ -2012,23 +2026,26 @@ static uint64_t fm_nic_next_event(const void *self)
         next = fm__min(next, fm__min(rm_pipe_next_event(&n->qos_ack), rm_qos_host_next_event(&n->qh)));
     else
         next = fm__min(next, rm_host_next_event(&n->host));
-    /* the engines but the host model */
+    /* the engines but Tassel and the host model */
     e = n->qos_on ? rq_qos_next_event(&n->qos) : fm_nic__lz_next(n, FM_LZ_PALOS);
     for (k = 0; k < n->ntp; k++)
         e = fm__min(e, fm_nic__lz_next(n, FM_LZ_TP(k)));
     if (n->htx_on)
         e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HTX));
-    e = fm__min(e, fm_nic__lz_next(n, FM_LZ_RL));
     if (n->hrx_on)
         e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HRX));
     for (k = 0; k < n->nrx; k++)
         e = fm__min(e, fm_nic__lz_next(n, FM_LZ_RX(k)));
     next = fm__min(next, fm__after(e));
+    /* Tassel: the NIC reads only its TX port (the rest are its own stages, executed in tick
+     * order whenever the NIC next steps), so it is due when a packet can next leave */
     if (!n->hh_on)
-        return next;
-    n->others_valid = next > n->now;
-    n->others_next = next;
-    return fm__min(next, fm__after(fm_nic__lz_next(n, FM_LZ_HH)));
+        return fm__min(next, fm__after(fm_nic__rl_out(n)));
+    /* a host-only stretch ends at any engine's event: the host model must not run ahead of
+     * Tassel's stages (tick order) */
+    n->others_next = fm__min(next, fm__after(fm_nic__lz_next(n, FM_LZ_RL)));
+    n->others_valid = n->others_next > n->now;
+    return fm__min(fm__min(next, fm__after(fm_nic__rl_out(n))), fm__after(fm_nic__lz_next(n, FM_LZ_HH)));
 }
 
 static void fm_nic_run(void *self, uint64_t t)

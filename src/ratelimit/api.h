@@ -158,6 +158,11 @@ RL_API void rl_tick(rl *r);
 /* Earliest cycle >= now at which a tick changes anything without new input; RNIC_NEVER when
  * nothing will (also when only a pop of the full TX port would unblock it). */
 RL_API uint64_t rl_next_event(const rl *r);
+/* A lower bound on the cycle of the next TX record: no tick before it puts a packet on the TX
+ * port without new input (a register write, a doorbell, a pop); RNIC_NEVER when none can come.
+ * For a caller that reads only the TX port: the engine may stay unadvanced until then (its
+ * other events move only its statistics and internal state). */
+RL_API uint64_t rl_next_output(const rl *r);
 /* Run up to `cycles` cycles, skipping idle stretches; returns the cycles run. Stops right
  * after the tick in which the TX port became full (drain it and call again). Identical
  * results to ticking, across the 2^64 wrap too. */
