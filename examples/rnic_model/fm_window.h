@@ -65,6 +65,7 @@ static void fm_window_take(fm_window *x, fm_world *w, uint64_t cycle, int at_end
         if (!n->hh_on && !n->htx_on)
             continue;
         fab_bring(&w->f, n->fab_id, cycle);
+        fm_nic_settle(n); /* lazy engines with no event before `cycle` are brought there too */
         s->probes = n->probes_sent;
         if (n->htx_on) {
             const hcc_tx_stats *ts = hcc_tx_get_stats(&n->htx);

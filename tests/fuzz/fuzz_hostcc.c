@@ -38,6 +38,12 @@ __extension__ typedef __int128 hf_i128;
 #define HF_MEM_WORDS 8192u
 #define HF_DRAIN_ROUNDS 64u    /* drain advances in a row without progress (liveness bound) */
 #define HF_DRAIN_CHUNK 8192u
+/* The bytes one input may have the host accept, in cycles of its slower link (PCIe or memory):
+ * the end's drain fast-forwards B through them, and a host whose write waits for credits, or
+ * whose memory queue holds lines, has an event every cycle (hcc__host_next). Without a bound a
+ * 471 MB packet into a 640 MB buffer (two extreme config values) drained for 36.8 M cycles and
+ * timed out under load; a packet that would pass the bound is not pushed (the step is skipped). */
+#define HF_DRAIN_BUDGET 2000000u
 
 enum { HF_HOST, HF_RX, HF_TX, HF_ENGINES };
 
@@ -447,6 +453,12 @@ static void hf_host_push(fz_in *in)
         want = RNIC_EBUSY; /* dropped */
     else
         want = RNIC_OK;
+    if (want == RNIC_OK) {
+        uint64_t bps = S.hc.pcie_bps < S.hc.mem_bps ? S.hc.pcie_bps : S.hc.mem_bps;
+        hf_i128 cycles = (hf_i128)(S.payload_bytes + w.len) * 8 * S.hc.clock_hz / (bps ? bps : 1u);
+        if (cycles > HF_DRAIN_BUDGET)
+            return;
+    }
     before = *hcc_host_get_stats(&S.ha);
     ea = hcc_host_push_rx(&S.ha, &w);
     eb = hcc_host_push_rx(&S.hb, &w);
