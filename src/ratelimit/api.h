@@ -159,7 +159,8 @@ RL_API void rl_tick(rl *r);
  * nothing will (also when only a pop of the full TX port would unblock it). */
 RL_API uint64_t rl_next_event(const rl *r);
 /* A lower bound on the cycle of the next TX record: no tick before it puts a packet on the TX
- * port without new input (a register write, a doorbell, a pop); RNIC_NEVER when none can come.
+ * port without new input (a register write, a doorbell, a pop); RNIC_NEVER when none can come
+ * (a bound exactly at cycle 2^64 - 1 also reads RNIC_NEVER, as in rl_next_event).
  * For a caller that reads only the TX port: the engine may stay unadvanced until then (its
  * other events move only its statistics and internal state). */
 RL_API uint64_t rl_next_output(const rl *r);

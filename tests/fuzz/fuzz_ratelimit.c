@@ -26,7 +26,9 @@
  *   - fast-forward: A and B agree on everything observable (records, statistics, a digest of
  *     every trace event) whenever the program looks, and a tick of A taken while
  *     rl_next_event(A) > now changes nothing observable (no trace event, no record, no
- *     counter beyond the cycle count and the waiting counters that rl_advance also adds). */
+ *     counter beyond the cycle count and the waiting counters that rl_advance also adds);
+ *   - rl_next_output: no record reaches A's TX port before the bound read when the stretch
+ *     since the last input, pop or record began. */
 #define RNIC_IMPLEMENTATION
 #include "ratelimit.h"
 #include "fuzz.h"
@@ -71,6 +73,9 @@ typedef struct fr_state {
     uint64_t ticked;                   /* cycles A ticked */
     uint64_t promise;                  /* rl_next_event(A) when the quiet stretch began ... */
     int promised;                      /* ... valid (no input since) */
+    uint64_t out_promise;              /* rl_next_output(A) when the stretch without input, pop or record began ... */
+    uint64_t out_read_at;              /* ... the cycle it was read at ... */
+    int out_promised;                  /* ... valid */
     uint32_t overrun;                  /* the source answers more than asked (its contract broken) */
     uint64_t overrun_calls[2];         /* ... to A, to B */
 } fr_state;
@@ -167,6 +172,12 @@ static void fr_tick_a(void)
     rl_stats before, after;
     uint32_t tx = S.a.tx.count;
     FZ_CHECK(ne == RNIC_NEVER || ne - now < ((uint64_t)1 << 63)); /* never in the past */
+    if (!S.out_promised) {
+        S.out_promise = rl_next_output(&S.a);
+        S.out_read_at = now;
+        S.out_promised = 1;
+        FZ_CHECK(S.out_promise == RNIC_NEVER || S.out_promise - now < ((uint64_t)1 << 63));
+    }
     if (!S.promised) {
         S.promise = ne;
         S.promised = 1;
@@ -182,6 +193,13 @@ static void fr_tick_a(void)
               * there, documented): anything may happen, read the next promise after it */
         rl_tick(&S.a);
         S.promised = 0;
+    }
+    if (S.a.tx.count != tx) { /* a record left now: the output bound read before must allow it */
+        if (S.out_promise != RNIC_NEVER)
+            FZ_CHECK(now - S.out_promise < ((uint64_t)1 << 63));
+        else /* RNIC_NEVER also reads a bound at cycle 2^64 - 1 (documented): not before it */
+            FZ_CHECK(now - S.out_read_at >= UINT64_MAX - S.out_read_at);
+        S.out_promised = 0;
     }
     S.ticked++;
 }
@@ -266,6 +284,7 @@ static void fr_pop(uint32_t n)
 {
     uint32_t i;
     S.promised = 0; /* a pop may unblock a full port */
+    S.out_promised = 0;
     for (i = 0; i < n; i++) {
         rnic_work wa, wb;
         rnic_err ea = rl_pop_tx(&S.a, &wa), eb = rl_pop_tx(&S.b, &wb);
@@ -309,6 +328,7 @@ static void fr_write(uint32_t kind, uint32_t flow, uint64_t value)
     int clamped = kind == 1 && fr_clamp(value) != value;
     int idle = want == RNIC_OK && S.a.qps[flow].state == RL__IDLE;
     S.promised = 0;
+    S.out_promised = 0;
     before = *rl_get_stats(&S.a);
     if (kind == 0) {
         ea = rl_doorbell(&S.a, flow);
