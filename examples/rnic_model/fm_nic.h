@@ -1911,28 +1911,28 @@ static void fm_nic_advance_to(void *self, uint64_t cycle)
     fm_nic__advance_all(n, cycle);
 }
 
-/* The earliest cycle at which an engine has an event of its own (RNIC_NEVER: none): the lazy
- * slots' kept answers and the QoS engine's. */
-static uint64_t fm_nic__engines_next(fm_nic *n)
+/* The earliest cycle at which an engine other than Tassel and the host model has an event of
+ * its own (RNIC_NEVER: none): the lazy slots' kept answers and the QoS engine's. */
+static uint64_t fm_nic__others_next(fm_nic *n)
 {
-    uint64_t e = RNIC_NEVER;
+    uint64_t e = n->qos_on ? rq_qos_next_event(&n->qos) : fm_nic__lz_next(n, FM_LZ_PALOS);
     uint32_t k;
-    if (n->qos_on)
-        e = rq_qos_next_event(&n->qos);
-    else
-        e = fm_nic__lz_next(n, FM_LZ_PALOS);
     for (k = 0; k < n->ntp; k++)
         e = fm__min(e, fm_nic__lz_next(n, FM_LZ_TP(k)));
     if (n->htx_on)
         e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HTX));
-    e = fm__min(e, fm_nic__lz_next(n, FM_LZ_RL));
-    if (n->hh_on)
-        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HH));
     if (n->hrx_on)
         e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HRX));
     for (k = 0; k < n->nrx; k++)
         e = fm__min(e, fm_nic__lz_next(n, FM_LZ_RX(k)));
     return e;
+}
+
+/* ... and of any engine. */
+static uint64_t fm_nic__engines_next(fm_nic *n)
+{
+    uint64_t e = fm__min(fm_nic__others_next(n), fm_nic__lz_next(n, FM_LZ_RL));
+    return n->hh_on ? fm__min(e, fm_nic__lz_next(n, FM_LZ_HH)) : e;
 }
 
 /* Execute the engines' cycles before `cycle`, in the order of ticking every engine every cycle:
@@ -1950,11 +1950,7 @@ static void fm_nic__advance_all(fm_nic *n, uint64_t cycle)
         return;
     while ((e = fm_nic__engines_next(n)) < cycle) {
         uint64_t step = e + 1u;
-        if (e > n->now) { /* nothing happens before e: the QoS engine skips to it */
-            if (n->qos_on)
-                FM_ADVANCE(rq_qos_now, rq_qos_advance_to, &n->qos, e);
-            n->now = e;
-        }
+        n->now = e; /* no engine has an event before e (e >= now) */
         if (n->qos_on)
             FM_ADVANCE(rq_qos_now, rq_qos_advance_to, &n->qos, step);
         else
@@ -2000,8 +1996,7 @@ static uint64_t fm__after(uint64_t e) { return e == RNIC_NEVER ? RNIC_NEVER : e 
 static uint64_t fm_nic_next_event(const void *self)
 {
     fm_nic *n = (fm_nic *)(uintptr_t)self; /* peeks only: nothing observable changes (the stretch cache aside) */
-    uint64_t next, e;
-    uint32_t k;
+    uint64_t next;
     if (n->lagging) /* a host-only stretch: the others' answer stands */
         return fm_nic__host_output(n) ? n->now : fm__min(n->others_next, fm__after(fm_nic__lz_next(n, FM_LZ_HH)));
     n->others_valid = 0;
@@ -2026,17 +2021,7 @@ static uint64_t fm_nic_next_event(const void *self)
         next = fm__min(next, fm__min(rm_pipe_next_event(&n->qos_ack), rm_qos_host_next_event(&n->qh)));
     else
         next = fm__min(next, rm_host_next_event(&n->host));
-    /* the engines but Tassel and the host model */
-    e = n->qos_on ? rq_qos_next_event(&n->qos) : fm_nic__lz_next(n, FM_LZ_PALOS);
-    for (k = 0; k < n->ntp; k++)
-        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_TP(k)));
-    if (n->htx_on)
-        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HTX));
-    if (n->hrx_on)
-        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_HRX));
-    for (k = 0; k < n->nrx; k++)
-        e = fm__min(e, fm_nic__lz_next(n, FM_LZ_RX(k)));
-    next = fm__min(next, fm__after(e));
+    next = fm__min(next, fm__after(fm_nic__others_next(n)));
     /* Tassel: the NIC reads only its TX port (the rest are its own stages, executed in tick
      * order whenever the NIC next steps), so it is due when a packet can next leave */
     if (!n->hh_on)
