@@ -1110,6 +1110,125 @@ static void test_cpu_span(void)
     CHECK(spans > seeds / 2); /* the CPU ran in most configurations */
 }
 
+/* ---- hcc_host_next_output: a lower bound on the next record or trace event of a tick ----
+ * Random configurations where writes wait for the link's tokens, for credits (few IIO lines,
+ * slow memory, DDIO on / off, CPU load) and for pops (shallow ports), with PFC on a small
+ * buffer, probes, and pushes, pops and register writes at random cycles; ticked every cycle.
+ * The bound is taken after every input and after every tick that showed something; a tick
+ * before the bound must put nothing on the rx or signal port and emit no trace event. A bound
+ * that is always early also passes that: the first output after a bound must come exactly at it
+ * in at least half of the cases (it is early when credits come back or lines free first; a bound
+ * that counted half of each earlier write's link time fails this). */
+typedef struct no_trace {
+    uint64_t events;
+} no_trace;
+static void no_note(void *user, const rnic_trace_event *ev)
+{
+    (void)ev;
+    ((no_trace *)user)->events++;
+}
+
+static void test_next_output(void)
+{
+    uint64_t seed, seeds = test_length(60, 600), base = test_seed(5151);
+    uint64_t shown = 0, violations = 0, exact = 0, firsts = 0, stalls = 0, resumes = 0, probes = 0;
+    for (seed = base; seed < base + seeds; seed++) {
+        hcc_host_config c;
+        eng *e;
+        no_trace tr = { 0 };
+        uint64_t i, bound = 0, bound_at = 0, k = 0, addr = 0;
+        int have = 0, first = 0;
+        rng_s = seed * 0x2545F4914F6CDD1Dull + 7u;
+        hcc_host_config_default(&c);
+        c.clock_hz = rnd_below(2) ? 250000000u : 100000000u + rnd_below(900000000u);
+        c.pcie_bps = 1000000000ull * (1u + rnd_below(128));
+        c.pcie_mps = 64u << rnd_below(4);
+        c.pcie_tlp_overhead = (uint32_t)rnd_below(40);
+        c.pcie_latency_ns = rnd_below(4) == 0 ? 0u : rnd_below(2000);
+        c.iio_lines = (c.pcie_mps + 62u) / 64u + 1u + (uint32_t)rnd_below(40);
+        c.iio_mem_credits = 1u + (uint32_t)rnd_below(c.iio_lines);
+        c.mem_bps = GBPS(1 + rnd_below(40));
+        c.mem_queue = 2u + (uint32_t)rnd_below(64);
+        c.cpu_load_bps = rnd_below(2) ? 0 : GBPS(rnd_below(40));
+        c.ddio_lines = rnd_below(3) == 0 ? 0u : 64u << rnd_below(4);
+        c.cpu_evict_wb = (uint32_t)rnd_below(3);
+        c.rx_buffer_bytes = 4096u + (uint32_t)rnd_below(60000);
+        c.xoff_bytes = c.rx_buffer_bytes - (uint32_t)rnd_below(c.rx_buffer_bytes / 2);
+        c.xon_bytes = (uint32_t)rnd_below(c.xoff_bytes);
+        c.pfc = rnd_below(4) != 0;
+        c.cnp_bytes = c.rx_buffer_bytes / 2u;
+        c.rx_depth = 1u + (uint32_t)rnd_below(4);
+        c.signal_depth = 1u + (uint32_t)rnd_below(2);
+        c.start_cycle = rnd_below(4) == 0 ? UINT64_MAX - 10000 : rnd();
+        c.trace = no_note;
+        c.trace_user = &tr;
+        e = mk(&c);
+        for (i = 0; i < 30000; i++) {
+            uint64_t now = hcc_host_now(&e->h), ev;
+            uint32_t nout = e->h.out.count, nsig = e->h.sig.count;
+            rnic_work o;
+            uint64_t r = rnd_below(1000);
+            if (r < 100) { /* inputs: each may change what comes next */
+                if (r < 10) { /* a burst of packets */
+                    uint64_t n = 1u + rnd_below(8);
+                    while (n--) {
+                        rnic_work w = pkt((uint32_t)rnd_below(4), addr, 1 + (uint32_t)rnd_below(3000), k++);
+                        addr += w.len + rnd_below(300);
+                        if (rnd_below(10) == 0)
+                            w.flags |= HCC_WORK_PROBE;
+                        hcc_host_push_rx(&e->h, &w);
+                    }
+                } else if (r < 80) {
+                    hcc_host_pop_rx(&e->h, &o);
+                } else if (r < 96) {
+                    hcc_host_pop_signal(&e->h, &o);
+                } else if (r < 98) {
+                    hcc_host_set_cpu_load(&e->h, rnd_below(2) ? 0 : GBPS(rnd_below(40)));
+                } else {
+                    hcc_host_set_mba_level(&e->h, (uint32_t)rnd_below(5));
+                }
+                have = 0;
+                nout = e->h.out.count;
+                nsig = e->h.sig.count;
+            }
+            if (!have) {
+                bound = hcc_host_next_output(&e->h);
+                bound_at = now;
+                CHECK(bound == RNIC_NEVER || (int64_t)(bound - now) >= 0);
+                have = 1;
+                first = 1;
+            }
+            ev = tr.events;
+            hcc_host_tick(&e->h);
+            if (tr.events != ev || e->h.out.count != nout || e->h.sig.count != nsig) {
+                shown++;
+                /* a bound at cycle 2^64 - 1 reads RNIC_NEVER (next_event's convention): not before it */
+                if (bound == RNIC_NEVER ? now - bound_at < UINT64_MAX - bound_at : (int64_t)(now - bound) < 0) {
+                    violations++;
+                    if (violations <= 3)
+                        printf("  seed %" PRIu64 ": output at %" PRIu64 " before the bound %" PRIu64 "\n", seed, now, bound);
+                }
+                if (first) {
+                    firsts++;
+                    exact += now == bound;
+                }
+                have = 0;
+            }
+        }
+        stalls += hcc_host_get_stats(&e->h)->pcie_stalled_writes;
+        resumes += hcc_host_get_stats(&e->h)->pfc_resumes;
+        probes += hcc_host_get_stats(&e->h)->probes;
+        rm(e);
+    }
+    printf("  hcc_host_next_output: %" PRIu64 " ticks with an output, %" PRIu64 " before the bound; the first after a bound"
+           " at it exactly %" PRIu64 " of %" PRIu64 " (%" PRIu64 " stalled writes, %" PRIu64 " RESUMEs, %" PRIu64 " probes)\n",
+           shown, violations, exact, firsts, stalls, resumes, probes);
+    CHECK_EQ(violations, 0);
+    CHECK(shown > seeds * 100);
+    CHECK(exact * 2 >= firsts);
+    CHECK(stalls > 0 && resumes > 0 && probes > 0);
+}
+
 /* ---- host_sweep: 100 Gb/s of 1 KB packets, CPU load 0 / 1x / 2x / 3x, MBA 0, PFC on, the
  * sender stopping while paused; defaults otherwise (DDIO 4 MB); 1 MB receive footprint ---- */
 static void host_sweep(void)
@@ -1374,6 +1493,7 @@ int main(void)
     RUN(test_trace_layout);
     RUN(test_fast_forward);
     RUN(test_cpu_span);
+    RUN(test_next_output);
     RUN(host_sweep);
     RUN(test_top_line_of_address_space);
     RUN(test_credits_for_any_write);

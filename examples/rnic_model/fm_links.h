@@ -191,6 +191,7 @@ static void fm_links_free(fm_links *x)
 static void fm_links_sample(fm_links *x, fm_world *w, const topo *t, uint64_t cycle, int what)
 {
     uint32_t i;
+    w->observing = 1;
     for (i = 0; i < x->n; i++) {
         fm_link_mon *m = &x->l[i];
         uint64_t q;
@@ -208,6 +209,7 @@ static void fm_links_sample(fm_links *x, fm_world *w, const topo *t, uint64_t cy
             fprintf(x->queue_csv, "%.3f,%u,%s,%s,%llu\n", (double)cycle * 1e6 / (double)w->p.clock_hz, i,
                     t->node[m->from].name, t->node[m->to].name, (unsigned long long)q);
     }
+    w->observing = 0;
     if (x->vcd)
         fm_links__vcd_sample(x, w, cycle, what == 0);
 }

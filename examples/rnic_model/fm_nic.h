@@ -146,6 +146,7 @@ typedef struct fm_nic {
     uint64_t lz_ok;
     uint64_t rl_out;            /* Tassel's rl_next_output, kept while rl_out_ok (fm_nic__rl_out) */
     uint8_t rl_out_ok;
+    uint8_t observed;           /* brought by a reader since the last step (fm_nic_advance_to) */
     uint8_t still;              /* the last step found nothing to move (fm_nic__idle) and nothing
                                    reached the NIC since: next_event needs no fm_nic__can_move */
     /* responder */
@@ -1720,7 +1721,10 @@ static uint64_t fm__min(uint64_t a, uint64_t b) { return a < b ? a : b; }
  * then an engine stays at an earlier cycle with no event of its own in between, so bringing it
  * later only skips (no trace event, no record: the order of events is that of advancing every
  * engine every time), and its output ports hold what they would hold now: the NIC's peeks read
- * them as they are. The run's readers (fm_nic_settle) bring every engine to the NIC's now. */
+ * them as they are. The run's readers (fm_nic_settle) bring every engine to the NIC's now.
+ * The host model's kept event is hcc_host_next_output, its next record or trace event: the rest
+ * of its ticks (memory, CPU traffic, DDIO, IIO, credits, writes that are not a packet's last)
+ * shows only in what the NIC reads through fm_nic__hh, which brings it (and ticks them then). */
 static uint64_t fm_nic__lz_now(const fm_nic *n, uint32_t s)
 {
     if (s == FM_LZ_HH)
@@ -1792,7 +1796,7 @@ static void fm_nic__lz_due(fm_nic *n, uint32_t s, uint64_t cycle)
 static uint64_t fm_nic__lz_ask(fm_nic *n, uint32_t s)
 {
     if (s == FM_LZ_HH)
-        n->lz_next[s] = hcc_host_next_event(&n->hh);
+        n->lz_next[s] = hcc_host_next_output(&n->hh);
     else if (s == FM_LZ_HTX)
         n->lz_next[s] = hcc_tx_next_event(&n->htx);
     else if (s == FM_LZ_HRX)
@@ -1831,6 +1835,21 @@ static void fm_nic__bring(fm_nic *n, uint32_t s)
     if (fm_nic__lz_now(n, s) != n->now)
         fm_nic__lz_advance(n, s, n->now);
     n->lz_ok &= ~(1ull << s);
+}
+/* Slot s's engine at the NIC's now for a reader: no input follows, so its kept next event (or,
+ * for the host model and Tassel's output, its kept bound) still holds when it lies ahead. Kept,
+ * the bound is asked at the same states whether or not the run is looked at in between (a
+ * queue sample settles every NIC: it changes no step of the run). */
+static void fm_nic__bring_to_read(fm_nic *n, uint32_t s)
+{
+    uint64_t ok = n->lz_ok & (1ull << s), at = n->lz_next[s];
+    if (fm_nic__lz_now(n, s) == n->now)
+        return;
+    fm_nic__lz_advance(n, s, n->now);
+    if (ok && at >= n->now) {
+        n->lz_ok |= ok;
+        n->lz_next[s] = at;
+    }
 }
 static rq_palos *fm_nic__palos(fm_nic *n)
 {
@@ -1886,26 +1905,43 @@ static void fm_nic__sync(fm_nic *n)
 static void fm_nic_settle(fm_nic *n)
 {
     uint32_t k;
+    int lagging = n->lagging;
     fm_nic__sync(n);
+    if (lagging) { /* the host-only stretch goes on (its steps as when nobody reads) */
+        n->lagging = 1;
+        n->engines_at = n->now;
+    }
     if (!n->qos_on)
-        fm_nic__bring(n, FM_LZ_PALOS);
-    fm_nic__bring(n, FM_LZ_RL);
+        fm_nic__bring_to_read(n, FM_LZ_PALOS);
+    fm_nic__bring_to_read(n, FM_LZ_RL);
     for (k = 0; k < n->ntp; k++)
-        fm_nic__bring(n, FM_LZ_TP(k));
+        fm_nic__bring_to_read(n, FM_LZ_TP(k));
     for (k = 0; k < n->nrx; k++)
-        fm_nic__bring(n, FM_LZ_RX(k));
+        fm_nic__bring_to_read(n, FM_LZ_RX(k));
     if (n->hh_on)
-        fm_nic__bring(n, FM_LZ_HH);
+        fm_nic__bring_to_read(n, FM_LZ_HH);
     if (n->htx_on)
-        fm_nic__bring(n, FM_LZ_HTX);
+        fm_nic__bring_to_read(n, FM_LZ_HTX);
     if (n->hrx_on)
-        fm_nic__bring(n, FM_LZ_HRX);
+        fm_nic__bring_to_read(n, FM_LZ_HRX);
 }
 
 static void fm_nic_advance_to(void *self, uint64_t cycle)
 {
     fm_nic *n = (fm_nic *)self;
+    if (n->w->observing) { /* a reader (a queue sample): nothing follows, the step caches hold */
+        int lagging = n->lagging;
+        fm_nic__sync(n);
+        fm_nic__advance_all(n, cycle);
+        if (lagging) { /* the host-only stretch goes on: no other engine has an event before others_next */
+            n->lagging = 1;
+            n->engines_at = n->now;
+        }
+        n->observed = 1;
+        return;
+    }
     fm_nic__sync(n);
+    n->observed = 0;
     n->others_valid = 0; /* brought from outside: an input or a register may follow */
     n->still = 0;
     fm_nic__advance_all(n, cycle);
@@ -2054,7 +2090,11 @@ static void fm_nic_run(void *self, uint64_t t)
 static void fm_nic_step(void *self, uint64_t t)
 {
     fm_nic *n = (fm_nic *)self;
-    if (n->others_valid && t < n->others_next && t > n->now) {
+    /* (t == now: a queue sample brought the NIC here first, fm_nic_advance_to; the step is the
+     * one it would be without the sample) */
+    int observed = n->observed;
+    n->observed = 0;
+    if (n->others_valid && t < n->others_next && (t > n->now || (t == n->now && (n->lagging || observed)))) {
         if (!n->lagging) {
             n->lagging = 1;
             n->engines_at = n->now;

@@ -145,6 +145,7 @@ typedef struct fm_uplink {
 typedef struct fm_world {
     fm_params p;
     fabric f;
+    int observing;              /* 1 while a reader brings nodes (fm_links_sample): no input follows */
     uint32_t hosts, switches;
     struct fm_nic *nic;         /* hosts */
     struct fm_switch *sw;       /* switches */

@@ -376,6 +376,70 @@ HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
     return never ? RNIC_NEVER : next;
 }
 
+/* hcc_host_next_output: the first cycle at which a tick may put a record on the rx or signal
+ * port or emit a trace event, as a lower bound; *never when only new input (a push, a pop, a
+ * register write) can bring one. The rest of a tick -- the memory controller, CPU traffic,
+ * DDIO, the IIO, credit returns, arrivals, and posted writes that are not a packet's last --
+ * shows nowhere but in the statistics and the counters. For the head packet's writes, in order:
+ * a write cannot go before the link's tokens, gaining pcie_bps a cycle from now, cover the
+ * writes before it (the cap at one cycle's worth only delays it); the ones that show are its
+ * last (the record), one that may find too few credits (its first stall cycle is traced; credits
+ * fall only by these writes) and one that takes a paused buffer down to xon (the RESUME). */
+#define HCC__HOST_OUTPUT_SCAN 64u /* writes looked at; the last one's bound holds for those after it */
+static uint64_t hcc__host_output_next(const hcc_host *h, bool *never)
+{
+    const rnic_work *w;
+    int64_t r = (int64_t)h->cfg.pcie_bps, spent = 0;
+    uint64_t at = h->now;
+    uint32_t i, used = 0, bytes = 0;
+    int due = hcc__host_pfc_due(h);
+    *never = false;
+    if (due != 0 && !rnic_ring_full(&h->sig))
+        return h->now;
+    w = (const rnic_work *)rnic_ring_peek(&h->rx);
+    if (!w || ((w->flags & HCC_WORK_PROBE) && rnic_ring_full(&h->out))) {
+        *never = true; /* nothing to write, or a probe waiting for a pop */
+        return RNIC_NEVER;
+    }
+    if (w->flags & HCC_WORK_PROBE)
+        return h->now;
+    for (i = 0; i < HCC__HOST_OUTPUT_SCAN; i++) {
+        uint64_t a = w->addr + h->head_issued + bytes, room;
+        uint32_t rem = w->len - h->head_issued - bytes, b, lines;
+        int64_t tok = h->pcie_tok - spent;
+        room = h->cfg.pcie_mps - (a - rnic_udiv64(a, h->cfg.pcie_mps) * h->cfg.pcie_mps);
+        b = room < rem ? (uint32_t)room : rem;
+        lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
+        /* first tick j >= 0 with tok + (j + 1) * pcie_bps > 0 */
+        at = h->now + (tok >= 0 ? 0 : rnic_udiv64((uint64_t)(-tok), (uint64_t)r));
+        if (b == rem) {
+            if (rnic_ring_full(&h->out)) {
+                *never = true; /* the last write waits for a pop: it neither goes nor stalls */
+                return RNIC_NEVER;
+            }
+            return at;
+        }
+        if ((i > 0 || !h->head_stalled) && used + lines > h->credits)
+            return at;
+        if (h->cfg.pfc && h->paused && h->rx_bytes - bytes - b <= h->cfg.xon_bytes)
+            return at;
+        spent += hcc__host_tlp_cost(h, b);
+        used += lines;
+        bytes += b;
+    }
+    return at;
+}
+
+HCC_API uint64_t hcc_host_next_output(const hcc_host *h)
+{
+    bool never;
+    uint64_t next;
+    if (!h)
+        return RNIC_NEVER;
+    next = hcc__host_output_next(h, &never);
+    return never ? RNIC_NEVER : next;
+}
+
 /* Run `k` cycles in which next_event says nothing happens: only time-driven state moves. */
 static void hcc__host_skip(hcc_host *h, uint64_t k)
 {

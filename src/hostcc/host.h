@@ -148,6 +148,13 @@ HCC_API bool hcc_host_paused(const hcc_host *h);
 
 HCC_API void hcc_host_tick(hcc_host *h);
 HCC_API uint64_t hcc_host_next_event(const hcc_host *h);
+/* A lower bound on the first cycle at which a tick puts a record on the rx or signal port or
+ * emits a trace event, without new input (a push, a pop, a register write); RNIC_NEVER when only
+ * such input can bring one (a bound at cycle 2^64 - 1 reads RNIC_NEVER too, as next_event's
+ * does). Between now and then ticks move only state the statistics and the counters show: a
+ * caller that reads those through hcc_host_advance_to first may leave the host alone until then
+ * (the composed RNIC does; docs/hostcc_host.md "Fast-forward"). */
+HCC_API uint64_t hcc_host_next_output(const hcc_host *h);
 HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles);
 HCC_API uint64_t hcc_host_advance_to(hcc_host *h, uint64_t cycle);
 HCC_API uint64_t hcc_host_now(const hcc_host *h);

@@ -25,7 +25,9 @@
  *     min(R_rev, R_cc), and the last one equals hcc_tx_rate;
  *   - fast-forward: A and B agree on everything observable (records, statistics, a digest of
  *     the trace, counters) whenever the program looks, and a tick of A inside the quiet stretch
- *     X_next_event promised changes nothing but the time counters. */
+ *     X_next_event promised changes nothing but the time counters, and no tick of A before the
+ *     cycle hcc_host_next_output gave after the last input or output puts a record on a port or
+ *     emits a trace event. */
 #define RNIC_IMPLEMENTATION
 #include "hostcc.h"
 #include "fuzz.h"
@@ -71,6 +73,9 @@ typedef struct hf_state {
     hf_trace tr[HF_ENGINES][2];
     uint64_t promise[HF_ENGINES];
     int promised[HF_ENGINES];
+    uint64_t promise_out; /* hcc_host_next_output of A, taken after the last input or output */
+    uint64_t promise_out_at; /* A's cycle then */
+    int promised_out;
     uint64_t ticked;
     /* host model */
     rnic_work fifo[HF_HOST_FIFO]; /* accepted packets not yet out, in order (cycle = arrival) */
@@ -353,7 +358,21 @@ static void hf_tick_a(void)
     counts[2] = S.ra.out.count;
     counts[3] = S.ta.rates.count;
     counts[4] = S.ta.probes.count;
+    if (!S.promised_out) {
+        S.promise_out = hcc_host_next_output(&S.ha);
+        S.promise_out_at = now[HF_HOST];
+        S.promised_out = 1;
+        FZ_CHECK(S.promise_out == RNIC_NEVER || !hf_later(now[HF_HOST], S.promise_out));
+    }
     hcc_host_tick(&S.ha);
+    if (S.tr[HF_HOST][0].events != ev[HF_HOST] || S.ha.out.count != counts[0] || S.ha.sig.count != counts[1]) {
+        /* a record or trace event: not before the bound */
+        if (S.promise_out != RNIC_NEVER)
+            FZ_CHECK(!hf_later(S.promise_out, now[HF_HOST]));
+        else /* RNIC_NEVER also reads a bound at cycle 2^64 - 1 (documented): not before it */
+            FZ_CHECK(now[HF_HOST] - S.promise_out_at >= UINT64_MAX - S.promise_out_at);
+        S.promised_out = 0;
+    }
     hcc_rx_tick(&S.ra);
     hcc_tx_tick(&S.ta);
     hf_host_masked(&hs1);
@@ -383,6 +402,7 @@ static void hf_tick_a(void)
 static void hf_inputs_changed(void)
 {
     S.promised[HF_HOST] = S.promised[HF_RX] = S.promised[HF_TX] = 0;
+    S.promised_out = 0;
 }
 
 /* n cycles: A ticks, B fast-forwards, going on past full ports. */
