@@ -3579,11 +3579,10 @@ RQ_API uint32_t rq_tid_multipath(const rq_ids *ids, uint32_t group, uint64_t blo
 RQ_API rnic_err rq_block_plan_make(uint64_t dst, uint64_t size, uint32_t block_bytes, rq_block_plan *out)
 {
     uint64_t b = block_bytes, end, first;
-    uint32_t shift = 0;
+    uint32_t shift;
     if (!out || size == 0 || block_bytes < 64u || block_bytes > ((uint32_t)1 << 30) || (block_bytes & (block_bytes - 1u)))
         return RNIC_EINVAL;
-    while (((uint32_t)1 << shift) < block_bytes) /* BLOCK is a power of two: shifts, no divide */
-        shift++;
+    shift = rnic_ctz64(b); /* BLOCK is a power of two: shifts, no divide */
     if (dst > UINT64_MAX - size)
         return RNIC_ERANGE;
     end = dst + size;
@@ -4780,7 +4779,10 @@ RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ?
 
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
-    rnic_err e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
+    rnic_err e;
+    if (q && out && rnic_ring_empty(&q->pkt))
+        return RNIC_EEMPTY; /* (the common answer, without the copy's call) */
+    e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK) {
         RNIC__TRACE(q, RNIC_TRACE_POP, out->transfer, out->index, out->size);
         if (out->kind == RQ_PKT_INLINE)
@@ -4932,9 +4934,10 @@ static void rq__timeout_scan(rq_qos *q)
         q->stats.scan_waits++;
         return;
     }
-    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due */
+    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due, so
+     * the map answers the scanner's test (without reading the entry while none is due) */
     RNIC_ASSERT((pe->armed == RQ__ARMED_DUE) == (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout));
-    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
+    if (q->ndue && rnic_bitmap_test(q->due_map, q->scan)) {
         pe->retx_queued = 1;
         rq__timer_sync(q, q->scan);
         rq__retx_queue(q, q->scan);
@@ -5412,6 +5415,8 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
 static void rq__tid_back(rq_qos *q, uint32_t tid)
 {
     uint32_t w;
+    if (!(q->tid_wait_mask[0] | q->tid_wait_mask[1]))
+        return;
     for (w = 0; w < 2u; w++) {
         uint64_t m = q->tid_wait_mask[w];
         while (m) {
@@ -5484,7 +5489,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
         return;
     /* scheduling-FIFO enqueue priority: handler (ACK) > segmenter > AXI writes > remote reads */
     rq__handler_s3(q);
-    rq__retransmit(q);        /* retransmissions go out ahead of new blocks */
+    if (!rnic_ring_empty(&q->retx))
+        rq__retransmit(q);    /* retransmissions go out ahead of new blocks */
     rq__stage3(q, &issued);
     rq__stage2(q, issued);
     seg_wants = rq__stage1_probe(q);                /* does stage 1 need the metadata read? */

@@ -112,9 +112,10 @@ static void rq__timeout_scan(rq_qos *q)
         q->stats.scan_waits++;
         return;
     }
-    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due */
+    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due, so
+     * the map answers the scanner's test (without reading the entry while none is due) */
     RNIC_ASSERT((pe->armed == RQ__ARMED_DUE) == (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout));
-    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
+    if (q->ndue && rnic_bitmap_test(q->due_map, q->scan)) {
         pe->retx_queued = 1;
         rq__timer_sync(q, q->scan);
         rq__retx_queue(q, q->scan);

@@ -254,6 +254,8 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
 static void rq__tid_back(rq_qos *q, uint32_t tid)
 {
     uint32_t w;
+    if (!(q->tid_wait_mask[0] | q->tid_wait_mask[1]))
+        return;
     for (w = 0; w < 2u; w++) {
         uint64_t m = q->tid_wait_mask[w];
         while (m) {

@@ -8,7 +8,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
         return;
     /* scheduling-FIFO enqueue priority: handler (ACK) > segmenter > AXI writes > remote reads */
     rq__handler_s3(q);
-    rq__retransmit(q);        /* retransmissions go out ahead of new blocks */
+    if (!rnic_ring_empty(&q->retx))
+        rq__retransmit(q);    /* retransmissions go out ahead of new blocks */
     rq__stage3(q, &issued);
     rq__stage2(q, issued);
     seg_wants = rq__stage1_probe(q);                /* does stage 1 need the metadata read? */
