@@ -2825,6 +2825,7 @@ struct rq_qos {
                                  * have-FID queues, the multipath (4xFID) queues */
     uint64_t pool_closed[8][2]; /* by a bit set of unavailable pools: the queues they close */
     rq__handler mh;
+    bool ids_done;            /* the ID initializer has finished (rq_ids_ready; it stays so) */
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */
@@ -3500,6 +3501,13 @@ static void rq__ids_put(rq_ids *ids, rq_id_pool pool, uint32_t id)
     ids->enq_used[pool] = 1;
 }
 
+/* The end of a cycle: each FIFO's enqueue and dequeue ports are free again. */
+static void rq__ids_ports_free(rq_ids *ids)
+{
+    RNIC_MEMSET(ids->enq_used, 0, sizeof ids->enq_used);
+    RNIC_MEMSET(ids->deq_used, 0, sizeof ids->deq_used);
+}
+
 RQ_API void rq_ids_tick(rq_ids *ids)
 {
     uint32_t n = ids->init_next, t = ids->cfg.tids, u = ids->cfg.fids_unipath, g = ids->cfg.fid_groups;
@@ -3513,8 +3521,7 @@ RQ_API void rq_ids_tick(rq_ids *ids)
             ids->init_next++;
         }
     }
-    RNIC_MEMSET(ids->enq_used, 0, sizeof ids->enq_used);
-    RNIC_MEMSET(ids->deq_used, 0, sizeof ids->deq_used);
+    rq__ids_ports_free(ids);
 }
 
 RQ_API bool rq_ids_ready(const rq_ids *ids)
@@ -5508,7 +5515,10 @@ RQ_API void rq_qos_tick(rq_qos *q)
     rq__read_stage(q);
     rq__timeout_scan(q);
     rq__drain_returns(q);
-    rq_ids_tick(&q->ids);
+    if (q->ids_done)
+        rq__ids_ports_free(&q->ids); /* what rq_ids_tick does once the initializer is done */
+    else
+        rq_ids_tick(&q->ids);
     rnic_ssfifo_tick(&q->sched);
     q->enq_port_used = false;
     q->table_port_used = false;
@@ -5516,6 +5526,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->mh.s1_ran = 0u;
     q->now++;
     q->stats.cycles++;
+    if (!q->ids_done)
+        q->ids_done = rq_ids_ready(&q->ids);
     if (rq__armed_head_due(q))
         rq__timers_due(q); /* (the test first: most cycles nothing falls due) */
 }

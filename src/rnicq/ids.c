@@ -86,6 +86,13 @@ static void rq__ids_put(rq_ids *ids, rq_id_pool pool, uint32_t id)
     ids->enq_used[pool] = 1;
 }
 
+/* The end of a cycle: each FIFO's enqueue and dequeue ports are free again. */
+static void rq__ids_ports_free(rq_ids *ids)
+{
+    RNIC_MEMSET(ids->enq_used, 0, sizeof ids->enq_used);
+    RNIC_MEMSET(ids->deq_used, 0, sizeof ids->deq_used);
+}
+
 RQ_API void rq_ids_tick(rq_ids *ids)
 {
     uint32_t n = ids->init_next, t = ids->cfg.tids, u = ids->cfg.fids_unipath, g = ids->cfg.fid_groups;
@@ -99,8 +106,7 @@ RQ_API void rq_ids_tick(rq_ids *ids)
             ids->init_next++;
         }
     }
-    RNIC_MEMSET(ids->enq_used, 0, sizeof ids->enq_used);
-    RNIC_MEMSET(ids->deq_used, 0, sizeof ids->deq_used);
+    rq__ids_ports_free(ids);
 }
 
 RQ_API bool rq_ids_ready(const rq_ids *ids)

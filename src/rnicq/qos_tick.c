@@ -27,7 +27,10 @@ RQ_API void rq_qos_tick(rq_qos *q)
     rq__read_stage(q);
     rq__timeout_scan(q);
     rq__drain_returns(q);
-    rq_ids_tick(&q->ids);
+    if (q->ids_done)
+        rq__ids_ports_free(&q->ids); /* what rq_ids_tick does once the initializer is done */
+    else
+        rq_ids_tick(&q->ids);
     rnic_ssfifo_tick(&q->sched);
     q->enq_port_used = false;
     q->table_port_used = false;
@@ -35,6 +38,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->mh.s1_ran = 0u;
     q->now++;
     q->stats.cycles++;
+    if (!q->ids_done)
+        q->ids_done = rq_ids_ready(&q->ids);
     if (rq__armed_head_due(q))
         rq__timers_due(q); /* (the test first: most cycles nothing falls due) */
 }
