@@ -4875,7 +4875,8 @@ static void rq__timer_sync(rq_qos *q, uint32_t tid)
     rq__pend *pe = &q->pend[tid];
     uint64_t due;
     if (!(pe->valid && pe->taken && !pe->retx_queued)) {
-        rq__disarm(q, tid);
+        if (pe->armed != RQ__ARMED_NO) /* (a new entry, not yet taken, is not armed: no call) */
+            rq__disarm(q, tid);
         return;
     }
     due = pe->issued + q->timeout;
@@ -5399,10 +5400,12 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
         return RNIC_NONE;
     cand[0] = q->sched.nonempty[0];
     cand[1] = q->nqueues > 64u ? q->sched.nonempty[1] : 0u;
-    /* a pool whose FIFO is empty or whose dequeue port is taken closes its queues */
-    closed = (rnic_ring_empty(&ids->pool[0]) || ids->deq_used[0] ? 1u : 0u) |
-             (rnic_ring_empty(&ids->pool[1]) || ids->deq_used[1] ? 2u : 0u) |
-             (rnic_ring_empty(&ids->pool[2]) || ids->deq_used[2] ? 4u : 0u);
+    /* a pool whose FIFO is empty or whose dequeue port is taken closes its queues; the port is
+     * never taken here: only stage 1's commit takes an ID, after this look, and the end of the
+     * cycle frees the ports */
+    RNIC_ASSERT(!ids->deq_used[0] && !ids->deq_used[1] && !ids->deq_used[2]);
+    closed = (rnic_ring_empty(&ids->pool[0]) ? 1u : 0u) | (rnic_ring_empty(&ids->pool[1]) ? 2u : 0u) |
+             (rnic_ring_empty(&ids->pool[2]) ? 4u : 0u);
     cand[0] &= ~q->pool_closed[closed][0];
     cand[1] &= ~q->pool_closed[closed][1];
     waiting[0] = cand[0] & q->tid_wait_mask[0];

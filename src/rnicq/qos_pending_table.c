@@ -36,7 +36,8 @@ static void rq__timer_sync(rq_qos *q, uint32_t tid)
     rq__pend *pe = &q->pend[tid];
     uint64_t due;
     if (!(pe->valid && pe->taken && !pe->retx_queued)) {
-        rq__disarm(q, tid);
+        if (pe->armed != RQ__ARMED_NO) /* (a new entry, not yet taken, is not armed: no call) */
+            rq__disarm(q, tid);
         return;
     }
     due = pe->issued + q->timeout;
