@@ -3972,6 +3972,14 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
 #define RQ__ARMED_LIST 1u
 #define RQ__ARMED_DUE 2u
 
+/* A hot internal function called from more than one place, which the compiler would otherwise
+ * leave out of line: its call costs as much as its work (measured with tools/callgrind_qos.sh). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RQ__HOT __attribute__((always_inline)) static inline
+#else
+#define RQ__HOT static inline
+#endif
+
 /* The blocks' internal functions, defined in the files that follow (amalgamation order). */
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
@@ -3996,14 +4004,14 @@ static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_
 static void rq__meta_start(rq__meta *m);
 static rnic_err rq__beat_check(const rq_qos *q, const rq__axi_beat *b, uint32_t *line_out, uint32_t *word_out);
 static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status);
-static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a);
+static inline void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a);
 static void rq__write_stage(rq_qos *q);
 static void rq__read_stage(rq_qos *q);
 static void rq__remote_stage(rq_qos *q);
 static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq, uint32_t line, uint32_t index, uint32_t block);
 static void rq__block_to_work(const rq_block_desc *b, rnic_work *w);
-static void rq__disarm(rq_qos *q, uint32_t tid);
-static void rq__timer_sync(rq_qos *q, uint32_t tid);
+static inline void rq__disarm(rq_qos *q, uint32_t tid);
+static inline void rq__timer_sync(rq_qos *q, uint32_t tid);
 static bool rq__armed_head_due(const rq_qos *q);
 static void rq__timers_due(rq_qos *q);
 static uint64_t rq__next_timeout(const rq_qos *q);
@@ -4024,8 +4032,8 @@ static void rq__stage2(rq_qos *q, bool stage3_issued);
 static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi);
 static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi);
 static bool rq__queued(const rq_qos *q);
-static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2]);
-static void rq__tid_back(rq_qos *q, uint32_t tid);
+static inline uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2]);
+static inline void rq__tid_back(rq_qos *q, uint32_t tid);
 static bool rq__stage1_probe(rq_qos *q);
 static void rq__stage1_commit(rq_qos *q);
 static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls);
@@ -4450,7 +4458,7 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
 /* Every way the write-data stage ends with its beat: the beat leaves the AW FIFO and gets its
  * BRESP (status e); the domain's accumulator takes its new value *a (acc NULL: unchanged).
  * A refusal (e != RNIC_OK) with an accumulator abandons the descriptor being assembled. */
-static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
+RQ__HOT void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
 {
     if (acc) {
         if (e != RNIC_OK)
@@ -4849,7 +4857,7 @@ RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_
  * ones now due move to due_map, where the scanner will find them. next_event reads the next
  * timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
 
-static void rq__disarm(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__disarm(rq_qos *q, uint32_t tid)
 {
     rq__pend *pe = &q->pend[tid];
     if (pe->armed == RQ__ARMED_LIST) {
@@ -4870,7 +4878,7 @@ static void rq__disarm(rq_qos *q, uint32_t tid)
 }
 
 /* After any change to pend[tid]. */
-static void rq__timer_sync(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__timer_sync(rq_qos *q, uint32_t tid)
 {
     rq__pend *pe = &q->pend[tid];
     uint64_t due;
@@ -5389,7 +5397,7 @@ static bool rq__queued(const rq_qos *q)
  * queues. *tid_wait: a have-FID queue ahead of the choice was passed over for its tid_bitmap.
  * RNIC_NONE: none. Queues already known to wait (tid_wait_mask: set by the probe, cleared when
  * the TID comes back) are not looked at again; found[] returns the ones newly found waiting. */
-static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2])
+RQ__HOT uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2])
 {
     const rq_ids *ids = &q->ids;
     uint64_t cand[2], waiting[2];
@@ -5432,7 +5440,7 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
 }
 
 /* A TID came back (its pending entry was freed): the queue waiting for it may go on. */
-static void rq__tid_back(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__tid_back(rq_qos *q, uint32_t tid)
 {
     uint32_t w;
     if (!(q->tid_wait_mask[0] | q->tid_wait_mask[1]))

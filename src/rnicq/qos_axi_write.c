@@ -114,7 +114,7 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
 /* Every way the write-data stage ends with its beat: the beat leaves the AW FIFO and gets its
  * BRESP (status e); the domain's accumulator takes its new value *a (acc NULL: unchanged).
  * A refusal (e != RNIC_OK) with an accumulator abandons the descriptor being assembled. */
-static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
+RQ__HOT void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
 {
     if (acc) {
         if (e != RNIC_OK)

@@ -10,7 +10,7 @@
  * ones now due move to due_map, where the scanner will find them. next_event reads the next
  * timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
 
-static void rq__disarm(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__disarm(rq_qos *q, uint32_t tid)
 {
     rq__pend *pe = &q->pend[tid];
     if (pe->armed == RQ__ARMED_LIST) {
@@ -31,7 +31,7 @@ static void rq__disarm(rq_qos *q, uint32_t tid)
 }
 
 /* After any change to pend[tid]. */
-static void rq__timer_sync(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__timer_sync(rq_qos *q, uint32_t tid)
 {
     rq__pend *pe = &q->pend[tid];
     uint64_t due;

@@ -210,7 +210,7 @@ static bool rq__queued(const rq_qos *q)
  * queues. *tid_wait: a have-FID queue ahead of the choice was passed over for its tid_bitmap.
  * RNIC_NONE: none. Queues already known to wait (tid_wait_mask: set by the probe, cleared when
  * the TID comes back) are not looked at again; found[] returns the ones newly found waiting. */
-static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2])
+RQ__HOT uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2])
 {
     const rq_ids *ids = &q->ids;
     uint64_t cand[2], waiting[2];
@@ -253,7 +253,7 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
 }
 
 /* A TID came back (its pending entry was freed): the queue waiting for it may go on. */
-static void rq__tid_back(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__tid_back(rq_qos *q, uint32_t tid)
 {
     uint32_t w;
     if (!(q->tid_wait_mask[0] | q->tid_wait_mask[1]))
