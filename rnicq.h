@@ -3415,6 +3415,16 @@ RQ_API const char *rq_version(void)
 /* ==== begin src/rnicq/ids.c ==== */
 /* Transaction and flow ID FIFOs with the reset initializer (interface: ids.h). */
 
+/* A hot internal function called from more than one place, which the compiler would otherwise
+ * leave out of line: its call costs as much as its work (measured with tools/callgrind_qos.sh; the
+ * QoS engine's files use it too). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RQ__HOT __attribute__((always_inline)) static inline
+#else
+#define RQ__HOT static inline
+#endif
+
+
 RQ_API void rq_ids_config_default(rq_ids_config *cfg)
 {
     cfg->tids = 512;
@@ -3494,7 +3504,7 @@ static bool rq__ids_member(const rq_ids *ids, rq_id_pool pool, uint32_t id)
     }
 }
 
-static void rq__ids_put(rq_ids *ids, rq_id_pool pool, uint32_t id)
+RQ__HOT void rq__ids_put(rq_ids *ids, rq_id_pool pool, uint32_t id)
 {
     rnic_ring_push(&ids->pool[pool], &id); /* never full: each ID is in its pool at most once */
     rnic_bitmap_set(ids->is_free, rq__ids_bit(ids, pool, id));
@@ -3529,7 +3539,8 @@ RQ_API bool rq_ids_ready(const rq_ids *ids)
     return ids->init_next == ids->cfg.tids + ids->cfg.fids_unipath + ids->cfg.fid_groups;
 }
 
-RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
+/* rq_ids_take / rq_ids_give_back, inlined into the QoS engine's stage 1 and message handler. */
+RQ__HOT rnic_err rq__ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
 {
     uint32_t v;
     if ((unsigned)pool > 2u || !id)
@@ -3549,7 +3560,9 @@ RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
+RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id) { return rq__ids_take(ids, pool, id); }
+
+RQ__HOT rnic_err rq__ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
 {
     if ((unsigned)pool > 2u || !rq__ids_member(ids, pool, id))
         return rnic_err_note(&ids->stats.errors, RNIC_ENOENT);
@@ -3563,6 +3576,8 @@ RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
     ids->stats.given_back[pool]++;
     return RNIC_OK;
 }
+
+RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id) { return rq__ids_give_back(ids, pool, id); }
 
 RQ_API uint32_t rq_ids_free_count(const rq_ids *ids, rq_id_pool pool)
 {
@@ -3972,14 +3987,6 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
 #define RQ__ARMED_LIST 1u
 #define RQ__ARMED_DUE 2u
 
-/* A hot internal function called from more than one place, which the compiler would otherwise
- * leave out of line: its call costs as much as its work (measured with tools/callgrind_qos.sh). */
-#if defined(__GNUC__) || defined(__clang__)
-#define RQ__HOT __attribute__((always_inline)) static inline
-#else
-#define RQ__HOT static inline
-#endif
-
 /* The blocks' internal functions, defined in the files that follow (amalgamation order). */
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
@@ -4337,7 +4344,7 @@ static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id)
 static void rq__drain_returns(rq_qos *q)
 {
     const uint32_t *v = (const uint32_t *)rnic_ring_peek(&q->id_returns);
-    if (v && rq_ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
+    if (v && rq__ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
         rnic_ring_pop(&q->id_returns, NULL);
 }
 /* ==== end src/rnicq/qos_engine.c ==== */
@@ -5011,7 +5018,7 @@ static void rq__handler_s3(rq_qos *q)
     if (m->block_num < m->total && !m->failed && !rnic_ssfifo_is_queued(&q->sched, line) &&
         !(q->s2.valid && q->s2.line == line))
         queue = rq__requeue_of(q, x);
-    if (tid_back && rq_ids_give_back(&q->ids, RQ_POOL_TID, h->r.tid) == RNIC_EBUSY)
+    if (tid_back && rq__ids_give_back(&q->ids, RQ_POOL_TID, h->r.tid) == RNIC_EBUSY)
         return; /* the TID FIFO's enqueue port is taken: retry next cycle (nothing changed) */
     if (queue != RNIC_NONE && rnic_ssfifo_enqueue(&q->sched, queue, line) == RNIC_OK)
         q->enq_port_used = true;
@@ -5497,7 +5504,7 @@ static void rq__stage1_commit(rq_qos *q)
     uint32_t qi = q->s1_pick, line = 0, id = 0;
     rq_id_pool pool = RQ_POOL_TID;
     if (rq__queue_takes_id(q, qi, &pool))
-        rq_ids_take(&q->ids, pool, &id);
+        rq__ids_take(&q->ids, pool, &id);
     rnic_ssfifo_dequeue(&q->sched, qi, &line);
     q->s2.valid = 1;
     q->s2.line = line;

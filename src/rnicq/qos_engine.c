@@ -163,14 +163,6 @@ RQ_API size_t rq_qos_mem_size(const rq_qos_config *cfg)
 #define RQ__ARMED_LIST 1u
 #define RQ__ARMED_DUE 2u
 
-/* A hot internal function called from more than one place, which the compiler would otherwise
- * leave out of line: its call costs as much as its work (measured with tools/callgrind_qos.sh). */
-#if defined(__GNUC__) || defined(__clang__)
-#define RQ__HOT __attribute__((always_inline)) static inline
-#else
-#define RQ__HOT static inline
-#endif
-
 /* The blocks' internal functions, defined in the files that follow (amalgamation order). */
 static void rq__emit_block(rq_qos *q, const rq_block_desc *b);
 static void rq__emit_packet(rq_qos *q, const rq_packet *pk);
@@ -528,6 +520,6 @@ static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id)
 static void rq__drain_returns(rq_qos *q)
 {
     const uint32_t *v = (const uint32_t *)rnic_ring_peek(&q->id_returns);
-    if (v && rq_ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
+    if (v && rq__ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
         rnic_ring_pop(&q->id_returns, NULL);
 }

@@ -310,7 +310,7 @@ static void rq__stage1_commit(rq_qos *q)
     uint32_t qi = q->s1_pick, line = 0, id = 0;
     rq_id_pool pool = RQ_POOL_TID;
     if (rq__queue_takes_id(q, qi, &pool))
-        rq_ids_take(&q->ids, pool, &id);
+        rq__ids_take(&q->ids, pool, &id);
     rnic_ssfifo_dequeue(&q->sched, qi, &line);
     q->s2.valid = 1;
     q->s2.line = line;
