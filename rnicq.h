@@ -4035,6 +4035,7 @@ static void rq__retransmit(rq_qos *q);
 static void rq__retx_queue(rq_qos *q, uint32_t tid);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
 static void rq__stage3(rq_qos *q, bool *issued);
+static void rq__packet_start(const rq_qos *q, uint32_t line, rq_packet *pk);
 static void rq__stage2(rq_qos *q, bool stage3_issued);
 static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi);
 static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi);
@@ -5228,6 +5229,17 @@ static void rq__stage3(rq_qos *q, bool *issued)
     *issued = true;
 }
 
+/* A packet of the transfer on `line` leaving stage 2 now: its record with the fields every
+ * packet has (the rest 0). */
+static void rq__packet_start(const rq_qos *q, uint32_t line, rq_packet *pk)
+{
+    RNIC_MEMSET(pk, 0, sizeof *pk);
+    pk->cycle = q->now;
+    pk->transfer = line;
+    pk->domain = line / q->channels;
+    pk->index = q->meta[line].index;
+}
+
 /* Stage 2: everything is checked first; nothing changes unless the whole step can happen. */
 static void rq__stage2(rq_qos *q, bool stage3_issued)
 {
@@ -5236,7 +5248,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     rq__meta *m;
     const rq__xfer *x;
     rq_packet pk;
-    uint32_t line, tid, block, requeue = RNIC_NONE;
+    uint32_t line, tid, block, seq, requeue = RNIC_NONE;
     bool control = false, bypass;
     if (!s->valid)
         return;
@@ -5247,11 +5259,6 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     line = s->line;
     m = &q->meta[line];
     x = &q->xfer[line];
-    RNIC_MEMSET(&pk, 0, sizeof pk);
-    pk.cycle = q->now;
-    pk.transfer = line;
-    pk.domain = line / q->channels;
-    pk.index = m->index;
     if (s->queue == RQ_QUEUE_CONTROL) { /* a completion notification */
         if (m->failed) { /* the transfer failed after its notification was queued: it did not
                             complete, and it has its one ending (ERROR) already (found by
@@ -5265,6 +5272,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             return;
         }
         rq__decode_line(q, line, &t);
+        rq__packet_start(q, line, &pk);
         pk.kind = RQ_PKT_CONTROL;
         pk.dst = t.dst;
         pk.notify_target = t.notify_target;
@@ -5292,6 +5300,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             return;
         }
         rq__decode_line(q, line, &t); /* the payload */
+        rq__packet_start(q, line, &pk);
         pk.kind = RQ_PKT_INLINE;
         pk.dst = t.dst;
         pk.size = (uint32_t)t.size;
@@ -5305,6 +5314,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         m->last_issued = 1;
         m->last_tid = (uint16_t)s->id;
         m->last_seq = (uint16_t)pk.seq;
+        seq = pk.seq;
         tid = s->id;
         block = 0;
         q->stats.inline_packets++;
@@ -5355,8 +5365,10 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             m->last_tid = (uint16_t)tid;
             m->last_seq = (uint16_t)b.seq;
         }
-        pk.seq = b.seq;
+        seq = b.seq;
         if (control) { /* the last block with N - 1 ACKs in: the notification goes too */
+            rq__packet_start(q, line, &pk);
+            pk.seq = b.seq;
             pk.kind = RQ_PKT_CONTROL;
             pk.dst = rq__dst_of(q, line);
             pk.notify_target = q->table[(size_t)(line + 1u) * 4u]; /* line 1, word 0 */
@@ -5370,7 +5382,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     q->pend[tid].issued = q->now;
     q->pend[tid].line = line;
     q->pend[tid].block = block;
-    q->pend[tid].seq = (uint16_t)pk.seq;
+    q->pend[tid].seq = (uint16_t)seq;
     q->pend[tid].retries = 0;
     q->pend[tid].retx_queued = 0;
     q->pend[tid].taken = 0;

@@ -211,6 +211,7 @@ static void rq__retransmit(rq_qos *q);
 static void rq__retx_queue(rq_qos *q, uint32_t tid);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
 static void rq__stage3(rq_qos *q, bool *issued);
+static void rq__packet_start(const rq_qos *q, uint32_t line, rq_packet *pk);
 static void rq__stage2(rq_qos *q, bool stage3_issued);
 static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi);
 static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi);

@@ -34,6 +34,17 @@ static void rq__stage3(rq_qos *q, bool *issued)
     *issued = true;
 }
 
+/* A packet of the transfer on `line` leaving stage 2 now: its record with the fields every
+ * packet has (the rest 0). */
+static void rq__packet_start(const rq_qos *q, uint32_t line, rq_packet *pk)
+{
+    RNIC_MEMSET(pk, 0, sizeof *pk);
+    pk->cycle = q->now;
+    pk->transfer = line;
+    pk->domain = line / q->channels;
+    pk->index = q->meta[line].index;
+}
+
 /* Stage 2: everything is checked first; nothing changes unless the whole step can happen. */
 static void rq__stage2(rq_qos *q, bool stage3_issued)
 {
@@ -42,7 +53,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     rq__meta *m;
     const rq__xfer *x;
     rq_packet pk;
-    uint32_t line, tid, block, requeue = RNIC_NONE;
+    uint32_t line, tid, block, seq, requeue = RNIC_NONE;
     bool control = false, bypass;
     if (!s->valid)
         return;
@@ -53,11 +64,6 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     line = s->line;
     m = &q->meta[line];
     x = &q->xfer[line];
-    RNIC_MEMSET(&pk, 0, sizeof pk);
-    pk.cycle = q->now;
-    pk.transfer = line;
-    pk.domain = line / q->channels;
-    pk.index = m->index;
     if (s->queue == RQ_QUEUE_CONTROL) { /* a completion notification */
         if (m->failed) { /* the transfer failed after its notification was queued: it did not
                             complete, and it has its one ending (ERROR) already (found by
@@ -71,6 +77,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             return;
         }
         rq__decode_line(q, line, &t);
+        rq__packet_start(q, line, &pk);
         pk.kind = RQ_PKT_CONTROL;
         pk.dst = t.dst;
         pk.notify_target = t.notify_target;
@@ -98,6 +105,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             return;
         }
         rq__decode_line(q, line, &t); /* the payload */
+        rq__packet_start(q, line, &pk);
         pk.kind = RQ_PKT_INLINE;
         pk.dst = t.dst;
         pk.size = (uint32_t)t.size;
@@ -111,6 +119,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         m->last_issued = 1;
         m->last_tid = (uint16_t)s->id;
         m->last_seq = (uint16_t)pk.seq;
+        seq = pk.seq;
         tid = s->id;
         block = 0;
         q->stats.inline_packets++;
@@ -161,8 +170,10 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             m->last_tid = (uint16_t)tid;
             m->last_seq = (uint16_t)b.seq;
         }
-        pk.seq = b.seq;
+        seq = b.seq;
         if (control) { /* the last block with N - 1 ACKs in: the notification goes too */
+            rq__packet_start(q, line, &pk);
+            pk.seq = b.seq;
             pk.kind = RQ_PKT_CONTROL;
             pk.dst = rq__dst_of(q, line);
             pk.notify_target = q->table[(size_t)(line + 1u) * 4u]; /* line 1, word 0 */
@@ -176,7 +187,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     q->pend[tid].issued = q->now;
     q->pend[tid].line = line;
     q->pend[tid].block = block;
-    q->pend[tid].seq = (uint16_t)pk.seq;
+    q->pend[tid].seq = (uint16_t)seq;
     q->pend[tid].retries = 0;
     q->pend[tid].retx_queued = 0;
     q->pend[tid].taken = 0;
