@@ -2825,6 +2825,7 @@ struct rq_qos {
                                  * have-FID queues, the multipath (4xFID) queues */
     uint64_t pool_closed[8][2]; /* by a bit set of unavailable pools: the queues they close */
     rq__handler mh;
+    bool ids_done;            /* the ID initializer has finished (rq_ids_ready; it stays so) */
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */
@@ -3414,6 +3415,16 @@ RQ_API const char *rq_version(void)
 /* ==== begin src/rnicq/ids.c ==== */
 /* Transaction and flow ID FIFOs with the reset initializer (interface: ids.h). */
 
+/* A hot internal function called from more than one place, which the compiler would otherwise
+ * leave out of line: its call costs as much as its work (measured with tools/callgrind_qos.sh; the
+ * QoS engine's files use it too). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RQ__HOT __attribute__((always_inline)) static inline
+#else
+#define RQ__HOT static inline
+#endif
+
+
 RQ_API void rq_ids_config_default(rq_ids_config *cfg)
 {
     cfg->tids = 512;
@@ -3493,11 +3504,18 @@ static bool rq__ids_member(const rq_ids *ids, rq_id_pool pool, uint32_t id)
     }
 }
 
-static void rq__ids_put(rq_ids *ids, rq_id_pool pool, uint32_t id)
+RQ__HOT void rq__ids_put(rq_ids *ids, rq_id_pool pool, uint32_t id)
 {
     rnic_ring_push(&ids->pool[pool], &id); /* never full: each ID is in its pool at most once */
     rnic_bitmap_set(ids->is_free, rq__ids_bit(ids, pool, id));
     ids->enq_used[pool] = 1;
+}
+
+/* The end of a cycle: each FIFO's enqueue and dequeue ports are free again. */
+static void rq__ids_ports_free(rq_ids *ids)
+{
+    RNIC_MEMSET(ids->enq_used, 0, sizeof ids->enq_used);
+    RNIC_MEMSET(ids->deq_used, 0, sizeof ids->deq_used);
 }
 
 RQ_API void rq_ids_tick(rq_ids *ids)
@@ -3513,8 +3531,7 @@ RQ_API void rq_ids_tick(rq_ids *ids)
             ids->init_next++;
         }
     }
-    RNIC_MEMSET(ids->enq_used, 0, sizeof ids->enq_used);
-    RNIC_MEMSET(ids->deq_used, 0, sizeof ids->deq_used);
+    rq__ids_ports_free(ids);
 }
 
 RQ_API bool rq_ids_ready(const rq_ids *ids)
@@ -3522,7 +3539,8 @@ RQ_API bool rq_ids_ready(const rq_ids *ids)
     return ids->init_next == ids->cfg.tids + ids->cfg.fids_unipath + ids->cfg.fid_groups;
 }
 
-RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
+/* rq_ids_take / rq_ids_give_back, inlined into the QoS engine's stage 1 and message handler. */
+RQ__HOT rnic_err rq__ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
 {
     uint32_t v;
     if ((unsigned)pool > 2u || !id)
@@ -3542,7 +3560,9 @@ RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
+RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id) { return rq__ids_take(ids, pool, id); }
+
+RQ__HOT rnic_err rq__ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
 {
     if ((unsigned)pool > 2u || !rq__ids_member(ids, pool, id))
         return rnic_err_note(&ids->stats.errors, RNIC_ENOENT);
@@ -3556,6 +3576,8 @@ RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
     ids->stats.given_back[pool]++;
     return RNIC_OK;
 }
+
+RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id) { return rq__ids_give_back(ids, pool, id); }
 
 RQ_API uint32_t rq_ids_free_count(const rq_ids *ids, rq_id_pool pool)
 {
@@ -3579,11 +3601,10 @@ RQ_API uint32_t rq_tid_multipath(const rq_ids *ids, uint32_t group, uint64_t blo
 RQ_API rnic_err rq_block_plan_make(uint64_t dst, uint64_t size, uint32_t block_bytes, rq_block_plan *out)
 {
     uint64_t b = block_bytes, end, first;
-    uint32_t shift = 0;
+    uint32_t shift;
     if (!out || size == 0 || block_bytes < 64u || block_bytes > ((uint32_t)1 << 30) || (block_bytes & (block_bytes - 1u)))
         return RNIC_EINVAL;
-    while (((uint32_t)1 << shift) < block_bytes) /* BLOCK is a power of two: shifts, no divide */
-        shift++;
+    shift = rnic_ctz64(b); /* BLOCK is a power of two: shifts, no divide */
     if (dst > UINT64_MAX - size)
         return RNIC_ERANGE;
     end = dst + size;
@@ -3990,14 +4011,14 @@ static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_
 static void rq__meta_start(rq__meta *m);
 static rnic_err rq__beat_check(const rq_qos *q, const rq__axi_beat *b, uint32_t *line_out, uint32_t *word_out);
 static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status);
-static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a);
+static inline void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a);
 static void rq__write_stage(rq_qos *q);
 static void rq__read_stage(rq_qos *q);
 static void rq__remote_stage(rq_qos *q);
 static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq, uint32_t line, uint32_t index, uint32_t block);
 static void rq__block_to_work(const rq_block_desc *b, rnic_work *w);
-static void rq__disarm(rq_qos *q, uint32_t tid);
-static void rq__timer_sync(rq_qos *q, uint32_t tid);
+static inline void rq__disarm(rq_qos *q, uint32_t tid);
+static inline void rq__timer_sync(rq_qos *q, uint32_t tid);
 static bool rq__armed_head_due(const rq_qos *q);
 static void rq__timers_due(rq_qos *q);
 static uint64_t rq__next_timeout(const rq_qos *q);
@@ -4014,12 +4035,13 @@ static void rq__retransmit(rq_qos *q);
 static void rq__retx_queue(rq_qos *q, uint32_t tid);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
 static void rq__stage3(rq_qos *q, bool *issued);
+static void rq__packet_start(const rq_qos *q, uint32_t line, rq_packet *pk);
 static void rq__stage2(rq_qos *q, bool stage3_issued);
 static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi);
 static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi);
 static bool rq__queued(const rq_qos *q);
-static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2]);
-static void rq__tid_back(rq_qos *q, uint32_t tid);
+static inline uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2]);
+static inline void rq__tid_back(rq_qos *q, uint32_t tid);
 static bool rq__stage1_probe(rq_qos *q);
 static void rq__stage1_commit(rq_qos *q);
 static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls);
@@ -4323,7 +4345,7 @@ static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id)
 static void rq__drain_returns(rq_qos *q)
 {
     const uint32_t *v = (const uint32_t *)rnic_ring_peek(&q->id_returns);
-    if (v && rq_ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
+    if (v && rq__ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
         rnic_ring_pop(&q->id_returns, NULL);
 }
 /* ==== end src/rnicq/qos_engine.c ==== */
@@ -4444,21 +4466,22 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
 /* Every way the write-data stage ends with its beat: the beat leaves the AW FIFO and gets its
  * BRESP (status e); the domain's accumulator takes its new value *a (acc NULL: unchanged).
  * A refusal (e != RNIC_OK) with an accumulator abandons the descriptor being assembled. */
-static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
+RQ__HOT void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
 {
     if (acc) {
         if (e != RNIC_OK)
             a->expect_line = RNIC_NONE; /* the descriptor is abandoned */
-        *acc = *a;
+        if (acc != a)
+            *acc = *a;
     }
+    rq__bresp(q, b, e);         /* b is the AW FIFO's head: answered, then taken */
     rnic_ring_pop(&q->aw, NULL);
-    rq__bresp(q, b, e);
 }
 
 static void rq__write_stage(rq_qos *q)
 {
     const rq__axi_beat *head = (const rq__axi_beat *)rnic_ring_peek(&q->aw);
-    rq__axi_beat b;
+    const rq__axi_beat *b;
     rq__accumulator a, *acc;
     rq_transfer t;
     uint32_t line = 0, word = 0, first, nlines, queue;
@@ -4469,32 +4492,41 @@ static void rq__write_stage(rq_qos *q)
         q->stats.bresp_stalls++;
         return;
     }
-    b = *head;
-    e = rq__beat_check(q, &b, &line, &word);
-    acc = rq__acc(q, b.domain < q->cfg.domains ? b.domain : 0u);
-    a = *acc;
-    if (e == RNIC_OK && (a.line != RNIC_NONE || a.expect_line != RNIC_NONE) && a.domain != b.domain)
+    b = head; /* read in place: it leaves the FIFO with its answer */
+    e = rq__beat_check(q, b, &line, &word);
+    acc = rq__acc(q, b->domain < q->cfg.domains ? b->domain : 0u);
+    if (e == RNIC_OK && (acc->line != RNIC_NONE || acc->expect_line != RNIC_NONE) && acc->domain != b->domain)
         e = RNIC_ESTATE; /* the single accumulator set holds another domain's descriptor (§3.6.1 i:
                           * "the interrupting descriptor write receives BRESP = ERROR") */
-    if (e == RNIC_OK && a.line != RNIC_NONE && a.line != line)
+    if (e == RNIC_OK && acc->line != RNIC_NONE && acc->line != line)
         e = RNIC_ESTATE; /* interleaved with another line of this domain's accumulator */
     if (e != RNIC_OK) { /* the beat alone is refused: the accumulator keeps its descriptor */
-        rq__write_answer(q, &b, e, NULL, NULL);
+        rq__write_answer(q, b, e, NULL, NULL);
         return;
     }
+    if ((acc->have | (b->bytes == 16u ? 3u << word : 1u << word)) != 0xfu) {
+        /* the line is not complete yet: the accumulator takes the beat in place */
+        acc->line = line;
+        acc->domain = b->domain;
+        acc->words[word] = b->data[0];
+        acc->have |= 1u << word;
+        if (b->bytes == 16u) {
+            acc->words[word + 1u] = b->data[1];
+            acc->have |= 2u << word;
+        }
+        rq__write_answer(q, b, RNIC_OK, acc, acc);
+        return;
+    }
+    a = *acc; /* a complete line: worked on in a copy (an enqueue stall leaves the accumulator as it was) */
     a.line = line;
-    a.domain = b.domain;
-    a.words[word] = b.data[0];
+    a.domain = b->domain;
+    a.words[word] = b->data[0];
     a.have |= 1u << word;
-    if (b.bytes == 16u) {
-        a.words[word + 1u] = b.data[1];
+    if (b->bytes == 16u) {
+        a.words[word + 1u] = b->data[1];
         a.have |= 2u << word;
     }
-    if (a.have != 0xfu) { /* the line is not complete yet */
-        rq__write_answer(q, &b, RNIC_OK, acc, &a);
-        return;
-    }
-    /* a complete line */
+    RNIC_ASSERT(a.have == 0xfu); /* a complete line */
     a.line = RNIC_NONE;
     a.have = 0;
     if (a.expect_line != RNIC_NONE && line != a.expect_line) {
@@ -4504,19 +4536,19 @@ static void rq__write_stage(rq_qos *q)
         uint32_t ch = line % q->channels;
         if (ch + 1u >= q->cfg.write_channels)
             e = RNIC_EINVAL;
-        else if (q->occupied[line + 1u] || rq_status_peek(&q->status, b.domain, ch + 1u) != RQ_IDLE)
+        else if (q->occupied[line + 1u] || rq_status_peek(&q->status, b->domain, ch + 1u) != RQ_IDLE)
             e = RNIC_EBUSY;
         if (e == RNIC_OK) {
             RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
             q->table_port_used = true;
             a.expect_line = line + 1u;
             q->stats.lines_written++;
-            rq__write_answer(q, &b, RNIC_OK, acc, &a);
+            rq__write_answer(q, b, RNIC_OK, acc, &a);
             return;
         }
     }
     if (e != RNIC_OK) {
-        rq__write_answer(q, &b, e, acc, &a);
+        rq__write_answer(q, b, e, acc, &a);
         return;
     }
     /* the descriptor's last line: decode and validate */
@@ -4530,7 +4562,7 @@ static void rq__write_stage(rq_qos *q)
     if (e == RNIC_OK && rq__fid_pool_missing(q, &t))
         e = RNIC_ENOSPC;
     if (e != RNIC_OK) {
-        rq__write_answer(q, &b, e, acc, &a);
+        rq__write_answer(q, b, e, acc, &a);
         return;
     }
     /* accepted: it needs the scheduling FIFO's enqueue port this cycle (third in priority) */
@@ -4551,13 +4583,13 @@ static void rq__write_stage(rq_qos *q)
     q->occupied[first] = RQ__LINE_FIRST;
     if (nlines == 2u)
         q->occupied[first + 1u] = RQ__LINE_SECOND;
-    rq_status_set(&q->status, b.domain, first % q->channels, RQ_BUSY);
+    rq_status_set(&q->status, b->domain, first % q->channels, RQ_BUSY);
     a.expect_line = RNIC_NONE;
     q->stats.lines_written++;
     q->stats.descriptors++;
     q->stats.transfers_enqueued++;
     RNIC__TRACE(q, RQ_QOS_TRACE_ACCEPT, first, queue, q->meta[first].index);
-    rq__write_answer(q, &b, RNIC_OK, acc, &a);
+    rq__write_answer(q, b, RNIC_OK, acc, &a);
 }
 /* ==== end src/rnicq/qos_axi_write.c ==== */
 /* ==== begin src/rnicq/qos_status_read.c ==== */
@@ -4780,7 +4812,10 @@ RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ?
 
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
-    rnic_err e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
+    rnic_err e;
+    if (q && out && rnic_ring_empty(&q->pkt))
+        return RNIC_EEMPTY; /* (the common answer, without the copy's call) */
+    e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK) {
         RNIC__TRACE(q, RNIC_TRACE_POP, out->transfer, out->index, out->size);
         if (out->kind == RQ_PKT_INLINE)
@@ -4830,7 +4865,7 @@ RQ_API rnic_err rq_qos_block_info(const rq_qos *q, const rnic_work *w, rq_block_
  * ones now due move to due_map, where the scanner will find them. next_event reads the next
  * timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
 
-static void rq__disarm(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__disarm(rq_qos *q, uint32_t tid)
 {
     rq__pend *pe = &q->pend[tid];
     if (pe->armed == RQ__ARMED_LIST) {
@@ -4851,12 +4886,13 @@ static void rq__disarm(rq_qos *q, uint32_t tid)
 }
 
 /* After any change to pend[tid]. */
-static void rq__timer_sync(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__timer_sync(rq_qos *q, uint32_t tid)
 {
     rq__pend *pe = &q->pend[tid];
     uint64_t due;
     if (!(pe->valid && pe->taken && !pe->retx_queued)) {
-        rq__disarm(q, tid);
+        if (pe->armed != RQ__ARMED_NO) /* (a new entry, not yet taken, is not armed: no call) */
+            rq__disarm(q, tid);
         return;
     }
     due = pe->issued + q->timeout;
@@ -4932,9 +4968,10 @@ static void rq__timeout_scan(rq_qos *q)
         q->stats.scan_waits++;
         return;
     }
-    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due */
+    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due, so
+     * the map answers the scanner's test (without reading the entry while none is due) */
     RNIC_ASSERT((pe->armed == RQ__ARMED_DUE) == (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout));
-    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
+    if (q->ndue && rnic_bitmap_test(q->due_map, q->scan)) {
         pe->retx_queued = 1;
         rq__timer_sync(q, q->scan);
         rq__retx_queue(q, q->scan);
@@ -4982,7 +5019,7 @@ static void rq__handler_s3(rq_qos *q)
     if (m->block_num < m->total && !m->failed && !rnic_ssfifo_is_queued(&q->sched, line) &&
         !(q->s2.valid && q->s2.line == line))
         queue = rq__requeue_of(q, x);
-    if (tid_back && rq_ids_give_back(&q->ids, RQ_POOL_TID, h->r.tid) == RNIC_EBUSY)
+    if (tid_back && rq__ids_give_back(&q->ids, RQ_POOL_TID, h->r.tid) == RNIC_EBUSY)
         return; /* the TID FIFO's enqueue port is taken: retry next cycle (nothing changed) */
     if (queue != RNIC_NONE && rnic_ssfifo_enqueue(&q->sched, queue, line) == RNIC_OK)
         q->enq_port_used = true;
@@ -5192,6 +5229,17 @@ static void rq__stage3(rq_qos *q, bool *issued)
     *issued = true;
 }
 
+/* A packet of the transfer on `line` leaving stage 2 now: its record with the fields every
+ * packet has (the rest 0). */
+static void rq__packet_start(const rq_qos *q, uint32_t line, rq_packet *pk)
+{
+    RNIC_MEMSET(pk, 0, sizeof *pk);
+    pk->cycle = q->now;
+    pk->transfer = line;
+    pk->domain = line / q->channels;
+    pk->index = q->meta[line].index;
+}
+
 /* Stage 2: everything is checked first; nothing changes unless the whole step can happen. */
 static void rq__stage2(rq_qos *q, bool stage3_issued)
 {
@@ -5200,7 +5248,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     rq__meta *m;
     const rq__xfer *x;
     rq_packet pk;
-    uint32_t line, tid, block, requeue = RNIC_NONE;
+    uint32_t line, tid, block, seq, requeue = RNIC_NONE;
     bool control = false, bypass;
     if (!s->valid)
         return;
@@ -5211,11 +5259,6 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     line = s->line;
     m = &q->meta[line];
     x = &q->xfer[line];
-    RNIC_MEMSET(&pk, 0, sizeof pk);
-    pk.cycle = q->now;
-    pk.transfer = line;
-    pk.domain = line / q->channels;
-    pk.index = m->index;
     if (s->queue == RQ_QUEUE_CONTROL) { /* a completion notification */
         if (m->failed) { /* the transfer failed after its notification was queued: it did not
                             complete, and it has its one ending (ERROR) already (found by
@@ -5229,6 +5272,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             return;
         }
         rq__decode_line(q, line, &t);
+        rq__packet_start(q, line, &pk);
         pk.kind = RQ_PKT_CONTROL;
         pk.dst = t.dst;
         pk.notify_target = t.notify_target;
@@ -5256,6 +5300,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             return;
         }
         rq__decode_line(q, line, &t); /* the payload */
+        rq__packet_start(q, line, &pk);
         pk.kind = RQ_PKT_INLINE;
         pk.dst = t.dst;
         pk.size = (uint32_t)t.size;
@@ -5269,6 +5314,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         m->last_issued = 1;
         m->last_tid = (uint16_t)s->id;
         m->last_seq = (uint16_t)pk.seq;
+        seq = pk.seq;
         tid = s->id;
         block = 0;
         q->stats.inline_packets++;
@@ -5319,8 +5365,10 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             m->last_tid = (uint16_t)tid;
             m->last_seq = (uint16_t)b.seq;
         }
-        pk.seq = b.seq;
+        seq = b.seq;
         if (control) { /* the last block with N - 1 ACKs in: the notification goes too */
+            rq__packet_start(q, line, &pk);
+            pk.seq = b.seq;
             pk.kind = RQ_PKT_CONTROL;
             pk.dst = rq__dst_of(q, line);
             pk.notify_target = q->table[(size_t)(line + 1u) * 4u]; /* line 1, word 0 */
@@ -5334,7 +5382,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     q->pend[tid].issued = q->now;
     q->pend[tid].line = line;
     q->pend[tid].block = block;
-    q->pend[tid].seq = (uint16_t)pk.seq;
+    q->pend[tid].seq = (uint16_t)seq;
     q->pend[tid].retries = 0;
     q->pend[tid].retx_queued = 0;
     q->pend[tid].taken = 0;
@@ -5368,7 +5416,7 @@ static bool rq__queued(const rq_qos *q)
  * queues. *tid_wait: a have-FID queue ahead of the choice was passed over for its tid_bitmap.
  * RNIC_NONE: none. Queues already known to wait (tid_wait_mask: set by the probe, cleared when
  * the TID comes back) are not looked at again; found[] returns the ones newly found waiting. */
-static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2])
+RQ__HOT uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2])
 {
     const rq_ids *ids = &q->ids;
     uint64_t cand[2], waiting[2];
@@ -5379,10 +5427,12 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
         return RNIC_NONE;
     cand[0] = q->sched.nonempty[0];
     cand[1] = q->nqueues > 64u ? q->sched.nonempty[1] : 0u;
-    /* a pool whose FIFO is empty or whose dequeue port is taken closes its queues */
-    closed = (rnic_ring_empty(&ids->pool[0]) || ids->deq_used[0] ? 1u : 0u) |
-             (rnic_ring_empty(&ids->pool[1]) || ids->deq_used[1] ? 2u : 0u) |
-             (rnic_ring_empty(&ids->pool[2]) || ids->deq_used[2] ? 4u : 0u);
+    /* a pool whose FIFO is empty or whose dequeue port is taken closes its queues; the port is
+     * never taken here: only stage 1's commit takes an ID, after this look, and the end of the
+     * cycle frees the ports */
+    RNIC_ASSERT(!ids->deq_used[0] && !ids->deq_used[1] && !ids->deq_used[2]);
+    closed = (rnic_ring_empty(&ids->pool[0]) ? 1u : 0u) | (rnic_ring_empty(&ids->pool[1]) ? 2u : 0u) |
+             (rnic_ring_empty(&ids->pool[2]) ? 4u : 0u);
     cand[0] &= ~q->pool_closed[closed][0];
     cand[1] &= ~q->pool_closed[closed][1];
     waiting[0] = cand[0] & q->tid_wait_mask[0];
@@ -5409,9 +5459,11 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
 }
 
 /* A TID came back (its pending entry was freed): the queue waiting for it may go on. */
-static void rq__tid_back(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__tid_back(rq_qos *q, uint32_t tid)
 {
     uint32_t w;
+    if (!(q->tid_wait_mask[0] | q->tid_wait_mask[1]))
+        return;
     for (w = 0; w < 2u; w++) {
         uint64_t m = q->tid_wait_mask[w];
         while (m) {
@@ -5464,7 +5516,7 @@ static void rq__stage1_commit(rq_qos *q)
     uint32_t qi = q->s1_pick, line = 0, id = 0;
     rq_id_pool pool = RQ_POOL_TID;
     if (rq__queue_takes_id(q, qi, &pool))
-        rq_ids_take(&q->ids, pool, &id);
+        rq__ids_take(&q->ids, pool, &id);
     rnic_ssfifo_dequeue(&q->sched, qi, &line);
     q->s2.valid = 1;
     q->s2.line = line;
@@ -5484,7 +5536,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
         return;
     /* scheduling-FIFO enqueue priority: handler (ACK) > segmenter > AXI writes > remote reads */
     rq__handler_s3(q);
-    rq__retransmit(q);        /* retransmissions go out ahead of new blocks */
+    if (!rnic_ring_empty(&q->retx))
+        rq__retransmit(q);    /* retransmissions go out ahead of new blocks */
     rq__stage3(q, &issued);
     rq__stage2(q, issued);
     seg_wants = rq__stage1_probe(q);                /* does stage 1 need the metadata read? */
@@ -5502,7 +5555,10 @@ RQ_API void rq_qos_tick(rq_qos *q)
     rq__read_stage(q);
     rq__timeout_scan(q);
     rq__drain_returns(q);
-    rq_ids_tick(&q->ids);
+    if (q->ids_done)
+        rq__ids_ports_free(&q->ids); /* what rq_ids_tick does once the initializer is done */
+    else
+        rq_ids_tick(&q->ids);
     rnic_ssfifo_tick(&q->sched);
     q->enq_port_used = false;
     q->table_port_used = false;
@@ -5510,6 +5566,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->mh.s1_ran = 0u;
     q->now++;
     q->stats.cycles++;
+    if (!q->ids_done)
+        q->ids_done = rq_ids_ready(&q->ids);
     if (rq__armed_head_due(q))
         rq__timers_due(q); /* (the test first: most cycles nothing falls due) */
 }

@@ -4,11 +4,10 @@
 RQ_API rnic_err rq_block_plan_make(uint64_t dst, uint64_t size, uint32_t block_bytes, rq_block_plan *out)
 {
     uint64_t b = block_bytes, end, first;
-    uint32_t shift = 0;
+    uint32_t shift;
     if (!out || size == 0 || block_bytes < 64u || block_bytes > ((uint32_t)1 << 30) || (block_bytes & (block_bytes - 1u)))
         return RNIC_EINVAL;
-    while (((uint32_t)1 << shift) < block_bytes) /* BLOCK is a power of two: shifts, no divide */
-        shift++;
+    shift = rnic_ctz64(b); /* BLOCK is a power of two: shifts, no divide */
     if (dst > UINT64_MAX - size)
         return RNIC_ERANGE;
     end = dst + size;

@@ -1,5 +1,15 @@
 /* Transaction and flow ID FIFOs with the reset initializer (interface: ids.h). */
 
+/* A hot internal function called from more than one place, which the compiler would otherwise
+ * leave out of line: its call costs as much as its work (measured with tools/callgrind_qos.sh; the
+ * QoS engine's files use it too). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RQ__HOT __attribute__((always_inline)) static inline
+#else
+#define RQ__HOT static inline
+#endif
+
+
 RQ_API void rq_ids_config_default(rq_ids_config *cfg)
 {
     cfg->tids = 512;
@@ -79,11 +89,18 @@ static bool rq__ids_member(const rq_ids *ids, rq_id_pool pool, uint32_t id)
     }
 }
 
-static void rq__ids_put(rq_ids *ids, rq_id_pool pool, uint32_t id)
+RQ__HOT void rq__ids_put(rq_ids *ids, rq_id_pool pool, uint32_t id)
 {
     rnic_ring_push(&ids->pool[pool], &id); /* never full: each ID is in its pool at most once */
     rnic_bitmap_set(ids->is_free, rq__ids_bit(ids, pool, id));
     ids->enq_used[pool] = 1;
+}
+
+/* The end of a cycle: each FIFO's enqueue and dequeue ports are free again. */
+static void rq__ids_ports_free(rq_ids *ids)
+{
+    RNIC_MEMSET(ids->enq_used, 0, sizeof ids->enq_used);
+    RNIC_MEMSET(ids->deq_used, 0, sizeof ids->deq_used);
 }
 
 RQ_API void rq_ids_tick(rq_ids *ids)
@@ -99,8 +116,7 @@ RQ_API void rq_ids_tick(rq_ids *ids)
             ids->init_next++;
         }
     }
-    RNIC_MEMSET(ids->enq_used, 0, sizeof ids->enq_used);
-    RNIC_MEMSET(ids->deq_used, 0, sizeof ids->deq_used);
+    rq__ids_ports_free(ids);
 }
 
 RQ_API bool rq_ids_ready(const rq_ids *ids)
@@ -108,7 +124,8 @@ RQ_API bool rq_ids_ready(const rq_ids *ids)
     return ids->init_next == ids->cfg.tids + ids->cfg.fids_unipath + ids->cfg.fid_groups;
 }
 
-RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
+/* rq_ids_take / rq_ids_give_back, inlined into the QoS engine's stage 1 and message handler. */
+RQ__HOT rnic_err rq__ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
 {
     uint32_t v;
     if ((unsigned)pool > 2u || !id)
@@ -128,7 +145,9 @@ RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id)
     return RNIC_OK;
 }
 
-RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
+RQ_API rnic_err rq_ids_take(rq_ids *ids, rq_id_pool pool, uint32_t *id) { return rq__ids_take(ids, pool, id); }
+
+RQ__HOT rnic_err rq__ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
 {
     if ((unsigned)pool > 2u || !rq__ids_member(ids, pool, id))
         return rnic_err_note(&ids->stats.errors, RNIC_ENOENT);
@@ -142,6 +161,8 @@ RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id)
     ids->stats.given_back[pool]++;
     return RNIC_OK;
 }
+
+RQ_API rnic_err rq_ids_give_back(rq_ids *ids, rq_id_pool pool, uint32_t id) { return rq__ids_give_back(ids, pool, id); }
 
 RQ_API uint32_t rq_ids_free_count(const rq_ids *ids, rq_id_pool pool)
 {

@@ -454,6 +454,7 @@ struct rq_qos {
                                  * have-FID queues, the multipath (4xFID) queues */
     uint64_t pool_closed[8][2]; /* by a bit set of unavailable pools: the queues they close */
     rq__handler mh;
+    bool ids_done;            /* the ID initializer has finished (rq_ids_ready; it stays so) */
     uint32_t seq;             /* global sequence number (§3.13) */
     uint32_t scan;            /* timeout scanner position */
     uint32_t pend_shift;      /* log2(pending entries) */

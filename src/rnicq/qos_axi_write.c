@@ -114,21 +114,22 @@ static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status)
 /* Every way the write-data stage ends with its beat: the beat leaves the AW FIFO and gets its
  * BRESP (status e); the domain's accumulator takes its new value *a (acc NULL: unchanged).
  * A refusal (e != RNIC_OK) with an accumulator abandons the descriptor being assembled. */
-static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
+RQ__HOT void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a)
 {
     if (acc) {
         if (e != RNIC_OK)
             a->expect_line = RNIC_NONE; /* the descriptor is abandoned */
-        *acc = *a;
+        if (acc != a)
+            *acc = *a;
     }
+    rq__bresp(q, b, e);         /* b is the AW FIFO's head: answered, then taken */
     rnic_ring_pop(&q->aw, NULL);
-    rq__bresp(q, b, e);
 }
 
 static void rq__write_stage(rq_qos *q)
 {
     const rq__axi_beat *head = (const rq__axi_beat *)rnic_ring_peek(&q->aw);
-    rq__axi_beat b;
+    const rq__axi_beat *b;
     rq__accumulator a, *acc;
     rq_transfer t;
     uint32_t line = 0, word = 0, first, nlines, queue;
@@ -139,32 +140,41 @@ static void rq__write_stage(rq_qos *q)
         q->stats.bresp_stalls++;
         return;
     }
-    b = *head;
-    e = rq__beat_check(q, &b, &line, &word);
-    acc = rq__acc(q, b.domain < q->cfg.domains ? b.domain : 0u);
-    a = *acc;
-    if (e == RNIC_OK && (a.line != RNIC_NONE || a.expect_line != RNIC_NONE) && a.domain != b.domain)
+    b = head; /* read in place: it leaves the FIFO with its answer */
+    e = rq__beat_check(q, b, &line, &word);
+    acc = rq__acc(q, b->domain < q->cfg.domains ? b->domain : 0u);
+    if (e == RNIC_OK && (acc->line != RNIC_NONE || acc->expect_line != RNIC_NONE) && acc->domain != b->domain)
         e = RNIC_ESTATE; /* the single accumulator set holds another domain's descriptor (§3.6.1 i:
                           * "the interrupting descriptor write receives BRESP = ERROR") */
-    if (e == RNIC_OK && a.line != RNIC_NONE && a.line != line)
+    if (e == RNIC_OK && acc->line != RNIC_NONE && acc->line != line)
         e = RNIC_ESTATE; /* interleaved with another line of this domain's accumulator */
     if (e != RNIC_OK) { /* the beat alone is refused: the accumulator keeps its descriptor */
-        rq__write_answer(q, &b, e, NULL, NULL);
+        rq__write_answer(q, b, e, NULL, NULL);
         return;
     }
+    if ((acc->have | (b->bytes == 16u ? 3u << word : 1u << word)) != 0xfu) {
+        /* the line is not complete yet: the accumulator takes the beat in place */
+        acc->line = line;
+        acc->domain = b->domain;
+        acc->words[word] = b->data[0];
+        acc->have |= 1u << word;
+        if (b->bytes == 16u) {
+            acc->words[word + 1u] = b->data[1];
+            acc->have |= 2u << word;
+        }
+        rq__write_answer(q, b, RNIC_OK, acc, acc);
+        return;
+    }
+    a = *acc; /* a complete line: worked on in a copy (an enqueue stall leaves the accumulator as it was) */
     a.line = line;
-    a.domain = b.domain;
-    a.words[word] = b.data[0];
+    a.domain = b->domain;
+    a.words[word] = b->data[0];
     a.have |= 1u << word;
-    if (b.bytes == 16u) {
-        a.words[word + 1u] = b.data[1];
+    if (b->bytes == 16u) {
+        a.words[word + 1u] = b->data[1];
         a.have |= 2u << word;
     }
-    if (a.have != 0xfu) { /* the line is not complete yet */
-        rq__write_answer(q, &b, RNIC_OK, acc, &a);
-        return;
-    }
-    /* a complete line */
+    RNIC_ASSERT(a.have == 0xfu); /* a complete line */
     a.line = RNIC_NONE;
     a.have = 0;
     if (a.expect_line != RNIC_NONE && line != a.expect_line) {
@@ -174,19 +184,19 @@ static void rq__write_stage(rq_qos *q)
         uint32_t ch = line % q->channels;
         if (ch + 1u >= q->cfg.write_channels)
             e = RNIC_EINVAL;
-        else if (q->occupied[line + 1u] || rq_status_peek(&q->status, b.domain, ch + 1u) != RQ_IDLE)
+        else if (q->occupied[line + 1u] || rq_status_peek(&q->status, b->domain, ch + 1u) != RQ_IDLE)
             e = RNIC_EBUSY;
         if (e == RNIC_OK) {
             RNIC_MEMCPY(&q->table[(size_t)line * 4u], a.words, sizeof a.words);
             q->table_port_used = true;
             a.expect_line = line + 1u;
             q->stats.lines_written++;
-            rq__write_answer(q, &b, RNIC_OK, acc, &a);
+            rq__write_answer(q, b, RNIC_OK, acc, &a);
             return;
         }
     }
     if (e != RNIC_OK) {
-        rq__write_answer(q, &b, e, acc, &a);
+        rq__write_answer(q, b, e, acc, &a);
         return;
     }
     /* the descriptor's last line: decode and validate */
@@ -200,7 +210,7 @@ static void rq__write_stage(rq_qos *q)
     if (e == RNIC_OK && rq__fid_pool_missing(q, &t))
         e = RNIC_ENOSPC;
     if (e != RNIC_OK) {
-        rq__write_answer(q, &b, e, acc, &a);
+        rq__write_answer(q, b, e, acc, &a);
         return;
     }
     /* accepted: it needs the scheduling FIFO's enqueue port this cycle (third in priority) */
@@ -221,11 +231,11 @@ static void rq__write_stage(rq_qos *q)
     q->occupied[first] = RQ__LINE_FIRST;
     if (nlines == 2u)
         q->occupied[first + 1u] = RQ__LINE_SECOND;
-    rq_status_set(&q->status, b.domain, first % q->channels, RQ_BUSY);
+    rq_status_set(&q->status, b->domain, first % q->channels, RQ_BUSY);
     a.expect_line = RNIC_NONE;
     q->stats.lines_written++;
     q->stats.descriptors++;
     q->stats.transfers_enqueued++;
     RNIC__TRACE(q, RQ_QOS_TRACE_ACCEPT, first, queue, q->meta[first].index);
-    rq__write_answer(q, &b, RNIC_OK, acc, &a);
+    rq__write_answer(q, b, RNIC_OK, acc, &a);
 }

@@ -187,14 +187,14 @@ static void rq__xfer_set(rq_qos *q, uint32_t line, const rq_transfer *t, uint32_
 static void rq__meta_start(rq__meta *m);
 static rnic_err rq__beat_check(const rq_qos *q, const rq__axi_beat *b, uint32_t *line_out, uint32_t *word_out);
 static void rq__bresp(rq_qos *q, const rq__axi_beat *b, rnic_err status);
-static void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a);
+static inline void rq__write_answer(rq_qos *q, const rq__axi_beat *b, rnic_err e, rq__accumulator *acc, rq__accumulator *a);
 static void rq__write_stage(rq_qos *q);
 static void rq__read_stage(rq_qos *q);
 static void rq__remote_stage(rq_qos *q);
 static void rq__taken_by_send_unit(rq_qos *q, uint32_t tid, uint32_t seq, uint32_t line, uint32_t index, uint32_t block);
 static void rq__block_to_work(const rq_block_desc *b, rnic_work *w);
-static void rq__disarm(rq_qos *q, uint32_t tid);
-static void rq__timer_sync(rq_qos *q, uint32_t tid);
+static inline void rq__disarm(rq_qos *q, uint32_t tid);
+static inline void rq__timer_sync(rq_qos *q, uint32_t tid);
 static bool rq__armed_head_due(const rq_qos *q);
 static void rq__timers_due(rq_qos *q);
 static uint64_t rq__next_timeout(const rq_qos *q);
@@ -211,12 +211,13 @@ static void rq__retransmit(rq_qos *q);
 static void rq__retx_queue(rq_qos *q, uint32_t tid);
 static bool rq__queue_takes_id(const rq_qos *q, uint32_t qi, rq_id_pool *pool);
 static void rq__stage3(rq_qos *q, bool *issued);
+static void rq__packet_start(const rq_qos *q, uint32_t line, rq_packet *pk);
 static void rq__stage2(rq_qos *q, bool stage3_issued);
 static uint32_t rq__next_tid_of(const rq_qos *q, uint32_t qi);
 static bool rq__next_tid_busy(const rq_qos *q, uint32_t qi);
 static bool rq__queued(const rq_qos *q);
-static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2]);
-static void rq__tid_back(rq_qos *q, uint32_t tid);
+static inline uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2]);
+static inline void rq__tid_back(rq_qos *q, uint32_t tid);
 static bool rq__stage1_probe(rq_qos *q);
 static void rq__stage1_commit(rq_qos *q);
 static bool rq__quiet(const rq_qos *q, uint64_t *wake, uint32_t *bresp_stalls, uint32_t *seg_stalls, uint32_t *tid_stalls);
@@ -520,6 +521,6 @@ static void rq__defer_return(rq_qos *q, rq_id_pool pool, uint32_t id)
 static void rq__drain_returns(rq_qos *q)
 {
     const uint32_t *v = (const uint32_t *)rnic_ring_peek(&q->id_returns);
-    if (v && rq_ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
+    if (v && rq__ids_give_back(&q->ids, (rq_id_pool)v[0], v[1]) != RNIC_EBUSY)
         rnic_ring_pop(&q->id_returns, NULL);
 }

@@ -22,7 +22,7 @@ static void rq__handler_s3(rq_qos *q)
     if (m->block_num < m->total && !m->failed && !rnic_ssfifo_is_queued(&q->sched, line) &&
         !(q->s2.valid && q->s2.line == line))
         queue = rq__requeue_of(q, x);
-    if (tid_back && rq_ids_give_back(&q->ids, RQ_POOL_TID, h->r.tid) == RNIC_EBUSY)
+    if (tid_back && rq__ids_give_back(&q->ids, RQ_POOL_TID, h->r.tid) == RNIC_EBUSY)
         return; /* the TID FIFO's enqueue port is taken: retry next cycle (nothing changed) */
     if (queue != RNIC_NONE && rnic_ssfifo_enqueue(&q->sched, queue, line) == RNIC_OK)
         q->enq_port_used = true;

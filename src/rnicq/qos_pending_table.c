@@ -10,7 +10,7 @@
  * ones now due move to due_map, where the scanner will find them. next_event reads the next
  * timeout from both in O(1) plus a bitmap search (rq__next_timeout). */
 
-static void rq__disarm(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__disarm(rq_qos *q, uint32_t tid)
 {
     rq__pend *pe = &q->pend[tid];
     if (pe->armed == RQ__ARMED_LIST) {
@@ -31,12 +31,13 @@ static void rq__disarm(rq_qos *q, uint32_t tid)
 }
 
 /* After any change to pend[tid]. */
-static void rq__timer_sync(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__timer_sync(rq_qos *q, uint32_t tid)
 {
     rq__pend *pe = &q->pend[tid];
     uint64_t due;
     if (!(pe->valid && pe->taken && !pe->retx_queued)) {
-        rq__disarm(q, tid);
+        if (pe->armed != RQ__ARMED_NO) /* (a new entry, not yet taken, is not armed: no call) */
+            rq__disarm(q, tid);
         return;
     }
     due = pe->issued + q->timeout;
@@ -112,9 +113,10 @@ static void rq__timeout_scan(rq_qos *q)
         q->stats.scan_waits++;
         return;
     }
-    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due */
+    /* the bookkeeping agrees with the scanner: an armed entry is in due_map exactly when due, so
+     * the map answers the scanner's test (without reading the entry while none is due) */
     RNIC_ASSERT((pe->armed == RQ__ARMED_DUE) == (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout));
-    if (pe->valid && pe->taken && !pe->retx_queued && q->now - pe->issued >= q->timeout) {
+    if (q->ndue && rnic_bitmap_test(q->due_map, q->scan)) {
         pe->retx_queued = 1;
         rq__timer_sync(q, q->scan);
         rq__retx_queue(q, q->scan);

@@ -34,6 +34,17 @@ static void rq__stage3(rq_qos *q, bool *issued)
     *issued = true;
 }
 
+/* A packet of the transfer on `line` leaving stage 2 now: its record with the fields every
+ * packet has (the rest 0). */
+static void rq__packet_start(const rq_qos *q, uint32_t line, rq_packet *pk)
+{
+    RNIC_MEMSET(pk, 0, sizeof *pk);
+    pk->cycle = q->now;
+    pk->transfer = line;
+    pk->domain = line / q->channels;
+    pk->index = q->meta[line].index;
+}
+
 /* Stage 2: everything is checked first; nothing changes unless the whole step can happen. */
 static void rq__stage2(rq_qos *q, bool stage3_issued)
 {
@@ -42,7 +53,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     rq__meta *m;
     const rq__xfer *x;
     rq_packet pk;
-    uint32_t line, tid, block, requeue = RNIC_NONE;
+    uint32_t line, tid, block, seq, requeue = RNIC_NONE;
     bool control = false, bypass;
     if (!s->valid)
         return;
@@ -53,11 +64,6 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     line = s->line;
     m = &q->meta[line];
     x = &q->xfer[line];
-    RNIC_MEMSET(&pk, 0, sizeof pk);
-    pk.cycle = q->now;
-    pk.transfer = line;
-    pk.domain = line / q->channels;
-    pk.index = m->index;
     if (s->queue == RQ_QUEUE_CONTROL) { /* a completion notification */
         if (m->failed) { /* the transfer failed after its notification was queued: it did not
                             complete, and it has its one ending (ERROR) already (found by
@@ -71,6 +77,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             return;
         }
         rq__decode_line(q, line, &t);
+        rq__packet_start(q, line, &pk);
         pk.kind = RQ_PKT_CONTROL;
         pk.dst = t.dst;
         pk.notify_target = t.notify_target;
@@ -98,6 +105,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             return;
         }
         rq__decode_line(q, line, &t); /* the payload */
+        rq__packet_start(q, line, &pk);
         pk.kind = RQ_PKT_INLINE;
         pk.dst = t.dst;
         pk.size = (uint32_t)t.size;
@@ -111,6 +119,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
         m->last_issued = 1;
         m->last_tid = (uint16_t)s->id;
         m->last_seq = (uint16_t)pk.seq;
+        seq = pk.seq;
         tid = s->id;
         block = 0;
         q->stats.inline_packets++;
@@ -161,8 +170,10 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
             m->last_tid = (uint16_t)tid;
             m->last_seq = (uint16_t)b.seq;
         }
-        pk.seq = b.seq;
+        seq = b.seq;
         if (control) { /* the last block with N - 1 ACKs in: the notification goes too */
+            rq__packet_start(q, line, &pk);
+            pk.seq = b.seq;
             pk.kind = RQ_PKT_CONTROL;
             pk.dst = rq__dst_of(q, line);
             pk.notify_target = q->table[(size_t)(line + 1u) * 4u]; /* line 1, word 0 */
@@ -176,7 +187,7 @@ static void rq__stage2(rq_qos *q, bool stage3_issued)
     q->pend[tid].issued = q->now;
     q->pend[tid].line = line;
     q->pend[tid].block = block;
-    q->pend[tid].seq = (uint16_t)pk.seq;
+    q->pend[tid].seq = (uint16_t)seq;
     q->pend[tid].retries = 0;
     q->pend[tid].retx_queued = 0;
     q->pend[tid].taken = 0;
@@ -210,7 +221,7 @@ static bool rq__queued(const rq_qos *q)
  * queues. *tid_wait: a have-FID queue ahead of the choice was passed over for its tid_bitmap.
  * RNIC_NONE: none. Queues already known to wait (tid_wait_mask: set by the probe, cleared when
  * the TID comes back) are not looked at again; found[] returns the ones newly found waiting. */
-static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2])
+RQ__HOT uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[2])
 {
     const rq_ids *ids = &q->ids;
     uint64_t cand[2], waiting[2];
@@ -221,10 +232,12 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
         return RNIC_NONE;
     cand[0] = q->sched.nonempty[0];
     cand[1] = q->nqueues > 64u ? q->sched.nonempty[1] : 0u;
-    /* a pool whose FIFO is empty or whose dequeue port is taken closes its queues */
-    closed = (rnic_ring_empty(&ids->pool[0]) || ids->deq_used[0] ? 1u : 0u) |
-             (rnic_ring_empty(&ids->pool[1]) || ids->deq_used[1] ? 2u : 0u) |
-             (rnic_ring_empty(&ids->pool[2]) || ids->deq_used[2] ? 4u : 0u);
+    /* a pool whose FIFO is empty or whose dequeue port is taken closes its queues; the port is
+     * never taken here: only stage 1's commit takes an ID, after this look, and the end of the
+     * cycle frees the ports */
+    RNIC_ASSERT(!ids->deq_used[0] && !ids->deq_used[1] && !ids->deq_used[2]);
+    closed = (rnic_ring_empty(&ids->pool[0]) ? 1u : 0u) | (rnic_ring_empty(&ids->pool[1]) ? 2u : 0u) |
+             (rnic_ring_empty(&ids->pool[2]) ? 4u : 0u);
     cand[0] &= ~q->pool_closed[closed][0];
     cand[1] &= ~q->pool_closed[closed][1];
     waiting[0] = cand[0] & q->tid_wait_mask[0];
@@ -251,9 +264,11 @@ static uint32_t rq__stage1_pick(const rq_qos *q, bool *tid_wait, uint64_t found[
 }
 
 /* A TID came back (its pending entry was freed): the queue waiting for it may go on. */
-static void rq__tid_back(rq_qos *q, uint32_t tid)
+RQ__HOT void rq__tid_back(rq_qos *q, uint32_t tid)
 {
     uint32_t w;
+    if (!(q->tid_wait_mask[0] | q->tid_wait_mask[1]))
+        return;
     for (w = 0; w < 2u; w++) {
         uint64_t m = q->tid_wait_mask[w];
         while (m) {
@@ -306,7 +321,7 @@ static void rq__stage1_commit(rq_qos *q)
     uint32_t qi = q->s1_pick, line = 0, id = 0;
     rq_id_pool pool = RQ_POOL_TID;
     if (rq__queue_takes_id(q, qi, &pool))
-        rq_ids_take(&q->ids, pool, &id);
+        rq__ids_take(&q->ids, pool, &id);
     rnic_ssfifo_dequeue(&q->sched, qi, &line);
     q->s2.valid = 1;
     q->s2.line = line;

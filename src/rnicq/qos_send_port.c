@@ -78,7 +78,10 @@ RQ_API rnic_err rq_qos_peek_packet(const rq_qos *q, rq_packet *out) { return q ?
 
 RQ_API rnic_err rq_qos_pop_packet(rq_qos *q, rq_packet *out)
 {
-    rnic_err e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
+    rnic_err e;
+    if (q && out && rnic_ring_empty(&q->pkt))
+        return RNIC_EEMPTY; /* (the common answer, without the copy's call) */
+    e = q ? rq__pop_ring(q, &q->pkt, out, sizeof *out) : RNIC_EINVAL;
     if (e == RNIC_OK) {
         RNIC__TRACE(q, RNIC_TRACE_POP, out->transfer, out->index, out->size);
         if (out->kind == RQ_PKT_INLINE)

@@ -8,7 +8,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
         return;
     /* scheduling-FIFO enqueue priority: handler (ACK) > segmenter > AXI writes > remote reads */
     rq__handler_s3(q);
-    rq__retransmit(q);        /* retransmissions go out ahead of new blocks */
+    if (!rnic_ring_empty(&q->retx))
+        rq__retransmit(q);    /* retransmissions go out ahead of new blocks */
     rq__stage3(q, &issued);
     rq__stage2(q, issued);
     seg_wants = rq__stage1_probe(q);                /* does stage 1 need the metadata read? */
@@ -26,7 +27,10 @@ RQ_API void rq_qos_tick(rq_qos *q)
     rq__read_stage(q);
     rq__timeout_scan(q);
     rq__drain_returns(q);
-    rq_ids_tick(&q->ids);
+    if (q->ids_done)
+        rq__ids_ports_free(&q->ids); /* what rq_ids_tick does once the initializer is done */
+    else
+        rq_ids_tick(&q->ids);
     rnic_ssfifo_tick(&q->sched);
     q->enq_port_used = false;
     q->table_port_used = false;
@@ -34,6 +38,8 @@ RQ_API void rq_qos_tick(rq_qos *q)
     q->mh.s1_ran = 0u;
     q->now++;
     q->stats.cycles++;
+    if (!q->ids_done)
+        q->ids_done = rq_ids_ready(&q->ids);
     if (rq__armed_head_due(q))
         rq__timers_due(q); /* (the test first: most cycles nothing falls due) */
 }
