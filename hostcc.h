@@ -3192,6 +3192,12 @@ static void hcc__host_rx_step(hcc_host *h)
 /* hostcc.h: hcc_host -- PCIe (step 5): credit returns, arrivals at the IIO, posted writes
  * (docs/hostcc_host.md "PCIe"). */
 
+/* a mod d (d > 0): a mask for the usual power of two (pcie_mps, DDIO sets), no division. */
+static uint64_t hcc__host_mod(uint64_t a, uint64_t d)
+{
+    return (d & (d - 1u)) == 0 ? a & (d - 1u) : a - rnic_udiv64(a, d) * d;
+}
+
 /* The head packet's next posted write: bytes (up to the next pcie_mps boundary of the address)
  * and the 64 B lines it touches (= the credits it needs). False when the buffer is empty. A
  * probe (HCC_WORK_PROBE) writes nothing: 0 bytes, 0 lines, last. */
@@ -3210,7 +3216,7 @@ static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *l
     }
     rem = w->len - h->head_issued;
     a = w->addr + h->head_issued;
-    room = h->cfg.pcie_mps - (a - rnic_udiv64(a, h->cfg.pcie_mps) * h->cfg.pcie_mps); /* a mod mps, no divide helper */
+    room = h->cfg.pcie_mps - hcc__host_mod(a, h->cfg.pcie_mps);
     b = room < rem ? (uint32_t)room : rem;
     *bytes = b;
     *lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
@@ -3323,6 +3329,9 @@ static void hcc__host_pcie_step(hcc_host *h)
     for (;;) {
         uint32_t b, lines;
         bool last;
+        const rnic_work *head = (const rnic_work *)rnic_ring_peek(&h->rx);
+        if (!head || (h->pcie_tok <= 0 && !(head->flags & HCC_WORK_PROBE)))
+            break; /* nothing to write, or the link still busy (only a probe goes without it) */
         if (!hcc__host_next_write(h, &b, &lines, &last))
             break;
         if (last && rnic_ring_full(&h->out))
@@ -3565,7 +3574,7 @@ static void hcc__host_ddio_mru(uint64_t *set, uint32_t pos, uint64_t v)
 static int hcc__host_ddio_write(hcc_host *h, const hcc__host_line *x, bool can_queue)
 {
     uint32_t ways = h->cfg.ddio_ways, i, victim;
-    uint64_t *set = h->ddio + (size_t)(x->addr - rnic_udiv64(x->addr, h->ddio_sets) * h->ddio_sets) * ways;
+    uint64_t *set = h->ddio + (size_t)hcc__host_mod(x->addr, h->ddio_sets) * ways;
     uint64_t v = (x->addr << 2) | HCC__HOST_D_VALID | HCC__HOST_D_DIRTY;
     for (i = 0; i < ways; i++) {
         if ((set[i] & HCC__HOST_D_VALID) && (set[i] >> 2) == x->addr) {
@@ -3855,6 +3864,15 @@ static bool hcc__host_cpu_only(const hcc_host *h)
            (!h->ddio || h->ddio_valid == 0 || h->cfg.cpu_evict_ppm == 0);
 }
 
+/* CPU lines requested in the first n cycles from a bucket at ct (<= 0, > -cost) gaining r a
+ * cycle, when the window never binds: the cap never acts (ct stays <= 0), so after n cycles the
+ * tokens gained are ct + n r and each request took cost of them, leaving at most 0. */
+static uint64_t hcc__host_cpu_requests(int64_t ct, int64_t r, int64_t cost, uint64_t n)
+{
+    int64_t t = ct + (int64_t)n * r;
+    return t > 0 ? rnic_udiv64((uint64_t)t + (uint64_t)cost - 1u, (uint64_t)cost) : 0;
+}
+
 /* `k` ticks of CPU traffic alone (hcc__host_cpu_only): steps 1 and 2 of every tick on the queue's
  * length and its head's type; the lines left in the queue written back to it at the end. */
 static void hcc__host_cpu_span(hcc_host *h, uint64_t k)
@@ -3873,6 +3891,14 @@ static void hcc__host_cpu_span(hcc_host *h, uint64_t k)
     uint32_t s_c = c;
     bool s_hw = false, s_nw = next_write, jumped = false;
     uint64_t s_at = 0, s_len = 1, s_served = 0, s_reads = 0, s_pushed = 0;
+    /* Memory that serves m lines a cycle, m the most the CPU asks for in one (its tokens never
+     * exceed rate): from a cycle that starts with at most m lines queued, memory tokens >= 0 and CPU
+     * tokens in (-cost, 0], every cycle serves all the lines queued at its start (the ones the
+     * cycle before asked for) with R left over, and the CPU's requests follow its bucket alone
+     * (hcc__host_cpu_requests; the window, lim >= m, never binds). The rest of the span is then
+     * counted in closed form, in chunks that keep n * rate below 2^63. */
+    uint64_t m = rate ? rnic_udiv64(rate + (uint64_t)cost - 1u, (uint64_t)cost) : 0;
+    bool closed = rate && (uint64_t)R >= m * (uint64_t)cost && lim >= m;
     if (c)
         head_write = h->mem_q_virtual ? h->mem_q_head_write
                                       : ((const hcc__host_mreq *)rnic_ring_peek(&h->mem_q))->type == HCC__HOST_M_CPU_WRITE;
@@ -3880,6 +3906,32 @@ static void hcc__host_cpu_span(hcc_host *h, uint64_t k)
     r = (int64_t)rate;
     for (i = 0; i < k; i++) {
         uint64_t lines;
+        if (closed && mt >= 0 && ct <= 0 && ct > -cost && c <= m) {
+            uint64_t left = k - i;
+            while (left) {
+                uint64_t n = left < ((uint64_t)1 << 19) ? left : ((uint64_t)1 << 19);
+                uint64_t all = hcc__host_cpu_requests(ct, r, cost, n);
+                uint64_t before = hcc__host_cpu_requests(ct, r, cost, n - 1u);
+                /* the final cycle serves what the one before it asked for (the first: the queue) */
+                uint64_t served_last = n >= 2u ? before - hcc__host_cpu_requests(ct, r, cost, n - 2u) : c;
+                uint64_t last = all - before, asked_served = all - last, most;
+                reads += head_write ? c / 2u : (c + 1u) / 2u;
+                reads += next_write ? asked_served / 2u : (asked_served + 1u) / 2u;
+                served += c + asked_served;
+                pushed += all;
+                /* each cycle asks for m - 1 or m lines: all - n (m - 1) of them asked for m */
+                most = all > n * (m - 1u) ? m : m - 1u;
+                if (most > hw)
+                    hw = (uint32_t)most;
+                head_write = next_write ^ ((asked_served & 1u) != 0);
+                next_write ^= (all & 1u) != 0;
+                ct = ct + (int64_t)n * r - (int64_t)all * cost;
+                mt = R - (int64_t)served_last * cost;
+                c = (uint32_t)last;
+                left -= n;
+            }
+            break;
+        }
         mt = mt + R > R ? R : mt + R;
         if (mt > 0 && c) { /* step 1: head lines are served while the tokens stay positive */
             lines = rnic_udiv64((uint64_t)mt + (uint64_t)cost - 1u, (uint64_t)cost);
@@ -4054,7 +4106,7 @@ static uint64_t hcc__host_output_next(const hcc_host *h, bool *never)
         uint64_t a = w->addr + h->head_issued + bytes, room;
         uint32_t rem = w->len - h->head_issued - bytes, b, lines;
         int64_t tok = h->pcie_tok - spent;
-        room = h->cfg.pcie_mps - (a - rnic_udiv64(a, h->cfg.pcie_mps) * h->cfg.pcie_mps);
+        room = h->cfg.pcie_mps - hcc__host_mod(a, h->cfg.pcie_mps);
         b = room < rem ? (uint32_t)room : rem;
         lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
         /* first tick j >= 0 with tok + (j + 1) * pcie_bps > 0 */

@@ -1949,7 +1949,7 @@ static void fm_nic_advance_to(void *self, uint64_t cycle)
 
 /* The earliest cycle at which an engine other than Tassel and the host model has an event of
  * its own (RNIC_NEVER: none): the lazy slots' kept answers and the QoS engine's. */
-static uint64_t fm_nic__others_next(fm_nic *n)
+static inline uint64_t fm_nic__others_next(fm_nic *n)
 {
     uint64_t e = n->qos_on ? rq_qos_next_event(&n->qos) : fm_nic__lz_next(n, FM_LZ_PALOS);
     uint32_t k;

@@ -17,7 +17,7 @@ static void hcc__host_ddio_mru(uint64_t *set, uint32_t pos, uint64_t v)
 static int hcc__host_ddio_write(hcc_host *h, const hcc__host_line *x, bool can_queue)
 {
     uint32_t ways = h->cfg.ddio_ways, i, victim;
-    uint64_t *set = h->ddio + (size_t)(x->addr - rnic_udiv64(x->addr, h->ddio_sets) * h->ddio_sets) * ways;
+    uint64_t *set = h->ddio + (size_t)hcc__host_mod(x->addr, h->ddio_sets) * ways;
     uint64_t v = (x->addr << 2) | HCC__HOST_D_VALID | HCC__HOST_D_DIRTY;
     for (i = 0; i < ways; i++) {
         if ((set[i] & HCC__HOST_D_VALID) && (set[i] >> 2) == x->addr) {

@@ -1,6 +1,12 @@
 /* hostcc.h: hcc_host -- PCIe (step 5): credit returns, arrivals at the IIO, posted writes
  * (docs/hostcc_host.md "PCIe"). */
 
+/* a mod d (d > 0): a mask for the usual power of two (pcie_mps, DDIO sets), no division. */
+static uint64_t hcc__host_mod(uint64_t a, uint64_t d)
+{
+    return (d & (d - 1u)) == 0 ? a & (d - 1u) : a - rnic_udiv64(a, d) * d;
+}
+
 /* The head packet's next posted write: bytes (up to the next pcie_mps boundary of the address)
  * and the 64 B lines it touches (= the credits it needs). False when the buffer is empty. A
  * probe (HCC_WORK_PROBE) writes nothing: 0 bytes, 0 lines, last. */
@@ -19,7 +25,7 @@ static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *l
     }
     rem = w->len - h->head_issued;
     a = w->addr + h->head_issued;
-    room = h->cfg.pcie_mps - (a - rnic_udiv64(a, h->cfg.pcie_mps) * h->cfg.pcie_mps); /* a mod mps, no divide helper */
+    room = h->cfg.pcie_mps - hcc__host_mod(a, h->cfg.pcie_mps);
     b = room < rem ? (uint32_t)room : rem;
     *bytes = b;
     *lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
@@ -132,6 +138,9 @@ static void hcc__host_pcie_step(hcc_host *h)
     for (;;) {
         uint32_t b, lines;
         bool last;
+        const rnic_work *head = (const rnic_work *)rnic_ring_peek(&h->rx);
+        if (!head || (h->pcie_tok <= 0 && !(head->flags & HCC_WORK_PROBE)))
+            break; /* nothing to write, or the link still busy (only a probe goes without it) */
         if (!hcc__host_next_write(h, &b, &lines, &last))
             break;
         if (last && rnic_ring_full(&h->out))
