@@ -4074,7 +4074,8 @@ static void rl__timeline(rl *r)
 {
     rl__timed_qp tq;
     bool due, request;
-    rl__settle(r, true);
+    if (r->inserts_in_flight.count)
+        rl__settle(r, true);
     if (rl__reached(r->now, r->heap_next_op)) {
         due = r->heap_count && rl__key_due(r, r->qps[rl__tl_peek(r)].resched);
         request = r->insert_requests.count != 0;
@@ -4308,11 +4309,16 @@ RL_API void rl_tick(rl *r)
     if (rl__sched_count(r))
         rl__issue_fetch(r); /* 7 */
     t_before = r->T.cycle;
-    rnic_ftime_add_q32(&r->T, r->inc); /* 8 */
-    if (r->a_tracks)
-        rnic_ftime_add_q32(&r->A_mono, r->inc);
-    else
-        rl__update_activation(r);
+    if (r->inc == RNIC_Q32_ONE && r->a_tracks) { /* 8; Phi <= 1: a whole cycle on both */
+        r->T.cycle++;
+        r->A_mono.cycle++;
+    } else {
+        rnic_ftime_add_q32(&r->T, r->inc);
+        if (r->a_tracks)
+            rnic_ftime_add_q32(&r->A_mono, r->inc);
+        else
+            rl__update_activation(r);
+    }
     r->now++;
     r->stats.cycles++;
     if (!(r->now << (64 - RL__EPOCH_BITS)) || (r->T.cycle ^ t_before) >> RL__EPOCH_BITS)
@@ -4394,13 +4400,45 @@ static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
                  : rl__cycles_until(r, rl__activation(r), rnic_ftime_at(key), true);
 }
 
-/* Cycles from now to the next event (false: none without new input). Distances, not
- * cycles, so that the 2^64 wrap needs no special case. `all` false leaves out the events on a
- * packet's way to the TX port (a fetch's return, eligibility, the link): rl__output_gap's rest. */
-static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
+/* Cycles from now to the next timeline dequeue when no insert request waits (UINT64_MAX: none
+ * without new input): when the smallest settled key falls due, or an enqueue still settling
+ * that would leave before it (settled and due), at an operation slot (op: cycles to it). */
+static uint64_t rl__tl_gap(const rl *r, uint64_t op)
+{
+    uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
+    uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
+    const rl__timed_queue *q = &r->inserts_in_flight;
+    if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
+        n = 0; /* every enqueue in flight leaves after the settled minimum */
+    for (i = 0; i < n; i++) {
+        const rl__timed_qp *e = &RL__Q_AT(q, i);
+        uint64_t key = r->qps[e->qp].resched, settle, k;
+        if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
+            continue; /* leaves after the settled minimum */
+        settle = rl__reached(r->now, e->cycle) ? 0u : e->cycle - r->now;
+        k = rl__key_gap(r, NULL, key);
+        if (k < settle)
+            k = settle;
+        if (k < j)
+            j = k;
+    }
+    if (j == UINT64_MAX)
+        return j;
+    return j > op ? j : op;
+}
+
+/* rl__next_gap_of's `leave`: the events it leaves out. */
+#define RL__LEAVE_OUTPUT 1u /* those on a packet's way to the TX port (a fetch's return, eligibility,
+                               the link): rl__output_gap's rest */
+#define RL__LEAVE_TL 2u     /* the timeline's dequeues (rl__skip runs them itself, see there) */
+#define RL__LEAVE_DLV 4u    /* the deliveries to the schedule queue (likewise) */
+
+/* Cycles from now to the next event (false: none without new input), leaving out the kinds in
+ * `leave`. Distances, not cycles, so that the 2^64 wrap needs no special case. */
+static bool rl__next_gap_of(const rl *r, uint64_t *gap, unsigned leave)
 {
     uint64_t best = UINT64_MAX, c, op;
-    bool any = false;
+    bool any = false, all = !(leave & RL__LEAVE_OUTPUT);
     if (r->registers.count) {
         *gap = 0;
         return true;
@@ -4422,7 +4460,7 @@ static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
     RL__IN(rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now)
     if (all && r->fetches.count)
         RL__AT(RL__Q_HEAD(&r->fetches).cycle);
-    if (r->deliveries.count)
+    if (r->deliveries.count && !(leave & RL__LEAVE_DLV))
         RL__AT(RL__Q_HEAD(&r->deliveries).cycle);
     if (all && r->n_ready && !rnic_ring_full(&r->tx))
         RL__AT(r->link_free);
@@ -4441,35 +4479,17 @@ static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
         if (j != UINT64_MAX)
             RL__IN(j);
     }
-    if (r->heap_count || r->inserts_in_flight.count) {
-        /* the next dequeue: when the smallest settled key falls due, or an enqueue still
-         * settling that would leave before it (settled and due), at an operation slot */
-        uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
-        uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
-        const rl__timed_queue *q = &r->inserts_in_flight;
-        if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
-            n = 0; /* every enqueue in flight leaves after the settled minimum */
-        for (i = 0; i < n; i++) {
-            const rl__timed_qp *e = &RL__Q_AT(q, i);
-            uint64_t key = r->qps[e->qp].resched, settle, k;
-            if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
-                continue; /* leaves after the settled minimum */
-            settle = rl__reached(r->now, e->cycle) ? 0u : e->cycle - r->now;
-            k = rl__key_gap(r, NULL, key);
-            if (k < settle)
-                k = settle;
-            if (k < j)
-                j = k;
-        }
+    if ((r->heap_count || r->inserts_in_flight.count) && !(leave & RL__LEAVE_TL)) {
+        uint64_t j = rl__tl_gap(r, op);
         if (j != UINT64_MAX)
-            RL__IN(j > op ? j : op);
+            RL__IN(j);
     }
 #undef RL__AT
 #undef RL__IN
     *gap = best;
     return any;
 }
-static bool rl__next_gap(const rl *r, uint64_t *gap) { return rl__next_gap_of(r, gap, true); }
+static bool rl__next_gap(const rl *r, uint64_t *gap) { return rl__next_gap_of(r, gap, 0u); }
 
 RL_API uint64_t rl_next_event(const rl *r)
 {
@@ -4506,7 +4526,7 @@ static uint64_t rl__output_gap(const rl *r)
         best = c;
     if (best == 0)
         return 0;
-    if (rl__next_gap_of(r, &other, false) && other < best && best - other > r->pcie_latency)
+    if (rl__next_gap_of(r, &other, RL__LEAVE_OUTPUT) && other < best && best - other > r->pcie_latency)
         best = other + r->pcie_latency;
 #undef RL__GAP
     return best;
@@ -4521,15 +4541,13 @@ RL_API uint64_t rl_next_output(const rl *r)
     return gap == UINT64_MAX ? RNIC_NEVER : r->now + gap;
 }
 
-/* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`),
- * counting the stalls the skipped cycles would have counted; 0 when something happens now. */
-static uint64_t rl__skip(void *x, uint64_t left)
+/* Jump `skip` cycles in which no step has work (rl__skip's), counting the stalls the skipped
+ * cycles would have counted. */
+static void rl__jump(rl *r, uint64_t skip)
 {
-    rl *r = (rl *)x;
-    uint64_t gap, skip, rest;
-    skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
+    uint64_t rest;
     if (!skip)
-        return 0;
+        return;
     if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
         uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
         if (wait < skip)
@@ -4539,10 +4557,24 @@ static uint64_t rl__skip(void *x, uint64_t left)
         r->stats.fetch_throttled += skip;
     else if (rl__sched_count(r)) /* ... or at the descriptor gate */
         r->stats.fetch_gated += skip;
+    if (r->inc == RNIC_Q32_ONE && r->a_tracks && skip < RL__JUMP) {
+        /* Phi <= 1 and A_mono = T + lookahead: whole cycles on both */
+        uint64_t n_before = r->now, t_before = r->T.cycle;
+        r->T.cycle += skip;
+        r->A_mono.cycle += skip;
+        r->now += skip;
+        r->stats.cycles += skip;
+        if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
+            rl__catch_up(r);
+        return;
+    }
     rest = skip;
     while (rest) { /* jumps of at most 2^61 cycles: rest * inc stays below 2^63 (inc <= 1) */
         uint64_t jump = rest < RL__JUMP ? rest : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
-        rnic_ftime_add_bytes(&r->T, jump, r->inc);
+        if (r->inc == RNIC_Q32_ONE) /* Phi <= 1: whole cycles */
+            r->T.cycle += jump;
+        else
+            rnic_ftime_add_bytes(&r->T, jump, r->inc);
         if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
             r->A_mono = rl__activation(r);
         else
@@ -4553,7 +4585,52 @@ static uint64_t rl__skip(void *x, uint64_t left)
         if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
             rl__catch_up(r);
     }
-    return skip;
+}
+
+/* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`); 0
+ * when something happens now. Cycles whose only work is the timeline's (a dequeue at an
+ * operation slot, a delivery to the schedule FIFO while the descriptor gate is closed) are
+ * run here, each at its cycle, without a tick: steps 3 and 4 (rl__timeline) are the only ones
+ * with work in them, and nothing they do moves another step's next event (the FIFO mode, no
+ * insert request waiting: the operation only dequeues; the gate stays closed until a round or
+ * a transmission, which are ticked). A delivery while the gate is open would let step 7 pop:
+ * it stays an event. The result is the ticked one, cycle for cycle. */
+static uint64_t rl__skip(void *x, uint64_t left)
+{
+    rl *r = (rl *)x;
+    uint64_t gap, limit, total = 0;
+    bool lazy = !rl__ranked_mode(r) && !r->registers.count && !r->insert_requests.count, ran = false;
+    bool closed = r->desc_count + r->fetches.count >= r->cfg.desc_depth; /* the descriptor gate */
+    unsigned leave = lazy ? RL__LEAVE_TL | (closed ? RL__LEAVE_DLV : 0u) : 0u;
+    limit = rl__next_gap_of(r, &gap, leave) ? (gap < left ? gap : left) : left;
+    if (!limit)
+        return 0;
+    while (lazy) { /* total < limit: the cycles before now are done, steps 3 and 4 of now too if ran */
+        uint64_t e = UINT64_MAX, d, op;
+        if (r->heap_count || r->inserts_in_flight.count) {
+            op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
+            e = rl__tl_gap(r, op);
+        }
+        if (r->deliveries.count) { /* after a run, none is due now (height >= 1) */
+            d = rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle) ? 0u : RL__Q_HEAD(&r->deliveries).cycle - r->now;
+            if (!closed) { /* an event: ticked */
+                if (d < limit - total)
+                    limit = total + d;
+            } else if (d < e) {
+                e = d;
+            }
+        }
+        if (ran && e == 0) /* this cycle's timeline work is done */
+            e = 1;
+        if (e >= limit - total)
+            break;
+        rl__jump(r, e);
+        total += e;
+        rl__timeline(r); /* steps 3 and 4 of this cycle, its only work */
+        ran = true;
+    }
+    rl__jump(r, limit - total);
+    return limit;
 }
 static void rl__tick_fn(void *x) { rl_tick((rl *)x); }
 static uint32_t rl__full(const void *x) { return rnic_ring_full(&((const rl *)x)->tx) ? 1u : 0u; }

@@ -58,11 +58,16 @@ RL_API void rl_tick(rl *r)
     if (rl__sched_count(r))
         rl__issue_fetch(r); /* 7 */
     t_before = r->T.cycle;
-    rnic_ftime_add_q32(&r->T, r->inc); /* 8 */
-    if (r->a_tracks)
-        rnic_ftime_add_q32(&r->A_mono, r->inc);
-    else
-        rl__update_activation(r);
+    if (r->inc == RNIC_Q32_ONE && r->a_tracks) { /* 8; Phi <= 1: a whole cycle on both */
+        r->T.cycle++;
+        r->A_mono.cycle++;
+    } else {
+        rnic_ftime_add_q32(&r->T, r->inc);
+        if (r->a_tracks)
+            rnic_ftime_add_q32(&r->A_mono, r->inc);
+        else
+            rl__update_activation(r);
+    }
     r->now++;
     r->stats.cycles++;
     if (!(r->now << (64 - RL__EPOCH_BITS)) || (r->T.cycle ^ t_before) >> RL__EPOCH_BITS)

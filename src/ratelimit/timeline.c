@@ -188,7 +188,8 @@ static void rl__timeline(rl *r)
 {
     rl__timed_qp tq;
     bool due, request;
-    rl__settle(r, true);
+    if (r->inserts_in_flight.count)
+        rl__settle(r, true);
     if (rl__reached(r->now, r->heap_next_op)) {
         due = r->heap_count && rl__key_due(r, r->qps[rl__tl_peek(r)].resched);
         request = r->insert_requests.count != 0;
