@@ -2423,6 +2423,11 @@ struct rl {
     uint64_t tl_base;                  /* every bucketed key is >= it (wrap-safe) */
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
+    uint32_t tl_run_head, tl_run_tail; /* the run: entries in key order in front of the calendar
+                                          (timeline.c), linked through tl_next / tl_prev */
+    uint64_t tl_cal_bound;             /* while the calendar (lists and late list) is not empty:
+                                          no key in it is larger */
+    uint64_t tl_last_pop;              /* the key of the last entry that left */
     uint32_t heap_count;               /* settled entries */
     uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
     rl__flow_fifo registers;       /* flows with a register write pending (through reg_next) */
@@ -2713,6 +2718,7 @@ enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL
 #define RL__PEND_RATE 2u
 #define RL__PEND_CREDIT 4u
 #define RL__LATE 0xffffu /* tl_list of an entry in the late list */
+#define RL__RUN 0xfffeu  /* tl_list of an entry in the run (timeline.c) */
 #define RL__TL_DIGIT 6u   /* timeline calendar: bits per digit ... */
 #define RL__TL_LEVELS 11u /* ... and levels (11 x 6 >= 64) */
 
@@ -3049,8 +3055,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TASSEL;
     for (i = 0; i < RL__TL_LEVELS * 64u; i++)
         r->tl_head[i] = r->tl_tail[i] = RNIC_NONE;
-    r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
-    r->tl_base = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
+    r->tl_late_head = r->tl_late_tail = r->tl_min = r->tl_run_head = r->tl_run_tail = RNIC_NONE;
+    r->tl_base = r->tl_last_pop = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
     r->desc_latest = RNIC_NONE;
     r->ready_mask = (uint32_t)rl__ready_ring(cfg->desc_depth) - 1u;
     for (i = 0; i < cfg->max_flows; i++) {
@@ -3899,7 +3905,13 @@ static void rl__round(rl *r, uint32_t qpi)
  * list; an entry moves down at most once per level (<= 3 times for keys 2^23 cycles ahead).
  * A key below tl_base (its enqueue was computed before a larger key left) is due as well: it
  * waits in a short sorted "late" list that is served first. Wrap-safe: the top level (4 bits)
- * is searched circularly from tl_base's digit. */
+ * is searched circularly from tl_base's digit.
+ * In front of the calendar, the run: a list of entries in key order (ties in insertion order)
+ * that takes, in O(1), every entry whose key is at least the run's last and larger than any key
+ * the calendar holds (tl_cal_bound) -- keys that arrive in order, as a backlogged fair share
+ * reschedules its QPs, never enter the calendar. A run entry ties only with calendar entries
+ * that settled after it, so on equal keys the run's leaves first; the order is exactly
+ * (key, insertion order) over both. */
 
 #define RL__TL_LEVEL(key, base) ((key) == (base) ? 0u : rl__msb64((key) ^ (base)) / RL__TL_DIGIT)
 
@@ -3970,11 +3982,33 @@ static void rl__tl_normalise(rl *r)
     r->tl_min = r->tl_levels ? r->tl_head[rnic_ctz64(r->tl_bits[0])] : RNIC_NONE;
 }
 
+/* The calendar (lists and late list) holds no entry. */
+static bool rl__tl_cal_empty(const rl *r) { return !r->tl_levels && r->tl_late_head == RNIC_NONE; }
+
 static void rl__tl_insert(rl *r, uint32_t qp)
 {
     uint64_t key = r->qps[qp].resched;
+    bool cal_empty = rl__tl_cal_empty(r);
     r->heap_count++;
     r->qps[qp].tl_loc = RL__TL_SETTLED;
+    if (cal_empty || rl__key_before(r->tl_cal_bound, key)) {
+        uint32_t tail = r->tl_run_tail;
+        if (tail == RNIC_NONE || !rl__key_before(key, r->qps[tail].resched)) { /* the run's end */
+            r->tl_next[qp] = RNIC_NONE;
+            r->tl_prev[qp] = tail;
+            if (tail == RNIC_NONE)
+                r->tl_run_head = qp;
+            else
+                r->tl_next[tail] = qp;
+            r->tl_run_tail = qp;
+            r->qps[qp].tl_list = RL__RUN;
+            return;
+        }
+        r->tl_cal_bound = key;
+    }
+    if (cal_empty) /* any base at or below its key: the calendar follows the keys that left, as
+                    * if they had left it (the run may keep it empty for long) */
+        r->tl_base = rl__key_before(key, r->tl_last_pop) ? key : r->tl_last_pop;
     if (rl__key_before(key, r->tl_base)) { /* late: sorted insert after equal keys, searched from the tail
                              * (late keys arrive almost in order: a short walk) */
         uint32_t at = r->tl_late_tail;
@@ -4002,8 +4036,8 @@ static void rl__tl_insert(rl *r, uint32_t qp)
 static void rl__tl_unlink(rl *r, uint32_t qp)
 {
     uint32_t list = r->qps[qp].tl_list, prev = r->tl_prev[qp], next = r->tl_next[qp];
-    uint32_t *head = list == RL__LATE ? &r->tl_late_head : &r->tl_head[list];
-    uint32_t *tail = list == RL__LATE ? &r->tl_late_tail : &r->tl_tail[list];
+    uint32_t *head = list == RL__LATE ? &r->tl_late_head : list == RL__RUN ? &r->tl_run_head : &r->tl_head[list];
+    uint32_t *tail = list == RL__LATE ? &r->tl_late_tail : list == RL__RUN ? &r->tl_run_tail : &r->tl_tail[list];
     if (prev == RNIC_NONE)
         *head = next;
     else
@@ -4012,7 +4046,7 @@ static void rl__tl_unlink(rl *r, uint32_t qp)
         *tail = prev;
     else
         r->tl_prev[next] = prev;
-    if (list != RL__LATE && *head == RNIC_NONE) {
+    if (list < RL__RUN && *head == RNIC_NONE) {
         uint32_t level = list / 64u;
         r->tl_bits[level] &= ~((uint64_t)1 << (list & 63u));
         if (!r->tl_bits[level])
@@ -4028,15 +4062,30 @@ static void rl__tl_remove(rl *r, uint32_t qp)
         rl__tl_normalise(r);
 }
 
-/* The smallest settled entry (RNIC_NONE when none). */
+/* The smallest settled entry (RNIC_NONE when none): the run's head unless the calendar's
+ * smallest key is smaller. */
 static uint32_t rl__tl_peek(const rl *r)
 {
-    return r->tl_late_head != RNIC_NONE ? r->tl_late_head : r->tl_min;
+    uint32_t cal = r->tl_late_head != RNIC_NONE ? r->tl_late_head : r->tl_min, run = r->tl_run_head;
+    if (run == RNIC_NONE || (cal != RNIC_NONE && rl__key_before(r->qps[cal].resched, r->qps[run].resched)))
+        return cal;
+    return run;
 }
 
 static uint32_t rl__tl_pop(rl *r)
 {
-    uint32_t qp = r->tl_late_head;
+    uint32_t qp = r->tl_late_head, run = r->tl_run_head;
+    if (run != RNIC_NONE && rl__tl_peek(r) == run) { /* the run's head leaves */
+        uint32_t next = r->tl_next[run];
+        r->tl_run_head = next;
+        if (next == RNIC_NONE)
+            r->tl_run_tail = RNIC_NONE;
+        else
+            r->tl_prev[next] = RNIC_NONE;
+        r->heap_count--;
+        r->tl_last_pop = r->qps[run].resched;
+        return run;
+    }
     if (qp == RNIC_NONE) {
         /* the smallest entry leaves from level 0, so that tl_base stays within a digit of
          * the keys still to come (later keys lie within 2^62 of it) */
@@ -4045,6 +4094,7 @@ static uint32_t rl__tl_pop(rl *r)
         qp = r->tl_min;
     }
     rl__tl_remove(r, qp);
+    r->tl_last_pop = r->qps[qp].resched;
     return qp;
 }
 
@@ -4269,6 +4319,8 @@ static void rl__catch_up(rl *r)
 {
     rnic_ftime now_t = rnic_ftime_at(r->now), epoch;
     uint32_t i;
+    bool bound_set = false;
+
     if (rl__reached(r->now, r->heap_next_op))
         r->heap_next_op = r->now;
     if (rl__reached(r->now, r->link_free) && rnic_ftime_before(r->link_t, now_t)) {
@@ -4281,9 +4333,18 @@ static void rl__catch_up(rl *r)
     }
     epoch.cycle = r->T.cycle & ~(((uint64_t)1 << RL__EPOCH_BITS) - 1u);
     epoch.frac = 0;
-    for (i = 0; i < r->cfg.max_flows; i++)
-        if (r->qps[i].state == RL__IDLE && rnic_ftime_before(rl__finish(&r->qps[i]), epoch))
+    for (i = 0; i < r->cfg.max_flows; i++) {
+        const rl__qp *q = &r->qps[i];
+        if (q->state == RL__IDLE && rnic_ftime_before(rl__finish(q), epoch))
             rl__set_finish(&r->qps[i], epoch);
+        /* the calendar's bound, exact again: it only grows while the calendar holds entries,
+         * and must stay within 2^62 of the keys to come */
+        if (q->state == RL__DORMANT && q->tl_loc == RL__TL_SETTLED && q->tl_list != RL__RUN &&
+            (!bound_set || rl__key_before(r->tl_cal_bound, q->resched))) {
+            r->tl_cal_bound = q->resched;
+            bound_set = true;
+        }
+    }
 }
 
 RL_API void rl_tick(rl *r)
@@ -4557,11 +4618,19 @@ static void rl__jump(rl *r, uint64_t skip)
         r->stats.fetch_throttled += skip;
     else if (rl__sched_count(r)) /* ... or at the descriptor gate */
         r->stats.fetch_gated += skip;
-    if (r->inc == RNIC_Q32_ONE && r->a_tracks && skip < RL__JUMP) {
-        /* Phi <= 1 and A_mono = T + lookahead: whole cycles on both */
+    if (skip < ((uint64_t)1 << 32)) { /* skip * inc < 2^64 (inc <= 1): one Q32.32 step */
         uint64_t n_before = r->now, t_before = r->T.cycle;
-        r->T.cycle += skip;
-        r->A_mono.cycle += skip;
+        if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: whole cycles */
+            r->T.cycle += skip;
+            if (r->a_tracks)
+                r->A_mono.cycle += skip;
+        } else {
+            rnic_ftime_add_q32(&r->T, skip * r->inc);
+            if (r->a_tracks) /* A_mono == A = T + lookahead: still equal */
+                rnic_ftime_add_q32(&r->A_mono, skip * r->inc);
+        }
+        if (!r->a_tracks)
+            rl__update_activation(r);
         r->now += skip;
         r->stats.cycles += skip;
         if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)

@@ -228,11 +228,19 @@ static void rl__jump(rl *r, uint64_t skip)
         r->stats.fetch_throttled += skip;
     else if (rl__sched_count(r)) /* ... or at the descriptor gate */
         r->stats.fetch_gated += skip;
-    if (r->inc == RNIC_Q32_ONE && r->a_tracks && skip < RL__JUMP) {
-        /* Phi <= 1 and A_mono = T + lookahead: whole cycles on both */
+    if (skip < ((uint64_t)1 << 32)) { /* skip * inc < 2^64 (inc <= 1): one Q32.32 step */
         uint64_t n_before = r->now, t_before = r->T.cycle;
-        r->T.cycle += skip;
-        r->A_mono.cycle += skip;
+        if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: whole cycles */
+            r->T.cycle += skip;
+            if (r->a_tracks)
+                r->A_mono.cycle += skip;
+        } else {
+            rnic_ftime_add_q32(&r->T, skip * r->inc);
+            if (r->a_tracks) /* A_mono == A = T + lookahead: still equal */
+                rnic_ftime_add_q32(&r->A_mono, skip * r->inc);
+        }
+        if (!r->a_tracks)
+            rl__update_activation(r);
         r->now += skip;
         r->stats.cycles += skip;
         if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)

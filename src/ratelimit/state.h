@@ -105,6 +105,11 @@ struct rl {
     uint64_t tl_base;                  /* every bucketed key is >= it (wrap-safe) */
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
+    uint32_t tl_run_head, tl_run_tail; /* the run: entries in key order in front of the calendar
+                                          (timeline.c), linked through tl_next / tl_prev */
+    uint64_t tl_cal_bound;             /* while the calendar (lists and late list) is not empty:
+                                          no key in it is larger */
+    uint64_t tl_last_pop;              /* the key of the last entry that left */
     uint32_t heap_count;               /* settled entries */
     uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
     rl__flow_fifo registers;       /* flows with a register write pending (through reg_next) */

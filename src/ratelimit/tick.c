@@ -18,6 +18,8 @@ static void rl__catch_up(rl *r)
 {
     rnic_ftime now_t = rnic_ftime_at(r->now), epoch;
     uint32_t i;
+    bool bound_set = false;
+
     if (rl__reached(r->now, r->heap_next_op))
         r->heap_next_op = r->now;
     if (rl__reached(r->now, r->link_free) && rnic_ftime_before(r->link_t, now_t)) {
@@ -30,9 +32,18 @@ static void rl__catch_up(rl *r)
     }
     epoch.cycle = r->T.cycle & ~(((uint64_t)1 << RL__EPOCH_BITS) - 1u);
     epoch.frac = 0;
-    for (i = 0; i < r->cfg.max_flows; i++)
-        if (r->qps[i].state == RL__IDLE && rnic_ftime_before(rl__finish(&r->qps[i]), epoch))
+    for (i = 0; i < r->cfg.max_flows; i++) {
+        const rl__qp *q = &r->qps[i];
+        if (q->state == RL__IDLE && rnic_ftime_before(rl__finish(q), epoch))
             rl__set_finish(&r->qps[i], epoch);
+        /* the calendar's bound, exact again: it only grows while the calendar holds entries,
+         * and must stay within 2^62 of the keys to come */
+        if (q->state == RL__DORMANT && q->tl_loc == RL__TL_SETTLED && q->tl_list != RL__RUN &&
+            (!bound_set || rl__key_before(r->tl_cal_bound, q->resched))) {
+            r->tl_cal_bound = q->resched;
+            bound_set = true;
+        }
+    }
 }
 
 RL_API void rl_tick(rl *r)
