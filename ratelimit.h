@@ -2428,13 +2428,19 @@ struct rl {
     uint64_t tl_cal_bound;             /* while the calendar (lists and late list) is not empty:
                                           no key in it is larger */
     uint64_t tl_last_pop;              /* the key of the last entry that left */
+    uint32_t tl_first;                 /* the smallest settled entry (rl__tl_peek), RNIC_NONE: none */
+    uint32_t tl_stamp;                 /* bumped by every change of what rl__tl_gap reads but time */
+    uint64_t tl_gap_at;                /* rl__tl_gap_now's answer as a cycle, while ... */
+    uint64_t tl_gap_epoch;             /* ... phi_epoch and ... */
+    uint32_t tl_gap_stamp, tl_gap_valid; /* ... tl_stamp are these (valid: an answer is cached) */
     uint32_t heap_count;               /* settled entries */
     uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
     rl__flow_fifo registers;       /* flows with a register write pending (through reg_next) */
     rl__flow_fifo insert_requests; /* flows waiting for a P-heap operation slot (through tl_next) */
     rl__timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
     rl__timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
-    rl__flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next) */
+    rl__flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next); its
+                                   count is the ranked queue's too */
     rl__ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
     uint32_t ranked_count;
     uint64_t ranked_pushes;
@@ -3055,7 +3061,7 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TASSEL;
     for (i = 0; i < RL__TL_LEVELS * 64u; i++)
         r->tl_head[i] = r->tl_tail[i] = RNIC_NONE;
-    r->tl_late_head = r->tl_late_tail = r->tl_min = r->tl_run_head = r->tl_run_tail = RNIC_NONE;
+    r->tl_late_head = r->tl_late_tail = r->tl_min = r->tl_run_head = r->tl_run_tail = r->tl_first = RNIC_NONE;
     r->tl_base = r->tl_last_pop = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
     r->desc_latest = RNIC_NONE;
     r->ready_mask = (uint32_t)rl__ready_ring(cfg->desc_depth) - 1u;
@@ -3170,10 +3176,8 @@ static bool rl__ranked_mode(const rl *r) { return r->cfg.schedule_queue == RL_SC
 /* A virtual time as a rank: 2^-16-cycle units in 64 bits, compared wrap-safe. */
 static uint64_t rl__rank_of(rnic_ftime t) { return (t.cycle << 16) | (t.frac >> 16); }
 
-static uint32_t rl__sched_count(const rl *r)
-{
-    return rl__ranked_mode(r) ? r->ranked_count : r->schedule.count;
-}
+/* Flows queued: the FIFO's count, which the ranked queue keeps too (= ranked_count). */
+static uint32_t rl__sched_count(const rl *r) { return r->schedule.count; }
 
 /* (rank, order) before: wrap-safe on the rank (live ranks lie within 2^63 of each other). */
 static bool rl__ranked_less(const rl__ranked *a, const rl__ranked *b)
@@ -3189,6 +3193,7 @@ static void rl__ranked_push(rl *r, uint32_t qp)
     rnic_ftime f = rl__finish(q);
     rl__ranked e;
     uint32_t i = r->ranked_count++;
+    r->schedule.count++;
     rnic_ftime_add_bytes(&f, r->cfg.mtu, q->cpb); /* a full packet from the next start */
     e.rank = rl__rank_of(f);
     e.order = r->ranked_pushes++;
@@ -3204,6 +3209,7 @@ static void rl__ranked_push(rl *r, uint32_t qp)
 static uint32_t rl__ranked_pop(rl *r)
 {
     uint32_t top = r->ranked[0].qp, n = --r->ranked_count, i = 0;
+    r->schedule.count--;
     rl__ranked last;
     if (n == 0)
         return top;
@@ -3606,6 +3612,7 @@ static void rl__rekey(rl *r, uint32_t qi)
     if (q->tl_loc == RL__TL_WHEEL)
         rl__wheel_remove(r, qi); /* before the new key is read: the slot is found from the old one */
     q->resched = rnic_ftime_ceil(res);
+    r->tl_stamp++; /* an enqueue in flight may have a new key */
     if (q->tl_loc == RL__TL_REQUEST && r->inserts_in_flight.count && rl__key_before(q->resched, r->inflight_key_floor))
         r->inflight_key_floor = q->resched; /* it may be one of the enqueues in flight */
     if (q->tl_loc == RL__TL_SETTLED || q->tl_loc == RL__TL_WHEEL) {
@@ -3985,12 +3992,26 @@ static void rl__tl_normalise(rl *r)
 /* The calendar (lists and late list) holds no entry. */
 static bool rl__tl_cal_empty(const rl *r) { return !r->tl_levels && r->tl_late_head == RNIC_NONE; }
 
+static void rl__tl_file(rl *r, uint32_t qp);
+
+/* A settling entry joins (key: its flow's resched). */
 static void rl__tl_insert(rl *r, uint32_t qp)
+{
+    uint32_t first = r->tl_first;
+    r->heap_count++;
+    r->tl_stamp++;
+    r->qps[qp].tl_loc = RL__TL_SETTLED;
+    rl__tl_file(r, qp);
+    /* it comes first only with a smaller key: on equal keys the earlier entry leaves first */
+    if (first == RNIC_NONE || rl__key_before(r->qps[qp].resched, r->qps[first].resched))
+        r->tl_first = qp;
+}
+
+/* File qp in the run, the late list or a calendar list. */
+static void rl__tl_file(rl *r, uint32_t qp)
 {
     uint64_t key = r->qps[qp].resched;
     bool cal_empty = rl__tl_cal_empty(r);
-    r->heap_count++;
-    r->qps[qp].tl_loc = RL__TL_SETTLED;
     if (cal_empty || rl__key_before(r->tl_cal_bound, key)) {
         uint32_t tail = r->tl_run_tail;
         if (tail == RNIC_NONE || !rl__key_before(key, r->qps[tail].resched)) { /* the run's end */
@@ -4046,6 +4067,7 @@ static void rl__tl_unlink(rl *r, uint32_t qp)
         *tail = prev;
     else
         r->tl_prev[next] = prev;
+    r->tl_stamp++;
     if (list < RL__RUN && *head == RNIC_NONE) {
         uint32_t level = list / 64u;
         r->tl_bits[level] &= ~((uint64_t)1 << (list & 63u));
@@ -4055,16 +4077,9 @@ static void rl__tl_unlink(rl *r, uint32_t qp)
     r->heap_count--;
 }
 
-static void rl__tl_remove(rl *r, uint32_t qp)
-{
-    rl__tl_unlink(r, qp);
-    if (r->tl_min == qp)
-        rl__tl_normalise(r);
-}
-
 /* The smallest settled entry (RNIC_NONE when none): the run's head unless the calendar's
  * smallest key is smaller. */
-static uint32_t rl__tl_peek(const rl *r)
+static uint32_t rl__tl_first_of(const rl *r)
 {
     uint32_t cal = r->tl_late_head != RNIC_NONE ? r->tl_late_head : r->tl_min, run = r->tl_run_head;
     if (run == RNIC_NONE || (cal != RNIC_NONE && rl__key_before(r->qps[cal].resched, r->qps[run].resched)))
@@ -4072,10 +4087,22 @@ static uint32_t rl__tl_peek(const rl *r)
     return run;
 }
 
+static void rl__tl_remove(rl *r, uint32_t qp)
+{
+    rl__tl_unlink(r, qp);
+    if (r->tl_min == qp)
+        rl__tl_normalise(r);
+    if (r->tl_first == qp)
+        r->tl_first = rl__tl_first_of(r);
+}
+
+/* The smallest settled entry (RNIC_NONE when none), kept by insert, remove and pop. */
+static uint32_t rl__tl_peek(const rl *r) { return r->tl_first; }
+
 static uint32_t rl__tl_pop(rl *r)
 {
     uint32_t qp = r->tl_late_head, run = r->tl_run_head;
-    if (run != RNIC_NONE && rl__tl_peek(r) == run) { /* the run's head leaves */
+    if (run != RNIC_NONE && r->tl_first == run) { /* the run's head leaves */
         uint32_t next = r->tl_next[run];
         r->tl_run_head = next;
         if (next == RNIC_NONE)
@@ -4083,7 +4110,9 @@ static uint32_t rl__tl_pop(rl *r)
         else
             r->tl_prev[next] = RNIC_NONE;
         r->heap_count--;
+        r->tl_stamp++;
         r->tl_last_pop = r->qps[run].resched;
+        r->tl_first = rl__tl_first_of(r);
         return run;
     }
     if (qp == RNIC_NONE) {
@@ -4131,6 +4160,7 @@ static void rl__timeline(rl *r)
         request = r->insert_requests.count != 0;
         if (due || request) {
             r->heap_next_op = r->now + 2u;
+            r->tl_stamp++;
             r->stats.heap_ops++;
             if (due) {
                 tq.qp = rl__tl_pop(r);
@@ -4321,6 +4351,7 @@ static void rl__catch_up(rl *r)
     uint32_t i;
     bool bound_set = false;
 
+    r->tl_stamp++; /* heap_next_op may move */
     if (rl__reached(r->now, r->heap_next_op))
         r->heap_next_op = r->now;
     if (rl__reached(r->now, r->link_free) && rnic_ftime_before(r->link_t, now_t)) {
@@ -4453,6 +4484,15 @@ static uint64_t rl__cached_gap(const rl *r, const rl__due *cache, rnic_ftime fro
 static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
 {
     uint64_t gap;
+    if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: A moves a whole cycle per cycle, no division */
+        rnic_ftime a;
+        if (rl__key_due(r, key))
+            return 0;
+        a = rl__activation(r); /* key >= A_mono >= A: due once A passes key */
+        gap = key - a.cycle;
+        if (gap < ((uint64_t)1 << 62))
+            return gap + (a.frac == 0);
+    }
     if (cache && rl__cache_hit(r, cache, rnic_ftime_at(key), &gap)) /* before A is computed (due stays due within an epoch) */
         return gap;
     if (rl__key_due(r, key))
@@ -4486,6 +4526,25 @@ static uint64_t rl__tl_gap(const rl *r, uint64_t op)
     if (j == UINT64_MAX)
         return j;
     return j > op ? j : op;
+}
+
+/* rl__tl_gap at the current operation slot, remembered as a cycle: without a change of the
+ * timeline, its enqueues in flight, the operation slot (tl_stamp) or of inc (phi_epoch) the
+ * answer moves only with time (every term is a due cycle). A cache in the engine's memory, as
+ * rl__cached_gap's. */
+static uint64_t rl__tl_gap_now(const rl *r)
+{
+    rl *w = (rl *)(uintptr_t)r;
+    uint64_t op, g;
+    if (r->tl_gap_valid && r->tl_gap_stamp == r->tl_stamp && r->tl_gap_epoch == r->phi_epoch)
+        return rl__reached(r->now, r->tl_gap_at) ? 0u : r->tl_gap_at - r->now;
+    op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
+    g = rl__tl_gap(r, op);
+    w->tl_gap_valid = g < ((uint64_t)1 << 62); /* far ones are recomputed, as rl__cached_gap's */
+    w->tl_gap_at = r->now + g;
+    w->tl_gap_stamp = r->tl_stamp;
+    w->tl_gap_epoch = r->phi_epoch;
+    return g;
 }
 
 /* rl__next_gap_of's `leave`: the events it leaves out. */
@@ -4541,7 +4600,7 @@ static bool rl__next_gap_of(const rl *r, uint64_t *gap, unsigned leave)
             RL__IN(j);
     }
     if ((r->heap_count || r->inserts_in_flight.count) && !(leave & RL__LEAVE_TL)) {
-        uint64_t j = rl__tl_gap(r, op);
+        uint64_t j = rl__tl_gap_now(r);
         if (j != UINT64_MAX)
             RL__IN(j);
     }
@@ -4675,11 +4734,9 @@ static uint64_t rl__skip(void *x, uint64_t left)
     if (!limit)
         return 0;
     while (lazy) { /* total < limit: the cycles before now are done, steps 3 and 4 of now too if ran */
-        uint64_t e = UINT64_MAX, d, op;
-        if (r->heap_count || r->inserts_in_flight.count) {
-            op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
-            e = rl__tl_gap(r, op);
-        }
+        uint64_t e = UINT64_MAX, d;
+        if (r->heap_count || r->inserts_in_flight.count)
+            e = rl__tl_gap_now(r);
         if (r->deliveries.count) { /* after a run, none is due now (height >= 1) */
             d = rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle) ? 0u : RL__Q_HEAD(&r->deliveries).cycle - r->now;
             if (!closed) { /* an event: ticked */

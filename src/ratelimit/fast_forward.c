@@ -63,6 +63,15 @@ static uint64_t rl__cached_gap(const rl *r, const rl__due *cache, rnic_ftime fro
 static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
 {
     uint64_t gap;
+    if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: A moves a whole cycle per cycle, no division */
+        rnic_ftime a;
+        if (rl__key_due(r, key))
+            return 0;
+        a = rl__activation(r); /* key >= A_mono >= A: due once A passes key */
+        gap = key - a.cycle;
+        if (gap < ((uint64_t)1 << 62))
+            return gap + (a.frac == 0);
+    }
     if (cache && rl__cache_hit(r, cache, rnic_ftime_at(key), &gap)) /* before A is computed (due stays due within an epoch) */
         return gap;
     if (rl__key_due(r, key))
@@ -96,6 +105,25 @@ static uint64_t rl__tl_gap(const rl *r, uint64_t op)
     if (j == UINT64_MAX)
         return j;
     return j > op ? j : op;
+}
+
+/* rl__tl_gap at the current operation slot, remembered as a cycle: without a change of the
+ * timeline, its enqueues in flight, the operation slot (tl_stamp) or of inc (phi_epoch) the
+ * answer moves only with time (every term is a due cycle). A cache in the engine's memory, as
+ * rl__cached_gap's. */
+static uint64_t rl__tl_gap_now(const rl *r)
+{
+    rl *w = (rl *)(uintptr_t)r;
+    uint64_t op, g;
+    if (r->tl_gap_valid && r->tl_gap_stamp == r->tl_stamp && r->tl_gap_epoch == r->phi_epoch)
+        return rl__reached(r->now, r->tl_gap_at) ? 0u : r->tl_gap_at - r->now;
+    op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
+    g = rl__tl_gap(r, op);
+    w->tl_gap_valid = g < ((uint64_t)1 << 62); /* far ones are recomputed, as rl__cached_gap's */
+    w->tl_gap_at = r->now + g;
+    w->tl_gap_stamp = r->tl_stamp;
+    w->tl_gap_epoch = r->phi_epoch;
+    return g;
 }
 
 /* rl__next_gap_of's `leave`: the events it leaves out. */
@@ -151,7 +179,7 @@ static bool rl__next_gap_of(const rl *r, uint64_t *gap, unsigned leave)
             RL__IN(j);
     }
     if ((r->heap_count || r->inserts_in_flight.count) && !(leave & RL__LEAVE_TL)) {
-        uint64_t j = rl__tl_gap(r, op);
+        uint64_t j = rl__tl_gap_now(r);
         if (j != UINT64_MAX)
             RL__IN(j);
     }
@@ -285,11 +313,9 @@ static uint64_t rl__skip(void *x, uint64_t left)
     if (!limit)
         return 0;
     while (lazy) { /* total < limit: the cycles before now are done, steps 3 and 4 of now too if ran */
-        uint64_t e = UINT64_MAX, d, op;
-        if (r->heap_count || r->inserts_in_flight.count) {
-            op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
-            e = rl__tl_gap(r, op);
-        }
+        uint64_t e = UINT64_MAX, d;
+        if (r->heap_count || r->inserts_in_flight.count)
+            e = rl__tl_gap_now(r);
         if (r->deliveries.count) { /* after a run, none is due now (height >= 1) */
             d = rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle) ? 0u : RL__Q_HEAD(&r->deliveries).cycle - r->now;
             if (!closed) { /* an event: ticked */

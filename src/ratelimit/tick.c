@@ -20,6 +20,7 @@ static void rl__catch_up(rl *r)
     uint32_t i;
     bool bound_set = false;
 
+    r->tl_stamp++; /* heap_next_op may move */
     if (rl__reached(r->now, r->heap_next_op))
         r->heap_next_op = r->now;
     if (rl__reached(r->now, r->link_free) && rnic_ftime_before(r->link_t, now_t)) {

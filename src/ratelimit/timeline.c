@@ -93,12 +93,26 @@ static void rl__tl_normalise(rl *r)
 /* The calendar (lists and late list) holds no entry. */
 static bool rl__tl_cal_empty(const rl *r) { return !r->tl_levels && r->tl_late_head == RNIC_NONE; }
 
+static void rl__tl_file(rl *r, uint32_t qp);
+
+/* A settling entry joins (key: its flow's resched). */
 static void rl__tl_insert(rl *r, uint32_t qp)
+{
+    uint32_t first = r->tl_first;
+    r->heap_count++;
+    r->tl_stamp++;
+    r->qps[qp].tl_loc = RL__TL_SETTLED;
+    rl__tl_file(r, qp);
+    /* it comes first only with a smaller key: on equal keys the earlier entry leaves first */
+    if (first == RNIC_NONE || rl__key_before(r->qps[qp].resched, r->qps[first].resched))
+        r->tl_first = qp;
+}
+
+/* File qp in the run, the late list or a calendar list. */
+static void rl__tl_file(rl *r, uint32_t qp)
 {
     uint64_t key = r->qps[qp].resched;
     bool cal_empty = rl__tl_cal_empty(r);
-    r->heap_count++;
-    r->qps[qp].tl_loc = RL__TL_SETTLED;
     if (cal_empty || rl__key_before(r->tl_cal_bound, key)) {
         uint32_t tail = r->tl_run_tail;
         if (tail == RNIC_NONE || !rl__key_before(key, r->qps[tail].resched)) { /* the run's end */
@@ -154,6 +168,7 @@ static void rl__tl_unlink(rl *r, uint32_t qp)
         *tail = prev;
     else
         r->tl_prev[next] = prev;
+    r->tl_stamp++;
     if (list < RL__RUN && *head == RNIC_NONE) {
         uint32_t level = list / 64u;
         r->tl_bits[level] &= ~((uint64_t)1 << (list & 63u));
@@ -163,16 +178,9 @@ static void rl__tl_unlink(rl *r, uint32_t qp)
     r->heap_count--;
 }
 
-static void rl__tl_remove(rl *r, uint32_t qp)
-{
-    rl__tl_unlink(r, qp);
-    if (r->tl_min == qp)
-        rl__tl_normalise(r);
-}
-
 /* The smallest settled entry (RNIC_NONE when none): the run's head unless the calendar's
  * smallest key is smaller. */
-static uint32_t rl__tl_peek(const rl *r)
+static uint32_t rl__tl_first_of(const rl *r)
 {
     uint32_t cal = r->tl_late_head != RNIC_NONE ? r->tl_late_head : r->tl_min, run = r->tl_run_head;
     if (run == RNIC_NONE || (cal != RNIC_NONE && rl__key_before(r->qps[cal].resched, r->qps[run].resched)))
@@ -180,10 +188,22 @@ static uint32_t rl__tl_peek(const rl *r)
     return run;
 }
 
+static void rl__tl_remove(rl *r, uint32_t qp)
+{
+    rl__tl_unlink(r, qp);
+    if (r->tl_min == qp)
+        rl__tl_normalise(r);
+    if (r->tl_first == qp)
+        r->tl_first = rl__tl_first_of(r);
+}
+
+/* The smallest settled entry (RNIC_NONE when none), kept by insert, remove and pop. */
+static uint32_t rl__tl_peek(const rl *r) { return r->tl_first; }
+
 static uint32_t rl__tl_pop(rl *r)
 {
     uint32_t qp = r->tl_late_head, run = r->tl_run_head;
-    if (run != RNIC_NONE && rl__tl_peek(r) == run) { /* the run's head leaves */
+    if (run != RNIC_NONE && r->tl_first == run) { /* the run's head leaves */
         uint32_t next = r->tl_next[run];
         r->tl_run_head = next;
         if (next == RNIC_NONE)
@@ -191,7 +211,9 @@ static uint32_t rl__tl_pop(rl *r)
         else
             r->tl_prev[next] = RNIC_NONE;
         r->heap_count--;
+        r->tl_stamp++;
         r->tl_last_pop = r->qps[run].resched;
+        r->tl_first = rl__tl_first_of(r);
         return run;
     }
     if (qp == RNIC_NONE) {
@@ -239,6 +261,7 @@ static void rl__timeline(rl *r)
         request = r->insert_requests.count != 0;
         if (due || request) {
             r->heap_next_op = r->now + 2u;
+            r->tl_stamp++;
             r->stats.heap_ops++;
             if (due) {
                 tq.qp = rl__tl_pop(r);
