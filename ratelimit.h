@@ -4661,55 +4661,30 @@ RL_API uint64_t rl_next_output(const rl *r)
     return gap == UINT64_MAX ? RNIC_NEVER : r->now + gap;
 }
 
-/* Jump `skip` cycles in which no step has work (rl__skip's), counting the stalls the skipped
- * cycles would have counted. */
-static void rl__jump(rl *r, uint64_t skip)
+/* Let n cycles pass in which no step has work: T, A_mono, now, the cycle count and the 2^62
+ * catch-up; the stall counters those cycles count are rl__skip's. */
+RNIC_INLINE void rl__pass(rl *r, uint64_t n)
 {
-    uint64_t rest;
-    if (!skip)
-        return;
-    if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
-        uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
-        if (wait < skip)
-            r->stats.tx_stalls += skip - wait;
-    }
-    if (rl__fetch_gate_open(r)) /* queued flows wait for the read channel meanwhile */
-        r->stats.fetch_throttled += skip;
-    else if (rl__sched_count(r)) /* ... or at the descriptor gate */
-        r->stats.fetch_gated += skip;
-    if (skip < ((uint64_t)1 << 32)) { /* skip * inc < 2^64 (inc <= 1): one Q32.32 step */
-        uint64_t n_before = r->now, t_before = r->T.cycle;
+    while (n) { /* jumps of at most 2^61 cycles: n * inc stays below 2^63 (inc <= 1) */
+        uint64_t jump = n < RL__JUMP ? n : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
         if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: whole cycles */
-            r->T.cycle += skip;
-            if (r->a_tracks)
-                r->A_mono.cycle += skip;
-        } else {
-            rnic_ftime_add_q32(&r->T, skip * r->inc);
+            r->T.cycle += jump;
             if (r->a_tracks) /* A_mono == A = T + lookahead: still equal */
-                rnic_ftime_add_q32(&r->A_mono, skip * r->inc);
+                r->A_mono.cycle += jump;
+        } else if (jump < ((uint64_t)1 << 32)) { /* jump * inc < 2^64: one Q32.32 step */
+            rnic_ftime_add_q32(&r->T, jump * r->inc);
+            if (r->a_tracks)
+                rnic_ftime_add_q32(&r->A_mono, jump * r->inc);
+        } else {
+            rnic_ftime_add_bytes(&r->T, jump, r->inc);
+            if (r->a_tracks)
+                r->A_mono = rl__activation(r);
         }
         if (!r->a_tracks)
             rl__update_activation(r);
-        r->now += skip;
-        r->stats.cycles += skip;
-        if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
-            rl__catch_up(r);
-        return;
-    }
-    rest = skip;
-    while (rest) { /* jumps of at most 2^61 cycles: rest * inc stays below 2^63 (inc <= 1) */
-        uint64_t jump = rest < RL__JUMP ? rest : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
-        if (r->inc == RNIC_Q32_ONE) /* Phi <= 1: whole cycles */
-            r->T.cycle += jump;
-        else
-            rnic_ftime_add_bytes(&r->T, jump, r->inc);
-        if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
-            r->A_mono = rl__activation(r);
-        else
-            rl__update_activation(r);
         r->now += jump;
         r->stats.cycles += jump;
-        rest -= jump;
+        n -= jump;
         if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
             rl__catch_up(r);
     }
@@ -4722,17 +4697,25 @@ static void rl__jump(rl *r, uint64_t skip)
  * with work in them, and nothing they do moves another step's next event (the FIFO mode, no
  * insert request waiting: the operation only dequeues; the gate stays closed until a round or
  * a transmission, which are ticked). A delivery while the gate is open would let step 7 pop:
- * it stays an event. The result is the ticked one, cycle for cycle. */
+ * it stays an event. The result is the ticked one, cycle for cycle.
+ * The stall counters of the stretch are counted at its end, from the state at its start: a
+ * ready packet waits for TX room from the cycle the link frees; queued flows wait for the read
+ * channel (the gate open: no delivery in the stretch) or at the descriptor gate, from the
+ * first cycle a flow is queued (only a delivery in the stretch queues one). */
 static uint64_t rl__skip(void *x, uint64_t left)
 {
     rl *r = (rl *)x;
-    uint64_t gap, limit, total = 0;
-    bool lazy = !rl__ranked_mode(r) && !r->registers.count && !r->insert_requests.count, ran = false;
+    uint64_t gap, limit, total = 0, tx_wait = UINT64_MAX, gated_from;
+    bool lazy = !rl__ranked_mode(r) && !r->registers.count && !r->insert_requests.count, ran = false, throttled;
     bool closed = r->desc_count + r->fetches.count >= r->cfg.desc_depth; /* the descriptor gate */
     unsigned leave = lazy ? RL__LEAVE_TL | (closed ? RL__LEAVE_DLV : 0u) : 0u;
     limit = rl__next_gap_of(r, &gap, leave) ? (gap < left ? gap : left) : left;
     if (!limit)
         return 0;
+    if (r->n_ready && rnic_ring_full(&r->tx)) /* a ready packet waits for TX room */
+        tx_wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
+    throttled = rl__fetch_gate_open(r);
+    gated_from = rl__sched_count(r) ? 0u : UINT64_MAX;
     while (lazy) { /* total < limit: the cycles before now are done, steps 3 and 4 of now too if ran */
         uint64_t e = UINT64_MAX, d;
         if (r->heap_count || r->inserts_in_flight.count)
@@ -4750,12 +4733,20 @@ static uint64_t rl__skip(void *x, uint64_t left)
             e = 1;
         if (e >= limit - total)
             break;
-        rl__jump(r, e);
+        rl__pass(r, e);
         total += e;
         rl__timeline(r); /* steps 3 and 4 of this cycle, its only work */
         ran = true;
+        if (gated_from == UINT64_MAX && rl__sched_count(r)) /* a delivery queued a flow */
+            gated_from = total;
     }
-    rl__jump(r, limit - total);
+    rl__pass(r, limit - total);
+    if (tx_wait < limit)
+        r->stats.tx_stalls += limit - tx_wait;
+    if (throttled) /* queued flows wait for the read channel meanwhile */
+        r->stats.fetch_throttled += limit;
+    else if (gated_from != UINT64_MAX) /* ... or at the descriptor gate */
+        r->stats.fetch_gated += limit - gated_from;
     return limit;
 }
 static void rl__tick_fn(void *x) { rl_tick((rl *)x); }
