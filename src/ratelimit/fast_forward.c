@@ -111,19 +111,21 @@ static uint64_t rl__tl_gap(const rl *r, uint64_t op)
  * timeline, its enqueues in flight, the operation slot (tl_stamp) or of inc (phi_epoch) the
  * answer moves only with time (every term is a due cycle). A cache in the engine's memory, as
  * rl__cached_gap's. */
-static uint64_t rl__tl_gap_now(const rl *r)
+static uint64_t rl__tl_gap_fill(const rl *r)
 {
     rl *w = (rl *)(uintptr_t)r;
-    uint64_t op, g;
-    if (r->tl_gap_valid && r->tl_gap_stamp == r->tl_stamp && r->tl_gap_epoch == r->phi_epoch)
-        return rl__reached(r->now, r->tl_gap_at) ? 0u : r->tl_gap_at - r->now;
-    op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now;
-    g = rl__tl_gap(r, op);
+    uint64_t op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now, g = rl__tl_gap(r, op);
     w->tl_gap_valid = g < ((uint64_t)1 << 62); /* far ones are recomputed, as rl__cached_gap's */
     w->tl_gap_at = r->now + g;
     w->tl_gap_stamp = r->tl_stamp;
     w->tl_gap_epoch = r->phi_epoch;
     return g;
+}
+RNIC_INLINE uint64_t rl__tl_gap_now(const rl *r)
+{
+    if (r->tl_gap_valid && r->tl_gap_stamp == r->tl_stamp && r->tl_gap_epoch == r->phi_epoch)
+        return rl__reached(r->now, r->tl_gap_at) ? 0u : r->tl_gap_at - r->now;
+    return rl__tl_gap_fill(r);
 }
 
 /* rl__next_gap_of's `leave`: the events it leaves out. */
