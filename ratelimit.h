@@ -3861,7 +3861,11 @@ static void rl__round(rl *r, uint32_t qpi)
         rnic_bitmap_set(r->desc_used, slot);
         if (r->desc_latest != RNIC_NONE && rl__desc_less(r, true, r->desc_latest, slot))
             r->desc_latest = slot;
-        rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
+        if (rnic_ftime_before(r->T, d->start)) /* it waits for T to reach its start (step 5) */
+            rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
+        else /* already eligible: where step 5 of this tick would put it (the ring's order does
+              * not depend on the order of its pushes) */
+            rl__ready_push(r, slot);
         r->desc_count++;
         q->outstanding++;
         q->offset = last ? 0 : off + len;
@@ -4234,7 +4238,7 @@ static void rl__transmit(rl *r)
     out.op = d->op;
     out.status = d->status;
     out.aux = 0;
-    rnic_ring_push(&r->tx, &out);
+    rnic_ring_push_n(&r->tx, &out, sizeof out); /* a fixed-size move */
     RNIC__TRACE_REC(r, RNIC_TRACE_OUT, &out);
     now_t = rnic_ftime_at(r->now);
     if (rnic_ftime_before(r->link_t, now_t))
@@ -4775,7 +4779,7 @@ RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out)
         return RNIC_EINVAL;
     if (!out)
         return rl__refuse(r, 0, RNIC_EINVAL, 0);
-    if (rnic_ring_pop(&r->tx, out) != RNIC_OK)
+    if (rnic_ring_pop_n(&r->tx, out, sizeof *out) != RNIC_OK)
         return RNIC_EEMPTY;
     RNIC__TRACE_REC(r, RNIC_TRACE_POP, out);
     return RNIC_OK;
