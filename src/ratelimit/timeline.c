@@ -100,12 +100,15 @@ static void rl__tl_insert(rl *r, uint32_t qp)
 {
     uint32_t first = r->tl_first;
     r->heap_count++;
-    r->tl_stamp++;
     r->qps[qp].tl_loc = RL__TL_SETTLED;
     rl__tl_file(r, qp);
-    /* it comes first only with a smaller key: on equal keys the earlier entry leaves first */
-    if (first == RNIC_NONE || rl__key_before(r->qps[qp].resched, r->qps[first].resched))
+    /* it comes first only with a smaller key: on equal keys the earlier entry leaves first. Only
+     * then does rl__tl_gap's answer move: an enqueue in flight with a key not before the first
+     * one's was no term of it, and settled behind the first it is none either. */
+    if (first == RNIC_NONE || rl__key_before(r->qps[qp].resched, r->qps[first].resched)) {
         r->tl_first = qp;
+        r->tl_stamp++;
+    }
 }
 
 /* File qp in the run, the late list or a calendar list. */
