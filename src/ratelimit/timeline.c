@@ -263,8 +263,8 @@ static void rl__timeline(rl *r)
         due = r->heap_count && rl__key_due(r, r->qps[rl__tl_peek(r)].resched);
         request = r->insert_requests.count != 0;
         if (due || request) {
+            uint32_t stamp = r->tl_stamp;
             r->heap_next_op = r->now + 2u;
-            r->tl_stamp++;
             r->stats.heap_ops++;
             if (due) {
                 tq.qp = rl__tl_pop(r);
@@ -279,7 +279,13 @@ static void rl__timeline(rl *r)
                 if (!r->inserts_in_flight.count || rl__key_before(r->qps[tq.qp].resched, r->inflight_key_floor))
                     r->inflight_key_floor = r->qps[tq.qp].resched;
                 RL__Q_PUSH(&r->inserts_in_flight, tq);
+                if (r->tl_first == RNIC_NONE || rl__key_before(r->qps[tq.qp].resched, r->qps[r->tl_first].resched))
+                    r->tl_stamp++; /* a new term of rl__tl_gap */
             }
+            /* rl__tl_gap's answer is max(due terms, operation slot): with no dequeue (which moves
+             * tl_stamp) and no new term, only the slot moved */
+            if (r->tl_stamp == stamp && r->tl_gap_stamp == stamp && rl__key_before(r->tl_gap_at, r->heap_next_op))
+                r->tl_gap_at = r->heap_next_op;
         }
     }
     if (r->wheel_count) { /* step 3w: the wheel's smallest key, when due, goes to the queue */
