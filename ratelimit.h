@@ -4708,11 +4708,13 @@ RNIC_INLINE void rl__pass(rl *r, uint64_t n)
 /* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`); 0
  * when something happens now. Cycles whose only work is the timeline's (a dequeue at an
  * operation slot, a delivery to the schedule FIFO while the descriptor gate is closed) are
- * run here, each at its cycle, without a tick: steps 3 and 4 (rl__timeline) are the only ones
- * with work in them, and nothing they do moves another step's next event (the FIFO mode, no
- * insert request waiting: the operation only dequeues; the gate stays closed until a round or
- * a transmission, which are ticked). A delivery while the gate is open would let step 7 pop:
- * it stays an event. The result is the ticked one, cycle for cycle.
+ * run here without a tick: steps 3 and 4 (rl__timeline) are the only ones with work in them,
+ * and nothing they do moves another step's next event (the FIFO mode, no insert request
+ * waiting: the operation only dequeues; the gate stays closed until a round or a transmission,
+ * which are ticked). A dequeue runs at its cycle; deliveries, which only queue their flows in
+ * their order, join the FIFO at the next dequeue's cycle or at the end of the stretch, before
+ * the skip returns. A delivery while the gate is open would let step 7 pop: it stays an event.
+ * Nothing can read the engine inside the stretch: what it returns is the ticked state.
  * The stall counters of the stretch are counted at its end, from the state at its start: a
  * ready packet waits for TX room from the cycle the link frees; queued flows wait for the read
  * channel (the gate open: no delivery in the stretch) or at the descriptor gate, from the
@@ -4720,7 +4722,7 @@ RNIC_INLINE void rl__pass(rl *r, uint64_t n)
 static uint64_t rl__skip(void *x, uint64_t left)
 {
     rl *r = (rl *)x;
-    uint64_t gap, limit, total = 0, tx_wait = UINT64_MAX, gated_from;
+    uint64_t gap, limit, total = 0, tx_wait = UINT64_MAX, gated_from, start = r->now;
     bool lazy = !rl__ranked_mode(r) && !r->registers.count && !r->insert_requests.count, ran = false, throttled;
     bool closed = r->desc_count + r->fetches.count >= r->cfg.desc_depth; /* the descriptor gate */
     unsigned leave = lazy ? RL__LEAVE_TL | (closed ? RL__LEAVE_DLV : 0u) : 0u;
@@ -4735,14 +4737,10 @@ static uint64_t rl__skip(void *x, uint64_t left)
         uint64_t e = UINT64_MAX, d;
         if (r->heap_count || r->inserts_in_flight.count)
             e = rl__tl_gap_now(r);
-        if (r->deliveries.count) { /* after a run, none is due now (height >= 1) */
+        if (r->deliveries.count && !closed) { /* a delivery while the gate is open: ticked */
             d = rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle) ? 0u : RL__Q_HEAD(&r->deliveries).cycle - r->now;
-            if (!closed) { /* an event: ticked */
-                if (d < limit - total)
-                    limit = total + d;
-            } else if (d < e) {
-                e = d;
-            }
+            if (d < limit - total)
+                limit = total + d;
         }
         if (ran && e == 0) /* this cycle's timeline work is done */
             e = 1;
@@ -4750,12 +4748,21 @@ static uint64_t rl__skip(void *x, uint64_t left)
             break;
         rl__pass(r, e);
         total += e;
-        rl__timeline(r); /* steps 3 and 4 of this cycle, its only work */
+        if (gated_from == UINT64_MAX && r->deliveries.count && rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle))
+            gated_from = RL__Q_HEAD(&r->deliveries).cycle - start; /* the first flow queued waits from its cycle */
+        rl__timeline(r); /* steps 3 and 4 of this cycle, its only work (and the deliveries before it) */
         ran = true;
-        if (gated_from == UINT64_MAX && rl__sched_count(r)) /* a delivery queued a flow */
-            gated_from = total;
     }
     rl__pass(r, limit - total);
+    /* with the gate closed a delivery only queues its flow (the gate stays closed until a round
+     * or a transmission, which are ticked): the deliveries of the skipped cycles join the FIFO
+     * in their order (nothing else joins it in the stretch) */
+    while (closed && r->deliveries.count && rl__reached(r->now - 1u, RL__Q_HEAD(&r->deliveries).cycle)) {
+        if (gated_from == UINT64_MAX)
+            gated_from = RL__Q_HEAD(&r->deliveries).cycle - start;
+        rl__enqueue_schedule(r, RL__Q_HEAD(&r->deliveries).qp);
+        RL__Q_DROP(&r->deliveries);
+    }
     if (tx_wait < limit)
         r->stats.tx_stalls += limit - tx_wait;
     if (throttled) /* queued flows wait for the read channel meanwhile */
