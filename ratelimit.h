@@ -2423,13 +2423,24 @@ struct rl {
     uint64_t tl_base;                  /* every bucketed key is >= it (wrap-safe) */
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
+    uint32_t tl_run_head, tl_run_tail; /* the run: entries in key order in front of the calendar
+                                          (timeline.c), linked through tl_next / tl_prev */
+    uint64_t tl_cal_bound;             /* while the calendar (lists and late list) is not empty:
+                                          no key in it is larger */
+    uint64_t tl_last_pop;              /* the key of the last entry that left */
+    uint32_t tl_first;                 /* the smallest settled entry (rl__tl_peek), RNIC_NONE: none */
+    uint32_t tl_stamp;                 /* bumped by every change of what rl__tl_gap reads but time */
+    uint64_t tl_gap_at;                /* rl__tl_gap_now's answer as a cycle, while ... */
+    uint64_t tl_gap_epoch;             /* ... phi_epoch and ... */
+    uint32_t tl_gap_stamp, tl_gap_valid; /* ... tl_stamp are these (valid: an answer is cached) */
     uint32_t heap_count;               /* settled entries */
     uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
     rl__flow_fifo registers;       /* flows with a register write pending (through reg_next) */
     rl__flow_fifo insert_requests; /* flows waiting for a P-heap operation slot (through tl_next) */
     rl__timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
     rl__timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
-    rl__flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next) */
+    rl__flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next); its
+                                   count is the ranked queue's too */
     rl__ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
     uint32_t ranked_count;
     uint64_t ranked_pushes;
@@ -2713,6 +2724,7 @@ enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL
 #define RL__PEND_RATE 2u
 #define RL__PEND_CREDIT 4u
 #define RL__LATE 0xffffu /* tl_list of an entry in the late list */
+#define RL__RUN 0xfffeu  /* tl_list of an entry in the run (timeline.c) */
 #define RL__TL_DIGIT 6u   /* timeline calendar: bits per digit ... */
 #define RL__TL_LEVELS 11u /* ... and levels (11 x 6 >= 64) */
 
@@ -3049,8 +3061,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TASSEL;
     for (i = 0; i < RL__TL_LEVELS * 64u; i++)
         r->tl_head[i] = r->tl_tail[i] = RNIC_NONE;
-    r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
-    r->tl_base = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
+    r->tl_late_head = r->tl_late_tail = r->tl_min = r->tl_run_head = r->tl_run_tail = r->tl_first = RNIC_NONE;
+    r->tl_base = r->tl_last_pop = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
     r->desc_latest = RNIC_NONE;
     r->ready_mask = (uint32_t)rl__ready_ring(cfg->desc_depth) - 1u;
     for (i = 0; i < cfg->max_flows; i++) {
@@ -3164,10 +3176,8 @@ static bool rl__ranked_mode(const rl *r) { return r->cfg.schedule_queue == RL_SC
 /* A virtual time as a rank: 2^-16-cycle units in 64 bits, compared wrap-safe. */
 static uint64_t rl__rank_of(rnic_ftime t) { return (t.cycle << 16) | (t.frac >> 16); }
 
-static uint32_t rl__sched_count(const rl *r)
-{
-    return rl__ranked_mode(r) ? r->ranked_count : r->schedule.count;
-}
+/* Flows queued: the FIFO's count, which the ranked queue keeps too (= ranked_count). */
+static uint32_t rl__sched_count(const rl *r) { return r->schedule.count; }
 
 /* (rank, order) before: wrap-safe on the rank (live ranks lie within 2^63 of each other). */
 static bool rl__ranked_less(const rl__ranked *a, const rl__ranked *b)
@@ -3183,6 +3193,7 @@ static void rl__ranked_push(rl *r, uint32_t qp)
     rnic_ftime f = rl__finish(q);
     rl__ranked e;
     uint32_t i = r->ranked_count++;
+    r->schedule.count++;
     rnic_ftime_add_bytes(&f, r->cfg.mtu, q->cpb); /* a full packet from the next start */
     e.rank = rl__rank_of(f);
     e.order = r->ranked_pushes++;
@@ -3198,6 +3209,7 @@ static void rl__ranked_push(rl *r, uint32_t qp)
 static uint32_t rl__ranked_pop(rl *r)
 {
     uint32_t top = r->ranked[0].qp, n = --r->ranked_count, i = 0;
+    r->schedule.count--;
     rl__ranked last;
     if (n == 0)
         return top;
@@ -3600,6 +3612,7 @@ static void rl__rekey(rl *r, uint32_t qi)
     if (q->tl_loc == RL__TL_WHEEL)
         rl__wheel_remove(r, qi); /* before the new key is read: the slot is found from the old one */
     q->resched = rnic_ftime_ceil(res);
+    r->tl_stamp++; /* an enqueue in flight may have a new key */
     if (q->tl_loc == RL__TL_REQUEST && r->inserts_in_flight.count && rl__key_before(q->resched, r->inflight_key_floor))
         r->inflight_key_floor = q->resched; /* it may be one of the enqueues in flight */
     if (q->tl_loc == RL__TL_SETTLED || q->tl_loc == RL__TL_WHEEL) {
@@ -3848,7 +3861,11 @@ static void rl__round(rl *r, uint32_t qpi)
         rnic_bitmap_set(r->desc_used, slot);
         if (r->desc_latest != RNIC_NONE && rl__desc_less(r, true, r->desc_latest, slot))
             r->desc_latest = slot;
-        rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
+        if (rnic_ftime_before(r->T, d->start)) /* it waits for T to reach its start (step 5) */
+            rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
+        else /* already eligible: where step 5 of this tick would put it (the ring's order does
+              * not depend on the order of its pushes) */
+            rl__ready_push(r, slot);
         r->desc_count++;
         q->outstanding++;
         q->offset = last ? 0 : off + len;
@@ -3899,7 +3916,13 @@ static void rl__round(rl *r, uint32_t qpi)
  * list; an entry moves down at most once per level (<= 3 times for keys 2^23 cycles ahead).
  * A key below tl_base (its enqueue was computed before a larger key left) is due as well: it
  * waits in a short sorted "late" list that is served first. Wrap-safe: the top level (4 bits)
- * is searched circularly from tl_base's digit. */
+ * is searched circularly from tl_base's digit.
+ * In front of the calendar, the run: a list of entries in key order (ties in insertion order)
+ * that takes, in O(1), every entry whose key is at least the run's last and larger than any key
+ * the calendar holds (tl_cal_bound) -- keys that arrive in order, as a backlogged fair share
+ * reschedules its QPs, never enter the calendar. A run entry ties only with calendar entries
+ * that settled after it, so on equal keys the run's leaves first; the order is exactly
+ * (key, insertion order) over both. */
 
 #define RL__TL_LEVEL(key, base) ((key) == (base) ? 0u : rl__msb64((key) ^ (base)) / RL__TL_DIGIT)
 
@@ -3970,11 +3993,50 @@ static void rl__tl_normalise(rl *r)
     r->tl_min = r->tl_levels ? r->tl_head[rnic_ctz64(r->tl_bits[0])] : RNIC_NONE;
 }
 
+/* The calendar (lists and late list) holds no entry. */
+static bool rl__tl_cal_empty(const rl *r) { return !r->tl_levels && r->tl_late_head == RNIC_NONE; }
+
+static void rl__tl_file(rl *r, uint32_t qp);
+
+/* A settling entry joins (key: its flow's resched). */
 static void rl__tl_insert(rl *r, uint32_t qp)
 {
-    uint64_t key = r->qps[qp].resched;
+    uint32_t first = r->tl_first;
     r->heap_count++;
     r->qps[qp].tl_loc = RL__TL_SETTLED;
+    rl__tl_file(r, qp);
+    /* it comes first only with a smaller key: on equal keys the earlier entry leaves first. Only
+     * then does rl__tl_gap's answer move: an enqueue in flight with a key not before the first
+     * one's was no term of it, and settled behind the first it is none either. */
+    if (first == RNIC_NONE || rl__key_before(r->qps[qp].resched, r->qps[first].resched)) {
+        r->tl_first = qp;
+        r->tl_stamp++;
+    }
+}
+
+/* File qp in the run, the late list or a calendar list. */
+static void rl__tl_file(rl *r, uint32_t qp)
+{
+    uint64_t key = r->qps[qp].resched;
+    bool cal_empty = rl__tl_cal_empty(r);
+    if (cal_empty || rl__key_before(r->tl_cal_bound, key)) {
+        uint32_t tail = r->tl_run_tail;
+        if (tail == RNIC_NONE || !rl__key_before(key, r->qps[tail].resched)) { /* the run's end */
+            r->tl_next[qp] = RNIC_NONE;
+            r->tl_prev[qp] = tail;
+            if (tail == RNIC_NONE)
+                r->tl_run_head = qp;
+            else
+                r->tl_next[tail] = qp;
+            r->tl_run_tail = qp;
+            r->qps[qp].tl_list = RL__RUN;
+            return;
+        }
+        r->tl_cal_bound = key;
+    }
+    if (cal_empty) /* any base at or below its key: the calendar follows the keys that left, as
+                    * if they had left it (the run may keep it empty for long) */
+        r->tl_base = rl__key_before(key, r->tl_last_pop) ? key : r->tl_last_pop;
     if (rl__key_before(key, r->tl_base)) { /* late: sorted insert after equal keys, searched from the tail
                              * (late keys arrive almost in order: a short walk) */
         uint32_t at = r->tl_late_tail;
@@ -4002,8 +4064,8 @@ static void rl__tl_insert(rl *r, uint32_t qp)
 static void rl__tl_unlink(rl *r, uint32_t qp)
 {
     uint32_t list = r->qps[qp].tl_list, prev = r->tl_prev[qp], next = r->tl_next[qp];
-    uint32_t *head = list == RL__LATE ? &r->tl_late_head : &r->tl_head[list];
-    uint32_t *tail = list == RL__LATE ? &r->tl_late_tail : &r->tl_tail[list];
+    uint32_t *head = list == RL__LATE ? &r->tl_late_head : list == RL__RUN ? &r->tl_run_head : &r->tl_head[list];
+    uint32_t *tail = list == RL__LATE ? &r->tl_late_tail : list == RL__RUN ? &r->tl_run_tail : &r->tl_tail[list];
     if (prev == RNIC_NONE)
         *head = next;
     else
@@ -4012,7 +4074,8 @@ static void rl__tl_unlink(rl *r, uint32_t qp)
         *tail = prev;
     else
         r->tl_prev[next] = prev;
-    if (list != RL__LATE && *head == RNIC_NONE) {
+    r->tl_stamp++;
+    if (list < RL__RUN && *head == RNIC_NONE) {
         uint32_t level = list / 64u;
         r->tl_bits[level] &= ~((uint64_t)1 << (list & 63u));
         if (!r->tl_bits[level])
@@ -4021,22 +4084,44 @@ static void rl__tl_unlink(rl *r, uint32_t qp)
     r->heap_count--;
 }
 
+/* The smallest settled entry (RNIC_NONE when none): the run's head unless the calendar's
+ * smallest key is smaller. */
+static uint32_t rl__tl_first_of(const rl *r)
+{
+    uint32_t cal = r->tl_late_head != RNIC_NONE ? r->tl_late_head : r->tl_min, run = r->tl_run_head;
+    if (run == RNIC_NONE || (cal != RNIC_NONE && rl__key_before(r->qps[cal].resched, r->qps[run].resched)))
+        return cal;
+    return run;
+}
+
 static void rl__tl_remove(rl *r, uint32_t qp)
 {
     rl__tl_unlink(r, qp);
     if (r->tl_min == qp)
         rl__tl_normalise(r);
+    if (r->tl_first == qp)
+        r->tl_first = rl__tl_first_of(r);
 }
 
-/* The smallest settled entry (RNIC_NONE when none). */
-static uint32_t rl__tl_peek(const rl *r)
-{
-    return r->tl_late_head != RNIC_NONE ? r->tl_late_head : r->tl_min;
-}
+/* The smallest settled entry (RNIC_NONE when none), kept by insert, remove and pop. */
+static uint32_t rl__tl_peek(const rl *r) { return r->tl_first; }
 
 static uint32_t rl__tl_pop(rl *r)
 {
-    uint32_t qp = r->tl_late_head;
+    uint32_t qp = r->tl_late_head, run = r->tl_run_head;
+    if (run != RNIC_NONE && r->tl_first == run) { /* the run's head leaves */
+        uint32_t next = r->tl_next[run];
+        r->tl_run_head = next;
+        if (next == RNIC_NONE)
+            r->tl_run_tail = RNIC_NONE;
+        else
+            r->tl_prev[next] = RNIC_NONE;
+        r->heap_count--;
+        r->tl_stamp++;
+        r->tl_last_pop = r->qps[run].resched;
+        r->tl_first = rl__tl_first_of(r);
+        return run;
+    }
     if (qp == RNIC_NONE) {
         /* the smallest entry leaves from level 0, so that tl_base stays within a digit of
          * the keys still to come (later keys lie within 2^62 of it) */
@@ -4045,6 +4130,7 @@ static uint32_t rl__tl_pop(rl *r)
         qp = r->tl_min;
     }
     rl__tl_remove(r, qp);
+    r->tl_last_pop = r->qps[qp].resched;
     return qp;
 }
 
@@ -4074,11 +4160,13 @@ static void rl__timeline(rl *r)
 {
     rl__timed_qp tq;
     bool due, request;
-    rl__settle(r, true);
+    if (r->inserts_in_flight.count)
+        rl__settle(r, true);
     if (rl__reached(r->now, r->heap_next_op)) {
         due = r->heap_count && rl__key_due(r, r->qps[rl__tl_peek(r)].resched);
         request = r->insert_requests.count != 0;
         if (due || request) {
+            uint32_t stamp = r->tl_stamp;
             r->heap_next_op = r->now + 2u;
             r->stats.heap_ops++;
             if (due) {
@@ -4094,7 +4182,13 @@ static void rl__timeline(rl *r)
                 if (!r->inserts_in_flight.count || rl__key_before(r->qps[tq.qp].resched, r->inflight_key_floor))
                     r->inflight_key_floor = r->qps[tq.qp].resched;
                 RL__Q_PUSH(&r->inserts_in_flight, tq);
+                if (r->tl_first == RNIC_NONE || rl__key_before(r->qps[tq.qp].resched, r->qps[r->tl_first].resched))
+                    r->tl_stamp++; /* a new term of rl__tl_gap */
             }
+            /* rl__tl_gap's answer is max(due terms, operation slot): with no dequeue (which moves
+             * tl_stamp) and no new term, only the slot moved */
+            if (r->tl_stamp == stamp && r->tl_gap_stamp == stamp && rl__key_before(r->tl_gap_at, r->heap_next_op))
+                r->tl_gap_at = r->heap_next_op;
         }
     }
     if (r->wheel_count) { /* step 3w: the wheel's smallest key, when due, goes to the queue */
@@ -4153,7 +4247,7 @@ static void rl__transmit(rl *r)
     out.op = d->op;
     out.status = d->status;
     out.aux = 0;
-    rnic_ring_push(&r->tx, &out);
+    rnic_ring_push_n(&r->tx, &out, sizeof out); /* a fixed-size move */
     RNIC__TRACE_REC(r, RNIC_TRACE_OUT, &out);
     now_t = rnic_ftime_at(r->now);
     if (rnic_ftime_before(r->link_t, now_t))
@@ -4268,6 +4362,9 @@ static void rl__catch_up(rl *r)
 {
     rnic_ftime now_t = rnic_ftime_at(r->now), epoch;
     uint32_t i;
+    bool bound_set = false;
+
+    r->tl_stamp++; /* heap_next_op may move */
     if (rl__reached(r->now, r->heap_next_op))
         r->heap_next_op = r->now;
     if (rl__reached(r->now, r->link_free) && rnic_ftime_before(r->link_t, now_t)) {
@@ -4280,9 +4377,18 @@ static void rl__catch_up(rl *r)
     }
     epoch.cycle = r->T.cycle & ~(((uint64_t)1 << RL__EPOCH_BITS) - 1u);
     epoch.frac = 0;
-    for (i = 0; i < r->cfg.max_flows; i++)
-        if (r->qps[i].state == RL__IDLE && rnic_ftime_before(rl__finish(&r->qps[i]), epoch))
+    for (i = 0; i < r->cfg.max_flows; i++) {
+        const rl__qp *q = &r->qps[i];
+        if (q->state == RL__IDLE && rnic_ftime_before(rl__finish(q), epoch))
             rl__set_finish(&r->qps[i], epoch);
+        /* the calendar's bound, exact again: it only grows while the calendar holds entries,
+         * and must stay within 2^62 of the keys to come */
+        if (q->state == RL__DORMANT && q->tl_loc == RL__TL_SETTLED && q->tl_list != RL__RUN &&
+            (!bound_set || rl__key_before(r->tl_cal_bound, q->resched))) {
+            r->tl_cal_bound = q->resched;
+            bound_set = true;
+        }
+    }
 }
 
 RL_API void rl_tick(rl *r)
@@ -4308,11 +4414,16 @@ RL_API void rl_tick(rl *r)
     if (rl__sched_count(r))
         rl__issue_fetch(r); /* 7 */
     t_before = r->T.cycle;
-    rnic_ftime_add_q32(&r->T, r->inc); /* 8 */
-    if (r->a_tracks)
-        rnic_ftime_add_q32(&r->A_mono, r->inc);
-    else
-        rl__update_activation(r);
+    if (r->inc == RNIC_Q32_ONE && r->a_tracks) { /* 8; Phi <= 1: a whole cycle on both */
+        r->T.cycle++;
+        r->A_mono.cycle++;
+    } else {
+        rnic_ftime_add_q32(&r->T, r->inc);
+        if (r->a_tracks)
+            rnic_ftime_add_q32(&r->A_mono, r->inc);
+        else
+            rl__update_activation(r);
+    }
     r->now++;
     r->stats.cycles++;
     if (!(r->now << (64 - RL__EPOCH_BITS)) || (r->T.cycle ^ t_before) >> RL__EPOCH_BITS)
@@ -4386,6 +4497,15 @@ static uint64_t rl__cached_gap(const rl *r, const rl__due *cache, rnic_ftime fro
 static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
 {
     uint64_t gap;
+    if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: A moves a whole cycle per cycle, no division */
+        rnic_ftime a;
+        if (rl__key_due(r, key))
+            return 0;
+        a = rl__activation(r); /* key >= A_mono >= A: due once A passes key */
+        gap = key - a.cycle;
+        if (gap < ((uint64_t)1 << 62))
+            return gap + (a.frac == 0);
+    }
     if (cache && rl__cache_hit(r, cache, rnic_ftime_at(key), &gap)) /* before A is computed (due stays due within an epoch) */
         return gap;
     if (rl__key_due(r, key))
@@ -4394,13 +4514,66 @@ static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
                  : rl__cycles_until(r, rl__activation(r), rnic_ftime_at(key), true);
 }
 
-/* Cycles from now to the next event (false: none without new input). Distances, not
- * cycles, so that the 2^64 wrap needs no special case. `all` false leaves out the events on a
- * packet's way to the TX port (a fetch's return, eligibility, the link): rl__output_gap's rest. */
-static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
+/* Cycles from now to the next timeline dequeue when no insert request waits (UINT64_MAX: none
+ * without new input): when the smallest settled key falls due, or an enqueue still settling
+ * that would leave before it (settled and due), at an operation slot (op: cycles to it). */
+static uint64_t rl__tl_gap(const rl *r, uint64_t op)
+{
+    uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
+    uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
+    const rl__timed_queue *q = &r->inserts_in_flight;
+    if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
+        n = 0; /* every enqueue in flight leaves after the settled minimum */
+    for (i = 0; i < n; i++) {
+        const rl__timed_qp *e = &RL__Q_AT(q, i);
+        uint64_t key = r->qps[e->qp].resched, settle, k;
+        if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
+            continue; /* leaves after the settled minimum */
+        settle = rl__reached(r->now, e->cycle) ? 0u : e->cycle - r->now;
+        k = rl__key_gap(r, NULL, key);
+        if (k < settle)
+            k = settle;
+        if (k < j)
+            j = k;
+    }
+    if (j == UINT64_MAX)
+        return j;
+    return j > op ? j : op;
+}
+
+/* rl__tl_gap at the current operation slot, remembered as a cycle: without a change of the
+ * timeline, its enqueues in flight, the operation slot (tl_stamp) or of inc (phi_epoch) the
+ * answer moves only with time (every term is a due cycle). A cache in the engine's memory, as
+ * rl__cached_gap's. */
+static uint64_t rl__tl_gap_fill(const rl *r)
+{
+    rl *w = (rl *)(uintptr_t)r;
+    uint64_t op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now, g = rl__tl_gap(r, op);
+    w->tl_gap_valid = g < ((uint64_t)1 << 62); /* far ones are recomputed, as rl__cached_gap's */
+    w->tl_gap_at = r->now + g;
+    w->tl_gap_stamp = r->tl_stamp;
+    w->tl_gap_epoch = r->phi_epoch;
+    return g;
+}
+RNIC_INLINE uint64_t rl__tl_gap_now(const rl *r)
+{
+    if (r->tl_gap_valid && r->tl_gap_stamp == r->tl_stamp && r->tl_gap_epoch == r->phi_epoch)
+        return rl__reached(r->now, r->tl_gap_at) ? 0u : r->tl_gap_at - r->now;
+    return rl__tl_gap_fill(r);
+}
+
+/* rl__next_gap_of's `leave`: the events it leaves out. */
+#define RL__LEAVE_OUTPUT 1u /* those on a packet's way to the TX port (a fetch's return, eligibility,
+                               the link): rl__output_gap's rest */
+#define RL__LEAVE_TL 2u     /* the timeline's dequeues (rl__skip runs them itself, see there) */
+#define RL__LEAVE_DLV 4u    /* the deliveries to the schedule queue (likewise) */
+
+/* Cycles from now to the next event (false: none without new input), leaving out the kinds in
+ * `leave`. Distances, not cycles, so that the 2^64 wrap needs no special case. */
+static bool rl__next_gap_of(const rl *r, uint64_t *gap, unsigned leave)
 {
     uint64_t best = UINT64_MAX, c, op;
-    bool any = false;
+    bool any = false, all = !(leave & RL__LEAVE_OUTPUT);
     if (r->registers.count) {
         *gap = 0;
         return true;
@@ -4422,7 +4595,7 @@ static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
     RL__IN(rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now)
     if (all && r->fetches.count)
         RL__AT(RL__Q_HEAD(&r->fetches).cycle);
-    if (r->deliveries.count)
+    if (r->deliveries.count && !(leave & RL__LEAVE_DLV))
         RL__AT(RL__Q_HEAD(&r->deliveries).cycle);
     if (all && r->n_ready && !rnic_ring_full(&r->tx))
         RL__AT(r->link_free);
@@ -4441,35 +4614,17 @@ static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
         if (j != UINT64_MAX)
             RL__IN(j);
     }
-    if (r->heap_count || r->inserts_in_flight.count) {
-        /* the next dequeue: when the smallest settled key falls due, or an enqueue still
-         * settling that would leave before it (settled and due), at an operation slot */
-        uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
-        uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
-        const rl__timed_queue *q = &r->inserts_in_flight;
-        if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
-            n = 0; /* every enqueue in flight leaves after the settled minimum */
-        for (i = 0; i < n; i++) {
-            const rl__timed_qp *e = &RL__Q_AT(q, i);
-            uint64_t key = r->qps[e->qp].resched, settle, k;
-            if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
-                continue; /* leaves after the settled minimum */
-            settle = rl__reached(r->now, e->cycle) ? 0u : e->cycle - r->now;
-            k = rl__key_gap(r, NULL, key);
-            if (k < settle)
-                k = settle;
-            if (k < j)
-                j = k;
-        }
+    if ((r->heap_count || r->inserts_in_flight.count) && !(leave & RL__LEAVE_TL)) {
+        uint64_t j = rl__tl_gap_now(r);
         if (j != UINT64_MAX)
-            RL__IN(j > op ? j : op);
+            RL__IN(j);
     }
 #undef RL__AT
 #undef RL__IN
     *gap = best;
     return any;
 }
-static bool rl__next_gap(const rl *r, uint64_t *gap) { return rl__next_gap_of(r, gap, true); }
+static bool rl__next_gap(const rl *r, uint64_t *gap) { return rl__next_gap_of(r, gap, 0u); }
 
 RL_API uint64_t rl_next_event(const rl *r)
 {
@@ -4506,7 +4661,7 @@ static uint64_t rl__output_gap(const rl *r)
         best = c;
     if (best == 0)
         return 0;
-    if (rl__next_gap_of(r, &other, false) && other < best && best - other > r->pcie_latency)
+    if (rl__next_gap_of(r, &other, RL__LEAVE_OUTPUT) && other < best && best - other > r->pcie_latency)
         best = other + r->pcie_latency;
 #undef RL__GAP
     return best;
@@ -4521,39 +4676,100 @@ RL_API uint64_t rl_next_output(const rl *r)
     return gap == UINT64_MAX ? RNIC_NEVER : r->now + gap;
 }
 
-/* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`),
- * counting the stalls the skipped cycles would have counted; 0 when something happens now. */
-static uint64_t rl__skip(void *x, uint64_t left)
+/* Let n cycles pass in which no step has work: T, A_mono, now, the cycle count and the 2^62
+ * catch-up; the stall counters those cycles count are rl__skip's. */
+RNIC_INLINE void rl__pass(rl *r, uint64_t n)
 {
-    rl *r = (rl *)x;
-    uint64_t gap, skip, rest;
-    skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
-    if (!skip)
-        return 0;
-    if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
-        uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
-        if (wait < skip)
-            r->stats.tx_stalls += skip - wait;
-    }
-    if (rl__fetch_gate_open(r)) /* queued flows wait for the read channel meanwhile */
-        r->stats.fetch_throttled += skip;
-    else if (rl__sched_count(r)) /* ... or at the descriptor gate */
-        r->stats.fetch_gated += skip;
-    rest = skip;
-    while (rest) { /* jumps of at most 2^61 cycles: rest * inc stays below 2^63 (inc <= 1) */
-        uint64_t jump = rest < RL__JUMP ? rest : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
-        rnic_ftime_add_bytes(&r->T, jump, r->inc);
-        if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
-            r->A_mono = rl__activation(r);
-        else
+    while (n) { /* jumps of at most 2^61 cycles: n * inc stays below 2^63 (inc <= 1) */
+        uint64_t jump = n < RL__JUMP ? n : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
+        if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: whole cycles */
+            r->T.cycle += jump;
+            if (r->a_tracks) /* A_mono == A = T + lookahead: still equal */
+                r->A_mono.cycle += jump;
+        } else if (jump < ((uint64_t)1 << 32)) { /* jump * inc < 2^64: one Q32.32 step */
+            rnic_ftime_add_q32(&r->T, jump * r->inc);
+            if (r->a_tracks)
+                rnic_ftime_add_q32(&r->A_mono, jump * r->inc);
+        } else {
+            rnic_ftime_add_bytes(&r->T, jump, r->inc);
+            if (r->a_tracks)
+                r->A_mono = rl__activation(r);
+        }
+        if (!r->a_tracks)
             rl__update_activation(r);
         r->now += jump;
         r->stats.cycles += jump;
-        rest -= jump;
+        n -= jump;
         if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
             rl__catch_up(r);
     }
-    return skip;
+}
+
+/* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`); 0
+ * when something happens now. Cycles whose only work is the timeline's (a dequeue at an
+ * operation slot, a delivery to the schedule FIFO while the descriptor gate is closed) are
+ * run here without a tick: steps 3 and 4 (rl__timeline) are the only ones with work in them,
+ * and nothing they do moves another step's next event (the FIFO mode, no insert request
+ * waiting: the operation only dequeues; the gate stays closed until a round or a transmission,
+ * which are ticked). A dequeue runs at its cycle; deliveries, which only queue their flows in
+ * their order, join the FIFO at the next dequeue's cycle or at the end of the stretch, before
+ * the skip returns. A delivery while the gate is open would let step 7 pop: it stays an event.
+ * Nothing can read the engine inside the stretch: what it returns is the ticked state.
+ * The stall counters of the stretch are counted at its end, from the state at its start: a
+ * ready packet waits for TX room from the cycle the link frees; queued flows wait for the read
+ * channel (the gate open: no delivery in the stretch) or at the descriptor gate, from the
+ * first cycle a flow is queued (only a delivery in the stretch queues one). */
+static uint64_t rl__skip(void *x, uint64_t left)
+{
+    rl *r = (rl *)x;
+    uint64_t gap, limit, total = 0, tx_wait = UINT64_MAX, gated_from, start = r->now;
+    bool lazy = !rl__ranked_mode(r) && !r->registers.count && !r->insert_requests.count, ran = false, throttled;
+    bool closed = r->desc_count + r->fetches.count >= r->cfg.desc_depth; /* the descriptor gate */
+    unsigned leave = lazy ? RL__LEAVE_TL | (closed ? RL__LEAVE_DLV : 0u) : 0u;
+    limit = rl__next_gap_of(r, &gap, leave) ? (gap < left ? gap : left) : left;
+    if (!limit)
+        return 0;
+    if (r->n_ready && rnic_ring_full(&r->tx)) /* a ready packet waits for TX room */
+        tx_wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
+    throttled = rl__fetch_gate_open(r);
+    gated_from = rl__sched_count(r) ? 0u : UINT64_MAX;
+    while (lazy) { /* total < limit: the cycles before now are done, steps 3 and 4 of now too if ran */
+        uint64_t e = UINT64_MAX, d;
+        if (r->heap_count || r->inserts_in_flight.count)
+            e = rl__tl_gap_now(r);
+        if (r->deliveries.count && !closed) { /* a delivery while the gate is open: ticked */
+            d = rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle) ? 0u : RL__Q_HEAD(&r->deliveries).cycle - r->now;
+            if (d < limit - total)
+                limit = total + d;
+        }
+        if (ran && e == 0) /* this cycle's timeline work is done */
+            e = 1;
+        if (e >= limit - total)
+            break;
+        rl__pass(r, e);
+        total += e;
+        if (gated_from == UINT64_MAX && r->deliveries.count && rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle))
+            gated_from = RL__Q_HEAD(&r->deliveries).cycle - start; /* the first flow queued waits from its cycle */
+        rl__timeline(r); /* steps 3 and 4 of this cycle, its only work (and the deliveries before it) */
+        ran = true;
+    }
+    rl__pass(r, limit - total);
+    /* with the gate closed a delivery only queues its flow (the gate stays closed until a round
+     * or a transmission, which are ticked): the deliveries of the skipped cycles join the FIFO
+     * in their order (nothing else joins it in the stretch) */
+    while (closed && r->deliveries.count && rl__reached(r->now - 1u, RL__Q_HEAD(&r->deliveries).cycle)) {
+        if (gated_from == UINT64_MAX)
+            gated_from = RL__Q_HEAD(&r->deliveries).cycle - start;
+        rl__enqueue_schedule(r, RL__Q_HEAD(&r->deliveries).qp);
+        RL__Q_DROP(&r->deliveries);
+    }
+    if (tx_wait < limit)
+        r->stats.tx_stalls += limit - tx_wait;
+    if (throttled) /* queued flows wait for the read channel meanwhile */
+        r->stats.fetch_throttled += limit;
+    else if (gated_from != UINT64_MAX) /* ... or at the descriptor gate */
+        r->stats.fetch_gated += limit - gated_from;
+    return limit;
 }
 static void rl__tick_fn(void *x) { rl_tick((rl *)x); }
 static uint32_t rl__full(const void *x) { return rnic_ring_full(&((const rl *)x)->tx) ? 1u : 0u; }
@@ -4579,7 +4795,7 @@ RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out)
         return RNIC_EINVAL;
     if (!out)
         return rl__refuse(r, 0, RNIC_EINVAL, 0);
-    if (rnic_ring_pop(&r->tx, out) != RNIC_OK)
+    if (rnic_ring_pop_n(&r->tx, out, sizeof *out) != RNIC_OK)
         return RNIC_EEMPTY;
     RNIC__TRACE_REC(r, RNIC_TRACE_POP, out);
     return RNIC_OK;

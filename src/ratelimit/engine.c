@@ -192,8 +192,8 @@ RL_API rnic_err rl_init(rl *r, const rl_config *cfg, void *mem, size_t size)
     r->trace_id = cfg->trace_id ? cfg->trace_id : (uint16_t)RNIC_ENGINE_TASSEL;
     for (i = 0; i < RL__TL_LEVELS * 64u; i++)
         r->tl_head[i] = r->tl_tail[i] = RNIC_NONE;
-    r->tl_late_head = r->tl_late_tail = r->tl_min = RNIC_NONE;
-    r->tl_base = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
+    r->tl_late_head = r->tl_late_tail = r->tl_min = r->tl_run_head = r->tl_run_tail = r->tl_first = RNIC_NONE;
+    r->tl_base = r->tl_last_pop = cfg->start_cycle; /* keys are >= ceil(A_mono) >= the start */
     r->desc_latest = RNIC_NONE;
     r->ready_mask = (uint32_t)rl__ready_ring(cfg->desc_depth) - 1u;
     for (i = 0; i < cfg->max_flows; i++) {

@@ -63,6 +63,15 @@ static uint64_t rl__cached_gap(const rl *r, const rl__due *cache, rnic_ftime fro
 static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
 {
     uint64_t gap;
+    if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: A moves a whole cycle per cycle, no division */
+        rnic_ftime a;
+        if (rl__key_due(r, key))
+            return 0;
+        a = rl__activation(r); /* key >= A_mono >= A: due once A passes key */
+        gap = key - a.cycle;
+        if (gap < ((uint64_t)1 << 62))
+            return gap + (a.frac == 0);
+    }
     if (cache && rl__cache_hit(r, cache, rnic_ftime_at(key), &gap)) /* before A is computed (due stays due within an epoch) */
         return gap;
     if (rl__key_due(r, key))
@@ -71,13 +80,66 @@ static uint64_t rl__key_gap(const rl *r, const rl__due *cache, uint64_t key)
                  : rl__cycles_until(r, rl__activation(r), rnic_ftime_at(key), true);
 }
 
-/* Cycles from now to the next event (false: none without new input). Distances, not
- * cycles, so that the 2^64 wrap needs no special case. `all` false leaves out the events on a
- * packet's way to the TX port (a fetch's return, eligibility, the link): rl__output_gap's rest. */
-static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
+/* Cycles from now to the next timeline dequeue when no insert request waits (UINT64_MAX: none
+ * without new input): when the smallest settled key falls due, or an enqueue still settling
+ * that would leave before it (settled and due), at an operation slot (op: cycles to it). */
+static uint64_t rl__tl_gap(const rl *r, uint64_t op)
+{
+    uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
+    uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
+    const rl__timed_queue *q = &r->inserts_in_flight;
+    if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
+        n = 0; /* every enqueue in flight leaves after the settled minimum */
+    for (i = 0; i < n; i++) {
+        const rl__timed_qp *e = &RL__Q_AT(q, i);
+        uint64_t key = r->qps[e->qp].resched, settle, k;
+        if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
+            continue; /* leaves after the settled minimum */
+        settle = rl__reached(r->now, e->cycle) ? 0u : e->cycle - r->now;
+        k = rl__key_gap(r, NULL, key);
+        if (k < settle)
+            k = settle;
+        if (k < j)
+            j = k;
+    }
+    if (j == UINT64_MAX)
+        return j;
+    return j > op ? j : op;
+}
+
+/* rl__tl_gap at the current operation slot, remembered as a cycle: without a change of the
+ * timeline, its enqueues in flight, the operation slot (tl_stamp) or of inc (phi_epoch) the
+ * answer moves only with time (every term is a due cycle). A cache in the engine's memory, as
+ * rl__cached_gap's. */
+static uint64_t rl__tl_gap_fill(const rl *r)
+{
+    rl *w = (rl *)(uintptr_t)r;
+    uint64_t op = rl__reached(r->now, r->heap_next_op) ? 0u : r->heap_next_op - r->now, g = rl__tl_gap(r, op);
+    w->tl_gap_valid = g < ((uint64_t)1 << 62); /* far ones are recomputed, as rl__cached_gap's */
+    w->tl_gap_at = r->now + g;
+    w->tl_gap_stamp = r->tl_stamp;
+    w->tl_gap_epoch = r->phi_epoch;
+    return g;
+}
+RNIC_INLINE uint64_t rl__tl_gap_now(const rl *r)
+{
+    if (r->tl_gap_valid && r->tl_gap_stamp == r->tl_stamp && r->tl_gap_epoch == r->phi_epoch)
+        return rl__reached(r->now, r->tl_gap_at) ? 0u : r->tl_gap_at - r->now;
+    return rl__tl_gap_fill(r);
+}
+
+/* rl__next_gap_of's `leave`: the events it leaves out. */
+#define RL__LEAVE_OUTPUT 1u /* those on a packet's way to the TX port (a fetch's return, eligibility,
+                               the link): rl__output_gap's rest */
+#define RL__LEAVE_TL 2u     /* the timeline's dequeues (rl__skip runs them itself, see there) */
+#define RL__LEAVE_DLV 4u    /* the deliveries to the schedule queue (likewise) */
+
+/* Cycles from now to the next event (false: none without new input), leaving out the kinds in
+ * `leave`. Distances, not cycles, so that the 2^64 wrap needs no special case. */
+static bool rl__next_gap_of(const rl *r, uint64_t *gap, unsigned leave)
 {
     uint64_t best = UINT64_MAX, c, op;
-    bool any = false;
+    bool any = false, all = !(leave & RL__LEAVE_OUTPUT);
     if (r->registers.count) {
         *gap = 0;
         return true;
@@ -99,7 +161,7 @@ static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
     RL__IN(rl__reached(r->now, (cycle)) ? 0u : (cycle) - r->now)
     if (all && r->fetches.count)
         RL__AT(RL__Q_HEAD(&r->fetches).cycle);
-    if (r->deliveries.count)
+    if (r->deliveries.count && !(leave & RL__LEAVE_DLV))
         RL__AT(RL__Q_HEAD(&r->deliveries).cycle);
     if (all && r->n_ready && !rnic_ring_full(&r->tx))
         RL__AT(r->link_free);
@@ -118,35 +180,17 @@ static bool rl__next_gap_of(const rl *r, uint64_t *gap, bool all)
         if (j != UINT64_MAX)
             RL__IN(j);
     }
-    if (r->heap_count || r->inserts_in_flight.count) {
-        /* the next dequeue: when the smallest settled key falls due, or an enqueue still
-         * settling that would leave before it (settled and due), at an operation slot */
-        uint32_t min_qp = r->heap_count ? rl__tl_peek(r) : RNIC_NONE, i, n = r->inserts_in_flight.count;
-        uint64_t j = min_qp != RNIC_NONE ? rl__key_gap(r, &r->tl_due, r->qps[min_qp].resched) : UINT64_MAX;
-        const rl__timed_queue *q = &r->inserts_in_flight;
-        if (min_qp != RNIC_NONE && !rl__key_before(r->inflight_key_floor, r->qps[min_qp].resched))
-            n = 0; /* every enqueue in flight leaves after the settled minimum */
-        for (i = 0; i < n; i++) {
-            const rl__timed_qp *e = &RL__Q_AT(q, i);
-            uint64_t key = r->qps[e->qp].resched, settle, k;
-            if (min_qp != RNIC_NONE && !rl__key_before(key, r->qps[min_qp].resched))
-                continue; /* leaves after the settled minimum */
-            settle = rl__reached(r->now, e->cycle) ? 0u : e->cycle - r->now;
-            k = rl__key_gap(r, NULL, key);
-            if (k < settle)
-                k = settle;
-            if (k < j)
-                j = k;
-        }
+    if ((r->heap_count || r->inserts_in_flight.count) && !(leave & RL__LEAVE_TL)) {
+        uint64_t j = rl__tl_gap_now(r);
         if (j != UINT64_MAX)
-            RL__IN(j > op ? j : op);
+            RL__IN(j);
     }
 #undef RL__AT
 #undef RL__IN
     *gap = best;
     return any;
 }
-static bool rl__next_gap(const rl *r, uint64_t *gap) { return rl__next_gap_of(r, gap, true); }
+static bool rl__next_gap(const rl *r, uint64_t *gap) { return rl__next_gap_of(r, gap, 0u); }
 
 RL_API uint64_t rl_next_event(const rl *r)
 {
@@ -183,7 +227,7 @@ static uint64_t rl__output_gap(const rl *r)
         best = c;
     if (best == 0)
         return 0;
-    if (rl__next_gap_of(r, &other, false) && other < best && best - other > r->pcie_latency)
+    if (rl__next_gap_of(r, &other, RL__LEAVE_OUTPUT) && other < best && best - other > r->pcie_latency)
         best = other + r->pcie_latency;
 #undef RL__GAP
     return best;
@@ -198,39 +242,100 @@ RL_API uint64_t rl_next_output(const rl *r)
     return gap == UINT64_MAX ? RNIC_NEVER : r->now + gap;
 }
 
-/* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`),
- * counting the stalls the skipped cycles would have counted; 0 when something happens now. */
-static uint64_t rl__skip(void *x, uint64_t left)
+/* Let n cycles pass in which no step has work: T, A_mono, now, the cycle count and the 2^62
+ * catch-up; the stall counters those cycles count are rl__skip's. */
+RNIC_INLINE void rl__pass(rl *r, uint64_t n)
 {
-    rl *r = (rl *)x;
-    uint64_t gap, skip, rest;
-    skip = rl__next_gap(r, &gap) ? (gap < left ? gap : left) : left;
-    if (!skip)
-        return 0;
-    if (r->n_ready && rnic_ring_full(&r->tx)) { /* a ready packet waits for TX room */
-        uint64_t wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
-        if (wait < skip)
-            r->stats.tx_stalls += skip - wait;
-    }
-    if (rl__fetch_gate_open(r)) /* queued flows wait for the read channel meanwhile */
-        r->stats.fetch_throttled += skip;
-    else if (rl__sched_count(r)) /* ... or at the descriptor gate */
-        r->stats.fetch_gated += skip;
-    rest = skip;
-    while (rest) { /* jumps of at most 2^61 cycles: rest * inc stays below 2^63 (inc <= 1) */
-        uint64_t jump = rest < RL__JUMP ? rest : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
-        rnic_ftime_add_bytes(&r->T, jump, r->inc);
-        if (r->a_tracks) /* A_mono == A moves with T: still equal (jump <= 2^61) */
-            r->A_mono = rl__activation(r);
-        else
+    while (n) { /* jumps of at most 2^61 cycles: n * inc stays below 2^63 (inc <= 1) */
+        uint64_t jump = n < RL__JUMP ? n : RL__JUMP, n_before = r->now, t_before = r->T.cycle;
+        if (r->inc == RNIC_Q32_ONE) { /* Phi <= 1: whole cycles */
+            r->T.cycle += jump;
+            if (r->a_tracks) /* A_mono == A = T + lookahead: still equal */
+                r->A_mono.cycle += jump;
+        } else if (jump < ((uint64_t)1 << 32)) { /* jump * inc < 2^64: one Q32.32 step */
+            rnic_ftime_add_q32(&r->T, jump * r->inc);
+            if (r->a_tracks)
+                rnic_ftime_add_q32(&r->A_mono, jump * r->inc);
+        } else {
+            rnic_ftime_add_bytes(&r->T, jump, r->inc);
+            if (r->a_tracks)
+                r->A_mono = rl__activation(r);
+        }
+        if (!r->a_tracks)
             rl__update_activation(r);
         r->now += jump;
         r->stats.cycles += jump;
-        rest -= jump;
+        n -= jump;
         if (((r->now ^ n_before) | (r->T.cycle ^ t_before)) >> RL__EPOCH_BITS)
             rl__catch_up(r);
     }
-    return skip;
+}
+
+/* rnic__advance's skip: jump over the idle cycles up to the next event (at most `left`); 0
+ * when something happens now. Cycles whose only work is the timeline's (a dequeue at an
+ * operation slot, a delivery to the schedule FIFO while the descriptor gate is closed) are
+ * run here without a tick: steps 3 and 4 (rl__timeline) are the only ones with work in them,
+ * and nothing they do moves another step's next event (the FIFO mode, no insert request
+ * waiting: the operation only dequeues; the gate stays closed until a round or a transmission,
+ * which are ticked). A dequeue runs at its cycle; deliveries, which only queue their flows in
+ * their order, join the FIFO at the next dequeue's cycle or at the end of the stretch, before
+ * the skip returns. A delivery while the gate is open would let step 7 pop: it stays an event.
+ * Nothing can read the engine inside the stretch: what it returns is the ticked state.
+ * The stall counters of the stretch are counted at its end, from the state at its start: a
+ * ready packet waits for TX room from the cycle the link frees; queued flows wait for the read
+ * channel (the gate open: no delivery in the stretch) or at the descriptor gate, from the
+ * first cycle a flow is queued (only a delivery in the stretch queues one). */
+static uint64_t rl__skip(void *x, uint64_t left)
+{
+    rl *r = (rl *)x;
+    uint64_t gap, limit, total = 0, tx_wait = UINT64_MAX, gated_from, start = r->now;
+    bool lazy = !rl__ranked_mode(r) && !r->registers.count && !r->insert_requests.count, ran = false, throttled;
+    bool closed = r->desc_count + r->fetches.count >= r->cfg.desc_depth; /* the descriptor gate */
+    unsigned leave = lazy ? RL__LEAVE_TL | (closed ? RL__LEAVE_DLV : 0u) : 0u;
+    limit = rl__next_gap_of(r, &gap, leave) ? (gap < left ? gap : left) : left;
+    if (!limit)
+        return 0;
+    if (r->n_ready && rnic_ring_full(&r->tx)) /* a ready packet waits for TX room */
+        tx_wait = rl__reached(r->now, r->link_free) ? 0u : r->link_free - r->now;
+    throttled = rl__fetch_gate_open(r);
+    gated_from = rl__sched_count(r) ? 0u : UINT64_MAX;
+    while (lazy) { /* total < limit: the cycles before now are done, steps 3 and 4 of now too if ran */
+        uint64_t e = UINT64_MAX, d;
+        if (r->heap_count || r->inserts_in_flight.count)
+            e = rl__tl_gap_now(r);
+        if (r->deliveries.count && !closed) { /* a delivery while the gate is open: ticked */
+            d = rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle) ? 0u : RL__Q_HEAD(&r->deliveries).cycle - r->now;
+            if (d < limit - total)
+                limit = total + d;
+        }
+        if (ran && e == 0) /* this cycle's timeline work is done */
+            e = 1;
+        if (e >= limit - total)
+            break;
+        rl__pass(r, e);
+        total += e;
+        if (gated_from == UINT64_MAX && r->deliveries.count && rl__reached(r->now, RL__Q_HEAD(&r->deliveries).cycle))
+            gated_from = RL__Q_HEAD(&r->deliveries).cycle - start; /* the first flow queued waits from its cycle */
+        rl__timeline(r); /* steps 3 and 4 of this cycle, its only work (and the deliveries before it) */
+        ran = true;
+    }
+    rl__pass(r, limit - total);
+    /* with the gate closed a delivery only queues its flow (the gate stays closed until a round
+     * or a transmission, which are ticked): the deliveries of the skipped cycles join the FIFO
+     * in their order (nothing else joins it in the stretch) */
+    while (closed && r->deliveries.count && rl__reached(r->now - 1u, RL__Q_HEAD(&r->deliveries).cycle)) {
+        if (gated_from == UINT64_MAX)
+            gated_from = RL__Q_HEAD(&r->deliveries).cycle - start;
+        rl__enqueue_schedule(r, RL__Q_HEAD(&r->deliveries).qp);
+        RL__Q_DROP(&r->deliveries);
+    }
+    if (tx_wait < limit)
+        r->stats.tx_stalls += limit - tx_wait;
+    if (throttled) /* queued flows wait for the read channel meanwhile */
+        r->stats.fetch_throttled += limit;
+    else if (gated_from != UINT64_MAX) /* ... or at the descriptor gate */
+        r->stats.fetch_gated += limit - gated_from;
+    return limit;
 }
 static void rl__tick_fn(void *x) { rl_tick((rl *)x); }
 static uint32_t rl__full(const void *x) { return rnic_ring_full(&((const rl *)x)->tx) ? 1u : 0u; }

@@ -103,7 +103,11 @@ static void rl__round(rl *r, uint32_t qpi)
         rnic_bitmap_set(r->desc_used, slot);
         if (r->desc_latest != RNIC_NONE && rl__desc_less(r, true, r->desc_latest, slot))
             r->desc_latest = slot;
-        rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
+        if (rnic_ftime_before(r->T, d->start)) /* it waits for T to reach its start (step 5) */
+            rl__dheap_push(r, r->desc_waiting, &r->n_waiting, false, slot);
+        else /* already eligible: where step 5 of this tick would put it (the ring's order does
+              * not depend on the order of its pushes) */
+            rl__ready_push(r, slot);
         r->desc_count++;
         q->outstanding++;
         q->offset = last ? 0 : off + len;

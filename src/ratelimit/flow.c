@@ -24,6 +24,7 @@ enum { RL__TL_NONE, RL__TL_REQUEST, RL__TL_SETTLED, RL__TL_LEAVING, RL__TL_WHEEL
 #define RL__PEND_RATE 2u
 #define RL__PEND_CREDIT 4u
 #define RL__LATE 0xffffu /* tl_list of an entry in the late list */
+#define RL__RUN 0xfffeu  /* tl_list of an entry in the run (timeline.c) */
 #define RL__TL_DIGIT 6u   /* timeline calendar: bits per digit ... */
 #define RL__TL_LEVELS 11u /* ... and levels (11 x 6 >= 64) */
 

@@ -6,7 +6,7 @@ RL_API rnic_err rl_pop_tx(rl *r, rnic_work *out)
         return RNIC_EINVAL;
     if (!out)
         return rl__refuse(r, 0, RNIC_EINVAL, 0);
-    if (rnic_ring_pop(&r->tx, out) != RNIC_OK)
+    if (rnic_ring_pop_n(&r->tx, out, sizeof *out) != RNIC_OK)
         return RNIC_EEMPTY;
     RNIC__TRACE_REC(r, RNIC_TRACE_POP, out);
     return RNIC_OK;

@@ -98,6 +98,7 @@ static void rl__rekey(rl *r, uint32_t qi)
     if (q->tl_loc == RL__TL_WHEEL)
         rl__wheel_remove(r, qi); /* before the new key is read: the slot is found from the old one */
     q->resched = rnic_ftime_ceil(res);
+    r->tl_stamp++; /* an enqueue in flight may have a new key */
     if (q->tl_loc == RL__TL_REQUEST && r->inserts_in_flight.count && rl__key_before(q->resched, r->inflight_key_floor))
         r->inflight_key_floor = q->resched; /* it may be one of the enqueues in flight */
     if (q->tl_loc == RL__TL_SETTLED || q->tl_loc == RL__TL_WHEEL) {

@@ -7,10 +7,8 @@ static bool rl__ranked_mode(const rl *r) { return r->cfg.schedule_queue == RL_SC
 /* A virtual time as a rank: 2^-16-cycle units in 64 bits, compared wrap-safe. */
 static uint64_t rl__rank_of(rnic_ftime t) { return (t.cycle << 16) | (t.frac >> 16); }
 
-static uint32_t rl__sched_count(const rl *r)
-{
-    return rl__ranked_mode(r) ? r->ranked_count : r->schedule.count;
-}
+/* Flows queued: the FIFO's count, which the ranked queue keeps too (= ranked_count). */
+static uint32_t rl__sched_count(const rl *r) { return r->schedule.count; }
 
 /* (rank, order) before: wrap-safe on the rank (live ranks lie within 2^63 of each other). */
 static bool rl__ranked_less(const rl__ranked *a, const rl__ranked *b)
@@ -26,6 +24,7 @@ static void rl__ranked_push(rl *r, uint32_t qp)
     rnic_ftime f = rl__finish(q);
     rl__ranked e;
     uint32_t i = r->ranked_count++;
+    r->schedule.count++;
     rnic_ftime_add_bytes(&f, r->cfg.mtu, q->cpb); /* a full packet from the next start */
     e.rank = rl__rank_of(f);
     e.order = r->ranked_pushes++;
@@ -41,6 +40,7 @@ static void rl__ranked_push(rl *r, uint32_t qp)
 static uint32_t rl__ranked_pop(rl *r)
 {
     uint32_t top = r->ranked[0].qp, n = --r->ranked_count, i = 0;
+    r->schedule.count--;
     rl__ranked last;
     if (n == 0)
         return top;

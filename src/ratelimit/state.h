@@ -105,13 +105,24 @@ struct rl {
     uint64_t tl_base;                  /* every bucketed key is >= it (wrap-safe) */
     uint32_t tl_min;                   /* the smallest bucketed entry */
     uint32_t tl_late_head, tl_late_tail; /* keys < tl_base that settled late, sorted */
+    uint32_t tl_run_head, tl_run_tail; /* the run: entries in key order in front of the calendar
+                                          (timeline.c), linked through tl_next / tl_prev */
+    uint64_t tl_cal_bound;             /* while the calendar (lists and late list) is not empty:
+                                          no key in it is larger */
+    uint64_t tl_last_pop;              /* the key of the last entry that left */
+    uint32_t tl_first;                 /* the smallest settled entry (rl__tl_peek), RNIC_NONE: none */
+    uint32_t tl_stamp;                 /* bumped by every change of what rl__tl_gap reads but time */
+    uint64_t tl_gap_at;                /* rl__tl_gap_now's answer as a cycle, while ... */
+    uint64_t tl_gap_epoch;             /* ... phi_epoch and ... */
+    uint32_t tl_gap_stamp, tl_gap_valid; /* ... tl_stamp are these (valid: an answer is cached) */
     uint32_t heap_count;               /* settled entries */
     uint64_t inflight_key_floor;       /* no enqueue in flight has a smaller key */
     rl__flow_fifo registers;       /* flows with a register write pending (through reg_next) */
     rl__flow_fifo insert_requests; /* flows waiting for a P-heap operation slot (through tl_next) */
     rl__timed_queue inserts_in_flight; /* enqueues not yet settled (cycle: when they settle) */
     rl__timed_queue deliveries; /* dequeued flows on their way to the schedule queue */
-    rl__flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next) */
+    rl__flow_fifo schedule;     /* the schedule FIFO (RL_SCHEDULE_FIFO, through tl_next); its
+                                   count is the ranked queue's too */
     rl__ranked *ranked;         /* RL_SCHEDULE_RANKED: binary heap on (rank, order), max_flows entries */
     uint32_t ranked_count;
     uint64_t ranked_pushes;

@@ -18,6 +18,9 @@ static void rl__catch_up(rl *r)
 {
     rnic_ftime now_t = rnic_ftime_at(r->now), epoch;
     uint32_t i;
+    bool bound_set = false;
+
+    r->tl_stamp++; /* heap_next_op may move */
     if (rl__reached(r->now, r->heap_next_op))
         r->heap_next_op = r->now;
     if (rl__reached(r->now, r->link_free) && rnic_ftime_before(r->link_t, now_t)) {
@@ -30,9 +33,18 @@ static void rl__catch_up(rl *r)
     }
     epoch.cycle = r->T.cycle & ~(((uint64_t)1 << RL__EPOCH_BITS) - 1u);
     epoch.frac = 0;
-    for (i = 0; i < r->cfg.max_flows; i++)
-        if (r->qps[i].state == RL__IDLE && rnic_ftime_before(rl__finish(&r->qps[i]), epoch))
+    for (i = 0; i < r->cfg.max_flows; i++) {
+        const rl__qp *q = &r->qps[i];
+        if (q->state == RL__IDLE && rnic_ftime_before(rl__finish(q), epoch))
             rl__set_finish(&r->qps[i], epoch);
+        /* the calendar's bound, exact again: it only grows while the calendar holds entries,
+         * and must stay within 2^62 of the keys to come */
+        if (q->state == RL__DORMANT && q->tl_loc == RL__TL_SETTLED && q->tl_list != RL__RUN &&
+            (!bound_set || rl__key_before(r->tl_cal_bound, q->resched))) {
+            r->tl_cal_bound = q->resched;
+            bound_set = true;
+        }
+    }
 }
 
 RL_API void rl_tick(rl *r)
@@ -58,11 +70,16 @@ RL_API void rl_tick(rl *r)
     if (rl__sched_count(r))
         rl__issue_fetch(r); /* 7 */
     t_before = r->T.cycle;
-    rnic_ftime_add_q32(&r->T, r->inc); /* 8 */
-    if (r->a_tracks)
-        rnic_ftime_add_q32(&r->A_mono, r->inc);
-    else
-        rl__update_activation(r);
+    if (r->inc == RNIC_Q32_ONE && r->a_tracks) { /* 8; Phi <= 1: a whole cycle on both */
+        r->T.cycle++;
+        r->A_mono.cycle++;
+    } else {
+        rnic_ftime_add_q32(&r->T, r->inc);
+        if (r->a_tracks)
+            rnic_ftime_add_q32(&r->A_mono, r->inc);
+        else
+            rl__update_activation(r);
+    }
     r->now++;
     r->stats.cycles++;
     if (!(r->now << (64 - RL__EPOCH_BITS)) || (r->T.cycle ^ t_before) >> RL__EPOCH_BITS)

@@ -13,7 +13,13 @@
  * list; an entry moves down at most once per level (<= 3 times for keys 2^23 cycles ahead).
  * A key below tl_base (its enqueue was computed before a larger key left) is due as well: it
  * waits in a short sorted "late" list that is served first. Wrap-safe: the top level (4 bits)
- * is searched circularly from tl_base's digit. */
+ * is searched circularly from tl_base's digit.
+ * In front of the calendar, the run: a list of entries in key order (ties in insertion order)
+ * that takes, in O(1), every entry whose key is at least the run's last and larger than any key
+ * the calendar holds (tl_cal_bound) -- keys that arrive in order, as a backlogged fair share
+ * reschedules its QPs, never enter the calendar. A run entry ties only with calendar entries
+ * that settled after it, so on equal keys the run's leaves first; the order is exactly
+ * (key, insertion order) over both. */
 
 #define RL__TL_LEVEL(key, base) ((key) == (base) ? 0u : rl__msb64((key) ^ (base)) / RL__TL_DIGIT)
 
@@ -84,11 +90,50 @@ static void rl__tl_normalise(rl *r)
     r->tl_min = r->tl_levels ? r->tl_head[rnic_ctz64(r->tl_bits[0])] : RNIC_NONE;
 }
 
+/* The calendar (lists and late list) holds no entry. */
+static bool rl__tl_cal_empty(const rl *r) { return !r->tl_levels && r->tl_late_head == RNIC_NONE; }
+
+static void rl__tl_file(rl *r, uint32_t qp);
+
+/* A settling entry joins (key: its flow's resched). */
 static void rl__tl_insert(rl *r, uint32_t qp)
 {
-    uint64_t key = r->qps[qp].resched;
+    uint32_t first = r->tl_first;
     r->heap_count++;
     r->qps[qp].tl_loc = RL__TL_SETTLED;
+    rl__tl_file(r, qp);
+    /* it comes first only with a smaller key: on equal keys the earlier entry leaves first. Only
+     * then does rl__tl_gap's answer move: an enqueue in flight with a key not before the first
+     * one's was no term of it, and settled behind the first it is none either. */
+    if (first == RNIC_NONE || rl__key_before(r->qps[qp].resched, r->qps[first].resched)) {
+        r->tl_first = qp;
+        r->tl_stamp++;
+    }
+}
+
+/* File qp in the run, the late list or a calendar list. */
+static void rl__tl_file(rl *r, uint32_t qp)
+{
+    uint64_t key = r->qps[qp].resched;
+    bool cal_empty = rl__tl_cal_empty(r);
+    if (cal_empty || rl__key_before(r->tl_cal_bound, key)) {
+        uint32_t tail = r->tl_run_tail;
+        if (tail == RNIC_NONE || !rl__key_before(key, r->qps[tail].resched)) { /* the run's end */
+            r->tl_next[qp] = RNIC_NONE;
+            r->tl_prev[qp] = tail;
+            if (tail == RNIC_NONE)
+                r->tl_run_head = qp;
+            else
+                r->tl_next[tail] = qp;
+            r->tl_run_tail = qp;
+            r->qps[qp].tl_list = RL__RUN;
+            return;
+        }
+        r->tl_cal_bound = key;
+    }
+    if (cal_empty) /* any base at or below its key: the calendar follows the keys that left, as
+                    * if they had left it (the run may keep it empty for long) */
+        r->tl_base = rl__key_before(key, r->tl_last_pop) ? key : r->tl_last_pop;
     if (rl__key_before(key, r->tl_base)) { /* late: sorted insert after equal keys, searched from the tail
                              * (late keys arrive almost in order: a short walk) */
         uint32_t at = r->tl_late_tail;
@@ -116,8 +161,8 @@ static void rl__tl_insert(rl *r, uint32_t qp)
 static void rl__tl_unlink(rl *r, uint32_t qp)
 {
     uint32_t list = r->qps[qp].tl_list, prev = r->tl_prev[qp], next = r->tl_next[qp];
-    uint32_t *head = list == RL__LATE ? &r->tl_late_head : &r->tl_head[list];
-    uint32_t *tail = list == RL__LATE ? &r->tl_late_tail : &r->tl_tail[list];
+    uint32_t *head = list == RL__LATE ? &r->tl_late_head : list == RL__RUN ? &r->tl_run_head : &r->tl_head[list];
+    uint32_t *tail = list == RL__LATE ? &r->tl_late_tail : list == RL__RUN ? &r->tl_run_tail : &r->tl_tail[list];
     if (prev == RNIC_NONE)
         *head = next;
     else
@@ -126,7 +171,8 @@ static void rl__tl_unlink(rl *r, uint32_t qp)
         *tail = prev;
     else
         r->tl_prev[next] = prev;
-    if (list != RL__LATE && *head == RNIC_NONE) {
+    r->tl_stamp++;
+    if (list < RL__RUN && *head == RNIC_NONE) {
         uint32_t level = list / 64u;
         r->tl_bits[level] &= ~((uint64_t)1 << (list & 63u));
         if (!r->tl_bits[level])
@@ -135,22 +181,44 @@ static void rl__tl_unlink(rl *r, uint32_t qp)
     r->heap_count--;
 }
 
+/* The smallest settled entry (RNIC_NONE when none): the run's head unless the calendar's
+ * smallest key is smaller. */
+static uint32_t rl__tl_first_of(const rl *r)
+{
+    uint32_t cal = r->tl_late_head != RNIC_NONE ? r->tl_late_head : r->tl_min, run = r->tl_run_head;
+    if (run == RNIC_NONE || (cal != RNIC_NONE && rl__key_before(r->qps[cal].resched, r->qps[run].resched)))
+        return cal;
+    return run;
+}
+
 static void rl__tl_remove(rl *r, uint32_t qp)
 {
     rl__tl_unlink(r, qp);
     if (r->tl_min == qp)
         rl__tl_normalise(r);
+    if (r->tl_first == qp)
+        r->tl_first = rl__tl_first_of(r);
 }
 
-/* The smallest settled entry (RNIC_NONE when none). */
-static uint32_t rl__tl_peek(const rl *r)
-{
-    return r->tl_late_head != RNIC_NONE ? r->tl_late_head : r->tl_min;
-}
+/* The smallest settled entry (RNIC_NONE when none), kept by insert, remove and pop. */
+static uint32_t rl__tl_peek(const rl *r) { return r->tl_first; }
 
 static uint32_t rl__tl_pop(rl *r)
 {
-    uint32_t qp = r->tl_late_head;
+    uint32_t qp = r->tl_late_head, run = r->tl_run_head;
+    if (run != RNIC_NONE && r->tl_first == run) { /* the run's head leaves */
+        uint32_t next = r->tl_next[run];
+        r->tl_run_head = next;
+        if (next == RNIC_NONE)
+            r->tl_run_tail = RNIC_NONE;
+        else
+            r->tl_prev[next] = RNIC_NONE;
+        r->heap_count--;
+        r->tl_stamp++;
+        r->tl_last_pop = r->qps[run].resched;
+        r->tl_first = rl__tl_first_of(r);
+        return run;
+    }
     if (qp == RNIC_NONE) {
         /* the smallest entry leaves from level 0, so that tl_base stays within a digit of
          * the keys still to come (later keys lie within 2^62 of it) */
@@ -159,6 +227,7 @@ static uint32_t rl__tl_pop(rl *r)
         qp = r->tl_min;
     }
     rl__tl_remove(r, qp);
+    r->tl_last_pop = r->qps[qp].resched;
     return qp;
 }
 
@@ -188,11 +257,13 @@ static void rl__timeline(rl *r)
 {
     rl__timed_qp tq;
     bool due, request;
-    rl__settle(r, true);
+    if (r->inserts_in_flight.count)
+        rl__settle(r, true);
     if (rl__reached(r->now, r->heap_next_op)) {
         due = r->heap_count && rl__key_due(r, r->qps[rl__tl_peek(r)].resched);
         request = r->insert_requests.count != 0;
         if (due || request) {
+            uint32_t stamp = r->tl_stamp;
             r->heap_next_op = r->now + 2u;
             r->stats.heap_ops++;
             if (due) {
@@ -208,7 +279,13 @@ static void rl__timeline(rl *r)
                 if (!r->inserts_in_flight.count || rl__key_before(r->qps[tq.qp].resched, r->inflight_key_floor))
                     r->inflight_key_floor = r->qps[tq.qp].resched;
                 RL__Q_PUSH(&r->inserts_in_flight, tq);
+                if (r->tl_first == RNIC_NONE || rl__key_before(r->qps[tq.qp].resched, r->qps[r->tl_first].resched))
+                    r->tl_stamp++; /* a new term of rl__tl_gap */
             }
+            /* rl__tl_gap's answer is max(due terms, operation slot): with no dequeue (which moves
+             * tl_stamp) and no new term, only the slot moved */
+            if (r->tl_stamp == stamp && r->tl_gap_stamp == stamp && rl__key_before(r->tl_gap_at, r->heap_next_op))
+                r->tl_gap_at = r->heap_next_op;
         }
     }
     if (r->wheel_count) { /* step 3w: the wheel's smallest key, when due, goes to the queue */

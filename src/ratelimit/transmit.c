@@ -35,7 +35,7 @@ static void rl__transmit(rl *r)
     out.op = d->op;
     out.status = d->status;
     out.aux = 0;
-    rnic_ring_push(&r->tx, &out);
+    rnic_ring_push_n(&r->tx, &out, sizeof out); /* a fixed-size move */
     RNIC__TRACE_REC(r, RNIC_TRACE_OUT, &out);
     now_t = rnic_ftime_at(r->now);
     if (rnic_ftime_before(r->link_t, now_t))
