@@ -475,11 +475,8 @@ static uint64_t hcc__host_output_next(const hcc_host *h, bool *never)
 
 HCC_API uint64_t hcc_host_next_output(const hcc_host *h)
 {
-    bool never;
-    uint64_t next;
-    if (!h)
-        return RNIC_NEVER;
-    next = hcc__host_output_next(h, &never);
+    bool never = true;
+    uint64_t next = h ? hcc__host_output_next(h, &never) : RNIC_NEVER;
     return never ? RNIC_NEVER : next;
 }
 
