@@ -2358,7 +2358,7 @@ HCC_API uint64_t hcc_host_next_event(const hcc_host *h);
  * such input can bring one (a bound at cycle 2^64 - 1 reads RNIC_NEVER too, as next_event's
  * does). Between now and then ticks move only state the statistics and the counters show: a
  * caller that reads those through hcc_host_advance_to first may leave the host alone until then
- * (the composed RNIC does; docs/hostcc_host.md "Fast-forward"). */
+ * (the composed RNIC does; docs/hostcc_host.md "Next output"). */
 HCC_API uint64_t hcc_host_next_output(const hcc_host *h);
 HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles);
 HCC_API uint64_t hcc_host_advance_to(hcc_host *h, uint64_t cycle);
@@ -3198,14 +3198,21 @@ static uint64_t hcc__host_mod(uint64_t a, uint64_t d)
     return (d & (d - 1u)) == 0 ? a & (d - 1u) : a - rnic_udiv64(a, d) * d;
 }
 
-/* The head packet's next posted write: bytes (up to the next pcie_mps boundary of the address)
- * and the 64 B lines it touches (= the credits it needs). False when the buffer is empty. A
- * probe (HCC_WORK_PROBE) writes nothing: 0 bytes, 0 lines, last. */
+/* The posted write of packet w that starts `issued` bytes in: its bytes (up to the next
+ * pcie_mps boundary of the address) and the 64 B lines it touches (= the credits it needs). */
+static uint32_t hcc__host_write_of(const hcc_host *h, const rnic_work *w, uint32_t issued, uint32_t *lines)
+{
+    uint64_t a = w->addr + issued, room = h->cfg.pcie_mps - hcc__host_mod(a, h->cfg.pcie_mps);
+    uint32_t rem = w->len - issued, b = room < rem ? (uint32_t)room : rem;
+    *lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
+    return b;
+}
+
+/* The head packet's next posted write (hcc__host_write_of), and whether it is the packet's last.
+ * False when the buffer is empty. A probe (HCC_WORK_PROBE) writes nothing: 0 bytes, 0 lines, last. */
 static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *lines, bool *last)
 {
     const rnic_work *w = (const rnic_work *)rnic_ring_peek(&h->rx);
-    uint64_t a, room;
-    uint32_t rem, b;
     if (!w)
         return false;
     if (w->flags & HCC_WORK_PROBE) {
@@ -3214,14 +3221,16 @@ static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *l
         *last = true;
         return true;
     }
-    rem = w->len - h->head_issued;
-    a = w->addr + h->head_issued;
-    room = h->cfg.pcie_mps - hcc__host_mod(a, h->cfg.pcie_mps);
-    b = room < rem ? (uint32_t)room : rem;
-    *bytes = b;
-    *lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
-    *last = b == rem;
+    *bytes = hcc__host_write_of(h, w, h->head_issued, lines);
+    *last = *bytes == w->len - h->head_issued;
     return true;
+}
+
+/* The first tick j >= 0 from now at which the link's tokens, at tok now and gaining pcie_bps a
+ * cycle, are positive (a write may start). */
+static uint64_t hcc__host_link_free_at(const hcc_host *h, int64_t tok)
+{
+    return h->now + (tok >= 0 ? 0 : rnic_udiv64((uint64_t)(-tok), h->cfg.pcie_bps));
 }
 
 /* Cost of a write on the link, bits x clock_hz. */
@@ -4056,7 +4065,7 @@ static uint64_t hcc__host_next(const hcc_host *h, bool *never)
         if (lines > h->credits)
             return h->now; /* stall cycles are counted: tick (credits come back meanwhile) */
         /* first tick j >= 0 with pcie_tok + (j + 1) * pcie_bps > 0 */
-        at = h->now + (h->pcie_tok >= 0 ? 0 : rnic_udiv64((uint64_t)(-h->pcie_tok), h->cfg.pcie_bps));
+        at = hcc__host_link_free_at(h, h->pcie_tok);
         if (!have || (int64_t)(at - next) < 0)
             next = at;
         have = true;
@@ -4088,9 +4097,9 @@ HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
 static uint64_t hcc__host_output_next(const hcc_host *h, bool *never)
 {
     const rnic_work *w;
-    int64_t r = (int64_t)h->cfg.pcie_bps, spent = 0;
+    int64_t spent = 0;
     uint64_t at = h->now;
-    uint32_t i, used = 0, bytes = 0;
+    uint32_t i, used = 0, issued = h->head_issued;
     int due = hcc__host_pfc_due(h);
     *never = false;
     if (due != 0 && !rnic_ring_full(&h->sig))
@@ -4103,15 +4112,9 @@ static uint64_t hcc__host_output_next(const hcc_host *h, bool *never)
     if (w->flags & HCC_WORK_PROBE)
         return h->now;
     for (i = 0; i < HCC__HOST_OUTPUT_SCAN; i++) {
-        uint64_t a = w->addr + h->head_issued + bytes, room;
-        uint32_t rem = w->len - h->head_issued - bytes, b, lines;
-        int64_t tok = h->pcie_tok - spent;
-        room = h->cfg.pcie_mps - hcc__host_mod(a, h->cfg.pcie_mps);
-        b = room < rem ? (uint32_t)room : rem;
-        lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
-        /* first tick j >= 0 with tok + (j + 1) * pcie_bps > 0 */
-        at = h->now + (tok >= 0 ? 0 : rnic_udiv64((uint64_t)(-tok), (uint64_t)r));
-        if (b == rem) {
+        uint32_t lines, b = hcc__host_write_of(h, w, issued, &lines);
+        at = hcc__host_link_free_at(h, h->pcie_tok - spent);
+        if (b == w->len - issued) {
             if (rnic_ring_full(&h->out)) {
                 *never = true; /* the last write waits for a pop: it neither goes nor stalls */
                 return RNIC_NEVER;
@@ -4120,11 +4123,11 @@ static uint64_t hcc__host_output_next(const hcc_host *h, bool *never)
         }
         if ((i > 0 || !h->head_stalled) && used + lines > h->credits)
             return at;
-        if (h->cfg.pfc && h->paused && h->rx_bytes - bytes - b <= h->cfg.xon_bytes)
+        if (h->cfg.pfc && h->paused && h->rx_bytes - (issued - h->head_issued) - b <= h->cfg.xon_bytes)
             return at;
         spent += hcc__host_tlp_cost(h, b);
         used += lines;
-        bytes += b;
+        issued += b;
     }
     return at;
 }

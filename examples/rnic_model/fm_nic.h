@@ -1901,16 +1901,21 @@ static void fm_nic__sync(fm_nic *n)
     fm_nic__advance_all(n, now);
 }
 
+/* fm_nic__sync for a reader: the engines at the NIC's now, and a host-only stretch goes on (no
+ * other engine has an event before others_next), so the steps after are those without the read. */
+static void fm_nic__sync_to_read(fm_nic *n)
+{
+    int lagging = n->lagging;
+    fm_nic__sync(n);
+    n->lagging = lagging;
+    n->engines_at = n->now;
+}
+
 /* For the run's readers (statistics, the window, the end): every engine at the NIC's now. */
 static void fm_nic_settle(fm_nic *n)
 {
     uint32_t k;
-    int lagging = n->lagging;
-    fm_nic__sync(n);
-    if (lagging) { /* the host-only stretch goes on (its steps as when nobody reads) */
-        n->lagging = 1;
-        n->engines_at = n->now;
-    }
+    fm_nic__sync_to_read(n);
     if (!n->qos_on)
         fm_nic__bring_to_read(n, FM_LZ_PALOS);
     fm_nic__bring_to_read(n, FM_LZ_RL);
@@ -1933,10 +1938,8 @@ static void fm_nic_advance_to(void *self, uint64_t cycle)
         int lagging = n->lagging;
         fm_nic__sync(n);
         fm_nic__advance_all(n, cycle);
-        if (lagging) { /* the host-only stretch goes on: no other engine has an event before others_next */
-            n->lagging = 1;
-            n->engines_at = n->now;
-        }
+        n->lagging = lagging;
+        n->engines_at = n->now;
         n->observed = 1;
         return;
     }
@@ -2094,7 +2097,7 @@ static void fm_nic_step(void *self, uint64_t t)
      * one it would be without the sample) */
     int observed = n->observed;
     n->observed = 0;
-    if (n->others_valid && t < n->others_next && (t > n->now || (t == n->now && (n->lagging || observed)))) {
+    if (n->others_valid && t < n->others_next && (t > n->now || (t == n->now && observed))) {
         if (!n->lagging) {
             n->lagging = 1;
             n->engines_at = n->now;

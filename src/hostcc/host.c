@@ -400,7 +400,7 @@ static uint64_t hcc__host_next(const hcc_host *h, bool *never)
         if (lines > h->credits)
             return h->now; /* stall cycles are counted: tick (credits come back meanwhile) */
         /* first tick j >= 0 with pcie_tok + (j + 1) * pcie_bps > 0 */
-        at = h->now + (h->pcie_tok >= 0 ? 0 : rnic_udiv64((uint64_t)(-h->pcie_tok), h->cfg.pcie_bps));
+        at = hcc__host_link_free_at(h, h->pcie_tok);
         if (!have || (int64_t)(at - next) < 0)
             next = at;
         have = true;
@@ -432,9 +432,9 @@ HCC_API uint64_t hcc_host_next_event(const hcc_host *h)
 static uint64_t hcc__host_output_next(const hcc_host *h, bool *never)
 {
     const rnic_work *w;
-    int64_t r = (int64_t)h->cfg.pcie_bps, spent = 0;
+    int64_t spent = 0;
     uint64_t at = h->now;
-    uint32_t i, used = 0, bytes = 0;
+    uint32_t i, used = 0, issued = h->head_issued;
     int due = hcc__host_pfc_due(h);
     *never = false;
     if (due != 0 && !rnic_ring_full(&h->sig))
@@ -447,15 +447,9 @@ static uint64_t hcc__host_output_next(const hcc_host *h, bool *never)
     if (w->flags & HCC_WORK_PROBE)
         return h->now;
     for (i = 0; i < HCC__HOST_OUTPUT_SCAN; i++) {
-        uint64_t a = w->addr + h->head_issued + bytes, room;
-        uint32_t rem = w->len - h->head_issued - bytes, b, lines;
-        int64_t tok = h->pcie_tok - spent;
-        room = h->cfg.pcie_mps - hcc__host_mod(a, h->cfg.pcie_mps);
-        b = room < rem ? (uint32_t)room : rem;
-        lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
-        /* first tick j >= 0 with tok + (j + 1) * pcie_bps > 0 */
-        at = h->now + (tok >= 0 ? 0 : rnic_udiv64((uint64_t)(-tok), (uint64_t)r));
-        if (b == rem) {
+        uint32_t lines, b = hcc__host_write_of(h, w, issued, &lines);
+        at = hcc__host_link_free_at(h, h->pcie_tok - spent);
+        if (b == w->len - issued) {
             if (rnic_ring_full(&h->out)) {
                 *never = true; /* the last write waits for a pop: it neither goes nor stalls */
                 return RNIC_NEVER;
@@ -464,11 +458,11 @@ static uint64_t hcc__host_output_next(const hcc_host *h, bool *never)
         }
         if ((i > 0 || !h->head_stalled) && used + lines > h->credits)
             return at;
-        if (h->cfg.pfc && h->paused && h->rx_bytes - bytes - b <= h->cfg.xon_bytes)
+        if (h->cfg.pfc && h->paused && h->rx_bytes - (issued - h->head_issued) - b <= h->cfg.xon_bytes)
             return at;
         spent += hcc__host_tlp_cost(h, b);
         used += lines;
-        bytes += b;
+        issued += b;
     }
     return at;
 }

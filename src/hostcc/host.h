@@ -153,7 +153,7 @@ HCC_API uint64_t hcc_host_next_event(const hcc_host *h);
  * such input can bring one (a bound at cycle 2^64 - 1 reads RNIC_NEVER too, as next_event's
  * does). Between now and then ticks move only state the statistics and the counters show: a
  * caller that reads those through hcc_host_advance_to first may leave the host alone until then
- * (the composed RNIC does; docs/hostcc_host.md "Fast-forward"). */
+ * (the composed RNIC does; docs/hostcc_host.md "Next output"). */
 HCC_API uint64_t hcc_host_next_output(const hcc_host *h);
 HCC_API uint64_t hcc_host_advance(hcc_host *h, uint64_t cycles);
 HCC_API uint64_t hcc_host_advance_to(hcc_host *h, uint64_t cycle);

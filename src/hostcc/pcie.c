@@ -7,14 +7,21 @@ static uint64_t hcc__host_mod(uint64_t a, uint64_t d)
     return (d & (d - 1u)) == 0 ? a & (d - 1u) : a - rnic_udiv64(a, d) * d;
 }
 
-/* The head packet's next posted write: bytes (up to the next pcie_mps boundary of the address)
- * and the 64 B lines it touches (= the credits it needs). False when the buffer is empty. A
- * probe (HCC_WORK_PROBE) writes nothing: 0 bytes, 0 lines, last. */
+/* The posted write of packet w that starts `issued` bytes in: its bytes (up to the next
+ * pcie_mps boundary of the address) and the 64 B lines it touches (= the credits it needs). */
+static uint32_t hcc__host_write_of(const hcc_host *h, const rnic_work *w, uint32_t issued, uint32_t *lines)
+{
+    uint64_t a = w->addr + issued, room = h->cfg.pcie_mps - hcc__host_mod(a, h->cfg.pcie_mps);
+    uint32_t rem = w->len - issued, b = room < rem ? (uint32_t)room : rem;
+    *lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
+    return b;
+}
+
+/* The head packet's next posted write (hcc__host_write_of), and whether it is the packet's last.
+ * False when the buffer is empty. A probe (HCC_WORK_PROBE) writes nothing: 0 bytes, 0 lines, last. */
 static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *lines, bool *last)
 {
     const rnic_work *w = (const rnic_work *)rnic_ring_peek(&h->rx);
-    uint64_t a, room;
-    uint32_t rem, b;
     if (!w)
         return false;
     if (w->flags & HCC_WORK_PROBE) {
@@ -23,14 +30,16 @@ static bool hcc__host_next_write(const hcc_host *h, uint32_t *bytes, uint32_t *l
         *last = true;
         return true;
     }
-    rem = w->len - h->head_issued;
-    a = w->addr + h->head_issued;
-    room = h->cfg.pcie_mps - hcc__host_mod(a, h->cfg.pcie_mps);
-    b = room < rem ? (uint32_t)room : rem;
-    *bytes = b;
-    *lines = (uint32_t)(((a + b - 1u) >> 6) - (a >> 6) + 1u);
-    *last = b == rem;
+    *bytes = hcc__host_write_of(h, w, h->head_issued, lines);
+    *last = *bytes == w->len - h->head_issued;
     return true;
+}
+
+/* The first tick j >= 0 from now at which the link's tokens, at tok now and gaining pcie_bps a
+ * cycle, are positive (a write may start). */
+static uint64_t hcc__host_link_free_at(const hcc_host *h, int64_t tok)
+{
+    return h->now + (tok >= 0 ? 0 : rnic_udiv64((uint64_t)(-tok), h->cfg.pcie_bps));
 }
 
 /* Cost of a write on the link, bits x clock_hz. */
