@@ -37,7 +37,7 @@ UNIT := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 # Tests whose code calls nothing of the engines' implementation (tests/impl.c) and is not
 # compiled with the portable arithmetic itself: the portable configuration would run gcc's very
 # objects again, so it skips them (tests/run.sh checks with nm that they still call nothing).
-PORTABLE_SAME := test_common_machinery test_fabric test_lat_store test_net test_roce_pcap test_scenario test_topo
+PORTABLE_SAME := test_common_machinery test_fabric test_lat_store test_net test_roce_pcap test_scenario test_topo test_workload
 UNIT_BINS := $(foreach cc,gcc clang,$(addprefix build/tests/$(cc)/,$(UNIT))) \
              $(addprefix build/tests/portable/,$(filter-out $(PORTABLE_SAME),$(UNIT)))
 
@@ -238,7 +238,7 @@ build/tests/%.o: tests/$$(notdir $$*).c tests/test.h $(HEADERS)
 # the unit tests three times: gcc, clang, and gcc with the 32-bit-target arithmetic paths forced
 $(UNIT_BINS): build/tests/%: $$(call unit_obj,$$(call unit_cfg,$$*),$$(notdir $$*)) build/tests/$$(call unit_cfg,$$*)/impl.o
 	@mkdir -p $(@D)
-	$(CC_$(call unit_cfg,$*)) $(TEST_CFLAGS) $(OPT_$(call unit_cfg,$*)) $< $(if $(filter $(OWN_IMPL_UNITS),$(notdir $*)),,$(@D)/impl.o) -o $@ $(STB_IF_USED) -lxxhash
+	$(CC_$(call unit_cfg,$*)) $(TEST_CFLAGS) $(OPT_$(call unit_cfg,$*)) $< $(if $(filter $(OWN_IMPL_UNITS),$(notdir $*)),,$(@D)/impl.o) -o $@ $(STB_IF_USED) -lxxhash -lm
 
 # the same 2:1 incast at packet level in ns-3 (tools/bench_ns3_speed.sh compares CPU time)
 build/incast_ns3: examples/ns3/incast_ns3.cc
@@ -255,6 +255,7 @@ $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_roce_pcap.o): example
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_lat_store.o): examples/rnic_model/lat_store.h
 # the scenario file's reader (parser, --set overrides, validation, dump) has its own unit test
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_scenario.o): examples/rnic_model/scenario.h
+$(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_workload.o): examples/rnic_model/workload.h
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h examples/rnic_model/fabric.h

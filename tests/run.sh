@@ -1033,6 +1033,73 @@ fabric_pcap() { # the fabric's TX MACs as RoCEv2 frames: tshark reads them, 0 ma
     echo "$r" | grep -Eq '^RESULT .* reth_checked=[1-9][0-9]* reth_bad=0'
 }
 T claim fabric-pcap-tshark-0-malformed-reth-lengths fabric_pcap
+# ---- 16d. open-loop workloads (issue 33; docs/workloads.md) ----
+# the generated offered load within 2 % of the target: web search and Hadoop at 30 % and 50 %,
+# arrivals over 1.5 to 5 s (generated, not run: enough flows that 2 % is 3 standard deviations of
+# the sampled load), the load recomputed here from the written flow file
+workload_load() {
+    local c cdf load us out bad=0
+    for c in "websearch 30 5000000" "websearch 50 3000000" "hadoop 30 1500000" "hadoop 50 1000000"; do
+        read -r cdf load us <<<"$c"
+        out=$(./build/rnic_model --scenario scenarios/websearch_fattree.conf --workload-only --set run.duration_us="$us" \
+            --set tenant.web.size_cdf=scenarios/cdf/$cdf.txt --set tenant.web.load_pct="$load" \
+            --write-flows "$OBJ/wl-$cdf-$load.txt") || return 1
+        echo "$cdf $load %: $out"
+        python3 - "$OBJ/wl-$cdf-$load.txt" "$load" "$us" "$out" <<'PY' || bad=1
+import sys
+path, load, us, res = sys.argv[1], int(sys.argv[2]) / 100, int(sys.argv[3]), dict(kv.split("=") for kv in sys.argv[4].split()[1:])
+sizes, senders = [], set()
+for line in open(path):
+    if line.startswith("#"):
+        continue
+    src, dst, tenant, size, start = line.split()
+    assert int(start) < us * 1000 and src != dst
+    sizes.append(int(size)); senders.add(src)
+offered = sum(sizes) / (len(senders) * 100e9 / 8 * us / 1e6)
+print(f"  {len(sizes)} flows, {len(senders)} senders, offered {offered:.4f} (RESULT {res['load']}), target {load}")
+assert len(sizes) == int(res["flows"]) and abs(offered - float(res["load"])) < 1e-4
+assert abs(offered / load - 1) <= 0.02
+PY
+    done
+    return $bad
+}
+T claim workload-offered-load-within-2pct-of-target workload_load
+# FCT slowdown against the ideal FCT recomputed from the path's rates and delays (tests/fct_check.py)
+T prog workload-fct-slowdown-vs-independent-ideal python3 tests/fct_check.py build/rnic_model "$OBJ/fct"
+workload_tick_only() { # open-loop arrivals wake the NICs on time: ticking every cycle gives the same flows
+    local m
+    for m in event tick; do
+        ./build/rnic_model --scenario scenarios/websearch_fattree.conf --quiet --set run.duration_us=800 \
+            --set run.warmup_us=100 $([ $m = tick ] && echo --tick-only) --fct-csv "$OBJ/wl-fct-$m.csv" |
+            sed -E 's/ (node_runs|cycles_visited|mcycles_per_s|rss_kb|rss_per_host_kb)=[^ ]*//g' >"$OBJ/wl-$m.out" || return 1
+    done
+    grep -h '^RESULT workload' "$OBJ/wl-event.out"
+    [ "$(wc -l <"$OBJ/wl-fct-event.csv")" -gt 5 ] && cmp "$OBJ/wl-event.out" "$OBJ/wl-tick.out" && cmp "$OBJ/wl-fct-event.csv" "$OBJ/wl-fct-tick.csv"
+}
+T claim workload-event-and-tick-only-same-flows workload_tick_only
+workload_bad_inputs() { # each refused with exit 2 and a message naming the file, line or key
+    local out bad=0 f="$OBJ/wl-bad-flows.txt"
+    expect2() { # WANT ARGS...: exit 2 and WANT in the message
+        local want=$1 rc
+        shift
+        out=$(./build/rnic_model --quiet "$@" 2>&1); rc=$?
+        echo "exit $rc: ${out%%$'\n'*}"
+        [ $rc = 2 ] && grep -qF -- "$want" <<<"$out" || { echo "  expected exit 2 with '$want'"; bad=1; }
+    }
+    expect2 "nope.txt: cannot open" --scenario scenarios/websearch_fattree.conf --set tenant.web.size_cdf=nope.txt
+    printf '0 0\n10 50\n5 100\n' >"$f"
+    expect2 "$f:3: sizes and percentages must both increase" --scenario scenarios/websearch_fattree.conf --set tenant.web.size_cdf="$f"
+    printf '1 2 web 100 0\n3 3 web 100 0\n' >"$f"
+    expect2 "$f:2: host 3 sends to itself" --scenario scenarios/websearch_fattree.conf --set tenant.web.traffic=file --set tenant.web.size_cdf= --set run.flow_file="$f"
+    printf '1 2 web 100 999999999\n' >"$f"
+    expect2 "at or after the run's end" --scenario scenarios/websearch_fattree.conf --set tenant.web.traffic=file --set tenant.web.size_cdf= --set run.flow_file="$f"
+    printf '1 2 mail 100 0\n' >"$f"
+    expect2 "$f:1: tenant 'mail'" --scenario scenarios/websearch_fattree.conf --set tenant.web.traffic=file --set tenant.web.size_cdf= --set run.flow_file="$f"
+    expect2 "nic.sched = qos with tenant.web.traffic = poisson" --scenario scenarios/websearch_fattree.conf --set nic.sched=qos
+    expect2 "no tenant has traffic = file" --scenario scenarios/websearch_fattree.conf --set run.flow_file="$f"
+    return $bad
+}
+T claim workload-bad-inputs-refused-naming-file-line-key workload_bad_inputs
 fabric_k8() { # a k = 8 fat tree (128 hosts, 80 switches, 1,024 QPs) runs: every byte it checked is good, and
     # its memory per host is reported
     local out="$OBJ/fabric-k8.out"

@@ -536,7 +536,7 @@ static void test_every_key_round_trips(void)
 static void test_shipped_scenarios(void)
 {
     static const char *const names[] = { "default", "star_incast", "dumbbell", "leaf_spine", "fat_tree_k4",
-                                         "explicit" };
+                                         "explicit", "websearch_fattree" };
     size_t i, t;
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[128];
@@ -595,6 +595,18 @@ static void test_shipped_scenarios(void)
                 CHECK_EQ(s.tenants[t].pattern, SCN_INCAST);
                 CHECK_EQ(arrlenu(s.tenants[t].dst), 1);
                 CHECK(arrlenu(s.tenants[t].src) == 0 || arrlenu(s.tenants[t].src) == 8);
+            }
+        }
+        if (!strcmp(names[i], "websearch_fattree")) { /* the HPCC paper's: web search, Poisson at 30 %, DCQCN */
+            CHECK_EQ(s.topo.shape, SCN_FAT_TREE);
+            CHECK_EQ(scn_host_count(&s), 16);
+            CHECK_EQ(arrlenu(s.tenants), 1);
+            if (arrlenu(s.tenants) == 1) {
+                CHECK_EQ(s.tenants[0].traffic, SCN_TRAFFIC_POISSON);
+                CHECK_EQ(s.tenants[0].load_pct, 30);
+                CHECK_EQ(s.tenants[0].pattern, SCN_ALL_TO_ALL);
+                CHECK_EQ(s.tenants[0].protocol, SCN_DCQCN);
+                CHECK(!strcmp(s.tenants[0].size_cdf, "scenarios/cdf/websearch.txt"));
             }
         }
         if (!strcmp(names[i], "fat_tree_k4")) { /* k = 4: 16 hosts, 20 switches; permutation, 8 QPs */
@@ -1063,6 +1075,13 @@ static void test_validate(void)
         { "[topology]\nshape = leaf_spine\nleaves = 1\nhosts_per_leaf = 1\n", "topology.hosts_per_leaf",
           "at least 2" },
         { "[topology]\nshape = fat_tree\nk = 64\n[tenant a]\npattern = permutation\n", "", "" }, /* 65536 hosts: fine */
+        { "[tenant a]\ndst = 0\nsize_cdf = x.txt\n", "tenant.a.size_cdf", "given with traffic backlog" },
+        { "[tenant a]\ntraffic = file\nsize_cdf = x.txt\n", "tenant.a.size_cdf", "given with traffic file" },
+        { "[tenant a]\ntraffic = file\ndst = 0\n", "tenant.a.dst", "takes its hosts from its flows" },
+        { "[tenant a]\ntraffic = file\npattern = pairs\npairs = 1>0\n", "tenant.a.pairs", "takes its hosts from its flows" },
+        { "[run]\nflow_file = f.txt\n[tenant a]\ndst = 0\n", "run.flow_file", "no tenant has traffic = file" },
+        { "[tenant a]\ntraffic = poisson\npattern = all_to_all\nsize_cdf = x.txt\n", "", "" }, /* read at build */
+        { "[run]\nflow_file = f.txt\n[tenant a]\ntraffic = file\n", "", "" },
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {

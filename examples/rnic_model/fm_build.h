@@ -258,8 +258,11 @@ static void fm__build_jobs(fm_model *m, const scn *s, const wl_flow *given, size
         if (tn->traffic != SCN_TRAFFIC_POISSON && tn->traffic != SCN_TRAFFIC_BURST)
             continue;
         memset(&cdf, 0, sizeof cdf);
-        if (tn->size_cdf[0] && wl_cdf_read(&cdf, tn->size_cdf, why, sizeof why) != 0)
-            fm__bad_scenario("tenant size_cdf", why);
+        if (tn->size_cdf[0] && wl_cdf_read(&cdf, tn->size_cdf, why, sizeof why) != 0) {
+            char key[SCN_NAME_MAX + 32];
+            snprintf(key, sizeof key, "tenant.%s.size_cdf", tn->name);
+            fm__bad_scenario(key, why);
+        }
         mean = cdf.n ? wl_cdf_mean(&cdf) : fm__log_uniform_mean(tn->msg_bytes.min, tn->msg_bytes.max);
         if (tn->traffic == SCN_TRAFFIC_POISSON)
             m->load_target += (double)tn->load_pct / 100.0;
@@ -387,9 +390,12 @@ static void fm__build_flows(fm_model *m, const scn *s)
         fm__fail("flows", "no memory");
     for (pass = 0; pass < 2; pass++) {
         if (pass == 1) {
-            if (!count || count > (1u << 24))
+            int open = 0; /* an open-loop workload may have no flow in a short run: the network idles */
+            for (t = 0; t < arrlenu(s->tenants); t++)
+                open |= s->tenants[t].traffic != SCN_TRAFFIC_BACKLOG;
+            if ((!count && !open) || count > (1u << 24))
                 fm__fail("flows", count ? "more than 2^24 QPs" : "no QP: every tenant's pattern is empty");
-            w->flow = (fm_flow *)calloc(count, sizeof *w->flow);
+            w->flow = (fm_flow *)calloc(count ? count : 1u, sizeof *w->flow);
             if (!w->flow)
                 fm__fail("flows", "no memory");
             memset(nsend, 0, H * sizeof *nsend);
@@ -932,8 +938,9 @@ static int fm_model_write_flows(const fm_model *m, const char *path)
             w->p.payload, FM_WIRE_OVERHEAD, FM_ACK_WIRE);
     for (l = 0; l < t->n_links; l++)
         for (k = 0; k < 2; k++)
-            fprintf(f, "%s\n    {\"id\": %u, \"bps\": %llu, \"from\": \"%s\", \"to\": \"%s\"}", l || k ? "," : "",
-                    2u * l + k, (unsigned long long)t->link[l].rate_bps, t->node[k ? t->link[l].b : t->link[l].a].name,
+            fprintf(f, "%s\n    {\"id\": %u, \"bps\": %llu, \"delay_ns\": %u, \"from\": \"%s\", \"to\": \"%s\"}",
+                    l || k ? "," : "", 2u * l + k, (unsigned long long)t->link[l].rate_bps, t->link[l].delay_ns,
+                    t->node[k ? t->link[l].b : t->link[l].a].name,
                     t->node[k ? t->link[l].a : t->link[l].b].name);
     fprintf(f, "\n  ],\n  \"nics\": [");
     for (i = 0; i < w->hosts; i++) {

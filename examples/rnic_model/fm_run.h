@@ -355,9 +355,13 @@ static int fm_run(scn *sp, const fm_run_options *o)
             snprintf(pcap_line, sizeof pcap_line, "  pcap: %s (%llu frames)", pcap, (unsigned long long)pcap_file.frames);
             roce_pcap_close(&pcap_file);
         }
-        if (m.w.njobs)
+        int open = 0; /* a run with open-loop tenants reports their flows, none included */
+        uint32_t t;
+        for (t = 0; t < m.w.p.tenants; t++)
+            open |= m.w.p.tenant[t].open;
+        if (open)
             fm_fct_summarize(&m, m.w.window_end * 1000000000ull / m.w.p.clock_hz, &fct);
-        damaged = fm_report(&m, quiet, pcap ? pcap_line : NULL, m.w.njobs ? &fct : NULL);
+        damaged = fm_report(&m, quiet, pcap ? pcap_line : NULL, open ? &fct : NULL);
     }
     if (shares_csv && fm_model_write_shares(&m, shares_csv) != 0) {
         perror(shares_csv);
