@@ -94,6 +94,7 @@ enum scn_protocol { SCN_DCQCN, SCN_IRN, SCN_NDP, SCN_RENO, SCN_NEWRENO, SCN_SACK
 /* default: the protocol's own default (for dcqcn: htsim, today's model's choice) */
 enum scn_variant { SCN_VARIANT_DEFAULT, SCN_VARIANT_PAPER, SCN_VARIANT_MELLANOX, SCN_VARIANT_HTSIM };
 enum scn_pattern { SCN_INCAST, SCN_PERMUTATION, SCN_ALL_TO_ALL, SCN_PAIRS };
+enum scn_traffic { SCN_TRAFFIC_BACKLOG, SCN_TRAFFIC_POISSON, SCN_TRAFFIC_BURST, SCN_TRAFFIC_FILE };
 enum scn_probe_ts { SCN_PROBE_TS_HEAD, SCN_PROBE_TS_ARRIVAL, SCN_PROBE_TS_PIPELINE };
 enum scn_slack { SCN_SLACK_FAST_DOWN, SCN_SLACK_UNIFORM };
 
@@ -126,6 +127,7 @@ typedef struct scn_tenant {
     uint32_t *dst;      /* stb_ds: incast destinations */
     uint32_t *src;      /* stb_ds: sending hosts; empty = every host (incast: every other host) */
     scn_pair *pairs;    /* stb_ds: pattern pairs */
+    uint32_t traffic;   /* enum scn_traffic: backlogged QPs, or open-loop flows (docs/workloads.md) */
 } scn_tenant;
 
 typedef struct scn {
