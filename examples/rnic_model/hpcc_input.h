@@ -26,8 +26,8 @@
  *
  * A switch's tier is its distance in links from the nearest host: 1 for a switch with a host
  * (edge / ToR / leaf), 2 for the switches one hop above (aggregation / spine), 3 for a fat
- * tree's cores. The fabric uses the highest tier to estimate a path's longest round trip (the
- * PFC headroom); topo.h only requires 1..15.
+ * tree's cores: the tiers of topo.h's built shapes. The fabric takes the highest tier for its
+ * estimate of the base round trip (fm_build.h, NDP's initial window); topo.h requires 1..15.
  *
  * The flow file: flow_num, then flow_num flows SRC DST PG DPORT SIZE START_TIME: HPCC node ids
  * (hosts), the priority group, the destination port (not used here), the size in bytes and the
