@@ -49,7 +49,8 @@ static uint64_t g_seed;
     X("output.lat_samples", out.lat_samples)
 #define TENANT_FIELDS(X)                                                                           \
     X("weight", weight) X("cap_mbps", cap_mbps) X("protocol", protocol) X("variant", variant)     \
-    X("recover", recover) X("qps", qps) X("depth", depth) X("pattern", pattern)
+    X("recover", recover) X("qps", qps) X("depth", depth) X("pattern", pattern) X("traffic", traffic) \
+    X("load_pct", load_pct) X("burst_us", burst_us)
 
 /* The names of the fields that differ between a and b, "|"-separated, into out. */
 typedef struct diff_out {
@@ -119,6 +120,9 @@ static void scn_diff(const scn *a, const scn *b, diff_out *d)
     if (strcmp(a->out.pcap, b->out.pcap)) diff_add(d, "output.pcap");
     if (strcmp(a->out.trace_csv, b->out.trace_csv)) diff_add(d, "output.trace_csv");
     if (strcmp(a->out.vcd, b->out.vcd)) diff_add(d, "output.vcd");
+    if (strcmp(a->out.fct_csv, b->out.fct_csv)) diff_add(d, "output.fct_csv");
+    if (strcmp(a->out.fct_buckets_csv, b->out.fct_buckets_csv)) diff_add(d, "output.fct_buckets_csv");
+    if (strcmp(a->run.flow_file, b->run.flow_file)) diff_add(d, "run.flow_file");
     if (arrlenu(a->tenants) != arrlenu(b->tenants)) {
         diff_add(d, "tenants");
         return;
@@ -144,6 +148,7 @@ static void scn_diff(const scn *a, const scn *b, diff_out *d)
         CMP_NAMED(x->msg_bytes.min != y->msg_bytes.min || x->msg_bytes.max != y->msg_bytes.max, "msg_bytes")
         CMP_NAMED(u32_lists_differ(x->dst, y->dst), "dst")
         CMP_NAMED(u32_lists_differ(x->src, y->src), "src")
+        CMP_NAMED(strcmp(x->size_cdf, y->size_cdf) != 0, "size_cdf")
         if (arrlenu(x->pairs) != arrlenu(y->pairs)) {
             CMP_NAMED(1, "pairs")
         } else {
@@ -507,9 +512,9 @@ static void test_every_key_round_trips(void)
                     for (j = 0; j < arrlenu(pairs) && j < arrlenu(tn->pairs); j++)
                         CHECK(tn->pairs[j].src == pairs[j].src && tn->pairs[j].dst == pairs[j].dst);
                 }
-                if (k->type == SCN_T_STRING) {
-                    uint64_t off = k->offset;
-                    CHECK(!strcmp((const char *)&s + off, text));
+                if (k->type == SCN_T_STRING) { /* a tenant's string is in its scn_tenant */
+                    const char *base = k->section == SCN_SEC_TENANT ? (const char *)tenant_named(&s, tenant) : (const char *)&s;
+                    CHECK(!strcmp(base + k->offset, text));
                 }
             }
             arrfree(ids);

@@ -16,6 +16,7 @@
 #include "fm_window.h"
 #include "scenario.h"
 #include "topo.h"
+#include "workload.h"
 
 typedef struct fm_model {
     fm_world w;
@@ -28,6 +29,10 @@ typedef struct fm_model {
     uint64_t sample_us;        /* its queue samples' period */
     fm_window win;             /* the receiving hosts over the window (fm_window.h) */
     int progress_log;          /* "progress cycle=.. packets=.." lines on stderr (tools/soak.sh) */
+    uint64_t *pairs;           /* open-loop tenants: the distinct fm__pair_key of their jobs, sorted */
+    uint32_t *pair_qp;         /* ... the first of each pair's QPs (fm_flow index) */
+    size_t npairs;
+    double load_target;        /* the poisson tenants' load_pct summed, as a fraction */
 } fm_model;
 
 static void fm__fail(const char *what, const char *why)
@@ -137,7 +142,241 @@ static void fm__add_flow(fm_world *w, uint32_t src, uint32_t dst, uint32_t tenan
     f->rx = nrecv[dst]++;
 }
 
-/* The flow table from the tenants' patterns (two passes: count, then fill). */
+/* Tenant tn's destinations from host h (its pattern; pi: tn's derangement, for permutation):
+ * their count, 0 when h does not send. Pairs: the pairs' destinations of h, in list order. */
+static uint32_t fm__dests(const scn_tenant *tn, uint32_t H, uint32_t h, const uint32_t *pi, uint32_t *dsts)
+{
+    uint32_t nd = 0, d;
+    size_t i;
+    int sends = 1;
+    if (tn->pattern == SCN_PAIRS) {
+        for (i = 0; i < arrlenu(tn->pairs); i++)
+            if (tn->pairs[i].src == h)
+                dsts[nd++] = tn->pairs[i].dst;
+        return nd;
+    }
+    if (arrlenu(tn->src)) {
+        sends = 0;
+        for (i = 0; i < arrlenu(tn->src); i++)
+            sends |= tn->src[i] == h;
+    }
+    if (tn->pattern == SCN_INCAST) {
+        int is_dst = 0;
+        if (!arrlenu(tn->dst))
+            dsts[nd++] = 0;
+        for (i = 0; i < arrlenu(tn->dst); i++)
+            dsts[nd++] = tn->dst[i];
+        for (i = 0; i < nd; i++)
+            is_dst |= dsts[i] == h;
+        if (is_dst && !arrlenu(tn->src))
+            sends = 0;
+    } else if (tn->pattern == SCN_PERMUTATION) {
+        dsts[nd++] = pi[h];
+    } else { /* all to all */
+        for (d = 0; d < H; d++)
+            if (d != h)
+                dsts[nd++] = d;
+    }
+    return sends ? nd : 0u;
+}
+
+/* The (source, tenant, destination) of a job as one sortable key. */
+static uint64_t fm__pair_key(uint32_t src, uint32_t tenant, uint32_t dst)
+{
+    return ((uint64_t)src << 40) | ((uint64_t)tenant << 32) | dst;
+}
+
+static int fm__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A host's own link rate (an explicit topology's links may differ). */
+static uint64_t fm__host_link_bps(const fm_model *m, uint32_t h)
+{
+    return m->t.link[topo_port_link(&m->t, topo_host_node(&m->t, h), 0)].rate_bps;
+}
+
+/* The mean of the log-uniform message sizes rm_host draws in [lo, hi] (the arrival rate of a
+ * poisson tenant without a size CDF): (hi - lo) / ln(hi / lo). */
+static double fm__log_uniform_mean(uint32_t lo, uint32_t hi)
+{
+    return hi > lo ? (double)(hi - lo) / log((double)hi / (double)lo) : (double)lo;
+}
+
+typedef struct fm__tenant_names {
+    const scn *s;
+} fm__tenant_names;
+
+/* A flow file's tenant: an index, or -1 when no traffic = file tenant has the name. */
+static int fm__file_tenant(void *user, const char *name)
+{
+    const scn *s = ((const fm__tenant_names *)user)->s;
+    size_t t;
+    for (t = 0; t < arrlenu(s->tenants); t++)
+        if (!strcmp(s->tenants[t].name, name) && s->tenants[t].traffic == SCN_TRAFFIC_FILE)
+            return (int)t;
+    return -1;
+}
+
+static void fm__job_add(wl_flow **v, size_t *n, size_t *cap, uint32_t src, uint32_t dst, uint32_t t, uint64_t size,
+                        uint64_t start_ns)
+{
+    wl_flow *f;
+    if (*n == *cap) {
+        *cap = *cap ? 2u * *cap : 1024u;
+        if (!(*v = (wl_flow *)realloc(*v, *cap * sizeof **v)))
+            fm__fail("workload", "no memory");
+    }
+    f = &(*v)[(*n)++];
+    memset(f, 0, sizeof *f);
+    f->src = src;
+    f->dst = dst;
+    f->tenant = t;
+    f->size = size;
+    f->start_ns = start_ns;
+}
+
+/* The open-loop tenants' jobs (docs/workloads.md): poisson arrivals and bursts drawn from the
+ * run's seed, the flow file's and the caller's flows (given: the HPCC reader's), in start order;
+ * then the (source, tenant, destination) pairs they use. Every job starts before the run's end. */
+static void fm__build_jobs(fm_model *m, const scn *s, const wl_flow *given, size_t ngiven)
+{
+    fm_world *w = &m->w;
+    uint32_t H = w->hosts, t, h, *pi = (uint32_t *)calloc(H, sizeof *pi), *dsts = (uint32_t *)calloc(H, sizeof *dsts);
+    uint64_t end_ns = s->run.duration_us * 1000u;
+    wl_flow *v = NULL;
+    size_t n = 0, cap = 0, i;
+    char why[512 + SCN_PATH_MAX];
+    if (!pi || !dsts)
+        fm__fail("workload", "no memory");
+    for (t = 0; t < arrlenu(s->tenants); t++) {
+        const scn_tenant *tn = &s->tenants[t];
+        wl_cdf cdf;
+        double mean;
+        if (tn->traffic != SCN_TRAFFIC_POISSON && tn->traffic != SCN_TRAFFIC_BURST)
+            continue;
+        memset(&cdf, 0, sizeof cdf);
+        if (tn->size_cdf[0] && wl_cdf_read(&cdf, tn->size_cdf, why, sizeof why) != 0)
+            fm__bad_scenario("tenant size_cdf", why);
+        mean = cdf.n ? wl_cdf_mean(&cdf) : fm__log_uniform_mean(tn->msg_bytes.min, tn->msg_bytes.max);
+        if (tn->traffic == SCN_TRAFFIC_POISSON)
+            m->load_target += (double)tn->load_pct / 100.0;
+        if (tn->pattern == SCN_PERMUTATION)
+            fm__derangement(pi, H, s->run.seed * 0x9e3779b97f4a7c15ull + t + 1u);
+        for (h = 0; h < H; h++) {
+            uint32_t nd = fm__dests(tn, H, h, pi, dsts), k;
+            rnic_prng r;
+            if (!nd)
+                continue;
+            rnic_prng_seed(&r, s->run.seed ^ (((uint64_t)t << 32 | h) * 0xd6e8feb86659fd93ull) ^ 0x5851f42d4c957f2dull);
+            if (tn->traffic == SCN_TRAFFIC_POISSON) { /* the HPCC generator's: exponential gaps, a uniform other host */
+                double gap = wl_interarrival_ns(mean, fm__host_link_bps(m, h), tn->load_pct), at = 0;
+                for (;;) {
+                    uint32_t d;
+                    at += wl_exponential_ns(&r, gap);
+                    if (at >= (double)end_ns)
+                        break;
+                    d = dsts[rnic_prng_below(&r, nd)];
+                    fm__job_add(&v, &n, &cap, h, d, t,
+                                cdf.n ? wl_cdf_sample(&cdf, &r) : rnic_prng_log_range(&r, tn->msg_bytes.min, tn->msg_bytes.max),
+                                (uint64_t)at);
+                }
+            } else { /* burst: every burst_us, a flow to each destination */
+                uint64_t at;
+                for (at = 0; at < end_ns; at += tn->burst_us * 1000u)
+                    for (k = 0; k < nd; k++)
+                        fm__job_add(&v, &n, &cap, h, dsts[k], t,
+                                    cdf.n ? wl_cdf_sample(&cdf, &r)
+                                          : rnic_prng_log_range(&r, tn->msg_bytes.min, tn->msg_bytes.max),
+                                    at);
+            }
+        }
+        wl_cdf_free(&cdf);
+    }
+    if (s->run.flow_file[0]) {
+        fm__tenant_names tnames;
+        tnames.s = s;
+        cap = n;
+        if (wl_read_flow_file(s->run.flow_file, H, fm__file_tenant, &tnames, &v, &n, why, sizeof why) != 0)
+            fm__bad_scenario("run.flow_file", why);
+        cap = n;
+    }
+    for (i = 0; i < ngiven; i++) {
+        if (given[i].src >= H || given[i].dst >= H || given[i].src == given[i].dst || !given[i].size ||
+            given[i].size > WL_MAX_FLOW_BYTES || given[i].tenant >= arrlenu(s->tenants) ||
+            s->tenants[given[i].tenant].traffic != SCN_TRAFFIC_FILE)
+            fm__bad_scenario("flows", "a given flow has a bad host, size or tenant (its tenant needs traffic = file)");
+        fm__job_add(&v, &n, &cap, given[i].src, given[i].dst, given[i].tenant, given[i].size, given[i].start_ns);
+        v[n - 1u].line = given[i].line;
+    }
+    for (i = 0; i < n; i++)
+        if (v[i].start_ns >= end_ns) {
+            snprintf(why, sizeof why, "the flow of line %u starts at %llu ns, at or after the run's end %llu ns: lengthen "
+                                      "run.duration_us", v[i].line, (unsigned long long)v[i].start_ns,
+                     (unsigned long long)end_ns);
+            fm__bad_scenario("run.duration_us", why);
+        }
+    if (n > 0xfffffff0u)
+        fm__bad_scenario("workload", "more than 2^32 - 16 flows");
+    wl_sort(v, n);
+    w->njobs = (uint32_t)n;
+    w->job = (fm_job *)calloc(n ? n : 1u, sizeof *w->job);
+    w->rmjob = (rm_job *)calloc(n ? n : 1u, sizeof *w->rmjob);
+    m->pairs = (uint64_t *)malloc((n ? n : 1u) * sizeof *m->pairs);
+    if (!w->job || !w->rmjob || !m->pairs)
+        fm__fail("workload", "no memory");
+    for (i = 0; i < n; i++) {
+        w->job[i].src = v[i].src;
+        w->job[i].dst = v[i].dst;
+        w->job[i].tenant = v[i].tenant;
+        w->job[i].size = v[i].size;
+        w->job[i].start_ns = v[i].start_ns;
+        w->rmjob[i].size = (uint32_t)v[i].size;
+        w->rmjob[i].start = rnic_ns_to_cycles(v[i].start_ns, w->p.clock_hz);
+        w->rmjob[i].next = RM_NO_JOB;
+        m->pairs[i] = fm__pair_key(v[i].src, v[i].tenant, v[i].dst);
+    }
+    qsort(m->pairs, n, sizeof *m->pairs, fm__cmp_u64);
+    for (i = 0; i < n; i++)
+        if (!m->npairs || m->pairs[m->npairs - 1u] != m->pairs[i])
+            m->pairs[m->npairs++] = m->pairs[i];
+    if (!(m->pair_qp = (uint32_t *)calloc(m->npairs ? m->npairs : 1u, sizeof *m->pair_qp)))
+        fm__fail("workload", "no memory");
+    free(v);
+    free(pi);
+    free(dsts);
+}
+
+/* After the flow table: each job's QPs at its sending host, and each host's arrivals. */
+static void fm__place_jobs(fm_model *m, const scn *s)
+{
+    fm_world *w = &m->w;
+    uint32_t i, h;
+    w->arrivals_of = (uint32_t **)calloc(w->hosts, sizeof *w->arrivals_of);
+    w->narrivals_of = (uint32_t *)calloc(w->hosts, sizeof *w->narrivals_of);
+    if (!w->arrivals_of || !w->narrivals_of)
+        fm__fail("workload", "no memory");
+    for (i = 0; i < w->njobs; i++)
+        w->narrivals_of[w->job[i].src]++;
+    for (h = 0; h < w->hosts; h++)
+        if (w->narrivals_of[h] && !(w->arrivals_of[h] = (uint32_t *)malloc(w->narrivals_of[h] * sizeof **w->arrivals_of)))
+            fm__fail("workload", "no memory");
+    memset(w->narrivals_of, 0, w->hosts * sizeof *w->narrivals_of);
+    for (i = 0; i < w->njobs; i++) {
+        const fm_job *j = &w->job[i];
+        uint64_t key = fm__pair_key(j->src, j->tenant, j->dst), *at;
+        at = (uint64_t *)bsearch(&key, m->pairs, m->npairs, sizeof *m->pairs, fm__cmp_u64);
+        w->rmjob[i].qp0 = w->flow[m->pair_qp[at - m->pairs]].local;
+        w->rmjob[i].nqp = (uint32_t)s->tenants[j->tenant].qps;
+        w->arrivals_of[j->src][w->narrivals_of[j->src]++] = i;
+    }
+}
+
+/* The flow table from the tenants' patterns (two passes: count, then fill). An open-loop
+ * tenant gets `qps` QPs for each (source, destination) its jobs use (pairs: the sorted distinct
+ * keys of m->pairs, first QP of each in m->pair_qp). */
 static void fm__build_flows(fm_model *m, const scn *s)
 {
     fm_world *w = &m->w;
@@ -158,6 +397,22 @@ static void fm__build_flows(fm_model *m, const scn *s)
         }
         for (t = 0; t < arrlenu(s->tenants); t++) {
             const scn_tenant *tn = &s->tenants[t];
+            if (tn->traffic != SCN_TRAFFIC_BACKLOG) {
+                size_t i;
+                for (i = 0; i < m->npairs; i++) {
+                    if ((uint32_t)((m->pairs[i] >> 32) & 0xffu) != t)
+                        continue;
+                    if (pass)
+                        m->pair_qp[i] = w->nflows;
+                    for (j = 0; j < tn->qps; j++) {
+                        if (pass)
+                            fm__add_flow(w, (uint32_t)(m->pairs[i] >> 40), (uint32_t)(m->pairs[i] & 0xffffffffu), t,
+                                         nsend, nrecv);
+                        count += !pass;
+                    }
+                }
+                continue;
+            }
             if (tn->pattern == SCN_PAIRS) {
                 size_t i;
                 for (i = 0; i < arrlenu(tn->pairs); i++)
@@ -171,33 +426,8 @@ static void fm__build_flows(fm_model *m, const scn *s)
             if (tn->pattern == SCN_PERMUTATION)
                 fm__derangement(pi, H, s->run.seed * 0x9e3779b97f4a7c15ull + t + 1u);
             for (h = 0; h < H; h++) {
-                uint32_t nd = 0, d;
-                int sends = 1;
-                if (arrlenu(tn->src)) {
-                    size_t i;
-                    sends = 0;
-                    for (i = 0; i < arrlenu(tn->src); i++)
-                        sends |= tn->src[i] == h;
-                }
-                if (tn->pattern == SCN_INCAST) {
-                    size_t i;
-                    int is_dst = 0;
-                    if (!arrlenu(tn->dst))
-                        dsts[nd++] = 0;
-                    for (i = 0; i < arrlenu(tn->dst); i++)
-                        dsts[nd++] = tn->dst[i];
-                    for (i = 0; i < nd; i++)
-                        is_dst |= dsts[i] == h;
-                    if (is_dst && !arrlenu(tn->src))
-                        sends = 0;
-                } else if (tn->pattern == SCN_PERMUTATION) {
-                    dsts[nd++] = pi[h];
-                } else { /* all to all */
-                    for (d = 0; d < H; d++)
-                        if (d != h)
-                            dsts[nd++] = d;
-                }
-                if (!sends || !nd)
+                uint32_t nd = fm__dests(tn, H, h, pi, dsts), d;
+                if (!nd)
                     continue;
                 for (j = 0; j < tn->qps; j++) {
                     d = dsts[j % nd];
@@ -254,7 +484,17 @@ static void fm__params(fm_world *w, const scn *s)
             exit(2);
         }
     }
+    for (t = 0; t < p->tenants && t < FM_MAX_TENANTS; t++)
+        p->tenant[t].open = s->tenants[t].traffic != SCN_TRAFFIC_BACKLOG;
     p->sched_qos = s->nic.sched == SCN_SCHED_QOS;
+    for (t = 0; p->sched_qos && t < p->tenants && t < FM_MAX_TENANTS; t++)
+        if (p->tenant[t].open) {
+            /* the QoS engine's host (fm_nic.h) posts backlogged transfers only */
+            fprintf(stderr, "rnic_model: nic.sched = qos with tenant.%s.traffic = %s: open-loop flows run on Palos's "
+                            "host rings only; use nic.sched = palos\n",
+                    s->tenants[t].name, scn_traffic_names()[s->tenants[t].traffic]);
+            exit(2);
+        }
     for (t = 1; p->sched_qos && t < p->tenants && t < FM_MAX_TENANTS; t++)
         if (s->tenants[t].weight != s->tenants[0].weight) {
             /* the QoS engine serves every tenant's transfers from one FIFO, a block each in turn:
@@ -463,7 +703,7 @@ static void fm__kinds(fm_world *w, uint32_t ndp_window)
 }
 
 /* Build everything; `tick_only`: the scheduler ticks every node every cycle. */
-static void fm_model_init(fm_model *m, const scn *s, int tick_only)
+static void fm_model_init(fm_model *m, const scn *s, int tick_only, const wl_flow *given, size_t ngiven)
 {
     fm_world *w = &m->w;
     fab_config fc;
@@ -483,7 +723,9 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only)
     w->window_end = rnic_ns_to_cycles(s->run.duration_us * 1000u, w->p.clock_hz);
     m->end = w->window_end;
     m->drain_limit = s->run.drain ? rnic_ns_to_cycles(s->run.drain_limit_us * 1000u, w->p.clock_hz) : 0;
+    fm__build_jobs(m, s, given, ngiven);
     fm__build_flows(m, s);
+    fm__place_jobs(m, s);
     w->nic = (fm_nic *)calloc(w->hosts, sizeof *w->nic);
     w->sw = (fm_switch *)calloc(w->switches, sizeof *w->sw);
     if (!w->nic || !w->sw)
@@ -555,6 +797,14 @@ static void fm_model_free(fm_model *m)
     free(w->sw);
     free(w->flow);
     free(w->flow_of);
+    for (i = 0; w->arrivals_of && i < w->hosts; i++)
+        free(w->arrivals_of[i]);
+    free(w->arrivals_of);
+    free(w->narrivals_of);
+    free(w->job);
+    free(w->rmjob);
+    free(m->pairs);
+    free(m->pair_qp);
     fab_free(&w->f);
     fm_links_free(&m->links);
     fm_window_free(&m->win);
@@ -578,6 +828,8 @@ static int fm_model_drained(const fm_model *m)
             return 0;
         posted += fm_nic_posted(&w->nic[h]);
         got += w->nic[h].rx.bytes;
+        if (w->nic[h].host.jobs_done != w->narrivals_of[h])
+            return 0;
     }
     return posted == got;
 }

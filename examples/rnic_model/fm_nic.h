@@ -492,7 +492,7 @@ static void fm_nic__qos_init(fm_nic *n)
         if (n->qos_local[i] == n->nsend)
             n->qh.qp[i].state = FM_QOS_QP_UNUSED;
     n->qh.posting = n->nsend != 0;
-    n->host.posting = false; /* (Palos's host ring is not used) */
+    rm_host_stop_posting(&n->host); /* (Palos's host ring is not used) */
 }
 
 /* The send flow of a QoS block's flow id (a transfer's first Transfer Table line); nsend: none. */
@@ -536,7 +536,7 @@ static uint64_t fm_nic_posted(const fm_nic *n)
 /* The host posts no new message (the drain); a QoS channel that read ERROR is still resubmitted. */
 static void fm_nic_stop_posting(fm_nic *n)
 {
-    n->host.posting = false;
+    rm_host_stop_posting(&n->host);
     n->qh.posting = false;
 }
 
@@ -702,7 +702,12 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
             n->host.gen[i].raddr = (uint64_t)n->send_flow[i] << 40; /* the global flow's buffer */
         }
         if (!n->nsend)
-            n->host.posting = false;
+            rm_host_stop_posting(&n->host);
+        for (i = 0; i < n->nsend; i++)
+            if (w->p.tenant[w->flow[n->send_flow[i]].tenant].open)
+                rm_host_set_open(&n->host, i);
+        if (w->njobs)
+            rm_host_set_jobs(&n->host, w->rmjob, w->arrivals_of[h], w->narrivals_of[h]);
     }
     net_link_config_default(&lc);
     lc.rate_bps = n->link_bps;
@@ -1134,6 +1139,7 @@ static rnic_err fm_nic_accept(fm_nic *n, const net_pkt *pk)
         t = &n->tpi[n->send_inst[x.flow]].t;
         if (!tp_space_incoming(t))
             return RNIC_EBUSY;
+        n->host.gen[x.flow].cnps += type == TP_PKT_CNP;
         t = fm_nic__tp(n, n->send_inst[x.flow]);
         x.flow = n->send_idx[x.flow];
         if (type == TP_PKT_NACK && (x.flags & TP_WORK_TRIMMED))

@@ -22,11 +22,11 @@
 #define RNIC_FM_RUN_H
 #include <errno.h>
 #include <sys/resource.h>
-#include "fm_build.h"
+#include "fm_fct.h"
 
 /* Prints the report; returns the bytes checked bad plus the records the model could not place
  * (nonzero: the run lost or corrupted data). */
-static uint64_t fm_report(fm_model *m, int quiet, const char *last_line)
+static uint64_t fm_report(fm_model *m, int quiet, const char *last_line, const fm_fct_summary *fct)
 {
     fm_world *w = &m->w;
     uint32_t h, i, t;
@@ -84,6 +84,8 @@ static uint64_t fm_report(fm_model *m, int quiet, const char *last_line)
         pfc += w->sw[i].pfc_frames;
     }
     lost = (m->drained ? posted - got : 0) + bad + errors;
+    if (fct && !quiet)
+        fm_fct_print(m, fct);
     if (!quiet) {
         printf("rnic_model: fabric of %u hosts and %u switches, %u QPs in %u tenants; NIC scheduler %s; %s scheduler\n",
                w->hosts, w->switches, w->nflows, w->p.tenants,
@@ -131,6 +133,8 @@ static uint64_t fm_report(fm_model *m, int quiet, const char *last_line)
         fm_window_print(&m->win, w, 1);
     if (!quiet && last_line)
         printf("%s\n", last_line);
+    if (fct)
+        fm_fct_result(m, fct, lost);
     printf("RESULT fabric=1 hosts=%u switches=%u flows=%u tenants=%u rx_gbps=%.3f", w->hosts, w->switches, w->nflows,
            w->p.tenants, total_gbps);
     for (t = 0; t < w->p.tenants; t++)
@@ -242,7 +246,12 @@ static int fm_model_write_flows_csv(const fm_model *m, const char *path)
  * override the scenario's [output] keys; NULL: the key's (or none). */
 typedef struct fm_run_options {
     const char *trace_csv, *flows_json, *shares_csv, *pcap, *csv, *queue_csv, *links_csv, *vcd;
+    const char *fct_csv, *fct_buckets_csv;
+    const char *write_flows;     /* the open-loop flows in the flow file's format */
+    int workload_only;           /* build the workload, print its figures, do not run */
     int tick_only, quiet, progress_log;
+    const wl_flow *given_flows;  /* open-loop flows besides the scenario's (the HPCC flow file's) */
+    size_t n_given_flows;
 } fm_run_options;
 
 /* Validate, build, run and report scenario s (freed here). Returns the exit status: 0, 3 when
@@ -254,7 +263,9 @@ static int fm_run(scn *sp, const fm_run_options *o)
     fm_model m;
     const char *trace_csv = o->trace_csv, *flows_json = o->flows_json, *shares_csv = o->shares_csv, *pcap = o->pcap;
     const char *csv = o->csv, *queue_csv = o->queue_csv, *links_csv = o->links_csv, *vcd = o->vcd;
+    const char *fct_csv = o->fct_csv, *fct_buckets_csv = o->fct_buckets_csv;
     roce_pcap pcap_file;
+    fm_fct_summary fct;
     int tick_only = o->tick_only, quiet = o->quiet, rc;
     uint64_t damaged;
     if (scn_validate(&s, &err) != SCN_OK) {
@@ -274,8 +285,24 @@ static int fm_run(scn *sp, const fm_run_options *o)
         links_csv = s.out.links_csv;
     if (!vcd && s.out.vcd[0])
         vcd = s.out.vcd;
-    fm_model_init(&m, &s, tick_only);
+    if (!fct_csv && s.out.fct_csv[0])
+        fct_csv = s.out.fct_csv;
+    if (!fct_buckets_csv && s.out.fct_buckets_csv[0])
+        fct_buckets_csv = s.out.fct_buckets_csv;
+    memset(&fct, 0, sizeof fct);
+    fm_model_init(&m, &s, tick_only, o->given_flows, o->n_given_flows);
     m.progress_log = o->progress_log;
+    if (o->write_flows && fm_fct_write_flows(&m, &s, o->write_flows) != 0) {
+        perror(o->write_flows);
+        return 1;
+    }
+    if (o->workload_only) { /* the generated workload's own figures (its offered load), no run */
+        printf("RESULT workload_generated=1 flows=%u load=%.4f load_target=%.4f duration_us=%llu\n", m.w.njobs,
+               fm_fct_offered_load(&m, s.run.duration_us * 1000u), m.load_target, (unsigned long long)s.run.duration_us);
+        fm_model_free(&m);
+        scn_free(&s);
+        return 0;
+    }
     if (pcap) {
         if (roce_pcap_open(&pcap_file, pcap, s.out.snaplen ? s.out.snaplen : 128u) != 0) {
             perror(pcap);
@@ -307,10 +334,10 @@ static int fm_run(scn *sp, const fm_run_options *o)
         return 1;
     }
     { /* the outputs written after the run: fail now, not after it */
-        const char *later[3];
+        const char *later[5];
         int k;
-        later[0] = shares_csv, later[1] = links_csv, later[2] = csv;
-        for (k = 0; k < 3; k++) {
+        later[0] = shares_csv, later[1] = links_csv, later[2] = csv, later[3] = fct_csv, later[4] = fct_buckets_csv;
+        for (k = 0; k < 5; k++) {
             FILE *f = later[k] ? fopen(later[k], "w") : NULL;
             if (later[k] && !f) {
                 fprintf(stderr, "rnic_model: %s: %s\n", later[k], strerror(errno));
@@ -328,7 +355,9 @@ static int fm_run(scn *sp, const fm_run_options *o)
             snprintf(pcap_line, sizeof pcap_line, "  pcap: %s (%llu frames)", pcap, (unsigned long long)pcap_file.frames);
             roce_pcap_close(&pcap_file);
         }
-        damaged = fm_report(&m, quiet, pcap ? pcap_line : NULL);
+        if (m.w.njobs)
+            fm_fct_summarize(&m, m.w.window_end * 1000000000ull / m.w.p.clock_hz, &fct);
+        damaged = fm_report(&m, quiet, pcap ? pcap_line : NULL, m.w.njobs ? &fct : NULL);
     }
     if (shares_csv && fm_model_write_shares(&m, shares_csv) != 0) {
         perror(shares_csv);
@@ -349,6 +378,14 @@ static int fm_run(scn *sp, const fm_run_options *o)
     }
     if (csv && fm_model_write_flows_csv(&m, csv) != 0) {
         perror(csv);
+        return 1;
+    }
+    if (fct_csv && fm_fct_write_csv(&m, fct_csv) != 0) {
+        perror(fct_csv);
+        return 1;
+    }
+    if (fct_buckets_csv && fm_fct_write_buckets_csv(&fct, fct_buckets_csv) != 0) {
+        perror(fct_buckets_csv);
         return 1;
     }
     rc = (damaged || (s.run.drain && !m.drained)) ? 3 : 0;

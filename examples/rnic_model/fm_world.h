@@ -92,6 +92,7 @@ typedef struct fm_tenant {
     uint32_t newreno_recover;   /* tp_flow_config.param[3] of its NewReno QPs (TP_NEWRENO_RECOVER_*) */
     int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim */
     uint32_t kind;              /* its entry of fm_world.kind */
+    int open;                   /* open-loop traffic (poisson, burst, file): QPs post the workload's jobs */
 } fm_tenant;
 
 typedef struct fm_params {
@@ -132,6 +133,13 @@ typedef struct fm_flow {
     uint32_t rx;                /* its number at the receiving NIC */
 } fm_flow;
 
+/* One flow of an open-loop workload (workload.h; the HPCC simulator's "flow"): its sending host
+ * keeps the rm_job (arrival, QP, posting, completion); this is what the results need besides. */
+typedef struct fm_job {
+    uint32_t src, dst, tenant;
+    uint64_t size, start_ns;
+} fm_job;
+
 struct fm_nic;
 struct fm_switch;
 
@@ -162,6 +170,11 @@ typedef struct fm_world {
     struct roce_pcap *pcap;     /* the TX MACs' frames (fm_taps.h), NULL = off */
     uint64_t pcap_end;          /* frames leaving at this cycle or later are not written; 0 = all */
     uint64_t model_errors;      /* records a node could not place where the model guarantees room */
+    fm_job *job;                /* the open-loop flows, in start order (their ids) */
+    rm_job *rmjob;              /* ... their state at the sending hosts (same index) */
+    uint32_t njobs;
+    uint32_t **arrivals_of;     /* [host] -> its jobs in start order */
+    uint32_t *narrivals_of;
 } fm_world;
 
 /* One trace event as a line of the trace CSV (cycle,engine,kind,id,a,b). */

@@ -137,7 +137,24 @@ typedef struct rm_flow_gen {
     uint32_t stopped;
     uint32_t min_msg, max_msg; /* the flow's message sizes (rm_host_set_sizes; the host's by default) */
     uint8_t postable;          /* rm_host_can_post, kept by rm_host__recount */
+    uint8_t open;              /* an open-loop QP: posts the jobs given to it, nothing else */
+    uint32_t wait_head, wait_tail, waiting; /* open: its jobs not yet posted (FIFO through rm_job.next) */
+    uint32_t out_head, out_tail;            /* open: its jobs posted, not completed, oldest first */
+    uint64_t cnps;             /* CNPs the QP received (a job's CNPs: the difference over its life) */
 } rm_flow_gen;
+
+/* A flow of an open-loop workload at its sending host (the fabric's fm_job keeps the rest): it
+ * arrives at `start`, goes to the least loaded of its QPs (qp0 .. qp0 + nqp - 1, this host's
+ * numbers), is posted as one message and completes when its transport reports the message
+ * acknowledged. Cycles; `done` 0 = not yet. */
+typedef struct rm_job {
+    uint64_t start, posted, done;
+    uint32_t size;
+    uint32_t qp0, nqp, qp;
+    uint32_t next;             /* the next job in its QP's FIFO (RM_NO_JOB: none) */
+    uint64_t cnps_at_post;
+} rm_job;
+#define RM_NO_JOB 0xffffffffu
 
 typedef struct rm_doorbell {
     uint64_t at;
@@ -154,9 +171,13 @@ typedef struct rm_host {
     uint32_t db_cap, db_head, db_count;
     uint32_t cursor;         /* round-robin over flows for posting */
     uint64_t now;
-    bool posting;            /* false: the run is draining, post nothing more */
+    bool posting;            /* false: the run is draining, post nothing more (open-loop jobs still are) */
     uint32_t postable;       /* flows with room to post (the step and next event scan none while 0) */
     uint64_t msgs_posted, bytes_posted;
+    rm_job *job;             /* the workload's jobs (rm_host_set_jobs; not owned) */
+    const uint32_t *arrivals; /* this host's jobs in start order (not owned) */
+    uint32_t narrivals, next_arrival;
+    uint64_t jobs_done;
 } rm_host;
 
 static bool rm_host_can_post(const rm_host *h, const rm_flow_gen *g);
@@ -191,6 +212,7 @@ static int rm_host_init(rm_host *h, uint32_t first_flow, uint32_t nflows, uint32
     h->db = (rm_doorbell *)calloc(h->db_cap, sizeof *h->db);
     if (!h->wqe || !h->gen || !h->db)
         return -1;
+    h->posting = true;
     for (i = 0; i < nflows; i++) {
         rnic_prng_seed(&h->gen[i].prng, seed ^ ((uint64_t)(first_flow + i) * 0x9e3779b97f4a7c15ull));
         h->gen[i].raddr = (uint64_t)(first_flow + i) << 40;
@@ -198,7 +220,6 @@ static int rm_host_init(rm_host *h, uint32_t first_flow, uint32_t nflows, uint32
         h->gen[i].max_msg = max_msg;
         rm_host__recount(h, &h->gen[i]);
     }
-    h->posting = true;
     return 0;
 }
 
@@ -249,12 +270,77 @@ static void rm_host_completed(rm_host *h, uint32_t flow)
 {
     rm_flow_gen *g = &h->gen[flow - h->first_flow];
     g->completed++;
+    if (g->open && g->out_head != RM_NO_JOB) { /* in order: an RC QP completes its messages in order */
+        rm_job *j = &h->job[g->out_head];
+        j->done = h->now;
+        g->out_head = j->next;
+        if (g->out_head == RM_NO_JOB)
+            g->out_tail = RM_NO_JOB;
+        h->jobs_done++;
+    }
     rm_host__recount(h, g);
 }
 
 static bool rm_host_can_post(const rm_host *h, const rm_flow_gen *g)
 {
+    if (g->open ? !g->waiting : !h->posting)
+        return false;
     return (uint32_t)(g->tail - g->completed) < h->depth && (uint32_t)(g->tail - g->head) < h->ring;
+}
+
+/* The open-loop jobs of this host: `job` (every job of the run, indexed by `arrivals`) and the
+ * flows that take them (rm_flow_gen.open). */
+static void rm_host_set_jobs(rm_host *h, rm_job *job, const uint32_t *arrivals, uint32_t narrivals)
+{
+    h->job = job;
+    h->arrivals = arrivals;
+    h->narrivals = narrivals;
+    h->next_arrival = 0;
+}
+
+static void rm_host_set_open(rm_host *h, uint32_t flow)
+{
+    rm_flow_gen *g = &h->gen[flow - h->first_flow];
+    g->open = 1;
+    g->wait_head = g->wait_tail = g->out_head = g->out_tail = RM_NO_JOB;
+    rm_host__recount(h, g);
+}
+
+/* The run drains: the backlogged flows post nothing more; open-loop jobs already arrived still
+ * are posted (every job starts before the end). */
+static void rm_host_stop_posting(rm_host *h)
+{
+    uint32_t i;
+    h->posting = false;
+    for (i = 0; i < h->nflows; i++)
+        rm_host__recount(h, &h->gen[i]);
+}
+
+/* Jobs whose start has come go to the QP of theirs with the fewest messages (outstanding and
+ * waiting): the lowest such QP on a tie. */
+static void rm_host__arrive(rm_host *h)
+{
+    while (h->next_arrival < h->narrivals && h->job[h->arrivals[h->next_arrival]].start <= h->now) {
+        uint32_t id = h->arrivals[h->next_arrival++], q, best = 0, best_load = 0xffffffffu;
+        rm_job *j = &h->job[id];
+        rm_flow_gen *g;
+        for (q = j->qp0; q < j->qp0 + j->nqp; q++) {
+            const rm_flow_gen *c = &h->gen[q - h->first_flow];
+            uint32_t load = (uint32_t)(c->tail - c->completed) + c->waiting;
+            if (load < best_load)
+                best = q, best_load = load;
+        }
+        j->qp = best;
+        j->next = RM_NO_JOB;
+        g = &h->gen[best - h->first_flow];
+        if (g->wait_tail == RM_NO_JOB)
+            g->wait_head = id;
+        else
+            h->job[g->wait_tail].next = id;
+        g->wait_tail = id;
+        g->waiting++;
+        rm_host__recount(h, g);
+    }
 }
 
 /* One cycle of the host: post one WQE (round robin over flows with room) and hand the
@@ -269,14 +355,33 @@ static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), v
         h->db_head = (h->db_head + 1u) % h->db_cap;
         h->db_count--;
     }
-    if (!h->posting || h->db_count == h->db_cap || !h->postable)
+    rm_host__arrive(h);
+    if (h->db_count == h->db_cap || !h->postable)
         return;
     for (k = 0; k < h->nflows; k++) {
         uint32_t local = (h->cursor + k) % h->nflows;
         rm_flow_gen *g = &h->gen[local];
         if (rm_host_can_post(h, g)) {
             rnic_work *w = &h->wqe[(size_t)local * h->ring + (g->tail % h->ring)];
-            uint32_t len = (uint32_t)rnic_prng_log_range(&g->prng, g->min_msg, g->max_msg);
+            uint32_t len;
+            if (g->open) { /* the oldest waiting job: waiting -> outstanding */
+                uint32_t id = g->wait_head;
+                rm_job *j = &h->job[id];
+                len = j->size;
+                j->posted = h->now;
+                j->cnps_at_post = g->cnps;
+                g->wait_head = j->next;
+                if (g->wait_head == RM_NO_JOB)
+                    g->wait_tail = RM_NO_JOB;
+                g->waiting--;
+                j->next = RM_NO_JOB;
+                if (g->out_tail == RM_NO_JOB)
+                    g->out_head = id;
+                else
+                    h->job[g->out_tail].next = id;
+                g->out_tail = id;
+            } else
+                len = (uint32_t)rnic_prng_log_range(&g->prng, g->min_msg, g->max_msg);
             memset(w, 0, sizeof *w);
             w->flow = h->first_flow + local;
             w->index = g->tail;
@@ -310,9 +415,11 @@ static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), v
 static uint64_t rm_host_next_event(const rm_host *h)
 {
     uint64_t next = h->db_count ? h->db[h->db_head].at : RNIC_NEVER;
+    if (h->next_arrival < h->narrivals && h->job[h->arrivals[h->next_arrival]].start < next)
+        next = h->job[h->arrivals[h->next_arrival]].start;
     if (next <= h->now)
         return h->now;
-    if (h->posting && h->db_count < h->db_cap && h->postable)
+    if (h->db_count < h->db_cap && h->postable)
         return h->now;
     return next;
 }

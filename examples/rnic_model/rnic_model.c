@@ -123,7 +123,7 @@ static const char *const value_opts[] = {
     "--scenario", "--set", "--hosts", "--tenants", "--qps", "--weights", "--rates-mbps", "--sizes", "--depth",
     "--payload", "--dcqcn", "--cnp-interval-us", "--loss-ppm", "--pfc", "--duration-us", "--warmup-us", "--seed",
     "--lat-samples", "--csv", "--queue-csv", "--links-csv", "--flows-json", "--shares-csv", "--pcap", "--snaplen",
-    "--trace-csv", "--vcd", "--sched", "--qos-timeout-us", "--host", "--cpu-load", "--rhcc", "--ddio", "--probe-ts",
+    "--trace-csv", "--vcd", "--fct-csv", "--fct-buckets-csv", "--write-flows", "--sched", "--qos-timeout-us", "--host", "--cpu-load", "--rhcc", "--ddio", "--probe-ts",
     "--rhcc-slack", "--cpu-outstanding", "--rx-footprint-mb"
 };
 
@@ -218,6 +218,11 @@ static void usage(void)
            "range 64..65535\n", (unsigned)d.out.snaplen);
     printf("  --trace-csv FILE       every engine's trace events as CSV (output.trace_csv); default none\n");
     printf("  --vcd FILE             every link's queue and pause as a VCD waveform (output.vcd); default none\n");
+    printf("  --fct-csv FILE         open-loop flows: one line per flow, its FCT, ideal FCT and slowdown (output.fct_csv);\n"
+           "                         default none\n");
+    printf("  --fct-buckets-csv FILE open-loop flows: slowdown p50/p95/p99 per size bucket (output.fct_buckets_csv); default none\n");
+    printf("  --write-flows FILE     the open-loop flows as a flow file (SRC DST TENANT SIZE START_NS per line); default none\n");
+    printf("  --workload-only        build the open-loop workload and print its RESULT (flows, offered load); no run\n");
     printf("  --lat-samples N|all    latencies kept per receiving NIC for the FCT percentiles (then a uniform sample; "
            "all: every one) [samples] (output.lat_samples); default %llu; range 1..268435456 or all\n",
            (unsigned long long)d.out.lat_samples);
@@ -290,7 +295,7 @@ int main(int argc, char **argv)
         const char *a = argv[k];
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             usage();
-        if (!strcmp(a, "--tick-only") || !strcmp(a, "--quiet") || !strcmp(a, "--progress-log"))
+        if (!strcmp(a, "--tick-only") || !strcmp(a, "--quiet") || !strcmp(a, "--workload-only") || !strcmp(a, "--progress-log"))
             continue;
         if (!takes_value(a))
             bad_arg("unknown option '%s'", a);
@@ -349,6 +354,7 @@ int main(int argc, char **argv)
         const char *a = argv[k], *val = k + 1 < argc ? argv[k + 1] : "";
         if (!strcmp(a, "--tick-only")) { o.tick_only = 1; continue; }
         if (!strcmp(a, "--quiet")) { o.quiet = 1; continue; }
+        if (!strcmp(a, "--workload-only")) { o.workload_only = 1; continue; }
         if (!strcmp(a, "--progress-log")) { o.progress_log = 1; continue; }
         k++;
         if (!strcmp(a, "--scenario") || !strcmp(a, "--hosts") || !strcmp(a, "--tenants") ||
@@ -433,6 +439,9 @@ int main(int argc, char **argv)
                                 : !strcmp(a, "--pcap")       ? &o.pcap
                                 : !strcmp(a, "--trace-csv")  ? &o.trace_csv
                                 : !strcmp(a, "--vcd")        ? &o.vcd
+                                : !strcmp(a, "--fct-csv")    ? &o.fct_csv
+                                : !strcmp(a, "--fct-buckets-csv") ? &o.fct_buckets_csv
+                                : !strcmp(a, "--write-flows") ? &o.write_flows
                                                              : NULL;
             size_t i;
             if (path) {

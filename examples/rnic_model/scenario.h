@@ -128,6 +128,9 @@ typedef struct scn_tenant {
     uint32_t *src;      /* stb_ds: sending hosts; empty = every host (incast: every other host) */
     scn_pair *pairs;    /* stb_ds: pattern pairs */
     uint32_t traffic;   /* enum scn_traffic: backlogged QPs, or open-loop flows (docs/workloads.md) */
+    uint32_t load_pct;  /* poisson: offered load of each sending host's link [%] */
+    uint64_t burst_us;  /* burst: the period of the incast bursts [us] */
+    char size_cdf[SCN_PATH_MAX]; /* poisson, burst: flow sizes from this CDF file; "" = msg_bytes */
 } scn_tenant;
 
 typedef struct scn {
@@ -135,6 +138,7 @@ typedef struct scn {
         uint64_t duration_us, warmup_us, seed;
         uint32_t drain;            /* keep running after duration until every posted byte arrived */
         uint64_t drain_limit_us;   /* ... for at most this long */
+        char flow_file[SCN_PATH_MAX]; /* the flows of the traffic = file tenants; "" = none */
     } run;
     struct {
         uint32_t shape;            /* enum scn_shape */
@@ -178,7 +182,8 @@ typedef struct scn {
     scn_tenant *tenants;           /* stb_ds */
     struct {
         char csv[SCN_PATH_MAX], queue_csv[SCN_PATH_MAX], links_csv[SCN_PATH_MAX], pcap[SCN_PATH_MAX],
-            trace_csv[SCN_PATH_MAX], vcd[SCN_PATH_MAX]; /* "" = none */
+            trace_csv[SCN_PATH_MAX], vcd[SCN_PATH_MAX], fct_csv[SCN_PATH_MAX],
+            fct_buckets_csv[SCN_PATH_MAX]; /* "" = none */
         uint32_t snaplen;
         uint64_t pcap_us;          /* 0 = the whole run */
         uint64_t queue_sample_us;  /* links' queue samples: every N us of the window */
@@ -241,6 +246,11 @@ SCN_DEF const char *const *scn_variant_names(void)
     static const char *const n[] = { "default", "paper", "mellanox", "htsim", NULL };
     return n;
 }
+SCN_DEF const char *const *scn_traffic_names(void)
+{
+    static const char *const n[] = { "backlog", "poisson", "burst", "file", NULL };
+    return n;
+}
 SCN_DEF const char *const *scn_pattern_names(void)
 {
     static const char *const n[] = { "incast", "permutation", "all_to_all", "pairs", NULL };
@@ -258,6 +268,7 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
     static const char *const variant[] = { "default", "paper", "mellanox", "htsim", NULL };
     static const char *const recover[] = { "ns3", "rfc6582", NULL };
     static const char *const pattern[] = { "incast", "permutation", "all_to_all", "pairs", NULL };
+    static const char *const traffic[] = { "backlog", "poisson", "burst", "file", NULL };
     static const char *const probe_ts[] = { "head", "arrival", "pipeline", NULL };
     static const char *const evict_wb[] = { "io", "cpu", "queued", NULL }; /* HCC_HOST_EVICT_WB_* order */
     static const char *const slack[] = { "fast_down", "uniform", NULL };
@@ -272,6 +283,8 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
                  "after duration_us, run on until every posted byte arrived"),
         SCN__KEY(SCN_SEC_RUN, "drain_limit_us", SCN_T_U64, scn, run.drain_limit_us, 1, 1000000000, NULL,
                  "longest drain [us]"),
+        SCN__KEY(SCN_SEC_RUN, "flow_file", SCN_T_STRING, scn, run.flow_file, 0, 0, NULL,
+                 "flows of the traffic = file tenants, one per line: SRC DST TENANT SIZE START_NS; empty = none"),
         SCN__KEY(SCN_SEC_TOPOLOGY, "shape", SCN_T_CHOICE, scn, topo.shape, 0, 0, shape,
                  "the network's shape"),
         SCN__KEY(SCN_SEC_TOPOLOGY, "k", SCN_T_U64, scn, topo.k, 2, 64, NULL,
@@ -375,6 +388,14 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
                  "sending hosts, empty = all (incast: all but dst)"),
         SCN__KEY(SCN_SEC_TENANT, "pairs", SCN_T_PAIRS, scn_tenant, pairs, 0, SCN_MAX_HOSTS - 1, NULL,
                  "pattern pairs: SRC>DST, ..."),
+        SCN__KEY(SCN_SEC_TENANT, "traffic", SCN_T_CHOICE, scn_tenant, traffic, 0, 0, traffic,
+                 "backlog: every QP keeps depth messages posted; poisson: flows arrive at load_pct of each sender's link; burst: every burst_us each sender starts a flow to each destination; file: the flows of run.flow_file"),
+        SCN__KEY(SCN_SEC_TENANT, "load_pct", SCN_T_U64, scn_tenant, load_pct, 1, 100, NULL,
+                 "traffic = poisson: offered load of each sending host's link [%]"),
+        SCN__KEY(SCN_SEC_TENANT, "burst_us", SCN_T_U64, scn_tenant, burst_us, 1, 1000000000, NULL,
+                 "traffic = burst: the bursts' period [us]"),
+        SCN__KEY(SCN_SEC_TENANT, "size_cdf", SCN_T_STRING, scn_tenant, size_cdf, 0, 0, NULL,
+                 "traffic = poisson or burst: flow sizes from this CDF file (HPCC simulator's format: SIZE PERCENT per line); empty = msg_bytes"),
         SCN__KEY(SCN_SEC_OUTPUT, "csv", SCN_T_STRING, scn, out.csv, 0, 0, NULL, "per-QP results, empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "queue_csv", SCN_T_STRING, scn, out.queue_csv, 0, 0, NULL,
                  "queues over time, empty = none"),
@@ -384,6 +405,10 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
         SCN__KEY(SCN_SEC_OUTPUT, "trace_csv", SCN_T_STRING, scn, out.trace_csv, 0, 0, NULL,
                  "engines' trace events, empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "vcd", SCN_T_STRING, scn, out.vcd, 0, 0, NULL, "VCD waveform, empty = none"),
+        SCN__KEY(SCN_SEC_OUTPUT, "fct_csv", SCN_T_STRING, scn, out.fct_csv, 0, 0, NULL,
+                 "open-loop flows: one line per flow (its FCT and slowdown), empty = none"),
+        SCN__KEY(SCN_SEC_OUTPUT, "fct_buckets_csv", SCN_T_STRING, scn, out.fct_buckets_csv, 0, 0, NULL,
+                 "open-loop flows: FCT slowdown p50 / p95 / p99 per size bucket (tenths of the flows by size), empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "snaplen", SCN_T_U64, scn, out.snaplen, 64, 65535, NULL,
                  "pcap bytes kept per frame"),
         SCN__KEY(SCN_SEC_OUTPUT, "queue_sample_us", SCN_T_U64, scn, out.queue_sample_us, 1, 1000000, NULL,
@@ -710,6 +735,9 @@ SCN_DEF void scn__tenant_default(scn_tenant *t, const char *name)
     t->msg_bytes.max = 16384;
     t->depth = 8;
     t->pattern = SCN_INCAST;
+    t->traffic = SCN_TRAFFIC_BACKLOG;
+    t->load_pct = 30;
+    t->burst_us = 100;
 }
 
 SCN_DEF void scn__tenant_free(scn_tenant *t)
@@ -1387,7 +1415,7 @@ SCN_DEF int scn__check_ids(const uint32_t *ids, uint64_t hosts, const char *tena
 /* Cross-key checks (and every key's range again, for a struct filled by hand). */
 SCN_DEF int scn_validate(const scn *s, scn_error *err)
 {
-    size_t nkeys, i, j, t;
+    size_t nkeys, i, j, t, file_tenants = 0;
     const scn_key *keys = scn_keys(&nkeys);
     uint64_t hosts;
     for (t = 0; t <= arrlenu(s->tenants); t++) /* the ranges: every number key of s and of each tenant */
@@ -1558,6 +1586,16 @@ SCN_DEF int scn_validate(const scn *s, scn_error *err)
         if ((rc = scn__check_ids(tn->dst, hosts, nm, "dst", err)) != SCN_OK ||
             (rc = scn__check_ids(tn->src, hosts, nm, "src", err)) != SCN_OK)
             return rc;
+        if (tn->size_cdf[0] && tn->traffic != SCN_TRAFFIC_POISSON && tn->traffic != SCN_TRAFFIC_BURST)
+            return SCN__INVALID(SCN_SEC_TENANT, nm, "size_cdf", "given with traffic %s (a size CDF is for poisson and burst)",
+                                scn_traffic_names()[tn->traffic]);
+        if (tn->traffic == SCN_TRAFFIC_FILE) { /* its hosts and sizes are the flows' */
+            if (arrlenu(tn->src) || arrlenu(tn->dst) || arrlenu(tn->pairs))
+                return SCN__INVALID(SCN_SEC_TENANT, nm, arrlenu(tn->src) ? "src" : arrlenu(tn->dst) ? "dst" : "pairs",
+                                    "traffic = file takes its hosts from its flows (run.flow_file), not from src, dst or pairs");
+            file_tenants++;
+            continue;
+        }
         for (i = 0; i < arrlenu(tn->pairs); i++)
             if (tn->pairs[i].src >= hosts || tn->pairs[i].dst >= hosts)
                 return SCN__INVALID(SCN_SEC_TENANT, nm, "pairs", "pair %u>%u: a host is not below the shape's %llu hosts",
@@ -1590,6 +1628,8 @@ SCN_DEF int scn_validate(const scn *s, scn_error *err)
                                     scn_pattern_names()[tn->pattern]);
         }
     }
+    if (s->run.flow_file[0] && !file_tenants)
+        return SCN__INVALID(SCN_SEC_RUN, NULL, "flow_file", "no tenant has traffic = file to run its flows");
     return SCN_OK;
 }
 #undef SCN__INVALID

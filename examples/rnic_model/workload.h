@@ -53,7 +53,7 @@ typedef struct wl_flow {
 
 #define WL_PCT_ONE 1000000ull           /* a CDF's percentages are kept in millionths of a percent */
 #define WL_PCT_FULL (100ull * WL_PCT_ONE)
-#define WL_MAX_FLOW_BYTES (1ull << 32) - 1u /* a flow is one message: its length is a 32-bit field */
+#define WL_MAX_FLOW_BYTES (1ull << 31) /* a flow is one message, one WQE: at most 2^31 bytes (rnic_work.len) */
 #define WL_MAX_CDF_POINTS 4096u
 
 typedef struct wl_cdf {
