@@ -7,6 +7,8 @@
  *   scenario cannot hold exactly refused, never rounded;
  * - every error of either file, each with its code and its whole message (file:line: ...);
  * - the priority group -> tenant rule (pgP, else the first tenant; it must have traffic = file);
+ * - small_same.conf + small_same_flows.txt (the scenario's formats) read to the same topology and
+ *   flows as small_topology.txt + small_flows.txt;
  * - a seeded property loop: random valid topologies and flows written in random spellings and
  *   white space read back to the same nodes, tiers (the test's own relaxation, not a BFS), links,
  *   map and flows; each one corrupted in a way that must be refused is refused with the right
@@ -33,8 +35,8 @@ static void file_scenario(scn *s)
 {
     scn_error err;
     scn_config_default(s);
-    CHECK(scn_parse_text(s, "t", "[tenant pg3]\n", &err) == SCN_OK);
-    s->tenants[0].traffic = SCN_TRAFFIC_FILE;
+    CHECK(scn_parse_text(s, "t", "[tenant pg3]\ntraffic = file\n", &err) == SCN_OK);
+    CHECK_EQ(s->tenants[0].traffic, SCN_TRAFFIC_FILE);
 }
 
 static const scn_link *link_at(const scn *s, size_t i) { return i < arrlenu(s->topo.links) ? &s->topo.links[i] : NULL; }
@@ -393,6 +395,53 @@ static void test_small_flows(void)
     scn_free(&s);
 }
 
+static int same_tenant(void *user, const char *name) { return hpcc__tenant((const scn *)user, name); }
+
+/* tests/data/hpcc/small_same.conf and small_same_flows.txt are small_topology.txt and
+ * small_flows.txt in the scenario's own formats: the same nodes, tiers, links and flows. */
+static void test_small_same(void)
+{
+    scn hp, own;
+    hpcc_map m;
+    scn_error err;
+    wl_flow *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0, i;
+    char why[256];
+    scn_config_default(&own);
+    CHECK(scn_parse_file(&own, "tests/data/hpcc/small_same.conf", &err) == SCN_OK);
+    CHECK(scn_validate(&own, &err) == SCN_OK);
+    scn_config_default(&hp);
+    CHECK(scn_parse_text(&hp, "t", "[tenant pg3]\ntraffic = file\n", &err) == SCN_OK);
+    CHECK(hpcc_read_topology(&hp, "tests/data/hpcc/small_topology.txt", &m, &err) == SCN_OK);
+    CHECK(hpcc_read_flows("tests/data/hpcc/small_flows.txt", &m, &hp, &a, &na, &err) == SCN_OK);
+    CHECK(wl_read_flow_file(own.run.flow_file, (uint32_t)scn_host_count(&own), same_tenant, &own, &b, &nb, why,
+                            sizeof why) == 0);
+    CHECK_EQ(arrlenu(own.topo.nodes), arrlenu(hp.topo.nodes));
+    for (i = 0; i < arrlenu(own.topo.nodes) && i < arrlenu(hp.topo.nodes); i++) {
+        CHECK(!strcmp(own.topo.nodes[i].name, hp.topo.nodes[i].name));
+        CHECK_EQ(own.topo.nodes[i].is_switch, hp.topo.nodes[i].is_switch);
+        CHECK_EQ(own.topo.nodes[i].tier, hp.topo.nodes[i].tier);
+    }
+    CHECK_EQ(arrlenu(own.topo.links), arrlenu(hp.topo.links));
+    for (i = 0; i < arrlenu(own.topo.links) && i < arrlenu(hp.topo.links); i++) {
+        const scn_link *x = &own.topo.links[i], *y = &hp.topo.links[i];
+        CHECK(!strcmp(x->a, y->a) && !strcmp(x->b, y->b));
+        CHECK(x->gbps == y->gbps && x->delay_ns == y->delay_ns && x->loss_ppm == y->loss_ppm);
+    }
+    CHECK_EQ(own.topo.link_gbps, hp.topo.link_gbps);
+    CHECK_EQ(own.topo.link_delay_ns, hp.topo.link_delay_ns);
+    CHECK_EQ(na, nb);
+    for (i = 0; i < na && i < nb; i++) {
+        CHECK(a[i].src == b[i].src && a[i].dst == b[i].dst && a[i].size == b[i].size);
+        CHECK(a[i].start_ns == b[i].start_ns && !strcmp(hp.tenants[a[i].tenant].name, own.tenants[b[i].tenant].name));
+    }
+    free(a);
+    free(b);
+    hpcc_map_free(&m);
+    scn_free(&hp);
+    scn_free(&own);
+}
+
 /* The small topology's hosts 0-3 (switches 4, 5) and tenants: a (file), pg5 (file), pg7 (backlog). */
 static void test_flow_tenants(void)
 {
@@ -402,9 +451,8 @@ static void test_flow_tenants(void)
     wl_flow *f = NULL;
     size_t n = 0;
     scn_config_default(&s);
-    CHECK(scn_parse_text(&s, "t", "[tenant a]\n[tenant pg5]\n[tenant pg7]\n", &err) == SCN_OK);
-    s.tenants[0].traffic = SCN_TRAFFIC_FILE;
-    s.tenants[1].traffic = SCN_TRAFFIC_FILE;
+    CHECK(scn_parse_text(&s, "t", "[tenant a]\ntraffic = file\n[tenant pg5]\ntraffic = file\n[tenant pg7]\n", &err) ==
+          SCN_OK);
     CHECK(hpcc_read_topology(&s, "tests/data/hpcc/small_topology.txt", &m, &err) == SCN_OK);
     CHECK(hpcc_read_flows_text("f.txt", "3\n0 1 5 100 10 2\n0 1 3 100 10 2\n0 1 0 100 10 2\n", &m, &s, &f, &n, &err) ==
           SCN_OK);
@@ -420,8 +468,8 @@ static void test_flow_tenants(void)
     s.tenants[0].traffic = SCN_TRAFFIC_BACKLOG;
     CHECK(hpcc_read_flows_text("f.txt", "1\n0 1 3 100 10 2\n", &m, &s, &f, &n, &err) == SCN_EINVALID);
     CHECK(!strcmp(err.message, "f.txt:2: flow 1: priority group 3 goes to tenant 'a' (the first tenant: no tenant is "
-                               "named pg<PG>), which does not have traffic = file: set it in [tenant a], or add a "
-                               "[tenant pg<PG>] with traffic = file"));
+                               "named pg3), which does not have traffic = file: set it in [tenant a], or add a "
+                               "[tenant pg3] with traffic = file"));
     CHECK_EQ(n, 3);
     free(f);
     hpcc_map_free(&m);
@@ -657,8 +705,7 @@ static void test_property_round_trip(void)
         write_tokens(&g, &x, text, sizeof text);
         expected_tiers(&g, tier);
         scn_config_default(&s);
-        CHECK(scn_parse_text(&s, "t", "[tenant first]\ndst = 0\n[tenant pg3]\ndst = 0\n", &err) == SCN_OK);
-        s.tenants[0].traffic = s.tenants[1].traffic = SCN_TRAFFIC_FILE;
+        CHECK(scn_parse_text(&s, "t", "[tenant first]\ntraffic = file\n[tenant pg3]\ntraffic = file\n", &err) == SCN_OK);
         if (hpcc_read_topology_text(&s, "r.txt", text, &m, &err) != SCN_OK) {
             CHECK(!"a valid topology is read");
             printf("  %s\n", err.message);
@@ -853,6 +900,7 @@ int main(int argc, char **argv)
     RUN(test_file_errors);
     RUN(test_small_flows);
     RUN(test_flow_tenants);
+    RUN(test_small_same);
     RUN(test_flow_errors);
     RUN(test_property_round_trip);
     RUN(test_property_corruptions);

@@ -752,11 +752,17 @@ HPCC_DEF int hpcc_read_flows_text(const char *name, const char *text, const hpcc
         tn = hpcc__tenant(s, tname);
         if (tn < 0)
             tn = 0;
-        if (s->tenants[tn].traffic != SCN_TRAFFIC_FILE)
-            HPCC__FAIL(SCN_EINVALID, line, "flow %llu: priority group %llu goes to tenant '%s'%s, which does not have "
-                       "traffic = file: set it in [tenant %s]%s", (unsigned long long)got + 1u,
-                       (unsigned long long)v[2], s->tenants[tn].name, tn ? "" : " (the first tenant: no tenant is named "
-                       "pg<PG>)", s->tenants[tn].name, tn ? "" : ", or add a [tenant pg<PG>] with traffic = file");
+        {
+            char why_first[96] = "", or_add[96] = "";
+            if (strcmp(s->tenants[tn].name, tname)) { /* the first tenant by default: say which name was looked for */
+                snprintf(why_first, sizeof why_first, " (the first tenant: no tenant is named %s)", tname);
+                snprintf(or_add, sizeof or_add, ", or add a [tenant %s] with traffic = file", tname);
+            }
+            if (s->tenants[tn].traffic != SCN_TRAFFIC_FILE)
+                HPCC__FAIL(SCN_EINVALID, line, "flow %llu: priority group %llu goes to tenant '%s'%s, which does not "
+                           "have traffic = file: set it in [tenant %s]%s", (unsigned long long)got + 1u,
+                           (unsigned long long)v[2], s->tenants[tn].name, why_first, s->tenants[tn].name, or_add);
+        }
         if (*n == cap) {
             size_t c = cap ? 2u * cap : 64u;
             wl_flow *a = (wl_flow *)realloc(*flows, c * sizeof *a);
