@@ -9,9 +9,10 @@ WARN := -std=c99 -Wall -Wextra -Wpedantic -Werror -Wundef -Wshadow
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 STB = $(shell pkg-config --cflags --libs stb 2>/dev/null || echo -I/usr/include/stb -lstb)
 # stb_ds (libstb-dev) is linked only into the programs that include it: the reference model of
-# tests/test_bucketq.c, the scenario reader (examples/rnic_model/scenario.h: its test and
-# build/rnic_model); the other examples and the benchmarks build without stb installed
-STB_USERS := test_bucketq test_scenario
+# tests/test_bucketq.c, the scenario reader (examples/rnic_model/scenario.h: its test, the HPCC
+# input reader's test and build/rnic_model); the other examples and the benchmarks build without
+# stb installed
+STB_USERS := test_bucketq test_scenario test_hpcc_input
 STB_IF_USED = $(if $(filter $(STB_USERS),$(notdir $@)),$(STB))
 STB_CFLAGS = $(shell pkg-config --cflags stb 2>/dev/null || echo -I/usr/include/stb)
 STB_CFLAGS_IF_USED = $(if $(filter $(STB_USERS),$(notdir $(basename $@))),$(STB_CFLAGS))
@@ -37,7 +38,8 @@ UNIT := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 # Tests whose code calls nothing of the engines' implementation (tests/impl.c) and is not
 # compiled with the portable arithmetic itself: the portable configuration would run gcc's very
 # objects again, so it skips them (tests/run.sh checks with nm that they still call nothing).
-PORTABLE_SAME := test_common_machinery test_fabric test_lat_store test_net test_roce_pcap test_scenario test_topo test_workload
+PORTABLE_SAME := test_common_machinery test_fabric test_hpcc_input test_lat_store test_net test_roce_pcap test_scenario test_topo \
+	test_workload
 UNIT_BINS := $(foreach cc,gcc clang,$(addprefix build/tests/$(cc)/,$(UNIT))) \
              $(addprefix build/tests/portable/,$(filter-out $(PORTABLE_SAME),$(UNIT)))
 
@@ -255,7 +257,11 @@ $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_roce_pcap.o): example
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_lat_store.o): examples/rnic_model/lat_store.h
 # the scenario file's reader (parser, --set overrides, validation, dump) has its own unit test
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_scenario.o): examples/rnic_model/scenario.h
+# the open-loop workloads' inputs (issue 33): CDF files, flow files
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_workload.o): examples/rnic_model/workload.h
+# the HPCC simulator's topology and flow files (issue 33) have their own unit test
+$(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_hpcc_input.o): examples/rnic_model/hpcc_input.h \
+	examples/rnic_model/scenario.h examples/rnic_model/workload.h
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h examples/rnic_model/fabric.h

@@ -1100,6 +1100,41 @@ workload_bad_inputs() { # each refused with exit 2 and a message naming the file
     return $bad
 }
 T claim workload-bad-inputs-refused-naming-file-line-key workload_bad_inputs
+# the HPCC simulator's files read unchanged (docs/hpcc_inputs.md): (1) its topology and flow files
+# against the same experiment written in our scenario format (tests/data/hpcc/small_same.conf),
+# (2) a 36-node fat tree (switches first, 40 Gb/s hosts) with 1 ms of web-search flows written in
+# its flow format (ids + 20, seconds from 2 s) against the same flows in our flow file format:
+# the same RESULT lines and every flow's FCT to the nanosecond
+workload_hpcc_same() {
+    local a=(--quiet --set run.duration_us=1000 --set run.warmup_us=100) strip='s/ (mcycles_per_s|rss_kb|rss_per_host_kb)=[^ ]*//g'
+    ./build/rnic_model --hpcc-topology tests/data/hpcc/small_topology.txt --hpcc-flows tests/data/hpcc/small_flows.txt \
+        "${a[@]}" --fct-csv "$OBJ/hpcc-a.csv" | sed -E "$strip" >"$OBJ/hpcc-a.out" || return 1
+    ./build/rnic_model --scenario tests/data/hpcc/small_same.conf "${a[@]}" --fct-csv "$OBJ/hpcc-b.csv" |
+        sed -E "$strip" >"$OBJ/hpcc-b.out" || return 1
+    grep -h '^RESULT workload' "$OBJ/hpcc-a.out"
+    [ "$(wc -l <"$OBJ/hpcc-a.csv")" = 5 ] && cmp "$OBJ/hpcc-a.out" "$OBJ/hpcc-b.out" && cmp "$OBJ/hpcc-a.csv" "$OBJ/hpcc-b.csv" || return 1
+    ./build/rnic_model --scenario scenarios/websearch_fattree.conf --workload-only --set run.duration_us=1000 \
+        --set run.warmup_us=100 --write-flows "$OBJ/hpcc-ws.txt" >/dev/null || return 1
+    python3 - "$OBJ/hpcc-ws.txt" "$OBJ/hpcc-ws-hpcc.txt" "$OBJ/hpcc-ws-ours.txt" "$OBJ/hpcc-ws.conf" <<'PY' || return 1
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
+with open(sys.argv[2], "w") as f:
+    f.write(f"{len(rows)}\n")
+    for s, d, t, size, start in rows:
+        f.write(f"{int(s) + 20} {int(d) + 20} 3 100 {size} {2 + int(start) / 1e9:.9f}\n")
+with open(sys.argv[3], "w") as f:
+    for s, d, t, size, start in rows:
+        f.write(f"{s} {d} pg3 {size} {start}\n")
+open(sys.argv[4], "w").write(f"[run]\nflow_file = {sys.argv[3]}\n[tenant pg3]\ntraffic = file\n")
+PY
+    ./build/rnic_model --hpcc-topology tests/data/hpcc/fat_tree_k4_topology.txt --hpcc-flows "$OBJ/hpcc-ws-hpcc.txt" \
+        "${a[@]}" --fct-csv "$OBJ/hpcc-c.csv" | sed -E "$strip" >"$OBJ/hpcc-c.out" || return 1
+    ./build/rnic_model --hpcc-topology tests/data/hpcc/fat_tree_k4_topology.txt --scenario "$OBJ/hpcc-ws.conf" \
+        "${a[@]}" --fct-csv "$OBJ/hpcc-d.csv" | sed -E "$strip" >"$OBJ/hpcc-d.out" || return 1
+    grep -h '^RESULT workload' "$OBJ/hpcc-c.out"
+    [ "$(wc -l <"$OBJ/hpcc-c.csv")" -gt 20 ] && cmp "$OBJ/hpcc-c.out" "$OBJ/hpcc-d.out" && cmp "$OBJ/hpcc-c.csv" "$OBJ/hpcc-d.csv"
+}
+T claim workload-hpcc-files-same-flows-as-our-format workload_hpcc_same
 fabric_k8() { # a k = 8 fat tree (128 hosts, 80 switches, 1,024 QPs) runs: every byte it checked is good, and
     # its memory per host is reported
     local out="$OBJ/fabric-k8.out"

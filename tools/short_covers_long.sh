@@ -65,7 +65,7 @@ for t in "$@"; do
                 gcc "${flags[@]}" -DRNIC_ENGINES_LINKED -c "$PWD/tests/$t.c" -o "$d/$t.o" "${STB_CFLAGS[@]}" || { bad=1; continue; }
             objs=("$d/$t.o" "$d/impl.o")
         fi
-        gcc --coverage "${objs[@]}" -o "$d/$t" "${STB_LIBS[@]}" -lxxhash || { bad=1; continue; }
+        gcc --coverage "${objs[@]}" -o "$d/$t" "${STB_LIBS[@]}" -lxxhash -lm || { bad=1; continue; }
         for len in short long; do
             rm -f "$d"/*.gcda "$d"/*.gcov
             if [ "$len" = long ]; then

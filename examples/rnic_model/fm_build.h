@@ -92,7 +92,8 @@ static void fm__build_topo(fm_model *m, const scn *s)
         break;
     default: /* explicit */
         for (i = 0; i < arrlenu(s->topo.nodes) && e == RNIC_OK; i++)
-            if ((s->topo.nodes[i].is_switch ? topo_add_switch(t, s->topo.nodes[i].name, 1u)
+            if ((s->topo.nodes[i].is_switch ? topo_add_switch(t, s->topo.nodes[i].name,
+                                                              s->topo.nodes[i].tier ? s->topo.nodes[i].tier : 1u)
                                             : topo_add_host(t, s->topo.nodes[i].name)) == TOPO_NONE)
                 e = RNIC_EINVAL;
         for (i = 0; i < arrlenu(s->topo.links) && e == RNIC_OK; i++)

@@ -5,6 +5,11 @@
  *
  *   rnic_model --scenario FILE [--set section.key=value]... [OPTION]...
  *       a scenario file (docs/scenario.md); every --set and every option below overrides its keys
+ *   rnic_model --hpcc-topology FILE [--hpcc-flows FILE] [--scenario FILE] [OPTION]...
+ *       an experiment of the HPCC simulator (docs/hpcc_inputs.md): its topology file replaces the
+ *       scenario's topology, its flow file gives the flows of the traffic = file tenants; without
+ *       --scenario, the defaults with one tenant pg3 of traffic = file (or, without --hpcc-flows,
+ *       the built-in incast's tenants)
  *   rnic_model [OPTION]...
  *       the built-in scenario: an H:1 incast on one switch (star) -- hosts 1..H send, host 0
  *       receives -- of T tenants: tenant "bulk" (64 KB .. 1 MB messages), then "background"
@@ -33,6 +38,7 @@
 #include <string.h>
 /* stb_ds (Debian libstb-dev: -lstb) holds the scenario's tables */
 #include "fm_run.h"
+#include "hpcc_input.h"
 
 #define MAX_TENANTS 16u
 
@@ -113,6 +119,7 @@ static const char *const slack_name[2] = { "fast-down", "uniform" };
 
 /* The options that take a value (a missing value is named as such, an unknown option as unknown). */
 static const char *const value_opts[] = {
+    "--hpcc-topology", "--hpcc-flows",
     "--scenario", "--set", "--hosts", "--tenants", "--qps", "--weights", "--rates-mbps", "--sizes", "--depth",
     "--payload", "--dcqcn", "--cnp-interval-us", "--loss-ppm", "--pfc", "--duration-us", "--warmup-us", "--seed",
     "--lat-samples", "--csv", "--queue-csv", "--links-csv", "--flows-json", "--shares-csv", "--pcap", "--snaplen",
@@ -145,6 +152,10 @@ static void usage(void)
     printf("scenario:\n");
     printf("  --scenario FILE        run this scenario file instead of the built-in incast; default none\n");
     printf("  --set S.K=V            set key K of section S (tenant keys: tenant.NAME.K), repeatable; default none\n");
+    printf("  --hpcc-topology FILE   the HPCC simulator's topology file: replaces the scenario's topology (nodes n<ID>; "
+           "docs/hpcc_inputs.md); default none\n");
+    printf("  --hpcc-flows FILE      the HPCC simulator's flow file (needs --hpcc-topology): the flows of the "
+           "traffic = file tenants, start times less the earliest one's whole seconds; default none\n");
     printf("  --hosts H              the built-in incast's sending hosts [hosts] (topology.hosts = H + 1); default 2; "
            "range 1..1024\n");
     printf("  --tenants T            the built-in incast's tenants: bulk, background, tenant2.. [tenants]; default 2; "
@@ -270,7 +281,10 @@ int main(int argc, char **argv)
     scn s;
     scn_error err;
     fm_run_options o;
-    const char *file = NULL;
+    const char *file = NULL, *hpcc_topology = NULL, *hpcc_flows = NULL;
+    hpcc_map hpcc;
+    wl_flow *given = NULL;
+    size_t n_given = 0, g;
     uint32_t hosts = 2, tenants = 2, t, n, ntn;
     int k, host_off = 0, host_opts = 0;
     uint64_t tmp[2u * MAX_TENANTS];
@@ -289,6 +303,10 @@ int main(int argc, char **argv)
             bad_arg("%s needs a value", a);
         if (!strcmp(a, "--scenario"))
             file = argv[k + 1];
+        else if (!strcmp(a, "--hpcc-topology"))
+            hpcc_topology = argv[k + 1];
+        else if (!strcmp(a, "--hpcc-flows"))
+            hpcc_flows = argv[k + 1];
         else if (!strcmp(a, "--hosts"))
             hosts = (uint32_t)parse_u64(a, argv[k + 1], 1, 1024);
         else if (!strcmp(a, "--tenants"))
@@ -296,6 +314,14 @@ int main(int argc, char **argv)
         k++;
     }
     scn_config_default(&s);
+    memset(&hpcc, 0, sizeof hpcc);
+    if (hpcc_flows && !hpcc_topology)
+        bad_arg("--hpcc-flows needs --hpcc-topology (the flow file's node ids are the topology file's)");
+    if (hpcc_topology)
+        for (k = 1; k < argc; k++)
+            if (!strcmp(argv[k], "--hosts") || !strcmp(argv[k], "--tenants"))
+                bad_arg("%s shapes the built-in incast; --hpcc-topology gives the topology (and --scenario the "
+                        "tenants)", argv[k]);
     if (file) {
         for (k = 1; k < argc; k++)
             if (!strcmp(argv[k], "--hosts") || !strcmp(argv[k], "--tenants"))
@@ -308,13 +334,23 @@ int main(int argc, char **argv)
         }
     } else {
         char text[4096];
-        built_in(text, sizeof text, hosts, tenants);
-        if (scn_parse_text(&s, "built-in incast", text, &err) != SCN_OK) {
+        if (hpcc_flows) /* the HPCC experiment's flows on the defaults: its generator's priority group */
+            snprintf(text, sizeof text, "# --hpcc-flows without --scenario\n[tenant pg3]\ntraffic = file\n");
+        else
+            built_in(text, sizeof text, hosts, tenants);
+        if (scn_parse_text(&s, hpcc_flows ? "built-in HPCC tenant" : "built-in incast", text, &err) != SCN_OK) {
             fprintf(stderr, "rnic_model: %s\n", err.message);
             scn_free(&s);
             return 1;
         }
     }
+    if (hpcc_topology && hpcc_read_topology(&s, hpcc_topology, &hpcc, &err) != SCN_OK) {
+        fprintf(stderr, "rnic_model: %s\n", err.message);
+        scn_free(&s);
+        return 2;
+    }
+    if (hpcc_topology && hpcc.note[0])
+        fprintf(stderr, "rnic_model: note: %s\n", hpcc.note);
     ntn = (uint32_t)arrlenu(s.tenants);
     for (k = 1; k < argc; k++) { /* then every option in order */
         const char *a = argv[k], *val = k + 1 < argc ? argv[k + 1] : "";
@@ -323,7 +359,8 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--workload-only")) { o.workload_only = 1; continue; }
         if (!strcmp(a, "--progress-log")) { o.progress_log = 1; continue; }
         k++;
-        if (!strcmp(a, "--scenario") || !strcmp(a, "--hosts") || !strcmp(a, "--tenants")) {
+        if (!strcmp(a, "--scenario") || !strcmp(a, "--hosts") || !strcmp(a, "--tenants") ||
+            !strcmp(a, "--hpcc-topology") || !strcmp(a, "--hpcc-flows")) {
             continue;
         } else if (!strcmp(a, "--set")) {
             char key[128];
@@ -432,5 +469,30 @@ int main(int argc, char **argv)
     }
     if (host_off && host_opts)
         fprintf(stderr, "rnic_model: --host off: the receiving host's options (--cpu-load, --rhcc, ...) do nothing\n");
-    return fm_run(&s, &o);
+    if (hpcc_flows) { /* after every option: --set may have changed the tenants or the run's length */
+        if (hpcc_read_flows(hpcc_flows, &hpcc, &s, &given, &n_given, &err) != SCN_OK) {
+            fprintf(stderr, "rnic_model: %s\n", err.message);
+            hpcc_map_free(&hpcc);
+            scn_free(&s);
+            return 2;
+        }
+        if (hpcc.note[0])
+            fprintf(stderr, "rnic_model: note: %s\n", hpcc.note);
+        for (g = 0; g < n_given; g++) /* a flow the run never reaches would be left out silently */
+            if (given[g].start_ns >= s.run.duration_us * 1000u) {
+                fprintf(stderr, "rnic_model: %s:%u: the flow starts at %llu ns, not before the run's end (run.duration_us "
+                        "= %llu): raise --duration-us\n", hpcc_flows, (unsigned)given[g].line,
+                        (unsigned long long)given[g].start_ns, (unsigned long long)s.run.duration_us);
+                free(given);
+                hpcc_map_free(&hpcc);
+                scn_free(&s);
+                return 2;
+            }
+        o.given_flows = given;
+        o.n_given_flows = n_given;
+    }
+    hpcc_map_free(&hpcc);
+    k = fm_run(&s, &o);
+    free(given);
+    return k;
 }
