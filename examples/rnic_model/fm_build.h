@@ -28,6 +28,7 @@ typedef struct fm_model {
     uint64_t sample_us;        /* its queue samples' period */
     fm_window win;             /* the receiving hosts over the window (fm_window.h) */
     int progress_log;          /* "progress cycle=.. packets=.." lines on stderr (tools/soak.sh) */
+    const char **trace_host_name; /* the trace CSV's node names: per host, its topology name */
 } fm_model;
 
 static void fm__fail(const char *what, const char *why)
@@ -462,8 +463,9 @@ static void fm__kinds(fm_world *w, uint32_t ndp_window)
     }
 }
 
-/* Build everything; `tick_only`: the scheduler ticks every node every cycle. */
-static void fm_model_init(fm_model *m, const scn *s, int tick_only)
+/* Build everything; `tick_only`: the scheduler ticks every node every cycle; `trace`: the trace
+ * CSV (its header written; NULL = none), attached before the NICs are built. */
+static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv *trace)
 {
     fm_world *w = &m->w;
     fab_config fc;
@@ -484,6 +486,14 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only)
     m->end = w->window_end;
     m->drain_limit = s->run.drain ? rnic_ns_to_cycles(s->run.drain_limit_us * 1000u, w->p.clock_hz) : 0;
     fm__build_flows(m, s);
+    if (trace) {
+        if (!(m->trace_host_name = (const char **)calloc(w->hosts + 1u, sizeof *m->trace_host_name)))
+            fm__fail("trace CSV", "no memory");
+        for (h = 0; h < w->hosts; h++)
+            m->trace_host_name[h] = m->t.node[topo_host_node(&m->t, h)].name;
+        fm_trace_csv_attach(trace, m->trace_host_name, w->p.clock_hz);
+        w->trace_csv = trace;
+    }
     w->nic = (fm_nic *)calloc(w->hosts, sizeof *w->nic);
     w->sw = (fm_switch *)calloc(w->switches, sizeof *w->sw);
     if (!w->nic || !w->sw)
@@ -551,6 +561,7 @@ static void fm_model_free(fm_model *m)
         free(w->sw[i].peer);
     }
     free(w->nic);
+    free(m->trace_host_name);
     free(w->uplink);
     free(w->sw);
     free(w->flow);
