@@ -37,7 +37,8 @@ UNIT := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 # Tests whose code calls nothing of the engines' implementation (tests/impl.c) and is not
 # compiled with the portable arithmetic itself: the portable configuration would run gcc's very
 # objects again, so it skips them (tests/run.sh checks with nm that they still call nothing).
-PORTABLE_SAME := test_common_machinery test_fabric test_lat_store test_net test_roce_pcap test_scenario test_topo
+PORTABLE_SAME := test_common_machinery test_fabric test_lat_store test_net test_roce_pcap test_scenario test_topo \
+                 test_trace_csv
 UNIT_BINS := $(foreach cc,gcc clang,$(addprefix build/tests/$(cc)/,$(UNIT))) \
              $(addprefix build/tests/portable/,$(filter-out $(PORTABLE_SAME),$(UNIT)))
 
@@ -255,6 +256,8 @@ $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_roce_pcap.o): example
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_lat_store.o): examples/rnic_model/lat_store.h
 # the scenario file's reader (parser, --set overrides, validation, dump) has its own unit test
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_scenario.o): examples/rnic_model/scenario.h
+# the trace CSV's rows and names (the model's modules for their trace codes only)
+$(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_trace_csv.o): examples/rnic_model/fm_trace.h examples/rnic_model/model_parts.h
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h examples/rnic_model/fabric.h
