@@ -59,7 +59,7 @@ static const fm_trace_engine_name fm_trace_engines[] = {
 static const fm_trace_name fm_trace_names[] = {
     /* ---- tassel ---- */
     FM_TRACE_ROW(RNIC_ENGINE_TASSEL, RNIC_TRACE_PUSH, "register_write", "qp", "value", "register", 0,
-                 "the NIC wrote a QP's register: a = the value (a rate in b/s; 0 for a doorbell), b = which register (1 doorbell, 2 rate, 4 credit)"),
+                 "the NIC wrote a QP's register: a = the value (a rate in b/s, 1 / 0 credit on / off, 0 for a doorbell), b = which register (1 doorbell, 2 rate, 4 credit)"),
     FM_TRACE_ROW(RNIC_ENGINE_TASSEL, RNIC_TRACE_REFUSE, "refuse", "qp", "value", "error", 0,
                  "a register write refused: a = the value, b = the rnic_err"),
     FM_TRACE_ROW(RNIC_ENGINE_TASSEL, RNIC_TRACE_RATE, "rate_write", "qp", "applied_bps", "asked_bps", 0,
@@ -215,7 +215,7 @@ static const fm_trace_name fm_trace_names[] = {
                  "an input refused: a = the value refused, b = the rnic_err"),
     FM_TRACE_ROW(RNIC_ENGINE_HCC_TX, RNIC_TRACE_OUT, "output", "qp", "number", "zero", 0,
                  "a rate record (a = its number on the QP) or a probe (a = the probe's number) queued"),
-    FM_TRACE_ROW(RNIC_ENGINE_HCC_TX, RNIC_TRACE_POP, "taken", "qp", "number", "bytes", 0,
+    FM_TRACE_ROW(RNIC_ENGINE_HCC_TX, RNIC_TRACE_POP, "taken", "qp", "number", "zero", 0,
                  "the NIC took a rate record or a probe (as `output`)"),
     FM_TRACE_ROW(RNIC_ENGINE_HCC_TX, RNIC_TRACE_RATE, "rate", "qp", "applied_bps", "asked_bps", 0,
                  "the congestion control's rate written: a = applied (min with R_rev), b = asked (b/s)"),
