@@ -39,7 +39,7 @@ UNIT := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 # compiled with the portable arithmetic itself: the portable configuration would run gcc's very
 # objects again, so it skips them (tests/run.sh checks with nm that they still call nothing).
 PORTABLE_SAME := test_common_machinery test_fabric test_hpcc_input test_lat_store test_net test_roce_pcap test_scenario test_topo \
-	test_workload
+	test_trace_csv test_workload
 UNIT_BINS := $(foreach cc,gcc clang,$(addprefix build/tests/$(cc)/,$(UNIT))) \
              $(addprefix build/tests/portable/,$(filter-out $(PORTABLE_SAME),$(UNIT)))
 
@@ -262,6 +262,8 @@ $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_workload.o): examples
 # the HPCC simulator's topology and flow files (issue 33) have their own unit test
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_hpcc_input.o): examples/rnic_model/hpcc_input.h \
 	examples/rnic_model/scenario.h examples/rnic_model/workload.h
+# the trace CSV's rows and names (the model's modules for their trace codes only)
+$(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_trace_csv.o): examples/rnic_model/fm_trace.h examples/rnic_model/model_parts.h
 
 # the Tonic experiments share the network and set-up of examples/rnic_model
 build/tonic_newreno_single build/tonic_newreno_200 build/tonic_dcqcn_pair build/tonic_dcqcn_200: examples/rnic_model/tonic_sim.h examples/rnic_model/net.h examples/rnic_model/fabric.h

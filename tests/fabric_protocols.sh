@@ -135,34 +135,34 @@ done
 rm -f "$CSV"
 
 # DCQCN variants per tenant. Each sending NIC (hosts 1, 2) runs tenant bulk's QPs on its first
-# transport (trace engine 4 = RNIC_ENGINE_TRANSPORT) and tenant rpc's on a second (engine 21:
-# FM_TRACE_TP_MORE + 1) when their variants differ. RATE events (kind 5, a = the applied rate):
-# per QP, the shortest gap in cycles between two increases.
-variant_gaps() { # bulk-variant rpc-variant -> "gap4 gap21" (-1: no two increases)
+# transport (trace CSV: engine transport, instance 0) and tenant rpc's on a second (instance 1)
+# when their variants differ. Rate events (event rate, a = the applied rate): per QP, the shortest
+# gap in cycles between two increases (docs/trace_csv.md names the columns).
+variant_gaps() { # bulk-variant rpc-variant -> "gap0 gap1" (-1: no two increases)
     # 6 ms: under the incast a mellanox flow (300 us timer) raises its rate only after 300 us without
     # a CNP; in 3 ms no flow raised twice once Tassel's lag floor changed the CNP timing (issue 31)
     "$BIN" "${INCAST[@]}" --set host.model=off --set run.duration_us=6000 --set run.drain=off \
         --set tenant.bulk.variant="$1" --set tenant.rpc.variant="$2" --trace-csv /dev/stdout |
-        awk -F, '$3 == 5 && NF == 6 { h = int($2 / 32); e = $2 % 32; if (h < 1 || (e != 4 && e != 21)) next;
-                   k = $2 "/" $4;
-                   if ((k in last) && $5 + 0 > last[k] + 0) {
-                       if (k in at) { d = $1 - at[k]; if (!(e in gap) || d < gap[e]) gap[e] = d }
-                       at[k] = $1
+        awk -F, '$4 == "transport" && $6 == "rate" && NF == 12 { if ($3 == "h0") next; e = $5;
+                   k = $3 "/" $5 "/" $7;
+                   if ((k in last) && $8 + 0 > last[k] + 0) {
+                       if (k in at) { d = $2 - at[k]; if (!(e in gap) || d < gap[e]) gap[e] = d }
+                       at[k] = $2
                    }
-                   last[k] = $5 }
-                 END { printf "%s %s\n", (4 in gap) ? gap[4] : -1, (21 in gap) ? gap[21] : -1 }'
+                   last[k] = $8 }
+                 END { printf "%s %s\n", (0 in gap) ? gap[0] : -1, (1 in gap) ? gap[1] : -1 }'
 }
 PAPER_PERIOD=13750 # 55 us at 250 MHz
 MLX_PERIOD=75000   # 300 us
-read -r g4 g21 < <(variant_gaps paper mellanox)
-check "variants paper+mellanox" "bulk (paper) increases $g4 cycles apart at least (<= 1.05 x 55 us), rpc (mellanox) $g21 (>= 300 us)" \
-    test "$g4" -gt 0 -a "$g4" -le $((PAPER_PERIOD * 105 / 100)) -a "$g21" -ge $MLX_PERIOD
-read -r g4 g21 < <(variant_gaps mellanox paper)
-check "variants mellanox+paper" "swapped: bulk (mellanox) $g4 cycles (>= 300 us), rpc (paper) $g21 (<= 1.05 x 55 us)" \
-    test "$g4" -ge $MLX_PERIOD -a "$g21" -gt 0 -a "$g21" -le $((PAPER_PERIOD * 105 / 100))
-read -r g4 g21 < <(variant_gaps paper paper)
-check "variants paper+paper" "one transport per NIC (no engine 21: $g21), paper's gap $g4" \
-    test "$g21" = -1 -a "$g4" -gt 0 -a "$g4" -le $((PAPER_PERIOD * 105 / 100))
+read -r g0 g1 < <(variant_gaps paper mellanox)
+check "variants paper+mellanox" "bulk (paper) increases $g0 cycles apart at least (<= 1.05 x 55 us), rpc (mellanox) $g1 (>= 300 us)" \
+    test "$g0" -gt 0 -a "$g0" -le $((PAPER_PERIOD * 105 / 100)) -a "$g1" -ge $MLX_PERIOD
+read -r g0 g1 < <(variant_gaps mellanox paper)
+check "variants mellanox+paper" "swapped: bulk (mellanox) $g0 cycles (>= 300 us), rpc (paper) $g1 (<= 1.05 x 55 us)" \
+    test "$g0" -ge $MLX_PERIOD -a "$g1" -gt 0 -a "$g1" -le $((PAPER_PERIOD * 105 / 100))
+read -r g0 g1 < <(variant_gaps paper paper)
+check "variants paper+paper" "one transport per NIC (no instance 1: $g1), paper's gap $g0" \
+    test "$g1" = -1 -a "$g0" -gt 0 -a "$g0" -le $((PAPER_PERIOD * 105 / 100))
 
 # A cap on a window protocol's tenant: refused, not ignored.
 out=$("$BIN" "${INCAST[@]}" $(both newreno dcqcn) --set tenant.bulk.cap_mbps=1000 2>&1)

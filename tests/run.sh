@@ -940,6 +940,79 @@ sys.exit(1 if bad or len(top) != len(rows) or max(top.values()) == 0 else 0)
 PY
 }
 T claim fabric-vcd-well-formed-queues-as-sampled fabric_vcd
+# the trace CSV (docs/trace_csv.md; examples/rnic_model/fm_trace.h): the legend in the doc is the one the
+# program prints from its table; every event of every shipped scenario -- and of the QoS engine, NDP through
+# trimming switches, loss under window protocols -- has a name (RESULT trace_unnamed=0, 200 us, no drain)
+trace_legend() {
+    sed -n '/^<!-- trace-legend:begin -->$/,/^<!-- trace-legend:end -->$/p' docs/trace_csv.md | sed '1d;$d' >"$OBJ/trace-legend.md"
+    [ -s "$OBJ/trace-legend.md" ] || { echo "docs/trace_csv.md has no legend between its markers"; return 1; }
+    ./build/rnic_model --trace-legend | diff "$OBJ/trace-legend.md" - && echo "$(wc -l <"$OBJ/trace-legend.md") lines as printed"
+}
+T claim trace-csv-legend-is-the-codes trace_legend
+TRACE_RUN=(--set run.duration_us=200 --set run.warmup_us=50 --set run.drain=off --quiet --set output.pcap= --set output.csv=
+    --set output.queue_csv= --set output.links_csv= --set output.vcd= --trace-csv /dev/null)
+trace_named() {
+    local f r bad=0 v incast=(--scenario scenarios/star_incast.conf --set topology.hosts=3 --set tenant.bulk.src=1-2)
+    for f in scenarios/*.conf; do
+        r=$(./build/rnic_model --scenario "$f" "${TRACE_RUN[@]}" | grep '^RESULT') || { echo "$f: failed"; bad=1; continue; }
+        echo "$f:$(grep -o ' trace_\(events\|unnamed\)=[0-9]*' <<<"$r" | tr -d '\n')"
+        [[ "$r" == *" trace_unnamed=0"* ]] && [[ "$r" =~ \ trace_events=[1-9] ]] || bad=1
+    done
+    for v in "nic.sched=qos topology.loss_ppm=2000 switch.pfc=off" "tenant.bulk.protocol=ndp tenant.rpc.protocol=irn switch.trim=on switch.pfc=off" \
+        "tenant.bulk.protocol=sack tenant.rpc.protocol=reno topology.loss_ppm=2000 switch.pfc=off"; do
+        r=$(./build/rnic_model "${incast[@]}" $(printf -- '--set %s ' $v) "${TRACE_RUN[@]}" | grep '^RESULT') || { echo "$v: failed"; bad=1; continue; }
+        echo "star_incast 2:1, $v:$(grep -o ' trace_\(events\|unnamed\)=[0-9]*' <<<"$r" | tr -d '\n')"
+        [[ "$r" == *" trace_unnamed=0"* ]] && [[ "$r" =~ \ trace_events=[1-9] ]] || bad=1
+    done
+    return $bad
+}
+T claim trace-csv-every-scenario-every-event-named trace_named
+trace_columns() { # one run's file: the header; twelve fields a row; engine and event names, not numbers, each
+    # one the legend has; node a host of the topology; time_ns = cycle x 4 (250 MHz); as many rows as the run's
+    # trace_events (the engines' own count); and the digest the same run has without the CSV
+    local a=(--scenario scenarios/explicit.conf --set run.duration_us=200 --set run.warmup_us=50 --set run.drain=off --quiet) r0 r1
+    r1=$(./build/rnic_model "${a[@]}" --trace-csv "$OBJ/trace.csv" | grep '^RESULT') || return 1
+    r0=$(./build/rnic_model "${a[@]}" | grep '^RESULT') || return 1
+    [ "$(sed -n 's/.* digest=\([0-9a-f]*\).*/\1/p' <<<"$r1")" = "$(sed -n 's/.* digest=\([0-9a-f]*\).*/\1/p' <<<"$r0")" ] ||
+        { echo "the digest differs with the trace CSV"; return 1; }
+    ./build/rnic_model --trace-legend >"$OBJ/trace-legend-now.md" || return 1
+    python3 - "$OBJ/trace.csv" "$(sed -n 's/.* trace_events=\([0-9]*\).*/\1/p' <<<"$r1")" "$OBJ/trace-legend-now.md" <<'PY'
+import csv, re, sys
+path, events, legend = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read()
+engines = set(re.findall(r"^\| `([a-z_]+)` \| \d+ \|", legend, re.M))
+events_of = set(re.findall(r"^\| `([a-z_]+)` \| `([a-z_]+)` \|", legend, re.M))
+header = "time_ns,cycle,node,engine,instance,event,id,a,b,id_is,a_is,b_is"
+rows = bad = 0
+seen = set()
+with open(path, newline="") as f:
+    first = f.readline().rstrip("\n")
+    if first != header:
+        print(f"header {first!r}, expected {header!r}")
+        sys.exit(1)
+    for r in csv.reader(f):
+        rows += 1
+        why = None
+        if len(r) != 12:
+            why = f"{len(r)} fields"
+        elif r[3] not in engines or (r[3], r[5]) not in events_of or r[3].isdigit() or r[5].isdigit():
+            why = f"engine {r[3]!r} event {r[5]!r} not a name of the legend"
+        elif r[2] not in ("a0", "a1", "b0", "b1"):  # explicit.conf's hosts
+            why = f"node {r[2]!r}"
+        elif int(r[0]) != 4 * int(r[1]):
+            why = f"time_ns {r[0]} for cycle {r[1]}"
+        elif not all(re.fullmatch(r"-?\d+", x) for x in r[4:5] + r[6:9]):
+            why = "a number field is not decimal"
+        if why:
+            bad += 1
+            if bad <= 5:
+                print(f"row {rows}: {why}: {r}")
+        else:
+            seen.add((r[3], r[5]))
+print(f"{rows} rows, the run counted {events} events; {len(seen)} (engine, event) pairs; {bad} bad rows")
+sys.exit(0 if rows == events and rows > 0 and bad == 0 else 1)
+PY
+}
+T claim trace-csv-columns-names-times-rows trace_columns
 # the six protocols per tenant in the fabric's NIC (tests/fabric_protocols.sh says what it checks):
 # make test the per-protocol incasts (lossless, lossy, tick-only) and NDP's trimming, make check all
 T claim fabric-six-protocols-incasts env FABRIC_QUICK=1 bash tests/fabric_protocols.sh

@@ -27,7 +27,8 @@ prints is a figure.
   python3 tools/results.py --check --only-tier full   the full tier alone (make check, after make test)
 
 Without --log, non-deterministic figures keep the values (and dates) committed in
-docs/results.md. Generated regions: README.md between `<!-- results:begin NAME -->` and
+docs/results.md. Generated regions: README.md (and each document of DOC_BLOCKS, such as
+docs/trace_csv.md) between `<!-- results:begin NAME -->` and
 `<!-- results:end NAME -->`; docs/results.md entirely (its last lines hold the data as JSON,
 read back by the next run). Ends with "N passed, N failed" in --check mode.
 """
@@ -340,6 +341,16 @@ MANIFEST = [
     dict(id="model_loss", group="model", tier="full", secs=4,
          title="0.1 % random loss on every link, PFC off: go-back-N recovers every byte",
          build=["build/rnic_model"], cmd=INCAST + ["--quiet", "--loss-ppm", "1000", "--pfc", "off"]),
+    dict(id="trace_size", group="model", tier="quick", secs=2.5, build=["build/rnic_model"],
+         title="The trace CSV's size per simulated ms (`--trace-csv`, docs/trace_csv.md): the default scenario and the k = 4 fat tree, 200 us each from the start, no drain",
+         cmd=["bash", "tools/trace_size.sh"],
+         label={"trace_sim_us": "simulated time of each run (us)",
+                "trace_csv_bytes_per_sim_ms_default": "default scenario: CSV bytes per simulated ms",
+                "trace_csv_events_per_sim_ms_default": "default scenario: trace events (rows) per simulated ms",
+                "trace_csv_bytes_per_event_default": "default scenario: bytes per row",
+                "trace_csv_bytes_per_sim_ms_fat_tree_k4": "k = 4 fat tree: CSV bytes per simulated ms",
+                "trace_csv_events_per_sim_ms_fat_tree_k4": "k = 4 fat tree: trace events (rows) per simulated ms",
+                "trace_csv_bytes_per_event_fat_tree_k4": "k = 4 fat tree: bytes per row"}),
     dict(id="ns3_speed", group="model", tier="measured", match="ns3_cpu_s",
          title="Host speed against ns-3 3.37 simulating the same 2:1 incast at packet level (10 ms)",
          cmd_text="make bench (bash tools/bench_ns3_speed.sh build/incast_ns3 build/rnic_model)"),
@@ -764,6 +775,30 @@ def render_blocks(data):
     return blocks
 
 
+# Documents besides README.md with generated blocks (the same markers): path -> the function that
+# renders their blocks from the data ({name: text}).
+def render_trace_blocks(data):
+    """docs/trace_csv.md's size table, from experiment trace_size."""
+    d = data["experiments"].get("trace_size")
+    if not d:
+        return {}
+    f = dict(d["figures"])
+    rows = [f"Measured by `{fmt_cmd(d['cmd'])}` ({f.get('trace_sim_us', '?')} us of each scenario from "
+            "its start, no drain; `tools/results.py` writes this table from its RESULT line):", "",
+            "| scenario | bytes per simulated ms | (MB) | rows (trace events) per simulated ms | bytes per row |",
+            "|---|---:|---:|---:|---:|"]
+    for name, what in (("default", "`scenarios/default.conf` (16 hosts, host model and RHCC on)"),
+                       ("fat_tree_k4", "`scenarios/fat_tree_k4.conf` (16 hosts, 20 switches)")):
+        b = f.get("trace_csv_bytes_per_sim_ms_" + name, "?")
+        mb = f"{int(b) / 1e6:.0f}" if b.isdigit() else "?"
+        rows.append(f"| {what} | {b} | {mb} | {f.get('trace_csv_events_per_sim_ms_' + name, '?')} | "
+                    f"{f.get('trace_csv_bytes_per_event_' + name, '?')} |")
+    return {"trace_size": "\n".join(rows)}
+
+
+DOC_BLOCKS = [(os.path.join(ROOT, "docs", "trace_csv.md"), render_trace_blocks)]
+
+
 BLOCK_RE = re.compile(r"(<!-- results:begin (\w+) -->\n)(.*?)(<!-- results:end \2 -->)", re.S)
 
 
@@ -1011,6 +1046,22 @@ def main():
                 failed += 1
                 problems.append(f"README.md block {name} is not what docs/results.md's data renders to "
                                 "(run python3 tools/results.py): " + first_diff(rb_old[name], rb_new[name]))
+        for path, render in DOC_BLOCKS:
+            rel = os.path.relpath(path, ROOT)
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            dblocks = render(old)
+            db_old, db_new = read_blocks(text), read_blocks(apply_blocks(text, dblocks))
+            for name in sorted(dblocks):
+                if name not in db_old:
+                    failed += 1
+                    problems.append(f"{rel} has no generated block {name} (<!-- results:begin {name} -->)")
+                elif db_old[name] == db_new[name]:
+                    passed += 1
+                else:
+                    failed += 1
+                    problems.append(f"{rel} block {name} is not what docs/results.md's data renders to "
+                                    "(run python3 tools/results.py): " + first_diff(db_old[name], db_new[name]))
         n = readme.count("\n")
         if n <= README_MAX_LINES:
             passed += 1
@@ -1028,6 +1079,11 @@ def main():
         fh.write(md)
     with open(README, "w", encoding="utf-8") as fh:
         fh.write(readme_new)
+    for path, render in DOC_BLOCKS:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(apply_blocks(text, render(new)))
     log(f"wrote docs/results.md and README.md's blocks ({', '.join(sorted(blocks))}) in "
         f"{time.time() - t_start:.0f} s wall, {cpu_total:.1f} s CPU")
     if failed:

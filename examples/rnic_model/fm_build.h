@@ -33,6 +33,7 @@ typedef struct fm_model {
     uint32_t *pair_qp;         /* ... the first of each pair's QPs (fm_flow index) */
     size_t npairs;
     double load_target;        /* the poisson tenants' load_pct summed, as a fraction */
+    const char **trace_host_name; /* the trace CSV's node names: per host, its topology name */
 } fm_model;
 
 static void fm__fail(const char *what, const char *why)
@@ -709,8 +710,11 @@ static void fm__kinds(fm_world *w, uint32_t ndp_window)
     }
 }
 
-/* Build everything; `tick_only`: the scheduler ticks every node every cycle. */
-static void fm_model_init(fm_model *m, const scn *s, int tick_only, const wl_flow *given, size_t ngiven)
+/* Build everything; `tick_only`: the scheduler ticks every node every cycle; `trace`: the trace
+ * CSV (its header written; NULL = none), attached before the NICs are built; `given`: open-loop
+ * flows besides the scenario's (the HPCC flow file's). */
+static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv *trace, const wl_flow *given,
+                          size_t ngiven)
 {
     fm_world *w = &m->w;
     fab_config fc;
@@ -733,6 +737,14 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only, const wl_flo
     fm__build_jobs(m, s, given, ngiven);
     fm__build_flows(m, s);
     fm__place_jobs(m, s);
+    if (trace) {
+        if (!(m->trace_host_name = (const char **)calloc(w->hosts + 1u, sizeof *m->trace_host_name)))
+            fm__fail("trace CSV", "no memory");
+        for (h = 0; h < w->hosts; h++)
+            m->trace_host_name[h] = m->t.node[topo_host_node(&m->t, h)].name;
+        fm_trace_csv_attach(trace, m->trace_host_name, w->p.clock_hz);
+        w->trace_csv = trace;
+    }
     w->nic = (fm_nic *)calloc(w->hosts, sizeof *w->nic);
     w->sw = (fm_switch *)calloc(w->switches, sizeof *w->sw);
     if (!w->nic || !w->sw)
@@ -800,6 +812,7 @@ static void fm_model_free(fm_model *m)
         free(w->sw[i].peer);
     }
     free(w->nic);
+    free(m->trace_host_name);
     free(w->uplink);
     free(w->sw);
     free(w->flow);

@@ -83,12 +83,32 @@ typedef struct fm_ooo {
 #define FM_LZ_HRX (4u + 2u * FM_MAX_TENANTS)  /* RHCC's receiver */
 #define FM_LZ_N (5u + 2u * FM_MAX_TENANTS)
 
+/* Who emitted a trace event: each engine's trace_user (the trace CSV's engine and instance). The
+ * events' own `engine` (the trace ids, fm_trace_id) feed the digest and stay as they are; they
+ * do not tell a NIC's later transports and receivers apart beyond a few (FM_TRACE_TP_MORE). */
+typedef struct fm_trace_src {
+    struct fm_nic *n;
+    uint16_t engine;            /* RNIC_ENGINE_*; 0: the model's modules (the event's engine names them) */
+    uint16_t instance;          /* the NIC's k-th transport / receiver; 0 for the others */
+} fm_trace_src;
+#define FM_TS_MODEL 0u
+#define FM_TS_QOS 1u
+#define FM_TS_PALOS 2u
+#define FM_TS_TASSEL 3u
+#define FM_TS_HCC_TX 4u
+#define FM_TS_HCC_HOST 5u
+#define FM_TS_HCC_RX 6u
+#define FM_TS_TP(k) (7u + (k))
+#define FM_TS_RX(k) (7u + FM_MAX_TENANTS + (k))
+#define FM_TS_N (7u + 2u * FM_MAX_TENANTS)
+
 typedef struct fm_nic {
     fm_world *w;
     uint32_t h;                 /* host number */
     uint32_t fab_id;            /* its node in the fabric */
     uint32_t sw, sw_port;       /* the switch it hangs on and its port there */
-    rnic_trace trace;           /* its engines' and modules' events -> digest (and the trace CSV) */
+    rnic_trace trace;           /* its modules' events -> digest (and the trace CSV) */
+    fm_trace_src trace_src[FM_TS_N]; /* its engines' and modules' trace_user (fm_nic__trace_user) */
     uint64_t digest;            /* a NIC's own: the fabric may bring nodes up to date in any order,
                                    so one fold across NICs would depend on it (fm_world_digest) */
     /* requester */
@@ -420,10 +440,21 @@ static uint64_t fm_nic__qos_timeout_us(const fm_world *w, const rq_qos_config *q
 /* Set up NIC h: the flows it sends and receives come from w->flow (fm_build.h fills it). */
 static void fm_nic__on_trace(void *user, const rnic_trace_event *ev)
 {
-    fm_nic *n = (fm_nic *)user;
+    const fm_trace_src *src = (const fm_trace_src *)user;
+    fm_nic *n = src->n;
     n->digest = rnic_trace_digest_fold(n->digest, ev);
     if (n->w->trace_csv)
-        fm_trace_csv_line(n->w->trace_csv, ev);
+        fm_trace_csv_row(n->w->trace_csv, n->h, src->engine ? src->engine : ev->engine, src->instance, ev);
+}
+
+/* The trace_user of NIC n's engine in slot `slot` (FM_TS_*): who it is, for the trace CSV. */
+static void *fm_nic__trace_user(fm_nic *n, uint32_t slot, uint32_t engine, uint32_t instance)
+{
+    fm_trace_src *src = &n->trace_src[slot];
+    src->n = n;
+    src->engine = (uint16_t)engine;
+    src->instance = (uint16_t)instance;
+    return src;
 }
 
 /* [nic] sched = qos: NIC n's QoS engine (domain t = tenant t), its host core and the ACK FIFO;
@@ -441,7 +472,7 @@ static void fm_nic__qos_init(fm_nic *n)
     qc.clock_hz = p->clock_hz;
     qc.timeout_ns = (p->qos_timeout_us ? p->qos_timeout_us : fm_nic__qos_timeout_us(w, &qc)) * 1000u;
     qc.trace = fm_nic__on_trace;
-    qc.trace_user = n;
+    qc.trace_user = fm_nic__trace_user(n, FM_TS_QOS, RNIC_ENGINE_QOS, 0);
     qc.trace_id = fm_trace_id(RNIC_ENGINE_QOS, n->h);
     memset(count, 0, sizeof count);
     for (i = 0; i < n->nsend; i++)
@@ -565,6 +596,23 @@ static uint64_t fm_world_digest(const fm_world *w)
     return d;
 }
 
+/* The trace events the engines and modules emitted, from their own counters (rnic_trace.events),
+ * not from the trace CSV's rows: the count the CSV is checked against (RESULT trace_events=). An
+ * engine a NIC does not run was never initialised: its counter is 0 (fm_nic_init's memset). */
+static uint64_t fm_world_trace_events(const fm_world *w)
+{
+    uint64_t sum = 0;
+    uint32_t h, k;
+    for (h = 0; h < w->hosts; h++) {
+        const fm_nic *n = &w->nic[h];
+        sum += n->trace.events + n->qos.trace.events + n->palos.trace.events + n->tassel.trace.events +
+               n->htx.trace.events + n->hh.trace.events + n->hrx.trace.events;
+        for (k = 0; k < FM_MAX_TENANTS; k++)
+            sum += n->tpi[k].t.trace.events + n->rxi[k].r.trace.events;
+    }
+    return sum;
+}
+
 /* The trace ids of a NIC's second and later transports and receivers (engine codes past the
  * model's own modules: a digest input only). */
 #define FM_TRACE_TP_MORE 20u
@@ -648,7 +696,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
     n->w = w;
     n->h = h;
     n->trace.fn = fm_nic__on_trace;
-    n->trace.user = n;
+    n->trace.user = fm_nic__trace_user(n, FM_TS_MODEL, 0, 0);
     for (g = 0; g < w->nflows; g++) {
         n->nsend += w->flow[g].src == h;
         n->nrecv += w->flow[g].dst == h;
@@ -732,7 +780,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         pc.source = rm_host_source;
         pc.source_user = &n->host;
         pc.trace = fm_nic__on_trace;
-        pc.trace_user = n;
+        pc.trace_user = fm_nic__trace_user(n, FM_TS_PALOS, RNIC_ENGINE_PALOS, 0);
         pc.trace_id = fm_trace_id(RNIC_ENGINE_PALOS, h);
         size = rq_palos_mem_size(&pc);
         n->palos_mem = fm__alloc_engine(size, "Palos");
@@ -763,7 +811,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         tc.pacer.set_rate = fm_nic__set_rate;
         tc.pacer.user = ti;
         tc.trace = fm_nic__on_trace;
-        tc.trace_user = n;
+        tc.trace_user = fm_nic__trace_user(n, FM_TS_TP(k), RNIC_ENGINE_TRANSPORT, k);
         tc.trace_id = k ? fm_trace_id(FM_TRACE_TP_MORE + k, h) : fm_trace_id(RNIC_ENGINE_TRANSPORT, h);
         if ((e = tp_config_check(&tc, &field)) != RNIC_OK)
             fm__config_fail("transport", field, e);
@@ -784,7 +832,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         rc.source = fm_nic__pacer_source;
         rc.source_user = n;
         rc.trace = fm_nic__on_trace;
-        rc.trace_user = n;
+        rc.trace_user = fm_nic__trace_user(n, FM_TS_TASSEL, RNIC_ENGINE_TASSEL, 0);
         rc.trace_id = fm_trace_id(RNIC_ENGINE_TASSEL, h);
         if ((e = rl_config_check(&rc, &field)) != RNIC_OK)
             fm__config_fail("Tassel", field, e);
@@ -805,7 +853,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         hc.probe_depth = 1024;
         hc.max_delay_ns = HCC_TX_MAX_DELAY_NS; /* a host stall of any length is a delay, not bad input */
         hc.trace = fm_nic__on_trace;
-        hc.trace_user = n;
+        hc.trace_user = fm_nic__trace_user(n, FM_TS_HCC_TX, RNIC_ENGINE_HCC_TX, 0);
         hc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_TX, h);
         if ((e = hcc_tx_config_check(&hc, &field)) != RNIC_OK)
             fm__config_fail("RHCC sender", field, e);
@@ -870,7 +918,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
             rc.sack = proto == FM_PROTO_SACK;
         }
         rc.trace = fm_nic__on_trace;
-        rc.trace_user = n;
+        rc.trace_user = fm_nic__trace_user(n, FM_TS_RX(k), RNIC_ENGINE_TP_RX, k);
         rc.trace_id = k ? fm_trace_id(FM_TRACE_RX_MORE + k, h) : fm_trace_id(RNIC_ENGINE_TP_RX, h);
         if ((e = tp_rx_config_check(&rc, &field)) != RNIC_OK)
             fm__config_fail("receiver", field, e);
@@ -912,7 +960,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         hc.rx_stage_packets = p->rx_pipeline;
         hc.cpu_evict_wb = p->cpu_evict_wb;
         hc.trace = fm_nic__on_trace;
-        hc.trace_user = n;
+        hc.trace_user = fm_nic__trace_user(n, FM_TS_HCC_HOST, RNIC_ENGINE_HCC_HOST, 0);
         hc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_HOST, h);
         if ((e = hcc_host_config_check(&hc, &field)) != RNIC_OK)
             fm__config_fail("host", field, e);
@@ -932,7 +980,7 @@ static void fm_nic_init(fm_nic *n, fm_world *w, uint32_t h)
         xc.mode = p->rhcc == FM_RHCC_ECN ? HCC_RX_MODE_ECN : HCC_RX_MODE_MBA;
         xc.fast_down = !p->uniform_slack; /* undo a trial step up at once (docs/hostcc_rx.md) */
         xc.trace = fm_nic__on_trace;
-        xc.trace_user = n;
+        xc.trace_user = fm_nic__trace_user(n, FM_TS_HCC_RX, RNIC_ENGINE_HCC_RX, 0);
         xc.trace_id = fm_trace_id(RNIC_ENGINE_HCC_RX, h);
         if ((e = hcc_rx_config_check(&xc, &field)) != RNIC_OK)
             fm__config_fail("RHCC receiver", field, e);
@@ -1221,7 +1269,7 @@ static void fm_nic__check(fm_nic *n, const rnic_work *x)
     }
     f = &r->f[x->flow];
     front = f->next_raddr;
-    rnic_trace_emit(&n->trace, r->now, (uint16_t)(RNIC_ENGINE_MODEL + 2u), 4, x->flow, x->raddr, x->len);
+    rnic_trace_emit(&n->trace, r->now, (uint16_t)RM_TRACE_RECEIVER, RM_TRACE_PLACE, x->flow, x->raddr, x->len);
     r->packets++;
     if (r->accept_duplicates && (x->op & RM_OP_RETX) && end <= front && end > x->raddr) {
         r->duplicates++; /* sched = qos: a block resent on the engine's timeout, its bytes checked before */

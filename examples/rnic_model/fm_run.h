@@ -14,7 +14,9 @@
  *   the host wrote again after an ERROR, packets the receivers got twice);
  *   link_util_max_pct= queue_max_kb=: the busiest link's use of its line rate and the deepest
  *   queue sampled, both over the window, fm_links.h), then the window's messages and receiving
- *   hosts (fm_window.h): fct_mean_us= fct_p50_us= fct_p99_us= host=0|1 [host_pauses= ...]
+ *   hosts (fm_window.h): fct_mean_us= fct_p50_us= fct_p99_us= host=0|1 [host_pauses= ...];
+ *   last, with a trace CSV only: trace_events= (the engines' own count of their trace events: the
+ *   CSV's rows) trace_unnamed= (rows whose engine and kind fm_trace.h does not name)
  * Every counter is over the whole run (the drain included) except *_gbps, link_util_max_pct,
  * queue_max_kb and fm_window.h's keys after mcycles_per_s (the window).
  * Exit status 3 when the run lost bytes or, draining, did not drain; 2 on a bad scenario. */
@@ -157,6 +159,9 @@ static uint64_t fm_report(fm_model *m, int quiet, const char *last_line, const f
            (unsigned long long)(posted > got ? posted - got : 0), m->drained, (unsigned long long)fm_world_digest(w), (unsigned long long)pkts, (unsigned long long)w->f.stats.runs,
            (unsigned long long)w->f.stats.cycles_visited, m->host_s > 0 ? (double)w->f.now / m->host_s / 1e6 : 0.0);
     fm_window_print(&m->win, w, 0);
+    if (w->trace_csv) /* the engines' own count of what the CSV's rows should be, and rows without a name */
+        printf(" trace_events=%llu trace_unnamed=%llu", (unsigned long long)fm_world_trace_events(w),
+               (unsigned long long)w->trace_csv->unnamed);
     printf("\n");
     return bad + errors;
 }
@@ -266,6 +271,7 @@ static int fm_run(scn *sp, const fm_run_options *o)
     const char *fct_csv = o->fct_csv, *fct_buckets_csv = o->fct_buckets_csv;
     roce_pcap pcap_file;
     fm_fct_summary fct;
+    fm_trace_csv trace_rows;
     int tick_only = o->tick_only, quiet = o->quiet, rc;
     uint64_t damaged;
     if (scn_validate(&s, &err) != SCN_OK) {
@@ -290,7 +296,15 @@ static int fm_run(scn *sp, const fm_run_options *o)
     if (!fct_buckets_csv && s.out.fct_buckets_csv[0])
         fct_buckets_csv = s.out.fct_buckets_csv;
     memset(&fct, 0, sizeof fct);
-    fm_model_init(&m, &s, tick_only, o->given_flows, o->n_given_flows);
+    if (trace_csv) { /* before the build: the engines trace their set-up */
+        FILE *f = fopen(trace_csv, "w");
+        if (!f) {
+            perror(trace_csv);
+            return 1;
+        }
+        fm_trace_csv_init(&trace_rows, f);
+    }
+    fm_model_init(&m, &s, tick_only, trace_csv ? &trace_rows : NULL, o->given_flows, o->n_given_flows);
     m.progress_log = o->progress_log;
     if (o->write_flows && fm_fct_write_flows(&m, &s, o->write_flows) != 0) {
         perror(o->write_flows);
@@ -321,13 +335,6 @@ static int fm_run(scn *sp, const fm_run_options *o)
             return 1;
         }
         fprintf(m.links.queue_csv, "t_us,link,from,to,queue_bytes\n");
-    }
-    if (trace_csv) {
-        if (!(m.w.trace_csv = fopen(trace_csv, "w"))) {
-            perror(trace_csv);
-            return 1;
-        }
-        fprintf(m.w.trace_csv, "cycle,engine,kind,id,a,b\n");
     }
     if (flows_json && fm_model_write_flows(&m, flows_json) != 0) {
         perror(flows_json);
@@ -393,8 +400,10 @@ static int fm_run(scn *sp, const fm_run_options *o)
         return 1;
     }
     rc = (damaged || (s.run.drain && !m.drained)) ? 3 : 0;
-    if (m.w.trace_csv)
-        fclose(m.w.trace_csv);
+    if (m.w.trace_csv && (ferror(m.w.trace_csv->f) | fclose(m.w.trace_csv->f)) != 0) {
+        perror(trace_csv);
+        rc = 1;
+    }
     fm_model_free(&m);
     scn_free(&s);
     return rc;

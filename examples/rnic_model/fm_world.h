@@ -16,6 +16,7 @@
 #include <string.h>
 #include "fabric.h"
 #include "model_parts.h"
+#include "fm_trace.h"
 #include "net.h"
 
 #define FM_MAX_TENANTS 16u
@@ -166,7 +167,7 @@ typedef struct fm_world {
     fm_kind kind[FM_MAX_TENANTS];
     uint32_t nkinds;
     uint64_t window_start, window_end;
-    FILE *trace_csv;
+    fm_trace_csv *trace_csv;    /* --trace-csv: the rows (fm_trace.h), NULL = off */
     struct roce_pcap *pcap;     /* the TX MACs' frames (fm_taps.h), NULL = off */
     uint64_t pcap_end;          /* frames leaving at this cycle or later are not written; 0 = all */
     uint64_t model_errors;      /* records a node could not place where the model guarantees room */
@@ -176,13 +177,6 @@ typedef struct fm_world {
     uint32_t **arrivals_of;     /* [host] -> its jobs in start order */
     uint32_t *narrivals_of;
 } fm_world;
-
-/* One trace event as a line of the trace CSV (cycle,engine,kind,id,a,b). */
-static void fm_trace_csv_line(FILE *f, const rnic_trace_event *ev)
-{
-    fprintf(f, "%llu,%u,%u,%u,%llu,%llu\n", (unsigned long long)ev->cycle, ev->engine, ev->kind, ev->id,
-            (unsigned long long)ev->a, (unsigned long long)ev->b);
-}
 
 /* The engines' trace ids: engine kind + 32 x node (a node's engines stay apart in the trace). */
 static uint16_t fm_trace_id(uint32_t engine, uint32_t node) { return (uint16_t)(engine + 32u * node); }

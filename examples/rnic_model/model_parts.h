@@ -23,6 +23,15 @@
 #define RM_TAG(post_cycle, seq) (((uint64_t)(post_cycle) << 24) | ((uint64_t)(seq) & 0xffffffu))
 #define RM_TAG_CYCLE(tag) ((tag) >> 24)
 #define RM_TAG_SEQ(tag) ((uint32_t)((tag) & 0xffffffu))
+/* ---- the trace events of the model's own modules (rnic_trace_event: engine, kind; the trace
+ * CSV names them, examples/rnic_model/fm_trace.h) ---- */
+#define RM_TRACE_HOST RNIC_ENGINE_MODEL              /* engine: the sending host (rm_host, rm_qos_host) */
+#define RM_TRACE_RECEIVER (RNIC_ENGINE_MODEL + 2u)   /* engine: the receiver's byte checker (rm_receiver) */
+#define RM_TRACE_POST 1u         /* host: a message posted: id = QP, a = tag (RM_TAG) or message number, b = bytes */
+#define RM_TRACE_TRANSFER_END 4u /* host (sched = qos): a transfer's status read: id = QP, a = latency (cycles), b = status */
+#define RM_TRACE_CHECK 3u        /* receiver: a packet checked in order: id = rx flow, a = remote address, b = bytes */
+#define RM_TRACE_PLACE 4u        /* receiver (out-of-order kinds): a packet placed: id = rx flow, a = remote address, b = bytes */
+
 /* qos mode: a block's tag carries what the receiver's ACK needs back -- the block's TID and
  * sequence number -- and, in the same low 24 bits as RM_TAG, the message's number on its flow */
 #define RM_QOS_TAG(tid, seq, msg_seq)                                                              \
@@ -397,7 +406,7 @@ static void rm_host_step(rm_host *h, void (*ring)(void *, uint32_t, uint32_t), v
             g->posted_bytes += len;
             h->msgs_posted++;
             h->bytes_posted += len;
-            rnic_trace_emit(trace, h->now, (uint16_t)RNIC_ENGINE_MODEL, 1, w->flow, w->tag, len);
+            rnic_trace_emit(trace, h->now, (uint16_t)RM_TRACE_HOST, RM_TRACE_POST, w->flow, w->tag, len);
             {
                 rm_doorbell *d = &h->db[(h->db_head + h->db_count) % h->db_cap];
                 d->at = h->now + h->pcie_latency;
@@ -491,7 +500,7 @@ static int rm_receiver_take(rm_receiver *r, const rnic_work *w, rnic_trace *trac
     rm_rx_flow *f;
     int ok = 1;
     r->packets++;
-    rnic_trace_emit(trace, r->now, (uint16_t)(RNIC_ENGINE_MODEL + 2u), 3, w->flow, w->raddr, w->len);
+    rnic_trace_emit(trace, r->now, (uint16_t)RM_TRACE_RECEIVER, RM_TRACE_CHECK, w->flow, w->raddr, w->len);
     if (w->flow >= r->nflows || (w->flags & RNIC_WORK_ERROR)) {
         r->bad++;
         return RM_RX_BAD;
@@ -706,7 +715,7 @@ static bool rm_qos_host_start(rm_qos_host *h, rnic_trace *trace)
         h->writing = i;
         h->beat = 0;
         h->cursor = (i + 1u) % h->nqps;
-        rnic_trace_emit(trace, h->now, (uint16_t)RNIC_ENGINE_MODEL, 1, p->flow, p->msgs_posted - 1u, p->len);
+        rnic_trace_emit(trace, h->now, (uint16_t)RM_TRACE_HOST, RM_TRACE_POST, p->flow, p->msgs_posted - 1u, p->len);
         return true;
     }
     return false;
@@ -748,7 +757,7 @@ static void rm_qos_host_status(rm_qos_host *h, uint32_t domain, uint32_t index, 
             p->attempt++; /* rm_qos_host_start writes it again */
             h->transfer_errors++;
         }
-        rnic_trace_emit(trace, h->now, (uint16_t)RNIC_ENGINE_MODEL, 4, p->flow, h->now - p->post_cycle, st);
+        rnic_trace_emit(trace, h->now, (uint16_t)RM_TRACE_HOST, RM_TRACE_TRANSFER_END, p->flow, h->now - p->post_cycle, st);
         done(ctx, p->flow, h->now - p->post_cycle, st == RQ_DONE);
     }
 }

@@ -216,7 +216,10 @@ static void usage(void)
     printf("  --pcap FILE            packets as RoCEv2 pcap, the first output.pcap_us (output.pcap); default none\n");
     printf("  --snaplen B            --pcap: bytes kept of each frame [bytes] (output.snaplen); default %u; "
            "range 64..65535\n", (unsigned)d.out.snaplen);
-    printf("  --trace-csv FILE       every engine's trace events as CSV (output.trace_csv); default none\n");
+    printf("  --trace-csv FILE       every engine's trace events as CSV, named (docs/trace_csv.md; output.trace_csv); "
+           "default none\n");
+    printf("  --trace-legend         print the trace CSV's engines and events as markdown tables (docs/trace_csv.md), "
+           "exit 0\n");
     printf("  --vcd FILE             every link's queue and pause as a VCD waveform (output.vcd); default none\n");
     printf("  --fct-csv FILE         open-loop flows: one line per flow, its FCT, ideal FCT and slowdown (output.fct_csv);\n"
            "                         default none\n");
@@ -286,7 +289,7 @@ int main(int argc, char **argv)
     wl_flow *given = NULL;
     size_t n_given = 0, g;
     uint32_t hosts = 2, tenants = 2, t, n, ntn;
-    int k, host_off = 0, host_opts = 0;
+    int k, host_off = 0, host_opts = 0, trace_legend = 0;
     uint64_t tmp[2u * MAX_TENANTS];
     char v[64];
 
@@ -295,7 +298,8 @@ int main(int argc, char **argv)
         const char *a = argv[k];
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             usage();
-        if (!strcmp(a, "--tick-only") || !strcmp(a, "--quiet") || !strcmp(a, "--workload-only") || !strcmp(a, "--progress-log"))
+        if (!strcmp(a, "--tick-only") || !strcmp(a, "--quiet") || !strcmp(a, "--workload-only") ||
+            !strcmp(a, "--progress-log") || !strcmp(a, "--trace-legend"))
             continue;
         if (!takes_value(a))
             bad_arg("unknown option '%s'", a);
@@ -358,6 +362,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--quiet")) { o.quiet = 1; continue; }
         if (!strcmp(a, "--workload-only")) { o.workload_only = 1; continue; }
         if (!strcmp(a, "--progress-log")) { o.progress_log = 1; continue; }
+        if (!strcmp(a, "--trace-legend")) { trace_legend = 1; continue; }
         k++;
         if (!strcmp(a, "--scenario") || !strcmp(a, "--hosts") || !strcmp(a, "--tenants") ||
             !strcmp(a, "--hpcc-topology") || !strcmp(a, "--hpcc-flows")) {
@@ -466,6 +471,12 @@ int main(int argc, char **argv)
             host_opts |= !strncmp(alias[i].key, "host.", 5) && strcmp(a, "--host");
             set_key(&s, a, alias[i].key, v);
         }
+    }
+    if (trace_legend) { /* after every option was checked: a bad one still exits 2 */
+        fm_trace_legend(stdout);
+        hpcc_map_free(&hpcc);
+        scn_free(&s);
+        return 0;
     }
     if (host_off && host_opts)
         fprintf(stderr, "rnic_model: --host off: the receiving host's options (--cpu-load, --rhcc, ...) do nothing\n");
