@@ -320,7 +320,7 @@ static int fm_run(scn *sp, const fm_run_options *o)
             perror(queue_csv);
             return 1;
         }
-        fprintf(m.links.queue_csv, "t_us,link,from,to,queue_bytes\n");
+        fprintf(m.links.queue_csv, "t_us,link,from,to,queue_bytes,util_pct\n");
     }
     if (trace_csv) {
         if (!(m.w.trace_csv = fopen(trace_csv, "w"))) {
