@@ -247,6 +247,7 @@ static int fm_model_write_flows_csv(const fm_model *m, const char *path)
 typedef struct fm_run_options {
     const char *trace_csv, *flows_json, *shares_csv, *pcap, *csv, *queue_csv, *links_csv, *vcd;
     const char *fct_csv, *fct_buckets_csv;
+    const char *tenants_csv;     /* each tenant's Gb/s per sample (fm_series.h) */
     const char *write_flows;     /* the open-loop flows in the flow file's format */
     int workload_only;           /* build the workload, print its figures, do not run */
     int tick_only, quiet, progress_log;
@@ -264,6 +265,8 @@ static int fm_run(scn *sp, const fm_run_options *o)
     const char *trace_csv = o->trace_csv, *flows_json = o->flows_json, *shares_csv = o->shares_csv, *pcap = o->pcap;
     const char *csv = o->csv, *queue_csv = o->queue_csv, *links_csv = o->links_csv, *vcd = o->vcd;
     const char *fct_csv = o->fct_csv, *fct_buckets_csv = o->fct_buckets_csv;
+    const char *tenants_csv = o->tenants_csv;
+    FILE *tenants_file = NULL;
     roce_pcap pcap_file;
     fm_fct_summary fct;
     int tick_only = o->tick_only, quiet = o->quiet, rc;
@@ -289,6 +292,8 @@ static int fm_run(scn *sp, const fm_run_options *o)
         fct_csv = s.out.fct_csv;
     if (!fct_buckets_csv && s.out.fct_buckets_csv[0])
         fct_buckets_csv = s.out.fct_buckets_csv;
+    if (!tenants_csv && s.out.tenants_csv[0])
+        tenants_csv = s.out.tenants_csv;
     memset(&fct, 0, sizeof fct);
     fm_model_init(&m, &s, tick_only, o->given_flows, o->n_given_flows);
     m.progress_log = o->progress_log;
@@ -321,6 +326,13 @@ static int fm_run(scn *sp, const fm_run_options *o)
             return 1;
         }
         fprintf(m.links.queue_csv, "t_us,link,from,to,queue_bytes,util_pct\n");
+    }
+    if (tenants_csv) {
+        if (!(tenants_file = fopen(tenants_csv, "w"))) {
+            perror(tenants_csv);
+            return 1;
+        }
+        fm_series_open(&m.series, tenants_file, &s);
     }
     if (trace_csv) {
         if (!(m.w.trace_csv = fopen(trace_csv, "w"))) {
@@ -386,6 +398,10 @@ static int fm_run(scn *sp, const fm_run_options *o)
     }
     if (fct_buckets_csv && fm_fct_write_buckets_csv(&fct, fct_buckets_csv) != 0) {
         perror(fct_buckets_csv);
+        return 1;
+    }
+    if (tenants_file && fclose(tenants_file) != 0) {
+        perror(tenants_csv);
         return 1;
     }
     rc = (damaged || (s.run.drain && !m.drained)) ? 3 : 0;
