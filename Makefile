@@ -76,7 +76,7 @@ scenarios:
 	@$(MAKE) --no-print-directory build/rnic_model
 	@bad=0; for f in scenarios/*.conf; do n=$$(basename $$f .conf); echo "== $$f -> build/plots/$$n/"; \
 	    mkdir -p build/plots/$$n; ./build/rnic_model --scenario $$f --plots build/plots/$$n $(SCENARIO_ARGS) \
-	        >build/plots/$$n/run.out; rc=$$?; grep -E '^  plot: |^RESULT' build/plots/$$n/run.out; \
+	        >build/plots/$$n/run.out; rc=$$?; grep -E '^  plots: |^RESULT' build/plots/$$n/run.out; \
 	    [ $$rc -eq 0 ] || { echo "scenarios: $$f exited $$rc (build/plots/$$n/run.out)"; bad=1; }; done; exit $$bad
 
 # make test: the fast suite (at most 5 minutes on an idle 2-core machine); make check: the long

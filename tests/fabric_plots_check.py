@@ -2,9 +2,9 @@
 """Checks one `rnic_model --plots DIR` run (examples/rnic_model/fm_plots.h; tests/run.sh's
 fabric-plots claim): usage: fabric_plots_check.py DIR RUN_OUTPUT SAMPLE_US [png|noplot]
 
-- the figures: with `png`, every PNG the run printed ("  plot: DIR/x.png") is a PNG (signature,
+- the figures: with `png`, every PNG the run printed ("  plots: DIR/x.png DIR/y.png ...") is a PNG (signature,
   IHDR 1000 x 600) of a sensible size, and they are the six of an open-loop run; with `noplot`
-  (gnuplot missing) no PNG and no "plot:" line, the script and the CSVs all the same;
+  (gnuplot missing) no PNG and no "plots:" line, the script and the CSVs all the same;
 - the CSVs have their columns; queue.csv has a row per link (links.csv's rows) per sample and
   tenants.csv one per tenant per sample, the samples every SAMPLE_US us from the window's start
   to its end; util_pct and gbps empty at the window's start only;
@@ -42,7 +42,7 @@ flows = int(next(l for l in out if l.startswith("RESULT workload=1")).split(" fl
 fabric = dict(kv.partition("=")[::2] for kv in next(l for l in out if l.startswith("RESULT fabric=1")).split()[1:])
 
 names = ["fct_slowdown.png", "queues.png", "link_util.png", "tenant_gbps.png", "pfc_pause.png", "cnps_vs_size.png"]
-printed = [l.split("plot: ", 1)[1] for l in out if l.startswith("  plot: ")]
+printed = [p for l in out if l.startswith("  plots: ") for p in l.split()[1:]]
 if mode == "png":
     check("the six figures printed", [os.path.basename(p) for p in printed] == names, " ".join(printed))
     for p in printed:

@@ -33,7 +33,7 @@ typedef struct fm_plots {
     char queue_csv[FM_PLOTS_FILE_MAX];        /* DIR/queue.csv, DIR/tenants.csv */
     char tenants_csv[FM_PLOTS_FILE_MAX];
     const char *queue_from, *tenants_from;    /* written elsewhere (their own options): copied into DIR */
-    char lines[FM_PLOTS_FIGURES * (FM_PLOTS_FILE_MAX + 80u)]; /* "  plot: DIR/x.png (what)" lines for the report */
+    char lines[FM_PLOTS_FIGURES * (FM_PLOTS_FILE_MAX + 16u)]; /* "  plots: DIR/x.png DIR/y.png ..." for the report */
 } fm_plots;
 
 static void fm_plots__path(char *out, const char *dir, const char *file)
@@ -317,7 +317,8 @@ static void fm_plots_name(char *out, size_t size, const char *scenario_path)
         out[n - 5] = '\0';
 }
 
-/* After the run: the CSVs into DIR, plots.gp, the PNGs; p->lines names them for the report.
+/* After the run: the CSVs into DIR, plots.gp, the PNGs; p->lines names them for the report (one
+ * line: the report's text stays short).
  * `queue` and `tenants` (the open CSVs) are flushed first. 0, or -1 when a file of DIR cannot be
  * written (errno; the message names it). */
 static int fm_plots_end(fm_plots *p, const fm_model *m, const fm_fct_summary *fct, const char *name, FILE *queue,
@@ -365,8 +366,9 @@ static int fm_plots_end(fm_plots *p, const fm_model *m, const fm_fct_summary *fc
                 p->dir);
         return 0;
     }
+    used = (size_t)snprintf(p->lines, sizeof p->lines, "  plots:");
     for (k = 0; k < figs && used < sizeof p->lines; k++)
-        used += (size_t)snprintf(p->lines + used, sizeof p->lines - used, "%s  plot: %s/%s", k ? "\n" : "", p->dir, png[k]);
+        used += (size_t)snprintf(p->lines + used, sizeof p->lines - used, " %s/%s", p->dir, png[k]);
     return 0;
 bad:
     fprintf(stderr, "rnic_model: %s: %s\n", path, strerror(errno));
