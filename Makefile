@@ -1,6 +1,6 @@
 # rnicq -- `make run` runs the main job, `make test` the fast tests, `make check` the long ones
-# (each ends "N passed, N failed"). Other targets: bench, results, figures, fuzz, coverage, soak,
-# firmware, headers, install PREFIX=..., build/<name>, clean.
+# (each ends "N passed, N failed"). Other targets: scenarios, bench, results, figures, fuzz, coverage,
+# soak, firmware, headers, install PREFIX=..., build/<name>, clean.
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 
@@ -45,13 +45,14 @@ UNIT_BINS := $(foreach cc,gcc clang,$(addprefix build/tests/$(cc)/,$(UNIT))) \
 
 # The main job: the composed RNIC (examples/rnic_model/) on its default scenario (a 16-host
 # leaf-spine, scenarios/default.conf), writing per-QP, per-link and queue CSVs and a RoCEv2 pcap
-# under build/; tools/fabric_run.sh adds each tenant's distance from its expected share
-# (tools/share_ref.py) to the RESULT line.
+# under build/ and its figures (PNG, examples/rnic_model/fm_plots.h) under build/plots/default/;
+# tools/fabric_run.sh adds each tenant's distance from its expected share (tools/share_ref.py) to
+# the RESULT line.
 MAIN_EXAMPLE := rnic_model
-MAIN_CMD := bash tools/fabric_run.sh --by-fraction scenarios/default.conf --pcap build/run.pcap --csv build/run_qps.csv --links-csv build/run_links.csv --queue-csv build/run_queue.csv
+MAIN_CMD := bash tools/fabric_run.sh --by-fraction scenarios/default.conf --pcap build/run.pcap --csv build/run_qps.csv --links-csv build/run_links.csv --queue-csv build/run_queue.csv --plots build/plots/default
 MODEL_SRC := $(wildcard examples/rnic_model/*.c examples/rnic_model/*.h)
 
-.PHONY: all programs run test check bench results figures fuzz coverage headers install clean unit-tests
+.PHONY: all programs run scenarios test check bench results figures fuzz coverage headers install clean unit-tests
 .DELETE_ON_ERROR:
 
 # Each user-facing target installs what it needs first, then builds with a nested make so
@@ -64,9 +65,21 @@ all:
 programs: build/rnic_model $(addprefix build/,$(EXAMPLES) $(BENCHES))
 
 run:
-	@bash tools/deps.sh build
+	@bash tools/deps.sh run
 	@$(MAKE) --no-print-directory build/$(MAIN_EXAMPLE)
 	$(MAIN_CMD)
+
+# every shipped scenario at its own length, each one's figures and CSVs under
+# build/plots/<name>/ (--plots); SCENARIO_ARGS adds options to every run (say
+# SCENARIO_ARGS="--set run.duration_us=2000" for short runs). Runs them all, then fails if any did.
+SCENARIO_ARGS ?=
+scenarios:
+	@bash tools/deps.sh run
+	@$(MAKE) --no-print-directory build/rnic_model
+	@bad=0; for f in scenarios/*.conf; do n=$$(basename $$f .conf); echo "== $$f -> build/plots/$$n/"; \
+	    mkdir -p build/plots/$$n; ./build/rnic_model --scenario $$f --plots build/plots/$$n $(SCENARIO_ARGS) \
+	        >build/plots/$$n/run.out; rc=$$?; grep -E '^  plots: |^RESULT' build/plots/$$n/run.out; \
+	    [ $$rc -eq 0 ] || { echo "scenarios: $$f exited $$rc (build/plots/$$n/run.out)"; bad=1; }; done; exit $$bad
 
 # make test: the fast suite (at most 5 minutes on an idle 2-core machine); make check: the long
 # checks (ns-3 comparisons, firmware under qemu, soak, fuzz short runs and corpus replays, the

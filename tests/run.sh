@@ -1013,6 +1013,25 @@ sys.exit(0 if rows == events and rows > 0 and bad == 0 else 1)
 PY
 }
 T claim trace-csv-columns-names-times-rows trace_columns
+fabric_plots() { # --plots DIR (fm_plots.h) on a short open-loop incast (web-search sizes at 70 % + small flows at
+    # 5 %: queues, CNPs and PFC pauses): the six PNGs, the CSVs' columns and row counts, each tenant's Gb/s
+    # series integrating to its RESULT figure within 1 % (tests/fabric_plots_check.py); the same RESULT
+    # lines as without --plots; without gnuplot no PNG, one line on stderr, exit status 0
+    local a=(--scenario scenarios/star_incast.conf --set run.duration_us=1000 --set run.warmup_us=100
+        --set tenant.bulk.traffic=poisson --set tenant.bulk.load_pct=70 --set tenant.bulk.size_cdf=scenarios/cdf/websearch.txt
+        --set tenant.rpc.traffic=poisson --set tenant.rpc.load_pct=5)
+    local d="$OBJ/fabric-plots" strip='^(rss_kb|rss_per_host_kb|mcycles_per_s)='
+    rm -rf "$d" "$d-nognuplot"
+    ./build/rnic_model "${a[@]}" --plots "$d" >"$d.out" || return 1
+    python3 tests/fabric_plots_check.py "$d" "$d.out" 10 png || return 1
+    ./build/rnic_model "${a[@]}" >"$d-none.out" || return 1
+    cmp <(grep '^RESULT' "$d.out" | tr ' ' '\n' | grep -Ev "$strip") <(grep '^RESULT' "$d-none.out" | tr ' ' '\n' | grep -Ev "$strip") ||
+        { echo "--plots changed the RESULT lines"; return 1; }
+    env PATH=/nonexistent ./build/rnic_model "${a[@]}" --plots "$d-nognuplot" >"$d-nognuplot.out" 2>"$d-nognuplot.err" || return 1
+    grep 'gnuplot not found' "$d-nognuplot.err" && [ "$(wc -l <"$d-nognuplot.err")" = 1 ] &&
+        python3 tests/fabric_plots_check.py "$d-nognuplot" "$d-nognuplot.out" 10 noplot >/dev/null
+}
+T claim fabric-plots-six-figures-series-integrate fabric_plots
 # the six protocols per tenant in the fabric's NIC (tests/fabric_protocols.sh says what it checks):
 # make test the per-protocol incasts (lossless, lossy, tick-only) and NDP's trimming, make check all
 T claim fabric-six-protocols-incasts env FABRIC_QUICK=1 bash tests/fabric_protocols.sh

@@ -122,6 +122,8 @@ static void scn_diff(const scn *a, const scn *b, diff_out *d)
     if (strcmp(a->out.vcd, b->out.vcd)) diff_add(d, "output.vcd");
     if (strcmp(a->out.fct_csv, b->out.fct_csv)) diff_add(d, "output.fct_csv");
     if (strcmp(a->out.fct_buckets_csv, b->out.fct_buckets_csv)) diff_add(d, "output.fct_buckets_csv");
+    if (strcmp(a->out.tenants_csv, b->out.tenants_csv)) diff_add(d, "output.tenants_csv");
+    if (strcmp(a->out.plots, b->out.plots)) diff_add(d, "output.plots");
     if (strcmp(a->run.flow_file, b->run.flow_file)) diff_add(d, "run.flow_file");
     if (arrlenu(a->tenants) != arrlenu(b->tenants)) {
         diff_add(d, "tenants");

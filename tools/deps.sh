@@ -2,8 +2,8 @@
 # Makes sure what a make target needs is installed, and nothing more: installs the missing Debian
 # packages with apt-get when run as root, otherwise prints the exact command to run and fails.
 #   tools/deps.sh build|run|test|check|bench|figures|fuzz|coverage|firmware|soak|results
-# build and run (make, make run, make build/<name>) need a C compiler and make only; every other
-# target lists what its own scripts and programs use. A package lock held by another apt or dpkg
+# build (make, make build/<name>) needs a C compiler and make only, run (make run, make scenarios)
+# gnuplot besides; every other target lists what its own scripts and programs use. A package lock held by another apt or dpkg
 # process (unattended-upgrades, say) is waited for, up to DEPS_LOCK_WAIT seconds (default 300).
 set -u
 need=()
@@ -61,6 +61,7 @@ want_suite() {
 want_test() {
     want_suite
     want_cmd tshark tshark
+    want_cmd gnuplot gnuplot-nox # the run's figures (rnic_model --plots) are rendered and checked
 }
 
 # ns-3 3.37 (Debian's libns3-dev; its pkg-config files need GSL's), built with g++ and pkg-config
@@ -96,7 +97,12 @@ want_check() {
 
 target=${1:-test}
 case "$target" in
-build | run) want_build ;;
+build) want_build ;;
+run)
+    # make run and make scenarios render each run's figures (rnic_model --plots) with gnuplot
+    want_build
+    want_cmd gnuplot gnuplot-nox
+    ;;
 test) want_test ;;
 check) want_check ;;
 bench)

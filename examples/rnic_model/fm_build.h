@@ -13,6 +13,7 @@
 #define RNIC_FM_BUILD_H
 #include <time.h>
 #include "fm_links.h"
+#include "fm_series.h"
 #include "fm_window.h"
 #include "scenario.h"
 #include "topo.h"
@@ -27,6 +28,7 @@ typedef struct fm_model {
     double host_s;
     fm_links links;            /* every directed link over the window (fm_links.h) */
     uint64_t sample_us;        /* its queue samples' period */
+    fm_series series;          /* each tenant's Gb/s at those samples (fm_series.h) */
     fm_window win;             /* the receiving hosts over the window (fm_window.h) */
     int progress_log;          /* "progress cycle=.. packets=.." lines on stderr (tools/soak.sh) */
     uint64_t *pairs;           /* open-loop tenants: the distinct fm__pair_key of their jobs, sorted */
@@ -884,11 +886,13 @@ static void fm_model_run(fm_model *m)
     clock_t c0 = clock();
     fm__run_logged(m, c, &next_log);
     fm_links_sample(&m->links, w, &m->t, c, 0);
+    fm_series_sample(&m->series, w, c, 0);
     fm_window_take(&m->win, w, c, 0);
     while (c < w->window_end) {
         c = c + m->links.period < w->window_end ? c + m->links.period : w->window_end;
         fm__run_logged(m, c, &next_log);
         fm_links_sample(&m->links, w, &m->t, c, c < w->window_end ? 1 : 2);
+        fm_series_sample(&m->series, w, c, c < w->window_end ? 1 : 2);
     }
     fm_window_take(&m->win, w, c, 1);
     for (h = 0; h < w->hosts; h++)

@@ -34,8 +34,10 @@ typedef struct fm_links {
     fm_link_mon *l;
     uint32_t n;
     uint64_t period;           /* cycles between queue samples */
-    FILE *queue_csv;           /* t_us,link,from,to,queue_bytes per sample (the window's start and
-                                  end included), NULL = none */
+    FILE *queue_csv;           /* t_us,link,from,to,queue_bytes,util_pct per sample (the window's
+                                  start and end included), NULL = none */
+    uint64_t *last_sent;       /* per link: sent_bytes at the previous sample (util_pct's period) */
+    uint64_t last_cycle;       /* that sample's cycle */
     FILE *vcd;                 /* the links' waveform, NULL = none */
     uint64_t *vcd_queue;       /* per link: the values last dumped */
     uint8_t *vcd_paused;
@@ -74,6 +76,8 @@ static int fm_links_init(fm_links *x, fm_world *w, const topo *t, uint64_t perio
     if (!x->l)
         return -1;
     x->period = period ? period : 1u;
+    if (!(x->last_sent = (uint64_t *)calloc(x->n ? x->n : 1u, sizeof *x->last_sent)))
+        return -1;
     for (h = 0; h < w->hosts; h++) {
         node = topo_host_node(t, h);
         id = fm_links__id(t, node, 0);
@@ -182,12 +186,15 @@ static void fm_links_free(fm_links *x)
         fclose(x->vcd);
     free(x->vcd_queue);
     free(x->vcd_paused);
+    free(x->last_sent);
     free(x->l);
     memset(x, 0, sizeof *x);
 }
 
 /* At cycle t (every cycle before t run): bring each link's node to t, then record. what: 0 the
- * window's start, 1 a queue sample inside it, 2 its end. */
+ * window's start, 1 a queue sample inside it, 2 its end. The queue CSV's util_pct is the link's
+ * wire bytes sent since the previous sample over its line rate for that period (the same measure
+ * as fm_links_util_pct's over the window), so the samples' periods add up to the window. */
 static void fm_links_sample(fm_links *x, fm_world *w, const topo *t, uint64_t cycle, int what)
 {
     uint32_t i;
@@ -205,10 +212,18 @@ static void fm_links_sample(fm_links *x, fm_world *w, const topo *t, uint64_t cy
             m->end = fm_links__snap(m);
         if (q > m->queue_max)
             m->queue_max = q;
-        if (x->queue_csv)
-            fprintf(x->queue_csv, "%.3f,%u,%s,%s,%llu\n", (double)cycle * 1e6 / (double)w->p.clock_hz, i,
+        if (x->queue_csv) { /* util_pct: the period since the previous sample; none ends at the window's start */
+            fprintf(x->queue_csv, "%.3f,%u,%s,%s,%llu,", (double)cycle * 1e6 / (double)w->p.clock_hz, i,
                     t->node[m->from].name, t->node[m->to].name, (unsigned long long)q);
+            if (what != 0 && cycle > x->last_cycle && m->link->cfg.rate_bps)
+                fprintf(x->queue_csv, "%.3f", (double)(m->link->stats.sent_bytes - x->last_sent[i]) * 8.0 * 100.0 *
+                                                  (double)w->p.clock_hz / (double)(cycle - x->last_cycle) /
+                                                  (double)m->link->cfg.rate_bps);
+            fputc('\n', x->queue_csv);
+        }
+        x->last_sent[i] = m->link->stats.sent_bytes;
     }
+    x->last_cycle = cycle;
     w->observing = 0;
     if (x->vcd)
         fm_links__vcd_sample(x, w, cycle, what == 0);

@@ -24,7 +24,7 @@
 #define RNIC_FM_RUN_H
 #include <errno.h>
 #include <sys/resource.h>
-#include "fm_fct.h"
+#include "fm_plots.h"
 
 /* Prints the report; returns the bytes checked bad plus the records the model could not place
  * (nonzero: the run lost or corrupted data). */
@@ -252,6 +252,8 @@ static int fm_model_write_flows_csv(const fm_model *m, const char *path)
 typedef struct fm_run_options {
     const char *trace_csv, *flows_json, *shares_csv, *pcap, *csv, *queue_csv, *links_csv, *vcd;
     const char *fct_csv, *fct_buckets_csv;
+    const char *tenants_csv, *plots; /* each tenant's Gb/s per sample; the figures' directory (fm_plots.h) */
+    const char *scenario;        /* the scenario file (the figures' titles), NULL = the built-in incast */
     const char *write_flows;     /* the open-loop flows in the flow file's format */
     int workload_only;           /* build the workload, print its figures, do not run */
     int tick_only, quiet, progress_log;
@@ -269,6 +271,9 @@ static int fm_run(scn *sp, const fm_run_options *o)
     const char *trace_csv = o->trace_csv, *flows_json = o->flows_json, *shares_csv = o->shares_csv, *pcap = o->pcap;
     const char *csv = o->csv, *queue_csv = o->queue_csv, *links_csv = o->links_csv, *vcd = o->vcd;
     const char *fct_csv = o->fct_csv, *fct_buckets_csv = o->fct_buckets_csv;
+    const char *tenants_csv = o->tenants_csv, *plots_dir = o->plots;
+    fm_plots plots;
+    FILE *tenants_file = NULL;
     roce_pcap pcap_file;
     fm_fct_summary fct;
     fm_trace_csv trace_rows;
@@ -295,6 +300,14 @@ static int fm_run(scn *sp, const fm_run_options *o)
         fct_csv = s.out.fct_csv;
     if (!fct_buckets_csv && s.out.fct_buckets_csv[0])
         fct_buckets_csv = s.out.fct_buckets_csv;
+    if (!tenants_csv && s.out.tenants_csv[0])
+        tenants_csv = s.out.tenants_csv;
+    if (!plots_dir && s.out.plots[0])
+        plots_dir = s.out.plots;
+    if (fm_plots_begin(&plots, plots_dir, &queue_csv, &tenants_csv) != 0) {
+        fprintf(stderr, "rnic_model: %s: %s\n", plots_dir, strerror(errno));
+        return 1;
+    }
     memset(&fct, 0, sizeof fct);
     if (trace_csv) { /* before the build: the engines trace their set-up */
         FILE *f = fopen(trace_csv, "w");
@@ -334,7 +347,14 @@ static int fm_run(scn *sp, const fm_run_options *o)
             perror(queue_csv);
             return 1;
         }
-        fprintf(m.links.queue_csv, "t_us,link,from,to,queue_bytes\n");
+        fprintf(m.links.queue_csv, "t_us,link,from,to,queue_bytes,util_pct\n");
+    }
+    if (tenants_csv) {
+        if (!(tenants_file = fopen(tenants_csv, "w"))) {
+            perror(tenants_csv);
+            return 1;
+        }
+        fm_series_open(&m.series, tenants_file, &s);
     }
     if (flows_json && fm_model_write_flows(&m, flows_json) != 0) {
         perror(flows_json);
@@ -356,10 +376,10 @@ static int fm_run(scn *sp, const fm_run_options *o)
     }
     fm_model_run(&m);
     {
-        char pcap_line[300 + SCN_PATH_MAX];
-        pcap_line[0] = '\0';
+        char last[300 + SCN_PATH_MAX + sizeof plots.lines], name[SCN_PATH_MAX];
+        last[0] = '\0';
         if (pcap) { /* reported before the RESULT line, the last line */
-            snprintf(pcap_line, sizeof pcap_line, "  pcap: %s (%llu frames)", pcap, (unsigned long long)pcap_file.frames);
+            snprintf(last, sizeof last, "  pcap: %s (%llu frames)", pcap, (unsigned long long)pcap_file.frames);
             roce_pcap_close(&pcap_file);
         }
         int open = 0; /* a run with open-loop tenants reports their flows, none included */
@@ -368,7 +388,12 @@ static int fm_run(scn *sp, const fm_run_options *o)
             open |= m.w.p.tenant[t].open;
         if (open)
             fm_fct_summarize(&m, m.w.window_end * 1000000000ull / m.w.p.clock_hz, &fct);
-        damaged = fm_report(&m, quiet, pcap ? pcap_line : NULL, open ? &fct : NULL);
+        fm_plots_name(name, sizeof name, o->scenario);
+        if (fm_plots_end(&plots, &m, open ? &fct : NULL, name, m.links.queue_csv, tenants_file) != 0)
+            return 1;
+        if (plots.lines[0]) /* the figures' paths, before the RESULT lines too */
+            snprintf(last + strlen(last), sizeof last - strlen(last), "%s%s", last[0] ? "\n" : "", plots.lines);
+        damaged = fm_report(&m, quiet, last[0] ? last : NULL, open ? &fct : NULL);
     }
     if (shares_csv && fm_model_write_shares(&m, shares_csv) != 0) {
         perror(shares_csv);
@@ -397,6 +422,10 @@ static int fm_run(scn *sp, const fm_run_options *o)
     }
     if (fct_buckets_csv && fm_fct_write_buckets_csv(&fct, fct_buckets_csv) != 0) {
         perror(fct_buckets_csv);
+        return 1;
+    }
+    if (tenants_file && fclose(tenants_file) != 0) {
+        perror(tenants_csv);
         return 1;
     }
     rc = (damaged || (s.run.drain && !m.drained)) ? 3 : 0;

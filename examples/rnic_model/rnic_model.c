@@ -124,7 +124,8 @@ static const char *const value_opts[] = {
     "--payload", "--dcqcn", "--cnp-interval-us", "--loss-ppm", "--pfc", "--duration-us", "--warmup-us", "--seed",
     "--lat-samples", "--csv", "--queue-csv", "--links-csv", "--flows-json", "--shares-csv", "--pcap", "--snaplen",
     "--trace-csv", "--vcd", "--fct-csv", "--fct-buckets-csv", "--write-flows", "--sched", "--qos-timeout-us", "--host", "--cpu-load", "--rhcc", "--ddio", "--probe-ts",
-    "--rhcc-slack", "--cpu-outstanding", "--rx-footprint-mb"
+    "--rhcc-slack", "--cpu-outstanding", "--rx-footprint-mb",
+    "--tenants-csv", "--plots" /* the run's figures (fm_plots.h) */
 };
 
 static int takes_value(const char *a)
@@ -224,6 +225,9 @@ static void usage(void)
     printf("  --fct-csv FILE         open-loop flows: one line per flow, its FCT, ideal FCT and slowdown (output.fct_csv);\n"
            "                         default none\n");
     printf("  --fct-buckets-csv FILE open-loop flows: slowdown p50/p95/p99 per size bucket (output.fct_buckets_csv); default none\n");
+    printf("  --tenants-csv FILE     each tenant's delivered Gb/s per output.queue_sample_us as CSV (output.tenants_csv); "
+           "default none\n");
+    printf("  --plots DIR            the run's figures as PNG (gnuplot) with their CSVs and script (output.plots); default none\n");
     printf("  --write-flows FILE     the open-loop flows as a flow file (SRC DST TENANT SIZE START_NS per line); default none\n");
     printf("  --workload-only        build the open-loop workload and print its RESULT (flows, offered load); no run\n");
     printf("  --lat-samples N|all    latencies kept per receiving NIC for the FCT percentiles (then a uniform sample; "
@@ -448,6 +452,8 @@ int main(int argc, char **argv)
                                 : !strcmp(a, "--vcd")        ? &o.vcd
                                 : !strcmp(a, "--fct-csv")    ? &o.fct_csv
                                 : !strcmp(a, "--fct-buckets-csv") ? &o.fct_buckets_csv
+                                : !strcmp(a, "--tenants-csv") ? &o.tenants_csv
+                                : !strcmp(a, "--plots")      ? &o.plots
                                 : !strcmp(a, "--write-flows") ? &o.write_flows
                                                              : NULL;
             size_t i;
@@ -503,6 +509,7 @@ int main(int argc, char **argv)
         o.n_given_flows = n_given;
     }
     hpcc_map_free(&hpcc);
+    o.scenario = file;
     k = fm_run(&s, &o);
     free(given);
     return k;

@@ -183,7 +183,8 @@ typedef struct scn {
     struct {
         char csv[SCN_PATH_MAX], queue_csv[SCN_PATH_MAX], links_csv[SCN_PATH_MAX], pcap[SCN_PATH_MAX],
             trace_csv[SCN_PATH_MAX], vcd[SCN_PATH_MAX], fct_csv[SCN_PATH_MAX],
-            fct_buckets_csv[SCN_PATH_MAX]; /* "" = none */
+            fct_buckets_csv[SCN_PATH_MAX], tenants_csv[SCN_PATH_MAX],
+            plots[SCN_PATH_MAX]; /* "" = none; plots: a directory */
         uint32_t snaplen;
         uint64_t pcap_us;          /* 0 = the whole run */
         uint64_t queue_sample_us;  /* links' queue samples: every N us of the window */
@@ -409,6 +410,10 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
                  "open-loop flows: one line per flow (its FCT and slowdown), empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "fct_buckets_csv", SCN_T_STRING, scn, out.fct_buckets_csv, 0, 0, NULL,
                  "open-loop flows: FCT slowdown p50 / p95 / p99 per size bucket (tenths of the flows by size), empty = none"),
+        SCN__KEY(SCN_SEC_OUTPUT, "tenants_csv", SCN_T_STRING, scn, out.tenants_csv, 0, 0, NULL,
+                 "each tenant's delivered Gb/s per queue sample period, empty = none"),
+        SCN__KEY(SCN_SEC_OUTPUT, "plots", SCN_T_STRING, scn, out.plots, 0, 0, NULL,
+                 "a directory: the run's figures (PNG, gnuplot) and the CSVs they draw, empty = none"),
         SCN__KEY(SCN_SEC_OUTPUT, "snaplen", SCN_T_U64, scn, out.snaplen, 64, 65535, NULL,
                  "pcap bytes kept per frame"),
         SCN__KEY(SCN_SEC_OUTPUT, "queue_sample_us", SCN_T_U64, scn, out.queue_sample_us, 1, 1000000, NULL,
