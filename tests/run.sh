@@ -1192,6 +1192,28 @@ workload_bad_inputs() { # each refused with exit 2 and a message naming the file
     return $bad
 }
 T claim workload-bad-inputs-refused-naming-file-line-key workload_bad_inputs
+workload_burst() { # traffic = burst: every burst_us from 0, each sender starts one flow to each destination (an
+    # 8:1 incast every 200 us and one every 500 us for 1 ms: 5 x 8 + 2 x 8 flows); every flow completes; the
+    # flows' starts and pairs recomputed from the written flow file
+    local out
+    out=$(./build/rnic_model --scenario scenarios/star_incast.conf --quiet --set run.duration_us=1000 --set run.warmup_us=100 \
+        --set tenant.bulk.traffic=burst --set tenant.bulk.burst_us=200 --set tenant.bulk.msg_bytes=65536 \
+        --set tenant.rpc.traffic=burst --set tenant.rpc.burst_us=500 --set tenant.rpc.msg_bytes=4096 \
+        --write-flows "$OBJ/burst-flows.txt") || return 1
+    grep '^RESULT workload' <<<"$out"
+    grep -q '^RESULT workload=1 .* flows=56 flows_done=56 .* bytes_lost=0 drained=1$' <<<"$out" || return 1
+    python3 - "$OBJ/burst-flows.txt" <<'PY'
+import collections, sys
+rows = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
+by = collections.Counter((t, int(start)) for s, d, t, size, start in rows)
+want = {("bulk", k * 200000): 8 for k in range(5)} | {("rpc", k * 500000): 8 for k in range(2)}
+ok = by == want and all(d == "0" and s != "0" for s, d, t, size, start in rows)
+ok &= all(size == ("65536" if t == "bulk" else "4096") for s, d, t, size, start in rows)
+print(f"{len(rows)} flows; starts per tenant {sorted(by.items())}")
+sys.exit(0 if ok else 1)
+PY
+}
+T claim workload-burst-flows-on-the-period workload_burst
 # the HPCC simulator's files read unchanged (docs/hpcc_inputs.md): (1) its topology and flow files
 # against the same experiment written in our scenario format (tests/data/hpcc/small_same.conf),
 # (2) a 36-node fat tree (switches first, 40 Gb/s hosts) with 1 ms of web-search flows written in
