@@ -181,6 +181,15 @@ static void test_flow_files(void)
 {
     static const bad_case bad[] = {
         { "0 16 web 100 0\n", ":1: host 16 is not below the topology's 16 hosts" },
+        { "17 1 web 100 0\n", ":1: host 17 is not below the topology's 16 hosts" },
+        { "1 2 web\t100 0x\n", ":1: '1 2 web\t100 0x' is not" },
+        { "1 2 web 100x 0\n", ":1:" },
+        { "1 2 web\n", ":1:" },
+        { "1 2 \n", ":1:" },
+        { "1 2\n", ":1:" },
+        { "1x 2 web 1 0\n", ":1:" },
+        { "1 2x web 1 0\n", ":1:" },
+        { "1 2 an-extremely-long-tenant-name-that-goes-on-and-on-past-sixty-four-characters 1 0\n", ":1:" },
         { "3 3 web 100 0\n", ":1: host 3 sends to itself" },
         { "1 2 web 0 0\n", ":1: size 0 is not in 1 .. 2147483648 bytes" },
         { "1 2 web 2147483649 0\n", ":1: size 2147483649" },
@@ -194,7 +203,7 @@ static void test_flow_files(void)
     size_t n = 0, i;
     char why[512];
     const char *path = write_tmp("flows", "# src dst tenant size start\n\n2 5 hadoop 1000 300   # late\n"
-                                           "1 0 web 2147483648 100\n7 6 web 1 100\n1 3 web 5 100\n");
+                                           "1 0 web 2147483648 100\n7\t6\tweb\t1\t100\t\n1 3 web 5 100\n");
     CHECK_EQ(wl_read_flow_file(path, 16, tenant_of, NULL, &v, &n, why, sizeof why), 0);
     CHECK_EQ(n, 4);
     if (n == 4) {
@@ -224,7 +233,7 @@ static void test_flow_files(void)
 static void test_garbage(void)
 {
     uint64_t x = g_seed ^ 0xabcdefu;
-    uint32_t round, rounds = (uint32_t)test_length(300, 3000), read_ok = 0;
+    uint32_t round, rounds = (uint32_t)test_length(300, 3000), read_ok = 0, flows_ok = 0;
     static const char alphabet[] = "0123456789 .\t#-+eExa\n\r/web";
     for (round = 0; round < rounds; round++) {
         char text[600], why[512];
@@ -233,13 +242,14 @@ static void test_garbage(void)
         wl_flow *v = NULL;
         size_t n = 0;
         const char *p;
-        if (round & 1u) {
+        if (round % 3u == 0) {
             for (i = 0; i < len; i++)
                 text[i] = alphabet[rnic_splitmix64(&x) % (sizeof alphabet - 1u)];
             text[len] = '\0';
-        } else { /* a good CDF with a few characters changed */
+        } else { /* a good CDF or flow file with a few characters changed */
             uint32_t edits = 1u + (uint32_t)(rnic_splitmix64(&x) % 3u);
-            snprintf(text, sizeof text, "0 0\n10000 15\n20000 20\n80000 53.5\n1000000 70\n30000000 100\n");
+            snprintf(text, sizeof text, "%s", round % 3u == 1 ? "0 0\n10000 15\n20000 20\n80000 53.5\n1000000 70\n30000000 100\n"
+                                                              : "1 2 web 100 0\n3 4\thadoop 2000 10 # x\n\n5 0 web 7 99\n");
             len = (uint32_t)strlen(text);
             for (i = 0; i < edits; i++)
                 text[rnic_splitmix64(&x) % len] = alphabet[rnic_splitmix64(&x) % (sizeof alphabet - 1u)];
@@ -253,9 +263,14 @@ static void test_garbage(void)
             CHECK(strstr(why, p) == why);
         if (wl_read_flow_file(p, 16, tenant_of, NULL, &v, &n, why, sizeof why) != 0)
             CHECK(strstr(why, p) == why);
+        else {
+            flows_ok++;
+            for (i = 0; i < n; i++)
+                CHECK(v[i].src < 16 && v[i].dst < 16 && v[i].src != v[i].dst && v[i].size >= 1 && v[i].tenant <= 1);
+        }
         free(v);
     }
-    printf("  %u of %u garbage files read as CDFs\n", read_ok, rounds);
+    printf("  %u of %u edited files read as CDFs, %u as flow files\n", read_ok, rounds, flows_ok);
 }
 
 int main(void)
