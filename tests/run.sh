@@ -830,9 +830,9 @@ model_digests() { # builds...: one digest from build/rnic_model, from it ticking
     local d ref="" bad=0 name b runs=("build/rnic_model" "build/rnic_model --tick-only")
     for b in "$@"; do
         case $b in
-        g++) g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -O1 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gxx" $(pkg-config --cflags --libs stb) || return 1 ;;
-        gcc-O0) gcc "${WARN[@]}" -O0 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gcc-O0" $(pkg-config --cflags --libs stb) || return 1 ;;
-        clang-O2-san) clang "${WARN[@]}" -O2 "${SAN[@]}" -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-clang-O2-san" $(pkg-config --cflags --libs stb) || return 1 ;;
+        g++) g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -O1 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gxx" $(pkg-config --cflags --libs stb) -lm || return 1 ;;
+        gcc-O0) gcc "${WARN[@]}" -O0 -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-gcc-O0" $(pkg-config --cflags --libs stb) -lm || return 1 ;;
+        clang-O2-san) clang "${WARN[@]}" -O2 "${SAN[@]}" -I. -Iexamples/rnic_model examples/rnic_model/rnic_model.c -o "$OBJ/model-clang-O2-san" $(pkg-config --cflags --libs stb) -lm || return 1 ;;
         *) return 1 ;;
         esac
         runs+=("$OBJ/model-${b/g++/gxx}")

@@ -148,6 +148,7 @@ static void test_value_spellings(void)
         { "0.001ms", 1000 }, { "1us", 1000 }, { "1000ns", 1000 }, { "0.000001s", 1000 }, { "1e-6s", 1000 },
         { "1E3ns", 1000 }, { "1000000ps", 1000 }, { "0.000001", 1000 }, { "0ns", 0 }, { "1s", 1000000000 },
         { "1.5us", 1500 }, { "0.0015ms", 1500 }, { "2500ns", 2500 }, { "1000000000fs", 1000 }, { "+1us", 0 },
+        { "1e+3ns", 1000 }, { "1E+0us", 1000 },
     };
     static const struct { const char *text; uint32_t ppm; } losses[] = {
         { "0", 0 }, { "0.0", 0 }, { "0.001", 1000 }, { "1e-3", 1000 }, { "1E-6", 1 }, { "0.000001", 1 }, { "1", 1000000 },
@@ -180,6 +181,18 @@ static void test_value_spellings(void)
         else
             printf("  %s: %s\n", delays[i].text, err.message);
     }
+    /* far above any delay: an exponent past the reader's cap, a value times its unit past 2^64 */
+    CHECK_EQ(one_link("100Gbps", "1e1234567ns", "0", &l, &err), SCN_ERANGE);
+    printf("  %s\n", err.message);
+    CHECK_EQ(one_link("100Gbps", "18446744073709551615s", "0", &l, &err), SCN_ERANGE);
+    printf("  %s\n", err.message);
+    /* what ends an exponent: the token's end, a unit, anything else (a unit then, and an unknown one) */
+    CHECK_EQ(one_link("100Gbps", "2e3", "0", &l, &err), SCN_ERANGE);
+    CHECK_EQ(one_link("100Gbps", "5e+02ns", "0", &l, &err), SCN_OK);
+    CHECK_EQ(l.delay_ns, 500);
+    CHECK_EQ(one_link("100Gbps", "1e3.ns", "0", &l, &err), SCN_EVALUE);
+    CHECK(strstr(err.message, "unknown unit '.ns'") != NULL);
+    CHECK_EQ(one_link("100Gbps", "1e-3/s", "0", &l, &err), SCN_EVALUE);
     for (i = 0; i < sizeof losses / sizeof losses[0]; i++) {
         int rc = one_link("100Gbps", "1us", losses[i].text, &l, &err);
         CHECK(rc == SCN_OK);
@@ -486,6 +499,10 @@ static void test_read_as_the_simulator(void)
     CHECK(!strcmp(m.note, "t.txt:6: 10 more tokens after the 2 links the first line counts, from 'First' on: not read, "
                           "as the HPCC simulator does not read them"));
     CHECK_EQ(arrlenu(s.topo.links), 2);
+    hpcc_map_free(&m);
+    CHECK(hpcc_read_topology_text(&s, "t.txt", "3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\njunk\n", &m, &err) == SCN_OK);
+    CHECK(!strcmp(m.note, "t.txt:5: 1 more token after the 2 links the first line counts, from 'junk' on: not read, as "
+                          "the HPCC simulator does not read them"));
     CHECK(hpcc_read_flows_text("f.txt", "1\n0 1 3 100 10 2\n1 0 3 100 20 2\n", &m, &s, &f, &n, &err) == SCN_OK);
     CHECK_EQ(n, 1);
     CHECK(!strcmp(m.note, "f.txt:3: more than the 1 flows the first line counts, from '1' on: not read, as the HPCC "
@@ -585,7 +602,7 @@ static void gen_topology(gen_topo *g, uint64_t *x)
     uint32_t i, sw[64], nsw = 0, hosts[64], nh = 0;
     memset(g, 0, sizeof *g);
     g->nodes = 3u + (uint32_t)below(x, 40);
-    g->switches = 1u + (uint32_t)below(x, g->nodes - 2u);
+    g->switches = below(x, 4) ? 1u + (uint32_t)below(x, g->nodes - 2u) : 1u; /* one switch often: a star */
     for (i = 0; i < g->switches; i++) { /* random switch ids */
         uint32_t id;
         do

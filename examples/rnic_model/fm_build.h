@@ -90,8 +90,11 @@ static void fm__build_topo(fm_model *m, const scn *s)
     case SCN_LEAF_SPINE:
         e = topo_leaf_spine(t, s->topo.leaves, s->topo.spines, s->topo.hosts_per_leaf, host_bps, fab_bps, delay);
         break;
-    case SCN_FAT_TREE:
+    case SCN_FAT_TREE: /* topo.h builds one rate; the switch-to-switch links then take fabric_gbps */
         e = topo_fat_tree(t, s->topo.k, host_bps, delay);
+        for (i = 0; e == RNIC_OK && i < t->n_links; i++)
+            if (t->node[t->link[i].a].kind == TOPO_SWITCH && t->node[t->link[i].b].kind == TOPO_SWITCH)
+                t->link[i].rate_bps = fab_bps;
         break;
     default: /* explicit */
         for (i = 0; i < arrlenu(s->topo.nodes) && e == RNIC_OK; i++)

@@ -137,6 +137,26 @@ WL_DEF const char *wl__blanks(const char *s)
     return s;
 }
 
+/* The next line of f with content (wl__content), counting lines in *line: the content, or NULL
+ * at the end of the file, or NULL with *why filled (a line longer than the buffer, a read error). */
+WL_DEF char *wl__next_line(FILE *f, char *buf, int cap, uint32_t *line, const char *path, char *why, size_t why_len)
+{
+    why[0] = '\0';
+    while (fgets(buf, cap, f)) {
+        char *s;
+        ++*line;
+        if (!strchr(buf, '\n') && !feof(f)) {
+            snprintf(why, why_len, "%s:%u: line longer than %u bytes", path, *line, (unsigned)cap - 2u);
+            return NULL;
+        }
+        if (*(s = wl__content(buf)))
+            return s;
+    }
+    if (ferror(f))
+        snprintf(why, why_len, "%s: read error", path);
+    return NULL;
+}
+
 /* Reads a CDF file (format above). Returns 0, or -1 with `why` naming the file, line and fault. */
 WL_DEF int wl_cdf_read(wl_cdf *c, const char *path, char *why, size_t why_len)
 {
@@ -148,18 +168,15 @@ WL_DEF int wl_cdf_read(wl_cdf *c, const char *path, char *why, size_t why_len)
         snprintf(why, why_len, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    while (fgets(buf, sizeof buf, f)) {
+    for (;;) {
         const char *p;
         uint64_t size, pct;
-        char *s;
-        line++;
-        if (!strchr(buf, '\n') && !feof(f)) {
-            snprintf(why, why_len, "%s:%u: line longer than %u bytes", path, line, (unsigned)sizeof buf - 2u);
-            goto bad;
+        char *s = wl__next_line(f, buf, (int)sizeof buf, &line, path, why, why_len);
+        if (!s) {
+            if (why[0])
+                goto bad;
+            break;
         }
-        s = wl__content(buf);
-        if (!*s)
-            continue;
         if (wl__whole(s, &p, &size) || (*p != ' ' && *p != '\t') || wl__decimal_millionths(wl__blanks(p), &p, &pct) ||
             *wl__blanks(p)) {
             snprintf(why, why_len, "%s:%u: '%s' is not \"SIZE PERCENT\" (whole bytes, a percentage with at most 6 "
@@ -200,10 +217,6 @@ WL_DEF int wl_cdf_read(wl_cdf *c, const char *path, char *why, size_t why_len)
         c->size[c->n] = size;
         c->pct[c->n] = pct;
         c->n++;
-    }
-    if (ferror(f)) {
-        snprintf(why, why_len, "%s: read error", path);
-        goto bad;
     }
     if (c->n < 2u || c->pct[c->n - 1u] != WL_PCT_FULL) {
         snprintf(why, why_len, "%s: a CDF needs at least two points, the last at 100 %%", path);
@@ -279,21 +292,18 @@ WL_DEF int wl_read_flow_file(const char *path, uint32_t hosts, int (*tenant_of)(
         snprintf(why, why_len, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    while (fgets(buf, sizeof buf, f)) {
+    for (;;) {
         const char *p;
-        char *s, name[64];
+        char *s = wl__next_line(f, buf, (int)sizeof buf, &line, path, why, why_len), name[64];
         uint64_t src, dst, size, start;
         size_t k = 0;
         int t;
         wl_flow *fl;
-        line++;
-        if (!strchr(buf, '\n') && !feof(f)) {
-            snprintf(why, why_len, "%s:%u: line longer than %u bytes", path, line, (unsigned)sizeof buf - 2u);
-            goto bad;
+        if (!s) {
+            if (why[0])
+                goto bad;
+            break;
         }
-        s = wl__content(buf);
-        if (!*s)
-            continue;
         p = s;
         if (wl__whole(p, &p, &src) || (*p != ' ' && *p != '\t') || wl__whole(wl__blanks(p), &p, &dst) ||
             (*p != ' ' && *p != '\t'))
