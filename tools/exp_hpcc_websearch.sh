@@ -5,14 +5,11 @@
 # after the other (the machine is shared).
 #
 #   tools/exp_hpcc_websearch.sh [--duration-us U] [--csv-dir DIR] [--loads 30,50] [--model PATH]
-#                               [--fabric-gbps G] [rnic_model options...]
-#
-# --fabric-gbps runs the switch-to-switch links at G Gb/s instead of the hosts' 100 (the paper's
-# fabric links are 400 Gb/s: what the faster core alone changes).
+#                               [rnic_model options...]
 # Defaults: 100 ms of flow arrivals per load (then the drain), CSVs in build/hpcc_websearch.
 # Per load it writes DIR/fct_<load>.csv (one line per flow) and DIR/buckets_<load>.csv (slowdown
 # p50/p95/p99 per size tenth), and prints one line
-#   RESULT exp=hpcc_websearch load_pct=L duration_us=U hosts=H fabric_gbps=G flows=N load=.. fct_slowdown_p50=..
+#   RESULT exp=hpcc_websearch load_pct=L duration_us=U hosts=H flows=N load=.. fct_slowdown_p50=..
 #     fct_slowdown_p95=.. fct_slowdown_p99=.. small_flow_p99=.. large_flow_p99=..
 #     bucket<i>_max_kb=.. bucket<i>_p50=.. bucket<i>_p95=.. bucket<i>_p99=.. (i = 0..9)
 #     cnps=.. ecn_marked=.. pfc_frames=.. queue_max_kb=.. link_util_max_pct=.. bytes_lost=0
@@ -22,14 +19,12 @@ duration_us=100000
 csv_dir=build/hpcc_websearch
 loads=30,50
 model=./build/rnic_model
-fabric_gbps=100
 while [ $# -gt 0 ]; do
     case $1 in
     --duration-us) duration_us=${2:?}; shift ;;
     --csv-dir) csv_dir=${2:?}; shift ;;
     --loads) loads=${2:?}; shift ;;
     --model) model=${2:?}; shift ;;
-    --fabric-gbps) fabric_gbps=${2:?}; shift ;;
     *) break ;;
     esac
     shift
@@ -46,7 +41,6 @@ for load in ${loads//,/ }; do
     buckets=$csv_dir/buckets_$load.csv
     "$model" --scenario scenarios/websearch_fattree.conf --quiet \
         --set "tenant.web.load_pct=$load" --set "run.duration_us=$duration_us" \
-        --set "topology.fabric_gbps=$fabric_gbps" \
         --fct-csv "$fct" --fct-buckets-csv "$buckets" "$@" >"$out"
     rc=$?
     if [ "$rc" -ne 0 ] || ! grep -q '^RESULT workload=1' "$out" || [ ! -s "$buckets" ]; then
@@ -59,7 +53,7 @@ for load in ${loads//,/ }; do
         echo "exp_hpcc_websearch: the run at $load % lost bytes or did not drain" >&2
         exit 1
     fi
-    line="RESULT exp=hpcc_websearch load_pct=$load duration_us=$duration_us hosts=$(value fabric hosts "$out") fabric_gbps=$fabric_gbps"
+    line="RESULT exp=hpcc_websearch load_pct=$load duration_us=$duration_us hosts=$(value fabric hosts "$out")"
     for k in flows load fct_slowdown_p50 fct_slowdown_p95 fct_slowdown_p99 small_flow_p99 large_flow_p99; do
         line="$line $k=$(value workload $k "$out")"
     done

@@ -1,7 +1,6 @@
 # The HPCC paper's web-search experiment on the fabric (tools/exp_hpcc_websearch.sh): FCT slowdown
-# against flow size, DCQCN, k = 4 fat tree (16 hosts, every link 100 Gb/s), 30 % and 50 % load;
-# with f400 given, also the 30 % run whose switch-to-switch links run at 400 Gb/s (the paper's).
-# Input: -e "dir='build/hpcc_websearch'; f400='build/hpcc_websearch_f400'; out='...png'"
+# against flow size, DCQCN, k = 4 fat tree (16 hosts, every link 100 Gb/s), 30 % and 50 % load.
+# Input: -e "dir='build/hpcc_websearch'; out='...png'"
 # CSV DIR/buckets_<load>.csv (rnic_model --fct-buckets-csv), one row per size tenth, columns:
 #  1 bucket, 2 max_size_bytes (x: the tenth's largest flow), 3 flows, 4 slowdown_p50,
 #  5 slowdown_p95, 6 slowdown_p99 (the HPCC analysis's nearest-rank percentiles).
@@ -16,17 +15,10 @@ set xlabel "flow size, the tenth's largest (bytes)"
 set ylabel "FCT slowdown"
 set yrange [1:*]
 set key top left
-if (!exists("f400")) f400 = ''
 do for [c in "4 5 6"] {
     col = int(c)
     set title (col == 4 ? "median" : col == 5 ? "95th percentile" : "99th percentile")
-    if (strlen(f400) > 0) {
-        plot dir.'/buckets_30.csv' every ::1 using 2:col with linespoints pt 7 title "30 % load", \
-             dir.'/buckets_50.csv' every ::1 using 2:col with linespoints pt 5 title "50 % load", \
-             f400.'/buckets_30.csv' every ::1 using 2:col with linespoints pt 9 dt 2 title "30 %, 400 Gb/s fabric links"
-    } else {
-        plot dir.'/buckets_30.csv' every ::1 using 2:col with linespoints pt 7 title "30 % load", \
-             dir.'/buckets_50.csv' every ::1 using 2:col with linespoints pt 5 title "50 % load"
-    }
+    plot dir.'/buckets_30.csv' every ::1 using 2:col with linespoints pt 7 title "30 % load", \
+         dir.'/buckets_50.csv' every ::1 using 2:col with linespoints pt 5 title "50 % load"
 }
 unset multiplot
