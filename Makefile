@@ -182,6 +182,22 @@ figures:
 	gnuplot -e "dir='build/hostcc'; out='docs/figures/hostcc_fig6.png'" docs/figures/hostcc_fig6.gp
 	@echo "wrote docs/figures/hostcc_fig2.png docs/figures/hostcc_fig4.png docs/figures/hostcc_fig6.png"
 
+# published set-ups on the fabric (issue 33, docs/workloads.md): full-length runs, each recorded in
+# docs/results.md by tools/results.py (figures included); make check runs their short versions
+.PHONY: experiments exp-hpcc-websearch exp-rhcc-fabric
+experiments: exp-hpcc-websearch exp-rhcc-fabric
+
+# the HPCC paper's web search at 30 / 50 % (100 ms of arrivals each): about 2 min of CPU, one run
+# at a time
+exp-hpcc-websearch:
+	@bash tools/deps.sh results
+	python3 tools/results.py --only hpcc_websearch --figures
+
+# the RHCC paper's Fig. 2 / 6 as a 4:1 incast across a fat tree (15 runs of 20 ms, under a minute)
+exp-rhcc-fabric:
+	@bash tools/deps.sh results
+	python3 tools/results.py --only hostcc_fabric_incast
+
 # every libFuzzer harness (tests/fuzz/fuzz_<engine>.c) for 10 M runs, two at a time; make test
 # runs the same harnesses for a short fixed number of runs (tools/fuzz.sh short)
 fuzz:
