@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The HPCC paper's web-search experiment (Y. Li et al., SIGCOMM 2019; docs/workloads.md) on the
-# fabric: scenarios/websearch_fattree.conf (k = 4 fat tree, 16 hosts, every link 100 Gb/s, DCQCN
+# fabric: scenarios/websearch_fattree.conf (k = 4 fat tree, 16 hosts at 100 Gb/s, 400 Gb/s switch links, DCQCN
 # with Mellanox's timers, the HPCC simulator's switch settings) at 30 % and 50 % load, one run
 # after the other (the machine is shared).
 #
