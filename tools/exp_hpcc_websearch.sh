@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The HPCC paper's web-search experiment (Y. Li et al., SIGCOMM 2019; docs/workloads.md) on the
 # fabric: scenarios/websearch_fattree.conf (k = 4 fat tree, 16 hosts at 100 Gb/s, 400 Gb/s switch links, DCQCN
-# with Mellanox's timers, the HPCC simulator's switch settings) at 30 % and 50 % load, one run
+# as the HPCC simulator runs it (variant hpcc), its switch settings) at 30 % and 50 % load, one run
 # after the other (the machine is shared).
 #
 #   tools/exp_hpcc_websearch.sh [--duration-us U] [--csv-dir DIR] [--loads 30,50] [--model PATH]

@@ -791,8 +791,8 @@ HPCC_SETUP = [
     ("DCQCN", "run.py `dcqcn` and `dcqcn_vwin` (DCQCN + window; both in the paper, issue #36): alpha every 1 us, "
      "decrease check every 4 us, rate timer 300 us, g = 1/256, F = 1; at `--bw 100` R_AI 20 Mb/s, R_HAI 200 Mb/s, "
      "minimum rate 1 Gb/s",
-     "`variant = mellanox` (docs/transport_dcqcn.md): the same timers, g and F; R_AI 5 Mb/s, R_HAI 50 Mb/s, "
-     "minimum 100 Mb/s (the simulator's 25 Gb/s values); no window"),
+     "`variant = hpcc` (docs/scenario.md): Mellanox's timers, g and F (docs/transport_dcqcn.md), R_AI 20 Mb/s, "
+     "R_HAI 200 Mb/s, minimum 1 Gb/s: the same; no window"),
     ("ECN", "RED from 400 to 1,600 KB at 20 % on 100 Gb/s links, 1,600 to 6,400 KB on 400 Gb/s links (run.py; "
      "Alibaba's production values, issue #21)", "RED from 400 to 1,600 KB at 20 % on every link, the 400 Gb/s ones "
      "too (the switch model has one threshold pair per switch)"),
@@ -864,10 +864,8 @@ def papers_tables(data, w):
           f"({per['50'][0]} at 50 %), so its p99 is the {per['30'][1]}th-largest ({per['50'][1]}th) of them and "
           f"moves by whole units between neighbouring tenths (the figure); 320 hosts at the same load start "
           f"twenty times the flows per millisecond.")
-        w("- **DCQCN's increase steps.** Our Mellanox preset climbs back after a cut with the simulator's "
-          "25 Gb/s steps (R_AI 5, R_HAI 50 Mb/s), a quarter of what run.py uses at 100 Gb/s, so a cut large "
-          "flow recovers more slowly; and the paper's better DCQCN curve is DCQCN + window, which we do not "
-          "model.")
+        w("- **DCQCN + window.** The paper's better DCQCN curve is DCQCN with a window (`dcqcn_vwin`), which "
+          "we do not model; our DCQCN is its plain `dcqcn` (the same timers, steps and floor).")
         w("- **The run's length.** 100 ms of arrivals then the drain: the last flows finish on an emptying "
           "fabric, and the offered load of the run (`load`) is below the target by the web-search sizes' "
           "spread (docs/workloads.md).")

@@ -488,7 +488,10 @@ static void fm__params(fm_world *w, const scn *s)
         p->tenant[t].depth = tn->depth;
         p->tenant[t].protocol = tn->protocol; /* scn_protocol and FM_PROTO_* list the same protocols in the same order */
         p->tenant[t].newreno_recover = tn->recover ? TP_NEWRENO_RECOVER_RFC6582 : TP_NEWRENO_RECOVER_NS3;
-        p->tenant[t].dcqcn_variant = tn->variant == SCN_VARIANT_PAPER ? 0 : tn->variant == SCN_VARIANT_MELLANOX ? 1 : 2;
+        p->tenant[t].dcqcn_variant = tn->variant == SCN_VARIANT_PAPER      ? 0
+                                     : tn->variant == SCN_VARIANT_MELLANOX ? 1
+                                     : tn->variant == SCN_VARIANT_HPCC     ? 3
+                                                                           : 2;
         if (tn->cap_mbps && tn->protocol != SCN_DCQCN && tn->protocol != SCN_IRN) {
             /* a cap is a rate register in Tassel; window and token QPs are not paced by it */
             fprintf(stderr, "rnic_model: tenant %s: cap_mbps needs a rate protocol (dcqcn, irn): %s runs on the "
@@ -629,13 +632,20 @@ static void fm__build_switch(fm_model *m, const scn *s, uint32_t i)
 }
 
 /* DCQCN's parameters of a variant: 0 paper, 1 mellanox, 2 htsim (the paper's with htsim's
- * R_AI = line / 20 and R_HAI = line / 10). */
-static void fm__dcqcn_variant(tp_dcqcn_config *c, int variant, uint64_t line_bps)
+ * R_AI = line / 20 and R_HAI = line / 10), 3 hpcc (Mellanox's with the HPCC simulator's steps and
+ * floor at this line rate). */
+static void fm__dcqcn_variant(tp_dcqcn_config *c, int variant, uint64_t line_bps, uint64_t link_bps)
 {
-    tp_dcqcn_preset(c, variant == 1 ? TP_DCQCN_MELLANOX : TP_DCQCN_PAPER);
+    tp_dcqcn_preset(c, variant == 1 || variant == 3 ? TP_DCQCN_MELLANOX : TP_DCQCN_PAPER);
     if (variant == 2) {
         c->rai_bps = line_bps / 20u;
         c->rhai_bps = line_bps / 10u;
+    }
+    if (variant == 3) { /* the HPCC simulator's run.py `dcqcn` at --bw B: Mellanox's timers, g and F, R_AI 5 B/25 and
+                           R_HAI 50 B/25 Mb/s (B in Gb/s: 20 and 200 Mb/s at 100), MIN_RATE 1 Gb/s */
+        c->rai_bps = link_bps / 5000u;
+        c->rhai_bps = link_bps / 500u;
+        c->rate_floor_bps = line_bps >= 1000000000ull ? 1000000000ull : line_bps;
     }
 }
 
@@ -687,7 +697,7 @@ static void fm__kinds(fm_world *w, uint32_t ndp_window)
         switch (tn->protocol) {
         case FM_PROTO_DCQCN:
             kd->proto = *tp_protocol_dcqcn();
-            fm__dcqcn_variant(&kd->dcqcn, kd->dcqcn_variant, w->line_bps);
+            fm__dcqcn_variant(&kd->dcqcn, kd->dcqcn_variant, w->line_bps, w->p.link_bps);
             kd->proto.config = &kd->dcqcn;
             break;
         case FM_PROTO_IRN:
@@ -733,7 +743,7 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv
     for (t = 0; t < w->p.tenants; t++)
         if (w->p.tenant[t].cap_bps > w->line_bps)
             w->p.tenant[t].cap_bps = w->line_bps;
-    fm__dcqcn_variant(&w->dcqcn, w->p.dcqcn_variant, w->line_bps);
+    fm__dcqcn_variant(&w->dcqcn, w->p.dcqcn_variant, w->line_bps, w->p.link_bps);
     fm__kinds(w, fm__bdp_segments(m));
     w->window_start = rnic_ns_to_cycles(s->run.warmup_us * 1000u, w->p.clock_hz);
     w->window_end = rnic_ns_to_cycles(s->run.duration_us * 1000u, w->p.clock_hz);

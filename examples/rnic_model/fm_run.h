@@ -102,6 +102,7 @@ static uint64_t fm_report(fm_model *m, int quiet, const char *last_line, const f
                    w->p.tenant[t].protocol != FM_PROTO_DCQCN ? ""
                    : w->p.tenant[t].dcqcn_variant == 0       ? " (paper)"
                    : w->p.tenant[t].dcqcn_variant == 1       ? " (mellanox)"
+                   : w->p.tenant[t].dcqcn_variant == 3       ? " (hpcc)"
                                                               : " (htsim)",
                    w->p.sched_qos ? "QoS domain" : "weight", w->p.sched_qos ? t : w->p.tenant[t].weight,
                    w->p.tenant[t].cap_bps ? "per QP" : "none", g);

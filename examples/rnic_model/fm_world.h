@@ -75,7 +75,7 @@ enum { FM_PROTO_DCQCN, FM_PROTO_IRN, FM_PROTO_NDP, FM_PROTO_RENO, FM_PROTO_NEWRE
  * flow numbers. */
 typedef struct fm_kind {
     uint32_t protocol;          /* FM_PROTO_* */
-    int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim (DCQCN only) */
+    int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim, 3 hpcc (DCQCN only) */
     int rate;                   /* rate credit: paced by Tassel (DCQCN, IRN); else the transport's own credit */
     int in_order;               /* its receiver delivers in order (go-back-N: DCQCN) */
     tp_protocol proto;          /* .config -> the member below */
@@ -91,7 +91,7 @@ typedef struct fm_tenant {
     uint32_t depth;             /* messages outstanding per QP */
     uint32_t protocol;          /* FM_PROTO_* */
     uint32_t newreno_recover;   /* tp_flow_config.param[3] of its NewReno QPs (TP_NEWRENO_RECOVER_*) */
-    int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim */
+    int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim, 3 hpcc */
     uint32_t kind;              /* its entry of fm_world.kind */
     int open;                   /* open-loop traffic (poisson, burst, file): QPs post the workload's jobs */
 } fm_tenant;
@@ -105,7 +105,7 @@ typedef struct fm_params {
     uint32_t payload;           /* segment payload, bytes */
     uint32_t tenants;
     fm_tenant tenant[FM_MAX_TENANTS];
-    int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim */
+    int dcqcn_variant;          /* 0 paper, 1 mellanox, 2 htsim, 3 hpcc */
     uint32_t cnp_interval_us;
     int host_on;                /* every NIC's receiving host (hcc_host) */
     uint32_t cpu_load_x;        /* 0..3 */

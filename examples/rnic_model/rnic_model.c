@@ -111,7 +111,7 @@ static int parse_choice(const char *opt, const char *v, const char *const *names
 }
 
 static const char *const on_off[2] = { "on", "off" };
-static const char *const dcqcn_name[3] = { "htsim", "paper", "mellanox" };
+static const char *const dcqcn_name[4] = { "htsim", "paper", "mellanox", "hpcc" };
 static const char *const sched_name[2] = { "palos", "qos" };
 static const char *const rhcc_name[5] = { "off", "rx", "tx", "both", "ecn" };
 static const char *const probe_ts_name[3] = { "head", "arrival", "pipeline" };
@@ -173,7 +173,8 @@ static void usage(void)
     printf("  --payload B            segment (RoCEv2 packet payload) size [bytes] (nic.payload, and nic.mtu when it is "
            "smaller); default %u; range 256..4096\n", (unsigned)d.nic.payload);
     printf("  --dcqcn V              DCQCN parameters of every DCQCN tenant: htsim (the paper's algorithm, increase "
-           "steps scaled to the link), paper or mellanox (tenant.*.variant); default htsim\n");
+           "steps scaled to the link), paper, mellanox or hpcc (Mellanox's timers, the HPCC simulator's steps and floor) "
+           "(tenant.*.variant); default htsim\n");
     printf("  --cnp-interval-us U    least time between two CNPs of a flow [us] (nic.cnp_interval_us); default %u; "
            "range 1..1000000\n", (unsigned)d.nic.cnp_interval_us);
     printf("  --loss-ppm P           random loss on every link, both ways [per million] (topology.loss_ppm); default "
@@ -408,7 +409,7 @@ int main(int argc, char **argv)
                 set_tenant_key(&s, a, t, "msg_bytes", v);
             }
         } else if (!strcmp(a, "--dcqcn")) {
-            const char *variant = dcqcn_name[parse_choice(a, val, dcqcn_name, 3)];
+            const char *variant = dcqcn_name[parse_choice(a, val, dcqcn_name, 4)];
             for (t = 0; t < ntn; t++)
                 if (s.tenants[t].protocol == SCN_DCQCN)
                     set_tenant_key(&s, a, t, "variant", variant);

@@ -92,7 +92,7 @@ enum scn_sched { SCN_SCHED_PALOS, SCN_SCHED_QOS };
 enum scn_rhcc { SCN_RHCC_OFF, SCN_RHCC_RX, SCN_RHCC_TX, SCN_RHCC_BOTH, SCN_RHCC_ECN };
 enum scn_protocol { SCN_DCQCN, SCN_IRN, SCN_NDP, SCN_RENO, SCN_NEWRENO, SCN_SACK };
 /* default: the protocol's own default (for dcqcn: htsim, today's model's choice) */
-enum scn_variant { SCN_VARIANT_DEFAULT, SCN_VARIANT_PAPER, SCN_VARIANT_MELLANOX, SCN_VARIANT_HTSIM };
+enum scn_variant { SCN_VARIANT_DEFAULT, SCN_VARIANT_PAPER, SCN_VARIANT_MELLANOX, SCN_VARIANT_HTSIM, SCN_VARIANT_HPCC };
 enum scn_pattern { SCN_INCAST, SCN_PERMUTATION, SCN_ALL_TO_ALL, SCN_PAIRS };
 enum scn_traffic { SCN_TRAFFIC_BACKLOG, SCN_TRAFFIC_POISSON, SCN_TRAFFIC_BURST, SCN_TRAFFIC_FILE };
 enum scn_probe_ts { SCN_PROBE_TS_HEAD, SCN_PROBE_TS_ARRIVAL, SCN_PROBE_TS_PIPELINE };
@@ -244,7 +244,7 @@ SCN_DEF const char *const *scn_protocol_names(void)
 }
 SCN_DEF const char *const *scn_variant_names(void)
 {
-    static const char *const n[] = { "default", "paper", "mellanox", "htsim", NULL };
+    static const char *const n[] = { "default", "paper", "mellanox", "htsim", "hpcc", NULL };
     return n;
 }
 SCN_DEF const char *const *scn_traffic_names(void)
@@ -266,7 +266,7 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
     static const char *const rhcc[] = { "off", "rx", "tx", "both", "ecn", NULL };
     static const char *const shape[] = { "star", "dumbbell", "leaf_spine", "fat_tree", "explicit", NULL };
     static const char *const proto[] = { "dcqcn", "irn", "ndp", "reno", "newreno", "sack", NULL };
-    static const char *const variant[] = { "default", "paper", "mellanox", "htsim", NULL };
+    static const char *const variant[] = { "default", "paper", "mellanox", "htsim", "hpcc", NULL };
     static const char *const recover[] = { "ns3", "rfc6582", NULL };
     static const char *const pattern[] = { "incast", "permutation", "all_to_all", "pairs", NULL };
     static const char *const traffic[] = { "backlog", "poisson", "burst", "file", NULL };
@@ -373,7 +373,7 @@ SCN_DEF const scn_key *scn_keys(size_t *count)
         SCN__KEY(SCN_SEC_TENANT, "protocol", SCN_T_CHOICE, scn_tenant, protocol, 0, 0, proto,
                  "transport protocol of the tenant's QPs"),
         SCN__KEY(SCN_SEC_TENANT, "variant", SCN_T_CHOICE, scn_tenant, variant, 0, 0, variant,
-                 "DCQCN's parameters; default: the protocol's own (dcqcn: htsim)"),
+                 "DCQCN's parameters (hpcc: the HPCC simulator's dcqcn at this link rate); default: the protocol's own (dcqcn: htsim)"),
         SCN__KEY(SCN_SEC_TENANT, "recover", SCN_T_CHOICE, scn_tenant, recover, 0, 0, recover,
                  "NewReno: 3 dup ACKs after a recovery or timeout need the ACK at (ns3, Tonic's) or past (rfc6582) recover"),
         SCN__KEY(SCN_SEC_TENANT, "qps", SCN_T_U64, scn_tenant, qps, 1, 1024, NULL, "QPs per sending host"),
