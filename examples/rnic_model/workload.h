@@ -380,7 +380,8 @@ WL_DEF void wl_sort(wl_flow *flows, size_t n)
     size_t i;
     for (i = 0; i < n; i++)
         flows[i].seq = (uint32_t)i;
-    qsort(flows, n, sizeof *flows, wl__flow_cmp);
+    if (n > 1) /* no flow: flows may be NULL, which qsort must not get */
+        qsort(flows, n, sizeof *flows, wl__flow_cmp);
 }
 
 #endif /* RNIC_MODEL_WORKLOAD_H */
