@@ -402,7 +402,7 @@ static void test_small_flows(void)
     scn_free(&s);
 }
 
-static int same_tenant(void *user, const char *name) { return hpcc__tenant((const scn *)user, name); }
+static int same_tenant(const void *user, const char *name) { return hpcc__tenant((const scn *)user, name); }
 
 /* tests/data/hpcc/small_same.conf and small_same_flows.txt are small_topology.txt and
  * small_flows.txt in the scenario's own formats: the same nodes, tiers, links and flows. */

@@ -171,7 +171,7 @@ static void test_bad_cdfs(void)
     }
 }
 
-static int tenant_of(void *user, const char *name)
+static int tenant_of(const void *user, const char *name)
 {
     (void)user;
     return !strcmp(name, "web") ? 0 : !strcmp(name, "hadoop") ? 1 : -1;

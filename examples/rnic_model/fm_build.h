@@ -212,14 +212,10 @@ static double fm__log_uniform_mean(uint32_t lo, uint32_t hi)
     return hi > lo ? (double)(hi - lo) / log((double)hi / (double)lo) : (double)lo;
 }
 
-typedef struct fm__tenant_names {
-    const scn *s;
-} fm__tenant_names;
-
 /* A flow file's tenant: an index, or -1 when no traffic = file tenant has the name. */
-static int fm__file_tenant(void *user, const char *name)
+static int fm__file_tenant(const void *user, const char *name)
 {
-    const scn *s = ((const fm__tenant_names *)user)->s;
+    const scn *s = (const scn *)user;
     size_t t;
     for (t = 0; t < arrlenu(s->tenants); t++)
         if (!strcmp(s->tenants[t].name, name) && s->tenants[t].traffic == SCN_TRAFFIC_FILE)
@@ -245,10 +241,21 @@ static void fm__job_add(wl_flow **v, size_t *n, size_t *cap, uint32_t src, uint3
     f->start_ns = start_ns;
 }
 
+/* A flow the run would never reach is refused (exit 2), naming where it came from. */
+static void fm__check_start(const wl_flow *f, uint64_t end_ns, const char *from)
+{
+    char why[SCN_PATH_MAX + 160];
+    if (f->start_ns < end_ns)
+        return;
+    snprintf(why, sizeof why, "%s:%u: the flow starts at %llu ns, at or after the run's end %llu ns: lengthen "
+                              "run.duration_us", from, f->line, (unsigned long long)f->start_ns, (unsigned long long)end_ns);
+    fm__bad_scenario("run.duration_us", why);
+}
+
 /* The open-loop tenants' jobs (docs/workloads.md): poisson arrivals and bursts drawn from the
  * run's seed, the flow file's and the caller's flows (given: the HPCC reader's), in start order;
  * then the (source, tenant, destination) pairs they use. Every job starts before the run's end. */
-static void fm__build_jobs(fm_model *m, const scn *s, const wl_flow *given, size_t ngiven)
+static void fm__build_jobs(fm_model *m, const scn *s, const wl_flow *given, size_t ngiven, const char *given_from)
 {
     fm_world *w = &m->w;
     uint32_t H = w->hosts, t, h, *pi = (uint32_t *)calloc(H, sizeof *pi), *dsts = (uint32_t *)calloc(H, sizeof *dsts);
@@ -306,28 +313,23 @@ static void fm__build_jobs(fm_model *m, const scn *s, const wl_flow *given, size
         wl_cdf_free(&cdf);
     }
     if (s->run.flow_file[0]) {
-        fm__tenant_names tnames;
-        tnames.s = s;
+        size_t n0 = n;
         cap = n;
-        if (wl_read_flow_file(s->run.flow_file, H, fm__file_tenant, &tnames, &v, &n, why, sizeof why) != 0)
+        if (wl_read_flow_file(s->run.flow_file, H, fm__file_tenant, s, &v, &n, why, sizeof why) != 0)
             fm__bad_scenario("run.flow_file", why);
         cap = n;
+        for (i = n0; i < n; i++)
+            fm__check_start(&v[i], end_ns, s->run.flow_file);
     }
     for (i = 0; i < ngiven; i++) {
         if (given[i].src >= H || given[i].dst >= H || given[i].src == given[i].dst || !given[i].size ||
             given[i].size > WL_MAX_FLOW_BYTES || given[i].tenant >= arrlenu(s->tenants) ||
             s->tenants[given[i].tenant].traffic != SCN_TRAFFIC_FILE)
             fm__bad_scenario("flows", "a given flow has a bad host, size or tenant (its tenant needs traffic = file)");
+        fm__check_start(&given[i], end_ns, given_from ? given_from : "the given flows");
         fm__job_add(&v, &n, &cap, given[i].src, given[i].dst, given[i].tenant, given[i].size, given[i].start_ns);
         v[n - 1u].line = given[i].line;
     }
-    for (i = 0; i < n; i++)
-        if (v[i].start_ns >= end_ns) {
-            snprintf(why, sizeof why, "the flow of line %u starts at %llu ns, at or after the run's end %llu ns: lengthen "
-                                      "run.duration_us", v[i].line, (unsigned long long)v[i].start_ns,
-                     (unsigned long long)end_ns);
-            fm__bad_scenario("run.duration_us", why);
-        }
     if (n > 0xfffffff0u)
         fm__bad_scenario("workload", "more than 2^32 - 16 flows");
     wl_sort(v, n);
@@ -727,9 +729,9 @@ static void fm__kinds(fm_world *w, uint32_t ndp_window)
 
 /* Build everything; `tick_only`: the scheduler ticks every node every cycle; `trace`: the trace
  * CSV (its header written; NULL = none), attached before the NICs are built; `given`: open-loop
- * flows besides the scenario's (the HPCC flow file's). */
+ * flows besides the scenario's (the HPCC flow file's), read from `given_from` (for messages). */
 static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv *trace, const wl_flow *given,
-                          size_t ngiven)
+                          size_t ngiven, const char *given_from)
 {
     fm_world *w = &m->w;
     fab_config fc;
@@ -749,7 +751,7 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv
     w->window_end = rnic_ns_to_cycles(s->run.duration_us * 1000u, w->p.clock_hz);
     m->end = w->window_end;
     m->drain_limit = s->run.drain ? rnic_ns_to_cycles(s->run.drain_limit_us * 1000u, w->p.clock_hz) : 0;
-    fm__build_jobs(m, s, given, ngiven);
+    fm__build_jobs(m, s, given, ngiven, given_from);
     fm__build_flows(m, s);
     fm__place_jobs(m, s);
     if (trace) {

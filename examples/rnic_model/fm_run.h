@@ -260,6 +260,7 @@ typedef struct fm_run_options {
     int tick_only, quiet, progress_log;
     const wl_flow *given_flows;  /* open-loop flows besides the scenario's (the HPCC flow file's) */
     size_t n_given_flows;
+    const char *given_flows_from; /* their file (messages name it) */
 } fm_run_options;
 
 /* Validate, build, run and report scenario s (freed here). Returns the exit status: 0, 3 when
@@ -318,7 +319,8 @@ static int fm_run(scn *sp, const fm_run_options *o)
         }
         fm_trace_csv_init(&trace_rows, f);
     }
-    fm_model_init(&m, &s, tick_only, trace_csv ? &trace_rows : NULL, o->given_flows, o->n_given_flows);
+    fm_model_init(&m, &s, tick_only, trace_csv ? &trace_rows : NULL, o->given_flows, o->n_given_flows,
+                  o->given_flows_from);
     m.progress_log = o->progress_log;
     if (o->write_flows && fm_fct_write_flows(&m, &s, o->write_flows) != 0) {
         perror(o->write_flows);

@@ -409,6 +409,18 @@ HPCC_DEF int hpcc__loss_ppm(const hpcc__lexer *x, hpcc__token t, uint32_t *ppm, 
 
 typedef struct hpcc__edge { uint32_t a, b, line; } hpcc__edge;
 
+/* The readers' error exits: fill *err (file `name`, a line) and leave through `done` with rc set. */
+#define HPCC__FAIL(code, line, ...)                                                                  \
+    do {                                                                                             \
+        rc = scn__fail(err, code, name, line, SCN_SECTIONS, NULL, NULL, __VA_ARGS__);                \
+        goto done;                                                                                   \
+    } while (0)
+#define HPCC__TRY(call)                                                                              \
+    do {                                                                                             \
+        if ((rc = (call)) != SCN_OK)                                                                 \
+            goto done;                                                                               \
+    } while (0)
+
 /* Reads a topology file's text (`name` for messages) into s's topology: shape explicit, nodes
  * n<ID> in HPCC id order, the links in file order. Also sets [topology] link_gbps and
  * link_delay_ns to the link of the host with the lowest id (the HPCC simulator's NIC rate is that
@@ -430,16 +442,6 @@ HPCC_DEF int hpcc_read_topology_text(scn *s, const char *name, const char *text,
     x.name = name;
     x.p = text;
     x.line = x.last = 1;
-#define HPCC__FAIL(code, line, ...)                                                                  \
-    do {                                                                                             \
-        rc = scn__fail(err, code, name, line, SCN_SECTIONS, NULL, NULL, __VA_ARGS__);                \
-        goto done;                                                                                   \
-    } while (0)
-#define HPCC__TRY(call)                                                                              \
-    do {                                                                                             \
-        if ((rc = (call)) != SCN_OK)                                                                 \
-            goto done;                                                                               \
-    } while (0)
     HPCC__TRY(hpcc__expect_whole(&x, &t, "node_num (the first line: node_num switch_num link_num)", SCN_MAX_NODES,
                                  &node_num, err));
     HPCC__TRY(hpcc__expect_whole(&x, &t, "switch_num (the first line: node_num switch_num link_num)", SCN_MAX_NODES,
@@ -622,8 +624,6 @@ HPCC_DEF int hpcc_read_topology_text(scn *s, const char *name, const char *text,
     s->topo.link_gbps = s->topo.links[first_host_link].gbps;
     s->topo.link_delay_ns = s->topo.links[first_host_link].delay_ns;
 done:
-#undef HPCC__FAIL
-#undef HPCC__TRY
     arrfree(nodes);
     arrfree(links);
     free(is_switch);
@@ -678,16 +678,6 @@ HPCC_DEF int hpcc_read_flows_text(const char *name, const char *text, hpcc_map *
     x.name = name;
     x.p = text;
     x.line = x.last = 1;
-#define HPCC__FAIL(code, line, ...)                                                                  \
-    do {                                                                                             \
-        rc = scn__fail(err, code, name, line, SCN_SECTIONS, NULL, NULL, __VA_ARGS__);                \
-        goto done;                                                                                   \
-    } while (0)
-#define HPCC__TRY(call)                                                                              \
-    do {                                                                                             \
-        if ((rc = (call)) != SCN_OK)                                                                 \
-            goto done;                                                                               \
-    } while (0)
     map->note[0] = '\0';
     if (!map->nodes)
         HPCC__FAIL(SCN_EINVALID, 0, "no HPCC topology was read (the flows' node ids are the topology file's)");
@@ -799,8 +789,6 @@ HPCC_DEF int hpcc_read_flows_text(const char *name, const char *text, hpcc_map *
     for (i = n0; i < *n; i++)
         (*flows)[i].start_ns -= base;
 done:
-#undef HPCC__FAIL
-#undef HPCC__TRY
     if (rc != SCN_OK)
         *n = n0;
     return rc;
@@ -818,5 +806,8 @@ HPCC_DEF int hpcc_read_flows(const char *path, hpcc_map *map, const scn *s, wl_f
     free(text);
     return rc;
 }
+
+#undef HPCC__FAIL
+#undef HPCC__TRY
 
 #endif /* RNIC_MODEL_HPCC_INPUT_H */

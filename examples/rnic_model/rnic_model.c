@@ -292,7 +292,7 @@ int main(int argc, char **argv)
     const char *file = NULL, *hpcc_topology = NULL, *hpcc_flows = NULL;
     hpcc_map hpcc;
     wl_flow *given = NULL;
-    size_t n_given = 0, g;
+    size_t n_given = 0;
     uint32_t hosts = 2, tenants = 2, t, n, ntn;
     int k, host_off = 0, host_opts = 0, trace_legend = 0;
     uint64_t tmp[2u * MAX_TENANTS];
@@ -496,18 +496,9 @@ int main(int argc, char **argv)
         }
         if (hpcc.note[0])
             fprintf(stderr, "rnic_model: note: %s\n", hpcc.note);
-        for (g = 0; g < n_given; g++) /* a flow the run never reaches would be left out silently */
-            if (given[g].start_ns >= s.run.duration_us * 1000u) {
-                fprintf(stderr, "rnic_model: %s:%u: the flow starts at %llu ns, not before the run's end (run.duration_us "
-                        "= %llu): raise --duration-us\n", hpcc_flows, (unsigned)given[g].line,
-                        (unsigned long long)given[g].start_ns, (unsigned long long)s.run.duration_us);
-                free(given);
-                hpcc_map_free(&hpcc);
-                scn_free(&s);
-                return 2;
-            }
         o.given_flows = given;
         o.n_given_flows = n_given;
+        o.given_flows_from = hpcc_flows;
     }
     hpcc_map_free(&hpcc);
     o.scenario = file;

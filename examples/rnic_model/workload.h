@@ -281,8 +281,8 @@ WL_DEF double wl_interarrival_ns(double mean_bytes, uint64_t link_bps, uint32_t 
 /* Reads a flow file (format above). tenant_of(user, name) gives a tenant's index or -1 for an
  * unknown name; `hosts` bounds the host ids. Appends to *flows (realloc'd, *n of them). Returns
  * 0, or -1 with `why` naming the file, line and fault. */
-WL_DEF int wl_read_flow_file(const char *path, uint32_t hosts, int (*tenant_of)(void *, const char *), void *user,
-                             wl_flow **flows, size_t *n, char *why, size_t why_len)
+WL_DEF int wl_read_flow_file(const char *path, uint32_t hosts, int (*tenant_of)(const void *, const char *),
+                             const void *user, wl_flow **flows, size_t *n, char *why, size_t why_len)
 {
     FILE *f = fopen(path, "r");
     char buf[512];
