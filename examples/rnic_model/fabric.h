@@ -38,6 +38,9 @@
  *   uint32_t fab_add(fabric *f, const fab_node_ops *ops, void *self);  node id, RNIC_NONE when full
  *   void     fab_wake(fabric *f, uint32_t id);        run node id (again) in the current cycle
  *   void     fab_bring(fabric *f, uint32_t id, uint64_t cycle);   advance node id to cycle
+ *   void     fab_wake_at(fabric *f, uint32_t id, uint64_t cycle); between cycles: node id is due at
+ *                                                    `cycle` at the latest (a record reaches it from
+ *                                                    outside the fabric: fm_ext.h's links)
  *   uint64_t fab_run_until(fabric *f, uint64_t end);  run every cycle < end; returns the fabric's now
  *   uint64_t fab_next_event(const fabric *f);         the earliest due cycle, RNIC_NEVER when idle
  *   uint32_t fab_first_due(const fabric *f);         the node due first (lowest id on a tie), RNIC_NONE
@@ -348,6 +351,15 @@ static inline void fab_wake(fabric *f, uint32_t id)
         return;
     f->stats.wakes++;
     fab__act_push(f, id);
+}
+
+/* Between cycles: node id runs at `cycle` (or earlier, if it is due earlier). A record from outside
+ * the fabric (another process's node, over an ns-3 link) reaches one of its inputs then. */
+static inline void fab_wake_at(fabric *f, uint32_t id, uint64_t cycle)
+{
+    if (!f || id >= f->n || f->in_cycle || cycle >= f->node[id].due)
+        return;
+    fab__schedule(f, id, cycle);
 }
 
 static inline void fab_bring(fabric *f, uint32_t id, uint64_t cycle)

@@ -36,6 +36,9 @@ typedef struct fm_model {
     size_t npairs;
     double load_target;        /* the poisson tenants' load_pct summed, as a fraction */
     const char **trace_host_name; /* the trace CSV's node names: per host, its topology name */
+    const uint8_t *part;       /* fm_ext.h: per host, then per switch: 1 = built in this process; NULL = all */
+    int ecmp;                  /* switch.ecmp: a switch not built here still routes (fm_model_path) */
+    uint64_t seed;             /* run.seed (the switches' ECMP seeds) */
 } fm_model;
 
 static void fm__fail(const char *what, const char *why)
@@ -730,13 +733,20 @@ static void fm__kinds(fm_world *w, uint32_t ndp_window)
 /* Build everything; `tick_only`: the scheduler ticks every node every cycle; `trace`: the trace
  * CSV (its header written; NULL = none), attached before the NICs are built; `given`: open-loop
  * flows besides the scenario's (the HPCC flow file's), read from `given_from` (for messages). */
-static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv *trace, const wl_flow *given,
-                          size_t ngiven, const char *given_from)
+/* A fabric of the nodes `part` marks (hosts, then switches; NULL: all of them) for fm_ext.h, which
+ * adds them to the scheduler with the outside links' far ends; every process builds the same
+ * topology, flows and workload. The others stay zero but for a host's QP count (nsend: a
+ * packet's sender number is checked against it). */
+static void fm_model_init_part(fm_model *m, const scn *s, int tick_only, fm_trace_csv *trace, const wl_flow *given,
+                               size_t ngiven, const char *given_from, const uint8_t *part)
 {
     fm_world *w = &m->w;
     fab_config fc;
     uint32_t h, i, t;
     memset(m, 0, sizeof *m);
+    m->part = part;
+    m->ecmp = s->sw.ecmp;
+    m->seed = s->run.seed;
     fm__build_topo(m, s);
     w->hosts = m->t.n_hosts;
     w->switches = m->t.n_switches;
@@ -767,7 +777,7 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv
     if (!w->nic || !w->sw)
         fm__fail("nodes", "no memory");
     memset(&fc, 0, sizeof fc);
-    fc.max_nodes = w->hosts + w->switches;
+    fc.max_nodes = (w->hosts + w->switches) * (part ? 2u : 1u); /* fm_ext.h: + the far ends */
     fc.tick_only = tick_only;
     if (fab_init(&w->f, &fc) != RNIC_OK)
         fm__fail("scheduler", "no memory");
@@ -780,15 +790,23 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv
         w->uplink[h].loss_ppm = l->loss_ppm;
     }
     for (h = 0; h < w->hosts; h++) {
-        uint32_t node = topo_host_node(&m->t, h), port = 0, peer = topo_peer(&m->t, node, 0, &port);
+        uint32_t node = topo_host_node(&m->t, h), port = 0, peer = topo_peer(&m->t, node, 0, &port), g;
+        if (part && !part[h]) {
+            for (g = 0; g < w->nflows; g++)
+                w->nic[h].nsend += w->flow[g].src == h;
+            w->nic[h].fab_id = RNIC_NONE;
+            continue;
+        }
         fm_nic_init(&w->nic[h], w, h);
         w->nic[h].sw = m->t.node[peer].index;
         w->nic[h].sw_port = port;
-        w->nic[h].fab_id = fab_add(&w->f, &fm_nic_ops, &w->nic[h]);
+        w->nic[h].fab_id = part ? RNIC_NONE : fab_add(&w->f, &fm_nic_ops, &w->nic[h]);
     }
     for (h = 0; h < w->hosts; h++) { /* say so where Palos's weights cannot divide the NIC */
         const fm_nic *n = &w->nic[h];
         uint32_t f, src0 = 0, wt0 = 0, mixed = 0;
+        if (!n->w)
+            continue;
         for (f = 0; f < n->nsend && !mixed; f++) {
             uint32_t k = n->send_inst[f], src = w->kind[n->tpi[k].kind].rate ? 0u : k + 1u;
             uint32_t wt = w->p.tenant[w->flow[n->send_flow[f]].tenant].weight;
@@ -806,14 +824,24 @@ static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv
         }
     }
     for (i = 0; i < w->switches; i++) {
+        if (part && !part[w->hosts + i]) {
+            w->sw[i].fab_id = RNIC_NONE;
+            continue;
+        }
         fm__build_switch(m, s, i);
-        w->sw[i].fab_id = fab_add(&w->f, &fm_switch_ops, &w->sw[i]);
+        w->sw[i].fab_id = part ? RNIC_NONE : fab_add(&w->f, &fm_switch_ops, &w->sw[i]);
     }
     m->sample_us = s->out.queue_sample_us;
-    if (fm_links_init(&m->links, w, &m->t, rnic_ns_to_cycles(s->out.queue_sample_us * 1000u, w->p.clock_hz)) != 0)
+    if (!part && fm_links_init(&m->links, w, &m->t, rnic_ns_to_cycles(s->out.queue_sample_us * 1000u, w->p.clock_hz)) != 0)
         fm__fail("links", "no memory");
     if (fm_window_init(&m->win, w->hosts) != 0)
         fm__fail("window", "no memory");
+}
+
+static void fm_model_init(fm_model *m, const scn *s, int tick_only, fm_trace_csv *trace, const wl_flow *given,
+                          size_t ngiven, const char *given_from)
+{
+    fm_model_init_part(m, s, tick_only, trace, given, ngiven, given_from, NULL);
 }
 
 static void fm_model_free(fm_model *m)
@@ -821,10 +849,13 @@ static void fm_model_free(fm_model *m)
     fm_world *w = &m->w;
     uint32_t i;
     for (i = 0; i < w->hosts; i++) {
-        fm_nic_free(&w->nic[i]);
+        if (w->nic[i].w)
+            fm_nic_free(&w->nic[i]);
         free(w->flow_of ? w->flow_of[i] : NULL);
     }
     for (i = 0; i < w->switches; i++) {
+        if (!w->sw[i].w)
+            continue;
         net_switch_free(&w->sw[i].sw);
         free(w->sw[i].peer);
     }
@@ -944,6 +975,15 @@ static uint32_t fm_model_path(const fm_model *m, uint32_t src, uint32_t dst, uin
         if (t->node[peer].kind == TOPO_HOST)
             break;
         x = &w->sw[t->node[peer].index].sw;
+        if (!w->sw[t->node[peer].index].w) { /* not built in this process (fm_ext.h): as it would route */
+            uint32_t i = t->node[peer].index, nr = topo_route_count(t, peer, dst);
+            uint64_t seed = m->seed ^ ((uint64_t)(i + 1u) * 0xc2b2ae3d27d4eb4full); /* fm__build_switch's */
+            if (!nr)
+                break;
+            node = peer;
+            port = topo_route_port(t, peer, dst, m->ecmp && nr > 1u ? (uint32_t)(net_switch_flow_hash(&pk, seed) % nr) : 0u);
+            continue;
+        }
         route = x->route[dst];
         if (route == NET_NO_PORT)
             break;

@@ -64,7 +64,7 @@ static fm_fct_flow fm_fct_of(const fm_model *m, uint32_t i)
     if (r->done) {
         o.fct_ns = fm__ns_of(w, r->done) - j->start_ns;
         o.slowdown = (double)o.fct_ns / (double)o.ideal_ns;
-        o.cnps = w->nic[j->src].host.gen[r->qp].cnps - r->cnps_at_post;
+        o.cnps = w->job_cnps ? w->job_cnps[i] : w->nic[j->src].host.gen[r->qp].cnps - r->cnps_at_post;
     }
     return o;
 }

@@ -187,6 +187,7 @@ typedef struct fm_nic {
     /* host PFC edges toward the switch's port to this NIC, on their way (one hop) */
     uint64_t pause_at[16];
     uint32_t pause_on[16], pause_head, pause_count;
+    uint64_t ext_sent;          /* fm_ext.h: the TX MAC's packets sent over the outside link */
     uint64_t now;
     /* counters over the whole run */
     uint64_t sent_pkts, rtx_pkts, acks_out, naks_out, cnps_out, grants_out, probes_sent, probe_acks_out;
@@ -548,8 +549,12 @@ static void fm_nic__qos_done(void *ctx, uint32_t line, uint64_t latency, int ok)
         return;
     }
     f = &n->w->flow[n->send_flow[local]];
-    if (ok && n->now >= n->w->window_start && n->now < n->w->window_end)
-        rm_receiver_note_latency(&n->w->nic[f->dst].rx, f->rx, latency);
+    if (ok && n->now >= n->w->window_start && n->now < n->w->window_end) {
+        if (n->w->nic[f->dst].w) /* (fm_ext.h: a host in another process is not built here) */
+            rm_receiver_note_latency(&n->w->nic[f->dst].rx, f->rx, latency);
+        else
+            n->w->ext->remote_latency++;
+    }
 }
 
 /* Bytes the host has posted (the drain's and the report's count). */
@@ -1433,6 +1438,14 @@ static void fm_nic__responder(fm_nic *n)
         n->pause_at[q] = n->now + n->up.prop + rnic_ns_to_cycles(6u, n->w->p.clock_hz);
         n->pause_on[q] = (x.flags & HCC_HOST_WORK_PAUSE) != 0;
         n->host_pfc_frames++;
+        if (n->w->ext) { /* the frame leaves now; the switch obeys it at pause_at (fm_ext.h) */
+            fm_frame fr;
+            memset(&fr, 0, sizeof fr);
+            fr.kind = FM_FRAME_HOST_PAUSE;
+            fr.at = n->pause_at[q];
+            fr.value = n->pause_on[q];
+            n->w->ext->send(n->w->ext->user, n->w->ext->nic_wire[n->h], &fr);
+        }
     }
 }
 
@@ -1985,6 +1998,32 @@ static void fm_nic_settle(fm_nic *n)
         fm_nic__bring_to_read(n, FM_LZ_HRX);
 }
 
+/* fm_ext.h: the packets whose last byte left the TX MAC by `cycle` go over the outside link, each
+ * with the cycle it reaches the switch. The NIC is due at each departure there (fm_nic_next_event),
+ * so `cycle` is the departure's own; later would break the carrier's lookahead (counted). The
+ * link's random loss is drawn here, in the packets' order as without fm_ext.h (there: at the far
+ * end), and a lost packet is not sent. */
+static void fm_nic__ext_departures(fm_nic *n, uint64_t cycle)
+{
+    fm_ext_link *x = n->w->ext;
+    net_link *l = &n->up;
+    while (n->ext_sent < l->stats.sent) {
+        const net_link_slot *sl = net__at(l, l->arrived + l->on_wire - (uint32_t)(l->stats.sent - n->ext_sent));
+        fm_frame fr;
+        n->ext_sent++;
+        x->late += sl->done < cycle;
+        if (n->up_loss_ppm && rnic_prng_next(&n->up_prng) % 1000000u < n->up_loss_ppm) {
+            n->up_drops++;
+            continue;
+        }
+        memset(&fr, 0, sizeof fr);
+        fr.p = sl->p;
+        fr.at = sl->done + l->prop;
+        fr.kind = FM_FRAME_DATA;
+        x->send(x->user, x->nic_wire[n->h], &fr);
+    }
+}
+
 static void fm_nic_advance_to(void *self, uint64_t cycle)
 {
     fm_nic *n = (fm_nic *)self;
@@ -2068,6 +2107,8 @@ static void fm_nic__advance_all(fm_nic *n, uint64_t cycle)
     n->rx.now = cycle;
     rm_pipe_advance_to(&n->dma, cycle);
     net_link_advance_to(&n->up, cycle);
+    if (n->w->ext)
+        fm_nic__ext_departures(n, cycle);
     if (n->qos_on) {
         rm_pipe_advance_to(&n->qos_ack, cycle);
         n->qh.now = cycle;
@@ -2104,6 +2145,8 @@ static uint64_t fm_nic_next_event(const void *self)
         next = fm__min(net_link_next_arrival(&n->up), rm_pipe_next_event(&n->dma));
     else
         next = net_link_next_event(&n->up);
+    if (n->w->ext) /* each departure is sent in its own cycle (fm_nic__ext_departures) */
+        next = fm__min(next, net_link_next_event(&n->up));
     if (n->ncapped)
         next = fm__min(next, fm__min(n->cap_next, n->ngated ? fm_nic__cap_next_wake(n) : RNIC_NEVER));
     if (n->pause_count)

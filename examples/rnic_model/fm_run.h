@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <sys/resource.h>
 #include "fm_plots.h"
+#include "fm_ext.h"
 
 /* Prints the report; returns the bytes checked bad plus the records the model could not place
  * (nonzero: the run lost or corrupted data). */
@@ -261,6 +262,7 @@ typedef struct fm_run_options {
     const wl_flow *given_flows;  /* open-loop flows besides the scenario's (the HPCC flow file's) */
     size_t n_given_flows;
     const char *given_flows_from; /* their file (messages name it) */
+    uint32_t ext_ranks;          /* > 0: as that many processes with outside links (fm_ext.h) */
 } fm_run_options;
 
 /* Validate, build, run and report scenario s (freed here). Returns the exit status: 0, 3 when
@@ -285,6 +287,17 @@ static int fm_run(scn *sp, const fm_run_options *o)
         fprintf(stderr, "rnic_model: %s\n", err.message);
         scn_free(&s);
         return 2;
+    }
+    if (o->ext_ranks) { /* the fabric as processes with outside links: the per-flow results and digest */
+        const char *fct_path = o->fct_csv ? o->fct_csv : s.out.fct_csv[0] ? s.out.fct_csv : NULL;
+        if (tick_only || trace_csv || pcap || o->workload_only || o->plots) {
+            fprintf(stderr, "rnic_model: --ext-ranks writes the per-flow results (--fct-csv) and the RESULT lines only\n");
+            scn_free(&s);
+            return 2;
+        }
+        rc = fm_ext_loop_run(&s, o->ext_ranks, fct_path, o->given_flows, o->n_given_flows, o->given_flows_from);
+        scn_free(&s);
+        return rc;
     }
     if (!pcap && s.out.pcap[0])
         pcap = s.out.pcap;

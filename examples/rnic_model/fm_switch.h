@@ -23,6 +23,7 @@ typedef struct fm_switch {
     fm_peer *peer;             /* per port */
     net_pfc_frame pfc[FM_PFC_QUEUE];
     uint32_t pfc_head, pfc_count;
+    uint64_t pfc_last;         /* fm_ext.h: the cycle the last queued frame is handed over (they go in order) */
     uint64_t pfc_frames;
     uint64_t now;
 } fm_switch;
@@ -67,9 +68,19 @@ static void fm_switch_run(void *self, uint64_t t)
         fr.cycle = t + hop;
         s->pfc[(s->pfc_head + s->pfc_count++) % FM_PFC_QUEUE] = fr;
         s->pfc_frames++;
+        if (w->ext) { /* sent now; handed over when the frames before it are and its hop is done */
+            fm_frame f;
+            memset(&f, 0, sizeof f);
+            s->pfc_last = fr.cycle > s->pfc_last ? fr.cycle : s->pfc_last;
+            f.kind = FM_FRAME_PFC;
+            f.at = s->pfc_last;
+            f.value = fr.quanta;
+            w->ext->send(w->ext->user, w->ext->sw_wire[s->index][fr.port], &f);
+        }
     }
     while (s->pfc_count && s->pfc[s->pfc_head].cycle <= t) {
-        fm_switch__pause_upstream(w, s, s->pfc[s->pfc_head].port, s->pfc[s->pfc_head].quanta, t);
+        if (!w->ext)
+            fm_switch__pause_upstream(w, s, s->pfc[s->pfc_head].port, s->pfc[s->pfc_head].quanta, t);
         s->pfc_head = (s->pfc_head + 1u) % FM_PFC_QUEUE;
         s->pfc_count--;
     }
@@ -78,6 +89,10 @@ static void fm_switch_run(void *self, uint64_t t)
         const fm_peer *pr = &s->peer[p];
         while (net_switch_peek(&s->sw, p, &pk) == RNIC_OK) {
             rnic_err e;
+            if (w->ext) { /* it went over the outside link when it left (fm_switch_ext_depart) */
+                net_switch_pop(&s->sw, p, &pk);
+                continue;
+            }
             if (pr->is_switch) {
                 fm_switch *d = &w->sw[pr->index];
                 fab_bring(&w->f, d->fab_id, t);
@@ -111,6 +126,24 @@ static uint64_t fm_switch_next_event(const void *self)
 
 static const fab_node_ops fm_switch_ops = { fm_switch_advance_to, fm_switch_run, fm_switch_next_event, NULL };
 
+/* fm_ext.h: a packet whose last byte left egress `port` goes over the outside link now. The
+ * switch is due at every departure (net_switch_next_event), so the fabric is at `done` (later
+ * would break the carrier's lookahead: counted). */
+static void fm_switch_ext_depart(void *user, uint32_t port, const net_pkt *p, uint64_t done, uint64_t arrive)
+{
+    fm_switch *s = (fm_switch *)user;
+    fm_ext_link *x = s->w->ext;
+    fm_frame fr;
+    if (x->sw_wire[s->index][port] == RNIC_NONE)
+        return; /* a port that leads nowhere: the packet stays at its far end, as without fm_ext.h */
+    memset(&fr, 0, sizeof fr);
+    fr.p = *p;
+    fr.at = arrive;
+    fr.kind = FM_FRAME_DATA;
+    x->late += done < s->w->f.now;
+    x->send(x->user, x->sw_wire[s->index][port], &fr);
+}
+
 /* The NIC's TX MAC -> its switch, and the host's PFC edges to the switch's port toward it. */
 static void fm_nic__to_switch(fm_nic *n, uint64_t t)
 {
@@ -119,6 +152,11 @@ static void fm_nic__to_switch(fm_nic *n, uint64_t t)
     net_pkt pk;
     int woke = 0;
     while (n->pause_count && n->pause_at[n->pause_head] <= t) {
+        if (w->ext) { /* it went over the outside link when it was emitted */
+            n->pause_head = (n->pause_head + 1u) % 16u;
+            n->pause_count--;
+            continue;
+        }
         fab_bring(&w->f, s->fab_id, t);
         if (net_switch_pause_port(&s->sw, n->sw_port, n->pause_on[n->pause_head] ? t + FM_HOST_PAUSE_CYCLES : t) !=
             RNIC_OK)
@@ -128,6 +166,10 @@ static void fm_nic__to_switch(fm_nic *n, uint64_t t)
         woke = 1;
     }
     while (net_link_peek(&n->up, &pk) == RNIC_OK) {
+        if (w->ext) { /* it went over the outside link when it left (fm_nic__ext_departures) */
+            net_link_pop(&n->up, &pk);
+            continue;
+        }
         if (n->up_loss_ppm && !n->up_lost_head) /* the host's link loses it at random (drawn once) */
             n->up_lost_head = rnic_prng_next(&n->up_prng) % 1000000u < n->up_loss_ppm ? 1u : 2u;
         if (n->up_lost_head == 1u) {

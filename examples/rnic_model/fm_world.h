@@ -144,6 +144,29 @@ typedef struct fm_job {
 struct fm_nic;
 struct fm_switch;
 
+/* Links outside the process (fm_ext.h; the ns-3 devices of examples/ns3/). Where a node would
+ * hand a record to its neighbour when it reaches the far end of their link, it sends it instead
+ * when it leaves (a packet's last byte out of the serialiser; a PFC frame when emitted), with
+ * the cycle it reaches the far end; whoever carries it gives it back to fm_ext_arrive by then,
+ * and the neighbour takes it in that cycle at the place the sender's run would have handed it
+ * over. Everything else of the nodes is as without (fm_ext.h, docs/ns3.md). */
+enum { FM_FRAME_DATA, FM_FRAME_PFC, FM_FRAME_HOST_PAUSE };
+typedef struct fm_frame {
+    net_pkt p;                  /* FM_FRAME_DATA: the packet, its rnic_work inside */
+    uint64_t at;                /* the cycle it reaches the far end */
+    uint32_t kind;              /* FM_FRAME_* */
+    uint32_t value;             /* PFC: the quanta (0 = RESUME); host pause: 1 XOFF, 0 XON */
+} fm_frame;
+
+typedef struct fm_ext_link {
+    void (*send)(void *user, uint32_t wire, const fm_frame *fr);
+    void *user;
+    const uint32_t *nic_wire;   /* per host: the wire of its link to its switch */
+    uint32_t *const *sw_wire;   /* [switch][port]: the wire leaving that port */
+    uint64_t late;              /* records sent after the cycle they left (a lookahead broken): 0 */
+    uint64_t remote_latency;    /* sched = qos latencies of a message to a host in another process (not kept) */
+} fm_ext_link;
+
 /* A host's link to its switch as the topology gives it (an explicit topology's `link` line may
  * differ from [topology] link_gbps / link_delay_ns): its rate, delay and random loss. */
 typedef struct fm_uplink {
@@ -171,6 +194,8 @@ typedef struct fm_world {
     struct roce_pcap *pcap;     /* the TX MACs' frames (fm_taps.h), NULL = off */
     uint64_t pcap_end;          /* frames leaving at this cycle or later are not written; 0 = all */
     uint64_t model_errors;      /* records a node could not place where the model guarantees room */
+    fm_ext_link *ext;           /* NULL: every link is inside this fabric (fm_ext.h otherwise) */
+    uint64_t *job_cnps;         /* fm_ext.h: each open-loop flow's CNPs, gathered from its sender's process */
     fm_job *job;                /* the open-loop flows, in start order (their ids) */
     rm_job *rmjob;              /* ... their state at the sending hosts (same index) */
     uint32_t njobs;

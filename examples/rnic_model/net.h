@@ -627,6 +627,11 @@ typedef struct net_switch {
     uint8_t *key_kind;         /* per port: that event's kind */
     uint64_t *ready;           /* bit p: port p has an arrived packet (ceil(ports / 64) words) */
     uint32_t ready_count;      /* the bits set */
+    /* Optional: told of every packet as its last byte leaves an egress port (after RED's mark),
+     * with the cycle it reaches the far end (done + propagation). A fabric whose links are
+     * outside the process (fm_ext.h: ns-3 channels) sends it from here. */
+    void (*on_depart)(void *user, uint32_t port, const net_pkt *p, uint64_t done, uint64_t arrive);
+    void *depart_user;
     net_switch_stats stats;
 } net_switch;
 
@@ -1418,6 +1423,8 @@ static inline void net__switch_depart(net_switch *sw, uint32_t port)
             net__pfc_emit(sw, s->p.in_port, 0, s->done);
         }
     }
+    if (sw->on_depart)
+        sw->on_depart(sw->depart_user, port, &s->p, s->done, s->done + pt->link.prop);
 }
 
 /* Move to `cycle`. The ports' events due by then are processed in time order -- departures

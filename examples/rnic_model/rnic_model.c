@@ -125,7 +125,8 @@ static const char *const value_opts[] = {
     "--lat-samples", "--csv", "--queue-csv", "--links-csv", "--flows-json", "--shares-csv", "--pcap", "--snaplen",
     "--trace-csv", "--vcd", "--fct-csv", "--fct-buckets-csv", "--write-flows", "--sched", "--qos-timeout-us", "--host", "--cpu-load", "--rhcc", "--ddio", "--probe-ts",
     "--rhcc-slack", "--cpu-outstanding", "--rx-footprint-mb",
-    "--tenants-csv", "--plots" /* the run's figures (fm_plots.h) */
+    "--tenants-csv", "--plots", /* the run's figures (fm_plots.h) */
+    "--ext-ranks" /* the fabric as that many processes with outside links (fm_ext.h) */
 };
 
 static int takes_value(const char *a)
@@ -236,6 +237,9 @@ static void usage(void)
            (unsigned long long)d.out.lat_samples);
     printf("  --quiet                the RESULT line only\n");
     printf("  --tick-only            tick every node every cycle instead of the event scheduler (the same digest)\n");
+    printf("  --ext-ranks R          run the fabric as R processes whose links are carried outside them, played\n"
+           "                         in this one (fm_ext.h: what the ns-3 devices do); the same per-flow results\n"
+           "                         and digest; writes only --fct-csv; 1..64\n");
     printf("  --progress-log         progress lines on stderr (tools/soak.sh)\n");
     printf("  --help, -h             this text, exit status 0; a bad option exits 2 naming it\n");
     scn_free(&d);
@@ -460,6 +464,10 @@ int main(int argc, char **argv)
             size_t i;
             if (path) {
                 *path = val;
+                continue;
+            }
+            if (!strcmp(a, "--ext-ranks")) {
+                o.ext_ranks = (uint32_t)parse_u64(a, val, 1, 64);
                 continue;
             }
             for (i = 0; i < sizeof alias / sizeof alias[0] && strcmp(a, alias[i].opt); i++)
