@@ -403,11 +403,28 @@ static void fm_ext_boundary_local(fm_ext *x, uint64_t *v)
     uint32_t h, k;
     fab_run_until(&w->f, x->boundary);
     memset(v, 0, FM_EXT_VALUES * sizeof *v);
+    for (h = 0; h < w->hosts; h++) /* fm__run_logged's */
+        if (w->nic[h].w)
+            fm_nic_settle(&w->nic[h]);
+    if (!x->draining) { /* a sample: fm_links_sample's bring of every node, fm_window_take's at the ends */
+        w->observing = 1;
+        for (h = 0; h < w->hosts + w->switches; h++)
+            if (x->part[h]) {
+                fab_bring(&w->f, fm_ext__fab_id(x, h), x->boundary);
+                if (h >= w->hosts)
+                    net_switch_settle(&w->sw[h - w->hosts].sw);
+            }
+        w->observing = 0;
+        for (h = 0; h < w->hosts && (x->boundary == w->window_start || x->boundary == x->m.end); h++)
+            if (w->nic[h].w && (w->nic[h].hh_on || w->nic[h].htx_on)) {
+                fab_bring(&w->f, w->nic[h].fab_id, x->boundary);
+                fm_nic_settle(&w->nic[h]);
+            }
+    }
     for (h = 0; h < w->hosts; h++) {
         fm_nic *n = &w->nic[h];
         if (!n->w)
             continue;
-        fm_nic_settle(n);
         if (x->boundary == x->m.end && !x->draining)
             fm_nic_stop_posting(n);
         for (k = 0; k < n->ntp; k++) {
