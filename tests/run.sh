@@ -1269,6 +1269,84 @@ fabric_default_share() { # make run's scenario over 20 ms: each tenant's fractio
     [ -n "$e" ] && awk_true "$e <= 2" && [ "$(result_value "$out" bytes_lost)" = 0 ] && [ "$(result_value "$out" drained)" = 1 ]
 }
 C claim fabric-default-scenario-20ms-shares-within-2pct fabric_default_share
+# ---- 16e. the fabric with its links outside the process (issue 34; fm_ext.h, docs/ns3.md): the
+#          nodes send each record when it leaves and a far end hands it over in the cycle it
+#          arrives; rnic_model --ext-ranks R plays R such processes in one (what the ns-3 devices
+#          do over ns-3 channels and MPI). Every shipped scenario and every protocol variant gives
+#          the fabric's digest at 2 and 3 ranks, the web search the same per-flow CSV to the
+#          nanosecond; a carrier one cycle late (--ext-skew 1) is caught ----
+ext_digest() { # scenario/args...: the digest, or "" (and a line saying why)
+    ./build/rnic_model "$@" 2>&1 | sed -n 's/^RESULT \(fabric\|ext_fabric\)=1.* digest=\([0-9a-f]*\).*/\2/p'
+}
+ext_every_scenario() {
+    local f d0 d2 d3 bad=0 out
+    for f in scenarios/*.conf; do
+        d0=$(ext_digest --scenario "$f" "${FABRIC_SHORT[@]}")
+        d2=$(ext_digest --scenario "$f" "${FABRIC_SHORT[@]}" --ext-ranks 2)
+        out=$(./build/rnic_model --scenario "$f" "${FABRIC_SHORT[@]}" --ext-ranks 3 | grep '^RESULT ext_fabric')
+        d3=$(sed -n 's/.* digest=\([0-9a-f]*\).*/\1/p' <<<"$out")
+        echo "$f: fabric $d0, 2 ranks $d2, 3 ranks $d3$(grep -o ' \(late\|errors\|frames\|delivered_packets\)=[0-9]*' <<<"$out" | tr -d '\n')"
+        [ -n "$d0" ] && [ "$d0" = "$d2" ] && [ "$d0" = "$d3" ] && [ "$(result_value <(echo "$out") late)" = 0 ] &&
+            [ "$(result_value <(echo "$out") errors)" = 0 ] || bad=1
+        # records crossed the outside links wherever packets were delivered (web search: no flow before 60 us)
+        [[ "$(result_value <(echo "$out") frames)" =~ ^[1-9] ]] || [ "$(result_value <(echo "$out") delivered_packets)" = 0 ] || bad=1
+    done
+    return $bad
+}
+T claim ext-every-scenario-2-and-3-ranks-same-digest ext_every_scenario
+ext_protocols() { # the 37 protocol variants of a 2:1 star incast: lossless, lossy (go-back-N, SACK, NDP's
+    # retransmissions), the QoS engine in Palos's place, NDP's trimming switch
+    local I=(--scenario scenarios/star_incast.conf --set topology.hosts=3 --set tenant.bulk.src=1-2
+             --set tenant.bulk.msg_bytes=4096,65536 --set run.duration_us=120 --set run.warmup_us=20)
+    local L=(--set topology.loss_ppm=2000 --set switch.pfc=off) p q x a b n=0 bad=0
+    for p in dcqcn irn reno newreno sack ndp; do
+        for q in dcqcn ndp; do
+            for x in plain lossy qos; do
+                local X=()
+                [ $x = lossy ] && X=("${L[@]}")
+                [ $x = qos ] && X=(--set nic.sched=qos)
+                a=$(ext_digest "${I[@]}" "${X[@]}" --set tenant.bulk.protocol=$p --set tenant.rpc.protocol=$q)
+                b=$(ext_digest "${I[@]}" "${X[@]}" --set tenant.bulk.protocol=$p --set tenant.rpc.protocol=$q --ext-ranks 2)
+                n=$((n + 1))
+                [ -n "$a" ] && [ "$a" = "$b" ] || { bad=1; echo "$p/$q $x: fabric $a, 2 ranks $b"; }
+            done
+        done
+    done
+    a=$(ext_digest "${I[@]}" --set tenant.bulk.protocol=ndp --set tenant.rpc.protocol=ndp --set switch.trim=on --set switch.pfc=off)
+    b=$(ext_digest "${I[@]}" --set tenant.bulk.protocol=ndp --set tenant.rpc.protocol=ndp --set switch.trim=on --set switch.pfc=off --ext-ranks 2)
+    n=$((n + 1))
+    [ -n "$a" ] && [ "$a" = "$b" ] || { bad=1; echo "trim: fabric $a, 2 ranks $b"; }
+    echo "$n variants, $bad differing"
+    return $bad
+}
+T claim ext-protocol-variants-2-ranks-same-digest ext_protocols
+ext_websearch_fct() { # the k = 4 web search (3 ms of arrivals): every flow's CSV row identical, 1 and 2 ranks
+    local r out
+    ./build/rnic_model --scenario scenarios/websearch_fattree.conf --set run.duration_us=3000 --quiet \
+        --fct-csv "$OBJ/ext_fct_0.csv" >"$OBJ/ext_fct_0.out" || return 1
+    for r in 1 2; do
+        ./build/rnic_model --scenario scenarios/websearch_fattree.conf --set run.duration_us=3000 --ext-ranks $r \
+            --fct-csv "$OBJ/ext_fct_$r.csv" >"$OBJ/ext_fct_$r.out" || return 1
+        grep '^RESULT ext_fabric' "$OBJ/ext_fct_$r.out"
+        cmp "$OBJ/ext_fct_0.csv" "$OBJ/ext_fct_$r.csv" || return 1
+        diff <(grep '^RESULT workload' "$OBJ/ext_fct_0.out") <(grep '^RESULT workload' "$OBJ/ext_fct_$r.out") || return 1
+    done
+    echo "flows: $(($(wc -l <"$OBJ/ext_fct_0.csv") - 1)), done: $(result_value "$OBJ/ext_fct_2.out" flows_done)"
+    [ "$(result_value "$OBJ/ext_fct_0.out" flows_done)" -gt 50 ] &&
+        [ "$(result_value "$OBJ/ext_fct_0.out" digest)" = "$(result_value "$OBJ/ext_fct_2.out" digest)" ]
+}
+T claim ext-websearch-per-flow-csv-identical-1-and-2-ranks ext_websearch_fct
+ext_negative_control() { # a carrier one cycle late changes the run; a link shorter than a cycle is refused
+    local d0 d1 msg
+    d0=$(ext_digest --scenario scenarios/default.conf "${FABRIC_SHORT[@]}")
+    d1=$(ext_digest --scenario scenarios/default.conf "${FABRIC_SHORT[@]}" --ext-ranks 2 --ext-skew 1)
+    echo "fabric $d0, 2 ranks one cycle late $d1"
+    msg=$(./build/rnic_model --scenario scenarios/default.conf "${FABRIC_SHORT[@]}" --set topology.link_delay_ns=1 --ext-ranks 2 2>&1)
+    local rc=$?
+    echo "$msg"
+    [ -n "$d0" ] && [ -n "$d1" ] && [ "$d0" != "$d1" ] && [ $rc = 2 ] && grep -q 'shorter than one clock cycle' <<<"$msg"
+}
+T claim ext-negative-control-late-carrier-changes-digest ext_negative_control
 # ---- 16b. soak, short (tools/soak.sh; `make soak` runs 10^9 cycles; make check the short one): the composed RNIC's RSS
 #          stays flat after its warm-up. 3x10^7 cycles; warm-up = the first 20 % (6x10^6 cycles:
 #          the links' and switch ports' packet rings, calloc'd, are all touched by ~3.4x10^6).

@@ -568,6 +568,7 @@ typedef struct fm_ext_loop {
     fm_ext_pending *heap;
     size_t n, cap;
     uint64_t seq;
+    uint32_t skew;              /* the tests' negative control: every record arrives this many cycles late */
 } fm_ext_loop;
 
 static int fm_ext__pend_less(const fm_ext_pending *a, const fm_ext_pending *b)
@@ -589,6 +590,7 @@ static void fm_ext__loop_send(void *user, uint32_t wire, const fm_frame *fr)
     }
     i = L->n++;
     L->heap[i].fr = *fr;
+    L->heap[i].fr.at += L->skew;
     L->heap[i].wire = wire;
     L->heap[i].seq = L->seq++;
     while (i && fm_ext__pend_less(&L->heap[i], &L->heap[(i - 1u) / 2u])) {
@@ -622,8 +624,8 @@ static void fm_ext__loop_pop(fm_ext_loop *L, fm_ext_pending *out)
 
 /* Run scenario s as `ranks` processes; prints the results (fm_ext_results_report). Returns the
  * exit status (0, or 3 when bytes were lost or the run did not drain, as rnic_model). */
-static int fm_ext_loop_run(const scn *s, uint32_t ranks, const char *fct_csv, const wl_flow *given, size_t ngiven,
-                           const char *given_from)
+static int fm_ext_loop_run(const scn *s, uint32_t ranks, uint32_t skew, const char *fct_csv, const wl_flow *given,
+                           size_t ngiven, const char *given_from)
 {
     fm_ext_loop L;
     uint32_t r;
@@ -632,6 +634,7 @@ static int fm_ext_loop_run(const scn *s, uint32_t ranks, const char *fct_csv, co
     int rc;
     memset(&L, 0, sizeof L);
     L.ranks = ranks;
+    L.skew = skew;
     if (!(L.x = (fm_ext *)calloc(ranks, sizeof *L.x)))
         fm__fail("outside links", "no memory");
     for (r = 0; r < ranks; r++)

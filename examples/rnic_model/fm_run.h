@@ -263,6 +263,7 @@ typedef struct fm_run_options {
     size_t n_given_flows;
     const char *given_flows_from; /* their file (messages name it) */
     uint32_t ext_ranks;          /* > 0: as that many processes with outside links (fm_ext.h) */
+    uint32_t ext_skew;           /* the tests' negative control: their records arrive this many cycles late */
 } fm_run_options;
 
 /* Validate, build, run and report scenario s (freed here). Returns the exit status: 0, 3 when
@@ -295,7 +296,7 @@ static int fm_run(scn *sp, const fm_run_options *o)
             scn_free(&s);
             return 2;
         }
-        rc = fm_ext_loop_run(&s, o->ext_ranks, fct_path, o->given_flows, o->n_given_flows, o->given_flows_from);
+        rc = fm_ext_loop_run(&s, o->ext_ranks, o->ext_skew, fct_path, o->given_flows, o->n_given_flows, o->given_flows_from);
         scn_free(&s);
         return rc;
     }

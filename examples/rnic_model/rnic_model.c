@@ -126,7 +126,7 @@ static const char *const value_opts[] = {
     "--trace-csv", "--vcd", "--fct-csv", "--fct-buckets-csv", "--write-flows", "--sched", "--qos-timeout-us", "--host", "--cpu-load", "--rhcc", "--ddio", "--probe-ts",
     "--rhcc-slack", "--cpu-outstanding", "--rx-footprint-mb",
     "--tenants-csv", "--plots", /* the run's figures (fm_plots.h) */
-    "--ext-ranks" /* the fabric as that many processes with outside links (fm_ext.h) */
+    "--ext-ranks", "--ext-skew" /* the fabric as that many processes with outside links (fm_ext.h) */
 };
 
 static int takes_value(const char *a)
@@ -240,6 +240,8 @@ static void usage(void)
     printf("  --ext-ranks R          run the fabric as R processes whose links are carried outside them, played\n"
            "                         in this one (fm_ext.h: what the ns-3 devices do); the same per-flow results\n"
            "                         and digest; writes only --fct-csv; 1..64\n");
+    printf("  --ext-skew C           with --ext-ranks: every record crosses its link C cycles late (the tests'\n"
+           "                         negative control: the results must change); 0..1000000\n");
     printf("  --progress-log         progress lines on stderr (tools/soak.sh)\n");
     printf("  --help, -h             this text, exit status 0; a bad option exits 2 naming it\n");
     scn_free(&d);
@@ -468,6 +470,10 @@ int main(int argc, char **argv)
             }
             if (!strcmp(a, "--ext-ranks")) {
                 o.ext_ranks = (uint32_t)parse_u64(a, val, 1, 64);
+                continue;
+            }
+            if (!strcmp(a, "--ext-skew")) {
+                o.ext_skew = (uint32_t)parse_u64(a, val, 0, 1000000);
                 continue;
             }
             for (i = 0; i < sizeof alias / sizeof alias[0] && strcmp(a, alias[i].opt); i++)
