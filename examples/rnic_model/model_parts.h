@@ -187,6 +187,8 @@ typedef struct rm_host {
     const uint32_t *arrivals; /* this host's jobs in start order (not owned) */
     uint32_t narrivals, next_arrival;
     uint64_t jobs_done;
+    void (*on_job_done)(void *user, uint32_t job); /* optional: told as each job completes */
+    void *job_user;
 } rm_host;
 
 static bool rm_host_can_post(const rm_host *h, const rm_flow_gen *g);
@@ -282,6 +284,8 @@ static void rm_host_completed(rm_host *h, uint32_t flow)
     if (g->open && g->out_head != RM_NO_JOB) { /* in order: an RC QP completes its messages in order */
         rm_job *j = &h->job[g->out_head];
         j->done = h->now;
+        if (h->on_job_done) /* a watcher (fm_ext.h's users: an ns-3 trace source) */
+            h->on_job_done(h->job_user, g->out_head);
         g->out_head = j->next;
         if (g->out_head == RM_NO_JOB)
             g->out_tail = RM_NO_JOB;
