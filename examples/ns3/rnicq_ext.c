@@ -69,6 +69,7 @@ static void pack(const fm_frame *f, uint8_t *b)
     put32(&b, f->p.in_port);
     put32(&b, f->p.control);
     put64(&b, f->at);
+    put64(&b, f->seq);
     put32(&b, f->kind);
     put32(&b, f->value);
 }
@@ -97,6 +98,7 @@ static void unpack(const uint8_t *b, fm_frame *f)
     f->p.in_port = get32(&b);
     f->p.control = get32(&b);
     f->at = get64(&b);
+    f->seq = get64(&b);
     f->kind = get32(&b);
     f->value = get32(&b);
 }

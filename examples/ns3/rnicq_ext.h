@@ -2,7 +2,7 @@
  * (issue 34; docs/ns3.md). rnicq_ext.c wraps examples/rnic_model/fm_ext.h: one process's part of
  * a fabric built from a scenario; the records that cross a link are handed to the caller as
  * fixed-size frames (RNICQ_EXT_FRAME_BYTES, little-endian: the packet's rnic_work record, its
- * network header fields, the cycle it reaches the far end) and given back with rnicq_ext_arrive.
+ * network header fields, the cycle it reaches the far end, its number on its wire) and given back with rnicq_ext_arrive.
  * examples/ns3/rnicq-ns3.h builds ns-3 NetDevices on it; C and C++ both include this header. */
 #ifndef RNICQ_EXT_API_H
 #define RNICQ_EXT_API_H
@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-#define RNICQ_EXT_FRAME_BYTES 108u /* rnic_work 64 + net_pkt fields 28 + at 8 + kind 4 + value 4 */
+#define RNICQ_EXT_FRAME_BYTES 116u /* rnic_work 64 + net_pkt fields 28 + at 8 + seq 8 + kind 4 + value 4 */
 #define RNICQ_EXT_NEVER UINT64_MAX
 
 typedef struct rnicq_ext rnicq_ext;

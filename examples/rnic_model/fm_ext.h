@@ -38,6 +38,7 @@ typedef struct fm_ext_queue {   /* a far end's records in arrival order (a ring 
 
 typedef struct fm_ext_wire {
     uint32_t from, to;          /* global nodes: host h, or hosts + switch i */
+    uint64_t seq;               /* records sent on it (by the process that has `from`) */
     uint32_t from_port, to_port;
     uint64_t prop;              /* propagation, cycles */
     uint64_t rate_bps;
@@ -72,6 +73,9 @@ typedef struct fm_ext {
     int finished, drained;
     int draining;               /* past the window's end: each boundary checks the drain */
     uint64_t frames_in, refused, refused_max, errors;
+    uint64_t reordered;         /* records that reached their far end after a later one of their wire */
+    void (*send)(void *user, uint32_t wire, const fm_frame *fr); /* the carrier's */
+    void *send_user;
 } fm_ext;
 
 /* ---- partition: hosts in contiguous blocks; a switch goes with its first neighbour one tier
@@ -109,10 +113,15 @@ static void fm_ext_partition(const topo *t, uint32_t ranks, uint32_t *rank_of)
         }
 }
 
-static void fm_ext__queue_push(fm_ext_queue *q, const fm_frame *fr)
+/* In send order: a carrier may hand two records of one wire over out of order when they reach
+ * the far end in the same cycle (a packet under one cycle on the wire; ns-3's MPI interface takes
+ * the messages from its receive slots in slot order), so each goes behind those sent before it. */
+static int fm_ext__queue_push(fm_ext_queue *q, const fm_frame *fr)
 {
+    uint32_t i;
+    int moved = 0;
     if (q->n == q->cap) { /* grow: unwrap into a ring twice the size */
-        uint32_t cap = q->cap ? 2u * q->cap : 64u, i;
+        uint32_t cap = q->cap ? 2u * q->cap : 64u;
         fm_frame *f = (fm_frame *)malloc((size_t)cap * sizeof *f);
         if (!f)
             fm__fail("outside links", "no memory");
@@ -123,7 +132,13 @@ static void fm_ext__queue_push(fm_ext_queue *q, const fm_frame *fr)
         q->head = 0;
         q->cap = cap;
     }
-    q->f[(q->head + q->n++) % q->cap] = *fr;
+    for (i = q->n; i > 0 && q->f[(q->head + i - 1u) % q->cap].seq > fr->seq; i--) {
+        q->f[(q->head + i) % q->cap] = q->f[(q->head + i - 1u) % q->cap];
+        moved = 1;
+    }
+    q->f[(q->head + i) % q->cap] = *fr;
+    q->n++;
+    return moved;
 }
 
 static const fm_frame *fm_ext__queue_head(const fm_ext_queue *q) { return q->n ? &q->f[q->head] : NULL; }
@@ -226,13 +241,22 @@ static void fm_ext_arrive(fm_ext *x, uint32_t wire, const fm_frame *fr)
         return;
     }
     wi = &x->wire[wire];
-    fm_ext__queue_push(fr->kind == FM_FRAME_DATA ? &wi->data : &wi->ctl, fr);
+    x->reordered += (uint64_t)fm_ext__queue_push(fr->kind == FM_FRAME_DATA ? &wi->data : &wi->ctl, fr);
     d = &x->far[x->far_of[wi->from]];
     fab_wake_at(&x->m.w.f, d->fab_id, fr->at);
     x->frames_in++;
 }
 
 /* ---- set-up ---- */
+
+/* Every record a node sends: numbered on its wire, then to the carrier. */
+static void fm_ext__send(void *user, uint32_t wire, const fm_frame *fr)
+{
+    fm_ext *x = (fm_ext *)user;
+    fm_frame f = *fr;
+    f.seq = x->wire[wire].seq++;
+    x->send(x->send_user, wire, &f);
+}
 
 /* Rank `rank` of `ranks` (fm_ext_partition): its nodes, every wire, the far ends of the wires
  * into its nodes, all added to its scheduler in the global order. `send` carries a record of a
@@ -329,8 +353,10 @@ static void fm_ext_init(fm_ext *x, const scn *s, uint32_t ranks, uint32_t rank,
         if (x->far_of[g] != RNIC_NONE)
             x->far[x->far_of[g]].fab_id = fab_add(&w->f, &fm_ext_far_ops, &x->far[x->far_of[g]]);
     }
-    x->link.send = send;
-    x->link.user = user;
+    x->send = send;
+    x->send_user = user;
+    x->link.send = fm_ext__send;
+    x->link.user = x;
     x->link.nic_wire = x->nic_wire;
     x->link.sw_wire = x->sw_wire;
     w->ext = &x->link;
@@ -455,7 +481,7 @@ static void fm_ext_boundary_done(fm_ext *x, const uint64_t *v)
 
 /* ---- the results: what this process owns, zero elsewhere; summed over the processes ---- */
 enum { FM_EXT_R_PACKETS, FM_EXT_R_BYTES, FM_EXT_R_CNPS, FM_EXT_R_PFC, FM_EXT_R_MARKED, FM_EXT_R_DROPPED,
-       FM_EXT_R_ERRORS, FM_EXT_R_LATE, FM_EXT_R_REFUSED, FM_EXT_R_RUNS, FM_EXT_R_FRAMES, FM_EXT_R_N };
+       FM_EXT_R_ERRORS, FM_EXT_R_LATE, FM_EXT_R_REFUSED, FM_EXT_R_RUNS, FM_EXT_R_FRAMES, FM_EXT_R_REORDERED, FM_EXT_R_N };
 
 static size_t fm_ext_results_len(const fm_ext *x) { return FM_EXT_R_N + x->m.w.hosts + 3u * (size_t)x->m.w.njobs; }
 
@@ -501,6 +527,7 @@ static void fm_ext_results_local(fm_ext *x, uint64_t *v)
     v[FM_EXT_R_REFUSED] = x->refused;
     v[FM_EXT_R_RUNS] = w->f.stats.runs;
     v[FM_EXT_R_FRAMES] = x->frames_in;
+    v[FM_EXT_R_REORDERED] = x->reordered;
 }
 
 /* With v summed over every process (any process may report): the per-flow CSV (fm_fct.h's, the
@@ -540,14 +567,14 @@ static uint64_t fm_ext_results_report(fm_ext *x, const uint64_t *v, const char *
         perror(fct_csv);
     printf("RESULT %s=1 ranks=%u hosts=%u switches=%u flows=%u flows_done=%u drained=%d end_cycle=%llu "
            "delivered_packets=%llu bytes_checked=%llu cnps=%llu pfc_frames=%llu ecn_marked=%llu dropped=%llu "
-           "errors=%llu late=%llu refused=%llu refused_max=%llu frames=%llu node_runs=%llu digest=%016llx\n",
+           "errors=%llu late=%llu refused=%llu refused_max=%llu frames=%llu reordered=%llu node_runs=%llu digest=%016llx\n",
            name, x->ranks, w->hosts, w->switches, w->njobs, done, x->drained, (unsigned long long)x->boundary,
            (unsigned long long)v[FM_EXT_R_PACKETS], (unsigned long long)v[FM_EXT_R_BYTES],
            (unsigned long long)v[FM_EXT_R_CNPS], (unsigned long long)v[FM_EXT_R_PFC],
            (unsigned long long)v[FM_EXT_R_MARKED], (unsigned long long)v[FM_EXT_R_DROPPED],
            (unsigned long long)v[FM_EXT_R_ERRORS], (unsigned long long)v[FM_EXT_R_LATE],
            (unsigned long long)v[FM_EXT_R_REFUSED], (unsigned long long)refused_max, (unsigned long long)v[FM_EXT_R_FRAMES],
-           (unsigned long long)v[FM_EXT_R_RUNS], (unsigned long long)d);
+           (unsigned long long)v[FM_EXT_R_REORDERED], (unsigned long long)v[FM_EXT_R_RUNS], (unsigned long long)d);
     w->job_cnps = NULL;
     free(cnps);
     return d;

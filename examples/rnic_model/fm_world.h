@@ -154,6 +154,7 @@ enum { FM_FRAME_DATA, FM_FRAME_PFC, FM_FRAME_HOST_PAUSE };
 typedef struct fm_frame {
     net_pkt p;                  /* FM_FRAME_DATA: the packet, its rnic_work inside */
     uint64_t at;                /* the cycle it reaches the far end */
+    uint64_t seq;               /* its number among its wire's records, in send order (fm_ext.h stamps it) */
     uint32_t kind;              /* FM_FRAME_* */
     uint32_t value;             /* PFC: the quanta (0 = RESUME); host pause: 1 XOFF, 0 XON */
 } fm_frame;
