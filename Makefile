@@ -306,6 +306,27 @@ $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_topo.o): examples/rni
 # the fabric's event scheduler (examples/rnic_model/fabric.h)
 $(foreach cc,gcc clang portable,build/tests/$(cc)/obj/test_fabric.o): examples/rnic_model/fabric.h
 
+# the fabric inside ns-3 (issue 34; docs/ns3.md): rnicq's NIC and switch as ns-3 NetDevices on
+# point-to-point channels. The model's C part is one object (rnicq_ext.c); the devices, fabric and
+# helper are C++ (rnicq-ns3.cc). build/rnicq_fabric_ns3 links Debian's libns3-dev (one process);
+# build/rnicq_fabric_ns3_mpi the ns-3 of tools/ns3_mpi.sh (its mpi module; cached outside the
+# checkout) and Debian's OpenMPI, for mpirun -np R.
+NS3_FABRIC_SRC := examples/ns3/rnicq_fabric_ns3.cc examples/ns3/rnicq-ns3.cc examples/ns3/rnicq-ns3.h examples/ns3/rnicq_ext.h
+NS3_FABRIC_CXX := g++ -std=c++17 -O2 -g1 -Wall -Wextra -Werror -Iexamples/ns3
+build/ns3/rnicq_ext.o: examples/ns3/rnicq_ext.c examples/ns3/rnicq_ext.h $(MODEL_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -Iexamples/rnic_model -Iexamples/ns3 $(STB_CFLAGS) -c $< -o $@
+build/rnicq_fabric_ns3: $(NS3_FABRIC_SRC) build/ns3/rnicq_ext.o
+	$(NS3_FABRIC_CXX) -o $@ examples/ns3/rnicq_fabric_ns3.cc examples/ns3/rnicq-ns3.cc build/ns3/rnicq_ext.o \
+		$$(pkg-config --cflags --libs ns3-core ns3-network ns3-point-to-point) $(STB) -lm
+build/rnicq_fabric_ns3_mpi: $(NS3_FABRIC_SRC) build/ns3/rnicq_ext.o
+	@bash tools/deps.sh ns3-mpi
+	p=$$(bash tools/ns3_mpi.sh --print-prefix) && \
+	$(NS3_FABRIC_CXX) -DRNICQ_NS3_MPI -isystem $$p/include $$(pkg-config --cflags ompi-cxx | sed 's/-I/-isystem /g') \
+		-o $@ examples/ns3/rnicq_fabric_ns3.cc examples/ns3/rnicq-ns3.cc build/ns3/rnicq_ext.o \
+		-L$$p/lib -lns3-mpi -lns3-point-to-point -lns3-network -lns3-core -Wl,-rpath,$$p/lib \
+		$$(pkg-config --libs ompi-cxx) $(STB) -lm
+
 # ns-3's own TcpNewReno on the Tonic Fig. 3 topology (Debian's ns-3 3.37: libns3-dev, libgsl-dev)
 NS3_MODULES := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control
 build/tonic_newreno_ns3: examples/ns3/tonic_newreno_ns3.cc

@@ -1347,6 +1347,51 @@ ext_negative_control() { # a carrier one cycle late changes the run; a link shor
     [ -n "$d0" ] && [ -n "$d1" ] && [ "$d0" != "$d1" ] && [ $rc = 2 ] && grep -q 'shorter than one clock cycle' <<<"$msg"
 }
 T claim ext-negative-control-late-carrier-changes-digest ext_negative_control
+# ---- 16f. the fabric inside ns-3 (issue 34; examples/ns3/rnicq-ns3.h, docs/ns3.md): the k = 4
+#          web search at 50 % load (DCQCN, 20 ms of arrivals) as an ns-3 program -- every host an
+#          RnicqNicDevice, every switch port an RnicqSwitchDevice, every link a point-to-point
+#          channel -- gives the standalone fabric's per-flow CSV (every FCT to the nanosecond) and
+#          trace digest; on ns-3's distributed simulator, 2 MPI ranks (the fat tree cut at its core
+#          links: remote point-to-point channels) give the same as 1 rank ----
+NS3_WEB=(--scenario scenarios/websearch_fattree.conf --set tenant.web.load_pct=50)
+NS3_WEB_NS3=(--scenario=scenarios/websearch_fattree.conf "--set=tenant.web.load_pct=50")
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe)
+ns3_fabric_standalone() { # the reference: rnic_model on the same scenario (its CSV, its digest)
+    [ -s "$OBJ/ns3_ref.csv" ] && [ -s "$OBJ/ns3_ref.out" ] && return 0
+    ./build/rnic_model "${NS3_WEB[@]}" --quiet --fct-csv "$OBJ/ns3_ref.csv" >"$OBJ/ns3_ref.out"
+}
+ns3_fabric_same() { # out csv: the same RESULT workload line, per-flow CSV and digest as the reference
+    local out=$1 csv=$2 d0 d1
+    d0=$(result_value "$OBJ/ns3_ref.out" digest)
+    d1=$(sed -n 's/^RESULT ns3_fabric=1.* digest=\([0-9a-f]*\).*/\1/p' "$out")
+    grep '^RESULT \(ns3\|ns3_fabric\|ns3_rank\)=' "$out"
+    echo "standalone digest $d0, ns-3 $d1; flows $(($(wc -l <"$csv") - 1)), done $(result_value "$out" flows_done)"
+    cmp "$OBJ/ns3_ref.csv" "$csv" &&
+        diff <(grep '^RESULT workload=' "$OBJ/ns3_ref.out") <(grep '^RESULT workload=' "$out") &&
+        [ -n "$d0" ] && [ "$d0" = "$d1" ] && [ "$(result_value "$out" late_transmits)" = 0 ] &&
+        [ "$(result_value "$out" late)" = 0 ] && [ "$(result_value "$out" errors)" = 0 ] &&
+        [ "$(result_value "$out" flows_done)" = "$(result_value "$out" flows)" ] &&
+        [ "$(result_value "$out" flows_done)" -gt 500 ]
+}
+ns3_fabric_one() {
+    make -s build/rnicq_fabric_ns3 build/rnic_model && ns3_fabric_standalone || return 1
+    ./build/rnicq_fabric_ns3 "${NS3_WEB_NS3[@]}" --fct-csv="$OBJ/ns3_1.csv" >"$OBJ/ns3_1.out" || return 1
+    ns3_fabric_same "$OBJ/ns3_1.out" "$OBJ/ns3_1.csv"
+}
+C claim ns3-websearch-k4-50pct-same-per-flow-fct-and-digest-as-fabric ns3_fabric_one
+ns3_fabric_mpi() { # the MPI build (cached ns-3 with its mpi module): 1 rank and 2 ranks
+    make -s build/rnicq_fabric_ns3_mpi build/rnic_model && ns3_fabric_standalone || return 1
+    local r
+    for r in 1 2; do
+        "${MPIRUN[@]}" -np $r ./build/rnicq_fabric_ns3_mpi --mpi=1 "${NS3_WEB_NS3[@]}" --fct-csv="$OBJ/ns3_mpi$r.csv" \
+            >"$OBJ/ns3_mpi$r.out" || return 1
+        echo "== $r rank(s)"
+        ns3_fabric_same "$OBJ/ns3_mpi$r.out" "$OBJ/ns3_mpi$r.csv" || return 1
+        [ "$(grep -c '^RESULT ns3_rank=1' "$OBJ/ns3_mpi$r.out")" = $r ] || return 1
+    done
+    cmp "$OBJ/ns3_mpi1.csv" "$OBJ/ns3_mpi2.csv" && [ "$(result_value "$OBJ/ns3_mpi2.out" ranks)" = 2 ]
+}
+C claim ns3-mpi-2-ranks-same-as-1-rank-and-fabric ns3_fabric_mpi
 # ---- 16b. soak, short (tools/soak.sh; `make soak` runs 10^9 cycles; make check the short one): the composed RNIC's RSS
 #          stays flat after its warm-up. 3x10^7 cycles; warm-up = the first 20 % (6x10^6 cycles:
 #          the links' and switch ports' packet rings, calloc'd, are all touched by ~3.4x10^6).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure what a make target needs is installed, and nothing more: installs the missing Debian
 # packages with apt-get when run as root, otherwise prints the exact command to run and fails.
-#   tools/deps.sh build|run|test|check|bench|figures|fuzz|coverage|firmware|soak|results
+#   tools/deps.sh build|run|test|check|bench|figures|fuzz|coverage|firmware|soak|results|ns3-mpi
 # build (make, make build/<name>) needs a C compiler and make only, run (make run, make scenarios)
 # gnuplot besides; every other target lists what its own scripts and programs use. A package lock held by another apt or dpkg
 # process (unattended-upgrades, say) is waited for, up to DEPS_LOCK_WAIT seconds (default 300).
@@ -73,6 +73,18 @@ want_ns3() {
     want_file /usr/include/gsl/gsl_rng.h libgsl-dev
 }
 
+# ns-3 with its MPI module (examples/ns3/rnicq-ns3.h on several ranks): Debian's ns3 source package
+# built by tools/ns3_mpi.sh into a cache outside the checkout (once), against Debian's OpenMPI
+want_ns3_mpi() {
+    want_ns3
+    want_file /usr/include/x86_64-linux-gnu/openmpi/mpi.h libopenmpi-dev
+    want_cmd mpirun openmpi-bin
+    want_cmd dpkg-source dpkg-dev # apt-get source unpacks with it
+    want_cmd cmake cmake
+    want_cmd ninja ninja-build
+    want_file /usr/include/stb/stb_ds.h libstb-dev
+}
+
 # the firmware self-test (tools/firmware.sh): rv32imac and Cortex-M4 cross compilers with
 # picolibc, and the qemu system emulators that run it with semihosting
 want_firmware() {
@@ -91,6 +103,7 @@ want_firmware() {
 want_check() {
     want_suite
     want_ns3
+    want_ns3_mpi # the fabric inside ns-3 on 2 MPI ranks (section 16e)
     want_firmware
     want_cmd awk gawk
 }
@@ -107,6 +120,7 @@ test) want_test ;;
 check) want_check ;;
 bench)
     want_build
+    want_ns3_mpi               # the fabric inside ns-3 (tools/bench_ns3_fabric.sh)
     want_cmd valgrind valgrind # callgrind instruction counts (tools/callgrind_*.sh)
     want_cmd gcc gcc           # tools/callgrind_transport.sh
     want_cmd python3 python3   # tools/bench_ns3_speed.sh
@@ -150,10 +164,21 @@ soak)
     want_build
     want_cmd awk gawk
     ;;
-*) echo "usage: $0 build|run|test|check|bench|figures|fuzz|coverage|firmware|soak|results" >&2; exit 2 ;;
+ns3-mpi) want_ns3_mpi ;;
+*) echo "usage: $0 build|run|test|check|bench|figures|fuzz|coverage|firmware|soak|results|ns3-mpi" >&2; exit 2 ;;
 esac
 
-[ ${#need[@]} -eq 0 ] && exit 0
+# after the packages: what is built from them outside the checkout (cached)
+post_install() {
+    case "$target" in
+    check | ns3-mpi | bench) bash "$(dirname "$0")/ns3_mpi.sh" >/dev/null ;;
+    esac
+}
+
+if [ ${#need[@]} -eq 0 ]; then
+    post_install
+    exit
+fi
 mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
 
 # apt-get "$@", waiting (bounded) while another apt or dpkg process holds a package lock: apt
@@ -193,6 +218,7 @@ if [ "$(id -u)" -eq 0 ]; then
         echo "deps: apt-get install ${need[*]} failed" >&2
         exit 1
     }
+    post_install
 else
     echo "deps: missing Debian packages for make $target; run:" >&2
     echo "    sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2

@@ -9,7 +9,7 @@
  *   mpirun -np 2 build/rnicq_fabric_ns3_mpi --mpi=1 --scenario=... --fct-csv=out.csv
  *
  * Prints the fabric's RESULT lines (rank 0: the workload's, `RESULT ns3_fabric=1 ... digest=`),
- * then `RESULT ns3_rank=1 rank= ... wall_s= rss_kb= cycles_run=` per rank and `RESULT ns3=1
+ * then `RESULT ns3_rank=1 rank= ... wall_s= rss_kb= cycles_run= events=` per rank (events: ns-3's own) and `RESULT ns3=1
  * ranks= lookahead_ps= late_transmits= wall_s_max= rss_kb_max=` (rank 0). */
 #include "rnicq-ns3.h"
 
@@ -80,8 +80,9 @@ main(int argc, char* argv[])
         }
     }
     std::fflush(stdout);
-    std::printf("RESULT ns3_rank=1 rank=%u ranks=%u wall_s=%.3f rss_kb=%llu cycles_run=%llu\n", f->GetRank(), f->GetRanks(),
-                wall, (unsigned long long)rss, (unsigned long long)f->GetCyclesRun());
+    std::printf("RESULT ns3_rank=1 rank=%u ranks=%u wall_s=%.3f rss_kb=%llu cycles_run=%llu events=%llu\n", f->GetRank(),
+                f->GetRanks(), wall, (unsigned long long)rss, (unsigned long long)f->GetCyclesRun(),
+                (unsigned long long)Simulator::GetEventCount());
     std::fflush(stdout);
     uint64_t maxes[2] = {rss, wallMs};
 #ifdef RNICQ_NS3_MPI
