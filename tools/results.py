@@ -62,6 +62,7 @@ GROUPS = [
     ("hostcc", "hostcc.h: RHCC and the receiving host"),
     ("model", "The composed RNIC (`make run`)"),
     ("fabric_papers", "Published set-ups on the fabric (issue 33)"),
+    ("ns3", "Inside ns-3: the fabric's NICs and switches as ns-3 NetDevices, on MPI ranks (issue 34)"),
     ("firmware", "Firmware, fuzzing, coverage, soak"),
 ]
 
@@ -361,6 +362,19 @@ MANIFEST = [
     dict(id="fabric_scale", group="model", tier="measured", match="fabric_scale_ratio",
          title="Instructions per delivered packet on fat-trees of 16 and 128 hosts (callgrind, host model off; issue 32's target: at most 1.3x apart)",
          cmd_text="make bench (bash tools/bench_fabric_scale.sh)"),
+    # ---- inside ns-3 (issue 34): docs/ns3.md ----
+    dict(id="ns3_fabric_k4", group="ns3", tier="long", secs=110, line_id=["rank_run", "run"],
+         build=["build/rnic_model", "build/rnicq_fabric_ns3", "build/rnicq_fabric_ns3_mpi"],
+         title="The k = 4 web search at 50 % load (DCQCN, 20 ms of arrivals): the fabric, the same in ns-3 (one process, Debian's ns-3), on ns-3's distributed simulator on 1 and 2 MPI ranks; per-flow CSV and digest checked against the fabric's",
+         cmd=["bash", "tools/exp_ns3_fabric.sh", "--k", "4", "--csv-dir", "build/ns3_fabric"]),
+    dict(id="ns3_fabric_k8", group="ns3", tier="long", secs=330, line_id=["rank_run", "run"],
+         build=["build/rnic_model", "build/rnicq_fabric_ns3_mpi"],
+         title="A k = 8 fat tree (128 hosts, 80 switches), the web search at 50 % load for 5 ms, on 1 and 2 MPI ranks beside the fabric",
+         cmd=["bash", "tools/exp_ns3_fabric.sh", "--k", "8", "--duration-us", "5000", "--no-single",
+              "--csv-dir", "build/ns3_fabric"]),
+    dict(id="bench_ns3_fabric", group="ns3", tier="measured", match="ns3_overhead_ir_per_pkt",
+         title="ns-3's own instructions around the fabric (callgrind, the k = 4 web search at 50 %, 1 ms): per delivered packet and per record carried over a channel",
+         cmd_text="make bench (bash tools/bench_ns3_fabric.sh)"),
     # ---- published set-ups on the fabric (issue 33): docs/workloads.md "Published set-ups" ----
     dict(id="hpcc_websearch", group="fabric_papers", tier="long", secs=130, line_id=["load_pct"],
          build=["build/rnic_model"],
@@ -969,7 +983,58 @@ def render_trace_blocks(data):
     return {"trace_size": "\n".join(rows)}
 
 
-DOC_BLOCKS = [(os.path.join(ROOT, "docs", "trace_csv.md"), render_trace_blocks)]
+def render_ns3_blocks(data):
+    """docs/ns3.md's measured figures: the runs of tools/exp_ns3_fabric.sh and make bench's callgrind."""
+    rows = []
+    for eid, k in (("ns3_fabric_k4", 4), ("ns3_fabric_k8", 8)):
+        d = data["experiments"].get(eid)
+        if not d:
+            continue
+        f = dict(d["figures"])
+        g = lambda name, run: f.get(f"{name}[run={run}]", "-")
+        gr = lambda name, run, rank: f.get(f"{name}[rank_run={run}_r{rank}]", "-")
+        rows += [f"`{fmt_cmd(d['cmd'])}`: the web search on a k = {k} fat tree ({g('hosts', 'fabric')} hosts, "
+                 f"{g('flows', 'fabric')} flows, 50 % load); every run's per-flow CSV and digest "
+                 f"({g('digest', 'fabric')}) against the fabric's:", "",
+                 "| run | same FCT CSV | same digest | FCT slowdown p50 / p99 | wall s (slowest rank) | "
+                 "peak RSS KB (per rank) | ns-3 events (per rank) |",
+                 "|---|---:|---:|---:|---:|---:|---:|"]
+        for run, what in (("fabric", "standalone fabric (`rnic_model`)"), ("ns3", "ns-3, one process"),
+                          ("mpi1", "ns-3 MPI, 1 rank"), ("mpi2", "ns-3 MPI, 2 ranks")):
+            if f"digest[run={run}]" not in f:
+                continue
+            if run == "mpi2":
+                rss = " / ".join(gr("rss_kb", run, r) for r in (0, 1))
+                ev = " / ".join(gr("events", run, r) for r in (0, 1))
+            elif run == "mpi1":
+                rss, ev = gr("rss_kb", run, 0), gr("events", run, 0)
+            else:
+                rss, ev = g("rss_kb", run), "-"
+            rows.append(f"| {what} | {g('same_fct_csv', run)} | {g('same_digest', run)} | "
+                        f"{g('fct_slowdown_p50', run)} / {g('fct_slowdown_p99', run)} | {g('wall_s', run)} | {rss} | {ev} |")
+        rows += ["", f"2 ranks: lookahead {g('lookahead_ps', 'scaling')} ps, {g('sim_us', 'scaling')} us simulated "
+                 f"(at most {g('windows_max', 'scaling')} synchronisation windows), {g('events_total', 'scaling')} "
+                 f"ns-3 events over both ranks ({g('events_rank_max', 'scaling')} on the busier), "
+                 f"{g('frames', 'scaling')} records carried over channels, engine cycles run on the busier rank "
+                 f"{g('cycles_run_rank_max', 'scaling')}.", ""]
+    b = data["experiments"].get("bench_ns3_fabric")
+    if b:
+        f = dict(b["figures"])
+        rows += [f"`make bench` (`bash tools/bench_ns3_fabric.sh`, measured {b.get('date', '')}): callgrind "
+                 f"instructions of the same run (k = 4, 50 %, 1 ms of arrivals), {f.get('delivered_packets', '?')} "
+                 f"packets delivered, {f.get('frames', '?')} records over channels:", "",
+                 "| | instructions per delivered packet |", "|---|---:|",
+                 f"| standalone fabric | {f.get('fabric_ir_per_pkt', '?')} |",
+                 f"| inside ns-3 (one process) | {f.get('ns3_ir_per_pkt', '?')} |",
+                 f"| ns-3's overhead (the difference) | {f.get('ns3_overhead_ir_per_pkt', '?')} "
+                 f"({f.get('ns3_overhead_ir_per_frame', '?')} per record carried) |",
+                 f"| of which in ns-3's libraries, libstdc++ and libc | {f.get('ns3_lib_ir_per_pkt', '?')} "
+                 f"({f.get('ns3_lib_pct', '?')} % of the ns-3 build's) |", ""]
+    return {"ns3": "\n".join(rows).rstrip("\n")}
+
+
+DOC_BLOCKS = [(os.path.join(ROOT, "docs", "trace_csv.md"), render_trace_blocks),
+              (os.path.join(ROOT, "docs", "ns3.md"), render_ns3_blocks)]
 
 
 BLOCK_RE = re.compile(r"(<!-- results:begin (\w+) -->\n)(.*?)(<!-- results:end \2 -->)", re.S)
