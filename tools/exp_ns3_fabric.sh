@@ -16,7 +16,7 @@
 #   RESULT exp=ns3_fabric k=K rank_run=R_rI wall_s= rss_kb= cycles_run= events= (ns-3's events)
 # and for the 2-rank run the figures of the scaling estimate (docs/ns3.md):
 #   RESULT exp=ns3_fabric k=K run=scaling lookahead_ps= sim_us= windows_max= events_total= events_rank_max=
-#     frames= cycles_run_rank_max=
+#     frames= cross_frames= cycles_run_rank_max=
 # Exit status: 1 when a run fails or differs from the fabric; 2 on bad arguments.
 set -u
 k=4
@@ -101,6 +101,6 @@ look = int(ns3["lookahead_ps"])
 events = [int(r["events"]) for r in ranks]
 print(f"RESULT exp=ns3_fabric k={sys.argv[2]} run=scaling lookahead_ps={look} sim_us={sim_ps / 1e6:.1f} "
       f"windows_max={sim_ps // look} events_total={sum(events)} events_rank_max={max(events)} "
-      f"frames={fab['frames']} cycles_run_rank_max={max(int(r['cycles_run']) for r in ranks)}")
+      f"frames={fab['frames']} cross_frames={fab['cross_frames']} cycles_run_rank_max={max(int(r['cycles_run']) for r in ranks)}")
 EOF
 exit $bad

@@ -1015,7 +1015,7 @@ def render_ns3_blocks(data):
         rows += ["", f"2 ranks: lookahead {g('lookahead_ps', 'scaling')} ps, {g('sim_us', 'scaling')} us simulated "
                  f"(at most {g('windows_max', 'scaling')} synchronisation windows), {g('events_total', 'scaling')} "
                  f"ns-3 events over both ranks ({g('events_rank_max', 'scaling')} on the busier), "
-                 f"{g('frames', 'scaling')} records carried over channels, engine cycles run on the busier rank "
+                 f"{g('frames', 'scaling')} records carried over channels ({g('cross_frames', 'scaling')} between the ranks), engine cycles run on the busier rank "
                  f"{g('cycles_run_rank_max', 'scaling')}.", ""]
     b = data["experiments"].get("bench_ns3_fabric")
     if b:

@@ -74,6 +74,7 @@ typedef struct fm_ext {
     int draining;               /* past the window's end: each boundary checks the drain */
     uint64_t frames_in, refused, refused_max, errors;
     uint64_t reordered;         /* records that reached their far end after a later one of their wire */
+    uint64_t frames_cross;      /* records from a node of another process (what crosses ranks) */
     void (*send)(void *user, uint32_t wire, const fm_frame *fr); /* the carrier's */
     void *send_user;
 } fm_ext;
@@ -245,6 +246,7 @@ static void fm_ext_arrive(fm_ext *x, uint32_t wire, const fm_frame *fr)
     d = &x->far[x->far_of[wi->from]];
     fab_wake_at(&x->m.w.f, d->fab_id, fr->at);
     x->frames_in++;
+    x->frames_cross += !x->part[wi->from];
 }
 
 /* ---- set-up ---- */
@@ -481,7 +483,8 @@ static void fm_ext_boundary_done(fm_ext *x, const uint64_t *v)
 
 /* ---- the results: what this process owns, zero elsewhere; summed over the processes ---- */
 enum { FM_EXT_R_PACKETS, FM_EXT_R_BYTES, FM_EXT_R_CNPS, FM_EXT_R_PFC, FM_EXT_R_MARKED, FM_EXT_R_DROPPED,
-       FM_EXT_R_ERRORS, FM_EXT_R_LATE, FM_EXT_R_REFUSED, FM_EXT_R_RUNS, FM_EXT_R_FRAMES, FM_EXT_R_REORDERED, FM_EXT_R_N };
+       FM_EXT_R_ERRORS, FM_EXT_R_LATE, FM_EXT_R_REFUSED, FM_EXT_R_RUNS, FM_EXT_R_FRAMES, FM_EXT_R_REORDERED,
+       FM_EXT_R_CROSS, FM_EXT_R_N };
 
 static size_t fm_ext_results_len(const fm_ext *x) { return FM_EXT_R_N + x->m.w.hosts + 3u * (size_t)x->m.w.njobs; }
 
@@ -528,6 +531,7 @@ static void fm_ext_results_local(fm_ext *x, uint64_t *v)
     v[FM_EXT_R_RUNS] = w->f.stats.runs;
     v[FM_EXT_R_FRAMES] = x->frames_in;
     v[FM_EXT_R_REORDERED] = x->reordered;
+    v[FM_EXT_R_CROSS] = x->frames_cross;
 }
 
 /* With v summed over every process (any process may report): the per-flow CSV (fm_fct.h's, the
@@ -567,14 +571,14 @@ static uint64_t fm_ext_results_report(fm_ext *x, const uint64_t *v, const char *
         perror(fct_csv);
     printf("RESULT %s=1 ranks=%u hosts=%u switches=%u flows=%u flows_done=%u drained=%d end_cycle=%llu "
            "delivered_packets=%llu bytes_checked=%llu cnps=%llu pfc_frames=%llu ecn_marked=%llu dropped=%llu "
-           "errors=%llu late=%llu refused=%llu refused_max=%llu frames=%llu reordered=%llu node_runs=%llu digest=%016llx\n",
+           "errors=%llu late=%llu refused=%llu refused_max=%llu frames=%llu cross_frames=%llu reordered=%llu node_runs=%llu digest=%016llx\n",
            name, x->ranks, w->hosts, w->switches, w->njobs, done, x->drained, (unsigned long long)x->boundary,
            (unsigned long long)v[FM_EXT_R_PACKETS], (unsigned long long)v[FM_EXT_R_BYTES],
            (unsigned long long)v[FM_EXT_R_CNPS], (unsigned long long)v[FM_EXT_R_PFC],
            (unsigned long long)v[FM_EXT_R_MARKED], (unsigned long long)v[FM_EXT_R_DROPPED],
            (unsigned long long)v[FM_EXT_R_ERRORS], (unsigned long long)v[FM_EXT_R_LATE],
            (unsigned long long)v[FM_EXT_R_REFUSED], (unsigned long long)refused_max, (unsigned long long)v[FM_EXT_R_FRAMES],
-           (unsigned long long)v[FM_EXT_R_REORDERED], (unsigned long long)v[FM_EXT_R_RUNS], (unsigned long long)d);
+           (unsigned long long)v[FM_EXT_R_CROSS], (unsigned long long)v[FM_EXT_R_REORDERED], (unsigned long long)v[FM_EXT_R_RUNS], (unsigned long long)d);
     w->job_cnps = NULL;
     free(cnps);
     return d;
