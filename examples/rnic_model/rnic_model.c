@@ -239,9 +239,9 @@ static void usage(void)
     printf("  --tick-only            tick every node every cycle instead of the event scheduler (the same digest)\n");
     printf("  --ext-ranks R          run the fabric as R processes whose links are carried outside them, played\n"
            "                         in this one (fm_ext.h: what the ns-3 devices do); the same per-flow results\n"
-           "                         and digest; writes only --fct-csv; 1..64\n");
+           "                         and digest; writes only --fct-csv; default 0 (off); 1..64\n");
     printf("  --ext-skew C           with --ext-ranks: every record crosses its link C cycles late (the tests'\n"
-           "                         negative control: the results must change); 0..1000000\n");
+           "                         negative control: the results must change); default 0; 0..1000000\n");
     printf("  --progress-log         progress lines on stderr (tools/soak.sh)\n");
     printf("  --help, -h             this text, exit status 0; a bad option exits 2 naming it\n");
     scn_free(&d);
