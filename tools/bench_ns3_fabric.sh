@@ -45,11 +45,12 @@ def self_by_object(path):
     """callgrind's cost lines after a calls= line are the call's inclusive cost: skip them."""
     names, cost, ob, after_call = {}, {}, None, False
     for line in open(path):
-        if line.startswith("ob="):
-            m = re.match(r"ob=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
+        if line.startswith(("ob=", "cob=")):  # a name is given once, where an id first appears (either)
+            m = re.match(r"c?ob=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
             if m and m.group(2):
                 names[m.group(1)] = m.group(2)
-            ob = names.get(m.group(1), m.group(1)) if m else line[3:].strip()
+            if line.startswith("ob="):
+                ob = names.get(m.group(1), m.group(1)) if m else line[3:].strip()
         elif line.startswith("calls="):
             after_call = True
         elif line[:1].isdigit() or line[:1] in "+-*":

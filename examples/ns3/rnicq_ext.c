@@ -22,25 +22,38 @@ struct rnicq_ext {
     void *flow_user;
 };
 
-static void put32(uint8_t **p, uint32_t v)
+/* Little-endian fields: a copy on a little-endian host (every frame goes through here twice) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RNICQ_EXT_LE 1
+#else
+#define RNICQ_EXT_LE 0
+#endif
+static inline void put32(uint8_t **p, uint32_t v)
 {
     uint32_t i;
-    for (i = 0; i < 4u; i++)
-        *(*p)++ = (uint8_t)(v >> (8u * i));
+    if (RNICQ_EXT_LE)
+        memcpy(*p, &v, 4), *p += 4;
+    else
+        for (i = 0; i < 4u; i++)
+            *(*p)++ = (uint8_t)(v >> (8u * i));
 }
-static void put64(uint8_t **p, uint64_t v)
+static inline void put64(uint8_t **p, uint64_t v)
 {
     put32(p, (uint32_t)v);
     put32(p, (uint32_t)(v >> 32));
 }
-static uint32_t get32(const uint8_t **p)
+static inline uint32_t get32(const uint8_t **p)
 {
     uint32_t v = 0, i;
+    if (RNICQ_EXT_LE) {
+        memcpy(&v, *p, 4), *p += 4;
+        return v;
+    }
     for (i = 0; i < 4u; i++)
         v |= (uint32_t)*(*p)++ << (8u * i);
     return v;
 }
-static uint64_t get64(const uint8_t **p)
+static inline uint64_t get64(const uint8_t **p)
 {
     uint64_t lo = get32(p);
     return lo | (uint64_t)get32(p) << 32;
