@@ -991,7 +991,7 @@ def render_ns3_blocks(data):
         if not d:
             continue
         f = dict(d["figures"])
-        g = lambda name, run: f.get(f"{name}[run={run}]", "-")
+        g = lambda name, run: f.get(f"{name}[run={run}]", f.get(name, "-") if run == "scaling" else "-")
         gr = lambda name, run, rank: f.get(f"{name}[rank_run={run}_r{rank}]", "-")
         rows += [f"`{fmt_cmd(d['cmd'])}`: the web search on a k = {k} fat tree ({g('hosts', 'fabric')} hosts, "
                  f"{g('flows', 'fabric')} flows, 50 % load); every run's per-flow CSV and digest "
@@ -1017,6 +1017,44 @@ def render_ns3_blocks(data):
                  f"ns-3 events over both ranks ({g('events_rank_max', 'scaling')} on the busier), "
                  f"{g('frames', 'scaling')} records carried over channels ({g('cross_frames', 'scaling')} between the ranks), engine cycles run on the busier rank "
                  f"{g('cycles_run_rank_max', 'scaling')}.", ""]
+    d = data["experiments"].get("ns3_fabric_k8")
+    if d:  # the estimate for more ranks, from the k = 8 runs' wall times and event counts
+        f = dict(d["figures"])
+        try:
+            t1, t2 = float(f["wall_s[run=mpi1]"]), float(f["wall_s[run=mpi2]"])
+            e1 = int(f["events[rank_run=mpi1_r0]"])
+            e2 = [int(f["events[rank_run=mpi2_r0]"]), int(f["events[rank_run=mpi2_r1]"])]
+            w, look = int(f["windows_max"]), int(f["lookahead_ps"])
+            cyc = int(f["cycles_run[rank_run=mpi1_r0]"])
+        except (KeyError, ValueError):
+            t1 = None
+        if t1:
+            a = t1 / e1                      # host s per ns-3 event on one rank
+            dup = sum(e2) - e1               # events a second rank adds (its own cycle events)
+            sync = max(t2 - a * max(e2), 0)  # what 2 ranks cost beyond their events: windows, MPI messages
+            over = t2 - a * max(e2)
+            rows += ["**Scaling, estimated on paper** from the k = 8 runs. One rank spends "
+                     f"{a * 1e6:.2f} us of host time per ns-3 event ({t1:.1f} s / {e1} events). A second rank "
+                     f"adds {dup} events ({sum(e2)} over both): each rank runs its own event per engine cycle "
+                     f"with work ({cyc} cycles here), whatever its share of the nodes. 2 ranks took {t2:.1f} s, "
+                     + (f"{-over:.1f} s less than their busier rank's events cost at one rank's rate (a rank with "
+                        "half the nodes spends less per event): the synchronisation and the MPI messages are not "
+                        "measurable beside the events at 2 ranks" if over <= 0 else
+                        f"{over:.1f} s more than their busier rank's events at one rank's rate: the synchronisation "
+                        "and the MPI messages, taken to grow as log2 R (an MPI_Allgather per window)")
+                     + f", with at most {w} synchronisation windows (the simulated time over the lookahead, "
+                     f"{look} ps). With R ranks a rank has (events + (R - 1) x the second rank's) / R events; "
+                     "the estimate counts them at one rank's cost:", "",
+                     "| ranks | events on a rank | estimated wall s | speedup over 1 rank |", "|---:|---:|---:|---:|"]
+            import math
+            for r in (1, 2, 4, 8, 16, 32):
+                er = (e1 + (r - 1) * dup) / r
+                tr = a * er + sync * math.log2(r)
+                rows.append(f"| {r} | {er:.0f} | {tr:.1f} | {t1 / tr:.2f} |")
+            rows += ["", f"The floor is one event per engine cycle with work on every rank ({dup} here): "
+                     f"no number of ranks takes this run below about {a * dup:.1f} s, "
+                     f"{t1 / (a * dup):.0f}x faster than one rank; the fabric's own scheduler on one core "
+                     "ran it in the time of the `fabric` row above.", ""]
     b = data["experiments"].get("bench_ns3_fabric")
     if b:
         f = dict(b["figures"])
