@@ -118,6 +118,8 @@ bench:
 	@bash tools/bench_ns3_speed.sh build/incast_ns3 build/rnic_model
 	@echo "== callgrind: the composed RNIC's instructions per delivered packet (2:1 incast, host on / off) beside ns-3's"
 	@bash tools/callgrind_model.sh build/rnic_model build/incast_ns3
+	@echo "== callgrind: ns-3's instructions around the fabric (the k = 4 web search inside ns-3, beside the fabric)"
+	@bash tools/bench_ns3_fabric.sh
 
 figures:
 	@bash tools/deps.sh figures
@@ -184,8 +186,8 @@ figures:
 
 # published set-ups on the fabric (issue 33, docs/workloads.md): full-length runs, each recorded in
 # docs/results.md by tools/results.py (figures included); make check runs their short versions
-.PHONY: experiments exp-hpcc-websearch exp-rhcc-fabric
-experiments: exp-hpcc-websearch exp-rhcc-fabric
+.PHONY: experiments exp-hpcc-websearch exp-rhcc-fabric exp-ns3-fabric
+experiments: exp-hpcc-websearch exp-rhcc-fabric exp-ns3-fabric
 
 # the HPCC paper's web search at 30 / 50 % (100 ms of arrivals each): about 2 min of CPU, one run
 # at a time
@@ -197,6 +199,12 @@ exp-hpcc-websearch:
 exp-rhcc-fabric:
 	@bash tools/deps.sh results
 	python3 tools/results.py --only hostcc_fabric_incast
+
+# the fabric inside ns-3 (docs/ns3.md): the k = 4 web search four ways (about 2 min), a k = 8 fat
+# tree on 1 and 2 MPI ranks (about 4 min), each against the standalone fabric's CSV and digest
+exp-ns3-fabric:
+	@bash tools/deps.sh ns3-mpi
+	python3 tools/results.py --only ns3_fabric_k4,ns3_fabric_k8
 
 # every libFuzzer harness (tests/fuzz/fuzz_<engine>.c) for 10 M runs, two at a time; make test
 # runs the same harnesses for a short fixed number of runs (tools/fuzz.sh short)

@@ -83,6 +83,9 @@ want_ns3_mpi() {
     want_cmd cmake cmake
     want_cmd ninja ninja-build
     want_file /usr/include/stb/stb_ds.h libstb-dev
+    want_cmd python3 python3 # tools/exp_ns3_fabric.sh, tools/results.py
+    want_cmd make make
+    want_cc
 }
 
 # the firmware self-test (tools/firmware.sh): rv32imac and Cortex-M4 cross compilers with

@@ -217,8 +217,6 @@ RnicqFabric::GetTypeId()
         RNICQ_KEY_ATTR(t, "BufferKb", "switch.buffer_kb", m_bufferKb);
         RNICQ_KEY_ATTR(t, "HostModel", "host.model", m_hostModel);
         RNICQ_KEY_ATTR(t, "Rhcc", "host.rhcc", m_rhcc);
-        RNICQ_KEY_ATTR(t, "Protocol", "every tenant's protocol", m_protocol);
-        RNICQ_KEY_ATTR(t, "Variant", "every tenant's DCQCN variant", m_variant);
         t.AddTraceSource("FlowComplete",
                          "a workload flow completed at its sender: id, src, dst, size bytes, start ns, FCT ns",
                          MakeTraceSourceAccessor(&RnicqFabric::m_flowComplete), "ns3::RnicqFabric::FlowCallback");
@@ -289,10 +287,6 @@ RnicqFabric::Build()
     m_x = rnicq_ext_open(m_scenario.empty() ? nullptr : m_scenario.c_str(), ptrs.data(), ptrs.size(), m_ranks, m_rank,
                          &RnicqFabric::SendFrame, this, err, sizeof err);
     NS_ABORT_MSG_IF(!m_x, "rnicq: " << err);
-    if (!m_protocol.empty() || !m_variant.empty())
-    {
-        NS_ABORT_MSG("rnicq: Protocol and Variant are per tenant: Set \"tenant.NAME.protocol=...\"");
-    }
     clock = rnicq_ext_clock_hz(m_x);
     NS_ABORT_MSG_IF(1000000000000ull % clock, "rnicq: a clock of " << clock << " Hz is not a whole number of ps");
     m_periodPs = 1000000000000ull / clock;

@@ -158,7 +158,7 @@ class RnicqFabric : public Object
     /* Attributes */
     std::string m_scenario, m_set, m_fctCsv, m_resultName;
     std::string m_durationUs, m_warmupUs, m_seed, m_drain, m_shape, m_k, m_topoHosts, m_linkGbps, m_fabricGbps,
-        m_linkDelayNs, m_payload, m_pfc, m_ecn, m_bufferKb, m_hostModel, m_rhcc, m_protocol, m_variant;
+        m_linkDelayNs, m_payload, m_pfc, m_ecn, m_bufferKb, m_hostModel, m_rhcc;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, uint64_t, uint64_t> m_flowComplete;
 };
 
