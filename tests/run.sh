@@ -1369,6 +1369,7 @@ ns3_fabric_same() { # out csv: the same RESULT workload line, per-flow CSV and d
     cmp "$OBJ/ns3_ref.csv" "$csv" &&
         diff <(grep '^RESULT workload=' "$OBJ/ns3_ref.out") <(grep '^RESULT workload=' "$out") &&
         [ -n "$d0" ] && [ "$d0" = "$d1" ] && [ "$(result_value "$out" late_transmits)" = 0 ] &&
+        [ "$(result_value "$out" bad_frames)" = 0 ] &&
         [ "$(result_value "$out" late)" = 0 ] && [ "$(result_value "$out" errors)" = 0 ] &&
         [ "$(result_value "$out" flows_done)" = "$(result_value "$out" flows)" ] &&
         [ "$(result_value "$out" flows_done)" -gt 500 ]

@@ -153,12 +153,14 @@ RnicqPortDevice::FromChannel(Ptr<NetDevice> dev, Ptr<const Packet> p, uint16_t p
     if (p->GetSize() < sizeof b || p->CopyData(b, sizeof b) != sizeof b)
     {
         NS_LOG_WARN("rnicq: a frame too short for an RnicqHeader");
+        m_fabric->NoteBadFrame();
         return false;
     }
     wire = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
     if (wire != m_inWire)
     {
         NS_LOG_WARN("rnicq: a frame not of this link's wire");
+        m_fabric->NoteBadFrame();
         return false;
     }
     m_fabric->Arrive(wire, b + 4);
@@ -456,17 +458,18 @@ uint64_t
 RnicqFabric::Finish()
 {
     std::vector<uint64_t> v(rnicq_ext_results_len(m_x));
-    uint64_t refusedMax = rnicq_ext_refused_max(m_x), late = m_lateTx;
+    uint64_t refusedMax = rnicq_ext_refused_max(m_x), late[2] = {m_lateTx, m_badFrames};
     rnicq_ext_results_local(m_x, v.data());
     Sum(v.data(), v.size());
-    Sum(&late, 1);
+    Sum(late, 2);
 #ifdef RNICQ_NS3_MPI
     if (m_ranks > 1)
     {
         MPI_Allreduce(MPI_IN_PLACE, &refusedMax, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     }
 #endif
-    m_lateTx = late;
+    m_lateTx = late[0];
+    m_badFrames = late[1];
     m_sender.clear(); /* the devices hold the fabric: no cycle left */
     if (m_rank == 0)
     {

@@ -133,6 +133,8 @@ class RnicqFabric : public Object
     uint64_t GetDigest() const { return m_digest; }
     uint64_t GetLateTransmits() const { return m_lateTx; }
     void NoteLateTransmit() { m_lateTx++; } /* a device could not hand a record over in time */
+    void NoteBadFrame() { m_badFrames++; }  /* a device received what is not a record of its link */
+    uint64_t GetBadFrames() const { return m_badFrames; }
     uint64_t GetCyclesRun() const { return m_cycles; }
     bool IsDrained() const { return rnicq_ext_drained(m_x) != 0; }
     /* FlowComplete: id, src host, dst host, size bytes, start ns, FCT ns */
@@ -153,7 +155,7 @@ class RnicqFabric : public Object
     uint64_t m_eventCycle = RNICQ_EXT_NEVER;
     uint64_t m_periodPs = 0;
     uint32_t m_rank = 0, m_ranks = 1;
-    uint64_t m_digest = 0, m_lateTx = 0, m_cycles = 0;
+    uint64_t m_digest = 0, m_lateTx = 0, m_cycles = 0, m_badFrames = 0;
     bool m_finished = false;
     /* Attributes */
     std::string m_scenario, m_set, m_fctCsv, m_resultName;

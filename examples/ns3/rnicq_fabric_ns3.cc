@@ -10,7 +10,7 @@
  *
  * Prints the fabric's RESULT lines (rank 0: the workload's, `RESULT ns3_fabric=1 ... digest=`),
  * then `RESULT ns3_rank=1 rank= ... wall_s= rss_kb= cycles_run= events=` per rank (events: ns-3's own) and `RESULT ns3=1
- * ranks= cycle_ps= lookahead_ps= late_transmits= wall_s_max= rss_kb_max=` (rank 0). */
+ * ranks= cycle_ps= lookahead_ps= late_transmits= bad_frames= wall_s_max= rss_kb_max=` (rank 0). */
 #include "rnicq-ns3.h"
 
 #include "ns3/core-module.h"
@@ -93,10 +93,11 @@ main(int argc, char* argv[])
 #endif
     if (f->GetRank() == 0)
     {
-        std::printf("RESULT ns3=1 ranks=%u cycle_ps=%llu lookahead_ps=%llu late_transmits=%llu wall_s_max=%.3f "
-                    "rss_kb_max=%llu\n",
+        std::printf("RESULT ns3=1 ranks=%u cycle_ps=%llu lookahead_ps=%llu late_transmits=%llu bad_frames=%llu "
+                    "wall_s_max=%.3f rss_kb_max=%llu\n",
                     f->GetRanks(), (unsigned long long)(f->GetCycleTime(1) - f->GetCycleTime(0)).GetPicoSeconds(),
                     (unsigned long long)lookahead, (unsigned long long)f->GetLateTransmits(),
+                    (unsigned long long)f->GetBadFrames(),
                     (double)maxes[1] / 1000.0, (unsigned long long)maxes[0]);
     }
     std::fflush(stdout);
