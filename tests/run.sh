@@ -1380,6 +1380,21 @@ ns3_fabric_one() {
     ns3_fabric_same "$OBJ/ns3_1.out" "$OBJ/ns3_1.csv"
 }
 C claim ns3-websearch-k4-50pct-same-per-flow-fct-and-digest-as-fabric ns3_fabric_one
+ns3_bad_frame() { # a malformed packet on a link and a Send from a protocol stack: refused, counted, and
+    # the run's digest what it is without them (1.5 ms of the web search)
+    local b
+    make -s build/rnicq_fabric_ns3 || return 1
+    for b in 0 1; do
+        ./build/rnicq_fabric_ns3 --scenario=scenarios/websearch_fattree.conf --duration-us=1500 --bad-frame=$b \
+            >"$OBJ/ns3_bad$b.out" || return 1
+        echo "bad-frame=$b:$(grep -o ' \(digest\|bad_frames\|refused_sends\|errors\)=[0-9a-f]*' "$OBJ/ns3_bad$b.out" | tr -d '\n')"
+    done
+    [ "$(result_value "$OBJ/ns3_bad0.out" bad_frames)" = 0 ] && [ "$(result_value "$OBJ/ns3_bad1.out" bad_frames)" = 1 ] &&
+        [ "$(result_value "$OBJ/ns3_bad0.out" refused_sends)" = 0 ] && [ "$(result_value "$OBJ/ns3_bad1.out" refused_sends)" = 1 ] &&
+        [ "$(result_value "$OBJ/ns3_bad1.out" errors)" = 0 ] && [ -n "$(result_value "$OBJ/ns3_bad0.out" digest)" ] &&
+        [ "$(result_value "$OBJ/ns3_bad0.out" digest)" = "$(result_value "$OBJ/ns3_bad1.out" digest)" ]
+}
+C claim ns3-bad-frame-and-stack-send-counted-run-unchanged ns3_bad_frame
 ns3_fabric_mpi() { # the MPI build (cached ns-3 with its mpi module): 1 rank and 2 ranks
     make -s build/rnicq_fabric_ns3_mpi build/rnic_model && ns3_fabric_standalone || return 1
     local r

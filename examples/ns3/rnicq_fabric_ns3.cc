@@ -15,6 +15,8 @@
 
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/point-to-point-channel.h"
+#include "ns3/ppp-header.h"
 #ifdef RNICQ_NS3_MPI
 #include "ns3/mpi-interface.h"
 #include <mpi.h>
@@ -29,7 +31,7 @@ int
 main(int argc, char* argv[])
 {
     std::string scenario, fctCsv, set, duration;
-    bool mpi = false;
+    bool mpi = false, badFrame = false;
     Time::SetResolution(Time::PS); /* before any Time: the engines' cycle is a whole number of ps */
     CommandLine cmd(__FILE__);
     cmd.AddValue("scenario", "scenario file (docs/scenario.md)", scenario);
@@ -37,6 +39,8 @@ main(int argc, char* argv[])
     cmd.AddValue("set", "more scenario keys: section.key=value;section.key=value", set);
     cmd.AddValue("duration-us", "run.duration_us", duration);
     cmd.AddValue("mpi", "run on ns-3's distributed simulator (mpirun -np R)", mpi);
+    cmd.AddValue("bad-frame", "the tests': a malformed packet over host 0's link and a Send from a stack at time 0 "
+                 "(both refused and counted; the run's results unchanged)", badFrame);
     cmd.Parse(argc, argv);
 #ifdef RNICQ_NS3_MPI
     if (mpi)
@@ -60,6 +64,18 @@ main(int argc, char* argv[])
     NodeContainer hosts, switches;
     rnic.CreateNodes(hosts, switches);
     rnic.Connect();
+    Ptr<RnicqPortDevice> host0 = DynamicCast<RnicqPortDevice>(hosts.Get(0)->GetDevice(0));
+    if (badFrame && rnic.GetFabric()->GetRankOf(0) == rnic.GetFabric()->GetRank())
+    {
+        Simulator::Schedule(Seconds(0), [host0]() {
+            Ptr<Packet> p = Create<Packet>(10); /* PPP-framed, but no RnicqHeader */
+            PppHeader ppp;
+            ppp.SetProtocol(0x0021);
+            p->AddHeader(ppp);
+            DynamicCast<PointToPointChannel>(host0->GetChannel())->TransmitStart(p, host0, Seconds(0));
+            host0->Send(Create<Packet>(100), host0->GetBroadcast(), 0x0800);
+        });
+    }
     rnic.Start();
     Simulator::Run();
     Ptr<RnicqFabric> f = rnic.GetFabric();
@@ -80,9 +96,15 @@ main(int argc, char* argv[])
         }
     }
     std::fflush(stdout);
-    std::printf("RESULT ns3_rank=1 rank=%u ranks=%u wall_s=%.3f rss_kb=%llu cycles_run=%llu events=%llu\n", f->GetRank(),
-                f->GetRanks(), wall, (unsigned long long)rss, (unsigned long long)f->GetCyclesRun(),
-                (unsigned long long)Simulator::GetEventCount());
+    uint64_t refusedSends = 0;
+    for (NodeContainer::Iterator n = hosts.Begin(); n != hosts.End(); ++n)
+    {
+        refusedSends += DynamicCast<RnicqPortDevice>((*n)->GetDevice(0))->GetRefusedSends();
+    }
+    std::printf("RESULT ns3_rank=1 rank=%u ranks=%u wall_s=%.3f rss_kb=%llu cycles_run=%llu events=%llu "
+                "refused_sends=%llu\n",
+                f->GetRank(), f->GetRanks(), wall, (unsigned long long)rss, (unsigned long long)f->GetCyclesRun(),
+                (unsigned long long)Simulator::GetEventCount(), (unsigned long long)refusedSends);
     std::fflush(stdout);
     uint64_t maxes[2] = {rss, wallMs};
 #ifdef RNICQ_NS3_MPI
