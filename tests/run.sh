@@ -1376,8 +1376,24 @@ ns3_fabric_same() { # out csv: the same RESULT workload line, per-flow CSV and d
 }
 ns3_fabric_one() {
     make -s build/rnicq_fabric_ns3 build/rnic_model && ns3_fabric_standalone || return 1
-    ./build/rnicq_fabric_ns3 "${NS3_WEB_NS3[@]}" --fct-csv="$OBJ/ns3_1.csv" >"$OBJ/ns3_1.out" || return 1
-    ns3_fabric_same "$OBJ/ns3_1.out" "$OBJ/ns3_1.csv"
+    ./build/rnicq_fabric_ns3 "${NS3_WEB_NS3[@]}" --fct-csv="$OBJ/ns3_1.csv" --flow-trace="$OBJ/ns3_1.trace" \
+        >"$OBJ/ns3_1.out" || return 1
+    ns3_fabric_same "$OBJ/ns3_1.out" "$OBJ/ns3_1.csv" || return 1
+    # the FlowComplete trace source: every flow once, at its completion time, with the CSV's FCT
+    python3 - "$OBJ/ns3_1.csv" "$OBJ/ns3_1.trace" <<'EOF'
+import csv, sys
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1])) if r["done"] == "1"}
+seen, bad = {}, 0
+for t in csv.DictReader(open(sys.argv[2])):
+    r = rows.get(t["id"])
+    ok = (r is not None and t["id"] not in seen and all(t[k] == r[k] for k in ("src", "dst", "start_ns", "fct_ns"))
+          and t["size_bytes"] == r["size_bytes"]
+          and abs(float(t["t_us"]) * 1000 - int(r["start_ns"]) - int(r["fct_ns"])) < 1)
+    seen[t["id"]] = 1
+    bad += not ok
+print(f"FlowComplete: {len(seen)} calls for {len(rows)} completed flows, {bad} not as the CSV")
+sys.exit(0 if bad == 0 and len(seen) == len(rows) and rows else 1)
+EOF
 }
 C claim ns3-websearch-k4-50pct-same-per-flow-fct-and-digest-as-fabric ns3_fabric_one
 ns3_bad_frame() { # a malformed packet on a link and a Send from a protocol stack: refused, counted, and

@@ -5,7 +5,7 @@
  * a fat tree's pods whole, its core switches spread) and the links between ranks are ns-3's
  * remote point-to-point channels.
  *
- *   build/rnicq_fabric_ns3 --scenario=scenarios/websearch_fattree.conf --fct-csv=out.csv
+ *   build/rnicq_fabric_ns3 --scenario=scenarios/websearch_fattree.conf --fct-csv=out.csv [--flow-trace=f.csv]
  *   mpirun -np 2 build/rnicq_fabric_ns3_mpi --mpi=1 --scenario=... --fct-csv=out.csv
  *
  * Prints the fabric's RESULT lines (rank 0: the workload's, `RESULT ns3_fabric=1 ... digest=`),
@@ -27,10 +27,18 @@
 
 using namespace ns3;
 
+/* --flow-trace: the FlowComplete trace source's calls, one line per flow as it completes */
+static void
+FlowTrace(FILE* f, uint32_t id, uint32_t src, uint32_t dst, uint64_t size, uint64_t startNs, uint64_t fctNs)
+{
+    std::fprintf(f, "%.3f,%u,%u,%u,%llu,%llu,%llu\n", Simulator::Now().GetNanoSeconds() / 1000.0, id, src, dst,
+                 (unsigned long long)size, (unsigned long long)startNs, (unsigned long long)fctNs);
+}
+
 int
 main(int argc, char* argv[])
 {
-    std::string scenario, fctCsv, set, duration;
+    std::string scenario, fctCsv, set, duration, flowTrace;
     bool mpi = false, badFrame = false;
     Time::SetResolution(Time::PS); /* before any Time: the engines' cycle is a whole number of ps */
     CommandLine cmd(__FILE__);
@@ -39,6 +47,8 @@ main(int argc, char* argv[])
     cmd.AddValue("set", "more scenario keys: section.key=value;section.key=value", set);
     cmd.AddValue("duration-us", "run.duration_us", duration);
     cmd.AddValue("mpi", "run on ns-3's distributed simulator (mpirun -np R)", mpi);
+    cmd.AddValue("flow-trace", "a file of RnicqFabric/FlowComplete's calls (t_us,id,src,dst,size,start_ns,fct_ns; "
+                 "this rank's flows)", flowTrace);
     cmd.AddValue("bad-frame", "the tests': a malformed packet over host 0's link and a Send from a stack at time 0 "
                  "(both refused and counted; the run's results unchanged)", badFrame);
     cmd.Parse(argc, argv);
@@ -64,6 +74,17 @@ main(int argc, char* argv[])
     NodeContainer hosts, switches;
     rnic.CreateNodes(hosts, switches);
     rnic.Connect();
+    FILE* traceFile = nullptr;
+    if (!flowTrace.empty())
+    {
+        if (!(traceFile = std::fopen(flowTrace.c_str(), "w")))
+        {
+            std::perror(flowTrace.c_str());
+            return 1;
+        }
+        std::fprintf(traceFile, "t_us,id,src,dst,size_bytes,start_ns,fct_ns\n");
+        rnic.GetFabric()->TraceConnectWithoutContext("FlowComplete", MakeBoundCallback(&FlowTrace, traceFile));
+    }
     Ptr<RnicqPortDevice> host0 = DynamicCast<RnicqPortDevice>(hosts.Get(0)->GetDevice(0));
     if (badFrame && rnic.GetFabric()->GetRankOf(0) == rnic.GetFabric()->GetRank())
     {
@@ -80,6 +101,11 @@ main(int argc, char* argv[])
     Simulator::Run();
     Ptr<RnicqFabric> f = rnic.GetFabric();
     rnic.Finish();
+    if (traceFile && std::fclose(traceFile) != 0)
+    {
+        std::perror(flowTrace.c_str());
+        return 1;
+    }
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
