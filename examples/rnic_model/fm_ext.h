@@ -329,21 +329,22 @@ static void fm_ext_init(fm_ext *x, const scn *s, uint32_t ranks, uint32_t rank,
             x->nwires++;
         }
     }
-    /* the far ends: per sender, its wires into this process in port order */
-    {
-        uint32_t used = 0, i;
-        for (g = 0; g < x->nodes; g++) {
-            fm_ext_far *d = &x->far[x->nfar];
+    /* the far ends: per sender, its wires into this process in port order (the wires are in
+     * sender, then port order) */
+    for (k = 0, p = 0; k < x->nwires; k++) { /* p: the far ends' wires listed so far */
+        const fm_ext_wire *wi = &x->wire[k];
+        fm_ext_far *d;
+        if (!x->part[wi->to])
+            continue;
+        if (x->far_of[wi->from] == RNIC_NONE) {
+            d = &x->far[x->far_of[wi->from] = x->nfar++];
             d->x = x;
-            d->from = g;
-            d->first = used;
-            for (i = 0; i < x->nwires; i++)
-                if (x->wire[i].from == g && x->part[x->wire[i].to])
-                    x->far_wire[used++] = i;
-            d->n = used - d->first;
-            if (d->n)
-                x->far_of[g] = x->nfar++;
+            d->from = wi->from;
+            d->first = p;
         }
+        d = &x->far[x->far_of[wi->from]];
+        d->n++;
+        x->far_wire[p++] = k;
     }
     for (g = 0; g < x->nodes; g++) { /* the scheduler's nodes, in the global order */
         if (x->part[g]) {
@@ -421,16 +422,15 @@ static void fm_ext_cycle(fm_ext *x, uint64_t t)
     fab_run_until(&x->m.w.f, t + 1u);
 }
 
-#define FM_EXT_VALUES 3u
+#define FM_EXT_VALUES FM_DRAIN_VALUES
 /* At the boundary (every cycle before it run): bring the NICs up, stop posting at the window's
- * end, and this process's part of the drain's condition: v[0] hosts not done, v[1] bytes posted,
- * v[2] bytes checked at receivers (fm_model_drained's, summed over the processes). */
+ * end, and this process's part of the drain's condition (fm_model_drain_state), to be summed over
+ * the processes. */
 static void fm_ext_boundary_local(fm_ext *x, uint64_t *v)
 {
     fm_world *w = &x->m.w;
-    uint32_t h, k;
+    uint32_t h;
     fab_run_until(&w->f, x->boundary);
-    memset(v, 0, FM_EXT_VALUES * sizeof *v);
     for (h = 0; h < w->hosts; h++) /* fm__run_logged's */
         if (w->nic[h].w)
             fm_nic_settle(&w->nic[h]);
@@ -449,20 +449,10 @@ static void fm_ext_boundary_local(fm_ext *x, uint64_t *v)
                 fm_nic_settle(&w->nic[h]);
             }
     }
-    for (h = 0; h < w->hosts; h++) {
-        fm_nic *n = &w->nic[h];
-        if (!n->w)
-            continue;
-        if (x->boundary == x->m.end && !x->draining)
-            fm_nic_stop_posting(n);
-        for (k = 0; k < n->ntp; k++) {
-            const tp_stats *ts = tp_get_stats(&n->tpi[k].t);
-            v[0] += ts->completions != ts->messages;
-        }
-        v[0] += !fm_nic_host_idle(n) || n->host.jobs_done != w->narrivals_of[h];
-        v[1] += fm_nic_posted(n);
-        v[2] += n->rx.bytes;
-    }
+    for (h = 0; h < w->hosts && x->boundary == x->m.end && !x->draining; h++)
+        if (w->nic[h].w)
+            fm_nic_stop_posting(&w->nic[h]);
+    fm_model_drain_state(&x->m, v);
 }
 
 /* ... and with v summed over every process: the next boundary, or the run's end. */
@@ -473,7 +463,7 @@ static void fm_ext_boundary_done(fm_ext *x, const uint64_t *v)
         return;
     }
     x->draining = 1;
-    x->drained = v[0] == 0 && v[1] == v[2];
+    x->drained = fm_drained(v);
     x->m.drained = x->drained;
     if (x->drained || x->boundary >= x->stop)
         x->finished = 1;
@@ -544,16 +534,11 @@ static uint64_t fm_ext_results_report(fm_ext *x, const uint64_t *v, const char *
     const uint64_t *digest = v + FM_EXT_R_N, *job = digest + w->hosts;
     uint64_t d = 0, *cnps = (uint64_t *)calloc(w->njobs + 1u, sizeof *cnps);
     uint32_t h, i, t, open = 0, done = 0;
-    rnic_trace_event ev;
     fm_fct_summary fct;
     if (!cnps)
         fm__fail("results", "no memory");
-    memset(&ev, 0, sizeof ev);
-    for (h = 0; h < w->hosts; h++) { /* fm_world_digest's fold */
-        ev.id = (uint16_t)h;
-        ev.a = digest[h];
-        d = rnic_trace_digest_fold(d, &ev);
-    }
+    for (h = 0; h < w->hosts; h++)
+        d = fm_digest_fold_host(d, h, digest[h]);
     for (i = 0; i < w->njobs; i++) {
         w->rmjob[i].done = job[3u * i];
         w->rmjob[i].qp = (uint32_t)job[3u * i + 1u];

@@ -586,18 +586,23 @@ static int fm_nic_host_idle(const fm_nic *n)
     return 1;
 }
 
-/* The run's digest: every NIC's own, folded in host order. */
+/* The run's digest: every NIC's own, folded in host order (host h's digest nic_digest after the
+ * fold d of the hosts before it; fm_ext.h folds the digests gathered from its processes). */
+static uint64_t fm_digest_fold_host(uint64_t d, uint32_t h, uint64_t nic_digest)
+{
+    rnic_trace_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.id = (uint16_t)h;
+    ev.a = nic_digest;
+    return rnic_trace_digest_fold(d, &ev);
+}
+
 static uint64_t fm_world_digest(const fm_world *w)
 {
     uint64_t d = 0;
     uint32_t h;
-    for (h = 0; h < w->hosts; h++) {
-        rnic_trace_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.id = (uint16_t)h;
-        ev.a = w->nic[h].digest;
-        d = rnic_trace_digest_fold(d, &ev);
-    }
+    for (h = 0; h < w->hosts; h++)
+        d = fm_digest_fold_host(d, h, w->nic[h].digest);
     return d;
 }
 
